@@ -1,0 +1,54 @@
+# The two commands of the README: `make demo` and `make test`. Both set up whatever is
+# missing first (scripts/setup.sh), then build.
+.PHONY: all deps build demo test test-cpp test-python sanitize wheel info bench clean
+
+JOBS ?= $(shell nproc)
+BUILD_DIR ?= build
+SANITIZE_DIR ?= build-sanitize
+# Written by `make deps`: the Python interpreter to build and test with.
+PYTHON_FILE := $(BUILD_DIR)/.python
+PYTHON = $(shell cat $(PYTHON_FILE))
+RUN_PY = PYTHONPATH=$(CURDIR)/python $(PYTHON)
+
+all: build
+
+deps: $(PYTHON_FILE)
+$(PYTHON_FILE): scripts/setup.sh
+	@mkdir -p $(BUILD_DIR)
+	@scripts/setup.sh | tail -n 1 > $(PYTHON_FILE).tmp && mv $(PYTHON_FILE).tmp $(PYTHON_FILE)
+	@echo "using Python: $$(cat $(PYTHON_FILE))"
+
+build: deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUKIT_BUILD_PYTHON=ON \
+	      -DPython_EXECUTABLE=$(PYTHON) -DPython3_EXECUTABLE=$(PYTHON)
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+demo: build
+	$(RUN_PY) examples/python/demo.py
+
+test: test-cpp test-python
+
+test-cpp: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+test-python: build
+	$(RUN_PY) -m pytest -ra tests/python
+
+# The C++ tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+sanitize: deps
+	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUKIT_SANITIZE=ON \
+	      -DGPUKIT_BUILD_PYTHON=OFF -DPython3_EXECUTABLE=$(PYTHON)
+	cmake --build $(SANITIZE_DIR) -j $(JOBS)
+	cd $(SANITIZE_DIR) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE package
+
+wheel: deps
+	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -w dist .
+
+info: build
+	$(RUN_PY) -m gpukit info
+
+bench: build
+	$(RUN_PY) -m gpukit bench
+
+clean:
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) dist python/gpukit/_gpukit*.so

@@ -1,0 +1,88 @@
+// The gpukit exception tree (ARCHITECTURE.md rule 3).
+//
+//   error                      base of everything gpukit throws
+//   ├── cuda_error             a CUDA driver or NVRTC failure, or misuse of a CUDA object
+//   │   ├── memory_error       allocation failures
+//   │   ├── logic_error        the caller did something wrong (bad argument, freed object)
+//   │   ├── launch_error       a kernel launch or a kernel failed
+//   │   └── runtime_error      the environment failed (no driver, file missing, ...)
+//   ├── compile_error          a CUDA C compilation failed; carries the log and command line
+//   └── cl_error               an OpenCL call failed
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gpukit {
+
+class error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// `code` is the CUresult (or nvrtcResult) the driver returned, 0 when the error did not
+// come from a driver call; `routine` names the call that failed, empty when none did.
+class cuda_error : public error {
+public:
+    cuda_error(const std::string& message, int code = 0, std::string routine = {})
+        : error(message), code_(code), routine_(std::move(routine)) {}
+    int code() const noexcept { return code_; }
+    const std::string& routine() const noexcept { return routine_; }
+
+private:
+    int code_;
+    std::string routine_;
+};
+
+class memory_error : public cuda_error {
+public:
+    using cuda_error::cuda_error;
+};
+class logic_error : public cuda_error {
+public:
+    using cuda_error::cuda_error;
+};
+class launch_error : public cuda_error {
+public:
+    using cuda_error::cuda_error;
+};
+class runtime_error : public cuda_error {
+public:
+    using cuda_error::cuda_error;
+};
+
+class compile_error : public error {
+public:
+    compile_error(const std::string& message, std::string log, std::string command_line,
+                  std::string stdout_text = {})
+        : error(message), log_(std::move(log)), command_line_(std::move(command_line)),
+          stdout_(std::move(stdout_text)) {}
+    // The compiler's diagnostics (NVRTC's program log or nvcc's stderr).
+    const std::string& log() const noexcept { return log_; }
+    // The command line (nvcc) or the option list (NVRTC) the compilation ran with.
+    const std::string& command_line() const noexcept { return command_line_; }
+    const std::string& stdout_text() const noexcept { return stdout_; }
+
+private:
+    std::string log_, command_line_, stdout_;
+};
+
+class cl_error : public error {
+public:
+    cl_error(const std::string& message, int code, std::string routine)
+        : error(message), code_(code), routine_(std::move(routine)) {}
+    int code() const noexcept { return code_; }
+    const std::string& routine() const noexcept { return routine_; }
+
+private:
+    int code_;
+    std::string routine_;
+};
+
+// Reports a failure in a destructor or at shutdown, where throwing is not allowed.
+// The default hook writes one line to stderr; tests and the Python layer may replace it.
+using cleanup_warning_hook = void (*)(const std::string& message);
+void set_cleanup_warning_hook(cleanup_warning_hook hook) noexcept;
+void cleanup_warning(const std::string& message) noexcept;
+
+}  // namespace gpukit

@@ -1,0 +1,74 @@
+// The CUDA driver, loaded at run time (ARCHITECTURE.md rule 1).
+//
+// libcuda.so.1 is opened with dlopen on the first call of api(); every entry point in
+// driver_functions.inc is resolved through cuGetProcAddress at the CUDA version of the
+// headers. Nothing links against the driver, so code that never calls api() runs on a
+// machine without one. The table is also the seam for fault injection: tests swap an entry
+// through mutable_api() and restore it with api_override.
+#pragma once
+
+#include <cuda.h>
+#include <cudaProfiler.h>
+
+#include <string>
+
+namespace gpukit::cuda {
+
+// The seed's shared_config calls are deprecated in CUDA 12 but still offered.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+struct driver_api {
+#define X(name) decltype(&::name) name = nullptr;
+#include "gpukit/cuda/driver_functions.inc"
+#undef X
+};
+#pragma GCC diagnostic pop
+
+// The loaded table. Throws runtime_error naming libcuda.so.1 when the driver cannot be
+// loaded, or the result of cuInit when initialisation fails (for CUDA_ERROR_NO_DEVICE the
+// table is still returned: device counting must work on a machine without a GPU).
+const driver_api& api();
+
+// True when libcuda.so.1 can be loaded; never throws.
+bool driver_available() noexcept;
+
+// For tests only: the live table, whose entries may be replaced.
+driver_api& mutable_api();
+
+// Throws the gpukit error that matches `result` (memory_error for out-of-memory, launch_error
+// for kernel faults, logic_error for invalid arguments or handles, runtime_error otherwise),
+// with the message "<routine> failed: <CUDA_ERROR_NAME>: <description>[ (<detail>)]".
+[[noreturn]] void throw_cuda_error(CUresult result, const char* routine, const std::string& detail = {});
+
+// Throws logic_error: the installed driver does not offer `routine`.
+[[noreturn]] void throw_missing_entry(const char* routine);
+
+// The driver's name for a result ("CUDA_ERROR_OUT_OF_MEMORY"), or "CUresult <n>".
+std::string error_name(CUresult result);
+
+// Replaces one table entry for the lifetime of the object (fault injection in tests).
+template <class Fn>
+class api_override {
+public:
+    api_override(Fn& slot, Fn replacement) : slot_(slot), saved_(slot) { slot_ = replacement; }
+    ~api_override() { slot_ = saved_; }
+    api_override(const api_override&) = delete;
+    api_override& operator=(const api_override&) = delete;
+
+private:
+    Fn& slot_;
+    Fn saved_;
+};
+
+}  // namespace gpukit::cuda
+
+// Calls a driver entry point and throws on failure: GPUKIT_CU(cuMemAlloc, &ptr, size).
+#define GPUKIT_CU(name, ...)                                                            \
+    do {                                                                                \
+        const auto gpukit_cu_fn_ = ::gpukit::cuda::api().name;                          \
+        if (!gpukit_cu_fn_)                                                             \
+            ::gpukit::cuda::throw_missing_entry(#name);                                 \
+        const CUresult gpukit_cu_result_ = gpukit_cu_fn_(__VA_ARGS__);                  \
+        if (gpukit_cu_result_ != CUDA_SUCCESS)                                          \
+            ::gpukit::cuda::throw_cuda_error(gpukit_cu_result_, #name);                 \
+    } while (false)

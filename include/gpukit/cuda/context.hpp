@@ -1,0 +1,113 @@
+// CUDA contexts.
+//
+// A context is shared: every gpukit::cuda::context handle and every resource made in it
+// (stream, event, memory, module) holds a std::shared_ptr to one context_state, so the
+// CUcontext is destroyed only after the last of them is gone, whatever order they die in.
+// Contexts pushed through gpukit are also held by a per-thread mirror of the driver's
+// context stack, so a context made current stays alive while it is current.
+#pragma once
+
+#include "gpukit/cuda/device.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <utility>
+
+namespace gpukit::cuda {
+
+namespace detail {
+
+struct context_state {
+    enum class ownership { created, primary, borrowed };
+
+    context_state(CUcontext handle, int device_ordinal, ownership owns) noexcept
+        : handle(handle), device_ordinal(device_ordinal), owns(owns) {}
+    ~context_state();  // noexcept: destroys a created context, releases a primary one
+    context_state(const context_state&) = delete;
+    context_state& operator=(const context_state&) = delete;
+
+    const CUcontext handle;
+    const int device_ordinal;
+    const ownership owns;
+};
+
+}  // namespace detail
+
+using context_state_ptr = std::shared_ptr<detail::context_state>;
+
+class context {
+public:
+    // A new context on `dev`, made current on this thread. If creation fails, the calling
+    // thread's context stack is left exactly as it was.
+    static context create(const device& dev, unsigned int flags = 0);
+    // The primary context of `dev`, retained (not made current).
+    static context retain_primary(const device& dev);
+    // The context current on this thread, if any (also one made outside gpukit).
+    static std::optional<context> current();
+    // The current context, or logic_error saying `operation` needs one.
+    static context current_or_throw(const char* operation);
+    // Pops the current context off this thread's stack; logic_error when the stack is empty.
+    static void pop();
+
+    // Makes this context current on the calling thread (any thread may push it).
+    void push() const;
+    // Gives up this handle: pops the context first if it is current on this thread. The
+    // CUDA context itself is destroyed once nothing else refers to it. Any later use of
+    // this handle throws logic_error.
+    void detach();
+    bool is_detached() const noexcept { return !state_; }
+
+    CUcontext handle() const;
+    device get_device() const;
+    void synchronize() const;
+    CUfunc_cache cache_config() const;
+    void set_cache_config(CUfunc_cache config) const;
+    CUsharedconfig shared_config() const;
+    void set_shared_config(CUsharedconfig config) const;
+    std::size_t limit(CUlimit which) const;
+    void set_limit(CUlimit which, std::size_t value) const;
+    unsigned int api_version() const;
+    unsigned int flags() const;
+    // (least, greatest) stream priority; numerically lower is higher priority.
+    std::pair<int, int> stream_priority_range() const;
+    void enable_peer_access(const context& peer, unsigned int flags = 0) const;
+    void disable_peer_access(const context& peer) const;
+
+    // The shared state, for resources that must keep the context alive.
+    const context_state_ptr& state() const;
+
+    friend bool operator==(const context& a, const context& b) noexcept {
+        return a.state_ == b.state_ || (a.state_ && b.state_ && a.state_->handle == b.state_->handle);
+    }
+
+    explicit context(context_state_ptr state) noexcept : state_(std::move(state)) {}
+
+private:
+    context_state_ptr state_;
+};
+
+// Makes `state`'s context current on this thread for the object's lifetime, when it is not
+// current already (the scoped override of cuda-api-wrappers). The throwing form is for
+// ordinary calls; the std::nothrow form is for destructors and reports whether it worked.
+class scoped_context {
+public:
+    explicit scoped_context(const detail::context_state& state);
+    scoped_context(const detail::context_state& state, std::nothrow_t) noexcept;
+    ~scoped_context();
+    scoped_context(const scoped_context&) = delete;
+    scoped_context& operator=(const scoped_context&) = delete;
+    bool ok() const noexcept { return ok_; }
+
+private:
+    bool pushed_ = false;
+    bool ok_ = true;
+};
+
+// For destructors: reports a failed release through the cleanup-warning hook, staying
+// silent when the driver has already shut down at process exit.
+void report_release_failure(CUresult result, const char* routine) noexcept;
+
+}  // namespace gpukit::cuda

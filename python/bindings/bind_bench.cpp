@@ -1,0 +1,19 @@
+// The C++ baselines of `python -m gpukit bench`, callable from the harness.
+#include "bindings.hpp"
+
+#include "raw_launch.hpp"
+
+#include <nanobind/stl/vector.h>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+
+void bind_bench(nb::module_& m) {
+    nb::module_ bench = m.def_submodule("_bench", "C++ baselines for the benchmark harness.");
+    bench.def("raw_launch_seconds", &gpukit::bench::raw_launch_seconds, "launches"_a, "repeats"_a,
+              nb::call_guard<nb::gil_scoped_release>(),
+              "Host seconds per raw cuLaunchKernel of an empty kernel, one value per repeat.");
+}
+
+}  // namespace gpukit::python

@@ -1,0 +1,45 @@
+// The constant classes of the seed as Python enums (IntFlag for bit fields, IntEnum for
+// the rest), built from the table generated from cuda.h.
+#include "bindings.hpp"
+
+#include "gpukit/cuda/constants.hpp"
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpukit::python {
+namespace {
+
+std::map<std::string, nb::object>& classes() {
+    static auto* instance = new std::map<std::string, nb::object>;
+    return *instance;
+}
+
+bool is_flag_group(const std::string& group) {
+    return group.ends_with("_flags");
+}
+
+}  // namespace
+
+nb::object constant_class(const char* group) { return classes().at(group); }
+
+void bind_constants(nb::module_& m) {
+    nb::module_ enum_module = nb::module_::import_("enum");
+    std::map<std::string, nb::list> members;
+    std::vector<std::string> order;
+    for (const cuda::named_constant& c : cuda::all_constants()) {
+        if (!members.count(c.group))
+            order.push_back(c.group);
+        members[c.group].append(nb::make_tuple(c.name, c.value));
+    }
+    for (const std::string& group : order) {
+        nb::object base = enum_module.attr(is_flag_group(group) ? "IntFlag" : "IntEnum");
+        nb::object cls = base(group.c_str(), members[group], nb::arg("module") = "gpukit.driver");
+        m.attr(group.c_str()) = cls;
+        classes()[group] = cls;
+    }
+}
+
+}  // namespace gpukit::python

@@ -1,0 +1,76 @@
+// gpukit.driver.Context. Methods the seed declares static act on the current context.
+#include "bindings.hpp"
+
+#include "gpukit/cuda/context.hpp"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+using cuda::context;
+
+namespace {
+
+context current(const char* what) { return context::current_or_throw(what); }
+
+}  // namespace
+
+void bind_context(nb::module_& m) {
+    nb::class_<context>(m, "Context", "A CUDA context; make one with Device.make_context().")
+        .def("push", &context::push, "Make this context current on the calling thread.")
+        .def_static("pop", &context::pop, "Pop the current context off this thread's stack.")
+        .def_static("get_current", &context::current, "The context current on this thread, or None.")
+        .def("detach", &context::detach,
+             "Give up this handle (popping the context if it is current); the context is destroyed when "
+             "nothing else uses it.")
+        .def_static("get_device", [] { return current("Context.get_device()").get_device(); })
+        .def_static("synchronize", [] { current("Context.synchronize()").synchronize(); },
+                    nb::call_guard<nb::gil_scoped_release>())
+        .def_static("set_cache_config", [](int cc) {
+            current("Context.set_cache_config()").set_cache_config(static_cast<CUfunc_cache>(cc));
+        }, "cc"_a)
+        .def_static("get_cache_config", [] {
+            return constant_class("func_cache")(static_cast<int>(current("Context.get_cache_config()").cache_config()));
+        })
+        .def_static("set_shared_config", [](int sc) {
+            current("Context.set_shared_config()").set_shared_config(static_cast<CUsharedconfig>(sc));
+        }, "sc"_a)
+        .def_static("get_shared_config", [] {
+            return constant_class("shared_config")(
+                static_cast<int>(current("Context.get_shared_config()").shared_config()));
+        })
+        .def_static("set_limit", [](int limit, std::size_t value) {
+            current("Context.set_limit()").set_limit(static_cast<CUlimit>(limit), value);
+        }, "limit"_a, "value"_a)
+        .def_static("get_limit", [](int limit) {
+            return current("Context.get_limit()").limit(static_cast<CUlimit>(limit));
+        }, "limit"_a)
+        .def("get_api_version", &context::api_version)
+        .def("get_flags", &context::flags)
+        .def("get_stream_priority_range", &context::stream_priority_range,
+             "(least, greatest) stream priority; lower numbers run first.")
+        .def("enable_peer_access", &context::enable_peer_access, "peer"_a, "flags"_a = 0)
+        .def("disable_peer_access", [](const context& self, const context& peer, unsigned int) {
+            self.disable_peer_access(peer);
+        }, "peer"_a, "flags"_a = 0)
+        .def_prop_ro("handle", [](const context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); })
+        .def_prop_ro("is_detached", &context::is_detached)
+        .def("__eq__", [](const context& a, nb::handle b) {
+            return nb::isinstance<context>(b) && a == nb::cast<const context&>(b);
+        })
+        .def("__ne__", [](const context& a, nb::handle b) {
+            return !(nb::isinstance<context>(b) && a == nb::cast<const context&>(b));
+        })
+        .def("__hash__", [](const context& c) { return std::hash<const void*>{}(c.handle()); })
+        .def("__repr__", [](const context& c) {
+            if (c.is_detached())
+                return std::string("<gpukit.driver.Context (detached)>");
+            char text[64];
+            std::snprintf(text, sizeof text, "<gpukit.driver.Context %p>", static_cast<void*>(c.handle()));
+            return std::string(text);
+        });
+}
+
+}  // namespace gpukit::python

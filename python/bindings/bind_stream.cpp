@@ -1,0 +1,80 @@
+// gpukit.driver.Stream and gpukit.driver.Event.
+#include "bindings.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/event.hpp"
+#include "gpukit/cuda/stream.hpp"
+
+#include <nanobind/stl/string.h>
+
+#include <cstring>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+using cuda::event;
+using cuda::stream;
+
+namespace {
+
+cuda::stream_view stream_arg(nb::handle s) {
+    if (s.is_none())
+        return {};
+    if (nb::isinstance<stream>(s))
+        return nb::cast<const stream&>(s).view();
+    throw nb::type_error("stream must be a gpukit.driver.Stream or None");
+}
+
+}  // namespace
+
+void bind_stream(nb::module_& m) {
+    nb::class_<stream>(m, "Stream", "A queue of operations that run in order.")
+        .def("__init__", [](stream* self, unsigned int flags, int priority) {
+            new (self) stream(stream::create(flags, priority));
+        }, "flags"_a = 0, "priority"_a = 0)
+        .def("synchronize", &stream::synchronize, nb::call_guard<nb::gil_scoped_release>())
+        .def("is_done", &stream::is_done)
+        .def("wait_for_event", &stream::wait_for_event, "evt"_a)
+        .def_prop_ro("handle", [](const stream& s) { return reinterpret_cast<std::uintptr_t>(s.handle()); })
+        .def_prop_ro("priority", &stream::priority)
+        .def_prop_ro("flags", &stream::flags)
+        .def("__cuda_stream__", [](const stream& s) {
+            return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(s.handle()));
+        }, "The CUDA stream protocol: (version, handle).");
+
+    nb::class_<event>(m, "Event", "A marker in a stream, for waiting and timing.")
+        .def("__init__", [](event* self, unsigned int flags) { new (self) event(event::create(flags)); },
+             "flags"_a = 0)
+        .def("record", [](nb::handle self, nb::handle s) {
+            nb::cast<event&>(self).record(stream_arg(s));
+            return self;
+        }, "stream"_a.none() = nb::none(), "Record the event in `stream` (the default stream when None). Returns self.")
+        .def("synchronize", [](nb::handle self) {
+            const event& e = nb::cast<const event&>(self);
+            {
+                nb::gil_scoped_release release;
+                e.synchronize();
+            }
+            return self;
+        }, "Wait until the event has been reached. Returns self.")
+        .def("query", &event::query)
+        .def("time_since", &event::time_since, "event"_a, "Milliseconds from `event` to self.")
+        .def("time_till", &event::time_till, "event"_a, "Milliseconds from self to `event`.")
+        .def("ipc_handle", [](const event& e) {
+            CUipcEventHandle h = e.ipc_handle();
+            return nb::bytes(h.reserved, sizeof h.reserved);
+        })
+        .def_static("from_ipc_handle", [](nb::bytes handle) {
+            CUipcEventHandle h{};
+            if (handle.size() != sizeof h.reserved)
+                throw logic_error("Event.from_ipc_handle(): expected the " + std::to_string(sizeof h.reserved) +
+                                  "-byte handle from Event.ipc_handle(), got " + std::to_string(handle.size()) +
+                                  " bytes");
+            std::memcpy(h.reserved, handle.c_str(), sizeof h.reserved);
+            return event::from_ipc_handle(h);
+        }, "handle"_a)
+        .def_prop_ro("handle", [](const event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); })
+        .def_prop_ro("flags", &event::flags);
+}
+
+}  // namespace gpukit::python

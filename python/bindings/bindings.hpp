@@ -1,0 +1,21 @@
+// One bind_<area>() per binding file; module.cpp calls them in order.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace gpukit::python {
+
+namespace nb = nanobind;
+
+void bind_errors(nb::module_& m);
+void bind_constants(nb::module_& m);
+void bind_device(nb::module_& m);
+void bind_context(nb::module_& m);
+void bind_stream(nb::module_& m);
+void bind_bench(nb::module_& m);
+
+// The Python enum class made for a constant group ("device_attribute"), for converting
+// driver values back to named members.
+nb::object constant_class(const char* group);
+
+}  // namespace gpukit::python

@@ -1,0 +1,16 @@
+// gpukit._gpukit: the compiled half of the Python package. Only translation lives here;
+// the logic is in the C++ library.
+#include "bindings.hpp"
+
+NB_MODULE(_gpukit, m) {
+    using namespace gpukit::python;
+    // Objects still alive at interpreter exit are released by their own destructors in
+    // whatever order; that is by design, so nanobind's leak report would only be noise.
+    nb::set_leak_warnings(false);
+    bind_errors(m);
+    bind_constants(m);
+    bind_device(m);
+    bind_context(m);
+    bind_stream(m);
+    bind_bench(m);
+}

@@ -1,0 +1,45 @@
+"""The CUDA driver interface (PyCUDA's ``pycuda.driver``): versions, errors, constants,
+devices, contexts, streams and events."""
+from gpukit._gpukit import (  # noqa: F401  (re-exported API)
+    Context,
+    Device,
+    Error,
+    Event,
+    CompileError,
+    LaunchError,
+    LogicError,
+    MemoryError,
+    RuntimeError,
+    Stream,
+    address_mode,
+    array3d_flags,
+    array_format,
+    compute_mode,
+    ctx_flags,
+    device_attribute,
+    driver_available,
+    event_flags,
+    filter_mode,
+    func_cache,
+    function_attribute,
+    get_driver_version,
+    get_version,
+    host_alloc_flags,
+    init,
+    ipc_mem_flags,
+    jit_input_type,
+    jit_option,
+    jit_target,
+    limit,
+    mem_attach_flags,
+    mem_host_register_flags,
+    pointer_attribute,
+    shared_config,
+    stream_flags,
+    texture_flags,
+)
+
+# PyCUDA spells the texture flags as module constants (TRSF_READ_AS_INTEGER, ...).
+for _flag in texture_flags:
+    globals()["TRSF_" + _flag.name] = _flag
+del _flag

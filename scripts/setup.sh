@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what gpukit needs to build and test, and only what is missing:
+#   - Debian packages: the OpenCL headers, the ICD loader and PoCL (OpenCL on the CPU),
+#     GoogleTest; skipped when present, or when there is no apt-get (offline GPU machines
+#     bring their own).
+#   - Python packages (numpy, pytest, nanobind, scikit-build-core): used from python3 when
+#     it has them all (works offline); otherwise installed into .venv.
+# Prints the Python interpreter to use on its last line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+[ -f /usr/include/CL/cl.h ] || need_apt+=(opencl-headers)
+ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so.1 ' || need_apt+=(ocl-icd-libopencl1)
+[ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so ] || [ -e /usr/lib/libOpenCL.so ] || need_apt+=(ocl-icd-opencl-dev)
+ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || need_apt+=(pocl-opencl-icd)
+[ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+        echo "setup: installing Debian packages: ${need_apt[*]}" >&2
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}") >&2 ||
+            echo "setup: could not install ${need_apt[*]}; continuing without them" >&2
+    else
+        echo "setup: missing ${need_apt[*]} and cannot apt-get install here; continuing" >&2
+    fi
+fi
+
+has_python_deps() {
+    "$1" -c 'import numpy, pytest, nanobind, scikit_build_core' >/dev/null 2>&1
+}
+
+python=${PYTHON:-python3}
+if [ -x .venv/bin/python ] && has_python_deps .venv/bin/python; then
+    python=.venv/bin/python
+elif ! has_python_deps "$python"; then
+    echo "setup: creating .venv with numpy, pytest, nanobind, scikit-build-core" >&2
+    "$python" -m venv .venv >&2
+    .venv/bin/python -m pip install -q --upgrade pip >&2
+    .venv/bin/python -m pip install -q numpy pytest nanobind scikit-build-core >&2
+    python=.venv/bin/python
+fi
+# Absolute, so CMake and the Makefile agree whatever directory they run in.
+command -v "$python" >/dev/null && python=$(cd "$(dirname "$(command -v "$python")")" && pwd)/$(basename "$python")
+echo "$python"

@@ -1,0 +1,155 @@
+#include "gpukit/cuda/api.hpp"
+
+#include "gpukit/core/error.hpp"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace gpukit::cuda {
+namespace {
+
+using get_proc_address_fn = CUresult (*)(const char*, void**, int, cuuint64_t,
+                                         CUdriverProcAddressQueryResult*);
+
+struct loaded_driver {
+    driver_api table;
+    std::string load_failure;   // why libcuda could not be loaded; empty when it was
+    CUresult init_result = CUDA_SUCCESS;
+};
+
+// Resolves every entry of the table. An entry the driver does not offer stays null and
+// the call that needs it reports that (an older driver than our headers).
+void resolve_all(driver_api& table, get_proc_address_fn get_proc) {
+    auto resolve = [&](const char* symbol, auto*& slot) {
+        void* fn = nullptr;
+        CUdriverProcAddressQueryResult status{};
+        if (get_proc(symbol, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS &&
+            status == CU_GET_PROC_ADDRESS_SUCCESS)
+            slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(fn);
+    };
+#define X(name) resolve(#name, table.name);
+#include "gpukit/cuda/driver_functions.inc"
+#undef X
+}
+
+loaded_driver load_driver() {
+    loaded_driver driver;
+    void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char* why = dlerror();
+        driver.load_failure = std::string("libcuda.so.1 could not be loaded (") + (why ? why : "unknown reason") +
+                              "): no NVIDIA driver is installed on this machine, so CUDA is unavailable";
+        return driver;
+    }
+    auto get_proc = reinterpret_cast<get_proc_address_fn>(dlsym(library, "cuGetProcAddress_v2"));
+    if (!get_proc) {
+        driver.load_failure = "libcuda.so.1 has no cuGetProcAddress_v2: the NVIDIA driver is older than CUDA 12; "
+                              "gpukit needs a driver for CUDA 12 or newer";
+        return driver;
+    }
+    resolve_all(driver.table, get_proc);
+    // The library stays loaded for the life of the process: destructors of CUDA objects
+    // may run at interpreter exit and must still find the driver.
+    driver.init_result = driver.table.cuInit ? driver.table.cuInit(0) : CUDA_ERROR_NOT_INITIALIZED;
+    return driver;
+}
+
+loaded_driver& driver_instance() {
+    // Leaked on purpose: never destroyed, so late destructors at exit can still use it.
+    static loaded_driver* instance = new loaded_driver(load_driver());
+    return *instance;
+}
+
+CUresult initialise_ok(CUresult result) {
+    return result == CUDA_ERROR_NO_DEVICE ? CUDA_SUCCESS : result;
+}
+
+}  // namespace
+
+const driver_api& api() { return mutable_api(); }
+
+driver_api& mutable_api() {
+    loaded_driver& driver = driver_instance();
+    if (!driver.load_failure.empty())
+        throw runtime_error(driver.load_failure, 0, "dlopen");
+    if (initialise_ok(driver.init_result) != CUDA_SUCCESS)
+        throw_cuda_error(driver.init_result, "cuInit");
+    return driver.table;
+}
+
+bool driver_available() noexcept {
+    try {
+        return driver_instance().load_failure.empty();
+    } catch (...) {
+        return false;
+    }
+}
+
+void throw_missing_entry(const char* routine) {
+    throw logic_error(std::string(routine) + " is not provided by the installed NVIDIA driver; update the driver",
+                      0, routine);
+}
+
+std::string error_name(CUresult result) {
+    const char* name = nullptr;
+    if (driver_available() && driver_instance().table.cuGetErrorName &&
+        driver_instance().table.cuGetErrorName(result, &name) == CUDA_SUCCESS && name)
+        return name;
+    return "CUresult " + std::to_string(static_cast<int>(result));
+}
+
+void throw_cuda_error(CUresult result, const char* routine, const std::string& detail) {
+    std::string description;
+    const char* text = nullptr;
+    if (driver_available() && driver_instance().table.cuGetErrorString &&
+        driver_instance().table.cuGetErrorString(result, &text) == CUDA_SUCCESS && text)
+        description = text;
+    else
+        description = "unknown error";
+    std::string message = std::string(routine) + " failed: " + error_name(result) + ": " + description;
+    if (!detail.empty())
+        message += " (" + detail + ")";
+
+    switch (result) {
+    case CUDA_ERROR_OUT_OF_MEMORY:
+        throw memory_error(message, result, routine);
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
+        throw launch_error(message, result, routine);
+    case CUDA_ERROR_INVALID_VALUE:
+    case CUDA_ERROR_INVALID_DEVICE:
+    case CUDA_ERROR_INVALID_CONTEXT:
+    case CUDA_ERROR_INVALID_HANDLE:
+    case CUDA_ERROR_NOT_FOUND:
+    case CUDA_ERROR_NOT_READY:
+    case CUDA_ERROR_CONTEXT_ALREADY_CURRENT:
+    case CUDA_ERROR_CONTEXT_ALREADY_IN_USE:
+    case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED:
+    case CUDA_ERROR_PEER_ACCESS_NOT_ENABLED:
+    case CUDA_ERROR_PEER_ACCESS_UNSUPPORTED:
+    case CUDA_ERROR_NOT_SUPPORTED:
+    case CUDA_ERROR_NOT_PERMITTED:
+    case CUDA_ERROR_INVALID_IMAGE:
+    case CUDA_ERROR_INVALID_PTX:
+    case CUDA_ERROR_NOT_MAPPED:
+    case CUDA_ERROR_ALREADY_MAPPED:
+    case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED:
+    case CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED:
+        throw logic_error(message, result, routine);
+    default:
+        throw runtime_error(message, result, routine);
+    }
+}
+
+}  // namespace gpukit::cuda

@@ -1,0 +1,22 @@
+// Without an NVIDIA driver, CUDA calls fail with a clear runtime_error naming the library.
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/api.hpp"
+#include "gpukit/cuda/device.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+TEST(NoDriver, CallsSayWhichLibraryIsMissing) {
+    if (gpukit::cuda::driver_available())
+        GTEST_SKIP() << "a CUDA driver is installed here";
+    try {
+        gpukit::cuda::device::count();
+        FAIL() << "device::count() worked without a driver";
+    } catch (const gpukit::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("libcuda.so.1"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(gpukit::cuda::api(), gpukit::runtime_error);
+}
+
+}  // namespace
