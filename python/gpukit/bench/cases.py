@@ -1,0 +1,15 @@
+"""The benchmark cases. Each side measures one library doing the same thing."""
+from gpukit.bench.harness import Case, Side, Unavailable
+from gpukit.bench.gpu import primary_context
+from gpukit.bench import launch
+
+ALL = [
+    Case("launch_empty", "host cost of launching an empty kernel (1 block, 1 thread)", "µs per launch",
+         [Side("raw cuLaunchKernel (C++)", launch.raw_cpp),
+          Side("cuda-python cuLaunchKernel", launch.cuda_python),
+          Side("CuPy RawKernel", launch.cupy),
+          Side("numba-cuda @cuda.jit", launch.numba),
+          Side("PyCUDA Function.__call__", launch.pycuda)],
+         scale=1e6),
+]
+__all__ = ["ALL", "Case", "Side", "Unavailable", "primary_context"]

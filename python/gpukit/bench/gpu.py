@@ -1,0 +1,19 @@
+"""GPU set-up shared by the cases: everyone works in device 0's primary context, the one
+CuPy, numba and the CUDA runtime use, so all sides run under the same conditions."""
+import functools
+
+from gpukit.bench.harness import Unavailable
+
+
+@functools.lru_cache(maxsize=None)
+def primary_context():
+    import gpukit.driver as drv
+    if not drv.driver_available() or drv.Device.count() == 0:
+        raise Unavailable("no CUDA device")
+    ctx = drv.Device(0).retain_primary_context()
+    ctx.push()
+    return ctx
+
+
+def launches_per_repeat(settings):
+    return 2000 if settings["quick"] else 20000

@@ -1,0 +1,93 @@
+"""Sides of the launch_empty case: host seconds per launch of an empty kernel."""
+import time
+
+from gpukit.bench.gpu import launches_per_repeat, primary_context
+from gpukit.bench.harness import Unavailable
+
+EMPTY_SOURCE = 'extern "C" __global__ void empty_kernel() {}'
+
+
+def _time_loop(launch_once, synchronize, settings):
+    n = launches_per_repeat(settings)
+    for _ in range(n // 4):  # warm-up
+        launch_once()
+    synchronize()
+    samples = []
+    for _ in range(settings["repeats"]):
+        start = time.perf_counter()
+        for _ in range(n):
+            launch_once()
+        stop = time.perf_counter()
+        synchronize()
+        samples.append((stop - start) / n)
+    return samples
+
+
+def raw_cpp(settings):
+    primary_context()
+    from gpukit._gpukit import _bench
+    return _bench.raw_launch_seconds(launches_per_repeat(settings), settings["repeats"])
+
+
+def cupy(settings):
+    primary_context()
+    try:
+        import cupy as cp
+    except ImportError:
+        raise Unavailable("CuPy is not installed")
+    kernel = cp.RawKernel(EMPTY_SOURCE, "empty_kernel")
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        return _time_loop(lambda: kernel((1,), (1,), ()), stream.synchronize, settings)
+
+
+def numba(settings):
+    primary_context()
+    try:
+        from numba import cuda
+    except ImportError:
+        raise Unavailable("numba-cuda is not installed")
+
+    @cuda.jit
+    def empty_kernel():
+        pass
+
+    stream = cuda.stream()
+    configured = empty_kernel[1, 1, stream]
+    return _time_loop(lambda: configured(), stream.synchronize, settings)
+
+
+def cuda_python(settings):
+    primary_context()
+    try:
+        from cuda.bindings import driver as cu
+        from cuda.bindings import nvrtc
+    except ImportError:
+        raise Unavailable("cuda-python (cuda.bindings) is not installed")
+    err, prog = nvrtc.nvrtcCreateProgram(EMPTY_SOURCE.encode(), b"empty.cu", 0, [], [])
+    nvrtc.nvrtcCompileProgram(prog, 0, [])
+    err, size = nvrtc.nvrtcGetPTXSize(prog)
+    ptx = b" " * size
+    nvrtc.nvrtcGetPTX(prog, ptx)
+    err, module = cu.cuModuleLoadData(ptx)
+    err, function = cu.cuModuleGetFunction(module, b"empty_kernel")
+    err, stream = cu.cuStreamCreate(1)
+
+    def launch_once():
+        cu.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0)
+
+    samples = _time_loop(launch_once, lambda: cu.cuStreamSynchronize(stream), settings)
+    cu.cuStreamDestroy(stream)
+    return samples
+
+
+def pycuda(settings):
+    primary_context()
+    try:
+        from pycuda.compiler import SourceModule
+        import pycuda.driver as pd
+    except ImportError:
+        raise Unavailable("PyCUDA is not installed")
+    function = SourceModule("__global__ void empty_kernel() {}").get_function("empty_kernel")
+    stream = pd.Stream()
+    return _time_loop(lambda: function(block=(1, 1, 1), stream=stream), stream.synchronize, settings)
