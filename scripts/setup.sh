@@ -9,17 +9,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+cuda_include=${CUDA_HOME:-/usr/local/cuda}/include
 need_apt=()
-[ -f /usr/include/CL/cl.h ] || need_apt+=(opencl-headers)
-ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so.1 ' || need_apt+=(ocl-icd-libopencl1)
-[ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so ] || [ -e /usr/lib/libOpenCL.so ] || need_apt+=(ocl-icd-opencl-dev)
+[ -f /usr/include/CL/cl.h ] || [ -f "$cuda_include/CL/cl.h" ] || need_apt+=(opencl-headers)
+if ! ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so.1 '; then
+    need_apt+=(ocl-icd-libopencl1)
+fi
+# An OpenCL implementation: PoCL on the CPU when no vendor registered one.
 ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || need_apt+=(pocl-opencl-icd)
-[ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+[ -f /usr/include/gtest/gtest.h ] || [ -d /usr/src/googletest ] || [ -d .deps/googletest ] || need_apt+=(googletest)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
         echo "setup: installing Debian packages: ${need_apt[*]}" >&2
-        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}") >&2 ||
-            echo "setup: could not install ${need_apt[*]}; continuing without them" >&2
+        # Bounded: a machine without a package registry must not hang here.
+        (timeout 300 apt-get update -qq &&
+            DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq "${need_apt[@]}") >&2 ||
+            echo "setup: could not install ${need_apt[*]} (offline?); continuing without them" >&2
     else
         echo "setup: missing ${need_apt[*]} and cannot apt-get install here; continuing" >&2
     fi
