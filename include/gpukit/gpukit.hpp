@@ -8,5 +8,6 @@
 #include "gpukit/cuda/default_device.hpp"
 #include "gpukit/cuda/device.hpp"
 #include "gpukit/cuda/event.hpp"
+#include "gpukit/cuda/occupancy.hpp"
 #include "gpukit/cuda/stream.hpp"
 #include "gpukit/version.hpp"

@@ -12,5 +12,6 @@ NB_MODULE(_gpukit, m) {
     bind_device(m);
     bind_context(m);
     bind_stream(m);
+    bind_occupancy(m);
     bind_bench(m);
 }

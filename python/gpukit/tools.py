@@ -1,5 +1,9 @@
-"""Helpers of PyCUDA's ``pycuda.tools``: choosing the default device and context."""
+"""Helpers of PyCUDA's ``pycuda.tools``: the default device and context, per-context
+memoization, device limits and occupancy, and test helpers."""
+import functools
+
 from gpukit import _gpukit
+from gpukit._gpukit import DeviceData, OccupancyRecord  # noqa: F401  (re-exported API)
 
 
 def make_default_context(ctx_maker=None):
@@ -18,3 +22,65 @@ def get_default_device(default=0):
     Deprecated in PyCUDA in favour of make_default_context(); kept for ported code.
     """
     return _gpukit._get_default_device(default)
+
+
+# Every cache made by context_dependent_memoize, so clear_context_caches() can empty them.
+_context_caches = []
+
+
+def context_dependent_memoize(func):
+    """Cache ``func(*args)`` per current CUDA context (e.g. kernels compiled for it).
+
+    The cache holds a reference to each context it has seen; clear_context_caches() drops
+    them all, which lets those contexts be destroyed.
+    """
+    cache = {}
+    _context_caches.append(cache)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        context = _gpukit.Context.get_current()
+        if context is None:
+            raise _gpukit.LogicError(f"{func.__name__}: context_dependent_memoize needs a current CUDA context")
+        key = (args, tuple(sorted(kwargs.items())))
+        per_context = cache.setdefault(context, {})
+        try:
+            return per_context[key]
+        except KeyError:
+            result = per_context[key] = func(*args, **kwargs)
+            return result
+
+    wrapper.clear_cache = cache.clear
+    return wrapper
+
+
+def clear_context_caches():
+    """Empty every context_dependent_memoize cache, releasing their contexts."""
+    for cache in _context_caches:
+        cache.clear()
+
+
+def mark_cuda_test(func):
+    """Mark a test ``cuda`` for pytest and run it with a CUDA context current.
+
+    When no context is current at call time, one is made on the default device for the
+    duration of the test and released afterwards.
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if _gpukit.Context.get_current() is not None:
+            return func(*args, **kwargs)
+        context = make_default_context()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            if _gpukit.Context.get_current() == context:
+                _gpukit.Context.pop()
+            context.detach()
+            clear_context_caches()
+
+    try:
+        import pytest
+        return pytest.mark.cuda(wrapper)
+    except ImportError:
+        return wrapper

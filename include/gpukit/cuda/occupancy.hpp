@@ -1,0 +1,53 @@
+// Device limits relevant to kernel tuning (the seed's DeviceData) and a theoretical
+// occupancy model (OccupancyRecord), both read from the real device rather than from a table
+// of compute capabilities.
+#pragma once
+
+#include "gpukit/cuda/device.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace gpukit::cuda {
+
+struct device_data {
+    int max_threads = 0;               // threads per block
+    int warp_size = 0;
+    int warps_per_mp = 0;              // resident warps per multiprocessor
+    int thread_blocks_per_mp = 0;      // resident blocks per multiprocessor
+    int registers = 0;                 // 32-bit registers per multiprocessor
+    int registers_per_block = 0;
+    std::size_t shared_memory = 0;     // bytes of shared memory per multiprocessor
+    std::size_t shared_memory_per_block = 0;        // without opting in
+    std::size_t shared_memory_per_block_optin = 0;  // after raising a kernel's dynamic limit
+    std::size_t reserved_shared_memory_per_block = 0;  // taken by the driver from each block
+    int smem_granularity = 0;          // threads whose shared-memory accesses are served together
+    int smem_alloc_granularity = 0;    // shared memory is given to blocks in units of this many bytes
+    int register_alloc_unit = 256;     // registers are given to each warp in units of this many
+
+    static device_data of(const device& dev);
+
+    // The alignment, in bytes, of a base address from which a warp reading one `word_size`
+    // word per thread touches whole memory transactions (32-byte sectors, 128-byte lines).
+    std::size_t align_bytes(std::size_t word_size = 4) const;
+    // `bytes` rounded up to a multiple of align_bytes(word_size).
+    std::size_t align(std::size_t bytes, std::size_t word_size = 4) const;
+    // align_bytes(word_size) / word_size.
+    std::size_t align_words(std::size_t word_size) const;
+    // `elements` rounded up so that elements * dtype_size is a multiple of align_bytes(dtype_size).
+    std::size_t align_dtype(std::size_t elements, std::size_t dtype_size) const;
+    // The texture channel count (1, 2 or 4) that holds `size` channels.
+    static int make_valid_tex_channel_count(int size);
+};
+
+// How many blocks of a kernel fit on one multiprocessor, and what limits them.
+struct occupancy_record {
+    occupancy_record(const device_data& data, int threads, std::size_t shared_mem = 0, int registers = 0);
+
+    int tb_per_mp = 0;           // resident blocks per multiprocessor
+    std::string limited_by;      // "device", "warps", "regs" or "smem"
+    int warps_per_mp = 0;        // resident warps per multiprocessor
+    double occupancy = 0.0;      // warps_per_mp over the most the multiprocessor can hold
+};
+
+}  // namespace gpukit::cuda
