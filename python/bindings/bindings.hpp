@@ -12,6 +12,7 @@ void bind_constants(nb::module_& m);
 void bind_device(nb::module_& m);
 void bind_context(nb::module_& m);
 void bind_stream(nb::module_& m);
+void bind_layout(nb::module_& m);
 void bind_occupancy(nb::module_& m);
 void bind_bench(nb::module_& m);
 

@@ -12,6 +12,7 @@ NB_MODULE(_gpukit, m) {
     bind_device(m);
     bind_context(m);
     bind_stream(m);
+    bind_layout(m);
     bind_occupancy(m);
     bind_bench(m);
 }

@@ -1,0 +1,82 @@
+// The layout of an n-dimensional array over a flat buffer: shape, strides in bytes, the
+// element size and the byte offset of element [0, ..., 0]. All view arithmetic of gpukit's
+// array types (reshape, ravel, slicing, transpose, squeeze, split) lives here, once, and
+// is tested on the CPU.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace gpukit {
+
+enum class order { c, f };
+
+// One entry of a basic index: an integer, a slice, a new axis or an ellipsis.
+struct slice {
+    std::optional<std::int64_t> start, stop, step;
+};
+struct new_axis {};
+struct ellipsis {};
+using index_item = std::variant<std::int64_t, slice, new_axis, ellipsis>;
+
+class layout {
+public:
+    layout() = default;
+    // A contiguous layout of `shape` in `order`; negative extents are a logic_error.
+    static layout contiguous(std::vector<std::int64_t> shape, std::int64_t itemsize, order o = order::c);
+    // Any strided layout; checked for consistency (non-negative extents, positive itemsize).
+    layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> strides, std::int64_t itemsize,
+           std::int64_t offset = 0);
+
+    const std::vector<std::int64_t>& shape() const noexcept { return shape_; }
+    const std::vector<std::int64_t>& strides() const noexcept { return strides_; }
+    std::int64_t itemsize() const noexcept { return itemsize_; }
+    std::int64_t offset() const noexcept { return offset_; }
+    int ndim() const noexcept { return static_cast<int>(shape_.size()); }
+    std::int64_t size() const noexcept;
+    std::int64_t nbytes() const noexcept { return size() * itemsize_; }
+
+    bool is_c_contiguous() const noexcept;
+    bool is_f_contiguous() const noexcept;
+    bool is_contiguous() const noexcept { return is_c_contiguous() || is_f_contiguous(); }
+    // The lowest and one-past-the-highest byte (relative to the buffer) any element touches;
+    // {offset, offset} for an empty array.
+    std::pair<std::int64_t, std::int64_t> byte_extent() const noexcept;
+
+    // A view with a new shape (one extent may be -1), reading elements in `o`. Throws
+    // logic_error when the sizes differ or when the new shape cannot be a view of this
+    // layout without a copy.
+    layout reshape(std::vector<std::int64_t> new_shape, order o = order::c) const;
+    // A one-dimensional view; logic_error when the array is not contiguous in `o`.
+    layout ravel(order o = order::c) const;
+    // Axes reversed (empty `axes`) or permuted.
+    layout transpose(const std::vector<int>& axes = {}) const;
+    // Length-1 axes removed (all of them, or the listed ones, each of which must be 1).
+    layout squeeze(const std::vector<int>& axes = {}) const;
+    // Basic indexing: integers drop an axis, slices keep it, new_axis adds one.
+    layout index(const std::vector<index_item>& items) const;
+    // Views splitting `axis` at the given indices (as numpy.split with a list of indices).
+    std::vector<layout> split_at(const std::vector<std::int64_t>& indices, int axis = 0) const;
+    // Views splitting `axis` into `sections` equal parts (logic_error when it does not divide).
+    std::vector<layout> split(std::int64_t sections, int axis = 0) const;
+
+    std::string describe() const;  // "shape (3, 4), strides (16, 4), itemsize 4, offset 0"
+
+    friend bool operator==(const layout&, const layout&) = default;
+
+private:
+    int normalised_axis(int axis, const char* operation) const;
+
+    std::vector<std::int64_t> shape_;
+    std::vector<std::int64_t> strides_;
+    std::int64_t itemsize_ = 1;
+    std::int64_t offset_ = 0;
+};
+
+// The contiguous strides of `shape` in bytes.
+std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& shape, std::int64_t itemsize, order o);
+
+}  // namespace gpukit

@@ -1,0 +1,351 @@
+#include "gpukit/core/layout.hpp"
+
+#include "gpukit/core/error.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace gpukit {
+namespace {
+
+std::string join(const std::vector<std::int64_t>& values) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < values.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(values[i]);
+    return text + (values.size() == 1 ? ",)" : ")");
+}
+
+std::int64_t product(const std::vector<std::int64_t>& values) {
+    return std::accumulate(values.begin(), values.end(), std::int64_t{1}, std::multiplies<>());
+}
+
+// Resolves a single -1 in `shape` so that the product equals `size`.
+std::vector<std::int64_t> resolved_shape(std::vector<std::int64_t> shape, std::int64_t size) {
+    auto unknown = shape.end();
+    std::int64_t known = 1;
+    for (auto it = shape.begin(); it != shape.end(); ++it) {
+        if (*it == -1) {
+            if (unknown != shape.end())
+                throw logic_error("reshape: only one dimension may be -1, got " + join(shape));
+            unknown = it;
+        } else if (*it < 0) {
+            throw logic_error("reshape: dimensions must be non-negative (or one -1), got " + join(shape));
+        } else {
+            known *= *it;
+        }
+    }
+    if (unknown != shape.end()) {
+        if (known == 0 || size % known != 0)
+            throw logic_error("reshape: cannot infer the -1 in " + join(shape) + " for " + std::to_string(size) +
+                              " elements");
+        *unknown = size / known;
+    }
+    if (product(shape) != size)
+        throw logic_error("reshape: cannot reshape " + std::to_string(size) + " elements into shape " + join(shape));
+    return shape;
+}
+
+// Strides for a view of `old` (C order) with `new_shape`, or nullopt when a copy is needed.
+// Axes of extent 1 are free; the others are matched in groups of equal product, and the
+// old axes of a group must be laid out one inside the other.
+std::optional<std::vector<std::int64_t>> view_strides_c(const std::vector<std::int64_t>& old_shape,
+                                                        const std::vector<std::int64_t>& old_strides,
+                                                        const std::vector<std::int64_t>& new_shape,
+                                                        std::int64_t itemsize) {
+    std::vector<std::int64_t> shape, strides;
+    for (std::size_t k = 0; k < old_shape.size(); ++k)
+        if (old_shape[k] != 1) {
+            shape.push_back(old_shape[k]);
+            strides.push_back(old_strides[k]);
+        }
+    std::vector<std::size_t> targets;  // positions in new_shape of extents other than 1
+    for (std::size_t k = 0; k < new_shape.size(); ++k)
+        if (new_shape[k] != 1)
+            targets.push_back(k);
+
+    std::vector<std::int64_t> result = contiguous_strides(new_shape, itemsize, order::c);
+    std::size_t i = 0, j = 0;
+    while (i < shape.size() && j < targets.size()) {
+        std::size_t i_end = i, j_end = j;
+        std::int64_t old_product = shape[i], new_product = new_shape[targets[j]];
+        while (old_product != new_product) {
+            if (old_product < new_product)
+                old_product *= shape[++i_end];
+            else
+                new_product *= new_shape[targets[++j_end]];
+        }
+        for (std::size_t k = i; k < i_end; ++k)
+            if (strides[k] != strides[k + 1] * shape[k + 1])
+                return std::nullopt;
+        result[targets[j_end]] = strides[i_end];
+        for (std::size_t k = j_end; k > j; --k)
+            result[targets[k - 1]] = result[targets[k]] * new_shape[targets[k]];
+        i = i_end + 1;
+        j = j_end + 1;
+    }
+    return result;
+}
+
+template <class T>
+std::vector<T> reversed(std::vector<T> v) {
+    std::reverse(v.begin(), v.end());
+    return v;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& shape, std::int64_t itemsize, order o) {
+    std::vector<std::int64_t> strides(shape.size());
+    std::int64_t step = itemsize;
+    auto assign = [&](std::size_t k) {
+        strides[k] = step;
+        step *= std::max<std::int64_t>(shape[k], 1);
+    };
+    if (o == order::c)
+        for (std::size_t k = shape.size(); k-- > 0;)
+            assign(k);
+    else
+        for (std::size_t k = 0; k < shape.size(); ++k)
+            assign(k);
+    return strides;
+}
+
+layout layout::contiguous(std::vector<std::int64_t> shape, std::int64_t itemsize, order o) {
+    auto strides = contiguous_strides(shape, itemsize, o);
+    return layout(std::move(shape), std::move(strides), itemsize, 0);
+}
+
+layout::layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> strides, std::int64_t itemsize,
+               std::int64_t offset)
+    : shape_(std::move(shape)), strides_(std::move(strides)), itemsize_(itemsize), offset_(offset) {
+    if (shape_.size() != strides_.size())
+        throw logic_error("layout: shape " + join(shape_) + " and strides " + join(strides_) +
+                          " have different lengths");
+    if (itemsize_ <= 0)
+        throw logic_error("layout: the element size must be positive, got " + std::to_string(itemsize_));
+    for (std::int64_t extent : shape_)
+        if (extent < 0)
+            throw logic_error("layout: negative dimensions are not allowed, got shape " + join(shape_));
+}
+
+std::int64_t layout::size() const noexcept { return product(shape_); }
+
+bool layout::is_c_contiguous() const noexcept {
+    if (size() == 0)
+        return true;
+    std::int64_t expected = itemsize_;
+    for (std::size_t k = shape_.size(); k-- > 0;) {
+        if (shape_[k] == 1)
+            continue;  // the stride of a length-1 axis is never used
+        if (strides_[k] != expected)
+            return false;
+        expected *= shape_[k];
+    }
+    return true;
+}
+
+bool layout::is_f_contiguous() const noexcept {
+    if (size() == 0)
+        return true;
+    std::int64_t expected = itemsize_;
+    for (std::size_t k = 0; k < shape_.size(); ++k) {
+        if (shape_[k] == 1)
+            continue;
+        if (strides_[k] != expected)
+            return false;
+        expected *= shape_[k];
+    }
+    return true;
+}
+
+std::pair<std::int64_t, std::int64_t> layout::byte_extent() const noexcept {
+    if (size() == 0)
+        return {offset_, offset_};
+    std::int64_t low = offset_, high = offset_;
+    for (std::size_t k = 0; k < shape_.size(); ++k) {
+        const std::int64_t reach = (shape_[k] - 1) * strides_[k];
+        (reach < 0 ? low : high) += reach;
+    }
+    return {low, high + itemsize_};
+}
+
+layout layout::reshape(std::vector<std::int64_t> new_shape, order o) const {
+    new_shape = resolved_shape(std::move(new_shape), size());
+    std::optional<std::vector<std::int64_t>> strides;
+    if (size() == 0)
+        strides = contiguous_strides(new_shape, itemsize_, o);
+    else if (o == order::c)
+        strides = view_strides_c(shape_, strides_, new_shape, itemsize_);
+    else if (auto r = view_strides_c(reversed(shape_), reversed(strides_), reversed(new_shape), itemsize_))
+        strides = reversed(*r);
+    if (!strides)
+        throw logic_error("reshape: an array of " + describe() + " cannot be viewed as shape " + join(new_shape) +
+                          " in " + (o == order::c ? "C" : "F") + " order without a copy; copy it first");
+    return layout(std::move(new_shape), std::move(*strides), itemsize_, offset_);
+}
+
+layout layout::ravel(order o) const {
+    if (!(o == order::c ? is_c_contiguous() : is_f_contiguous()))
+        throw logic_error(std::string("ravel: the array is not ") + (o == order::c ? "C" : "F") +
+                          "-contiguous (" + describe() + "); copy it first");
+    return reshape({size()}, o);
+}
+
+int layout::normalised_axis(int axis, const char* operation) const {
+    const int n = ndim();
+    if (axis < -n || axis >= n)
+        throw std::out_of_range(std::string(operation) + ": axis " + std::to_string(axis) +
+                                " is out of bounds for an array of dimension " + std::to_string(n));
+    return axis < 0 ? axis + n : axis;
+}
+
+layout layout::transpose(const std::vector<int>& axes) const {
+    std::vector<int> order_of(static_cast<std::size_t>(ndim()));
+    if (axes.empty()) {
+        std::iota(order_of.rbegin(), order_of.rend(), 0);
+    } else {
+        if (axes.size() != order_of.size())
+            throw logic_error("transpose: got " + std::to_string(axes.size()) + " axes for an array of dimension " +
+                              std::to_string(ndim()));
+        std::vector<bool> seen(order_of.size());
+        for (std::size_t k = 0; k < axes.size(); ++k) {
+            const int axis = normalised_axis(axes[k], "transpose");
+            if (seen[static_cast<std::size_t>(axis)])
+                throw logic_error("transpose: axis " + std::to_string(axis) + " is repeated");
+            seen[static_cast<std::size_t>(axis)] = true;
+            order_of[k] = axis;
+        }
+    }
+    std::vector<std::int64_t> shape, strides;
+    for (int axis : order_of) {
+        shape.push_back(shape_[static_cast<std::size_t>(axis)]);
+        strides.push_back(strides_[static_cast<std::size_t>(axis)]);
+    }
+    return layout(std::move(shape), std::move(strides), itemsize_, offset_);
+}
+
+layout layout::squeeze(const std::vector<int>& axes) const {
+    std::vector<bool> drop(shape_.size(), false);
+    if (axes.empty()) {
+        for (std::size_t k = 0; k < shape_.size(); ++k)
+            drop[k] = shape_[k] == 1;
+    } else {
+        for (int a : axes) {
+            const auto axis = static_cast<std::size_t>(normalised_axis(a, "squeeze"));
+            if (shape_[axis] != 1)
+                throw logic_error("squeeze: axis " + std::to_string(axis) + " has length " +
+                                  std::to_string(shape_[axis]) + ", only length-1 axes can be removed");
+            drop[axis] = true;
+        }
+    }
+    std::vector<std::int64_t> shape, strides;
+    for (std::size_t k = 0; k < shape_.size(); ++k)
+        if (!drop[k]) {
+            shape.push_back(shape_[k]);
+            strides.push_back(strides_[k]);
+        }
+    return layout(std::move(shape), std::move(strides), itemsize_, offset_);
+}
+
+layout layout::index(const std::vector<index_item>& items) const {
+    int consumed = 0, ellipses = 0;
+    for (const index_item& item : items) {
+        if (std::holds_alternative<std::int64_t>(item) || std::holds_alternative<slice>(item))
+            ++consumed;
+        else if (std::holds_alternative<ellipsis>(item))
+            ++ellipses;
+    }
+    if (ellipses > 1)
+        throw std::invalid_argument("an index can only have a single ellipsis ('...')");
+    if (consumed > ndim())
+        throw std::out_of_range("too many indices: " + std::to_string(consumed) + " for an array of dimension " +
+                                std::to_string(ndim()));
+
+    std::vector<std::int64_t> shape, strides;
+    std::int64_t offset = offset_;
+    std::size_t axis = 0;
+    auto keep_rest = [&](std::size_t count) {
+        for (std::size_t k = 0; k < count; ++k, ++axis) {
+            shape.push_back(shape_[axis]);
+            strides.push_back(strides_[axis]);
+        }
+    };
+    for (const index_item& item : items) {
+        if (const auto* i = std::get_if<std::int64_t>(&item)) {
+            const std::int64_t extent = shape_[axis];
+            const std::int64_t position = *i < 0 ? *i + extent : *i;
+            if (position < 0 || position >= extent)
+                throw std::out_of_range("index " + std::to_string(*i) + " is out of bounds for axis " +
+                                        std::to_string(axis) + " with size " + std::to_string(extent));
+            offset += position * strides_[axis];
+            ++axis;
+        } else if (const auto* s = std::get_if<slice>(&item)) {
+            const std::int64_t extent = shape_[axis];
+            const std::int64_t step = s->step.value_or(1);
+            if (step == 0)
+                throw std::invalid_argument("slice step cannot be zero");
+            // Python's slice.indices(): clamp start and stop to the axis, by the step's sign.
+            auto clamp = [&](std::optional<std::int64_t> v, std::int64_t when_missing) {
+                if (!v)
+                    return when_missing;
+                std::int64_t x = *v < 0 ? *v + extent : *v;
+                return step > 0 ? std::clamp<std::int64_t>(x, 0, extent) : std::clamp<std::int64_t>(x, -1, extent - 1);
+            };
+            const std::int64_t start = clamp(s->start, step > 0 ? 0 : extent - 1);
+            const std::int64_t stop = clamp(s->stop, step > 0 ? extent : -1);
+            const std::int64_t length =
+                step > 0 ? std::max<std::int64_t>(0, (stop - start + step - 1) / step)
+                         : std::max<std::int64_t>(0, (start - stop - step - 1) / -step);
+            if (length > 0)
+                offset += start * strides_[axis];
+            shape.push_back(length);
+            strides.push_back(strides_[axis] * step);
+            ++axis;
+        } else if (std::holds_alternative<new_axis>(item)) {
+            shape.push_back(1);
+            strides.push_back(itemsize_);
+        } else {
+            keep_rest(static_cast<std::size_t>(ndim() - consumed));
+        }
+    }
+    keep_rest(shape_.size() - axis);
+    return layout(std::move(shape), std::move(strides), itemsize_, offset);
+}
+
+std::vector<layout> layout::split_at(const std::vector<std::int64_t>& indices, int a) const {
+    const auto axis = static_cast<std::size_t>(normalised_axis(a, "split"));
+    const std::int64_t extent = shape_[axis];
+    std::vector<layout> parts;
+    std::int64_t begin = 0;
+    for (std::size_t k = 0; k <= indices.size(); ++k) {
+        std::int64_t end = k < indices.size() ? indices[k] : extent;
+        if (end < 0)
+            end += extent;
+        end = std::clamp<std::int64_t>(end, 0, extent);
+        std::vector<index_item> items(axis, slice{});
+        items.push_back(slice{begin, std::max(begin, end), 1});
+        parts.push_back(index(items));
+        begin = std::max(begin, end);
+    }
+    return parts;
+}
+
+std::vector<layout> layout::split(std::int64_t sections, int a) const {
+    const auto axis = static_cast<std::size_t>(normalised_axis(a, "split"));
+    if (sections <= 0 || shape_[axis] % sections != 0)
+        throw logic_error("split: axis " + std::to_string(axis) + " of length " + std::to_string(shape_[axis]) +
+                          " does not divide into " + std::to_string(sections) + " equal sections");
+    std::vector<std::int64_t> indices;
+    const std::int64_t part = shape_[axis] / sections;
+    for (std::int64_t k = 1; k < sections; ++k)
+        indices.push_back(k * part);
+    return split_at(indices, a);
+}
+
+std::string layout::describe() const {
+    return "shape " + join(shape_) + ", strides " + join(strides_) + ", itemsize " + std::to_string(itemsize_) +
+           ", offset " + std::to_string(offset_);
+}
+
+}  // namespace gpukit
