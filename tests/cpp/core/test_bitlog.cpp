@@ -27,8 +27,9 @@ TEST(Bitlog, Bitlog2IsTheIndexOfTheHighestBit) {
         const std::uint64_t power = std::uint64_t{1} << k;
         EXPECT_EQ(bitlog2(power), k);
         EXPECT_EQ(bitlog2(power | (power - 1)), k) << "all bits up to " << k;
-        if (k > 0)
+        if (k > 0) {
             EXPECT_EQ(bitlog2(power - 1), k - 1);
+        }
     }
 }
 

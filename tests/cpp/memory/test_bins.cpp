@@ -50,8 +50,9 @@ TEST(Bins, EverySizeClassOfEveryLayout) {
             ASSERT_GT(size, previous_size) << "bits " << bits << " bin " << bin;
             EXPECT_EQ(layout.bin_number(size), bin);
             EXPECT_EQ(layout.bin_number(previous_size + 1), bin);
-            if (previous_size > 0)
+            if (previous_size > 0) {
                 EXPECT_EQ(layout.bin_number(previous_size), previous_bin);
+            }
             previous_size = size;
             previous_bin = bin;
         }
