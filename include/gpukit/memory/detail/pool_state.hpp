@@ -54,7 +54,7 @@ public:
             trace.emit(pool_event_kind::hit, size, block_size);
             return *reused;
         }
-        const pointer_type block = allocate_from_allocator(block_size);
+        const pointer_type block = allocate_from_allocator(size, block_size);
         {
             std::lock_guard lock(mutex_);
             ++bins_[bin].active;
@@ -168,7 +168,7 @@ private:
         return block;
     }
 
-    pointer_type allocate_from_allocator(std::size_t block_size) {
+    pointer_type allocate_from_allocator(std::size_t size, std::size_t block_size) {
         for (;;) {
             try {
                 return allocator_.allocate(block_size);
@@ -179,7 +179,7 @@ private:
                     ++allocator_failures_;
                     trace = trace_;
                 }
-                trace.emit(pool_event_kind::out_of_memory, block_size, block_size);
+                trace.emit(pool_event_kind::out_of_memory, size, block_size);
                 if (!release_largest_held())
                     throw memory_error("memory pool: allocating a block of " + std::to_string(block_size) +
                                            " bytes failed with no held blocks left to release: " + failure.what(),
