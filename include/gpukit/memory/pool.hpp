@@ -1,0 +1,186 @@
+// gpukit's one memory pool (ARCHITECTURE.md rule 5), for every allocator: CUDA device
+// memory, page-locked host memory, OpenCL buffers and SVM, and the null allocator of the
+// CPU tests.
+//
+// Allocations are sorted into bins by size (bins.hpp). A freed block is kept in its bin and
+// handed out again for the next request of that bin, so a program that allocates the same
+// sizes over and over stops calling the real allocator. When the allocator runs out of
+// memory the pool releases held blocks, largest first, and retries.
+//
+//   memory_pool pool(cuda_device_allocator{ctx});
+//   pooled_allocation block = pool.allocate(1 << 20);  // returns to the pool when destroyed
+//
+// Thread-safe: any thread may allocate, free, or read counters at any time, and a block may
+// be freed on a different thread than the one that allocated it. docs/memory-pool.md has the
+// user-level description.
+#pragma once
+
+#include "gpukit/memory/allocator.hpp"
+#include "gpukit/memory/detail/pool_state.hpp"
+#include "gpukit/memory/pool_stats.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace gpukit::memory {
+
+template <allocator A>
+class memory_pool;
+
+// A block from a memory_pool, owned: destroying it or calling free() returns the block to
+// its pool. It keeps the pool's state alive, so it may outlive the memory_pool object.
+// An empty handle (default-constructed, moved from, freed, or from allocate(0)) has a
+// pointer of pointer_type{} and size 0.
+template <allocator A>
+class pooled_allocation {
+public:
+    using pointer_type = typename A::pointer_type;
+
+    pooled_allocation() noexcept = default;
+    pooled_allocation(const pooled_allocation&) = delete;
+    pooled_allocation& operator=(const pooled_allocation&) = delete;
+
+    pooled_allocation(pooled_allocation&& other) noexcept
+        : state_(std::move(other.state_)), pointer_(std::exchange(other.pointer_, pointer_type{})),
+          size_(std::exchange(other.size_, 0)) {}
+
+    pooled_allocation& operator=(pooled_allocation&& other) noexcept {
+        if (this != &other) {
+            free();
+            state_ = std::move(other.state_);
+            pointer_ = std::exchange(other.pointer_, pointer_type{});
+            size_ = std::exchange(other.size_, 0);
+        }
+        return *this;
+    }
+
+    ~pooled_allocation() { free(); }
+
+    // Returns the block to its pool now; the handle becomes empty. Freeing an empty handle
+    // does nothing.
+    void free() noexcept {
+        if (!state_)
+            return;
+        const std::shared_ptr<detail::pool_state<A>> state = std::move(state_);
+        state->give_back(std::exchange(pointer_, pointer_type{}), std::exchange(size_, 0));
+    }
+
+    pointer_type pointer() const noexcept { return pointer_; }
+    // The size that was asked for; the block itself may be larger (its bin's alloc_size).
+    std::size_t size() const noexcept { return size_; }
+    explicit operator bool() const noexcept { return state_ != nullptr; }
+
+private:
+    friend class memory_pool<A>;
+
+    pooled_allocation(std::shared_ptr<detail::pool_state<A>> state, pointer_type pointer, std::size_t size) noexcept
+        : state_(std::move(state)), pointer_(pointer), size_(size) {}
+
+    std::shared_ptr<detail::pool_state<A>> state_;
+    pointer_type pointer_{};
+    std::size_t size_ = 0;
+};
+
+// Owns a pool. Move-only; a moved-from pool may only be destroyed or assigned to.
+// Destroying it stops holding: held blocks go back to the allocator at once, and blocks
+// still out in pooled_allocations go back to the allocator when those are freed.
+template <allocator A>
+class memory_pool {
+public:
+    using pointer_type = typename A::pointer_type;
+    using allocation = pooled_allocation<A>;
+
+    // Throws logic_error when leading_bits_in_bin_id > bin_layout::max_leading_bits.
+    explicit memory_pool(A allocator, unsigned leading_bits_in_bin_id = 4)
+        : state_(std::make_shared<detail::pool_state<A>>(std::move(allocator), leading_bits_in_bin_id)) {}
+
+    memory_pool(memory_pool&&) noexcept = default;
+    memory_pool& operator=(memory_pool&& other) noexcept {
+        if (this != &other) {
+            stop_holding_if_owned();
+            state_ = std::move(other.state_);
+        }
+        return *this;
+    }
+    ~memory_pool() { stop_holding_if_owned(); }
+
+    // A block of at least `size` bytes. Size 0 gives an empty handle without touching the
+    // allocator or the counters (there is nothing to pool). Throws memory_error when the
+    // allocator is out of memory even after every held block was released, or when size
+    // exceeds max_size().
+    allocation allocate(std::size_t size) {
+        if (size == 0)
+            return allocation{};
+        const pointer_type block = state_->allocate(size);
+        return allocation{state_, block, size};
+    }
+
+    // The same without a handle, for callers that manage lifetime themselves (bindings).
+    // Size 0 gives pointer_type{}. The block must come back through free_raw with the same
+    // size.
+    pointer_type allocate_raw(std::size_t size) { return size == 0 ? pointer_type{} : state_->allocate(size); }
+
+    // Returns a block from allocate_raw. free_raw(pointer_type{}, 0) does nothing, matching
+    // allocate_raw(0). Throws logic_error, leaving the pool unchanged, for a double free it
+    // can see (see pool_state::free_checked for exactly which).
+    void free_raw(pointer_type block, std::size_t size) {
+        if (size == 0 && block == pointer_type{})
+            return;
+        state_->free_checked(block, size);
+    }
+
+    unsigned leading_bits_in_bin_id() const noexcept { return state_->layout().leading_bits(); }
+    // The largest size allocate accepts.
+    std::size_t max_size() const noexcept { return state_->layout().max_size(); }
+
+    // Throws logic_error when size > max_size().
+    std::size_t bin_number(std::size_t size) const {
+        if (size > max_size())
+            throw logic_error("memory pool: " + std::to_string(size) + " bytes is larger than the largest bin");
+        return state_->layout().bin_number(size);
+    }
+
+    // Throws logic_error when no size falls into `bin`.
+    std::size_t alloc_size(std::size_t bin) const {
+        if (!state_->layout().is_bin(bin))
+            throw logic_error("memory pool: " + std::to_string(bin) + " is not a bin number");
+        return state_->layout().alloc_size(bin);
+    }
+
+    std::size_t held_blocks() const { return stats().held_blocks; }
+    std::size_t active_blocks() const { return stats().active_blocks; }
+    std::size_t held_bytes() const { return stats().held_bytes; }
+    std::size_t active_bytes() const { return stats().active_bytes; }
+    std::size_t managed_bytes() const { return stats().managed_bytes; }
+    pool_stats stats() const { return state_->stats(); }
+
+    // Releases every held block to the allocator.
+    void free_held() noexcept { state_->free_held(); }
+
+    // From now on freed blocks go straight back to the allocator; releases what is held.
+    // Allocation keeps working, without reuse.
+    void stop_holding() noexcept { state_->stop_holding(); }
+
+    // std::nullopt (the default) means no cap.
+    void set_max_held_bytes(std::optional<std::size_t> cap) noexcept { state_->set_max_held_bytes(cap); }
+    std::optional<std::size_t> max_held_bytes() const { return state_->max_held_bytes(); }
+
+    // Calls hook(user_data, event) for every pool event (pool_stats.hpp); nullptr turns
+    // tracing off. A call already under way on another thread may still use the old hook.
+    void set_trace_hook(pool_trace_hook hook, void* user_data = nullptr) noexcept {
+        state_->set_trace_hook(hook, user_data);
+    }
+
+private:
+    void stop_holding_if_owned() noexcept {
+        if (state_)
+            state_->stop_holding();
+    }
+
+    std::shared_ptr<detail::pool_state<A>> state_;
+};
+
+}  // namespace gpukit::memory
