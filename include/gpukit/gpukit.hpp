@@ -1,6 +1,17 @@
 // Everything gpukit offers in C++.
 #pragma once
 
+#include "gpukit/cl/api.hpp"
+#include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/context.hpp"
+#include "gpukit/cl/device.hpp"
+#include "gpukit/cl/error.hpp"
+#include "gpukit/cl/event.hpp"
+#include "gpukit/cl/kernel.hpp"
+#include "gpukit/cl/platform.hpp"
+#include "gpukit/cl/program.hpp"
+#include "gpukit/cl/queue.hpp"
+#include "gpukit/cl/select.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/constants.hpp"
