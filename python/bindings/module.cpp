@@ -13,4 +13,5 @@ NB_MODULE(_gpukit, m) {
     bind_context(m);
     bind_stream(m);
     bind_bench(m);
+    bind_cl(m);
 }
