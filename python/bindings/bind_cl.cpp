@@ -214,16 +214,16 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size
     if (dest_is_buffer) {
         const host_memory host = host_array(src, false, "the source");
         const size_t bytes = bytes_for(host, "source");
+        const auto& buffer = nb::cast<const cl::buffer&>(dest);
         nb::gil_scoped_release release;
-        return cl::enqueue_write(q, nb::cast<const cl::buffer&>(dest), dst_offset, host.data, bytes, is_blocking,
-                                 events);
+        return cl::enqueue_write(q, buffer, dst_offset, host.data, bytes, is_blocking, events);
     }
     if (src_is_buffer) {
         const host_memory host = host_array(dest, true, "the destination");
         const size_t bytes = bytes_for(host, "destination");
+        const auto& buffer = nb::cast<const cl::buffer&>(src);
         nb::gil_scoped_release release;
-        return cl::enqueue_read(q, nb::cast<const cl::buffer&>(src), src_offset, host.data, bytes, is_blocking,
-                                events);
+        return cl::enqueue_read(q, buffer, src_offset, host.data, bytes, is_blocking, events);
     }
     throw nb::type_error("enqueue_copy: one of dest and src must be a Buffer (host-to-host copies are numpy's job)");
 }

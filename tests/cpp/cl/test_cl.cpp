@@ -94,6 +94,17 @@ TEST(ClErrors, CodesMapToClasses) {
     EXPECT_THROW(cl::throw_cl_error(CL_INVALID_VALUE, "x"), gpukit::cl_error);
 }
 
+TEST(ClNoLibrary, CallsSayWhichLibraryIsMissing) {
+    if (cl::available())
+        GTEST_SKIP() << "libOpenCL.so.1 is installed here";
+    try {
+        cl::platform::all();
+        FAIL() << "platform::all() worked without libOpenCL.so.1";
+    } catch (const cl::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), "libOpenCL.so.1")) << e.what();
+    }
+}
+
 TEST(ClSelection, ParsesValidSpecs) {
     const auto entries = cl::parse_device_spec("0:0,1;intel=i5,i7; pocl ");
     ASSERT_EQ(entries.size(), 3u);
