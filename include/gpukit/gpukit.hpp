@@ -2,6 +2,17 @@
 #pragma once
 
 #include "gpukit/core/bitlog.hpp"
+#include "gpukit/cl/api.hpp"
+#include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/context.hpp"
+#include "gpukit/cl/device.hpp"
+#include "gpukit/cl/error.hpp"
+#include "gpukit/cl/event.hpp"
+#include "gpukit/cl/kernel.hpp"
+#include "gpukit/cl/platform.hpp"
+#include "gpukit/cl/program.hpp"
+#include "gpukit/cl/queue.hpp"
+#include "gpukit/cl/select.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/constants.hpp"

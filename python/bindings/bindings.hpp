@@ -15,6 +15,8 @@ void bind_stream(nb::module_& m);
 void bind_layout(nb::module_& m);
 void bind_occupancy(nb::module_& m);
 void bind_bench(nb::module_& m);
+// The gpukit.cl submodule; needs bind_errors first (its Error derives from gpukit.driver.Error).
+void bind_cl(nb::module_& parent);
 
 // The Python enum class made for a constant group ("device_attribute"), for converting
 // driver values back to named members.

@@ -15,4 +15,5 @@ NB_MODULE(_gpukit, m) {
     bind_layout(m);
     bind_occupancy(m);
     bind_bench(m);
+    bind_cl(m);
 }

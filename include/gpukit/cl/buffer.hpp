@@ -1,0 +1,56 @@
+// OpenCL buffers and the copies between them and host memory.
+#pragma once
+
+#include "gpukit/cl/context.hpp"
+#include "gpukit/cl/event.hpp"
+#include "gpukit/cl/queue.hpp"
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <span>
+
+namespace gpukit::cl {
+
+// Owns one reference to a cl_mem buffer; move-only.
+class buffer {
+public:
+    // A buffer of `size` bytes. `flags` are CL_MEM_* bits: at most one of READ_WRITE,
+    // WRITE_ONLY, READ_ONLY; at most one of HOST_WRITE_ONLY, HOST_READ_ONLY, HOST_NO_ACCESS;
+    // COPY_HOST_PTR or USE_HOST_PTR exactly when `host_ptr` is given (USE_HOST_PTR memory
+    // must outlive the buffer).
+    static buffer create(const context& ctx, cl_mem_flags flags, size_t size, void* host_ptr = nullptr);
+
+    buffer(buffer&& other) noexcept;
+    buffer& operator=(buffer&& other) noexcept;
+    ~buffer();
+
+    cl_mem handle() const noexcept { return handle_; }
+    size_t size() const noexcept { return size_; }
+    cl_mem_flags flags() const noexcept { return flags_; }
+
+private:
+    buffer(cl_mem handle, size_t size, cl_mem_flags flags) noexcept : handle_(handle), size_(size), flags_(flags) {}
+    void release() noexcept;
+
+    cl_mem handle_ = nullptr;
+    size_t size_ = 0;
+    cl_mem_flags flags_ = 0;
+};
+
+// Throws cl::logic_error when `flags` is not a valid buffer flag combination for `host_ptr`.
+void check_mem_flags(cl_mem_flags flags, bool has_host_ptr);
+
+// Copies `bytes` from host memory into `dst` at `dst_offset`. Not blocking: `src` must stay
+// valid until the returned event has completed.
+event enqueue_write(const queue& q, const buffer& dst, size_t dst_offset, const void* src, size_t bytes,
+                    bool blocking, std::span<const cl_event> wait_for = {});
+// Copies `bytes` from `src` at `src_offset` to host memory. Not blocking: `dst` must stay
+// valid and untouched until the returned event has completed.
+event enqueue_read(const queue& q, const buffer& src, size_t src_offset, void* dst, size_t bytes, bool blocking,
+                   std::span<const cl_event> wait_for = {});
+// Copies `bytes` between buffers on the device; never blocks.
+event enqueue_copy(const queue& q, const buffer& src, const buffer& dst, size_t src_offset, size_t dst_offset,
+                   size_t bytes, std::span<const cl_event> wait_for = {});
+
+}  // namespace gpukit::cl

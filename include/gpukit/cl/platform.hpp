@@ -1,0 +1,40 @@
+// OpenCL platforms: the installed implementations (PoCL, a GPU vendor's driver, ...).
+#pragma once
+
+#include "gpukit/cl/device.hpp"
+
+#include <CL/cl.h>
+
+#include <string>
+#include <vector>
+
+namespace gpukit::cl {
+
+// Platforms live as long as the process and are not reference counted, so this is a
+// plain copyable value.
+class platform {
+public:
+    // Every installed platform, in the ICD loader's order; empty when none is installed.
+    static std::vector<platform> all();
+
+    explicit platform(cl_platform_id handle) noexcept : handle_(handle) {}
+    cl_platform_id handle() const noexcept { return handle_; }
+
+    std::string name() const;
+    std::string vendor() const;
+    std::string version() const;
+    std::string profile() const;
+    std::string extensions() const;
+    // The platform's devices of `type` (CL_DEVICE_TYPE_*); empty when it has none of that type.
+    std::vector<device> devices(cl_device_type type = CL_DEVICE_TYPE_ALL) const;
+
+    // Any clGetPlatformInfo string (CL_PLATFORM_*).
+    std::string info_string(cl_platform_info param) const;
+
+    friend bool operator==(const platform&, const platform&) = default;
+
+private:
+    cl_platform_id handle_;
+};
+
+}  // namespace gpukit::cl

@@ -1,0 +1,41 @@
+// OpenCL command queues: in-order queues of copies and kernel runs on one device.
+#pragma once
+
+#include "gpukit/cl/context.hpp"
+#include "gpukit/cl/device.hpp"
+
+#include <CL/cl.h>
+
+namespace gpukit::cl {
+
+// Owns one reference to an in-order cl_command_queue; move-only.
+class queue {
+public:
+    // A queue on `dev`, which must be one of the devices of `ctx`; `profiling` makes its
+    // events carry timestamps.
+    static queue create(const context& ctx, const device& dev, bool profiling = false);
+
+    queue(queue&& other) noexcept;
+    queue& operator=(queue&& other) noexcept;
+    ~queue();
+
+    cl_command_queue handle() const noexcept { return handle_; }
+    const device& get_device() const noexcept { return device_; }
+    bool profiling() const noexcept { return profiling_; }
+
+    // Blocks until every enqueued command has finished.
+    void finish() const;
+    // Hands every enqueued command to the device without waiting.
+    void flush() const;
+
+private:
+    queue(cl_command_queue handle, device dev, bool profiling) noexcept
+        : handle_(handle), device_(dev), profiling_(profiling) {}
+    void release() noexcept;
+
+    cl_command_queue handle_ = nullptr;
+    device device_;
+    bool profiling_ = false;
+};
+
+}  // namespace gpukit::cl

@@ -1,0 +1,442 @@
+// gpukit._gpukit.cl: the OpenCL backend (re-exported by gpukit.cl). Translation only: Python
+// objects become C++ calls of gpukit::cl, and its exceptions become gpukit.cl.Error subclasses.
+#include "bindings.hpp"
+
+#include "gpukit/cl/api.hpp"
+#include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/kernel.hpp"
+#include "gpukit/cl/platform.hpp"
+#include "gpukit/cl/select.hpp"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+
+namespace {
+
+struct cl_exception_types {
+    PyObject* error = nullptr;
+    PyObject* memory = nullptr;
+    PyObject* logic = nullptr;
+    PyObject* runtime = nullptr;
+};
+cl_exception_types cl_types;
+
+PyObject* new_cl_type(nb::module_& m, const char* name, PyObject* base, const char* doc) {
+    const std::string qualified = std::string("gpukit.cl.") + name;
+    PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
+    m.attr(name) = nb::borrow(type);
+    return type;
+}
+
+// Raises `type(message)` carrying code, routine and the extra attributes.
+void raise_cl(PyObject* type, const cl_error& e, std::optional<std::string> build_log = std::nullopt) {
+    nb::object instance = nb::steal(PyObject_CallFunction(type, "s", e.what()));
+    if (!instance.is_valid())
+        return;  // the call already set an error
+    nb::setattr(instance, "code", nb::int_(e.code()));
+    nb::setattr(instance, "routine", nb::str(e.routine().c_str()));
+    if (build_log)
+        nb::setattr(instance, "build_log", nb::str(build_log->c_str()));
+    PyErr_SetObject(type, instance.ptr());
+}
+
+void bind_exceptions(nb::module_& m, nb::module_& parent) {
+    // Under gpukit.driver.Error, the base of every gpukit error.
+    cl_types.error = new_cl_type(m, "Error", parent.attr("Error").ptr(),
+                                 "An OpenCL call failed; `code` is the CL status, `routine` the call.");
+    cl_types.memory = new_cl_type(m, "MemoryError", cl_types.error,
+                                  "The device or host ran out of memory or resources.");
+    cl_types.logic = new_cl_type(m, "LogicError", cl_types.error,
+                                 "The program used OpenCL wrongly (CL_INVALID_*, bad arguments).");
+    cl_types.runtime = new_cl_type(m, "RuntimeError", cl_types.error,
+                                   "The environment failed: no library, no device, a program that did not build "
+                                   "(then `build_log` holds the compiler output).");
+    // Registered after bind_errors, so this translator is tried first.
+    nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const cl::build_error& e) {
+            raise_cl(cl_types.runtime, e, e.log());
+        } catch (const cl::memory_error& e) {
+            raise_cl(cl_types.memory, e);
+        } catch (const cl::logic_error& e) {
+            raise_cl(cl_types.logic, e);
+        } catch (const cl::runtime_error& e) {
+            raise_cl(cl_types.runtime, e);
+        } catch (const cl_error& e) {
+            raise_cl(cl_types.error, e);
+        }
+    });
+}
+
+std::map<std::string, nb::object>& flag_classes() {
+    static auto* instance = new std::map<std::string, nb::object>;
+    return *instance;
+}
+
+void bind_flags(nb::module_& m, const char* name, std::initializer_list<std::pair<const char*, cl_bitfield>> members) {
+    nb::list items;
+    for (const auto& [member, value] : members)
+        items.append(nb::make_tuple(member, value));
+    nb::object cls = nb::module_::import_("enum").attr("IntFlag")(name, items, "module"_a = "gpukit.cl");
+    m.attr(name) = cls;
+    flag_classes()[name] = cls;
+}
+
+nb::object as_flags(const char* name, cl_bitfield value) { return flag_classes().at(name)(value); }
+
+// Host memory of a numpy array (or any buffer-protocol object) that copies read or write.
+struct host_memory {
+    void* data;
+    size_t bytes;
+};
+
+bool dense(const nb::ndarray<nb::ro, nb::device::cpu>& a, bool c_order) {
+    int64_t expected = 1;
+    for (size_t n = 0; n < a.ndim(); ++n) {
+        const size_t i = c_order ? a.ndim() - 1 - n : n;
+        if (a.shape(i) != 1 && a.stride(i) != expected)
+            return false;
+        expected *= static_cast<int64_t>(a.shape(i));
+    }
+    return true;
+}
+
+host_memory host_array(nb::handle obj, bool writable, const char* role) {
+    nb::ndarray<nb::ro, nb::device::cpu> array;
+    if (!nb::try_cast(obj, array, false))
+        throw nb::type_error((std::string(role) + " must be a Buffer or a numpy array in host memory, got " +
+                              nb::type_name(obj.type()).c_str()).c_str());
+    if (writable) {
+        nb::ndarray<nb::device::cpu> writable_array;
+        if (!nb::try_cast(obj, writable_array, false))
+            throw cl::logic_error(std::string(role) + " is a read-only array; expected a writable one", CL_INVALID_VALUE,
+                                  "enqueue_copy");
+    }
+    if (array.nbytes() == 0)
+        throw cl::logic_error(std::string(role) + " is an empty array; expected at least one element",
+                              CL_INVALID_VALUE, "enqueue_copy");
+    if (!dense(array, true) && !dense(array, false))
+        throw cl::logic_error(std::string(role) +
+                                  " is not contiguous; expected a C- or Fortran-contiguous array "
+                                  "(numpy.ascontiguousarray makes one)",
+                              CL_INVALID_VALUE, "enqueue_copy");
+    return {const_cast<void*>(array.data()), array.nbytes()};
+}
+
+std::vector<cl_event> wait_list(nb::handle wait_for) {
+    std::vector<cl_event> events;
+    if (wait_for.is_none())
+        return events;
+    for (nb::handle e : wait_for) {
+        if (!nb::isinstance<cl::event>(e))
+            throw nb::type_error("wait_for must be a sequence of gpukit.cl.Event");
+        events.push_back(nb::cast<const cl::event&>(e).handle());
+    }
+    return events;
+}
+
+// A work size: an int or a sequence of 1 to 3 ints; None (local size only) lets OpenCL choose.
+std::vector<size_t> work_size(nb::handle value, const char* what) {
+    std::vector<size_t> sizes;
+    if (value.is_none())
+        return sizes;
+    auto one = [&](nb::handle item) {
+        long long n = 0;
+        if (!nb::try_cast(item, n) || n < 0)
+            throw cl::logic_error(std::string(what) + " must hold non-negative integers, got " +
+                                      nb::repr(item).c_str(),
+                                  CL_INVALID_VALUE, "Kernel.__call__");
+        sizes.push_back(static_cast<size_t>(n));
+    };
+    if (PyLong_Check(value.ptr()))
+        one(value);
+    else
+        for (nb::handle item : value)
+            one(item);
+    return sizes;
+}
+
+void set_kernel_arg(cl::kernel& k, cl_uint index, nb::handle value) {
+    if (nb::isinstance<cl::buffer>(value))
+        return k.set_arg(index, nb::cast<const cl::buffer&>(value));
+    if (nb::isinstance<cl::local_memory>(value))
+        return k.set_arg(index, nb::cast<cl::local_memory>(value));
+    nb::object numpy_scalar = nb::module_::import_("numpy").attr("generic");
+    if (PyObject_IsInstance(value.ptr(), numpy_scalar.ptr()) == 1) {
+        nb::bytes bytes = nb::borrow<nb::bytes>(value.attr("tobytes")());
+        return k.set_arg_bytes(index, bytes.c_str(), bytes.size());
+    }
+    throw nb::type_error(("argument " + std::to_string(index) + " of kernel '" + k.name() + "' is a " +
+                          nb::type_name(value.type()).c_str() +
+                          "; expected a Buffer, a numpy scalar of the parameter's type (numpy.float32(1.5), "
+                          "numpy.int32(4)) or LocalMemory(nbytes)")
+                             .c_str());
+}
+
+cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size_t dst_offset, size_t src_offset,
+                       std::optional<size_t> byte_count, bool is_blocking, nb::handle wait_for) {
+    const std::vector<cl_event> events = wait_list(wait_for);
+    const bool dest_is_buffer = nb::isinstance<cl::buffer>(dest), src_is_buffer = nb::isinstance<cl::buffer>(src);
+    if (dest_is_buffer && src_is_buffer) {
+        const auto& d = nb::cast<const cl::buffer&>(dest);
+        const auto& s = nb::cast<const cl::buffer&>(src);
+        const size_t available = std::min(s.size() - std::min(src_offset, s.size()),
+                                          d.size() - std::min(dst_offset, d.size()));
+        const size_t bytes = byte_count.value_or(available);
+        cl::event done = cl::enqueue_copy(q, s, d, src_offset, dst_offset, bytes, events);
+        if (is_blocking) {
+            nb::gil_scoped_release release;
+            done.wait();
+        }
+        return done;
+    }
+    auto bytes_for = [&](const host_memory& host, const char* role) {
+        if (byte_count && *byte_count > host.bytes)
+            throw cl::logic_error("byte_count " + std::to_string(*byte_count) + " is larger than the " + role +
+                                      " array of " + std::to_string(host.bytes) + " bytes",
+                                  CL_INVALID_VALUE, "enqueue_copy");
+        return byte_count.value_or(host.bytes);
+    };
+    if (dest_is_buffer) {
+        const host_memory host = host_array(src, false, "the source");
+        const size_t bytes = bytes_for(host, "source");
+        const auto& buffer = nb::cast<const cl::buffer&>(dest);
+        nb::gil_scoped_release release;
+        return cl::enqueue_write(q, buffer, dst_offset, host.data, bytes, is_blocking, events);
+    }
+    if (src_is_buffer) {
+        const host_memory host = host_array(dest, true, "the destination");
+        const size_t bytes = bytes_for(host, "destination");
+        const auto& buffer = nb::cast<const cl::buffer&>(src);
+        nb::gil_scoped_release release;
+        return cl::enqueue_read(q, buffer, src_offset, host.data, bytes, is_blocking, events);
+    }
+    throw nb::type_error("enqueue_copy: one of dest and src must be a Buffer (host-to-host copies are numpy's job)");
+}
+
+std::string join_options(nb::handle options) {
+    if (nb::isinstance<nb::str>(options))
+        return nb::cast<std::string>(options);
+    std::string joined;
+    for (nb::handle option : options) {
+        if (!nb::isinstance<nb::str>(option))
+            throw nb::type_error("build options must be a str or a sequence of str");
+        joined += (joined.empty() ? "" : " ") + nb::cast<std::string>(option);
+    }
+    return joined;
+}
+
+}  // namespace
+
+void bind_cl(nb::module_& parent) {
+    nb::module_ m = parent.def_submodule("cl", "The OpenCL backend; use it through gpukit.cl.");
+    bind_exceptions(m, parent);
+
+    bind_flags(m, "mem_flags", {{"READ_WRITE", CL_MEM_READ_WRITE}, {"WRITE_ONLY", CL_MEM_WRITE_ONLY},
+                                {"READ_ONLY", CL_MEM_READ_ONLY}, {"USE_HOST_PTR", CL_MEM_USE_HOST_PTR},
+                                {"ALLOC_HOST_PTR", CL_MEM_ALLOC_HOST_PTR}, {"COPY_HOST_PTR", CL_MEM_COPY_HOST_PTR},
+                                {"HOST_WRITE_ONLY", CL_MEM_HOST_WRITE_ONLY}, {"HOST_READ_ONLY", CL_MEM_HOST_READ_ONLY},
+                                {"HOST_NO_ACCESS", CL_MEM_HOST_NO_ACCESS}});
+    bind_flags(m, "device_type", {{"DEFAULT", CL_DEVICE_TYPE_DEFAULT}, {"CPU", CL_DEVICE_TYPE_CPU},
+                                  {"GPU", CL_DEVICE_TYPE_GPU}, {"ACCELERATOR", CL_DEVICE_TYPE_ACCELERATOR},
+                                  {"CUSTOM", CL_DEVICE_TYPE_CUSTOM}, {"ALL", CL_DEVICE_TYPE_ALL}});
+    bind_flags(m, "command_queue_properties", {{"OUT_OF_ORDER_EXEC_MODE_ENABLE", CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE},
+                                               {"PROFILING_ENABLE", CL_QUEUE_PROFILING_ENABLE}});
+
+    m.def("available", &cl::available, "True when libOpenCL.so.1 can be loaded.");
+    m.def("error_name", &cl::error_name, "code"_a);
+    m.def("get_platforms", &cl::platform::all);
+    m.def("parse_device_spec", [](const std::string& spec) {
+        std::vector<std::pair<std::string, std::vector<std::string>>> entries;
+        for (cl::device_spec& e : cl::parse_device_spec(spec))
+            entries.emplace_back(std::move(e.platform), std::move(e.devices));
+        return entries;
+    }, "spec"_a, "The (platform, [devices]) entries of a GPUKIT_CL_TEST-style selection string.");
+    m.def("select_devices", nb::overload_cast<std::string_view>(&cl::select_devices), "spec"_a);
+    m.def("create_some_context", &cl::create_some_context);
+
+    nb::class_<cl::platform>(m, "Platform", "An installed OpenCL implementation.")
+        .def_prop_ro("name", &cl::platform::name)
+        .def_prop_ro("vendor", &cl::platform::vendor)
+        .def_prop_ro("version", &cl::platform::version)
+        .def_prop_ro("profile", &cl::platform::profile)
+        .def_prop_ro("extensions", &cl::platform::extensions)
+        .def("get_devices", [](const cl::platform& p, cl_device_type type) { return p.devices(type); },
+             "device_type"_a = CL_DEVICE_TYPE_ALL)
+        .def_prop_ro("int_ptr", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
+        .def("__eq__", [](const cl::platform& a, const cl::platform& b) { return a == b; })
+        .def("__hash__", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
+        .def("__repr__", [](const cl::platform& p) { return "<gpukit.cl.Platform '" + p.name() + "'>"; });
+
+    nb::class_<cl::device>(m, "Device", "An OpenCL device.")
+        .def_prop_ro("name", &cl::device::name)
+        .def_prop_ro("type", [](const cl::device& d) { return as_flags("device_type", d.type()); })
+        .def_prop_ro("vendor", &cl::device::vendor)
+        .def_prop_ro("version", &cl::device::version)
+        .def_prop_ro("driver_version", &cl::device::driver_version)
+        .def_prop_ro("extensions", &cl::device::extensions)
+        .def_prop_ro("max_compute_units", &cl::device::max_compute_units)
+        .def_prop_ro("global_mem_size", &cl::device::global_mem_size)
+        .def_prop_ro("local_mem_size", &cl::device::local_mem_size)
+        .def_prop_ro("max_work_group_size", &cl::device::max_work_group_size)
+        .def_prop_ro("max_mem_alloc_size", &cl::device::max_mem_alloc_size)
+        .def_prop_ro("svm_capabilities", &cl::device::svm_capabilities)
+        .def_prop_ro("platform", &cl::device::get_platform)
+        .def("get_info", [](const cl::device& d, cl_device_info param) {
+            const std::vector<std::byte> bytes = d.info_bytes(param);
+            return nb::bytes(bytes.data(), bytes.size());
+        }, "param"_a, "The raw bytes clGetDeviceInfo answers for a CL_DEVICE_* parameter.")
+        .def_prop_ro("int_ptr", [](const cl::device& d) { return reinterpret_cast<std::uintptr_t>(d.handle()); })
+        .def("__eq__", [](const cl::device& a, const cl::device& b) { return a == b; })
+        .def("__hash__", [](const cl::device& d) { return reinterpret_cast<std::uintptr_t>(d.handle()); })
+        .def("__repr__", [](const cl::device& d) {
+            return "<gpukit.cl.Device '" + d.name() + "' on '" + d.get_platform().name() + "'>";
+        });
+
+    nb::class_<cl::context>(m, "Context", "Devices of one platform sharing buffers and programs.")
+        .def("__init__", [](cl::context* self, const std::vector<cl::device>& devices) {
+            new (self) cl::context(cl::context::create(devices));
+        }, "devices"_a)
+        .def_prop_ro("devices", &cl::context::devices)
+        .def_prop_ro("int_ptr", [](const cl::context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); });
+
+    nb::class_<cl::queue>(m, "CommandQueue", "An in-order queue of commands for one device.")
+        .def("__init__", [](cl::queue* self, const cl::context& ctx, std::optional<cl::device> dev,
+                            cl_command_queue_properties properties) {
+            if (properties & ~cl_command_queue_properties{CL_QUEUE_PROFILING_ENABLE})
+                throw cl::logic_error("CommandQueue: properties " + std::to_string(properties) +
+                                          " are not supported; expected 0 or command_queue_properties.PROFILING_ENABLE "
+                                          "(queues are in-order)",
+                                      CL_INVALID_QUEUE_PROPERTIES, "clCreateCommandQueueWithProperties");
+            new (self) cl::queue(cl::queue::create(ctx, dev.value_or(ctx.devices().front()),
+                                                   (properties & CL_QUEUE_PROFILING_ENABLE) != 0));
+        }, "context"_a, "device"_a.none() = nb::none(), "properties"_a = 0)
+        .def("finish", &cl::queue::finish, nb::call_guard<nb::gil_scoped_release>())
+        .def("flush", &cl::queue::flush)
+        .def_prop_ro("device", &cl::queue::get_device)
+        .def_prop_ro("properties", [](const cl::queue& q) {
+            return as_flags("command_queue_properties", q.profiling() ? CL_QUEUE_PROFILING_ENABLE : 0);
+        })
+        .def_prop_ro("int_ptr", [](const cl::queue& q) { return reinterpret_cast<std::uintptr_t>(q.handle()); });
+
+    nb::class_<cl::buffer>(m, "Buffer", "Device memory of a context.")
+        .def("__init__", [](cl::buffer* self, const cl::context& ctx, cl_mem_flags flags, size_t size,
+                            nb::handle hostbuf) {
+            void* host = nullptr;
+            if (!hostbuf.is_none()) {
+                const host_memory memory = host_array(hostbuf, (flags & CL_MEM_USE_HOST_PTR) != 0, "hostbuf");
+                if (size == 0)
+                    size = memory.bytes;
+                if (size > memory.bytes)
+                    throw cl::logic_error("Buffer: size " + std::to_string(size) + " is larger than hostbuf's " +
+                                              std::to_string(memory.bytes) + " bytes",
+                                          CL_INVALID_BUFFER_SIZE, "clCreateBuffer");
+                host = memory.data;
+            }
+            new (self) cl::buffer(cl::buffer::create(ctx, flags, size, host));
+        }, "context"_a, "flags"_a, "size"_a = 0, "hostbuf"_a.none() = nb::none(),
+             nb::keep_alive<1, 5>(),  // USE_HOST_PTR memory must outlive the buffer
+             "A buffer of `size` bytes (default: hostbuf's size).")
+        .def_prop_ro("size", &cl::buffer::size)
+        .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
+        .def_prop_ro("int_ptr", [](const cl::buffer& b) { return reinterpret_cast<std::uintptr_t>(b.handle()); });
+
+    nb::class_<cl::profile_times>(m, "EventProfile", "Device timestamps of a command, in nanoseconds.")
+        .def_ro("queued", &cl::profile_times::queued)
+        .def_ro("submit", &cl::profile_times::submit)
+        .def_ro("start", &cl::profile_times::start)
+        .def_ro("end", &cl::profile_times::end);
+
+    nb::class_<cl::event>(m, "Event", "The completion of one enqueued command.")
+        .def("wait", &cl::event::wait, nb::call_guard<nb::gil_scoped_release>())
+        .def_prop_ro("command_execution_status", &cl::event::status)
+        .def_prop_ro("profile", &cl::event::profile)
+        .def_prop_ro("int_ptr", [](const cl::event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); });
+
+    m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a = 0,
+          "src_offset"_a = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a = true,
+          "wait_for"_a.none() = nb::none(),
+          nb::keep_alive<0, 2>(), nb::keep_alive<0, 3>(),  // host memory stays valid while the copy may run
+          "Copy between a numpy array and a Buffer, or between Buffers. Returns an Event.");
+
+    nb::class_<cl::program>(m, "Program", "OpenCL C source built for a context's devices.")
+        .def("__init__", [](cl::program* self, const cl::context& ctx, const std::string& source) {
+            new (self) cl::program(cl::program::create_with_source(ctx, source));
+        }, "context"_a, "source"_a)
+        .def("build", [](nb::handle self, nb::handle options) {
+            const std::string joined = join_options(options);
+            cl::program& p = nb::cast<cl::program&>(self);
+            {
+                nb::gil_scoped_release release;
+                p.build(joined);
+            }
+            return self;
+        }, "options"_a = "", "Build for every device of the context. Returns self.")
+        .def("get_build_log", &cl::program::build_log, "device"_a)
+        .def_prop_ro("kernel_names", &cl::program::kernel_names)
+        .def("__getattr__", [](const cl::program& p, const std::string& name) {
+            if (!p.built())
+                throw nb::attribute_error(("Program has no attribute '" + name +
+                                           "'; kernels are attributes only after build()").c_str());
+            const std::vector<std::string> names = p.kernel_names();
+            if (std::find(names.begin(), names.end(), name) == names.end()) {
+                std::string known;
+                for (const std::string& n : names)
+                    known += (known.empty() ? "" : ", ") + n;
+                throw nb::attribute_error(("Program has no kernel '" + name + "'; its kernels are: " + known).c_str());
+            }
+            return cl::kernel::create(p, name);
+        }, "name"_a);
+
+    nb::class_<cl::local_memory>(m, "LocalMemory", "A __local kernel argument of `size` bytes.")
+        .def("__init__", [](cl::local_memory* self, size_t size) { new (self) cl::local_memory{size}; }, "size"_a)
+        .def_ro("size", &cl::local_memory::bytes);
+
+    nb::class_<cl::kernel>(m, "Kernel", "One kernel of a built program.")
+        .def("__init__", [](cl::kernel* self, const cl::program& p, const std::string& name) {
+            new (self) cl::kernel(cl::kernel::create(p, name));
+        }, "program"_a, "name"_a)
+        .def_prop_ro("function_name", &cl::kernel::name)
+        .def_prop_ro("num_args", &cl::kernel::num_args)
+        .def("set_arg", &set_kernel_arg, "index"_a, "value"_a)
+        .def("set_args", [](cl::kernel& k, nb::args args) {
+            if (args.size() != k.num_args())
+                throw cl::logic_error("kernel '" + k.name() + "' takes " + std::to_string(k.num_args()) +
+                                          " argument(s), " + std::to_string(args.size()) + " given",
+                                      CL_INVALID_KERNEL_ARGS, "Kernel.set_args");
+            for (size_t i = 0; i < args.size(); ++i)
+                set_kernel_arg(k, static_cast<cl_uint>(i), args[i]);
+        })
+        .def("__call__", [](nb::handle self, const cl::queue& q, nb::handle global_size, nb::handle local_size,
+                            nb::args args, nb::kwargs kwargs) {
+            nb::handle wait_for = nb::none();
+            for (auto [key, value] : kwargs) {
+                if (nb::cast<std::string>(key) != "wait_for")
+                    throw nb::type_error(("Kernel.__call__ got an unexpected keyword '" + nb::cast<std::string>(key) +
+                                          "'; only wait_for is accepted")
+                                             .c_str());
+                wait_for = value;
+            }
+            self.attr("set_args")(*args);
+            const std::vector<size_t> global = work_size(global_size, "global_size");
+            const std::vector<size_t> local = work_size(local_size, "local_size");
+            return cl::enqueue_nd_range(q, nb::cast<const cl::kernel&>(self), global, local, wait_list(wait_for));
+        }, "queue"_a, "global_size"_a, "local_size"_a.none(), "args"_a, "kwargs"_a,
+           "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None) -> Event.");
+}
+
+}  // namespace gpukit::python

@@ -1,0 +1,59 @@
+"""The OpenCL backend: platforms, devices, contexts, queues, buffers, programs, kernels and
+events, with PyOpenCL's names so that code ports by changing the import.
+
+``import gpukit.cl`` works without OpenCL; the first call that needs it raises
+``gpukit.cl.RuntimeError`` naming libOpenCL.so.1.
+"""
+import os
+import sys
+
+from gpukit._gpukit import cl as _cl
+
+Error = _cl.Error
+LogicError = _cl.LogicError
+MemoryError = _cl.MemoryError  # noqa: A001  (PyOpenCL's name, shadowing the builtin on purpose)
+RuntimeError = _cl.RuntimeError  # noqa: A001
+mem_flags = _cl.mem_flags
+device_type = _cl.device_type
+command_queue_properties = _cl.command_queue_properties
+Platform = _cl.Platform
+Device = _cl.Device
+Context = _cl.Context
+CommandQueue = _cl.CommandQueue
+Buffer = _cl.Buffer
+Program = _cl.Program
+Kernel = _cl.Kernel
+LocalMemory = _cl.LocalMemory
+Event = _cl.Event
+EventProfile = _cl.EventProfile
+available = _cl.available
+error_name = _cl.error_name
+get_platforms = _cl.get_platforms
+enqueue_copy = _cl.enqueue_copy
+parse_device_spec = _cl.parse_device_spec
+select_devices = _cl.select_devices
+
+__all__ = [
+    "Buffer", "CommandQueue", "Context", "Device", "Error", "Event", "EventProfile", "Kernel", "LocalMemory",
+    "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "available", "command_queue_properties",
+    "create_some_context", "device_type", "enqueue_copy", "error_name", "get_platforms", "mem_flags",
+    "parse_device_spec", "select_devices",
+]
+
+
+def create_some_context(interactive=False):
+    """A Context on one device: chosen by GPUKIT_CL_CTX or GPUKIT_CL_TEST when set, else by
+    asking on the terminal when ``interactive`` is true and stdin is one, else the first device."""
+    from_environment = os.environ.get("GPUKIT_CL_CTX", "").strip() or os.environ.get("GPUKIT_CL_TEST", "").strip()
+    if interactive and not from_environment and sys.stdin.isatty():
+        return Context(select_devices(_ask_for_device())[:1])
+    return _cl.create_some_context()
+
+
+def _ask_for_device():
+    for p_index, platform in enumerate(get_platforms()):
+        print(f"[{p_index}] {platform.name}")
+        for d_index, device in enumerate(platform.get_devices()):
+            print(f"    [{p_index}:{d_index}] {device.name}")
+    answer = input("Choose a device as platform:device (the GPUKIT_CL_CTX syntax) [0:0]: ").strip()
+    return answer or "0:0"

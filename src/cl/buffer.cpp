@@ -1,0 +1,117 @@
+#include "gpukit/cl/buffer.hpp"
+
+#include "gpukit/cl/api.hpp"
+#include "gpukit/cl/detail/release.hpp"
+
+#include <bit>
+#include <utility>
+
+namespace gpukit::cl {
+namespace {
+
+constexpr cl_mem_flags access_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+constexpr cl_mem_flags host_access_flags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+constexpr cl_mem_flags host_ptr_flags = CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+constexpr cl_mem_flags known_flags = access_flags | host_access_flags | host_ptr_flags | CL_MEM_ALLOC_HOST_PTR;
+
+[[noreturn]] void bad_flags(cl_mem_flags flags, const std::string& why) {
+    throw logic_error("invalid mem_flags " + std::to_string(flags) + ": " + why, CL_INVALID_VALUE, "clCreateBuffer");
+}
+
+std::string range_text(size_t offset, size_t bytes) {
+    return "bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " + std::to_string(bytes) + ")";
+}
+
+void check_range(const buffer& b, size_t offset, size_t bytes, const char* routine, const char* role) {
+    if (bytes == 0)
+        throw logic_error(std::string(routine) + ": the copy has 0 bytes; expected at least 1", CL_INVALID_VALUE,
+                          routine);
+    if (offset > b.size() || bytes > b.size() - offset)
+        throw logic_error(std::string(routine) + ": " + range_text(offset, bytes) + " are outside the " + role +
+                              " buffer of " + std::to_string(b.size()) + " bytes",
+                          CL_INVALID_VALUE, routine);
+}
+
+cl_uint wait_count(std::span<const cl_event> wait_for) { return static_cast<cl_uint>(wait_for.size()); }
+const cl_event* wait_list(std::span<const cl_event> wait_for) { return wait_for.empty() ? nullptr : wait_for.data(); }
+
+}  // namespace
+
+void check_mem_flags(cl_mem_flags flags, bool has_host_ptr) {
+    if (flags & ~known_flags)
+        bad_flags(flags, "unknown bits " + std::to_string(flags & ~known_flags) +
+                             "; expected mem_flags READ_WRITE, WRITE_ONLY, READ_ONLY, USE_HOST_PTR, ALLOC_HOST_PTR, "
+                             "COPY_HOST_PTR, HOST_WRITE_ONLY, HOST_READ_ONLY, HOST_NO_ACCESS");
+    if (std::popcount(flags & access_flags) > 1)
+        bad_flags(flags, "expected at most one of READ_WRITE, WRITE_ONLY, READ_ONLY");
+    if (std::popcount(flags & host_access_flags) > 1)
+        bad_flags(flags, "expected at most one of HOST_WRITE_ONLY, HOST_READ_ONLY, HOST_NO_ACCESS");
+    if ((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR)))
+        bad_flags(flags, "USE_HOST_PTR cannot be combined with COPY_HOST_PTR or ALLOC_HOST_PTR");
+    if (has_host_ptr && !(flags & host_ptr_flags))
+        bad_flags(flags, "host memory was given, so expected COPY_HOST_PTR or USE_HOST_PTR");
+    if (!has_host_ptr && (flags & host_ptr_flags))
+        bad_flags(flags, "COPY_HOST_PTR and USE_HOST_PTR need host memory, and none was given");
+}
+
+buffer buffer::create(const context& ctx, cl_mem_flags flags, size_t size, void* host_ptr) {
+    check_mem_flags(flags, host_ptr != nullptr);
+    if (size == 0)
+        throw logic_error("creating a buffer: size is 0; expected at least 1 byte", CL_INVALID_BUFFER_SIZE,
+                          "clCreateBuffer");
+    cl_mem handle = GPUKIT_CL_CREATE(clCreateBuffer, "size " + std::to_string(size) + " bytes", ctx.handle(), flags,
+                                     size, host_ptr);
+    return buffer(handle, size, flags);
+}
+
+buffer::buffer(buffer&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), size_(other.size_), flags_(other.flags_) {}
+
+buffer& buffer::operator=(buffer&& other) noexcept {
+    if (this != &other) {
+        release();
+        handle_ = std::exchange(other.handle_, nullptr);
+        size_ = other.size_;
+        flags_ = other.flags_;
+    }
+    return *this;
+}
+
+buffer::~buffer() { release(); }
+
+void buffer::release() noexcept {
+    if (!handle_)
+        return;
+    detail::release_with(&opencl_api::clReleaseMemObject, handle_, "clReleaseMemObject");
+    handle_ = nullptr;
+}
+
+event enqueue_write(const queue& q, const buffer& dst, size_t dst_offset, const void* src, size_t bytes,
+                    bool blocking, std::span<const cl_event> wait_for) {
+    check_range(dst, dst_offset, bytes, "clEnqueueWriteBuffer", "destination");
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueWriteBuffer, q.handle(), dst.handle(), blocking ? CL_TRUE : CL_FALSE, dst_offset, bytes, src,
+              wait_count(wait_for), wait_list(wait_for), &done);
+    return event(done);
+}
+
+event enqueue_read(const queue& q, const buffer& src, size_t src_offset, void* dst, size_t bytes, bool blocking,
+                   std::span<const cl_event> wait_for) {
+    check_range(src, src_offset, bytes, "clEnqueueReadBuffer", "source");
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueReadBuffer, q.handle(), src.handle(), blocking ? CL_TRUE : CL_FALSE, src_offset, bytes, dst,
+              wait_count(wait_for), wait_list(wait_for), &done);
+    return event(done);
+}
+
+event enqueue_copy(const queue& q, const buffer& src, const buffer& dst, size_t src_offset, size_t dst_offset,
+                   size_t bytes, std::span<const cl_event> wait_for) {
+    check_range(src, src_offset, bytes, "clEnqueueCopyBuffer", "source");
+    check_range(dst, dst_offset, bytes, "clEnqueueCopyBuffer", "destination");
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueCopyBuffer, q.handle(), src.handle(), dst.handle(), src_offset, dst_offset, bytes,
+              wait_count(wait_for), wait_list(wait_for), &done);
+    return event(done);
+}
+
+}  // namespace gpukit::cl

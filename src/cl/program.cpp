@@ -1,0 +1,83 @@
+#include "gpukit/cl/program.hpp"
+
+#include "gpukit/cl/api.hpp"
+#include "gpukit/cl/detail/info.hpp"
+#include "gpukit/cl/detail/release.hpp"
+
+#include <utility>
+
+namespace gpukit::cl {
+
+program program::create_with_source(const context& ctx, const std::string& source) {
+    if (source.empty())
+        throw logic_error("creating a program: the source is empty; expected OpenCL C code", CL_INVALID_VALUE,
+                          "clCreateProgramWithSource");
+    const char* text = source.c_str();
+    const size_t length = source.size();
+    cl_program handle = GPUKIT_CL_CREATE(clCreateProgramWithSource, "", ctx.handle(), 1, &text, &length);
+    return program(handle, ctx.devices());
+}
+
+program::program(program&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), devices_(std::move(other.devices_)), built_(other.built_) {}
+
+program& program::operator=(program&& other) noexcept {
+    if (this != &other) {
+        release();
+        handle_ = std::exchange(other.handle_, nullptr);
+        devices_ = std::move(other.devices_);
+        built_ = other.built_;
+    }
+    return *this;
+}
+
+program::~program() { release(); }
+
+void program::release() noexcept {
+    if (!handle_)
+        return;
+    detail::release_with(&opencl_api::clReleaseProgram, handle_, "clReleaseProgram");
+    handle_ = nullptr;
+}
+
+void program::build(const std::string& options) {
+    const cl_int status = api().clBuildProgram(handle_, 0, nullptr, options.c_str(), nullptr, nullptr);
+    if (status == CL_BUILD_PROGRAM_FAILURE) {
+        std::string log;
+        for (const device& dev : devices_)
+            log += "--- build log for '" + dev.name() + "':\n" + build_log(dev) + "\n";
+        throw build_error("clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE (" + std::to_string(status) +
+                              "): the OpenCL C source did not compile with options '" + options + "'\n" + log,
+                          status, "clBuildProgram", log);
+    }
+    if (status != CL_SUCCESS)
+        throw_cl_error(status, "clBuildProgram", "options '" + options + "'");
+    built_ = true;
+}
+
+std::string program::build_log(const device& dev) const {
+    return detail::info_string([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetProgramBuildInfo(handle_, dev.handle(), CL_PROGRAM_BUILD_LOG, size, value, size_ret);
+    }, "clGetProgramBuildInfo");
+}
+
+std::vector<std::string> program::kernel_names() const {
+    if (!built_)
+        throw logic_error("the program's kernel names are known only after build(); call build() first",
+                          CL_INVALID_PROGRAM_EXECUTABLE, "clGetProgramInfo");
+    const std::string joined = detail::info_string([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetProgramInfo(handle_, CL_PROGRAM_KERNEL_NAMES, size, value, size_ret);
+    }, "clGetProgramInfo");
+    // The names come separated by semicolons.
+    std::vector<std::string> names;
+    size_t start = 0;
+    while (start < joined.size()) {
+        const size_t end = std::min(joined.find(';', start), joined.size());
+        if (end > start)
+            names.push_back(joined.substr(start, end - start));
+        start = end + 1;
+    }
+    return names;
+}
+
+}  // namespace gpukit::cl

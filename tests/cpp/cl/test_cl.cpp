@@ -1,0 +1,415 @@
+// The OpenCL backend, for real on whatever platform is installed (PoCL in CI). Tests that
+// need a device skip with the reason when there is none; parsing and errors run anywhere.
+#include "gpukit/cl/api.hpp"
+#include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/kernel.hpp"
+#include "gpukit/cl/platform.hpp"
+#include "gpukit/cl/select.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace gpukit;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
+    std::vector<float> values(n);
+    for (float& v : values)
+        v = dist(rng);
+    return values;
+}
+
+std::vector<unsigned char> random_bytes(size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<unsigned char> values(n);
+    for (unsigned char& v : values)
+        v = static_cast<unsigned char>(rng() % 255 + 1);
+    return values;
+}
+
+const char* why_no_opencl() {
+    if (!cl::available())
+        return "no OpenCL ICD loader (libOpenCL.so.1) on this machine";
+    for (const cl::platform& p : cl::platform::all())
+        if (!p.devices().empty())
+            return nullptr;
+    return "no OpenCL platform with a device is installed";
+}
+
+// Each test gets a context and a profiling queue on the first device.
+class ClDevice : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (const char* why = why_no_opencl())
+            GTEST_SKIP() << why;
+        const cl::device dev = cl::platform::all().front().devices().front();
+        ctx.emplace(cl::context::create(std::span<const cl::device>(&dev, 1)));
+        q.emplace(cl::queue::create(*ctx, dev, true));
+    }
+
+    cl::program build(const std::string& source, const std::string& options = {}) {
+        cl::program prog = cl::program::create_with_source(*ctx, source);
+        prog.build(options);
+        return prog;
+    }
+
+    std::optional<cl::context> ctx;
+    std::optional<cl::queue> q;
+};
+
+TEST(ClErrors, NamesAndMessages) {
+    EXPECT_EQ(cl::error_name(CL_SUCCESS), "CL_SUCCESS");
+    EXPECT_EQ(cl::error_name(CL_INVALID_KERNEL_ARGS), "CL_INVALID_KERNEL_ARGS");
+    EXPECT_EQ(cl::error_name(CL_MAX_SIZE_RESTRICTION_EXCEEDED), "CL_MAX_SIZE_RESTRICTION_EXCEEDED");
+    EXPECT_EQ(cl::error_name(-12345), "unknown OpenCL error");
+    try {
+        cl::throw_cl_error(CL_INVALID_VALUE, "clFoo", "what went wrong");
+        FAIL() << "throw_cl_error returned";
+    } catch (const cl::logic_error& e) {
+        EXPECT_STREQ(e.what(), "clFoo failed: CL_INVALID_VALUE (-30): what went wrong");
+        EXPECT_EQ(e.code(), CL_INVALID_VALUE);
+        EXPECT_EQ(e.routine(), "clFoo");
+    }
+}
+
+TEST(ClErrors, CodesMapToClasses) {
+    EXPECT_THROW(cl::throw_cl_error(CL_MEM_OBJECT_ALLOCATION_FAILURE, "x"), cl::memory_error);
+    EXPECT_THROW(cl::throw_cl_error(CL_OUT_OF_RESOURCES, "x"), cl::memory_error);
+    EXPECT_THROW(cl::throw_cl_error(CL_OUT_OF_HOST_MEMORY, "x"), cl::memory_error);
+    EXPECT_THROW(cl::throw_cl_error(CL_INVALID_ARG_SIZE, "x"), cl::logic_error);
+    EXPECT_THROW(cl::throw_cl_error(CL_MEM_COPY_OVERLAP, "x"), cl::logic_error);
+    EXPECT_THROW(cl::throw_cl_error(CL_DEVICE_NOT_FOUND, "x"), cl::runtime_error);
+    EXPECT_THROW(cl::throw_cl_error(CL_BUILD_PROGRAM_FAILURE, "x"), cl::runtime_error);
+    EXPECT_THROW(cl::throw_cl_error(CL_INVALID_VALUE, "x"), gpukit::cl_error);
+}
+
+TEST(ClNoLibrary, CallsSayWhichLibraryIsMissing) {
+    if (cl::available())
+        GTEST_SKIP() << "libOpenCL.so.1 is installed here";
+    try {
+        cl::platform::all();
+        FAIL() << "platform::all() worked without libOpenCL.so.1";
+    } catch (const cl::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), "libOpenCL.so.1")) << e.what();
+    }
+}
+
+TEST(ClSelection, ParsesValidSpecs) {
+    const auto entries = cl::parse_device_spec("0:0,1;intel=i5,i7; pocl ");
+    ASSERT_EQ(entries.size(), 3u);
+    EXPECT_EQ(entries[0].platform, "0");
+    EXPECT_EQ(entries[0].devices, (std::vector<std::string>{"0", "1"}));
+    EXPECT_EQ(entries[1].platform, "intel");
+    EXPECT_EQ(entries[1].devices, (std::vector<std::string>{"i5", "i7"}));
+    EXPECT_EQ(entries[2].platform, "pocl");
+    EXPECT_TRUE(entries[2].devices.empty());
+    EXPECT_TRUE(cl::parse_device_spec("").empty());
+    EXPECT_TRUE(cl::parse_device_spec("  ").empty());
+}
+
+TEST(ClSelection, RejectsMalformedSpecs) {
+    for (const char* spec : {":0", "0:", "0=", "0:1:2", "0:1=2", "0:,1", "0:1,", "0;;1", ";", "0; ;1"}) {
+        try {
+            cl::parse_device_spec(spec);
+            ADD_FAILURE() << "accepted '" << spec << "'";
+        } catch (const cl::logic_error& e) {
+            EXPECT_TRUE(contains(e.what(), "malformed device selection")) << e.what();
+            EXPECT_TRUE(contains(e.what(), "expected entries like")) << e.what();
+        }
+    }
+}
+
+TEST_F(ClDevice, PlatformsAndDevicesDescribeThemselves) {
+    const auto platforms = cl::platform::all();
+    ASSERT_FALSE(platforms.empty());
+    for (const cl::platform& p : platforms) {
+        EXPECT_FALSE(p.name().empty());
+        EXPECT_FALSE(p.vendor().empty());
+        EXPECT_TRUE(p.version().starts_with("OpenCL ")) << p.version();
+        EXPECT_TRUE(p.profile() == "FULL_PROFILE" || p.profile() == "EMBEDDED_PROFILE") << p.profile();
+        p.extensions();
+    }
+    const cl::device dev = ctx->devices().front();
+    EXPECT_FALSE(dev.name().empty());
+    EXPECT_NE(dev.type(), 0u);
+    EXPECT_FALSE(dev.vendor().empty());
+    EXPECT_TRUE(dev.version().starts_with("OpenCL ")) << dev.version();
+    EXPECT_FALSE(dev.driver_version().empty());
+    EXPECT_GT(dev.max_compute_units(), 0u);
+    EXPECT_GT(dev.global_mem_size(), 0u);
+    EXPECT_GT(dev.local_mem_size(), 0u);
+    EXPECT_GT(dev.max_work_group_size(), 0u);
+    EXPECT_GT(dev.max_mem_alloc_size(), 0u);
+    dev.svm_capabilities();
+    dev.extensions();
+    EXPECT_EQ(dev.get_platform(), platforms.front());
+    EXPECT_EQ(dev.info<cl_uint>(CL_DEVICE_MAX_COMPUTE_UNITS), dev.max_compute_units());
+    EXPECT_THROW(dev.info<cl_uchar>(CL_DEVICE_MAX_COMPUTE_UNITS), cl::logic_error);
+}
+
+TEST_F(ClDevice, SelectsDevicesByIndexAndName) {
+    const auto platforms = cl::platform::all();
+    const auto first = cl::select_devices("0:0");
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first.front(), platforms.front().devices().front());
+    EXPECT_EQ(cl::select_devices("0").size(), platforms.front().devices().size());
+    // A name substring matches case-insensitively; repeats are dropped.
+    std::string name = platforms.front().name();
+    for (char& c : name)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const auto by_name = cl::select_devices(name.substr(0, 4) + "=0;0:0");
+    EXPECT_EQ(by_name.size(), 1u);
+    EXPECT_EQ(cl::select_devices("").size(), cl::select_devices(std::string_view{}).size());
+
+    try {
+        cl::select_devices("99");
+        FAIL() << "platform 99 was accepted";
+    } catch (const cl::logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "platform index 99 is out of range")) << e.what();
+    }
+    try {
+        cl::select_devices("0:no-such-device-name");
+        FAIL() << "an unknown device name was accepted";
+    } catch (const cl::logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "no device name contains 'no-such-device-name'")) << e.what();
+    }
+}
+
+TEST_F(ClDevice, CreateSomeContextFollowsTheEnvironment) {
+    ::setenv("GPUKIT_CL_TEST", "0:0", 1);
+    EXPECT_EQ(cl::create_some_context().devices().size(), 1u);
+    ::setenv("GPUKIT_CL_TEST", "0:0:0", 1);
+    try {
+        cl::create_some_context();
+        ADD_FAILURE() << "a malformed GPUKIT_CL_TEST was accepted";
+    } catch (const cl::logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "GPUKIT_CL_TEST")) << e.what();
+    }
+    ::unsetenv("GPUKIT_CL_TEST");
+    EXPECT_EQ(cl::create_some_context().devices().front(), cl::select_devices("").front());
+}
+
+TEST_F(ClDevice, KernelComputesOnRandomData) {
+    cl::program prog = build(R"(
+        __kernel void axpy(float a, __global const float *x, __global float *y, int n) {
+            int i = get_global_id(0);
+            if (i < n) y[i] = a * x[i] + y[i];
+        })");
+    EXPECT_EQ(prog.kernel_names(), std::vector<std::string>{"axpy"});
+    const int n = 1000;
+    const auto x = random_floats(n, 1), y = random_floats(n, 2);
+    const float a = 2.5f;
+    auto xb = cl::buffer::create(*ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
+                                 const_cast<float*>(x.data()));
+    auto yb = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, n * sizeof(float));
+    cl::enqueue_write(*q, yb, 0, y.data(), n * sizeof(float), true);
+
+    cl::kernel k = cl::kernel::create(prog, "axpy");
+    EXPECT_EQ(k.num_args(), 4u);
+    k.set_arg_value(0, a);
+    k.set_arg(1, xb);
+    k.set_arg(2, yb);
+    k.set_arg_value(3, n);
+    const size_t global[] = {1024}, local[] = {16};
+    cl::event done = cl::enqueue_nd_range(*q, k, global, local);
+    done.wait();
+    EXPECT_EQ(done.status(), CL_COMPLETE);
+    const cl::profile_times times = done.profile();
+    EXPECT_LE(times.start, times.end);
+
+    std::vector<float> result(n);
+    cl::enqueue_read(*q, yb, 0, result.data(), n * sizeof(float), true);
+    // The device may fuse the multiply-add, so compare to within float rounding of the terms.
+    for (int i = 0; i < n; ++i)
+        ASSERT_NEAR(result[i], a * x[i] + y[i], 1e-5f * (std::abs(a * x[i]) + std::abs(y[i]))) << "at " << i;
+}
+
+TEST_F(ClDevice, LocalMemoryArgument) {
+    cl::program prog = build(R"(
+        __kernel void group_sum(__global const float *x, __global float *sums, __local float *scratch) {
+            int l = get_local_id(0);
+            scratch[l] = x[get_global_id(0)];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (l == 0) {
+                float s = 0;
+                for (int i = 0; i < get_local_size(0); ++i) s += scratch[i];
+                sums[get_group_id(0)] = s;
+            }
+        })");
+    const size_t groups = 6, group_size = 8;
+    const auto x = random_floats(groups * group_size, 3);
+    auto xb = cl::buffer::create(*ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, x.size() * sizeof(float),
+                                 const_cast<float*>(x.data()));
+    auto sums = cl::buffer::create(*ctx, CL_MEM_WRITE_ONLY, groups * sizeof(float));
+    cl::kernel k = cl::kernel::create(prog, "group_sum");
+    k.set_arg(0, xb);
+    k.set_arg(1, sums);
+    k.set_arg(2, cl::local_memory{group_size * sizeof(float)});
+    const size_t global[] = {groups * group_size}, local[] = {group_size};
+    cl::enqueue_nd_range(*q, k, global, local);
+    std::vector<float> result(groups);
+    cl::enqueue_read(*q, sums, 0, result.data(), groups * sizeof(float), true);
+    for (size_t g = 0; g < groups; ++g) {
+        float expected = 0;
+        for (size_t i = 0; i < group_size; ++i)
+            expected += x[g * group_size + i];
+        EXPECT_NEAR(result[g], expected, 1e-3f);
+    }
+}
+
+TEST_F(ClDevice, BufferCopiesRoundTripAtOddSizes) {
+    for (size_t size : {1u, 3u, 7u, 1001u, 65537u}) {
+        const auto data = random_bytes(size, static_cast<unsigned>(size));
+        auto first = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, size + 5);
+        auto second = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, size + 3);
+        EXPECT_EQ(first.size(), size + 5);
+        cl::event written = cl::enqueue_write(*q, first, 5, data.data(), size, false);
+        const cl_event after_write[] = {written.handle()};
+        cl::enqueue_copy(*q, first, second, 5, 3, size, after_write);
+        std::vector<unsigned char> back(size);
+        cl::event read = cl::enqueue_read(*q, second, 3, back.data(), size, false);
+        read.wait();
+        EXPECT_EQ(back, data) << "size " << size;
+    }
+}
+
+TEST_F(ClDevice, CopiesOutsideTheBufferAreRejected) {
+    auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 16);
+    std::vector<unsigned char> host(32);
+    try {
+        cl::enqueue_read(*q, b, 8, host.data(), 9, true);
+        FAIL() << "a read past the end was accepted";
+    } catch (const cl::logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "outside the source buffer of 16 bytes")) << e.what();
+    }
+    EXPECT_THROW(cl::enqueue_write(*q, b, 0, host.data(), 17, true), cl::logic_error);
+    EXPECT_THROW(cl::enqueue_write(*q, b, 0, host.data(), 0, true), cl::logic_error);
+    EXPECT_THROW(cl::enqueue_copy(*q, b, b, 0, 8, 16, {}), cl::logic_error);
+}
+
+TEST_F(ClDevice, InvalidMemFlagsAreRejected) {
+    int host = 0;
+    const std::pair<cl_mem_flags, void*> bad[] = {
+        {CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, nullptr},
+        {CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS, nullptr},
+        {CL_MEM_COPY_HOST_PTR, nullptr},
+        {CL_MEM_READ_WRITE, &host},
+        {CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR, &host},
+        {cl_mem_flags{1} << 40, nullptr},
+    };
+    for (const auto& [flags, ptr] : bad) {
+        try {
+            cl::buffer::create(*ctx, flags, sizeof host, ptr);
+            ADD_FAILURE() << "flags " << flags << " were accepted";
+        } catch (const cl::logic_error& e) {
+            EXPECT_TRUE(contains(e.what(), "invalid mem_flags")) << e.what();
+        }
+    }
+    EXPECT_THROW(cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 0), cl::logic_error);
+}
+
+TEST_F(ClDevice, BuildFailureCarriesTheLog) {
+    cl::program prog = cl::program::create_with_source(*ctx, "__kernel void broken(__global float *a) { "
+                                                              "a[0] = undeclared_thing_42; }");
+    try {
+        prog.build("-DSOMETHING=1");
+        FAIL() << "broken source built";
+    } catch (const cl::build_error& e) {
+        EXPECT_EQ(e.code(), CL_BUILD_PROGRAM_FAILURE);
+        EXPECT_TRUE(contains(e.log(), "undeclared_thing_42")) << e.log();
+        EXPECT_TRUE(contains(e.what(), "undeclared_thing_42")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "-DSOMETHING=1")) << e.what();
+    }
+    EXPECT_FALSE(prog.built());
+    EXPECT_THROW(prog.kernel_names(), cl::logic_error);
+    EXPECT_THROW(cl::kernel::create(prog, "broken"), cl::logic_error);
+}
+
+TEST_F(ClDevice, KernelArgumentMistakesAreClear) {
+    cl::program prog = build("__kernel void scale(__global float *a, float f) { a[get_global_id(0)] *= f; }");
+    EXPECT_THROW(cl::kernel::create(prog, "no_such_kernel"), cl::logic_error);
+    cl::kernel k = cl::kernel::create(prog, "scale");
+    try {
+        k.set_arg_value(2, 1.0f);
+        FAIL() << "argument index 2 was accepted";
+    } catch (const cl::logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "kernel 'scale' takes 2 argument(s); index 2 is out of range")) << e.what();
+    }
+    try {
+        k.set_arg_value(1, 1.0);  // a double for a float parameter
+        FAIL() << "an 8-byte value for a float was accepted";
+    } catch (const cl::logic_error& e) {
+        EXPECT_EQ(e.code(), CL_INVALID_ARG_SIZE) << e.what();
+        EXPECT_TRUE(contains(e.what(), "argument 1 of kernel 'scale' given a 8-byte value")) << e.what();
+    }
+    auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 64);
+    k.set_arg(0, b);
+    const size_t global[] = {16};
+    try {
+        cl::enqueue_nd_range(*q, k, global);
+        FAIL() << "a kernel with an unset argument ran";
+    } catch (const cl::logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "argument 1 of 2 was never set")) << e.what();
+    }
+    k.set_arg_value(1, 3.0f);
+    const size_t too_many[] = {1, 1, 1, 1}, bad_local[] = {5};
+    EXPECT_THROW(cl::enqueue_nd_range(*q, k, too_many), cl::logic_error);
+    EXPECT_THROW(cl::enqueue_nd_range(*q, k, global, bad_local), cl::logic_error);
+    cl::enqueue_nd_range(*q, k, global).wait();
+}
+
+TEST_F(ClDevice, ProfilingNeedsAProfilingQueue) {
+    cl::queue plain = cl::queue::create(*ctx, ctx->devices().front(), false);
+    auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 4);
+    const int value = 7;
+    cl::event e = cl::enqueue_write(plain, b, 0, &value, sizeof value, true);
+    EXPECT_THROW(e.profile(), cl::logic_error);
+    plain.flush();
+    plain.finish();
+}
+
+TEST_F(ClDevice, FaultInjectionGivesTheMemoryError) {
+    using create_buffer_fn = decltype(&::clCreateBuffer);
+    cl::api_override<create_buffer_fn> failing(
+        cl::mutable_api().clCreateBuffer, +[](cl_context, cl_mem_flags, size_t, void*, cl_int* status) -> cl_mem {
+            *status = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+            return nullptr;
+        });
+    try {
+        cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 1 << 20);
+        FAIL() << "the injected failure was ignored";
+    } catch (const cl::memory_error& e) {
+        EXPECT_EQ(e.code(), CL_MEM_OBJECT_ALLOCATION_FAILURE);
+        EXPECT_TRUE(contains(e.what(), "clCreateBuffer failed: CL_MEM_OBJECT_ALLOCATION_FAILURE (-4)")) << e.what();
+    }
+}
+
+TEST_F(ClDevice, ReleaseFailuresBecomeCleanupWarnings) {
+    static std::string warning;
+    set_cleanup_warning_hook([](const std::string& message) { warning = message; });
+    cl_mem handle = nullptr;
+    {
+        using release_fn = decltype(&::clReleaseMemObject);
+        // Declared first so it is restored only after the buffer's destructor has run.
+        cl::api_override<release_fn> failing(cl::mutable_api().clReleaseMemObject,
+                                             +[](cl_mem) -> cl_int { return CL_INVALID_MEM_OBJECT; });
+        auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 8);
+        handle = b.handle();
+    }
+    set_cleanup_warning_hook(nullptr);
+    EXPECT_EQ(warning, "clReleaseMemObject failed: CL_INVALID_MEM_OBJECT");
+    EXPECT_EQ(cl::api().clReleaseMemObject(handle), CL_SUCCESS);  // the release the injected failure skipped
+}
+
+}  // namespace

@@ -1,0 +1,252 @@
+"""gpukit.cl on whatever OpenCL platform is installed (PoCL in CI)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpukit.cl as cl
+
+
+def _why_no_opencl():
+    if not cl.available():
+        return "no OpenCL ICD loader (libOpenCL.so.1)"
+    if not any(p.get_devices() for p in cl.get_platforms()):
+        return "no OpenCL platform with a device"
+    return None
+
+
+pytestmark = [pytest.mark.opencl]
+needs_device = pytest.mark.skipif(_why_no_opencl() is not None, reason=str(_why_no_opencl()))
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def ctx(monkeypatch):
+    monkeypatch.delenv("GPUKIT_CL_CTX", raising=False)
+    monkeypatch.delenv("GPUKIT_CL_TEST", raising=False)
+    return cl.create_some_context()
+
+
+@pytest.fixture
+def queue(ctx):
+    return cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(1234)
+
+
+def test_exception_tree():
+    import gpukit.driver
+
+    assert issubclass(cl.Error, gpukit.driver.Error)
+    for sub in (cl.LogicError, cl.MemoryError, cl.RuntimeError):
+        assert issubclass(sub, cl.Error)
+    assert cl.error_name(-30) == "CL_INVALID_VALUE"
+    assert cl.error_name(-4) == "CL_MEM_OBJECT_ALLOCATION_FAILURE"
+
+
+def test_selection_syntax():
+    assert cl.parse_device_spec("0:0,1;intel=i5,i7;pocl") == [
+        ("0", ["0", "1"]), ("intel", ["i5", "i7"]), ("pocl", [])]
+    assert cl.parse_device_spec("") == []
+    for bad in (":0", "0:", "0:1:2", "0:,1", "0;;1"):
+        with pytest.raises(cl.LogicError, match="malformed device selection"):
+            cl.parse_device_spec(bad)
+
+
+@needs_device
+def test_platforms_and_devices():
+    platforms = cl.get_platforms()
+    assert platforms
+    for platform in platforms:
+        assert platform.name and platform.vendor
+        assert platform.version.startswith("OpenCL ")
+        assert platform.profile in ("FULL_PROFILE", "EMBEDDED_PROFILE")
+        assert isinstance(platform.extensions, str)
+    device = platforms[0].get_devices()[0]
+    assert device.platform == platforms[0]
+    assert isinstance(device.type, cl.device_type) and device.type
+    assert device.name and device.vendor and device.driver_version
+    assert device.version.startswith("OpenCL ")
+    assert device.max_compute_units > 0 and device.max_work_group_size > 0
+    assert device.global_mem_size > 0 and device.local_mem_size > 0 and device.max_mem_alloc_size > 0
+    assert device.svm_capabilities >= 0
+    assert int.from_bytes(device.get_info(0x1002), sys.byteorder) == device.max_compute_units  # MAX_COMPUTE_UNITS
+    assert device.name in repr(device)
+
+
+@needs_device
+def test_select_devices_and_environment(monkeypatch):
+    first = cl.get_platforms()[0].get_devices()[0]
+    assert cl.select_devices("0:0") == [first]
+    with pytest.raises(cl.LogicError, match="platform index 7 is out of range"):
+        cl.select_devices("7")
+    with pytest.raises(cl.LogicError, match="no device name contains 'nope-nope'"):
+        cl.select_devices("0=nope-nope")
+    monkeypatch.setenv("GPUKIT_CL_TEST", "0:0")
+    assert cl.create_some_context().devices == [first]
+    monkeypatch.setenv("GPUKIT_CL_CTX", "0=")
+    with pytest.raises(cl.LogicError, match="GPUKIT_CL_CTX"):
+        cl.create_some_context()
+
+
+@needs_device
+def test_kernel_on_random_data(ctx, queue, rng):
+    prg = cl.Program(ctx, """
+        __kernel void axpy(float a, __global const float *x, __global float *y) {
+            int i = get_global_id(0);
+            y[i] = a * x[i] + y[i];
+        }""").build(options=["-cl-mad-enable"])
+    assert prg.kernel_names == ["axpy"]
+    x = rng.standard_normal(1024).astype(np.float32)
+    y = rng.standard_normal(1024).astype(np.float32)
+    x_dev = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+    y_dev = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, y.nbytes)
+    cl.enqueue_copy(queue, y_dev, y)
+    evt = prg.axpy(queue, x.shape, (64,), np.float32(1.5), x_dev, y_dev)
+    evt.wait()
+    assert evt.profile.start <= evt.profile.end
+    result = np.empty_like(y)
+    cl.enqueue_copy(queue, result, y_dev)
+    np.testing.assert_allclose(result, np.float32(1.5) * x + y, rtol=1e-5, atol=1e-6)
+
+
+@needs_device
+def test_local_memory_argument(ctx, queue, rng):
+    prg = cl.Program(ctx, """
+        __kernel void group_max(__global const int *x, __global int *out, __local int *scratch) {
+            int l = get_local_id(0);
+            scratch[l] = x[get_global_id(0)];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (l == 0) {
+                int m = scratch[0];
+                for (int i = 1; i < get_local_size(0); ++i) m = max(m, scratch[i]);
+                out[get_group_id(0)] = m;
+            }
+        }""").build()
+    x = rng.integers(-1000, 1000, size=(5, 16), dtype=np.int32)
+    x_dev = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+    out_dev = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, 5 * 4)
+    prg.group_max(queue, 80, 16, x_dev, out_dev, cl.LocalMemory(16 * 4))
+    out = np.empty(5, np.int32)
+    cl.enqueue_copy(queue, out, out_dev)
+    np.testing.assert_array_equal(out, x.max(axis=1))
+
+
+@needs_device
+@pytest.mark.parametrize("nbytes", [1, 3, 7, 1001, 65537])
+def test_copies_round_trip_at_odd_sizes(ctx, queue, rng, nbytes):
+    data = rng.integers(1, 256, size=nbytes, dtype=np.uint8)
+    first = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, nbytes + 5)
+    second = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, nbytes)
+    written = cl.enqueue_copy(queue, first, data, dst_offset=5, is_blocking=False)
+    cl.enqueue_copy(queue, second, first, src_offset=5, wait_for=[written])
+    back = np.zeros(nbytes, np.uint8)
+    cl.enqueue_copy(queue, back, second, is_blocking=False).wait()
+    np.testing.assert_array_equal(back, data)
+    queue.finish()
+
+
+@needs_device
+def test_copy_mistakes_raise(ctx, queue):
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64)
+    host = np.zeros((8, 8), np.float32)
+    with pytest.raises(cl.LogicError, match="not contiguous"):
+        cl.enqueue_copy(queue, buf, host[:, ::2])
+    with pytest.raises(cl.LogicError, match="outside the source buffer of 64 bytes"):
+        cl.enqueue_copy(queue, host, buf)
+    with pytest.raises(cl.LogicError, match="read-only"):
+        readonly = np.zeros(4, np.float32)
+        readonly.flags.writeable = False
+        cl.enqueue_copy(queue, readonly, buf)
+    with pytest.raises(cl.LogicError, match="byte_count 100 is larger"):
+        cl.enqueue_copy(queue, buf, np.zeros(4, np.float32), byte_count=100)
+    with pytest.raises(TypeError, match="must be a Buffer"):
+        cl.enqueue_copy(queue, np.zeros(4), np.zeros(4))
+
+
+@needs_device
+def test_invalid_mem_flags_raise(ctx):
+    with pytest.raises(cl.LogicError, match="at most one of READ_WRITE, WRITE_ONLY, READ_ONLY"):
+        cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.WRITE_ONLY, 16)
+    with pytest.raises(cl.LogicError, match="need host memory"):
+        cl.Buffer(ctx, cl.mem_flags.COPY_HOST_PTR, 16)
+    with pytest.raises(cl.LogicError, match="unknown bits"):
+        cl.Buffer(ctx, 1 << 40, 16)
+    with pytest.raises(cl.LogicError, match="size is 0"):
+        cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 0)
+
+
+@needs_device
+def test_build_failure_carries_the_log(ctx):
+    prg = cl.Program(ctx, "__kernel void k(__global int *a) { a[0] = not_declared_anywhere; }")
+    with pytest.raises(cl.RuntimeError, match="not_declared_anywhere") as info:
+        prg.build()
+    assert info.value.code == -11
+    assert info.value.routine == "clBuildProgram"
+    assert "not_declared_anywhere" in info.value.build_log
+    with pytest.raises(AttributeError, match="only after build"):
+        prg.k
+
+
+@needs_device
+def test_kernel_argument_mistakes(ctx, queue):
+    prg = cl.Program(ctx, "__kernel void scale(__global float *a, float f) { a[get_global_id(0)] *= f; }").build()
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64)
+    with pytest.raises(AttributeError, match="no kernel 'missing'; its kernels are: scale"):
+        prg.missing
+    with pytest.raises(cl.LogicError, match="takes 2 argument\\(s\\), 1 given"):
+        prg.scale(queue, 16, None, buf)
+    with pytest.raises(cl.LogicError, match="CL_INVALID_ARG_SIZE.*8-byte value"):
+        prg.scale(queue, 16, None, buf, np.float64(2.0))
+    with pytest.raises(TypeError, match="numpy scalar"):
+        prg.scale(queue, 16, None, buf, 2.0)
+    with pytest.raises(cl.LogicError, match="multiple of local size"):
+        prg.scale(queue, 16, 5, buf, np.float32(2.0))
+    with pytest.raises(TypeError, match="only wait_for"):
+        prg.scale(queue, 16, None, buf, np.float32(2.0), bogus=1)
+    data = np.random.default_rng(5).standard_normal(16).astype(np.float32)
+    cl.enqueue_copy(queue, buf, data)
+    prg.scale(queue, 16, None, buf, np.float32(3.0), wait_for=[]).wait()
+    out = np.empty_like(data)
+    cl.enqueue_copy(queue, out, buf)
+    np.testing.assert_allclose(out, 3 * data)
+
+
+@needs_device
+def test_queue_properties(ctx):
+    plain = cl.CommandQueue(ctx, ctx.devices[0])
+    assert plain.properties == 0 and plain.device == ctx.devices[0]
+    with pytest.raises(cl.LogicError, match="in-order"):
+        cl.CommandQueue(ctx, properties=cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4)
+    evt = cl.enqueue_copy(plain, buf, np.ones(1, np.int32))
+    with pytest.raises(cl.LogicError, match="CL_PROFILING_INFO_NOT_AVAILABLE"):
+        evt.profile
+    plain.flush()
+    plain.finish()
+
+
+@needs_device
+def test_buffer_from_host_data(ctx, queue, rng):
+    data = rng.standard_normal(33).astype(np.float64)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=data)
+    assert buf.size == data.nbytes and buf.flags == cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    back = np.empty_like(data)
+    cl.enqueue_copy(queue, back, buf)
+    np.testing.assert_array_equal(back, data)
+    with pytest.raises(cl.LogicError, match="larger than hostbuf"):
+        cl.Buffer(ctx, cl.mem_flags.COPY_HOST_PTR, size=data.nbytes + 1, hostbuf=data)
+
+
+@needs_device
+def test_doublify_example():
+    done = subprocess.run([sys.executable, str(REPO / "examples/python/cl_doublify.py")],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+    assert done.returncode == 0, done.stderr
+    assert "doubled a 4x4 array on" in done.stdout
