@@ -14,6 +14,7 @@ void bind_context(nb::module_& m);
 void bind_stream(nb::module_& m);
 void bind_layout(nb::module_& m);
 void bind_occupancy(nb::module_& m);
+void bind_pool(nb::module_& m);
 void bind_bench(nb::module_& m);
 // The gpukit.cl submodule; needs bind_errors first (its Error derives from gpukit.driver.Error).
 void bind_cl(nb::module_& parent);

@@ -14,6 +14,7 @@ NB_MODULE(_gpukit, m) {
     bind_stream(m);
     bind_layout(m);
     bind_occupancy(m);
+    bind_pool(m);
     bind_bench(m);
     bind_cl(m);
 }

@@ -1,0 +1,121 @@
+// gpukit.tools.DeviceMemoryPool and PageLockedMemoryPool: the C++ memory_pool over CUDA
+// device memory and page-locked host memory.
+#include "bindings.hpp"
+
+#include "gpukit/core/bitlog.hpp"
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/allocators.hpp"
+#include "gpukit/memory/pool.hpp"
+
+#include <nanobind/stl/optional.h>
+
+#include <cstdint>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+
+namespace {
+
+using device_pool = memory::memory_pool<cuda::device_allocator>;
+using device_block = memory::pooled_allocation<cuda::device_allocator>;
+using host_pool = memory::memory_pool<cuda::pagelocked_allocator>;
+using host_block = memory::pooled_allocation<cuda::pagelocked_allocator>;
+
+const host_block& live(const host_block& block) {
+    if (!block)
+        throw logic_error("this PooledHostAllocation was freed and can no longer be used");
+    return block;
+}
+
+// Buffer protocol for PooledHostAllocation, so numpy arrays can live on it (their .base is
+// the allocation, as in PyCUDA).
+int host_block_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+    const host_block* block = nb::inst_ptr<host_block>(self);
+    if (!*block) {
+        PyErr_SetString(PyExc_BufferError, "this PooledHostAllocation was freed");
+        view->obj = nullptr;
+        return -1;
+    }
+    return PyBuffer_FillInfo(view, self, block->pointer(), static_cast<Py_ssize_t>(block->size()), 0, flags);
+}
+
+PyType_Slot host_block_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(host_block_getbuffer)}, {0, nullptr}};
+
+nb::dict stats_dict(const memory::pool_stats& s) {
+    nb::dict d;
+    d["hits"] = s.hits;
+    d["misses"] = s.misses;
+    d["allocator_allocations"] = s.allocator_allocations;
+    d["allocator_failures"] = s.allocator_failures;
+    d["releases"] = s.releases;
+    d["held_blocks"] = s.held_blocks;
+    d["active_blocks"] = s.active_blocks;
+    d["held_bytes"] = s.held_bytes;
+    d["active_bytes"] = s.active_bytes;
+    d["managed_bytes"] = s.managed_bytes;
+    return d;
+}
+
+// The counters and controls both pools share.
+template <class Pool, class Class>
+void bind_pool_common(Class& cls) {
+    cls.def_prop_ro("held_blocks", &Pool::held_blocks)
+        .def_prop_ro("active_blocks", &Pool::active_blocks)
+        .def_prop_ro("held_bytes", &Pool::held_bytes)
+        .def_prop_ro("active_bytes", &Pool::active_bytes)
+        .def_prop_ro("managed_bytes", &Pool::managed_bytes)
+        .def_prop_ro("leading_bits_in_bin_id", &Pool::leading_bits_in_bin_id)
+        .def_prop_rw("max_held_bytes", &Pool::max_held_bytes, &Pool::set_max_held_bytes, nb::arg("cap").none(),
+                     "Held bytes above this are released (None: no cap).")
+        .def("stats", [](const Pool& p) { return stats_dict(p.stats()); }, "Counters of hits, misses and bytes.")
+        .def("free_held", &Pool::free_held, "Release every held block.")
+        .def("stop_holding", &Pool::stop_holding, "Release held blocks and stop keeping freed ones.")
+        .def("bin_number", &Pool::bin_number, "size"_a)
+        .def("alloc_size", &Pool::alloc_size, "bin"_a);
+}
+
+}  // namespace
+
+void bind_pool(nb::module_& m) {
+    m.def("bitlog2", [](std::uint64_t value) { return bitlog2(value); }, "value"_a,
+          "floor(log2(value)); bitlog2(0) is 0.");
+
+    nb::class_<device_block>(m, "PooledDeviceAllocation", "Device memory from a DeviceMemoryPool.")
+        .def("free", &device_block::free, "Return the memory to its pool now.")
+        .def("__len__", &device_block::size)
+        .def("__int__", &device_block::pointer)
+        .def("__index__", &device_block::pointer)
+        .def_prop_ro("ptr", &device_block::pointer)
+        .def("get_pointer", &device_block::pointer)
+        .def("__bool__", [](const device_block& b) { return static_cast<bool>(b); });
+
+    auto device_cls = nb::class_<device_pool>(m, "DeviceMemoryPool", "A binned pool of device memory.")
+        .def("__init__", [](device_pool* self, unsigned leading_bits) {
+            new (self) device_pool(cuda::device_allocator::for_current_context(), leading_bits);
+        }, "leading_bits_in_bin_id"_a = 4)
+        .def("allocate", &device_pool::allocate, "size"_a, "A PooledDeviceAllocation of `size` bytes.")
+        .def("__call__", &device_pool::allocate, "size"_a);
+    bind_pool_common<device_pool>(device_cls);
+
+    nb::class_<host_block>(m, "PooledHostAllocation", nb::type_slots(host_block_slots),
+                           "Page-locked host memory from a PageLockedMemoryPool.")
+        .def("free", [](host_block& b) { b.free(); }, "Return the memory to its pool now.")
+        .def("__len__", &host_block::size)
+        .def_prop_ro("ptr", [](const host_block& b) { return reinterpret_cast<std::uintptr_t>(live(b).pointer()); });
+
+    nb::class_<cuda::pagelocked_allocator>(m, "PageLockedAllocator", "cuMemHostAlloc with host_alloc_flags.")
+        .def("__init__", [](cuda::pagelocked_allocator* self, unsigned int flags) {
+            new (self) cuda::pagelocked_allocator(cuda::pagelocked_allocator::for_current_context(flags));
+        }, "flags"_a = 0)
+        .def_prop_ro("flags", &cuda::pagelocked_allocator::flags);
+
+    auto host_cls = nb::class_<host_pool>(m, "_PageLockedMemoryPool")
+        .def("__init__", [](host_pool* self, const cuda::pagelocked_allocator& allocator, unsigned leading_bits) {
+            new (self) host_pool(allocator, leading_bits);
+        }, "allocator"_a, "leading_bits_in_bin_id"_a = 4)
+        .def("allocate_bytes", &host_pool::allocate, "size"_a);
+    bind_pool_common<host_pool>(host_cls);
+}
+
+}  // namespace gpukit::python
