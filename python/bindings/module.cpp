@@ -12,5 +12,8 @@ NB_MODULE(_gpukit, m) {
     bind_device(m);
     bind_context(m);
     bind_stream(m);
+    bind_rtc(m);
+    bind_function(m);
+    bind_module(m);
     bind_bench(m);
 }
