@@ -6,6 +6,7 @@
 #include "gpukit/rtc/api.hpp"
 
 #include <cctype>
+#include <optional>
 #include <sstream>
 
 namespace gpukit::rtc {
@@ -91,9 +92,13 @@ std::vector<int> supported_archs() {
 }
 
 std::string default_arch() {
-    if (!cuda::driver_available())
-        return "sm_" + std::to_string(fallback_arch);
-    const auto current = cuda::context::current();
+    std::optional<cuda::context> current;
+    try {
+        if (cuda::driver_available())
+            current = cuda::context::current();
+    } catch (const cuda_error&) {
+        // A driver that fails to initialise has no current context: compile for the default.
+    }
     if (!current)
         return "sm_" + std::to_string(fallback_arch);
     const auto [major, minor] = current->get_device().compute_capability();
