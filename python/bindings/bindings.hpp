@@ -15,6 +15,9 @@ void bind_stream(nb::module_& m);
 void bind_layout(nb::module_& m);
 void bind_occupancy(nb::module_& m);
 void bind_pool(nb::module_& m);
+void bind_rtc(nb::module_& m);
+void bind_function(nb::module_& m);
+void bind_module(nb::module_& m);
 void bind_bench(nb::module_& m);
 // The gpukit.cl submodule; needs bind_errors first (its Error derives from gpukit.driver.Error).
 void bind_cl(nb::module_& parent);

@@ -15,6 +15,9 @@ NB_MODULE(_gpukit, m) {
     bind_layout(m);
     bind_occupancy(m);
     bind_pool(m);
+    bind_rtc(m);
+    bind_function(m);
+    bind_module(m);
     bind_bench(m);
     bind_cl(m);
 }

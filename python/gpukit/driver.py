@@ -1,10 +1,16 @@
 """The CUDA driver interface (PyCUDA's ``pycuda.driver``): versions, errors, constants,
-devices, contexts, streams and events."""
+devices, contexts, streams, events, modules, kernels and the profiler switches."""
 from gpukit._gpukit import (  # noqa: F401  (re-exported API)
+    ArgumentHandler,
     Context,
     Device,
     Error,
     Event,
+    Function,
+    In,
+    InOut,
+    Module,
+    Out,
     CompileError,
     LaunchError,
     LogicError,
@@ -26,6 +32,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     get_version,
     host_alloc_flags,
     init,
+    initialize_profiler,
     ipc_mem_flags,
     jit_input_type,
     jit_option,
@@ -33,8 +40,12 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     limit,
     mem_attach_flags,
     mem_host_register_flags,
+    module_from_buffer,
+    module_from_file,
     pointer_attribute,
     shared_config,
+    start_profiler,
+    stop_profiler,
     stream_flags,
     texture_flags,
 )

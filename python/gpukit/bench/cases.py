@@ -9,7 +9,9 @@ ALL = [
           Side("cuda-python cuLaunchKernel", launch.cuda_python),
           Side("CuPy RawKernel", launch.cupy),
           Side("numba-cuda @cuda.jit", launch.numba),
-          Side("PyCUDA Function.__call__", launch.pycuda)],
+          Side("PyCUDA Function.__call__", launch.pycuda),
+          Side("gpukit Function.prepared_async_call", launch.gpukit_prepared),
+          Side("gpukit Function.__call__", launch.gpukit_call)],
          scale=1e6),
 ]
 __all__ = ["ALL", "Case", "Side", "Unavailable", "primary_context"]

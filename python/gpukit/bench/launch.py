@@ -91,3 +91,22 @@ def pycuda(settings):
     function = SourceModule("__global__ void empty_kernel() {}").get_function("empty_kernel")
     stream = pd.Stream()
     return _time_loop(lambda: function(block=(1, 1, 1), stream=stream), stream.synchronize, settings)
+
+
+def gpukit_prepared(settings):
+    primary_context()
+    import gpukit.driver as drv
+    from gpukit.compiler import SourceModule
+    function = SourceModule(EMPTY_SOURCE, no_extern_c=True).get_function("empty_kernel").prepare("")
+    stream = drv.Stream(drv.stream_flags.NON_BLOCKING)
+    grid, block = (1, 1), (1, 1, 1)
+    return _time_loop(lambda: function.prepared_async_call(grid, block, stream), stream.synchronize, settings)
+
+
+def gpukit_call(settings):
+    primary_context()
+    import gpukit.driver as drv
+    from gpukit.compiler import SourceModule
+    function = SourceModule(EMPTY_SOURCE, no_extern_c=True).get_function("empty_kernel")
+    stream = drv.Stream(drv.stream_flags.NON_BLOCKING)
+    return _time_loop(lambda: function(block=(1, 1, 1), stream=stream), stream.synchronize, settings)

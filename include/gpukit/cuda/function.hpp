@@ -1,0 +1,90 @@
+// A kernel in a loaded module.
+//
+// `function` is a cheap, copyable view: it shares the module's state, so the module stays
+// loaded (and its context alive) while any function taken from it exists. What launches
+// need to check arguments and launch shapes (parameter layout, device limits) is read once
+// by module::get_function and shared by the copies.
+#pragma once
+
+#include "gpukit/cuda/context.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpukit::cuda {
+
+class launch_config;
+
+namespace detail {
+
+// A loaded CUmodule; unloads it (in its context) when the last owner goes.
+struct module_state {
+    module_state(CUmodule handle, context_state_ptr context) noexcept : handle(handle), context(std::move(context)) {}
+    ~module_state();
+    module_state(const module_state&) = delete;
+    module_state& operator=(const module_state&) = delete;
+
+    const CUmodule handle;
+    const context_state_ptr context;
+};
+
+}  // namespace detail
+
+// One kernel parameter as the driver describes it.
+struct param_info {
+    std::size_t offset;
+    std::size_t size;
+};
+
+struct dim3 {
+    unsigned int x = 1, y = 1, z = 1;
+};
+
+class function {
+public:
+    // Made by module::get_function.
+    function(CUfunction handle, std::shared_ptr<const detail::module_state> module, std::string name);
+
+    CUfunction handle() const noexcept { return data_->handle; }
+    const std::string& name() const noexcept { return data_->name; }
+    const context_state_ptr& owner() const noexcept { return data_->module->context; }
+
+    int attribute(CUfunction_attribute which) const;
+    void set_attribute(CUfunction_attribute which, int value) const;
+    void set_cache_config(CUfunc_cache config) const;
+    void set_shared_config(CUsharedconfig config) const;
+
+    // The parameter layout, or nullopt when the driver does not offer cuFuncGetParamInfo
+    // (drivers before CUDA 12.4); then argument sizes cannot be checked.
+    const std::optional<std::vector<param_info>>& params() const noexcept { return data_->params; }
+
+    // logic_error when `config` cannot launch this kernel on its device: a zero or too large
+    // block or grid dimension, too many threads per block, too much dynamic shared memory,
+    // or a cooperative launch on a device without support.
+    void check_launch(const launch_config& config) const;
+    // logic_error naming the parameter when the count or a size differs from params().
+    void check_arguments(const std::size_t* sizes, std::size_t count) const;
+
+private:
+    struct limits {
+        dim3 max_block, max_grid;
+        int max_threads_per_block = 0;
+        int max_dynamic_shared = 0;
+        bool cooperative = false;
+    };
+    struct data {
+        CUfunction handle;
+        std::shared_ptr<const detail::module_state> module;
+        std::string name;
+        std::optional<std::vector<param_info>> params;
+        limits limit;
+    };
+    std::shared_ptr<const data> data_;
+};
+
+}  // namespace gpukit::cuda

@@ -1,0 +1,59 @@
+// Launching kernels: a launch_config builder and launch(function, config, args...).
+//
+//   launch(f, launch_config().grid({blocks}).block({256}).stream(s), device_ptr, n, 2.0f);
+//
+// The typed form points at the arguments where they are (no copies, no heap); the shape is
+// checked against the device's limits and the argument sizes against the kernel's
+// parameters (when the driver describes them) before anything is launched.
+#pragma once
+
+#include "gpukit/cuda/function.hpp"
+#include "gpukit/cuda/stream.hpp"
+
+#include <cstddef>
+#include <type_traits>
+
+namespace gpukit::cuda {
+
+class launch_config {
+public:
+    launch_config& grid(dim3 g) noexcept { grid_ = g; return *this; }
+    launch_config& block(dim3 b) noexcept { block_ = b; return *this; }
+    launch_config& shared_bytes(std::size_t bytes) noexcept { shared_bytes_ = bytes; return *this; }
+    launch_config& stream(stream_view s) noexcept { stream_ = s; return *this; }
+    // Thread-block clusters (compute capability 9.0+); {1,1,1} or unset means none.
+    launch_config& cluster(dim3 c) noexcept { cluster_ = c; return *this; }
+    // A cooperative launch: all blocks resident at once, so grid-wide sync is allowed.
+    launch_config& cooperative(bool on = true) noexcept { cooperative_ = on; return *this; }
+
+    dim3 grid() const noexcept { return grid_; }
+    dim3 block() const noexcept { return block_; }
+    std::size_t shared_bytes() const noexcept { return shared_bytes_; }
+    stream_view stream() const noexcept { return stream_; }
+    dim3 cluster() const noexcept { return cluster_; }
+    bool cooperative() const noexcept { return cooperative_; }
+    bool has_cluster() const noexcept { return cluster_.x * cluster_.y * cluster_.z > 1; }
+
+private:
+    dim3 grid_, block_, cluster_;
+    std::size_t shared_bytes_ = 0;
+    stream_view stream_;
+    bool cooperative_ = false;
+};
+
+// Launches with `args[i]` pointing at argument i, whose size is `sizes[i]`. Checks the
+// config and the arguments first (function::check_launch, function::check_arguments).
+void launch_packed(const function& f, const launch_config& config, void** args, const std::size_t* sizes,
+                   std::size_t count);
+
+template <class... Args>
+void launch(const function& f, const launch_config& config, const Args&... args) {
+    static_assert((std::is_trivially_copyable_v<Args> && ...),
+                  "kernel arguments are copied bytewise, so they must be trivially copyable");
+    // The trailing entries keep the arrays non-empty for kernels without parameters.
+    void* pointers[] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
+    const std::size_t sizes[] = {sizeof(Args)..., 0};
+    launch_packed(f, config, pointers, sizes, sizeof...(Args));
+}
+
+}  // namespace gpukit::cuda

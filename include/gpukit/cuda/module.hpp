@@ -1,0 +1,67 @@
+// Loaded code: a module (cubin, fatbin or PTX image) in one context.
+//
+// `module` owns the CUmodule and is move-only. The handle lives in a shared module_state
+// so that every `function` taken from the module keeps it loaded, and the state holds the
+// context, so the context outlives both.
+#pragma once
+
+#include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/function.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpukit::cuda {
+
+// One JIT option for loading PTX: (CU_JIT_*, value). Numeric values only; the log buffers
+// are managed by gpukit and returned through jit_log.
+using jit_option_value = std::pair<CUjit_option, std::uintptr_t>;
+
+// The JIT compiler's messages from a load (empty for cubins, which need no JIT).
+struct jit_log {
+    std::string info;
+    std::string error;
+};
+
+class module {
+public:
+    // Loads an image (cubin, fatbin, or NUL-terminated PTX text) into the current context.
+    // On failure the error message includes the JIT error log.
+    static module from_image(const void* image, std::size_t size, const std::vector<jit_option_value>& options = {},
+                             jit_log* log = nullptr);
+    static module from_image(const std::vector<char>& image, const std::vector<jit_option_value>& options = {},
+                             jit_log* log = nullptr) {
+        return from_image(image.data(), image.size(), options, log);
+    }
+    // Reads `path` (cubin, fatbin or .ptx) and loads it; runtime_error naming the path when
+    // it cannot be read.
+    static module from_file(const std::string& path, const std::vector<jit_option_value>& options = {},
+                            jit_log* log = nullptr);
+
+    module(module&&) noexcept = default;
+    module& operator=(module&&) noexcept = default;
+    module(const module&) = delete;
+    module& operator=(const module&) = delete;
+
+    CUmodule handle() const;
+    const context_state_ptr& owner() const;
+
+    // The kernel `name`; logic_error naming it (and the extern "C" hint) when absent.
+    function get_function(const std::string& name) const;
+    // (address, size in bytes) of the __device__ or __constant__ variable `name`.
+    std::pair<CUdeviceptr, std::size_t> get_global(const std::string& name) const;
+
+private:
+    explicit module(std::shared_ptr<detail::module_state> state) noexcept : state_(std::move(state)) {}
+    const detail::module_state& state() const;
+
+    std::shared_ptr<detail::module_state> state_;
+};
+
+}  // namespace gpukit::cuda

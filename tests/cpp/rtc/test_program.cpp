@@ -1,0 +1,154 @@
+// NVRTC compiles without a GPU, so these run for real on CPU-only machines with the toolkit.
+#include "gpukit/core/error.hpp"
+#include "gpukit/rtc/api.hpp"
+#include "gpukit/rtc/program.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+namespace {
+
+using namespace gpukit;
+
+#define GPUKIT_REQUIRE_NVRTC()                                       \
+    do {                                                             \
+        if (!rtc::nvrtc_available())                                 \
+            GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed";  \
+    } while (false)
+
+constexpr const char* doublify = R"(
+__global__ void doublify(float *a)
+{
+    int idx = threadIdx.x + threadIdx.y*4;
+    a[idx] *= 2;
+}
+)";
+
+bool contains(const std::vector<char>& bytes, const std::string& needle) {
+    return std::search(bytes.begin(), bytes.end(), needle.begin(), needle.end()) != bytes.end();
+}
+
+TEST(rtc_program, compiles_a_cubin_with_the_plain_kernel_name) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    const rtc::compiled_program program = rtc::compile(doublify, options);
+    ASSERT_FALSE(program.cubin.empty());
+    EXPECT_EQ(std::string(program.cubin.data(), 4), "\x7f" "ELF");
+    EXPECT_TRUE(contains(program.cubin, "doublify"));
+    EXPECT_TRUE(program.ptx.empty());
+    EXPECT_EQ(program.image(), program.cubin);
+}
+
+TEST(rtc_program, no_extern_c_keeps_cxx_name_mangling) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.no_extern_c = true;
+    options.want_ptx = true;
+    const rtc::compiled_program program = rtc::compile(doublify, options);
+    EXPECT_NE(program.ptx.find("_Z8doublifyPf"), std::string::npos);
+}
+
+TEST(rtc_program, virtual_arch_gives_ptx_as_the_image) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_options options;
+    options.arch = "compute_90";
+    const rtc::compiled_program program = rtc::compile(doublify, options);
+    EXPECT_TRUE(program.cubin.empty());
+    EXPECT_NE(program.ptx.find(".entry doublify"), std::string::npos);
+    const std::vector<char> image = program.image();
+    EXPECT_EQ(image.back(), '\0');
+}
+
+TEST(rtc_program, options_and_include_dirs_are_passed) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.options = {"-DSCALE=3"};
+    options.include_dirs = {"/nonexistent/include"};
+    options.want_ptx = true;
+    const rtc::compiled_program program =
+        rtc::compile("__global__ void scale(float *a) { a[0] *= SCALE; }", options);
+    EXPECT_NE(std::find(program.options.begin(), program.options.end(), "-DSCALE=3"), program.options.end());
+    EXPECT_NE(std::find(program.options.begin(), program.options.end(), "-I/nonexistent/include"),
+              program.options.end());
+    EXPECT_NE(std::find(program.options.begin(), program.options.end(), "--gpu-architecture=sm_90"),
+              program.options.end());
+    EXPECT_NE(program.ptx.find("3.0"), std::string::npos) << "SCALE=3 should reach the code";
+}
+
+TEST(rtc_program, syntax_error_gives_compile_error_with_line_number) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.options = {"-DMARK=1"};
+    try {
+        rtc::compile("__global__ void f(float *a)\n{\n    a[0] = undefined_name;\n}\n", options);
+        FAIL() << "expected compile_error";
+    } catch (const compile_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("kernel.cu(3)"), std::string::npos) << what;  // the caller's line, not the wrapper's
+        EXPECT_NE(what.find("undefined_name"), std::string::npos) << what;
+        EXPECT_NE(e.log().find("kernel.cu(3)"), std::string::npos) << e.log();
+        EXPECT_NE(e.command_line().find("-DMARK=1"), std::string::npos) << e.command_line();
+    }
+}
+
+TEST(rtc_program, unknown_option_is_a_compile_error_naming_the_cause) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.options = {"--no-such-option"};
+    try {
+        rtc::compile("__global__ void f() {}", options);
+        FAIL() << "expected compile_error";
+    } catch (const compile_error& e) {
+        EXPECT_NE(std::string(e.what()).find("rejected an option"), std::string::npos) << e.what();
+    }
+}
+
+TEST(rtc_program, bad_arch_is_a_logic_error) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_options options;
+    options.arch = "hopper";
+    EXPECT_THROW(rtc::compile("__global__ void f() {}", options), logic_error);
+}
+
+TEST(rtc_program, default_arch_without_context_is_sm_90) {
+    GPUKIT_REQUIRE_NVRTC();
+    // No test here creates a context, so none is current.
+    EXPECT_EQ(rtc::default_arch().substr(0, 3), "sm_");
+}
+
+TEST(rtc_program, supported_archs_include_sm_90) {
+    GPUKIT_REQUIRE_NVRTC();
+    const std::vector<int> archs = rtc::supported_archs();
+    EXPECT_NE(std::find(archs.begin(), archs.end(), 90), archs.end());
+    const auto [major, minor] = rtc::version();
+    EXPECT_GE(major, 12);
+    (void)minor;
+}
+
+TEST(rtc_api, missing_library_names_what_was_tried) {
+    const rtc::detail::loaded_nvrtc loaded = rtc::detail::load({"libnvrtc_gpukit_missing.so.99"});
+    EXPECT_NE(loaded.load_failure.find("libnvrtc_gpukit_missing.so.99"), std::string::npos) << loaded.load_failure;
+    EXPECT_NE(loaded.load_failure.find("CUDA_HOME"), std::string::npos);
+    EXPECT_EQ(loaded.table.nvrtcCompileProgram, nullptr);
+}
+
+TEST(rtc_api, library_without_entry_points_is_rejected) {
+    // libc loads fine but has no NVRTC symbols.
+    const rtc::detail::loaded_nvrtc loaded = rtc::detail::load({"libc.so.6"});
+    EXPECT_NE(loaded.load_failure.find("lacks nvrtcCompileProgram"), std::string::npos) << loaded.load_failure;
+}
+
+TEST(rtc_api, default_candidates_prefer_version_13) {
+    const std::vector<std::string> candidates = rtc::detail::default_candidates();
+    ASSERT_FALSE(candidates.empty());
+    EXPECT_EQ(candidates.front(), "libnvrtc.so.13");
+}
+
+}  // namespace
