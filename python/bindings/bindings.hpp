@@ -12,6 +12,9 @@ void bind_constants(nb::module_& m);
 void bind_device(nb::module_& m);
 void bind_context(nb::module_& m);
 void bind_stream(nb::module_& m);
+void bind_memory(nb::module_& m);
+void bind_copy(nb::module_& m);
+void bind_host_memory(nb::module_& m);
 void bind_bench(nb::module_& m);
 
 // The Python enum class made for a constant group ("device_attribute"), for converting

@@ -12,5 +12,8 @@ NB_MODULE(_gpukit, m) {
     bind_device(m);
     bind_context(m);
     bind_stream(m);
+    bind_memory(m);
+    bind_copy(m);
+    bind_host_memory(m);
     bind_bench(m);
 }

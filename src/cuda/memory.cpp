@@ -14,6 +14,20 @@ memory_info mem_get_info() {
     return info;
 }
 
+bool is_host_accessible(CUdeviceptr address) {
+    unsigned int is_managed = 0;
+    CUresult result = api().cuPointerGetAttribute(&is_managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, address);
+    if (result == CUDA_ERROR_INVALID_VALUE)  // not memory the driver knows
+        return false;
+    if (result != CUDA_SUCCESS)
+        throw_cuda_error(result, "cuPointerGetAttribute");
+    if (is_managed)
+        return true;
+    unsigned int memory_type = 0;
+    GPUKIT_CU(cuPointerGetAttribute, &memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address);
+    return memory_type == CU_MEMORYTYPE_HOST;
+}
+
 device_allocation device_allocation::allocate(std::size_t bytes) {
     if (bytes == 0)
         throw logic_error("mem_alloc(0): cannot allocate 0 bytes of device memory; ask for at least 1 byte");

@@ -21,6 +21,11 @@ struct memory_info {
 // Free and total memory of the current context's device, in bytes.
 memory_info mem_get_info();
 
+// True when the CPU may dereference `address`: managed memory, or page-locked host memory
+// seen through its device address. Plain cuMemAlloc memory is not (false also for addresses
+// the driver does not know).
+bool is_host_accessible(CUdeviceptr address);
+
 class device_allocation {
 public:
     // `bytes` of device memory in the current context. Zero bytes is refused with
