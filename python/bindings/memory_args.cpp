@@ -87,9 +87,16 @@ cuda::stream_view stream_arg(nb::handle s) {
 }
 
 std::uint64_t unsigned_arg(nb::handle value, int bits, const char* what) {
-    CUdeviceptr number = 0;
     const std::uint64_t limit = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
-    if (!index_address(value, what, number) || number > limit)
+    unsigned long long number = 0;
+    bool ok = PyIndex_Check(value.ptr()) && !PyBool_Check(value.ptr());
+    if (ok) {
+        nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+        number = index.is_valid() ? PyLong_AsUnsignedLongLong(index.ptr()) : 0;
+        ok = !PyErr_Occurred() && number <= limit;
+        PyErr_Clear();
+    }
+    if (!ok)
         throw logic_error(std::string(what) + ": the fill value " + nb::cast<std::string>(nb::repr(value)) +
                           " is not an integer from 0 to " + std::to_string(limit));
     return number;
