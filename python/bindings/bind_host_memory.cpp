@@ -28,7 +28,8 @@ struct registered_memory {
 }  // namespace
 
 void bind_host_memory(nb::module_& m) {
-    nb::class_<aligned_host_allocation>(m, "AlignedHostAllocation", nb::type_slots(host_memory_slots<aligned_host_allocation>),
+    nb::class_<aligned_host_allocation>(m, "AlignedHostAllocation",
+                                        nb::type_slots(host_memory_slots<aligned_host_allocation>),
                                         "Host memory aligned to a power of two; the .base of aligned_empty() arrays.")
         .def("free", &aligned_host_allocation::free,
              "Free the memory now. Arrays over it must not be used afterwards.")
