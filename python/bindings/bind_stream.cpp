@@ -1,5 +1,6 @@
 // gpukit.driver.Stream and gpukit.driver.Event.
 #include "bindings.hpp"
+#include "memory_args.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/event.hpp"
@@ -14,18 +15,6 @@ namespace gpukit::python {
 using namespace nb::literals;
 using cuda::event;
 using cuda::stream;
-
-namespace {
-
-cuda::stream_view stream_arg(nb::handle s) {
-    if (s.is_none())
-        return {};
-    if (nb::isinstance<stream>(s))
-        return nb::cast<const stream&>(s).view();
-    throw nb::type_error("stream must be a gpukit.driver.Stream or None");
-}
-
-}  // namespace
 
 void bind_stream(nb::module_& m) {
     nb::class_<stream>(m, "Stream", "A queue of operations that run in order.")

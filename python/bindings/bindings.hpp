@@ -18,6 +18,9 @@ void bind_pool(nb::module_& m);
 void bind_rtc(nb::module_& m);
 void bind_function(nb::module_& m);
 void bind_module(nb::module_& m);
+void bind_memory(nb::module_& m);
+void bind_copy(nb::module_& m);
+void bind_host_memory(nb::module_& m);
 void bind_bench(nb::module_& m);
 // The gpukit.cl submodule; needs bind_errors first (its Error derives from gpukit.driver.Error).
 void bind_cl(nb::module_& parent);

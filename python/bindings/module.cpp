@@ -18,6 +18,9 @@ NB_MODULE(_gpukit, m) {
     bind_rtc(m);
     bind_function(m);
     bind_module(m);
+    bind_memory(m);
+    bind_copy(m);
+    bind_host_memory(m);
     bind_bench(m);
     bind_cl(m);
 }

@@ -1,0 +1,58 @@
+// Unstructured copies between host and device memory, between devices, and memset.
+//
+// Sizes are in bytes for copies and in elements for memsets. Every function checks its
+// arguments (null addresses, sizes beyond a destination's known capacity, alignment, pitch)
+// before calling the driver, and a copy or memset of nothing returns without calling it.
+// None of them touches Python, so bindings may release the GIL around the blocking ones.
+// The copies run in the context current on the calling thread; `stream_view{}` is the
+// legacy default stream.
+#pragma once
+
+#include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/memory.hpp"
+#include "gpukit/cuda/stream.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gpukit::cuda {
+
+void memcpy_htod(device_pointer dst, const void* src, std::size_t bytes);
+void memcpy_htod_async(device_pointer dst, const void* src, std::size_t bytes, stream_view s);
+void memcpy_dtoh(void* dst, device_pointer src, std::size_t bytes);
+void memcpy_dtoh_async(void* dst, device_pointer src, std::size_t bytes, stream_view s);
+void memcpy_dtod(device_pointer dst, device_pointer src, std::size_t bytes);
+void memcpy_dtod_async(device_pointer dst, device_pointer src, std::size_t bytes, stream_view s);
+
+// Copies between memory of two contexts (possibly on two devices).
+void memcpy_peer(device_pointer dst, const context& dst_context, device_pointer src, const context& src_context,
+                 std::size_t bytes);
+void memcpy_peer_async(device_pointer dst, const context& dst_context, device_pointer src,
+                       const context& src_context, std::size_t bytes, stream_view s);
+
+// Fill `count` elements of 1, 2 or 4 bytes with `value`. The 16- and 32-bit forms need
+// `dst` aligned to the element size.
+void memset_d8(device_pointer dst, std::uint8_t value, std::size_t count);
+void memset_d16(device_pointer dst, std::uint16_t value, std::size_t count);
+void memset_d32(device_pointer dst, std::uint32_t value, std::size_t count);
+void memset_d8_async(device_pointer dst, std::uint8_t value, std::size_t count, stream_view s);
+void memset_d16_async(device_pointer dst, std::uint16_t value, std::size_t count, stream_view s);
+void memset_d32_async(device_pointer dst, std::uint32_t value, std::size_t count, stream_view s);
+
+// Fill `height` rows of `width` elements each; rows start `pitch` bytes apart, so
+// `pitch` must hold a row (width * element size) and be a multiple of the element size.
+void memset_d2d8(device_pointer dst, std::size_t pitch, std::uint8_t value, std::size_t width, std::size_t height);
+void memset_d2d16(device_pointer dst, std::size_t pitch, std::uint16_t value, std::size_t width,
+                  std::size_t height);
+void memset_d2d32(device_pointer dst, std::size_t pitch, std::uint32_t value, std::size_t width,
+                  std::size_t height);
+void memset_d2d8_async(device_pointer dst, std::size_t pitch, std::uint8_t value, std::size_t width,
+                       std::size_t height, stream_view s);
+void memset_d2d16_async(device_pointer dst, std::size_t pitch, std::uint16_t value, std::size_t width,
+                        std::size_t height, stream_view s);
+void memset_d2d32_async(device_pointer dst, std::size_t pitch, std::uint32_t value, std::size_t width,
+                        std::size_t height, stream_view s);
+
+}  // namespace gpukit::cuda

@@ -1,0 +1,47 @@
+// Managed (unified) memory from cuMemAllocManaged: one address valid on host and device,
+// pages migrated on demand.
+#pragma once
+
+#include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/stream.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+
+namespace gpukit::cuda {
+
+class managed_allocation {
+public:
+    // `bytes` (0 allocates one byte, so empty arrays work) attached as `flags`, which must
+    // be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST. A request larger than the free device
+    // memory (mem_get_info) is refused with memory_error without asking the driver:
+    // oversubscribing managed memory can stall the GPU instead of failing cleanly.
+    static managed_allocation allocate(std::size_t bytes, unsigned int flags);
+
+    managed_allocation(managed_allocation&& other) noexcept;
+    managed_allocation& operator=(managed_allocation&& other) noexcept;
+    ~managed_allocation();
+
+    void* data() const;  // the host view of the address; logic_error once freed
+    std::size_t size() const noexcept { return size_; }
+    bool is_freed() const noexcept { return address_ == 0; }
+    // For managed memory the device address equals the host address.
+    CUdeviceptr device_pointer() const;
+    // Changes who may access the memory: CU_MEM_ATTACH_GLOBAL, _HOST, or _SINGLE (only
+    // `s`, which must then be a real stream). Enqueued on `s`.
+    void attach(unsigned int flags, stream_view s) const;
+    // Frees now in the owning context; a second call does nothing.
+    void free();
+
+private:
+    managed_allocation(CUdeviceptr address, std::size_t size, context_state_ptr ctx) noexcept
+        : address_(address), size_(size), context_(std::move(ctx)) {}
+    void release() noexcept;
+
+    CUdeviceptr address_ = 0;
+    std::size_t size_ = 0;
+    context_state_ptr context_;
+};
+
+}  // namespace gpukit::cuda

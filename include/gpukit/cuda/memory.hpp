@@ -1,0 +1,83 @@
+// Linear device memory: the owning, move-only `device_allocation`, pitched allocation, the
+// free/total query, and `device_pointer`, the one way copy and memset functions take a
+// device address together with how many bytes are known to be there.
+#pragma once
+
+#include "gpukit/cuda/context.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <optional>
+#include <utility>
+
+namespace gpukit::cuda {
+
+struct memory_info {
+    std::size_t free = 0;
+    std::size_t total = 0;
+};
+
+// Free and total memory of the current context's device, in bytes.
+memory_info mem_get_info();
+
+// True when the CPU may dereference `address`: managed memory, or page-locked host memory
+// seen through its device address. Plain cuMemAlloc memory is not (false also for addresses
+// the driver does not know).
+bool is_host_accessible(CUdeviceptr address);
+
+class device_allocation {
+public:
+    // `bytes` of device memory in the current context. Zero bytes is refused with
+    // logic_error before the driver is called: cuMemAlloc rejects it with an unhelpful
+    // CUDA_ERROR_INVALID_VALUE, and a null allocation would only move the failure to the
+    // first copy.
+    static device_allocation allocate(std::size_t bytes);
+
+    // Rows of at least `width_bytes` for `height` rows, laid out so that elements of
+    // `access_size` bytes (4, 8 or 16) are accessed coalesced. Returns the allocation and
+    // the pitch (bytes from one row to the next) the driver chose. Arguments are checked
+    // before the driver is called.
+    static std::pair<device_allocation, std::size_t> allocate_pitch(std::size_t width_bytes, std::size_t height,
+                                                                     unsigned int access_size);
+
+    device_allocation(device_allocation&& other) noexcept;
+    device_allocation& operator=(device_allocation&& other) noexcept;
+    ~device_allocation();  // frees in the owning context, reporting failure through cleanup_warning
+
+    // The device address; logic_error once freed (or moved from).
+    CUdeviceptr get() const;
+    // Bytes asked for at allocation (a pitched allocation: pitch * height); 0 once freed.
+    std::size_t size() const noexcept { return size_; }
+    bool is_freed() const noexcept { return address_ == 0; }
+    // Frees the memory now, in the owning context. Calling it again does nothing, so code
+    // that frees early and then lets the destructor run is safe; any other use afterwards
+    // throws logic_error.
+    void free();
+    // The owning context; logic_error once freed.
+    const context_state_ptr& owner() const;
+
+private:
+    device_allocation(CUdeviceptr address, std::size_t size, context_state_ptr ctx) noexcept
+        : address_(address), size_(size), context_(std::move(ctx)) {}
+    void release() noexcept;
+
+    CUdeviceptr address_ = 0;
+    std::size_t size_ = 0;
+    context_state_ptr context_;
+};
+
+// A device address argument: the address, and the number of bytes known to be valid from it
+// (known for allocations, unknown for raw addresses). Copies and memsets check their size
+// against `capacity` before calling the driver.
+struct device_pointer {
+    CUdeviceptr address = 0;
+    std::optional<std::size_t> capacity;
+
+    device_pointer(CUdeviceptr address, std::optional<std::size_t> capacity = std::nullopt) noexcept
+        : address(address), capacity(capacity) {}
+    // Throws logic_error when `allocation` has been freed.
+    device_pointer(const device_allocation& allocation) : address(allocation.get()), capacity(allocation.size()) {}
+};
+
+}  // namespace gpukit::cuda

@@ -1,0 +1,73 @@
+// gpukit.driver host-side memory: AlignedHostAllocation, PagelockedHostAllocation,
+// RegisteredHostMemory and ManagedAllocation. Each exposes its bytes through the buffer
+// protocol; gpukit/_memory.py builds the numpy arrays over them, so an array's .base is
+// the allocation.
+#include "memory_args.hpp"
+
+#include "gpukit/cuda/host_memory.hpp"
+#include "gpukit/cuda/managed_memory.hpp"
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+using cuda::aligned_host_allocation;
+using cuda::managed_allocation;
+using cuda::pagelocked_host_allocation;
+
+namespace {
+
+// Registered memory belongs to another Python object, held here so that it outlives the
+// page lock.
+struct registered_memory {
+    cuda::registered_host_memory memory;
+    nb::object base;
+    void* data() const { return memory.data(); }
+    std::size_t size() const noexcept { return memory.size(); }
+};
+
+}  // namespace
+
+void bind_host_memory(nb::module_& m) {
+    nb::class_<aligned_host_allocation>(m, "AlignedHostAllocation",
+                                        nb::type_slots(host_memory_slots<aligned_host_allocation>),
+                                        "Host memory aligned to a power of two; the .base of aligned_empty() arrays.")
+        .def("free", &aligned_host_allocation::free,
+             "Free the memory now. Arrays over it must not be used afterwards.")
+        .def_prop_ro("alignment", &aligned_host_allocation::alignment);
+    m.def("_aligned_alloc", &aligned_host_allocation::allocate, "bytes"_a, "alignment"_a);
+
+    nb::class_<pagelocked_host_allocation>(m, "PagelockedHostAllocation",
+                                           nb::type_slots(host_memory_slots<pagelocked_host_allocation>),
+                                           "Page-locked host memory; the .base of pagelocked_empty() arrays.")
+        .def("free", &pagelocked_host_allocation::free,
+             "Free the memory now. Arrays over it must not be used afterwards.")
+        .def("get_flags", &pagelocked_host_allocation::flags, "The host_alloc_flags it was allocated with.")
+        .def("get_device_pointer", &pagelocked_host_allocation::device_pointer,
+             "The device address of this memory (needs host_alloc_flags.DEVICEMAP or unified addressing).");
+    m.def("_pagelocked_alloc", &pagelocked_host_allocation::allocate, "bytes"_a, "flags"_a);
+
+    nb::class_<registered_memory>(m, "RegisteredHostMemory", nb::type_slots(host_memory_slots<registered_memory>),
+                                  "Host memory of another object, page-locked while this lives.")
+        .def("unregister", [](registered_memory& r) { r.memory.unregister(); },
+             "Remove the page lock now; the memory itself stays valid.")
+        .def("get_device_pointer", [](const registered_memory& r) { return r.memory.device_pointer(); })
+        .def_prop_ro("base", [](const registered_memory& r) { return r.base; }, "The object whose memory this is.");
+    m.def("_register_host_memory", [](nb::handle ary, unsigned int flags) {
+        const host_buffer buffer(ary, true, "register_host_memory(ary)");
+        return registered_memory{cuda::registered_host_memory::register_memory(buffer.data(), buffer.size(), flags),
+                                 nb::borrow(ary)};
+    }, "ary"_a, "flags"_a);
+
+    nb::class_<managed_allocation>(m, "ManagedAllocation", nb::type_slots(host_memory_slots<managed_allocation>),
+                                   "Managed memory, valid on host and device; the .base of managed_empty() arrays.")
+        .def("free", &managed_allocation::free, "Free the memory now. Arrays over it must not be used afterwards.")
+        .def("get_device_pointer", &managed_allocation::device_pointer,
+             "The device address, which for managed memory equals the host address.")
+        .def("attach", [](const managed_allocation& a, unsigned int mem_flags, nb::handle stream) {
+            a.attach(mem_flags, stream_arg(stream));
+        }, "mem_flags"_a, "stream"_a.none() = nb::none(),
+             "Make the memory visible to the whole context (GLOBAL), the host (HOST) or one stream (SINGLE).");
+    m.def("_managed_alloc", &managed_allocation::allocate, "bytes"_a, "flags"_a);
+}
+
+}  // namespace gpukit::python

@@ -1,0 +1,113 @@
+// gpukit.driver device memory: DeviceAllocation, mem_get_info, mem_alloc, mem_alloc_pitch,
+// IPC handles, and _HostView, the buffer behind as_buffer().
+#include "memory_args.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/ipc_memory.hpp"
+#include "gpukit/cuda/memory.hpp"
+
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+using cuda::device_allocation;
+using cuda::ipc_memory_handle;
+
+namespace {
+
+// A byte range of host-addressable memory that keeps its owner alive; memoryview(view)
+// holds the view, so the owner outlives every buffer made from it.
+struct host_view {
+    nb::object owner;
+    void* address;
+    std::size_t bytes;
+    void* data() const noexcept { return address; }
+    std::size_t size() const noexcept { return bytes; }
+};
+
+}  // namespace
+
+// A writable memoryview of `size` bytes at `address + offset`, refused unless the CPU may
+// touch that memory (see cuda::is_host_accessible): reading plain device memory from the
+// host would crash the process instead of raising.
+static nb::object host_memoryview(nb::handle owner, CUdeviceptr address, std::optional<std::size_t> capacity,
+                                  std::size_t size, std::size_t offset) {
+    if (capacity && (offset > *capacity || size > *capacity - offset))
+        throw logic_error("as_buffer(): " + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
+                          " exceed the " + std::to_string(*capacity) + " bytes of the memory");
+    if (!cuda::is_host_accessible(address))
+        throw logic_error("as_buffer(): this device memory is not addressable from the host (only managed and "
+                          "mapped page-locked memory is); copy it with memcpy_dtoh() or from_device(), or "
+                          "allocate it with managed_empty()");
+    nb::object view = nb::cast(host_view{nb::borrow(owner), reinterpret_cast<void*>(address + offset), size});
+    return nb::steal(PyMemoryView_FromObject(view.ptr()));
+}
+
+void bind_memory(nb::module_& m) {
+    nb::class_<host_view>(m, "_HostView", nb::type_slots(host_memory_slots<host_view>),
+                          "Host-addressable memory kept alive by its owner; wrap in memoryview().");
+
+    nb::class_<device_allocation>(m, "DeviceAllocation",
+                                  "Linear device memory from mem_alloc(); freed when the last reference goes.")
+        .def("free", &device_allocation::free,
+             "Free the memory now. Freeing again does nothing; any other use afterwards raises LogicError.")
+        .def("__int__", &device_allocation::get)
+        .def("__index__", &device_allocation::get)
+        .def("__len__", &device_allocation::size)
+        .def_prop_ro("size", &device_allocation::size, "Bytes allocated (0 once freed).")
+        .def("as_buffer", [](nb::handle self, std::size_t size, std::size_t offset) {
+            const auto& a = nb::cast<const device_allocation&>(self);
+            return host_memoryview(self, a.get(), a.size(), size, offset);
+        }, "size"_a, "offset"_a = 0,
+             "A memoryview of `size` bytes from `offset`. Only memory the CPU can address (managed or mapped) "
+             "has one; plain device memory raises LogicError.")
+        .def("__repr__", [](const device_allocation& a) {
+            if (a.is_freed())
+                return std::string("<gpukit.driver.DeviceAllocation (freed)>");
+            char text[96];
+            std::snprintf(text, sizeof text, "<gpukit.driver.DeviceAllocation 0x%llx, %zu bytes>",
+                          static_cast<unsigned long long>(a.get()), a.size());
+            return std::string(text);
+        });
+
+    m.def("mem_get_info", [] {
+        const cuda::memory_info info = cuda::mem_get_info();
+        return std::make_pair(info.free, info.total);
+    }, "(free, total) bytes of device memory of the current context.");
+    m.def("mem_alloc", &device_allocation::allocate, "bytes"_a, "Allocate `bytes` (at least 1) of device memory.");
+    m.def("mem_alloc_pitch", &device_allocation::allocate_pitch, "width"_a, "height"_a, "access_size"_a,
+          "Allocate `height` rows of at least `width` bytes for elements of `access_size` (4, 8 or 16) bytes. "
+          "Returns (DeviceAllocation, pitch in bytes).");
+    m.def("_host_memoryview", [](nb::handle owner, std::size_t size, std::size_t offset) {
+        const cuda::device_pointer p = device_pointer_arg(owner, "as_buffer()");
+        return host_memoryview(owner, p.address, p.capacity, size, offset);
+    }, "owner"_a, "size"_a, "offset"_a);
+
+    m.def("mem_get_ipc_handle", [](nb::handle devptr) {
+        const CUipcMemHandle h = cuda::get_ipc_mem_handle(device_pointer_arg(devptr, "mem_get_ipc_handle()").address);
+        return nb::bytes(h.reserved, sizeof h.reserved);
+    }, "devptr"_a, "The bytes another process passes to IPCMemoryHandle to map this allocation.");
+
+    nb::class_<ipc_memory_handle>(m, "IPCMemoryHandle",
+                                  "Device memory of another process, mapped from mem_get_ipc_handle() bytes.")
+        .def("__init__", [](ipc_memory_handle* self, nb::bytes handle, unsigned int flags) {
+            CUipcMemHandle h{};
+            if (handle.size() != sizeof h.reserved)
+                throw logic_error("IPCMemoryHandle(): expected the " + std::to_string(sizeof h.reserved) +
+                                  "-byte handle from mem_get_ipc_handle(), got " + std::to_string(handle.size()) +
+                                  " bytes");
+            std::memcpy(h.reserved, handle.c_str(), sizeof h.reserved);
+            new (self) ipc_memory_handle(ipc_memory_handle::open(h, flags));
+        }, "ipc_handle"_a, "flags"_a = static_cast<unsigned int>(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
+        .def("close", &ipc_memory_handle::close, "Unmap the memory now; closing again does nothing.")
+        .def("__int__", &ipc_memory_handle::get)
+        .def("__index__", &ipc_memory_handle::get);
+}
+
+}  // namespace gpukit::python

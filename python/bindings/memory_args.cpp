@@ -1,0 +1,131 @@
+#include "memory_args.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/ipc_memory.hpp"
+#include "gpukit/cuda/managed_memory.hpp"
+
+#include <nanobind/stl/string.h>
+
+#include <string>
+
+namespace gpukit::python {
+namespace {
+
+std::string type_name_of(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
+
+// An integer address from anything implementing __index__; false when obj is not one.
+bool index_address(nb::handle obj, const char* what, CUdeviceptr& address) {
+    if (!PyIndex_Check(obj.ptr()) || PyBool_Check(obj.ptr()))
+        return false;
+    nb::object index = nb::steal(PyNumber_Index(obj.ptr()));
+    if (!index.is_valid()) {  // e.g. a numpy array: has the slot, but is no scalar
+        PyErr_Clear();
+        return false;
+    }
+    const unsigned long long value = PyLong_AsUnsignedLongLong(index.ptr());
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        throw logic_error(std::string(what) + ": the address " + nb::cast<std::string>(nb::str(index)) +
+                          " is negative or too large; a device address is an unsigned 64-bit integer");
+    }
+    address = static_cast<CUdeviceptr>(value);
+    return true;
+}
+
+// Bytes described by a contiguous __cuda_array_interface__ (strides absent or None).
+std::optional<std::size_t> interface_capacity(const nb::dict& iface) {
+    if (iface.contains("strides") && !iface["strides"].is_none())
+        return std::nullopt;
+    const std::string typestr = nb::cast<std::string>(iface["typestr"]);
+    std::size_t bytes = std::stoul(typestr.substr(2));  // "<f4": byte order, kind, item size
+    for (nb::handle extent : nb::cast<nb::tuple>(iface["shape"]))
+        bytes *= nb::cast<std::size_t>(extent);
+    return bytes;
+}
+
+}  // namespace
+
+cuda::device_pointer device_pointer_arg(nb::handle obj, const char* what) {
+    if (nb::isinstance<cuda::device_allocation>(obj))
+        return cuda::device_pointer(nb::cast<const cuda::device_allocation&>(obj));
+    if (nb::isinstance<cuda::managed_allocation>(obj)) {
+        const auto& managed = nb::cast<const cuda::managed_allocation&>(obj);
+        return {managed.device_pointer(), managed.size()};
+    }
+    if (nb::isinstance<cuda::ipc_memory_handle>(obj))
+        return nb::cast<const cuda::ipc_memory_handle&>(obj).get();
+    if (nb::hasattr(obj, "__cuda_array_interface__")) {
+        nb::dict iface = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
+        CUdeviceptr address = 0;
+        if (!index_address(nb::cast<nb::tuple>(iface["data"])[0], what, address))
+            throw nb::type_error((std::string(what) + ": __cuda_array_interface__['data'][0] of " + type_name_of(obj) +
+                                  " is not an integer address").c_str());
+        return {address, interface_capacity(iface)};
+    }
+    if (nb::hasattr(obj, "get_pointer")) {
+        CUdeviceptr address = 0;
+        if (!index_address(obj.attr("get_pointer")(), what, address))
+            throw nb::type_error((std::string(what) + ": " + type_name_of(obj) +
+                                  ".get_pointer() must return an integer address").c_str());
+        return address;
+    }
+    CUdeviceptr address = 0;
+    if (index_address(obj, what, address))
+        return address;
+    throw nb::type_error((std::string(what) + ": expected a device pointer (DeviceAllocation, ManagedAllocation, "
+                          "IPCMemoryHandle, an object with __cuda_array_interface__ or get_pointer(), or an "
+                          "integer address), got " + type_name_of(obj))
+                             .c_str());
+}
+
+cuda::stream_view stream_arg(nb::handle s) {
+    if (s.is_none())
+        return {};
+    if (nb::isinstance<cuda::stream>(s))
+        return nb::cast<const cuda::stream&>(s).view();
+    throw nb::type_error("stream must be a gpukit.driver.Stream or None");
+}
+
+std::uint64_t unsigned_arg(nb::handle value, int bits, const char* what) {
+    const std::uint64_t limit = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    unsigned long long number = 0;
+    bool ok = PyIndex_Check(value.ptr()) && !PyBool_Check(value.ptr());
+    if (ok) {
+        nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+        number = index.is_valid() ? PyLong_AsUnsignedLongLong(index.ptr()) : 0;
+        ok = !PyErr_Occurred() && number <= limit;
+        PyErr_Clear();
+    }
+    if (!ok)
+        throw logic_error(std::string(what) + ": the fill value " + nb::cast<std::string>(nb::repr(value)) +
+                          " is not an integer from 0 to " + std::to_string(limit));
+    return number;
+}
+
+host_buffer::host_buffer(nb::handle obj, bool writable, const char* what) {
+    if (!PyObject_CheckBuffer(obj.ptr()))
+        throw nb::type_error((std::string(what) + ": expected a host buffer (numpy array, bytes, bytearray, "
+                              "memoryview), got " + type_name_of(obj))
+                                 .c_str());
+    if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_ANY_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) == 0)
+        return;
+    PyErr_Clear();
+    // Ask again for any layout, only to say precisely what was wrong.
+    Py_buffer probe{};
+    if (PyObject_GetBuffer(obj.ptr(), &probe, PyBUF_RECORDS_RO) != 0) {
+        PyErr_Clear();
+        throw logic_error(std::string(what) + ": the " + type_name_of(obj) + " does not expose its memory");
+    }
+    const bool contiguous = PyBuffer_IsContiguous(&probe, 'A');
+    const bool readonly = probe.readonly;
+    PyBuffer_Release(&probe);
+    if (!contiguous)
+        throw logic_error(std::string(what) + ": the " + type_name_of(obj) +
+                          " is not contiguous; copy it with numpy.ascontiguousarray() first");
+    if (writable && readonly)
+        throw logic_error(std::string(what) + ": the " + type_name_of(obj) +
+                          " is read-only and cannot receive data; pass a writable buffer");
+    throw logic_error(std::string(what) + ": the " + type_name_of(obj) + " refused to expose its memory");
+}
+
+}  // namespace gpukit::python

@@ -1,0 +1,159 @@
+"""The numpy side of gpukit.driver's memory functions: arrays over host, page-locked,
+aligned, registered and managed memory (their ``.base`` is the allocation object), copies
+to and from numpy arrays, and PointerHolderBase. The allocations themselves are C++."""
+import numbers
+
+import numpy as np
+
+from gpukit import _gpukit
+from gpukit._gpukit import mem_alloc, memcpy_dtoh, memcpy_htod, mem_attach_flags
+
+
+def _shape_tuple(shape):
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    if any(int(extent) < 0 for extent in shape):
+        raise ValueError(f"negative dimensions are not allowed: shape {shape}")
+    return shape
+
+
+def _nbytes(shape, dtype):
+    count = 1
+    for extent in shape:
+        count *= int(extent)
+    return count * np.dtype(dtype).itemsize
+
+
+def _order_of(array):
+    """The order that reproduces `array`'s layout: "F" only for Fortran-only arrays."""
+    return "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
+
+
+def _array_over(allocation, shape, dtype, order):
+    # numpy.ndarray(buffer=...) keeps the buffer object itself as .base.
+    return np.ndarray(shape, dtype, buffer=allocation, order=order)
+
+
+# ---- device memory and numpy arrays
+
+def to_device(buffer):
+    """Allocate device memory for `buffer` (anything with the buffer protocol), copy it
+    there, and return the DeviceAllocation."""
+    nbytes = memoryview(buffer).nbytes
+    allocation = mem_alloc(nbytes)
+    memcpy_htod(allocation, buffer)
+    return allocation
+
+
+def from_device(devptr, shape, dtype, order="C"):
+    """A new numpy array of `shape`, `dtype` and `order`, filled from device memory `devptr`."""
+    result = np.empty(_shape_tuple(shape), dtype, order=order)
+    memcpy_dtoh(result, devptr)
+    return result
+
+
+def from_device_like(devptr, other_ary):
+    """A new numpy array shaped like `other_ary`, filled from device memory `devptr`."""
+    result = np.empty_like(other_ary, order=_order_of(other_ary))
+    memcpy_dtoh(result, devptr)
+    return result
+
+
+class PointerHolderBase:
+    """Base class for objects that own device memory allocated outside gpukit. Subclasses
+    implement get_pointer(); instances are then accepted wherever a device pointer is."""
+
+    def get_pointer(self):
+        raise NotImplementedError(f"{type(self).__name__} must implement get_pointer() and return the device address")
+
+    def __int__(self):
+        return int(self.get_pointer())
+
+    def __index__(self):
+        return int(self.get_pointer())
+
+    def as_buffer(self, size, offset=0):
+        """A memoryview of `size` bytes from `offset`; only for memory the CPU can address
+        (managed or mapped), otherwise LogicError."""
+        return _gpukit._host_memoryview(self, size, offset)
+
+
+# ---- page-locked host memory
+
+def pagelocked_empty(shape, dtype, order="C", mem_flags=0):
+    """An uninitialised page-locked numpy array; `mem_flags` combines host_alloc_flags."""
+    shape = _shape_tuple(shape)
+    return _array_over(_gpukit._pagelocked_alloc(_nbytes(shape, dtype), int(mem_flags)), shape, dtype, order)
+
+
+def pagelocked_zeros(shape, dtype, order="C", mem_flags=0):
+    result = pagelocked_empty(shape, dtype, order, mem_flags)
+    result.fill(0)
+    return result
+
+
+def pagelocked_empty_like(array, mem_flags=0):
+    return pagelocked_empty(array.shape, array.dtype, _order_of(array), mem_flags)
+
+
+def pagelocked_zeros_like(array, mem_flags=0):
+    return pagelocked_zeros(array.shape, array.dtype, _order_of(array), mem_flags)
+
+
+# ---- aligned host memory (no GPU needed)
+
+def aligned_empty(shape, dtype, order="C", alignment=4096):
+    """An uninitialised numpy array whose data starts at a multiple of `alignment` (a power
+    of two). Its memory is a whole number of alignment units, so with the default page
+    alignment an array of whole pages can be given to register_host_memory()."""
+    shape = _shape_tuple(shape)
+    return _array_over(_gpukit._aligned_alloc(_nbytes(shape, dtype), int(alignment)), shape, dtype, order)
+
+
+def aligned_zeros(shape, dtype, order="C", alignment=4096):
+    result = aligned_empty(shape, dtype, order, alignment)
+    result.fill(0)
+    return result
+
+
+def aligned_empty_like(array, alignment=4096):
+    return aligned_empty(array.shape, array.dtype, _order_of(array), alignment)
+
+
+def aligned_zeros_like(array, alignment=4096):
+    return aligned_zeros(array.shape, array.dtype, _order_of(array), alignment)
+
+
+# ---- page-locking existing memory
+
+def register_host_memory(ary, flags=0):
+    """Page-lock the memory of the numpy array `ary` (address and size page-aligned, e.g.
+    from aligned_empty()) while the returned array lives. The result shares `ary`'s memory;
+    its .base is a RegisteredHostMemory whose .base is `ary`."""
+    if not isinstance(ary, np.ndarray):
+        raise TypeError(f"register_host_memory(ary): expected a numpy.ndarray, got {type(ary).__name__}")
+    registered = _gpukit._register_host_memory(ary, int(flags))
+    return np.ndarray(ary.shape, ary.dtype, buffer=registered, strides=ary.strides)
+
+
+# ---- managed memory
+
+def managed_empty(shape, dtype, order="C", mem_flags=mem_attach_flags.GLOBAL):
+    """An uninitialised managed numpy array, usable on host and device. `mem_flags` is
+    mem_attach_flags.GLOBAL or HOST. More than mem_get_info() reports free is refused with
+    gpukit.driver.MemoryError."""
+    shape = _shape_tuple(shape)
+    return _array_over(_gpukit._managed_alloc(_nbytes(shape, dtype), int(mem_flags)), shape, dtype, order)
+
+
+def managed_zeros(shape, dtype, order="C", mem_flags=mem_attach_flags.GLOBAL):
+    result = managed_empty(shape, dtype, order, mem_flags)
+    result.fill(0)
+    return result
+
+
+def managed_empty_like(array, mem_flags=mem_attach_flags.GLOBAL):
+    return managed_empty(array.shape, array.dtype, _order_of(array), mem_flags)
+
+
+def managed_zeros_like(array, mem_flags=mem_attach_flags.GLOBAL):
+    return managed_zeros(array.shape, array.dtype, _order_of(array), mem_flags)

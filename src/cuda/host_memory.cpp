@@ -1,0 +1,234 @@
+#include "gpukit/cuda/host_memory.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/api.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <utility>
+
+namespace gpukit::cuda {
+namespace {
+
+std::string hex(std::uintptr_t value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%zx", static_cast<std::size_t>(value));
+    return text;
+}
+
+// The device address of page-locked host memory.
+CUdeviceptr host_device_pointer(const context_state_ptr& ctx, void* data) {
+    scoped_context in(*ctx);
+    CUdeviceptr address = 0;
+    GPUKIT_CU(cuMemHostGetDevicePointer, &address, data, 0);
+    return address;
+}
+
+}  // namespace
+
+std::size_t host_page_size() noexcept {
+    static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    return size;
+}
+
+// ---- aligned_host_allocation
+
+aligned_host_allocation aligned_host_allocation::allocate(std::size_t bytes, std::size_t alignment) {
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+        throw logic_error("aligned_empty(): alignment " + std::to_string(alignment) +
+                          " is not a power of two; use 1, 2, 4, ..., 4096, ...");
+    // std::aligned_alloc wants a size that is a multiple of the alignment (at least one
+    // unit), and an alignment no smaller than a pointer.
+    const std::size_t unit = std::max(alignment, sizeof(void*));
+    const std::size_t rounded = std::max<std::size_t>(1, (bytes + unit - 1) / unit) * unit;
+    void* data = std::aligned_alloc(unit, rounded);
+    if (!data)
+        throw memory_error("aligned_empty(): could not allocate " + std::to_string(rounded) +
+                           " bytes of host memory aligned to " + std::to_string(alignment));
+    return aligned_host_allocation(data, bytes, alignment);
+}
+
+aligned_host_allocation::aligned_host_allocation(aligned_host_allocation&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+      alignment_(other.alignment_) {}
+
+aligned_host_allocation& aligned_host_allocation::operator=(aligned_host_allocation&& other) noexcept {
+    if (this != &other) {
+        free();
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+        alignment_ = other.alignment_;
+    }
+    return *this;
+}
+
+aligned_host_allocation::~aligned_host_allocation() { free(); }
+
+void* aligned_host_allocation::data() const {
+    if (!data_)
+        throw logic_error("this AlignedHostAllocation has been freed; it can no longer be used");
+    return data_;
+}
+
+void aligned_host_allocation::free() noexcept {
+    std::free(data_);
+    data_ = nullptr;
+    size_ = 0;
+}
+
+// ---- pagelocked_host_allocation
+
+pagelocked_host_allocation pagelocked_host_allocation::allocate(std::size_t bytes, unsigned int flags) {
+    constexpr unsigned int known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
+    if (flags & ~known)
+        throw logic_error("pagelocked_empty(): mem_flags " + std::to_string(flags) +
+                          " contains unknown bits; combine host_alloc_flags.PORTABLE (1), DEVICEMAP (2) and "
+                          "WRITECOMBINED (4)");
+    context ctx = context::current_or_throw("allocating page-locked host memory");
+    void* data = nullptr;
+    const CUresult result = api().cuMemHostAlloc(&data, bytes == 0 ? 1 : bytes, flags);
+    if (result != CUDA_SUCCESS)
+        throw_cuda_error(result, "cuMemHostAlloc", std::to_string(bytes) + " bytes, flags " + std::to_string(flags));
+    return pagelocked_host_allocation(data, bytes, ctx.state());
+}
+
+pagelocked_host_allocation::pagelocked_host_allocation(pagelocked_host_allocation&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+      context_(std::move(other.context_)) {}
+
+pagelocked_host_allocation& pagelocked_host_allocation::operator=(pagelocked_host_allocation&& other) noexcept {
+    if (this != &other) {
+        release();
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+        context_ = std::move(other.context_);
+    }
+    return *this;
+}
+
+pagelocked_host_allocation::~pagelocked_host_allocation() { release(); }
+
+void* pagelocked_host_allocation::data() const {
+    if (!data_)
+        throw logic_error("this PagelockedHostAllocation has been freed; it can no longer be used");
+    return data_;
+}
+
+unsigned int pagelocked_host_allocation::flags() const {
+    void* p = data();
+    scoped_context in(*context_);
+    unsigned int value = 0;
+    GPUKIT_CU(cuMemHostGetFlags, &value, p);
+    return value;
+}
+
+CUdeviceptr pagelocked_host_allocation::device_pointer() const { return host_device_pointer(context_, data()); }
+
+void pagelocked_host_allocation::free() {
+    if (!data_)
+        return;
+    {
+        scoped_context in(*context_);
+        GPUKIT_CU(cuMemFreeHost, data_);
+    }
+    data_ = nullptr;
+    size_ = 0;
+    context_.reset();
+}
+
+void pagelocked_host_allocation::release() noexcept {
+    if (!data_)
+        return;
+    scoped_context in(*context_, std::nothrow);
+    try {
+        report_release_failure(api().cuMemFreeHost(data_), "cuMemFreeHost");
+    } catch (...) {
+    }
+    data_ = nullptr;
+    size_ = 0;
+    context_.reset();
+}
+
+// ---- registered_host_memory
+
+registered_host_memory registered_host_memory::register_memory(void* data, std::size_t bytes, unsigned int flags) {
+    constexpr unsigned int known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                                   CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
+    const std::size_t page = host_page_size();
+    const auto address = reinterpret_cast<std::uintptr_t>(data);
+    if (!data || bytes == 0)
+        throw logic_error("register_host_memory(): the memory is empty (address " + hex(address) + ", " +
+                          std::to_string(bytes) + " bytes); register a non-empty array");
+    if (address % page != 0 || bytes % page != 0)
+        throw logic_error("register_host_memory(): the memory at " + hex(address) + " of " + std::to_string(bytes) +
+                          " bytes is not page-aligned; its address and size must both be multiples of the " +
+                          std::to_string(page) + "-byte page size. Allocate it with aligned_empty(..., alignment=" +
+                          std::to_string(page) + ") and a size that is a whole number of pages");
+    if (flags & ~known)
+        throw logic_error("register_host_memory(): flags " + std::to_string(flags) +
+                          " contains unknown bits; combine mem_host_register_flags.PORTABLE (1), DEVICEMAP (2), "
+                          "IOMEMORY (4) and READ_ONLY (8)");
+    context ctx = context::current_or_throw("register_host_memory()");
+    const CUresult result = api().cuMemHostRegister(data, bytes, flags);
+    if (result != CUDA_SUCCESS)
+        throw_cuda_error(result, "cuMemHostRegister",
+                         hex(address) + ", " + std::to_string(bytes) + " bytes, flags " + std::to_string(flags));
+    return registered_host_memory(data, bytes, ctx.state());
+}
+
+registered_host_memory::registered_host_memory(registered_host_memory&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+      context_(std::move(other.context_)) {}
+
+registered_host_memory& registered_host_memory::operator=(registered_host_memory&& other) noexcept {
+    if (this != &other) {
+        release();
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+        context_ = std::move(other.context_);
+    }
+    return *this;
+}
+
+registered_host_memory::~registered_host_memory() { release(); }
+
+void* registered_host_memory::data() const {
+    if (!data_)
+        throw logic_error("this RegisteredHostMemory has been unregistered; it can no longer be used");
+    return data_;
+}
+
+CUdeviceptr registered_host_memory::device_pointer() const { return host_device_pointer(context_, data()); }
+
+void registered_host_memory::unregister() {
+    if (!data_)
+        return;
+    {
+        scoped_context in(*context_);
+        GPUKIT_CU(cuMemHostUnregister, data_);
+    }
+    data_ = nullptr;
+    size_ = 0;
+    context_.reset();
+}
+
+void registered_host_memory::release() noexcept {
+    if (!data_)
+        return;
+    scoped_context in(*context_, std::nothrow);
+    try {
+        report_release_failure(api().cuMemHostUnregister(data_), "cuMemHostUnregister");
+    } catch (...) {
+    }
+    data_ = nullptr;
+    size_ = 0;
+    context_.reset();
+}
+
+}  // namespace gpukit::cuda
