@@ -1,8 +1,10 @@
 #include "memory_args.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/cuda/allocators.hpp"
 #include "gpukit/cuda/ipc_memory.hpp"
 #include "gpukit/cuda/managed_memory.hpp"
+#include "gpukit/memory/pool.hpp"
 
 #include <nanobind/stl/string.h>
 
@@ -54,6 +56,13 @@ cuda::device_pointer device_pointer_arg(nb::handle obj, const char* what) {
     }
     if (nb::isinstance<cuda::ipc_memory_handle>(obj))
         return nb::cast<const cuda::ipc_memory_handle&>(obj).get();
+    using pooled_device = memory::pooled_allocation<cuda::device_allocator>;
+    if (nb::isinstance<pooled_device>(obj)) {
+        const auto& block = nb::cast<const pooled_device&>(obj);
+        if (!block)
+            throw logic_error(std::string(what) + ": the PooledDeviceAllocation was freed and can no longer be used");
+        return {block.pointer(), block.size()};
+    }
     if (nb::hasattr(obj, "__cuda_array_interface__")) {
         nb::dict iface = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
         CUdeviceptr address = 0;
