@@ -6,6 +6,8 @@
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/copy.hpp"
 
+#include <nanobind/stl/optional.h>
+
 #include <optional>
 
 namespace gpukit::python {

@@ -181,7 +181,12 @@ void push_guessed(cuda::kernel_args& args, std::vector<std::unique_ptr<held_buff
                   std::vector<cuda::staging_buffer>& staged, nb::handle arg, std::size_t index,
                   std::optional<std::size_t> param_size, cuda::stream_view stream) {
     PyObject* o = arg.ptr();
-    if (PyLong_Check(o)) {
+    // numpy.float64 and numpy.complex128 subclass Python's float and complex, so numpy
+    // scalars must be recognised first: they go by their own dtype, their bytes verbatim.
+    if (!PyLong_CheckExact(o) && !PyFloat_CheckExact(o) && PyObject_IsInstance(o, numpy().generic.ptr()) == 1) {
+        held_buffer bytes(arg, PyBUF_SIMPLE, index);
+        args.push(bytes.data(), bytes.size());
+    } else if (PyLong_Check(o)) {
         long long value = PyLong_AsLongLong(o);
         if (value == -1 && PyErr_Occurred()) {
             // Past int64: an address or unsigned value up to 2**64 - 1.
@@ -200,10 +205,6 @@ void push_guessed(cuda::kernel_args& args, std::vector<std::unique_ptr<held_buff
         auto& buffer = held.emplace_back(std::make_unique<held_buffer>(h.array, flags, index));
         staged.emplace_back(buffer->data(), buffer->size(), h.copy_in, h.copy_out, stream);
         args.push_value(static_cast<std::uint64_t>(staged.back().device_pointer()));
-    } else if (PyObject_IsInstance(o, numpy().generic.ptr()) == 1) {
-        // A numpy scalar goes by its own dtype: its bytes, verbatim.
-        held_buffer bytes(arg, PyBUF_SIMPLE, index);
-        args.push(bytes.data(), bytes.size());
     } else if (PyObject_IsInstance(o, numpy().ndarray.ptr()) == 1) {
         bad_argument(index, "a numpy array cannot be passed directly; wrap it in In(), Out() or InOut() to copy it "
                             "through device memory, or pass a device allocation");

@@ -95,11 +95,11 @@ pagelocked_host_allocation pagelocked_host_allocation::allocate(std::size_t byte
     const CUresult result = api().cuMemHostAlloc(&data, bytes == 0 ? 1 : bytes, flags);
     if (result != CUDA_SUCCESS)
         throw_cuda_error(result, "cuMemHostAlloc", std::to_string(bytes) + " bytes, flags " + std::to_string(flags));
-    return pagelocked_host_allocation(data, bytes, ctx.state());
+    return pagelocked_host_allocation(data, bytes, flags, ctx.state());
 }
 
 pagelocked_host_allocation::pagelocked_host_allocation(pagelocked_host_allocation&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), flags_(other.flags_),
       context_(std::move(other.context_)) {}
 
 pagelocked_host_allocation& pagelocked_host_allocation::operator=(pagelocked_host_allocation&& other) noexcept {
@@ -107,6 +107,7 @@ pagelocked_host_allocation& pagelocked_host_allocation::operator=(pagelocked_hos
         release();
         data_ = std::exchange(other.data_, nullptr);
         size_ = std::exchange(other.size_, 0);
+        flags_ = other.flags_;
         context_ = std::move(other.context_);
     }
     return *this;
@@ -125,7 +126,7 @@ unsigned int pagelocked_host_allocation::flags() const {
     scoped_context in(*context_);
     unsigned int value = 0;
     GPUKIT_CU(cuMemHostGetFlags, &value, p);
-    return value;
+    return value | flags_;
 }
 
 CUdeviceptr pagelocked_host_allocation::device_pointer() const { return host_device_pointer(context_, data()); }

@@ -60,7 +60,8 @@ public:
     void* data() const;  // logic_error once freed
     std::size_t size() const noexcept { return size_; }
     bool is_freed() const noexcept { return data_ == nullptr; }
-    // The flags the memory was allocated with (cuMemHostGetFlags).
+    // The flags the memory was allocated with, together with those the driver reports
+    // (cuMemHostGetFlags; current drivers leave PORTABLE out of their report).
     unsigned int flags() const;
     // The device address of this memory (allocated with CU_MEMHOSTALLOC_DEVICEMAP, or any
     // page-locked memory with unified addressing).
@@ -69,12 +70,13 @@ public:
     void free();
 
 private:
-    pagelocked_host_allocation(void* data, std::size_t size, context_state_ptr ctx) noexcept
-        : data_(data), size_(size), context_(std::move(ctx)) {}
+    pagelocked_host_allocation(void* data, std::size_t size, unsigned int flags, context_state_ptr ctx) noexcept
+        : data_(data), size_(size), flags_(flags), context_(std::move(ctx)) {}
     void release() noexcept;
 
     void* data_ = nullptr;
     std::size_t size_ = 0;
+    unsigned int flags_ = 0;
     context_state_ptr context_;
 };
 
