@@ -20,4 +20,5 @@ NB_MODULE(_gpukit, m) {
     bind_module(m);
     bind_bench(m);
     bind_cl(m);
+    bind_cl_tools(m);
 }
