@@ -256,7 +256,8 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size
         nb::gil_scoped_release release;
         return cl::enqueue_read(q, buffer, src_offset, host.data, bytes, is_blocking, events);
     }
-    throw nb::type_error("enqueue_copy: one of dest and src must be a Buffer or SVM (host-to-host copies are numpy's job)");
+    throw nb::type_error(
+        "enqueue_copy: one of dest and src must be a Buffer or SVM (host-to-host copies are numpy's job)");
 }
 
 std::string join_options(nb::handle options) {

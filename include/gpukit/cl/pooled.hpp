@@ -48,7 +48,8 @@ class pooled_svm : public svm_pointer {
 public:
     using allocation = memory::pooled_allocation<svm_allocator>;
 
-    explicit pooled_svm(allocation block) noexcept : svm_pointer(block.pointer(), block.size()), block_(std::move(block)) {}
+    explicit pooled_svm(allocation block) noexcept
+        : svm_pointer(block.pointer(), block.size()), block_(std::move(block)) {}
     pooled_svm(pooled_svm&&) noexcept = default;
     pooled_svm& operator=(pooled_svm&&) = delete;
     ~pooled_svm() { release(); }
