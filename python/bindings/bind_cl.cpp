@@ -7,6 +7,7 @@
 #include "gpukit/cl/kernel.hpp"
 #include "gpukit/cl/platform.hpp"
 #include "gpukit/cl/select.hpp"
+#include "gpukit/cl/svm.hpp"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -173,6 +174,8 @@ std::vector<size_t> work_size(nb::handle value, const char* what) {
 void set_kernel_arg(cl::kernel& k, cl_uint index, nb::handle value) {
     if (nb::isinstance<cl::buffer>(value))
         return k.set_arg(index, nb::cast<const cl::buffer&>(value));
+    if (nb::isinstance<cl::svm_pointer>(value))
+        return k.set_arg(index, nb::cast<const cl::svm_pointer&>(value));
     if (nb::isinstance<cl::local_memory>(value))
         return k.set_arg(index, nb::cast<cl::local_memory>(value));
     nb::object numpy_scalar = nb::module_::import_("numpy").attr("generic");
@@ -182,14 +185,42 @@ void set_kernel_arg(cl::kernel& k, cl_uint index, nb::handle value) {
     }
     throw nb::type_error(("argument " + std::to_string(index) + " of kernel '" + k.name() + "' is a " +
                           nb::type_name(value.type()).c_str() +
-                          "; expected a Buffer, a numpy scalar of the parameter's type (numpy.float32(1.5), "
+                          "; expected a Buffer, SVM, a numpy scalar of the parameter's type (numpy.float32(1.5), "
                           "numpy.int32(4)) or LocalMemory(nbytes)")
                              .c_str());
+}
+
+// A copy with SVM on at least one side; the other side is SVM or a host array. Offsets are
+// refused: SVM is addressed by pointer, and the copy starts at the start of both sides.
+cl::event enqueue_svm_copy(const cl::queue& q, nb::handle dest, nb::handle src, std::optional<size_t> byte_count,
+                           bool is_blocking, const std::vector<cl_event>& events) {
+    auto side = [](nb::handle obj, bool writable, const char* role) {
+        if (nb::isinstance<cl::svm_pointer>(obj)) {
+            const auto& p = nb::cast<const cl::svm_pointer&>(obj);
+            return host_memory{p.pointer(), p.size()};
+        }
+        return host_array(obj, writable, role);
+    };
+    const host_memory d = side(dest, true, "the destination"), s = side(src, false, "the source");
+    const size_t bytes = byte_count.value_or(std::min(d.bytes, s.bytes));
+    if (bytes > d.bytes || bytes > s.bytes)
+        throw cl::logic_error("enqueue_copy: byte_count " + std::to_string(bytes) + " is larger than the source (" +
+                                  std::to_string(s.bytes) + " bytes) or the destination (" + std::to_string(d.bytes) +
+                                  " bytes)",
+                              CL_INVALID_VALUE, "clEnqueueSVMMemcpy");
+    nb::gil_scoped_release release;
+    return cl::enqueue_svm_copy(q, d.data, s.data, bytes, is_blocking, events);
 }
 
 cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size_t dst_offset, size_t src_offset,
                        std::optional<size_t> byte_count, bool is_blocking, nb::handle wait_for) {
     const std::vector<cl_event> events = wait_list(wait_for);
+    if (nb::isinstance<cl::svm_pointer>(dest) || nb::isinstance<cl::svm_pointer>(src)) {
+        if (dst_offset || src_offset)
+            throw cl::logic_error("enqueue_copy: dst_offset and src_offset are not supported with SVM; expected 0",
+                                  CL_INVALID_VALUE, "clEnqueueSVMMemcpy");
+        return enqueue_svm_copy(q, dest, src, byte_count, is_blocking, events);
+    }
     const bool dest_is_buffer = nb::isinstance<cl::buffer>(dest), src_is_buffer = nb::isinstance<cl::buffer>(src);
     if (dest_is_buffer && src_is_buffer) {
         const auto& d = nb::cast<const cl::buffer&>(dest);
@@ -225,7 +256,8 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size
         nb::gil_scoped_release release;
         return cl::enqueue_read(q, buffer, src_offset, host.data, bytes, is_blocking, events);
     }
-    throw nb::type_error("enqueue_copy: one of dest and src must be a Buffer (host-to-host copies are numpy's job)");
+    throw nb::type_error(
+        "enqueue_copy: one of dest and src must be a Buffer or SVM (host-to-host copies are numpy's job)");
 }
 
 std::string join_options(nb::handle options) {
@@ -355,6 +387,14 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
         .def_prop_ro("int_ptr", [](const cl::buffer& b) { return reinterpret_cast<std::uintptr_t>(b.handle()); });
 
+    nb::class_<cl::svm_pointer>(m, "SVMPointer", "Shared virtual memory: a kernel argument and a copy endpoint.")
+        .def_prop_ro("size", &cl::svm_pointer::size)
+        .def_prop_ro("svm_ptr", [](const cl::svm_pointer& p) { return reinterpret_cast<std::uintptr_t>(p.pointer()); })
+        .def("__eq__", [](const cl::svm_pointer& a, nb::handle b) {
+            return nb::isinstance<cl::svm_pointer>(b) && a.pointer() == nb::cast<const cl::svm_pointer&>(b).pointer();
+        })
+        .def("__hash__", [](const cl::svm_pointer& p) { return reinterpret_cast<std::uintptr_t>(p.pointer()); });
+
     nb::class_<cl::profile_times>(m, "EventProfile", "Device timestamps of a command, in nanoseconds.")
         .def_ro("queued", &cl::profile_times::queued)
         .def_ro("submit", &cl::profile_times::submit)
@@ -371,7 +411,7 @@ void bind_cl(nb::module_& parent) {
           "src_offset"_a = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a = true,
           "wait_for"_a.none() = nb::none(),
           nb::keep_alive<0, 2>(), nb::keep_alive<0, 3>(),  // host memory stays valid while the copy may run
-          "Copy between a numpy array and a Buffer, or between Buffers. Returns an Event.");
+          "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM. Returns an Event.");
 
     nb::class_<cl::program>(m, "Program", "OpenCL C source built for a context's devices.")
         .def("__init__", [](cl::program* self, const cl::context& ctx, const std::string& source) {

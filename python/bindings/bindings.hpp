@@ -24,6 +24,8 @@ void bind_host_memory(nb::module_& m);
 void bind_bench(nb::module_& m);
 // The gpukit.cl submodule; needs bind_errors first (its Error derives from gpukit.driver.Error).
 void bind_cl(nb::module_& parent);
+// gpukit._gpukit.cl.tools; needs bind_cl first (its classes build on Buffer and SVMPointer).
+void bind_cl_tools(nb::module_& parent);
 
 // The Python enum class made for a constant group ("device_attribute"), for converting
 // driver values back to named members.

@@ -23,4 +23,5 @@ NB_MODULE(_gpukit, m) {
     bind_host_memory(m);
     bind_bench(m);
     bind_cl(m);
+    bind_cl_tools(m);
 }

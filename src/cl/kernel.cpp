@@ -55,11 +55,15 @@ void kernel::release() noexcept {
     handle_ = nullptr;
 }
 
-void kernel::set_arg_raw(cl_uint index, size_t size, const void* value, const std::string& what) {
+void kernel::check_index(cl_uint index, const char* routine) const {
     if (index >= num_args())
         throw logic_error("kernel '" + name_ + "' takes " + std::to_string(num_args()) + " argument(s); index " +
                               std::to_string(index) + " is out of range",
-                          CL_INVALID_ARG_INDEX, "clSetKernelArg");
+                          CL_INVALID_ARG_INDEX, routine);
+}
+
+void kernel::set_arg_raw(cl_uint index, size_t size, const void* value, const std::string& what) {
+    check_index(index, "clSetKernelArg");
     const cl_int status = api().clSetKernelArg(handle_, index, size, value);
     if (status != CL_SUCCESS)
         throw_cl_error(status, "clSetKernelArg",
@@ -71,6 +75,16 @@ void kernel::set_arg_raw(cl_uint index, size_t size, const void* value, const st
 void kernel::set_arg(cl_uint index, const buffer& b) {
     const cl_mem handle = b.handle();
     set_arg_raw(index, sizeof handle, &handle, "a buffer of " + std::to_string(b.size()) + " bytes");
+}
+
+void kernel::set_arg(cl_uint index, const svm_pointer& p) {
+    check_index(index, "clSetKernelArgSVMPointer");
+    if (!p.pointer())
+        throw logic_error("argument " + std::to_string(index) + " of kernel '" + name_ +
+                              "': the SVM memory was released; expected live SVM",
+                          CL_INVALID_ARG_VALUE, "clSetKernelArgSVMPointer");
+    GPUKIT_CL(clSetKernelArgSVMPointer, handle_, index, p.pointer());
+    arg_set_[index] = true;
 }
 
 void kernel::set_arg(cl_uint index, local_memory local) {

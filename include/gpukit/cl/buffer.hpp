@@ -20,6 +20,11 @@ public:
     // COPY_HOST_PTR or USE_HOST_PTR exactly when `host_ptr` is given (USE_HOST_PTR memory
     // must outlive the buffer).
     static buffer create(const context& ctx, cl_mem_flags flags, size_t size, void* host_ptr = nullptr);
+    // Takes over one reference to `handle`, a buffer of at least `size` bytes created with
+    // `flags` (the memory of an allocator, or a pool's block retained for a pooled_buffer).
+    static buffer adopt(cl_mem handle, size_t size, cl_mem_flags flags) noexcept {
+        return buffer(handle, size, flags);
+    }
 
     buffer(buffer&& other) noexcept;
     buffer& operator=(buffer&& other) noexcept;
@@ -29,9 +34,12 @@ public:
     size_t size() const noexcept { return size_; }
     cl_mem_flags flags() const noexcept { return flags_; }
 
+protected:
+    // Drops this object's reference now; the handle becomes null.
+    void release() noexcept;
+
 private:
     buffer(cl_mem handle, size_t size, cl_mem_flags flags) noexcept : handle_(handle), size_(size), flags_(flags) {}
-    void release() noexcept;
 
     cl_mem handle_ = nullptr;
     size_t size_ = 0;

@@ -5,6 +5,7 @@
 #include "gpukit/cl/event.hpp"
 #include "gpukit/cl/program.hpp"
 #include "gpukit/cl/queue.hpp"
+#include "gpukit/cl/svm.hpp"
 
 #include <CL/cl.h>
 
@@ -37,6 +38,8 @@ public:
 
     // Argument `index` is a __global or __constant pointer to `b`.
     void set_arg(cl_uint index, const buffer& b);
+    // Argument `index` is a __global pointer to the start of SVM `p` (clSetKernelArgSVMPointer).
+    void set_arg(cl_uint index, const svm_pointer& p);
     // Argument `index` is a __local pointer to `local.bytes` of local memory.
     void set_arg(cl_uint index, local_memory local);
     // Argument `index` is a scalar or struct passed by value: `size` bytes at `value`, which
@@ -55,6 +58,7 @@ private:
     kernel(cl_kernel handle, std::string name, cl_uint num_args) noexcept
         : handle_(handle), name_(std::move(name)), arg_set_(num_args, false) {}
     void release() noexcept;
+    void check_index(cl_uint index, const char* routine) const;
     void set_arg_raw(cl_uint index, size_t size, const void* value, const std::string& what);
 
     cl_kernel handle_ = nullptr;

@@ -21,6 +21,7 @@ Device = _cl.Device
 Context = _cl.Context
 CommandQueue = _cl.CommandQueue
 Buffer = _cl.Buffer
+SVMPointer = _cl.SVMPointer
 Program = _cl.Program
 Kernel = _cl.Kernel
 LocalMemory = _cl.LocalMemory
@@ -35,8 +36,8 @@ select_devices = _cl.select_devices
 
 __all__ = [
     "Buffer", "CommandQueue", "Context", "Device", "Error", "Event", "EventProfile", "Kernel", "LocalMemory",
-    "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "available", "command_queue_properties",
-    "create_some_context", "device_type", "enqueue_copy", "error_name", "get_platforms", "mem_flags",
+    "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
+    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "error_name", "get_platforms", "mem_flags",
     "parse_device_spec", "select_devices",
 ]
 

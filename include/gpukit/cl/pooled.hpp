@@ -1,0 +1,72 @@
+// OpenCL memory from gpukit's memory pool, usable wherever the plain kind is: a pooled_buffer
+// is a buffer (kernel arguments, copies), a pooled_svm an svm_pointer. Destroying one, or
+// release(), gives the block back to its pool.
+#pragma once
+
+#include "gpukit/cl/allocators.hpp"
+#include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/detail/retained.hpp"
+#include "gpukit/cl/svm.hpp"
+#include "gpukit/memory/pool.hpp"
+
+#include <CL/cl.h>
+
+#include <concepts>
+#include <utility>
+
+namespace gpukit::cl {
+
+// A pool block seen as a buffer of the requested size. The buffer part holds a reference of
+// its own to the cl_mem (the pool keeps its reference while holding the block), so the
+// block can go back to the pool independently of when the buffer reference is dropped.
+template <memory::allocator A>
+    requires std::same_as<typename A::pointer_type, cl_mem>
+class pooled_buffer : public buffer {
+public:
+    // `flags` are those the allocator creates buffers with; `block` must not be empty.
+    pooled_buffer(memory::pooled_allocation<A> block, cl_mem_flags flags)
+        : buffer(buffer::adopt(retain(block.pointer()), block.size(), flags)), block_(std::move(block)) {}
+
+    // Gives the block back to the pool now; this buffer's handle becomes null.
+    void release() noexcept {
+        buffer::release();
+        block_.free();
+    }
+
+private:
+    static cl_mem retain(cl_mem handle) {
+        GPUKIT_CL(clRetainMemObject, handle);
+        return handle;
+    }
+
+    memory::pooled_allocation<A> block_;
+};
+
+// A pool block of SVM. Bound to a queue, it waits for that queue's commands to finish before
+// giving the block back, so a later user of the block cannot race with them.
+class pooled_svm : public svm_pointer {
+public:
+    using allocation = memory::pooled_allocation<svm_allocator>;
+
+    explicit pooled_svm(allocation block) noexcept
+        : svm_pointer(block.pointer(), block.size()), block_(std::move(block)) {}
+    pooled_svm(pooled_svm&&) noexcept = default;
+    pooled_svm& operator=(pooled_svm&&) = delete;
+    ~pooled_svm() { release(); }
+
+    void bind_to_queue(const queue& q) { bound_queue_ = detail::retained<cl_command_queue>(q.handle()); }
+    void unbind_from_queue() noexcept { bound_queue_ = {}; }
+    cl_command_queue bound_queue() const noexcept { return bound_queue_.get(); }
+
+    // Waits for the bound queue (if any), then gives the block back. Never throws: a failed
+    // wait is reported through cleanup_warning and the block is still given back.
+    void release() noexcept { release_after(bound_queue_.get()); }
+    // The same, waiting for `q` instead of the bound queue.
+    void release_after(cl_command_queue q) noexcept;
+
+private:
+    allocation block_;
+    detail::retained<cl_command_queue> bound_queue_;
+};
+
+}  // namespace gpukit::cl

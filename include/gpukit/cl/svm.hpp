@@ -1,0 +1,54 @@
+// Shared virtual memory (OpenCL 2.0): pointers valid on the host and the devices of a context,
+// passed to kernels as pointers (kernel::set_arg) and copied with enqueue_svm_copy.
+#pragma once
+
+#include "gpukit/cl/allocators.hpp"
+#include "gpukit/cl/event.hpp"
+#include "gpukit/cl/queue.hpp"
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <span>
+
+namespace gpukit::cl {
+
+// A range of SVM: what kernels and copies need from the owners below. Null after release.
+class svm_pointer {
+public:
+    void* pointer() const noexcept { return pointer_; }
+    std::size_t size() const noexcept { return size_; }
+
+protected:
+    svm_pointer(void* pointer, std::size_t size) noexcept : pointer_(pointer), size_(size) {}
+    svm_pointer(svm_pointer&& other) noexcept;
+    svm_pointer& operator=(svm_pointer&& other) noexcept;
+    ~svm_pointer() = default;
+    void clear() noexcept;
+
+private:
+    void* pointer_;
+    std::size_t size_;
+};
+
+// Owns one block of an svm_allocator; move-only. Destroying it or release() frees the block
+// the allocator's way (at once, or enqueued on its free queue).
+class svm_allocation : public svm_pointer {
+public:
+    svm_allocation(svm_allocator allocator, std::size_t size);
+    svm_allocation(svm_allocation&& other) noexcept = default;
+    svm_allocation& operator=(svm_allocation&& other) noexcept;
+    ~svm_allocation() { release(); }
+
+    void release() noexcept;
+
+private:
+    svm_allocator allocator_;
+};
+
+// Copies `bytes` from `src` to `dst`, either of which may be SVM or host memory. Both ranges
+// must stay valid until the returned event has completed.
+event enqueue_svm_copy(const queue& q, void* dst, const void* src, std::size_t bytes, bool blocking,
+                       std::span<const cl_event> wait_for = {});
+
+}  // namespace gpukit::cl

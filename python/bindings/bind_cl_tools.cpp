@@ -1,0 +1,185 @@
+// gpukit._gpukit.cl.tools: the OpenCL allocators and gpukit's memory pool over them
+// (re-exported by gpukit.cl.tools). Translation only: the pools are the C++ memory_pool.
+#include "bindings.hpp"
+
+#include "gpukit/cl/allocators.hpp"
+#include "gpukit/cl/pooled.hpp"
+#include "gpukit/cl/svm.hpp"
+#include "gpukit/memory/pool.hpp"
+
+#include <nanobind/stl/optional.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+
+namespace {
+
+// DeferredAllocator and ImmediateAllocator are both AllocatorBase in Python, so each is the
+// run-time-chosen buffer_allocator under a type of its own.
+struct deferred_binding : cl::buffer_allocator {
+    using buffer_allocator::buffer_allocator;
+};
+struct immediate_binding : cl::buffer_allocator {
+    using buffer_allocator::buffer_allocator;
+};
+
+using buffer_pool = memory::memory_pool<cl::buffer_allocator>;
+using pooled_buffer = cl::pooled_buffer<cl::buffer_allocator>;
+using svm_pool = memory::memory_pool<cl::svm_allocator>;
+
+// A pool with the flags its buffers are created with, which PooledBuffer.flags reports.
+struct buffer_pool_binding {
+    buffer_pool pool;
+    cl_mem_flags flags;
+};
+
+// Python ints are signed: a negative size gets a message instead of nanobind's overload error.
+std::size_t checked_size(std::int64_t size, const char* routine) {
+    if (size < 0)
+        throw cl::logic_error(std::string(routine) + ": size " + std::to_string(size) +
+                                  " is negative; expected a number of bytes >= 0",
+                              CL_INVALID_BUFFER_SIZE, routine);
+    return static_cast<std::size_t>(size);
+}
+
+// The pool and the allocators report a shortage as gpukit::memory_error (what the pool's retry
+// needs) and a bad bin as gpukit::logic_error; Python users of gpukit.cl expect cl.MemoryError
+// and cl.LogicError.
+template <class Call>
+auto as_cl_errors(Call call, const char* routine) {
+    try {
+        return call();
+    } catch (const gpukit::memory_error& e) {
+        throw cl::memory_error(e.what(), e.code() ? e.code() : CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                               e.routine().empty() ? routine : e.routine());
+    } catch (const gpukit::logic_error& e) {
+        throw cl::logic_error(e.what(), CL_INVALID_VALUE, routine);
+    }
+}
+
+nb::object allocate_buffer(cl::buffer_allocator& allocator, std::int64_t size) {
+    const std::size_t bytes = checked_size(size, "AllocatorBase.__call__");
+    if (bytes == 0)
+        return nb::none();
+    const cl_mem handle = as_cl_errors([&] { return allocator.allocate(bytes); }, "AllocatorBase.__call__");
+    return nb::cast(cl::buffer::adopt(handle, bytes, allocator.flags()));
+}
+
+nb::object allocate_pooled_buffer(buffer_pool_binding& self, std::int64_t size) {
+    const std::size_t bytes = checked_size(size, "MemoryPool.allocate");
+    if (bytes == 0)
+        return nb::none();
+    auto block = as_cl_errors([&] { return self.pool.allocate(bytes); }, "MemoryPool.allocate");
+    return nb::cast(pooled_buffer(std::move(block), self.flags));
+}
+
+nb::object allocate_svm(const cl::svm_allocator& allocator, std::int64_t size) {
+    const std::size_t bytes = checked_size(size, "SVMAllocator.__call__");
+    if (bytes == 0)
+        return nb::none();
+    return nb::cast(as_cl_errors([&] { return cl::svm_allocation(allocator, bytes); }, "SVMAllocator.__call__"));
+}
+
+nb::object allocate_pooled_svm(svm_pool& pool, std::int64_t size) {
+    const std::size_t bytes = checked_size(size, "SVMPool.allocate");
+    if (bytes == 0)
+        return nb::none();
+    return nb::cast(cl::pooled_svm(as_cl_errors([&] { return pool.allocate(bytes); }, "SVMPool.allocate")));
+}
+
+// The counters and controls MemoryPool and SVMPool share; `pool_of` reaches the memory_pool.
+template <class Class, class PoolOf>
+void bind_pool_interface(Class& cls, PoolOf pool_of) {
+    using self_type = typename Class::Type;
+    cls.def_prop_ro("held_blocks", [=](const self_type& s) { return pool_of(s).held_blocks(); })
+        .def_prop_ro("active_blocks", [=](const self_type& s) { return pool_of(s).active_blocks(); })
+        .def_prop_ro("held_bytes", [=](const self_type& s) { return pool_of(s).held_bytes(); })
+        .def_prop_ro("active_bytes", [=](const self_type& s) { return pool_of(s).active_bytes(); })
+        .def_prop_ro("managed_bytes", [=](const self_type& s) { return pool_of(s).managed_bytes(); })
+        .def_prop_ro("leading_bits_in_bin_id", [=](const self_type& s) { return pool_of(s).leading_bits_in_bin_id(); })
+        .def("free_held", [=](self_type& s) { pool_of(s).free_held(); }, "Release every held block.")
+        .def("stop_holding", [=](self_type& s) { pool_of(s).stop_holding(); },
+             "Release held blocks, and from now on release returned blocks instead of holding them.")
+        .def("bin_number", [=](const self_type& s, std::int64_t size) {
+            return as_cl_errors([&] { return pool_of(s).bin_number(checked_size(size, "bin_number")); }, "bin_number");
+        }, "size"_a, "The bin a request of `size` bytes falls into.")
+        .def("alloc_size", [=](const self_type& s, std::size_t bin) {
+            return as_cl_errors([&] { return pool_of(s).alloc_size(bin); }, "alloc_size");
+        }, "bin"_a, "The size of the blocks of bin `bin`.");
+}
+
+}  // namespace
+
+void bind_cl_tools(nb::module_& parent) {
+    nb::module_ cl_module = nb::borrow<nb::module_>(parent.attr("cl"));
+    nb::module_ m = cl_module.def_submodule("tools", "OpenCL allocators and memory pools; use gpukit.cl.tools.");
+
+    nb::class_<cl::buffer_allocator>(m, "AllocatorBase", "Makes Buffers: allocator(size) -> Buffer, or None for 0.")
+        .def("__call__", &allocate_buffer, "size"_a)
+        .def_prop_ro("is_deferred", &cl::buffer_allocator::is_deferred);
+
+    nb::class_<deferred_binding, cl::buffer_allocator>(
+        m, "DeferredAllocator", "clCreateBuffer only: OpenCL may report a shortage later, when the buffer is used.")
+        .def("__init__", [](deferred_binding* self, const cl::context& ctx, cl_mem_flags flags) {
+            new (self) deferred_binding(cl::deferred_allocator(ctx, flags));
+        }, "context"_a, "mem_flags"_a = CL_MEM_READ_WRITE);
+
+    nb::class_<immediate_binding, cl::buffer_allocator>(
+        m, "ImmediateAllocator", "Buffers made resident on the queue's device at once, so shortages show here.")
+        .def("__init__", [](immediate_binding* self, const cl::queue& q, cl_mem_flags flags) {
+            new (self) immediate_binding(cl::immediate_allocator(q, flags));
+        }, "queue"_a, "mem_flags"_a = CL_MEM_READ_WRITE);
+
+    nb::class_<pooled_buffer, cl::buffer>(m, "PooledBuffer", "A Buffer from a MemoryPool; dropping it returns it.")
+        .def("release", &pooled_buffer::release, "Return the memory to its pool now.");
+
+    auto memory_pool = nb::class_<buffer_pool_binding>(m, "MemoryPool", "gpukit's binned memory pool of Buffers.")
+        .def("__init__", [](buffer_pool_binding* self, const cl::buffer_allocator& allocator, unsigned leading_bits) {
+            new (self) buffer_pool_binding{
+                as_cl_errors([&] { return buffer_pool(allocator, leading_bits); }, "MemoryPool"), allocator.flags()};
+        }, "allocator"_a, nb::kw_only(), "leading_bits_in_bin_id"_a = 4)
+        .def("allocate", &allocate_pooled_buffer, "size"_a, "A PooledBuffer of `size` bytes (None for 0).")
+        .def("__call__", &allocate_pooled_buffer, "size"_a);
+    bind_pool_interface(memory_pool, [](auto& s) -> auto& { return s.pool; });
+
+    nb::class_<cl::svm_allocator>(m, "SVMAllocator", "clSVMAlloc / clSVMFree in one context.")
+        .def("__init__", [](cl::svm_allocator* self, const cl::context& ctx, std::int64_t alignment,
+                            cl_svm_mem_flags flags, const cl::queue* q) {
+            new (self) cl::svm_allocator(ctx, checked_size(alignment, "SVMAllocator"), flags, q);
+        }, "context"_a, nb::kw_only(), "alignment"_a = 0, "flags"_a = CL_MEM_READ_WRITE, "queue"_a.none() = nb::none())
+        .def("__call__", &allocate_svm, "size"_a, "An SVMAllocation of `size` bytes (None for 0).")
+        .def_prop_ro("alignment", &cl::svm_allocator::alignment)
+        .def_prop_ro("flags", &cl::svm_allocator::flags);
+
+    nb::class_<cl::svm_allocation, cl::svm_pointer>(m, "SVMAllocation", "SVM owned by the Python object.")
+        .def("release", &cl::svm_allocation::release, "Free the memory now (as the allocator frees it).");
+
+    nb::class_<cl::pooled_svm, cl::svm_pointer>(m, "PooledSVM", "SVM from an SVMPool; dropping it returns it.")
+        .def("release", &cl::pooled_svm::release, nb::call_guard<nb::gil_scoped_release>(),
+             "Wait for the bound queue (if any), then return the memory to its pool.")
+        .def("enqueue_release", [](cl::pooled_svm& p, const cl::queue* q) {
+            nb::gil_scoped_release release;
+            if (q)
+                p.release_after(q->handle());
+            else
+                p.release();
+        }, "queue"_a.none() = nb::none(), "release(), waiting for `queue` instead of the bound queue when given.")
+        .def("bind_to_queue", &cl::pooled_svm::bind_to_queue, "queue"_a)
+        .def("unbind_from_queue", &cl::pooled_svm::unbind_from_queue);
+
+    auto pool_svm = nb::class_<svm_pool>(m, "SVMPool", "gpukit's binned memory pool of SVM.")
+        .def("__init__", [](svm_pool* self, const cl::svm_allocator& allocator, unsigned leading_bits) {
+            new (self) svm_pool(as_cl_errors([&] { return svm_pool(allocator, leading_bits); }, "SVMPool"));
+        }, "allocator"_a, nb::kw_only(), "leading_bits_in_bin_id"_a = 4)
+        .def("allocate", &allocate_pooled_svm, "size"_a, "A PooledSVM of `size` bytes (None for 0).")
+        .def("__call__", &allocate_pooled_svm, "size"_a);
+    bind_pool_interface(pool_svm, [](auto& s) -> auto& { return s; });
+}
+
+}  // namespace gpukit::python

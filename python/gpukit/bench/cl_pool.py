@@ -1,0 +1,67 @@
+"""Sides of the cl_pool_alloc case: host seconds per allocate + release of 4096 bytes on the
+first OpenCL device (PoCL's CPU device in CI)."""
+import time
+
+from gpukit.bench.harness import Unavailable
+
+SIZE = 4096
+
+
+def _pairs_per_repeat(settings):
+    return 2000 if settings["quick"] else 20000
+
+
+def _time_pairs(allocate_and_release, settings):
+    n = _pairs_per_repeat(settings)
+    for _ in range(n // 4):  # warm-up: the pool holds its block from here on
+        allocate_and_release()
+    samples = []
+    for _ in range(settings["repeats"]):
+        start = time.perf_counter()
+        for _ in range(n):
+            allocate_and_release()
+        samples.append((time.perf_counter() - start) / n)
+    return samples
+
+
+def _gpukit_queue():
+    import gpukit.cl as cl
+    if not cl.available() or not any(p.get_devices() for p in cl.get_platforms()):
+        raise Unavailable("no OpenCL device")
+    device = cl.select_devices("")[0]
+    return cl.CommandQueue(cl.Context([device]))
+
+
+def gpukit_pool(settings):
+    from gpukit.cl.tools import ImmediateAllocator, MemoryPool
+    pool = MemoryPool(ImmediateAllocator(_gpukit_queue()))
+    return _time_pairs(lambda: pool.allocate(SIZE).release(), settings)
+
+
+def pyopencl_pool(settings):
+    try:
+        import pyopencl
+        import pyopencl.tools
+    except ImportError:
+        raise Unavailable("PyOpenCL is not installed")
+    device = [d for p in pyopencl.get_platforms() for d in p.get_devices()][0]
+    queue = pyopencl.CommandQueue(pyopencl.Context([device]))
+    pool = pyopencl.tools.MemoryPool(pyopencl.tools.ImmediateAllocator(queue))
+    return _time_pairs(lambda: pool.allocate(SIZE).release(), settings)
+
+
+def gpukit_buffer(settings):
+    import gpukit.cl as cl
+    queue = _gpukit_queue()
+    context = cl.Context([queue.device])
+    flags = cl.mem_flags.READ_WRITE
+    # Dropping the Buffer releases its cl_mem at once (reference counting).
+    return _time_pairs(lambda: cl.Buffer(context, flags, SIZE), settings)
+
+
+def device_name():
+    try:
+        import gpukit.cl as cl
+        return cl.select_devices("")[0].name
+    except Exception as e:  # the description must never stop a benchmark run
+        return f"no OpenCL device ({e})"

@@ -1,0 +1,25 @@
+#include "gpukit/cl/pooled.hpp"
+
+#include "gpukit/cl/api.hpp"
+
+#include <string>
+
+namespace gpukit::cl {
+
+void pooled_svm::release_after(cl_command_queue q) noexcept {
+    if (!block_)
+        return;
+    if (q) {
+        try {
+            if (const cl_int status = api().clFinish(q); status != CL_SUCCESS)
+                cleanup_warning("clFinish before returning SVM to its pool failed: " + error_name(status));
+        } catch (...) {
+            cleanup_warning("clFinish could not be called: the OpenCL library is unavailable");
+        }
+    }
+    block_.free();
+    bound_queue_ = {};
+    clear();
+}
+
+}  // namespace gpukit::cl

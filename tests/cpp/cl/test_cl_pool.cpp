@@ -1,0 +1,213 @@
+// gpukit's memory pool over the OpenCL allocators, for real on whatever platform is installed
+// (PoCL in CI): counters, bins, reuse of the same cl_mem, out-of-memory recovery through fault
+// injection, kernels on pooled memory, and SVM where the device offers it.
+#include "gpukit/cl/allocators.hpp"
+#include "gpukit/cl/api.hpp"
+#include "gpukit/cl/kernel.hpp"
+#include "gpukit/cl/platform.hpp"
+#include "gpukit/cl/pooled.hpp"
+#include "gpukit/cl/svm.hpp"
+#include "gpukit/memory/pool.hpp"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace gpukit;
+
+const char* why_no_opencl() {
+    if (!cl::available())
+        return "no OpenCL ICD loader (libOpenCL.so.1) on this machine";
+    for (const cl::platform& p : cl::platform::all())
+        if (!p.devices().empty())
+            return nullptr;
+    return "no OpenCL platform with a device is installed";
+}
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
+    std::vector<float> values(n);
+    for (float& v : values)
+        v = dist(rng);
+    return values;
+}
+
+const char* const scale_source = R"(
+__kernel void scale(__global float* out, __global const float* in, float factor) {
+    const size_t i = get_global_id(0);
+    out[i] = in[i] * factor;
+}
+)";
+
+class ClPool : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (const char* why = why_no_opencl())
+            GTEST_SKIP() << why;
+        dev.emplace(cl::platform::all().front().devices().front());
+        ctx.emplace(cl::context::create(std::span<const cl::device>(&*dev, 1)));
+        q.emplace(cl::queue::create(*ctx, *dev));
+    }
+
+    std::optional<cl::device> dev;
+    std::optional<cl::context> ctx;
+    std::optional<cl::queue> q;
+};
+
+TEST_F(ClPool, CountersBinsAndReuseOfTheSameBuffer) {
+    memory::memory_pool<cl::immediate_allocator> pool{cl::immediate_allocator(*q)};
+    cl_mem first = nullptr;
+    {
+        auto block = pool.allocate(4000);
+        first = block.pointer();
+        ASSERT_NE(first, nullptr);
+        EXPECT_EQ(pool.active_blocks(), 1u);
+        EXPECT_EQ(pool.active_bytes(), 4000u);
+        EXPECT_EQ(pool.held_blocks(), 0u);
+    }
+    EXPECT_EQ(pool.active_blocks(), 0u);
+    EXPECT_EQ(pool.held_blocks(), 1u);
+    EXPECT_EQ(pool.managed_bytes(), pool.alloc_size(pool.bin_number(4000)));
+    // A size of the same bin gets the very same cl_mem back, without calling the allocator.
+    auto again = pool.allocate(pool.alloc_size(pool.bin_number(4000)));
+    EXPECT_EQ(again.pointer(), first);
+    EXPECT_EQ(pool.stats().hits, 1u);
+    EXPECT_EQ(pool.stats().allocator_allocations, 1u);
+    again.free();
+    pool.free_held();
+    EXPECT_EQ(pool.held_blocks(), 0u);
+    EXPECT_EQ(pool.managed_bytes(), 0u);
+}
+
+TEST_F(ClPool, KernelsRunOnPooledBuffers) {
+    memory::memory_pool<cl::immediate_allocator> pool{cl::immediate_allocator(*q)};
+    const size_t n = 1000;
+    const std::vector<float> input = random_floats(n, 7);
+    cl::pooled_buffer<cl::immediate_allocator> in(pool.allocate(n * sizeof(float)), CL_MEM_READ_WRITE);
+    cl::pooled_buffer<cl::immediate_allocator> out(pool.allocate(n * sizeof(float)), CL_MEM_READ_WRITE);
+    EXPECT_EQ(in.size(), n * sizeof(float));
+    cl::enqueue_write(*q, in, 0, input.data(), n * sizeof(float), true);
+    cl::program prog = cl::program::create_with_source(*ctx, scale_source);
+    prog.build();
+    cl::kernel k = cl::kernel::create(prog, "scale");
+    k.set_arg(0, out);
+    k.set_arg(1, in);
+    k.set_arg_value(2, 3.0f);
+    const size_t global[] = {n};
+    cl::enqueue_nd_range(*q, k, global);
+    std::vector<float> result(n);
+    cl::enqueue_read(*q, out, 0, result.data(), n * sizeof(float), true);
+    for (size_t i = 0; i < n; ++i)
+        ASSERT_FLOAT_EQ(result[i], input[i] * 3.0f) << "at " << i;
+    in.release();
+    EXPECT_EQ(in.handle(), nullptr);
+    EXPECT_EQ(pool.active_blocks(), 1u);
+    EXPECT_EQ(pool.held_blocks(), 1u);
+}
+
+// Fault injection: clCreateBuffer reports CL_MEM_OBJECT_ALLOCATION_FAILURE until the pool
+// has released a buffer, the way a full device behaves.
+cl::opencl_api real_api;
+bool device_full = false;
+
+cl_mem CL_API_CALL create_buffer_unless_full(cl_context ctx, cl_mem_flags flags, size_t size, void* host,
+                                             cl_int* status) {
+    if (device_full) {
+        *status = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        return nullptr;
+    }
+    return real_api.clCreateBuffer(ctx, flags, size, host, status);
+}
+
+cl_int CL_API_CALL release_frees_room(cl_mem block) {
+    device_full = false;
+    return real_api.clReleaseMemObject(block);
+}
+
+template <class Allocator>
+void check_recovery(Allocator allocator) {
+    real_api = cl::api();
+    memory::memory_pool<Allocator> pool(std::move(allocator));
+    pool.allocate(1 << 12).free();
+    ASSERT_EQ(pool.held_blocks(), 1u);
+    cl::api_override create(cl::mutable_api().clCreateBuffer, &create_buffer_unless_full);
+    cl::api_override release(cl::mutable_api().clReleaseMemObject, &release_frees_room);
+    device_full = true;
+    auto block = pool.allocate(1 << 16);  // another bin: the held block must go first
+    EXPECT_NE(block.pointer(), nullptr);
+    EXPECT_EQ(pool.held_blocks(), 0u);
+    EXPECT_EQ(pool.stats().allocator_failures, 1u);
+    // Nothing left to release: the shortage reaches the caller, naming the OpenCL status.
+    device_full = true;
+    try {
+        pool.allocate(1 << 20);
+        FAIL() << "allocate succeeded on a full device";
+    } catch (const gpukit::memory_error& e) {
+        EXPECT_NE(std::string(e.what()).find("CL_MEM_OBJECT_ALLOCATION_FAILURE"), std::string::npos) << e.what();
+        EXPECT_EQ(e.code(), CL_MEM_OBJECT_ALLOCATION_FAILURE);
+    }
+    device_full = false;
+}
+
+TEST_F(ClPool, ImmediatePoolRecoversFromShortage) { check_recovery(cl::immediate_allocator(*q)); }
+
+TEST_F(ClPool, DeferredPoolRecoversWhenCreateBufferReportsShortage) { check_recovery(cl::deferred_allocator(*ctx)); }
+
+TEST_F(ClPool, AllocatorsRefuseBadRequests) {
+    EXPECT_THROW(cl::immediate_allocator(*q, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY), cl::logic_error);
+    EXPECT_THROW(cl::deferred_allocator(*ctx, CL_MEM_COPY_HOST_PTR), cl::logic_error);
+    cl::deferred_allocator deferred(*ctx);
+    EXPECT_THROW(deferred.allocate(0), cl::logic_error);
+    memory::memory_pool<cl::deferred_allocator> pool(std::move(deferred));
+    EXPECT_FALSE(pool.allocate(0));  // size 0: an empty handle, no allocator call
+}
+
+TEST_F(ClPool, SharedVirtualMemory) {
+    if (dev->svm_capabilities() == 0)
+        GTEST_SKIP() << "device '" << dev->name() << "' reports no SVM capabilities";
+    EXPECT_THROW(cl::svm_allocator(*ctx, 3), cl::logic_error);
+    EXPECT_THROW(cl::svm_allocator(*ctx, 0, CL_MEM_SVM_ATOMICS), cl::logic_error);
+    memory::memory_pool<cl::svm_allocator> pool{cl::svm_allocator(*ctx, 0, CL_MEM_READ_WRITE, &*q)};
+    const size_t n = 512;
+    const std::vector<float> input = random_floats(n, 11);
+    std::vector<float> result(n);
+    {
+        cl::pooled_svm in(pool.allocate(n * sizeof(float)));
+        cl::pooled_svm out(pool.allocate(n * sizeof(float)));
+        in.bind_to_queue(*q);
+        cl::enqueue_svm_copy(*q, in.pointer(), input.data(), n * sizeof(float), true);
+        cl::program prog = cl::program::create_with_source(*ctx, scale_source);
+        prog.build();
+        cl::kernel k = cl::kernel::create(prog, "scale");
+        k.set_arg(0, out);
+        k.set_arg(1, in);
+        k.set_arg_value(2, -2.0f);
+        const size_t global[] = {n};
+        cl::enqueue_nd_range(*q, k, global);
+        cl::enqueue_svm_copy(*q, result.data(), out.pointer(), n * sizeof(float), true);
+        in.release();
+        EXPECT_EQ(in.pointer(), nullptr);
+        EXPECT_EQ(pool.held_blocks(), 1u);
+    }
+    for (size_t i = 0; i < n; ++i)
+        ASSERT_FLOAT_EQ(result[i], input[i] * -2.0f) << "at " << i;
+    EXPECT_EQ(pool.held_blocks(), 2u);
+    // Same bin: served from what the pool holds, without a new clSVMAlloc.
+    cl::pooled_svm reused(pool.allocate(n * sizeof(float)));
+    EXPECT_EQ(pool.held_blocks(), 1u);
+    EXPECT_EQ(pool.stats().allocator_allocations, 2u);
+}
+
+TEST_F(ClPool, SvmAllocatorRefusesDevicesWithoutSvm) {
+    if (dev->svm_capabilities() != 0)
+        GTEST_SKIP() << "device '" << dev->name() << "' supports SVM";
+    EXPECT_THROW(cl::svm_allocator(*ctx), cl::logic_error);
+}
+
+}  // namespace

@@ -1,0 +1,272 @@
+"""gpukit.cl.tools and gpukit.cl.characterize on whatever OpenCL platform is installed (PoCL in CI)."""
+import gc
+import os
+import subprocess
+import sys
+import types
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpukit.cl as cl
+import gpukit.cl.characterize as characterize
+import gpukit.cl.tools as tools
+
+
+def _why_no_opencl():
+    if not cl.available():
+        return "no OpenCL ICD loader (libOpenCL.so.1)"
+    if not any(p.get_devices() for p in cl.get_platforms()):
+        return "no OpenCL platform with a device"
+    return None
+
+
+pytestmark = [pytest.mark.opencl, pytest.mark.skipif(_why_no_opencl() is not None, reason=str(_why_no_opencl()))]
+
+SCALE_SOURCE = """
+__kernel void scale(__global float *out, __global const float *in, float factor) {
+    const size_t i = get_global_id(0);
+    out[i] = in[i] * factor;
+}
+"""
+
+
+@pytest.fixture
+def ctx(monkeypatch):
+    monkeypatch.delenv("GPUKIT_CL_CTX", raising=False)
+    monkeypatch.delenv("GPUKIT_CL_TEST", raising=False)
+    return cl.create_some_context()
+
+
+@pytest.fixture
+def queue(ctx):
+    return cl.CommandQueue(ctx)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(99)
+
+
+def _svm_device(ctx):
+    device = ctx.devices[0]
+    if device.svm_capabilities == 0:
+        pytest.skip(f"device {device.name!r} reports no SVM capabilities")
+    return device
+
+
+def test_allocators_make_buffers(ctx, queue):
+    for allocator in (tools.DeferredAllocator(ctx), tools.ImmediateAllocator(queue, cl.mem_flags.READ_ONLY)):
+        assert isinstance(allocator, tools.AllocatorBase)
+        buffer = allocator(100)
+        assert isinstance(buffer, cl.Buffer) and buffer.size == 100
+        assert allocator(0) is None
+    assert tools.ImmediateAllocator(queue, cl.mem_flags.READ_ONLY)(8).flags == cl.mem_flags.READ_ONLY
+
+
+def test_pool_counters_bins_and_reuse(queue):
+    pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
+    block = pool.allocate(1000)
+    assert isinstance(block, tools.PooledBuffer) and isinstance(block, cl.Buffer)
+    assert block.size == 1000
+    first = block.int_ptr
+    assert (pool.active_blocks, pool.held_blocks, pool.active_bytes) == (1, 0, 1000)
+    del block
+    gc.collect()
+    assert (pool.active_blocks, pool.held_blocks) == (0, 1)
+    assert pool.managed_bytes == pool.alloc_size(pool.bin_number(1000))
+    again = pool(pool.alloc_size(pool.bin_number(1000)))
+    assert again.int_ptr == first  # the same cl_mem, straight from the bin
+    again.release()
+    assert again.int_ptr == 0 and pool.held_blocks == 1
+    assert pool.allocate(0) is None
+    pool.free_held()
+    assert pool.held_blocks == 0 and pool.managed_bytes == 0
+    pool.stop_holding()
+    pool.allocate(64).release()
+    assert pool.held_blocks == 0
+    assert tools.MemoryPool(tools.ImmediateAllocator(queue), leading_bits_in_bin_id=2).leading_bits_in_bin_id == 2
+
+
+def test_kernels_on_pooled_buffers(ctx, queue, rng):
+    pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
+    kernel = cl.Program(ctx, SCALE_SOURCE).build().scale
+    for n in (1, 100, 4097):
+        host = rng.standard_normal(n).astype(np.float32)
+        src, dst = pool.allocate(host.nbytes), pool.allocate(host.nbytes)
+        cl.enqueue_copy(queue, src, host)
+        kernel(queue, (n,), None, dst, src, np.float32(2.5))
+        result = np.empty_like(host)
+        cl.enqueue_copy(queue, result, dst)
+        np.testing.assert_allclose(result, host * np.float32(2.5), rtol=1e-6)
+        copy = pool.allocate(host.nbytes)
+        cl.enqueue_copy(queue, copy, dst)
+        cl.enqueue_copy(queue, result, copy)
+        np.testing.assert_allclose(result, host * np.float32(2.5), rtol=1e-6)
+
+
+def test_deferred_allocator_warns(ctx):
+    with pytest.warns(UserWarning, match="ImmediateAllocator"):
+        pool = tools.MemoryPool(tools.DeferredAllocator(ctx))
+    assert pool.allocate(16).size == 16
+
+
+def test_immediate_allocator_does_not_warn(queue):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tools.MemoryPool(tools.ImmediateAllocator(queue))
+
+
+def test_bad_input(ctx, queue):
+    with pytest.raises(cl.LogicError, match="at most one of READ_WRITE"):
+        tools.ImmediateAllocator(queue, cl.mem_flags.READ_ONLY | cl.mem_flags.WRITE_ONLY)
+    with pytest.raises(cl.LogicError, match="need host memory"):
+        tools.DeferredAllocator(ctx, cl.mem_flags.COPY_HOST_PTR)
+    pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
+    with pytest.raises(cl.LogicError, match="size -1 is negative"):
+        pool.allocate(-1)
+    with pytest.raises(cl.LogicError, match="negative"):
+        tools.DeferredAllocator(ctx)(-5)
+    with pytest.raises(cl.LogicError, match="not a bin number"):
+        pool.alloc_size(10**6)
+    with pytest.raises(cl.LogicError, match="leading_bits"):
+        tools.MemoryPool(tools.ImmediateAllocator(queue), leading_bits_in_bin_id=99)
+    with pytest.raises(TypeError):
+        tools.MemoryPool(tools.ImmediateAllocator(queue), 4)  # leading_bits_in_bin_id is keyword-only
+    too_big = ctx.devices[0].max_mem_alloc_size * 4
+    with pytest.raises(cl.Error):
+        tools.ImmediateAllocator(queue)(too_big)
+
+
+def test_svm_pool(ctx, queue, rng):
+    _svm_device(ctx)
+    allocator = tools.SVMAllocator(ctx, queue=queue)
+    allocation = allocator(256)
+    assert isinstance(allocation, tools.SVMAllocation) and allocation.size == 256
+    allocation.release()
+    assert allocator(0) is None
+    pool = tools.SVMPool(allocator)
+    kernel = cl.Program(ctx, SCALE_SOURCE).build().scale
+    n = 1000
+    host = rng.standard_normal(n).astype(np.float32)
+    src, dst = pool(host.nbytes), pool.allocate(host.nbytes)
+    assert isinstance(src, tools.PooledSVM)
+    assert src == src and src != dst and hash(src) == hash(src)
+    src.bind_to_queue(queue)
+    cl.enqueue_copy(queue, src, host)
+    kernel(queue, (n,), None, dst, src, np.float32(-3.0))
+    result = np.empty_like(host)
+    cl.enqueue_copy(queue, result, dst)
+    np.testing.assert_allclose(result, host * np.float32(-3.0), rtol=1e-6)
+    first = src.svm_ptr
+    src.release()
+    assert pool.held_blocks == 1 and pool.active_blocks == 1
+    again = pool(host.nbytes)
+    assert again.svm_ptr == first
+    again.unbind_from_queue()
+    again.enqueue_release(queue)
+    dst.enqueue_release()
+    assert pool.held_blocks == 2 and pool.active_blocks == 0
+
+
+def test_svm_bad_input(ctx):
+    _svm_device(ctx)
+    with pytest.raises(cl.LogicError, match="power of two"):
+        tools.SVMAllocator(ctx, alignment=3)
+    with pytest.raises(cl.LogicError, match="negative"):
+        tools.SVMAllocator(ctx, alignment=-1)
+    with pytest.raises(cl.LogicError, match="unknown flag bits"):
+        tools.SVMAllocator(ctx, flags=1 << 30)
+    with pytest.raises(cl.LogicError, match="negative"):
+        tools.SVMPool(tools.SVMAllocator(ctx)).allocate(-1)
+
+
+def _fake_metafunc(fixturenames):
+    calls = []
+    return types.SimpleNamespace(fixturenames=fixturenames,
+                                 parametrize=lambda names, values, ids: calls.append((names, values, ids))), calls
+
+
+def test_parametrization_covers_every_device(monkeypatch):
+    monkeypatch.delenv("GPUKIT_CL_TEST", raising=False)
+    monkeypatch.delenv("PYOPENCL_TEST", raising=False)
+    devices = [d for p in cl.get_platforms() for d in p.get_devices()]
+    metafunc, calls = _fake_metafunc(["ctx_factory", "device", "other"])
+    tools.pytest_generate_tests_for_pyopencl(metafunc)
+    [(names, values, ids)] = calls
+    assert names == "device,ctx_factory"
+    assert [device for device, _ in values] == devices
+    assert all(device.name in test_id for device, test_id in zip(devices, ids))
+    context = values[0][1]()
+    assert isinstance(context, cl.Context) and context.devices == [devices[0]]
+
+    metafunc, calls = _fake_metafunc(["platform"])
+    tools.pytest_generate_tests_for_opencl(metafunc)
+    assert calls[0][0] == "platform" and calls[0][1] == list(dict.fromkeys(d.platform for d in devices))
+
+    metafunc, calls = _fake_metafunc(["queue"])
+    tools.pytest_generate_tests_for_opencl(metafunc)
+    assert calls == []
+
+
+@pytest.mark.parametrize("variable", ["GPUKIT_CL_TEST", "PYOPENCL_TEST"])
+def test_parametrization_honours_the_environment(monkeypatch, variable):
+    monkeypatch.delenv("GPUKIT_CL_TEST", raising=False)
+    monkeypatch.delenv("PYOPENCL_TEST", raising=False)
+    monkeypatch.setenv(variable, "0:0")
+    metafunc, calls = _fake_metafunc(["device"])
+    tools.pytest_generate_tests_for_opencl(metafunc)
+    assert calls[0][1] == [(cl.get_platforms()[0].get_devices()[0],)]
+    monkeypatch.setenv(variable, "no-such-platform-name")
+    with pytest.raises(cl.LogicError):
+        tools.pytest_generate_tests_for_opencl(_fake_metafunc(["device"])[0])
+
+
+def test_parametrization_in_a_real_pytest_run(tmp_path):
+    test_file = tmp_path / "test_generated.py"
+    test_file.write_text(
+        "from gpukit.cl.tools import pytest_generate_tests_for_pyopencl as pytest_generate_tests\n"
+        "def test_one(ctx_factory, device, platform):\n"
+        "    assert ctx_factory().devices == [device] and device.platform == platform\n")
+    env = dict(os.environ, GPUKIT_CL_TEST="0:0", PYTHONPATH=str(Path(cl.__file__).resolve().parents[2]))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 passed" in run.stdout
+
+
+def test_argument_types():
+    assert tools.VectorArg(np.float32, "x").declarator() == "__global float *x"
+    assert tools.VectorArg("int64", "y", with_offset=True).declarator() == "__global long *y, long y__offset"
+    assert tools.ScalarArg(np.uint8, "n").declarator() == "uchar n"
+    assert tools.ScalarArg(np.float64, "a") == tools.ScalarArg("float64", "a")
+    assert tools.ScalarArg(np.float64, "a") != tools.VectorArg(np.float64, "a")
+    assert isinstance(tools.VectorArg(np.int32, "v"), tools.DtypedArgument)
+    with pytest.raises(ValueError, match="no OpenCL C scalar type"):
+        tools.ScalarArg(np.complex128, "z")
+    with pytest.raises(ValueError, match="not a C identifier"):
+        tools.ScalarArg(np.int32, "1x")
+
+
+def test_characterize(ctx, queue, rng):
+    device = ctx.devices[0]
+    options = characterize.get_fast_inaccurate_build_options(device)
+    kernel = cl.Program(ctx, SCALE_SOURCE).build(options).scale  # the options are accepted
+    host = rng.standard_normal(64).astype(np.float32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    kernel(queue, (64,), None, buf, buf, np.float32(2.0))
+    result = np.empty_like(host)
+    cl.enqueue_copy(queue, result, buf)
+    np.testing.assert_allclose(result, host * 2, rtol=1e-5)
+    for size in (1, 2, 4, 8):
+        width = characterize.get_simd_group_size(device, size)
+        assert width is None or width >= 1
+    with pytest.raises(ValueError, match="expected 1, 2, 4 or 8"):
+        characterize.get_simd_group_size(device, 3)
+    assert characterize.simultaneous_work_items_on_local_access(device) >= 1
+    if "nvidia" not in device.vendor.lower():
+        assert characterize.nv_compute_capability(device) is None
+    assert characterize.has_struct_arg_count_bug(device) in (False, "apple")
+    assert characterize.has_struct_arg_count_bug(device, ctx) == characterize.has_struct_arg_count_bug(device)
