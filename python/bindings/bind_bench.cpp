@@ -1,6 +1,7 @@
 // The C++ baselines of `python -m gpukit bench`, callable from the harness.
 #include "bindings.hpp"
 
+#include "pool_bench.hpp"
 #include "raw_launch.hpp"
 
 #include <nanobind/stl/vector.h>
@@ -14,6 +15,14 @@ void bind_bench(nb::module_& m) {
     bench.def("raw_launch_seconds", &gpukit::bench::raw_launch_seconds, "launches"_a, "repeats"_a,
               nb::call_guard<nb::gil_scoped_release>(),
               "Host seconds per raw cuLaunchKernel of an empty kernel, one value per repeat.");
+    bench.def("device_pool_pair_seconds", &gpukit::bench::device_pool_pair_seconds, "bytes"_a, "pairs"_a,
+              "repeats"_a, "threads"_a, nb::call_guard<nb::gil_scoped_release>(),
+              "Seconds per allocate+free pair (a bin hit) of gpukit's C++ pool over device memory.");
+    bench.def("raw_alloc_pair_seconds", &gpukit::bench::raw_alloc_pair_seconds, "bytes"_a, "pairs"_a, "repeats"_a,
+              nb::call_guard<nb::gil_scoped_release>(), "Seconds per raw cuMemAlloc + cuMemFree pair.");
+    bench.def("raw_async_alloc_pair_seconds", &gpukit::bench::raw_async_alloc_pair_seconds, "bytes"_a, "pairs"_a,
+              "repeats"_a, nb::call_guard<nb::gil_scoped_release>(),
+              "Seconds per raw cuMemAllocAsync + cuMemFreeAsync pair on one stream.");
 }
 
 }  // namespace gpukit::python

@@ -1,5 +1,6 @@
 // gpukit.tools.DeviceData and OccupancyRecord.
 #include "bindings.hpp"
+#include "bound_function.hpp"
 
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/occupancy.hpp"
@@ -45,6 +46,16 @@ void bind_occupancy(nb::module_& m) {
         .def_ro("limited_by", &occupancy_record::limited_by)
         .def_ro("warps_per_mp", &occupancy_record::warps_per_mp)
         .def_ro("occupancy", &occupancy_record::occupancy);
+
+    m.def("max_active_blocks_per_multiprocessor", [](const bound_function& f, int block_size, std::size_t shared) {
+        return cuda::max_active_blocks_per_multiprocessor(f.fn, block_size, shared);
+    }, "function"_a, "block_size"_a, "dynamic_smem"_a = 0,
+       "The driver's count of resident blocks per multiprocessor for this kernel.");
+    m.def("max_potential_block_size", [](const bound_function& f, std::size_t shared, int limit) {
+        const cuda::potential_block_size r = cuda::max_potential_block_size(f.fn, shared, limit);
+        return nb::make_tuple(r.min_grid_size, r.block_size);
+    }, "function"_a, "dynamic_smem"_a = 0, "block_size_limit"_a = 0,
+       "(min_grid_size, block_size): the driver's best block size for this kernel.");
 }
 
 }  // namespace gpukit::python

@@ -20,27 +20,48 @@ namespace {
 using device_pool = memory::memory_pool<cuda::device_allocator>;
 using device_block = memory::pooled_allocation<cuda::device_allocator>;
 using host_pool = memory::memory_pool<cuda::pagelocked_allocator>;
-using host_block = memory::pooled_allocation<cuda::pagelocked_allocator>;
 
-const host_block& live(const host_block& block) {
-    if (!block)
-        throw logic_error("this PooledHostAllocation was freed and can no longer be used");
-    return block;
-}
+// A pooled page-locked block seen from Python. It counts the buffers (numpy arrays) made
+// over it, so that free() cannot pull the memory from under a live array.
+struct host_block {
+    memory::pooled_allocation<cuda::pagelocked_allocator> block;
+    std::size_t exports = 0;
+
+    void free() {
+        if (exports != 0)
+            throw logic_error("PooledHostAllocation.free(): " + std::to_string(exports) +
+                              " array(s) still use this memory; drop them first (the memory returns to the pool "
+                              "by itself once they are gone)");
+        block.free();
+    }
+    const auto& live() const {
+        if (!block)
+            throw logic_error("this PooledHostAllocation was freed and can no longer be used");
+        return block;
+    }
+};
 
 // Buffer protocol for PooledHostAllocation, so numpy arrays can live on it (their .base is
 // the allocation, as in PyCUDA).
 int host_block_getbuffer(PyObject* self, Py_buffer* view, int flags) {
-    const host_block* block = nb::inst_ptr<host_block>(self);
-    if (!*block) {
+    host_block* h = nb::inst_ptr<host_block>(self);
+    if (!h->block) {
         PyErr_SetString(PyExc_BufferError, "this PooledHostAllocation was freed");
         view->obj = nullptr;
         return -1;
     }
-    return PyBuffer_FillInfo(view, self, block->pointer(), static_cast<Py_ssize_t>(block->size()), 0, flags);
+    const int result =
+        PyBuffer_FillInfo(view, self, h->block.pointer(), static_cast<Py_ssize_t>(h->block.size()), 0, flags);
+    if (result == 0)
+        ++h->exports;
+    return result;
 }
 
-PyType_Slot host_block_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(host_block_getbuffer)}, {0, nullptr}};
+void host_block_releasebuffer(PyObject* self, Py_buffer*) { --nb::inst_ptr<host_block>(self)->exports; }
+
+PyType_Slot host_block_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(host_block_getbuffer)},
+                                  {Py_bf_releasebuffer, reinterpret_cast<void*>(host_block_releasebuffer)},
+                                  {0, nullptr}};
 
 nb::dict stats_dict(const memory::pool_stats& s) {
     nb::dict d;
@@ -100,9 +121,9 @@ void bind_pool(nb::module_& m) {
 
     nb::class_<host_block>(m, "PooledHostAllocation", nb::type_slots(host_block_slots),
                            "Page-locked host memory from a PageLockedMemoryPool.")
-        .def("free", [](host_block& b) { b.free(); }, "Return the memory to its pool now.")
-        .def("__len__", &host_block::size)
-        .def_prop_ro("ptr", [](const host_block& b) { return reinterpret_cast<std::uintptr_t>(live(b).pointer()); });
+        .def("free", &host_block::free, "Return the memory to its pool now (not while arrays use it).")
+        .def("__len__", [](const host_block& b) { return b.block.size(); })
+        .def_prop_ro("ptr", [](const host_block& b) { return reinterpret_cast<std::uintptr_t>(b.live().pointer()); });
 
     nb::class_<cuda::pagelocked_allocator>(m, "PageLockedAllocator", "cuMemHostAlloc with host_alloc_flags.")
         .def("__init__", [](cuda::pagelocked_allocator* self, unsigned int flags) {
@@ -114,7 +135,7 @@ void bind_pool(nb::module_& m) {
         .def("__init__", [](host_pool* self, const cuda::pagelocked_allocator& allocator, unsigned leading_bits) {
             new (self) host_pool(allocator, leading_bits);
         }, "allocator"_a, "leading_bits_in_bin_id"_a = 4)
-        .def("allocate_bytes", &host_pool::allocate, "size"_a);
+        .def("allocate_bytes", [](host_pool& p, std::size_t size) { return host_block{p.allocate(size)}; }, "size"_a);
     bind_pool_common<host_pool>(host_cls);
 }
 

@@ -2,8 +2,20 @@
 memoization, device limits and occupancy, and test helpers."""
 import functools
 
+import numpy
+
 from gpukit import _gpukit
-from gpukit._gpukit import DeviceData, OccupancyRecord  # noqa: F401  (re-exported API)
+from gpukit._gpukit import (  # noqa: F401  (re-exported API)
+    DeviceData,
+    DeviceMemoryPool,
+    OccupancyRecord,
+    PageLockedAllocator,
+    PooledDeviceAllocation,
+    PooledHostAllocation,
+    bitlog2,
+    max_active_blocks_per_multiprocessor,
+    max_potential_block_size,
+)
 
 
 def make_default_context(ctx_maker=None):
@@ -84,3 +96,36 @@ def mark_cuda_test(func):
         return pytest.mark.cuda(wrapper)
     except ImportError:
         return wrapper
+
+
+class PageLockedMemoryPool:
+    """A binned pool of page-locked host memory handing out numpy arrays.
+
+    ``allocate(shape, dtype, order='C')`` returns an array whose ``.base`` is a
+    ``PooledHostAllocation``; the memory returns to the pool when the array and that
+    allocation are gone, or at once with ``array.base.free()`` (which raises while an array
+    still uses the memory).
+    """
+
+    def __init__(self, allocator=None, leading_bits_in_bin_id=4):
+        self._pool = _gpukit._PageLockedMemoryPool(allocator or PageLockedAllocator(), leading_bits_in_bin_id)
+
+    def allocate(self, shape, dtype, order="C"):
+        dtype = numpy.dtype(dtype)
+        shape = (shape,) if numpy.isscalar(shape) else tuple(shape)
+        nbytes = int(numpy.prod(shape, dtype=numpy.int64)) * dtype.itemsize
+        block = self._pool.allocate_bytes(nbytes)
+        if nbytes == 0:  # numpy needs a buffer even for an empty array
+            return numpy.ndarray(shape, dtype, order=order)
+        return numpy.ndarray(shape, dtype, buffer=block, order=order)
+
+    def __getattr__(self, name):
+        # held_blocks, active_blocks, managed_bytes, active_bytes, free_held(), stop_holding(),
+        # bin_number(), alloc_size(), stats(), max_held_bytes: the C++ pool's own.
+        return getattr(self._pool, name)
+
+    def __setattr__(self, name, value):
+        if name == "max_held_bytes":
+            self._pool.max_held_bytes = value
+        else:
+            object.__setattr__(self, name, value)

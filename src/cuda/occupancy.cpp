@@ -1,6 +1,7 @@
 #include "gpukit/cuda/occupancy.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/cuda/api.hpp"
 
 #include <algorithm>
 #include <array>
@@ -108,6 +109,33 @@ occupancy_record::occupancy_record(const device_data& data, int threads, std::si
     limited_by = tightest->second;
     warps_per_mp = tb_per_mp * warps_per_block;
     occupancy = static_cast<double>(warps_per_mp) / data.warps_per_mp;
+}
+
+int max_active_blocks_per_multiprocessor(const function& f, int block_size, std::size_t dynamic_shared) {
+    if (block_size < 1)
+        throw logic_error("max_active_blocks_per_multiprocessor(): block_size must be positive, got " +
+                          std::to_string(block_size));
+    int blocks = 0;
+    const CUresult result =
+        api().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f.handle(), block_size, dynamic_shared);
+    if (result != CUDA_SUCCESS)
+        throw_cuda_error(result, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                         "kernel '" + f.name() + "', " + std::to_string(block_size) + " threads, " +
+                             std::to_string(dynamic_shared) + " bytes of dynamic shared memory");
+    return blocks;
+}
+
+potential_block_size max_potential_block_size(const function& f, std::size_t dynamic_shared, int block_size_limit) {
+    if (block_size_limit < 0)
+        throw logic_error("max_potential_block_size(): block_size_limit must be 0 (no limit) or positive, got " +
+                          std::to_string(block_size_limit));
+    potential_block_size result{};
+    const CUresult status = api().cuOccupancyMaxPotentialBlockSize(&result.min_grid_size, &result.block_size,
+                                                                   f.handle(), nullptr, dynamic_shared,
+                                                                   block_size_limit);
+    if (status != CUDA_SUCCESS)
+        throw_cuda_error(status, "cuOccupancyMaxPotentialBlockSize", "kernel '" + f.name() + "'");
+    return result;
 }
 
 }  // namespace gpukit::cuda

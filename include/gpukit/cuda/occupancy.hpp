@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gpukit/cuda/device.hpp"
+#include "gpukit/cuda/function.hpp"
 
 #include <cstddef>
 #include <string>
@@ -49,5 +50,18 @@ struct occupancy_record {
     int warps_per_mp = 0;        // resident warps per multiprocessor
     double occupancy = 0.0;      // warps_per_mp over the most the multiprocessor can hold
 };
+
+// The driver's own occupancy calculation for a real kernel: resident blocks per
+// multiprocessor at `block_size` threads and `dynamic_shared` bytes of dynamic shared memory.
+int max_active_blocks_per_multiprocessor(const function& f, int block_size, std::size_t dynamic_shared = 0);
+
+struct potential_block_size {
+    int min_grid_size;  // the smallest grid that reaches full occupancy
+    int block_size;     // the block size that maximises occupancy
+};
+// The driver's suggestion of a block size for `f` (cuOccupancyMaxPotentialBlockSize);
+// `block_size_limit` 0 means the kernel's own limit.
+potential_block_size max_potential_block_size(const function& f, std::size_t dynamic_shared = 0,
+                                              int block_size_limit = 0);
 
 }  // namespace gpukit::cuda
