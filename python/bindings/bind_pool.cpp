@@ -21,17 +21,17 @@ using device_pool = memory::memory_pool<cuda::device_allocator>;
 using device_block = memory::pooled_allocation<cuda::device_allocator>;
 using host_pool = memory::memory_pool<cuda::pagelocked_allocator>;
 
-// A pooled page-locked block seen from Python. It counts the buffers (numpy arrays) made
-// over it, so that free() cannot pull the memory from under a live array.
+// A pooled page-locked block seen from Python. It remembers (by weak reference) the numpy
+// array made over it, so that free() cannot pull the memory from under a live array: numpy
+// releases its buffer view at once and keeps only a reference, so buffer exports can't tell.
 struct host_block {
     memory::pooled_allocation<cuda::pagelocked_allocator> block;
-    std::size_t exports = 0;
+    nb::object array_ref;  // a weakref to the array using this memory, or empty
 
     void free() {
-        if (exports != 0)
-            throw logic_error("PooledHostAllocation.free(): " + std::to_string(exports) +
-                              " array(s) still use this memory; drop them first (the memory returns to the pool "
-                              "by itself once they are gone)");
+        if (array_ref.is_valid() && !array_ref().is_none())
+            throw logic_error("PooledHostAllocation.free(): an array still uses this memory; drop it first (the "
+                              "memory returns to the pool by itself once the array is gone)");
         block.free();
     }
     const auto& live() const {
@@ -50,18 +50,10 @@ int host_block_getbuffer(PyObject* self, Py_buffer* view, int flags) {
         view->obj = nullptr;
         return -1;
     }
-    const int result =
-        PyBuffer_FillInfo(view, self, h->block.pointer(), static_cast<Py_ssize_t>(h->block.size()), 0, flags);
-    if (result == 0)
-        ++h->exports;
-    return result;
+    return PyBuffer_FillInfo(view, self, h->block.pointer(), static_cast<Py_ssize_t>(h->block.size()), 0, flags);
 }
 
-void host_block_releasebuffer(PyObject* self, Py_buffer*) { --nb::inst_ptr<host_block>(self)->exports; }
-
-PyType_Slot host_block_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(host_block_getbuffer)},
-                                  {Py_bf_releasebuffer, reinterpret_cast<void*>(host_block_releasebuffer)},
-                                  {0, nullptr}};
+PyType_Slot host_block_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(host_block_getbuffer)}, {0, nullptr}};
 
 nb::dict stats_dict(const memory::pool_stats& s) {
     nb::dict d;
@@ -123,6 +115,9 @@ void bind_pool(nb::module_& m) {
                            "Page-locked host memory from a PageLockedMemoryPool.")
         .def("free", &host_block::free, "Return the memory to its pool now (not while arrays use it).")
         .def("__len__", [](const host_block& b) { return b.block.size(); })
+        .def("_track", [](host_block& b, nb::handle array) {
+            b.array_ref = nb::module_::import_("weakref").attr("ref")(array);
+        }, "array"_a, "Remember the array made over this memory (PageLockedMemoryPool does this).")
         .def_prop_ro("ptr", [](const host_block& b) { return reinterpret_cast<std::uintptr_t>(b.live().pointer()); });
 
     nb::class_<cuda::pagelocked_allocator>(m, "PageLockedAllocator", "cuMemHostAlloc with host_alloc_flags.")

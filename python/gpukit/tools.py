@@ -117,7 +117,9 @@ class PageLockedMemoryPool:
         block = self._pool.allocate_bytes(nbytes)
         if nbytes == 0:  # numpy needs a buffer even for an empty array
             return numpy.ndarray(shape, dtype, order=order)
-        return numpy.ndarray(shape, dtype, buffer=block, order=order)
+        array = numpy.ndarray(shape, dtype, buffer=block, order=order)
+        block._track(array)
+        return array
 
     def __getattr__(self, name):
         # held_blocks, active_blocks, managed_bytes, active_bytes, free_held(), stop_holding(),

@@ -45,6 +45,8 @@ def run_case(case, settings):
             results.append({"side": side.name, "samples": samples, "median": statistics.median(samples)})
         except Unavailable as why:
             results.append({"side": side.name, "skipped": str(why)})
+        except Exception as e:  # a broken third-party library must not stop the other sides
+            results.append({"side": side.name, "skipped": f"failed: {type(e).__name__}: {e}"})
     measured = [r for r in results if "median" in r]
     if measured:
         base = measured[0]["median"]

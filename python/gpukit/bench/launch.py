@@ -48,6 +48,9 @@ def numba(settings):
     except ImportError:
         raise Unavailable("numba-cuda is not installed")
 
+    import warnings
+    warnings.simplefilter("ignore")  # numba warns that one block under-uses the GPU: that is the point
+
     @cuda.jit
     def empty_kernel():
         pass
