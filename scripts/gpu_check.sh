@@ -25,6 +25,8 @@ export OCL_ICD_VENDORS=$icd_dir
 step build make build
 step ctest bash -c 'cd build && ctest --output-on-failure -j 8'
 step pytest make test-python
+# The C++ OpenCL tests once more, on NVIDIA's OpenCL (the Python ones run on every device).
+GPUKIT_CL_TEST=nvidia step ctest-nvidia-opencl bash -c 'cd build && ctest -L opencl -j 4 --output-on-failure'
 step demo make demo
 step info make info
 if [ "${GPUKIT_SANITIZER:-0}" = 1 ]; then

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import gpukit.cl as cl
+from cl_devices import ctx  # noqa: F401  (a fixture: one context per OpenCL device)
 
 
 def _why_no_opencl():
@@ -21,13 +22,6 @@ def _why_no_opencl():
 pytestmark = [pytest.mark.opencl]
 needs_device = pytest.mark.skipif(_why_no_opencl() is not None, reason=str(_why_no_opencl()))
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def ctx(monkeypatch):
-    monkeypatch.delenv("GPUKIT_CL_CTX", raising=False)
-    monkeypatch.delenv("GPUKIT_CL_TEST", raising=False)
-    return cl.create_some_context()
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import gpukit.cl as cl
+from cl_devices import ctx  # noqa: F401  (a fixture: one context per OpenCL device)
 import gpukit.cl.characterize as characterize
 import gpukit.cl.tools as tools
 
@@ -31,13 +32,6 @@ __kernel void scale(__global float *out, __global const float *in, float factor)
     out[i] = in[i] * factor;
 }
 """
-
-
-@pytest.fixture
-def ctx(monkeypatch):
-    monkeypatch.delenv("GPUKIT_CL_CTX", raising=False)
-    monkeypatch.delenv("GPUKIT_CL_TEST", raising=False)
-    return cl.create_some_context()
 
 
 @pytest.fixture

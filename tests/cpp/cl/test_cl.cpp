@@ -6,6 +6,8 @@
 #include "gpukit/cl/platform.hpp"
 #include "gpukit/cl/select.hpp"
 
+#include "cl_test_device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -53,7 +55,7 @@ protected:
     void SetUp() override {
         if (const char* why = why_no_opencl())
             GTEST_SKIP() << why;
-        const cl::device dev = cl::platform::all().front().devices().front();
+        const cl::device dev = gpukit::testing::cl_test_device();
         ctx.emplace(cl::context::create(std::span<const cl::device>(&dev, 1)));
         q.emplace(cl::queue::create(*ctx, dev, true));
     }

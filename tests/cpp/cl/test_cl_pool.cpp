@@ -9,6 +9,8 @@
 #include "gpukit/cl/svm.hpp"
 #include "gpukit/memory/pool.hpp"
 
+#include "cl_test_device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -50,7 +52,7 @@ protected:
     void SetUp() override {
         if (const char* why = why_no_opencl())
             GTEST_SKIP() << why;
-        dev.emplace(cl::platform::all().front().devices().front());
+        dev.emplace(gpukit::testing::cl_test_device());
         ctx.emplace(cl::context::create(std::span<const cl::device>(&*dev, 1)));
         q.emplace(cl::queue::create(*ctx, *dev));
     }

@@ -1,0 +1,28 @@
+"""Every OpenCL device on the machine, so the OpenCL tests run on each of them (PoCL in CI;
+PoCL and NVIDIA's OpenCL on the GPU machine)."""
+import pytest
+
+import gpukit.cl as cl
+
+
+def all_devices():
+    if not cl.available():
+        return []
+    try:
+        return [d for p in cl.get_platforms() for d in p.get_devices()]
+    except cl.Error:
+        return []
+
+
+def device_id(device):
+    return f"{device.platform.name.split()[0]}:{device.name}"[:40]
+
+
+@pytest.fixture(params=all_devices() or [None], ids=lambda d: device_id(d) if d is not None else "none")
+def ctx(request, monkeypatch):
+    """A context on one OpenCL device; the test runs once per device."""
+    if request.param is None:
+        pytest.skip("no OpenCL device on this machine")
+    monkeypatch.delenv("GPUKIT_CL_CTX", raising=False)
+    monkeypatch.delenv("GPUKIT_CL_TEST", raising=False)
+    return cl.Context([request.param])
