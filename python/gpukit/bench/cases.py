@@ -31,7 +31,8 @@ ALL = [
          "µs per pair",
          [Side("gpukit cl.tools.MemoryPool", cl_pool.gpukit_pool),
           Side("PyOpenCL tools.MemoryPool", cl_pool.pyopencl_pool),
-          Side("gpukit cl.Buffer create+release", cl_pool.gpukit_buffer)],
+          Side("gpukit cl.Buffer create+release", cl_pool.gpukit_buffer),
+          Side("gpukit ImmediateAllocator, no pool", cl_pool.gpukit_immediate_allocator)],
          scale=1e6),
 ]
 __all__ = ["ALL", "Case", "Side", "Unavailable", "primary_context"]

@@ -59,6 +59,14 @@ def gpukit_buffer(settings):
     return _time_pairs(lambda: cl.Buffer(context, flags, SIZE), settings)
 
 
+def gpukit_immediate_allocator(settings):
+    # What the pool saves: the same allocator, called for every block (memory made resident
+    # at allocation, as the pool's blocks are).
+    from gpukit.cl.tools import ImmediateAllocator
+    allocate = ImmediateAllocator(_gpukit_queue())
+    return _time_pairs(lambda: allocate(SIZE), settings)
+
+
 def device_name():
     try:
         import gpukit.cl as cl
