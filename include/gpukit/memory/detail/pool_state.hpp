@@ -2,19 +2,20 @@
 //
 // Every pool and every handle it gave out hold a std::shared_ptr to one pool_state, so a
 // block freed after the pool object is gone, or from another thread, still finds its bins.
-// One mutex guards everything. The hot paths (a bin hit, a freed block kept) take it once
+// One spin_lock guards everything. The hot paths (a bin hit, a freed block kept) take it once
 // and do a vector pop or push plus counter updates; the allocator, and the trace hook, are
 // only ever called with the lock released, so a slow cuMemAlloc never stalls other threads.
 #pragma once
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/spin_lock.hpp"
 #include "gpukit/memory/allocator.hpp"
 #include "gpukit/memory/bins.hpp"
 #include "gpukit/memory/pool_stats.hpp"
 
 #include <cstddef>
 #include <limits>
-#include <mutex>
+#include <mutex>  // std::lock_guard
 #include <new>
 #include <optional>
 #include <string>
@@ -283,7 +284,7 @@ private:
 
     A allocator_;
     const bin_layout layout_;
-    mutable std::mutex mutex_;
+    mutable spin_lock mutex_;
     std::vector<bin_slot> bins_;  // indexed by bin number
     bool holding_ = true;
     std::size_t max_held_bytes_ = no_cap;
