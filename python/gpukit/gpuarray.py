@@ -116,7 +116,9 @@ def _expression(symbol, compute, left, right):
     ctype = _c_type(compute)
     left, right = f"({ctype})({left})", f"({ctype})({right})"
     if symbol == "**":
-        return f"pow({left}, {right})" if compute.kind == "f" else f"gk_ipow({left}, {right})"
+        if compute.kind == "f":
+            return f"{'powf' if compute.itemsize == 4 else 'pow'}({left}, {right})"
+        return f"gk_ipow({left}, {right})"
     return f"{left} {symbol} {right}"
 
 
@@ -346,9 +348,8 @@ class GPUArray:
         try:
             return self._view(self._layout.reshape(list(shape), order))
         except _gpukit.LogicError:
-            if self._layout.is_c_contiguous or self._layout.is_f_contiguous:
-                raise  # the sizes differ: a copy would not help
-            # Not expressible as a view of this layout: numpy copies, so do we.
+            # Not expressible as a view of this layout: numpy copies, so do we (a size
+            # mismatch fails again on the copy, with the same message).
             copied = self.copy()
             return copied._view(copied._layout.reshape(list(shape), order))
 
