@@ -13,6 +13,7 @@ NB_MODULE(_gpukit, m) {
     bind_context(m);
     bind_stream(m);
     bind_layout(m);
+    bind_array(m);
     bind_occupancy(m);
     bind_pool(m);
     bind_rtc(m);

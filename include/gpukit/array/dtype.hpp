@@ -1,0 +1,47 @@
+// Element types of gpukit arrays and numpy's promotion rules between them.
+//
+// Supported: bool, int8..int64, uint8..uint64, float32, float64, complex64, complex128.
+// float16 is not supported (generated kernels would need cuda_fp16.h on NVRTC's include
+// path). Kernels are generated for every type but the complex ones, which exist for
+// promotion and copies only; asking for arithmetic on them is a logic_error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gpukit::array {
+
+enum class dtype_kind { boolean, signed_int, unsigned_int, floating, complex };
+
+enum class dtype : std::uint8_t {
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64, complex64, complex128,
+};
+
+dtype_kind kind(dtype t) noexcept;
+std::size_t size_of(dtype t) noexcept;
+// numpy's name: "bool", "int8", ..., "complex128".
+std::string_view name(dtype t) noexcept;
+// The CUDA C type generated kernels use ("float", "long long", "unsigned char", ...); the
+// complex types have none and throw logic_error.
+std::string_view c_type(dtype t);
+// The dtype called `n` (numpy names; also "float" for float32 and "double" for float64);
+// logic_error listing the supported names otherwise.
+dtype dtype_from_name(std::string_view n);
+
+// numpy.promote_types(a, b) for the supported types: the smallest type both convert to
+// without loss, where int64 with uint64 gives float64, as numpy does.
+dtype promote(dtype a, dtype b) noexcept;
+
+// The kinds of Python scalar that take part in NEP 50 ("weak") promotion.
+enum class python_scalar { integer, floating, complex };
+// The result of an array of type `t` with a Python scalar (numpy 2, NEP 50): the scalar
+// adopts the array's type unless its kind is higher, then the default of that kind
+// (float64, complex128), keeping the array's precision for complex (float32 -> complex64).
+dtype promote_with_scalar(dtype t, python_scalar s) noexcept;
+
+// numpy's result type of sum(): bool and signed integers narrower than 64 bits give int64,
+// unsigned ones uint64; other types keep theirs.
+dtype sum_type(dtype t) noexcept;
+
+}  // namespace gpukit::array

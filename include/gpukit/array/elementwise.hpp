@@ -1,0 +1,87 @@
+// Elementwise kernels generated as CUDA C, compiled with NVRTC for the current device and
+// cached per (context, source).
+//
+// A kernel is described by its parameters (arrays and scalars, each with a dtype) and an
+// operation in CUDA C that computes element `i` using the parameter names, PyCUDA style:
+// "z[i] = a * x[i] + y[i]". Inside the operation `x[i]` is the element of array x at
+// flat index i (C order over the common shape); `n` is the element count. Element i of an
+// array may only be read and written at index i.
+//
+// Three variants of the same kernel exist; run() picks one per launch:
+//  - vectorized: every array contiguous in the same order and 16-byte aligned. Each thread
+//    handles 16 / (smallest itemsize) consecutive elements, loading and storing them with
+//    16-byte accesses, in a grid-stride loop over a grid that fills the device;
+//  - contiguous: contiguous but not aligned; one element per thread, grid-stride;
+//  - strided: anything else; shape and byte strides are arguments.
+#pragma once
+
+#include "gpukit/array/ndarray.hpp"
+#include "gpukit/cuda/stream.hpp"
+
+#include <array>
+#include <cstring>
+#include <type_traits>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace gpukit::array {
+
+// How an array parameter is used: read, written (every element, unconditionally, so its old
+// value need not be loaded), or both. Scalars are passed by value.
+enum class param_kind { input, output, inout, scalar };
+
+struct param {
+    std::string name;
+    dtype type;
+    param_kind kind;
+};
+
+struct elementwise_spec {
+    std::string name;  // a C identifier; the kernels are name_vec, name_contig, name_strided
+    std::vector<param> params;
+    std::string operation;
+    std::string preamble;  // CUDA C placed before the kernels (helper functions)
+};
+
+enum class elementwise_variant { vectorized, contiguous, strided };
+
+// The CUDA C source of `variant`; `ndim` is the number of axes the strided variant handles
+// (ignored by the others). logic_error for bad names, no array parameter, or complex types.
+std::string elementwise_source(const elementwise_spec& spec, elementwise_variant variant, int ndim = 1);
+
+// A scalar argument: its bytes in the parameter's C type.
+struct scalar_value {
+    std::array<std::byte, 16> bytes{};
+    std::size_t size = 0;
+
+    template <class T>
+    static scalar_value of(T value) {
+        static_assert(sizeof(T) <= 16 && std::is_trivially_copyable_v<T>);
+        scalar_value s;
+        std::memcpy(s.bytes.data(), &value, sizeof(T));
+        s.size = sizeof(T);
+        return s;
+    }
+};
+
+using elementwise_arg = std::variant<ndarray, scalar_value>;
+
+// Which variant run() uses for `args` (arrays must share one shape).
+elementwise_variant choose_variant(std::span<const elementwise_arg> args);
+
+// Launches the kernel on `s` over the common shape of the array arguments. logic_error when
+// the arguments do not match the parameters (count, array vs scalar, dtype, scalar size) or
+// the arrays' shapes differ.
+void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cuda::stream_view s = {});
+
+// A spec from PyCUDA's argument string ("float *x, const float *y, float a") and an
+// operation. Pointer parameters declared const are inputs; others are inouts unless the
+// operation only ever assigns them as "name[i] = ..." outside any branch (no if, ?, loops),
+// which makes them outputs.
+elementwise_spec parse_elementwise(const std::string& arguments, const std::string& operation,
+                                   const std::string& name, const std::string& preamble = {});
+
+}  // namespace gpukit::array

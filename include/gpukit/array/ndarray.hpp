@@ -1,0 +1,69 @@
+// gpukit::array::ndarray: an n-dimensional view (dtype + layout) of device memory.
+//
+// The memory is a shared device_buffer: an address, its size and an owner that keeps it
+// valid (a device_allocation, a block from a memory pool, or anything a caller lends, such
+// as another library's tensor). Views made by reshape/transpose/indexing share the buffer,
+// so the memory lives as long as any view of it. All view arithmetic is gpukit::layout's.
+#pragma once
+
+#include "gpukit/array/dtype.hpp"
+#include "gpukit/core/layout.hpp"
+#include "gpukit/cuda/allocators.hpp"
+#include "gpukit/memory/pool.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace gpukit::array {
+
+struct device_buffer {
+    CUdeviceptr address = 0;
+    std::size_t size = 0;
+    // Keeps the memory valid; may be empty when the lender guarantees that itself.
+    std::shared_ptr<const void> owner;
+};
+
+using device_pool = memory::memory_pool<cuda::device_allocator>;
+
+class ndarray {
+public:
+    // Uninitialised device memory (cuMemAlloc in the current context).
+    static ndarray empty(std::vector<std::int64_t> shape, dtype t, order o = order::c);
+    // Uninitialised memory from `pool` (returned to it when the last view goes).
+    static ndarray empty(device_pool& pool, std::vector<std::int64_t> shape, dtype t, order o = order::c);
+
+    // A view of `buffer` with `l` (whose itemsize must be the dtype's); logic_error when
+    // the layout reaches outside the buffer.
+    ndarray(std::shared_ptr<const device_buffer> buffer, dtype t, layout l);
+
+    dtype type() const noexcept { return type_; }
+    const gpukit::layout& layout() const noexcept { return layout_; }
+    const std::vector<std::int64_t>& shape() const noexcept { return layout_.shape(); }
+    std::int64_t size() const noexcept { return layout_.size(); }
+    int ndim() const noexcept { return layout_.ndim(); }
+    // The address of element [0, ..., 0].
+    CUdeviceptr data() const noexcept { return buffer_->address + static_cast<CUdeviceptr>(layout_.offset()); }
+    const std::shared_ptr<const device_buffer>& buffer() const noexcept { return buffer_; }
+
+    // The same memory seen through another layout (checked like the constructor).
+    ndarray view(gpukit::layout l) const { return ndarray(buffer_, type_, std::move(l)); }
+    ndarray reshape(std::vector<std::int64_t> shape, order o = order::c) const {
+        return view(layout_.reshape(std::move(shape), o));
+    }
+    ndarray transpose(const std::vector<int>& axes = {}) const { return view(layout_.transpose(axes)); }
+    ndarray operator[](const std::vector<index_item>& items) const { return view(layout_.index(items)); }
+
+private:
+    std::shared_ptr<const device_buffer> buffer_;
+    dtype type_;
+    gpukit::layout layout_;
+};
+
+// A device_buffer that borrows `address` (`size` bytes), kept valid by `owner`.
+std::shared_ptr<const device_buffer> borrow(CUdeviceptr address, std::size_t size, std::shared_ptr<const void> owner = {});
+
+}  // namespace gpukit::array

@@ -1,0 +1,628 @@
+"""GPU arrays with numpy semantics (PyCUDA's ``pycuda.gpuarray``).
+
+A GPUArray is a shape, dtype and byte strides (a ``gpukit._gpukit.Layout``) over device
+memory. Views (slicing, reshape, transpose) share the memory. Arithmetic and reductions
+run kernels generated and cached by the C++ core (``gpukit::array``); result types follow
+numpy 2, including NEP 50 for Python scalars: ``int8_array + 1`` stays int8.
+
+Supported dtypes: bool, int8..int64, uint8..uint64, float32, float64. complex64/128 and
+float16 arrays can be made, copied and viewed, but have no arithmetic.
+"""
+import numbers
+
+import numpy as np
+
+from gpukit import _gpukit
+from gpukit._gpukit import Layout
+
+__all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
+           "zeros_like", "ones_like", "arange", "asarray", "sum", "dot", "min", "max", "default_allocator"]
+
+
+# ---- memory
+
+_pools = {}
+
+
+def default_allocator():
+    """The allocator of arrays made without ``allocator=``: a DeviceMemoryPool of the
+    current context, so temporaries such as ``2 * x`` reuse freed blocks instead of calling
+    cuMemAlloc (and cuMemFree, which synchronizes) each time."""
+    context = _gpukit.Context.get_current()
+    if context is None:
+        raise _gpukit.LogicError("gpuarray: no current context (import gpukit.autoinit or make one)")
+    pool = _pools.get(context.handle)
+    if pool is None:
+        pool = _pools[context.handle] = _gpukit.DeviceMemoryPool()
+    return pool.allocate
+
+
+def release_default_pools():
+    """Forget the default pools: their held blocks are freed, and contexts that only they
+    kept alive can be destroyed. Arrays still alive keep their own blocks."""
+    for pool in _pools.values():
+        pool.stop_holding()
+    _pools.clear()
+
+
+# ---- dtypes
+
+def _check_kernel_dtype(dtype, what):
+    if not _gpukit._dtype_supported(dtype.name):
+        raise TypeError(f"{what}: dtype {dtype} has no GPU kernels; supported are bool, int8..int64, "
+                        "uint8..uint64, float32 and float64")
+
+
+def _c_type(dtype):
+    return {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",
+            "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
+            "uint64": "unsigned long long", "float32": "float", "float64": "double"}[dtype.name]
+
+
+def _sample(x):
+    # What numpy's type resolution sees: a one-element array for arrays, the scalar itself
+    # (a weak Python scalar, or a typed numpy one) otherwise.
+    return np.ones(1, x.dtype) if isinstance(x, GPUArray) else x
+
+
+def _result_dtype(ufunc, *operands):
+    """The dtype numpy gives ``ufunc(*operands)``; numpy's own errors (bool - bool,
+    int8 + 1000) are raised as numpy raises them."""
+    return ufunc(*[_sample(x) for x in operands]).dtype
+
+
+# ---- elementwise kernels
+
+_specs = {}
+
+
+def _spec(name, params, operation, preamble=""):
+    key = (name, tuple(params), operation, preamble)
+    spec = _specs.get(key)
+    if spec is None:
+        spec = _specs[key] = _gpukit._ElementwiseSpec(name, list(params), operation, preamble)
+    return spec
+
+
+def _array_arg(a):
+    return (a.ptr, list(a.shape), list(a.strides), a.dtype.name)
+
+
+def _scalar_arg(value, dtype):
+    return np.asarray(value).astype(dtype).tobytes()
+
+
+def _launch(spec, args, stream):
+    _gpukit._elementwise_run(spec, args, stream)
+
+
+def _check_shapes(a, b, what):
+    if isinstance(b, GPUArray) and a.shape != b.shape:
+        raise ValueError(f"{what}: shapes {a.shape} and {b.shape} differ (gpuarray does not broadcast arrays)")
+
+
+_INTEGER_POWER = """
+template <class T> __device__ T gk_ipow(T base, T exponent) {
+    T result = 1;
+    for (; exponent > 0; exponent >>= 1, base *= base)
+        if (exponent & 1) result *= base;
+    return result;
+}
+"""
+
+
+def _expression(symbol, compute, left, right):
+    """`left <symbol> right` computed in dtype `compute`."""
+    ctype = _c_type(compute)
+    left, right = f"({ctype})({left})", f"({ctype})({right})"
+    if symbol == "**":
+        if compute.kind == "f":
+            return f"{'powf' if compute.itemsize == 4 else 'pow'}({left}, {right})"
+        return f"gk_ipow({left}, {right})"
+    return f"{left} {symbol} {right}"
+
+
+def _binary(a, b, symbol, ufunc, out=None, compare=False):
+    """``out = a <symbol> b`` where `a` is a GPUArray and `b` a GPUArray or a scalar."""
+    _check_shapes(a, b, symbol)
+    result = _result_dtype(ufunc, a, b)
+    compute = np.result_type(_sample(a), _sample(b)) if compare else result
+    _check_kernel_dtype(a.dtype, symbol)
+    _check_kernel_dtype(compute, symbol)
+    if out is None:
+        out = empty(a.shape, result, allocator=a.allocator, stream=a.stream)
+    elif not np.can_cast(result, out.dtype, "same_kind"):
+        raise TypeError(f"{symbol}=: cannot cast the {result} result to the array's {out.dtype}")
+    params = [("x", a.dtype.name, "in")]
+    if isinstance(b, GPUArray):
+        _check_kernel_dtype(b.dtype, symbol)
+        params.append(("y", b.dtype.name, "in"))
+        expression = _expression(symbol, compute, "x[i]", "y[i]")
+        args = [_array_arg(a), _array_arg(b)]
+    else:
+        params.append(("y", compute.name, "scalar"))
+        expression = _expression(symbol, compute, "x[i]", "y")
+        args = [_array_arg(a), _scalar_arg(b, compute)]
+    params.append(("z", out.dtype.name, "out"))
+    preamble = _INTEGER_POWER if symbol == "**" and compute.kind != "f" else ""
+    spec = _spec("gk_binary", params, f"z[i] = ({_c_type(out.dtype)})({expression})", preamble)
+    _launch(spec, args + [_array_arg(out)], a.stream)
+    return out
+
+
+def _reflected(a, b, symbol, ufunc):
+    """``b <symbol> a`` for a scalar `b`."""
+    if isinstance(b, GPUArray):
+        return _binary(b, a, symbol, ufunc)
+    result = _result_dtype(ufunc, b, a)
+    _check_kernel_dtype(result, symbol)
+    _check_kernel_dtype(a.dtype, symbol)
+    out = empty(a.shape, result, allocator=a.allocator, stream=a.stream)
+    spec = _spec("gk_reflected", [("x", a.dtype.name, "in"), ("y", result.name, "scalar"),
+                                  ("z", result.name, "out")],
+                 f"z[i] = {_expression(symbol, result, 'y', 'x[i]')}",
+                 _INTEGER_POWER if symbol == "**" and result.kind != "f" else "")
+    _launch(spec, [_array_arg(a), _scalar_arg(b, result), _array_arg(out)], a.stream)
+    return out
+
+
+def _unary(a, operation, result):
+    _check_kernel_dtype(a.dtype, operation)
+    out = empty(a.shape, result, allocator=a.allocator, stream=a.stream)
+    spec = _spec("gk_unary", [("x", a.dtype.name, "in"), ("z", result.name, "out")], operation)
+    _launch(spec, [_array_arg(a), _array_arg(out)], a.stream)
+    return out
+
+
+class GPUArray:
+    """An n-d array in device memory; see the module documentation."""
+
+    __array_priority__ = 100  # numpy defers to GPUArray's reflected operators
+
+    def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None, strides=None, order="C",
+                 stream=None):
+        dtype = np.dtype(dtype)
+        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(int(s) for s in shape)
+        if strides is None:
+            layout = Layout.contiguous(list(shape), dtype.itemsize, order)
+        else:
+            layout = Layout(list(shape), [int(s) for s in strides], dtype.itemsize, 0)
+        self._init(layout, dtype, allocator, base, gpudata, stream)
+
+    def _init(self, layout, dtype, allocator, base, gpudata, stream):
+        self._layout = layout
+        self.dtype = dtype
+        self.allocator = allocator
+        self.base = base
+        self.stream = stream
+        if gpudata is None and layout.nbytes > 0:
+            gpudata = (allocator or default_allocator())(layout.nbytes)
+        self.gpudata = gpudata
+        self._address = int(gpudata) if gpudata is not None else 0
+
+    def _view(self, layout, dtype=None):
+        view = GPUArray.__new__(GPUArray)
+        view._init(layout, dtype or self.dtype, self.allocator, self if self.base is None else self.base,
+                   self.gpudata, self.stream)
+        view._address = self._address
+        return view
+
+    # ---- attributes
+
+    shape = property(lambda self: tuple(self._layout.shape))
+    strides = property(lambda self: tuple(self._layout.strides))
+    size = property(lambda self: self._layout.size)
+    nbytes = property(lambda self: self._layout.nbytes)
+    ndim = property(lambda self: self._layout.ndim)
+    itemsize = property(lambda self: self.dtype.itemsize)
+    mem_size = size
+
+    @property
+    def ptr(self):
+        """The device address of element [0, ..., 0]."""
+        return self._address + self._layout.offset
+
+    @property
+    def flags(self):
+        return _Flags(self._layout.is_c_contiguous, self._layout.is_f_contiguous)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d GPUArray")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"GPUArray({self.get()!r})"
+
+    def __str__(self):
+        return str(self.get())
+
+    def __int__(self):
+        return self.ptr
+
+    @property
+    def __cuda_array_interface__(self):
+        interface = {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr if self.size else 0, False),
+                     "version": 3, "strides": None if self._layout.is_c_contiguous else self.strides}
+        if self.stream is not None:
+            # Handle 0 (the legacy default stream) is spelled 1 in the interface.
+            interface["stream"] = self.stream.handle or 1
+        return interface
+
+    # ---- host transfers
+
+    def _contiguous(self):
+        return self if self._layout.is_c_contiguous or self._layout.is_f_contiguous else self.copy()
+
+    def get(self, ary=None, pagelocked=False, async_=False, stream=None):
+        """A numpy array with the contents (``ary`` when given, which must match in shape
+        and dtype). Non-contiguous arrays are copied to a contiguous one on the device first."""
+        source = self._contiguous()
+        order = "C" if source._layout.is_c_contiguous else "F"
+        if ary is None:
+            ary = np.empty(self.shape, self.dtype, order=order)
+        elif ary.shape != self.shape or ary.dtype != self.dtype:
+            raise ValueError(f"get(ary): ary is {ary.shape} {ary.dtype}, the array {self.shape} {self.dtype}")
+        target = ary if (ary.flags.c_contiguous if order == "C" else ary.flags.f_contiguous) else \
+            np.empty(self.shape, self.dtype, order=order)
+        if self.size:
+            stream = stream if stream is not None else self.stream
+            if stream is None:
+                _gpukit.memcpy_dtoh(target, source.ptr)
+            else:
+                _gpukit.memcpy_dtoh_async(target, source.ptr, stream)
+        if target is not ary:
+            ary[...] = target
+        return ary
+
+    def get_async(self, stream=None, ary=None):
+        return self.get(ary=ary, stream=stream)
+
+    def set(self, ary, async_=False, stream=None):
+        """Copy the numpy array (or anything numpy converts) `ary` into this array."""
+        ary = np.asarray(ary)
+        if ary.size != self.size:
+            raise ValueError(f"set(ary): ary has {ary.size} elements, the array {self.size}")
+        if ary.dtype != self.dtype:
+            raise TypeError(f"set(ary): ary's dtype {ary.dtype} differs from the array's {self.dtype}")
+        if self._layout.is_c_contiguous:
+            host = np.ascontiguousarray(ary.reshape(self.shape))
+        elif self._layout.is_f_contiguous:
+            host = np.asfortranarray(ary.reshape(self.shape))
+        else:
+            raise ValueError(f"set(ary): the array is not contiguous (strides {self.strides})")
+        if self.size:
+            stream = stream if stream is not None else self.stream
+            if stream is None:
+                _gpukit.memcpy_htod(self.ptr, host)
+            else:
+                _gpukit.memcpy_htod_async(self.ptr, host, stream)
+
+    def set_async(self, ary, stream=None):
+        self.set(ary, stream=stream)
+
+    # ---- filling and conversion
+
+    def fill(self, value, stream=None):
+        _check_kernel_dtype(self.dtype, "fill")
+        spec = _spec("gk_fill", [("v", self.dtype.name, "scalar"), ("z", self.dtype.name, "out")], "z[i] = v")
+        _launch(spec, [_scalar_arg(value, self.dtype), _array_arg(self)], stream or self.stream)
+        return self
+
+    def astype(self, dtype, stream=None):
+        dtype = np.dtype(dtype)
+        _check_kernel_dtype(self.dtype, "astype")
+        _check_kernel_dtype(dtype, "astype")
+        out = empty(self.shape, dtype, allocator=self.allocator, stream=self.stream)
+        spec = _spec("gk_astype", [("x", self.dtype.name, "in"), ("z", dtype.name, "out")],
+                     f"z[i] = ({_c_type(dtype)})x[i]")
+        _launch(spec, [_array_arg(self), _array_arg(out)], stream or self.stream)
+        return out
+
+    def copy(self, stream=None):
+        """A C-contiguous copy (a device-to-device copy, or a kernel for strided arrays)."""
+        out = empty(self.shape, self.dtype, allocator=self.allocator, stream=self.stream)
+        if self.size == 0:
+            return out
+        stream = stream or self.stream
+        if self._layout.is_c_contiguous:
+            if stream is None:
+                _gpukit.memcpy_dtod(out.ptr, self.ptr, self.nbytes)
+            else:
+                _gpukit.memcpy_dtod_async(out.ptr, self.ptr, self.nbytes, stream)
+            return out
+        _check_kernel_dtype(self.dtype, "copy of a strided array")
+        spec = _spec("gk_copy", [("x", self.dtype.name, "in"), ("z", self.dtype.name, "out")], "z[i] = x[i]")
+        _launch(spec, [_array_arg(self), _array_arg(out)], stream)
+        return out
+
+    # ---- views
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
+            shape = tuple(shape[0])
+        try:
+            return self._view(self._layout.reshape(list(shape), order))
+        except _gpukit.LogicError:
+            # Not expressible as a view of this layout: numpy copies, so do we (a size
+            # mismatch fails again on the copy, with the same message).
+            copied = self.copy()
+            return copied._view(copied._layout.reshape(list(shape), order))
+
+    def ravel(self, order="C"):
+        return self.reshape(-1, order=order)
+
+    def view(self, dtype=None):
+        """The same memory as another dtype of the same itemsize."""
+        if dtype is None:
+            return self._view(self._layout)
+        dtype = np.dtype(dtype)
+        if dtype.itemsize != self.dtype.itemsize:
+            raise ValueError(f"view({dtype}): itemsize {dtype.itemsize} differs from {self.dtype}'s "
+                             f"{self.dtype.itemsize}")
+        return self._view(self._layout, dtype)
+
+    def squeeze(self, axis=None):
+        axes = [] if axis is None else ([axis] if isinstance(axis, numbers.Integral) else list(axis))
+        return self._view(self._layout.squeeze(axes))
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and not isinstance(axes[0], numbers.Integral):
+            axes = tuple(axes[0])
+        return self._view(self._layout.transpose(list(axes)))
+
+    def __getitem__(self, index):
+        return self._view(self._layout[index])
+
+    def __setitem__(self, index, value):
+        target = self[index]
+        if isinstance(value, GPUArray):
+            _check_shapes(target, value, "__setitem__")
+            _check_kernel_dtype(target.dtype, "__setitem__")
+            spec = _spec("gk_assign", [("x", value.dtype.name, "in"), ("z", target.dtype.name, "out")],
+                         f"z[i] = ({_c_type(target.dtype)})x[i]")
+            _launch(spec, [_array_arg(value), _array_arg(target)], self.stream)
+        elif np.isscalar(value):
+            target.fill(value)
+        else:
+            host = np.broadcast_to(np.asarray(value, dtype=target.dtype), target.shape)
+            if target.flags.forc:
+                target.set(host)
+            else:
+                target[...] = to_gpu(np.ascontiguousarray(host), stream=self.stream)
+
+    # ---- arithmetic
+
+    def __add__(self, other): return _binary(self, other, "+", np.add)
+    def __sub__(self, other): return _binary(self, other, "-", np.subtract)
+    def __mul__(self, other): return _binary(self, other, "*", np.multiply)
+    def __truediv__(self, other): return _binary(self, other, "/", np.true_divide)
+    def __pow__(self, other): return _binary(self, other, "**", np.power)
+    def __radd__(self, other): return _reflected(self, other, "+", np.add)
+    def __rsub__(self, other): return _reflected(self, other, "-", np.subtract)
+    def __rmul__(self, other): return _reflected(self, other, "*", np.multiply)
+    def __rtruediv__(self, other): return _reflected(self, other, "/", np.true_divide)
+    def __rpow__(self, other): return _reflected(self, other, "**", np.power)
+    def __iadd__(self, other): return _binary(self, other, "+", np.add, out=self)
+    def __isub__(self, other): return _binary(self, other, "-", np.subtract, out=self)
+    def __imul__(self, other): return _binary(self, other, "*", np.multiply, out=self)
+    def __itruediv__(self, other): return _binary(self, other, "/", np.true_divide, out=self)
+    def __ipow__(self, other): return _binary(self, other, "**", np.power, out=self)
+
+    def __neg__(self):
+        if self.dtype == np.bool_:
+            raise TypeError("negation of a bool GPUArray is not supported (numpy: use ~ or logical_not)")
+        return _unary(self, "z[i] = -x[i]", self.dtype)
+
+    def __pos__(self):
+        return self.copy()
+
+    def __abs__(self):
+        if self.dtype.kind in "bu":
+            return self.copy()
+        return _unary(self, "z[i] = x[i] < 0 ? -x[i] : x[i]", self.dtype)
+
+    def __eq__(self, other): return _binary(self, other, "==", np.equal, compare=True)
+    def __ne__(self, other): return _binary(self, other, "!=", np.not_equal, compare=True)
+    def __lt__(self, other): return _binary(self, other, "<", np.less, compare=True)
+    def __le__(self, other): return _binary(self, other, "<=", np.less_equal, compare=True)
+    def __gt__(self, other): return _binary(self, other, ">", np.greater, compare=True)
+    def __ge__(self, other): return _binary(self, other, ">=", np.greater_equal, compare=True)
+
+    __hash__ = None
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("the truth value of a GPUArray with more than one element is ambiguous")
+        return bool(self.get())
+
+    def __float__(self):
+        return float(self.get())
+
+    def __index__(self):
+        raise TypeError("a GPUArray is not an index; use int(a.get())")
+
+    # ---- reductions (methods as in numpy)
+
+    def sum(self, stream=None): return sum(self, stream=stream)
+    def min(self, stream=None): return min(self, stream=stream)
+    def max(self, stream=None): return max(self, stream=stream)
+    def dot(self, other, stream=None): return dot(self, other, stream=stream)
+
+
+class _Flags:
+    def __init__(self, c, f):
+        self.c_contiguous = c
+        self.f_contiguous = f
+        self.forc = c or f
+
+
+# ---- constructors
+
+def empty(shape, dtype=np.float64, allocator=None, order="C", stream=None):
+    return GPUArray(shape, dtype, allocator=allocator, order=order, stream=stream)
+
+
+def zeros(shape, dtype=np.float64, allocator=None, order="C", stream=None):
+    result = empty(shape, dtype, allocator, order, stream)
+    if result.size:
+        if stream is None:
+            _gpukit.memset_d8(result.ptr, 0, result.nbytes)
+        else:
+            _gpukit.memset_d8_async(result.ptr, 0, result.nbytes, stream)
+    return result
+
+
+def ones(shape, dtype=np.float64, allocator=None, order="C", stream=None):
+    return empty(shape, dtype, allocator, order, stream).fill(1)
+
+
+def _like_order(other):
+    return "F" if other.flags.f_contiguous and not other.flags.c_contiguous else "C"
+
+
+def empty_like(other, dtype=None):
+    return empty(other.shape, dtype or other.dtype, other.allocator, _like_order(other), other.stream)
+
+
+def zeros_like(other, dtype=None):
+    return zeros(other.shape, dtype or other.dtype, other.allocator, _like_order(other), other.stream)
+
+
+def ones_like(other, dtype=None):
+    return ones(other.shape, dtype or other.dtype, other.allocator, _like_order(other), other.stream)
+
+
+def to_gpu(ary, allocator=None, stream=None):
+    """A GPUArray with a copy of the numpy array `ary` (same shape, dtype and order)."""
+    ary = np.asarray(ary)
+    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
+    result = empty(ary.shape, ary.dtype, allocator, order, stream)
+    result.set(ary, stream=stream)
+    return result
+
+
+def to_gpu_async(ary, allocator=None, stream=None):
+    return to_gpu(ary, allocator, stream)
+
+
+def arange(*args, dtype=None, allocator=None, stream=None):
+    """numpy.arange on the device: arange([start,] stop[, step], dtype=None)."""
+    if not 1 <= len(args) <= 3:
+        raise TypeError("arange([start,] stop[, step], dtype=None)")
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    dtype = np.dtype(dtype) if dtype is not None else np.arange(start, start + step, step).dtype
+    _check_kernel_dtype(dtype, "arange")
+    count = max(0, int(np.ceil((stop - start) / step)))
+    result = empty((count,), dtype, allocator, stream=stream)
+    spec = _spec("gk_arange", [("start", dtype.name, "scalar"), ("step", dtype.name, "scalar"),
+                               ("z", dtype.name, "out")], f"z[i] = start + ({_c_type(dtype)})i * step")
+    _launch(spec, [_scalar_arg(start, dtype), _scalar_arg(step, dtype), _array_arg(result)], stream)
+    return result
+
+
+def asarray(obj):
+    """A GPUArray sharing the memory of `obj` (a GPUArray, or any object exporting
+    __cuda_array_interface__ or __dlpack__); `obj` is kept alive as the array's base."""
+    if isinstance(obj, GPUArray):
+        return obj
+    from gpukit._interop import array_interface
+    interface, owner = array_interface(obj)
+    dtype = np.dtype(interface["typestr"])
+    shape = tuple(interface["shape"])
+    strides = interface.get("strides") or Layout.contiguous(list(shape), dtype.itemsize, "C").strides
+    result = GPUArray.__new__(GPUArray)
+    result._init(Layout(list(shape), list(strides), dtype.itemsize, 0), dtype, None, owner, None, None)
+    result._address = interface["data"][0]
+    return result
+
+
+# ---- reductions
+
+def _reduce(op, a, b=None, stream=None):
+    for x in (a, b):
+        if x is not None:
+            _check_kernel_dtype(x.dtype, op)
+    if b is not None and a.shape != b.shape:
+        raise ValueError(f"dot: shapes {a.shape} and {b.shape} differ")
+    if op in ("min", "max") and a.size == 0:
+        raise ValueError(f"zero-size array to reduction operation {op} which has no identity")
+    a = a._contiguous()
+    b = b._contiguous() if b is not None else None
+    result_dtype = np.dtype(_gpukit._reduction_type(op, a.dtype.name, b.dtype.name if b is not None else None))
+    scratch = _gpukit._reduction_scratch_bytes()
+    # One block holds the result (first 256 bytes) and the partial results after it.
+    block = (a.allocator or default_allocator())(256 + scratch)
+    result = GPUArray.__new__(GPUArray)
+    result._init(Layout.contiguous([], result_dtype.itemsize, "C"), result_dtype, a.allocator, None, block, a.stream)
+    if a.size == 0:  # a sum of nothing
+        result.fill(0)
+        return result
+    _gpukit._reduce(op, _array_arg(a), _array_arg(b) if b is not None else None, _array_arg(result),
+                    int(block) + 256, scratch, stream or a.stream)
+    return result
+
+
+def sum(a, dtype=None, stream=None):
+    """The sum of all elements as a 0-d GPUArray (numpy's sum type: integers widen to 64 bits)."""
+    result = _reduce("sum", a, stream=stream)
+    return result if dtype is None else result.astype(dtype)
+
+
+def min(a, stream=None):
+    return _reduce("min", a, stream=stream)
+
+
+def max(a, stream=None):
+    return _reduce("max", a, stream=stream)
+
+
+def dot(a, b, dtype=None, stream=None):
+    """sum(a * b) of two arrays of one shape, as a 0-d GPUArray of their promoted dtype."""
+    result = _reduce("dot", a, b, stream=stream)
+    return result if dtype is None else result.astype(dtype)
+
+
+# ---- user kernels
+
+class ElementwiseKernel:
+    """A kernel from a PyCUDA argument string and an operation on element ``i``:
+
+        lin_comb = ElementwiseKernel("float a, float *x, float b, float *y, float *z",
+                                     "z[i] = a*x[i] + b*y[i]", "lin_comb")
+        lin_comb(5, x_gpu, 6, y_gpu, z_gpu)
+
+    Pointer arguments take GPUArrays (or objects with __cuda_array_interface__) of one
+    shape, scalars take numbers. Arguments declared ``const T *`` are only read, which saves
+    loading arrays the operation only assigns.
+    """
+
+    def __init__(self, arguments, operation, name="kernel", keep=False, options=None, preamble="", **kwargs):
+        self._spec = _gpukit._ElementwiseSpec.parse(arguments, operation, name, preamble)
+        self._params = self._spec.params
+
+    def __call__(self, *args, stream=None):
+        if len(args) != len(self._params):
+            raise TypeError(f"{self._spec.name}: expected {len(self._params)} arguments, got {len(args)}")
+        converted = []
+        for (name, dtype, kind), value in zip(self._params, args):
+            if kind == "scalar":
+                converted.append(_scalar_arg(value, np.dtype(dtype)))
+            else:
+                array = asarray(value)
+                if array.dtype != np.dtype(dtype):
+                    raise TypeError(f"{self._spec.name}: argument {name} must be {dtype}, got {array.dtype}")
+                converted.append(_array_arg(array))
+                stream = stream if stream is not None else array.stream
+        _launch(self._spec, converted, stream)
+
+    def get_source(self, variant="vectorized", ndim=1):
+        """The generated CUDA C of one variant ('vectorized', 'contiguous' or 'strided')."""
+        return self._spec.source(variant, ndim)
+

@@ -1,0 +1,132 @@
+#include "gpukit/array/dtype.hpp"
+
+#include "gpukit/core/error.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace gpukit::array {
+
+namespace {
+
+struct dtype_info {
+    dtype type;
+    dtype_kind kind;
+    std::size_t size;
+    std::string_view name;
+    std::string_view c_type;  // empty: no CUDA C type
+};
+
+constexpr std::array<dtype_info, 13> table{{
+    {dtype::bool_, dtype_kind::boolean, 1, "bool", "bool"},
+    {dtype::int8, dtype_kind::signed_int, 1, "int8", "signed char"},
+    {dtype::int16, dtype_kind::signed_int, 2, "int16", "short"},
+    {dtype::int32, dtype_kind::signed_int, 4, "int32", "int"},
+    {dtype::int64, dtype_kind::signed_int, 8, "int64", "long long"},
+    {dtype::uint8, dtype_kind::unsigned_int, 1, "uint8", "unsigned char"},
+    {dtype::uint16, dtype_kind::unsigned_int, 2, "uint16", "unsigned short"},
+    {dtype::uint32, dtype_kind::unsigned_int, 4, "uint32", "unsigned int"},
+    {dtype::uint64, dtype_kind::unsigned_int, 8, "uint64", "unsigned long long"},
+    {dtype::float32, dtype_kind::floating, 4, "float32", "float"},
+    {dtype::float64, dtype_kind::floating, 8, "float64", "double"},
+    {dtype::complex64, dtype_kind::complex, 8, "complex64", ""},
+    {dtype::complex128, dtype_kind::complex, 16, "complex128", ""},
+}};
+
+const dtype_info& info(dtype t) noexcept { return table[static_cast<std::size_t>(t)]; }
+
+dtype of(dtype_kind k, std::size_t size) noexcept {
+    for (const auto& entry : table)
+        if (entry.kind == k && entry.size == size)
+            return entry.type;
+    return dtype::float64;  // not reached for the sizes promote() asks for
+}
+
+bool is_integer(dtype_kind k) noexcept { return k == dtype_kind::signed_int || k == dtype_kind::unsigned_int; }
+
+// The smallest supported float that holds every value of integer type `t` exactly enough
+// for numpy: 16-bit and narrower integers fit float32, wider ones need float64.
+std::size_t float_size_for(dtype t) noexcept { return size_of(t) <= 2 ? 4 : 8; }
+
+}  // namespace
+
+dtype_kind kind(dtype t) noexcept { return info(t).kind; }
+std::size_t size_of(dtype t) noexcept { return info(t).size; }
+std::string_view name(dtype t) noexcept { return info(t).name; }
+
+std::string_view c_type(dtype t) {
+    if (info(t).c_type.empty())
+        throw logic_error("gpukit arrays have no kernels for " + std::string(name(t)) +
+                          " (complex arithmetic is not supported yet)");
+    return info(t).c_type;
+}
+
+dtype dtype_from_name(std::string_view n) {
+    if (n == "float")
+        return dtype::float32;
+    if (n == "double")
+        return dtype::float64;
+    for (const auto& entry : table)
+        if (entry.name == n)
+            return entry.type;
+    throw logic_error("unsupported dtype '" + std::string(n) +
+                      "': gpukit arrays support bool, int8..int64, uint8..uint64, float32, float64, "
+                      "complex64 and complex128");
+}
+
+dtype promote(dtype a, dtype b) noexcept {
+    if (a == b)
+        return a;
+    dtype_kind ka = kind(a), kb = kind(b);
+    // Order the pair so that `a` has the lower kind.
+    if (static_cast<int>(ka) > static_cast<int>(kb)) {
+        std::swap(a, b);
+        std::swap(ka, kb);
+    }
+    if (ka == dtype_kind::boolean)
+        return b;
+    if (ka == kb)
+        return size_of(a) > size_of(b) ? a : b;
+    if (ka == dtype_kind::signed_int && kb == dtype_kind::unsigned_int) {
+        if (size_of(a) > size_of(b))
+            return a;
+        if (size_of(b) == 8)
+            return dtype::float64;  // no integer holds both int64 and uint64
+        return of(dtype_kind::signed_int, 2 * size_of(b));
+    }
+    if (is_integer(ka) && kb == dtype_kind::floating)
+        return of(dtype_kind::floating, std::max(float_size_for(a), size_of(b)));
+    if (is_integer(ka))  // with complex: the float part must hold the integer
+        return of(dtype_kind::complex, 2 * std::max(float_size_for(a), size_of(b) / 2));
+    // floating with complex
+    return of(dtype_kind::complex, std::max(2 * size_of(a), size_of(b)));
+}
+
+dtype promote_with_scalar(dtype t, python_scalar s) noexcept {
+    const dtype_kind k = kind(t);
+    switch (s) {
+    case python_scalar::integer:
+        return k == dtype_kind::boolean ? dtype::int64 : t;
+    case python_scalar::floating:
+        return k == dtype_kind::floating || k == dtype_kind::complex ? t : dtype::float64;
+    case python_scalar::complex:
+        if (k == dtype_kind::complex)
+            return t;
+        return t == dtype::float32 ? dtype::complex64 : dtype::complex128;
+    }
+    return t;
+}
+
+dtype sum_type(dtype t) noexcept {
+    switch (kind(t)) {
+    case dtype_kind::boolean:
+    case dtype_kind::signed_int:
+        return dtype::int64;
+    case dtype_kind::unsigned_int:
+        return dtype::uint64;
+    default:
+        return t;
+    }
+}
+
+}  // namespace gpukit::array

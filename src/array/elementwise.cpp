@@ -1,0 +1,341 @@
+#include "gpukit/array/elementwise.hpp"
+
+#include "kernel_cache.hpp"
+#include "kernel_text.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/launch.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <regex>
+#include <sstream>
+
+namespace gpukit::array {
+
+namespace detail {
+
+bool is_identifier(const std::string& s) {
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+        return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+}  // namespace detail
+
+namespace {
+
+bool is_array(const param& p) { return p.kind != param_kind::scalar; }
+bool is_read(const param& p) { return p.kind == param_kind::input || p.kind == param_kind::inout; }
+bool is_written(const param& p) { return p.kind == param_kind::output || p.kind == param_kind::inout; }
+
+std::string pointer_name(const param& p) { return "gk_p_" + p.name; }
+
+void check_spec(const elementwise_spec& spec) {
+    if (!detail::is_identifier(spec.name))
+        throw logic_error("elementwise kernel name '" + spec.name + "' is not a C identifier");
+    if (std::none_of(spec.params.begin(), spec.params.end(), is_array))
+        throw logic_error("elementwise kernel " + spec.name + ": needs at least one array parameter");
+    for (const param& p : spec.params) {
+        if (!detail::is_identifier(p.name) || p.name == "i" || p.name == "n")
+            throw logic_error("elementwise kernel " + spec.name + ": parameter name '" + p.name +
+                              "' is not a C identifier or is one of the reserved names i and n");
+        (void)c_type(p.type);  // logic_error for types without kernels
+    }
+}
+
+// Elements per thread in the vectorized variant: one 16-byte word of the narrowest array.
+int vector_width(const elementwise_spec& spec) {
+    std::size_t narrowest = 16;
+    for (const param& p : spec.params)
+        if (is_array(p))
+            narrowest = std::min(narrowest, size_of(p.type));
+    return static_cast<int>(16 / narrowest);
+}
+
+std::string kernel_name(const elementwise_spec& spec, elementwise_variant v) {
+    switch (v) {
+    case elementwise_variant::vectorized: return spec.name + "_vec";
+    case elementwise_variant::contiguous: return spec.name + "_contig";
+    case elementwise_variant::strided: return spec.name + "_strided";
+    }
+    return spec.name;
+}
+
+void write_parameters(std::ostringstream& out, const elementwise_spec& spec, elementwise_variant v, int ndim) {
+    for (const param& p : spec.params) {
+        const std::string type(c_type(p.type));
+        if (!is_array(p))
+            out << type << " " << p.name << ", ";
+        else {
+            out << (p.kind == param_kind::input ? "const " : "") << type << "* " << pointer_name(p) << ", ";
+            if (v == elementwise_variant::strided)
+                out << "gk_dims<" << ndim << "> gk_s_" << p.name << ", ";
+        }
+    }
+    if (v == elementwise_variant::strided)
+        out << "gk_dims<" << ndim << "> gk_shape, ";
+    out << "long long n";
+}
+
+// The operation with every array name bound to the element at `where(param)`.
+void write_body(std::ostringstream& out, const elementwise_spec& spec,
+                const std::function<std::string(const param&)>& where) {
+    for (const param& p : spec.params)
+        if (is_array(p))
+            out << "        gk_ref<" << c_type(p.type) << "> " << p.name << "{(" << c_type(p.type) << "*)(" << where(p)
+                << ")};\n";
+    out << "        {\n" << spec.operation << "\n        ;}\n";
+}
+
+}  // namespace
+
+std::string elementwise_source(const elementwise_spec& spec, elementwise_variant variant, int ndim) {
+    check_spec(spec);
+    if (variant == elementwise_variant::strided && ndim < 1)
+        throw logic_error("elementwise kernel " + spec.name + ": the strided variant needs ndim >= 1");
+    std::ostringstream out;
+    out << detail::common_source << spec.preamble << "\n";
+    out << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") "
+        << kernel_name(spec, variant) << "(";
+    write_parameters(out, spec, variant, ndim);
+    out << ") {\n"
+           "    const long long gk_thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "    const long long gk_threads = (long long)gridDim.x * blockDim.x;\n";
+    const auto at_index = [](const param& p) { return pointer_name(p) + " + i"; };
+    switch (variant) {
+    case elementwise_variant::vectorized: {
+        const int v = vector_width(spec);
+        out << "    constexpr int V = " << v << ";\n"
+            << "    const long long gk_whole = n - n % V;\n"
+            << "    for (long long gk_base = gk_thread * V; gk_base < gk_whole; gk_base += gk_threads * V) {\n";
+        for (const param& p : spec.params) {
+            if (!is_array(p))
+                continue;
+            out << "        alignas(16) " << c_type(p.type) << " gk_b_" << p.name << "[V];\n";
+            if (is_read(p))
+                out << "        gk_load(gk_b_" << p.name << ", " << pointer_name(p) << " + gk_base);\n";
+        }
+        out << "#pragma unroll\n        for (int gk_k = 0; gk_k < V; ++gk_k) {\n"
+               "        const long long i = gk_base + gk_k;\n";
+        write_body(out, spec, [](const param& p) { return "&gk_b_" + p.name + "[gk_k]"; });
+        out << "        }\n";
+        for (const param& p : spec.params)
+            if (is_written(p))
+                out << "        gk_store(" << pointer_name(p) << " + gk_base, gk_b_" << p.name << ");\n";
+        out << "    }\n"
+               "    for (long long i = gk_whole + gk_thread; i < n; i += gk_threads) {\n";
+        write_body(out, spec, at_index);
+        out << "    }\n";
+        break;
+    }
+    case elementwise_variant::contiguous:
+        out << "    for (long long i = gk_thread; i < n; i += gk_threads) {\n";
+        write_body(out, spec, at_index);
+        out << "    }\n";
+        break;
+    case elementwise_variant::strided:
+        out << "    for (long long i = gk_thread; i < n; i += gk_threads) {\n";
+        for (const param& p : spec.params)
+            if (is_array(p))
+                out << "        long long gk_o_" << p.name << " = 0;\n";
+        // Flat C-order index -> coordinates -> byte offset of each array.
+        out << "        long long gk_rest = i;\n"
+               "        for (int gk_d = " << ndim - 1 << "; gk_d >= 0; --gk_d) {\n"
+               "            const long long gk_c = gk_rest % gk_shape.e[gk_d];\n"
+               "            gk_rest /= gk_shape.e[gk_d];\n";
+        for (const param& p : spec.params)
+            if (is_array(p))
+                out << "            gk_o_" << p.name << " += gk_c * gk_s_" << p.name << ".e[gk_d];\n";
+        out << "        }\n";
+        write_body(out, spec, [](const param& p) {
+            return "(" + std::string(p.kind == param_kind::input ? "const " : "") + "char*)" + pointer_name(p) +
+                   " + gk_o_" + p.name;
+        });
+        out << "    }\n";
+        break;
+    }
+    out << "}\n";
+    return out.str();
+}
+
+namespace {
+
+const ndarray* first_array(std::span<const elementwise_arg> args) {
+    for (const auto& a : args)
+        if (const auto* array = std::get_if<ndarray>(&a))
+            return array;
+    return nullptr;
+}
+
+}  // namespace
+
+elementwise_variant choose_variant(std::span<const elementwise_arg> args) {
+    bool all_c = true, all_f = true, aligned = true;
+    for (const auto& a : args) {
+        const auto* array = std::get_if<ndarray>(&a);
+        if (!array)
+            continue;
+        all_c = all_c && array->layout().is_c_contiguous();
+        all_f = all_f && array->layout().is_f_contiguous();
+        aligned = aligned && array->data() % 16 == 0;
+    }
+    if (!all_c && !all_f)
+        return elementwise_variant::strided;
+    return aligned ? elementwise_variant::vectorized : elementwise_variant::contiguous;
+}
+
+void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cuda::stream_view s) {
+    check_spec(spec);
+    if (args.size() != spec.params.size())
+        throw logic_error("elementwise kernel " + spec.name + ": expected " + std::to_string(spec.params.size()) +
+                          " arguments, got " + std::to_string(args.size()));
+    const ndarray* first = first_array(args);
+    if (!first)
+        throw logic_error("elementwise kernel " + spec.name + ": no array argument");
+    const std::vector<std::int64_t>& shape = first->shape();
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        const param& p = spec.params[k];
+        const auto* array = std::get_if<ndarray>(&args[k]);
+        const std::string where = "elementwise kernel " + spec.name + ", argument " + p.name + ": ";
+        if (is_array(p) != (array != nullptr))
+            throw logic_error(where + (is_array(p) ? "expected an array, got a scalar" : "expected a scalar, got an array"));
+        if (array && array->type() != p.type)
+            throw logic_error(where + "expected dtype " + std::string(name(p.type)) + ", got " +
+                              std::string(name(array->type())));
+        if (array && array->shape() != shape)
+            throw logic_error(where + "shape " + array->layout().describe() + " differs from the first array's " +
+                              first->layout().describe());
+        if (!array && std::get<scalar_value>(args[k]).size != size_of(p.type))
+            throw logic_error(where + "scalar of " + std::to_string(std::get<scalar_value>(args[k]).size) +
+                              " bytes for a " + std::string(name(p.type)));
+    }
+    const long long n = first->size();
+    if (n == 0)
+        return;
+
+    const elementwise_variant variant = choose_variant(args);
+    const int ndim = std::max(1, first->ndim());
+    const detail::cached_kernel k = detail::kernel(elementwise_source(spec, variant, ndim), kernel_name(spec, variant));
+
+    // Argument storage, kept in place while launch_packed reads it.
+    std::vector<CUdeviceptr> pointers;
+    std::vector<std::vector<std::int64_t>> dims;
+    pointers.reserve(args.size());
+    dims.reserve(args.size() + 1);
+    std::vector<void*> values;
+    std::vector<std::size_t> sizes;
+    const auto padded = [&](const std::vector<std::int64_t>& v) {
+        dims.push_back(v.empty() ? std::vector<std::int64_t>{1} : v);
+        return &dims.back();
+    };
+    for (const auto& a : args) {
+        if (const auto* array = std::get_if<ndarray>(&a)) {
+            pointers.push_back(array->data());
+            values.push_back(&pointers.back());
+            sizes.push_back(sizeof(CUdeviceptr));
+            if (variant == elementwise_variant::strided) {
+                const auto* strides = padded(array->layout().strides());
+                values.push_back(const_cast<std::int64_t*>(strides->data()));
+                sizes.push_back(strides->size() * sizeof(std::int64_t));
+            }
+        } else {
+            const auto& scalar = std::get<scalar_value>(a);
+            values.push_back(const_cast<std::byte*>(scalar.bytes.data()));
+            sizes.push_back(scalar.size);
+        }
+    }
+    if (variant == elementwise_variant::strided) {
+        const auto* extents = padded(shape);
+        values.push_back(const_cast<std::int64_t*>(extents->data()));
+        sizes.push_back(extents->size() * sizeof(std::int64_t));
+    }
+    long long count = n;
+    values.push_back(&count);
+    sizes.push_back(sizeof(count));
+
+    const long long per_thread = variant == elementwise_variant::vectorized ? vector_width(spec) : 1;
+    const auto config = cuda::launch_config()
+                            .grid({detail::grid_for(k, n, per_thread)})
+                            .block({detail::block_size})
+                            .stream(s);
+    cuda::launch_packed(k.function, config, values.data(), sizes.data(), values.size());
+}
+
+namespace {
+
+std::string trim(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\n");
+    const auto e = s.find_last_not_of(" \t\n");
+    return b == std::string::npos ? std::string{} : s.substr(b, e - b + 1);
+}
+
+dtype dtype_from_c(const std::string& type, const std::string& declaration) {
+    static const std::vector<std::pair<std::string, dtype>> names = {
+        {"bool", dtype::bool_},
+        {"char", dtype::int8}, {"signed char", dtype::int8}, {"int8_t", dtype::int8},
+        {"unsigned char", dtype::uint8}, {"uint8_t", dtype::uint8},
+        {"short", dtype::int16}, {"int16_t", dtype::int16},
+        {"unsigned short", dtype::uint16}, {"uint16_t", dtype::uint16},
+        {"int", dtype::int32}, {"int32_t", dtype::int32},
+        {"unsigned", dtype::uint32}, {"unsigned int", dtype::uint32}, {"uint32_t", dtype::uint32},
+        {"long", dtype::int64}, {"long long", dtype::int64}, {"int64_t", dtype::int64},
+        {"unsigned long", dtype::uint64}, {"unsigned long long", dtype::uint64}, {"uint64_t", dtype::uint64},
+        {"float", dtype::float32}, {"double", dtype::float64},
+    };
+    for (const auto& [n, t] : names)
+        if (n == type)
+            return t;
+    throw logic_error("elementwise argument '" + declaration + "': unsupported C type '" + type + "'");
+}
+
+// True when every use of `name` in `op` is an assignment "name[i] = ..." (not ==).
+bool only_assigned(const std::string& op, const std::string& name) {
+    const std::regex use("\\b" + name + "\\b");
+    const std::regex assignment("^" + name + "\\s*\\[\\s*i\\s*\\]\\s*=[^=]");
+    bool any = false;
+    for (auto it = std::sregex_iterator(op.begin(), op.end(), use); it != std::sregex_iterator(); ++it) {
+        any = true;
+        if (!std::regex_search(op.substr(static_cast<std::size_t>(it->position())), assignment))
+            return false;
+    }
+    return any;
+}
+
+bool has_branches(const std::string& op) {
+    return op.find('?') != std::string::npos ||
+           std::regex_search(op, std::regex("\\b(if|else|for|while|do|switch|return|goto)\\b"));
+}
+
+}  // namespace
+
+elementwise_spec parse_elementwise(const std::string& arguments, const std::string& operation, const std::string& name,
+                                   const std::string& preamble) {
+    elementwise_spec spec{name, {}, operation, preamble};
+    const bool branches = has_branches(operation);
+    std::stringstream list(arguments);
+    std::string declaration;
+    while (std::getline(list, declaration, ',')) {
+        declaration = trim(declaration);
+        if (declaration.empty())
+            throw logic_error("elementwise arguments '" + arguments + "': empty declaration");
+        const bool pointer = declaration.find('*') != std::string::npos;
+        std::string text = std::regex_replace(declaration, std::regex("\\*|\\b__restrict__\\b"), " ");
+        const bool is_const = std::regex_search(text, std::regex("\\bconst\\b"));
+        text = trim(std::regex_replace(text, std::regex("\\bconst\\b"), " "));
+        const auto last_space = text.find_last_of(" \t");
+        if (last_space == std::string::npos)
+            throw logic_error("elementwise argument '" + declaration + "': expected 'type name' or 'type *name'");
+        const std::string param_name = trim(text.substr(last_space + 1));
+        const std::string type = std::regex_replace(trim(text.substr(0, last_space)), std::regex("\\s+"), " ");
+        param p{param_name, dtype_from_c(type, declaration), param_kind::scalar};
+        if (pointer)
+            p.kind = is_const ? param_kind::input
+                              : (!branches && only_assigned(operation, param_name) ? param_kind::output : param_kind::inout);
+        spec.params.push_back(std::move(p));
+    }
+    return spec;
+}
+
+}  // namespace gpukit::array

@@ -1,0 +1,128 @@
+// Generated kernels, compiled by NVRTC for sm_90 (no GPU needed), and the PyCUDA-style
+// argument parser.
+#include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/reduction.hpp"
+#include "gpukit/core/error.hpp"
+#include "gpukit/rtc/api.hpp"
+#include "gpukit/rtc/program.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace gpukit;
+using namespace gpukit::array;
+
+#define GPUKIT_REQUIRE_NVRTC()                                       \
+    do {                                                             \
+        if (!rtc::nvrtc_available())                                 \
+            GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed";  \
+    } while (false)
+
+void compile_for_sm90(const std::string& source) {
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.options = {"--std=c++17", "-default-device"};
+    options.no_extern_c = true;
+    try {
+        const auto program = rtc::compile(source, options);
+        EXPECT_FALSE(program.cubin.empty());
+    } catch (const compile_error& e) {
+        ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << source;
+    }
+}
+
+const dtype kernel_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32,   dtype::int64,
+                              dtype::uint8,  dtype::uint16, dtype::uint32, dtype::uint64,  dtype::float32,
+                              dtype::float64};
+
+TEST(ElementwiseSource, EveryVariantAndTypeCompiles) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (dtype t : kernel_types) {
+        // Mixed widths: the output is float64, the inputs of type t.
+        elementwise_spec spec{"axpb",
+                              {{"x", t, param_kind::input},
+                               {"a", dtype::float64, param_kind::scalar},
+                               {"y", dtype::float64, param_kind::output}},
+                              "y[i] = a * (double)x[i]",
+                              ""};
+        compile_for_sm90(elementwise_source(spec, elementwise_variant::vectorized));
+        compile_for_sm90(elementwise_source(spec, elementwise_variant::contiguous));
+        compile_for_sm90(elementwise_source(spec, elementwise_variant::strided, 3));
+    }
+}
+
+TEST(ElementwiseSource, VectorizedUsesSixteenByteWords) {
+    elementwise_spec spec{"scale",
+                          {{"x", dtype::float32, param_kind::inout}, {"a", dtype::float32, param_kind::scalar}},
+                          "x[i] *= a",
+                          ""};
+    const std::string source = elementwise_source(spec, elementwise_variant::vectorized);
+    EXPECT_NE(source.find("constexpr int V = 4;"), std::string::npos);
+    EXPECT_NE(source.find("gk_load(gk_b_x"), std::string::npos);
+    EXPECT_NE(source.find("gk_store(gk_p_x"), std::string::npos);
+}
+
+TEST(ElementwiseSource, OutputsAreNotLoaded) {
+    elementwise_spec spec{"fill", {{"y", dtype::int8, param_kind::output}}, "y[i] = 1", ""};
+    const std::string source = elementwise_source(spec, elementwise_variant::vectorized);
+    EXPECT_EQ(source.find("gk_load(gk_b_y"), std::string::npos);
+    EXPECT_NE(source.find("constexpr int V = 16;"), std::string::npos);
+}
+
+TEST(ElementwiseSource, BadSpecsAreRefused) {
+    EXPECT_THROW(elementwise_source({"bad name", {{"x", dtype::float32, param_kind::inout}}, "", ""},
+                                    elementwise_variant::contiguous),
+                 logic_error);
+    EXPECT_THROW(elementwise_source({"k", {{"a", dtype::float32, param_kind::scalar}}, "", ""},
+                                    elementwise_variant::contiguous),
+                 logic_error);
+    EXPECT_THROW(elementwise_source({"k", {{"i", dtype::float32, param_kind::inout}}, "", ""},
+                                    elementwise_variant::contiguous),
+                 logic_error);
+    EXPECT_THROW(elementwise_source({"k", {{"z", dtype::complex64, param_kind::inout}}, "", ""},
+                                    elementwise_variant::contiguous),
+                 logic_error);
+}
+
+TEST(ParseElementwise, KindsFromConstAndAssignments) {
+    const auto spec = parse_elementwise("const float *x, float a, float *y, double *z, unsigned int *w",
+                                        "y[i] = a * x[i]; z[i] += x[i]; w[i] = w[i] + 1", "k");
+    ASSERT_EQ(spec.params.size(), 5u);
+    EXPECT_EQ(spec.params[0].kind, param_kind::input);
+    EXPECT_EQ(spec.params[1].kind, param_kind::scalar);
+    EXPECT_EQ(spec.params[1].type, dtype::float32);
+    EXPECT_EQ(spec.params[2].kind, param_kind::output);
+    EXPECT_EQ(spec.params[3].kind, param_kind::inout);  // += reads it
+    EXPECT_EQ(spec.params[4].kind, param_kind::inout);
+    EXPECT_EQ(spec.params[4].type, dtype::uint32);
+}
+
+TEST(ParseElementwise, BranchesMakeWrittenArraysInouts) {
+    const auto spec = parse_elementwise("float *x, float *y", "if (x[i] > 0) y[i] = x[i]", "k");
+    EXPECT_EQ(spec.params[1].kind, param_kind::inout);
+    EXPECT_THROW(parse_elementwise("float16 *x", "x[i] = 0", "k"), logic_error);
+    EXPECT_THROW(parse_elementwise("x", "", "k"), logic_error);
+}
+
+TEST(ReductionSource, EveryOpAndTypeCompiles) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (dtype t : kernel_types) {
+        const int v = static_cast<int>(16 / size_of(t));
+        for (reduction op : {reduction::sum, reduction::min, reduction::max}) {
+            compile_for_sm90(reduction_source(op, t, std::nullopt, v));
+            compile_for_sm90(reduction_source(op, t, std::nullopt, 1));
+        }
+        compile_for_sm90(reduction_source(reduction::dot, t, dtype::float32, static_cast<int>(16 / std::min<std::size_t>(4, size_of(t)))));
+    }
+}
+
+TEST(ReductionSource, Types) {
+    EXPECT_EQ(reduction_type(reduction::sum, dtype::int8), dtype::int64);
+    EXPECT_EQ(reduction_type(reduction::max, dtype::int8), dtype::int8);
+    EXPECT_EQ(reduction_type(reduction::dot, dtype::int32, dtype::float32), dtype::float64);
+    EXPECT_THROW(reduction_type(reduction::dot, dtype::int32), logic_error);
+    EXPECT_THROW(reduction_type(reduction::sum, dtype::complex64), logic_error);
+}
+
+}  // namespace

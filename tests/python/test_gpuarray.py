@@ -1,0 +1,200 @@
+"""gpukit.gpuarray: CPU checks of type resolution and kernel generation, GPU checks of every
+operation against numpy on random data, contiguous and strided, odd sizes, every dtype."""
+import numpy as np
+import pytest
+
+from gpukit import _gpukit
+import gpukit.gpuarray as gpuarray
+from gpukit.compiler import compile as nvrtc_compile
+
+KERNEL_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                 np.float32, np.float64]
+ALL_DTYPES = KERNEL_DTYPES + [np.complex64, np.complex128]
+
+
+# ---- CPU
+
+@pytest.mark.parametrize("a", ALL_DTYPES)
+@pytest.mark.parametrize("b", ALL_DTYPES)
+def test_promotion_matches_numpy(a, b):
+    assert _gpukit._promote_types(np.dtype(a).name, np.dtype(b).name) == np.promote_types(a, b).name
+
+
+def test_unsupported_dtype_names():
+    assert not _gpukit._dtype_supported("complex64")
+    with pytest.raises(_gpukit.LogicError, match="unsupported dtype 'float16'"):
+        _gpukit._promote_types("float16", "float32")
+
+
+def test_elementwise_kernel_parses_pycuda_arguments():
+    k = gpuarray.ElementwiseKernel("float a, const float *x, float *z, double *w", "z[i] = a*x[i]; w[i] += 1",
+                                   "lin")
+    assert k._params == [("a", "float32", "scalar"), ("x", "float32", "in"), ("z", "float32", "out"),
+                         ("w", "float64", "inout")]
+
+
+@pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC is not installed")
+@pytest.mark.parametrize("variant", ["vectorized", "contiguous", "strided"])
+def test_generated_kernels_compile_for_sm90(variant):
+    k = gpuarray.ElementwiseKernel("float a, const float *x, const double *y, double *z",
+                                   "z[i] = a * x[i] + y[i]", "lin")
+    assert nvrtc_compile(k.get_source(variant, 2), arch="sm_90", no_extern_c=True, options=["--std=c++17"])
+
+
+def test_reduction_types_follow_numpy():
+    for t in KERNEL_DTYPES:
+        name = np.dtype(t).name
+        assert _gpukit._reduction_type("sum", name) == np.ones(2, t).sum().dtype.name
+        assert _gpukit._reduction_type("max", name) == name
+        assert _gpukit._reduction_type("dot", name, "float32") == np.promote_types(t, np.float32).name
+
+
+# ---- GPU
+
+gpu = pytest.mark.gpu
+
+
+@pytest.fixture
+def pool_ctx(ctx):
+    yield ctx
+    gpuarray.release_default_pools()
+
+
+def random(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(dtype)
+    return (rng.standard_normal(shape) * 10).astype(dtype)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
+@pytest.mark.parametrize("n", [1, 7, 1000, 1 << 16 | 5])
+def test_round_trip_and_scalar_arithmetic(pool_ctx, dtype, n):
+    host = random(n, dtype)
+    a = gpuarray.to_gpu(host)
+    np.testing.assert_array_equal(a.get(), host)
+    if np.dtype(dtype).kind != "b":
+        np.testing.assert_allclose((2 * a).get(), 2 * host, rtol=1e-6)
+        np.testing.assert_allclose((a + 3).get(), host + 3, rtol=1e-6)
+        assert (2 * a).dtype == (2 * host).dtype
+    np.testing.assert_allclose((a * 1.5).get(), host * 1.5, rtol=1e-6)
+    assert (a * 1.5).dtype == (host * 1.5).dtype
+
+
+@gpu
+@pytest.mark.parametrize("a_t", [np.int8, np.uint16, np.int32, np.float32, np.float64])
+@pytest.mark.parametrize("b_t", [np.int8, np.uint32, np.int64, np.float32, np.float64])
+def test_mixed_array_arithmetic(pool_ctx, a_t, b_t):
+    x, y = random(1001, a_t, 1), random(1001, b_t, 2)
+    y[y == 0] = 1
+    gx, gy = gpuarray.to_gpu(x), gpuarray.to_gpu(y)
+    for op in ("__add__", "__sub__", "__mul__", "__truediv__", "__lt__", "__ge__", "__eq__"):
+        expected = getattr(x, op)(y)
+        result = getattr(gx, op)(gy)
+        assert result.dtype == expected.dtype, op
+        np.testing.assert_allclose(result.get(), expected, rtol=1e-5, err_msg=op)
+
+
+@gpu
+def test_strided_views_and_in_place(pool_ctx):
+    host = random((6, 10), np.float32)
+    a = gpuarray.to_gpu(host)
+    view = a[::2, ::-3].T
+    np.testing.assert_array_equal(view.get(), host[::2, ::-3].T)
+    np.testing.assert_allclose((view * 2 + view).get(), host[::2, ::-3].T * 3, rtol=1e-6)
+    a[1:3] += 1
+    host[1:3] += 1
+    np.testing.assert_array_equal(a.get(), host)
+    a[:, 4] = 7
+    host[:, 4] = 7
+    np.testing.assert_array_equal(a.get(), host)
+    np.testing.assert_array_equal(a.reshape(10, 6).get(), host.reshape(10, 6))
+    np.testing.assert_array_equal(a.T.ravel().get(), host.T.ravel())  # needs a copy
+    np.testing.assert_array_equal(abs(-a).get(), np.abs(host))
+    np.testing.assert_allclose((a ** 2).get(), host ** 2, rtol=1e-6)
+    assert a.squeeze().shape == (6, 10) and a[None].shape == (1, 6, 10) and len(a) == 6
+
+
+@gpu
+def test_constructors(pool_ctx):
+    np.testing.assert_array_equal(gpuarray.zeros((3, 5), np.int16).get(), np.zeros((3, 5), np.int16))
+    np.testing.assert_array_equal(gpuarray.ones(9, np.uint8).get(), np.ones(9, np.uint8))
+    np.testing.assert_array_equal(gpuarray.arange(3, 100, 7, dtype=np.int32).get(), np.arange(3, 100, 7, dtype=np.int32))
+    np.testing.assert_allclose(gpuarray.arange(0.5, 10.0, 0.25).get(), np.arange(0.5, 10.0, 0.25))
+    a = gpuarray.to_gpu(random((4, 3), np.float64))
+    assert gpuarray.empty_like(a).shape == (4, 3)
+    np.testing.assert_array_equal(a.astype(np.int32).get(), a.get().astype(np.int32))
+    pool = _gpukit.DeviceMemoryPool()
+    b = gpuarray.empty(100, np.float32, allocator=pool.allocate)
+    assert pool.active_blocks == 1 and isinstance(b.gpudata, _gpukit.PooledDeviceAllocation)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
+@pytest.mark.parametrize("n", [1, 5, 4097, (1 << 20) + 3])
+def test_reductions(pool_ctx, dtype, n):
+    host, other = random(n, dtype, 3), random(n + 1, dtype, 4)[1:]
+    a, b = gpuarray.to_gpu(host), gpuarray.to_gpu(other)  # b is not 16-byte aligned
+    floating = np.dtype(dtype).kind == "f"
+    tol = dict(rtol=1e-5) if floating else {}
+    # Floating results are compared with float64 references: the GPU accumulates in double.
+    ref = host.astype(np.float64) if floating else host
+    s = gpuarray.sum(a)
+    assert s.shape == () and s.dtype == host.sum().dtype
+    np.testing.assert_allclose(s.get(), ref.sum(), **tol)
+    assert gpuarray.min(a).get() == host.min() and gpuarray.max(a).get() == host.max()
+    d = gpuarray.dot(a, b)
+    assert d.dtype == np.dot(host, other).dtype
+    np.testing.assert_allclose(d.get(), np.dot(ref, other.astype(np.float64) if floating else other), **tol)
+    np.testing.assert_allclose(gpuarray.sum(gpuarray.to_gpu(host)[::3]).get(), ref[::3].sum(), **tol)
+
+
+@gpu
+def test_nan_propagates_and_errors(pool_ctx):
+    a = gpuarray.to_gpu(np.array([1.0, np.nan, -3.0], np.float32))
+    assert np.isnan(gpuarray.min(a).get()) and np.isnan(gpuarray.max(a).get())
+    with pytest.raises(ValueError, match="shapes"):
+        a + gpuarray.zeros(4, np.float32)
+    with pytest.raises(ValueError, match="zero-size"):
+        gpuarray.min(gpuarray.empty(0, np.float32))
+    with pytest.raises(TypeError, match="no GPU kernels"):
+        gpuarray.zeros(3, np.complex64) + 1
+    with pytest.raises(TypeError, match="cast"):
+        b = gpuarray.zeros(3, np.int32)
+        b += 1.5
+    with pytest.raises(OverflowError):
+        gpuarray.zeros(3, np.int8) + 1000
+
+
+@gpu
+def test_elementwise_kernel_and_streams(pool_ctx):
+    import gpukit.driver as drv
+    stream = drv.Stream()
+    x, y = random(10007, np.float32, 5), random(10007, np.float32, 6)
+    gx = gpuarray.to_gpu(x, stream=stream)
+    gy, gz = gpuarray.to_gpu(y), gpuarray.empty(10007, np.float32)
+    lin = gpuarray.ElementwiseKernel("float a, const float *x, float b, const float *y, float *z",
+                                     "z[i] = a*x[i] + b*y[i]", "lin_comb")
+    lin(5, gx, 6, gy, gz, stream=stream)
+    stream.synchronize()
+    np.testing.assert_allclose(gz.get(), 5 * x + 6 * y, rtol=1e-5)
+    assert gx.__cuda_array_interface__["stream"] == stream.handle
+    assert gpuarray.asarray(gx).ptr == gx.ptr
+    assert (2 * gx).get(stream=stream).shape == (10007,)
+
+
+@pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC is not installed")
+@pytest.mark.parametrize("dtype", [np.int16, np.uint64, np.float32, np.float64])
+@pytest.mark.parametrize("symbol", ["+", "/", "**", "<"])
+def test_operator_kernels_compile_for_sm90(dtype, symbol):
+    dt = np.dtype(dtype)
+    preamble = gpuarray._INTEGER_POWER if symbol == "**" and dt.kind != "f" else ""
+    spec = gpuarray._spec("gk_binary", [("x", dt.name, "in"), ("y", dt.name, "scalar"), ("z", dt.name, "out")],
+                          f"z[i] = {gpuarray._expression(symbol, dt, 'x[i]', 'y')}", preamble)
+    for variant in ("vectorized", "contiguous", "strided"):
+        assert nvrtc_compile(spec.source(variant, 2), arch="sm_90", no_extern_c=True, options=["--std=c++17"])
