@@ -1,6 +1,7 @@
 // The C++ baselines of `python -m gpukit bench`, callable from the harness.
 #include "bindings.hpp"
 
+#include "copy_baselines.hpp"
 #include "raw_launch.hpp"
 
 #include <nanobind/stl/vector.h>
@@ -14,6 +15,12 @@ void bind_bench(nb::module_& m) {
     bench.def("raw_launch_seconds", &gpukit::bench::raw_launch_seconds, "launches"_a, "repeats"_a,
               nb::call_guard<nb::gil_scoped_release>(),
               "Host seconds per raw cuLaunchKernel of an empty kernel, one value per repeat.");
+    bench.def("raw_htod_rate", &gpukit::bench::raw_htod_rate, "device"_a, "host"_a, "bytes"_a, "repeats"_a,
+              nb::call_guard<nb::gil_scoped_release>(), "Bytes per second of raw cuMemcpyHtoD, one value per repeat.");
+    bench.def("raw_dtoh_rate", &gpukit::bench::raw_dtoh_rate, "host"_a, "device"_a, "bytes"_a, "repeats"_a,
+              nb::call_guard<nb::gil_scoped_release>(), "Bytes per second of raw cuMemcpyDtoH, one value per repeat.");
+    bench.def("raw_dtod_rate", &gpukit::bench::raw_dtod_rate, "dst"_a, "src"_a, "bytes"_a, "repeats"_a,
+              nb::call_guard<nb::gil_scoped_release>(), "Bytes per second of raw cuMemcpyDtoD, one value per repeat.");
 }
 
 }  // namespace gpukit::python
