@@ -2,6 +2,7 @@
 #include "bindings.hpp"
 
 #include "pool_bench.hpp"
+#include "copy_baselines.hpp"
 #include "raw_launch.hpp"
 
 #include <nanobind/stl/vector.h>
@@ -23,6 +24,12 @@ void bind_bench(nb::module_& m) {
     bench.def("raw_async_alloc_pair_seconds", &gpukit::bench::raw_async_alloc_pair_seconds, "bytes"_a, "pairs"_a,
               "repeats"_a, nb::call_guard<nb::gil_scoped_release>(),
               "Seconds per raw cuMemAllocAsync + cuMemFreeAsync pair on one stream.");
+    bench.def("raw_htod_rate", &gpukit::bench::raw_htod_rate, "device"_a, "host"_a, "bytes"_a, "repeats"_a,
+              nb::call_guard<nb::gil_scoped_release>(), "Bytes per second of raw cuMemcpyHtoD, one value per repeat.");
+    bench.def("raw_dtoh_rate", &gpukit::bench::raw_dtoh_rate, "host"_a, "device"_a, "bytes"_a, "repeats"_a,
+              nb::call_guard<nb::gil_scoped_release>(), "Bytes per second of raw cuMemcpyDtoH, one value per repeat.");
+    bench.def("raw_dtod_rate", &gpukit::bench::raw_dtod_rate, "dst"_a, "src"_a, "bytes"_a, "repeats"_a,
+              nb::call_guard<nb::gil_scoped_release>(), "Bytes per second of raw cuMemcpyDtoD, one value per repeat.");
 }
 
 }  // namespace gpukit::python

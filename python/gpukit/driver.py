@@ -3,6 +3,9 @@ devices, contexts, streams, events, memory, modules, kernels and the profiler sw
 from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     AlignedHostAllocation,
     ArgumentHandler,
+    Array,
+    ArrayDescriptor,
+    ArrayDescriptor3D,
     Context,
     Device,
     DeviceAllocation,
@@ -18,6 +21,9 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     LaunchError,
     LogicError,
     ManagedAllocation,
+    Memcpy2D,
+    Memcpy3D,
+    Memcpy3DPeer,
     MemoryError,
     PagelockedHostAllocation,
     RegisteredHostMemory,
@@ -52,10 +58,15 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     mem_host_register_flags,
     module_from_buffer,
     module_from_file,
+    memcpy_atoa,
+    memcpy_atod,
+    memcpy_atoh,
+    memcpy_dtoa,
     memcpy_dtod,
     memcpy_dtod_async,
     memcpy_dtoh,
     memcpy_dtoh_async,
+    memcpy_htoa,
     memcpy_htod,
     memcpy_htod_async,
     memcpy_peer,
@@ -78,6 +89,11 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     stop_profiler,
     stream_flags,
     texture_flags,
+)
+from gpukit._arrays import (  # noqa: F401  (re-exported API)
+    make_multichannel_2d_array,
+    matrix_to_array,
+    np_to_array,
 )
 from gpukit._memory import (  # noqa: F401  (re-exported API)
     PointerHolderBase,

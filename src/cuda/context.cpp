@@ -64,6 +64,7 @@ void report_release_failure(CUresult result, const char* routine) noexcept {
 }
 
 detail::context_state::~context_state() {
+    staged_copy_cache.reset();  // its buffers belong to this context: free them while it exists
     {
         context_registry& r = registry();
         std::lock_guard lock(r.mutex);

@@ -2,6 +2,7 @@
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
+#include "gpukit/cuda/staged_copy.hpp"
 
 #include <string>
 
@@ -59,7 +60,10 @@ void memcpy_htod(device_pointer dst, const void* src, std::size_t bytes) {
         return;
     check_device_range("memcpy_htod(dest)", dst, bytes);
     check_host_pointer("memcpy_htod(src)", src);
-    GPUKIT_CU(cuMemcpyHtoD, dst.address, src, bytes);
+    if (should_stage(src, bytes))
+        staged_memcpy_htod(dst.address, src, bytes);
+    else
+        GPUKIT_CU(cuMemcpyHtoD, dst.address, src, bytes);
 }
 
 void memcpy_htod_async(device_pointer dst, const void* src, std::size_t bytes, stream_view s) {
@@ -75,7 +79,10 @@ void memcpy_dtoh(void* dst, device_pointer src, std::size_t bytes) {
         return;
     check_host_pointer("memcpy_dtoh(dest)", dst);
     check_device_range("memcpy_dtoh(src)", src, bytes);
-    GPUKIT_CU(cuMemcpyDtoH, dst, src.address, bytes);
+    if (should_stage(dst, bytes))
+        staged_memcpy_dtoh(dst, src.address, bytes);
+    else
+        GPUKIT_CU(cuMemcpyDtoH, dst, src.address, bytes);
 }
 
 void memcpy_dtoh_async(void* dst, device_pointer src, std::size_t bytes, stream_view s) {

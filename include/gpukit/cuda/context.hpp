@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -32,6 +33,11 @@ struct context_state {
     const CUcontext handle;
     const int device_ordinal;
     const ownership owns;
+
+    // The page-locked staging buffers of staged copies (staged_copy.cpp), made on first use
+    // and released before the context itself. Opaque here so this header stays small.
+    std::mutex staged_copy_mutex;
+    std::shared_ptr<void> staged_copy_cache;
 };
 
 }  // namespace detail

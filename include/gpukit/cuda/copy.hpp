@@ -5,7 +5,8 @@
 // before calling the driver, and a copy or memset of nothing returns without calling it.
 // None of them touches Python, so bindings may release the GIL around the blocking ones.
 // The copies run in the context current on the calling thread; `stream_view{}` is the
-// legacy default stream.
+// legacy default stream. Blocking copies of large pageable host buffers go through the
+// pipelined staging of staged_copy.hpp.
 #pragma once
 
 #include "gpukit/cuda/context.hpp"

@@ -1,0 +1,24 @@
+// A memcpy split over a few CPU threads.
+//
+// One thread cannot saturate the memory bandwidth of a server CPU, and a copy into freshly
+// allocated (not yet touched) memory also pays for page faults, which several threads take
+// in parallel. Large copies are therefore cut into pieces of at least
+// parallel_memcpy_min_piece bytes that a small pool of worker threads copies together with
+// the calling thread. The pool is started on first use and shared by all callers; it is
+// thread-safe.
+#pragma once
+
+#include <cstddef>
+
+namespace gpukit {
+
+inline constexpr std::size_t parallel_memcpy_min_piece = std::size_t{1} << 20;
+
+// Same contract as std::memcpy (the ranges must not overlap); returns when all bytes are
+// copied.
+void parallel_memcpy(void* dst, const void* src, std::size_t bytes);
+
+// How many threads (the caller included) a large copy uses.
+unsigned parallel_memcpy_threads() noexcept;
+
+}  // namespace gpukit

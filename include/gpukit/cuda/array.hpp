@@ -1,0 +1,65 @@
+// CUDA arrays: opaque, texture-friendly device memory of 1, 2 or 3 dimensions (or layers),
+// and the unstructured copies into and out of them.
+//
+// An `array` owns its CUarray and frees it in its context. Shapes are given as a
+// CUDA_ARRAY3D_DESCRIPTOR (height 0 for 1-D, depth 0 for 1-D and 2-D); the 2-D descriptor
+// of cuArrayCreate is available for arrays without depth and flags.
+#pragma once
+
+#include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/memory.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+
+namespace gpukit::cuda {
+
+// Bytes of one channel of `format`; logic_error for formats gpukit does not size
+// (block-compressed and video formats).
+std::size_t array_format_bytes(CUarray_format format);
+
+// Bytes of one element (all channels) and of the whole array described by `d`.
+std::size_t array_element_bytes(const CUDA_ARRAY3D_DESCRIPTOR& d);
+std::size_t array_total_bytes(const CUDA_ARRAY3D_DESCRIPTOR& d);
+
+class array {
+public:
+    // A new array in the current context. The descriptor is checked (channels 1, 2 or 4,
+    // width at least 1, a known format) before the driver is called.
+    static array create(const CUDA_ARRAY3D_DESCRIPTOR& descriptor);
+
+    array(array&& other) noexcept;
+    array& operator=(array&& other) noexcept;
+    ~array();
+
+    // logic_error once freed.
+    CUarray handle() const;
+    CUDA_ARRAY_DESCRIPTOR descriptor() const;
+    CUDA_ARRAY3D_DESCRIPTOR descriptor_3d() const;
+    // Bytes of the whole array (all layers); what memcpy_htoa and friends may touch.
+    std::size_t size_bytes() const { return array_total_bytes(descriptor_3d()); }
+    bool is_freed() const noexcept { return handle_ == nullptr; }
+    // Frees now; again does nothing; other use afterwards throws logic_error.
+    void free();
+    const context_state_ptr& owner() const;
+
+private:
+    array(CUarray handle, context_state_ptr ctx) noexcept : handle_(handle), context_(std::move(ctx)) {}
+    void release() noexcept;
+
+    CUarray handle_ = nullptr;
+    context_state_ptr context_;
+};
+
+// Copies between arrays and linear memory, `bytes` long, starting `offset` bytes into the
+// array (its elements in row-major order). Ranges are checked against the array's size and
+// the device capacity where known. Blocking, like the driver calls they wrap.
+void memcpy_htoa(const array& dst, std::size_t offset, const void* src, std::size_t bytes);
+void memcpy_atoh(void* dst, const array& src, std::size_t offset, std::size_t bytes);
+void memcpy_dtoa(const array& dst, std::size_t offset, device_pointer src, std::size_t bytes);
+void memcpy_atod(device_pointer dst, const array& src, std::size_t offset, std::size_t bytes);
+void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std::size_t src_offset,
+                 std::size_t bytes);
+
+}  // namespace gpukit::cuda

@@ -1,0 +1,151 @@
+// gpukit.driver Memcpy2D, Memcpy3D and Memcpy3DPeer: the seed's field-by-field description
+// of a structured copy, run by calling the object. The objects hold on to the Python
+// objects they copy from and to, so asynchronous copies cannot outlive their buffers.
+#include "memory_args.hpp"
+
+#include "gpukit/cuda/array.hpp"
+#include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/structured_copy.hpp"
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+
+namespace {
+
+struct structured_copy {
+    cuda::copy_location src, dst;
+    cuda::copy_extent extent;
+    nb::object src_owner, dst_owner;  // buffers, allocations or arrays the copy uses
+    nb::object src_context, dst_context;
+};
+struct memcpy_2d_object : structured_copy {};
+struct memcpy_3d_object : structured_copy {};
+struct memcpy_3d_peer_object : structured_copy {};
+
+void set_host(cuda::copy_location& at, nb::object& owner, nb::handle buffer, bool writable, const char* what) {
+    const host_buffer view(buffer, writable, what);
+    at.set_host(view.data(), view.size());
+    owner = nb::borrow(buffer);
+}
+
+void set_unified(cuda::copy_location& at, nb::object& owner, nb::handle obj, bool writable, const char* what) {
+    if (PyObject_CheckBuffer(obj.ptr())) {
+        const host_buffer view(obj, writable, what);
+        at.set_unified(reinterpret_cast<CUdeviceptr>(view.data()), view.size());
+    } else {
+        const cuda::device_pointer p = device_pointer_arg(obj, what);
+        at.set_unified(p.address, p.capacity);
+    }
+    owner = nb::borrow(obj);
+}
+
+// The fields and setters shared by the three classes; `dims` 3 adds z, lod, height and depth.
+template <class T>
+void bind_fields(nb::class_<T>& cls, int dims) {
+    cls.def(nb::init<>())
+        .def_prop_rw("src_x_in_bytes", [](const T& c) { return c.src.x_in_bytes; },
+                     [](T& c, std::size_t v) { c.src.x_in_bytes = v; })
+        .def_prop_rw("src_y", [](const T& c) { return c.src.y; }, [](T& c, std::size_t v) { c.src.y = v; })
+        .def_prop_rw("src_pitch", [](const T& c) { return c.src.pitch; },
+                     [](T& c, std::size_t v) { c.src.pitch = v; }, "Bytes between rows; 0: width_in_bytes.")
+        .def_prop_rw("dst_x_in_bytes", [](const T& c) { return c.dst.x_in_bytes; },
+                     [](T& c, std::size_t v) { c.dst.x_in_bytes = v; })
+        .def_prop_rw("dst_y", [](const T& c) { return c.dst.y; }, [](T& c, std::size_t v) { c.dst.y = v; })
+        .def_prop_rw("dst_pitch", [](const T& c) { return c.dst.pitch; },
+                     [](T& c, std::size_t v) { c.dst.pitch = v; }, "Bytes between rows; 0: width_in_bytes.")
+        .def_prop_rw("width_in_bytes", [](const T& c) { return c.extent.width_in_bytes; },
+                     [](T& c, std::size_t v) { c.extent.width_in_bytes = v; })
+        .def_prop_rw("height", [](const T& c) { return c.extent.height; },
+                     [](T& c, std::size_t v) { c.extent.height = v; }, "Rows to copy.")
+        .def("set_src_host", [](T& c, nb::handle buffer) {
+            set_host(c.src, c.src_owner, buffer, false, "set_src_host(buffer)");
+        }, "buffer"_a)
+        .def("set_dst_host", [](T& c, nb::handle buffer) {
+            set_host(c.dst, c.dst_owner, buffer, true, "set_dst_host(buffer)");
+        }, "buffer"_a)
+        .def("set_src_device", [](T& c, nb::handle devptr) {
+            c.src.set_device(device_pointer_arg(devptr, "set_src_device(devptr)"));
+            c.src_owner = nb::borrow(devptr);
+        }, "devptr"_a)
+        .def("set_dst_device", [](T& c, nb::handle devptr) {
+            c.dst.set_device(device_pointer_arg(devptr, "set_dst_device(devptr)"));
+            c.dst_owner = nb::borrow(devptr);
+        }, "devptr"_a)
+        .def("set_src_array", [](T& c, nb::handle ary) {
+            c.src.set_array(nb::cast<const cuda::array&>(ary));
+            c.src_owner = nb::borrow(ary);
+        }, "ary"_a)
+        .def("set_dst_array", [](T& c, nb::handle ary) {
+            c.dst.set_array(nb::cast<const cuda::array&>(ary));
+            c.dst_owner = nb::borrow(ary);
+        }, "ary"_a)
+        .def("set_src_unified", [](T& c, nb::handle buffer) {
+            set_unified(c.src, c.src_owner, buffer, false, "set_src_unified(buffer)");
+        }, "buffer"_a, "A host buffer or a device pointer; the driver tells which (unified addressing).")
+        .def("set_dst_unified", [](T& c, nb::handle buffer) {
+            set_unified(c.dst, c.dst_owner, buffer, true, "set_dst_unified(buffer)");
+        }, "buffer"_a);
+    if (dims < 3)
+        return;
+    cls.def_prop_rw("src_z", [](const T& c) { return c.src.z; }, [](T& c, std::size_t v) { c.src.z = v; })
+        .def_prop_rw("src_lod", [](const T& c) { return c.src.lod; }, [](T& c, std::size_t v) { c.src.lod = v; })
+        .def_prop_rw("src_height", [](const T& c) { return c.src.height; },
+                     [](T& c, std::size_t v) { c.src.height = v; }, "Rows per slice of the source; 0: height.")
+        .def_prop_rw("dst_z", [](const T& c) { return c.dst.z; }, [](T& c, std::size_t v) { c.dst.z = v; })
+        .def_prop_rw("dst_lod", [](const T& c) { return c.dst.lod; }, [](T& c, std::size_t v) { c.dst.lod = v; })
+        .def_prop_rw("dst_height", [](const T& c) { return c.dst.height; },
+                     [](T& c, std::size_t v) { c.dst.height = v; }, "Rows per slice of the destination; 0: height.")
+        .def_prop_rw("depth", [](const T& c) { return c.extent.depth; },
+                     [](T& c, std::size_t v) { c.extent.depth = v; }, "Slices to copy.");
+}
+
+}  // namespace
+
+void bind_structured_copy(nb::module_& m) {
+    nb::class_<memcpy_2d_object> copy_2d(m, "Memcpy2D", "A copy of a rectangle of rows; call it to run it.");
+    bind_fields(copy_2d, 2);
+    copy_2d.def("__call__", [](const memcpy_2d_object& c, nb::handle aligned_or_stream) {
+        if (aligned_or_stream.is_none() || PyBool_Check(aligned_or_stream.ptr())) {
+            const bool aligned = aligned_or_stream.is_none() || aligned_or_stream.ptr() == Py_True;
+            nb::gil_scoped_release release;
+            cuda::memcpy_2d(c.src, c.dst, c.extent, aligned);
+        } else {
+            cuda::memcpy_2d_async(c.src, c.dst, c.extent, stream_arg(aligned_or_stream));
+        }
+    }, "aligned"_a.none() = nb::bool_(true),
+       "c(aligned=True) copies and waits (aligned=False allows misaligned device memory); c(stream) copies "
+       "asynchronously on `stream` (host memory should be page-locked).");
+
+    nb::class_<memcpy_3d_object> copy_3d(m, "Memcpy3D", "A copy of a box of slices of rows; call it to run it.");
+    bind_fields(copy_3d, 3);
+    copy_3d.def("__call__", [](const memcpy_3d_object& c, nb::handle stream) {
+        if (stream.is_none()) {
+            nb::gil_scoped_release release;
+            cuda::memcpy_3d(c.src, c.dst, c.extent);
+        } else {
+            cuda::memcpy_3d_async(c.src, c.dst, c.extent, stream_arg(stream));
+        }
+    }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
+
+    nb::class_<memcpy_3d_peer_object> copy_peer(m, "Memcpy3DPeer", "Memcpy3D between memory of two contexts.");
+    bind_fields(copy_peer, 3);
+    copy_peer.def("set_src_context", [](memcpy_3d_peer_object& c, nb::handle ctx) {
+        c.src.context = nb::cast<const cuda::context&>(ctx).handle();
+        c.src_context = nb::borrow(ctx);
+    }, "ctx"_a)
+        .def("set_dst_context", [](memcpy_3d_peer_object& c, nb::handle ctx) {
+            c.dst.context = nb::cast<const cuda::context&>(ctx).handle();
+            c.dst_context = nb::borrow(ctx);
+        }, "ctx"_a)
+        .def("__call__", [](const memcpy_3d_peer_object& c, nb::handle stream) {
+            if (stream.is_none()) {
+                nb::gil_scoped_release release;
+                cuda::memcpy_3d_peer(c.src, c.dst, c.extent);
+            } else {
+                cuda::memcpy_3d_peer_async(c.src, c.dst, c.extent, stream_arg(stream));
+            }
+        }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
+}
+
+}  // namespace gpukit::python

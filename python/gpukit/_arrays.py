@@ -1,0 +1,126 @@
+"""numpy arrays to CUDA arrays: matrix_to_array, np_to_array and make_multichannel_2d_array.
+
+CUDA arrays have no float64 or complex formats, so those element types travel as integer
+channels of the same size (float64 as two int32, complex128 as four int32); the fp_tex*
+helpers of <gpukit/helpers.cuh> put the halves back together in a kernel.
+"""
+import numpy as np
+
+from gpukit._gpukit import Array, ArrayDescriptor, ArrayDescriptor3D, Memcpy2D, Memcpy3D, array3d_flags, \
+    array_format
+
+# dtype -> (array_format, channels per element)
+_FORMATS = {
+    np.dtype(np.uint8): (array_format.UNSIGNED_INT8, 1),
+    np.dtype(np.int8): (array_format.SIGNED_INT8, 1),
+    np.dtype(np.uint16): (array_format.UNSIGNED_INT16, 1),
+    np.dtype(np.int16): (array_format.SIGNED_INT16, 1),
+    np.dtype(np.uint32): (array_format.UNSIGNED_INT32, 1),
+    np.dtype(np.int32): (array_format.SIGNED_INT32, 1),
+    np.dtype(np.float16): (array_format.HALF, 1),
+    np.dtype(np.float32): (array_format.FLOAT, 1),
+    np.dtype(np.complex64): (array_format.FLOAT, 2),
+    np.dtype(np.float64): (array_format.SIGNED_INT32, 2),
+    np.dtype(np.complex128): (array_format.SIGNED_INT32, 4),
+}
+
+
+def dtype_to_array_format(dtype):
+    """(array_format, channels) that hold one element of `dtype`; ValueError for other dtypes."""
+    dtype = np.dtype(dtype)
+    try:
+        return _FORMATS[dtype]
+    except KeyError:
+        supported = ", ".join(str(d) for d in _FORMATS)
+        raise ValueError(f"no CUDA array format holds {dtype} elements; use one of {supported}") from None
+
+
+def _check_order(order):
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be 'C' or 'F', not {order!r}")
+
+
+def _packed(array, order):
+    """The array's bytes in `order`, as a 1-D contiguous view (copied only when needed)."""
+    return np.require(array, requirements=order).reshape(-1, order=order).view(np.uint8)
+
+
+def _fill(ary, data, row_bytes, height, depth):
+    if depth:
+        copy = Memcpy3D()
+        copy.depth = depth
+    else:
+        copy = Memcpy2D()
+    copy.set_src_host(data)
+    copy.set_dst_array(ary)
+    copy.width_in_bytes = copy.src_pitch = row_bytes
+    copy.height = height
+    if depth:
+        copy.src_height = height
+    copy()
+
+
+def _make(width, height, depth, fmt, channels, flags):
+    if depth:
+        d = ArrayDescriptor3D()
+        d.depth = depth
+        d.flags = flags
+    elif flags:
+        d = ArrayDescriptor3D()
+        d.flags = flags
+    else:
+        d = ArrayDescriptor()
+    d.width, d.height, d.format, d.num_channels = width, height, fmt, channels
+    return Array(d)
+
+
+def np_to_array(nparray, order, allowSurfaceBind=False):
+    """A 2-D or 3-D numpy array as a CUDA Array. With order 'C', tex2D(x, y) reads a[y, x]
+    and tex3D(x, y, z) reads a[z, y, x]; with 'F' the indices are the other way round.
+    allowSurfaceBind=True makes the array usable by a SurfaceObject as well."""
+    _check_order(order)
+    nparray = np.asarray(nparray)
+    if nparray.ndim not in (2, 3):
+        raise ValueError(f"np_to_array needs a 2-D or 3-D array, not {nparray.ndim}-D")
+    fmt, channels = dtype_to_array_format(nparray.dtype)
+    shape = nparray.shape if order == "F" else nparray.shape[::-1]  # (width, height[, depth])
+    width, height = shape[0], shape[1]
+    depth = shape[2] if nparray.ndim == 3 else 0
+    flags = array3d_flags.SURFACE_LDST if allowSurfaceBind else 0
+    ary = _make(width, height, depth, fmt, channels, flags)
+    _fill(ary, _packed(nparray, order), width * nparray.itemsize, height, depth)
+    return ary
+
+
+def matrix_to_array(matrix, order="C", allow_double_hack=False):
+    """A 2-D numpy array as a CUDA Array; with order 'C', tex2D(x, y) reads matrix[y, x].
+    float64 needs allow_double_hack=True (it is stored as two int32 channels)."""
+    matrix = np.asarray(matrix)
+    if matrix.ndim != 2:
+        raise ValueError(f"matrix_to_array needs a 2-D array, not {matrix.ndim}-D; see np_to_array for 3-D")
+    if matrix.dtype == np.float64 and not allow_double_hack:
+        raise ValueError("float64 has no CUDA array format; pass allow_double_hack=True to store it as two "
+                         "int32 channels (read with fp_tex2D from <gpukit/helpers.cuh>)")
+    return np_to_array(matrix, order)
+
+
+def make_multichannel_2d_array(matrix, order):
+    """A 3-D numpy array as a 2-D Array of 1, 2 or 4 channels: shape (height, width, channels)
+    for order 'C', (channels, width, height) for order 'F'."""
+    _check_order(order)
+    matrix = np.asarray(matrix)
+    if matrix.ndim != 3:
+        raise ValueError(f"make_multichannel_2d_array needs a 3-D array, not {matrix.ndim}-D")
+    if order == "C":
+        height, width, channels = matrix.shape
+    else:
+        channels, width, height = matrix.shape
+    if channels not in (1, 2, 4):
+        raise ValueError(f"{channels} channels: a CUDA array holds 1, 2 or 4 channels per element")
+    fmt, per_element = dtype_to_array_format(matrix.dtype)
+    if per_element != 1:
+        raise ValueError(f"{matrix.dtype} elements take {per_element} channels each; multichannel arrays need "
+                         "single-channel element types")
+    ary = _make(width, height, 0, fmt, channels, 0)
+    _fill(ary, _packed(matrix, order), width * channels * matrix.itemsize, height, 0)
+    return ary

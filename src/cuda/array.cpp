@@ -1,0 +1,183 @@
+#include "gpukit/cuda/array.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/api.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace gpukit::cuda {
+namespace {
+
+void check_array_range(const char* what, const array& a, std::size_t offset, std::size_t bytes) {
+    const std::size_t size = a.size_bytes();
+    if (offset > size || bytes > size - offset)
+        throw logic_error(std::string(what) + ": " + std::to_string(bytes) + " bytes at offset " +
+                          std::to_string(offset) + " do not fit in the " + std::to_string(size) +
+                          "-byte array; offset + size must be at most " + std::to_string(size));
+}
+
+void check_device_capacity(const char* what, const device_pointer& p, std::size_t bytes) {
+    if (p.address == 0)
+        throw logic_error(std::string(what) + ": the device address is null (0); pass an allocated device pointer");
+    if (p.capacity && bytes > *p.capacity)
+        throw logic_error(std::string(what) + ": " + std::to_string(bytes) + " bytes do not fit in the " +
+                          std::to_string(*p.capacity) + " bytes of the device memory");
+}
+
+void check_host(const char* what, const void* p) {
+    if (!p)
+        throw logic_error(std::string(what) + ": the host pointer is null; pass a host buffer");
+}
+
+}  // namespace
+
+std::size_t array_format_bytes(CUarray_format format) {
+    switch (format) {
+    case CU_AD_FORMAT_UNSIGNED_INT8:
+    case CU_AD_FORMAT_SIGNED_INT8:
+        return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16:
+    case CU_AD_FORMAT_SIGNED_INT16:
+    case CU_AD_FORMAT_HALF:
+        return 2;
+    case CU_AD_FORMAT_UNSIGNED_INT32:
+    case CU_AD_FORMAT_SIGNED_INT32:
+    case CU_AD_FORMAT_FLOAT:
+        return 4;
+    default:
+        throw logic_error("array format " + std::to_string(static_cast<int>(format)) +
+                          " is not supported; use an 8-, 16- or 32-bit integer, HALF or FLOAT array_format");
+    }
+}
+
+std::size_t array_element_bytes(const CUDA_ARRAY3D_DESCRIPTOR& d) {
+    return array_format_bytes(d.Format) * d.NumChannels;
+}
+
+std::size_t array_total_bytes(const CUDA_ARRAY3D_DESCRIPTOR& d) {
+    return array_element_bytes(d) * d.Width * std::max<std::size_t>(d.Height, 1) * std::max<std::size_t>(d.Depth, 1);
+}
+
+array array::create(const CUDA_ARRAY3D_DESCRIPTOR& d) {
+    if (d.NumChannels != 1 && d.NumChannels != 2 && d.NumChannels != 4)
+        throw logic_error("Array: num_channels is " + std::to_string(d.NumChannels) + "; it must be 1, 2 or 4");
+    if (d.Width == 0)
+        throw logic_error("Array: width is 0; an array needs a width of at least 1 element");
+    if (d.Height == 0 && d.Depth != 0)
+        throw logic_error("Array: depth " + std::to_string(d.Depth) +
+                          " with height 0; a 3-D or layered array needs a height of at least 1");
+    array_format_bytes(d.Format);  // throws for formats we cannot size
+    context ctx = context::current_or_throw("Array()");
+    CUarray handle = nullptr;
+    const CUresult result = api().cuArray3DCreate(&handle, &d);
+    if (result != CUDA_SUCCESS)
+        throw_cuda_error(result, "cuArray3DCreate",
+                         std::to_string(d.Width) + " x " + std::to_string(d.Height) + " x " + std::to_string(d.Depth) +
+                             ", " + std::to_string(d.NumChannels) + " channel(s), flags " + std::to_string(d.Flags));
+    return array(handle, ctx.state());
+}
+
+array::array(array&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), context_(std::move(other.context_)) {}
+
+array& array::operator=(array&& other) noexcept {
+    if (this != &other) {
+        release();
+        handle_ = std::exchange(other.handle_, nullptr);
+        context_ = std::move(other.context_);
+    }
+    return *this;
+}
+
+array::~array() { release(); }
+
+CUarray array::handle() const {
+    if (!handle_)
+        throw logic_error("this Array has been freed; it can no longer be used");
+    return handle_;
+}
+
+const context_state_ptr& array::owner() const {
+    handle();
+    return context_;
+}
+
+CUDA_ARRAY_DESCRIPTOR array::descriptor() const {
+    CUDA_ARRAY_DESCRIPTOR d{};
+    GPUKIT_CU(cuArrayGetDescriptor, &d, handle());
+    return d;
+}
+
+CUDA_ARRAY3D_DESCRIPTOR array::descriptor_3d() const {
+    CUDA_ARRAY3D_DESCRIPTOR d{};
+    GPUKIT_CU(cuArray3DGetDescriptor, &d, handle());
+    return d;
+}
+
+void array::free() {
+    if (!handle_)
+        return;
+    {
+        scoped_context in(*context_);
+        GPUKIT_CU(cuArrayDestroy, handle_);
+    }
+    handle_ = nullptr;
+    context_.reset();
+}
+
+void array::release() noexcept {
+    if (!handle_)
+        return;
+    scoped_context in(*context_, std::nothrow);
+    try {
+        report_release_failure(api().cuArrayDestroy(handle_), "cuArrayDestroy");
+    } catch (...) {
+    }
+    handle_ = nullptr;
+    context_.reset();
+}
+
+void memcpy_htoa(const array& dst, std::size_t offset, const void* src, std::size_t bytes) {
+    if (bytes == 0)
+        return;
+    check_array_range("memcpy_htoa(ary)", dst, offset, bytes);
+    check_host("memcpy_htoa(src)", src);
+    GPUKIT_CU(cuMemcpyHtoA, dst.handle(), offset, src, bytes);
+}
+
+void memcpy_atoh(void* dst, const array& src, std::size_t offset, std::size_t bytes) {
+    if (bytes == 0)
+        return;
+    check_host("memcpy_atoh(dest)", dst);
+    check_array_range("memcpy_atoh(ary)", src, offset, bytes);
+    GPUKIT_CU(cuMemcpyAtoH, dst, src.handle(), offset, bytes);
+}
+
+void memcpy_dtoa(const array& dst, std::size_t offset, device_pointer src, std::size_t bytes) {
+    if (bytes == 0)
+        return;
+    check_array_range("memcpy_dtoa(ary)", dst, offset, bytes);
+    check_device_capacity("memcpy_dtoa(src)", src, bytes);
+    GPUKIT_CU(cuMemcpyDtoA, dst.handle(), offset, src.address, bytes);
+}
+
+void memcpy_atod(device_pointer dst, const array& src, std::size_t offset, std::size_t bytes) {
+    if (bytes == 0)
+        return;
+    check_device_capacity("memcpy_atod(dest)", dst, bytes);
+    check_array_range("memcpy_atod(ary)", src, offset, bytes);
+    GPUKIT_CU(cuMemcpyAtoD, dst.address, src.handle(), offset, bytes);
+}
+
+void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std::size_t src_offset,
+                 std::size_t bytes) {
+    if (bytes == 0)
+        return;
+    check_array_range("memcpy_atoa(dest)", dst, dst_offset, bytes);
+    check_array_range("memcpy_atoa(src)", src, src_offset, bytes);
+    GPUKIT_CU(cuMemcpyAtoA, dst.handle(), dst_offset, src.handle(), src_offset, bytes);
+}
+
+}  // namespace gpukit::cuda

@@ -1,0 +1,161 @@
+#include "gpukit/cuda/staged_copy.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/core/parallel_memcpy.hpp"
+#include "gpukit/cuda/api.hpp"
+#include "gpukit/cuda/context.hpp"
+
+#include <algorithm>
+#include <array>
+#include <mutex>
+#include <string>
+
+namespace gpukit::cuda {
+namespace {
+
+// Three buffers keep one being filled by the CPU, one in flight on the bus and one spare,
+// so neither side waits for the other in the steady state.
+constexpr std::size_t buffer_count = 3;
+constexpr std::size_t buffer_bytes = std::size_t{16} << 20;
+// Pieces no smaller than this keep per-piece overheads (event, launch of the DMA) small.
+constexpr std::size_t min_piece_bytes = std::size_t{1} << 20;
+
+// The page-locked buffers, their events and the copy stream of one context.
+class staging_area {
+public:
+    explicit staging_area(CUcontext owner) : owner_(owner) {
+        try {
+            // A blocking stream: it waits for earlier work on the legacy default stream, like
+            // the plain cuMemcpyHtoD/DtoH it replaces.
+            GPUKIT_CU(cuStreamCreateWithPriority, &stream_, CU_STREAM_DEFAULT, 0);
+            for (std::size_t i = 0; i < buffer_count; ++i) {
+                GPUKIT_CU(cuMemHostAlloc, &buffers_[i], buffer_bytes, 0);
+                GPUKIT_CU(cuEventCreate, &events_[i], CU_EVENT_DISABLE_TIMING);
+            }
+        } catch (...) {
+            release();
+            throw;
+        }
+    }
+    ~staging_area() { release(); }
+    staging_area(const staging_area&) = delete;
+    staging_area& operator=(const staging_area&) = delete;
+
+    CUstream stream() const noexcept { return stream_; }
+    char* buffer(std::size_t i) const noexcept { return static_cast<char*>(buffers_[i]); }
+    CUevent event(std::size_t i) const noexcept { return events_[i]; }
+
+private:
+    void release() noexcept {
+        try {
+            const driver_api& driver = api();
+            // The context may not be current on the thread that drops the last handle.
+            const bool pushed = driver.cuCtxPushCurrent(owner_) == CUDA_SUCCESS;
+            if (stream_)
+                report_release_failure(driver.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+            for (std::size_t i = 0; i < buffer_count; ++i) {
+                if (events_[i])
+                    report_release_failure(driver.cuEventDestroy(events_[i]), "cuEventDestroy");
+                if (buffers_[i])
+                    report_release_failure(driver.cuMemFreeHost(buffers_[i]), "cuMemFreeHost");
+            }
+            if (stream_)
+                report_release_failure(driver.cuStreamDestroy(stream_), "cuStreamDestroy");
+            if (pushed) {
+                CUcontext popped = nullptr;
+                driver.cuCtxPopCurrent(&popped);
+            }
+        } catch (...) {
+        }
+    }
+
+    CUcontext owner_;
+    CUstream stream_ = nullptr;
+    std::array<void*, buffer_count> buffers_{};
+    std::array<CUevent, buffer_count> events_{};
+};
+
+// Runs `copy` with the current context's staging area, made on first use; one copy at a
+// time per context. On failure the stream is drained first, so no transfer still uses a
+// buffer (or the caller's memory) when the error reaches the caller.
+template <class Copy>
+void with_staging_area(const char* what, Copy copy) {
+    const context ctx = context::current_or_throw(what);
+    detail::context_state& state = *ctx.state();
+    std::lock_guard lock(state.staged_copy_mutex);
+    if (!state.staged_copy_cache)
+        state.staged_copy_cache = std::make_shared<staging_area>(state.handle);
+    const auto& area = *static_cast<const staging_area*>(state.staged_copy_cache.get());
+    try {
+        copy(area);
+    } catch (...) {
+        api().cuStreamSynchronize(area.stream());
+        throw;
+    }
+}
+
+// Piece size for a copy of `bytes`: at least four pieces where possible, so the CPU and
+// bus overlap even on moderate sizes, but no piece over a staging buffer.
+std::size_t piece_size(std::size_t bytes) {
+    return std::clamp(bytes / 4, min_piece_bytes, buffer_bytes);
+}
+
+}  // namespace
+
+bool is_driver_memory(const void* p) {
+    unsigned int type = 0;
+    // The driver answers an error for memory it does not know, that is for pageable memory.
+    const CUresult result = api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                                        reinterpret_cast<CUdeviceptr>(p));
+    return result == CUDA_SUCCESS;
+}
+
+bool should_stage(const void* host, std::size_t bytes) {
+    return bytes >= staged_copy_min_bytes && !is_driver_memory(host);
+}
+
+void staged_memcpy_htod(CUdeviceptr dst, const void* src, std::size_t bytes) {
+    with_staging_area("a staged host-to-device copy", [&](const staging_area& area) {
+        const std::size_t piece = piece_size(bytes);
+        const auto* from = static_cast<const char*>(src);
+        for (std::size_t offset = 0, i = 0; offset < bytes; offset += piece, ++i) {
+            const std::size_t n = std::min(piece, bytes - offset);
+            const std::size_t b = i % buffer_count;
+            // The buffer's previous transfer must be done before the CPU overwrites it.
+            GPUKIT_CU(cuEventSynchronize, area.event(b));
+            parallel_memcpy(area.buffer(b), from + offset, n);
+            GPUKIT_CU(cuMemcpyHtoDAsync, dst + offset, area.buffer(b), n, area.stream());
+            GPUKIT_CU(cuEventRecord, area.event(b), area.stream());
+        }
+        GPUKIT_CU(cuStreamSynchronize, area.stream());
+    });
+}
+
+void staged_memcpy_dtoh(void* dst, CUdeviceptr src, std::size_t bytes) {
+    with_staging_area("a staged device-to-host copy", [&](const staging_area& area) {
+        const std::size_t piece = piece_size(bytes);
+        const std::size_t pieces = (bytes + piece - 1) / piece;
+        auto* to = static_cast<char*>(dst);
+        // Piece i travels through buffer i % buffer_count; the bus runs up to buffer_count
+        // pieces ahead of the CPU.
+        auto start_transfer = [&](std::size_t i) {
+            const std::size_t offset = i * piece;
+            const std::size_t b = i % buffer_count;
+            GPUKIT_CU(cuMemcpyDtoHAsync, area.buffer(b), src + offset, std::min(piece, bytes - offset),
+                      area.stream());
+            GPUKIT_CU(cuEventRecord, area.event(b), area.stream());
+        };
+        for (std::size_t i = 0; i < std::min(pieces, buffer_count); ++i)
+            start_transfer(i);
+        for (std::size_t i = 0; i < pieces; ++i) {
+            const std::size_t offset = i * piece;
+            const std::size_t b = i % buffer_count;
+            GPUKIT_CU(cuEventSynchronize, area.event(b));
+            parallel_memcpy(to + offset, area.buffer(b), std::min(piece, bytes - offset));
+            if (i + buffer_count < pieces)
+                start_transfer(i + buffer_count);
+        }
+    });
+}
+
+}  // namespace gpukit::cuda

@@ -1,0 +1,191 @@
+#include "gpukit/cuda/structured_copy.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/api.hpp"
+
+#include <string>
+
+namespace gpukit::cuda {
+namespace {
+
+std::string side_name(const char* operation, const char* side) { return std::string(operation) + "(" + side + ")"; }
+
+// Checks one side of a copy; `dims` is 2 or 3.
+void check_location(const char* operation, const char* side, const copy_location& at, const copy_extent& extent,
+                    int dims) {
+    const std::string what = side_name(operation, side);
+    if (at.type == CUmemorytype{})
+        throw logic_error(what + ": no memory was given; call set_" + side + "_host, set_" + side + "_device, set_" +
+                          side + "_array or set_" + side + "_unified first");
+    if (at.type == CU_MEMORYTYPE_ARRAY)
+        return;  // the driver checks the region against the array's shape
+    const std::size_t pitch = at.pitch ? at.pitch : extent.width_in_bytes;
+    const std::size_t rows = at.height ? at.height : extent.height;
+    if (pitch < extent.width_in_bytes)
+        throw logic_error(what + ": pitch " + std::to_string(pitch) + " bytes is smaller than width_in_bytes " +
+                          std::to_string(extent.width_in_bytes) + "; a row must fit in the pitch");
+    if (dims == 3 && extent.depth > 1 && rows < at.y + extent.height)
+        throw logic_error(what + ": height " + std::to_string(rows) + " rows per slice cannot hold rows " +
+                          std::to_string(at.y) + " to " + std::to_string(at.y + extent.height) +
+                          " of each slice; set " + side + "_height to at least " +
+                          std::to_string(at.y + extent.height));
+    if (!at.capacity)
+        return;
+    const std::size_t depth = dims == 3 ? extent.depth : 1;
+    const std::size_t z = dims == 3 ? at.z : 0;
+    const std::size_t last_row = (z + depth - 1) * rows + at.y + extent.height - 1;
+    const std::size_t end = last_row * pitch + at.x_in_bytes + extent.width_in_bytes;
+    if (end > *at.capacity)
+        throw logic_error(what + ": the region ends at byte " + std::to_string(end) + " but the buffer holds " +
+                          std::to_string(*at.capacity) + " bytes; use a larger buffer or a smaller region, "
+                          "offset or pitch");
+}
+
+// False when the extent is empty (nothing to copy).
+bool check(const char* operation, const copy_location& src, const copy_location& dst, const copy_extent& extent,
+           int dims) {
+    if (extent.width_in_bytes == 0 || extent.height == 0 || (dims == 3 && extent.depth == 0))
+        return false;
+    check_location(operation, "src", src, extent, dims);
+    check_location(operation, "dst", dst, extent, dims);
+    return true;
+}
+
+CUDA_MEMCPY2D descriptor_2d(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
+    CUDA_MEMCPY2D d{};
+    d.srcXInBytes = src.x_in_bytes;
+    d.srcY = src.y;
+    d.srcMemoryType = src.type;
+    d.srcHost = src.host;
+    d.srcDevice = src.device;
+    d.srcArray = src.array_handle;
+    d.srcPitch = src.pitch ? src.pitch : extent.width_in_bytes;
+    d.dstXInBytes = dst.x_in_bytes;
+    d.dstY = dst.y;
+    d.dstMemoryType = dst.type;
+    d.dstHost = const_cast<void*>(dst.host);
+    d.dstDevice = dst.device;
+    d.dstArray = dst.array_handle;
+    d.dstPitch = dst.pitch ? dst.pitch : extent.width_in_bytes;
+    d.WidthInBytes = extent.width_in_bytes;
+    d.Height = extent.height;
+    return d;
+}
+
+// CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER share their field names.
+template <class D>
+D descriptor_3d(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
+    D d{};
+    d.srcXInBytes = src.x_in_bytes;
+    d.srcY = src.y;
+    d.srcZ = src.z;
+    d.srcLOD = src.lod;
+    d.srcMemoryType = src.type;
+    d.srcHost = src.host;
+    d.srcDevice = src.device;
+    d.srcArray = src.array_handle;
+    d.srcPitch = src.pitch ? src.pitch : extent.width_in_bytes;
+    d.srcHeight = src.height ? src.height : extent.height;
+    d.dstXInBytes = dst.x_in_bytes;
+    d.dstY = dst.y;
+    d.dstZ = dst.z;
+    d.dstLOD = dst.lod;
+    d.dstMemoryType = dst.type;
+    d.dstHost = const_cast<void*>(dst.host);
+    d.dstDevice = dst.device;
+    d.dstArray = dst.array_handle;
+    d.dstPitch = dst.pitch ? dst.pitch : extent.width_in_bytes;
+    d.dstHeight = dst.height ? dst.height : extent.height;
+    d.WidthInBytes = extent.width_in_bytes;
+    d.Height = extent.height;
+    d.Depth = extent.depth;
+    return d;
+}
+
+CUDA_MEMCPY3D_PEER peer_descriptor(const char* operation, const copy_location& src, const copy_location& dst,
+                                   const copy_extent& extent) {
+    if (!src.context || !dst.context)
+        throw logic_error(std::string(operation) + ": both contexts must be given; call set_src_context and "
+                                                   "set_dst_context first");
+    auto d = descriptor_3d<CUDA_MEMCPY3D_PEER>(src, dst, extent);
+    d.srcContext = src.context;
+    d.dstContext = dst.context;
+    return d;
+}
+
+}  // namespace
+
+void copy_location::set_host(const void* p, std::size_t bytes) {
+    set_memory(CU_MEMORYTYPE_HOST, p, 0, nullptr, bytes);
+}
+
+void copy_location::set_device(const device_pointer& p) {
+    set_memory(CU_MEMORYTYPE_DEVICE, nullptr, p.address, nullptr, p.capacity);
+}
+
+void copy_location::set_array(const array& a) {
+    set_memory(CU_MEMORYTYPE_ARRAY, nullptr, 0, a.handle(), std::nullopt);
+}
+
+void copy_location::set_unified(CUdeviceptr p, std::optional<std::size_t> bytes) {
+    set_memory(CU_MEMORYTYPE_UNIFIED, reinterpret_cast<const void*>(p), p, nullptr, bytes);
+}
+
+void copy_location::set_memory(CUmemorytype t, const void* h, CUdeviceptr d, CUarray a,
+                               std::optional<std::size_t> bytes) {
+    type = t;
+    host = h;
+    device = d;
+    array_handle = a;
+    capacity = bytes;
+}
+
+void memcpy_2d(const copy_location& src, const copy_location& dst, const copy_extent& extent, bool aligned) {
+    if (!check("Memcpy2D", src, dst, extent, 2))
+        return;
+    const CUDA_MEMCPY2D d = descriptor_2d(src, dst, extent);
+    if (aligned)
+        GPUKIT_CU(cuMemcpy2D, &d);
+    else
+        GPUKIT_CU(cuMemcpy2DUnaligned, &d);
+}
+
+void memcpy_2d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
+                     stream_view s) {
+    if (!check("Memcpy2D", src, dst, extent, 2))
+        return;
+    const CUDA_MEMCPY2D d = descriptor_2d(src, dst, extent);
+    GPUKIT_CU(cuMemcpy2DAsync, &d, s.handle());
+}
+
+void memcpy_3d(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
+    if (!check("Memcpy3D", src, dst, extent, 3))
+        return;
+    const auto d = descriptor_3d<CUDA_MEMCPY3D>(src, dst, extent);
+    GPUKIT_CU(cuMemcpy3D, &d);
+}
+
+void memcpy_3d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
+                     stream_view s) {
+    if (!check("Memcpy3D", src, dst, extent, 3))
+        return;
+    const auto d = descriptor_3d<CUDA_MEMCPY3D>(src, dst, extent);
+    GPUKIT_CU(cuMemcpy3DAsync, &d, s.handle());
+}
+
+void memcpy_3d_peer(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
+    if (!check("Memcpy3DPeer", src, dst, extent, 3))
+        return;
+    const auto d = peer_descriptor("Memcpy3DPeer", src, dst, extent);
+    GPUKIT_CU(cuMemcpy3DPeer, &d);
+}
+
+void memcpy_3d_peer_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
+                          stream_view s) {
+    if (!check("Memcpy3DPeer", src, dst, extent, 3))
+        return;
+    const auto d = peer_descriptor("Memcpy3DPeer", src, dst, extent);
+    GPUKIT_CU(cuMemcpy3DPeerAsync, &d, s.handle());
+}
+
+}  // namespace gpukit::cuda

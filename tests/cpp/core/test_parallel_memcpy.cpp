@@ -1,0 +1,54 @@
+// parallel_memcpy against std::memcpy at sizes around its piece boundaries, from many
+// threads at once.
+#include "gpukit/core/parallel_memcpy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::vector<std::uint8_t> pattern(std::size_t n, std::uint8_t seed) {
+    std::vector<std::uint8_t> out(n);
+    std::iota(out.begin(), out.end(), seed);
+    return out;
+}
+
+TEST(ParallelMemcpy, CopiesEverySize) {
+    const std::size_t piece = gpukit::parallel_memcpy_min_piece;
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4097}, piece - 1, piece, 2 * piece + 3,
+                          9 * piece + 4095, 33 * piece + 1}) {
+        const auto src = pattern(n + 1, static_cast<std::uint8_t>(n));
+        std::vector<std::uint8_t> dst(n + 2, 0xEE);
+        gpukit::parallel_memcpy(dst.data() + 1, src.data() + 1, n);  // unaligned on both sides
+        EXPECT_EQ(dst[0], 0xEE) << n;
+        EXPECT_EQ(dst[n + 1], 0xEE) << n;
+        EXPECT_TRUE(std::equal(src.begin() + 1, src.end(), dst.begin() + 1)) << n;
+    }
+}
+
+TEST(ParallelMemcpy, ConcurrentCallers) {
+    const std::size_t n = 5 * gpukit::parallel_memcpy_min_piece + 17;
+    std::vector<std::thread> threads;
+    std::vector<int> ok(4, 0);
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            const auto src = pattern(n, static_cast<std::uint8_t>(t));
+            std::vector<std::uint8_t> dst(n);
+            for (int repeat = 0; repeat < 5; ++repeat)
+                gpukit::parallel_memcpy(dst.data(), src.data(), n);
+            ok[t] = dst == src;
+        });
+    for (auto& th : threads)
+        th.join();
+    EXPECT_EQ(ok, std::vector<int>(4, 1));
+}
+
+TEST(ParallelMemcpy, UsesAtLeastOneThread) {
+    EXPECT_GE(gpukit::parallel_memcpy_threads(), 1u);
+}
+
+}  // namespace
