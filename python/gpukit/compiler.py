@@ -169,3 +169,100 @@ class SourceModule:
 
     def get_surfref(self, name):
         return self.module.get_surfref(name)
+
+
+# drv.jit_input_type values (CUjitInputType) -> the linker's input names.
+_INPUT_TYPE_NAMES = {0: "cubin", 1: "ptx", 2: "fatbin", 3: "object", 4: "library"}
+
+
+def _input_type_name(input_type):
+    if isinstance(input_type, str):
+        return input_type.lower()
+    try:
+        return _INPUT_TYPE_NAMES[int(input_type)]
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"input_type must be a drv.jit_input_type (CUBIN, PTX, FATBINARY, OBJECT, LIBRARY) "
+                         f"or one of 'cubin', 'ptx', 'ltoir', 'fatbin', 'object', 'library'; got {input_type!r}")
+
+
+class DynamicModule:
+    """Device code from several sources, PTX, cubins and libraries, linked with nvJitLink
+    into one module: separate compilation and dynamic parallelism (add_stdlib('cudadevrt')).
+
+    Sources are compiled with ``-rdc=true`` for the link architecture (``code``, else
+    ``arch``, else the current device's). Call link() once; then the object offers the
+    Module interface (get_function, get_global)."""
+
+    def __init__(self, nvcc="nvcc", link_options=None, keep=False, no_extern_c=False, arch=None, code=None,
+                 cache_dir=None, include_dirs=[], message_handler=None, cuda_libdir=None, compiler=None):
+        self.nvcc = nvcc
+        self.keep = keep
+        self.no_extern_c = no_extern_c
+        self.cache_dir = cache_dir
+        self.include_dirs = include_dirs
+        self.message_handler = message_handler
+        self.cuda_libdir = cuda_libdir
+        self.compiler = compiler
+        self.arch = _target(arch, code) or _gpukit.nvrtc_default_arch()
+        self._linker = _gpukit._Linker(self.arch, [str(o) for o in (link_options or [])])
+        self.module = None
+        #: The linked cubin, set by link().
+        self.image = None
+
+    def add_source(self, source, nvcc_options=None, name="kernel.ptx"):
+        """Compile `source` as relocatable device code and add it."""
+        options = list(DEFAULT_NVCC_FLAGS if nvcc_options is None else nvcc_options)
+        if not any(str(o).startswith(("-rdc", "--relocatable-device-code")) for o in options):
+            options.append("-rdc=true")
+        image = compile(source, self.nvcc, options, self.keep, self.no_extern_c, self.arch, None, self.cache_dir,
+                        self.include_dirs, self.compiler)
+        self._linker.add_data(image, "cubin", name)
+        return self
+
+    def add_data(self, data, input_type, name="unknown"):
+        """Add bytes of `input_type` (a drv.jit_input_type or a name such as 'ptx')."""
+        self._linker.add_data(bytes(data), _input_type_name(input_type), name)
+        return self
+
+    def add_file(self, filename, input_type):
+        self._linker.add_file(os.fspath(filename), _input_type_name(input_type))
+        return self
+
+    def add_stdlib(self, libname):
+        """Add lib<libname>.a from cuda_libdir (else CUDA_HOME/lib64 or /usr/local/cuda/lib64),
+        e.g. 'cudadevrt', the device runtime that kernels launching kernels need."""
+        path = _gpukit._find_device_library(libname, os.fspath(self.cuda_libdir) if self.cuda_libdir else "")
+        self._linker.add_file(path, "library")
+        return self
+
+    def link(self):
+        """Link everything added, load the result into the current context, return self."""
+        if self.module is not None:
+            raise _gpukit.LogicError("DynamicModule.link(): already linked")
+        self.image = self._linker.complete()
+        self.module = module_from_buffer(self.image, message_handler=self.message_handler)
+        return self
+
+    def _linked(self):
+        if self.module is None:
+            raise _gpukit.LogicError("DynamicModule: call link() before taking functions or globals")
+        return self.module
+
+    def get_function(self, name):
+        return self._linked().get_function(name)
+
+    def get_global(self, name):
+        return self._linked().get_global(name)
+
+
+class DynamicSourceModule(DynamicModule):
+    """`source` compiled with -rdc=true, linked with the device runtime (cudadevrt) and
+    loaded: a SourceModule whose kernels may launch kernels."""
+
+    def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
+                 cache_dir=None, include_dirs=[], cuda_libdir=None, compiler=None):
+        super().__init__(nvcc=nvcc, keep=keep, no_extern_c=no_extern_c, arch=arch, code=code, cache_dir=cache_dir,
+                         include_dirs=include_dirs, cuda_libdir=cuda_libdir, compiler=compiler)
+        self.add_source(source, nvcc_options=options)
+        self.add_stdlib("cudadevrt")
+        self.link()

@@ -9,6 +9,8 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     Error,
     Event,
     Function,
+    Graph,
+    GraphExec,
     In,
     InOut,
     Module,
@@ -26,6 +28,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     address_mode,
     array3d_flags,
     array_format,
+    capture_mode,
     compute_mode,
     ctx_flags,
     device_attribute,
@@ -79,6 +82,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     stream_flags,
     texture_flags,
 )
+from gpukit._graph import StreamCapture  # noqa: F401  (re-exported API)
 from gpukit._memory import (  # noqa: F401  (re-exported API)
     PointerHolderBase,
     aligned_empty,
