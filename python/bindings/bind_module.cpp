@@ -54,7 +54,8 @@ module load_reporting(nb::handle message_handler, Loader load) {
 }  // namespace
 
 void bind_module(nb::module_& m) {
-    nb::class_<module>(m, "Module", "Code loaded on the device; make one with module_from_buffer or SourceModule.")
+    nb::class_<module>(m, "Module", "Code loaded on the device; make one with module_from_buffer or SourceModule.",
+                      nb::is_weak_referenceable())
         .def("get_function", [](const module& self, const std::string& name) {
             return bound_function(self.get_function(name));
         }, "name"_a, "The kernel `name` (its extern \"C\" or mangled name).")

@@ -17,6 +17,8 @@ void bind_array(nb::module_& m);
 void bind_occupancy(nb::module_& m);
 void bind_pool(nb::module_& m);
 void bind_rtc(nb::module_& m);
+void bind_link(nb::module_& m);
+void bind_graph(nb::module_& m);
 void bind_function(nb::module_& m);
 void bind_module(nb::module_& m);
 void bind_memory(nb::module_& m);

@@ -12,11 +12,13 @@ NB_MODULE(_gpukit, m) {
     bind_device(m);
     bind_context(m);
     bind_stream(m);
+    bind_graph(m);
     bind_layout(m);
     bind_array(m);
     bind_occupancy(m);
     bind_pool(m);
     bind_rtc(m);
+    bind_link(m);
     bind_function(m);
     bind_module(m);
     bind_memory(m);

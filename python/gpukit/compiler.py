@@ -1,15 +1,18 @@
 """Compiling CUDA C at run time (PyCUDA's ``pycuda.compiler``).
 
-NVRTC, loaded at run time, is the compiler: no nvcc and no temporary files are needed.
+NVRTC, loaded at run time, is the compiler; nvcc is used when asked for or when NVRTC is
+missing. Compiled images are cached on disk (see compile()).
 ``arch`` is ``"sm_XY"`` (a cubin) or ``"compute_XY"`` (PTX that the driver compiles when it
 loads it); by default it is the current context's device, or ``sm_90`` without a context.
 """
 import os
+import shutil
 import sys
 import tempfile
+import weakref
 
 from gpukit import _gpukit
-from gpukit.driver import module_from_buffer
+from gpukit.driver import Context, module_from_buffer
 
 
 def _flags_from_environment():
@@ -50,42 +53,110 @@ def _keep(source, image, ptx, arch, log):
     print(f"*** compiler output in {directory}", file=sys.stderr)
 
 
-def compile(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
-            cache_dir=None, include_dirs=[]):
-    """Compile CUDA C ``source`` and return the image as bytes: a cubin for ``sm_XY``
-    targets, NUL-terminated PTX for ``compute_XY`` targets. Raises CompileError with the
-    NVRTC log in ``.stderr`` and the option list in ``.command_line`` when it fails.
+def _find_nvcc(nvcc):
+    """The path of the nvcc to run: `nvcc` itself when it names a file, else a PATH search,
+    else CUDA_HOME/bin and /usr/local/cuda/bin for the default name."""
+    if os.sep in nvcc:
+        return nvcc
+    found = shutil.which(nvcc)
+    if found is None and nvcc == "nvcc":
+        homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+        candidates = [os.path.join(home, "bin", "nvcc") for home in homes if home]
+        found = next((c for c in candidates if os.access(c, os.X_OK)), None)
+    if found is None:
+        raise _gpukit.RuntimeError(f"nvcc ({nvcc!r}) was not found on PATH, in CUDA_HOME/bin or in /usr/local/cuda/bin")
+    return found
 
-    ``nvcc`` is accepted for compatibility; compilation always uses NVRTC. ``cache_dir`` is
-    accepted and ignored: NVRTC compiles in memory and nothing is cached on disk yet.
-    """
-    if nvcc != "nvcc":
-        raise _gpukit.RuntimeError(
-            f"compile(nvcc={nvcc!r}): gpukit compiles with NVRTC and cannot run another compiler; "
-            "leave nvcc at its default")
-    if not _gpukit.nvrtc_available():
-        raise _gpukit.RuntimeError(
-            "NVRTC (libnvrtc.so.13 or .12) is not installed, and gpukit does not fall back to nvcc; "
-            "install the CUDA toolkit's NVRTC or set CUDA_HOME")
+
+def _choose_compiler(nvcc, compiler):
+    """('nvrtc' | 'nvcc', path of nvcc or ''). NVRTC unless asked for nvcc by name, by a
+    non-default `nvcc`, or because NVRTC is missing."""
+    if compiler is None:
+        if nvcc != "nvcc" or not _gpukit.nvrtc_available():
+            compiler = "nvcc"
+        else:
+            compiler = "nvrtc"
+    if compiler == "nvrtc":
+        if not _gpukit.nvrtc_available():
+            raise _gpukit.RuntimeError(
+                "NVRTC (libnvrtc.so.13 or .12) is not installed; install the CUDA toolkit's NVRTC, set CUDA_HOME, "
+                "or pass compiler='nvcc'")
+        return "nvrtc", ""
+    if compiler == "nvcc":
+        return "nvcc", _find_nvcc(nvcc)
+    raise ValueError(f"compiler must be None, 'nvrtc' or 'nvcc', got {compiler!r}")
+
+
+def _cache_directory(cache_dir):
+    """Where compiled images are cached, or None for no caching."""
+    if cache_dir is False or _gpukit._cache_disabled_by_environment():
+        return None
+    if cache_dir is None or cache_dir is True:
+        return _gpukit._default_cache_dir()
+    return os.fspath(cache_dir)
+
+
+def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler):
+    """The positional arguments of _gpukit._compile / _cache_key up to `nvcc`."""
+    which, nvcc_path = _choose_compiler(nvcc, compiler)
     if options is None:
         options = DEFAULT_NVCC_FLAGS
-    want_ptx = bool(keep)
-    image, used_arch, ptx, log, _ = _gpukit._nvrtc_compile(
-        source, [str(o) for o in options], _target(arch, code), [str(d) for d in include_dirs],
-        bool(no_extern_c), want_ptx)
+    return (source, [str(o) for o in options], _target(arch, code), [os.fspath(d) for d in include_dirs],
+            bool(no_extern_c), which, nvcc_path)
+
+
+def compile(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
+            cache_dir=None, include_dirs=[], compiler=None):
+    """Compile CUDA C ``source`` and return the image as bytes: a cubin for ``sm_XY``
+    targets, NUL-terminated PTX for ``compute_XY`` targets. Raises CompileError with the
+    compiler's log in ``.stderr`` and its options in ``.command_line`` when it fails.
+
+    NVRTC compiles unless ``compiler='nvcc'``, ``nvcc`` names another program than the
+    default ``'nvcc'``, or NVRTC is not installed. Images are cached on disk in
+    ``cache_dir`` (default: GPUKIT_CACHE_DIR, else $XDG_CACHE_HOME/gpukit, else
+    ~/.cache/gpukit); ``cache_dir=False`` or the environment variable GPUKIT_DISABLE_CACHE
+    turns the cache off, and ``keep=True`` bypasses it.
+    """
+    request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler)
+    image, used_arch, ptx, log, _, _, kept_dir = _gpukit._compile(*request, bool(keep), _cache_directory(cache_dir))
     if keep:
-        _keep(source, image, ptx, used_arch, log)
+        if kept_dir:
+            print(f"*** compiler output in {kept_dir}", file=sys.stderr)
+        else:
+            _keep(source, image, ptx, used_arch, log)
     return image
+
+
+# Modules already loaded, by (context handle, cache key). Weak: a module stays reusable
+# while some SourceModule holds it, and unloads as usual once none does.
+_loaded_modules = weakref.WeakValueDictionary()
 
 
 class SourceModule:
     """CUDA C compiled and loaded into the current context. Offers the Module interface
-    (get_function, get_global, ...) without inheriting from it."""
+    (get_function, get_global, ...) without inheriting from it.
+
+    With the cache on, a second SourceModule of the same request in the same context
+    shares the module the first one loaded (while that one is alive) instead of loading
+    another copy."""
 
     def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
-                 cache_dir=None, include_dirs=[]):
-        image = compile(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs)
+                 cache_dir=None, include_dirs=[], compiler=None):
+        request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler)
+        directory = _cache_directory(cache_dir)
+        loaded_key = None
+        if directory is not None and not keep:
+            context = Context.get_current()
+            if context is not None:
+                loaded_key = (context.handle, _gpukit._cache_key(*request))
+                module = _loaded_modules.get(loaded_key)
+                if module is not None:
+                    self.module = module
+                    return
+        image = compile(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, compiler)
         self.module = module_from_buffer(image)
+        if loaded_key is not None:
+            _loaded_modules[loaded_key] = self.module
 
     def get_function(self, name):
         return self.module.get_function(name)
@@ -98,3 +169,100 @@ class SourceModule:
 
     def get_surfref(self, name):
         return self.module.get_surfref(name)
+
+
+# drv.jit_input_type values (CUjitInputType) -> the linker's input names.
+_INPUT_TYPE_NAMES = {0: "cubin", 1: "ptx", 2: "fatbin", 3: "object", 4: "library"}
+
+
+def _input_type_name(input_type):
+    if isinstance(input_type, str):
+        return input_type.lower()
+    try:
+        return _INPUT_TYPE_NAMES[int(input_type)]
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"input_type must be a drv.jit_input_type (CUBIN, PTX, FATBINARY, OBJECT, LIBRARY) "
+                         f"or one of 'cubin', 'ptx', 'ltoir', 'fatbin', 'object', 'library'; got {input_type!r}")
+
+
+class DynamicModule:
+    """Device code from several sources, PTX, cubins and libraries, linked with nvJitLink
+    into one module: separate compilation and dynamic parallelism (add_stdlib('cudadevrt')).
+
+    Sources are compiled with ``-rdc=true`` for the link architecture (``code``, else
+    ``arch``, else the current device's). Call link() once; then the object offers the
+    Module interface (get_function, get_global)."""
+
+    def __init__(self, nvcc="nvcc", link_options=None, keep=False, no_extern_c=False, arch=None, code=None,
+                 cache_dir=None, include_dirs=[], message_handler=None, cuda_libdir=None, compiler=None):
+        self.nvcc = nvcc
+        self.keep = keep
+        self.no_extern_c = no_extern_c
+        self.cache_dir = cache_dir
+        self.include_dirs = include_dirs
+        self.message_handler = message_handler
+        self.cuda_libdir = cuda_libdir
+        self.compiler = compiler
+        self.arch = _target(arch, code) or _gpukit.nvrtc_default_arch()
+        self._linker = _gpukit._Linker(self.arch, [str(o) for o in (link_options or [])])
+        self.module = None
+        #: The linked cubin, set by link().
+        self.image = None
+
+    def add_source(self, source, nvcc_options=None, name="kernel.ptx"):
+        """Compile `source` as relocatable device code and add it."""
+        options = list(DEFAULT_NVCC_FLAGS if nvcc_options is None else nvcc_options)
+        if not any(str(o).startswith(("-rdc", "--relocatable-device-code")) for o in options):
+            options.append("-rdc=true")
+        image = compile(source, self.nvcc, options, self.keep, self.no_extern_c, self.arch, None, self.cache_dir,
+                        self.include_dirs, self.compiler)
+        self._linker.add_data(image, "cubin", name)
+        return self
+
+    def add_data(self, data, input_type, name="unknown"):
+        """Add bytes of `input_type` (a drv.jit_input_type or a name such as 'ptx')."""
+        self._linker.add_data(bytes(data), _input_type_name(input_type), name)
+        return self
+
+    def add_file(self, filename, input_type):
+        self._linker.add_file(os.fspath(filename), _input_type_name(input_type))
+        return self
+
+    def add_stdlib(self, libname):
+        """Add lib<libname>.a from cuda_libdir (else CUDA_HOME/lib64 or /usr/local/cuda/lib64),
+        e.g. 'cudadevrt', the device runtime that kernels launching kernels need."""
+        path = _gpukit._find_device_library(libname, os.fspath(self.cuda_libdir) if self.cuda_libdir else "")
+        self._linker.add_file(path, "library")
+        return self
+
+    def link(self):
+        """Link everything added, load the result into the current context, return self."""
+        if self.module is not None:
+            raise _gpukit.LogicError("DynamicModule.link(): already linked")
+        self.image = self._linker.complete()
+        self.module = module_from_buffer(self.image, message_handler=self.message_handler)
+        return self
+
+    def _linked(self):
+        if self.module is None:
+            raise _gpukit.LogicError("DynamicModule: call link() before taking functions or globals")
+        return self.module
+
+    def get_function(self, name):
+        return self._linked().get_function(name)
+
+    def get_global(self, name):
+        return self._linked().get_global(name)
+
+
+class DynamicSourceModule(DynamicModule):
+    """`source` compiled with -rdc=true, linked with the device runtime (cudadevrt) and
+    loaded: a SourceModule whose kernels may launch kernels."""
+
+    def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
+                 cache_dir=None, include_dirs=[], cuda_libdir=None, compiler=None):
+        super().__init__(nvcc=nvcc, keep=keep, no_extern_c=no_extern_c, arch=arch, code=code, cache_dir=cache_dir,
+                         include_dirs=include_dirs, cuda_libdir=cuda_libdir, compiler=compiler)
+        self.add_source(source, nvcc_options=options)
+        self.add_stdlib("cudadevrt")
+        self.link()

@@ -12,6 +12,8 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     Error,
     Event,
     Function,
+    Graph,
+    GraphExec,
     In,
     InOut,
     Module,
@@ -32,6 +34,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     address_mode,
     array3d_flags,
     array_format,
+    capture_mode,
     compute_mode,
     ctx_flags,
     device_attribute,
@@ -95,6 +98,7 @@ from gpukit._arrays import (  # noqa: F401  (re-exported API)
     matrix_to_array,
     np_to_array,
 )
+from gpukit._graph import StreamCapture  # noqa: F401  (re-exported API)
 from gpukit._memory import (  # noqa: F401  (re-exported API)
     PointerHolderBase,
     aligned_empty,

@@ -27,7 +27,8 @@ private:
 
 constexpr int fallback_arch = 90;
 
-// True for "compute_XY", false for "sm_XY"; logic_error for anything else.
+}  // namespace
+
 bool is_virtual_arch(const std::string& arch) {
     const bool is_virtual = arch.rfind("compute_", 0) == 0;
     const bool is_real = arch.rfind("sm_", 0) == 0;
@@ -37,6 +38,8 @@ bool is_virtual_arch(const std::string& arch) {
                           "compiles at load time), got '" + arch + "'");
     return is_virtual;
 }
+
+namespace {
 
 std::string get_log(nvrtcProgram program) {
     std::size_t size = 0;
@@ -109,6 +112,16 @@ std::string default_arch() {
     return "sm_" + std::to_string(wanted);
 }
 
+std::string wrapped_source(std::string_view source, const compile_options& options) {
+    if (options.no_extern_c)
+        return std::string(source);
+    // #line keeps diagnostics on the caller's own line numbers despite the wrapper.
+    std::string text = "extern \"C\" {\n#line 1 \"" + options.name + "\"\n";
+    text += source;
+    text += "\n}\n";
+    return text;
+}
+
 compiled_program compile(std::string_view source, const compile_options& options) {
     const nvrtc_api& nvrtc = api();
     compiled_program result;
@@ -120,16 +133,7 @@ compiled_program compile(std::string_view source, const compile_options& options
         result.options.push_back("-I" + dir);
     result.options.insert(result.options.end(), options.options.begin(), options.options.end());
 
-    std::string text;
-    if (options.no_extern_c) {
-        text = source;
-    } else {
-        // #line keeps diagnostics on the caller's own line numbers despite the wrapper.
-        text = "extern \"C\" {\n#line 1 \"" + options.name + "\"\n";
-        text += source;
-        text += "\n}\n";
-    }
-
+    const std::string text = wrapped_source(source, options);
     nvrtcProgram raw = nullptr;
     if (const nvrtcResult r = nvrtc.nvrtcCreateProgram(&raw, text.c_str(), options.name.c_str(), 0, nullptr, nullptr);
         r != NVRTC_SUCCESS)
@@ -144,7 +148,7 @@ compiled_program compile(std::string_view source, const compile_options& options
     if (compiled != NVRTC_SUCCESS) {
         const std::string why = compiled == NVRTC_ERROR_INVALID_OPTION
                                     ? " (NVRTC rejected an option; nvcc-only flags such as -Xptxas or --cubin are "
-                                      "not accepted)"
+                                      "not accepted; compile with nvcc for those)"
                                     : "";
         throw compile_error("NVRTC failed to compile " + options.name + " for " + result.arch + ": " +
                                 nvrtc.nvrtcGetErrorString(compiled) + why + first_errors(result.log),

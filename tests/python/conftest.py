@@ -1,8 +1,15 @@
 """Shared test set-up: GPU tests skip with the reason when no CUDA device is present, and
 each GPU test gets a context of its own."""
+import os
+import tempfile
+
 import pytest
 
 import gpukit.driver as drv
+
+# Compilations made by the tests go to a cache of their own, never the user's.
+os.environ["GPUKIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="gpukit-test-cache-")
+os.environ.pop("GPUKIT_DISABLE_CACHE", None)
 
 
 def _why_no_gpu():

@@ -40,6 +40,13 @@ struct compiled_program {
 // runtime_error when NVRTC cannot be loaded.
 compiled_program compile(std::string_view source, const compile_options& options = {});
 
+// The text handed to the compiler: `source`, wrapped in extern "C" { } (with a #line so
+// diagnostics keep the caller's line numbers) unless options.no_extern_c.
+std::string wrapped_source(std::string_view source, const compile_options& options);
+
+// "compute_XY" -> true, "sm_XY" -> false; logic_error for anything else.
+bool is_virtual_arch(const std::string& arch);
+
 // The architecture compile() uses when none is given: the compute capability of the current
 // context's device, or sm_90 (Hopper) when no context is current. When the device is newer
 // than NVRTC knows, this is compute_XY of NVRTC's newest architecture, so the driver JITs it.

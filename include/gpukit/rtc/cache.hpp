@@ -1,0 +1,45 @@
+// The on-disk compilation cache: one file per compiled image, named by its cache key.
+//
+// An entry is "GPUKITC1", the payload size (8 bytes, little-endian), the SHA-256 of the
+// payload, then the payload. load() checks all three, so a truncated or corrupt file is a
+// miss (the caller compiles again and store() replaces it), never a bad image.
+//
+// Writes go to a temporary file in the same directory, renamed over the entry: rename is
+// atomic within a file system, so any number of processes may compile the same source at
+// once; each reader sees either no entry or a complete one, and the last writer wins with
+// an identical payload.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpukit::rtc {
+
+class compile_cache {
+public:
+    explicit compile_cache(std::filesystem::path directory) : directory_(std::move(directory)) {}
+
+    // The payload stored under `key`, or nullopt when there is none or it fails its checks.
+    std::optional<std::vector<char>> load(const std::string& key) const;
+    // Stores `payload` under `key`, creating the directory if needed. Throws runtime_error
+    // naming the path when the directory or the file cannot be written.
+    void store(const std::string& key, const std::vector<char>& payload) const;
+
+    std::filesystem::path entry_path(const std::string& key) const;
+    const std::filesystem::path& directory() const noexcept { return directory_; }
+
+private:
+    std::filesystem::path directory_;
+};
+
+// True when GPUKIT_DISABLE_CACHE (or PYCUDA_DISABLE_CACHE) is set to anything: caching is
+// off whatever directory a caller names.
+bool cache_disabled_by_environment();
+
+// GPUKIT_CACHE_DIR (else PYCUDA_CACHE_DIR), else $XDG_CACHE_HOME/gpukit, else
+// ~/.cache/gpukit; nullopt when cache_disabled_by_environment() or no home is known.
+std::optional<std::filesystem::path> default_cache_dir();
+
+}  // namespace gpukit::rtc

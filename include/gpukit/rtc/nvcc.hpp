@@ -1,0 +1,41 @@
+// Compiling CUDA C with nvcc, for what NVRTC cannot do (nvcc-only flags such as -Xptxas,
+// host-side headers NVRTC lacks) and for machines with nvcc but no NVRTC.
+//
+// nvcc runs as a child process in a fresh temporary directory, which is removed afterwards
+// unless `keep` is set.
+#pragma once
+
+#include "gpukit/rtc/program.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpukit::rtc {
+
+struct nvcc_settings {
+    // The nvcc to run: a path, or a name searched on PATH.
+    std::string nvcc = "nvcc";
+    // Keep the temporary directory (nvcc also runs with --keep, so its intermediate files
+    // stay there too); its path is returned in kept_dir.
+    bool keep = false;
+};
+
+// Runs `nvcc --cubin -arch sm_XY` (or `--ptx -arch compute_XY`) on wrapped_source(source,
+// options), with "-I<dir>" per include dir and options.options as given. Throws
+// compile_error (nvcc's stderr as the log, its stdout, the full command line) when nvcc
+// fails, runtime_error when it cannot be started. `kept_dir`, when given, receives the
+// directory kept by settings.keep (empty otherwise).
+compiled_program compile_with_nvcc(std::string_view source, const compile_options& options,
+                                   const nvcc_settings& settings = {}, std::string* kept_dir = nullptr);
+
+// The first line of `nvcc --version` that names the release, else its whole output
+// (computed once per nvcc path); runtime_error when nvcc cannot be run.
+std::string nvcc_version(const std::string& nvcc);
+
+// The files the compilation reads besides the source itself, from `nvcc -M` (every header,
+// the toolkit's included). Throws like compile_with_nvcc.
+std::vector<std::string> nvcc_dependencies(std::string_view source, const compile_options& options,
+                                           const std::string& nvcc);
+
+}  // namespace gpukit::rtc

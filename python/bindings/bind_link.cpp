@@ -1,0 +1,38 @@
+// The linking half of gpukit.compiler: _Linker (nvJitLink) behind DynamicModule.
+#include "bindings.hpp"
+
+#include "gpukit/rtc/linker.hpp"
+#include "gpukit/rtc/nvjitlink.hpp"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+
+void bind_link(nb::module_& m) {
+    m.def("nvjitlink_available", &rtc::nvjitlink_available, "True when libnvJitLink can be loaded.");
+    m.def("_find_device_library", &rtc::find_device_library, "name"_a, "libdir"_a,
+          "The path of lib<name>.a in libdir, else in CUDA_HOME/lib64 or /usr/local/cuda/lib64.");
+    nb::class_<rtc::linker>(m, "_Linker", "nvJitLink: add device code, then complete() once for a cubin.")
+        .def(nb::init<const std::string&, const std::vector<std::string>&>(), "arch"_a, "options"_a)
+        .def("add_data", [](rtc::linker& self, nb::bytes data, const std::string& kind, const std::string& name) {
+            self.add_data(data.c_str(), data.size(), rtc::link_input_from_name(kind), name);
+        }, "data"_a, "kind"_a, "name"_a)
+        .def("add_file", [](rtc::linker& self, const std::string& path, const std::string& kind) {
+            self.add_file(path, rtc::link_input_from_name(kind));
+        }, "path"_a, "kind"_a)
+        .def("complete", [](rtc::linker& self) {
+            std::vector<char> cubin;
+            {
+                nb::gil_scoped_release release;
+                cubin = self.complete();
+            }
+            return nb::bytes(cubin.data(), cubin.size());
+        })
+        .def_prop_ro("arch", &rtc::linker::arch)
+        .def_prop_ro("info_log", &rtc::linker::info_log);
+}
+
+}  // namespace gpukit::python

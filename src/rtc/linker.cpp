@@ -1,0 +1,165 @@
+#include "gpukit/rtc/linker.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/rtc/nvjitlink.hpp"
+#include "gpukit/rtc/program.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+
+namespace gpukit::rtc {
+namespace {
+
+nvJitLinkInputType to_nvjitlink(link_input kind) {
+    switch (kind) {
+    case link_input::cubin: return NVJITLINK_INPUT_CUBIN;
+    case link_input::ptx: return NVJITLINK_INPUT_PTX;
+    case link_input::ltoir: return NVJITLINK_INPUT_LTOIR;
+    case link_input::fatbin: return NVJITLINK_INPUT_FATBIN;
+    case link_input::object: return NVJITLINK_INPUT_OBJECT;
+    case link_input::library: return NVJITLINK_INPUT_LIBRARY;
+    }
+    throw logic_error("unknown link input kind");
+}
+
+nvJitLinkHandle as_handle(void* handle) { return static_cast<nvJitLinkHandle>(handle); }
+
+// A log through its size and text getters; empty when there is none.
+template <class SizeFn, class TextFn>
+std::string read_log(nvJitLinkHandle handle, SizeFn size_fn, TextFn text_fn) {
+    std::size_t size = 0;
+    if (size_fn(handle, &size) != NVJITLINK_SUCCESS || size <= 1)
+        return {};
+    std::string log(size, '\0');
+    if (text_fn(handle, log.data()) != NVJITLINK_SUCCESS)
+        return {};
+    log.resize(size - 1);  // drop the terminating NUL
+    return log;
+}
+
+}  // namespace
+
+link_input link_input_from_name(const std::string& name) {
+    const std::pair<const char*, link_input> names[] = {
+        {"cubin", link_input::cubin},   {"ptx", link_input::ptx},       {"ltoir", link_input::ltoir},
+        {"fatbin", link_input::fatbin}, {"object", link_input::object}, {"library", link_input::library}};
+    for (const auto& [text, kind] : names)
+        if (name == text)
+            return kind;
+    throw logic_error("link input type must be cubin, ptx, ltoir, fatbin, object or library, got '" + name + "'");
+}
+
+linker::linker(const std::string& arch, const std::vector<std::string>& options) : arch_(arch) {
+    if (is_virtual_arch(arch))
+        throw logic_error("linker: link for a real architecture ('sm_XY'), got '" + arch + "'");
+    std::vector<std::string> all = {"-arch=" + arch};
+    all.insert(all.end(), options.begin(), options.end());
+    std::vector<const char*> argv;
+    for (const auto& o : all) {
+        argv.push_back(o.c_str());
+        options_ += (options_.empty() ? "" : " ") + o;
+    }
+    nvJitLinkHandle handle = nullptr;
+    const nvJitLinkResult r = nvjitlink().nvJitLinkCreate(&handle, static_cast<std::uint32_t>(argv.size()), argv.data());
+    if (r != NVJITLINK_SUCCESS)
+        throw compile_error("nvJitLinkCreate failed (nvJitLinkResult " + std::to_string(static_cast<int>(r)) +
+                                "); check the link options", {}, options_);
+    handle_ = handle;
+}
+
+linker::linker(linker&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), arch_(std::move(other.arch_)),
+      options_(std::move(other.options_)), info_log_(std::move(other.info_log_)), names_(std::move(other.names_)),
+      inputs_(std::move(other.inputs_)) {}
+
+linker& linker::operator=(linker&& other) noexcept {
+    if (this != &other) {
+        linker doomed(std::move(*this));
+        handle_ = std::exchange(other.handle_, nullptr);
+        arch_ = std::move(other.arch_);
+        options_ = std::move(other.options_);
+        info_log_ = std::move(other.info_log_);
+        names_ = std::move(other.names_);
+        inputs_ = std::move(other.inputs_);
+    }
+    return *this;
+}
+
+linker::~linker() {
+    if (handle_) {
+        nvJitLinkHandle handle = as_handle(handle_);
+        nvjitlink().nvJitLinkDestroy(&handle);
+    }
+}
+
+void linker::check(int result, const std::string& what) {
+    if (result == NVJITLINK_SUCCESS)
+        return;
+    const nvjitlink_api& api = nvjitlink();
+    const std::string error_log = read_log(as_handle(handle_), api.nvJitLinkGetErrorLogSize, api.nvJitLinkGetErrorLog);
+    info_log_ = read_log(as_handle(handle_), api.nvJitLinkGetInfoLogSize, api.nvJitLinkGetInfoLog);
+    throw compile_error("nvJitLink failed to " + what + " (nvJitLinkResult " + std::to_string(result) + ")" +
+                            (error_log.empty() ? "" : ":\n" + error_log),
+                        error_log, options_);
+}
+
+void linker::add_data(const void* data, std::size_t size, link_input kind, const std::string& name) {
+    if (!handle_)
+        throw logic_error("linker: used after complete() or a move");
+    const std::string& kept_name = names_.emplace_back(name);
+    const std::vector<char>& kept = inputs_.emplace_back(static_cast<const char*>(data),
+                                                         static_cast<const char*>(data) + size);
+    check(nvjitlink().nvJitLinkAddData(as_handle(handle_), to_nvjitlink(kind), kept.data(), kept.size(),
+                                       kept_name.c_str()),
+          "add " + name);
+}
+
+void linker::add_file(const std::string& path, link_input kind) {
+    if (!handle_)
+        throw logic_error("linker: used after complete() or a move");
+    if (!std::filesystem::exists(path))
+        throw runtime_error("linker: no file " + path, 0, "nvJitLinkAddFile");
+    const std::string& kept_path = names_.emplace_back(path);
+    check(nvjitlink().nvJitLinkAddFile(as_handle(handle_), to_nvjitlink(kind), kept_path.c_str()), "add " + path);
+}
+
+std::vector<char> linker::complete() {
+    if (!handle_)
+        throw logic_error("linker: used after complete() or a move");
+    const nvjitlink_api& api = nvjitlink();
+    check(api.nvJitLinkComplete(as_handle(handle_)), "link for " + arch_);
+    info_log_ = read_log(as_handle(handle_), api.nvJitLinkGetInfoLogSize, api.nvJitLinkGetInfoLog);
+    std::size_t size = 0;
+    check(api.nvJitLinkGetLinkedCubinSize(as_handle(handle_), &size), "size the linked cubin");
+    std::vector<char> cubin(size);
+    check(api.nvJitLinkGetLinkedCubin(as_handle(handle_), cubin.data()), "copy the linked cubin");
+    nvJitLinkHandle handle = as_handle(std::exchange(handle_, nullptr));
+    api.nvJitLinkDestroy(&handle);
+    names_.clear();
+    inputs_.clear();
+    return cubin;
+}
+
+std::string find_device_library(const std::string& name, const std::string& libdir) {
+    std::vector<std::string> dirs;
+    if (!libdir.empty()) {
+        dirs.push_back(libdir);
+    } else {
+        for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+            if (const char* home = std::getenv(variable); home && *home)
+                dirs.push_back(std::string(home) + "/lib64");
+        dirs.push_back("/usr/local/cuda/lib64");
+    }
+    std::string looked;
+    for (const auto& dir : dirs) {
+        const std::string path = dir + "/lib" + name + ".a";
+        if (std::filesystem::exists(path))
+            return path;
+        looked += "\n  " + path;
+    }
+    throw runtime_error("device library '" + name + "' not found; set CUDA_HOME or pass cuda_libdir. Looked for:" +
+                            looked, 0, "find_device_library");
+}
+
+}  // namespace gpukit::rtc

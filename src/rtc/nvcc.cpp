@@ -1,0 +1,151 @@
+#include "gpukit/rtc/nvcc.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/core/process.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace gpukit::rtc {
+namespace {
+
+// Removes the temporary directory on every path out, unless told to keep it.
+class temp_dir {
+public:
+    explicit temp_dir(std::string path) : path_(std::move(path)) {}
+    ~temp_dir() {
+        if (!keep_) {
+            std::error_code ignored;
+            std::filesystem::remove_all(path_, ignored);
+        }
+    }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+    const std::string& path() const noexcept { return path_; }
+    void keep() noexcept { keep_ = true; }
+
+private:
+    std::string path_;
+    bool keep_ = false;
+};
+
+void write_file(const std::string& path, std::string_view text) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out)
+        throw runtime_error("could not write " + path, 0, "write");
+}
+
+std::vector<char> read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw runtime_error("nvcc reported success but wrote no " + path, 0, "nvcc");
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// nvcc's arguments shared by compiling and by listing dependencies.
+std::vector<std::string> common_arguments(const std::string& nvcc, const std::string& arch,
+                                          const compile_options& options) {
+    std::vector<std::string> argv = {nvcc, "-arch", arch};
+    for (const auto& dir : options.include_dirs)
+        argv.push_back("-I" + dir);
+    argv.insert(argv.end(), options.options.begin(), options.options.end());
+    return argv;
+}
+
+[[noreturn]] void throw_nvcc_failure(const std::string& what, const process_result& run,
+                                     const std::vector<std::string>& argv) {
+    std::string message = "nvcc failed to " + what + " (exit status " + std::to_string(run.exit_code) + ")";
+    // The first lines of stderr carry the error; the rest travels in the log.
+    std::istringstream lines(run.stderr_text);
+    std::string line;
+    for (int i = 0; i < 5 && std::getline(lines, line); ++i)
+        message += "\n  " + line;
+    throw compile_error(message, run.stderr_text, command_line(argv), run.stdout_text);
+}
+
+}  // namespace
+
+compiled_program compile_with_nvcc(std::string_view source, const compile_options& options,
+                                   const nvcc_settings& settings, std::string* kept_dir) {
+    compiled_program result;
+    result.arch = options.arch.empty() ? default_arch() : options.arch;
+    const bool is_virtual = is_virtual_arch(result.arch);
+
+    temp_dir dir(make_temp_dir("gpukit-nvcc-"));
+    const std::string source_path = dir.path() + "/" + options.name;
+    write_file(source_path, wrapped_source(source, options));
+    const std::string output = dir.path() + (is_virtual ? "/kernel.ptx" : "/kernel.cubin");
+
+    std::vector<std::string> argv = common_arguments(settings.nvcc, result.arch, options);
+    argv.insert(argv.begin() + 1, is_virtual ? "--ptx" : "--cubin");
+    if (settings.keep)
+        argv.push_back("--keep");
+    argv.insert(argv.end(), {"-o", output, source_path});
+    result.options.assign(argv.begin() + 1, argv.end());
+
+    if (settings.keep) {
+        dir.keep();
+        if (kept_dir)
+            *kept_dir = dir.path();
+    }
+    const process_result run = run_process(argv, dir.path());
+    if (run.exit_code != 0)
+        throw_nvcc_failure("compile " + options.name + " for " + result.arch, run, argv);
+    result.log = run.stderr_text;
+    std::vector<char> image = read_file(output);
+    if (is_virtual)
+        result.ptx.assign(image.begin(), image.end());
+    else
+        result.cubin = std::move(image);
+    return result;
+}
+
+std::string nvcc_version(const std::string& nvcc) {
+    // nvcc takes tens of milliseconds to start; the version cannot change under a running
+    // process unless the file is replaced, which a cache key cannot detect anyway.
+    static std::mutex mutex;
+    static std::map<std::string, std::string> versions;
+    std::lock_guard lock(mutex);
+    if (auto found = versions.find(nvcc); found != versions.end())
+        return found->second;
+    temp_dir dir(make_temp_dir("gpukit-nvcc-"));
+    const process_result run = run_process({nvcc, "--version"}, dir.path());
+    if (run.exit_code != 0)
+        throw runtime_error("'" + nvcc + " --version' failed: " + run.stderr_text, 0, "nvcc");
+    std::string version = run.stdout_text;
+    std::istringstream lines(run.stdout_text);
+    for (std::string line; std::getline(lines, line);)
+        if (line.find("release") != std::string::npos)
+            version = line;
+    return versions[nvcc] = version;
+}
+
+std::vector<std::string> nvcc_dependencies(std::string_view source, const compile_options& options,
+                                           const std::string& nvcc) {
+    const std::string arch = options.arch.empty() ? default_arch() : options.arch;
+    temp_dir dir(make_temp_dir("gpukit-nvcc-"));
+    const std::string source_path = dir.path() + "/" + options.name;
+    write_file(source_path, wrapped_source(source, options));
+    std::vector<std::string> argv = common_arguments(nvcc, arch, options);
+    argv.insert(argv.end(), {"-M", source_path});
+    const process_result run = run_process(argv, dir.path());
+    if (run.exit_code != 0)
+        throw_nvcc_failure("list the headers of " + options.name, run, argv);
+    // A make rule: "target : dep dep \<newline> dep ...". Paths with spaces are escaped
+    // with a backslash; headers in such paths are rare enough to be split here (their
+    // pieces then fail to open and are hashed as missing, so the key stays stable).
+    std::vector<std::string> files;
+    const std::size_t colon = run.stdout_text.find(": ");
+    std::istringstream words(run.stdout_text.substr(colon == std::string::npos ? 0 : colon + 2));
+    for (std::string word; words >> word;)
+        if (word != "\\" && word != source_path)
+            files.push_back(word);
+    return files;
+}
+
+}  // namespace gpukit::rtc

@@ -1,0 +1,84 @@
+#include "gpukit/rtc/nvjitlink.hpp"
+
+#include "gpukit/core/error.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <type_traits>
+#include <vector>
+
+namespace gpukit::rtc {
+namespace {
+
+struct loaded_nvjitlink {
+    nvjitlink_api table;
+    std::string load_failure;  // why no library could be used; empty on success
+};
+
+std::vector<std::string> candidates() {
+    const char* names[] = {"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so"};
+    std::vector<std::string> dirs = {""};  // "" = the dynamic linker's own search
+    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+        if (const char* home = std::getenv(variable); home && *home)
+            dirs.push_back(std::string(home) + "/lib64/");
+    dirs.push_back("/usr/local/cuda/lib64/");
+    std::vector<std::string> result;
+    for (const auto& dir : dirs)
+        for (const char* name : names)
+            result.push_back(dir + name);
+    return result;
+}
+
+loaded_nvjitlink load() {
+    loaded_nvjitlink loaded;
+    std::string tried;
+    for (const auto& candidate : candidates()) {
+        void* library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!library) {
+            tried += "\n  " + candidate + ": not found";
+            continue;
+        }
+        std::string missing;
+        auto resolve = [&](const char* symbol, auto*& slot) {
+            slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(library, symbol));
+            if (!slot)
+                missing += std::string(missing.empty() ? "" : ", ") + symbol;
+        };
+#define X(name) resolve(#name, loaded.table.name);
+#include "gpukit/rtc/nvjitlink_functions.inc"
+#undef X
+        if (missing.empty())
+            return loaded;  // stays loaded for the life of the process
+        tried += "\n  " + candidate + ": lacks " + missing;
+        loaded.table = {};
+        dlclose(library);
+    }
+    loaded.load_failure = "nvJitLink (libnvJitLink.so.13 or .12) could not be loaded, so device code cannot be "
+                          "linked; install the CUDA toolkit's nvJitLink or set CUDA_HOME. Tried:" + tried;
+    return loaded;
+}
+
+const loaded_nvjitlink& instance() {
+    static const loaded_nvjitlink* loaded = new loaded_nvjitlink(load());  // never unloaded
+    return *loaded;
+}
+
+}  // namespace
+
+const nvjitlink_api& nvjitlink() {
+    const loaded_nvjitlink& loaded = instance();
+    if (!loaded.load_failure.empty())
+        throw runtime_error(loaded.load_failure, 0, "dlopen");
+    return loaded.table;
+}
+
+bool nvjitlink_available() noexcept {
+    try {
+        return instance().load_failure.empty();
+    } catch (...) {
+        return false;
+    }
+}
+
+}  // namespace gpukit::rtc

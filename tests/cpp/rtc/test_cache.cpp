@@ -1,0 +1,186 @@
+// The compilation cache and its keys; NVRTC and nvcc run for real where installed (no GPU
+// is needed to compile).
+#include "gpukit/core/error.hpp"
+#include "gpukit/core/process.hpp"
+#include "gpukit/rtc/api.hpp"
+#include "gpukit/rtc/cache.hpp"
+#include "gpukit/rtc/compiler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+using namespace gpukit;
+namespace fs = std::filesystem;
+
+#define GPUKIT_REQUIRE_NVRTC()                                       \
+    do {                                                             \
+        if (!rtc::nvrtc_available())                                 \
+            GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed";  \
+    } while (false)
+
+class cache_test : public ::testing::Test {
+protected:
+    void SetUp() override { dir = make_temp_dir("gpukit-cache-test-"); }
+    void TearDown() override { fs::remove_all(dir); }
+
+    rtc::compile_request request(const std::string& source) const {
+        rtc::compile_request r;
+        r.source = source;
+        r.options.arch = "sm_90";
+        return r;
+    }
+
+    void write(const fs::path& path, const std::string& text) const { std::ofstream(path) << text; }
+
+    fs::path dir;
+};
+
+constexpr const char* kernel = "__global__ void k(int *a) { a[0] = 42; }";
+
+TEST_F(cache_test, stores_and_loads_a_payload) {
+    rtc::compile_cache cache(dir / "sub");
+    EXPECT_FALSE(cache.load("abc"));
+    cache.store("abc", {'x', 'y', '\0', 'z'});
+    const auto loaded = cache.load("abc");
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(*loaded, (std::vector<char>{'x', 'y', '\0', 'z'}));
+    // No temporary file is left behind.
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "sub"), fs::directory_iterator()), 1);
+}
+
+TEST_F(cache_test, corrupt_and_truncated_entries_are_misses) {
+    rtc::compile_cache cache(dir);
+    cache.store("key", std::vector<char>(1000, 'p'));
+    const fs::path entry = cache.entry_path("key");
+    {
+        std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(500);
+        f.put('q');
+    }
+    EXPECT_FALSE(cache.load("key"));
+    cache.store("key", std::vector<char>(1000, 'p'));
+    ASSERT_TRUE(cache.load("key"));
+    fs::resize_file(entry, 700);
+    EXPECT_FALSE(cache.load("key"));
+    fs::resize_file(entry, 10);
+    EXPECT_FALSE(cache.load("key"));
+}
+
+TEST_F(cache_test, key_follows_source_options_arch_and_headers) {
+    GPUKIT_REQUIRE_NVRTC();
+    write(dir / "scale.h", "#define SCALE 2\n#include \"inner.h\"\n");
+    write(dir / "inner.h", "#define INNER 1\n");
+    rtc::compile_request base = request("#include \"scale.h\"\n__global__ void k(int *a) { a[0] = SCALE; }");
+    base.options.include_dirs = {dir.string()};
+    const std::string key = rtc::cache_key(base);
+    EXPECT_EQ(key.size(), 64u);
+    EXPECT_EQ(rtc::cache_key(base), key);
+
+    rtc::compile_request changed = base;
+    changed.source += " ";
+    EXPECT_NE(rtc::cache_key(changed), key);
+    changed = base;
+    changed.options.options = {"-DX=1"};
+    EXPECT_NE(rtc::cache_key(changed), key);
+    changed = base;
+    changed.options.arch = "sm_80";
+    EXPECT_NE(rtc::cache_key(changed), key);
+    changed = base;
+    changed.options.no_extern_c = true;
+    EXPECT_NE(rtc::cache_key(changed), key);
+
+    // A header included by a header counts too.
+    write(dir / "inner.h", "#define INNER 2\n");
+    EXPECT_NE(rtc::cache_key(base), key);
+    const std::vector<fs::path> headers = rtc::included_headers(base.source, base.options);
+    ASSERT_EQ(headers.size(), 2u);
+    EXPECT_EQ(headers[0].filename(), "scale.h");
+    EXPECT_EQ(headers[1].filename(), "inner.h");
+}
+
+TEST_F(cache_test, compile_cached_misses_then_hits_and_recompiles_a_bad_entry) {
+    GPUKIT_REQUIRE_NVRTC();
+    const rtc::compile_request r = request(kernel);
+    const rtc::compile_outcome first = rtc::compile_cached(r, dir);
+    EXPECT_FALSE(first.from_cache);
+    EXPECT_EQ(std::string(first.image.data(), 4), "\x7f" "ELF");
+    const rtc::compile_outcome second = rtc::compile_cached(r, dir);
+    EXPECT_TRUE(second.from_cache);
+    EXPECT_EQ(second.key, first.key);
+    EXPECT_EQ(second.image, first.image);
+
+    fs::resize_file(rtc::compile_cache(dir).entry_path(first.key), 100);
+    const rtc::compile_outcome third = rtc::compile_cached(r, dir);
+    EXPECT_FALSE(third.from_cache);
+    EXPECT_EQ(third.image, first.image);
+    EXPECT_TRUE(rtc::compile_cached(r, dir).from_cache);  // rewritten
+}
+
+TEST_F(cache_test, no_directory_means_no_cache) {
+    GPUKIT_REQUIRE_NVRTC();
+    const rtc::compile_outcome outcome = rtc::compile_cached(request(kernel), std::nullopt);
+    EXPECT_FALSE(outcome.from_cache);
+    EXPECT_TRUE(outcome.key.empty());
+    EXPECT_FALSE(outcome.image.empty());
+}
+
+TEST(cache_dir, environment_chooses_and_disables) {
+    ::setenv("GPUKIT_CACHE_DIR", "/tmp/somewhere", 1);
+    EXPECT_EQ(rtc::default_cache_dir(), fs::path("/tmp/somewhere"));
+    ::unsetenv("GPUKIT_CACHE_DIR");
+    ::setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+    EXPECT_EQ(rtc::default_cache_dir(), fs::path("/tmp/xdg/gpukit"));
+    ::setenv("GPUKIT_DISABLE_CACHE", "1", 1);
+    EXPECT_TRUE(rtc::cache_disabled_by_environment());
+    EXPECT_FALSE(rtc::default_cache_dir());
+    ::unsetenv("GPUKIT_DISABLE_CACHE");
+    ::unsetenv("XDG_CACHE_HOME");
+}
+
+bool have_nvcc() { return fs::exists("/usr/local/cuda/bin/nvcc"); }
+
+TEST_F(cache_test, nvcc_compiles_a_cubin_and_keys_on_its_headers) {
+    if (!have_nvcc())
+        GTEST_SKIP() << "nvcc is not installed in /usr/local/cuda/bin";
+    write(dir / "value.h", "#define VALUE 7\n");
+    rtc::compile_request r = request("#include \"value.h\"\n__global__ void k(int *a) { a[0] = VALUE; }");
+    r.options.include_dirs = {dir.string()};
+    r.compiler = rtc::compiler_kind::nvcc;
+    r.nvcc.nvcc = "/usr/local/cuda/bin/nvcc";
+    const rtc::compile_outcome first = rtc::compile_cached(r, dir / "cache");
+    EXPECT_EQ(std::string(first.image.data(), 4), "\x7f" "ELF");
+    EXPECT_TRUE(rtc::compile_cached(r, dir / "cache").from_cache);
+    write(dir / "value.h", "#define VALUE 8\n");
+    EXPECT_NE(rtc::cache_key(r), first.key);
+}
+
+TEST_F(cache_test, nvcc_failure_is_a_compile_error_with_the_command_line) {
+    if (!have_nvcc())
+        GTEST_SKIP() << "nvcc is not installed in /usr/local/cuda/bin";
+    rtc::nvcc_settings settings;
+    settings.nvcc = "/usr/local/cuda/bin/nvcc";
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    try {
+        rtc::compile_with_nvcc("__global__ void k() { undeclared = 1; }", options, settings);
+        FAIL() << "nvcc accepted a broken kernel";
+    } catch (const compile_error& e) {
+        EXPECT_NE(e.log().find("undeclared"), std::string::npos);
+        EXPECT_NE(e.command_line().find("--cubin"), std::string::npos);
+        EXPECT_NE(e.command_line().find("sm_90"), std::string::npos);
+    }
+}
+
+TEST(nvcc, a_missing_nvcc_is_a_runtime_error) {
+    rtc::nvcc_settings settings;
+    settings.nvcc = "/no/such/nvcc";
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    EXPECT_THROW(rtc::compile_with_nvcc(kernel, options, settings), runtime_error);
+}
+
+}  // namespace
