@@ -1,10 +1,12 @@
 #include "gpukit/core/parallel_memcpy.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,10 +22,12 @@ constexpr unsigned max_threads = 8;
 // destruction at exit could deadlock, and idle threads cost nothing.
 class worker_pool {
 public:
-    explicit worker_pool(unsigned workers) {
+    explicit worker_pool(unsigned workers) : workers_(workers) {
         for (unsigned i = 0; i < workers; ++i)
             std::thread([this] { run(); }).detach();
     }
+
+    unsigned workers() const noexcept { return workers_; }
 
     void submit(std::function<void()> task) {
         {
@@ -47,6 +51,7 @@ private:
         }
     }
 
+    const unsigned workers_;
     std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<std::function<void()>> tasks_;
@@ -57,11 +62,28 @@ worker_pool& pool() {
     return *instance;
 }
 
-// Counts finished pieces of one copy so its caller can wait for them.
-struct completion {
+// One large copy, cut into pieces that the caller and any idle workers claim one at a time
+// from an atomic counter. The caller copies too, so the copy finishes even when every
+// worker is busy with other copies (or there are none).
+struct copy_job {
+    char* to = nullptr;
+    const char* from = nullptr;
+    std::size_t bytes = 0, piece = 0;
+    unsigned pieces = 0;
+    std::atomic<unsigned> next{0};
     std::mutex mutex;
     std::condition_variable done;
-    unsigned remaining;
+    unsigned finished = 0;
+
+    void copy_pieces() {
+        for (unsigned i; (i = next.fetch_add(1)) < pieces;) {
+            const std::size_t begin = std::min(bytes, i * piece);
+            std::memcpy(to + begin, from + begin, std::min(bytes, begin + piece) - begin);
+            std::lock_guard lock(mutex);
+            if (++finished == pieces)
+                done.notify_all();
+        }
+    }
 };
 
 }  // namespace
@@ -73,29 +95,30 @@ unsigned parallel_memcpy_threads() noexcept {
 
 void parallel_memcpy(void* dst, const void* src, std::size_t bytes) {
     const std::size_t most_pieces = std::max<std::size_t>(1, bytes / parallel_memcpy_min_piece);
-    const auto pieces = static_cast<unsigned>(std::min<std::size_t>(parallel_memcpy_threads(), most_pieces));
-    if (pieces == 1) {
+    detail::parallel_memcpy_in_pieces(
+        dst, src, bytes, static_cast<unsigned>(std::min<std::size_t>(parallel_memcpy_threads(), most_pieces)));
+}
+
+void detail::parallel_memcpy_in_pieces(void* dst, const void* src, std::size_t bytes, unsigned pieces) {
+    if (pieces <= 1) {
         std::memcpy(dst, src, bytes);
         return;
     }
-    // Pieces are multiples of 4 KiB so no two threads write into one page.
-    const std::size_t piece = (bytes / pieces + 4095) / 4096 * 4096;
-    auto* to = static_cast<char*>(dst);
-    const auto* from = static_cast<const char*>(src);
-    completion work{.mutex = {}, .done = {}, .remaining = pieces - 1};
-    for (unsigned i = 1; i < pieces; ++i) {
-        const std::size_t begin = std::min(bytes, i * piece);
-        const std::size_t length = std::min(bytes, begin + piece) - begin;
-        pool().submit([&work, to, from, begin, length] {
-            std::memcpy(to + begin, from + begin, length);
-            std::lock_guard lock(work.mutex);
-            if (--work.remaining == 0)
-                work.done.notify_one();
-        });
-    }
-    std::memcpy(to, from, std::min(bytes, piece));
-    std::unique_lock lock(work.mutex);
-    work.done.wait(lock, [&] { return work.remaining == 0; });
+    // Shared with the workers, so none touches a job its caller has already dropped.
+    auto job = std::make_shared<copy_job>();
+    job->to = static_cast<char*>(dst);
+    job->from = static_cast<const char*>(src);
+    job->bytes = bytes;
+    // Pieces are multiples of 4 KiB so no two threads write into one page; rounding up
+    // (never down) makes `pieces` of them cover every byte.
+    job->piece = ((bytes + pieces - 1) / pieces + 4095) / 4096 * 4096;
+    job->pieces = pieces;
+    // Each helper copies pieces until none is left, so one per idle worker is plenty.
+    for (unsigned i = 1; i < std::min(pieces, pool().workers() + 1); ++i)
+        pool().submit([job] { job->copy_pieces(); });
+    job->copy_pieces();
+    std::unique_lock lock(job->mutex);
+    job->done.wait(lock, [&] { return job->finished == job->pieces; });
 }
 
 }  // namespace gpukit

@@ -21,4 +21,10 @@ void parallel_memcpy(void* dst, const void* src, std::size_t bytes);
 // How many threads (the caller included) a large copy uses.
 unsigned parallel_memcpy_threads() noexcept;
 
+namespace detail {
+// parallel_memcpy with an explicit number of pieces (at least 1), so tests can exercise the
+// split whatever the machine's core count.
+void parallel_memcpy_in_pieces(void* dst, const void* src, std::size_t bytes, unsigned pieces);
+}  // namespace detail
+
 }  // namespace gpukit

@@ -52,3 +52,18 @@ TEST(ParallelMemcpy, UsesAtLeastOneThread) {
 }
 
 }  // namespace
+
+// The split itself, with as many pieces as a large server uses, whatever this machine has:
+// sizes that do not divide evenly must still be copied to the last byte.
+TEST(ParallelMemcpy, EveryPieceCountCoversEveryByte) {
+    const std::size_t piece = gpukit::parallel_memcpy_min_piece;
+    for (unsigned pieces : {2u, 3u, 7u, 8u})
+        for (std::size_t n : {std::size_t{1}, std::size_t{4097}, 2 * piece + 3, 33 * piece + 1, std::size_t{8 * 4096 + 7}}) {
+            const auto src = pattern(n + 1, static_cast<std::uint8_t>(n + pieces));
+            std::vector<std::uint8_t> dst(n + 2, 0xEE);
+            gpukit::detail::parallel_memcpy_in_pieces(dst.data() + 1, src.data() + 1, n, pieces);
+            EXPECT_EQ(dst[0], 0xEE) << n << " in " << pieces;
+            EXPECT_EQ(dst[n + 1], 0xEE) << n << " in " << pieces;
+            EXPECT_TRUE(std::equal(src.begin() + 1, src.end(), dst.begin() + 1)) << n << " in " << pieces;
+        }
+}
