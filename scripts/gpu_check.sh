@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the whole suite (C++ and Python, GPU tests
-# included), the demo, `info`, optionally compute-sanitizer and the benchmarks. Logs go to
-# $OUT (or ./gpu-logs); a short summary is printed last.
+# included), the C++ OpenCL tests on NVIDIA's OpenCL, the demo and `info`; optionally the
+# GPU tests under compute-sanitizer (GPUKIT_SANITIZER=1) and under AddressSanitizer
+# (GPUKIT_ASAN=1), and the benchmarks (GPUKIT_BENCH=1). Logs go to $OUT (at most 7 files:
+# cpp.log, python.log, sanitizer.log, misc.log, bench.log, bench.json, bench.png); a short
+# summary is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-logs}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 summary=()
-step() {  # step NAME COMMAND...: runs, logs to $OUT/NAME.log, records the last line
-    local name=$1; shift
+step() {  # step LOG NAME COMMAND...: runs, appends to $OUT/LOG, records the result line
+    local log=$1 name=$2; shift 2
     local start=$SECONDS
-    "$@" > "$OUT/$name.log" 2>&1
+    echo "===== $name" >> "$OUT/$log"
+    "$@" > "$OUT/.step" 2>&1
     local rc=$?
-    summary+=("$name: rc=$rc ($((SECONDS - start)) s) $(grep -E 'tests passed|passed|failed|error' "$OUT/$name.log" | tail -n 1)")
+    cat "$OUT/.step" >> "$OUT/$log"
+    summary+=("$name: rc=$rc ($((SECONDS - start)) s) $(grep -E 'tests passed|passed|failed|ERROR SUMMARY' "$OUT/.step" | tail -n 1)")
+    rm -f "$OUT/.step"
     return $rc
 }
 # NVIDIA's OpenCL library registered beside whatever ICDs the machine has (PoCL), so the
@@ -21,25 +27,35 @@ icd_dir=$(mktemp -d)
 cp /etc/OpenCL/vendors/*.icd "$icd_dir"/ 2>/dev/null
 ldconfig -p | grep -q libnvidia-opencl.so.1 && echo libnvidia-opencl.so.1 > "$icd_dir/nvidia.icd"
 export OCL_ICD_VENDORS=$icd_dir
-{ nvidia-smi -L; python3 --version; ls "$icd_dir"; ldconfig -p | grep -i opencl; } > "$OUT/env.log" 2>&1
-step build make build
-step ctest bash -c 'cd build && ctest --output-on-failure -j 8'
-step pytest make test-python
+{ nvidia-smi -L; python3 --version; ls "$icd_dir"; } >> "$OUT/misc.log" 2>&1
+
+step cpp.log build make build
+step cpp.log ctest bash -c 'cd build && ctest --output-on-failure -j 8'
 # The C++ OpenCL tests once more, on NVIDIA's OpenCL (the Python ones run on every device).
-GPUKIT_CL_TEST=nvidia step ctest-nvidia-opencl bash -c 'cd build && ctest -L opencl -j 4 --output-on-failure'
-step demo make demo
-step info make info
+GPUKIT_CL_TEST=nvidia step cpp.log ctest-nvidia-opencl bash -c 'cd build && ctest -L opencl -j 4 --output-on-failure'
+step python.log pytest bash -c 'PYTHONPATH=python python3 -X faulthandler -m pytest -ra tests/python'
+step misc.log demo make demo
+step misc.log info make info
 if [ "${GPUKIT_SANITIZER:-0}" = 1 ]; then
-    # The C++ and Python GPU tests of memory, copies and launches under memcheck; the tests
-    # that fault a kernel on purpose are left out, since memcheck rightly reports them.
-    step sanitizer-cpp compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
+    # The GPU tests of memory, copies and launches under memcheck (device memory errors only;
+    # the API errors that bad-input tests provoke on purpose are not counted); the tests that
+    # fault a kernel on purpose are left out, since memcheck rightly reports them.
+    step sanitizer.log memcheck-cpp compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
         build/tests/test_cuda_gpu --gtest_filter='-*fault*'
-    step sanitizer-py env PYTHONPATH=python compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
-        python3 -m pytest -q -k 'not fault' tests/python/test_memory.py tests/python/test_function.py \
-        tests/python/test_pools.py tests/python/test_stream_event.py
+    step sanitizer.log memcheck-python env PYTHONPATH=python compute-sanitizer --tool memcheck \
+        --report-api-errors no --error-exitcode 9 python3 -m pytest -q -k 'not fault' \
+        tests/python/test_memory.py tests/python/test_function.py tests/python/test_pools.py \
+        tests/python/test_stream_event.py tests/python/test_staged_copy.py tests/python/test_gpuarray.py
+fi
+if [ "${GPUKIT_ASAN:-0}" = 1 ]; then
+    # Host-side memory errors in the GPU code paths: the C++ GPU tests built with ASan + UBSan.
+    step sanitizer.log asan-build bash -c 'cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+        -DGPUKIT_SANITIZE=ON -DGPUKIT_BUILD_PYTHON=OFF > /dev/null && cmake --build build-asan -j 16'
+    ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 step sanitizer.log asan-gpu-tests \
+        bash -c 'cd build-asan && ctest -L gpu -j 8 --output-on-failure'
 fi
 if [ "${GPUKIT_BENCH:-0}" = 1 ]; then
-    step bench bash -c "PYTHONPATH=python python3 -m gpukit bench --json $OUT/bench.json --png $OUT/bench.png"
-    tail -n 40 "$OUT/bench.log"
+    step bench.log bench bash -c "PYTHONPATH=python python3 -m gpukit bench --json $OUT/bench.json --png $OUT/bench.png"
+    grep -v '^  File\|^    \|Traceback' "$OUT/bench.log" | tail -n 80
 fi
 printf '%s\n' "${summary[@]}"

@@ -26,6 +26,27 @@ void check_device_capacity(const char* what, const device_pointer& p, std::size_
                           std::to_string(*p.capacity) + " bytes of the device memory");
 }
 
+
+// The driver's one-dimensional array copies (cuMemcpyHtoA and friends) accept only 1-D
+// arrays. A 2-D or 3-D array is copied whole through cuMemcpy3D instead, with the host or
+// device side packed; parts of it are what Memcpy2D / Memcpy3D are for.
+bool is_one_dimensional(const array& a) { return a.descriptor_3d().Height == 0; }
+
+CUDA_MEMCPY3D whole_array_copy(const char* what, const array& a, std::size_t offset, std::size_t bytes) {
+    if (offset != 0 || bytes != a.size_bytes())
+        throw logic_error(std::string(what) + ": on a 2-D or 3-D array the copy covers the whole array (offset 0, " +
+                          std::to_string(a.size_bytes()) + " bytes), got " + std::to_string(bytes) +
+                          " bytes at offset " + std::to_string(offset) + "; use Memcpy2D or Memcpy3D for a part");
+    const CUDA_ARRAY3D_DESCRIPTOR d = a.descriptor_3d();
+    CUDA_MEMCPY3D copy{};
+    copy.WidthInBytes = bytes / (std::max<std::size_t>(d.Height, 1) * std::max<std::size_t>(d.Depth, 1));
+    copy.Height = std::max<std::size_t>(d.Height, 1);
+    copy.Depth = std::max<std::size_t>(d.Depth, 1);
+    return copy;
+}
+
+void copy_whole(CUDA_MEMCPY3D copy) { GPUKIT_CU(cuMemcpy3D, &copy); }
+
 void check_host(const char* what, const void* p) {
     if (!p)
         throw logic_error(std::string(what) + ": the host pointer is null; pass a host buffer");
@@ -144,7 +165,18 @@ void memcpy_htoa(const array& dst, std::size_t offset, const void* src, std::siz
         return;
     check_array_range("memcpy_htoa(ary)", dst, offset, bytes);
     check_host("memcpy_htoa(src)", src);
-    GPUKIT_CU(cuMemcpyHtoA, dst.handle(), offset, src, bytes);
+    if (is_one_dimensional(dst)) {
+        GPUKIT_CU(cuMemcpyHtoA, dst.handle(), offset, src, bytes);
+        return;
+    }
+    CUDA_MEMCPY3D copy = whole_array_copy("memcpy_htoa()", dst, offset, bytes);
+    copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+    copy.srcHost = src;
+    copy.srcPitch = copy.WidthInBytes;
+    copy.srcHeight = copy.Height;
+    copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    copy.dstArray = dst.handle();
+    copy_whole(copy);
 }
 
 void memcpy_atoh(void* dst, const array& src, std::size_t offset, std::size_t bytes) {
@@ -152,7 +184,18 @@ void memcpy_atoh(void* dst, const array& src, std::size_t offset, std::size_t by
         return;
     check_host("memcpy_atoh(dest)", dst);
     check_array_range("memcpy_atoh(ary)", src, offset, bytes);
-    GPUKIT_CU(cuMemcpyAtoH, dst, src.handle(), offset, bytes);
+    if (is_one_dimensional(src)) {
+        GPUKIT_CU(cuMemcpyAtoH, dst, src.handle(), offset, bytes);
+        return;
+    }
+    CUDA_MEMCPY3D copy = whole_array_copy("memcpy_atoh()", src, offset, bytes);
+    copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    copy.srcArray = src.handle();
+    copy.dstMemoryType = CU_MEMORYTYPE_HOST;
+    copy.dstHost = dst;
+    copy.dstPitch = copy.WidthInBytes;
+    copy.dstHeight = copy.Height;
+    copy_whole(copy);
 }
 
 void memcpy_dtoa(const array& dst, std::size_t offset, device_pointer src, std::size_t bytes) {
@@ -160,7 +203,18 @@ void memcpy_dtoa(const array& dst, std::size_t offset, device_pointer src, std::
         return;
     check_array_range("memcpy_dtoa(ary)", dst, offset, bytes);
     check_device_capacity("memcpy_dtoa(src)", src, bytes);
-    GPUKIT_CU(cuMemcpyDtoA, dst.handle(), offset, src.address, bytes);
+    if (is_one_dimensional(dst)) {
+        GPUKIT_CU(cuMemcpyDtoA, dst.handle(), offset, src.address, bytes);
+        return;
+    }
+    CUDA_MEMCPY3D copy = whole_array_copy("memcpy_dtoa()", dst, offset, bytes);
+    copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    copy.srcDevice = src.address;
+    copy.srcPitch = copy.WidthInBytes;
+    copy.srcHeight = copy.Height;
+    copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    copy.dstArray = dst.handle();
+    copy_whole(copy);
 }
 
 void memcpy_atod(device_pointer dst, const array& src, std::size_t offset, std::size_t bytes) {
@@ -168,7 +222,18 @@ void memcpy_atod(device_pointer dst, const array& src, std::size_t offset, std::
         return;
     check_device_capacity("memcpy_atod(dest)", dst, bytes);
     check_array_range("memcpy_atod(ary)", src, offset, bytes);
-    GPUKIT_CU(cuMemcpyAtoD, dst.address, src.handle(), offset, bytes);
+    if (is_one_dimensional(src)) {
+        GPUKIT_CU(cuMemcpyAtoD, dst.address, src.handle(), offset, bytes);
+        return;
+    }
+    CUDA_MEMCPY3D copy = whole_array_copy("memcpy_atod()", src, offset, bytes);
+    copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    copy.srcArray = src.handle();
+    copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    copy.dstDevice = dst.address;
+    copy.dstPitch = copy.WidthInBytes;
+    copy.dstHeight = copy.Height;
+    copy_whole(copy);
 }
 
 void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std::size_t src_offset,
@@ -177,7 +242,22 @@ void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std
         return;
     check_array_range("memcpy_atoa(dest)", dst, dst_offset, bytes);
     check_array_range("memcpy_atoa(src)", src, src_offset, bytes);
-    GPUKIT_CU(cuMemcpyAtoA, dst.handle(), dst_offset, src.handle(), src_offset, bytes);
+    if (is_one_dimensional(dst) && is_one_dimensional(src)) {
+        GPUKIT_CU(cuMemcpyAtoA, dst.handle(), dst_offset, src.handle(), src_offset, bytes);
+        return;
+    }
+    const CUDA_ARRAY3D_DESCRIPTOR d = dst.descriptor_3d(), s = src.descriptor_3d();
+    if (d.Width != s.Width || d.Height != s.Height || d.Depth != s.Depth ||
+        array_element_bytes(d) != array_element_bytes(s))
+        throw logic_error("memcpy_atoa(): 2-D and 3-D arrays are copied whole, so both need the same extent and "
+                          "element size; use Memcpy3D to copy between parts of arrays");
+    CUDA_MEMCPY3D copy = whole_array_copy("memcpy_atoa()", dst, dst_offset, bytes);
+    whole_array_copy("memcpy_atoa()", src, src_offset, bytes);
+    copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    copy.srcArray = src.handle();
+    copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    copy.dstArray = dst.handle();
+    copy_whole(copy);
 }
 
 }  // namespace gpukit::cuda
