@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
-#include <regex>
 #include <sstream>
 
 namespace gpukit::array {
@@ -291,21 +290,79 @@ dtype dtype_from_c(const std::string& type, const std::string& declaration) {
 }
 
 // True when every use of `name` in `op` is an assignment "name[i] = ..." (not ==).
+// The identifiers of a piece of C, with where each starts. A plain scan: std::regex is slow,
+// and its locale machinery has crashed in processes that load another libstdc++.
+struct identifier {
+    std::string text;
+    std::size_t position;
+};
+
+bool starts_identifier(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool continues_identifier(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::vector<identifier> identifiers(const std::string& code) {
+    std::vector<identifier> found;
+    for (std::size_t i = 0; i < code.size();) {
+        if (starts_identifier(code[i])) {
+            std::size_t end = i;
+            while (end < code.size() && continues_identifier(code[end]))
+                ++end;
+            found.push_back({code.substr(i, end - i), i});
+            i = end;
+        } else if (std::isdigit(static_cast<unsigned char>(code[i]))) {
+            while (i < code.size() && continues_identifier(code[i]))  // a number such as 1e5f is no identifier
+                ++i;
+        } else {
+            ++i;
+        }
+    }
+    return found;
+}
+
+// Skips spaces from `at`; returns the position of the next other character.
+std::size_t skip_spaces(const std::string& code, std::size_t at) {
+    while (at < code.size() && std::isspace(static_cast<unsigned char>(code[at])))
+        ++at;
+    return at;
+}
+
+// True when every use of `name` in `op` is an assignment "name[i] = ..." (not ==), so the
+// kernel never needs to load it.
 bool only_assigned(const std::string& op, const std::string& name) {
-    const std::regex use("\\b" + name + "\\b");
-    const std::regex assignment("^" + name + "\\s*\\[\\s*i\\s*\\]\\s*=[^=]");
     bool any = false;
-    for (auto it = std::sregex_iterator(op.begin(), op.end(), use); it != std::sregex_iterator(); ++it) {
+    for (const identifier& id : identifiers(op)) {
+        if (id.text != name)
+            continue;
         any = true;
-        if (!std::regex_search(op.substr(static_cast<std::size_t>(it->position())), assignment))
+        std::size_t at = skip_spaces(op, id.position + name.size());
+        auto expect = [&](char c) {
+            if (at >= op.size() || op[at] != c)
+                return false;
+            at = skip_spaces(op, at + 1);
+            return true;
+        };
+        auto index_is_i = [&] {
+            if (at >= op.size() || op[at] != 'i' || (at + 1 < op.size() && continues_identifier(op[at + 1])))
+                return false;
+            at = skip_spaces(op, at + 1);
+            return true;
+        };
+        if (!expect('[') || !index_is_i() || !expect(']'))
+            return false;
+        if (at >= op.size() || op[at] != '=' || (at + 1 < op.size() && op[at + 1] == '='))
             return false;
     }
     return any;
 }
 
 bool has_branches(const std::string& op) {
-    return op.find('?') != std::string::npos ||
-           std::regex_search(op, std::regex("\\b(if|else|for|while|do|switch|return|goto)\\b"));
+    if (op.find('?') != std::string::npos)
+        return true;
+    for (const identifier& id : identifiers(op))
+        for (const char* keyword : {"if", "else", "for", "while", "do", "switch", "return", "goto"})
+            if (id.text == keyword)
+                return true;
+    return false;
 }
 
 }  // namespace
@@ -321,14 +378,23 @@ elementwise_spec parse_elementwise(const std::string& arguments, const std::stri
         if (declaration.empty())
             throw logic_error("elementwise arguments '" + arguments + "': empty declaration");
         const bool pointer = declaration.find('*') != std::string::npos;
-        std::string text = std::regex_replace(declaration, std::regex("\\*|\\b__restrict__\\b"), " ");
-        const bool is_const = std::regex_search(text, std::regex("\\bconst\\b"));
-        text = trim(std::regex_replace(text, std::regex("\\bconst\\b"), " "));
-        const auto last_space = text.find_last_of(" \t");
-        if (last_space == std::string::npos)
+        // "const float *__restrict__ x": the qualifiers go, the last identifier is the name,
+        // the rest is the type ("unsigned int").
+        bool is_const = false;
+        std::vector<std::string> words;
+        for (const identifier& id : identifiers(declaration)) {
+            if (id.text == "const")
+                is_const = true;
+            else if (id.text != "__restrict__")
+                words.push_back(id.text);
+        }
+        if (words.size() < 2)
             throw logic_error("elementwise argument '" + declaration + "': expected 'type name' or 'type *name'");
-        const std::string param_name = trim(text.substr(last_space + 1));
-        const std::string type = std::regex_replace(trim(text.substr(0, last_space)), std::regex("\\s+"), " ");
+        const std::string param_name = words.back();
+        words.pop_back();
+        std::string type;
+        for (const std::string& w : words)
+            type += (type.empty() ? "" : " ") + w;
         param p{param_name, dtype_from_c(type, declaration), param_kind::scalar};
         if (pointer)
             p.kind = is_const ? param_kind::input
