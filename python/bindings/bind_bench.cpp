@@ -16,6 +16,9 @@ void bind_bench(nb::module_& m) {
     bench.def("raw_launch_seconds", &gpukit::bench::raw_launch_seconds, "launches"_a, "repeats"_a,
               nb::call_guard<nb::gil_scoped_release>(),
               "Host seconds per raw cuLaunchKernel of an empty kernel, one value per repeat.");
+    bench.def("gpukit_launch_seconds", &gpukit::bench::gpukit_launch_seconds, "launches"_a, "repeats"_a,
+              nb::call_guard<nb::gil_scoped_release>(),
+              "Host seconds per gpukit::cuda::launch of an empty kernel, one value per repeat.");
     bench.def("device_pool_pair_seconds", &gpukit::bench::device_pool_pair_seconds, "bytes"_a, "pairs"_a,
               "repeats"_a, "threads"_a, nb::call_guard<nb::gil_scoped_release>(),
               "Seconds per allocate+free pair (a bin hit) of gpukit's C++ pool over device memory.");

@@ -73,17 +73,30 @@ private:
 std::string type_of(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
 
 cuda::dim3 to_dim3(nb::handle value, const char* what) {
+    auto refuse = [&] {
+        throw nb::type_error((std::string(what) + " must be a tuple of 1 to 3 positive integers").c_str());
+    };
+    // Tuples, by far the usual case, are read in place; other sequences through a tuple copy.
+    nb::object owned;
+    PyObject* tuple = value.ptr();
+    if (!PyTuple_Check(tuple)) {
+        owned = nb::steal(PySequence_Tuple(tuple));
+        if (!owned.is_valid()) {
+            PyErr_Clear();
+            refuse();
+        }
+        tuple = owned.ptr();
+    }
+    const Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    if (n < 1 || n > 3)
+        refuse();
     cuda::dim3 d;
     unsigned int* slots[] = {&d.x, &d.y, &d.z};
-    const nb::sequence seq = nb::borrow<nb::sequence>(value);
-    const std::size_t n = nb::len(seq);
-    if (n < 1 || n > 3)
-        throw nb::type_error((std::string(what) + " must be a tuple of 1 to 3 positive integers").c_str());
-    for (std::size_t i = 0; i < n; ++i) {
-        const long long v = PyLong_AsLongLong(seq[i].ptr());
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        const long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, i));
         if (v == -1 && PyErr_Occurred()) {
             PyErr_Clear();
-            throw nb::type_error((std::string(what) + " must be a tuple of 1 to 3 positive integers").c_str());
+            refuse();
         }
         if (v < 0 || v > 0xffffffffLL)
             throw logic_error(std::string(what) + " dimension " + std::to_string(i) + " is " + std::to_string(v) +

@@ -7,6 +7,7 @@ from gpukit.bench import compile as compiling
 ALL = [
     Case("launch_empty", "host cost of launching an empty kernel (1 block, 1 thread)", "µs per launch",
          [Side("raw cuLaunchKernel (C++)", launch.raw_cpp),
+          Side("gpukit::cuda::launch (C++)", launch.gpukit_cpp),
           Side("cuda-python cuLaunchKernel", launch.cuda_python),
           Side("CuPy RawKernel", launch.cupy),
           Side("numba-cuda @cuda.jit", launch.numba),

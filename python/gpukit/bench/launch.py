@@ -29,6 +29,12 @@ def raw_cpp(settings):
     return _bench.raw_launch_seconds(launches_per_repeat(settings), settings["repeats"])
 
 
+def gpukit_cpp(settings):
+    primary_context()
+    from gpukit._gpukit import _bench
+    return _bench.gpukit_launch_seconds(launches_per_repeat(settings), settings["repeats"])
+
+
 def cupy(settings):
     primary_context()
     try:
