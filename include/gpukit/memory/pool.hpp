@@ -44,13 +44,13 @@ public:
     pooled_allocation& operator=(const pooled_allocation&) = delete;
 
     pooled_allocation(pooled_allocation&& other) noexcept
-        : state_(std::move(other.state_)), pointer_(std::exchange(other.pointer_, pointer_type{})),
+        : state_(std::exchange(other.state_, nullptr)), pointer_(std::exchange(other.pointer_, pointer_type{})),
           size_(std::exchange(other.size_, 0)) {}
 
     pooled_allocation& operator=(pooled_allocation&& other) noexcept {
         if (this != &other) {
             free();
-            state_ = std::move(other.state_);
+            state_ = std::exchange(other.state_, nullptr);
             pointer_ = std::exchange(other.pointer_, pointer_type{});
             size_ = std::exchange(other.size_, 0);
         }
@@ -64,8 +64,7 @@ public:
     void free() noexcept {
         if (!state_)
             return;
-        const std::shared_ptr<detail::pool_state<A>> state = std::move(state_);
-        state->give_back(std::exchange(pointer_, pointer_type{}), std::exchange(size_, 0));
+        std::exchange(state_, nullptr)->give_back(std::exchange(pointer_, pointer_type{}), std::exchange(size_, 0));
     }
 
     pointer_type pointer() const noexcept { return pointer_; }
@@ -76,10 +75,12 @@ public:
 private:
     friend class memory_pool<A>;
 
-    pooled_allocation(std::shared_ptr<detail::pool_state<A>> state, pointer_type pointer, std::size_t size) noexcept
-        : state_(std::move(state)), pointer_(pointer), size_(size) {}
+    pooled_allocation(detail::pool_state<A>* state, pointer_type pointer, std::size_t size) noexcept
+        : state_(state), pointer_(pointer), size_(size) {}
 
-    std::shared_ptr<detail::pool_state<A>> state_;
+    // The state outlives every handle: it counts the blocks out in handles and is deleted by
+    // whichever of the pool and the last handle goes second (pool_state.hpp).
+    detail::pool_state<A>* state_ = nullptr;
     pointer_type pointer_{};
     std::size_t size_ = 0;
 };
@@ -95,17 +96,19 @@ public:
 
     // Throws logic_error when leading_bits_in_bin_id > bin_layout::max_leading_bits.
     explicit memory_pool(A allocator, unsigned leading_bits_in_bin_id = 4)
-        : state_(std::make_shared<detail::pool_state<A>>(std::move(allocator), leading_bits_in_bin_id)) {}
+        : state_(new detail::pool_state<A>(std::move(allocator), leading_bits_in_bin_id)) {}
 
-    memory_pool(memory_pool&&) noexcept = default;
+    memory_pool(const memory_pool&) = delete;
+    memory_pool& operator=(const memory_pool&) = delete;
+    memory_pool(memory_pool&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
     memory_pool& operator=(memory_pool&& other) noexcept {
         if (this != &other) {
-            stop_holding_if_owned();
-            state_ = std::move(other.state_);
+            let_go();
+            state_ = std::exchange(other.state_, nullptr);
         }
         return *this;
     }
-    ~memory_pool() { stop_holding_if_owned(); }
+    ~memory_pool() { let_go(); }
 
     // A block of at least `size` bytes. Size 0 gives an empty handle without touching the
     // allocator or the counters (there is nothing to pool). Throws memory_error when the
@@ -114,14 +117,16 @@ public:
     allocation allocate(std::size_t size) {
         if (size == 0)
             return allocation{};
-        const pointer_type block = state_->allocate(size);
+        const pointer_type block = state_->allocate(size, /*for_handle=*/true);
         return allocation{state_, block, size};
     }
 
     // The same without a handle, for callers that manage lifetime themselves (bindings).
     // Size 0 gives pointer_type{}. The block must come back through free_raw with the same
     // size.
-    pointer_type allocate_raw(std::size_t size) { return size == 0 ? pointer_type{} : state_->allocate(size); }
+    pointer_type allocate_raw(std::size_t size) {
+        return size == 0 ? pointer_type{} : state_->allocate(size, /*for_handle=*/false);
+    }
 
     // Returns a block from allocate_raw. free_raw(pointer_type{}, 0) does nothing, matching
     // allocate_raw(0). Throws logic_error, leaving the pool unchanged, for a double free it
@@ -175,12 +180,14 @@ public:
     }
 
 private:
-    void stop_holding_if_owned() noexcept {
+    // Stops holding and hands the state over to the handles still out (the last one
+    // deletes it), or deletes it now when there are none.
+    void let_go() noexcept {
         if (state_)
-            state_->stop_holding();
+            std::exchange(state_, nullptr)->orphan();
     }
 
-    std::shared_ptr<detail::pool_state<A>> state_;
+    detail::pool_state<A>* state_ = nullptr;
 };
 
 }  // namespace gpukit::memory

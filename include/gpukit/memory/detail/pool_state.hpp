@@ -1,7 +1,10 @@
 // The shared, locked state behind a memory_pool and its pooled_allocations.
 //
-// Every pool and every handle it gave out hold a std::shared_ptr to one pool_state, so a
-// block freed after the pool object is gone, or from another thread, still finds its bins.
+// A pool and the handles it gave out share one pool_state, so a block freed after the pool
+// object is gone, or from another thread, still finds its bins. Its lifetime is counted
+// under the lock the hot paths take anyway (blocks out in handles, and whether the pool
+// object still exists) rather than by a shared_ptr, whose reference count would add two
+// atomic operations on one shared cache line to every allocate + free.
 // One spin_lock guards everything. The hot paths (a bin hit, a freed block kept) take it once
 // and do a vector pop or push plus counter updates; the allocator, and the trace hook, are
 // only ever called with the lock released, so a slow cuMemAlloc never stalls other threads.
@@ -44,20 +47,21 @@ public:
     // A block of at least `size` bytes (size >= 1): a held block of the same bin if there is
     // one, otherwise a new one from the allocator, after releasing held blocks (largest
     // first) for as long as the allocator reports out-of-memory.
-    pointer_type allocate(std::size_t size) {
+    pointer_type allocate(std::size_t size, bool for_handle) {
         if (size > layout_.max_size())
             throw memory_error("memory pool: cannot allocate " + std::to_string(size) +
                                " bytes: larger than the largest block size");
         const std::size_t bin = layout_.bin_number(size);
         const std::size_t block_size = layout_.alloc_size(bin);
         trace_target trace;
-        if (std::optional<pointer_type> reused = take_held(bin, size, block_size, trace)) {
+        if (std::optional<pointer_type> reused = take_held(bin, size, block_size, for_handle, trace)) {
             trace.emit(pool_event_kind::hit, size, block_size);
             return *reused;
         }
         const pointer_type block = allocate_from_allocator(size, block_size);
         {
             std::lock_guard lock(mutex_);
+            handle_blocks_ += for_handle;
             ++bins_[bin].active;
             ++active_blocks_;
             active_bytes_ += size;
@@ -69,8 +73,26 @@ public:
         return block;
     }
 
-    // Takes back a block from a pooled_allocation, which cannot free twice: no checks.
-    void give_back(pointer_type block, std::size_t size) noexcept { return_block<false>(block, size); }
+    // Takes back a block from a pooled_allocation, which cannot free twice: no checks. The
+    // state may be deleted on the way out (the pool is gone and this was the last handle).
+    void give_back(pointer_type block, std::size_t size) noexcept {
+        if (return_block<false>(block, size, /*from_handle=*/true))
+            delete this;
+    }
+
+    // The pool object is gone: stop holding, and delete the state now unless handles still
+    // have blocks out (then the last of them deletes it).
+    void orphan() noexcept {
+        stop_holding();
+        bool last = false;
+        {
+            std::lock_guard lock(mutex_);
+            orphaned_ = true;
+            last = handle_blocks_ == 0;
+        }
+        if (last)
+            delete this;
+    }
 
     // Takes back a block from the raw interface, which can be misused. Throws logic_error,
     // changing nothing, when the block cannot be active: a size no block has, a bin with no
@@ -82,7 +104,7 @@ public:
         if (size == 0 || size > layout_.max_size())
             throw logic_error("memory pool: cannot free a block of " + std::to_string(size) +
                               " bytes: the pool never allocated one");
-        return_block<true>(block, size);
+        return_block<true>(block, size, /*from_handle=*/false);
     }
 
     void free_held() noexcept { release_held_down_to(0); }
@@ -150,7 +172,7 @@ private:
     }
 
     std::optional<pointer_type> take_held(std::size_t bin, std::size_t size, std::size_t block_size,
-                                          trace_target& trace) {
+                                          bool for_handle, trace_target& trace) {
         std::lock_guard lock(mutex_);
         trace = trace_;
         bin_slot& slot = bins_[bin];
@@ -158,6 +180,7 @@ private:
             ++misses_;
             return std::nullopt;
         }
+        handle_blocks_ += for_handle;
         const pointer_type block = slot.held.back();
         slot.held.pop_back();
         --held_blocks_;
@@ -189,8 +212,12 @@ private:
         }
     }
 
+    // Returns true when the state must now be deleted (the pool is gone and the block was
+    // the last one out in a handle). A handle's share of the state is dropped as the very last
+    // access to it, since the pool may be deleting itself on another thread at any moment
+    // after that.
     template <bool Checked>
-    void return_block(pointer_type block, std::size_t size) noexcept(!Checked) {
+    bool return_block(pointer_type block, std::size_t size, bool from_handle) noexcept(!Checked) {
         const std::size_t bin = layout_.bin_number(size);
         const std::size_t block_size = layout_.alloc_size(bin);
         trace_target trace;
@@ -209,10 +236,21 @@ private:
                 ++releases_;
             }
             trace = trace_;
+            if (kept && !trace.hook) {
+                // The hot path: nothing touches the state after this section. (A kept block
+                // means the pool still holds, so it is not orphaned: this is never the last.)
+                handle_blocks_ -= from_handle;
+                return false;
+            }
         }
         if (!kept)
             allocator_.free(block, block_size);
         trace.emit(kept ? pool_event_kind::hold : pool_event_kind::release, size, block_size);
+        if (!from_handle)
+            return false;
+        std::lock_guard lock(mutex_);
+        --handle_blocks_;
+        return orphaned_ && handle_blocks_ == 0;
     }
 
     // Called with the lock held.
@@ -285,6 +323,8 @@ private:
     A allocator_;
     const bin_layout layout_;
     mutable spin_lock mutex_;
+    std::size_t handle_blocks_ = 0;  // blocks out in pooled_allocation handles
+    bool orphaned_ = false;          // the memory_pool object is gone
     std::vector<bin_slot> bins_;  // indexed by bin number
     bool holding_ = true;
     std::size_t max_held_bytes_ = no_cap;
