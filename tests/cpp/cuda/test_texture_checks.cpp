@@ -43,7 +43,7 @@ TEST(TextureChecks, Description) {
 TEST(TextureChecks, Linear) {
     const device_pointer memory(0x10000, 1024);
     EXPECT_NO_THROW(check_linear_texture(memory, CU_AD_FORMAT_FLOAT, 2, 1024, 512));
-    expect_logic_error([&] { check_linear_texture(memory, CU_AD_FORMAT_FLOAT, 2, 1028, 512); }, "exceeds");
+    expect_logic_error([&] { check_linear_texture(memory, CU_AD_FORMAT_FLOAT, 2, 1032, 512); }, "exceeds");
     expect_logic_error([&] { check_linear_texture(memory, CU_AD_FORMAT_FLOAT, 2, 12, 512); }, "multiple of the 8");
     expect_logic_error([&] { check_linear_texture(memory, CU_AD_FORMAT_FLOAT, 1, 0, 512); }, "positive");
     expect_logic_error([] { check_linear_texture(device_pointer(0x10004), CU_AD_FORMAT_FLOAT, 1, 16, 512); },
