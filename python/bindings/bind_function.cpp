@@ -5,6 +5,7 @@
 // convert by the plan prepare() parsed, straight into an inline kernel_args buffer.
 #include "bindings.hpp"
 #include "bound_function.hpp"
+#include "texture_args.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/event.hpp"
@@ -218,6 +219,13 @@ void push_guessed(cuda::kernel_args& args, std::vector<std::unique_ptr<held_buff
         auto& buffer = held.emplace_back(std::make_unique<held_buffer>(h.array, flags, index));
         staged.emplace_back(buffer->data(), buffer->size(), h.copy_in, h.copy_out, stream);
         args.push_value(static_cast<std::uint64_t>(staged.back().device_pointer()));
+    } else if (auto handle = texture_handle_arg(arg)) {
+        // Checked here: as an object with __int__ it would otherwise pass as a pointer.
+        if (param_size && *param_size != 8)
+            bad_argument(index, "a " + type_of(arg) + " is a 64-bit handle, but the kernel's parameter has " +
+                                    std::to_string(*param_size) + " bytes; declare it cudaTextureObject_t or "
+                                    "cudaSurfaceObject_t");
+        args.push_value(*handle);
     } else if (PyObject_IsInstance(o, numpy().ndarray.ptr()) == 1) {
         bad_argument(index, "a numpy array cannot be passed directly; wrap it in In(), Out() or InOut() to copy it "
                             "through device memory, or pass a device allocation");
@@ -236,6 +244,16 @@ void push_guessed(cuda::kernel_args& args, std::vector<std::unique_ptr<held_buff
 // Converts one argument of a prepared call by its spec.
 void push_prepared(cuda::kernel_args& args, const arg_spec& spec, nb::handle arg, std::size_t index) {
     PyObject* o = arg.ptr();
+    // A texture or surface object fills any 64-bit integer or pointer slot ('P', 'Q', 'q').
+    if (auto handle = texture_handle_arg(arg)) {
+        const bool integral = spec.kind == arg_kind::pointer || spec.kind == arg_kind::signed_int ||
+                              spec.kind == arg_kind::unsigned_int;
+        if (!integral || spec.size != 8)
+            bad_argument(index, "a " + type_of(arg) + " is a 64-bit handle; prepare its slot as 'P' or 'Q', not '" +
+                                    std::string(1, spec.code) + "'");
+        args.push_value(*handle);
+        return;
+    }
     switch (spec.kind) {
     case arg_kind::signed_int:
     case arg_kind::unsigned_int: {

@@ -26,6 +26,7 @@ void bind_copy(nb::module_& m);
 void bind_host_memory(nb::module_& m);
 void bind_cuda_array(nb::module_& m);
 void bind_structured_copy(nb::module_& m);
+void bind_texture(nb::module_& m);
 void bind_bench(nb::module_& m);
 // The gpukit.cl submodule; needs bind_errors first (its Error derives from gpukit.driver.Error).
 void bind_cl(nb::module_& parent);

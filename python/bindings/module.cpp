@@ -26,6 +26,7 @@ NB_MODULE(_gpukit, m) {
     bind_host_memory(m);
     bind_cuda_array(m);
     bind_structured_copy(m);
+    bind_texture(m);
     bind_bench(m);
     bind_cl(m);
     bind_cl_tools(m);

@@ -28,6 +28,11 @@ def _flags_from_environment():
 DEFAULT_NVCC_FLAGS = _flags_from_environment()
 
 
+#: gpukit's device headers (``#include <gpukit/helpers.cuh>``), shipped inside the package.
+#: Every compile searches it after the caller's include_dirs.
+DEVICE_INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
+
+
 def _target(arch, code):
     # nvcc's -code names the real target; NVRTC takes one target, so it wins over -arch.
     target = code if code is not None else arch
@@ -101,7 +106,8 @@ def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compi
     which, nvcc_path = _choose_compiler(nvcc, compiler)
     if options is None:
         options = DEFAULT_NVCC_FLAGS
-    return (source, [str(o) for o in options], _target(arch, code), [os.fspath(d) for d in include_dirs],
+    include_dirs = [os.fspath(d) for d in include_dirs] + [DEVICE_INCLUDE_DIR]
+    return (source, [str(o) for o in options], _target(arch, code), include_dirs,
             bool(no_extern_c), which, nvcc_path)
 
 

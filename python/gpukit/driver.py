@@ -31,6 +31,8 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     RegisteredHostMemory,
     RuntimeError,
     Stream,
+    SurfaceObject,
+    TextureObject,
     address_mode,
     array3d_flags,
     array_format,

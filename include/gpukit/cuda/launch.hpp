@@ -2,6 +2,8 @@
 //
 //   launch(f, launch_config().grid({blocks}).block({256}).stream(s), device_ptr, n, 2.0f);
 //
+// A texture_object or surface_object argument passes its handle.
+//
 // The typed form points at the arguments where they are (no copies, no heap); the shape is
 // checked against the device's limits and the argument sizes against the kernel's
 // parameters (when the driver describes them) before anything is launched.
@@ -12,6 +14,7 @@
 
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace gpukit::cuda {
 
@@ -46,13 +49,33 @@ private:
 void launch_packed(const function& f, const launch_config& config, void** args, const std::size_t* sizes,
                    std::size_t count);
 
+namespace detail {
+
+// Owners that stand for a parameter value (texture_object, surface_object: their handle)
+// expose it as a reference through kernel_argument(); everything else is passed as itself.
+template <class T>
+concept has_kernel_argument = requires(const T& a) { a.kernel_argument(); };
+
+template <class T>
+const auto& kernel_argument_of(const T& a) {
+    if constexpr (has_kernel_argument<T>)
+        return a.kernel_argument();
+    else
+        return a;
+}
+
+template <class T>
+using kernel_argument_t = std::remove_cvref_t<decltype(kernel_argument_of(std::declval<const T&>()))>;
+
+}  // namespace detail
+
 template <class... Args>
 void launch(const function& f, const launch_config& config, const Args&... args) {
-    static_assert((std::is_trivially_copyable_v<Args> && ...),
+    static_assert((std::is_trivially_copyable_v<detail::kernel_argument_t<Args>> && ...),
                   "kernel arguments are copied bytewise, so they must be trivially copyable");
     // The trailing entries keep the arrays non-empty for kernels without parameters.
-    void* pointers[] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
-    const std::size_t sizes[] = {sizeof(Args)..., 0};
+    void* pointers[] = {const_cast<void*>(static_cast<const void*>(&detail::kernel_argument_of(args)))..., nullptr};
+    const std::size_t sizes[] = {sizeof(detail::kernel_argument_t<Args>)..., 0};
     launch_packed(f, config, pointers, sizes, sizeof...(Args));
 }
 

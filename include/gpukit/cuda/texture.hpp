@@ -1,0 +1,116 @@
+// Texture and surface objects: what CUDA 12 offers in place of the removed texture and
+// surface references. A kernel receives the object's 64-bit handle as an ordinary parameter
+// (cudaTextureObject_t / cudaSurfaceObject_t) and reads with tex1Dfetch<T>(obj, i),
+// tex2D<T>(obj, x, y), ... or writes with surf2Dwrite(value, obj, x_bytes, y).
+//
+// A `texture_object` reads one of three resources:
+//   - a CUDA array (1-D, 2-D, 3-D or layered), shared with the texture so it outlives it;
+//   - linear device memory (read with tex1Dfetch), which the caller keeps alive;
+//   - pitched 2-D device memory (as from device_allocation::allocate_pitch), kept alive by
+//     the caller.
+// A `surface_object` reads and writes a CUDA array created with CUDA_ARRAY3D_SURFACE_LDST.
+//
+// Both are move-only owners that destroy their handle in their context. Arguments are
+// checked (format and channels, sizes, the device's alignment rules) before the driver is
+// called, so mistakes surface as logic_error naming the rule rather than as
+// CUDA_ERROR_INVALID_VALUE.
+#pragma once
+
+#include "gpukit/cuda/array.hpp"
+#include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/memory.hpp"
+
+#include <cuda.h>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+
+namespace gpukit::cuda {
+
+// How a texture samples its resource (the CUDA_TEXTURE_DESC fields gpukit exposes).
+struct texture_desc {
+    // Per dimension (x, y, z): CU_TR_ADDRESS_MODE_WRAP, CLAMP, MIRROR or BORDER. WRAP and
+    // MIRROR need normalized coordinates.
+    std::array<CUaddress_mode, 3> address_mode{CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_CLAMP,
+                                               CU_TR_ADDRESS_MODE_CLAMP};
+    // CU_TR_FILTER_MODE_POINT or LINEAR; LINEAR needs values read as floats.
+    CUfilter_mode filter_mode = CU_TR_FILTER_MODE_POINT;
+    // CU_TRSF_READ_AS_INTEGER, CU_TRSF_NORMALIZED_COORDINATES, ... or'ed together.
+    unsigned int flags = 0;
+    // Returned outside the resource with CU_TR_ADDRESS_MODE_BORDER.
+    std::array<float, 4> border_color{};
+};
+
+// The checks the factories make, exposed so they can be tested without a GPU. Each throws
+// logic_error naming `what` and the rule broken. Alignments are the device's
+// CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT and TEXTURE_PITCH_ALIGNMENT.
+void check_texture_format(const char* what, CUarray_format format, unsigned int num_channels);
+void check_texture_desc(const char* what, const texture_desc& desc, CUarray_format format);
+void check_linear_texture(const device_pointer& memory, CUarray_format format, unsigned int num_channels,
+                          std::size_t size_bytes, std::size_t texture_alignment);
+void check_pitch2d_texture(const device_pointer& memory, CUarray_format format, unsigned int num_channels,
+                           std::size_t width, std::size_t height, std::size_t pitch, std::size_t texture_alignment,
+                           std::size_t pitch_alignment);
+
+class texture_object {
+public:
+    // A texture over `source`, which the texture holds on to.
+    static texture_object from_array(std::shared_ptr<const array> source, const texture_desc& desc = {});
+    // A 1-D texture over `size_bytes` of linear memory holding elements of `num_channels`
+    // channels of `format`; read with tex1Dfetch (filtering does not apply).
+    static texture_object from_linear(const device_pointer& memory, CUarray_format format, unsigned int num_channels,
+                                      std::size_t size_bytes, const texture_desc& desc = {});
+    // A 2-D texture over `height` rows of `width` elements, rows `pitch` bytes apart.
+    static texture_object from_pitch2d(const device_pointer& memory, CUarray_format format,
+                                       unsigned int num_channels, std::size_t width, std::size_t height,
+                                       std::size_t pitch, const texture_desc& desc = {});
+
+    texture_object(texture_object&& other) noexcept;
+    texture_object& operator=(texture_object&& other) noexcept;
+    ~texture_object();
+
+    // The CUtexObject; logic_error once destroyed.
+    CUtexObject handle() const;
+    // What launch() passes for this object: the handle, in place.
+    const CUtexObject& kernel_argument() const;
+    bool is_destroyed() const noexcept { return handle_ == 0; }
+    // Destroys the handle now (and lets go of the array); again does nothing.
+    void destroy();
+    const context_state_ptr& owner() const;
+
+private:
+    texture_object(CUtexObject handle, context_state_ptr ctx, std::shared_ptr<const array> source) noexcept
+        : handle_(handle), context_(std::move(ctx)), array_(std::move(source)) {}
+    void release() noexcept;
+
+    CUtexObject handle_ = 0;
+    context_state_ptr context_;
+    std::shared_ptr<const array> array_;  // empty for linear and pitched memory
+};
+
+class surface_object {
+public:
+    // A surface over `source`, which must have been created with CUDA_ARRAY3D_SURFACE_LDST.
+    explicit surface_object(std::shared_ptr<const array> source);
+
+    surface_object(surface_object&& other) noexcept;
+    surface_object& operator=(surface_object&& other) noexcept;
+    ~surface_object();
+
+    // The CUsurfObject; logic_error once destroyed.
+    CUsurfObject handle() const;
+    const CUsurfObject& kernel_argument() const;
+    bool is_destroyed() const noexcept { return handle_ == 0; }
+    void destroy();
+    const context_state_ptr& owner() const;
+
+private:
+    void release() noexcept;
+
+    CUsurfObject handle_ = 0;
+    context_state_ptr context_;
+    std::shared_ptr<const array> array_;
+};
+
+}  // namespace gpukit::cuda

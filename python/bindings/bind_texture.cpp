@@ -1,0 +1,135 @@
+// gpukit.driver texture and surface objects: TextureObject (from an Array, linear memory
+// or pitched 2-D memory) and SurfaceObject (over an Array made with SURFACE_LDST). Both
+// are passed to kernels as their 64-bit handle.
+#include "memory_args.hpp"
+#include "texture_args.hpp"
+
+#include "gpukit/cuda/texture.hpp"
+
+#include <nanobind/stl/shared_ptr.h>
+
+#include <string>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+using cuda::texture_object;
+using cuda::surface_object;
+
+namespace {
+
+// address_mode: None (CLAMP everywhere), one address_mode for every dimension, or a
+// sequence of one to three, for x, y and z (dimensions left out stay CLAMP).
+void set_address_mode(cuda::texture_desc& desc, nb::handle mode) {
+    if (mode.is_none())
+        return;
+    if (PyLong_Check(mode.ptr())) {
+        desc.address_mode.fill(static_cast<CUaddress_mode>(nb::cast<int>(mode)));
+        return;
+    }
+    nb::sequence modes = nb::borrow<nb::sequence>(mode);
+    const std::size_t n = nb::len(modes);
+    if (n == 0 || n > 3)
+        throw nb::value_error(("address_mode: give one address_mode or a tuple of 1 to 3 (x, y, z), got " +
+                               std::to_string(n) + " entries").c_str());
+    for (std::size_t dim = 0; dim < n; ++dim)
+        desc.address_mode[dim] = static_cast<CUaddress_mode>(nb::cast<int>(modes[dim]));
+}
+
+cuda::texture_desc make_desc(nb::handle address_mode, int filter_mode, unsigned int flags, nb::handle border_color) {
+    cuda::texture_desc desc;
+    set_address_mode(desc, address_mode);
+    desc.filter_mode = static_cast<CUfilter_mode>(filter_mode);
+    desc.flags = flags;
+    if (!border_color.is_none()) {
+        nb::sequence color = nb::borrow<nb::sequence>(border_color);
+        if (nb::len(color) != 4)
+            throw nb::value_error("border_color: give four floats (one per channel)");
+        for (std::size_t i = 0; i < 4; ++i)
+            desc.border_color[i] = nb::cast<float>(color[i]);
+    }
+    return desc;
+}
+
+CUarray_format format_arg(int format) { return static_cast<CUarray_format>(format); }
+
+constexpr const char* sampling_doc =
+    "address_mode: None (CLAMP), one address_mode, or a tuple of them for x, y, z; filter_mode: a filter_mode; "
+    "flags: texture_flags (TRSF_READ_AS_INTEGER, TRSF_NORMALIZED_COORDINATES) or'ed together; border_color: four "
+    "floats for address_mode.BORDER.";
+
+}  // namespace
+
+std::optional<std::uint64_t> texture_handle_arg(nb::handle obj) {
+    if (nb::isinstance<texture_object>(obj))
+        return nb::cast<const texture_object&>(obj).handle();
+    if (nb::isinstance<surface_object>(obj))
+        return nb::cast<const surface_object&>(obj).handle();
+    return std::nullopt;
+}
+
+void bind_texture(nb::module_& m) {
+    nb::class_<texture_object>(m, "TextureObject",
+                               "A texture object: read-only, cached, optionally filtered access to an Array or "
+                               "device memory. Pass it to a kernel whose parameter is a cudaTextureObject_t.")
+        .def_static("from_array",
+                    [](std::shared_ptr<cuda::array> source, nb::handle address_mode, int filter_mode,
+                       unsigned int flags, nb::handle border_color) {
+                        return texture_object::from_array(std::move(source),
+                                                          make_desc(address_mode, filter_mode, flags, border_color));
+                    },
+                    "array"_a, "address_mode"_a = nb::none(), "filter_mode"_a = static_cast<int>(CU_TR_FILTER_MODE_POINT),
+                    "flags"_a = 0, "border_color"_a = nb::none(),
+                    (std::string("A texture over `array` (1-D, 2-D, 3-D or layered), which it keeps alive. ") +
+                     sampling_doc).c_str())
+        .def_static("from_linear",
+                    [](nb::handle devptr, int format, unsigned int num_channels, std::size_t size_bytes,
+                       nb::handle address_mode, int filter_mode, unsigned int flags, nb::handle border_color) {
+                        return texture_object::from_linear(
+                            device_pointer_arg(devptr, "TextureObject.from_linear(devptr)"), format_arg(format),
+                            num_channels, size_bytes, make_desc(address_mode, filter_mode, flags, border_color));
+                    },
+                    nb::keep_alive<0, 1>(),  // the memory must outlive the texture
+                    "devptr"_a, "format"_a, "num_channels"_a, "size_bytes"_a, "address_mode"_a = nb::none(),
+                    "filter_mode"_a = static_cast<int>(CU_TR_FILTER_MODE_POINT), "flags"_a = 0,
+                    "border_color"_a = nb::none(),
+                    (std::string("A 1-D texture over `size_bytes` of device memory at `devptr` (kept alive), holding "
+                                 "elements of `num_channels` channels of array_format `format`; read it with "
+                                 "tex1Dfetch. The address must meet the device's TEXTURE_ALIGNMENT. ") +
+                     sampling_doc).c_str())
+        .def_static("from_pitch2d",
+                    [](nb::handle devptr, int format, unsigned int num_channels, std::size_t width,
+                       std::size_t height, std::size_t pitch, nb::handle address_mode, int filter_mode,
+                       unsigned int flags, nb::handle border_color) {
+                        return texture_object::from_pitch2d(
+                            device_pointer_arg(devptr, "TextureObject.from_pitch2d(devptr)"), format_arg(format),
+                            num_channels, width, height, pitch,
+                            make_desc(address_mode, filter_mode, flags, border_color));
+                    },
+                    nb::keep_alive<0, 1>(),  // the memory must outlive the texture
+                    "devptr"_a, "format"_a, "num_channels"_a, "width"_a, "height"_a, "pitch"_a,
+                    "address_mode"_a = nb::none(), "filter_mode"_a = static_cast<int>(CU_TR_FILTER_MODE_POINT),
+                    "flags"_a = 0, "border_color"_a = nb::none(),
+                    (std::string("A 2-D texture over `height` rows of `width` elements, `pitch` bytes apart, at "
+                                 "`devptr` (kept alive), as from mem_alloc_pitch. The pitch must meet the device's "
+                                 "TEXTURE_PITCH_ALIGNMENT. ") +
+                     sampling_doc).c_str())
+        .def_prop_ro("handle", &texture_object::handle, "The CUtexObject as an integer.")
+        .def("__int__", &texture_object::handle)
+        .def("destroy", &texture_object::destroy, "Destroy the texture now; any later use raises LogicError.");
+
+    nb::class_<surface_object>(m, "SurfaceObject",
+                               "A surface object: read-write access to an Array created with "
+                               "array3d_flags.SURFACE_LDST. Pass it to a kernel whose parameter is a "
+                               "cudaSurfaceObject_t.")
+        .def("__init__",
+             [](surface_object* self, std::shared_ptr<cuda::array> source) {
+                 new (self) surface_object(std::move(source));
+             },
+             "array"_a, "A surface over `array`, which it keeps alive.")
+        .def_prop_ro("handle", &surface_object::handle, "The CUsurfObject as an integer.")
+        .def("__int__", &surface_object::handle)
+        .def("destroy", &surface_object::destroy, "Destroy the surface now; any later use raises LogicError.");
+}
+
+}  // namespace gpukit::python

@@ -1,0 +1,57 @@
+// Device helpers for kernels compiled through gpukit (SourceModule and compile() put this
+// directory on the include path): fetches of double and complex values from texture
+// objects.
+//
+// Textures have no 64-bit channel format, so a double is stored as two 32-bit signed
+// integer channels (its low word first, as on the little-endian host) and put back
+// together here; a complex number is two floats, or two doubles as four integer channels.
+// Textures holding these must be read as integers (TRSF_READ_AS_INTEGER) with point
+// filtering: linear filtering of the bit halves would produce garbage.
+//
+// Complex results use plain CUDA vector types (float2 / double2: real in .x, imaginary in
+// .y), so this header needs no complex-number library.
+#pragma once
+
+// One double from the two-channel int texture `tex`.
+__device__ inline double fp_tex1Dfetch_double(cudaTextureObject_t tex, int i) {
+    const int2 v = tex1Dfetch<int2>(tex, i);
+    return __hiloint2double(v.y, v.x);
+}
+
+__device__ inline double fp_tex2D_double(cudaTextureObject_t tex, float x, float y) {
+    const int2 v = tex2D<int2>(tex, x, y);
+    return __hiloint2double(v.y, v.x);
+}
+
+__device__ inline double fp_tex3D_double(cudaTextureObject_t tex, float x, float y, float z) {
+    const int2 v = tex3D<int2>(tex, x, y, z);
+    return __hiloint2double(v.y, v.x);
+}
+
+// One single-precision complex from the two-channel float texture `tex`.
+__device__ inline float2 fp_tex1Dfetch_cfloat(cudaTextureObject_t tex, int i) { return tex1Dfetch<float2>(tex, i); }
+
+__device__ inline float2 fp_tex2D_cfloat(cudaTextureObject_t tex, float x, float y) {
+    return tex2D<float2>(tex, x, y);
+}
+
+__device__ inline float2 fp_tex3D_cfloat(cudaTextureObject_t tex, float x, float y, float z) {
+    return tex3D<float2>(tex, x, y, z);
+}
+
+// One double-precision complex from the four-channel int texture `tex`.
+__device__ inline double2 fp_int4_to_cdouble(int4 v) {
+    return make_double2(__hiloint2double(v.y, v.x), __hiloint2double(v.w, v.z));
+}
+
+__device__ inline double2 fp_tex1Dfetch_cdouble(cudaTextureObject_t tex, int i) {
+    return fp_int4_to_cdouble(tex1Dfetch<int4>(tex, i));
+}
+
+__device__ inline double2 fp_tex2D_cdouble(cudaTextureObject_t tex, float x, float y) {
+    return fp_int4_to_cdouble(tex2D<int4>(tex, x, y));
+}
+
+__device__ inline double2 fp_tex3D_cdouble(cudaTextureObject_t tex, float x, float y, float z) {
+    return fp_int4_to_cdouble(tex3D<int4>(tex, x, y, z));
+}

@@ -1,0 +1,233 @@
+#include "gpukit/cuda/texture.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/api.hpp"
+#include "gpukit/cuda/device.hpp"
+
+#include <string>
+#include <utility>
+
+namespace gpukit::cuda {
+namespace {
+
+CUDA_TEXTURE_DESC driver_desc(const texture_desc& desc) {
+    CUDA_TEXTURE_DESC out{};
+    for (int dim = 0; dim < 3; ++dim)
+        out.addressMode[dim] = desc.address_mode[dim];
+    out.filterMode = desc.filter_mode;
+    out.flags = desc.flags;
+    for (int i = 0; i < 4; ++i)
+        out.borderColor[i] = desc.border_color[i];
+    return out;
+}
+
+CUtexObject create_texture(const CUDA_RESOURCE_DESC& resource, const texture_desc& desc) {
+    const CUDA_TEXTURE_DESC tex = driver_desc(desc);
+    CUtexObject handle = 0;
+    GPUKIT_CU(cuTexObjectCreate, &handle, &resource, &tex, nullptr);
+    return handle;
+}
+
+// Alignment rules of the current context's device.
+struct texture_alignments {
+    std::size_t address, pitch;
+};
+
+texture_alignments alignments_of(const context& ctx) {
+    const device dev = ctx.get_device();
+    return {static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)),
+            static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT))};
+}
+
+const array& checked_array(const char* what, const std::shared_ptr<const array>& source) {
+    if (!source)
+        throw logic_error(std::string(what) + ": no array given");
+    source->handle();  // logic_error when freed
+    return *source;
+}
+
+}  // namespace
+
+texture_object texture_object::from_array(std::shared_ptr<const array> source, const texture_desc& desc) {
+    const char* what = "TextureObject.from_array()";
+    const array& a = checked_array(what, source);
+    check_texture_desc(what, desc, a.descriptor_3d().Format);
+    CUDA_RESOURCE_DESC resource{};
+    resource.resType = CU_RESOURCE_TYPE_ARRAY;
+    resource.res.array.hArray = a.handle();
+    // The texture lives in the array's context, whichever context is current.
+    scoped_context in(*a.owner());
+    const CUtexObject handle = create_texture(resource, desc);
+    context_state_ptr ctx = a.owner();
+    return texture_object(handle, std::move(ctx), std::move(source));
+}
+
+texture_object texture_object::from_linear(const device_pointer& memory, CUarray_format format,
+                                           unsigned int num_channels, std::size_t size_bytes,
+                                           const texture_desc& desc) {
+    const char* what = "TextureObject.from_linear()";
+    // Argument errors first, so they are reported even where no context is current.
+    check_texture_format(what, format, num_channels);
+    check_texture_desc(what, desc, format);
+    const context ctx = context::current_or_throw(what);
+    check_linear_texture(memory, format, num_channels, size_bytes, alignments_of(ctx).address);
+    CUDA_RESOURCE_DESC resource{};
+    resource.resType = CU_RESOURCE_TYPE_LINEAR;
+    resource.res.linear.devPtr = memory.address;
+    resource.res.linear.format = format;
+    resource.res.linear.numChannels = num_channels;
+    resource.res.linear.sizeInBytes = size_bytes;
+    return texture_object(create_texture(resource, desc), ctx.state(), nullptr);
+}
+
+texture_object texture_object::from_pitch2d(const device_pointer& memory, CUarray_format format,
+                                            unsigned int num_channels, std::size_t width, std::size_t height,
+                                            std::size_t pitch, const texture_desc& desc) {
+    const char* what = "TextureObject.from_pitch2d()";
+    // Argument errors first, so they are reported even where no context is current.
+    check_texture_format(what, format, num_channels);
+    check_texture_desc(what, desc, format);
+    const context ctx = context::current_or_throw(what);
+    const texture_alignments align = alignments_of(ctx);
+    check_pitch2d_texture(memory, format, num_channels, width, height, pitch, align.address, align.pitch);
+    CUDA_RESOURCE_DESC resource{};
+    resource.resType = CU_RESOURCE_TYPE_PITCH2D;
+    resource.res.pitch2D.devPtr = memory.address;
+    resource.res.pitch2D.format = format;
+    resource.res.pitch2D.numChannels = num_channels;
+    resource.res.pitch2D.width = width;
+    resource.res.pitch2D.height = height;
+    resource.res.pitch2D.pitchInBytes = pitch;
+    return texture_object(create_texture(resource, desc), ctx.state(), nullptr);
+}
+
+texture_object::texture_object(texture_object&& other) noexcept
+    : handle_(std::exchange(other.handle_, 0)), context_(std::move(other.context_)),
+      array_(std::move(other.array_)) {}
+
+texture_object& texture_object::operator=(texture_object&& other) noexcept {
+    if (this != &other) {
+        release();
+        handle_ = std::exchange(other.handle_, 0);
+        context_ = std::move(other.context_);
+        array_ = std::move(other.array_);
+    }
+    return *this;
+}
+
+texture_object::~texture_object() { release(); }
+
+CUtexObject texture_object::handle() const {
+    if (!handle_)
+        throw logic_error("this TextureObject has been destroyed; it can no longer be used");
+    return handle_;
+}
+
+const CUtexObject& texture_object::kernel_argument() const {
+    handle();
+    return handle_;
+}
+
+const context_state_ptr& texture_object::owner() const {
+    handle();
+    return context_;
+}
+
+void texture_object::destroy() {
+    if (!handle_)
+        return;
+    {
+        scoped_context in(*context_);
+        GPUKIT_CU(cuTexObjectDestroy, handle_);
+    }
+    handle_ = 0;
+    context_.reset();
+    array_.reset();
+}
+
+void texture_object::release() noexcept {
+    if (!handle_)
+        return;
+    scoped_context in(*context_, std::nothrow);
+    try {
+        report_release_failure(api().cuTexObjectDestroy(handle_), "cuTexObjectDestroy");
+    } catch (...) {
+    }
+    handle_ = 0;
+    context_.reset();
+    array_.reset();
+}
+
+surface_object::surface_object(std::shared_ptr<const array> source) {
+    const char* what = "SurfaceObject()";
+    const array& a = checked_array(what, source);
+    if (!(a.descriptor_3d().Flags & CUDA_ARRAY3D_SURFACE_LDST))
+        throw logic_error(std::string(what) + ": the array was not created for surface access; create it with "
+                          "array3d_flags.SURFACE_LDST in its ArrayDescriptor3D flags");
+    CUDA_RESOURCE_DESC resource{};
+    resource.resType = CU_RESOURCE_TYPE_ARRAY;
+    resource.res.array.hArray = a.handle();
+    scoped_context in(*a.owner());
+    GPUKIT_CU(cuSurfObjectCreate, &handle_, &resource);
+    context_ = a.owner();
+    array_ = std::move(source);
+}
+
+surface_object::surface_object(surface_object&& other) noexcept
+    : handle_(std::exchange(other.handle_, 0)), context_(std::move(other.context_)),
+      array_(std::move(other.array_)) {}
+
+surface_object& surface_object::operator=(surface_object&& other) noexcept {
+    if (this != &other) {
+        release();
+        handle_ = std::exchange(other.handle_, 0);
+        context_ = std::move(other.context_);
+        array_ = std::move(other.array_);
+    }
+    return *this;
+}
+
+surface_object::~surface_object() { release(); }
+
+CUsurfObject surface_object::handle() const {
+    if (!handle_)
+        throw logic_error("this SurfaceObject has been destroyed; it can no longer be used");
+    return handle_;
+}
+
+const CUsurfObject& surface_object::kernel_argument() const {
+    handle();
+    return handle_;
+}
+
+const context_state_ptr& surface_object::owner() const {
+    handle();
+    return context_;
+}
+
+void surface_object::destroy() {
+    if (!handle_)
+        return;
+    {
+        scoped_context in(*context_);
+        GPUKIT_CU(cuSurfObjectDestroy, handle_);
+    }
+    handle_ = 0;
+    context_.reset();
+    array_.reset();
+}
+
+void surface_object::release() noexcept {
+    if (!handle_)
+        return;
+    scoped_context in(*context_, std::nothrow);
+    try {
+        report_release_failure(api().cuSurfObjectDestroy(handle_), "cuSurfObjectDestroy");
+    } catch (...) {
+    }
+    handle_ = 0;
+    context_.reset();
+    array_.reset();
+}
+
+}  // namespace gpukit::cuda
