@@ -257,6 +257,16 @@ class GPUArray:
             interface["stream"] = self.stream.handle or 1
         return interface
 
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule over this array's memory (no copy unless copy=True); the array
+        stays alive while the consumer uses it."""
+        from gpukit import _dlpack
+        return _dlpack.export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from gpukit import _dlpack
+        return _dlpack.device_of(self)
+
     # ---- host transfers
 
     def _contiguous(self):
