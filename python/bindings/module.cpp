@@ -15,6 +15,7 @@ NB_MODULE(_gpukit, m) {
     bind_graph(m);
     bind_layout(m);
     bind_array(m);
+    bind_dlpack(m);
     bind_occupancy(m);
     bind_pool(m);
     bind_rtc(m);

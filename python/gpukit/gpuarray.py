@@ -200,8 +200,10 @@ class GPUArray:
         self.gpudata = gpudata
         self._address = int(gpudata) if gpudata is not None else 0
 
-    def _view(self, layout, dtype=None):
-        view = GPUArray.__new__(GPUArray)
+    def _view(self, layout, dtype=None, cls=None):
+        # Views keep the class of the array they view (gpukit.cuda's DeviceNDArray too).
+        cls = cls or type(self)
+        view = cls.__new__(cls)
         view._init(layout, dtype or self.dtype, self.allocator, self if self.base is None else self.base,
                    self.gpudata, self.stream)
         view._address = self._address
@@ -248,10 +250,22 @@ class GPUArray:
     def __cuda_array_interface__(self):
         interface = {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr if self.size else 0, False),
                      "version": 3, "strides": None if self._layout.is_c_contiguous else self.strides}
+        if self.dtype.names is not None:
+            interface["descr"] = self.dtype.descr  # a record's typestr is only '|V<size>'
         if self.stream is not None:
             # Handle 0 (the legacy default stream) is spelled 1 in the interface.
             interface["stream"] = self.stream.handle or 1
         return interface
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule over this array's memory (no copy unless copy=True); the array
+        stays alive while the consumer uses it."""
+        from gpukit import _dlpack
+        return _dlpack.export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from gpukit import _dlpack
+        return _dlpack.device_of(self)
 
     # ---- host transfers
 
@@ -379,7 +393,8 @@ class GPUArray:
         return self._view(self._layout[index])
 
     def __setitem__(self, index, value):
-        target = self[index]
+        # A view, not self[index]: subclasses' __getitem__ may return host scalars.
+        target = self._view(self._layout[index])
         if isinstance(value, GPUArray):
             _check_shapes(target, value, "__setitem__")
             _check_kernel_dtype(target.dtype, "__setitem__")
@@ -532,15 +547,30 @@ def asarray(obj):
     __cuda_array_interface__ or __dlpack__); `obj` is kept alive as the array's base."""
     if isinstance(obj, GPUArray):
         return obj
+    return wrap(GPUArray, obj)
+
+
+def wrap(cls, obj):
+    """An array of class `cls` (GPUArray or a subclass) over the memory `obj` exports,
+    without copying; the owner of that memory is kept as the array's base."""
     from gpukit._interop import array_interface
     interface, owner = array_interface(obj)
-    dtype = np.dtype(interface["typestr"])
+    dtype = _interface_dtype(interface)
     shape = tuple(interface["shape"])
     strides = interface.get("strides") or Layout.contiguous(list(shape), dtype.itemsize, "C").strides
-    result = GPUArray.__new__(GPUArray)
-    result._init(Layout(list(shape), list(strides), dtype.itemsize, 0), dtype, None, owner, None, None)
-    result._address = interface["data"][0]
+    result = cls.__new__(cls)
+    # gpudata is the exporter's address (an int), so nothing is allocated for the view.
+    result._init(Layout(list(shape), list(strides), dtype.itemsize, 0), dtype, None, owner,
+                 int(interface["data"][0]), None)
     return result
+
+
+def _interface_dtype(interface):
+    # A record travels as a 'descr' list; its typestr alone is only '|V<size>'.
+    descr = interface.get("descr")
+    if descr is None or (len(descr) == 1 and descr[0][0] == ""):
+        return np.dtype(interface["typestr"])
+    return np.lib.format.descr_to_dtype([tuple(field) for field in descr])  # handles padding entries
 
 
 # ---- reductions

@@ -1,7 +1,7 @@
 """The benchmark cases. Each side measures one library doing the same thing."""
 from gpukit.bench.harness import Case, Side, Unavailable
 from gpukit.bench.gpu import primary_context
-from gpukit.bench import cl_pool, copies, launch, pools
+from gpukit.bench import arrays, cl_pool, copies, launch, pools
 from gpukit.bench import compile as compiling
 
 ALL = [
@@ -80,4 +80,25 @@ def _copy_cases():
 
 
 ALL += _copy_cases()
+
+
+def _array_cases():
+    elements = "2^28 float32 random numbers"
+    cases = []
+    for name, text in (("2x", "y = 2 * x"), ("add", "z = x + y"), ("axpb", "a * x + b")):
+        _, reads, writes = arrays.EXPRESSIONS[name]
+        cases.append(_transfer_case(
+            f"elementwise_{name}", f"{text} on {elements}: bytes read + written per second",
+            [("raw cuMemcpyDtoD, same bytes (C++)", arrays.raw_dtod(reads, writes)),
+             ("gpukit GPUArray", arrays.elementwise("gpukit", name)),
+             ("CuPy ndarray", arrays.elementwise("cupy", name))]))
+    for op in arrays.REDUCTIONS:
+        cases.append(_transfer_case(
+            f"reduction_{op}", f"{op} of {elements}{' (two operands)' if op == 'dot' else ''}: bytes read per second",
+            [("gpukit gpuarray." + op, arrays.reduction("gpukit", op)),
+             ("CuPy cp." + op, arrays.reduction("cupy", op))]))
+    return cases
+
+
+ALL += _array_cases()
 __all__ = ["ALL", "Case", "Side", "Unavailable", "primary_context"]

@@ -1,0 +1,73 @@
+"""DLPack exchange: GPUArray.__dlpack__ / __dlpack_device__, and reading another library's
+CUDA tensors through their __dlpack__. The capsules themselves are made and consumed in
+C++ (python/bindings/bind_dlpack.cpp); this module maps dtypes, devices and streams."""
+import numpy as np
+
+from gpukit import _gpukit
+
+CPU, CUDA, CUDA_HOST, CUDA_MANAGED = 1, 2, 3, 13
+_DEVICE_NAMES = {CPU: "the CPU", CUDA_HOST: "CUDA page-locked host memory"}
+# DLPack type codes by numpy kind.
+_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+_KINDS = {code: kind for kind, code in _CODES.items()}
+# Consumer stream values with a fixed meaning (None, 1 and 2 are the legacy and per-thread
+# default streams, which are ordered with gpukit's default-stream work; -1: do not wait).
+_ORDERED_STREAMS = (None, 1, 2, -1)
+
+
+def device_of(array):
+    """(CUDA, ordinal of the current context's device): gpukit allocates in the current context."""
+    return CUDA, int(_gpukit.Context.get_device())
+
+
+def export(array, stream=None, max_version=None, dl_device=None, copy=None):
+    """A 'dltensor' capsule over `array` (a GPUArray), which it keeps alive. Only the
+    unversioned capsule is made, which every max_version accepts."""
+    if dl_device is not None and tuple(dl_device) != device_of(array):
+        raise BufferError(f"__dlpack__: the array is on {device_of(array)}, cannot export to {tuple(dl_device)}")
+    if copy:
+        array = array.copy()
+    kind = array.dtype.kind
+    if kind not in _CODES or array.dtype.names is not None:
+        raise BufferError(f"__dlpack__: dtype {array.dtype} has no DLPack type")
+    itemsize = array.dtype.itemsize
+    if any(s % itemsize for s in array.strides):
+        raise BufferError(f"__dlpack__: strides {array.strides} are not multiples of the itemsize {itemsize}")
+    _wait_for(array, stream)
+    return _gpukit._dlpack_export(array.ptr if array.size else 0, list(array.shape),
+                                  [s // itemsize for s in array.strides], _CODES[kind], itemsize * 8,
+                                  *device_of(array), array)
+
+
+def _wait_for(array, stream):
+    """Make the consumer's `stream` see the array's finished contents (the DLPack rule: the
+    producer orders its work before the consumer's stream)."""
+    if stream == -1:
+        return
+    if array.stream is not None:
+        array.stream.synchronize()
+    elif stream not in _ORDERED_STREAMS:
+        # A stream of the consumer's own may be non-blocking, unordered with the default stream.
+        _gpukit.Context.synchronize()
+
+
+def interface(obj):
+    """(__cuda_array_interface__-style dict, owner) of the CUDA tensor that `obj.__dlpack__`
+    exports; the owner releases the tensor when the last view of it goes."""
+    device_type, _ = obj.__dlpack_device__()
+    if device_type not in (CUDA, CUDA_MANAGED):
+        where = _DEVICE_NAMES.get(device_type, f"DLPack device type {device_type}")
+        raise TypeError(f"{type(obj).__name__} is on {where}; gpukit arrays need CUDA device memory "
+                        "(copy it to the GPU first)")
+    try:
+        # We use the memory on the legacy default stream (1), as gpukit's arrays do.
+        capsule = obj.__dlpack__(stream=1, max_version=(1, 0))
+    except TypeError:  # producers older than DLPack 1.0 take no max_version
+        capsule = obj.__dlpack__(stream=1)
+    address, shape, strides, (code, bits, lanes), _, owner = _gpukit._dlpack_import(capsule)
+    if lanes != 1 or code not in _KINDS or (code == 6 and bits != 8):
+        raise TypeError(f"DLPack type (code {code}, {bits} bits, {lanes} lanes) has no numpy dtype in gpukit")
+    dtype = np.dtype(f"{_KINDS[code]}{bits // 8}") if code != 6 else np.dtype(bool)
+    byte_strides = None if strides is None else tuple(s * dtype.itemsize for s in strides)
+    return {"shape": tuple(shape), "typestr": dtype.str, "data": (address, False), "strides": byte_strides,
+            "version": 3}, owner

@@ -1,0 +1,133 @@
+"""Sides of the array cases: effective bandwidth (bytes read + bytes written per second)
+of elementwise expressions and reductions over 2^28 float32 random numbers.
+
+Every side runs a batch of operations between two synchronizations, so the host's
+synchronize and timer cost is spread over the batch as it is in a real program; the
+library's own per-operation cost (allocating the result, launching) is measured. The
+reference side is a raw cuMemcpyDtoD moving the same number of bytes, the most a
+memory-bound kernel can hope for.
+"""
+import functools
+import time
+
+import numpy as np
+
+from gpukit.bench.gpu import primary_context
+from gpukit.bench.harness import Unavailable
+
+COUNT = 1 << 28  # float32 elements per operand: 1 GiB each
+OPERATIONS_PER_SAMPLE = 10
+
+
+@functools.lru_cache(maxsize=1)
+def _host_data():
+    """Two random operands, made once for all sides and cases (random, so no library can
+    profit from compressible or constant data)."""
+    rng = np.random.default_rng(12345)
+    return rng.random(COUNT, dtype=np.float32), rng.random(COUNT, dtype=np.float32)
+
+
+# What each expression reads and writes, in operands of COUNT float32 elements.
+EXPRESSIONS = {
+    "2x": (lambda x, y: 2 * x, 1, 1),
+    "add": (lambda x, y: x + y, 2, 1),
+    "axpb": (lambda x, y: np.float32(1.5) * x + np.float32(0.5), 1, 1),
+}
+REDUCTIONS = {"sum": 1, "min": 1, "max": 1, "dot": 2}  # operands read
+
+
+def moved_bytes(reads, writes):
+    return (reads + writes) * COUNT * 4
+
+
+def _rates(operation, synchronize, nbytes, settings):
+    operation()  # warm-up: compiles and caches kernels, fills the memory pool
+    synchronize()
+    samples = []
+    for _ in range(settings["repeats"]):
+        start = time.perf_counter()
+        for _ in range(OPERATIONS_PER_SAMPLE):
+            operation()
+        synchronize()
+        samples.append(OPERATIONS_PER_SAMPLE * nbytes / (time.perf_counter() - start))
+    return samples
+
+
+def _cupy():
+    try:
+        import cupy as cp
+    except ImportError:
+        raise Unavailable("CuPy is not installed")
+    return cp
+
+
+def raw_dtod(reads, writes):
+    """A device-to-device copy of half the bytes the expression moves: it reads and writes
+    them, so its effective rate counts each byte twice."""
+    def run(settings):
+        import gpukit.driver as drv
+        primary_context()
+        half = moved_bytes(reads, writes) // 2
+        dst, src = drv.mem_alloc(half), drv.mem_alloc(half)
+        try:
+            from gpukit._gpukit import _bench
+            return [2 * rate for rate in _bench.raw_dtod_rate(int(dst), int(src), half, settings["repeats"])]
+        finally:
+            dst.free()
+            src.free()
+    return run
+
+
+def _gpukit_run(body):
+    """Runs body(x, y) with the operands uploaded as GPUArrays, then frees the pool, so the
+    next side finds the device memory free."""
+    import gpukit.driver as drv
+    import gpukit.gpuarray as gpuarray
+    primary_context()
+    host_x, host_y = _host_data()
+    try:
+        x, y = gpuarray.to_gpu(host_x), gpuarray.to_gpu(host_y)
+        result = body(x, y, drv.Context.synchronize)
+        del x, y
+        return result
+    finally:
+        gpuarray.release_default_pools()
+
+
+def _cupy_run(body):
+    cp = _cupy()
+    host_x, host_y = _host_data()
+    x, y = cp.asarray(host_x), cp.asarray(host_y)
+    try:
+        return body(x, y, cp.cuda.Device().synchronize)
+    finally:
+        del x, y
+        cp.get_default_memory_pool().free_all_blocks()
+
+
+def elementwise(library, name):
+    expression, reads, writes = EXPRESSIONS[name]
+    runner = {"gpukit": _gpukit_run, "cupy": _cupy_run}[library]
+
+    def run(settings):
+        return runner(lambda x, y, sync: _rates(lambda: expression(x, y), sync, moved_bytes(reads, writes),
+                                                settings))
+    return run
+
+
+def reduction(library, op):
+    reads = REDUCTIONS[op]
+
+    def gpukit_operation(x, y):
+        import gpukit.gpuarray as gpuarray
+        return (lambda: gpuarray.dot(x, y)) if op == "dot" else (lambda: getattr(gpuarray, op)(x))
+
+    def cupy_operation(x, y):
+        cp = _cupy()
+        return (lambda: cp.dot(x, y)) if op == "dot" else (lambda: getattr(cp, op)(x))
+
+    runner, operation = {"gpukit": (_gpukit_run, gpukit_operation), "cupy": (_cupy_run, cupy_operation)}[library]
+
+    def run(settings):
+        return runner(lambda x, y, sync: _rates(operation(x, y), sync, moved_bytes(reads, 0), settings))
+    return run

@@ -1,0 +1,383 @@
+"""numba.cuda's memory API (``to_device``, ``device_array``, ``DeviceNDArray``, pinned and
+mapped host memory) on gpukit's arrays.
+
+A DeviceNDArray is a GPUArray: the same layout engine, pool allocator, views and
+``__cuda_array_interface__``, with numba's method names on top. ``stream`` arguments take
+0 (the default stream; copies are synchronous) or a ``gpukit.driver.Stream`` (copies are
+queued on it; a copy to or from pageable host memory still returns only when the host
+side is done, as CUDA does for pageable memory).
+"""
+import contextlib
+import numbers
+
+import numpy as np
+
+from gpukit import _gpukit, gpuarray
+from gpukit._gpukit import Layout, host_alloc_flags, mem_host_register_flags
+from gpukit.gpuarray import GPUArray
+
+__all__ = ["to_device", "device_array", "device_array_like", "pinned_array", "mapped_array", "pinned", "mapped",
+           "as_cuda_array", "is_cuda_array", "DeviceNDArray", "DeviceRecord", "MappedNDArray"]
+
+
+def _stream(stream):
+    """numba spells the default stream 0; gpukit spells it None."""
+    if stream is None or (isinstance(stream, numbers.Integral) and stream == 0):
+        return None
+    if isinstance(stream, _gpukit.Stream):
+        return stream
+    raise TypeError(f"stream must be 0 or a gpukit.driver.Stream, got {stream!r}")
+
+
+def _shape(shape):
+    return (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(s) for s in shape)
+
+
+def _extent(shape, strides, itemsize):
+    """Bytes from element 0 to the end of the last element of a layout with explicit
+    strides, which may leave gaps (so more than size * itemsize)."""
+    if any(s < 0 for s in strides):
+        raise ValueError(f"negative strides {tuple(strides)} are not supported for new arrays")
+    low, high = Layout(list(shape), list(strides), itemsize, 0).byte_extent()
+    return high
+
+
+def _host_order(ary):
+    return "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
+
+
+class DeviceNDArray(GPUArray):
+    """An array in device memory with numba.cuda's interface."""
+
+    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
+        dtype = np.dtype(dtype)
+        shape = _shape(shape)
+        if strides is not None and gpu_data is None and np.prod(shape, dtype=np.int64) > 0:
+            gpu_data = gpuarray.default_allocator()(_extent(shape, strides, dtype.itemsize))
+        super().__init__(shape, dtype, gpudata=gpu_data, strides=strides, stream=_stream(stream))
+
+    # ---- layout queries
+
+    def is_c_contiguous(self):
+        return self._layout.is_c_contiguous
+
+    def is_f_contiguous(self):
+        return self._layout.is_f_contiguous
+
+    # ---- copies
+
+    def copy_to_device(self, ary, stream=0):
+        """Copy `ary` (a host array, or another device array) into this array; shapes and
+        dtypes must match."""
+        stream = _stream(stream) or self.stream
+        if is_cuda_array(ary):
+            source = as_cuda_array(ary)
+            self._check_same(source.shape, source.dtype, "copy_to_device")
+            if self.size == 0:
+                return
+            if self._same_contiguous_layout(source):
+                if stream is None:
+                    _gpukit.memcpy_dtod(self.ptr, source.ptr, self.nbytes)
+                else:
+                    _gpukit.memcpy_dtod_async(self.ptr, source.ptr, self.nbytes, stream)
+            else:
+                self._assign(source, stream)
+            return
+        host = np.asarray(ary)
+        self._check_same(host.shape, host.dtype, "copy_to_device")
+        if self.is_c_contiguous() or self.is_f_contiguous():
+            self.set(host, stream=stream)
+        else:
+            # Upload contiguously, then a kernel scatters into the strided layout.
+            self._assign(gpuarray.to_gpu(np.ascontiguousarray(host), stream=stream), stream)
+
+    def copy_to_host(self, ary=None, stream=0):
+        """The contents as a numpy array: `ary` (a contiguous array of the same shape and
+        dtype) when given, else a new one. With a stream the copy is queued on it; the
+        array is complete once the stream is synchronized."""
+        if ary is not None:
+            if not isinstance(ary, np.ndarray):
+                raise TypeError(f"copy_to_host(ary): ary must be a numpy.ndarray, got {type(ary).__name__}")
+            self._check_same(ary.shape, ary.dtype, "copy_to_host")
+            if not (ary.flags.c_contiguous or ary.flags.f_contiguous):
+                raise ValueError(f"copy_to_host(ary): ary must be contiguous (its strides are {ary.strides})")
+            if not ary.flags.writeable:
+                raise ValueError("copy_to_host(ary): ary is read-only")
+        return self.get(ary=ary, stream=_stream(stream) or self.stream)
+
+    def _check_same(self, shape, dtype, what):
+        if tuple(shape) != self.shape:
+            raise ValueError(f"{what}: shape {tuple(shape)} differs from the device array's {self.shape}")
+        if np.dtype(dtype) != self.dtype:
+            raise TypeError(f"{what}: dtype {dtype} differs from the device array's {self.dtype}")
+
+    def _same_contiguous_layout(self, other):
+        return (self.is_c_contiguous() and other._layout.is_c_contiguous) or \
+            (self.is_f_contiguous() and other._layout.is_f_contiguous)
+
+    def _assign(self, source, stream):
+        # GPUArray's __setitem__ launches on the array's own stream; this copy's may differ.
+        saved, self.stream = self.stream, stream
+        try:
+            GPUArray.__setitem__(self, Ellipsis, source)
+        finally:
+            self.stream = saved
+
+    # ---- views
+
+    def reshape(self, *newshape, order="C"):
+        """A view with another shape; numba refuses reshapes that would need a copy, so
+        does this (gpuarray.GPUArray.reshape copies instead)."""
+        if len(newshape) == 1 and not isinstance(newshape[0], numbers.Integral):
+            newshape = tuple(newshape[0])
+        try:
+            layout = self._layout.reshape(list(newshape), order)
+        except _gpukit.LogicError as e:
+            raise ValueError(f"reshape{tuple(newshape)}: {e} (a device array is only reshaped as a view)") from None
+        return self._view(layout)
+
+    def ravel(self, order="C", stream=0):
+        return self.reshape(-1, order=order)
+
+    def split(self, section, stream=0):
+        """Views of `section` elements each of a 1-d array; the last may be shorter."""
+        if self.ndim != 1:
+            raise ValueError(f"split: only 1-d arrays can be split, this one has {self.ndim} dimensions")
+        if section <= 0:
+            raise ValueError(f"split: section must be positive, got {section}")
+        return [self[start:start + section] for start in range(0, len(self), section)]
+
+    def __getitem__(self, index):
+        view = GPUArray.__getitem__(self, index)
+        if view.ndim > 0:
+            return view
+        if view.dtype.names is not None:
+            return self._view(view._layout, cls=DeviceRecord)
+        # A single element comes back to the host as a numpy scalar, as in numba.
+        return view.get()[()]
+
+    def __setitem__(self, index, value):
+        if is_cuda_array(value) and not isinstance(value, GPUArray):
+            value = as_cuda_array(value)
+        GPUArray.__setitem__(self, index, value)
+
+    def __repr__(self):
+        return f"<gpukit.cuda.DeviceNDArray shape={self.shape} dtype={self.dtype} strides={self.strides}>"
+
+
+class DeviceRecord(DeviceNDArray):
+    """One structured (record) value in device memory: a 0-d DeviceNDArray whose
+    copy_to_host() gives a numpy record."""
+
+    def __init__(self, dtype, stream=0, gpu_data=None):
+        super().__init__((), None, dtype, stream, gpu_data)
+
+    def copy_to_host(self, ary=None, stream=0):
+        host = super().copy_to_host(ary, stream)
+        return host if ary is not None else host[()]
+
+    def __repr__(self):
+        return f"<gpukit.cuda.DeviceRecord dtype={self.dtype}>"
+
+
+def _device_class(dtype, shape):
+    return DeviceRecord if shape == () and np.dtype(dtype).names is not None else DeviceNDArray
+
+
+def _new_device_array(shape, strides, dtype, stream):
+    cls = _device_class(dtype, shape)
+    result = cls.__new__(cls)
+    DeviceNDArray.__init__(result, shape, strides, dtype, stream)
+    return result
+
+
+# ---- device memory
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+    """An uninitialised device array, like numpy.empty."""
+    shape = _shape(shape)
+    if strides is None:
+        strides = Layout.contiguous(list(shape), np.dtype(dtype).itemsize, order).strides
+    return _new_device_array(shape, strides, dtype, stream)
+
+
+def device_array_like(ary, stream=0):
+    """An uninitialised device array of `ary`'s shape and dtype, in its order (C unless
+    `ary` is only Fortran-contiguous)."""
+    if is_cuda_array(ary):
+        ary = as_cuda_array(ary)
+        order = "F" if ary._layout.is_f_contiguous and not ary._layout.is_c_contiguous else "C"
+    else:
+        ary = np.asarray(ary)
+        order = _host_order(ary)
+    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+
+
+def to_device(obj, stream=0, copy=True, to=None):
+    """A device array with the contents of `obj` (a numpy array, anything numpy converts,
+    or a numpy record, which gives a DeviceRecord). A device array is returned as it is.
+    With `to`, copies into that device array instead; with copy=False only allocates."""
+    if to is not None:
+        to.copy_to_device(obj, stream)
+        return to
+    if is_cuda_array(obj):
+        return as_cuda_array(obj)
+    host = np.asarray(obj)
+    result = device_array_like(host, stream)
+    if copy:
+        result.copy_to_device(host, stream)
+    return result
+
+
+def is_cuda_array(obj):
+    """Whether `obj` exports __cuda_array_interface__."""
+    return hasattr(obj, "__cuda_array_interface__")
+
+
+def as_cuda_array(obj):
+    """A DeviceNDArray over the device memory of `obj` (anything exporting
+    __cuda_array_interface__ or a CUDA __dlpack__), without copying; `obj` stays alive
+    as the array's base."""
+    if isinstance(obj, DeviceNDArray):
+        return obj
+    return gpuarray.wrap(DeviceNDArray, obj)
+
+
+# ---- page-locked and mapped host memory
+
+def _host_array(shape, dtype, strides, order, flags, cls=np.ndarray):
+    shape, dtype = _shape(shape), np.dtype(dtype)
+    if strides is None:
+        strides = Layout.contiguous(list(shape), dtype.itemsize, order).strides
+    nbytes = _extent(shape, strides, dtype.itemsize) if np.prod(shape, dtype=np.int64) > 0 else 0
+    # The driver refuses empty allocations; an empty array gets one unused byte.
+    allocation = _gpukit._pagelocked_alloc(max(nbytes, 1), int(flags))
+    return np.ndarray.__new__(cls, shape, dtype, buffer=allocation, strides=strides), allocation, nbytes
+
+
+def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+    """An uninitialised numpy array in page-locked host memory, like numpy.empty."""
+    return _host_array(shape, dtype, strides, order, 0)[0]
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+    """An uninitialised MappedNDArray: page-locked host memory that kernels also address.
+    `portable`: usable from every context; `wc`: write-combined (fast host writes and
+    device reads, very slow host reads)."""
+    flags = host_alloc_flags.DEVICEMAP
+    if portable:
+        flags |= host_alloc_flags.PORTABLE
+    if wc:
+        flags |= host_alloc_flags.WRITECOMBINED
+    array, allocation, nbytes = _host_array(shape, dtype, strides, order, flags, MappedNDArray)
+    array._mapping = _Mapping(np.frombuffer(allocation, np.uint8).ctypes.data, allocation.get_device_pointer(),
+                              nbytes)
+    array._stream = _stream(stream)
+    return array
+
+
+class _Mapping:
+    """Where a block of mapped host memory lies in the host's and the device's address spaces."""
+
+    def __init__(self, host, device, nbytes):
+        self.host, self.device, self.nbytes = host, device, nbytes
+
+
+class MappedNDArray(np.ndarray):
+    """A numpy array in mapped page-locked memory that is also a device array: kernels
+    and other libraries reach it through __cuda_array_interface__, and it has the
+    DeviceNDArray copy methods. numpy views of it (slices) stay mapped."""
+
+    def __array_finalize__(self, obj):
+        self._mapping = getattr(obj, "_mapping", None)
+        self._stream = getattr(obj, "_stream", None)
+
+    def _device_view(self):
+        """A DeviceNDArray over this array's memory, as the device addresses it."""
+        mapping = self._mapping
+        host = self.__array_interface__["data"][0]
+        if mapping is None or not (self.size == 0 or mapping.host <= host < mapping.host + mapping.nbytes):
+            # numpy results computed from a mapped array (a + 1) are ordinary memory.
+            raise ValueError("this MappedNDArray's memory is not mapped page-locked memory (it is a numpy result "
+                             "computed from one); copy it into a mapped_array() first")
+        view = DeviceNDArray.__new__(DeviceNDArray)
+        layout = Layout(list(self.shape), list(self.strides), self.dtype.itemsize, 0)
+        view._init(layout, self.dtype, None, self, mapping.device + (host - mapping.host), self._stream)
+        return view
+
+    @property
+    def __cuda_array_interface__(self):
+        return self._device_view().__cuda_array_interface__
+
+    def copy_to_host(self, ary=None, stream=0):
+        return self._device_view().copy_to_host(ary, stream)
+
+    def copy_to_device(self, ary, stream=0):
+        self._device_view().copy_to_device(ary, stream)
+
+    def is_c_contiguous(self):
+        return self.flags.c_contiguous
+
+    def is_f_contiguous(self):
+        return self.flags.f_contiguous
+
+    def split(self, section, stream=0):
+        return [self[start:start + section] for start in range(0, len(self), section)]
+
+
+def _is_page_locked(ary):
+    """Whether `ary`'s memory already belongs to a page-locked allocation (pinned_array,
+    pagelocked_empty, register_host_memory, managed memory)."""
+    locked = (_gpukit.PagelockedHostAllocation, _gpukit.RegisteredHostMemory, _gpukit.ManagedAllocation)
+    base = ary
+    while base is not None:
+        if isinstance(base, locked):
+            return True
+        base = getattr(base, "base", None)
+    return False
+
+
+def _register(ary, flags, what):
+    if not isinstance(ary, np.ndarray):
+        raise TypeError(f"{what}: expected numpy arrays, got {type(ary).__name__}")
+    # cuMemHostRegister locks whole pages; gpukit refuses memory that does not start and
+    # end on page boundaries, since the neighbouring bytes may belong to other objects.
+    return _gpukit._register_host_memory(ary, int(flags))
+
+
+@contextlib.contextmanager
+def pinned(*arrays):
+    """Page-lock the memory of numpy `arrays` for the block (arrays already page-locked
+    are left as they are). The arrays must be page-aligned whole pages: see
+    gpukit.driver.aligned_empty."""
+    registrations = []
+    try:
+        for ary in arrays:
+            if not _is_page_locked(ary):
+                registrations.append(_register(ary, 0, "pinned(*arrays)"))
+        yield
+    finally:
+        for registration in registrations:
+            registration.unregister()
+
+
+@contextlib.contextmanager
+def mapped(*arrays, stream=0):
+    """Map the numpy `arrays` into the device's address space for the block; yields a
+    DeviceNDArray over each (one array: the DeviceNDArray itself, else a list). The arrays
+    must be contiguous, page-aligned whole pages (gpukit.driver.aligned_empty)."""
+    registrations, views = [], []
+    try:
+        for ary in arrays:
+            if isinstance(ary, np.ndarray) and not (ary.flags.c_contiguous or ary.flags.f_contiguous):
+                raise ValueError(f"mapped(*arrays): arrays must be contiguous (strides {ary.strides})")
+            registration = _register(ary, mem_host_register_flags.DEVICEMAP, "mapped(*arrays)")
+            registrations.append(registration)
+            view = DeviceNDArray.__new__(DeviceNDArray)
+            layout = Layout(list(ary.shape), list(ary.strides), ary.dtype.itemsize, 0)
+            view._init(layout, ary.dtype, None, registration, registration.get_device_pointer(), _stream(stream))
+            views.append(view)
+        yield views[0] if len(views) == 1 else views
+    finally:
+        for registration in registrations:
+            registration.unregister()

@@ -1,0 +1,153 @@
+"""DLPack and __cuda_array_interface__ exchange: CPU checks of the capsule round trip in
+C++ (fake addresses, nothing is read) and of errors, GPU checks against CuPy and PyTorch
+in both directions (same memory, same layout, writes visible both ways)."""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+from gpukit import _gpukit
+import gpukit.cuda as cuda
+import gpukit.gpuarray as gpuarray
+
+
+class Owner:
+    pass
+
+
+# ---- CPU
+
+def test_capsule_round_trip_keeps_the_owner_alive_until_the_import_goes():
+    owner = Owner()
+    alive = weakref.ref(owner)
+    capsule = _gpukit._dlpack_export(0x7F0000001000, [3, 4], [1, 3], 2, 32, 2, 0, owner)
+    del owner
+    gc.collect()
+    assert alive() is not None  # the capsule holds it
+    address, shape, strides, dtype, device, tensor = _gpukit._dlpack_import(capsule)
+    assert (address, shape, strides, dtype, device) == (0x7F0000001000, [3, 4], [1, 3], (2, 32, 1), (2, 0))
+    del capsule
+    gc.collect()
+    assert alive() is not None  # consumed: the import holds it now
+    del tensor
+    gc.collect()
+    assert alive() is None
+
+
+def test_unconsumed_capsule_releases_its_owner():
+    owner = Owner()
+    alive = weakref.ref(owner)
+    capsule = _gpukit._dlpack_export(0x1000, [2], [1], 0, 64, 2, 0, owner)
+    del owner, capsule
+    gc.collect()
+    assert alive() is None
+
+
+def test_a_capsule_is_consumed_once():
+    capsule = _gpukit._dlpack_export(0x1000, [2], [1], 0, 64, 2, 0, Owner())
+    _gpukit._dlpack_import(capsule)
+    with pytest.raises(TypeError, match="unconsumed DLPack capsule"):
+        _gpukit._dlpack_import(capsule)
+
+
+def test_cpu_tensors_are_refused_clearly():
+    with pytest.raises(TypeError, match="ndarray is on the CPU; gpukit arrays need CUDA device memory"):
+        gpuarray.asarray(np.ones(4))
+    with pytest.raises(TypeError, match="on the CPU"):
+        cuda.as_cuda_array(np.ones(4))
+    with pytest.raises(TypeError, match="neither __cuda_array_interface__ nor __dlpack__"):
+        gpuarray.asarray([1, 2])
+
+
+# ---- GPU
+
+gpu = pytest.mark.gpu
+
+
+@pytest.fixture
+def pool_ctx(ctx):
+    yield ctx
+    gpuarray.release_default_pools()
+
+
+def _random(shape, dtype):
+    return np.random.default_rng(42).standard_normal(shape).astype(dtype)
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch has no CUDA")
+    return torch
+
+
+@gpu
+@pytest.mark.parametrize("make", [gpuarray.to_gpu, cuda.to_device])
+def test_export_to_cupy_shares_memory(pool_ctx, make):
+    cp = pytest.importorskip("cupy")
+    host = _random((37, 12), np.float32)
+    ours = make(host)[3:30:2, 1:]
+    theirs = cp.from_dlpack(ours)
+    assert theirs.data.ptr == ours.ptr
+    assert theirs.shape == ours.shape and theirs.strides == ours.strides
+    theirs *= 2
+    cp.cuda.Device().synchronize()
+    np.testing.assert_array_equal(ours.get(), 2 * host[3:30:2, 1:])
+    ours[...] = np.full(ours.shape, 5, np.float32)
+    pool_ctx.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(theirs), np.full(ours.shape, 5, np.float32))
+
+
+@gpu
+def test_import_from_cupy_shares_memory(pool_ctx):
+    cp = pytest.importorskip("cupy")
+    theirs = cp.asarray(_random((25, 8), np.float64))[::3]
+    for ours in (gpuarray.asarray(theirs), cuda.as_cuda_array(theirs)):
+        assert ours.ptr == theirs.data.ptr and ours.shape == theirs.shape and ours.strides == theirs.strides
+        np.testing.assert_array_equal(ours.get(), cp.asnumpy(theirs))
+    # Through DLPack alone (CuPy also exports the CUDA array interface).
+    capsule_only = type("DLPackOnly", (), {"__dlpack__": lambda self, **kw: theirs.__dlpack__(**kw),
+                                            "__dlpack_device__": lambda self: theirs.__dlpack_device__()})()
+    ours = gpuarray.asarray(capsule_only)
+    assert ours.ptr == theirs.data.ptr and ours.strides == theirs.strides
+    ours += 1
+    pool_ctx.synchronize()
+    np.testing.assert_array_equal(ours.get(), cp.asnumpy(theirs))
+
+
+@gpu
+def test_export_to_torch_shares_memory(pool_ctx):
+    torch = _torch()
+    host = _random((19, 6), np.float32)
+    ours = gpuarray.to_gpu(host)[1:, 2:5]
+    theirs = torch.from_dlpack(ours)
+    assert theirs.data_ptr() == ours.ptr
+    assert tuple(theirs.shape) == ours.shape
+    assert tuple(s * 4 for s in theirs.stride()) == ours.strides
+    theirs.add_(1)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(ours.get(), host[1:, 2:5] + 1)
+
+
+@gpu
+def test_import_from_torch_shares_memory(pool_ctx):
+    torch = _torch()
+    theirs = torch.arange(60, dtype=torch.float32, device="cuda").reshape(6, 10).t()
+    dl_only = type("DLPackOnly", (), {"__dlpack__": lambda self, **kw: theirs.__dlpack__(**kw),
+                                       "__dlpack_device__": lambda self: theirs.__dlpack_device__()})()
+    for source in (theirs, dl_only):
+        ours = cuda.as_cuda_array(source)
+        assert ours.ptr == theirs.data_ptr() and ours.shape == tuple(theirs.shape)
+        assert ours.strides == tuple(s * 4 for s in theirs.stride())
+    ours[2:4] = np.zeros((2, 6), np.float32)
+    pool_ctx.synchronize()
+    np.testing.assert_array_equal(theirs.cpu().numpy(), ours.copy_to_host())
+    assert float(theirs[2:4].abs().sum()) == 0
+
+
+@gpu
+def test_cpu_torch_tensor_is_refused(pool_ctx):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="on the CPU"):
+        gpuarray.asarray(torch.ones(3))
