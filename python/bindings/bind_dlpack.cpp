@@ -4,6 +4,7 @@
 // devices and streams, this file only moves the fields and keeps owners alive.
 #include "bindings.hpp"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 

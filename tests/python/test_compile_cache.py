@@ -19,15 +19,20 @@ def entries(directory):
     return sorted(name for name in os.listdir(directory) if name.endswith(".gpukit-cache"))
 
 
+# compiler.compile() always searches gpukit's device headers last; the raw calls below do
+# the same, so their keys match the public API's.
+DIRS = [compiler.DEVICE_INCLUDE_DIR]
+
+
 def key(source=KERNEL, options=(), arch="sm_90", include_dirs=(), no_extern_c=False):
-    return _gpukit._cache_key(source, list(options), arch, list(include_dirs), no_extern_c, "nvrtc", "")
+    return _gpukit._cache_key(source, list(options), arch, list(include_dirs) + DIRS, no_extern_c, "nvrtc", "")
 
 
 @needs_nvrtc
 def test_miss_then_hit(tmp_path):
-    first = _gpukit._compile(KERNEL, [], "sm_90", [], False, "nvrtc", "", False, str(tmp_path))
+    first = _gpukit._compile(KERNEL, [], "sm_90", DIRS, False, "nvrtc", "", False, str(tmp_path))
     assert first[5] is False and len(entries(tmp_path)) == 1
-    second = _gpukit._compile(KERNEL, [], "sm_90", [], False, "nvrtc", "", False, str(tmp_path))
+    second = _gpukit._compile(KERNEL, [], "sm_90", DIRS, False, "nvrtc", "", False, str(tmp_path))
     assert second[5] is True
     assert second[0] == first[0]
     assert second[4] == first[4] == key()
@@ -77,16 +82,16 @@ def test_bad_entry_is_recompiled_and_rewritten(tmp_path, damage):
     else:
         data = b""
     path.write_bytes(bytes(data))
-    result = _gpukit._compile(KERNEL, [], "sm_90", [], False, "nvrtc", "", False, str(tmp_path))
+    result = _gpukit._compile(KERNEL, [], "sm_90", DIRS, False, "nvrtc", "", False, str(tmp_path))
     assert result[5] is False, "a damaged entry must not be loaded"
     assert result[0] == image
-    assert _gpukit._compile(KERNEL, [], "sm_90", [], False, "nvrtc", "", False, str(tmp_path))[5] is True
+    assert _gpukit._compile(KERNEL, [], "sm_90", DIRS, False, "nvrtc", "", False, str(tmp_path))[5] is True
 
 
 @needs_nvrtc
 def test_cache_dir_false_disables_the_cache(tmp_path):
     compiler.compile(KERNEL, arch="sm_90", cache_dir=False)
-    assert _gpukit._compile(KERNEL, [], "sm_90", [], False, "nvrtc", "", False, None)[4] == ""
+    assert _gpukit._compile(KERNEL, [], "sm_90", DIRS, False, "nvrtc", "", False, None)[4] == ""
 
 
 @needs_nvrtc
@@ -127,7 +132,7 @@ def test_processes_compiling_the_same_source_at_once_share_one_entry(tmp_path):
     assert [child.exitcode for child in children] == [0, 0, 0, 0]
     assert os.listdir(tmp_path) == entries(tmp_path), "temporary files were left behind"
     assert len(entries(tmp_path)) == 1
-    assert _gpukit._compile(source, [], "sm_90", [], False, "nvrtc", "", False, str(tmp_path))[5] is True
+    assert _gpukit._compile(source, [], "sm_90", DIRS, False, "nvrtc", "", False, str(tmp_path))[5] is True
 
 
 @needs_nvrtc
