@@ -3,8 +3,11 @@
 #include "gpukit/core/error.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <string_view>
 
 namespace gpukit::rtc {
 namespace detail {
@@ -13,17 +16,49 @@ std::vector<std::string> default_candidates() {
     // Newest first: a toolkit upgrade keeps working, and .so (the unversioned developer
     // link) is the last resort because its version is unknown.
     const char* names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-    std::vector<std::string> dirs = {""};  // "" = the dynamic linker's own search
+    // Directories are named explicitly (rather than left to the dynamic linker) so that
+    // locate() can find the file a load would use without loading it: see nvrtc_identity().
+    std::vector<std::string> dirs;
+    if (const char* path = std::getenv("LD_LIBRARY_PATH"); path && *path) {
+        std::string_view rest = path;
+        while (!rest.empty()) {
+            const std::size_t colon = rest.find(':');
+            const std::string_view dir = rest.substr(0, colon);
+            if (!dir.empty())
+                dirs.push_back(std::string(dir) + "/");
+            rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+        }
+    }
     if (const char* home = std::getenv("CUDA_HOME"); home && *home)
         dirs.push_back(std::string(home) + "/lib64/");
     if (const char* path = std::getenv("CUDA_PATH"); path && *path)
         dirs.push_back(std::string(path) + "/lib64/");
     dirs.push_back("/usr/local/cuda/lib64/");
+    dirs.push_back("");  // last: the dynamic linker's own search (ld.so.cache, system directories)
     std::vector<std::string> candidates;
     for (const auto& dir : dirs)
         for (const char* name : names)
             candidates.push_back(dir + name);
     return candidates;
+}
+
+std::string locate(const std::vector<std::string>& candidates) {
+    for (const auto& candidate : candidates) {
+        struct stat info;
+        if (candidate.find('/') != std::string::npos && ::stat(candidate.c_str(), &info) == 0 &&
+            S_ISREG(info.st_mode))
+            return candidate;
+    }
+    return {};
+}
+
+std::string file_identity(const std::string& path) {
+    struct stat info;
+    // A bare name was resolved by the dynamic linker: there is no path to stat.
+    if (path.find('/') == std::string::npos || ::stat(path.c_str(), &info) != 0)
+        return {};
+    return path + " size " + std::to_string(info.st_size) + " mtime " + std::to_string(info.st_mtim.tv_sec) + "." +
+           std::to_string(info.st_mtim.tv_nsec);
 }
 
 loaded_nvrtc load(const std::vector<std::string>& candidates) {
@@ -62,9 +97,16 @@ loaded_nvrtc load(const std::vector<std::string>& candidates) {
 
 namespace {
 
+// Set once the library is loaded; read by nvrtc_identity() without forcing a load.
+std::atomic<detail::loaded_nvrtc*> loaded_instance{nullptr};
+
 detail::loaded_nvrtc& instance() {
     // Leaked on purpose, like the driver table: never unloaded.
-    static detail::loaded_nvrtc* loaded = new detail::loaded_nvrtc(detail::load(detail::default_candidates()));
+    static detail::loaded_nvrtc* loaded = [] {
+        auto* l = new detail::loaded_nvrtc(detail::load(detail::default_candidates()));
+        loaded_instance.store(l);
+        return l;
+    }();
     return *loaded;
 }
 
@@ -81,10 +123,29 @@ const nvrtc_api& api() { return mutable_api(); }
 
 bool nvrtc_available() noexcept {
     try {
+        // A file found in the named directories counts without loading it (loading costs
+        // milliseconds); only the dynamic linker's own search needs a real dlopen.
+        if (!loaded_instance.load() && !detail::locate(detail::default_candidates()).empty())
+            return true;
         return instance().load_failure.empty();
     } catch (...) {
         return false;
     }
+}
+
+std::string nvrtc_identity() {
+    if (const detail::loaded_nvrtc* loaded = loaded_instance.load(); loaded && loaded->load_failure.empty()) {
+        if (std::string identity = detail::file_identity(loaded->path); !identity.empty())
+            return identity;
+    } else if (!loaded) {
+        if (std::string identity = detail::file_identity(detail::locate(detail::default_candidates()));
+            !identity.empty())
+            return identity;
+    }
+    // Found only by the dynamic linker's search (no path to stat): its version, which
+    // needs the library loaded.
+    const auto [major, minor] = version();
+    return "version " + std::to_string(major) + "." + std::to_string(minor);
 }
 
 std::pair<int, int> version() {

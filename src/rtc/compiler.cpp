@@ -110,10 +110,6 @@ void scan(std::string_view text, const fs::path& including_dir, const std::vecto
     }
 }
 
-std::string resolved_arch(const compile_options& options) {
-    return options.arch.empty() ? default_arch() : options.arch;
-}
-
 }  // namespace
 
 std::vector<fs::path> included_headers(std::string_view source, const compile_options& options) {
@@ -126,14 +122,19 @@ std::vector<fs::path> included_headers(std::string_view source, const compile_op
 }
 
 std::string cache_key(const compile_request& request) {
+    return detail::cache_key(request, request.compiler == compiler_kind::nvrtc ? nvrtc_identity() : std::string());
+}
+
+namespace detail {
+
+std::string cache_key(const compile_request& request, const std::string& nvrtc_identity) {
     const compile_options& options = request.options;
     sha256 hash;
     add_field(hash, "format", "gpukit-compile-cache-1");
     std::vector<fs::path> headers;
     if (request.compiler == compiler_kind::nvrtc) {
-        const auto [major, minor] = version();
         add_field(hash, "compiler", "nvrtc");
-        add_field(hash, "compiler-version", std::to_string(major) + "." + std::to_string(minor));
+        add_field(hash, "compiler-identity", nvrtc_identity);
         headers = included_headers(request.source, options);
     } else {
         add_field(hash, "compiler", "nvcc:" + request.nvcc.nvcc);
@@ -141,7 +142,9 @@ std::string cache_key(const compile_request& request) {
         const std::vector<std::string> files = nvcc_dependencies(request.source, options, request.nvcc.nvcc);
         headers.assign(files.begin(), files.end());
     }
-    add_field(hash, "arch", resolved_arch(options));
+    // The device's architecture when none is given: with the compiler's identity it fixes
+    // what nvrtc_arch() makes of it, without loading NVRTC to ask.
+    add_field(hash, "arch", options.arch.empty() ? device_arch() : options.arch);
     add_field(hash, "name", options.name);
     add_field(hash, "source", wrapped_source(request.source, options));
     for (const auto& dir : options.include_dirs)
@@ -156,6 +159,8 @@ std::string cache_key(const compile_request& request) {
     return hash.hex_digest();
 }
 
+}  // namespace detail
+
 compiled_program compile(const compile_request& request, std::string* kept_dir) {
     if (request.compiler == compiler_kind::nvcc)
         return compile_with_nvcc(request.source, request.options, request.nvcc, kept_dir);
@@ -166,10 +171,12 @@ compile_outcome compile_cached(const compile_request& request, const std::option
     compile_outcome outcome;
     const bool use_cache = cache_dir && !request.nvcc.keep && !request.options.want_ptx;
     std::optional<compile_cache> cache;
-    // The arch is fixed first so the key and the compilation agree even if the current
-    // context changes in between.
+    // The device's arch is fixed first so the key and the compilation agree even if the
+    // current context changes in between; NVRTC's limit is applied only when compiling, so
+    // a cache hit never loads NVRTC.
     compile_request resolved = request;
-    resolved.options.arch = resolved_arch(request.options);
+    if (resolved.options.arch.empty())
+        resolved.options.arch = device_arch();
     outcome.arch = resolved.options.arch;
     if (use_cache) {
         cache.emplace(*cache_dir);
@@ -180,11 +187,19 @@ compile_outcome compile_cached(const compile_request& request, const std::option
             return outcome;
         }
     }
-    compiled_program program = compile(resolved, &outcome.kept_dir);
+    compile_request to_compile = resolved;
+    if (request.options.arch.empty())
+        to_compile.options.arch = outcome.arch = nvrtc_arch(resolved.options.arch);
+    compiled_program program = compile(to_compile, &outcome.kept_dir);
     outcome.image = program.image();
     outcome.log = std::move(program.log);
     outcome.ptx = std::move(program.ptx);
     if (cache) {
+        // Stored under the identity of the NVRTC that compiled, now loaded. It differs from
+        // the one looked up only when the first library found lacked entry points and a
+        // later one was loaded instead; lookups then miss rather than find this image.
+        if (request.compiler == compiler_kind::nvrtc)
+            outcome.key = cache_key(resolved);
         // A cache that cannot be written (read-only home, full disk) must not fail the
         // compilation that already succeeded; say so once per failure instead.
         try {

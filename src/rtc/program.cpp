@@ -94,7 +94,7 @@ std::vector<int> supported_archs() {
     return archs;
 }
 
-std::string default_arch() {
+std::string device_arch() {
     std::optional<cuda::context> current;
     try {
         if (cuda::driver_available())
@@ -105,12 +105,20 @@ std::string default_arch() {
     if (!current)
         return "sm_" + std::to_string(fallback_arch);
     const auto [major, minor] = current->get_device().compute_capability();
-    const int wanted = major * 10 + minor;
+    return "sm_" + std::to_string(major * 10 + minor);
+}
+
+std::string nvrtc_arch(const std::string& arch) {
+    if (is_virtual_arch(arch))
+        return arch;
+    const int wanted = std::stoi(arch.substr(3));
     const std::vector<int> archs = supported_archs();
     if (!archs.empty() && wanted > archs.back())
         return "compute_" + std::to_string(archs.back());
-    return "sm_" + std::to_string(wanted);
+    return arch;
 }
+
+std::string default_arch() { return nvrtc_arch(device_arch()); }
 
 std::string wrapped_source(std::string_view source, const compile_options& options) {
     if (options.no_extern_c)

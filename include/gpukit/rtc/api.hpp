@@ -1,8 +1,9 @@
 // NVRTC, the CUDA run-time compiler, loaded at run time (ARCHITECTURE.md rule 1).
 //
 // The first call of api() opens libnvrtc with dlopen, trying libnvrtc.so.13, .so.12 and
-// libnvrtc.so, first through the normal library search, then in $CUDA_HOME/lib64 and
-// /usr/local/cuda/lib64, and resolves every entry of nvrtc_functions.inc with dlsym.
+// libnvrtc.so in each directory of LD_LIBRARY_PATH, $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
+// /usr/local/cuda/lib64, then through the dynamic linker's own search (ld.so.cache), and
+// resolves every entry of nvrtc_functions.inc with dlsym.
 // Nothing links against NVRTC, so a machine without the CUDA toolkit can still import
 // gpukit; the first compilation then fails with a runtime_error naming what was tried.
 #pragma once
@@ -25,8 +26,19 @@ struct nvrtc_api {
 // when one lacks an entry point.
 const nvrtc_api& api();
 
-// True when libnvrtc can be loaded; never throws.
+// True when libnvrtc can be loaded; never throws. A file found in the named directories
+// counts without being loaded (see nvrtc_identity()), so a broken one there shows up as an
+// error at the first compilation instead.
 bool nvrtc_available() noexcept;
+
+// What identifies the NVRTC a compilation uses, for the compilation cache key: the path,
+// size and modification time of the loaded library, or before it is loaded, of the first
+// candidate file that exists (the one a load picks unless it lacks entry points). Loading
+// libnvrtc (~110 MB) costs several milliseconds, most of a disk-cache hit, so the cache
+// does not load it to learn its version. A reinstall of the same version changes the
+// identity (a spurious miss, never a stale hit). When NVRTC is found only through the
+// dynamic linker's search there is no file to stat: then it is loaded and this is its version.
+std::string nvrtc_identity();
 
 // For tests only: the live table, whose entries may be replaced (see cuda::api_override).
 nvrtc_api& mutable_api();
@@ -49,8 +61,16 @@ struct loaded_nvrtc {
 // offers every entry point. Exposed so tests can check the failure message.
 loaded_nvrtc load(const std::vector<std::string>& candidates);
 
-// The candidates api() uses, in order.
+// The candidates api() uses, in order: paths, then bare names for the dynamic linker.
 std::vector<std::string> default_candidates();
+
+// The first candidate that names an existing file by path, without loading it; empty when
+// none does.
+std::string locate(const std::vector<std::string>& candidates);
+
+// "<path> size <bytes> mtime <seconds>.<nanoseconds>"; empty when `path` is a bare name or
+// cannot be stat'ed.
+std::string file_identity(const std::string& path);
 
 }  // namespace detail
 

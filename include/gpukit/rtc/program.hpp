@@ -47,10 +47,16 @@ std::string wrapped_source(std::string_view source, const compile_options& optio
 // "compute_XY" -> true, "sm_XY" -> false; logic_error for anything else.
 bool is_virtual_arch(const std::string& arch);
 
-// The architecture compile() uses when none is given: the compute capability of the current
-// context's device, or sm_90 (Hopper) when no context is current. When the device is newer
-// than NVRTC knows, this is compute_XY of NVRTC's newest architecture, so the driver JITs it.
+// The architecture compile() uses when none is given: nvrtc_arch(device_arch()).
 std::string default_arch();
+
+// "sm_XY" of the current context's device, or sm_90 (Hopper) when no context is current.
+// Needs no NVRTC, so the compilation cache can key on it without loading NVRTC.
+std::string device_arch();
+
+// `arch`, or compute_XY of NVRTC's newest architecture when `arch` is a real architecture
+// newer than NVRTC knows, so that the driver JITs the PTX. Loads NVRTC.
+std::string nvrtc_arch(const std::string& arch);
 
 // Architectures (as XY numbers, 90 for sm_90) this NVRTC can target.
 std::vector<int> supported_archs();

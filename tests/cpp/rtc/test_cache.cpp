@@ -93,6 +93,10 @@ TEST_F(cache_test, key_follows_source_options_arch_and_headers) {
     changed.options.no_extern_c = true;
     EXPECT_NE(rtc::cache_key(changed), key);
 
+    // Another NVRTC library (path, size or mtime: see file_identity) is another key.
+    EXPECT_EQ(rtc::detail::cache_key(base, rtc::nvrtc_identity()), key);
+    EXPECT_NE(rtc::detail::cache_key(base, rtc::nvrtc_identity() + " rebuilt"), key);
+
     // A header included by a header counts too.
     write(dir / "inner.h", "#define INNER 2\n");
     EXPECT_NE(rtc::cache_key(base), key);

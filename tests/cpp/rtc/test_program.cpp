@@ -1,16 +1,21 @@
 // NVRTC compiles without a GPU, so these run for real on CPU-only machines with the toolkit.
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/process.hpp"
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/program.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace {
 
 using namespace gpukit;
+namespace fs = std::filesystem;
 
 #define GPUKIT_REQUIRE_NVRTC()                                       \
     do {                                                             \
@@ -148,7 +153,44 @@ TEST(rtc_api, library_without_entry_points_is_rejected) {
 TEST(rtc_api, default_candidates_prefer_version_13) {
     const std::vector<std::string> candidates = rtc::detail::default_candidates();
     ASSERT_FALSE(candidates.empty());
-    EXPECT_EQ(candidates.front(), "libnvrtc.so.13");
+    const std::string suffix = "libnvrtc.so.13";
+    ASSERT_GE(candidates.front().size(), suffix.size());
+    EXPECT_EQ(candidates.front().substr(candidates.front().size() - suffix.size()), suffix);
+    // The dynamic linker's own search comes last, after every named directory.
+    EXPECT_EQ(candidates.back(), "libnvrtc.so");
+}
+
+TEST(rtc_api, locate_finds_the_first_existing_path_without_loading) {
+    const fs::path dir = make_temp_dir("gpukit-locate-test-");
+    std::ofstream(dir / "libnvrtc.so.12") << "not a library";
+    const std::vector<std::string> candidates = {(dir / "libnvrtc.so.13").string(), (dir / "libnvrtc.so.12").string(),
+                                                 "libc.so.6"};
+    EXPECT_EQ(rtc::detail::locate(candidates), (dir / "libnvrtc.so.12").string());
+    EXPECT_EQ(rtc::detail::locate({"libc.so.6"}), "");  // bare names are the dynamic linker's to find
+    fs::remove_all(dir);
+}
+
+TEST(rtc_api, file_identity_changes_with_the_file) {
+    const fs::path dir = make_temp_dir("gpukit-identity-test-");
+    const std::string path = (dir / "libnvrtc.so.13").string();
+    std::ofstream(path) << "one";
+    const std::string first = rtc::detail::file_identity(path);
+    EXPECT_NE(first.find(path), std::string::npos);
+    std::ofstream(path) << "longer";  // another size
+    EXPECT_NE(rtc::detail::file_identity(path), first);
+    const std::string second = rtc::detail::file_identity(path);
+    fs::last_write_time(path, fs::last_write_time(path) - std::chrono::hours(1));  // same size, another mtime
+    EXPECT_NE(rtc::detail::file_identity(path), second);
+    EXPECT_EQ(rtc::detail::file_identity("libnvrtc.so.13"), "");
+    fs::remove_all(dir);
+}
+
+TEST(rtc_api, identity_names_the_library_file) {
+    GPUKIT_REQUIRE_NVRTC();
+    const std::string located = rtc::detail::locate(rtc::detail::default_candidates());
+    if (located.empty())
+        GTEST_SKIP() << "NVRTC is found only through the dynamic linker's search";
+    EXPECT_EQ(rtc::nvrtc_identity(), rtc::detail::file_identity(located));
 }
 
 }  // namespace
