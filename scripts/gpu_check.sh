@@ -2,7 +2,8 @@
 # One call on the GPU machine: build, run the whole suite (C++ and Python, GPU tests
 # included), the C++ OpenCL tests on NVIDIA's OpenCL, the demo and `info`; optionally the
 # GPU tests under compute-sanitizer (GPUKIT_SANITIZER=1) and under AddressSanitizer
-# (GPUKIT_ASAN=1), and the benchmarks (GPUKIT_BENCH=1). Logs go to $OUT (at most 7 files:
+# (GPUKIT_ASAN=1; GPUKIT_ASAN_PYTHON=1 for the extension module under pytest), and the
+# benchmarks (GPUKIT_BENCH=1). Logs go to $OUT (at most 7 files:
 # cpp.log, python.log, sanitizer.log, misc.log, bench.log, bench.json, bench.png); a short
 # summary is printed last.
 set -uo pipefail
@@ -53,6 +54,17 @@ if [ "${GPUKIT_ASAN:-0}" = 1 ]; then
         -DGPUKIT_SANITIZE=ON -DGPUKIT_BUILD_PYTHON=OFF > /dev/null && cmake --build build-asan -j 16'
     ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 step sanitizer.log asan-gpu-tests \
         bash -c 'cd build-asan && ctest -L gpu -j 8 --output-on-failure'
+fi
+if [ "${GPUKIT_ASAN_PYTHON:-0}" = 1 ]; then
+    # The extension module itself under ASan, with the Python GPU tests (last: it replaces
+    # the module in python/gpukit).
+    step sanitizer.log asan-python-build bash -c 'cmake -S . -B build-asan-py -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+        -DGPUKIT_SANITIZE=ON -DGPUKIT_BUILD_PYTHON=ON -DGPUKIT_BUILD_TESTS=OFF -DPython_EXECUTABLE=$(command -v python3) \
+        > /dev/null && cmake --build build-asan-py -j 16'
+    PYTHONMALLOC=malloc ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 \
+        LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" \
+        step sanitizer.log asan-python bash -c "PYTHONPATH=python python3 -X faulthandler -m pytest -x -q -p no:cacheprovider \
+        ${GPUKIT_ASAN_PYTHON_TESTS:-tests/python}"
 fi
 if [ "${GPUKIT_BENCH:-0}" = 1 ]; then
     step bench.log bench bash -c "PYTHONPATH=python python3 -m gpukit bench --json $OUT/bench.json --png $OUT/bench.png"
