@@ -7,6 +7,7 @@
 #include "gpukit/cl/svm.hpp"
 #include "gpukit/memory/pool.hpp"
 
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/optional.h>
 
 #include <cstdint>

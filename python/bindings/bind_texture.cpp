@@ -6,6 +6,7 @@
 
 #include "gpukit/cuda/texture.hpp"
 
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/shared_ptr.h>
 
 #include <string>

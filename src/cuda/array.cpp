@@ -28,18 +28,29 @@ void check_device_capacity(const char* what, const device_pointer& p, std::size_
 
 
 // The driver's one-dimensional array copies (cuMemcpyHtoA and friends) accept only 1-D
-// arrays. A 2-D or 3-D array is copied whole through cuMemcpy3D instead, with the host or
-// device side packed; parts of it are what Memcpy2D / Memcpy3D are for.
+// arrays. For a 2-D array, a range of whole rows (offset and size multiples of the row's
+// bytes) is copied through cuMemcpy3D with the linear side packed; a 3-D array is copied
+// whole. Other parts are what Memcpy2D / Memcpy3D are for.
 bool is_one_dimensional(const array& a) { return a.descriptor_3d().Height == 0; }
 
 CUDA_MEMCPY3D whole_array_copy(const char* what, const array& a, std::size_t offset, std::size_t bytes) {
-    if (offset != 0 || bytes != a.size_bytes())
-        throw logic_error(std::string(what) + ": on a 2-D or 3-D array the copy covers the whole array (offset 0, " +
-                          std::to_string(a.size_bytes()) + " bytes), got " + std::to_string(bytes) +
-                          " bytes at offset " + std::to_string(offset) + "; use Memcpy2D or Memcpy3D for a part");
     const CUDA_ARRAY3D_DESCRIPTOR d = a.descriptor_3d();
+    const std::size_t row = d.Width * array_element_bytes(d);
     CUDA_MEMCPY3D copy{};
-    copy.WidthInBytes = bytes / (std::max<std::size_t>(d.Height, 1) * std::max<std::size_t>(d.Depth, 1));
+    copy.WidthInBytes = row;
+    if (d.Depth == 0 && offset % row == 0 && bytes % row == 0) {
+        copy.Height = bytes / row;
+        copy.Depth = 1;
+        copy.dstY = copy.srcY = offset / row;  // the caller keeps the one on the array side
+        return copy;
+    }
+    if (offset != 0 || bytes != a.size_bytes()) {
+        const std::string expected =
+            d.Depth == 0 ? "a 2-D array takes whole rows (offset and size multiples of " + std::to_string(row) + " bytes)"
+                         : "a 3-D array is copied whole (offset 0, " + std::to_string(a.size_bytes()) + " bytes)";
+        throw logic_error(std::string(what) + ": " + expected + ", got " + std::to_string(bytes) + " bytes at offset " +
+                          std::to_string(offset) + "; use Memcpy2D or Memcpy3D for other parts");
+    }
     copy.Height = std::max<std::size_t>(d.Height, 1);
     copy.Depth = std::max<std::size_t>(d.Depth, 1);
     return copy;
@@ -170,6 +181,7 @@ void memcpy_htoa(const array& dst, std::size_t offset, const void* src, std::siz
         return;
     }
     CUDA_MEMCPY3D copy = whole_array_copy("memcpy_htoa()", dst, offset, bytes);
+    copy.srcY = 0;
     copy.srcMemoryType = CU_MEMORYTYPE_HOST;
     copy.srcHost = src;
     copy.srcPitch = copy.WidthInBytes;
@@ -191,6 +203,7 @@ void memcpy_atoh(void* dst, const array& src, std::size_t offset, std::size_t by
     CUDA_MEMCPY3D copy = whole_array_copy("memcpy_atoh()", src, offset, bytes);
     copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
     copy.srcArray = src.handle();
+    copy.dstY = 0;
     copy.dstMemoryType = CU_MEMORYTYPE_HOST;
     copy.dstHost = dst;
     copy.dstPitch = copy.WidthInBytes;
@@ -208,6 +221,7 @@ void memcpy_dtoa(const array& dst, std::size_t offset, device_pointer src, std::
         return;
     }
     CUDA_MEMCPY3D copy = whole_array_copy("memcpy_dtoa()", dst, offset, bytes);
+    copy.srcY = 0;
     copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
     copy.srcDevice = src.address;
     copy.srcPitch = copy.WidthInBytes;
@@ -229,6 +243,7 @@ void memcpy_atod(device_pointer dst, const array& src, std::size_t offset, std::
     CUDA_MEMCPY3D copy = whole_array_copy("memcpy_atod()", src, offset, bytes);
     copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
     copy.srcArray = src.handle();
+    copy.dstY = 0;
     copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
     copy.dstDevice = dst.address;
     copy.dstPitch = copy.WidthInBytes;
@@ -252,7 +267,7 @@ void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std
         throw logic_error("memcpy_atoa(): 2-D and 3-D arrays are copied whole, so both need the same extent and "
                           "element size; use Memcpy3D to copy between parts of arrays");
     CUDA_MEMCPY3D copy = whole_array_copy("memcpy_atoa()", dst, dst_offset, bytes);
-    whole_array_copy("memcpy_atoa()", src, src_offset, bytes);
+    copy.srcY = whole_array_copy("memcpy_atoa()", src, src_offset, bytes).srcY;
     copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
     copy.srcArray = src.handle();
     copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
