@@ -4,12 +4,12 @@
 #include "kernel_text.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/text.hpp"
 #include "gpukit/cuda/launch.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <functional>
-#include <sstream>
 
 namespace gpukit::array {
 
@@ -62,7 +62,7 @@ std::string kernel_name(const elementwise_spec& spec, elementwise_variant v) {
     return spec.name;
 }
 
-void write_parameters(std::ostringstream& out, const elementwise_spec& spec, elementwise_variant v, int ndim) {
+void write_parameters(text_builder& out, const elementwise_spec& spec, elementwise_variant v, int ndim) {
     for (const param& p : spec.params) {
         const std::string type(c_type(p.type));
         if (!is_array(p))
@@ -79,7 +79,7 @@ void write_parameters(std::ostringstream& out, const elementwise_spec& spec, ele
 }
 
 // The operation with every array name bound to the element at `where(param)`.
-void write_body(std::ostringstream& out, const elementwise_spec& spec,
+void write_body(text_builder& out, const elementwise_spec& spec,
                 const std::function<std::string(const param&)>& where) {
     for (const param& p : spec.params)
         if (is_array(p))
@@ -94,7 +94,7 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
     check_spec(spec);
     if (variant == elementwise_variant::strided && ndim < 1)
         throw logic_error("elementwise kernel " + spec.name + ": the strided variant needs ndim >= 1");
-    std::ostringstream out;
+    text_builder out;
     out << detail::common_source << spec.preamble << "\n";
     out << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") "
         << kernel_name(spec, variant) << "(";
@@ -371,9 +371,8 @@ elementwise_spec parse_elementwise(const std::string& arguments, const std::stri
                                    const std::string& preamble) {
     elementwise_spec spec{name, {}, operation, preamble};
     const bool branches = has_branches(operation);
-    std::stringstream list(arguments);
-    std::string declaration;
-    while (std::getline(list, declaration, ',')) {
+    for (std::string_view piece : split(arguments, ',')) {
+        std::string declaration(piece);
         declaration = trim(declaration);
         if (declaration.empty())
             throw logic_error("elementwise arguments '" + arguments + "': empty declaration");

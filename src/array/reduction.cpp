@@ -4,11 +4,11 @@
 #include "kernel_text.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/text.hpp"
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/launch.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 namespace gpukit::array {
 
@@ -91,7 +91,7 @@ std::string reduction_source(reduction op, dtype a, std::optional<dtype> b, int 
     }
     const std::string map = two ? "(" + acc_t + ")(x) * (" + acc_t + ")(y)" : "(" + acc_t + ")(x)";
 
-    std::ostringstream s;
+    text_builder s;
     s << detail::common_source;
     s << "typedef " << acc_t << " gk_acc;\n"
       << "__device__ __forceinline__ gk_acc gk_identity() { return " << identity << "; }\n"

@@ -1,4 +1,5 @@
 #include "gpukit/core/process.hpp"
+#include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
 
@@ -10,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 extern char** environ;
@@ -19,13 +19,10 @@ namespace gpukit {
 namespace {
 
 std::string read_and_remove(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    in.close();
+    std::string text = read_file(path).value_or(std::string{});
     std::error_code ignored;
     std::filesystem::remove(path, ignored);
-    return text.str();
+    return text;
 }
 
 // Destroys the spawn file actions on every path out of run_process().

@@ -1,11 +1,10 @@
 #include "gpukit/cuda/default_device.hpp"
+#include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
 
 #include <charconv>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace gpukit::cuda {
 namespace {
@@ -43,12 +42,8 @@ std::optional<device_choice> configured_device() {
     if (const char* home = std::getenv("HOME")) {
         for (const char* name : {"/.cuda-device", "/.cuda_device"}) {
             const std::string path = std::string(home) + name;
-            std::ifstream file(path);
-            if (file) {
-                std::stringstream content;
-                content << file.rdbuf();
-                return parse_choice(content.str(), path);
-            }
+            if (const std::optional<std::string> content = read_file(path))
+                return parse_choice(*content, path);
         }
     }
     return std::nullopt;

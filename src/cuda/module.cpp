@@ -1,9 +1,9 @@
 #include "gpukit/cuda/module.hpp"
+#include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 
-#include <fstream>
 #include <iterator>
 
 namespace gpukit::cuda {
@@ -70,11 +70,11 @@ module module::from_image(const void* image, std::size_t size, const std::vector
 }
 
 module module::from_file(const std::string& path, const std::vector<jit_option_value>& options, jit_log* log) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file)
+    const std::optional<std::string> content = read_file(path);
+    if (!content)
         throw runtime_error("module_from_file: cannot open '" + path + "'; expected a readable cubin, fatbin or PTX "
                             "file");
-    std::vector<char> image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::vector<char> image(content->begin(), content->end());
     image.push_back('\0');  // PTX is read as a C string; binary images ignore the extra byte
     return from_image(image, options, log);
 }

@@ -1,4 +1,5 @@
 #include "gpukit/rtc/cache.hpp"
+#include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/sha256.hpp"
@@ -9,7 +10,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 
 namespace gpukit::rtc {
@@ -31,10 +31,10 @@ std::filesystem::path compile_cache::entry_path(const std::string& key) const {
 }
 
 std::optional<std::vector<char>> compile_cache::load(const std::string& key) const {
-    std::ifstream in(entry_path(key), std::ios::binary);
-    if (!in)
+    const std::optional<std::string> content = read_file(entry_path(key).string());
+    if (!content)
         return std::nullopt;
-    std::vector<char> file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::vector<char> file(content->begin(), content->end());
     if (file.size() < header_size || std::memcmp(file.data(), magic, sizeof(magic)) != 0)
         return std::nullopt;
     std::uint64_t size = 0;
@@ -67,11 +67,9 @@ void compile_cache::store(const std::string& key, const std::vector<char>& paylo
     const std::filesystem::path temp =
         directory_ / ("." + key + "." + std::to_string(getpid()) + "." + std::to_string(counter++) + ".tmp");
     {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out.write(header.data(), static_cast<std::streamsize>(header.size()));
-        out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
-        out.close();
-        if (!out) {
+        std::string entry(header.begin(), header.end());
+        entry.append(payload.data(), payload.size());
+        if (!write_file(temp.string(), entry)) {
             std::filesystem::remove(temp, failed);
             throw runtime_error("cannot write the compilation cache entry " + temp.string(), 0, "write");
         }

@@ -1,4 +1,5 @@
 #include "gpukit/rtc/compiler.hpp"
+#include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/sha256.hpp"
@@ -6,7 +7,6 @@
 #include "gpukit/rtc/cache.hpp"
 
 #include <cstdint>
-#include <fstream>
 #include <iterator>
 #include <set>
 
@@ -26,12 +26,7 @@ void add_field(sha256& hash, std::string_view label, std::string_view value) {
     hash.update(value);
 }
 
-std::optional<std::string> read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+std::optional<std::string> read_text(const fs::path& path) { return read_file(path.string()); }
 
 // The include directories NVRTC searches: options.include_dirs, then -I options.
 std::vector<fs::path> search_dirs(const compile_options& options) {

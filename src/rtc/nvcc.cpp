@@ -1,14 +1,13 @@
 #include "gpukit/rtc/nvcc.hpp"
+#include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/process.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <mutex>
-#include <sstream>
 
 namespace gpukit::rtc {
 namespace {
@@ -33,18 +32,16 @@ private:
     bool keep_ = false;
 };
 
-void write_file(const std::string& path, std::string_view text) {
-    std::ofstream out(path, std::ios::binary);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out)
+void write_source(const std::string& path, std::string_view text) {
+    if (!write_file(path, text))
         throw runtime_error("could not write " + path, 0, "write");
 }
 
-std::vector<char> read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+std::vector<char> read_output(const std::string& path) {
+    const std::optional<std::string> content = read_file(path);
+    if (!content)
         throw runtime_error("nvcc reported success but wrote no " + path, 0, "nvcc");
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    return {content->begin(), content->end()};
 }
 
 // nvcc's arguments shared by compiling and by listing dependencies.
@@ -61,10 +58,11 @@ std::vector<std::string> common_arguments(const std::string& nvcc, const std::st
                                      const std::vector<std::string>& argv) {
     std::string message = "nvcc failed to " + what + " (exit status " + std::to_string(run.exit_code) + ")";
     // The first lines of stderr carry the error; the rest travels in the log.
-    std::istringstream lines(run.stderr_text);
-    std::string line;
-    for (int i = 0; i < 5 && std::getline(lines, line); ++i)
-        message += "\n  " + line;
+    const std::vector<std::string_view> lines = split_lines(run.stderr_text);
+    for (std::size_t i = 0; i < lines.size() && i < 5; ++i) {
+        message += "\n  ";
+        message += lines[i];
+    }
     throw compile_error(message, run.stderr_text, command_line(argv), run.stdout_text);
 }
 
@@ -78,7 +76,7 @@ compiled_program compile_with_nvcc(std::string_view source, const compile_option
 
     temp_dir dir(make_temp_dir("gpukit-nvcc-"));
     const std::string source_path = dir.path() + "/" + options.name;
-    write_file(source_path, wrapped_source(source, options));
+    write_source(source_path, wrapped_source(source, options));
     const std::string output = dir.path() + (is_virtual ? "/kernel.ptx" : "/kernel.cubin");
 
     std::vector<std::string> argv = common_arguments(settings.nvcc, result.arch, options);
@@ -97,7 +95,7 @@ compiled_program compile_with_nvcc(std::string_view source, const compile_option
     if (run.exit_code != 0)
         throw_nvcc_failure("compile " + options.name + " for " + result.arch, run, argv);
     result.log = run.stderr_text;
-    std::vector<char> image = read_file(output);
+    std::vector<char> image = read_output(output);
     if (is_virtual)
         result.ptx.assign(image.begin(), image.end());
     else
@@ -118,10 +116,9 @@ std::string nvcc_version(const std::string& nvcc) {
     if (run.exit_code != 0)
         throw runtime_error("'" + nvcc + " --version' failed: " + run.stderr_text, 0, "nvcc");
     std::string version = run.stdout_text;
-    std::istringstream lines(run.stdout_text);
-    for (std::string line; std::getline(lines, line);)
-        if (line.find("release") != std::string::npos)
-            version = line;
+    for (std::string_view line : split_lines(run.stdout_text))
+        if (line.find("release") != std::string_view::npos)
+            version = std::string(line);
     return versions[nvcc] = version;
 }
 
@@ -130,7 +127,7 @@ std::vector<std::string> nvcc_dependencies(std::string_view source, const compil
     const std::string arch = options.arch.empty() ? default_arch() : options.arch;
     temp_dir dir(make_temp_dir("gpukit-nvcc-"));
     const std::string source_path = dir.path() + "/" + options.name;
-    write_file(source_path, wrapped_source(source, options));
+    write_source(source_path, wrapped_source(source, options));
     std::vector<std::string> argv = common_arguments(nvcc, arch, options);
     argv.insert(argv.end(), {"-M", source_path});
     const process_result run = run_process(argv, dir.path());
@@ -141,10 +138,10 @@ std::vector<std::string> nvcc_dependencies(std::string_view source, const compil
     // pieces then fail to open and are hashed as missing, so the key stays stable).
     std::vector<std::string> files;
     const std::size_t colon = run.stdout_text.find(": ");
-    std::istringstream words(run.stdout_text.substr(colon == std::string::npos ? 0 : colon + 2));
-    for (std::string word; words >> word;)
+    const std::string rule = run.stdout_text.substr(colon == std::string::npos ? 0 : colon + 2);
+    for (std::string_view word : split_words(rule))
         if (word != "\\" && word != source_path)
-            files.push_back(word);
+            files.emplace_back(word);
     return files;
 }
 

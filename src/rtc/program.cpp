@@ -1,4 +1,5 @@
 #include "gpukit/rtc/program.hpp"
+#include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
@@ -7,7 +8,6 @@
 
 #include <cctype>
 #include <optional>
-#include <sstream>
 
 namespace gpukit::rtc {
 namespace {
@@ -55,13 +55,15 @@ std::string get_log(nvrtcProgram program) {
 // The first few lines of the log that report errors, for the exception message; the full
 // log travels in compile_error::log().
 std::string first_errors(const std::string& log) {
-    std::istringstream lines(log);
-    std::string line, picked;
+    std::string picked;
     int count = 0;
-    while (count < 5 && std::getline(lines, line)) {
+    for (std::string_view line : split_lines(log)) {
+        if (count == 5)
+            break;
         if (line.find("error") == std::string::npos)
             continue;
-        picked += "\n  " + line;
+        picked += "\n  ";
+        picked += line;
         ++count;
     }
     return picked.empty() ? "\n  (NVRTC gave no error lines; see the log)" : picked;

@@ -1,0 +1,57 @@
+// Text building, splitting and whole-file I/O without C++ streams or std::regex.
+//
+// Streams and regexes consult the process-wide C++ locale. Inside a Python process that has
+// loaded other native libraries, that locale has been seen crashing every formatting call
+// (first std::regex, then std::ostringstream, both deep in locale code), so gpukit's own
+// code builds and parses text with these plain helpers instead: std::to_chars for numbers,
+// C stdio for files.
+#pragma once
+
+#include <charconv>
+#include <concepts>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpukit {
+
+class text_builder {
+public:
+    text_builder& operator<<(std::string_view text) {
+        text_ += text;
+        return *this;
+    }
+    text_builder& operator<<(const char* text) { return *this << std::string_view(text); }
+    text_builder& operator<<(const std::string& text) { return *this << std::string_view(text); }
+    text_builder& operator<<(char c) {
+        text_ += c;
+        return *this;
+    }
+    template <std::integral T>
+        requires(!std::same_as<T, char> && !std::same_as<T, bool>)
+    text_builder& operator<<(T value) {
+        char digits[24];
+        const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+        text_.append(digits, end);
+        return *this;
+    }
+    const std::string& str() const noexcept { return text_; }
+
+private:
+    std::string text_;
+};
+
+// The lines of `text`, without their line ends (a last line without one is kept).
+std::vector<std::string_view> split_lines(std::string_view text);
+// The pieces between `separator`s (empty pieces kept).
+std::vector<std::string_view> split(std::string_view text, char separator);
+// The whitespace-separated words of `text`.
+std::vector<std::string_view> split_words(std::string_view text);
+
+// The whole content of a file, or nullopt when it cannot be opened or read.
+std::optional<std::string> read_file(const std::string& path);
+// Writes `content` to `path` (created or truncated); false when that fails.
+bool write_file(const std::string& path, std::string_view content);
+
+}  // namespace gpukit
