@@ -81,6 +81,35 @@ inline std::size_t default_pool_shard_count() noexcept {
     return count;
 }
 
+// Memory on cache lines of its own (64-byte aligned, size rounded up to 64 bytes), for the
+// per-shard arrays the hot paths write: the held-block vectors of two shards would otherwise
+// often be small neighbouring heap blocks sharing a cache line, which every free and every
+// hit on either shard would pull across cores.
+template <class T>
+struct cache_line_allocator {
+    using value_type = T;
+    static constexpr std::size_t line = 64;
+
+    cache_line_allocator() noexcept = default;
+    template <class U>
+    cache_line_allocator(const cache_line_allocator<U>&) noexcept {}
+
+    T* allocate(std::size_t n) {
+        if (n > (std::numeric_limits<std::size_t>::max() - line) / sizeof(T))
+            throw std::bad_alloc();
+        return static_cast<T*>(::operator new(bytes(n), std::align_val_t{line}));
+    }
+    void deallocate(T* p, std::size_t n) noexcept { ::operator delete(p, bytes(n), std::align_val_t{line}); }
+
+    template <class U>
+    bool operator==(const cache_line_allocator<U>&) const noexcept {
+        return true;
+    }
+
+private:
+    static std::size_t bytes(std::size_t n) noexcept { return (n * sizeof(T) + line - 1) / line * line; }
+};
+
 template <allocator A>
 class pool_state {
 public:
@@ -270,7 +299,7 @@ private:
     static constexpr std::size_t no_cap = std::numeric_limits<std::size_t>::max();
 
     struct bin_slot {
-        std::vector<pointer_type> held;  // free blocks of this bin, reused last-in first-out
+        std::vector<pointer_type, cache_line_allocator<pointer_type>> held;  // reused last-in first-out
         std::size_t active = 0;          // blocks of this bin in use: summed over shards
     };
 
@@ -288,7 +317,7 @@ private:
     // they write. The counters only mean something summed over all shards (see the top).
     struct alignas(64) shard {
         mutable spin_lock lock;
-        std::vector<bin_slot> bins;  // indexed by bin number
+        std::vector<bin_slot, cache_line_allocator<bin_slot>> bins;  // indexed by bin number
         std::size_t top = 0;         // no bin at or above this index holds a block
         // Pool-wide settings, one copy per shard, written with every shard locked.
         bool holding = true;
