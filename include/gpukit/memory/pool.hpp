@@ -11,8 +11,9 @@
 //   pooled_allocation block = pool.allocate(1 << 20);  // returns to the pool when destroyed
 //
 // Thread-safe: any thread may allocate, free, or read counters at any time, and a block may
-// be freed on a different thread than the one that allocated it. docs/memory-pool.md has the
-// user-level description.
+// be freed on a different thread than the one that allocated it. The pool is split into
+// per-thread shards so that threads do not contend on one lock (detail/pool_state.hpp).
+// docs/memory-pool.md has the user-level description.
 #pragma once
 
 #include "gpukit/memory/allocator.hpp"
