@@ -27,9 +27,10 @@ void bind_graph(nb::module_& m) {
 
     m.def("_begin_capture", [](nb::handle stream, cuda::capture_mode mode) {
         cuda::begin_capture(stream_arg(stream), mode);
-    }, "stream"_a, "mode"_a);
-    m.def("_end_capture", [](nb::handle stream) { return cuda::end_capture(stream_arg(stream)); }, "stream"_a);
-    m.def("_is_capturing", [](nb::handle stream) { return cuda::is_capturing(stream_arg(stream)); }, "stream"_a);
+    }, "stream"_a.none(), "mode"_a);
+    m.def("_end_capture", [](nb::handle stream) { return cuda::end_capture(stream_arg(stream)); }, "stream"_a.none());
+    m.def("_is_capturing", [](nb::handle stream) { return cuda::is_capturing(stream_arg(stream)); },
+          "stream"_a.none());
 }
 
 }  // namespace gpukit::python

@@ -5,8 +5,24 @@
 #include <dlfcn.h>
 
 #include <mutex>
+#include <string>
 
 namespace gpukit::cuda {
+
+// The name cuGetProcAddress knows an entry point by: the name after cuda.h's macros (which
+// map cuGraphInstantiate to cuGraphInstantiateWithFlags, cuMemAlloc to cuMemAlloc_v2), less
+// any "_vN" suffix, since the driver picks the version from the CUDA version we ask for.
+// Looking up the unexpanded name instead would return a function whose signature differs
+// from the table entry's type (cuGraphInstantiate's legacy form takes five arguments).
+std::string detail::driver_symbol(const char* expanded) {
+    std::string name = expanded;
+    const std::size_t v = name.rfind("_v");
+    if (v != std::string::npos && v + 2 < name.size() &&
+        name.find_first_not_of("0123456789", v + 2) == std::string::npos)
+        name.erase(v);
+    return name;
+}
+
 namespace {
 
 using get_proc_address_fn = CUresult (*)(const char*, void**, int, cuuint64_t,
@@ -18,17 +34,21 @@ struct loaded_driver {
     CUresult init_result = CUDA_SUCCESS;
 };
 
+#define GPUKIT_EXPANDED_NAME(name) GPUKIT_STRINGIZE(name)
+#define GPUKIT_STRINGIZE(name) #name
+
 // Resolves every entry of the table. An entry the driver does not offer stays null and
 // the call that needs it reports that (an older driver than our headers).
 void resolve_all(driver_api& table, get_proc_address_fn get_proc) {
-    auto resolve = [&](const char* symbol, auto*& slot) {
+    auto resolve = [&](const char* expanded, auto*& slot) {
         void* fn = nullptr;
         CUdriverProcAddressQueryResult status{};
-        if (get_proc(symbol, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS &&
+        if (get_proc(detail::driver_symbol(expanded).c_str(), &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==
+                CUDA_SUCCESS &&
             status == CU_GET_PROC_ADDRESS_SUCCESS)
             slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(fn);
     };
-#define X(name) resolve(#name, table.name);
+#define X(name) resolve(GPUKIT_EXPANDED_NAME(name), table.name);
 #include "gpukit/cuda/driver_functions.inc"
 #undef X
 }

@@ -46,6 +46,13 @@ driver_api& mutable_api();
 // The driver's name for a result ("CUDA_ERROR_OUT_OF_MEMORY"), or "CUresult <n>".
 std::string error_name(CUresult result);
 
+namespace detail {
+// The name cuGetProcAddress resolves for an entry whose name cuda.h's macros expanded to
+// `expanded`: the version suffix dropped ("cuMemAlloc_v2" -> "cuMemAlloc"), a renamed entry
+// kept ("cuGraphInstantiateWithFlags").
+std::string driver_symbol(const char* expanded);
+}  // namespace detail
+
 // Replaces one table entry for the lifetime of the object (fault injection in tests).
 template <class Fn>
 class api_override {
