@@ -15,7 +15,8 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "cuda: the test needs a CUDA context (gpukit.tools.mark_cuda_test)")
 
 
-def _why_no_cuda():
+def why_no_cuda():
+    """Why CUDA tests cannot run here (no driver, no device), or None when they can."""
     import gpukit.driver as drv
     if not drv.driver_available():
         return "no CUDA driver (libcuda.so.1) on this machine"
@@ -29,7 +30,7 @@ def _why_no_cuda():
 
 @pytest.fixture
 def cuda_device():
-    why = _why_no_cuda()
+    why = why_no_cuda()
     if why:
         pytest.skip(why)
     from gpukit import tools

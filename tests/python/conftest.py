@@ -7,30 +7,22 @@ import pytest
 
 import gpukit.driver as drv
 
+# gpukit's own pytest plugin (cuda_context / cuda_device fixtures), as installed users get it.
+pytest_plugins = ["gpukit.pytest_plugin"]
+
 # Compilations made by the tests go to a cache of their own, never the user's.
 os.environ["GPUKIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="gpukit-test-cache-")
 os.environ.pop("GPUKIT_DISABLE_CACHE", None)
 
 
-def _why_no_gpu():
-    if not drv.driver_available():
-        return "no CUDA driver (libcuda.so.1) on this machine"
-    try:
-        if drv.Device.count() == 0:
-            return "the CUDA driver reports no device"
-    except drv.Error as e:
-        return f"CUDA failed to initialise: {e}"
-    return None
-
-
-NO_GPU = _why_no_gpu()
-
-
 def pytest_collection_modifyitems(config, items):
-    if NO_GPU:
+    from gpukit.pytest_plugin import why_no_cuda  # registered by now
+
+    no_gpu = why_no_cuda()
+    if no_gpu:
         for item in items:
             if "gpu" in item.keywords:
-                item.add_marker(pytest.mark.skip(reason=NO_GPU))
+                item.add_marker(pytest.mark.skip(reason=no_gpu))
 
 
 def drain_context_stack():

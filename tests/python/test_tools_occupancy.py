@@ -5,8 +5,6 @@ import pytest
 import gpukit.driver as drv
 from gpukit import tools
 
-pytest_plugins = ["gpukit.pytest_plugin"]
-
 
 @pytest.mark.gpu
 def test_device_data_reads_the_device(ctx):

@@ -8,6 +8,8 @@
 
 #include "gpukit/cl/error.hpp"
 
+#include "gpukit/core/api_override.hpp"
+
 #include <CL/cl.h>
 
 namespace gpukit::cl {
@@ -30,19 +32,8 @@ opencl_api& mutable_api();
 // Throws cl::logic_error: the installed OpenCL loader does not offer `routine`.
 [[noreturn]] void throw_missing_entry(const char* routine);
 
-// Replaces one table entry for the lifetime of the object (fault injection in tests).
-template <class Fn>
-class api_override {
-public:
-    api_override(Fn& slot, Fn replacement) : slot_(slot), saved_(slot) { slot_ = replacement; }
-    ~api_override() { slot_ = saved_; }
-    api_override(const api_override&) = delete;
-    api_override& operator=(const api_override&) = delete;
-
-private:
-    Fn& slot_;
-    Fn saved_;
-};
+// Fault injection in tests: gpukit::api_override (core/api_override.hpp), also known here.
+using gpukit::api_override;
 
 }  // namespace gpukit::cl
 

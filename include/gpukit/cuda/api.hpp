@@ -7,6 +7,8 @@
 // through mutable_api() and restore it with api_override.
 #pragma once
 
+#include "gpukit/core/api_override.hpp"
+
 #include <cuda.h>
 #include <cudaProfiler.h>
 
@@ -53,19 +55,8 @@ namespace detail {
 std::string driver_symbol(const char* expanded);
 }  // namespace detail
 
-// Replaces one table entry for the lifetime of the object (fault injection in tests).
-template <class Fn>
-class api_override {
-public:
-    api_override(Fn& slot, Fn replacement) : slot_(slot), saved_(slot) { slot_ = replacement; }
-    ~api_override() { slot_ = saved_; }
-    api_override(const api_override&) = delete;
-    api_override& operator=(const api_override&) = delete;
-
-private:
-    Fn& slot_;
-    Fn saved_;
-};
+// Fault injection in tests: gpukit::api_override (core/api_override.hpp), also known here.
+using gpukit::api_override;
 
 }  // namespace gpukit::cuda
 
