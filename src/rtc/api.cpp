@@ -1,8 +1,8 @@
 #include "gpukit/rtc/api.hpp"
 
+#include "gpukit/core/detail/dynamic_library.hpp"
 #include "gpukit/core/error.hpp"
 
-#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <atomic>
@@ -64,30 +64,14 @@ std::string file_identity(const std::string& path) {
 loaded_nvrtc load(const std::vector<std::string>& candidates) {
     loaded_nvrtc loaded;
     std::string tried;
-    for (const auto& candidate : candidates) {
-        void* library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!library) {
-            tried += "\n  " + candidate + ": not found";
-            continue;
-        }
-        std::string missing;
-        auto resolve = [&](const char* symbol, auto*& slot) {
-            slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(library, symbol));
-            if (!slot)
-                missing += std::string(missing.empty() ? "" : ", ") + symbol;
-        };
-#define X(name) resolve(#name, loaded.table.name);
+    const bool found = gpukit::detail::load_first_library(
+        candidates, loaded.table, loaded.path, tried, [](void* library, nvrtc_api& table, std::string& missing) {
+#define X(name) gpukit::detail::resolve_symbol(library, #name, table.name, missing);
 #include "gpukit/rtc/nvrtc_functions.inc"
 #undef X
-        if (missing.empty()) {
-            // Stays loaded for the life of the process, like the driver.
-            loaded.path = candidate;
-            return loaded;
-        }
-        tried += "\n  " + candidate + ": lacks " + missing;
-        loaded.table = {};
-        dlclose(library);
-    }
+        });
+    if (found)
+        return loaded;
     loaded.load_failure = "NVRTC (libnvrtc.so.13 or .12) could not be loaded, so CUDA C cannot be compiled at run "
                           "time; install the CUDA toolkit's NVRTC or set CUDA_HOME. Tried:" + tried;
     return loaded;

@@ -1,8 +1,8 @@
 #include "gpukit/rtc/nvjitlink.hpp"
 
+#include "gpukit/core/detail/dynamic_library.hpp"
 #include "gpukit/core/error.hpp"
 
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <type_traits>
@@ -32,28 +32,15 @@ std::vector<std::string> candidates() {
 
 loaded_nvjitlink load() {
     loaded_nvjitlink loaded;
-    std::string tried;
-    for (const auto& candidate : candidates()) {
-        void* library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!library) {
-            tried += "\n  " + candidate + ": not found";
-            continue;
-        }
-        std::string missing;
-        auto resolve = [&](const char* symbol, auto*& slot) {
-            slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(library, symbol));
-            if (!slot)
-                missing += std::string(missing.empty() ? "" : ", ") + symbol;
-        };
-#define X(name) resolve(#name, loaded.table.name);
+    std::string tried, path;
+    const bool found = gpukit::detail::load_first_library(
+        candidates(), loaded.table, path, tried, [](void* library, nvjitlink_api& table, std::string& missing) {
+#define X(name) gpukit::detail::resolve_symbol(library, #name, table.name, missing);
 #include "gpukit/rtc/nvjitlink_functions.inc"
 #undef X
-        if (missing.empty())
-            return loaded;  // stays loaded for the life of the process
-        tried += "\n  " + candidate + ": lacks " + missing;
-        loaded.table = {};
-        dlclose(library);
-    }
+        });
+    if (found)
+        return loaded;
     loaded.load_failure = "nvJitLink (libnvJitLink.so.13 or .12) could not be loaded, so device code cannot be "
                           "linked; install the CUDA toolkit's nvJitLink or set CUDA_HOME. Tried:" + tried;
     return loaded;
