@@ -7,6 +7,7 @@
 #include "gpukit/cl/select.hpp"
 
 #include "cl_test_device.hpp"
+#include "random_data.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,34 +23,11 @@
 namespace {
 
 using namespace gpukit;
+using gpukit::testing::random_bytes;
+using gpukit::testing::random_floats;
+using gpukit::testing::why_no_opencl;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::vector<float> random_floats(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
-    std::vector<float> values(n);
-    for (float& v : values)
-        v = dist(rng);
-    return values;
-}
-
-std::vector<unsigned char> random_bytes(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::vector<unsigned char> values(n);
-    for (unsigned char& v : values)
-        v = static_cast<unsigned char>(rng() % 255 + 1);
-    return values;
-}
-
-const char* why_no_opencl() {
-    if (!cl::available())
-        return "no OpenCL ICD loader (libOpenCL.so.1) on this machine";
-    for (const cl::platform& p : cl::platform::all())
-        if (!p.devices().empty())
-            return nullptr;
-    return "no OpenCL platform with a device is installed";
-}
 
 // Each test gets a context and a profiling queue on the first device.
 class ClDevice : public ::testing::Test {

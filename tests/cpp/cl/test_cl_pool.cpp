@@ -10,6 +10,7 @@
 #include "gpukit/memory/pool.hpp"
 
 #include "cl_test_device.hpp"
+#include "random_data.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,24 +22,8 @@
 namespace {
 
 using namespace gpukit;
-
-const char* why_no_opencl() {
-    if (!cl::available())
-        return "no OpenCL ICD loader (libOpenCL.so.1) on this machine";
-    for (const cl::platform& p : cl::platform::all())
-        if (!p.devices().empty())
-            return nullptr;
-    return "no OpenCL platform with a device is installed";
-}
-
-std::vector<float> random_floats(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
-    std::vector<float> values(n);
-    for (float& v : values)
-        v = dist(rng);
-    return values;
-}
+using gpukit::testing::random_floats;
+using gpukit::testing::why_no_opencl;
 
 const char* const scale_source = R"(
 __kernel void scale(__global float* out, __global const float* in, float factor) {

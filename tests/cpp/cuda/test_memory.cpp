@@ -1,6 +1,7 @@
 // Device, page-locked, registered, managed memory and copies on a real GPU, on random data
 // at odd sizes and offsets.
 #include "gpu_test.hpp"
+#include "random_data.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/copy.hpp"
@@ -17,16 +18,8 @@
 namespace {
 
 using namespace gpukit::cuda;
+using gpukit::testing::random_bytes;
 using Memory = gpukit::testing::gpu_test;
-
-std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
-    std::mt19937 engine(seed);
-    std::uniform_int_distribution<int> byte(0, 255);
-    std::vector<std::uint8_t> out(n);
-    for (auto& b : out)
-        b = static_cast<std::uint8_t>(byte(engine));
-    return out;
-}
 
 TEST_F(Memory, InfoAllocateFree) {
     const memory_info before = mem_get_info();

@@ -1,6 +1,7 @@
 // Pipelined copies through page-locked staging buffers, on random data at sizes and offsets
 // that exercise the tail pieces, compared byte for byte.
 #include "gpu_test.hpp"
+#include "random_data.hpp"
 
 #include "gpukit/cuda/copy.hpp"
 #include "gpukit/cuda/host_memory.hpp"
@@ -15,16 +16,8 @@
 namespace {
 
 using namespace gpukit::cuda;
+using gpukit::testing::random_bytes;
 using StagedCopy = gpukit::testing::gpu_test;
-
-std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
-    std::mt19937 engine(seed);
-    std::uniform_int_distribution<int> byte(0, 255);
-    std::vector<std::uint8_t> out(n);
-    for (auto& b : out)
-        b = static_cast<std::uint8_t>(byte(engine));
-    return out;
-}
 
 constexpr std::size_t MiB = std::size_t{1} << 20;
 
