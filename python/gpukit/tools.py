@@ -4,7 +4,7 @@ import functools
 
 import numpy
 
-from gpukit import _gpukit
+from gpukit import _gpukit, _memory
 from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     DeviceData,
     DeviceMemoryPool,
@@ -111,9 +111,8 @@ class PageLockedMemoryPool:
         self._pool = _gpukit._PageLockedMemoryPool(allocator or PageLockedAllocator(), leading_bits_in_bin_id)
 
     def allocate(self, shape, dtype, order="C"):
-        dtype = numpy.dtype(dtype)
-        shape = (shape,) if numpy.isscalar(shape) else tuple(shape)
-        nbytes = int(numpy.prod(shape, dtype=numpy.int64)) * dtype.itemsize
+        shape = _memory._shape_tuple(shape)
+        nbytes = _memory._nbytes(shape, dtype)
         block = self._pool.allocate_bytes(nbytes)
         if nbytes == 0:  # numpy needs a buffer even for an empty array
             return numpy.ndarray(shape, dtype, order=order)

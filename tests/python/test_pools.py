@@ -121,6 +121,8 @@ def test_pagelocked_pool(ctx):
     again = pool.allocate((100, 3), np.float64)
     assert again.base.ptr == address
     assert pool.allocate(0, np.float32).size == 0
+    with pytest.raises(ValueError, match="negative"):
+        pool.allocate((3, -1), np.float32)
     allocator = tools.PageLockedAllocator(drv.host_alloc_flags.PORTABLE)
     assert tools.PageLockedMemoryPool(allocator).allocate(10, np.uint8).base is not None
 
