@@ -79,7 +79,7 @@ void bind_layout(nb::module_& m) {
         .def("ravel", [](const layout& l, const std::string& o) { return l.ravel(parse_order(o)); }, "order"_a = "C")
         .def("transpose", &layout::transpose, "axes"_a = std::vector<int>{})
         .def("squeeze", &layout::squeeze, "axes"_a = std::vector<int>{})
-        .def("__getitem__", [](const layout& l, nb::handle key) { return l.index(index_items(key)); })
+        .def("__getitem__", [](const layout& l, nb::handle key) { return l.index(index_items(key)); }, "key"_a.none())
         .def("split", &layout::split, "sections"_a, "axis"_a = 0)
         .def("split_at", &layout::split_at, "indices"_a, "axis"_a = 0)
         .def("__eq__", [](const layout& a, const layout& b) { return a == b; })

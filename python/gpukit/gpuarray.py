@@ -8,6 +8,7 @@ numpy 2, including NEP 50 for Python scalars: ``int8_array + 1`` stays int8.
 Supported dtypes: bool, int8..int64, uint8..uint64, float32, float64. complex64/128 and
 float16 arrays can be made, copied and viewed, but have no arithmetic.
 """
+import builtins
 import numbers
 
 import numpy as np
@@ -534,7 +535,7 @@ def arange(*args, dtype=None, allocator=None, stream=None):
         raise ValueError("arange: step must not be zero")
     dtype = np.dtype(dtype) if dtype is not None else np.arange(start, start + step, step).dtype
     _check_kernel_dtype(dtype, "arange")
-    count = max(0, int(np.ceil((stop - start) / step)))
+    count = builtins.max(0, int(np.ceil((stop - start) / step)))  # this module defines its own max
     result = empty((count,), dtype, allocator, stream=stream)
     spec = _spec("gk_arange", [("start", dtype.name, "scalar"), ("step", dtype.name, "scalar"),
                                ("z", dtype.name, "out")], f"z[i] = start + ({_c_type(dtype)})i * step")

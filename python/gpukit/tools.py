@@ -67,9 +67,11 @@ def context_dependent_memoize(func):
 
 
 def clear_context_caches():
-    """Empty every context_dependent_memoize cache, releasing their contexts."""
+    """Empty every context_dependent_memoize cache, and drop the compiled array kernels of
+    contexts nothing else uses, releasing those contexts."""
     for cache in _context_caches:
         cache.clear()
+    _gpukit._release_unused_kernels()
 
 
 def mark_cuda_test(func):

@@ -1,5 +1,6 @@
 #include "kernel_cache.hpp"
 
+#include "gpukit/array/elementwise.hpp"
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/module.hpp"
 #include "gpukit/rtc/program.hpp"
@@ -20,7 +21,7 @@ struct cache_state {
     std::map<CUcontext, std::map<std::pair<std::string, std::string>, cached_kernel>> kernels;
 
     // Forget contexts whose only remaining owners are this cache's modules, so a context the
-    // program has given up is really destroyed.
+    // program has given up is really destroyed. `keep` (may be null) is never dropped.
     void drop_abandoned(CUcontext keep) {
         for (auto it = kernels.begin(); it != kernels.end();) {
             const auto& entries = it->second;
@@ -87,3 +88,9 @@ unsigned grid_for(const cached_kernel& k, long long work_items, long long items_
 }
 
 }  // namespace gpukit::array::detail
+
+void gpukit::array::release_unused_kernels() {
+    detail::cache_state& c = detail::cache();
+    std::lock_guard lock(c.mutex);
+    c.drop_abandoned(nullptr);
+}

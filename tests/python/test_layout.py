@@ -57,6 +57,13 @@ def test_contiguous_strides_match_numpy():
         assert Layout.contiguous([3, 4, 5], 4, order).strides == list(a.strides)
 
 
+def test_bare_keys_match_numpy():
+    # A key that is not a tuple: a[None], a[...], a[1], a[::2].
+    a = np.zeros((4, 6), np.float32)
+    for key in (None, Ellipsis, 1, -1, slice(None, None, 2)):
+        assert same(layout_of(a)[key], a[key]), key
+
+
 def test_random_indexing_matches_numpy():
     rng = np.random.default_rng(1)
     checked = 0
