@@ -151,7 +151,9 @@ void staged_memcpy_dtoh(void* dst, CUdeviceptr src, std::size_t bytes) {
             const std::size_t offset = i * piece;
             const std::size_t b = i % buffer_count;
             GPUKIT_CU(cuEventSynchronize, area.event(b));
-            parallel_memcpy(to + offset, area.buffer(b), std::min(piece, bytes - offset));
+            // Streaming stores: the caller's (large) array is not read back soon, and writing
+            // it without first reading each cache line saves a third of the memory traffic.
+            parallel_memcpy(to + offset, area.buffer(b), std::min(piece, bytes - offset), store_policy::streaming);
             if (i + buffer_count < pieces)
                 start_transfer(i + buffer_count);
         }
