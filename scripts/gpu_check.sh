@@ -46,7 +46,7 @@ if [ "${GPUKIT_SANITIZER:-0}" = 1 ]; then
     # One process per file: every GPU test makes a context of its own, and under memcheck
     # (which adds memory of its own to each context) ~300 of them in one process ran the
     # H200 out of memory, though test_detached_contexts_are_destroyed passes without it.
-    for file in memory function pools stream_event staged_copy gpuarray texture structured_copy; do
+    for file in memory function pools stream_event staged_copy gpuarray fusion texture structured_copy; do
         step sanitizer.log "memcheck-python $file" env PYTHONPATH=python compute-sanitizer --tool memcheck \
             --report-api-errors no --error-exitcode 9 python3 -m pytest -q -k 'not fault' \
             "tests/python/test_$file.py"

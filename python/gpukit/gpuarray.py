@@ -10,10 +10,11 @@ float16 arrays can be made, copied and viewed, but have no arithmetic.
 """
 import builtins
 import numbers
+import sys
 
 import numpy as np
 
-from gpukit import _gpukit
+from gpukit import _fusion, _gpukit
 from gpukit._gpukit import Layout
 
 __all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
@@ -61,9 +62,9 @@ def _c_type(dtype):
 
 
 def _sample(x):
-    # What numpy's type resolution sees: a one-element array for arrays, the scalar itself
-    # (a weak Python scalar, or a typed numpy one) otherwise.
-    return np.ones(1, x.dtype) if isinstance(x, GPUArray) else x
+    # What numpy's type resolution sees: a one-element array for arrays (and the expressions
+    # of pending ones), the scalar itself (a weak Python scalar, or a typed numpy one) otherwise.
+    return np.ones(1, x.dtype) if _is_array(x) else x
 
 
 def _result_dtype(ufunc, *operands):
@@ -98,7 +99,7 @@ def _launch(spec, args, stream):
 
 
 def _check_shapes(a, b, what):
-    if isinstance(b, GPUArray) and a.shape != b.shape:
+    if _is_array(b) and a.shape != b.shape:
         raise ValueError(f"{what}: shapes {a.shape} and {b.shape} differ (gpuarray does not broadcast arrays)")
 
 
@@ -125,46 +126,89 @@ def _expression(symbol, compute, left, right):
 
 def _binary(a, b, symbol, ufunc, out=None, compare=False):
     """``out = a <symbol> b`` where `a` is a GPUArray and `b` a GPUArray or a scalar."""
+    fusable = out is None and not compare and symbol in _fusion.FUSABLE_SYMBOLS
+    a, b = _operand(a, fusable), _operand(b, fusable)
     _check_shapes(a, b, symbol)
     result = _result_dtype(ufunc, a, b)
     compute = np.result_type(_sample(a), _sample(b)) if compare else result
     _check_kernel_dtype(a.dtype, symbol)
     _check_kernel_dtype(compute, symbol)
-    if out is None:
-        out = empty(a.shape, result, allocator=a.allocator, stream=a.stream)
-    elif not np.can_cast(result, out.dtype, "same_kind"):
+    if out is not None and not np.can_cast(result, out.dtype, "same_kind"):
         raise TypeError(f"{symbol}=: cannot cast the {result} result to the array's {out.dtype}")
-    params = [("x", a.dtype.name, "in")]
-    if isinstance(b, GPUArray):
+    if _is_array(b):
         _check_kernel_dtype(b.dtype, symbol)
-        params.append(("y", b.dtype.name, "in"))
-        expression = _expression(symbol, compute, "x[i]", "y[i]")
-        args = [_array_arg(a), _array_arg(b)]
+        right = _as_expression(b)
     else:
-        params.append(("y", compute.name, "scalar"))
-        expression = _expression(symbol, compute, "x[i]", "y")
-        args = [_array_arg(a), _scalar_arg(b, compute)]
-    params.append(("z", out.dtype.name, "out"))
+        right = _fusion.Expression.of_scalar(_scalar_arg(b, compute), compute)
+    target = out.dtype if out is not None else result
     preamble = _INTEGER_POWER if symbol == "**" and compute.kind != "f" else ""
-    spec = _spec("gk_binary", params, f"z[i] = ({_c_type(out.dtype)})({expression})", preamble)
-    _launch(spec, args + [_array_arg(out)], a.stream)
-    return out
+    expression = _as_expression(a).combine(
+        right, lambda x, y: f"({_c_type(target)})({_expression(symbol, compute, x, y)})", target, preamble)
+    return _evaluate(expression, out, fusable)
 
 
 def _reflected(a, b, symbol, ufunc):
     """``b <symbol> a`` for a scalar `b`."""
     if isinstance(b, GPUArray):
         return _binary(b, a, symbol, ufunc)
+    fusable = symbol in _fusion.FUSABLE_SYMBOLS
+    a = _operand(a, fusable)
     result = _result_dtype(ufunc, b, a)
     _check_kernel_dtype(result, symbol)
     _check_kernel_dtype(a.dtype, symbol)
-    out = empty(a.shape, result, allocator=a.allocator, stream=a.stream)
-    spec = _spec("gk_reflected", [("x", a.dtype.name, "in"), ("y", result.name, "scalar"),
-                                  ("z", result.name, "out")],
-                 f"z[i] = {_expression(symbol, result, 'y', 'x[i]')}",
-                 _INTEGER_POWER if symbol == "**" and result.kind != "f" else "")
-    _launch(spec, [_array_arg(a), _scalar_arg(b, result), _array_arg(out)], a.stream)
+    preamble = _INTEGER_POWER if symbol == "**" and result.kind != "f" else ""
+    expression = _fusion.Expression.of_scalar(_scalar_arg(b, result), result).combine(
+        _as_expression(a), lambda x, y: f"({_c_type(result)})({_expression(symbol, result, x, y)})", result,
+        preamble)
+    return _evaluate(expression, None, fusable)
+
+
+def _is_array(x):
+    return isinstance(x, (GPUArray, _fusion.Expression))
+
+
+def _as_expression(x):
+    return x if isinstance(x, _fusion.Expression) else _fusion.Expression.of_array(x)
+
+
+def _operand(x, fusable):
+    """An operator's operand as it will use it: a pending array (see gpukit._fusion) becomes
+    its expression when the operator fuses it, and is computed otherwise."""
+    if type(x) is not _PendingGPUArray:
+        return x
+    if fusable:
+        return object.__getattribute__(x, "_expression")
+    _settle(x)
+    return x
+
+
+def _evaluate(expression, out, fusable):
+    """`expression` computed into `out`, or into a new array; the new array is left pending
+    when the caller's next operator will fuse it (see gpukit._fusion)."""
+    if out is None:
+        # Frames: 0 this function, 1 _binary or _reflected, 2 the operator method, 3 its caller.
+        if (fusable and len(expression.operands) < _fusion.MAX_OPERANDS
+                and _fusion.feeds_next_operator(sys._getframe(3))):
+            pending = object.__new__(_PendingGPUArray)
+            object.__setattr__(pending, "_expression", expression)
+            return pending
+        out = empty(expression.shape, expression.dtype, allocator=expression.allocator, stream=expression.stream)
+    _run(expression, out)
     return out
+
+
+def _run(expression, out):
+    params, args = [], []
+    for k, operand in enumerate(expression.operands):
+        if isinstance(operand, _fusion.Scalar):
+            params.append((f"p{k}", operand.dtype.name, "scalar"))
+            args.append(operand.data)
+        else:
+            params.append((f"p{k}", operand.dtype.name, "in"))
+            args.append(_array_arg(operand))
+    params.append(("z", out.dtype.name, "out"))
+    spec = _spec("gk_elementwise", params, expression.operation(), expression.preamble)
+    _launch(spec, args + [_array_arg(out)], out.stream)
 
 
 def _unary(a, operation, result):
@@ -468,6 +512,34 @@ class GPUArray:
     def min(self, stream=None): return min(self, stream=stream)
     def max(self, stream=None): return max(self, stream=stream)
     def dot(self, other, stream=None): return dot(self, other, stream=stream)
+
+
+class _PendingGPUArray(GPUArray):
+    """The result of an operator whose kernel has not run yet, because the next operator
+    fuses it (see gpukit._fusion). Any other use computes it first, turning it into a plain
+    GPUArray; until then it has no memory of its own."""
+
+    def __getattribute__(self, name):
+        _settle(self)
+        return object.__getattribute__(self, name)
+
+    def __setattr__(self, name, value):
+        _settle(self)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        _settle(self)
+        object.__delattr__(self, name)
+
+
+def _settle(array):
+    """Computes a pending array into memory of its own; it becomes a plain GPUArray."""
+    if type(array) is _PendingGPUArray:
+        expression = object.__getattribute__(array, "_expression")
+        object.__setattr__(array, "__class__", GPUArray)
+        del array._expression
+        array.__init__(expression.shape, expression.dtype, allocator=expression.allocator, stream=expression.stream)
+        _run(expression, array)
 
 
 class _Flags:

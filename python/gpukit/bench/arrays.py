@@ -27,11 +27,13 @@ def _host_data():
     return rng.random(COUNT, dtype=np.float32), rng.random(COUNT, dtype=np.float32)
 
 
+A, B = np.float32(1.5), np.float32(0.5)  # the scalars of a * x + b, as a program holds them
+
 # What each expression reads and writes, in operands of COUNT float32 elements.
 EXPRESSIONS = {
     "2x": (lambda x, y: 2 * x, 1, 1),
     "add": (lambda x, y: x + y, 2, 1),
-    "axpb": (lambda x, y: np.float32(1.5) * x + np.float32(0.5), 1, 1),
+    "axpb": (lambda x, y: A * x + B, 1, 1),
 }
 REDUCTIONS = {"sum": 1, "min": 1, "max": 1, "dot": 2}  # operands read
 
