@@ -37,6 +37,9 @@ public:
 protected:
     // Drops this object's reference now; the handle becomes null.
     void release() noexcept;
+    // Forgets the handle without releasing a reference: for a derived class whose buffer part
+    // borrows a handle that someone else owns (a pool's block, see pooled_buffer).
+    void forget() noexcept { handle_ = nullptr; }
 
 private:
     buffer(cl_mem handle, size_t size, cl_mem_flags flags) noexcept : handle_(handle), size_(size), flags_(flags) {}

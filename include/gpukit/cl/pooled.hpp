@@ -16,29 +16,31 @@
 
 namespace gpukit::cl {
 
-// A pool block seen as a buffer of the requested size. The buffer part holds a reference of
-// its own to the cl_mem (the pool keeps its reference while holding the block), so the
-// block can go back to the pool independently of when the buffer reference is dropped.
+// A pool block seen as a buffer of the requested size. The buffer part borrows the pool's
+// reference to the cl_mem instead of taking one of its own: the block is given back when
+// this object goes, and retaining and releasing a reference per allocation would double
+// the cost of a pool hit (two more calls into the OpenCL runtime, which locks the object).
+// An OpenCL command enqueued on the buffer holds its own reference, so giving the block back
+// while such a command runs is safe.
 template <memory::allocator A>
     requires std::same_as<typename A::pointer_type, cl_mem>
 class pooled_buffer : public buffer {
 public:
     // `flags` are those the allocator creates buffers with; `block` must not be empty.
-    pooled_buffer(memory::pooled_allocation<A> block, cl_mem_flags flags)
-        : buffer(buffer::adopt(retain(block.pointer()), block.size(), flags)), block_(std::move(block)) {}
+    pooled_buffer(memory::pooled_allocation<A> block, cl_mem_flags flags) noexcept
+        : buffer(buffer::adopt(block.pointer(), block.size(), flags)), block_(std::move(block)) {}
+    pooled_buffer(pooled_buffer&&) noexcept = default;
+    // Assigning would make the buffer part release a reference it does not own.
+    pooled_buffer& operator=(pooled_buffer&&) = delete;
+    ~pooled_buffer() { forget(); }  // block_ then goes back to the pool
 
     // Gives the block back to the pool now; this buffer's handle becomes null.
     void release() noexcept {
-        buffer::release();
+        forget();
         block_.free();
     }
 
 private:
-    static cl_mem retain(cl_mem handle) {
-        GPUKIT_CL(clRetainMemObject, handle);
-        return handle;
-    }
-
     memory::pooled_allocation<A> block_;
 };
 

@@ -34,6 +34,7 @@ ALL = [
          [Side("gpukit cl.tools.MemoryPool", cl_pool.gpukit_pool),
           Side("PyOpenCL tools.MemoryPool", cl_pool.pyopencl_pool),
           Side("gpukit cl.Buffer create+release", cl_pool.gpukit_buffer),
+          Side("PyOpenCL Buffer create+release", cl_pool.pyopencl_buffer),
           Side("gpukit ImmediateAllocator, no pool", cl_pool.gpukit_immediate_allocator)],
          scale=1e6),
     Case("sourcemodule_cold", "compile + load a small kernel, every cache defeated", "ms per module",

@@ -59,6 +59,17 @@ def gpukit_buffer(settings):
     return _time_pairs(lambda: cl.Buffer(context, flags, SIZE), settings)
 
 
+def pyopencl_buffer(settings):
+    try:
+        import pyopencl
+    except ImportError:
+        raise Unavailable("PyOpenCL is not installed")
+    device = [d for p in pyopencl.get_platforms() for d in p.get_devices()][0]
+    context = pyopencl.Context([device])
+    flags = pyopencl.mem_flags.READ_WRITE
+    return _time_pairs(lambda: pyopencl.Buffer(context, flags, SIZE).release(), settings)
+
+
 def gpukit_immediate_allocator(settings):
     # What the pool saves: the same allocator, called for every block (memory made resident
     # at allocation, as the pool's blocks are).
