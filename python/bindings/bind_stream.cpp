@@ -31,6 +31,11 @@ void bind_stream(nb::module_& m) {
             return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(s.handle()));
         }, "The CUDA stream protocol: (version, handle).");
 
+    // For streams named by other libraries (the "stream" of __cuda_array_interface__).
+    m.def("_synchronize_stream_handle", [](std::uintptr_t handle) {
+        cuda::stream_view(reinterpret_cast<CUstream>(handle)).synchronize();
+    }, "handle"_a, nb::call_guard<nb::gil_scoped_release>(), "Wait for a CUstream given by its address.");
+
     nb::class_<event>(m, "Event", "A marker in a stream, for waiting and timing.")
         .def("__init__", [](event* self, unsigned int flags) { new (self) event(event::create(flags)); },
              "flags"_a = 0)

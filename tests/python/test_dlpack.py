@@ -151,3 +151,112 @@ def test_cpu_torch_tensor_is_refused(pool_ctx):
     torch = pytest.importorskip("torch")
     with pytest.raises(TypeError, match="on the CPU"):
         gpuarray.asarray(torch.ones(3))
+
+
+@gpu
+def test_export_to_torch_through_the_array_interface(pool_ctx):
+    torch = _torch()
+    host = _random((9, 7), np.float32)
+    ours = gpuarray.to_gpu(host)[::2]
+    theirs = torch.as_tensor(ours, device="cuda")  # reads __cuda_array_interface__
+    assert theirs.data_ptr() == ours.ptr
+    assert tuple(s * 4 for s in theirs.stride()) == ours.strides
+    np.testing.assert_array_equal(theirs.cpu().numpy(), host[::2])
+
+
+# ---- the stream of __cuda_array_interface__
+
+def test_interface_stream_values_are_checked():
+    from gpukit import _interop
+    for fine in (None, 1, 2):
+        _interop._wait_for_producer(fine)  # nothing to wait for: no driver call
+    for bad in (0, -5, "7", 1.5, True):
+        with pytest.raises(ValueError, match="'stream' must be None or a positive integer"):
+            _interop._wait_for_producer(bad)
+
+
+SLOW_WRITE = r"""
+extern "C" __global__ void slow_write(int *out, long long cycles) {
+    long long start = clock64();
+    while (clock64() - start < cycles) {}
+    *out = 42;
+}
+"""
+
+
+class Exporter:
+    """A producer whose data is still being written on its own (non-blocking) stream."""
+
+    def __init__(self, ptr, stream):
+        self.__cuda_array_interface__ = {"shape": (1,), "typestr": "<i4", "data": (ptr, False), "version": 3,
+                                         "strides": None, "stream": stream.handle}
+
+
+@gpu
+def test_import_waits_for_the_producers_stream(pool_ctx):
+    import gpukit.driver as drv
+    from gpukit.compiler import SourceModule
+    kernel = SourceModule(SLOW_WRITE, no_extern_c=True).get_function("slow_write")
+    target = gpuarray.zeros(1, np.int32)
+    stream = drv.Stream(drv.stream_flags.NON_BLOCKING)  # not ordered with the default stream
+    kernel(target, np.int64(200_000_000), block=(1, 1, 1), stream=stream)  # ~0.1 s of spinning
+    imported = gpuarray.asarray(Exporter(target.ptr, stream))
+    assert stream.is_done()
+    assert imported.get()[0] == 42
+
+
+def _numba_cuda():
+    # numba-cuda still calls np.row_stack, which numpy 2.5 removed; it is np.vstack.
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
+    try:
+        from numba import cuda as numba_cuda
+    except Exception as e:  # an ImportError, or numba failing inside its own import
+        pytest.skip(f"numba-cuda cannot be imported here: {type(e).__name__}: {e}")
+    if not numba_cuda.is_available():
+        pytest.skip("numba-cuda finds no CUDA device")
+    return numba_cuda
+
+
+@pytest.fixture
+def primary_ctx():
+    """numba works in the device's primary context; gpukit's arrays must live there too."""
+    import gpukit.driver as drv
+    from conftest import drain_context_stack
+    drain_context_stack()
+    context = drv.Device(0).retain_primary_context()
+    context.push()
+    yield context
+    gpuarray.release_default_pools()
+    drain_context_stack()
+    context.detach()
+
+
+@gpu
+def test_numba_reads_and_writes_our_arrays(primary_ctx):
+    numba_cuda = _numba_cuda()
+    host = _random((11, 4), np.float64)
+    ours = gpuarray.to_gpu(host)[::2]
+    theirs = numba_cuda.as_cuda_array(ours)
+    assert theirs.__cuda_array_interface__["data"][0] == ours.ptr
+    assert theirs.shape == ours.shape and theirs.strides == ours.strides
+    np.testing.assert_array_equal(theirs.copy_to_host(), host[::2])
+    theirs.copy_to_device(np.full(ours.shape, 3.0))
+    np.testing.assert_array_equal(ours.get(), np.full(ours.shape, 3.0))
+
+
+@gpu
+def test_we_read_and_write_numbas_arrays_and_wait_for_their_stream(primary_ctx):
+    numba_cuda = _numba_cuda()
+    host = _random((300, 5), np.float32)
+    their_stream = numba_cuda.stream()
+    theirs = numba_cuda.to_device(host, stream=their_stream)
+    assert theirs.__cuda_array_interface__["stream"] == their_stream.handle.value
+    for ours in (gpuarray.asarray(theirs), cuda.as_cuda_array(theirs)):
+        assert ours.ptr == theirs.__cuda_array_interface__["data"][0]
+        np.testing.assert_array_equal(ours.get() if isinstance(ours, gpuarray.GPUArray) else ours.copy_to_host(),
+                                      host)
+    ours = gpuarray.asarray(theirs)
+    ours += 1
+    primary_ctx.synchronize()
+    np.testing.assert_array_equal(theirs.copy_to_host(), host + 1)
