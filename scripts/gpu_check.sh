@@ -43,13 +43,20 @@ if [ "${GPUKIT_SANITIZER:-0}" = 1 ]; then
     # fault a kernel on purpose are left out, since memcheck rightly reports them.
     step sanitizer.log memcheck-cpp compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
         build/tests/test_cuda_gpu --gtest_filter='-*fault*'
-    # One process per file: every GPU test makes a context of its own, and under memcheck
-    # (which adds memory of its own to each context) ~300 of them in one process ran the
-    # H200 out of memory, though test_detached_contexts_are_destroyed passes without it.
+    # At most 100 tests per process: every GPU test makes a context of its own, and memcheck
+    # keeps memory of its own per context until the process ends (~300 contexts ran the
+    # H200 out of memory), though test_detached_contexts_are_destroyed passes without it.
     for file in memory function pools stream_event staged_copy gpuarray fusion texture structured_copy; do
-        step sanitizer.log "memcheck-python $file" env PYTHONPATH=python compute-sanitizer --tool memcheck \
-            --report-api-errors no --error-exitcode 9 python3 -m pytest -q -k 'not fault' \
-            "tests/python/test_$file.py"
+        PYTHONPATH=python python3 -m pytest --collect-only -q -k 'not fault' "tests/python/test_$file.py" \
+            | grep '::' > "$OUT/.ids"
+        split -l 100 -d "$OUT/.ids" "$OUT/.ids."
+        for chunk in "$OUT"/.ids.[0-9]*; do
+            # shellcheck disable=SC2046  # test ids have no spaces
+            step sanitizer.log "memcheck-python $file ${chunk##*.}" env PYTHONPATH=python compute-sanitizer \
+                --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest -q $(cat "$chunk")
+            rm -f "$chunk"
+        done
+        rm -f "$OUT/.ids"
     done
 fi
 if [ "${GPUKIT_ASAN:-0}" = 1 ]; then

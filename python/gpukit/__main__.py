@@ -1,4 +1,5 @@
 """Command line: ``python -m gpukit info`` and ``python -m gpukit bench [options]``."""
+import os
 import sys
 
 
@@ -10,6 +11,9 @@ def main(argv=None):
         print_info()
         return 0
     if command == "bench":
+        # Before numpy is loaded: OpenBLAS's worker threads spin for a while after start-up
+        # and take CPU from the host-side cases on small machines; no case uses BLAS.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         from gpukit.bench.harness import main as bench_main
         return bench_main(argv)
     print(f"usage: python -m gpukit [info | bench [--help]]  (unknown command '{command}')", file=sys.stderr)
