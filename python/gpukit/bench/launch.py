@@ -49,6 +49,10 @@ def cupy(settings):
 
 def numba(settings):
     primary_context()
+    import numpy as np
+    if not hasattr(np, "row_stack"):
+        # numba-cuda still calls np.row_stack, which numpy 2.5 removed; it is np.vstack.
+        np.row_stack = np.vstack
     try:
         from numba import cuda
     except ImportError:
