@@ -261,3 +261,15 @@ def test_we_read_and_write_numbas_arrays_and_wait_for_their_stream(primary_ctx):
     ours += 1
     primary_ctx.synchronize()
     np.testing.assert_array_equal(theirs.copy_to_host(), host + 1)
+
+
+@gpu
+def test_export_names_the_arrays_stream(pool_ctx):
+    import gpukit.driver as drv
+    stream = drv.Stream(drv.stream_flags.NON_BLOCKING)
+    ours = gpuarray.to_gpu(_random(8, np.float32), stream=stream)
+    assert ours.__cuda_array_interface__["stream"] == stream.handle
+    assert "stream" not in gpuarray.to_gpu(_random(8, np.float32)).__cuda_array_interface__
+    cp = pytest.importorskip("cupy")
+    theirs = cp.asarray(ours)  # CuPy synchronizes with the named stream, then reads
+    np.testing.assert_array_equal(cp.asnumpy(theirs), ours.get())
