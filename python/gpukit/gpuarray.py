@@ -5,12 +5,14 @@ memory. Views (slicing, reshape, transpose) share the memory. Arithmetic and red
 run kernels generated and cached by the C++ core (``gpukit::array``); result types follow
 numpy 2, including NEP 50 for Python scalars: ``int8_array + 1`` stays int8.
 
-Supported dtypes: bool, int8..int64, uint8..uint64, float32, float64. complex64/128 and
+Supported dtypes: bool, int8..int64, uint8..uint64, float32, float64, complex64 and
+complex128 (arithmetic, == and !=, abs, negation; no ``**``, ordering or reductions).
 float16 arrays can be made, copied and viewed, but have no arithmetic.
 """
 import builtins
 import numbers
 import sys
+import warnings
 
 import numpy as np
 
@@ -52,13 +54,19 @@ def release_default_pools():
 def _check_kernel_dtype(dtype, what):
     if not _gpukit._dtype_supported(dtype.name):
         raise TypeError(f"{what}: dtype {dtype} has no GPU kernels; supported are bool, int8..int64, "
-                        "uint8..uint64, float32 and float64")
+                        "uint8..uint64, float32, float64, complex64 and complex128")
+
+
+def _check_not_complex(dtype, what):
+    if dtype.kind == "c":
+        raise TypeError(f"{what} is not supported for complex arrays ({dtype})")
 
 
 def _c_type(dtype):
     return {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",
             "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
-            "uint64": "unsigned long long", "float32": "float", "float64": "double"}[dtype.name]
+            "uint64": "unsigned long long", "float32": "float", "float64": "double",
+            "complex64": "gk_complex<float>", "complex128": "gk_complex<double>"}[dtype.name]
 
 
 def _sample(x):
@@ -124,6 +132,10 @@ def _expression(symbol, compute, left, right):
     return f"{left} {symbol} {right}"
 
 
+# Operators the complex kernels do not have: a power, and numpy's lexicographic ordering.
+_NOT_FOR_COMPLEX = ("**", "<", "<=", ">", ">=")
+
+
 def _binary(a, b, symbol, ufunc, out=None, compare=False):
     """``out = a <symbol> b`` where `a` is a GPUArray and `b` a GPUArray or a scalar."""
     fusable = out is None and not compare and symbol in _fusion.FUSABLE_SYMBOLS
@@ -133,6 +145,8 @@ def _binary(a, b, symbol, ufunc, out=None, compare=False):
     compute = np.result_type(_sample(a), _sample(b)) if compare else result
     _check_kernel_dtype(a.dtype, symbol)
     _check_kernel_dtype(compute, symbol)
+    if symbol in _NOT_FOR_COMPLEX:
+        _check_not_complex(compute, symbol)
     if out is not None and not np.can_cast(result, out.dtype, "same_kind"):
         raise TypeError(f"{symbol}=: cannot cast the {result} result to the array's {out.dtype}")
     if _is_array(b):
@@ -156,6 +170,8 @@ def _reflected(a, b, symbol, ufunc):
     result = _result_dtype(ufunc, b, a)
     _check_kernel_dtype(result, symbol)
     _check_kernel_dtype(a.dtype, symbol)
+    if symbol in _NOT_FOR_COMPLEX:
+        _check_not_complex(result, symbol)
     preamble = _INTEGER_POWER if symbol == "**" and result.kind != "f" else ""
     expression = _fusion.Expression.of_scalar(_scalar_arg(b, result), result).combine(
         _as_expression(a), lambda x, y: f"({_c_type(result)})({_expression(symbol, result, x, y)})", result,
@@ -376,6 +392,9 @@ class GPUArray:
         dtype = np.dtype(dtype)
         _check_kernel_dtype(self.dtype, "astype")
         _check_kernel_dtype(dtype, "astype")
+        if self.dtype.kind == "c" and dtype.kind != "c":
+            warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                          stacklevel=2)
         out = empty(self.shape, dtype, allocator=self.allocator, stream=self.stream)
         spec = _spec("gk_astype", [("x", self.dtype.name, "in"), ("z", dtype.name, "out")],
                      f"z[i] = ({_c_type(dtype)})x[i]")
@@ -484,6 +503,8 @@ class GPUArray:
     def __abs__(self):
         if self.dtype.kind in "bu":
             return self.copy()
+        if self.dtype.kind == "c":  # the magnitude, a real number (complex64 -> float32)
+            return _unary(self, "z[i] = abs(x[i])", np.dtype(self.dtype.char.lower()))
         return _unary(self, "z[i] = x[i] < 0 ? -x[i] : x[i]", self.dtype)
 
     def __eq__(self, other): return _binary(self, other, "==", np.equal, compare=True)
@@ -652,6 +673,7 @@ def _reduce(op, a, b=None, stream=None):
     for x in (a, b):
         if x is not None:
             _check_kernel_dtype(x.dtype, op)
+            _check_not_complex(x.dtype, op)
     if b is not None and a.shape != b.shape:
         raise ValueError(f"dot: shapes {a.shape} and {b.shape} differ")
     if op in ("min", "max") and a.size == 0:

@@ -14,7 +14,7 @@ struct dtype_info {
     dtype_kind kind;
     std::size_t size;
     std::string_view name;
-    std::string_view c_type;  // empty: no CUDA C type
+    std::string_view c_type;  // in generated kernels
 };
 
 constexpr std::array<dtype_info, 13> table{{
@@ -29,8 +29,8 @@ constexpr std::array<dtype_info, 13> table{{
     {dtype::uint64, dtype_kind::unsigned_int, 8, "uint64", "unsigned long long"},
     {dtype::float32, dtype_kind::floating, 4, "float32", "float"},
     {dtype::float64, dtype_kind::floating, 8, "float64", "double"},
-    {dtype::complex64, dtype_kind::complex, 8, "complex64", ""},
-    {dtype::complex128, dtype_kind::complex, 16, "complex128", ""},
+    {dtype::complex64, dtype_kind::complex, 8, "complex64", "gk_complex<float>"},
+    {dtype::complex128, dtype_kind::complex, 16, "complex128", "gk_complex<double>"},
 }};
 
 const dtype_info& info(dtype t) noexcept { return table[static_cast<std::size_t>(t)]; }
@@ -54,12 +54,7 @@ dtype_kind kind(dtype t) noexcept { return info(t).kind; }
 std::size_t size_of(dtype t) noexcept { return info(t).size; }
 std::string_view name(dtype t) noexcept { return info(t).name; }
 
-std::string_view c_type(dtype t) {
-    if (info(t).c_type.empty())
-        throw logic_error("gpukit arrays have no kernels for " + std::string(name(t)) +
-                          " (complex arithmetic is not supported yet)");
-    return info(t).c_type;
-}
+std::string_view c_type(dtype t) noexcept { return info(t).c_type; }
 
 dtype dtype_from_name(std::string_view n) {
     if (n == "float")

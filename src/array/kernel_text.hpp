@@ -6,8 +6,54 @@
 namespace gpukit::array::detail {
 
 // gk_ref<T> (an element seen through `name[i]`), gk_dims<N> (shape or strides by value),
-// gk_load/gk_store (16-byte vector copies between memory and a register array).
+// gk_load/gk_store (16-byte vector copies between memory and a register array), and
+// gk_complex<T>, the complex64/complex128 element (numpy's layout: real then imaginary part;
+// pycuda::complex<T> names it too, for ElementwiseKernel code written for PyCUDA).
 inline const char* const common_source = R"(
+template <class T> struct alignas(2 * sizeof(T)) gk_complex {
+    T re, im;
+    gk_complex() = default;
+    __device__ __forceinline__ constexpr gk_complex(T r, T i) : re(r), im(i) {}
+    // From a real number, and between precisions; casting to a real type keeps the real part
+    // (numpy's astype does the same), to bool tests for non-zero.
+    template <class U> __device__ __forceinline__ constexpr gk_complex(U r) : re(T(r)), im(T(0)) {}
+    template <class U> __device__ __forceinline__ constexpr gk_complex(gk_complex<U> z) : re(T(z.re)), im(T(z.im)) {}
+    template <class U> __device__ __forceinline__ explicit constexpr operator U() const { return U(re); }
+    __device__ __forceinline__ explicit constexpr operator bool() const { return re != T(0) || im != T(0); }
+    __device__ __forceinline__ constexpr T real() const { return re; }
+    __device__ __forceinline__ constexpr T imag() const { return im; }
+};
+template <class T> __device__ __forceinline__ gk_complex<T> operator+(gk_complex<T> a, gk_complex<T> b) {
+    return {a.re + b.re, a.im + b.im};
+}
+template <class T> __device__ __forceinline__ gk_complex<T> operator-(gk_complex<T> a, gk_complex<T> b) {
+    return {a.re - b.re, a.im - b.im};
+}
+template <class T> __device__ __forceinline__ gk_complex<T> operator-(gk_complex<T> a) { return {-a.re, -a.im}; }
+template <class T> __device__ __forceinline__ gk_complex<T> operator*(gk_complex<T> a, gk_complex<T> b) {
+    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+// Smith's algorithm, as numpy: scaling by the larger part of b avoids overflow in |b|^2.
+template <class T> __device__ __forceinline__ gk_complex<T> operator/(gk_complex<T> a, gk_complex<T> b) {
+    if (fabs(b.re) >= fabs(b.im)) {
+        if (b.re == T(0) && b.im == T(0))
+            return {a.re / fabs(b.re), a.im / fabs(b.im)};  // inf or nan, as numpy
+        const T r = b.im / b.re, d = b.re + b.im * r;
+        return {(a.re + a.im * r) / d, (a.im - a.re * r) / d};
+    }
+    const T r = b.re / b.im, d = b.re * r + b.im;
+    return {(a.re * r + a.im) / d, (a.im * r - a.re) / d};
+}
+template <class T> __device__ __forceinline__ bool operator==(gk_complex<T> a, gk_complex<T> b) {
+    return a.re == b.re && a.im == b.im;
+}
+template <class T> __device__ __forceinline__ bool operator!=(gk_complex<T> a, gk_complex<T> b) { return !(a == b); }
+template <class T> __device__ __forceinline__ T abs(gk_complex<T> z) { return hypot(z.re, z.im); }
+template <class T> __device__ __forceinline__ gk_complex<T> conj(gk_complex<T> z) { return {z.re, -z.im}; }
+template <class T> __device__ __forceinline__ T real(gk_complex<T> z) { return z.re; }
+template <class T> __device__ __forceinline__ T imag(gk_complex<T> z) { return z.im; }
+namespace pycuda { template <class T> using complex = gk_complex<T>; }
+
 template <class T> struct gk_ref {
     T* p;
     __device__ __forceinline__ T& operator[](long long) const { return *p; }

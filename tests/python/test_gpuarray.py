@@ -21,7 +21,7 @@ def test_promotion_matches_numpy(a, b):
 
 
 def test_unsupported_dtype_names():
-    assert not _gpukit._dtype_supported("complex64")
+    assert _gpukit._dtype_supported("complex64") and not _gpukit._dtype_supported("float16")
     with pytest.raises(_gpukit.LogicError, match="unsupported dtype 'float16'"):
         _gpukit._promote_types("float16", "float32")
 
@@ -39,6 +39,29 @@ def test_generated_kernels_compile_for_sm90(variant):
     k = gpuarray.ElementwiseKernel("float a, const float *x, const double *y, double *z",
                                    "z[i] = a * x[i] + y[i]", "lin")
     assert nvrtc_compile(k.get_source(variant, 2), arch="sm_90", no_extern_c=True, options=["--std=c++17"])
+
+
+@pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC is not installed")
+def test_complex_operator_kernels_compile_for_sm90(monkeypatch):
+    # The kernels the operators generate, recorded instead of launched (fake device memory).
+    specs = []
+    monkeypatch.setattr(gpuarray, "_launch", lambda spec, args, stream: specs.append(spec))
+    x, y, w = (gpuarray.GPUArray((8,), t, allocator=lambda nbytes: 4096)
+               for t in (np.complex64, np.float32, np.complex128))
+    z = x * y + 2j
+    z = x / w - 1.5
+    z = 1.5 - abs(x) + (-x == y)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        z = x.astype(np.float32)
+    del z
+    assert len(specs) >= 6
+    for spec in specs:
+        for variant in ("vectorized", "contiguous"):
+            assert nvrtc_compile(spec.source(variant), arch="sm_90", no_extern_c=True, cache_dir=False)
+    k = gpuarray.ElementwiseKernel("pycuda::complex<float> a, const pycuda::complex<float> *x, float *r",
+                                   "r[i] = abs(a * x[i]) + x[i].real()", "pycuda_style")
+    assert k._params[0] == ("a", "complex64", "scalar")
+    assert nvrtc_compile(k.get_source("strided", 1), arch="sm_90", no_extern_c=True, options=["--std=c++17"])
 
 
 def test_reduction_types_follow_numpy():
@@ -68,6 +91,8 @@ def random(shape, dtype, seed=0):
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         return rng.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) * 10 + 1j * rng.standard_normal(shape) * 10).astype(dtype)
     return (rng.standard_normal(shape) * 10).astype(dtype)
 
 
@@ -163,12 +188,55 @@ def test_nan_propagates_and_errors(pool_ctx):
     with pytest.raises(ValueError, match="zero-size"):
         gpuarray.min(gpuarray.empty(0, np.float32))
     with pytest.raises(TypeError, match="no GPU kernels"):
-        gpuarray.zeros(3, np.complex64) + 1
+        gpuarray.zeros(3, np.float16) + 1
     with pytest.raises(TypeError, match="cast"):
         b = gpuarray.zeros(3, np.int32)
         b += 1.5
     with pytest.raises(OverflowError):
         gpuarray.zeros(3, np.int8) + 1000
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("n", [1, 1001, 1 << 16 | 3])
+def test_complex_arithmetic_matches_numpy(pool_ctx, dtype, n):
+    x, y = random(n, dtype, 1), random(n, dtype, 2)
+    r = random(n, np.float32, 3)
+    gx, gy, gr = gpuarray.to_gpu(x), gpuarray.to_gpu(y), gpuarray.to_gpu(r)
+    rtol = 1e-5 if dtype == np.complex64 else 1e-12
+    cases = [
+        (gx + gy, x + y), (gx - gy, x - y), (gx * gy, x * y), (gx / gy, x / y),
+        (gx * gr, x * r), (gr / gx, r / x), (2.5j - gx, 2.5j - x), (gx * (1 - 2j), x * (1 - 2j)),
+        (-gx, -x), (abs(gx), np.abs(x)), (gx[::2] * gy[1::2], x[::2] * y[1::2]),
+        (gx * gy + gx / 3, x * y + x / 3),  # fused
+    ]
+    for got, expected in cases:
+        assert got.dtype == expected.dtype
+        np.testing.assert_allclose(got.get(), expected, rtol=rtol, atol=rtol)
+    np.testing.assert_array_equal((gx == gx.copy()).get(), np.ones(n, bool))
+    np.testing.assert_array_equal((gx != gy).get(), x != y)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        np.testing.assert_array_equal(gx.astype(np.float64).get(), x.real.astype(np.float64))
+    np.testing.assert_array_equal(gr.astype(dtype).get(), r.astype(dtype))
+    gx += gy
+    np.testing.assert_allclose(gx.get(), x + y, rtol=rtol)
+    gz = gpuarray.zeros(n, dtype)
+    gz.fill(3 - 4j)
+    np.testing.assert_array_equal(gz.get(), np.full(n, 3 - 4j, dtype))
+
+
+@gpu
+def test_complex_division_by_zero_and_refusals(pool_ctx):
+    x = gpuarray.to_gpu(np.array([1 + 1j, 0j, 2 - 1j], np.complex128))
+    with np.errstate(all="ignore"):
+        expected = np.array([1 + 1j, 0j, 2 - 1j]) / np.array([0j, 0j, 1e300 + 1e300j])
+    got = (x / gpuarray.to_gpu(np.array([0j, 0j, 1e300 + 1e300j]))).get()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
+    np.testing.assert_allclose(got[2], expected[2], rtol=1e-12)  # no overflow in |b|^2
+    for bad in (lambda: x ** 2, lambda: x < x, lambda: gpuarray.sum(x), lambda: x.max()):
+        with pytest.raises(TypeError, match="complex"):
+            bad()
 
 
 @gpu

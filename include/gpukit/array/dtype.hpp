@@ -2,8 +2,8 @@
 //
 // Supported: bool, int8..int64, uint8..uint64, float32, float64, complex64, complex128.
 // float16 is not supported (generated kernels would need cuda_fp16.h on NVRTC's include
-// path). Kernels are generated for every type but the complex ones, which exist for
-// promotion and copies only; asking for arithmetic on them is a logic_error.
+// path). Elementwise kernels exist for every type (complex as gk_complex<float/double>,
+// kernel_text.hpp); reductions refuse the complex types.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +22,8 @@ dtype_kind kind(dtype t) noexcept;
 std::size_t size_of(dtype t) noexcept;
 // numpy's name: "bool", "int8", ..., "complex128".
 std::string_view name(dtype t) noexcept;
-// The CUDA C type generated kernels use ("float", "long long", "unsigned char", ...); the
-// complex types have none and throw logic_error.
-std::string_view c_type(dtype t);
+// The CUDA C type generated kernels use ("float", "long long", "gk_complex<float>", ...).
+std::string_view c_type(dtype t) noexcept;
 // The dtype called `n` (numpy names; also "float" for float32 and "double" for float64);
 // logic_error listing the supported names otherwise.
 dtype dtype_from_name(std::string_view n);

@@ -34,7 +34,10 @@ void compile_for_sm90(const std::string& source) {
 
 const dtype kernel_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32,   dtype::int64,
                               dtype::uint8,  dtype::uint16, dtype::uint32, dtype::uint64,  dtype::float32,
-                              dtype::float64};
+                              dtype::float64, dtype::complex64, dtype::complex128};
+// Reductions have no complex kernels.
+const dtype real_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32,  dtype::int64, dtype::uint8,
+                            dtype::uint16, dtype::uint32, dtype::uint64, dtype::float32, dtype::float64};
 
 TEST(ElementwiseSource, EveryVariantAndTypeCompiles) {
     GPUKIT_REQUIRE_NVRTC();
@@ -80,9 +83,28 @@ TEST(ElementwiseSource, BadSpecsAreRefused) {
     EXPECT_THROW(elementwise_source({"k", {{"i", dtype::float32, param_kind::inout}}, "", ""},
                                     elementwise_variant::contiguous),
                  logic_error);
-    EXPECT_THROW(elementwise_source({"k", {{"z", dtype::complex64, param_kind::inout}}, "", ""},
-                                    elementwise_variant::contiguous),
-                 logic_error);
+}
+
+// Complex elements: every operator of gk_complex, mixed with a real array and a real scalar
+// converted to complex, and the conversions back (real part, magnitude, non-zero test).
+TEST(ElementwiseSource, ComplexOperatorsCompile) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (dtype c : {dtype::complex64, dtype::complex128}) {
+        elementwise_spec spec{"cplx",
+                              {{"x", c, param_kind::input},
+                               {"y", dtype::float32, param_kind::input},
+                               {"a", c, param_kind::scalar},
+                               {"z", c, param_kind::output},
+                               {"r", dtype::float64, param_kind::output},
+                               {"b", dtype::bool_, param_kind::output}},
+                              "z[i] = -(a * x[i] + (decltype(a))y[i] / x[i] - x[i]);"
+                              "r[i] = (double)x[i] + abs(x[i]) + real(x[i]) + x[i].imag();"
+                              "b[i] = x[i] == a || x[i] != conj(a) || (bool)x[i]",
+                              ""};
+        compile_for_sm90(elementwise_source(spec, elementwise_variant::vectorized));
+        compile_for_sm90(elementwise_source(spec, elementwise_variant::contiguous));
+        compile_for_sm90(elementwise_source(spec, elementwise_variant::strided, 2));
+    }
 }
 
 TEST(ParseElementwise, KindsFromConstAndAssignments) {
@@ -102,12 +124,15 @@ TEST(ParseElementwise, BranchesMakeWrittenArraysInouts) {
     const auto spec = parse_elementwise("float *x, float *y", "if (x[i] > 0) y[i] = x[i]", "k");
     EXPECT_EQ(spec.params[1].kind, param_kind::inout);
     EXPECT_THROW(parse_elementwise("float16 *x", "x[i] = 0", "k"), logic_error);
+    const auto complex_spec = parse_elementwise("const pycuda::complex<float> *x, gk_complex<double> *z", "z[i] = x[i]", "k");
+    EXPECT_EQ(complex_spec.params[0].type, dtype::complex64);
+    EXPECT_EQ(complex_spec.params[1].type, dtype::complex128);
     EXPECT_THROW(parse_elementwise("x", "", "k"), logic_error);
 }
 
 TEST(ReductionSource, EveryOpAndTypeCompiles) {
     GPUKIT_REQUIRE_NVRTC();
-    for (dtype t : kernel_types) {
+    for (dtype t : real_types) {
         const int v = static_cast<int>(16 / size_of(t));
         for (reduction op : {reduction::sum, reduction::min, reduction::max}) {
             compile_for_sm90(reduction_source(op, t, std::nullopt, v));
