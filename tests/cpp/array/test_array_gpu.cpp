@@ -5,6 +5,7 @@
 #include "gpu_test.hpp"
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -64,6 +65,32 @@ TEST_F(ArrayGpu, VectorizedAndUnalignedAndOddSizes) {
                 ASSERT_NEAR(result[i + start], 2.5f * host[i + start] + 1.0f, 1e-6f) << "n " << n << " i " << i;
         }
     }
+}
+
+// The kernel cache keeps a context alive through its modules until the context is dropped
+// from it: release_unused_kernels() does so for every context nothing else uses.
+TEST_F(ArrayGpu, ReleaseUnusedKernelsLetsAnAbandonedContextGo) {
+    std::weak_ptr<cuda::detail::context_state> abandoned;
+    {
+        cuda::context other = cuda::device::get(0).make_context();  // current from here
+        {
+            const auto host = random_floats(100);
+            const ndarray x = upload(host, dtype::float32);
+            const ndarray y = ndarray::empty({100}, dtype::float32);
+            const std::vector<elementwise_arg> args{x, scalar_value::of(2.0f), y};
+            run(axpy, args);
+            EXPECT_NEAR(download<float>(y)[7], 2.0f * host[7] + 1.0f, 1e-6f);
+        }
+        abandoned = other.state();
+        other.detach();  // pops it: the test's own context is current again
+    }
+    EXPECT_FALSE(abandoned.expired());  // the cached kernel still holds it
+    release_unused_kernels();
+    EXPECT_TRUE(abandoned.expired());
+    // The test's own context keeps its kernels: it is still in use.
+    const ndarray x = upload(random_floats(8), dtype::float32);
+    const std::vector<elementwise_arg> args{x, scalar_value::of(1.0f), ndarray::empty({8}, dtype::float32)};
+    run(axpy, args);
 }
 
 TEST_F(ArrayGpu, StridedOperands) {
