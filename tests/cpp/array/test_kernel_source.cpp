@@ -5,6 +5,7 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/program.hpp"
+#include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,12 +13,6 @@ namespace {
 
 using namespace gpukit;
 using namespace gpukit::array;
-
-#define GPUKIT_REQUIRE_NVRTC()                                       \
-    do {                                                             \
-        if (!rtc::nvrtc_available())                                 \
-            GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed";  \
-    } while (false)
 
 void compile_for_sm90(const std::string& source) {
     rtc::compile_options options;

@@ -5,6 +5,7 @@
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/cache.hpp"
 #include "gpukit/rtc/compiler.hpp"
+#include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,12 +16,6 @@ namespace {
 
 using namespace gpukit;
 namespace fs = std::filesystem;
-
-#define GPUKIT_REQUIRE_NVRTC()                                       \
-    do {                                                             \
-        if (!rtc::nvrtc_available())                                 \
-            GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed";  \
-    } while (false)
 
 class cache_test : public ::testing::Test {
 protected:

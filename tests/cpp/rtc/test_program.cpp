@@ -3,6 +3,7 @@
 #include "gpukit/core/process.hpp"
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/program.hpp"
+#include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,12 +17,6 @@ namespace {
 
 using namespace gpukit;
 namespace fs = std::filesystem;
-
-#define GPUKIT_REQUIRE_NVRTC()                                       \
-    do {                                                             \
-        if (!rtc::nvrtc_available())                                 \
-            GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed";  \
-    } while (false)
 
 constexpr const char* doublify = R"(
 __global__ void doublify(float *a)
