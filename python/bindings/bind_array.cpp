@@ -127,8 +127,6 @@ void bind_array(nb::module_& m) {
                                                b ? std::optional<dtype>(dtype_from_name(*b)) : std::nullopt)));
     }, "op"_a, "a"_a, "b"_a = nb::none());
     m.def("_reduction_scratch_bytes", &reduction_scratch_bytes);
-    m.def("_release_unused_kernels", &release_unused_kernels,
-          "Drop the array kernels of contexts that only those kernels keep alive.");
     m.def("_reduce", [](const std::string& op, const array_arg& a, std::optional<array_arg> b, const array_arg& out,
                         std::uint64_t scratch, std::size_t scratch_bytes, nb::handle stream) {
         const ndarray in_a = to_ndarray(a), result = to_ndarray(out);

@@ -2,6 +2,7 @@
 #include "bindings.hpp"
 
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/context_cache.hpp"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -19,6 +20,10 @@ context current(const char* what) { return context::current_or_throw(what); }
 }  // namespace
 
 void bind_context(nb::module_& m) {
+    m.def("_clear_context_caches", [] { cuda::clear_context_caches(); },
+          "Drop what gpukit keeps in every live context for its own use (loaded array kernels, the default "
+          "memory pool, copy staging buffers).");
+
     nb::class_<context>(m, "Context", "A CUDA context; make one with Device.make_context().")
         .def("push", &context::push, "Make this context current on the calling thread.")
         .def_static("pop", &context::pop, "Pop the current context off this thread's stack.")

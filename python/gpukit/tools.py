@@ -67,11 +67,12 @@ def context_dependent_memoize(func):
 
 
 def clear_context_caches():
-    """Empty every context_dependent_memoize cache, and drop the compiled array kernels of
-    contexts nothing else uses, releasing those contexts."""
+    """Empty every context_dependent_memoize cache, and drop what gpukit keeps in each
+    context for its own use (loaded array kernels, the default memory pool's held blocks,
+    copy staging buffers); they are made again when next needed."""
     for cache in _context_caches:
         cache.clear()
-    _gpukit._release_unused_kernels()
+    _gpukit._clear_context_caches()
 
 
 def mark_cuda_test(func):

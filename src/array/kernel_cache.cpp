@@ -1,51 +1,40 @@
 #include "kernel_cache.hpp"
 
-#include "gpukit/array/elementwise.hpp"
-#include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/context_cache.hpp"
 #include "gpukit/cuda/module.hpp"
-#include "gpukit/rtc/program.hpp"
+#include "gpukit/rtc/cache.hpp"
 
 #include <algorithm>
-#include <map>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace gpukit::array::detail {
 
 namespace {
 
-struct cache_state {
-    std::mutex mutex;
-    // Per context: (source, name) -> kernel. Each kernel keeps its module loaded and hence
-    // its context alive.
-    std::map<CUcontext, std::map<std::pair<std::string, std::string>, cached_kernel>> kernels;
-
-    // Forget contexts whose only remaining owners are this cache's modules, so a context the
-    // program has given up is really destroyed. `keep` (may be null) is never dropped.
-    void drop_abandoned(CUcontext keep) {
-        for (auto it = kernels.begin(); it != kernels.end();) {
-            const auto& entries = it->second;
-            const bool abandoned = it->first != keep && !entries.empty() &&
-                                   entries.begin()->second.function.owner().use_count() <=
-                                       static_cast<long>(entries.size());
-            it = abandoned ? kernels.erase(it) : std::next(it);
-        }
-    }
+struct loaded_kernel {
+    cuda::function function;
+    unsigned full_grid;
 };
 
-cache_state& cache() {
-    static cache_state* state = new cache_state;  // never destroyed: kernels may outlive main()
-    return *state;
-}
+// The kernels loaded in one context: a context cache, so its modules are owned by the
+// context (through a borrowed pointer) instead of owning it.
+struct loaded_modules {
+    explicit loaded_modules(cuda::detail::context_state& state) : owner(cuda::borrowed(state)) {}
 
-cached_kernel build(const std::string& source, const std::string& name, const cuda::context& ctx) {
-    rtc::compile_options options;
-    options.options = {"--std=c++17", "-default-device"};
-    options.name = name + ".cu";
-    options.no_extern_c = true;  // the sources declare extern "C" kernels themselves
-    const rtc::compiled_program program = rtc::compile(source, options);
-    const cuda::module mod = cuda::module::from_image(program.image());
-    cuda::function f = mod.get_function(name);
+    struct entry {
+        cuda::module module;
+        std::vector<std::pair<std::string, loaded_kernel>> kernels;  // few per module
+    };
+
+    const cuda::context_state_ptr owner;
+    std::mutex mutex;
+    std::unordered_map<std::string, entry> modules;  // by kernel_source::key
+};
+
+loaded_kernel describe(cuda::function f, const cuda::context& ctx) {
     // Resident blocks per multiprocessor, limited by threads and by registers (rounded up to
     // the allocation unit of 8 per thread); the kernels use no dynamic shared memory and
     // little static shared memory.
@@ -56,29 +45,57 @@ cached_kernel build(const std::string& source, const std::string& name, const cu
     const int per_mp = std::max(1, std::min(threads / static_cast<int>(block_size),
                                             registers / (per_thread * static_cast<int>(block_size))));
     const int mps = dev.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-    return cached_kernel{std::move(f), static_cast<unsigned>(per_mp * std::max(1, mps))};
+    return loaded_kernel{std::move(f), static_cast<unsigned>(per_mp * std::max(1, mps))};
+}
+
+// The kernel `name` of the loaded entry, taken from its module on first use. Called with
+// the cache's lock held.
+const loaded_kernel& kernel_of(loaded_modules::entry& e, const std::string& name, const cuda::context& ctx) {
+    for (const auto& [kernel_name, k] : e.kernels)
+        if (kernel_name == name)
+            return k;
+    e.kernels.emplace_back(name, describe(e.module.get_function(name), ctx));
+    return e.kernels.back().second;
+}
+
+// Kernel `name` of the module cached under `key` in the current context; `compile()` gives
+// the image on a miss.
+template <class Compile>
+cached_kernel find_or_load(const std::string& key, const std::string& name, Compile compile) {
+    const cuda::context ctx = cuda::context::current_or_throw("gpukit array kernels");
+    const std::shared_ptr<loaded_modules> cache = cuda::context_cache<loaded_modules>(*ctx.state());
+    {
+        std::lock_guard lock(cache->mutex);
+        if (auto found = cache->modules.find(key); found != cache->modules.end()) {
+            const loaded_kernel& k = kernel_of(found->second, name, ctx);
+            return cached_kernel{ctx.state(), k.function, k.full_grid};
+        }
+    }
+    // Compiled and loaded outside the lock: NVRTC takes a while and other threads may launch
+    // meanwhile. Two threads loading the same kernel at once both succeed; the first stored
+    // wins and the other module is unloaded.
+    cuda::module loaded = cuda::module::from_image(compile(), cache->owner);
+    std::lock_guard lock(cache->mutex);
+    auto& e = cache->modules.try_emplace(key, loaded_modules::entry{std::move(loaded), {}}).first->second;
+    const loaded_kernel& k = kernel_of(e, name, ctx);
+    return cached_kernel{ctx.state(), k.function, k.full_grid};
 }
 
 }  // namespace
 
+cached_kernel kernel(const kernel_source& source, const std::string& name) {
+    return find_or_load(source.key, name, [&] { return rtc::compile_cached(source.request, source.cache_dir).image; });
+}
+
 cached_kernel kernel(const std::string& source, const std::string& name) {
-    const cuda::context ctx = cuda::context::current_or_throw("gpukit array kernels");
-    cache_state& c = cache();
-    {
-        std::lock_guard lock(c.mutex);
-        auto per_context = c.kernels.find(ctx.handle());
-        if (per_context != c.kernels.end()) {
-            auto found = per_context->second.find({source, name});
-            if (found != per_context->second.end())
-                return found->second;
-        }
-    }
-    // Compiled outside the lock: NVRTC takes a while and other threads may launch meanwhile.
-    // Two threads compiling the same kernel at once both succeed; the first stored wins.
-    cached_kernel built = build(source, name, ctx);
-    std::lock_guard lock(c.mutex);
-    c.drop_abandoned(ctx.handle());
-    return c.kernels[ctx.handle()].try_emplace({source, name}, std::move(built)).first->second;
+    return find_or_load(source, name, [&] {
+        rtc::compile_request request;
+        request.source = source;
+        request.options.options = {"--std=c++17", "-default-device"};
+        request.options.name = name + ".cu";
+        request.options.no_extern_c = true;  // the sources declare extern "C" kernels themselves
+        return rtc::compile_cached(request, rtc::default_cache_dir()).image;
+    });
 }
 
 unsigned grid_for(const cached_kernel& k, long long work_items, long long items_per_thread) {
@@ -88,9 +105,3 @@ unsigned grid_for(const cached_kernel& k, long long work_items, long long items_
 }
 
 }  // namespace gpukit::array::detail
-
-void gpukit::array::release_unused_kernels() {
-    detail::cache_state& c = detail::cache();
-    std::lock_guard lock(c.mutex);
-    c.drop_abandoned(nullptr);
-}

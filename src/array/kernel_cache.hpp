@@ -1,8 +1,18 @@
-// The compiled kernels of gpukit::array, one cache for elementwise and reduction kernels.
+// The compiled kernels of gpukit::array: gpukit's own elementwise and reduction kernels and
+// the users' ElementwiseKernels.
+//
+// A kernel is compiled once (through the compilation cache on disk, so a new context or a
+// new process finds it there) and loaded once per context, into a context cache
+// (cuda/context_cache.hpp): the loaded modules belong to the context and never keep it
+// alive, and they go when it goes or when clear_context_caches() drops them.
 #pragma once
 
+#include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/function.hpp"
+#include "gpukit/rtc/compiler.hpp"
 
+#include <filesystem>
+#include <optional>
 #include <string>
 
 namespace gpukit::array::detail {
@@ -10,16 +20,29 @@ namespace gpukit::array::detail {
 // Threads per block of every generated kernel (the sources declare it in __launch_bounds__).
 inline constexpr unsigned block_size = 256;
 
+// A kernel loaded in the current context. `context` keeps the context, and with it the
+// kernel, loaded for as long as the caller holds this.
 struct cached_kernel {
+    cuda::context_state_ptr context;
     cuda::function function;
     // Blocks that keep every multiprocessor of the device full: multiprocessor count times
     // the blocks of block_size threads one multiprocessor holds at once.
     unsigned full_grid;
 };
 
-// Kernel `name` of `source`, compiled with NVRTC for the current context's device on first
-// use and cached per (context, source, name). Contexts that only the cache still refers to
-// are dropped from it on the next compilation.
+// What to compile, and the key that names it: two sources with one key must be the same
+// request (the caller makes the key, e.g. a digest of every field, once).
+struct kernel_source {
+    std::string key;
+    rtc::compile_request request;
+    std::optional<std::filesystem::path> cache_dir;  // the compilation cache; nullopt: none
+};
+
+// Kernel `name` of `source`, loaded in the current context (compiled on first use).
+cached_kernel kernel(const kernel_source& source, const std::string& name);
+
+// Kernel `name` of gpukit's own generated `source` (C++17, unannotated functions are
+// device functions, kernels declared extern "C" by the source itself).
 cached_kernel kernel(const std::string& source, const std::string& name);
 
 // Blocks for `work_items` items with `items_per_thread` each: enough to cover them, at most

@@ -1,4 +1,5 @@
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/context_cache.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
@@ -64,7 +65,7 @@ void report_release_failure(CUresult result, const char* routine) noexcept {
 }
 
 detail::context_state::~context_state() {
-    staged_copy_cache.reset();  // its buffers belong to this context: free them while it exists
+    drop_caches(*this, nullptr);  // their resources belong to this context: free them while it exists
     {
         context_registry& r = registry();
         std::lock_guard lock(r.mutex);
@@ -82,6 +83,64 @@ detail::context_state::~context_state() {
     } catch (...) {
         // No driver: nothing to release.
     }
+}
+
+std::shared_ptr<void> detail::find_or_make_cache(context_state& state, const void* tag, cache_maker make) {
+    const auto find = [&]() -> std::shared_ptr<void> {
+        for (const auto& [key, cache] : state.caches)
+            if (key == tag)
+                return cache;
+        return nullptr;
+    };
+    {
+        std::lock_guard lock(state.caches_mutex);
+        if (auto found = find())
+            return found;
+    }
+    // Made outside the lock: a cache may need another cache of the same context while it is
+    // made. Two threads may both make one; the first stored wins, the other is dropped.
+    std::shared_ptr<void> made = make(state);
+    std::lock_guard lock(state.caches_mutex);
+    if (auto found = find())
+        return found;
+    state.caches.emplace_back(tag, made);
+    return made;
+}
+
+void detail::drop_caches(context_state& state, const void* tag) noexcept {
+    std::vector<std::pair<const void*, std::shared_ptr<void>>> dropped;
+    {
+        std::lock_guard lock(state.caches_mutex);
+        if (!tag) {
+            dropped.swap(state.caches);
+        } else {
+            for (auto it = state.caches.begin(); it != state.caches.end();)
+                if (it->first == tag) {
+                    dropped.push_back(std::move(*it));
+                    it = state.caches.erase(it);
+                } else {
+                    ++it;
+                }
+        }
+    }
+    // Destroyed here, outside the lock, newest first (a cache may use an older one).
+    while (!dropped.empty())
+        dropped.pop_back();
+}
+
+void detail::drop_caches_everywhere(const void* tag) noexcept {
+    std::vector<context_state_ptr> live;
+    {
+        context_registry& r = registry();
+        std::lock_guard lock(r.mutex);
+        for (const auto& [handle, weak] : r.states)
+            if (context_state_ptr state = weak.lock())
+                live.push_back(std::move(state));
+    }
+    // Outside the registry's lock: dropping the last owner of a state below destroys it,
+    // and ~context_state takes that lock.
+    for (const context_state_ptr& state : live)
+        drop_caches(*state, tag);
 }
 
 context context::create(const device& dev, unsigned int flags) {

@@ -29,11 +29,8 @@ std::string until_nul(const std::vector<char>& buffer) {
     return std::string(buffer.data());  // the driver NUL-terminates within the capacity
 }
 
-}  // namespace
-
-module module::from_image(const void* image, std::size_t size, const std::vector<jit_option_value>& options,
-                          jit_log* log) {
-    context ctx = context::current_or_throw("loading a Module");
+// Loads an image into the current context.
+CUmodule load(const void* image, std::size_t size, const std::vector<jit_option_value>& options, jit_log* log) {
     if (!image || size == 0)
         throw logic_error("module_from_buffer: the image is empty; expected a cubin, fatbin or PTX text");
 
@@ -66,7 +63,22 @@ module module::from_image(const void* image, std::size_t size, const std::vector
                          jit_errors.empty() ? "the image must be a cubin or fatbin for this device, or PTX text"
                                             : "JIT errors: " + jit_errors);
     }
+    return handle;
+}
+
+}  // namespace
+
+module module::from_image(const void* image, std::size_t size, const std::vector<jit_option_value>& options,
+                          jit_log* log) {
+    context ctx = context::current_or_throw("loading a Module");
+    const CUmodule handle = load(image, size, options, log);
     return module(std::make_shared<detail::module_state>(handle, ctx.state()));
+}
+
+module module::from_image(const std::vector<char>& image, context_state_ptr owner) {
+    scoped_context in(*owner);
+    const CUmodule handle = load(image.data(), image.size(), {}, nullptr);
+    return module(std::make_shared<detail::module_state>(handle, std::move(owner)));
 }
 
 module module::from_file(const std::string& path, const std::vector<jit_option_value>& options, jit_log* log) {

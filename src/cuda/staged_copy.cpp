@@ -4,6 +4,7 @@
 #include "gpukit/core/parallel_memcpy.hpp"
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/context_cache.hpp"
 
 #include <algorithm>
 #include <array>
@@ -20,10 +21,11 @@ constexpr std::size_t buffer_bytes = std::size_t{16} << 20;
 // Pieces no smaller than this keep per-piece overheads (event, launch of the DMA) small.
 constexpr std::size_t min_piece_bytes = std::size_t{1} << 20;
 
-// The page-locked buffers, their events and the copy stream of one context.
+// The page-locked buffers, their events and the copy stream of one context: a context
+// cache (context_cache.hpp), used by one copy at a time.
 class staging_area {
 public:
-    explicit staging_area(CUcontext owner) : owner_(owner) {
+    explicit staging_area(const detail::context_state& owner) : owner_(owner.handle) {
         try {
             // A blocking stream: it waits for earlier work on the legacy default stream, like
             // the plain cuMemcpyHtoD/DtoH it replaces.
@@ -40,6 +42,9 @@ public:
     ~staging_area() { release(); }
     staging_area(const staging_area&) = delete;
     staging_area& operator=(const staging_area&) = delete;
+
+    // Held by the copy that uses the buffers.
+    std::mutex in_use;
 
     CUstream stream() const noexcept { return stream_; }
     char* buffer(std::size_t i) const noexcept { return static_cast<char*>(buffers_[i]); }
@@ -81,11 +86,9 @@ private:
 template <class Copy>
 void with_staging_area(const char* what, Copy copy) {
     const context ctx = context::current_or_throw(what);
-    detail::context_state& state = *ctx.state();
-    std::lock_guard lock(state.staged_copy_mutex);
-    if (!state.staged_copy_cache)
-        state.staged_copy_cache = std::make_shared<staging_area>(state.handle);
-    const auto& area = *static_cast<const staging_area*>(state.staged_copy_cache.get());
+    const std::shared_ptr<staging_area> cached = context_cache<staging_area>(*ctx.state());
+    staging_area& area = *cached;
+    std::lock_guard lock(area.in_use);
     try {
         copy(area);
     } catch (...) {

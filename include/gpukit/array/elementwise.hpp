@@ -48,11 +48,6 @@ struct elementwise_spec {
 
 enum class elementwise_variant { vectorized, contiguous, strided };
 
-// Drops the compiled array kernels (elementwise and reduction) of every context that only
-// those kernels still keep alive, so the context is destroyed. Such a context is otherwise
-// dropped on the next compilation in another context.
-void release_unused_kernels();
-
 // The CUDA C source of `variant`; `ndim` is the number of axes the strided variant handles
 // (ignored by the others). logic_error for bad names, no array parameter, or complex types.
 std::string elementwise_source(const elementwise_spec& spec, elementwise_variant variant, int ndim = 1);

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace gpukit::cuda {
 
@@ -34,10 +35,12 @@ struct context_state {
     const int device_ordinal;
     const ownership owns;
 
-    // The page-locked staging buffers of staged copies (staged_copy.cpp), made on first use
-    // and released before the context itself. Opaque here so this header stays small.
-    std::mutex staged_copy_mutex;
-    std::shared_ptr<void> staged_copy_cache;
+    // What gpukit keeps in this context for its own use (staging buffers, the default
+    // memory pool, loaded array kernels): one object per type, made on first use by
+    // context_cache<T>() (context_cache.hpp) and released first in ~context_state, while
+    // the context still exists. They never own the context, so they cannot keep it alive.
+    std::mutex caches_mutex;
+    std::vector<std::pair<const void*, std::shared_ptr<void>>> caches;
 };
 
 }  // namespace detail

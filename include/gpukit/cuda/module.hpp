@@ -39,6 +39,10 @@ public:
                              jit_log* log = nullptr) {
         return from_image(image.data(), image.size(), options, log);
     }
+    // Loads `image` into the context of `owner`, which the module then holds. A context
+    // cache passes borrowed(state) (context_cache.hpp), so that its modules do not keep
+    // the context alive.
+    static module from_image(const std::vector<char>& image, context_state_ptr owner);
     // Reads `path` (cubin, fatbin or .ptx) and loads it; runtime_error naming the path when
     // it cannot be read.
     static module from_file(const std::string& path, const std::vector<jit_option_value>& options = {},

@@ -6,8 +6,8 @@
 // across calls, while the previous piece is already moving over the bus on a stream.
 // Events say when a staging buffer may be refilled.
 //
-// The staging buffers and their stream are cached per context (see
-// context_state::staged_copy_cache) and used by one copy at a time; concurrent copies in
+// The staging buffers and their stream are cached per context (a context cache, see
+// context_cache.hpp) and used by one copy at a time; concurrent copies in
 // one context wait for each other. The copies are ordered like cuMemcpyHtoD/DtoH: after
 // earlier work on the legacy default stream, and finished when the call returns.
 #pragma once

@@ -1,6 +1,7 @@
 // Elementwise kernels and reductions on a real device, checked against the CPU.
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/reduction.hpp"
+#include "gpukit/cuda/context_cache.hpp"
 #include "gpukit/cuda/copy.hpp"
 #include "gpu_test.hpp"
 
@@ -67,9 +68,9 @@ TEST_F(ArrayGpu, VectorizedAndUnalignedAndOddSizes) {
     }
 }
 
-// The kernel cache keeps a context alive through its modules until the context is dropped
-// from it: release_unused_kernels() does so for every context nothing else uses.
-TEST_F(ArrayGpu, ReleaseUnusedKernelsLetsAnAbandonedContextGo) {
+// Loaded kernels belong to their context (a context cache) and never keep it alive: a
+// context given up after running kernels is destroyed at once.
+TEST_F(ArrayGpu, CachedKernelsDoNotKeepTheirContextAlive) {
     std::weak_ptr<cuda::detail::context_state> abandoned;
     {
         cuda::context other = cuda::device::get(0).make_context();  // current from here
@@ -84,13 +85,19 @@ TEST_F(ArrayGpu, ReleaseUnusedKernelsLetsAnAbandonedContextGo) {
         abandoned = other.state();
         other.detach();  // pops it: the test's own context is current again
     }
-    EXPECT_FALSE(abandoned.expired());  // the cached kernel still holds it
-    release_unused_kernels();
     EXPECT_TRUE(abandoned.expired());
-    // The test's own context keeps its kernels: it is still in use.
-    const ndarray x = upload(random_floats(8), dtype::float32);
-    const std::vector<elementwise_arg> args{x, scalar_value::of(1.0f), ndarray::empty({8}, dtype::float32)};
+}
+
+// clear_context_caches() drops the loaded kernels of live contexts too; they load again.
+TEST_F(ArrayGpu, ClearedKernelsLoadAgain) {
+    const auto host = random_floats(8);
+    const ndarray x = upload(host, dtype::float32);
+    const ndarray y = ndarray::empty({8}, dtype::float32);
+    const std::vector<elementwise_arg> args{x, scalar_value::of(3.0f), y};
     run(axpy, args);
+    cuda::clear_context_caches();
+    run(axpy, args);
+    EXPECT_NEAR(download<float>(y)[5], 3.0f * host[5] + 1.0f, 1e-6f);
 }
 
 TEST_F(ArrayGpu, StridedOperands) {
