@@ -5,6 +5,7 @@
 #include "gpukit/core/bitlog.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/allocators.hpp"
+#include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/memory/pool.hpp"
 
 #include <nanobind/stl/optional.h>
@@ -17,8 +18,8 @@ using namespace nb::literals;
 
 namespace {
 
-using device_pool = memory::memory_pool<cuda::device_allocator>;
-using device_block = memory::pooled_allocation<cuda::device_allocator>;
+using device_pool = cuda::device_memory_pool;
+using device_block = cuda::pooled_device_memory;
 using host_pool = memory::memory_pool<cuda::pagelocked_allocator>;
 
 // A pooled page-locked block seen from Python. It remembers (by weak reference) the numpy
@@ -94,22 +95,31 @@ void bind_pool(nb::module_& m) {
     m.def("bitlog2", [](std::uint64_t value) { return bitlog2(value); }, "value"_a,
           "floor(log2(value)); bitlog2(0) is 0.");
 
+    const auto pointer = [](const device_block& b) { return b.block.pointer(); };
     nb::class_<device_block>(m, "PooledDeviceAllocation", "Device memory from a DeviceMemoryPool.")
-        .def("free", &device_block::free, "Return the memory to its pool now.")
-        .def("__len__", &device_block::size)
-        .def("__int__", &device_block::pointer)
-        .def("__index__", &device_block::pointer)
-        .def_prop_ro("ptr", &device_block::pointer)
-        .def("get_pointer", &device_block::pointer)
-        .def("__bool__", [](const device_block& b) { return static_cast<bool>(b); });
+        .def("free", [](device_block& b) { b.block.free(); }, "Return the memory to its pool now.")
+        .def("__len__", [](const device_block& b) { return b.block.size(); })
+        .def("__int__", pointer)
+        .def("__index__", pointer)
+        .def_prop_ro("ptr", pointer)
+        .def("get_pointer", pointer)
+        .def("__bool__", [](const device_block& b) { return static_cast<bool>(b.block); });
 
+    const auto allocate = [](device_pool& p, std::size_t size) {
+        return device_block{p.get_allocator().owner(), p.allocate(size)};
+    };
     auto device_cls = nb::class_<device_pool>(m, "DeviceMemoryPool", "A binned pool of device memory.")
         .def("__init__", [](device_pool* self, unsigned leading_bits) {
             new (self) device_pool(cuda::device_allocator::for_current_context(), leading_bits);
         }, "leading_bits_in_bin_id"_a = 4)
-        .def("allocate", &device_pool::allocate, "size"_a, "A PooledDeviceAllocation of `size` bytes.")
-        .def("__call__", &device_pool::allocate, "size"_a);
+        .def("allocate", allocate, "size"_a, "A PooledDeviceAllocation of `size` bytes.")
+        .def("__call__", allocate, "size"_a);
     bind_pool_common<device_pool>(device_cls);
+
+    m.def("_default_pool_allocate", &cuda::allocate_from_default_pool, "size"_a,
+          "A PooledDeviceAllocation of `size` bytes from the current context's default pool.");
+    m.def("_release_default_pools", &cuda::release_default_pools,
+          "Drop every context's default pool, freeing the blocks they hold.");
 
     nb::class_<host_block>(m, "PooledHostAllocation", nb::type_slots(host_block_slots),
                            "Page-locked host memory from a PageLockedMemoryPool.")

@@ -25,28 +25,18 @@ __all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "
 
 # ---- memory
 
-_pools = {}
-
-
 def default_allocator():
-    """The allocator of arrays made without ``allocator=``: a DeviceMemoryPool of the
-    current context, so temporaries such as ``2 * x`` reuse freed blocks instead of calling
-    cuMemAlloc (and cuMemFree, which synchronizes) each time."""
-    context = _gpukit.Context.get_current()
-    if context is None:
-        raise _gpukit.LogicError("gpuarray: no current context (import gpukit.autoinit or make one)")
-    pool = _pools.get(context.handle)
-    if pool is None:
-        pool = _pools[context.handle] = _gpukit.DeviceMemoryPool()
-    return pool.allocate
+    """The allocator of arrays made without ``allocator=``: the current context's default
+    DeviceMemoryPool, so temporaries such as ``2 * x`` reuse freed blocks instead of calling
+    cuMemAlloc (and cuMemFree, which synchronizes) each time. The pool belongs to the
+    context and never keeps it alive."""
+    return _gpukit._default_pool_allocate
 
 
 def release_default_pools():
-    """Forget the default pools: their held blocks are freed, and contexts that only they
-    kept alive can be destroyed. Arrays still alive keep their own blocks."""
-    for pool in _pools.values():
-        pool.stop_holding()
-    _pools.clear()
+    """Free the blocks the default pools of all contexts hold (blocks still used by arrays
+    go back when those arrays are gone)."""
+    _gpukit._release_default_pools()
 
 
 # ---- dtypes

@@ -138,6 +138,7 @@ public:
         state_->free_checked(block, size);
     }
 
+    const A& get_allocator() const noexcept { return state_->get_allocator(); }
     unsigned leading_bits_in_bin_id() const noexcept { return state_->layout().leading_bits(); }
     // The largest size allocate accepts.
     std::size_t max_size() const noexcept { return state_->layout().max_size(); }

@@ -4,6 +4,7 @@
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/allocators.hpp"
+#include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/memory/pool.hpp"
 
 #include <atomic>
@@ -73,6 +74,42 @@ TEST_F(CudaPool, OutOfMemoryReleasesHeldBlocksAndRetries) {
         EXPECT_EQ(p.active_blocks(), 2u);
     }
     EXPECT_EQ(live_allocations.load(), 0);  // the pool gave everything back
+}
+
+}  // namespace
+
+namespace {
+
+using gpukit::cuda::allocate_from_default_pool;
+
+// The default pool belongs to its context: its blocks hold the context, the pool does not.
+TEST_F(CudaPool, DefaultPoolBlocksHoldTheContextThePoolDoesNot) {
+    std::weak_ptr<gpukit::cuda::detail::context_state> watch;
+    gpukit::cuda::pooled_device_memory block;
+    {
+        gpukit::cuda::context other = gpukit::cuda::device::get(0).make_context();  // current from here
+        block = allocate_from_default_pool(1 << 20);
+        ASSERT_NE(block.block.pointer(), 0u);
+        watch = other.state();
+        other.detach();  // the test's own context is current again
+    }
+    EXPECT_FALSE(watch.expired());  // the block still needs it
+    block = {};
+    EXPECT_TRUE(watch.expired());
+}
+
+TEST_F(CudaPool, DefaultPoolReusesFreedBlocksAndReleaseFreesThem) {
+    CUdeviceptr first = 0;
+    {
+        auto block = allocate_from_default_pool(1000);
+        first = block.block.pointer();
+    }
+    EXPECT_EQ(allocate_from_default_pool(1000).block.pointer(), first);
+    auto kept = allocate_from_default_pool(4096);
+    gpukit::cuda::release_default_pools();  // a block still out stays valid and goes back later
+    EXPECT_EQ(gpukit::cuda::api().cuMemsetD8(kept.block.pointer(), 0, 4096), CUDA_SUCCESS);
+    kept = {};
+    EXPECT_NE(allocate_from_default_pool(1000).block.pointer(), 0u);
 }
 
 }  // namespace

@@ -132,6 +132,7 @@ public:
 
     const bin_layout& layout() const noexcept { return layout_; }
     std::size_t shard_count() const noexcept { return shard_count_; }
+    const A& get_allocator() const noexcept { return allocator_; }
 
     // A block of at least `size` bytes (size >= 1): a held block of the same bin if there is
     // one (the thread's own shard first, then the others), otherwise a new one from the
