@@ -63,12 +63,14 @@ void bind_context(nb::module_& m) {
         }, "peer"_a, "flags"_a = 0)
         .def_prop_ro("handle", [](const context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); })
         .def_prop_ro("is_detached", &context::is_detached)
+        // Any other object, None included, is simply not equal (PyCUDA's exit hooks compare
+        // with None).
         .def("__eq__", [](const context& a, nb::handle b) {
             return nb::isinstance<context>(b) && a == nb::cast<const context&>(b);
-        })
+        }, "other"_a.none())
         .def("__ne__", [](const context& a, nb::handle b) {
             return !(nb::isinstance<context>(b) && a == nb::cast<const context&>(b));
-        })
+        }, "other"_a.none())
         .def("__hash__", [](const context& c) { return std::hash<const void*>{}(c.handle()); })
         .def("__repr__", [](const context& c) {
             if (c.is_detached())

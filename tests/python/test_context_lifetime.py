@@ -113,3 +113,11 @@ def test_clear_context_caches_keeps_live_contexts_working(ctx):
     # Kernels load again, the pool is made again; the array made before keeps its memory.
     np.testing.assert_array_equal((a * 3).get(), 3 * np.arange(1000))
     assert gpuarray.sum(a).get() == np.arange(1000).sum()
+
+
+def test_context_equality_with_other_objects(ctx):
+    assert ctx == drv.Context.get_current()
+    assert not ctx != drv.Context.get_current()
+    for other in (None, 0, "context", object()):
+        assert (ctx == other) is False
+        assert (ctx != other) is True
