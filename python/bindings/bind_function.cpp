@@ -318,8 +318,8 @@ void push_prepared(cuda::kernel_args& args, const arg_spec& spec, nb::handle arg
     case arg_kind::bytes: {
         held_buffer bytes(arg, PyBUF_ANY_CONTIGUOUS, index);
         if (bytes.size() != spec.size)
-            bad_argument(index, "expected " + std::to_string(spec.size) + " bytes for the record dtype, got " +
-                                    std::to_string(bytes.size()));
+            bad_argument(index, "expected " + std::to_string(spec.size) + " bytes (a value of the record or vector "
+                                "dtype prepared for this slot), got " + std::to_string(bytes.size()));
         args.push(bytes.data(), bytes.size());
         return;
     }
