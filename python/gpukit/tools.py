@@ -1,10 +1,21 @@
 """Helpers of PyCUDA's ``pycuda.tools``: the default device and context, per-context
-memoization, device limits and occupancy, and test helpers."""
+memoization, device limits and occupancy, memory pools, test helpers, and the C types of
+kernel arguments (dtype_to_ctype, parse_c_arg, ...; see gpukit/_c_types.py)."""
 import functools
 
 import numpy
 
 from gpukit import _gpukit, _memory
+from gpukit._c_types import (  # noqa: F401  (re-exported API)
+    DtypedArgument,
+    ScalarArg,
+    VectorArg,
+    dtype_to_ctype,
+    get_arg_type,
+    get_or_register_dtype,
+    parse_c_arg,
+    register_dtype,
+)
 from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     DeviceData,
     DeviceMemoryPool,
@@ -16,6 +27,9 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     max_active_blocks_per_multiprocessor,
     max_potential_block_size,
 )
+
+# PyCUDA's name for the base class of VectorArg and ScalarArg.
+Argument = DtypedArgument
 
 
 def make_default_context(ctx_maker=None):
