@@ -128,3 +128,17 @@ HostAllocation = PagelockedHostAllocation
 for _flag in texture_flags:
     globals()["TRSF_" + _flag.name] = _flag
 del _flag
+
+
+# ---- debug builds
+
+#: Whether kernels compiled from now on get device debug information; see set_debugging().
+CUDA_DEBUGGING = False
+
+
+def set_debugging(flag=True):
+    """Compile kernels from now on with device debug information (``-G``, for cuda-gdb and
+    compute-sanitizer), bypassing the compile cache; ``set_debugging(False)`` stops it.
+    ``import gpukit.debug`` calls it, as ``import pycuda.debug`` does in PyCUDA."""
+    global CUDA_DEBUGGING
+    CUDA_DEBUGGING = bool(flag)
