@@ -32,6 +32,10 @@ ENUM_GROUPS = [
     ("mem_attach_flags", "CUmemAttach_flags", "CU_MEM_ATTACH_"),
     ("ipc_mem_flags", "CUipcMem_flags", "CU_IPC_MEM_"),
     ("stream_flags", "CUstream_flags", "CU_STREAM_"),
+    ("memory_type", "CUmemorytype", "CU_MEMORYTYPE_"),
+    ("jit_fallback", "CUjit_fallback", "CU_"),
+    ("graphics_register_flags", "CUgraphicsRegisterFlags", "CU_GRAPHICS_REGISTER_FLAGS_"),
+    ("array_cubemap_face", "CUarray_cubemap_face", "CU_CUBEMAP_FACE_"),
 ]
 DEFINE_GROUPS = [
     ("array3d_flags", "CUDA_ARRAY3D_"),

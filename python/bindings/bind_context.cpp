@@ -1,12 +1,15 @@
 // gpukit.driver.Context. Methods the seed declares static act on the current context.
 #include "bindings.hpp"
 
+#include "gpukit/core/error.hpp"
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/context_cache.hpp"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+
+#include <string>
 
 namespace gpukit::python {
 
@@ -28,6 +31,13 @@ void bind_context(nb::module_& m) {
         .def("push", &context::push, "Make this context current on the calling thread.")
         .def_static("pop", &context::pop, "Pop the current context off this thread's stack.")
         .def_static("get_current", &context::current, "The context current on this thread, or None.")
+        .def_static("attach", [](unsigned int flags) {
+            if (flags != 0)
+                throw logic_error("Context.attach(flags=" + std::to_string(flags) + "): CUDA defines no flags for "
+                                  "attaching; pass 0");
+            return current("Context.attach()");
+        }, "flags"_a = 0,
+                    "A new handle to the current context, keeping it alive until detach() (PyCUDA's attach).")
         .def("detach", &context::detach,
              "Give up this handle (popping the context if it is current); the context is destroyed when "
              "nothing else uses it.")
@@ -58,7 +68,10 @@ void bind_context(nb::module_& m) {
         .def("get_stream_priority_range", &context::stream_priority_range,
              "(least, greatest) stream priority; lower numbers run first.")
         .def("enable_peer_access", &context::enable_peer_access, "peer"_a, "flags"_a = 0)
-        .def("disable_peer_access", [](const context& self, const context& peer, unsigned int) {
+        .def("disable_peer_access", [](const context& self, const context& peer, unsigned int flags) {
+            if (flags != 0)
+                throw logic_error("disable_peer_access(flags=" + std::to_string(flags) + "): CUDA defines no flags "
+                                  "for it; pass 0");
             self.disable_peer_access(peer);
         }, "peer"_a, "flags"_a = 0)
         .def_prop_ro("handle", [](const context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); })

@@ -11,6 +11,7 @@
 #include "gpukit/cuda/event.hpp"
 #include "gpukit/cuda/kernel_args.hpp"
 #include "gpukit/cuda/launch.hpp"
+#include "gpukit/cuda/managed_memory.hpp"
 #include "gpukit/cuda/staging.hpp"
 #include "gpukit/cuda/stream.hpp"
 
@@ -189,6 +190,19 @@ const numpy_types& numpy() {
     return *types;
 }
 
+// The data address of a numpy array over managed memory (managed_empty() and views of it),
+// found through its chain of .base objects; nullopt for any other array. Managed memory has
+// one address on host and device, so the kernel gets the array's own first element.
+std::optional<std::uint64_t> managed_array_address(nb::handle array) {
+    nb::object base = nb::borrow(array);
+    while (PyObject_IsInstance(base.ptr(), numpy().ndarray.ptr()) == 1)
+        base = base.attr("base");
+    if (!nb::isinstance<cuda::managed_allocation>(base))
+        return std::nullopt;
+    nb::dict interface = nb::borrow<nb::dict>(array.attr("__array_interface__"));
+    return nb::cast<std::uint64_t>(nb::borrow<nb::tuple>(interface["data"])[0]);
+}
+
 // Converts one argument of an unprepared call. `param_size` is the kernel's parameter size
 // when the driver describes it; without it ints are 8 bytes and floats doubles.
 void push_guessed(cuda::kernel_args& args, std::vector<std::unique_ptr<held_buffer>>& held,
@@ -227,8 +241,12 @@ void push_guessed(cuda::kernel_args& args, std::vector<std::unique_ptr<held_buff
                                     "cudaSurfaceObject_t");
         args.push_value(*handle);
     } else if (PyObject_IsInstance(o, numpy().ndarray.ptr()) == 1) {
-        bad_argument(index, "a numpy array cannot be passed directly; wrap it in In(), Out() or InOut() to copy it "
-                            "through device memory, or pass a device allocation");
+        const auto address = managed_array_address(arg);
+        if (!address)
+            bad_argument(index, "a numpy array cannot be passed directly (unless it is managed memory from "
+                                "managed_empty()); wrap it in In(), Out() or InOut() to copy it through device "
+                                "memory, or pass a device allocation");
+        args.push_value(*address);
     } else if (auto address = device_address(arg)) {
         args.push_value(*address);
     } else if (PyObject_CheckBuffer(o)) {
@@ -308,18 +326,20 @@ void push_prepared(cuda::kernel_args& args, const arg_spec& spec, nb::handle arg
         return;
     }
     case arg_kind::pointer: {
-        const auto address = device_address(arg);
+        const auto address = PyObject_IsInstance(o, numpy().ndarray.ptr()) == 1 ? managed_array_address(arg)
+                                                                                 : device_address(arg);
         if (!address)
             bad_argument(index, "format 'P' expects a device pointer (an int, int()-convertible allocation, "
-                                "get_pointer() or __cuda_array_interface__), got " + type_of(arg));
+                                "get_pointer(), __cuda_array_interface__ or a managed numpy array), got " +
+                                    type_of(arg));
         args.push_value(*address);
         return;
     }
     case arg_kind::bytes: {
         held_buffer bytes(arg, PyBUF_ANY_CONTIGUOUS, index);
         if (bytes.size() != spec.size)
-            bad_argument(index, "expected " + std::to_string(spec.size) + " bytes for the record dtype, got " +
-                                    std::to_string(bytes.size()));
+            bad_argument(index, "expected " + std::to_string(spec.size) + " bytes (a value of the record or vector "
+                                "dtype prepared for this slot), got " + std::to_string(bytes.size()));
         args.push(bytes.data(), bytes.size());
         return;
     }

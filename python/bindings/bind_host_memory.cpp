@@ -63,6 +63,8 @@ void bind_host_memory(nb::module_& m) {
         .def("free", &managed_allocation::free, "Free the memory now. Arrays over it must not be used afterwards.")
         .def("get_device_pointer", &managed_allocation::device_pointer,
              "The device address, which for managed memory equals the host address.")
+        .def("__int__", &managed_allocation::device_pointer)
+        .def("__index__", &managed_allocation::device_pointer)
         .def("attach", [](const managed_allocation& a, unsigned int mem_flags, nb::handle stream) {
             a.attach(mem_flags, stream_arg(stream));
         }, "mem_flags"_a, "stream"_a.none() = nb::none(),

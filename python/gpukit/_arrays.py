@@ -1,4 +1,5 @@
-"""numpy arrays to CUDA arrays: matrix_to_array, np_to_array and make_multichannel_2d_array.
+"""numpy and device arrays to CUDA arrays: matrix_to_array, np_to_array, gpuarray_to_array,
+make_multichannel_2d_array, and dtype_to_array_format.
 
 CUDA arrays have no float64 or complex formats, so those element types travel as integer
 channels of the same size (float64 as two int32, complex128 as four int32); the fp_tex*
@@ -25,7 +26,7 @@ _FORMATS = {
 }
 
 
-def dtype_to_array_format(dtype):
+def _format_and_channels(dtype):
     """(array_format, channels) that hold one element of `dtype`; ValueError for other dtypes."""
     dtype = np.dtype(dtype)
     try:
@@ -33,6 +34,17 @@ def dtype_to_array_format(dtype):
     except KeyError:
         supported = ", ".join(str(d) for d in _FORMATS)
         raise ValueError(f"no CUDA array format holds {dtype} elements; use one of {supported}") from None
+
+
+def dtype_to_array_format(dtype):
+    """The array_format of a one-channel element type (PyCUDA's); TypeError for other dtypes,
+    including float64 and complex, which np_to_array stores as several channels."""
+    dtype = np.dtype(dtype)
+    fmt, channels = _FORMATS.get(dtype, (None, 0))
+    if channels != 1:
+        supported = ", ".join(str(d) for d, (_, n) in _FORMATS.items() if n == 1)
+        raise TypeError(f"cannot convert dtype {dtype} to an array format; one-channel formats exist for {supported}")
+    return fmt
 
 
 def _check_order(order):
@@ -45,13 +57,18 @@ def _packed(array, order):
     return np.require(array, requirements=order).reshape(-1, order=order).view(np.uint8)
 
 
-def _fill(ary, data, row_bytes, height, depth):
+def _fill(ary, source, row_bytes, height, depth, on_device=False):
+    """Copy rows of `row_bytes` from `source` (host buffer, or device address when
+    `on_device`) into the CUDA array `ary`."""
     if depth:
         copy = Memcpy3D()
         copy.depth = depth
     else:
         copy = Memcpy2D()
-    copy.set_src_host(data)
+    if on_device:
+        copy.set_src_device(source)
+    else:
+        copy.set_src_host(source)
     copy.set_dst_array(ary)
     copy.width_in_bytes = copy.src_pitch = row_bytes
     copy.height = height
@@ -82,13 +99,49 @@ def np_to_array(nparray, order, allowSurfaceBind=False):
     nparray = np.asarray(nparray)
     if nparray.ndim not in (2, 3):
         raise ValueError(f"np_to_array needs a 2-D or 3-D array, not {nparray.ndim}-D")
-    fmt, channels = dtype_to_array_format(nparray.dtype)
-    shape = nparray.shape if order == "F" else nparray.shape[::-1]  # (width, height[, depth])
-    width, height = shape[0], shape[1]
-    depth = shape[2] if nparray.ndim == 3 else 0
-    flags = array3d_flags.SURFACE_LDST if allowSurfaceBind else 0
-    ary = _make(width, height, depth, fmt, channels, flags)
+    ary, width, height, depth = _array_for(nparray.shape, nparray.dtype, order, allowSurfaceBind)
     _fill(ary, _packed(nparray, order), width * nparray.itemsize, height, depth)
+    return ary
+
+
+def _array_for(shape, dtype, order, surface):
+    """An uninitialised CUDA Array for data of `shape` in `order` (see np_to_array), and its
+    width, height and depth (0 for 2-D)."""
+    fmt, channels = _format_and_channels(dtype)
+    extents = shape if order == "F" else shape[::-1]  # (width, height[, depth])
+    width, height = extents[0], extents[1]
+    depth = extents[2] if len(shape) == 3 else 0
+    flags = array3d_flags.SURFACE_LDST if surface else 0
+    return _make(width, height, depth, fmt, channels, flags), width, height, depth
+
+
+def _compact_strides(shape, itemsize, order):
+    """The byte strides of a contiguous array of `shape` in `order`."""
+    strides, step = [], itemsize
+    for extent in (shape[::-1] if order == "C" else shape):
+        strides.append(step)
+        step *= extent
+    return tuple(strides[::-1]) if order == "C" else tuple(strides)
+
+
+def gpuarray_to_array(gpuarray, order, allowSurfaceBind=False):
+    """A 2-D or 3-D device array (a GPUArray, or anything with __cuda_array_interface__) as
+    a CUDA Array, copied on the device; the same layout rules as np_to_array. The data must
+    be contiguous in `order` (C-contiguous for 'C', Fortran-contiguous for 'F')."""
+    _check_order(order)
+    interface = gpuarray.__cuda_array_interface__
+    shape, dtype = tuple(interface["shape"]), np.dtype(interface["typestr"])
+    if len(shape) not in (2, 3):
+        raise ValueError(f"gpuarray_to_array needs a 2-D or 3-D array, not {len(shape)}-D")
+    # No strides in the interface means C-contiguous; extents of 1 may have any stride.
+    strides = tuple(interface.get("strides") or _compact_strides(shape, dtype.itemsize, "C"))
+    wanted = _compact_strides(shape, dtype.itemsize, order)
+    if any(extent > 1 and have != want for extent, have, want in zip(shape, strides, wanted)):
+        kind = "C" if order == "C" else "Fortran"
+        raise ValueError(f"gpuarray_to_array(order={order!r}) needs a {kind}-contiguous array; this one has "
+                         f"strides {strides} for shape {shape}: copy it into a contiguous one first")
+    ary, width, height, depth = _array_for(shape, dtype, order, allowSurfaceBind)
+    _fill(ary, interface["data"][0], width * dtype.itemsize, height, depth, on_device=True)
     return ary
 
 
@@ -117,7 +170,7 @@ def make_multichannel_2d_array(matrix, order):
         channels, width, height = matrix.shape
     if channels not in (1, 2, 4):
         raise ValueError(f"{channels} channels: a CUDA array holds 1, 2 or 4 channels per element")
-    fmt, per_element = dtype_to_array_format(matrix.dtype)
+    fmt, per_element = _format_and_channels(matrix.dtype)
     if per_element != 1:
         raise ValueError(f"{matrix.dtype} elements take {per_element} channels each; multichannel arrays need "
                          "single-channel element types")

@@ -44,6 +44,12 @@ def to_device(buffer):
     return allocation
 
 
+def mem_alloc_like(ary):
+    """Device memory of ``ary.nbytes`` bytes (anything with ``nbytes``: numpy arrays,
+    GPUArrays), uninitialised."""
+    return mem_alloc(ary.nbytes)
+
+
 def from_device(devptr, shape, dtype, order="C"):
     """A new numpy array of `shape`, `dtype` and `order`, filled from device memory `devptr`."""
     result = np.empty(_shape_tuple(shape), dtype, order=order)

@@ -1,5 +1,7 @@
 """The CUDA driver interface (PyCUDA's ``pycuda.driver``): versions, errors, constants,
 devices, contexts, streams, events, memory, modules, kernels and the profiler switches."""
+import abc
+
 from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     AlignedHostAllocation,
     ArgumentHandler,
@@ -35,6 +37,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     TextureObject,
     address_mode,
     array3d_flags,
+    array_cubemap_face,
     array_format,
     capture_mode,
     compute_mode,
@@ -46,11 +49,13 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     func_cache,
     function_attribute,
     get_driver_version,
+    graphics_register_flags,
     get_version,
     host_alloc_flags,
     init,
     initialize_profiler,
     ipc_mem_flags,
+    jit_fallback,
     jit_input_type,
     jit_option,
     jit_target,
@@ -61,6 +66,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     mem_get_info,
     mem_get_ipc_handle,
     mem_host_register_flags,
+    memory_type,
     module_from_buffer,
     module_from_file,
     memcpy_atoa,
@@ -96,6 +102,8 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     texture_flags,
 )
 from gpukit._arrays import (  # noqa: F401  (re-exported API)
+    dtype_to_array_format,
+    gpuarray_to_array,
     make_multichannel_2d_array,
     matrix_to_array,
     np_to_array,
@@ -113,6 +121,7 @@ from gpukit._memory import (  # noqa: F401  (re-exported API)
     managed_empty_like,
     managed_zeros,
     managed_zeros_like,
+    mem_alloc_like,
     pagelocked_empty,
     pagelocked_empty_like,
     pagelocked_zeros,
@@ -124,7 +133,31 @@ from gpukit._memory import (  # noqa: F401  (re-exported API)
 # The seed's older name for page-locked allocations.
 HostAllocation = PagelockedHostAllocation
 
+
+class HostPointer(abc.ABC):
+    """PyCUDA's common base of host memory allocations: isinstance(x, HostPointer) holds for
+    page-locked, aligned and registered host memory."""
+
+
+for _host_memory in (PagelockedHostAllocation, AlignedHostAllocation, RegisteredHostMemory):
+    HostPointer.register(_host_memory)
+del _host_memory
+
 # PyCUDA spells the texture flags as module constants (TRSF_READ_AS_INTEGER, ...).
 for _flag in texture_flags:
     globals()["TRSF_" + _flag.name] = _flag
 del _flag
+
+
+# ---- debug builds
+
+#: Whether kernels compiled from now on get device debug information; see set_debugging().
+CUDA_DEBUGGING = False
+
+
+def set_debugging(flag=True):
+    """Compile kernels from now on with device debug information (``-G``, for cuda-gdb and
+    compute-sanitizer), bypassing the compile cache; ``set_debugging(False)`` stops it.
+    ``import gpukit.debug`` calls it, as ``import pycuda.debug`` does in PyCUDA."""
+    global CUDA_DEBUGGING
+    CUDA_DEBUGGING = bool(flag)

@@ -18,6 +18,7 @@ import numpy as np
 
 from gpukit import _fusion, _gpukit
 from gpukit._gpukit import Layout
+from gpukit._vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA's vector types)
 
 __all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
            "zeros_like", "ones_like", "arange", "asarray", "sum", "dot", "min", "max", "default_allocator"]

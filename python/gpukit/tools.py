@@ -1,10 +1,23 @@
 """Helpers of PyCUDA's ``pycuda.tools``: the default device and context, per-context
-memoization, device limits and occupancy, and test helpers."""
+memoization, device limits and occupancy, memory pools, test helpers, and the C types of
+kernel arguments (dtype_to_ctype, parse_c_arg, ...; see gpukit/_c_types.py)."""
+import contextlib
 import functools
+import gc
 
 import numpy
 
 from gpukit import _gpukit, _memory
+from gpukit._c_types import (  # noqa: F401  (re-exported API)
+    DtypedArgument,
+    ScalarArg,
+    VectorArg,
+    dtype_to_ctype,
+    get_arg_type,
+    get_or_register_dtype,
+    parse_c_arg,
+    register_dtype,
+)
 from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     DeviceData,
     DeviceMemoryPool,
@@ -16,6 +29,9 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     max_active_blocks_per_multiprocessor,
     max_potential_block_size,
 )
+
+# PyCUDA's name for the base class of VectorArg and ScalarArg.
+Argument = DtypedArgument
 
 
 def make_default_context(ctx_maker=None):
@@ -75,30 +91,54 @@ def clear_context_caches():
     _gpukit._clear_context_caches()
 
 
-def mark_cuda_test(func):
-    """Mark a test ``cuda`` for pytest and run it with a CUDA context current.
+@contextlib.contextmanager
+def _fresh_default_context():
+    """A new context on the default device, pushed for the block (over whatever context was
+    current). Afterwards the stack is popped back to the context that was current before,
+    the context is released, the context caches are emptied and garbage is collected, so
+    nothing made in the block keeps the context alive."""
+    outer = _gpukit.Context.get_current()
+    context = make_default_context()
+    try:
+        yield context
+    finally:
+        # Pop the test's context and anything the test left pushed above it.
+        while _gpukit.Context.get_current() not in (None, outer):
+            _gpukit.Context.pop()
+        context.detach()
+        clear_context_caches()
+        gc.collect()
 
-    When no context is current at call time, one is made on the default device for the
-    duration of the test and released afterwards.
+
+def init_cuda_context_fixture():
+    """The body of a pytest fixture that gives each test a fresh context on the default
+    device and releases it afterwards::
+
+        @pytest.fixture(autouse=True)
+        def init_cuda_context():
+            yield from init_cuda_context_fixture()
+
+    The fixture's value is the Context.
     """
+    with _fresh_default_context() as context:
+        yield context
+
+
+def mark_cuda_test(func):
+    """Mark a test ``cuda`` for pytest and run it in a fresh context on the default device,
+    made for the call (even when another context is current) and released after it: popped,
+    context caches cleared, garbage collected. The context that was current before is
+    current again afterwards."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        if _gpukit.Context.get_current() is not None:
+        with _fresh_default_context():
             return func(*args, **kwargs)
-        context = make_default_context()
-        try:
-            return func(*args, **kwargs)
-        finally:
-            if _gpukit.Context.get_current() == context:
-                _gpukit.Context.pop()
-            context.detach()
-            clear_context_caches()
 
     try:
         import pytest
-        return pytest.mark.cuda(wrapper)
     except ImportError:
         return wrapper
+    return pytest.mark.cuda(wrapper)
 
 
 class PageLockedMemoryPool:

@@ -53,11 +53,21 @@ std::vector<arg_spec> parse_arg_format(std::string_view format) {
                 throw logic_error("argument format '" + std::string(format) + "' ends with a repeat count; expected "
                                   "a type letter after it");
         }
+        if (format[i] == 's') {
+            // struct's "<n>s" is one n-byte string: here the raw bytes of one by-value argument
+            // (a record or vector dtype), not n arguments.
+            if (repeat == 0)
+                throw logic_error("argument format '" + std::string(format) + "' has '0s'; a by-value argument "
+                                  "has at least one byte");
+            specs.push_back({arg_kind::bytes, repeat, 's'});
+            ++i;
+            continue;
+        }
         arg_spec spec{};
         if (!spec_for(format[i], spec))
             throw logic_error("argument format '" + std::string(format) + "': '" + std::string(1, format[i]) +
-                              "' is not supported; expected struct letters (b B h H i I l L q Q n N e f d P ? c) "
-                              "or F/D for complex, in native byte order");
+                              "' is not supported; expected struct letters (b B h H i I l L q Q n N e f d P ? c, "
+                              "<n>s for n raw bytes) or F/D for complex, in native byte order");
         specs.insert(specs.end(), repeat, spec);
         ++i;
     }

@@ -47,3 +47,60 @@ def test_module_runs_a_script_with_its_arguments(tmp_path):
     result = run(None, "-m", "gpukit.pycuda_compat", str(script), "a", "--b")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "__main__ True ['a', '--b']"
+
+
+def test_characterize_and_debug_are_aliased():
+    result = run("""
+        import gpukit.pycuda_compat
+        import pycuda.driver as drv
+        from pycuda.characterize import platform_bits, sizeof
+        import gpukit.characterize
+        assert sizeof is gpukit.characterize.sizeof and platform_bits() == 64
+        assert drv.CUDA_DEBUGGING is False
+        import pycuda.debug
+        import gpukit.debug
+        assert pycuda.debug is gpukit.debug and drv.CUDA_DEBUGGING is True
+        from pycuda.tools import parse_c_arg, dtype_to_ctype, init_cuda_context_fixture, mark_cuda_test
+        from pycuda.gpuarray import vec
+        assert dtype_to_ctype(vec.float3) == "float3"
+        print("ok")
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+def import_error(module):
+    result = run(f"""
+        import gpukit.pycuda_compat
+        try:
+            import {module}
+        except ImportError as e:
+            print(type(e).__name__, e.name, "|", e)
+        else:
+            print("imported")
+    """)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_unimplemented_pycuda_modules_say_so():
+    for module in ("pycuda.cumath", "pycuda.curandom", "pycuda.scan"):
+        assert import_error(module) == (f"ImportError {module} | gpukit does not implement {module} yet (planned); "
+                                        "see docs/migrating-from-pycuda.md")
+    assert import_error("pycuda.reduction").startswith(
+        "ImportError pycuda.reduction | gpukit does not implement pycuda.reduction (ReductionKernel) yet (planned)")
+    assert "pycuda.gl (OpenGL interoperability) and has no plans to" in import_error("pycuda.gl")
+    assert "ImportError pycuda.gl |" in import_error("pycuda.gl.autoinit")  # the package is imported first
+    assert "pycuda.sparse (sparse matrices, CG solver)" in import_error("pycuda.sparse.cg")
+    for module in ("pycuda.fortran", "pycuda.deferred"):
+        assert f"gpukit does not implement {module}" in import_error(module)
+    assert "dtype registry" in import_error("pycuda.compyte.dtypes")
+    assert "import pycuda.driver" in import_error("pycuda._driver")
+
+
+def test_names_pycuda_does_not_have_are_not_found():
+    # gpukit.cuda (numba's API) and gpukit.info exist, but pycuda.cuda and pycuda.info must not.
+    for module in ("pycuda.cuda", "pycuda.info", "pycuda.no_such_module"):
+        assert import_error(module).startswith(f"ModuleNotFoundError {module} | No module named '{module}': "
+                                               "PyCUDA has no such module")
+    assert import_error("pycudax") == "ModuleNotFoundError pycudax | No module named 'pycudax'"

@@ -82,3 +82,86 @@ def test_autoinit_in_a_fresh_process():
     proc = subprocess.run([sys.executable, "-c", "import gpukit.autoinit"], capture_output=True, text=True,
                           env=env, timeout=120)
     assert proc.returncode != 0 and "not an integer" in proc.stderr
+
+
+# ---- mark_cuda_test and init_cuda_context_fixture
+
+def test_mark_cuda_test_marks_and_wraps():
+    def body(x, y=2):
+        """Doc."""
+        return x * y
+
+    marked = tools.mark_cuda_test(body)
+    assert [m.name for m in marked.pytestmark] == ["cuda"]
+    assert marked.__name__ == "body" and marked.__doc__ == "Doc." and marked.__wrapped__ is body
+
+
+@pytest.mark.gpu
+def test_mark_cuda_test_runs_in_a_fresh_context_even_over_a_current_one(ctx):
+    seen = []
+    left_pushed = []
+    calls = []
+
+    @tools.context_dependent_memoize
+    def remembered(x):
+        calls.append(x)
+        return x
+
+    remembered(1)
+
+    @tools.mark_cuda_test
+    def body(factor):
+        seen.append(drv.Context.get_current())
+        left_pushed.append(drv.Device(0).make_context())  # left on the stack: the wrapper pops it too
+        return 21 * factor
+
+    assert body(2) == 42
+    assert seen[0] is not None and seen[0] != ctx
+    assert drv.Context.get_current() == ctx  # the outer context is current again
+    remembered(1)  # the caches were cleared after the test: computed again
+    assert calls == [1, 1]
+    drv.mem_alloc(16).free()  # and the outer context still works
+    left_pushed[0].detach()
+
+
+@pytest.mark.gpu
+def test_mark_cuda_test_releases_the_context_when_the_test_fails():
+    from conftest import drain_context_stack
+    drain_context_stack()
+
+    @tools.mark_cuda_test
+    def failing():
+        raise KeyError("boom")
+
+    with pytest.raises(KeyError, match="boom"):
+        failing()
+    assert drv.Context.get_current() is None
+
+
+@pytest.mark.gpu
+def test_mark_cuda_test_collects_garbage(ctx, monkeypatch):
+    collected = []
+    monkeypatch.setattr(tools.gc, "collect", lambda: collected.append(drv.Context.get_current()))
+    tools.mark_cuda_test(lambda: None)()
+    assert collected == [ctx]  # after the test's context was popped
+
+
+@pytest.fixture
+def fresh_context():
+    yield from tools.init_cuda_context_fixture()
+
+
+@pytest.mark.gpu
+def test_init_cuda_context_fixture_gives_a_current_context(fresh_context):
+    assert drv.Context.get_current() == fresh_context
+    assert drv.Context.get_device() == tools.get_default_device()
+
+
+@pytest.mark.gpu
+def test_init_cuda_context_fixture_restores_the_stack(ctx):
+    fixture = tools.init_cuda_context_fixture()
+    inner = next(fixture)
+    assert inner != ctx and drv.Context.get_current() == inner
+    with pytest.raises(StopIteration):
+        next(fixture)
+    assert drv.Context.get_current() == ctx

@@ -1,5 +1,6 @@
 // Kernel argument formats for prepared calls: the letters of Python's struct module
-// ("iPf", "2i"), plus 'F' and 'D' for single and double precision complex numbers.
+// ("iPf", "2i", "12s": one argument of 12 raw bytes, such as a float3), plus 'F' and 'D' for
+// single and double precision complex numbers.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +14,7 @@ enum class arg_kind { signed_int, unsigned_int, boolean, floating, complex, poin
 struct arg_spec {
     arg_kind kind;
     std::size_t size;  // bytes in the kernel's parameter space
-    char code;         // the format letter it came from ('V' for raw bytes of a record dtype)
+    char code;         // the format letter it came from ('s', or 'V' for a record dtype, for raw bytes)
 };
 
 // One spec per argument; logic_error naming the offending letter for anything that is not

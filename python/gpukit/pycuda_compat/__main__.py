@@ -1,15 +1,5 @@
 """python -m gpukit.pycuda_compat script.py [args]: run a PyCUDA script on gpukit."""
-import runpy
-import sys
-
 import gpukit.pycuda_compat  # noqa: F401  (installs the pycuda aliases)
+from gpukit._script import run_script
 
-
-def main():
-    if len(sys.argv) < 2:
-        sys.exit("usage: python -m gpukit.pycuda_compat script.py [args...]")
-    sys.argv = sys.argv[1:]  # the script sees itself as argv[0], as when run directly
-    runpy.run_path(sys.argv[0], run_name="__main__")
-
-
-main()
+run_script("gpukit.pycuda_compat")

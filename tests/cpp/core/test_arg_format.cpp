@@ -39,8 +39,20 @@ TEST(arg_format, unsupported_letters_are_named) {
     } catch (const logic_error& e) {
         EXPECT_NE(std::string(e.what()).find("'>'"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(parse_arg_format("4s"), logic_error);
+    EXPECT_THROW(parse_arg_format("0s"), logic_error);
     EXPECT_THROW(parse_arg_format("i3"), logic_error);
+}
+
+TEST(arg_format, a_counted_s_is_one_argument_of_raw_bytes) {
+    // As in Python's struct module, "12s" is one 12-byte string, not twelve arguments.
+    const std::vector<arg_spec> specs = parse_arg_format("i12sPs");
+    ASSERT_EQ(specs.size(), 4u);
+    EXPECT_EQ(specs[1].kind, arg_kind::bytes);
+    EXPECT_EQ(specs[1].size, 12u);
+    EXPECT_EQ(specs[1].code, 's');
+    EXPECT_EQ(specs[2].kind, arg_kind::pointer);
+    EXPECT_EQ(specs[3].kind, arg_kind::bytes);
+    EXPECT_EQ(specs[3].size, 1u);
 }
 
 }  // namespace

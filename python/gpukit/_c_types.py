@@ -1,0 +1,210 @@
+"""The C types of kernel arguments (PyCUDA's names in ``pycuda.tools``).
+
+A registry maps numpy dtypes to CUDA C type names and back (``dtype_to_ctype``,
+``get_or_register_dtype``), and ``parse_c_arg`` turns a C parameter declaration such as
+``"const float *x"`` into a ``VectorArg`` or ``ScalarArg`` carrying its name and dtype, for
+code that generates kernels. The built-in names are CUDA C++'s on x86-64 Linux (LP64):
+``long`` and ``size_t`` are 64 bits and ``char`` is signed.
+"""
+import re
+import warnings
+
+import numpy as np
+
+from gpukit import _vec
+from gpukit._gpukit import LogicError
+
+# C type name -> dtype, and dtype -> the name dtype_to_ctype() gives (the first one
+# registered). Names are kept in the form _normalized() gives them.
+_name_to_dtype = {}
+_dtype_to_name = {}
+
+
+def _normalized(c_name):
+    """One spelling per type: single blanks between words, none around < > , : * &."""
+    if not isinstance(c_name, str):
+        raise TypeError(f"a C type name must be a str, got {type(c_name).__name__}")
+    return re.sub(r"\s*([<>,:*&])\s*", r"\1", " ".join(c_name.split()))
+
+
+def _names_list(c_names):
+    names = [_normalized(n) for n in ([c_names] if isinstance(c_names, str) else c_names)]
+    if not names or not all(names):
+        raise ValueError(f"expected one or more non-empty C type names, got {c_names!r}")
+    return names
+
+
+def _lookup(name):
+    try:
+        return _name_to_dtype[name]
+    except KeyError:
+        raise ValueError(f"unknown C type {name!r}; register it with get_or_register_dtype({name!r}, dtype)") from None
+
+
+def get_or_register_dtype(c_names, dtype=None):
+    """The numpy dtype of the C type name(s) `c_names` (a str or a list of equivalent names).
+
+    Without `dtype`, the names must be registered already (ValueError otherwise). With it,
+    the names are registered to `dtype`; names already registered to an equal dtype are
+    kept, a name registered to a different dtype is a RuntimeError (and nothing is
+    registered). The first name of the first registration is what dtype_to_ctype() gives.
+    Returns the registered dtype object (the one registered first, for equal dtypes).
+    """
+    names = _names_list(c_names)
+    if dtype is None:
+        found = {_lookup(name) for name in names}
+        if len(found) != 1:
+            raise ValueError(f"the names {names} are registered to different dtypes: {sorted(map(str, found))}")
+        return found.pop()
+    dtype = np.dtype(dtype)
+    for name in names:
+        known = _name_to_dtype.get(name)
+        if known is not None and known != dtype:
+            raise RuntimeError(f"C type {name!r} is already registered to dtype {known}, not {dtype}")
+    if dtype in _dtype_to_name:
+        dtype = _name_to_dtype[_dtype_to_name[dtype]]
+    else:
+        _dtype_to_name[dtype] = names[0]
+    for name in names:
+        _name_to_dtype.setdefault(name, dtype)
+    return dtype
+
+
+def register_dtype(dtype, c_names, alias_ok=False):
+    """Deprecated in PyCUDA in favour of get_or_register_dtype(c_names, dtype). Refuses a
+    dtype that is already registered unless `alias_ok`."""
+    warnings.warn("register_dtype is deprecated; use get_or_register_dtype(c_names, dtype)", DeprecationWarning,
+                  stacklevel=2)
+    names = _names_list(c_names)
+    dtype = np.dtype(dtype)
+    if not alias_ok and dtype in _dtype_to_name:
+        raise RuntimeError(f"dtype {dtype} is already registered as {_dtype_to_name[dtype]!r} "
+                           f"(new names {', '.join(names)}); pass alias_ok=True to add names")
+    get_or_register_dtype(names, dtype)
+
+
+def dtype_to_ctype(dtype, with_fp_tex_hack=False):
+    """The CUDA C type name of a numpy dtype (``float32`` -> ``"float"``); ValueError for a
+    dtype nobody registered. ``with_fp_tex_hack`` named PyCUDA's element types of texture
+    references, which CUDA 12 removed: it raises LogicError."""
+    if with_fp_tex_hack:
+        raise LogicError("dtype_to_ctype(with_fp_tex_hack=True): the fp_tex_* types declared texture references, "
+                         "which CUDA 12 removed; read float64 and complex textures with the fp_tex*_double/_cfloat/"
+                         "_cdouble functions of <gpukit/helpers.cuh> on a TextureObject")
+    if dtype is None:
+        raise ValueError("dtype may not be None")
+    dtype = np.dtype(dtype)
+    try:
+        return _dtype_to_name[dtype]
+    except KeyError:
+        raise ValueError(f"unable to map dtype {dtype} to a C type; register it with "
+                         f"get_or_register_dtype(c_name, dtype)") from None
+
+
+def _register_builtin_types():
+    # The first name of each line is the one dtype_to_ctype() gives.
+    for names, dtype in [
+        (["bool"], np.bool_),
+        (["signed char", "char"], np.int8),
+        (["unsigned char"], np.uint8),
+        (["short", "short int", "signed short", "signed short int", "short signed int"], np.int16),
+        (["unsigned short", "unsigned short int", "short unsigned int"], np.uint16),
+        (["int", "signed int", "signed"], np.int32),
+        (["unsigned", "unsigned int"], np.uint32),
+        (["long", "long int", "signed long", "signed long int", "long signed int",
+          "long long", "long long int", "signed long long", "signed long long int", "long long signed int",
+          "ptrdiff_t", "intptr_t"], np.int64),
+        (["unsigned long", "unsigned long int", "long unsigned int",
+          "unsigned long long", "unsigned long long int", "long long unsigned int",
+          "size_t", "uintptr_t"], np.uint64),
+        (["float"], np.float32),
+        (["double"], np.float64),
+        # gpukit's kernels spell these gk_complex<T>; PyCUDA code spells them pycuda::complex<T>.
+        (["pycuda::complex<float>", "gk_complex<float>"], np.complex64),
+        (["pycuda::complex<double>", "gk_complex<double>"], np.complex128),
+    ]:
+        get_or_register_dtype(names, dtype)
+    for bits in (8, 16, 32, 64):
+        get_or_register_dtype(f"int{bits}_t", np.dtype(f"int{bits}"))
+        get_or_register_dtype(f"uint{bits}_t", np.dtype(f"uint{bits}"))
+    for name, dtype in _vec.TYPES.items():  # float3, int4, ...
+        get_or_register_dtype(name, dtype)
+
+
+_register_builtin_types()
+
+
+# ---- C argument declarations
+
+class DtypedArgument:
+    """A named kernel argument of a numpy dtype. Equal (and hashing alike) when class, name
+    and dtype are."""
+
+    def __init__(self, dtype, name):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"argument name {name!r} is not a C identifier")
+        self.dtype = np.dtype(dtype)
+        self.name = name
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.name == other.name and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash((type(self), self.name, self.dtype))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r}, {self.dtype})"
+
+
+class VectorArg(DtypedArgument):
+    """A pointer argument: ``float *x``. Its prepare() format letter is ``P``."""
+
+    struct_char = "P"
+
+    def declarator(self):
+        return f"{dtype_to_ctype(self.dtype)} *{self.name}"
+
+
+class ScalarArg(DtypedArgument):
+    """A by-value argument: ``float a``, or a registered struct or vector type."""
+
+    def declarator(self):
+        return f"{dtype_to_ctype(self.dtype)} {self.name}"
+
+    @property
+    def struct_char(self):
+        """The prepare() format of the value: the dtype's letter, or ``<itemsize>s`` for a
+        record (struct) dtype."""
+        return f"{self.dtype.itemsize}s" if self.dtype.char == "V" else self.dtype.char
+
+
+# Words that qualify a declaration without changing the argument's type.
+_QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict"}
+_DECLARATOR = re.compile(r"^(?P<type>.*?)\s*(?P<stars>(\*\s*)*)(?P<name>[A-Za-z_]\w*)\s*(?P<array>(\[\s*\d*\s*\])?)$")
+
+
+def parse_c_arg(c_arg):
+    """A VectorArg for a pointer or array parameter (``"const float *x"``, ``"int a[]"``), a
+    ScalarArg otherwise (``"float3 v"``). Qualifiers (const, volatile, __restrict__) are
+    dropped; the type must be registered. ValueError for anything else, including pointers
+    to pointers."""
+    if not isinstance(c_arg, str):
+        raise TypeError(f"parse_c_arg expects a C declaration string, got {type(c_arg).__name__}")
+    # Qualifiers go as whole words, so a name such as `constant` stays intact.
+    words = re.sub(r"\*", " * ", c_arg).split()
+    declaration = " ".join(w for w in words if w not in _QUALIFIERS)
+    match = _DECLARATOR.match(declaration)
+    if match is None or not match.group("type"):
+        raise ValueError(f"couldn't parse C declaration {c_arg!r}; expected '<type> <name>', '<type> *<name>' "
+                         "or '<type> <name>[]'")
+    indirection = match.group("stars").count("*") + (1 if match.group("array") else 0)
+    if indirection > 1:
+        raise ValueError(f"C declaration {c_arg!r} is a pointer to pointers; kernel arguments are values or "
+                         "pointers to elements of a registered type")
+    dtype = _lookup(_normalized(match.group("type")))
+    return (VectorArg if indirection else ScalarArg)(dtype, match.group("name"))
+
+
+def get_arg_type(c_arg):
+    """The prepare() format of a C declaration: ``"P"`` for pointers, else the dtype's."""
+    return parse_c_arg(c_arg).struct_char
