@@ -1,10 +1,9 @@
 #include "memory_args.hpp"
 
 #include "gpukit/core/error.hpp"
-#include "gpukit/cuda/allocators.hpp"
+#include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/cuda/ipc_memory.hpp"
 #include "gpukit/cuda/managed_memory.hpp"
-#include "gpukit/memory/pool.hpp"
 
 #include <nanobind/stl/string.h>
 
@@ -56,9 +55,8 @@ cuda::device_pointer device_pointer_arg(nb::handle obj, const char* what) {
     }
     if (nb::isinstance<cuda::ipc_memory_handle>(obj))
         return nb::cast<const cuda::ipc_memory_handle&>(obj).get();
-    using pooled_device = memory::pooled_allocation<cuda::device_allocator>;
-    if (nb::isinstance<pooled_device>(obj)) {
-        const auto& block = nb::cast<const pooled_device&>(obj);
+    if (nb::isinstance<cuda::pooled_device_memory>(obj)) {
+        const auto& block = nb::cast<const cuda::pooled_device_memory&>(obj).block;
         if (!block)
             throw logic_error(std::string(what) + ": the PooledDeviceAllocation was freed and can no longer be used");
         return {block.pointer(), block.size()};
