@@ -38,3 +38,19 @@ def ctx():
     yield context
     drain_context_stack()
     context.detach()
+
+
+@pytest.fixture
+def primary_ctx():
+    """The device's primary context, current for the test. Tests that hand gpukit's arrays
+    to other libraries (CuPy, PyTorch, numba) use it: those work in the primary context and
+    keep per-device state (streams, pools, handles) made in whatever context was current
+    when they first ran, which must therefore outlive the test."""
+    import gpukit.gpuarray as gpuarray
+    drain_context_stack()
+    context = drv.Device(0).retain_primary_context()
+    context.push()
+    yield context
+    gpuarray.release_default_pools()
+    drain_context_stack()
+    context.detach()

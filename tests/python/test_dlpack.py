@@ -84,7 +84,7 @@ def _torch():
 
 @gpu
 @pytest.mark.parametrize("make", [gpuarray.to_gpu, cuda.to_device])
-def test_export_to_cupy_shares_memory(pool_ctx, make):
+def test_export_to_cupy_shares_memory(primary_ctx, make):
     cp = pytest.importorskip("cupy")
     host = _random((37, 12), np.float32)
     ours = make(host)[3:30:2, 1:]
@@ -95,12 +95,12 @@ def test_export_to_cupy_shares_memory(pool_ctx, make):
     cp.cuda.Device().synchronize()
     np.testing.assert_array_equal(ours.get(), 2 * host[3:30:2, 1:])
     ours[...] = np.full(ours.shape, 5, np.float32)
-    pool_ctx.synchronize()
+    primary_ctx.synchronize()
     np.testing.assert_array_equal(cp.asnumpy(theirs), np.full(ours.shape, 5, np.float32))
 
 
 @gpu
-def test_import_from_cupy_shares_memory(pool_ctx):
+def test_import_from_cupy_shares_memory(primary_ctx):
     cp = pytest.importorskip("cupy")
     theirs = cp.asarray(_random((25, 8), np.float64))[::3]
     for ours in (gpuarray.asarray(theirs), cuda.as_cuda_array(theirs)):
@@ -112,12 +112,12 @@ def test_import_from_cupy_shares_memory(pool_ctx):
     ours = gpuarray.asarray(capsule_only)
     assert ours.ptr == theirs.data.ptr and ours.strides == theirs.strides
     ours += 1
-    pool_ctx.synchronize()
+    primary_ctx.synchronize()
     np.testing.assert_array_equal(ours.get(), cp.asnumpy(theirs))
 
 
 @gpu
-def test_export_to_torch_shares_memory(pool_ctx):
+def test_export_to_torch_shares_memory(primary_ctx):
     torch = _torch()
     host = _random((19, 6), np.float32)
     ours = gpuarray.to_gpu(host)[1:, 2:5]
@@ -131,7 +131,7 @@ def test_export_to_torch_shares_memory(pool_ctx):
 
 
 @gpu
-def test_import_from_torch_shares_memory(pool_ctx):
+def test_import_from_torch_shares_memory(primary_ctx):
     torch = _torch()
     theirs = torch.arange(60, dtype=torch.float32, device="cuda").reshape(6, 10).t()
     dl_only = type("DLPackOnly", (), {"__dlpack__": lambda self, **kw: theirs.__dlpack__(**kw),
@@ -141,20 +141,20 @@ def test_import_from_torch_shares_memory(pool_ctx):
         assert ours.ptr == theirs.data_ptr() and ours.shape == tuple(theirs.shape)
         assert ours.strides == tuple(s * 4 for s in theirs.stride())
     ours[2:4] = np.zeros((2, 6), np.float32)
-    pool_ctx.synchronize()
+    primary_ctx.synchronize()
     np.testing.assert_array_equal(theirs.cpu().numpy(), ours.copy_to_host())
     assert float(theirs[2:4].abs().sum()) == 0
 
 
 @gpu
-def test_cpu_torch_tensor_is_refused(pool_ctx):
+def test_cpu_torch_tensor_is_refused(primary_ctx):
     torch = pytest.importorskip("torch")
     with pytest.raises(TypeError, match="on the CPU"):
         gpuarray.asarray(torch.ones(3))
 
 
 @gpu
-def test_export_to_torch_through_the_array_interface(pool_ctx):
+def test_export_to_torch_through_the_array_interface(primary_ctx):
     torch = _torch()
     host = _random((9, 7), np.float32)
     ours = gpuarray.to_gpu(host)[::2]
@@ -218,20 +218,6 @@ def _numba_cuda():
     return numba_cuda
 
 
-@pytest.fixture
-def primary_ctx():
-    """numba works in the device's primary context; gpukit's arrays must live there too."""
-    import gpukit.driver as drv
-    from conftest import drain_context_stack
-    drain_context_stack()
-    context = drv.Device(0).retain_primary_context()
-    context.push()
-    yield context
-    gpuarray.release_default_pools()
-    drain_context_stack()
-    context.detach()
-
-
 @gpu
 def test_numba_reads_and_writes_our_arrays(primary_ctx):
     numba_cuda = _numba_cuda()
@@ -264,7 +250,7 @@ def test_we_read_and_write_numbas_arrays_and_wait_for_their_stream(primary_ctx):
 
 
 @gpu
-def test_export_names_the_arrays_stream(pool_ctx):
+def test_export_names_the_arrays_stream(primary_ctx):
     import gpukit.driver as drv
     stream = drv.Stream(drv.stream_flags.NON_BLOCKING)
     ours = gpuarray.to_gpu(_random(8, np.float32), stream=stream)

@@ -246,10 +246,12 @@ def test_a_pending_result_used_otherwise_is_computed(arrays):
 
 
 @gpu
-def test_cupy_sees_the_computed_values(arrays):
+def test_cupy_sees_the_computed_values(primary_ctx):
     cp = pytest.importorskip("cupy")
-    gpuarray, host, dev = arrays
-    x = dev["x"]
+    import gpukit.gpuarray as gpuarray
+    rng = np.random.default_rng(7)
+    host = {name: rng.random(10_000, dtype=np.float32) for name in "xy"}
+    x = gpuarray.to_gpu(host["x"])
     c = cp.asarray(host["y"])
     result = c + 2 * x  # CuPy's __add__ reads the pending operand's __cuda_array_interface__
     np.testing.assert_allclose(cp.asnumpy(result), host["y"] + 2 * host["x"], rtol=1e-6)
