@@ -16,12 +16,13 @@ import warnings
 
 import numpy as np
 
-from gpukit import _fusion, _gpukit
+from gpukit import _fusion, _gpukit, _memory
 from gpukit._gpukit import Layout
 from gpukit._vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA's vector types)
 
 __all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
-           "zeros_like", "ones_like", "arange", "asarray", "sum", "dot", "min", "max", "default_allocator"]
+           "zeros_like", "ones_like", "arange", "asarray", "sum", "dot", "min", "max", "default_allocator",
+           "release_default_pools", "vec"]
 
 
 # ---- memory
@@ -325,31 +326,39 @@ class GPUArray:
         return self if self._layout.is_c_contiguous or self._layout.is_f_contiguous else self.copy()
 
     def get(self, ary=None, pagelocked=False, async_=False, stream=None):
-        """A numpy array with the contents (``ary`` when given, which must match in shape
-        and dtype). Non-contiguous arrays are copied to a contiguous one on the device first."""
+        """A numpy array with the contents: ``ary`` when given (it must match in shape and
+        dtype), else a new array, page-locked with ``pagelocked=True``. Non-contiguous arrays
+        are copied to a contiguous one on the device first.
+
+        With ``async_=True`` the copy is queued on ``stream`` (else the array's own) and may
+        still be running when get() returns: synchronize the stream before reading (the
+        result must be page-locked for the copy to overlap other work). Otherwise the copy is
+        finished on return."""
         source = self._contiguous()
         order = "C" if source._layout.is_c_contiguous else "F"
         if ary is None:
-            ary = np.empty(self.shape, self.dtype, order=order)
+            ary = (_memory.pagelocked_empty if pagelocked else np.empty)(self.shape, self.dtype, order=order)
         elif ary.shape != self.shape or ary.dtype != self.dtype:
             raise ValueError(f"get(ary): ary is {ary.shape} {ary.dtype}, the array {self.shape} {self.dtype}")
-        target = ary if (ary.flags.c_contiguous if order == "C" else ary.flags.f_contiguous) else \
-            np.empty(self.shape, self.dtype, order=order)
+        direct = ary.flags.c_contiguous if order == "C" else ary.flags.f_contiguous
+        if async_ and not direct:
+            raise ValueError(f"get(ary, async_=True): ary must be {order}-contiguous like the array (an asynchronous "
+                             "copy cannot be rearranged on the host)")
+        target = ary if direct else np.empty(self.shape, self.dtype, order=order)
         if self.size:
-            stream = stream if stream is not None else self.stream
-            if stream is None:
-                _gpukit.memcpy_dtoh(target, source.ptr)
-            else:
-                _gpukit.memcpy_dtoh_async(target, source.ptr, stream)
+            self._copy(lambda s: _gpukit.memcpy_dtoh_async(target, source.ptr, s),
+                       lambda: _gpukit.memcpy_dtoh(target, source.ptr), async_, stream)
         if target is not ary:
             ary[...] = target
         return ary
 
     def get_async(self, stream=None, ary=None):
-        return self.get(ary=ary, stream=stream)
+        """get(ary, async_=True, stream=stream)."""
+        return self.get(ary=ary, async_=True, stream=stream)
 
     def set(self, ary, async_=False, stream=None):
-        """Copy the numpy array (or anything numpy converts) `ary` into this array."""
+        """Copy the numpy array (or anything numpy converts) `ary` into this array; with
+        ``async_=True`` the copy is queued on ``stream`` (else the array's own)."""
         ary = np.asarray(ary)
         if ary.size != self.size:
             raise ValueError(f"set(ary): ary has {ary.size} elements, the array {self.size}")
@@ -362,14 +371,23 @@ class GPUArray:
         else:
             raise ValueError(f"set(ary): the array is not contiguous (strides {self.strides})")
         if self.size:
-            stream = stream if stream is not None else self.stream
-            if stream is None:
-                _gpukit.memcpy_htod(self.ptr, host)
-            else:
-                _gpukit.memcpy_htod_async(self.ptr, host, stream)
+            self._copy(lambda s: _gpukit.memcpy_htod_async(self.ptr, host, s),
+                       lambda: _gpukit.memcpy_htod(self.ptr, host), async_, stream)
 
     def set_async(self, ary, stream=None):
-        self.set(ary, stream=stream)
+        """set(ary, async_=True, stream=stream)."""
+        self.set(ary, async_=True, stream=stream)
+
+    def _copy(self, on_stream, blocking, async_, stream):
+        """Runs a host copy: queued on the stream when asked to be asynchronous or when the
+        array works on a stream of its own (then waited for unless async_), else blocking."""
+        stream = stream if stream is not None else self.stream
+        if stream is None and not async_:
+            blocking()
+            return
+        on_stream(stream)
+        if not async_:
+            (stream.synchronize if stream is not None else _gpukit.Context.synchronize)()
 
     # ---- filling and conversion
 
@@ -598,16 +616,22 @@ def ones_like(other, dtype=None):
 
 
 def to_gpu(ary, allocator=None, stream=None):
-    """A GPUArray with a copy of the numpy array `ary` (same shape, dtype and order)."""
-    ary = np.asarray(ary)
-    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
-    result = empty(ary.shape, ary.dtype, allocator, order, stream)
-    result.set(ary, stream=stream)
-    return result
+    """A GPUArray with a copy of the numpy array `ary` (same shape, dtype and order). With a
+    `stream`, the array works on it and the copy is queued there."""
+    return _uploaded(ary, allocator, stream, async_=stream is not None)
 
 
 def to_gpu_async(ary, allocator=None, stream=None):
-    return to_gpu(ary, allocator, stream)
+    """to_gpu() with the copy queued on `stream` (the legacy default stream when None)."""
+    return _uploaded(ary, allocator, stream, async_=True)
+
+
+def _uploaded(ary, allocator, stream, async_):
+    ary = np.asarray(ary)
+    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
+    result = empty(ary.shape, ary.dtype, allocator, order, stream)
+    result.set(ary, async_=async_, stream=stream)
+    return result
 
 
 def arange(*args, dtype=None, allocator=None, stream=None):

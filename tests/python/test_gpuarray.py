@@ -268,3 +268,28 @@ def test_operator_kernels_compile_for_sm90(dtype, symbol):
                           f"z[i] = {gpuarray._expression(symbol, dt, 'x[i]', 'y')}", preamble)
     for variant in ("vectorized", "contiguous", "strided"):
         assert nvrtc_compile(spec.source(variant, 2), arch="sm_90", no_extern_c=True, options=["--std=c++17"])
+
+
+@gpu
+def test_get_and_set_honour_pagelocked_and_async(pool_ctx):
+    import gpukit.driver as drv
+    host = random((37, 5), np.float32, 11)
+    a = gpuarray.to_gpu(host)
+    pinned = a.get(pagelocked=True)
+    np.testing.assert_array_equal(pinned, host)
+    assert isinstance(pinned.base, drv.PagelockedHostAllocation)
+    stream = drv.Stream()
+    target = drv.pagelocked_empty(host.shape, host.dtype)
+    assert a.get(ary=target, async_=True, stream=stream) is target
+    stream.synchronize()
+    np.testing.assert_array_equal(target, host)
+    np.testing.assert_array_equal(a.get_async(stream=stream), host)  # pageable target: done on return
+    b = gpuarray.empty((37, 5), np.float32)
+    b.set_async(2 * host, stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(b.get(), 2 * host)
+    c = gpuarray.to_gpu_async(3 * host, stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(c.get(), 3 * host)
+    with pytest.raises(ValueError, match="contiguous"):
+        a.get(ary=np.empty((5, 37), np.float32).T, async_=True)
