@@ -1,7 +1,8 @@
-"""The device header PyCUDA programs include by name, <pycuda-complex.hpp>: compiles with
-NVRTC and nvcc, with and without gpukit's extern "C" wrapping (no GPU needed); every complex
-operation and function computed elementwise by the same code built into a host program by
-nvcc (no GPU needed) and on the GPU, and compared with numpy."""
+"""The device headers PyCUDA programs include by name, <pycuda-complex.hpp> and
+<pycuda-helpers.hpp>: compiles with NVRTC and nvcc, with and without gpukit's extern "C"
+wrapping (no GPU needed); every complex operation and function computed elementwise by the
+same code built into a host program by nvcc (no GPU needed) and on the GPU, and compared with
+numpy; the texture and surface helpers on the GPU."""
 import os
 import shutil
 import subprocess
@@ -364,8 +365,68 @@ def test_complex_header_refuses(statement, error):
         compiler.compile(source, arch="sm_90", cache_dir=False)
 
 
+HELPERS_SOURCE = r"""
+#include <pycuda-helpers.hpp>
+#include <pycuda-complex.hpp>  // twice (pycuda-helpers.hpp includes it): harmless
+
+// One set per element type T: fetches through each dimensionality of texture, and a surface
+// element read, changed (v * 2 + i, i its linear index) and written back.
+#define HELPER_KERNELS(T, NAME)                                                                          \
+__global__ void fetch_1d_##NAME(T* out, cudaTextureObject_t tex, int n) {                                 \
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;                                                \
+    if (i < n) out[i] = fp_tex1Dfetch<T>(tex, i);                                                        \
+}                                                                                                          \
+__global__ void fetch_2d_##NAME(T* out, cudaTextureObject_t tex, int w) {                                 \
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;                                \
+    if (x < w) out[y * w + x] = fp_tex2D<T>(tex, x + 0.5f, y + 0.5f);                                    \
+}                                                                                                          \
+__global__ void fetch_3d_##NAME(T* out, cudaTextureObject_t tex, int w, int h) {                          \
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;                \
+    if (x < w) out[(z * h + y) * w + x] = fp_tex3D<T>(tex, x + 0.5f, y + 0.5f, z + 0.5f);                \
+}                                                                                                          \
+__global__ void fetch_layered_##NAME(T* out, cudaTextureObject_t tex, int w, int h) {                     \
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, layer = blockIdx.z;            \
+    if (x < w) out[(layer * h + y) * w + x] = fp_tex2DLayered<T>(tex, x + 0.5f, y + 0.5f, layer);        \
+}                                                                                                          \
+__global__ void surface_3d_##NAME(cudaSurfaceObject_t surf, int w, int h) {                               \
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;                \
+    if (x >= w) return;                                                                                  \
+    T v;                                                                                                 \
+    fp_surf3Dread(&v, surf, x, y, z);                                                                    \
+    fp_surf3Dwrite(v * 2 + ((z * h + y) * w + x), surf, x, y, z, cudaBoundaryModeTrap);                  \
+}                                                                                                          \
+__global__ void surface_layered_##NAME(cudaSurfaceObject_t surf, int w, int h) {                          \
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, layer = blockIdx.z;            \
+    if (x >= w) return;                                                                                  \
+    T v;                                                                                                 \
+    fp_surf2DLayeredread(&v, surf, x, y, layer);                                                         \
+    fp_surf2DLayeredwrite(v * 2 + ((layer * h + y) * w + x), surf, x, y, layer);                         \
+}
+
+HELPER_KERNELS(float, float32)
+HELPER_KERNELS(double, float64)
+HELPER_KERNELS(pycuda::complex<float>, complex64)
+HELPER_KERNELS(pycuda::complex<double>, complex128)
+
+// PyCUDA's channel type names.
+__global__ void channel_types(fp_tex_float* f, fp_tex_double* d, fp_tex_cfloat* cf, fp_tex_cdouble* cd) {
+    f[0] = 1.0f;
+    d[0] = make_int2(1, 2);
+    cf[0] = make_uint2(3u, 4u);
+    cd[0] = make_int4(5, 6, 7, 8);
+}
+"""
+
+
+@pytest.mark.parametrize("no_extern_c", [False, True])
+@pytest.mark.parametrize("which", COMPILERS)
+def test_helpers_header_compiles(which, no_extern_c):
+    image = compiler.compile(HELPERS_SOURCE, arch="sm_90", cache_dir=False, no_extern_c=no_extern_c, compiler=which)
+    assert image[:4] == b"\x7fELF"
+
+
 def test_headers_ship_in_the_package():
-    for name in ("pycuda-complex.hpp", os.path.join("gpukit", "helpers.cuh")):
+    for name in ("pycuda-complex.hpp", "pycuda-helpers.hpp", os.path.join("gpukit", "helpers.cuh")):
         assert os.path.isfile(os.path.join(compiler.DEVICE_INCLUDE_DIR, name))
 
 
@@ -463,3 +524,109 @@ def test_shared_volatile_and_constant_complex(ctx):
     compiler.SourceModule(BLOCK_SUM_SOURCE).get_function("block_sum")(drv.In(values), drv.Out(out),
                                                                       block=(256, 1, 1), grid=(blocks, 1))
     np.testing.assert_allclose(out, (0.5 - 2j) * values.reshape(blocks, 256).sum(axis=1), rtol=1e-12)
+
+
+# (array_format, channels) holding one element of each type in a CUDA array or texture.
+CHANNELS = {
+    np.float32: (drv.array_format.FLOAT, 1),
+    np.float64: (drv.array_format.SIGNED_INT32, 2),
+    np.complex64: (drv.array_format.FLOAT, 2),
+    np.complex128: (drv.array_format.SIGNED_INT32, 4),
+}
+HELPER_DTYPES = list(CHANNELS)
+
+
+def random_values(rng, shape, dtype):
+    values = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        values = values + 1j * rng.standard_normal(shape)
+    return values.astype(dtype)
+
+
+def texture_flags(dtype):
+    # Doubles and complex<double> lie in int channels and must come back as the raw bits.
+    return drv.TRSF_READ_AS_INTEGER if CHANNELS[dtype][0] == drv.array_format.SIGNED_INT32 else 0
+
+
+def layered_array(values, surface):
+    """A layered 2-D CUDA array holding `values` (layers, height, width)."""
+    layers, h, w = values.shape
+    d = drv.ArrayDescriptor3D()
+    d.width, d.height, d.depth = w, h, layers
+    d.format, d.num_channels = CHANNELS[values.dtype.type]
+    d.flags = drv.array3d_flags.LAYERED | (drv.array3d_flags.SURFACE_LDST if surface else 0)
+    ary = drv.Array(d)
+    drv.memcpy_htoa(ary, 0, values)
+    return ary
+
+
+def indices(values):
+    """Each element's linear index, in the values' dtype (so that v * 2 + i rounds as on the GPU)."""
+    return np.arange(values.size).reshape(values.shape).astype(values.dtype)
+
+
+def read_back(ary, like):
+    out = np.empty_like(like)
+    drv.memcpy_atoh(out, ary, 0)
+    return out
+
+
+@pytest.fixture
+def helpers(ctx):
+    return compiler.SourceModule(HELPERS_SOURCE)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", HELPER_DTYPES)
+def test_helpers_fetch_from_textures(helpers, dtype):
+    rng = np.random.default_rng(11)
+    name = np.dtype(dtype).name
+    flags = texture_flags(dtype)
+
+    linear = random_values(rng, 333, dtype)
+    memory = drv.to_device(linear)
+    fmt, channels = CHANNELS[dtype]
+    tex = drv.TextureObject.from_linear(memory, fmt, channels, linear.nbytes, flags=flags)
+    out = np.zeros_like(linear)
+    helpers.get_function("fetch_1d_" + name)(drv.Out(out), tex, np.int32(linear.size), block=(128, 1, 1),
+                                             grid=(3, 1))
+    np.testing.assert_array_equal(out, linear)
+
+    plane = random_values(rng, (7, 45), dtype)
+    tex = drv.TextureObject.from_array(drv.np_to_array(plane, "C"), flags=flags)
+    out = np.zeros_like(plane)
+    helpers.get_function("fetch_2d_" + name)(drv.Out(out), tex, np.int32(45), block=(32, 1, 1), grid=(2, 7))
+    np.testing.assert_array_equal(out, plane)
+
+    volume = random_values(rng, (3, 5, 37), dtype)
+    tex = drv.TextureObject.from_array(drv.np_to_array(volume, "C"), flags=flags)
+    out = np.zeros_like(volume)
+    helpers.get_function("fetch_3d_" + name)(drv.Out(out), tex, np.int32(37), np.int32(5), block=(32, 1, 1),
+                                             grid=(2, 5, 3))
+    np.testing.assert_array_equal(out, volume)
+
+    layers = random_values(rng, (4, 6, 21), dtype)
+    tex = drv.TextureObject.from_array(layered_array(layers, surface=False), flags=flags)
+    out = np.zeros_like(layers)
+    helpers.get_function("fetch_layered_" + name)(drv.Out(out), tex, np.int32(21), np.int32(6), block=(32, 1, 1),
+                                                  grid=(1, 6, 4))
+    np.testing.assert_array_equal(out, layers)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", HELPER_DTYPES)
+def test_helpers_read_and_write_surfaces(helpers, dtype):
+    rng = np.random.default_rng(12)
+    name = np.dtype(dtype).name
+
+    volume = random_values(rng, (3, 5, 37), dtype)
+    ary = drv.np_to_array(volume, "C", allowSurfaceBind=True)
+    helpers.get_function("surface_3d_" + name)(drv.SurfaceObject(ary), np.int32(37), np.int32(5), block=(32, 1, 1),
+                                               grid=(2, 5, 3))
+    np.testing.assert_array_equal(read_back(ary, volume), volume * 2 + indices(volume))
+
+    layers = random_values(rng, (4, 6, 21), dtype)
+    ary = layered_array(layers, surface=True)
+    helpers.get_function("surface_layered_" + name)(drv.SurfaceObject(ary), np.int32(21), np.int32(6),
+                                                    block=(32, 1, 1), grid=(1, 6, 4))
+    np.testing.assert_array_equal(read_back(ary, layers), layers * 2 + indices(layers))
