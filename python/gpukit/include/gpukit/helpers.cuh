@@ -9,23 +9,24 @@
 // filtering: linear filtering of the bit halves would produce garbage.
 //
 // Complex results use plain CUDA vector types (float2 / double2: real in .x, imaginary in
-// .y), so this header needs no complex-number library.
+// .y), so this header needs no complex-number library. <pycuda-helpers.hpp> offers the same
+// fetches under PyCUDA's names, returning pycuda::complex.
 #pragma once
+
+// A double from the two 32-bit halves a texture stores it as (low word in .x).
+__device__ inline double fp_int2_to_double(int2 v) { return __hiloint2double(v.y, v.x); }
 
 // One double from the two-channel int texture `tex`.
 __device__ inline double fp_tex1Dfetch_double(cudaTextureObject_t tex, int i) {
-    const int2 v = tex1Dfetch<int2>(tex, i);
-    return __hiloint2double(v.y, v.x);
+    return fp_int2_to_double(tex1Dfetch<int2>(tex, i));
 }
 
 __device__ inline double fp_tex2D_double(cudaTextureObject_t tex, float x, float y) {
-    const int2 v = tex2D<int2>(tex, x, y);
-    return __hiloint2double(v.y, v.x);
+    return fp_int2_to_double(tex2D<int2>(tex, x, y));
 }
 
 __device__ inline double fp_tex3D_double(cudaTextureObject_t tex, float x, float y, float z) {
-    const int2 v = tex3D<int2>(tex, x, y, z);
-    return __hiloint2double(v.y, v.x);
+    return fp_int2_to_double(tex3D<int2>(tex, x, y, z));
 }
 
 // One single-precision complex from the two-channel float texture `tex`.
@@ -41,7 +42,7 @@ __device__ inline float2 fp_tex3D_cfloat(cudaTextureObject_t tex, float x, float
 
 // One double-precision complex from the four-channel int texture `tex`.
 __device__ inline double2 fp_int4_to_cdouble(int4 v) {
-    return make_double2(__hiloint2double(v.y, v.x), __hiloint2double(v.w, v.z));
+    return make_double2(fp_int2_to_double(make_int2(v.x, v.y)), fp_int2_to_double(make_int2(v.z, v.w)));
 }
 
 __device__ inline double2 fp_tex1Dfetch_cdouble(cudaTextureObject_t tex, int i) {
