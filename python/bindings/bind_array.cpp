@@ -2,9 +2,11 @@
 // gpukit::array, for gpukit.gpuarray and gpukit.cuda. Arrays cross as (address of element 0,
 // shape, byte strides, dtype name); the Python objects keep the memory alive.
 #include "bindings.hpp"
+#include "compile_request.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/elementwise_kernel.hpp"
 #include "gpukit/array/reduction.hpp"
 #include "gpukit/core/error.hpp"
 
@@ -14,6 +16,8 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <filesystem>
+#include <span>
 
 namespace gpukit::python {
 
@@ -53,6 +57,17 @@ std::string kind_name(param_kind k) {
     return "?";
 }
 
+using kernel_params = std::vector<std::tuple<std::string, std::string, bool>>;  // (declarator, name, is_array)
+
+elementwise_kernel_spec kernel_spec(std::string name, const kernel_params& params, std::string operation,
+                                    std::string preamble, std::string loop_prep, std::string after_loop) {
+    elementwise_kernel_spec spec{std::move(name), {}, std::move(operation), std::move(preamble),
+                                 std::move(loop_prep), std::move(after_loop)};
+    for (const auto& [declarator, param_name, is_array] : params)
+        spec.params.push_back({declarator, param_name, is_array});
+    return spec;
+}
+
 reduction reduction_from(const std::string& op) {
     if (op == "sum") return reduction::sum;
     if (op == "min") return reduction::min;
@@ -85,8 +100,6 @@ void bind_array(nb::module_& m) {
                 converted.push_back({n, dtype_from_name(t), kind_from(k)});
             new (self) elementwise_spec{name, std::move(converted), operation, preamble};
         }, "name"_a, "params"_a, "operation"_a, "preamble"_a = "")
-        .def_static("parse", &parse_elementwise, "arguments"_a, "operation"_a, "name"_a, "preamble"_a = "",
-                    "A spec from a PyCUDA argument string such as 'float *x, float a'.")
         .def_prop_ro("name", [](const elementwise_spec& s) { return s.name; })
         .def_prop_ro("params", [](const elementwise_spec& s) {
             std::vector<std::tuple<std::string, std::string, std::string>> out;
@@ -121,6 +134,55 @@ void bind_array(nb::module_& m) {
         nb::gil_scoped_release release;
         run(spec, converted, s);
     }, "spec"_a, "args"_a, "stream"_a = nb::none());
+
+    // PyCUDA's ElementwiseKernel. Parameters cross as (declarator, name, is_array); the
+    // compile request as gpukit.compiler._request gives it. Each call's values are bytes:
+    // addresses of arrays, values of scalars in their C type.
+    m.def("_elementwise_kernel_source", [](std::string name, const kernel_params& params, std::string operation,
+                                           std::string preamble, std::string loop_prep, std::string after_loop,
+                                           bool use_range) {
+        return elementwise_kernel_source(kernel_spec(std::move(name), params, std::move(operation),
+                                                     std::move(preamble), std::move(loop_prep),
+                                                     std::move(after_loop)),
+                                         use_range);
+    }, "name"_a, "params"_a, "operation"_a, "preamble"_a, "loop_prep"_a, "after_loop"_a, "use_range"_a,
+       "The CUDA C of PyCUDA's elementwise kernel for these parameters.");
+
+    nb::class_<elementwise_kernel>(m, "_ElementwiseKernel", "An ElementwiseKernel's spec and compiled kernels.")
+        .def("__init__", [](elementwise_kernel* self, std::string name, const kernel_params& params,
+                            std::string operation, std::string preamble, std::string loop_prep, std::string after_loop,
+                            std::vector<std::string> options, std::string arch, std::vector<std::string> include_dirs,
+                            const std::string& compiler, std::string nvcc, std::optional<std::string> cache_dir) {
+            elementwise_kernel_spec spec = kernel_spec(std::move(name), params, std::move(operation),
+                                                       std::move(preamble), std::move(loop_prep), std::move(after_loop));
+            rtc::compile_request request = make_compile_request({}, std::move(options), std::move(arch),
+                                                                std::move(include_dirs), true, compiler,
+                                                                std::move(nvcc), false);
+            std::optional<std::filesystem::path> dir;
+            if (cache_dir)
+                dir = *cache_dir;
+            new (self) elementwise_kernel(std::move(spec), std::move(request), std::move(dir));
+        }, "name"_a, "params"_a, "operation"_a, "preamble"_a, "loop_prep"_a, "after_loop"_a, "options"_a, "arch"_a,
+           "include_dirs"_a, "compiler"_a, "nvcc"_a, "cache_dir"_a.none())
+        .def("source", &elementwise_kernel::source, "use_range"_a = false, "The generated CUDA C.")
+        .def("run", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values, unsigned long long n,
+                       nb::handle stream) {
+            std::vector<std::span<const std::byte>> spans;
+            for (const nb::bytes& v : values)
+                spans.emplace_back(static_cast<const std::byte*>(v.data()), v.size());
+            const cuda::stream_view s = stream_arg(stream);
+            nb::gil_scoped_release release;  // the first call compiles
+            k.run(spans, n, s);
+        }, "values"_a, "n"_a, "stream"_a.none())
+        .def("run_range", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values, long long start,
+                             long long stop, long long step, nb::handle stream) {
+            std::vector<std::span<const std::byte>> spans;
+            for (const nb::bytes& v : values)
+                spans.emplace_back(static_cast<const std::byte*>(v.data()), v.size());
+            const cuda::stream_view s = stream_arg(stream);
+            nb::gil_scoped_release release;
+            k.run_range(spans, start, stop, step, s);
+        }, "values"_a, "start"_a, "stop"_a, "step"_a, "stream"_a.none());
 
     m.def("_reduction_type", [](const std::string& op, const std::string& a, std::optional<std::string> b) {
         return std::string(name(reduction_type(reduction_from(op), dtype_from_name(a),

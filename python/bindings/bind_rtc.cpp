@@ -1,6 +1,7 @@
 // The compiling half of gpukit.compiler: NVRTC or nvcc through the compilation cache
 // (compiler.py wraps these).
 #include "bindings.hpp"
+#include "compile_request.hpp"
 
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/cache.hpp"
@@ -19,31 +20,6 @@ namespace gpukit::python {
 
 using namespace nb::literals;
 
-namespace {
-
-// compiler: "nvrtc" or "nvcc"; nvcc: the nvcc to run when compiler is "nvcc".
-rtc::compile_request make_request(std::string source, std::vector<std::string> options, std::string arch,
-                                  std::vector<std::string> include_dirs, bool no_extern_c, const std::string& compiler,
-                                  std::string nvcc, bool keep) {
-    rtc::compile_request r;
-    r.source = std::move(source);
-    r.options.options = std::move(options);
-    r.options.arch = std::move(arch);
-    r.options.include_dirs = std::move(include_dirs);
-    r.options.no_extern_c = no_extern_c;
-    if (compiler == "nvcc")
-        r.compiler = rtc::compiler_kind::nvcc;
-    else if (compiler != "nvrtc")
-        throw nb::value_error(("compiler must be 'nvrtc' or 'nvcc', got '" + compiler + "'").c_str());
-    r.nvcc.nvcc = std::move(nvcc);
-    r.nvcc.keep = keep;
-    // NVRTC's keep writes its files from Python; PTX is asked for so they include it.
-    r.options.want_ptx = keep && r.compiler == rtc::compiler_kind::nvrtc;
-    return r;
-}
-
-}  // namespace
-
 void bind_rtc(nb::module_& m) {
     m.def("nvrtc_available", &rtc::nvrtc_available, "True when libnvrtc can be loaded.");
     m.def("nvrtc_version", &rtc::version, "NVRTC's (major, minor) version.");
@@ -57,7 +33,7 @@ void bind_rtc(nb::module_& m) {
     m.def("_cache_key", [](std::string source, std::vector<std::string> options, std::string arch,
                            std::vector<std::string> include_dirs, bool no_extern_c, const std::string& compiler,
                            std::string nvcc) {
-        const rtc::compile_request r = make_request(std::move(source), std::move(options), std::move(arch),
+        const rtc::compile_request r = make_compile_request(std::move(source), std::move(options), std::move(arch),
                                                     std::move(include_dirs), no_extern_c, compiler, std::move(nvcc),
                                                     false);
         return rtc::cache_key(r);
@@ -66,7 +42,7 @@ void bind_rtc(nb::module_& m) {
     m.def("_compile", [](std::string source, std::vector<std::string> options, std::string arch,
                          std::vector<std::string> include_dirs, bool no_extern_c, const std::string& compiler,
                          std::string nvcc, bool keep, std::optional<std::string> cache_dir) {
-        const rtc::compile_request r = make_request(std::move(source), std::move(options), std::move(arch),
+        const rtc::compile_request r = make_compile_request(std::move(source), std::move(options), std::move(arch),
                                                     std::move(include_dirs), no_extern_c, compiler, std::move(nvcc),
                                                     keep);
         std::optional<std::filesystem::path> dir;

@@ -119,9 +119,9 @@ def _register_builtin_types():
           "size_t", "uintptr_t"], np.uint64),
         (["float"], np.float32),
         (["double"], np.float64),
-        # gpukit's kernels spell these gk_complex<T>; PyCUDA code spells them pycuda::complex<T>.
-        (["pycuda::complex<float>", "gk_complex<float>"], np.complex64),
-        (["pycuda::complex<double>", "gk_complex<double>"], np.complex128),
+        # pycuda-complex.hpp's type, which every ElementwiseKernel includes.
+        (["pycuda::complex<float>"], np.complex64),
+        (["pycuda::complex<double>"], np.complex128),
     ]:
         get_or_register_dtype(names, dtype)
     for bits in (8, 16, 32, 64):

@@ -729,40 +729,10 @@ def dot(a, b, dtype=None, stream=None):
     return result if dtype is None else result.astype(dtype)
 
 
-# ---- user kernels
-
-class ElementwiseKernel:
-    """A kernel from a PyCUDA argument string and an operation on element ``i``:
-
-        lin_comb = ElementwiseKernel("float a, float *x, float b, float *y, float *z",
-                                     "z[i] = a*x[i] + b*y[i]", "lin_comb")
-        lin_comb(5, x_gpu, 6, y_gpu, z_gpu)
-
-    Pointer arguments take GPUArrays (or objects with __cuda_array_interface__) of one
-    shape, scalars take numbers. Arguments declared ``const T *`` are only read, which saves
-    loading arrays the operation only assigns.
-    """
-
-    def __init__(self, arguments, operation, name="kernel", keep=False, options=None, preamble="", **kwargs):
-        self._spec = _gpukit._ElementwiseSpec.parse(arguments, operation, name, preamble)
-        self._params = self._spec.params
-
-    def __call__(self, *args, stream=None):
-        if len(args) != len(self._params):
-            raise TypeError(f"{self._spec.name}: expected {len(self._params)} arguments, got {len(args)}")
-        converted = []
-        for (name, dtype, kind), value in zip(self._params, args):
-            if kind == "scalar":
-                converted.append(_scalar_arg(value, np.dtype(dtype)))
-            else:
-                array = asarray(value)
-                if array.dtype != np.dtype(dtype):
-                    raise TypeError(f"{self._spec.name}: argument {name} must be {dtype}, got {array.dtype}")
-                converted.append(_array_arg(array))
-                stream = stream if stream is not None else array.stream
-        _launch(self._spec, converted, stream)
-
-    def get_source(self, variant="vectorized", ndim=1):
-        """The generated CUDA C of one variant ('vectorized', 'contiguous' or 'strided')."""
-        return self._spec.source(variant, ndim)
-
+def __getattr__(name):
+    # ElementwiseKernel lives in gpukit.elementwise (PyCUDA's pycuda.elementwise), which
+    # imports this module; gpukit's users long found it here too.
+    if name == "ElementwiseKernel":
+        from gpukit.elementwise import ElementwiseKernel
+        return ElementwiseKernel
+    raise AttributeError(f"module 'gpukit.gpuarray' has no attribute {name!r}")

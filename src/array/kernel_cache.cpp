@@ -17,6 +17,7 @@ namespace {
 struct loaded_kernel {
     cuda::function function;
     unsigned full_grid;
+    unsigned max_block;
 };
 
 // The kernels loaded in one context: a context cache, so its modules are owned by the
@@ -45,7 +46,9 @@ loaded_kernel describe(cuda::function f, const cuda::context& ctx) {
     const int per_mp = std::max(1, std::min(threads / static_cast<int>(block_size),
                                             registers / (per_thread * static_cast<int>(block_size))));
     const int mps = dev.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-    return loaded_kernel{std::move(f), static_cast<unsigned>(per_mp * std::max(1, mps))};
+    const int max_block = f.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    return loaded_kernel{std::move(f), static_cast<unsigned>(per_mp * std::max(1, mps)),
+                         static_cast<unsigned>(std::max(1, max_block))};
 }
 
 // The kernel `name` of the loaded entry, taken from its module on first use. Called with
@@ -68,7 +71,7 @@ cached_kernel find_or_load(const std::string& key, const std::string& name, Comp
         std::lock_guard lock(cache->mutex);
         if (auto found = cache->modules.find(key); found != cache->modules.end()) {
             const loaded_kernel& k = kernel_of(found->second, name, ctx);
-            return cached_kernel{ctx.state(), k.function, k.full_grid};
+            return cached_kernel{ctx.state(), k.function, k.full_grid, k.max_block};
         }
     }
     // Compiled and loaded outside the lock: NVRTC takes a while and other threads may launch
@@ -78,7 +81,7 @@ cached_kernel find_or_load(const std::string& key, const std::string& name, Comp
     std::lock_guard lock(cache->mutex);
     auto& e = cache->modules.try_emplace(key, loaded_modules::entry{std::move(loaded), {}}).first->second;
     const loaded_kernel& k = kernel_of(e, name, ctx);
-    return cached_kernel{ctx.state(), k.function, k.full_grid};
+    return cached_kernel{ctx.state(), k.function, k.full_grid, k.max_block};
 }
 
 }  // namespace

@@ -28,6 +28,9 @@ struct cached_kernel {
     // Blocks that keep every multiprocessor of the device full: multiprocessor count times
     // the blocks of block_size threads one multiprocessor holds at once.
     unsigned full_grid;
+    // The most threads a block of this kernel may have (fewer than the device's limit when
+    // the kernel needs many registers).
+    unsigned max_block;
 };
 
 // What to compile, and the key that names it: two sources with one key must be the same

@@ -7,8 +7,7 @@ namespace gpukit::array::detail {
 
 // gk_ref<T> (an element seen through `name[i]`), gk_dims<N> (shape or strides by value),
 // gk_load/gk_store (16-byte vector copies between memory and a register array), and
-// gk_complex<T>, the complex64/complex128 element (numpy's layout: real then imaginary part;
-// pycuda::complex<T> names it too, for ElementwiseKernel code written for PyCUDA).
+// gk_complex<T>, the complex64/complex128 element (numpy's layout: real then imaginary part).
 inline const char* const common_source = R"(
 template <class T> struct alignas(2 * sizeof(T)) gk_complex {
     T re, im;
@@ -52,7 +51,6 @@ template <class T> __device__ __forceinline__ T abs(gk_complex<T> z) { return hy
 template <class T> __device__ __forceinline__ gk_complex<T> conj(gk_complex<T> z) { return {z.re, -z.im}; }
 template <class T> __device__ __forceinline__ T real(gk_complex<T> z) { return z.re; }
 template <class T> __device__ __forceinline__ T imag(gk_complex<T> z) { return z.im; }
-namespace pycuda { template <class T> using complex = gk_complex<T>; }
 
 template <class T> struct gk_ref {
     T* p;

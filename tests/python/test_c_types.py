@@ -47,7 +47,7 @@ def test_dtype_to_ctype_refuses_what_it_cannot_name():
     ("long long", np.int64), ("long long int", np.int64), ("unsigned long long", np.uint64),
     ("size_t", np.uint64), ("ptrdiff_t", np.int64), ("int8_t", np.int8), ("uint64_t", np.uint64),
     ("bool", np.bool_), ("double", np.float64), ("pycuda::complex<double>", np.complex128),
-    ("gk_complex<float>", np.complex64), ("float3", vec.float3), ("ulonglong2", vec.ulonglong2),
+    ("pycuda::complex<float>", np.complex64), ("float3", vec.float3), ("ulonglong2", vec.ulonglong2),
 ])
 def test_c_names_map_to_dtypes(ctype, dtype):
     assert tools.get_or_register_dtype(ctype) == np.dtype(dtype)
@@ -157,10 +157,10 @@ def test_register_dtype_is_deprecated_and_refuses_aliases_unless_asked(scratch_r
 def test_declarators_compile_and_match_the_sizes_cuda_sees():
     # Every built-in name, declared by its ScalarArg, has the dtype's size in CUDA C++. NVRTC
     # has no <cstdint>, so the intN_t / intptr_t names are left out; the complex types are
-    # the array kernels' (gk_complex<T>, PyCUDA's pycuda::complex<T>), not CUDA's.
+    # PyCUDA's pycuda::complex<T>, not CUDA's.
     import gpukit.compiler as compiler
     names = [n for n in _c_types._name_to_dtype
-             if not n.startswith(("pycuda::", "gk_complex")) and not (n.endswith("_t") and "int" in n)]
+             if not n.startswith("pycuda::") and not (n.endswith("_t") and "int" in n)]
     assert "size_t" in names and "long long" in names and "float3" in names
     checks = [f"static_assert(sizeof({n}) == {_c_types._name_to_dtype[n].itemsize}, \"{n}\");" for n in names]
     params = ", ".join(tools.parse_c_arg(f"{n} a{i}").declarator() for i, n in enumerate(names))

@@ -26,19 +26,12 @@ def test_unsupported_dtype_names():
         _gpukit._promote_types("float16", "float32")
 
 
-def test_elementwise_kernel_parses_pycuda_arguments():
-    k = gpuarray.ElementwiseKernel("float a, const float *x, float *z, double *w", "z[i] = a*x[i]; w[i] += 1",
-                                   "lin")
-    assert k._params == [("a", "float32", "scalar"), ("x", "float32", "in"), ("z", "float32", "out"),
-                         ("w", "float64", "inout")]
-
-
 @pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC is not installed")
 @pytest.mark.parametrize("variant", ["vectorized", "contiguous", "strided"])
 def test_generated_kernels_compile_for_sm90(variant):
-    k = gpuarray.ElementwiseKernel("float a, const float *x, const double *y, double *z",
-                                   "z[i] = a * x[i] + y[i]", "lin")
-    assert nvrtc_compile(k.get_source(variant, 2), arch="sm_90", no_extern_c=True, options=["--std=c++17"])
+    spec = gpuarray._spec("lin", [("a", "float32", "scalar"), ("x", "float32", "in"), ("y", "float64", "in"),
+                                  ("z", "float64", "out")], "z[i] = a * x[i] + y[i]")
+    assert nvrtc_compile(spec.source(variant, 2), arch="sm_90", no_extern_c=True, options=["--std=c++17"])
 
 
 @pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC is not installed")
@@ -58,10 +51,6 @@ def test_complex_operator_kernels_compile_for_sm90(monkeypatch):
     for spec in specs:
         for variant in ("vectorized", "contiguous"):
             assert nvrtc_compile(spec.source(variant), arch="sm_90", no_extern_c=True, cache_dir=False)
-    k = gpuarray.ElementwiseKernel("pycuda::complex<float> a, const pycuda::complex<float> *x, float *r",
-                                   "r[i] = abs(a * x[i]) + x[i].real()", "pycuda_style")
-    assert k._params[0] == ("a", "complex64", "scalar")
-    assert nvrtc_compile(k.get_source("strided", 1), arch="sm_90", no_extern_c=True, options=["--std=c++17"])
 
 
 def test_reduction_types_follow_numpy():

@@ -22,7 +22,9 @@ def test_pycuda_modules_are_gpukit_modules():
         import gpukit, gpukit.driver, gpukit.compiler, gpukit.tools, gpukit.gpuarray
         assert pycuda is gpukit and drv is gpukit.driver and pycuda.compiler is gpukit.compiler
         assert pycuda.tools is gpukit.tools and pycuda.gpuarray is gpukit.gpuarray
-        assert ElementwiseKernel is gpukit.gpuarray.ElementwiseKernel
+        import gpukit.elementwise
+        assert pycuda.elementwise is gpukit.elementwise
+        assert ElementwiseKernel is gpukit.gpuarray.ElementwiseKernel is gpukit.elementwise.ElementwiseKernel
         print("ok")
     """)
     assert result.returncode == 0, result.stderr

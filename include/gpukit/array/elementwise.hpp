@@ -77,11 +77,4 @@ elementwise_variant choose_variant(std::span<const elementwise_arg> args);
 // the arrays' shapes differ.
 void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cuda::stream_view s = {});
 
-// A spec from PyCUDA's argument string ("float *x, const float *y, float a") and an
-// operation. Pointer parameters declared const are inputs; others are inouts unless the
-// operation only ever assigns them as "name[i] = ..." outside any branch (no if, ?, loops),
-// which makes them outputs.
-elementwise_spec parse_elementwise(const std::string& arguments, const std::string& operation,
-                                   const std::string& name, const std::string& preamble = {});
-
 }  // namespace gpukit::array

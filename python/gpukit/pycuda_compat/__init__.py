@@ -19,7 +19,7 @@ ALIASES = {
     "pycuda.autoinit": "gpukit.autoinit",
     "pycuda.autoprimaryctx": "gpukit.autoprimaryctx",
     "pycuda.gpuarray": "gpukit.gpuarray",
-    "pycuda.elementwise": "gpukit.gpuarray",  # ElementwiseKernel lives in gpukit.gpuarray
+    "pycuda.elementwise": "gpukit.elementwise",
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
 }

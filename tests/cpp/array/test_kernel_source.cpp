@@ -102,29 +102,6 @@ TEST(ElementwiseSource, ComplexOperatorsCompile) {
     }
 }
 
-TEST(ParseElementwise, KindsFromConstAndAssignments) {
-    const auto spec = parse_elementwise("const float *x, float a, float *y, double *z, unsigned int *w",
-                                        "y[i] = a * x[i]; z[i] += x[i]; w[i] = w[i] + 1", "k");
-    ASSERT_EQ(spec.params.size(), 5u);
-    EXPECT_EQ(spec.params[0].kind, param_kind::input);
-    EXPECT_EQ(spec.params[1].kind, param_kind::scalar);
-    EXPECT_EQ(spec.params[1].type, dtype::float32);
-    EXPECT_EQ(spec.params[2].kind, param_kind::output);
-    EXPECT_EQ(spec.params[3].kind, param_kind::inout);  // += reads it
-    EXPECT_EQ(spec.params[4].kind, param_kind::inout);
-    EXPECT_EQ(spec.params[4].type, dtype::uint32);
-}
-
-TEST(ParseElementwise, BranchesMakeWrittenArraysInouts) {
-    const auto spec = parse_elementwise("float *x, float *y", "if (x[i] > 0) y[i] = x[i]", "k");
-    EXPECT_EQ(spec.params[1].kind, param_kind::inout);
-    EXPECT_THROW(parse_elementwise("float16 *x", "x[i] = 0", "k"), logic_error);
-    const auto complex_spec = parse_elementwise("const pycuda::complex<float> *x, gk_complex<double> *z", "z[i] = x[i]", "k");
-    EXPECT_EQ(complex_spec.params[0].type, dtype::complex64);
-    EXPECT_EQ(complex_spec.params[1].type, dtype::complex128);
-    EXPECT_THROW(parse_elementwise("x", "", "k"), logic_error);
-}
-
 TEST(ReductionSource, EveryOpAndTypeCompiles) {
     GPUKIT_REQUIRE_NVRTC();
     for (dtype t : real_types) {
