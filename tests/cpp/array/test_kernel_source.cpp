@@ -1,5 +1,4 @@
-// Generated kernels, compiled by NVRTC for sm_90 (no GPU needed), and the PyCUDA-style
-// argument parser.
+// gpukit's generated array kernels, compiled by NVRTC for sm_90 (no GPU needed).
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/reduction.hpp"
 #include "gpukit/core/error.hpp"

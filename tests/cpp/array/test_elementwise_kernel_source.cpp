@@ -1,0 +1,88 @@
+// PyCUDA's ElementwiseKernel source (gpukit::array::elementwise_kernel_source): its text,
+// its checks, and NVRTC compiling it for sm_90 with the shipped pycuda-complex.hpp (no GPU
+// needed).
+#include "gpukit/array/elementwise_kernel.hpp"
+#include "gpukit/core/error.hpp"
+#include "gpukit/rtc/program.hpp"
+#include "nvrtc_test.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace gpukit;
+using namespace gpukit::array;
+
+elementwise_kernel_spec spec(std::vector<kernel_parameter> params, std::string operation = "y[i] = x[n - 1 - i]") {
+    return {"k", std::move(params), std::move(operation), "__device__ float twice(float v) { return 2 * v; }",
+            "float acc = 0", "(void)acc"};
+}
+
+const std::vector<kernel_parameter> xy = {{"const float *__restrict__ x", "x", true}, {"float *y", "y", true}};
+
+void compile_for_sm90(const std::string& source) {
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.no_extern_c = true;
+    options.include_dirs = {GPUKIT_DEVICE_INCLUDE_DIR};  // pycuda-complex.hpp
+    try {
+        EXPECT_FALSE(rtc::compile(source, options).cubin.empty());
+    } catch (const compile_error& e) {
+        ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << source;
+    }
+}
+
+bool contains(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
+
+TEST(ElementwiseKernelSource, PyCudasKernelWithTheDeclarationsAsWritten) {
+    const std::string source = elementwise_kernel_source(spec(xy), false);
+    EXPECT_TRUE(contains(source, "#include <pycuda-complex.hpp>"));
+    EXPECT_TRUE(contains(source, "extern \"C\" __global__ void k(const float *__restrict__ x, float *y, unsigned long n)"));
+    EXPECT_TRUE(contains(source, "for (i = cta_start + tid; i < n; i += total_threads)"));
+    EXPECT_TRUE(contains(source, "float acc = 0"));
+    EXPECT_TRUE(contains(source, "(void)acc"));
+}
+
+TEST(ElementwiseKernelSource, RangeFormTakesStartStopStep) {
+    const std::string source = elementwise_kernel_source(spec(xy, "y[i] = x[i]"), true);
+    EXPECT_TRUE(contains(source, "float *y, long start, long stop, long step)"));
+    EXPECT_FALSE(contains(source, "unsigned long n"));
+}
+
+TEST(ElementwiseKernelSource, ADeclaredNReplacesGpukitsOwn) {
+    auto params = xy;
+    params.push_back({"int n", "n", false});
+    const std::string source = elementwise_kernel_source(spec(params), false);
+    EXPECT_TRUE(contains(source, "float *y, int n)"));
+    EXPECT_FALSE(contains(source, "unsigned long n"));
+}
+
+TEST(ElementwiseKernelSource, BadSpecsAreRefused) {
+    EXPECT_THROW(elementwise_kernel_source(spec({{"float a", "a", false}}), false), logic_error);  // no array
+    EXPECT_THROW(elementwise_kernel_source(spec({{"float *x", "x", true}, {"float *x", "x", true}}), false),
+                 logic_error);  // twice
+    for (const char* taken : {"i", "tid", "total_threads", "cta_start"})
+        EXPECT_THROW(elementwise_kernel_source(spec({{"float *x", "x", true}, {"int v", taken, false}}), false),
+                     logic_error)
+            << taken;
+    EXPECT_THROW(elementwise_kernel_source(spec({{"float *n", "n", true}}), false), logic_error);
+    auto with_start = xy;
+    with_start.push_back({"int start", "start", false});
+    EXPECT_NO_THROW(elementwise_kernel_source(spec(with_start), false));
+    EXPECT_THROW(elementwise_kernel_source(spec(with_start), true), logic_error);
+    elementwise_kernel_spec bad_name = spec(xy);
+    bad_name.name = "two words";
+    EXPECT_THROW(elementwise_kernel_source(bad_name, false), logic_error);
+}
+
+TEST(ElementwiseKernelSource, BothFormsCompile) {
+    GPUKIT_REQUIRE_NVRTC();
+    auto params = xy;
+    params.push_back({"pycuda::complex<double> *z", "z", true});
+    params.push_back({"float3 v", "v", false});
+    const elementwise_kernel_spec s = spec(params, "y[i] = twice(x[n - 1 - i]) + v.x; z[i] = pycuda::conj(z[i])");
+    compile_for_sm90(elementwise_kernel_source(s, false));
+    compile_for_sm90(elementwise_kernel_source(spec(params, "y[i] = x[i]; z[i] *= 2"), true));
+}
+
+}  // namespace
