@@ -11,15 +11,27 @@
 #include "gpukit/memory/pool.hpp"
 
 #include <cstddef>
+#include <utility>
 
 namespace gpukit::cuda {
 
 using device_memory_pool = memory::memory_pool<device_allocator>;
 
-// Device memory from a pool, with the context it belongs to.
+// Device memory from a pool, with the context it belongs to. The block always goes back to
+// its pool before the context is let go (the pool may belong to the context).
 struct pooled_device_memory {
-    context_state_ptr context;  // declared first, so the block goes back before it is let go
+    context_state_ptr context;  // declared first: destroyed after the block
     memory::pooled_allocation<device_allocator> block;
+
+    pooled_device_memory() noexcept = default;
+    pooled_device_memory(context_state_ptr ctx, memory::pooled_allocation<device_allocator> b) noexcept
+        : context(std::move(ctx)), block(std::move(b)) {}
+    pooled_device_memory(pooled_device_memory&&) noexcept = default;
+    pooled_device_memory& operator=(pooled_device_memory&& other) noexcept {
+        block = std::move(other.block);  // frees this object's block while its context is still held
+        context = std::move(other.context);
+        return *this;
+    }
 };
 
 // `bytes` from the default pool of the current context: logic_error when no context is
