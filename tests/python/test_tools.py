@@ -142,7 +142,13 @@ def test_mark_cuda_test_releases_the_context_when_the_test_fails():
 def test_mark_cuda_test_collects_garbage(ctx, monkeypatch):
     collected = []
     monkeypatch.setattr(tools.gc, "collect", lambda: collected.append(drv.Context.get_current()))
-    tools.mark_cuda_test(lambda: None)()
+
+    # A named function: pytest's mark treats a lambda as mark arguments, not a test.
+    @tools.mark_cuda_test
+    def test_body():
+        pass
+
+    test_body()
     assert collected == [ctx]  # after the test's context was popped
 
 
@@ -165,3 +171,4 @@ def test_init_cuda_context_fixture_restores_the_stack(ctx):
     with pytest.raises(StopIteration):
         next(fixture)
     assert drv.Context.get_current() == ctx
+
