@@ -84,9 +84,7 @@ void bind_pool_common(Class& cls) {
                      "Held bytes above this are released (None: no cap).")
         .def("stats", [](const Pool& p) { return stats_dict(p.stats()); }, "Counters of hits, misses and bytes.")
         .def("free_held", &Pool::free_held, "Release every held block.")
-        .def("stop_holding", &Pool::stop_holding, "Release held blocks and stop keeping freed ones.")
-        .def("bin_number", &Pool::bin_number, "size"_a)
-        .def("alloc_size", &Pool::alloc_size, "bin"_a);
+        .def("stop_holding", &Pool::stop_holding, "Release held blocks and stop keeping freed ones.");
 }
 
 }  // namespace
@@ -94,6 +92,14 @@ void bind_pool_common(Class& cls) {
 void bind_pool(nb::module_& m) {
     m.def("bitlog2", [](std::uint64_t value) { return bitlog2(value); }, "value"_a,
           "floor(log2(value)); bitlog2(0) is 0.");
+    // PyCUDA's pools have bin_number and alloc_size as static methods (tools.py binds these
+    // to the class, with the default layout).
+    m.def("_bin_number", [](std::size_t size, unsigned leading_bits) {
+        return memory::checked_bin_number(memory::checked_bin_layout(leading_bits), size);
+    }, "size"_a, "leading_bits_in_bin_id"_a);
+    m.def("_alloc_size", [](std::size_t bin, unsigned leading_bits) {
+        return memory::checked_alloc_size(memory::checked_bin_layout(leading_bits), bin);
+    }, "bin"_a, "leading_bits_in_bin_id"_a);
 
     const auto pointer = [](const device_block& b) { return b.block.pointer(); };
     nb::class_<device_block>(m, "PooledDeviceAllocation", "Device memory from a DeviceMemoryPool.")

@@ -20,7 +20,6 @@ from gpukit._c_types import (  # noqa: F401  (re-exported API)
 )
 from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     DeviceData,
-    DeviceMemoryPool,
     OccupancyRecord,
     PageLockedAllocator,
     PooledDeviceAllocation,
@@ -141,6 +140,31 @@ def mark_cuda_test(func):
     return pytest.mark.cuda(wrapper)
 
 
+# The pools' leading_bits_in_bin_id when none is given.
+_DEFAULT_LEADING_BITS = 4
+
+
+class _bin_method:
+    """bin_number(size) / alloc_size(bin) of a pool. PyCUDA has them as static methods (one
+    bin layout for every pool): called on the class they use the default layout, called on a
+    pool that pool's leading_bits_in_bin_id."""
+
+    def __init__(self, function):
+        self._function = function
+
+    def __get__(self, pool, owner=None):
+        bits = _DEFAULT_LEADING_BITS if pool is None else pool.leading_bits_in_bin_id
+        return functools.partial(self._function, leading_bits_in_bin_id=bits)
+
+
+class DeviceMemoryPool(_gpukit.DeviceMemoryPool):
+    """A binned pool of device memory of the current context (``allocate(size)`` gives a
+    PooledDeviceAllocation)."""
+
+    bin_number = _bin_method(_gpukit._bin_number)
+    alloc_size = _bin_method(_gpukit._alloc_size)
+
+
 class PageLockedMemoryPool:
     """A binned pool of page-locked host memory handing out numpy arrays.
 
@@ -163,9 +187,12 @@ class PageLockedMemoryPool:
         block._track(array)
         return array
 
+    bin_number = _bin_method(_gpukit._bin_number)
+    alloc_size = _bin_method(_gpukit._alloc_size)
+
     def __getattr__(self, name):
         # held_blocks, active_blocks, managed_bytes, active_bytes, free_held(), stop_holding(),
-        # bin_number(), alloc_size(), stats(), max_held_bytes: the C++ pool's own.
+        # stats(), max_held_bytes, leading_bits_in_bin_id: the C++ pool's own.
         return getattr(self._pool, name)
 
     def __setattr__(self, name, value):

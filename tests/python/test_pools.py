@@ -185,3 +185,10 @@ def test_occupancy_record_matches_the_driver(ctx, kernel, threads):
     assert min_grid > 0 and 0 < block <= f.max_threads_per_block
     with pytest.raises(drv.LogicError):
         tools.max_active_blocks_per_multiprocessor(f, 0)
+
+
+def test_a_pool_uses_its_own_bin_layout(ctx):
+    coarse, fine = tools.DeviceMemoryPool(leading_bits_in_bin_id=1), tools.DeviceMemoryPool(leading_bits_in_bin_id=6)
+    assert coarse.alloc_size(coarse.bin_number(1000)) == 1024  # two leading bits: 1000 rounds to 1024
+    assert fine.alloc_size(fine.bin_number(1000)) == 1000  # seven leading bits keep it exact
+    assert tools.DeviceMemoryPool.alloc_size(tools.DeviceMemoryPool.bin_number(1000)) == 1024  # the default: 4

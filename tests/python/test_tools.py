@@ -3,6 +3,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import gpukit.driver as drv
@@ -172,3 +173,17 @@ def test_init_cuda_context_fixture_restores_the_stack(ctx):
         next(fixture)
     assert drv.Context.get_current() == ctx
 
+
+@pytest.mark.parametrize("pool_class", [tools.DeviceMemoryPool, tools.PageLockedMemoryPool])
+def test_bin_number_and_alloc_size_are_static_as_in_pycuda(pool_class):
+    # PyCUDA's test_mempool_2: the class itself answers, with the default bin layout.
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        size = int(rng.integers(0, 1 << 31)) >> int(rng.integers(0, 32))
+        bin_nr = pool_class.bin_number(size)
+        alloc = pool_class.alloc_size(bin_nr)
+        assert alloc >= size
+        assert pool_class.bin_number(alloc) == bin_nr
+        assert alloc <= max(size, 1) * (1 + 1 / 16)  # four leading bits: less than 1/16 rounding
+    with pytest.raises(drv.LogicError, match="not a bin"):
+        pool_class.alloc_size(1 << 40)

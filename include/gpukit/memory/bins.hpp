@@ -13,10 +13,12 @@
 #pragma once
 
 #include "gpukit/core/bitlog.hpp"
+#include "gpukit/core/error.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 namespace gpukit::memory {
 
@@ -77,5 +79,27 @@ private:
 
     unsigned leading_bits_;
 };
+
+// The layout of `leading_bits`; logic_error above bin_layout::max_leading_bits.
+inline bin_layout checked_bin_layout(unsigned leading_bits) {
+    if (leading_bits > bin_layout::max_leading_bits)
+        throw logic_error("memory pool: leading_bits_in_bin_id must be at most " +
+                          std::to_string(bin_layout::max_leading_bits) + ", got " + std::to_string(leading_bits));
+    return bin_layout(leading_bits);
+}
+
+// layout.bin_number(size); logic_error when size > layout.max_size().
+inline std::size_t checked_bin_number(const bin_layout& layout, std::size_t size) {
+    if (size > layout.max_size())
+        throw logic_error("memory pool: " + std::to_string(size) + " bytes is larger than the largest bin");
+    return layout.bin_number(size);
+}
+
+// layout.alloc_size(bin); logic_error when no size falls into `bin`.
+inline std::size_t checked_alloc_size(const bin_layout& layout, std::size_t bin) {
+    if (!layout.is_bin(bin))
+        throw logic_error("memory pool: " + std::to_string(bin) + " is not a bin number");
+    return layout.alloc_size(bin);
+}
 
 }  // namespace gpukit::memory

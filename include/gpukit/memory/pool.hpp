@@ -144,18 +144,10 @@ public:
     std::size_t max_size() const noexcept { return state_->layout().max_size(); }
 
     // Throws logic_error when size > max_size().
-    std::size_t bin_number(std::size_t size) const {
-        if (size > max_size())
-            throw logic_error("memory pool: " + std::to_string(size) + " bytes is larger than the largest bin");
-        return state_->layout().bin_number(size);
-    }
+    std::size_t bin_number(std::size_t size) const { return checked_bin_number(state_->layout(), size); }
 
     // Throws logic_error when no size falls into `bin`.
-    std::size_t alloc_size(std::size_t bin) const {
-        if (!state_->layout().is_bin(bin))
-            throw logic_error("memory pool: " + std::to_string(bin) + " is not a bin number");
-        return state_->layout().alloc_size(bin);
-    }
+    std::size_t alloc_size(std::size_t bin) const { return checked_alloc_size(state_->layout(), bin); }
 
     std::size_t held_blocks() const { return stats().held_blocks; }
     std::size_t active_blocks() const { return stats().active_blocks; }

@@ -118,7 +118,7 @@ public:
     // shard_count 0 means default_pool_shard_count(); otherwise it must be a power of two
     // (tests use it to get several shards on any machine).
     pool_state(A allocator, unsigned leading_bits, std::size_t shard_count = 0)
-        : allocator_(std::move(allocator)), layout_(checked_leading_bits(leading_bits)),
+        : allocator_(std::move(allocator)), layout_(checked_bin_layout(leading_bits)),
           shard_count_(checked_shard_count(shard_count)), shards_(new shard[shard_count_]) {
         for (std::size_t i = 0; i < shard_count_; ++i)
             shards_[i].bins.resize(layout_.bin_count());
@@ -348,14 +348,6 @@ private:
     private:
         const pool_state& state_;
     };
-
-    static unsigned checked_leading_bits(unsigned leading_bits) {
-        if (leading_bits > bin_layout::max_leading_bits)
-            throw logic_error("memory pool: leading_bits_in_bin_id must be at most " +
-                              std::to_string(bin_layout::max_leading_bits) + ", got " +
-                              std::to_string(leading_bits));
-        return leading_bits;
-    }
 
     static std::size_t checked_shard_count(std::size_t count) {
         if (count == 0)
