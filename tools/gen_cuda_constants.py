@@ -36,6 +36,8 @@ ENUM_GROUPS = [
     ("jit_fallback", "CUjit_fallback", "CU_"),
     ("graphics_register_flags", "CUgraphicsRegisterFlags", "CU_GRAPHICS_REGISTER_FLAGS_"),
     ("array_cubemap_face", "CUarray_cubemap_face", "CU_CUBEMAP_FACE_"),
+    ("capture_status", "CUstreamCaptureStatus", "CU_STREAM_CAPTURE_STATUS_"),
+    ("update_capture_dependencies_flags", "CUstreamUpdateCaptureDependencies_flags", "CU_STREAM_"),
 ]
 DEFINE_GROUPS = [
     ("array3d_flags", "CUDA_ARRAY3D_"),

@@ -74,39 +74,6 @@ private:
 
 std::string type_of(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
 
-cuda::dim3 to_dim3(nb::handle value, const char* what) {
-    auto refuse = [&] {
-        throw nb::type_error((std::string(what) + " must be a tuple of 1 to 3 positive integers").c_str());
-    };
-    // Tuples, by far the usual case, are read in place; other sequences through a tuple copy.
-    nb::object owned;
-    PyObject* tuple = value.ptr();
-    if (!PyTuple_Check(tuple)) {
-        owned = nb::steal(PySequence_Tuple(tuple));
-        if (!owned.is_valid()) {
-            PyErr_Clear();
-            refuse();
-        }
-        tuple = owned.ptr();
-    }
-    const Py_ssize_t n = PyTuple_GET_SIZE(tuple);
-    if (n < 1 || n > 3)
-        refuse();
-    cuda::dim3 d;
-    unsigned int* slots[] = {&d.x, &d.y, &d.z};
-    for (Py_ssize_t i = 0; i < n; ++i) {
-        const long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, i));
-        if (v == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            refuse();
-        }
-        if (v < 0 || v > 0xffffffffLL)
-            throw logic_error(std::string(what) + " dimension " + std::to_string(i) + " is " + std::to_string(v) +
-                              "; expected a value from 1 to the device's limit");
-        *slots[i] = static_cast<unsigned int>(v);
-    }
-    return d;
-}
 
 cuda::stream_view to_stream(nb::handle s) {
     if (s.is_none())
@@ -442,6 +409,55 @@ nb::object call(const bound_function& f, const nb::args& values, nb::handle bloc
 }
 
 }  // namespace
+
+cuda::dim3 to_dim3(nb::handle value, const char* what) {
+    auto refuse = [&] {
+        throw nb::type_error((std::string(what) + " must be a tuple of 1 to 3 positive integers").c_str());
+    };
+    // Tuples, by far the usual case, are read in place; other sequences through a tuple copy.
+    nb::object owned;
+    PyObject* tuple = value.ptr();
+    if (!PyTuple_Check(tuple)) {
+        owned = nb::steal(PySequence_Tuple(tuple));
+        if (!owned.is_valid()) {
+            PyErr_Clear();
+            refuse();
+        }
+        tuple = owned.ptr();
+    }
+    const Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    if (n < 1 || n > 3)
+        refuse();
+    cuda::dim3 d;
+    unsigned int* slots[] = {&d.x, &d.y, &d.z};
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        const long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, i));
+        if (v == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            refuse();
+        }
+        if (v < 0 || v > 0xffffffffLL)
+            throw logic_error(std::string(what) + " dimension " + std::to_string(i) + " is " + std::to_string(v) +
+                              "; expected a value from 1 to the device's limit");
+        *slots[i] = static_cast<unsigned int>(v);
+    }
+    return d;
+}
+
+void pack_node_arguments(cuda::kernel_args& args, const bound_function& f, const nb::args& values) {
+    const auto& params = f.fn.params();
+    std::vector<std::unique_ptr<held_buffer>> held;
+    std::vector<cuda::staging_buffer> staged;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (nb::isinstance<argument_handler>(values[i]))
+            bad_argument(i, "In/Out/InOut cannot be graph node arguments (a node cannot copy host arrays around "
+                            "its launch); copy to device memory and pass that");
+        std::optional<std::size_t> size;
+        if (params && i < params->size())
+            size = (*params)[i].size;
+        push_guessed(args, held, staged, values[i], i, size, {});
+    }
+}
 
 void bind_function(nb::module_& m) {
     nb::class_<argument_handler>(m, "ArgumentHandler",

@@ -2,8 +2,11 @@
 // prepared calls convert arguments by a plan made once.
 #pragma once
 
+#include "bindings.hpp"
+
 #include "gpukit/core/arg_format.hpp"
 #include "gpukit/cuda/function.hpp"
+#include "gpukit/cuda/kernel_args.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -17,5 +20,13 @@ struct bound_function {
     cuda::function fn;
     std::optional<std::vector<arg_spec>> plan;  // set by prepare()
 };
+
+// A grid or block shape: a tuple of 1 to 3 positive integers (`what` names it in errors).
+cuda::dim3 to_dim3(nb::handle value, const char* what);
+
+// The arguments of a call of `f`, converted as an unprepared call converts them, for a graph
+// node (which copies them). In/Out/InOut are refused: a node cannot copy host arrays around
+// its launch.
+void pack_node_arguments(cuda::kernel_args& args, const bound_function& f, const nb::args& values);
 
 }  // namespace gpukit::python

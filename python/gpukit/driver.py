@@ -16,6 +16,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     Function,
     Graph,
     GraphExec,
+    GraphNode,
     In,
     InOut,
     Module,
@@ -40,6 +41,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     array_cubemap_face,
     array_format,
     capture_mode,
+    capture_status,
     compute_mode,
     ctx_flags,
     device_attribute,
@@ -100,6 +102,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     stop_profiler,
     stream_flags,
     texture_flags,
+    update_capture_dependencies_flags,
 )
 from gpukit._arrays import (  # noqa: F401  (re-exported API)
     dtype_to_array_format,

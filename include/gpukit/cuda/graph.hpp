@@ -1,4 +1,5 @@
-// CUDA graphs by stream capture: record a stream's work once, replay it with one launch.
+// CUDA graphs: record a stream's work once (stream capture) or add nodes by hand, then
+// replay everything with one launch.
 //
 //   cuda::begin_capture(s);             // work queued on s is recorded, not run
 //   ... kernels, memsets, copies on s ...
@@ -6,15 +7,24 @@
 //   cuda::graph_exec exec = g.instantiate();
 //   exec.launch(s);                     // as often as wanted
 //
-// graph and graph_exec are move-only owners holding their context, like stream.
+// graph and graph_exec are move-only owners holding their context, like stream. A
+// graph_view borrows a graph: the one a capture is building (capture_info), or an owner's.
+// Nodes (CUgraphNode) belong to their graph and live as long as it does.
 #pragma once
 
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/function.hpp"
+#include "gpukit/cuda/launch.hpp"
 #include "gpukit/cuda/stream.hpp"
 
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
 
 namespace gpukit::cuda {
 
@@ -27,30 +37,13 @@ enum class capture_mode {
     relaxed = CU_STREAM_CAPTURE_MODE_RELAXED,
 };
 
-class graph_exec;
+class graph_view;
 
-class graph {
-public:
-    graph(graph&& other) noexcept;
-    graph& operator=(graph&& other) noexcept;
-    graph(const graph&) = delete;
-    graph& operator=(const graph&) = delete;
-    ~graph();
-
-    CUgraph handle() const noexcept { return handle_; }
-    const context_state_ptr& owner() const noexcept { return context_; }
-    // The number of nodes (kernels, memsets, copies, ...) recorded.
-    std::size_t node_count() const;
-    // An executable graph, ready to launch; the graph itself may be dropped afterwards.
-    graph_exec instantiate() const;
-
-private:
-    friend graph end_capture(stream_view s);
-    graph(CUgraph handle, context_state_ptr ctx) noexcept : handle_(handle), context_(std::move(ctx)) {}
-    void release() noexcept;
-
-    CUgraph handle_ = nullptr;
-    context_state_ptr context_;
+// A kernel's packed arguments, as launch_packed takes them.
+struct packed_args {
+    void** values;
+    const std::size_t* sizes;
+    std::size_t count;
 };
 
 class graph_exec {
@@ -64,13 +57,74 @@ public:
     CUgraphExec handle() const noexcept { return handle_; }
     // Queues one replay of the whole graph on `s`.
     void launch(stream_view s) const;
+    // Gives the kernel node `node` (of the graph this was made from) a new kernel, shape and
+    // arguments for later launches; the graph itself is unchanged.
+    void set_kernel_node_params(CUgraphNode node, const function& f, const launch_config& config,
+                                packed_args args) const;
 
 private:
-    friend class graph;
+    friend class graph_view;
     graph_exec(CUgraphExec handle, context_state_ptr ctx) noexcept : handle_(handle), context_(std::move(ctx)) {}
     void release() noexcept;
 
     CUgraphExec handle_ = nullptr;
+    context_state_ptr context_;
+};
+
+class graph_view {
+public:
+    graph_view(CUgraph handle, context_state_ptr ctx) noexcept : handle_(handle), context_(std::move(ctx)) {}
+
+    CUgraph handle() const noexcept { return handle_; }
+    const context_state_ptr& owner() const noexcept { return context_; }
+
+    // A node that launches `f` with `config`'s grid, block and shared memory (its stream is
+    // ignored) and `args`, which are copied into the node; it runs after `dependencies`.
+    // logic_error for a shape or arguments `f` cannot take (as launch_packed).
+    CUgraphNode add_kernel_node(const function& f, const launch_config& config, packed_args args,
+                                std::span<const CUgraphNode> dependencies) const;
+    // A node that does nothing: a join point for dependencies.
+    CUgraphNode add_empty_node(std::span<const CUgraphNode> dependencies) const;
+    // A node that runs a copy of `child`.
+    CUgraphNode add_child_graph_node(const graph_view& child, std::span<const CUgraphNode> dependencies) const;
+    // Makes to[i] run after from[i]; logic_error unless both have the same length.
+    void add_dependencies(std::span<const CUgraphNode> from, std::span<const CUgraphNode> to) const;
+
+    // The number of nodes (kernels, memsets, copies, ...).
+    std::size_t node_count() const;
+    // An executable graph, ready to launch; the graph itself may be dropped afterwards.
+    graph_exec instantiate() const;
+    // Writes the graph as Graphviz DOT to `path` (flags: CU_GRAPH_DEBUG_DOT_FLAGS_*).
+    void debug_dot_print(const std::string& path, unsigned flags = 0) const;
+
+private:
+    CUgraph handle_;
+    context_state_ptr context_;
+};
+
+class graph {
+public:
+    // An empty graph in the current context (logic_error without one).
+    static graph create();
+
+    graph(graph&& other) noexcept;
+    graph& operator=(graph&& other) noexcept;
+    graph(const graph&) = delete;
+    graph& operator=(const graph&) = delete;
+    ~graph();
+
+    CUgraph handle() const noexcept { return handle_; }
+    const context_state_ptr& owner() const noexcept { return context_; }
+    graph_view view() const { return graph_view(handle_, context_); }
+    std::size_t node_count() const { return view().node_count(); }
+    graph_exec instantiate() const { return view().instantiate(); }
+
+private:
+    friend graph end_capture(stream_view s);
+    graph(CUgraph handle, context_state_ptr ctx) noexcept : handle_(handle), context_(std::move(ctx)) {}
+    void release() noexcept;
+
+    CUgraph handle_ = nullptr;
     context_state_ptr context_;
 };
 
@@ -82,5 +136,20 @@ void begin_capture(stream_view s, capture_mode mode = capture_mode::global);
 graph end_capture(stream_view s);
 // True while `s` is being captured.
 bool is_capturing(stream_view s);
+
+// Where a capture of `s` stands: its status, its unique id, the graph it is building and
+// the nodes the next captured work will depend on (no graph and no nodes when none is
+// under way).
+struct capture_info {
+    CUstreamCaptureStatus status;
+    std::uint64_t id;
+    std::optional<graph_view> graph;
+    std::vector<CUgraphNode> dependencies;
+};
+capture_info get_capture_info(stream_view s);
+
+// Makes the next captured work on `s` depend on `nodes` as well as (add) or instead of
+// (set) what it depended on (flags: CU_STREAM_ADD/SET_CAPTURE_DEPENDENCIES).
+void update_capture_dependencies(stream_view s, std::span<const CUgraphNode> nodes, unsigned flags);
 
 }  // namespace gpukit::cuda
