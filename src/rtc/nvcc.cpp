@@ -4,6 +4,9 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/process.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <map>
@@ -64,6 +67,11 @@ std::vector<std::string> common_arguments(const std::string& nvcc, const std::st
         message += lines[i];
     }
     throw compile_error(message, run.stderr_text, command_line(argv), run.stdout_text);
+}
+
+bool is_executable(const std::string& path) {
+    std::error_code ignored;
+    return std::filesystem::is_regular_file(path, ignored) && ::access(path.c_str(), X_OK) == 0;
 }
 
 }  // namespace
@@ -143,6 +151,31 @@ std::vector<std::string> nvcc_dependencies(std::string_view source, const compil
         if (word != "\\" && word != source_path)
             files.emplace_back(word);
     return files;
+}
+
+std::string find_on_path(const std::string& name, std::string_view path) {
+    for (std::string_view dir : split(path, ':')) {
+        if (dir.empty())
+            continue;
+        const std::string candidate = std::string(dir) + "/" + name;
+        if (is_executable(candidate))
+            return candidate;
+    }
+    return {};
+}
+
+std::string find_nvcc(const std::string& name) {
+    if (name.find('/') != std::string::npos)
+        return is_executable(name) ? name : std::string();
+    const char* path = std::getenv("PATH");
+    if (std::string found = find_on_path(name, path ? path : ""); !found.empty())
+        return found;
+    if (name != "nvcc")
+        return {};
+    for (const char* variable : {"CUDA_PATH", "CUDA_HOME"})
+        if (const char* home = std::getenv(variable); home && *home && is_executable(std::string(home) + "/bin/nvcc"))
+            return std::string(home) + "/bin/nvcc";
+    return is_executable("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : std::string();
 }
 
 }  // namespace gpukit::rtc

@@ -38,4 +38,12 @@ std::string nvcc_version(const std::string& nvcc);
 std::vector<std::string> nvcc_dependencies(std::string_view source, const compile_options& options,
                                            const std::string& nvcc);
 
+// The first executable `name` in the ':'-separated directories of `path`; empty when none.
+std::string find_on_path(const std::string& name, std::string_view path);
+
+// The nvcc to run for `name`: `name` itself when it holds a '/', else the first on $PATH,
+// else, for the default name "nvcc", $CUDA_PATH/bin, $CUDA_HOME/bin or /usr/local/cuda/bin.
+// Empty when there is none.
+std::string find_nvcc(const std::string& name = "nvcc");
+
 }  // namespace gpukit::rtc
