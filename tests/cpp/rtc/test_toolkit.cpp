@@ -1,7 +1,9 @@
 // The CUDA toolkit search, on fake directory trees, and the messages that name it.
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/process.hpp"
+#include "gpukit/rtc/program.hpp"
 #include "gpukit/rtc/toolkit.hpp"
+#include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -147,6 +149,26 @@ TEST_F(toolkit_test, the_process_search_reads_the_environment_and_package_dirs) 
     EXPECT_EQ(rtc::find_cuda_toolkit().found_via, "CUDA_PATH");
     ::unsetenv("CUDA_PATH");
     rtc::set_nvidia_package_dirs({});
+}
+
+TEST_F(toolkit_test, a_missing_header_is_named_with_where_gpukit_looked) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    try {
+        rtc::compile("#include <no_such_header_anywhere.h>\n__global__ void k() {}", options);
+        FAIL() << "compiled an include of a missing header";
+    } catch (const compile_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("\"no_such_header_anywhere.h\""), std::string::npos) << what;
+        const rtc::cuda_toolkit toolkit = rtc::find_cuda_toolkit();
+        if (toolkit.include_dirs.empty()) {
+            EXPECT_NE(what.find("no CUDA toolkit headers"), std::string::npos) << what;
+        } else {
+            EXPECT_NE(what.find("not a header NVRTC, gpukit or the CUDA toolkit provides"), std::string::npos) << what;
+            EXPECT_NE(what.find(toolkit.include_dirs.front()), std::string::npos) << what;
+        }
+    }
 }
 
 }  // namespace
