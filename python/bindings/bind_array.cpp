@@ -152,18 +152,19 @@ void bind_array(nb::module_& m) {
         .def("__init__", [](elementwise_kernel* self, std::string name, const kernel_params& params,
                             std::string operation, std::string preamble, std::string loop_prep, std::string after_loop,
                             std::vector<std::string> options, std::string arch, std::vector<std::string> include_dirs,
-                            const std::string& compiler, std::string nvcc, std::optional<std::string> cache_dir) {
+                            std::vector<std::string> system_include_dirs, const std::string& compiler,
+                            std::string nvcc, std::optional<std::string> cache_dir) {
             elementwise_kernel_spec spec = kernel_spec(std::move(name), params, std::move(operation),
                                                        std::move(preamble), std::move(loop_prep), std::move(after_loop));
-            rtc::compile_request request = make_compile_request({}, std::move(options), std::move(arch),
-                                                                std::move(include_dirs), true, compiler,
-                                                                std::move(nvcc), false);
+            rtc::compile_request request =
+                make_compile_request({}, std::move(options), std::move(arch), std::move(include_dirs),
+                                     std::move(system_include_dirs), true, compiler, std::move(nvcc), "cubin", false);
             std::optional<std::filesystem::path> dir;
             if (cache_dir)
                 dir = *cache_dir;
             new (self) elementwise_kernel(std::move(spec), std::move(request), std::move(dir));
         }, "name"_a, "params"_a, "operation"_a, "preamble"_a, "loop_prep"_a, "after_loop"_a, "options"_a, "arch"_a,
-           "include_dirs"_a, "compiler"_a, "nvcc"_a, "cache_dir"_a.none())
+           "include_dirs"_a, "system_include_dirs"_a, "compiler"_a, "nvcc"_a, "cache_dir"_a.none())
         .def("source", &elementwise_kernel::source, "use_range"_a = false, "The generated CUDA C.")
         .def("run", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values, unsigned long long n,
                        nb::handle stream) {

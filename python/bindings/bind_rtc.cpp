@@ -1,12 +1,14 @@
-// The compiling half of gpukit.compiler: NVRTC or nvcc through the compilation cache
-// (compiler.py wraps these).
+// The compiling half of gpukit.compiler: NVRTC or nvcc through the compilation cache, the
+// translation of nvcc's options and the CUDA toolkit search (compiler.py wraps these).
 #include "bindings.hpp"
 #include "compile_request.hpp"
 
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/cache.hpp"
 #include "gpukit/rtc/compiler.hpp"
+#include "gpukit/rtc/nvcc_options.hpp"
 #include "gpukit/rtc/program.hpp"
+#include "gpukit/rtc/toolkit.hpp"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -20,6 +22,17 @@ namespace gpukit::python {
 
 using namespace nb::literals;
 
+namespace {
+
+nb::list notes_list(const std::vector<rtc::option_note>& notes) {
+    nb::list list;
+    for (const auto& note : notes)
+        list.append(nb::make_tuple(note.option, note.note));
+    return list;
+}
+
+}  // namespace
+
 void bind_rtc(nb::module_& m) {
     m.def("nvrtc_available", &rtc::nvrtc_available, "True when libnvrtc can be loaded.");
     m.def("nvrtc_version", &rtc::version, "NVRTC's (major, minor) version.");
@@ -30,35 +43,68 @@ void bind_rtc(nb::module_& m) {
         return dir ? std::optional<std::string>(dir->string()) : std::nullopt;
     }, "GPUKIT_CACHE_DIR, $XDG_CACHE_HOME/gpukit or ~/.cache/gpukit; None when GPUKIT_DISABLE_CACHE is set.");
     m.def("_cache_disabled_by_environment", &rtc::cache_disabled_by_environment);
+    m.def("_find_nvcc", &rtc::find_nvcc, "name"_a,
+          "The path of the nvcc to run for `name` (a path, or searched on PATH, CUDA_PATH/bin, CUDA_HOME/bin, "
+          "/usr/local/cuda/bin); '' when none is found.");
+    m.def("_set_nvidia_package_dirs", &rtc::set_nvidia_package_dirs, "dirs"_a,
+          "The `nvidia` namespace package's directories, searched for the CUDA toolkit's pip packages.");
+    m.def("_find_cuda_toolkit", [] {
+        const rtc::cuda_toolkit toolkit = rtc::find_cuda_toolkit();
+        return nb::make_tuple(toolkit.include_dirs, toolkit.found_via, toolkit.looked_in);
+    }, "(include_dirs, found_via, looked_in): the CUDA toolkit headers given to NVRTC.");
+    m.def("_translate_options", [](const std::vector<std::string>& options) {
+        const rtc::translated_options t = rtc::translate_nvcc_options(options);
+        nb::dict result;
+        result["nvrtc"] = t.nvrtc;
+        result["nvrtc_notes"] = notes_list(t.nvrtc_notes);
+        result["nvcc"] = t.nvcc;
+        result["nvcc_notes"] = notes_list(t.nvcc_notes);
+        result["target"] = rtc::target_of(t);
+        result["keep"] = t.keep;
+        result["keep_dir"] = t.keep_dir;
+        result["warnings_are_errors"] = t.warnings_are_errors;
+        result["include_dirs"] = t.include_dirs;
+        return result;
+    }, "options"_a, "nvcc's options translated for NVRTC (nvcc_options.hpp), as a dict.");
+
+    nb::class_<rtc::compile_outcome>(m, "CompileOutcome", "What a compilation produced, and how.")
+        .def_prop_ro("image", [](const rtc::compile_outcome& o) { return nb::bytes(o.image.data(), o.image.size()); },
+                     "The cubin, fatbin or NUL-terminated PTX to load.")
+        .def_ro("arch", &rtc::compile_outcome::arch)
+        .def_ro("key", &rtc::compile_outcome::key, "The cache key; '' when the cache was not used.")
+        .def_ro("from_cache", &rtc::compile_outcome::from_cache)
+        .def_ro("log", &rtc::compile_outcome::log, "The compiler's warnings ('' on a cache hit).")
+        .def_ro("ptx", &rtc::compile_outcome::ptx)
+        .def_ro("kept_dir", &rtc::compile_outcome::kept_dir)
+        .def_ro("compiled_by", &rtc::compile_outcome::compiled_by, "'nvrtc' or 'nvcc'; '' on a cache hit.")
+        .def_ro("notes", &rtc::compile_outcome::notes,
+                "What gpukit did with the options and compilers, and why ([] on a cache hit).");
+
     m.def("_cache_key", [](std::string source, std::vector<std::string> options, std::string arch,
-                           std::vector<std::string> include_dirs, bool no_extern_c, const std::string& compiler,
-                           std::string nvcc) {
-        const rtc::compile_request r = make_compile_request(std::move(source), std::move(options), std::move(arch),
-                                                    std::move(include_dirs), no_extern_c, compiler, std::move(nvcc),
-                                                    false);
+                           std::vector<std::string> include_dirs, std::vector<std::string> system_include_dirs,
+                           bool no_extern_c, const std::string& compiler, std::string nvcc, const std::string& output) {
+        const rtc::compile_request r =
+            make_compile_request(std::move(source), std::move(options), std::move(arch), std::move(include_dirs),
+                         std::move(system_include_dirs), no_extern_c, compiler, std::move(nvcc), output, false);
+        nb::gil_scoped_release release;
         return rtc::cache_key(r);
-    }, "source"_a, "options"_a, "arch"_a, "include_dirs"_a, "no_extern_c"_a, "compiler"_a, "nvcc"_a,
-       "The compilation cache key (64 hex digits) of this request.");
+    }, "source"_a, "options"_a, "arch"_a, "include_dirs"_a, "system_include_dirs"_a, "no_extern_c"_a, "compiler"_a,
+       "nvcc"_a, "output"_a, "The compilation cache key (64 hex digits) of this request.");
     m.def("_compile", [](std::string source, std::vector<std::string> options, std::string arch,
-                         std::vector<std::string> include_dirs, bool no_extern_c, const std::string& compiler,
-                         std::string nvcc, bool keep, std::optional<std::string> cache_dir) {
-        const rtc::compile_request r = make_compile_request(std::move(source), std::move(options), std::move(arch),
-                                                    std::move(include_dirs), no_extern_c, compiler, std::move(nvcc),
-                                                    keep);
+                         std::vector<std::string> include_dirs, std::vector<std::string> system_include_dirs,
+                         bool no_extern_c, const std::string& compiler, std::string nvcc, const std::string& output,
+                         bool keep, std::optional<std::string> cache_dir) {
+        const rtc::compile_request r =
+            make_compile_request(std::move(source), std::move(options), std::move(arch), std::move(include_dirs),
+                         std::move(system_include_dirs), no_extern_c, compiler, std::move(nvcc), output, keep);
         std::optional<std::filesystem::path> dir;
         if (cache_dir)
             dir = *cache_dir;
-        rtc::compile_outcome outcome;
-        {
-            nb::gil_scoped_release release;
-            outcome = rtc::compile_cached(r, dir);
-        }
-        return nb::make_tuple(nb::bytes(outcome.image.data(), outcome.image.size()), outcome.arch, outcome.ptx,
-                              outcome.log, outcome.key, outcome.from_cache, outcome.kept_dir);
-    }, "source"_a, "options"_a, "arch"_a, "include_dirs"_a, "no_extern_c"_a, "compiler"_a, "nvcc"_a, "keep"_a,
-       "cache_dir"_a.none(),
-       "Compile through the cache at cache_dir (None: no cache): "
-       "(image, arch, ptx, log, key, from_cache, kept_dir).");
+        nb::gil_scoped_release release;
+        return rtc::compile_cached(r, dir);
+    }, "source"_a, "options"_a, "arch"_a, "include_dirs"_a, "system_include_dirs"_a, "no_extern_c"_a, "compiler"_a,
+       "nvcc"_a, "output"_a, "keep"_a, "cache_dir"_a.none(),
+       "Compile through the cache at cache_dir (None: no cache); a CompileOutcome.");
 }
 
 }  // namespace gpukit::python

@@ -1,18 +1,23 @@
 """Compiling CUDA C at run time (PyCUDA's ``pycuda.compiler``).
 
-NVRTC, loaded at run time, is the compiler; nvcc is used when asked for or when NVRTC is
-missing. Compiled images are cached on disk (see compile()).
-``arch`` is ``"sm_XY"`` (a cubin) or ``"compute_XY"`` (PTX that the driver compiles when it
-loads it); by default it is the current context's device, or ``sm_90`` without a context.
+Sources and option lists written for PyCUDA's nvcc compile unchanged: NVRTC, loaded at run
+time, compiles them with gpukit's built-in headers and the CUDA toolkit's include
+directories, nvcc's options translated (see translate_options()); nvcc compiles what NVRTC
+cannot (host code, nvcc-only options and headers) when it is installed. Compiled images are
+cached on disk (see compile()). ``arch`` is ``"sm_XY"`` (a cubin) or ``"compute_XY"`` (PTX
+that the driver compiles when it loads it); by default it is the current context's device,
+or ``sm_90`` without a context. docs/kernels.md describes all of it.
 """
+import importlib.util
+import logging
 import os
-import shutil
-import sys
-import tempfile
+import warnings
 import weakref
 
 from gpukit import _gpukit
 from gpukit.driver import Context, module_from_buffer
+
+_log = logging.getLogger("gpukit.compiler")
 
 
 def _flags_from_environment():
@@ -27,10 +32,43 @@ def _flags_from_environment():
 #: it with care.
 DEFAULT_NVCC_FLAGS = _flags_from_environment()
 
+#: The compiler used when a call passes ``compiler=None``: ``None`` or ``"auto"`` (NVRTC,
+#: and nvcc for what NVRTC cannot compile), ``"nvrtc"`` or ``"nvcc"``. Read from the
+#: environment variable GPUKIT_COMPILER when gpukit.compiler is imported; set it here to make
+#: unchanged PyCUDA code use nvcc.
+DEFAULT_COMPILER = os.environ.get("GPUKIT_COMPILER") or None
 
 #: gpukit's device headers (``#include <gpukit/helpers.cuh>``), shipped inside the package.
 #: Every compile searches it after the caller's include_dirs.
 DEVICE_INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
+
+_TARGETS = ("cubin", "ptx", "fatbin")
+
+
+def _nvidia_package_dirs():
+    """The directories of the ``nvidia`` namespace package, where NVIDIA's pip packages of
+    the CUDA toolkit put their headers (found without importing it)."""
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        return []
+    if spec is None or spec.submodule_search_locations is None:
+        return []
+    return [os.fspath(d) for d in spec.submodule_search_locations]
+
+
+_gpukit._set_nvidia_package_dirs(_nvidia_package_dirs())
+
+
+def translate_options(options, compiler="nvrtc"):
+    """How gpukit passes nvcc's ``options`` to ``compiler`` (``"nvrtc"`` or ``"nvcc"``):
+    ``(options, notes)``, where ``notes`` holds an ``(option, what happened and why)`` pair
+    for every option the compiler does not get as written. Raises LogicError for options
+    that cannot be honoured (-m32, -arch=all, ...)."""
+    if compiler not in ("nvrtc", "nvcc"):
+        raise ValueError(f"compiler must be 'nvrtc' or 'nvcc', got {compiler!r}")
+    translated = _gpukit._translate_options([str(o) for o in options])
+    return translated[compiler], translated[compiler + "_notes"]
 
 
 def _target(arch, code):
@@ -43,53 +81,25 @@ def _target(arch, code):
     return str(target)
 
 
-def _keep(source, image, ptx, arch, log):
-    directory = tempfile.mkdtemp(prefix="gpukit-compile-")
-    with open(os.path.join(directory, "kernel.cu"), "w") as f:
-        f.write(source)
-    suffix = "ptx" if arch.startswith("compute_") else "cubin"
-    with open(os.path.join(directory, "kernel." + suffix), "wb") as f:
-        f.write(image)
-    if ptx:
-        with open(os.path.join(directory, "kernel.ptx"), "w") as f:
-            f.write(ptx)
-    with open(os.path.join(directory, "kernel.log"), "w") as f:
-        f.write(log)
-    print(f"*** compiler output in {directory}", file=sys.stderr)
-
-
-def _find_nvcc(nvcc):
-    """The path of the nvcc to run: `nvcc` itself when it names a file, else a PATH search,
-    else CUDA_HOME/bin and /usr/local/cuda/bin for the default name."""
-    if os.sep in nvcc:
-        return nvcc
-    found = shutil.which(nvcc)
-    if found is None and nvcc == "nvcc":
-        homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
-        candidates = [os.path.join(home, "bin", "nvcc") for home in homes if home]
-        found = next((c for c in candidates if os.access(c, os.X_OK)), None)
-    if found is None:
-        raise _gpukit.RuntimeError(f"nvcc ({nvcc!r}) was not found on PATH, in CUDA_HOME/bin or in /usr/local/cuda/bin")
-    return found
-
-
 def _choose_compiler(nvcc, compiler):
-    """('nvrtc' | 'nvcc', path of nvcc or ''). NVRTC unless asked for nvcc by name, by a
-    non-default `nvcc`, or because NVRTC is missing."""
+    """'auto', 'nvrtc' or 'nvcc': `compiler`, else DEFAULT_COMPILER. Left to choose, gpukit
+    takes nvcc when the caller names another nvcc than the default or NVRTC is missing."""
+    setting = "compiler"
     if compiler is None:
+        compiler, setting = DEFAULT_COMPILER, "gpukit.compiler.DEFAULT_COMPILER (environment: GPUKIT_COMPILER)"
+    if compiler is None or compiler == "auto":
         if nvcc != "nvcc" or not _gpukit.nvrtc_available():
-            compiler = "nvcc"
-        else:
-            compiler = "nvrtc"
+            return "nvcc"
+        return "auto"
     if compiler == "nvrtc":
         if not _gpukit.nvrtc_available():
             raise _gpukit.RuntimeError(
                 "NVRTC (libnvrtc.so.13 or .12) is not installed; install the CUDA toolkit's NVRTC, set CUDA_HOME, "
                 "or pass compiler='nvcc'")
-        return "nvrtc", ""
+        return "nvrtc"
     if compiler == "nvcc":
-        return "nvcc", _find_nvcc(nvcc)
-    raise ValueError(f"compiler must be None, 'nvrtc' or 'nvcc', got {compiler!r}")
+        return "nvcc"
+    raise ValueError(f"{setting} must be None, 'auto', 'nvrtc' or 'nvcc', got {compiler!r}")
 
 
 def _cache_directory(cache_dir):
@@ -101,36 +111,67 @@ def _cache_directory(cache_dir):
     return os.fspath(cache_dir)
 
 
-def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler):
-    """The positional arguments of _gpukit._compile / _cache_key up to `nvcc`."""
-    which, nvcc_path = _choose_compiler(nvcc, compiler)
+def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, target):
+    """The keyword arguments of _gpukit._compile / _cache_key but keep and cache_dir."""
+    if target not in _TARGETS:
+        raise ValueError(f"target must be 'cubin', 'ptx' or 'fatbin', got {target!r}")
     if options is None:
         options = DEFAULT_NVCC_FLAGS
-    include_dirs = [os.fspath(d) for d in include_dirs] + [DEVICE_INCLUDE_DIR]
-    return (source, [str(o) for o in options], _target(arch, code), include_dirs,
-            bool(no_extern_c), which, nvcc_path)
+    return dict(source=source, options=[str(o) for o in options], arch=_target(arch, code),
+                include_dirs=[os.fspath(d) for d in include_dirs], system_include_dirs=[DEVICE_INCLUDE_DIR],
+                no_extern_c=bool(no_extern_c), compiler=_choose_compiler(nvcc, compiler), nvcc=str(nvcc),
+                output=target)
+
+
+def _warn_about_output(log):
+    """What PyCUDA does when nvcc succeeds but prints something."""
+    if "demoted" in log.lower() or "demoting" in log.lower():
+        warnings.warn("nvcc said it demoted types in source code it compiled--this is likely not what you want.",
+                      stacklevel=4)
+    warnings.warn("The CUDA compiler succeeded, but said the following:\n" + log, stacklevel=4)
+
+
+def compile_outcome(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
+                    cache_dir=None, include_dirs=[], target="cubin", compiler=None):
+    """compile(), returning the whole CompileOutcome: ``image``, ``arch``, ``compiled_by``
+    (``"nvrtc"`` or ``"nvcc"``; ``""`` for an image from the cache), ``notes`` (what gpukit
+    did with the options and compilers, and why), ``log``, ``ptx``, ``kept_dir``, ``key``,
+    ``from_cache``."""
+    request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, target)
+    outcome = _gpukit._compile(**request, keep=bool(keep), cache_dir=_cache_directory(cache_dir))
+    for note in outcome.notes:
+        _log.info("%s", note)
+    if outcome.kept_dir:
+        print(f"*** compiler output in {outcome.kept_dir}")
+    if outcome.log:
+        _warn_about_output(outcome.log)
+    return outcome
 
 
 def compile(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
-            cache_dir=None, include_dirs=[], compiler=None):
+            cache_dir=None, include_dirs=[], target="cubin", compiler=None):
     """Compile CUDA C ``source`` and return the image as bytes: a cubin for ``sm_XY``
-    targets, NUL-terminated PTX for ``compute_XY`` targets. Raises CompileError with the
-    compiler's log in ``.stderr`` and its options in ``.command_line`` when it fails.
+    targets, NUL-terminated PTX for ``compute_XY`` targets or ``target="ptx"``, a fatbin for
+    ``target="fatbin"`` (nvcc). Raises CompileError with the compiler's log in ``.stderr``
+    and its options in ``.command_line`` when it fails.
 
-    NVRTC compiles unless ``compiler='nvcc'``, ``nvcc`` names another program than the
-    default ``'nvcc'``, or NVRTC is not installed. Images are cached on disk in
+    ``compiler`` (else DEFAULT_COMPILER): ``None``/``"auto"`` compiles with NVRTC and falls
+    back to nvcc for what NVRTC cannot compile; ``"nvrtc"`` and ``"nvcc"`` use that one.
+    Left to choose, gpukit also takes nvcc when ``nvcc`` names another program than the
+    default ``"nvcc"`` or NVRTC is not installed. ``options`` are nvcc's; see
+    translate_options() for what NVRTC makes of them. Images are cached on disk in
     ``cache_dir`` (default: GPUKIT_CACHE_DIR, else $XDG_CACHE_HOME/gpukit, else
     ~/.cache/gpukit); ``cache_dir=False`` or the environment variable GPUKIT_DISABLE_CACHE
-    turns the cache off, and ``keep=True`` bypasses it.
+    turns the cache off, and ``keep=True`` (or ``--keep``) bypasses it and prints where the
+    source, PTX, image and log were left.
     """
-    request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler)
-    image, used_arch, ptx, log, _, _, kept_dir = _gpukit._compile(*request, bool(keep), _cache_directory(cache_dir))
-    if keep:
-        if kept_dir:
-            print(f"*** compiler output in {kept_dir}", file=sys.stderr)
-        else:
-            _keep(source, image, ptx, used_arch, log)
-    return image
+    return compile_outcome(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, target,
+                           compiler).image
+
+
+def _keeps(keep, options):
+    """True when the compilation keeps its files (keep=True, or --keep in the options)."""
+    return bool(keep) or _gpukit._translate_options(options)["keep"]
 
 
 # Modules already loaded, by (context handle, cache key). Weak: a module stays reusable
@@ -148,18 +189,19 @@ class SourceModule:
 
     def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
                  cache_dir=None, include_dirs=[], compiler=None):
-        request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler)
+        request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, "cubin")
         directory = _cache_directory(cache_dir)
         loaded_key = None
-        if directory is not None and not keep:
+        if directory is not None and not _keeps(keep, request["options"]):
             context = Context.get_current()
             if context is not None:
-                loaded_key = (context.handle, _gpukit._cache_key(*request))
+                loaded_key = (context.handle, _gpukit._cache_key(**request))
                 module = _loaded_modules.get(loaded_key)
                 if module is not None:
                     self.module = module
                     return
-        image = compile(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, compiler)
+        image = compile(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs,
+                        compiler=compiler)
         self.module = module_from_buffer(image)
         if loaded_key is not None:
             _loaded_modules[loaded_key] = self.module
@@ -196,11 +238,13 @@ class DynamicModule:
     into one module: separate compilation and dynamic parallelism (add_stdlib('cudadevrt')).
 
     Sources are compiled with ``-rdc=true`` for the link architecture (``code``, else
-    ``arch``, else the current device's). Call link() once; then the object offers the
+    ``arch``, else the current device's). ``log_verbose=True`` asks nvJitLink for verbose
+    messages (link_options ``-verbose``). Call link() once; then the object offers the
     Module interface (get_function, get_global)."""
 
     def __init__(self, nvcc="nvcc", link_options=None, keep=False, no_extern_c=False, arch=None, code=None,
-                 cache_dir=None, include_dirs=[], message_handler=None, cuda_libdir=None, compiler=None):
+                 cache_dir=None, include_dirs=[], message_handler=None, log_verbose=False, cuda_libdir=None,
+                 compiler=None):
         self.nvcc = nvcc
         self.keep = keep
         self.no_extern_c = no_extern_c
@@ -210,7 +254,8 @@ class DynamicModule:
         self.cuda_libdir = cuda_libdir
         self.compiler = compiler
         self.arch = _target(arch, code) or _gpukit.nvrtc_default_arch()
-        self._linker = _gpukit._Linker(self.arch, [str(o) for o in (link_options or [])])
+        options = [str(o) for o in (link_options or [])] + (["-verbose"] if log_verbose else [])
+        self._linker = _gpukit._Linker(self.arch, options)
         self.module = None
         #: The linked cubin, set by link().
         self.image = None
@@ -221,7 +266,7 @@ class DynamicModule:
         if not any(str(o).startswith(("-rdc", "--relocatable-device-code")) for o in options):
             options.append("-rdc=true")
         image = compile(source, self.nvcc, options, self.keep, self.no_extern_c, self.arch, None, self.cache_dir,
-                        self.include_dirs, self.compiler)
+                        self.include_dirs, compiler=self.compiler)
         self._linker.add_data(image, "cubin", name)
         return self
 

@@ -123,12 +123,12 @@ class ElementwiseKernel:
         self.name = name
         if not any(isinstance(a, VectorArg) for a in self._arguments):
             raise ValueError(f"ElementwiseKernel {name!r}: needs at least one array (pointer) argument")
-        _, options, arch, include_dirs, _, which, nvcc_path = _compiler._request(
-            "", nvcc, options, True, None, None, include_dirs, compiler)
+        request = _compiler._request("", nvcc, options, True, None, None, include_dirs, compiler, "cubin")
         self._kernel = _gpukit._ElementwiseKernel(
-            name, _kernel_params(parameters), operation, preamble, loop_prep, after_loop, options, arch, include_dirs,
-            which, nvcc_path, None if keep else _compiler._cache_directory(cache_dir))
-        self._compile_settings = (nvcc, options, include_dirs, which)
+            name, _kernel_params(parameters), operation, preamble, loop_prep, after_loop, request["options"],
+            request["arch"], request["include_dirs"], request["system_include_dirs"], request["compiler"],
+            request["nvcc"], None if keep else _compiler._cache_directory(cache_dir))
+        self._compile_settings = (nvcc, options, include_dirs, compiler)
         self._declares_n = any(a.name == "n" for a in self._arguments)
 
     @property
@@ -174,9 +174,9 @@ class ElementwiseKernel:
     def _keep_files(self, use_range):
         """keep=True: compile once more through SourceModule's path, which keeps the source
         and the compiler's output in a directory it prints (PyCUDA's keep)."""
-        nvcc, options, include_dirs, which = self._compile_settings
+        nvcc, options, include_dirs, compiler = self._compile_settings
         _compiler.compile(self.get_source(use_range), nvcc=nvcc, options=options, keep=True, no_extern_c=True,
-                          include_dirs=include_dirs, compiler=which)
+                          include_dirs=include_dirs, compiler=compiler)
         self._keep = False  # once, as PyCUDA compiles once
 
 

@@ -109,16 +109,20 @@ std::string request_key(const rtc::compile_request& r) {
         const std::uint64_t size = value.size();
         hash.update(&size, sizeof size).update(value);
     };
+    const auto fields = [&](const std::vector<std::string>& values) {
+        field(std::to_string(values.size()));
+        for (const std::string& v : values)
+            field(v);
+    };
     field("elementwise_kernel");
     field(r.source);
     field(r.options.arch);
     field(r.options.no_extern_c ? "no_extern_c" : "extern_c");
-    field(r.compiler == rtc::compiler_kind::nvcc ? "nvcc:" + r.nvcc.nvcc : "nvrtc");
-    for (const std::string& o : r.options.options)
-        field(o);
-    field("--");
-    for (const std::string& d : r.options.include_dirs)
-        field(d);
+    field(std::to_string(static_cast<int>(r.compiler)) + ":" + r.nvcc);
+    field(std::to_string(static_cast<int>(r.output)));
+    fields(r.options.options);
+    fields(r.options.include_dirs);
+    fields(r.options.system_include_dirs);
     return hash.hex_digest();
 }
 

@@ -3,9 +3,12 @@
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/process.hpp"
+#include "gpukit/rtc/includes.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
-#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -32,6 +35,19 @@ private:
     bool keep_ = false;
 };
 
+// The working directory: settings.keep_dir when keeping into one (created if needed), else
+// a fresh temporary directory.
+std::string working_dir(const nvcc_settings& settings) {
+    if (!settings.keep || settings.keep_dir.empty())
+        return make_temp_dir("gpukit-nvcc-");
+    std::error_code failed;
+    std::filesystem::create_directories(settings.keep_dir, failed);
+    if (failed)
+        throw runtime_error("cannot create the keep directory " + settings.keep_dir + ": " + failed.message(), 0,
+                            "create_directories");
+    return settings.keep_dir;
+}
+
 void write_source(const std::string& path, std::string_view text) {
     if (!write_file(path, text))
         throw runtime_error("could not write " + path, 0, "write");
@@ -44,6 +60,10 @@ std::vector<char> read_output(const std::string& path) {
     return {content->begin(), content->end()};
 }
 
+std::string nvcc_source(std::string_view source, const compile_options& options) {
+    return wrap_source(source, options.name, options.no_extern_c, wrapper_for::nvcc, user_include_dirs(options));
+}
+
 // nvcc's arguments shared by compiling and by listing dependencies.
 std::vector<std::string> common_arguments(const std::string& nvcc, const std::string& arch,
                                           const compile_options& options) {
@@ -51,6 +71,8 @@ std::vector<std::string> common_arguments(const std::string& nvcc, const std::st
     for (const auto& dir : options.include_dirs)
         argv.push_back("-I" + dir);
     argv.insert(argv.end(), options.options.begin(), options.options.end());
+    for (const auto& dir : options.system_include_dirs)
+        argv.push_back("-I" + dir);
     return argv;
 }
 
@@ -66,24 +88,43 @@ std::vector<std::string> common_arguments(const std::string& nvcc, const std::st
     throw compile_error(message, run.stderr_text, command_line(argv), run.stdout_text);
 }
 
+bool is_executable(const std::string& path) {
+    std::error_code ignored;
+    return std::filesystem::is_regular_file(path, ignored) && ::access(path.c_str(), X_OK) == 0;
+}
+
 }  // namespace
 
-compiled_program compile_with_nvcc(std::string_view source, const compile_options& options,
+output_kind output_kind_from_name(const std::string& name) {
+    if (name == "cubin")
+        return output_kind::cubin;
+    if (name == "ptx")
+        return output_kind::ptx;
+    if (name == "fatbin")
+        return output_kind::fatbin;
+    throw logic_error("target must be 'cubin', 'ptx' or 'fatbin', got '" + name + "'");
+}
+
+compiled_program compile_with_nvcc(std::string_view source, const compile_options& options, output_kind output,
                                    const nvcc_settings& settings, std::string* kept_dir) {
     compiled_program result;
     result.arch = options.arch.empty() ? default_arch() : options.arch;
     const bool is_virtual = is_virtual_arch(result.arch);
+    const char* kind = output == output_kind::fatbin                 ? "fatbin"
+                       : (is_virtual || output == output_kind::ptx) ? "ptx"
+                                                                     : "cubin";
 
-    temp_dir dir(make_temp_dir("gpukit-nvcc-"));
+    temp_dir dir(working_dir(settings));
     const std::string source_path = dir.path() + "/" + options.name;
-    write_source(source_path, wrapped_source(source, options));
-    const std::string output = dir.path() + (is_virtual ? "/kernel.ptx" : "/kernel.cubin");
+    result.source = nvcc_source(source, options);
+    write_source(source_path, result.source);
+    const std::string output_path = dir.path() + "/kernel." + kind;
 
     std::vector<std::string> argv = common_arguments(settings.nvcc, result.arch, options);
-    argv.insert(argv.begin() + 1, is_virtual ? "--ptx" : "--cubin");
+    argv.insert(argv.begin() + 1, std::string("--") + kind);
     if (settings.keep)
         argv.push_back("--keep");
-    argv.insert(argv.end(), {"-o", output, source_path});
+    argv.insert(argv.end(), {"-o", output_path, source_path});
     result.options.assign(argv.begin() + 1, argv.end());
 
     if (settings.keep) {
@@ -94,9 +135,11 @@ compiled_program compile_with_nvcc(std::string_view source, const compile_option
     const process_result run = run_process(argv, dir.path());
     if (run.exit_code != 0)
         throw_nvcc_failure("compile " + options.name + " for " + result.arch, run, argv);
-    result.log = run.stderr_text;
-    std::vector<char> image = read_output(output);
-    if (is_virtual)
+    result.log = run.stderr_text + run.stdout_text;
+    std::vector<char> image = read_output(output_path);
+    if (output == output_kind::fatbin)
+        result.fatbin = std::move(image);
+    else if (std::string_view(kind) == "ptx")
         result.ptx.assign(image.begin(), image.end());
     else
         result.cubin = std::move(image);
@@ -127,7 +170,7 @@ std::vector<std::string> nvcc_dependencies(std::string_view source, const compil
     const std::string arch = options.arch.empty() ? default_arch() : options.arch;
     temp_dir dir(make_temp_dir("gpukit-nvcc-"));
     const std::string source_path = dir.path() + "/" + options.name;
-    write_source(source_path, wrapped_source(source, options));
+    write_source(source_path, nvcc_source(source, options));
     std::vector<std::string> argv = common_arguments(nvcc, arch, options);
     argv.insert(argv.end(), {"-M", source_path});
     const process_result run = run_process(argv, dir.path());
@@ -143,6 +186,31 @@ std::vector<std::string> nvcc_dependencies(std::string_view source, const compil
         if (word != "\\" && word != source_path)
             files.emplace_back(word);
     return files;
+}
+
+std::string find_on_path(const std::string& name, std::string_view path) {
+    for (std::string_view dir : split(path, ':')) {
+        if (dir.empty())
+            continue;
+        const std::string candidate = std::string(dir) + "/" + name;
+        if (is_executable(candidate))
+            return candidate;
+    }
+    return {};
+}
+
+std::string find_nvcc(const std::string& name) {
+    if (name.find('/') != std::string::npos)
+        return is_executable(name) ? name : std::string();
+    const char* path = std::getenv("PATH");
+    if (std::string found = find_on_path(name, path ? path : ""); !found.empty())
+        return found;
+    if (name != "nvcc")
+        return {};
+    for (const char* variable : {"CUDA_PATH", "CUDA_HOME"})
+        if (const char* home = std::getenv(variable); home && *home && is_executable(std::string(home) + "/bin/nvcc"))
+            return std::string(home) + "/bin/nvcc";
+    return is_executable("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : std::string();
 }
 
 }  // namespace gpukit::rtc

@@ -5,6 +5,9 @@
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/rtc/api.hpp"
+#include "gpukit/rtc/builtin_headers.hpp"
+#include "gpukit/rtc/includes.hpp"
+#include "gpukit/rtc/toolkit.hpp"
 
 #include <cctype>
 #include <optional>
@@ -52,6 +55,10 @@ std::string get_log(nvrtcProgram program) {
     return log;
 }
 
+bool is_error_line(std::string_view line) {
+    return line.find(": error") != std::string_view::npos || line.find("catastrophic error") != std::string_view::npos;
+}
+
 // The first few lines of the log that report errors, for the exception message; the full
 // log travels in compile_error::log().
 std::string first_errors(const std::string& log) {
@@ -60,7 +67,7 @@ std::string first_errors(const std::string& log) {
     for (std::string_view line : split_lines(log)) {
         if (count == 5)
             break;
-        if (line.find("error") == std::string::npos)
+        if (line.find("error") == std::string::npos && line.find("fatal") == std::string::npos)
             continue;
         picked += "\n  ";
         picked += line;
@@ -76,14 +83,118 @@ std::string join(const std::vector<std::string>& words) {
     return joined;
 }
 
+// The header of NVRTC's "could not open source file \"X\"", or empty.
+std::string missing_header(const std::string& log) {
+    const std::string marker = "open source file \"";
+    const std::size_t at = log.find(marker);
+    if (at == std::string::npos)
+        return {};
+    const std::size_t start = at + marker.size();
+    return log.substr(start, log.find('"', start) - start);
+}
+
+// Each option NVRTC rejects when it is the only one, tried on an empty program.
+std::vector<std::string> rejected_alone(const std::vector<std::string>& options, const std::string& arch_option) {
+    std::vector<std::string> rejected;
+    for (const auto& option : options) {
+        nvrtcProgram raw = nullptr;
+        if (api().nvrtcCreateProgram(&raw, "", "empty.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
+            continue;
+        program_handle program(raw);
+        const char* argv[] = {arch_option.c_str(), option.c_str()};
+        if (api().nvrtcCompileProgram(program.get(), 2, argv) == NVRTC_ERROR_INVALID_OPTION)
+            rejected.push_back(option);
+    }
+    return rejected;
+}
+
+// True when the log's errors include host code in a CUB or Thrust header: <cub/cub.cuh>
+// brings in the device-wide algorithms, whose host code NVRTC cannot compile.
+bool host_code_in_cccl(const std::string& log) {
+    for (std::string_view line : split_lines(log))
+        if (line.find("not allowed in JIT mode") != std::string_view::npos &&
+            (line.find("/cub/") != std::string_view::npos || line.find("/thrust/") != std::string_view::npos))
+            return true;
+    return false;
+}
+
+void classify(nvrtc_failure& failure, const compile_options& options, const std::string& arch) {
+    const nvrtc_api& nvrtc = api();
+    const std::string head = "NVRTC failed to compile " + options.name + " for " + arch + ": " +
+                             nvrtc.nvrtcGetErrorString(static_cast<nvrtcResult>(failure.result));
+    if (failure.result == NVRTC_ERROR_INVALID_OPTION) {
+        failure.rejected_options = rejected_alone(options.options, "--gpu-architecture=" + arch);
+        std::string named;
+        for (const auto& option : failure.rejected_options)
+            named += (named.empty() ? "'" : ", '") + option + "'";
+        const bool one = failure.rejected_options.size() == 1;
+        failure.limitation = std::string("NVRTC rejects the option") + (one ? " " : "s ") +
+                             (named.empty() ? "(see the log)" : named);
+        failure.message = head + ": " + failure.limitation +
+                          ". gpukit translates nvcc's options for NVRTC (gpukit.compiler.translate_options); an "
+                          "option neither knows needs nvcc (compiler='nvcc')" + first_errors(failure.log);
+        return;
+    }
+    bool only_default_device_errors = true;
+    int errors = 0;
+    for (std::string_view line : split_lines(failure.log)) {
+        if (!is_error_line(line))
+            continue;
+        ++errors;
+        if (line.find("not allowed in JIT mode") != std::string_view::npos)
+            failure.host_code = true;
+        if (line.find("Consider using -default-device") == std::string_view::npos)
+            only_default_device_errors = false;
+    }
+    failure.fixed_by_default_device = errors > 0 && only_default_device_errors;
+    failure.missing_header = missing_header(failure.log);
+    failure.message = head + first_errors(failure.log);
+    if (failure.host_code) {
+        failure.limitation = "the source has host code, and NVRTC compiles device code only";
+        failure.message += "\n  NVRTC compiles device code only, and the source has host code (functions or "
+                           "variables without __device__ or __global__); it needs nvcc (compiler='nvcc').";
+        if (host_code_in_cccl(failure.log))
+            failure.message += " <cub/cub.cuh> holds CUB's host-side algorithms: include the block- or warp-level "
+                               "headers device code uses instead (<cub/block/block_reduce.cuh>, ...).";
+    }
+    if (!failure.missing_header.empty()) {
+        if (failure.limitation.empty())
+            failure.limitation = "NVRTC has no header \"" + failure.missing_header + "\"";
+        const cuda_toolkit toolkit = find_cuda_toolkit();
+        failure.message += "\n  NVRTC found no header \"" + failure.missing_header + "\". ";
+        if (toolkit.include_dirs.empty())
+            failure.message += "gpukit gave NVRTC " + describe(toolkit) + ".";
+        else
+            failure.message += "It is not a header NVRTC, gpukit or the CUDA toolkit provides (gpukit gave NVRTC "
+                               "the caller's include_dirs and " + describe(toolkit) +
+                               "); a header of the host's C or C++ library needs nvcc (compiler='nvcc').";
+    }
+}
+
 }  // namespace
 
 std::vector<char> compiled_program::image() const {
     if (!cubin.empty())
         return cubin;
+    if (!fatbin.empty())
+        return fatbin;
     std::vector<char> text(ptx.begin(), ptx.end());
     text.push_back('\0');  // the driver reads PTX as a C string
     return text;
+}
+
+std::vector<std::filesystem::path> user_include_dirs(const compile_options& options) {
+    std::vector<std::filesystem::path> dirs(options.include_dirs.begin(), options.include_dirs.end());
+    for (std::size_t i = 0; i < options.options.size(); ++i) {
+        const std::string& o = options.options[i];
+        if (o == "-I" && i + 1 < options.options.size())
+            dirs.emplace_back(options.options[++i]);
+        else if (o.rfind("-I", 0) == 0 && o.size() > 2)
+            dirs.emplace_back(o.substr(2));
+        else if (o.rfind("--include-path=", 0) == 0)
+            dirs.emplace_back(o.substr(15));
+    }
+    return dirs;
 }
 
 std::vector<int> supported_archs() {
@@ -122,30 +233,35 @@ std::string nvrtc_arch(const std::string& arch) {
 
 std::string default_arch() { return nvrtc_arch(device_arch()); }
 
-std::string wrapped_source(std::string_view source, const compile_options& options) {
-    if (options.no_extern_c)
-        return std::string(source);
-    // #line keeps diagnostics on the caller's own line numbers despite the wrapper.
-    std::string text = "extern \"C\" {\n#line 1 \"" + options.name + "\"\n";
-    text += source;
-    text += "\n}\n";
-    return text;
-}
-
-compiled_program compile(std::string_view source, const compile_options& options) {
+std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view source, const compile_options& options) {
     const nvrtc_api& nvrtc = api();
     compiled_program result;
     result.arch = options.arch.empty() ? default_arch() : options.arch;
     const bool is_virtual = is_virtual_arch(result.arch);
 
-    result.options.push_back("--gpu-architecture=" + result.arch);
+    // The caller's directories first, then gpukit's and the toolkit's; the prelude first of all.
+    result.options = {"--gpu-architecture=" + result.arch, "--pre-include=" + std::string(prelude_header_name)};
     for (const auto& dir : options.include_dirs)
         result.options.push_back("-I" + dir);
     result.options.insert(result.options.end(), options.options.begin(), options.options.end());
+    for (const auto& dir : options.system_include_dirs)
+        result.options.push_back("-I" + dir);
+    for (const auto& dir : find_cuda_toolkit().include_dirs)
+        result.options.push_back("-I" + dir);
 
-    const std::string text = wrapped_source(source, options);
+    result.source =
+        wrap_source(source, options.name, options.no_extern_c, wrapper_for::nvrtc, user_include_dirs(options));
+    std::vector<const char*> header_names, header_texts;
+    std::vector<std::string> header_storage;  // NUL-terminated copies of the built-in texts
+    header_storage.reserve(builtin_headers().size() * 2);
+    for (const builtin_header& header : builtin_headers()) {
+        header_names.push_back(header_storage.emplace_back(header.name).c_str());
+        header_texts.push_back(header_storage.emplace_back(header.text).c_str());
+    }
     nvrtcProgram raw = nullptr;
-    if (const nvrtcResult r = nvrtc.nvrtcCreateProgram(&raw, text.c_str(), options.name.c_str(), 0, nullptr, nullptr);
+    if (const nvrtcResult r = nvrtc.nvrtcCreateProgram(&raw, result.source.c_str(), options.name.c_str(),
+                                                       static_cast<int>(header_names.size()), header_texts.data(),
+                                                       header_names.data());
         r != NVRTC_SUCCESS)
         throw_nvrtc_error(r, "nvrtcCreateProgram");
     program_handle program(raw);
@@ -156,13 +272,12 @@ compiled_program compile(std::string_view source, const compile_options& options
     const nvrtcResult compiled = nvrtc.nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
     result.log = get_log(program.get());
     if (compiled != NVRTC_SUCCESS) {
-        const std::string why = compiled == NVRTC_ERROR_INVALID_OPTION
-                                    ? " (NVRTC rejected an option; nvcc-only flags such as -Xptxas or --cubin are "
-                                      "not accepted; compile with nvcc for those)"
-                                    : "";
-        throw compile_error("NVRTC failed to compile " + options.name + " for " + result.arch + ": " +
-                                nvrtc.nvrtcGetErrorString(compiled) + why + first_errors(result.log),
-                            result.log, join(result.options));
+        nvrtc_failure failure;
+        failure.result = compiled;
+        failure.log = result.log;
+        failure.options = result.options;
+        classify(failure, options, result.arch);
+        return failure;
     }
 
     if (!is_virtual) {
@@ -184,6 +299,13 @@ compiled_program compile(std::string_view source, const compile_options& options
             result.ptx.pop_back();
     }
     return result;
+}
+
+compiled_program compile(std::string_view source, const compile_options& options) {
+    auto outcome = try_compile(source, options);
+    if (auto* failure = std::get_if<nvrtc_failure>(&outcome))
+        throw compile_error(failure->message, failure->log, join(failure->options));
+    return std::get<compiled_program>(std::move(outcome));
 }
 
 }  // namespace gpukit::rtc

@@ -2,6 +2,7 @@
 CPU-only machines."""
 import multiprocessing
 import os
+import shutil
 import subprocess
 import sys
 
@@ -19,24 +20,35 @@ def entries(directory):
     return sorted(name for name in os.listdir(directory) if name.endswith(".gpukit-cache"))
 
 
-# compiler.compile() always searches gpukit's device headers last; the raw calls below do
-# the same, so their keys match the public API's.
-DIRS = [compiler.DEVICE_INCLUDE_DIR]
+# compiler.compile() always searches gpukit's device headers after the caller's and lets
+# gpukit choose the compiler; the raw calls below do the same, so their keys match the
+# public API's.
+def request(source=KERNEL, options=(), arch="sm_90", include_dirs=(), no_extern_c=False, compiler_name="auto",
+            output="cubin"):
+    return dict(source=source, options=list(options), arch=arch, include_dirs=list(include_dirs),
+                system_include_dirs=[compiler.DEVICE_INCLUDE_DIR], no_extern_c=no_extern_c, compiler=compiler_name,
+                nvcc="nvcc", output=output)
 
 
-def key(source=KERNEL, options=(), arch="sm_90", include_dirs=(), no_extern_c=False):
-    return _gpukit._cache_key(source, list(options), arch, list(include_dirs) + DIRS, no_extern_c, "nvrtc", "")
+def key(source=KERNEL, **kw):
+    return _gpukit._cache_key(**request(source, **kw))
+
+
+def raw_compile(cache_dir, source=KERNEL):
+    return _gpukit._compile(**request(source), keep=False, cache_dir=None if cache_dir is None else str(cache_dir))
 
 
 @needs_nvrtc
 def test_miss_then_hit(tmp_path):
-    first = _gpukit._compile(KERNEL, [], "sm_90", DIRS, False, "nvrtc", "", False, str(tmp_path))
-    assert first[5] is False and len(entries(tmp_path)) == 1
-    second = _gpukit._compile(KERNEL, [], "sm_90", DIRS, False, "nvrtc", "", False, str(tmp_path))
-    assert second[5] is True
-    assert second[0] == first[0]
-    assert second[4] == first[4] == key()
-    assert compiler.compile(KERNEL, arch="sm_90", cache_dir=tmp_path) == first[0]
+    first = raw_compile(tmp_path)
+    assert first.from_cache is False and len(entries(tmp_path)) == 1
+    assert first.compiled_by == "nvrtc"
+    second = raw_compile(tmp_path)
+    assert second.from_cache is True
+    assert second.compiled_by == "" and second.notes == []
+    assert second.image == first.image
+    assert second.key == first.key == key()
+    assert compiler.compile(KERNEL, arch="sm_90", cache_dir=tmp_path) == first.image
     assert len(entries(tmp_path)) == 1
 
 
@@ -51,8 +63,33 @@ def test_key_changes_with_source_options_arch_and_header_content(tmp_path):
     assert key(source, options=["-DX=1"], include_dirs=[str(tmp_path)]) != base
     assert key(source, arch="sm_80", include_dirs=[str(tmp_path)]) != base
     assert key(source, include_dirs=[str(tmp_path)], no_extern_c=True) != base
+    assert key(source, include_dirs=[str(tmp_path)], compiler_name="nvrtc") != base
+    assert key(source, include_dirs=[str(tmp_path)], output="ptx") != base
     header.write_text("#define VALUE 2\n")
     assert key(source, include_dirs=[str(tmp_path)]) != base
+
+
+@needs_nvrtc
+def test_key_follows_the_toolkit_version_not_each_toolkit_header(tmp_path, monkeypatch):
+    include = tmp_path / "include"
+    include.mkdir()
+    (include / "cuda_runtime.h").write_text("// a fake toolkit\n")
+    (include / "cuda_runtime_api.h").write_text("#define CUDART_VERSION 13000\n")
+    (include / "toolkit_only.h").write_text("#define FROM_TOOLKIT 1\n")
+    source = "#include <toolkit_only.h>\n" + KERNEL
+    base = key(source)
+    monkeypatch.setenv("CUDA_PATH", str(tmp_path))
+    with_fake = key(source)
+    assert with_fake != base, "another toolkit is another key"
+    # An in-place edit of a toolkit header (same size, same time) is not read...
+    stat = os.stat(include / "toolkit_only.h")
+    (include / "toolkit_only.h").write_text("#define FROM_TOOLKIT 2\n")
+    os.utime(include / "toolkit_only.h", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    os.utime(include, ns=(os.stat(include).st_atime_ns, os.stat(include).st_mtime_ns))
+    assert key(source) == with_fake
+    # ...a new toolkit version is.
+    (include / "cuda_runtime_api.h").write_text("#define CUDART_VERSION 13010 /* newer */\n")
+    assert key(source) != with_fake
 
 
 @needs_nvrtc
@@ -82,16 +119,16 @@ def test_bad_entry_is_recompiled_and_rewritten(tmp_path, damage):
     else:
         data = b""
     path.write_bytes(bytes(data))
-    result = _gpukit._compile(KERNEL, [], "sm_90", DIRS, False, "nvrtc", "", False, str(tmp_path))
-    assert result[5] is False, "a damaged entry must not be loaded"
-    assert result[0] == image
-    assert _gpukit._compile(KERNEL, [], "sm_90", DIRS, False, "nvrtc", "", False, str(tmp_path))[5] is True
+    result = raw_compile(tmp_path)
+    assert result.from_cache is False, "a damaged entry must not be loaded"
+    assert result.image == image
+    assert raw_compile(tmp_path).from_cache is True
 
 
 @needs_nvrtc
 def test_cache_dir_false_disables_the_cache(tmp_path):
     compiler.compile(KERNEL, arch="sm_90", cache_dir=False)
-    assert _gpukit._compile(KERNEL, [], "sm_90", DIRS, False, "nvrtc", "", False, None)[4] == ""
+    assert raw_compile(None).key == ""
 
 
 @needs_nvrtc
@@ -132,11 +169,15 @@ def test_processes_compiling_the_same_source_at_once_share_one_entry(tmp_path):
     assert [child.exitcode for child in children] == [0, 0, 0, 0]
     assert os.listdir(tmp_path) == entries(tmp_path), "temporary files were left behind"
     assert len(entries(tmp_path)) == 1
-    assert _gpukit._compile(source, [], "sm_90", DIRS, False, "nvrtc", "", False, str(tmp_path))[5] is True
+    assert raw_compile(tmp_path, source).from_cache is True
 
 
 @needs_nvrtc
 def test_keep_bypasses_the_cache(tmp_path, capsys):
     compiler.compile(KERNEL, arch="sm_90", cache_dir=tmp_path, keep=True)
+    compiler.compile(KERNEL, arch="sm_90", cache_dir=tmp_path, options=["--keep"])
     assert entries(tmp_path) == []
-    assert "compiler output in" in capsys.readouterr().err
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 2 and all(line.startswith("*** compiler output in ") for line in printed)
+    for line in printed:
+        shutil.rmtree(line.split(" in ", 1)[1])

@@ -1,8 +1,11 @@
 """gpukit.compiler: NVRTC compiles without a GPU, so most of this runs on CPU-only machines."""
-import importlib
+import inspect
+import logging
 import os
+import shutil
 import subprocess
 import sys
+import warnings
 
 import pytest
 
@@ -21,6 +24,11 @@ __global__ void doublify(float *a)
 """
 
 
+def run_python(code, **environment):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **environment)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+
 @needs_nvrtc
 def test_compile_for_sm_90_gives_a_cubin_without_a_gpu():
     cubin = compiler.compile(DOUBLIFY, arch="sm_90")
@@ -34,6 +42,23 @@ def test_code_names_the_target_and_compute_gives_ptx():
     ptx = compiler.compile(DOUBLIFY, arch="compute_80", code="compute_90")
     assert b".target sm_90" in ptx
     assert ptx.endswith(b"\0")
+
+
+@needs_nvrtc
+def test_target_ptx_gives_ptx_of_the_architecture():
+    ptx = compiler.compile(DOUBLIFY, arch="sm_80", target="ptx", cache_dir=False)
+    assert b".target sm_80" in ptx and b".entry doublify(" in ptx
+    with pytest.raises(ValueError, match="target"):
+        compiler.compile(DOUBLIFY, arch="sm_80", target="elf")
+
+
+@needs_nvrtc
+def test_target_fatbin_needs_nvcc():
+    with pytest.raises(drv.LogicError, match="fatbin"):
+        compiler.compile(DOUBLIFY, arch="sm_90", target="fatbin", compiler="nvrtc", cache_dir=False)
+    if _gpukit._find_nvcc("nvcc"):
+        fatbin = compiler.compile(DOUBLIFY, arch="sm_90", target="fatbin", cache_dir=False)
+        assert fatbin[:4] == bytes.fromhex("50ed55ba")
 
 
 @needs_nvrtc
@@ -61,12 +86,13 @@ def test_syntax_error_is_a_compile_error_with_the_log_and_line_number():
     assert "kernel.cu(3)" in e.stderr
     assert "-DMARKER=1" in e.command_line
     assert isinstance(e, drv.Error)
+    assert "nvcc" not in str(e), "a mistake in the source is not handed to nvcc"
 
 
 @needs_nvrtc
-def test_unknown_option_is_explained():
-    with pytest.raises(drv.CompileError, match="rejected an option"):
-        compiler.compile(DOUBLIFY, arch="sm_90", options=["--no-such-flag"])
+def test_an_option_nvrtc_rejects_is_named():
+    with pytest.raises(drv.CompileError, match="NVRTC rejects the option '--no-such-flag'"):
+        compiler.compile(DOUBLIFY, arch="sm_90", options=["--no-such-flag"], compiler="nvrtc")
 
 
 @needs_nvrtc
@@ -76,11 +102,22 @@ def test_bad_arch_is_a_logic_error():
 
 
 @needs_nvrtc
-def test_keep_writes_the_outputs(capsys):
+def test_keep_prints_the_directory_and_leaves_nvrtcs_files(capsys):
     compiler.compile(DOUBLIFY, arch="sm_90", keep=True)
-    line = capsys.readouterr().err
+    line = capsys.readouterr().out
+    assert line.startswith("*** compiler output in ")
     directory = line.strip().split(" in ")[-1]
     assert sorted(os.listdir(directory)) == ["kernel.cu", "kernel.cubin", "kernel.log", "kernel.ptx"]
+    with open(os.path.join(directory, "kernel.cu")) as f:
+        assert 'extern "C" {' in f.read()
+    shutil.rmtree(directory)
+
+
+@needs_nvrtc
+def test_keep_option_and_keep_dir(tmp_path, capsys):
+    compiler.compile(DOUBLIFY, arch="sm_90", options=["--keep", "--keep-dir", str(tmp_path / "kept")])
+    assert capsys.readouterr().out.strip() == f"*** compiler output in {tmp_path / 'kept'}"
+    assert (tmp_path / "kept" / "kernel.ptx").exists()
 
 
 def test_a_missing_nvcc_is_a_clear_runtime_error():
@@ -90,11 +127,10 @@ def test_a_missing_nvcc_is_a_clear_runtime_error():
 
 def test_default_flags_come_from_the_environment():
     code = "import gpukit.compiler as c; print(c.DEFAULT_NVCC_FLAGS)"
-    env = dict(os.environ, GPUKIT_DEFAULT_NVCC_FLAGS="-O3  -DA=1", PYCUDA_DEFAULT_NVCC_FLAGS="-DIGNORED")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    out = run_python(code, GPUKIT_DEFAULT_NVCC_FLAGS="-O3  -DA=1", PYCUDA_DEFAULT_NVCC_FLAGS="-DIGNORED").stdout
     assert out.strip() == "['-O3', '-DA=1']"
     env = {k: v for k, v in os.environ.items() if k != "GPUKIT_DEFAULT_NVCC_FLAGS"}
-    env["PYCUDA_DEFAULT_NVCC_FLAGS"] = "--use_fast_math"
+    env.update(PYCUDA_DEFAULT_NVCC_FLAGS="--use_fast_math", PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['--use_fast_math']"
 
@@ -113,6 +149,189 @@ def test_default_arch_without_a_context():
     assert _gpukit.nvrtc_default_arch() == "sm_90"
     assert _gpukit.nvrtc_version()[0] >= 12
 
+
+def test_signatures_are_pycudas_plus_compiler():
+    def names(f):
+        return list(inspect.signature(f).parameters)
+
+    common = ["nvcc", "options", "keep", "no_extern_c", "arch", "code", "cache_dir", "include_dirs"]
+    assert names(compiler.compile) == ["source"] + common + ["target", "compiler"]
+    assert names(compiler.SourceModule.__init__) == ["self", "source"] + common + ["compiler"]
+    assert names(compiler.DynamicModule.__init__) == [
+        "self", "nvcc", "link_options", "keep", "no_extern_c", "arch", "code", "cache_dir", "include_dirs",
+        "message_handler", "log_verbose", "cuda_libdir", "compiler"]
+    assert names(compiler.DynamicSourceModule.__init__) == ["self", "source"] + common + ["cuda_libdir", "compiler"]
+    assert inspect.signature(compiler.compile).parameters["target"].default == "cubin"
+
+
+# --- which compiler ---------------------------------------------------------------------
+
+HOST_HELPER = """#include <vector>
+int host_sum(int n) { std::vector<int> v(n, 1); int s = 0; for (int x : v) s += x; return s; }
+__global__ void k(float *x) { x[0] = 1; }
+"""
+
+
+@needs_nvrtc
+def test_compile_outcome_says_which_compiler_and_why():
+    outcome = compiler.compile_outcome(DOUBLIFY, arch="sm_90", options=["-O3"], cache_dir=False)
+    assert outcome.compiled_by == "nvrtc"
+    assert outcome.image[:4] == b"\x7fELF"
+    assert any(note.startswith("-O3: dropped") for note in outcome.notes)
+    outcome = compiler.compile_outcome("int twice(int v) { return 2 * v; }\n"
+                                       "__global__ void k(int *x) { x[0] = twice(x[0]); }",
+                                       arch="sm_90", cache_dir=False)
+    assert outcome.compiled_by == "nvrtc"
+    assert any("-default-device" in note for note in outcome.notes)
+
+
+@needs_nvrtc
+def test_host_code_goes_to_nvcc_when_the_compiler_is_not_chosen():
+    if not _gpukit._find_nvcc("nvcc"):
+        with pytest.raises(drv.CompileError, match="nvcc, which could compile it, was not found"):
+            compiler.compile(HOST_HELPER, arch="sm_90", cache_dir=False)
+        return
+    outcome = compiler.compile_outcome(HOST_HELPER, arch="sm_90", cache_dir=False)
+    assert outcome.compiled_by == "nvcc"
+    assert any('NVRTC has no header "vector"' in note for note in outcome.notes)
+    with pytest.raises(drv.CompileError, match="vector"):
+        compiler.compile(HOST_HELPER, arch="sm_90", cache_dir=False, compiler="nvrtc")
+
+
+@needs_nvrtc
+def test_default_compiler_setting(monkeypatch):
+    monkeypatch.setattr(compiler, "DEFAULT_COMPILER", "nvrtc")
+    with pytest.raises(drv.CompileError, match="host code|vector"):
+        compiler.compile(HOST_HELPER, arch="sm_90", cache_dir=False)
+    monkeypatch.setattr(compiler, "DEFAULT_COMPILER", "fortran")
+    with pytest.raises(ValueError, match="GPUKIT_COMPILER"):
+        compiler.compile(DOUBLIFY, arch="sm_90")
+    assert compiler.compile_outcome(DOUBLIFY, arch="sm_90", cache_dir=False, compiler="nvrtc").compiled_by == "nvrtc"
+    if _gpukit._find_nvcc("nvcc"):
+        monkeypatch.setattr(compiler, "DEFAULT_COMPILER", "nvcc")
+        assert compiler.compile_outcome(DOUBLIFY, arch="sm_90", cache_dir=False).compiled_by == "nvcc"
+        assert compiler.compile_outcome(DOUBLIFY, arch="sm_90", cache_dir=False,
+                                        compiler="nvrtc").compiled_by == "nvrtc", "the argument wins"
+
+
+def test_default_compiler_comes_from_the_environment():
+    code = "import gpukit.compiler as c; print(c.DEFAULT_COMPILER)"
+    assert run_python(code, GPUKIT_COMPILER="nvcc").stdout.strip() == "nvcc"
+    env = {k: v for k, v in os.environ.items() if k != "GPUKIT_COMPILER"}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "None"
+    bad = run_python("import gpukit.compiler as c; c.compile('__global__ void k() {}', arch='sm_90')",
+                     GPUKIT_COMPILER="clang")
+    assert "GPUKIT_COMPILER" in bad.stderr and "ValueError" in bad.stderr
+
+
+def test_unknown_compiler_is_a_value_error():
+    with pytest.raises(ValueError, match="compiler"):
+        compiler.compile(DOUBLIFY, compiler="clang")
+
+
+# --- nvcc's options ---------------------------------------------------------------------
+
+def test_translate_options_gives_nvrtcs_options_and_notes():
+    options, notes = compiler.translate_options(["-O3", "-Xptxas", "-v", "-lineinfo", "-lcudadevrt", "-arch", "sm_80",
+                                                 "--keep", "-res-usage", "-m64", "-I/x", "-DA=1"])
+    assert options == ["-Xptxas=-v", "-lineinfo", "-Xptxas=-v", "-I/x", "-DA=1"]
+    by_option = dict(notes)
+    assert by_option["-O3"].startswith("dropped: ")
+    assert by_option["-lcudadevrt"].startswith("dropped: ") and "link" in by_option["-lcudadevrt"]
+    assert by_option["-arch sm_80"] == "taken by gpukit: the target is sm_80 (unless -code or -gencode names another)"
+    assert by_option["--keep"].startswith("taken by gpukit: keep=True")
+    assert by_option["-res-usage"].startswith("translated to -Xptxas=-v")
+    assert by_option["-m64"].startswith("dropped: ")
+    nvcc_options, nvcc_notes = compiler.translate_options(["-O3", "-arch", "sm_80", "--cubin"], compiler="nvcc")
+    assert nvcc_options == ["-O3"]
+    assert [option for option, _ in nvcc_notes] == ["-arch sm_80", "--cubin"]
+    with pytest.raises(drv.LogicError, match="64-bit"):
+        compiler.translate_options(["-m32"])
+    with pytest.raises(ValueError):
+        compiler.translate_options([], compiler="clang")
+
+
+@needs_nvrtc
+def test_pycuda_option_lists_compile_with_nvrtc(caplog):
+    options = ["-O3", "-g", "-G", "-m64", "-lineinfo", "--use_fast_math", "-Xptxas", "-dlcm=cg", "-Xcompiler", "-Wall",
+               "--compiler-options", "-fPIC", "-ccbin", "gcc", "-rdc=true", "-lcudadevrt", "-L/usr/local/cuda/lib64",
+               "-Xnvlink", "-v", "-src-in-ptx", "--expt-relaxed-constexpr", "--expt-extended-lambda", "-Xcudafe",
+               "--diag_suppress=177", "-Werror", "cross-execution-space-call", "--cubin", "-c", "-o", "x.cubin",
+               "-gencode", "arch=compute_90,code=sm_90", "-maxrregcount=64", "-std=c++17", "-w"]
+    with caplog.at_level(logging.INFO, logger="gpukit.compiler"):
+        outcome = compiler.compile_outcome("constexpr int three() { return 3; }\n"
+                                           "__global__ void k(int *x) { int unused; x[0] = three(); }",
+                                           options=options, cache_dir=False)
+    assert outcome.compiled_by == "nvrtc"
+    assert outcome.arch == "sm_90"
+    logged = [r.getMessage() for r in caplog.records if r.name == "gpukit.compiler"]
+    assert any(m.startswith("-O3: dropped") for m in logged)
+    assert any(m.startswith("--expt-relaxed-constexpr: translated to -default-device") for m in logged)
+
+
+@needs_nvrtc
+def test_resource_usage_is_reported_as_a_warning_like_pycudas():
+    with pytest.warns(UserWarning, match="ptxas info"):
+        compiler.compile(DOUBLIFY, arch="sm_90", options=["--resource-usage"], cache_dir=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compiler.compile(DOUBLIFY, arch="sm_90", cache_dir=False)
+
+
+@needs_nvrtc
+def test_werror_all_warnings_fails_on_a_warning():
+    source = "__global__ void k(float *x) { int unused; x[0] = 1; }"
+    with pytest.warns(UserWarning, match="never referenced"):
+        compiler.compile(source, arch="sm_90", cache_dir=False)
+    with pytest.raises(drv.CompileError, match="-Werror=all-warnings"):
+        compiler.compile(source, arch="sm_90", cache_dir=False, options=["-Werror", "all-warnings"])
+
+
+@needs_nvrtc
+def test_target_in_the_options_and_in_arch_must_agree():
+    assert compiler.compile_outcome(DOUBLIFY, options=["-arch=sm_80"], cache_dir=False).arch == "sm_80"
+    with pytest.raises(drv.LogicError, match="given twice"):
+        compiler.compile(DOUBLIFY, arch="sm_90", options=["-arch=sm_80"], cache_dir=False)
+
+
+# --- the toolkit ---------------------------------------------------------------------------
+
+def test_toolkit_search_follows_cuda_path(tmp_path, monkeypatch):
+    (tmp_path / "include" / "cccl").mkdir(parents=True)
+    (tmp_path / "include" / "cuda_runtime.h").write_text("// fake\n")
+    monkeypatch.setenv("CUDA_PATH", str(tmp_path))
+    dirs, found_via, looked_in = _gpukit._find_cuda_toolkit()
+    assert dirs == [str(tmp_path / "include"), str(tmp_path / "include" / "cccl")]
+    assert found_via == "CUDA_PATH"
+    monkeypatch.setenv("CUDA_PATH", str(tmp_path / "nothing"))
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    dirs, found_via, looked_in = _gpukit._find_cuda_toolkit()
+    assert found_via == "CUDA_HOME"
+    assert looked_in[0] == f"CUDA_PATH: {tmp_path / 'nothing' / 'include'} (no cuda_runtime.h)"
+
+
+def test_pip_packages_are_found_through_the_nvidia_namespace_package(tmp_path):
+    site = tmp_path / "site"
+    (site / "nvidia" / "cu13" / "include").mkdir(parents=True)
+    (site / "nvidia" / "cu13" / "include" / "cuda_runtime.h").write_text("// fake\n")
+    code = "import gpukit.compiler; from gpukit import _gpukit; print(_gpukit._find_cuda_toolkit()[:2])"
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_PATH", "CUDA_HOME")}
+    env["PATH"] = "/nonexistent"
+    env["PYTHONPATH"] = os.pathsep.join(sys.path + [str(site)])
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(([str(site / "nvidia" / "cu13" / "include")], "pip packages"))
+
+
+@needs_nvrtc
+def test_a_missing_header_is_named(tmp_path, monkeypatch):
+    with pytest.raises(drv.CompileError, match='no header "not_a_real_header.h"'):
+        compiler.compile("#include <not_a_real_header.h>\n__global__ void k() {}", arch="sm_90", cache_dir=False,
+                         compiler="nvrtc")
+
+
+# --- driver odds and ends -----------------------------------------------------------------
 
 def test_initialize_profiler_is_explained_as_removed():
     with pytest.raises(drv.LogicError, match="cuProfilerInitialize"):

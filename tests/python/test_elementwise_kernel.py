@@ -28,7 +28,7 @@ def compiles(kernel, use_range=False):
     ("unsigned char *c, long long k, size_t s, unsigned short u", "c[i] = (unsigned char)(k + s + u)"),
 ])
 def test_generated_kernels_compile_in_both_forms(arguments, operation):
-    kernel = ElementwiseKernel(arguments, operation, "k", loop_prep="int count = 0", after_loop="(void)count")
+    kernel = ElementwiseKernel(arguments, operation, "k", loop_prep="volatile int count = 0", after_loop="count = 1")
     compiles(kernel)
     compiles(kernel, use_range=True)
 

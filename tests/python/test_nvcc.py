@@ -1,6 +1,8 @@
 """gpukit.compiler with nvcc: nvcc compiles without a GPU, so this runs wherever it is installed."""
 import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -29,10 +31,12 @@ def test_compiler_nvcc_gives_a_cubin(tmp_path):
 
 
 @needs_nvcc
-def test_a_non_default_nvcc_path_selects_nvcc_and_takes_nvcc_only_flags(tmp_path):
-    # -Xptxas is an nvcc flag NVRTC rejects.
-    cubin = compiler.compile(KERNEL, nvcc=NVCC, arch="sm_90", options=["-Xptxas", "-v"], cache_dir=False)
-    assert cubin[:4] == b"\x7fELF"
+def test_a_non_default_nvcc_path_selects_nvcc_and_warns_what_it_printed(tmp_path):
+    with pytest.warns(UserWarning, match="ptxas info"):
+        outcome = compiler.compile_outcome(KERNEL, nvcc=NVCC, arch="sm_90", options=["-Xptxas", "-v"],
+                                           cache_dir=False)
+    assert outcome.compiled_by == "nvcc"
+    assert outcome.image[:4] == b"\x7fELF"
 
 
 @needs_nvcc
@@ -71,11 +75,57 @@ def test_failure_is_a_compile_error_with_output_and_command_line():
 @needs_nvcc
 def test_keep_leaves_the_directory_and_prints_it(capsys):
     compiler.compile(KERNEL, compiler="nvcc", arch="sm_90", keep=True)
-    directory = capsys.readouterr().err.strip().split(" in ")[-1]
+    directory = capsys.readouterr().out.strip().split(" in ")[-1]
     files = os.listdir(directory)
     assert "kernel.cu" in files and "kernel.cubin" in files
     assert any(name.endswith(".ptx") for name in files), "--keep keeps nvcc's intermediate files"
     shutil.rmtree(directory)
+
+
+@needs_nvcc
+def test_nvcc_gets_the_options_as_given_less_what_gpukit_sets():
+    outcome = compiler.compile_outcome(KERNEL, compiler="nvcc", arch="sm_90", cache_dir=False,
+                                       options=["-O3", "-Xcompiler", "-Wall", "--cubin", "-o", "other.cubin"])
+    assert outcome.compiled_by == "nvcc"
+    assert [note.split(":")[0] for note in outcome.notes] == ["--cubin", "-o other.cubin"]
+    with pytest.raises(drv.CompileError) as info:
+        compiler.compile("__global__ void k() { undeclared = 1; }", compiler="nvcc", arch="sm_90", cache_dir=False,
+                         options=["-O3", "--ptx"])
+    assert " -O3 " in info.value.command_line and "--ptx" not in info.value.command_line
+
+
+@needs_nvcc
+def test_cub_cuh_and_host_headers_go_to_nvcc_automatically():
+    source = """#include <cub/cub.cuh>
+__global__ void block_sum(const float *in, float *out) {
+    typedef cub::BlockReduce<float, 128> reduce;
+    __shared__ typename reduce::TempStorage scratch;
+    float total = reduce(scratch).Sum(in[threadIdx.x]);
+    if (threadIdx.x == 0) out[0] = total;
+}
+"""
+    outcome = compiler.compile_outcome(source, arch="sm_90", cache_dir=False, no_extern_c=True)
+    assert outcome.compiled_by == "nvcc"
+    assert outcome.notes and outcome.notes[-1].startswith("compiled with nvcc")
+
+
+@needs_nvcc
+def test_when_both_compilers_fail_both_errors_are_shown():
+    source = "#include <vector>\nint h() { return not_declared_anywhere; }\n__global__ void k() {}"
+    with pytest.raises(drv.CompileError) as info:
+        compiler.compile(source, arch="sm_90", cache_dir=False)
+    message = str(info.value)
+    assert 'NVRTC found no header "vector"' in message
+    assert "failed too" in message and "not_declared_anywhere" in info.value.stderr
+
+
+@needs_nvcc
+def test_gpukit_compiler_environment_makes_unchanged_code_use_nvcc():
+    code = ("import gpukit.compiler as c; "
+            f"print(c.compile_outcome({KERNEL!r}, arch='sm_90', cache_dir=False).compiled_by)")
+    env = dict(os.environ, GPUKIT_COMPILER="nvcc", PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "nvcc"
 
 
 def test_unknown_compiler_is_a_value_error():

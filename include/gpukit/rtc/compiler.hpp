@@ -1,68 +1,88 @@
-// One entry point for compiling CUDA C: NVRTC or nvcc, through the compilation cache.
+// One entry point for compiling CUDA C the way PyCUDA programs expect: nvcc's options,
+// NVRTC by default, nvcc when NVRTC cannot, through the compilation cache.
 //
-// The cache key is the SHA-256 over labelled fields: the compiler (NVRTC, or nvcc and its
-// path), its identity (NVRTC: nvrtc_identity(), the library file's path, size and mtime, so
-// a hit needs no NVRTC loaded; nvcc: its version), the architecture (the device's when none
-// is given), the wrapped source, every option and include
-// directory, and the path and content of every header the compilation reads:
+// A request carries nvcc's options (compile_options::options), translated for NVRTC by
+// nvcc_options.hpp. Which compiler runs:
+//   - compiler_kind::nvcc: nvcc.
+//   - compiler_kind::nvrtc: NVRTC. When its only complaint is host functions or variables
+//     (unannotated, so host code to NVRTC), it compiles again with -default-device, which
+//     makes them __device__: a source whose device code never used them means the same, and
+//     constexpr helpers become callable as nvcc's --expt-relaxed-constexpr allows.
+//   - compiler_kind::automatic: as nvrtc, and when NVRTC still cannot compile the source for
+//     a reason only nvcc overcomes (host code, an option NVRTC rejects, a header NVRTC cannot
+//     find, target fatbin) and nvcc is found, nvcc compiles it; if nvcc fails too, the
+//     compile_error shows both compilers' errors. Without NVRTC installed, nvcc.
+// compile_outcome::compiled_by and ::notes say which compiler produced the image and why.
+//
+// The cache key is the SHA-256 over labelled fields: the compiler choice and the identity of
+// each compiler it may run (NVRTC: nvrtc_identity(), the library file's path, size and
+// mtime, so a hit needs no NVRTC loaded; nvcc: its version, or for the automatic choice the
+// path, size and mtime of the nvcc it would fall back to), for NVRTC the toolkit headers'
+// identity (toolkit_identity()) and gpukit's built-in headers, the architecture (the
+// device's when none is given), the output kind, the source as compiled (in its extern "C"
+// wrapper), every option and include directory, and the path and content of every header
+// of the caller's and gpukit's the compilation reads:
 //   - nvcc: the files `nvcc -M` lists (toolkit headers included);
-//   - NVRTC: NVRTC does not report what it included, so included_headers() scans the
-//     source for #include "..." and #include <...>, resolves each against the including
-//     file's directory (quoted form), the include directories and -I options, and follows
-//     found headers recursively. Headers found only through NVRTC's built-in paths (the
-//     toolkit's own) are covered by the NVRTC identity instead. The scan ignores #if and
-//     macros: an include spelled through a macro is not seen, and an include in a disabled
-//     branch is hashed anyway (a spurious miss, never a stale hit).
+//   - NVRTC: NVRTC does not report what it included, so find_included_headers() scans the
+//     source for #include lines and follows those found in the caller's include directories
+//     and gpukit's (includes.hpp). Toolkit headers are covered by the toolkit's identity
+//     instead, and headers nvcc reads from the host's C++ library in the automatic fallback
+//     by nvcc's identity.
 #pragma once
 
 #include "gpukit/rtc/nvcc.hpp"
+#include "gpukit/rtc/nvcc_options.hpp"
 #include "gpukit/rtc/program.hpp"
 
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace gpukit::rtc {
 
-enum class compiler_kind { nvrtc, nvcc };
+enum class compiler_kind { automatic, nvrtc, nvcc };
+
+// "auto", "nvrtc", "nvcc"; logic_error for other names.
+compiler_kind compiler_kind_from_name(const std::string& name);
 
 struct compile_request {
     std::string source;
-    compile_options options;
-    compiler_kind compiler = compiler_kind::nvrtc;
-    nvcc_settings nvcc;  // used when compiler is nvcc
+    compile_options options;  // options.options are nvcc's options
+    compiler_kind compiler = compiler_kind::automatic;
+    output_kind output = output_kind::cubin;
+    std::string nvcc = "nvcc";  // the nvcc to run: a path, or a name (see find_nvcc)
+    bool keep = false;          // keep the source, PTX, image and log (so does --keep in the options)
+    std::string keep_dir;       // where to keep them (or --keep-dir); empty: a fresh temporary directory
 };
 
 struct compile_outcome {
-    std::vector<char> image;  // what to load: a cubin, or NUL-terminated PTX
-    std::string arch;         // the architecture used (on a cache hit: the one asked for or the device's)
-    std::string key;          // the cache key; empty when the cache was not used
-    bool from_cache = false;  // true when the image came from the disk cache
-    std::string log;          // the compiler's warnings (empty on a cache hit)
-    std::string ptx;          // when options.want_ptx or a compute_XY target (compiled only)
-    std::string kept_dir;     // nvcc with keep: the directory left behind
+    std::vector<char> image;         // what to load: a cubin, a fatbin, or NUL-terminated PTX
+    std::string arch;                // the architecture used (on a cache hit: the one asked for or the device's)
+    std::string key;                 // the cache key; empty when the cache was not used
+    bool from_cache = false;         // true when the image came from the disk cache
+    std::string log;                 // the compiler's warnings (empty on a cache hit)
+    std::string ptx;                 // the PTX, when it was asked for (want_ptx, keep) or is the image
+    std::string kept_dir;            // with keep: the directory holding the kept files
+    std::string compiled_by;         // "nvrtc" or "nvcc"; empty on a cache hit
+    std::vector<std::string> notes;  // what gpukit did with the options and compilers, and why (empty on a hit)
 };
 
-// The headers `source` includes, found by the scan described above, in first-seen order.
-std::vector<std::filesystem::path> included_headers(std::string_view source, const compile_options& options);
-
-// The request's cache key (64 hex digits). An empty arch stands for device_arch().
+// The request's cache key (64 hex digits). An empty arch stands for the one the options
+// name, else device_arch().
 std::string cache_key(const compile_request& request);
 
 namespace detail {
-// cache_key() with the NVRTC identity given (ignored for nvcc), so tests can change it.
+// cache_key() with the NVRTC identity given, so tests can change it.
 std::string cache_key(const compile_request& request, const std::string& nvrtc_identity);
 }  // namespace detail
 
-// Compiles with the requested compiler, without the cache.
-compiled_program compile(const compile_request& request, std::string* kept_dir = nullptr);
+// Compiles without the cache, choosing the compiler as described above.
+compile_outcome compile(const compile_request& request);
 
-// Looks the request up in the cache at `cache_dir` and compiles (and stores) on a miss or
-// a bad entry. The cache is bypassed when cache_dir is nullopt, when nvcc's keep is set
-// (the point is to see the compiler's files) and when options.want_ptx is set (only
-// images are stored).
+// Looks the request up in the cache at `cache_dir` and compiles (and stores) on a miss or a
+// bad entry. The cache is bypassed when cache_dir is nullopt, when keeping files (the point
+// is to see the compiler's files) and when options.want_ptx is set (only images are stored).
 compile_outcome compile_cached(const compile_request& request, const std::optional<std::filesystem::path>& cache_dir);
 
 }  // namespace gpukit::rtc

@@ -1,5 +1,5 @@
-// Compiling CUDA C with nvcc, for what NVRTC cannot do (nvcc-only flags such as -Xptxas,
-// host-side headers NVRTC lacks) and for machines with nvcc but no NVRTC.
+// Compiling CUDA C with nvcc, for what NVRTC cannot do (host code, nvcc-only options,
+// headers of the host's C++ library, fatbins) and for machines with nvcc but no NVRTC.
 //
 // nvcc runs as a child process in a fresh temporary directory, which is removed afterwards
 // unless `keep` is set.
@@ -13,21 +13,31 @@
 
 namespace gpukit::rtc {
 
+// What to produce (PyCUDA's compile(target=...)): a cubin (PTX for a compute_XY arch), PTX,
+// or a fatbin (nvcc only).
+enum class output_kind { cubin, ptx, fatbin };
+
+// "cubin", "ptx", "fatbin"; logic_error for other names.
+output_kind output_kind_from_name(const std::string& name);
+
 struct nvcc_settings {
     // The nvcc to run: a path, or a name searched on PATH.
     std::string nvcc = "nvcc";
-    // Keep the temporary directory (nvcc also runs with --keep, so its intermediate files
-    // stay there too); its path is returned in kept_dir.
+    // Keep the working directory (nvcc also runs with --keep, so its intermediate files stay
+    // there too); its path is returned in kept_dir.
     bool keep = false;
+    // With keep: the directory to work in (created when missing); empty: a fresh temporary one.
+    std::string keep_dir;
 };
 
-// Runs `nvcc --cubin -arch sm_XY` (or `--ptx -arch compute_XY`) on wrapped_source(source,
-// options), with "-I<dir>" per include dir and options.options as given. Throws
-// compile_error (nvcc's stderr as the log, its stdout, the full command line) when nvcc
-// fails, runtime_error when it cannot be started. `kept_dir`, when given, receives the
-// directory kept by settings.keep (empty otherwise).
+// Runs `nvcc --cubin -arch sm_XY` (--ptx for a compute_XY arch or output ptx, --fatbin for
+// output fatbin) on the source in its extern "C" wrapper (includes.hpp), with "-I<dir>" per
+// include dir and options.options as given. Throws compile_error (nvcc's stderr as the log,
+// its stdout, the full command line) when nvcc fails, runtime_error when it cannot be
+// started. `kept_dir`, when given, receives the directory kept by settings.keep.
 compiled_program compile_with_nvcc(std::string_view source, const compile_options& options,
-                                   const nvcc_settings& settings = {}, std::string* kept_dir = nullptr);
+                                   output_kind output = output_kind::cubin, const nvcc_settings& settings = {},
+                                   std::string* kept_dir = nullptr);
 
 // The first line of `nvcc --version` that names the release, else its whole output
 // (computed once per nvcc path); runtime_error when nvcc cannot be run.
@@ -37,5 +47,13 @@ std::string nvcc_version(const std::string& nvcc);
 // the toolkit's included). Throws like compile_with_nvcc.
 std::vector<std::string> nvcc_dependencies(std::string_view source, const compile_options& options,
                                            const std::string& nvcc);
+
+// The first executable `name` in the ':'-separated directories of `path`; empty when none.
+std::string find_on_path(const std::string& name, std::string_view path);
+
+// The nvcc to run for `name`: `name` itself when it holds a '/', else the first on $PATH,
+// else, for the default name "nvcc", $CUDA_PATH/bin, $CUDA_HOME/bin or /usr/local/cuda/bin.
+// Empty when there is none.
+std::string find_nvcc(const std::string& name = "nvcc");
 
 }  // namespace gpukit::rtc

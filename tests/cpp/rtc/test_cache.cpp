@@ -5,6 +5,7 @@
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/cache.hpp"
 #include "gpukit/rtc/compiler.hpp"
+#include "gpukit/rtc/includes.hpp"
 #include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
@@ -95,7 +96,7 @@ TEST_F(cache_test, key_follows_source_options_arch_and_headers) {
     // A header included by a header counts too.
     write(dir / "inner.h", "#define INNER 2\n");
     EXPECT_NE(rtc::cache_key(base), key);
-    const std::vector<fs::path> headers = rtc::included_headers(base.source, base.options);
+    const std::vector<fs::path> headers = rtc::find_included_headers(base.source, fs::current_path(), {dir});
     ASSERT_EQ(headers.size(), 2u);
     EXPECT_EQ(headers[0].filename(), "scale.h");
     EXPECT_EQ(headers[1].filename(), "inner.h");
@@ -149,7 +150,7 @@ TEST_F(cache_test, nvcc_compiles_a_cubin_and_keys_on_its_headers) {
     rtc::compile_request r = request("#include \"value.h\"\n__global__ void k(int *a) { a[0] = VALUE; }");
     r.options.include_dirs = {dir.string()};
     r.compiler = rtc::compiler_kind::nvcc;
-    r.nvcc.nvcc = "/usr/local/cuda/bin/nvcc";
+    r.nvcc = "/usr/local/cuda/bin/nvcc";
     const rtc::compile_outcome first = rtc::compile_cached(r, dir / "cache");
     EXPECT_EQ(std::string(first.image.data(), 4), "\x7f" "ELF");
     EXPECT_TRUE(rtc::compile_cached(r, dir / "cache").from_cache);
@@ -165,7 +166,7 @@ TEST_F(cache_test, nvcc_failure_is_a_compile_error_with_the_command_line) {
     rtc::compile_options options;
     options.arch = "sm_90";
     try {
-        rtc::compile_with_nvcc("__global__ void k() { undeclared = 1; }", options, settings);
+        rtc::compile_with_nvcc("__global__ void k() { undeclared = 1; }", options, rtc::output_kind::cubin, settings);
         FAIL() << "nvcc accepted a broken kernel";
     } catch (const compile_error& e) {
         EXPECT_NE(e.log().find("undeclared"), std::string::npos);
@@ -179,7 +180,7 @@ TEST(nvcc, a_missing_nvcc_is_a_runtime_error) {
     settings.nvcc = "/no/such/nvcc";
     rtc::compile_options options;
     options.arch = "sm_90";
-    EXPECT_THROW(rtc::compile_with_nvcc(kernel, options, settings), runtime_error);
+    EXPECT_THROW(rtc::compile_with_nvcc(kernel, options, rtc::output_kind::cubin, settings), runtime_error);
 }
 
 }  // namespace

@@ -1,0 +1,131 @@
+#include "gpukit/rtc/includes.hpp"
+
+#include "gpukit/core/text.hpp"
+#include "gpukit/rtc/builtin_headers.hpp"
+
+#include <set>
+
+namespace gpukit::rtc {
+namespace {
+
+namespace fs = std::filesystem;
+
+void skip_blanks(std::string_view& line) {
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
+        line.remove_prefix(1);
+}
+
+void scan(std::string_view text, const fs::path& including_dir, const std::vector<fs::path>& dirs,
+          std::set<fs::path>& seen, std::vector<fs::path>& headers) {
+    for (const include_directive& include : find_includes(text)) {
+        const fs::path found = find_user_header(include, including_dir, dirs);
+        if (found.empty())
+            continue;
+        std::error_code ignored;
+        const fs::path path = fs::absolute(found, ignored).lexically_normal();
+        if (!seen.insert(path).second)
+            continue;
+        headers.push_back(path);
+        if (const auto content = read_file(path.string()))
+            scan(*content, path.parent_path(), dirs, seen, headers);
+    }
+}
+
+std::string line_directive(std::size_t line, const std::string& name) {
+    return "#line " + std::to_string(line) + " \"" + name + "\"\n";
+}
+
+}  // namespace
+
+std::vector<include_directive> find_includes(std::string_view text) {
+    std::vector<include_directive> found;
+    const std::vector<std::string_view> lines = split_lines(text);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        std::string_view line = lines[i];
+        skip_blanks(line);
+        if (line.empty() || line.front() != '#')
+            continue;
+        line.remove_prefix(1);
+        skip_blanks(line);
+        if (!line.starts_with("include"))
+            continue;
+        line.remove_prefix(7);
+        skip_blanks(line);
+        if (line.empty() || (line.front() != '"' && line.front() != '<'))
+            continue;  // #include MACRO, or #include_next
+        const char close = line.front() == '"' ? '"' : '>';
+        const std::size_t stop = line.find(close, 1);
+        if (stop == std::string_view::npos)
+            continue;
+        found.push_back({std::string(line.substr(1, stop - 1)), close == '"', i + 1});
+    }
+    return found;
+}
+
+fs::path find_user_header(const include_directive& include, const fs::path& including_dir,
+                          const std::vector<fs::path>& dirs) {
+    if (is_builtin_header(include.name))
+        return {};
+    std::error_code ignored;
+    if (include.quoted && fs::is_regular_file(including_dir / include.name, ignored))
+        return including_dir / include.name;
+    for (const auto& dir : dirs)
+        if (fs::is_regular_file(dir / include.name, ignored))
+            return dir / include.name;
+    return {};
+}
+
+std::vector<fs::path> find_included_headers(std::string_view source, const fs::path& source_dir,
+                                            const std::vector<fs::path>& dirs) {
+    std::set<fs::path> seen;
+    std::vector<fs::path> headers;
+    scan(source, source_dir, dirs, seen, headers);
+    return headers;
+}
+
+std::string wrap_source(std::string_view source, const std::string& name, bool no_extern_c, wrapper_for compiler,
+                        const std::vector<fs::path>& user_dirs) {
+    std::error_code ignored;
+    const fs::path source_dir = fs::current_path(ignored);  // NVRTC's base for the source's "..." includes
+    std::vector<std::size_t> system_lines;                  // lines including a header that is not the user's
+    for (const include_directive& include : find_includes(source))
+        if (find_user_header(include, source_dir, user_dirs).empty())
+            system_lines.push_back(include.line);
+    const bool diagnostics = compiler == wrapper_for::nvrtc;
+    if (system_lines.empty() || (no_extern_c && !diagnostics)) {
+        if (no_extern_c)
+            return std::string(source);
+        // #line keeps diagnostics on the caller's own line numbers despite the wrapper.
+        return "extern \"C\" {\n" + line_directive(1, name) + std::string(source) + "\n}\n";
+    }
+
+    std::string text = no_extern_c ? "" : "extern \"C\" {\n" + line_directive(1, name);
+    const std::vector<std::string_view> lines = split_lines(source);
+    std::size_t next = 0;  // index into system_lines
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::size_t number = i + 1;
+        if (next == system_lines.size() || system_lines[next] != number) {
+            text.append(lines[i]);
+            text += '\n';
+            continue;
+        }
+        ++next;
+        if (!no_extern_c)
+            text += "extern \"C++\" {\n";
+        if (diagnostics)
+            text += "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 47\n";
+        text += line_directive(number, name);
+        text.append(lines[i]);
+        text += '\n';
+        if (diagnostics)
+            text += "#pragma nv_diagnostic pop\n";
+        if (!no_extern_c)
+            text += "}\n";
+        text += line_directive(number + 1, name);
+    }
+    if (!no_extern_c)
+        text += "\n}\n";
+    return text;
+}
+
+}  // namespace gpukit::rtc

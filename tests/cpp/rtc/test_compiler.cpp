@@ -1,0 +1,224 @@
+// Which compiler compiles a request: NVRTC with nvcc's options translated, -default-device
+// for host-only complaints, nvcc when NVRTC cannot; keep, targets and output kinds.
+#include "gpukit/core/error.hpp"
+#include "gpukit/core/process.hpp"
+#include "gpukit/core/text.hpp"
+#include "gpukit/rtc/compiler.hpp"
+#include "nvrtc_test.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace {
+
+using namespace gpukit;
+namespace fs = std::filesystem;
+
+bool has_note(const rtc::compile_outcome& outcome, const std::string& phrase) {
+    return std::any_of(outcome.notes.begin(), outcome.notes.end(),
+                       [&](const std::string& note) { return note.find(phrase) != std::string::npos; });
+}
+
+rtc::compile_request request(const std::string& source, rtc::compiler_kind kind = rtc::compiler_kind::automatic) {
+    rtc::compile_request r;
+    r.source = source;
+    r.options.arch = "sm_90";
+    r.compiler = kind;
+    return r;
+}
+
+#define GPUKIT_REQUIRE_NVCC()                                        \
+    do {                                                             \
+        if (rtc::find_nvcc().empty())                                \
+            GTEST_SKIP() << "nvcc is not installed";                 \
+    } while (false)
+
+// Host code NVRTC cannot compile even as device code: std::vector needs nvcc.
+constexpr const char* host_helper = R"(#include <vector>
+int host_sum(int n) { std::vector<int> v(n, 1); int s = 0; for (int x : v) s += x; return s; }
+__global__ void k(float *x) { x[0] = 1; }
+)";
+
+TEST(rtc_compiler, nvrtc_compiles_nvcc_options_and_says_what_it_dropped) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_request r = request("__global__ void k(float *x) { x[0] = 2; }");
+    r.options.options = {"-O3", "-g", "-m64", "-lineinfo", "-Xcompiler", "-Wall"};
+    const rtc::compile_outcome outcome = rtc::compile(r);
+    EXPECT_EQ(outcome.compiled_by, "nvrtc");
+    EXPECT_EQ(std::string(outcome.image.data(), 4), "\x7f" "ELF");
+    EXPECT_TRUE(has_note(outcome, "-O3: dropped"));
+    EXPECT_TRUE(has_note(outcome, "-Xcompiler -Wall: dropped"));
+    EXPECT_FALSE(has_note(outcome, "-lineinfo"));
+}
+
+TEST(rtc_compiler, unannotated_functions_are_retried_with_default_device) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (auto kind : {rtc::compiler_kind::automatic, rtc::compiler_kind::nvrtc}) {
+        const rtc::compile_outcome outcome = rtc::compile(request(
+            "constexpr float twice(float v) { return 2 * v; }\nint counter = 3;\n"
+            "__global__ void k(float *x) { x[0] = twice(x[0]); }",
+            kind));
+        EXPECT_EQ(outcome.compiled_by, "nvrtc");
+        EXPECT_TRUE(has_note(outcome, "-default-device"));
+    }
+}
+
+TEST(rtc_compiler, host_code_falls_back_to_nvcc) {
+    GPUKIT_REQUIRE_NVRTC();
+    GPUKIT_REQUIRE_NVCC();
+    const rtc::compile_outcome outcome = rtc::compile(request(host_helper));
+    EXPECT_EQ(outcome.compiled_by, "nvcc");
+    EXPECT_TRUE(has_note(outcome, "compiled with nvcc")) << outcome.notes.front();
+    EXPECT_TRUE(has_note(outcome, "NVRTC has no header \"vector\""));
+    EXPECT_EQ(std::string(outcome.image.data(), 4), "\x7f" "ELF");
+}
+
+TEST(rtc_compiler, explicit_nvrtc_does_not_fall_back) {
+    GPUKIT_REQUIRE_NVRTC();
+    try {
+        rtc::compile(request("__host__ int h() { return 1; }\n__global__ void k(float *x) { x[0] = 1; }",
+                             rtc::compiler_kind::nvrtc));
+        FAIL() << "NVRTC compiled a __host__ function";
+    } catch (const compile_error& e) {
+        EXPECT_NE(std::string(e.what()).find("host code"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("compiler='nvcc'"), std::string::npos) << e.what();
+    }
+}
+
+TEST(rtc_compiler, a_source_error_is_not_retried_with_nvcc) {
+    GPUKIT_REQUIRE_NVRTC();
+    try {
+        rtc::compile(request("__global__ void k(float *x) { x[0] = undeclared; }"));
+        FAIL() << "compiled an undeclared name";
+    } catch (const compile_error& e) {
+        EXPECT_EQ(std::string(e.what()).find("nvcc"), std::string::npos) << e.what();
+        EXPECT_NE(e.log().find("undeclared"), std::string::npos);
+    }
+}
+
+TEST(rtc_compiler, when_nvcc_fails_too_both_errors_are_shown) {
+    GPUKIT_REQUIRE_NVRTC();
+    GPUKIT_REQUIRE_NVCC();
+    try {
+        rtc::compile(request("#include <vector>\nint h() { return undeclared_host_name; }\n"
+                             "__global__ void k(float *x) { x[0] = 1; }"));
+        FAIL() << "compiled an undeclared name";
+    } catch (const compile_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("NVRTC found no header \"vector\""), std::string::npos) << what;
+        EXPECT_NE(what.find("failed too"), std::string::npos) << what;
+        EXPECT_NE(e.log().find("NVRTC:"), std::string::npos);
+        EXPECT_NE(e.log().find("undeclared_host_name"), std::string::npos) << e.log();
+    }
+}
+
+TEST(rtc_compiler, an_option_nvrtc_rejects_is_named_and_goes_to_nvcc) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_request r = request("__global__ void k(float *x) { x[0] = 1; }", rtc::compiler_kind::nvrtc);
+    r.options.options = {"-lineinfo", "--keep-device-functions"};
+    try {
+        rtc::compile(r);
+        FAIL() << "NVRTC took --keep-device-functions";
+    } catch (const compile_error& e) {
+        EXPECT_NE(std::string(e.what()).find("NVRTC rejects the option '--keep-device-functions'"), std::string::npos)
+            << e.what();
+        EXPECT_EQ(std::string(e.what()).find("'-lineinfo'"), std::string::npos) << e.what();
+    }
+    if (rtc::find_nvcc().empty())
+        return;
+    r.compiler = rtc::compiler_kind::automatic;
+    const rtc::compile_outcome outcome = rtc::compile(r);
+    EXPECT_EQ(outcome.compiled_by, "nvcc");
+    EXPECT_TRUE(has_note(outcome, "--keep-device-functions"));
+}
+
+TEST(rtc_compiler, werror_all_warnings_fails_on_a_warning) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_request r = request("__global__ void k(float *x) { int unused; x[0] = 1; }");
+    EXPECT_FALSE(rtc::compile(r).log.empty());
+    r.options.options = {"-Werror=all-warnings"};
+    EXPECT_THROW(rtc::compile(r), compile_error);
+}
+
+TEST(rtc_compiler, the_options_may_name_the_target) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_request r = request("__global__ void k(float *x) { x[0] = 1; }");
+    r.options.arch.clear();
+    r.options.options = {"-arch", "sm_80"};
+    EXPECT_EQ(rtc::compile(r).arch, "sm_80");
+    r.options.options = {"-gencode", "arch=compute_75,code=compute_75"};
+    const rtc::compile_outcome ptx = rtc::compile(r);
+    EXPECT_EQ(ptx.arch, "compute_75");
+    EXPECT_EQ(ptx.image.back(), '\0');
+    r.options.arch = "sm_90";
+    EXPECT_THROW(rtc::compile(r), logic_error) << "two different targets";
+}
+
+TEST(rtc_compiler, output_ptx_gives_ptx_of_the_real_architecture) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_request r = request("__global__ void k(float *x) { x[0] = 1; }");
+    r.output = rtc::output_kind::ptx;
+    const rtc::compile_outcome outcome = rtc::compile(r);
+    const std::string text(outcome.image.data());
+    EXPECT_NE(text.find(".target sm_90"), std::string::npos);
+    EXPECT_EQ(outcome.compiled_by, "nvrtc");
+}
+
+TEST(rtc_compiler, output_fatbin_needs_nvcc) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_request r = request("__global__ void k(float *x) { x[0] = 1; }", rtc::compiler_kind::nvrtc);
+    r.output = rtc::output_kind::fatbin;
+    EXPECT_THROW(rtc::compile(r), logic_error);
+    if (rtc::find_nvcc().empty())
+        return;
+    r.compiler = rtc::compiler_kind::automatic;
+    const rtc::compile_outcome outcome = rtc::compile(r);
+    EXPECT_EQ(outcome.compiled_by, "nvcc");
+    EXPECT_EQ(std::string(outcome.image.data(), 4), std::string("\x50\xed\x55\xba", 4)) << "the fatbin magic";
+}
+
+TEST(rtc_compiler, keep_leaves_nvrtcs_source_ptx_image_and_log) {
+    GPUKIT_REQUIRE_NVRTC();
+    const fs::path dir = fs::path(make_temp_dir("gpukit-keep-test-")) / "kept";
+    rtc::compile_request r = request("#include <cuda_fp16.h>\n__global__ void k(float *x) { x[0] = 1; }");
+    r.options.options = {"--keep", "--keep-dir", dir.string()};
+    const rtc::compile_outcome outcome = rtc::compile_cached(r, dir.parent_path() / "cache");
+    EXPECT_EQ(outcome.kept_dir, dir.string());
+    EXPECT_TRUE(outcome.key.empty()) << "keeping bypasses the cache";
+    for (const char* name : {"kernel.cu", "kernel.ptx", "kernel.cubin", "kernel.log"})
+        EXPECT_TRUE(fs::exists(dir / name)) << name;
+    const std::string kept_source = *read_file((dir / "kernel.cu").string());
+    EXPECT_NE(kept_source.find("extern \"C++\""), std::string::npos) << "the source as compiled";
+    EXPECT_NE(read_file((dir / "kernel.ptx").string())->find(".entry k("), std::string::npos);
+    fs::remove_all(dir.parent_path());
+}
+
+TEST(rtc_compiler, nvcc_gets_the_options_less_what_gpukit_sets) {
+    GPUKIT_REQUIRE_NVCC();
+    rtc::compile_request r = request("__global__ void k(float *x) { x[0] = 1; }", rtc::compiler_kind::nvcc);
+    r.options.options = {"-O3", "-Xcompiler", "-Wall", "--cubin", "-o", "elsewhere.cubin", "-arch", "sm_90"};
+    const rtc::compile_outcome outcome = rtc::compile(r);
+    EXPECT_EQ(outcome.compiled_by, "nvcc");
+    EXPECT_TRUE(has_note(outcome, "-o elsewhere.cubin: dropped"));
+    EXPECT_FALSE(has_note(outcome, "-O3"));
+}
+
+TEST(rtc_compiler, compiler_names) {
+    EXPECT_EQ(rtc::compiler_kind_from_name("auto"), rtc::compiler_kind::automatic);
+    EXPECT_EQ(rtc::compiler_kind_from_name("nvrtc"), rtc::compiler_kind::nvrtc);
+    EXPECT_EQ(rtc::compiler_kind_from_name("nvcc"), rtc::compiler_kind::nvcc);
+    EXPECT_THROW(rtc::compiler_kind_from_name("clang"), logic_error);
+    EXPECT_EQ(rtc::output_kind_from_name("fatbin"), rtc::output_kind::fatbin);
+    EXPECT_THROW(rtc::output_kind_from_name("elf"), logic_error);
+}
+
+TEST(rtc_compiler, find_nvcc_takes_paths_and_names) {
+    EXPECT_EQ(rtc::find_nvcc("/no/such/nvcc"), "");
+    EXPECT_EQ(rtc::find_nvcc("no-such-program-gpukit"), "");
+    EXPECT_EQ(rtc::find_on_path("sh", "/nonexistent:/bin:/usr/bin").substr(0, 1), "/");
+    EXPECT_EQ(rtc::find_on_path("sh", ""), "");
+}
+
+}  // namespace
