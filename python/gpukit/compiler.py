@@ -14,7 +14,7 @@ import os
 import warnings
 import weakref
 
-from gpukit import _gpukit
+from gpukit import _gpukit, driver
 from gpukit.driver import Context, module_from_buffer
 
 _log = logging.getLogger("gpukit.compiler")
@@ -131,12 +131,21 @@ def _warn_about_output(log):
     warnings.warn("The CUDA compiler succeeded, but said the following:\n" + log, stacklevel=4)
 
 
+def _debugging_overrides(options, keep, cache_dir):
+    """With driver.set_debugging() (import gpukit.debug), as in PyCUDA: debug information
+    (-g -G; NVRTC keeps -G only), no cache, and the compiler's files kept."""
+    if not driver.CUDA_DEBUGGING:
+        return options, keep, cache_dir
+    return [*(DEFAULT_NVCC_FLAGS if options is None else options), "-g", "-G"], True, False
+
+
 def compile_outcome(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
                     cache_dir=None, include_dirs=[], target="cubin", compiler=None):
     """compile(), returning the whole CompileOutcome: ``image``, ``arch``, ``compiled_by``
     (``"nvrtc"`` or ``"nvcc"``; ``""`` for an image from the cache), ``notes`` (what gpukit
     did with the options and compilers, and why), ``log``, ``ptx``, ``kept_dir``, ``key``,
     ``from_cache``."""
+    options, keep, cache_dir = _debugging_overrides(options, keep, cache_dir)
     request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, target)
     outcome = _gpukit._compile(**request, keep=bool(keep), cache_dir=_cache_directory(cache_dir))
     for note in outcome.notes:
@@ -192,7 +201,8 @@ class SourceModule:
         request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, "cubin")
         directory = _cache_directory(cache_dir)
         loaded_key = None
-        if directory is not None and not _keeps(keep, request["options"]):
+        # Under driver.set_debugging() compile() adds -G: never reuse a module loaded without.
+        if directory is not None and not _keeps(keep, request["options"]) and not driver.CUDA_DEBUGGING:
             context = Context.get_current()
             if context is not None:
                 loaded_key = (context.handle, _gpukit._cache_key(**request))
