@@ -311,7 +311,7 @@ def test_options_and_include_directories(ctx, tmp_path):
 def test_keep_prints_where_the_files_are(ctx, capsys):
     kernel = ElementwiseKernel("float *x", "x[i] = 1", "kept", keep=True)
     kernel(gpuarray.zeros(4, np.float32))
-    assert "*** compiler output in" in capsys.readouterr().err
+    assert "*** compiler output in" in capsys.readouterr().out
 
 
 @pytest.mark.gpu
