@@ -2,10 +2,11 @@
 # One call on the GPU machine: build, run the whole suite (C++ and Python, GPU tests
 # included), the C++ OpenCL tests on NVIDIA's OpenCL, the demo and `info`; optionally the
 # GPU tests under compute-sanitizer (GPUKIT_SANITIZER=1) and under AddressSanitizer
-# (GPUKIT_ASAN=1; GPUKIT_ASAN_PYTHON=1 for the extension module under pytest), and the
-# benchmarks (GPUKIT_BENCH=1). Logs go to $OUT (at most 7 files:
-# cpp.log, python.log, sanitizer.log, misc.log, bench.log, bench.json, bench.png); a short
-# summary is printed last.
+# (GPUKIT_ASAN=1; GPUKIT_ASAN_PYTHON=1 for the extension module under pytest), PyCUDA's own
+# tests and examples through the drop-in (GPUKIT_PYCUDA_CHECKOUT=<a PyCUDA checkout>), and
+# the benchmarks (GPUKIT_BENCH=1). Logs go to $OUT (at most 8 files: cpp.log, python.log,
+# sanitizer.log, misc.log, pycuda.log, bench.log, bench.json, bench.png); a short summary is
+# printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-logs}; mkdir -p "$OUT"
@@ -18,7 +19,7 @@ step() {  # step LOG NAME COMMAND...: runs, appends to $OUT/LOG, records the res
     "$@" > "$OUT/.step" 2>&1
     local rc=$?
     cat "$OUT/.step" >> "$OUT/$log"
-    summary+=("$name: rc=$rc ($((SECONDS - start)) s) $(grep -E 'tests passed|passed|failed|ERROR SUMMARY' "$OUT/.step" | tail -n 1)")
+    summary+=("$name: rc=$rc ($((SECONDS - start)) s) $(grep -E 'tests passed|passed|failed|ERROR SUMMARY|ran cleanly' "$OUT/.step" | tail -n 1)")
     rm -f "$OUT/.step"
     return $rc
 }
@@ -46,13 +47,15 @@ if [ "${GPUKIT_SANITIZER:-0}" = 1 ]; then
     # At most 100 tests per process: every GPU test makes a context of its own, and memcheck
     # keeps memory of its own per context until the process ends (~300 contexts ran the
     # H200 out of memory), though test_detached_contexts_are_destroyed passes without it.
-    for file in memory function pools stream_event staged_copy gpuarray fusion texture structured_copy; do
+    for file in memory function pools stream_event staged_copy gpuarray fusion texture structured_copy \
+        elementwise_kernel graph context_lifetime; do
         PYTHONPATH=python python3 -m pytest --collect-only -q -k 'not fault' "tests/python/test_$file.py" \
             | grep '::' > "$OUT/.ids"
         split -l 100 -d "$OUT/.ids" "$OUT/.ids."
         for chunk in "$OUT"/.ids.[0-9]*; do
             # shellcheck disable=SC2046  # test ids have no spaces
-            step sanitizer.log "memcheck-python $file ${chunk##*.}" env PYTHONPATH=python compute-sanitizer \
+            step sanitizer.log "memcheck-python $file ${chunk##*.}" env PYTHONPATH=python \
+                GPUKIT_CONTEXT_CHURN_CYCLES=20 compute-sanitizer \
                 --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest -q $(cat "$chunk")
             rm -f "$chunk"
         done
@@ -76,6 +79,11 @@ if [ "${GPUKIT_ASAN_PYTHON:-0}" = 1 ]; then
         LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" \
         step sanitizer.log asan-python bash -c "PYTHONPATH=python python3 -X faulthandler -m pytest -x -q -p no:cacheprovider \
         ${GPUKIT_ASAN_PYTHON_TESTS:-tests/python}"
+fi
+if [ -n "${GPUKIT_PYCUDA_CHECKOUT:-}" ]; then
+    # PyCUDA's own tests and examples through the drop-in (tools/run_pycuda_programs.py).
+    step pycuda.log pycuda-programs python3 tools/run_pycuda_programs.py "$GPUKIT_PYCUDA_CHECKOUT" --timeout 60
+    grep -E "^(ok|rc=|timeout)" "$OUT/pycuda.log" | tail -n 60
 fi
 if [ "${GPUKIT_BENCH:-0}" = 1 ]; then
     step bench.log bench bash -c "PYTHONPATH=python python3 -m gpukit bench --json $OUT/bench.json --png $OUT/bench.png"
