@@ -166,7 +166,9 @@ def test_recursive_launch_from_pycudas_tests(ctx, capsys):
         drv.memcpy_dtoh(host, device)
     np.testing.assert_array_equal(c, a + 1 + b)
     expected_f = (np.float32(1.0345) * a.astype(np.float32) + (-2 * b).astype(np.float32)).astype(np.float64)
-    np.testing.assert_allclose(f, expected_f, rtol=1e-6)
+    # The device contracts a*p + b*q into one fused multiply-add: compare at float32 rounding
+    # of the terms (up to ~20), not relative to results that may cancel to near zero.
+    np.testing.assert_allclose(f, expected_f, rtol=1e-6, atol=1e-5)
     # Each of the 100 parent threads launches a child grid that doubles every p[tx] (racing
     # with the other children, so how often is not fixed): the children ran when every
     # non-zero element of a changed. d depends on that race, as in PyCUDA's test.
