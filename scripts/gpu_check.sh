@@ -47,15 +47,16 @@ if [ "${GPUKIT_SANITIZER:-0}" = 1 ]; then
     # At most 100 tests per process: every GPU test makes a context of its own, and memcheck
     # keeps memory of its own per context until the process ends (~300 contexts ran the
     # H200 out of memory), though test_detached_contexts_are_destroyed passes without it.
+    # (Not test_context_lifetime: memcheck's own memory per context makes its free-memory
+    # checks fail by design.)
     for file in memory function pools stream_event staged_copy gpuarray fusion texture structured_copy \
-        elementwise_kernel graph context_lifetime; do
+        elementwise_kernel graph; do
         PYTHONPATH=python python3 -m pytest --collect-only -q -k 'not fault' "tests/python/test_$file.py" \
             | grep '::' > "$OUT/.ids"
         split -l 100 -d "$OUT/.ids" "$OUT/.ids."
         for chunk in "$OUT"/.ids.[0-9]*; do
             # shellcheck disable=SC2046  # test ids have no spaces
-            step sanitizer.log "memcheck-python $file ${chunk##*.}" env PYTHONPATH=python \
-                GPUKIT_CONTEXT_CHURN_CYCLES=20 compute-sanitizer \
+            step sanitizer.log "memcheck-python $file ${chunk##*.}" env PYTHONPATH=python compute-sanitizer \
                 --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest -q $(cat "$chunk")
             rm -f "$chunk"
         done
