@@ -62,13 +62,7 @@ CUDA_KERNEL_NODE_PARAMS kernel_node_params(const function& f, const launch_confi
                           "nodes added by hand; capture such a launch from a stream instead");
     CUDA_KERNEL_NODE_PARAMS p{};
     p.func = f.handle();
-    p.gridDimX = config.grid().x;
-    p.gridDimY = config.grid().y;
-    p.gridDimZ = config.grid().z;
-    p.blockDimX = config.block().x;
-    p.blockDimY = config.block().y;
-    p.blockDimZ = config.block().z;
-    p.sharedMemBytes = static_cast<unsigned>(config.shared_bytes());
+    detail::set_launch_shape(p, config);
     p.kernelParams = args.values;  // copied by the driver
     return p;
 }

@@ -33,13 +33,7 @@ CUresult launch_extended(const function& f, const launch_config& c, void** args)
         ++count;
     }
     CUlaunchConfig config{};
-    config.gridDimX = c.grid().x;
-    config.gridDimY = c.grid().y;
-    config.gridDimZ = c.grid().z;
-    config.blockDimX = c.block().x;
-    config.blockDimY = c.block().y;
-    config.blockDimZ = c.block().z;
-    config.sharedMemBytes = static_cast<unsigned int>(c.shared_bytes());
+    detail::set_launch_shape(config, c);
     config.hStream = c.stream().handle();
     config.attrs = attributes;
     config.numAttrs = count;

@@ -51,6 +51,19 @@ void launch_packed(const function& f, const launch_config& config, void** args, 
 
 namespace detail {
 
+// Copies `c`'s grid, block and dynamic shared memory into a driver struct that names them as
+// CUDA does (CUlaunchConfig, CUDA_KERNEL_NODE_PARAMS).
+template <class Params>
+void set_launch_shape(Params& p, const launch_config& c) noexcept {
+    p.gridDimX = c.grid().x;
+    p.gridDimY = c.grid().y;
+    p.gridDimZ = c.grid().z;
+    p.blockDimX = c.block().x;
+    p.blockDimY = c.block().y;
+    p.blockDimZ = c.block().z;
+    p.sharedMemBytes = static_cast<unsigned int>(c.shared_bytes());
+}
+
 // Owners that stand for a parameter value (texture_object, surface_object: their handle)
 // expose it as a reference through kernel_argument(); everything else is passed as itself.
 template <class T>
