@@ -192,18 +192,26 @@ std::string keep_files(const prepared_request& p, const compiled_program& progra
     return dir;
 }
 
-compile_outcome with_nvcc(const prepared_request& p, const std::string& nvcc) {
-    nvcc_settings settings{nvcc, p.keep, p.keep_dir};
+// The outcome of a compilation that produced `program`, with the notes of its translation.
+compile_outcome outcome_of(compiled_program program, const char* compiled_by, const std::vector<option_note>& notes,
+                           std::string kept_dir) {
     compile_outcome outcome;
-    compiled_program program =
-        compile_with_nvcc(p.request.source, nvcc_options(p), p.request.output, settings, &outcome.kept_dir);
     outcome.image = program.image();
     outcome.arch = program.arch;
     outcome.log = std::move(program.log);
     outcome.ptx = std::move(program.ptx);
-    outcome.compiled_by = "nvcc";
-    add_notes(outcome, p.translated.nvcc_notes);
+    outcome.kept_dir = std::move(kept_dir);
+    outcome.compiled_by = compiled_by;
+    add_notes(outcome, notes);
     return outcome;
+}
+
+compile_outcome with_nvcc(const prepared_request& p, const std::string& nvcc) {
+    nvcc_settings settings{nvcc, p.keep, p.keep_dir};
+    std::string kept_dir;
+    compiled_program program =
+        compile_with_nvcc(p.request.source, nvcc_options(p), p.request.output, settings, &kept_dir);
+    return outcome_of(std::move(program), "nvcc", p.translated.nvcc_notes, std::move(kept_dir));
 }
 
 // NVRTC, again with -default-device when that is all its complaint needs: the program, or
@@ -229,15 +237,8 @@ compile_outcome with_nvrtc(const prepared_request& p, compiled_program program, 
         throw compile_error("NVRTC warned while compiling " + p.request.options.name +
                                 ", and -Werror=all-warnings makes warnings errors:\n" + program.log,
                             program.log, join(program.options));
-    compile_outcome outcome;
-    if (p.keep)
-        outcome.kept_dir = keep_files(p, program);
-    outcome.image = program.image();
-    outcome.arch = program.arch;
-    outcome.log = std::move(program.log);
-    outcome.ptx = std::move(program.ptx);
-    outcome.compiled_by = "nvrtc";
-    add_notes(outcome, p.translated.nvrtc_notes);
+    std::string kept_dir = p.keep ? keep_files(p, program) : std::string();
+    compile_outcome outcome = outcome_of(std::move(program), "nvrtc", p.translated.nvrtc_notes, std::move(kept_dir));
     if (default_device)
         outcome.notes.push_back("NVRTC compiled with -default-device: the source has functions or variables "
                                 "without __device__, which NVRTC would take for host code and reject");
