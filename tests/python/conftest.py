@@ -1,7 +1,10 @@
 """Shared test set-up: GPU tests skip with the reason when no CUDA device is present, and
 each GPU test gets a context of its own."""
 import os
+import subprocess
+import sys
 import tempfile
+import textwrap
 
 import pytest
 
@@ -54,3 +57,20 @@ def primary_ctx():
     gpuarray.release_default_pools()
     drain_context_stack()
     context.detach()
+
+
+def run_in_fresh_process(script):
+    """Runs the Python `script` in a process of its own (device printf writes to that
+    process's stdout; nothing it does touches this process's contexts): its stdout, after
+    asserting that it succeeded."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def installed_nvcc():
+    """The nvcc gpukit would run (PATH, CUDA_PATH, CUDA_HOME, /usr/local/cuda), or None."""
+    from gpukit import _gpukit
+    return _gpukit._find_nvcc("nvcc") or None

@@ -1,13 +1,11 @@
 """DynamicModule / DynamicSourceModule: linking runs without a GPU (nvJitLink), running the
 linked kernels needs one. The GPU tests port PyCUDA's test_recursive_launch and
 test_jit_link_module (test/test_driver.py) and its examples/demo_cdpSimplePrint.py."""
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
+
+from conftest import run_in_fresh_process
 
 import gpukit.compiler as compiler
 import gpukit.driver as drv
@@ -176,18 +174,9 @@ def test_recursive_launch_from_pycudas_tests(ctx, capsys):
     assert np.all((doubled != a) | (a == 0))
 
 
-def run_on_gpu(script):
-    """Runs `script` in a fresh process (device printf writes to the process's stdout)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
 @pytest.mark.gpu
 def test_jit_link_module_from_pycudas_tests_prints():
-    out = run_on_gpu(f"""
+    out = run_in_fresh_process(f"""
         import gpukit.autoinit
         import gpukit.driver as drv
         from gpukit.compiler import DEFAULT_NVCC_FLAGS, DynamicModule
@@ -248,7 +237,7 @@ __global__ void cdp_kernel( int max_depth, int depth, int thread, int parent_uid
 
 @pytest.mark.gpu
 def test_cdp_simple_print_demo():
-    out = run_on_gpu(f"""
+    out = run_in_fresh_process(f"""
         import gpukit.autoinit
         import gpukit.driver as cuda
         from gpukit.compiler import DynamicSourceModule

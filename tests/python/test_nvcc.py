@@ -6,18 +6,13 @@ import sys
 
 import pytest
 
+from conftest import installed_nvcc
+
 import gpukit.compiler as compiler
 import gpukit.driver as drv
 
 
-def _nvcc():
-    found = shutil.which("nvcc")
-    if found is None and os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
-        found = "/usr/local/cuda/bin/nvcc"
-    return found
-
-
-NVCC = _nvcc()
+NVCC = installed_nvcc()
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
 
 KERNEL = "__global__ void triple(int *a) { a[threadIdx.x] *= 3; }"

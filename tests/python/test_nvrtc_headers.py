@@ -1,13 +1,11 @@
 """What NVRTC gets from gpukit (built-in headers, the prelude, the toolkit's headers inside
 PyCUDA's extern "C" wrapper): compiled here without a GPU, and run and checked against numpy
 on one."""
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
+
+from conftest import run_in_fresh_process
 
 import gpukit.compiler as compiler
 import gpukit.driver as drv
@@ -85,17 +83,9 @@ __global__ void uses(__half *h, __nv_bfloat16 *b, cuFloatComplex *c, float *f)
 
 # --- on a GPU -----------------------------------------------------------------------------
 
-def run_on_gpu(script):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
 @pytest.mark.gpu
 def test_device_printf_prints():
-    out = run_on_gpu('''
+    out = run_in_fresh_process('''
         import gpukit.autoinit
         import gpukit.driver as drv
         from gpukit.compiler import SourceModule

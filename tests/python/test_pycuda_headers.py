@@ -4,24 +4,18 @@ wrapping (no GPU needed); every complex operation and function computed elementw
 same code built into a host program by nvcc (no GPU needed) and on the GPU, and compared with
 numpy; the texture and surface helpers on the GPU."""
 import os
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
 
+from conftest import installed_nvcc
+
 import gpukit.driver as drv
 from gpukit import _gpukit, compiler
 
 
-def _nvcc():
-    found = shutil.which("nvcc")
-    if found is None and os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
-        found = "/usr/local/cuda/bin/nvcc"
-    return found
-
-
-NVCC = _nvcc()
+NVCC = installed_nvcc()
 needs_nvrtc = pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC is not installed")
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
 COMPILERS = [pytest.param("nvrtc", marks=needs_nvrtc), pytest.param("nvcc", marks=needs_nvcc)]
