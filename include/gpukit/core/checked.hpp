@@ -27,4 +27,11 @@ constexpr std::optional<T> checked_mul(T a, T b) noexcept {
     return result;
 }
 
+// a * b + c, or nullopt when it (or a step of it) does not fit in T.
+template <std::integral T>
+constexpr std::optional<T> checked_mul_add(T a, T b, T c) noexcept {
+    const std::optional<T> product = checked_mul(a, b);
+    return product ? checked_add(*product, c) : std::nullopt;
+}
+
 }  // namespace gpukit
