@@ -116,7 +116,9 @@ bool is_boolean(nb::handle k) {
 std::optional<std::int64_t> slice_bound(nb::handle bound) {
     if (bound.is_none())
         return std::nullopt;
-    if (!PyIndex_Check(bound.ptr()) || PyBool_Check(bound.ptr()))
+    if (PyBool_Check(bound.ptr()))  // a Python bool is an int to slicing (numpy's bool_ is not)
+        return bound.ptr() == Py_True ? 1 : 0;
+    if (!PyIndex_Check(bound.ptr()))
         throw nb::type_error(("slice indices must be integers or None or have an __index__ method, got " +
                               repr_of(bound))
                                  .c_str());
@@ -186,11 +188,11 @@ void bind_layout(nb::module_& m) {
         }, "shape"_a.none(), "order"_a = "C")
         .def("ravel", [](const layout& l, const std::string& o) { return l.ravel(parse_order(o)); }, "order"_a = "C")
         .def("transpose", [](const layout& l, shape_arg axes) {
-            return l.transpose(axes_of(axes, l, "transpose(axes)"));
-        }, "axes"_a.none() = nb::list())
+            return axes.object.is_none() ? l.transpose() : l.transpose(axes_of(axes, l, "transpose(axes)"));
+        }, "axes"_a.none() = nb::none(), "Axes reversed (None) or permuted, as numpy.transpose.")
         .def("squeeze", [](const layout& l, shape_arg axes) {
-            return l.squeeze(axes_of(axes, l, "squeeze(axes)"));
-        }, "axes"_a.none() = nb::list())
+            return axes.object.is_none() ? l.squeeze() : l.squeeze(axes_of(axes, l, "squeeze(axes)"));
+        }, "axes"_a.none() = nb::none(), "Every length-1 axis removed (None), or the listed ones, as numpy.squeeze.")
         .def("__getitem__", [](const layout& l, nb::handle key) { return l.index(index_items(key)); }, "key"_a.none())
         .def("split", [](const layout& l, int_arg<std::int64_t> sections, int_arg<int> axis) {
             return l.split(clamped_int64(sections.object, "split(sections)"), axis_of(axis.object, l, "split(axis)"));

@@ -454,13 +454,13 @@ class GPUArray:
         return self._view(self._layout, dtype)
 
     def squeeze(self, axis=None):
-        axes = [] if axis is None else ([axis] if isinstance(axis, numbers.Integral) else list(axis))
-        return self._view(self._layout.squeeze(axes))
+        return self._view(self._layout.squeeze(axis))
 
     def transpose(self, *axes):
-        if len(axes) == 1 and not isinstance(axes[0], numbers.Integral):
-            axes = tuple(axes[0])
-        return self._view(self._layout.transpose(list(axes)))
+        # As numpy: transpose(), transpose(None), transpose((1, 0)) or transpose(1, 0).
+        if not axes or (len(axes) == 1 and axes[0] is None):
+            return self._view(self._layout.transpose())
+        return self._view(self._layout.transpose(axes[0] if len(axes) == 1 else axes))
 
     def __getitem__(self, index):
         return self._view(self._layout[index])

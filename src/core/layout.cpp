@@ -274,48 +274,49 @@ int layout::normalised_axis(int axis, const char* operation) const {
     return axis < 0 ? axis + n : axis;
 }
 
+layout layout::transpose() const {
+    std::vector<int> reversed(static_cast<std::size_t>(ndim()));
+    std::iota(reversed.rbegin(), reversed.rend(), 0);
+    return transpose(reversed);
+}
+
 layout layout::transpose(const std::vector<int>& axes) const {
-    std::vector<int> order_of(static_cast<std::size_t>(ndim()));
-    if (axes.empty()) {
-        std::iota(order_of.rbegin(), order_of.rend(), 0);
-    } else {
-        if (axes.size() != order_of.size())
-            throw std::invalid_argument("transpose: got " + std::to_string(axes.size()) + " axes for an array of dimension " +
-                              std::to_string(ndim()));
-        std::vector<bool> seen(order_of.size());
-        for (std::size_t k = 0; k < axes.size(); ++k) {
-            const int axis = normalised_axis(axes[k], "transpose");
-            if (seen[static_cast<std::size_t>(axis)])
-                throw std::invalid_argument("transpose: axis " + std::to_string(axis) + " is repeated");
-            seen[static_cast<std::size_t>(axis)] = true;
-            order_of[k] = axis;
-        }
-    }
+    if (axes.size() != shape_.size())
+        throw std::invalid_argument("transpose: got " + std::to_string(axes.size()) +
+                                    " axes for an array of dimension " + std::to_string(ndim()));
+    std::vector<bool> seen(shape_.size());
     std::vector<std::int64_t> shape, strides;
-    for (int axis : order_of) {
-        shape.push_back(shape_[static_cast<std::size_t>(axis)]);
-        strides.push_back(strides_[static_cast<std::size_t>(axis)]);
+    for (int a : axes) {
+        const auto axis = static_cast<std::size_t>(normalised_axis(a, "transpose"));
+        if (seen[axis])
+            throw std::invalid_argument("transpose: axis " + std::to_string(axis) + " is repeated");
+        seen[axis] = true;
+        shape.push_back(shape_[axis]);
+        strides.push_back(strides_[axis]);
     }
     return layout(std::move(shape), std::move(strides), itemsize_, offset_);
 }
 
+layout layout::squeeze() const {
+    std::vector<int> unit_axes;
+    for (std::size_t k = 0; k < shape_.size(); ++k)
+        if (shape_[k] == 1)
+            unit_axes.push_back(static_cast<int>(k));
+    return squeeze(unit_axes);
+}
+
 layout layout::squeeze(const std::vector<int>& axes) const {
     std::vector<bool> drop(shape_.size(), false);
-    if (axes.empty()) {
-        for (std::size_t k = 0; k < shape_.size(); ++k)
-            drop[k] = shape_[k] == 1;
-    } else {
-        for (int a : axes) {
-            const auto axis = static_cast<std::size_t>(normalised_axis(a, "squeeze"));
-            if (drop[axis])
-                throw std::invalid_argument("squeeze: axis " + std::to_string(axis) + " is repeated");
-            drop[axis] = true;
-        }
-        for (std::size_t axis = 0; axis < shape_.size(); ++axis)
-            if (drop[axis] && shape_[axis] != 1)
-                throw std::invalid_argument("squeeze: axis " + std::to_string(axis) + " has length " +
-                                            std::to_string(shape_[axis]) + ", only length-1 axes can be removed");
+    for (int a : axes) {
+        const auto axis = static_cast<std::size_t>(normalised_axis(a, "squeeze"));
+        if (drop[axis])
+            throw std::invalid_argument("squeeze: axis " + std::to_string(axis) + " is repeated");
+        drop[axis] = true;
     }
+    for (std::size_t axis = 0; axis < shape_.size(); ++axis)
+        if (drop[axis] && shape_[axis] != 1)
+            throw std::invalid_argument("squeeze: axis " + std::to_string(axis) + " has length " +
+                                        std::to_string(shape_[axis]) + ", only length-1 axes can be removed");
     std::vector<std::int64_t> shape, strides;
     for (std::size_t k = 0; k < shape_.size(); ++k)
         if (!drop[k]) {
@@ -334,7 +335,7 @@ layout layout::index(const std::vector<index_item>& items) const {
             ++ellipses;
     }
     if (ellipses > 1)
-        throw std::invalid_argument("an index can only have a single ellipsis ('...')");
+        throw std::out_of_range("an index can only have a single ellipsis ('...')");
     if (consumed > ndim())
         throw std::out_of_range("too many indices: " + std::to_string(consumed) + " for an array of dimension " +
                                 std::to_string(ndim()));

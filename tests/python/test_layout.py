@@ -278,8 +278,8 @@ def test_integer_keys_out_of_bounds(key):
     ((1, [0]), IndexError, "advanced indexing"),
     (slice(2.5), TypeError, "slice indices must be integers"),
     (slice(None, None, 1.0), TypeError, "slice indices must be integers"),
-    (slice(True, None), TypeError, "slice indices must be integers"),
-    ((Ellipsis, Ellipsis), ValueError, "single ellipsis"),
+    (slice(None, None, np.True_), TypeError, "slice indices must be integers"),
+    ((Ellipsis, Ellipsis), IndexError, "single ellipsis"),
     ((0, 0, 0), IndexError, "too many indices"),
     (slice(None, None, 0), ValueError, "step cannot be zero"),
 ])
@@ -336,3 +336,22 @@ def test_transpose_axes():
         layout_of(a).transpose([0, 1])
     with pytest.raises(IndexError, match="out of bounds"):
         layout_of(a).transpose([0, 1, 2**64])
+
+
+def test_empty_axis_lists_mean_no_axes():
+    # numpy: squeeze(()) removes nothing and transpose(()) is refused beyond 0-d; only None
+    # (or no argument) means every length-1 axis or the reversed order.
+    a = np.zeros((1, 3, 1))
+    assert same(layout_of(a).squeeze(()), a.squeeze(()))
+    assert same(layout_of(a).squeeze(None), a.squeeze())
+    assert same(layout_of(a).transpose(None), a.transpose())
+    with pytest.raises(ValueError, match="got 0 axes"):
+        layout_of(a).transpose(())
+    assert layout_of(np.zeros(())).transpose(()).shape == []
+
+
+def test_python_bools_are_slice_bounds():
+    # numpy slices with True and False as 1 and 0 (numpy's own bool_ is refused).
+    a = np.zeros((4, 3))
+    assert same(layout_of(a)[True:], a[True:])
+    assert same(layout_of(a)[:, False:True], a[:, False:True])

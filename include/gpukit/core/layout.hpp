@@ -64,10 +64,14 @@ public:
     layout reshape(std::vector<std::int64_t> new_shape, order o = order::c) const;
     // A one-dimensional view; logic_error when the array is not contiguous in `o`.
     layout ravel(order o = order::c) const;
-    // Axes reversed (empty `axes`) or permuted.
-    layout transpose(const std::vector<int>& axes = {}) const;
-    // Length-1 axes removed (all of them, or the listed ones: each of length 1, none repeated).
-    layout squeeze(const std::vector<int>& axes = {}) const;
+    // Axes reversed.
+    layout transpose() const;
+    // Axes permuted: axis k of the view is axis axes[k] of this layout (each axis once).
+    layout transpose(const std::vector<int>& axes) const;
+    // Every length-1 axis removed.
+    layout squeeze() const;
+    // The listed axes removed: each of length 1, none repeated (an empty list removes none).
+    layout squeeze(const std::vector<int>& axes) const;
     // Basic indexing: integers drop an axis, slices keep it, new_axis adds one.
     layout index(const std::vector<index_item>& items) const;
     // Views splitting `axis` at the given indices, as numpy.split with a list of indices:

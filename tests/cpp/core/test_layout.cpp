@@ -60,6 +60,16 @@ TEST(Layout, TransposeSqueezeSplit) {
     EXPECT_THROW(layout({-2}, {4}, 4), std::invalid_argument);
 }
 
+TEST(Layout, EmptyAxisListsAreNotTheDefault) {
+    // numpy: a.squeeze(()) removes no axis, a.transpose(()) is an error for a 1-d or larger
+    // array; only the calls without axes remove every length-1 axis or reverse them.
+    const layout a = layout::contiguous({1, 3, 1}, 4);
+    EXPECT_EQ(a.squeeze(std::vector<int>{}).shape(), (V{1, 3, 1}));
+    EXPECT_EQ(a.squeeze().shape(), (V{3}));
+    EXPECT_THROW(a.transpose(std::vector<int>{}), std::invalid_argument);
+    EXPECT_EQ(layout::contiguous({}, 4).transpose(std::vector<int>{}).shape(), V{});
+}
+
 TEST(Layout, SplitAtTakesIndicesAsNumpySplitDoes) {
     // numpy.split(np.arange(10), [5, 2, 8]): [0:5], [5:2] (empty), [2:8], [8:].
     const layout a = layout::contiguous({10}, 1);
