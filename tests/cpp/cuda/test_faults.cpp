@@ -19,6 +19,7 @@
 #include "gpukit/rtc/program.hpp"
 
 #include <atomic>
+#include <string>
 #include <vector>
 
 namespace {
@@ -188,7 +189,13 @@ TEST_F(CudaFaults, NotReadyStormsAreAnswersNotErrors) {
 
 // A kernel that faults loses its context, not the process: the error is a launch_error,
 // the context can be given up, and a new context works.
-TEST(CudaFaultRecovery, AFaultingKernelLosesItsContextAndANewContextWorks) {
+// A kernel that faults (illegal address) loses its context, not the process: the fault is a
+// launch_error, releasing what the context held reports but does not throw, and every later
+// call, making a new context included, is a clean error or works. (Driver 580 keeps the
+// device unusable for the rest of the process: cuCtxCreate and even cuDevicePrimaryCtxReset
+// + Retain answer CUDA_ERROR_ILLEGAL_ADDRESS, measured with raw driver calls; a new process
+// works. A driver that recovers must give a working context here.)
+TEST(CudaFaultRecovery, AFaultingKernelLosesItsContextNotTheProcess) {
     GPUKIT_REQUIRE_GPU();
     {
         context faulty = device::get(0).make_context();
@@ -196,20 +203,25 @@ TEST(CudaFaultRecovery, AFaultingKernelLosesItsContextAndANewContextWorks) {
             const module m = load_kernels();
             launch(m.get_function("write_null"), launch_config(), CUdeviceptr{0});
             EXPECT_THROW(faulty.synchronize(), launch_error);
+            EXPECT_THROW(device_allocation::allocate(1024), cuda_error);
         }
         faulty.detach();
     }
-    context fresh = device::get(0).make_context();
-    {
-        const module m = load_kernels();
-        device_allocation x = device_allocation::allocate(32 * sizeof(float));
-        memset_d32(device_pointer(x), 0, 32);
-        launch(m.get_function("add_one"), launch_config().block({32}), device_pointer(x).address);
-        std::vector<float> result(32);
-        memcpy_dtoh(result.data(), device_pointer(x), 32 * sizeof(float));
-        EXPECT_EQ(result, std::vector<float>(32, 1.0f));
+    try {
+        context fresh = device::get(0).make_context();
+        {
+            const module m = load_kernels();
+            device_allocation x = device_allocation::allocate(32 * sizeof(float));
+            memset_d32(device_pointer(x), 0, 32);
+            launch(m.get_function("add_one"), launch_config().block({32}), device_pointer(x).address);
+            std::vector<float> result(32);
+            memcpy_dtoh(result.data(), device_pointer(x), 32 * sizeof(float));
+            EXPECT_EQ(result, std::vector<float>(32, 1.0f));
+        }
+        fresh.detach();
+    } catch (const launch_error& e) {
+        EXPECT_NE(std::string(e.what()).find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << e.what();
     }
-    fresh.detach();
 }
 
 }  // namespace
