@@ -1,5 +1,6 @@
 // gpukit.driver.Stream and gpukit.driver.Event.
 #include "bindings.hpp"
+#include "host_holds.hpp"
 #include "int_args.hpp"
 #include "memory_args.hpp"
 
@@ -22,7 +23,13 @@ void bind_stream(nb::module_& m) {
         .def("__init__", [](stream* self, int_arg<unsigned int> flags, int_arg<int> priority) {
             new (self) stream(stream::create(flags.get("Stream(flags)"), priority.get("Stream(priority)")));
         }, "flags"_a.none() = 0, "priority"_a.none() = 0)
-        .def("synchronize", &stream::synchronize, nb::call_guard<nb::gil_scoped_release>())
+        .def("synchronize", [](const stream& s) {
+            {
+                nb::gil_scoped_release release;
+                s.synchronize();
+            }
+            release_finished_holds();  // the host memory of this stream's copies is free now
+        })
         .def("is_done", &stream::is_done)
         .def("wait_for_event", &stream::wait_for_event, "evt"_a)
         .def_prop_ro("handle", [](const stream& s) { return reinterpret_cast<std::uintptr_t>(s.handle()); })
