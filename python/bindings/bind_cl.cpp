@@ -1,6 +1,7 @@
 // gpukit._gpukit.cl: the OpenCL backend (re-exported by gpukit.cl). Translation only: Python
 // objects become C++ calls of gpukit::cl, and its exceptions become gpukit.cl.Error subclasses.
 #include "bindings.hpp"
+#include "cl_host_memory.hpp"
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/buffer.hpp"
@@ -99,45 +100,6 @@ void bind_flags(nb::module_& m, const char* name, std::initializer_list<std::pai
 
 nb::object as_flags(const char* name, cl_bitfield value) { return flag_classes().at(name)(value); }
 
-// Host memory of a numpy array (or any buffer-protocol object) that copies read or write.
-struct host_memory {
-    void* data;
-    size_t bytes;
-};
-
-bool dense(const nb::ndarray<nb::ro, nb::device::cpu>& a, bool c_order) {
-    int64_t expected = 1;
-    for (size_t n = 0; n < a.ndim(); ++n) {
-        const size_t i = c_order ? a.ndim() - 1 - n : n;
-        if (a.shape(i) != 1 && a.stride(i) != expected)
-            return false;
-        expected *= static_cast<int64_t>(a.shape(i));
-    }
-    return true;
-}
-
-host_memory host_array(nb::handle obj, bool writable, const char* role) {
-    nb::ndarray<nb::ro, nb::device::cpu> array;
-    if (!nb::try_cast(obj, array, false))
-        throw nb::type_error((std::string(role) + " must be a Buffer or a numpy array in host memory, got " +
-                              nb::type_name(obj.type()).c_str()).c_str());
-    if (writable) {
-        nb::ndarray<nb::device::cpu> writable_array;
-        if (!nb::try_cast(obj, writable_array, false))
-            throw cl::logic_error(std::string(role) + " is a read-only array; expected a writable one", CL_INVALID_VALUE,
-                                  "enqueue_copy");
-    }
-    if (array.nbytes() == 0)
-        throw cl::logic_error(std::string(role) + " is an empty array; expected at least one element",
-                              CL_INVALID_VALUE, "enqueue_copy");
-    if (!dense(array, true) && !dense(array, false))
-        throw cl::logic_error(std::string(role) +
-                                  " is not contiguous; expected a C- or Fortran-contiguous array "
-                                  "(numpy.ascontiguousarray makes one)",
-                              CL_INVALID_VALUE, "enqueue_copy");
-    return {const_cast<void*>(array.data()), array.nbytes()};
-}
-
 std::vector<cl_event> wait_list(nb::handle wait_for) {
     std::vector<cl_event> events;
     if (wait_for.is_none())
@@ -190,36 +152,31 @@ void set_kernel_arg(cl::kernel& k, cl_uint index, nb::handle value) {
                              .c_str());
 }
 
-// A copy with SVM on at least one side; the other side is SVM or a host array. Offsets are
-// refused: SVM is addressed by pointer, and the copy starts at the start of both sides.
-cl::event enqueue_svm_copy(const cl::queue& q, nb::handle dest, nb::handle src, std::optional<size_t> byte_count,
-                           bool is_blocking, const std::vector<cl_event>& events) {
-    auto side = [](nb::handle obj, bool writable, const char* role) {
-        if (nb::isinstance<cl::svm_pointer>(obj)) {
-            const auto& p = nb::cast<const cl::svm_pointer&>(obj);
-            return host_memory{p.pointer(), p.size()};
-        }
-        return host_array(obj, writable, role);
-    };
-    const host_memory d = side(dest, true, "the destination"), s = side(src, false, "the source");
-    const size_t bytes = byte_count.value_or(std::min(d.bytes, s.bytes));
-    if (bytes > d.bytes || bytes > s.bytes)
-        throw cl::logic_error("enqueue_copy: byte_count " + std::to_string(bytes) + " is larger than the source (" +
-                                  std::to_string(s.bytes) + " bytes) or the destination (" + std::to_string(d.bytes) +
-                                  " bytes)",
-                              CL_INVALID_VALUE, "clEnqueueSVMMemcpy");
-    nb::gil_scoped_release release;
-    return cl::enqueue_svm_copy(q, d.data, s.data, bytes, is_blocking, events);
-}
-
-cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size_t dst_offset, size_t src_offset,
-                       std::optional<size_t> byte_count, bool is_blocking, nb::handle wait_for) {
-    const std::vector<cl_event> events = wait_list(wait_for);
+// Enqueues a copy without waiting for it; `hold` receives the host memory and SVM it uses.
+// With SVM on one side, the other side is SVM or host memory; offsets are refused there: SVM is
+// addressed by pointer, and the copy starts at the start of both sides.
+cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle src, size_t dst_offset,
+                               size_t src_offset, std::optional<size_t> byte_count, python_hold& hold,
+                               const std::vector<cl_event>& events) {
     if (nb::isinstance<cl::svm_pointer>(dest) || nb::isinstance<cl::svm_pointer>(src)) {
         if (dst_offset || src_offset)
             throw cl::logic_error("enqueue_copy: dst_offset and src_offset are not supported with SVM; expected 0",
                                   CL_INVALID_VALUE, "clEnqueueSVMMemcpy");
-        return enqueue_svm_copy(q, dest, src, byte_count, is_blocking, events);
+        auto side = [&](nb::handle obj, bool writable, const char* role) -> std::span<std::byte> {
+            if (!nb::isinstance<cl::svm_pointer>(obj))
+                return hold.export_memory(obj, writable, role);
+            const auto& p = nb::cast<const cl::svm_pointer&>(obj);
+            hold.keep(obj);  // a PooledSVM or SVMAllocation dropped now must not be reused or freed yet
+            return {static_cast<std::byte*>(p.pointer()), p.size()};
+        };
+        const std::span<std::byte> d = side(dest, true, "the destination"), s = side(src, false, "the source");
+        const size_t bytes = byte_count.value_or(std::min(d.size(), s.size()));
+        if (bytes > d.size() || bytes > s.size())
+            throw cl::logic_error("enqueue_copy: byte_count " + std::to_string(bytes) + " is larger than the source (" +
+                                      std::to_string(s.size()) + " bytes) or the destination (" +
+                                      std::to_string(d.size()) + " bytes)",
+                                  CL_INVALID_VALUE, "clEnqueueSVMMemcpy");
+        return cl::enqueue_svm_copy(q, d.data(), s.data(), bytes, false, events);
     }
     const bool dest_is_buffer = nb::isinstance<cl::buffer>(dest), src_is_buffer = nb::isinstance<cl::buffer>(src);
     if (dest_is_buffer && src_is_buffer) {
@@ -227,37 +184,44 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size
         const auto& s = nb::cast<const cl::buffer&>(src);
         const size_t available = std::min(s.size() - std::min(src_offset, s.size()),
                                           d.size() - std::min(dst_offset, d.size()));
-        const size_t bytes = byte_count.value_or(available);
-        cl::event done = cl::enqueue_copy(q, s, d, src_offset, dst_offset, bytes, events);
-        if (is_blocking) {
-            nb::gil_scoped_release release;
-            done.wait();
-        }
-        return done;
+        return cl::enqueue_copy(q, s, d, src_offset, dst_offset, byte_count.value_or(available), events);
     }
-    auto bytes_for = [&](const host_memory& host, const char* role) {
-        if (byte_count && *byte_count > host.bytes)
+    auto bytes_for = [&](std::span<std::byte> host, const char* role) {
+        if (byte_count && *byte_count > host.size())
             throw cl::logic_error("byte_count " + std::to_string(*byte_count) + " is larger than the " + role +
-                                      " array of " + std::to_string(host.bytes) + " bytes",
+                                      " array of " + std::to_string(host.size()) + " bytes",
                                   CL_INVALID_VALUE, "enqueue_copy");
-        return byte_count.value_or(host.bytes);
+        return byte_count.value_or(host.size());
     };
     if (dest_is_buffer) {
-        const host_memory host = host_array(src, false, "the source");
-        const size_t bytes = bytes_for(host, "source");
-        const auto& buffer = nb::cast<const cl::buffer&>(dest);
-        nb::gil_scoped_release release;
-        return cl::enqueue_write(q, buffer, dst_offset, host.data, bytes, is_blocking, events);
+        const std::span<std::byte> host = hold.export_memory(src, false, "the source");
+        return cl::enqueue_write(q, nb::cast<const cl::buffer&>(dest), dst_offset, host.data(),
+                                 bytes_for(host, "source"), false, events);
     }
     if (src_is_buffer) {
-        const host_memory host = host_array(dest, true, "the destination");
-        const size_t bytes = bytes_for(host, "destination");
-        const auto& buffer = nb::cast<const cl::buffer&>(src);
-        nb::gil_scoped_release release;
-        return cl::enqueue_read(q, buffer, src_offset, host.data, bytes, is_blocking, events);
+        const std::span<std::byte> host = hold.export_memory(dest, true, "the destination");
+        return cl::enqueue_read(q, nb::cast<const cl::buffer&>(src), src_offset, host.data(),
+                                bytes_for(host, "destination"), false, events);
     }
     throw nb::type_error(
         "enqueue_copy: one of dest and src must be a Buffer or SVM (host-to-host copies are numpy's job)");
+}
+
+// The command is enqueued with the GIL held, so no other thread can release a Buffer or SVM
+// of it meanwhile (the command then holds what it needs); only the wait lets the GIL go.
+cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size_t dst_offset, size_t src_offset,
+                       std::optional<size_t> byte_count, bool is_blocking, nb::handle wait_for) {
+    const std::vector<cl_event> events = wait_list(wait_for);
+    python_hold hold;
+    cl::event done = enqueue_copy_command(q, dest, src, dst_offset, src_offset, byte_count, hold, events);
+    if (!hold.empty())
+        done.keep_until_complete(share_with_opencl(std::move(hold)));
+    if (is_blocking) {
+        nb::gil_scoped_release release;
+        done.wait();
+    }
+    release_dropped_holds();
+    return done;
 }
 
 std::string join_options(nb::handle options) {
@@ -357,7 +321,13 @@ void bind_cl(nb::module_& parent) {
             new (self) cl::queue(cl::queue::create(ctx, dev.value_or(ctx.devices().front()),
                                                    (properties & CL_QUEUE_PROFILING_ENABLE) != 0));
         }, "context"_a, "device"_a.none() = nb::none(), "properties"_a = 0)
-        .def("finish", &cl::queue::finish, nb::call_guard<nb::gil_scoped_release>())
+        .def("finish", [](const cl::queue& q) {
+            {
+                nb::gil_scoped_release release;
+                q.finish();
+            }
+            release_dropped_holds();
+        })
         .def("flush", &cl::queue::flush)
         .def_prop_ro("device", &cl::queue::get_device)
         .def_prop_ro("properties", [](const cl::queue& q) {
@@ -369,19 +339,23 @@ void bind_cl(nb::module_& parent) {
         .def("__init__", [](cl::buffer* self, const cl::context& ctx, cl_mem_flags flags, size_t size,
                             nb::handle hostbuf) {
             void* host = nullptr;
+            std::shared_ptr<void> host_owner;  // held by OpenCL while it uses USE_HOST_PTR memory
             if (!hostbuf.is_none()) {
-                const host_memory memory = host_array(hostbuf, (flags & CL_MEM_USE_HOST_PTR) != 0, "hostbuf");
+                python_hold hold;
+                const std::span<std::byte> memory =
+                    hold.export_memory(hostbuf, (flags & CL_MEM_USE_HOST_PTR) != 0, "hostbuf");
                 if (size == 0)
-                    size = memory.bytes;
-                if (size > memory.bytes)
+                    size = memory.size();
+                if (size > memory.size())
                     throw cl::logic_error("Buffer: size " + std::to_string(size) + " is larger than hostbuf's " +
-                                              std::to_string(memory.bytes) + " bytes",
+                                              std::to_string(memory.size()) + " bytes",
                                           CL_INVALID_BUFFER_SIZE, "clCreateBuffer");
-                host = memory.data;
+                host = memory.data();
+                host_owner = share_with_opencl(std::move(hold));
             }
-            new (self) cl::buffer(cl::buffer::create(ctx, flags, size, host));
+            new (self) cl::buffer(cl::buffer::create(ctx, flags, size, host, std::move(host_owner)));
+            release_dropped_holds();  // COPY_HOST_PTR memory was needed only by create
         }, "context"_a, "flags"_a, "size"_a = 0, "hostbuf"_a.none() = nb::none(),
-             nb::keep_alive<1, 5>(),  // USE_HOST_PTR memory must outlive the buffer
              "A buffer of `size` bytes (default: hostbuf's size).")
         .def_prop_ro("size", &cl::buffer::size)
         .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
@@ -402,7 +376,13 @@ void bind_cl(nb::module_& parent) {
         .def_ro("end", &cl::profile_times::end);
 
     nb::class_<cl::event>(m, "Event", "The completion of one enqueued command.")
-        .def("wait", &cl::event::wait, nb::call_guard<nb::gil_scoped_release>())
+        .def("wait", [](const cl::event& e) {
+            {
+                nb::gil_scoped_release release;
+                e.wait();
+            }
+            release_dropped_holds();  // what the command held, a bytearray's export for one
+        })
         .def_prop_ro("command_execution_status", &cl::event::status)
         .def_prop_ro("profile", &cl::event::profile)
         .def_prop_ro("int_ptr", [](const cl::event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); });
@@ -410,7 +390,6 @@ void bind_cl(nb::module_& parent) {
     m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a = 0,
           "src_offset"_a = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a = true,
           "wait_for"_a.none() = nb::none(),
-          nb::keep_alive<0, 2>(), nb::keep_alive<0, 3>(),  // host memory stays valid while the copy may run
           "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM. Returns an Event.");
 
     nb::class_<cl::program>(m, "Program", "OpenCL C source built for a context's devices.")
