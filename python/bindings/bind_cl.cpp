@@ -1,6 +1,7 @@
 // gpukit._gpukit.cl: the OpenCL backend (re-exported by gpukit.cl). Translation only: Python
 // objects become C++ calls of gpukit::cl, and its exceptions become gpukit.cl.Error subclasses.
 #include "bindings.hpp"
+#include "cl_args.hpp"
 #include "cl_host_memory.hpp"
 
 #include "gpukit/cl/api.hpp"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -112,44 +114,73 @@ std::vector<cl_event> wait_list(nb::handle wait_for) {
     return events;
 }
 
-// A work size: an int or a sequence of 1 to 3 ints; None (local size only) lets OpenCL choose.
+// A work size: an int or a sequence of ints; None (local size only) lets OpenCL choose.
 std::vector<size_t> work_size(nb::handle value, const char* what) {
     std::vector<size_t> sizes;
     if (value.is_none())
         return sizes;
-    auto one = [&](nb::handle item) {
-        long long n = 0;
-        if (!nb::try_cast(item, n) || n < 0)
-            throw cl::logic_error(std::string(what) + " must hold non-negative integers, got " +
-                                      nb::repr(item).c_str(),
-                                  CL_INVALID_VALUE, "Kernel.__call__");
-        sizes.push_back(static_cast<size_t>(n));
-    };
-    if (PyLong_Check(value.ptr()))
-        one(value);
-    else
-        for (nb::handle item : value)
-            one(item);
+    if (PyIndex_Check(value.ptr())) {
+        sizes.push_back(cl_unsigned(value, what));
+        return sizes;
+    }
+    if (!PySequence_Check(value.ptr()) || PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr()))
+        throw nb::type_error((std::string(what) + " must be an int or a sequence of 1 to 3 ints, got " +
+                              nb::cast<std::string>(nb::type_name(value.type())))
+                                 .c_str());
+    for (nb::handle item : value)
+        sizes.push_back(cl_unsigned(item, what));
     return sizes;
 }
 
-void set_kernel_arg(cl::kernel& k, cl_uint index, nb::handle value) {
+// What a numpy scalar holds, by its dtype's kind: numbers are checked against the parameter's
+// type; structured scalars and raw bytes (numpy.void) only by size.
+cl::value_type numpy_value_type(nb::handle scalar) {
+    const std::string kind = nb::cast<std::string>(scalar.attr("dtype").attr("kind"));
+    if (kind == "i" || kind == "u")
+        return cl::value_type::integer;
+    if (kind == "f")
+        return cl::value_type::floating;
+    if (kind == "V" || kind == "S")
+        return cl::value_type::bytes;
+    return cl::value_type::other;  // bool, complex, datetime, str
+}
+
+// A Python kernel argument as gpukit::cl takes it. The bytes of a numpy scalar go to
+// `values`, which must outlive the argument; SVM goes to `svm_used` too, which the launch
+// holds until it completes (the program may drop a PooledSVM right after the call).
+cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle value, std::vector<nb::bytes>& values,
+                               python_hold& svm_used) {
     if (nb::isinstance<cl::buffer>(value))
-        return k.set_arg(index, nb::cast<const cl::buffer&>(value));
-    if (nb::isinstance<cl::svm_pointer>(value))
-        return k.set_arg(index, nb::cast<const cl::svm_pointer&>(value));
+        return std::cref(nb::cast<const cl::buffer&>(value));
+    if (nb::isinstance<cl::svm_pointer>(value)) {
+        svm_used.keep(value);
+        return std::cref(nb::cast<const cl::svm_pointer&>(value));
+    }
     if (nb::isinstance<cl::local_memory>(value))
-        return k.set_arg(index, nb::cast<cl::local_memory>(value));
+        return nb::cast<cl::local_memory>(value);
     nb::object numpy_scalar = nb::module_::import_("numpy").attr("generic");
     if (PyObject_IsInstance(value.ptr(), numpy_scalar.ptr()) == 1) {
-        nb::bytes bytes = nb::borrow<nb::bytes>(value.attr("tobytes")());
-        return k.set_arg_bytes(index, bytes.c_str(), bytes.size());
+        const nb::bytes& bytes = values.emplace_back(nb::borrow<nb::bytes>(value.attr("tobytes")()));
+        return cl::value_arg{std::span(static_cast<const std::byte*>(bytes.data()), bytes.size()),
+                             numpy_value_type(value)};
     }
-    throw nb::type_error(("argument " + std::to_string(index) + " of kernel '" + k.name() + "' is a " +
-                          nb::type_name(value.type()).c_str() +
+    throw nb::type_error((k.describe_arg(index) + " is a " + nb::cast<std::string>(nb::type_name(value.type())) +
                           "; expected a Buffer, SVM, a numpy scalar of the parameter's type (numpy.float32(1.5), "
                           "numpy.int32(4)) or LocalMemory(nbytes)")
                              .c_str());
+}
+
+// Sets every argument of `k` from `args`; the SVM among them goes to `svm_used`.
+void set_kernel_args(cl::kernel& k, nb::args args, python_hold& svm_used) {
+    if (args.size() != k.num_args())
+        throw cl::logic_error("kernel '" + k.name() + "' takes " + std::to_string(k.num_args()) + " argument(s), " +
+                                  std::to_string(args.size()) + " given",
+                              CL_INVALID_KERNEL_ARGS, "Kernel.set_args");
+    std::vector<nb::bytes> values;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const auto index = static_cast<cl_uint>(i);
+        k.set_arg(index, kernel_arg_from(k, index, args[i], values, svm_used));
+    }
 }
 
 // Enqueues a copy without waiting for it; `hold` receives the host memory and SVM it uses.
@@ -166,6 +197,7 @@ cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle s
             if (!nb::isinstance<cl::svm_pointer>(obj))
                 return hold.export_memory(obj, writable, role);
             const auto& p = nb::cast<const cl::svm_pointer&>(obj);
+            cl::check_svm_usable(p, q.context_handle(), std::string("enqueue_copy: ") + role);
             hold.keep(obj);  // a PooledSVM or SVMAllocation dropped now must not be reused or freed yet
             return {static_cast<std::byte*>(p.pointer()), p.size()};
         };
@@ -209,8 +241,15 @@ cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle s
 
 // The command is enqueued with the GIL held, so no other thread can release a Buffer or SVM
 // of it meanwhile (the command then holds what it needs); only the wait lets the GIL go.
-cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size_t dst_offset, size_t src_offset,
-                       std::optional<size_t> byte_count, bool is_blocking, nb::handle wait_for) {
+cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset_arg,
+                       nb::handle src_offset_arg, nb::handle byte_count_arg, nb::handle is_blocking_arg,
+                       nb::handle wait_for) {
+    const size_t dst_offset = cl_unsigned(dst_offset_arg, "enqueue_copy(dst_offset)");
+    const size_t src_offset = cl_unsigned(src_offset_arg, "enqueue_copy(src_offset)");
+    std::optional<size_t> byte_count;
+    if (!byte_count_arg.is_none())
+        byte_count = cl_unsigned(byte_count_arg, "enqueue_copy(byte_count)");
+    const bool is_blocking = cl_bool(is_blocking_arg, "enqueue_copy(is_blocking)");
     const std::vector<cl_event> events = wait_list(wait_for);
     python_hold hold;
     cl::event done = enqueue_copy_command(q, dest, src, dst_offset, src_offset, byte_count, hold, events);
@@ -222,6 +261,23 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size
     }
     release_dropped_holds();
     return done;
+}
+
+// Context(devices): a sequence of Devices, checked item by item.
+std::vector<cl::device> device_list(nb::handle devices) {
+    if (!PySequence_Check(devices.ptr()) || PyUnicode_Check(devices.ptr()))
+        throw nb::type_error(("Context(devices) must be a sequence of gpukit.cl.Device, got " +
+                              nb::cast<std::string>(nb::type_name(devices.type())))
+                                 .c_str());
+    std::vector<cl::device> result;
+    for (nb::handle item : devices) {
+        if (!nb::isinstance<cl::device>(item))
+            throw nb::type_error(("Context(devices): item " + std::to_string(result.size()) + " is a " +
+                                  nb::cast<std::string>(nb::type_name(item.type())) + "; expected gpukit.cl.Device")
+                                     .c_str());
+        result.push_back(nb::cast<cl::device>(item));
+    }
+    return result;
 }
 
 std::string join_options(nb::handle options) {
@@ -254,7 +310,9 @@ void bind_cl(nb::module_& parent) {
                                                {"PROFILING_ENABLE", CL_QUEUE_PROFILING_ENABLE}});
 
     m.def("available", &cl::available, "True when libOpenCL.so.1 can be loaded.");
-    m.def("error_name", &cl::error_name, "code"_a);
+    m.def("error_name", [](nb::handle code) {
+        return cl::error_name(static_cast<cl_int>(cl_signed(code, "error_name(code)", INT32_MIN, INT32_MAX)));
+    }, "code"_a.none());
     m.def("get_platforms", &cl::platform::all);
     m.def("parse_device_spec", [](const std::string& spec) {
         std::vector<std::pair<std::string, std::vector<std::string>>> entries;
@@ -271,8 +329,9 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("version", &cl::platform::version)
         .def_prop_ro("profile", &cl::platform::profile)
         .def_prop_ro("extensions", &cl::platform::extensions)
-        .def("get_devices", [](const cl::platform& p, cl_device_type type) { return p.devices(type); },
-             "device_type"_a = CL_DEVICE_TYPE_ALL)
+        .def("get_devices", [](const cl::platform& p, nb::handle type) {
+            return p.devices(cl_unsigned(type, "Platform.get_devices(device_type)"));
+        }, "device_type"_a.none() = CL_DEVICE_TYPE_ALL)
         .def_prop_ro("int_ptr", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
         .def("__eq__", [](const cl::platform& a, const cl::platform& b) { return a == b; })
         .def("__hash__", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
@@ -292,10 +351,11 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("max_mem_alloc_size", &cl::device::max_mem_alloc_size)
         .def_prop_ro("svm_capabilities", &cl::device::svm_capabilities)
         .def_prop_ro("platform", &cl::device::get_platform)
-        .def("get_info", [](const cl::device& d, cl_device_info param) {
-            const std::vector<std::byte> bytes = d.info_bytes(param);
+        .def("get_info", [](const cl::device& d, nb::handle param) {
+            const auto bytes = d.info_bytes(static_cast<cl_device_info>(
+                cl_unsigned(param, "Device.get_info(param)", std::numeric_limits<cl_device_info>::max())));
             return nb::bytes(bytes.data(), bytes.size());
-        }, "param"_a, "The raw bytes clGetDeviceInfo answers for a CL_DEVICE_* parameter.")
+        }, "param"_a.none(), "The raw bytes clGetDeviceInfo answers for a CL_DEVICE_* parameter.")
         .def_prop_ro("int_ptr", [](const cl::device& d) { return reinterpret_cast<std::uintptr_t>(d.handle()); })
         .def("__eq__", [](const cl::device& a, const cl::device& b) { return a == b; })
         .def("__hash__", [](const cl::device& d) { return reinterpret_cast<std::uintptr_t>(d.handle()); })
@@ -304,15 +364,16 @@ void bind_cl(nb::module_& parent) {
         });
 
     nb::class_<cl::context>(m, "Context", "Devices of one platform sharing buffers and programs.")
-        .def("__init__", [](cl::context* self, const std::vector<cl::device>& devices) {
-            new (self) cl::context(cl::context::create(devices));
-        }, "devices"_a)
+        .def("__init__", [](cl::context* self, nb::handle devices) {
+            new (self) cl::context(cl::context::create(device_list(devices)));
+        }, "devices"_a.none())
         .def_prop_ro("devices", &cl::context::devices)
         .def_prop_ro("int_ptr", [](const cl::context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); });
 
     nb::class_<cl::queue>(m, "CommandQueue", "An in-order queue of commands for one device.")
         .def("__init__", [](cl::queue* self, const cl::context& ctx, std::optional<cl::device> dev,
-                            cl_command_queue_properties properties) {
+                            nb::handle properties_arg) {
+            const cl_command_queue_properties properties = cl_unsigned(properties_arg, "CommandQueue(properties)");
             if (properties & ~cl_command_queue_properties{CL_QUEUE_PROFILING_ENABLE})
                 throw cl::logic_error("CommandQueue: properties " + std::to_string(properties) +
                                           " are not supported; expected 0 or command_queue_properties.PROFILING_ENABLE "
@@ -320,7 +381,7 @@ void bind_cl(nb::module_& parent) {
                                       CL_INVALID_QUEUE_PROPERTIES, "clCreateCommandQueueWithProperties");
             new (self) cl::queue(cl::queue::create(ctx, dev.value_or(ctx.devices().front()),
                                                    (properties & CL_QUEUE_PROFILING_ENABLE) != 0));
-        }, "context"_a, "device"_a.none() = nb::none(), "properties"_a = 0)
+        }, "context"_a, "device"_a.none() = nb::none(), "properties"_a.none() = 0)
         .def("finish", [](const cl::queue& q) {
             {
                 nb::gil_scoped_release release;
@@ -336,8 +397,10 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("int_ptr", [](const cl::queue& q) { return reinterpret_cast<std::uintptr_t>(q.handle()); });
 
     nb::class_<cl::buffer>(m, "Buffer", "Device memory of a context.")
-        .def("__init__", [](cl::buffer* self, const cl::context& ctx, cl_mem_flags flags, size_t size,
+        .def("__init__", [](cl::buffer* self, const cl::context& ctx, nb::handle flags_arg, nb::handle size_arg,
                             nb::handle hostbuf) {
+            const cl_mem_flags flags = cl_unsigned(flags_arg, "Buffer(flags)");
+            size_t size = cl_unsigned(size_arg, "Buffer(size)");
             void* host = nullptr;
             std::shared_ptr<void> host_owner;  // held by OpenCL while it uses USE_HOST_PTR memory
             if (!hostbuf.is_none()) {
@@ -355,7 +418,7 @@ void bind_cl(nb::module_& parent) {
             }
             new (self) cl::buffer(cl::buffer::create(ctx, flags, size, host, std::move(host_owner)));
             release_dropped_holds();  // COPY_HOST_PTR memory was needed only by create
-        }, "context"_a, "flags"_a, "size"_a = 0, "hostbuf"_a.none() = nb::none(),
+        }, "context"_a, "flags"_a.none(), "size"_a.none() = 0, "hostbuf"_a.none() = nb::none(),
              "A buffer of `size` bytes (default: hostbuf's size).")
         .def_prop_ro("size", &cl::buffer::size)
         .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
@@ -387,8 +450,8 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("profile", &cl::event::profile)
         .def_prop_ro("int_ptr", [](const cl::event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); });
 
-    m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a = 0,
-          "src_offset"_a = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a = true,
+    m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = 0,
+          "src_offset"_a.none() = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
           "wait_for"_a.none() = nb::none(),
           "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM. Returns an Event.");
 
@@ -422,8 +485,19 @@ void bind_cl(nb::module_& parent) {
         }, "name"_a);
 
     nb::class_<cl::local_memory>(m, "LocalMemory", "A __local kernel argument of `size` bytes.")
-        .def("__init__", [](cl::local_memory* self, size_t size) { new (self) cl::local_memory{size}; }, "size"_a)
+        .def("__init__", [](cl::local_memory* self, nb::handle size) {
+            new (self) cl::local_memory{cl_unsigned(size, "LocalMemory(size)")};
+        }, "size"_a.none())
         .def_ro("size", &cl::local_memory::bytes);
+
+    nb::class_<cl::kernel_parameter>(m, "KernelParameter", "One parameter of a kernel, as OpenCL describes it.")
+        .def_ro("name", &cl::kernel_parameter::name)
+        .def_ro("type_name", &cl::kernel_parameter::type_name)
+        .def_prop_ro("kind", [](const cl::kernel_parameter& p) { return cl::kind_name(p.kind); },
+                     "'global', 'constant', 'local', 'value', 'unsupported' (images, samplers, pipes) or 'unknown'")
+        .def("__repr__", [](const cl::kernel_parameter& p) {
+            return "<gpukit.cl.KernelParameter '" + p.name + "' " + p.type_name + " (" + cl::kind_name(p.kind) + ")>";
+        });
 
     nb::class_<cl::kernel>(m, "Kernel", "One kernel of a built program.")
         .def("__init__", [](cl::kernel* self, const cl::program& p, const std::string& name) {
@@ -431,16 +505,18 @@ void bind_cl(nb::module_& parent) {
         }, "program"_a, "name"_a)
         .def_prop_ro("function_name", &cl::kernel::name)
         .def_prop_ro("num_args", &cl::kernel::num_args)
-        .def("set_arg", &set_kernel_arg, "index"_a, "value"_a)
+        .def_prop_ro("parameters", &cl::kernel::parameters)
+        .def("set_arg", [](cl::kernel& k, nb::handle index, nb::handle value) {
+            const auto i = static_cast<cl_uint>(cl_unsigned(index, "Kernel.set_arg(index)", UINT32_MAX));
+            std::vector<nb::bytes> values;
+            python_hold svm_used;
+            k.set_arg(i, kernel_arg_from(k, i, value, values, svm_used));
+        }, "index"_a.none(), "value"_a.none())
         .def("set_args", [](cl::kernel& k, nb::args args) {
-            if (args.size() != k.num_args())
-                throw cl::logic_error("kernel '" + k.name() + "' takes " + std::to_string(k.num_args()) +
-                                          " argument(s), " + std::to_string(args.size()) + " given",
-                                      CL_INVALID_KERNEL_ARGS, "Kernel.set_args");
-            for (size_t i = 0; i < args.size(); ++i)
-                set_kernel_arg(k, static_cast<cl_uint>(i), args[i]);
+            python_hold svm_used;
+            set_kernel_args(k, args, svm_used);
         })
-        .def("__call__", [](nb::handle self, const cl::queue& q, nb::handle global_size, nb::handle local_size,
+        .def("__call__", [](cl::kernel& k, const cl::queue& q, nb::handle global_size, nb::handle local_size,
                             nb::args args, nb::kwargs kwargs) {
             nb::handle wait_for = nb::none();
             for (auto [key, value] : kwargs) {
@@ -450,11 +526,19 @@ void bind_cl(nb::module_& parent) {
                                              .c_str());
                 wait_for = value;
             }
-            self.attr("set_args")(*args);
+            if (global_size.is_none())
+                throw nb::type_error("global_size must be an int or a sequence of 1 to 3 ints, got None");
             const std::vector<size_t> global = work_size(global_size, "global_size");
             const std::vector<size_t> local = work_size(local_size, "local_size");
-            return cl::enqueue_nd_range(q, nb::cast<const cl::kernel&>(self), global, local, wait_list(wait_for));
-        }, "queue"_a, "global_size"_a, "local_size"_a.none(), "args"_a, "kwargs"_a,
+            const std::vector<cl_event> events = wait_list(wait_for);
+            python_hold svm_used;
+            set_kernel_args(k, args, svm_used);
+            cl::event done = cl::enqueue_nd_range(q, k, global, local, events);
+            if (!svm_used.empty())
+                done.keep_until_complete(share_with_opencl(std::move(svm_used)));
+            release_dropped_holds();
+            return done;
+        }, "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,
            "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None) -> Event.");
 }
 

@@ -23,6 +23,10 @@ std::string range_text(size_t offset, size_t bytes) {
 }
 
 void check_range(const buffer& b, size_t offset, size_t bytes, const char* routine, const char* role) {
+    if (!b.handle())
+        throw logic_error(std::string(routine) + ": the " + role +
+                              " buffer was released (a pool's block after release()); expected a live buffer",
+                          CL_INVALID_MEM_OBJECT, routine);
     if (bytes == 0)
         throw logic_error(std::string(routine) + ": the copy has 0 bytes; expected at least 1", CL_INVALID_VALUE,
                           routine);

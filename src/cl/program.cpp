@@ -41,7 +41,9 @@ void program::release() noexcept {
 }
 
 void program::build(const std::string& options) {
-    const cl_int status = api().clBuildProgram(handle_, 0, nullptr, options.c_str(), nullptr, nullptr);
+    // Kernels check their arguments against the parameters this makes OpenCL describe.
+    const std::string with_arg_info = options + (options.empty() ? "" : " ") + "-cl-kernel-arg-info";
+    const cl_int status = api().clBuildProgram(handle_, 0, nullptr, with_arg_info.c_str(), nullptr, nullptr);
     if (status == CL_BUILD_PROGRAM_FAILURE) {
         std::string log;
         for (const device& dev : devices_)

@@ -22,7 +22,8 @@ public:
     cl_program handle() const noexcept { return handle_; }
     bool built() const noexcept { return built_; }
 
-    // Builds for every device of the context with compiler `options` ("-D N=4 -cl-fast-relaxed-math").
+    // Builds for every device of the context with compiler `options` ("-D N=4 -cl-fast-relaxed-math"),
+    // and -cl-kernel-arg-info, which lets kernels check their arguments (kernel.hpp).
     // A failed compilation throws cl::build_error, whose message and log() hold the build log.
     void build(const std::string& options = {});
     // The compiler output for `dev` of the last build.
