@@ -92,6 +92,22 @@ nb::object allocate_pooled_svm(svm_pool& pool, nb::handle size) {
     return nb::cast(as_cl_errors([&] { return cl::pooled_svm::allocate(pool, bytes); }, "SVMPool.allocate"));
 }
 
+// Returns the block of `p` to its pool after waiting for `q`, or for the bound queue. The block
+// moves out of `p` while the GIL is held, so `p` is released at once for every other thread
+// (a second release finds nothing, a kernel call refuses it) while this one waits without the GIL.
+void release_pooled_svm(cl::pooled_svm& p, const cl::queue* q) {
+    if (q && q->context_handle() != p.context_handle())
+        throw cl::logic_error("PooledSVM.enqueue_release: the queue belongs to another context than the SVM; "
+                              "expected a queue of the SVM's context",
+                              CL_INVALID_CONTEXT, "PooledSVM.enqueue_release");
+    cl::pooled_svm taken = std::move(p);
+    nb::gil_scoped_release release;
+    if (q)
+        taken.release_after(q->handle());
+    else
+        taken.release();
+}
+
 // The counters and controls MemoryPool and SVMPool share; `pool_of` reaches the memory_pool.
 template <class Class, class PoolOf>
 void bind_pool_interface(Class& cls, PoolOf pool_of) {
@@ -165,15 +181,10 @@ void bind_cl_tools(nb::module_& parent) {
         .def("release", &cl::svm_allocation::release, "Free the memory now (as the allocator frees it).");
 
     nb::class_<cl::pooled_svm, cl::svm_pointer>(m, "PooledSVM", "SVM from an SVMPool; dropping it returns it.")
-        .def("release", &cl::pooled_svm::release, nb::call_guard<nb::gil_scoped_release>(),
+        .def("release", [](cl::pooled_svm& p) { release_pooled_svm(p, nullptr); },
              "Wait for the bound queue (if any), then return the memory to its pool.")
-        .def("enqueue_release", [](cl::pooled_svm& p, const cl::queue* q) {
-            nb::gil_scoped_release release;
-            if (q)
-                p.release_after(q->handle());
-            else
-                p.release();
-        }, "queue"_a.none() = nb::none(), "release(), waiting for `queue` instead of the bound queue when given.")
+        .def("enqueue_release", [](cl::pooled_svm& p, const cl::queue* q) { release_pooled_svm(p, q); },
+             "queue"_a.none() = nb::none(), "release(), waiting for `queue` instead of the bound queue when given.")
         .def("bind_to_queue", &cl::pooled_svm::bind_to_queue, "queue"_a)
         .def("unbind_from_queue", &cl::pooled_svm::unbind_from_queue);
 

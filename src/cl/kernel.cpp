@@ -148,6 +148,7 @@ kernel kernel::create(const program& prog, const std::string& name) {
     if (!prog.built())
         throw logic_error("creating kernel '" + name + "': the program is not built; call build() first",
                           CL_INVALID_PROGRAM_EXECUTABLE, "clCreateKernel");
+    const auto guard = prog.lock();  // no other thread builds the program meanwhile
     cl_kernel handle = GPUKIT_CL_CREATE(clCreateKernel, "no kernel named '" + name + "' in the program",
                                         prog.handle(), name.c_str());
     kernel result(handle, name);
