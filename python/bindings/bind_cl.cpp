@@ -202,7 +202,10 @@ cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle s
             return {static_cast<std::byte*>(p.pointer()), p.size()};
         };
         const std::span<std::byte> d = side(dest, true, "the destination"), s = side(src, false, "the source");
-        const size_t bytes = byte_count.value_or(std::min(d.size(), s.size()));
+        // As with buffers, a host side is copied whole; between SVM, the smaller size.
+        const size_t bytes = byte_count.value_or(!nb::isinstance<cl::svm_pointer>(src)    ? s.size()
+                                                 : !nb::isinstance<cl::svm_pointer>(dest) ? d.size()
+                                                                                           : std::min(d.size(), s.size()));
         if (bytes > d.size() || bytes > s.size())
             throw cl::logic_error("enqueue_copy: byte_count " + std::to_string(bytes) + " is larger than the source (" +
                                       std::to_string(s.size()) + " bytes) or the destination (" +
