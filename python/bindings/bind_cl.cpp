@@ -1,6 +1,8 @@
 // gpukit._gpukit.cl: the OpenCL backend (re-exported by gpukit.cl). Translation only: Python
 // objects become C++ calls of gpukit::cl, and its exceptions become gpukit.cl.Error subclasses.
 #include "bindings.hpp"
+#include "cl_args.hpp"
+#include "cl_host_memory.hpp"
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/buffer.hpp"
@@ -18,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -99,45 +102,6 @@ void bind_flags(nb::module_& m, const char* name, std::initializer_list<std::pai
 
 nb::object as_flags(const char* name, cl_bitfield value) { return flag_classes().at(name)(value); }
 
-// Host memory of a numpy array (or any buffer-protocol object) that copies read or write.
-struct host_memory {
-    void* data;
-    size_t bytes;
-};
-
-bool dense(const nb::ndarray<nb::ro, nb::device::cpu>& a, bool c_order) {
-    int64_t expected = 1;
-    for (size_t n = 0; n < a.ndim(); ++n) {
-        const size_t i = c_order ? a.ndim() - 1 - n : n;
-        if (a.shape(i) != 1 && a.stride(i) != expected)
-            return false;
-        expected *= static_cast<int64_t>(a.shape(i));
-    }
-    return true;
-}
-
-host_memory host_array(nb::handle obj, bool writable, const char* role) {
-    nb::ndarray<nb::ro, nb::device::cpu> array;
-    if (!nb::try_cast(obj, array, false))
-        throw nb::type_error((std::string(role) + " must be a Buffer or a numpy array in host memory, got " +
-                              nb::type_name(obj.type()).c_str()).c_str());
-    if (writable) {
-        nb::ndarray<nb::device::cpu> writable_array;
-        if (!nb::try_cast(obj, writable_array, false))
-            throw cl::logic_error(std::string(role) + " is a read-only array; expected a writable one", CL_INVALID_VALUE,
-                                  "enqueue_copy");
-    }
-    if (array.nbytes() == 0)
-        throw cl::logic_error(std::string(role) + " is an empty array; expected at least one element",
-                              CL_INVALID_VALUE, "enqueue_copy");
-    if (!dense(array, true) && !dense(array, false))
-        throw cl::logic_error(std::string(role) +
-                                  " is not contiguous; expected a C- or Fortran-contiguous array "
-                                  "(numpy.ascontiguousarray makes one)",
-                              CL_INVALID_VALUE, "enqueue_copy");
-    return {const_cast<void*>(array.data()), array.nbytes()};
-}
-
 std::vector<cl_event> wait_list(nb::handle wait_for) {
     std::vector<cl_event> events;
     if (wait_for.is_none())
@@ -150,76 +114,104 @@ std::vector<cl_event> wait_list(nb::handle wait_for) {
     return events;
 }
 
-// A work size: an int or a sequence of 1 to 3 ints; None (local size only) lets OpenCL choose.
+// A work size: an int or a sequence of ints; None (local size only) lets OpenCL choose.
 std::vector<size_t> work_size(nb::handle value, const char* what) {
     std::vector<size_t> sizes;
     if (value.is_none())
         return sizes;
-    auto one = [&](nb::handle item) {
-        long long n = 0;
-        if (!nb::try_cast(item, n) || n < 0)
-            throw cl::logic_error(std::string(what) + " must hold non-negative integers, got " +
-                                      nb::repr(item).c_str(),
-                                  CL_INVALID_VALUE, "Kernel.__call__");
-        sizes.push_back(static_cast<size_t>(n));
-    };
-    if (PyLong_Check(value.ptr()))
-        one(value);
-    else
-        for (nb::handle item : value)
-            one(item);
+    if (PyIndex_Check(value.ptr())) {
+        sizes.push_back(cl_unsigned(value, what));
+        return sizes;
+    }
+    if (!PySequence_Check(value.ptr()) || PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr()))
+        throw nb::type_error((std::string(what) + " must be an int or a sequence of 1 to 3 ints, got " +
+                              nb::cast<std::string>(nb::type_name(value.type())))
+                                 .c_str());
+    for (nb::handle item : value)
+        sizes.push_back(cl_unsigned(item, what));
     return sizes;
 }
 
-void set_kernel_arg(cl::kernel& k, cl_uint index, nb::handle value) {
+// What a numpy scalar holds, by its dtype's kind: numbers are checked against the parameter's
+// type; structured scalars and raw bytes (numpy.void) only by size.
+cl::value_type numpy_value_type(nb::handle scalar) {
+    const std::string kind = nb::cast<std::string>(scalar.attr("dtype").attr("kind"));
+    if (kind == "i" || kind == "u")
+        return cl::value_type::integer;
+    if (kind == "f")
+        return cl::value_type::floating;
+    if (kind == "V" || kind == "S")
+        return cl::value_type::bytes;
+    return cl::value_type::other;  // bool, complex, datetime, str
+}
+
+// A Python kernel argument as gpukit::cl takes it. The bytes of a numpy scalar go to
+// `values`, which must outlive the argument; SVM goes to `svm_used` too, which the launch
+// holds until it completes (the program may drop a PooledSVM right after the call).
+cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle value, std::vector<nb::bytes>& values,
+                               python_hold& svm_used) {
     if (nb::isinstance<cl::buffer>(value))
-        return k.set_arg(index, nb::cast<const cl::buffer&>(value));
-    if (nb::isinstance<cl::svm_pointer>(value))
-        return k.set_arg(index, nb::cast<const cl::svm_pointer&>(value));
+        return std::cref(nb::cast<const cl::buffer&>(value));
+    if (nb::isinstance<cl::svm_pointer>(value)) {
+        svm_used.keep(value);
+        return std::cref(nb::cast<const cl::svm_pointer&>(value));
+    }
     if (nb::isinstance<cl::local_memory>(value))
-        return k.set_arg(index, nb::cast<cl::local_memory>(value));
+        return nb::cast<cl::local_memory>(value);
     nb::object numpy_scalar = nb::module_::import_("numpy").attr("generic");
     if (PyObject_IsInstance(value.ptr(), numpy_scalar.ptr()) == 1) {
-        nb::bytes bytes = nb::borrow<nb::bytes>(value.attr("tobytes")());
-        return k.set_arg_bytes(index, bytes.c_str(), bytes.size());
+        const nb::bytes& bytes = values.emplace_back(nb::borrow<nb::bytes>(value.attr("tobytes")()));
+        return cl::value_arg{std::span(static_cast<const std::byte*>(bytes.data()), bytes.size()),
+                             numpy_value_type(value)};
     }
-    throw nb::type_error(("argument " + std::to_string(index) + " of kernel '" + k.name() + "' is a " +
-                          nb::type_name(value.type()).c_str() +
+    throw nb::type_error((k.describe_arg(index) + " is a " + nb::cast<std::string>(nb::type_name(value.type())) +
                           "; expected a Buffer, SVM, a numpy scalar of the parameter's type (numpy.float32(1.5), "
                           "numpy.int32(4)) or LocalMemory(nbytes)")
                              .c_str());
 }
 
-// A copy with SVM on at least one side; the other side is SVM or a host array. Offsets are
-// refused: SVM is addressed by pointer, and the copy starts at the start of both sides.
-cl::event enqueue_svm_copy(const cl::queue& q, nb::handle dest, nb::handle src, std::optional<size_t> byte_count,
-                           bool is_blocking, const std::vector<cl_event>& events) {
-    auto side = [](nb::handle obj, bool writable, const char* role) {
-        if (nb::isinstance<cl::svm_pointer>(obj)) {
-            const auto& p = nb::cast<const cl::svm_pointer&>(obj);
-            return host_memory{p.pointer(), p.size()};
-        }
-        return host_array(obj, writable, role);
-    };
-    const host_memory d = side(dest, true, "the destination"), s = side(src, false, "the source");
-    const size_t bytes = byte_count.value_or(std::min(d.bytes, s.bytes));
-    if (bytes > d.bytes || bytes > s.bytes)
-        throw cl::logic_error("enqueue_copy: byte_count " + std::to_string(bytes) + " is larger than the source (" +
-                                  std::to_string(s.bytes) + " bytes) or the destination (" + std::to_string(d.bytes) +
-                                  " bytes)",
-                              CL_INVALID_VALUE, "clEnqueueSVMMemcpy");
-    nb::gil_scoped_release release;
-    return cl::enqueue_svm_copy(q, d.data, s.data, bytes, is_blocking, events);
+// Sets every argument of `k` from `args`; the SVM among them goes to `svm_used`.
+void set_kernel_args(cl::kernel& k, nb::args args, python_hold& svm_used) {
+    if (args.size() != k.num_args())
+        throw cl::logic_error("kernel '" + k.name() + "' takes " + std::to_string(k.num_args()) + " argument(s), " +
+                                  std::to_string(args.size()) + " given",
+                              CL_INVALID_KERNEL_ARGS, "Kernel.set_args");
+    std::vector<nb::bytes> values;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const auto index = static_cast<cl_uint>(i);
+        k.set_arg(index, kernel_arg_from(k, index, args[i], values, svm_used));
+    }
 }
 
-cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size_t dst_offset, size_t src_offset,
-                       std::optional<size_t> byte_count, bool is_blocking, nb::handle wait_for) {
-    const std::vector<cl_event> events = wait_list(wait_for);
+// Enqueues a copy without waiting for it; `hold` receives the host memory and SVM it uses.
+// With SVM on one side, the other side is SVM or host memory; offsets are refused there: SVM is
+// addressed by pointer, and the copy starts at the start of both sides.
+cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle src, size_t dst_offset,
+                               size_t src_offset, std::optional<size_t> byte_count, python_hold& hold,
+                               const std::vector<cl_event>& events) {
     if (nb::isinstance<cl::svm_pointer>(dest) || nb::isinstance<cl::svm_pointer>(src)) {
         if (dst_offset || src_offset)
             throw cl::logic_error("enqueue_copy: dst_offset and src_offset are not supported with SVM; expected 0",
                                   CL_INVALID_VALUE, "clEnqueueSVMMemcpy");
-        return enqueue_svm_copy(q, dest, src, byte_count, is_blocking, events);
+        auto side = [&](nb::handle obj, bool writable, const char* role) -> std::span<std::byte> {
+            if (!nb::isinstance<cl::svm_pointer>(obj))
+                return hold.export_memory(obj, writable, role);
+            const auto& p = nb::cast<const cl::svm_pointer&>(obj);
+            cl::check_svm_usable(p, q.context_handle(), std::string("enqueue_copy: ") + role);
+            hold.keep(obj);  // a PooledSVM or SVMAllocation dropped now must not be reused or freed yet
+            return {static_cast<std::byte*>(p.pointer()), p.size()};
+        };
+        const std::span<std::byte> d = side(dest, true, "the destination"), s = side(src, false, "the source");
+        // As with buffers, a host side is copied whole; between SVM, the smaller size.
+        const size_t bytes = byte_count.value_or(!nb::isinstance<cl::svm_pointer>(src)    ? s.size()
+                                                 : !nb::isinstance<cl::svm_pointer>(dest) ? d.size()
+                                                                                           : std::min(d.size(), s.size()));
+        if (bytes > d.size() || bytes > s.size())
+            throw cl::logic_error("enqueue_copy: byte_count " + std::to_string(bytes) + " is larger than the source (" +
+                                      std::to_string(s.size()) + " bytes) or the destination (" +
+                                      std::to_string(d.size()) + " bytes)",
+                                  CL_INVALID_VALUE, "clEnqueueSVMMemcpy");
+        return cl::enqueue_svm_copy(q, d.data(), s.data(), bytes, false, events);
     }
     const bool dest_is_buffer = nb::isinstance<cl::buffer>(dest), src_is_buffer = nb::isinstance<cl::buffer>(src);
     if (dest_is_buffer && src_is_buffer) {
@@ -227,37 +219,68 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size
         const auto& s = nb::cast<const cl::buffer&>(src);
         const size_t available = std::min(s.size() - std::min(src_offset, s.size()),
                                           d.size() - std::min(dst_offset, d.size()));
-        const size_t bytes = byte_count.value_or(available);
-        cl::event done = cl::enqueue_copy(q, s, d, src_offset, dst_offset, bytes, events);
-        if (is_blocking) {
-            nb::gil_scoped_release release;
-            done.wait();
-        }
-        return done;
+        return cl::enqueue_copy(q, s, d, src_offset, dst_offset, byte_count.value_or(available), events);
     }
-    auto bytes_for = [&](const host_memory& host, const char* role) {
-        if (byte_count && *byte_count > host.bytes)
+    auto bytes_for = [&](std::span<std::byte> host, const char* role) {
+        if (byte_count && *byte_count > host.size())
             throw cl::logic_error("byte_count " + std::to_string(*byte_count) + " is larger than the " + role +
-                                      " array of " + std::to_string(host.bytes) + " bytes",
+                                      " array of " + std::to_string(host.size()) + " bytes",
                                   CL_INVALID_VALUE, "enqueue_copy");
-        return byte_count.value_or(host.bytes);
+        return byte_count.value_or(host.size());
     };
     if (dest_is_buffer) {
-        const host_memory host = host_array(src, false, "the source");
-        const size_t bytes = bytes_for(host, "source");
-        const auto& buffer = nb::cast<const cl::buffer&>(dest);
-        nb::gil_scoped_release release;
-        return cl::enqueue_write(q, buffer, dst_offset, host.data, bytes, is_blocking, events);
+        const std::span<std::byte> host = hold.export_memory(src, false, "the source");
+        return cl::enqueue_write(q, nb::cast<const cl::buffer&>(dest), dst_offset, host.data(),
+                                 bytes_for(host, "source"), false, events);
     }
     if (src_is_buffer) {
-        const host_memory host = host_array(dest, true, "the destination");
-        const size_t bytes = bytes_for(host, "destination");
-        const auto& buffer = nb::cast<const cl::buffer&>(src);
-        nb::gil_scoped_release release;
-        return cl::enqueue_read(q, buffer, src_offset, host.data, bytes, is_blocking, events);
+        const std::span<std::byte> host = hold.export_memory(dest, true, "the destination");
+        return cl::enqueue_read(q, nb::cast<const cl::buffer&>(src), src_offset, host.data(),
+                                bytes_for(host, "destination"), false, events);
     }
     throw nb::type_error(
         "enqueue_copy: one of dest and src must be a Buffer or SVM (host-to-host copies are numpy's job)");
+}
+
+// The command is enqueued with the GIL held, so no other thread can release a Buffer or SVM
+// of it meanwhile (the command then holds what it needs); only the wait lets the GIL go.
+cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset_arg,
+                       nb::handle src_offset_arg, nb::handle byte_count_arg, nb::handle is_blocking_arg,
+                       nb::handle wait_for) {
+    const size_t dst_offset = cl_unsigned(dst_offset_arg, "enqueue_copy(dst_offset)");
+    const size_t src_offset = cl_unsigned(src_offset_arg, "enqueue_copy(src_offset)");
+    std::optional<size_t> byte_count;
+    if (!byte_count_arg.is_none())
+        byte_count = cl_unsigned(byte_count_arg, "enqueue_copy(byte_count)");
+    const bool is_blocking = cl_bool(is_blocking_arg, "enqueue_copy(is_blocking)");
+    const std::vector<cl_event> events = wait_list(wait_for);
+    python_hold hold;
+    cl::event done = enqueue_copy_command(q, dest, src, dst_offset, src_offset, byte_count, hold, events);
+    if (!hold.empty())
+        done.keep_until_complete(share_with_opencl(std::move(hold)));
+    if (is_blocking) {
+        nb::gil_scoped_release release;
+        done.wait();
+    }
+    release_dropped_holds();
+    return done;
+}
+
+// Context(devices): a sequence of Devices, checked item by item.
+std::vector<cl::device> device_list(nb::handle devices) {
+    if (!PySequence_Check(devices.ptr()) || PyUnicode_Check(devices.ptr()))
+        throw nb::type_error(("Context(devices) must be a sequence of gpukit.cl.Device, got " +
+                              nb::cast<std::string>(nb::type_name(devices.type())))
+                                 .c_str());
+    std::vector<cl::device> result;
+    for (nb::handle item : devices) {
+        if (!nb::isinstance<cl::device>(item))
+            throw nb::type_error(("Context(devices): item " + std::to_string(result.size()) + " is a " +
+                                  nb::cast<std::string>(nb::type_name(item.type())) + "; expected gpukit.cl.Device")
+                                     .c_str());
+        result.push_back(nb::cast<cl::device>(item));
+    }
+    return result;
 }
 
 std::string join_options(nb::handle options) {
@@ -290,7 +313,9 @@ void bind_cl(nb::module_& parent) {
                                                {"PROFILING_ENABLE", CL_QUEUE_PROFILING_ENABLE}});
 
     m.def("available", &cl::available, "True when libOpenCL.so.1 can be loaded.");
-    m.def("error_name", &cl::error_name, "code"_a);
+    m.def("error_name", [](nb::handle code) {
+        return cl::error_name(static_cast<cl_int>(cl_signed(code, "error_name(code)", INT32_MIN, INT32_MAX)));
+    }, "code"_a.none());
     m.def("get_platforms", &cl::platform::all);
     m.def("parse_device_spec", [](const std::string& spec) {
         std::vector<std::pair<std::string, std::vector<std::string>>> entries;
@@ -307,8 +332,9 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("version", &cl::platform::version)
         .def_prop_ro("profile", &cl::platform::profile)
         .def_prop_ro("extensions", &cl::platform::extensions)
-        .def("get_devices", [](const cl::platform& p, cl_device_type type) { return p.devices(type); },
-             "device_type"_a = CL_DEVICE_TYPE_ALL)
+        .def("get_devices", [](const cl::platform& p, nb::handle type) {
+            return p.devices(cl_unsigned(type, "Platform.get_devices(device_type)"));
+        }, "device_type"_a.none() = CL_DEVICE_TYPE_ALL)
         .def_prop_ro("int_ptr", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
         .def("__eq__", [](const cl::platform& a, const cl::platform& b) { return a == b; })
         .def("__hash__", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
@@ -328,10 +354,11 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("max_mem_alloc_size", &cl::device::max_mem_alloc_size)
         .def_prop_ro("svm_capabilities", &cl::device::svm_capabilities)
         .def_prop_ro("platform", &cl::device::get_platform)
-        .def("get_info", [](const cl::device& d, cl_device_info param) {
-            const std::vector<std::byte> bytes = d.info_bytes(param);
+        .def("get_info", [](const cl::device& d, nb::handle param) {
+            const auto bytes = d.info_bytes(static_cast<cl_device_info>(
+                cl_unsigned(param, "Device.get_info(param)", std::numeric_limits<cl_device_info>::max())));
             return nb::bytes(bytes.data(), bytes.size());
-        }, "param"_a, "The raw bytes clGetDeviceInfo answers for a CL_DEVICE_* parameter.")
+        }, "param"_a.none(), "The raw bytes clGetDeviceInfo answers for a CL_DEVICE_* parameter.")
         .def_prop_ro("int_ptr", [](const cl::device& d) { return reinterpret_cast<std::uintptr_t>(d.handle()); })
         .def("__eq__", [](const cl::device& a, const cl::device& b) { return a == b; })
         .def("__hash__", [](const cl::device& d) { return reinterpret_cast<std::uintptr_t>(d.handle()); })
@@ -340,15 +367,16 @@ void bind_cl(nb::module_& parent) {
         });
 
     nb::class_<cl::context>(m, "Context", "Devices of one platform sharing buffers and programs.")
-        .def("__init__", [](cl::context* self, const std::vector<cl::device>& devices) {
-            new (self) cl::context(cl::context::create(devices));
-        }, "devices"_a)
+        .def("__init__", [](cl::context* self, nb::handle devices) {
+            new (self) cl::context(cl::context::create(device_list(devices)));
+        }, "devices"_a.none())
         .def_prop_ro("devices", &cl::context::devices)
         .def_prop_ro("int_ptr", [](const cl::context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); });
 
     nb::class_<cl::queue>(m, "CommandQueue", "An in-order queue of commands for one device.")
         .def("__init__", [](cl::queue* self, const cl::context& ctx, std::optional<cl::device> dev,
-                            cl_command_queue_properties properties) {
+                            nb::handle properties_arg) {
+            const cl_command_queue_properties properties = cl_unsigned(properties_arg, "CommandQueue(properties)");
             if (properties & ~cl_command_queue_properties{CL_QUEUE_PROFILING_ENABLE})
                 throw cl::logic_error("CommandQueue: properties " + std::to_string(properties) +
                                           " are not supported; expected 0 or command_queue_properties.PROFILING_ENABLE "
@@ -356,8 +384,14 @@ void bind_cl(nb::module_& parent) {
                                       CL_INVALID_QUEUE_PROPERTIES, "clCreateCommandQueueWithProperties");
             new (self) cl::queue(cl::queue::create(ctx, dev.value_or(ctx.devices().front()),
                                                    (properties & CL_QUEUE_PROFILING_ENABLE) != 0));
-        }, "context"_a, "device"_a.none() = nb::none(), "properties"_a = 0)
-        .def("finish", &cl::queue::finish, nb::call_guard<nb::gil_scoped_release>())
+        }, "context"_a, "device"_a.none() = nb::none(), "properties"_a.none() = 0)
+        .def("finish", [](const cl::queue& q) {
+            {
+                nb::gil_scoped_release release;
+                q.finish();
+            }
+            release_dropped_holds();
+        })
         .def("flush", &cl::queue::flush)
         .def_prop_ro("device", &cl::queue::get_device)
         .def_prop_ro("properties", [](const cl::queue& q) {
@@ -366,22 +400,28 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("int_ptr", [](const cl::queue& q) { return reinterpret_cast<std::uintptr_t>(q.handle()); });
 
     nb::class_<cl::buffer>(m, "Buffer", "Device memory of a context.")
-        .def("__init__", [](cl::buffer* self, const cl::context& ctx, cl_mem_flags flags, size_t size,
+        .def("__init__", [](cl::buffer* self, const cl::context& ctx, nb::handle flags_arg, nb::handle size_arg,
                             nb::handle hostbuf) {
+            const cl_mem_flags flags = cl_unsigned(flags_arg, "Buffer(flags)");
+            size_t size = cl_unsigned(size_arg, "Buffer(size)");
             void* host = nullptr;
+            std::shared_ptr<void> host_owner;  // held by OpenCL while it uses USE_HOST_PTR memory
             if (!hostbuf.is_none()) {
-                const host_memory memory = host_array(hostbuf, (flags & CL_MEM_USE_HOST_PTR) != 0, "hostbuf");
+                python_hold hold;
+                const std::span<std::byte> memory =
+                    hold.export_memory(hostbuf, (flags & CL_MEM_USE_HOST_PTR) != 0, "hostbuf");
                 if (size == 0)
-                    size = memory.bytes;
-                if (size > memory.bytes)
+                    size = memory.size();
+                if (size > memory.size())
                     throw cl::logic_error("Buffer: size " + std::to_string(size) + " is larger than hostbuf's " +
-                                              std::to_string(memory.bytes) + " bytes",
+                                              std::to_string(memory.size()) + " bytes",
                                           CL_INVALID_BUFFER_SIZE, "clCreateBuffer");
-                host = memory.data;
+                host = memory.data();
+                host_owner = share_with_opencl(std::move(hold));
             }
-            new (self) cl::buffer(cl::buffer::create(ctx, flags, size, host));
-        }, "context"_a, "flags"_a, "size"_a = 0, "hostbuf"_a.none() = nb::none(),
-             nb::keep_alive<1, 5>(),  // USE_HOST_PTR memory must outlive the buffer
+            new (self) cl::buffer(cl::buffer::create(ctx, flags, size, host, std::move(host_owner)));
+            release_dropped_holds();  // COPY_HOST_PTR memory was needed only by create
+        }, "context"_a, "flags"_a.none(), "size"_a.none() = 0, "hostbuf"_a.none() = nb::none(),
              "A buffer of `size` bytes (default: hostbuf's size).")
         .def_prop_ro("size", &cl::buffer::size)
         .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
@@ -402,15 +442,20 @@ void bind_cl(nb::module_& parent) {
         .def_ro("end", &cl::profile_times::end);
 
     nb::class_<cl::event>(m, "Event", "The completion of one enqueued command.")
-        .def("wait", &cl::event::wait, nb::call_guard<nb::gil_scoped_release>())
+        .def("wait", [](const cl::event& e) {
+            {
+                nb::gil_scoped_release release;
+                e.wait();
+            }
+            release_dropped_holds();  // what the command held, a bytearray's export for one
+        })
         .def_prop_ro("command_execution_status", &cl::event::status)
         .def_prop_ro("profile", &cl::event::profile)
         .def_prop_ro("int_ptr", [](const cl::event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); });
 
-    m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a = 0,
-          "src_offset"_a = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a = true,
+    m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = 0,
+          "src_offset"_a.none() = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
           "wait_for"_a.none() = nb::none(),
-          nb::keep_alive<0, 2>(), nb::keep_alive<0, 3>(),  // host memory stays valid while the copy may run
           "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM. Returns an Event.");
 
     nb::class_<cl::program>(m, "Program", "OpenCL C source built for a context's devices.")
@@ -443,8 +488,19 @@ void bind_cl(nb::module_& parent) {
         }, "name"_a);
 
     nb::class_<cl::local_memory>(m, "LocalMemory", "A __local kernel argument of `size` bytes.")
-        .def("__init__", [](cl::local_memory* self, size_t size) { new (self) cl::local_memory{size}; }, "size"_a)
+        .def("__init__", [](cl::local_memory* self, nb::handle size) {
+            new (self) cl::local_memory{cl_unsigned(size, "LocalMemory(size)")};
+        }, "size"_a.none())
         .def_ro("size", &cl::local_memory::bytes);
+
+    nb::class_<cl::kernel_parameter>(m, "KernelParameter", "One parameter of a kernel, as OpenCL describes it.")
+        .def_ro("name", &cl::kernel_parameter::name)
+        .def_ro("type_name", &cl::kernel_parameter::type_name)
+        .def_prop_ro("kind", [](const cl::kernel_parameter& p) { return cl::kind_name(p.kind); },
+                     "'global', 'constant', 'local', 'value', 'unsupported' (images, samplers, pipes) or 'unknown'")
+        .def("__repr__", [](const cl::kernel_parameter& p) {
+            return "<gpukit.cl.KernelParameter '" + p.name + "' " + p.type_name + " (" + cl::kind_name(p.kind) + ")>";
+        });
 
     nb::class_<cl::kernel>(m, "Kernel", "One kernel of a built program.")
         .def("__init__", [](cl::kernel* self, const cl::program& p, const std::string& name) {
@@ -452,16 +508,18 @@ void bind_cl(nb::module_& parent) {
         }, "program"_a, "name"_a)
         .def_prop_ro("function_name", &cl::kernel::name)
         .def_prop_ro("num_args", &cl::kernel::num_args)
-        .def("set_arg", &set_kernel_arg, "index"_a, "value"_a)
+        .def_prop_ro("parameters", &cl::kernel::parameters)
+        .def("set_arg", [](cl::kernel& k, nb::handle index, nb::handle value) {
+            const auto i = static_cast<cl_uint>(cl_unsigned(index, "Kernel.set_arg(index)", UINT32_MAX));
+            std::vector<nb::bytes> values;
+            python_hold svm_used;
+            k.set_arg(i, kernel_arg_from(k, i, value, values, svm_used));
+        }, "index"_a.none(), "value"_a.none())
         .def("set_args", [](cl::kernel& k, nb::args args) {
-            if (args.size() != k.num_args())
-                throw cl::logic_error("kernel '" + k.name() + "' takes " + std::to_string(k.num_args()) +
-                                          " argument(s), " + std::to_string(args.size()) + " given",
-                                      CL_INVALID_KERNEL_ARGS, "Kernel.set_args");
-            for (size_t i = 0; i < args.size(); ++i)
-                set_kernel_arg(k, static_cast<cl_uint>(i), args[i]);
+            python_hold svm_used;
+            set_kernel_args(k, args, svm_used);
         })
-        .def("__call__", [](nb::handle self, const cl::queue& q, nb::handle global_size, nb::handle local_size,
+        .def("__call__", [](cl::kernel& k, const cl::queue& q, nb::handle global_size, nb::handle local_size,
                             nb::args args, nb::kwargs kwargs) {
             nb::handle wait_for = nb::none();
             for (auto [key, value] : kwargs) {
@@ -471,11 +529,19 @@ void bind_cl(nb::module_& parent) {
                                              .c_str());
                 wait_for = value;
             }
-            self.attr("set_args")(*args);
+            if (global_size.is_none())
+                throw nb::type_error("global_size must be an int or a sequence of 1 to 3 ints, got None");
             const std::vector<size_t> global = work_size(global_size, "global_size");
             const std::vector<size_t> local = work_size(local_size, "local_size");
-            return cl::enqueue_nd_range(q, nb::cast<const cl::kernel&>(self), global, local, wait_list(wait_for));
-        }, "queue"_a, "global_size"_a, "local_size"_a.none(), "args"_a, "kwargs"_a,
+            const std::vector<cl_event> events = wait_list(wait_for);
+            python_hold svm_used;
+            set_kernel_args(k, args, svm_used);
+            cl::event done = cl::enqueue_nd_range(q, k, global, local, events);
+            if (!svm_used.empty())
+                done.keep_until_complete(share_with_opencl(std::move(svm_used)));
+            release_dropped_holds();
+            return done;
+        }, "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,
            "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None) -> Event.");
 }
 

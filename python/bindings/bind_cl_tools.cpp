@@ -1,6 +1,7 @@
 // gpukit._gpukit.cl.tools: the OpenCL allocators and gpukit's memory pool over them
 // (re-exported by gpukit.cl.tools). Translation only: the pools are the C++ memory_pool.
 #include "bindings.hpp"
+#include "cl_args.hpp"
 
 #include "gpukit/cl/allocators.hpp"
 #include "gpukit/cl/pooled.hpp"
@@ -11,6 +12,7 @@
 #include <nanobind/stl/optional.h>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,13 +42,9 @@ struct buffer_pool_binding {
     cl_mem_flags flags;
 };
 
-// Python ints are signed: a negative size gets a message instead of nanobind's overload error.
-std::size_t checked_size(std::int64_t size, const char* routine) {
-    if (size < 0)
-        throw cl::logic_error(std::string(routine) + ": size " + std::to_string(size) +
-                                  " is negative; expected a number of bytes >= 0",
-                              CL_INVALID_BUFFER_SIZE, routine);
-    return static_cast<std::size_t>(size);
+// A pool's leading_bits_in_bin_id: an unsigned int (the pool says which of those it takes).
+unsigned leading_bits_arg(nb::handle bits, const char* what) {
+    return static_cast<unsigned>(cl_unsigned(bits, what, std::numeric_limits<unsigned>::max()));
 }
 
 // The pool and the allocators report a shortage as gpukit::memory_error (what the pool's retry
@@ -64,34 +62,50 @@ auto as_cl_errors(Call call, const char* routine) {
     }
 }
 
-nb::object allocate_buffer(cl::buffer_allocator& allocator, std::int64_t size) {
-    const std::size_t bytes = checked_size(size, "AllocatorBase.__call__");
+nb::object allocate_buffer(cl::buffer_allocator& allocator, nb::handle size) {
+    const std::size_t bytes = cl_unsigned(size, "AllocatorBase.__call__(size)");
     if (bytes == 0)
         return nb::none();
     const cl_mem handle = as_cl_errors([&] { return allocator.allocate(bytes); }, "AllocatorBase.__call__");
     return nb::cast(cl::buffer::adopt(handle, bytes, allocator.flags()));
 }
 
-nb::object allocate_pooled_buffer(buffer_pool_binding& self, std::int64_t size) {
-    const std::size_t bytes = checked_size(size, "MemoryPool.allocate");
+nb::object allocate_pooled_buffer(buffer_pool_binding& self, nb::handle size) {
+    const std::size_t bytes = cl_unsigned(size, "MemoryPool.allocate(size)");
     if (bytes == 0)
         return nb::none();
     auto block = as_cl_errors([&] { return self.pool.allocate(bytes); }, "MemoryPool.allocate");
     return nb::cast(pooled_buffer(std::move(block), self.flags));
 }
 
-nb::object allocate_svm(const cl::svm_allocator& allocator, std::int64_t size) {
-    const std::size_t bytes = checked_size(size, "SVMAllocator.__call__");
+nb::object allocate_svm(const cl::svm_allocator& allocator, nb::handle size) {
+    const std::size_t bytes = cl_unsigned(size, "SVMAllocator.__call__(size)");
     if (bytes == 0)
         return nb::none();
     return nb::cast(as_cl_errors([&] { return cl::svm_allocation(allocator, bytes); }, "SVMAllocator.__call__"));
 }
 
-nb::object allocate_pooled_svm(svm_pool& pool, std::int64_t size) {
-    const std::size_t bytes = checked_size(size, "SVMPool.allocate");
+nb::object allocate_pooled_svm(svm_pool& pool, nb::handle size) {
+    const std::size_t bytes = cl_unsigned(size, "SVMPool.allocate(size)");
     if (bytes == 0)
         return nb::none();
-    return nb::cast(cl::pooled_svm(as_cl_errors([&] { return pool.allocate(bytes); }, "SVMPool.allocate")));
+    return nb::cast(as_cl_errors([&] { return cl::pooled_svm::allocate(pool, bytes); }, "SVMPool.allocate"));
+}
+
+// Returns the block of `p` to its pool after waiting for `q`, or for the bound queue. The block
+// moves out of `p` while the GIL is held, so `p` is released at once for every other thread
+// (a second release finds nothing, a kernel call refuses it) while this one waits without the GIL.
+void release_pooled_svm(cl::pooled_svm& p, const cl::queue* q) {
+    if (q && q->context_handle() != p.context_handle())
+        throw cl::logic_error("PooledSVM.enqueue_release: the queue belongs to another context than the SVM; "
+                              "expected a queue of the SVM's context",
+                              CL_INVALID_CONTEXT, "PooledSVM.enqueue_release");
+    cl::pooled_svm taken = std::move(p);
+    nb::gil_scoped_release release;
+    if (q)
+        taken.release_after(q->handle());
+    else
+        taken.release();
 }
 
 // The counters and controls MemoryPool and SVMPool share; `pool_of` reaches the memory_pool.
@@ -107,12 +121,14 @@ void bind_pool_interface(Class& cls, PoolOf pool_of) {
         .def("free_held", [=](self_type& s) { pool_of(s).free_held(); }, "Release every held block.")
         .def("stop_holding", [=](self_type& s) { pool_of(s).stop_holding(); },
              "Release held blocks, and from now on release returned blocks instead of holding them.")
-        .def("bin_number", [=](const self_type& s, std::int64_t size) {
-            return as_cl_errors([&] { return pool_of(s).bin_number(checked_size(size, "bin_number")); }, "bin_number");
-        }, "size"_a, "The bin a request of `size` bytes falls into.")
-        .def("alloc_size", [=](const self_type& s, std::size_t bin) {
-            return as_cl_errors([&] { return pool_of(s).alloc_size(bin); }, "alloc_size");
-        }, "bin"_a, "The size of the blocks of bin `bin`.");
+        .def("bin_number", [=](const self_type& s, nb::handle size) {
+            const std::size_t bytes = cl_unsigned(size, "bin_number(size)");
+            return as_cl_errors([&] { return pool_of(s).bin_number(bytes); }, "bin_number");
+        }, "size"_a.none(), "The bin a request of `size` bytes falls into.")
+        .def("alloc_size", [=](const self_type& s, nb::handle bin) {
+            const std::size_t number = cl_unsigned(bin, "alloc_size(bin)");
+            return as_cl_errors([&] { return pool_of(s).alloc_size(number); }, "alloc_size");
+        }, "bin"_a.none(), "The size of the blocks of bin `bin`.");
 }
 
 }  // namespace
@@ -122,39 +138,42 @@ void bind_cl_tools(nb::module_& parent) {
     nb::module_ m = cl_module.def_submodule("tools", "OpenCL allocators and memory pools; use gpukit.cl.tools.");
 
     nb::class_<cl::buffer_allocator>(m, "AllocatorBase", "Makes Buffers: allocator(size) -> Buffer, or None for 0.")
-        .def("__call__", &allocate_buffer, "size"_a)
+        .def("__call__", &allocate_buffer, "size"_a.none())
         .def_prop_ro("is_deferred", &cl::buffer_allocator::is_deferred);
 
     nb::class_<deferred_binding, cl::buffer_allocator>(
         m, "DeferredAllocator", "clCreateBuffer only: OpenCL may report a shortage later, when the buffer is used.")
-        .def("__init__", [](deferred_binding* self, const cl::context& ctx, cl_mem_flags flags) {
-            new (self) deferred_binding(cl::deferred_allocator(ctx, flags));
-        }, "context"_a, "mem_flags"_a = CL_MEM_READ_WRITE);
+        .def("__init__", [](deferred_binding* self, const cl::context& ctx, nb::handle flags) {
+            new (self) deferred_binding(cl::deferred_allocator(ctx, cl_unsigned(flags, "DeferredAllocator(mem_flags)")));
+        }, "context"_a, "mem_flags"_a.none() = CL_MEM_READ_WRITE);
 
     nb::class_<immediate_binding, cl::buffer_allocator>(
         m, "ImmediateAllocator", "Buffers made resident on the queue's device at once, so shortages show here.")
-        .def("__init__", [](immediate_binding* self, const cl::queue& q, cl_mem_flags flags) {
-            new (self) immediate_binding(cl::immediate_allocator(q, flags));
-        }, "queue"_a, "mem_flags"_a = CL_MEM_READ_WRITE);
+        .def("__init__", [](immediate_binding* self, const cl::queue& q, nb::handle flags) {
+            new (self) immediate_binding(cl::immediate_allocator(q, cl_unsigned(flags, "ImmediateAllocator(mem_flags)")));
+        }, "queue"_a, "mem_flags"_a.none() = CL_MEM_READ_WRITE);
 
     nb::class_<pooled_buffer, cl::buffer>(m, "PooledBuffer", "A Buffer from a MemoryPool; dropping it returns it.")
         .def("release", &pooled_buffer::release, "Return the memory to its pool now.");
 
     auto memory_pool = nb::class_<buffer_pool_binding>(m, "MemoryPool", "gpukit's binned memory pool of Buffers.")
-        .def("__init__", [](buffer_pool_binding* self, const cl::buffer_allocator& allocator, unsigned leading_bits) {
+        .def("__init__", [](buffer_pool_binding* self, const cl::buffer_allocator& allocator, nb::handle bits) {
+            const unsigned leading_bits = leading_bits_arg(bits, "MemoryPool(leading_bits_in_bin_id)");
             new (self) buffer_pool_binding{
                 as_cl_errors([&] { return buffer_pool(allocator, leading_bits); }, "MemoryPool"), allocator.flags()};
-        }, "allocator"_a, nb::kw_only(), "leading_bits_in_bin_id"_a = 4)
-        .def("allocate", &allocate_pooled_buffer, "size"_a, "A PooledBuffer of `size` bytes (None for 0).")
-        .def("__call__", &allocate_pooled_buffer, "size"_a);
+        }, "allocator"_a, nb::kw_only(), "leading_bits_in_bin_id"_a.none() = 4)
+        .def("allocate", &allocate_pooled_buffer, "size"_a.none(), "A PooledBuffer of `size` bytes (None for 0).")
+        .def("__call__", &allocate_pooled_buffer, "size"_a.none());
     bind_pool_interface(memory_pool, [](auto& s) -> auto& { return s.pool; });
 
     nb::class_<cl::svm_allocator>(m, "SVMAllocator", "clSVMAlloc / clSVMFree in one context.")
-        .def("__init__", [](cl::svm_allocator* self, const cl::context& ctx, std::int64_t alignment,
-                            cl_svm_mem_flags flags, const cl::queue* q) {
-            new (self) cl::svm_allocator(ctx, checked_size(alignment, "SVMAllocator"), flags, q);
-        }, "context"_a, nb::kw_only(), "alignment"_a = 0, "flags"_a = CL_MEM_READ_WRITE, "queue"_a.none() = nb::none())
-        .def("__call__", &allocate_svm, "size"_a, "An SVMAllocation of `size` bytes (None for 0).")
+        .def("__init__", [](cl::svm_allocator* self, const cl::context& ctx, nb::handle alignment, nb::handle flags,
+                            const cl::queue* q) {
+            new (self) cl::svm_allocator(ctx, cl_unsigned(alignment, "SVMAllocator(alignment)"),
+                                         cl_unsigned(flags, "SVMAllocator(flags)"), q);
+        }, "context"_a, nb::kw_only(), "alignment"_a.none() = 0, "flags"_a.none() = CL_MEM_READ_WRITE,
+           "queue"_a.none() = nb::none())
+        .def("__call__", &allocate_svm, "size"_a.none(), "An SVMAllocation of `size` bytes (None for 0).")
         .def_prop_ro("alignment", &cl::svm_allocator::alignment)
         .def_prop_ro("flags", &cl::svm_allocator::flags);
 
@@ -162,24 +181,20 @@ void bind_cl_tools(nb::module_& parent) {
         .def("release", &cl::svm_allocation::release, "Free the memory now (as the allocator frees it).");
 
     nb::class_<cl::pooled_svm, cl::svm_pointer>(m, "PooledSVM", "SVM from an SVMPool; dropping it returns it.")
-        .def("release", &cl::pooled_svm::release, nb::call_guard<nb::gil_scoped_release>(),
+        .def("release", [](cl::pooled_svm& p) { release_pooled_svm(p, nullptr); },
              "Wait for the bound queue (if any), then return the memory to its pool.")
-        .def("enqueue_release", [](cl::pooled_svm& p, const cl::queue* q) {
-            nb::gil_scoped_release release;
-            if (q)
-                p.release_after(q->handle());
-            else
-                p.release();
-        }, "queue"_a.none() = nb::none(), "release(), waiting for `queue` instead of the bound queue when given.")
+        .def("enqueue_release", [](cl::pooled_svm& p, const cl::queue* q) { release_pooled_svm(p, q); },
+             "queue"_a.none() = nb::none(), "release(), waiting for `queue` instead of the bound queue when given.")
         .def("bind_to_queue", &cl::pooled_svm::bind_to_queue, "queue"_a)
         .def("unbind_from_queue", &cl::pooled_svm::unbind_from_queue);
 
     auto pool_svm = nb::class_<svm_pool>(m, "SVMPool", "gpukit's binned memory pool of SVM.")
-        .def("__init__", [](svm_pool* self, const cl::svm_allocator& allocator, unsigned leading_bits) {
+        .def("__init__", [](svm_pool* self, const cl::svm_allocator& allocator, nb::handle bits) {
+            const unsigned leading_bits = leading_bits_arg(bits, "SVMPool(leading_bits_in_bin_id)");
             new (self) svm_pool(as_cl_errors([&] { return svm_pool(allocator, leading_bits); }, "SVMPool"));
-        }, "allocator"_a, nb::kw_only(), "leading_bits_in_bin_id"_a = 4)
-        .def("allocate", &allocate_pooled_svm, "size"_a, "A PooledSVM of `size` bytes (None for 0).")
-        .def("__call__", &allocate_pooled_svm, "size"_a);
+        }, "allocator"_a, nb::kw_only(), "leading_bits_in_bin_id"_a.none() = 4)
+        .def("allocate", &allocate_pooled_svm, "size"_a.none(), "A PooledSVM of `size` bytes (None for 0).")
+        .def("__call__", &allocate_pooled_svm, "size"_a.none());
     bind_pool_interface(pool_svm, [](auto& s) -> auto& { return s; });
 }
 

@@ -6,6 +6,7 @@
 #include "gpukit/cl/detail/release.hpp"
 
 #include <bit>
+#include <limits>
 #include <string>
 
 namespace gpukit::cl {
@@ -105,6 +106,12 @@ svm_allocator::svm_allocator(const context& ctx, std::size_t alignment, cl_svm_m
     if (alignment != 0 && !std::has_single_bit(alignment))
         bad_svm_request("alignment " + std::to_string(alignment) + " is not a power of two; expected 0 (the "
                         "device's default) or a power of two");
+    // clSVMAlloc takes the alignment as a cl_uint.
+    if (alignment > std::numeric_limits<cl_uint>::max())
+        bad_svm_request("alignment " + std::to_string(alignment) +
+                        " is larger than OpenCL can ask for; expected 0 or a power of two up to 2**31");
+    if (free_queue && free_queue->context_handle() != ctx.handle())
+        bad_svm_request("the free queue belongs to another context; expected a queue of the allocator's context");
     bool any_svm = false;
     for (const device& d : ctx.devices())
         any_svm = any_svm || d.svm_capabilities() != 0;
@@ -126,8 +133,18 @@ void* svm_allocator::allocate(std::size_t bytes) {
     const auto alloc = api().clSVMAlloc;
     if (!alloc)
         throw_missing_entry("clSVMAlloc");
-    // clSVMAlloc has no status: NULL means out of memory (invalid requests were refused above).
+    // clSVMAlloc has no status: NULL means out of memory, or an alignment the implementation
+    // cannot give (there is no query for the largest). Where the default alignment succeeds,
+    // it was the alignment.
     void* block = alloc(context_.get(), flags_, bytes, static_cast<cl_uint>(alignment_));
+    if (!block && alignment_ != 0) {
+        if (void* unaligned = alloc(context_.get(), flags_, bytes, 0)) {
+            api().clSVMFree(context_.get(), unaligned);
+            bad_svm_request("the OpenCL implementation cannot align SVM to " + std::to_string(alignment_) +
+                            " bytes (clSVMAlloc gives no memory with that alignment, but does with the default); "
+                            "expected a smaller power of two, or 0");
+        }
+    }
     if (!block)
         throw gpukit::memory_error("clSVMAlloc failed: no memory for " + std::to_string(bytes) + " bytes of SVM",
                            CL_MEM_OBJECT_ALLOCATION_FAILURE, "clSVMAlloc");

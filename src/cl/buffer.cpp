@@ -23,6 +23,10 @@ std::string range_text(size_t offset, size_t bytes) {
 }
 
 void check_range(const buffer& b, size_t offset, size_t bytes, const char* routine, const char* role) {
+    if (!b.handle())
+        throw logic_error(std::string(routine) + ": the " + role +
+                              " buffer was released (a pool's block after release()); expected a live buffer",
+                          CL_INVALID_MEM_OBJECT, routine);
     if (bytes == 0)
         throw logic_error(std::string(routine) + ": the copy has 0 bytes; expected at least 1", CL_INVALID_VALUE,
                           routine);
@@ -30,6 +34,20 @@ void check_range(const buffer& b, size_t offset, size_t bytes, const char* routi
         throw logic_error(std::string(routine) + ": " + range_text(offset, bytes) + " are outside the " + role +
                               " buffer of " + std::to_string(b.size()) + " bytes",
                           CL_INVALID_VALUE, routine);
+}
+
+// Called by OpenCL when it destroys a USE_HOST_PTR buffer: its host memory is free from then on.
+void CL_CALLBACK drop_host_owner(cl_mem, void* owner) { delete static_cast<std::shared_ptr<void>*>(owner); }
+
+void keep_until_destroyed(cl_mem handle, std::shared_ptr<void> owner) {
+    auto* for_callback = new std::shared_ptr<void>(std::move(owner));
+    const auto set_callback = api().clSetMemObjectDestructorCallback;
+    const cl_int status = set_callback ? set_callback(handle, &drop_host_owner, for_callback) : CL_INVALID_OPERATION;
+    if (status != CL_SUCCESS) {
+        delete for_callback;
+        throw_cl_error(status, "clSetMemObjectDestructorCallback",
+                       "a USE_HOST_PTR buffer needs it to keep its host memory alive for as long as OpenCL uses it");
+    }
 }
 
 cl_uint wait_count(std::span<const cl_event> wait_for) { return static_cast<cl_uint>(wait_for.size()); }
@@ -54,14 +72,18 @@ void check_mem_flags(cl_mem_flags flags, bool has_host_ptr) {
         bad_flags(flags, "COPY_HOST_PTR and USE_HOST_PTR need host memory, and none was given");
 }
 
-buffer buffer::create(const context& ctx, cl_mem_flags flags, size_t size, void* host_ptr) {
+buffer buffer::create(const context& ctx, cl_mem_flags flags, size_t size, void* host_ptr,
+                      std::shared_ptr<void> host_owner) {
     check_mem_flags(flags, host_ptr != nullptr);
     if (size == 0)
         throw logic_error("creating a buffer: size is 0; expected at least 1 byte", CL_INVALID_BUFFER_SIZE,
                           "clCreateBuffer");
-    cl_mem handle = GPUKIT_CL_CREATE(clCreateBuffer, "size " + std::to_string(size) + " bytes", ctx.handle(), flags,
-                                     size, host_ptr);
-    return buffer(handle, size, flags);
+    buffer created(GPUKIT_CL_CREATE(clCreateBuffer, "size " + std::to_string(size) + " bytes", ctx.handle(), flags,
+                                    size, host_ptr),
+                   size, flags);
+    if ((flags & CL_MEM_USE_HOST_PTR) && host_owner)
+        keep_until_destroyed(created.handle_, std::move(host_owner));
+    return created;
 }
 
 buffer::buffer(buffer&& other) noexcept

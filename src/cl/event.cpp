@@ -3,16 +3,51 @@
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/release.hpp"
 
+#include <mutex>
 #include <utility>
 
 namespace gpukit::cl {
 
-event::event(event&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+namespace detail {
+
+// What keep_until_complete keeps. Both the event and OpenCL's completion callback may be the
+// first to learn that the command is over, on different threads: the lock makes exactly one of
+// them take the owner.
+struct kept_owner {
+    std::mutex lock;
+    std::shared_ptr<void> owner;
+
+    void drop() noexcept {
+        std::shared_ptr<void> taken;
+        {
+            std::lock_guard guard(lock);
+            taken = std::move(owner);
+        }
+        // `taken` goes here, outside the lock: its destructor may take locks of its own.
+    }
+};
+
+}  // namespace detail
+
+namespace {
+
+// Called by OpenCL, on a thread of its own, once the command is complete or has failed.
+void CL_CALLBACK drop_kept_owner(cl_event, cl_int, void* data) {
+    const std::unique_ptr<std::shared_ptr<detail::kept_owner>> kept(
+        static_cast<std::shared_ptr<detail::kept_owner>*>(data));
+    (*kept)->drop();
+}
+
+}  // namespace
+
+event::event(event&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), kept_(std::move(other.kept_)) {}
 
 event& event::operator=(event&& other) noexcept {
     if (this != &other) {
         release();
         handle_ = std::exchange(other.handle_, nullptr);
+        kept_ = std::move(other.kept_);
     }
     return *this;
 }
@@ -28,6 +63,9 @@ void event::release() noexcept {
 
 void event::wait() const {
     const cl_int status = api().clWaitForEvents(1, &handle_);
+    // Both answers mean the command is over (done or failed): its host memory is free again.
+    if (kept_ && (status == CL_SUCCESS || status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST))
+        kept_->drop();
     if (status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
         throw_cl_error(this->status(), "clWaitForEvents", "the command of this event failed on the device");
     if (status != CL_SUCCESS)
@@ -54,6 +92,24 @@ profile_times event::profile() const {
                            "call wait() first");
     }
     return times;
+}
+
+void event::keep_until_complete(std::shared_ptr<void> owner) {
+    const char* routine = "clSetEventCallback";
+    if (!handle_)
+        throw logic_error("keep_until_complete: the event is empty (moved from)", CL_INVALID_EVENT, routine);
+    if (kept_)
+        throw logic_error("keep_until_complete: this event already keeps an owner; pass one owner that holds both",
+                          CL_INVALID_OPERATION, routine);
+    kept_ = std::make_shared<detail::kept_owner>();
+    kept_->owner = std::move(owner);
+    auto* for_callback = new std::shared_ptr<detail::kept_owner>(kept_);
+    const auto set_callback = api().clSetEventCallback;
+    if (set_callback && set_callback(handle_, CL_COMPLETE, &drop_kept_owner, for_callback) == CL_SUCCESS)
+        return;
+    // Nobody would tell when the command is over: it must be over before this returns.
+    delete for_callback;
+    wait();
 }
 
 }  // namespace gpukit::cl

@@ -4,6 +4,13 @@
 #include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/detail/release.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <string_view>
 #include <utility>
 
 namespace gpukit::cl {
@@ -16,32 +23,162 @@ std::string sizes_text(std::span<const size_t> sizes) {
     return text + ")";
 }
 
+// Device-side types that a by-value parameter may have but a program cannot pass.
+constexpr std::array<std::string_view, 5> device_side_types = {"sampler_t", "queue_t", "clk_event_t", "reserve_id_t",
+                                                              "event_t"};
+
+parameter_kind classify(cl_kernel_arg_address_qualifier address, const std::string& type_name,
+                        cl_kernel_arg_type_qualifier type_qualifier) {
+    if (type_qualifier & CL_KERNEL_ARG_TYPE_PIPE)
+        return parameter_kind::unsupported;
+    const bool pointer = type_name.ends_with('*');
+    switch (address) {
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:  // images are __global too, and no pointers
+        return pointer ? parameter_kind::global_pointer : parameter_kind::unsupported;
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+        return pointer ? parameter_kind::constant_pointer : parameter_kind::unsupported;
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+        return parameter_kind::local_pointer;
+    default:
+        if (std::find(device_side_types.begin(), device_side_types.end(), type_name) != device_side_types.end())
+            return parameter_kind::unsupported;
+        return parameter_kind::value;
+    }
+}
+
+// The parameters of `handle` as clGetKernelArgInfo describes them; all unknown when it cannot
+// (a program built without -cl-kernel-arg-info, or an implementation without the query).
+std::vector<kernel_parameter> describe_parameters(cl_kernel handle, cl_uint count) {
+    std::vector<kernel_parameter> parameters(count);
+    const auto arg_info = api().clGetKernelArgInfo;
+    if (!arg_info)
+        return parameters;
+    for (cl_uint i = 0; i < count; ++i) {
+        cl_kernel_arg_address_qualifier address = 0;
+        const cl_int status = arg_info(handle, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, nullptr);
+        if (status == CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
+            return std::vector<kernel_parameter>(count);
+        if (status != CL_SUCCESS)
+            throw_cl_error(status, "clGetKernelArgInfo", "describing argument " + std::to_string(i));
+        auto query = [&](cl_kernel_arg_info param) {
+            return [=](size_t size, void* value, size_t* size_ret) {
+                return arg_info(handle, i, param, size, value, size_ret);
+            };
+        };
+        kernel_parameter& p = parameters[i];
+        p.name = detail::info_string(query(CL_KERNEL_ARG_NAME), "clGetKernelArgInfo");
+        p.type_name = detail::info_string(query(CL_KERNEL_ARG_TYPE_NAME), "clGetKernelArgInfo");
+        const auto type_qualifier =
+            detail::info_value<cl_kernel_arg_type_qualifier>(query(CL_KERNEL_ARG_TYPE_QUALIFIER), "clGetKernelArgInfo");
+        p.kind = classify(address, p.type_name, type_qualifier);
+    }
+    return parameters;
+}
+
+cl_context context_of_buffer(cl_mem handle) {
+    return detail::info_value<cl_context>([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetMemObjectInfo(handle, CL_MEM_CONTEXT, size, value, size_ret);
+    }, "clGetMemObjectInfo");
+}
+
+// What a by-value parameter of OpenCL C type `type_name` takes: an integer or floating-point
+// scalar, the bytes of a vector of them, or (a struct, a typedef) bytes of its size.
+value_type scalar_type(std::string_view type_name) {
+    constexpr std::array<std::string_view, 16> integers = {
+        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "unsigned char", "unsigned short",
+        "unsigned int", "unsigned long", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t"};
+    constexpr std::array<std::string_view, 3> floats = {"half", "float", "double"};
+    if (std::find(integers.begin(), integers.end(), type_name) != integers.end())
+        return value_type::integer;
+    if (std::find(floats.begin(), floats.end(), type_name) != floats.end())
+        return value_type::floating;
+    return value_type::bytes;
+}
+
+// Whether `type_name` is a vector of OpenCL C scalars ("float4", "uchar16").
+bool is_vector_type(std::string_view type_name) {
+    const size_t digits = type_name.find_first_of("0123456789");
+    if (digits == std::string_view::npos || digits == 0)
+        return false;
+    constexpr std::array<std::string_view, 5> widths = {"2", "3", "4", "8", "16"};
+    return std::find(widths.begin(), widths.end(), type_name.substr(digits)) != widths.end() &&
+           scalar_type(type_name.substr(0, digits)) != value_type::bytes;
+}
+
+const char* value_type_name(value_type type) {
+    switch (type) {
+    case value_type::integer:
+        return "an integer";
+    case value_type::floating:
+        return "a floating-point number";
+    case value_type::other:
+        return "a number of no OpenCL C scalar type";
+    case value_type::bytes:
+        break;
+    }
+    return "bytes";
+}
+
+bool takes_memory(parameter_kind kind) {
+    return kind == parameter_kind::global_pointer || kind == parameter_kind::constant_pointer ||
+           kind == parameter_kind::unknown;
+}
+
 }  // namespace
+
+const char* kind_name(parameter_kind kind) noexcept {
+    switch (kind) {
+    case parameter_kind::global_pointer:
+        return "global";
+    case parameter_kind::constant_pointer:
+        return "constant";
+    case parameter_kind::local_pointer:
+        return "local";
+    case parameter_kind::value:
+        return "value";
+    case parameter_kind::unsupported:
+        return "unsupported";
+    case parameter_kind::unknown:
+        break;
+    }
+    return "unknown";
+}
 
 kernel kernel::create(const program& prog, const std::string& name) {
     if (!prog.built())
         throw logic_error("creating kernel '" + name + "': the program is not built; call build() first",
                           CL_INVALID_PROGRAM_EXECUTABLE, "clCreateKernel");
+    const auto guard = prog.lock();  // no other thread builds the program meanwhile
     cl_kernel handle = GPUKIT_CL_CREATE(clCreateKernel, "no kernel named '" + name + "' in the program",
                                         prog.handle(), name.c_str());
-    kernel result(handle, name, 0);
-    const auto num_args = detail::info_value<cl_uint>([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetKernelInfo(handle, CL_KERNEL_NUM_ARGS, size, value, size_ret);
-    }, "clGetKernelInfo");
+    kernel result(handle, name);
+    auto kernel_info = [&](cl_kernel_info param) {
+        return [=](size_t size, void* value, size_t* size_ret) {
+            return api().clGetKernelInfo(handle, param, size, value, size_ret);
+        };
+    };
+    const auto num_args = detail::info_value<cl_uint>(kernel_info(CL_KERNEL_NUM_ARGS), "clGetKernelInfo");
+    result.context_ = detail::info_value<cl_context>(kernel_info(CL_KERNEL_CONTEXT), "clGetKernelInfo");
+    result.parameters_ = describe_parameters(handle, num_args);
     result.arg_set_.assign(num_args, false);
+    result.local_bytes_.assign(num_args, 0);
     return result;
 }
 
 kernel::kernel(kernel&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), name_(std::move(other.name_)),
-      arg_set_(std::move(other.arg_set_)) {}
+    : handle_(std::exchange(other.handle_, nullptr)), context_(other.context_), name_(std::move(other.name_)),
+      parameters_(std::move(other.parameters_)), arg_set_(std::move(other.arg_set_)),
+      local_bytes_(std::move(other.local_bytes_)) {}
 
 kernel& kernel::operator=(kernel&& other) noexcept {
     if (this != &other) {
         release();
         handle_ = std::exchange(other.handle_, nullptr);
+        context_ = other.context_;
         name_ = std::move(other.name_);
+        parameters_ = std::move(other.parameters_);
         arg_set_ = std::move(other.arg_set_);
+        local_bytes_ = std::move(other.local_bytes_);
     }
     return *this;
 }
@@ -55,6 +192,19 @@ void kernel::release() noexcept {
     handle_ = nullptr;
 }
 
+std::string kernel::describe_arg(cl_uint index) const {
+    std::string text = "argument " + std::to_string(index);
+    if (index < parameters_.size() && parameters_[index].kind != parameter_kind::unknown) {
+        const kernel_parameter& p = parameters_[index];
+        const char* space = p.kind == parameter_kind::global_pointer     ? "__global "
+                            : p.kind == parameter_kind::constant_pointer ? "__constant "
+                            : p.kind == parameter_kind::local_pointer    ? "__local "
+                                                                         : "";
+        text += " ('" + p.name + "', " + space + p.type_name + ")";
+    }
+    return text + " of kernel '" + name_ + "'";
+}
+
 void kernel::check_index(cl_uint index, const char* routine) const {
     if (index >= num_args())
         throw logic_error("kernel '" + name_ + "' takes " + std::to_string(num_args()) + " argument(s); index " +
@@ -62,53 +212,138 @@ void kernel::check_index(cl_uint index, const char* routine) const {
                           CL_INVALID_ARG_INDEX, routine);
 }
 
+void kernel::expect_kind(cl_uint index, bool accepted, const std::string& given) const {
+    if (accepted)
+        return;
+    const kernel_parameter& p = parameters_[index];
+    std::string why;
+    switch (p.kind) {
+    case parameter_kind::global_pointer:
+        why = "is a __global pointer; expected a buffer or SVM";
+        break;
+    case parameter_kind::constant_pointer:
+        why = "is a __constant pointer; expected a buffer or SVM";
+        break;
+    case parameter_kind::local_pointer:
+        why = "is a __local pointer; expected local memory (LocalMemory(nbytes))";
+        break;
+    case parameter_kind::value:
+        why = "is passed by value; expected a value of type " + p.type_name;
+        break;
+    default:
+        why = "has a type gpukit cannot pass (images, samplers, pipes and device-side types are not supported)";
+        break;
+    }
+    throw logic_error(describe_arg(index) + " " + why + ", got " + given, CL_INVALID_ARG_VALUE, "clSetKernelArg");
+}
+
 void kernel::set_arg_raw(cl_uint index, size_t size, const void* value, const std::string& what) {
-    check_index(index, "clSetKernelArg");
     const cl_int status = api().clSetKernelArg(handle_, index, size, value);
     if (status != CL_SUCCESS)
         throw_cl_error(status, "clSetKernelArg",
-                       "argument " + std::to_string(index) + " of kernel '" + name_ + "' given " + what +
+                       describe_arg(index) + " given " + what +
                            (status == CL_INVALID_ARG_SIZE ? "; the size must match the parameter's type exactly" : ""));
     arg_set_[index] = true;
 }
 
 void kernel::set_arg(cl_uint index, const buffer& b) {
+    check_index(index, "clSetKernelArg");
+    if (!b.handle())
+        throw logic_error(describe_arg(index) + ": the buffer was released (a pool's block after release()); "
+                                                "expected a live buffer",
+                          CL_INVALID_MEM_OBJECT, "clSetKernelArg");
+    expect_kind(index, takes_memory(parameters_[index].kind), "a buffer");
+    if (context_of_buffer(b.handle()) != context_)
+        throw logic_error(describe_arg(index) + ": the buffer belongs to another context; expected a buffer of the "
+                                                "kernel's context",
+                          CL_INVALID_CONTEXT, "clSetKernelArg");
     const cl_mem handle = b.handle();
     set_arg_raw(index, sizeof handle, &handle, "a buffer of " + std::to_string(b.size()) + " bytes");
+    local_bytes_[index] = 0;
 }
 
 void kernel::set_arg(cl_uint index, const svm_pointer& p) {
     check_index(index, "clSetKernelArgSVMPointer");
-    if (!p.pointer())
-        throw logic_error("argument " + std::to_string(index) + " of kernel '" + name_ +
-                              "': the SVM memory was released; expected live SVM",
-                          CL_INVALID_ARG_VALUE, "clSetKernelArgSVMPointer");
+    check_svm_usable(p, context_, describe_arg(index));
+    expect_kind(index, takes_memory(parameters_[index].kind), "SVM");
     GPUKIT_CL(clSetKernelArgSVMPointer, handle_, index, p.pointer());
     arg_set_[index] = true;
+    local_bytes_[index] = 0;
 }
 
 void kernel::set_arg(cl_uint index, local_memory local) {
+    check_index(index, "clSetKernelArg");
+    const std::string given = "local memory of " + std::to_string(local.bytes) + " bytes";
+    const parameter_kind kind = parameters_[index].kind;
+    expect_kind(index, kind == parameter_kind::local_pointer || kind == parameter_kind::unknown, given);
     if (local.bytes == 0)
-        throw logic_error("argument " + std::to_string(index) + " of kernel '" + name_ +
-                              "': local memory of 0 bytes; expected at least 1",
-                          CL_INVALID_ARG_SIZE, "clSetKernelArg");
-    set_arg_raw(index, local.bytes, nullptr, std::to_string(local.bytes) + " bytes of local memory");
+        throw logic_error(describe_arg(index) + ": local memory of 0 bytes; expected at least 1", CL_INVALID_ARG_SIZE,
+                          "clSetKernelArg");
+    set_arg_raw(index, local.bytes, nullptr, given);
+    local_bytes_[index] = local.bytes;
 }
 
-void kernel::set_arg_bytes(cl_uint index, const void* value, size_t size) {
+void kernel::set_arg_bytes(cl_uint index, const void* value, size_t size, value_type type) {
+    check_index(index, "clSetKernelArg");
+    const std::string given = "a by-value argument of " + std::to_string(size) + " bytes";
+    const kernel_parameter& p = parameters_[index];
+    expect_kind(index, p.kind == parameter_kind::value || p.kind == parameter_kind::unknown, given);
+    if (p.kind == parameter_kind::value && type != value_type::bytes) {
+        // A number of the right size but the wrong kind would be read as the parameter's type.
+        const value_type expected = scalar_type(p.type_name);
+        if (expected != value_type::bytes ? type != expected : is_vector_type(p.type_name))
+            throw logic_error(describe_arg(index) + " takes " +
+                                  (expected != value_type::bytes ? value_type_name(expected)
+                                                                 : "a vector (the bytes of a numpy structured scalar)") +
+                                  ", got " + value_type_name(type) + " of " + std::to_string(size) + " bytes",
+                              CL_INVALID_ARG_VALUE, "clSetKernelArg");
+    }
     if (!value || size == 0)
-        throw logic_error("argument " + std::to_string(index) + " of kernel '" + name_ +
-                              "': a by-value argument needs a value of at least 1 byte",
+        throw logic_error(describe_arg(index) + ": a by-value argument needs a value of at least 1 byte",
                           CL_INVALID_ARG_VALUE, "clSetKernelArg");
-    set_arg_raw(index, size, value, "a " + std::to_string(size) + "-byte value");
+    set_arg_raw(index, size, value, given);
+    local_bytes_[index] = 0;
+}
+
+void kernel::set_arg(cl_uint index, const kernel_arg& arg) {
+    std::visit([&](const auto& value) {
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, value_arg>)
+            set_arg_bytes(index, value.bytes.data(), value.bytes.size(), value.type);
+        else if constexpr (std::is_same_v<T, local_memory>)
+            set_arg(index, value);
+        else
+            set_arg(index, value.get());
+    }, arg);
 }
 
 void kernel::check_all_args_set() const {
     for (size_t i = 0; i < arg_set_.size(); ++i)
         if (!arg_set_[i])
-            throw logic_error("kernel '" + name_ + "': argument " + std::to_string(i) + " of " +
-                                  std::to_string(arg_set_.size()) + " was never set; set every argument before running",
+            throw logic_error(describe_arg(static_cast<cl_uint>(i)) + " was never set (the kernel takes " +
+                                  std::to_string(arg_set_.size()) + "); set every argument before running",
                               CL_INVALID_KERNEL_ARGS, "clEnqueueNDRangeKernel");
+}
+
+void kernel::check_local_memory(const device& dev) const {
+    size_t requested = 0;
+    for (const size_t bytes : local_bytes_)
+        requested = bytes > std::numeric_limits<size_t>::max() - requested ? std::numeric_limits<size_t>::max()
+                                                                            : requested + bytes;
+    if (requested == 0)
+        return;
+    // What the kernel reports includes its own __local variables besides the arguments.
+    cl_ulong reported = 0;
+    if (api().clGetKernelWorkGroupInfo(handle_, dev.handle(), CL_KERNEL_LOCAL_MEM_SIZE, sizeof reported, &reported,
+                                       nullptr) != CL_SUCCESS)
+        reported = 0;
+    const cl_ulong needed = std::max<cl_ulong>(reported, requested);
+    const cl_ulong available = dev.local_mem_size();
+    if (needed > available)
+        throw logic_error("running kernel '" + name_ + "': it needs " + std::to_string(needed) +
+                              " bytes of local memory (its LocalMemory arguments ask for " + std::to_string(requested) +
+                              "), but device '" + dev.name() + "' has " + std::to_string(available) + " bytes",
+                          CL_INVALID_ARG_SIZE, "clEnqueueNDRangeKernel");
 }
 
 event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> global_size,
@@ -122,6 +357,8 @@ event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> 
         throw logic_error("running kernel '" + k.name() + "': local size " + sizes_text(local_size) +
                               " must have as many dimensions as global size " + sizes_text(global_size),
                           CL_INVALID_WORK_DIMENSION, routine);
+    size_t work_items = 1;
+    bool overflow = false;
     for (size_t i = 0; i < global_size.size(); ++i) {
         if (global_size[i] == 0 || (!local_size.empty() && local_size[i] == 0))
             throw logic_error("running kernel '" + k.name() + "': sizes must be positive, got global " +
@@ -131,8 +368,30 @@ event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> 
             throw logic_error("running kernel '" + k.name() + "': global size " + sizes_text(global_size) +
                                   " must be a multiple of local size " + sizes_text(local_size) + " in every dimension",
                               CL_INVALID_WORK_GROUP_SIZE, routine);
+        overflow = overflow || __builtin_mul_overflow(work_items, global_size[i], &work_items);
     }
+    if (overflow)
+        throw logic_error("running kernel '" + k.name() + "': global size " + sizes_text(global_size) +
+                              " has more work items in all than a 64-bit size_t can count",
+                          CL_INVALID_GLOBAL_WORK_SIZE, routine);
+    // Implementations count work groups in 32 bits (PoCL fails an assertion beyond), so a launch
+    // of 2**32 groups or more is refused; without a local size, the fewest groups the
+    // implementation could choose are counted.
+    size_t group_items = std::max<size_t>(q.get_device().max_work_group_size(), 1);
+    if (!local_size.empty())  // divides work_items, so the product cannot overflow
+        group_items = std::accumulate(local_size.begin(), local_size.end(), size_t{1}, std::multiplies<>());
+    const size_t groups = work_items / group_items + (work_items % group_items != 0);
+    if (groups > 0xffffffffu)
+        throw logic_error("running kernel '" + k.name() + "': global size " + sizes_text(global_size) + " makes " +
+                              std::to_string(groups) + " work groups" + (local_size.empty() ? " or more" : "") +
+                              "; expected fewer than 2**32",
+                          CL_INVALID_GLOBAL_WORK_SIZE, routine);
+    if (k.context_ != q.context_handle())
+        throw logic_error("running kernel '" + k.name() + "': the queue belongs to another context than the kernel's "
+                                                          "program; expected a queue of the program's context",
+                          CL_INVALID_CONTEXT, routine);
     k.check_all_args_set();
+    k.check_local_memory(q.get_device());
     cl_event done = nullptr;
     const cl_int status = api().clEnqueueNDRangeKernel(
         q.handle(), k.handle(), static_cast<cl_uint>(global_size.size()), nullptr, global_size.data(),

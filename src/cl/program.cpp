@@ -15,18 +15,26 @@ program program::create_with_source(const context& ctx, const std::string& sourc
     const char* text = source.c_str();
     const size_t length = source.size();
     cl_program handle = GPUKIT_CL_CREATE(clCreateProgramWithSource, "", ctx.handle(), 1, &text, &length);
-    return program(handle, ctx.devices());
+    try {
+        return program(handle, ctx.devices());
+    } catch (...) {
+        detail::release_with(&opencl_api::clReleaseProgram, handle, "clReleaseProgram");
+        throw;
+    }
 }
 
 program::program(program&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), devices_(std::move(other.devices_)), built_(other.built_) {}
+    : handle_(std::exchange(other.handle_, nullptr)), devices_(std::move(other.devices_)),
+      mutex_(std::move(other.mutex_)), built_(other.built_.load()), built_options_(std::move(other.built_options_)) {}
 
 program& program::operator=(program&& other) noexcept {
     if (this != &other) {
         release();
         handle_ = std::exchange(other.handle_, nullptr);
         devices_ = std::move(other.devices_);
-        built_ = other.built_;
+        mutex_ = std::move(other.mutex_);
+        built_ = other.built_.load();
+        built_options_ = std::move(other.built_options_);
     }
     return *this;
 }
@@ -41,21 +49,39 @@ void program::release() noexcept {
 }
 
 void program::build(const std::string& options) {
-    const cl_int status = api().clBuildProgram(handle_, 0, nullptr, options.c_str(), nullptr, nullptr);
+    const auto guard = lock();
+    if (built_ && options == built_options_)
+        return;
+    // Kernels check their arguments against the parameters this makes OpenCL describe.
+    const std::string with_arg_info = options + (options.empty() ? "" : " ") + "-cl-kernel-arg-info";
+    const cl_int status = api().clBuildProgram(handle_, 0, nullptr, with_arg_info.c_str(), nullptr, nullptr);
     if (status == CL_BUILD_PROGRAM_FAILURE) {
+        built_ = false;
         std::string log;
         for (const device& dev : devices_)
-            log += "--- build log for '" + dev.name() + "':\n" + build_log(dev) + "\n";
+            log += "--- build log for '" + dev.name() + "':\n" + unlocked_build_log(dev) + "\n";
         throw build_error("clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE (" + std::to_string(status) +
                               "): the OpenCL C source did not compile with options '" + options + "'\n" + log,
                           status, "clBuildProgram", log);
     }
+    if (status == CL_INVALID_OPERATION && built_)
+        throw logic_error("clBuildProgram failed: CL_INVALID_OPERATION (" + std::to_string(status) +
+                              "): the program was built with options '" + built_options_ +
+                              "' and kernels of it exist, so it cannot be rebuilt with options '" + options +
+                              "'; make a new Program for other options",
+                          status, "clBuildProgram");
     if (status != CL_SUCCESS)
         throw_cl_error(status, "clBuildProgram", "options '" + options + "'");
+    built_options_ = options;
     built_ = true;
 }
 
 std::string program::build_log(const device& dev) const {
+    const auto guard = lock();
+    return unlocked_build_log(dev);
+}
+
+std::string program::unlocked_build_log(const device& dev) const {
     return detail::info_string([&](size_t size, void* value, size_t* size_ret) {
         return api().clGetProgramBuildInfo(handle_, dev.handle(), CL_PROGRAM_BUILD_LOG, size, value, size_ret);
     }, "clGetProgramBuildInfo");
@@ -65,6 +91,7 @@ std::vector<std::string> program::kernel_names() const {
     if (!built_)
         throw logic_error("the program's kernel names are known only after build(); call build() first",
                           CL_INVALID_PROGRAM_EXECUTABLE, "clGetProgramInfo");
+    const auto guard = lock();
     const std::string joined = detail::info_string([&](size_t size, void* value, size_t* size_ret) {
         return api().clGetProgramInfo(handle_, CL_PROGRAM_KERNEL_NAMES, size, value, size_ret);
     }, "clGetProgramInfo");

@@ -17,16 +17,18 @@ queue queue::create(const context& ctx, const device& dev, bool profiling) {
     cl_command_queue handle = GPUKIT_CL_CREATE(clCreateCommandQueueWithProperties,
                                                "creating a queue on '" + dev.name() + "'", ctx.handle(),
                                                dev.handle(), properties);
-    return queue(handle, dev, profiling);
+    return queue(handle, ctx.handle(), dev, profiling);
 }
 
 queue::queue(queue&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), device_(other.device_), profiling_(other.profiling_) {}
+    : handle_(std::exchange(other.handle_, nullptr)), context_(other.context_), device_(other.device_),
+      profiling_(other.profiling_) {}
 
 queue& queue::operator=(queue&& other) noexcept {
     if (this != &other) {
         release();
         handle_ = std::exchange(other.handle_, nullptr);
+        context_ = other.context_;
         device_ = other.device_;
         profiling_ = other.profiling_;
     }

@@ -8,11 +8,13 @@
 namespace gpukit::cl {
 
 svm_pointer::svm_pointer(svm_pointer&& other) noexcept
-    : pointer_(std::exchange(other.pointer_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    : pointer_(std::exchange(other.pointer_, nullptr)), size_(std::exchange(other.size_, 0)),
+      context_(other.context_) {}
 
 svm_pointer& svm_pointer::operator=(svm_pointer&& other) noexcept {
     pointer_ = std::exchange(other.pointer_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    context_ = other.context_;
     return *this;
 }
 
@@ -22,7 +24,7 @@ void svm_pointer::clear() noexcept {
 }
 
 svm_allocation::svm_allocation(svm_allocator allocator, std::size_t size)
-    : svm_pointer(allocator.allocate(size), size), allocator_(std::move(allocator)) {}
+    : svm_pointer(allocator.allocate(size), size, allocator.context_handle()), allocator_(std::move(allocator)) {}
 
 svm_allocation& svm_allocation::operator=(svm_allocation&& other) noexcept {
     if (this != &other) {
@@ -38,6 +40,15 @@ void svm_allocation::release() noexcept {
         return;
     allocator_.free(pointer(), size());
     clear();
+}
+
+void check_svm_usable(const svm_pointer& p, cl_context ctx, const std::string& what) {
+    if (!p.pointer())
+        throw logic_error(what + ": the SVM memory was released; expected live SVM", CL_INVALID_ARG_VALUE,
+                          "clSVMAlloc");
+    if (p.context_handle() != ctx)
+        throw logic_error(what + ": the SVM memory belongs to another context; expected SVM of this context",
+                          CL_INVALID_CONTEXT, "clSVMAlloc");
 }
 
 event enqueue_svm_copy(const queue& q, void* dst, const void* src, std::size_t bytes, bool blocking,

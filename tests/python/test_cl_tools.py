@@ -119,7 +119,7 @@ def test_bad_input(ctx, queue):
     with pytest.raises(cl.LogicError, match="need host memory"):
         tools.DeferredAllocator(ctx, cl.mem_flags.COPY_HOST_PTR)
     pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
-    with pytest.raises(cl.LogicError, match="size -1 is negative"):
+    with pytest.raises(cl.LogicError, match=r"MemoryPool.allocate\(size\): -1 is negative"):
         pool.allocate(-1)
     with pytest.raises(cl.LogicError, match="negative"):
         tools.DeferredAllocator(ctx)(-5)
@@ -175,6 +175,49 @@ def test_svm_bad_input(ctx):
         tools.SVMAllocator(ctx, flags=1 << 30)
     with pytest.raises(cl.LogicError, match="negative"):
         tools.SVMPool(tools.SVMAllocator(ctx)).allocate(-1)
+
+
+@pytest.mark.parametrize("alignment", [2**32, 2**33, 2**40, 2**63])
+def test_svm_alignments_beyond_a_cl_uint_are_refused(ctx, alignment):
+    # Before, they were cut to 32 bits: 2**32 became 0, and unaligned memory came back.
+    _svm_device(ctx)
+    with pytest.raises(cl.LogicError, match=f"alignment {alignment} is larger than OpenCL can ask for"):
+        tools.SVMAllocator(ctx, alignment=alignment)
+
+
+@pytest.mark.parametrize("alignment", [2**8, 2**16, 2**31])
+def test_svm_alignments_the_implementation_cannot_give_are_named(ctx, alignment):
+    # Before, PoCL's NULL for an alignment it cannot give (above 128 bytes) read as "no memory".
+    _svm_device(ctx)
+    allocator = tools.SVMAllocator(ctx, alignment=alignment)
+    try:
+        block = allocator(100)
+    except cl.LogicError as e:
+        assert f"cannot align SVM to {alignment} bytes" in str(e)
+    else:
+        assert block.svm_ptr % alignment == 0
+
+
+def test_svm_free_queue_of_another_context_is_refused(ctx):
+    # Before, it was accepted, and PoCL aborted at the first clEnqueueSVMFree.
+    _svm_device(ctx)
+    elsewhere = cl.CommandQueue(cl.Context(ctx.devices))
+    with pytest.raises(cl.LogicError, match="free queue belongs to another context"):
+        tools.SVMAllocator(ctx, queue=elsewhere)
+
+
+def test_svm_copies_take_the_host_side_whole(ctx, queue):
+    # Before, a host array larger than the SVM was cut to the SVM's size without a word.
+    _svm_device(ctx)
+    svm = tools.SVMAllocator(ctx)(64)
+    with pytest.raises(cl.LogicError, match="larger than the source .* or the destination"):
+        cl.enqueue_copy(queue, svm, np.arange(100, dtype=np.int32))
+    with pytest.raises(cl.LogicError, match="larger than the source .* or the destination"):
+        cl.enqueue_copy(queue, np.empty(100, np.int32), svm)
+    cl.enqueue_copy(queue, svm, np.arange(10, dtype=np.int32))
+    result = np.zeros(10, np.int32)
+    cl.enqueue_copy(queue, result, svm)
+    np.testing.assert_array_equal(result, np.arange(10, dtype=np.int32))
 
 
 def _fake_metafunc(fixturenames):

@@ -8,6 +8,7 @@
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <memory>
 #include <span>
 
 namespace gpukit::cl {
@@ -17,9 +18,14 @@ class buffer {
 public:
     // A buffer of `size` bytes. `flags` are CL_MEM_* bits: at most one of READ_WRITE,
     // WRITE_ONLY, READ_ONLY; at most one of HOST_WRITE_ONLY, HOST_READ_ONLY, HOST_NO_ACCESS;
-    // COPY_HOST_PTR or USE_HOST_PTR exactly when `host_ptr` is given (USE_HOST_PTR memory
-    // must outlive the buffer).
-    static buffer create(const context& ctx, cl_mem_flags flags, size_t size, void* host_ptr = nullptr);
+    // COPY_HOST_PTR or USE_HOST_PTR exactly when `host_ptr` is given. USE_HOST_PTR memory
+    // must outlive every use of the buffer, which may be later than this object: give
+    // `host_owner` (what owns that memory) and it is kept until OpenCL destroys the buffer,
+    // after its last command. OpenCL may drop it on a thread of its own (see
+    // event::keep_until_complete for what that asks of the owner). COPY_HOST_PTR reads the
+    // memory here only and ignores `host_owner`.
+    static buffer create(const context& ctx, cl_mem_flags flags, size_t size, void* host_ptr = nullptr,
+                         std::shared_ptr<void> host_owner = {});
     // Takes over one reference to `handle`, a buffer of at least `size` bytes created with
     // `flags` (the memory of an allocator, or a pool's block retained for a pooled_buffer).
     static buffer adopt(cl_mem handle, size_t size, cl_mem_flags flags) noexcept {
@@ -53,7 +59,7 @@ private:
 void check_mem_flags(cl_mem_flags flags, bool has_host_ptr);
 
 // Copies `bytes` from host memory into `dst` at `dst_offset`. Not blocking: `src` must stay
-// valid until the returned event has completed.
+// valid until the returned event has completed (event::keep_until_complete can see to that).
 event enqueue_write(const queue& q, const buffer& dst, size_t dst_offset, const void* src, size_t bytes,
                     bool blocking, std::span<const cl_event> wait_for = {});
 // Copies `bytes` from `src` at `src_offset` to host memory. Not blocking: `dst` must stay

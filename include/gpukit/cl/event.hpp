@@ -3,6 +3,8 @@
 
 #include <CL/cl.h>
 
+#include <memory>
+
 namespace gpukit::cl {
 
 // Device timestamps of a command in nanoseconds (the queue needs profiling enabled).
@@ -12,6 +14,10 @@ struct profile_times {
     cl_ulong start = 0;
     cl_ulong end = 0;
 };
+
+namespace detail {
+struct kept_owner;
+}
 
 // Owns one reference to a cl_event; move-only.
 class event {
@@ -31,10 +37,21 @@ public:
     // The command's timestamps; it must have finished and its queue must profile.
     profile_times profile() const;
 
+    // Keeps `owner` alive until the command is over, whatever happens to this event
+    // (PyOpenCL's "nanny event"): give it what owns the host memory a non-blocking command
+    // reads or writes, and the program may drop both at once. It is dropped by the first of
+    // wait() returning and OpenCL reporting the command complete or failed. OpenCL reports on
+    // a thread of its own, so dropping `owner` must be thread-safe, must not block and must
+    // not call OpenCL. One owner per event: throws cl::logic_error on a second call (combine
+    // the owners into one). Where OpenCL cannot report completion, this waits for the command.
+    void keep_until_complete(std::shared_ptr<void> owner);
+
 private:
     void release() noexcept;
 
     cl_event handle_ = nullptr;
+    // Shared with the completion callback, so the owner lives as long as either needs it.
+    std::shared_ptr<detail::kept_owner> kept_;
 };
 
 }  // namespace gpukit::cl

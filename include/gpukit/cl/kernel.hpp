@@ -1,4 +1,4 @@
-// OpenCL kernels: one function of a built program, its arguments, and running it.
+// OpenCL kernels: one function of a built program, its parameters and arguments, and running it.
 #pragma once
 
 #include "gpukit/cl/buffer.hpp"
@@ -10,9 +10,11 @@
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace gpukit::cl {
@@ -22,7 +24,71 @@ struct local_memory {
     size_t bytes = 0;
 };
 
+// What a kernel parameter takes.
+enum class parameter_kind {
+    global_pointer,    // __global T*: a buffer or SVM
+    constant_pointer,  // __constant T*: a buffer or SVM
+    local_pointer,     // __local T*: local_memory
+    value,             // a scalar, vector or struct passed by value: its bytes
+    unsupported,       // an image, sampler, pipe or device-side type, which gpukit cannot pass
+    unknown,           // the implementation describes no parameters: only sizes are checked
+};
+
+// "global", "constant", "local", "value", "unsupported", "unknown".
+const char* kind_name(parameter_kind kind) noexcept;
+
+// One parameter, as clGetKernelArgInfo describes it (program::build asks for the description).
+struct kernel_parameter {
+    std::string name;       // "out"; empty when unknown
+    std::string type_name;  // "int*", "float4"; empty when unknown
+    parameter_kind kind = parameter_kind::unknown;
+};
+
+// What the bytes of a by-value argument hold, where the caller knows: checked against the
+// parameter's type (an integer for an `int`, a floating-point number for a `float`, bytes of
+// a struct or vector for an `int2`) so that a value of the right size but the wrong kind is
+// refused instead of read as the parameter's type.
+enum class value_type {
+    bytes,     // only the size is checked: a struct, a vector, or bytes the caller composed
+    integer,   // for char, uchar, ... ulong, size_t
+    floating,  // for half, float, double
+    other,     // a number of no OpenCL C scalar type (complex, bool)
+};
+
+template <class T>
+constexpr value_type value_type_of() noexcept {
+    if constexpr (std::is_same_v<T, bool>)
+        return value_type::other;
+    else if constexpr (std::is_integral_v<T>)
+        return value_type::integer;
+    else if constexpr (std::is_floating_point_v<T>)
+        return value_type::floating;
+    else
+        return value_type::bytes;
+}
+
+// The bytes of a by-value argument and what they hold.
+struct value_arg {
+    std::span<const std::byte> bytes;
+    value_type type = value_type::bytes;
+};
+
+// One argument of a launch: a buffer, SVM, local memory, or a value.
+using kernel_arg = std::variant<std::reference_wrapper<const buffer>, std::reference_wrapper<const svm_pointer>,
+                                local_memory, value_arg>;
+
 // Owns one reference to a cl_kernel; move-only. The kernel keeps its program alive.
+//
+// Every argument is checked against its parameter before OpenCL sees it: a buffer or SVM only
+// for a __global or __constant pointer, local memory only for a __local one, a value only for a
+// by-value parameter, of its size and kind (value_type); a released buffer or SVM, or one of
+// another context, is refused. Mistakes throw cl::logic_error naming the argument ("argument 0
+// ('out', __global int*) of kernel 'k'"). Where the implementation describes no parameters,
+// only sizes are checked.
+//
+// Not safe to share between threads: OpenCL forbids setting one kernel's arguments from two
+// threads at once, and setting then running is two steps. Use one kernel per thread (the
+// Python binding sets and runs a kernel in one call under the GIL, so there it may be shared).
 class kernel {
 public:
     // The kernel `name` of `prog`, which must be built.
@@ -34,40 +100,57 @@ public:
 
     cl_kernel handle() const noexcept { return handle_; }
     const std::string& name() const noexcept { return name_; }
-    cl_uint num_args() const noexcept { return static_cast<cl_uint>(arg_set_.size()); }
+    cl_uint num_args() const noexcept { return static_cast<cl_uint>(parameters_.size()); }
+    const std::vector<kernel_parameter>& parameters() const noexcept { return parameters_; }
+    // "argument 0 ('out', __global int*) of kernel 'k'", or "argument 0 of kernel 'k'" when the
+    // parameter is not described (or `index` is out of range): how errors name an argument.
+    std::string describe_arg(cl_uint index) const;
 
     // Argument `index` is a __global or __constant pointer to `b`.
     void set_arg(cl_uint index, const buffer& b);
-    // Argument `index` is a __global pointer to the start of SVM `p` (clSetKernelArgSVMPointer).
+    // Argument `index` is a __global or __constant pointer to the start of SVM `p`.
     void set_arg(cl_uint index, const svm_pointer& p);
     // Argument `index` is a __local pointer to `local.bytes` of local memory.
     void set_arg(cl_uint index, local_memory local);
-    // Argument `index` is a scalar or struct passed by value: `size` bytes at `value`, which
-    // must be exactly the size of the kernel's parameter type.
-    void set_arg_bytes(cl_uint index, const void* value, size_t size);
+    // Argument `index` is a scalar, vector or struct passed by value: `size` bytes at `value`,
+    // which must be exactly the size of the kernel's parameter type, holding a `type`.
+    void set_arg_bytes(cl_uint index, const void* value, size_t size, value_type type = value_type::bytes);
     template <class T>
         requires std::is_trivially_copyable_v<T>
     void set_arg_value(cl_uint index, const T& value) {
-        set_arg_bytes(index, &value, sizeof value);
+        set_arg_bytes(index, &value, sizeof value, value_type_of<T>());
     }
+    // Any of the above.
+    void set_arg(cl_uint index, const kernel_arg& arg);
 
     // Throws cl::logic_error naming the first argument that was never set.
     void check_all_args_set() const;
 
 private:
-    kernel(cl_kernel handle, std::string name, cl_uint num_args) noexcept
-        : handle_(handle), name_(std::move(name)), arg_set_(num_args, false) {}
+    friend event enqueue_nd_range(const queue&, const kernel&, std::span<const size_t>, std::span<const size_t>,
+                                  std::span<const cl_event>);
+
+    kernel(cl_kernel handle, std::string name) noexcept : handle_(handle), name_(std::move(name)) {}
     void release() noexcept;
     void check_index(cl_uint index, const char* routine) const;
+    // Throws, naming the argument and what its parameter takes, unless `accepted`.
+    void expect_kind(cl_uint index, bool accepted, const std::string& given) const;
     void set_arg_raw(cl_uint index, size_t size, const void* value, const std::string& what);
+    // The local memory the kernel needs on `dev`, throwing when the device has less.
+    void check_local_memory(const device& dev) const;
 
     cl_kernel handle_ = nullptr;
+    cl_context context_ = nullptr;  // the program's, which this kernel keeps alive
     std::string name_;
+    std::vector<kernel_parameter> parameters_;
     std::vector<bool> arg_set_;
+    std::vector<size_t> local_bytes_;  // per argument: the local memory it asks for, else 0
 };
 
 // Runs `k` over `global_size` work items (1 to 3 dimensions) in work groups of `local_size`
 // (same dimensions, or empty to let the implementation choose). Every argument must be set.
+// Refuses, before OpenCL sees them, sizes whose product the device's size_t cannot hold and
+// local memory beyond the device's.
 event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> global_size,
                        std::span<const size_t> local_size = {}, std::span<const cl_event> wait_for = {});
 

@@ -50,8 +50,10 @@ class pooled_svm : public svm_pointer {
 public:
     using allocation = memory::pooled_allocation<svm_allocator>;
 
-    explicit pooled_svm(allocation block) noexcept
-        : svm_pointer(block.pointer(), block.size()), block_(std::move(block)) {}
+    // A block of `bytes` from `pool` (see memory_pool::allocate).
+    static pooled_svm allocate(memory::memory_pool<svm_allocator>& pool, std::size_t bytes) {
+        return pooled_svm(pool.allocate(bytes), pool.get_allocator().context_handle());
+    }
     pooled_svm(pooled_svm&&) noexcept = default;
     pooled_svm& operator=(pooled_svm&&) = delete;
     ~pooled_svm() { release(); }
@@ -67,6 +69,9 @@ public:
     void release_after(cl_command_queue q) noexcept;
 
 private:
+    pooled_svm(allocation block, cl_context context) noexcept
+        : svm_pointer(block.pointer(), block.size(), context), block_(std::move(block)) {}
+
     allocation block_;
     detail::retained<cl_command_queue> bound_queue_;
 };

@@ -20,6 +20,8 @@ public:
     ~queue();
 
     cl_command_queue handle() const noexcept { return handle_; }
+    // The queue's context; borrowed (the queue keeps it alive).
+    cl_context context_handle() const noexcept { return context_; }
     const device& get_device() const noexcept { return device_; }
     bool profiling() const noexcept { return profiling_; }
 
@@ -29,11 +31,12 @@ public:
     void flush() const;
 
 private:
-    queue(cl_command_queue handle, device dev, bool profiling) noexcept
-        : handle_(handle), device_(dev), profiling_(profiling) {}
+    queue(cl_command_queue handle, cl_context context, device dev, bool profiling) noexcept
+        : handle_(handle), context_(context), device_(dev), profiling_(profiling) {}
     void release() noexcept;
 
     cl_command_queue handle_ = nullptr;
+    cl_context context_ = nullptr;
     device device_;
     bool profiling_ = false;
 };

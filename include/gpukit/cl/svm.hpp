@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 
 namespace gpukit::cl {
 
@@ -18,9 +19,12 @@ class svm_pointer {
 public:
     void* pointer() const noexcept { return pointer_; }
     std::size_t size() const noexcept { return size_; }
+    // The context the memory belongs to; borrowed (the owner keeps it alive).
+    cl_context context_handle() const noexcept { return context_; }
 
 protected:
-    svm_pointer(void* pointer, std::size_t size) noexcept : pointer_(pointer), size_(size) {}
+    svm_pointer(void* pointer, std::size_t size, cl_context context) noexcept
+        : pointer_(pointer), size_(size), context_(context) {}
     svm_pointer(svm_pointer&& other) noexcept;
     svm_pointer& operator=(svm_pointer&& other) noexcept;
     ~svm_pointer() = default;
@@ -29,7 +33,12 @@ protected:
 private:
     void* pointer_;
     std::size_t size_;
+    cl_context context_;
 };
+
+// Throws cl::logic_error when `p` was released or belongs to another context than `ctx`;
+// `what` names `p` in the message ("the destination of enqueue_copy").
+void check_svm_usable(const svm_pointer& p, cl_context ctx, const std::string& what);
 
 // Owns one block of an svm_allocator; move-only. Destroying it or release() frees the block
 // the allocator's way (at once, or enqueued on its free queue).

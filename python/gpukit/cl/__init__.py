@@ -24,6 +24,7 @@ Buffer = _cl.Buffer
 SVMPointer = _cl.SVMPointer
 Program = _cl.Program
 Kernel = _cl.Kernel
+KernelParameter = _cl.KernelParameter
 LocalMemory = _cl.LocalMemory
 Event = _cl.Event
 EventProfile = _cl.EventProfile
@@ -35,7 +36,8 @@ parse_device_spec = _cl.parse_device_spec
 select_devices = _cl.select_devices
 
 __all__ = [
-    "Buffer", "CommandQueue", "Context", "Device", "Error", "Event", "EventProfile", "Kernel", "LocalMemory",
+    "Buffer", "CommandQueue", "Context", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelParameter",
+    "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "error_name", "get_platforms", "mem_flags",
     "parse_device_spec", "select_devices",

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <random>
@@ -334,16 +335,35 @@ TEST_F(ClDevice, KernelArgumentMistakesAreClear) {
         FAIL() << "an 8-byte value for a float was accepted";
     } catch (const cl::logic_error& e) {
         EXPECT_EQ(e.code(), CL_INVALID_ARG_SIZE) << e.what();
-        EXPECT_TRUE(contains(e.what(), "argument 1 of kernel 'scale' given a 8-byte value")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "argument 1 ('f', float) of kernel 'scale' given a by-value argument of 8 bytes"))
+            << e.what();
     }
     auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 64);
+    // Arguments of the right size but the wrong kind: before the checks, PoCL read them as the
+    // parameter's type (or dereferenced them as a buffer).
+    try {
+        k.set_arg_value(1, 3);  // an int for a float parameter
+        FAIL() << "an int for a float was accepted";
+    } catch (const cl::logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "argument 1 ('f', float) of kernel 'scale' takes a floating-point number, got "
+                                       "an integer of 4 bytes"))
+            << e.what();
+    }
+    try {
+        k.set_arg(1, b);
+        FAIL() << "a buffer for a float was accepted";
+    } catch (const cl::logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "argument 1 ('f', float) of kernel 'scale' is passed by value")) << e.what();
+    }
+    EXPECT_THROW(k.set_arg(0, cl::local_memory{8}), cl::logic_error);
+    EXPECT_THROW(k.set_arg_value(0, std::int64_t{12345}), cl::logic_error);
     k.set_arg(0, b);
     const size_t global[] = {16};
     try {
         cl::enqueue_nd_range(*q, k, global);
         FAIL() << "a kernel with an unset argument ran";
     } catch (const cl::logic_error& e) {
-        EXPECT_TRUE(contains(e.what(), "argument 1 of 2 was never set")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "argument 1 ('f', float) of kernel 'scale' was never set (the kernel takes 2)")) << e.what();
     }
     k.set_arg_value(1, 3.0f);
     const size_t too_many[] = {1, 1, 1, 1}, bad_local[] = {5};

@@ -165,8 +165,8 @@ TEST_F(ClPool, SharedVirtualMemory) {
     const std::vector<float> input = random_floats(n, 11);
     std::vector<float> result(n);
     {
-        cl::pooled_svm in(pool.allocate(n * sizeof(float)));
-        cl::pooled_svm out(pool.allocate(n * sizeof(float)));
+        auto in = cl::pooled_svm::allocate(pool, n * sizeof(float));
+        auto out = cl::pooled_svm::allocate(pool, n * sizeof(float));
         in.bind_to_queue(*q);
         cl::enqueue_svm_copy(*q, in.pointer(), input.data(), n * sizeof(float), true);
         cl::program prog = cl::program::create_with_source(*ctx, scale_source);
@@ -186,7 +186,7 @@ TEST_F(ClPool, SharedVirtualMemory) {
         ASSERT_FLOAT_EQ(result[i], input[i] * -2.0f) << "at " << i;
     EXPECT_EQ(pool.held_blocks(), 2u);
     // Same bin: served from what the pool holds, without a new clSVMAlloc.
-    cl::pooled_svm reused(pool.allocate(n * sizeof(float)));
+    auto reused = cl::pooled_svm::allocate(pool, n * sizeof(float));
     EXPECT_EQ(pool.held_blocks(), 1u);
     EXPECT_EQ(pool.stats().allocator_allocations, 2u);
 }
