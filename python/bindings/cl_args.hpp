@@ -1,5 +1,6 @@
-// Argument conversions of the gpukit.cl bindings. Parameters declared as nb::handle reach these
-// with whatever the caller passed, so a bad value gets a message naming the argument and saying
+// Argument conversions of the gpukit.cl bindings: int_args.hpp's conversions, raising
+// cl.LogicError for values out of range. Parameters declared as nb::handle reach these with
+// whatever the caller passed, so a bad value gets a message naming the argument and saying
 // why, where nanobind would only say "incompatible function arguments":
 //
 //     .def("__init__", [](cl::local_memory* self, nb::handle size) {

@@ -22,9 +22,12 @@ nb::int_ index_arg(nb::handle value, const char* what) {
     throw nb::type_error((std::string(what) + ": expected an integer, got " + type + " " + repr_of(value)).c_str());
 }
 
+std::string out_of_range_text(nb::handle index, const char* what, const std::string& min, const std::string& max) {
+    return std::string(what) + ": expected an integer from " + min + " to " + max + ", got " + repr_of(index);
+}
+
 void throw_out_of_range(nb::handle index, const char* what, const std::string& min, const std::string& max) {
-    throw logic_error(std::string(what) + ": expected an integer from " + min + " to " + max + ", got " +
-                      repr_of(index));
+    throw logic_error(out_of_range_text(index, what, min, max));
 }
 
 std::int64_t clamped_int64(nb::handle value, const char* what) {

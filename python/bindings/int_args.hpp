@@ -47,7 +47,10 @@ std::optional<T> int_value(nb::handle python_int) {
     return std::nullopt;
 }
 
-// Raises LogicError: `what` is the integer `index`, outside [min, max].
+// The message for the integer `index`, given as `what`, outside [min, max].
+std::string out_of_range_text(nb::handle index, const char* what, const std::string& min, const std::string& max);
+
+// Raises LogicError with out_of_range_text.
 [[noreturn]] void throw_out_of_range(nb::handle index, const char* what, const std::string& min,
                                      const std::string& max);
 

@@ -58,7 +58,7 @@ def check_refused(ctx, name, call, value):
     assert "incompatible function arguments" not in message
     assert message.startswith(name), message
     if expected is cl.LogicError:
-        assert ("negative" if value < 0 else "out of range") in message and "expected an integer from 0" in message
+        assert "expected an integer from 0 to " in message and message.endswith(f"got {value}")
 
 
 @pytest.mark.parametrize("value", NOT_INTEGERS + OUT_OF_RANGE, ids=repr)
@@ -77,20 +77,20 @@ def test_bad_numbers_name_the_svm_argument(ctx, name, call, value):
 
 def test_limits_below_64_bits_are_named(ctx):
     queue = cl.CommandQueue(ctx)
-    with pytest.raises(cl.LogicError, match=r"MemoryPool\(leading_bits_in_bin_id\): 4294967296 is out of range; "
-                                            r"expected an integer from 0 to 4294967295"):
+    with pytest.raises(cl.LogicError, match=r"MemoryPool\(leading_bits_in_bin_id\): expected an integer from 0 to "
+                                            r"4294967295, got 4294967296"):
         tools.MemoryPool(tools.ImmediateAllocator(queue), leading_bits_in_bin_id=2**32)
-    with pytest.raises(cl.LogicError, match=r"Device.get_info\(param\): 4294967296 is out of range"):
+    with pytest.raises(cl.LogicError, match=r"Device.get_info\(param\): expected an integer .*, got 4294967296"):
         ctx.devices[0].get_info(2**32)
-    with pytest.raises(cl.LogicError, match=r"error_name\(code\): 2147483648 is out of range; expected an integer "
-                                            r"from -2147483648 to 2147483647"):
+    with pytest.raises(cl.LogicError, match=r"error_name\(code\): expected an integer from -2147483648 to "
+                                            r"2147483647, got 2147483648"):
         cl.error_name(2**31)
     assert cl.error_name(-5) == "CL_OUT_OF_RESOURCES"
 
 
 def test_other_bad_inputs_are_named(ctx):
     queue = cl.CommandQueue(ctx)
-    with pytest.raises(TypeError, match=r"enqueue_copy\(is_blocking\) must be True or False, got str"):
+    with pytest.raises(TypeError, match=r"enqueue_copy\(is_blocking\): expected True or False, got str"):
         cl.enqueue_copy(queue, np.zeros(4), cl.Buffer(ctx, 1, 64), is_blocking="yes")
     with pytest.raises(TypeError, match=r"Context\(devices\): item 1 is a NoneType; expected gpukit.cl.Device"):
         cl.Context([ctx.devices[0], None])

@@ -127,7 +127,7 @@ def test_the_largest_sizes_are_read_as_what_they_are(queue, kernel, buffers):
     out, table = buffers
     with pytest.raises(cl.LogicError, match=r"18446744073709551615.*work items in all"):
         kernel(queue, (2**64 - 1, 2), None, out, np.int64(1), cl.LocalMemory(64), table)
-    with pytest.raises(cl.LogicError, match="global_size.*2\\*\\*64"):
+    with pytest.raises(cl.LogicError, match="global_size: .*got 18446744073709551616"):
         kernel(queue, (2**64,), None, out, np.int64(1), cl.LocalMemory(64), table)
 
 
@@ -194,11 +194,11 @@ def test_a_queue_of_another_context_is_refused(ctx, kernel, buffers):
 
 @pytest.mark.parametrize("call, message", [
     (lambda k, q: k.set_arg(0, None), r"argument 0 \('out'.*is a NoneType"),
-    (lambda k, q: k.set_arg(None, 1), r"set_arg\(index\) must be an integer, got NoneType"),
-    (lambda k, q: k.set_arg(-1, 1), r"set_arg\(index\): -1 is negative"),
+    (lambda k, q: k.set_arg(None, 1), r"set_arg\(index\): expected an integer, got NoneType"),
+    (lambda k, q: k.set_arg(-1, 1), r"set_arg\(index\): expected an integer from 0 to \d+, got -1"),
     (lambda k, q: k(q, None, None), r"global_size must be an int or a sequence"),
-    (lambda k, q: k(q, (16.0,), None), r"global_size must be an integer, got float"),
-    (lambda k, q: k(q, (16,), (-4,)), r"local_size: -4 is negative"),
+    (lambda k, q: k(q, (16.0,), None), r"global_size: expected an integer, got float"),
+    (lambda k, q: k(q, (16,), (-4,)), r"local_size: expected an integer from 0 to \d+, got -4"),
 ])
 def test_bad_indices_and_sizes_name_the_argument(queue, kernel, call, message):
     with pytest.raises((TypeError, cl.LogicError), match=message) as raised:

@@ -119,9 +119,9 @@ def test_bad_input(ctx, queue):
     with pytest.raises(cl.LogicError, match="need host memory"):
         tools.DeferredAllocator(ctx, cl.mem_flags.COPY_HOST_PTR)
     pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
-    with pytest.raises(cl.LogicError, match=r"MemoryPool.allocate\(size\): -1 is negative"):
+    with pytest.raises(cl.LogicError, match=r"MemoryPool.allocate\(size\): expected an integer .*, got -1"):
         pool.allocate(-1)
-    with pytest.raises(cl.LogicError, match="negative"):
+    with pytest.raises(cl.LogicError, match="got -5"):
         tools.DeferredAllocator(ctx)(-5)
     with pytest.raises(cl.LogicError, match="not a bin number"):
         pool.alloc_size(10**6)
@@ -169,11 +169,11 @@ def test_svm_bad_input(ctx):
     _svm_device(ctx)
     with pytest.raises(cl.LogicError, match="power of two"):
         tools.SVMAllocator(ctx, alignment=3)
-    with pytest.raises(cl.LogicError, match="negative"):
+    with pytest.raises(cl.LogicError, match="got -1"):
         tools.SVMAllocator(ctx, alignment=-1)
     with pytest.raises(cl.LogicError, match="unknown flag bits"):
         tools.SVMAllocator(ctx, flags=1 << 30)
-    with pytest.raises(cl.LogicError, match="negative"):
+    with pytest.raises(cl.LogicError, match="got -1"):
         tools.SVMPool(tools.SVMAllocator(ctx)).allocate(-1)
 
 
