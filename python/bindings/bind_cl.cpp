@@ -208,7 +208,7 @@ cl::event enqueue_svm_copy(const cl::queue& q, nb::handle dest, nb::handle src, 
                                   std::to_string(s.bytes) + " bytes) or the destination (" + std::to_string(d.bytes) +
                                   " bytes)",
                               CL_INVALID_VALUE, "clEnqueueSVMMemcpy");
-    nb::gil_scoped_release release;
+    release_gil release;
     return cl::enqueue_svm_copy(q, d.data, s.data, bytes, is_blocking, events);
 }
 
@@ -230,7 +230,7 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size
         const size_t bytes = byte_count.value_or(available);
         cl::event done = cl::enqueue_copy(q, s, d, src_offset, dst_offset, bytes, events);
         if (is_blocking) {
-            nb::gil_scoped_release release;
+            release_gil release;
             done.wait();
         }
         return done;
@@ -246,14 +246,14 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, size
         const host_memory host = host_array(src, false, "the source");
         const size_t bytes = bytes_for(host, "source");
         const auto& buffer = nb::cast<const cl::buffer&>(dest);
-        nb::gil_scoped_release release;
+        release_gil release;
         return cl::enqueue_write(q, buffer, dst_offset, host.data, bytes, is_blocking, events);
     }
     if (src_is_buffer) {
         const host_memory host = host_array(dest, true, "the destination");
         const size_t bytes = bytes_for(host, "destination");
         const auto& buffer = nb::cast<const cl::buffer&>(src);
-        nb::gil_scoped_release release;
+        release_gil release;
         return cl::enqueue_read(q, buffer, src_offset, host.data, bytes, is_blocking, events);
     }
     throw nb::type_error(
@@ -357,7 +357,7 @@ void bind_cl(nb::module_& parent) {
             new (self) cl::queue(cl::queue::create(ctx, dev.value_or(ctx.devices().front()),
                                                    (properties & CL_QUEUE_PROFILING_ENABLE) != 0));
         }, "context"_a, "device"_a.none() = nb::none(), "properties"_a = 0)
-        .def("finish", &cl::queue::finish, nb::call_guard<nb::gil_scoped_release>())
+        .def("finish", &cl::queue::finish, nb::call_guard<release_gil>())
         .def("flush", &cl::queue::flush)
         .def_prop_ro("device", &cl::queue::get_device)
         .def_prop_ro("properties", [](const cl::queue& q) {
@@ -402,7 +402,7 @@ void bind_cl(nb::module_& parent) {
         .def_ro("end", &cl::profile_times::end);
 
     nb::class_<cl::event>(m, "Event", "The completion of one enqueued command.")
-        .def("wait", &cl::event::wait, nb::call_guard<nb::gil_scoped_release>())
+        .def("wait", &cl::event::wait, nb::call_guard<release_gil>())
         .def_prop_ro("command_execution_status", &cl::event::status)
         .def_prop_ro("profile", &cl::event::profile)
         .def_prop_ro("int_ptr", [](const cl::event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); });
@@ -421,7 +421,7 @@ void bind_cl(nb::module_& parent) {
             const std::string joined = join_options(options);
             cl::program& p = nb::cast<cl::program&>(self);
             {
-                nb::gil_scoped_release release;
+                release_gil release;
                 p.build(joined);
             }
             return self;

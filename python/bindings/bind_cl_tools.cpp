@@ -162,10 +162,10 @@ void bind_cl_tools(nb::module_& parent) {
         .def("release", &cl::svm_allocation::release, "Free the memory now (as the allocator frees it).");
 
     nb::class_<cl::pooled_svm, cl::svm_pointer>(m, "PooledSVM", "SVM from an SVMPool; dropping it returns it.")
-        .def("release", &cl::pooled_svm::release, nb::call_guard<nb::gil_scoped_release>(),
+        .def("release", &cl::pooled_svm::release, nb::call_guard<release_gil>(),
              "Wait for the bound queue (if any), then return the memory to its pool.")
         .def("enqueue_release", [](cl::pooled_svm& p, const cl::queue* q) {
-            nb::gil_scoped_release release;
+            release_gil release;
             if (q)
                 p.release_after(q->handle());
             else

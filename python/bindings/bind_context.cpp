@@ -43,7 +43,7 @@ void bind_context(nb::module_& m) {
              "nothing else uses it.")
         .def_static("get_device", [] { return current("Context.get_device()").get_device(); })
         .def_static("synchronize", [] { current("Context.synchronize()").synchronize(); },
-                    nb::call_guard<nb::gil_scoped_release>())
+                    nb::call_guard<release_gil>())
         .def_static("set_cache_config", [](int cc) {
             current("Context.set_cache_config()").set_cache_config(static_cast<CUfunc_cache>(cc));
         }, "cc"_a)

@@ -29,7 +29,7 @@ void bind_memset(nb::module_& m, const char* name, const char* async_name) {
     m.def(name, [name](nb::handle dest, nb::handle data, std::size_t count) {
         const device_pointer dst = device_pointer_arg(dest, name);
         const T value = static_cast<T>(unsigned_arg(data, 8 * sizeof(T), name));
-        nb::gil_scoped_release release;
+        release_gil release;
         fill(dst, value, count);
     }, "dest"_a, "data"_a, "count"_a, "Fill `count` elements (not bytes) at `dest` with `data`.");
     m.def(async_name, [async_name](nb::handle dest, nb::handle data, std::size_t count, nb::handle stream) {
@@ -44,7 +44,7 @@ void bind_memset_2d(nb::module_& m, const char* name, const char* async_name) {
     m.def(name, [name](nb::handle dest, std::size_t pitch, nb::handle data, std::size_t width, std::size_t height) {
         const device_pointer dst = device_pointer_arg(dest, name);
         const T value = static_cast<T>(unsigned_arg(data, 8 * sizeof(T), name));
-        nb::gil_scoped_release release;
+        release_gil release;
         fill(dst, pitch, value, width, height);
     }, "dest"_a, "pitch"_a, "data"_a, "width"_a, "height"_a,
           "Fill `height` rows of `width` elements, rows `pitch` bytes apart, with `data`.");
@@ -61,7 +61,7 @@ void bind_copy(nb::module_& m) {
     m.def("memcpy_htod", [](nb::handle dest, nb::handle src) {
         const device_pointer dst = device_pointer_arg(dest, "memcpy_htod(dest)");
         host_buffer buffer(src, false, "memcpy_htod(src)");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_htod(dst, buffer.data(), buffer.size());
     }, "dest"_a, "src"_a, "Copy the host buffer `src` (its whole size) to device memory `dest`.");
     m.def("memcpy_htod_async", [](nb::handle dest, nb::handle src, nb::handle stream) {
@@ -73,7 +73,7 @@ void bind_copy(nb::module_& m) {
     m.def("memcpy_dtoh", [](nb::handle dest, nb::handle src) {
         host_buffer buffer(dest, true, "memcpy_dtoh(dest)");
         const device_pointer from = device_pointer_arg(src, "memcpy_dtoh(src)");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_dtoh(buffer.data(), from, buffer.size());
     }, "dest"_a, "src"_a, "Fill the writable host buffer `dest` (its whole size) from device memory `src`.");
     m.def("memcpy_dtoh_async", [](nb::handle dest, nb::handle src, nb::handle stream) {
@@ -85,7 +85,7 @@ void bind_copy(nb::module_& m) {
     m.def("memcpy_dtod", [](nb::handle dest, nb::handle src, std::size_t size) {
         const device_pointer to = device_pointer_arg(dest, "memcpy_dtod(dest)");
         const device_pointer from = device_pointer_arg(src, "memcpy_dtod(src)");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_dtod(to, from, size);
     }, "dest"_a, "src"_a, "size"_a, "Copy `size` bytes between device memory.");
     m.def("memcpy_dtod_async", [](nb::handle dest, nb::handle src, std::size_t size, nb::handle stream) {
@@ -99,7 +99,7 @@ void bind_copy(nb::module_& m) {
         const device_pointer from = device_pointer_arg(src, "memcpy_peer(src)");
         const cuda::context dst_ctx = context_arg(dest_context, "memcpy_peer()");
         const cuda::context src_ctx = context_arg(src_context, "memcpy_peer()");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_peer(to, dst_ctx, from, src_ctx, size);
     }, "dest"_a, "src"_a, "size"_a, "dest_context"_a.none() = nb::none(), "src_context"_a.none() = nb::none(),
           "Copy `size` bytes between memory of two contexts (the current one where None).");

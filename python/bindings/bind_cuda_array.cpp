@@ -60,27 +60,27 @@ void bind_cuda_array(nb::module_& m) {
 
     m.def("memcpy_htoa", [](const array& ary, std::size_t index, nb::handle src) {
         host_buffer buffer(src, false, "memcpy_htoa(src)");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_htoa(ary, index, buffer.data(), buffer.size());
     }, "ary"_a, "index"_a, "src"_a, "Copy the host buffer `src` into `ary`, starting `index` bytes in.");
     m.def("memcpy_atoh", [](nb::handle dest, const array& ary, std::size_t index) {
         host_buffer buffer(dest, true, "memcpy_atoh(dest)");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_atoh(buffer.data(), ary, index, buffer.size());
     }, "dest"_a, "ary"_a, "index"_a, "Fill the host buffer `dest` from `ary`, starting `index` bytes in.");
     m.def("memcpy_dtoa", [](const array& ary, std::size_t index, nb::handle src, std::size_t len) {
         const cuda::device_pointer from = device_pointer_arg(src, "memcpy_dtoa(src)");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_dtoa(ary, index, from, len);
     }, "ary"_a, "index"_a, "src"_a, "len"_a);
     m.def("memcpy_atod", [](nb::handle dest, const array& ary, std::size_t index, std::size_t len) {
         const cuda::device_pointer to = device_pointer_arg(dest, "memcpy_atod(dest)");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_atod(to, ary, index, len);
     }, "dest"_a, "ary"_a, "index"_a, "len"_a);
     m.def("memcpy_atoa", [](const array& dest, std::size_t dest_index, const array& src, std::size_t src_index,
                             std::size_t len) {
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_atoa(dest, dest_index, src, src_index, len);
     }, "dest"_a, "dest_index"_a, "src"_a, "src_index"_a, "len"_a);
 }

@@ -21,7 +21,7 @@ void bind_stream(nb::module_& m) {
         .def("__init__", [](stream* self, unsigned int flags, int priority) {
             new (self) stream(stream::create(flags, priority));
         }, "flags"_a = 0, "priority"_a = 0)
-        .def("synchronize", &stream::synchronize, nb::call_guard<nb::gil_scoped_release>())
+        .def("synchronize", &stream::synchronize, nb::call_guard<release_gil>())
         .def("is_done", &stream::is_done)
         .def("wait_for_event", &stream::wait_for_event, "evt"_a)
         .def_prop_ro("handle", [](const stream& s) { return reinterpret_cast<std::uintptr_t>(s.handle()); })
@@ -34,7 +34,7 @@ void bind_stream(nb::module_& m) {
     // For streams named by other libraries (the "stream" of __cuda_array_interface__).
     m.def("_synchronize_stream_handle", [](std::uintptr_t handle) {
         cuda::stream_view(reinterpret_cast<CUstream>(handle)).synchronize();
-    }, "handle"_a, nb::call_guard<nb::gil_scoped_release>(), "Wait for a CUstream given by its address.");
+    }, "handle"_a, nb::call_guard<release_gil>(), "Wait for a CUstream given by its address.");
 
     nb::class_<event>(m, "Event", "A marker in a stream, for waiting and timing.")
         .def("__init__", [](event* self, unsigned int flags) { new (self) event(event::create(flags)); },
@@ -46,7 +46,7 @@ void bind_stream(nb::module_& m) {
         .def("synchronize", [](nb::handle self) {
             const event& e = nb::cast<const event&>(self);
             {
-                nb::gil_scoped_release release;
+                release_gil release;
                 e.synchronize();
             }
             return self;
