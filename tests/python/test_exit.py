@@ -23,8 +23,9 @@ import textwrap
 
 import pytest
 
-import gpukit.cl as cl
 from gpukit import _gpukit
+
+from cl_devices import needs_opencl
 
 EXIT_STATUS = 3
 
@@ -76,19 +77,6 @@ def assert_clean_exit_with_thread(setup, calls, when):
     else:
         thread = THREAD.format(op=textwrap.indent(textwrap.dedent(long).strip(), " " * 8), ready="_entered")
         assert_clean_exit(setup, thread, "time.sleep(0.2)")
-
-
-def _why_no_opencl():
-    if not cl.available():
-        return "no OpenCL ICD loader (libOpenCL.so.1)"
-    if not any(p.get_devices() for p in cl.get_platforms()):
-        return "no OpenCL platform with a device"
-    return None
-
-
-def needs_opencl(test):
-    why = _why_no_opencl()
-    return pytest.mark.opencl(pytest.mark.skipif(why is not None, reason=str(why))(test))
 
 
 # ---------------------------------------------------------------------------------------
