@@ -1,6 +1,5 @@
 #include "release_gil.hpp"
 
-#include <cxxabi.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -44,7 +43,10 @@ release_gil::~release_gil() {
     calls_in_progress.fetch_sub(1);
     try {
         PyEval_RestoreThread(state_);
-    } catch (abi::__forced_unwind&) {
+    } catch (...) {
+        // Only pthread_exit's forced unwind gets here: PyEval_RestoreThread throws nothing
+        // else. Caught with "...", since it carries no C++ object: catching it as
+        // abi::__forced_unwind& binds a reference to null (UBSan reports it).
         park_thread_until_exit();
     }
 }
