@@ -1,5 +1,6 @@
 // gpukit.driver.Context. Methods the seed declares static act on the current context.
 #include "bindings.hpp"
+#include "host_holds.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/context.hpp"
@@ -42,8 +43,14 @@ void bind_context(nb::module_& m) {
              "Give up this handle (popping the context if it is current); the context is destroyed when "
              "nothing else uses it.")
         .def_static("get_device", [] { return current("Context.get_device()").get_device(); })
-        .def_static("synchronize", [] { current("Context.synchronize()").synchronize(); },
-                    nb::call_guard<release_gil>())
+        .def_static("synchronize", [] {
+            const context ctx = current("Context.synchronize()");
+            {
+                release_gil release;
+                ctx.synchronize();
+            }
+            release_finished_holds();  // the host memory of every finished copy is free now
+        })
         .def_static("set_cache_config", [](int cc) {
             current("Context.set_cache_config()").set_cache_config(static_cast<CUfunc_cache>(cc));
         }, "cc"_a)

@@ -1,5 +1,6 @@
 // gpukit.driver copies and memsets. Arguments are converted with the GIL held; the blocking
 // calls then run with it released.
+#include "host_holds.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -8,6 +9,7 @@
 
 #include <nanobind/stl/optional.h>
 
+#include <memory>
 #include <optional>
 
 namespace gpukit::python {
@@ -65,11 +67,13 @@ void bind_copy(nb::module_& m) {
         cuda::memcpy_htod(dst, buffer.data(), buffer.size());
     }, "dest"_a, "src"_a, "Copy the host buffer `src` (its whole size) to device memory `dest`.");
     m.def("memcpy_htod_async", [](nb::handle dest, nb::handle src, nb::handle stream) {
-        host_buffer buffer(src, false, "memcpy_htod_async(src)");
-        cuda::memcpy_htod_async(device_pointer_arg(dest, "memcpy_htod_async(dest)"), buffer.data(), buffer.size(),
-                                stream_arg(stream));
+        auto buffer = std::make_shared<host_buffer>(src, false, "memcpy_htod_async(src)");
+        const cuda::stream_view s = stream_arg(stream);
+        cuda::memcpy_htod_async(device_pointer_arg(dest, "memcpy_htod_async(dest)"), buffer->data(), buffer->size(), s);
+        hold_until_done(buffer, buffer->data(), s);
     }, "dest"_a, "src"_a, "stream"_a.none() = nb::none(),
-          "Asynchronous memcpy_htod; `src` should be page-locked and must stay alive until the copy is done.");
+          "Asynchronous memcpy_htod (it overlaps other work when `src` is page-locked); gpukit keeps `src` until "
+          "the copy is done.");
     m.def("memcpy_dtoh", [](nb::handle dest, nb::handle src) {
         host_buffer buffer(dest, true, "memcpy_dtoh(dest)");
         const device_pointer from = device_pointer_arg(src, "memcpy_dtoh(src)");
@@ -77,11 +81,13 @@ void bind_copy(nb::module_& m) {
         cuda::memcpy_dtoh(buffer.data(), from, buffer.size());
     }, "dest"_a, "src"_a, "Fill the writable host buffer `dest` (its whole size) from device memory `src`.");
     m.def("memcpy_dtoh_async", [](nb::handle dest, nb::handle src, nb::handle stream) {
-        host_buffer buffer(dest, true, "memcpy_dtoh_async(dest)");
-        cuda::memcpy_dtoh_async(buffer.data(), device_pointer_arg(src, "memcpy_dtoh_async(src)"), buffer.size(),
-                                stream_arg(stream));
+        auto buffer = std::make_shared<host_buffer>(dest, true, "memcpy_dtoh_async(dest)");
+        const cuda::stream_view s = stream_arg(stream);
+        cuda::memcpy_dtoh_async(buffer->data(), device_pointer_arg(src, "memcpy_dtoh_async(src)"), buffer->size(), s);
+        hold_until_done(buffer, buffer->data(), s);
     }, "dest"_a, "src"_a, "stream"_a.none() = nb::none(),
-          "Asynchronous memcpy_dtoh; `dest` should be page-locked and must stay alive until the copy is done.");
+          "Asynchronous memcpy_dtoh (it overlaps other work when `dest` is page-locked); gpukit keeps `dest` "
+          "until the copy is done.");
     m.def("memcpy_dtod", [](nb::handle dest, nb::handle src, std::size_t size) {
         const device_pointer to = device_pointer_arg(dest, "memcpy_dtod(dest)");
         const device_pointer from = device_pointer_arg(src, "memcpy_dtod(src)");

@@ -1,5 +1,6 @@
 // gpukit.driver.Stream and gpukit.driver.Event.
 #include "bindings.hpp"
+#include "host_holds.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -21,7 +22,13 @@ void bind_stream(nb::module_& m) {
         .def("__init__", [](stream* self, unsigned int flags, int priority) {
             new (self) stream(stream::create(flags, priority));
         }, "flags"_a = 0, "priority"_a = 0)
-        .def("synchronize", &stream::synchronize, nb::call_guard<release_gil>())
+        .def("synchronize", [](const stream& s) {
+            {
+                release_gil release;
+                s.synchronize();
+            }
+            release_finished_holds();  // the host memory of this stream's copies is free now
+        })
         .def("is_done", &stream::is_done)
         .def("wait_for_event", &stream::wait_for_event, "evt"_a)
         .def_prop_ro("handle", [](const stream& s) { return reinterpret_cast<std::uintptr_t>(s.handle()); })

@@ -1,11 +1,16 @@
 // gpukit.driver Memcpy2D, Memcpy3D and Memcpy3DPeer: the seed's field-by-field description
 // of a structured copy, run by calling the object. The objects hold on to the Python
-// objects they copy from and to, so asynchronous copies cannot outlive their buffers.
+// objects they copy from and to, and an asynchronous copy holds them until it is done
+// (host_holds.hpp), so it cannot outlive its buffers even when the object goes first.
+#include "host_holds.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/cuda/array.hpp"
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/structured_copy.hpp"
+
+#include <memory>
+#include <utility>
 
 namespace gpukit::python {
 
@@ -19,6 +24,16 @@ struct structured_copy {
     nb::object src_owner, dst_owner;  // buffers, allocations or arrays the copy uses
     nb::object src_context, dst_context;
 };
+// Queues `c` on `s` with `copy_async`, holding what it copies from and to until it is done.
+template <class Copy>
+void run_async(const structured_copy& c, cuda::stream_view s, Copy copy_async) {
+    copy_async(c.src, c.dst, c.extent, s);
+    const auto owners = std::make_shared<std::pair<nb::object, nb::object>>(c.src_owner, c.dst_owner);
+    for (const cuda::copy_location* at : {&c.src, &c.dst})
+        if (at->host)
+            hold_until_done(owners, at->host, s);
+}
+
 struct memcpy_2d_object : structured_copy {};
 struct memcpy_3d_object : structured_copy {};
 struct memcpy_3d_peer_object : structured_copy {};
@@ -111,7 +126,7 @@ void bind_structured_copy(nb::module_& m) {
             release_gil release;
             cuda::memcpy_2d(c.src, c.dst, c.extent, aligned);
         } else {
-            cuda::memcpy_2d_async(c.src, c.dst, c.extent, stream_arg(aligned_or_stream));
+            run_async(c, stream_arg(aligned_or_stream), cuda::memcpy_2d_async);
         }
     }, "aligned"_a.none() = nb::bool_(true),
        "c(aligned=True) copies and waits (aligned=False allows misaligned device memory); c(stream) copies "
@@ -124,7 +139,7 @@ void bind_structured_copy(nb::module_& m) {
             release_gil release;
             cuda::memcpy_3d(c.src, c.dst, c.extent);
         } else {
-            cuda::memcpy_3d_async(c.src, c.dst, c.extent, stream_arg(stream));
+            run_async(c, stream_arg(stream), cuda::memcpy_3d_async);
         }
     }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
 
@@ -143,7 +158,7 @@ void bind_structured_copy(nb::module_& m) {
                 release_gil release;
                 cuda::memcpy_3d_peer(c.src, c.dst, c.extent);
             } else {
-                cuda::memcpy_3d_peer_async(c.src, c.dst, c.extent, stream_arg(stream));
+                run_async(c, stream_arg(stream), cuda::memcpy_3d_peer_async);
             }
         }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
 }

@@ -26,6 +26,8 @@ void bind_function(nb::module_& m);
 void bind_module(nb::module_& m);
 void bind_memory(nb::module_& m);
 void bind_copy(nb::module_& m);
+// gpukit._gpukit._release_all_holds, also run at interpreter exit (host_holds.hpp).
+void bind_host_holds(nb::module_& m);
 void bind_host_memory(nb::module_& m);
 void bind_cuda_array(nb::module_& m);
 void bind_structured_copy(nb::module_& m);

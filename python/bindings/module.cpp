@@ -26,6 +26,7 @@ NB_MODULE(_gpukit, m) {
     bind_module(m);
     bind_memory(m);
     bind_copy(m);
+    bind_host_holds(m);
     bind_host_memory(m);
     bind_cuda_array(m);
     bind_structured_copy(m);

@@ -59,14 +59,14 @@ def primary_ctx():
     context.detach()
 
 
-def run_in_fresh_process(script):
+def run_in_fresh_process(script, expect_returncode=0):
     """Runs the Python `script` in a process of its own (device printf writes to that
     process's stdout; nothing it does touches this process's contexts): its stdout, after
-    asserting that it succeeded."""
+    asserting that it exited with `expect_returncode`."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, capture_output=True, text=True,
                             timeout=300)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == expect_returncode, result.stderr
     return result.stdout
 
 
