@@ -400,6 +400,12 @@ CUDA_GLOBALS = {
             busy = busy * 2
         pending = busy.get_async(stream)
     """,
+    "asynchronous copies holding dropped host memory": """
+        spin(np.int64(1 << 30), block=(1, 1, 1), stream=stream)  # about half a second
+        # Page-locked, dropped at once: gpukit holds it until the copy is done.
+        drv.memcpy_htod_async(dev, drv.pagelocked_empty(host.shape, host.dtype), stream)
+        result = gpuarray.to_gpu(host).get_async(stream)
+    """,
     "context detached before its objects": """
         kept = (drv.Event(), drv.Stream(), gpuarray.zeros(100, np.float32))
         gpukit.autoinit.context.pop()
