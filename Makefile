@@ -1,6 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both set up whatever is
 # missing first (scripts/setup.sh), then build.
-.PHONY: all deps build demo test test-cpp test-python sanitize-build sanitize sanitize-python wheel info bench clean
+.PHONY: all deps build demo test test-cpp test-python test-properties-long sanitize-build sanitize sanitize-python \
+        wheel info bench clean
 
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
@@ -33,6 +34,13 @@ test-cpp: build
 
 test-python: build
 	$(RUN_PY) -m pytest -ra tests/python
+
+# The property tests (hypothesis) with many random examples instead of the suite's fixed
+# set: a nightly run. PROPERTY_EXAMPLES per test.
+PROPERTY_EXAMPLES ?= 20000
+test-properties-long: build
+	GPUKIT_PROPERTY_PROFILE=long GPUKIT_PROPERTY_EXAMPLES=$(PROPERTY_EXAMPLES) \
+	    $(RUN_PY) -m pytest -ra tests/python/test_layout_properties.py
 
 # One ASan + UBSan build (Debug) serves both sanitizer lanes: the library, its C++ tests and
 # the extension module (which goes to $(SANITIZE_DIR)/python/gpukit, see python/CMakeLists.txt).

@@ -4,7 +4,9 @@
 #     GoogleTest; skipped when present, or when there is no apt-get (offline GPU machines
 #     bring their own).
 #   - Python packages (numpy, pytest, nanobind, scikit-build-core): used from python3 when
-#     it has them all (works offline); otherwise installed into .venv.
+#     it has them all (works offline); otherwise installed into .venv, with hypothesis (the
+#     property tests). hypothesis is optional: where it is missing and cannot be installed
+#     (no package registry), the property tests skip with the reason.
 # Prints the Python interpreter to use on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,8 +43,15 @@ elif ! has_python_deps "$python"; then
     echo "setup: creating .venv with numpy, pytest, nanobind, scikit-build-core" >&2
     "$python" -m venv .venv >&2
     .venv/bin/python -m pip install -q --upgrade pip >&2
-    .venv/bin/python -m pip install -q numpy pytest nanobind scikit-build-core >&2
+    .venv/bin/python -m pip install -q numpy pytest nanobind scikit-build-core hypothesis >&2
     python=.venv/bin/python
+fi
+# A .venv made before the property tests existed: add hypothesis, bounded, and go on
+# without it where there is no registry.
+if [ "$python" = .venv/bin/python ] && ! .venv/bin/python -c 'import hypothesis' >/dev/null 2>&1; then
+    echo "setup: installing hypothesis into .venv" >&2
+    timeout 300 .venv/bin/python -m pip install -q hypothesis >&2 ||
+        echo "setup: could not install hypothesis (offline?); the property tests will skip" >&2
 fi
 # Absolute, so CMake and the Makefile agree whatever directory they run in.
 command -v "$python" >/dev/null && python=$(cd "$(dirname "$(command -v "$python")")" && pwd)/$(basename "$python")

@@ -3,6 +3,7 @@
 // shape, byte strides, dtype name); the Python objects keep the memory alive.
 #include "bindings.hpp"
 #include "compile_request.hpp"
+#include "int_args.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/array/elementwise.hpp"
@@ -107,12 +108,15 @@ void bind_array(nb::module_& m) {
                 out.emplace_back(p.name, std::string(array::name(p.type)), kind_name(p.kind));
             return out;
         })
-        .def("source", [](const elementwise_spec& s, const std::string& variant, int ndim) {
+        .def("source", [](const elementwise_spec& s, const std::string& variant, int_arg<int> ndim) {
+            if (variant != "vectorized" && variant != "contiguous" && variant != "strided")
+                throw nb::value_error(("source(variant): expected 'vectorized', 'contiguous' or 'strided', got '" +
+                                       variant + "'").c_str());
             const elementwise_variant v = variant == "vectorized"   ? elementwise_variant::vectorized
                                           : variant == "contiguous" ? elementwise_variant::contiguous
                                                                     : elementwise_variant::strided;
-            return elementwise_source(s, v, ndim);
-        }, "variant"_a, "ndim"_a = 1, "The CUDA C of 'vectorized', 'contiguous' or 'strided'.");
+            return elementwise_source(s, v, ndim.get("source(ndim)"));
+        }, "variant"_a, "ndim"_a.none() = 1, "The CUDA C of 'vectorized', 'contiguous' or 'strided'.");
 
     // args: array_arg tuples for arrays, bytes (the value in the parameter's type) for scalars.
     m.def("_elementwise_run", [](const elementwise_spec& spec, const nb::list& args, nb::handle stream) {
@@ -166,24 +170,29 @@ void bind_array(nb::module_& m) {
         }, "name"_a, "params"_a, "operation"_a, "preamble"_a, "loop_prep"_a, "after_loop"_a, "options"_a, "arch"_a,
            "include_dirs"_a, "system_include_dirs"_a, "compiler"_a, "nvcc"_a, "cache_dir"_a.none())
         .def("source", &elementwise_kernel::source, "use_range"_a = false, "The generated CUDA C.")
-        .def("run", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values, unsigned long long n,
+        .def("run", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values, int_arg<unsigned long long> n_arg,
                        nb::handle stream) {
+            const unsigned long long n = n_arg.get("ElementwiseKernel(n)");
             std::vector<std::span<const std::byte>> spans;
             for (const nb::bytes& v : values)
                 spans.emplace_back(static_cast<const std::byte*>(v.data()), v.size());
             const cuda::stream_view s = stream_arg(stream);
             release_gil release;  // the first call compiles
             k.run(spans, n, s);
-        }, "values"_a, "n"_a, "stream"_a.none())
-        .def("run_range", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values, long long start,
-                             long long stop, long long step, nb::handle stream) {
+        }, "values"_a, "n"_a.none(), "stream"_a.none())
+        .def("run_range", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values,
+                             int_arg<long long> start_arg, int_arg<long long> stop_arg, int_arg<long long> step_arg,
+                             nb::handle stream) {
+            const long long start = start_arg.get("ElementwiseKernel(range.start)"),
+                            stop = stop_arg.get("ElementwiseKernel(range.stop)"),
+                            step = step_arg.get("ElementwiseKernel(range.step)");
             std::vector<std::span<const std::byte>> spans;
             for (const nb::bytes& v : values)
                 spans.emplace_back(static_cast<const std::byte*>(v.data()), v.size());
             const cuda::stream_view s = stream_arg(stream);
             release_gil release;
             k.run_range(spans, start, stop, step, s);
-        }, "values"_a, "start"_a, "stop"_a, "step"_a, "stream"_a.none());
+        }, "values"_a, "start"_a.none(), "stop"_a.none(), "step"_a.none(), "stream"_a.none());
 
     m.def("_reduction_type", [](const std::string& op, const std::string& a, std::optional<std::string> b) {
         return std::string(name(reduction_type(reduction_from(op), dtype_from_name(a),

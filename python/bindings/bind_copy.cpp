@@ -1,6 +1,7 @@
 // gpukit.driver copies and memsets. Arguments are converted with the GIL held; the blocking
 // calls then run with it released.
 #include "host_holds.hpp"
+#include "int_args.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -11,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace gpukit::python {
 
@@ -28,33 +30,48 @@ cuda::context context_arg(const std::optional<cuda::context>& given, const char*
 template <class T, void (*fill)(device_pointer, T, std::size_t),
           void (*fill_async)(device_pointer, T, std::size_t, stream_view)>
 void bind_memset(nb::module_& m, const char* name, const char* async_name) {
-    m.def(name, [name](nb::handle dest, nb::handle data, std::size_t count) {
+    m.def(name, [name, count_name = std::string(name) + "(count)"](nb::handle dest, nb::handle data,
+                                                                  int_arg<std::size_t> count) {
         const device_pointer dst = device_pointer_arg(dest, name);
         const T value = static_cast<T>(unsigned_arg(data, 8 * sizeof(T), name));
+        const std::size_t elements = count.get(count_name.c_str());
         release_gil release;
-        fill(dst, value, count);
-    }, "dest"_a, "data"_a, "count"_a, "Fill `count` elements (not bytes) at `dest` with `data`.");
-    m.def(async_name, [async_name](nb::handle dest, nb::handle data, std::size_t count, nb::handle stream) {
+        fill(dst, value, elements);
+    }, "dest"_a, "data"_a.none(), "count"_a.none(), "Fill `count` elements (not bytes) at `dest` with `data`.");
+    m.def(async_name, [async_name, count_name = std::string(async_name) + "(count)"](
+                          nb::handle dest, nb::handle data, int_arg<std::size_t> count, nb::handle stream) {
         fill_async(device_pointer_arg(dest, async_name), static_cast<T>(unsigned_arg(data, 8 * sizeof(T), async_name)),
-                   count, stream_arg(stream));
-    }, "dest"_a, "data"_a, "count"_a, "stream"_a.none() = nb::none());
+                   count.get(count_name.c_str()), stream_arg(stream));
+    }, "dest"_a, "data"_a.none(), "count"_a.none(), "stream"_a.none() = nb::none());
 }
+
+// The names of memset_d2d*'s size arguments, made once per function.
+struct memset_2d_names {
+    std::string pitch, width, height;
+    explicit memset_2d_names(const std::string& name)
+        : pitch(name + "(pitch)"), width(name + "(width)"), height(name + "(height)") {}
+};
 
 template <class T, void (*fill)(device_pointer, std::size_t, T, std::size_t, std::size_t),
           void (*fill_async)(device_pointer, std::size_t, T, std::size_t, std::size_t, stream_view)>
 void bind_memset_2d(nb::module_& m, const char* name, const char* async_name) {
-    m.def(name, [name](nb::handle dest, std::size_t pitch, nb::handle data, std::size_t width, std::size_t height) {
+    m.def(name, [name, names = memset_2d_names(name)](nb::handle dest, int_arg<std::size_t> pitch, nb::handle data,
+                                                      int_arg<std::size_t> width, int_arg<std::size_t> height) {
         const device_pointer dst = device_pointer_arg(dest, name);
         const T value = static_cast<T>(unsigned_arg(data, 8 * sizeof(T), name));
+        const std::size_t row_pitch = pitch.get(names.pitch.c_str()), columns = width.get(names.width.c_str()),
+                          rows = height.get(names.height.c_str());
         release_gil release;
-        fill(dst, pitch, value, width, height);
-    }, "dest"_a, "pitch"_a, "data"_a, "width"_a, "height"_a,
+        fill(dst, row_pitch, value, columns, rows);
+    }, "dest"_a, "pitch"_a.none(), "data"_a.none(), "width"_a.none(), "height"_a.none(),
           "Fill `height` rows of `width` elements, rows `pitch` bytes apart, with `data`.");
-    m.def(async_name, [async_name](nb::handle dest, std::size_t pitch, nb::handle data, std::size_t width,
-                                   std::size_t height, nb::handle stream) {
-        fill_async(device_pointer_arg(dest, async_name), pitch,
-                   static_cast<T>(unsigned_arg(data, 8 * sizeof(T), async_name)), width, height, stream_arg(stream));
-    }, "dest"_a, "pitch"_a, "data"_a, "width"_a, "height"_a, "stream"_a.none() = nb::none());
+    m.def(async_name, [async_name, names = memset_2d_names(async_name)](
+                          nb::handle dest, int_arg<std::size_t> pitch, nb::handle data, int_arg<std::size_t> width,
+                          int_arg<std::size_t> height, nb::handle stream) {
+        fill_async(device_pointer_arg(dest, async_name), pitch.get(names.pitch.c_str()),
+                   static_cast<T>(unsigned_arg(data, 8 * sizeof(T), async_name)), width.get(names.width.c_str()),
+                   height.get(names.height.c_str()), stream_arg(stream));
+    }, "dest"_a, "pitch"_a.none(), "data"_a.none(), "width"_a.none(), "height"_a.none(), "stream"_a.none() = nb::none());
 }
 
 }  // namespace
@@ -88,35 +105,39 @@ void bind_copy(nb::module_& m) {
     }, "dest"_a, "src"_a, "stream"_a.none() = nb::none(),
           "Asynchronous memcpy_dtoh (it overlaps other work when `dest` is page-locked); gpukit keeps `dest` "
           "until the copy is done.");
-    m.def("memcpy_dtod", [](nb::handle dest, nb::handle src, std::size_t size) {
+    m.def("memcpy_dtod", [](nb::handle dest, nb::handle src, int_arg<std::size_t> size) {
         const device_pointer to = device_pointer_arg(dest, "memcpy_dtod(dest)");
         const device_pointer from = device_pointer_arg(src, "memcpy_dtod(src)");
+        const std::size_t bytes = size.get("memcpy_dtod(size)");
         release_gil release;
-        cuda::memcpy_dtod(to, from, size);
-    }, "dest"_a, "src"_a, "size"_a, "Copy `size` bytes between device memory.");
-    m.def("memcpy_dtod_async", [](nb::handle dest, nb::handle src, std::size_t size, nb::handle stream) {
+        cuda::memcpy_dtod(to, from, bytes);
+    }, "dest"_a, "src"_a, "size"_a.none(), "Copy `size` bytes between device memory.");
+    m.def("memcpy_dtod_async", [](nb::handle dest, nb::handle src, int_arg<std::size_t> size, nb::handle stream) {
         cuda::memcpy_dtod_async(device_pointer_arg(dest, "memcpy_dtod_async(dest)"),
-                                device_pointer_arg(src, "memcpy_dtod_async(src)"), size, stream_arg(stream));
-    }, "dest"_a, "src"_a, "size"_a, "stream"_a.none() = nb::none());
-    m.def("memcpy_peer", [](nb::handle dest, nb::handle src, std::size_t size,
+                                device_pointer_arg(src, "memcpy_dtod_async(src)"), size.get("memcpy_dtod_async(size)"),
+                                stream_arg(stream));
+    }, "dest"_a, "src"_a, "size"_a.none(), "stream"_a.none() = nb::none());
+    m.def("memcpy_peer", [](nb::handle dest, nb::handle src, int_arg<std::size_t> size,
                             const std::optional<cuda::context>& dest_context,
                             const std::optional<cuda::context>& src_context) {
         const device_pointer to = device_pointer_arg(dest, "memcpy_peer(dest)");
         const device_pointer from = device_pointer_arg(src, "memcpy_peer(src)");
+        const std::size_t bytes = size.get("memcpy_peer(size)");
         const cuda::context dst_ctx = context_arg(dest_context, "memcpy_peer()");
         const cuda::context src_ctx = context_arg(src_context, "memcpy_peer()");
         release_gil release;
-        cuda::memcpy_peer(to, dst_ctx, from, src_ctx, size);
-    }, "dest"_a, "src"_a, "size"_a, "dest_context"_a.none() = nb::none(), "src_context"_a.none() = nb::none(),
+        cuda::memcpy_peer(to, dst_ctx, from, src_ctx, bytes);
+    }, "dest"_a, "src"_a, "size"_a.none(), "dest_context"_a.none() = nb::none(), "src_context"_a.none() = nb::none(),
           "Copy `size` bytes between memory of two contexts (the current one where None).");
-    m.def("memcpy_peer_async", [](nb::handle dest, nb::handle src, std::size_t size,
+    m.def("memcpy_peer_async", [](nb::handle dest, nb::handle src, int_arg<std::size_t> size,
                                   const std::optional<cuda::context>& dest_context,
                                   const std::optional<cuda::context>& src_context, nb::handle stream) {
+        const std::size_t bytes = size.get("memcpy_peer_async(size)");  // before the contexts, which need a driver
         cuda::memcpy_peer_async(device_pointer_arg(dest, "memcpy_peer_async(dest)"),
                                 context_arg(dest_context, "memcpy_peer_async()"),
                                 device_pointer_arg(src, "memcpy_peer_async(src)"),
-                                context_arg(src_context, "memcpy_peer_async()"), size, stream_arg(stream));
-    }, "dest"_a, "src"_a, "size"_a, "dest_context"_a.none() = nb::none(), "src_context"_a.none() = nb::none(),
+                                context_arg(src_context, "memcpy_peer_async()"), bytes, stream_arg(stream));
+    }, "dest"_a, "src"_a, "size"_a.none(), "dest_context"_a.none() = nb::none(), "src_context"_a.none() = nb::none(),
           "stream"_a.none() = nb::none());
 
     bind_memset<std::uint8_t, cuda::memset_d8, cuda::memset_d8_async>(m, "memset_d8", "memset_d8_async");

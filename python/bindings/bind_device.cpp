@@ -1,6 +1,7 @@
 // Versions, initialisation and devices (gpukit.driver.Device), plus the default-device
 // rules used by gpukit.tools.
 #include "bindings.hpp"
+#include "int_args.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
@@ -58,32 +59,37 @@ void bind_device(nb::module_& m) {
         GPUKIT_CU(cuDriverGetVersion, &version);
         return version;
     }, "The CUDA version of the installed driver, as an integer (13000 for 13.0).");
-    m.def("init", [](unsigned int flags) {
+    m.def("init", [](int_arg<unsigned int> flags_arg) {
+        const unsigned int flags = flags_arg.get("init(flags)");
         if (flags != 0)
             throw logic_error("init(flags): CUDA requires flags=0, got " + std::to_string(flags));
         (void)cuda::api();  // loads the driver and runs cuInit once
-    }, "flags"_a = 0, "Initialise CUDA. gpukit also does this by itself on first use.");
+    }, "flags"_a.none() = 0, "Initialise CUDA. gpukit also does this by itself on first use.");
     m.def("driver_available", &cuda::driver_available, "True when libcuda.so.1 can be loaded.");
 
     nb::class_<device>(m, "Device", "A CUDA device, chosen by number or by PCI bus id.")
-        .def("__init__", [](device* self, int number) { new (self) device(device::get(number)); }, "number"_a)
-        .def("__init__", [](device* self, const std::string& pci_bus_id) {
-            new (self) device(device::from_pci_bus_id(pci_bus_id));
-        }, "pci_bus_id"_a)
+        .def("__init__", [](device* self, nb::handle number_or_pci_bus_id) {
+            if (nb::isinstance<nb::str>(number_or_pci_bus_id))
+                new (self) device(device::from_pci_bus_id(nb::cast<std::string>(number_or_pci_bus_id)));
+            else
+                new (self) device(device::get(integer_arg<int>(number_or_pci_bus_id, "Device(number)")));
+        }, "number"_a.none(), "A device number, or a PCI bus id string such as '0000:65:00.0'.")
         .def_static("count", &device::count, "The number of CUDA devices (0 when there are none).")
         .def("name", &device::name)
         .def("pci_bus_id", &device::pci_bus_id)
         .def("compute_capability", &device::compute_capability)
         .def("total_memory", &device::total_memory)
-        .def("get_attribute", [](const device& d, int attr) {
-            return d.attribute(static_cast<CUdevice_attribute>(attr));
-        }, "attr"_a)
+        .def("get_attribute", [](const device& d, int_arg<int> attr) {
+            return d.attribute(static_cast<CUdevice_attribute>(attr.get("Device.get_attribute(attr)")));
+        }, "attr"_a.none())
         .def("get_attributes", &all_attributes, "A dict of every device_attribute the driver reports.")
         .def("uuid", [](const device& d) {
             auto bytes = d.uuid();
             return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
         }, "The device's 16-byte UUID.")
-        .def("make_context", &device::make_context, "flags"_a = 0)
+        .def("make_context", [](const device& d, int_arg<unsigned int> flags) {
+            return d.make_context(flags.get("Device.make_context(flags)"));
+        }, "flags"_a.none() = 0)
         .def("retain_primary_context", &device::retain_primary_context)
         .def("can_access_peer", &device::can_access_peer, "dev"_a)
         .def("__getattr__", [](const device& d, const std::string& name) {

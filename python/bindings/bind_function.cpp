@@ -5,6 +5,7 @@
 // convert by the plan prepare() parsed, straight into an inline kernel_args buffer.
 #include "bindings.hpp"
 #include "bound_function.hpp"
+#include "int_args.hpp"
 #include "texture_args.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -371,8 +372,9 @@ double seconds_between(const cuda::event& start, const cuda::event& stop) {
 }
 
 nb::object call(const bound_function& f, const nb::args& values, nb::handle block, nb::handle grid,
-                nb::handle stream_arg, std::size_t shared, nb::handle texrefs, bool time_kernel) {
+                nb::handle stream_arg, int_arg<std::size_t> shared_arg, nb::handle texrefs, bool time_kernel) {
     refuse_texrefs(texrefs);
+    const std::size_t shared = shared_arg.get("Function(shared)");
     if (block.is_none())
         throw nb::type_error(("Function '" + f.fn.name() + "': block=(x, y, z) is required").c_str());
     const cuda::stream_view stream = to_stream(stream_arg);
@@ -473,7 +475,7 @@ void bind_function(nb::module_& m) {
 
     nb::class_<bound_function> cls(m, "Function", "A kernel in a Module; get one with Module.get_function(name).");
     cls.def("__call__", &call, "args"_a, "block"_a = nb::none(), "grid"_a = nb::make_tuple(1, 1),
-            "stream"_a = nb::none(), "shared"_a = 0, "texrefs"_a = nb::list(), "time_kernel"_a = false,
+            "stream"_a = nb::none(), "shared"_a.none() = 0, "texrefs"_a = nb::list(), "time_kernel"_a = false,
             "Launch with a thread block of shape `block` on `grid`; returns the kernel's seconds when time_kernel.")
         .def("prepare", [](nb::handle self, nb::handle arg_types, nb::handle shared, nb::handle texrefs) {
             refuse_texrefs(texrefs);
@@ -485,19 +487,20 @@ void bind_function(nb::module_& m) {
         }, "arg_types"_a, "shared"_a = nb::none(), "texrefs"_a = nb::list(),
            "Fix the argument types (struct letters such as \"iPf\", numpy dtypes, 'F'/'D' complex). Returns self.")
         .def("prepared_call", [](const bound_function& f, nb::handle grid, nb::handle block, nb::args values,
-                                 std::size_t shared_size) {
+                                 int_arg<std::size_t> shared_size) {
             cuda::kernel_args args;
             pack_prepared(args, f, values);
-            launch(f, args, grid, block, {}, shared_size);
-        }, "grid"_a, "block"_a, "args"_a, "shared_size"_a = 0)
+            launch(f, args, grid, block, {}, shared_size.get("prepared_call(shared_size)"));
+        }, "grid"_a, "block"_a, "args"_a, "shared_size"_a.none() = 0)
         .def("prepared_async_call", [](const bound_function& f, nb::handle grid, nb::handle block, nb::handle stream,
-                                       nb::args values, std::size_t shared_size) {
+                                       nb::args values, int_arg<std::size_t> shared_size) {
             cuda::kernel_args args;
             pack_prepared(args, f, values);
-            launch(f, args, grid, block, to_stream(stream), shared_size);
-        }, "grid"_a, "block"_a, "stream"_a.none(), "args"_a, "shared_size"_a = 0)
+            launch(f, args, grid, block, to_stream(stream), shared_size.get("prepared_async_call(shared_size)"));
+        }, "grid"_a, "block"_a, "stream"_a.none(), "args"_a, "shared_size"_a.none() = 0)
         .def("prepared_timed_call", [](const bound_function& f, nb::handle grid, nb::handle block, nb::args values,
-                                       std::size_t shared_size) {
+                                       int_arg<std::size_t> shared_arg) {
+            const std::size_t shared_size = shared_arg.get("prepared_timed_call(shared_size)");
             cuda::kernel_args args;
             pack_prepared(args, f, values);
             auto events = std::make_shared<std::pair<cuda::event, cuda::event>>(cuda::event::create(),
@@ -506,20 +509,21 @@ void bind_function(nb::module_& m) {
             launch(f, args, grid, block, {}, shared_size);
             events->second.record();
             return nb::cpp_function([events] { return seconds_between(events->first, events->second); });
-        }, "grid"_a, "block"_a, "args"_a, "shared_size"_a = 0,
+        }, "grid"_a, "block"_a, "args"_a, "shared_size"_a.none() = 0,
            "Launch, and return a callable that waits for the kernel and gives its run time in seconds.")
-        .def("get_attribute", [](const bound_function& f, int attr) {
-            return f.fn.attribute(static_cast<CUfunction_attribute>(attr));
-        }, "attr"_a)
-        .def("set_attribute", [](const bound_function& f, int attr, int value) {
-            f.fn.set_attribute(static_cast<CUfunction_attribute>(attr), value);
-        }, "attr"_a, "value"_a)
-        .def("set_cache_config", [](const bound_function& f, int fc) {
-            f.fn.set_cache_config(static_cast<CUfunc_cache>(fc));
-        }, "fc"_a)
-        .def("set_shared_config", [](const bound_function& f, int sc) {
-            f.fn.set_shared_config(static_cast<CUsharedconfig>(sc));
-        }, "sc"_a)
+        .def("get_attribute", [](const bound_function& f, int_arg<int> attr) {
+            return f.fn.attribute(static_cast<CUfunction_attribute>(attr.get("Function.get_attribute(attr)")));
+        }, "attr"_a.none())
+        .def("set_attribute", [](const bound_function& f, int_arg<int> attr, int_arg<int> value) {
+            f.fn.set_attribute(static_cast<CUfunction_attribute>(attr.get("Function.set_attribute(attr)")),
+                               value.get("Function.set_attribute(value)"));
+        }, "attr"_a.none(), "value"_a.none())
+        .def("set_cache_config", [](const bound_function& f, int_arg<int> fc) {
+            f.fn.set_cache_config(static_cast<CUfunc_cache>(fc.get("Function.set_cache_config(fc)")));
+        }, "fc"_a.none())
+        .def("set_shared_config", [](const bound_function& f, int_arg<int> sc) {
+            f.fn.set_shared_config(static_cast<CUsharedconfig>(sc.get("Function.set_shared_config(sc)")));
+        }, "sc"_a.none())
         .def_prop_ro("name", [](const bound_function& f) { return f.fn.name(); })
         .def_prop_ro("handle", [](const bound_function& f) { return reinterpret_cast<std::uintptr_t>(f.fn.handle()); })
         .def_prop_ro("param_sizes", [](const bound_function& f) -> nb::object {

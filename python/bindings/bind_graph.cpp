@@ -2,6 +2,7 @@
 // and the capture calls StreamCapture (driver.py) wraps.
 #include "bindings.hpp"
 #include "bound_function.hpp"
+#include "int_args.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -73,14 +74,15 @@ void bind_graph(nb::module_& m) {
         .def("__init__", [](graph_object* self) { new (self) graph_object(cuda::graph::create()); },
              "An empty graph in the current context.")
         .def("add_kernel_node", [](const graph_object& g, nb::args args, const bound_function& func, nb::handle block,
-                                   nb::handle grid, nb::handle dependencies, std::size_t shared_mem_bytes) {
+                                   nb::handle grid, nb::handle dependencies, int_arg<std::size_t> shared_mem) {
+            const std::size_t shared_mem_bytes = shared_mem.get("Graph.add_kernel_node(shared_mem_bytes)");
             cuda::kernel_args values;
             pack_node_arguments(values, func, args);
             const auto deps = node_handles(dependencies, "dependencies");
             return graph_node{g.view.add_kernel_node(func.fn, node_config(grid, block, shared_mem_bytes),
                                                      packed(values), deps)};
         }, "args"_a, nb::kw_only(), "func"_a, "block"_a.none(), "grid"_a = nb::make_tuple(1),
-           "dependencies"_a = nb::list(), "shared_mem_bytes"_a = 0,
+           "dependencies"_a = nb::list(), "shared_mem_bytes"_a.none() = 0,
            "A node launching `func` on `args` (converted as a call converts them, and copied), after "
            "`dependencies`.")
         .def("add_empty_node", [](const graph_object& g, nb::handle dependencies) {
@@ -94,9 +96,9 @@ void bind_graph(nb::module_& m) {
         }, "from_nodes"_a, "to_nodes"_a, "Make each to_nodes[i] run after from_nodes[i].")
         .def("instantiate", [](const graph_object& g) { return g.view.instantiate(); },
              "An executable GraphExec, ready to launch.")
-        .def("debug_dot_print", [](const graph_object& g, const std::string& path, unsigned flags) {
-            g.view.debug_dot_print(path, flags);
-        }, "path"_a, "flags"_a = 0, "Write the graph as Graphviz DOT to `path`.")
+        .def("debug_dot_print", [](const graph_object& g, const std::string& path, int_arg<unsigned> flags) {
+            g.view.debug_dot_print(path, flags.get("Graph.debug_dot_print(flags)"));
+        }, "path"_a, "flags"_a.none() = 0, "Write the graph as Graphviz DOT to `path`.")
         .def_prop_ro("node_count", [](const graph_object& g) { return g.view.node_count(); },
                      "How many nodes the graph has.")
         .def_prop_ro("handle", [](const graph_object& g) { return reinterpret_cast<std::uintptr_t>(g.view.handle()); })
@@ -110,13 +112,14 @@ void bind_graph(nb::module_& m) {
              "stream"_a = nb::none(), "Queue one replay of the graph on `stream` (None: the default stream).")
         .def("kernel_node_set_params", [](const cuda::graph_exec& g, nb::args args, const graph_node& kernel_node,
                                           const bound_function& func, nb::handle block, nb::handle grid,
-                                          std::size_t shared_mem_bytes) {
+                                          int_arg<std::size_t> shared_mem) {
+            const std::size_t shared_mem_bytes = shared_mem.get("GraphExec.kernel_node_set_params(shared_mem_bytes)");
             cuda::kernel_args values;
             pack_node_arguments(values, func, args);
             g.set_kernel_node_params(kernel_node.handle, func.fn, node_config(grid, block, shared_mem_bytes),
                                      packed(values));
         }, "args"_a, nb::kw_only(), "kernel_node"_a, "func"_a, "block"_a.none(), "grid"_a = nb::make_tuple(1),
-           "shared_mem_bytes"_a = 0,
+           "shared_mem_bytes"_a.none() = 0,
            "Give `kernel_node` a new kernel, shape and arguments for the launches that follow.")
         .def_prop_ro("handle",
                      [](const cuda::graph_exec& g) { return reinterpret_cast<std::uintptr_t>(g.handle()); });
@@ -139,9 +142,11 @@ void bind_graph(nb::module_& m) {
         nb::object graph = info.graph ? nb::cast(graph_object(*info.graph)) : nb::none();
         return nb::make_tuple(constant_class("capture_status")(static_cast<int>(info.status)), info.id, graph, nodes);
     });
-    stream_method("update_capture_dependencies", [](const cuda::stream& s, nb::handle dependencies, unsigned flags) {
-        cuda::update_capture_dependencies(s.view(), node_handles(dependencies, "dependencies"), flags);
-    }, "dependencies"_a, "flags"_a);
+    stream_method("update_capture_dependencies", [](const cuda::stream& s, nb::handle dependencies,
+                                                    int_arg<unsigned> flags) {
+        const unsigned update_flags = flags.get("Stream.update_capture_dependencies(flags)");
+        cuda::update_capture_dependencies(s.view(), node_handles(dependencies, "dependencies"), update_flags);
+    }, "dependencies"_a, "flags"_a.none());
 
     m.def("_begin_capture", [](nb::handle stream, cuda::capture_mode mode) {
         cuda::begin_capture(stream_arg(stream), mode);

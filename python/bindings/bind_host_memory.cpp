@@ -2,6 +2,7 @@
 // RegisteredHostMemory and ManagedAllocation. Each exposes its bytes through the buffer
 // protocol; gpukit/_memory.py builds the numpy arrays over them, so an array's .base is
 // the allocation.
+#include "int_args.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/cuda/host_memory.hpp"
@@ -34,7 +35,10 @@ void bind_host_memory(nb::module_& m) {
         .def("free", &aligned_host_allocation::free,
              "Free the memory now. Arrays over it must not be used afterwards.")
         .def_prop_ro("alignment", &aligned_host_allocation::alignment);
-    m.def("_aligned_alloc", &aligned_host_allocation::allocate, "bytes"_a, "alignment"_a);
+    m.def("_aligned_alloc", [](int_arg<std::size_t> bytes, int_arg<std::size_t> alignment) {
+        return aligned_host_allocation::allocate(bytes.get("aligned_empty(nbytes)"),
+                                                 alignment.get("aligned_empty(alignment)"));
+    }, "bytes"_a.none(), "alignment"_a.none());
 
     nb::class_<pagelocked_host_allocation>(m, "PagelockedHostAllocation",
                                            nb::type_slots(host_memory_slots<pagelocked_host_allocation>),
@@ -44,7 +48,10 @@ void bind_host_memory(nb::module_& m) {
         .def("get_flags", &pagelocked_host_allocation::flags, "The host_alloc_flags it was allocated with.")
         .def("get_device_pointer", &pagelocked_host_allocation::device_pointer,
              "The device address of this memory (needs host_alloc_flags.DEVICEMAP or unified addressing).");
-    m.def("_pagelocked_alloc", &pagelocked_host_allocation::allocate, "bytes"_a, "flags"_a);
+    m.def("_pagelocked_alloc", [](int_arg<std::size_t> bytes, int_arg<unsigned int> flags) {
+        return pagelocked_host_allocation::allocate(bytes.get("pagelocked_empty(nbytes)"),
+                                                    flags.get("pagelocked_empty(mem_flags)"));
+    }, "bytes"_a.none(), "flags"_a.none());
 
     nb::class_<registered_memory>(m, "RegisteredHostMemory", nb::type_slots(host_memory_slots<registered_memory>),
                                   "Host memory of another object, page-locked while this lives.")
@@ -52,11 +59,13 @@ void bind_host_memory(nb::module_& m) {
              "Remove the page lock now; the memory itself stays valid.")
         .def("get_device_pointer", [](const registered_memory& r) { return r.memory.device_pointer(); })
         .def_prop_ro("base", [](const registered_memory& r) { return r.base; }, "The object whose memory this is.");
-    m.def("_register_host_memory", [](nb::handle ary, unsigned int flags) {
+    m.def("_register_host_memory", [](nb::handle ary, int_arg<unsigned int> flags) {
+        const unsigned int register_flags = flags.get("register_host_memory(flags)");
         const host_buffer buffer(ary, true, "register_host_memory(ary)");
-        return registered_memory{cuda::registered_host_memory::register_memory(buffer.data(), buffer.size(), flags),
-                                 nb::borrow(ary)};
-    }, "ary"_a, "flags"_a);
+        return registered_memory{
+            cuda::registered_host_memory::register_memory(buffer.data(), buffer.size(), register_flags),
+            nb::borrow(ary)};
+    }, "ary"_a, "flags"_a.none());
 
     nb::class_<managed_allocation>(m, "ManagedAllocation", nb::type_slots(host_memory_slots<managed_allocation>),
                                    "Managed memory, valid on host and device; the .base of managed_empty() arrays.")
@@ -65,11 +74,13 @@ void bind_host_memory(nb::module_& m) {
              "The device address, which for managed memory equals the host address.")
         .def("__int__", &managed_allocation::device_pointer)
         .def("__index__", &managed_allocation::device_pointer)
-        .def("attach", [](const managed_allocation& a, unsigned int mem_flags, nb::handle stream) {
-            a.attach(mem_flags, stream_arg(stream));
-        }, "mem_flags"_a, "stream"_a.none() = nb::none(),
+        .def("attach", [](const managed_allocation& a, int_arg<unsigned int> mem_flags, nb::handle stream) {
+            a.attach(mem_flags.get("ManagedAllocation.attach(mem_flags)"), stream_arg(stream));
+        }, "mem_flags"_a.none(), "stream"_a.none() = nb::none(),
              "Make the memory visible to the whole context (GLOBAL), the host (HOST) or one stream (SINGLE).");
-    m.def("_managed_alloc", &managed_allocation::allocate, "bytes"_a, "flags"_a);
+    m.def("_managed_alloc", [](int_arg<std::size_t> bytes, int_arg<unsigned int> flags) {
+        return managed_allocation::allocate(bytes.get("managed_empty(nbytes)"), flags.get("managed_empty(mem_flags)"));
+    }, "bytes"_a.none(), "flags"_a.none());
 }
 
 }  // namespace gpukit::python

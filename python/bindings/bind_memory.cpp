@@ -1,5 +1,6 @@
 // gpukit.driver device memory: DeviceAllocation, mem_get_info, mem_alloc, mem_alloc_pitch,
 // IPC handles, and _HostView, the buffer behind as_buffer().
+#include "int_args.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -11,6 +12,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace gpukit::python {
@@ -41,7 +43,13 @@ static nb::object host_memoryview(nb::handle owner, CUdeviceptr address, std::op
     if (capacity && (offset > *capacity || size > *capacity - offset))
         throw logic_error("as_buffer(): " + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
                           " exceed the " + std::to_string(*capacity) + " bytes of the memory");
-    if (!cuda::is_host_accessible(address))
+    // Without a known capacity, the range must still be one the CPU could address, and a
+    // length a memoryview can hold.
+    if (offset > std::numeric_limits<CUdeviceptr>::max() - address ||
+        size > static_cast<std::size_t>(PY_SSIZE_T_MAX))
+        throw logic_error("as_buffer(): " + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
+                          " from address " + std::to_string(address) + " are beyond the address space");
+    if (!cuda::is_host_accessible(address + offset))
         throw logic_error("as_buffer(): this device memory is not addressable from the host (only managed and "
                           "mapped page-locked memory is); copy it with memcpy_dtoh() or from_device(), or "
                           "allocate it with managed_empty()");
@@ -61,10 +69,11 @@ void bind_memory(nb::module_& m) {
         .def("__index__", &device_allocation::get)
         .def("__len__", &device_allocation::size)
         .def_prop_ro("size", &device_allocation::size, "Bytes allocated (0 once freed).")
-        .def("as_buffer", [](nb::handle self, std::size_t size, std::size_t offset) {
+        .def("as_buffer", [](nb::handle self, int_arg<std::size_t> size, int_arg<std::size_t> offset) {
             const auto& a = nb::cast<const device_allocation&>(self);
-            return host_memoryview(self, a.get(), a.size(), size, offset);
-        }, "size"_a, "offset"_a = 0,
+            return host_memoryview(self, a.get(), a.size(), size.get("as_buffer(size)"),
+                                   offset.get("as_buffer(offset)"));
+        }, "size"_a.none(), "offset"_a.none() = 0,
              "A memoryview of `size` bytes from `offset`. Only memory the CPU can address (managed or mapped) "
              "has one; plain device memory raises LogicError.")
         .def("__repr__", [](const device_allocation& a) {
@@ -80,14 +89,22 @@ void bind_memory(nb::module_& m) {
         const cuda::memory_info info = cuda::mem_get_info();
         return std::make_pair(info.free, info.total);
     }, "(free, total) bytes of device memory of the current context.");
-    m.def("mem_alloc", &device_allocation::allocate, "bytes"_a, "Allocate `bytes` (at least 1) of device memory.");
-    m.def("mem_alloc_pitch", &device_allocation::allocate_pitch, "width"_a, "height"_a, "access_size"_a,
+    m.def("mem_alloc", [](int_arg<std::size_t> bytes) {
+        return device_allocation::allocate(bytes.get("mem_alloc(bytes)"));
+    }, "bytes"_a.none(), "Allocate `bytes` (at least 1) of device memory.");
+    m.def("mem_alloc_pitch", [](int_arg<std::size_t> width, int_arg<std::size_t> height,
+                                int_arg<unsigned int> access_size) {
+        return device_allocation::allocate_pitch(width.get("mem_alloc_pitch(width)"),
+                                                 height.get("mem_alloc_pitch(height)"),
+                                                 access_size.get("mem_alloc_pitch(access_size)"));
+    }, "width"_a.none(), "height"_a.none(), "access_size"_a.none(),
           "Allocate `height` rows of at least `width` bytes for elements of `access_size` (4, 8 or 16) bytes. "
           "Returns (DeviceAllocation, pitch in bytes).");
-    m.def("_host_memoryview", [](nb::handle owner, std::size_t size, std::size_t offset) {
+    m.def("_host_memoryview", [](nb::handle owner, int_arg<std::size_t> size, int_arg<std::size_t> offset) {
         const cuda::device_pointer p = device_pointer_arg(owner, "as_buffer()");
-        return host_memoryview(owner, p.address, p.capacity, size, offset);
-    }, "owner"_a, "size"_a, "offset"_a);
+        return host_memoryview(owner, p.address, p.capacity, size.get("as_buffer(size)"),
+                               offset.get("as_buffer(offset)"));
+    }, "owner"_a, "size"_a.none(), "offset"_a.none());
 
     m.def("mem_get_ipc_handle", [](nb::handle devptr) {
         const CUipcMemHandle h = cuda::get_ipc_mem_handle(device_pointer_arg(devptr, "mem_get_ipc_handle()").address);
@@ -96,7 +113,8 @@ void bind_memory(nb::module_& m) {
 
     nb::class_<ipc_memory_handle>(m, "IPCMemoryHandle",
                                   "Device memory of another process, mapped from mem_get_ipc_handle() bytes.")
-        .def("__init__", [](ipc_memory_handle* self, nb::bytes handle, unsigned int flags) {
+        .def("__init__", [](ipc_memory_handle* self, nb::bytes handle, int_arg<unsigned int> flags_arg) {
+            const unsigned int flags = flags_arg.get("IPCMemoryHandle(flags)");
             CUipcMemHandle h{};
             if (handle.size() != sizeof h.reserved)
                 throw logic_error("IPCMemoryHandle(): expected the " + std::to_string(sizeof h.reserved) +
@@ -104,7 +122,7 @@ void bind_memory(nb::module_& m) {
                                   " bytes");
             std::memcpy(h.reserved, handle.c_str(), sizeof h.reserved);
             new (self) ipc_memory_handle(ipc_memory_handle::open(h, flags));
-        }, "ipc_handle"_a, "flags"_a = static_cast<unsigned int>(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
+        }, "ipc_handle"_a, "flags"_a.none() = static_cast<unsigned int>(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
         .def("close", &ipc_memory_handle::close, "Unmap the memory now; closing again does nothing.")
         .def("__int__", &ipc_memory_handle::get)
         .def("__index__", &ipc_memory_handle::get);

@@ -1,6 +1,7 @@
 // gpukit.tools.DeviceMemoryPool and PageLockedMemoryPool: the C++ memory_pool over CUDA
 // device memory and page-locked host memory.
 #include "bindings.hpp"
+#include "int_args.hpp"
 
 #include "gpukit/core/bitlog.hpp"
 #include "gpukit/core/error.hpp"
@@ -80,8 +81,10 @@ void bind_pool_common(Class& cls) {
         .def_prop_ro("active_bytes", &Pool::active_bytes)
         .def_prop_ro("managed_bytes", &Pool::managed_bytes)
         .def_prop_ro("leading_bits_in_bin_id", &Pool::leading_bits_in_bin_id)
-        .def_prop_rw("max_held_bytes", &Pool::max_held_bytes, &Pool::set_max_held_bytes, nb::arg("cap").none(),
-                     "Held bytes above this are released (None: no cap).")
+        .def_prop_rw("max_held_bytes", &Pool::max_held_bytes, [](Pool& p, int_arg<std::size_t> cap) {
+            p.set_max_held_bytes(cap.object.is_none() ? std::nullopt
+                                                      : std::optional(cap.get("max_held_bytes")));
+        }, nb::arg("cap").none(), "Held bytes above this are released (None: no cap).")
         .def("stats", [](const Pool& p) { return stats_dict(p.stats()); }, "Counters of hits, misses and bytes.")
         .def("free_held", &Pool::free_held, "Release every held block.")
         .def("stop_holding", &Pool::stop_holding, "Release held blocks and stop keeping freed ones.");
@@ -90,16 +93,21 @@ void bind_pool_common(Class& cls) {
 }  // namespace
 
 void bind_pool(nb::module_& m) {
-    m.def("bitlog2", [](std::uint64_t value) { return bitlog2(value); }, "value"_a,
+    m.def("bitlog2", [](int_arg<std::uint64_t> value) { return bitlog2(value.get("bitlog2(value)")); },
+          "value"_a.none(),
           "floor(log2(value)); bitlog2(0) is 0.");
     // PyCUDA's pools have bin_number and alloc_size as static methods (tools.py binds these
     // to the class, with the default layout).
-    m.def("_bin_number", [](std::size_t size, unsigned leading_bits) {
-        return memory::checked_bin_number(memory::checked_bin_layout(leading_bits), size);
-    }, "size"_a, "leading_bits_in_bin_id"_a);
-    m.def("_alloc_size", [](std::size_t bin, unsigned leading_bits) {
-        return memory::checked_alloc_size(memory::checked_bin_layout(leading_bits), bin);
-    }, "bin"_a, "leading_bits_in_bin_id"_a);
+    m.def("_bin_number", [](int_arg<std::size_t> size, int_arg<unsigned> leading_bits) {
+        return memory::checked_bin_number(
+            memory::checked_bin_layout(leading_bits.get("bin_number(leading_bits_in_bin_id)")),
+            size.get("bin_number(size)"));
+    }, "size"_a.none(), "leading_bits_in_bin_id"_a.none());
+    m.def("_alloc_size", [](int_arg<std::size_t> bin, int_arg<unsigned> leading_bits) {
+        return memory::checked_alloc_size(
+            memory::checked_bin_layout(leading_bits.get("alloc_size(leading_bits_in_bin_id)")),
+            bin.get("alloc_size(bin)"));
+    }, "bin"_a.none(), "leading_bits_in_bin_id"_a.none());
 
     const auto pointer = [](const device_block& b) { return b.block.pointer(); };
     nb::class_<device_block>(m, "PooledDeviceAllocation", "Device memory from a DeviceMemoryPool.")
@@ -111,18 +119,21 @@ void bind_pool(nb::module_& m) {
         .def("get_pointer", pointer)
         .def("__bool__", [](const device_block& b) { return static_cast<bool>(b.block); });
 
-    const auto allocate = [](device_pool& p, std::size_t size) {
-        return device_block{p.get_allocator().owner(), p.allocate(size)};
+    const auto allocate = [](device_pool& p, int_arg<std::size_t> size) {
+        return device_block{p.get_allocator().owner(), p.allocate(size.get("DeviceMemoryPool.allocate(size)"))};
     };
     auto device_cls = nb::class_<device_pool>(m, "DeviceMemoryPool", "A binned pool of device memory.")
-        .def("__init__", [](device_pool* self, unsigned leading_bits) {
-            new (self) device_pool(cuda::device_allocator::for_current_context(), leading_bits);
-        }, "leading_bits_in_bin_id"_a = 4)
-        .def("allocate", allocate, "size"_a, "A PooledDeviceAllocation of `size` bytes.")
-        .def("__call__", allocate, "size"_a);
+        .def("__init__", [](device_pool* self, int_arg<unsigned> leading_bits) {
+            const unsigned bits = leading_bits.get("DeviceMemoryPool(leading_bits_in_bin_id)");
+            new (self) device_pool(cuda::device_allocator::for_current_context(), bits);
+        }, "leading_bits_in_bin_id"_a.none() = 4)
+        .def("allocate", allocate, "size"_a.none(), "A PooledDeviceAllocation of `size` bytes.")
+        .def("__call__", allocate, "size"_a.none());
     bind_pool_common<device_pool>(device_cls);
 
-    m.def("_default_pool_allocate", &cuda::allocate_from_default_pool, "size"_a,
+    m.def("_default_pool_allocate", [](int_arg<std::size_t> size) {
+        return cuda::allocate_from_default_pool(size.get("default_allocator()(size)"));
+    }, "size"_a.none(),
           "A PooledDeviceAllocation of `size` bytes from the current context's default pool.");
     m.def("_release_default_pools", &cuda::release_default_pools,
           "Drop every context's default pool, freeing the blocks they hold.");
@@ -137,16 +148,20 @@ void bind_pool(nb::module_& m) {
         .def_prop_ro("ptr", [](const host_block& b) { return reinterpret_cast<std::uintptr_t>(b.live().pointer()); });
 
     nb::class_<cuda::pagelocked_allocator>(m, "PageLockedAllocator", "cuMemHostAlloc with host_alloc_flags.")
-        .def("__init__", [](cuda::pagelocked_allocator* self, unsigned int flags) {
-            new (self) cuda::pagelocked_allocator(cuda::pagelocked_allocator::for_current_context(flags));
-        }, "flags"_a = 0)
+        .def("__init__", [](cuda::pagelocked_allocator* self, int_arg<unsigned int> flags) {
+            const unsigned int alloc_flags = flags.get("PageLockedAllocator(flags)");
+            new (self) cuda::pagelocked_allocator(cuda::pagelocked_allocator::for_current_context(alloc_flags));
+        }, "flags"_a.none() = 0)
         .def_prop_ro("flags", &cuda::pagelocked_allocator::flags);
 
     auto host_cls = nb::class_<host_pool>(m, "_PageLockedMemoryPool")
-        .def("__init__", [](host_pool* self, const cuda::pagelocked_allocator& allocator, unsigned leading_bits) {
-            new (self) host_pool(allocator, leading_bits);
-        }, "allocator"_a, "leading_bits_in_bin_id"_a = 4)
-        .def("allocate_bytes", [](host_pool& p, std::size_t size) { return host_block{p.allocate(size)}; }, "size"_a);
+        .def("__init__", [](host_pool* self, const cuda::pagelocked_allocator& allocator,
+                            int_arg<unsigned> leading_bits) {
+            new (self) host_pool(allocator, leading_bits.get("PageLockedMemoryPool(leading_bits_in_bin_id)"));
+        }, "allocator"_a, "leading_bits_in_bin_id"_a.none() = 4)
+        .def("allocate_bytes", [](host_pool& p, int_arg<std::size_t> size) {
+            return host_block{p.allocate(size.get("PageLockedMemoryPool.allocate(nbytes)"))};
+        }, "size"_a.none());
     bind_pool_common<host_pool>(host_cls);
 }
 

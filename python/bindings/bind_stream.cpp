@@ -1,6 +1,7 @@
 // gpukit.driver.Stream and gpukit.driver.Event.
 #include "bindings.hpp"
 #include "host_holds.hpp"
+#include "int_args.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -19,9 +20,9 @@ using cuda::stream;
 
 void bind_stream(nb::module_& m) {
     nb::class_<stream>(m, "Stream", "A queue of operations that run in order.")
-        .def("__init__", [](stream* self, unsigned int flags, int priority) {
-            new (self) stream(stream::create(flags, priority));
-        }, "flags"_a = 0, "priority"_a = 0)
+        .def("__init__", [](stream* self, int_arg<unsigned int> flags, int_arg<int> priority) {
+            new (self) stream(stream::create(flags.get("Stream(flags)"), priority.get("Stream(priority)")));
+        }, "flags"_a.none() = 0, "priority"_a.none() = 0)
         .def("synchronize", [](const stream& s) {
             {
                 release_gil release;
@@ -44,8 +45,9 @@ void bind_stream(nb::module_& m) {
     }, "handle"_a, nb::call_guard<release_gil>(), "Wait for a CUstream given by its address.");
 
     nb::class_<event>(m, "Event", "A marker in a stream, for waiting and timing.")
-        .def("__init__", [](event* self, unsigned int flags) { new (self) event(event::create(flags)); },
-             "flags"_a = 0)
+        .def("__init__", [](event* self, int_arg<unsigned int> flags) {
+            new (self) event(event::create(flags.get("Event(flags)")));
+        }, "flags"_a.none() = 0)
         .def("record", [](nb::handle self, nb::handle s) {
             nb::cast<event&>(self).record(stream_arg(s));
             return self;

@@ -3,6 +3,7 @@
 // objects they copy from and to, and an asynchronous copy holds them until it is done
 // (host_holds.hpp), so it cannot outlive its buffers even when the object goes first.
 #include "host_holds.hpp"
+#include "int_args.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/cuda/array.hpp"
@@ -55,24 +56,29 @@ void set_unified(cuda::copy_location& at, nb::object& owner, nb::handle obj, boo
     owner = nb::borrow(obj);
 }
 
+// A size field of the source (`part` src), destination (dst) or extent, set from Python with
+// an error naming it.
+template <class T, auto part, auto field>
+void size_field(nb::class_<T>& cls, const char* name, const char* doc = "") {
+    cls.def_prop_rw(name, [](const T& c) { return c.*part.*field; },
+                    [name](T& c, int_arg<std::size_t> v) { c.*part.*field = v.get(name); }, nb::arg("value").none(),
+                    doc);
+}
+
 // The fields and setters shared by the three classes; `dims` 3 adds z, lod, height and depth.
 template <class T>
 void bind_fields(nb::class_<T>& cls, int dims) {
+    using location = cuda::copy_location;
+    using extent = cuda::copy_extent;
+    size_field<T, &T::src, &location::x_in_bytes>(cls, "src_x_in_bytes");
+    size_field<T, &T::src, &location::y>(cls, "src_y");
+    size_field<T, &T::src, &location::pitch>(cls, "src_pitch", "Bytes between rows; 0: width_in_bytes.");
+    size_field<T, &T::dst, &location::x_in_bytes>(cls, "dst_x_in_bytes");
+    size_field<T, &T::dst, &location::y>(cls, "dst_y");
+    size_field<T, &T::dst, &location::pitch>(cls, "dst_pitch", "Bytes between rows; 0: width_in_bytes.");
+    size_field<T, &T::extent, &extent::width_in_bytes>(cls, "width_in_bytes");
+    size_field<T, &T::extent, &extent::height>(cls, "height", "Rows to copy.");
     cls.def(nb::init<>())
-        .def_prop_rw("src_x_in_bytes", [](const T& c) { return c.src.x_in_bytes; },
-                     [](T& c, std::size_t v) { c.src.x_in_bytes = v; })
-        .def_prop_rw("src_y", [](const T& c) { return c.src.y; }, [](T& c, std::size_t v) { c.src.y = v; })
-        .def_prop_rw("src_pitch", [](const T& c) { return c.src.pitch; },
-                     [](T& c, std::size_t v) { c.src.pitch = v; }, "Bytes between rows; 0: width_in_bytes.")
-        .def_prop_rw("dst_x_in_bytes", [](const T& c) { return c.dst.x_in_bytes; },
-                     [](T& c, std::size_t v) { c.dst.x_in_bytes = v; })
-        .def_prop_rw("dst_y", [](const T& c) { return c.dst.y; }, [](T& c, std::size_t v) { c.dst.y = v; })
-        .def_prop_rw("dst_pitch", [](const T& c) { return c.dst.pitch; },
-                     [](T& c, std::size_t v) { c.dst.pitch = v; }, "Bytes between rows; 0: width_in_bytes.")
-        .def_prop_rw("width_in_bytes", [](const T& c) { return c.extent.width_in_bytes; },
-                     [](T& c, std::size_t v) { c.extent.width_in_bytes = v; })
-        .def_prop_rw("height", [](const T& c) { return c.extent.height; },
-                     [](T& c, std::size_t v) { c.extent.height = v; }, "Rows to copy.")
         .def("set_src_host", [](T& c, nb::handle buffer) {
             set_host(c.src, c.src_owner, buffer, false, "set_src_host(buffer)");
         }, "buffer"_a)
@@ -103,16 +109,13 @@ void bind_fields(nb::class_<T>& cls, int dims) {
         }, "buffer"_a);
     if (dims < 3)
         return;
-    cls.def_prop_rw("src_z", [](const T& c) { return c.src.z; }, [](T& c, std::size_t v) { c.src.z = v; })
-        .def_prop_rw("src_lod", [](const T& c) { return c.src.lod; }, [](T& c, std::size_t v) { c.src.lod = v; })
-        .def_prop_rw("src_height", [](const T& c) { return c.src.height; },
-                     [](T& c, std::size_t v) { c.src.height = v; }, "Rows per slice of the source; 0: height.")
-        .def_prop_rw("dst_z", [](const T& c) { return c.dst.z; }, [](T& c, std::size_t v) { c.dst.z = v; })
-        .def_prop_rw("dst_lod", [](const T& c) { return c.dst.lod; }, [](T& c, std::size_t v) { c.dst.lod = v; })
-        .def_prop_rw("dst_height", [](const T& c) { return c.dst.height; },
-                     [](T& c, std::size_t v) { c.dst.height = v; }, "Rows per slice of the destination; 0: height.")
-        .def_prop_rw("depth", [](const T& c) { return c.extent.depth; },
-                     [](T& c, std::size_t v) { c.extent.depth = v; }, "Slices to copy.");
+    size_field<T, &T::src, &location::z>(cls, "src_z");
+    size_field<T, &T::src, &location::lod>(cls, "src_lod");
+    size_field<T, &T::src, &location::height>(cls, "src_height", "Rows per slice of the source; 0: height.");
+    size_field<T, &T::dst, &location::z>(cls, "dst_z");
+    size_field<T, &T::dst, &location::lod>(cls, "dst_lod");
+    size_field<T, &T::dst, &location::height>(cls, "dst_height", "Rows per slice of the destination; 0: height.");
+    size_field<T, &T::extent, &extent::depth>(cls, "depth", "Slices to copy.");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // gpukit.driver texture and surface objects: TextureObject (from an Array, linear memory
 // or pitched 2-D memory) and SurfaceObject (over an Array made with SURFACE_LDST). Both
 // are passed to kernels as their 64-bit handle.
+#include "int_args.hpp"
 #include "memory_args.hpp"
 #include "texture_args.hpp"
 
@@ -24,35 +25,50 @@ namespace {
 void set_address_mode(cuda::texture_desc& desc, nb::handle mode) {
     if (mode.is_none())
         return;
-    if (PyLong_Check(mode.ptr())) {
-        desc.address_mode.fill(static_cast<CUaddress_mode>(nb::cast<int>(mode)));
+    if (PyIndex_Check(mode.ptr())) {
+        desc.address_mode.fill(static_cast<CUaddress_mode>(integer_arg<int>(mode, "address_mode")));
         return;
     }
+    if (!PySequence_Check(mode.ptr()))
+        throw nb::type_error(("address_mode: give one address_mode or a tuple of 1 to 3 (x, y, z), got " +
+                              nb::cast<std::string>(nb::repr(mode)))
+                                 .c_str());
     nb::sequence modes = nb::borrow<nb::sequence>(mode);
     const std::size_t n = nb::len(modes);
     if (n == 0 || n > 3)
         throw nb::value_error(("address_mode: give one address_mode or a tuple of 1 to 3 (x, y, z), got " +
                                std::to_string(n) + " entries").c_str());
     for (std::size_t dim = 0; dim < n; ++dim)
-        desc.address_mode[dim] = static_cast<CUaddress_mode>(nb::cast<int>(modes[dim]));
+        desc.address_mode[dim] = static_cast<CUaddress_mode>(integer_arg<int>(modes[dim], "address_mode"));
 }
 
-cuda::texture_desc make_desc(nb::handle address_mode, int filter_mode, unsigned int flags, nb::handle border_color) {
+// The sampling arguments of the TextureObject constructors, with errors naming `function`.
+cuda::texture_desc make_desc(const std::string& function, nb::handle address_mode, nb::handle filter_mode,
+                             nb::handle flags, nb::handle border_color) {
     cuda::texture_desc desc;
     set_address_mode(desc, address_mode);
-    desc.filter_mode = static_cast<CUfilter_mode>(filter_mode);
-    desc.flags = flags;
+    desc.filter_mode = static_cast<CUfilter_mode>(integer_arg<int>(filter_mode, (function + "(filter_mode)").c_str()));
+    desc.flags = integer_arg<unsigned int>(flags, (function + "(flags)").c_str());
     if (!border_color.is_none()) {
+        const char* what = "border_color: give four floats (one per channel)";
+        if (!PySequence_Check(border_color.ptr()) || nb::len(border_color) != 4)
+            throw nb::value_error(what);
         nb::sequence color = nb::borrow<nb::sequence>(border_color);
-        if (nb::len(color) != 4)
-            throw nb::value_error("border_color: give four floats (one per channel)");
-        for (std::size_t i = 0; i < 4; ++i)
-            desc.border_color[i] = nb::cast<float>(color[i]);
+        for (std::size_t i = 0; i < 4; ++i) {
+            const double channel = PyFloat_AsDouble(nb::object(color[i]).ptr());
+            if (channel == -1.0 && PyErr_Occurred()) {
+                PyErr_Clear();
+                throw nb::type_error(what);
+            }
+            desc.border_color[i] = static_cast<float>(channel);
+        }
     }
     return desc;
 }
 
-CUarray_format format_arg(int format) { return static_cast<CUarray_format>(format); }
+CUarray_format format_arg(nb::handle format, const std::string& function) {
+    return static_cast<CUarray_format>(integer_arg<int>(format, (function + "(format)").c_str()));
+}
 
 constexpr const char* sampling_doc =
     "address_mode: None (CLAMP), one address_mode, or a tuple of them for x, y, z; filter_mode: a filter_mode; "
@@ -74,43 +90,55 @@ void bind_texture(nb::module_& m) {
                                "A texture object: read-only, cached, optionally filtered access to an Array or "
                                "device memory. Pass it to a kernel whose parameter is a cudaTextureObject_t.")
         .def_static("from_array",
-                    [](std::shared_ptr<cuda::array> source, nb::handle address_mode, int filter_mode,
-                       unsigned int flags, nb::handle border_color) {
-                        return texture_object::from_array(std::move(source),
-                                                          make_desc(address_mode, filter_mode, flags, border_color));
+                    [](std::shared_ptr<cuda::array> source, nb::handle address_mode, nb::handle filter_mode,
+                       nb::handle flags, nb::handle border_color) {
+                        return texture_object::from_array(
+                            std::move(source),
+                            make_desc("TextureObject.from_array", address_mode, filter_mode, flags, border_color));
                     },
-                    "array"_a, "address_mode"_a = nb::none(), "filter_mode"_a = static_cast<int>(CU_TR_FILTER_MODE_POINT),
-                    "flags"_a = 0, "border_color"_a = nb::none(),
+                    "array"_a, "address_mode"_a.none() = nb::none(),
+                    "filter_mode"_a.none() = static_cast<int>(CU_TR_FILTER_MODE_POINT), "flags"_a.none() = 0,
+                    "border_color"_a.none() = nb::none(),
                     (std::string("A texture over `array` (1-D, 2-D, 3-D or layered), which it keeps alive. ") +
                      sampling_doc).c_str())
         .def_static("from_linear",
-                    [](nb::handle devptr, int format, unsigned int num_channels, std::size_t size_bytes,
-                       nb::handle address_mode, int filter_mode, unsigned int flags, nb::handle border_color) {
+                    [](nb::handle devptr, nb::handle format, int_arg<unsigned int> num_channels,
+                       int_arg<std::size_t> size_bytes, nb::handle address_mode, nb::handle filter_mode,
+                       nb::handle flags, nb::handle border_color) {
+                        const std::string function = "TextureObject.from_linear";
                         return texture_object::from_linear(
-                            device_pointer_arg(devptr, "TextureObject.from_linear(devptr)"), format_arg(format),
-                            num_channels, size_bytes, make_desc(address_mode, filter_mode, flags, border_color));
+                            device_pointer_arg(devptr, "TextureObject.from_linear(devptr)"),
+                            format_arg(format, function), num_channels.get("TextureObject.from_linear(num_channels)"),
+                            size_bytes.get("TextureObject.from_linear(size_bytes)"),
+                            make_desc(function, address_mode, filter_mode, flags, border_color));
                     },
                     nb::keep_alive<0, 1>(),  // the memory must outlive the texture
-                    "devptr"_a, "format"_a, "num_channels"_a, "size_bytes"_a, "address_mode"_a = nb::none(),
-                    "filter_mode"_a = static_cast<int>(CU_TR_FILTER_MODE_POINT), "flags"_a = 0,
-                    "border_color"_a = nb::none(),
+                    "devptr"_a, "format"_a.none(), "num_channels"_a.none(), "size_bytes"_a.none(),
+                    "address_mode"_a.none() = nb::none(),
+                    "filter_mode"_a.none() = static_cast<int>(CU_TR_FILTER_MODE_POINT), "flags"_a.none() = 0,
+                    "border_color"_a.none() = nb::none(),
                     (std::string("A 1-D texture over `size_bytes` of device memory at `devptr` (kept alive), holding "
                                  "elements of `num_channels` channels of array_format `format`; read it with "
                                  "tex1Dfetch. The address must meet the device's TEXTURE_ALIGNMENT. ") +
                      sampling_doc).c_str())
         .def_static("from_pitch2d",
-                    [](nb::handle devptr, int format, unsigned int num_channels, std::size_t width,
-                       std::size_t height, std::size_t pitch, nb::handle address_mode, int filter_mode,
-                       unsigned int flags, nb::handle border_color) {
+                    [](nb::handle devptr, nb::handle format, int_arg<unsigned int> num_channels,
+                       int_arg<std::size_t> width, int_arg<std::size_t> height, int_arg<std::size_t> pitch,
+                       nb::handle address_mode, nb::handle filter_mode, nb::handle flags, nb::handle border_color) {
+                        const std::string function = "TextureObject.from_pitch2d";
                         return texture_object::from_pitch2d(
-                            device_pointer_arg(devptr, "TextureObject.from_pitch2d(devptr)"), format_arg(format),
-                            num_channels, width, height, pitch,
-                            make_desc(address_mode, filter_mode, flags, border_color));
+                            device_pointer_arg(devptr, "TextureObject.from_pitch2d(devptr)"),
+                            format_arg(format, function), num_channels.get("TextureObject.from_pitch2d(num_channels)"),
+                            width.get("TextureObject.from_pitch2d(width)"),
+                            height.get("TextureObject.from_pitch2d(height)"),
+                            pitch.get("TextureObject.from_pitch2d(pitch)"),
+                            make_desc(function, address_mode, filter_mode, flags, border_color));
                     },
                     nb::keep_alive<0, 1>(),  // the memory must outlive the texture
-                    "devptr"_a, "format"_a, "num_channels"_a, "width"_a, "height"_a, "pitch"_a,
-                    "address_mode"_a = nb::none(), "filter_mode"_a = static_cast<int>(CU_TR_FILTER_MODE_POINT),
-                    "flags"_a = 0, "border_color"_a = nb::none(),
+                    "devptr"_a, "format"_a.none(), "num_channels"_a.none(), "width"_a.none(), "height"_a.none(),
+                    "pitch"_a.none(), "address_mode"_a.none() = nb::none(),
+                    "filter_mode"_a.none() = static_cast<int>(CU_TR_FILTER_MODE_POINT), "flags"_a.none() = 0,
+                    "border_color"_a.none() = nb::none(),
                     (std::string("A 2-D texture over `height` rows of `width` elements, `pitch` bytes apart, at "
                                  "`devptr` (kept alive), as from mem_alloc_pitch. The pitch must meet the device's "
                                  "TEXTURE_PITCH_ALIGNMENT. ") +

@@ -1,26 +1,18 @@
 """The numpy side of gpukit.driver's memory functions: arrays over host, page-locked,
 aligned, registered and managed memory (their ``.base`` is the allocation object), copies
 to and from numpy arrays, and PointerHolderBase. The allocations themselves are C++."""
-import numbers
-
 import numpy as np
 
 from gpukit import _gpukit
-from gpukit._gpukit import mem_alloc, memcpy_dtoh, memcpy_htod, mem_attach_flags
+from gpukit._gpukit import Layout, mem_alloc, memcpy_dtoh, memcpy_htod, mem_attach_flags
 
 
-def _shape_tuple(shape):
-    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-    if any(int(extent) < 0 for extent in shape):
-        raise ValueError(f"negative dimensions are not allowed: shape {shape}")
-    return shape
-
-
-def _nbytes(shape, dtype):
-    count = 1
-    for extent in shape:
-        count *= int(extent)
-    return count * np.dtype(dtype).itemsize
+def _shape_and_nbytes(shape, dtype):
+    """The shape of a new host array as a tuple, and its bytes. The layout checks the shape
+    as numpy does: TypeError for 2.5, ValueError for negative extents and for sizes beyond
+    64 bits."""
+    layout = Layout.contiguous(shape, np.dtype(dtype).itemsize)
+    return tuple(layout.shape), layout.nbytes
 
 
 def _order_of(array):
@@ -52,7 +44,7 @@ def mem_alloc_like(ary):
 
 def from_device(devptr, shape, dtype, order="C"):
     """A new numpy array of `shape`, `dtype` and `order`, filled from device memory `devptr`."""
-    result = np.empty(_shape_tuple(shape), dtype, order=order)
+    result = np.empty(shape, dtype, order=order)
     memcpy_dtoh(result, devptr)
     return result
 
@@ -87,8 +79,8 @@ class PointerHolderBase:
 
 def pagelocked_empty(shape, dtype, order="C", mem_flags=0):
     """An uninitialised page-locked numpy array; `mem_flags` combines host_alloc_flags."""
-    shape = _shape_tuple(shape)
-    return _array_over(_gpukit._pagelocked_alloc(_nbytes(shape, dtype), int(mem_flags)), shape, dtype, order)
+    shape, nbytes = _shape_and_nbytes(shape, dtype)
+    return _array_over(_gpukit._pagelocked_alloc(nbytes, mem_flags), shape, dtype, order)
 
 
 def pagelocked_zeros(shape, dtype, order="C", mem_flags=0):
@@ -111,8 +103,8 @@ def aligned_empty(shape, dtype, order="C", alignment=4096):
     """An uninitialised numpy array whose data starts at a multiple of `alignment` (a power
     of two). Its memory is a whole number of alignment units, so with the default page
     alignment an array of whole pages can be given to register_host_memory()."""
-    shape = _shape_tuple(shape)
-    return _array_over(_gpukit._aligned_alloc(_nbytes(shape, dtype), int(alignment)), shape, dtype, order)
+    shape, nbytes = _shape_and_nbytes(shape, dtype)
+    return _array_over(_gpukit._aligned_alloc(nbytes, alignment), shape, dtype, order)
 
 
 def aligned_zeros(shape, dtype, order="C", alignment=4096):
@@ -137,7 +129,7 @@ def register_host_memory(ary, flags=0):
     its .base is a RegisteredHostMemory whose .base is `ary`."""
     if not isinstance(ary, np.ndarray):
         raise TypeError(f"register_host_memory(ary): expected a numpy.ndarray, got {type(ary).__name__}")
-    registered = _gpukit._register_host_memory(ary, int(flags))
+    registered = _gpukit._register_host_memory(ary, flags)
     return np.ndarray(ary.shape, ary.dtype, buffer=registered, strides=ary.strides)
 
 
@@ -147,8 +139,8 @@ def managed_empty(shape, dtype, order="C", mem_flags=mem_attach_flags.GLOBAL):
     """An uninitialised managed numpy array, usable on host and device. `mem_flags` is
     mem_attach_flags.GLOBAL or HOST. More than mem_get_info() reports free is refused with
     gpukit.driver.MemoryError."""
-    shape = _shape_tuple(shape)
-    return _array_over(_gpukit._managed_alloc(_nbytes(shape, dtype), int(mem_flags)), shape, dtype, order)
+    shape, nbytes = _shape_and_nbytes(shape, dtype)
+    return _array_over(_gpukit._managed_alloc(nbytes, mem_flags), shape, dtype, order)
 
 
 def managed_zeros(shape, dtype, order="C", mem_flags=mem_attach_flags.GLOBAL):

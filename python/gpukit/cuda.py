@@ -29,17 +29,11 @@ def _stream(stream):
     raise TypeError(f"stream must be 0 or a gpukit.driver.Stream, got {stream!r}")
 
 
-def _shape(shape):
-    return (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(s) for s in shape)
-
-
-def _extent(shape, strides, itemsize):
-    """Bytes from element 0 to the end of the last element of a layout with explicit
-    strides, which may leave gaps (so more than size * itemsize)."""
-    if any(s < 0 for s in strides):
-        raise ValueError(f"negative strides {tuple(strides)} are not supported for new arrays")
-    low, high = Layout(list(shape), list(strides), itemsize, 0).byte_extent()
-    return high
+def _layout(shape, strides, itemsize, order):
+    """The layout of a new array; shape and strides are checked as numpy checks them."""
+    if strides is None:
+        return Layout.contiguous(shape, itemsize, order)
+    return Layout(shape, strides, itemsize, 0)
 
 
 def _host_order(ary):
@@ -50,10 +44,6 @@ class DeviceNDArray(GPUArray):
     """An array in device memory with numba.cuda's interface."""
 
     def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
-        dtype = np.dtype(dtype)
-        shape = _shape(shape)
-        if strides is not None and gpu_data is None and np.prod(shape, dtype=np.int64) > 0:
-            gpu_data = gpuarray.default_allocator()(_extent(shape, strides, dtype.itemsize))
         super().__init__(shape, dtype, gpudata=gpu_data, strides=strides, stream=_stream(stream))
 
     # ---- layout queries
@@ -128,12 +118,11 @@ class DeviceNDArray(GPUArray):
     def reshape(self, *newshape, order="C"):
         """A view with another shape; numba refuses reshapes that would need a copy, so
         does this (gpuarray.GPUArray.reshape copies instead)."""
-        if len(newshape) == 1 and not isinstance(newshape[0], numbers.Integral):
-            newshape = tuple(newshape[0])
+        newshape = newshape[0] if len(newshape) == 1 else newshape  # reshape(2, 3) or reshape((2, 3))
         try:
-            layout = self._layout.reshape(list(newshape), order)
+            layout = self._layout.reshape(newshape, order)
         except _gpukit.LogicError as e:
-            raise ValueError(f"reshape{tuple(newshape)}: {e} (a device array is only reshaped as a view)") from None
+            raise ValueError(f"reshape: {e} (a device array is only reshaped as a view)") from None
         return self._view(layout)
 
     def ravel(self, order="C", stream=0):
@@ -195,10 +184,8 @@ def _new_device_array(shape, strides, dtype, stream):
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     """An uninitialised device array, like numpy.empty."""
-    shape = _shape(shape)
-    if strides is None:
-        strides = Layout.contiguous(list(shape), np.dtype(dtype).itemsize, order).strides
-    return _new_device_array(shape, strides, dtype, stream)
+    layout = _layout(shape, strides, np.dtype(dtype).itemsize, order)
+    return _new_device_array(tuple(layout.shape), layout.strides, dtype, stream)
 
 
 def device_array_like(ary, stream=0):
@@ -246,13 +233,16 @@ def as_cuda_array(obj):
 # ---- page-locked and mapped host memory
 
 def _host_array(shape, dtype, strides, order, flags, cls=np.ndarray):
-    shape, dtype = _shape(shape), np.dtype(dtype)
-    if strides is None:
-        strides = Layout.contiguous(list(shape), dtype.itemsize, order).strides
-    nbytes = _extent(shape, strides, dtype.itemsize) if np.prod(shape, dtype=np.int64) > 0 else 0
+    dtype = np.dtype(dtype)
+    layout = _layout(shape, strides, dtype.itemsize, order)
+    # Strides may leave gaps: the memory runs to the end of the last element.
+    low, nbytes = layout.byte_extent() if layout.size else (0, 0)
+    if low < 0:
+        raise ValueError(f"negative strides {tuple(layout.strides)} are not supported for new arrays")
     # The driver refuses empty allocations; an empty array gets one unused byte.
-    allocation = _gpukit._pagelocked_alloc(max(nbytes, 1), int(flags))
-    return np.ndarray.__new__(cls, shape, dtype, buffer=allocation, strides=strides), allocation, nbytes
+    allocation = _gpukit._pagelocked_alloc(max(nbytes, 1), flags)
+    array = np.ndarray.__new__(cls, tuple(layout.shape), dtype, buffer=allocation, strides=tuple(layout.strides))
+    return array, allocation, nbytes
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order="C"):

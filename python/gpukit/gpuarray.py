@@ -10,7 +10,6 @@ complex128 (arithmetic, == and !=, abs, negation; no ``**``, ordering or reducti
 float16 arrays can be made, copied and viewed, but have no arithmetic.
 """
 import builtins
-import numbers
 import sys
 import warnings
 
@@ -235,11 +234,12 @@ class GPUArray:
     def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None, strides=None, order="C",
                  stream=None):
         dtype = np.dtype(dtype)
-        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(int(s) for s in shape)
+        # The Layout checks shape and strides as numpy does (TypeError for 2.5, ValueError for
+        # negative extents and for sizes beyond 64 bits).
         if strides is None:
-            layout = Layout.contiguous(list(shape), dtype.itemsize, order)
+            layout = Layout.contiguous(shape, dtype.itemsize, order)
         else:
-            layout = Layout(list(shape), [int(s) for s in strides], dtype.itemsize, 0)
+            layout = Layout(shape, strides, dtype.itemsize, 0)
         self._init(layout, dtype, allocator, base, gpudata, stream)
 
     def _init(self, layout, dtype, allocator, base, gpudata, stream):
@@ -248,8 +248,13 @@ class GPUArray:
         self.allocator = allocator
         self.base = base
         self.stream = stream
-        if gpudata is None and layout.nbytes > 0:
-            gpudata = (allocator or default_allocator())(layout.nbytes)
+        if gpudata is None and layout.size > 0:
+            # Strides may leave gaps: the memory runs to the end of the last element.
+            low, high = layout.byte_extent()
+            if low < 0:
+                raise ValueError(f"negative strides {tuple(layout.strides)} need memory given as gpudata; a new "
+                                 "array starts at element 0")
+            gpudata = (allocator or default_allocator())(high)
         self.gpudata = gpudata
         self._address = int(gpudata) if gpudata is not None else 0
 
@@ -430,15 +435,14 @@ class GPUArray:
     # ---- views
 
     def reshape(self, *shape, order="C"):
-        if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
-            shape = tuple(shape[0])
+        shape = shape[0] if len(shape) == 1 else shape  # reshape(2, 3) or reshape((2, 3))
         try:
-            return self._view(self._layout.reshape(list(shape), order))
+            return self._view(self._layout.reshape(shape, order))
         except _gpukit.LogicError:
-            # Not expressible as a view of this layout: numpy copies, so do we (a size
-            # mismatch fails again on the copy, with the same message).
+            # Not expressible as a view of this layout: numpy copies, so do we (a bad shape
+            # is a ValueError or TypeError, raised before any copy).
             copied = self.copy()
-            return copied._view(copied._layout.reshape(list(shape), order))
+            return copied._view(copied._layout.reshape(shape, order))
 
     def ravel(self, order="C"):
         return self.reshape(-1, order=order)
@@ -454,13 +458,13 @@ class GPUArray:
         return self._view(self._layout, dtype)
 
     def squeeze(self, axis=None):
-        axes = [] if axis is None else ([axis] if isinstance(axis, numbers.Integral) else list(axis))
-        return self._view(self._layout.squeeze(axes))
+        return self._view(self._layout.squeeze(axis))
 
     def transpose(self, *axes):
-        if len(axes) == 1 and not isinstance(axes[0], numbers.Integral):
-            axes = tuple(axes[0])
-        return self._view(self._layout.transpose(list(axes)))
+        # As numpy: transpose(), transpose(None), transpose((1, 0)) or transpose(1, 0).
+        if not axes or (len(axes) == 1 and axes[0] is None):
+            return self._view(self._layout.transpose())
+        return self._view(self._layout.transpose(axes[0] if len(axes) == 1 else axes))
 
     def __getitem__(self, index):
         return self._view(self._layout[index])
@@ -665,12 +669,13 @@ def wrap(cls, obj):
     from gpukit._interop import array_interface
     interface, owner = array_interface(obj)
     dtype = _interface_dtype(interface)
-    shape = tuple(interface["shape"])
-    strides = interface.get("strides") or Layout.contiguous(list(shape), dtype.itemsize, "C").strides
+    shape = interface["shape"]
+    strides = interface.get("strides")
+    layout = Layout.contiguous(shape, dtype.itemsize, "C") if strides is None else \
+        Layout(shape, strides, dtype.itemsize, 0)
     result = cls.__new__(cls)
     # gpudata is the exporter's address (an int), so nothing is allocated for the view.
-    result._init(Layout(list(shape), list(strides), dtype.itemsize, 0), dtype, None, owner,
-                 int(interface["data"][0]), None)
+    result._init(layout, dtype, None, owner, int(interface["data"][0]), None)
     return result
 
 

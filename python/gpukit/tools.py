@@ -178,8 +178,7 @@ class PageLockedMemoryPool:
         self._pool = _gpukit._PageLockedMemoryPool(allocator or PageLockedAllocator(), leading_bits_in_bin_id)
 
     def allocate(self, shape, dtype, order="C"):
-        shape = _memory._shape_tuple(shape)
-        nbytes = _memory._nbytes(shape, dtype)
+        shape, nbytes = _memory._shape_and_nbytes(shape, dtype)
         block = self._pool.allocate_bytes(nbytes)
         if nbytes == 0:  # numpy needs a buffer even for an empty array
             return numpy.ndarray(shape, dtype, order=order)

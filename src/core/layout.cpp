@@ -1,5 +1,6 @@
 #include "gpukit/core/layout.hpp"
 
+#include "gpukit/core/checked.hpp"
 #include "gpukit/core/error.hpp"
 
 #include <algorithm>
@@ -16,33 +17,106 @@ std::string join(const std::vector<std::int64_t>& values) {
     return text + (values.size() == 1 ? ",)" : ")");
 }
 
-std::int64_t product(const std::vector<std::int64_t>& values) {
-    return std::accumulate(values.begin(), values.end(), std::int64_t{1}, std::multiplies<>());
+std::length_error too_big(const std::vector<std::int64_t>& shape, std::int64_t itemsize) {
+    return std::length_error("array is too big: shape " + join(shape) + " of " + std::to_string(itemsize) +
+                             "-byte elements needs more than 2**63 - 1 bytes");
+}
+
+// The number of elements of `shape`, after checking, as numpy does, that no extent is
+// negative and that the non-zero extents times `itemsize` fit in 64 bits (so a zero extent
+// does not make (0, 2**62, 2**62) acceptable).
+std::int64_t element_count(const std::vector<std::int64_t>& shape, std::int64_t itemsize) {
+    std::int64_t bytes = itemsize;
+    bool empty = false;
+    for (std::int64_t extent : shape) {
+        if (extent < 0)
+            throw std::invalid_argument("negative dimensions are not allowed, got shape " + join(shape));
+        if (extent == 0) {
+            empty = true;
+            continue;
+        }
+        const auto product = checked_mul(bytes, extent);
+        if (!product)
+            throw too_big(shape, itemsize);
+        bytes = *product;
+    }
+    return empty ? 0 : bytes / itemsize;
+}
+
+// The lowest and one-past-the-highest byte a non-empty layout touches, or nullopt when
+// either lies beyond 64 bits.
+std::optional<std::pair<std::int64_t, std::int64_t>> reach(const std::vector<std::int64_t>& shape,
+                                                           const std::vector<std::int64_t>& strides,
+                                                           std::int64_t itemsize, std::int64_t offset) {
+    std::int64_t low = offset, high = offset;
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+        const auto step = checked_mul(shape[k] - 1, strides[k]);
+        if (!step)
+            return std::nullopt;
+        std::int64_t& end = *step < 0 ? low : high;
+        const auto moved = checked_add(end, *step);
+        if (!moved)
+            return std::nullopt;
+        end = *moved;
+    }
+    const auto past_end = checked_add(high, itemsize);
+    if (!past_end)
+        return std::nullopt;
+    return std::pair{low, *past_end};
+}
+
+// a * b for a stride or offset of a view inside a valid layout, which always fits; checked
+// all the same, since a wrong view would be a silent wrong answer.
+std::int64_t view_product(std::int64_t a, std::int64_t b) {
+    if (const auto product = checked_mul(a, b))
+        return *product;
+    throw std::length_error("layout: a stride or offset overflows 64 bits (" + std::to_string(a) + " * " +
+                            std::to_string(b) + ")");
+}
+
+std::int64_t view_sum(std::int64_t a, std::int64_t b) {
+    if (const auto sum = checked_add(a, b))
+        return *sum;
+    throw std::length_error("layout: an offset overflows 64 bits (" + std::to_string(a) + " + " +
+                            std::to_string(b) + ")");
+}
+
+// The number of elements of Python's range(start, stop, step) for bounds already clamped to
+// an axis. Unsigned, since the step may be as large as 2**63 in either direction.
+std::int64_t slice_length(std::int64_t start, std::int64_t stop, std::int64_t step) {
+    const bool up = step > 0;
+    if (up ? stop <= start : start <= stop)
+        return 0;
+    const auto span = static_cast<std::uint64_t>(up ? stop - start : start - stop);  // at most the extent + 1
+    const std::uint64_t magnitude = up ? static_cast<std::uint64_t>(step) : 0 - static_cast<std::uint64_t>(step);
+    return static_cast<std::int64_t>((span - 1) / magnitude + 1);
 }
 
 // Resolves a single -1 in `shape` so that the product equals `size`.
-std::vector<std::int64_t> resolved_shape(std::vector<std::int64_t> shape, std::int64_t size) {
+std::vector<std::int64_t> resolved_shape(std::vector<std::int64_t> shape, std::int64_t size, std::int64_t itemsize) {
     auto unknown = shape.end();
-    std::int64_t known = 1;
     for (auto it = shape.begin(); it != shape.end(); ++it) {
         if (*it == -1) {
             if (unknown != shape.end())
-                throw logic_error("reshape: only one dimension may be -1, got " + join(shape));
+                throw std::invalid_argument("reshape: only one dimension may be -1, got " + join(shape));
             unknown = it;
         } else if (*it < 0) {
-            throw logic_error("reshape: dimensions must be non-negative (or one -1), got " + join(shape));
-        } else {
-            known *= *it;
+            throw std::invalid_argument("reshape: dimensions must be non-negative (or one -1), got " + join(shape));
         }
     }
     if (unknown != shape.end()) {
-        if (known == 0 || size % known != 0)
-            throw logic_error("reshape: cannot infer the -1 in " + join(shape) + " for " + std::to_string(size) +
-                              " elements");
+        *unknown = 1;
+        const std::int64_t known = element_count(shape, itemsize);
+        if (known == 0 || size % known != 0) {
+            *unknown = -1;
+            throw std::invalid_argument("reshape: cannot infer the -1 in " + join(shape) + " for " +
+                                        std::to_string(size) + " elements");
+        }
         *unknown = size / known;
     }
-    if (product(shape) != size)
-        throw logic_error("reshape: cannot reshape " + std::to_string(size) + " elements into shape " + join(shape));
+    if (element_count(shape, itemsize) != size)
+        throw std::invalid_argument("reshape: cannot reshape " + std::to_string(size) + " elements into shape " +
+                                    join(shape));
     return shape;
 }
 
@@ -70,17 +144,18 @@ std::optional<std::vector<std::int64_t>> view_strides_c(const std::vector<std::i
         std::size_t i_end = i, j_end = j;
         std::int64_t old_product = shape[i], new_product = new_shape[targets[j]];
         while (old_product != new_product) {
+            // Both products stay at most the (equal) total sizes, which fit in 64 bits.
             if (old_product < new_product)
-                old_product *= shape[++i_end];
+                old_product = view_product(old_product, shape[++i_end]);
             else
-                new_product *= new_shape[targets[++j_end]];
+                new_product = view_product(new_product, new_shape[targets[++j_end]]);
         }
         for (std::size_t k = i; k < i_end; ++k)
-            if (strides[k] != strides[k + 1] * shape[k + 1])
+            if (strides[k] != view_product(strides[k + 1], shape[k + 1]))
                 return std::nullopt;
         result[targets[j_end]] = strides[i_end];
         for (std::size_t k = j_end; k > j; --k)
-            result[targets[k - 1]] = result[targets[k]] * new_shape[targets[k]];
+            result[targets[k - 1]] = view_product(result[targets[k]], new_shape[targets[k]]);
         i = i_end + 1;
         j = j_end + 1;
     }
@@ -100,7 +175,7 @@ std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sh
     std::int64_t step = itemsize;
     auto assign = [&](std::size_t k) {
         strides[k] = step;
-        step *= std::max<std::int64_t>(shape[k], 1);
+        step = view_product(step, std::max<std::int64_t>(shape[k], 1));
     };
     if (o == order::c)
         for (std::size_t k = shape.size(); k-- > 0;)
@@ -112,6 +187,9 @@ std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sh
 }
 
 layout layout::contiguous(std::vector<std::int64_t> shape, std::int64_t itemsize, order o) {
+    if (itemsize <= 0)
+        throw std::invalid_argument("layout: the element size must be positive, got " + std::to_string(itemsize));
+    element_count(shape, itemsize);  // the strides below are then products that fit
     auto strides = contiguous_strides(shape, itemsize, o);
     return layout(std::move(shape), std::move(strides), itemsize, 0);
 }
@@ -120,16 +198,17 @@ layout::layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> stride
                std::int64_t offset)
     : shape_(std::move(shape)), strides_(std::move(strides)), itemsize_(itemsize), offset_(offset) {
     if (shape_.size() != strides_.size())
-        throw logic_error("layout: shape " + join(shape_) + " and strides " + join(strides_) +
-                          " have different lengths");
+        throw std::invalid_argument("layout: shape " + join(shape_) + " and strides " + join(strides_) +
+                                    " have different lengths");
     if (itemsize_ <= 0)
-        throw logic_error("layout: the element size must be positive, got " + std::to_string(itemsize_));
-    for (std::int64_t extent : shape_)
-        if (extent < 0)
-            throw logic_error("layout: negative dimensions are not allowed, got shape " + join(shape_));
+        throw std::invalid_argument("layout: the element size must be positive, got " + std::to_string(itemsize_));
+    if (element_count(shape_, itemsize_) > 0 && !reach(shape_, strides_, itemsize_, offset_))
+        throw std::length_error("layout: " + describe() + " reaches bytes beyond 64-bit offsets");
 }
 
-std::int64_t layout::size() const noexcept { return product(shape_); }
+std::int64_t layout::size() const noexcept {
+    return std::accumulate(shape_.begin(), shape_.end(), std::int64_t{1}, std::multiplies<>());
+}
 
 bool layout::is_c_contiguous() const noexcept {
     if (size() == 0)
@@ -162,16 +241,11 @@ bool layout::is_f_contiguous() const noexcept {
 std::pair<std::int64_t, std::int64_t> layout::byte_extent() const noexcept {
     if (size() == 0)
         return {offset_, offset_};
-    std::int64_t low = offset_, high = offset_;
-    for (std::size_t k = 0; k < shape_.size(); ++k) {
-        const std::int64_t reach = (shape_[k] - 1) * strides_[k];
-        (reach < 0 ? low : high) += reach;
-    }
-    return {low, high + itemsize_};
+    return *reach(shape_, strides_, itemsize_, offset_);  // the constructor checked it fits
 }
 
 layout layout::reshape(std::vector<std::int64_t> new_shape, order o) const {
-    new_shape = resolved_shape(std::move(new_shape), size());
+    new_shape = resolved_shape(std::move(new_shape), size(), itemsize_);
     std::optional<std::vector<std::int64_t>> strides;
     if (size() == 0)
         strides = contiguous_strides(new_shape, itemsize_, o);
@@ -200,45 +274,49 @@ int layout::normalised_axis(int axis, const char* operation) const {
     return axis < 0 ? axis + n : axis;
 }
 
+layout layout::transpose() const {
+    std::vector<int> reversed(static_cast<std::size_t>(ndim()));
+    std::iota(reversed.rbegin(), reversed.rend(), 0);
+    return transpose(reversed);
+}
+
 layout layout::transpose(const std::vector<int>& axes) const {
-    std::vector<int> order_of(static_cast<std::size_t>(ndim()));
-    if (axes.empty()) {
-        std::iota(order_of.rbegin(), order_of.rend(), 0);
-    } else {
-        if (axes.size() != order_of.size())
-            throw logic_error("transpose: got " + std::to_string(axes.size()) + " axes for an array of dimension " +
-                              std::to_string(ndim()));
-        std::vector<bool> seen(order_of.size());
-        for (std::size_t k = 0; k < axes.size(); ++k) {
-            const int axis = normalised_axis(axes[k], "transpose");
-            if (seen[static_cast<std::size_t>(axis)])
-                throw logic_error("transpose: axis " + std::to_string(axis) + " is repeated");
-            seen[static_cast<std::size_t>(axis)] = true;
-            order_of[k] = axis;
-        }
-    }
+    if (axes.size() != shape_.size())
+        throw std::invalid_argument("transpose: got " + std::to_string(axes.size()) +
+                                    " axes for an array of dimension " + std::to_string(ndim()));
+    std::vector<bool> seen(shape_.size());
     std::vector<std::int64_t> shape, strides;
-    for (int axis : order_of) {
-        shape.push_back(shape_[static_cast<std::size_t>(axis)]);
-        strides.push_back(strides_[static_cast<std::size_t>(axis)]);
+    for (int a : axes) {
+        const auto axis = static_cast<std::size_t>(normalised_axis(a, "transpose"));
+        if (seen[axis])
+            throw std::invalid_argument("transpose: axis " + std::to_string(axis) + " is repeated");
+        seen[axis] = true;
+        shape.push_back(shape_[axis]);
+        strides.push_back(strides_[axis]);
     }
     return layout(std::move(shape), std::move(strides), itemsize_, offset_);
 }
 
+layout layout::squeeze() const {
+    std::vector<int> unit_axes;
+    for (std::size_t k = 0; k < shape_.size(); ++k)
+        if (shape_[k] == 1)
+            unit_axes.push_back(static_cast<int>(k));
+    return squeeze(unit_axes);
+}
+
 layout layout::squeeze(const std::vector<int>& axes) const {
     std::vector<bool> drop(shape_.size(), false);
-    if (axes.empty()) {
-        for (std::size_t k = 0; k < shape_.size(); ++k)
-            drop[k] = shape_[k] == 1;
-    } else {
-        for (int a : axes) {
-            const auto axis = static_cast<std::size_t>(normalised_axis(a, "squeeze"));
-            if (shape_[axis] != 1)
-                throw logic_error("squeeze: axis " + std::to_string(axis) + " has length " +
-                                  std::to_string(shape_[axis]) + ", only length-1 axes can be removed");
-            drop[axis] = true;
-        }
+    for (int a : axes) {
+        const auto axis = static_cast<std::size_t>(normalised_axis(a, "squeeze"));
+        if (drop[axis])
+            throw std::invalid_argument("squeeze: axis " + std::to_string(axis) + " is repeated");
+        drop[axis] = true;
     }
+    for (std::size_t axis = 0; axis < shape_.size(); ++axis)
+        if (drop[axis] && shape_[axis] != 1)
+            throw std::invalid_argument("squeeze: axis " + std::to_string(axis) + " has length " +
+                                        std::to_string(shape_[axis]) + ", only length-1 axes can be removed");
     std::vector<std::int64_t> shape, strides;
     for (std::size_t k = 0; k < shape_.size(); ++k)
         if (!drop[k]) {
@@ -257,7 +335,7 @@ layout layout::index(const std::vector<index_item>& items) const {
             ++ellipses;
     }
     if (ellipses > 1)
-        throw std::invalid_argument("an index can only have a single ellipsis ('...')");
+        throw std::out_of_range("an index can only have a single ellipsis ('...')");
     if (consumed > ndim())
         throw std::out_of_range("too many indices: " + std::to_string(consumed) + " for an array of dimension " +
                                 std::to_string(ndim()));
@@ -278,7 +356,7 @@ layout layout::index(const std::vector<index_item>& items) const {
             if (position < 0 || position >= extent)
                 throw std::out_of_range("index " + std::to_string(*i) + " is out of bounds for axis " +
                                         std::to_string(axis) + " with size " + std::to_string(extent));
-            offset += position * strides_[axis];
+            offset = view_sum(offset, view_product(position, strides_[axis]));
             ++axis;
         } else if (const auto* s = std::get_if<slice>(&item)) {
             const std::int64_t extent = shape_[axis];
@@ -294,13 +372,13 @@ layout layout::index(const std::vector<index_item>& items) const {
             };
             const std::int64_t start = clamp(s->start, step > 0 ? 0 : extent - 1);
             const std::int64_t stop = clamp(s->stop, step > 0 ? extent : -1);
-            const std::int64_t length =
-                step > 0 ? std::max<std::int64_t>(0, (stop - start + step - 1) / step)
-                         : std::max<std::int64_t>(0, (start - stop - step - 1) / -step);
+            const std::int64_t length = slice_length(start, stop, step);
             if (length > 0)
-                offset += start * strides_[axis];
+                offset = view_sum(offset, view_product(start, strides_[axis]));
             shape.push_back(length);
-            strides.push_back(strides_[axis] * step);
+            // A stride is only used between two elements; a step as large as 2**63 leaves
+            // at most one, and then the axis keeps its own stride instead of an overflow.
+            strides.push_back(length > 1 ? view_product(strides_[axis], step) : strides_[axis]);
             ++axis;
         } else if (std::holds_alternative<new_axis>(item)) {
             shape.push_back(1);
@@ -315,29 +393,36 @@ layout layout::index(const std::vector<index_item>& items) const {
 
 std::vector<layout> layout::split_at(const std::vector<std::int64_t>& indices, int a) const {
     const auto axis = static_cast<std::size_t>(normalised_axis(a, "split"));
-    const std::int64_t extent = shape_[axis];
     std::vector<layout> parts;
-    std::int64_t begin = 0;
+    parts.reserve(indices.size() + 1);
+    // numpy.split: part k is [indices[k-1]:indices[k]] along the axis, from 0 and to the end,
+    // each index taken as it is (not clamped or sorted first), as slicing takes it.
+    std::optional<std::int64_t> begin = 0;
     for (std::size_t k = 0; k <= indices.size(); ++k) {
-        std::int64_t end = k < indices.size() ? indices[k] : extent;
-        if (end < 0)
-            end += extent;
-        end = std::clamp<std::int64_t>(end, 0, extent);
+        const std::optional<std::int64_t> end = k < indices.size() ? std::optional(indices[k]) : std::nullopt;
         std::vector<index_item> items(axis, slice{});
-        items.push_back(slice{begin, std::max(begin, end), 1});
+        items.push_back(slice{begin, end, std::nullopt});
         parts.push_back(index(items));
-        begin = std::max(begin, end);
+        begin = end;
     }
     return parts;
 }
 
 std::vector<layout> layout::split(std::int64_t sections, int a) const {
     const auto axis = static_cast<std::size_t>(normalised_axis(a, "split"));
-    if (sections <= 0 || shape_[axis] % sections != 0)
-        throw logic_error("split: axis " + std::to_string(axis) + " of length " + std::to_string(shape_[axis]) +
-                          " does not divide into " + std::to_string(sections) + " equal sections");
+    const std::int64_t extent = shape_[axis];
+    if (sections <= 0)
+        throw std::invalid_argument("split: the number of sections must be positive, got " + std::to_string(sections));
+    if (extent % sections != 0)
+        throw std::invalid_argument("split: axis " + std::to_string(axis) + " of length " + std::to_string(extent) +
+                                    " does not divide into " + std::to_string(sections) + " equal sections");
+    // Only an empty axis divides into more sections than it has elements; a count no list
+    // can hold is refused here rather than built one part at a time.
+    if (static_cast<std::uint64_t>(sections) > std::vector<layout>().max_size())
+        throw std::length_error("split: " + std::to_string(sections) + " sections are more than a list can hold");
     std::vector<std::int64_t> indices;
-    const std::int64_t part = shape_[axis] / sections;
+    indices.reserve(static_cast<std::size_t>(sections - 1));
+    const std::int64_t part = extent / sections;
     for (std::int64_t k = 1; k < sections; ++k)
         indices.push_back(k * part);
     return split_at(indices, a);

@@ -1,5 +1,6 @@
 #include "gpukit/cuda/copy.hpp"
 
+#include "gpukit/core/checked.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/staged_copy.hpp"
@@ -19,6 +20,15 @@ void check_device_range(const char* what, const device_pointer& p, std::size_t b
                           std::to_string(*p.capacity) + " bytes or use a larger allocation");
 }
 
+// a * b + c bytes, or logic_error naming `what` when that is beyond 64 bits (a wrapped count
+// would pass the range check and let the driver write past the memory).
+std::size_t byte_count(const char* what, std::size_t a, std::size_t b, std::size_t c = 0) {
+    if (const auto bytes = checked_mul_add(a, b, c))
+        return *bytes;
+    throw logic_error(std::string(what) + ": the region of " + std::to_string(a) + " x " + std::to_string(b) +
+                      " + " + std::to_string(c) + " bytes is beyond 64 bits");
+}
+
 void check_host_pointer(const char* what, const void* p) {
     if (!p)
         throw logic_error(std::string(what) + ": the host pointer is null; pass a host buffer");
@@ -29,7 +39,7 @@ void check_host_pointer(const char* what, const void* p) {
 bool check_memset(const char* what, const device_pointer& dst, std::size_t count, std::size_t element_size) {
     if (count == 0)
         return false;
-    check_device_range(what, dst, count * element_size);
+    check_device_range(what, dst, byte_count(what, count, element_size));
     if (dst.address % element_size != 0)
         throw logic_error(std::string(what) + ": the address " + std::to_string(dst.address) +
                           " is not aligned to the " + std::to_string(element_size) +
@@ -42,14 +52,14 @@ bool check_memset_2d(const char* what, const device_pointer& dst, std::size_t pi
                      std::size_t height, std::size_t element_size) {
     if (width == 0 || height == 0)
         return false;
-    const std::size_t row_bytes = width * element_size;
+    const std::size_t row_bytes = byte_count(what, width, element_size);
     if (pitch < row_bytes || pitch % element_size != 0)
         throw logic_error(std::string(what) + ": pitch " + std::to_string(pitch) + " bytes cannot hold a row of " +
                           std::to_string(width) + " elements of " + std::to_string(element_size) +
                           " bytes; the pitch must be at least " + std::to_string(row_bytes) +
                           " and a multiple of " + std::to_string(element_size));
     check_memset(what, dst, 1, element_size);  // null and alignment
-    check_device_range(what, dst, pitch * (height - 1) + row_bytes);
+    check_device_range(what, dst, byte_count(what, pitch, height - 1, row_bytes));
     return true;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <new>
 #include <string>
 #include <utility>
@@ -46,6 +47,8 @@ aligned_host_allocation aligned_host_allocation::allocate(std::size_t bytes, std
     // std::aligned_alloc wants a size that is a multiple of the alignment (at least one
     // unit), and an alignment no smaller than a pointer.
     const std::size_t unit = std::max(alignment, sizeof(void*));
+    if (bytes > std::numeric_limits<std::size_t>::max() - unit)  // the rounding up below would wrap
+        throw memory_error("aligned_empty(): " + std::to_string(bytes) + " bytes cannot be allocated");
     const std::size_t rounded = std::max<std::size_t>(1, (bytes + unit - 1) / unit) * unit;
     void* data = std::aligned_alloc(unit, rounded);
     if (!data)

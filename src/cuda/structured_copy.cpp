@@ -1,5 +1,6 @@
 #include "gpukit/cuda/structured_copy.hpp"
 
+#include "gpukit/core/checked.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 
@@ -24,7 +25,8 @@ void check_location(const char* operation, const char* side, const copy_location
     if (pitch < extent.width_in_bytes)
         throw logic_error(what + ": pitch " + std::to_string(pitch) + " bytes is smaller than width_in_bytes " +
                           std::to_string(extent.width_in_bytes) + "; a row must fit in the pitch");
-    if (dims == 3 && extent.depth > 1 && rows < at.y + extent.height)
+    // rows < y + height, without the sum (which could wrap)
+    if (dims == 3 && extent.depth > 1 && (at.y > rows || rows - at.y < extent.height))
         throw logic_error(what + ": height " + std::to_string(rows) + " rows per slice cannot hold rows " +
                           std::to_string(at.y) + " to " + std::to_string(at.y + extent.height) +
                           " of each slice; set " + side + "_height to at least " +
@@ -33,10 +35,16 @@ void check_location(const char* operation, const char* side, const copy_location
         return;
     const std::size_t depth = dims == 3 ? extent.depth : 1;
     const std::size_t z = dims == 3 ? at.z : 0;
-    const std::size_t last_row = (z + depth - 1) * rows + at.y + extent.height - 1;
-    const std::size_t end = last_row * pitch + at.x_in_bytes + extent.width_in_bytes;
-    if (end > *at.capacity)
-        throw logic_error(what + ": the region ends at byte " + std::to_string(end) + " but the buffer holds " +
+    // Checked: a region whose end wraps past 2**64 would otherwise pass as a small one.
+    std::optional<std::size_t> end = checked_add(z, depth - 1);
+    end = end ? checked_mul_add(*end, rows, at.y) : std::nullopt;
+    end = end ? checked_add(*end, extent.height - 1) : std::nullopt;
+    end = end ? checked_mul_add(*end, pitch, at.x_in_bytes) : std::nullopt;
+    end = end ? checked_add(*end, extent.width_in_bytes) : std::nullopt;
+    if (!end)
+        throw logic_error(what + ": the region ends beyond 64-bit byte offsets; use a smaller region, offset or pitch");
+    if (*end > *at.capacity)
+        throw logic_error(what + ": the region ends at byte " + std::to_string(*end) + " but the buffer holds " +
                           std::to_string(*at.capacity) + " bytes; use a larger buffer or a smaller region, "
                           "offset or pitch");
 }

@@ -1,5 +1,6 @@
 // The argument checks of texture.hpp: pure functions of the arguments and the device's
 // alignment rules, so they run (and are tested) without a GPU.
+#include "gpukit/core/checked.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/texture.hpp"
 
@@ -71,7 +72,10 @@ void check_pitch2d_texture(const device_pointer& memory, CUarray_format format, 
     if (width == 0 || height == 0)
         throw logic_error(std::string(what) + ": width and height must be at least 1, got " + str(width) + " x " +
                           str(height));
-    const std::size_t row_bytes = width * array_format_bytes(format) * num_channels;
+    const auto row = checked_mul(width, array_format_bytes(format) * num_channels);
+    if (!row)
+        throw logic_error(std::string(what) + ": a row of " + str(width) + " elements is beyond 64 bits");
+    const std::size_t row_bytes = *row;
     if (pitch < row_bytes)
         throw logic_error(std::string(what) + ": pitch " + str(pitch) + " is shorter than a row of " + str(width) +
                           " elements (" + str(row_bytes) + " bytes)");
@@ -79,10 +83,13 @@ void check_pitch2d_texture(const device_pointer& memory, CUarray_format format, 
         throw logic_error(std::string(what) + ": pitch " + str(pitch) +
                           " is not a multiple of the device's texture pitch alignment (" + str(pitch_alignment) +
                           " bytes); allocate with mem_alloc_pitch, or round the pitch up");
-    const std::size_t needed = pitch * (height - 1) + row_bytes;
-    if (memory.capacity && needed > *memory.capacity)
+    const std::optional<std::size_t> needed = checked_mul_add(pitch, height - 1, row_bytes);
+    if (!needed)
+        throw logic_error(std::string(what) + ": " + str(height) + " rows of pitch " + str(pitch) +
+                          " are beyond 64 bits");
+    if (memory.capacity && *needed > *memory.capacity)
         throw logic_error(std::string(what) + ": " + str(height) + " rows of pitch " + str(pitch) + " need " +
-                          str(needed) + " bytes; the device memory has " + str(*memory.capacity));
+                          str(*needed) + " bytes; the device memory has " + str(*memory.capacity));
     check_address(what, memory, texture_alignment);
 }
 

@@ -1,5 +1,7 @@
 """The layout arithmetic of gpukit's arrays, checked against numpy's own views on random
 shapes, strides, indices and reshapes."""
+import operator
+
 import numpy as np
 import pytest
 
@@ -137,14 +139,14 @@ def test_transpose_squeeze_split_ravel():
 
 
 def test_bad_input():
-    with pytest.raises(Exception, match="negative"):
+    with pytest.raises(ValueError, match="negative"):
         Layout([2, -1], [4, 4], 4)
-    with pytest.raises(Exception, match="different lengths"):
+    with pytest.raises(ValueError, match="different lengths"):
         Layout([2, 2], [4], 4)
     lay = Layout.contiguous([4, 5], 8)
-    with pytest.raises(Exception, match="cannot reshape"):
+    with pytest.raises(ValueError, match="cannot reshape"):
         lay.reshape([3, 7])
-    with pytest.raises(Exception, match="only one dimension may be -1"):
+    with pytest.raises(ValueError, match="only one dimension may be -1"):
         lay.reshape([-1, -1])
     with pytest.raises(ValueError, match="step cannot be zero"):
         lay[::0]
@@ -161,3 +163,195 @@ def test_byte_extent():
     assert Layout.contiguous([4, 5], 4).byte_extent() == (0, 80)
     assert layout_of(a[::-1, 1:3]).byte_extent() == (4, 72)
     assert Layout.contiguous([0, 5], 4).byte_extent() == (0, 0)
+
+
+# ---- sizes, indices and arguments at and beyond 64 bits
+
+@pytest.mark.parametrize("shape, itemsize", [
+    ((2**32 + 1, 2**32), 1),     # 2**64 + 2**32 bytes: used to wrap to 2**32
+    ((2**40, 2**40), 1),         # used to give size 0
+    ((2**62,), 2),
+    ((0, 2**62, 2**62), 1),      # numpy refuses it too: a zero extent does not help
+])
+def test_sizes_beyond_64_bits_are_too_big(shape, itemsize):
+    with pytest.raises(ValueError, match="array is too big"):
+        np.empty(shape, np.dtype(f"V{itemsize}"))
+    with pytest.raises(ValueError, match="array is too big"):
+        Layout.contiguous(shape, itemsize)
+
+
+def test_extents_beyond_64_bits():
+    with pytest.raises(ValueError, match="maximum allowed dimension exceeded"):
+        Layout.contiguous([2**63], 1)
+    with pytest.raises(ValueError, match="maximum allowed dimension exceeded"):
+        Layout.contiguous([2**64, 0], 1)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        Layout.contiguous([-2**70], 1)
+    assert Layout.contiguous([2**63 - 1], 1).nbytes == 2**63 - 1
+    assert Layout.contiguous([0, 2**61], 2).size == 0
+
+
+def test_layout_reaching_beyond_64_bits_is_refused():
+    with pytest.raises(ValueError, match="beyond 64-bit"):
+        Layout([2**40], [2**40], 1)
+    with pytest.raises(ValueError, match="beyond 64-bit"):
+        Layout([2], [8], 8, 2**63 - 8)
+    # The layout whose reshape crashed is refused when it is made.
+    with pytest.raises(ValueError, match="array is too big"):
+        Layout([2**33 + 1, 2**31], [2**31, 1], 1)
+    assert Layout([1], [2**63 - 1], 8).byte_extent() == (0, 8)  # a length-1 axis never moves
+
+
+@pytest.mark.parametrize("bad, error, match", [
+    ([2.7, 3.9], TypeError, "expected an integer, got float 2.7"),
+    (2.5, TypeError, "expected an integer or a sequence of integers, got float"),
+    (None, TypeError, "got NoneType"),
+    ("3", TypeError, "got str"),
+    ([True, 2], TypeError, "got bool"),
+    ([None], TypeError, "got NoneType"),
+    ([2**64], ValueError, "maximum allowed dimension exceeded"),
+])
+def test_shapes_that_are_not_integers(bad, error, match):
+    with pytest.raises(error):
+        np.empty(bad)
+    with pytest.raises(error, match=match):
+        Layout.contiguous(bad, 4)
+    with pytest.raises(error, match=match):
+        Layout.contiguous([6], 4).reshape(bad)
+
+
+def test_shapes_take_numpy_integers_and_arrays():
+    assert Layout.contiguous(np.int32(3), 4).shape == [3]
+    assert Layout.contiguous(np.array([2, 3]), 4).shape == [2, 3]
+    assert Layout.contiguous((np.uint64(2), np.int8(3)), 4).shape == [2, 3]
+    assert Layout.contiguous(5, 4).shape == [5]
+
+
+@pytest.mark.parametrize("name, value", [("strides", [2**64]), ("itemsize", 2**64), ("offset", 2**63)])
+def test_strides_itemsize_offset_beyond_64_bits(name, value):
+    args = {"shape": [3], "strides": [8], "itemsize": 8, "offset": 0}
+    args[name] = value
+    with pytest.raises(ValueError, match=f"Layout\\({name}\\).*does not fit in 64 bits"):
+        Layout(**args)
+    args[name] = 1.5 if name != "strides" else [1.5]
+    with pytest.raises(TypeError, match=f"Layout\\({name}\\): expected an integer"):
+        Layout(**args)
+
+
+KEYS = [
+    2**63 - 1, -2**63, 9, -10, np.int64(3), np.uint8(2), np.array(4),
+    slice(None, 2**64), slice(-2**64, None), slice(2**64, -2**64, -1), slice(None, None, 2**64),
+    slice(None, None, -2**64), slice(None, None, 2**63 - 1), slice(None, None, -2**63),
+    slice(None, None, 2**62), slice(3, None, -(2**62)), slice(np.int64(1), np.int64(8), np.int64(3)),
+    (Ellipsis, None), (None, 1), (slice(None), None, Ellipsis),
+]
+
+
+@pytest.mark.parametrize("key", KEYS, ids=repr)
+def test_keys_at_64_bit_edges_match_numpy(key):
+    a = np.zeros(10)
+    try:
+        expected = a[key]
+    except (IndexError, OverflowError):  # numpy: OverflowError for 2**63, IndexError beyond
+        with pytest.raises(IndexError):
+            layout_of(a)[key]
+        return
+    if not isinstance(expected, np.ndarray):  # an element: compare with the 0-d view of it
+        expected = a[operator.index(key), ...]
+    assert same(layout_of(a)[key], expected), key
+
+
+@pytest.mark.parametrize("key", [2**64, -2**64, 2**63, 10, -11], ids=repr)
+def test_integer_keys_out_of_bounds(key):
+    with pytest.raises(IndexError, match="out of bounds"):
+        Layout.contiguous([10], 8)[key]
+
+
+@pytest.mark.parametrize("key, error, match", [
+    (True, IndexError, "boolean"),
+    (np.True_, IndexError, "boolean"),
+    (np.array([True, False]), IndexError, "boolean"),
+    ([1, 2], IndexError, "advanced indexing"),
+    (np.array([1, 2]), IndexError, "advanced indexing"),
+    (2.5, IndexError, "only integers"),
+    ("a", IndexError, "only integers"),
+    ((1, [0]), IndexError, "advanced indexing"),
+    (slice(2.5), TypeError, "slice indices must be integers"),
+    (slice(None, None, 1.0), TypeError, "slice indices must be integers"),
+    (slice(None, None, np.True_), TypeError, "slice indices must be integers"),
+    ((Ellipsis, Ellipsis), IndexError, "single ellipsis"),
+    ((0, 0, 0), IndexError, "too many indices"),
+    (slice(None, None, 0), ValueError, "step cannot be zero"),
+])
+def test_keys_numpy_refuses_or_gpukit_does_not_support(key, error, match):
+    with pytest.raises(error, match=match):
+        Layout.contiguous([2, 3], 8)[key]
+
+
+def test_split_at_matches_numpy_for_unsorted_and_negative_indices():
+    a = np.zeros((4, 10), np.float32)
+    for indices in ([5, 2, 8], [-3, 2], [8, -8, 3], [0, 0, 10, 11], [-20, 20], [2**64, -2**64], []):
+        parts = layout_of(a).split_at(indices, axis=1)
+        expected = np.split(a, indices, axis=1)
+        assert len(parts) == len(expected), indices
+        for part, view in zip(parts, expected):
+            assert same(part, view), (indices, part, view.shape)
+    with pytest.raises(TypeError, match="split_at\\(indices\\): expected an integer"):
+        layout_of(a).split_at([2.5])
+
+
+def test_split_sections():
+    lay = Layout.contiguous([0], 8)
+    assert [p.shape for p in lay.split(3)] == [[0], [0], [0]]
+    with pytest.raises(ValueError, match="more than a list can hold"):
+        lay.split(2**64)
+    with pytest.raises(ValueError, match="must be positive"):
+        lay.split(0)
+    with pytest.raises(ValueError, match="equal sections"):
+        Layout.contiguous([4], 8).split(2**64)
+    with pytest.raises(IndexError, match="out of bounds"):
+        Layout.contiguous([4], 8).split(2, axis=2**40)
+
+
+def test_squeeze_refuses_a_repeated_axis():
+    a = np.zeros((1, 3, 1))
+    for axes in ([0, 0], [0, -3], [2, -1]):
+        with pytest.raises(ValueError):
+            a.squeeze(tuple(axes))
+        with pytest.raises(ValueError, match="repeated"):
+            layout_of(a).squeeze(axes)
+    assert same(layout_of(a).squeeze([0, -1]), a.squeeze((0, -1)))
+    with pytest.raises(IndexError, match="out of bounds"):
+        layout_of(a).squeeze([2**64])
+    with pytest.raises(TypeError, match="squeeze\\(axes\\): expected an integer"):
+        layout_of(a).squeeze([0.0])
+
+
+def test_transpose_axes():
+    a = np.zeros((2, 3, 4))
+    assert same(layout_of(a).transpose(np.array([2, 0, 1])), a.transpose(2, 0, 1))
+    with pytest.raises(ValueError, match="repeated"):
+        layout_of(a).transpose([0, 0, 1])
+    with pytest.raises(ValueError, match="got 2 axes"):
+        layout_of(a).transpose([0, 1])
+    with pytest.raises(IndexError, match="out of bounds"):
+        layout_of(a).transpose([0, 1, 2**64])
+
+
+def test_empty_axis_lists_mean_no_axes():
+    # numpy: squeeze(()) removes nothing and transpose(()) is refused beyond 0-d; only None
+    # (or no argument) means every length-1 axis or the reversed order.
+    a = np.zeros((1, 3, 1))
+    assert same(layout_of(a).squeeze(()), a.squeeze(()))
+    assert same(layout_of(a).squeeze(None), a.squeeze())
+    assert same(layout_of(a).transpose(None), a.transpose())
+    with pytest.raises(ValueError, match="got 0 axes"):
+        layout_of(a).transpose(())
+    assert layout_of(np.zeros(())).transpose(()).shape == []
+
+
+def test_python_bools_are_slice_bounds():
+    # numpy slices with True and False as 1 and 0 (numpy's own bool_ is refused).
+    a = np.zeros((4, 3))
+    assert same(layout_of(a)[True:], a[True:])
+    assert same(layout_of(a)[:, False:True], a[:, False:True])

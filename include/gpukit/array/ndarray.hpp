@@ -54,7 +54,8 @@ public:
     ndarray reshape(std::vector<std::int64_t> shape, order o = order::c) const {
         return view(layout_.reshape(std::move(shape), o));
     }
-    ndarray transpose(const std::vector<int>& axes = {}) const { return view(layout_.transpose(axes)); }
+    ndarray transpose() const { return view(layout_.transpose()); }
+    ndarray transpose(const std::vector<int>& axes) const { return view(layout_.transpose(axes)); }
     ndarray operator[](const std::vector<index_item>& items) const { return view(layout_.index(items)); }
 
 private:

@@ -2,6 +2,17 @@
 // element size and the byte offset of element [0, ..., 0]. All view arithmetic of gpukit's
 // array types (reshape, ravel, slicing, transpose, squeeze, split) lives here, once, and
 // is tested on the CPU.
+//
+// Errors follow numpy's (Python sees the exception nanobind maps each to):
+//   std::invalid_argument (ValueError)  a bad request: negative extent, repeated axis, sizes
+//                                       that differ, a zero slice step
+//   std::length_error     (ValueError)  a size, byte count or byte offset beyond 64 bits
+//                                       ("array is too big")
+//   std::out_of_range     (IndexError)  an index or axis out of bounds
+//   gpukit::logic_error   (LogicError)  the view exists only as a copy (reshape, ravel)
+// Every layout's element count times its item size, and the bytes it reaches from its
+// buffer, fit in a signed 64-bit integer (the constructor checks), so size(), nbytes() and
+// byte_extent() cannot overflow, and nor can the views computed from a layout.
 #pragma once
 
 #include <cstdint>
@@ -25,9 +36,10 @@ using index_item = std::variant<std::int64_t, slice, new_axis, ellipsis>;
 class layout {
 public:
     layout() = default;
-    // A contiguous layout of `shape` in `order`; negative extents are a logic_error.
+    // A contiguous layout of `shape` in `order`.
     static layout contiguous(std::vector<std::int64_t> shape, std::int64_t itemsize, order o = order::c);
-    // Any strided layout; checked for consistency (non-negative extents, positive itemsize).
+    // Any strided layout; checked for consistency (non-negative extents, positive itemsize,
+    // sizes and byte range within 64 bits).
     layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> strides, std::int64_t itemsize,
            std::int64_t offset = 0);
 
@@ -47,20 +59,26 @@ public:
     std::pair<std::int64_t, std::int64_t> byte_extent() const noexcept;
 
     // A view with a new shape (one extent may be -1), reading elements in `o`. Throws
-    // logic_error when the sizes differ or when the new shape cannot be a view of this
-    // layout without a copy.
+    // invalid_argument when the sizes differ, logic_error when the new shape cannot be a
+    // view of this layout without a copy.
     layout reshape(std::vector<std::int64_t> new_shape, order o = order::c) const;
     // A one-dimensional view; logic_error when the array is not contiguous in `o`.
     layout ravel(order o = order::c) const;
-    // Axes reversed (empty `axes`) or permuted.
-    layout transpose(const std::vector<int>& axes = {}) const;
-    // Length-1 axes removed (all of them, or the listed ones, each of which must be 1).
-    layout squeeze(const std::vector<int>& axes = {}) const;
+    // Axes reversed.
+    layout transpose() const;
+    // Axes permuted: axis k of the view is axis axes[k] of this layout (each axis once).
+    layout transpose(const std::vector<int>& axes) const;
+    // Every length-1 axis removed.
+    layout squeeze() const;
+    // The listed axes removed: each of length 1, none repeated (an empty list removes none).
+    layout squeeze(const std::vector<int>& axes) const;
     // Basic indexing: integers drop an axis, slices keep it, new_axis adds one.
     layout index(const std::vector<index_item>& items) const;
-    // Views splitting `axis` at the given indices (as numpy.split with a list of indices).
+    // Views splitting `axis` at the given indices, as numpy.split with a list of indices:
+    // part k is the slice [indices[k-1]:indices[k]] (Python's slicing rules, so indices may
+    // be negative, unsorted or beyond the axis).
     std::vector<layout> split_at(const std::vector<std::int64_t>& indices, int axis = 0) const;
-    // Views splitting `axis` into `sections` equal parts (logic_error when it does not divide).
+    // Views splitting `axis` into `sections` equal parts (invalid_argument when it does not divide).
     std::vector<layout> split(std::int64_t sections, int axis = 0) const;
 
     std::string describe() const;  // "shape (3, 4), strides (16, 4), itemsize 4, offset 0"

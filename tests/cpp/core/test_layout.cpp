@@ -39,7 +39,7 @@ TEST(Layout, SlicingAndReshape) {
     EXPECT_EQ(a.reshape({-1, 8}).shape(), (V{3, 8}));
     EXPECT_EQ(layout::contiguous({4, 6}, 4, order::f).reshape({6, 4}, order::f).strides(), (V{4, 24}));
     EXPECT_THROW(a.reshape({6, 4}, order::f), gpukit::logic_error);  // a C array read in F order: a copy
-    EXPECT_THROW(a.reshape({5, 5}), gpukit::logic_error);
+    EXPECT_THROW(a.reshape({5, 5}), std::invalid_argument);  // 25 elements are not 24
     EXPECT_THROW(a.index({std::int64_t{4}}), std::out_of_range);
     EXPECT_THROW(a.index({slice{0, 2, 0}}), std::invalid_argument);
 }
@@ -52,10 +52,93 @@ TEST(Layout, TransposeSqueezeSplit) {
     ASSERT_EQ(parts.size(), 3u);
     EXPECT_EQ(parts[1].offset(), 16);
     EXPECT_EQ(parts[1].shape(), (V{2, 1, 2}));
-    EXPECT_THROW(a.split(4, 2), gpukit::logic_error);
-    EXPECT_THROW(a.squeeze({0}), gpukit::logic_error);
-    EXPECT_THROW(a.transpose({0, 0, 1}), gpukit::logic_error);
-    EXPECT_THROW(layout({2}, {4}, 0), gpukit::logic_error);
+    EXPECT_THROW(a.split(4, 2), std::invalid_argument);
+    EXPECT_THROW(a.split(0, 2), std::invalid_argument);
+    EXPECT_THROW(a.squeeze({0}), std::invalid_argument);
+    EXPECT_THROW(a.transpose({0, 0, 1}), std::invalid_argument);
+    EXPECT_THROW(layout({2}, {4}, 0), std::invalid_argument);
+    EXPECT_THROW(layout({-2}, {4}, 4), std::invalid_argument);
+}
+
+TEST(Layout, EmptyAxisListsAreNotTheDefault) {
+    // numpy: a.squeeze(()) removes no axis, a.transpose(()) is an error for a 1-d or larger
+    // array; only the calls without axes remove every length-1 axis or reverse them.
+    const layout a = layout::contiguous({1, 3, 1}, 4);
+    EXPECT_EQ(a.squeeze(std::vector<int>{}).shape(), (V{1, 3, 1}));
+    EXPECT_EQ(a.squeeze().shape(), (V{3}));
+    EXPECT_THROW(a.transpose(std::vector<int>{}), std::invalid_argument);
+    EXPECT_EQ(layout::contiguous({}, 4).transpose(std::vector<int>{}).shape(), V{});
+}
+
+TEST(Layout, SplitAtTakesIndicesAsNumpySplitDoes) {
+    // numpy.split(np.arange(10), [5, 2, 8]): [0:5], [5:2] (empty), [2:8], [8:].
+    const layout a = layout::contiguous({10}, 1);
+    auto parts = a.split_at({5, 2, 8});
+    ASSERT_EQ(parts.size(), 4u);
+    EXPECT_EQ(parts[0].shape(), (V{5}));
+    EXPECT_EQ(parts[1].shape(), (V{0}));
+    EXPECT_EQ(parts[2].shape(), (V{6}));
+    EXPECT_EQ(parts[2].offset(), 2);
+    EXPECT_EQ(parts[3].shape(), (V{2}));
+    EXPECT_EQ(parts[3].offset(), 8);
+    // Negative indices count from the end: [0:-3], [-3:2] (empty), [2:].
+    parts = a.split_at({-3, 2});
+    ASSERT_EQ(parts.size(), 3u);
+    EXPECT_EQ(parts[0].shape(), (V{7}));
+    EXPECT_EQ(parts[1].shape(), (V{0}));
+    EXPECT_EQ(parts[2].shape(), (V{8}));
+    EXPECT_EQ(parts[2].offset(), 2);
+    // Beyond the axis: clamped, as slicing clamps.
+    parts = a.split_at({INT64_MAX, INT64_MIN});
+    EXPECT_EQ(parts[0].shape(), (V{10}));
+    EXPECT_EQ(parts[1].shape(), (V{0}));
+    EXPECT_EQ(parts[2].shape(), (V{10}));
+}
+
+TEST(Layout, SqueezeRefusesARepeatedAxis) {
+    const layout a = layout::contiguous({1, 3, 1}, 4);
+    EXPECT_EQ(a.squeeze({0, -1}).shape(), (V{3}));
+    EXPECT_THROW(a.squeeze({0, 0}), std::invalid_argument);
+    EXPECT_THROW(a.squeeze({2, -1}), std::invalid_argument);  // the same axis spelled twice
+    EXPECT_THROW(a.squeeze({3}), std::out_of_range);
+}
+
+TEST(Layout, SizesBeyond64BitsAreRefused) {
+    // 2**32 + 1 rows of 2**32 bytes: 2**64 + 2**32 bytes, which used to wrap to 2**32.
+    EXPECT_THROW(layout::contiguous({(1LL << 32) + 1, 1LL << 32}, 1), std::length_error);
+    EXPECT_THROW(layout::contiguous({1LL << 40, 1LL << 40}, 1), std::length_error);  // used to give size 0
+    EXPECT_THROW(layout::contiguous({1LL << 62}, 2), std::length_error);              // the bytes overflow
+    EXPECT_THROW(layout::contiguous({0, 1LL << 62, 1LL << 62}, 1), std::length_error);  // as numpy: zeros don't help
+    EXPECT_EQ(layout::contiguous({0, 1LL << 61}, 2).size(), 0);
+    EXPECT_EQ(layout::contiguous({INT64_MAX}, 1).nbytes(), INT64_MAX);
+    // A strided layout whose bytes reach beyond 64-bit offsets.
+    EXPECT_THROW(layout({1LL << 40}, {1LL << 40}, 1), std::length_error);
+    EXPECT_THROW(layout({2}, {8}, 8, INT64_MAX - 8), std::length_error);
+    EXPECT_THROW(layout({3}, {INT64_MIN}, 8, 0), std::length_error);
+    EXPECT_NO_THROW(layout({1}, {INT64_MIN}, 8, 0));  // a length-1 axis never uses its stride
+    EXPECT_NO_THROW(layout({0, 3}, {INT64_MAX, INT64_MIN}, 8, 0));  // nor does an empty array
+    // The layout of the issue that crashed reshape is refused when it is made.
+    EXPECT_THROW(layout({(1LL << 33) + 1, 1LL << 31}, {1LL << 31, 1}, 1), std::length_error);
+    // A reshape target that overflows.
+    const layout empty = layout::contiguous({0}, 8);
+    EXPECT_THROW(empty.reshape({1LL << 40, 1LL << 40, 0}), std::length_error);
+    EXPECT_THROW(empty.reshape({1LL << 62, 1LL << 62, -1}), std::length_error);
+    EXPECT_THROW(empty.reshape({0, -1}), std::invalid_argument);
+}
+
+TEST(Layout, SliceStepsNear64BitsKeepOneElement) {
+    const layout a = layout::contiguous({10}, 8);
+    for (std::int64_t step : {INT64_MAX, INT64_MIN, INT64_MIN + 1, std::int64_t{1} << 62}) {
+        const layout s = a.index({slice{std::nullopt, std::nullopt, step}});
+        EXPECT_EQ(s.shape(), (V{1})) << step;
+        EXPECT_EQ(s.offset(), step > 0 ? 0 : 72) << step;
+    }
+    // Bounds far outside the axis clamp, as Python's slice.indices() does.
+    EXPECT_EQ(a.index({slice{INT64_MIN, INT64_MAX, 3}}).shape(), (V{4}));
+    EXPECT_EQ(a.index({slice{INT64_MAX, INT64_MIN, -3}}).shape(), (V{4}));
+    EXPECT_EQ(a.index({slice{INT64_MAX, INT64_MIN, -3}}).offset(), 72);
+    EXPECT_THROW(a.index({INT64_MIN}), std::out_of_range);
+    EXPECT_THROW(a.index({INT64_MAX}), std::out_of_range);
 }
 
 }  // namespace

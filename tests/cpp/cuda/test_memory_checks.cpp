@@ -77,6 +77,19 @@ TEST(MemoryChecks, Memset2dChecksPitch) {
     expect_logic_error([] { memset_d2d8(device_pointer(0x10000, 47), 32, 1, 16, 2); }, "48 bytes");
 }
 
+TEST(MemoryChecks, ByteCountsBeyond64BitsAreRefused) {
+    // 2**62 + 1 four-byte elements wrap to 4 bytes, which fit the 16 known bytes: the driver
+    // would then be asked to write 2**62 + 1 elements.
+    const std::size_t quarter = (std::size_t{1} << 62) + 1;
+    expect_logic_error([&] { memset_d32(device_pointer(0x10000, 16), 1, quarter); }, "beyond 64 bits");
+    expect_logic_error([&] { memset_d2d32(device_pointer(0x10000, 64), 16, 1, quarter, 1); }, "beyond 64 bits");
+    // A pitch so large that the rows wrap.
+    expect_logic_error([] { memset_d2d8(device_pointer(0x10000, 64), std::size_t{1} << 63, 1, 4, 3); },
+                       "beyond 64 bits");
+    // aligned_empty rounds up to whole alignment units: that must not wrap to a small block.
+    EXPECT_THROW(aligned_host_allocation::allocate(~std::size_t{0} - 8, 4096), gpukit::memory_error);
+}
+
 TEST(MemoryChecks, HostAndManagedFlagsAreChecked) {
     expect_logic_error([] { pagelocked_host_allocation::allocate(64, 8); }, "unknown bits");
     expect_logic_error([] { managed_allocation::allocate(64, 0); }, "GLOBAL (1) or HOST (2)");

@@ -44,6 +44,20 @@ TEST(StructuredCopyChecks, RegionMustFitTheHostBuffer) {
     EXPECT_THROW(memcpy_2d(src, dst, extent, true), gpukit::logic_error);
 }
 
+TEST(StructuredCopyChecks, RegionsBeyond64BitsAreRefused) {
+    std::vector<char> host(64);
+    copy_location src, dst;
+    src.set_host(host.data(), host.size());
+    dst.set_host(host.data(), host.size());
+    src.pitch = std::size_t{1} << 63;  // the second row would start at 2**63, the third wrap to 0
+    EXPECT_THROW(memcpy_2d(src, dst, copy_extent{.width_in_bytes = 4, .height = 3}, true), gpukit::logic_error);
+    src.pitch = 4;
+    src.y = ~std::size_t{0};  // y + height wraps
+    src.height = 4;
+    EXPECT_THROW(memcpy_3d(src, dst, copy_extent{.width_in_bytes = 4, .height = 2, .depth = 2}),
+                 gpukit::logic_error);
+}
+
 TEST(StructuredCopyChecks, ThreeDimensionalBoxMustFit) {
     std::vector<char> host(2 * 3 * 4);
     copy_location src, dst;
