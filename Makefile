@@ -61,7 +61,8 @@ sanitize: sanitize-build
 # exceptions), into Python processes only (tests/sanitize/sitecustomize.py says why).
 # PYTHONMALLOC=malloc lets ASan see Python's own buffers (numpy arrays, bytes) freed under a
 # running copy. No leak check: the interpreter keeps its objects to the end by design, which
-# LeakSanitizer reports by the thousand.
+# LeakSanitizer reports by the thousand. allocator_may_return_null: an impossible allocation
+# fails as it does without ASan (numpy raises MemoryError; tests ask for such sizes).
 SANITIZE_PYTHONPATH = $(CURDIR)/$(SANITIZE_DIR)/python
 sanitize-python: sanitize-build
 	mkdir -p $(SANITIZE_PYTHONPATH)/gpukit
@@ -70,7 +71,7 @@ sanitize-python: sanitize-build
 	done
 	ln -sfn $(CURDIR)/tests/sanitize/sitecustomize.py $(SANITIZE_PYTHONPATH)/
 	LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libstdc++.so)" \
-	    ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 PYTHONMALLOC=malloc \
+	    ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 PYTHONMALLOC=malloc \
 	    PYTHONPATH=$(SANITIZE_PYTHONPATH) $(PYTHON) -m pytest -ra -m "not gpu" tests/python
 
 wheel: deps
