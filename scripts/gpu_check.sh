@@ -49,7 +49,7 @@ if [ "${GPUKIT_SANITIZER:-0}" = 1 ]; then
     # H200 out of memory), though test_detached_contexts_are_destroyed passes without it.
     # (Not test_context_lifetime: memcheck's own memory per context makes its free-memory
     # checks fail by design.)
-    for file in memory function pools stream_event staged_copy gpuarray fusion texture structured_copy \
+    for file in memory async_host_memory function pools stream_event staged_copy gpuarray fusion texture structured_copy \
         elementwise_kernel graph; do
         PYTHONPATH=python python3 -m pytest --collect-only -q -k 'not fault' "tests/python/test_$file.py" \
             | grep '::' > "$OUT/.ids"
