@@ -165,10 +165,14 @@ TEST_F(ClLifetime, UseHostPtrMemoryLivesUntilOpenClDestroysTheBuffer) {
     keep_busy();
     cl::event written = cl::enqueue_write(*q, *b, 0, expected.data(), count * sizeof(int), false);
     b.reset();  // the queued write still holds the buffer, and so its host memory
-    EXPECT_FALSE(dropped.load());
+    if (dropped.load())  // a fast device may have finished the write already
+        EXPECT_EQ(written.status(), CL_COMPLETE);
     written.wait();
     ASSERT_TRUE(dropped_within_seconds(10));  // the buffer went with the write's last reference
-    EXPECT_EQ(last_values, expected);
+    // What the host memory holds at the end is the implementation's choice: PoCL writes
+    // through to it; NVIDIA keeps the data on the device and writes back only when mapped.
+    if (last_values != std::vector<int>(count, 0))
+        EXPECT_EQ(last_values, expected);
 }
 
 }  // namespace
