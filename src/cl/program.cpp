@@ -54,7 +54,11 @@ void program::build(const std::string& options) {
         return;
     // Kernels check their arguments against the parameters this makes OpenCL describe.
     const std::string with_arg_info = options + (options.empty() ? "" : " ") + "-cl-kernel-arg-info";
-    const cl_int status = api().clBuildProgram(handle_, 0, nullptr, with_arg_info.c_str(), nullptr, nullptr);
+    cl_int status = api().clBuildProgram(handle_, 0, nullptr, with_arg_info.c_str(), nullptr, nullptr);
+    if (status == CL_BUILD_PROGRAM_FAILURE)
+        // Some compilers fail on sources they build without it (NVIDIA's, on a kernel without
+        // parameters: "ptxas ... syntax error"): then the kernels check argument sizes only.
+        status = api().clBuildProgram(handle_, 0, nullptr, options.c_str(), nullptr, nullptr);
     if (status == CL_BUILD_PROGRAM_FAILURE) {
         built_ = false;
         std::string log;
