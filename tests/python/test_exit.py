@@ -38,11 +38,13 @@ class _SlowFinalization:
 _slow_finalization = _SlowFinalization()
 """
 
-# A daemon thread that calls `op` over and over; the script goes on once `ready` is set.
+# A daemon thread that runs `start` once, then calls `op` over and over; the script goes on
+# once `ready` is set.
 THREAD = """
 import threading, time
 _entered, _completed = threading.Event(), threading.Event()
 def _call_forever():
+    {start}
     while True:
         _entered.set()
 {op}
@@ -67,15 +69,17 @@ def assert_clean_exit(*pieces):
     assert (proc.returncode, proc.stderr) == (EXIT_STATUS, ""), proc.stderr
 
 
-def assert_clean_exit_with_thread(setup, calls, when):
-    """`setup`, then a daemon thread looping over a call from `calls` (name -> (short call,
-    long call)) that meets the exit as `when` says."""
+def assert_clean_exit_with_thread(setup, calls, when, start="pass"):
+    """`setup`, then a daemon thread that runs `start`, then loops over a call from `calls`
+    (name -> (short call, long call)) that meets the exit as `when` says."""
     short, long = calls
     if when == "returns while finalizing":
-        thread = THREAD.format(op=textwrap.indent(textwrap.dedent(short).strip(), " " * 8), ready="_completed")
+        thread = THREAD.format(op=textwrap.indent(textwrap.dedent(short).strip(), " " * 8), ready="_completed",
+                               start=start)
         assert_clean_exit(setup, thread, SLOW_FINALIZATION)
     else:
-        thread = THREAD.format(op=textwrap.indent(textwrap.dedent(long).strip(), " " * 8), ready="_entered")
+        thread = THREAD.format(op=textwrap.indent(textwrap.dedent(long).strip(), " " * 8), ready="_entered",
+                               start=start)
         assert_clean_exit(setup, thread, "time.sleep(0.2)")
 
 
@@ -375,7 +379,8 @@ CUDA_BLOCKING_CALLS = {
 @pytest.mark.parametrize("when", WHEN)
 @pytest.mark.parametrize("call", sorted(CUDA_BLOCKING_CALLS))
 def test_cuda_daemon_thread_in_blocking_call(call, when):
-    assert_clean_exit_with_thread(CUDA_SETUP, CUDA_BLOCKING_CALLS[call], when)
+    # A context is current on the thread that made it: the new thread pushes it.
+    assert_clean_exit_with_thread(CUDA_SETUP, CUDA_BLOCKING_CALLS[call], when, start="gpukit.autoinit.context.push()")
 
 
 CUDA_GLOBALS = {
