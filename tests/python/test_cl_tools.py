@@ -70,8 +70,8 @@ def test_pool_counters_bins_and_reuse(queue):
     del block
     gc.collect()
     assert (pool.active_blocks, pool.held_blocks) == (0, 1)
-    assert pool.managed_bytes == pool.alloc_size(pool.bin_number(1000))
-    again = pool(pool.alloc_size(pool.bin_number(1000)))
+    assert pool.managed_bytes == pool.alloc_size(pool.bin_number(1000)) == 1023
+    again = pool(1023)
     assert again.int_ptr == first  # the same cl_mem, straight from the bin
     again.release()
     assert again.int_ptr == 0 and pool.held_blocks == 1
@@ -82,6 +82,30 @@ def test_pool_counters_bins_and_reuse(queue):
     pool.allocate(64).release()
     assert pool.held_blocks == 0
     assert tools.MemoryPool(tools.ImmediateAllocator(queue), leading_bits_in_bin_id=2).leading_bits_in_bin_id == 2
+
+
+# PyOpenCL's documented scheme: a request is rounded up to the largest size sharing its leading
+# 1 + leading_bits_in_bin_id bits. (size, bin_number, alloc_size) as PyOpenCL 2026.1 gives them.
+BIN_VALUES = [(0, 0, 1), (1, 0, 1), (2, 16, 2), (3, 24, 3), (15, 62, 15), (16, 64, 16), (17, 65, 17),
+              (31, 79, 31), (32, 80, 33), (33, 80, 33), (1000, 159, 1023), (1023, 159, 1023),
+              (1024, 160, 1087), (4096, 192, 4351), (4351, 192, 4351), (4352, 193, 4607),
+              (1 << 20, 320, 1114111)]
+
+
+def test_pool_bins_are_pyopencl_s(ctx, queue):
+    pools = [tools.MemoryPool(tools.ImmediateAllocator(queue))]
+    if ctx.devices[0].svm_capabilities:
+        pools.append(tools.SVMPool(tools.SVMAllocator(ctx, queue=queue)))
+    for pool in pools:
+        assert [(size, pool.bin_number(size), pool.alloc_size(pool.bin_number(size))) for size, _, _ in BIN_VALUES] \
+            == BIN_VALUES
+        block = pool(4096)
+        assert (pool.active_bytes, pool.managed_bytes) == (4096, 4351)
+        block.release()
+    # 1000 with 0, 2 and 8 leading bits, as PyOpenCL gives them.
+    for bits, bin_nr, alloc in ((0, 9, 1023), (2, 39, 1023), (8, 2548, 1001)):
+        pool = tools.MemoryPool(tools.ImmediateAllocator(queue), leading_bits_in_bin_id=bits)
+        assert (pool.bin_number(1000), pool.alloc_size(bin_nr)) == (bin_nr, alloc)
 
 
 def test_kernels_on_pooled_buffers(ctx, queue, rng):

@@ -189,6 +189,8 @@ def test_occupancy_record_matches_the_driver(ctx, kernel, threads):
 
 def test_a_pool_uses_its_own_bin_layout(ctx):
     coarse, fine = tools.DeviceMemoryPool(leading_bits_in_bin_id=1), tools.DeviceMemoryPool(leading_bits_in_bin_id=6)
-    assert coarse.alloc_size(coarse.bin_number(1000)) == 1024  # two leading bits: 1000 rounds to 1024
-    assert fine.alloc_size(fine.bin_number(1000)) == 1000  # seven leading bits keep it exact
-    assert tools.DeviceMemoryPool.alloc_size(tools.DeviceMemoryPool.bin_number(1000)) == 1024  # the default: 4
+    # 1000 = 0b1111101000: the largest size sharing its leading 1 + 1 bits is 0b1111111111 = 1023,
+    # sharing 1 + 6 bits 0b1111101111 = 1007 (PyCUDA's values).
+    assert (coarse.bin_number(1000), coarse.alloc_size(coarse.bin_number(1000))) == (19, 1023)
+    assert (fine.bin_number(1000), fine.alloc_size(fine.bin_number(1000))) == (637, 1007)
+    assert tools.DeviceMemoryPool.alloc_size(tools.DeviceMemoryPool.bin_number(1000)) == 1023  # the default: 4

@@ -113,8 +113,7 @@ public:
 
     // A block of at least `size` bytes. Size 0 gives an empty handle without touching the
     // allocator or the counters (there is nothing to pool). Throws memory_error when the
-    // allocator is out of memory even after every held block was released, or when size
-    // exceeds max_size().
+    // allocator is out of memory even after every held block was released.
     allocation allocate(std::size_t size) {
         if (size == 0)
             return allocation{};
@@ -140,11 +139,7 @@ public:
 
     const A& get_allocator() const noexcept { return state_->get_allocator(); }
     unsigned leading_bits_in_bin_id() const noexcept { return state_->layout().leading_bits(); }
-    // The largest size allocate accepts.
-    std::size_t max_size() const noexcept { return state_->layout().max_size(); }
-
-    // Throws logic_error when size > max_size().
-    std::size_t bin_number(std::size_t size) const { return checked_bin_number(state_->layout(), size); }
+    std::size_t bin_number(std::size_t size) const noexcept { return state_->layout().bin_number(size); }
 
     // Throws logic_error when no size falls into `bin`.
     std::size_t alloc_size(std::size_t bin) const { return checked_alloc_size(state_->layout(), bin); }

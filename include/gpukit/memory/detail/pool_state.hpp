@@ -139,9 +139,6 @@ public:
     // allocator, after releasing held blocks (largest first) for as long as the allocator
     // reports out-of-memory.
     pointer_type allocate(std::size_t size, bool for_handle) {
-        if (size > layout_.max_size())
-            throw memory_error("memory pool: cannot allocate " + std::to_string(size) +
-                               " bytes: larger than the largest block size");
         const std::size_t bin = layout_.bin_number(size);
         const std::size_t block_size = layout_.alloc_size(bin);
         const std::size_t own = own_shard_index();
@@ -209,7 +206,7 @@ public:
     // blocks, which the hot path cannot afford. The check and the return happen with every
     // shard locked, since the active count of a bin is a sum over shards.
     void free_checked(pointer_type block, std::size_t size) {
-        if (size == 0 || size > layout_.max_size())
+        if (size == 0)
             throw logic_error("memory pool: cannot free a block of " + std::to_string(size) +
                               " bytes: the pool never allocated one");
         const std::size_t bin = layout_.bin_number(size);
