@@ -56,7 +56,7 @@ def test_allocators_make_buffers(ctx, queue):
         assert isinstance(allocator, tools.AllocatorBase)
         buffer = allocator(100)
         assert isinstance(buffer, cl.Buffer) and buffer.size == 100
-        assert allocator(0) is None
+        assert allocator(0) is None  # the seed: "returning None" for zero-size allocations
     assert tools.ImmediateAllocator(queue, cl.mem_flags.READ_ONLY)(8).flags == cl.mem_flags.READ_ONLY
 
 
@@ -64,7 +64,8 @@ def test_pool_counters_bins_and_reuse(queue):
     pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
     block = pool.allocate(1000)
     assert isinstance(block, tools.PooledBuffer) and isinstance(block, cl.Buffer)
-    assert block.size == 1000
+    assert block.size == 1023  # the cl_mem's size, the bin's block size, as PyOpenCL reports
+    assert block.get_info(cl.mem_info.SIZE) == 1023
     first = block.int_ptr
     assert (pool.active_blocks, pool.held_blocks, pool.active_bytes) == (1, 0, 1000)
     del block
@@ -75,7 +76,6 @@ def test_pool_counters_bins_and_reuse(queue):
     assert again.int_ptr == first  # the same cl_mem, straight from the bin
     again.release()
     assert again.int_ptr == 0 and pool.held_blocks == 1
-    assert pool.allocate(0) is None
     pool.free_held()
     assert pool.held_blocks == 0 and pool.managed_bytes == 0
     pool.stop_holding()
@@ -106,6 +106,138 @@ def test_pool_bins_are_pyopencl_s(ctx, queue):
     for bits, bin_nr, alloc in ((0, 9, 1023), (2, 39, 1023), (8, 2548, 1001)):
         pool = tools.MemoryPool(tools.ImmediateAllocator(queue), leading_bits_in_bin_id=bits)
         assert (pool.bin_number(1000), pool.alloc_size(bin_nr)) == (bin_nr, alloc)
+
+
+def test_leading_bits_in_bin_id_by_position_or_keyword(ctx, queue):
+    # PyOpenCL's MemoryPool and SVMPool take it either way.
+    for make_pool, allocator in [(tools.MemoryPool, tools.ImmediateAllocator(queue))] + (
+            [(tools.SVMPool, tools.SVMAllocator(ctx, queue=queue))] if ctx.devices[0].svm_capabilities else []):
+        for pool in (make_pool(allocator, 2), make_pool(allocator, leading_bits_in_bin_id=2)):
+            assert pool.leading_bits_in_bin_id == 2
+            assert (pool.bin_number(1000), pool.alloc_size(39)) == (39, 1023)
+        with pytest.raises(cl.LogicError, match="at most 8, got 9"):
+            make_pool(allocator, 9)
+
+
+ZERO_SOURCE = """
+__kernel void touch(__global int *out, int n) { if (n) out[0] = 7; }
+"""
+
+
+def test_zero_byte_requests_give_objects_that_release_and_pass_to_kernels(ctx, queue):
+    # PyOpenCL: MemoryPool(0) is a PooledBuffer of bin 0's 1-byte block; ImmediateAllocator and
+    # DeferredAllocator give None, which kernels take as a NULL pointer.
+    touch = cl.Program(ctx, ZERO_SOURCE).build().touch
+    pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
+    for n in (0, 1, 5):
+        buf = pool(4 * n)
+        assert isinstance(buf, tools.PooledBuffer)
+        touch(queue, (1,), None, buf, np.int32(n))
+        if n:
+            result = np.zeros(1, np.int32)
+            cl.enqueue_copy(queue, result, buf)
+            assert result[0] == 7
+        buf.release()
+    zero = pool.allocate(0)
+    assert (zero.size, pool.active_blocks, pool.active_bytes) == (1, 1, 0)
+    assert pool.managed_bytes == 1 + 4 + 20  # 0 takes bin 0's 1-byte block; below 32, sizes are exact
+    zero.release()
+    assert (pool.active_blocks, pool.held_blocks) == (0, 3)
+    for allocator in (tools.ImmediateAllocator(queue), tools.DeferredAllocator(ctx)):
+        assert allocator(0) is None
+        touch(queue, (1,), None, allocator(0), np.int32(0))
+    queue.finish()
+    if not ctx.devices[0].svm_capabilities:
+        return
+    svm_allocator = tools.SVMAllocator(ctx, queue=queue)
+    null_svm = svm_allocator(0)  # PyOpenCL: an SVMAllocation of size 0 at address 0
+    assert isinstance(null_svm, tools.SVMAllocation) and (null_svm.size, null_svm.svm_ptr) == (0, 0)
+    touch(queue, (1,), None, null_svm, np.int32(0))
+    null_svm.release()
+    svm_pool = tools.SVMPool(svm_allocator)
+    pooled = svm_pool(0)  # PyOpenCL: a PooledSVM of size 0 on bin 0's 1-byte block
+    assert isinstance(pooled, tools.PooledSVM) and pooled.size == 0 and pooled.svm_ptr != 0
+    assert (svm_pool.active_blocks, svm_pool.active_bytes, svm_pool.managed_bytes) == (1, 0, 1)
+    touch(queue, (1,), None, pooled, np.int32(0))
+    pooled.release()
+    assert svm_pool.held_blocks == 1
+    queue.finish()
+
+
+def test_a_second_release_raises_logic_error(ctx, queue):
+    pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
+    for size in (0, 1000):
+        buf = pool(size)
+        buf.release()
+        with pytest.raises(cl.LogicError, match="PooledBuffer.release: the memory was already released"):
+            buf.release()
+        assert pool.held_blocks == 1 + (size > 0)
+    if not ctx.devices[0].svm_capabilities:
+        return
+    allocator = tools.SVMAllocator(ctx, queue=queue)
+    svm_pool = tools.SVMPool(allocator)
+    for size in (0, 256):
+        pooled = svm_pool(size)
+        pooled.release()
+        with pytest.raises(cl.LogicError, match="PooledSVM.release: the memory was already released"):
+            pooled.release()
+        with pytest.raises(cl.LogicError, match="PooledSVM.enqueue_release: the memory was already released"):
+            pooled.enqueue_release()
+        allocation = allocator(size)
+        allocation.release()
+        with pytest.raises(cl.LogicError, match="SVMAllocation.release: the memory was already released"):
+            allocation.release()
+        with pytest.raises(cl.LogicError, match="already released"):
+            allocation.enqueue_release(queue)
+
+
+def test_released_pooled_buffers_are_refused_as_kernel_arguments(ctx, queue):
+    # Before issue 13 a released PooledBuffer became a NULL cl_mem and PoCL crashed; the message
+    # says "released" as for a released PooledSVM.
+    touch = cl.Program(ctx, ZERO_SOURCE).build().touch
+    buf = tools.MemoryPool(tools.ImmediateAllocator(queue))(64)
+    buf.release()
+    with pytest.raises(cl.LogicError, match=r"argument 0 \('out'.*the buffer was released"):
+        touch(queue, (1,), None, buf, np.int32(1))
+    if ctx.devices[0].svm_capabilities:
+        svm = tools.SVMPool(tools.SVMAllocator(ctx, queue=queue))(64)
+        svm.release()
+        with pytest.raises(cl.LogicError, match=r"argument 0 \('out'.*the SVM memory was released"):
+            touch(queue, (1,), None, svm, np.int32(1))
+
+
+def test_pooled_buffer_get_info(ctx, queue):
+    pool = tools.MemoryPool(tools.ImmediateAllocator(queue, cl.mem_flags.READ_ONLY))
+    buf = pool(4096)
+    assert buf.size == buf.get_info(cl.mem_info.SIZE) == 4351
+    assert buf.get_info(cl.mem_info.FLAGS) == cl.mem_flags.READ_ONLY
+    assert buf.get_info(cl.mem_info.TYPE) == 0x10F0  # CL_MEM_OBJECT_BUFFER
+    assert buf.get_info(cl.mem_info.OFFSET) == 0 and buf.get_info(cl.mem_info.MAP_COUNT) == 0
+    assert buf.get_info(cl.mem_info.HOST_PTR) == 0
+    assert buf.get_info(cl.mem_info.REFERENCE_COUNT) >= 1
+    assert cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 100).get_info(cl.mem_info.SIZE) == 100
+    with pytest.raises(cl.LogicError, match="not supported; expected mem_info.TYPE"):
+        buf.get_info(0x1106)  # CL_MEM_CONTEXT
+    buf.release()
+    with pytest.raises(cl.LogicError, match="the buffer was released"):
+        buf.get_info(cl.mem_info.SIZE)
+
+
+def test_svm_allocation_enqueue_release(ctx, queue):
+    _svm_device(ctx)
+    for allocator in (tools.SVMAllocator(ctx), tools.SVMAllocator(ctx, queue=queue)):
+        for size in (0, 100):
+            allocation = allocator(size)
+            event = allocation.enqueue_release(queue)
+            assert isinstance(event, cl.Event)
+            event.wait()
+            assert allocation.svm_ptr == 0
+    on_its_queue = tools.SVMAllocator(ctx, queue=queue)(64)
+    on_its_queue.enqueue_release().wait()  # the allocator's queue
+    with pytest.raises(cl.LogicError, match="no queue given and the SVMAllocator has none"):
+        tools.SVMAllocator(ctx)(64).enqueue_release()
+    with pytest.raises(cl.LogicError, match="another context"):
+        tools.SVMAllocator(ctx)(64).enqueue_release(cl.CommandQueue(cl.Context(ctx.devices)))
 
 
 def test_kernels_on_pooled_buffers(ctx, queue, rng):
@@ -151,8 +283,10 @@ def test_bad_input(ctx, queue):
         pool.alloc_size(10**6)
     with pytest.raises(cl.LogicError, match="leading_bits"):
         tools.MemoryPool(tools.ImmediateAllocator(queue), leading_bits_in_bin_id=99)
-    with pytest.raises(TypeError):
-        tools.MemoryPool(tools.ImmediateAllocator(queue), 4)  # leading_bits_in_bin_id is keyword-only
+    with pytest.raises(cl.LogicError, match="got -1"):
+        tools.MemoryPool(tools.ImmediateAllocator(queue), -1)
+    with pytest.raises(TypeError, match="leading_bits_in_bin_id"):
+        tools.MemoryPool(tools.ImmediateAllocator(queue), leading_bits_in_bin_id=2.5)
     too_big = ctx.devices[0].max_mem_alloc_size * 4
     with pytest.raises(cl.Error):
         tools.ImmediateAllocator(queue)(too_big)
@@ -164,7 +298,6 @@ def test_svm_pool(ctx, queue, rng):
     allocation = allocator(256)
     assert isinstance(allocation, tools.SVMAllocation) and allocation.size == 256
     allocation.release()
-    assert allocator(0) is None
     pool = tools.SVMPool(allocator)
     kernel = cl.Program(ctx, SCALE_SOURCE).build().scale
     n = 1000

@@ -71,6 +71,10 @@ public:
     pointer_type pointer() const noexcept { return pointer_; }
     // The size that was asked for; the block itself may be larger (its bin's alloc_size).
     std::size_t size() const noexcept { return size_; }
+    // The size of the block itself; 0 for an empty handle.
+    std::size_t block_size() const noexcept {
+        return state_ ? state_->layout().alloc_size(state_->layout().bin_number(size_)) : 0;
+    }
     explicit operator bool() const noexcept { return state_ != nullptr; }
 
 private:
@@ -117,6 +121,13 @@ public:
     allocation allocate(std::size_t size) {
         if (size == 0)
             return allocation{};
+        const pointer_type block = state_->allocate(size, /*for_handle=*/true);
+        return allocation{state_, block, size};
+    }
+
+    // A block for every size: as allocate, but size 0 gets a block of bin 0 (1 byte), counted
+    // with 0 active bytes. PyOpenCL's pools hand out a usable object for a zero-byte request.
+    allocation allocate_block(std::size_t size) {
         const pointer_type block = state_->allocate(size, /*for_handle=*/true);
         return allocation{state_, block, size};
     }

@@ -14,6 +14,7 @@ LogicError = _cl.LogicError
 MemoryError = _cl.MemoryError  # noqa: A001  (PyOpenCL's name, shadowing the builtin on purpose)
 RuntimeError = _cl.RuntimeError  # noqa: A001
 mem_flags = _cl.mem_flags
+mem_info = _cl.mem_info
 device_type = _cl.device_type
 command_queue_properties = _cl.command_queue_properties
 Platform = _cl.Platform
@@ -40,6 +41,7 @@ __all__ = [
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "error_name", "get_platforms", "mem_flags",
+    "mem_info",
     "parse_device_spec", "select_devices",
 ]
 

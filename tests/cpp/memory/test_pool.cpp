@@ -76,6 +76,29 @@ TEST(MemoryPool, SizeZeroGivesAnEmptyHandleAndTouchesNothing) {
     EXPECT_THROW(p.free_raw(4096, 0), gpukit::logic_error);
 }
 
+// PyOpenCL's pools give a block even for 0 bytes: bin 0's, of 1 byte, counted as 0 active bytes.
+TEST(MemoryPool, AllocateBlockServesSizeZeroFromBinZero) {
+    null_allocator allocator;
+    pool p(allocator);
+    pool::allocation zero = p.allocate_block(0);
+    ASSERT_TRUE(zero);
+    EXPECT_NE(zero.pointer(), 0u);
+    EXPECT_EQ(zero.size(), 0u);
+    EXPECT_EQ(zero.block_size(), 1u);
+    EXPECT_EQ(p.active_blocks(), 1u);
+    EXPECT_EQ(p.active_bytes(), 0u);
+    EXPECT_EQ(p.managed_bytes(), 1u);
+    const auto address = zero.pointer();
+    zero.free();
+    EXPECT_EQ(zero.block_size(), 0u);
+    EXPECT_EQ(p.held_blocks(), 1u);
+    pool::allocation one = p.allocate_block(1);  // the same bin
+    EXPECT_EQ(one.pointer(), address);
+    EXPECT_EQ(p.allocate_block(1000).block_size(), 1023u);
+    one.free();
+    EXPECT_EQ(allocator.count().invalid_frees, 0u);
+}
+
 TEST(MemoryPool, CountersThroughAllocateFreeAndReuse) {
     null_allocator allocator;
     pool p(allocator);

@@ -134,7 +134,7 @@ public:
     std::size_t shard_count() const noexcept { return shard_count_; }
     const A& get_allocator() const noexcept { return allocator_; }
 
-    // A block of at least `size` bytes (size >= 1): a held block of the same bin if there is
+    // A block of at least `size` bytes (size 0 gets bin 0's one-byte block): a held block of the same bin if there is
     // one (the thread's own shard first, then the others), otherwise a new one from the
     // allocator, after releasing held blocks (largest first) for as long as the allocator
     // reports out-of-memory.
