@@ -1,5 +1,6 @@
 """gpukit.cl.tools and gpukit.cl.characterize on whatever OpenCL platform is installed (PoCL in CI)."""
 import gc
+import itertools
 import os
 import subprocess
 import sys
@@ -390,7 +391,7 @@ def test_parametrization_covers_every_device(monkeypatch):
     metafunc, calls = _fake_metafunc(["ctx_factory", "device", "other"])
     tools.pytest_generate_tests_for_pyopencl(metafunc)
     [(names, values, ids)] = calls
-    assert names == "device,ctx_factory"
+    assert names == ["device", "ctx_factory"]
     assert [device for device, _ in values] == devices
     assert all(device.name in test_id for device, test_id in zip(devices, ids))
     context = values[0][1]()
@@ -398,11 +399,16 @@ def test_parametrization_covers_every_device(monkeypatch):
 
     metafunc, calls = _fake_metafunc(["platform"])
     tools.pytest_generate_tests_for_opencl(metafunc)
-    assert calls[0][0] == "platform" and calls[0][1] == list(dict.fromkeys(d.platform for d in devices))
+    assert calls[0][0] == ["platform"] and calls[0][1] == [(p,) for p in dict.fromkeys(d.platform for d in devices)]
 
     metafunc, calls = _fake_metafunc(["queue"])
     tools.pytest_generate_tests_for_opencl(metafunc)
     assert calls == []
+
+    metafunc, calls = _fake_metafunc(["ctx_getter"])
+    with pytest.warns(DeprecationWarning, match="ctx_getter"):
+        tools.pytest_generate_tests_for_opencl(metafunc)
+    assert isinstance(calls[0][1][0][0](), cl.Context)
 
 
 @pytest.mark.parametrize("variable", ["GPUKIT_CL_TEST", "PYOPENCL_TEST"])
@@ -414,21 +420,54 @@ def test_parametrization_honours_the_environment(monkeypatch, variable):
     tools.pytest_generate_tests_for_opencl(metafunc)
     assert calls[0][1] == [(cl.get_platforms()[0].get_devices()[0],)]
     monkeypatch.setenv(variable, "no-such-platform-name")
-    with pytest.raises(cl.LogicError):
+    with pytest.raises(cl.LogicError, match="no platform name or vendor contains 'no-such-platform-name'"):
         tools.pytest_generate_tests_for_opencl(_fake_metafunc(["device"])[0])
+    # As in PyOpenCL, a name matches the vendor too: "pocl" finds PoCL ("The pocl project"),
+    # and a device's vendor names the device.
+    platform = cl.get_platforms()[0]
+    device = platform.get_devices()[0]
+    for selection in (platform.vendor.upper(), f"{platform.vendor}:{device.vendor}"):
+        monkeypatch.setenv(variable, selection)
+        metafunc, calls = _fake_metafunc(["device"])
+        tools.pytest_generate_tests_for_opencl(metafunc)
+        assert calls[0][1][0] == (device,)
 
 
-def test_parametrization_in_a_real_pytest_run(tmp_path):
+# Every combination of the three fixture names, in a real pytest run: each test receives each
+# argument by its own name (before, a test taking one of them received a 1-tuple).
+FIXTURE_COMBINATIONS = [combination for n in (1, 2, 3)
+                        for combination in itertools.combinations(("ctx_factory", "device", "platform"), n)]
+
+
+@pytest.mark.parametrize("selection", ["0:0", "pocl"])
+def test_parametrization_in_a_real_pytest_run(tmp_path, selection):
+    if selection == "pocl" and not any("pocl" in (p.name + " " + p.vendor).lower() for p in cl.get_platforms()):
+        pytest.skip("no PoCL platform")
+    checks = {"ctx_factory": "isinstance(ctx_factory(), cl.Context)",
+              "device": "isinstance(device, cl.Device)",
+              "platform": "isinstance(platform, cl.Platform)"}
+    lines = ["import gpukit.cl as cl",
+             "from gpukit.cl.tools import pytest_generate_tests_for_pyopencl as pytest_generate_tests"]
+    for combination in FIXTURE_COMBINATIONS:
+        lines.append(f"def test_{'_'.join(combination)}({', '.join(combination)}):")
+        lines.extend(f"    assert {checks[name]}" for name in combination)
+        if "device" in combination and "ctx_factory" in combination:
+            lines.append("    assert ctx_factory().devices == [device]")
+        if "device" in combination and "platform" in combination:
+            lines.append("    assert device.platform == platform")
     test_file = tmp_path / "test_generated.py"
-    test_file.write_text(
-        "from gpukit.cl.tools import pytest_generate_tests_for_pyopencl as pytest_generate_tests\n"
-        "def test_one(ctx_factory, device, platform):\n"
-        "    assert ctx_factory().devices == [device] and device.platform == platform\n")
-    env = dict(os.environ, GPUKIT_CL_TEST="0:0", PYTHONPATH=str(Path(cl.__file__).resolve().parents[2]))
+    test_file.write_text("\n".join(lines) + "\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(cl.__file__).resolve().parents[2]))
+    env.pop("GPUKIT_CL_TEST", None)
+    env["PYOPENCL_TEST"] = selection
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "1 passed" in run.stdout
+    devices = cl.select_devices(selection)
+    platforms = set(d.platform for d in devices)
+    # Tests that take only `platform` run once per platform, the others once per device.
+    expected = len(devices) * (len(FIXTURE_COMBINATIONS) - 1) + len(platforms)
+    assert f"{expected} passed" in run.stdout, run.stdout
 
 
 def test_argument_types():
