@@ -126,6 +126,44 @@ T info_as(const std::vector<std::byte>& bytes) {
     return value;
 }
 
+// Kernel.get_work_group_info: PyOpenCL's kernel_work_group_info names, each a size_t or a
+// cl_ulong (COMPILE_WORK_GROUP_SIZE: three size_t, a list).
+struct work_group_info_param {
+    const char* name;
+    cl_kernel_work_group_info param;
+};
+constexpr work_group_info_param work_group_info_params[] = {
+    {"WORK_GROUP_SIZE", CL_KERNEL_WORK_GROUP_SIZE},
+    {"COMPILE_WORK_GROUP_SIZE", CL_KERNEL_COMPILE_WORK_GROUP_SIZE},
+    {"LOCAL_MEM_SIZE", CL_KERNEL_LOCAL_MEM_SIZE},
+    {"PREFERRED_WORK_GROUP_SIZE_MULTIPLE", CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE},
+    {"PRIVATE_MEM_SIZE", CL_KERNEL_PRIVATE_MEM_SIZE},
+};
+
+nb::object kernel_work_group_info(const cl::kernel& k, nb::handle param_arg, const cl::device& dev) {
+    const auto param = static_cast<cl_kernel_work_group_info>(cl_unsigned(
+        param_arg, "Kernel.get_work_group_info(param)", std::numeric_limits<cl_kernel_work_group_info>::max()));
+    const auto* known = std::find_if(std::begin(work_group_info_params), std::end(work_group_info_params),
+                                     [&](const work_group_info_param& p) { return p.param == param; });
+    if (known == std::end(work_group_info_params))
+        throw cl::logic_error("Kernel.get_work_group_info: parameter " + std::to_string(param) +
+                                  " is not supported; expected one of kernel_work_group_info",
+                              CL_INVALID_VALUE, "clGetKernelWorkGroupInfo");
+    const std::vector<std::byte> bytes = k.work_group_info_bytes(param, dev);
+    if (param == CL_KERNEL_COMPILE_WORK_GROUP_SIZE) {
+        nb::list sizes;
+        for (size_t i = 0; i + sizeof(size_t) <= bytes.size(); i += sizeof(size_t)) {
+            size_t value = 0;
+            std::memcpy(&value, bytes.data() + i, sizeof value);
+            sizes.append(value);
+        }
+        return std::move(sizes);
+    }
+    if (param == CL_KERNEL_LOCAL_MEM_SIZE || param == CL_KERNEL_PRIVATE_MEM_SIZE)
+        return nb::int_(info_as<cl_ulong>(bytes));
+    return nb::int_(info_as<size_t>(bytes));
+}
+
 nb::object buffer_info(const cl::buffer& b, nb::handle param_arg) {
     const auto param = static_cast<cl_mem_info>(
         cl_unsigned(param_arg, "Buffer.get_info(param)", std::numeric_limits<cl_mem_info>::max()));
@@ -369,6 +407,11 @@ void bind_cl(nb::module_& parent) {
         for (const mem_info_param& p : mem_info_params)
             items.append(nb::make_tuple(p.name, p.param));
         m.attr("mem_info") = nb::module_::import_("enum").attr("IntEnum")("mem_info", items, "module"_a = "gpukit.cl");
+        nb::list work_group_items;
+        for (const work_group_info_param& p : work_group_info_params)
+            work_group_items.append(nb::make_tuple(p.name, p.param));
+        m.attr("kernel_work_group_info") = nb::module_::import_("enum").attr("IntEnum")(
+            "kernel_work_group_info", work_group_items, "module"_a = "gpukit.cl");
     }
     bind_flags(m, "command_queue_properties", {{"OUT_OF_ORDER_EXEC_MODE_ENABLE", CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE},
                                                {"PROFILING_ENABLE", CL_QUEUE_PROFILING_ENABLE}});
@@ -571,6 +614,8 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("function_name", &cl::kernel::name)
         .def_prop_ro("num_args", &cl::kernel::num_args)
         .def_prop_ro("parameters", &cl::kernel::parameters)
+        .def("get_work_group_info", &kernel_work_group_info, "param"_a.none(), "device"_a,
+             "clGetKernelWorkGroupInfo(param) for `device`, decoded (see kernel_work_group_info).")
         .def("set_arg", [](cl::kernel& k, nb::handle index, nb::handle value) {
             const auto i = static_cast<cl_uint>(cl_unsigned(index, "Kernel.set_arg(index)", UINT32_MAX));
             std::vector<nb::bytes> values;

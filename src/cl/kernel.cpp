@@ -325,6 +325,14 @@ void kernel::set_arg(cl_uint index, const kernel_arg& arg) {
     }, arg);
 }
 
+std::vector<std::byte> kernel::work_group_info_bytes(cl_kernel_work_group_info param, const device& dev) const {
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetKernelWorkGroupInfo(handle_, dev.handle(), param, size, value, size_ret);
+        },
+        "clGetKernelWorkGroupInfo");
+}
+
 void kernel::check_all_args_set() const {
     for (size_t i = 0; i < arg_set_.size(); ++i)
         if (!arg_set_[i])

@@ -486,6 +486,8 @@ def test_argument_types():
 def test_characterize(ctx, queue, rng):
     device = ctx.devices[0]
     options = characterize.get_fast_inaccurate_build_options(device)
+    strict = ["-cl-strict-aliasing"] if device.vendor.startswith(("Advanced Micro", "NVIDIA")) else []
+    assert options == ["-cl-mad-enable", "-cl-fast-relaxed-math", "-cl-no-signed-zeros"] + strict
     kernel = cl.Program(ctx, SCALE_SOURCE).build(options).scale  # the options are accepted
     host = rng.standard_normal(64).astype(np.float32)
     buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
@@ -493,13 +495,91 @@ def test_characterize(ctx, queue, rng):
     result = np.empty_like(host)
     cl.enqueue_copy(queue, result, buf)
     np.testing.assert_allclose(result, host * 2, rtol=1e-5)
-    for size in (1, 2, 4, 8):
-        width = characterize.get_simd_group_size(device, size)
-        assert width is None or width >= 1
-    with pytest.raises(ValueError, match="expected 1, 2, 4 or 8"):
-        characterize.get_simd_group_size(device, 3)
-    assert characterize.simultaneous_work_items_on_local_access(device) >= 1
     if "nvidia" not in device.vendor.lower():
         assert characterize.nv_compute_capability(device) is None
-    assert characterize.has_struct_arg_count_bug(device) in (False, "apple")
+    assert characterize.has_struct_arg_count_bug(device) in (False, "apple", "pocl")
     assert characterize.has_struct_arg_count_bug(device, ctx) == characterize.has_struct_arg_count_bug(device)
+    extensions = device.extensions.split()
+    assert characterize.has_double_support(device) == ("cl_khr_fp64" in extensions)
+    assert characterize.has_amd_double_support(device) == ("cl_amd_fp64" in extensions)
+    assert characterize.local_memory_access_granularity(device) == 4
+    assert characterize.reasonable_work_group_size_multiple(device) >= 1
+    assert characterize.reasonable_work_group_size_multiple(device, ctx) >= 1
+
+
+def test_characterize_gives_pyopencl_s_answers_on_cpus(ctx):
+    # PyOpenCL 2026.1 on PoCL's CPU device: SIMD group size 1 for every type size (CPUs
+    # vectorize explicitly), 1 work item on local memory, no banks in cache-based local memory,
+    # an unchanged local memory size, a build cache, and SVM as the capabilities say.
+    device = ctx.devices[0]
+    if not device.type & cl.device_type.CPU or device.type & cl.device_type.GPU:
+        pytest.skip(f"device {device.name!r} is not a CPU")
+    vendors = (device.platform.vendor + device.vendor).lower()
+    if "nvidia" not in vendors and "advanced micro" not in vendors and "ati" not in vendors:
+        assert [characterize.get_simd_group_size(device, size) for size in (1, 2, 3, 4, 8, 16)] == [1] * 6
+    assert characterize.simultaneous_work_items_on_local_access(device) == 1
+    assert characterize.usable_local_mem_size(device) == characterize.usable_local_mem_size(device, 10) \
+        == device.local_mem_size
+    if device.platform.name != "Portable Computing Language":
+        return
+    assert characterize.has_src_build_cache(device) is True
+    major, minor = characterize.get_pocl_version(device.platform)
+    assert device.platform.version.lower().startswith(f"opencl {device.platform.version.split()[1]} pocl {major}.{minor}")
+    capabilities = device.svm_capabilities
+    assert characterize.has_coarse_grain_buffer_svm(device) == bool(capabilities & 1)
+    assert characterize.has_fine_grain_buffer_svm(device) == bool(capabilities & 2)
+    assert characterize.has_fine_grain_system_svm(device) == bool(capabilities & 4)
+    assert characterize.has_fine_grain_buffer_svm_atomics(device) == (capabilities & 10 == 10)
+    assert characterize.has_fine_grain_system_svm_atomics(device) == (capabilities & 12 == 12)
+    with pytest.raises(RuntimeError, match="meaningless for cache-based local memory"):
+        characterize.local_memory_bank_count(device)
+    with pytest.raises(RuntimeError, match="meaningless for cache-based local memory"):
+        characterize.why_not_local_access_conflict_free(device, 4, (16, 16))
+
+
+class _FakeNvidiaDevice:
+    """What characterize reads from an NVIDIA GPU of compute capability `capability`."""
+
+    def __init__(self, capability):
+        self.capability = capability
+        self.name = self.vendor = "NVIDIA Corporation"
+        self.extensions = "cl_khr_fp64 cl_nv_device_attribute_query"
+        self.type = cl.device_type.GPU
+        self.local_mem_size = 49152
+        self.platform = types.SimpleNamespace(name="NVIDIA CUDA", vendor="NVIDIA Corporation",
+                                              version="OpenCL 3.0 CUDA 12.4")
+
+    def get_info(self, param):
+        values = {0x4000: self.capability[0], 0x4001: self.capability[1], 0x4003: 32}
+        return values[param].to_bytes(4, "little")
+
+
+@pytest.mark.parametrize(("capability", "usable", "usable_10_args", "together", "banks", "conflicts"), [
+    # Values of PyOpenCL 2026.1 for the same device; conflicts for the shapes below in order.
+    ((1, 3), 48896, 49112, 16, 16, [16, 1, 1, 16, 1, 16, 1, 1]),
+    ((2, 0), 49152, 49152, 32, 32, [8, 1, 1, 32, 1, 16, 1, 1]),
+])
+def test_characterize_nvidia_rules(capability, usable, usable_10_args, together, banks, conflicts):
+    device = _FakeNvidiaDevice(capability)
+    assert characterize.nv_compute_capability(device) == capability
+    assert characterize.get_simd_group_size(device, 4) == 32
+    assert characterize.reasonable_work_group_size_multiple(device) == 32
+    assert characterize.has_src_build_cache(device) is True
+    assert characterize.usable_local_mem_size(device) == usable
+    assert characterize.usable_local_mem_size(device, 10) == usable_10_args
+    assert characterize.simultaneous_work_items_on_local_access(device) == together
+    assert characterize.local_memory_bank_count(device) == banks
+    shapes = [(4, (16, 16)), (4, (16, 17)), (4, (32,)), (4, (32, 32)), (4, (32, 32), (32, 33)), (8, (16, 16)),
+              (4, (3, 5, 7)), (4, (64,))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", characterize.CLCharacterizationWarning)
+        found = [characterize.why_not_local_access_conflict_free(device, *shape) for shape in shapes]
+    assert [multiplicity for multiplicity, _ in found] == conflicts
+    assert found[1] == (1, None)
+    if capability == (2, 0):
+        assert found[0][1] == ("8x conflict on axis 1 (from right, 0-based): " + ", ".join(
+            f"w.item {i} -> [{i}, 0]" for i in range(1, 16, 2)) + " access bank 16")
+    with pytest.warns(characterize.CLCharacterizationWarning, match="itemsize != 4"):
+        characterize.why_not_local_access_conflict_free(device, 8, (16, 16))
+    with pytest.raises(ValueError, match="another rank"):
+        characterize.why_not_local_access_conflict_free(device, 4, (16, 16), (16,))

@@ -127,6 +127,10 @@ public:
     // Any of the above.
     void set_arg(cl_uint index, const kernel_arg& arg);
 
+    // clGetKernelWorkGroupInfo for `dev`: the raw bytes of `param`
+    // (CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, ...).
+    std::vector<std::byte> work_group_info_bytes(cl_kernel_work_group_info param, const device& dev) const;
+
     // Throws cl::logic_error naming the first argument that was never set.
     void check_all_args_set() const;
 

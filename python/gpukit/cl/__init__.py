@@ -15,6 +15,7 @@ MemoryError = _cl.MemoryError  # noqa: A001  (PyOpenCL's name, shadowing the bui
 RuntimeError = _cl.RuntimeError  # noqa: A001
 mem_flags = _cl.mem_flags
 mem_info = _cl.mem_info
+kernel_work_group_info = _cl.kernel_work_group_info
 device_type = _cl.device_type
 command_queue_properties = _cl.command_queue_properties
 Platform = _cl.Platform
@@ -41,7 +42,7 @@ __all__ = [
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "error_name", "get_platforms", "mem_flags",
-    "mem_info",
+    "kernel_work_group_info", "mem_info",
     "parse_device_spec", "select_devices",
 ]
 
