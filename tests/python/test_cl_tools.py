@@ -472,15 +472,50 @@ def test_parametrization_in_a_real_pytest_run(tmp_path, selection):
 
 def test_argument_types():
     assert tools.VectorArg(np.float32, "x").declarator() == "__global float *x"
-    assert tools.VectorArg("int64", "y", with_offset=True).declarator() == "__global long *y, long y__offset"
+    # PyOpenCL's with_offset: the pointer is x__base, the byte offset x__offset.
+    assert tools.VectorArg("int64", "y", with_offset=True).declarator() == "__global long *y__base, long y__offset"
     assert tools.ScalarArg(np.uint8, "n").declarator() == "uchar n"
+    assert tools.ScalarArg(np.complex64, "z").declarator() == "cfloat_t z"
+    assert tools.VectorArg(np.complex128, "w").declarator() == "__global cdouble_t *w"
     assert tools.ScalarArg(np.float64, "a") == tools.ScalarArg("float64", "a")
     assert tools.ScalarArg(np.float64, "a") != tools.VectorArg(np.float64, "a")
+    assert tools.VectorArg(np.float64, "a") != tools.VectorArg(np.float64, "a", with_offset=True)
     assert isinstance(tools.VectorArg(np.int32, "v"), tools.DtypedArgument)
-    with pytest.raises(ValueError, match="no OpenCL C scalar type"):
-        tools.ScalarArg(np.complex128, "z")
+    # Immutable and hashable, as PyOpenCL's frozen dataclasses.
+    arg = tools.VectorArg(np.float32, "x", with_offset=True)
+    assert hash(arg) == hash(tools.VectorArg("float32", "x", with_offset=True))
+    assert len({arg, tools.VectorArg(np.float32, "x", with_offset=True), tools.ScalarArg(np.float32, "x")}) == 2
+    with pytest.raises(AttributeError):
+        arg.name = "y"
+    assert repr(arg) == "VectorArg(dtype=dtype('float32'), name='x', with_offset=True)"
+    # As in PyOpenCL, a dtype without an OpenCL C type is refused when declared, not before.
+    opaque = tools.ScalarArg(np.dtype(object), "o")
+    with pytest.raises(ValueError, match="no OpenCL C type for dtype object"):
+        opaque.declarator()
     with pytest.raises(ValueError, match="not a C identifier"):
         tools.ScalarArg(np.int32, "1x")
+
+
+def test_offset_arguments_run_as_pyopencl_kernel_text_expects(ctx, queue, rng):
+    # Kernel text written for PyOpenCL refers to x__base and a byte offset x__offset.
+    args = [tools.VectorArg(np.float32, "out", with_offset=True), tools.VectorArg(np.complex64, "z"),
+            tools.ScalarArg(np.float32, "f")]
+    source = f"""
+    typedef float2 cfloat_t;
+    __kernel void k({", ".join(a.declarator() for a in args)}) {{
+        __global float *out = (__global float *) ((__global char *) out__base + out__offset);
+        const size_t i = get_global_id(0);
+        out[i] = z[i].x * f + z[i].y;
+    }}"""
+    kernel = cl.Program(ctx, source).build().k
+    n, skip = 37, 5
+    z = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    z_buf = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=z)
+    out_buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4 * (n + skip))
+    kernel(queue, (n,), None, out_buf, np.int64(4 * skip), z_buf, np.float32(3.0))
+    result = np.empty(n + skip, np.float32)
+    cl.enqueue_copy(queue, result, out_buf)
+    np.testing.assert_allclose(result[skip:], z.real * 3 + z.imag, rtol=1e-6)
 
 
 def test_characterize(ctx, queue, rng):
