@@ -413,6 +413,9 @@ void bind_cl(nb::module_& parent) {
         m.attr("kernel_work_group_info") = nb::module_::import_("enum").attr("IntEnum")(
             "kernel_work_group_info", work_group_items, "module"_a = "gpukit.cl");
     }
+    bind_flags(m, "svm_mem_flags", {{"READ_WRITE", CL_MEM_READ_WRITE}, {"WRITE_ONLY", CL_MEM_WRITE_ONLY},
+                                    {"READ_ONLY", CL_MEM_READ_ONLY}, {"SVM_FINE_GRAIN_BUFFER", CL_MEM_SVM_FINE_GRAIN_BUFFER},
+                                    {"SVM_ATOMICS", CL_MEM_SVM_ATOMICS}});
     bind_flags(m, "command_queue_properties", {{"OUT_OF_ORDER_EXEC_MODE_ENABLE", CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE},
                                                {"PROFILING_ENABLE", CL_QUEUE_PROFILING_ENABLE}});
 

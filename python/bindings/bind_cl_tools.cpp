@@ -186,6 +186,16 @@ void bind_cl_tools(nb::module_& parent) {
         .def_prop_ro("flags", &cl::svm_allocator::flags);
 
     nb::class_<cl::svm_allocation, cl::svm_pointer>(m, "SVMAllocation", "SVM owned by the Python object.")
+        .def("__init__", [](cl::svm_allocation* self, const cl::context& ctx, nb::handle size, nb::handle alignment,
+                            nb::handle flags, const cl::queue* q) {
+            // PyOpenCL's SVMAllocation(context, size, alignment, flags, queue=None): what
+            // SVMAllocator(context, alignment=, flags=, queue=)(size) gives.
+            cl::svm_allocator allocator(ctx, cl_unsigned(alignment, "SVMAllocation(alignment)"),
+                                        cl_unsigned(flags, "SVMAllocation(flags)"), q);
+            const std::size_t bytes = cl_unsigned(size, "SVMAllocation(size)");
+            new (self) cl::svm_allocation(
+                as_cl_errors([&] { return cl::svm_allocation(std::move(allocator), bytes); }, "SVMAllocation"));
+        }, "context"_a, "size"_a.none(), "alignment"_a.none(), "flags"_a.none(), "queue"_a.none() = nb::none())
         .def("release", [](cl::svm_allocation& a) {
             if (a.released())
                 already_released("SVMAllocation.release");
