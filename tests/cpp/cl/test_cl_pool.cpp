@@ -234,13 +234,20 @@ TEST_F(ClPool, ZeroByteRequestsAndNullArguments) {
     EXPECT_EQ(block.pointer(), nullptr);
 }
 
-TEST_F(ClPool, BufferInfo) {
+TEST_F(ClPool, BufferAndKernelInfo) {
     auto b = cl::buffer::create(*ctx, CL_MEM_READ_ONLY, 100);
     const std::vector<std::byte> size = b.info_bytes(CL_MEM_SIZE);
     ASSERT_EQ(size.size(), sizeof(size_t));
     size_t value = 0;
     std::memcpy(&value, size.data(), sizeof value);
     EXPECT_EQ(value, 100u);
+    cl::program prog = cl::program::create_with_source(*ctx, touch_source);
+    prog.build();
+    const std::vector<std::byte> multiple =
+        cl::kernel::create(prog, "touch").work_group_info_bytes(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, *dev);
+    ASSERT_EQ(multiple.size(), sizeof(size_t));
+    std::memcpy(&value, multiple.data(), sizeof value);
+    EXPECT_GE(value, 1u);
 }
 
 TEST_F(ClPool, SvmAllocatorRefusesDevicesWithoutSvm) {
