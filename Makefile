@@ -1,6 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both set up whatever is
 # missing first (scripts/setup.sh), then build.
-.PHONY: all deps build demo test test-cpp test-python test-properties-long sanitize wheel info bench clean
+.PHONY: all deps build demo test test-cpp test-python test-properties-long sanitize-build sanitize sanitize-python \
+        wheel info bench clean
 
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
@@ -41,14 +42,37 @@ test-properties-long: build
 	GPUKIT_PROPERTY_PROFILE=long GPUKIT_PROPERTY_EXAMPLES=$(PROPERTY_EXAMPLES) \
 	    $(RUN_PY) -m pytest -ra tests/python/test_layout_properties.py
 
-# The C++ tests again under AddressSanitizer and UndefinedBehaviorSanitizer (the executables
-# that compile with NVRTC without the leak check: tests/CMakeLists.txt says why).
-sanitize: deps
+# One ASan + UBSan build (Debug) serves both sanitizer lanes: the library, its C++ tests and
+# the extension module (which goes to $(SANITIZE_DIR)/python/gpukit, see python/CMakeLists.txt).
+sanitize-build: deps
 	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUKIT_SANITIZE=ON \
-	      -DGPUKIT_BUILD_PYTHON=OFF -DPython3_EXECUTABLE=$(PYTHON)
+	      -DGPUKIT_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(PYTHON) -DPython3_EXECUTABLE=$(PYTHON)
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
+
+# The C++ tests under the sanitizers (the executables that compile with NVRTC without the
+# leak check: tests/CMakeLists.txt says why).
+sanitize: sanitize-build
 	cd $(SANITIZE_DIR) && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	    ctest --output-on-failure -j $(JOBS) -LE package
+
+# The Python tests that need no GPU (OpenCL on PoCL included) against the sanitizer build of
+# the extension. The interpreter is not built with ASan, so the runtimes are preloaded
+# (libstdc++ too: the sanitizer's interceptors must see the C++ runtime that throws gpukit's
+# exceptions), into Python processes only (tests/sanitize/sitecustomize.py says why).
+# PYTHONMALLOC=malloc lets ASan see Python's own buffers (numpy arrays, bytes) freed under a
+# running copy. No leak check: the interpreter keeps its objects to the end by design, which
+# LeakSanitizer reports by the thousand. allocator_may_return_null: an impossible allocation
+# fails as it does without ASan (numpy raises MemoryError; tests ask for such sizes).
+SANITIZE_PYTHONPATH = $(CURDIR)/$(SANITIZE_DIR)/python
+sanitize-python: sanitize-build
+	mkdir -p $(SANITIZE_PYTHONPATH)/gpukit
+	for entry in python/gpukit/*; do \
+	    case $$entry in */_gpukit*) ;; *) ln -sfn $(CURDIR)/$$entry $(SANITIZE_PYTHONPATH)/gpukit/ ;; esac; \
+	done
+	ln -sfn $(CURDIR)/tests/sanitize/sitecustomize.py $(SANITIZE_PYTHONPATH)/
+	LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libstdc++.so)" \
+	    ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 PYTHONMALLOC=malloc \
+	    PYTHONPATH=$(SANITIZE_PYTHONPATH) $(PYTHON) -m pytest -ra -m "not gpu" tests/python
 
 wheel: deps
 	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -w dist .

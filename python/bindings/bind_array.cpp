@@ -135,7 +135,7 @@ void bind_array(nb::module_& m) {
             }
         }
         const cuda::stream_view s = stream_arg(stream);
-        nb::gil_scoped_release release;
+        release_gil release;
         run(spec, converted, s);
     }, "spec"_a, "args"_a, "stream"_a = nb::none());
 
@@ -177,7 +177,7 @@ void bind_array(nb::module_& m) {
             for (const nb::bytes& v : values)
                 spans.emplace_back(static_cast<const std::byte*>(v.data()), v.size());
             const cuda::stream_view s = stream_arg(stream);
-            nb::gil_scoped_release release;  // the first call compiles
+            release_gil release;  // the first call compiles
             k.run(spans, n, s);
         }, "values"_a, "n"_a.none(), "stream"_a.none())
         .def("run_range", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values,
@@ -190,7 +190,7 @@ void bind_array(nb::module_& m) {
             for (const nb::bytes& v : values)
                 spans.emplace_back(static_cast<const std::byte*>(v.data()), v.size());
             const cuda::stream_view s = stream_arg(stream);
-            nb::gil_scoped_release release;
+            release_gil release;
             k.run_range(spans, start, stop, step, s);
         }, "values"_a, "start"_a.none(), "stop"_a.none(), "step"_a.none(), "stream"_a.none());
 
@@ -204,7 +204,7 @@ void bind_array(nb::module_& m) {
         const ndarray in_a = to_ndarray(a), result = to_ndarray(out);
         const std::optional<ndarray> in_b = b ? std::optional<ndarray>(to_ndarray(*b)) : std::nullopt;
         const cuda::stream_view s = stream_arg(stream);
-        nb::gil_scoped_release release;
+        release_gil release;
         reduce(reduction_from(op), in_a, in_b ? &*in_b : nullptr, result, cuda::device_pointer(scratch, scratch_bytes),
                s);
     }, "op"_a, "a"_a, "b"_a, "out"_a, "scratch"_a, "scratch_bytes"_a, "stream"_a = nb::none());

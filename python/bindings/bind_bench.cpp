@@ -14,25 +14,25 @@ using namespace nb::literals;
 void bind_bench(nb::module_& m) {
     nb::module_ bench = m.def_submodule("_bench", "C++ baselines for the benchmark harness.");
     bench.def("raw_launch_seconds", &gpukit::bench::raw_launch_seconds, "launches"_a, "repeats"_a,
-              nb::call_guard<nb::gil_scoped_release>(),
+              nb::call_guard<release_gil>(),
               "Host seconds per raw cuLaunchKernel of an empty kernel, one value per repeat.");
     bench.def("gpukit_launch_seconds", &gpukit::bench::gpukit_launch_seconds, "launches"_a, "repeats"_a,
-              nb::call_guard<nb::gil_scoped_release>(),
+              nb::call_guard<release_gil>(),
               "Host seconds per gpukit::cuda::launch of an empty kernel, one value per repeat.");
     bench.def("device_pool_pair_seconds", &gpukit::bench::device_pool_pair_seconds, "bytes"_a, "pairs"_a,
-              "repeats"_a, "threads"_a, nb::call_guard<nb::gil_scoped_release>(),
+              "repeats"_a, "threads"_a, nb::call_guard<release_gil>(),
               "Seconds per allocate+free pair (a bin hit) of gpukit's C++ pool over device memory.");
     bench.def("raw_alloc_pair_seconds", &gpukit::bench::raw_alloc_pair_seconds, "bytes"_a, "pairs"_a, "repeats"_a,
-              nb::call_guard<nb::gil_scoped_release>(), "Seconds per raw cuMemAlloc + cuMemFree pair.");
+              nb::call_guard<release_gil>(), "Seconds per raw cuMemAlloc + cuMemFree pair.");
     bench.def("raw_async_alloc_pair_seconds", &gpukit::bench::raw_async_alloc_pair_seconds, "bytes"_a, "pairs"_a,
-              "repeats"_a, nb::call_guard<nb::gil_scoped_release>(),
+              "repeats"_a, nb::call_guard<release_gil>(),
               "Seconds per raw cuMemAllocAsync + cuMemFreeAsync pair on one stream.");
     bench.def("raw_htod_rate", &gpukit::bench::raw_htod_rate, "device"_a, "host"_a, "bytes"_a, "repeats"_a,
-              nb::call_guard<nb::gil_scoped_release>(), "Bytes per second of raw cuMemcpyHtoD, one value per repeat.");
+              nb::call_guard<release_gil>(), "Bytes per second of raw cuMemcpyHtoD, one value per repeat.");
     bench.def("raw_dtoh_rate", &gpukit::bench::raw_dtoh_rate, "host"_a, "device"_a, "bytes"_a, "repeats"_a,
-              nb::call_guard<nb::gil_scoped_release>(), "Bytes per second of raw cuMemcpyDtoH, one value per repeat.");
+              nb::call_guard<release_gil>(), "Bytes per second of raw cuMemcpyDtoH, one value per repeat.");
     bench.def("raw_dtod_rate", &gpukit::bench::raw_dtod_rate, "dst"_a, "src"_a, "bytes"_a, "repeats"_a,
-              nb::call_guard<nb::gil_scoped_release>(), "Bytes per second of raw cuMemcpyDtoD, one value per repeat.");
+              nb::call_guard<release_gil>(), "Bytes per second of raw cuMemcpyDtoD, one value per repeat.");
 }
 
 }  // namespace gpukit::python

@@ -352,7 +352,7 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::
     if (!hold.empty())
         done.keep_until_complete(share_with_opencl(std::move(hold)));
     if (is_blocking) {
-        nb::gil_scoped_release release;
+        release_gil release;
         done.wait();
     }
     release_dropped_holds();
@@ -494,7 +494,7 @@ void bind_cl(nb::module_& parent) {
         }, "context"_a, "device"_a.none() = nb::none(), "properties"_a.none() = 0)
         .def("finish", [](const cl::queue& q) {
             {
-                nb::gil_scoped_release release;
+                release_gil release;
                 q.finish();
             }
             release_dropped_holds();
@@ -552,7 +552,7 @@ void bind_cl(nb::module_& parent) {
     nb::class_<cl::event>(m, "Event", "The completion of one enqueued command.")
         .def("wait", [](const cl::event& e) {
             {
-                nb::gil_scoped_release release;
+                release_gil release;
                 e.wait();
             }
             release_dropped_holds();  // what the command held, a bytearray's export for one
@@ -574,7 +574,7 @@ void bind_cl(nb::module_& parent) {
             const std::string joined = join_options(options);
             cl::program& p = nb::cast<cl::program&>(self);
             {
-                nb::gil_scoped_release release;
+                release_gil release;
                 p.build(joined);
             }
             return self;

@@ -109,7 +109,7 @@ void release_pooled_svm(cl::pooled_svm& p, const cl::queue* q, const char* what)
                               "expected a queue of the SVM's context",
                               CL_INVALID_CONTEXT, "PooledSVM.enqueue_release");
     cl::pooled_svm taken = std::move(p);
-    nb::gil_scoped_release release;
+    release_gil release;
     if (q)
         taken.release_after(q->handle());
     else

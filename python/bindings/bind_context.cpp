@@ -48,7 +48,7 @@ void bind_context(nb::module_& m) {
         .def_static("synchronize", [] {
             const context ctx = current("Context.synchronize()");
             {
-                nb::gil_scoped_release release;
+                release_gil release;
                 ctx.synchronize();
             }
             release_finished_holds();  // the host memory of every finished copy is free now

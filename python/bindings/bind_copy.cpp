@@ -35,7 +35,7 @@ void bind_memset(nb::module_& m, const char* name, const char* async_name) {
         const device_pointer dst = device_pointer_arg(dest, name);
         const T value = static_cast<T>(unsigned_arg(data, 8 * sizeof(T), name));
         const std::size_t elements = count.get(count_name.c_str());
-        nb::gil_scoped_release release;
+        release_gil release;
         fill(dst, value, elements);
     }, "dest"_a, "data"_a.none(), "count"_a.none(), "Fill `count` elements (not bytes) at `dest` with `data`.");
     m.def(async_name, [async_name, count_name = std::string(async_name) + "(count)"](
@@ -61,7 +61,7 @@ void bind_memset_2d(nb::module_& m, const char* name, const char* async_name) {
         const T value = static_cast<T>(unsigned_arg(data, 8 * sizeof(T), name));
         const std::size_t row_pitch = pitch.get(names.pitch.c_str()), columns = width.get(names.width.c_str()),
                           rows = height.get(names.height.c_str());
-        nb::gil_scoped_release release;
+        release_gil release;
         fill(dst, row_pitch, value, columns, rows);
     }, "dest"_a, "pitch"_a.none(), "data"_a.none(), "width"_a.none(), "height"_a.none(),
           "Fill `height` rows of `width` elements, rows `pitch` bytes apart, with `data`.");
@@ -80,7 +80,7 @@ void bind_copy(nb::module_& m) {
     m.def("memcpy_htod", [](nb::handle dest, nb::handle src) {
         const device_pointer dst = device_pointer_arg(dest, "memcpy_htod(dest)");
         host_buffer buffer(src, false, "memcpy_htod(src)");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_htod(dst, buffer.data(), buffer.size());
     }, "dest"_a, "src"_a, "Copy the host buffer `src` (its whole size) to device memory `dest`.");
     m.def("memcpy_htod_async", [](nb::handle dest, nb::handle src, nb::handle stream) {
@@ -94,7 +94,7 @@ void bind_copy(nb::module_& m) {
     m.def("memcpy_dtoh", [](nb::handle dest, nb::handle src) {
         host_buffer buffer(dest, true, "memcpy_dtoh(dest)");
         const device_pointer from = device_pointer_arg(src, "memcpy_dtoh(src)");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_dtoh(buffer.data(), from, buffer.size());
     }, "dest"_a, "src"_a, "Fill the writable host buffer `dest` (its whole size) from device memory `src`.");
     m.def("memcpy_dtoh_async", [](nb::handle dest, nb::handle src, nb::handle stream) {
@@ -109,7 +109,7 @@ void bind_copy(nb::module_& m) {
         const device_pointer to = device_pointer_arg(dest, "memcpy_dtod(dest)");
         const device_pointer from = device_pointer_arg(src, "memcpy_dtod(src)");
         const std::size_t bytes = size.get("memcpy_dtod(size)");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_dtod(to, from, bytes);
     }, "dest"_a, "src"_a, "size"_a.none(), "Copy `size` bytes between device memory.");
     m.def("memcpy_dtod_async", [](nb::handle dest, nb::handle src, int_arg<std::size_t> size, nb::handle stream) {
@@ -125,7 +125,7 @@ void bind_copy(nb::module_& m) {
         const std::size_t bytes = size.get("memcpy_peer(size)");
         const cuda::context dst_ctx = context_arg(dest_context, "memcpy_peer()");
         const cuda::context src_ctx = context_arg(src_context, "memcpy_peer()");
-        nb::gil_scoped_release release;
+        release_gil release;
         cuda::memcpy_peer(to, dst_ctx, from, src_ctx, bytes);
     }, "dest"_a, "src"_a, "size"_a.none(), "dest_context"_a.none() = nb::none(), "src_context"_a.none() = nb::none(),
           "Copy `size` bytes between memory of two contexts (the current one where None).");

@@ -365,7 +365,7 @@ void launch(const bound_function& f, cuda::kernel_args& args, nb::handle grid, n
 // Seconds between two recorded events, waiting for the later one.
 double seconds_between(const cuda::event& start, const cuda::event& stop) {
     {
-        nb::gil_scoped_release release;
+        release_gil release;
         stop.synchronize();
     }
     return stop.time_since(start) / 1000.0;
@@ -400,7 +400,7 @@ nb::object call(const bound_function& f, const nb::args& values, nb::handle bloc
     if (time_kernel)
         stop->record(stream);
     {
-        nb::gil_scoped_release release;
+        release_gil release;
         for (cuda::staging_buffer& s : staged)
             s.finish();
         staged.clear();  // waits for the stream and frees the device copies

@@ -26,7 +26,7 @@ void bind_link(nb::module_& m) {
         .def("complete", [](rtc::linker& self) {
             std::vector<char> cubin;
             {
-                nb::gil_scoped_release release;
+                release_gil release;
                 cubin = self.complete();
             }
             return nb::bytes(cubin.data(), cubin.size());

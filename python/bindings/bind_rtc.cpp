@@ -86,7 +86,7 @@ void bind_rtc(nb::module_& m) {
         const rtc::compile_request r =
             make_compile_request(std::move(source), std::move(options), std::move(arch), std::move(include_dirs),
                          std::move(system_include_dirs), no_extern_c, compiler, std::move(nvcc), output, false);
-        nb::gil_scoped_release release;
+        release_gil release;
         return rtc::cache_key(r);
     }, "source"_a, "options"_a, "arch"_a, "include_dirs"_a, "system_include_dirs"_a, "no_extern_c"_a, "compiler"_a,
        "nvcc"_a, "output"_a, "The compilation cache key (64 hex digits) of this request.");
@@ -100,7 +100,7 @@ void bind_rtc(nb::module_& m) {
         std::optional<std::filesystem::path> dir;
         if (cache_dir)
             dir = *cache_dir;
-        nb::gil_scoped_release release;
+        release_gil release;
         return rtc::compile_cached(r, dir);
     }, "source"_a, "options"_a, "arch"_a, "include_dirs"_a, "system_include_dirs"_a, "no_extern_c"_a, "compiler"_a,
        "nvcc"_a, "output"_a, "keep"_a, "cache_dir"_a.none(),

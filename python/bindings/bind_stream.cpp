@@ -25,7 +25,7 @@ void bind_stream(nb::module_& m) {
         }, "flags"_a.none() = 0, "priority"_a.none() = 0)
         .def("synchronize", [](const stream& s) {
             {
-                nb::gil_scoped_release release;
+                release_gil release;
                 s.synchronize();
             }
             release_finished_holds();  // the host memory of this stream's copies is free now
@@ -42,7 +42,7 @@ void bind_stream(nb::module_& m) {
     // For streams named by other libraries (the "stream" of __cuda_array_interface__).
     m.def("_synchronize_stream_handle", [](std::uintptr_t handle) {
         cuda::stream_view(reinterpret_cast<CUstream>(handle)).synchronize();
-    }, "handle"_a, nb::call_guard<nb::gil_scoped_release>(), "Wait for a CUstream given by its address.");
+    }, "handle"_a, nb::call_guard<release_gil>(), "Wait for a CUstream given by its address.");
 
     nb::class_<event>(m, "Event", "A marker in a stream, for waiting and timing.")
         .def("__init__", [](event* self, int_arg<unsigned int> flags) {
@@ -55,7 +55,7 @@ void bind_stream(nb::module_& m) {
         .def("synchronize", [](nb::handle self) {
             const event& e = nb::cast<const event&>(self);
             {
-                nb::gil_scoped_release release;
+                release_gil release;
                 e.synchronize();
             }
             return self;

@@ -126,7 +126,7 @@ void bind_structured_copy(nb::module_& m) {
     copy_2d.def("__call__", [](const memcpy_2d_object& c, nb::handle aligned_or_stream) {
         if (aligned_or_stream.is_none() || PyBool_Check(aligned_or_stream.ptr())) {
             const bool aligned = aligned_or_stream.is_none() || aligned_or_stream.ptr() == Py_True;
-            nb::gil_scoped_release release;
+            release_gil release;
             cuda::memcpy_2d(c.src, c.dst, c.extent, aligned);
         } else {
             run_async(c, stream_arg(aligned_or_stream), cuda::memcpy_2d_async);
@@ -139,7 +139,7 @@ void bind_structured_copy(nb::module_& m) {
     bind_fields(copy_3d, 3);
     copy_3d.def("__call__", [](const memcpy_3d_object& c, nb::handle stream) {
         if (stream.is_none()) {
-            nb::gil_scoped_release release;
+            release_gil release;
             cuda::memcpy_3d(c.src, c.dst, c.extent);
         } else {
             run_async(c, stream_arg(stream), cuda::memcpy_3d_async);
@@ -158,7 +158,7 @@ void bind_structured_copy(nb::module_& m) {
         }, "ctx"_a)
         .def("__call__", [](const memcpy_3d_peer_object& c, nb::handle stream) {
             if (stream.is_none()) {
-                nb::gil_scoped_release release;
+                release_gil release;
                 cuda::memcpy_3d_peer(c.src, c.dst, c.extent);
             } else {
                 run_async(c, stream_arg(stream), cuda::memcpy_3d_peer_async);

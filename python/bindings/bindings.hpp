@@ -1,6 +1,8 @@
 // One bind_<area>() per binding file; module.cpp calls them in order.
 #pragma once
 
+#include "release_gil.hpp"
+
 #include <nanobind/nanobind.h>
 
 namespace gpukit::python {

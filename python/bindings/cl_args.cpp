@@ -36,9 +36,23 @@ std::int64_t cl_signed(nb::handle value, const char* what, std::int64_t min, std
     return *number;
 }
 
+namespace {
+
+// Whether `value` is a numpy.bool_; looked up in sys.modules, never imported: a __del__ at
+// interpreter exit may pass a flag, when imports are no longer possible.
+bool is_numpy_bool(nb::handle value) {
+    const nb::object numpy = nb::steal(PyImport_GetModule(nb::str("numpy").ptr()));
+    if (!numpy.is_valid()) {
+        PyErr_Clear();
+        return false;
+    }
+    return PyObject_IsInstance(value.ptr(), numpy.attr("bool_").ptr()) == 1;
+}
+
+}  // namespace
+
 bool cl_bool(nb::handle value, const char* what) {
-    const nb::object numpy_bool = nb::module_::import_("numpy").attr("bool_");
-    if (PyBool_Check(value.ptr()) || PyObject_IsInstance(value.ptr(), numpy_bool.ptr()) == 1)
+    if (PyBool_Check(value.ptr()) || is_numpy_bool(value))
         return PyObject_IsTrue(value.ptr()) == 1;
     throw nb::type_error((std::string(what) + ": expected True or False, got " +
                           nb::cast<std::string>(nb::type_name(value.type())) + " " +

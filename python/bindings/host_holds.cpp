@@ -74,7 +74,7 @@ void bind_host_holds(nb::module_& m) {
             all.swap(list.holds);
         }
         {
-            nb::gil_scoped_release release;
+            release_gil release;
             for (const hold& h : all) {
                 try {
                     h.done.synchronize();

@@ -7,6 +7,8 @@ NB_MODULE(_gpukit, m) {
     // Objects still alive at interpreter exit are released by their own destructors in
     // whatever order; that is by design, so nanobind's leak report would only be noise.
     nb::set_leak_warnings(false);
+    // Daemon threads may still be inside gpukit's blocking calls when the program ends.
+    guard_process_exit();
     bind_errors(m);
     bind_constants(m);
     bind_device(m);

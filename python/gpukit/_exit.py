@@ -1,15 +1,19 @@
 """Releasing the context that gpukit.autoinit / gpukit.autoprimaryctx made current."""
 import atexit
+import os
 
 from gpukit import driver as _driver
 
 
 def release_at_exit(module):
-    """At interpreter exit, pop ``module.context`` if it is current, then detach it."""
+    """At interpreter exit, pop ``module.context`` if it is current, then detach it. A child
+    made by fork() inherits the handler but not the context (CUDA refuses to run there), so
+    it leaves the context to the process that made it."""
+    owner = os.getpid()
 
     def finish():
         context = module.context
-        if context is None:
+        if context is None or os.getpid() != owner:
             return
         if _driver.Context.get_current() == context:
             _driver.Context.pop()

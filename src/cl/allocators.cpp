@@ -162,7 +162,8 @@ void svm_allocator::free(void* block, std::size_t) noexcept {
             api().clSVMFree(context_.get(), block);
         }
     } catch (...) {
-        cleanup_warning("clSVMFree could not be called: the OpenCL library is unavailable");
+        // api() refuses only in a fork() child of the process that made the block: the
+        // block is the parent's to free.
     }
 }
 

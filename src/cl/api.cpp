@@ -1,5 +1,7 @@
 #include "gpukit/cl/api.hpp"
 
+#include "gpukit/core/fork.hpp"
+
 #include <dlfcn.h>
 
 #include <string>
@@ -51,6 +53,12 @@ opencl_api& mutable_api() {
     loaded_library& loaded = instance();
     if (!loaded.load_failure.empty())
         throw runtime_error(loaded.load_failure, 0, "dlopen");
+    // The process of the first call owns OpenCL: that call sets the implementation up (its
+    // threads, its driver connections). Loading the ICD loader (available()) does not, so
+    // a child forked after only that may still use OpenCL.
+    static const std::uint64_t user_generation = fork_generation();
+    if (user_generation != fork_generation())
+        throw runtime_error(forked_child_message("OpenCL"), 0, "fork");
     return loaded.table;
 }
 

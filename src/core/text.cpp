@@ -1,6 +1,12 @@
 #include "gpukit/core/text.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 
@@ -52,6 +58,14 @@ struct file_closer {
     void operator()(std::FILE* f) const noexcept { std::fclose(f); }
 };
 using file_handle = std::unique_ptr<std::FILE, file_closer>;
+
+struct descriptor {
+    int fd;
+    ~descriptor() {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
 }  // namespace
 
 std::optional<std::string> read_file(const std::string& path) {
@@ -65,6 +79,30 @@ std::optional<std::string> read_file(const std::string& path) {
     if (std::ferror(file.get()))
         return std::nullopt;
     return content;
+}
+
+std::optional<std::string> read_regular_file(const std::string& path, std::size_t max_bytes) {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. The type is
+    // checked on the opened descriptor, so the file cannot be swapped after the check.
+    const descriptor file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+    if (file.fd < 0)
+        return std::nullopt;
+    struct stat info {};
+    if (::fstat(file.fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<std::uint64_t>(info.st_size) > max_bytes)
+        return std::nullopt;
+    // The file may still grow while it is read: the bound holds for what is read, too.
+    std::string content;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(file.fd, buffer, sizeof buffer);
+        if (n == 0)
+            return content;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 || content.size() + static_cast<std::size_t>(n) > max_bytes)
+            return std::nullopt;
+        content.append(buffer, static_cast<std::size_t>(n));
+    }
 }
 
 bool write_file(const std::string& path, std::string_view content) {

@@ -1,6 +1,7 @@
 #include "gpukit/cuda/api.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/fork.hpp"
 
 #include <dlfcn.h>
 
@@ -32,6 +33,7 @@ struct loaded_driver {
     driver_api table;
     std::string load_failure;   // why libcuda could not be loaded; empty when it was
     CUresult init_result = CUDA_SUCCESS;
+    std::uint64_t fork_generation = gpukit::fork_generation();  // of the process that loaded it
 };
 
 #define GPUKIT_EXPANDED_NAME(name) GPUKIT_STRINGIZE(name)
@@ -93,6 +95,8 @@ driver_api& mutable_api() {
     loaded_driver& driver = driver_instance();
     if (!driver.load_failure.empty())
         throw runtime_error(driver.load_failure, 0, "dlopen");
+    if (driver.fork_generation != fork_generation())
+        throw runtime_error(forked_child_message("CUDA"), 0, "fork");
     if (initialise_ok(driver.init_result) != CUDA_SUCCESS)
         throw_cuda_error(driver.init_result, "cuInit");
     return driver.table;

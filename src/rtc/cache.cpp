@@ -17,6 +17,8 @@ namespace {
 
 constexpr char magic[8] = {'G', 'P', 'U', 'K', 'I', 'T', 'C', '1'};
 constexpr std::size_t header_size = sizeof(magic) + 8 + 32;
+// Far above any module image a compilation makes; a larger file is not ours, so not read.
+constexpr std::size_t max_entry_size = std::size_t(1) << 30;
 
 const char* environment(const char* gpukit_name, const char* pycuda_name) {
     if (const char* value = std::getenv(gpukit_name))
@@ -31,7 +33,9 @@ std::filesystem::path compile_cache::entry_path(const std::string& key) const {
 }
 
 std::optional<std::vector<char>> compile_cache::load(const std::string& key) const {
-    const std::optional<std::string> content = read_file(entry_path(key).string());
+    // Anything may lie at the entry's path (a FIFO, a link to a device): only a regular file
+    // of a plausible size is read, anything else is a miss that store() then replaces.
+    const std::optional<std::string> content = read_regular_file(entry_path(key).string(), max_entry_size);
     if (!content)
         return std::nullopt;
     const std::vector<char> file(content->begin(), content->end());
@@ -49,6 +53,8 @@ std::optional<std::vector<char>> compile_cache::load(const std::string& key) con
 }
 
 void compile_cache::store(const std::string& key, const std::vector<char>& payload) const {
+    if (payload.size() > max_entry_size - header_size)
+        return;  // load() would never read it back
     std::error_code failed;
     std::filesystem::create_directories(directory_, failed);
     if (failed)

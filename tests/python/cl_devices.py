@@ -26,3 +26,18 @@ def ctx(request, monkeypatch):
     monkeypatch.delenv("GPUKIT_CL_CTX", raising=False)
     monkeypatch.delenv("GPUKIT_CL_TEST", raising=False)
     return cl.Context([request.param])
+
+
+def why_no_opencl():
+    """Why the OpenCL tests cannot run here, or None when they can."""
+    if not cl.available():
+        return "no OpenCL ICD loader (libOpenCL.so.1)"
+    if not all_devices():
+        return "no OpenCL platform with a device"
+    return None
+
+
+def needs_opencl(test):
+    """Marks `test` opencl and skips it, with the reason, where OpenCL cannot run."""
+    why = why_no_opencl()
+    return pytest.mark.opencl(pytest.mark.skipif(why is not None, reason=str(why))(test))

@@ -126,6 +126,23 @@ def test_bad_entry_is_recompiled_and_rewritten(tmp_path, damage):
 
 
 @needs_nvrtc
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero"])
+def test_entry_that_is_not_a_regular_file_is_recompiled_and_replaced(tmp_path, kind):
+    # These used to hang compile() (a FIFO) or read without end (/dev/zero); the C++ test
+    # cache_test.entries_that_are_not_regular_files_are_misses_and_replaced covers more kinds.
+    path = tmp_path / (key() + ".gpukit-cache")
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        os.symlink("/dev/zero", path)
+    result = raw_compile(tmp_path)
+    assert result.from_cache is False
+    assert result.image == compiler.compile(KERNEL, arch="sm_90", cache_dir=False)
+    assert path.is_file() and not path.is_symlink()
+    assert raw_compile(tmp_path).from_cache is True
+
+
+@needs_nvrtc
 def test_cache_dir_false_disables_the_cache(tmp_path):
     compiler.compile(KERNEL, arch="sm_90", cache_dir=False)
     assert raw_compile(None).key == ""

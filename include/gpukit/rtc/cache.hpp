@@ -2,7 +2,9 @@
 //
 // An entry is "GPUKITC1", the payload size (8 bytes, little-endian), the SHA-256 of the
 // payload, then the payload. load() checks all three, so a truncated or corrupt file is a
-// miss (the caller compiles again and store() replaces it), never a bad image.
+// miss (the caller compiles again and store() replaces it), never a bad image. It reads
+// only regular files of at most 1 GiB: whatever else lies at an entry's path (a FIFO, a
+// link to /dev/zero) is a miss too, never a hang or an unbounded read.
 //
 // Writes go to a temporary file in the same directory, renamed over the entry: rename is
 // atomic within a file system, so any number of processes may compile the same source at
@@ -23,8 +25,9 @@ public:
 
     // The payload stored under `key`, or nullopt when there is none or it fails its checks.
     std::optional<std::vector<char>> load(const std::string& key) const;
-    // Stores `payload` under `key`, creating the directory if needed. Throws runtime_error
-    // naming the path when the directory or the file cannot be written.
+    // Stores `payload` under `key`, creating the directory if needed (a payload too large
+    // for load() to read is not stored). Throws runtime_error naming the path when the
+    // directory or the file cannot be written.
     void store(const std::string& key, const std::vector<char>& payload) const;
 
     std::filesystem::path entry_path(const std::string& key) const;

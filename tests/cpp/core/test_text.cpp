@@ -1,7 +1,10 @@
 // The locale-free text helpers that replace C++ streams in gpukit's own code.
 #include "gpukit/core/text.hpp"
 
+#include "forked_process.hpp"
+
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <climits>
 #include <cstdint>
@@ -44,6 +47,35 @@ TEST(Text, FilesRoundTripAndMissingFilesAreNullopt) {
     std::filesystem::remove(path);
     EXPECT_FALSE(gpukit::read_file(path.string()));
     EXPECT_FALSE(gpukit::write_file((path / "no" / "such" / "dir").string(), "x"));
+}
+
+// Each case runs in a child that an alarm ends: what used to hang fails instead.
+TEST(Text, ReadRegularFileReadsOnlyRegularFilesWithinTheBound) {
+    using gpukit::testing::exit_status_of_forked;
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("gpukit-text-regular-" + std::to_string(::getpid()));
+    fs::create_directory(dir);
+    std::string content(200000, 'r');  // larger than one read
+    ASSERT_TRUE(gpukit::write_file((dir / "file").string(), content));
+    fs::create_symlink(dir / "file", dir / "link to file");
+    ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+    fs::create_symlink("/dev/zero", dir / "link to dev zero");
+    fs::create_symlink(dir / "missing", dir / "dangling link");
+    const auto reads = [&](const char* name, std::size_t bound) {
+        return exit_status_of_forked([&] {
+            const std::optional<std::string> read = gpukit::read_regular_file((dir / name).string(), bound);
+            return !read ? 0 : *read == content ? 1 : 2;
+        }, 10);
+    };
+    EXPECT_EQ(reads("file", content.size()), 1);  // a file of exactly the bound is read
+    EXPECT_EQ(reads("link to file", content.size()), 1);
+    EXPECT_EQ(reads("file", content.size() - 1), 0);
+    EXPECT_EQ(reads("fifo", content.size()), 0);
+    EXPECT_EQ(reads("link to dev zero", content.size()), 0);
+    EXPECT_EQ(reads("dangling link", content.size()), 0);
+    EXPECT_EQ(reads("missing", content.size()), 0);
+    EXPECT_EQ(reads(".", content.size()), 0);  // a directory
+    fs::remove_all(dir);
 }
 
 }  // namespace

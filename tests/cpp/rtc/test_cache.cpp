@@ -6,9 +6,11 @@
 #include "gpukit/rtc/cache.hpp"
 #include "gpukit/rtc/compiler.hpp"
 #include "gpukit/rtc/includes.hpp"
+#include "forked_process.hpp"
 #include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -64,6 +66,34 @@ TEST_F(cache_test, corrupt_and_truncated_entries_are_misses) {
     EXPECT_FALSE(cache.load("key"));
     fs::resize_file(entry, 10);
     EXPECT_FALSE(cache.load("key"));
+}
+
+// What else may lie at an entry's path. load() runs in a child that an alarm ends, so what
+// used to hang (a FIFO) or read without end (/dev/zero) fails instead of stopping the suite.
+TEST_F(cache_test, entries_that_are_not_regular_files_are_misses_and_replaced) {
+    rtc::compile_cache cache(dir);
+    const std::vector<char> payload(1000, 'p');
+    const auto load_misses = [&](const std::string& key) {
+        return gpukit::testing::exit_status_of_forked([&] { return cache.load(key) ? 1 : 0; }, 10) == 0;
+    };
+    ASSERT_EQ(::mkfifo(cache.entry_path("fifo").c_str(), 0600), 0);
+    fs::create_symlink("/dev/zero", cache.entry_path("dev-zero"));
+    fs::create_symlink(dir / "nowhere", cache.entry_path("dangling"));
+    write(cache.entry_path("too-large"), "GPUKITC1");
+    fs::resize_file(cache.entry_path("too-large"), (std::uintmax_t(1) << 30) + 1);  // sparse: no disk used
+    for (const std::string key : {"fifo", "dev-zero", "dangling", "too-large"}) {
+        EXPECT_TRUE(load_misses(key)) << key;
+        cache.store(key, payload);  // the caller compiles again and stores
+        EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(cache.entry_path(key)))) << key;
+        EXPECT_EQ(cache.load(key), payload) << key;
+    }
+    // A link to a good entry is followed.
+    fs::create_symlink(cache.entry_path("fifo"), cache.entry_path("link"));
+    EXPECT_EQ(cache.load("link"), payload);
+    // A directory cannot be replaced: a miss, and store() says why (compile_cached() warns).
+    fs::create_directory(cache.entry_path("directory"));
+    EXPECT_TRUE(load_misses("directory"));
+    EXPECT_THROW(cache.store("directory", payload), runtime_error);
 }
 
 TEST_F(cache_test, key_follows_source_options_arch_and_headers) {

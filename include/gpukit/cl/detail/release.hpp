@@ -13,7 +13,8 @@ void release_with(Fn opencl_api::*slot, Handle handle, const char* routine) noex
         if (const cl_int status = (api().*slot)(handle); status != CL_SUCCESS)
             cleanup_warning(std::string(routine) + " failed: " + error_name(status));
     } catch (...) {
-        cleanup_warning(std::string(routine) + " could not be called: the OpenCL library is unavailable");
+        // api() refuses only in a fork() child of the process that made the object (it
+        // loaded OpenCL before any object existed): the object is the parent's to release.
     }
 }
 
