@@ -22,11 +22,11 @@ def test_device_pool_bins_and_reuse(ctx):
     assert (pool.active_blocks, pool.held_blocks, pool.active_bytes) == (1, 0, 1 << 20)
     a.free()
     assert (pool.active_blocks, pool.held_blocks) == (0, 1)
-    b = pool.allocate((1 << 20) - 100)  # the same bin: the same block comes back
+    b = pool.allocate((1 << 20) + 100)  # the same bin (1 MiB up to 1 MiB + 64 KiB - 1): the same block
     assert int(b) == address
     assert pool.stats()["hits"] == 1
-    assert pool.bin_number(1 << 20) == pool.bin_number((1 << 20) - 100)
-    assert pool.alloc_size(pool.bin_number(1 << 20)) >= 1 << 20
+    assert pool.bin_number(1 << 20) == pool.bin_number((1 << 20) + 100) != pool.bin_number((1 << 20) - 100)
+    assert pool.alloc_size(pool.bin_number(1 << 20)) == (1 << 20) + (1 << 16) - 1
     del b
     assert pool.held_blocks == 1
     pool.free_held()
