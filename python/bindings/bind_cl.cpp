@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -102,6 +103,96 @@ void bind_flags(nb::module_& m, const char* name, std::initializer_list<std::pai
 
 nb::object as_flags(const char* name, cl_bitfield value) { return flag_classes().at(name)(value); }
 
+// The clGetMemObjectInfo parameters Buffer.get_info decodes, with the C type of each value
+// (PyOpenCL's mem_info names). CONTEXT, ASSOCIATED_MEMOBJECT and PROPERTIES are not among them:
+// they would need objects gpukit cannot rebuild from a handle.
+enum class info_type { size, flags, uint, boolean, address };
+struct mem_info_param {
+    const char* name;
+    cl_mem_info param;
+    info_type type;
+};
+constexpr mem_info_param mem_info_params[] = {
+    {"TYPE", CL_MEM_TYPE, info_type::uint},           {"FLAGS", CL_MEM_FLAGS, info_type::flags},
+    {"SIZE", CL_MEM_SIZE, info_type::size},           {"HOST_PTR", CL_MEM_HOST_PTR, info_type::address},
+    {"MAP_COUNT", CL_MEM_MAP_COUNT, info_type::uint}, {"REFERENCE_COUNT", CL_MEM_REFERENCE_COUNT, info_type::uint},
+    {"OFFSET", CL_MEM_OFFSET, info_type::size},       {"USES_SVM_POINTER", CL_MEM_USES_SVM_POINTER, info_type::boolean},
+};
+
+template <class T>
+T info_as(const std::vector<std::byte>& bytes) {
+    T value{};
+    std::memcpy(&value, bytes.data(), std::min(bytes.size(), sizeof value));
+    return value;
+}
+
+// Kernel.get_work_group_info: PyOpenCL's kernel_work_group_info names, each a size_t or a
+// cl_ulong (COMPILE_WORK_GROUP_SIZE: three size_t, a list).
+struct work_group_info_param {
+    const char* name;
+    cl_kernel_work_group_info param;
+};
+constexpr work_group_info_param work_group_info_params[] = {
+    {"WORK_GROUP_SIZE", CL_KERNEL_WORK_GROUP_SIZE},
+    {"COMPILE_WORK_GROUP_SIZE", CL_KERNEL_COMPILE_WORK_GROUP_SIZE},
+    {"LOCAL_MEM_SIZE", CL_KERNEL_LOCAL_MEM_SIZE},
+    {"PREFERRED_WORK_GROUP_SIZE_MULTIPLE", CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE},
+    {"PRIVATE_MEM_SIZE", CL_KERNEL_PRIVATE_MEM_SIZE},
+};
+
+nb::object kernel_work_group_info(const cl::kernel& k, nb::handle param_arg, const cl::device& dev) {
+    const auto param = static_cast<cl_kernel_work_group_info>(cl_unsigned(
+        param_arg, "Kernel.get_work_group_info(param)", std::numeric_limits<cl_kernel_work_group_info>::max()));
+    const auto* known = std::find_if(std::begin(work_group_info_params), std::end(work_group_info_params),
+                                     [&](const work_group_info_param& p) { return p.param == param; });
+    if (known == std::end(work_group_info_params))
+        throw cl::logic_error("Kernel.get_work_group_info: parameter " + std::to_string(param) +
+                                  " is not supported; expected one of kernel_work_group_info",
+                              CL_INVALID_VALUE, "clGetKernelWorkGroupInfo");
+    const std::vector<std::byte> bytes = k.work_group_info_bytes(param, dev);
+    if (param == CL_KERNEL_COMPILE_WORK_GROUP_SIZE) {
+        nb::list sizes;
+        for (size_t i = 0; i + sizeof(size_t) <= bytes.size(); i += sizeof(size_t)) {
+            size_t value = 0;
+            std::memcpy(&value, bytes.data() + i, sizeof value);
+            sizes.append(value);
+        }
+        return std::move(sizes);
+    }
+    if (param == CL_KERNEL_LOCAL_MEM_SIZE || param == CL_KERNEL_PRIVATE_MEM_SIZE)
+        return nb::int_(info_as<cl_ulong>(bytes));
+    return nb::int_(info_as<size_t>(bytes));
+}
+
+nb::object buffer_info(const cl::buffer& b, nb::handle param_arg) {
+    const auto param = static_cast<cl_mem_info>(
+        cl_unsigned(param_arg, "Buffer.get_info(param)", std::numeric_limits<cl_mem_info>::max()));
+    const auto* known = std::find_if(std::begin(mem_info_params), std::end(mem_info_params),
+                                     [&](const mem_info_param& p) { return p.param == param; });
+    if (known == std::end(mem_info_params)) {
+        std::string names;
+        for (const mem_info_param& p : mem_info_params)
+            names += (names.empty() ? "mem_info." : ", mem_info.") + std::string(p.name);
+        throw cl::logic_error("Buffer.get_info: parameter " + std::to_string(param) + " is not supported; expected " +
+                                  names,
+                              CL_INVALID_VALUE, "clGetMemObjectInfo");
+    }
+    const std::vector<std::byte> bytes = b.info_bytes(param);
+    switch (known->type) {
+    case info_type::size:
+        return nb::int_(info_as<size_t>(bytes));
+    case info_type::flags:
+        return as_flags("mem_flags", info_as<cl_mem_flags>(bytes));
+    case info_type::uint:
+        return nb::int_(info_as<cl_uint>(bytes));
+    case info_type::boolean:
+        return nb::bool_(info_as<::cl_bool>(bytes) != CL_FALSE);
+    case info_type::address:
+        return nb::int_(reinterpret_cast<std::uintptr_t>(info_as<void*>(bytes)));
+    }
+    return nb::none();
+}
+
 std::vector<cl_event> wait_list(nb::handle wait_for) {
     std::vector<cl_event> events;
     if (wait_for.is_none())
@@ -150,6 +241,8 @@ cl::value_type numpy_value_type(nb::handle scalar) {
 // holds until it completes (the program may drop a PooledSVM right after the call).
 cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle value, std::vector<nb::bytes>& values,
                                python_hold& svm_used) {
+    if (value.is_none())  // a NULL pointer, as PyOpenCL passes None (an allocator's zero-byte buffer)
+        return nullptr;
     if (nb::isinstance<cl::buffer>(value))
         return std::cref(nb::cast<const cl::buffer&>(value));
     if (nb::isinstance<cl::svm_pointer>(value)) {
@@ -165,7 +258,7 @@ cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle va
                              numpy_value_type(value)};
     }
     throw nb::type_error((k.describe_arg(index) + " is a " + nb::cast<std::string>(nb::type_name(value.type())) +
-                          "; expected a Buffer, SVM, a numpy scalar of the parameter's type (numpy.float32(1.5), "
+                          "; expected a Buffer, SVM, None, a numpy scalar of the parameter's type (numpy.float32(1.5), "
                           "numpy.int32(4)) or LocalMemory(nbytes)")
                              .c_str());
 }
@@ -309,6 +402,20 @@ void bind_cl(nb::module_& parent) {
     bind_flags(m, "device_type", {{"DEFAULT", CL_DEVICE_TYPE_DEFAULT}, {"CPU", CL_DEVICE_TYPE_CPU},
                                   {"GPU", CL_DEVICE_TYPE_GPU}, {"ACCELERATOR", CL_DEVICE_TYPE_ACCELERATOR},
                                   {"CUSTOM", CL_DEVICE_TYPE_CUSTOM}, {"ALL", CL_DEVICE_TYPE_ALL}});
+    {
+        nb::list items;
+        for (const mem_info_param& p : mem_info_params)
+            items.append(nb::make_tuple(p.name, p.param));
+        m.attr("mem_info") = nb::module_::import_("enum").attr("IntEnum")("mem_info", items, "module"_a = "gpukit.cl");
+        nb::list work_group_items;
+        for (const work_group_info_param& p : work_group_info_params)
+            work_group_items.append(nb::make_tuple(p.name, p.param));
+        m.attr("kernel_work_group_info") = nb::module_::import_("enum").attr("IntEnum")(
+            "kernel_work_group_info", work_group_items, "module"_a = "gpukit.cl");
+    }
+    bind_flags(m, "svm_mem_flags", {{"READ_WRITE", CL_MEM_READ_WRITE}, {"WRITE_ONLY", CL_MEM_WRITE_ONLY},
+                                    {"READ_ONLY", CL_MEM_READ_ONLY}, {"SVM_FINE_GRAIN_BUFFER", CL_MEM_SVM_FINE_GRAIN_BUFFER},
+                                    {"SVM_ATOMICS", CL_MEM_SVM_ATOMICS}});
     bind_flags(m, "command_queue_properties", {{"OUT_OF_ORDER_EXEC_MODE_ENABLE", CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE},
                                                {"PROFILING_ENABLE", CL_QUEUE_PROFILING_ENABLE}});
 
@@ -425,7 +532,8 @@ void bind_cl(nb::module_& parent) {
              "A buffer of `size` bytes (default: hostbuf's size).")
         .def_prop_ro("size", &cl::buffer::size)
         .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
-        .def_prop_ro("int_ptr", [](const cl::buffer& b) { return reinterpret_cast<std::uintptr_t>(b.handle()); });
+        .def_prop_ro("int_ptr", [](const cl::buffer& b) { return reinterpret_cast<std::uintptr_t>(b.handle()); })
+        .def("get_info", &buffer_info, "param"_a.none(), "clGetMemObjectInfo(param), decoded (see mem_info).");
 
     nb::class_<cl::svm_pointer>(m, "SVMPointer", "Shared virtual memory: a kernel argument and a copy endpoint.")
         .def_prop_ro("size", &cl::svm_pointer::size)
@@ -509,6 +617,8 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("function_name", &cl::kernel::name)
         .def_prop_ro("num_args", &cl::kernel::num_args)
         .def_prop_ro("parameters", &cl::kernel::parameters)
+        .def("get_work_group_info", &kernel_work_group_info, "param"_a.none(), "device"_a,
+             "clGetKernelWorkGroupInfo(param) for `device`, decoded (see kernel_work_group_info).")
         .def("set_arg", [](cl::kernel& k, nb::handle index, nb::handle value) {
             const auto i = static_cast<cl_uint>(cl_unsigned(index, "Kernel.set_arg(index)", UINT32_MAX));
             std::vector<nb::bytes> values;

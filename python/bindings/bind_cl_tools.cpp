@@ -70,32 +70,40 @@ nb::object allocate_buffer(cl::buffer_allocator& allocator, nb::handle size) {
     return nb::cast(cl::buffer::adopt(handle, bytes, allocator.flags()));
 }
 
-nb::object allocate_pooled_buffer(buffer_pool_binding& self, nb::handle size) {
+// Zero bytes gets a PooledBuffer too (bin 0's one-byte block), as PyOpenCL's MemoryPool gives.
+pooled_buffer allocate_pooled_buffer(buffer_pool_binding& self, nb::handle size) {
     const std::size_t bytes = cl_unsigned(size, "MemoryPool.allocate(size)");
-    if (bytes == 0)
-        return nb::none();
-    auto block = as_cl_errors([&] { return self.pool.allocate(bytes); }, "MemoryPool.allocate");
-    return nb::cast(pooled_buffer(std::move(block), self.flags));
+    auto block = as_cl_errors([&] { return self.pool.allocate_block(bytes); }, "MemoryPool.allocate");
+    return pooled_buffer(std::move(block), self.flags);
 }
 
-nb::object allocate_svm(const cl::svm_allocator& allocator, nb::handle size) {
+cl::svm_allocation allocate_svm(const cl::svm_allocator& allocator, nb::handle size) {
     const std::size_t bytes = cl_unsigned(size, "SVMAllocator.__call__(size)");
-    if (bytes == 0)
-        return nb::none();
-    return nb::cast(as_cl_errors([&] { return cl::svm_allocation(allocator, bytes); }, "SVMAllocator.__call__"));
+    return as_cl_errors([&] { return cl::svm_allocation(allocator, bytes); }, "SVMAllocator.__call__");
 }
 
-nb::object allocate_pooled_svm(svm_pool& pool, nb::handle size) {
+cl::pooled_svm allocate_pooled_svm(svm_pool& pool, nb::handle size) {
     const std::size_t bytes = cl_unsigned(size, "SVMPool.allocate(size)");
-    if (bytes == 0)
-        return nb::none();
-    return nb::cast(as_cl_errors([&] { return cl::pooled_svm::allocate(pool, bytes); }, "SVMPool.allocate"));
+    return as_cl_errors([&] { return cl::pooled_svm::allocate(pool, bytes); }, "SVMPool.allocate");
+}
+
+// A second release is a mistake PyOpenCL reports as LogicError; `what` names the call.
+[[noreturn]] void already_released(const std::string& what) {
+    throw cl::logic_error(what + ": the memory was already released; release it once", CL_INVALID_VALUE, what);
+}
+
+void release_pooled_buffer(pooled_buffer& b) {
+    if (!b.handle())
+        already_released("PooledBuffer.release");
+    b.release();
 }
 
 // Returns the block of `p` to its pool after waiting for `q`, or for the bound queue. The block
 // moves out of `p` while the GIL is held, so `p` is released at once for every other thread
 // (a second release finds nothing, a kernel call refuses it) while this one waits without the GIL.
-void release_pooled_svm(cl::pooled_svm& p, const cl::queue* q) {
+void release_pooled_svm(cl::pooled_svm& p, const cl::queue* q, const char* what) {
+    if (p.released())
+        already_released(what);
     if (q && q->context_handle() != p.context_handle())
         throw cl::logic_error("PooledSVM.enqueue_release: the queue belongs to another context than the SVM; "
                               "expected a queue of the SVM's context",
@@ -154,15 +162,15 @@ void bind_cl_tools(nb::module_& parent) {
         }, "queue"_a, "mem_flags"_a.none() = CL_MEM_READ_WRITE);
 
     nb::class_<pooled_buffer, cl::buffer>(m, "PooledBuffer", "A Buffer from a MemoryPool; dropping it returns it.")
-        .def("release", &pooled_buffer::release, "Return the memory to its pool now.");
+        .def("release", &release_pooled_buffer, "Return the memory to its pool now (once).");
 
     auto memory_pool = nb::class_<buffer_pool_binding>(m, "MemoryPool", "gpukit's binned memory pool of Buffers.")
         .def("__init__", [](buffer_pool_binding* self, const cl::buffer_allocator& allocator, nb::handle bits) {
             const unsigned leading_bits = leading_bits_arg(bits, "MemoryPool(leading_bits_in_bin_id)");
             new (self) buffer_pool_binding{
                 as_cl_errors([&] { return buffer_pool(allocator, leading_bits); }, "MemoryPool"), allocator.flags()};
-        }, "allocator"_a, nb::kw_only(), "leading_bits_in_bin_id"_a.none() = 4)
-        .def("allocate", &allocate_pooled_buffer, "size"_a.none(), "A PooledBuffer of `size` bytes (None for 0).")
+        }, "allocator"_a, "leading_bits_in_bin_id"_a.none() = 4)
+        .def("allocate", &allocate_pooled_buffer, "size"_a.none(), "A PooledBuffer of `size` bytes.")
         .def("__call__", &allocate_pooled_buffer, "size"_a.none());
     bind_pool_interface(memory_pool, [](auto& s) -> auto& { return s.pool; });
 
@@ -173,17 +181,35 @@ void bind_cl_tools(nb::module_& parent) {
                                          cl_unsigned(flags, "SVMAllocator(flags)"), q);
         }, "context"_a, nb::kw_only(), "alignment"_a.none() = 0, "flags"_a.none() = CL_MEM_READ_WRITE,
            "queue"_a.none() = nb::none())
-        .def("__call__", &allocate_svm, "size"_a.none(), "An SVMAllocation of `size` bytes (None for 0).")
+        .def("__call__", &allocate_svm, "size"_a.none(), "An SVMAllocation of `size` bytes (a null one for 0).")
         .def_prop_ro("alignment", &cl::svm_allocator::alignment)
         .def_prop_ro("flags", &cl::svm_allocator::flags);
 
     nb::class_<cl::svm_allocation, cl::svm_pointer>(m, "SVMAllocation", "SVM owned by the Python object.")
-        .def("release", &cl::svm_allocation::release, "Free the memory now (as the allocator frees it).");
+        .def("__init__", [](cl::svm_allocation* self, const cl::context& ctx, nb::handle size, nb::handle alignment,
+                            nb::handle flags, const cl::queue* q) {
+            // PyOpenCL's SVMAllocation(context, size, alignment, flags, queue=None): what
+            // SVMAllocator(context, alignment=, flags=, queue=)(size) gives.
+            cl::svm_allocator allocator(ctx, cl_unsigned(alignment, "SVMAllocation(alignment)"),
+                                        cl_unsigned(flags, "SVMAllocation(flags)"), q);
+            const std::size_t bytes = cl_unsigned(size, "SVMAllocation(size)");
+            new (self) cl::svm_allocation(
+                as_cl_errors([&] { return cl::svm_allocation(std::move(allocator), bytes); }, "SVMAllocation"));
+        }, "context"_a, "size"_a.none(), "alignment"_a.none(), "flags"_a.none(), "queue"_a.none() = nb::none())
+        .def("release", [](cl::svm_allocation& a) {
+            if (a.released())
+                already_released("SVMAllocation.release");
+            a.release();
+        }, "Free the memory now (as the allocator frees it), once.")
+        .def("enqueue_release", [](cl::svm_allocation& a, const cl::queue* q) { return a.enqueue_release(q); },
+             "queue"_a.none() = nb::none(),
+             "Free the memory with clEnqueueSVMFree on `queue` (default: the allocator's queue); an Event.");
 
     nb::class_<cl::pooled_svm, cl::svm_pointer>(m, "PooledSVM", "SVM from an SVMPool; dropping it returns it.")
-        .def("release", [](cl::pooled_svm& p) { release_pooled_svm(p, nullptr); },
+        .def("release", [](cl::pooled_svm& p) { release_pooled_svm(p, nullptr, "PooledSVM.release"); },
              "Wait for the bound queue (if any), then return the memory to its pool.")
-        .def("enqueue_release", [](cl::pooled_svm& p, const cl::queue* q) { release_pooled_svm(p, q); },
+        .def("enqueue_release",
+             [](cl::pooled_svm& p, const cl::queue* q) { release_pooled_svm(p, q, "PooledSVM.enqueue_release"); },
              "queue"_a.none() = nb::none(), "release(), waiting for `queue` instead of the bound queue when given.")
         .def("bind_to_queue", &cl::pooled_svm::bind_to_queue, "queue"_a)
         .def("unbind_from_queue", &cl::pooled_svm::unbind_from_queue);
@@ -192,8 +218,8 @@ void bind_cl_tools(nb::module_& parent) {
         .def("__init__", [](svm_pool* self, const cl::svm_allocator& allocator, nb::handle bits) {
             const unsigned leading_bits = leading_bits_arg(bits, "SVMPool(leading_bits_in_bin_id)");
             new (self) svm_pool(as_cl_errors([&] { return svm_pool(allocator, leading_bits); }, "SVMPool"));
-        }, "allocator"_a, nb::kw_only(), "leading_bits_in_bin_id"_a.none() = 4)
-        .def("allocate", &allocate_pooled_svm, "size"_a.none(), "A PooledSVM of `size` bytes (None for 0).")
+        }, "allocator"_a, "leading_bits_in_bin_id"_a.none() = 4)
+        .def("allocate", &allocate_pooled_svm, "size"_a.none(), "A PooledSVM of `size` bytes.")
         .def("__call__", &allocate_pooled_svm, "size"_a.none());
     bind_pool_interface(pool_svm, [](auto& s) -> auto& { return s; });
 }

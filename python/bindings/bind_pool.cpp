@@ -99,9 +99,8 @@ void bind_pool(nb::module_& m) {
     // PyCUDA's pools have bin_number and alloc_size as static methods (tools.py binds these
     // to the class, with the default layout).
     m.def("_bin_number", [](int_arg<std::size_t> size, int_arg<unsigned> leading_bits) {
-        return memory::checked_bin_number(
-            memory::checked_bin_layout(leading_bits.get("bin_number(leading_bits_in_bin_id)")),
-            size.get("bin_number(size)"));
+        return memory::checked_bin_layout(leading_bits.get("bin_number(leading_bits_in_bin_id)"))
+            .bin_number(size.get("bin_number(size)"));
     }, "size"_a.none(), "leading_bits_in_bin_id"_a.none());
     m.def("_alloc_size", [](int_arg<std::size_t> bin, int_arg<unsigned> leading_bits) {
         return memory::checked_alloc_size(

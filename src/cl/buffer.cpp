@@ -1,6 +1,7 @@
 #include "gpukit/cl/buffer.hpp"
 
 #include "gpukit/cl/api.hpp"
+#include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/detail/release.hpp"
 
 #include <bit>
@@ -100,6 +101,18 @@ buffer& buffer::operator=(buffer&& other) noexcept {
 }
 
 buffer::~buffer() { release(); }
+
+std::vector<std::byte> buffer::info_bytes(cl_mem_info param) const {
+    if (!handle_)
+        throw logic_error("clGetMemObjectInfo: the buffer was released (a pool's block after release()); "
+                          "expected a live buffer",
+                          CL_INVALID_MEM_OBJECT, "clGetMemObjectInfo");
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetMemObjectInfo(handle_, param, size, value, size_ret);
+        },
+        "clGetMemObjectInfo");
+}
 
 void buffer::release() noexcept {
     if (!handle_)

@@ -271,6 +271,14 @@ void kernel::set_arg(cl_uint index, const svm_pointer& p) {
     local_bytes_[index] = 0;
 }
 
+void kernel::set_arg(cl_uint index, std::nullptr_t) {
+    check_index(index, "clSetKernelArg");
+    expect_kind(index, takes_memory(parameters_[index].kind), "a null pointer");
+    const cl_mem null_memory = nullptr;
+    set_arg_raw(index, sizeof null_memory, &null_memory, "a null pointer");
+    local_bytes_[index] = 0;
+}
+
 void kernel::set_arg(cl_uint index, local_memory local) {
     check_index(index, "clSetKernelArg");
     const std::string given = "local memory of " + std::to_string(local.bytes) + " bytes";
@@ -310,11 +318,19 @@ void kernel::set_arg(cl_uint index, const kernel_arg& arg) {
         using T = std::decay_t<decltype(value)>;
         if constexpr (std::is_same_v<T, value_arg>)
             set_arg_bytes(index, value.bytes.data(), value.bytes.size(), value.type);
-        else if constexpr (std::is_same_v<T, local_memory>)
+        else if constexpr (std::is_same_v<T, local_memory> || std::is_same_v<T, std::nullptr_t>)
             set_arg(index, value);
         else
             set_arg(index, value.get());
     }, arg);
+}
+
+std::vector<std::byte> kernel::work_group_info_bytes(cl_kernel_work_group_info param, const device& dev) const {
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetKernelWorkGroupInfo(handle_, dev.handle(), param, size, value, size_ret);
+        },
+        "clGetKernelWorkGroupInfo");
 }
 
 void kernel::check_all_args_set() const {

@@ -48,29 +48,27 @@ std::string lower(std::string text) {
     return text;
 }
 
-// The items `token` names: the one at its index, or all whose name contains it.
+// The item `token` names: the one at its index, else the first whose name or vendor contains
+// it, case-insensitively (PyOpenCL's rule: "pocl" finds PoCL by its vendor, "The pocl project").
 template <class T>
-std::vector<T> match(const std::string& token, std::span<const T> items, const char* kind) {
+T match(const std::string& token, std::span<const T> items, const char* kind) {
     std::string names;
     for (const T& item : items)
-        names += (names.empty() ? "'" : ", '") + item.name() + "'";
+        names += (names.empty() ? "'" : ", '") + item.name() + "' (" + item.vendor() + ")";
     if (is_index(token)) {
         const size_t index = token.size() > 9 ? items.size() : std::stoul(token);
         if (index >= items.size())
             throw logic_error(std::string(kind) + " index " + token + " is out of range; there are " +
                                   std::to_string(items.size()) + " (" + names + ")",
                               CL_INVALID_VALUE, routine);
-        return {items[index]};
+        return items[index];
     }
-    std::vector<T> found;
     for (const T& item : items)
-        if (lower(item.name()).find(lower(token)) != std::string::npos)
-            found.push_back(item);
-    if (found.empty())
-        throw logic_error("no " + std::string(kind) + " name contains '" + token + "'; the " + kind + "s are " +
-                              (names.empty() ? std::string("none") : names),
-                          CL_DEVICE_NOT_FOUND, routine);
-    return found;
+        if (lower(item.name() + " " + item.vendor()).find(lower(token)) != std::string::npos)
+            return item;
+    throw logic_error("no " + std::string(kind) + " name or vendor contains '" + token + "'; the " + kind + "s are " +
+                          (names.empty() ? std::string("none") : names),
+                      CL_DEVICE_NOT_FOUND, routine);
 }
 
 void add_unique(std::vector<device>& chosen, const device& d) {
@@ -118,15 +116,13 @@ std::vector<device> select_devices(std::span<const device_spec> specs, std::span
         return chosen;
     }
     for (const device_spec& spec : specs) {
-        for (const platform& p : match(spec.platform, platforms, "platform")) {
-            const std::vector<device> devices = p.devices();
-            if (spec.devices.empty())
-                for (const device& d : devices)
-                    add_unique(chosen, d);
-            for (const std::string& token : spec.devices)
-                for (const device& d : match(token, std::span<const device>(devices), "device"))
-                    add_unique(chosen, d);
-        }
+        const platform p = match(spec.platform, platforms, "platform");
+        const std::vector<device> devices = p.devices();
+        if (spec.devices.empty())
+            for (const device& d : devices)
+                add_unique(chosen, d);
+        for (const std::string& token : spec.devices)
+            add_unique(chosen, match(token, std::span<const device>(devices), "device"));
     }
     return chosen;
 }

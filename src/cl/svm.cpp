@@ -9,22 +9,25 @@ namespace gpukit::cl {
 
 svm_pointer::svm_pointer(svm_pointer&& other) noexcept
     : pointer_(std::exchange(other.pointer_, nullptr)), size_(std::exchange(other.size_, 0)),
-      context_(other.context_) {}
+      context_(other.context_), released_(std::exchange(other.released_, true)) {}
 
 svm_pointer& svm_pointer::operator=(svm_pointer&& other) noexcept {
     pointer_ = std::exchange(other.pointer_, nullptr);
     size_ = std::exchange(other.size_, 0);
     context_ = other.context_;
+    released_ = std::exchange(other.released_, true);
     return *this;
 }
 
 void svm_pointer::clear() noexcept {
     pointer_ = nullptr;
     size_ = 0;
+    released_ = true;
 }
 
 svm_allocation::svm_allocation(svm_allocator allocator, std::size_t size)
-    : svm_pointer(allocator.allocate(size), size, allocator.context_handle()), allocator_(std::move(allocator)) {}
+    : svm_pointer(size == 0 ? nullptr : allocator.allocate(size), size, allocator.context_handle()),
+      allocator_(std::move(allocator)) {}
 
 svm_allocation& svm_allocation::operator=(svm_allocation&& other) noexcept {
     if (this != &other) {
@@ -36,14 +39,38 @@ svm_allocation& svm_allocation::operator=(svm_allocation&& other) noexcept {
 }
 
 void svm_allocation::release() noexcept {
-    if (!pointer())
+    if (released())
         return;
-    allocator_.free(pointer(), size());
+    if (pointer())
+        allocator_.free(pointer(), size());
     clear();
 }
 
+event svm_allocation::enqueue_release(const queue* q) {
+    if (released())
+        throw logic_error("SVMAllocation.enqueue_release: the memory was already released; release it once",
+                          CL_INVALID_VALUE, "clEnqueueSVMFree");
+    if (q && q->context_handle() != context_handle())
+        throw logic_error("SVMAllocation.enqueue_release: the queue belongs to another context than the SVM; "
+                          "expected a queue of the SVM's context",
+                          CL_INVALID_CONTEXT, "clEnqueueSVMFree");
+    const cl_command_queue on = q ? q->handle() : allocator_.free_queue();
+    if (!on)
+        throw logic_error("SVMAllocation.enqueue_release: no queue given and the SVMAllocator has none; "
+                          "expected enqueue_release(queue)",
+                          CL_INVALID_VALUE, "clEnqueueSVMFree");
+    cl_event done = nullptr;
+    void* pointers[] = {pointer()};
+    if (pointer())
+        GPUKIT_CL(clEnqueueSVMFree, on, 1, pointers, nullptr, nullptr, 0, nullptr, &done);
+    else  // a zero-byte allocation has nothing to free; the marker gives the event
+        GPUKIT_CL(clEnqueueMarkerWithWaitList, on, 0, nullptr, &done);
+    clear();
+    return event(done);
+}
+
 void check_svm_usable(const svm_pointer& p, cl_context ctx, const std::string& what) {
-    if (!p.pointer())
+    if (p.released())
         throw logic_error(what + ": the SVM memory was released; expected live SVM", CL_INVALID_ARG_VALUE,
                           "clSVMAlloc");
     if (p.context_handle() != ctx)

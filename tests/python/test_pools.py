@@ -22,11 +22,11 @@ def test_device_pool_bins_and_reuse(ctx):
     assert (pool.active_blocks, pool.held_blocks, pool.active_bytes) == (1, 0, 1 << 20)
     a.free()
     assert (pool.active_blocks, pool.held_blocks) == (0, 1)
-    b = pool.allocate((1 << 20) - 100)  # the same bin: the same block comes back
+    b = pool.allocate((1 << 20) + 100)  # the same bin (1 MiB up to 1 MiB + 64 KiB - 1): the same block
     assert int(b) == address
     assert pool.stats()["hits"] == 1
-    assert pool.bin_number(1 << 20) == pool.bin_number((1 << 20) - 100)
-    assert pool.alloc_size(pool.bin_number(1 << 20)) >= 1 << 20
+    assert pool.bin_number(1 << 20) == pool.bin_number((1 << 20) + 100) != pool.bin_number((1 << 20) - 100)
+    assert pool.alloc_size(pool.bin_number(1 << 20)) == (1 << 20) + (1 << 16) - 1
     del b
     assert pool.held_blocks == 1
     pool.free_held()
@@ -189,6 +189,8 @@ def test_occupancy_record_matches_the_driver(ctx, kernel, threads):
 
 def test_a_pool_uses_its_own_bin_layout(ctx):
     coarse, fine = tools.DeviceMemoryPool(leading_bits_in_bin_id=1), tools.DeviceMemoryPool(leading_bits_in_bin_id=6)
-    assert coarse.alloc_size(coarse.bin_number(1000)) == 1024  # two leading bits: 1000 rounds to 1024
-    assert fine.alloc_size(fine.bin_number(1000)) == 1000  # seven leading bits keep it exact
-    assert tools.DeviceMemoryPool.alloc_size(tools.DeviceMemoryPool.bin_number(1000)) == 1024  # the default: 4
+    # 1000 = 0b1111101000: the largest size sharing its leading 1 + 1 bits is 0b1111111111 = 1023,
+    # sharing 1 + 6 bits 0b1111101111 = 1007 (PyCUDA's values).
+    assert (coarse.bin_number(1000), coarse.alloc_size(coarse.bin_number(1000))) == (19, 1023)
+    assert (fine.bin_number(1000), fine.alloc_size(fine.bin_number(1000))) == (637, 1007)
+    assert tools.DeviceMemoryPool.alloc_size(tools.DeviceMemoryPool.bin_number(1000)) == 1023  # the default: 4

@@ -187,3 +187,18 @@ def test_bin_number_and_alloc_size_are_static_as_in_pycuda(pool_class):
         assert alloc <= max(size, 1) * (1 + 1 / 16)  # four leading bits: less than 1/16 rounding
     with pytest.raises(drv.LogicError, match="not a bin"):
         pool_class.alloc_size(1 << 40)
+
+
+# The documented scheme (PyCUDA's and PyOpenCL's): a request is rounded up to the largest size
+# that shares its leading 1 + leading_bits_in_bin_id bits. Exact values from PyCUDA/PyOpenCL.
+BIN_VALUES = [(0, 0, 1), (1, 0, 1), (2, 16, 2), (3, 24, 3), (15, 62, 15), (16, 64, 16), (17, 65, 17),
+              (31, 79, 31), (32, 80, 33), (33, 80, 33), (1000, 159, 1023), (1023, 159, 1023),
+              (1024, 160, 1087), (4096, 192, 4351), (4351, 192, 4351), (4352, 193, 4607),
+              (1 << 20, 320, 1114111), (2**64 - 1, 1023, 2**64 - 1)]
+
+
+@pytest.mark.parametrize("pool_class", [tools.DeviceMemoryPool, tools.PageLockedMemoryPool])
+@pytest.mark.parametrize(("size", "bin_nr", "alloc"), BIN_VALUES)
+def test_bins_follow_the_documented_scheme_exactly(pool_class, size, bin_nr, alloc):
+    assert pool_class.bin_number(size) == bin_nr
+    assert pool_class.alloc_size(bin_nr) == alloc

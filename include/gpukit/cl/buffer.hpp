@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <vector>
 
 namespace gpukit::cl {
 
@@ -39,6 +40,10 @@ public:
     cl_mem handle() const noexcept { return handle_; }
     size_t size() const noexcept { return size_; }
     cl_mem_flags flags() const noexcept { return flags_; }
+
+    // clGetMemObjectInfo: the raw bytes of `param` (CL_MEM_SIZE, CL_MEM_FLAGS, ...). Throws
+    // cl::logic_error when the buffer was released.
+    std::vector<std::byte> info_bytes(cl_mem_info param) const;
 
 protected:
     // Drops this object's reference now; the handle becomes null.

@@ -73,9 +73,10 @@ struct value_arg {
     value_type type = value_type::bytes;
 };
 
-// One argument of a launch: a buffer, SVM, local memory, or a value.
+// One argument of a launch: a buffer, SVM, local memory, a value, or nullptr (a NULL pointer
+// for a __global or __constant parameter).
 using kernel_arg = std::variant<std::reference_wrapper<const buffer>, std::reference_wrapper<const svm_pointer>,
-                                local_memory, value_arg>;
+                                local_memory, value_arg, std::nullptr_t>;
 
 // Owns one reference to a cl_kernel; move-only. The kernel keeps its program alive.
 //
@@ -110,6 +111,9 @@ public:
     void set_arg(cl_uint index, const buffer& b);
     // Argument `index` is a __global or __constant pointer to the start of SVM `p`.
     void set_arg(cl_uint index, const svm_pointer& p);
+    // Argument `index` is a NULL __global or __constant pointer (OpenCL passes a NULL cl_mem
+    // as such), which a kernel may take when it touches no memory there.
+    void set_arg(cl_uint index, std::nullptr_t);
     // Argument `index` is a __local pointer to `local.bytes` of local memory.
     void set_arg(cl_uint index, local_memory local);
     // Argument `index` is a scalar, vector or struct passed by value: `size` bytes at `value`,
@@ -122,6 +126,10 @@ public:
     }
     // Any of the above.
     void set_arg(cl_uint index, const kernel_arg& arg);
+
+    // clGetKernelWorkGroupInfo for `dev`: the raw bytes of `param`
+    // (CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, ...).
+    std::vector<std::byte> work_group_info_bytes(cl_kernel_work_group_info param, const device& dev) const;
 
     // Throws cl::logic_error naming the first argument that was never set.
     void check_all_args_set() const;

@@ -16,7 +16,8 @@
 
 namespace gpukit::cl {
 
-// A pool block seen as a buffer of the requested size. The buffer part borrows the pool's
+// A pool block seen as a buffer of the block's size (its bin's alloc_size, as PyOpenCL's
+// PooledBuffer reports the size of the cl_mem behind it). The buffer part borrows the pool's
 // reference to the cl_mem instead of taking one of its own: the block is given back when
 // this object goes, and retaining and releasing a reference per allocation would double
 // the cost of a pool hit (two more calls into the OpenCL runtime, which locks the object).
@@ -28,7 +29,7 @@ class pooled_buffer : public buffer {
 public:
     // `flags` are those the allocator creates buffers with; `block` must not be empty.
     pooled_buffer(memory::pooled_allocation<A> block, cl_mem_flags flags) noexcept
-        : buffer(buffer::adopt(block.pointer(), block.size(), flags)), block_(std::move(block)) {}
+        : buffer(buffer::adopt(block.pointer(), block.block_size(), flags)), block_(std::move(block)) {}
     pooled_buffer(pooled_buffer&&) noexcept = default;
     // Assigning would make the buffer part release a reference it does not own.
     pooled_buffer& operator=(pooled_buffer&&) = delete;
@@ -50,9 +51,9 @@ class pooled_svm : public svm_pointer {
 public:
     using allocation = memory::pooled_allocation<svm_allocator>;
 
-    // A block of `bytes` from `pool` (see memory_pool::allocate).
+    // A block of `bytes` from `pool`; 0 bytes gets a one-byte block (memory_pool::allocate_block).
     static pooled_svm allocate(memory::memory_pool<svm_allocator>& pool, std::size_t bytes) {
-        return pooled_svm(pool.allocate(bytes), pool.get_allocator().context_handle());
+        return pooled_svm(pool.allocate_block(bytes), pool.get_allocator().context_handle());
     }
     pooled_svm(pooled_svm&&) noexcept = default;
     pooled_svm& operator=(pooled_svm&&) = delete;

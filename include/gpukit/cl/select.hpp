@@ -3,8 +3,9 @@
 //
 // Syntax: entries separated by ';'. An entry is a platform, optionally followed by ':' or '='
 // and a comma-separated list of devices. A platform or device is a 0-based index or a
-// case-insensitive substring of its name. An entry without a device list means all of the
-// platform's devices. Example: "0:0,1;intel=i5,i7".
+// case-insensitive substring of "<name> <vendor>", which picks the first that matches (as
+// PyOpenCL's PYOPENCL_TEST does: "pocl" is PoCL by its vendor). An entry without a device
+// list means all of the platform's devices. Example: "0:0,1;intel=i5,i7".
 #pragma once
 
 #include "gpukit/cl/context.hpp"
@@ -28,7 +29,7 @@ struct device_spec {
 std::vector<device_spec> parse_device_spec(std::string_view spec);
 
 // The devices `specs` choose among `platforms`, in order and without repeats; throws
-// cl::logic_error for an index out of range or a name that matches nothing. No entries
+// cl::logic_error for an index out of range or a name that matches no name or vendor. No entries
 // choose every device of every platform.
 std::vector<device> select_devices(std::span<const device_spec> specs, std::span<const platform> platforms);
 

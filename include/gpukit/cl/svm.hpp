@@ -14,11 +14,14 @@
 
 namespace gpukit::cl {
 
-// A range of SVM: what kernels and copies need from the owners below. Null after release.
+// A range of SVM: what kernels and copies need from the owners below. Null after release,
+// and also before for a zero-byte svm_allocation (which OpenCL cannot allocate), so release
+// is recorded on its own.
 class svm_pointer {
 public:
     void* pointer() const noexcept { return pointer_; }
     std::size_t size() const noexcept { return size_; }
+    bool released() const noexcept { return released_; }
     // The context the memory belongs to; borrowed (the owner keeps it alive).
     cl_context context_handle() const noexcept { return context_; }
 
@@ -28,12 +31,14 @@ protected:
     svm_pointer(svm_pointer&& other) noexcept;
     svm_pointer& operator=(svm_pointer&& other) noexcept;
     ~svm_pointer() = default;
+    // Marks the memory released: null, size 0.
     void clear() noexcept;
 
 private:
     void* pointer_;
     std::size_t size_;
     cl_context context_;
+    bool released_ = false;
 };
 
 // Throws cl::logic_error when `p` was released or belongs to another context than `ctx`;
@@ -41,7 +46,8 @@ private:
 void check_svm_usable(const svm_pointer& p, cl_context ctx, const std::string& what);
 
 // Owns one block of an svm_allocator; move-only. Destroying it or release() frees the block
-// the allocator's way (at once, or enqueued on its free queue).
+// the allocator's way (at once, or enqueued on its free queue). Size 0 allocates nothing: a
+// null pointer (as PyOpenCL's SVMAllocation of 0 bytes), which kernels may take.
 class svm_allocation : public svm_pointer {
 public:
     svm_allocation(svm_allocator allocator, std::size_t size);
@@ -50,6 +56,11 @@ public:
     ~svm_allocation() { release(); }
 
     void release() noexcept;
+    // Frees the block with clEnqueueSVMFree on `q`, or on the allocator's free queue when `q`
+    // is null, after the commands queued there; the event says when it is done. Throws
+    // cl::logic_error when already released, when `q` belongs to another context, or when
+    // there is no queue at all.
+    event enqueue_release(const queue* q = nullptr);
 
 private:
     svm_allocator allocator_;

@@ -1,12 +1,15 @@
-// The size classes ("bins") of the memory pool.
+// The size classes ("bins") of the memory pool, as PyOpenCL and PyCUDA document them.
 //
 // A size is described by its highest set bit (the exponent) and the `leading_bits` bits right
-// after it (the mantissa). Every size is rounded up to the nearest value that has no set bits
-// below those, so a freed block can serve any later request in the same bin, and rounding
-// wastes less than 1 / 2^leading_bits of the request. Sizes below 2^(leading_bits + 1) need
-// no rounding at all.
+// after it (the mantissa). All sizes that share those leading bits share a bin, and the
+// bin's blocks have the largest of those sizes: the same leading bits followed by all ones.
+// So a freed block can serve any later request of its bin, and a block is larger than its
+// request by less than 1 / 2^leading_bits of the request. Sizes below 2^(leading_bits + 1)
+// have no bits below the mantissa and are allocated exactly.
 //
 //   bin number = exponent * 2^leading_bits + mantissa
+//   1000 = 0b11111'01000 -> bin 9 * 16 + 0b1111 = 159, blocks of 0b11111'11111 = 1023 bytes
+//   4096 = 0b10000'0000000 -> bin 192, blocks of 0b10000'11111111 = 4351 bytes
 //
 // Bin numbers grow with size, and fit a flat array of bin_count() entries, which is what
 // lets the pool find a bin with no search. docs/memory-pool.md has a worked example.
@@ -37,16 +40,12 @@ public:
     // exponents some mantissas cannot occur (see is_bin).
     constexpr std::size_t bin_count() const noexcept { return std::size_t{size_bits} << leading_bits_; }
 
-    // The largest size a bin can hold; larger sizes would round past the top of size_t.
-    constexpr std::size_t max_size() const noexcept { return alloc_size(bin_count() - 1); }
-
     // The bin a request of `size` bytes falls into. bin_number(0) == bin_number(1) == 0.
-    // Precondition: size <= max_size().
+    // Every size has one: the last bin's blocks are SIZE_MAX bytes.
     constexpr std::size_t bin_number(std::size_t size) const noexcept {
-        const std::uint64_t block = round_up(size);
-        const unsigned exponent = bitlog2(block);
+        const unsigned exponent = bitlog2(size);
         const std::uint64_t mantissa =
-            signed_shift(block, static_cast<int>(leading_bits_) - static_cast<int>(exponent)) &
+            signed_shift(size, static_cast<int>(leading_bits_) - static_cast<int>(exponent)) &
             low_bits_mask(leading_bits_);
         return (std::size_t{exponent} << leading_bits_) | mantissa;
     }
@@ -57,7 +56,9 @@ public:
         const unsigned exponent = static_cast<unsigned>(bin >> leading_bits_);
         const std::uint64_t mantissa = bin & low_bits_mask(leading_bits_);
         const std::uint64_t significand = (std::uint64_t{1} << leading_bits_) | mantissa;
-        return signed_shift(significand, static_cast<int>(exponent) - static_cast<int>(leading_bits_));
+        const int below_mantissa = static_cast<int>(exponent) - static_cast<int>(leading_bits_);
+        const std::uint64_t ones_below = below_mantissa > 0 ? low_bits_mask(static_cast<unsigned>(below_mantissa)) : 0;
+        return signed_shift(significand, below_mantissa) | ones_below;
     }
 
     // Whether some size lands in bin `bin`.
@@ -68,15 +69,6 @@ public:
 private:
     static constexpr unsigned size_bits = std::numeric_limits<std::size_t>::digits;
 
-    // Clears the bits below the mantissa by rounding up. Precondition: size <= max_size().
-    constexpr std::uint64_t round_up(std::uint64_t size) const noexcept {
-        const unsigned exponent = bitlog2(size);
-        if (exponent <= leading_bits_)
-            return size;
-        const std::uint64_t below_mantissa = low_bits_mask(exponent - leading_bits_);
-        return (size + below_mantissa) & ~below_mantissa;
-    }
-
     unsigned leading_bits_;
 };
 
@@ -86,13 +78,6 @@ inline bin_layout checked_bin_layout(unsigned leading_bits) {
         throw logic_error("memory pool: leading_bits_in_bin_id must be at most " +
                           std::to_string(bin_layout::max_leading_bits) + ", got " + std::to_string(leading_bits));
     return bin_layout(leading_bits);
-}
-
-// layout.bin_number(size); logic_error when size > layout.max_size().
-inline std::size_t checked_bin_number(const bin_layout& layout, std::size_t size) {
-    if (size > layout.max_size())
-        throw logic_error("memory pool: " + std::to_string(size) + " bytes is larger than the largest bin");
-    return layout.bin_number(size);
 }
 
 // layout.alloc_size(bin); logic_error when no size falls into `bin`.

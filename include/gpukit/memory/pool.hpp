@@ -71,6 +71,10 @@ public:
     pointer_type pointer() const noexcept { return pointer_; }
     // The size that was asked for; the block itself may be larger (its bin's alloc_size).
     std::size_t size() const noexcept { return size_; }
+    // The size of the block itself; 0 for an empty handle.
+    std::size_t block_size() const noexcept {
+        return state_ ? state_->layout().alloc_size(state_->layout().bin_number(size_)) : 0;
+    }
     explicit operator bool() const noexcept { return state_ != nullptr; }
 
 private:
@@ -113,11 +117,17 @@ public:
 
     // A block of at least `size` bytes. Size 0 gives an empty handle without touching the
     // allocator or the counters (there is nothing to pool). Throws memory_error when the
-    // allocator is out of memory even after every held block was released, or when size
-    // exceeds max_size().
+    // allocator is out of memory even after every held block was released.
     allocation allocate(std::size_t size) {
         if (size == 0)
             return allocation{};
+        const pointer_type block = state_->allocate(size, /*for_handle=*/true);
+        return allocation{state_, block, size};
+    }
+
+    // A block for every size: as allocate, but size 0 gets a block of bin 0 (1 byte), counted
+    // with 0 active bytes. PyOpenCL's pools hand out a usable object for a zero-byte request.
+    allocation allocate_block(std::size_t size) {
         const pointer_type block = state_->allocate(size, /*for_handle=*/true);
         return allocation{state_, block, size};
     }
@@ -140,11 +150,7 @@ public:
 
     const A& get_allocator() const noexcept { return state_->get_allocator(); }
     unsigned leading_bits_in_bin_id() const noexcept { return state_->layout().leading_bits(); }
-    // The largest size allocate accepts.
-    std::size_t max_size() const noexcept { return state_->layout().max_size(); }
-
-    // Throws logic_error when size > max_size().
-    std::size_t bin_number(std::size_t size) const { return checked_bin_number(state_->layout(), size); }
+    std::size_t bin_number(std::size_t size) const noexcept { return state_->layout().bin_number(size); }
 
     // Throws logic_error when no size falls into `bin`.
     std::size_t alloc_size(std::size_t bin) const { return checked_alloc_size(state_->layout(), bin); }

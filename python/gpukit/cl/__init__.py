@@ -6,6 +6,7 @@ events, with PyOpenCL's names so that code ports by changing the import.
 """
 import os
 import sys
+from collections.abc import Callable
 
 from gpukit._gpukit import cl as _cl
 
@@ -14,6 +15,9 @@ LogicError = _cl.LogicError
 MemoryError = _cl.MemoryError  # noqa: A001  (PyOpenCL's name, shadowing the builtin on purpose)
 RuntimeError = _cl.RuntimeError  # noqa: A001
 mem_flags = _cl.mem_flags
+mem_info = _cl.mem_info
+svm_mem_flags = _cl.svm_mem_flags
+kernel_work_group_info = _cl.kernel_work_group_info
 device_type = _cl.device_type
 command_queue_properties = _cl.command_queue_properties
 Platform = _cl.Platform
@@ -35,11 +39,18 @@ enqueue_copy = _cl.enqueue_copy
 parse_device_spec = _cl.parse_device_spec
 select_devices = _cl.select_devices
 
+# PyOpenCL has SVMAllocation in pyopencl too: SVMAllocation(context, size, alignment, flags, queue=None).
+SVMAllocation = _cl.tools.SVMAllocation
+
+# PyOpenCL's type of the ctx_factory test argument (tests annotate it: `ctx_factory: cl.CtxFactory`).
+CtxFactory = Callable[[], Context]
+
 __all__ = [
-    "Buffer", "CommandQueue", "Context", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelParameter",
+    "Buffer", "CommandQueue", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelParameter",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "error_name", "get_platforms", "mem_flags",
+    "kernel_work_group_info", "mem_info", "svm_mem_flags", "SVMAllocation",
     "parse_device_spec", "select_devices",
 ]
 

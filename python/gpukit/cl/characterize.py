@@ -1,76 +1,281 @@
 """What a program may assume about an OpenCL device, under PyOpenCL's
-``pyopencl.characterize`` names. Answers come from what the device reports; where the
-answer is a vendor fact rather than a query, the function says which."""
+``pyopencl.characterize`` names, with PyOpenCL's answers: the functions follow the rules
+PyOpenCL 2026.1 applies (vendor names, device types, PoCL versions), so code tuned by them
+makes the same choices here. Where an answer is a vendor fact rather than a query, the
+function says which."""
+import re
 import struct
+import warnings
 
 import gpukit.cl as cl
 
 # clGetDeviceInfo parameters not bound as Device properties.
-_PREFERRED_VECTOR_WIDTH = {1: 0x1006, 2: 0x1007, 4: 0x1008, 8: 0x1009}  # CHAR, SHORT, INT, LONG
+_LOCAL_MEM_TYPE = 0x1022
+_LOCAL_MEM_TYPE_GLOBAL = 2
 _COMPUTE_CAPABILITY_MAJOR_NV = 0x4000
 _COMPUTE_CAPABILITY_MINOR_NV = 0x4001
+_WARP_SIZE_NV = 0x4003
+# CL_DEVICE_SVM_* capability bits.
+_SVM_COARSE_GRAIN_BUFFER, _SVM_FINE_GRAIN_BUFFER, _SVM_FINE_GRAIN_SYSTEM, _SVM_ATOMICS = 1, 2, 4, 8
+
+_POCL_PLATFORM_NAME = "Portable Computing Language"
+
+
+class CLCharacterizationWarning(UserWarning):
+    """An answer that is a guess for this kind of device (PyOpenCL's warning class)."""
 
 
 def _uint_info(dev, param):
     return struct.unpack("I", dev.get_info(param))[0]
 
 
-def _is_nvidia(dev):
-    return "nvidia" in dev.vendor.lower()
+def _nv_attributes(dev):
+    return "cl_nv_device_attribute_query" in dev.extensions.split()
 
 
-def _is_amd_gpu(dev):
-    vendor = dev.vendor.lower()
-    return bool(dev.type & cl.device_type.GPU) and ("advanced micro devices" in vendor or "amd" in vendor)
+def _guessing(what, dev):
+    warnings.warn(f"Wildly guessing {what} on '{dev.name}'", CLCharacterizationWarning, stacklevel=3)
 
 
-def get_fast_inaccurate_build_options(dev):
-    """Build options that trade floating-point accuracy for speed: the standard OpenCL C ones,
-    which every device accepts (``dev`` is taken for PyOpenCL compatibility and for devices
-    that may need their own list later)."""
-    return ["-cl-mad-enable", "-cl-fast-relaxed-math", "-cl-no-signed-zeros"]
+def has_double_support(dev):
+    """Whether the device offers cl_khr_fp64 (double precision)."""
+    return "cl_khr_fp64" in dev.extensions.split()
 
 
-def get_simd_group_size(dev, type_size):
-    """How many work items run in lock-step on one SIMD unit for elements of ``type_size``
-    bytes (1, 2, 4 or 8): 32 on NVIDIA (a warp), 64 on AMD GPUs (a wavefront), and on other
-    devices the preferred vector width the device reports for that element size (on CPUs
-    this is how many work items one vector instruction covers). None when unknown."""
-    if type_size not in _PREFERRED_VECTOR_WIDTH:
-        raise ValueError(f"type_size {type_size!r} is not an OpenCL scalar size; expected 1, 2, 4 or 8")
-    if _is_nvidia(dev):
-        return 32
-    if _is_amd_gpu(dev):
-        return 64
-    width = _uint_info(dev, _PREFERRED_VECTOR_WIDTH[type_size])
-    return width or None
+def has_amd_double_support(dev):
+    """Whether the device offers AMD's partial double precision, cl_amd_fp64."""
+    return "cl_amd_fp64" in dev.extensions.split()
 
 
-def has_struct_arg_count_bug(dev, ctx=None):
-    """Whether the device's implementation miscounts kernel arguments when structs are passed
-    by value: "apple" for Apple's CPU implementation, which is known to, else False. ``ctx`` is
-    accepted for PyOpenCL compatibility; the answer depends on the device alone."""
-    if dev.platform.name == "Apple" and dev.type & cl.device_type.CPU:
-        return "apple"
-    return False
+def reasonable_work_group_size_multiple(dev, ctx=None):
+    """The warp size of an NVIDIA device, else the preferred work-group size multiple the
+    implementation reports for a small kernel built on ``dev`` (in ``ctx`` when given)."""
+    if _nv_attributes(dev):
+        return _uint_info(dev, _WARP_SIZE_NV)
+    context = ctx if ctx is not None else cl.Context([dev])
+    kernel = cl.Program(context, "__kernel void knl(__global float *a) { a[get_global_id(0)] = 0; }").build().knl
+    return kernel.get_work_group_info(cl.kernel_work_group_info.PREFERRED_WORK_GROUP_SIZE_MULTIPLE, dev)
 
 
 def nv_compute_capability(dev):
     """(major, minor) compute capability of an NVIDIA device that offers the
     cl_nv_device_attribute_query extension; None for every other device."""
-    if "cl_nv_device_attribute_query" not in dev.extensions.split():
+    if not _nv_attributes(dev):
         return None
     return _uint_info(dev, _COMPUTE_CAPABILITY_MAJOR_NV), _uint_info(dev, _COMPUTE_CAPABILITY_MINOR_NV)
 
 
+def usable_local_mem_size(dev, nargs=None):
+    """The local memory a kernel can use: all of it, except on NVIDIA devices before compute
+    capability 2.0, which pass kernel arguments there (4 bytes for each of ``nargs`` 32-bit
+    arguments; 256 bytes when ``nargs`` is not given)."""
+    size = dev.local_mem_size
+    capability = nv_compute_capability(dev)
+    if capability is not None and capability < (2, 0):
+        size -= 256 if nargs is None else 4 * nargs
+    return size
+
+
 def simultaneous_work_items_on_local_access(dev):
-    """How many work items access local memory in the same cycle, and so can conflict over its
-    banks: a half-warp (16) on NVIDIA devices before compute capability 2.0 and a warp (32)
-    after, 32 on AMD GPUs (half a wavefront), and on other devices (CPUs) the SIMD group size
-    for 4-byte elements, since one vector instruction makes those accesses together."""
-    if _is_nvidia(dev):
-        capability = nv_compute_capability(dev)
-        return 16 if capability is not None and capability < (2, 0) else 32
-    if _is_amd_gpu(dev):
+    """How many work items access local memory together, and so can conflict over its banks:
+    16 on NVIDIA devices before compute capability 2.0, 32 after, 1 on CPUs, and a guessed 16
+    on other devices (with a CLCharacterizationWarning, as for NVIDIA 3.0 and later)."""
+    capability = nv_compute_capability(dev)
+    if capability is not None:
+        if capability < (2, 0):
+            return 16
+        if capability >= (3, 0):
+            _guessing("conflicting local access size", dev)
         return 32
-    return get_simd_group_size(dev, 4) or 1
+    if dev.type & cl.device_type.CPU and not dev.type & cl.device_type.GPU:
+        return 1
+    _guessing("conflicting local access size", dev)
+    return 16
+
+
+def local_memory_access_granularity(dev):
+    """The bytes per bank of local memory: 4 on every known device."""
+    return 4
+
+
+def local_memory_bank_count(dev):
+    """The number of local memory banks: 16 on NVIDIA devices before compute capability 2.0,
+    32 after, a guessed 16 elsewhere (with a CLCharacterizationWarning). RuntimeError on a CPU
+    whose local memory is global memory behind caches, where banks mean nothing."""
+    capability = nv_compute_capability(dev)
+    if capability is not None:
+        if capability < (2, 0):
+            return 16
+        if capability >= (3, 0):
+            _guessing("local memory bank count", dev)
+        return 32
+    if (dev.type & cl.device_type.CPU and not dev.type & cl.device_type.GPU
+            and _uint_info(dev, _LOCAL_MEM_TYPE) == _LOCAL_MEM_TYPE_GLOBAL):
+        raise RuntimeError(f"asking for a bank count is meaningless for cache-based local memory "
+                           f"(device '{dev.name}')")
+    _guessing("local memory bank count", dev)
+    return 16
+
+
+def why_not_local_access_conflict_free(dev, itemsize, array_shape, array_stored_shape=None):
+    """How many work items conflict on one local memory bank when the work items that access
+    local memory together (simultaneous_work_items_on_local_access) read consecutive elements
+    of an array of ``array_shape`` (C order), stored with ``array_stored_shape`` (padding)
+    and elements of ``itemsize`` bytes, along each axis in turn.
+
+    Returns ``(multiplicity, explanation)``: the worst conflict found and a sentence naming the
+    work items and the bank, or ``(1, None)`` when there is none."""
+    stored = tuple(array_stored_shape if array_stored_shape is not None else array_shape)
+    shape = tuple(array_shape)
+    if len(stored) != len(shape):
+        raise ValueError(f"array_stored_shape {stored} has another rank than array_shape {shape}")
+    granularity = local_memory_access_granularity(dev)
+    if itemsize != granularity:
+        warnings.warn(f"Local conflict info might be inaccurate for itemsize != {granularity}",
+                      CLCharacterizationWarning, stacklevel=2)
+    together = simultaneous_work_items_on_local_access(dev)
+    banks = local_memory_bank_count(dev)
+    # Axes from the fastest-moving one (the last), as the work item index runs through them.
+    fastest_first = list(zip(shape[::-1], stored[::-1]))
+    conflicts = []
+    for first_axis in range(len(shape)):
+        by_bank = {}
+        for work_item in range(together):
+            address, stride, remaining, index = 0, itemsize, work_item, []
+            for axis, (size, stored_size) in enumerate(fastest_first):
+                position = 0
+                if axis >= first_axis:
+                    remaining, position = divmod(remaining, size)
+                    address += stride * position
+                index.append(position)
+                stride *= stored_size
+            if remaining:  # beyond the array: this work item takes no part
+                continue
+            by_bank.setdefault(address // granularity % banks, []).append(f"w.item {work_item} -> {index[::-1]}")
+        worst = max((len(items) for items in by_bank.values()), default=1)
+        if worst > 1:
+            conflicts.extend(
+                (worst, f"{worst}x conflict on axis {first_axis} (from right, 0-based): "
+                        f"{', '.join(items)} access bank {bank}")
+                for bank, items in by_bank.items() if len(items) == worst)
+    return max(conflicts) if conflicts else (1, None)
+
+
+def get_fast_inaccurate_build_options(dev):
+    """Build options that trade floating-point accuracy for speed: -cl-mad-enable,
+    -cl-fast-relaxed-math and -cl-no-signed-zeros, and -cl-strict-aliasing on AMD and
+    NVIDIA devices."""
+    options = ["-cl-mad-enable", "-cl-fast-relaxed-math", "-cl-no-signed-zeros"]
+    if dev.vendor.startswith(("Advanced Micro", "NVIDIA")):
+        options.append("-cl-strict-aliasing")
+    return options
+
+
+def get_simd_group_size(dev, type_size):
+    """How many work items run across SIMD lanes implicitly (a warp, a wavefront), whatever
+    ``type_size`` (the bytes of the vector entry type; no rule depends on it): an NVIDIA
+    device's warp size (32 without the attribute query), the preferred work-group size
+    multiple of AMD GPUs, 1 on CPUs (their vectorization is explicit), None when unknown.
+
+    AMD is recognized as PyOpenCL does, by "advanced micro" or "ati" anywhere in the platform
+    or device vendor, which "Intel(R) Corporation" contains too."""
+    if _nv_attributes(dev):
+        return _uint_info(dev, _WARP_SIZE_NV)
+    vendors = f"{dev.platform.vendor}\n{dev.vendor}".lower()
+    if "nvidia" in vendors:
+        return 32
+    if "advanced micro" in vendors or "ati" in vendors:
+        if dev.type & cl.device_type.GPU:
+            return reasonable_work_group_size_multiple(dev)
+        if dev.type & cl.device_type.CPU:
+            return 1
+        raise RuntimeError(f"unexpected AMD device type {dev.type!r} of '{dev.name}'")
+    if dev.type & cl.device_type.CPU:
+        return 1
+    return None
+
+
+def get_pocl_version(platform, fallback_value=None):
+    """PoCL's (major, minor) version from its platform version string, None for other
+    platforms, ``fallback_value`` (with a warning) when the string has an unknown form."""
+    if platform.name != _POCL_PLATFORM_NAME:
+        return None
+    found = re.match(r"^OpenCL [0-9.]+ [Pp]o[Cc][Ll] ([0-9]+)\.([0-9]+)", platform.version)
+    if found is None:
+        warnings.warn(f"PoCL version number did not have expected format: '{platform.version}'", stacklevel=2)
+        return fallback_value
+    return int(found.group(1)), int(found.group(2))
+
+
+def _pocl_miscounts_struct_args(dev, ctx):
+    context = ctx if ctx is not None else cl.Context([dev])
+    program = cl.Program(context, """
+        struct two_things { long a; long b; };
+        __kernel void test_knl(struct two_things x) { }
+        """).build()
+    return program.test_knl.num_args == 2
+
+
+def has_struct_arg_count_bug(dev, ctx=None):
+    """Whether the device's implementation miscounts kernel arguments when structs are passed
+    by value (https://github.com/pocl/pocl/issues/197): "apple" for Apple's CPU implementation,
+    "pocl" for PoCL 0.13 and older (and 0.14 when a test kernel, built in ``ctx`` if given,
+    shows it), else False."""
+    if dev.platform.name == "Apple" and dev.type & cl.device_type.CPU:
+        return "apple"
+    if dev.platform.name == _POCL_PLATFORM_NAME:
+        version = get_pocl_version(dev.platform, fallback_value=(0, 14))
+        if version <= (0, 13) or (version <= (0, 14) and _pocl_miscounts_struct_args(dev, ctx)):
+            return "pocl"
+    return False
+
+
+def _platform_cl_version(platform):
+    found = re.match(r"^OpenCL ([0-9]+)\.([0-9]+)", platform.version)
+    return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+
+
+def _may_have_svm(dev):
+    # gpukit's headers declare OpenCL 3.0, so only the platform (and PoCL's age) limits SVM.
+    if dev.platform.name == _POCL_PLATFORM_NAME:
+        return (get_pocl_version(dev.platform) or (0, 0)) >= (1, 0)
+    return _platform_cl_version(dev.platform) >= (2, 0)
+
+
+def _svm_capability(dev, bits):
+    return _may_have_svm(dev) and (dev.svm_capabilities & bits) == bits
+
+
+def has_coarse_grain_buffer_svm(dev):
+    """Whether the device offers coarse-grained buffer SVM (what SVMAllocator allocates)."""
+    return _svm_capability(dev, _SVM_COARSE_GRAIN_BUFFER)
+
+
+def has_fine_grain_buffer_svm(dev):
+    """Whether the device offers fine-grained buffer SVM (mem_flags with SVM_FINE_GRAIN_BUFFER)."""
+    return _svm_capability(dev, _SVM_FINE_GRAIN_BUFFER)
+
+
+def has_fine_grain_system_svm(dev):
+    """Whether the device can use any host memory (fine-grained system SVM)."""
+    return _svm_capability(dev, _SVM_FINE_GRAIN_SYSTEM)
+
+
+def has_fine_grain_buffer_svm_atomics(dev):
+    """Whether fine-grained buffer SVM supports atomics shared with the host."""
+    return _svm_capability(dev, _SVM_FINE_GRAIN_BUFFER | _SVM_ATOMICS)
+
+
+def has_fine_grain_system_svm_atomics(dev):
+    """Whether fine-grained system SVM supports atomics shared with the host."""
+    return _svm_capability(dev, _SVM_FINE_GRAIN_SYSTEM | _SVM_ATOMICS)
+
+
+def has_src_build_cache(dev):
+    """Whether the implementation caches builds from source: True for PoCL and NVIDIA, False for
+    AMD's APP platform, None when unknown."""
+    if dev.platform.name == _POCL_PLATFORM_NAME or nv_compute_capability(dev) is not None:
+        return True
+    if dev.platform.name == "AMD Accelerated Parallel Processing":
+        return False
+    return None

@@ -1,4 +1,5 @@
-"""Running a pytest test once per OpenCL device.
+"""Running a pytest test once per OpenCL device, as PyOpenCL's
+``pytest_generate_tests_for_pyopencl`` does.
 
 In a test module::
 
@@ -7,16 +8,19 @@ In a test module::
     def test_something(ctx_factory):
         ctx = ctx_factory()   # a fresh Context on this run's device
 
-Tests that take ``ctx_factory`` or ``device`` run once per device; tests that take only
-``platform`` run once per platform. ``GPUKIT_CL_TEST`` (or, for code moving from PyOpenCL,
-``PYOPENCL_TEST``) narrows the devices with the selection syntax of
-``gpukit.cl.select_devices``, e.g. ``GPUKIT_CL_TEST="0:0,1;intel=i5,i7"``.
+A test may take any of ``platform``, ``device`` and ``ctx_factory`` (and PyOpenCL's deprecated
+``ctx_getter``), alone or together, each by its own name. Tests that take ``ctx_factory`` or
+``device`` run once per device; tests that take only ``platform`` run once per platform.
+``GPUKIT_CL_TEST`` (or, for code moving from PyOpenCL, ``PYOPENCL_TEST``) narrows the devices
+with the selection syntax of ``gpukit.cl.select_devices``, where names match a platform's or
+device's name or vendor, e.g. ``GPUKIT_CL_TEST="0:0,1;intel=i5,i7"`` or ``PYOPENCL_TEST=pocl``.
 """
 import os
+import warnings
 
 import gpukit.cl as cl
 
-FIXTURES = ("platform", "device", "ctx_factory")
+FIXTURES = ("platform", "device", "ctx_factory", "ctx_getter")
 
 
 class ContextFactory:
@@ -43,17 +47,22 @@ def pytest_generate_tests_for_opencl(metafunc):
     names = [name for name in FIXTURES if name in metafunc.fixturenames]
     if not names:
         return
+    if "ctx_getter" in names:
+        warnings.warn("the 'ctx_getter' argument is deprecated (as in PyOpenCL); take 'ctx_factory'",
+                      DeprecationWarning, stacklevel=2)
     devices = cl.select_devices(selection_from_environment())
+    # Names given as a list: each row is a tuple with one value per name, even for one name.
     if names == ["platform"]:
         platforms = list(dict.fromkeys(d.platform for d in devices))
-        metafunc.parametrize("platform", platforms, ids=[p.name for p in platforms])
+        metafunc.parametrize(names, [(p,) for p in platforms], ids=[p.name for p in platforms])
         return
     rows = []
     for device in devices:
-        values = {"platform": device.platform, "device": device, "ctx_factory": ContextFactory(device)}
+        factory = ContextFactory(device)
+        values = {"platform": device.platform, "device": device, "ctx_factory": factory, "ctx_getter": factory}
         rows.append(tuple(values[name] for name in names))
     ids = [f"{d.name} on {d.platform.name}" for d in devices]
-    metafunc.parametrize(",".join(names), rows, ids=ids)
+    metafunc.parametrize(names, rows, ids=ids)
 
 
 pytest_generate_tests_for_pyopencl = pytest_generate_tests_for_opencl

@@ -31,7 +31,7 @@ class MemoryPool(_tools.MemoryPool):
     the pool when dropped or ``release()``d. Give it an ImmediateAllocator: a pool recovers
     from running out of memory only when the allocator reports the shortage at allocation."""
 
-    def __init__(self, allocator, *, leading_bits_in_bin_id=4):
+    def __init__(self, allocator, leading_bits_in_bin_id=4):
         if isinstance(allocator, DeferredAllocator):
             warnings.warn(
                 "MemoryPool got a DeferredAllocator: OpenCL may postpone the real allocation of its buffers "

@@ -6,10 +6,7 @@ context; ``import pycuda.autoinit`` does, as in PyCUDA. A PyCUDA module gpukit d
 implement (pycuda.cumath, pycuda.gl, ...) raises ImportError saying so and whether it is
 planned. ``python -m gpukit.pycuda_compat script.py [args]`` runs a script this way.
 """
-import importlib
-import importlib.abc
-import importlib.util
-import sys
+from gpukit import _aliases
 
 ALIASES = {
     "pycuda": "gpukit",
@@ -50,47 +47,9 @@ UNAVAILABLE = {
 }
 
 
-def _unavailable_message(fullname):
-    """The UNAVAILABLE message of `fullname` or of the package it is in, else None."""
-    for package, message in UNAVAILABLE.items():
-        if fullname == package or fullname.startswith(package + "."):
-            return message
-    return None
-
-
-class _AliasLoader(importlib.abc.Loader):
-    def __init__(self, target):
-        self.target = target
-
-    def create_module(self, spec):
-        # The gpukit module itself, so both names share one module and its state.
-        return importlib.import_module(self.target)
-
-    def exec_module(self, module):
-        pass  # already executed when gpukit imported it
-
-
-class AliasFinder(importlib.abc.MetaPathFinder):
-    """Answers for every pycuda name before any installed PyCUDA is looked at: the gpukit
-    module of ALIASES, or ImportError saying why there is none."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != "pycuda" and not fullname.startswith("pycuda."):
-            return None
-        if fullname in ALIASES:
-            return importlib.util.spec_from_loader(fullname, _AliasLoader(ALIASES[fullname]))
-        message = _unavailable_message(fullname)
-        if message is not None:
-            raise ImportError(message, name=fullname)
-        # Not a PyCUDA module either; without this, pycuda.X would find gpukit's own X.
-        raise ModuleNotFoundError(f"No module named {fullname!r}: PyCUDA has no such module, and gpukit maps "
-                                  f"only PyCUDA's ({', '.join(sorted(ALIASES))})", name=fullname)
-
-
 def install():
-    """Put the finder first on sys.meta_path (once)."""
-    if not any(isinstance(finder, AliasFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, AliasFinder())
+    """Put the pycuda finder first on sys.meta_path (once)."""
+    _aliases.install("pycuda", "PyCUDA", ALIASES, UNAVAILABLE)
 
 
 install()

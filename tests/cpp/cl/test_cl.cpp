@@ -154,6 +154,12 @@ TEST_F(ClDevice, SelectsDevicesByIndexAndName) {
         c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const auto by_name = cl::select_devices(name.substr(0, 4) + "=0;0:0");
     EXPECT_EQ(by_name.size(), 1u);
+    // The vendor matches too, as in PyOpenCL ("pocl" is PoCL's vendor, "The pocl project"), and
+    // so does a device's vendor.
+    const std::string vendor = platforms.front().vendor();
+    EXPECT_EQ(cl::select_devices(vendor).size(), platforms.front().devices().size());
+    const cl::device dev = platforms.front().devices().front();
+    EXPECT_EQ(cl::select_devices("0:" + dev.vendor()).front(), platforms.front().devices().front());
     EXPECT_EQ(cl::select_devices("").size(), cl::select_devices(std::string_view{}).size());
 
     try {
@@ -166,7 +172,7 @@ TEST_F(ClDevice, SelectsDevicesByIndexAndName) {
         cl::select_devices("0:no-such-device-name");
         FAIL() << "an unknown device name was accepted";
     } catch (const cl::logic_error& e) {
-        EXPECT_TRUE(contains(e.what(), "no device name contains 'no-such-device-name'")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "no device name or vendor contains 'no-such-device-name'")) << e.what();
     }
 }
 

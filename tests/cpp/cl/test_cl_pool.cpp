@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <optional>
 #include <random>
 #include <string>
@@ -78,7 +79,7 @@ TEST_F(ClPool, KernelsRunOnPooledBuffers) {
     const std::vector<float> input = random_floats(n, 7);
     cl::pooled_buffer<cl::immediate_allocator> in(pool.allocate(n * sizeof(float)), CL_MEM_READ_WRITE);
     cl::pooled_buffer<cl::immediate_allocator> out(pool.allocate(n * sizeof(float)), CL_MEM_READ_WRITE);
-    EXPECT_EQ(in.size(), n * sizeof(float));
+    EXPECT_EQ(in.size(), 4095u);  // the block's size: 4000 = 0b11111'0100000 -> 0b11111'1111111
     cl::enqueue_write(*q, in, 0, input.data(), n * sizeof(float), true);
     cl::program prog = cl::program::create_with_source(*ctx, scale_source);
     prog.build();
@@ -189,6 +190,64 @@ TEST_F(ClPool, SharedVirtualMemory) {
     auto reused = cl::pooled_svm::allocate(pool, n * sizeof(float));
     EXPECT_EQ(pool.held_blocks(), 1u);
     EXPECT_EQ(pool.stats().allocator_allocations, 2u);
+}
+
+const char* const touch_source = R"(
+__kernel void touch(__global int* out, int n) { if (n) out[0] = 7; }
+)";
+
+// PyOpenCL's zero-byte objects: a pool's block of bin 0 (1 byte), a NULL pointer argument, and
+// an SVM allocation of 0 bytes (null) that releases once.
+TEST_F(ClPool, ZeroByteRequestsAndNullArguments) {
+    memory::memory_pool<cl::immediate_allocator> pool{cl::immediate_allocator(*q)};
+    cl::pooled_buffer<cl::immediate_allocator> zero(pool.allocate_block(0), CL_MEM_READ_WRITE);
+    EXPECT_NE(zero.handle(), nullptr);
+    EXPECT_EQ(zero.size(), 1u);
+    EXPECT_EQ(pool.active_bytes(), 0u);
+    EXPECT_EQ(pool.managed_bytes(), 1u);
+    cl::program prog = cl::program::create_with_source(*ctx, touch_source);
+    prog.build();
+    cl::kernel k = cl::kernel::create(prog, "touch");
+    k.set_arg(0, zero);
+    k.set_arg_value(1, 0);
+    const size_t global[] = {1};
+    cl::enqueue_nd_range(*q, k, global).wait();
+    k.set_arg(0, nullptr);
+    cl::enqueue_nd_range(*q, k, global).wait();
+    EXPECT_THROW(k.set_arg(1, nullptr), cl::logic_error);  // a by-value parameter takes no pointer
+    zero.release();
+    EXPECT_EQ(pool.held_blocks(), 1u);
+    if (dev->svm_capabilities() == 0)
+        return;
+    cl::svm_allocation null_svm(cl::svm_allocator(*ctx), 0);
+    EXPECT_EQ(null_svm.pointer(), nullptr);
+    EXPECT_FALSE(null_svm.released());
+    k.set_arg(0, null_svm);
+    cl::enqueue_nd_range(*q, k, global).wait();
+    null_svm.enqueue_release(&*q).wait();  // nothing to free: a marker gives the event
+    EXPECT_TRUE(null_svm.released());
+    EXPECT_THROW(k.set_arg(0, null_svm), cl::logic_error);
+    EXPECT_THROW(null_svm.enqueue_release(&*q), cl::logic_error);
+    cl::svm_allocation block(cl::svm_allocator(*ctx), 64);
+    EXPECT_THROW(block.enqueue_release(), cl::logic_error);  // no queue given, none in the allocator
+    block.enqueue_release(&*q).wait();
+    EXPECT_EQ(block.pointer(), nullptr);
+}
+
+TEST_F(ClPool, BufferAndKernelInfo) {
+    auto b = cl::buffer::create(*ctx, CL_MEM_READ_ONLY, 100);
+    const std::vector<std::byte> size = b.info_bytes(CL_MEM_SIZE);
+    ASSERT_EQ(size.size(), sizeof(size_t));
+    size_t value = 0;
+    std::memcpy(&value, size.data(), sizeof value);
+    EXPECT_EQ(value, 100u);
+    cl::program prog = cl::program::create_with_source(*ctx, touch_source);
+    prog.build();
+    const std::vector<std::byte> multiple =
+        cl::kernel::create(prog, "touch").work_group_info_bytes(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, *dev);
+    ASSERT_EQ(multiple.size(), sizeof(size_t));
+    std::memcpy(&value, multiple.data(), sizeof value);
+    EXPECT_GE(value, 1u);
 }
 
 TEST_F(ClPool, SvmAllocatorRefusesDevicesWithoutSvm) {

@@ -45,7 +45,7 @@ TEST_F(CudaPool, ReusesBlocksOfTheSameBin) {
         EXPECT_EQ(p.active_blocks(), 1u);
     }
     EXPECT_EQ(p.held_blocks(), 1u);
-    auto b = p.allocate((1 << 20) - 1);
+    auto b = p.allocate((1 << 20) + 1000);  // the same bin: 1 MiB up to 1 MiB + 64 KiB - 1
     EXPECT_EQ(b.pointer(), first);
     EXPECT_EQ(p.stats().hits, 1u);
     const CUdeviceptr raw = p.allocate_raw(1 << 20);

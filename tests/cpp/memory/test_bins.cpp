@@ -15,15 +15,42 @@ using gpukit::memory::bin_layout;
 
 constexpr std::size_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 
-// The worked example of docs/memory-pool.md, checked at compile time.
+// The worked example of docs/memory-pool.md and the values PyOpenCL's documented scheme gives
+// (the largest size sharing the request's leading bits), checked at compile time.
 constexpr bin_layout four_bits(4);
+static_assert(four_bits.bin_number(1000) == 9 * 16 + 15);
+static_assert(four_bits.alloc_size(159) == 1023);
+static_assert(four_bits.bin_number(4096) == 12 * 16 + 0);
+static_assert(four_bits.alloc_size(192) == 4351);
 static_assert(four_bits.bin_number(1 * MiB) == 20 * 16 + 0);
-static_assert(four_bits.alloc_size(320) == 1 * MiB);
+static_assert(four_bits.alloc_size(320) == MiB + 64 * KiB - 1);
+static_assert(four_bits.bin_number(MiB + 1) == 320);
+static_assert(four_bits.bin_number(MiB + 64 * KiB) == 321);
 static_assert(four_bits.bin_number(MiB + MiB / 2) == 20 * 16 + 8);
-static_assert(four_bits.alloc_size(328) == MiB + MiB / 2);
-static_assert(four_bits.bin_number(MiB + 1) == 321);
-static_assert(four_bits.alloc_size(321) == MiB + 64 * KiB);
+static_assert(four_bits.alloc_size(328) == MiB + MiB / 2 + 64 * KiB - 1);
 static_assert(four_bits.bin_count() == 1024);
+
+// Exact values of PyOpenCL 2026.1's MemoryPool (bin_number, alloc_size) with the default four
+// leading bits, and with 0, 2 and 8 for 1000 bytes.
+TEST(Bins, ExactValuesOfTheDocumentedScheme) {
+    struct row {
+        std::size_t size, bin, alloc;
+    };
+    const row rows[] = {{0, 0, 1},      {1, 0, 1},         {2, 16, 2},        {3, 24, 3},
+                        {15, 62, 15},   {16, 64, 16},      {17, 65, 17},      {31, 79, 31},
+                        {32, 80, 33},   {33, 80, 33},      {1000, 159, 1023}, {1023, 159, 1023},
+                        {1024, 160, 1087}, {4096, 192, 4351}, {4351, 192, 4351}, {4352, 193, 4607},
+                        {MiB, 320, 1114111}};
+    for (const row& r : rows) {
+        EXPECT_EQ(four_bits.bin_number(r.size), r.bin) << r.size;
+        EXPECT_EQ(four_bits.alloc_size(r.bin), r.alloc) << r.size;
+    }
+    EXPECT_EQ(bin_layout(0).bin_number(1000), 9u);
+    EXPECT_EQ(bin_layout(0).alloc_size(9), 1023u);
+    EXPECT_EQ(bin_layout(2).bin_number(1000), 39u);
+    EXPECT_EQ(bin_layout(8).bin_number(1000), 2548u);
+    EXPECT_EQ(bin_layout(8).alloc_size(2548), 1001u);
+}
 
 TEST(Bins, ZeroAndOneShareTheFirstBin) {
     for (unsigned bits = 0; bits <= bin_layout::max_leading_bits; ++bits) {
@@ -60,8 +87,8 @@ TEST(Bins, EverySizeClassOfEveryLayout) {
         for (unsigned exponent = 0; exponent < 64; ++exponent)
             EXPECT_EQ(bins_per_exponent[exponent], std::size_t{1} << std::min(exponent, bits))
                 << "bits " << bits << " exponent " << exponent;
-        EXPECT_EQ(previous_size, layout.max_size());
-        EXPECT_EQ(layout.bin_number(layout.max_size()), layout.bin_count() - 1);
+        EXPECT_EQ(previous_size, std::numeric_limits<std::size_t>::max());
+        EXPECT_EQ(previous_bin, layout.bin_count() - 1);
         EXPECT_FALSE(layout.is_bin(layout.bin_count()));
     }
 }
@@ -91,12 +118,15 @@ TEST(Bins, RoundingWastesLessThanOneOverTwoToTheBits) {
 
 TEST(Bins, HugeSizes) {
     const bin_layout layout(4);
-    EXPECT_EQ(layout.alloc_size(layout.bin_number(4 * GiB)), 4 * GiB);
-    EXPECT_EQ(layout.alloc_size(layout.bin_number(4 * GiB + 1)), 4 * GiB + 256 * MiB);
     EXPECT_EQ(layout.bin_number(4 * GiB), 32u * 16u);
-    EXPECT_EQ(layout.alloc_size(layout.bin_number(std::size_t{1} << 63)), std::size_t{1} << 63);
-    EXPECT_EQ(layout.max_size(), std::numeric_limits<std::size_t>::max() - ((std::size_t{1} << 59) - 1));
-    EXPECT_EQ(layout.bin_number(layout.max_size() - 1), layout.bin_count() - 1);
+    EXPECT_EQ(layout.alloc_size(layout.bin_number(4 * GiB)), 4 * GiB + 256 * MiB - 1);
+    EXPECT_EQ(layout.bin_number(4 * GiB + 256 * MiB), 32u * 16u + 1u);
+    EXPECT_EQ(layout.alloc_size(layout.bin_number(std::size_t{1} << 63)),
+              (std::size_t{1} << 63) + (std::size_t{1} << 59) - 1);
+    // Every size has a bin: the largest holds SIZE_MAX.
+    const std::size_t largest = std::numeric_limits<std::size_t>::max();
+    EXPECT_EQ(layout.bin_number(largest), layout.bin_count() - 1);
+    EXPECT_EQ(layout.alloc_size(layout.bin_count() - 1), largest);
 }
 
 }  // namespace

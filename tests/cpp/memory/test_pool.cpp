@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -22,6 +23,13 @@ using gpukit::memory::pool_stats;
 using pool = memory_pool<null_allocator>;
 
 constexpr std::size_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+
+// The block size of the bin `size` falls into with the default four leading bits: a request
+// of exactly that size wastes nothing (exact(MiB) == MiB + 64 KiB - 1).
+constexpr std::size_t exact(std::size_t size) {
+    constexpr gpukit::memory::bin_layout layout(4);
+    return layout.alloc_size(layout.bin_number(size));
+}
 
 static_assert(gpukit::memory::allocator<null_allocator>);
 static_assert(!gpukit::memory::allocator<int>);
@@ -44,10 +52,11 @@ TEST(MemoryPool, BinQueriesFollowTheLayout) {
     pool p(null_allocator{});
     EXPECT_EQ(p.bin_number(0), 0u);
     EXPECT_EQ(p.bin_number(1), 0u);
+    EXPECT_EQ(p.bin_number(1000), 159u);
+    EXPECT_EQ(p.alloc_size(159), 1023u);
     EXPECT_EQ(p.bin_number(MiB), 320u);
-    EXPECT_EQ(p.alloc_size(320), MiB);
-    EXPECT_EQ(p.alloc_size(p.bin_number(MiB + 1)), MiB + 64 * KiB);
-    EXPECT_THROW(p.bin_number(p.max_size() + 1), gpukit::logic_error);
+    EXPECT_EQ(p.alloc_size(320), MiB + 64 * KiB - 1);
+    EXPECT_EQ(p.bin_number(MiB + 64 * KiB - 1), 320u);
     EXPECT_THROW(p.alloc_size(1), gpukit::logic_error);  // exponent 0 has only mantissa 0
     EXPECT_THROW(p.alloc_size(1024), gpukit::logic_error);
 }
@@ -67,18 +76,41 @@ TEST(MemoryPool, SizeZeroGivesAnEmptyHandleAndTouchesNothing) {
     EXPECT_THROW(p.free_raw(4096, 0), gpukit::logic_error);
 }
 
+// PyOpenCL's pools give a block even for 0 bytes: bin 0's, of 1 byte, counted as 0 active bytes.
+TEST(MemoryPool, AllocateBlockServesSizeZeroFromBinZero) {
+    null_allocator allocator;
+    pool p(allocator);
+    pool::allocation zero = p.allocate_block(0);
+    ASSERT_TRUE(zero);
+    EXPECT_NE(zero.pointer(), 0u);
+    EXPECT_EQ(zero.size(), 0u);
+    EXPECT_EQ(zero.block_size(), 1u);
+    EXPECT_EQ(p.active_blocks(), 1u);
+    EXPECT_EQ(p.active_bytes(), 0u);
+    EXPECT_EQ(p.managed_bytes(), 1u);
+    const auto address = zero.pointer();
+    zero.free();
+    EXPECT_EQ(zero.block_size(), 0u);
+    EXPECT_EQ(p.held_blocks(), 1u);
+    pool::allocation one = p.allocate_block(1);  // the same bin
+    EXPECT_EQ(one.pointer(), address);
+    EXPECT_EQ(p.allocate_block(1000).block_size(), 1023u);
+    one.free();
+    EXPECT_EQ(allocator.count().invalid_frees, 0u);
+}
+
 TEST(MemoryPool, CountersThroughAllocateFreeAndReuse) {
     null_allocator allocator;
     pool p(allocator);
-    pool::allocation first = p.allocate(1000);  // rounds up to 1024 (exponent 9, steps of 32)
+    pool::allocation first = p.allocate(1000);  // 0b11111'01000: a block of 0b11111'11111 = 1023
     ASSERT_TRUE(first);
     EXPECT_NE(first.pointer(), 0u);
     EXPECT_EQ(first.size(), 1000u);
     EXPECT_EQ(p.active_blocks(), 1u);
     EXPECT_EQ(p.active_bytes(), 1000u);
     EXPECT_EQ(p.held_blocks(), 0u);
-    EXPECT_EQ(p.managed_bytes(), 1024u);
-    EXPECT_EQ(allocator.count().live_bytes, 1024u);
+    EXPECT_EQ(p.managed_bytes(), 1023u);
+    EXPECT_EQ(allocator.count().live_bytes, 1023u);
 
     const null_allocator::pointer_type address = first.pointer();
     first.free();
@@ -87,15 +119,15 @@ TEST(MemoryPool, CountersThroughAllocateFreeAndReuse) {
     EXPECT_EQ(p.active_blocks(), 0u);
     EXPECT_EQ(p.active_bytes(), 0u);
     EXPECT_EQ(p.held_blocks(), 1u);
-    EXPECT_EQ(p.held_bytes(), 1024u);
-    EXPECT_EQ(p.managed_bytes(), 1024u);
+    EXPECT_EQ(p.held_bytes(), 1023u);
+    EXPECT_EQ(p.managed_bytes(), 1023u);
 
     pool::allocation again = p.allocate(1010);  // same bin: the held block comes back
     EXPECT_EQ(again.pointer(), address);
     EXPECT_EQ(p.active_bytes(), 1010u);
     EXPECT_EQ(p.held_blocks(), 0u);
 
-    pool::allocation other_bin = p.allocate(1100);  // exponent 10: rounds up to 1152
+    pool::allocation other_bin = p.allocate(1100);  // 0b10001'001100: a block of 0b10001'111111 = 1151
     EXPECT_NE(other_bin.pointer(), address);
 
     const pool_stats s = p.stats();
@@ -103,7 +135,7 @@ TEST(MemoryPool, CountersThroughAllocateFreeAndReuse) {
     EXPECT_EQ(s.misses, 2u);
     EXPECT_EQ(s.allocator_allocations, 2u);
     EXPECT_EQ(s.releases, 0u);
-    EXPECT_EQ(s.managed_bytes, 1024u + 1152u);  // 1100 rounds up in steps of 64
+    EXPECT_EQ(s.managed_bytes, 1023u + 1151u);
     EXPECT_EQ(allocator.count().allocations, 2u);
 }
 
@@ -179,7 +211,7 @@ TEST(MemoryPool, RawDoubleFreeIsALogicErrorAndChangesNothing) {
     p.free_raw(b, MiB);
     EXPECT_THROW(p.free_raw(b, MiB), gpukit::logic_error);  // no active block in the bin
     EXPECT_THROW(p.free_raw(b, 3 * MiB), gpukit::logic_error);  // a size it never allocated
-    EXPECT_THROW(p.free_raw(b, p.max_size() + 1), gpukit::logic_error);
+    EXPECT_THROW(p.free_raw(b, std::numeric_limits<std::size_t>::max()), gpukit::logic_error);
     EXPECT_EQ(p.held_blocks(), 2u);
     EXPECT_EQ(p.active_blocks(), 0u);
 
@@ -192,27 +224,28 @@ TEST(MemoryPool, RawDoubleFreeIsALogicErrorAndChangesNothing) {
 }
 
 TEST(MemoryPool, OutOfMemoryReleasesHeldBlocksLargestFirstAndRetries) {
-    null_allocator allocator(3 * MiB);
+    // Room for two blocks of exact(1.5 MiB), not for those and the small one.
+    null_allocator allocator(2 * exact(MiB + MiB / 2));
     pool p(allocator);
     {
-        pool::allocation big = p.allocate(2 * MiB), small = p.allocate(256 * KiB);
+        pool::allocation big = p.allocate(exact(2 * MiB)), small = p.allocate(exact(256 * KiB));
     }
-    EXPECT_EQ(p.held_bytes(), 2 * MiB + 256 * KiB);
+    EXPECT_EQ(p.held_bytes(), exact(2 * MiB) + exact(256 * KiB));
     // 1.5 MiB fits once the 2 MiB block is released; the small block stays held.
-    pool::allocation a = p.allocate(MiB + MiB / 2);
+    pool::allocation a = p.allocate(exact(MiB + MiB / 2));
     EXPECT_TRUE(a);
     EXPECT_EQ(p.held_blocks(), 1u);
-    EXPECT_EQ(p.held_bytes(), 256 * KiB);
+    EXPECT_EQ(p.held_bytes(), exact(256 * KiB));
     EXPECT_EQ(p.stats().allocator_failures, 1u);
     EXPECT_EQ(p.stats().releases, 1u);
 
     // 1.5 MiB more needs the small block released too, after one more failure.
-    pool::allocation b = p.allocate(MiB + MiB / 2);
+    pool::allocation b = p.allocate(exact(MiB + MiB / 2));
     EXPECT_TRUE(b);
     EXPECT_EQ(p.held_blocks(), 0u);
     EXPECT_EQ(p.stats().allocator_failures, 2u);
     EXPECT_EQ(p.stats().releases, 2u);
-    EXPECT_EQ(p.managed_bytes(), 3 * MiB);
+    EXPECT_EQ(p.managed_bytes(), 2 * exact(MiB + MiB / 2));
 }
 
 TEST(MemoryPool, OutOfMemoryWithNothingHeldRaisesMemoryError) {
@@ -233,7 +266,7 @@ TEST(MemoryPool, OutOfMemoryWithNothingHeldRaisesMemoryError) {
     after.allocator_failures = before.allocator_failures;
     after.misses = before.misses;
     EXPECT_EQ(after, before);
-    EXPECT_THROW((void)p.allocate(p.max_size() + 1), gpukit::memory_error);
+    EXPECT_THROW((void)p.allocate(std::numeric_limits<std::size_t>::max()), gpukit::memory_error);
 }
 
 // An allocator whose failures are not out-of-memory: the pool must not retry them.
@@ -260,22 +293,23 @@ TEST(MemoryPool, HeldBytesCap) {
     null_allocator allocator;
     pool p(allocator);
     EXPECT_EQ(p.max_held_bytes(), std::nullopt);
-    p.set_max_held_bytes(MiB + MiB / 2);
-    EXPECT_EQ(p.max_held_bytes(), MiB + MiB / 2);
+    const std::size_t mib = exact(MiB), four_kib = exact(4 * KiB);
+    p.set_max_held_bytes(mib + mib / 2);
+    EXPECT_EQ(p.max_held_bytes(), mib + mib / 2);
     {
-        pool::allocation a = p.allocate(MiB), b = p.allocate(MiB);
+        pool::allocation a = p.allocate(mib), b = p.allocate(mib);
     }
     EXPECT_EQ(p.held_blocks(), 1u);  // the second would exceed the cap
     EXPECT_EQ(allocator.count().live_blocks, 1u);
 
     p.set_max_held_bytes(std::nullopt);
     {
-        pool::allocation a = p.allocate(MiB), b = p.allocate(MiB), c = p.allocate(4 * KiB);
+        pool::allocation a = p.allocate(mib), b = p.allocate(mib), c = p.allocate(four_kib);
     }
     EXPECT_EQ(p.held_blocks(), 3u);
-    p.set_max_held_bytes(MiB + 4 * KiB);  // lowering releases, largest first
+    p.set_max_held_bytes(mib + four_kib);  // lowering releases, largest first
     EXPECT_EQ(p.held_blocks(), 2u);
-    EXPECT_EQ(p.held_bytes(), MiB + 4 * KiB);
+    EXPECT_EQ(p.held_bytes(), mib + four_kib);
     p.set_max_held_bytes(0);
     EXPECT_EQ(p.held_blocks(), 0u);
     EXPECT_EQ(allocator.count().live_blocks, 0u);
@@ -286,12 +320,12 @@ void record(void*, const pool_event& event) noexcept { recorded.push_back(event)
 
 TEST(MemoryPool, TraceHookSeesEveryEvent) {
     recorded.clear();
-    null_allocator allocator(2 * MiB);
+    null_allocator allocator(exact(2 * MiB));
     pool p(allocator);
     p.set_trace_hook(&record);
     { pool::allocation a = p.allocate(1000); }
     { pool::allocation a = p.allocate(1000); }
-    pool::allocation big = p.allocate(2 * MiB);  // fails once, releases the held 1 KiB block
+    pool::allocation big = p.allocate(exact(2 * MiB));  // fails once, releases the held 1023-byte block
     p.stop_holding();
     big.free();
     p.set_trace_hook(nullptr);
@@ -300,14 +334,14 @@ TEST(MemoryPool, TraceHookSeesEveryEvent) {
     const std::vector<std::pair<pool_event_kind, std::size_t>> expected{
         {pool_event_kind::miss, 1000},           {pool_event_kind::hold, 1000},
         {pool_event_kind::hit, 1000},            {pool_event_kind::hold, 1000},
-        {pool_event_kind::out_of_memory, 2 * MiB}, {pool_event_kind::release, 1024},
-        {pool_event_kind::miss, 2 * MiB},        {pool_event_kind::release, 2 * MiB}};
+        {pool_event_kind::out_of_memory, exact(2 * MiB)}, {pool_event_kind::release, 1023},
+        {pool_event_kind::miss, exact(2 * MiB)},        {pool_event_kind::release, exact(2 * MiB)}};
     ASSERT_EQ(recorded.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(recorded[i].kind, expected[i].first) << "event " << i;
         EXPECT_EQ(recorded[i].size, expected[i].second) << "event " << i;
     }
-    EXPECT_EQ(recorded[0].block_size, 1024u);
+    EXPECT_EQ(recorded[0].block_size, 1023u);
 }
 
 TEST(MemoryPool, DestroyingThePoolReleasesHeldBlocksAndOutlivingHandlesStillWork) {
@@ -348,17 +382,22 @@ TEST(MemoryPool, HugeSizes) {
     pool::allocation four = p.allocate(4 * GiB);
     pool::allocation over_four = p.allocate(4 * GiB + 1);
     pool::allocation tera = p.allocate(std::size_t{1} << 40);
-    EXPECT_EQ(p.managed_bytes(), 4 * GiB + (4 * GiB + 256 * MiB) + (std::size_t{1} << 40));
+    // 4 GiB and 4 GiB + 1 share a bin of blocks of 4 GiB + 256 MiB - 1; 2^40 rounds to
+    // 2^40 + 2^36 - 1.
+    const std::size_t four_gib_block = 4 * GiB + 256 * MiB - 1;
+    EXPECT_EQ(p.managed_bytes(), 2 * four_gib_block + (std::size_t{1} << 40) + (std::size_t{1} << 36) - 1);
     EXPECT_EQ(p.active_bytes(), 8 * GiB + 1 + (std::size_t{1} << 40));
     four.free();
-    pool::allocation again = p.allocate(4 * GiB - 1);  // same bin as 4 GiB
+    pool::allocation again = p.allocate(four_gib_block);  // same bin as 4 GiB
     EXPECT_EQ(p.stats().hits, 1u);
     again.free();
     over_four.free();
     tera.free();
     p.free_held();
-    pool::allocation largest = p.allocate(p.max_size());
-    EXPECT_EQ(largest.size(), p.max_size());
+    // The last bin holds SIZE_MAX bytes.
+    pool::allocation largest = p.allocate(std::numeric_limits<std::size_t>::max());
+    EXPECT_EQ(largest.size(), std::numeric_limits<std::size_t>::max());
+    EXPECT_EQ(p.managed_bytes(), std::numeric_limits<std::size_t>::max());
 }
 
 // Not a timing: a long run of bin hits, so the sanitizers see the hot path many times over.

@@ -22,6 +22,7 @@
 
 namespace {
 
+using gpukit::memory::bin_layout;
 using gpukit::memory::memory_pool;
 using gpukit::memory::null_allocator;
 using pool = memory_pool<null_allocator>;
@@ -261,17 +262,18 @@ TEST(ShardedPool, HeldBytesCapIsPoolWide) {
     constexpr std::size_t shards = 4;
     null_allocator allocator;
     sharded_state p(allocator, shards);
-    p->set_max_held_bytes(2 * MiB);
+    const std::size_t mib = bin_layout(4).alloc_size(bin_layout(4).bin_number(MiB));  // allocated exactly
+    p->set_max_held_bytes(2 * mib);
     std::vector<null_allocator::pointer_type> blocks;
     for (int i = 0; i < 4; ++i)
-        blocks.push_back(p->allocate(MiB, false));
+        blocks.push_back(p->allocate(mib, false));
     // Freed on four threads, one per shard: only two fit under the cap in total.
     for (auto block : blocks)
-        on_new_thread(shards, [&] { p->free_checked(block, MiB); });
-    EXPECT_EQ(p->stats().held_bytes, 2 * MiB);
+        on_new_thread(shards, [&] { p->free_checked(block, mib); });
+    EXPECT_EQ(p->stats().held_bytes, 2 * mib);
     EXPECT_EQ(p->stats().releases, 2u);
-    p->set_max_held_bytes(MiB);  // lowering releases across shards
-    EXPECT_EQ(p->stats().held_bytes, MiB);
+    p->set_max_held_bytes(mib);  // lowering releases across shards
+    EXPECT_EQ(p->stats().held_bytes, mib);
     p->set_max_held_bytes(std::nullopt);
     expect_consistent(*p.s, allocator);
 }

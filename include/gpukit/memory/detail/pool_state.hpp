@@ -134,14 +134,11 @@ public:
     std::size_t shard_count() const noexcept { return shard_count_; }
     const A& get_allocator() const noexcept { return allocator_; }
 
-    // A block of at least `size` bytes (size >= 1): a held block of the same bin if there is
+    // A block of at least `size` bytes (size 0 gets bin 0's one-byte block): a held block of the same bin if there is
     // one (the thread's own shard first, then the others), otherwise a new one from the
     // allocator, after releasing held blocks (largest first) for as long as the allocator
     // reports out-of-memory.
     pointer_type allocate(std::size_t size, bool for_handle) {
-        if (size > layout_.max_size())
-            throw memory_error("memory pool: cannot allocate " + std::to_string(size) +
-                               " bytes: larger than the largest block size");
         const std::size_t bin = layout_.bin_number(size);
         const std::size_t block_size = layout_.alloc_size(bin);
         const std::size_t own = own_shard_index();
@@ -209,7 +206,7 @@ public:
     // blocks, which the hot path cannot afford. The check and the return happen with every
     // shard locked, since the active count of a bin is a sum over shards.
     void free_checked(pointer_type block, std::size_t size) {
-        if (size == 0 || size > layout_.max_size())
+        if (size == 0)
             throw logic_error("memory pool: cannot free a block of " + std::to_string(size) +
                               " bytes: the pool never allocated one");
         const std::size_t bin = layout_.bin_number(size);

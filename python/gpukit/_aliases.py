@@ -1,0 +1,57 @@
+"""Import aliases for the drop-in packages (gpukit.pycuda_compat, gpukit.pyopencl_compat):
+a finder that answers for every name of a foreign package (``pycuda``, ``pyopencl``) before
+any installed copy of it is looked at, with the gpukit module that stands for it, or an
+ImportError saying why there is none."""
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target):
+        self.target = target
+
+    def create_module(self, spec):
+        # The gpukit module itself, so both names share one module and its state.
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module):
+        pass  # already executed when gpukit imported it
+
+
+class AliasFinder(importlib.abc.MetaPathFinder):
+    """Maps the modules of `package` onto gpukit's: `aliases` gives the gpukit module of each
+    name; `unavailable` gives, for a module (and its submodules) gpukit does not implement,
+    the ImportError message."""
+
+    def __init__(self, package, project, aliases, unavailable):
+        self.package = package
+        self.project = project  # the package's project name for messages: "PyCUDA"
+        self.aliases = aliases
+        self.unavailable = unavailable
+
+    def unavailable_message(self, fullname):
+        """The message of `fullname` or of the package it is in, else None."""
+        for module, message in self.unavailable.items():
+            if fullname == module or fullname.startswith(module + "."):
+                return message
+        return None
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.package and not fullname.startswith(self.package + "."):
+            return None
+        if fullname in self.aliases:
+            return importlib.util.spec_from_loader(fullname, _AliasLoader(self.aliases[fullname]))
+        message = self.unavailable_message(fullname)
+        if message is not None:
+            raise ImportError(message, name=fullname)
+        # Not a module of the package either; without this, pycuda.X would find gpukit's own X.
+        raise ModuleNotFoundError(f"No module named {fullname!r}: {self.project} has no such module, and gpukit "
+                                  f"maps only {self.project}'s ({', '.join(sorted(self.aliases))})", name=fullname)
+
+
+def install(package, project, aliases, unavailable):
+    """Put a finder for `package` first on sys.meta_path (once per package)."""
+    if not any(isinstance(f, AliasFinder) and f.package == package for f in sys.meta_path):
+        sys.meta_path.insert(0, AliasFinder(package, project, aliases, unavailable))

@@ -1,0 +1,48 @@
+"""Run code written for PyOpenCL's tools on gpukit.cl unchanged: importing this module makes
+``import pyopencl`` give ``gpukit.cl``, ``pyopencl.tools`` give ``gpukit.cl.tools`` and
+``pyopencl.characterize`` give ``gpukit.cl.characterize`` (the same module objects).
+
+gpukit.cl covers PyOpenCL's core objects (platforms, devices, contexts, queues, buffers,
+programs, kernels, events, enqueue_copy) and the tools of the seed (docs/opencl.md); a PyOpenCL
+module it does not implement (pyopencl.array, ...) raises ImportError saying so.
+``python -m gpukit.pyopencl_compat script.py [args]`` runs a script this way.
+"""
+from gpukit import _aliases
+
+ALIASES = {
+    "pyopencl": "gpukit.cl",
+    "pyopencl.tools": "gpukit.cl.tools",
+    "pyopencl.characterize": "gpukit.cl.characterize",
+}
+
+_SEE = "see docs/opencl.md"
+
+# PyOpenCL's other modules (and their submodules): importing one raises ImportError saying so.
+UNAVAILABLE = {
+    name: f"gpukit.cl does not implement {name} (PyOpenCL's {what}); {_SEE}"
+    for name, what in {
+        "pyopencl.array": "device arrays",
+        "pyopencl.clrandom": "random numbers",
+        "pyopencl.cltypes": "vector type dtypes",
+        "pyopencl.clmath": "array math functions",
+        "pyopencl.elementwise": "ElementwiseKernel",
+        "pyopencl.reduction": "ReductionKernel",
+        "pyopencl.scan": "scan kernels",
+        "pyopencl.algorithm": "array algorithms",
+        "pyopencl.bitonic_sort": "sorting",
+        "pyopencl.cache": "program cache",
+        "pyopencl.invoker": "kernel invoker generator",
+        "pyopencl.capture_call": "kernel call capture",
+        "pyopencl.ipython_ext": "IPython extension",
+        "pyopencl.compyte": "internal helpers",
+        "pyopencl._cl": "compiled extension",
+    }.items()
+}
+
+
+def install():
+    """Put the pyopencl finder first on sys.meta_path (once)."""
+    _aliases.install("pyopencl", "PyOpenCL", ALIASES, UNAVAILABLE)
+
+
+install()
