@@ -266,6 +266,12 @@ void kernel::set_arg(cl_uint index, const svm_pointer& p) {
     check_index(index, "clSetKernelArgSVMPointer");
     check_svm_usable(p, context_, describe_arg(index));
     expect_kind(index, takes_memory(parameters_[index].kind), "SVM");
+    if (p.pointer() == nullptr) {
+        // An SVM allocation of 0 bytes: NVIDIA's OpenCL accepts a null SVM pointer here but
+        // then refuses the launch (CL_INVALID_KERNEL_ARGS); a null buffer means the same.
+        set_arg(index, nullptr);
+        return;
+    }
     GPUKIT_CL(clSetKernelArgSVMPointer, handle_, index, p.pointer());
     arg_set_[index] = true;
     local_bytes_[index] = 0;
