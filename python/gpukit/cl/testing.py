@@ -9,8 +9,8 @@ In a test module::
         ctx = ctx_factory()   # a fresh Context on this run's device
 
 A test may take any of ``platform``, ``device`` and ``ctx_factory`` (and PyOpenCL's deprecated
-``ctx_getter``), alone or together, each by its own name. Tests that take ``ctx_factory`` or
-``device`` run once per device; tests that take only ``platform`` run once per platform.
+``ctx_getter``), alone or together, each by its own name. Every such test runs once per
+selected device (as in PyOpenCL, a test that takes only ``platform`` too).
 ``GPUKIT_CL_TEST`` (or, for code moving from PyOpenCL, ``PYOPENCL_TEST``) narrows the devices
 with the selection syntax of ``gpukit.cl.select_devices``, where names match a platform's or
 device's name or vendor, e.g. ``GPUKIT_CL_TEST="0:0,1;intel=i5,i7"`` or ``PYOPENCL_TEST=pocl``.
@@ -52,10 +52,6 @@ def pytest_generate_tests_for_opencl(metafunc):
                       DeprecationWarning, stacklevel=2)
     devices = cl.select_devices(selection_from_environment())
     # Names given as a list: each row is a tuple with one value per name, even for one name.
-    if names == ["platform"]:
-        platforms = list(dict.fromkeys(d.platform for d in devices))
-        metafunc.parametrize(names, [(p,) for p in platforms], ids=[p.name for p in platforms])
-        return
     rows = []
     for device in devices:
         factory = ContextFactory(device)
