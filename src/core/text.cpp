@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <memory>
+#include <limits>
 
 namespace gpukit {
 
@@ -54,11 +54,6 @@ std::vector<std::string_view> split_words(std::string_view text) {
 }
 
 namespace {
-struct file_closer {
-    void operator()(std::FILE* f) const noexcept { std::fclose(f); }
-};
-using file_handle = std::unique_ptr<std::FILE, file_closer>;
-
 struct descriptor {
     int fd;
     ~descriptor() {
@@ -67,19 +62,6 @@ struct descriptor {
     }
 };
 }  // namespace
-
-std::optional<std::string> read_file(const std::string& path) {
-    const file_handle file(std::fopen(path.c_str(), "rb"));
-    if (!file)
-        return std::nullopt;
-    std::string content;
-    char buffer[1 << 16];
-    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0;)
-        content.append(buffer, n);
-    if (std::ferror(file.get()))
-        return std::nullopt;
-    return content;
-}
 
 std::optional<std::string> read_regular_file(const std::string& path, std::size_t max_bytes) {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. The type is
@@ -103,6 +85,10 @@ std::optional<std::string> read_regular_file(const std::string& path, std::size_
             return std::nullopt;
         content.append(buffer, static_cast<std::size_t>(n));
     }
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+    return read_regular_file(path, std::numeric_limits<std::size_t>::max());
 }
 
 bool write_file(const std::string& path, std::string_view content) {

@@ -49,13 +49,13 @@ std::vector<std::string_view> split(std::string_view text, char separator);
 // The whitespace-separated words of `text`.
 std::vector<std::string_view> split_words(std::string_view text);
 
-// The whole content of a file, or nullopt when it cannot be opened or read.
-std::optional<std::string> read_file(const std::string& path);
 // The whole content of `path` when it is a regular file (symbolic links followed) of at
-// most `max_bytes`, else nullopt: missing, unreadable, larger, or not a regular file. For
-// files that anyone may have put in place (cache entries): it never blocks on a FIFO (no
-// writer: open() would wait forever) and never reads a device (/dev/zero has no end).
+// most `max_bytes`, else nullopt: missing, unreadable, larger, or not a regular file. It
+// never blocks on a FIFO (no writer: open() would wait forever) and never reads a device
+// (/dev/zero has no end). The bound is for files anyone may have put in place (cache entries).
 std::optional<std::string> read_regular_file(const std::string& path, std::size_t max_bytes);
+// read_regular_file without a bound: for files the user names (headers, module images).
+std::optional<std::string> read_file(const std::string& path);
 // Writes `content` to `path` (created or truncated); false when that fails.
 bool write_file(const std::string& path, std::string_view content);
 

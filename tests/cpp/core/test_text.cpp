@@ -75,6 +75,16 @@ TEST(Text, ReadRegularFileReadsOnlyRegularFilesWithinTheBound) {
     EXPECT_EQ(reads("dangling link", content.size()), 0);
     EXPECT_EQ(reads("missing", content.size()), 0);
     EXPECT_EQ(reads(".", content.size()), 0);  // a directory
+    // read_file, for paths users name (headers, module files), is the same without a bound.
+    const auto reads_unbounded = [&](const char* name) {
+        return exit_status_of_forked([&] {
+            const std::optional<std::string> read = gpukit::read_file((dir / name).string());
+            return !read ? 0 : *read == content ? 1 : 2;
+        }, 10);
+    };
+    EXPECT_EQ(reads_unbounded("link to file"), 1);
+    EXPECT_EQ(reads_unbounded("fifo"), 0);
+    EXPECT_EQ(reads_unbounded("link to dev zero"), 0);
     fs::remove_all(dir);
 }
 
