@@ -11,6 +11,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-logs}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
+# 100 context-churn cycles (of the issue's 1000, ~7 minutes for both tests) keep the whole
+# check within one 10-minute device call; set GPUKIT_CONTEXT_CHURN_CYCLES=1000 for the full run.
+export GPUKIT_CONTEXT_CHURN_CYCLES=${GPUKIT_CONTEXT_CHURN_CYCLES:-100}
 summary=()
 step() {  # step LOG NAME COMMAND...: runs, appends to $OUT/LOG, records the result line
     local log=$1 name=$2; shift 2
