@@ -1,5 +1,6 @@
 #include "gpukit/rtc/includes.hpp"
 
+#include "gpukit/core/error.hpp"
 #include "gpukit/core/text.hpp"
 #include "gpukit/rtc/builtin_headers.hpp"
 
@@ -62,15 +63,32 @@ std::vector<include_directive> find_includes(std::string_view text) {
     return found;
 }
 
+namespace {
+
+// Whether `path` is a regular file. A FIFO, socket or device there is refused: the compiler
+// would open it in its search and block (a FIFO without a writer) or read without end.
+bool is_header_file(const fs::path& path, const include_directive& include) {
+    std::error_code ignored;
+    const fs::file_type type = fs::status(path, ignored).type();
+    if (type == fs::file_type::fifo || type == fs::file_type::socket || type == fs::file_type::block ||
+        type == fs::file_type::character)
+        throw compile_error("#include \"" + include.name + "\" (line " + std::to_string(include.line) +
+                                ") would read '" + path.string() + "', which is not a regular file (a FIFO, socket "
+                                "or device); expected a header file",
+                            {}, {});
+    return type == fs::file_type::regular;
+}
+
+}  // namespace
+
 fs::path find_user_header(const include_directive& include, const fs::path& including_dir,
                           const std::vector<fs::path>& dirs) {
     if (is_builtin_header(include.name))
         return {};
-    std::error_code ignored;
-    if (include.quoted && fs::is_regular_file(including_dir / include.name, ignored))
+    if (include.quoted && is_header_file(including_dir / include.name, include))
         return including_dir / include.name;
     for (const auto& dir : dirs)
-        if (fs::is_regular_file(dir / include.name, ignored))
+        if (is_header_file(dir / include.name, include))
             return dir / include.name;
     return {};
 }

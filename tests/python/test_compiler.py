@@ -26,7 +26,8 @@ __global__ void doublify(float *a)
 
 def run_python(code, **environment):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **environment)
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    # A timeout, so that a compile that blocks fails the test instead of hanging the suite.
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
 
 
 @needs_nvrtc
@@ -362,3 +363,24 @@ def test_argument_handlers_are_classes():
         h = cls(a)
         assert isinstance(h, drv.ArgumentHandler)
         assert h.array is a
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("target", ["fifo", "/dev/zero"])
+def test_a_header_that_is_not_a_regular_file_is_a_compile_error(tmp_path, target):
+    # In a child with a timeout: the compiler used to block forever opening a FIFO header.
+    header = tmp_path / "odd.h"
+    if target == "fifo":
+        os.mkfifo(header)
+    else:
+        header.symlink_to(target)
+    result = run_python(f"""
+import gpukit.compiler as compiler, gpukit.driver as drv
+try:
+    compiler.compile('#include "odd.h"\\n__global__ void k() {{}}', arch="sm_90", include_dirs=[{str(tmp_path)!r}],
+                     cache_dir=False)
+except drv.CompileError as e:
+    print(e)
+""")
+    assert result.returncode == 0, result.stderr
+    assert "not a regular file" in result.stdout and str(header) in result.stdout

@@ -36,6 +36,7 @@ std::vector<include_directive> find_includes(std::string_view text);
 // Where #include `include` of a file in `including_dir` resolves among the user's headers:
 // the including file's directory (quoted form only), then `dirs` in order. Empty when none
 // holds it. Built-in header names are never the user's (NVRTC prefers its in-memory headers).
+// A FIFO, socket or device where the compiler would look is a compile_error: it would block.
 std::filesystem::path find_user_header(const include_directive& include, const std::filesystem::path& including_dir,
                                        const std::vector<std::filesystem::path>& dirs);
 

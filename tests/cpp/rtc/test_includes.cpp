@@ -8,8 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 namespace {
 
@@ -49,6 +52,26 @@ TEST_F(includes_test, user_headers_are_found_quoted_next_to_the_source_or_in_the
     EXPECT_EQ(rtc::find_user_header({"other.h", false, 1}, dir, {dir / "inc"}), dir / "inc" / "other.h");
     write("math.h", "");
     EXPECT_TRUE(rtc::find_user_header({"math.h", true, 1}, dir, {dir}).empty()) << "built-in names are NVRTC's";
+}
+
+// A FIFO (or device) where the compiler would look for a header is refused before the
+// compiler opens it: NVRTC blocked forever on a FIFO without a writer.
+TEST_F(includes_test, a_header_that_is_not_a_regular_file_is_a_compile_error) {
+    ASSERT_EQ(::mkfifo((dir / "pipe.h").c_str(), 0600), 0);
+    fs::create_symlink("/dev/zero", dir / "zero.h");
+    fs::create_directories(dir / "folder.h");
+    for (const char* name : {"pipe.h", "zero.h"}) {
+        try {
+            rtc::find_user_header({name, true, 3}, dir, {});
+            ADD_FAILURE() << name << " was accepted";
+        } catch (const compile_error& e) {
+            EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("(line 3)"), std::string::npos) << e.what();
+        }
+        EXPECT_THROW(rtc::find_user_header({name, false, 1}, "/nonexistent", {dir}), compile_error);
+    }
+    EXPECT_TRUE(rtc::find_user_header({"folder.h", true, 1}, dir, {dir}).empty()) << "a directory is no header";
+    EXPECT_THROW(rtc::find_included_headers("#include \"pipe.h\"\n", dir, {}), compile_error);
 }
 
 TEST_F(includes_test, included_headers_are_followed_recursively_once) {
