@@ -3,10 +3,16 @@
 #pragma once
 
 #include "gpukit/cl/api.hpp"
+#include "gpukit/cl/context.hpp"
 #include "gpukit/cl/platform.hpp"
+#include "gpukit/cl/queue.hpp"
 #include "gpukit/cl/select.hpp"
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
+#include <optional>
+#include <span>
 
 namespace gpukit::testing {
 
@@ -25,5 +31,27 @@ inline cl::device cl_test_device() {
         return cl::select_devices(spec).front();
     return cl::platform::all().front().devices().front();
 }
+
+// A fixture with a context and a queue on cl_test_device(); it skips, saying why, where
+// OpenCL cannot run. A derived SetUp calls this one first and returns if IsSkipped().
+class cl_queue_test : public ::testing::Test {
+protected:
+    explicit cl_queue_test(bool profiling = false) : profiling_(profiling) {}
+
+    void SetUp() override {
+        if (const char* why = why_no_opencl())
+            GTEST_SKIP() << why;
+        dev.emplace(cl_test_device());
+        ctx.emplace(cl::context::create(std::span<const cl::device>(&*dev, 1)));
+        q.emplace(cl::queue::create(*ctx, *dev, profiling_));
+    }
+
+    std::optional<cl::device> dev;
+    std::optional<cl::context> ctx;
+    std::optional<cl::queue> q;
+
+private:
+    bool profiling_;
+};
 
 }  // namespace gpukit::testing

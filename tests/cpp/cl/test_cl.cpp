@@ -31,24 +31,15 @@ using gpukit::testing::why_no_opencl;
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Each test gets a context and a profiling queue on the first device.
-class ClDevice : public ::testing::Test {
+class ClDevice : public gpukit::testing::cl_queue_test {
 protected:
-    void SetUp() override {
-        if (const char* why = why_no_opencl())
-            GTEST_SKIP() << why;
-        const cl::device dev = gpukit::testing::cl_test_device();
-        ctx.emplace(cl::context::create(std::span<const cl::device>(&dev, 1)));
-        q.emplace(cl::queue::create(*ctx, dev, true));
-    }
+    ClDevice() : cl_queue_test(true) {}
 
     cl::program build(const std::string& source, const std::string& options = {}) {
         cl::program prog = cl::program::create_with_source(*ctx, source);
         prog.build(options);
         return prog;
     }
-
-    std::optional<cl::context> ctx;
-    std::optional<cl::queue> q;
 };
 
 TEST(ClErrors, NamesAndMessages) {

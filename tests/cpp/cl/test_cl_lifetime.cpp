@@ -49,14 +49,12 @@ struct tracked_memory {
     }
 };
 
-class ClLifetime : public ::testing::Test {
+class ClLifetime : public gpukit::testing::cl_queue_test {
 protected:
     void SetUp() override {
-        if (const char* why = why_no_opencl())
-            GTEST_SKIP() << why;
-        const cl::device dev = gpukit::testing::cl_test_device();
-        ctx.emplace(cl::context::create(std::span<const cl::device>(&dev, 1)));
-        q.emplace(cl::queue::create(*ctx, dev));
+        cl_queue_test::SetUp();
+        if (IsSkipped())
+            return;
         cl::program prog = cl::program::create_with_source(*ctx, spin_source);
         prog.build();
         spin.emplace(cl::kernel::create(prog, "spin"));
@@ -87,8 +85,6 @@ protected:
         return dropped.load();
     }
 
-    std::optional<cl::context> ctx;
-    std::optional<cl::queue> q;
     std::optional<cl::kernel> spin;
     std::optional<cl::buffer> scratch;
     std::atomic<bool> dropped{false};

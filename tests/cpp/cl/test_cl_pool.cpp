@@ -33,20 +33,7 @@ __kernel void scale(__global float* out, __global const float* in, float factor)
 }
 )";
 
-class ClPool : public ::testing::Test {
-protected:
-    void SetUp() override {
-        if (const char* why = why_no_opencl())
-            GTEST_SKIP() << why;
-        dev.emplace(gpukit::testing::cl_test_device());
-        ctx.emplace(cl::context::create(std::span<const cl::device>(&*dev, 1)));
-        q.emplace(cl::queue::create(*ctx, *dev));
-    }
-
-    std::optional<cl::device> dev;
-    std::optional<cl::context> ctx;
-    std::optional<cl::queue> q;
-};
+using ClPool = gpukit::testing::cl_queue_test;
 
 TEST_F(ClPool, CountersBinsAndReuseOfTheSameBuffer) {
     memory::memory_pool<cl::immediate_allocator> pool{cl::immediate_allocator(*q)};
