@@ -101,10 +101,10 @@ void bind_array(nb::module_& m) {
                 converted.push_back({n, dtype_from_name(t), kind_from(k)});
             new (self) elementwise_spec{name, std::move(converted), operation, preamble};
         }, "name"_a, "params"_a, "operation"_a, "preamble"_a = "")
-        .def_prop_ro("name", [](const elementwise_spec& s) { return s.name; })
+        .def_prop_ro("name", [](const elementwise_spec& s) { return s.name(); })
         .def_prop_ro("params", [](const elementwise_spec& s) {
             std::vector<std::tuple<std::string, std::string, std::string>> out;
-            for (const auto& p : s.params)
+            for (const auto& p : s.params())
                 out.emplace_back(p.name, std::string(array::name(p.type)), kind_name(p.kind));
             return out;
         })

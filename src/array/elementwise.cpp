@@ -31,22 +31,10 @@ bool is_written(const param& p) { return p.kind == param_kind::output || p.kind 
 
 std::string pointer_name(const param& p) { return "gk_p_" + p.name; }
 
-void check_spec(const elementwise_spec& spec) {
-    if (!detail::is_identifier(spec.name))
-        throw logic_error("elementwise kernel name '" + spec.name + "' is not a C identifier");
-    if (std::none_of(spec.params.begin(), spec.params.end(), is_array))
-        throw logic_error("elementwise kernel " + spec.name + ": needs at least one array parameter");
-    for (const param& p : spec.params) {
-        if (!detail::is_identifier(p.name) || p.name == "i" || p.name == "n")
-            throw logic_error("elementwise kernel " + spec.name + ": parameter name '" + p.name +
-                              "' is not a C identifier or is one of the reserved names i and n");
-    }
-}
-
 // Elements per thread in the vectorized variant: one 16-byte word of the narrowest array.
 int vector_width(const elementwise_spec& spec) {
     std::size_t narrowest = 16;
-    for (const param& p : spec.params)
+    for (const param& p : spec.params())
         if (is_array(p))
             narrowest = std::min(narrowest, size_of(p.type));
     return static_cast<int>(16 / narrowest);
@@ -54,15 +42,15 @@ int vector_width(const elementwise_spec& spec) {
 
 std::string kernel_name(const elementwise_spec& spec, elementwise_variant v) {
     switch (v) {
-    case elementwise_variant::vectorized: return spec.name + "_vec";
-    case elementwise_variant::contiguous: return spec.name + "_contig";
-    case elementwise_variant::strided: return spec.name + "_strided";
+    case elementwise_variant::vectorized: return spec.name() + "_vec";
+    case elementwise_variant::contiguous: return spec.name() + "_contig";
+    case elementwise_variant::strided: return spec.name() + "_strided";
     }
-    return spec.name;
+    return spec.name();
 }
 
 void write_parameters(text_builder& out, const elementwise_spec& spec, elementwise_variant v, int ndim) {
-    for (const param& p : spec.params) {
+    for (const param& p : spec.params()) {
         const std::string type(c_type(p.type));
         if (!is_array(p))
             out << type << " " << p.name << ", ";
@@ -80,21 +68,35 @@ void write_parameters(text_builder& out, const elementwise_spec& spec, elementwi
 // The operation with every array name bound to the element at `where(param)`.
 void write_body(text_builder& out, const elementwise_spec& spec,
                 const std::function<std::string(const param&)>& where) {
-    for (const param& p : spec.params)
+    for (const param& p : spec.params())
         if (is_array(p))
             out << "        gk_ref<" << c_type(p.type) << "> " << p.name << "{(" << c_type(p.type) << "*)(" << where(p)
                 << ")};\n";
-    out << "        {\n" << spec.operation << "\n        ;}\n";
+    out << "        {\n" << spec.operation() << "\n        ;}\n";
 }
 
 }  // namespace
 
+elementwise_spec::elementwise_spec(std::string name, std::vector<param> params, std::string operation,
+                                   std::string preamble)
+    : name_(std::move(name)), params_(std::move(params)), operation_(std::move(operation)),
+      preamble_(std::move(preamble)), key_(detail::new_kernel_key()) {
+    if (!detail::is_identifier(name_))
+        throw logic_error("elementwise kernel name '" + name_ + "' is not a C identifier");
+    if (std::none_of(params_.begin(), params_.end(), is_array))
+        throw logic_error("elementwise kernel " + name_ + ": needs at least one array parameter");
+    for (const param& p : params_) {
+        if (!detail::is_identifier(p.name) || p.name == "i" || p.name == "n")
+            throw logic_error("elementwise kernel " + name_ + ": parameter name '" + p.name +
+                              "' is not a C identifier or is one of the reserved names i and n");
+    }
+}
+
 std::string elementwise_source(const elementwise_spec& spec, elementwise_variant variant, int ndim) {
-    check_spec(spec);
     if (variant == elementwise_variant::strided && ndim < 1)
-        throw logic_error("elementwise kernel " + spec.name + ": the strided variant needs ndim >= 1");
+        throw logic_error("elementwise kernel " + spec.name() + ": the strided variant needs ndim >= 1");
     text_builder out;
-    out << detail::common_source << spec.preamble << "\n";
+    out << detail::common_source << spec.preamble() << "\n";
     out << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") "
         << kernel_name(spec, variant) << "(";
     write_parameters(out, spec, variant, ndim);
@@ -108,7 +110,7 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
         out << "    constexpr int V = " << v << ";\n"
             << "    const long long gk_whole = n - n % V;\n"
             << "    for (long long gk_base = gk_thread * V; gk_base < gk_whole; gk_base += gk_threads * V) {\n";
-        for (const param& p : spec.params) {
+        for (const param& p : spec.params()) {
             if (!is_array(p))
                 continue;
             out << "        alignas(16) " << c_type(p.type) << " gk_b_" << p.name << "[V];\n";
@@ -119,7 +121,7 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
                "        const long long i = gk_base + gk_k;\n";
         write_body(out, spec, [](const param& p) { return "&gk_b_" + p.name + "[gk_k]"; });
         out << "        }\n";
-        for (const param& p : spec.params)
+        for (const param& p : spec.params())
             if (is_written(p))
                 out << "        gk_store(" << pointer_name(p) << " + gk_base, gk_b_" << p.name << ");\n";
         out << "    }\n"
@@ -135,7 +137,7 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
         break;
     case elementwise_variant::strided:
         out << "    for (long long i = gk_thread; i < n; i += gk_threads) {\n";
-        for (const param& p : spec.params)
+        for (const param& p : spec.params())
             if (is_array(p))
                 out << "        long long gk_o_" << p.name << " = 0;\n";
         // Flat C-order index -> coordinates -> byte offset of each array.
@@ -143,7 +145,7 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
                "        for (int gk_d = " << ndim - 1 << "; gk_d >= 0; --gk_d) {\n"
                "            const long long gk_c = gk_rest % gk_shape.e[gk_d];\n"
                "            gk_rest /= gk_shape.e[gk_d];\n";
-        for (const param& p : spec.params)
+        for (const param& p : spec.params())
             if (is_array(p))
                 out << "            gk_o_" << p.name << " += gk_c * gk_s_" << p.name << ".e[gk_d];\n";
         out << "        }\n";
@@ -185,18 +187,17 @@ elementwise_variant choose_variant(std::span<const elementwise_arg> args) {
 }
 
 void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cuda::stream_view s) {
-    check_spec(spec);
-    if (args.size() != spec.params.size())
-        throw logic_error("elementwise kernel " + spec.name + ": expected " + std::to_string(spec.params.size()) +
+    if (args.size() != spec.params().size())
+        throw logic_error("elementwise kernel " + spec.name() + ": expected " + std::to_string(spec.params().size()) +
                           " arguments, got " + std::to_string(args.size()));
     const ndarray* first = first_array(args);
     if (!first)
-        throw logic_error("elementwise kernel " + spec.name + ": no array argument");
+        throw logic_error("elementwise kernel " + spec.name() + ": no array argument");
     const std::vector<std::int64_t>& shape = first->shape();
     for (std::size_t k = 0; k < args.size(); ++k) {
-        const param& p = spec.params[k];
+        const param& p = spec.params()[k];
         const auto* array = std::get_if<ndarray>(&args[k]);
-        const std::string where = "elementwise kernel " + spec.name + ", argument " + p.name + ": ";
+        const std::string where = "elementwise kernel " + spec.name() + ", argument " + p.name + ": ";
         if (is_array(p) != (array != nullptr))
             throw logic_error(where + (is_array(p) ? "expected an array, got a scalar" : "expected a scalar, got an array"));
         if (array && array->type() != p.type)
@@ -215,7 +216,13 @@ void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cu
 
     const elementwise_variant variant = choose_variant(args);
     const int ndim = std::max(1, first->ndim());
-    const detail::cached_kernel k = detail::kernel(elementwise_source(spec, variant, ndim), kernel_name(spec, variant));
+    if (ndim > 64)
+        throw logic_error("elementwise kernel " + spec.name() + ": arrays of " + std::to_string(ndim) +
+                          " axes; at most 64 are supported, as in numpy");
+    // The variant's key: the strided variant is compiled per number of axes.
+    const std::uint64_t key = spec.key() + static_cast<std::uint64_t>(variant) * 128 + static_cast<std::uint64_t>(ndim);
+    const detail::cached_kernel k = detail::kernel(key, kernel_name(spec, variant),
+                                                   [&] { return elementwise_source(spec, variant, ndim); });
 
     // Argument storage, kept in place while launch_packed reads it.
     std::vector<CUdeviceptr> pointers;

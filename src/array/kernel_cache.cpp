@@ -5,6 +5,7 @@
 #include "gpukit/rtc/cache.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -32,7 +33,8 @@ struct loaded_modules {
 
     const cuda::context_state_ptr owner;
     std::mutex mutex;
-    std::unordered_map<std::string, entry> modules;  // by kernel_source::key
+    std::unordered_map<std::string, entry> modules;     // by kernel_source::key
+    std::unordered_map<std::uint64_t, entry> generated;  // gpukit's own kernels, by new_kernel_key()
 };
 
 loaded_kernel describe(cuda::function f, const cuda::context& ctx) {
@@ -61,15 +63,17 @@ const loaded_kernel& kernel_of(loaded_modules::entry& e, const std::string& name
     return e.kernels.back().second;
 }
 
-// Kernel `name` of the module cached under `key` in the current context; `compile()` gives
-// the image on a miss.
-template <class Compile>
-cached_kernel find_or_load(const std::string& key, const std::string& name, Compile compile) {
+// Kernel `name` of the module cached under `key` in the map `which` of the current context's
+// cache; `compile()` gives the image on a miss.
+template <class Key, class Compile>
+cached_kernel find_or_load(std::unordered_map<Key, loaded_modules::entry> loaded_modules::*which, const Key& key,
+                           const std::string& name, Compile compile) {
     const cuda::context ctx = cuda::context::current_or_throw("gpukit array kernels");
     const std::shared_ptr<loaded_modules> cache = cuda::context_cache<loaded_modules>(*ctx.state());
+    auto& modules = (*cache).*which;
     {
         std::lock_guard lock(cache->mutex);
-        if (auto found = cache->modules.find(key); found != cache->modules.end()) {
+        if (auto found = modules.find(key); found != modules.end()) {
             const loaded_kernel& k = kernel_of(found->second, name, ctx);
             return cached_kernel{ctx.state(), k.function, k.full_grid, k.max_block};
         }
@@ -79,7 +83,7 @@ cached_kernel find_or_load(const std::string& key, const std::string& name, Comp
     // wins and the other module is unloaded.
     cuda::module loaded = cuda::module::from_image(compile(), cache->owner);
     std::lock_guard lock(cache->mutex);
-    auto& e = cache->modules.try_emplace(key, loaded_modules::entry{std::move(loaded), {}}).first->second;
+    auto& e = modules.try_emplace(key, loaded_modules::entry{std::move(loaded), {}}).first->second;
     const loaded_kernel& k = kernel_of(e, name, ctx);
     return cached_kernel{ctx.state(), k.function, k.full_grid, k.max_block};
 }
@@ -87,18 +91,34 @@ cached_kernel find_or_load(const std::string& key, const std::string& name, Comp
 }  // namespace
 
 cached_kernel kernel(const kernel_source& source, const std::string& name) {
-    return find_or_load(source.key, name, [&] { return rtc::compile_cached(source.request, source.cache_dir).image; });
+    return find_or_load(&loaded_modules::modules, source.key, name,
+                        [&] { return rtc::compile_cached(source.request, source.cache_dir).image; });
+}
+
+std::uint64_t new_kernel_key() noexcept {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed) << 16;
+}
+
+namespace {
+
+std::vector<char> compile_generated(std::string source, const std::string& name) {
+    rtc::compile_request request;
+    request.source = std::move(source);
+    request.options.options = {"--std=c++17", "-default-device"};
+    request.options.name = name + ".cu";
+    request.options.no_extern_c = true;  // the sources declare extern "C" kernels themselves
+    return rtc::compile_cached(request, rtc::default_cache_dir()).image;
+}
+
+}  // namespace
+
+cached_kernel kernel(std::uint64_t key, const std::string& name, const std::function<std::string()>& source) {
+    return find_or_load(&loaded_modules::generated, key, name, [&] { return compile_generated(source(), name); });
 }
 
 cached_kernel kernel(const std::string& source, const std::string& name) {
-    return find_or_load(source, name, [&] {
-        rtc::compile_request request;
-        request.source = source;
-        request.options.options = {"--std=c++17", "-default-device"};
-        request.options.name = name + ".cu";
-        request.options.no_extern_c = true;  // the sources declare extern "C" kernels themselves
-        return rtc::compile_cached(request, rtc::default_cache_dir()).image;
-    });
+    return find_or_load(&loaded_modules::modules, source, name, [&] { return compile_generated(source, name); });
 }
 
 unsigned grid_for(const cached_kernel& k, long long work_items, long long items_per_thread) {

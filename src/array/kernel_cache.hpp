@@ -11,7 +11,9 @@
 #include "gpukit/cuda/function.hpp"
 #include "gpukit/rtc/compiler.hpp"
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -44,8 +46,18 @@ struct kernel_source {
 // Kernel `name` of `source`, loaded in the current context (compiled on first use).
 cached_kernel kernel(const kernel_source& source, const std::string& name);
 
-// Kernel `name` of gpukit's own generated `source` (C++17, unannotated functions are
-// device functions, kernels declared extern "C" by the source itself).
+// A number naming generated kernel sources for the life of the process: a spec takes one
+// when it is made, so a launch finds its kernel by an integer instead of by source text.
+// The low 16 bits are zero: the spec adds its variant there (key + variant number < 2^16).
+std::uint64_t new_kernel_key() noexcept;
+
+// Kernel `name` of gpukit's own generated source, found by `key` (one key, one source; the
+// key of a spec's variant is the spec's key combined with the variant). `source()` is
+// called only when the kernel is not loaded in the current context yet. The source is
+// compiled as C++17, unannotated functions are device functions, and it declares its
+// kernels extern "C" itself.
+cached_kernel kernel(std::uint64_t key, const std::string& name, const std::function<std::string()>& source);
+// The same, found by the source text itself (for sources without a spec to hold a key).
 cached_kernel kernel(const std::string& source, const std::string& name);
 
 // Blocks for `work_items` items with `items_per_thread` each: enough to cover them, at most

@@ -19,6 +19,7 @@
 #include "gpukit/cuda/stream.hpp"
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <cstddef>
@@ -39,11 +40,29 @@ struct param {
     param_kind kind;
 };
 
-struct elementwise_spec {
-    std::string name;  // a C identifier; the kernels are name_vec, name_contig, name_strided
-    std::vector<param> params;
-    std::string operation;
-    std::string preamble;  // CUDA C placed before the kernels (helper functions)
+// A kernel's description, checked once when made and never changed after, so that its
+// compiled variants can be found by key() (a number taken when the spec is made) instead of
+// by their source text.
+class elementwise_spec {
+public:
+    // `name`: a C identifier (the kernels are name_vec, name_contig, name_strided);
+    // `preamble`: CUDA C placed before the kernels (helper functions). logic_error for bad
+    // names (not C identifiers, or the reserved i and n) and for no array parameter.
+    elementwise_spec(std::string name, std::vector<param> params, std::string operation, std::string preamble = {});
+
+    const std::string& name() const noexcept { return name_; }
+    const std::vector<param>& params() const noexcept { return params_; }
+    const std::string& operation() const noexcept { return operation_; }
+    const std::string& preamble() const noexcept { return preamble_; }
+    // Unique to this spec for the life of the process (see kernel_cache.hpp).
+    std::uint64_t key() const noexcept { return key_; }
+
+private:
+    std::string name_;
+    std::vector<param> params_;
+    std::string operation_;
+    std::string preamble_;
+    std::uint64_t key_;
 };
 
 enum class elementwise_variant { vectorized, contiguous, strided };
