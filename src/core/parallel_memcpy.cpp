@@ -1,16 +1,15 @@
 #include "gpukit/core/parallel_memcpy.hpp"
 
+#include "gpukit/core/detail/worker_pool.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
-#include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -23,47 +22,9 @@ namespace {
 // rest of the process.
 constexpr unsigned max_threads = 8;
 
-// Worker threads that run queued pieces. Never destroyed: joining threads during static
-// destruction at exit could deadlock, and idle threads cost nothing.
-class worker_pool {
-public:
-    explicit worker_pool(unsigned workers) : workers_(workers) {
-        for (unsigned i = 0; i < workers; ++i)
-            std::thread([this] { run(); }).detach();
-    }
-
-    unsigned workers() const noexcept { return workers_; }
-
-    void submit(std::function<void()> task) {
-        {
-            std::lock_guard lock(mutex_);
-            tasks_.push_back(std::move(task));
-        }
-        ready_.notify_one();
-    }
-
-private:
-    void run() {
-        for (;;) {
-            std::function<void()> task;
-            {
-                std::unique_lock lock(mutex_);
-                ready_.wait(lock, [this] { return !tasks_.empty(); });
-                task = std::move(tasks_.front());
-                tasks_.pop_front();
-            }
-            task();
-        }
-    }
-
-    const unsigned workers_;
-    std::mutex mutex_;
-    std::condition_variable ready_;
-    std::deque<std::function<void()>> tasks_;
-};
-
-worker_pool& pool() {
-    static worker_pool* instance = new worker_pool(parallel_memcpy_threads() - 1);
+// The pool that helps the caller copy; never destroyed (see worker_pool.hpp).
+detail::worker_pool& pool() {
+    static detail::worker_pool* instance = new detail::worker_pool(parallel_memcpy_threads() - 1);
     return *instance;
 }
 
