@@ -14,6 +14,7 @@
 #include "gpukit/cl/queue.hpp"
 #include "gpukit/cl/select.hpp"
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/prefaulted_memory.hpp"
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/constants.hpp"
 #include "gpukit/cuda/context.hpp"

@@ -1,10 +1,11 @@
-// gpukit.driver host-side memory: AlignedHostAllocation, PagelockedHostAllocation,
-// RegisteredHostMemory and ManagedAllocation. Each exposes its bytes through the buffer
+// gpukit.driver host-side memory: AlignedHostAllocation, PrefaultedHostMemory,
+// PagelockedHostAllocation, RegisteredHostMemory and ManagedAllocation. Each exposes its bytes through the buffer
 // protocol; gpukit/_memory.py builds the numpy arrays over them, so an array's .base is
 // the allocation.
 #include "int_args.hpp"
 #include "memory_args.hpp"
 
+#include "gpukit/core/prefaulted_memory.hpp"
 #include "gpukit/cuda/host_memory.hpp"
 #include "gpukit/cuda/managed_memory.hpp"
 
@@ -39,6 +40,18 @@ void bind_host_memory(nb::module_& m) {
         return aligned_host_allocation::allocate(bytes.get("aligned_empty(nbytes)"),
                                                  alignment.get("aligned_empty(alignment)"));
     }, "bytes"_a.none(), "alignment"_a.none());
+
+    nb::class_<prefaulted_memory>(m, "PrefaultedHostMemory", nb::type_slots(host_memory_slots<prefaulted_memory>),
+                                  "Host memory whose pages are faulted in by background threads; the .base of "
+                                  "large prefaulted_empty() arrays.")
+        .def("free", &prefaulted_memory::free, nb::call_guard<release_gil>(),
+             "Free the memory now. Arrays over it must not be used afterwards.")
+        .def("wait_prefaulted", &prefaulted_memory::wait_prefaulted, nb::call_guard<release_gil>(),
+             "Return once the background faulting has finished.");
+    m.def("_prefaulted_alloc", [](int_arg<std::size_t> bytes) {
+        return prefaulted_memory::allocate(bytes.get("prefaulted_empty(nbytes)"));
+    }, "bytes"_a.none());
+    m.attr("_prefaulted_min_bytes") = prefaulted_memory_min_bytes;
 
     nb::class_<pagelocked_host_allocation>(m, "PagelockedHostAllocation",
                                            nb::type_slots(host_memory_slots<pagelocked_host_allocation>),

@@ -1,6 +1,7 @@
 """The numpy side of gpukit.driver's memory functions: arrays over host, page-locked,
-aligned, registered and managed memory (their ``.base`` is the allocation object), copies
-to and from numpy arrays, and PointerHolderBase. The allocations themselves are C++."""
+aligned, prefaulted, registered and managed memory (their ``.base`` is the allocation
+object), copies to and from numpy arrays, and PointerHolderBase. The allocations themselves
+are C++."""
 import numpy as np
 
 from gpukit import _gpukit
@@ -73,6 +74,21 @@ class PointerHolderBase:
         """A memoryview of `size` bytes from `offset`; only for memory the CPU can address
         (managed or mapped), otherwise LogicError."""
         return _gpukit._host_memoryview(self, size, offset)
+
+
+# ---- prefaulted host memory (no GPU needed)
+
+def prefaulted_empty(shape, dtype, order="C"):
+    """An uninitialised numpy array, like numpy.empty, to be filled at once by a large copy
+    (get(), from_device): from _gpukit._prefaulted_min_bytes on, its pages are faulted in
+    by background threads ahead of the copy instead of one by one inside it, and its .base
+    is the PrefaultedHostMemory; smaller arrays are numpy.empty's."""
+    if order not in ("C", "F"):
+        raise ValueError(f"prefaulted_empty: order must be 'C' or 'F', got {order!r}")
+    shape, nbytes = _shape_and_nbytes(shape, dtype)
+    if nbytes < _gpukit._prefaulted_min_bytes:
+        return np.empty(shape, dtype, order=order)
+    return _array_over(_gpukit._prefaulted_alloc(nbytes), shape, dtype, order)
 
 
 # ---- page-locked host memory

@@ -31,6 +31,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     Memcpy3DPeer,
     MemoryError,
     PagelockedHostAllocation,
+    PrefaultedHostMemory,
     RegisteredHostMemory,
     RuntimeError,
     Stream,
@@ -129,6 +130,7 @@ from gpukit._memory import (  # noqa: F401  (re-exported API)
     pagelocked_empty_like,
     pagelocked_zeros,
     pagelocked_zeros_like,
+    prefaulted_empty,
     register_host_memory,
     to_device,
 )
