@@ -45,14 +45,14 @@ def mem_alloc_like(ary):
 
 def from_device(devptr, shape, dtype, order="C"):
     """A new numpy array of `shape`, `dtype` and `order`, filled from device memory `devptr`."""
-    result = np.empty(shape, dtype, order=order)
+    result = prefaulted_empty(shape, dtype, order)
     memcpy_dtoh(result, devptr)
     return result
 
 
 def from_device_like(devptr, other_ary):
     """A new numpy array shaped like `other_ary`, filled from device memory `devptr`."""
-    result = np.empty_like(other_ary, order=_order_of(other_ary))
+    result = prefaulted_empty(other_ary.shape, other_ary.dtype, _order_of(other_ary))
     memcpy_dtoh(result, devptr)
     return result
 

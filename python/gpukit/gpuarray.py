@@ -342,7 +342,8 @@ class GPUArray:
         source = self._contiguous()
         order = "C" if source._layout.is_c_contiguous else "F"
         if ary is None:
-            ary = (_memory.pagelocked_empty if pagelocked else np.empty)(self.shape, self.dtype, order=order)
+            new_array = _memory.pagelocked_empty if pagelocked else _memory.prefaulted_empty
+            ary = new_array(self.shape, self.dtype, order=order)
         elif ary.shape != self.shape or ary.dtype != self.dtype:
             raise ValueError(f"get(ary): ary is {ary.shape} {ary.dtype}, the array {self.shape} {self.dtype}")
         direct = ary.flags.c_contiguous if order == "C" else ary.flags.f_contiguous
