@@ -72,6 +72,13 @@ def _copy_cases():
             [("raw cuMemcpyDtoH (C++)", copies.dtoh_raw(one, pinned)),
              ("gpukit memcpy_dtoh", copies.dtoh_gpukit(one, pinned)),
              ("CuPy ndarray.get(out=)", copies.dtoh_cupy(one, pinned))]))
+    new = 256 << 20
+    cases.append(_transfer_case(
+        "get_new_256MiB", "256 MiB from the device into a new host array (target: >= 0.8x the existing array)",
+        [("gpukit memcpy_dtoh, existing array", copies.dtoh_gpukit(new, False)),
+         ("gpukit GPUArray.get(), new array", copies.get_new_gpukit(new)),
+         ("numpy.empty + memcpy_dtoh", copies.get_new_numpy_empty(new)),
+         ("CuPy ndarray.get(), new array", copies.get_new_cupy(new))]))
     cases.append(_transfer_case(
         "dtod_2GiB", "copy of 2 GiB between two device allocations",
         [("raw cuMemcpyDtoD (C++)", copies.dtod_raw(two)),

@@ -131,3 +131,40 @@ def dtod_cupy(nbytes):
         dst = cp.empty_like(src)
         return _rates(lambda: cp.copyto(dst, src), cp.cuda.Device().synchronize, nbytes, settings)
     return run
+
+
+# ---- device to a new host array (allocation, copy and freeing of the array, as a program
+# calling get() in a loop pays for them)
+
+def _device_bytes(nbytes):
+    import gpukit.gpuarray as gpuarray
+    primary_context()
+    a = gpuarray.GPUArray((nbytes,), np.uint8)
+    a.fill(1)
+    return a
+
+
+def get_new_gpukit(nbytes):
+    def run(settings):
+        import gpukit.driver as drv
+        a = _device_bytes(nbytes)
+        return _rates(a.get, drv.Context.synchronize, nbytes, settings)
+    return run
+
+
+def get_new_numpy_empty(nbytes):
+    """numpy.empty + memcpy_dtoh: what get() did before prefaulted_empty."""
+    def run(settings):
+        import gpukit.driver as drv
+        a = _device_bytes(nbytes)
+        return _rates(lambda: drv.memcpy_dtoh(np.empty(nbytes, np.uint8), a), drv.Context.synchronize,
+                      nbytes, settings)
+    return run
+
+
+def get_new_cupy(nbytes):
+    def run(settings):
+        cp = _cupy()
+        dev = cp.ones(nbytes, cp.uint8)
+        return _rates(dev.get, cp.cuda.Device().synchronize, nbytes, settings)
+    return run
