@@ -17,7 +17,7 @@ threshold from which gpukit.driver.prefaulted_empty uses it). Two ways of copyin
 is what a system with THP "never" gives. Prints medians in GB/s and the ratio to the copy
 into existing memory.
 
-    PYTHONPATH=python python scripts/prefault_bench.py [--mib 1 4 16 64 256] [--repeats 9]
+    PYTHONPATH=python python scripts/prefault_bench.py [--mib 4 32 256] [--repeats 9] [--bus GBPS] [--no-thp]
 """
 import argparse
 import ctypes
@@ -94,12 +94,12 @@ def measure(nbytes, repeats, copy, bus):
     src = np.ones(max(nbytes, STAGING_BUFFERS * piece_bytes(nbytes)), np.uint8)
     existing = np.empty(nbytes, np.uint8)
     existing[:] = 2
-    results = {"existing": [], "numpy.empty": [], "prefaulted_empty": []}
+    results = {"existing": [], "numpy.empty": [], "prefaulted": []}
     for _ in range(repeats):
         start = time.perf_counter()
         copy(existing, src, bus)
         results["existing"].append(rate(nbytes, time.perf_counter() - start))
-        for name, new in (("numpy.empty", np.empty), ("prefaulted_empty", prefaulted)):
+        for name, new in (("numpy.empty", np.empty), ("prefaulted", prefaulted)):
             start = time.perf_counter()
             dst = new(nbytes, np.uint8)
             copy(dst, src, bus)
@@ -129,8 +129,8 @@ def main():
                 bus = (args.bus * 1e9) if args.bus else measure(nbytes, 3, copy_free, None)["existing"] * 1e9 / 2
             r = measure(nbytes, args.repeats, copy, bus)
             e = r["existing"]
-            print(f"{mib:>5} {label:>6} {e:>9.2f} {r['numpy.empty']:>9.2f} {r['prefaulted_empty']:>11.2f} "
-                  f"{r['numpy.empty'] / e:>9.2f} {r['prefaulted_empty'] / e:>9.2f}", flush=True)
+            print(f"{mib:>5} {label:>6} {e:>9.2f} {r['numpy.empty']:>9.2f} {r['prefaulted']:>11.2f} "
+                  f"{r['numpy.empty'] / e:>9.2f} {r['prefaulted'] / e:>9.2f}", flush=True)
 
 
 if __name__ == "__main__":

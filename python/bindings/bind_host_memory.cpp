@@ -1,7 +1,7 @@
 // gpukit.driver host-side memory: AlignedHostAllocation, PrefaultedHostMemory,
-// PagelockedHostAllocation, RegisteredHostMemory and ManagedAllocation. Each exposes its bytes through the buffer
-// protocol; gpukit/_memory.py builds the numpy arrays over them, so an array's .base is
-// the allocation.
+// PagelockedHostAllocation, RegisteredHostMemory and ManagedAllocation. Each exposes its
+// bytes through the buffer protocol; gpukit/_memory.py builds the numpy arrays over them,
+// so an array's .base is the allocation.
 #include "int_args.hpp"
 #include "memory_args.hpp"
 

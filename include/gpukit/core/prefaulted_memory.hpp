@@ -11,8 +11,8 @@
 //    "madvise") one fault maps 2 MiB instead of 4 KiB;
 //  - worker threads, on cores the copy itself leaves free, fault the pages in ahead of the
 //    copy with madvise(MADV_POPULATE_WRITE), 2 MiB at a time from the front, the order in
-//    which a copy fills it; a copy that catches up faults the rest itself, so the two
-//    together are never slower than the copy alone;
+//    which a copy fills it; a copy that catches up with them faults the pages it meets
+//    itself, so it never waits for the workers;
 //  - freeing it unmaps it, so its memory goes back to the system at once.
 // MADV_POPULATE_WRITE (Linux 5.14) maps pages without writing to them, so the workers never
 // change what the program has written meanwhile. Where it is missing, or fails (e.g. no
