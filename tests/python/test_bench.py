@@ -1,7 +1,19 @@
-"""The C++ baselines of the benchmark harness that can be checked without a GPU."""
+"""The benchmark harness and its cases: every case imports and is described without a GPU;
+the small-array operations compute what their names say (run on numpy, which has the same
+names); the C++ baselines check their arguments."""
+import numpy as np
 import pytest
 
 import gpukit.driver as drv
+from gpukit.bench import cases, small
+
+SMALL_OPERATIONS = ["add", "axpy", "scale", "neg", "less", "abs", "astype", "sum", "dot", "slice", "reshape", "copy"]
+SMALL_CASES = [f"small_{name}" for name in SMALL_OPERATIONS] + ["small_add_1000_kernels"]
+
+
+def by_name(name):
+    [case] = [c for c in cases.ALL if c.name == name]
+    return case
 
 
 @pytest.mark.parametrize("elements, launches, batches, repeats", [(0, 200, 1, 1), (1000, 0, 1, 1), (1000, 200, -1, 1),
@@ -11,3 +23,80 @@ def test_the_raw_add_floor_refuses_counts_that_are_not_positive(elements, launch
     from gpukit._gpukit import _bench
     with pytest.raises(drv.LogicError, match="must be positive"):
         _bench.raw_add_launch_seconds(elements, launches, batches, repeats)
+
+
+def test_every_case_is_named_described_and_has_sides():
+    names = [c.name for c in cases.ALL]
+    assert len(names) == len(set(names))
+    for case in cases.ALL:
+        assert case.name and " " not in case.name
+        assert case.description.strip() and case.unit.strip() and case.scale > 0
+        assert case.sides, case.name
+        side_names = [side.name for side in case.sides]
+        assert len(side_names) == len(set(side_names)), case.name
+        assert all(side.name.strip() and callable(side.run) for side in case.sides), case.name
+
+
+def test_small_cases_compare_gpukit_with_cupy_and_pycuda():
+    assert [c.name for c in cases.ALL if c.name.startswith("small_")] == SMALL_CASES
+    for name in SMALL_OPERATIONS:
+        case = by_name(f"small_{name}")
+        assert case.unit == "µs per operation" and case.scale == 1e6 and not case.higher_is_better
+        assert "1000 float32" in case.description
+        floor = ["raw cuLaunchKernel add (C++)"] if name == "add" else []
+        assert [side.name for side in case.sides] == ["CuPy", "gpukit", "PyCUDA"] + floor
+
+
+def test_many_kernels_case_times_add_before_and_after():
+    case = by_name("small_add_1000_kernels")
+    count = small.kernel_count()
+    assert [side.name for side in case.sides] == ["gpukit x + y, before", f"gpukit x + y, {count} kernels cached"]
+    assert small.KERNELS_VARIABLE in case.description and "cache" in case.description
+
+
+@pytest.mark.parametrize("value, count", [(None, 1000), ("16", 16), ("1", 1), (" 7 ", 7)])
+def test_kernel_count_comes_from_the_environment(monkeypatch, value, count):
+    if value is None:
+        monkeypatch.delenv(small.KERNELS_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(small.KERNELS_VARIABLE, value)
+    assert small.kernel_count() == count
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "many", "1.5", ""])
+def test_kernel_count_rejects_what_is_not_a_positive_integer(monkeypatch, value):
+    monkeypatch.setenv(small.KERNELS_VARIABLE, value)
+    with pytest.raises(ValueError, match=small.KERNELS_VARIABLE):
+        small.kernel_count()
+
+
+def test_small_operations_compute_what_their_names_say():
+    # numpy has every name the table uses (sum, dot, astype, reshape, ...), so the table's
+    # operations run on numpy arrays; the expected results are written out independently.
+    x = np.array([3.0, -1.5, 0.0, 2.25, -7.0, 4.0], dtype=np.float32)
+    y = np.array([1.0, 2.0, -3.0, 2.25, 0.5, -8.0], dtype=np.float32)
+    expected = {
+        "add": [4.0, 0.5, -3.0, 4.5, -6.5, -4.0],
+        "axpy": [7.0, -1.0, -3.0, 6.75, -13.5, 0.0],
+        "scale": [9.0, -4.5, 0.0, 6.75, -21.0, 12.0],
+        "neg": [-3.0, 1.5, 0.0, -2.25, 7.0, -4.0],
+        "less": [False, True, False, False, True, False],
+        "abs": [3.0, 1.5, 0.0, 2.25, 7.0, 4.0],
+        "astype": [3.0, -1.5, 0.0, 2.25, -7.0, 4.0],
+        "sum": 0.75,
+        "dot": 3.0 - 3.0 + 0.0 + 5.0625 - 3.5 - 32.0,
+        "slice": [3.0, 0.0, -7.0],
+        "copy": [3.0, -1.5, 0.0, 2.25, -7.0, 4.0],
+    }
+    assert sorted(small.OPERATIONS) == sorted(SMALL_OPERATIONS)
+    for name, want in expected.items():
+        got = small.OPERATIONS[name][1](np, x, y)
+        np.testing.assert_array_equal(got, np.array(want), err_msg=name)
+    assert small.OPERATIONS["astype"][1](np, x, y).dtype == np.float64
+    assert small.OPERATIONS["less"][1](np, x, y).dtype == np.bool_
+    # The views stay views; the copy does not.
+    big = np.arange(1000, dtype=np.float32)
+    assert np.shares_memory(small.OPERATIONS["slice"][1](np, big, big), big)
+    reshaped = small.OPERATIONS["reshape"][1](np, big, big)
+    assert reshaped.shape == (10, 100) and np.shares_memory(reshaped, big)
+    assert not np.shares_memory(small.OPERATIONS["copy"][1](np, x, y), x)
