@@ -1,11 +1,14 @@
 """The benchmark harness and its cases: every case imports and is described without a GPU;
 the small-array operations compute what their names say (run on numpy, which has the same
-names); the C++ baselines check their arguments."""
+names); the C++ baselines check their arguments. The GPU test runs a side in a process of
+its own (the harness makes the primary context current once per process)."""
 import numpy as np
 import pytest
 
+from conftest import run_in_fresh_process
+
 import gpukit.driver as drv
-from gpukit.bench import cases, small
+from gpukit.bench import arrays, cases, small
 
 SMALL_OPERATIONS = ["add", "axpy", "scale", "neg", "less", "abs", "astype", "sum", "dot", "slice", "reshape", "copy"]
 SMALL_CASES = [f"small_{name}" for name in SMALL_OPERATIONS] + ["small_add_1000_kernels"]
@@ -100,3 +103,24 @@ def test_small_operations_compute_what_their_names_say():
     reshaped = small.OPERATIONS["reshape"][1](np, big, big)
     assert reshaped.shape == (10, 100) and np.shares_memory(reshaped, big)
     assert not np.shares_memory(small.OPERATIONS["copy"][1](np, x, y), x)
+
+
+def test_broadcast_case_compares_with_the_same_size_add():
+    assert arrays.BROADCAST_ROWS * arrays.BROADCAST_COLUMNS == arrays.COUNT
+    assert arrays.BROADCAST_BYTES == (arrays.BROADCAST_ROWS + arrays.BROADCAST_COLUMNS + arrays.COUNT) * 4
+    case = by_name("elementwise_broadcast_add")
+    assert case.higher_is_better and case.unit == "GB/s"
+    assert [side.name for side in case.sides] == ["gpukit x + y, same size", "gpukit a + b, broadcast",
+                                                  "CuPy a + b, broadcast"]
+
+
+@pytest.mark.gpu
+@pytest.mark.xfail(strict=True, reason="gpuarray does not broadcast yet (issue 15): remove this mark when it does")
+def test_broadcast_side_measures_a_rate():
+    out = run_in_fresh_process("""
+        from gpukit.bench import arrays
+        rates = arrays.broadcast_add("gpukit")({"repeats": 2, "quick": True})
+        assert len(rates) == 2 and all(rate > 0 for rate in rates), rates
+        print("measured")
+    """)
+    assert "measured" in out

@@ -93,6 +93,13 @@ def _array_cases():
             [("raw cuMemcpyDtoD, same bytes (C++)", arrays.raw_dtod(reads, writes)),
              ("gpukit GPUArray", arrays.elementwise("gpukit", name)),
              ("CuPy ndarray", arrays.elementwise("cupy", name))]))
+    shapes = f"({arrays.BROADCAST_ROWS},1) + (1,{arrays.BROADCAST_COLUMNS})"
+    cases.append(_transfer_case(
+        "elementwise_broadcast_add", f"a + b broadcast, {shapes} float32, against z = x + y on {elements} "
+        "(the result's size): bytes read + written per second",
+        [("gpukit x + y, same size", arrays.elementwise("gpukit", "add")),
+         ("gpukit a + b, broadcast", arrays.broadcast_add("gpukit")),
+         ("CuPy a + b, broadcast", arrays.broadcast_add("cupy"))]))
     for op in arrays.REDUCTIONS:
         cases.append(_transfer_case(
             f"reduction_{op}", f"{op} of {elements}{' (two operands)' if op == 'dot' else ''}: bytes read per second",
