@@ -8,7 +8,7 @@ import pytest
 from conftest import run_in_fresh_process
 
 import gpukit.driver as drv
-from gpukit.bench import arrays, cases, small
+from gpukit.bench import arrays, cases, copies, small
 
 SMALL_OPERATIONS = ["add", "axpy", "scale", "neg", "less", "abs", "astype", "sum", "dot", "slice", "reshape", "copy"]
 SMALL_CASES = [f"small_{name}" for name in SMALL_OPERATIONS] + ["small_add_1000_kernels"]
@@ -124,3 +124,13 @@ def test_broadcast_side_measures_a_rate():
         print("measured")
     """)
     assert "measured" in out
+
+
+
+def test_fresh_get_case_compares_with_a_copy_into_existing_memory():
+    assert copies.GET_BYTES == 256 * 1024 * 1024
+    case = by_name("get_fresh_256MiB")
+    assert case.higher_is_better and case.unit == "GB/s"
+    assert [side.name for side in case.sides] == ["gpukit memcpy_dtoh, existing array",
+                                                  "gpukit GPUArray.get(), new array",
+                                                  "CuPy ndarray.get(), new array"]
