@@ -1,14 +1,20 @@
 """The benchmark harness and its cases: every case imports and is described without a GPU;
-the small-array operations compute what their names say (run on numpy, which has the same
-names); the C++ baselines check their arguments. The GPU test runs a side in a process of
-its own (the harness makes the primary context current once per process)."""
+case selection by name and group; the small-array operations compute what their names say
+(run on numpy, which has the same names); the C++ baselines check their arguments. The GPU
+tests run the new cases in a process of their own (the harness makes the primary context
+current once per process) and check that every gpukit side measured something."""
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from conftest import run_in_fresh_process
 
 import gpukit.driver as drv
-from gpukit.bench import arrays, cases, copies, small
+from gpukit.bench import arrays, cases, copies, harness, small
 
 SMALL_OPERATIONS = ["add", "axpy", "scale", "neg", "less", "abs", "astype", "sum", "dot", "slice", "reshape", "copy"]
 SMALL_CASES = [f"small_{name}" for name in SMALL_OPERATIONS] + ["small_add_1000_kernels"]
@@ -134,3 +140,46 @@ def test_fresh_get_case_compares_with_a_copy_into_existing_memory():
     assert [side.name for side in case.sides] == ["gpukit memcpy_dtoh, existing array",
                                                   "gpukit GPUArray.get(), new array",
                                                   "CuPy ndarray.get(), new array"]
+
+
+def test_select_takes_names_and_groups_in_case_order():
+    assert harness.select(cases.ALL, []) == cases.ALL
+    assert [c.name for c in harness.select(cases.ALL, ["small"])] == SMALL_CASES
+    # An exact name wins over the group it starts: small_add is not small_add_1000_kernels.
+    assert [c.name for c in harness.select(cases.ALL, ["small_add"])] == ["small_add"]
+    picked = harness.select(cases.ALL, ["small_dot", "launch_empty", "small_dot"])
+    assert [c.name for c in picked] == ["launch_empty", "small_dot"]
+    assert {"small", "elementwise", "reduction"} <= set(harness.groups(cases.ALL))
+    for wrong in ["nonsense", "smal", "small_", "elementwise_"]:
+        with pytest.raises(ValueError, match="unknown case or group"):
+            harness.select(cases.ALL, [wrong])
+
+
+def test_the_command_line_refuses_an_unknown_case(capsys):
+    with pytest.raises(SystemExit) as raised:
+        harness.main(["no_such_case"])
+    assert raised.value.code == 2
+    assert "unknown case or group: no_such_case" in capsys.readouterr().err
+
+
+def bench_in_fresh_process(tmp_path, *names):
+    """Runs `python -m gpukit bench --quick names...` with 16 cached kernels for
+    small_add_1000_kernels; its JSON report."""
+    report = tmp_path / "bench.json"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), GPUKIT_BENCH_KERNELS="16")
+    run = subprocess.run([sys.executable, "-m", "gpukit", "bench", "--quick", "--json", str(report),
+                          "--png", str(tmp_path / "bench.png"), *names],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    return json.loads(report.read_text())
+
+
+@pytest.mark.gpu
+def test_new_cases_measure_every_gpukit_side(tmp_path):
+    report = bench_in_fresh_process(tmp_path, "small", "get_fresh_256MiB")
+    assert [c["case"] for c in report["cases"]] == ["get_fresh_256MiB"] + SMALL_CASES  # the order of cases.ALL
+    for case in report["cases"]:
+        for result in case["results"]:
+            if result["side"].startswith(("gpukit", "raw")):
+                assert "median" in result, (case["case"], result)
+                assert all(sample > 0 for sample in result["samples"]), (case["case"], result)
