@@ -1,6 +1,8 @@
 """Sides of the copy cases: bytes per second of one blocking copy, page-locked or pageable
 host memory, or device to device. Every side copies the same buffers in the primary
-context; the raw sides call the driver from C++ on those very buffers."""
+context; the raw sides call the driver from C++ on those very buffers. The get() sides
+copy an array of their own, each into a new host array or into one made beforehand."""
+import functools
 import time
 
 import numpy as np
@@ -133,38 +135,43 @@ def dtod_cupy(nbytes):
     return run
 
 
-# ---- device to a new host array (allocation, copy and freeing of the array, as a program
-# calling get() in a loop pays for them)
+# ---- a GPUArray's get() into a new numpy array, whose pages the copy touches first
 
-def _device_bytes(nbytes):
+GET_BYTES = 256 << 20
+
+
+def _gpukit_get_rates(copy, settings):
+    """Rates of copy(x) for x a GPUArray of GET_BYTES of float32 (zeros: the content does not
+    change a copy), which is freed afterwards, its pool too."""
+    import gpukit.driver as drv
     import gpukit.gpuarray as gpuarray
     primary_context()
-    a = gpuarray.GPUArray((nbytes,), np.uint8)
-    a.fill(1)
-    return a
+    try:
+        x = gpuarray.zeros(GET_BYTES // 4, np.float32)
+        result = _rates(functools.partial(copy, x), drv.Context.synchronize, GET_BYTES, settings)
+        del x
+        return result
+    finally:
+        gpuarray.release_default_pools()
 
 
-def get_new_gpukit(nbytes):
-    def run(settings):
-        import gpukit.driver as drv
-        a = _device_bytes(nbytes)
-        return _rates(a.get, drv.Context.synchronize, nbytes, settings)
-    return run
+def get_into_existing_gpukit(settings):
+    import gpukit.driver as drv
+    existing = _host(GET_BYTES, pinned=False).view(np.float32)
+    return _gpukit_get_rates(lambda x: drv.memcpy_dtoh(existing, x.gpudata), settings)
 
 
-def get_new_numpy_empty(nbytes):
-    """numpy.empty + memcpy_dtoh: what get() did before prefaulted_empty."""
-    def run(settings):
-        import gpukit.driver as drv
-        a = _device_bytes(nbytes)
-        return _rates(lambda: drv.memcpy_dtoh(np.empty(nbytes, np.uint8), a), drv.Context.synchronize,
-                      nbytes, settings)
-    return run
+def get_fresh_gpukit(settings):
+    return _gpukit_get_rates(lambda x: x.get(), settings)
 
 
-def get_new_cupy(nbytes):
-    def run(settings):
-        cp = _cupy()
-        dev = cp.ones(nbytes, cp.uint8)
-        return _rates(dev.get, cp.cuda.Device().synchronize, nbytes, settings)
-    return run
+def get_fresh_cupy(settings):
+    primary_context()
+    cp = _cupy()
+    try:
+        x = cp.zeros(GET_BYTES // 4, cp.float32)
+        result = _rates(x.get, cp.cuda.Device().synchronize, GET_BYTES, settings)
+        del x
+        return result
+    finally:
+        cp.get_default_memory_pool().free_all_blocks()
