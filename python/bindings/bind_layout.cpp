@@ -204,8 +204,16 @@ void bind_layout(nb::module_& m) {
                 positions.push_back(clamped_int64(index, "split_at(indices)"));
             return l.split_at(positions, axis_of(axis.object, l, "split_at(axis)"));
         }, "indices"_a.none(), "axis"_a.none() = 0)
+        .def("broadcast_to", [](const layout& l, shape_arg shape) {
+            return l.broadcast_to(shape_of(shape, "broadcast_to(shape)"));
+        }, "shape"_a.none(), "A view of the given shape, as numpy.broadcast_to (stride 0 where it stretches).")
         .def("__eq__", [](const layout& a, const layout& b) { return a == b; })
         .def("__repr__", [](const layout& l) { return "Layout(" + l.describe() + ")"; });
+
+    m.def("broadcast_shapes", [](shape_arg a, shape_arg b) {
+        const auto shape = broadcast_shapes(shape_of(a, "broadcast_shapes(a)"), shape_of(b, "broadcast_shapes(b)"));
+        return nb::tuple(nb::cast(shape));
+    }, "a"_a.none(), "b"_a.none(), "The shape two arrays broadcast to, as numpy.broadcast_shapes(a, b).");
 }
 
 }  // namespace gpukit::python

@@ -10,11 +10,19 @@
 namespace gpukit {
 namespace {
 
-std::string join(const std::vector<std::int64_t>& values) {
+// `values` as a Python tuple: "(3, 4)", or "(3,4)" with separator "," as numpy's
+// broadcasting errors write shapes.
+std::string join(const std::vector<std::int64_t>& values, const char* separator = ", ") {
     std::string text = "(";
     for (std::size_t i = 0; i < values.size(); ++i)
-        text += (i ? ", " : "") + std::to_string(values[i]);
+        text += (i ? separator : "") + std::to_string(values[i]);
     return text + (values.size() == 1 ? ",)" : ")");
+}
+
+void check_extents(const std::vector<std::int64_t>& shape) {
+    for (std::int64_t extent : shape)
+        if (extent < 0)
+            throw std::invalid_argument("negative dimensions are not allowed, got shape " + join(shape));
 }
 
 std::length_error too_big(const std::vector<std::int64_t>& shape, std::int64_t itemsize) {
@@ -26,11 +34,10 @@ std::length_error too_big(const std::vector<std::int64_t>& shape, std::int64_t i
 // negative and that the non-zero extents times `itemsize` fit in 64 bits (so a zero extent
 // does not make (0, 2**62, 2**62) acceptable).
 std::int64_t element_count(const std::vector<std::int64_t>& shape, std::int64_t itemsize) {
+    check_extents(shape);
     std::int64_t bytes = itemsize;
     bool empty = false;
     for (std::int64_t extent : shape) {
-        if (extent < 0)
-            throw std::invalid_argument("negative dimensions are not allowed, got shape " + join(shape));
         if (extent == 0) {
             empty = true;
             continue;
@@ -426,6 +433,49 @@ std::vector<layout> layout::split(std::int64_t sections, int a) const {
     for (std::int64_t k = 1; k < sections; ++k)
         indices.push_back(k * part);
     return split_at(indices, a);
+}
+
+layout layout::broadcast_to(const std::vector<std::int64_t>& shape) const {
+    check_extents(shape);
+    const auto refuse = [&] {
+        return std::invalid_argument("cannot broadcast an array of shape " + join(shape_, ",") +
+                                     " to the requested shape " + join(shape, ","));
+    };
+    if (shape.size() < shape_.size())
+        throw refuse();
+    // Axis k of the view is axis k - added of this layout, where one exists. As numpy, every
+    // length-1 axis gets stride 0, stretched or not (its stride is never used when it is not).
+    const std::size_t added = shape.size() - shape_.size();
+    std::vector<std::int64_t> strides(shape.size(), 0);
+    for (std::size_t k = added; k < shape.size(); ++k) {
+        const std::int64_t extent = shape_[k - added];
+        if (extent == 1)
+            continue;
+        if (extent != shape[k])
+            throw refuse();
+        strides[k] = strides_[k - added];
+    }
+    return layout(shape, std::move(strides), itemsize_, offset_);
+}
+
+std::vector<std::int64_t> broadcast_shapes(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+    check_extents(a);
+    check_extents(b);
+    const bool a_longer = a.size() >= b.size();
+    const std::vector<std::int64_t>& longer = a_longer ? a : b;
+    const std::vector<std::int64_t>& shorter = a_longer ? b : a;
+    std::vector<std::int64_t> result = longer;
+    const std::size_t added = longer.size() - shorter.size();
+    for (std::size_t k = 0; k < shorter.size(); ++k) {
+        std::int64_t& extent = result[added + k];
+        if (shorter[k] == extent || shorter[k] == 1)
+            continue;
+        if (extent != 1)
+            throw std::invalid_argument("operands could not be broadcast together with shapes " + join(a, ",") +
+                                        " " + join(b, ","));
+        extent = shorter[k];
+    }
+    return result;
 }
 
 std::string layout::describe() const {

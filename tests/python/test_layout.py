@@ -1,10 +1,12 @@
 """The layout arithmetic of gpukit's arrays, checked against numpy's own views on random
 shapes, strides, indices and reshapes."""
 import operator
+import re
 
 import numpy as np
 import pytest
 
+from gpukit import _gpukit
 from gpukit._gpukit import Layout
 
 
@@ -355,3 +357,101 @@ def test_python_bools_are_slice_bounds():
     a = np.zeros((4, 3))
     assert same(layout_of(a)[True:], a[True:])
     assert same(layout_of(a)[:, False:True], a[:, False:True])
+
+
+# ---- broadcasting
+
+# Shapes of every kind: 0-d, length-1 axes, empty axes, and ones that do not broadcast together.
+SHAPES = [(), (1,), (0,), (3,), (4,), (1, 1), (3, 1), (1, 4), (3, 4), (4, 3), (0, 1), (1, 0), (0, 4),
+          (2, 1, 4), (2, 3, 1), (5, 3, 4), (1, 1, 1, 1), (2, 3, 4, 0)]
+
+
+def numpy_text(shape):
+    """A shape as numpy writes it in broadcasting errors: (2,3), (4,), ()."""
+    return str(tuple(shape)).replace(" ", "")
+
+
+def test_broadcast_shapes_match_numpy_for_every_pair():
+    broadcast = 0
+    for a in SHAPES:
+        for b in SHAPES:
+            try:
+                expected = np.broadcast_shapes(a, b)
+            except ValueError:
+                message = f"operands could not be broadcast together with shapes {numpy_text(a)} {numpy_text(b)}"
+                with pytest.raises(ValueError) as info:
+                    _gpukit.broadcast_shapes(a, b)
+                assert str(info.value) == message
+                continue
+            assert _gpukit.broadcast_shapes(a, b) == expected, (a, b)
+            broadcast += 1
+    assert 100 < broadcast < len(SHAPES) ** 2  # both outcomes were checked
+
+
+def test_broadcast_shapes_arguments():
+    assert _gpukit.broadcast_shapes(3, [2, 1]) == (2, 3)  # an integer is a 1-d shape, as in numpy
+    assert _gpukit.broadcast_shapes(np.array([4, 1]), (5,)) == (4, 5)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        _gpukit.broadcast_shapes((-1,), (1,))
+    with pytest.raises(ValueError, match="maximum allowed dimension"):
+        _gpukit.broadcast_shapes((2**64,), (1,))
+    with pytest.raises(TypeError):
+        _gpukit.broadcast_shapes((1.5,), (1,))
+    # numpy refuses a result of more than 2**63 - 1 elements; gpukit where an array of that
+    # shape is made.
+    with pytest.raises(ValueError, match="too large"):
+        np.broadcast_shapes((2**62,), (4, 1))
+    with pytest.raises(ValueError, match="array is too big"):
+        Layout.contiguous(_gpukit.broadcast_shapes((2**62,), (4, 1)), 1)
+
+
+def broadcast_bases():
+    """numpy views over one buffer of every stride kind, with their offset in that buffer."""
+    buffer = np.zeros(4 * 3 * 2 * 8, np.int16)
+    c = buffer[: 3 * 4].reshape(3, 4)
+    f = buffer[: 3 * 4].reshape(3, 4, order="F")
+    views = [c, f, c[::-1, 1:], c[1:, ::-2], c[2:3, :], c[:, 1:2], c[:, :0], c[1], c[1, 2, ...],
+             buffer[5:11].reshape(2, 1, 3)[:, :, ::-1], np.broadcast_to(c[0], (2, 4)), buffer[7:7]]
+    for view in views:
+        offset = view.__array_interface__["data"][0] - buffer.__array_interface__["data"][0]
+        yield view, Layout(list(view.shape), list(view.strides), view.itemsize, offset), offset
+
+
+def test_broadcast_to_matches_numpy():
+    checked = refused = 0
+    for view, layout, offset in broadcast_bases():
+        for shape in SHAPES + [view.shape, (2,) + view.shape, (1, 2) + view.shape]:
+            try:
+                expected = np.broadcast_to(view, shape)
+            except ValueError:
+                with pytest.raises(ValueError, match=re.escape(
+                        f"cannot broadcast an array of shape {numpy_text(view.shape)} "
+                        f"to the requested shape {numpy_text(shape)}")):
+                    layout.broadcast_to(shape)
+                refused += 1
+                continue
+            got = layout.broadcast_to(shape)
+            moved = expected.__array_interface__["data"][0] - view.__array_interface__["data"][0]
+            assert (tuple(got.shape), tuple(got.strides), got.offset, got.itemsize) == (
+                expected.shape, expected.strides, offset + moved, view.itemsize), (view.strides, shape)
+            assert (got.is_c_contiguous, got.is_f_contiguous) == (
+                expected.flags.c_contiguous, expected.flags.f_contiguous), (view.strides, shape)
+            assert got.size == expected.size
+            if expected.size:
+                low, high = np.lib.array_utils.byte_bounds(expected)
+                start = view.__array_interface__["data"][0] - offset
+                assert got.byte_extent() == (low - start, high - start)
+            checked += 1
+    assert checked > 50 and refused > 50
+
+
+def test_broadcast_to_bad_shapes():
+    layout = Layout.contiguous([3, 1], 4)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        layout.broadcast_to((3, -1))
+    with pytest.raises(ValueError, match="maximum allowed dimension"):
+        layout.broadcast_to((3, 2**64))
+    with pytest.raises(ValueError, match="array is too big"):
+        layout.broadcast_to((2**62, 3, 2))  # 2**64 elements of 4 bytes
+    with pytest.raises(TypeError):
+        layout.broadcast_to("3")

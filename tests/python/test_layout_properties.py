@@ -1,7 +1,8 @@
 """Property tests (hypothesis) of the view arithmetic of Layout and GPUArray against numpy's
 own views: basic indexing with every kind of key (integers, slices with bounds and steps up
-to 2**63 and beyond, None, ...), reshape, transpose, squeeze, split, over bases that are
-C or F ordered, sliced, reversed or broadcast (zero strides).
+to 2**63 and beyond, None, ...), reshape, transpose, squeeze, split, broadcast_to and
+broadcast_shapes, over bases that are C or F ordered, sliced, reversed or broadcast (zero
+strides).
 
 The normal suite runs a fixed, derandomized set of examples ("ci" profile, bounded time);
 `make test-properties-long` runs many more, randomly ("long" profile, GPUKIT_PROPERTY_EXAMPLES
@@ -17,6 +18,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import gpukit.gpuarray as gpuarray  # noqa: E402
+from gpukit import _gpukit  # noqa: E402
 from gpukit._gpukit import Layout  # noqa: E402
 
 settings.register_profile("ci", max_examples=150, derandomize=True, deadline=None,
@@ -242,6 +244,75 @@ def test_split_matches_numpy_split(data):
         got = lambda: [layout_meaning(part) for part in layout_of(base).split(sections, axis)]  # noqa: E731
         expected = lambda: [numpy_meaning(part, base) for part in np.split(base, sections, axis)]  # noqa: E731
     agree(expected, [got])
+
+
+# ---- broadcasting
+
+@st.composite
+def stretched(draw, shape):
+    """A shape `shape` may broadcast to (new leading axes, length-1 axes stretched), or now
+    and then one it may not: an extent changed, an axis dropped, a negative or huge extent."""
+    target = draw(st.lists(st.integers(0, 4), max_size=2))
+    for n in shape:
+        if n == 1 and draw(st.booleans()):
+            target.append(draw(st.integers(0, 4)))
+        else:
+            target.append(n)
+    change = draw(st.integers(0, 7))
+    if change == 0 and target:
+        target[draw(st.integers(0, len(target) - 1))] = draw(st.one_of(st.integers(-2, 6), BIG))
+    elif change == 1 and target:
+        del target[0]
+    return target
+
+
+@given(data=st.data())
+def test_broadcast_to_matches_numpy(data):
+    base = data.draw(bases())
+    shape = data.draw(stretched(base.shape))
+
+    def numpy_view():
+        view = np.broadcast_to(base, shape)
+        return numpy_meaning(view, base), view.flags.c_contiguous, view.flags.f_contiguous
+
+    def layout_view():
+        view = layout_of(base).broadcast_to(shape)
+        return layout_meaning(view), view.is_c_contiguous, view.is_f_contiguous
+
+    agree(numpy_view, [layout_view])
+
+
+@st.composite
+def broadcastable_pairs(draw):
+    """Two shapes, mostly ones that broadcast: both taken from one shape, each with some
+    leading axes dropped and some extents made 1; now and then an extent changed to any value."""
+    common = draw(st.lists(st.integers(0, 5), max_size=5))
+    pair = []
+    for _ in range(2):
+        shape = common[draw(st.integers(0, len(common))):]
+        shape = [1 if draw(st.integers(0, 3)) == 0 else n for n in shape]
+        if shape and draw(st.integers(0, 5)) == 0:
+            shape[draw(st.integers(0, len(shape) - 1))] = draw(st.one_of(st.integers(-1, 6), BIG))
+        pair.append(tuple(shape))
+    return pair
+
+
+@given(pair=broadcastable_pairs())
+def test_broadcast_shapes_match_numpy(pair):
+    a, b = pair
+    try:
+        expected = np.broadcast_shapes(a, b)
+    except ValueError as e:
+        if "too large" in str(e):
+            # numpy refuses a result beyond 2**63 - 1 elements; gpukit, an array of it.
+            with pytest.raises(ValueError, match="array is too big"):
+                Layout.contiguous(_gpukit.broadcast_shapes(a, b), 1)
+            return
+        with pytest.raises(ValueError):
+            _gpukit.broadcast_shapes(a, b)
+        return
+    assert _gpukit.broadcast_shapes(a, b) == expected
+    assert _gpukit.broadcast_shapes(b, a) == expected
 
 
 # ---- sizes at the 64-bit edge

@@ -1,11 +1,12 @@
 // The layout of an n-dimensional array over a flat buffer: shape, strides in bytes, the
 // element size and the byte offset of element [0, ..., 0]. All view arithmetic of gpukit's
-// array types (reshape, ravel, slicing, transpose, squeeze, split) lives here, once, and
-// is tested on the CPU.
+// array types (reshape, ravel, slicing, transpose, squeeze, split, broadcasting) lives
+// here, once, and is tested on the CPU.
 //
 // Errors follow numpy's (Python sees the exception nanobind maps each to):
 //   std::invalid_argument (ValueError)  a bad request: negative extent, repeated axis, sizes
-//                                       that differ, a zero slice step
+//                                       that differ, a zero slice step, shapes that do not
+//                                       broadcast
 //   std::length_error     (ValueError)  a size, byte count or byte offset beyond 64 bits
 //                                       ("array is too big")
 //   std::out_of_range     (IndexError)  an index or axis out of bounds
@@ -80,6 +81,11 @@ public:
     std::vector<layout> split_at(const std::vector<std::int64_t>& indices, int axis = 0) const;
     // Views splitting `axis` into `sections` equal parts (invalid_argument when it does not divide).
     std::vector<layout> split(std::int64_t sections, int axis = 0) const;
+    // A view of shape `shape`, as numpy.broadcast_to: the new leading axes and the stretched
+    // length-1 axes get stride 0, the others keep theirs. invalid_argument when this shape
+    // cannot be stretched to `shape` (only this layout's axes stretch) or `shape` has a
+    // negative extent. A view stretched along an axis is not contiguous (numpy's flags).
+    layout broadcast_to(const std::vector<std::int64_t>& shape) const;
 
     std::string describe() const;  // "shape (3, 4), strides (16, 4), itemsize 4, offset 0"
 
@@ -93,6 +99,13 @@ private:
     std::int64_t itemsize_ = 1;
     std::int64_t offset_ = 0;
 };
+
+// The shape of the result of an elementwise operation between arrays of shapes `a` and `b`
+// (numpy.broadcast_shapes): trailing axes aligned, missing leading axes taken as 1, each pair
+// of extents equal or one of them 1 (so 0 with 1 gives 0). invalid_argument naming both
+// shapes when they do not broadcast or an extent is negative. The result's size is checked
+// where an array of it is made (layout::contiguous: length_error when too big).
+std::vector<std::int64_t> broadcast_shapes(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b);
 
 // The contiguous strides of `shape` in bytes.
 std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& shape, std::int64_t itemsize, order o);

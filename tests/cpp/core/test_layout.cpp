@@ -141,4 +141,76 @@ TEST(Layout, SliceStepsNear64BitsKeepOneElement) {
     EXPECT_THROW(a.index({INT64_MAX}), std::out_of_range);
 }
 
+TEST(Layout, BroadcastShapesFollowNumpy) {
+    using gpukit::broadcast_shapes;
+    EXPECT_EQ(broadcast_shapes({3, 1}, {1, 4}), (V{3, 4}));
+    EXPECT_EQ(broadcast_shapes({5}, {2, 3, 1}), (V{2, 3, 5}));  // missing leading axes are 1
+    EXPECT_EQ(broadcast_shapes({2, 3, 1}, {5}), (V{2, 3, 5}));
+    EXPECT_EQ(broadcast_shapes({}, {4, 2}), (V{4, 2}));          // a 0-d array with anything
+    EXPECT_EQ(broadcast_shapes({}, {}), V{});
+    EXPECT_EQ(broadcast_shapes({0}, {1}), (V{0}));               // 0 with 1 gives 0
+    EXPECT_EQ(broadcast_shapes({1, 0}, {7, 1}), (V{7, 0}));
+    EXPECT_EQ(broadcast_shapes({1, 1}, {1}), (V{1, 1}));
+    try {
+        broadcast_shapes({2, 3}, {4});
+        FAIL() << "(2,3) with (4,) broadcast";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_STREQ(e.what(), "operands could not be broadcast together with shapes (2,3) (4,)");
+    }
+    EXPECT_THROW(broadcast_shapes({0}, {3}), std::invalid_argument);  // 0 only stretches from 1
+    EXPECT_THROW(broadcast_shapes({3}, {0}), std::invalid_argument);
+    EXPECT_THROW(broadcast_shapes({2, 1}, {8, 4, 3}), std::invalid_argument);
+    EXPECT_THROW(broadcast_shapes({-1}, {1}), std::invalid_argument);
+    EXPECT_THROW(broadcast_shapes({1}, {3, -2}), std::invalid_argument);
+}
+
+TEST(Layout, BroadcastToGivesZeroStrides) {
+    const layout column = layout::contiguous({3, 1}, 4);
+    const layout b = column.broadcast_to({2, 3, 5});
+    EXPECT_EQ(b.shape(), (V{2, 3, 5}));
+    EXPECT_EQ(b.strides(), (V{0, 4, 0}));  // new axis and stretched axis: stride 0
+    EXPECT_EQ(b.itemsize(), 4);
+    EXPECT_FALSE(b.is_c_contiguous());
+    EXPECT_FALSE(b.is_f_contiguous());
+    EXPECT_EQ(b.byte_extent(), (std::pair<std::int64_t, std::int64_t>{0, 12}));
+    EXPECT_EQ(b.size(), 30);
+
+    // A reversed view with an offset keeps both; every length-1 axis gets stride 0, as numpy.
+    const layout reversed = layout::contiguous({4, 1}, 8).index({slice{std::nullopt, std::nullopt, -1}});
+    EXPECT_EQ(reversed.broadcast_to({4, 1}), layout({4, 1}, {-8, 0}, 8, 24));
+    const layout wide = reversed.broadcast_to({4, 6});
+    EXPECT_EQ(wide.strides(), (V{-8, 0}));
+    EXPECT_EQ(wide.offset(), 24);
+    EXPECT_EQ(wide.byte_extent(), (std::pair<std::int64_t, std::int64_t>{0, 32}));
+
+    // A 0-d array to any shape; stretching only to length 1 keeps the view contiguous, as numpy.
+    const layout scalar = layout({}, {}, 2, 10);
+    EXPECT_EQ(scalar.broadcast_to({3}).strides(), (V{0}));
+    EXPECT_EQ(scalar.broadcast_to({3}).offset(), 10);
+    EXPECT_TRUE(scalar.broadcast_to({1, 1}).is_c_contiguous());
+    EXPECT_TRUE(scalar.broadcast_to({1, 1}).is_f_contiguous());
+    EXPECT_EQ(scalar.broadcast_to({}), scalar);
+
+    // Empty axes: 1 stretches to 0, 0 stays 0; an empty view is contiguous.
+    EXPECT_EQ(layout::contiguous({1, 0}, 4).broadcast_to({5, 0, 0}).shape(), (V{5, 0, 0}));
+    EXPECT_TRUE(layout::contiguous({1}, 4).broadcast_to({0}).is_c_contiguous());
+}
+
+TEST(Layout, BroadcastToRefusesWhatNumpyRefuses) {
+    const layout a = layout::contiguous({2, 1}, 4);
+    try {
+        a.broadcast_to({8, 4, 3});
+        FAIL() << "(2,1) broadcast to (8,4,3)";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_STREQ(e.what(), "cannot broadcast an array of shape (2,1) to the requested shape (8,4,3)");
+    }
+    EXPECT_THROW(a.broadcast_to({1}), std::invalid_argument);     // fewer axes
+    EXPECT_THROW(a.broadcast_to({1, 1}), std::invalid_argument);  // only this layout's axes stretch
+    EXPECT_THROW(layout::contiguous({0}, 4).broadcast_to({3}), std::invalid_argument);
+    EXPECT_THROW(a.broadcast_to({2, -1}), std::invalid_argument);
+    // Sizes stay within 64 bits (counted in bytes, as every layout's are).
+    EXPECT_THROW(layout::contiguous({1}, 8).broadcast_to({1LL << 62}), std::length_error);
+    EXPECT_EQ(layout::contiguous({1}, 1).broadcast_to({INT64_MAX}).size(), INT64_MAX);
+}
+
 }  // namespace
