@@ -19,6 +19,10 @@ void bind_bench(nb::module_& m) {
     bench.def("gpukit_launch_seconds", &gpukit::bench::gpukit_launch_seconds, "launches"_a, "repeats"_a,
               nb::call_guard<release_gil>(),
               "Host seconds per gpukit::cuda::launch of an empty kernel, one value per repeat.");
+    bench.def("raw_add_launch_seconds", &gpukit::bench::raw_add_launch_seconds, "elements"_a, "launches"_a,
+              "batches"_a, "repeats"_a, nb::call_guard<release_gil>(),
+              "Seconds per raw cuLaunchKernel of a float32 add on `elements` values, batches of `launches` "
+              "each ended by a synchronization, one value per repeat.");
     bench.def("device_pool_pair_seconds", &gpukit::bench::device_pool_pair_seconds, "bytes"_a, "pairs"_a,
               "repeats"_a, "threads"_a, nb::call_guard<release_gil>(),
               "Seconds per allocate+free pair (a bin hit) of gpukit's C++ pool over device memory.");

@@ -700,6 +700,10 @@ def _reduce(op, a, b=None, stream=None):
         raise ValueError(f"zero-size array to reduction operation {op} which has no identity")
     a = a._contiguous()
     b = b._contiguous() if b is not None else None
+    if b is not None and not (a._layout.is_c_contiguous and b._layout.is_c_contiguous
+                              or a._layout.is_f_contiguous and b._layout.is_f_contiguous):
+        # Element i in memory must be element i of both: C order for both.
+        a, b = (x if x._layout.is_c_contiguous else x.copy() for x in (a, b))
     result_dtype = np.dtype(_gpukit._reduction_type(op, a.dtype.name, b.dtype.name if b is not None else None))
     scratch = _gpukit._reduction_scratch_bytes()
     # One block holds the result (first 256 bytes) and the partial results after it.

@@ -117,10 +117,6 @@ cached_kernel kernel(std::uint64_t key, const std::string& name, const std::func
     return find_or_load(&loaded_modules::generated, key, name, [&] { return compile_generated(source(), name); });
 }
 
-cached_kernel kernel(const std::string& source, const std::string& name) {
-    return find_or_load(&loaded_modules::modules, source, name, [&] { return compile_generated(source, name); });
-}
-
 unsigned grid_for(const cached_kernel& k, long long work_items, long long items_per_thread) {
     const long long per_block = static_cast<long long>(block_size) * items_per_thread;
     const long long needed = (work_items + per_block - 1) / per_block;

@@ -57,8 +57,6 @@ std::uint64_t new_kernel_key() noexcept;
 // compiled as C++17, unannotated functions are device functions, and it declares its
 // kernels extern "C" itself.
 cached_kernel kernel(std::uint64_t key, const std::string& name, const std::function<std::string()>& source);
-// The same, found by the source text itself (for sources without a spec to hold a key).
-cached_kernel kernel(const std::string& source, const std::string& name);
 
 // Blocks for `work_items` items with `items_per_thread` each: enough to cover them, at most
 // `k.full_grid`, at least 1. The kernels loop (grid-stride) over the rest.

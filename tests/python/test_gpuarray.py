@@ -169,6 +169,22 @@ def test_reductions(pool_ctx, dtype, n):
 
 
 @gpu
+def test_reductions_of_unaligned_views_and_mixed_orders(pool_ctx):
+    host = random(4099, np.float32, 5)
+    a = gpuarray.to_gpu(host)
+    view, ref = a[1:], host[1:].astype(np.float64)  # contiguous, not 16-byte aligned
+    np.testing.assert_allclose(gpuarray.sum(view).get(), ref.sum(), rtol=1e-5)
+    assert gpuarray.min(view).get() == host[1:].min() and gpuarray.max(view).get() == host[1:].max()
+    np.testing.assert_allclose(gpuarray.dot(view, a[:-1]).get(), np.dot(ref, host[:-1]), rtol=1e-5)
+    # C order with Fortran order: element i in memory is not element i of both.
+    c_host, f_host = random((30, 40), np.float32, 6), random((40, 30), np.float32, 7).T
+    c, f = gpuarray.to_gpu(c_host), gpuarray.to_gpu(f_host.T).T
+    expected = np.sum(c_host.astype(np.float64) * f_host)
+    np.testing.assert_allclose(gpuarray.dot(c, f).get(), expected, rtol=1e-5)
+    np.testing.assert_allclose(gpuarray.dot(f, c).get(), expected, rtol=1e-5)
+
+
+@gpu
 def test_nan_propagates_and_errors(pool_ctx):
     a = gpuarray.to_gpu(np.array([1.0, np.nan, -3.0], np.float32))
     assert np.isnan(gpuarray.min(a).get()) and np.isnan(gpuarray.max(a).get())

@@ -1,5 +1,6 @@
 """Sides of the array cases: effective bandwidth (bytes read + bytes written per second)
-of elementwise expressions and reductions over 2^28 float32 random numbers.
+of elementwise expressions and reductions over 2^28 float32 random numbers, and of a
+broadcast add whose result has as many elements.
 
 Every side runs a batch of operations between two synchronizations, so the host's
 synchronize and timer cost is spread over the batch as it is in a real program; the
@@ -36,6 +37,11 @@ EXPRESSIONS = {
     "axpb": (lambda x, y: A * x + B, 1, 1),
 }
 REDUCTIONS = {"sum": 1, "min": 1, "max": 1, "dot": 2}  # operands read
+
+# a + b with a of shape (BROADCAST_ROWS, 1) and b of shape (1, BROADCAST_COLUMNS): COUNT elements.
+BROADCAST_ROWS = 1 << 14
+BROADCAST_COLUMNS = COUNT // BROADCAST_ROWS
+BROADCAST_BYTES = (BROADCAST_ROWS + BROADCAST_COLUMNS + COUNT) * 4  # both operands read, the result written
 
 
 def moved_bytes(reads, writes):
@@ -80,13 +86,19 @@ def raw_dtod(reads, writes):
     return run
 
 
-def _gpukit_run(body):
-    """Runs body(x, y) with the operands uploaded as GPUArrays, then frees the pool, so the
-    next side finds the device memory free."""
+@functools.lru_cache(maxsize=1)
+def _broadcast_host_data():
+    rng = np.random.default_rng(54321)
+    return (rng.random((BROADCAST_ROWS, 1), dtype=np.float32),
+            rng.random((1, BROADCAST_COLUMNS), dtype=np.float32))
+
+
+def _gpukit_run(body, host_x, host_y):
+    """Runs body(x, y, synchronize) with the operands uploaded as GPUArrays, then frees the
+    pool, so the next side finds the device memory free."""
     import gpukit.driver as drv
     import gpukit.gpuarray as gpuarray
     primary_context()
-    host_x, host_y = _host_data()
     try:
         x, y = gpuarray.to_gpu(host_x), gpuarray.to_gpu(host_y)
         result = body(x, y, drv.Context.synchronize)
@@ -96,9 +108,8 @@ def _gpukit_run(body):
         gpuarray.release_default_pools()
 
 
-def _cupy_run(body):
+def _cupy_run(body, host_x, host_y):
     cp = _cupy()
-    host_x, host_y = _host_data()
     x, y = cp.asarray(host_x), cp.asarray(host_y)
     try:
         return body(x, y, cp.cuda.Device().synchronize)
@@ -113,7 +124,17 @@ def elementwise(library, name):
 
     def run(settings):
         return runner(lambda x, y, sync: _rates(lambda: expression(x, y), sync, moved_bytes(reads, writes),
-                                                settings))
+                                                settings), *_host_data())
+    return run
+
+
+def broadcast_add(library):
+    """a + b with a of shape (BROADCAST_ROWS, 1) and b of shape (1, BROADCAST_COLUMNS)."""
+    runner = {"gpukit": _gpukit_run, "cupy": _cupy_run}[library]
+
+    def run(settings):
+        return runner(lambda a, b, sync: _rates(lambda: a + b, sync, BROADCAST_BYTES, settings),
+                      *_broadcast_host_data())
     return run
 
 
@@ -131,5 +152,6 @@ def reduction(library, op):
     runner, operation = {"gpukit": (_gpukit_run, gpukit_operation), "cupy": (_cupy_run, cupy_operation)}[library]
 
     def run(settings):
-        return runner(lambda x, y, sync: _rates(operation(x, y), sync, moved_bytes(reads, 0), settings))
+        return runner(lambda x, y, sync: _rates(operation(x, y), sync, moved_bytes(reads, 0), settings),
+                      *_host_data())
     return run

@@ -1,7 +1,7 @@
 """The benchmark cases. Each side measures one library doing the same thing."""
 from gpukit.bench.harness import Case, Side, Unavailable
 from gpukit.bench.gpu import primary_context
-from gpukit.bench import arrays, cl_pool, copies, launch, pools
+from gpukit.bench import arrays, cl_pool, copies, launch, pools, small
 from gpukit.bench import compile as compiling
 
 ALL = [
@@ -77,6 +77,12 @@ def _copy_cases():
         [("raw cuMemcpyDtoD (C++)", copies.dtod_raw(two)),
          ("gpukit memcpy_dtod", copies.dtod_gpukit(two)),
          ("CuPy cp.copyto", copies.dtod_cupy(two))]))
+    cases.append(_transfer_case(
+        "get_fresh_256MiB", "GPUArray.get() of 256 MiB of float32 into a new numpy array (its pages are "
+        "touched for the first time by the copy), against a copy into an existing, touched one",
+        [("gpukit memcpy_dtoh, existing array", copies.get_into_existing_gpukit),
+         ("gpukit GPUArray.get(), new array", copies.get_fresh_gpukit),
+         ("CuPy ndarray.get(), new array", copies.get_fresh_cupy)]))
     return cases
 
 
@@ -93,6 +99,13 @@ def _array_cases():
             [("raw cuMemcpyDtoD, same bytes (C++)", arrays.raw_dtod(reads, writes)),
              ("gpukit GPUArray", arrays.elementwise("gpukit", name)),
              ("CuPy ndarray", arrays.elementwise("cupy", name))]))
+    shapes = f"({arrays.BROADCAST_ROWS},1) + (1,{arrays.BROADCAST_COLUMNS})"
+    cases.append(_transfer_case(
+        "elementwise_broadcast_add", f"a + b broadcast, {shapes} float32, against z = x + y on {elements} "
+        "(the result's size): bytes read + written per second",
+        [("gpukit x + y, same size", arrays.elementwise("gpukit", "add")),
+         ("gpukit a + b, broadcast", arrays.broadcast_add("gpukit")),
+         ("CuPy a + b, broadcast", arrays.broadcast_add("cupy"))]))
     for op in arrays.REDUCTIONS:
         cases.append(_transfer_case(
             f"reduction_{op}", f"{op} of {elements}{' (two operands)' if op == 'dot' else ''}: bytes read per second",
@@ -102,4 +115,31 @@ def _array_cases():
 
 
 ALL += _array_cases()
+
+
+def _small_array_cases():
+    size = f"{small.SIZE} float32"
+    timing = f"batches of {small.BATCH} between synchronizations"
+    cases = []
+    for name, (text, _) in small.OPERATIONS.items():
+        sides = [Side("CuPy", small.operation_side("cupy", name)),
+                 Side("gpukit", small.operation_side("gpukit", name)),
+                 Side("PyCUDA", small.operation_side("pycuda", name))]
+        if name == "add":
+            sides.append(Side("raw cuLaunchKernel add (C++)", small.raw_add_floor))
+        cases.append(Case(f"small_{name}", f"{text} on {size}, {timing}", "µs per operation", sides, scale=1e6))
+    count = small.kernel_count()
+    cases.append(Case(
+        "small_add_1000_kernels",
+        f"x + y on {size} before and after {count} distinct ElementwiseKernels ({small.KERNELS_VARIABLE}, "
+        f"default 1000) were compiled, loaded and run once; {timing}. A cold compile cache costs ~20-60 ms "
+        "of NVRTC per kernel (spread over the CPUs); the disk cache makes later runs fast",
+        "µs per operation",
+        [Side("gpukit x + y, before", small.operation_side("gpukit", "add")),
+         Side(f"gpukit x + y, {count} kernels cached", small.add_with_cached_kernels(count))],
+        scale=1e6))
+    return cases
+
+
+ALL += _small_array_cases()
 __all__ = ["ALL", "Case", "Side", "Unavailable", "primary_context"]

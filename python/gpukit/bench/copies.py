@@ -1,6 +1,8 @@
 """Sides of the copy cases: bytes per second of one blocking copy, page-locked or pageable
 host memory, or device to device. Every side copies the same buffers in the primary
-context; the raw sides call the driver from C++ on those very buffers."""
+context; the raw sides call the driver from C++ on those very buffers. The get() sides
+copy an array of their own, each into a new host array or into one made beforehand."""
+import functools
 import time
 
 import numpy as np
@@ -131,3 +133,45 @@ def dtod_cupy(nbytes):
         dst = cp.empty_like(src)
         return _rates(lambda: cp.copyto(dst, src), cp.cuda.Device().synchronize, nbytes, settings)
     return run
+
+
+# ---- a GPUArray's get() into a new numpy array, whose pages the copy touches first
+
+GET_BYTES = 256 << 20
+
+
+def _gpukit_get_rates(copy, settings):
+    """Rates of copy(x) for x a GPUArray of GET_BYTES of float32 (zeros: the content does not
+    change a copy), which is freed afterwards, its pool too."""
+    import gpukit.driver as drv
+    import gpukit.gpuarray as gpuarray
+    primary_context()
+    try:
+        x = gpuarray.zeros(GET_BYTES // 4, np.float32)
+        result = _rates(functools.partial(copy, x), drv.Context.synchronize, GET_BYTES, settings)
+        del x
+        return result
+    finally:
+        gpuarray.release_default_pools()
+
+
+def get_into_existing_gpukit(settings):
+    import gpukit.driver as drv
+    existing = _host(GET_BYTES, pinned=False).view(np.float32)
+    return _gpukit_get_rates(lambda x: drv.memcpy_dtoh(existing, x.gpudata), settings)
+
+
+def get_fresh_gpukit(settings):
+    return _gpukit_get_rates(lambda x: x.get(), settings)
+
+
+def get_fresh_cupy(settings):
+    primary_context()
+    cp = _cupy()
+    try:
+        x = cp.zeros(GET_BYTES // 4, cp.float32)
+        result = _rates(x.get, cp.cuda.Device().synchronize, GET_BYTES, settings)
+        del x
+        return result
+    finally:
+        cp.get_default_memory_pool().free_all_blocks()

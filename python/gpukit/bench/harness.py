@@ -37,6 +37,27 @@ def _all_cases():
     return cases.ALL
 
 
+def select(cases, names):
+    """The cases `names` asks for, in the order of `cases` (all of them when `names` is
+    empty). A name is a case's name, or else a group: the cases whose names start with it
+    and an underscore ("small" is small_add, small_axpy, ...). ValueError for a name that
+    is neither."""
+    chosen = set()
+    for name in names:
+        matches = [c.name for c in cases if c.name == name] or [c.name for c in cases if c.name.startswith(name + "_")]
+        if not matches:
+            raise ValueError(f"unknown case or group: {name}")
+        chosen.update(matches)
+    return [c for c in cases if not names or c.name in chosen]
+
+
+def groups(cases):
+    """The group names of `cases`: every prefix of a case name up to an underscore that
+    several cases share."""
+    prefixes = [c.name[:i] for c in cases for i, letter in enumerate(c.name) if letter == "_"]
+    return sorted({p for p in prefixes if prefixes.count(p) > 1})
+
+
 def run_case(case, settings):
     results = []
     for side in case.sides:
@@ -99,17 +120,18 @@ def device_description():
 def main(argv):
     cases = _all_cases()
     parser = argparse.ArgumentParser(prog="python -m gpukit bench", description=__doc__)
-    parser.add_argument("cases", nargs="*", help="cases to run (default: all): " + ", ".join(c.name for c in cases))
+    parser.add_argument("cases", nargs="*", help="cases or groups of cases to run (default: all). Cases: " +
+                        ", ".join(c.name for c in cases) + ". Groups: " + ", ".join(groups(cases)))
     parser.add_argument("--repeats", type=int, default=15, help="timed repeats per side (median is reported)")
     parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats (smoke test)")
     parser.add_argument("--json", default="bench-results/bench.json", help="where to write the full results")
     parser.add_argument("--png", default="bench-results/bench.png", help="bar chart (needs matplotlib)")
     args = parser.parse_args(argv)
 
-    chosen = [c for c in cases if not args.cases or c.name in args.cases]
-    unknown = set(args.cases) - {c.name for c in cases}
-    if unknown:
-        parser.error(f"unknown case(s): {', '.join(sorted(unknown))}")
+    try:
+        chosen = select(cases, args.cases)
+    except ValueError as e:
+        parser.error(str(e))
     settings = {"repeats": 3 if args.quick else args.repeats, "quick": args.quick}
 
     device = device_description()

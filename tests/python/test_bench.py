@@ -1,0 +1,185 @@
+"""The benchmark harness and its cases: every case imports and is described without a GPU;
+case selection by name and group; the small-array operations compute what their names say
+(run on numpy, which has the same names); the C++ baselines check their arguments. The GPU
+tests run the new cases in a process of their own (the harness makes the primary context
+current once per process) and check that every gpukit side measured something."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import run_in_fresh_process
+
+import gpukit.driver as drv
+from gpukit.bench import arrays, cases, copies, harness, small
+
+SMALL_OPERATIONS = ["add", "axpy", "scale", "neg", "less", "abs", "astype", "sum", "dot", "slice", "reshape", "copy"]
+SMALL_CASES = [f"small_{name}" for name in SMALL_OPERATIONS] + ["small_add_1000_kernels"]
+
+
+def by_name(name):
+    [case] = [c for c in cases.ALL if c.name == name]
+    return case
+
+
+@pytest.mark.parametrize("elements, launches, batches, repeats", [(0, 200, 1, 1), (1000, 0, 1, 1), (1000, 200, -1, 1),
+                                                                  (1000, 200, 1, 0)])
+def test_the_raw_add_floor_refuses_counts_that_are_not_positive(elements, launches, batches, repeats):
+    # Checked before anything touches the driver, so this runs without a GPU.
+    from gpukit._gpukit import _bench
+    with pytest.raises(drv.LogicError, match="must be positive"):
+        _bench.raw_add_launch_seconds(elements, launches, batches, repeats)
+
+
+def test_every_case_is_named_described_and_has_sides():
+    names = [c.name for c in cases.ALL]
+    assert len(names) == len(set(names))
+    for case in cases.ALL:
+        assert case.name and " " not in case.name
+        assert case.description.strip() and case.unit.strip() and case.scale > 0
+        assert case.sides, case.name
+        side_names = [side.name for side in case.sides]
+        assert len(side_names) == len(set(side_names)), case.name
+        assert all(side.name.strip() and callable(side.run) for side in case.sides), case.name
+
+
+def test_small_cases_compare_gpukit_with_cupy_and_pycuda():
+    assert [c.name for c in cases.ALL if c.name.startswith("small_")] == SMALL_CASES
+    for name in SMALL_OPERATIONS:
+        case = by_name(f"small_{name}")
+        assert case.unit == "µs per operation" and case.scale == 1e6 and not case.higher_is_better
+        assert "1000 float32" in case.description
+        floor = ["raw cuLaunchKernel add (C++)"] if name == "add" else []
+        assert [side.name for side in case.sides] == ["CuPy", "gpukit", "PyCUDA"] + floor
+
+
+def test_many_kernels_case_times_add_before_and_after():
+    case = by_name("small_add_1000_kernels")
+    count = small.kernel_count()
+    assert [side.name for side in case.sides] == ["gpukit x + y, before", f"gpukit x + y, {count} kernels cached"]
+    assert small.KERNELS_VARIABLE in case.description and "cache" in case.description
+
+
+@pytest.mark.parametrize("value, count", [(None, 1000), ("16", 16), ("1", 1), (" 7 ", 7)])
+def test_kernel_count_comes_from_the_environment(monkeypatch, value, count):
+    if value is None:
+        monkeypatch.delenv(small.KERNELS_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(small.KERNELS_VARIABLE, value)
+    assert small.kernel_count() == count
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "many", "1.5", ""])
+def test_kernel_count_rejects_what_is_not_a_positive_integer(monkeypatch, value):
+    monkeypatch.setenv(small.KERNELS_VARIABLE, value)
+    with pytest.raises(ValueError, match=small.KERNELS_VARIABLE):
+        small.kernel_count()
+
+
+def test_small_operations_compute_what_their_names_say():
+    # numpy has every name the table uses (sum, dot, astype, reshape, ...), so the table's
+    # operations run on numpy arrays; the expected results are written out independently.
+    x = np.array([3.0, -1.5, 0.0, 2.25, -7.0, 4.0], dtype=np.float32)
+    y = np.array([1.0, 2.0, -3.0, 2.25, 0.5, -8.0], dtype=np.float32)
+    expected = {
+        "add": [4.0, 0.5, -3.0, 4.5, -6.5, -4.0],
+        "axpy": [7.0, -1.0, -3.0, 6.75, -13.5, 0.0],
+        "scale": [9.0, -4.5, 0.0, 6.75, -21.0, 12.0],
+        "neg": [-3.0, 1.5, 0.0, -2.25, 7.0, -4.0],
+        "less": [False, True, False, False, True, False],
+        "abs": [3.0, 1.5, 0.0, 2.25, 7.0, 4.0],
+        "astype": [3.0, -1.5, 0.0, 2.25, -7.0, 4.0],
+        "sum": 0.75,
+        "dot": 3.0 - 3.0 + 0.0 + 5.0625 - 3.5 - 32.0,
+        "slice": [3.0, 0.0, -7.0],
+        "copy": [3.0, -1.5, 0.0, 2.25, -7.0, 4.0],
+    }
+    assert sorted(small.OPERATIONS) == sorted(SMALL_OPERATIONS)
+    for name, want in expected.items():
+        got = small.OPERATIONS[name][1](np, x, y)
+        np.testing.assert_array_equal(got, np.array(want), err_msg=name)
+    assert small.OPERATIONS["astype"][1](np, x, y).dtype == np.float64
+    assert small.OPERATIONS["less"][1](np, x, y).dtype == np.bool_
+    # The views stay views; the copy does not.
+    big = np.arange(1000, dtype=np.float32)
+    assert np.shares_memory(small.OPERATIONS["slice"][1](np, big, big), big)
+    reshaped = small.OPERATIONS["reshape"][1](np, big, big)
+    assert reshaped.shape == (10, 100) and np.shares_memory(reshaped, big)
+    assert not np.shares_memory(small.OPERATIONS["copy"][1](np, x, y), x)
+
+
+def test_broadcast_case_compares_with_the_same_size_add():
+    assert arrays.BROADCAST_ROWS * arrays.BROADCAST_COLUMNS == arrays.COUNT
+    assert arrays.BROADCAST_BYTES == (arrays.BROADCAST_ROWS + arrays.BROADCAST_COLUMNS + arrays.COUNT) * 4
+    case = by_name("elementwise_broadcast_add")
+    assert case.higher_is_better and case.unit == "GB/s"
+    assert [side.name for side in case.sides] == ["gpukit x + y, same size", "gpukit a + b, broadcast",
+                                                  "CuPy a + b, broadcast"]
+
+
+@pytest.mark.gpu
+@pytest.mark.xfail(strict=True, reason="gpuarray does not broadcast yet (issue 15): remove this mark when it does")
+def test_broadcast_side_measures_a_rate():
+    out = run_in_fresh_process("""
+        from gpukit.bench import arrays
+        rates = arrays.broadcast_add("gpukit")({"repeats": 2, "quick": True})
+        assert len(rates) == 2 and all(rate > 0 for rate in rates), rates
+        print("measured")
+    """)
+    assert "measured" in out
+
+
+
+def test_fresh_get_case_compares_with_a_copy_into_existing_memory():
+    assert copies.GET_BYTES == 256 * 1024 * 1024
+    case = by_name("get_fresh_256MiB")
+    assert case.higher_is_better and case.unit == "GB/s"
+    assert [side.name for side in case.sides] == ["gpukit memcpy_dtoh, existing array",
+                                                  "gpukit GPUArray.get(), new array",
+                                                  "CuPy ndarray.get(), new array"]
+
+
+def test_select_takes_names_and_groups_in_case_order():
+    assert harness.select(cases.ALL, []) == cases.ALL
+    assert [c.name for c in harness.select(cases.ALL, ["small"])] == SMALL_CASES
+    # An exact name wins over the group it starts: small_add is not small_add_1000_kernels.
+    assert [c.name for c in harness.select(cases.ALL, ["small_add"])] == ["small_add"]
+    picked = harness.select(cases.ALL, ["small_dot", "launch_empty", "small_dot"])
+    assert [c.name for c in picked] == ["launch_empty", "small_dot"]
+    assert {"small", "elementwise", "reduction"} <= set(harness.groups(cases.ALL))
+    for wrong in ["nonsense", "smal", "small_", "elementwise_"]:
+        with pytest.raises(ValueError, match="unknown case or group"):
+            harness.select(cases.ALL, [wrong])
+
+
+def test_the_command_line_refuses_an_unknown_case(capsys):
+    with pytest.raises(SystemExit) as raised:
+        harness.main(["no_such_case"])
+    assert raised.value.code == 2
+    assert "unknown case or group: no_such_case" in capsys.readouterr().err
+
+
+def bench_in_fresh_process(tmp_path, *names):
+    """Runs `python -m gpukit bench --quick names...` with 16 cached kernels for
+    small_add_1000_kernels; its JSON report."""
+    report = tmp_path / "bench.json"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), GPUKIT_BENCH_KERNELS="16")
+    run = subprocess.run([sys.executable, "-m", "gpukit", "bench", "--quick", "--json", str(report),
+                          "--png", str(tmp_path / "bench.png"), *names],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    return json.loads(report.read_text())
+
+
+@pytest.mark.gpu
+def test_new_cases_measure_every_gpukit_side(tmp_path):
+    report = bench_in_fresh_process(tmp_path, "small", "get_fresh_256MiB")
+    assert [c["case"] for c in report["cases"]] == ["get_fresh_256MiB"] + SMALL_CASES  # the order of cases.ALL
+    for case in report["cases"]:
+        for result in case["results"]:
+            if result["side"].startswith(("gpukit", "raw")):
+                assert "median" in result, (case["case"], result)
+                assert all(sample > 0 for sample in result["samples"]), (case["case"], result)
