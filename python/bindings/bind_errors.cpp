@@ -1,5 +1,6 @@
 // The exception tree of the seed, raised for gpukit's C++ exceptions:
-// Error > MemoryError, LogicError, LaunchError, RuntimeError, CompileError.
+// Error > MemoryError, LogicError, LaunchError, RuntimeError, CompileError; and Python's own
+// TypeError for gpukit::type_error, as numpy raises for operand types it does not support.
 #include "bindings.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -72,6 +73,8 @@ void bind_errors(nb::module_& m) {
             raise_cuda(types.runtime, e);
         } catch (const cuda_error& e) {
             raise_cuda(types.error, e);
+        } catch (const type_error& e) {
+            PyErr_SetString(PyExc_TypeError, e.what());
         } catch (const error& e) {
             PyErr_SetString(types.error, e.what());
         }

@@ -16,6 +16,7 @@ void bind_context(nb::module_& m);
 void bind_stream(nb::module_& m);
 void bind_layout(nb::module_& m);
 void bind_array(nb::module_& m);
+void bind_promotion(nb::module_& m);
 void bind_dlpack(nb::module_& m);
 void bind_occupancy(nb::module_& m);
 void bind_pool(nb::module_& m);

@@ -17,6 +17,7 @@ NB_MODULE(_gpukit, m) {
     bind_graph(m);
     bind_layout(m);
     bind_array(m);
+    bind_promotion(m);
     bind_dlpack(m);
     bind_occupancy(m);
     bind_pool(m);

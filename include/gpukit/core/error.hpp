@@ -7,7 +7,9 @@
 //   │   ├── launch_error       a kernel launch or a kernel failed
 //   │   └── runtime_error      the environment failed (no driver, file missing, ...)
 //   ├── compile_error          a CUDA C compilation failed; carries the log and command line
-//   └── cl_error               an OpenCL call failed
+//   ├── cl_error               an OpenCL call failed
+//   └── type_error             an operation the operand types do not support (bool - bool,
+//                              an operator gpukit's kernels lack for a type); Python's TypeError
 #pragma once
 
 #include <stdexcept>
@@ -77,6 +79,11 @@ public:
 private:
     int code_;
     std::string routine_;
+};
+
+class type_error : public error {
+public:
+    using error::error;
 };
 
 // Reports a failure in a destructor or at shutdown, where throwing is not allowed.

@@ -1,0 +1,186 @@
+#include "gpukit/array/promotion.hpp"
+
+#include "gpukit/core/error.hpp"
+
+#include <array>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace gpukit::array {
+namespace {
+
+// Which of its loops numpy's ufunc runs once the operands' common type is known, by the
+// kind of that type (numpy's `ufunc.types` lists them).
+enum class loop : std::uint8_t {
+    same,           // a loop for the common type itself
+    int8,           // no bool loop: numpy takes the first one bool casts to safely, int8's
+    float64,        // no integer loops: numpy divides integers in double
+    none,           // no loop: numpy raises TypeError (the entry's message)
+    not_in_gpukit,  // numpy has one, gpukit's kernels do not: type_error
+};
+
+struct op_entry {
+    binary_op op;
+    std::string_view symbol;
+    // Indexed by dtype_kind: boolean, signed_int, unsigned_int, floating, complex.
+    std::array<loop, 5> loops;
+    // Comparisons only (the result is bool): the answer when the left operand is below,
+    // equal to or above the right one.
+    std::optional<std::array<bool, 3>> answers;
+    std::string_view no_loop_message = {};
+};
+
+using enum loop;
+constexpr std::array<op_entry, 11> table{{
+    {binary_op::add, "+", {same, same, same, same, same}, std::nullopt},
+    {binary_op::subtract, "-", {none, same, same, same, same}, std::nullopt,
+     "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "
+     "logical_xor function instead."},
+    {binary_op::multiply, "*", {same, same, same, same, same}, std::nullopt},
+    {binary_op::true_divide, "/", {float64, float64, float64, same, same}, std::nullopt},
+    {binary_op::power, "**", {int8, same, same, same, not_in_gpukit}, std::nullopt},
+    {binary_op::equal, "==", {same, same, same, same, same}, std::array{false, true, false}},
+    {binary_op::not_equal, "!=", {same, same, same, same, same}, std::array{true, false, true}},
+    {binary_op::less, "<", {same, same, same, same, not_in_gpukit}, std::array{true, false, false}},
+    {binary_op::less_equal, "<=", {same, same, same, same, not_in_gpukit}, std::array{true, true, false}},
+    {binary_op::greater, ">", {same, same, same, same, not_in_gpukit}, std::array{false, false, true}},
+    {binary_op::greater_equal, ">=", {same, same, same, same, not_in_gpukit}, std::array{false, true, true}},
+}};
+
+constexpr bool table_in_enum_order() {
+    for (std::size_t k = 0; k < table.size(); ++k)
+        if (static_cast<std::size_t>(table[k].op) != k)
+            return false;
+    return true;
+}
+static_assert(table_in_enum_order(), "the operator table is indexed by binary_op");
+
+const op_entry& entry(binary_op op) noexcept { return table[static_cast<std::size_t>(op)]; }
+
+bool is_integer(dtype t) noexcept {
+    return kind(t) == dtype_kind::signed_int || kind(t) == dtype_kind::unsigned_int;
+}
+
+python_scalar scalar_kind(operand::kind k) noexcept {
+    switch (k) {
+    case operand::kind::python_float:
+        return python_scalar::floating;
+    case operand::kind::python_complex:
+        return python_scalar::complex;
+    default:
+        return python_scalar::integer;
+    }
+}
+
+constexpr std::uint64_t two_to_63 = std::uint64_t{1} << 63;
+
+// Whether integer type `t` holds `v`.
+bool holds(dtype t, const python_int& v) noexcept {
+    if (v.beyond_64_bits)
+        return false;
+    const unsigned bits = 8 * static_cast<unsigned>(size_of(t));
+    if (kind(t) == dtype_kind::unsigned_int)
+        return !v.negative && (bits == 64 || v.magnitude < std::uint64_t{1} << bits);
+    const std::uint64_t half = std::uint64_t{1} << (bits - 1);  // |min|; max is half - 1
+    return v.negative ? v.magnitude <= half : v.magnitude < half;
+}
+
+std::string text(const python_int& v) { return (v.negative ? "-" : "") + std::to_string(v.magnitude); }
+
+// numpy converts a Python int to integer type `t` through a C long, or for uint32 and uint64
+// a C unsigned long (which takes negative longs too) (on LP64 systems), then checks that the
+// value fits `t`; each step has its own OverflowError.
+void check_conversion(const python_int& v, dtype t) {
+    const bool through_unsigned_long = kind(t) == dtype_kind::unsigned_int && size_of(t) >= 4;
+    const bool fits_c_type =
+        !v.beyond_64_bits && (v.negative ? v.magnitude <= two_to_63 : through_unsigned_long || v.magnitude < two_to_63);
+    if (!fits_c_type)
+        throw std::overflow_error("Python int too large to convert to C long");
+    if (!holds(t, v))
+        throw std::overflow_error("Python integer " + text(v) + " out of bounds for " + std::string(name(t)));
+}
+
+// Every element's answer to a comparison of an integer array with a Python int its type
+// cannot hold, which lies beyond all of the type's values on the side of its sign.
+bool constant_answer(const op_entry& e, const python_int& v, bool scalar_on_left) noexcept {
+    const bool scalar_above = !v.negative;
+    const bool left_below = scalar_on_left ? !scalar_above : scalar_above;
+    return (*e.answers)[left_below ? 0 : 2];
+}
+
+}  // namespace
+
+std::string_view symbol(binary_op op) noexcept { return entry(op).symbol; }
+
+bool is_comparison(binary_op op) noexcept { return entry(op).answers.has_value(); }
+
+std::optional<binary_op> binary_op_from_symbol(std::string_view s) noexcept {
+    for (const op_entry& e : table)
+        if (e.symbol == s)
+            return e.op;
+    return std::nullopt;
+}
+
+binary_types resolve_binary(binary_op op, const operand& a, const operand& b) {
+    const op_entry& e = entry(op);
+    const bool a_typed = a.k == operand::kind::typed, b_typed = b.k == operand::kind::typed;
+    if (!a_typed && !b_typed)
+        throw std::invalid_argument(std::string("resolve_binary: ") + std::string(e.symbol) +
+                                    " of two Python scalars; one operand must be an array or numpy scalar");
+
+    // The common type: numpy's promotion, where a Python scalar adopts the typed operand's type
+    // unless its kind is higher (NEP 50).
+    const operand& typed = a_typed ? a : b;
+    const operand& other = a_typed ? b : a;
+    const dtype common =
+        a_typed && b_typed ? promote(a.type, b.type) : promote_with_scalar(typed.type, scalar_kind(other.k));
+
+    binary_types types{common, common, std::nullopt, false};
+    switch (e.loops[static_cast<std::size_t>(kind(common))]) {
+    case loop::same:
+        break;
+    case loop::int8:
+        types.compute = dtype::int8;
+        break;
+    case loop::float64:
+        types.compute = dtype::float64;
+        break;
+    case loop::none:
+        throw type_error(std::string(e.no_loop_message));
+    case loop::not_in_gpukit:
+        throw type_error(std::string(e.symbol) + " is not supported for complex arrays (" + std::string(name(common)) +
+                         ")");
+    }
+    types.result = e.answers ? dtype::bool_ : types.compute;
+
+    if (a_typed && b_typed) {
+        // numpy compares a signed integer with a uint64 in its mixed loops, exactly.
+        const bool signed_a = kind(a.type) == dtype_kind::signed_int, signed_b = kind(b.type) == dtype_kind::signed_int;
+        if (e.answers && signed_a != signed_b && (signed_a ? b.type : a.type) == dtype::uint64) {
+            types.compute = dtype::int64;
+            types.signed_with_uint64 = true;
+        }
+        return types;
+    }
+    if (other.k != operand::kind::python_int || !is_integer(types.compute))
+        return types;  // a Python float or complex, or an int converted to a float type: no checks
+    const python_int& value = other.value;
+    // numpy 2 compares an integer array with any Python int by value: one out of the array
+    // type's range gives every element the same answer.
+    if (e.answers && is_integer(typed.type) && !holds(typed.type, value)) {
+        types.constant = constant_answer(e, value, !a_typed);
+        return types;
+    }
+    check_conversion(value, types.compute);
+    if (op == binary_op::power && a_typed) {  // the int is the exponent
+        if (value.negative)
+            throw std::invalid_argument("Integers to negative integer powers are not allowed.");
+        // numpy's ndarray ** 2 is numpy.square, whose bool loop is int8's (numpy.power's is int64's).
+        if (a.type == dtype::bool_ && value.magnitude == 2)
+            types.result = types.compute = dtype::int8;
+    }
+    return types;
+}
+
+}  // namespace gpukit::array
