@@ -1,0 +1,94 @@
+// Elementwise expressions over arrays and scalars, and the kernels that compute them.
+//
+// An expression is a list of steps in postfix order: `x + y` is (x, y, +); a fused
+// `a * x + b` is (a, x, *, b, +). Each step is four bytes: what it is, its operator or
+// operand number, the type of its value and the type its operator computes in. The steps
+// alone name the kernel (operand values and addresses are arguments), so the kernels of
+// all expressions are found by these few bytes: expression_kernel() makes each spec once
+// and caches it (one crossing, no source text on the hot path).
+//
+// Types are decided before the steps are made (array/promotion.hpp); an expression only
+// records them, and every step casts its operands to its compute type and its result to
+// its value type, as separate numpy operations would.
+#pragma once
+
+#include "gpukit/array/dtype.hpp"
+#include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/promotion.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpukit::array {
+
+enum class unary_op : std::uint8_t {
+    negative,  // -x
+    absolute,  // abs(x); of a complex number its magnitude, a real number
+    cast,      // x converted to the step's type (astype, assignment between types)
+};
+
+struct expression_step {
+    enum class kind : std::uint8_t { array, scalar, binary, unary, constant };
+    kind what;
+    std::uint8_t code;  // binary_op (| exact_mixed_sign) or unary_op; the operand number of array and scalar
+                        // steps (operand k is the kernel's parameter p<k>); 0 or 1 for a
+                        // constant bool
+    dtype type;         // the type of the step's value
+    dtype compute;      // operators: the type their operands are converted to
+};
+static_assert(sizeof(expression_step) == 4, "steps are packed into cache keys byte by byte");
+
+// Set in a binary step's code for a comparison of a signed integer with a uint64, made by value.
+inline constexpr std::uint8_t exact_mixed_sign = 0x80;
+
+class expression {
+public:
+    // The expression of operand `number` alone: an array element or a scalar of type t.
+    static expression array(int number, dtype t);
+    static expression scalar(int number, dtype t);
+    // An expression whose every element is the bool `value` (a comparison numpy answers
+    // from the types alone, such as uint8 < 1000).
+    static expression constant(bool value);
+
+    // `left <op> right`, computed in `compute`, of type `result`. Operand numbers are kept:
+    // the caller numbers operands so that one array used twice has one number.
+    static expression binary(binary_op op, const expression& left, const expression& right, dtype compute,
+                             dtype result);
+    // The expression of `left <op> right` with the types resolve_binary() gave (a comparison
+    // of a signed type with uint64 is made exactly, by value; see binary_types).
+    static expression binary(binary_op op, const expression& left, const expression& right, const binary_types& t);
+    // `op(operand)`, computed in `compute`, of type `result`.
+    static expression unary(unary_op op, const expression& operand, dtype compute, dtype result);
+
+    // The same expression with operand k renumbered numbers[k] (to merge the operands of
+    // two expressions into one list).
+    expression renumbered(const std::vector<int>& numbers) const;
+
+    dtype type() const noexcept;
+    // The steps' bytes: equal keys mean equal kernels.
+    std::string_view key() const noexcept { return steps_; }
+    // The steps, for reading.
+    std::size_t size() const noexcept { return steps_.size() / sizeof(expression_step); }
+    expression_step step(std::size_t k) const noexcept;
+    // One more than the highest operand number (the kernel's operand parameters).
+    int operand_count() const noexcept;
+
+    // The CUDA C of element i: "p0[i] + p1" etc.
+    std::string text() const;
+
+private:
+    void push(expression_step s);
+
+    std::string steps_;  // expression_step after expression_step
+};
+
+// The elementwise kernel computing `e` into an output array `z` of e.type(): parameters
+// p0, p1, ... (operand k is an input array or a scalar, of the type its steps give) and z.
+// Made on first use and kept for the life of the process; the cache is keyed by e.key()
+// and thread safe. logic_error when an operand number is missing or used with two types.
+const elementwise_spec& expression_kernel(const expression& e);
+
+}  // namespace gpukit::array

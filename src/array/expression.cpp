@@ -1,0 +1,256 @@
+#include "gpukit/array/expression.hpp"
+
+#include "gpukit/core/error.hpp"
+
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace gpukit::array {
+
+namespace {
+
+// The integer power of gpukit's kernels (numpy's for integer types: repeated squaring, in
+// the operands' type, wrapping on overflow).
+constexpr const char* integer_power = R"(
+template <class T> __device__ __forceinline__ T gk_ipow(T base, T exponent) {
+    T result = 1;
+    for (; exponent > 0; exponent >>= 1, base *= base)
+        if (exponent & 1) result *= base;
+    return result;
+}
+)";
+
+std::string cast(dtype t, const std::string& value) { return "((" + std::string(c_type(t)) + ")(" + value + "))"; }
+
+// A value of the expression being written out: its C text and its type.
+struct value {
+    std::string text;
+    dtype type;
+};
+
+// `left <op> right` for a signed integer and a uint64, compared by value: a negative number
+// is below every uint64, otherwise both compare as unsigned 64-bit numbers.
+std::string mixed_sign_comparison(binary_op op, const value& left, const value& right) {
+    const bool signed_left = kind(left.type) == dtype_kind::signed_int;
+    const std::string s = "((long long)(" + (signed_left ? left : right).text + "))";
+    const std::string u = "((unsigned long long)(" + (signed_left ? right : left).text + "))";
+    const std::string l = signed_left ? "(unsigned long long)" + s : u, r = signed_left ? u : "(unsigned long long)" + s;
+    const std::string compare = "(" + l + " " + std::string(symbol(op)) + " " + r + ")";
+    // When the signed value is negative the answer is known: it is below the unsigned one.
+    bool negative_answer = false;
+    switch (op) {
+    case binary_op::not_equal: negative_answer = true; break;
+    case binary_op::less:
+    case binary_op::less_equal: negative_answer = signed_left; break;
+    case binary_op::greater:
+    case binary_op::greater_equal: negative_answer = !signed_left; break;
+    default: break;
+    }
+    return "(" + s + " < 0 ? " + (negative_answer ? "true" : "false") + " : " + compare + ")";
+}
+
+std::string binary_text(const expression_step& s, const value& left, const value& right) {
+    const auto op = static_cast<binary_op>(s.code & ~exact_mixed_sign);
+    if (s.code & exact_mixed_sign)
+        return cast(s.type, mixed_sign_comparison(op, left, right));
+    const std::string l = cast(s.compute, left.text), r = cast(s.compute, right.text);
+    if (op == binary_op::power) {
+        if (kind(s.compute) == dtype_kind::floating)
+            return cast(s.type, std::string(s.compute == dtype::float32 ? "powf" : "pow") + "(" + l + ", " + r + ")");
+        return cast(s.type, "gk_ipow(" + l + ", " + r + ")");
+    }
+    return cast(s.type, "(" + l + " " + std::string(symbol(op)) + " " + r + ")");
+}
+
+std::string unary_text(const expression_step& s, const std::string& operand) {
+    const std::string x = cast(s.compute, operand);
+    switch (static_cast<unary_op>(s.code)) {
+    case unary_op::negative: return cast(s.type, "(-" + x + ")");
+    case unary_op::absolute:
+        switch (kind(s.compute)) {
+        case dtype_kind::complex: return cast(s.type, "abs(" + x + ")");  // the magnitude (kernel_text.hpp)
+        case dtype_kind::floating:  // not x < 0 ? -x : x, which keeps -0.0; numpy gives 0.0
+            return cast(s.type, std::string(s.compute == dtype::float32 ? "fabsf(" : "fabs(") + x + ")");
+        case dtype_kind::signed_int: return cast(s.type, "(" + x + " < 0 ? -" + x + " : " + x + ")");
+        default: return cast(s.type, x);
+        }
+    case unary_op::cast: return cast(s.type, x);
+    }
+    return x;
+}
+
+bool uses_integer_power(const expression& e) {
+    for (std::size_t k = 0; k < e.size(); ++k) {
+        const expression_step s = e.step(k);
+        if (s.what == expression_step::kind::binary && static_cast<binary_op>(s.code & ~exact_mixed_sign) == binary_op::power &&
+            kind(s.compute) != dtype_kind::floating)
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+namespace {
+
+std::uint8_t operand_number(int number) {
+    if (number < 0 || number > 254)
+        throw logic_error("elementwise expression: operand numbers go from 0 to 254, got " + std::to_string(number));
+    return static_cast<std::uint8_t>(number);
+}
+
+}  // namespace
+
+expression expression::array(int number, dtype t) {
+    expression e;
+    e.push({expression_step::kind::array, operand_number(number), t, t});
+    return e;
+}
+
+expression expression::scalar(int number, dtype t) {
+    expression e;
+    e.push({expression_step::kind::scalar, operand_number(number), t, t});
+    return e;
+}
+
+expression expression::constant(bool value) {
+    expression e;
+    e.push({expression_step::kind::constant, static_cast<std::uint8_t>(value), dtype::bool_, dtype::bool_});
+    return e;
+}
+
+expression expression::binary(binary_op op, const expression& left, const expression& right, dtype compute,
+                              dtype result) {
+    expression e;
+    e.steps_ = left.steps_ + right.steps_;
+    e.push({expression_step::kind::binary, static_cast<std::uint8_t>(op), result, compute});
+    return e;
+}
+
+expression expression::binary(binary_op op, const expression& left, const expression& right, const binary_types& t) {
+    expression e = binary(op, left, right, t.compute, t.result);
+    if (t.signed_with_uint64) {
+        expression_step s = e.step(e.size() - 1);
+        s.code |= exact_mixed_sign;
+        std::memcpy(e.steps_.data() + e.steps_.size() - sizeof s, &s, sizeof s);
+    }
+    return e;
+}
+
+expression expression::unary(unary_op op, const expression& operand, dtype compute, dtype result) {
+    expression e;
+    e.steps_ = operand.steps_;
+    e.push({expression_step::kind::unary, static_cast<std::uint8_t>(op), result, compute});
+    return e;
+}
+
+expression expression::renumbered(const std::vector<int>& numbers) const {
+    expression e;
+    for (std::size_t k = 0; k < size(); ++k) {
+        expression_step s = step(k);
+        if (s.what == expression_step::kind::array || s.what == expression_step::kind::scalar) {
+            if (s.code >= numbers.size())
+                throw logic_error("elementwise expression: no new number for operand " + std::to_string(s.code));
+            s.code = operand_number(numbers[s.code]);
+        }
+        e.push(s);
+    }
+    return e;
+}
+
+void expression::push(expression_step s) {
+
+    steps_.append(reinterpret_cast<const char*>(&s), sizeof s);
+}
+
+expression_step expression::step(std::size_t k) const noexcept {
+    expression_step s;
+    std::memcpy(&s, steps_.data() + k * sizeof s, sizeof s);
+    return s;
+}
+
+dtype expression::type() const noexcept { return step(size() - 1).type; }
+
+int expression::operand_count() const noexcept {
+    int count = 0;
+    for (std::size_t k = 0; k < size(); ++k) {
+        const expression_step s = step(k);
+        if (s.what == expression_step::kind::array || s.what == expression_step::kind::scalar)
+            count = std::max(count, s.code + 1);
+    }
+    return count;
+}
+
+std::string expression::text() const {
+    std::vector<value> stack;
+    for (std::size_t k = 0; k < size(); ++k) {
+        const expression_step s = step(k);
+        switch (s.what) {
+        case expression_step::kind::array: stack.push_back({"p" + std::to_string(s.code) + "[i]", s.type}); break;
+        case expression_step::kind::scalar: stack.push_back({"p" + std::to_string(s.code), s.type}); break;
+        case expression_step::kind::constant: stack.push_back({s.code ? "true" : "false", s.type}); break;
+        case expression_step::kind::unary: stack.back() = {unary_text(s, stack.back().text), s.type}; break;
+        case expression_step::kind::binary: {
+            if (stack.size() < 2)
+                throw logic_error("elementwise expression: an operator lacks an operand");
+            value right = std::move(stack.back());
+            stack.pop_back();
+            stack.back() = {binary_text(s, stack.back(), right), s.type};
+            break;
+        }
+        }
+    }
+    if (stack.size() != 1)
+        throw logic_error("elementwise expression: " + std::to_string(stack.size()) + " values left, expected one");
+    return stack.back().text;
+}
+
+namespace {
+
+elementwise_spec make_spec(const expression& e) {
+    const int count = e.operand_count();
+    std::vector<std::optional<param>> operands(static_cast<std::size_t>(count));
+    for (std::size_t k = 0; k < e.size(); ++k) {
+        const expression_step s = e.step(k);
+        if (s.what != expression_step::kind::array && s.what != expression_step::kind::scalar)
+            continue;
+        const param p{"p" + std::to_string(s.code), s.type,
+                      s.what == expression_step::kind::array ? param_kind::input : param_kind::scalar};
+        auto& slot = operands[s.code];
+        if (slot && (slot->type != p.type || slot->kind != p.kind))
+            throw logic_error("elementwise expression: operand " + std::to_string(s.code) + " has two types");
+        slot = p;
+    }
+    std::vector<param> params;
+    for (int k = 0; k < count; ++k) {
+        if (!operands[k])
+            throw logic_error("elementwise expression: operand " + std::to_string(k) + " is not used");
+        params.push_back(*operands[k]);
+    }
+    params.push_back({"z", e.type(), param_kind::output});
+    return elementwise_spec("gk_expression", std::move(params), "z[i] = " + e.text(),
+                            uses_integer_power(e) ? integer_power : "");
+}
+
+// Lets the cache be searched by a string_view, without making a string per lookup.
+struct key_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view k) const noexcept { return std::hash<std::string_view>{}(k); }
+};
+
+}  // namespace
+
+const elementwise_spec& expression_kernel(const expression& e) {
+    static std::mutex mutex;
+    static std::unordered_map<std::string, std::unique_ptr<const elementwise_spec>, key_hash, std::equal_to<>> specs;
+    std::lock_guard lock(mutex);
+    auto found = specs.find(e.key());
+    if (found == specs.end())
+        found = specs.emplace(std::string(e.key()), std::make_unique<const elementwise_spec>(make_spec(e))).first;
+    return *found->second;
+}
+
+}  // namespace gpukit::array
