@@ -1,4 +1,4 @@
-// gpukit._gpukit array helpers: dtype promotion, elementwise kernels and reductions of
+// gpukit._gpukit array helpers: dtype promotion and elementwise kernels of
 // gpukit::array, for gpukit.gpuarray and gpukit.cuda. Arrays cross as (address of element 0,
 // shape, byte strides, dtype name); the Python objects keep the memory alive.
 #include "bindings.hpp"
@@ -8,7 +8,6 @@
 
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/elementwise_kernel.hpp"
-#include "gpukit/array/reduction.hpp"
 #include "gpukit/core/error.hpp"
 
 #include <nanobind/stl/optional.h>
@@ -67,18 +66,6 @@ elementwise_kernel_spec kernel_spec(std::string name, const kernel_params& param
     for (const auto& [declarator, param_name, is_array] : params)
         spec.params.push_back({declarator, param_name, is_array});
     return spec;
-}
-
-// The spec of gpuarray's reduction `op` for inputs of dtypes a (and b, for dot only).
-const reduction_spec& reduction_from(const std::string& op, dtype a, std::optional<dtype> b) {
-    const bool is_dot = op == "dot";
-    if (!is_dot && op != "sum" && op != "min" && op != "max")
-        throw nb::value_error(("reduction must be sum, min, max or dot, got " + op).c_str());
-    if (is_dot != b.has_value())
-        throw logic_error(op + (is_dot ? " needs two arrays" : " takes one array"));
-    if (is_dot)
-        return dot_spec(a, *b);
-    return op == "sum" ? sum_spec(a) : op == "min" ? min_spec(a) : max_spec(a);
 }
 
 }  // namespace
@@ -197,23 +184,6 @@ void bind_array(nb::module_& m) {
             release_gil release;
             k.run_range(spans, start, stop, step, s);
         }, "values"_a, "start"_a.none(), "stop"_a.none(), "step"_a.none(), "stream"_a.none());
-
-    m.def("_reduction_type", [](const std::string& op, const std::string& a, std::optional<std::string> b) {
-        const reduction_spec& spec = reduction_from(
-            op, dtype_from_name(a), b ? std::optional<dtype>(dtype_from_name(*b)) : std::nullopt);
-        return std::string(name(spec.output()));
-    }, "op"_a, "a"_a, "b"_a = nb::none());
-    m.def("_reduction_scratch_bytes", &reduction_scratch_bytes);
-    m.def("_reduce", [](const std::string& op, const array_arg& a, std::optional<array_arg> b, const array_arg& out,
-                        std::uint64_t scratch, std::size_t scratch_bytes, nb::handle stream) {
-        const ndarray in_a = to_ndarray(a), result = to_ndarray(out);
-        const std::optional<ndarray> in_b = b ? std::optional<ndarray>(to_ndarray(*b)) : std::nullopt;
-        const reduction_spec& spec =
-            reduction_from(op, in_a.type(), in_b ? std::optional<dtype>(in_b->type()) : std::nullopt);
-        const cuda::stream_view s = stream_arg(stream);
-        release_gil release;
-        reduce(spec, in_a, in_b ? &*in_b : nullptr, result, cuda::device_pointer(scratch, scratch_bytes), s);
-    }, "op"_a, "a"_a, "b"_a, "out"_a, "scratch"_a, "scratch_bytes"_a, "stream"_a = nb::none());
 }
 
 }  // namespace gpukit::python

@@ -4,8 +4,7 @@
 // which argument is wrong as numpy would (TypeError for a non-integer, ValueError for an
 // extent beyond 64 bits, IndexError for an index), and clamp slice bounds and split indices,
 // whose meaning does not change beyond the axis.
-#include "bindings.hpp"
-#include "int_args.hpp"
+#include "layout_args.hpp"
 
 #include "gpukit/core/layout.hpp"
 
@@ -19,7 +18,7 @@ namespace gpukit::python {
 
 using namespace nb::literals;
 
-namespace {
+
 
 order parse_order(const std::string& o) {
     if (o == "C" || o == "c")
@@ -28,6 +27,8 @@ order parse_order(const std::string& o) {
         return order::f;
     throw nb::value_error(("order must be 'C' or 'F', got '" + o + "'").c_str());
 }
+
+namespace {
 
 std::string repr_of(nb::handle value) { return nb::cast<std::string>(nb::repr(value)); }
 
@@ -62,6 +63,8 @@ std::int64_t extent_of(nb::handle value, const char* what) {
     throw std::invalid_argument(std::string(what) + ": maximum allowed dimension exceeded, got " + repr_of(index));
 }
 
+}  // namespace
+
 std::vector<std::int64_t> shape_of(const shape_arg& shape, const char* what) {
     nb::list keep;
     std::vector<std::int64_t> extents;
@@ -69,6 +72,8 @@ std::vector<std::int64_t> shape_of(const shape_arg& shape, const char* what) {
         extents.push_back(extent_of(item, what));
     return extents;
 }
+
+namespace {
 
 // A stride, offset or item size: any value that fits in 64 bits.
 std::int64_t int64_of(nb::handle value, const char* what) {
@@ -95,6 +100,8 @@ int axis_of(nb::handle value, const layout& l, const char* what) {
                             " is out of bounds for an array of dimension " + std::to_string(l.ndim()));
 }
 
+}  // namespace
+
 std::vector<int> axes_of(const shape_arg& axes, const layout& l, const char* what) {
     nb::list keep;
     std::vector<int> result;
@@ -102,6 +109,8 @@ std::vector<int> axes_of(const shape_arg& axes, const layout& l, const char* wha
         result.push_back(axis_of(item, l, what));
     return result;
 }
+
+namespace {
 
 bool is_boolean(nb::handle k) {
     if (PyBool_Check(k.ptr()))
@@ -150,7 +159,8 @@ index_item index_item_of(nb::handle k) {
                             " (lists and arrays as indices are advanced indexing, which gpukit arrays do not support)");
 }
 
-// A Python index (an int, slice, None, Ellipsis or a tuple of them) as layout index items.
+}  // namespace
+
 std::vector<index_item> index_items(nb::handle key) {
     std::vector<index_item> items;
     if (nb::isinstance<nb::tuple>(key))
@@ -160,8 +170,6 @@ std::vector<index_item> index_items(nb::handle key) {
         items.push_back(index_item_of(key));
     return items;
 }
-
-}  // namespace
 
 void bind_layout(nb::module_& m) {
     nb::class_<layout>(m, "Layout", "Shape, byte strides, element size and offset of an n-d array view.")

@@ -17,6 +17,9 @@ void bind_stream(nb::module_& m);
 void bind_layout(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_promotion(nb::module_& m);
+// gpukit._gpukit._Array, GPUArray's C++ base class, and its reductions.
+void bind_gpuarray(nb::module_& m);
+void bind_array_reductions(nb::module_& m);
 void bind_dlpack(nb::module_& m);
 void bind_occupancy(nb::module_& m);
 void bind_pool(nb::module_& m);

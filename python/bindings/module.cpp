@@ -18,6 +18,8 @@ NB_MODULE(_gpukit, m) {
     bind_layout(m);
     bind_array(m);
     bind_promotion(m);
+    bind_gpuarray(m);
+    bind_array_reductions(m);
     bind_dlpack(m);
     bind_occupancy(m);
     bind_pool(m);

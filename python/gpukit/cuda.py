@@ -292,7 +292,7 @@ class MappedNDArray(np.ndarray):
                              "computed from one); copy it into a mapped_array() first")
         view = DeviceNDArray.__new__(DeviceNDArray)
         layout = Layout(list(self.shape), list(self.strides), self.dtype.itemsize, 0)
-        view._init(layout, self.dtype, None, self, mapping.device + (host - mapping.host), self._stream)
+        _gpukit._Array.__init__(view, layout, self.dtype, None, self, mapping.device + (host - mapping.host), self._stream)
         return view
 
     @property
@@ -365,7 +365,8 @@ def mapped(*arrays, stream=0):
             registrations.append(registration)
             view = DeviceNDArray.__new__(DeviceNDArray)
             layout = Layout(list(ary.shape), list(ary.strides), ary.dtype.itemsize, 0)
-            view._init(layout, ary.dtype, None, registration, registration.get_device_pointer(), _stream(stream))
+            _gpukit._Array.__init__(view, layout, ary.dtype, None, registration, registration.get_device_pointer(),
+                                    _stream(stream))
             views.append(view)
         yield views[0] if len(views) == 1 else views
     finally:

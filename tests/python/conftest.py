@@ -44,6 +44,14 @@ def ctx():
 
 
 @pytest.fixture
+def pool_ctx(ctx):
+    """ctx, with the default memory pools emptied after the test."""
+    yield ctx
+    import gpukit.gpuarray as gpuarray
+    gpuarray.release_default_pools()
+
+
+@pytest.fixture
 def primary_ctx():
     """The device's primary context, current for the test. Tests that hand gpukit's arrays
     to other libraries (CuPy, PyTorch, numba) use it: those work in the primary context and

@@ -116,12 +116,6 @@ def test_host_memory_context_managers_refuse_non_arrays():
 gpu = pytest.mark.gpu
 
 
-@pytest.fixture
-def pool_ctx(ctx):
-    yield ctx
-    gpuarray.release_default_pools()
-
-
 @gpu
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, np.float32, np.float64, np.bool_, RECORD])
 @pytest.mark.parametrize("shape", [(1,), (1001,), (17, 33), (3, 5, 7)])

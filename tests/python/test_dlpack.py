@@ -65,12 +65,6 @@ def test_cpu_tensors_are_refused_clearly():
 gpu = pytest.mark.gpu
 
 
-@pytest.fixture
-def pool_ctx(ctx):
-    yield ctx
-    gpuarray.release_default_pools()
-
-
 def _random(shape, dtype):
     return np.random.default_rng(42).standard_normal(shape).astype(dtype)
 

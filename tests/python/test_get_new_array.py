@@ -15,12 +15,6 @@ MiB = 1 << 20
 THRESHOLD = _gpukit._prefaulted_min_bytes
 
 
-@pytest.fixture
-def pool_ctx(ctx):
-    yield ctx
-    gpuarray.release_default_pools()
-
-
 def pattern(shape, dtype, order="C", seed=0):
     """Values that differ between neighbours and repeat only every 251 elements (a prime), so
     a wrong index, stride or offset shows."""

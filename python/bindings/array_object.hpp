@@ -1,0 +1,90 @@
+// gpukit._gpukit._Array: the C++ object behind every GPUArray (and gpukit.cuda's
+// DeviceNDArray, which derive from it in Python).
+//
+// It is the array model: the layout, the element type and the device address, with the
+// Python objects PyCUDA's API shows (gpudata, base, allocator, stream) kept alive beside
+// them. Operators, views, copies and reductions are C++ methods of it, so one Python
+// operator is one crossing into C++ (array_operators.cpp).
+//
+// An array may be *pending*: the result of an operator whose kernel has not run because
+// the next operator in the caller's bytecode fuses it (array_fusion.hpp). A pending array
+// knows its shape and dtype but has no memory; settled() computes it, and every accessor
+// that needs the memory calls it.
+#pragma once
+
+#include "bindings.hpp"
+
+#include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/expression.hpp"
+#include "gpukit/core/layout.hpp"
+#include "gpukit/cuda/stream.hpp"
+
+#include <cuda.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace gpukit::python {
+
+// One operand of an elementwise expression: an array (an _Array object) or a scalar's bytes.
+struct expression_operand {
+    nb::object array;             // set for arrays
+    array::scalar_value scalar;   // for scalars, in the type the expression reads it as
+};
+
+// The computation a pending array stands for.
+struct pending_result {
+    array::expression expression;
+    std::vector<expression_operand> operands;  // operand k of the expression
+};
+
+struct array_object {
+    gpukit::layout layout;
+    nb::object dtype;                        // the numpy dtype
+    std::optional<array::dtype> type;        // the same, when gpukit has kernels for it
+    CUdeviceptr address = 0;                 // int(gpudata); element 0 is at address + layout.offset()
+    nb::object gpudata, base, allocator, stream;  // None when absent
+    std::unique_ptr<pending_result> pending;      // set while the array is pending
+
+    CUdeviceptr data() const noexcept { return address + static_cast<CUdeviceptr>(layout.offset()); }
+};
+
+// The _Array class object and the class results of operators get (GPUArray, set from Python).
+nb::handle array_class();
+nb::handle result_class();
+
+// The array object of `h` (which must be an _Array instance), computed first if pending.
+array_object& settled(nb::handle h);
+
+// The numpy dtype object of a kernel dtype, and the kernel dtype of a numpy dtype (nullopt
+// for types without kernels: records, float16, byte-swapped, vector types).
+nb::handle numpy_dtype(array::dtype t);
+std::optional<array::dtype> kernel_type(nb::handle numpy_dtype);
+// `dtype` as a numpy dtype object (np.dtype(dtype) unless it is one).
+nb::object as_numpy_dtype(nb::handle dtype);
+
+// A new instance of `cls` holding `a` (no Python __init__ runs).
+nb::object wrap_array(nb::handle cls, array_object&& a);
+
+// A new contiguous array of `shape` and `type` in C order, with the allocator and stream of
+// `like` (its memory from the allocator, else the current context's default pool).
+nb::object new_array(const std::vector<std::int64_t>& shape, array::dtype type, const array_object& like);
+
+// Memory for a.layout from a.allocator (None: the default pool); sets a.gpudata and a.address.
+void allocate(array_object& a);
+// The same, `bytes` of it.
+void allocate(array_object& a, std::size_t bytes);
+
+// `a` seen by the C++ array code: an ndarray over its memory (borrowed; `a` keeps it alive),
+// optionally broadcast to `shape`.
+array::ndarray as_ndarray(const array_object& a);
+array::ndarray as_ndarray(const array_object& a, const std::vector<std::int64_t>& shape);
+
+// The stream `a` works on.
+cuda::stream_view stream_of(const array_object& a);
+
+// TypeError naming `what` when `a` has no kernels; the kernel type otherwise.
+array::dtype require_kernel_type(const array_object& a, const char* what);
+
+}  // namespace gpukit::python

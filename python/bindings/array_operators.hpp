@@ -1,0 +1,42 @@
+// GPUArray's operators, each one crossing from Python: the operand types resolved by the
+// C++ promotion table (array/promotion.hpp), shapes broadcast by the layout code, the
+// result taken from the context's pool, and the kernel found by the expression's few
+// bytes (array/expression.hpp). Fusable results may be left pending (array_fusion.hpp).
+#pragma once
+
+#include "array_object.hpp"
+
+#include "gpukit/array/expression.hpp"
+#include "gpukit/array/promotion.hpp"
+
+namespace gpukit::python {
+
+// self <op> other (reflected: other <op> self). NotImplemented for operands that are not
+// arrays or scalars, so Python tries the other operand's method.
+nb::object binary_operator(array::binary_op op, nb::handle self, nb::handle other, bool reflected);
+// self <op>= other: the result is written into self (cast as numpy's same_kind rule allows).
+nb::object in_place_operator(array::binary_op op, nb::handle self, nb::handle other);
+// -self, abs(self).
+nb::object unary_operator(array::unary_op op, nb::handle self);
+
+// A new contiguous array (in order `o`) with the values of `source` converted to `to`, on `stream`.
+nb::object converted(array_object& source, array::dtype to, cuda::stream_view stream, order o = order::c);
+// target[...] = source (both _Array objects), converting and broadcasting source as numpy does.
+void assign(nb::handle target, nb::handle source, cuda::stream_view stream);
+// Every element of `target` set to `value` (bytes of target's type).
+void fill(array_object& target, const array::scalar_value& value, cuda::stream_view stream);
+
+// How many kernels the operators, fills and conversions have run in this process.
+std::size_t operator_kernel_launches() noexcept;
+
+// The kernel `left <op> right` runs, without running it (for compile tests of every
+// generated kernel): each side is a dtype name (an array of that type) or a scalar.
+const array::elementwise_spec& operator_spec(array::binary_op op, nb::handle left, nb::handle right);
+
+// Computes a pending array into memory of its own.
+void settle(array_object& a);
+
+// The class of the arrays operators return (GPUArray; set once from Python).
+void set_result_class(nb::handle cls);
+
+}  // namespace gpukit::python

@@ -1,0 +1,314 @@
+// gpukit._gpukit._Array, the C++ base class of gpukit.gpuarray.GPUArray (array_object.hpp):
+// attributes, views, copies and operators. Python subclasses add PyCUDA's and numba's
+// names and defaults; everything on an operator's path is here.
+#include "array_fusion.hpp"
+#include "array_object.hpp"
+#include "array_operators.hpp"
+#include "int_args.hpp"
+#include "layout_args.hpp"
+#include "memory_args.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/copy.hpp"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+
+namespace {
+
+using self_arg = nb::pointer_and_handle<array_object>;
+
+nb::tuple as_tuple(const std::vector<std::int64_t>& values) {
+    nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(values.size())));
+    for (std::size_t k = 0; k < values.size(); ++k)
+        PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(k), PyLong_FromLongLong(values[k]));
+    return nb::borrow<nb::tuple>(t);
+}
+
+// The extents of a shape given as Python ints or a tuple of them (the common case, read
+// without building a list); nullopt for anything else, which shape_of() then converts.
+std::optional<std::vector<std::int64_t>> small_shape(nb::handle shape) {
+    const auto extent = [](PyObject* item) -> std::optional<std::int64_t> {
+        if (!PyLong_CheckExact(item))
+            return std::nullopt;
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(item, &overflow);
+        if (overflow || v < -1)  // -1: the extent reshape works out
+            return std::nullopt;
+        return v;
+    };
+    std::vector<std::int64_t> extents;
+    if (PyTuple_CheckExact(shape.ptr())) {
+        const Py_ssize_t n = PyTuple_GET_SIZE(shape.ptr());
+        extents.reserve(static_cast<std::size_t>(n));
+        for (Py_ssize_t k = 0; k < n; ++k) {
+            const auto e = extent(PyTuple_GET_ITEM(shape.ptr(), k));
+            if (!e)
+                return std::nullopt;
+            extents.push_back(*e);
+        }
+        return extents;
+    }
+    if (const auto e = extent(shape.ptr()))
+        return std::vector<std::int64_t>{*e};
+    return std::nullopt;
+}
+
+// A view of `a` (the object `self`) with another layout (and dtype), of class `cls`
+// (default: self's). The view's base is the array that owns the memory.
+nb::object view_of(nb::handle self, array_object& a, gpukit::layout l, nb::handle dtype, nb::handle cls) {
+    array_object v;
+    v.layout = std::move(l);
+    if (dtype.is_none()) {
+        v.dtype = a.dtype;
+        v.type = a.type;
+    } else {
+        v.dtype = nb::borrow(dtype);
+        v.type = kernel_type(dtype);
+    }
+    v.address = a.address;
+    v.gpudata = a.gpudata;
+    v.base = a.base.is_none() ? nb::borrow(self) : a.base;
+    v.allocator = a.allocator;
+    v.stream = a.stream;
+    return wrap_array(cls.is_none() ? nb::handle(self.type()) : cls, std::move(v));
+}
+
+nb::object new_like(array_object& a) {
+    array_object c;
+    c.layout = gpukit::layout::contiguous(a.layout.shape(), a.layout.itemsize());
+    c.dtype = a.dtype;
+    c.type = a.type;
+    c.base = nb::none();
+    c.allocator = a.allocator;
+    c.stream = a.stream;
+    allocate(c);
+    return wrap_array(result_class(), std::move(c));
+}
+
+cuda::stream_view stream_or_own(nb::handle stream, const array_object& a) {
+    return stream.is_none() ? stream_of(a) : stream_arg(stream);
+}
+
+// A C-contiguous copy: one device-to-device copy when `a` is C-contiguous, else a kernel.
+nb::object copy_of(nb::handle self, nb::handle stream_object) {
+    array_object& a = settled(self);
+    const cuda::stream_view stream = stream_or_own(stream_object, a);
+    if (!a.layout.is_c_contiguous()) {
+        require_kernel_type(a, "copy of a strided array");
+        return converted(a, *a.type, stream);
+    }
+    nb::object out = new_like(a);
+    array_object& c = *nb::inst_ptr<array_object>(out);
+    if (a.layout.size() == 0)
+        return out;
+    const auto bytes = static_cast<std::size_t>(a.layout.nbytes());
+    release_gil unlocked;
+    if (stream_object.is_none() && a.stream.is_none())
+        cuda::memcpy_dtod(c.data(), a.data(), bytes);
+    else
+        cuda::memcpy_dtod_async(c.data(), a.data(), bytes, stream);
+    return out;
+}
+
+// z[i] = start + i * step, one spec per type, made on first use.
+const array::elementwise_spec& arange_spec(array::dtype t) {
+    static std::mutex mutex;
+    static std::array<std::unique_ptr<const array::elementwise_spec>, 13> specs;
+    std::lock_guard lock(mutex);
+    auto& spec = specs[static_cast<int>(t)];
+    if (!spec)
+        spec = std::make_unique<const array::elementwise_spec>(
+            "gk_arange",
+            std::vector<array::param>{{"start", t, array::param_kind::scalar},
+                                      {"step", t, array::param_kind::scalar},
+                                      {"z", t, array::param_kind::output}},
+            "z[i] = start + (" + std::string(array::c_type(t)) + ")i * step");
+    return *spec;
+}
+
+template <array::binary_op op>
+void def_binary(nb::class_<array_object>& cls, const char* name, const char* reflected_name,
+                const char* in_place_name) {
+    cls.def(name, [](self_arg self, nb::handle other) { return binary_operator(op, self.h, other, false); },
+            "other"_a.none());
+    if (reflected_name)
+        cls.def(reflected_name, [](self_arg self, nb::handle other) { return binary_operator(op, self.h, other, true); },
+                "other"_a.none());
+    if (in_place_name)
+        cls.def(in_place_name, [](self_arg self, nb::handle other) { return in_place_operator(op, self.h, other); },
+                "other"_a.none());
+}
+
+}  // namespace
+
+void bind_gpuarray(nb::module_& m) {
+    auto cls = nb::class_<array_object>(m, "_Array", nb::is_weak_referenceable(),
+                                        "The C++ array behind GPUArray: layout, dtype, memory, operators.");
+    cls.def("__init__", [](array_object* self, const gpukit::layout& l, nb::handle dtype, nb::object allocator,
+                           nb::object base, nb::object gpudata, nb::object stream) {
+        array_object a;
+        a.dtype = as_numpy_dtype(dtype);
+        a.type = kernel_type(a.dtype);
+        const auto itemsize = nb::cast<std::int64_t>(a.dtype.attr("itemsize"));
+        if (itemsize != l.itemsize())
+            throw nb::value_error(("_Array: the layout's itemsize " + std::to_string(l.itemsize()) +
+                                   " differs from the dtype's " + std::to_string(itemsize)).c_str());
+        (void)stream_arg(stream);  // a TypeError now rather than at the first kernel
+        a.layout = l;
+        a.allocator = std::move(allocator);
+        a.base = std::move(base);
+        a.stream = std::move(stream);
+        if (gpudata.is_none())
+            allocate(a);
+        else {
+            a.gpudata = gpudata;
+            a.address = nb::cast<std::uint64_t>(nb::int_(gpudata));
+        }
+        new (self) array_object(std::move(a));
+    }, "layout"_a, "dtype"_a, "allocator"_a.none() = nb::none(), "base"_a.none() = nb::none(),
+       "gpudata"_a.none() = nb::none(), "stream"_a.none() = nb::none());
+
+    cls.def_prop_ro("shape", [](const array_object& a) { return as_tuple(a.layout.shape()); })
+        .def_prop_ro("strides", [](const array_object& a) { return as_tuple(a.layout.strides()); })
+        .def_prop_ro("size", [](const array_object& a) { return a.layout.size(); })
+        .def_prop_ro("mem_size", [](const array_object& a) { return a.layout.size(); })
+        .def_prop_ro("nbytes", [](const array_object& a) { return a.layout.nbytes(); })
+        .def_prop_ro("ndim", [](const array_object& a) { return a.layout.ndim(); })
+        .def_prop_ro("itemsize", [](const array_object& a) { return a.layout.itemsize(); })
+        .def_prop_ro("dtype", [](const array_object& a) { return a.dtype; })
+        .def_prop_ro("_layout", [](const array_object& a) { return a.layout; })
+        .def_prop_ro("_pending", [](const array_object& a) { return a.pending != nullptr; },
+                     "Whether the array is a fused result not computed yet.")
+        .def_prop_ro("gpudata", [](self_arg self) { return settled(self.h).gpudata; })
+        .def_prop_ro("base", [](self_arg self) { return settled(self.h).base; })
+        .def_prop_ro("allocator", [](const array_object& a) { return a.allocator; })
+        .def_prop_rw("stream", [](const array_object& a) { return a.stream; },
+                     [](array_object& a, nb::object stream) {
+                         (void)stream_arg(stream);
+                         a.stream = std::move(stream);
+                     }, nb::for_setter(nb::arg("stream").none()))
+        .def_prop_ro("ptr", [](self_arg self) { return static_cast<std::uint64_t>(settled(self.h).data()); },
+                     "The device address of element [0, ..., 0].")
+        .def("__len__", [](const array_object& a) {
+            if (a.layout.ndim() == 0)
+                throw nb::type_error("len() of a 0-d GPUArray");
+            return a.layout.shape()[0];
+        });
+
+    cls.def("_view", [](self_arg self, const gpukit::layout& l, nb::handle dtype, nb::handle view_class) {
+        array_object& a = settled(self.h);
+        return view_of(self.h, a, l, dtype.is_none() ? dtype : nb::handle(as_numpy_dtype(dtype)), view_class);
+    }, "layout"_a, "dtype"_a.none() = nb::none(), "cls"_a.none() = nb::none(),
+       "The same memory through another layout (and dtype), as class cls (default: this array's).");
+    cls.def("__getitem__", [](self_arg self, nb::handle key) {
+        array_object& a = settled(self.h);
+        return view_of(self.h, a, a.layout.index(index_items(key)), nb::none(), nb::none());
+    }, "key"_a.none());
+    cls.def("reshape", [](self_arg self, nb::args shape, const std::string& order) {
+        array_object& a = settled(self.h);
+        // reshape(2, 3) or reshape((2, 3))
+        const shape_arg requested{shape.size() == 1 ? shape[0] : nb::handle(shape)};
+        const gpukit::order o = parse_order(order);
+        std::optional<std::vector<std::int64_t>> fast = small_shape(requested.object);
+        const std::vector<std::int64_t> extents = fast ? std::move(*fast) : shape_of(requested, "reshape(shape)");
+        try {
+            return view_of(self.h, a, a.layout.reshape(extents, o), nb::none(), nb::none());
+        } catch (const logic_error&) {
+            // Not expressible as a view of this layout: numpy copies, so do we (a bad shape
+            // is a ValueError, raised above before any copy).
+            // The copy is contiguous in the order the elements are read, so the new shape is a
+            // view of it.
+            require_kernel_type(a, "reshape of a strided array");
+            nb::object copied = converted(a, *a.type, stream_of(a), o);
+            array_object& c = *nb::inst_ptr<array_object>(copied);
+            return view_of(copied, c, c.layout.reshape(extents, o), nb::none(), nb::none());
+        }
+    }, "shape"_a, "order"_a = "C");
+    cls.def("copy", [](self_arg self, nb::handle stream) { return copy_of(self.h, stream); },
+            "stream"_a.none() = nb::none(), "A C-contiguous copy (a device-to-device copy, or a kernel for strided arrays).");
+    cls.def("_converted", [](self_arg self, nb::handle dtype, nb::handle stream) {
+        array_object& a = settled(self.h);
+        const nb::object to_dtype = as_numpy_dtype(dtype);
+        const std::optional<array::dtype> to = kernel_type(to_dtype);
+        require_kernel_type(a, "astype");
+        if (!to)
+            throw nb::type_error(("astype: dtype " + nb::cast<std::string>(nb::str(to_dtype)) +
+                                  " has no GPU kernels; supported are bool, int8..int64, uint8..uint64, float32, "
+                                  "float64, complex64 and complex128").c_str());
+        return converted(a, *to, stream_or_own(stream, a));
+    }, "dtype"_a, "stream"_a.none() = nb::none(), "A C-contiguous copy converted to dtype (astype without the warning).");
+    cls.def("_fill_bytes", [](self_arg self, nb::bytes value, nb::handle stream) {
+        array_object& a = settled(self.h);
+        if (value.size() > 16)
+            throw nb::value_error("_fill_bytes: a value is at most 16 bytes");
+        array::scalar_value v;
+        std::memcpy(v.bytes.data(), value.c_str(), value.size());
+        v.size = value.size();
+        fill(a, v, stream_or_own(stream, a));
+    }, "value"_a, "stream"_a.none() = nb::none(), "Every element set to value (its bytes in the array's type).");
+    cls.def("_arange", [](self_arg self, nb::bytes start, nb::bytes step) {
+        array_object& a = settled(self.h);
+        const array::dtype t = require_kernel_type(a, "arange");
+        if (start.size() != array::size_of(t) || step.size() != array::size_of(t))
+            throw nb::value_error("_arange: start and step must be values of the array's type");
+        array::elementwise_arg args[] = {array::scalar_value{}, array::scalar_value{}, as_ndarray(a)};
+        for (auto [k, value] : {std::pair{0, start}, std::pair{1, step}}) {
+            auto& v = std::get<array::scalar_value>(args[k]);
+            std::memcpy(v.bytes.data(), value.c_str(), value.size());
+            v.size = value.size();
+        }
+        const cuda::stream_view stream = stream_of(a);
+        release_gil unlocked;
+        array::run(arange_spec(t), args, stream);
+    }, "start"_a, "step"_a, "Element i set to start + i * step (values' bytes in the array's type).");
+    cls.def("_assign_from", [](self_arg self, nb::handle source, nb::handle stream) {
+        if (!nb::isinstance<array_object>(source))
+            throw nb::type_error("_assign_from: the source must be a GPUArray");
+        assign(self.h, source, stream_or_own(stream, settled(self.h)));
+    }, "source"_a, "stream"_a.none() = nb::none(), "self[...] = source, converting and broadcasting.");
+
+    def_binary<array::binary_op::add>(cls, "__add__", "__radd__", "__iadd__");
+    def_binary<array::binary_op::subtract>(cls, "__sub__", "__rsub__", "__isub__");
+    def_binary<array::binary_op::multiply>(cls, "__mul__", "__rmul__", "__imul__");
+    def_binary<array::binary_op::true_divide>(cls, "__truediv__", "__rtruediv__", "__itruediv__");
+    def_binary<array::binary_op::power>(cls, "__pow__", "__rpow__", "__ipow__");
+    def_binary<array::binary_op::equal>(cls, "__eq__", nullptr, nullptr);
+    def_binary<array::binary_op::not_equal>(cls, "__ne__", nullptr, nullptr);
+    def_binary<array::binary_op::less>(cls, "__lt__", nullptr, nullptr);
+    def_binary<array::binary_op::less_equal>(cls, "__le__", nullptr, nullptr);
+    def_binary<array::binary_op::greater>(cls, "__gt__", nullptr, nullptr);
+    def_binary<array::binary_op::greater_equal>(cls, "__ge__", nullptr, nullptr);
+    cls.def("__neg__", [](self_arg self) { return unary_operator(array::unary_op::negative, self.h); });
+    cls.def("__abs__", [](self_arg self) { return unary_operator(array::unary_op::absolute, self.h); });
+
+    m.def("_operator_kernel_launches", &operator_kernel_launches,
+          "How many kernels GPUArray operators, fills and conversions have run (for tests).");
+    m.def("_operator_spec", [](const std::string& symbol, nb::handle left, nb::handle right) {
+        const std::optional<array::binary_op> op = array::binary_op_from_symbol(symbol);
+        if (!op)
+            throw nb::value_error(("_operator_spec: unknown operator '" + symbol + "'").c_str());
+        return &operator_spec(*op, left, right);
+    }, "symbol"_a, "left"_a, "right"_a, nb::rv_policy::reference,
+       "The _ElementwiseSpec of `left <symbol> right` (each a dtype name or a scalar), not run.");
+    m.def("_set_array_result_class", &set_result_class, "cls"_a,
+          "The class (a subclass of _Array) that operators return.");
+    m.def("_set_fusion", &set_fusion, "on"_a, "Fusion of chained operators on or off.");
+    m.def("_fusion_enabled", &fusion_enabled);
+    m.def("_fusion_sites_analysed", &fusion_sites_analysed,
+          "How many places in the program the fusion rule has been worked out for.");
+}
+
+}  // namespace gpukit::python
