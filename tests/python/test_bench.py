@@ -121,7 +121,6 @@ def test_broadcast_case_compares_with_the_same_size_add():
 
 
 @pytest.mark.gpu
-@pytest.mark.xfail(strict=True, reason="gpuarray does not broadcast yet (issue 15): remove this mark when it does")
 def test_broadcast_side_measures_a_rate():
     out = run_in_fresh_process("""
         from gpukit.bench import arrays
