@@ -301,8 +301,16 @@ std::optional<built> build_binary(binary_op op, nb::handle self, nb::handle othe
         return b;
     }
     const std::optional<scalar_operand> s = scalar_of(other);
-    if (!s)
+    if (!s) {
+        // Returning NotImplemented would let numpy's reflected operator make an object array
+        // of GPUArrays; a host array is never an operand.
+        static PyObject* host_array = nb::object(nb::module_::import_("numpy").attr("ndarray")).release().ptr();
+        if (PyObject_IsInstance(other.ptr(), host_array) == 1)
+            throw nb::type_error(("GPUArray " + std::string(array::symbol(op)) +
+                                  " numpy.ndarray: copy the host array to the device first (gpuarray.to_gpu)")
+                                     .c_str());
         return std::nullopt;
+    }
     const array::operand mine{array::operand::kind::typed, a_type, {}};
     const array::binary_types t =
         array::resolve_binary(op, reflected ? s->operand : mine, reflected ? mine : s->operand);

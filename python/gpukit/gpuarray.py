@@ -42,10 +42,10 @@ set_fusion(os.environ.get("GPUKIT_FUSION", "1") != "0")
 class GPUArray(_gpukit._Array):
     """An n-d array in device memory; see the module documentation."""
 
-    __array_priority__ = 100  # numpy defers to GPUArray's reflected operators
-    # ... and its scalars and arrays return NotImplemented (NEP 13), so a host array operand
-    # is a TypeError instead of an object array of GPUArrays.
-    __array_ufunc__ = None
+    # numpy's arrays and scalars defer to GPUArray's reflected operators. (Not
+    # __array_ufunc__ = None: CuPy would then refuse `cupy_array + gpuarray`, which it reads
+    # through __cuda_array_interface__.)
+    __array_priority__ = 100
     __hash__ = None
 
     def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None, strides=None, order="C",
