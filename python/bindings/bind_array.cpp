@@ -100,14 +100,15 @@ void bind_array(nb::module_& m) {
             return out;
         })
         .def("source", [](const elementwise_spec& s, const std::string& variant, int_arg<int> ndim) {
-            if (variant != "vectorized" && variant != "contiguous" && variant != "strided")
-                throw nb::value_error(("source(variant): expected 'vectorized', 'contiguous' or 'strided', got '" +
+            if (variant != "vectorized" && variant != "contiguous" && variant != "strided" && variant != "rows")
+                throw nb::value_error(("source(variant): expected 'vectorized', 'contiguous', 'strided' or 'rows', got '" +
                                        variant + "'").c_str());
             const elementwise_variant v = variant == "vectorized"   ? elementwise_variant::vectorized
                                           : variant == "contiguous" ? elementwise_variant::contiguous
-                                                                    : elementwise_variant::strided;
+                                          : variant == "strided"    ? elementwise_variant::strided
+                                                                    : elementwise_variant::rows;
             return elementwise_source(s, v, ndim.get("source(ndim)"));
-        }, "variant"_a, "ndim"_a.none() = 1, "The CUDA C of 'vectorized', 'contiguous' or 'strided'.");
+        }, "variant"_a, "ndim"_a.none() = 1, "The CUDA C of 'vectorized', 'contiguous', 'strided' or 'rows'.");
 
     // args: array_arg tuples for arrays, bytes (the value in the parameter's type) for scalars.
     m.def("_elementwise_run", [](const elementwise_spec& spec, const nb::list& args, nb::handle stream) {

@@ -45,9 +45,12 @@ std::string kernel_name(const elementwise_spec& spec, elementwise_variant v) {
     case elementwise_variant::vectorized: return spec.name() + "_vec";
     case elementwise_variant::contiguous: return spec.name() + "_contig";
     case elementwise_variant::strided: return spec.name() + "_strided";
+    case elementwise_variant::rows: return spec.name() + "_rows";
     }
     return spec.name();
 }
+
+bool has_strides(elementwise_variant v) { return v == elementwise_variant::strided || v == elementwise_variant::rows; }
 
 void write_parameters(text_builder& out, const elementwise_spec& spec, elementwise_variant v, int ndim) {
     for (const param& p : spec.params()) {
@@ -56,11 +59,11 @@ void write_parameters(text_builder& out, const elementwise_spec& spec, elementwi
             out << type << " " << p.name << ", ";
         else {
             out << (p.kind == param_kind::input ? "const " : "") << type << "* " << pointer_name(p) << ", ";
-            if (v == elementwise_variant::strided)
+            if (has_strides(v))
                 out << "gk_dims<" << ndim << "> gk_s_" << p.name << ", ";
         }
     }
-    if (v == elementwise_variant::strided)
+    if (has_strides(v))
         out << "gk_dims<" << ndim << "> gk_shape, ";
     out << "long long n";
 }
@@ -93,8 +96,8 @@ elementwise_spec::elementwise_spec(std::string name, std::vector<param> params, 
 }
 
 std::string elementwise_source(const elementwise_spec& spec, elementwise_variant variant, int ndim) {
-    if (variant == elementwise_variant::strided && ndim < 1)
-        throw logic_error("elementwise kernel " + spec.name() + ": the strided variant needs ndim >= 1");
+    if (has_strides(variant) && ndim < 1)
+        throw logic_error("elementwise kernel " + spec.name() + ": the strided variants need ndim >= 1");
     text_builder out;
     out << detail::common_source << spec.preamble() << "\n";
     out << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") "
@@ -155,6 +158,33 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
         });
         out << "    }\n";
         break;
+    case elementwise_variant::rows: {
+        // Row r is element r of the array of all axes but the last (C order); its offset in
+        // each operand is worked out once per row, then the last axis is a multiply away.
+        out << "    const long long gk_last = gk_shape.e[" << ndim - 1 << "];\n"
+               "    const long long gk_rows = n / gk_last;\n"
+               "    for (long long gk_row = blockIdx.y; gk_row < gk_rows; gk_row += gridDim.y) {\n";
+        for (const param& p : spec.params())
+            if (is_array(p))
+                out << "        long long gk_o_" << p.name << " = 0;\n";
+        out << "        long long gk_rest = gk_row;\n"
+               "        for (int gk_d = " << ndim - 2 << "; gk_d >= 0; --gk_d) {\n"
+               "            const long long gk_c = gk_d == 0 ? gk_rest : gk_rest % gk_shape.e[gk_d];\n"
+               "            if (gk_d > 0) gk_rest /= gk_shape.e[gk_d];\n";
+        for (const param& p : spec.params())
+            if (is_array(p))
+                out << "            gk_o_" << p.name << " += gk_c * gk_s_" << p.name << ".e[gk_d];\n";
+        out << "        }\n"
+               "        for (long long gk_col = (long long)blockIdx.x * blockDim.x + threadIdx.x; gk_col < gk_last;\n"
+               "             gk_col += (long long)gridDim.x * blockDim.x) {\n"
+               "            const long long i = gk_row * gk_last + gk_col;\n";
+        write_body(out, spec, [ndim](const param& p) {
+            return "(" + std::string(p.kind == param_kind::input ? "const " : "") + "char*)" + pointer_name(p) +
+                   " + gk_o_" + p.name + " + gk_col * gk_s_" + p.name + ".e[" + std::to_string(ndim - 1) + "]";
+        });
+        out << "        }\n    }\n";
+        break;
+    }
     }
     out << "}\n";
     return out.str();
@@ -181,8 +211,11 @@ elementwise_variant choose_variant(std::span<const elementwise_arg> args) {
         all_f = all_f && array->layout().is_f_contiguous();
         aligned = aligned && array->data() % 16 == 0;
     }
-    if (!all_c && !all_f)
-        return elementwise_variant::strided;
+    if (!all_c && !all_f) {
+        const ndarray* first = first_array(args);
+        const bool long_rows = first && first->ndim() > 0 && first->shape().back() >= rows_min_extent;
+        return long_rows ? elementwise_variant::rows : elementwise_variant::strided;
+    }
     return aligned ? elementwise_variant::vectorized : elementwise_variant::contiguous;
 }
 
@@ -240,7 +273,7 @@ void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cu
             pointers.push_back(array->data());
             values.push_back(&pointers.back());
             sizes.push_back(sizeof(CUdeviceptr));
-            if (variant == elementwise_variant::strided) {
+            if (has_strides(variant)) {
                 const auto* strides = padded(array->layout().strides());
                 values.push_back(const_cast<std::int64_t*>(strides->data()));
                 sizes.push_back(strides->size() * sizeof(std::int64_t));
@@ -251,7 +284,7 @@ void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cu
             sizes.push_back(scalar.size);
         }
     }
-    if (variant == elementwise_variant::strided) {
+    if (has_strides(variant)) {
         const auto* extents = padded(shape);
         values.push_back(const_cast<std::int64_t*>(extents->data()));
         sizes.push_back(extents->size() * sizeof(std::int64_t));
@@ -261,10 +294,15 @@ void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cu
     sizes.push_back(sizeof(count));
 
     const long long per_thread = variant == elementwise_variant::vectorized ? vector_width(spec) : 1;
-    const auto config = cuda::launch_config()
-                            .grid({detail::grid_for(k, n, per_thread)})
-                            .block({detail::block_size})
-                            .stream(s);
+    cuda::dim3 grid{detail::grid_for(k, n, per_thread)};
+    if (variant == elementwise_variant::rows) {
+        // Along x, enough blocks for the last axis at 4 elements per thread (so a row offset
+        // serves several elements); along y, the rest of a device-filling grid, over rows.
+        const long long last = shape.back(), rows = n / last;
+        grid.x = detail::grid_for(k, last, 4);
+        grid.y = static_cast<unsigned>(std::clamp<long long>(k.full_grid / grid.x, 1, std::min<long long>(rows, 65535)));
+    }
+    const auto config = cuda::launch_config().grid(grid).block({detail::block_size}).stream(s);
     cuda::launch_packed(k.function, config, values.data(), sizes.data(), values.size());
 }
 

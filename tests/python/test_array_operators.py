@@ -52,6 +52,22 @@ def test_broadcasting_matches_numpy(ga, shapes):
         check(op(db, da), op(b, a))
 
 
+@pytest.mark.parametrize("shapes", [((3, 1), (1, 2000)), ((2, 3, 1), (1500,)), ((4, 1, 1100), (1, 3, 1)),
+                                    ((1100,), (2, 1, 1))])
+def test_broadcasting_along_long_rows(ga, shapes):
+    # Last axes of 1024 elements and more run in the rows kernel variant.
+    a, b = host(shapes[0], np.float32, 13), host(shapes[1], np.int16, 14)
+    da, db = ga.to_gpu(a), ga.to_gpu(b)
+    for op in (operator.add, operator.mul, operator.lt):
+        check(op(da, db), op(a, b))
+    big = host((6, 5000), np.float64, 15)
+    dbig = ga.to_gpu(big)
+    check(dbig[::2] * 2 - 1, big[::2] * 2 - 1)
+    check(dbig[:, ::-1] + dbig[::-1, :], big[:, ::-1] + big[::-1, :])
+    check(dbig[1, ::2] + 1, big[1, ::2] + 1)
+    check(ga.to_gpu(big.T.copy()).T - dbig, big - big)  # a transposed operand with long rows
+
+
 def test_shapes_that_do_not_broadcast_name_both(ga):
     a, b = ga.zeros((2, 3), np.float32), ga.zeros((4,), np.float32)
     with pytest.raises(ValueError, match=r"\(2,3\).*\(4,\)"):

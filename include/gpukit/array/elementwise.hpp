@@ -12,7 +12,12 @@
 //    handles 16 / (smallest itemsize) consecutive elements, loading and storing them with
 //    16-byte accesses, in a grid-stride loop over a grid that fills the device;
 //  - contiguous: contiguous but not aligned; one element per thread, grid-stride;
-//  - strided: anything else; shape and byte strides are arguments.
+//  - strided: anything else; shape and byte strides are arguments;
+//  - rows: strided operands whose last axis is long (at least rows_min_extent elements, as
+//    broadcasts such as (n,1) + (1,m) and wide views are): a 2-D grid, blocks along y take
+//    rows (the index over all axes but the last) and work out each operand's row offset
+//    once, threads along x run over the last axis with one multiply per element, instead
+//    of a division per axis per element.
 #pragma once
 
 #include "gpukit/array/ndarray.hpp"
@@ -65,7 +70,10 @@ private:
     std::uint64_t key_;
 };
 
-enum class elementwise_variant { vectorized, contiguous, strided };
+enum class elementwise_variant { vectorized, contiguous, strided, rows };
+
+// The shortest last axis the rows variant is used for.
+inline constexpr std::int64_t rows_min_extent = 1024;
 
 // The CUDA C source of `variant`; `ndim` is the number of axes the strided variant handles
 // (ignored by the others). logic_error for bad names, no array parameter, or complex types.

@@ -121,6 +121,29 @@ TEST_F(ArrayGpu, StridedOperands) {
             ASSERT_FLOAT_EQ(result[r * 3 + c], 2.5f * host[(2 * c) * 10 + r] + 1.0f);
 }
 
+TEST_F(ArrayGpu, LongRowsOfStridedOperands) {
+    // x[::2] of a 6 x 2000 array: rows of 2000 contiguous elements, every other row; and a
+    // row broadcast down the rows (stride 0 on the first axis).
+    const auto host = random_floats(6 * 2000);
+    const ndarray x = upload(host, dtype::float32).reshape({6, 2000});
+    const ndarray xs = x[{slice{{}, {}, 2}}];
+    const ndarray y = ndarray::empty({3, 2000}, dtype::float32);
+    std::vector<elementwise_arg> args{xs, scalar_value::of(2.5f), y};
+    EXPECT_EQ(choose_variant(args), elementwise_variant::rows);
+    run(axpy, args);
+    auto result = download<float>(y);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 2000; c += 7)
+            EXPECT_NEAR(result[r * 2000 + c], 2.5f * host[2 * r * 2000 + c] + 1.0f, 1e-5f) << r << "," << c;
+    const ndarray row = x[{std::int64_t{5}}];
+    std::vector<elementwise_arg> broadcast{row.view(row.layout().broadcast_to({3, 2000})), scalar_value::of(-1.0f), y};
+    run(axpy, broadcast);
+    result = download<float>(y);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 2000; c += 7)
+            EXPECT_NEAR(result[r * 2000 + c], -host[5 * 2000 + c] + 1.0f, 1e-5f) << r << "," << c;
+}
+
 TEST_F(ArrayGpu, ArgumentsAreChecked) {
     const ndarray x = ndarray::empty({4}, dtype::float32);
     const ndarray d = ndarray::empty({4}, dtype::float64);

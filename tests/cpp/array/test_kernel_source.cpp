@@ -48,6 +48,8 @@ TEST(ElementwiseSource, EveryVariantAndTypeCompiles) {
         compile_for_sm90(elementwise_source(spec, elementwise_variant::vectorized));
         compile_for_sm90(elementwise_source(spec, elementwise_variant::contiguous));
         compile_for_sm90(elementwise_source(spec, elementwise_variant::strided, 3));
+        compile_for_sm90(elementwise_source(spec, elementwise_variant::rows, 3));
+        compile_for_sm90(elementwise_source(spec, elementwise_variant::rows, 1));
     }
 }
 
