@@ -130,9 +130,9 @@ void allocate(array_object& a, std::size_t bytes) {
     }
 }
 
-nb::object new_array(const std::vector<std::int64_t>& shape, array::dtype type, const array_object& like) {
+nb::object new_array(const std::vector<std::int64_t>& shape, array::dtype type, const array_object& like, order o) {
     array_object a;
-    a.layout = gpukit::layout::contiguous(shape, static_cast<std::int64_t>(array::size_of(type)));
+    a.layout = gpukit::layout::contiguous(shape, static_cast<std::int64_t>(array::size_of(type)), o);
     a.dtype = nb::borrow(numpy_dtype(type));
     a.type = type;
     a.base = nb::none();

@@ -67,9 +67,10 @@ nb::object as_numpy_dtype(nb::handle dtype);
 // A new instance of `cls` holding `a` (no Python __init__ runs).
 nb::object wrap_array(nb::handle cls, array_object&& a);
 
-// A new contiguous array of `shape` and `type` in C order, with the allocator and stream of
-// `like` (its memory from the allocator, else the current context's default pool).
-nb::object new_array(const std::vector<std::int64_t>& shape, array::dtype type, const array_object& like);
+// A new contiguous array of `shape` and `type` in order `o`, with the allocator and stream
+// of `like` (its memory from the allocator, else the current context's default pool).
+nb::object new_array(const std::vector<std::int64_t>& shape, array::dtype type, const array_object& like,
+                     order o = order::c);
 
 // Memory for a.layout from a.allocator (None: the default pool); sets a.gpudata and a.address.
 void allocate(array_object& a);

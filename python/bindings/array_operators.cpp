@@ -404,15 +404,7 @@ nb::object unary_operator(array::unary_op op, nb::handle self) {
 
 nb::object converted(array_object& source, dtype to, cuda::stream_view stream, order o) {
     const dtype from = require_kernel_type(source, "astype");
-    array_object result;
-    result.layout = gpukit::layout::contiguous(source.layout.shape(), static_cast<std::int64_t>(array::size_of(to)), o);
-    result.dtype = nb::borrow(numpy_dtype(to));
-    result.type = to;
-    result.base = nb::none();
-    result.allocator = source.allocator;
-    result.stream = source.stream;
-    allocate(result);
-    nb::object out = wrap_array(result_class(), std::move(result));
+    nb::object out = new_array(source.layout.shape(), to, source, o);
     array_object& target = object_of(out);
     const expression e = expression::unary(array::unary_op::cast, expression::array(0, from), from, to);
     const array::elementwise_spec& spec = array::expression_kernel(e);

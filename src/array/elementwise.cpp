@@ -78,6 +78,22 @@ void write_body(text_builder& out, const elementwise_spec& spec,
     out << "        {\n" << spec.operation() << "\n        ;}\n";
 }
 
+// gk_o_<name>: each array's byte offset of the element at flat C-order index `index` over
+// axes 0..last_axis (coordinates by division; axis 0 needs none, the index being in range).
+void write_offsets(text_builder& out, const elementwise_spec& spec, const std::string& index, int last_axis) {
+    for (const param& p : spec.params())
+        if (is_array(p))
+            out << "        long long gk_o_" << p.name << " = 0;\n";
+    out << "        long long gk_rest = " << index << ";\n"
+        << "        for (int gk_d = " << last_axis << "; gk_d >= 0; --gk_d) {\n"
+           "            const long long gk_c = gk_d == 0 ? gk_rest : gk_rest % gk_shape.e[gk_d];\n"
+           "            if (gk_d > 0) gk_rest /= gk_shape.e[gk_d];\n";
+    for (const param& p : spec.params())
+        if (is_array(p))
+            out << "            gk_o_" << p.name << " += gk_c * gk_s_" << p.name << ".e[gk_d];\n";
+    out << "        }\n";
+}
+
 }  // namespace
 
 elementwise_spec::elementwise_spec(std::string name, std::vector<param> params, std::string operation,
@@ -140,18 +156,7 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
         break;
     case elementwise_variant::strided:
         out << "    for (long long i = gk_thread; i < n; i += gk_threads) {\n";
-        for (const param& p : spec.params())
-            if (is_array(p))
-                out << "        long long gk_o_" << p.name << " = 0;\n";
-        // Flat C-order index -> coordinates -> byte offset of each array.
-        out << "        long long gk_rest = i;\n"
-               "        for (int gk_d = " << ndim - 1 << "; gk_d >= 0; --gk_d) {\n"
-               "            const long long gk_c = gk_rest % gk_shape.e[gk_d];\n"
-               "            gk_rest /= gk_shape.e[gk_d];\n";
-        for (const param& p : spec.params())
-            if (is_array(p))
-                out << "            gk_o_" << p.name << " += gk_c * gk_s_" << p.name << ".e[gk_d];\n";
-        out << "        }\n";
+        write_offsets(out, spec, "i", ndim - 1);
         write_body(out, spec, [](const param& p) {
             return "(" + std::string(p.kind == param_kind::input ? "const " : "") + "char*)" + pointer_name(p) +
                    " + gk_o_" + p.name;
@@ -164,18 +169,8 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
         out << "    const long long gk_last = gk_shape.e[" << ndim - 1 << "];\n"
                "    const long long gk_rows = n / gk_last;\n"
                "    for (long long gk_row = blockIdx.y; gk_row < gk_rows; gk_row += gridDim.y) {\n";
-        for (const param& p : spec.params())
-            if (is_array(p))
-                out << "        long long gk_o_" << p.name << " = 0;\n";
-        out << "        long long gk_rest = gk_row;\n"
-               "        for (int gk_d = " << ndim - 2 << "; gk_d >= 0; --gk_d) {\n"
-               "            const long long gk_c = gk_d == 0 ? gk_rest : gk_rest % gk_shape.e[gk_d];\n"
-               "            if (gk_d > 0) gk_rest /= gk_shape.e[gk_d];\n";
-        for (const param& p : spec.params())
-            if (is_array(p))
-                out << "            gk_o_" << p.name << " += gk_c * gk_s_" << p.name << ".e[gk_d];\n";
-        out << "        }\n"
-               "        for (long long gk_col = (long long)blockIdx.x * blockDim.x + threadIdx.x; gk_col < gk_last;\n"
+        write_offsets(out, spec, "gk_row", ndim - 2);
+        out << "        for (long long gk_col = (long long)blockIdx.x * blockDim.x + threadIdx.x; gk_col < gk_last;\n"
                "             gk_col += (long long)gridDim.x * blockDim.x) {\n"
                "            const long long i = gk_row * gk_last + gk_col;\n";
         write_body(out, spec, [ndim](const param& p) {
