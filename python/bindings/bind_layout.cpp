@@ -18,8 +18,6 @@ namespace gpukit::python {
 
 using namespace nb::literals;
 
-
-
 order parse_order(const std::string& o) {
     if (o == "C" || o == "c")
         return order::c;
