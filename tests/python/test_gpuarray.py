@@ -288,3 +288,65 @@ def test_get_and_set_honour_pagelocked_and_async(pool_ctx):
     np.testing.assert_array_equal(c.get(), 3 * host)
     with pytest.raises(ValueError, match="contiguous"):
         a.get(ary=np.empty((5, 37), np.float32).T, async_=True)
+
+
+def fake_array(shape, dtype):
+    """A GPUArray over a made-up device address: enough for everything checked before a launch."""
+    return gpuarray.GPUArray(shape, dtype, gpudata=1 << 20)
+
+
+def test_operator_errors_come_before_any_launch():
+    # No GPU is needed: each of these is refused before a kernel would run.
+    x, y = fake_array((2, 3), np.float32), fake_array((4,), np.float32)
+    with pytest.raises(ValueError, match=r"\(2,3\) \(4,\)"):
+        x + y
+    with pytest.raises(TypeError, match="copy the host array to the device"):
+        x + np.ones((2, 3), np.float32)
+    with pytest.raises(TypeError, match="copy the host array to the device"):
+        np.ones((2, 3), np.float32) * x
+    b = fake_array((3,), np.bool_)
+    with pytest.raises(TypeError, match="boolean subtract"):
+        b - b
+    with pytest.raises(TypeError, match="boolean negative"):
+        -b
+    with pytest.raises(OverflowError, match="out of bounds for uint8"):
+        fake_array((3,), np.uint8) + 1000
+    with pytest.raises(TypeError, match="same_kind"):
+        i = fake_array((3,), np.int32)
+        i += 1.5
+    with pytest.raises(ValueError, match="non-broadcastable output"):
+        z = fake_array((3, 1), np.float32)
+        z += fake_array((3, 4), np.float32)
+    with pytest.raises(TypeError, match="no GPU kernels"):
+        fake_array((3,), np.float16) + 1
+    with pytest.raises(TypeError, match="complex"):
+        fake_array((3,), np.complex64) < 1
+    with pytest.raises(TypeError):
+        x + "text"
+
+
+def test_array_internals_refuse_bad_arguments():
+    x = fake_array((4,), np.float32)
+    with pytest.raises(ValueError, match="itemsize"):
+        _gpukit._Array(_gpukit.Layout.contiguous((4,), 8), np.float32, None, None, 1 << 20, None)
+    with pytest.raises(TypeError, match="stream"):
+        gpuarray.GPUArray((4,), np.float32, gpudata=1 << 20, stream=7)
+    with pytest.raises(TypeError, match="stream"):
+        x.stream = "default"
+    with pytest.raises(ValueError, match="at most 16 bytes"):
+        x._fill_bytes(bytes(17))
+    with pytest.raises(ValueError, match="start and step"):
+        x._arange(bytes(8), bytes(4))
+    with pytest.raises(TypeError, match="GPUArray"):
+        x._assign_from(np.ones(4, np.float32))
+    with pytest.raises(ValueError, match="unknown operator"):
+        _gpukit._operator_spec("%", "float32", "float32")
+    with pytest.raises(TypeError, match="dtype name or a scalar"):
+        _gpukit._operator_spec("+", "float32", object())
+    with pytest.raises(TypeError, match="unexpected keyword|incompatible"):
+        x.copy(strem=None)
+    with pytest.raises(ValueError, match="order"):
+        x.reshape(2, 2, order="K")
+    assert x.reshape(2, 2).shape == (2, 2) and x.reshape((4, 1)).strides == (4, 4)
+    assert x[::2].ptr == x.ptr and x[1:].ptr == x.ptr + 4 and x[::-1].ptr == x.ptr + 12
+    assert x[1:].base is x and x[1:][1:].base is x
