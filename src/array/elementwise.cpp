@@ -225,17 +225,18 @@ void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cu
     for (std::size_t k = 0; k < args.size(); ++k) {
         const param& p = spec.params()[k];
         const auto* array = std::get_if<ndarray>(&args[k]);
-        const std::string where = "elementwise kernel " + spec.name() + ", argument " + p.name + ": ";
+        // The message is made only when an argument is wrong: this loop runs on every launch.
+        const auto where = [&] { return "elementwise kernel " + spec.name() + ", argument " + p.name + ": "; };
         if (is_array(p) != (array != nullptr))
-            throw logic_error(where + (is_array(p) ? "expected an array, got a scalar" : "expected a scalar, got an array"));
+            throw logic_error(where() + (is_array(p) ? "expected an array, got a scalar" : "expected a scalar, got an array"));
         if (array && array->type() != p.type)
-            throw logic_error(where + "expected dtype " + std::string(name(p.type)) + ", got " +
+            throw logic_error(where() + "expected dtype " + std::string(name(p.type)) + ", got " +
                               std::string(name(array->type())));
         if (array && array->shape() != shape)
-            throw logic_error(where + "shape " + array->layout().describe() + " differs from the first array's " +
+            throw logic_error(where() + "shape " + array->layout().describe() + " differs from the first array's " +
                               first->layout().describe());
         if (!array && std::get<scalar_value>(args[k]).size != size_of(p.type))
-            throw logic_error(where + "scalar of " + std::to_string(std::get<scalar_value>(args[k]).size) +
+            throw logic_error(where() + "scalar of " + std::to_string(std::get<scalar_value>(args[k]).size) +
                               " bytes for a " + std::string(name(p.type)));
     }
     const long long n = first->size();
