@@ -23,6 +23,74 @@ template <class T> __device__ __forceinline__ T gk_ipow(T base, T exponent) {
 }
 )";
 
+// numpy's ordering of complex numbers (by real part, then imaginary part; a NaN anywhere
+// makes every ordering false), and numpy's minimum and maximum: a NaN operand wins (the first
+// when both are), otherwise the second on a tie.
+constexpr const char* ordering = R"(
+template <class T> __device__ __forceinline__ bool gk_unordered(gk_complex<T> a, gk_complex<T> b) {
+    return a.im != a.im || b.im != b.im;
+}
+template <class T> __device__ __forceinline__ bool operator<(gk_complex<T> a, gk_complex<T> b) {
+    return (a.re < b.re && !gk_unordered(a, b)) || (a.re == b.re && a.im < b.im);
+}
+template <class T> __device__ __forceinline__ bool operator<=(gk_complex<T> a, gk_complex<T> b) {
+    return (a.re < b.re && !gk_unordered(a, b)) || (a.re == b.re && a.im <= b.im);
+}
+template <class T> __device__ __forceinline__ bool operator>(gk_complex<T> a, gk_complex<T> b) {
+    return (a.re > b.re && !gk_unordered(a, b)) || (a.re == b.re && a.im > b.im);
+}
+template <class T> __device__ __forceinline__ bool operator>=(gk_complex<T> a, gk_complex<T> b) {
+    return (a.re > b.re && !gk_unordered(a, b)) || (a.re == b.re && a.im >= b.im);
+}
+template <class T> __device__ __forceinline__ T gk_maximum(T a, T b) { return (a > b || a != a) ? a : b; }
+template <class T> __device__ __forceinline__ T gk_minimum(T a, T b) { return (a < b || a != a) ? a : b; }
+template <class T> __device__ __forceinline__ gk_complex<T> gk_maximum(gk_complex<T> a, gk_complex<T> b) {
+    return (a.re != a.re || a.im != a.im || a >= b) ? a : b;
+}
+template <class T> __device__ __forceinline__ gk_complex<T> gk_minimum(gk_complex<T> a, gk_complex<T> b) {
+    return (a.re != a.re || a.im != a.im || a <= b) ? a : b;
+}
+)";
+
+// numpy's complex power: a zero exponent gives 1 and a zero base 0 (NaN unless the exponent's
+// real part is positive); whole exponents of magnitude below 100 multiply by repeated squaring
+// (a negative one divides 1 by the result), others are exp(b log a), as the C library's cpow.
+constexpr const char* complex_power = R"(
+template <class T> __device__ gk_complex<T> gk_cpow(gk_complex<T> a, gk_complex<T> b) {
+    if (b.re == T(0) && b.im == T(0))
+        return {T(1), T(0)};
+    if (a.re == T(0) && a.im == T(0)) {
+        if (b.re > T(0))
+            return {T(0), T(0)};
+        const T nan = T(0) / T(0);
+        return {nan, nan};
+    }
+    const long long n = b.re > T(-100) && b.re < T(100) ? (long long)b.re : 0;
+    if (b.im == T(0) && n != 0 && T(n) == b.re) {
+        if (n == 1)
+            return a;
+        if (n == 2)
+            return a * a;
+        if (n == 3)
+            return a * (a * a);
+        const long long m = n < 0 ? -n : n;
+        gk_complex<T> result{T(1), T(0)}, power = a;
+        for (long long mask = 1;; mask <<= 1) {
+            if (m & mask)
+                result = result * power;
+            if (m < (mask << 1))
+                break;
+            power = power * power;
+        }
+        return n < 0 ? gk_complex<T>{T(1), T(0)} / result : result;
+    }
+    const T log_abs = log(hypot(a.re, a.im)), arg = atan2(a.im, a.re);
+    const T re = b.re * log_abs - b.im * arg, im = b.re * arg + b.im * log_abs;
+    const T magnitude = exp(re);
+    return {magnitude * cos(im), magnitude * sin(im)};
+}
+)";
+
 std::string cast(dtype t, const std::string& value) { return "((" + std::string(c_type(t)) + ")(" + value + "))"; }
 
 // A value of the expression being written out: its C text and its type.
@@ -57,12 +125,20 @@ std::string binary_text(const expression_step& s, const value& left, const value
     if (s.code & exact_mixed_sign)
         return cast(s.type, mixed_sign_comparison(op, left, right));
     const std::string l = cast(s.compute, left.text), r = cast(s.compute, right.text);
-    if (op == binary_op::power) {
-        if (kind(s.compute) == dtype_kind::floating)
-            return cast(s.type, std::string(s.compute == dtype::float32 ? "powf" : "pow") + "(" + l + ", " + r + ")");
-        return cast(s.type, "gk_ipow(" + l + ", " + r + ")");
+    const auto call = [&](const std::string& function) { return cast(s.type, function + "(" + l + ", " + r + ")"); };
+    switch (op) {
+    case binary_op::power:
+        switch (kind(s.compute)) {
+        case dtype_kind::floating: return call(s.compute == dtype::float32 ? "powf" : "pow");
+        case dtype_kind::complex: return call("gk_cpow");
+        default: return call("gk_ipow");
+        }
+    case binary_op::minimum: return call("gk_minimum");
+    case binary_op::maximum: return call("gk_maximum");
+    case binary_op::logical_and: return cast(s.type, "(" + l + " && " + r + ")");
+    case binary_op::logical_or: return cast(s.type, "(" + l + " || " + r + ")");
+    default: return cast(s.type, "(" + l + " " + std::string(symbol(op)) + " " + r + ")");
     }
-    return cast(s.type, "(" + l + " " + std::string(symbol(op)) + " " + r + ")");
 }
 
 std::string unary_text(const expression_step& s, const std::string& operand) {
@@ -78,18 +154,34 @@ std::string unary_text(const expression_step& s, const std::string& operand) {
         default: return cast(s.type, x);
         }
     case unary_op::cast: return cast(s.type, x);
+    // conj, real and imag of gk_complex (kernel_text.hpp); a real number is its own conjugate
+    // and real part.
+    case unary_op::conjugate: return cast(s.type, kind(s.compute) == dtype_kind::complex ? "conj(" + x + ")" : x);
+    case unary_op::real: return cast(s.type, kind(s.compute) == dtype_kind::complex ? "real(" + x + ")" : x);
+    case unary_op::imag: return cast(s.type, kind(s.compute) == dtype_kind::complex ? "imag(" + x + ")" : "0");
+    case unary_op::logical_not: return cast(s.type, "(!" + x + ")");
     }
     return x;
 }
 
-bool uses_integer_power(const expression& e) {
+// The helper functions the kernel of `e` calls, for its preamble.
+std::string preamble_of(const expression& e) {
+    bool integer_pow = false, complex_pow = false, ordered = false;
     for (std::size_t k = 0; k < e.size(); ++k) {
         const expression_step s = e.step(k);
-        if (s.what == expression_step::kind::binary && static_cast<binary_op>(s.code & ~exact_mixed_sign) == binary_op::power &&
-            kind(s.compute) != dtype_kind::floating)
-            return true;
+        if (s.what != expression_step::kind::binary)
+            continue;
+        const auto op = static_cast<binary_op>(s.code & ~exact_mixed_sign);
+        const bool complex = kind(s.compute) == dtype_kind::complex;
+        if (op == binary_op::power) {
+            complex_pow = complex_pow || complex;
+            integer_pow = integer_pow || (!complex && kind(s.compute) != dtype_kind::floating);
+        }
+        const bool ordering_of_complex = complex && is_comparison(op) && op != binary_op::equal &&
+                                         op != binary_op::not_equal;
+        ordered = ordered || ordering_of_complex || op == binary_op::minimum || op == binary_op::maximum;
     }
-    return false;
+    return std::string(integer_pow ? integer_power : "") + (complex_pow ? complex_power : "") + (ordered ? ordering : "");
 }
 
 }  // namespace
@@ -147,6 +239,14 @@ expression expression::unary(unary_op op, const expression& operand, dtype compu
     return e;
 }
 
+expression expression::select(const expression& condition, const expression& then, const expression& otherwise,
+                              dtype result) {
+    expression e;
+    e.steps_ = condition.steps_ + then.steps_ + otherwise.steps_;
+    e.push({expression_step::kind::select, 0, result, result});
+    return e;
+}
+
 expression expression::renumbered(const std::vector<int>& numbers) const {
     expression e;
     for (std::size_t k = 0; k < size(); ++k) {
@@ -201,6 +301,18 @@ std::string expression::text() const {
             stack.back() = {binary_text(s, stack.back(), right), s.type};
             break;
         }
+        case expression_step::kind::select: {
+            if (stack.size() < 3)
+                throw logic_error("elementwise expression: a selection lacks an operand");
+            const value otherwise = std::move(stack.back());
+            stack.pop_back();
+            const value then = std::move(stack.back());
+            stack.pop_back();
+            stack.back() = {cast(s.type, "(" + cast(dtype::bool_, stack.back().text) + " ? " + cast(s.type, then.text) +
+                                             " : " + cast(s.type, otherwise.text) + ")"),
+                            s.type};
+            break;
+        }
         }
     }
     if (stack.size() != 1)
@@ -231,8 +343,7 @@ elementwise_spec make_spec(const expression& e) {
         params.push_back(*operands[k]);
     }
     params.push_back({"z", e.type(), param_kind::output});
-    return elementwise_spec("gk_expression", std::move(params), "z[i] = " + e.text(),
-                            uses_integer_power(e) ? integer_power : "");
+    return elementwise_spec("gk_expression", std::move(params), "z[i] = " + e.text(), preamble_of(e));
 }
 
 // Lets the cache be searched by a string_view, without making a string per lookup.

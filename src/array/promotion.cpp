@@ -17,7 +17,7 @@ enum class loop : std::uint8_t {
     int8,           // no bool loop: numpy takes the first one bool casts to safely, int8's
     float64,        // no integer loops: numpy divides integers in double
     none,           // no loop: numpy raises TypeError (the entry's message)
-    not_in_gpukit,  // numpy has one, gpukit's kernels do not: type_error
+    boolean,        // each operand tested for non-zero: numpy's logical functions
 };
 
 struct op_entry {
@@ -32,20 +32,24 @@ struct op_entry {
 };
 
 using enum loop;
-constexpr std::array<op_entry, 11> table{{
+constexpr std::array<op_entry, 15> table{{
     {binary_op::add, "+", {same, same, same, same, same}, std::nullopt},
     {binary_op::subtract, "-", {none, same, same, same, same}, std::nullopt,
      "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "
      "logical_xor function instead."},
     {binary_op::multiply, "*", {same, same, same, same, same}, std::nullopt},
     {binary_op::true_divide, "/", {float64, float64, float64, same, same}, std::nullopt},
-    {binary_op::power, "**", {int8, same, same, same, not_in_gpukit}, std::nullopt},
+    {binary_op::power, "**", {int8, same, same, same, same}, std::nullopt},
     {binary_op::equal, "==", {same, same, same, same, same}, std::array{false, true, false}},
     {binary_op::not_equal, "!=", {same, same, same, same, same}, std::array{true, false, true}},
-    {binary_op::less, "<", {same, same, same, same, not_in_gpukit}, std::array{true, false, false}},
-    {binary_op::less_equal, "<=", {same, same, same, same, not_in_gpukit}, std::array{true, true, false}},
-    {binary_op::greater, ">", {same, same, same, same, not_in_gpukit}, std::array{false, false, true}},
-    {binary_op::greater_equal, ">=", {same, same, same, same, not_in_gpukit}, std::array{false, true, true}},
+    {binary_op::less, "<", {same, same, same, same, same}, std::array{true, false, false}},
+    {binary_op::less_equal, "<=", {same, same, same, same, same}, std::array{true, true, false}},
+    {binary_op::greater, ">", {same, same, same, same, same}, std::array{false, false, true}},
+    {binary_op::greater_equal, ">=", {same, same, same, same, same}, std::array{false, true, true}},
+    {binary_op::minimum, "minimum", {same, same, same, same, same}, std::nullopt},
+    {binary_op::maximum, "maximum", {same, same, same, same, same}, std::nullopt},
+    {binary_op::logical_and, "logical_and", {boolean, boolean, boolean, boolean, boolean}, std::nullopt},
+    {binary_op::logical_or, "logical_or", {boolean, boolean, boolean, boolean, boolean}, std::nullopt},
 }};
 
 constexpr bool table_in_enum_order() {
@@ -88,13 +92,17 @@ bool holds(dtype t, const python_int& v) noexcept {
 
 std::string text(const python_int& v) { return (v.negative ? "-" : "") + std::to_string(v.magnitude); }
 
+// Whether numpy's conversion of a Python int to a C long succeeds.
+bool fits_c_long(const python_int& v) noexcept {
+    return !v.beyond_64_bits && (v.negative ? v.magnitude <= two_to_63 : v.magnitude < two_to_63);
+}
+
 // numpy converts a Python int to integer type `t` through a C long, or for uint32 and uint64
 // a C unsigned long (which takes negative longs too) (on LP64 systems), then checks that the
 // value fits `t`; each step has its own OverflowError.
 void check_conversion(const python_int& v, dtype t) {
     const bool through_unsigned_long = kind(t) == dtype_kind::unsigned_int && size_of(t) >= 4;
-    const bool fits_c_type =
-        !v.beyond_64_bits && (v.negative ? v.magnitude <= two_to_63 : through_unsigned_long || v.magnitude < two_to_63);
+    const bool fits_c_type = fits_c_long(v) || (through_unsigned_long && !v.beyond_64_bits && !v.negative);
     if (!fits_c_type)
         throw std::overflow_error("Python int too large to convert to C long");
     if (!holds(t, v))
@@ -148,9 +156,13 @@ binary_types resolve_binary(binary_op op, const operand& a, const operand& b) {
         break;
     case loop::none:
         throw type_error(std::string(e.no_loop_message));
-    case loop::not_in_gpukit:
-        throw type_error(std::string(e.symbol) + " is not supported for complex arrays (" + std::string(name(common)) +
-                         ")");
+    case loop::boolean:
+        // numpy tests a Python scalar's own value for non-zero (logical_and(float32_array,
+        // 1e-50) is true where the array is), an int only if it is a C long.
+        if (other.k == operand::kind::python_int && !fits_c_long(other.value))
+            throw std::overflow_error("Python int too large to convert to C long");
+        types.compute = dtype::bool_;
+        break;
     }
     types.result = e.answers ? dtype::bool_ : types.compute;
 
@@ -181,6 +193,28 @@ binary_types resolve_binary(binary_op op, const operand& a, const operand& b) {
             types.result = types.compute = dtype::int8;
     }
     return types;
+}
+
+dtype result_type(const operand& a, const operand& b) noexcept {
+    const auto default_type = [](const operand& o) {
+        switch (o.k) {
+        case operand::kind::typed: return o.type;
+        case operand::kind::python_int: return dtype::int64;
+        case operand::kind::python_float: return dtype::float64;
+        case operand::kind::python_complex: return dtype::complex128;
+        }
+        return o.type;
+    };
+    const bool a_typed = a.k == operand::kind::typed, b_typed = b.k == operand::kind::typed;
+    if (a_typed == b_typed)
+        return promote(default_type(a), default_type(b));
+    const operand& typed = a_typed ? a : b;
+    return promote_with_scalar(typed.type, scalar_kind((a_typed ? b : a).k));
+}
+
+void check_wrapped(const python_int& v) {
+    if (v.beyond_64_bits || (v.negative && v.magnitude > two_to_63))
+        throw std::overflow_error("Python int too large to convert to C long");
 }
 
 }  // namespace gpukit::array

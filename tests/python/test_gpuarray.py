@@ -222,7 +222,7 @@ def test_complex_division_by_zero_and_refusals(pool_ctx):
     np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
     np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
     np.testing.assert_allclose(got[2], expected[2], rtol=1e-12)  # no overflow in |b|^2
-    for bad in (lambda: x ** 2, lambda: x < x, lambda: gpuarray.sum(x), lambda: x.max()):
+    for bad in (lambda: gpuarray.sum(x), lambda: x.max()):
         with pytest.raises(TypeError, match="complex"):
             bad()
 
@@ -319,8 +319,6 @@ def test_operator_errors_come_before_any_launch():
         z += fake_array((3, 4), np.float32)
     with pytest.raises(TypeError, match="no GPU kernels"):
         fake_array((3,), np.float16) + 1
-    with pytest.raises(TypeError, match="complex"):
-        fake_array((3,), np.complex64) < 1
     with pytest.raises(TypeError):
         x + "text"
 

@@ -3,8 +3,8 @@ every operator, every pair of dtypes, and every dtype with Python ints (small, n
 and beyond each type's range and 64 bits), floats, complex numbers and bools, on both sides:
 the same result dtype, the computation type of numpy's ufunc loop, the answer numpy gives
 every element of a comparison with an int out of range, or numpy's exception and message.
-Where numpy has a loop gpukit's kernels lack (<, <=, >, >= and ** on complex) gpukit raises
-TypeError instead."""
+The table's functions (minimum, maximum, logical_and, logical_or) are checked the same way;
+the logical ones test each operand for non-zero, so they compute in bool."""
 import functools
 import operator
 import warnings
@@ -21,9 +21,11 @@ INTEGER_TYPES = [t for t in TYPES if np.dtype(t).kind in "iu"]
 OPERATORS = {"+": (operator.add, np.add), "-": (operator.sub, np.subtract), "*": (operator.mul, np.multiply),
              "/": (operator.truediv, np.true_divide), "**": (operator.pow, np.power),
              "==": (operator.eq, np.equal), "!=": (operator.ne, np.not_equal), "<": (operator.lt, np.less),
-             "<=": (operator.le, np.less_equal), ">": (operator.gt, np.greater), ">=": (operator.ge, np.greater_equal)}
+             "<=": (operator.le, np.less_equal), ">": (operator.gt, np.greater), ">=": (operator.ge, np.greater_equal),
+             "minimum": (np.minimum, np.minimum), "maximum": (np.maximum, np.maximum),
+             "logical_and": (np.logical_and, np.logical_and), "logical_or": (np.logical_or, np.logical_or)}
 COMPARISONS = {"==", "!=", "<", "<=", ">", ">="}
-NOT_FOR_COMPLEX = {"**", "<", "<=", ">", ">="}
+LOGICAL = {"logical_and", "logical_or"}
 
 
 def edge_values():
@@ -100,7 +102,11 @@ def expected(symbol, a, a_description, b, b_description):
     else:
         in1, in2, out = numpy_loop(ufunc, weak_type(a), weak_type(b))
     assert out == result  # numpy's loop gives the result type its operator gives
-    if symbol in COMPARISONS:
+    if symbol in LOGICAL:
+        # numpy's loop converts both operands to their common type and tests for non-zero;
+        # testing each for non-zero first gives the same answer, in bool.
+        compute, mixed = "bool", False
+    elif symbol in COMPARISONS:
         # The loop's input type; only numpy's mixed int64-with-uint64 loops take two.
         mixed = in1 != in2
         assert not mixed or {in1, in2} == {"int64", "uint64"}
@@ -110,8 +116,6 @@ def expected(symbol, a, a_description, b, b_description):
         # only true_divide loops are float ones).
         assert in1 == in2 == out
         compute, mixed = in1, False
-    if symbol in NOT_FOR_COMPLEX and np.dtype(compute).kind == "c":
-        return TypeError, f"{symbol} is not supported for complex arrays ({compute})"
     # Comparing an integer array with an int its type cannot hold: numpy answers every element alike.
     constant = None
     descriptions = (a_description, b_description)

@@ -25,13 +25,18 @@
 namespace gpukit::array {
 
 enum class unary_op : std::uint8_t {
-    negative,  // -x
-    absolute,  // abs(x); of a complex number its magnitude, a real number
-    cast,      // x converted to the step's type (astype, assignment between types)
+    negative,     // -x
+    absolute,     // abs(x); of a complex number its magnitude, a real number
+    cast,         // x converted to the step's type (astype, assignment between types)
+    conjugate,    // the complex conjugate
+    real,         // the real part of a complex number, a real number
+    imag,         // the imaginary part of a complex number, a real number
+    logical_not,  // !x, computed in bool
 };
 
 struct expression_step {
-    enum class kind : std::uint8_t { array, scalar, binary, unary, constant };
+    // select: three operands (condition, then, else), as numpy.where.
+    enum class kind : std::uint8_t { array, scalar, binary, unary, constant, select };
     kind what;
     std::uint8_t code;  // binary_op (| exact_mixed_sign) or unary_op; the operand number of array and scalar
                         // steps (operand k is the kernel's parameter p<k>); 0 or 1 for a
@@ -62,6 +67,10 @@ public:
     static expression binary(binary_op op, const expression& left, const expression& right, const binary_types& t);
     // `op(operand)`, computed in `compute`, of type `result`.
     static expression unary(unary_op op, const expression& operand, dtype compute, dtype result);
+    // `condition ? then : otherwise` of type `result` (numpy.where): the condition is tested
+    // for non-zero, the chosen value converted to `result`.
+    static expression select(const expression& condition, const expression& then, const expression& otherwise,
+                             dtype result);
 
     // The same expression with operand k renumbered numbers[k] (to merge the operands of
     // two expressions into one list).

@@ -7,13 +7,11 @@
 // whose value decides range errors, constant comparisons, negative powers and bool ** 2.
 //
 // Errors (Python sees the exception in parentheses), each with numpy's message:
-//   gpukit::type_error    (TypeError)      no loop for the types (bool - bool), or one that
-//                                           gpukit's kernels lack (<, <=, >, >= and ** on
-//                                           complex: "< is not supported for complex arrays
-//                                           (complex64)")
+//   gpukit::type_error    (TypeError)      no loop for the types (bool - bool)
 //   std::overflow_error   (OverflowError)  a Python int that the operation's integer type
 //                                           cannot hold ("Python integer 1000 out of bounds
-//                                           for uint8")
+//                                           for uint8"), or one beyond a C long where numpy
+//                                           converts it to one (logical_and, where)
 //   std::invalid_argument (ValueError)     an integer raised to a negative Python int; two
 //                                           Python scalars (one operand must be typed)
 #pragma once
@@ -26,13 +24,18 @@
 
 namespace gpukit::array {
 
-// The operators of the table. New ones (floor_divide, remainder, bitwise, minimum/maximum,
-// logical ...) are one entry each in promotion.cpp's table.
+// The operators of the table. New ones (floor_divide, remainder, bitwise, ...) are one entry
+// each in promotion.cpp's table. Complex numbers are ordered as numpy orders them: by real
+// part, then imaginary part (a NaN in either operand makes every ordering false).
 enum class binary_op : std::uint8_t {
     add, subtract, multiply, true_divide, power, equal, not_equal, less, less_equal, greater, greater_equal,
+    // numpy's functions of two arrays: minimum and maximum propagate NaN; logical_and and
+    // logical_or test each operand for non-zero and give bool.
+    minimum, maximum, logical_and, logical_or,
 };
 
-// Python's operator: "+", "-", "*", "/", "**", "==", "!=", "<", "<=", ">", ">=".
+// Python's operator: "+", "-", "*", "/", "**", "==", "!=", "<", "<=", ">", ">="; the
+// function's name for the others ("minimum", "logical_and", ...).
 std::string_view symbol(binary_op op) noexcept;
 // Whether the result is bool (==, !=, <, <=, >, >=).
 bool is_comparison(binary_op op) noexcept;
@@ -79,5 +82,14 @@ struct binary_types {
 // the scalar is converted for the kernel (Python's float() raises OverflowError then, as
 // numpy does).
 binary_types resolve_binary(binary_op op, const operand& a, const operand& b);
+
+// numpy.result_type of two operands, as numpy.where types its two choices: numpy's promotion
+// with NEP 50 for a Python scalar; two Python scalars promote their default types (int64,
+// float64, complex128). A Python int is then converted as check_wrapped() allows.
+dtype result_type(const operand& a, const operand& b) noexcept;
+// numpy.where's conversion of a Python int to an integer type: any value a C long or unsigned
+// long holds (-2**63 to 2**64 - 1), wrapped into the type (where(c, uint8_array, -1) gives
+// 255); std::overflow_error beyond.
+void check_wrapped(const python_int& v);
 
 }  // namespace gpukit::array

@@ -165,16 +165,57 @@ TEST(Promotion, NumpysOtherErrors) {
     EXPECT_THROW(resolve_binary(op::add, python_integer(1), python_float), std::invalid_argument);
 }
 
-TEST(Promotion, ComplexOrderingAndPowerAreNotInGpukit) {
-    expect_error<gpukit::type_error>([] { resolve_binary(op::less, typed(dtype::complex64), python_float); },
-                                     "< is not supported for complex arrays (complex64)");
-    expect_error<gpukit::type_error>([] { resolve_binary(op::power, typed(dtype::int8), python_complex); },
-                                     "** is not supported for complex arrays (complex128)");
-    expect_error<gpukit::type_error>([] { resolve_binary(op::greater_equal, typed(dtype::float32), python_complex); },
-                                     ">= is not supported for complex arrays (complex64)");
-    EXPECT_THROW(resolve_binary(op::less, typed(dtype::complex128), typed(dtype::bool_)), gpukit::error);
+TEST(Promotion, ComplexNumbersOrderAndPower) {
+    const binary_types less = resolve_binary(op::less, typed(dtype::complex64), python_float);
+    EXPECT_EQ(less.compute, dtype::complex64);
+    EXPECT_EQ(less.result, dtype::bool_);
+    EXPECT_EQ(resolve_binary(op::power, typed(dtype::int8), python_complex).result, dtype::complex128);
+    EXPECT_EQ(resolve_binary(op::greater_equal, typed(dtype::float32), python_complex).compute, dtype::complex64);
+    EXPECT_EQ(resolve_binary(op::less, typed(dtype::complex128), typed(dtype::bool_)).compute, dtype::complex128);
+    // A negative int exponent is refused for integer types only.
+    EXPECT_EQ(resolve_binary(op::power, typed(dtype::complex64), python_integer(-3)).result, dtype::complex64);
     EXPECT_EQ(resolve_binary(op::equal, typed(dtype::complex64), typed(dtype::float64)).compute, dtype::complex128);
     EXPECT_EQ(resolve_binary(op::true_divide, typed(dtype::complex64), python_integer(3)).result, dtype::complex64);
+}
+
+TEST(Promotion, FunctionsOfTwoOperands) {
+    for (auto o : {op::minimum, op::maximum, op::logical_and, op::logical_or})
+        EXPECT_EQ(binary_op_from_symbol(symbol(o)), o);
+    EXPECT_EQ(symbol(op::logical_or), "logical_or");
+    EXPECT_FALSE(is_comparison(op::maximum));
+    // minimum and maximum type as arithmetic does, Python ints checked against the type.
+    EXPECT_EQ(resolve_binary(op::maximum, typed(dtype::int64), typed(dtype::uint64)).result, dtype::float64);
+    EXPECT_EQ(resolve_binary(op::minimum, typed(dtype::bool_), typed(dtype::bool_)).result, dtype::bool_);
+    EXPECT_EQ(resolve_binary(op::minimum, python_integer(0), typed(dtype::float32)).result, dtype::float32);
+    expect_error<std::overflow_error>([] { resolve_binary(op::minimum, typed(dtype::uint8), python_integer(1000)); },
+                                      "Python integer 1000 out of bounds for uint8");
+    // The logical functions test each operand for non-zero: any C long will do.
+    const binary_types both = resolve_binary(op::logical_and, typed(dtype::uint8), python_integer(1000));
+    EXPECT_EQ(both.compute, dtype::bool_);
+    EXPECT_EQ(both.result, dtype::bool_);
+    EXPECT_EQ(resolve_binary(op::logical_or, typed(dtype::float32), python_complex).compute, dtype::bool_);
+    EXPECT_EQ(resolve_binary(op::logical_or, typed(dtype::int8), python_integer(true, std::uint64_t{1} << 63)).result,
+              dtype::bool_);
+    expect_error<std::overflow_error>(
+        [] { resolve_binary(op::logical_and, typed(dtype::uint64), python_integer(false, std::uint64_t{1} << 63)); },
+        "Python int too large to convert to C long");
+    expect_error<std::overflow_error>([] { resolve_binary(op::logical_or, python_beyond_64_bits(true), typed(dtype::int8)); },
+                                      "Python int too large to convert to C long");
+}
+
+TEST(Promotion, ResultTypeOfWhere) {
+    EXPECT_EQ(result_type(typed(dtype::uint8), typed(dtype::int8)), dtype::int16);
+    EXPECT_EQ(result_type(typed(dtype::int8), python_integer(1000)), dtype::int8);
+    EXPECT_EQ(result_type(python_float, typed(dtype::int32)), dtype::float64);
+    EXPECT_EQ(result_type(typed(dtype::float32), python_complex), dtype::complex64);
+    EXPECT_EQ(result_type(python_integer(5), python_float), dtype::float64);
+    EXPECT_EQ(result_type(python_integer(5), python_integer(-1)), dtype::int64);
+    EXPECT_EQ(result_type(typed(dtype::bool_), python_integer(5)), dtype::int64);
+    // Python ints wrap into the type from -2**63 to 2**64 - 1.
+    EXPECT_NO_THROW(check_wrapped(python_integer(false, ~std::uint64_t{0}).value));
+    EXPECT_NO_THROW(check_wrapped(python_integer(true, std::uint64_t{1} << 63).value));
+    EXPECT_THROW(check_wrapped(python_integer(true, (std::uint64_t{1} << 63) + 1).value), std::overflow_error);
+    EXPECT_THROW(check_wrapped(python_beyond_64_bits(false).value), std::overflow_error);
 }
 
 }  // namespace

@@ -1,0 +1,109 @@
+// The kernels of gpuarray's functions, compiled by NVRTC for sm_90 (no GPU needed): the
+// expressions of numpy's functions (minimum, maximum, logical_and, where, conj, complex powers
+// and ordering).
+#include "gpukit/array/expression.hpp"
+#include "gpukit/core/error.hpp"
+#include "gpukit/rtc/program.hpp"
+#include "nvrtc_test.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using namespace gpukit;
+using namespace gpukit::array;
+
+void compile_for_sm90(const std::string& source) {
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.options = {"--std=c++17", "-default-device"};
+    options.no_extern_c = true;
+    try {
+        EXPECT_FALSE(rtc::compile(source, options).cubin.empty());
+    } catch (const compile_error& e) {
+        ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << source;
+    }
+}
+
+void compile_every_variant(const elementwise_spec& spec) {
+    for (const auto variant : {elementwise_variant::vectorized, elementwise_variant::contiguous})
+        compile_for_sm90(elementwise_source(spec, variant));
+    compile_for_sm90(elementwise_source(spec, elementwise_variant::strided, 3));
+    compile_for_sm90(elementwise_source(spec, elementwise_variant::rows, 2));
+}
+
+const dtype all_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32,   dtype::int64,
+                           dtype::uint8,  dtype::uint16, dtype::uint32, dtype::uint64,  dtype::float32,
+                           dtype::float64, dtype::complex64, dtype::complex128};
+
+binary_types same(dtype t, dtype result) { return binary_types{result, t, std::nullopt, false}; }
+
+// One expression using every new step for arrays of type t:
+//   where(logical_or(logical_and(p0 < p1, p0 >= p2), logical_not(p0)), minimum(p0, p1), maximum(p0, p2))
+expression every_function(dtype t) {
+    const expression a = expression::array(0, t), b = expression::array(1, t), s = expression::scalar(2, t);
+    const binary_types to_bool = same(t, dtype::bool_), logical = same(dtype::bool_, dtype::bool_);
+    const expression both = expression::binary(binary_op::logical_and, expression::binary(binary_op::less, a, b, to_bool),
+                                               expression::binary(binary_op::greater_equal, a, s, to_bool), logical);
+    const expression condition = expression::binary(
+        binary_op::logical_or, both, expression::unary(unary_op::logical_not, a, dtype::bool_, dtype::bool_), logical);
+    return expression::select(condition, expression::binary(binary_op::minimum, a, b, same(t, t)),
+                              expression::binary(binary_op::maximum, a, s, same(t, t)), t);
+}
+
+TEST(FunctionExpressions, EveryStepCompilesForEveryType) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (dtype t : all_types)
+        compile_for_sm90(elementwise_source(expression_kernel(every_function(t)), elementwise_variant::vectorized));
+    compile_every_variant(expression_kernel(every_function(dtype::float32)));
+    compile_every_variant(expression_kernel(every_function(dtype::complex128)));
+}
+
+TEST(FunctionExpressions, ComplexPartsAndPowersCompile) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (dtype t : {dtype::complex64, dtype::complex128}) {
+        // real(conj(p0) ** p1) + imag(p0)
+        const dtype part = t == dtype::complex64 ? dtype::float32 : dtype::float64;
+        const expression power = expression::binary(
+            binary_op::power, expression::unary(unary_op::conjugate, expression::array(0, t), t, t),
+            expression::array(1, t), same(t, t));
+        const expression e = expression::binary(
+            binary_op::add, expression::unary(unary_op::real, power, t, part),
+            expression::unary(unary_op::imag, expression::array(0, t), t, part), same(part, part));
+        compile_for_sm90(elementwise_source(expression_kernel(e), elementwise_variant::vectorized));
+    }
+}
+
+TEST(FunctionExpressions, TextOfTheNewSteps) {
+    const expression chosen = expression::select(expression::array(0, dtype::int8), expression::array(1, dtype::int16),
+                                                 expression::scalar(2, dtype::int16), dtype::int32);
+    EXPECT_EQ(chosen.text(), "((int)((((bool)(p0[i])) ? ((int)(p1[i])) : ((int)(p2)))))");
+    EXPECT_EQ(chosen.operand_count(), 3);
+    const expression larger = expression::binary(binary_op::maximum, expression::array(0, dtype::float32),
+                                                  expression::array(1, dtype::float32), same(dtype::float32, dtype::float32));
+    EXPECT_EQ(larger.text(), "((float)(gk_maximum(((float)(p0[i])), ((float)(p1[i])))))");
+    EXPECT_NE(expression_kernel(larger).preamble().find("gk_maximum"), std::string::npos);
+    const expression either = expression::binary(binary_op::logical_or, expression::array(0, dtype::float64),
+                                                 expression::scalar(1, dtype::bool_), same(dtype::bool_, dtype::bool_));
+    EXPECT_EQ(either.text(), "((bool)((((bool)(p0[i])) || ((bool)(p1)))))");
+    EXPECT_EQ(expression_kernel(either).preamble(), "");
+    const expression power = expression::binary(binary_op::power, expression::array(0, dtype::complex64),
+                                                expression::scalar(1, dtype::complex64),
+                                                same(dtype::complex64, dtype::complex64));
+    EXPECT_NE(power.text().find("gk_cpow("), std::string::npos);
+    EXPECT_NE(expression_kernel(power).preamble().find("gk_cpow"), std::string::npos);
+    // An ordering of complex numbers needs numpy's comparison operators; of real numbers none.
+    const auto less = [](dtype t) {
+        return expression::binary(binary_op::less, expression::array(0, t), expression::array(1, t), same(t, dtype::bool_));
+    };
+    EXPECT_NE(expression_kernel(less(dtype::complex128)).preamble().find("operator<("), std::string::npos);
+    EXPECT_EQ(expression_kernel(less(dtype::float64)).preamble(), "");
+    EXPECT_THROW((void)expression::select(expression::array(0, dtype::int8), expression::array(1, dtype::int8),
+                                          expression(), dtype::int8)
+                     .text(),
+                 logic_error);
+}
+
+}  // namespace
