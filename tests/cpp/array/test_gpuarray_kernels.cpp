@@ -1,6 +1,7 @@
-// The kernels of gpuarray's functions, compiled by NVRTC for sm_90 (no GPU needed): the
-// expressions of numpy's functions (minimum, maximum, logical_and, where, conj, complex powers
-// and ordering).
+// The kernels of gpuarray's functions, compiled by NVRTC for sm_90 (no GPU needed): record
+// fills (array/element_copy.hpp), and the expressions of numpy's functions (minimum, maximum,
+// logical_and, where, conj, complex powers and ordering).
+#include "gpukit/array/element_copy.hpp"
 #include "gpukit/array/expression.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
@@ -39,6 +40,19 @@ const dtype all_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::i
                            dtype::float64, dtype::complex64, dtype::complex128};
 
 binary_types same(dtype t, dtype result) { return binary_types{result, t, std::nullopt, false}; }
+
+TEST(FillWords, SpecsCompileAndAreMadeOnce) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (dtype word : {dtype::uint8, dtype::uint16, dtype::uint32, dtype::uint64})
+        for (int words : {1, 3})
+            compile_for_sm90(elementwise_source(fill_words_spec(word, words), elementwise_variant::vectorized));
+    compile_every_variant(fill_words_spec(dtype::uint32, 3));
+    EXPECT_EQ(&fill_words_spec(dtype::uint32, 3), &fill_words_spec(dtype::uint32, 3));
+    EXPECT_NE(fill_words_spec(dtype::uint32, 3).operation().find("gk_w[i % 3]"), std::string::npos);
+    EXPECT_THROW(fill_words_spec(dtype::float32, 1), logic_error);
+    EXPECT_THROW(fill_words_spec(dtype::uint8, max_fill_words + 1), logic_error);
+    EXPECT_THROW(fill_words_spec(dtype::uint8, 0), logic_error);
+}
 
 // One expression using every new step for arrays of type t:
 //   where(logical_or(logical_and(p0 < p1, p0 >= p2), logical_not(p0)), minimum(p0, p1), maximum(p0, p2))

@@ -1,0 +1,46 @@
+// Layouts derived from an array's layout for gpuarray's copies and views: numpy's order 'K'
+// for new arrays, numpy's rules for viewing elements as a type of another size, and a view of
+// any element (a record, a vector type) as machine words, which gpukit's kernels copy and fill.
+#pragma once
+
+#include "gpukit/core/layout.hpp"
+
+#include <cuda.h>
+
+#include <cstdint>
+
+namespace gpukit::array {
+
+// Elements of any type: where element [0, ..., 0] is and how the others lie (the layout's
+// itemsize is the element's size in bytes; its offset is not used).
+struct element_array {
+    CUdeviceptr data = 0;
+    gpukit::layout layout;
+};
+
+// A new contiguous layout of `l`'s shape for elements of `itemsize` bytes, its axes in the
+// order of `l`'s (numpy's order 'K'): the axis with the largest stride in magnitude outermost,
+// ties in axis order, every stride positive and no gaps. C order for an empty array.
+gpukit::layout keep_order(const gpukit::layout& l, std::int64_t itemsize);
+
+// Whether the elements of `l` fill exactly nbytes() bytes from the lowest one, with positive
+// strides: a C- or F-contiguous layout or one with its axes permuted (a transposed array).
+// Such an array is copied as one block of bytes into a layout with the same strides.
+bool is_dense(const gpukit::layout& l) noexcept;
+
+// The same bytes seen as elements of `itemsize` bytes, as numpy's ndarray.view(dtype) sees
+// them: the last axis must be contiguous (or hold at most one element) and its bytes are
+// divided into the new elements; a 0-d array keeps its itemsize. std::invalid_argument with
+// numpy's message otherwise.
+gpukit::layout with_itemsize(const gpukit::layout& l, std::int64_t itemsize);
+
+// The widest machine word (8, 4, 2 or 1 bytes) that divides the item size, the address
+// `data` of element 0 and every stride that is used (of axes longer than 1).
+std::int64_t word_size(const gpukit::layout& l, CUdeviceptr data) noexcept;
+
+// `l` seen as words of `word` bytes (which word_size() allows): one more axis, last, of
+// itemsize / word words `word` bytes apart. Copying or filling these words copies or fills
+// the elements whatever their type.
+gpukit::layout as_words(const gpukit::layout& l, std::int64_t word);
+
+}  // namespace gpukit::array

@@ -1,0 +1,95 @@
+#include "gpukit/array/views.hpp"
+
+#include "gpukit/core/error.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace gpukit::array {
+
+gpukit::layout keep_order(const gpukit::layout& l, std::int64_t itemsize) {
+    const auto n = static_cast<std::size_t>(l.ndim());
+    if (l.size() == 0)
+        return gpukit::layout::contiguous(l.shape(), itemsize, order::c);
+    std::vector<std::size_t> outermost_first(n);
+    std::iota(outermost_first.begin(), outermost_first.end(), std::size_t{0});
+    const auto magnitude = [&](std::size_t axis) {
+        const std::int64_t s = l.strides()[axis];
+        return s < 0 ? -static_cast<std::uint64_t>(s) : static_cast<std::uint64_t>(s);
+    };
+    std::stable_sort(outermost_first.begin(), outermost_first.end(),
+                     [&](std::size_t a, std::size_t b) { return magnitude(a) > magnitude(b); });
+    std::vector<std::int64_t> strides(n);
+    std::int64_t stride = itemsize;
+    for (std::size_t k = n; k-- > 0;) {
+        strides[outermost_first[k]] = stride;
+        stride *= l.shape()[outermost_first[k]];  // fits: the layout checks its size times itemsize
+    }
+    return gpukit::layout(l.shape(), std::move(strides), itemsize, 0);
+}
+
+bool is_dense(const gpukit::layout& l) noexcept {
+    if (l.size() == 0)
+        return true;
+    // Ordered by stride, the axes longer than 1 must each step over the ones inside it.
+    std::vector<std::pair<std::int64_t, std::int64_t>> axes;  // (stride, extent)
+    for (int k = 0; k < l.ndim(); ++k)
+        if (l.shape()[k] > 1)
+            axes.emplace_back(l.strides()[k], l.shape()[k]);
+    std::sort(axes.begin(), axes.end());
+    std::int64_t expected = l.itemsize();
+    for (const auto& [stride, extent] : axes) {
+        if (stride != expected)
+            return false;
+        expected *= extent;
+    }
+    return true;
+}
+
+gpukit::layout with_itemsize(const gpukit::layout& l, std::int64_t itemsize) {
+    const std::int64_t old = l.itemsize();
+    if (itemsize == old)
+        return l;
+    if (itemsize <= 0)
+        throw std::invalid_argument("view: an item size must be positive, got " + std::to_string(itemsize));
+    if (l.ndim() == 0)
+        throw std::invalid_argument("Changing the dtype of a 0d array is only supported if the itemsize is unchanged");
+    std::vector<std::int64_t> shape = l.shape(), strides = l.strides();
+    const std::int64_t last = shape.back();
+    if (last > 1 && strides.back() != old)
+        throw std::invalid_argument("To change to a dtype of a different size, the last axis must be contiguous");
+    if (itemsize < old && old % itemsize != 0)
+        throw std::invalid_argument("When changing to a smaller dtype, its size must be a divisor of the size of "
+                                    "original dtype");
+    if (itemsize > old && (last * old) % itemsize != 0)
+        throw std::invalid_argument("When changing to a larger dtype, its size must be a divisor of the total size "
+                                    "in bytes of the last axis of the array.");
+    shape.back() = last * old / itemsize;
+    strides.back() = itemsize;
+    return gpukit::layout(std::move(shape), std::move(strides), itemsize, l.offset());
+}
+
+std::int64_t word_size(const gpukit::layout& l, CUdeviceptr data) noexcept {
+    for (std::int64_t word : {8, 4, 2}) {
+        bool fits = l.itemsize() % word == 0 && data % static_cast<CUdeviceptr>(word) == 0;
+        for (int k = 0; fits && k < l.ndim(); ++k)
+            fits = l.shape()[k] <= 1 || l.strides()[k] % word == 0;
+        if (fits)
+            return word;
+    }
+    return 1;
+}
+
+gpukit::layout as_words(const gpukit::layout& l, std::int64_t word) {
+    if (word <= 0 || l.itemsize() % word != 0)
+        throw logic_error("as_words: " + std::to_string(word) + "-byte words do not divide " +
+                          std::to_string(l.itemsize()) + "-byte elements");
+    std::vector<std::int64_t> shape = l.shape(), strides = l.strides();
+    shape.push_back(l.itemsize() / word);
+    strides.push_back(word);
+    return gpukit::layout(std::move(shape), std::move(strides), word, l.offset());
+}
+
+}  // namespace gpukit::array
