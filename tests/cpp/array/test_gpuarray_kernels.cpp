@@ -1,8 +1,9 @@
-// The kernels of gpuarray's functions, compiled by NVRTC for sm_90 (no GPU needed): record
-// fills (array/element_copy.hpp), and the expressions of numpy's functions (minimum, maximum,
-// logical_and, where, conj, complex powers and ordering).
+// The kernels of gpuarray's functions, compiled by NVRTC for sm_90 (no GPU needed): gathers and
+// scatters (array/indexing.hpp), record fills (array/element_copy.hpp), and the expressions of
+// numpy's functions (minimum, maximum, logical_and, where, conj, complex powers and ordering).
 #include "gpukit/array/element_copy.hpp"
 #include "gpukit/array/expression.hpp"
+#include "gpukit/array/indexing.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
 #include "nvrtc_test.hpp"
@@ -38,8 +39,81 @@ void compile_every_variant(const elementwise_spec& spec) {
 const dtype all_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32,   dtype::int64,
                            dtype::uint8,  dtype::uint16, dtype::uint32, dtype::uint64,  dtype::float32,
                            dtype::float64, dtype::complex64, dtype::complex128};
+const dtype index_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32, dtype::int64,
+                             dtype::uint8,  dtype::uint16, dtype::uint32, dtype::uint64};
 
 binary_types same(dtype t, dtype result) { return binary_types{result, t, std::nullopt, false}; }
+
+TEST(IndexedCopySource, TakeCompilesForEveryIndexTypeAndWord) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (dtype index : index_types) {
+        indexed_copy_spec spec;
+        spec.source_index = index;
+        compile_for_sm90(indexed_copy_source(spec));
+    }
+    for (int word : {1, 2, 4, 8, 16})
+        for (int words : {1, 3}) {
+            indexed_copy_spec spec;
+            spec.word = word;
+            spec.words = words;
+            spec.source_index = dtype::int64;
+            spec.source_ndim = 3;  // numpy's take of a strided source
+            compile_for_sm90(indexed_copy_source(spec));
+        }
+}
+
+TEST(IndexedCopySource, MultiTakePutCompile) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (int arrays : {2, max_indexed_arrays}) {
+        indexed_copy_spec take, put, take_put;
+        take.arrays = put.arrays = take_put.arrays = arrays;
+        take.source_index = dtype::uint32;
+        put.dest_index = dtype::int32;
+        put.word = 8;
+        take_put.source_index = dtype::uint32;
+        take_put.dest_index = dtype::int16;
+        take_put.offsets = true;
+        take_put.word = 4;
+        take_put.words = 3;
+        for (const auto& spec : {take, put, take_put})
+            compile_for_sm90(indexed_copy_source(spec));
+    }
+}
+
+TEST(IndexedCopySource, TextAndRefusals) {
+    indexed_copy_spec spec;
+    spec.source_index = dtype::uint64;
+    spec.dest_index = dtype::int8;
+    spec.offsets = true;
+    spec.word = 16;
+    spec.words = 2;
+    const std::string source = indexed_copy_source(spec);
+    EXPECT_NE(source.find("struct gk_element { uint4 w[2]; };"), std::string::npos);
+    EXPECT_NE(source.find("const unsigned long long* gk_si"), std::string::npos);
+    EXPECT_NE(source.find("const signed char* gk_di"), std::string::npos);
+    EXPECT_NE(source.find("gk_off.e[gk_k]"), std::string::npos);
+    // An unsigned index beyond the signed range is out of every array.
+    EXPECT_NE(source.find("gk_raw_src > 0x7fffffffffffffffull ? -1 - gk_src_n.e[gk_k]"), std::string::npos);
+    EXPECT_NE(source.find("gk_src_ok ? *gk_from : gk_element{}"), std::string::npos);
+    EXPECT_NE(source.find("if (gk_write[gk_u][gk_k])"), std::string::npos);
+
+    indexed_copy_spec bad = spec;
+    bad.source_index = dtype::float32;
+    EXPECT_THROW(indexed_copy_source(bad), logic_error);
+    bad = spec;
+    bad.source_index = bad.dest_index = std::nullopt;
+    EXPECT_THROW(indexed_copy_source(bad), logic_error);
+    bad = spec;
+    bad.word = 3;
+    EXPECT_THROW(indexed_copy_source(bad), logic_error);
+    bad = spec;
+    bad.arrays = max_indexed_arrays + 1;
+    EXPECT_THROW(indexed_copy_source(bad), logic_error);
+    bad = spec;
+    bad.arrays = 2;
+    bad.source_ndim = 2;  // a strided source is take's alone
+    EXPECT_THROW(indexed_copy_source(bad), logic_error);
+}
 
 TEST(FillWords, SpecsCompileAndAreMadeOnce) {
     GPUKIT_REQUIRE_NVRTC();

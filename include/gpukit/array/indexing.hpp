@@ -1,0 +1,59 @@
+// Gathers and scatters through index arrays: numpy's take, and PyCUDA's multi_take,
+// multi_put and multi_take_put (which read through texture references in PyCUDA; here
+// through plain device memory).
+//
+// One kernel copies elements for every position i of its index arrays and every pair k of
+// arrays (up to max_indexed_arrays pairs per launch):
+//
+//   out_k[d] = source_k[s]   with s = source_index[i] + offset_k (or i without a source index)
+//                            and  d = dest_index[i] (or i without a destination index).
+//
+// Elements are copied as opaque words, so every dtype works (records and CUDA vector types
+// included). A negative s or d counts from the end of its array, as numpy's indices do. An s
+// beyond its array reads a zero element and a d beyond its array is not written: numpy raises
+// IndexError there, which a kernel cannot do without the caller waiting for it.
+#pragma once
+
+#include "gpukit/array/ndarray.hpp"
+#include "gpukit/array/views.hpp"
+#include "gpukit/cuda/stream.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace gpukit::array {
+
+inline constexpr int max_indexed_arrays = 16;
+
+// One generated kernel. Indices are of an integer type or bool.
+struct indexed_copy_spec {
+    int word = 4;                        // bytes of the words elements are copied as: 1, 2, 4, 8 or 16
+    int words = 1;                       // words per element
+    std::optional<dtype> source_index;   // none: s = i
+    std::optional<dtype> dest_index;     // none: d = i
+    int arrays = 1;                      // pairs of arrays: 1 to max_indexed_arrays
+    bool offsets = false;                // offset_k added to s
+    int source_ndim = 0;                 // 0: every source flat (contiguous, in memory order); else one
+                                         // source of this many axes, strided, in C order (numpy's take)
+    friend bool operator==(const indexed_copy_spec&, const indexed_copy_spec&) = default;
+};
+
+// The kernel's CUDA C (one kernel, gk_indexed_copy). logic_error for a spec out of range.
+std::string indexed_copy_source(const indexed_copy_spec& spec);
+
+// numpy's take: out[i] = source.flat[indices[i]] for every position i of `indices`, source of
+// any layout (its position in C order), `indices` and `out` C-contiguous with indices' size.
+void take(const element_array& source, const ndarray& indices, const element_array& out, cuda::stream_view s);
+
+// The indexed copy above for every k: sources, outs and index arrays contiguous (positions
+// in memory order); all sources and outs of one element size; source_indices and
+// dest_indices (when given, at least one is) of one size n, which also bounds i. An array read
+// or written at i must hold at least n elements. offsets: empty, or one per pair. Pairs
+// beyond max_indexed_arrays take further launches. logic_error for arguments that do not fit.
+void indexed_copy(std::span<const element_array> sources, std::span<const element_array> outs,
+                  const ndarray* source_indices, const ndarray* dest_indices, std::span<const std::int64_t> offsets,
+                  cuda::stream_view s);
+
+}  // namespace gpukit::array
