@@ -106,6 +106,24 @@ nb::object wrap_array(nb::handle cls, array_object&& a) {
     return instance;
 }
 
+nb::object view_of(nb::handle self, const array_object& a, gpukit::layout l, nb::handle dtype, nb::handle cls) {
+    array_object v;
+    v.layout = std::move(l);
+    if (dtype.is_none()) {
+        v.dtype = a.dtype;
+        v.type = a.type;
+    } else {
+        v.dtype = nb::borrow(dtype);
+        v.type = kernel_type(dtype);
+    }
+    v.address = a.address;
+    v.gpudata = a.gpudata;
+    v.base = a.base.is_none() ? nb::borrow(self) : a.base;
+    v.allocator = a.allocator;
+    v.stream = a.stream;
+    return wrap_array(cls.is_none() ? nb::handle(self.type()) : cls, std::move(v));
+}
+
 void allocate(array_object& a) {
     a.gpudata = nb::none();
     a.address = 0;
@@ -130,6 +148,18 @@ void allocate(array_object& a, std::size_t bytes) {
     }
 }
 
+nb::object new_array(const gpukit::layout& l, nb::handle dtype, nb::handle allocator, nb::handle stream) {
+    array_object a;
+    a.layout = l;
+    a.dtype = nb::borrow(dtype);
+    a.type = kernel_type(dtype);
+    a.base = nb::none();
+    a.allocator = nb::borrow(allocator);
+    a.stream = nb::borrow(stream);
+    allocate(a);
+    return wrap_array(result_class(), std::move(a));
+}
+
 nb::object new_array(const std::vector<std::int64_t>& shape, array::dtype type, const array_object& like, order o) {
     array_object a;
     a.layout = gpukit::layout::contiguous(shape, static_cast<std::int64_t>(array::size_of(type)), o);
@@ -142,8 +172,22 @@ nb::object new_array(const std::vector<std::int64_t>& shape, array::dtype type, 
     return wrap_array(result_class(), std::move(a));
 }
 
+void require_aligned(const array_object& a, array::dtype type) {
+    const auto size = static_cast<std::int64_t>(array::size_of(type));
+    bool aligned = a.layout.size() == 0 || a.data() % static_cast<CUdeviceptr>(size) == 0;
+    for (int k = 0; aligned && k < a.layout.ndim(); ++k)
+        aligned = a.layout.shape()[k] <= 1 || a.layout.strides()[k] % size == 0;
+    if (!aligned)
+        throw nb::value_error(("the elements of this " + std::string(array::name(type)) + " array (" +
+                               a.layout.describe() + ", element 0 at address " + std::to_string(a.data()) +
+                               ") are not at multiples of " + std::to_string(size) +
+                               " bytes, which GPU kernels need; copy its bytes to an aligned array first")
+                                  .c_str());
+}
+
 array::ndarray as_ndarray(const array_object& a) {
     const array::dtype type = *a.type;
+    require_aligned(a, type);
     const auto [low, high] = a.layout.byte_extent();
     if (low >= 0)
         return array::ndarray(array::borrow(a.address, static_cast<std::size_t>(high)), type, a.layout);
@@ -160,6 +204,15 @@ array::ndarray as_ndarray(const array_object& a, const std::vector<std::int64_t>
         return whole;
     return whole.view(whole.layout().broadcast_to(shape));
 }
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+    std::string s = "(";
+    for (std::size_t k = 0; k < shape.size(); ++k)
+        s += (k ? "," : "") + std::to_string(shape[k]);
+    return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+array::element_array as_elements(const array_object& a) { return {a.data(), a.layout}; }
 
 cuda::stream_view stream_of(const array_object& a) { return stream_arg(a.stream); }
 

@@ -16,6 +16,7 @@
 
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/expression.hpp"
+#include "gpukit/array/views.hpp"
 #include "gpukit/core/layout.hpp"
 #include "gpukit/cuda/stream.hpp"
 
@@ -64,11 +65,19 @@ std::optional<array::dtype> kernel_type(nb::handle numpy_dtype);
 // `dtype` as a numpy dtype object (np.dtype(dtype) unless it is one).
 nb::object as_numpy_dtype(nb::handle dtype);
 
+// A view of `a` (the object `self`) with another layout (and dtype; None keeps a's), of class
+// `cls` (None: self's). The view's base is the array that owns the memory.
+nb::object view_of(nb::handle self, const array_object& a, gpukit::layout l, nb::handle dtype, nb::handle cls);
+
 // A new instance of `cls` holding `a` (no Python __init__ runs).
 nb::object wrap_array(nb::handle cls, array_object&& a);
 
+// A new array of layout `l` (whose memory it fills from its lowest byte) and numpy dtype
+// `dtype`, its memory from `allocator` (None: the current context's default pool), working
+// on `stream`.
+nb::object new_array(const gpukit::layout& l, nb::handle dtype, nb::handle allocator, nb::handle stream);
 // A new contiguous array of `shape` and `type` in order `o`, with the allocator and stream
-// of `like` (its memory from the allocator, else the current context's default pool).
+// of `like`.
 nb::object new_array(const std::vector<std::int64_t>& shape, array::dtype type, const array_object& like,
                      order o = order::c);
 
@@ -78,9 +87,20 @@ void allocate(array_object& a);
 void allocate(array_object& a, std::size_t bytes);
 
 // `a` seen by the C++ array code: an ndarray over its memory (borrowed; `a` keeps it alive),
-// optionally broadcast to `shape`.
+// optionally broadcast to `shape`. ValueError when its elements are not aligned (require_aligned).
 array::ndarray as_ndarray(const array_object& a);
 array::ndarray as_ndarray(const array_object& a, const std::vector<std::int64_t>& shape);
+
+// ValueError unless every element of `a` lies at a multiple of the size of `type` (the
+// alignment of every kernel type, complex ones included), which the GPU's loads require;
+// views made with view(dtype) or strides= may not.
+void require_aligned(const array_object& a, array::dtype type);
+
+// `a`'s elements, of whatever type.
+array::element_array as_elements(const array_object& a);
+
+// A shape as numpy's messages write it: "(2,3)", "(4,)".
+std::string shape_text(const std::vector<std::int64_t>& shape);
 
 // The stream `a` works on.
 cuda::stream_view stream_of(const array_object& a);

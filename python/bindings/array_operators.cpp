@@ -1,8 +1,10 @@
 #include "array_operators.hpp"
 
 #include "array_fusion.hpp"
+#include "memory_args.hpp"
 
 #include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/views.hpp"
 #include "gpukit/core/error.hpp"
 
 #include <nanobind/stl/string.h>
@@ -134,14 +136,20 @@ array::scalar_value bytes_as(const scalar_operand& s) {
             nb::raise_python_error();
         return array::scalar_value::of(static_cast<T>(v));
     } else {
-        // Integer and bool types: resolve_binary has checked that the value fits (a float
-        // or complex scalar never computes in an integer type).
+        // Integer and bool types: resolve_binary has checked that the value fits, or where
+        // wraps it (a float or complex scalar never computes in an integer type).
         const array::python_int& v = s.operand.value;
         const unsigned long long bits = v.negative ? 0ull - v.magnitude : v.magnitude;
-        if constexpr (std::is_same_v<T, bool>)
-            return array::scalar_value::of(static_cast<bool>(v.magnitude != 0));
-        else
-            return array::scalar_value::of(static_cast<T>(bits));  // two's complement, as the value fits
+        if constexpr (std::is_same_v<T, bool>) {
+            // numpy's logical functions test a scalar of any kind for non-zero.
+            switch (s.kind) {
+            case scalar_operand::value_kind::floating: return array::scalar_value::of(s.real != 0);
+            case scalar_operand::value_kind::complex: return array::scalar_value::of(s.real != 0 || s.imag != 0);
+            default: return array::scalar_value::of(v.magnitude != 0);
+            }
+        } else {
+            return array::scalar_value::of(static_cast<T>(bits));  // two's complement: the value fits, or wraps
+        }
     }
 }
 
@@ -196,7 +204,9 @@ struct operand_list {
             }
             settle(a);
         }
-        return expression::array(add_array(h), require_kernel_type(a, what));
+        const dtype t = require_kernel_type(a, what);
+        require_aligned(a, t);  // before the result is allocated
+        return expression::array(add_array(h), t);
     }
 };
 
@@ -248,13 +258,6 @@ void launch(const expression& e, const std::vector<expression_operand>& operands
     run_counted(spec, args, stream);
 }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-    std::string s = "(";
-    for (std::size_t k = 0; k < shape.size(); ++k)
-        s += (k ? "," : "") + std::to_string(shape[k]);
-    return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 // numpy's same_kind rule: any cast within a kind or to a higher kind (bool < unsigned <
 // signed < floating < complex).
 bool same_kind(dtype from, dtype to) {
@@ -276,58 +279,146 @@ bool fusable(binary_op op) {
            op == binary_op::true_divide;
 }
 
-// The expression and operands of `self <op> other` (reflected: other <op> self).
+// An operand of an expression being built: an array or a scalar not yet in the operand list
+// (a scalar's bytes depend on the type the operation reads it as), or an expression built
+// from earlier operands.
+struct term {
+    nb::handle array;
+    std::optional<scalar_operand> scalar;
+    std::optional<expression> built;
+    array::operand operand;  // as type resolution sees it
+    std::vector<std::int64_t> shape;
+};
+
+term array_term(nb::handle h, const char* what) {
+    array_object& a = object_of(h);
+    term t;
+    t.array = h;
+    t.operand = {array::operand::kind::typed, require_kernel_type(a, what), {}};
+    t.shape = a.layout.shape();
+    return t;
+}
+
+// The term of an array or scalar `h`; nullopt for anything else.
+std::optional<term> term_of(nb::handle h, const char* what) {
+    if (is_array(h))
+        return array_term(h, what);
+    std::optional<scalar_operand> s = scalar_of(h);
+    if (!s)
+        return std::nullopt;
+    term t;
+    t.operand = s->operand;
+    t.scalar = std::move(s);
+    return t;
+}
+
+// The expression of `t`, adding its array or scalar (read as `type`) to `list`.
+expression materialize(const term& t, dtype type, operand_list& list, bool fuse, const char* what) {
+    if (t.built)
+        return *t.built;
+    if (t.array)
+        return list.of_array(t.array, fuse, what);
+    return expression::scalar(list.add_scalar(scalar_bytes(*t.scalar, type)), type);
+}
+
+// `a <op> b`, typed by the op table; arrays join `list` (fused in when `fuse` allows).
+term combine(binary_op op, const term& a, const term& b, operand_list& list, bool fuse) {
+    const char* what = array::symbol(op).data();
+    const array::binary_types t = array::resolve_binary(op, a.operand, b.operand);
+    term r;
+    r.shape = broadcast_shapes(a.shape, b.shape);
+    r.operand = {array::operand::kind::typed, t.result, {}};
+    if (t.constant) {  // e.g. uint8 < 1000: true everywhere, whatever the values
+        for (const term* x : {&a, &b})
+            if (x->array && object_of(x->array).pending)
+                settle(object_of(x->array));  // still computed, as it would have been without fusion
+        r.built = expression::constant(*t.constant);
+        return r;
+    }
+    // A scalar is read in the compute type, except the uint64 side of an exact signed/uint64
+    // comparison, which keeps its own.
+    const auto read_as = [&](const term& x) { return t.signed_with_uint64 ? x.operand.type : t.compute; };
+    const expression left = materialize(a, read_as(a), list, fuse, what);
+    const expression right = materialize(b, read_as(b), list, fuse, what);
+    r.built = expression::binary(op, left, right, t);
+    return r;
+}
+
+// An expression ready to run, its operands and the shape they broadcast to.
 struct built {
     expression e;
     operand_list operands;
     std::vector<std::int64_t> shape;
+
+    void take(term&& t) {
+        e = std::move(*t.built);
+        shape = std::move(t.shape);
+    }
 };
 
+// A TypeError for a host array operand (returning NotImplemented would let numpy's reflected
+// operator make an object array of GPUArrays); nothing for other objects.
+void refuse_host_array(nb::handle h, const char* what) {
+    static PyObject* host_array = nb::object(nb::module_::import_("numpy").attr("ndarray")).release().ptr();
+    if (PyObject_IsInstance(h.ptr(), host_array) == 1)
+        throw nb::type_error(("GPUArray " + std::string(what) +
+                              " numpy.ndarray: copy the host array to the device first (gpuarray.to_gpu)")
+                                 .c_str());
+}
+
+// The expression and operands of `self <op> other` (reflected: other <op> self); nullopt
+// when `other` is neither an array nor a scalar.
 std::optional<built> build_binary(binary_op op, nb::handle self, nb::handle other, bool reflected, bool fuse) {
-    array_object& a = object_of(self);
     const char* what = array::symbol(op).data();
-    const dtype a_type = require_kernel_type(a, what);
-    built b;
-    if (is_array(other)) {
-        array_object& o = object_of(other);
-        const dtype o_type = require_kernel_type(o, what);
-        const array::operand left{array::operand::kind::typed, a_type, {}}, right{array::operand::kind::typed, o_type, {}};
-        const array::binary_types t = array::resolve_binary(op, reflected ? right : left, reflected ? left : right);
-        b.shape = broadcast_shapes(a.layout.shape(), o.layout.shape());
-        nb::handle first = reflected ? other : self, second = reflected ? self : other;
-        const expression l = b.operands.of_array(first, fuse, what);
-        const expression r = b.operands.of_array(second, fuse, what);
-        b.e = expression::binary(op, l, r, t);
-        return b;
-    }
-    const std::optional<scalar_operand> s = scalar_of(other);
-    if (!s) {
-        // Returning NotImplemented would let numpy's reflected operator make an object array
-        // of GPUArrays; a host array is never an operand.
-        static PyObject* host_array = nb::object(nb::module_::import_("numpy").attr("ndarray")).release().ptr();
-        if (PyObject_IsInstance(other.ptr(), host_array) == 1)
-            throw nb::type_error(("GPUArray " + std::string(array::symbol(op)) +
-                                  " numpy.ndarray: copy the host array to the device first (gpuarray.to_gpu)")
-                                     .c_str());
+    const term mine = array_term(self, what);
+    const std::optional<term> theirs = term_of(other, what);
+    if (!theirs) {
+        refuse_host_array(other, what);
         return std::nullopt;
     }
-    const array::operand mine{array::operand::kind::typed, a_type, {}};
-    const array::binary_types t =
-        array::resolve_binary(op, reflected ? s->operand : mine, reflected ? mine : s->operand);
-    b.shape = a.layout.shape();
-    if (t.constant) {  // e.g. uint8 < 1000: true everywhere, whatever the values
-        if (a.pending)
-            settle(a);  // still computed, as it would have been without fusion
-        b.e = expression::constant(*t.constant);
-        return b;
-    }
-    const expression mine_e = b.operands.of_array(self, fuse, what);
-    // A scalar is read in the compute type, except the uint64 side of an exact signed/uint64
-    // comparison, which keeps its own.
-    const dtype scalar_type = t.signed_with_uint64 ? s->operand.type : t.compute;
-    const expression scalar_e = expression::scalar(b.operands.add_scalar(scalar_bytes(*s, scalar_type)), scalar_type);
-    b.e = reflected ? expression::binary(op, scalar_e, mine_e, t) : expression::binary(op, mine_e, scalar_e, t);
+    built b;
+    b.take(reflected ? combine(op, *theirs, mine, b.operands, fuse) : combine(op, mine, *theirs, b.operands, fuse));
     return b;
+}
+
+// Writes `b` into `target`, cast as numpy's same_kind rule allows; `what` names the operation.
+void write_into(built& b, array_object& target, const char* what, cuda::stream_view stream) {
+    const dtype target_type = require_kernel_type(target, what);
+    if (!same_kind(b.e.type(), target_type))
+        throw nb::type_error(("Cannot cast ufunc '" + std::string(what) + "' output from dtype('" +
+                              std::string(array::name(b.e.type())) + "') to dtype('" +
+                              std::string(array::name(target_type)) + "') with casting rule 'same_kind'")
+                                 .c_str());
+    if (b.shape != target.layout.shape())
+        throw nb::value_error(("non-broadcastable output operand with shape " + shape_text(target.layout.shape()) +
+                               " doesn't match the broadcast shape " + shape_text(b.shape))
+                                  .c_str());
+    if (b.e.type() != target_type)
+        b.e = expression::unary(array::unary_op::cast, b.e, b.e.type(), target_type);
+    launch(b.e, b.operands.operands, target, stream);
+}
+
+// Runs `b` into target.out, or into a new array like `like` (C order unless `new_layout`).
+nb::object finish(built& b, nb::handle like_object, const result_target& target, const char* what,
+                  const std::optional<gpukit::layout>& new_layout = std::nullopt) {
+    const array_object& like = object_of(like_object);
+    if (!target.out.is_none()) {
+        if (!is_array(target.out))
+            throw nb::type_error((std::string(what) + ": out must be a GPUArray, got " +
+                                  nb::cast<std::string>(nb::str(target.out.type())))
+                                     .c_str());
+        array_object& out = settled(target.out);
+        write_into(b, out, what, target.stream.is_none() ? stream_of(out) : stream_arg(target.stream));
+        return nb::borrow(target.out);
+    }
+    const dtype type = b.e.type();
+    const gpukit::layout l =
+        new_layout ? *new_layout
+                   : gpukit::layout::contiguous(b.shape, static_cast<std::int64_t>(array::size_of(type)));
+    nb::object out = new_array(l, numpy_dtype(type), target.allocator.is_none() ? nb::handle(like.allocator) : target.allocator,
+                               like.stream);
+    launch(b.e, b.operands.operands, object_of(out), target.stream.is_none() ? stream_of(like) : stream_arg(target.stream));
+    return out;
 }
 
 // A pending array standing for `b`, with the allocator and stream of `like`.
@@ -367,19 +458,7 @@ nb::object in_place_operator(binary_op op, nb::handle self, nb::handle other) {
     if (!b)
         return nb::borrow(Py_NotImplemented);
     array_object& target = settled(self);
-    const dtype target_type = *target.type;
-    if (!same_kind(b->e.type(), target_type))
-        throw nb::type_error(("Cannot cast ufunc '" + std::string(array::symbol(op)) + "' output from dtype('" +
-                              std::string(array::name(b->e.type())) + "') to dtype('" +
-                              std::string(array::name(target_type)) + "') with casting rule 'same_kind'")
-                                 .c_str());
-    if (b->shape != target.layout.shape())
-        throw nb::value_error(("non-broadcastable output operand with shape " + shape_text(target.layout.shape()) +
-                               " doesn't match the broadcast shape " + shape_text(b->shape))
-                                  .c_str());
-    if (b->e.type() != target_type)
-        b->e = expression::unary(array::unary_op::cast, b->e, b->e.type(), target_type);
-    launch(b->e, b->operands.operands, target, stream_of(target));
+    write_into(*b, target, array::symbol(op).data(), stream_of(target));
     return nb::borrow(self);
 }
 
@@ -400,6 +479,96 @@ nb::object unary_operator(array::unary_op op, nb::handle self) {
     array_object& target = object_of(out);
     launch(e, operands.operands, target, stream_of(target));
     return out;
+}
+
+nb::object binary_function(binary_op op, nb::handle x, nb::handle y, const result_target& target) {
+    const char* what = array::symbol(op).data();
+    const std::optional<term> tx = term_of(x, what), ty = term_of(y, what);
+    for (const auto& [t, h] : {std::pair{&tx, x}, std::pair{&ty, y}})
+        if (!*t) {
+            refuse_host_array(h, what);
+            throw nb::type_error((std::string(what) + ": operands are GPUArrays or scalars, got " +
+                                  nb::cast<std::string>(nb::str(h.type())))
+                                     .c_str());
+        }
+    if (!tx->array && !ty->array)
+        throw nb::type_error((std::string(what) + ": at least one operand must be a GPUArray").c_str());
+    built b;
+    b.take(combine(op, *tx, *ty, b.operands, false));
+    return finish(b, tx->array ? x : y, target, what);
+}
+
+nb::object unary_function(array::unary_op op, nb::handle x, const result_target& target) {
+    const char* what = op == array::unary_op::conjugate ? "conj"
+                       : op == array::unary_op::real    ? "real"
+                       : op == array::unary_op::imag    ? "imag"
+                                                        : "logical_not";
+    if (!is_array(x))
+        throw nb::type_error((std::string(what) + ": expected a GPUArray, got " +
+                              nb::cast<std::string>(nb::str(x.type())))
+                                 .c_str());
+    array_object& a = settled(x);
+    const dtype t = require_kernel_type(a, what);
+    dtype compute = t, result = t;
+    if (op == array::unary_op::logical_not)
+        compute = result = dtype::bool_;
+    else if ((op == array::unary_op::real || op == array::unary_op::imag) && array::kind(t) == array::dtype_kind::complex)
+        result = t == dtype::complex64 ? dtype::float32 : dtype::float64;
+    built b;
+    b.e = expression::unary(op, b.operands.of_array(x, false, what), compute, result);
+    b.shape = a.layout.shape();
+    return finish(b, x, target, what, array::keep_order(a.layout, static_cast<std::int64_t>(array::size_of(result))));
+}
+
+nb::object select_function(bool positive, nb::handle criterion, nb::handle then, nb::handle otherwise,
+                           const result_target& target) {
+    const char* what = positive ? "if_positive" : "where";
+    if (!is_array(criterion))
+        throw nb::type_error((std::string(what) + ": the criterion must be a GPUArray, got " +
+                              nb::cast<std::string>(nb::str(criterion.type())))
+                                 .c_str());
+    const std::optional<term> t_then = term_of(then, what), t_otherwise = term_of(otherwise, what);
+    for (const auto& [t, h] : {std::pair{&t_then, then}, std::pair{&t_otherwise, otherwise}})
+        if (!*t) {
+            refuse_host_array(h, what);
+            throw nb::type_error((std::string(what) + ": the choices are GPUArrays or scalars, got " +
+                                  nb::cast<std::string>(nb::str(h.type())))
+                                     .c_str());
+        }
+    built b;
+    const term c = array_term(criterion, what);
+    expression condition;
+    if (positive) {
+        const std::optional<term> zero_term = term_of(nb::int_(0), what);
+        condition = *combine(binary_op::greater, c, *zero_term, b.operands, false).built;
+    } else {
+        condition = b.operands.of_array(criterion, false, what);
+    }
+    const dtype type = array::result_type(t_then->operand, t_otherwise->operand);
+    for (const term* t : {&*t_then, &*t_otherwise})
+        if (t->scalar && t->operand.k == array::operand::kind::python_int)
+            array::check_wrapped(t->operand.value);
+    const expression e_then = materialize(*t_then, type, b.operands, false, what);
+    const expression e_otherwise = materialize(*t_otherwise, type, b.operands, false, what);
+    b.e = expression::select(condition, e_then, e_otherwise, type);
+    b.shape = broadcast_shapes(broadcast_shapes(c.shape, t_then->shape), t_otherwise->shape);
+    return finish(b, t_then->array ? then : t_otherwise->array ? otherwise : criterion, target, what);
+}
+
+nb::object mul_add(nb::handle self, nb::handle selffac, nb::handle other, nb::handle otherfac,
+                   const result_target& target) {
+    const char* what = "mul_add";
+    const term mine = array_term(self, what);
+    std::optional<term> terms[3] = {term_of(selffac, what), term_of(other, what), term_of(otherfac, what)};
+    for (const auto& t : terms)
+        if (!t)
+            throw nb::type_error("mul_add(selffac, other, otherfac): the factors are scalars, other a GPUArray or "
+                                 "a scalar");
+    built b;
+    const term left = combine(binary_op::multiply, *terms[0], mine, b.operands, false);
+    const term right = combine(binary_op::multiply, *terms[2], *terms[1], b.operands, false);
+    b.take(combine(binary_op::add, left, right, b.operands, false));
+    return finish(b, self, target, what);
 }
 
 nb::object converted(array_object& source, dtype to, cuda::stream_view stream, order o) {

@@ -8,6 +8,8 @@
 #include "layout_args.hpp"
 #include "memory_args.hpp"
 
+#include "gpukit/array/element_copy.hpp"
+#include "gpukit/array/views.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/copy.hpp"
 
@@ -66,61 +68,27 @@ std::optional<std::vector<std::int64_t>> small_shape(nb::handle shape) {
     return std::nullopt;
 }
 
-// A view of `a` (the object `self`) with another layout (and dtype), of class `cls`
-// (default: self's). The view's base is the array that owns the memory.
-nb::object view_of(nb::handle self, array_object& a, gpukit::layout l, nb::handle dtype, nb::handle cls) {
-    array_object v;
-    v.layout = std::move(l);
-    if (dtype.is_none()) {
-        v.dtype = a.dtype;
-        v.type = a.type;
-    } else {
-        v.dtype = nb::borrow(dtype);
-        v.type = kernel_type(dtype);
-    }
-    v.address = a.address;
-    v.gpudata = a.gpudata;
-    v.base = a.base.is_none() ? nb::borrow(self) : a.base;
-    v.allocator = a.allocator;
-    v.stream = a.stream;
-    return wrap_array(cls.is_none() ? nb::handle(self.type()) : cls, std::move(v));
-}
-
-nb::object new_like(array_object& a) {
-    array_object c;
-    c.layout = gpukit::layout::contiguous(a.layout.shape(), a.layout.itemsize());
-    c.dtype = a.dtype;
-    c.type = a.type;
-    c.base = nb::none();
-    c.allocator = a.allocator;
-    c.stream = a.stream;
-    allocate(c);
-    return wrap_array(result_class(), std::move(c));
-}
-
 cuda::stream_view stream_or_own(nb::handle stream, const array_object& a) {
     return stream.is_none() ? stream_of(a) : stream_arg(stream);
 }
 
-// A C-contiguous copy: one device-to-device copy when `a` is C-contiguous, else a kernel.
+// A new array of layout `l` holding a copy of the elements `from` (of a's dtype, any dtype),
+// with a's allocator and stream: one device-to-device copy when the layouts allow it, else a
+// kernel.
+nb::object copied(const array_object& a, const array::element_array& from, const gpukit::layout& l,
+                  cuda::stream_view stream) {
+    nb::object out = new_array(l, a.dtype, a.allocator, a.stream);
+    const array::element_array to = as_elements(*nb::inst_ptr<array_object>(out));
+    release_gil unlocked;
+    array::copy_elements(to, from, stream);
+    return out;
+}
+
+// A copy keeping the order of a's axes (numpy's order 'K'): a C- or F-contiguous array's copy
+// is too, a transposed one's is transposed.
 nb::object copy_of(nb::handle self, nb::handle stream_object) {
     array_object& a = settled(self);
-    const cuda::stream_view stream = stream_or_own(stream_object, a);
-    if (!a.layout.is_c_contiguous()) {
-        require_kernel_type(a, "copy of a strided array");
-        return converted(a, *a.type, stream);
-    }
-    nb::object out = new_like(a);
-    array_object& c = *nb::inst_ptr<array_object>(out);
-    if (a.layout.size() == 0)
-        return out;
-    const auto bytes = static_cast<std::size_t>(a.layout.nbytes());
-    release_gil unlocked;
-    if (stream_object.is_none() && a.stream.is_none())
-        cuda::memcpy_dtod(c.data(), a.data(), bytes);
-    else
-        cuda::memcpy_dtod_async(c.data(), a.data(), bytes, stream);
-    return out;
+    return copied(a, as_elements(a), array::keep_order(a.layout, a.layout.itemsize()), stream_or_own(stream_object, a));
 }
 
 // z[i] = start + i * step, one spec per type, made on first use.
@@ -231,14 +199,71 @@ void bind_gpuarray(nb::module_& m) {
             // is a ValueError, raised above before any copy).
             // The copy is contiguous in the order the elements are read, so the new shape is a
             // view of it.
-            require_kernel_type(a, "reshape of a strided array");
-            nb::object copied = converted(a, *a.type, stream_of(a), o);
-            array_object& c = *nb::inst_ptr<array_object>(copied);
-            return view_of(copied, c, c.layout.reshape(extents, o), nb::none(), nb::none());
+            nb::object copy = copied(a, as_elements(a),
+                                     gpukit::layout::contiguous(a.layout.shape(), a.layout.itemsize(), o), stream_of(a));
+            array_object& c = *nb::inst_ptr<array_object>(copy);
+            return view_of(copy, c, c.layout.reshape(extents, o), nb::none(), nb::none());
         }
     }, "shape"_a, "order"_a = "C");
     cls.def("copy", [](self_arg self, nb::handle stream) { return copy_of(self.h, stream); },
-            "stream"_a.none() = nb::none(), "A C-contiguous copy (a device-to-device copy, or a kernel for strided arrays).");
+            "stream"_a.none() = nb::none(),
+            "A copy whose axes keep their order (numpy's order 'K'): one device-to-device copy for a C-, "
+            "F-contiguous or transposed array, a kernel for strided views.");
+    cls.def("view", [](self_arg self, nb::handle dtype) {
+        array_object& a = settled(self.h);
+        if (dtype.is_none())
+            return view_of(self.h, a, a.layout, nb::none(), nb::none());
+        const nb::object to = as_numpy_dtype(dtype);
+        return view_of(self.h, a, array::with_itemsize(a.layout, nb::cast<std::int64_t>(to.attr("itemsize"))), to,
+                       nb::none());
+    }, "dtype"_a.none() = nb::none(),
+       "The same memory seen as `dtype`: of another item size, the last axis (which must be contiguous) "
+       "holds more or fewer elements, as numpy's view does.");
+    cls.def("_empty_like", [](self_arg self, nb::handle dtype, const std::string& order_name) {
+        array_object& a = settled(self.h);
+        const nb::object to = dtype.is_none() ? a.dtype : as_numpy_dtype(dtype);
+        const auto itemsize = nb::cast<std::int64_t>(to.attr("itemsize"));
+        gpukit::layout l;
+        if (order_name == "K" || order_name == "k")
+            l = array::keep_order(a.layout, itemsize);
+        else if (order_name == "A" || order_name == "a")
+            l = gpukit::layout::contiguous(a.layout.shape(), itemsize,
+                                           a.layout.is_f_contiguous() && !a.layout.is_c_contiguous() ? order::f
+                                                                                                       : order::c);
+        else if (order_name == "C" || order_name == "c" || order_name == "F" || order_name == "f")
+            l = gpukit::layout::contiguous(a.layout.shape(), itemsize, parse_order(order_name));
+        else
+            throw nb::value_error(("order must be one of 'C', 'F', 'A', or 'K' (got '" + order_name + "')").c_str());
+        return new_array(l, to, a.allocator, a.stream);
+    }, "dtype"_a.none() = nb::none(), "order"_a = "K",
+       "A new uninitialised array of this shape (numpy's empty_like): order 'C', 'F', 'A' or 'K'.");
+    cls.def("_assign_elements", [](self_arg self, nb::handle source, nb::handle stream) {
+        array_object& a = settled(self.h);
+        if (!nb::isinstance<array_object>(source))
+            throw nb::type_error("_assign_elements: the source must be a GPUArray");
+        array_object& b = settled(source);
+        if (a.layout.shape() != b.layout.shape() || !a.dtype.equal(b.dtype))
+            throw nb::value_error(("_assign_elements: the source (" + b.layout.describe() + ", " +
+                                   nb::cast<std::string>(nb::str(b.dtype)) + ") differs from the target (" +
+                                   a.layout.describe() + ", " + nb::cast<std::string>(nb::str(a.dtype)) + ")")
+                                      .c_str());
+        const array::element_array to = as_elements(a), from = as_elements(b);
+        const cuda::stream_view s = stream_or_own(stream, a);
+        release_gil unlocked;
+        array::copy_elements(to, from, s);
+    }, "source"_a, "stream"_a.none() = nb::none(),
+       "self[...] = source for one shape and dtype (any dtype): a device-to-device copy or a kernel.");
+    cls.def("reverse", [](self_arg self, nb::handle stream) {
+        array_object& a = settled(self.h);
+        // Reversing the elements in C (or F) order reverses every axis.
+        const std::vector<index_item> every_axis_reversed(static_cast<std::size_t>(a.layout.ndim()),
+                                                          index_item{gpukit::slice{std::nullopt, std::nullopt, -1}});
+        const gpukit::layout reversed_layout = a.layout.index(every_axis_reversed);
+        const array::element_array reversed{
+            a.data() + static_cast<CUdeviceptr>(reversed_layout.offset() - a.layout.offset()), reversed_layout};
+        return copied(a, reversed, array::keep_order(a.layout, a.layout.itemsize()), stream_or_own(stream, a));
+    }, "stream"_a.none() = nb::none(),
+       "A new array with the elements in reverse order (every axis reversed), in this array's order of axes.");
     cls.def("_converted", [](self_arg self, nb::handle dtype, nb::handle stream) {
         array_object& a = settled(self.h);
         const nb::object to_dtype = as_numpy_dtype(dtype);
@@ -252,12 +277,22 @@ void bind_gpuarray(nb::module_& m) {
     }, "dtype"_a, "stream"_a.none() = nb::none(), "A C-contiguous copy converted to dtype (astype without the warning).");
     cls.def("_fill_bytes", [](self_arg self, nb::bytes value, nb::handle stream) {
         array_object& a = settled(self.h);
-        if (value.size() > 16)
-            throw nb::value_error("_fill_bytes: a value is at most 16 bytes");
-        array::scalar_value v;
-        std::memcpy(v.bytes.data(), value.c_str(), value.size());
-        v.size = value.size();
-        fill(a, v, stream_or_own(stream, a));
+        const cuda::stream_view s = stream_or_own(stream, a);
+        if (static_cast<std::int64_t>(value.size()) != a.layout.itemsize())
+            throw nb::value_error(("_fill_bytes: a value of " + std::to_string(value.size()) + " bytes for " +
+                                   std::to_string(a.layout.itemsize()) + "-byte elements").c_str());
+        if (a.type) {
+            array::scalar_value v;
+            std::memcpy(v.bytes.data(), value.c_str(), value.size());
+            v.size = value.size();
+            fill(a, v, s);
+            return;
+        }
+        // Records, vector types and other dtypes without kernels: the value's bytes as words.
+        const array::element_array target = as_elements(a);
+        const auto* bytes = static_cast<const std::byte*>(value.data());
+        release_gil unlocked;
+        array::fill_elements(target, std::span(bytes, value.size()), s);
     }, "value"_a, "stream"_a.none() = nb::none(), "Every element set to value (its bytes in the array's type).");
     cls.def("_arange", [](self_arg self, nb::bytes start, nb::bytes step) {
         array_object& a = settled(self.h);

@@ -9,11 +9,12 @@ int8), shapes broadcast as numpy's do, and chained arithmetic such as ``a * x + 
 one kernel (see gpukit._fusion).
 
 Supported dtypes: bool, int8..int64, uint8..uint64, float32, float64, complex64 and
-complex128 (arithmetic, == and !=, abs, negation; no ``**``, ordering or reductions).
-Other dtypes (float16, records, vector types) can be made, copied and viewed, but have no
-arithmetic.
+complex128 (complex numbers ordered as numpy orders them). Other dtypes (float16, records,
+CUDA's vector types in ``vec``) can be made, copied, filled, gathered, joined and viewed, but
+have no arithmetic.
 """
 import builtins
+import math
 import os
 import warnings
 
@@ -27,7 +28,9 @@ from gpukit._vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA's vector
 
 __all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
            "zeros_like", "ones_like", "arange", "asarray", "sum", "dot", "min", "max", "default_allocator",
-           "release_default_pools", "vec", "set_fusion"]
+           "release_default_pools", "vec", "set_fusion", "splay", "take", "multi_take", "multi_put",
+           "multi_take_put", "concatenate", "stack", "transpose", "reshape", "if_positive", "where", "minimum",
+           "maximum", "logical_and", "logical_or", "logical_not"]
 
 
 def set_fusion(on):
@@ -70,6 +73,16 @@ class GPUArray(_gpukit._Array):
     def T(self):
         return self.transpose()
 
+    @property
+    def _grid(self):
+        """The grid PyCUDA's own kernels use for this array (see splay)."""
+        return splay(self.mem_size)[0]
+
+    @property
+    def _block(self):
+        """The block PyCUDA's own kernels use for this array (see splay)."""
+        return splay(self.mem_size)[1]
+
     def __repr__(self):
         return f"GPUArray({self.get()!r})"
 
@@ -79,10 +92,16 @@ class GPUArray(_gpukit._Array):
     def __int__(self):
         return self.ptr
 
+    def __reduce__(self):
+        # Pickled as its contents, as PyCUDA does: unpickling copies them to the device.
+        return to_gpu, (self.get(),)
+
     @property
     def __cuda_array_interface__(self):
+        # As PyCUDA's: strides and stream always present; stream None when the array works on
+        # no stream of its own.
         interface = {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr if self.size else 0, False),
-                     "version": 3, "strides": None if self._layout.is_c_contiguous else self.strides}
+                     "version": 3, "strides": self.strides, "stream": None}
         if self.dtype.names is not None:
             interface["descr"] = self.dtype.descr  # a record's typestr is only '|V<size>'
         if self.stream is not None:
@@ -102,35 +121,28 @@ class GPUArray(_gpukit._Array):
 
     # ---- host transfers
 
-    def _contiguous(self):
-        return self if self.flags.forc else self.copy()
-
     def get(self, ary=None, pagelocked=False, async_=False, stream=None):
-        """A numpy array with the contents: ``ary`` when given (it must match in shape and
-        dtype), else a new array, page-locked with ``pagelocked=True``. Non-contiguous arrays
-        are copied to a contiguous one on the device first.
+        """A numpy array with the contents: ``ary`` when given (same shape and dtype, any
+        strides), else a new array whose axes are in this array's order (page-locked with
+        ``pagelocked=True``).
 
         With ``async_=True`` the copy is queued on ``stream`` (else the array's own) and may
         still be running when get() returns: synchronize the stream before reading (the
         result must be page-locked for the copy to overlap other work). Otherwise the copy is
-        finished on return."""
-        source = self._contiguous()
-        order = "C" if source._layout.is_c_contiguous else "F"
+        finished on return. Strided arrays on either side are copied as one 2-D or 3-D copy
+        where their rows allow, or rearranged on the device first."""
         if ary is None:
-            new_array = _memory.pagelocked_empty if pagelocked else _memory.prefaulted_empty
-            ary = new_array(self.shape, self.dtype, order=order)
-        elif ary.shape != self.shape or ary.dtype != self.dtype:
+            source = self if _gpukit._is_dense(self._layout) else self.copy(stream=stream)
+            ary = _new_host_array(source._layout, self.dtype, pagelocked)
+            _gpukit._host_copy(ary, _host_address(ary), source._layout, source, True, async_, stream, 0)
+            return ary
+        if not isinstance(ary, np.ndarray):
+            raise TypeError(f"get(ary): ary must be a numpy.ndarray, got {type(ary).__name__}")
+        if ary.shape != self.shape or ary.dtype != self.dtype:
             raise ValueError(f"get(ary): ary is {ary.shape} {ary.dtype}, the array {self.shape} {self.dtype}")
-        direct = ary.flags.c_contiguous if order == "C" else ary.flags.f_contiguous
-        if async_ and not direct:
-            raise ValueError(f"get(ary, async_=True): ary must be {order}-contiguous like the array (an asynchronous "
-                             "copy cannot be rearranged on the host)")
-        target = ary if direct else np.empty(self.shape, self.dtype, order=order)
-        if self.size:
-            self._copy(lambda s: _gpukit.memcpy_dtoh_async(target, source.ptr, s),
-                       lambda: _gpukit.memcpy_dtoh(target, source.ptr), async_, stream)
-        if target is not ary:
-            ary[...] = target
+        if not ary.flags.writeable:
+            raise ValueError("get(ary): ary is read-only")
+        self._transfer(ary, True, async_, stream)
         return ary
 
     def get_async(self, stream=None, ary=None):
@@ -138,43 +150,65 @@ class GPUArray(_gpukit._Array):
         return self.get(ary=ary, async_=True, stream=stream)
 
     def set(self, ary, async_=False, stream=None):
-        """Copy the numpy array (or anything numpy converts) `ary` into this array; with
-        ``async_=True`` the copy is queued on ``stream`` (else the array's own)."""
+        """Copy the numpy array (or anything numpy converts) `ary` into this array, which may
+        be a strided view; ``ary`` must have this array's dtype and size (a different shape is
+        read in C order). With ``async_=True`` the copy is queued on ``stream`` (else the
+        array's own)."""
         ary = np.asarray(ary)
         if ary.size != self.size:
             raise ValueError(f"set(ary): ary has {ary.size} elements, the array {self.size}")
         if ary.dtype != self.dtype:
             raise TypeError(f"set(ary): ary's dtype {ary.dtype} differs from the array's {self.dtype}")
-        if self._layout.is_c_contiguous:
-            host = np.ascontiguousarray(ary.reshape(self.shape))
-        elif self._layout.is_f_contiguous:
-            host = np.asfortranarray(ary.reshape(self.shape))
-        else:
-            raise ValueError(f"set(ary): the array is not contiguous (strides {self.strides})")
-        if self.size:
-            self._copy(lambda s: _gpukit.memcpy_htod_async(self.ptr, host, s),
-                       lambda: _gpukit.memcpy_htod(self.ptr, host), async_, stream)
+        self._transfer(ary.reshape(self.shape), False, async_, stream)
 
     def set_async(self, ary, stream=None):
         """set(ary, async_=True, stream=stream)."""
         self.set(ary, async_=True, stream=stream)
 
-    def _copy(self, on_stream, blocking, async_, stream):
-        """Runs a host copy: queued on the stream when asked to be asynchronous or when the
-        array works on a stream of its own (then waited for unless async_), else blocking."""
-        stream = stream if stream is not None else self.stream
-        if stream is None and not async_:
-            blocking()
+    def _transfer(self, host, to_host, async_, stream):
+        """Copies between this array and the host array `host` (same shape and dtype): as one
+        driver copy when both layouts allow it; else through a device array laid out as
+        `host` (when `host` has no gaps), or, when blocking, through a host copy of `host`."""
+        host_layout = Layout(host.shape, host.strides, host.itemsize, 0)
+        # Rows narrower than _min_pitched_row_bytes are faster rearranged by a kernel.
+        if _gpukit._host_copy(host, _host_address(host), host_layout, self, to_host, async_, stream,
+                              _gpukit._min_pitched_row_bytes):
             return
-        on_stream(stream)
+        if _gpukit._is_dense(host_layout):
+            staging = empty(self.shape, self.dtype, allocator=self.allocator, strides=host.strides,
+                            stream=self.stream)
+            if to_host:
+                staging._copy_from(self, stream)
+            _gpukit._host_copy(host, _host_address(host), host_layout, staging, to_host, async_, stream, 0)
+            if not to_host:
+                self._copy_from(staging, stream)
+            return
         if not async_:
-            (stream.synchronize if stream is not None else _gpukit.Context.synchronize)()
+            if to_host:
+                host[...] = self.get(stream=stream)
+            else:  # the host array laid out as this one's elements, without gaps
+                staged = _new_host_array(_gpukit._keep_order(self._layout, self.itemsize), self.dtype, False)
+                staged[...] = host
+                self._transfer(staged, False, False, stream)
+            return
+        if not _gpukit._host_copy(host, _host_address(host), host_layout, self, to_host, True, stream, 0):
+            raise ValueError(f"{'get' if to_host else 'set'}(async_=True): the host array's layout (shape "
+                             f"{host.shape}, strides {host.strides}) cannot be copied asynchronously to this "
+                             f"array's (strides {self.strides}); use a host array without gaps")
+
+    def _copy_from(self, source, stream=None):
+        """self[...] = source for arrays of one shape and dtype (any dtype): a device-to-device
+        copy or a kernel."""
+        self._assign_elements(source, stream)
 
     # ---- filling and conversion
 
     def fill(self, value, stream=None):
-        """Every element set to `value`, converted to the array's dtype as numpy's astype does."""
-        self._fill_bytes(np.asarray(value).astype(self.dtype).tobytes(), stream)
+        """Every element set to `value`, converted to the array's dtype as numpy's fill does:
+        a number, or for records and vector types (``vec.float3``) a record or tuple."""
+        host = np.empty((), self.dtype)
+        host.fill(value)
+        self._fill_bytes(host.tobytes(), stream)
         return self
 
     def astype(self, dtype, stream=None):
@@ -187,27 +221,99 @@ class GPUArray(_gpukit._Array):
 
     # ---- views (indexing and reshape are C++ methods of _Array)
 
+    def reshape(self, *shape, order="C"):
+        """A view with another shape (one extent may be -1), reading the elements in `order`
+        ('C', 'F', or 'A': F when the array is only F-contiguous); a copy when no view can
+        have that shape, as numpy does."""
+        if order in ("A", "a"):
+            order = "F" if self.flags.f_contiguous and not self.flags.c_contiguous else "C"
+        return _gpukit._Array.reshape(self, *shape, order=order)
+
     def ravel(self, order="C"):
         return self.reshape(-1, order=order)
-
-    def view(self, dtype=None):
-        """The same memory as another dtype of the same itemsize."""
-        if dtype is None:
-            return self._view(self._layout)
-        dtype = np.dtype(dtype)
-        if dtype.itemsize != self.dtype.itemsize:
-            raise ValueError(f"view({dtype}): itemsize {dtype.itemsize} differs from {self.dtype}'s "
-                             f"{self.dtype.itemsize}")
-        return self._view(self._layout, dtype)
 
     def squeeze(self, axis=None):
         return self._view(self._layout.squeeze(axis))
 
-    def transpose(self, *axes):
-        # As numpy: transpose(), transpose(None), transpose((1, 0)) or transpose(1, 0).
-        if not axes or (len(axes) == 1 and axes[0] is None):
+    def transpose(self, *axes_args, axes=None):
+        """The axes permuted (a view): reversed by default, else as listed, given as PyCUDA
+        does (``transpose(axes=(1, 0))``) or as numpy does (``transpose((1, 0))``,
+        ``transpose(1, 0)``)."""
+        if axes_args and axes is not None:
+            raise TypeError("transpose: give the axes positionally or as axes=, not both")
+        if axes is None and axes_args and not (len(axes_args) == 1 and axes_args[0] is None):
+            axes = axes_args[0] if len(axes_args) == 1 else axes_args
+        if axes is None:
             return self._view(self._layout.transpose())
-        return self._view(self._layout.transpose(axes[0] if len(axes) == 1 else axes))
+        return self._view(self._layout.transpose(axes))
+
+    def _new_like_me(self, dtype=None, order="C"):
+        """PyCUDA's: a new uninitialised array of this shape; of this dtype in this array's
+        order of axes, or of another dtype in `order`."""
+        same = dtype is None or np.dtype(dtype) == self.dtype
+        return self._empty_like(dtype, "K" if same else order)
+
+    # ---- complex numbers (new arrays in this array's order of axes, as PyCUDA gives them)
+
+    @property
+    def real(self):
+        """The real parts, a new array (numpy gives a view; writing to this array does not
+        change the original); the array itself when it is real."""
+        if self.dtype.kind != "c":
+            return self
+        return _gpukit._unary_function("real", self, None, None, None)
+
+    @property
+    def imag(self):
+        """The imaginary parts, a new array; zeros of the array's dtype when it is real."""
+        if self.dtype.kind != "c":
+            return zeros_like(self)
+        return _gpukit._unary_function("imag", self, None, None, None)
+
+    def conj(self, out=None):
+        """The complex conjugate, in `out` when given (cast as numpy's same_kind rule
+        allows), else a new array; the array itself when it is real and `out` is None."""
+        if self.dtype.kind != "c":
+            if out is None:
+                return self
+            out[...] = self
+            return out
+        return _gpukit._unary_function("conj", self, out, None, None)
+
+    conjugate = conj
+
+    # ---- arithmetic beyond the operators
+
+    def mul_add(self, selffac, other, otherfac, add_timer=None, stream=None, out=None):
+        """selffac * self + otherfac * other in one kernel, typed as numpy types that
+        expression (into `out` when given). `add_timer`, if given, is called with
+        ``(3 * self.size, seconds)`` where `seconds()` waits for the kernel and returns how
+        long it ran, as PyCUDA's timed calls report."""
+        if add_timer is None:
+            return _gpukit._mul_add(self, selffac, other, otherfac, out, stream)
+        start, end = _gpukit.Event(), _gpukit.Event()
+        launch_stream = stream if stream is not None else self.stream
+        start.record(launch_stream)
+        result = _gpukit._mul_add(self, selffac, other, otherfac, out, stream)
+        end.record(launch_stream)
+
+        def seconds():
+            end.synchronize()
+            return end.time_since(start) * 1e-3
+
+        add_timer(3 * self.size, seconds)
+        return result
+
+    # ---- texture references (removed in CUDA 12)
+
+    def bind_to_texref(self, texref, allow_offset=False):
+        raise _gpukit.LogicError("bind_to_texref: CUDA 12 removed texture references; make a "
+                                 "driver.TextureObject.from_linear(...) over this array and pass it to the kernel")
+
+    def bind_to_texref_ext(self, texref, channels=1, allow_double_hack=False, allow_complex_hack=False,
+                           allow_offset=False):
+        raise _gpukit.LogicError("bind_to_texref_ext: CUDA 12 removed texture references; make a "
+                                 "driver.TextureObject.from_linear(...) over this array and pass it to the kernel")
 
     def __setitem__(self, index, value):
         # A view, not self[index]: subclasses' __getitem__ may return host scalars.
@@ -217,11 +323,7 @@ class GPUArray(_gpukit._Array):
         elif np.isscalar(value):
             target.fill(value)
         else:
-            host = np.broadcast_to(np.asarray(value, dtype=target.dtype), target.shape)
-            if target.flags.forc:
-                target.set(host)
-            else:
-                target._assign_from(to_gpu(np.ascontiguousarray(host), stream=self.stream))
+            target.set(np.broadcast_to(np.asarray(value, dtype=target.dtype), target.shape))
 
     # ---- operators (arithmetic, comparisons, -x and abs(x) are C++ methods of _Array)
 
@@ -259,12 +361,14 @@ class _Flags:
 
 # ---- constructors
 
-def empty(shape, dtype=np.float64, allocator=None, order="C", stream=None):
-    return GPUArray(shape, dtype, allocator=allocator, order=order, stream=stream)
+def empty(shape, dtype=np.float64, allocator=None, base=None, gpudata=None, strides=None, order="C", stream=None):
+    """An uninitialised GPUArray: PyCUDA's empty, the GPUArray constructor."""
+    return GPUArray(shape, dtype, allocator=allocator, base=base, gpudata=gpudata, strides=strides, order=order,
+                    stream=stream)
 
 
 def zeros(shape, dtype=np.float64, allocator=None, order="C", stream=None):
-    result = empty(shape, dtype, allocator, order, stream)
+    result = empty(shape, dtype, allocator, order=order, stream=stream)
     if result.size:
         if stream is None:
             _gpukit.memset_d8(result.ptr, 0, result.nbytes)
@@ -274,28 +378,31 @@ def zeros(shape, dtype=np.float64, allocator=None, order="C", stream=None):
 
 
 def ones(shape, dtype=np.float64, allocator=None, order="C", stream=None):
-    return empty(shape, dtype, allocator, order, stream).fill(1)
+    return empty(shape, dtype, allocator, order=order, stream=stream).fill(1)
 
 
-def _like_order(other):
-    return "F" if other.flags.f_contiguous and not other.flags.c_contiguous else "C"
+def empty_like(other_ary, dtype=None, order="K"):
+    """An uninitialised array of other_ary's shape, dtype (unless given), allocator and stream,
+    laid out in `order`: 'C', 'F', 'A' (F when other_ary is only F-contiguous) or 'K' (other_ary's
+    order of axes, without gaps)."""
+    return other_ary._empty_like(dtype, order)
 
 
-def empty_like(other, dtype=None):
-    return empty(other.shape, dtype or other.dtype, other.allocator, _like_order(other), other.stream)
+def zeros_like(other_ary, dtype=None, order="K"):
+    result = empty_like(other_ary, dtype, order)
+    if result.size:
+        _gpukit.memset_d8(result.ptr, 0, result.nbytes)
+    return result
 
 
-def zeros_like(other, dtype=None):
-    return zeros(other.shape, dtype or other.dtype, other.allocator, _like_order(other), other.stream)
-
-
-def ones_like(other, dtype=None):
-    return ones(other.shape, dtype or other.dtype, other.allocator, _like_order(other), other.stream)
+def ones_like(other_ary, dtype=None, order="K"):
+    return empty_like(other_ary, dtype, order).fill(1)
 
 
 def to_gpu(ary, allocator=None, stream=None):
-    """A GPUArray with a copy of the numpy array `ary` (same shape, dtype and order). With a
-    `stream`, the array works on it and the copy is queued there."""
+    """A GPUArray with a copy of the numpy array `ary` (same shape and dtype, its axes in the
+    same order, without gaps). With a `stream`, the array works on it and the copy is queued
+    there."""
     return _uploaded(ary, allocator, stream, async_=stream is not None)
 
 
@@ -306,24 +413,59 @@ def to_gpu_async(ary, allocator=None, stream=None):
 
 def _uploaded(ary, allocator, stream, async_):
     ary = np.asarray(ary)
-    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
-    result = empty(ary.shape, ary.dtype, allocator, order, stream)
+    layout = _gpukit._keep_order(Layout(ary.shape, ary.strides, ary.itemsize, 0), ary.itemsize)
+    result = empty(ary.shape, ary.dtype, allocator, strides=layout.strides, stream=stream)
     result.set(ary, async_=async_, stream=stream)
     return result
 
 
-def arange(*args, dtype=None, allocator=None, stream=None):
-    """numpy.arange on the device: arange([start,] stop[, step], dtype=None)."""
-    if not 1 <= len(args) <= 3:
-        raise TypeError("arange([start,] stop[, step], dtype=None)")
-    start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
+def arange(*args, start=None, stop=None, step=None, dtype=None, allocator=None, stream=None):
+    """numpy.arange on the device: arange([start,] stop[, step,] dtype=None). PyCUDA's forms
+    work too: a numpy dtype as the last positional argument, and start, stop and step as
+    keywords. The default dtype is numpy's (int64 for integers, float64 when one is a float)."""
+    if args and isinstance(args[-1], np.dtype):
+        if dtype is not None:
+            raise TypeError("arange: dtype given by position and keyword")
+        dtype, args = args[-1], args[:-1]
+    if len(args) > 3:
+        raise TypeError(f"arange takes at most 3 positional values (start, stop, step), got {len(args)}")
+    # numpy's rule: values by position are start, stop, step; one positional value alone is the stop.
+    given = {"start": start, "stop": stop, "step": step}
+    for name, value in zip(("start", "stop", "step"), args):
+        if given[name] is not None:
+            raise TypeError(f"arange: {name} given by position and keyword")
+        given[name] = value
+    if given["stop"] is None:
+        if not args:
+            raise TypeError("arange() requires stop to be specified.")
+        given["start"], given["stop"] = None, given["start"]
+    start, stop = (0 if given["start"] is None else given["start"]), given["stop"]
+    step = 1 if given["step"] is None else given["step"]
     if step == 0:
         raise ValueError("arange: step must not be zero")
-    dtype = np.dtype(dtype) if dtype is not None else np.arange(start, start + step, step).dtype
-    count = builtins.max(0, int(np.ceil((stop - start) / step)))  # this module defines its own max
+    dtype = np.dtype(dtype) if dtype is not None else np.array([start, stop, step]).dtype
+    if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        count = len(range(int(start), int(stop), int(step)))
+    else:
+        count = builtins.max(0, math.ceil((stop - start) / step))  # this module defines its own max
     result = empty((count,), dtype, allocator, stream=stream)
     result._arange(np.asarray(start).astype(dtype).tobytes(), np.asarray(step).astype(dtype).tobytes())
     return result
+
+
+def _new_host_array(layout, dtype, pagelocked):
+    """An uninitialised host array of `layout` (without gaps): page-locked, or one whose pages
+    are faulted in while a large copy fills it (see driver.prefaulted_empty)."""
+    new = _memory.pagelocked_empty if pagelocked else _memory.prefaulted_empty
+    if layout.is_c_contiguous or layout.is_f_contiguous:
+        return new(tuple(layout.shape), dtype, order="C" if layout.is_c_contiguous else "F")
+    flat = new((layout.nbytes,), np.uint8)
+    return np.ndarray(tuple(layout.shape), dtype, buffer=flat, strides=tuple(layout.strides))
+
+
+def _host_address(ary):
+    """The address of element 0 of the numpy array `ary`."""
+    return ary.__array_interface__["data"][0]
 
 
 def asarray(obj):
@@ -356,6 +498,109 @@ def _interface_dtype(interface):
     if descr is None or (len(descr) == 1 and descr[0][0] == ""):
         return np.dtype(interface["typestr"])
     return np.lib.format.descr_to_dtype([tuple(field) for field in descr])  # handles padding entries
+
+
+# ---- launch shapes
+
+def splay(n, dev=None):
+    """PyCUDA's launch shape for n elements: ``((blocks, 1), (threads, 1, 1))``, one warp per
+    block for small n, up to 128 threads in each of 4 * resident blocks * multiprocessors
+    blocks, on `dev` (default: the current context's device)."""
+    return _gpukit._splay(n, dev)
+
+
+# ---- gathers and scatters (plain device memory; PyCUDA read through texture references)
+
+def take(a, indices, out=None, stream=None):
+    """``a.flat[indices]``, as numpy.take without an axis: out[i] = a's element indices[i] in
+    C order, for indices (a GPUArray of an integer type) of any shape; `a` may be any view and
+    of any dtype. Negative indices count from the end. An index beyond `a` gives a zero element
+    (numpy raises IndexError, which the GPU cannot without waiting)."""
+    return _gpukit._take(a, indices, out, stream)
+
+
+def multi_take(arrays, indices, out=None, stream=None):
+    """[take(a, indices) for a in arrays] in one kernel per 16 arrays: the arrays share one
+    dtype and are contiguous, indexed in memory order."""
+    return _gpukit._multi_take(list(arrays), indices, out, stream)
+
+
+def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None):
+    """For each array a (and out o, new arrays of dest_shape when out is None): o[dest_indices[i]]
+    = a[i] for every i, in memory order. Elements of o not named by dest_indices are left as
+    they were (uninitialised in new arrays); an index beyond o is skipped."""
+    return _gpukit._multi_put(list(arrays), dest_indices, dest_shape, out, stream)
+
+
+def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None, stream=None, src_offsets=None):
+    """For each array a_k (and out o_k): o_k[dest_indices[i]] = a_k[src_indices[i] + src_offsets[k]]
+    (offsets 0 when None), in memory order, in one kernel per 16 arrays."""
+    return _gpukit._multi_take_put(list(arrays), dest_indices, src_indices, dest_shape, out, stream, src_offsets)
+
+
+# ---- joining and reshaping
+
+def concatenate(arrays, axis=0, allocator=None):
+    """numpy.concatenate: a new C-contiguous array (numpy's result dtype), each piece copied
+    into its part with one device-to-device copy where the layouts allow, else one kernel."""
+    return _gpukit._concatenate(arrays, axis, allocator)
+
+
+def stack(arrays, axis=0, allocator=None):
+    """numpy.stack: arrays of one shape joined along a new axis (a C-contiguous result)."""
+    return _gpukit._stack(arrays, axis, allocator)
+
+
+def transpose(a, axes=None):
+    return a.transpose(axes=axes)
+
+
+def reshape(a, *shape, order="C"):
+    return a.reshape(*shape, order=order)
+
+
+# ---- conditionals and elementwise functions (one kernel each, numpy's result types)
+
+def if_positive(criterion, then_, else_, out=None, stream=None):
+    """then_ where criterion > 0, else else_: arrays or scalars, broadcast together, the
+    result of numpy's type for then_ and else_."""
+    return _gpukit._select(True, criterion, then_, else_, out, stream)
+
+
+def where(criterion, then_, else_, out=None, stream=None):
+    """numpy.where(criterion, then_, else_): then_ where criterion is non-zero."""
+    return _gpukit._select(False, criterion, then_, else_, out, stream)
+
+
+def minimum(a, b, out=None, stream=None):
+    """numpy.minimum of arrays and scalars (NaN propagates)."""
+    return _gpukit._binary_function("minimum", a, b, out, None, stream)
+
+
+def maximum(a, b, out=None, stream=None):
+    """numpy.maximum of arrays and scalars (NaN propagates)."""
+    return _gpukit._binary_function("maximum", a, b, out, None, stream)
+
+
+def _logical(name, x1, x2, out, allocator):
+    if isinstance(x1, GPUArray) or isinstance(x2, GPUArray):
+        return _gpukit._binary_function(name, x1, x2, out, allocator, None)
+    value = getattr(np, name)(x1, x2)  # two scalars: a 0-d result, as PyCUDA gives
+    return (out if out is not None else empty((), np.bool_, allocator)).fill(value)
+
+
+def logical_and(x1, x2, /, out=None, *, allocator=None):
+    return _logical("logical_and", x1, x2, out, allocator)
+
+
+def logical_or(x1, x2, /, out=None, *, allocator=None):
+    return _logical("logical_or", x1, x2, out, allocator)
+
+
+def logical_not(x, /, out=None, *, allocator=None):
+    if isinstance(x, GPUArray):
+        return _gpukit._unary_function("logical_not", x, out, allocator, None)
+    return (out if out is not None else empty((), np.bool_, allocator)).fill(np.logical_not(x))
 
 
 def __getattr__(name):

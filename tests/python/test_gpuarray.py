@@ -331,7 +331,7 @@ def test_array_internals_refuse_bad_arguments():
         gpuarray.GPUArray((4,), np.float32, gpudata=1 << 20, stream=7)
     with pytest.raises(TypeError, match="stream"):
         x.stream = "default"
-    with pytest.raises(ValueError, match="at most 16 bytes"):
+    with pytest.raises(ValueError, match="a value of 17 bytes for 4-byte elements"):
         x._fill_bytes(bytes(17))
     with pytest.raises(ValueError, match="start and step"):
         x._arange(bytes(8), bytes(4))
