@@ -1,7 +1,7 @@
 """The benchmark cases. Each side measures one library doing the same thing."""
 from gpukit.bench.harness import Case, Side, Unavailable
 from gpukit.bench.gpu import primary_context
-from gpukit.bench import arrays, cl_pool, copies, launch, pools, small
+from gpukit.bench import arrays, cl_pool, copies, gpuarray_functions, launch, pools, small
 from gpukit.bench import compile as compiling
 
 ALL = [
@@ -142,4 +142,28 @@ def _small_array_cases():
 
 
 ALL += _small_array_cases()
+
+def _gpuarray_function_cases():
+    """where, if_positive, take and concatenate: big (GB/s) and small (µs per call)."""
+    functions = gpuarray_functions
+    big = f"2^{functions.BIG.bit_length() - 1} float32"
+    cases = []
+    for name, (text, per_element) in functions.FUNCTIONS.items():
+        cases.append(_transfer_case(
+            f"gpuarray_{name}_big", f"{text} on {big} ({per_element} bytes read + written per element): bytes per "
+            "second",
+            [("raw cuMemcpyDtoD, same bytes (C++)", functions.raw_dtod(name)),
+             ("gpukit gpuarray", functions.big(name, "gpukit")),
+             ("CuPy", functions.big(name, "cupy")),
+             ("PyCUDA gpuarray", functions.big(name, "pycuda"))]))
+        cases.append(Case(
+            f"gpuarray_{name}_small", f"{text} on {small.SIZE} float32, batches of {small.BATCH} between "
+            "synchronizations", "µs per call",
+            [Side("CuPy", functions.small_calls(name, "cupy")), Side("gpukit", functions.small_calls(name, "gpukit")),
+             Side("PyCUDA", functions.small_calls(name, "pycuda"))],
+            scale=1e6))
+    return cases
+
+
+ALL += _gpuarray_function_cases()
 __all__ = ["ALL", "Case", "Side", "Unavailable", "primary_context"]

@@ -1,0 +1,111 @@
+"""Sides of the cases of gpuarray's module functions: where, if_positive, take (a gather) and
+concatenate, each on big arrays (2^26 float32: effective GB/s, the bytes read and written per
+second, against a raw cuMemcpyDtoD moving as many bytes) and on small ones (1000 float32:
+seconds per call, the host's cost), with gpukit, CuPy and PyCUDA when they are installed.
+
+Each library does the operation its natural way: CuPy has no if_positive, so its side is
+``cupy.where(c > 0, x, y)``; the criterion of where is float32 everywhere (tested for
+non-zero). take's indices are int32 random positions over the whole source.
+"""
+import functools
+
+import numpy as np
+
+from gpukit.bench import arrays, small
+from gpukit.bench.gpu import primary_context
+from gpukit.bench.harness import Unavailable
+
+BIG = 1 << 26
+
+# name: (what a program writes, bytes read and written per element of the result).
+FUNCTIONS = {
+    "where": ("where(c, x, y)", 16),
+    "if_positive": ("if_positive(c, x, y)", 16),
+    "take": ("take(x, indices)", 12),
+    "concatenate": ("concatenate((x[:n/2], y[n/2:]))", 8),
+}
+
+
+def _operation(name, kind, lib, c, x, y, indices):
+    """The call of function `name` with the library `lib` of kind "gpukit", "pycuda" (both
+    PyCUDA's API) or "cupy"; the halves of concatenate are views made outside the timing."""
+    half = x.shape[0] // 2
+    if name == "where":
+        return functools.partial(lib.where, c, x, y)
+    if name == "if_positive":
+        return functools.partial(lib.where, c > 0, x, y) if kind == "cupy" else functools.partial(lib.if_positive, c, x, y)
+    if name == "take":
+        return functools.partial(lib.take, x, indices)
+    return functools.partial(lib.concatenate, (x[:half], y[half:]))
+
+
+@functools.lru_cache(maxsize=2)
+def _host_operands(count):
+    rng = np.random.default_rng(2026)
+    criterion = rng.standard_normal(count).astype(np.float32)  # half positive, none zero
+    x, y = rng.random(count, dtype=np.float32), rng.random(count, dtype=np.float32)
+    indices = rng.integers(0, count, count, dtype=np.int32)
+    return criterion, x, y, indices
+
+
+def raw_dtod(name):
+    """A device-to-device copy of half the bytes the big operation moves: it reads and writes
+    them, so its effective rate counts each byte twice."""
+    def run(settings):
+        import gpukit.driver as drv
+        from gpukit._gpukit import _bench
+        primary_context()
+        half = FUNCTIONS[name][1] * BIG // 2
+        dst, src = drv.mem_alloc(half), drv.mem_alloc(half)
+        try:
+            return [2 * rate for rate in _bench.raw_dtod_rate(int(dst), int(src), half, settings["repeats"])]
+        finally:
+            dst.free()
+            src.free()
+    return run
+
+
+def _release(kind):
+    """Frees the memory the library's pool holds, so the next side finds the device's memory free."""
+    if kind == "gpukit":
+        import gpukit.gpuarray as gpuarray
+        gpuarray.release_default_pools()
+    elif kind == "cupy":
+        import cupy as cp
+        cp.get_default_memory_pool().free_all_blocks()
+
+
+def big(name, kind):
+    """Bytes read and written per second by function `name` of library `kind` on BIG elements."""
+    def run(settings):
+        lib, upload, synchronize = small.LIBRARIES[kind]()
+        try:
+            operands = [upload(a) for a in _host_operands(BIG)]
+            try:
+                operation = _operation(name, kind, lib, *operands)
+                operation()  # a library without the function raises here, before any timing
+            except Exception as e:  # noqa: BLE001  (PyCUDA's take needs texture references, gone in CUDA 12)
+                if kind == "gpukit":
+                    raise
+                raise Unavailable(f"{type(e).__name__}: {e}") from e
+            return arrays._rates(operation, synchronize, FUNCTIONS[name][1] * BIG, settings)
+        finally:
+            operands = operation = None
+            _release(kind)
+    return run
+
+
+def small_calls(name, kind):
+    """Seconds per call of function `name` of library `kind` on small.SIZE elements."""
+    def run(settings):
+        lib, upload, synchronize = small.LIBRARIES[kind]()
+        operands = [upload(a) for a in _host_operands(small.SIZE)]
+        operation = _operation(name, kind, lib, *operands)
+        try:
+            operation()
+        except Exception as e:  # noqa: BLE001  (as in big())
+            if kind == "gpukit":
+                raise
+            raise Unavailable(f"{type(e).__name__}: {e}") from e
+        return small._per_operation(operation, synchronize, settings)
+    return run
