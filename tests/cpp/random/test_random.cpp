@@ -4,6 +4,7 @@
 #include "gpukit/core/text.hpp"
 #include "gpukit/random/curand_headers.hpp"
 #include "gpukit/random/curand_library.hpp"
+#include "gpukit/random/generator_source.hpp"
 #include "gpukit/random/philox.hpp"
 #include "gpukit/rtc/program.hpp"
 #include "nvrtc_test.hpp"
@@ -23,6 +24,10 @@ namespace {
 using namespace gpukit;
 using namespace gpukit::random;
 namespace fs = std::filesystem;
+
+const generator_kind all_kinds[] = {generator_kind::xorwow,  generator_kind::mrg32k3a,
+                                    generator_kind::sobol32, generator_kind::scrambled_sobol32,
+                                    generator_kind::sobol64, generator_kind::scrambled_sobol64};
 
 // The image of `source` for sm_90, or an empty one after reporting the failure.
 std::string compile_for_sm90(const std::string& source, std::vector<std::string> options) {
@@ -46,6 +51,44 @@ TEST(RandomSource, RandKernelsCompile) {
     const std::string image = compile_for_sm90(rand_source(), {"--std=c++17", "-default-device"});
     for (const char* name : {"gk_rand_float32", "gk_rand_float64", "gk_rand_bits32"})
         EXPECT_NE(image.find(name), std::string::npos) << name;
+}
+
+TEST(RandomSource, EveryGeneratorModuleCompilesWithItsKernels) {
+    GPUKIT_REQUIRE_NVRTC();
+    if (!find_curand_headers())
+        GTEST_SKIP() << "cuRAND's headers (curand_kernel.h) are not installed";
+    for (generator_kind kind : all_kinds) {
+        SCOPED_TRACE(std::string(name(kind)));
+        const std::string source = generator_source(kind);
+        EXPECT_NE(source.find(std::string("typedef ") + std::string(state_type(kind)) + " gk_state;"),
+                  std::string::npos);
+        const std::string image = compile_for_sm90(source, {"--std=c++17"});
+        ASSERT_FALSE(image.empty());
+        EXPECT_NE(image.find(state_size_variable), std::string::npos);
+        for (int k = 0; k < generator_kernel_count; ++k) {
+            const auto kernel = static_cast<generator_kernel>(k);
+            // The kernel names are unique up to a suffix: look for the name and its end.
+            const std::string symbol = std::string(kernel_name(kernel)) + '\0';
+            EXPECT_EQ(image.find(symbol) != std::string::npos, has_kernel(kind, kernel)) << kernel_name(kernel);
+        }
+    }
+}
+
+TEST(RandomSource, KernelsOfEachKind) {
+    EXPECT_TRUE(has_kernel(generator_kind::sobol64, generator_kernel::uniform_bits64));
+    EXPECT_FALSE(has_kernel(generator_kind::xorwow, generator_kernel::uniform_bits64));
+    EXPECT_TRUE(has_kernel(generator_kind::xorwow, generator_kernel::skip_ahead_sequence));
+    EXPECT_FALSE(has_kernel(generator_kind::xorwow, generator_kernel::skip_ahead_subsequence_array));
+    EXPECT_TRUE(has_kernel(generator_kind::mrg32k3a, generator_kernel::skip_ahead_subsequence_array));
+    EXPECT_FALSE(has_kernel(generator_kind::scrambled_sobol32, generator_kernel::skip_ahead_sequence_array));
+    EXPECT_EQ(skip_bits(generator_kind::sobol32), 32);
+    EXPECT_EQ(skip_bits(generator_kind::xorwow), 64);
+    EXPECT_EQ(draw_bits(generator_kind::scrambled_sobol64), 64);
+    EXPECT_EQ(draw_bits(generator_kind::mrg32k3a), 32);
+    // Sobol modules draw one element per chunk, the others a 16-byte word.
+    EXPECT_NE(generator_source(generator_kind::sobol32).find("#define GK_QUASI 1"), std::string::npos);
+    EXPECT_NE(generator_source(generator_kind::xorwow).find("#define GK_QUASI 0"), std::string::npos);
+    EXPECT_NE(generator_source(generator_kind::xorwow).find("curand_normal2(s)"), std::string::npos);
 }
 
 // Random123's known-answer vectors for Philox4x32-10, which the reference must reproduce.
