@@ -703,3 +703,32 @@ def test_streams(ctx):
     gen.call_skip_ahead(3, stream=stream)
     stream.synchronize()
     assert (a.get() > 0).all() and abs(b.get().mean()) < 0.1
+
+
+# ---- the benchmark case
+
+def test_bench_case_is_registered():
+    from gpukit.bench import cases
+    by_name = {c.name: c for c in cases.ALL}
+    big, small = by_name["random_uniform_big"], by_name["random_uniform_small"]
+    assert big.higher_is_better and big.unit == "GB/s" and "2^26 float32" in big.description
+    assert not small.higher_is_better and small.unit == "µs per call" and "1000 float32" in small.description
+    for case in (big, small):
+        assert [side.name for side in case.sides] == [
+            "gpukit curandom.rand (Philox)", "gpukit XORWOW fill_uniform", "CuPy cupy.random.random_sample",
+            "PyCUDA XORWOW fill_uniform"]
+
+
+@pytest.mark.gpu
+def test_bench_sides_measure():
+    from conftest import run_in_fresh_process
+    out = run_in_fresh_process("""
+        from gpukit.bench import cases
+        settings = {"repeats": 1, "quick": True}
+        for case in cases.ALL:
+            if case.name.startswith("random_uniform"):
+                for side in case.sides[:2]:
+                    samples = side.run(settings)
+                    print(case.name, len(samples), all(s > 0 for s in samples))
+        """)
+    assert out.split() == ["random_uniform_big", "1", "True"] * 2 + ["random_uniform_small", "1", "True"] * 2
