@@ -79,10 +79,12 @@ def _copy_cases():
          ("gpukit memcpy_dtod", copies.dtod_gpukit(two)),
          ("CuPy cp.copyto", copies.dtod_cupy(two))]))
     cases.append(_transfer_case(
-        "get_fresh_256MiB", "GPUArray.get() of 256 MiB of float32 into a new numpy array (its pages are "
-        "touched for the first time by the copy), against a copy into an existing, touched one",
+        "get_fresh_256MiB", "GPUArray.get() of 256 MiB of float32 into a new numpy array (freed after each "
+        "call, as in a loop; first touch: with no freed memory kept for reuse), against a copy into an existing, "
+        "touched one",
         [("gpukit memcpy_dtoh, existing array", copies.get_into_existing_gpukit),
          ("gpukit GPUArray.get(), new array", copies.get_fresh_gpukit),
+         ("gpukit GPUArray.get(), new array, first touch (no reuse)", copies.get_fresh_gpukit_first_touch),
          ("CuPy ndarray.get(), new array", copies.get_fresh_cupy)]))
     return cases
 
