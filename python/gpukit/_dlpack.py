@@ -25,8 +25,10 @@ def export(array, stream=None, max_version=None, dl_device=None, copy=None):
     unversioned capsule is made, which every max_version accepts."""
     if dl_device is not None and tuple(dl_device) != device_of(array):
         raise BufferError(f"__dlpack__: the array is on {device_of(array)}, cannot export to {tuple(dl_device)}")
-    if copy:
-        array = array.copy()
+    if copy:  # a C-contiguous copy (GPUArray.copy() keeps the order of the axes)
+        copied = array._empty_like(order="C")
+        copied._assign_elements(array)
+        array = copied
     kind = array.dtype.kind
     if kind not in _CODES or array.dtype.names is not None:
         raise BufferError(f"__dlpack__: dtype {array.dtype} has no DLPack type")
