@@ -6,6 +6,8 @@
 
 #include "gpukit/core/checked.hpp"
 #include "gpukit/core/error.hpp"
+#include "gpukit/cuda/copy.hpp"
+#include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/cuda/launch.hpp"
 
 #include <algorithm>
@@ -97,11 +99,6 @@ void check_operands(const scan_spec& spec, const scan_operand& in, const scan_op
                              " bytes, as elements of " + std::to_string(spec.item_size()) + " bytes must be");
     if (out.stride == 0 && n > 1)
         refuse(spec, "the output has stride 0: its elements would all be one");
-    const byte_range read = bytes_of(spec, in, n), written = bytes_of(spec, out, n);
-    const bool same = in.data == out.data && in.stride == out.stride;
-    if (!same && read.first < written.end && written.first < read.end)
-        refuse(spec, "the output overlaps the input without being the same array (in place); scan into a "
-                     "separate array, or in place");
 }
 
 bool is_vectorized(const scan_spec& spec, const scan_operand& in, const scan_operand& out) {
@@ -115,6 +112,19 @@ void scan(const scan_spec& spec, scan_operand in, scan_operand out, std::int64_t
     check_operands(spec, in, out, n);
     if (n == 0)
         return;
+    // An output that shares bytes with the input without being it (in place is safe: each
+    // thread reads its elements before it writes them) is written from a copy of the input,
+    // the bytes it spans in one copy, as if the input had been read first.
+    const byte_range read = bytes_of(spec, in, n), written = bytes_of(spec, out, n);
+    const bool in_place = in.data == out.data && in.stride == out.stride;
+    cuda::pooled_device_memory input_copy;
+    if (!in_place && read.first < written.end && written.first < read.end) {
+        const auto bytes = static_cast<std::size_t>(read.end - read.first);
+        input_copy = cuda::allocate_from_default_pool(bytes);
+        const CUdeviceptr copy = input_copy.block.pointer();
+        cuda::memcpy_dtod_async(copy, static_cast<CUdeviceptr>(read.first), bytes, s);
+        in.data = copy + (in.data - static_cast<CUdeviceptr>(read.first));
+    }
     const scan_variant variant = is_vectorized(spec, in, out) ? scan_variant::vectorized : scan_variant::strided;
     const detail::cached_kernel k = detail::kernel(
         spec.key() + static_cast<std::uint64_t>(variant), spec.kernel_name(),

@@ -106,11 +106,11 @@ struct scan_operand {
     std::int64_t stride;
 };
 
-// Scans the `n` elements of `in` into `out` on `s`; out may be in itself (same data and
-// stride: in place), but may not otherwise overlap it. logic_error for a negative n, an
-// output stride of 0 (n > 1), overlapping arrays, or an address or stride that is not a
-// multiple of the element's alignment (the largest power of two dividing its size, at
-// most 16).
+// Scans the `n` elements of `in` into `out` on `s`. out may be in itself (same data and
+// stride: in place); an out that shares bytes with in otherwise is written from a copy of
+// in (from the context's default pool), as if in had been read first. logic_error for a
+// negative n, an output stride of 0 (n > 1), or an address or stride that is not a multiple
+// of the element's alignment (the largest power of two dividing its size, at most 16).
 //
 // A scan of more than one tile uses its context's look-back state: one buffer of per-tile
 // flags and totals, kept by the context (made or grown when needed), which these scans use

@@ -92,6 +92,26 @@ TEST_F(ScanGpu, MisalignedAndReversedViewsTakeTheStridedKernel) {
     EXPECT_EQ(download<std::int32_t>(out.data(), n + 1), sums(reversed, scan_kind::exclusive));
 }
 
+TEST_F(ScanGpu, AnOutputOverlappingTheInputIsWrittenFromACopy) {
+    const std::size_t n = 20000;
+    const auto host = random_ints(n + 1, 5);
+    for (const scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
+        // in[:-1] into in[1:], the way to shift while scanning; then in[1:] into in[:-1].
+        const ndarray a = upload(host, dtype::int32);
+        scan(sum_spec(kind), {a.data(), 4}, {a.data() + 4, 4}, static_cast<std::int64_t>(n));
+        const std::vector<std::int32_t> head(host.begin(), host.end() - 1), tail(host.begin() + 1, host.end());
+        EXPECT_EQ(download<std::int32_t>(a.data() + 4, n), sums(head, kind));
+        const ndarray b = upload(host, dtype::int32);
+        scan(sum_spec(kind), {b.data() + 4, 4}, {b.data(), 4}, static_cast<std::int64_t>(n));
+        EXPECT_EQ(download<std::int32_t>(b.data(), n), sums(tail, kind));
+        // Reversed onto itself: out[i] is written where in[n-1-i] was.
+        const ndarray c = upload(host, dtype::int32);
+        scan(sum_spec(kind), {c.data() + 4 * n, -4}, {c.data(), 4}, static_cast<std::int64_t>(n + 1));
+        const std::vector<std::int32_t> reversed(host.rbegin(), host.rend());
+        EXPECT_EQ(download<std::int32_t>(c.data(), n + 1), sums(reversed, kind));
+    }
+}
+
 // A 2x2 matrix product (wrapping unsigned arithmetic, exact on both sides): the scan must
 // combine the elements in their order.
 struct mat2 {

@@ -167,9 +167,6 @@ TEST(ScanArguments, BadOperandsAreRefusedBeforeAnythingRuns) {
     refuses({0x1002, 4}, {0x2000, 4}, 10, "not aligned");
     refuses({0x1000, 4}, {0x2000, 6}, 10, "not aligned");
     refuses({0x1000, 4}, {0x2000, 0}, 2, "stride 0");
-    refuses({0x1000, 4}, {0x1004, 4}, 10, "overlaps");                  // shifted by one
-    refuses({0x1000, 4}, {0x1000 + 36, -4}, 10, "overlaps");            // reversed over it
-    refuses({0x1000, 8}, {0x1004, 8}, 10, "overlaps");                  // interleaved
     refuses({0x1000, 1LL << 60}, {0x2000, 4}, 1 << 10, "address space");
     EXPECT_NO_THROW(scan(s, {0x1000, 4}, {0x1004, 4}, 0));  // nothing to do: no device needed
 }
