@@ -20,6 +20,7 @@ ALIASES = {
     "pycuda.scan": "gpukit.scan",
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
+    "pycuda.curandom": "gpukit.curandom",
 }
 
 _SEE = "see docs/migrating-from-pycuda.md"
@@ -28,7 +29,6 @@ _SEE = "see docs/migrating-from-pycuda.md"
 # what gpukit offers instead of it.
 UNAVAILABLE = {
     "pycuda.cumath": f"gpukit does not implement pycuda.cumath yet (planned); {_SEE}",
-    "pycuda.curandom": f"gpukit does not implement pycuda.curandom yet (planned); {_SEE}",
     "pycuda.reduction": f"gpukit does not implement pycuda.reduction (ReductionKernel) yet (planned); gpuarray's "
                         f"sum, dot, min and max are there; {_SEE}",
     "pycuda.sparse": f"gpukit does not implement pycuda.sparse (sparse matrices, CG solver) and has no plans to; "
