@@ -165,6 +165,14 @@ reduction_result new_reduction_result(nb::handle dtype, std::optional<array::dty
     return {wrap_array(result_class(), std::move(result)), cuda::device_pointer(scratch, scratch_bytes)};
 }
 
+nb::object new_scratch(nb::handle allocator, std::size_t scratch_bytes, cuda::device_pointer& scratch) {
+    array_object block;
+    block.allocator = nb::borrow(allocator);
+    allocate(block, scratch_bytes);
+    scratch = cuda::device_pointer(block.address, scratch_bytes);
+    return block.gpudata;
+}
+
 void bind_array_reductions(nb::module_& m) {
     m.def("_reduce", &reduce_arrays, "op"_a, "a"_a, "b"_a.none(), "subset"_a.none(), "dtype"_a.none(),
           "stream"_a.none(), "allocator"_a.none(),

@@ -1,5 +1,5 @@
-// The 0-d result of a reduction, made with the scratch for partial results in the same
-// block of memory.
+// What gpuarray's reductions and ReductionKernel share: their 0-d result, made with the
+// scratch for partial results in the same block of memory.
 #pragma once
 
 #include "bindings.hpp"
@@ -21,5 +21,9 @@ struct reduction_result {
 // `stream` (None: the default pool, the default stream), and `scratch_bytes` after it.
 reduction_result new_reduction_result(nb::handle dtype, std::optional<array::dtype> type, nb::handle allocator,
                                       nb::handle stream, std::size_t scratch_bytes);
+
+// `scratch_bytes` of device memory from `allocator` (None: the default pool), held by the
+// returned object.
+nb::object new_scratch(nb::handle allocator, std::size_t scratch_bytes, cuda::device_pointer& scratch);
 
 }  // namespace gpukit::python

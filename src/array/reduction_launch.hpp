@@ -1,5 +1,6 @@
-// Launching a reduction whose kernels are loaded, whichever way they were compiled and
-// their arguments arrived.
+// Launching a reduction whose kernels are loaded: shared by reduce() (gpukit's own specs)
+// and reduction_kernel::run() (PyCUDA's ReductionKernel), which differ in how their kernels
+// are compiled and how their arguments arrive.
 #pragma once
 
 #include "kernel_cache.hpp"

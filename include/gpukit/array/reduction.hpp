@@ -2,7 +2,7 @@
 // same way. A reduction_spec says what is reduced: the kernel's parameters (arrays and
 // scalars), a map expression giving each index i's value, a reduce expression combining two
 // values, and the neutral value to start from. numpy's sum, min, max, dot, any, all and their
-// subset forms are specs (below).
+// subset forms are specs (below); PyCUDA's ReductionKernel is one too (reduction_kernel.hpp).
 //
 // Two launches: a first kernel (stage 1) where each block of a device-filling grid reduces
 // its share (grid-stride), in registers, then across the block with warp shuffles, into one

@@ -17,6 +17,7 @@ ALIASES = {
     "pycuda.autoprimaryctx": "gpukit.autoprimaryctx",
     "pycuda.gpuarray": "gpukit.gpuarray",
     "pycuda.elementwise": "gpukit.elementwise",
+    "pycuda.reduction": "gpukit.reduction",
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
 }
@@ -28,8 +29,6 @@ _SEE = "see docs/migrating-from-pycuda.md"
 UNAVAILABLE = {
     "pycuda.cumath": f"gpukit does not implement pycuda.cumath yet (planned); {_SEE}",
     "pycuda.curandom": f"gpukit does not implement pycuda.curandom yet (planned); {_SEE}",
-    "pycuda.reduction": f"gpukit does not implement pycuda.reduction (ReductionKernel) yet (planned); gpuarray's "
-                        f"sum, dot, min and max are there; {_SEE}",
     "pycuda.scan": f"gpukit does not implement pycuda.scan yet (planned); {_SEE}",
     "pycuda.sparse": f"gpukit does not implement pycuda.sparse (sparse matrices, CG solver) and has no plans to; "
                      f"{_SEE}",

@@ -1,6 +1,8 @@
-// Elementwise kernels and reductions on a real device, checked against the CPU.
+// Elementwise kernels and reductions (gpukit's specs and ReductionKernel's) on a real device,
+// checked against the CPU.
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/reduction.hpp"
+#include "gpukit/array/reduction_kernel.hpp"
 #include "gpukit/cuda/context_cache.hpp"
 #include "gpukit/cuda/copy.hpp"
 #include "gpu_test.hpp"
@@ -566,6 +568,53 @@ TEST_F(ArrayGpuReductions, ArgumentsAreChecked) {
     // Scratch for less than one partial result, or not 16-byte aligned.
     EXPECT_THROW(reduced(sum, {x}, out, cuda::device_pointer(scratch->data(), 4)), logic_error);
     EXPECT_THROW(reduced(sum, {x}, out, cuda::device_pointer(scratch->data() + 8, 64)), logic_error);
+}
+
+// PyCUDA's ReductionKernel: pointer arrays read as in C, range as Python's (negative steps
+// too), a struct accumulator of the preamble's, the output written where `out` points.
+TEST_F(ArrayGpuReductions, ReductionKernelRunsItsRange) {
+    rtc::compile_request request;
+    request.options.include_dirs = {GPUKIT_DEVICE_INCLUDE_DIR};  // pycuda-complex.hpp
+    const value_type f32("float", 4, dtype::float32);
+    const reduction_kernel squares(reduction_spec("sumsq", {{"x", f32, reduction_param_kind::pointer, "const float *x"}},
+                                                  dtype::float64, dtype::float64, "0", "(double)x[i] * x[i]", "a + b"),
+                                   request, std::nullopt);
+    const reduction_kernel extremes(
+        reduction_spec("extremes", {{"x", f32, reduction_param_kind::pointer, "float *x"}},
+                       value_type("pair", 8), value_type("pair", 8), "pair{3.4e38f, -3.4e38f}", "pair{x[i], x[i]}",
+                       "pair{fminf(a.lo, b.lo), fmaxf(a.hi, b.hi)}", "struct pair { float lo, hi; };"),
+        request, std::nullopt);
+    const std::size_t n = (1u << 20) + 7;
+    const auto host = random_floats(n);
+    const ndarray x = upload(host, dtype::float32);
+    const ndarray out = ndarray::empty({2}, dtype::float64);
+    const CUdeviceptr address = x.data();
+    const std::span<const std::byte> values[] = {{reinterpret_cast<const std::byte*>(&address), sizeof address}};
+    struct range_case {
+        long long start, step, count;
+    };
+    for (const range_case r : {range_case{0, 1, static_cast<long long>(n)}, range_case{5, 3, 1000},
+                               range_case{static_cast<long long>(n) - 1, -2, static_cast<long long>(n) / 2},
+                               range_case{7, 1, 0}, range_case{100, 1, 1}}) {
+        SCOPED_TRACE(std::to_string(r.start) + " by " + std::to_string(r.step) + ", " + std::to_string(r.count));
+        double sum = 0;
+        float lo = 3.4e38f, hi = -3.4e38f;
+        for (long long k = 0; k < r.count; ++k) {
+            const float v = host[static_cast<std::size_t>(r.start + k * r.step)];
+            sum += static_cast<double>(v) * v;
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        squares.run(values, r.start, r.step, r.count, out.data(), scratch_pointer(), {});
+        expect_result(download<double>(out)[0], sum, sum, dtype::float64);
+        extremes.run(values, r.start, r.step, r.count, out.data(), scratch_pointer(), {});
+        const auto pair = download<float>(ndarray(out.buffer(), dtype::float32, layout::contiguous({2}, 4)));
+        EXPECT_EQ(pair[0], lo);
+        EXPECT_EQ(pair[1], hi);
+    }
+    const std::span<const std::byte> none[] = {{reinterpret_cast<const std::byte*>(&address), 4}};
+    EXPECT_THROW(squares.run(none, 0, 1, 1, out.data(), scratch_pointer(), {}), logic_error);     // 4 address bytes
+    EXPECT_THROW(squares.run(values, 0, 1, -1, out.data(), scratch_pointer(), {}), logic_error);  // negative count
 }
 
 }  // namespace

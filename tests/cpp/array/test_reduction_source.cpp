@@ -1,7 +1,8 @@
-// The generated reduction kernels (gpukit::array::reduction_source of numpy's specs and of
-// users' specs), compiled by NVRTC for sm_90 (no GPU needed), their text, and the specs'
+// The generated reduction kernels (gpukit::array::reduction_source, numpy's specs and PyCUDA's
+// ReductionKernel), compiled by NVRTC for sm_90 (no GPU needed), their text, and the specs'
 // checks.
 #include "gpukit/array/reduction.hpp"
+#include "gpukit/array/reduction_kernel.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
 #include "nvrtc_test.hpp"
@@ -26,6 +27,20 @@ void compile_generated(const std::string& source) {
         EXPECT_FALSE(rtc::compile(source, options).cubin.empty());
     } catch (const compile_error& e) {
         ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << source;
+    }
+}
+
+// A ReductionKernel's source compiles as SourceModule compiles it, with gpukit's device
+// headers (pycuda-complex.hpp) on the include path.
+void compile_user(const reduction_kernel& kernel) {
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.no_extern_c = true;
+    options.include_dirs = {GPUKIT_DEVICE_INCLUDE_DIR};
+    try {
+        EXPECT_FALSE(rtc::compile(kernel.source(), options).cubin.empty());
+    } catch (const compile_error& e) {
+        ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << kernel.source();
     }
 }
 
@@ -280,6 +295,88 @@ TEST(ReductionSpecs, BadSpecsAreRefused) {
     EXPECT_THROW(make("k", x, "0", "", "a + b"), logic_error);
     EXPECT_THROW(make("k", x, "0", "x[i]", ""), logic_error);
     EXPECT_THROW(reduction_spec("k", x, value_type("s", 0), dtype::float64, "0", "x[i]", "a + b"), logic_error);
+}
+
+// ---- PyCUDA's ReductionKernel
+
+reduction_kernel user_kernel(std::vector<reduction_param> params, value_type out, std::string neutral, std::string map,
+                             std::string reduce, std::string preamble = {}) {
+    reduction_spec spec("reduce_kernel", std::move(params), out, out, std::move(neutral), std::move(map),
+                        std::move(reduce), std::move(preamble));
+    return reduction_kernel(std::move(spec), rtc::compile_request{}, std::nullopt);
+}
+
+reduction_param pointer(const char* declarator, const char* name, value_type t) {
+    return {name, std::move(t), role::pointer, declarator};
+}
+
+reduction_param scalar(const char* declarator, const char* name, value_type t) {
+    return {name, std::move(t), role::scalar, declarator};
+}
+
+// PyCUDA's test_struct_reduce: a struct accumulator with constructors and a volatile
+// assignment, built by map and reduce functions of the preamble.
+const char* const minmax_collector = R"(
+struct minmax_collector {
+    float cur_min;
+    float cur_max;
+    __device__ minmax_collector() {}
+    __device__ minmax_collector(float cmin, float cmax) : cur_min(cmin), cur_max(cmax) {}
+    __device__ minmax_collector(minmax_collector const &src) : cur_min(src.cur_min), cur_max(src.cur_max) {}
+    __device__ minmax_collector(minmax_collector const volatile &src) : cur_min(src.cur_min), cur_max(src.cur_max) {}
+    __device__ minmax_collector volatile &operator=(minmax_collector const &src) volatile {
+        cur_min = src.cur_min;
+        cur_max = src.cur_max;
+        return *this;
+    }
+};
+__device__ minmax_collector agg_mmc(minmax_collector a, minmax_collector b) {
+    return minmax_collector(fminf(a.cur_min, b.cur_min), fmaxf(a.cur_max, b.cur_max));
+}
+)";
+
+TEST(ReductionKernelSource, PyCudasExamplesCompile) {
+    GPUKIT_REQUIRE_NVRTC();
+    const value_type f32 = value_type("float", 4, dtype::float32);
+    // Sum of squares; the dot product of PyCUDA's documentation; max(a, b) of CUDA's math.
+    compile_user(user_kernel({pointer("float *x", "x", f32)}, f32, "0", "x[i]*x[i]", "a+b"));
+    compile_user(user_kernel({pointer("float *x", "x", f32), pointer("float *y", "y", f32)}, f32, "0", "x[i]*y[i]",
+                             "a+b"));
+    compile_user(user_kernel({pointer("const float *in", "in", f32)}, f32, "0", "in[i]", "max(a,b)"));
+    // Arrays called a and b, hidden by the reduce expression's operands.
+    compile_user(user_kernel({pointer("const double *a", "a", dtype::float64), pointer("const double *b", "b",
+                                                                                        dtype::float64)},
+                             value_type("double", 8, dtype::float64), "0", "a[i]*b[i]", "a+b"));
+    // A gather through an index array, a scalar and a declared n.
+    compile_user(user_kernel({pointer("const unsigned int *lookup_tbl", "lookup_tbl", dtype::uint32),
+                              pointer("const float *in", "in", f32), scalar("float scale", "scale", f32),
+                              scalar("int n", "n", dtype::int32)},
+                             f32, "-3.0f", "scale * in[lookup_tbl[i] % n]", "fmaxf(a, b)"));
+    // The struct accumulator of PyCUDA's test_struct_reduce.
+    compile_user(user_kernel({pointer("float *x", "x", f32)}, value_type("minmax_collector", 8),
+                             "minmax_collector(10000, -10000)", "minmax_collector(x[i], x[i])", "agg_mmc(a, b)",
+                             minmax_collector));
+    // pycuda::complex and a CUDA vector type (12 bytes: three words per shuffle).
+    const value_type c64("pycuda::complex<float>", 8, dtype::complex64);
+    compile_user(user_kernel({pointer("pycuda::complex<float> *z", "z", c64)}, c64, "0", "z[i] * z[i]", "a + b"));
+    compile_user(user_kernel({pointer("const float3 *v", "v", value_type("float3", 12))}, value_type("float3", 12),
+                             "make_float3(0, 0, 0)", "v[i]", "make_float3(a.x + b.x, a.y + b.y, a.z + b.z)"));
+    // A 1-byte accumulator.
+    compile_user(user_kernel({pointer("const int *x", "x", dtype::int32)}, value_type("bool", 1, dtype::bool_),
+                             "false", "x[i] != 0", "a || b"));
+}
+
+TEST(ReductionKernelSource, IncludesPyCudasComplexHeaderAndUsesTheContiguousLoop) {
+    const reduction_kernel k = user_kernel({pointer("float *x", "x", dtype::float32)}, dtype::float32, "0",
+                                           "x[i]*x[i]", "a+b");
+    EXPECT_EQ(k.source().rfind("#include <pycuda-complex.hpp>\n", 0), 0u);
+    EXPECT_TRUE(contains(k.source(), "reduce_kernel_stage1(float *x, gk_acc* gk_partial"));
+    EXPECT_TRUE(contains(k.source(), "reduce_kernel_stage2(float *x, const gk_acc* gk_partial"));
+    EXPECT_TRUE(contains(k.source(), "gk_k += 4 * gk_threads"));
+}
+
+TEST(ReductionKernelSource, ElementArraysAreRefused) {
+    EXPECT_THROW(user_kernel({{"x", dtype::float32, role::element}}, dtype::float32, "0", "x[i]", "a+b"), logic_error);
 }
 
 }  // namespace
