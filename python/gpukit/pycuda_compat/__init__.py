@@ -20,6 +20,7 @@ ALIASES = {
     "pycuda.reduction": "gpukit.reduction",
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
+    "pycuda.curandom": "gpukit.curandom",
 }
 
 _SEE = "see docs/migrating-from-pycuda.md"
@@ -28,7 +29,6 @@ _SEE = "see docs/migrating-from-pycuda.md"
 # what gpukit offers instead of it.
 UNAVAILABLE = {
     "pycuda.cumath": f"gpukit does not implement pycuda.cumath yet (planned); {_SEE}",
-    "pycuda.curandom": f"gpukit does not implement pycuda.curandom yet (planned); {_SEE}",
     "pycuda.scan": f"gpukit does not implement pycuda.scan yet (planned); {_SEE}",
     "pycuda.sparse": f"gpukit does not implement pycuda.sparse (sparse matrices, CG solver) and has no plans to; "
                      f"{_SEE}",
