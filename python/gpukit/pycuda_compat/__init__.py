@@ -18,6 +18,7 @@ ALIASES = {
     "pycuda.gpuarray": "gpukit.gpuarray",
     "pycuda.elementwise": "gpukit.elementwise",
     "pycuda.scan": "gpukit.scan",
+    "pycuda.reduction": "gpukit.reduction",
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
     "pycuda.curandom": "gpukit.curandom",
@@ -29,8 +30,6 @@ _SEE = "see docs/migrating-from-pycuda.md"
 # what gpukit offers instead of it.
 UNAVAILABLE = {
     "pycuda.cumath": f"gpukit does not implement pycuda.cumath yet (planned); {_SEE}",
-    "pycuda.reduction": f"gpukit does not implement pycuda.reduction (ReductionKernel) yet (planned); gpuarray's "
-                        f"sum, dot, min and max are there; {_SEE}",
     "pycuda.sparse": f"gpukit does not implement pycuda.sparse (sparse matrices, CG solver) and has no plans to; "
                      f"{_SEE}",
     "pycuda.gl": f"gpukit does not implement pycuda.gl (OpenGL interoperability) and has no plans to; {_SEE}",
