@@ -22,12 +22,13 @@ import numpy as np
 
 from gpukit import _gpukit, _memory
 from gpukit._array_pools import default_allocator, release_default_pools
-from gpukit._array_reductions import dot, max, min, sum
+from gpukit._array_reductions import all, any, dot, max, min, subset_dot, subset_max, subset_min, subset_sum, sum
 from gpukit._gpukit import Layout
 from gpukit._vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA's vector types)
 
 __all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
-           "zeros_like", "ones_like", "arange", "asarray", "sum", "dot", "min", "max", "default_allocator",
+           "zeros_like", "ones_like", "arange", "asarray", "sum", "dot", "min", "max", "any", "all", "subset_sum",
+           "subset_dot", "subset_min", "subset_max", "default_allocator",
            "release_default_pools", "vec", "set_fusion", "splay", "take", "multi_take", "multi_put",
            "multi_take_put", "concatenate", "stack", "transpose", "reshape", "if_positive", "where", "minimum",
            "maximum", "logical_and", "logical_or", "logical_not"]
@@ -343,10 +344,12 @@ class GPUArray(_gpukit._Array):
 
     # ---- reductions (methods as in numpy)
 
-    def sum(self, stream=None): return sum(self, stream=stream)
-    def min(self, stream=None): return min(self, stream=stream)
-    def max(self, stream=None): return max(self, stream=stream)
-    def dot(self, other, stream=None): return dot(self, other, stream=stream)
+    def sum(self, dtype=None, stream=None, allocator=None): return sum(self, dtype, stream, allocator)
+    def min(self, stream=None): return min(self, stream)
+    def max(self, stream=None): return max(self, stream)
+    def dot(self, other, dtype=None, stream=None, allocator=None): return dot(self, other, dtype, stream, allocator)
+    def any(self, stream=None, allocator=None): return any(self, stream, allocator)
+    def all(self, stream=None, allocator=None): return all(self, stream, allocator)
 
 
 _gpukit._set_array_result_class(GPUArray)
@@ -444,10 +447,10 @@ def arange(*args, start=None, stop=None, step=None, dtype=None, allocator=None, 
     if step == 0:
         raise ValueError("arange: step must not be zero")
     dtype = np.dtype(dtype) if dtype is not None else np.array([start, stop, step]).dtype
-    if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+    if builtins.all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):  # the module has its own all
         count = len(range(int(start), int(stop), int(step)))
     else:
-        count = builtins.max(0, math.ceil((stop - start) / step))  # this module defines its own max
+        count = builtins.max(0, math.ceil((stop - start) / step))
     result = empty((count,), dtype, allocator, stream=stream)
     result._arange(np.asarray(start).astype(dtype).tobytes(), np.asarray(step).astype(dtype).tobytes())
     return result

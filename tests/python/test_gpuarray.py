@@ -214,7 +214,7 @@ def test_complex_arithmetic_matches_numpy(pool_ctx, dtype, n):
 
 
 @gpu
-def test_complex_division_by_zero_and_refusals(pool_ctx):
+def test_complex_division_by_zero(pool_ctx):
     x = gpuarray.to_gpu(np.array([1 + 1j, 0j, 2 - 1j], np.complex128))
     with np.errstate(all="ignore"):
         expected = np.array([1 + 1j, 0j, 2 - 1j]) / np.array([0j, 0j, 1e300 + 1e300j])
@@ -222,9 +222,6 @@ def test_complex_division_by_zero_and_refusals(pool_ctx):
     np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
     np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
     np.testing.assert_allclose(got[2], expected[2], rtol=1e-12)  # no overflow in |b|^2
-    for bad in (lambda: gpuarray.sum(x), lambda: x.max()):
-        with pytest.raises(TypeError, match="complex"):
-            bad()
 
 
 @gpu
