@@ -14,6 +14,7 @@ import pytest
 from conftest import run_in_fresh_process
 
 import gpukit.driver as drv
+from gpukit import __main__ as command_line
 from gpukit.bench import arrays, cases, copies, harness, small
 
 SMALL_OPERATIONS = ["add", "axpy", "scale", "neg", "less", "abs", "astype", "sum", "dot", "slice", "reshape", "copy"]
@@ -157,9 +158,17 @@ def test_select_takes_names_and_groups_in_case_order():
 
 def test_the_command_line_refuses_an_unknown_case(capsys):
     with pytest.raises(SystemExit) as raised:
-        harness.main(["no_such_case"])
+        command_line.main(["bench", "no_such_case"])
     assert raised.value.code == 2
     assert "unknown case or group: no_such_case" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("repeats", ["0", "-2", "many"])
+def test_the_command_line_refuses_repeats_that_are_not_positive(capsys, repeats):
+    with pytest.raises(SystemExit) as raised:
+        command_line.main(["bench", "--repeats", repeats, "small_add"])
+    assert raised.value.code == 2
+    assert "--repeats" in capsys.readouterr().err
 
 
 def bench_in_fresh_process(tmp_path, *names):

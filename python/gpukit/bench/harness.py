@@ -117,19 +117,41 @@ def device_description():
     return "no CUDA device"
 
 
-def main(argv):
+def case_list_text():
+    """The cases and groups, for the end of ``bench --help``."""
     cases = _all_cases()
-    parser = argparse.ArgumentParser(prog="python -m gpukit bench", description=__doc__)
-    parser.add_argument("cases", nargs="*", help="cases or groups of cases to run (default: all). Cases: " +
-                        ", ".join(c.name for c in cases) + ". Groups: " + ", ".join(groups(cases)))
-    parser.add_argument("--repeats", type=int, default=15, help="timed repeats per side (median is reported)")
-    parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats (smoke test)")
-    parser.add_argument("--json", default="bench-results/bench.json", help="where to write the full results")
-    parser.add_argument("--png", default="bench-results/bench.png", help="bar chart (needs matplotlib)")
-    args = parser.parse_args(argv)
+    return f"cases: {', '.join(c.name for c in cases)}. groups: {', '.join(groups(cases))}."
 
+
+DESCRIPTION = ("Runs benchmark cases, each with gpukit and its baselines (the raw driver call from C++, CuPy, "
+               "PyCUDA, numba-cuda, cuda-python, PyOpenCL: whichever are installed) side by side in this process, "
+               "and reports each side's median and its ratio to the first side's.")
+
+
+def _positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_arguments(parser):
+    """The bench subcommand's arguments (see run())."""
+    parser.add_argument("cases", nargs="*", help="cases or groups of cases to run (default: all; listed below)")
+    parser.add_argument("--repeats", type=_positive, default=15, metavar="N",
+                        help="timed repeats per side (default 15; the median is reported)")
+    parser.add_argument("--quick", action="store_true", help="3 short repeats per side: a smoke test")
+    parser.add_argument("--json", default="bench-results/bench.json", metavar="PATH",
+                        help="where to write the full results (default: bench-results/bench.json)")
+    parser.add_argument("--png", default="bench-results/bench.png", metavar="PATH",
+                        help="bar chart (needs matplotlib; default: bench-results/bench.png)")
+
+
+def run(args, parser):
+    """Runs the cases `args` names, prints a table per case, writes the JSON and the
+    chart; the exit status."""
     try:
-        chosen = select(cases, args.cases)
+        chosen = select(_all_cases(), args.cases)
     except ValueError as e:
         parser.error(str(e))
     settings = {"repeats": 3 if args.quick else args.repeats, "quick": args.quick}
