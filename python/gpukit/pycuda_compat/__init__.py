@@ -19,6 +19,7 @@ ALIASES = {
     "pycuda.elementwise": "gpukit.elementwise",
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
+    "pycuda.curandom": "gpukit.curandom",
 }
 
 _SEE = "see docs/migrating-from-pycuda.md"
@@ -27,7 +28,6 @@ _SEE = "see docs/migrating-from-pycuda.md"
 # what gpukit offers instead of it.
 UNAVAILABLE = {
     "pycuda.cumath": f"gpukit does not implement pycuda.cumath yet (planned); {_SEE}",
-    "pycuda.curandom": f"gpukit does not implement pycuda.curandom yet (planned); {_SEE}",
     "pycuda.reduction": f"gpukit does not implement pycuda.reduction (ReductionKernel) yet (planned); gpuarray's "
                         f"sum, dot, min and max are there; {_SEE}",
     "pycuda.scan": f"gpukit does not implement pycuda.scan yet (planned); {_SEE}",
