@@ -20,6 +20,8 @@ NB_MODULE(_gpukit, m) {
     bind_promotion(m);
     bind_gpuarray(m);
     bind_array_reductions(m);
+    bind_scan(m);
+    bind_reduction_kernel(m);
     bind_dlpack(m);
     bind_occupancy(m);
     bind_pool(m);

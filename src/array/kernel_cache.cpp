@@ -1,5 +1,6 @@
 #include "kernel_cache.hpp"
 
+#include "gpukit/core/sha256.hpp"
 #include "gpukit/cuda/context_cache.hpp"
 #include "gpukit/cuda/module.hpp"
 #include "gpukit/rtc/cache.hpp"
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -95,6 +97,28 @@ cached_kernel kernel(const kernel_source& source, const std::string& name) {
                         [&] { return rtc::compile_cached(source.request, source.cache_dir).image; });
 }
 
+std::string request_key(const rtc::compile_request& r) {
+    sha256 hash;
+    const auto field = [&](std::string_view value) {
+        const std::uint64_t size = value.size();
+        hash.update(&size, sizeof size).update(value);
+    };
+    const auto fields = [&](const std::vector<std::string>& values) {
+        field(std::to_string(values.size()));
+        for (const std::string& v : values)
+            field(v);
+    };
+    field(r.source);
+    field(r.options.arch);
+    field(r.options.no_extern_c ? "no_extern_c" : "extern_c");
+    field(std::to_string(static_cast<int>(r.compiler)) + ":" + r.nvcc);
+    field(std::to_string(static_cast<int>(r.output)));
+    fields(r.options.options);
+    fields(r.options.include_dirs);
+    fields(r.options.system_include_dirs);
+    return hash.hex_digest();
+}
+
 std::uint64_t new_kernel_key() noexcept {
     static std::atomic<std::uint64_t> next{1};
     return next.fetch_add(1, std::memory_order_relaxed) << 16;
@@ -115,6 +139,17 @@ std::vector<char> compile_generated(std::string source, const std::string& name)
 
 cached_kernel kernel(std::uint64_t key, const std::string& name, const std::function<std::string()>& source) {
     return find_or_load(&loaded_modules::generated, key, name, [&] { return compile_generated(source(), name); });
+}
+
+cached_kernel kernel(std::uint64_t key, const std::string& name, const std::function<std::string()>& source,
+                     const rtc::compile_request& settings, const std::optional<std::filesystem::path>& cache_dir) {
+    return find_or_load(&loaded_modules::generated, key, name, [&] {
+        rtc::compile_request request = settings;
+        request.source = source();
+        request.options.name = name + ".cu";
+        request.options.no_extern_c = true;
+        return rtc::compile_cached(request, cache_dir).image;
+    });
 }
 
 unsigned grid_for(const cached_kernel& k, long long work_items, long long items_per_thread) {

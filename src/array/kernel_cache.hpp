@@ -46,6 +46,10 @@ struct kernel_source {
 // Kernel `name` of `source`, loaded in the current context (compiled on first use).
 cached_kernel kernel(const kernel_source& source, const std::string& name);
 
+// A kernel_source key for `request`: a digest of everything the compilation depends on
+// (header contents aside), so equal kernels made twice share one loaded module.
+std::string request_key(const rtc::compile_request& request);
+
 // A number naming generated kernel sources for the life of the process: a spec takes one
 // when it is made, so a launch finds its kernel by an integer instead of by source text.
 // The low 16 bits are zero: the spec adds its variant there (key + variant number < 2^16).
@@ -57,6 +61,13 @@ std::uint64_t new_kernel_key() noexcept;
 // compiled as C++17, unannotated functions are device functions, and it declares its
 // kernels extern "C" itself.
 cached_kernel kernel(std::uint64_t key, const std::string& name, const std::function<std::string()>& source);
+
+// The same for a generated source compiled as `settings` asks (its options, include
+// directories, compiler and architecture; its source and name are replaced, and the source
+// declares its kernels extern "C"), through the compilation cache at `cache_dir` (nullopt:
+// none): for generated kernels that take their caller's compile options.
+cached_kernel kernel(std::uint64_t key, const std::string& name, const std::function<std::string()>& source,
+                     const rtc::compile_request& settings, const std::optional<std::filesystem::path>& cache_dir);
 
 // Blocks for `work_items` items with `items_per_thread` each: enough to cover them, at most
 // `k.full_grid`, at least 1. The kernels loop (grid-stride) over the rest.

@@ -20,7 +20,7 @@ from test_info import COMPONENT, SCHEMA, check_schema
 import gpukit
 import gpukit.driver as drv
 from gpukit import __main__ as command_line
-from gpukit.bench import arrays, cases, copies, harness, small
+from gpukit.bench import arrays, cases, copies, harness, reductions, scans, small
 
 SMALL_OPERATIONS = ["add", "axpy", "scale", "neg", "less", "abs", "astype", "sum", "dot", "slice", "reshape", "copy"]
 SMALL_CASES = [f"small_{name}" for name in SMALL_OPERATIONS] + ["small_add_1000_kernels"]
@@ -146,6 +146,31 @@ def test_fresh_get_case_compares_with_a_copy_into_existing_memory():
                                                   "gpukit GPUArray.get(), new array",
                                                   "gpukit GPUArray.get(), new array, first touch (no reuse)",
                                                   "CuPy ndarray.get(), new array"]
+
+
+def test_scan_cases_compare_with_a_copy_cupy_and_pycuda():
+    assert scans.BIG == 2**26 and scans.SMALL == 1000 and scans.moved_bytes(10) == 80  # read + written
+    big = by_name("scan_sum")
+    assert big.higher_is_better and big.unit == "GB/s" and "2^26 float32" in big.description
+    assert [side.name for side in big.sides] == ["raw cuMemcpyDtoD, same bytes (C++)", "CuPy cp.cumsum",
+                                                 "gpukit InclusiveScanKernel", "PyCUDA InclusiveScanKernel"]
+    small_case = by_name("scan_sum_small")
+    assert not small_case.higher_is_better and small_case.unit == "µs per call" and small_case.scale == 1e6
+    assert "1000 float32" in small_case.description
+    assert [side.name for side in small_case.sides] == ["CuPy cp.cumsum", "gpukit InclusiveScanKernel",
+                                                        "PyCUDA InclusiveScanKernel"]
+    assert [c.name for c in harness.select(cases.ALL, ["scan"])] == ["scan_sum", "scan_sum_small"]
+
+
+@pytest.mark.gpu
+def test_scan_cases_measure_every_gpukit_side(tmp_path):
+    report = bench_in_fresh_process(tmp_path, "scan")
+    assert [c["case"] for c in report["cases"]] == ["scan_sum", "scan_sum_small"]
+    for case in report["cases"]:
+        for result in case["results"]:
+            if result["side"].startswith(("gpukit", "raw")):
+                assert "median" in result, (case["case"], result)
+                assert all(sample > 0 for sample in result["samples"]), (case["case"], result)
 
 
 def test_select_takes_names_and_groups_in_case_order():
@@ -369,3 +394,32 @@ def test_new_cases_measure_every_gpukit_side(tmp_path):
             if result["side"].startswith(("gpukit", "raw")):
                 assert "median" in result, (case["case"], result)
                 assert all(sample > 0 for sample in result["samples"]), (case["case"], result)
+
+
+# ---- ReductionKernel (issue 16)
+
+def test_reduction_kernel_cases_compare_the_three_libraries():
+    big, per_call = by_name("reduction_kernel_sumsq"), by_name("reduction_kernel_sumsq_small")
+    sides = ["gpukit ReductionKernel", "CuPy cupy.ReductionKernel", "PyCUDA ReductionKernel"]
+    assert big.higher_is_better and big.unit == "GB/s" and "2^26" in big.description
+    assert not per_call.higher_is_better and per_call.unit == "µs per operation" and "1000 float32" in per_call.description
+    assert [side.name for side in big.sides] == sides and [side.name for side in per_call.sides] == sides
+    assert reductions.BIG == 1 << 26
+
+
+@pytest.mark.gpu
+def test_reduction_kernel_sides_measure_and_compute_the_sum_of_squares():
+    out = run_in_fresh_process("""
+        import numpy as np
+        from gpukit.bench import reductions, small
+        settings = {"repeats": 2, "quick": True}
+        rates = reductions.sum_of_squares_rate("gpukit")(settings)
+        seconds = reductions.sum_of_squares_call("gpukit")(settings)
+        assert len(rates) == 2 and all(rate > 0 for rate in rates), rates
+        assert len(seconds) == 2 and all(s > 0 for s in seconds), seconds
+        kernel, upload, synchronize, free = reductions.LIBRARIES["gpukit"]()
+        host = small._host_operands()[0]
+        np.testing.assert_allclose(kernel(upload(host)).get(), np.sum(host.astype(np.float64) ** 2), rtol=1e-5)
+        print("measured")
+    """)
+    assert "measured" in out
