@@ -20,6 +20,8 @@ void bind_promotion(nb::module_& m);
 // gpukit._gpukit._Array, GPUArray's C++ base class, and its reductions.
 void bind_gpuarray(nb::module_& m);
 void bind_array_reductions(nb::module_& m);
+// gpukit.cumath's functions (bind_cumath.cpp).
+void bind_cumath(nb::module_& m);
 void bind_dlpack(nb::module_& m);
 void bind_occupancy(nb::module_& m);
 void bind_pool(nb::module_& m);
