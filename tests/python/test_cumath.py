@@ -117,10 +117,35 @@ def test_pycuda_cumath_is_gpukit_cumath():
     assert out.strip() == "ok"
 
 
+def test_bench_cases_compare_gpukit_with_cupy_and_pycuda():
+    from gpukit.bench import cases, cumath as bench
+    by_name = {case.name: case for case in cases.ALL}
+    assert bench.BIG_COUNT == 1 << 26 and bench.BIG_BYTES == 2 * 4 * (1 << 26)
+    for name in ("sin", "exp"):
+        big, few = by_name[f"cumath_{name}"], by_name[f"cumath_{name}_small"]
+        assert big.higher_is_better and big.unit == "GB/s"
+        assert [side.name for side in big.sides] == ["raw cuMemcpyDtoD, same bytes (C++)", f"gpukit cumath.{name}",
+                                                     f"CuPy cp.{name}", f"PyCUDA cumath.{name}"]
+        assert not few.higher_is_better and few.unit == "µs per operation" and "1000 float32" in few.description
+        assert [side.name for side in few.sides] == ["CuPy", "gpukit", "PyCUDA"]
+
+
 # ---- GPU
 
 gpu = pytest.mark.gpu
 
+
+@gpu
+def test_bench_sides_measure():
+    out = run_in_fresh_process("""
+        from gpukit.bench import cumath
+        settings = {"repeats": 2, "quick": True}
+        for samples in (cumath.big_side("gpukit", "sin")(settings), cumath.small_side("gpukit", "exp")(settings),
+                        cumath.raw_dtod(settings)):
+            assert len(samples) == 2 and all(sample > 0 for sample in samples), samples
+        print("measured")
+    """)
+    assert "measured" in out
 
 LONG_DOUBLE_IS_WIDER = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
 
