@@ -36,10 +36,6 @@ def _layout(shape, strides, itemsize, order):
     return Layout(shape, strides, itemsize, 0)
 
 
-def _host_order(ary):
-    return "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
-
-
 class DeviceNDArray(GPUArray):
     """An array in device memory with numba.cuda's interface."""
 
@@ -189,15 +185,17 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
 
 
 def device_array_like(ary, stream=0):
-    """An uninitialised device array of `ary`'s shape and dtype, in its order (C unless
-    `ary` is only Fortran-contiguous)."""
+    """An uninitialised device array of `ary`'s shape and dtype, its elements in memory in
+    `ary`'s order, as numba's: C or Fortran order for contiguous arrays, the order of a
+    strided array's axes (by the size of their strides) otherwise."""
     if is_cuda_array(ary):
         ary = as_cuda_array(ary)
-        order = "F" if ary._layout.is_f_contiguous and not ary._layout.is_c_contiguous else "C"
+        layout = ary._layout
     else:
         ary = np.asarray(ary)
-        order = _host_order(ary)
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+        layout = Layout(ary.shape, ary.strides, ary.dtype.itemsize, 0)
+    new = layout.contiguous_like(ary.dtype.itemsize)
+    return _new_device_array(tuple(new.shape), new.strides, ary.dtype, stream)
 
 
 def to_device(obj, stream=0, copy=True, to=None):

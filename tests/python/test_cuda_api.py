@@ -111,6 +111,18 @@ def test_host_memory_context_managers_refuse_non_arrays():
             pass
 
 
+def test_device_array_layouts_follow_numpys_keep_order():
+    # device_array_like's layout: numpy's empty_like(order="K") for every permutation of the
+    # axes, strided, reversed and broadcast (what the GPU tests below allocate).
+    import itertools
+    base = np.empty((4, 5, 6), np.float32)
+    for axes in itertools.permutations(range(3)):
+        for view in (base.transpose(axes), base.transpose(axes)[::2, ::-1], base.transpose(axes)[:, :1],
+                     np.broadcast_to(base.transpose(axes)[:, :1], base.transpose(axes).shape)):
+            layout = cuda.Layout(view.shape, view.strides, 4, 0).contiguous_like(4)
+            assert tuple(layout.strides) == np.empty_like(view, order="K").strides, (view.shape, view.strides)
+
+
 # ---- GPU
 
 gpu = pytest.mark.gpu
@@ -265,3 +277,19 @@ def test_pinned_context_registers_and_releases(pool_ctx):
     np.testing.assert_array_equal(d.copy_to_host(), host)
     with cuda.pinned(host):  # registering again works: the first block released it
         pass
+
+
+@gpu
+def test_device_array_like_keeps_the_stride_order(pool_ctx):
+    base = random_array(np.random.default_rng(13), (6, 7, 8), np.int16)
+    for host in (base, np.asfortranarray(base), base.transpose(1, 2, 0), base[::2, 1:, ::-3], base[:, 3]):
+        d = cuda.device_array_like(host)
+        assert d.shape == host.shape and d.dtype == host.dtype
+        assert d.strides == np.empty_like(host, order="K").strides, host.strides
+        assert cuda.device_array_like(d).strides == d.strides
+        copied = cuda.to_device(host)  # device_array_like, then the copy
+        assert copied.strides == d.strides
+        np.testing.assert_array_equal(copied.copy_to_host(), host)
+    device = cuda.to_device(base).transpose(2, 0, 1)[::-1]
+    like = cuda.device_array_like(device)
+    assert like.strides == np.empty_like(base.transpose(2, 0, 1)[::-1], order="K").strides
