@@ -325,48 +325,40 @@ def _is_page_locked(ary):
     return False
 
 
-def _register(ary, flags, what):
-    if not isinstance(ary, np.ndarray):
-        raise TypeError(f"{what}: expected numpy arrays, got {type(ary).__name__}")
-    # cuMemHostRegister locks whole pages; gpukit refuses memory that does not start and
-    # end on page boundaries, since the neighbouring bytes may belong to other objects.
-    return _gpukit._register_host_memory(ary, int(flags))
+def _check_host_arrays(arrays, what):
+    for ary in arrays:
+        if not isinstance(ary, np.ndarray):
+            raise TypeError(f"{what}: expected numpy arrays, got {type(ary).__name__}")
 
 
 @contextlib.contextmanager
 def pinned(*arrays):
-    """Page-lock the memory of numpy `arrays` for the block (arrays already page-locked
-    are left as they are). The arrays must be page-aligned whole pages: see
-    gpukit.driver.aligned_empty."""
-    registrations = []
+    """Page-lock the memory of numpy `arrays` for the block, as numba's pinned(): the whole
+    pages each array spans, whatever its alignment or strides (arrays sharing a page are
+    locked together). Arrays whose memory is page-locked already are left as they are."""
+    _check_host_arrays(arrays, "pinned(*arrays)")
+    pages = _gpukit._register_host_pages([ary for ary in arrays if not _is_page_locked(ary)], 0)
     try:
-        for ary in arrays:
-            if not _is_page_locked(ary):
-                registrations.append(_register(ary, 0, "pinned(*arrays)"))
         yield
     finally:
-        for registration in registrations:
-            registration.unregister()
+        pages.unregister()
 
 
 @contextlib.contextmanager
 def mapped(*arrays, stream=0):
-    """Map the numpy `arrays` into the device's address space for the block; yields a
-    DeviceNDArray over each (one array: the DeviceNDArray itself, else a list). The arrays
-    must be contiguous, page-aligned whole pages (gpukit.driver.aligned_empty)."""
-    registrations, views = [], []
+    """Map the numpy `arrays` into the device's address space for the block, as numba's
+    mapped(): the whole pages each spans are page-locked and mapped, whatever its alignment
+    or strides. Yields a DeviceNDArray over each (one array: the DeviceNDArray itself, else a
+    list), with the host array's shape and strides."""
+    _check_host_arrays(arrays, "mapped(*arrays)")
+    pages = _gpukit._register_host_pages(list(arrays), int(mem_host_register_flags.DEVICEMAP))
     try:
+        views = []
         for ary in arrays:
-            if isinstance(ary, np.ndarray) and not (ary.flags.c_contiguous or ary.flags.f_contiguous):
-                raise ValueError(f"mapped(*arrays): arrays must be contiguous (strides {ary.strides})")
-            registration = _register(ary, mem_host_register_flags.DEVICEMAP, "mapped(*arrays)")
-            registrations.append(registration)
             view = DeviceNDArray.__new__(DeviceNDArray)
             layout = Layout(list(ary.shape), list(ary.strides), ary.dtype.itemsize, 0)
-            _gpukit._Array.__init__(view, layout, ary.dtype, None, registration, registration.get_device_pointer(),
-                                    _stream(stream))
+            _gpukit._Array.__init__(view, layout, ary.dtype, None, pages, pages.device_pointer(ary), _stream(stream))
             views.append(view)
         yield views[0] if len(views) == 1 else views
     finally:
-        for registration in registrations:
-            registration.unregister()
+        pages.unregister()

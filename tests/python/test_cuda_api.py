@@ -293,3 +293,40 @@ def test_device_array_like_keeps_the_stride_order(pool_ctx):
     device = cuda.to_device(base).transpose(2, 0, 1)[::-1]
     like = cuda.device_array_like(device)
     assert like.strides == np.empty_like(base.transpose(2, 0, 1)[::-1], order="K").strides
+
+
+@gpu
+def test_pinned_takes_any_array(pool_ctx):
+    rng = np.random.default_rng(16)
+    shared = random_array(rng, (1001,), np.float64)  # not page-aligned; its slices share its pages
+    strided = random_array(rng, (40, 30), np.int32)[::3, ::-2]
+    small = random_array(rng, (3,), np.uint8)
+    locked = cuda.pinned_array((5,), np.float32)  # page-locked already: left alone
+    stream = drv.Stream()
+    with cuda.pinned(shared, shared[10:20], strided, small, locked, np.empty(0)):
+        copies = [cuda.to_device(a, stream=stream) for a in (shared, shared[10:20], strided, small)]
+        stream.synchronize()
+    for d, host in zip(copies, (shared, shared[10:20], strided, small)):
+        np.testing.assert_array_equal(d.copy_to_host(), host)
+    with cuda.pinned(shared, small):  # registered again: the first block released them
+        pass
+
+
+@gpu
+def test_mapped_takes_any_array(pool_ctx):
+    rng = np.random.default_rng(17)
+    host = random_array(rng, (1001,), np.float32)
+    other = random_array(rng, (12, 9), np.float64)
+    expected_host, expected_other = host.copy(), other.copy()
+    expected_host[::-1] *= 3
+    expected_other[1::2, ::-3] += 1
+    with cuda.mapped(host[::-1], other[1::2, ::-3], np.empty(0)) as (reversed_view, strided_view, empty):
+        assert reversed_view.shape == (1001,) and reversed_view.strides == (-4,)
+        assert strided_view.shape == other[1::2, ::-3].shape and empty.size == 0
+        reversed_view *= 3
+        strided_view += 1
+        pool_ctx.synchronize()
+    np.testing.assert_array_equal(host, expected_host)
+    np.testing.assert_array_equal(other, expected_other)
+    with cuda.mapped(host[5:9]) as d:  # one array: the DeviceNDArray itself
+        np.testing.assert_array_equal(d.copy_to_host(), host[5:9])
