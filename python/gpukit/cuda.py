@@ -9,10 +9,12 @@ side is done, as CUDA does for pageable memory).
 """
 import contextlib
 import numbers
+import warnings
 
 import numpy as np
 
 from gpukit import _gpukit, gpuarray
+from gpukit._memory import PointerHolderBase
 from gpukit._gpukit import Layout, host_alloc_flags, mem_host_register_flags
 from gpukit.gpuarray import GPUArray
 
@@ -39,8 +41,23 @@ def _layout(shape, strides, itemsize, order):
 class DeviceNDArray(GPUArray):
     """An array in device memory with numba.cuda's interface."""
 
-    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
+    _writeback = None  # the host array to_host() copies into (arrays made other ways have none)
+
+    def __init__(self, shape, strides, dtype, stream=0, writeback=None, gpu_data=None):
         super().__init__(shape, dtype, gpudata=gpu_data, strides=strides, stream=_stream(stream))
+        if writeback is not None:
+            if not isinstance(writeback, np.ndarray):
+                raise TypeError(f"writeback must be a numpy.ndarray, got {type(writeback).__name__}")
+            self._writeback = writeback
+
+    @property
+    def gpu_data(self):
+        """numba's gpu_data: the device memory of the array's data, as an object whose int()
+        is the address of element 0 and which keeps the memory alive (the allocation itself
+        when the array starts where its memory does)."""
+        if self.size and self.ptr != int(self.gpudata if self.gpudata is not None else 0):
+            return _ArrayData(self)
+        return self.gpudata
 
     # ---- layout queries
 
@@ -90,6 +107,14 @@ class DeviceNDArray(GPUArray):
             if not ary.flags.writeable:
                 raise ValueError("copy_to_host(ary): ary is read-only")
         return self.get(ary=ary, stream=_stream(stream) or self.stream)
+
+    def to_host(self, stream=0):
+        """Copy the contents into the host array this one was made from (the `writeback`
+        array; to_device() sets it). Deprecated in numba as here: use copy_to_host(ary)."""
+        warnings.warn("to_host() is deprecated; use copy_to_host(ary)", DeprecationWarning, stacklevel=2)
+        if self._writeback is None:
+            raise ValueError("no associated writeback array")
+        self.copy_to_host(self._writeback, stream)
 
     def _check_same(self, shape, dtype, what):
         if tuple(shape) != self.shape:
@@ -155,7 +180,7 @@ class DeviceRecord(DeviceNDArray):
     copy_to_host() gives a numpy record."""
 
     def __init__(self, dtype, stream=0, gpu_data=None):
-        super().__init__((), None, dtype, stream, gpu_data)
+        super().__init__((), None, dtype, stream, gpu_data=gpu_data)
 
     def copy_to_host(self, ary=None, stream=0):
         host = super().copy_to_host(ary, stream)
@@ -163,6 +188,17 @@ class DeviceRecord(DeviceNDArray):
 
     def __repr__(self):
         return f"<gpukit.cuda.DeviceRecord dtype={self.dtype}>"
+
+
+class _ArrayData(PointerHolderBase):
+    """The memory of a view that starts inside its allocation (numba's MemoryPointer.view):
+    its address is the view's element 0, and it keeps the view's memory alive."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def get_pointer(self):
+        return self._array.ptr
 
 
 def _device_class(dtype, shape):
@@ -200,8 +236,9 @@ def device_array_like(ary, stream=0):
 
 def to_device(obj, stream=0, copy=True, to=None):
     """A device array with the contents of `obj` (a numpy array, anything numpy converts,
-    or a numpy record, which gives a DeviceRecord). A device array is returned as it is.
-    With `to`, copies into that device array instead; with copy=False only allocates."""
+    or a numpy record, which gives a DeviceRecord); the host array is its `writeback` array
+    (to_host() copies back into it). A device array is returned as it is. With `to`, copies
+    into that device array instead; with copy=False only allocates."""
     if to is not None:
         to.copy_to_device(obj, stream)
         return to
@@ -209,6 +246,7 @@ def to_device(obj, stream=0, copy=True, to=None):
         return as_cuda_array(obj)
     host = np.asarray(obj)
     result = device_array_like(host, stream)
+    result._writeback = host
     if copy:
         result.copy_to_device(host, stream)
     return result

@@ -123,6 +123,26 @@ def test_device_array_layouts_follow_numpys_keep_order():
             assert tuple(layout.strides) == np.empty_like(view, order="K").strides, (view.shape, view.strides)
 
 
+def test_device_array_takes_numbas_writeback_and_gpu_data():
+    address = 0x7F0000000000
+    host = np.zeros((4, 5), np.float32)
+    d = cuda.DeviceNDArray((4, 5), None, np.float32, 0, host, address)  # numba's argument order
+    assert d.ptr == address and d.gpu_data == address
+    view = d[1:, ::2]
+    assert isinstance(view, cuda.DeviceNDArray)
+    assert int(view.gpu_data) == view.ptr == address + 20
+    assert int(d[::-1].gpu_data) == d[::-1].ptr == address + 60  # element 0 of the reversed view
+    # An array made over a view's gpu_data starts where the view does.
+    again = cuda.DeviceNDArray((3,), None, np.float32, gpu_data=view.gpu_data)
+    assert again.ptr == view.ptr
+    record = cuda.DeviceRecord(RECORD, gpu_data=address)
+    assert record.ptr == address and record.gpu_data == address
+    with pytest.raises(TypeError, match="writeback must be a numpy.ndarray"):
+        cuda.DeviceNDArray((2,), None, np.float32, writeback=[1.0, 2.0], gpu_data=address)
+    with pytest.warns(DeprecationWarning, match="to_host"), pytest.raises(ValueError, match="no associated writeback"):
+        view.to_host()
+
+
 # ---- GPU
 
 gpu = pytest.mark.gpu
@@ -293,6 +313,37 @@ def test_device_array_like_keeps_the_stride_order(pool_ctx):
     device = cuda.to_device(base).transpose(2, 0, 1)[::-1]
     like = cuda.device_array_like(device)
     assert like.strides == np.empty_like(base.transpose(2, 0, 1)[::-1], order="K").strides
+
+
+@gpu
+def test_to_host_copies_into_the_writeback_array(pool_ctx):
+    host = random_array(np.random.default_rng(14), (33, 5), np.float64)
+    expected = 2 * host
+    d = cuda.to_device(host)
+    d *= 2
+    with pytest.warns(DeprecationWarning, match="to_host"):
+        d.to_host()
+    np.testing.assert_array_equal(host, expected)
+    target = np.zeros(7, np.int32)
+    e = cuda.DeviceNDArray((7,), None, np.int32, writeback=target)
+    e.copy_to_device(np.arange(7, dtype=np.int32))
+    stream = drv.Stream()
+    with pytest.warns(DeprecationWarning):
+        e.to_host(stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(target, np.arange(7))
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="no associated writeback"):
+        cuda.device_array(3).to_host()
+
+
+@gpu
+def test_gpu_data_addresses_the_arrays_data(pool_ctx):
+    host = random_array(np.random.default_rng(15), (100,), np.float32)
+    d = cuda.to_device(host)
+    assert d.gpu_data is d.gpudata
+    tail = cuda.DeviceNDArray((97,), None, np.float32, gpu_data=d[3:].gpu_data)
+    np.testing.assert_array_equal(tail.copy_to_host(), host[3:])
+    assert int(d[::-1].gpu_data) == d[::-1].ptr
 
 
 @gpu
