@@ -31,7 +31,8 @@ array_object& operand(nb::handle h, math_function f, const char* argument) {
     if (!nb::isinstance<array_object>(h))
         throw nb::type_error((what(f, argument) + ": expected a GPUArray, got " + Py_TYPE(h.ptr())->tp_name).c_str());
     array_object& a = settled(h);
-    require_kernel_type(a, what(f, argument).c_str());
+    if (!a.type)  // the message is made only when it is raised: this runs on every call
+        require_kernel_type(a, what(f, argument).c_str());
     return a;
 }
 
