@@ -85,6 +85,13 @@ void bind_host_memory(nb::module_& m) {
         return prefaulted_memory::allocate(bytes.get("prefaulted_empty(nbytes)"));
     }, "bytes"_a.none());
     m.attr("_prefaulted_min_bytes") = prefaulted_memory_min_bytes;
+    m.def("set_prefaulted_reuse_limit", [](int_arg<std::size_t> bytes) {
+        const std::size_t limit = bytes.get("set_prefaulted_reuse_limit(nbytes)");
+        nb::gil_scoped_release unlocked;  // unmapping what no longer fits takes a while
+        return prefaulted_memory::set_reuse_limit(limit);
+    }, "nbytes"_a.none(),
+          "Keep at most nbytes of freed prefaulted memory mapped for reuse (0: none, and unmap what is kept); "
+          "returns the previous limit.");
 
     nb::class_<pagelocked_host_allocation>(m, "PagelockedHostAllocation",
                                            nb::type_slots(host_memory_slots<pagelocked_host_allocation>),

@@ -39,6 +39,8 @@ void bind_cuda_array(nb::module_& m);
 void bind_structured_copy(nb::module_& m);
 void bind_texture(nb::module_& m);
 void bind_bench(nb::module_& m);
+// gpukit.curandom's rand, cuRAND generators and tables; needs bind_memory first (state).
+void bind_random(nb::module_& m);
 // The gpukit.cl submodule; needs bind_errors first (its Error derives from gpukit.driver.Error).
 void bind_cl(nb::module_& parent);
 // gpukit._gpukit.cl.tools; needs bind_cl first (its classes build on Buffer and SVMPointer).

@@ -36,6 +36,7 @@ NB_MODULE(_gpukit, m) {
     bind_structured_copy(m);
     bind_texture(m);
     bind_bench(m);
+    bind_random(m);
     bind_cl(m);
     bind_cl_tools(m);
 }

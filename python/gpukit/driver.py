@@ -98,6 +98,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     memset_d32,
     memset_d32_async,
     pointer_attribute,
+    set_prefaulted_reuse_limit,
     shared_config,
     start_profiler,
     stop_profiler,

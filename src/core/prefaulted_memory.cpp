@@ -5,10 +5,12 @@
 #include "gpukit/core/fork.hpp"
 #include "gpukit/core/parallel_memcpy.hpp"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <limits>
@@ -61,6 +63,116 @@ char* map_aligned(std::size_t length) {
         munmap(aligned + length, reserved - head - length);
     return aligned;
 }
+
+// Freed mappings kept for the next allocation of about their size, as glibc keeps freed
+// heap blocks below 32 MiB: a loop of get() calls then fills memory whose pages are
+// mapped already, instead of paying again for the kernel to find and zero every page (at
+// ~40 GB/s with every core on it, the copy's own speed). A kept mapping is marked
+// MADV_FREE, so the kernel may still take its pages back when memory runs short (the next
+// user then faults them again: correct, only slower). The bytes kept are bounded by
+// limit(); the oldest mapping goes first. Locked around fork() (pthread_atfork), so that a
+// child finds the list whole and can use it.
+class reuse_cache {
+public:
+    static reuse_cache& instance() {
+        static reuse_cache* cache = new reuse_cache();  // never destroyed: used by frees at exit
+        return *cache;
+    }
+
+    // A kept mapping of `length` bytes up to a quarter more (a larger one would waste what
+    // it has beyond), the smallest such; {nullptr, 0} when none is kept.
+    std::pair<char*, std::size_t> take(std::size_t length) noexcept {
+        std::lock_guard lock(mutex_);
+        std::size_t best = count_;
+        for (std::size_t k = 0; k < count_; ++k)
+            if (kept_[k].mapped >= length && kept_[k].mapped - length <= length / 4 &&
+                (best == count_ || kept_[k].mapped < kept_[best].mapped))
+                best = k;
+        if (best == count_)
+            return {nullptr, 0};
+        const block taken = kept_[best];
+        remove(best);
+        return {taken.data, taken.mapped};
+    }
+
+    // Keeps the mapping, or unmaps it when it does not fit the limit; unmaps the oldest
+    // kept mappings to make room.
+    void give(char* data, std::size_t mapped) noexcept {
+        if (mapped > limit() || madvise(data, mapped, MADV_FREE) != 0) {
+            munmap(data, mapped);
+            return;
+        }
+        std::array<block, max_blocks + 1> evicted{};
+        std::size_t evicted_count = 0;
+        {
+            std::lock_guard lock(mutex_);
+            while (count_ > 0 && (count_ == max_blocks || bytes_ + mapped > limit_)) {
+                evicted[evicted_count++] = kept_[0];
+                remove(0);
+            }
+            if (bytes_ + mapped <= limit_) {
+                kept_[count_++] = {data, mapped};
+                bytes_ += mapped;
+            } else {
+                evicted[evicted_count++] = {data, mapped};  // the limit fell meanwhile
+            }
+        }
+        for (std::size_t k = 0; k < evicted_count; ++k)
+            munmap(evicted[k].data, evicted[k].mapped);
+    }
+
+    std::size_t limit() noexcept {
+        std::lock_guard lock(mutex_);
+        return limit_;
+    }
+
+    // Sets the limit; unmaps what no longer fits (everything, for 0). Returns the old one.
+    std::size_t set_limit(std::size_t bytes) noexcept {
+        std::array<block, max_blocks> evicted{};
+        std::size_t evicted_count = 0, old = 0;
+        {
+            std::lock_guard lock(mutex_);
+            old = std::exchange(limit_, bytes);
+            while (count_ > 0 && bytes_ > limit_) {
+                evicted[evicted_count++] = kept_[0];
+                remove(0);
+            }
+        }
+        for (std::size_t k = 0; k < evicted_count; ++k)
+            munmap(evicted[k].data, evicted[k].mapped);
+        return old;
+    }
+
+private:
+    struct block {
+        char* data = nullptr;
+        std::size_t mapped = 0;
+    };
+    static constexpr std::size_t max_blocks = 8;
+
+    reuse_cache() {
+        // 1 GiB, or a sixteenth of the machine's memory where that is less.
+        const long pages = sysconf(_SC_PHYS_PAGES);
+        const std::size_t physical = pages > 0 ? static_cast<std::size_t>(pages) * page_size() : 0;
+        limit_ = std::min(std::size_t{1} << 30, physical / 16);
+        pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
+                       [] { instance().mutex_.unlock(); });
+    }
+
+    // Removes kept_[k], keeping the rest oldest first. Called with the mutex held.
+    void remove(std::size_t k) noexcept {
+        bytes_ -= kept_[k].mapped;
+        for (std::size_t j = k + 1; j < count_; ++j)
+            kept_[j - 1] = kept_[j];
+        --count_;
+    }
+
+    std::mutex mutex_;
+    std::array<block, max_blocks> kept_{};  // oldest first
+    std::size_t count_ = 0;
+    std::size_t bytes_ = 0;
+    std::size_t limit_ = 0;
+};
 
 }  // namespace
 
@@ -117,6 +229,12 @@ struct detail::prefault_job {
     bool stopped = false;
 };
 
+std::size_t prefaulted_memory::reuse_limit() noexcept { return reuse_cache::instance().limit(); }
+
+std::size_t prefaulted_memory::set_reuse_limit(std::size_t bytes) noexcept {
+    return reuse_cache::instance().set_limit(bytes);
+}
+
 unsigned prefaulted_memory::background_threads() noexcept {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     return std::clamp(hardware - std::min(hardware, parallel_memcpy_threads()), 1u, max_background_threads);
@@ -126,13 +244,19 @@ prefaulted_memory prefaulted_memory::allocate(std::size_t bytes) {
     const std::size_t page = page_size();
     if (bytes > std::numeric_limits<std::size_t>::max() - page)
         throw memory_error("could not map " + std::to_string(bytes) + " bytes of host memory");
-    const std::size_t mapped = std::max<std::size_t>(1, (bytes + page - 1) / page) * page;
-    char* data = map_aligned(mapped);
-    // Owns the mapping from here on, so that a failure below unmaps it.
+    const std::size_t length = std::max<std::size_t>(1, (bytes + page - 1) / page) * page;
+    auto [data, mapped] = reuse_cache::instance().take(length);
+    if (!data) {
+        data = map_aligned(length);
+        mapped = length;
+        // Fails only where the kernel has no transparent huge pages at all; the memory then
+        // simply keeps small pages. With THP "never" the advice is accepted and has no effect.
+        madvise(data, mapped, MADV_HUGEPAGE);
+    }
+    // Owns the mapping from here on, so that a failure below gives it back. The workers also
+    // run over a reused mapping: they pass its mapped pages quickly and fault again those the
+    // kernel took back.
     prefaulted_memory memory(data, bytes, mapped, nullptr);
-    // Fails only where the kernel has no transparent huge pages at all; the memory then
-    // simply keeps small pages. With THP "never" the advice is accepted and has no effect.
-    madvise(data, mapped, MADV_HUGEPAGE);
     memory.job_ = std::make_shared<detail::prefault_job>(data, mapped);
     const std::size_t pieces = (mapped + huge_page - 1) / huge_page;
     const unsigned helpers = static_cast<unsigned>(std::min<std::size_t>(pool().workers(), pieces));
@@ -181,7 +305,7 @@ void prefaulted_memory::free() noexcept {
         return;
     if (job_)
         job_->wait(true);
-    munmap(data_, mapped_);
+    reuse_cache::instance().give(static_cast<char*>(data_), mapped_);
     data_ = nullptr;
     size_ = 0;
     mapped_ = 0;

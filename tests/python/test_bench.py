@@ -138,6 +138,7 @@ def test_fresh_get_case_compares_with_a_copy_into_existing_memory():
     assert case.higher_is_better and case.unit == "GB/s"
     assert [side.name for side in case.sides] == ["gpukit memcpy_dtoh, existing array",
                                                   "gpukit GPUArray.get(), new array",
+                                                  "gpukit GPUArray.get(), new array, first touch (no reuse)",
                                                   "CuPy ndarray.get(), new array"]
 
 

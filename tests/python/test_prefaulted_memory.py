@@ -94,7 +94,18 @@ def test_views_keep_the_memory_alive():
     assert view[-1] == 1 + 3 * (view.size - 1)
 
 
-def test_memory_is_returned_when_the_array_dies():
+@pytest.fixture
+def reuse_limit():
+    """Sets the reuse limit for one test; afterwards unmaps what is kept and puts the old
+    limit back."""
+    old = []
+    yield lambda nbytes: old.append(drv.set_prefaulted_reuse_limit(nbytes))
+    drv.set_prefaulted_reuse_limit(0)
+    drv.set_prefaulted_reuse_limit(old[0])
+
+
+def test_memory_is_returned_when_the_array_dies(reuse_limit):
+    reuse_limit(0)
     before = rss_bytes()
     for i in range(30):
         a = drv.prefaulted_empty(64 * MiB, np.uint8)
@@ -103,6 +114,28 @@ def test_memory_is_returned_when_the_array_dies():
             assert rss_bytes() >= before + 63 * MiB
         del a
     assert rss_bytes() < before + 16 * MiB
+
+
+def test_memory_of_a_dead_array_is_reused_within_the_limit(reuse_limit):
+    reuse_limit(128 * MiB)
+    a = drv.prefaulted_empty(64 * MiB, np.uint8)
+    address = a.ctypes.data
+    a.fill(1)
+    del a
+    before = rss_bytes()
+    for i in range(10):  # as a loop of get() calls: the same pages every time
+        a = drv.prefaulted_empty((8 * MiB, 2), np.float32)
+        assert a.ctypes.data == address
+        a[...] = i
+        assert a[-1, -1] == i and a[0, 0] == i
+        del a
+    assert rss_bytes() < before + 16 * MiB
+    assert drv.set_prefaulted_reuse_limit(0) == 128 * MiB
+    assert rss_bytes() < before - 48 * MiB  # emptied: the kept 64 MiB are unmapped
+    with pytest.raises(drv.LogicError, match="from 0"):
+        drv.set_prefaulted_reuse_limit(-1)
+    with pytest.raises(TypeError):
+        drv.set_prefaulted_reuse_limit("1 GiB")
 
 
 def test_free_early_and_wait():

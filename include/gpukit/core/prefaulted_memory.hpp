@@ -13,7 +13,11 @@
 //    copy with madvise(MADV_POPULATE_WRITE), 2 MiB at a time from the front, the order in
 //    which a copy fills it; a copy that catches up with them faults the pages it meets
 //    itself, so it never waits for the workers;
-//  - freeing it unmaps it, so its memory goes back to the system at once.
+//  - freeing it keeps the mapping for the next allocation of about its size (up to a
+//    quarter smaller), as glibc keeps freed heap blocks, so that a loop of copies into new
+//    arrays fills mapped pages instead of faulting them all again. Kept mappings are marked
+//    MADV_FREE (the kernel may take their pages back under memory pressure) and bounded by
+//    reuse_limit(), the oldest unmapped first; set_reuse_limit(0) unmaps them all.
 // MADV_POPULATE_WRITE (Linux 5.14) maps pages without writing to them, so the workers never
 // change what the program has written meanwhile. Where it is missing, or fails (e.g. no
 // memory left), the workers stop and the remaining pages fault on first touch, as with
@@ -54,12 +58,18 @@ public:
     // The bytes asked for.
     std::size_t size() const noexcept { return size_; }
     bool is_freed() const noexcept { return data_ == nullptr; }
-    // Stops the background faulting (waiting for the 2 MiB pieces in progress) and unmaps
-    // the memory; a second call does nothing.
+    // Stops the background faulting (waiting for the 2 MiB pieces in progress) and gives
+    // the mapping back (kept for reuse, or unmapped); a second call does nothing.
     void free() noexcept;
     // Returns once the background faulting has finished (or stopped); for measurements
     // and tests that want the faulting apart from what follows it.
     void wait_prefaulted() const;
+
+    // The most bytes of freed mappings kept for reuse: 1 GiB, or a sixteenth of the
+    // machine's memory where that is less. set_reuse_limit changes it (0: keep none),
+    // unmaps what no longer fits, and returns the old limit.
+    static std::size_t reuse_limit() noexcept;
+    static std::size_t set_reuse_limit(std::size_t bytes) noexcept;
 
     // How many threads fault pages in the background: the cores that parallel_memcpy
     // leaves free, at least one.
@@ -70,7 +80,7 @@ private:
 
     void* data_ = nullptr;
     std::size_t size_ = 0;
-    std::size_t mapped_ = 0;  // the length of the mapping: size_ rounded up to whole pages
+    std::size_t mapped_ = 0;  // the length of the mapping: size_ rounded up to whole pages, or more (reused)
     std::shared_ptr<detail::prefault_job> job_;
 };
 

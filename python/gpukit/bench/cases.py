@@ -3,6 +3,7 @@ from gpukit.bench.harness import Case, Side, Unavailable
 from gpukit.bench.gpu import primary_context
 from gpukit.bench import arrays, cl_pool, copies, launch, pools, small
 from gpukit.bench import compile as compiling
+from gpukit.bench import curandom as random_cases
 
 ALL = [
     Case("launch_empty", "host cost of launching an empty kernel (1 block, 1 thread)", "µs per launch",
@@ -78,10 +79,12 @@ def _copy_cases():
          ("gpukit memcpy_dtod", copies.dtod_gpukit(two)),
          ("CuPy cp.copyto", copies.dtod_cupy(two))]))
     cases.append(_transfer_case(
-        "get_fresh_256MiB", "GPUArray.get() of 256 MiB of float32 into a new numpy array (its pages are "
-        "touched for the first time by the copy), against a copy into an existing, touched one",
+        "get_fresh_256MiB", "GPUArray.get() of 256 MiB of float32 into a new numpy array (freed after each "
+        "call, as in a loop; first touch: with no freed memory kept for reuse), against a copy into an existing, "
+        "touched one",
         [("gpukit memcpy_dtoh, existing array", copies.get_into_existing_gpukit),
          ("gpukit GPUArray.get(), new array", copies.get_fresh_gpukit),
+         ("gpukit GPUArray.get(), new array, first touch (no reuse)", copies.get_fresh_gpukit_first_touch),
          ("CuPy ndarray.get(), new array", copies.get_fresh_cupy)]))
     return cases
 
@@ -142,6 +145,16 @@ def _small_array_cases():
 
 
 ALL += _small_array_cases()
+def _random_cases():
+    kinds = "uniform float32: rand in [0, 1), the XORWOW fills in (0, 1], CuPy in [0, 1)"
+    return [
+        _transfer_case("random_uniform_big", f"{kinds}; 2^26 float32: bytes written per second",
+                       random_cases.sides(random_cases.BIG)),
+        Case("random_uniform_small", f"{kinds}; 1000 float32, batches of {small.BATCH} between synchronizations",
+             "µs per call", [Side(name, run) for name, run in random_cases.sides(random_cases.SMALL)], scale=1e6)]
+
+
+ALL += _random_cases()
 
 
 def _cumath_cases():

@@ -165,6 +165,17 @@ def get_fresh_gpukit(settings):
     return _gpukit_get_rates(lambda x: x.get(), settings)
 
 
+def get_fresh_gpukit_first_touch(settings):
+    """get() with no freed memory kept for reuse: every page of every new array is fresh
+    from the kernel, as for the first get() of a program."""
+    import gpukit.driver as drv
+    old = drv.set_prefaulted_reuse_limit(0)
+    try:
+        return _gpukit_get_rates(lambda x: x.get(), settings)
+    finally:
+        drv.set_prefaulted_reuse_limit(old)
+
+
 def get_fresh_cupy(settings):
     primary_context()
     cp = _cupy()

@@ -20,6 +20,7 @@ ALIASES = {
     "pycuda.cumath": "gpukit.cumath",
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
+    "pycuda.curandom": "gpukit.curandom",
 }
 
 _SEE = "see docs/migrating-from-pycuda.md"
@@ -27,7 +28,6 @@ _SEE = "see docs/migrating-from-pycuda.md"
 # PyCUDA's other modules (and their submodules): importing one raises ImportError saying
 # what gpukit offers instead of it.
 UNAVAILABLE = {
-    "pycuda.curandom": f"gpukit does not implement pycuda.curandom yet (planned); {_SEE}",
     "pycuda.reduction": f"gpukit does not implement pycuda.reduction (ReductionKernel) yet (planned); gpuarray's "
                         f"sum, dot, min and max are there; {_SEE}",
     "pycuda.scan": f"gpukit does not implement pycuda.scan yet (planned); {_SEE}",

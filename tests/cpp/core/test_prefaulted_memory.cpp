@@ -1,6 +1,7 @@
 // prefaulted_memory: alignment, every byte usable, pages really faulted, by the workers
-// without anyone waiting (mincore), writes made meanwhile kept, memory returned on free (RSS), and a forked child
-// that allocates and frees without the parent's workers.
+// without anyone waiting (mincore), writes made meanwhile kept, freed memory reused for about
+// its size within a bound and returned otherwise (RSS), and a forked child that allocates and
+// frees without the parent's workers.
 #include "gpukit/core/prefaulted_memory.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -121,7 +122,21 @@ TEST(PrefaultedMemory, WritesMadeWhileFaultingAreKept) {
     }
 }
 
-TEST(PrefaultedMemory, FreeReturnsTheMemory) {
+// Sets the reuse limit for one test, and puts the old one back (unmapping what is kept).
+class reuse_limit {
+public:
+    explicit reuse_limit(std::size_t bytes) : old_(prefaulted_memory::set_reuse_limit(bytes)) {}
+    ~reuse_limit() {
+        prefaulted_memory::set_reuse_limit(0);
+        prefaulted_memory::set_reuse_limit(old_);
+    }
+
+private:
+    std::size_t old_;
+};
+
+TEST(PrefaultedMemory, FreeReturnsTheMemoryWithoutReuse) {
+    const reuse_limit none(0);
     const std::size_t bytes = 64 * MiB;
     const std::size_t before = rss_bytes();
     for (int i = 0; i < 40; ++i) {
@@ -136,9 +151,63 @@ TEST(PrefaultedMemory, FreeReturnsTheMemory) {
 
 TEST(PrefaultedMemory, FreeingStopsTheBackgroundFaulting) {
     // Freed at once, while the workers are still at it: they must stop before the unmap.
+    const reuse_limit none(0);
     const std::size_t before = rss_bytes();
     for (int i = 0; i < 20; ++i)
         prefaulted_memory::allocate(256 * MiB).free();
+    EXPECT_LT(rss_bytes(), before + 16 * MiB);
+}
+
+TEST(PrefaultedMemory, DefaultReuseLimitIsBounded) {
+    const std::size_t limit = prefaulted_memory::reuse_limit();
+    EXPECT_LE(limit, std::size_t{1} << 30);
+    EXPECT_LE(limit, static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * page_size() / 16);
+}
+
+TEST(PrefaultedMemory, FreedMemoryIsReusedForAboutItsSize) {
+    const reuse_limit room(256 * MiB);
+    void* first = nullptr;
+    {
+        prefaulted_memory m = prefaulted_memory::allocate(40 * MiB);
+        first = m.data();
+        fill(m.data(), m.size(), 1);
+    }
+    {
+        // Up to a quarter smaller: the same mapping, whole and writable.
+        prefaulted_memory m = prefaulted_memory::allocate(33 * MiB);
+        EXPECT_EQ(m.data(), first);
+        fill(m.data(), m.size(), 2);
+        m.wait_prefaulted();
+        EXPECT_TRUE(holds(m.data(), m.size(), 2));
+    }
+    {
+        // Much smaller, or larger: fresh mappings, and the kept one stays kept.
+        prefaulted_memory small = prefaulted_memory::allocate(20 * MiB);
+        prefaulted_memory large = prefaulted_memory::allocate(41 * MiB);
+        EXPECT_NE(small.data(), first);
+        EXPECT_NE(large.data(), first);
+        prefaulted_memory same = prefaulted_memory::allocate(40 * MiB);
+        EXPECT_EQ(same.data(), first);
+    }
+}
+
+TEST(PrefaultedMemory, ReuseIsBoundedAndCanBeEmptied) {
+    const reuse_limit room(96 * MiB);
+    const std::size_t before = rss_bytes();
+    {
+        // Five blocks freed at once: only what fits the limit stays mapped.
+        std::vector<prefaulted_memory> blocks;
+        for (int i = 0; i < 5; ++i) {
+            blocks.push_back(prefaulted_memory::allocate(32 * MiB));
+            std::memset(blocks.back().data(), i + 1, 32 * MiB);
+        }
+    }
+    EXPECT_LT(rss_bytes(), before + 96 * MiB + 16 * MiB);
+    EXPECT_EQ(prefaulted_memory::set_reuse_limit(0), 96 * MiB);
+    EXPECT_LT(rss_bytes(), before + 16 * MiB);
+    // Larger than the limit: never kept.
+    prefaulted_memory::set_reuse_limit(16 * MiB);
+    { prefaulted_memory m = prefaulted_memory::allocate(64 * MiB); std::memset(m.data(), 3, 64 * MiB); }
     EXPECT_LT(rss_bytes(), before + 16 * MiB);
 }
 
@@ -168,6 +237,8 @@ TEST(PrefaultedMemory, WorksInAForkedChild) {
     // The parent's workers do not exist in the child: memory the parent allocated (its
     // faulting possibly in progress) is freed without waiting for them, and new memory is
     // faulted by the child itself.
+    const reuse_limit room(64 * MiB);
+    prefaulted_memory::allocate(9 * MiB + 1).free();  // kept for reuse: the child may take it
     prefaulted_memory parents = prefaulted_memory::allocate(128 * MiB);
     const pid_t child = fork();
     ASSERT_GE(child, 0);

@@ -1,0 +1,141 @@
+#include "gpukit/random/curand_library.hpp"
+
+#include "gpukit/core/detail/dynamic_library.hpp"
+#include "gpukit/core/error.hpp"
+#include "gpukit/rtc/toolkit.hpp"
+
+#include <cstdlib>
+#include <string>
+
+namespace gpukit::random {
+
+namespace {
+
+// The few entry points used, declared here from cuRAND's documented ABI (curandStatus_t and
+// curandDirectionVectorSet_t are C enums, passed as int), so that building gpukit needs no
+// cuRAND headers.
+struct curand_api {
+    int (*curandGetVersion)(int* version) = nullptr;
+    int (*curandGetDirectionVectors32)(unsigned int (**vectors)[32], int set) = nullptr;
+    int (*curandGetDirectionVectors64)(unsigned long long (**vectors)[64], int set) = nullptr;
+    int (*curandGetScrambleConstants32)(unsigned int** constants) = nullptr;
+    int (*curandGetScrambleConstants64)(unsigned long long** constants) = nullptr;
+};
+
+struct loaded_curand {
+    curand_api table;
+    std::string load_failure;  // why no library could be used; empty on success
+};
+
+std::vector<std::string> candidates() {
+    std::vector<std::string> dirs = {""};  // "" = the dynamic linker's own search
+    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+        if (const char* home = std::getenv(variable); home && *home)
+            dirs.push_back(std::string(home) + "/lib64/");
+    for (const auto& nvidia : rtc::toolkit_search_from_environment().nvidia_package_dirs)
+        for (const char* package : {"/curand/lib/", "/cu13/lib/"})
+            dirs.push_back(nvidia + package);
+    dirs.push_back("/usr/local/cuda/lib64/");
+    std::vector<std::string> result;
+    for (const auto& dir : dirs)
+        for (const char* name : {"libcurand.so.10", "libcurand.so"})
+            result.push_back(dir + name);
+    return result;
+}
+
+loaded_curand load() {
+    loaded_curand loaded;
+    std::string tried, path;
+    const bool found = gpukit::detail::load_first_library(
+        candidates(), loaded.table, path, tried, [](void* library, curand_api& table, std::string& missing) {
+            using gpukit::detail::resolve_symbol;
+            resolve_symbol(library, "curandGetVersion", table.curandGetVersion, missing);
+            resolve_symbol(library, "curandGetDirectionVectors32", table.curandGetDirectionVectors32, missing);
+            resolve_symbol(library, "curandGetDirectionVectors64", table.curandGetDirectionVectors64, missing);
+            resolve_symbol(library, "curandGetScrambleConstants32", table.curandGetScrambleConstants32, missing);
+            resolve_symbol(library, "curandGetScrambleConstants64", table.curandGetScrambleConstants64, missing);
+        });
+    if (!found)
+        loaded.load_failure = "cuRAND's host library (libcurand.so.10), which holds the Sobol direction vectors and "
+                              "scramble constants, could not be loaded; install the CUDA toolkit's cuRAND or the pip "
+                              "package nvidia-curand, or set CUDA_HOME. Tried:" + tried;
+    return loaded;
+}
+
+const curand_api& curand() {
+    static const loaded_curand* loaded = new loaded_curand(load());  // never unloaded
+    if (!loaded->load_failure.empty())
+        throw runtime_error(loaded->load_failure, 0, "dlopen");
+    return loaded->table;
+}
+
+void check(int status, const char* routine) {
+    if (status != 0)
+        throw runtime_error(std::string(routine) + " failed: curandStatus_t " + std::to_string(status), status,
+                            routine);
+}
+
+void check_count(std::size_t count, const char* what) {
+    if (count > sobol_dimensions)
+        throw logic_error(std::string(what) + ": cuRAND's tables have " + std::to_string(sobol_dimensions) +
+                          " dimensions, asked for " + std::to_string(count));
+}
+
+void check_width(direction_vector_set set, bool wide) {
+    const int value = static_cast<int>(set);
+    if (value < 101 || value > 104)
+        throw logic_error("direction vector set " + std::to_string(value) + " is not one of cuRAND's (101 to 104)");
+    if (is_64_bit(set) != wide)
+        throw logic_error("direction vector set " + std::to_string(value) + " has " + (wide ? "32" : "64") +
+                          "-bit vectors, not " + (wide ? "64" : "32") + "-bit ones");
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> direction_vectors32(direction_vector_set set, std::size_t count) {
+    check_width(set, false);
+    check_count(count, "direction vectors");
+    unsigned int (*vectors)[32] = nullptr;
+    check(curand().curandGetDirectionVectors32(&vectors, static_cast<int>(set)), "curandGetDirectionVectors32");
+    return std::vector<std::uint32_t>(vectors[0], vectors[0] + count * 32);
+}
+
+std::vector<std::uint64_t> direction_vectors64(direction_vector_set set, std::size_t count) {
+    check_width(set, true);
+    check_count(count, "direction vectors");
+    unsigned long long (*vectors)[64] = nullptr;
+    check(curand().curandGetDirectionVectors64(&vectors, static_cast<int>(set)), "curandGetDirectionVectors64");
+    return std::vector<std::uint64_t>(vectors[0], vectors[0] + count * 64);
+}
+
+std::vector<std::uint32_t> scramble_constants32(std::size_t count) {
+    check_count(count, "scramble constants");
+    unsigned int* constants = nullptr;
+    check(curand().curandGetScrambleConstants32(&constants), "curandGetScrambleConstants32");
+    return std::vector<std::uint32_t>(constants, constants + count);
+}
+
+std::vector<std::uint64_t> scramble_constants64(std::size_t count) {
+    check_count(count, "scramble constants");
+    unsigned long long* constants = nullptr;
+    check(curand().curandGetScrambleConstants64(&constants), "curandGetScrambleConstants64");
+    return std::vector<std::uint64_t>(constants, constants + count);
+}
+
+std::array<int, 3> curand_library_version() {
+    int version = 0;
+    check(curand().curandGetVersion(&version), "curandGetVersion");
+    // CURAND_VERSION is major * 1000 + minor * 100 + patch.
+    return {version / 1000, version % 1000 / 100, version % 100};
+}
+
+bool curand_library_available() noexcept {
+    try {
+        curand();
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
+}  // namespace gpukit::random
