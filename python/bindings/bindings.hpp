@@ -22,6 +22,8 @@ void bind_gpuarray(nb::module_& m);
 void bind_array_reductions(nb::module_& m);
 // gpukit.cumath's functions (bind_cumath.cpp).
 void bind_cumath(nb::module_& m);
+// gpukit._gpukit._ScanKernel, behind gpukit.scan.
+void bind_scan(nb::module_& m);
 void bind_dlpack(nb::module_& m);
 void bind_occupancy(nb::module_& m);
 void bind_pool(nb::module_& m);

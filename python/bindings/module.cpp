@@ -21,6 +21,7 @@ NB_MODULE(_gpukit, m) {
     bind_gpuarray(m);
     bind_array_reductions(m);
     bind_cumath(m);
+    bind_scan(m);
     bind_dlpack(m);
     bind_occupancy(m);
     bind_pool(m);

@@ -117,6 +117,17 @@ cached_kernel kernel(std::uint64_t key, const std::string& name, const std::func
     return find_or_load(&loaded_modules::generated, key, name, [&] { return compile_generated(source(), name); });
 }
 
+cached_kernel kernel(std::uint64_t key, const std::string& name, const std::function<std::string()>& source,
+                     const rtc::compile_request& settings, const std::optional<std::filesystem::path>& cache_dir) {
+    return find_or_load(&loaded_modules::generated, key, name, [&] {
+        rtc::compile_request request = settings;
+        request.source = source();
+        request.options.name = name + ".cu";
+        request.options.no_extern_c = true;
+        return rtc::compile_cached(request, cache_dir).image;
+    });
+}
+
 unsigned grid_for(const cached_kernel& k, long long work_items, long long items_per_thread) {
     const long long per_block = static_cast<long long>(block_size) * items_per_thread;
     const long long needed = (work_items + per_block - 1) / per_block;

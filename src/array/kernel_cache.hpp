@@ -58,6 +58,13 @@ std::uint64_t new_kernel_key() noexcept;
 // kernels extern "C" itself.
 cached_kernel kernel(std::uint64_t key, const std::string& name, const std::function<std::string()>& source);
 
+// The same for a generated source compiled as `settings` asks (its options, include
+// directories, compiler and architecture; its source and name are replaced, and the source
+// declares its kernels extern "C"), through the compilation cache at `cache_dir` (nullopt:
+// none): for generated kernels that take their caller's compile options.
+cached_kernel kernel(std::uint64_t key, const std::string& name, const std::function<std::string()>& source,
+                     const rtc::compile_request& settings, const std::optional<std::filesystem::path>& cache_dir);
+
 // Blocks for `work_items` items with `items_per_thread` each: enough to cover them, at most
 // `k.full_grid`, at least 1. The kernels loop (grid-stride) over the rest.
 unsigned grid_for(const cached_kernel& k, long long work_items, long long items_per_thread);

@@ -14,7 +14,7 @@ import pytest
 from conftest import run_in_fresh_process
 
 import gpukit.driver as drv
-from gpukit.bench import arrays, cases, copies, harness, small
+from gpukit.bench import arrays, cases, copies, harness, scans, small
 
 SMALL_OPERATIONS = ["add", "axpy", "scale", "neg", "less", "abs", "astype", "sum", "dot", "slice", "reshape", "copy"]
 SMALL_CASES = [f"small_{name}" for name in SMALL_OPERATIONS] + ["small_add_1000_kernels"]
@@ -140,6 +140,31 @@ def test_fresh_get_case_compares_with_a_copy_into_existing_memory():
                                                   "gpukit GPUArray.get(), new array",
                                                   "gpukit GPUArray.get(), new array, first touch (no reuse)",
                                                   "CuPy ndarray.get(), new array"]
+
+
+def test_scan_cases_compare_with_a_copy_cupy_and_pycuda():
+    assert scans.BIG == 2**26 and scans.SMALL == 1000 and scans.moved_bytes(10) == 80  # read + written
+    big = by_name("scan_sum")
+    assert big.higher_is_better and big.unit == "GB/s" and "2^26 float32" in big.description
+    assert [side.name for side in big.sides] == ["raw cuMemcpyDtoD, same bytes (C++)", "CuPy cp.cumsum",
+                                                 "gpukit InclusiveScanKernel", "PyCUDA InclusiveScanKernel"]
+    small_case = by_name("scan_sum_small")
+    assert not small_case.higher_is_better and small_case.unit == "µs per call" and small_case.scale == 1e6
+    assert "1000 float32" in small_case.description
+    assert [side.name for side in small_case.sides] == ["CuPy cp.cumsum", "gpukit InclusiveScanKernel",
+                                                        "PyCUDA InclusiveScanKernel"]
+    assert [c.name for c in harness.select(cases.ALL, ["scan"])] == ["scan_sum", "scan_sum_small"]
+
+
+@pytest.mark.gpu
+def test_scan_cases_measure_every_gpukit_side(tmp_path):
+    report = bench_in_fresh_process(tmp_path, "scan")
+    assert [c["case"] for c in report["cases"]] == ["scan_sum", "scan_sum_small"]
+    for case in report["cases"]:
+        for result in case["results"]:
+            if result["side"].startswith(("gpukit", "raw")):
+                assert "median" in result, (case["case"], result)
+                assert all(sample > 0 for sample in result["samples"]), (case["case"], result)
 
 
 def test_select_takes_names_and_groups_in_case_order():

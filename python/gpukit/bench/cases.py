@@ -1,7 +1,7 @@
 """The benchmark cases. Each side measures one library doing the same thing."""
 from gpukit.bench.harness import Case, Side, Unavailable
 from gpukit.bench.gpu import primary_context
-from gpukit.bench import arrays, cl_pool, copies, launch, pools, small
+from gpukit.bench import arrays, cl_pool, copies, launch, pools, scans, small
 from gpukit.bench import compile as compiling
 from gpukit.bench import curandom as random_cases
 
@@ -145,6 +145,8 @@ def _small_array_cases():
 
 
 ALL += _small_array_cases()
+
+
 def _random_cases():
     kinds = "uniform float32: rand in [0, 1), the XORWOW fills in (0, 1], CuPy in [0, 1)"
     return [
@@ -179,4 +181,22 @@ def _cumath_cases():
 
 
 ALL += _cumath_cases()
+
+
+def _scan_cases():
+    libraries = [("CuPy cp.cumsum", "cupy"), ("gpukit InclusiveScanKernel", "gpukit"),
+                 ("PyCUDA InclusiveScanKernel", "pycuda")]
+    return [
+        _transfer_case(
+            "scan_sum", f"inclusive sum scan of 2^{scans.BIG.bit_length() - 1} float32 random numbers into another "
+            f"array: bytes read + written per second, batches of {arrays.OPERATIONS_PER_SAMPLE}",
+            [("raw cuMemcpyDtoD, same bytes (C++)", scans.raw_dtod)]
+            + [(label, scans.big(library)) for label, library in libraries]),
+        Case("scan_sum_small", f"inclusive sum scan of {scans.SMALL} float32 into another array, batches of "
+             f"{small.BATCH} between synchronizations", "µs per call",
+             [Side(label, scans.small_side(library)) for label, library in libraries], scale=1e6),
+    ]
+
+
+ALL += _scan_cases()
 __all__ = ["ALL", "Case", "Side", "Unavailable", "primary_context"]

@@ -18,6 +18,7 @@ ALIASES = {
     "pycuda.gpuarray": "gpukit.gpuarray",
     "pycuda.elementwise": "gpukit.elementwise",
     "pycuda.cumath": "gpukit.cumath",
+    "pycuda.scan": "gpukit.scan",
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
     "pycuda.curandom": "gpukit.curandom",
@@ -30,7 +31,6 @@ _SEE = "see docs/migrating-from-pycuda.md"
 UNAVAILABLE = {
     "pycuda.reduction": f"gpukit does not implement pycuda.reduction (ReductionKernel) yet (planned); gpuarray's "
                         f"sum, dot, min and max are there; {_SEE}",
-    "pycuda.scan": f"gpukit does not implement pycuda.scan yet (planned); {_SEE}",
     "pycuda.sparse": f"gpukit does not implement pycuda.sparse (sparse matrices, CG solver) and has no plans to; "
                      f"{_SEE}",
     "pycuda.gl": f"gpukit does not implement pycuda.gl (OpenGL interoperability) and has no plans to; {_SEE}",

@@ -1,0 +1,101 @@
+"""Prefix scans (PyCUDA's ``pycuda.scan``): cumulative sums, products, maxima, or any other
+associative operation, over a GPUArray.
+
+    knl = InclusiveScanKernel(np.int32, "a+b")
+    knl(x_gpu)                       # in place: x[i] = x[0] + ... + x[i]
+    y_gpu = knl(x_gpu, "new")        # into a new array
+
+``scan_expr`` combines ``a`` (the earlier value) and ``b`` (the later one); it must be
+associative but need not be commutative (values are combined in their order). The kernel
+is gpukit::array::scan (C++): one pass over the data, compiled on first use in each
+context; a call is one crossing into C++.
+"""
+import numbers
+
+import numpy as np
+
+from gpukit import _c_types, _gpukit
+from gpukit import compiler as _compiler
+from gpukit.driver import Device
+
+__all__ = ["InclusiveScanKernel", "ExclusiveScanKernel"]
+
+
+def _text(value, what):
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, got {type(value).__name__}")
+    return value
+
+
+def _neutral_text(neutral):
+    """The neutral element as a C expression: a str as written, a Python number spelled out."""
+    if neutral is None or isinstance(neutral, str):
+        return neutral
+    if isinstance(neutral, numbers.Real) and not isinstance(neutral, bool):
+        if not np.isfinite(neutral):
+            raise ValueError(f"neutral {neutral!r} has no C spelling; write it as a C expression (a str)")
+        return str(int(neutral)) if isinstance(neutral, numbers.Integral) else repr(float(neutral))
+    raise TypeError(f"neutral must be a C expression (a str) or a real number, got {type(neutral).__name__}")
+
+
+def _options(options):
+    if options is None:
+        return None
+    if isinstance(options, str) or not all(isinstance(o, str) for o in options):
+        raise TypeError(f"options must be a list of str (compiler options), got {options!r}")
+    return list(options)
+
+
+def _device_ordinals(devices):
+    if devices is None:
+        return None
+    devices = list(devices)
+    for device in devices:
+        if not isinstance(device, Device):
+            raise TypeError(f"devices must be gpukit.driver.Device objects, got {type(device).__name__}")
+    if not devices:
+        raise ValueError("devices must name at least one device (or be None: any device)")
+    return [int(device) for device in devices]
+
+
+class _ScanKernel(_gpukit._ScanKernel):
+    """What both scan kernels share. Calling one (``knl(input_ary, output_ary=None,
+    allocator=None, queue=None)``) scans `input_ary` into `output_ary` and returns it:
+    None scans in place, ``"new"`` makes a new array (from `allocator`, else input_ary's),
+    and `queue` is the Stream to run on (default: input_ary's)."""
+
+    def __init__(self, inclusive, dtype, scan_expr, neutral, name_prefix, options, preamble, devices):
+        dtype = np.dtype(dtype)
+        c_type = _c_types.dtype_to_ctype(dtype)  # ValueError for a type nobody registered
+        preamble = _text(preamble, "preamble")
+        if dtype.kind == "c":  # dtype_to_ctype names pycuda::complex<...>
+            preamble = "#include <pycuda-complex.hpp>\n" + preamble
+        request = _compiler._request("", "nvcc", _options(options), True, None, None, (), None, "cubin")
+        super().__init__(inclusive, dtype, c_type, _text(scan_expr, "scan_expr"), _neutral_text(neutral),
+                         _text(name_prefix, "name_prefix"), preamble, request["options"], request["arch"],
+                         request["include_dirs"], request["system_include_dirs"], request["compiler"],
+                         request["nvcc"], _compiler._cache_directory(None), _device_ordinals(devices))
+
+
+class InclusiveScanKernel(_ScanKernel):
+    """``output[i] = input[0] (op) input[1] (op) ... (op) input[i]`` for the associative
+    operation `scan_expr` of ``a`` and ``b`` on `dtype` elements (any registered type:
+    numbers, ``gpuarray.vec`` types, structs declared in `preamble` and registered with
+    ``tools.get_or_register_dtype``). `neutral` (optional here) is the C expression of the
+    element that leaves any other unchanged. `name_prefix` names the kernel in profiles,
+    `options` are the compiler's, `devices` (None: any) the devices it may run on."""
+
+    def __init__(self, dtype, scan_expr, neutral=None, name_prefix="scan", options=None, preamble="",
+                 devices=None):
+        super().__init__(True, dtype, scan_expr, neutral, name_prefix, options, preamble, devices)
+
+
+class ExclusiveScanKernel(_ScanKernel):
+    """``output[0] = neutral`` and ``output[i] = input[0] (op) ... (op) input[i-1]``;
+    otherwise as InclusiveScanKernel, except that `neutral` is required."""
+
+    def __init__(self, dtype, scan_expr, neutral, name_prefix="scan", options=None, preamble="", devices=None):
+        if neutral is None:
+            raise ValueError("ExclusiveScanKernel needs neutral: the C expression of the element that leaves any "
+                             "other unchanged (its first output), such as \"0\" for a sum")
+        super().__init__(False, dtype, scan_expr, neutral, name_prefix, options, preamble, devices)

@@ -1,0 +1,174 @@
+// Scan kernels (gpukit::array::scan_spec, scan_source): the spec's checks, the tile shapes,
+// NVRTC compiling every kind and variant for sm_90 with built-in, vector, struct and complex
+// element types, and what scan() refuses before it needs a device (no GPU needed). The scans themselves are checked on a GPU by
+// test_scan_gpu.cpp and tests/python/test_scan.py.
+#include "gpukit/array/scan.hpp"
+#include "gpukit/core/error.hpp"
+#include "gpukit/rtc/program.hpp"
+#include "nvrtc_test.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using namespace gpukit;
+using namespace gpukit::array;
+
+bool contains(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
+
+// The source of `variant` compiled for sm_90; the compiler's error otherwise (empty: none).
+std::string compile_error_of(const std::string& source) {
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.no_extern_c = true;
+    options.include_dirs = {GPUKIT_DEVICE_INCLUDE_DIR};  // pycuda-complex.hpp
+    try {
+        EXPECT_FALSE(rtc::compile(source, options).cubin.empty());
+        return {};
+    } catch (const compile_error& e) {
+        return std::string(e.what()) + "\n" + e.log();
+    }
+}
+
+void expect_compiles(const scan_spec& spec) {
+    for (const scan_variant variant : {scan_variant::vectorized, scan_variant::strided}) {
+        const std::string source = scan_source(spec, variant);
+        const std::string error = compile_error_of(source);
+        EXPECT_TRUE(error.empty()) << error << "\n" << source;
+    }
+}
+
+scan_spec sum(scan_kind kind, const char* c_type, std::size_t size, const char* neutral = "0") {
+    return scan_spec(kind, c_type, size, "a + b", std::string(neutral));
+}
+
+TEST(ScanSpec, KeepsWhatItIsGivenAndNamesItsKernel) {
+    const scan_spec s(scan_kind::exclusive, "int", 4, "a * b", std::string("1"), "products", "// helpers");
+    EXPECT_EQ(s.kind(), scan_kind::exclusive);
+    EXPECT_EQ(s.c_type(), "int");
+    EXPECT_EQ(s.item_size(), 4u);
+    EXPECT_EQ(s.scan_expr(), "a * b");
+    EXPECT_EQ(s.neutral(), std::optional<std::string>("1"));
+    EXPECT_EQ(s.kernel_name(), "products_tiles");
+    EXPECT_NE(s.key(), sum(scan_kind::exclusive, "int", 4).key());  // a key per spec, never by text
+}
+
+TEST(ScanSpec, RefusesWhatCannotMakeAKernel) {
+    EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::nullopt, "two words"), logic_error);
+    EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::nullopt, "9lives"), logic_error);
+    EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 4, "", std::nullopt), logic_error);
+    EXPECT_THROW(scan_spec(scan_kind::inclusive, "", 4, "a + b", std::nullopt), logic_error);
+    EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 0, "a + b", std::nullopt), logic_error);
+    EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::string()), logic_error);
+    try {
+        scan_spec(scan_kind::exclusive, "int", 4, "a + b", std::nullopt);
+        ADD_FAILURE() << "an exclusive scan without a neutral element was accepted";
+    } catch (const logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "neutral")) << e.what();
+    }
+    EXPECT_NO_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::nullopt));
+}
+
+TEST(ScanTileShape, SixteenByteGroupsAboutSixtyFourBytesAThread) {
+    const struct {
+        std::size_t size;
+        int per_group, chunks;
+    } expected[] = {{1, 16, 2}, {2, 8, 4}, {4, 4, 4}, {8, 2, 4}, {16, 1, 4}, {12, 1, 5},
+                    {3, 1, 8},  {24, 1, 2}, {32, 1, 2}, {48, 1, 1}, {256, 1, 1}};
+    for (const auto& e : expected) {
+        const scan_tile_shape shape = scan_tile_shape_of(e.size);
+        EXPECT_EQ(shape.per_group, e.per_group) << e.size;
+        EXPECT_EQ(shape.chunks, e.chunks) << e.size;
+        EXPECT_EQ(shape.items(), 256LL * e.per_group * e.chunks) << e.size;
+    }
+}
+
+TEST(ScanSource, DeclaresTheElementTheOperatorAndTheKernel) {
+    const scan_spec s(scan_kind::inclusive, "float", 4, "a + b", std::nullopt, "scan", "// preamble here");
+    const std::string source = scan_source(s, scan_variant::vectorized);
+    EXPECT_TRUE(contains(source, "// preamble here"));
+    EXPECT_TRUE(contains(source, "typedef float scan_type;"));
+    EXPECT_TRUE(contains(source, "static_assert(sizeof(scan_type) == 4"));
+    EXPECT_TRUE(contains(source, "return (a + b);"));
+    EXPECT_TRUE(contains(source, "across_seg_boundary"));
+    EXPECT_TRUE(contains(source, "extern \"C\" __global__ void __launch_bounds__(gk_threads) scan_tiles("));
+    EXPECT_TRUE(contains(source, "#define GK_SCAN_VECTORIZED 1"));
+    EXPECT_TRUE(contains(scan_source(s, scan_variant::strided), "#define GK_SCAN_VECTORIZED 0"));
+    EXPECT_FALSE(contains(source, "gk_neutral"));  // none given, none needed
+    EXPECT_TRUE(contains(scan_source(sum(scan_kind::inclusive, "float", 4), scan_variant::strided),
+                         "scan_type gk_neutral() { return (0); }"));
+}
+
+TEST(ScanSource, BuiltInTypesCompileForSm90) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (const scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
+        expect_compiles(sum(kind, "float", 4));
+        expect_compiles(sum(kind, "double", 8));
+        expect_compiles(sum(kind, "int", 4));
+        expect_compiles(sum(kind, "long long", 8));
+        expect_compiles(sum(kind, "unsigned int", 4));
+        expect_compiles(scan_spec(kind, "unsigned char", 1, "(a + b) & 0b11111111", std::string("0")));
+        expect_compiles(scan_spec(kind, "short", 2, "a > b ? a : b", std::string("-32768")));
+        expect_compiles(scan_spec(kind, "bool", 1, "a || b", std::string("false")));
+    }
+}
+
+TEST(ScanSource, VectorStructAndComplexTypesCompileForSm90) {
+    GPUKIT_REQUIRE_NVRTC();
+    // (x, y) as the affine map t -> x * t + y; a then b is b after a: not commutative.
+    const char* affine = "__device__ float2 then(float2 a, float2 b) { return make_float2(a.x * b.x, b.x * a.y + b.y); }";
+    const char* matrix = "struct mat2 { int a, b, c, d; };\n"
+                         "__device__ mat2 mul(mat2 p, mat2 q) {\n"
+                         "    return {p.a * q.a + p.b * q.c, p.a * q.b + p.b * q.d, p.c * q.a + p.d * q.c,\n"
+                         "            p.c * q.b + p.d * q.d};\n"
+                         "}\n";
+    for (const scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
+        expect_compiles(scan_spec(kind, "float2", 8, "then(a, b)", std::string("make_float2(1, 0)"), "affine", affine));
+        expect_compiles(scan_spec(kind, "float3", 12, "make_float3(a.x + b.x, a.y + b.y, a.z + b.z)",
+                                  std::string("make_float3(0, 0, 0)")));
+        expect_compiles(scan_spec(kind, "double2", 16, "make_double2(a.x + b.x, fmax(a.y, b.y))",
+                                  std::string("make_double2(0, -1.0 / 0.0)")));
+        expect_compiles(scan_spec(kind, "mat2", 16, "mul(a, b)", std::string("mat2{1, 0, 0, 1}"), "matrices", matrix));
+        expect_compiles(scan_spec(kind, "char3", 3, "make_char3(a.x + b.x, a.y + b.y, a.z + b.z)",
+                                  std::string("make_char3(0, 0, 0)")));
+        expect_compiles(scan_spec(kind, "pycuda::complex<double>", 16, "a * b", std::string("1"), "complex_products",
+                                  "#include <pycuda-complex.hpp>"));
+    }
+}
+
+TEST(ScanSource, AnElementTypeOfAnotherSizeIsACompileError) {
+    GPUKIT_REQUIRE_NVRTC();
+    const scan_spec s(scan_kind::inclusive, "double", 4, "a + b", std::nullopt);  // the arrays hold 4-byte elements
+    const std::string error = compile_error_of(scan_source(s, scan_variant::strided));
+    EXPECT_TRUE(contains(error, "is not 4 bytes")) << error;
+}
+
+TEST(ScanSource, AnExpressionThatDoesNotCompileIsReported) {
+    GPUKIT_REQUIRE_NVRTC();
+    EXPECT_FALSE(compile_error_of(scan_source(sum(scan_kind::inclusive, "float", 4, "no_such_name"),
+                                              scan_variant::strided)).empty());
+    EXPECT_FALSE(compile_error_of(scan_source(scan_spec(scan_kind::inclusive, "float", 4, "a +* b", std::nullopt),
+                                              scan_variant::strided)).empty());
+}
+
+TEST(ScanArguments, BadOperandsAreRefusedBeforeAnythingRuns) {
+    const scan_spec s = sum(scan_kind::inclusive, "int", 4);
+    const auto refuses = [&](scan_operand in, scan_operand out, std::int64_t n, const char* why) {
+        try {
+            scan(s, in, out, n);
+            ADD_FAILURE() << "accepted: " << why;
+        } catch (const logic_error& e) {
+            EXPECT_TRUE(contains(e.what(), why)) << e.what();
+        }
+    };
+    refuses({0x1000, 4}, {0x2000, 4}, -1, "negative");
+    refuses({0x1002, 4}, {0x2000, 4}, 10, "not aligned");
+    refuses({0x1000, 4}, {0x2000, 6}, 10, "not aligned");
+    refuses({0x1000, 4}, {0x2000, 0}, 2, "stride 0");
+    refuses({0x1000, 1LL << 60}, {0x2000, 4}, 1 << 10, "address space");
+    EXPECT_NO_THROW(scan(s, {0x1000, 4}, {0x1004, 4}, 0));  // nothing to do: no device needed
+}
+
+}  // namespace
