@@ -24,6 +24,8 @@ void bind_array_reductions(nb::module_& m);
 void bind_cumath(nb::module_& m);
 // gpukit._gpukit._ScanKernel, behind gpukit.scan.
 void bind_scan(nb::module_& m);
+// gpukit._gpukit._ReductionKernel, the C++ half of gpukit.reduction.ReductionKernel.
+void bind_reduction_kernel(nb::module_& m);
 void bind_dlpack(nb::module_& m);
 void bind_occupancy(nb::module_& m);
 void bind_pool(nb::module_& m);

@@ -22,6 +22,7 @@ NB_MODULE(_gpukit, m) {
     bind_array_reductions(m);
     bind_cumath(m);
     bind_scan(m);
+    bind_reduction_kernel(m);
     bind_dlpack(m);
     bind_occupancy(m);
     bind_pool(m);

@@ -21,7 +21,7 @@ import numpy as np
 
 from gpukit import _gpukit, _memory
 from gpukit._array_pools import default_allocator, release_default_pools
-from gpukit._array_reductions import dot, max, min, sum
+from gpukit._array_reductions import all, any, dot, max, min, subset_dot, subset_max, subset_min, subset_sum, sum
 from gpukit._gpukit import Layout
 from gpukit._vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA's vector types)
 
@@ -241,10 +241,12 @@ class GPUArray(_gpukit._Array):
 
     # ---- reductions (methods as in numpy)
 
-    def sum(self, stream=None): return sum(self, stream=stream)
-    def min(self, stream=None): return min(self, stream=stream)
-    def max(self, stream=None): return max(self, stream=stream)
-    def dot(self, other, stream=None): return dot(self, other, stream=stream)
+    def sum(self, dtype=None, stream=None, allocator=None): return sum(self, dtype, stream, allocator)
+    def min(self, stream=None): return min(self, stream)
+    def max(self, stream=None): return max(self, stream)
+    def dot(self, other, dtype=None, stream=None, allocator=None): return dot(self, other, dtype, stream, allocator)
+    def any(self, stream=None, allocator=None): return any(self, stream, allocator)
+    def all(self, stream=None, allocator=None): return all(self, stream, allocator)
 
 
 _gpukit._set_array_result_class(GPUArray)

@@ -4,7 +4,6 @@
 #include "kernel_text.hpp"
 
 #include "gpukit/core/error.hpp"
-#include "gpukit/core/sha256.hpp"
 #include "gpukit/core/text.hpp"
 #include "gpukit/cuda/launch.hpp"
 
@@ -101,37 +100,12 @@ struct elementwise_kernel::variants {
 
 namespace {
 
-// A key for the per-context kernel cache: a digest of everything the compilation depends on
-// (header contents aside), so equal kernels made twice share one loaded module.
-std::string request_key(const rtc::compile_request& r) {
-    sha256 hash;
-    const auto field = [&](std::string_view value) {
-        const std::uint64_t size = value.size();
-        hash.update(&size, sizeof size).update(value);
-    };
-    const auto fields = [&](const std::vector<std::string>& values) {
-        field(std::to_string(values.size()));
-        for (const std::string& v : values)
-            field(v);
-    };
-    field("elementwise_kernel");
-    field(r.source);
-    field(r.options.arch);
-    field(r.options.no_extern_c ? "no_extern_c" : "extern_c");
-    field(std::to_string(static_cast<int>(r.compiler)) + ":" + r.nvcc);
-    field(std::to_string(static_cast<int>(r.output)));
-    fields(r.options.options);
-    fields(r.options.include_dirs);
-    fields(r.options.system_include_dirs);
-    return hash.hex_digest();
-}
-
 detail::kernel_source variant(const elementwise_kernel_spec& spec, rtc::compile_request request, bool use_range,
                               const std::optional<std::filesystem::path>& cache_dir) {
     request.source = elementwise_kernel_source(spec, use_range);
     request.options.no_extern_c = true;  // the kernel declares itself extern "C"
     request.options.name = spec.name + ".cu";
-    std::string key = request_key(request);
+    std::string key = detail::request_key(request);
     return detail::kernel_source{std::move(key), std::move(request), cache_dir};
 }
 

@@ -1,5 +1,6 @@
 #include "kernel_cache.hpp"
 
+#include "gpukit/core/sha256.hpp"
 #include "gpukit/cuda/context_cache.hpp"
 #include "gpukit/cuda/module.hpp"
 #include "gpukit/rtc/cache.hpp"
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -93,6 +95,28 @@ cached_kernel find_or_load(std::unordered_map<Key, loaded_modules::entry> loaded
 cached_kernel kernel(const kernel_source& source, const std::string& name) {
     return find_or_load(&loaded_modules::modules, source.key, name,
                         [&] { return rtc::compile_cached(source.request, source.cache_dir).image; });
+}
+
+std::string request_key(const rtc::compile_request& r) {
+    sha256 hash;
+    const auto field = [&](std::string_view value) {
+        const std::uint64_t size = value.size();
+        hash.update(&size, sizeof size).update(value);
+    };
+    const auto fields = [&](const std::vector<std::string>& values) {
+        field(std::to_string(values.size()));
+        for (const std::string& v : values)
+            field(v);
+    };
+    field(r.source);
+    field(r.options.arch);
+    field(r.options.no_extern_c ? "no_extern_c" : "extern_c");
+    field(std::to_string(static_cast<int>(r.compiler)) + ":" + r.nvcc);
+    field(std::to_string(static_cast<int>(r.output)));
+    fields(r.options.options);
+    fields(r.options.include_dirs);
+    fields(r.options.system_include_dirs);
+    return hash.hex_digest();
 }
 
 std::uint64_t new_kernel_key() noexcept {

@@ -46,6 +46,10 @@ struct kernel_source {
 // Kernel `name` of `source`, loaded in the current context (compiled on first use).
 cached_kernel kernel(const kernel_source& source, const std::string& name);
 
+// A kernel_source key for `request`: a digest of everything the compilation depends on
+// (header contents aside), so equal kernels made twice share one loaded module.
+std::string request_key(const rtc::compile_request& request);
+
 // A number naming generated kernel sources for the life of the process: a spec takes one
 // when it is made, so a launch finds its kernel by an integer instead of by source text.
 // The low 16 bits are zero: the spec adds its variant there (key + variant number < 2^16).

@@ -2,6 +2,7 @@
 
 #include "kernel_cache.hpp"
 #include "kernel_text.hpp"
+#include "reduction_launch.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/text.hpp"
@@ -12,341 +13,463 @@
 #include <algorithm>
 #include <functional>
 #include <mutex>
-#include <optional>
+#include <set>
 #include <unordered_map>
 
 namespace gpukit::array {
 
+value_type::value_type(array::dtype t) : c_name(c_type(t)), size(size_of(t)), dtype(t) {}
+
+value_type::value_type(std::string c_name, std::size_t size, std::optional<array::dtype> dtype)
+    : c_name(std::move(c_name)), size(size), dtype(dtype) {}
+
 namespace {
 
-// The names of the inputs in a spec's map expression, in order.
-const char* const input_names[] = {"a", "b"};
-constexpr std::size_t max_inputs = std::size(input_names);
+using role = reduction_param_kind;
 
-// Warp shuffles move 32- and 64-bit values; partial results are at most this wide.
-constexpr std::size_t max_accumulator_bytes = 8;
+constexpr int max_ndim = 64;  // as numpy
+constexpr unsigned warps_per_block = detail::block_size / 32;
 
-bool shuffles(dtype t) {
-    return kind(t) != dtype_kind::complex && (size_of(t) == 4 || size_of(t) == max_accumulator_bytes);
+bool is_element(const reduction_param& p) { return p.kind == role::element; }
+
+std::size_t count_elements(const std::vector<reduction_param>& params) {
+    return static_cast<std::size_t>(std::count_if(params.begin(), params.end(), is_element));
 }
 
-// Elements per thread and step of the vectorized variant: one 16-byte word of the narrowest
-// input.
+bool declares(const reduction_spec& spec, const std::string& name) {
+    return std::any_of(spec.params().begin(), spec.params().end(),
+                       [&](const reduction_param& p) { return p.name == name; });
+}
+
+}  // namespace
+
+reduction_spec::reduction_spec(std::string name, std::vector<reduction_param> params, value_type accumulator,
+                               value_type output, std::string neutral, std::string map, std::string reduce,
+                               std::string preamble, empty_reduction empty)
+    : name_(std::move(name)), params_(std::move(params)), accumulator_(std::move(accumulator)),
+      output_(std::move(output)), neutral_(std::move(neutral)), map_(std::move(map)), reduce_(std::move(reduce)),
+      preamble_(std::move(preamble)), empty_(empty), element_arrays_(count_elements(params_)),
+      stage1_name_(name_ + "_stage1"), stage2_name_(name_ + "_stage2"), key_(detail::new_kernel_key()) {
+    const std::string where = "reduction " + name_ + ": ";
+    if (!detail::is_identifier(name_))
+        throw logic_error("reduction name '" + name_ + "' is not a C identifier");
+    std::set<std::string> seen;
+    bool any_array = false;
+    for (const reduction_param& p : params_) {
+        if (!detail::is_identifier(p.name) || p.name == "i" || p.name.starts_with("gk_"))
+            throw logic_error(where + "parameter name '" + p.name +
+                              "' is not a C identifier, or is i or starts with gk_ (the kernel's own names)");
+        if (!seen.insert(p.name).second)
+            throw logic_error(where + "parameter '" + p.name + "' is declared twice");
+        if (p.type.c_name.empty() || p.type.size == 0)
+            throw logic_error(where + "parameter '" + p.name + "' has no type");
+        any_array = any_array || p.kind != role::scalar;
+    }
+    if (!any_array)
+        throw logic_error(where + "needs at least one array parameter");
+    if (accumulator_.c_name.empty() || accumulator_.size == 0 || output_.c_name.empty() || output_.size == 0)
+        throw logic_error(where + "the accumulator and output types must be named and have a size");
+    if (neutral_.empty() || map_.empty() || reduce_.empty())
+        throw logic_error(where + "the neutral, map and reduce expressions must not be empty");
+}
+
+// ---- the generated source
+
+namespace {
+
+// Device code every reduction shares, after the accumulator typedefs: moving an accumulator
+// between lanes as 4-byte words (any type of any size, by its bytes), and the block
+// reduction, whose result is valid in thread 0.
+const char* const block_reduction_source = R"(
+__device__ __forceinline__ gk_acc gk_shuffle_down(gk_acc v, int offset) {
+    unsigned gk_words[(sizeof(gk_acc) + 3) / 4] = {};
+    memcpy(gk_words, &v, sizeof(gk_acc));
+#pragma unroll
+    for (int k = 0; k < int((sizeof(gk_acc) + 3) / 4); ++k)
+        gk_words[k] = __shfl_down_sync(0xffffffffu, gk_words[k], offset);
+    memcpy(&v, gk_words, sizeof(gk_acc));
+    return v;
+}
+// Raw storage: a __shared__ array of the accumulator type would need a trivial constructor.
+struct alignas(gk_acc) gk_acc_bytes { unsigned char bytes[sizeof(gk_acc)]; };
+template <class Reduce, class Neutral>
+__device__ __forceinline__ gk_acc gk_block_reduce(gk_acc v, Reduce gk_reduce, Neutral gk_neutral) {
+    __shared__ gk_acc_bytes gk_warps[GK_WARPS];
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v = gk_reduce(v, gk_shuffle_down(v, o));
+    if ((threadIdx.x & 31) == 0) memcpy(&gk_warps[threadIdx.x >> 5], &v, sizeof(gk_acc));
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        if (threadIdx.x < GK_WARPS) memcpy(&v, &gk_warps[threadIdx.x], sizeof(gk_acc));
+        else v = gk_neutral();
+#pragma unroll
+        for (int o = GK_WARPS / 2; o > 0; o >>= 1) v = gk_reduce(v, gk_shuffle_down(v, o));
+    }
+    return v;
+}
+__device__ __forceinline__ void gk_write_out(gk_out_t* out, gk_out_t value) { memcpy(out, &value, sizeof(gk_out_t)); }
+// The byte offsets, in each of M element arrays, of the element at C-order index `index`
+// over N axes (the strided variant).
+template <int N, int M>
+__device__ __forceinline__ void gk_offsets(long long index, const gk_dims<N>& shape, const gk_dims<N * M>& strides,
+                                           long long (&offsets)[M]) {
+#pragma unroll
+    for (int m = 0; m < M; ++m) offsets[m] = 0;
+    for (int d = N - 1; d >= 0; --d) {
+        const long long c = d == 0 ? index : index % shape.e[d];
+        if (d > 0) index /= shape.e[d];
+#pragma unroll
+        for (int m = 0; m < M; ++m) offsets[m] += c * strides.e[m * N + d];
+    }
+}
+)";
+
+// The declaration of parameter p in both kernels.
+std::string declaration(const reduction_param& p) {
+    switch (p.kind) {
+    case role::element: return "const " + p.type.c_name + "* gk_p_" + p.name;
+    case role::pointer: return p.declarator.empty() ? "const " + p.type.c_name + " *" + p.name : p.declarator;
+    case role::scalar: return p.declarator.empty() ? p.type.c_name + " " + p.name : p.declarator;
+    }
+    return {};
+}
+
+void write_parameters(text_builder& s, const reduction_spec& spec) {
+    for (const reduction_param& p : spec.params())
+        s << declaration(p) << ", ";
+}
+
+// The lambdas both kernels use: gk_reduce(a, b) and gk_neutral().
+void write_reduce_and_neutral(text_builder& s, const reduction_spec& spec) {
+    s << "    auto gk_reduce = [&](gk_acc a, gk_acc b) -> gk_acc { return (" << spec.reduce() << "); };\n"
+      << "    auto gk_neutral = [&]() -> gk_acc { return (" << spec.neutral() << "); };\n";
+}
+
+// gk_map(element pointers..., i): the map with each element array seen as name[i], the
+// element its pointer points at.
+void write_map(text_builder& s, const reduction_spec& spec) {
+    s << "    auto gk_map = [&](";
+    for (const reduction_param& p : spec.params())
+        if (is_element(p))
+            s << "const " << p.type.c_name << "* gk_e_" << p.name << ", ";
+    s << "long long i) -> gk_acc {\n";
+    for (const reduction_param& p : spec.params())
+        if (is_element(p))
+            s << "        gk_ref<const " << p.type.c_name << "> " << p.name << "{gk_e_" << p.name << "};\n";
+    s << "        return (" << spec.map() << ");\n    };\n";
+}
+
+// Vectorized loads: one 16-byte word of the narrowest element array per thread and step.
 int vector_width(const reduction_spec& spec) {
     std::size_t narrowest = 16;
-    for (dtype t : spec.inputs())
-        narrowest = std::min(narrowest, size_of(t));
+    for (const reduction_param& p : spec.params())
+        if (is_element(p))
+            narrowest = std::min(narrowest, p.type.size);
     return static_cast<int>(16 / narrowest);
 }
 
-}  // namespace
-
-reduction_spec::reduction_spec(std::string name, std::vector<dtype> inputs, dtype accumulator, dtype output,
-                               std::string identity, std::string map, std::string combine, std::string preamble,
-                               empty_reduction empty)
-    : name_(std::move(name)), inputs_(std::move(inputs)), accumulator_(accumulator), output_(output),
-      identity_(std::move(identity)), map_(std::move(map)), combine_(std::move(combine)),
-      preamble_(std::move(preamble)), empty_(empty), stage1_name_(name_ + "_stage1"),
-      stage2_name_(name_ + "_stage2"), key_(detail::new_kernel_key()) {
-    if (!detail::is_identifier(name_))
-        throw logic_error("reduction name '" + name_ + "' is not a C identifier");
-    if (inputs_.empty() || inputs_.size() > max_inputs)
-        throw logic_error("reduction " + name_ + ": reduces one or two arrays, not " + std::to_string(inputs_.size()));
-    if (!shuffles(accumulator_))
-        throw logic_error("reduction " + name_ + ": the accumulator must be a real type of 4 or 8 bytes (warp "
-                          "shuffles move it), got " + std::string(array::name(accumulator_)));
-    if (identity_.empty() || map_.empty() || combine_.empty())
-        throw logic_error("reduction " + name_ + ": the identity, map and combine expressions must not be empty");
+// `gk_map(...)` for index variable `index`, element array pointers from `at(param, m)` (m:
+// the array's position among the element arrays).
+std::string map_call(const reduction_spec& spec, const std::string& index,
+                     const std::function<std::string(const reduction_param&, int)>& at) {
+    text_builder s;
+    s << "gk_map(";
+    int m = 0;
+    for (const reduction_param& p : spec.params())
+        if (is_element(p))
+            s << at(p, m++) << ", ";
+    s << index << ")";
+    return s.str();
 }
 
-std::string reduction_source(const reduction_spec& spec, reduction_variant variant) {
-    const std::size_t inputs = spec.inputs().size();
-    const std::string_view out_t = c_type(spec.output());
-    text_builder s;
-    s << detail::common_source << spec.preamble() << "\n";
-    s << "typedef " << c_type(spec.accumulator()) << " gk_acc;\n"
-      << "__device__ __forceinline__ gk_acc gk_identity() { return (" << spec.identity() << "); }\n"
-      << "__device__ __forceinline__ gk_acc gk_combine(gk_acc x, gk_acc y) { return (" << spec.combine() << "); }\n";
-    // The map sees each input as name[i]: gk_ref returns the element it points at.
-    s << "__device__ __forceinline__ gk_acc gk_map(";
-    for (std::size_t k = 0; k < inputs; ++k)
-        s << "const " << c_type(spec.inputs()[k]) << "* gk_p" << input_names[k] << ", ";
-    s << "long long i) {\n";
-    for (std::size_t k = 0; k < inputs; ++k)
-        s << "    gk_ref<const " << c_type(spec.inputs()[k]) << "> " << input_names[k] << "{gk_p" << input_names[k]
-          << "};\n";
-    s << "    return (" << spec.map() << ");\n}\n";
-    // Valid in thread 0 only.
-    s << "__device__ __forceinline__ gk_acc gk_block_reduce(gk_acc v) {\n"
-         "    __shared__ gk_acc gk_warps[" << detail::block_size / 32 << "];\n"
-         "#pragma unroll\n"
-         "    for (int o = 16; o > 0; o >>= 1) v = gk_combine(v, __shfl_down_sync(0xffffffffu, v, o));\n"
-         "    if ((threadIdx.x & 31) == 0) gk_warps[threadIdx.x >> 5] = v;\n"
-         "    __syncthreads();\n"
-         "    if (threadIdx.x < 32) {\n"
-         "        v = threadIdx.x < " << detail::block_size / 32 << " ? gk_warps[threadIdx.x] : gk_identity();\n"
-         "#pragma unroll\n"
-         "        for (int o = 16; o > 0; o >>= 1) v = gk_combine(v, __shfl_down_sync(0xffffffffu, v, o));\n"
-         "    }\n"
-         "    return v;\n"
-         "}\n";
+void write_vectorized_loop(text_builder& s, const reduction_spec& spec) {
+    s << "    constexpr int V = " << vector_width(spec) << ";\n"
+      << "    const long long gk_whole = gk_count - gk_count % V;\n"
+      << "    for (long long gk_base = gk_thread * V; gk_base < gk_whole; gk_base += gk_threads * V) {\n";
+    for (const reduction_param& p : spec.params())
+        if (is_element(p))
+            s << "        alignas(16) " << p.type.c_name << " gk_v_" << p.name << "[V];\n"
+              << "        gk_load(gk_v_" << p.name << ", gk_p_" << p.name << " + gk_base);\n";
+    s << "#pragma unroll\n"
+         "        for (int gk_k = 0; gk_k < V; ++gk_k)\n"
+         "            gk_value = gk_reduce(gk_value, "
+      << map_call(spec, "gk_base + gk_k", [](const reduction_param& p, int) { return "&gk_v_" + p.name + "[gk_k]"; })
+      << ");\n    }\n"
+         "    for (long long i = gk_whole + gk_thread; i < gk_count; i += gk_threads)\n"
+         "        gk_value = gk_reduce(gk_value, "
+      << map_call(spec, "i", [](const reduction_param& p, int) { return "gk_p_" + p.name + " + i"; }) << ");\n";
+}
 
-    // Stage 1: each block's share (grid-stride) to one partial result.
-    s << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") " << spec.stage1_name() << "(";
-    for (std::size_t k = 0; k < inputs; ++k)
-        s << "const " << c_type(spec.inputs()[k]) << "* gk_p" << input_names[k] << ", ";
-    s << "gk_acc* gk_partial, long long n) {\n"
-         "    const long long gk_thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "    const long long gk_threads = (long long)gridDim.x * blockDim.x;\n"
-         "    gk_acc gk_value = gk_identity();\n";
-    // The elements at i of every input, from pointers `at(k)` (k: the input).
-    const auto map_call = [&](const auto& at, const char* index) {
-        s << "gk_map(";
-        for (std::size_t k = 0; k < inputs; ++k)
-            s << at(k) << ", ";
-        s << index << ")";
+// The contiguous and strided loops: `unroll` (1 or 4) indices per thread and step, their
+// loads in flight together, then the rest one at a time.
+void write_index_loop(text_builder& s, const reduction_spec& spec, bool strided, int ndim, int unroll) {
+    const int elements = static_cast<int>(spec.element_arrays());
+    // Before a map call for index gk_i<j>: the strided variant's element offsets.
+    const auto prepare = [&](int j) {
+        if (strided)
+            s << "        long long gk_o" << j << "[" << elements << "];\n"
+              << "        gk_offsets<" << ndim << ", " << elements << ">(gk_i" << j << ", gk_shape, gk_strides, gk_o"
+              << j << ");\n";
     };
-    const auto in_memory = [](std::size_t k) { return std::string("gk_p") + input_names[k] + " + i"; };
-    std::string tail_start = "gk_thread";
-    if (variant == reduction_variant::vectorized) {
-        s << "    constexpr int V = " << vector_width(spec) << ";\n"
-          << "    const long long gk_whole = n - n % V;\n"
-          << "    for (long long gk_base = gk_thread * V; gk_base < gk_whole; gk_base += gk_threads * V) {\n";
-        for (std::size_t k = 0; k < inputs; ++k)
-            s << "        alignas(16) " << c_type(spec.inputs()[k]) << " gk_v" << input_names[k] << "[V];\n"
-              << "        gk_load(gk_v" << input_names[k] << ", gk_p" << input_names[k] << " + gk_base);\n";
-        s << "#pragma unroll\n"
-             "        for (int gk_k = 0; gk_k < V; ++gk_k)\n"
-             "            gk_value = gk_combine(gk_value, ";
-        map_call([](std::size_t k) { return std::string("&gk_v") + input_names[k] + "[gk_k]"; }, "gk_base + gk_k");
-        s << ");\n    }\n";
-        tail_start = "gk_whole + gk_thread";  // the last n % V elements
+    const auto call = [&](int j) {
+        const std::string index = "gk_i" + std::to_string(j);
+        return map_call(spec, index, [&](const reduction_param& p, int m) {
+            if (strided)
+                return "(const " + p.type.c_name + "*)((const char*)gk_p_" + p.name + " + gk_o" + std::to_string(j) +
+                       "[" + std::to_string(m) + "])";
+            return "gk_p_" + p.name + " + " + index;
+        });
+    };
+    s << "    long long gk_k = gk_thread;\n";
+    if (unroll == 4) {
+        s << "    for (; gk_k + 3 * gk_threads < gk_count; gk_k += 4 * gk_threads) {\n";
+        for (int j = 0; j < 4; ++j) {
+            s << "        const long long gk_i" << j << " = gk_start + (gk_k + " << j << " * gk_threads) * gk_step;\n";
+            prepare(j);
+            s << "        const gk_acc gk_v" << j << " = " << call(j) << ";\n";
+        }
+        s << "        gk_value = gk_reduce(gk_value, gk_reduce(gk_reduce(gk_v0, gk_v1), gk_reduce(gk_v2, gk_v3)));\n"
+             "    }\n";
     }
-    s << "    for (long long i = " << tail_start << "; i < n; i += gk_threads)\n"
-         "        gk_value = gk_combine(gk_value, ";
-    map_call(in_memory, "i");
-    s << ");\n"
-         "    gk_value = gk_block_reduce(gk_value);\n"
-         "    if (threadIdx.x == 0) gk_partial[blockIdx.x] = gk_value;\n"
+    s << "    for (; gk_k < gk_count; gk_k += gk_threads) {\n"
+         "        const long long gk_i0 = gk_start + gk_k * gk_step;\n";
+    prepare(0);
+    s << "        gk_value = gk_reduce(gk_value, " << call(0) << ");\n    }\n";
+}
+
+}  // namespace
+
+std::string reduction_source(const reduction_spec& spec, reduction_variant variant, int ndim) {
+    const bool has_elements = spec.element_arrays() > 0;
+    if (variant != reduction_variant::contiguous && !has_elements)
+        throw logic_error("reduction " + spec.name() + ": the vectorized and strided variants need element arrays");
+    if (ndim < 1 || ndim > max_ndim)
+        throw logic_error("reduction " + spec.name() + ": ndim must be 1 to 64, got " + std::to_string(ndim));
+    text_builder s;
+    s << detail::common_source << spec.preamble() << "\n"
+      << "typedef " << spec.accumulator().c_name << " gk_acc;\n"
+      << "typedef gk_acc out_type;  // PyCUDA's name for it\n"
+      << "typedef " << spec.output().c_name << " gk_out_t;\n"
+      << "#define GK_WARPS " << warps_per_block << "\n"
+      << block_reduction_source;
+
+    // Stage 1: each block's share to one partial result (or, alone, to the output).
+    s << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") " << spec.stage1_name() << "(";
+    write_parameters(s, spec);
+    if (variant == reduction_variant::strided)
+        s << "gk_dims<" << ndim << "> gk_shape, gk_dims<" << ndim * static_cast<int>(spec.element_arrays())
+          << "> gk_strides, ";
+    s << "gk_acc* gk_partial, gk_out_t* gk_out, long long gk_start, long long gk_step, long long gk_count) {\n";
+    if (!declares(spec, "n"))
+        s << "    const long long n = gk_count;\n    (void)n;\n";
+    write_reduce_and_neutral(s, spec);
+    write_map(s, spec);
+    s << "    const long long gk_thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    const long long gk_threads = (long long)gridDim.x * blockDim.x;\n"
+         "    gk_acc gk_value = gk_neutral();\n";
+    if (variant == reduction_variant::vectorized)
+        write_vectorized_loop(s, spec);
+    else
+        write_index_loop(s, spec, variant == reduction_variant::strided, ndim,
+                         static_cast<int>(detail::indices_per_step(spec, variant, ndim)));
+    s << "    gk_value = gk_block_reduce(gk_value, gk_reduce, gk_neutral);\n"
+         "    if (threadIdx.x == 0) {\n"
+         "        if (gridDim.x == 1) gk_write_out(gk_out, (gk_out_t)(gk_value));\n"
+         "        else memcpy(gk_partial + blockIdx.x, &gk_value, sizeof(gk_acc));\n"
+         "    }\n"
          "}\n";
 
     // Stage 2: the partial results to the output, in one block.
-    s << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") " << spec.stage2_name()
-      << "(const gk_acc* gk_partial, " << out_t << "* gk_out, int gk_count) {\n"
-         "    gk_acc gk_value = gk_identity();\n"
+    s << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") " << spec.stage2_name() << "(";
+    write_parameters(s, spec);
+    s << "const gk_acc* gk_partial, gk_out_t* gk_out, int gk_count) {\n";
+    write_reduce_and_neutral(s, spec);
+    s << "    gk_acc gk_value = gk_neutral();\n"
          "    for (int gk_j = threadIdx.x; gk_j < gk_count; gk_j += blockDim.x)\n"
-         "        gk_value = gk_combine(gk_value, gk_partial[gk_j]);\n"
-         "    gk_value = gk_block_reduce(gk_value);\n"
-         "    if (threadIdx.x == 0) *gk_out = (" << out_t << ")(gk_value);\n"
+         "        gk_value = gk_reduce(gk_value, gk_partial[gk_j]);\n"
+         "    gk_value = gk_block_reduce(gk_value, gk_reduce, gk_neutral);\n"
+         "    if (threadIdx.x == 0) gk_write_out(gk_out, (gk_out_t)(gk_value));\n"
          "}\n";
     return s.str();
-}
-
-// ---- numpy's reductions
-
-namespace {
-
-constexpr std::size_t dtype_count = static_cast<std::size_t>(dtype::complex128) + 1;
-
-std::size_t index_of(dtype t) { return static_cast<std::size_t>(t); }
-
-void refuse_complex(const char* operation, dtype t) {
-    if (kind(t) == dtype_kind::complex)
-        throw logic_error(std::string(operation) + ": complex arrays are not supported");
-}
-
-std::string converted(dtype to, const char* expression) {
-    text_builder s;
-    s << "(" << c_type(to) << ")(" << expression << ")";
-    return s.str();
-}
-
-// Sums (and dot) accumulate floating types in float64 and integers in 64 bits, as numpy's
-// sum() does.
-dtype sum_accumulator(dtype t) { return kind(t) == dtype_kind::floating ? dtype::float64 : sum_type(t); }
-
-// min and max keep the input's type where warp shuffles move it, else widen it to 32 bits.
-dtype extremum_accumulator(dtype t) {
-    if (size_of(t) >= 4)
-        return t;
-    return kind(t) == dtype_kind::signed_int ? dtype::int32 : dtype::uint32;
-}
-
-// The highest or lowest value of `t`: the identity of min or max.
-std::string limit_literal(dtype t, bool highest) {
-    switch (t) {
-    case dtype::float32: return highest ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
-    case dtype::float64:
-        return highest ? "__longlong_as_double(0x7ff0000000000000LL)" : "__longlong_as_double(0xfff0000000000000LL)";
-    case dtype::bool_: return highest ? "1" : "0";
-    case dtype::int8: return highest ? "127" : "(-128)";
-    case dtype::int16: return highest ? "32767" : "(-32768)";
-    case dtype::int32: return highest ? "2147483647" : "(-2147483647 - 1)";
-    case dtype::int64: return highest ? "9223372036854775807LL" : "(-9223372036854775807LL - 1)";
-    case dtype::uint8: return highest ? "255u" : "0u";
-    case dtype::uint16: return highest ? "65535u" : "0u";
-    case dtype::uint32: return highest ? "4294967295u" : "0u";
-    case dtype::uint64: return highest ? "18446744073709551615ULL" : "0ULL";
-    default: throw logic_error("no limits for " + std::string(name(t)));
-    }
-}
-
-reduction_spec make_sum(dtype t) {
-    const dtype acc = sum_accumulator(t);
-    return reduction_spec("sum", {t}, acc, sum_type(t), "0", converted(acc, "a[i]"), "x + y");
-}
-
-reduction_spec make_extremum(const char* operation, dtype t, bool is_min) {
-    const dtype acc = extremum_accumulator(t);
-    // x != x is true only for NaN, which then wins, as in numpy.
-    std::string combine = std::string("(x != x || x ") + (is_min ? "<" : ">") + " y) ? x : y";
-    return reduction_spec(operation, {t}, acc, t, limit_literal(t, is_min), converted(acc, "a[i]"), std::move(combine),
-                          {}, empty_reduction::error);
-}
-
-reduction_spec make_dot(dtype a, dtype b) {
-    const dtype out = promote(a, b);
-    const dtype acc = sum_accumulator(out);
-    return reduction_spec("dot", {a, b}, acc, out, "0", converted(acc, "a[i]") + " * " + converted(acc, "b[i]"),
-                          "x + y");
-}
-
-using spec_table = std::vector<std::optional<reduction_spec>>;
-
-// make(t) for every real dtype t, at index_of(t).
-template <class Make>
-spec_table per_type(Make make) {
-    spec_table table(dtype_count);
-    for (std::size_t k = 0; k < dtype_count; ++k)
-        if (kind(static_cast<dtype>(k)) != dtype_kind::complex)
-            table[k].emplace(make(static_cast<dtype>(k)));
-    return table;
-}
-
-}  // namespace
-
-const reduction_spec& sum_spec(dtype t) {
-    refuse_complex("sum", t);
-    static const spec_table table = per_type(make_sum);
-    return *table[index_of(t)];
-}
-
-const reduction_spec& min_spec(dtype t) {
-    refuse_complex("min", t);
-    static const spec_table table = per_type([](dtype u) { return make_extremum("min", u, true); });
-    return *table[index_of(t)];
-}
-
-const reduction_spec& max_spec(dtype t) {
-    refuse_complex("max", t);
-    static const spec_table table = per_type([](dtype u) { return make_extremum("max", u, false); });
-    return *table[index_of(t)];
-}
-
-const reduction_spec& dot_spec(dtype a, dtype b) {
-    refuse_complex("dot", a);
-    refuse_complex("dot", b);
-    // Row a, column b.
-    static const spec_table table = [] {
-        spec_table made(dtype_count * dtype_count);
-        for (std::size_t row = 0; row < dtype_count; ++row)
-            for (std::size_t column = 0; column < dtype_count; ++column) {
-                const auto ta = static_cast<dtype>(row), tb = static_cast<dtype>(column);
-                if (kind(ta) != dtype_kind::complex && kind(tb) != dtype_kind::complex)
-                    made[row * dtype_count + column].emplace(make_dot(ta, tb));
-            }
-        return made;
-    }();
-    return *table[index_of(a) * dtype_count + index_of(b)];
 }
 
 // ---- running a reduction
 
-std::size_t reduction_scratch_bytes() {
+std::size_t reduction_scratch_bytes(const reduction_spec& spec) {
     const int ordinal = cuda::context::current_or_throw("reductions").state()->device_ordinal;
     // Stage 1 runs at most as many blocks as the device holds at once: asked of the driver
     // once per device, since reductions ask for it on every call.
     static std::mutex mutex;
-    static std::unordered_map<int, std::size_t> bytes_by_device;
+    static std::unordered_map<int, std::size_t> blocks_by_device;
     std::lock_guard lock(mutex);
-    if (const auto found = bytes_by_device.find(ordinal); found != bytes_by_device.end())
-        return found->second;
-    const cuda::device dev = cuda::device::get(ordinal);
-    const auto blocks = static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)) *
-                        static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)) /
-                        detail::block_size;
-    return bytes_by_device.emplace(ordinal, std::max<std::size_t>(blocks, 1) * max_accumulator_bytes).first->second;
+    auto found = blocks_by_device.find(ordinal);
+    if (found == blocks_by_device.end()) {
+        const cuda::device dev = cuda::device::get(ordinal);
+        const auto blocks = static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)) *
+                            static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)) /
+                            detail::block_size;
+        found = blocks_by_device.emplace(ordinal, std::max<std::size_t>(blocks, 1)).first;
+    }
+    return found->second * spec.accumulator().size;
 }
+
+namespace detail {
+
+long long indices_per_step(const reduction_spec& spec, reduction_variant variant, int ndim) {
+    switch (variant) {
+    case reduction_variant::vectorized: return vector_width(spec);
+    case reduction_variant::contiguous: return 4;
+    case reduction_variant::strided: return ndim == 1 ? 4 : 1;
+    }
+    return 1;
+}
+
+void launch_reduction(const reduction_spec& spec, const cached_kernel& stage1, const cached_kernel& stage2,
+                      const packed_arguments& params, const packed_arguments& layout, long long per_thread,
+                      const reduction_extent& extent, cuda::stream_view s) {
+    const std::size_t acc_size = spec.accumulator().size;
+    const std::size_t capacity = extent.scratch.capacity ? *extent.scratch.capacity : reduction_scratch_bytes(spec);
+    const std::size_t partials = capacity / acc_size;
+    if (partials == 0 || extent.scratch.address % 16 != 0)
+        throw logic_error(spec.name() + ": the scratch buffer must hold one partial result (" +
+                          std::to_string(acc_size) + " bytes) at least and be 16-byte aligned");
+    const unsigned grid = static_cast<unsigned>(
+        std::min<std::size_t>(grid_for(stage1, extent.count, per_thread), std::min<std::size_t>(partials, 1u << 30)));
+
+    // Stage 1: the parameters, the layout, then partial, out, start, step, count.
+    packed_arguments first = params;
+    for (std::size_t k = 0; k < layout.values.size(); ++k)
+        first.add(layout.values[k], layout.sizes[k]);
+    const CUdeviceptr partial = extent.scratch.address, out = extent.out;
+    first.add(&partial, sizeof partial);
+    first.add(&out, sizeof out);
+    first.add(&extent.start, sizeof extent.start);
+    first.add(&extent.step, sizeof extent.step);
+    first.add(&extent.count, sizeof extent.count);
+    cuda::launch_packed(stage1.function, cuda::launch_config().grid({grid}).block({block_size}).stream(s),
+                        first.values.data(), first.sizes.data(), first.values.size());
+    if (grid == 1)
+        return;  // stage 1 wrote the output
+
+    // Stage 2: the parameters, then partial, out, count.
+    packed_arguments second = params;
+    const int count = static_cast<int>(grid);
+    second.add(&partial, sizeof partial);
+    second.add(&out, sizeof out);
+    second.add(&count, sizeof count);
+    cuda::launch_packed(stage2.function, cuda::launch_config().grid({1}).block({block_size}).stream(s),
+                        second.values.data(), second.sizes.data(), second.values.size());
+}
+
+}  // namespace detail
 
 namespace {
 
-void check_input(const reduction_spec& spec, const ndarray& input, std::size_t k) {
-    const dtype expected = spec.inputs()[k];
-    if (input.type() != expected)
-        throw logic_error(spec.name() + ": input " + input_names[k] + " is " + std::string(name(input.type())) +
-                          ", expected " + std::string(name(expected)));
-    if (!input.layout().is_contiguous())
-        throw logic_error(spec.name() + ": the input must be contiguous, got " + input.layout().describe() +
-                          " (copy it first)");
+bool same_type(const value_type& t, dtype d) { return t.dtype && *t.dtype == d; }
+
+std::string type_name(const value_type& t) { return t.dtype ? std::string(name(*t.dtype)) : t.c_name; }
+
+// The element arrays of `args`, checked against the spec's parameters; the first one's
+// shape is every element array's.
+std::vector<const ndarray*> checked_arguments(const reduction_spec& spec, std::span<const elementwise_arg> args,
+                                              const ndarray& out) {
+    if (args.size() != spec.params().size())
+        throw logic_error(spec.name() + ": expected " + std::to_string(spec.params().size()) + " arguments, got " +
+                          std::to_string(args.size()));
+    std::vector<const ndarray*> elements;
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        const reduction_param& p = spec.params()[k];
+        const auto* array = std::get_if<ndarray>(&args[k]);
+        // Messages are made only when an argument is wrong: this runs on every reduction.
+        const auto where = [&] { return spec.name() + ", argument " + p.name + ": "; };
+        if ((p.kind != role::scalar) != (array != nullptr))
+            throw logic_error(where() + (array ? "expected a scalar, got an array" : "expected an array, got a scalar"));
+        if (!array) {
+            if (std::get<scalar_value>(args[k]).size != p.type.size)
+                throw logic_error(where() + "a scalar of " + std::to_string(std::get<scalar_value>(args[k]).size) +
+                                  " bytes for a " + type_name(p.type));
+            continue;
+        }
+        if (!same_type(p.type, array->type()))
+            throw logic_error(where() + "expected dtype " + type_name(p.type) + ", got " +
+                              std::string(name(array->type())));
+        if (p.kind == role::pointer && !array->layout().is_contiguous())
+            throw logic_error(where() + "must be contiguous, got " + array->layout().describe() + " (copy it first)");
+        if (p.kind == role::element) {
+            if (!elements.empty() && array->shape() != elements.front()->shape())
+                throw logic_error(where() + "shape " + array->layout().describe() + " differs from " +
+                                  elements.front()->layout().describe());
+            elements.push_back(array);
+        }
+    }
+    if (elements.empty())
+        throw logic_error(spec.name() + ": reduce() takes its count from element arrays; this spec has none");
+    if (!same_type(spec.output(), out.type()) || out.size() != 1)
+        throw logic_error(spec.name() + ": the output must be one " + type_name(spec.output()) + ", got " +
+                          std::to_string(out.size()) + " of " + std::string(name(out.type())));
+    if (elements.front()->size() == 0 && spec.empty() == empty_reduction::error)
+        throw logic_error("zero-size array to reduction operation " + spec.name() + " which has no identity");
+    return elements;
 }
 
-void check_arguments(const reduction_spec& spec, const ndarray& a, const ndarray* b, const ndarray& out) {
-    const std::size_t given = b ? 2 : 1;
-    if (given != spec.inputs().size())
-        throw logic_error(spec.name() + ": reduces " + std::to_string(spec.inputs().size()) + " array(s), got " +
-                          std::to_string(given));
-    check_input(spec, a, 0);
-    if (b) {
-        check_input(spec, *b, 1);
-        if (b->shape() != a.shape())
-            throw logic_error(spec.name() + ": shapes differ: " + a.layout().describe() + " and " +
-                              b->layout().describe());
-        // Element i in memory must be element i of both.
-        const bool same_order = (a.layout().is_c_contiguous() && b->layout().is_c_contiguous()) ||
-                                (a.layout().is_f_contiguous() && b->layout().is_f_contiguous());
-        if (!same_order)
-            throw logic_error(spec.name() + ": the inputs must be contiguous in the same order (both C or both "
-                              "Fortran), got " + a.layout().describe() + " and " + b->layout().describe());
+reduction_variant choose_variant(const std::vector<const ndarray*>& elements) {
+    bool all_c = true, all_f = true, aligned = true;
+    for (const ndarray* a : elements) {
+        all_c = all_c && a->layout().is_c_contiguous();
+        all_f = all_f && a->layout().is_f_contiguous();
+        aligned = aligned && a->data() % 16 == 0;
     }
-    if (out.type() != spec.output() || out.size() != 1)
-        throw logic_error(spec.name() + ": the output must be one " + std::string(name(spec.output())) + ", got " +
-                          std::to_string(out.size()) + " of " + std::string(name(out.type())));
-    if (a.size() == 0 && spec.empty() == empty_reduction::error)
-        throw logic_error("zero-size array to reduction operation " + spec.name() + " which has no identity");
+    if (!all_c && !all_f)
+        return reduction_variant::strided;
+    return aligned ? reduction_variant::vectorized : reduction_variant::contiguous;
 }
 
 }  // namespace
 
-void reduce(const reduction_spec& spec, const ndarray& a, const ndarray* b, const ndarray& out,
+void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out,
             cuda::device_pointer scratch, cuda::stream_view s) {
-    check_arguments(spec, a, b, out);
-    const bool aligned = a.data() % 16 == 0 && (!b || b->data() % 16 == 0);
-    const reduction_variant variant = aligned ? reduction_variant::vectorized : reduction_variant::contiguous;
-    const std::uint64_t key = spec.key() + static_cast<std::uint64_t>(variant);
-    const std::function<std::string()> source = [&] { return reduction_source(spec, variant); };
+    const std::vector<const ndarray*> elements = checked_arguments(spec, args, out);
+    const reduction_variant variant = choose_variant(elements);
+    const std::vector<std::int64_t>& shape = elements.front()->shape();
+    const int ndim = variant == reduction_variant::strided ? std::max(1, static_cast<int>(shape.size())) : 1;
+    if (ndim > max_ndim)
+        throw logic_error(spec.name() + ": arrays of " + std::to_string(ndim) + " axes; at most 64 are supported");
+    // The variant's key: the strided variant is compiled per number of axes.
+    const std::uint64_t key = spec.key() + (variant == reduction_variant::strided ? 2 + static_cast<std::uint64_t>(ndim)
+                                                                                  : static_cast<std::uint64_t>(variant));
+    const std::function<std::string()> source = [&] { return reduction_source(spec, variant, ndim); };
     const detail::cached_kernel stage1 = detail::kernel(key, spec.stage1_name(), source);
     const detail::cached_kernel stage2 = detail::kernel(key, spec.stage2_name(), source);
 
-    const std::size_t scratch_bytes = scratch.capacity ? *scratch.capacity : reduction_scratch_bytes();
-    const std::size_t partials = scratch_bytes / size_of(spec.accumulator());
-    if (partials == 0 || scratch.address % size_of(spec.accumulator()) != 0)
-        throw logic_error(spec.name() + ": the scratch buffer must hold one partial result at least and be aligned "
-                          "to " + std::to_string(size_of(spec.accumulator())) + " bytes");
-    const long long per_thread = variant == reduction_variant::vectorized ? vector_width(spec) : 1;
-    const unsigned grid = static_cast<unsigned>(
-        std::min<std::size_t>(detail::grid_for(stage1, a.size(), per_thread), partials));
-    const CUdeviceptr a_data = a.data(), partial = scratch.address, out_data = out.data();
-    const long long n = a.size();
-    const int count = static_cast<int>(grid);
-    const auto first = cuda::launch_config().grid({grid}).block({detail::block_size}).stream(s);
-    if (b) {
-        const CUdeviceptr b_data = b->data();
-        cuda::launch(stage1.function, first, a_data, b_data, partial, n);
-    } else {
-        cuda::launch(stage1.function, first, a_data, partial, n);
+    // Argument storage, kept in place until the launches.
+    std::vector<CUdeviceptr> addresses;
+    addresses.reserve(args.size());
+    detail::packed_arguments params;
+    for (const elementwise_arg& a : args) {
+        if (const auto* array = std::get_if<ndarray>(&a)) {
+            addresses.push_back(array->data());
+            params.add(&addresses.back(), sizeof(CUdeviceptr));
+        } else {
+            const scalar_value& value = std::get<scalar_value>(a);
+            params.add(value.bytes.data(), value.size);
+        }
     }
-    cuda::launch(stage2.function, cuda::launch_config().grid({1}).block({detail::block_size}).stream(s), partial,
-                 out_data, count);
+    std::vector<std::int64_t> extents, strides;
+    detail::packed_arguments layout;
+    if (variant == reduction_variant::strided) {
+        extents = shape.empty() ? std::vector<std::int64_t>{1} : shape;
+        for (const ndarray* a : elements) {
+            const std::vector<std::int64_t>& st = a->layout().strides();
+            strides.insert(strides.end(), st.begin(), st.end());
+            if (st.empty())
+                strides.push_back(0);
+        }
+        layout.add(extents.data(), extents.size() * sizeof(std::int64_t));
+        layout.add(strides.data(), strides.size() * sizeof(std::int64_t));
+    }
+    const long long per_thread = detail::indices_per_step(spec, variant, ndim);
+    const detail::reduction_extent extent{0, 1, elements.front()->size(), out.data(), scratch};
+    detail::launch_reduction(spec, stage1, stage2, params, layout, per_thread, extent, s);
 }
 
 }  // namespace gpukit::array

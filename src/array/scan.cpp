@@ -42,13 +42,14 @@ std::int64_t scan_tile_shape::items() const noexcept {
 }
 
 scan_tile_shape scan_tile_shape_of(std::size_t item_size) noexcept {
-    // A group is one 16-byte word where the size divides 16. A thread holds about 64 bytes
-    // (enough loads in flight to keep the memory busy), at most 32 elements (registers) and
-    // at most 8 chunks (each costs a warp scan).
+    // A group is one 16-byte word where the size divides 16. A thread holds about 128 bytes,
+    // at most 32 elements (registers) and at most 8 chunks (each costs a warp scan). The
+    // bytes per tile pay for its look-back: on the H100, float32 sums of 2^26 elements ran
+    // at 617, 976, 1455 and 1818 GB/s with 16, 32, 64 and 128 bytes per thread.
     const int per_group = 16 % item_size == 0 ? static_cast<int>(16 / item_size) : 1;
     const auto group_bytes = static_cast<std::size_t>(per_group) * item_size;
     const int chunks = static_cast<int>(std::clamp<std::size_t>(
-        std::min<std::size_t>(64 / group_bytes, 32 / static_cast<std::size_t>(per_group)), 1, 8));
+        std::min<std::size_t>(128 / group_bytes, 32 / static_cast<std::size_t>(per_group)), 1, 8));
     return {per_group, chunks};
 }
 

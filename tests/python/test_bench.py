@@ -14,7 +14,7 @@ import pytest
 from conftest import run_in_fresh_process
 
 import gpukit.driver as drv
-from gpukit.bench import arrays, cases, copies, harness, scans, small
+from gpukit.bench import arrays, cases, copies, harness, reductions, scans, small
 
 SMALL_OPERATIONS = ["add", "axpy", "scale", "neg", "less", "abs", "astype", "sum", "dot", "slice", "reshape", "copy"]
 SMALL_CASES = [f"small_{name}" for name in SMALL_OPERATIONS] + ["small_add_1000_kernels"]
@@ -208,3 +208,32 @@ def test_new_cases_measure_every_gpukit_side(tmp_path):
             if result["side"].startswith(("gpukit", "raw")):
                 assert "median" in result, (case["case"], result)
                 assert all(sample > 0 for sample in result["samples"]), (case["case"], result)
+
+
+# ---- ReductionKernel (issue 16)
+
+def test_reduction_kernel_cases_compare_the_three_libraries():
+    big, per_call = by_name("reduction_kernel_sumsq"), by_name("reduction_kernel_sumsq_small")
+    sides = ["gpukit ReductionKernel", "CuPy cupy.ReductionKernel", "PyCUDA ReductionKernel"]
+    assert big.higher_is_better and big.unit == "GB/s" and "2^26" in big.description
+    assert not per_call.higher_is_better and per_call.unit == "µs per operation" and "1000 float32" in per_call.description
+    assert [side.name for side in big.sides] == sides and [side.name for side in per_call.sides] == sides
+    assert reductions.BIG == 1 << 26
+
+
+@pytest.mark.gpu
+def test_reduction_kernel_sides_measure_and_compute_the_sum_of_squares():
+    out = run_in_fresh_process("""
+        import numpy as np
+        from gpukit.bench import reductions, small
+        settings = {"repeats": 2, "quick": True}
+        rates = reductions.sum_of_squares_rate("gpukit")(settings)
+        seconds = reductions.sum_of_squares_call("gpukit")(settings)
+        assert len(rates) == 2 and all(rate > 0 for rate in rates), rates
+        assert len(seconds) == 2 and all(s > 0 for s in seconds), seconds
+        kernel, upload, synchronize, free = reductions.LIBRARIES["gpukit"]()
+        host = small._host_operands()[0]
+        np.testing.assert_allclose(kernel(upload(host)).get(), np.sum(host.astype(np.float64) ** 2), rtol=1e-5)
+        print("measured")
+    """)
+    assert "measured" in out

@@ -99,8 +99,6 @@ def import_error(module):
 
 
 def test_unimplemented_pycuda_modules_say_so():
-    assert import_error("pycuda.reduction").startswith(
-        "ImportError pycuda.reduction | gpukit does not implement pycuda.reduction (ReductionKernel) yet (planned)")
     assert "pycuda.gl (OpenGL interoperability) and has no plans to" in import_error("pycuda.gl")
     assert "ImportError pycuda.gl |" in import_error("pycuda.gl.autoinit")  # the package is imported first
     assert "pycuda.sparse (sparse matrices, CG solver)" in import_error("pycuda.sparse.cg")
@@ -108,6 +106,19 @@ def test_unimplemented_pycuda_modules_say_so():
         assert f"gpukit does not implement {module}" in import_error(module)
     assert "dtype registry" in import_error("pycuda.compyte.dtypes")
     assert "import pycuda.driver" in import_error("pycuda._driver")
+
+
+def test_pycuda_reduction_is_gpukits():
+    result = run("""
+        import gpukit.pycuda_compat
+        import pycuda.reduction
+        from pycuda.reduction import ReductionKernel, get_sum_kernel
+        import gpukit.reduction
+        assert pycuda.reduction is gpukit.reduction and ReductionKernel is gpukit.reduction.ReductionKernel
+        print("ok")
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
 
 
 def test_names_pycuda_does_not_have_are_not_found():

@@ -1,26 +1,67 @@
 // Whole-array reductions, generated as CUDA C like the elementwise kernels and cached the
-// same way. A reduction_spec says what is reduced: each element (or pair of elements) is
-// mapped to an accumulator, accumulators are combined two at a time, starting from an
-// identity. sum, min, max and dot are specs; a ReductionKernel is one too.
+// same way. A reduction_spec says what is reduced: the kernel's parameters (arrays and
+// scalars), a map expression giving each index i's value, a reduce expression combining two
+// values, and the neutral value to start from. numpy's sum, min, max, dot, any, all and their
+// subset forms are specs (below); PyCUDA's ReductionKernel is one too (reduction_kernel.hpp).
 //
-// Two launches: a first kernel (stage 1) where each block of a device-filling grid reads its
-// share with 16-byte loads (grid-stride), combines it in registers, then across the block
-// with warp shuffles, and writes one partial result; a second, single-block kernel (stage 2)
-// combines the partial results into the output.
+// Two launches: a first kernel (stage 1) where each block of a device-filling grid reduces
+// its share (grid-stride), in registers, then across the block with warp shuffles, into one
+// partial result; a second, single-block kernel (stage 2) reduces the partial results into
+// the output. When stage 1 needs one block only (small inputs), it writes the output itself
+// and stage 2 does not run.
 #pragma once
 
+#include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/ndarray.hpp"
 #include "gpukit/cuda/memory.hpp"
 #include "gpukit/cuda/stream.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace gpukit::array {
 
-// What an empty input gives: the identity (a sum of nothing is 0), or a logic_error, as
+// A C type a reduction reads, accumulates or writes: a dtype's (float, gk_complex<double>,
+// ...), or one the caller names (a struct or CUDA vector type declared in a preamble or a
+// header, pycuda::complex<float>) with its size in bytes.
+struct value_type {
+    value_type(array::dtype t);  // implicit: specs read best with dtypes
+    value_type(std::string c_name, std::size_t size, std::optional<array::dtype> dtype = std::nullopt);
+
+    std::string c_name;
+    std::size_t size;
+    std::optional<array::dtype> dtype;  // set when the type is a dtype's: arrays are checked against it
+};
+
+// How the map expression uses a parameter.
+enum class reduction_param_kind {
+    // An array read only as name[i], element i of the array in C order over its shape: any
+    // layout works (the kernel follows strides), and contiguous ones are read 16 bytes at a
+    // time. gpukit's own specs use these.
+    element,
+    // An array the map indexes freely, as in C: a pointer to contiguous memory, name[j] being
+    // the j-th element in memory (the arrays of users' kernels, as PyCUDA's ReductionKernel
+    // has them; the gathered array of a subset).
+    pointer,
+    // A value, passed to the kernel by value.
+    scalar,
+};
+
+struct reduction_param {
+    std::string name;  // a C identifier
+    value_type type;   // the element type of an array, the type of a scalar
+    reduction_param_kind kind;
+    // The parameter as the caller declared it, kept as written ("const float *__restrict__ x");
+    // empty: gpukit declares it ("const float *x", "float x"). Element arrays are always
+    // declared by gpukit.
+    std::string declarator = {};
+};
+
+// What an empty input gives: the neutral value (a sum of nothing is 0), or a logic_error, as
 // numpy's min and max raise ("zero-size array to reduction operation min which has no
 // identity").
 enum class empty_reduction { identity, error };
@@ -31,31 +72,39 @@ enum class empty_reduction { identity, error };
 class reduction_spec {
 public:
     // name:        a C identifier; the kernels are name_stage1 and name_stage2.
-    // inputs:      the dtypes of the one or two arrays reduced, called a and b in `map`.
-    // accumulator: the dtype partial results are kept and combined in: a real type of 4 or
-    //              8 bytes, which warp shuffles move.
-    // output:      the result's dtype; the final accumulator is converted to it, C-style.
-    // identity:    a C expression of the accumulator type: combining it with x gives x.
-    // map:         a C expression of the accumulator type for element i, reading `a[i]` (and
-    //              `b[i]`); i is the element's position in memory order.
-    // combine:     a C expression of the accumulator type combining accumulators `x` and
-    //              `y`; associative and commutative (partial results meet in any order).
-    // preamble:    CUDA C placed before the kernels (helper functions).
-    // logic_error for a name that is not a C identifier, no or more than two inputs, an
-    // accumulator the warp shuffles cannot move, or an empty expression.
-    reduction_spec(std::string name, std::vector<dtype> inputs, dtype accumulator, dtype output, std::string identity,
-                   std::string map, std::string combine, std::string preamble = {},
+    // params:      the kernel's parameters, in order.
+    // accumulator: the type partial results are kept and combined in (out_type in the
+    //              expressions). Values move between threads as raw bytes (warp shuffles of
+    //              4-byte words), so it must be copyable bit by bit: any dtype, CUDA vector
+    //              type or plain struct.
+    // output:      the result's type; the final accumulator is converted to it, C-style.
+    // neutral:     an expression of the accumulator type: reducing it with x gives x.
+    // map:         an expression of the accumulator type for index i (a long long), using
+    //              the parameters by name. `n` is the number of indices reduced, unless a
+    //              parameter is called n.
+    // reduce:      an expression of the accumulator type combining the values `a` and `b`
+    //              (which hide parameters of those names); associative and commutative, as
+    //              partial results meet in any order.
+    // preamble:    CUDA C placed before the kernels (helper functions, types).
+    // The expressions may use the scalar parameters (both kernels receive every parameter).
+    // logic_error for a name that is not a C identifier, parameter names that are not C
+    // identifiers, repeat, are `i` or start with the reserved prefix gk_, no array parameter,
+    // an empty expression, or an accumulator or output of no size.
+    reduction_spec(std::string name, std::vector<reduction_param> params, value_type accumulator, value_type output,
+                   std::string neutral, std::string map, std::string reduce, std::string preamble = {},
                    empty_reduction empty = empty_reduction::identity);
 
     const std::string& name() const noexcept { return name_; }
-    const std::vector<dtype>& inputs() const noexcept { return inputs_; }
-    dtype accumulator() const noexcept { return accumulator_; }
-    dtype output() const noexcept { return output_; }
-    const std::string& identity() const noexcept { return identity_; }
+    const std::vector<reduction_param>& params() const noexcept { return params_; }
+    const value_type& accumulator() const noexcept { return accumulator_; }
+    const value_type& output() const noexcept { return output_; }
+    const std::string& neutral() const noexcept { return neutral_; }
     const std::string& map() const noexcept { return map_; }
-    const std::string& combine() const noexcept { return combine_; }
+    const std::string& reduce() const noexcept { return reduce_; }
     const std::string& preamble() const noexcept { return preamble_; }
     empty_reduction empty() const noexcept { return empty_; }
+    // How many parameters are element arrays (the strided variant passes their strides).
+    std::size_t element_arrays() const noexcept { return element_arrays_; }
     // The kernels' names: name_stage1 (one partial result per block) and name_stage2.
     const std::string& stage1_name() const noexcept { return stage1_name_; }
     const std::string& stage2_name() const noexcept { return stage2_name_; }
@@ -64,47 +113,79 @@ public:
 
 private:
     std::string name_;
-    std::vector<dtype> inputs_;
-    dtype accumulator_;
-    dtype output_;
-    std::string identity_;
+    std::vector<reduction_param> params_;
+    value_type accumulator_;
+    value_type output_;
+    std::string neutral_;
     std::string map_;
-    std::string combine_;
+    std::string reduce_;
     std::string preamble_;
     empty_reduction empty_;
+    std::size_t element_arrays_;
     std::string stage1_name_;
     std::string stage2_name_;
     std::uint64_t key_;
 };
 
-// vectorized: every input 16-byte aligned; each thread loads 16 / (narrowest input
-// itemsize) consecutive elements per step with 16-byte loads. contiguous: one element per
-// thread and step.
-enum class reduction_variant { vectorized, contiguous };
+// How stage 1 reads the arrays. Every variant runs i over start, start + step, ... (count
+// indices), except vectorized, which is used only for start 0 and step 1.
+//  - vectorized: element arrays contiguous in one order and 16-byte aligned; each thread
+//    loads 16 bytes of the narrowest element array (and as many elements of the others) per
+//    step; i is the position in memory order;
+//  - contiguous: element arrays contiguous in one order (i: the position in memory order),
+//    or none at all; four indices per thread and step;
+//  - strided: element arrays of any layout (i: the C-order index over their shape, their
+//    number of axes being `ndim`); four indices per thread and step.
+enum class reduction_variant { vectorized, contiguous, strided };
 
-// The CUDA C of `variant`: both kernels, name_stage1 and name_stage2.
-std::string reduction_source(const reduction_spec& spec, reduction_variant variant);
+// The CUDA C of `variant`: both kernels, name_stage1 and name_stage2. Stage 1 takes the
+// parameters, then (strided only) gk_dims<ndim> shape and gk_dims<ndim * element arrays>
+// strides (array m's at m * ndim), then `acc *partial, out *output, long long start,
+// long long step, long long count`; stage 2 the parameters, then `const acc *partial,
+// out *output, int count`. logic_error for variants the spec cannot have (vectorized or
+// strided without element arrays) and for ndim outside 1..64.
+std::string reduction_source(const reduction_spec& spec, reduction_variant variant, int ndim = 1);
 
-// numpy's reductions as specs, made once per dtype (combination) and kept for the life of
-// the process. sum: numpy's sum() type (bool and narrower integers give 64-bit integers),
-// floating sums accumulating in float64. min, max: the input's type; NaN wins, as in numpy;
-// an empty input is an error. dot: sum(a * b) in the promoted type of a and b, accumulated as
-// sum() does. logic_error for complex inputs.
+// numpy's reductions as specs, made once per combination of dtypes and kept for the life of
+// the process; `out` is the result's dtype (numpy's dtype= argument).
+//  - sum: the default `out` is numpy's sum() type (bool and narrower integers give 64-bit
+//    integers); accumulated in float64 for real outputs, complex128 for complex ones, 64-bit
+//    integers for integer and bool ones, each element converted C-style first.
+//  - min, max: the input's type; NaN wins, as in numpy; complex values are ordered by real,
+//    then imaginary part, as numpy orders them; an empty input is an error.
+//  - dot: sum(a * b), without conjugation (numpy.dot), in the promoted type of a and b by
+//    default, accumulated as sum() accumulates.
+//  - any, all: bool; an element counts as true when it is non-zero (NaN is true).
+//  - subset_*: the same over a[subset[i]] (and b[subset[i]]) for i over the subset: the
+//    index array is an element array, the gathered ones pointer arrays, followed by a scalar
+//    int64 `size` (the gathered arrays' size). An index outside [0, size) wraps around,
+//    modulo size (-1 is the last element, as in numpy), so no index reads outside the
+//    array. `index` must be an integer dtype (logic_error otherwise).
 const reduction_spec& sum_spec(dtype t);
+const reduction_spec& sum_spec(dtype t, dtype out);
 const reduction_spec& min_spec(dtype t);
 const reduction_spec& max_spec(dtype t);
 const reduction_spec& dot_spec(dtype a, dtype b);
+const reduction_spec& dot_spec(dtype a, dtype b, dtype out);
+const reduction_spec& any_spec(dtype t);
+const reduction_spec& all_spec(dtype t);
+const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out);
+const reduction_spec& subset_min_spec(dtype index, dtype t);
+const reduction_spec& subset_max_spec(dtype index, dtype t);
+const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out);
 
-// Bytes of device scratch reduce() needs on the current context's device, for any spec
-// (the device's figure is asked for once per device).
-std::size_t reduction_scratch_bytes();
+// Bytes of device scratch a reduction of `spec` needs on the current context's device: one
+// accumulator per block stage 1 may run (the device's figure is asked for once per device).
+std::size_t reduction_scratch_bytes(const reduction_spec& spec);
 
-// Reduces `a` (and `b`, for specs of two inputs: same shape, same memory order) into `out`
-// (one element of spec.output()) on `s`. The inputs must be contiguous and of the spec's
-// dtypes; `scratch` holds the partial results (reduction_scratch_bytes(), assumed when it
-// has no capacity). logic_error for arguments that do not fit the spec, and for an empty
-// input when the spec's empty() is error.
-void reduce(const reduction_spec& spec, const ndarray& a, const ndarray* b, const ndarray& out,
+// Runs `spec` over `args` (one per parameter: element and pointer arrays as ndarrays of the
+// parameters' dtypes, scalars as their bytes) into `out` (one element of the output type)
+// on `s`. Element arrays share one shape, of any layout; i runs over its C-order indices.
+// Pointer arrays must be contiguous. `scratch` holds the partial results (16-byte aligned;
+// reduction_scratch_bytes(spec) assumed when it has no capacity). logic_error for arguments
+// that do not fit the spec, a spec without element arrays (the count comes from them), and
+// an empty input when the spec's empty() is error.
+void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out,
             cuda::device_pointer scratch, cuda::stream_view s = {});
 
 }  // namespace gpukit::array

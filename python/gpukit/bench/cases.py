@@ -1,7 +1,7 @@
 """The benchmark cases. Each side measures one library doing the same thing."""
 from gpukit.bench.harness import Case, Side, Unavailable
 from gpukit.bench.gpu import primary_context
-from gpukit.bench import arrays, cl_pool, copies, launch, pools, scans, small
+from gpukit.bench import arrays, cl_pool, copies, launch, pools, reductions, scans, small
 from gpukit.bench import compile as compiling
 from gpukit.bench import curandom as random_cases
 
@@ -145,6 +145,22 @@ def _small_array_cases():
 
 
 ALL += _small_array_cases()
+
+
+def _reduction_kernel_cases():
+    libraries = [("gpukit ReductionKernel", "gpukit"), ("CuPy cupy.ReductionKernel", "cupy"),
+                 ("PyCUDA ReductionKernel", "pycuda")]
+    what = "ReductionKernel sum of squares (map x[i]*x[i], reduce a+b, float32)"
+    return [
+        _transfer_case("reduction_kernel_sumsq", f"{what} of 2^26 random float32: bytes read per second",
+                       [(label, reductions.sum_of_squares_rate(library)) for label, library in libraries]),
+        Case("reduction_kernel_sumsq_small",
+             f"{what} of {small.SIZE} float32 (queued, not read back), batches of {small.BATCH} between "
+             "synchronizations", "µs per operation",
+             [Side(label, reductions.sum_of_squares_call(library)) for label, library in libraries], scale=1e6)]
+
+
+ALL += _reduction_kernel_cases()
 
 
 def _random_cases():

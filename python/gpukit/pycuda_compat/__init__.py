@@ -19,6 +19,7 @@ ALIASES = {
     "pycuda.elementwise": "gpukit.elementwise",
     "pycuda.cumath": "gpukit.cumath",
     "pycuda.scan": "gpukit.scan",
+    "pycuda.reduction": "gpukit.reduction",
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
     "pycuda.curandom": "gpukit.curandom",
@@ -29,8 +30,6 @@ _SEE = "see docs/migrating-from-pycuda.md"
 # PyCUDA's other modules (and their submodules): importing one raises ImportError saying
 # what gpukit offers instead of it.
 UNAVAILABLE = {
-    "pycuda.reduction": f"gpukit does not implement pycuda.reduction (ReductionKernel) yet (planned); gpuarray's "
-                        f"sum, dot, min and max are there; {_SEE}",
     "pycuda.sparse": f"gpukit does not implement pycuda.sparse (sparse matrices, CG solver) and has no plans to; "
                      f"{_SEE}",
     "pycuda.gl": f"gpukit does not implement pycuda.gl (OpenGL interoperability) and has no plans to; {_SEE}",

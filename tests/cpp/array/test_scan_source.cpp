@@ -71,12 +71,12 @@ TEST(ScanSpec, RefusesWhatCannotMakeAKernel) {
     EXPECT_NO_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::nullopt));
 }
 
-TEST(ScanTileShape, SixteenByteGroupsAboutSixtyFourBytesAThread) {
+TEST(ScanTileShape, SixteenByteGroupsAboutOneHundredTwentyEightBytesAThread) {
     const struct {
         std::size_t size;
         int per_group, chunks;
-    } expected[] = {{1, 16, 2}, {2, 8, 4}, {4, 4, 4}, {8, 2, 4}, {16, 1, 4}, {12, 1, 5},
-                    {3, 1, 8},  {24, 1, 2}, {32, 1, 2}, {48, 1, 1}, {256, 1, 1}};
+    } expected[] = {{1, 16, 2}, {2, 8, 4}, {4, 4, 8}, {8, 2, 8}, {16, 1, 8}, {12, 1, 8},
+                    {3, 1, 8},  {24, 1, 5}, {32, 1, 4}, {48, 1, 2}, {256, 1, 1}};
     for (const auto& e : expected) {
         const scan_tile_shape shape = scan_tile_shape_of(e.size);
         EXPECT_EQ(shape.per_group, e.per_group) << e.size;

@@ -1,0 +1,217 @@
+"""User-written reductions (PyCUDA's ``pycuda.reduction``).
+
+``ReductionKernel(dtype_out, neutral, reduce_expr, map_expr, arguments)`` reduces
+``map_expr`` (an expression of index ``i``) over every index with ``reduce_expr`` (an
+expression of two values ``a`` and ``b``), starting from ``neutral``:
+
+    dot = ReductionKernel(np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*y[i]",
+                          arguments="float *x, float *y")
+    dot(x_gpu, y_gpu).get()
+
+The kernels are gpukit's generic reduction kernels (``gpukit::array::reduction_kernel``):
+the accumulator may be any C type (a dtype's, ``pycuda::complex<T>``, a CUDA vector type, a
+struct registered with ``tools.get_or_register_dtype`` and declared in the preamble), and a
+call is one crossing into C++. The ``get_*_kernel`` helpers return such kernels, built as
+PyCUDA builds them.
+"""
+import functools
+
+import numpy as np
+
+from gpukit import _gpukit, gpuarray
+from gpukit import compiler as _compiler
+from gpukit._c_types import VectorArg, dtype_to_ctype
+from gpukit.elementwise import _parameters, _scalar_bytes
+
+__all__ = ["ReductionKernel", "get_sum_kernel", "get_subset_sum_kernel", "get_dot_kernel", "get_subset_dot_kernel",
+           "get_minmax_neutral", "get_minmax_kernel", "get_subset_minmax_kernel", "get_any_kernel",
+           "get_all_kernel"]
+
+
+class ReductionKernel(_gpukit._ReductionKernel):
+    """A reduction of ``map_expr`` over every index ``i`` (of the first array argument, or of
+    ``range=`` / ``slice=``), combined by ``reduce_expr`` from ``neutral``, in ``dtype_out``.
+
+    `arguments` is a C parameter list (or a list of VectorArg/ScalarArg); without it the
+    kernel takes ``const <dtype_out> *in`` and ``map_expr`` defaults to ``in[i]``. Array
+    parameters are pointers: ``x[j]`` is the j-th element of x for any j (a non-contiguous
+    array is read through a C-order copy). `neutral` is C code (or a number); `preamble`
+    goes before the kernels; `options`, `keep` and the compiler settings are those of
+    SourceModule. `allocator` makes the results when a call names none (default: the first
+    array's allocator).
+
+    Call it as ``kernel(*args, stream=None, out=None, range=None, slice=None,
+    allocator=None)``: the result is a 0-d GPUArray of dtype_out, or `out` (a GPUArray of
+    one element of dtype_out) written in place.
+    """
+
+    def __init__(self, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None, name="reduce_kernel",
+                 keep=False, options=None, preamble="", allocator=None, include_dirs=(), nvcc="nvcc", compiler=None,
+                 cache_dir=None):
+        self.dtype_out = np.dtype(dtype_out)
+        out_c_type = dtype_to_ctype(self.dtype_out)
+        if arguments is None:
+            arguments = f"const {out_c_type} *in"
+        if map_expr is None:
+            map_expr = "in[i]"
+        parameters = _parameters(arguments)
+        self.arguments = [argument for _, argument in parameters]
+        self.name = name
+        if not any(isinstance(a, VectorArg) for a in self.arguments):
+            raise ValueError(f"ReductionKernel {name!r}: needs at least one array (pointer) argument")
+        request = _compiler._request("", nvcc, options, True, None, None, include_dirs, compiler, "cubin")
+        params = [(declarator, a.name, isinstance(a, VectorArg), dtype_to_ctype(a.dtype), a.dtype)
+                  for declarator, a in parameters]
+        super().__init__(name, params, self.dtype_out, out_c_type, str(neutral), reduce_expr, map_expr, preamble,
+                         request["options"], request["arch"], request["include_dirs"], request["system_include_dirs"],
+                         request["compiler"], request["nvcc"], None if keep else _compiler._cache_directory(cache_dir),
+                         allocator, self.arguments, _scalar_bytes, gpuarray.asarray)
+        if keep:
+            # SourceModule's path keeps the source and the compiler's output in a directory it
+            # prints (PyCUDA's keep); the kernels themselves load on first call, uncached.
+            _compiler.compile(self.get_source(), nvcc=nvcc, options=options, keep=True, no_extern_c=True,
+                              include_dirs=include_dirs, compiler=compiler)
+
+
+# ---- PyCUDA's kernels for gpuarray's reductions, built as PyCUDA builds them (the result
+# in dtype_out, default the input's); gpuarray's own functions follow numpy's result types.
+
+def _memoized(make):
+    """One kernel per combination of arguments (a ReductionKernel serves every context)."""
+    return functools.lru_cache(maxsize=None)(make)
+
+
+def _dtype(dtype):
+    return None if dtype is None else np.dtype(dtype)
+
+
+@_memoized
+def _sum_kernel(dtype_out, dtype_in):
+    return ReductionKernel(dtype_out, "0", "a+b", arguments=f"const {dtype_to_ctype(dtype_in)} *in")
+
+
+def get_sum_kernel(dtype_out, dtype_in):
+    """sum of ``in`` in dtype_out (dtype_in when None)."""
+    dtype_in = np.dtype(dtype_in)
+    return _sum_kernel(_dtype(dtype_out) or dtype_in, dtype_in)
+
+
+@_memoized
+def _subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
+    return ReductionKernel(dtype_out, "0", "a+b", map_expr="in[lookup_tbl[i]]",
+                           arguments=f"const {dtype_to_ctype(dtype_subset)} *lookup_tbl, "
+                                     f"const {dtype_to_ctype(dtype_in)} *in")
+
+
+def get_subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
+    """sum of ``in[lookup_tbl[i]]`` (the lookup table first: it sets the length)."""
+    dtype_in = np.dtype(dtype_in)
+    return _subset_sum_kernel(_dtype(dtype_out) or dtype_in, np.dtype(dtype_subset), dtype_in)
+
+
+@_memoized
+def _dot_kernel(dtype_out, dtype_a, dtype_b):
+    return ReductionKernel(dtype_out, "0", "a+b", map_expr="a[i]*b[i]",
+                           arguments=f"const {dtype_to_ctype(dtype_a)} *a, const {dtype_to_ctype(dtype_b)} *b")
+
+
+def get_dot_kernel(dtype_out, dtype_a=None, dtype_b=None):
+    """sum of ``a[i]*b[i]`` (no conjugation); missing dtypes default to each other, as PyCUDA's."""
+    dtype_out, dtype_a, dtype_b = _dot_dtypes(dtype_out, dtype_a, dtype_b)
+    return _dot_kernel(dtype_out, dtype_a, dtype_b)
+
+
+def _dot_dtypes(dtype_out, dtype_a, dtype_b):
+    dtype_out, dtype_a, dtype_b = _dtype(dtype_out), _dtype(dtype_a), _dtype(dtype_b)
+    dtype_out = dtype_out or dtype_a
+    dtype_b = dtype_b or dtype_a or dtype_out
+    dtype_a = dtype_a or dtype_out
+    if dtype_out is None:
+        raise TypeError("get_dot_kernel: give dtype_out or dtype_a")
+    return dtype_out, dtype_a, dtype_b
+
+
+@_memoized
+def _subset_dot_kernel(dtype_out, dtype_subset, dtype_a, dtype_b):
+    return ReductionKernel(dtype_out, "0", "a+b", map_expr="a[lookup_tbl[i]]*b[lookup_tbl[i]]",
+                           arguments=f"const {dtype_to_ctype(dtype_subset)} *lookup_tbl, "
+                                     f"const {dtype_to_ctype(dtype_a)} *a, const {dtype_to_ctype(dtype_b)} *b")
+
+
+def get_subset_dot_kernel(dtype_out, dtype_subset, dtype_a=None, dtype_b=None):
+    """sum of ``a[lookup_tbl[i]]*b[lookup_tbl[i]]``."""
+    dtype_out, dtype_a, dtype_b = _dot_dtypes(dtype_out, dtype_a, dtype_b)
+    return _subset_dot_kernel(dtype_out, np.dtype(dtype_subset), dtype_a, dtype_b)
+
+
+def get_minmax_neutral(what, dtype):
+    """The neutral value of min or max over `dtype`, as C code: an infinity for floating
+    types (MY_INFINITY, which the min/max kernels' preamble defines), else the type's limit."""
+    dtype = np.dtype(dtype)
+    if what not in ("min", "max"):
+        raise ValueError(f"what must be 'min' or 'max', got {what!r}")
+    if dtype.kind == "f":
+        return "MY_INFINITY" if what == "min" else "-MY_INFINITY"
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return str(info.max if what == "min" else info.min)
+    raise TypeError(f"get_minmax_neutral: no neutral value for dtype {dtype}")
+
+
+def _minmax_reduce_expr(what, dtype):
+    if what not in ("min", "max"):
+        raise ValueError(f"what must be 'min' or 'max', got {what!r}")
+    if dtype == np.float64:
+        return f"f{what}(a,b)"
+    if dtype == np.float32:
+        return f"f{what}f(a,b)"
+    if dtype.kind in "iu":
+        return f"{what}(a,b)"
+    raise TypeError(f"get_minmax_kernel: unsupported dtype {dtype} (floating or integer types)")
+
+
+@_memoized
+def _minmax_kernel(what, dtype):
+    return ReductionKernel(dtype, get_minmax_neutral(what, dtype), _minmax_reduce_expr(what, dtype),
+                           arguments=f"const {dtype_to_ctype(dtype)} *in", preamble="#define MY_INFINITY (1./0)")
+
+
+def get_minmax_kernel(what, dtype):
+    """min or max (`what`) of ``in``, with CUDA's fmin/fmax (which skip NaN) for floats."""
+    return _minmax_kernel(what, np.dtype(dtype))
+
+
+@_memoized
+def _subset_minmax_kernel(what, dtype, dtype_subset):
+    return ReductionKernel(dtype, get_minmax_neutral(what, dtype), _minmax_reduce_expr(what, dtype),
+                           map_expr="in[lookup_tbl[i]]",
+                           arguments=f"const {dtype_to_ctype(dtype_subset)} *lookup_tbl, "
+                                     f"const {dtype_to_ctype(dtype)} *in",
+                           preamble="#define MY_INFINITY (1./0)")
+
+
+def get_subset_minmax_kernel(what, dtype, dtype_subset):
+    """min or max of ``in[lookup_tbl[i]]``."""
+    return _subset_minmax_kernel(what, np.dtype(dtype), np.dtype(dtype_subset))
+
+
+@_memoized
+def _any_kernel(dtype_out, dtype_in):
+    return ReductionKernel(dtype_out, "false", "a || b", map_expr="(bool)(in[i])",
+                           arguments=f"const {dtype_to_ctype(dtype_in)} *in")
+
+
+def get_any_kernel(dtype_out, dtype_in):
+    """Whether any ``in[i]`` is non-zero, in dtype_out (bool)."""
+    return _any_kernel(np.dtype(dtype_out), np.dtype(dtype_in))
+
+
+@_memoized
+def _all_kernel(dtype_out, dtype_in):
+    return ReductionKernel(dtype_out, "true", "a && b", map_expr="(bool)(in[i])",
+                           arguments=f"const {dtype_to_ctype(dtype_in)} *in")
+
+
+def get_all_kernel(dtype_out, dtype_in):
+    """Whether every ``in[i]`` is non-zero, in dtype_out (bool)."""
+    return _all_kernel(np.dtype(dtype_out), np.dtype(dtype_in))

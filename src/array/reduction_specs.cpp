@@ -1,0 +1,214 @@
+// numpy's reductions (sum, min, max, dot, any, all and their subset forms) as reduction specs.
+#include "gpukit/array/reduction.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/core/text.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace gpukit::array {
+
+namespace {
+
+using role = reduction_param_kind;
+
+enum class operation : std::uint32_t { sum, min, max, dot, any, all, subset_sum, subset_min, subset_max, subset_dot };
+
+// Every spec made, by operation and dtypes: made on first use, kept for the life of the
+// process (launches find their kernels by the spec's key).
+const reduction_spec& memoized(operation op, std::initializer_list<dtype> types,
+                               const std::function<reduction_spec()>& make) {
+    // Four bits per dtype (there are fewer than 16), at most four dtypes, then the operation.
+    std::uint32_t key = static_cast<std::uint32_t>(op) << 16;
+    int shift = 0;
+    for (dtype t : types) {
+        key |= static_cast<std::uint32_t>(t) << shift;
+        shift += 4;
+    }
+    static std::mutex mutex;
+    static std::unordered_map<std::uint32_t, std::unique_ptr<const reduction_spec>> specs;
+    std::lock_guard lock(mutex);
+    std::unique_ptr<const reduction_spec>& spec = specs[key];
+    if (!spec)
+        spec = std::make_unique<const reduction_spec>(make());
+    return *spec;
+}
+
+// `expression` converted to `to`, C-style.
+std::string converted(dtype to, const std::string& expression) {
+    text_builder s;
+    s << "(" << c_type(to) << ")(" << expression << ")";
+    return s.str();
+}
+
+// Sums and dot products accumulate in the widest type of their result's kind.
+dtype sum_accumulator(dtype out) {
+    switch (kind(out)) {
+    case dtype_kind::floating: return dtype::float64;
+    case dtype_kind::complex: return dtype::complex128;
+    case dtype_kind::unsigned_int: return dtype::uint64;
+    default: return dtype::int64;  // signed integers and bool (a sum of bools is true when any is)
+    }
+}
+
+// The highest or lowest value of real type `t`: the neutral value of min or max.
+std::string limit_literal(dtype t, bool highest) {
+    switch (t) {
+    case dtype::float32: return highest ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+    case dtype::float64:
+        return highest ? "__longlong_as_double(0x7ff0000000000000LL)" : "__longlong_as_double(0xfff0000000000000LL)";
+    case dtype::bool_: return highest ? "true" : "false";
+    case dtype::int8: return highest ? "127" : "(-128)";
+    case dtype::int16: return highest ? "32767" : "(-32768)";
+    case dtype::int32: return highest ? "2147483647" : "(-2147483647 - 1)";
+    case dtype::int64: return highest ? "9223372036854775807LL" : "(-9223372036854775807LL - 1)";
+    case dtype::uint8: return highest ? "255u" : "0u";
+    case dtype::uint16: return highest ? "65535u" : "0u";
+    case dtype::uint32: return highest ? "4294967295u" : "0u";
+    case dtype::uint64: return highest ? "18446744073709551615ULL" : "0ULL";
+    case dtype::complex64: return "gk_complex<float>(" + limit_literal(dtype::float32, highest) + ", " +
+                                  limit_literal(dtype::float32, highest) + ")";
+    case dtype::complex128: return "gk_complex<double>(" + limit_literal(dtype::float64, highest) + ", " +
+                                   limit_literal(dtype::float64, highest) + ")";
+    }
+    return {};
+}
+
+// numpy's order of complex values (by real part, then imaginary part), where NaN in either
+// part wins, as NaN does for real values.
+const char* const complex_order_preamble = R"(
+template <class T> __device__ __forceinline__ bool gk_is_nan(gk_complex<T> z) { return z.re != z.re || z.im != z.im; }
+template <class T> __device__ __forceinline__ bool gk_less(gk_complex<T> x, gk_complex<T> y) {
+    return x.re < y.re || (x.re == y.re && x.im < y.im);
+}
+)";
+
+// An index of a subset, wrapped into [0, size) as Python's modulo does: -1 is the last element,
+// and no index reads outside the array.
+const char* const wrap_preamble = R"(
+__device__ __forceinline__ long long gk_wrap(long long j, long long size) {
+    return j >= 0 && j < size ? j : (j % size + size) % size;
+}
+)";
+
+// The reduce expression and preamble of min (is_min) or max over accumulators of type t: the
+// smaller (larger) value wins, and NaN wins over anything.
+std::pair<std::string, std::string> extremum(dtype t, bool is_min) {
+    if (kind(t) == dtype_kind::complex)
+        return {std::string("(gk_is_nan(a) || (!gk_is_nan(b) && gk_less(") + (is_min ? "a, b" : "b, a") +
+                    "))) ? a : b",
+                complex_order_preamble};
+    // a != a is true only for NaN.
+    return {std::string("(a != a || a ") + (is_min ? "<" : ">") + " b) ? a : b", {}};
+}
+
+void require_index_type(dtype index) {
+    if (kind(index) != dtype_kind::signed_int && kind(index) != dtype_kind::unsigned_int)
+        throw logic_error("subset reductions: the subset must hold integers, got " + std::string(name(index)));
+}
+
+// The subset's parameters: the index array, the gathered arrays, their size.
+std::vector<reduction_param> subset_params(dtype index, std::initializer_list<std::pair<const char*, dtype>> gathered) {
+    std::vector<reduction_param> params{{"subset", index, role::element}};
+    for (const auto& [gathered_name, t] : gathered)
+        params.push_back({gathered_name, t, role::pointer});
+    params.push_back({"size", dtype::int64, role::scalar});
+    return params;
+}
+
+// name[j] of a gathered array at the subset's index i.
+std::string gathered(const char* array) { return std::string(array) + "[gk_wrap((long long)subset[i], size)]"; }
+
+}  // namespace
+
+const reduction_spec& sum_spec(dtype t) { return sum_spec(t, sum_type(t)); }
+
+const reduction_spec& sum_spec(dtype t, dtype out) {
+    return memoized(operation::sum, {t, out}, [&] {
+        const dtype acc = sum_accumulator(out);
+        return reduction_spec("sum", {{"a", t, role::element}}, acc, out, "0", converted(acc, "a[i]"), "a + b");
+    });
+}
+
+const reduction_spec& min_spec(dtype t) {
+    return memoized(operation::min, {t}, [&] {
+        auto [reduce, preamble] = extremum(t, true);
+        return reduction_spec("min", {{"a", t, role::element}}, t, t, limit_literal(t, true), "a[i]", reduce, preamble,
+                              empty_reduction::error);
+    });
+}
+
+const reduction_spec& max_spec(dtype t) {
+    return memoized(operation::max, {t}, [&] {
+        auto [reduce, preamble] = extremum(t, false);
+        return reduction_spec("max", {{"a", t, role::element}}, t, t, limit_literal(t, false), "a[i]", reduce,
+                              preamble, empty_reduction::error);
+    });
+}
+
+const reduction_spec& dot_spec(dtype a, dtype b) { return dot_spec(a, b, promote(a, b)); }
+
+const reduction_spec& dot_spec(dtype a, dtype b, dtype out) {
+    return memoized(operation::dot, {a, b, out}, [&] {
+        const dtype acc = sum_accumulator(out);
+        return reduction_spec("dot", {{"a", a, role::element}, {"b", b, role::element}}, acc, out, "0",
+                              converted(acc, "a[i]") + " * " + converted(acc, "b[i]"), "a + b");
+    });
+}
+
+const reduction_spec& any_spec(dtype t) {
+    return memoized(operation::any, {t}, [&] {
+        return reduction_spec("any", {{"a", t, role::element}}, dtype::bool_, dtype::bool_, "false", "(bool)(a[i])",
+                              "a || b");
+    });
+}
+
+const reduction_spec& all_spec(dtype t) {
+    return memoized(operation::all, {t}, [&] {
+        return reduction_spec("all", {{"a", t, role::element}}, dtype::bool_, dtype::bool_, "true", "(bool)(a[i])",
+                              "a && b");
+    });
+}
+
+const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out) {
+    require_index_type(index);
+    return memoized(operation::subset_sum, {index, t, out}, [&] {
+        const dtype acc = sum_accumulator(out);
+        return reduction_spec("subset_sum", subset_params(index, {{"a", t}}), acc, out, "0",
+                              converted(acc, gathered("a")), "a + b", wrap_preamble);
+    });
+}
+
+const reduction_spec& subset_min_spec(dtype index, dtype t) {
+    require_index_type(index);
+    return memoized(operation::subset_min, {index, t}, [&] {
+        auto [reduce, preamble] = extremum(t, true);
+        return reduction_spec("subset_min", subset_params(index, {{"a", t}}), t, t, limit_literal(t, true),
+                              gathered("a"), reduce, wrap_preamble + preamble, empty_reduction::error);
+    });
+}
+
+const reduction_spec& subset_max_spec(dtype index, dtype t) {
+    require_index_type(index);
+    return memoized(operation::subset_max, {index, t}, [&] {
+        auto [reduce, preamble] = extremum(t, false);
+        return reduction_spec("subset_max", subset_params(index, {{"a", t}}), t, t, limit_literal(t, false),
+                              gathered("a"), reduce, wrap_preamble + preamble, empty_reduction::error);
+    });
+}
+
+const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out) {
+    require_index_type(index);
+    return memoized(operation::subset_dot, {index, a, b, out}, [&] {
+        const dtype acc = sum_accumulator(out);
+        return reduction_spec("subset_dot", subset_params(index, {{"a", a}, {"b", b}}), acc, out, "0",
+                              converted(acc, gathered("a")) + " * " + converted(acc, gathered("b")), "a + b",
+                              wrap_preamble);
+    });
+}
+
+}  // namespace gpukit::array
