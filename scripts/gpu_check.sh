@@ -90,7 +90,9 @@ if [ -n "${GPUKIT_PYCUDA_CHECKOUT:-}" ]; then
     grep -E "^(ok|rc=|timeout)" "$OUT/pycuda.log" | tail -n 60
 fi
 if [ "${GPUKIT_BENCH:-0}" = 1 ]; then
-    step bench.log bench bash -c "PYTHONPATH=python python3 -m gpukit bench --json $OUT/bench.json --png $OUT/bench.png"
+    # The chart only where matplotlib is: `--png` without it is an error before anything runs.
+    chart=$(python3 -c 'import matplotlib' 2>/dev/null && echo "--png $OUT/bench.png")
+    step bench.log bench bash -c "PYTHONPATH=python python3 -m gpukit bench --json $OUT/bench.json $chart"
     grep -v '^  File\|^    \|Traceback' "$OUT/bench.log" | tail -n 80
 fi
 printf '%s\n' "${summary[@]}"

@@ -44,6 +44,28 @@ nb::dict all_attributes(const device& dev) {
     return result;
 }
 
+// What the compiler knew when it built this module, for `python -m gpukit info`.
+// GPUKIT_BUILD_TYPE is the CMake build type, defined for this file by python/CMakeLists.txt.
+nb::dict build_info() {
+    nb::dict info;
+#if defined(__clang__)
+    std::string compiler = std::string("Clang ") + __clang_version__;
+#elif defined(__GNUC__)
+    std::string compiler = std::string("GCC ") + __VERSION__;
+#else
+    std::string compiler = "unknown compiler";
+#endif
+    while (!compiler.empty() && compiler.back() == ' ')  // __clang_version__ ends in a space
+        compiler.pop_back();
+    info["compiler"] = compiler;
+    info["cxx_standard"] = static_cast<long>(__cplusplus);
+    info["build_type"] = GPUKIT_BUILD_TYPE;
+    info["cuda_headers"] = nb::make_tuple(CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10);
+    info["nanobind"] = nb::make_tuple(NB_VERSION_MAJOR, NB_VERSION_MINOR, NB_VERSION_PATCH);
+    info["python"] = PY_VERSION;
+    return info;
+}
+
 }  // namespace
 
 void bind_device(nb::module_& m) {
@@ -66,6 +88,11 @@ void bind_device(nb::module_& m) {
         (void)cuda::api();  // loads the driver and runs cuInit once
     }, "flags"_a.none() = 0, "Initialise CUDA. gpukit also does this by itself on first use.");
     m.def("driver_available", &cuda::driver_available, "True when libcuda.so.1 can be loaded.");
+    m.def("_driver_library_path", &cuda::driver_library_path,
+          "The file libcuda.so.1 was loaded from, links resolved; RuntimeError when there is no driver.");
+    m.def("_build_info", &build_info,
+          "How this module was built: compiler, cxx_standard, build_type, cuda_headers (major, minor), "
+          "nanobind (major, minor, patch) and the python it was built for.");
 
     nb::class_<device>(m, "Device", "A CUDA device, chosen by number or by PCI bus id.")
         .def("__init__", [](device* self, nb::handle number_or_pci_bus_id) {

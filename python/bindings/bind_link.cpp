@@ -4,6 +4,7 @@
 #include "gpukit/rtc/linker.hpp"
 #include "gpukit/rtc/nvjitlink.hpp"
 
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -13,6 +14,10 @@ using namespace nb::literals;
 
 void bind_link(nb::module_& m) {
     m.def("nvjitlink_available", &rtc::nvjitlink_available, "True when libnvJitLink can be loaded.");
+    m.def("_nvjitlink_version", &rtc::nvjitlink_version,
+          "nvJitLink's (major, minor) version; RuntimeError when it cannot be loaded.");
+    m.def("_nvjitlink_library_path", &rtc::nvjitlink_library_path,
+          "The file of the nvJitLink library in use, links resolved; RuntimeError when none can be loaded.");
     m.def("_find_device_library", &rtc::find_device_library, "name"_a, "libdir"_a,
           "The path of lib<name>.a in libdir, else in CUDA_HOME/lib64 or /usr/local/cuda/lib64.");
     nb::class_<rtc::linker>(m, "_Linker", "nvJitLink: add device code, then complete() once for a cubin.")

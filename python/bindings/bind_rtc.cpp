@@ -36,6 +36,8 @@ nb::list notes_list(const std::vector<rtc::option_note>& notes) {
 void bind_rtc(nb::module_& m) {
     m.def("nvrtc_available", &rtc::nvrtc_available, "True when libnvrtc can be loaded.");
     m.def("nvrtc_version", &rtc::version, "NVRTC's (major, minor) version.");
+    m.def("_nvrtc_library_path", &rtc::nvrtc_library_path,
+          "The file of the NVRTC library in use, links resolved; RuntimeError when none can be loaded.");
     m.def("nvrtc_default_arch", &rtc::default_arch,
           "The architecture compiled for when none is given: the current device's, else sm_90.");
     m.def("_default_cache_dir", [] {
@@ -43,6 +45,10 @@ void bind_rtc(nb::module_& m) {
         return dir ? std::optional<std::string>(dir->string()) : std::nullopt;
     }, "GPUKIT_CACHE_DIR, $XDG_CACHE_HOME/gpukit or ~/.cache/gpukit; None when GPUKIT_DISABLE_CACHE is set.");
     m.def("_cache_disabled_by_environment", &rtc::cache_disabled_by_environment);
+    m.def("_cache_usage", [](const std::string& directory) {
+        const rtc::compile_cache::usage_info usage = rtc::compile_cache(directory).usage();
+        return nb::make_tuple(usage.entries, usage.bytes);
+    }, "directory"_a, "(entries, bytes): the compilation cache entries in directory and their total size.");
     m.def("_find_nvcc", &rtc::find_nvcc, "name"_a,
           "The path of the nvcc to run for `name` (a path, or searched on PATH, CUDA_PATH/bin, CUDA_HOME/bin, "
           "/usr/local/cuda/bin); '' when none is found.");

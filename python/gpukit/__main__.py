@@ -1,23 +1,60 @@
-"""Command line: ``python -m gpukit info`` and ``python -m gpukit bench [options]``."""
+"""The command line: ``gpukit`` (installed as a console script) or ``python -m gpukit``,
+with the subcommands ``info`` (the default) and ``bench``. docs/command-line.md describes them."""
+import argparse
 import os
 import sys
 
+import gpukit
+from gpukit.bench import harness
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose epilog may be a function, called only when the help is
+    shown: the bench cases listed there import numpy and OpenCL, which `gpukit info` and
+    `--version` need not wait for."""
+
+    def format_help(self):
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
+
+
+def _program_name():
+    return "python -m gpukit" if os.path.basename(sys.argv[0]) == "__main__.py" else "gpukit"
+
+
+def _parsers():
+    """The command's parser and its subcommands' parsers by name."""
+    version = f"gpukit {gpukit.VERSION_TEXT}"
+    parser = _Parser(prog=_program_name(), description="gpukit's command line: what gpukit finds on this "
+                     "machine (info, the default) and benchmarks against other libraries (bench).")
+    parser.add_argument("--version", action="version", version=version)
+    commands = parser.add_subparsers(dest="command", metavar="{info,bench}")
+    info = commands.add_parser("info", help="what gpukit finds here: build, libraries, devices, cache, environment",
+                               description="What gpukit finds on this machine: its version and build, the host, "
+                               "the CUDA driver, NVRTC, nvJitLink, nvcc and toolkit headers, CUDA and OpenCL "
+                               "devices, the compile cache and the environment variables gpukit reads. "
+                               "What is missing is said, with the reason.")
+    info.add_argument("--version", action="version", version=version)
+    info.add_argument("--json", action="store_true", help="print JSON instead of text")
+    bench = commands.add_parser("bench", help="run benchmark cases side by side with other libraries",
+                                description=harness.DESCRIPTION, epilog=harness.case_list_text)
+    bench.add_argument("--version", action="version", version=version)
+    harness.add_arguments(bench)
+    return parser, {"info": info, "bench": bench}
+
 
 def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
-    command = argv.pop(0) if argv else "info"
-    if command == "info":
-        from gpukit.info import print_info
-        print_info()
-        return 0
-    if command == "bench":
+    """Runs the command line `argv` (sys.argv[1:] when None); returns the exit status."""
+    parser, commands = _parsers()
+    args = parser.parse_args(argv)
+    if args.command == "bench":
         # Before numpy is loaded: OpenBLAS's worker threads spin for a while after start-up
         # and take CPU from the host-side cases on small machines; no case uses BLAS.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-        from gpukit.bench.harness import main as bench_main
-        return bench_main(argv)
-    print(f"usage: python -m gpukit [info | bench [--help]]  (unknown command '{command}')", file=sys.stderr)
-    return 2
+        return harness.run(args, commands["bench"])
+    from gpukit import info
+    return info.main(as_json=args.command == "info" and args.json)
 
 
 if __name__ == "__main__":

@@ -1,50 +1,352 @@
-"""``python -m gpukit info``: what gpukit sees on this machine, CUDA and OpenCL."""
+"""``gpukit info`` (``python -m gpukit info``): what gpukit finds on this machine, for bug
+reports and for checking an installation, as text or as JSON (``--json``).
+
+It reports gpukit's version and build, the host (Python, numpy, OS, CPU), the CUDA driver,
+NVRTC, nvJitLink and nvcc (found or not, version, file), the CUDA toolkit headers handed to
+NVRTC, every CUDA device and every OpenCL platform and device, the compile cache, and every
+environment variable gpukit reads. Each part is probed on its own: what is missing is
+reported with the reason, and never stops the report (a machine without a GPU gets one).
+"""
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import textwrap
+
 import gpukit
-import gpukit.driver as drv
+from gpukit import _environment, _gpukit
+
+#: Seconds ``nvcc --version`` may take before it is reported as not answering.
+NVCC_TIMEOUT = 10
+
+# The driver's device attributes reported for every CUDA device: the JSON key, the
+# attribute's name (gpukit.driver.device_attribute) and the factor to the key's unit.
+_DEVICE_ATTRIBUTES = [
+    ("multiprocessors", "MULTIPROCESSOR_COUNT", 1),
+    ("clock_mhz", "CLOCK_RATE", 1e-3),
+    ("memory_clock_mhz", "MEMORY_CLOCK_RATE", 1e-3),
+    ("memory_bus_bits", "GLOBAL_MEMORY_BUS_WIDTH", 1),
+    ("l2_cache_bytes", "L2_CACHE_SIZE", 1),
+    ("max_threads_per_block", "MAX_THREADS_PER_BLOCK", 1),
+    ("shared_memory_per_block_bytes", "MAX_SHARED_MEMORY_PER_BLOCK", 1),
+    ("warp_size", "WARP_SIZE", 1),
+    ("async_engines", "ASYNC_ENGINE_COUNT", 1),
+    ("ecc_enabled", "ECC_ENABLED", bool),
+    ("integrated", "INTEGRATED", bool),
+    ("tcc_driver", "TCC_DRIVER", bool),
+    ("kernel_timeout", "KERNEL_EXEC_TIMEOUT", bool),
+    ("managed_memory", "MANAGED_MEMORY", bool),
+]
 
 
-def _cuda_lines():
-    if not drv.driver_available():
-        yield "CUDA: no NVIDIA driver on this machine (libcuda.so.1 not found); CUDA features are unavailable"
-        return
+def _message(error):
+    """An exception's text for the report; its type when it has none."""
+    return str(error) or type(error).__name__
+
+
+def _component(path, version):
+    """A library or program: ``found``, its ``version`` and ``path`` (each the result of
+    the given function, None when it raises) and the first ``error`` met."""
+    report = {"found": False, "version": None, "path": None, "error": None}
+    for key, probe in (("path", path), ("version", version)):
+        try:
+            report[key] = probe()
+        except Exception as e:  # whatever fails is reported, never raised
+            report["error"] = report["error"] or _message(e)
+            break
+    report["found"] = report["path"] is not None
+    return report
+
+
+def _driver_version():
+    import gpukit.driver as drv
     version = drv.get_driver_version()
-    yield f"CUDA driver: {version // 1000}.{(version % 1000) // 10}; gpukit built against CUDA " + \
-        ".".join(map(str, drv.get_version()[:2]))
-    count = drv.Device.count()
-    if count == 0:
-        yield "CUDA devices: none"
-    for i in range(count):
-        dev = drv.Device(i)
-        major, minor = dev.compute_capability()
-        yield (f"  [{i}] {dev.name()}: compute capability {major}.{minor}, "
-               f"{dev.total_memory() / 2**30:.1f} GiB, {dev.multiprocessor_count} multiprocessors, "
-               f"SM clock {dev.clock_rate / 1000:.0f} MHz, memory clock {dev.memory_clock_rate / 1000:.0f} MHz, "
-               f"PCI bus id {dev.pci_bus_id()}")
+    return f"{version // 1000}.{version % 1000 // 10}"
 
 
-def _opencl_lines():
+def cuda_driver():
+    """libcuda: found, version (the CUDA version it supports), file."""
+    return _component(_gpukit._driver_library_path, _driver_version)
+
+
+def _nvrtc():
+    return _component(_gpukit._nvrtc_library_path, lambda: "{}.{}".format(*_gpukit.nvrtc_version()))
+
+
+def _nvjitlink():
+    return _component(_gpukit._nvjitlink_library_path, lambda: "{}.{}".format(*_gpukit._nvjitlink_version()))
+
+
+def _find_nvcc():
+    path = _gpukit._find_nvcc("nvcc")
+    if not path:
+        raise FileNotFoundError("nvcc is not on PATH, in $CUDA_PATH/bin, $CUDA_HOME/bin or /usr/local/cuda/bin")
+    return path
+
+
+def _nvcc_version():
+    # Bounded: a broken install or a hung network file system must not hang the report.
+    try:
+        run = subprocess.run([_find_nvcc(), "--version"], capture_output=True, text=True, timeout=NVCC_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise TimeoutError(f"'nvcc --version' did not answer within {NVCC_TIMEOUT} s") from None
+    if run.returncode != 0:
+        raise RuntimeError(f"'nvcc --version' failed ({run.returncode}): {run.stderr.strip()}")
+    # "Cuda compilation tools, release 13.0, V13.0.88"
+    found = re.search(r"release [\d.]+, V([\d.]+)", run.stdout)
+    return found.group(1) if found else run.stdout.strip()
+
+
+def _nvcc():
+    return _component(_find_nvcc, _nvcc_version)
+
+
+def _cuda_toolkit():
+    from gpukit import compiler  # sets the pip packages' directories the search includes
+    include_dirs, found_via, looked_in = _gpukit._find_cuda_toolkit()
+    return {"found": bool(include_dirs), "include_dirs": list(include_dirs), "found_via": found_via or None,
+            "looked_in": list(looked_in), "gpukit_include_dir": compiler.DEVICE_INCLUDE_DIR}
+
+
+def _uuid_text(raw):
+    hex_digits = raw.hex()
+    return f"GPU-{hex_digits[:8]}-{hex_digits[8:12]}-{hex_digits[12:16]}-{hex_digits[16:20]}-{hex_digits[20:]}"
+
+
+def cuda_device(number):
+    """Device `number`: name, compute capability, memory, PCI bus id, UUID, the attributes
+    of _DEVICE_ATTRIBUTES (None where the driver does not answer) and every attribute the
+    driver reports (``attributes``)."""
+    import gpukit.driver as drv
+    device = drv.Device(number)
+    attributes = {attribute.name: value for attribute, value in device.get_attributes().items()}
+    report = {"number": number, "name": device.name(),
+              "compute_capability": "{}.{}".format(*device.compute_capability()),
+              "total_memory_bytes": device.total_memory(), "pci_bus_id": device.pci_bus_id(),
+              "uuid": _uuid_text(device.uuid()),
+              "compute_mode": drv.compute_mode(attributes["COMPUTE_MODE"]).name if "COMPUTE_MODE" in attributes else None}
+    for key, name, convert in _DEVICE_ATTRIBUTES:
+        value = attributes.get(name)
+        report[key] = None if value is None else convert(value) if convert is bool else round(value * convert, 3)
+    report["attributes"] = attributes
+    return report
+
+
+def _cuda_devices():
+    report = {"count": 0, "error": None, "devices": []}
+    try:
+        import gpukit.driver as drv
+        if not drv.driver_available():
+            report["error"] = "no CUDA driver"
+            return report
+        report["count"] = drv.Device.count()
+    except Exception as e:
+        report["error"] = _message(e)
+        return report
+    for number in range(report["count"]):
+        try:
+            report["devices"].append(cuda_device(number))
+        except Exception as e:
+            report["devices"].append({"number": number, "error": _message(e)})
+    return report
+
+
+def _opencl_device(device):
+    return {"name": device.name, "type": device.type.name, "vendor": device.vendor, "version": device.version,
+            "driver_version": device.driver_version, "compute_units": device.max_compute_units,
+            "global_memory_bytes": device.global_mem_size, "local_memory_bytes": device.local_mem_size,
+            "max_allocation_bytes": device.max_mem_alloc_size, "max_work_group_size": device.max_work_group_size}
+
+
+def _opencl():
+    report = {"found": False, "error": None, "platforms": []}
     try:
         from gpukit import cl
-    except ImportError as e:
-        yield f"OpenCL: the OpenCL backend could not be imported ({e})"
-        return
+        for platform_ in cl.get_platforms():
+            report["platforms"].append({"name": platform_.name, "vendor": platform_.vendor,
+                                        "version": platform_.version,
+                                        "devices": [_opencl_device(d) for d in platform_.get_devices()]})
+    except Exception as e:
+        report["error"] = _message(e)
+    report["found"] = bool(report["platforms"])
+    return report
+
+
+def _compile_cache():
+    directory = _gpukit._default_cache_dir()
+    entries, size = _gpukit._cache_usage(directory) if directory else (0, 0)
+    return {"directory": directory, "disabled": _gpukit._cache_disabled_by_environment(),
+            "exists": bool(directory) and os.path.isdir(directory), "entries": entries, "bytes": size}
+
+
+def _cpu_model():
     try:
-        platforms = cl.get_platforms()
-    except cl.Error as e:
-        yield f"OpenCL: unavailable ({e})"
-        return
-    if not platforms:
-        yield "OpenCL: no platform installed"
-    for p, platform in enumerate(platforms):
-        yield f"OpenCL platform [{p}] {platform.name} ({platform.vendor}, {platform.version})"
-        for d, device in enumerate(platform.get_devices()):
-            yield (f"  [{p}:{d}] {device.name}: {device.max_compute_units} compute units, "
-                   f"{device.global_mem_size / 2**30:.1f} GiB")
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
-def print_info():
-    print(f"gpukit {gpukit.VERSION_TEXT}")
-    for line in _cuda_lines():
-        print(line)
-    for line in _opencl_lines():
-        print(line)
+def _os_name():
+    try:
+        return platform.freedesktop_os_release().get("PRETTY_NAME") or platform.system()
+    except OSError:
+        return platform.system()
+
+
+def host():
+    """Python, numpy, the OS and the CPU."""
+    import numpy
+    return {"python": platform.python_version(), "python_implementation": platform.python_implementation(),
+            "python_executable": sys.executable, "numpy": numpy.__version__, "os": _os_name(),
+            "kernel": f"{platform.system()} {platform.release()}", "machine": platform.machine(),
+            "libc": " ".join(platform.libc_ver()).strip() or None, "cpu": _cpu_model(), "cpu_count": os.cpu_count()}
+
+
+def gpukit_build():
+    """gpukit's version, where it is installed, and how its extension module was built."""
+    build = _gpukit._build_info()
+    return {"version": gpukit.VERSION_TEXT, "path": os.path.dirname(os.path.abspath(gpukit.__file__)),
+            "extension": _gpukit.__file__,
+            "build": {"compiler": build["compiler"], "cxx_standard": build["cxx_standard"],
+                      "build_type": build["build_type"] or None,
+                      "cuda_headers": "{}.{}".format(*build["cuda_headers"]),
+                      "nanobind": "{}.{}.{}".format(*build["nanobind"]), "python": build["python"]}}
+
+
+def collect():
+    """The whole report as a dict of JSON types (its keys are those of SECTIONS)."""
+    return {"gpukit": gpukit_build(), "host": host(), "cuda_driver": cuda_driver(), "nvrtc": _nvrtc(),
+            "nvjitlink": _nvjitlink(), "nvcc": _nvcc(), "cuda_toolkit": _cuda_toolkit(),
+            "cuda_devices": _cuda_devices(), "opencl": _opencl(), "compile_cache": _compile_cache(),
+            "environment": {name: os.environ.get(name) for name in _environment.VARIABLES}}
+
+
+# ---- text -----------------------------------------------------------------------------
+
+def _size(count):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if count < 1024 or unit == "TiB":
+            return f"{count} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1024
+
+
+def _component_text(component):
+    if not component["found"]:
+        return f"not found: {component['error']}"
+    version = component["version"] or f"version unknown ({component['error']})"
+    return f"{version}, {component['path']}"
+
+
+def _gpukit_lines(report):
+    build = report["build"]
+    standard = f"C++{build['cxx_standard'] // 100 % 100}"
+    yield f"version          {report['version']}"
+    yield f"installed in     {report['path']}"
+    yield f"extension        {report['extension']}"
+    yield (f"built with       {build['compiler']}, {standard}, {build['build_type'] or 'no build type'}, "
+           f"CUDA {build['cuda_headers']} headers, nanobind {build['nanobind']}, Python {build['python']}")
+
+
+def _host_lines(report):
+    yield f"Python           {report['python']} ({report['python_implementation']}, {report['python_executable']})"
+    yield f"numpy            {report['numpy']}"
+    yield f"OS               {report['os']}, {report['kernel']}, {report['machine']}, {report['libc'] or 'libc unknown'}"
+    yield f"CPU              {report['cpu']}, {report['cpu_count']} logical CPUs"
+
+
+def _cuda_lines(report):
+    yield f"driver           {_component_text(report['cuda_driver'])}"
+    yield f"NVRTC            {_component_text(report['nvrtc'])}"
+    yield f"nvJitLink        {_component_text(report['nvjitlink'])}"
+    yield f"nvcc             {_component_text(report['nvcc'])}"
+    toolkit = report["cuda_toolkit"]
+    if toolkit["found"]:
+        yield f"toolkit headers  {', '.join(toolkit['include_dirs'])} (found via {toolkit['found_via']})"
+    else:
+        yield f"toolkit headers  not found (NVRTC gets none); looked in: {'; '.join(toolkit['looked_in'])}"
+    yield f"gpukit headers   {toolkit['gpukit_include_dir']}"
+
+
+def _device_lines(report):
+    if report["error"]:
+        yield f"none: {report['error']}"
+    elif not report["devices"]:
+        yield "none: the driver reports no CUDA device"
+    for device in report["devices"]:
+        if "error" in device:
+            yield f"[{device['number']}] could not be queried: {device['error']}"
+            continue
+        yield (f"[{device['number']}] {device['name']}: compute capability {device['compute_capability']}, "
+               f"{_size(device['total_memory_bytes'])}, {device['multiprocessors']} multiprocessors")
+        yield (f"    clocks {device['clock_mhz']} MHz (SM), {device['memory_clock_mhz']} MHz (memory), "
+               f"{device['memory_bus_bits']}-bit memory bus, L2 {_size(device['l2_cache_bytes'] or 0)}")
+        yield (f"    PCI bus id {device['pci_bus_id']}, {device['uuid']}, compute mode {device['compute_mode']}, "
+               f"ECC {'on' if device['ecc_enabled'] else 'off'}, "
+               f"driver model {'TCC' if device['tcc_driver'] else 'default'}, "
+               f"{'integrated' if device['integrated'] else 'discrete'}, "
+               f"kernel time limit {'yes' if device['kernel_timeout'] else 'no'}")
+
+
+def _opencl_lines(report):
+    if not report["platforms"]:
+        yield f"no platform: {report['error'] or 'no OpenCL implementation is installed'}"
+    for p, platform_ in enumerate(report["platforms"]):
+        yield f"platform [{p}] {platform_['name']} ({platform_['vendor']}, {platform_['version']})"
+        for d, device in enumerate(platform_["devices"]):
+            yield (f"    [{p}:{d}] {device['name']}: {device['type']}, {device['compute_units']} compute units, "
+                   f"{_size(device['global_memory_bytes'])}, {device['version']}, driver {device['driver_version']}")
+
+
+def _cache_lines(report):
+    if report["disabled"]:
+        yield "disabled (GPUKIT_DISABLE_CACHE or PYCUDA_DISABLE_CACHE is set)"
+    elif not report["directory"]:
+        yield "no directory: neither GPUKIT_CACHE_DIR, XDG_CACHE_HOME nor HOME is set"
+    elif not report["exists"]:
+        yield f"{report['directory']} (not made yet: nothing compiled so far)"
+    else:
+        yield f"{report['directory']}: {report['entries']} entries, {_size(report['bytes'])}"
+
+
+def _environment_lines(report):
+    set_here = {name: value for name, value in report.items() if value is not None}
+    width = max(map(len, set_here), default=0)
+    for name, value in set_here.items():
+        yield f"{name:<{width}}  {value}"
+        yield f"{'':<{width}}    ({_environment.VARIABLES[name]})"
+    unset = [name for name, value in report.items() if value is None]
+    yield from textwrap.wrap(", ".join(unset), width=96, initial_indent="not set: ", subsequent_indent=" " * 9)
+
+
+#: The text's sections: (title, the report's keys it shows, its lines).
+SECTIONS = [
+    ("gpukit", ["gpukit"], lambda r: _gpukit_lines(r["gpukit"])),
+    ("Host", ["host"], lambda r: _host_lines(r["host"])),
+    ("CUDA", ["cuda_driver", "nvrtc", "nvjitlink", "nvcc", "cuda_toolkit"], _cuda_lines),
+    ("CUDA devices", ["cuda_devices"], lambda r: _device_lines(r["cuda_devices"])),
+    ("OpenCL", ["opencl"], lambda r: _opencl_lines(r["opencl"])),
+    ("Compile cache", ["compile_cache"], lambda r: _cache_lines(r["compile_cache"])),
+    ("Environment variables gpukit reads", ["environment"], lambda r: _environment_lines(r["environment"])),
+]
+
+
+def format_text(report):
+    """The report as text: one titled section after another."""
+    blocks = []
+    for title, _, lines in SECTIONS:
+        blocks.append("\n".join([title] + [f"  {line}" for line in lines(report)]))
+    return "\n\n".join(blocks) + "\n"
+
+
+def main(as_json=False, out=None):
+    """Prints the report (as JSON when `as_json`) to `out` (stdout); returns the exit status."""
+    report = collect()
+    text = json.dumps(report, indent=2) + "\n" if as_json else format_text(report)
+    (out or sys.stdout).write(text)
+    return 0

@@ -1,5 +1,6 @@
 #include "gpukit/cuda/api.hpp"
 
+#include "gpukit/core/detail/dynamic_library.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/fork.hpp"
 
@@ -32,6 +33,7 @@ using get_proc_address_fn = CUresult (*)(const char*, void**, int, cuuint64_t,
 struct loaded_driver {
     driver_api table;
     std::string load_failure;   // why libcuda could not be loaded; empty when it was
+    std::string path;           // the file it was loaded from
     CUresult init_result = CUDA_SUCCESS;
     std::uint64_t fork_generation = gpukit::fork_generation();  // of the process that loaded it
 };
@@ -70,6 +72,7 @@ loaded_driver load_driver() {
                               "gpukit needs a driver for CUDA 12 or newer";
         return driver;
     }
+    driver.path = gpukit::detail::library_file(reinterpret_cast<const void*>(get_proc));
     resolve_all(driver.table, get_proc);
     // The library stays loaded for the life of the process: destructors of CUDA objects
     // may run at interpreter exit and must still find the driver.
@@ -108,6 +111,13 @@ bool driver_available() noexcept {
     } catch (...) {
         return false;
     }
+}
+
+std::string driver_library_path() {
+    const loaded_driver& driver = driver_instance();
+    if (!driver.load_failure.empty())
+        throw runtime_error(driver.load_failure, 0, "dlopen");
+    return driver.path;
 }
 
 void throw_missing_entry(const char* routine) {

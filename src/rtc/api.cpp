@@ -139,6 +139,10 @@ std::pair<int, int> version() {
     return {major, minor};
 }
 
+std::string nvrtc_library_path() {
+    return gpukit::detail::library_file(reinterpret_cast<const void*>(api().nvrtcVersion));
+}
+
 void throw_nvrtc_error(nvrtcResult result, const char* routine, const std::string& detail) {
     const char* name = nvrtc_available() ? instance().table.nvrtcGetErrorString(result) : nullptr;
     std::string message = std::string(routine) + " failed: " +

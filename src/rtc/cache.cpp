@@ -19,6 +19,7 @@ constexpr char magic[8] = {'G', 'P', 'U', 'K', 'I', 'T', 'C', '1'};
 constexpr std::size_t header_size = sizeof(magic) + 8 + 32;
 // Far above any module image a compilation makes; a larger file is not ours, so not read.
 constexpr std::size_t max_entry_size = std::size_t(1) << 30;
+constexpr const char* entry_suffix = ".gpukit-cache";
 
 const char* environment(const char* gpukit_name, const char* pycuda_name) {
     if (const char* value = std::getenv(gpukit_name))
@@ -29,7 +30,24 @@ const char* environment(const char* gpukit_name, const char* pycuda_name) {
 }  // namespace
 
 std::filesystem::path compile_cache::entry_path(const std::string& key) const {
-    return directory_ / (key + ".gpukit-cache");
+    return directory_ / (key + entry_suffix);
+}
+
+compile_cache::usage_info compile_cache::usage() const {
+    usage_info usage;
+    std::error_code failed;
+    for (const auto& entry : std::filesystem::directory_iterator(directory_, failed)) {
+        // An entry removed or replaced meanwhile (another process's store) is skipped.
+        std::error_code gone;
+        if (entry.path().extension() != entry_suffix || !entry.is_regular_file(gone))
+            continue;
+        const std::uintmax_t size = entry.file_size(gone);
+        if (gone)
+            continue;
+        ++usage.entries;
+        usage.bytes += size;
+    }
+    return usage;
 }
 
 std::optional<std::vector<char>> compile_cache::load(const std::string& key) const {

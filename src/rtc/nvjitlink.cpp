@@ -68,4 +68,16 @@ bool nvjitlink_available() noexcept {
     }
 }
 
+std::pair<unsigned, unsigned> nvjitlink_version() {
+    unsigned major = 0, minor = 0;
+    if (const nvJitLinkResult result = nvjitlink().nvJitLinkVersion(&major, &minor); result != NVJITLINK_SUCCESS)
+        throw runtime_error("nvJitLinkVersion failed: nvJitLinkResult " + std::to_string(static_cast<int>(result)),
+                            static_cast<int>(result), "nvJitLinkVersion");
+    return {major, minor};
+}
+
+std::string nvjitlink_library_path() {
+    return gpukit::detail::library_file(reinterpret_cast<const void*>(nvjitlink().nvJitLinkVersion));
+}
+
 }  // namespace gpukit::rtc

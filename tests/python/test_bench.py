@@ -1,8 +1,11 @@
 """The benchmark harness and its cases: every case imports and is described without a GPU;
-case selection by name and group; the small-array operations compute what their names say
-(run on numpy, which has the same names); the C++ baselines check their arguments. The GPU
+case selection by name and group; the statistics, the table, the summary, the JSON report
+and the chart on fake cases; the small-array operations compute what their names say (run
+on numpy, which has the same names); the C++ baselines check their arguments. The GPU
 tests run the new cases in a process of their own (the harness makes the primary context
 current once per process) and check that every gpukit side measured something."""
+import datetime
+import io
 import json
 import os
 import subprocess
@@ -12,8 +15,11 @@ import numpy as np
 import pytest
 
 from conftest import run_in_fresh_process
+from test_info import COMPONENT, SCHEMA, check_schema
 
+import gpukit
 import gpukit.driver as drv
+from gpukit import __main__ as command_line
 from gpukit.bench import arrays, cases, copies, harness, reductions, scans, small
 
 SMALL_OPERATIONS = ["add", "axpy", "scale", "neg", "less", "abs", "astype", "sum", "dot", "slice", "reshape", "copy"]
@@ -182,9 +188,189 @@ def test_select_takes_names_and_groups_in_case_order():
 
 def test_the_command_line_refuses_an_unknown_case(capsys):
     with pytest.raises(SystemExit) as raised:
-        harness.main(["no_such_case"])
+        command_line.main(["bench", "no_such_case"])
     assert raised.value.code == 2
     assert "unknown case or group: no_such_case" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("repeats", ["0", "-2", "many"])
+def test_the_command_line_refuses_repeats_that_are_not_positive(capsys, repeats):
+    with pytest.raises(SystemExit) as raised:
+        command_line.main(["bench", "--repeats", repeats, "small_add"])
+    assert raised.value.code == 2
+    assert "--repeats" in capsys.readouterr().err
+
+
+# ---- statistics, the report, the summary and the chart, on fake cases (no GPU) ---------
+
+def test_statistics_of_samples():
+    stats = harness.statistics_of([5.0, 1.0, 4.0, 2.0, 3.0])  # any order
+    assert stats == {"min": 1.0, "q1": 2.0, "median": 3.0, "q3": 4.0, "max": 5.0, "iqr": 2.0,
+                     "spread": pytest.approx(2 / 3), "noisy": True}
+    quiet = harness.statistics_of([10.0, 10.2, 10.1])
+    assert (quiet["min"], quiet["median"], quiet["max"]) == (10.0, 10.1, 10.2)
+    assert quiet["q1"] == pytest.approx(10.05) and quiet["q3"] == pytest.approx(10.15)
+    assert quiet["spread"] == pytest.approx(0.1 / 10.1) and not quiet["noisy"]
+    # The flag's threshold: 10 % of the median.
+    assert not harness.statistics_of([9.5, 10.0, 10.5])["noisy"]  # IQR 0.5: 5 %
+    assert harness.statistics_of([9.0, 10.0, 11.4])["noisy"]  # IQR 1.2: 12 %
+    one = harness.statistics_of([7.0])
+    assert (one["min"], one["q1"], one["median"], one["q3"], one["max"], one["iqr"]) == (7.0,) * 5 + (0.0,)
+    assert harness.statistics_of([0.0, 0.0, 1.0])["spread"] is None  # a median of 0 has no relative spread
+    with pytest.raises(ValueError, match="no samples"):
+        harness.statistics_of([])
+
+
+def fake_side(name, samples=None, unavailable=None, error=None):
+    def run(settings):
+        if unavailable:
+            raise harness.Unavailable(unavailable)
+        if error:
+            raise error
+        return list(samples[:settings["repeats"]])
+    return harness.Side(name, run)
+
+
+FAKE_CASES = [
+    harness.Case("fake_spread", "two sides 50x apart, one noisy", "µs per call",
+                 [fake_side("steady", [1e-6, 1.01e-6, 0.99e-6, 1e-6]),
+                  fake_side("noisy", [50e-6, 40e-6, 70e-6, 55e-6]),
+                  fake_side("missing", unavailable="Other is not installed"),
+                  fake_side("broken", error=ZeroDivisionError("division by zero"))], scale=1e6),
+    harness.Case("fake_nodevice", "nothing runs here", "GB/s",
+                 [fake_side("gpu", unavailable="no CUDA device"), fake_side("other", unavailable="Other is not installed")],
+                 higher_is_better=True, scale=1e-9),
+    harness.Case("fake_nodevice_too", "nothing runs here either", "GB/s",
+                 [fake_side("other", unavailable="Other is not installed"), fake_side("gpu", unavailable="no CUDA device")],
+                 higher_is_better=True, scale=1e-9),
+]
+
+
+def test_a_case_reports_each_side_and_its_ratio():
+    report = harness.run_case(FAKE_CASES[0], {"repeats": 4, "quick": False})
+    steady, noisy, missing, broken = report["results"]
+    assert steady["samples"] == [1e-6, 1.01e-6, 0.99e-6, 1e-6] and steady["median"] == 1e-6 and steady["ratio"] == 1.0
+    assert noisy["median"] == pytest.approx(52.5e-6) and noisy["ratio"] == pytest.approx(52.5) and noisy["noisy"]
+    assert missing == {"side": "missing", "skipped": "Other is not installed"}
+    assert broken == {"side": "broken", "skipped": "failed: ZeroDivisionError: division by zero"}
+    zero = harness.run_case(harness.Case("zero", "a zero baseline", "x", [fake_side("a", [0.0]), fake_side("b", [1.0])]),
+                            {"repeats": 1, "quick": True})
+    assert [r["ratio"] for r in zero["results"]] == [None, None]  # never NaN, which JSON cannot hold
+
+
+def test_the_table_shows_min_median_max_spread_and_flags_noise():
+    out = io.StringIO()
+    harness.print_table(harness.run_case(FAKE_CASES[0], {"repeats": 4, "quick": False}), out)
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == ["", "fake_spread: two sides 50x apart, one noisy"]
+    assert lines[2].split() == ["side", "median", "min", "max", "IQR/median", "ratio", "(µs", "per", "call)"]
+    assert lines[3].split() == ["steady", "1", "0.99", "1.01", "0.5%", "1.00"]
+    assert lines[4].split() == ["noisy", "52.5", "40", "70", "21.4%", "52.50", "!"]  # IQR 47.5 to 58.75
+    assert lines[5].split() == ["missing", "skipped:", "Other", "is", "not", "installed"]
+    assert lines[7].startswith("  ! noisy: interquartile range above 10% of the median")
+
+
+def test_the_summary_counts_cases_and_groups_the_reasons():
+    reports = [harness.run_case(case, {"repeats": 2, "quick": True}) for case in FAKE_CASES]
+    result = harness.summary(reports)
+    assert result == {"cases": 3, "ran": ["fake_spread"],
+                      "could_not_run": {"no CUDA device; Other is not installed": ["fake_nodevice", "fake_nodevice_too"]},
+                      "sides_skipped": {"Other is not installed": 1, "failed: ZeroDivisionError: division by zero": 1}}
+    out = io.StringIO()
+    harness.print_summary(result, out)
+    assert out.getvalue().splitlines() == [
+        "", "Summary: 1 of 3 cases ran here; 2 could not:",
+        "  no CUDA device; Other is not installed: 2 cases (fake_nodevice, fake_nodevice_too)",
+        "Sides skipped in the cases that ran:",
+        "  Other is not installed: 1 side", "  failed: ZeroDivisionError: division by zero: 1 side"]
+
+
+def test_the_chart_leaves_out_cases_without_data_and_goes_logarithmic_past_30x():
+    reports = [harness.run_case(case, {"repeats": 4, "quick": False}) for case in FAKE_CASES]
+    charted = harness.chart_reports(reports)
+    assert [(report["case"], [r["side"] for r in sides]) for report, sides in charted] == [
+        ("fake_spread", ["steady", "noisy"])]
+    assert harness.uses_log_scale([1.0, 52.5]) and harness.uses_log_scale([0.1, 3.01])
+    assert not harness.uses_log_scale([1.0, 30.0]) and not harness.uses_log_scale([2.0])
+    assert not harness.uses_log_scale([0.0, 100.0])  # nothing to place at 0 on a log axis
+    assert harness.write_png(reports[1:], "never-written.png") is False
+
+
+def test_library_versions_come_from_the_installed_packages():
+    versions = harness.library_versions(["pytest", "json", "gpukit_no_such_module"])
+    assert versions == {"pytest": {"package": "pytest", "version": pytest.__version__},
+                        "json": {"package": None, "version": None},  # importable, but from no package
+                        "gpukit_no_such_module": None}
+
+
+@pytest.fixture
+def fake_cases(monkeypatch):
+    monkeypatch.setattr(harness, "_all_cases", lambda: FAKE_CASES)
+
+
+@pytest.fixture
+def no_matplotlib(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
+
+
+def test_the_json_report_records_what_ran_where_and_when(tmp_path, capsys, fake_cases, no_matplotlib):
+    path = tmp_path / "out" / "bench.json"
+    assert command_line.main(["bench", "--repeats", "4", "--json", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == ["[1/3] fake_spread: 4 sides", "[2/3] fake_nodevice: 2 sides",
+                                         "[3/3] fake_nodevice_too: 2 sides"]
+    assert "Summary: 1 of 3 cases ran here; 2 could not:" in captured.out
+    report = json.loads(path.read_text())
+    measured = {"side": str, "samples": [float], "min": float, "q1": float, "median": float, "q3": float,
+                "max": float, "iqr": float, "spread": (float, None), "noisy": bool, "ratio": (float, None)}
+    skipped = {"side": str, "skipped": str}
+    check_schema(report, {
+        "machine": {"date": str, "gpukit": SCHEMA["gpukit"], "cuda_driver": COMPONENT, "gpu": (dict, None),
+                    "host": SCHEMA["host"], "libraries": {name: (dict, None) for name in harness.LIBRARIES}},
+        "settings": {"repeats": int, "quick": bool},
+        "cases": [{"case": str, "description": str, "unit": str, "higher_is_better": bool, "scale": float,
+                   "results": list}],
+        "summary": {"cases": int, "ran": [str], "could_not_run": {"no CUDA device; Other is not installed": [str]},
+                    "sides_skipped": dict}})
+    for case in report["cases"]:
+        for result in case["results"]:
+            check_schema(result, measured if "samples" in result else skipped, case["case"])
+    assert [c["case"] for c in report["cases"]] == [c.name for c in FAKE_CASES]
+    assert report["settings"] == {"repeats": 4, "quick": False}
+    when = datetime.datetime.fromisoformat(report["machine"]["date"])
+    assert when.tzinfo is not None and abs(datetime.datetime.now(datetime.timezone.utc) - when).total_seconds() < 600
+    assert report["machine"]["gpukit"]["version"] == gpukit.VERSION_TEXT
+    assert report["machine"]["host"]["cpu_count"] == os.cpu_count()
+    for info in report["machine"]["libraries"].values():
+        assert info is None or set(info) == {"package", "version"}
+    if not drv.driver_available():
+        assert report["machine"]["gpu"] is None and not report["machine"]["cuda_driver"]["found"]
+
+
+def test_no_chart_without_matplotlib_is_said_and_the_json_still_written(tmp_path, capsys, fake_cases, no_matplotlib):
+    path = tmp_path / "bench.json"
+    assert command_line.main(["bench", "--quick", "--json", str(path), "fake_spread"]) == 0
+    assert path.exists()
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"results: {path}; no chart: matplotlib is not installed (pip install matplotlib)")
+
+
+def test_asking_for_a_chart_without_matplotlib_fails_before_running(tmp_path, capsys, fake_cases, no_matplotlib):
+    path = tmp_path / "bench.json"
+    with pytest.raises(SystemExit) as raised:
+        command_line.main(["bench", "--json", str(path), "--png", str(tmp_path / "chart.png"), "fake_spread"])
+    assert raised.value.code == 2
+    captured = capsys.readouterr()
+    assert "--png needs matplotlib: matplotlib is not installed (pip install matplotlib)" in captured.err
+    assert not path.exists() and "fake_spread" not in captured.err  # nothing ran
+
+
+def test_the_chart_is_drawn_with_matplotlib(tmp_path, capsys, fake_cases):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "charts" / "bench.png"
+    assert command_line.main(["bench", "--quick", "--json", str(tmp_path / "b.json"), "--png", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert capsys.readouterr().out.splitlines()[-1].endswith(f"; chart: {png}")
 
 
 def bench_in_fresh_process(tmp_path, *names):

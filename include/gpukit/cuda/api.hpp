@@ -34,6 +34,11 @@ const driver_api& api();
 // True when libcuda.so.1 can be loaded; never throws.
 bool driver_available() noexcept;
 
+// The file libcuda.so.1 was loaded from, links resolved (for reports such as `python -m
+// gpukit info`). Throws runtime_error like api() when there is no driver, but not when only
+// cuInit failed: the file is worth showing then too.
+std::string driver_library_path();
+
 // For tests only: the live table, whose entries may be replaced.
 driver_api& mutable_api();
 

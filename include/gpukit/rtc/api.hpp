@@ -46,6 +46,10 @@ nvrtc_api& mutable_api();
 // NVRTC's (major, minor) version.
 std::pair<int, int> version();
 
+// The file of the NVRTC library in use, links resolved (for reports such as `python -m
+// gpukit info`); loads it, and throws like api() when none can be loaded.
+std::string nvrtc_library_path();
+
 // Throws runtime_error "<routine> failed: <NVRTC_ERROR_...>[ (<detail>)]".
 [[noreturn]] void throw_nvrtc_error(nvrtcResult result, const char* routine, const std::string& detail = {});
 

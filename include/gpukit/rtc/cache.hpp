@@ -12,6 +12,8 @@
 // an identical payload.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -32,6 +34,14 @@ public:
 
     std::filesystem::path entry_path(const std::string& key) const;
     const std::filesystem::path& directory() const noexcept { return directory_; }
+
+    // What the cache holds on disk: its entry files and their total size (other files in
+    // the directory are not counted); zero when the directory does not exist.
+    struct usage_info {
+        std::size_t entries = 0;
+        std::uintmax_t bytes = 0;
+    };
+    usage_info usage() const;
 
 private:
     std::filesystem::path directory_;

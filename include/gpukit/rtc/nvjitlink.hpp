@@ -8,6 +8,7 @@
 #include <nvJitLink.h>
 
 #include <string>
+#include <utility>
 
 namespace gpukit::rtc {
 
@@ -22,5 +23,11 @@ const nvjitlink_api& nvjitlink();
 
 // True when libnvJitLink can be loaded; never throws.
 bool nvjitlink_available() noexcept;
+
+// nvJitLink's (major, minor) version; throws like nvjitlink() when it cannot be loaded.
+std::pair<unsigned, unsigned> nvjitlink_version();
+
+// The file of the nvJitLink library in use, links resolved; throws like nvjitlink().
+std::string nvjitlink_library_path();
 
 }  // namespace gpukit::rtc

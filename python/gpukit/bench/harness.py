@@ -2,14 +2,37 @@
 
 A case is a list of sides. Each side is a function returning one sample per repeat (the
 seconds one operation took, or a rate), measured after its own warm-up; a side whose
-library is missing raises Unavailable and is listed as skipped. The first available side is
-the baseline every ratio is taken against.
+library is missing raises Unavailable and is listed as skipped, with the reason. The first
+measured side is the baseline every ratio is taken against.
+
+Each measured side is reported by the median of its samples, with the minimum, the maximum
+and the interquartile range; a side whose interquartile range is more than NOISY_SPREAD of
+its median is flagged, since its median is then not to be trusted to a few percent. The
+JSON report records the samples, the statistics, what was measured on (gpukit and the other
+libraries, the CUDA driver, the GPU, the CPU, the OS, Python) and when.
 """
 import argparse
+import collections
 import datetime
+import importlib.metadata
+import importlib.util
 import json
+import os
 import statistics
 import sys
+import textwrap
+
+#: A side whose interquartile range exceeds this fraction of its median is flagged as noisy.
+NOISY_SPREAD = 0.10
+#: The chart's axis is logarithmic for a case whose largest median exceeds its smallest this many times.
+LOG_SCALE_RATIO = 30
+#: The libraries whose versions the report records (those installed), by module name.
+LIBRARIES = ["cupy", "pycuda", "numba", "numba_cuda", "cuda", "pyopencl"]
+
+DESCRIPTION = ("Runs benchmark cases, each with gpukit and its baselines (the raw driver call from C++, CuPy, "
+               "PyCUDA, numba-cuda, cuda-python, PyOpenCL: whichever are installed) side by side in this process. "
+               "Each side reports min / median / max and the interquartile range of its repeats; the ratio is "
+               "its median over the first side's. Results go to a JSON file and, with matplotlib, a chart.")
 
 
 class Unavailable(Exception):
@@ -58,12 +81,35 @@ def groups(cases):
     return sorted({p for p in prefixes if prefixes.count(p) > 1})
 
 
+def case_list_text():
+    """The cases and groups, for the end of ``bench --help``."""
+    cases = _all_cases()
+    return f"cases: {', '.join(c.name for c in cases)}. groups: {', '.join(groups(cases))}."
+
+
+# ---- statistics -------------------------------------------------------------------------
+
+def statistics_of(samples):
+    """min, first quartile, median, third quartile, max, the interquartile range, the spread
+    (iqr / median; None for a median of 0) and whether the spread makes the side noisy."""
+    if not samples:
+        raise ValueError("a side returned no samples")
+    ordered = sorted(samples)
+    median = statistics.median(ordered)
+    # The quartiles of the samples themselves (inclusive): with 3 repeats, the middle of
+    # each half; one sample is its own quartiles.
+    q1, _, q3 = statistics.quantiles(ordered, n=4, method="inclusive") if len(ordered) > 1 else (median,) * 3
+    spread = (q3 - q1) / abs(median) if median else None
+    return {"min": ordered[0], "q1": q1, "median": median, "q3": q3, "max": ordered[-1], "iqr": q3 - q1,
+            "spread": spread, "noisy": spread is not None and spread > NOISY_SPREAD}
+
+
 def run_case(case, settings):
     results = []
     for side in case.sides:
         try:
             samples = side.run(settings)
-            results.append({"side": side.name, "samples": samples, "median": statistics.median(samples)})
+            results.append({"side": side.name, "samples": samples, **statistics_of(samples)})
         except Unavailable as why:
             results.append({"side": side.name, "skipped": str(why)})
         except Exception as e:  # a broken third-party library must not stop the other sides
@@ -73,79 +119,224 @@ def run_case(case, settings):
         base = measured[0]["median"]
         for r in measured:
             # Ratio as "times the baseline's cost" (or rate), so 1.05 means 5 % more time (or rate).
-            r["ratio"] = r["median"] / base if base else float("nan")
+            r["ratio"] = r["median"] / base if base else None
     return {"case": case.name, "description": case.description, "unit": case.unit,
             "higher_is_better": case.higher_is_better, "results": results, "scale": case.scale}
 
 
-def print_table(report, out=sys.stdout):
+# ---- text -------------------------------------------------------------------------------
+
+def print_table(report, out):
+    scale = report["scale"]
+    width = max(len(r["side"]) for r in report["results"])
     print(f"\n{report['case']}: {report['description']}", file=out)
-    print(f"  {'side':<34} {'median (' + report['unit'] + ')':>18} {'ratio':>8}", file=out)
+    print(f"  {'side':<{width}} {'median':>10} {'min':>10} {'max':>10} {'IQR/median':>10} {'ratio':>7}"
+          f"   ({report['unit']})", file=out)
+    noisy = False
     for r in report["results"]:
-        if "median" in r:
-            print(f"  {r['side']:<34} {r['median'] * report['scale']:>18.3f} {r['ratio']:>8.2f}", file=out)
+        if "median" not in r:
+            print(f"  {r['side']:<{width}} skipped: {r['skipped']}", file=out)
+            continue
+        spread = "-" if r["spread"] is None else f"{r['spread']:.1%}"
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}"
+        flag = " !" if r["noisy"] else ""
+        noisy = noisy or r["noisy"]
+        print(f"  {r['side']:<{width}} {r['median'] * scale:>10.4g} {r['min'] * scale:>10.4g} "
+              f"{r['max'] * scale:>10.4g} {spread:>10} {ratio:>7}{flag}", file=out)
+    if noisy:
+        print(f"  ! noisy: interquartile range above {NOISY_SPREAD:.0%} of the median (a busy machine, or a "
+              "side that varies); more --repeats or a quieter machine help", file=out)
+
+
+def summary(reports):
+    """How many cases ran (at least one side measured), the cases that could not, by reason
+    (the reasons their sides gave, sorted and joined), and the sides skipped in cases that
+    ran, by reason."""
+    ran, could_not, sides_skipped = [], collections.defaultdict(list), collections.Counter()
+    for report in reports:
+        reasons = [r["skipped"] for r in report["results"] if "skipped" in r]
+        if any("median" in r for r in report["results"]):
+            ran.append(report["case"])
+            sides_skipped.update(reasons)
         else:
-            print(f"  {r['side']:<34} {'skipped: ' + r['skipped']}", file=out)
+            could_not["; ".join(sorted(set(reasons), key=str.lower)) or "the case has no sides"].append(report["case"])
+    return {"cases": len(reports), "ran": ran, "could_not_run": dict(could_not), "sides_skipped": dict(sides_skipped)}
 
 
-def write_png(reports, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    fig, axes = plt.subplots(len(reports), 1, figsize=(8, 2.5 * len(reports)), squeeze=False)
-    for ax, report in zip(axes[:, 0], reports):
-        measured = [r for r in report["results"] if "median" in r]
-        ax.barh([r["side"] for r in measured], [r["median"] * report["scale"] for r in measured])
-        ax.set_title(report["case"])
-        ax.set_xlabel(report["unit"])
-    fig.tight_layout()
-    fig.savefig(path)
-    return True
+def print_summary(result, out):
+    print(f"\nSummary: {len(result['ran'])} of {result['cases']} cases ran here", end="", file=out)
+    missing = sum(map(len, result["could_not_run"].values()))
+    print(f"; {missing} could not:" if missing else ".", file=out)
+    for reason, names in sorted(result["could_not_run"].items(), key=lambda item: -len(item[1])):
+        text = f"{reason}: {len(names)} case{'s' * (len(names) != 1)} ({', '.join(names)})"
+        print("\n".join(textwrap.wrap(text, width=100, initial_indent="  ", subsequent_indent="      ")), file=out)
+    if result["sides_skipped"]:
+        print("Sides skipped in the cases that ran:", file=out)
+        for reason, count in sorted(result["sides_skipped"].items(), key=lambda item: -item[1]):
+            print(f"  {reason}: {count} side{'s' * (count != 1)}", file=out)
 
 
-def device_description():
+# ---- what was measured on ---------------------------------------------------------------
+
+def library_versions(modules=LIBRARIES):
+    """For each module that can be imported here: the package that provides it and its
+    version (found without importing it, so nothing is initialised); None for the others."""
+    providers = importlib.metadata.packages_distributions()
+    versions = {}
+    for module in modules:
+        if importlib.util.find_spec(module) is None:
+            versions[module] = None
+            continue
+        package = sorted(providers.get(module, []))
+        # cuda-python's `cuda` namespace is shared by several packages: name the umbrella one.
+        name = "cuda-python" if "cuda-python" in package else package[0] if package else None
+        versions[module] = {"package": name, "version": importlib.metadata.version(name) if name else None}
+    return versions
+
+
+def machine():
+    """What the benchmarks run on: gpukit, the other libraries, the CUDA driver, the GPU
+    (device 0, the one the cases use), the host and the date (ISO 8601, with the offset)."""
+    from gpukit import info
+    gpu = None
     try:
         import gpukit.driver as drv
         if drv.driver_available() and drv.Device.count() > 0:
-            dev = drv.Device(0)
-            return f"{dev.name()} (compute capability {'.'.join(map(str, dev.compute_capability()))})"
+            gpu = info.cuda_device(0)
     except Exception as e:  # the description must never stop a benchmark run
-        return f"unknown ({e})"
-    return "no CUDA device"
+        gpu = {"error": f"{type(e).__name__}: {e}"}
+    return {"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "gpukit": info.gpukit_build(), "libraries": library_versions(), "cuda_driver": info.cuda_driver(),
+            "gpu": gpu, "host": info.host()}
 
 
-def main(argv):
-    cases = _all_cases()
-    parser = argparse.ArgumentParser(prog="python -m gpukit bench", description=__doc__)
-    parser.add_argument("cases", nargs="*", help="cases or groups of cases to run (default: all). Cases: " +
-                        ", ".join(c.name for c in cases) + ". Groups: " + ", ".join(groups(cases)))
-    parser.add_argument("--repeats", type=int, default=15, help="timed repeats per side (median is reported)")
-    parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats (smoke test)")
-    parser.add_argument("--json", default="bench-results/bench.json", help="where to write the full results")
-    parser.add_argument("--png", default="bench-results/bench.png", help="bar chart (needs matplotlib)")
-    args = parser.parse_args(argv)
+def _gpu_text(gpu):
+    if gpu is None:
+        return "no CUDA device"
+    if "error" in gpu:
+        return f"a GPU that could not be queried ({gpu['error']})"
+    return f"{gpu['name']} (compute capability {gpu['compute_capability']})"
 
+
+# ---- the chart --------------------------------------------------------------------------
+
+def chart_reports(reports):
+    """The reports the chart shows: those with a measured side, each with its measured sides."""
+    charted = []
+    for report in reports:
+        measured = [r for r in report["results"] if "median" in r]
+        if measured:
+            charted.append((report, measured))
+    return charted
+
+
+def uses_log_scale(values):
+    """Whether a case's chart needs a log axis: positive values that differ more than LOG_SCALE_RATIO times."""
+    return min(values) > 0 and max(values) / min(values) > LOG_SCALE_RATIO
+
+
+def matplotlib_missing():
+    """Why no chart can be drawn here, or None when matplotlib is installed."""
     try:
-        chosen = select(cases, args.cases)
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return "matplotlib is not installed (pip install matplotlib)"
+    return None
+
+
+def write_png(reports, path):
+    """A bar chart of the medians, one panel per case with data, the interquartile range as
+    whiskers; False (nothing written) when no case has data."""
+    charted = chart_reports(reports)
+    if not charted:
+        return False
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    heights = [1.0 + 0.35 * len(measured) for _, measured in charted]
+    fig, axes = plt.subplots(len(charted), 1, figsize=(9, sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (report, measured) in zip(axes[:, 0], charted):
+        scale = report["scale"]
+        medians = [r["median"] * scale for r in measured]
+        whiskers = [[(r["median"] - r["q1"]) * scale for r in measured], [(r["q3"] - r["median"]) * scale for r in measured]]
+        bars = ax.barh([r["side"] for r in measured], medians, xerr=whiskers, capsize=3,
+                       color=["tab:red" if r["noisy"] else "tab:blue" for r in measured])
+        ax.bar_label(bars, fmt="%.3g", fontsize=7, padding=8)
+        ax.invert_yaxis()  # the first side on top, as in the table
+        log = uses_log_scale(medians)
+        if log:
+            ax.set_xscale("log")
+        notes = ["higher is better" if report["higher_is_better"] else "lower is better"]
+        notes += ["log scale"] if log else []
+        notes += [f"red: noisy (IQR above {NOISY_SPREAD:.0%} of the median)"] if any(r["noisy"] for r in measured) else []
+        ax.set_title(report["case"], loc="left", fontsize=10)
+        ax.set_title(", ".join(notes), loc="right", fontsize=8)
+        ax.set_xlabel(f"{report['unit']} (bars: median; whiskers: first to third quartile)", fontsize=8)
+        ax.tick_params(labelsize=8)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+# ---- the command ------------------------------------------------------------------------
+
+def _positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_arguments(parser):
+    """The bench subcommand's arguments (see run())."""
+    parser.add_argument("cases", nargs="*", help="cases or groups of cases to run (default: all; listed below)")
+    parser.add_argument("--repeats", type=_positive, default=15, metavar="N",
+                        help="timed repeats per side (default 15)")
+    parser.add_argument("--quick", action="store_true", help="3 short repeats per side: a smoke test")
+    parser.add_argument("--json", default="bench-results/bench.json", metavar="PATH",
+                        help="where to write the full results (default: bench-results/bench.json)")
+    parser.add_argument("--png", metavar="PATH",
+                        help="where to draw the chart, which needs matplotlib: an error without it (default: "
+                             "bench-results/bench.png when matplotlib is installed, else no chart, with a note)")
+
+
+def run(args, parser):
+    """Runs the cases `args` names, prints a table per case and a summary to stdout and a
+    progress line per case to stderr, writes the JSON and the chart; the exit status."""
+    out, progress = sys.stdout, sys.stderr
+    try:
+        chosen = select(_all_cases(), args.cases)
     except ValueError as e:
         parser.error(str(e))
+    no_chart = matplotlib_missing()
+    if args.png and no_chart:
+        parser.error(f"--png needs matplotlib: {no_chart}; leave out --png for no chart")
+    png = args.png or "bench-results/bench.png"
     settings = {"repeats": 3 if args.quick else args.repeats, "quick": args.quick}
 
-    device = device_description()
-    print(f"gpukit bench on {device}; {settings['repeats']} repeats, medians; ratio = side / first side")
+    about = machine()
+    print(f"gpukit {about['gpukit']['version']} bench on {_gpu_text(about['gpu'])}, {about['host']['cpu']}; "
+          f"{settings['repeats']} repeats per side; ratio = median / the first side's median", file=out)
     reports = []
-    for case in chosen:
+    for number, case in enumerate(chosen, 1):
+        print(f"[{number}/{len(chosen)}] {case.name}: {len(case.sides)} sides", file=progress, flush=True)
         report = run_case(case, settings)
-        print_table(report)
+        print_table(report, out)
         reports.append(report)
+    result = summary(reports)
+    print_summary(result, out)
 
-    import os
     os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump({"device": device, "when": datetime.datetime.now().isoformat(), "settings": settings,
-                   "cases": reports}, f, indent=1)
-    print(f"\nresults: {args.json}" + (f", chart: {args.png}" if write_png(reports, args.png) else ""))
+        json.dump({"machine": about, "settings": settings, "cases": reports, "summary": result}, f, indent=1)
+    if no_chart:
+        chart = f"no chart: {no_chart}"
+    elif write_png(reports, png):
+        chart = f"chart: {png}"
+    else:
+        chart = "no chart: no case measured anything"
+    print(f"\nresults: {args.json}; {chart}", file=out)
     return 0

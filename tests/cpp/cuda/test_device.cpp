@@ -4,6 +4,7 @@
 #include "gpukit/cuda/default_device.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 
 namespace {
 
@@ -26,6 +27,13 @@ TEST(Device, CountAndAttributes) {
     for (unsigned char b : uuid)
         nonzero |= b != 0;
     EXPECT_TRUE(nonzero);
+}
+
+TEST(Device, DriverLibraryIsTheLoadedLibcuda) {
+    GPUKIT_REQUIRE_GPU();
+    const std::string path = gpukit::cuda::driver_library_path();
+    EXPECT_TRUE(std::filesystem::is_regular_file(path)) << path;
+    EXPECT_EQ(std::filesystem::path(path).filename().string().rfind("libcuda.so", 0), 0u) << path;
 }
 
 TEST(Device, PciBusIdRoundTrip) {

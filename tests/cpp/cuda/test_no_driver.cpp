@@ -17,6 +17,12 @@ TEST(NoDriver, CallsSayWhichLibraryIsMissing) {
         EXPECT_NE(std::string(e.what()).find("libcuda.so.1"), std::string::npos) << e.what();
     }
     EXPECT_THROW(gpukit::cuda::api(), gpukit::runtime_error);
+    try {
+        gpukit::cuda::driver_library_path();
+        FAIL() << "driver_library_path() worked without a driver";
+    } catch (const gpukit::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("libcuda.so.1"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

@@ -50,6 +50,23 @@ TEST_F(cache_test, stores_and_loads_a_payload) {
     EXPECT_EQ(std::distance(fs::directory_iterator(dir / "sub"), fs::directory_iterator()), 1);
 }
 
+TEST_F(cache_test, usage_counts_entries_and_their_bytes_only) {
+    rtc::compile_cache cache(dir);
+    EXPECT_EQ(rtc::compile_cache(dir / "missing").usage().entries, 0u);
+    EXPECT_EQ(rtc::compile_cache(dir / "missing").usage().bytes, 0u);
+    cache.store("one", std::vector<char>(10, 'a'));
+    cache.store("two", std::vector<char>(1000, 'b'));
+    // Neither a stray file, a temporary file nor a directory is an entry.
+    write(dir / "notes.txt", "not an entry");
+    write(dir / ".three.123.0.tmp", "a write in progress");
+    fs::create_directory(dir / "four.gpukit-cache");
+    const rtc::compile_cache::usage_info usage = cache.usage();
+    EXPECT_EQ(usage.entries, 2u);
+    // Each entry is its payload behind a 48-byte header (magic, size, SHA-256).
+    EXPECT_EQ(usage.bytes, (10u + 48u) + (1000u + 48u));
+    EXPECT_EQ(usage.bytes, fs::file_size(cache.entry_path("one")) + fs::file_size(cache.entry_path("two")));
+}
+
 TEST_F(cache_test, corrupt_and_truncated_entries_are_misses) {
     rtc::compile_cache cache(dir);
     cache.store("key", std::vector<char>(1000, 'p'));

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 
 namespace {
@@ -71,6 +72,15 @@ TEST_F(link_test, bad_inputs_are_clear_errors) {
     EXPECT_THROW(linker.add_file("/no/such/file.a", rtc::link_input::library), runtime_error);
     const std::string garbage = "not a cubin";
     EXPECT_THROW(linker.add_data(garbage.data(), garbage.size(), rtc::link_input::cubin, "garbage"), compile_error);
+}
+
+TEST_F(link_test, version_and_library_file_are_known) {
+    const auto [major, minor] = rtc::nvjitlink_version();
+    EXPECT_GE(major, 12u);
+    EXPECT_LT(minor, 100u);
+    const std::string path = rtc::nvjitlink_library_path();
+    EXPECT_TRUE(std::filesystem::is_regular_file(path)) << path;
+    EXPECT_EQ(std::filesystem::path(path).filename().string().rfind("libnvJitLink.so", 0), 0u) << path;
 }
 
 }  // namespace

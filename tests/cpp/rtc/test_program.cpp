@@ -189,4 +189,14 @@ TEST(rtc_api, identity_names_the_library_file) {
     EXPECT_EQ(rtc::nvrtc_identity(), rtc::detail::file_identity(located));
 }
 
+TEST(rtc_api, library_path_is_the_loaded_file) {
+    GPUKIT_REQUIRE_NVRTC();
+    const std::string path = rtc::nvrtc_library_path();
+    EXPECT_TRUE(fs::path(path).is_absolute()) << path;
+    EXPECT_EQ(fs::path(path).filename().string().rfind("libnvrtc.so", 0), 0u) << path;
+    const std::string located = rtc::detail::locate(rtc::detail::default_candidates());
+    if (!located.empty())  // the file a load picks, seen through its links
+        EXPECT_EQ(path, fs::canonical(located).string());
+}
+
 }  // namespace

@@ -1,9 +1,11 @@
 // Loading a library's function table at run time (ARCHITECTURE.md rule 1), for the libraries
-// found among several candidate paths (NVRTC, nvJitLink).
+// found among several candidate paths (NVRTC, nvJitLink), and naming the file a loaded
+// library came from.
 #pragma once
 
 #include <dlfcn.h>
 
+#include <filesystem>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -42,6 +44,19 @@ bool load_first_library(const std::vector<std::string>& candidates, Table& table
         dlclose(library);
     }
     return false;
+}
+
+// The file of the loaded shared library that holds `symbol`, its links resolved (so
+// libnvrtc.so.13 shows as the versioned file it points to); empty when the dynamic linker
+// cannot tell. A library found by the linker's own search has no path of ours to show,
+// but dladdr knows the one it loaded.
+inline std::string library_file(const void* symbol) {
+    Dl_info info{};
+    if (!symbol || dladdr(symbol, &info) == 0 || !info.dli_fname || !*info.dli_fname)
+        return {};
+    std::error_code failed;
+    const std::filesystem::path resolved = std::filesystem::canonical(info.dli_fname, failed);
+    return failed ? std::string(info.dli_fname) : resolved.string();
 }
 
 }  // namespace gpukit::detail
