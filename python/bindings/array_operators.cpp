@@ -210,21 +210,6 @@ struct operand_list {
     }
 };
 
-// Whether the bytes two arrays touch overlap without being the same elements in the same
-// order: then a kernel reading one while writing the other would race (numpy copies).
-bool overlaps_differently(const array_object& a, const array_object& b) {
-    if (a.layout.size() == 0 || b.layout.size() == 0)
-        return false;
-    const auto [a_low, a_high] = a.layout.byte_extent();
-    const auto [b_low, b_high] = b.layout.byte_extent();
-    const auto a_start = static_cast<std::int64_t>(a.address) + a_low, a_end = static_cast<std::int64_t>(a.address) + a_high;
-    const auto b_start = static_cast<std::int64_t>(b.address) + b_low, b_end = static_cast<std::int64_t>(b.address) + b_high;
-    if (a_end <= b_start || b_end <= a_start)
-        return false;
-    return !(a.data() == b.data() && a.layout.shape() == b.layout.shape() && a.layout.strides() == b.layout.strides() &&
-             a.type == b.type);
-}
-
 std::size_t launches = 0;  // kernels the operators have run (a test counts them); GIL held
 
 // Runs `spec` on `args`; the GIL is released while the kernel is queued.
@@ -436,6 +421,19 @@ nb::object pending_array(built&& b, const array_object& like) {
 }
 
 }  // namespace
+
+bool overlaps_differently(const array_object& a, const array_object& b) {
+    if (a.layout.size() == 0 || b.layout.size() == 0)
+        return false;
+    const auto [a_low, a_high] = a.layout.byte_extent();
+    const auto [b_low, b_high] = b.layout.byte_extent();
+    const auto a_start = static_cast<std::int64_t>(a.address) + a_low, a_end = static_cast<std::int64_t>(a.address) + a_high;
+    const auto b_start = static_cast<std::int64_t>(b.address) + b_low, b_end = static_cast<std::int64_t>(b.address) + b_high;
+    if (a_end <= b_start || b_end <= a_start)
+        return false;
+    return !(a.data() == b.data() && a.layout.shape() == b.layout.shape() && a.layout.strides() == b.layout.strides() &&
+             a.type == b.type);
+}
 
 nb::object binary_operator(binary_op op, nb::handle self, nb::handle other, bool reflected) {
     // The fusion check comes first and only for fusable operators: it reads the caller's

@@ -50,6 +50,10 @@ void assign(nb::handle target, nb::handle source, cuda::stream_view stream);
 // Every element of `target` set to `value` (bytes of target's type).
 void fill(array_object& target, const array::scalar_value& value, cuda::stream_view stream);
 
+// Whether the bytes two arrays touch overlap without being the same elements in the same
+// order: then a kernel reading one while writing the other would race (numpy copies first).
+bool overlaps_differently(const array_object& a, const array_object& b);
+
 // How many kernels the operators, fills and conversions have run in this process.
 std::size_t operator_kernel_launches() noexcept;
 

@@ -5,9 +5,14 @@
 #include "int_args.hpp"
 #include "memory_args.hpp"
 
+#include "gpukit/core/layout.hpp"
 #include "gpukit/core/prefaulted_memory.hpp"
 #include "gpukit/cuda/host_memory.hpp"
 #include "gpukit/cuda/managed_memory.hpp"
+
+#include <nanobind/stl/vector.h>
+
+#include <vector>
 
 namespace gpukit::python {
 
@@ -26,6 +31,34 @@ struct registered_memory {
     void* data() const { return memory.data(); }
     std::size_t size() const noexcept { return memory.size(); }
 };
+
+// The pages of numpy arrays page-locked together (gpukit.cuda's pinned() and mapped()),
+// with the arrays held so that they outlive the page locks.
+struct registered_arrays {
+    cuda::registered_host_pages pages;
+    std::vector<nb::object> arrays;
+};
+
+// An array's element 0 and the bytes it spans, from its buffer (any strides, negative ones
+// included, read-only arrays too).
+struct array_span {
+    const std::byte* first;  // element 0
+    cuda::host_range bytes;  // lowest to one past the highest byte
+};
+
+array_span span_of(nb::handle array, const char* what) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(array.ptr(), &view, PyBUF_RECORDS_RO) != 0) {
+        PyErr_Clear();
+        throw nb::type_error((std::string(what) + ": expected numpy arrays, got " + Py_TYPE(array.ptr())->tp_name).c_str());
+    }
+    const std::vector<std::int64_t> shape(view.shape, view.shape + view.ndim), strides(view.strides, view.strides + view.ndim);
+    const auto first = static_cast<const std::byte*>(view.buf);
+    const std::size_t itemsize = static_cast<std::size_t>(view.itemsize);
+    PyBuffer_Release(&view);
+    const auto [low, high] = gpukit::layout(shape, strides, static_cast<std::int64_t>(itemsize)).byte_extent();
+    return {first, {first + low, static_cast<std::size_t>(high - low)}};
+}
 
 }  // namespace
 
@@ -86,6 +119,24 @@ void bind_host_memory(nb::module_& m) {
             cuda::registered_host_memory::register_memory(buffer.data(), buffer.size(), register_flags),
             nb::borrow(ary)};
     }, "ary"_a, "flags"_a.none());
+
+    nb::class_<registered_arrays>(m, "_RegisteredHostPages",
+                                  "The pages of numpy arrays page-locked together (gpukit.cuda.pinned and mapped).")
+        .def("unregister", [](registered_arrays& r) { r.pages.unregister(); },
+             "Remove the page locks now; the memory itself stays valid.")
+        .def("device_pointer", [](const registered_arrays& r, nb::handle array) -> CUdeviceptr {
+            const array_span span = span_of(array, "device_pointer(array)");
+            return span.bytes.bytes == 0 ? 0 : r.pages.device_pointer(span.first);
+        }, "array"_a, "The device address of element 0 of `array`, one of the registered arrays (0 when empty).")
+        .def_prop_ro("run_count", [](const registered_arrays& r) { return r.pages.run_count(); },
+                     "How many runs of whole pages were registered.");
+    m.def("_register_host_pages", [](std::vector<nb::object> arrays, int_arg<unsigned int> flags) {
+        const unsigned int register_flags = flags.get("register_host_pages(flags)");
+        std::vector<cuda::host_range> ranges;
+        for (const nb::object& a : arrays)
+            ranges.push_back(span_of(a, "register_host_pages(arrays)").bytes);
+        return registered_arrays{cuda::registered_host_pages::register_ranges(ranges, register_flags), std::move(arrays)};
+    }, "arrays"_a, "flags"_a.none(), "Page-lock the whole pages the numpy arrays span (any alignment and strides).");
 
     nb::class_<managed_allocation>(m, "ManagedAllocation", nb::type_slots(host_memory_slots<managed_allocation>),
                                    "Managed memory, valid on host and device; the .base of managed_empty() arrays.")

@@ -179,6 +179,9 @@ void bind_layout(nb::module_& m) {
         .def_static("contiguous", [](shape_arg shape, int_arg<std::int64_t> itemsize, const std::string& o) {
             return layout::contiguous(shape_of(shape, "shape"), int64_of(itemsize.object, "itemsize"), parse_order(o));
         }, "shape"_a.none(), "itemsize"_a.none(), "order"_a = "C")
+        .def("contiguous_like", [](const layout& l, int_arg<std::int64_t> itemsize) {
+            return layout::contiguous_like(l, int64_of(itemsize.object, "itemsize"));
+        }, "itemsize"_a.none(), "A contiguous layout of this shape with elements in this layout's memory order.")
         .def_prop_ro("shape", [](const layout& l) { return l.shape(); })
         .def_prop_ro("strides", [](const layout& l) { return l.strides(); })
         .def_prop_ro("itemsize", &layout::itemsize)

@@ -22,6 +22,8 @@ void bind_gpuarray(nb::module_& m);
 void bind_array_reductions(nb::module_& m);
 // gpuarray's module functions: take, concatenate, where, minimum, logical_and, ...
 void bind_array_functions(nb::module_& m);
+// gpukit.cumath's functions (bind_cumath.cpp).
+void bind_cumath(nb::module_& m);
 // gpukit._gpukit._ScanKernel, behind gpukit.scan.
 void bind_scan(nb::module_& m);
 // gpukit._gpukit._ReductionKernel, the C++ half of gpukit.reduction.ReductionKernel.

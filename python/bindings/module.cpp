@@ -21,6 +21,7 @@ NB_MODULE(_gpukit, m) {
     bind_gpuarray(m);
     bind_array_reductions(m);
     bind_array_functions(m);
+    bind_cumath(m);
     bind_scan(m);
     bind_reduction_kernel(m);
     bind_dlpack(m);

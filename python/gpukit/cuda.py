@@ -9,10 +9,12 @@ side is done, as CUDA does for pageable memory).
 """
 import contextlib
 import numbers
+import warnings
 
 import numpy as np
 
 from gpukit import _gpukit, gpuarray
+from gpukit._memory import PointerHolderBase
 from gpukit._gpukit import Layout, host_alloc_flags, mem_host_register_flags
 from gpukit.gpuarray import GPUArray
 
@@ -36,15 +38,26 @@ def _layout(shape, strides, itemsize, order):
     return Layout(shape, strides, itemsize, 0)
 
 
-def _host_order(ary):
-    return "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
-
-
 class DeviceNDArray(GPUArray):
     """An array in device memory with numba.cuda's interface."""
 
-    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
+    _writeback = None  # the host array to_host() copies into (arrays made other ways have none)
+
+    def __init__(self, shape, strides, dtype, stream=0, writeback=None, gpu_data=None):
         super().__init__(shape, dtype, gpudata=gpu_data, strides=strides, stream=_stream(stream))
+        if writeback is not None:
+            if not isinstance(writeback, np.ndarray):
+                raise TypeError(f"writeback must be a numpy.ndarray, got {type(writeback).__name__}")
+            self._writeback = writeback
+
+    @property
+    def gpu_data(self):
+        """numba's gpu_data: the device memory of the array's data, as an object whose int()
+        is the address of element 0 and which keeps the memory alive (the allocation itself
+        when the array starts where its memory does)."""
+        if self.size and self.ptr != int(self.gpudata if self.gpudata is not None else 0):
+            return _ArrayData(self)
+        return self.gpudata
 
     # ---- layout queries
 
@@ -94,6 +107,14 @@ class DeviceNDArray(GPUArray):
             if not ary.flags.writeable:
                 raise ValueError("copy_to_host(ary): ary is read-only")
         return self.get(ary=ary, stream=_stream(stream) or self.stream)
+
+    def to_host(self, stream=0):
+        """Copy the contents into the host array this one was made from (the `writeback`
+        array; to_device() sets it). Deprecated in numba as here: use copy_to_host(ary)."""
+        warnings.warn("to_host() is deprecated; use copy_to_host(ary)", DeprecationWarning, stacklevel=2)
+        if self._writeback is None:
+            raise ValueError("no associated writeback array")
+        self.copy_to_host(self._writeback, stream)
 
     def _check_same(self, shape, dtype, what):
         if tuple(shape) != self.shape:
@@ -159,7 +180,7 @@ class DeviceRecord(DeviceNDArray):
     copy_to_host() gives a numpy record."""
 
     def __init__(self, dtype, stream=0, gpu_data=None):
-        super().__init__((), None, dtype, stream, gpu_data)
+        super().__init__((), None, dtype, stream, gpu_data=gpu_data)
 
     def copy_to_host(self, ary=None, stream=0):
         host = super().copy_to_host(ary, stream)
@@ -167,6 +188,17 @@ class DeviceRecord(DeviceNDArray):
 
     def __repr__(self):
         return f"<gpukit.cuda.DeviceRecord dtype={self.dtype}>"
+
+
+class _ArrayData(PointerHolderBase):
+    """The memory of a view that starts inside its allocation (numba's MemoryPointer.view):
+    its address is the view's element 0, and it keeps the view's memory alive."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def get_pointer(self):
+        return self._array.ptr
 
 
 def _device_class(dtype, shape):
@@ -189,21 +221,24 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
 
 
 def device_array_like(ary, stream=0):
-    """An uninitialised device array of `ary`'s shape and dtype, in its order (C unless
-    `ary` is only Fortran-contiguous)."""
+    """An uninitialised device array of `ary`'s shape and dtype, its elements in memory in
+    `ary`'s order, as numba's: C or Fortran order for contiguous arrays, the order of a
+    strided array's axes (by the size of their strides) otherwise."""
     if is_cuda_array(ary):
         ary = as_cuda_array(ary)
-        order = "F" if ary._layout.is_f_contiguous and not ary._layout.is_c_contiguous else "C"
+        layout = ary._layout
     else:
         ary = np.asarray(ary)
-        order = _host_order(ary)
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+        layout = Layout(ary.shape, ary.strides, ary.dtype.itemsize, 0)
+    new = layout.contiguous_like(ary.dtype.itemsize)
+    return _new_device_array(tuple(new.shape), new.strides, ary.dtype, stream)
 
 
 def to_device(obj, stream=0, copy=True, to=None):
     """A device array with the contents of `obj` (a numpy array, anything numpy converts,
-    or a numpy record, which gives a DeviceRecord). A device array is returned as it is.
-    With `to`, copies into that device array instead; with copy=False only allocates."""
+    or a numpy record, which gives a DeviceRecord); the host array is its `writeback` array
+    (to_host() copies back into it). A device array is returned as it is. With `to`, copies
+    into that device array instead; with copy=False only allocates."""
     if to is not None:
         to.copy_to_device(obj, stream)
         return to
@@ -211,6 +246,7 @@ def to_device(obj, stream=0, copy=True, to=None):
         return as_cuda_array(obj)
     host = np.asarray(obj)
     result = device_array_like(host, stream)
+    result._writeback = host
     if copy:
         result.copy_to_device(host, stream)
     return result
@@ -327,48 +363,40 @@ def _is_page_locked(ary):
     return False
 
 
-def _register(ary, flags, what):
-    if not isinstance(ary, np.ndarray):
-        raise TypeError(f"{what}: expected numpy arrays, got {type(ary).__name__}")
-    # cuMemHostRegister locks whole pages; gpukit refuses memory that does not start and
-    # end on page boundaries, since the neighbouring bytes may belong to other objects.
-    return _gpukit._register_host_memory(ary, int(flags))
+def _check_host_arrays(arrays, what):
+    for ary in arrays:
+        if not isinstance(ary, np.ndarray):
+            raise TypeError(f"{what}: expected numpy arrays, got {type(ary).__name__}")
 
 
 @contextlib.contextmanager
 def pinned(*arrays):
-    """Page-lock the memory of numpy `arrays` for the block (arrays already page-locked
-    are left as they are). The arrays must be page-aligned whole pages: see
-    gpukit.driver.aligned_empty."""
-    registrations = []
+    """Page-lock the memory of numpy `arrays` for the block, as numba's pinned(): the whole
+    pages each array spans, whatever its alignment or strides (arrays sharing a page are
+    locked together). Arrays whose memory is page-locked already are left as they are."""
+    _check_host_arrays(arrays, "pinned(*arrays)")
+    pages = _gpukit._register_host_pages([ary for ary in arrays if not _is_page_locked(ary)], 0)
     try:
-        for ary in arrays:
-            if not _is_page_locked(ary):
-                registrations.append(_register(ary, 0, "pinned(*arrays)"))
         yield
     finally:
-        for registration in registrations:
-            registration.unregister()
+        pages.unregister()
 
 
 @contextlib.contextmanager
 def mapped(*arrays, stream=0):
-    """Map the numpy `arrays` into the device's address space for the block; yields a
-    DeviceNDArray over each (one array: the DeviceNDArray itself, else a list). The arrays
-    must be contiguous, page-aligned whole pages (gpukit.driver.aligned_empty)."""
-    registrations, views = [], []
+    """Map the numpy `arrays` into the device's address space for the block, as numba's
+    mapped(): the whole pages each spans are page-locked and mapped, whatever its alignment
+    or strides. Yields a DeviceNDArray over each (one array: the DeviceNDArray itself, else a
+    list), with the host array's shape and strides."""
+    _check_host_arrays(arrays, "mapped(*arrays)")
+    pages = _gpukit._register_host_pages(list(arrays), int(mem_host_register_flags.DEVICEMAP))
     try:
+        views = []
         for ary in arrays:
-            if isinstance(ary, np.ndarray) and not (ary.flags.c_contiguous or ary.flags.f_contiguous):
-                raise ValueError(f"mapped(*arrays): arrays must be contiguous (strides {ary.strides})")
-            registration = _register(ary, mem_host_register_flags.DEVICEMAP, "mapped(*arrays)")
-            registrations.append(registration)
             view = DeviceNDArray.__new__(DeviceNDArray)
             layout = Layout(list(ary.shape), list(ary.strides), ary.dtype.itemsize, 0)
-            _gpukit._Array.__init__(view, layout, ary.dtype, None, registration, registration.get_device_pointer(),
-                                    _stream(stream))
+            _gpukit._Array.__init__(view, layout, ary.dtype, None, pages, pages.device_pointer(ary), _stream(stream))
             views.append(view)
         yield views[0] if len(views) == 1 else views
     finally:
-        for registration in registrations:
-            registration.unregister()
+        pages.unregister()

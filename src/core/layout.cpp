@@ -201,6 +201,30 @@ layout layout::contiguous(std::vector<std::int64_t> shape, std::int64_t itemsize
     return layout(std::move(shape), std::move(strides), itemsize, 0);
 }
 
+layout layout::contiguous_like(const layout& like, std::int64_t itemsize) {
+    if (like.is_c_contiguous())
+        return contiguous(like.shape(), itemsize, order::c);
+    if (like.is_f_contiguous())
+        return contiguous(like.shape(), itemsize, order::f);
+    if (itemsize <= 0)
+        throw std::invalid_argument("layout: the element size must be positive, got " + std::to_string(itemsize));
+    element_count(like.shape(), itemsize);  // the strides below are then products that fit
+    std::vector<int> axes(like.shape().size());  // outermost first
+    std::iota(axes.begin(), axes.end(), 0);
+    const auto magnitude = [&](int axis) {
+        const std::int64_t s = like.strides()[static_cast<std::size_t>(axis)];
+        return s < 0 ? -static_cast<std::uint64_t>(s) : static_cast<std::uint64_t>(s);
+    };
+    std::stable_sort(axes.begin(), axes.end(), [&](int a, int b) { return magnitude(a) > magnitude(b); });
+    std::vector<std::int64_t> strides(axes.size());
+    std::int64_t stride = itemsize;
+    for (auto axis = axes.rbegin(); axis != axes.rend(); ++axis) {
+        strides[static_cast<std::size_t>(*axis)] = stride;
+        stride *= like.shape()[static_cast<std::size_t>(*axis)];
+    }
+    return layout(like.shape(), std::move(strides), itemsize, 0);
+}
+
 layout::layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> strides, std::int64_t itemsize,
                std::int64_t offset)
     : shape_(std::move(shape)), strides_(std::move(strides)), itemsize_(itemsize), offset_(offset) {

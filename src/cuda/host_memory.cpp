@@ -235,4 +235,60 @@ void registered_host_memory::release() noexcept {
     context_.reset();
 }
 
+// ---- registered_host_pages
+
+std::vector<host_range> page_runs(std::span<const host_range> ranges, std::size_t page) {
+    if (page == 0)
+        throw logic_error("page_runs(): the page size must be positive");
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> spans;  // [first page, end of the last page)
+    for (const host_range& r : ranges) {
+        if (r.bytes == 0)
+            continue;
+        const auto start = reinterpret_cast<std::uintptr_t>(r.data);
+        if (start + r.bytes < start || start + r.bytes > UINTPTR_MAX - page)
+            throw logic_error("page_runs(): the range at " + hex(start) + " of " + std::to_string(r.bytes) +
+                              " bytes runs past the end of the address space");
+        spans.emplace_back(start / page * page, (start + r.bytes + page - 1) / page * page);
+    }
+    std::sort(spans.begin(), spans.end());
+    std::vector<host_range> runs;
+    std::uintptr_t run_start = 0, run_end = 0;
+    for (const auto& [first, end] : spans) {
+        if (!runs.empty() && first < run_end) {  // shares a page with the run: extend it
+            run_end = std::max(run_end, end);
+            runs.back().bytes = run_end - run_start;
+            continue;
+        }
+        run_start = first;
+        run_end = end;
+        runs.push_back({reinterpret_cast<const void*>(first), end - first});
+    }
+    return runs;
+}
+
+registered_host_pages registered_host_pages::register_ranges(std::span<const host_range> ranges, unsigned int flags) {
+    registered_host_pages pages;
+    for (const host_range& run : page_runs(ranges, host_page_size()))
+        pages.runs_.push_back(registered_host_memory::register_memory(const_cast<void*>(run.data), run.bytes, flags));
+    return pages;
+}
+
+CUdeviceptr registered_host_pages::device_pointer(const void* p) const {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    for (const registered_host_memory& run : runs_) {
+        if (!run.is_registered())
+            break;
+        const auto start = reinterpret_cast<std::uintptr_t>(run.data());
+        if (address >= start && address - start < run.size())
+            return run.device_pointer() + static_cast<CUdeviceptr>(address - start);
+    }
+    throw logic_error("registered host pages: " + hex(address) +
+                      " is not in the page-locked memory (unregistered already, or never registered)");
+}
+
+void registered_host_pages::unregister() {
+    for (registered_host_memory& run : runs_)
+        run.unregister();
+}
+
 }  // namespace gpukit::cuda

@@ -111,6 +111,38 @@ def test_host_memory_context_managers_refuse_non_arrays():
             pass
 
 
+def test_device_array_layouts_follow_numpys_keep_order():
+    # device_array_like's layout: numpy's empty_like(order="K") for every permutation of the
+    # axes, strided, reversed and broadcast (what the GPU tests below allocate).
+    import itertools
+    base = np.empty((4, 5, 6), np.float32)
+    for axes in itertools.permutations(range(3)):
+        for view in (base.transpose(axes), base.transpose(axes)[::2, ::-1], base.transpose(axes)[:, :1],
+                     np.broadcast_to(base.transpose(axes)[:, :1], base.transpose(axes).shape)):
+            layout = cuda.Layout(view.shape, view.strides, 4, 0).contiguous_like(4)
+            assert tuple(layout.strides) == np.empty_like(view, order="K").strides, (view.shape, view.strides)
+
+
+def test_device_array_takes_numbas_writeback_and_gpu_data():
+    address = 0x7F0000000000
+    host = np.zeros((4, 5), np.float32)
+    d = cuda.DeviceNDArray((4, 5), None, np.float32, 0, host, address)  # numba's argument order
+    assert d.ptr == address and d.gpu_data == address
+    view = d[1:, ::2]
+    assert isinstance(view, cuda.DeviceNDArray)
+    assert int(view.gpu_data) == view.ptr == address + 20
+    assert int(d[::-1].gpu_data) == d[::-1].ptr == address + 60  # element 0 of the reversed view
+    # An array made over a view's gpu_data starts where the view does.
+    again = cuda.DeviceNDArray((3,), None, np.float32, gpu_data=view.gpu_data)
+    assert again.ptr == view.ptr
+    record = cuda.DeviceRecord(RECORD, gpu_data=address)
+    assert record.ptr == address and record.gpu_data == address
+    with pytest.raises(TypeError, match="writeback must be a numpy.ndarray"):
+        cuda.DeviceNDArray((2,), None, np.float32, writeback=[1.0, 2.0], gpu_data=address)
+    with pytest.warns(DeprecationWarning, match="to_host"), pytest.raises(ValueError, match="no associated writeback"):
+        view.to_host()
+
+
 # ---- GPU
 
 gpu = pytest.mark.gpu
@@ -265,3 +297,87 @@ def test_pinned_context_registers_and_releases(pool_ctx):
     np.testing.assert_array_equal(d.copy_to_host(), host)
     with cuda.pinned(host):  # registering again works: the first block released it
         pass
+
+
+@gpu
+def test_device_array_like_keeps_the_stride_order(pool_ctx):
+    base = random_array(np.random.default_rng(13), (6, 7, 8), np.int16)
+    for host in (base, np.asfortranarray(base), base.transpose(1, 2, 0), base[::2, 1:, ::-3], base[:, 3]):
+        d = cuda.device_array_like(host)
+        assert d.shape == host.shape and d.dtype == host.dtype
+        assert d.strides == np.empty_like(host, order="K").strides, host.strides
+        assert cuda.device_array_like(d).strides == d.strides
+        copied = cuda.to_device(host)  # device_array_like, then the copy
+        assert copied.strides == d.strides
+        np.testing.assert_array_equal(copied.copy_to_host(), host)
+    device = cuda.to_device(base).transpose(2, 0, 1)[::-1]
+    like = cuda.device_array_like(device)
+    assert like.strides == np.empty_like(base.transpose(2, 0, 1)[::-1], order="K").strides
+
+
+@gpu
+def test_to_host_copies_into_the_writeback_array(pool_ctx):
+    host = random_array(np.random.default_rng(14), (33, 5), np.float64)
+    expected = 2 * host
+    d = cuda.to_device(host)
+    d *= 2
+    with pytest.warns(DeprecationWarning, match="to_host"):
+        d.to_host()
+    np.testing.assert_array_equal(host, expected)
+    target = np.zeros(7, np.int32)
+    e = cuda.DeviceNDArray((7,), None, np.int32, writeback=target)
+    e.copy_to_device(np.arange(7, dtype=np.int32))
+    stream = drv.Stream()
+    with pytest.warns(DeprecationWarning):
+        e.to_host(stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(target, np.arange(7))
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="no associated writeback"):
+        cuda.device_array(3).to_host()
+
+
+@gpu
+def test_gpu_data_addresses_the_arrays_data(pool_ctx):
+    host = random_array(np.random.default_rng(15), (100,), np.float32)
+    d = cuda.to_device(host)
+    assert d.gpu_data is d.gpudata
+    tail = cuda.DeviceNDArray((97,), None, np.float32, gpu_data=d[3:].gpu_data)
+    np.testing.assert_array_equal(tail.copy_to_host(), host[3:])
+    assert int(d[::-1].gpu_data) == d[::-1].ptr
+
+
+@gpu
+def test_pinned_takes_any_array(pool_ctx):
+    rng = np.random.default_rng(16)
+    shared = random_array(rng, (1001,), np.float64)  # not page-aligned; its slices share its pages
+    strided = random_array(rng, (40, 30), np.int32)[::3, ::-2]
+    small = random_array(rng, (3,), np.uint8)
+    locked = cuda.pinned_array((5,), np.float32)  # page-locked already: left alone
+    stream = drv.Stream()
+    with cuda.pinned(shared, shared[10:20], strided, small, locked, np.empty(0)):
+        copies = [cuda.to_device(a, stream=stream) for a in (shared, shared[10:20], strided, small)]
+        stream.synchronize()
+    for d, host in zip(copies, (shared, shared[10:20], strided, small)):
+        np.testing.assert_array_equal(d.copy_to_host(), host)
+    with cuda.pinned(shared, small):  # registered again: the first block released them
+        pass
+
+
+@gpu
+def test_mapped_takes_any_array(pool_ctx):
+    rng = np.random.default_rng(17)
+    host = random_array(rng, (1001,), np.float32)
+    other = random_array(rng, (12, 9), np.float64)
+    expected_host, expected_other = host.copy(), other.copy()
+    expected_host[::-1] *= 3
+    expected_other[1::2, ::-3] += 1
+    with cuda.mapped(host[::-1], other[1::2, ::-3], np.empty(0)) as (reversed_view, strided_view, empty):
+        assert reversed_view.shape == (1001,) and reversed_view.strides == (-4,)
+        assert strided_view.shape == other[1::2, ::-3].shape and empty.size == 0
+        reversed_view *= 3
+        strided_view += 1
+        pool_ctx.synchronize()
+    np.testing.assert_array_equal(host, expected_host)
+    np.testing.assert_array_equal(other, expected_other)
+    with cuda.mapped(host[5:9]) as d:  # one array: the DeviceNDArray itself
+        np.testing.assert_array_equal(d.copy_to_host(), host[5:9])

@@ -39,6 +39,11 @@ public:
     layout() = default;
     // A contiguous layout of `shape` in `order`.
     static layout contiguous(std::vector<std::int64_t> shape, std::int64_t itemsize, order o = order::c);
+    // A contiguous layout of `like`'s shape, its elements in like's memory order: C or
+    // Fortran order when `like` is C- or Fortran-contiguous, otherwise the axes ordered by the
+    // magnitude of their strides, largest outermost, ties in axis order (numpy's order "K"),
+    // so that a copy walks memory as the original does. The strides are positive.
+    static layout contiguous_like(const layout& like, std::int64_t itemsize);
     // Any strided layout; checked for consistency (non-negative extents, positive itemsize,
     // sizes and byte range within 64 bits).
     layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> strides, std::int64_t itemsize,

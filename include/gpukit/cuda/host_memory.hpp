@@ -8,6 +8,8 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <span>
+#include <vector>
 
 namespace gpukit::cuda {
 
@@ -108,6 +110,48 @@ private:
     void* data_ = nullptr;
     std::size_t size_ = 0;
     context_state_ptr context_;
+};
+
+// A range of host bytes.
+struct host_range {
+    const void* data;
+    std::size_t bytes;
+};
+
+// The whole pages of `page` bytes spanned by `ranges`: each range rounded out to page
+// boundaries, the results sorted by address and those that share a page merged into one run;
+// empty ranges are left out. What registered_host_pages registers.
+std::vector<host_range> page_runs(std::span<const host_range> ranges, std::size_t page);
+
+// Host memory of any alignment, page-locked for the object's lifetime (numba's pinned() and
+// mapped() take any array, which rarely starts or ends on a page boundary): every run of
+// page_runs(ranges) is registered once, as cuMemHostRegister refuses memory registered
+// already. The other bytes of a range's first and last pages are locked with it: harmless,
+// since a page stays mapped while any byte of it is in use.
+class registered_host_pages {
+public:
+    // `flags` as for registered_host_memory; every run's errors as there. Runs registered
+    // before a failure are unregistered again.
+    static registered_host_pages register_ranges(std::span<const host_range> ranges, unsigned int flags);
+
+    registered_host_pages(registered_host_pages&&) noexcept = default;
+    registered_host_pages& operator=(registered_host_pages&&) noexcept = default;
+    registered_host_pages(const registered_host_pages&) = delete;
+    registered_host_pages& operator=(const registered_host_pages&) = delete;
+    ~registered_host_pages() = default;
+
+    // The device address of host address `p` inside one of the runs (registered with
+    // CU_MEMHOSTREGISTER_DEVICEMAP, or on a system with unified addressing); logic_error
+    // for an address outside them or once unregistered.
+    CUdeviceptr device_pointer(const void* p) const;
+    std::size_t run_count() const noexcept { return runs_.size(); }
+    // Removes the page locks now (the memory stays valid); a second call does nothing.
+    void unregister();
+
+private:
+    registered_host_pages() = default;
+
+    std::vector<registered_host_memory> runs_;
 };
 
 }  // namespace gpukit::cuda

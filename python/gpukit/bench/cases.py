@@ -200,6 +200,30 @@ def _random_cases():
 ALL += _random_cases()
 
 
+def _cumath_cases():
+    from gpukit.bench import cumath
+    cases = []
+    for name in cumath.FUNCTIONS:
+        cases.append(_transfer_case(
+            f"cumath_{name}", f"cumath.{name}(x) on {cumath.BIG_COUNT} (2^26) float32 random numbers: bytes read + "
+            "written per second",
+            [("raw cuMemcpyDtoD, same bytes (C++)", cumath.raw_dtod),
+             (f"gpukit cumath.{name}", cumath.big_side("gpukit", name)),
+             (f"CuPy cp.{name}", cumath.big_side("cupy", name)),
+             (f"PyCUDA cumath.{name}", cumath.big_side("pycuda", name))]))
+        cases.append(Case(
+            f"cumath_{name}_small", f"cumath.{name}(x) on {small.SIZE} float32, batches of {small.BATCH} between "
+            "synchronizations", "µs per operation",
+            [Side("CuPy", cumath.small_side("cupy", name)),
+             Side("gpukit", cumath.small_side("gpukit", name)),
+             Side("PyCUDA", cumath.small_side("pycuda", name))],
+            scale=1e6))
+    return cases
+
+
+ALL += _cumath_cases()
+
+
 def _scan_cases():
     libraries = [("CuPy cp.cumsum", "cupy"), ("gpukit InclusiveScanKernel", "gpukit"),
                  ("PyCUDA InclusiveScanKernel", "pycuda")]

@@ -3,7 +3,7 @@ and its submodules give gpukit's modules (``pycuda.driver`` *is* ``gpukit.driver
 
 Nothing is imported until a program imports it, so importing this module creates no
 context; ``import pycuda.autoinit`` does, as in PyCUDA. A PyCUDA module gpukit does not
-implement (pycuda.cumath, pycuda.gl, ...) raises ImportError saying so and whether it is
+implement (pycuda.gl, pycuda.sparse, ...) raises ImportError saying so and whether it is
 planned. ``python -m gpukit.pycuda_compat script.py [args]`` runs a script this way.
 """
 from gpukit import _aliases
@@ -17,6 +17,7 @@ ALIASES = {
     "pycuda.autoprimaryctx": "gpukit.autoprimaryctx",
     "pycuda.gpuarray": "gpukit.gpuarray",
     "pycuda.elementwise": "gpukit.elementwise",
+    "pycuda.cumath": "gpukit.cumath",
     "pycuda.scan": "gpukit.scan",
     "pycuda.reduction": "gpukit.reduction",
     "pycuda.characterize": "gpukit.characterize",
@@ -29,7 +30,6 @@ _SEE = "see docs/migrating-from-pycuda.md"
 # PyCUDA's other modules (and their submodules): importing one raises ImportError saying
 # what gpukit offers instead of it.
 UNAVAILABLE = {
-    "pycuda.cumath": f"gpukit does not implement pycuda.cumath yet (planned); {_SEE}",
     "pycuda.sparse": f"gpukit does not implement pycuda.sparse (sparse matrices, CG solver) and has no plans to; "
                      f"{_SEE}",
     "pycuda.gl": f"gpukit does not implement pycuda.gl (OpenGL interoperability) and has no plans to; {_SEE}",

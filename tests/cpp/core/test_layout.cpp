@@ -213,4 +213,25 @@ TEST(Layout, BroadcastToRefusesWhatNumpyRefuses) {
     EXPECT_EQ(layout::contiguous({1}, 1).broadcast_to({INT64_MAX}).size(), INT64_MAX);
 }
 
+// A new array laid out like an existing one (numba's device_array_like): contiguous, in the
+// memory order of the original's axes.
+TEST(Layout, ContiguousLikeKeepsTheMemoryOrder) {
+    const layout c = layout::contiguous({3, 4, 5}, 8);
+    EXPECT_EQ(layout::contiguous_like(c, 8), c);
+    EXPECT_EQ(layout::contiguous_like(c, 2), layout::contiguous({3, 4, 5}, 2));
+    EXPECT_EQ(layout::contiguous_like(c.transpose(), 8), layout::contiguous({5, 4, 3}, 8, order::f));
+    // Axes (0, 2, 1) of a C array: axis 1 innermost, then 2, then 0.
+    const layout permuted = c.transpose({0, 2, 1});
+    EXPECT_EQ(layout::contiguous_like(permuted, 8).strides(), (std::vector<std::int64_t>{160, 8, 40}));
+    // A strided slice keeps C order; reversed axes count by the magnitude of their strides.
+    const layout sliced = c.index({slice{}, slice{std::nullopt, std::nullopt, 2}, slice{1, std::nullopt, std::nullopt}});
+    EXPECT_EQ(layout::contiguous_like(sliced, 8), layout::contiguous(sliced.shape(), 8));
+    const layout reversed = c.transpose({2, 0, 1}).index({slice{std::nullopt, std::nullopt, -1}});
+    EXPECT_EQ(layout::contiguous_like(reversed, 4).strides(), (std::vector<std::int64_t>{4, 80, 20}));
+    // A broadcast axis (stride 0) becomes the innermost.
+    const layout broadcast = layout::contiguous({1, 6}, 4).broadcast_to({3, 6});
+    EXPECT_EQ(layout::contiguous_like(broadcast, 4), layout::contiguous({3, 6}, 4, order::f));
+    EXPECT_THROW(layout::contiguous_like(permuted, 0), std::invalid_argument);
+}
+
 }  // namespace

@@ -185,6 +185,35 @@ TEST_F(Memory, RegisteredHostMemory) {
     EXPECT_THROW(reg.data(), gpukit::logic_error);
 }
 
+// Arrays at any alignment, page-locked by the pages they span: two sharing a page (one run),
+// one on pages of its own, read and written through their device addresses.
+TEST_F(Memory, RegisteredHostPages) {
+    const std::size_t page = host_page_size();
+    std::vector<std::uint8_t> host(5 * page);
+    std::uint8_t* base = host.data();
+    const host_range ranges[] = {{base + 100, 1000}, {base + 1200, 300}, {base + 3 * page + 7, page}};
+    registered_host_pages pages = registered_host_pages::register_ranges(ranges, CU_MEMHOSTREGISTER_DEVICEMAP);
+    EXPECT_GE(pages.run_count(), 2u);
+    const auto data = random_bytes(host.size(), 6);
+    std::memcpy(base, data.data(), data.size());
+    for (const host_range& r : ranges) {
+        const auto* first = static_cast<const std::uint8_t*>(r.data);
+        std::vector<std::uint8_t> back(r.bytes);
+        memcpy_dtoh(back.data(), device_pointer(pages.device_pointer(first), r.bytes), r.bytes);
+        EXPECT_EQ(std::memcmp(back.data(), first, r.bytes), 0);
+        const auto zeros = std::vector<std::uint8_t>(r.bytes, 0);
+        memcpy_htod(device_pointer(pages.device_pointer(first), r.bytes), zeros.data(), r.bytes);
+        EXPECT_EQ(std::memcmp(first, zeros.data(), r.bytes), 0);  // the device wrote the host's memory
+    }
+    EXPECT_THROW(pages.device_pointer(base + 2 * page), gpukit::logic_error);  // a page no range touches
+    pages.unregister();
+    pages.unregister();
+    EXPECT_THROW(pages.device_pointer(base + 100), gpukit::logic_error);
+    // Registered again once released.
+    registered_host_pages again = registered_host_pages::register_ranges(ranges, 0);
+    EXPECT_GE(again.run_count(), 2u);
+}
+
 TEST_F(Memory, ManagedMemory) {
     if (!device::get(0).attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY))
         GTEST_SKIP() << "device 0 does not support managed memory";

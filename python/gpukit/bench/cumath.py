@@ -1,0 +1,73 @@
+"""Sides of the cumath cases: sin and exp of float32 arrays with gpukit.cumath, CuPy and
+PyCUDA's pycuda.cumath.
+
+Big: BIG_COUNT random numbers, effective bandwidth (bytes read + written per second) in
+batches of operations between synchronizations (as gpukit.bench.arrays measures), against a
+raw cuMemcpyDtoD moving the same bytes. Small: small.SIZE numbers, seconds per call (as
+gpukit.bench.small measures).
+"""
+import functools
+
+import numpy as np
+
+from gpukit.bench import arrays, small
+from gpukit.bench.gpu import primary_context
+
+FUNCTIONS = ("sin", "exp")
+BIG_COUNT = 1 << 26
+BIG_BYTES = 2 * BIG_COUNT * 4  # each element read and written once
+
+
+@functools.lru_cache(maxsize=1)
+def _big_host_data():
+    return np.random.default_rng(2026).random(BIG_COUNT, dtype=np.float32)
+
+
+def _function(library, name):
+    """The library's cumath function and the upload and synchronize of its arrays."""
+    if library == "cupy":
+        cp, upload, synchronize = small.LIBRARIES["cupy"]()
+        return getattr(cp, name), upload, synchronize, cp.get_default_memory_pool().free_all_blocks
+    if library == "pycuda":
+        _, upload, synchronize = small.LIBRARIES["pycuda"]()  # Unavailable unless PyCUDA is installed
+        import pycuda.cumath
+        return getattr(pycuda.cumath, name), upload, synchronize, lambda: None
+    import gpukit.cumath
+    gpuarray, upload, synchronize = small.LIBRARIES["gpukit"]()
+    return getattr(gpukit.cumath, name), upload, synchronize, gpuarray.release_default_pools
+
+
+def raw_dtod(settings):
+    """cuMemcpyDtoD of half of BIG_BYTES: it reads and writes them, so its effective rate
+    counts each byte twice."""
+    import gpukit.driver as drv
+    from gpukit._gpukit import _bench
+    primary_context()
+    half = BIG_BYTES // 2
+    dst, src = drv.mem_alloc(half), drv.mem_alloc(half)
+    try:
+        return [2 * rate for rate in _bench.raw_dtod_rate(int(dst), int(src), half, settings["repeats"])]
+    finally:
+        dst.free()
+        src.free()
+
+
+def big_side(library, name):
+    def run(settings):
+        function, upload, synchronize, release = _function(library, name)
+        x = upload(_big_host_data())
+        try:
+            return arrays._rates(lambda: function(x), synchronize, BIG_BYTES, settings)
+        finally:
+            del x
+            release()
+    return run
+
+
+def small_side(library, name):
+    def run(settings):
+        function, upload, synchronize, _ = _function(library, name)
+        x = upload(small._host_operands()[0])
+        return small._per_operation(functools.partial(function, x), synchronize, settings)
+    return run
+

@@ -1,0 +1,213 @@
+#include "gpukit/array/math_functions.hpp"
+
+#include "gpukit/core/error.hpp"
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace gpukit::array {
+
+namespace {
+
+// The complex functions (complex_math.cuh, embedded by the build).
+constexpr const char* complex_math_source =
+#include "gpukit/array/complex_math.inc"
+    ;
+
+// ldexp's exponent as an int: integers and truncated floats, clamped to +-100000 (beyond
+// +-2100 every finite nonzero result is 0 or infinite already).
+constexpr const char* exponent_source = R"(
+__device__ __forceinline__ int gk_exponent(long long e) { return e < -100000 ? -100000 : e > 100000 ? 100000 : (int)e; }
+__device__ __forceinline__ int gk_exponent(unsigned long long e) { return e > 100000 ? 100000 : (int)e; }
+__device__ __forceinline__ int gk_exponent(double e) { return e < -100000 ? -100000 : e > 100000 ? 100000 : (int)e; }
+)";
+
+// Integer fmod as numpy's: C's remainder (the sign of a); 0 for a zero divisor, and for -1,
+// where the most negative value's remainder would overflow.
+constexpr const char* integer_fmod_source = R"(
+template <class T> __device__ __forceinline__ T gk_fmod(T a, T b) {
+    if (b == 0 || (T(-1) < T(0) && b == T(-1)))
+        return 0;
+    return a % b;
+}
+)";
+
+struct function_info {
+    std::string_view name;
+    const char* float32;  // CUDA's function for float arguments, nullptr: computed in double
+    const char* float64;  // for double arguments
+    const char* complex;  // complex_math.cuh's function, nullptr where numpy has none
+};
+
+// CUDA's tanf and sinhf may be 4 and 3 ulp off: float32 tan and sinh are computed in double
+// and rounded once. ldexp, frexp and modf are written out in their own specs.
+constexpr std::array<function_info, math_function_count> functions{{
+    {"fabs", "fabsf", "fabs", nullptr},
+    {"ceil", "ceilf", "ceil", nullptr},
+    {"floor", "floorf", "floor", nullptr},
+    {"exp", "expf", "exp", "gk_cexp"},
+    {"log", "logf", "log", "gk_clog"},
+    {"log10", "log10f", "log10", "gk_clog10"},
+    {"sqrt", "sqrtf", "sqrt", "gk_csqrt"},
+    {"sin", "sinf", "sin", "gk_csin"},
+    {"cos", "cosf", "cos", "gk_ccos"},
+    {"tan", nullptr, "tan", "gk_ctan"},
+    {"asin", "asinf", "asin", "gk_casin"},
+    {"acos", "acosf", "acos", "gk_cacos"},
+    {"atan", "atanf", "atan", "gk_catan"},
+    {"sinh", nullptr, "sinh", "gk_csinh"},
+    {"cosh", "coshf", "cosh", "gk_ccosh"},
+    {"tanh", "tanhf", "tanh", "gk_ctanh"},
+    {"fmod", "fmodf", "fmod", nullptr},
+    {"ldexp", "ldexpf", "ldexp", nullptr},
+    {"frexp", "frexpf", "frexp", nullptr},
+    {"modf", "modff", "modf", nullptr},
+}};
+
+const function_info& info(math_function f) noexcept { return functions[static_cast<std::size_t>(f)]; }
+
+bool is_real_float(dtype t) noexcept { return kind(t) == dtype_kind::floating; }
+bool is_complex(dtype t) noexcept { return kind(t) == dtype_kind::complex; }
+bool is_integer_or_bool(dtype t) noexcept { return !is_real_float(t) && !is_complex(t); }
+
+// The floating type numpy computes a real argument's function in (float16 becoming float32).
+dtype floating_type_of(dtype t) noexcept {
+    if (is_real_float(t))
+        return t;
+    return size_of(t) <= 2 ? dtype::float32 : dtype::float64;
+}
+
+std::string cast(dtype t, const std::string& value) { return "((" + std::string(c_type(t)) + ")(" + value + "))"; }
+
+// The CUDA C of real function `f` of `arguments` (of type r, float32 or float64).
+std::string real_call(math_function f, dtype r, const std::string& arguments) {
+    const function_info& fi = info(f);
+    if (r == dtype::float64)
+        return std::string(fi.float64) + "(" + arguments + ")";
+    if (fi.float32)
+        return std::string(fi.float32) + "(" + arguments + ")";
+    return "(float)" + std::string(fi.float64) + "((double)" + arguments + ")";
+}
+
+[[noreturn]] void no_loop(math_function f, dtype x, const char* what) {
+    throw type_error(std::string(name(f)) + " is not supported for " + std::string(name(x)) + " (" + what + ")");
+}
+
+std::string kernel_name(math_function f, dtype x, std::optional<dtype> y) {
+    std::string n = "cumath_";
+    n += name(f);
+    n += '_';
+    n += name(x);
+    if (y) {
+        n += '_';
+        n += name(*y);
+    }
+    return n;
+}
+
+param input(const char* n, dtype t) { return {n, t, param_kind::input}; }
+param output(const char* n, dtype t) { return {n, t, param_kind::output}; }
+
+elementwise_spec unary_spec(math_function f, dtype x) {
+    const function_info& fi = info(f);
+    const std::string n = kernel_name(f, x, std::nullopt);
+    if (is_complex(x)) {
+        if (!fi.complex)
+            no_loop(f, x, "numpy has no complex loop for it");
+        // complex64 goes through the complex128 function and is rounded once.
+        const std::string value = x == dtype::complex128 ? std::string(fi.complex) + "(x[i])"
+                                                         : "gk_complex<float>(" + std::string(fi.complex) +
+                                                               "(gk_complex<double>(x[i])))";
+        return {n, {input("x", x), output("z", x)}, "z[i] = " + value, complex_math_source};
+    }
+    if ((f == math_function::ceil || f == math_function::floor) && is_integer_or_bool(x))
+        return {n, {input("x", x), output("z", x)}, "z[i] = x[i]"};  // numpy 2: integers are their own ceil
+    const dtype r = floating_type_of(x);
+    return {n, {input("x", x), output("z", r)}, "z[i] = " + real_call(f, r, cast(r, "x[i]"))};
+}
+
+elementwise_spec two_output_spec(math_function f, dtype x) {
+    if (is_complex(x))
+        no_loop(f, x, "numpy has no complex loop for it");
+    const dtype r = floating_type_of(x);
+    const std::string v = cast(r, "x[i]");
+    const std::string operation =
+        f == math_function::frexp
+            ? "int gk_e; z[i] = " + real_call(f, r, v + ", &gk_e") + "; w[i] = " + cast(r, "gk_e")
+            : std::string(c_type(r)) + " gk_whole; z[i] = " + real_call(f, r, v + ", &gk_whole") + "; w[i] = gk_whole";
+    return {kernel_name(f, x, std::nullopt), {input("x", x), output("z", r), output("w", r)}, operation};
+}
+
+elementwise_spec fmod_spec(dtype x, dtype y) {
+    dtype t = promote(x, y);
+    if (is_complex(t))
+        no_loop(math_function::fmod, t, "numpy has no complex loop for it");
+    if (t == dtype::bool_)
+        t = dtype::int8;  // numpy's fmod has no bool loop: bool operands go to int8
+    const std::string n = kernel_name(math_function::fmod, x, y);
+    const std::vector<param> params{input("x", x), input("y", y), output("z", t)};
+    const std::string a = cast(t, "x[i]"), b = cast(t, "y[i]");
+    if (is_real_float(t))
+        return {n, params, "z[i] = " + real_call(math_function::fmod, t, a + ", " + b)};
+    return {n, params, "z[i] = gk_fmod(" + a + ", " + b + ")", integer_fmod_source};
+}
+
+elementwise_spec ldexp_spec(dtype x, dtype y) {
+    if (is_complex(x))
+        no_loop(math_function::ldexp, x, "numpy has no complex loop for it");
+    if (is_complex(y))
+        no_loop(math_function::ldexp, y, "the exponent must be an integer or a real number");
+    const dtype r = floating_type_of(x);
+    const std::string significand = cast(r, "x[i]");
+    std::string operation;
+    if (is_real_float(y))  // PyCUDA's float exponents: truncated; NaN gives NaN
+        operation = "z[i] = isnan((double)y[i]) ? " + cast(r, "nan(\"\")") + " : " +
+                    real_call(math_function::ldexp, r, significand + ", gk_exponent((double)y[i])");
+    else
+        operation = "z[i] = " + real_call(math_function::ldexp, r,
+                                          significand + ", gk_exponent(" +
+                                              (kind(y) == dtype_kind::unsigned_int ? "(unsigned long long)"
+                                                                                   : "(long long)") + "y[i])");
+    return {kernel_name(math_function::ldexp, x, y), {input("x", x), input("y", y), output("z", r)}, operation,
+            exponent_source};
+}
+
+elementwise_spec make_spec(math_function f, dtype x, std::optional<dtype> y) {
+    switch (f) {
+    case math_function::fmod: return fmod_spec(x, *y);
+    case math_function::ldexp: return ldexp_spec(x, *y);
+    case math_function::frexp:
+    case math_function::modf: return two_output_spec(f, x);
+    default: return unary_spec(f, x);
+    }
+}
+
+}  // namespace
+
+std::string_view name(math_function f) noexcept { return info(f).name; }
+
+int input_count(math_function f) noexcept { return f == math_function::fmod || f == math_function::ldexp ? 2 : 1; }
+
+int output_count(math_function f) noexcept { return f == math_function::frexp || f == math_function::modf ? 2 : 1; }
+
+const elementwise_spec& math_spec(math_function f, dtype x, std::optional<dtype> y) {
+    if (static_cast<int>(f) >= math_function_count)
+        throw logic_error("math_spec: unknown function " + std::to_string(static_cast<int>(f)));
+    if ((input_count(f) == 2) != y.has_value())
+        throw logic_error(std::string(name(f)) + (y ? " takes one array" : " takes two arrays"));
+    // One slot per (function, x, y or none); a spec that cannot be made (type_error) is not
+    // stored and is refused again on the next call.
+    constexpr std::size_t types = 13;
+    static std::mutex mutex;
+    static std::array<std::unique_ptr<const elementwise_spec>, math_function_count * types * (types + 1)> specs;
+    const std::size_t slot = (static_cast<std::size_t>(f) * types + static_cast<std::size_t>(x)) * (types + 1) +
+                             (y ? static_cast<std::size_t>(*y) + 1 : 0);
+    std::lock_guard lock(mutex);
+    if (!specs[slot])
+        specs[slot] = std::make_unique<const elementwise_spec>(make_spec(f, x, y));
+    return *specs[slot];
+}
+
+}  // namespace gpukit::array
