@@ -1,12 +1,39 @@
 // Shared by the tests that compile with NVRTC: skip (with the reason) where it is missing.
 #pragma once
 
+#include "gpukit/core/error.hpp"
 #include "gpukit/rtc/api.hpp"
+#include "gpukit/rtc/program.hpp"
 
 #include <gtest/gtest.h>
+
+#include <string>
 
 #define GPUKIT_REQUIRE_NVRTC()                                           \
     do {                                                                 \
         if (!::gpukit::rtc::nvrtc_available())                           \
             GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed";      \
     } while (false)
+
+namespace gpukit::test {
+
+// The options gpukit's kernel cache compiles its generated kernels with, for sm_90.
+inline rtc::compile_options generated_kernel_options() {
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.options = {"--std=c++17", "-default-device"};
+    options.no_extern_c = true;
+    return options;
+}
+
+// Compiles a generated kernel's source as the kernel cache does; a failure shows the log and
+// the source.
+inline void expect_generated_kernel_compiles(const std::string& source) {
+    try {
+        EXPECT_FALSE(rtc::compile(source, generated_kernel_options()).cubin.empty());
+    } catch (const compile_error& e) {
+        ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << source;
+    }
+}
+
+}  // namespace gpukit::test

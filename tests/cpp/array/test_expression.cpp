@@ -76,10 +76,7 @@ TEST(Expression, SpecsAreMadeOnceAndCompile) {
     EXPECT_EQ(spec.params()[1].kind, param_kind::scalar);
     EXPECT_EQ(spec.params()[2].type, dtype::int16);
     EXPECT_NE(spec.preamble().find("gk_ipow"), std::string::npos);
-    rtc::compile_options options;
-    options.arch = "sm_90";
-    options.options = {"--std=c++17", "-default-device"};
-    options.no_extern_c = true;
+    const rtc::compile_options options = test::generated_kernel_options();
     for (const auto variant : {elementwise_variant::vectorized, elementwise_variant::strided, elementwise_variant::rows})
         EXPECT_FALSE(rtc::compile(elementwise_source(spec, variant, 2), options).cubin.empty());
     const elementwise_spec& constant = expression_kernel(expression::constant(true));

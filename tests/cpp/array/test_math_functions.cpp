@@ -141,10 +141,7 @@ public:
     }
 
     void compile_for_sm90() const {
-        rtc::compile_options options;
-        options.arch = "sm_90";
-        options.options = {"--std=c++17", "-default-device"};
-        options.no_extern_c = true;
+        const rtc::compile_options options = test::generated_kernel_options();
         for (const auto& [prefix, kernels] : batches_) {
             try {
                 EXPECT_FALSE(rtc::compile(prefix + kernels, options).cubin.empty());

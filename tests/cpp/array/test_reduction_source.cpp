@@ -17,19 +17,6 @@ using namespace gpukit;
 using namespace gpukit::array;
 using role = reduction_param_kind;
 
-// gpukit's own kernels compile as the kernel cache compiles them.
-void compile_generated(const std::string& source) {
-    rtc::compile_options options;
-    options.arch = "sm_90";
-    options.options = {"--std=c++17", "-default-device"};
-    options.no_extern_c = true;
-    try {
-        EXPECT_FALSE(rtc::compile(source, options).cubin.empty());
-    } catch (const compile_error& e) {
-        ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << source;
-    }
-}
-
 // A ReductionKernel's source compiles as SourceModule compiles it, with gpukit's device
 // headers (pycuda-complex.hpp) on the include path.
 void compile_user(const reduction_kernel& kernel) {
@@ -68,45 +55,45 @@ TEST(ReductionSource, EveryOperationOfEveryDtypeCompiles) {
         SCOPED_TRACE(std::string(name(t)));
         for (const reduction_spec* spec : {&sum_spec(t), &min_spec(t), &max_spec(t), &any_spec(t), &all_spec(t),
                                            &dot_spec(t, t)})
-            compile_generated(source_of(*spec, v));
+            test::expect_generated_kernel_compiles(source_of(*spec, v));
     }
     for (dtype t : {dtype::int8, dtype::float32, dtype::complex128})
         for (reduction_variant v : variants) {
             SCOPED_TRACE(std::string(name(t)));
             for (const reduction_spec* spec : {&sum_spec(t), &min_spec(t), &max_spec(t), &any_spec(t), &all_spec(t),
                                                &dot_spec(t, t)})
-                compile_generated(source_of(*spec, v));
+                test::expect_generated_kernel_compiles(source_of(*spec, v));
         }
 }
 
 // dtype= of sum and dot, and dot of mixed dtypes (complex with real, narrow with wide).
 TEST(ReductionSource, ConversionsCompile) {
     GPUKIT_REQUIRE_NVRTC();
-    compile_generated(source_of(sum_spec(dtype::int8, dtype::int8), reduction_variant::vectorized));
-    compile_generated(source_of(sum_spec(dtype::float32, dtype::complex64), reduction_variant::contiguous));
-    compile_generated(source_of(sum_spec(dtype::complex64, dtype::float64), reduction_variant::strided));
-    compile_generated(source_of(sum_spec(dtype::float64, dtype::bool_), reduction_variant::vectorized));
-    compile_generated(source_of(dot_spec(dtype::complex64, dtype::float64), reduction_variant::vectorized));
-    compile_generated(source_of(dot_spec(dtype::bool_, dtype::complex128), reduction_variant::strided));
-    compile_generated(source_of(dot_spec(dtype::int8, dtype::uint64, dtype::float32), reduction_variant::contiguous));
+    test::expect_generated_kernel_compiles(source_of(sum_spec(dtype::int8, dtype::int8), reduction_variant::vectorized));
+    test::expect_generated_kernel_compiles(source_of(sum_spec(dtype::float32, dtype::complex64), reduction_variant::contiguous));
+    test::expect_generated_kernel_compiles(source_of(sum_spec(dtype::complex64, dtype::float64), reduction_variant::strided));
+    test::expect_generated_kernel_compiles(source_of(sum_spec(dtype::float64, dtype::bool_), reduction_variant::vectorized));
+    test::expect_generated_kernel_compiles(source_of(dot_spec(dtype::complex64, dtype::float64), reduction_variant::vectorized));
+    test::expect_generated_kernel_compiles(source_of(dot_spec(dtype::bool_, dtype::complex128), reduction_variant::strided));
+    test::expect_generated_kernel_compiles(source_of(dot_spec(dtype::int8, dtype::uint64, dtype::float32), reduction_variant::contiguous));
 }
 
 TEST(ReductionSource, SubsetsCompile) {
     GPUKIT_REQUIRE_NVRTC();
     for (dtype index : index_types) {
         SCOPED_TRACE(std::string(name(index)));
-        compile_generated(source_of(subset_sum_spec(index, dtype::float32, dtype::float32), reduction_variant::vectorized));
+        test::expect_generated_kernel_compiles(source_of(subset_sum_spec(index, dtype::float32, dtype::float32), reduction_variant::vectorized));
     }
     for (dtype t : all_types) {
         SCOPED_TRACE(std::string(name(t)));
-        compile_generated(source_of(subset_min_spec(dtype::int32, t), reduction_variant::contiguous));
-        compile_generated(source_of(subset_max_spec(dtype::uint32, t), reduction_variant::strided));
+        test::expect_generated_kernel_compiles(source_of(subset_min_spec(dtype::int32, t), reduction_variant::contiguous));
+        test::expect_generated_kernel_compiles(source_of(subset_max_spec(dtype::uint32, t), reduction_variant::strided));
     }
-    compile_generated(source_of(subset_sum_spec(dtype::int64, dtype::complex64, dtype::complex64),
+    test::expect_generated_kernel_compiles(source_of(subset_sum_spec(dtype::int64, dtype::complex64, dtype::complex64),
                                 reduction_variant::strided));
-    compile_generated(source_of(subset_dot_spec(dtype::int32, dtype::float32, dtype::complex128, dtype::complex128),
+    test::expect_generated_kernel_compiles(source_of(subset_dot_spec(dtype::int32, dtype::float32, dtype::complex128, dtype::complex128),
                                 reduction_variant::vectorized));
-    compile_generated(source_of(subset_dot_spec(dtype::uint8, dtype::int16, dtype::int16, dtype::int16),
+    test::expect_generated_kernel_compiles(source_of(subset_dot_spec(dtype::uint8, dtype::int16, dtype::int16, dtype::int16),
                                 reduction_variant::contiguous));
 }
 
@@ -135,9 +122,9 @@ const reduction_spec weighted_dot{"weighted_dot",
 TEST(ReductionSource, UserSpecCompilesInEveryVariant) {
     GPUKIT_REQUIRE_NVRTC();
     for (reduction_variant v : variants)
-        compile_generated(source_of(weighted_dot, v));
-    compile_generated(reduction_source(weighted_dot, reduction_variant::strided, 1));
-    compile_generated(reduction_source(weighted_dot, reduction_variant::strided, 64));
+        test::expect_generated_kernel_compiles(source_of(weighted_dot, v));
+    test::expect_generated_kernel_compiles(reduction_source(weighted_dot, reduction_variant::strided, 1));
+    test::expect_generated_kernel_compiles(reduction_source(weighted_dot, reduction_variant::strided, 64));
 }
 
 TEST(ReductionSource, VectorizedLoadsSixteenBytesOfTheNarrowestElementArray) {
