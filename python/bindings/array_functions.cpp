@@ -412,8 +412,6 @@ void bind_array_functions(nb::module_& m) {
        "PyCUDA's splay(n, dev): ((blocks, 1), (threads, 1, 1)) for n elements on dev (default: the current "
        "context's device).");
     m.attr("_min_pitched_row_bytes") = array::min_pitched_row_bytes;
-    m.def("_keep_order", &array::keep_order, "layout"_a, "itemsize"_a,
-          "A new contiguous layout of layout's shape with its axes in layout's order (numpy's order 'K').");
     m.def("_is_dense", &array::is_dense, "layout"_a,
           "Whether the layout's elements fill its bytes without gaps, with positive strides.");
     m.def("_host_copy", &host_copy, "host"_a, "host_address"_a, "host_layout"_a, "device"_a, "to_host"_a, "async_"_a,

@@ -4,7 +4,6 @@
 #include "memory_args.hpp"
 
 #include "gpukit/array/elementwise.hpp"
-#include "gpukit/array/views.hpp"
 #include "gpukit/core/error.hpp"
 
 #include <nanobind/stl/string.h>
@@ -515,7 +514,7 @@ nb::object unary_function(array::unary_op op, nb::handle x, const result_target&
     built b;
     b.e = expression::unary(op, b.operands.of_array(x, false, what), compute, result);
     b.shape = a.layout.shape();
-    return finish(b, x, target, what, array::keep_order(a.layout, static_cast<std::int64_t>(array::size_of(result))));
+    return finish(b, x, target, what, gpukit::layout::contiguous_like(a.layout, static_cast<std::int64_t>(array::size_of(result))));
 }
 
 nb::object select_function(bool positive, nb::handle criterion, nb::handle then, nb::handle otherwise,

@@ -88,7 +88,7 @@ nb::object copied(const array_object& a, const array::element_array& from, const
 // is too, a transposed one's is transposed.
 nb::object copy_of(nb::handle self, nb::handle stream_object) {
     array_object& a = settled(self);
-    return copied(a, as_elements(a), array::keep_order(a.layout, a.layout.itemsize()), stream_or_own(stream_object, a));
+    return copied(a, as_elements(a), gpukit::layout::contiguous_like(a.layout, a.layout.itemsize()), stream_or_own(stream_object, a));
 }
 
 // z[i] = start + i * step, one spec per type, made on first use.
@@ -225,7 +225,7 @@ void bind_gpuarray(nb::module_& m) {
         const auto itemsize = nb::cast<std::int64_t>(to.attr("itemsize"));
         gpukit::layout l;
         if (order_name == "K" || order_name == "k")
-            l = array::keep_order(a.layout, itemsize);
+            l = gpukit::layout::contiguous_like(a.layout, itemsize);
         else if (order_name == "A" || order_name == "a")
             l = gpukit::layout::contiguous(a.layout.shape(), itemsize,
                                            a.layout.is_f_contiguous() && !a.layout.is_c_contiguous() ? order::f
@@ -261,7 +261,7 @@ void bind_gpuarray(nb::module_& m) {
         const gpukit::layout reversed_layout = a.layout.index(every_axis_reversed);
         const array::element_array reversed{
             a.data() + static_cast<CUdeviceptr>(reversed_layout.offset() - a.layout.offset()), reversed_layout};
-        return copied(a, reversed, array::keep_order(a.layout, a.layout.itemsize()), stream_or_own(stream, a));
+        return copied(a, reversed, gpukit::layout::contiguous_like(a.layout, a.layout.itemsize()), stream_or_own(stream, a));
     }, "stream"_a.none() = nb::none(),
        "A new array with the elements in reverse order (every axis reversed), in this array's order of axes.");
     cls.def("_converted", [](self_arg self, nb::handle dtype, nb::handle stream) {

@@ -188,7 +188,7 @@ class GPUArray(_gpukit._Array):
             if to_host:
                 host[...] = self.get(stream=stream)
             else:  # the host array laid out as this one's elements, without gaps
-                staged = _new_host_array(_gpukit._keep_order(self._layout, self.itemsize), self.dtype, False)
+                staged = _new_host_array(self._layout.contiguous_like(self.itemsize), self.dtype, False)
                 staged[...] = host
                 self._transfer(staged, False, False, stream)
             return
@@ -416,7 +416,7 @@ def to_gpu_async(ary, allocator=None, stream=None):
 
 def _uploaded(ary, allocator, stream, async_):
     ary = np.asarray(ary)
-    layout = _gpukit._keep_order(Layout(ary.shape, ary.strides, ary.itemsize, 0), ary.itemsize)
+    layout = Layout(ary.shape, ary.strides, ary.itemsize, 0).contiguous_like(ary.itemsize)
     result = empty(ary.shape, ary.dtype, allocator, strides=layout.strides, stream=stream)
     result.set(ary, async_=async_, stream=stream)
     return result

@@ -9,27 +9,6 @@
 
 namespace gpukit::array {
 
-gpukit::layout keep_order(const gpukit::layout& l, std::int64_t itemsize) {
-    const auto n = static_cast<std::size_t>(l.ndim());
-    if (l.size() == 0)
-        return gpukit::layout::contiguous(l.shape(), itemsize, order::c);
-    std::vector<std::size_t> outermost_first(n);
-    std::iota(outermost_first.begin(), outermost_first.end(), std::size_t{0});
-    const auto magnitude = [&](std::size_t axis) {
-        const std::int64_t s = l.strides()[axis];
-        return s < 0 ? -static_cast<std::uint64_t>(s) : static_cast<std::uint64_t>(s);
-    };
-    std::stable_sort(outermost_first.begin(), outermost_first.end(),
-                     [&](std::size_t a, std::size_t b) { return magnitude(a) > magnitude(b); });
-    std::vector<std::int64_t> strides(n);
-    std::int64_t stride = itemsize;
-    for (std::size_t k = n; k-- > 0;) {
-        strides[outermost_first[k]] = stride;
-        stride *= l.shape()[outermost_first[k]];  // fits: the layout checks its size times itemsize
-    }
-    return gpukit::layout(l.shape(), std::move(strides), itemsize, 0);
-}
-
 bool is_dense(const gpukit::layout& l) noexcept {
     if (l.size() == 0)
         return true;

@@ -18,11 +18,6 @@ struct element_array {
     gpukit::layout layout;
 };
 
-// A new contiguous layout of `l`'s shape for elements of `itemsize` bytes, its axes in the
-// order of `l`'s (numpy's order 'K'): the axis with the largest stride in magnitude outermost,
-// ties in axis order, every stride positive and no gaps. C order for an empty array.
-gpukit::layout keep_order(const gpukit::layout& l, std::int64_t itemsize);
-
 // Whether the elements of `l` fill exactly nbytes() bytes from the lowest one, with positive
 // strides: a C- or F-contiguous layout or one with its axes permuted (a transposed array).
 // Such an array is copied as one block of bytes into a layout with the same strides.

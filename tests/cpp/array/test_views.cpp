@@ -19,21 +19,6 @@ layout strided(extents shape, extents strides, std::int64_t itemsize = 4, std::i
     return layout(std::move(shape), std::move(strides), itemsize, offset);
 }
 
-TEST(KeepOrder, FollowsTheAxesOrderWithoutGaps) {
-    // numpy.empty_like(a, order='K') for the same arrays.
-    EXPECT_EQ(keep_order(layout::contiguous({3, 4, 5}, 4), 4).strides(), (extents{80, 20, 4}));
-    EXPECT_EQ(keep_order(layout::contiguous({3, 4, 5}, 4, order::f), 8).strides(), (extents{8, 24, 96}));
-    // transpose(2, 0, 1) of a C array of shape (3, 4, 5): shape (5, 3, 4), strides (4, 80, 20)
-    EXPECT_EQ(keep_order(strided({5, 3, 4}, {4, 80, 20}), 4).strides(), (extents{4, 80, 20}));
-    // A slice with gaps and a reversed axis: compact, positive, same order.
-    EXPECT_EQ(keep_order(strided({3, 2, 5}, {-160, 80, 8}, 4, 320), 4).strides(), (extents{40, 20, 4}));
-    // Broadcast (zero) strides are innermost.
-    EXPECT_EQ(keep_order(strided({4, 3}, {0, 8}, 8), 8).strides(), (extents{8, 32}));
-    // Empty arrays are C-contiguous.
-    EXPECT_EQ(keep_order(strided({3, 0, 2}, {0, 0, 0}), 4), layout::contiguous({3, 0, 2}, 4));
-    EXPECT_EQ(keep_order(layout::contiguous({}, 4), 2).strides(), extents{});
-}
-
 TEST(IsDense, ContiguousAndPermutedLayoutsOnly) {
     EXPECT_TRUE(is_dense(layout::contiguous({3, 4}, 4)));
     EXPECT_TRUE(is_dense(layout::contiguous({3, 4}, 4, order::f)));

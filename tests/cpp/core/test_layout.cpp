@@ -234,4 +234,24 @@ TEST(Layout, ContiguousLikeKeepsTheMemoryOrder) {
     EXPECT_THROW(layout::contiguous_like(permuted, 0), std::invalid_argument);
 }
 
+layout strided_layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> strides, std::int64_t itemsize = 4,
+                      std::int64_t offset = 0) {
+    return layout(std::move(shape), std::move(strides), itemsize, offset);
+}
+
+TEST(Layout, ContiguousLikeIsNumpysOrderK) {
+    // numpy.empty_like(a, order='K') for the same arrays.
+    EXPECT_EQ(layout::contiguous_like(layout::contiguous({3, 4, 5}, 4), 4).strides(), (std::vector<std::int64_t>{80, 20, 4}));
+    EXPECT_EQ(layout::contiguous_like(layout::contiguous({3, 4, 5}, 4, order::f), 8).strides(), (std::vector<std::int64_t>{8, 24, 96}));
+    // transpose(2, 0, 1) of a C array of shape (3, 4, 5): shape (5, 3, 4), strides (4, 80, 20)
+    EXPECT_EQ(layout::contiguous_like(strided_layout({5, 3, 4}, {4, 80, 20}), 4).strides(), (std::vector<std::int64_t>{4, 80, 20}));
+    // A slice with gaps and a reversed axis: compact, positive, same order.
+    EXPECT_EQ(layout::contiguous_like(strided_layout({3, 2, 5}, {-160, 80, 8}, 4, 320), 4).strides(), (std::vector<std::int64_t>{40, 20, 4}));
+    // Broadcast (zero) strides are innermost.
+    EXPECT_EQ(layout::contiguous_like(strided_layout({4, 3}, {0, 8}, 8), 8).strides(), (std::vector<std::int64_t>{8, 32}));
+    // Empty arrays are C-contiguous.
+    EXPECT_EQ(layout::contiguous_like(strided_layout({3, 0, 2}, {0, 0, 0}), 4), layout::contiguous({3, 0, 2}, 4));
+    EXPECT_EQ(layout::contiguous_like(layout::contiguous({}, 4), 2).strides(), std::vector<std::int64_t>{});
+}
+
 }  // namespace
