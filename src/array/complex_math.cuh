@@ -289,6 +289,11 @@ __device__ gk_complex<double> gk_ctan(gk_complex<double> z) {
 
 // ---- inverse functions
 
+// -v with the sign bit flipped for NaNs too: PTX leaves the sign of a negated NaN unspecified
+// (and sm_90 keeps it), but C99's asin, acos and atan of (+-inf + i NaN) take the sign of
+// their results from that NaN, as the C library does. copysign only moves the bit.
+__device__ __forceinline__ double gk_negate(double v) { return copysign(v, signbit(v) ? 1.0 : -1.0); }
+
 // asin and acos of x + iy for finite x, y >= 0 (the other quadrants follow by symmetry):
 // the real part of asin, the real part of acos, and the imaginary part's magnitude.
 struct gk_asin_parts {
@@ -362,7 +367,7 @@ __device__ gk_complex<double> gk_casinh_special(double x, double y) {
 __device__ gk_complex<double> gk_casin(gk_complex<double> z) {
     const double x = z.re, y = z.im;
     if (!isfinite(x) || !isfinite(y)) {
-        const gk_complex<double> h = gk_casinh_special(-y, x);
+        const gk_complex<double> h = gk_casinh_special(gk_negate(y), x);
         return {h.im, -h.re};
     }
     const gk_asin_parts p = gk_asin_parts_of(fabs(x), fabs(y));
@@ -380,7 +385,7 @@ __device__ gk_complex<double> gk_cacos(gk_complex<double> z) {
         if (isnan(y)) {  // acos(0 + i NaN) = pi/2 + i NaN, acos(+-inf + i NaN) = NaN + i inf
             if (x == 0)
                 return {gk_half_pi_hi, y};
-            return {gk_quiet_nan(), isinf(x) ? copysign(gk_infinity(), -y) : y};
+            return {gk_quiet_nan(), isinf(x) ? copysign(gk_infinity(), gk_negate(y)) : y};
         }
         if (isinf(x)) {
             const double re = isinf(y) ? (x > 0 ? gk_quarter_pi : 3 * gk_quarter_pi) : (x > 0 ? 0.0 : gk_pi_hi);
@@ -438,6 +443,6 @@ __device__ gk_complex<double> gk_catanh(gk_complex<double> z) {
 
 // atan z = -i atanh(iz).
 __device__ gk_complex<double> gk_catan(gk_complex<double> z) {
-    const gk_complex<double> h = gk_catanh(gk_complex<double>(-z.im, z.re));
+    const gk_complex<double> h = gk_catanh(gk_complex<double>(gk_negate(z.im), z.re));
     return {h.im, -h.re};
 }
