@@ -13,9 +13,16 @@ namespace gpukit::array {
 namespace {
 
 // The integer power of gpukit's kernels (numpy's for integer types: repeated squaring, in
-// the operands' type, wrapping on overflow).
+// the operands' type, wrapping on overflow). numpy refuses negative exponents; a Python int
+// one is refused before the launch (resolve_binary), but finding one in an exponent array
+// would cost a reduction and a wait, so there the result is 1 / base^-n truncated to an
+// integer, as C's integer division gives it: 0 unless the base is 1 or -1.
 constexpr const char* integer_power = R"(
 template <class T> __device__ __forceinline__ T gk_ipow(T base, T exponent) {
+    if constexpr (T(-1) < T(0)) {
+        if (exponent < 0)
+            return base == 1 ? T(1) : base == T(-1) ? T((exponent & 1) ? -1 : 1) : T(0);
+    }
     T result = 1;
     for (; exponent > 0; exponent >>= 1, base *= base)
         if (exponent & 1) result *= base;
