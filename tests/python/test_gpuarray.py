@@ -283,8 +283,21 @@ def test_get_and_set_honour_pagelocked_and_async(pool_ctx):
     c = gpuarray.to_gpu_async(3 * host, stream=stream)
     stream.synchronize()
     np.testing.assert_array_equal(c.get(), 3 * host)
-    with pytest.raises(ValueError, match="contiguous"):
-        a.get(ary=np.empty((5, 37), np.float32).T, async_=True)
+    # A Fortran-ordered target has no gaps: it is filled through a device array laid out as it.
+    fortran = np.empty((5, 37), np.float32).T
+    assert a.get(ary=fortran, async_=True, stream=stream) is fortran
+    stream.synchronize()
+    np.testing.assert_array_equal(fortran, host)
+    # A target with gaps is copied by one 3-D copy where its rows allow, else refused, never
+    # copied wrongly.
+    gapped = np.zeros((74, 10), np.float32)[::2, ::2]
+    try:
+        a.get(ary=gapped, async_=True, stream=stream)
+    except ValueError as refusal:
+        assert "without gaps" in str(refusal)
+    else:
+        stream.synchronize()
+        np.testing.assert_array_equal(gapped, host)
 
 
 def fake_array(shape, dtype):
