@@ -92,7 +92,8 @@ def _array_of(value, argument):
                             f"an object with __cuda_array_interface__, got {type(value).__name__}") from e
     if not (value.flags.c_contiguous or value.flags.f_contiguous):
         raise RuntimeError(f"ElementwiseKernel: argument {argument.name} is not contiguous (shape {value.shape}, "
-                           f"strides {value.strides}); pass a contiguous copy (.copy())")
+                           f"strides {value.strides}); pass a C-contiguous copy, "
+                           f"{argument.name}.ravel().reshape({argument.name}.shape)")
     if value.dtype.itemsize != argument.dtype.itemsize:
         raise TypeError(f"argument {argument.name} is declared {argument.dtype} (itemsize "
                         f"{argument.dtype.itemsize}), got an array of {value.dtype} (itemsize "

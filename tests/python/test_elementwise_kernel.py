@@ -327,6 +327,14 @@ def test_non_contiguous_and_mismatched_arrays_are_refused(ctx):
     f = gpuarray.zeros((3, 4), np.float32, order="F")
     kernel(f)
     np.testing.assert_array_equal(f.get(), np.ones((3, 4)))
+    # The refusal's remedy works for a permuted 3-axis view, whose copy() keeps its order.
+    permuted = gpuarray.to_gpu(np.arange(24, dtype=np.float32).reshape(2, 3, 4)).transpose(1, 0, 2)
+    with pytest.raises(RuntimeError, match=r"x\.ravel\(\)\.reshape\(x\.shape\)"):
+        kernel(permuted)
+    remedy = permuted.ravel().reshape(permuted.shape)
+    assert remedy.flags.c_contiguous
+    kernel(remedy)
+    np.testing.assert_array_equal(remedy.get(), np.ones((3, 2, 4)))
 
 
 @pytest.mark.gpu
