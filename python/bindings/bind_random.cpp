@@ -175,6 +175,22 @@ void bind_random(nb::module_& m) {
         return nb::make_tuple((*version)[0], (*version)[1], (*version)[2]);
     }, "cuRAND's (major, minor, patch): its headers', else its library's; None when neither is found.");
 
+    m.def("_curand_library_path", &random::curand_library_file,
+          "The file of the cuRAND library in use, links resolved; RuntimeError when none can be loaded.");
+    m.def("_curand_library_version", []() {
+        const auto version = random::curand_library_version();
+        return nb::make_tuple(version[0], version[1], version[2]);
+    }, "cuRAND's library (major, minor, patch); RuntimeError when it cannot be loaded.");
+    m.def("_curand_headers", []() -> nb::object {
+        const auto headers = random::find_curand_headers();
+        if (!headers)
+            return nb::none();
+        nb::object version = nb::none();
+        if (headers->version)
+            version = nb::make_tuple((*headers->version)[0], (*headers->version)[1], (*headers->version)[2]);
+        return nb::make_tuple(headers->include_dir, version);
+    }, "(directory holding curand_kernel.h, its (major, minor, patch) or None); None when not found.");
+
     m.def("_curand_direction_vectors", [](int_arg<std::size_t> count_arg, int set_value) {
         const std::size_t count = count_arg.get("generate_direction_vectors(count)");
         const auto set = static_cast<random::direction_vector_set>(set_value);

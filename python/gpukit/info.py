@@ -79,6 +79,16 @@ def _nvjitlink():
     return _component(_gpukit._nvjitlink_library_path, lambda: "{}.{}".format(*_gpukit._nvjitlink_version()))
 
 
+def curand():
+    """cuRAND: its host library (found, version, path), which holds the Sobol tables, and
+    the directory of the device headers its generators are compiled with."""
+    report = _component(_gpukit._curand_library_path, lambda: "{}.{}.{}".format(*_gpukit._curand_library_version()))
+    headers = _gpukit._curand_headers()
+    report["headers"] = None if headers is None else headers[0]
+    report["headers_version"] = None if headers is None or headers[1] is None else "{}.{}.{}".format(*headers[1])
+    return report
+
+
 def _find_nvcc():
     path = _gpukit._find_nvcc("nvcc")
     if not path:
@@ -222,7 +232,7 @@ def gpukit_build():
 def collect():
     """The whole report as a dict of JSON types (its keys are those of SECTIONS)."""
     return {"gpukit": gpukit_build(), "host": host(), "cuda_driver": cuda_driver(), "nvrtc": _nvrtc(),
-            "nvjitlink": _nvjitlink(), "nvcc": _nvcc(), "cuda_toolkit": _cuda_toolkit(),
+            "nvjitlink": _nvjitlink(), "curand": curand(), "nvcc": _nvcc(), "cuda_toolkit": _cuda_toolkit(),
             "cuda_devices": _cuda_devices(), "opencl": _opencl(), "compile_cache": _compile_cache(),
             "environment": {name: os.environ.get(name) for name in _environment.VARIABLES}}
 
@@ -264,6 +274,12 @@ def _cuda_lines(report):
     yield f"driver           {_component_text(report['cuda_driver'])}"
     yield f"NVRTC            {_component_text(report['nvrtc'])}"
     yield f"nvJitLink        {_component_text(report['nvjitlink'])}"
+    curand_report = report["curand"]
+    yield f"cuRAND library   {_component_text(curand_report)}"
+    if curand_report["headers"] is None:
+        yield "cuRAND headers   not found (the XORWOW, MRG32k3a and Sobol generators need them)"
+    else:
+        yield f"cuRAND headers   {curand_report['headers_version'] or 'version unknown'}, {curand_report['headers']}"
     yield f"nvcc             {_component_text(report['nvcc'])}"
     toolkit = report["cuda_toolkit"]
     if toolkit["found"]:
@@ -328,7 +344,7 @@ def _environment_lines(report):
 SECTIONS = [
     ("gpukit", ["gpukit"], lambda r: _gpukit_lines(r["gpukit"])),
     ("Host", ["host"], lambda r: _host_lines(r["host"])),
-    ("CUDA", ["cuda_driver", "nvrtc", "nvjitlink", "nvcc", "cuda_toolkit"], _cuda_lines),
+    ("CUDA", ["cuda_driver", "nvrtc", "nvjitlink", "curand", "nvcc", "cuda_toolkit"], _cuda_lines),
     ("CUDA devices", ["cuda_devices"], lambda r: _device_lines(r["cuda_devices"])),
     ("OpenCL", ["opencl"], lambda r: _opencl_lines(r["opencl"])),
     ("Compile cache", ["compile_cache"], lambda r: _cache_lines(r["compile_cache"])),

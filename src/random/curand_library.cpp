@@ -129,6 +129,10 @@ std::array<int, 3> curand_library_version() {
     return {version / 1000, version % 1000 / 100, version % 100};
 }
 
+std::string curand_library_file() {
+    return gpukit::detail::library_file(reinterpret_cast<const void*>(curand().curandGetVersion));
+}
+
 bool curand_library_available() noexcept {
     try {
         curand();

@@ -35,6 +35,7 @@ SCHEMA = {
     "host": {"python": str, "python_implementation": str, "python_executable": str, "numpy": str, "os": str,
              "kernel": str, "machine": str, "libc": (str, None), "cpu": str, "cpu_count": int},
     "cuda_driver": COMPONENT, "nvrtc": COMPONENT, "nvjitlink": COMPONENT, "nvcc": COMPONENT,
+    "curand": dict(COMPONENT, headers=(str, None), headers_version=(str, None)),
     "cuda_toolkit": {"found": bool, "include_dirs": [str], "found_via": (str, None), "looked_in": [str],
                      "gpukit_include_dir": str},
     "cuda_devices": {"count": int, "error": (str, None), "devices": [CUDA_DEVICE]},
@@ -96,6 +97,14 @@ def test_libraries_are_reported_as_this_process_finds_them():
     if report["nvjitlink"]["found"]:
         assert os.path.isfile(report["nvjitlink"]["path"])
         assert int(report["nvjitlink"]["version"].split(".")[0]) >= 12
+    curand = report["curand"]
+    if curand["found"]:  # this machine's toolkit has cuRAND, and CI's too
+        assert os.path.basename(curand["path"]).startswith("libcurand.so") and os.path.isfile(curand["path"])
+        assert re.fullmatch(r"\d+\.\d+\.\d+", curand["version"]), curand
+    else:
+        assert "libcurand.so" in curand["error"]
+    if curand["headers"] is not None:
+        assert os.path.isfile(os.path.join(curand["headers"], "curand_kernel.h"))
     if report["nvcc"]["found"]:
         assert re.fullmatch(r"\d+\.\d+\.\d+", report["nvcc"]["version"]), report["nvcc"]
     include_dirs, found_via, _ = _gpukit._find_cuda_toolkit()

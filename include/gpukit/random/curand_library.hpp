@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace gpukit::random {
@@ -42,6 +43,9 @@ std::vector<std::uint64_t> scramble_constants64(std::size_t count);
 
 // (major, minor, patch) of the library, from curandGetVersion.
 std::array<int, 3> curand_library_version();
+
+// The file of the library in use, links resolved; runtime_error when none can be loaded.
+std::string curand_library_file();
 
 // True when libcurand can be loaded; never throws.
 bool curand_library_available() noexcept;
