@@ -10,6 +10,8 @@ namespace gpukit::python {
 namespace nb = nanobind;
 
 void bind_errors(nb::module_& m);
+// gpukit.driver.GpukitWarning, and the C++ core's warnings routed to Python's warnings.
+void bind_warnings(nb::module_& m);
 void bind_constants(nb::module_& m);
 void bind_device(nb::module_& m);
 void bind_context(nb::module_& m);

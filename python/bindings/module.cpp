@@ -10,6 +10,7 @@ NB_MODULE(_gpukit, m) {
     // Daemon threads may still be inside gpukit's blocking calls when the program ends.
     guard_process_exit();
     bind_errors(m);
+    bind_warnings(m);
     bind_constants(m);
     bind_device(m);
     bind_context(m);

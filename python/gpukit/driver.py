@@ -14,6 +14,7 @@ from gpukit._gpukit import (  # noqa: F401  (re-exported API)
     Error,
     Event,
     Function,
+    GpukitWarning,
     Graph,
     GraphExec,
     GraphNode,

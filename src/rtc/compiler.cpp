@@ -338,7 +338,7 @@ compile_outcome compile_cached(const compile_request& request, const std::option
     try {
         cache.store(outcome.key, outcome.image);
     } catch (const error& e) {
-        cleanup_warning(std::string("gpukit: compiled, but not cached: ") + e.what());
+        cleanup_warning(std::string("compiled, but not cached: ") + e.what());
     }
     return outcome;
 }
