@@ -36,7 +36,7 @@ struct prepared_request {
 prepared_request prepare(const compile_request& request) {
     const bool without_nvrtc = request.compiler == compiler_kind::automatic && !nvrtc_available();
     prepared_request p{request, without_nvrtc ? compiler_kind::nvcc : request.compiler,
-                       translate_nvcc_options(request.options.options)};
+                       translate_nvcc_options(request.options.options), {}, false, false, {}};
     const std::string& given = request.options.arch;
     const std::string& in_options = target_of(p.translated);
     if (!given.empty() && !in_options.empty() && given != in_options)
