@@ -6,6 +6,7 @@
 #include "bindings.hpp"
 #include "bound_function.hpp"
 #include "int_args.hpp"
+#include "memory_args.hpp"
 #include "texture_args.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -75,14 +76,6 @@ private:
 
 std::string type_of(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
 
-
-cuda::stream_view to_stream(nb::handle s) {
-    if (s.is_none())
-        return {};
-    if (nb::isinstance<cuda::stream>(s))
-        return nb::cast<const cuda::stream&>(s).view();
-    throw nb::type_error("stream must be a gpukit.driver.Stream or None");
-}
 
 void refuse_texrefs(nb::handle texrefs) {
     if (!texrefs.is_none() && nb::len(texrefs) != 0)
@@ -372,12 +365,12 @@ double seconds_between(const cuda::event& start, const cuda::event& stop) {
 }
 
 nb::object call(const bound_function& f, const nb::args& values, nb::handle block, nb::handle grid,
-                nb::handle stream_arg, int_arg<std::size_t> shared_arg, nb::handle texrefs, bool time_kernel) {
+                nb::handle stream_object, int_arg<std::size_t> shared_arg, nb::handle texrefs, bool time_kernel) {
     refuse_texrefs(texrefs);
     const std::size_t shared = shared_arg.get("Function(shared)");
     if (block.is_none())
         throw nb::type_error(("Function '" + f.fn.name() + "': block=(x, y, z) is required").c_str());
-    const cuda::stream_view stream = to_stream(stream_arg);
+    const cuda::stream_view stream = stream_arg(stream_object);
     const auto& params = f.fn.params();
 
     cuda::kernel_args args;
@@ -496,7 +489,7 @@ void bind_function(nb::module_& m) {
                                        nb::args values, int_arg<std::size_t> shared_size) {
             cuda::kernel_args args;
             pack_prepared(args, f, values);
-            launch(f, args, grid, block, to_stream(stream), shared_size.get("prepared_async_call(shared_size)"));
+            launch(f, args, grid, block, stream_arg(stream), shared_size.get("prepared_async_call(shared_size)"));
         }, "grid"_a, "block"_a, "stream"_a.none(), "args"_a, "shared_size"_a.none() = 0)
         .def("prepared_timed_call", [](const bound_function& f, nb::handle grid, nb::handle block, nb::args values,
                                        int_arg<std::size_t> shared_arg) {

@@ -1,5 +1,7 @@
 #include "memory_args.hpp"
 
+#include "int_args.hpp"
+
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/cuda/ipc_memory.hpp"
@@ -85,12 +87,35 @@ cuda::device_pointer device_pointer_arg(nb::handle obj, const char* what) {
                              .c_str());
 }
 
+namespace {
+
+// The CUstream of an object following CUDA Python's stream protocol: __cuda_stream__()
+// returns (version, handle), version 0, handle the CUstream as an integer (0, 1 and 2 are
+// the legacy default and per-thread streams, as in the driver).
+cuda::stream_view foreign_stream(nb::handle s) {
+    const std::string where = "stream: " + type_name_of(s) + ".__cuda_stream__()";
+    nb::object answer = s.attr("__cuda_stream__")();
+    if (!nb::isinstance<nb::tuple>(answer) || nb::len(answer) != 2)
+        throw nb::type_error((where + " must return a (version, handle) tuple, got " + type_name_of(answer)).c_str());
+    nb::handle version = answer[0], handle = answer[1];
+    if (!nb::isinstance<nb::int_>(version) || nb::cast<long long>(version) != 0)
+        throw nb::value_error((where + " returned version " + nb::cast<std::string>(nb::repr(version)) +
+                               "; gpukit knows version 0 of the protocol").c_str());
+    const auto address = integer_arg<std::uintptr_t>(handle, (where + " handle").c_str());
+    return cuda::stream_view(reinterpret_cast<CUstream>(address));
+}
+
+}  // namespace
+
 cuda::stream_view stream_arg(nb::handle s) {
     if (s.is_none())
         return {};
     if (nb::isinstance<cuda::stream>(s))
         return nb::cast<const cuda::stream&>(s).view();
-    throw nb::type_error("stream must be a gpukit.driver.Stream or None");
+    if (nb::hasattr(s, "__cuda_stream__"))
+        return foreign_stream(s);
+    throw nb::type_error(("stream must be a gpukit.driver.Stream, an object with __cuda_stream__ (CUDA Python's "
+                          "stream protocol) or None, got " + type_name_of(s)).c_str());
 }
 
 std::uint64_t unsigned_arg(nb::handle value, int bits, const char* what) {

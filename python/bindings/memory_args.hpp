@@ -19,7 +19,9 @@ namespace gpukit::python {
 // errors, like "memcpy_htod(dest)".
 cuda::device_pointer device_pointer_arg(nb::handle obj, const char* what);
 
-// None -> the default stream, or a gpukit.driver.Stream.
+// None -> the default stream, a gpukit.driver.Stream, or any object with __cuda_stream__
+// (CUDA Python's stream protocol: cuda.core, CuPy, PyTorch streams), whose handle is used as
+// it is: the caller keeps that stream alive while its work runs.
 cuda::stream_view stream_arg(nb::handle s);
 
 // An integer that must fit in `bits` unsigned bits (memset values).

@@ -26,9 +26,9 @@ def _stream(stream):
     """numba spells the default stream 0; gpukit spells it None."""
     if stream is None or (isinstance(stream, numbers.Integral) and stream == 0):
         return None
-    if isinstance(stream, _gpukit.Stream):
+    if isinstance(stream, _gpukit.Stream) or hasattr(stream, "__cuda_stream__"):
         return stream
-    raise TypeError(f"stream must be 0 or a gpukit.driver.Stream, got {stream!r}")
+    raise TypeError(f"stream must be 0, a gpukit.driver.Stream or an object with __cuda_stream__, got {stream!r}")
 
 
 def _layout(shape, strides, itemsize, order):
