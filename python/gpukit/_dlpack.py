@@ -1,6 +1,7 @@
 """DLPack exchange: GPUArray.__dlpack__ / __dlpack_device__, and reading another library's
-CUDA tensors through their __dlpack__. The capsules themselves are made and consumed in
-C++ (python/bindings/bind_dlpack.cpp); this module maps dtypes, devices and streams."""
+CUDA tensors through their __dlpack__. The capsules themselves are made and consumed by
+nanobind's ndarray (python/bindings/bind_dlpack.cpp), DLPack 1.0 (versioned) when the consumer
+asks for it; this module maps dtypes, devices, streams and the copy request."""
 import numpy as np
 
 from gpukit import _gpukit
@@ -21,8 +22,12 @@ def device_of(array):
 
 
 def export(array, stream=None, max_version=None, dl_device=None, copy=None):
-    """A 'dltensor' capsule over `array` (a GPUArray), which it keeps alive. Only the
-    unversioned capsule is made, which every max_version accepts."""
+    """A capsule over `array` (a GPUArray), which it keeps alive: 'dltensor_versioned'
+    (DLPack 1.0) when `max_version` is (1, 0) or later, else the unversioned 'dltensor'.
+    `copy=True` exports a C-contiguous copy, `copy=False` or None the array itself."""
+    if max_version is not None and not (isinstance(max_version, tuple) and len(max_version) == 2
+                                        and all(isinstance(v, int) for v in max_version)):
+        raise TypeError(f"__dlpack__: max_version must be None or a (major, minor) tuple, got {max_version!r}")
     if dl_device is not None and tuple(dl_device) != device_of(array):
         raise BufferError(f"__dlpack__: the array is on {device_of(array)}, cannot export to {tuple(dl_device)}")
     if copy:  # a C-contiguous copy (GPUArray.copy() keeps the order of the axes)
@@ -36,9 +41,10 @@ def export(array, stream=None, max_version=None, dl_device=None, copy=None):
     if any(s % itemsize for s in array.strides):
         raise BufferError(f"__dlpack__: strides {array.strides} are not multiples of the itemsize {itemsize}")
     _wait_for(array, stream)
-    return _gpukit._dlpack_export(array.ptr if array.size else 0, list(array.shape),
-                                  [s // itemsize for s in array.strides], _CODES[kind], itemsize * 8,
-                                  *device_of(array), array)
+    tensor = _gpukit._dlpack_export(array.ptr if array.size else 0, list(array.shape),
+                                    [s // itemsize for s in array.strides], _CODES[kind], itemsize * 8,
+                                    *device_of(array), array)
+    return tensor.__dlpack__(max_version=max_version)
 
 
 def _wait_for(array, stream):
@@ -70,6 +76,6 @@ def interface(obj):
     if lanes != 1 or code not in _KINDS or (code == 6 and bits != 8):
         raise TypeError(f"DLPack type (code {code}, {bits} bits, {lanes} lanes) has no numpy dtype in gpukit")
     dtype = np.dtype(f"{_KINDS[code]}{bits // 8}") if code != 6 else np.dtype(bool)
-    byte_strides = None if strides is None else tuple(s * dtype.itemsize for s in strides)
+    byte_strides = tuple(s * dtype.itemsize for s in strides)
     return {"shape": tuple(shape), "typestr": dtype.str, "data": (address, False), "strides": byte_strides,
             "version": 3}, owner

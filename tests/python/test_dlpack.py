@@ -1,6 +1,7 @@
 """DLPack and __cuda_array_interface__ exchange: CPU checks of the capsule round trip in
 C++ (fake addresses, nothing is read) and of errors, GPU checks against CuPy and PyTorch
 in both directions (same memory, same layout, writes visible both ways)."""
+import ctypes
 import gc
 import weakref
 
@@ -18,19 +19,41 @@ class Owner:
 
 # ---- CPU
 
+def capsule_name(capsule):
+    """The name a capsule carries ('dltensor', 'dltensor_versioned', 'used_...')."""
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    return get_name(capsule).decode()
+
+
+def exported(owner, address=0x7F0000001000, shape=(3, 4), strides=(1, 3)):
+    """A nanobind tensor over a fake device address (nothing is read) holding `owner`."""
+    return _gpukit._dlpack_export(address, list(shape), list(strides), 2, 32, 2, 0, owner)
+
+
+@pytest.mark.parametrize("max_version, name", [(None, "dltensor"), ((0, 8), "dltensor"), ((1, 0), "dltensor_versioned"),
+                                               ((1, 3), "dltensor_versioned"), ((2, 0), "dltensor_versioned")])
+def test_the_capsule_follows_max_version(max_version, name):
+    capsule = exported(Owner()).__dlpack__(max_version=max_version)
+    assert capsule_name(capsule) == name
+    address, shape, strides, dtype, device, tensor = _gpukit._dlpack_import(capsule)
+    assert (address, shape, strides, dtype, device) == (0x7F0000001000, [3, 4], [1, 3], (2, 32, 1), (2, 0))
+    assert capsule_name(capsule) == "used_" + name
+
+
 def test_capsule_round_trip_keeps_the_owner_alive_until_the_import_goes():
     owner = Owner()
     alive = weakref.ref(owner)
-    capsule = _gpukit._dlpack_export(0x7F0000001000, [3, 4], [1, 3], 2, 32, 2, 0, owner)
-    del owner
+    tensor = exported(owner)
+    capsule = tensor.__dlpack__(max_version=(1, 0))
+    del owner, tensor
     gc.collect()
     assert alive() is not None  # the capsule holds it
-    address, shape, strides, dtype, device, tensor = _gpukit._dlpack_import(capsule)
-    assert (address, shape, strides, dtype, device) == (0x7F0000001000, [3, 4], [1, 3], (2, 32, 1), (2, 0))
+    imported = _gpukit._dlpack_import(capsule)[-1]
     del capsule
     gc.collect()
     assert alive() is not None  # consumed: the import holds it now
-    del tensor
+    del imported
     gc.collect()
     assert alive() is None
 
@@ -38,17 +61,33 @@ def test_capsule_round_trip_keeps_the_owner_alive_until_the_import_goes():
 def test_unconsumed_capsule_releases_its_owner():
     owner = Owner()
     alive = weakref.ref(owner)
-    capsule = _gpukit._dlpack_export(0x1000, [2], [1], 0, 64, 2, 0, owner)
+    capsule = exported(owner).__dlpack__()
     del owner, capsule
     gc.collect()
     assert alive() is None
 
 
 def test_a_capsule_is_consumed_once():
-    capsule = _gpukit._dlpack_export(0x1000, [2], [1], 0, 64, 2, 0, Owner())
+    capsule = exported(Owner()).__dlpack__(max_version=(1, 0))
     _gpukit._dlpack_import(capsule)
     with pytest.raises(TypeError, match="unconsumed DLPack capsule"):
         _gpukit._dlpack_import(capsule)
+    with pytest.raises(TypeError, match="expected a DLPack capsule"):
+        _gpukit._dlpack_import(b"not a capsule")
+
+
+def test_zero_dimensional_and_empty_tensors_round_trip():
+    for shape, strides in (((), ()), ((0, 5), (5, 1))):
+        capsule = exported(Owner(), 0, shape, strides).__dlpack__(max_version=(1, 0))
+        address, got_shape, got_strides, *_ = _gpukit._dlpack_import(capsule)
+        assert (address, tuple(got_shape), tuple(got_strides)) == (0, shape, strides)
+
+
+def test_read_only_tensors_are_refused_with_the_reason():
+    read_only = np.arange(4.0)
+    read_only.flags.writeable = False
+    with pytest.raises(BufferError, match="read-only; gpukit arrays are always writable"):
+        _gpukit._dlpack_import(read_only.__dlpack__(max_version=(1, 0)))
 
 
 def test_cpu_tensors_are_refused_clearly():
