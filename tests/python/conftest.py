@@ -1,5 +1,6 @@
 """Shared test set-up: GPU tests skip with the reason when no CUDA device is present, and
 each GPU test gets a context of its own."""
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -10,8 +11,20 @@ import pytest
 
 import gpukit.driver as drv
 
-# gpukit's own pytest plugin (cuda_context / cuda_device fixtures), as installed users get it.
-pytest_plugins = ["gpukit.pytest_plugin"]
+
+
+def _plugin_is_installed():
+    """Whether pytest loads gpukit's plugin by itself: a pip-installed gpukit registers it as
+    the pytest11 entry point "gpukit", unless plugin autoloading is switched off."""
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return False
+    return any(entry.value == "gpukit.pytest_plugin" for entry in importlib.metadata.entry_points(group="pytest11"))
+
+
+# gpukit's own pytest plugin (cuda_context / cuda_device fixtures), as installed users get it;
+# listed here only when pytest does not load it already (registering the module twice, under
+# the entry point's name and under its own, is an error).
+pytest_plugins = [] if _plugin_is_installed() else ["gpukit.pytest_plugin"]
 
 # Compilations made by the tests go to a cache of their own, never the user's.
 os.environ["GPUKIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="gpukit-test-cache-")
