@@ -1,5 +1,6 @@
 #include "gpukit/cl/api.hpp"
 
+#include "gpukit/core/detail/dynamic_library.hpp"
 #include "gpukit/core/fork.hpp"
 
 #include <dlfcn.h>
@@ -12,15 +13,10 @@ namespace {
 
 constexpr const char* library_name = "libOpenCL.so.1";
 
-struct loaded_library {
-    opencl_api table;
-    std::string load_failure;  // why the library could not be loaded; empty when it was
-};
+using loaded_opencl = gpukit::detail::loaded_library<opencl_api>;
 
-loaded_library load_library() {
-    loaded_library loaded;
-    // The library stays loaded for the life of the process: destructors of OpenCL objects
-    // may run at interpreter exit and must still find their release calls.
+loaded_opencl load() {
+    loaded_opencl loaded;
     void* library = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
     if (!library) {
         const char* why = dlerror();
@@ -39,36 +35,24 @@ loaded_library load_library() {
     return loaded;
 }
 
-loaded_library& instance() {
-    // Leaked on purpose: never destroyed, so late destructors at exit can still use it.
-    static loaded_library* loaded = new loaded_library(load_library());
-    return *loaded;
-}
+loaded_opencl& instance() { return gpukit::detail::leaked_instance<loaded_opencl, load>(); }
 
 }  // namespace
 
 const opencl_api& api() { return mutable_api(); }
 
 opencl_api& mutable_api() {
-    loaded_library& loaded = instance();
-    if (!loaded.load_failure.empty())
-        throw runtime_error(loaded.load_failure, 0, "dlopen");
+    opencl_api& table = gpukit::detail::table_of(instance());
     // The process of the first call owns OpenCL: that call sets the implementation up (its
     // threads, its driver connections). Loading the ICD loader (available()) does not, so
     // a child forked after only that may still use OpenCL.
     static const std::uint64_t user_generation = fork_generation();
     if (user_generation != fork_generation())
         throw runtime_error(forked_child_message("OpenCL"), 0, "fork");
-    return loaded.table;
+    return table;
 }
 
-bool available() noexcept {
-    try {
-        return instance().load_failure.empty();
-    } catch (...) {
-        return false;
-    }
-}
+bool available() noexcept { return gpukit::detail::loads_without_failure<loaded_opencl, load>(); }
 
 void throw_missing_entry(const char* routine) {
     throw logic_error(std::string(routine) + " is not exported by the installed " + library_name +

@@ -30,10 +30,7 @@ namespace {
 using get_proc_address_fn = CUresult (*)(const char*, void**, int, cuuint64_t,
                                          CUdriverProcAddressQueryResult*);
 
-struct loaded_driver {
-    driver_api table;
-    std::string load_failure;   // why libcuda could not be loaded; empty when it was
-    std::string path;           // the file it was loaded from
+struct loaded_driver : gpukit::detail::loaded_library<driver_api> {
     CUresult init_result = CUDA_SUCCESS;
     std::uint64_t fork_generation = gpukit::fork_generation();  // of the process that loaded it
 };
@@ -80,11 +77,7 @@ loaded_driver load_driver() {
     return driver;
 }
 
-loaded_driver& driver_instance() {
-    // Leaked on purpose: never destroyed, so late destructors at exit can still use it.
-    static loaded_driver* instance = new loaded_driver(load_driver());
-    return *instance;
-}
+loaded_driver& driver_instance() { return gpukit::detail::leaked_instance<loaded_driver, load_driver>(); }
 
 CUresult initialise_ok(CUresult result) {
     return result == CUDA_ERROR_NO_DEVICE ? CUDA_SUCCESS : result;
@@ -96,27 +89,19 @@ const driver_api& api() { return mutable_api(); }
 
 driver_api& mutable_api() {
     loaded_driver& driver = driver_instance();
-    if (!driver.load_failure.empty())
-        throw runtime_error(driver.load_failure, 0, "dlopen");
+    driver_api& table = gpukit::detail::table_of(driver);
     if (driver.fork_generation != fork_generation())
         throw runtime_error(forked_child_message("CUDA"), 0, "fork");
     if (initialise_ok(driver.init_result) != CUDA_SUCCESS)
         throw_cuda_error(driver.init_result, "cuInit");
-    return driver.table;
+    return table;
 }
 
-bool driver_available() noexcept {
-    try {
-        return driver_instance().load_failure.empty();
-    } catch (...) {
-        return false;
-    }
-}
+bool driver_available() noexcept { return gpukit::detail::loads_without_failure<loaded_driver, load_driver>(); }
 
 std::string driver_library_path() {
-    const loaded_driver& driver = driver_instance();
-    if (!driver.load_failure.empty())
-        throw runtime_error(driver.load_failure, 0, "dlopen");
+    loaded_driver& driver = driver_instance();
+    gpukit::detail::table_of(driver);  // runtime_error when it could not be loaded
     return driver.path;
 }
 

@@ -4,8 +4,8 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/toolkit.hpp"
 
-#include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace gpukit::random {
 
@@ -22,52 +22,30 @@ struct curand_api {
     int (*curandGetScrambleConstants64)(unsigned long long** constants) = nullptr;
 };
 
-struct loaded_curand {
-    curand_api table;
-    std::string load_failure;  // why no library could be used; empty on success
-};
-
-std::vector<std::string> candidates() {
-    std::vector<std::string> dirs = {""};  // "" = the dynamic linker's own search
-    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
-        if (const char* home = std::getenv(variable); home && *home)
-            dirs.push_back(std::string(home) + "/lib64/");
-    for (const auto& nvidia : rtc::toolkit_search_from_environment().nvidia_package_dirs)
-        for (const char* package : {"/curand/lib/", "/cu13/lib/"})
-            dirs.push_back(nvidia + package);
-    dirs.push_back("/usr/local/cuda/lib64/");
-    std::vector<std::string> result;
-    for (const auto& dir : dirs)
-        for (const char* name : {"libcurand.so.10", "libcurand.so"})
-            result.push_back(dir + name);
-    return result;
-}
+using loaded_curand = gpukit::detail::loaded_library<curand_api>;
 
 loaded_curand load() {
-    loaded_curand loaded;
-    std::string tried, path;
-    const bool found = gpukit::detail::load_first_library(
-        candidates(), loaded.table, path, tried, [](void* library, curand_api& table, std::string& missing) {
+    std::vector<std::string> pip_dirs;
+    for (const auto& nvidia : rtc::toolkit_search_from_environment().nvidia_package_dirs)
+        for (const char* package : {"/curand/lib/", "/cu13/lib/"})
+            pip_dirs.push_back(nvidia + package);
+    return gpukit::detail::load_from_candidates<curand_api>(
+        gpukit::detail::library_candidates(gpukit::detail::toolkit_library_dirs(pip_dirs),
+                                           {"libcurand.so.10", "libcurand.so"}),
+        [](void* library, curand_api& table, std::string& missing) {
             using gpukit::detail::resolve_symbol;
             resolve_symbol(library, "curandGetVersion", table.curandGetVersion, missing);
             resolve_symbol(library, "curandGetDirectionVectors32", table.curandGetDirectionVectors32, missing);
             resolve_symbol(library, "curandGetDirectionVectors64", table.curandGetDirectionVectors64, missing);
             resolve_symbol(library, "curandGetScrambleConstants32", table.curandGetScrambleConstants32, missing);
             resolve_symbol(library, "curandGetScrambleConstants64", table.curandGetScrambleConstants64, missing);
-        });
-    if (!found)
-        loaded.load_failure = "cuRAND's host library (libcurand.so.10), which holds the Sobol direction vectors and "
-                              "scramble constants, could not be loaded; install the CUDA toolkit's cuRAND or the pip "
-                              "package nvidia-curand, or set CUDA_HOME. Tried:" + tried;
-    return loaded;
+        },
+        "cuRAND's host library (libcurand.so.10), which holds the Sobol direction vectors and scramble constants, "
+        "could not be loaded; install the CUDA toolkit's cuRAND or the pip package nvidia-curand, or set "
+        "CUDA_HOME.");
 }
 
-const curand_api& curand() {
-    static const loaded_curand* loaded = new loaded_curand(load());  // never unloaded
-    if (!loaded->load_failure.empty())
-        throw runtime_error(loaded->load_failure, 0, "dlopen");
-    return loaded->table;
-}
+const curand_api& curand() { return gpukit::detail::table_of(gpukit::detail::leaked_instance<loaded_curand, load>()); }
 
 void check(int status, const char* routine) {
     if (status != 0)
@@ -133,13 +111,6 @@ std::string curand_library_file() {
     return gpukit::detail::library_file(reinterpret_cast<const void*>(curand().curandGetVersion));
 }
 
-bool curand_library_available() noexcept {
-    try {
-        curand();
-        return true;
-    } catch (...) {
-        return false;
-    }
-}
+bool curand_library_available() noexcept { return gpukit::detail::loads_without_failure<loaded_curand, load>(); }
 
 }  // namespace gpukit::random

@@ -13,9 +13,8 @@ namespace gpukit::rtc {
 namespace detail {
 
 std::vector<std::string> default_candidates() {
-    // Newest first: a toolkit upgrade keeps working, and .so (the unversioned developer
+    // Names newest first: a toolkit upgrade keeps working, and .so (the unversioned developer
     // link) is the last resort because its version is unknown.
-    const char* names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
     // Directories are named explicitly (rather than left to the dynamic linker) so that
     // locate() can find the file a load would use without loading it: see nvrtc_identity().
     std::vector<std::string> dirs;
@@ -35,11 +34,7 @@ std::vector<std::string> default_candidates() {
         dirs.push_back(std::string(path) + "/lib64/");
     dirs.push_back("/usr/local/cuda/lib64/");
     dirs.push_back("");  // last: the dynamic linker's own search (ld.so.cache, system directories)
-    std::vector<std::string> candidates;
-    for (const auto& dir : dirs)
-        for (const char* name : names)
-            candidates.push_back(dir + name);
-    return candidates;
+    return gpukit::detail::library_candidates(dirs, {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"});
 }
 
 std::string locate(const std::vector<std::string>& candidates) {
@@ -62,19 +57,15 @@ std::string file_identity(const std::string& path) {
 }
 
 loaded_nvrtc load(const std::vector<std::string>& candidates) {
-    loaded_nvrtc loaded;
-    std::string tried;
-    const bool found = gpukit::detail::load_first_library(
-        candidates, loaded.table, loaded.path, tried, [](void* library, nvrtc_api& table, std::string& missing) {
+    return gpukit::detail::load_from_candidates<nvrtc_api>(
+        candidates,
+        [](void* library, nvrtc_api& table, std::string& missing) {
 #define X(name) gpukit::detail::resolve_symbol(library, #name, table.name, missing);
 #include "gpukit/rtc/nvrtc_functions.inc"
 #undef X
-        });
-    if (found)
-        return loaded;
-    loaded.load_failure = "NVRTC (libnvrtc.so.13 or .12) could not be loaded, so CUDA C cannot be compiled at run "
-                          "time; install the CUDA toolkit's NVRTC or set CUDA_HOME. Tried:" + tried;
-    return loaded;
+        },
+        "NVRTC (libnvrtc.so.13 or .12) could not be loaded, so CUDA C cannot be compiled at run time; install the "
+        "CUDA toolkit's NVRTC or set CUDA_HOME.");
 }
 
 }  // namespace detail
@@ -96,12 +87,7 @@ detail::loaded_nvrtc& instance() {
 
 }  // namespace
 
-nvrtc_api& mutable_api() {
-    detail::loaded_nvrtc& loaded = instance();
-    if (!loaded.load_failure.empty())
-        throw runtime_error(loaded.load_failure, 0, "dlopen");
-    return loaded.table;
-}
+nvrtc_api& mutable_api() { return gpukit::detail::table_of(instance()); }
 
 const nvrtc_api& api() { return mutable_api(); }
 

@@ -8,6 +8,8 @@
 // gpukit; the first compilation then fails with a runtime_error naming what was tried.
 #pragma once
 
+#include "gpukit/core/detail/dynamic_library.hpp"
+
 #include <nvrtc.h>
 
 #include <string>
@@ -55,11 +57,7 @@ std::string nvrtc_library_path();
 
 namespace detail {
 
-struct loaded_nvrtc {
-    nvrtc_api table;
-    std::string path;           // the file that was loaded
-    std::string load_failure;   // why no library could be used; empty on success
-};
+using loaded_nvrtc = gpukit::detail::loaded_library<nvrtc_api>;
 
 // Tries each candidate (a file name or a path) in order and returns the first library that
 // offers every entry point. Exposed so tests can check the failure message.

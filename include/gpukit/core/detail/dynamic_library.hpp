@@ -1,16 +1,80 @@
-// Loading a library's function table at run time (ARCHITECTURE.md rule 1), for the libraries
-// found among several candidate paths (NVRTC, nvJitLink), and naming the file a loaded
-// library came from.
+// Loading a library's function table at run time (ARCHITECTURE.md rule 1), once per process
+// and never unloaded, for every library gpukit uses (the CUDA driver, OpenCL, NVRTC,
+// nvJitLink, cuRAND); finding it among candidate paths; naming the file it came from.
 #pragma once
+
+#include "gpukit/core/error.hpp"
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 namespace gpukit::detail {
+
+// What loading a library's function table gave: the table, the file it came from, and why
+// the library cannot be used (empty when it can).
+template <class Table>
+struct loaded_library {
+    Table table{};
+    std::string path;
+    std::string load_failure;
+};
+
+// The process's one `Loaded`, made by `Load` on first use and never destroyed: the library
+// stays loaded, so destructors that run at exit still find their release calls.
+template <class Loaded, Loaded (*Load)()>
+Loaded& leaked_instance() {
+    static Loaded* const loaded = new Loaded(Load());
+    return *loaded;
+}
+
+// Whether `Load` gave a usable library (loading it on first use); never throws.
+template <class Loaded, Loaded (*Load)()>
+bool loads_without_failure() noexcept {
+    try {
+        return leaked_instance<Loaded, Load>().load_failure.empty();
+    } catch (...) {
+        return false;
+    }
+}
+
+// The table of a loaded library; runtime_error (routine "dlopen") saying why when it could
+// not be loaded.
+template <class Table>
+Table& table_of(loaded_library<Table>& loaded) {
+    if (!loaded.load_failure.empty())
+        throw runtime_error(loaded.load_failure, 0, "dlopen");
+    return loaded.table;
+}
+
+// dir + name for every directory, then every name, in the order given ("" is the dynamic
+// linker's own search).
+inline std::vector<std::string> library_candidates(const std::vector<std::string>& dirs,
+                                                   std::initializer_list<const char*> names) {
+    std::vector<std::string> candidates;
+    for (const auto& dir : dirs)
+        for (const char* name : names)
+            candidates.push_back(dir + name);
+    return candidates;
+}
+
+// Where the CUDA toolkit's libraries are looked for: the dynamic linker's own search,
+// $CUDA_HOME/lib64 and $CUDA_PATH/lib64, then `more` (pip packages' directories), then
+// /usr/local/cuda/lib64.
+inline std::vector<std::string> toolkit_library_dirs(const std::vector<std::string>& more = {}) {
+    std::vector<std::string> dirs = {""};
+    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+        if (const char* home = std::getenv(variable); home && *home)
+            dirs.push_back(std::string(home) + "/lib64/");
+    dirs.insert(dirs.end(), more.begin(), more.end());
+    dirs.push_back("/usr/local/cuda/lib64/");
+    return dirs;
+}
 
 // Points `slot` at `symbol` in `library`, or adds the symbol to `missing`.
 template <class Fn>
@@ -44,6 +108,18 @@ bool load_first_library(const std::vector<std::string>& candidates, Table& table
         dlclose(library);
     }
     return false;
+}
+
+// The library from the first of `candidates` that offers every symbol `fill` asks for; else
+// its load_failure is `why_needed` followed by what each candidate lacked.
+template <class Table, class Fill>
+loaded_library<Table> load_from_candidates(const std::vector<std::string>& candidates, Fill fill,
+                                           const std::string& why_needed) {
+    loaded_library<Table> loaded;
+    std::string tried;
+    if (!load_first_library(candidates, loaded.table, loaded.path, tried, fill))
+        loaded.load_failure = why_needed + " Tried:" + tried;
+    return loaded;
 }
 
 // The file of the loaded shared library that holds `symbol`, its links resolved (so
