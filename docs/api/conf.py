@@ -1,0 +1,29 @@
+"""Sphinx configuration of gpukit's documentation: the guides (docs/*.md, read by
+myst-parser) and the API reference generated from the docstrings (docs/api/*.rst).
+
+`make docs` runs `sphinx-build -c docs/api docs build/docs`: the source folder is docs/ so
+that the guides and the reference are one site; this file lives beside the reference.
+autodoc imports gpukit, which works without a GPU or a driver (both are loaded at run time).
+"""
+import gpukit
+
+project = "gpukit"
+author = "the gpukit authors"
+release = gpukit.VERSION_TEXT
+version = release
+
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.viewcode", "myst_parser"]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+
+# Documented in the order of the source, as the modules group related functions.
+autodoc_member_order = "bysource"
+autodoc_default_options = {"members": True, "undoc-members": True, "show-inheritance": True}
+# Signatures keep the source's annotations; descriptions stay as written.
+autodoc_typehints = "signature"
+
+# Guide headings become link targets (`[text](arrays.md#fusion)`), as on GitHub.
+myst_heading_anchors = 3
+
+html_theme = "alabaster"
+html_title = f"gpukit {release}"
