@@ -1,7 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both set up whatever is
 # missing first (scripts/setup.sh), then build.
 .PHONY: all deps build demo test test-cpp test-python test-properties-long sanitize-build sanitize sanitize-python \
-        wheel info bench clean
+        wheel info bench docs clean
 
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
@@ -82,6 +82,16 @@ info: build
 
 bench: build
 	$(RUN_PY) -m gpukit bench
+
+# The guides (docs/*.md) and the API reference generated from the docstrings (docs/api/), as
+# HTML in $(DOCS_DIR); every warning is an error, all of them reported (--keep-going).
+# autodoc imports gpukit, hence the extension module (build). Sphinx and myst-parser come
+# from scripts/setup.sh where a package registry is reachable; `make test` needs neither.
+DOCS_DIR ?= $(BUILD_DIR)/docs
+docs: build
+	@$(PYTHON) -c 'import sphinx, myst_parser' 2>/dev/null || \
+	    { echo "make docs: sphinx and myst-parser are missing from $(PYTHON): pip install sphinx myst-parser" >&2; exit 1; }
+	$(RUN_PY) -m sphinx -W --keep-going -q -c docs/api -b html docs $(DOCS_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) dist python/gpukit/_gpukit*.so

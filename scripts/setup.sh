@@ -53,6 +53,12 @@ if [ "$python" = .venv/bin/python ] && ! .venv/bin/python -c 'import hypothesis'
     timeout 300 .venv/bin/python -m pip install -q hypothesis >&2 ||
         echo "setup: could not install hypothesis (offline?); the property tests will skip" >&2
 fi
+# The documentation tools (`make docs`), bounded; `make test` does not need them.
+if [ "$python" = .venv/bin/python ] && ! .venv/bin/python -c 'import sphinx, myst_parser' >/dev/null 2>&1; then
+    echo "setup: installing sphinx and myst-parser into .venv" >&2
+    timeout 300 .venv/bin/python -m pip install -q sphinx myst-parser >&2 ||
+        echo "setup: could not install sphinx, myst-parser (offline?); make docs will say so" >&2
+fi
 # Absolute, so CMake and the Makefile agree whatever directory they run in.
 command -v "$python" >/dev/null && python=$(cd "$(dirname "$(command -v "$python")")" && pwd)/$(basename "$python")
 echo "$python"

@@ -91,7 +91,7 @@ def fmod(arg, mod, stream=None):
 
 def frexp(arg, stream=None):
     """A tuple ``(significands, exponents)`` with ``arg == significand * 2**exponent`` and
-    0.5 <= |significand| < 1 (numpy.frexp); the exponents are in arg's floating dtype, as in
+    ``0.5 <= |significand| < 1`` (numpy.frexp); the exponents are in arg's floating dtype, as in
     PyCUDA (numpy's are int32)."""
     return _cumath(_MathFunction.frexp, arg, None, None, stream)
 

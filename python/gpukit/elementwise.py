@@ -102,7 +102,7 @@ def _array_of(value, argument):
 
 
 class ElementwiseKernel:
-    """A kernel that runs `operation` for every index ``i`` of its arrays:
+    """A kernel that runs `operation` for every index ``i`` of its arrays::
 
         lin_comb = ElementwiseKernel("float a, float *x, float b, float *y, float *z",
                                      "z[i] = a*x[i] + b*y[i]", "lin_comb")

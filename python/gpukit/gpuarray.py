@@ -565,13 +565,13 @@ def reshape(a, *shape, order="C"):
 # ---- conditionals and elementwise functions (one kernel each, numpy's result types)
 
 def if_positive(criterion, then_, else_, out=None, stream=None):
-    """then_ where criterion > 0, else else_: arrays or scalars, broadcast together, the
-    result of numpy's type for then_ and else_."""
+    """``then_`` where criterion > 0, else ``else_``: arrays or scalars, broadcast together, the
+    result of numpy's type for ``then_`` and ``else_``."""
     return _gpukit._select(True, criterion, then_, else_, out, stream)
 
 
 def where(criterion, then_, else_, out=None, stream=None):
-    """numpy.where(criterion, then_, else_): then_ where criterion is non-zero."""
+    """``numpy.where(criterion, then_, else_)``: ``then_`` where criterion is non-zero."""
     return _gpukit._select(False, criterion, then_, else_, out, stream)
 
 

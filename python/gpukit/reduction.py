@@ -2,7 +2,7 @@
 
 ``ReductionKernel(dtype_out, neutral, reduce_expr, map_expr, arguments)`` reduces
 ``map_expr`` (an expression of index ``i``) over every index with ``reduce_expr`` (an
-expression of two values ``a`` and ``b``), starting from ``neutral``:
+expression of two values ``a`` and ``b``), starting from ``neutral``::
 
     dot = ReductionKernel(np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*y[i]",
                           arguments="float *x, float *y")

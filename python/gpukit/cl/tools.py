@@ -28,7 +28,7 @@ __all__ = [
 
 class MemoryPool(_tools.MemoryPool):
     """A binned pool of Buffers: ``pool.allocate(size)`` gives a PooledBuffer that returns to
-    the pool when dropped or ``release()``d. Give it an ImmediateAllocator: a pool recovers
+    the pool when dropped or on ``release()``. Give it an ImmediateAllocator: a pool recovers
     from running out of memory only when the allocator reports the shortage at allocation."""
 
     def __init__(self, allocator, leading_bits_in_bin_id=4):
