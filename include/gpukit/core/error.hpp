@@ -1,13 +1,14 @@
 // The gpukit exception tree (ARCHITECTURE.md rule 3).
 //
 //   error                      base of everything gpukit throws
-//   ├── cuda_error             a CUDA driver or NVRTC failure, or misuse of a CUDA object
-//   │   ├── memory_error       allocation failures
-//   │   ├── logic_error        the caller did something wrong (bad argument, freed object)
-//   │   ├── launch_error       a kernel launch or a kernel failed
-//   │   └── runtime_error      the environment failed (no driver, file missing, ...)
+//   ├── api_error              carries the failed call's status code and routine name
+//   │   ├── cuda_error         a CUDA driver or NVRTC failure, or misuse of a CUDA object
+//   │   │   ├── memory_error   allocation failures
+//   │   │   ├── logic_error    the caller did something wrong (bad argument, freed object)
+//   │   │   ├── launch_error   a kernel launch or a kernel failed
+//   │   │   └── runtime_error  the environment failed (no driver, file missing, ...)
+//   │   └── cl_error           an OpenCL call failed
 //   ├── compile_error          a CUDA C compilation failed; carries the log and command line
-//   ├── cl_error               an OpenCL call failed
 //   └── type_error             an operation the operand types do not support (bool - bool,
 //                              an operator gpukit's kernels lack for a type); Python's TypeError
 #pragma once
@@ -22,11 +23,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// `code` is the CUresult (or nvrtcResult) the driver returned, 0 when the error did not
-// come from a driver call; `routine` names the call that failed, empty when none did.
-class cuda_error : public error {
+// An error with the status a library call returned: `code` (a CUresult, nvrtcResult or CL
+// status; 0 when the error did not come from a call) and `routine`, the call that failed
+// (empty when none did).
+class api_error : public error {
 public:
-    cuda_error(const std::string& message, int code = 0, std::string routine = {})
+    api_error(const std::string& message, int code, std::string routine)
         : error(message), code_(code), routine_(std::move(routine)) {}
     int code() const noexcept { return code_; }
     const std::string& routine() const noexcept { return routine_; }
@@ -34,6 +36,12 @@ public:
 private:
     int code_;
     std::string routine_;
+};
+
+class cuda_error : public api_error {
+public:
+    cuda_error(const std::string& message, int code = 0, std::string routine = {})
+        : api_error(message, code, std::move(routine)) {}
 };
 
 class memory_error : public cuda_error {
@@ -69,16 +77,9 @@ private:
     std::string log_, command_line_, stdout_;
 };
 
-class cl_error : public error {
+class cl_error : public api_error {
 public:
-    cl_error(const std::string& message, int code, std::string routine)
-        : error(message), code_(code), routine_(std::move(routine)) {}
-    int code() const noexcept { return code_; }
-    const std::string& routine() const noexcept { return routine_; }
-
-private:
-    int code_;
-    std::string routine_;
+    using api_error::api_error;
 };
 
 class type_error : public error {
