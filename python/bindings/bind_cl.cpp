@@ -2,6 +2,7 @@
 // objects become C++ calls of gpukit::cl, and its exceptions become gpukit.cl.Error subclasses.
 #include "bindings.hpp"
 #include "cl_args.hpp"
+#include "exception_types.hpp"
 #include "cl_host_memory.hpp"
 
 #include "gpukit/cl/api.hpp"
@@ -40,22 +41,7 @@ struct cl_exception_types {
 cl_exception_types cl_types;
 
 PyObject* new_cl_type(nb::module_& m, const char* name, PyObject* base, const char* doc) {
-    const std::string qualified = std::string("gpukit.cl.") + name;
-    PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
-    m.attr(name) = nb::borrow(type);
-    return type;
-}
-
-// Raises `type(message)` carrying code, routine and the extra attributes.
-void raise_cl(PyObject* type, const cl_error& e, std::optional<std::string> build_log = std::nullopt) {
-    nb::object instance = nb::steal(PyObject_CallFunction(type, "s", e.what()));
-    if (!instance.is_valid())
-        return;  // the call already set an error
-    nb::setattr(instance, "code", nb::int_(e.code()));
-    nb::setattr(instance, "routine", nb::str(e.routine().c_str()));
-    if (build_log)
-        nb::setattr(instance, "build_log", nb::str(build_log->c_str()));
-    PyErr_SetObject(type, instance.ptr());
+    return new_exception_type(m, "gpukit.cl", name, base, doc);
 }
 
 void bind_exceptions(nb::module_& m, nb::module_& parent) {
@@ -74,15 +60,15 @@ void bind_exceptions(nb::module_& m, nb::module_& parent) {
         try {
             std::rethrow_exception(p);
         } catch (const cl::build_error& e) {
-            raise_cl(cl_types.runtime, e, e.log());
+            raise_api_error(cl_types.runtime, e, {{"build_log", nb::str(e.log().c_str())}});
         } catch (const cl::memory_error& e) {
-            raise_cl(cl_types.memory, e);
+            raise_api_error(cl_types.memory, e);
         } catch (const cl::logic_error& e) {
-            raise_cl(cl_types.logic, e);
+            raise_api_error(cl_types.logic, e);
         } catch (const cl::runtime_error& e) {
-            raise_cl(cl_types.runtime, e);
+            raise_api_error(cl_types.runtime, e);
         } catch (const cl_error& e) {
-            raise_cl(cl_types.error, e);
+            raise_api_error(cl_types.error, e);
         }
     });
 }

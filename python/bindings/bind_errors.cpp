@@ -1,7 +1,7 @@
 // The exception tree of the seed, raised for gpukit's C++ exceptions:
 // Error > MemoryError, LogicError, LaunchError, RuntimeError, CompileError; and Python's own
 // TypeError for gpukit::type_error, as numpy raises for operand types it does not support.
-#include "bindings.hpp"
+#include "exception_types.hpp"
 
 #include "gpukit/core/error.hpp"
 
@@ -21,27 +21,48 @@ struct exception_types {
 exception_types types;
 
 PyObject* new_type(nb::module_& m, const char* name, PyObject* base, const char* doc) {
-    const std::string qualified = std::string("gpukit.driver.") + name;
+    return new_exception_type(m, "gpukit.driver", name, base, doc);
+}
+
+}  // namespace
+
+PyObject* new_exception_type(nb::module_& m, const char* module_name, const char* name, PyObject* base,
+                             const char* doc) {
+    const std::string qualified = std::string(module_name) + "." + name;
     PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
-    m.attr(name) = nb::borrow(type);
+    if (type == nullptr)
+        throw nb::python_error();
+    m.attr(name) = nb::borrow(type);  // and the reference made here is kept for the translators
     return type;
 }
 
-// Raises `type(message)` with extra attributes set on the instance.
-void raise_with(PyObject* type, const char* message, std::initializer_list<std::pair<const char*, nb::object>> attrs) {
+namespace {
+
+// Sets `attributes` on a new `type(message)` and raises it; a failing constructor leaves its
+// own error set.
+void raise_instance(PyObject* type, const char* message, exception_attributes attributes,
+                    const api_error* call = nullptr) {
     nb::object instance = nb::steal(PyObject_CallFunction(type, "s", message));
     if (!instance.is_valid())
-        return;  // the call already set an error
-    for (const auto& [name, value] : attrs)
+        return;
+    if (call != nullptr) {
+        nb::setattr(instance, "code", nb::int_(call->code()));
+        nb::setattr(instance, "routine", nb::str(call->routine().c_str()));
+    }
+    for (const auto& [name, value] : attributes)
         nb::setattr(instance, name, value);
     PyErr_SetObject(type, instance.ptr());
 }
 
-void raise_cuda(PyObject* type, const cuda_error& e) {
-    raise_with(type, e.what(), {{"code", nb::int_(e.code())}, {"routine", nb::str(e.routine().c_str())}});
+}  // namespace
+
+void raise_with(PyObject* type, const char* message, exception_attributes attributes) {
+    raise_instance(type, message, attributes);
 }
 
-}  // namespace
+void raise_api_error(PyObject* type, const api_error& e, exception_attributes more) {
+    raise_instance(type, e.what(), more, &e);
+}
 
 void bind_errors(nb::module_& m) {
     types.error = new_type(m, "Error", PyExc_Exception, "Base class of every gpukit error.");
@@ -64,15 +85,15 @@ void bind_errors(nb::module_& m) {
                         {"stderr", nb::str(e.log().c_str())},
                         {"command_line", nb::str(e.command_line().c_str())}});
         } catch (const memory_error& e) {
-            raise_cuda(types.memory, e);
+            raise_api_error(types.memory, e);
         } catch (const launch_error& e) {
-            raise_cuda(types.launch, e);
+            raise_api_error(types.launch, e);
         } catch (const logic_error& e) {
-            raise_cuda(types.logic, e);
+            raise_api_error(types.logic, e);
         } catch (const runtime_error& e) {
-            raise_cuda(types.runtime, e);
+            raise_api_error(types.runtime, e);
         } catch (const cuda_error& e) {
-            raise_cuda(types.error, e);
+            raise_api_error(types.error, e);
         } catch (const type_error& e) {
             PyErr_SetString(PyExc_TypeError, e.what());
         } catch (const error& e) {

@@ -8,6 +8,7 @@
 // at its next check for pending calls (Py_AddPendingCall, which needs no GIL). From the
 // interpreter's exit on, messages go to stderr as in C++.
 #include "bindings.hpp"
+#include "exception_types.hpp"
 
 #include "gpukit/core/error.hpp"
 
@@ -24,7 +25,7 @@ namespace {
 
 using namespace nb::literals;
 
-PyObject* category = nullptr;  // gpukit.driver.GpukitWarning, alive as long as the module
+PyObject* category = nullptr;  // gpukit.driver.GpukitWarning, never freed
 
 void print_to_stderr(const std::string& message) { std::fprintf(stderr, "gpukit warning: %s\n", message.c_str()); }
 
@@ -93,12 +94,11 @@ void stop_warning_through_python() {
 }  // namespace
 
 void bind_warnings(nb::module_& m) {
-    category = PyErr_NewExceptionWithDoc(
-        "gpukit.driver.GpukitWarning",
+    category = new_exception_type(
+        m, "gpukit.driver", "GpukitWarning",
+        PyExc_RuntimeWarning,
         "A problem gpukit could not raise: a release that failed in a destructor, a kernel compiled but not "
-        "cached. A RuntimeWarning, so warnings filters, -W error and pytest apply to it.",
-        PyExc_RuntimeWarning, nullptr);
-    m.attr("GpukitWarning") = nb::steal(category);
+        "cached. A RuntimeWarning, so warnings filters, -W error and pytest apply to it.");
     set_cleanup_warning_hook(&warn_through_python);
     nb::module_::import_("atexit").attr("register")(nb::cpp_function(&stop_warning_through_python));
     m.def("_cleanup_warning", [](const std::string& message, bool from_other_thread) {
