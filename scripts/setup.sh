@@ -5,8 +5,8 @@
 #     bring their own).
 #   - Python packages (numpy, pytest, nanobind, scikit-build-core): used from python3 when
 #     it has them all (works offline); otherwise installed into .venv, with hypothesis (the
-#     property tests). hypothesis is optional: where it is missing and cannot be installed
-#     (no package registry), the property tests skip with the reason.
+#     property tests) and mypy (the typing tests). Both are optional: where one is missing
+#     and cannot be installed (no package registry), its tests skip with the reason.
 # Prints the Python interpreter to use on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,22 +43,24 @@ elif ! has_python_deps "$python"; then
     echo "setup: creating .venv with numpy, pytest, nanobind, scikit-build-core" >&2
     "$python" -m venv .venv >&2
     .venv/bin/python -m pip install -q --upgrade pip >&2
-    .venv/bin/python -m pip install -q numpy pytest nanobind scikit-build-core hypothesis >&2
+    .venv/bin/python -m pip install -q numpy pytest nanobind scikit-build-core >&2
     python=.venv/bin/python
 fi
-# A .venv made before the property tests existed: add hypothesis, bounded, and go on
-# without it where there is no registry.
-if [ "$python" = .venv/bin/python ] && ! .venv/bin/python -c 'import hypothesis' >/dev/null 2>&1; then
-    echo "setup: installing hypothesis into .venv" >&2
-    timeout 300 .venv/bin/python -m pip install -q hypothesis >&2 ||
-        echo "setup: could not install hypothesis (offline?); the property tests will skip" >&2
-fi
-# The documentation tools (`make docs`), bounded; `make test` does not need them.
-if [ "$python" = .venv/bin/python ] && ! .venv/bin/python -c 'import sphinx, myst_parser' >/dev/null 2>&1; then
-    echo "setup: installing sphinx and myst-parser into .venv" >&2
-    timeout 300 .venv/bin/python -m pip install -q sphinx myst-parser >&2 ||
-        echo "setup: could not install sphinx, myst-parser (offline?); make docs will say so" >&2
-fi
+# Optional tools, each added to .venv when missing (a .venv made before they were needed),
+# bounded, and gone on without where there is no registry: hypothesis (the property tests),
+# mypy (tests/python/test_typing.py), sphinx and myst-parser (`make docs`; `make test` does
+# not need them).
+install_optional() {  # modules to import, packages to install, what goes without them
+    if [ "$python" = .venv/bin/python ] && ! .venv/bin/python -c "import $1" >/dev/null 2>&1; then
+        echo "setup: installing $2 into .venv" >&2
+        # shellcheck disable=SC2086  # $2 may name several packages
+        timeout 300 .venv/bin/python -m pip install -q $2 >&2 ||
+            echo "setup: could not install $2 (offline?); $3" >&2
+    fi
+}
+install_optional hypothesis hypothesis "the property tests will skip"
+install_optional mypy mypy "the typing tests will skip"
+install_optional "sphinx, myst_parser" "sphinx myst-parser" "make docs will say so"
 # Absolute, so CMake and the Makefile agree whatever directory they run in.
 command -v "$python" >/dev/null && python=$(cd "$(dirname "$(command -v "$python")")" && pwd)/$(basename "$python")
 echo "$python"

@@ -39,6 +39,8 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         return None
 
     def find_spec(self, fullname, path=None, target=None):
+        """importlib's finder hook: a spec loading the aliased module for a name under the
+        package, else None (other finders go on)."""
         if fullname != self.package and not fullname.startswith(self.package + "."):
             return None
         if fullname in self.aliases:

@@ -7,55 +7,68 @@ The subset forms reduce ``a[subset[i]]`` over the subset's elements (``a`` taken
 order, as ``numpy.take`` without an axis); an index outside the array wraps around, modulo
 its size, as CuPy's ``take`` does, so no index reads outside it.
 """
+from typing import TYPE_CHECKING, Any
+
+import numpy.typing as npt
+
 from gpukit import _gpukit
 
+if TYPE_CHECKING:  # gpukit.gpuarray imports this module
+    from gpukit.gpuarray import GPUArray
 
-def sum(a, dtype=None, stream=None, allocator=None):
+
+def sum(a: "GPUArray", dtype: npt.DTypeLike | None = None,
+        stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
     """The sum of all elements as a 0-d GPUArray: numpy's type (integers widen to 64 bits)
     unless `dtype` is given."""
     return _gpukit._reduce("sum", a, None, None, dtype, stream, allocator)
 
 
-def subset_sum(subset, a, dtype=None, stream=None, allocator=None):
+def subset_sum(subset: "GPUArray", a: "GPUArray", dtype: npt.DTypeLike | None = None,
+               stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
     """sum(a.ravel()[subset]), without the gather."""
     return _gpukit._reduce("sum", a, None, subset, dtype, stream, allocator)
 
 
-def dot(a, b, dtype=None, stream=None, allocator=None):
+def dot(a: "GPUArray", b: "GPUArray", dtype: npt.DTypeLike | None = None,
+        stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
     """sum(a * b) of two arrays of one shape (no conjugation, as numpy.dot), as a 0-d GPUArray
     of their promoted dtype unless `dtype` is given."""
     return _gpukit._reduce("dot", a, b, None, dtype, stream, allocator)
 
 
-def subset_dot(subset, a, b, dtype=None, stream=None, allocator=None):
+def subset_dot(subset: "GPUArray", a: "GPUArray", b: "GPUArray", dtype: npt.DTypeLike | None = None,
+               stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
     """dot(a.ravel()[subset], b.ravel()[subset]), without the gathers."""
     return _gpukit._reduce("dot", a, b, subset, dtype, stream, allocator)
 
 
-def min(a, stream=None):
+def min(a: "GPUArray", stream: _gpukit.Stream | None = None) -> "GPUArray":
     """The smallest element (NaN if any is NaN; complex values by real, then imaginary part);
     ValueError for an empty array."""
     return _gpukit._reduce("min", a, None, None, None, stream, None)
 
 
-def max(a, stream=None):
+def max(a: "GPUArray", stream: _gpukit.Stream | None = None) -> "GPUArray":
     """The largest element, as min() orders them."""
     return _gpukit._reduce("max", a, None, None, None, stream, None)
 
 
-def subset_min(subset, a, stream=None):
+def subset_min(subset: "GPUArray", a: "GPUArray", stream: _gpukit.Stream | None = None) -> "GPUArray":
+    """min(a.ravel()[subset]), without the gather."""
     return _gpukit._reduce("min", a, None, subset, None, stream, None)
 
 
-def subset_max(subset, a, stream=None):
+def subset_max(subset: "GPUArray", a: "GPUArray", stream: _gpukit.Stream | None = None) -> "GPUArray":
+    """max(a.ravel()[subset]), without the gather."""
     return _gpukit._reduce("max", a, None, subset, None, stream, None)
 
 
-def any(a, stream=None, allocator=None):
+def any(a: "GPUArray", stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
     """Whether any element is non-zero (NaN counts), as a 0-d bool GPUArray."""
     return _gpukit._reduce("any", a, None, None, None, stream, allocator)
 
 
-def all(a, stream=None, allocator=None):
+def all(a: "GPUArray", stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
     """Whether every element is non-zero (True for an empty array), as a 0-d bool GPUArray."""
     return _gpukit._reduce("all", a, None, None, None, stream, allocator)

@@ -161,14 +161,16 @@ class VectorArg(DtypedArgument):
 
     struct_char = "P"
 
-    def declarator(self):
+    def declarator(self) -> str:
+        """The C parameter declaration: ``float *x``."""
         return f"{dtype_to_ctype(self.dtype)} *{self.name}"
 
 
 class ScalarArg(DtypedArgument):
     """A by-value argument: ``float a``, or a registered struct or vector type."""
 
-    def declarator(self):
+    def declarator(self) -> str:
+        """The C parameter declaration: ``float a``."""
         return f"{dtype_to_ctype(self.dtype)} {self.name}"
 
     @property

@@ -2,7 +2,11 @@
 aligned, prefaulted, registered and managed memory (their ``.base`` is the allocation
 object), copies to and from numpy arrays, and PointerHolderBase. The allocations themselves
 are C++."""
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from gpukit import _gpukit
 from gpukit._gpukit import Layout, mem_alloc, memcpy_dtoh, memcpy_htod, mem_attach_flags
@@ -61,7 +65,8 @@ class PointerHolderBase:
     """Base class for objects that own device memory allocated outside gpukit. Subclasses
     implement get_pointer(); instances are then accepted wherever a device pointer is."""
 
-    def get_pointer(self):
+    def get_pointer(self) -> int:
+        """The device address of the memory; subclasses implement it."""
         raise NotImplementedError(f"{type(self).__name__} must implement get_pointer() and return the device address")
 
     def __int__(self):
@@ -78,7 +83,7 @@ class PointerHolderBase:
 
 # ---- prefaulted host memory (no GPU needed)
 
-def prefaulted_empty(shape, dtype, order="C"):
+def prefaulted_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C") -> npt.NDArray[Any]:
     """An uninitialised numpy array, like numpy.empty, to be filled at once by a large copy
     (get(), from_device): from _gpukit._prefaulted_min_bytes on, its pages are faulted in
     by background threads ahead of the copy instead of one by one inside it, and its .base
@@ -93,29 +98,35 @@ def prefaulted_empty(shape, dtype, order="C"):
 
 # ---- page-locked host memory
 
-def pagelocked_empty(shape, dtype, order="C", mem_flags=0):
+def pagelocked_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
+                     mem_flags: int = 0) -> npt.NDArray[Any]:
     """An uninitialised page-locked numpy array; `mem_flags` combines host_alloc_flags."""
     shape, nbytes = _shape_and_nbytes(shape, dtype)
     return _array_over(_gpukit._pagelocked_alloc(nbytes, mem_flags), shape, dtype, order)
 
 
-def pagelocked_zeros(shape, dtype, order="C", mem_flags=0):
+def pagelocked_zeros(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
+                     mem_flags: int = 0) -> npt.NDArray[Any]:
+    """pagelocked_empty() filled with zeros."""
     result = pagelocked_empty(shape, dtype, order, mem_flags)
     result.fill(0)
     return result
 
 
-def pagelocked_empty_like(array, mem_flags=0):
+def pagelocked_empty_like(array: npt.NDArray[Any], mem_flags: int = 0) -> npt.NDArray[Any]:
+    """pagelocked_empty() of `array`'s shape and dtype, in its order (C unless only F-contiguous)."""
     return pagelocked_empty(array.shape, array.dtype, _order_of(array), mem_flags)
 
 
-def pagelocked_zeros_like(array, mem_flags=0):
+def pagelocked_zeros_like(array: npt.NDArray[Any], mem_flags: int = 0) -> npt.NDArray[Any]:
+    """pagelocked_empty_like() filled with zeros."""
     return pagelocked_zeros(array.shape, array.dtype, _order_of(array), mem_flags)
 
 
 # ---- aligned host memory (no GPU needed)
 
-def aligned_empty(shape, dtype, order="C", alignment=4096):
+def aligned_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
+                  alignment: int = 4096) -> npt.NDArray[Any]:
     """An uninitialised numpy array whose data starts at a multiple of `alignment` (a power
     of two). Its memory is a whole number of alignment units, so with the default page
     alignment an array of whole pages can be given to register_host_memory()."""
@@ -123,23 +134,27 @@ def aligned_empty(shape, dtype, order="C", alignment=4096):
     return _array_over(_gpukit._aligned_alloc(nbytes, alignment), shape, dtype, order)
 
 
-def aligned_zeros(shape, dtype, order="C", alignment=4096):
+def aligned_zeros(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
+                  alignment: int = 4096) -> npt.NDArray[Any]:
+    """aligned_empty() filled with zeros."""
     result = aligned_empty(shape, dtype, order, alignment)
     result.fill(0)
     return result
 
 
-def aligned_empty_like(array, alignment=4096):
+def aligned_empty_like(array: npt.NDArray[Any], alignment: int = 4096) -> npt.NDArray[Any]:
+    """aligned_empty() of `array`'s shape and dtype, in its order (C unless only F-contiguous)."""
     return aligned_empty(array.shape, array.dtype, _order_of(array), alignment)
 
 
-def aligned_zeros_like(array, alignment=4096):
+def aligned_zeros_like(array: npt.NDArray[Any], alignment: int = 4096) -> npt.NDArray[Any]:
+    """aligned_empty_like() filled with zeros."""
     return aligned_zeros(array.shape, array.dtype, _order_of(array), alignment)
 
 
 # ---- page-locking existing memory
 
-def register_host_memory(ary, flags=0):
+def register_host_memory(ary: npt.NDArray[Any], flags: int = 0) -> npt.NDArray[Any]:
     """Page-lock the memory of the numpy array `ary` (address and size page-aligned, e.g.
     from aligned_empty()) while the returned array lives. The result shares `ary`'s memory;
     its .base is a RegisteredHostMemory whose .base is `ary`."""
@@ -151,7 +166,8 @@ def register_host_memory(ary, flags=0):
 
 # ---- managed memory
 
-def managed_empty(shape, dtype, order="C", mem_flags=mem_attach_flags.GLOBAL):
+def managed_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
+                  mem_flags: int = mem_attach_flags.GLOBAL) -> npt.NDArray[Any]:
     """An uninitialised managed numpy array, usable on host and device. `mem_flags` is
     mem_attach_flags.GLOBAL or HOST. More than mem_get_info() reports free is refused with
     gpukit.driver.MemoryError."""
@@ -159,15 +175,19 @@ def managed_empty(shape, dtype, order="C", mem_flags=mem_attach_flags.GLOBAL):
     return _array_over(_gpukit._managed_alloc(nbytes, mem_flags), shape, dtype, order)
 
 
-def managed_zeros(shape, dtype, order="C", mem_flags=mem_attach_flags.GLOBAL):
+def managed_zeros(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
+                  mem_flags: int = mem_attach_flags.GLOBAL) -> npt.NDArray[Any]:
+    """managed_empty() filled with zeros."""
     result = managed_empty(shape, dtype, order, mem_flags)
     result.fill(0)
     return result
 
 
-def managed_empty_like(array, mem_flags=mem_attach_flags.GLOBAL):
+def managed_empty_like(array: npt.NDArray[Any], mem_flags: int = mem_attach_flags.GLOBAL) -> npt.NDArray[Any]:
+    """managed_empty() of `array`'s shape and dtype, in its order (C unless only F-contiguous)."""
     return managed_empty(array.shape, array.dtype, _order_of(array), mem_flags)
 
 
-def managed_zeros_like(array, mem_flags=mem_attach_flags.GLOBAL):
+def managed_zeros_like(array: npt.NDArray[Any], mem_flags: int = mem_attach_flags.GLOBAL) -> npt.NDArray[Any]:
+    """managed_empty_like() filled with zeros."""
     return managed_zeros(array.shape, array.dtype, _order_of(array), mem_flags)

@@ -13,9 +13,12 @@ import logging
 import os
 import warnings
 import weakref
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 from gpukit import _gpukit, driver
-from gpukit.driver import Context, module_from_buffer
+from gpukit._gpukit import CompileOutcome
+from gpukit.driver import Context, Function, module_from_buffer
 
 _log = logging.getLogger("gpukit.compiler")
 
@@ -60,7 +63,7 @@ def _nvidia_package_dirs():
 _gpukit._set_nvidia_package_dirs(_nvidia_package_dirs())
 
 
-def translate_options(options, compiler="nvrtc"):
+def translate_options(options: Sequence[str], compiler: str = "nvrtc") -> tuple[list[str], list[tuple[str, str]]]:
     """How gpukit passes nvcc's ``options`` to ``compiler`` (``"nvrtc"`` or ``"nvcc"``):
     ``(options, notes)``, where ``notes`` holds an ``(option, what happened and why)`` pair
     for every option the compiler does not get as written. Raises LogicError for options
@@ -139,8 +142,10 @@ def _debugging_overrides(options, keep, cache_dir):
     return [*(DEFAULT_NVCC_FLAGS if options is None else options), "-g", "-G"], True, False
 
 
-def compile_outcome(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
-                    cache_dir=None, include_dirs=[], target="cubin", compiler=None):
+def compile_outcome(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
+                    no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
+                    cache_dir: str | os.PathLike[str] | Literal[False] | None = None, include_dirs: Sequence[str] = [],
+                    target: str = "cubin", compiler: str | None = None) -> CompileOutcome:
     """compile(), returning the whole CompileOutcome: ``image``, ``arch``, ``compiled_by``
     (``"nvrtc"`` or ``"nvcc"``; ``""`` for an image from the cache), ``notes`` (what gpukit
     did with the options and compilers, and why), ``log``, ``ptx``, ``kept_dir``, ``key``,
@@ -157,8 +162,10 @@ def compile_outcome(source, nvcc="nvcc", options=None, keep=False, no_extern_c=F
     return outcome
 
 
-def compile(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
-            cache_dir=None, include_dirs=[], target="cubin", compiler=None):
+def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
+            no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
+            cache_dir: str | os.PathLike[str] | Literal[False] | None = None, include_dirs: Sequence[str] = [],
+            target: str = "cubin", compiler: str | None = None) -> bytes:
     """Compile CUDA C ``source`` and return the image as bytes: a cubin for ``sm_XY``
     targets, NUL-terminated PTX for ``compute_XY`` targets or ``target="ptx"``, a fatbin for
     ``target="fatbin"`` (nvcc). Raises CompileError with the compiler's log in ``.stderr``
@@ -196,8 +203,10 @@ class SourceModule:
     shares the module the first one loaded (while that one is alive) instead of loading
     another copy."""
 
-    def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
-                 cache_dir=None, include_dirs=[], compiler=None):
+    def __init__(self, source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
+                 no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
+                 cache_dir: str | os.PathLike[str] | Literal[False] | None = None, include_dirs: Sequence[str] = [],
+                 compiler: str | None = None) -> None:
         request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, "cubin")
         directory = _cache_directory(cache_dir)
         loaded_key = None
@@ -216,16 +225,22 @@ class SourceModule:
         if loaded_key is not None:
             _loaded_modules[loaded_key] = self.module
 
-    def get_function(self, name):
+    def get_function(self, name: str) -> Function:
+        """The kernel `name` (its extern "C" or mangled name) of the loaded module."""
         return self.module.get_function(name)
 
-    def get_global(self, name):
+    def get_global(self, name: str) -> tuple[Any, int]:
+        """The device address and size in bytes of the global variable `name`."""
         return self.module.get_global(name)
 
-    def get_texref(self, name):
+    def get_texref(self, name: str) -> None:
+        """PyCUDA's texture references, which CUDA 12 removed: raises LogicError (pass a
+        TextureObject to a cudaTextureObject_t parameter instead)."""
         return self.module.get_texref(name)
 
-    def get_surfref(self, name):
+    def get_surfref(self, name: str) -> None:
+        """PyCUDA's surface references, which CUDA 12 removed: raises LogicError (pass a
+        SurfaceObject to a cudaSurfaceObject_t parameter instead)."""
         return self.module.get_surfref(name)
 
 
@@ -252,9 +267,11 @@ class DynamicModule:
     messages (link_options ``-verbose``). Call link() once; then the object offers the
     Module interface (get_function, get_global)."""
 
-    def __init__(self, nvcc="nvcc", link_options=None, keep=False, no_extern_c=False, arch=None, code=None,
-                 cache_dir=None, include_dirs=[], message_handler=None, log_verbose=False, cuda_libdir=None,
-                 compiler=None):
+    def __init__(self, nvcc: str = "nvcc", link_options: Sequence[str] | None = None, keep: bool = False,
+                 no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
+                 cache_dir: str | os.PathLike[str] | Literal[False] | None = None, include_dirs: Sequence[str] = [],
+                 message_handler: Callable[..., Any] | None = None, log_verbose: bool = False,
+                 cuda_libdir: str | os.PathLike[str] | None = None, compiler: str | None = None) -> None:
         self.nvcc = nvcc
         self.keep = keep
         self.no_extern_c = no_extern_c
@@ -270,7 +287,8 @@ class DynamicModule:
         #: The linked cubin, set by link().
         self.image = None
 
-    def add_source(self, source, nvcc_options=None, name="kernel.ptx"):
+    def add_source(self, source: str, nvcc_options: Sequence[str] | None = None,
+                   name: str = "kernel.ptx") -> "DynamicModule":
         """Compile `source` as relocatable device code and add it."""
         options = list(DEFAULT_NVCC_FLAGS if nvcc_options is None else nvcc_options)
         if not any(str(o).startswith(("-rdc", "--relocatable-device-code")) for o in options):
@@ -280,23 +298,24 @@ class DynamicModule:
         self._linker.add_data(image, "cubin", name)
         return self
 
-    def add_data(self, data, input_type, name="unknown"):
+    def add_data(self, data: bytes, input_type: Any, name: str = "unknown") -> "DynamicModule":
         """Add bytes of `input_type` (a drv.jit_input_type or a name such as 'ptx')."""
         self._linker.add_data(bytes(data), _input_type_name(input_type), name)
         return self
 
-    def add_file(self, filename, input_type):
+    def add_file(self, filename: str | os.PathLike[str], input_type: Any) -> "DynamicModule":
+        """Add the file `filename` of `input_type` (as add_data takes it)."""
         self._linker.add_file(os.fspath(filename), _input_type_name(input_type))
         return self
 
-    def add_stdlib(self, libname):
+    def add_stdlib(self, libname: str) -> "DynamicModule":
         """Add lib<libname>.a from cuda_libdir (else CUDA_HOME/lib64 or /usr/local/cuda/lib64),
         e.g. 'cudadevrt', the device runtime that kernels launching kernels need."""
         path = _gpukit._find_device_library(libname, os.fspath(self.cuda_libdir) if self.cuda_libdir else "")
         self._linker.add_file(path, "library")
         return self
 
-    def link(self):
+    def link(self) -> "DynamicModule":
         """Link everything added, load the result into the current context, return self."""
         if self.module is not None:
             raise _gpukit.LogicError("DynamicModule.link(): already linked")
@@ -309,10 +328,12 @@ class DynamicModule:
             raise _gpukit.LogicError("DynamicModule: call link() before taking functions or globals")
         return self.module
 
-    def get_function(self, name):
+    def get_function(self, name: str) -> Function:
+        """The kernel `name` of the linked module."""
         return self._linked().get_function(name)
 
-    def get_global(self, name):
+    def get_global(self, name: str) -> tuple[Any, int]:
+        """The device address and size in bytes of the global variable `name`."""
         return self._linked().get_global(name)
 
 
@@ -320,8 +341,10 @@ class DynamicSourceModule(DynamicModule):
     """`source` compiled with -rdc=true, linked with the device runtime (cudadevrt) and
     loaded: a SourceModule whose kernels may launch kernels."""
 
-    def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
-                 cache_dir=None, include_dirs=[], cuda_libdir=None, compiler=None):
+    def __init__(self, source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
+                 no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
+                 cache_dir: str | os.PathLike[str] | Literal[False] | None = None, include_dirs: Sequence[str] = [],
+                 cuda_libdir: str | os.PathLike[str] | None = None, compiler: str | None = None) -> None:
         super().__init__(nvcc=nvcc, keep=keep, no_extern_c=no_extern_c, arch=arch, code=code, cache_dir=cache_dir,
                          include_dirs=include_dirs, cuda_libdir=cuda_libdir, compiler=compiler)
         self.add_source(source, nvcc_options=options)

@@ -10,13 +10,19 @@ side is done, as CUDA does for pageable memory).
 import contextlib
 import numbers
 import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit import _gpukit, gpuarray
 from gpukit._memory import PointerHolderBase
 from gpukit._gpukit import Layout, host_alloc_flags, mem_host_register_flags
-from gpukit.gpuarray import GPUArray
+from gpukit.gpuarray import GPUArray, ShapeLike
+
+#: A stream as numba takes it: 0 (the default stream) or a gpukit.driver.Stream.
+StreamLike = int | _gpukit.Stream
 
 __all__ = ["to_device", "device_array", "device_array_like", "pinned_array", "mapped_array", "pinned", "mapped",
            "as_cuda_array", "is_cuda_array", "DeviceNDArray", "DeviceRecord", "MappedNDArray"]
@@ -43,7 +49,8 @@ class DeviceNDArray(GPUArray):
 
     _writeback = None  # the host array to_host() copies into (arrays made other ways have none)
 
-    def __init__(self, shape, strides, dtype, stream=0, writeback=None, gpu_data=None):
+    def __init__(self, shape: ShapeLike, strides: Sequence[int] | None, dtype: npt.DTypeLike, stream: StreamLike = 0,
+                 writeback: npt.NDArray[Any] | None = None, gpu_data: Any = None) -> None:
         super().__init__(shape, dtype, gpudata=gpu_data, strides=strides, stream=_stream(stream))
         if writeback is not None:
             if not isinstance(writeback, np.ndarray):
@@ -51,7 +58,7 @@ class DeviceNDArray(GPUArray):
             self._writeback = writeback
 
     @property
-    def gpu_data(self):
+    def gpu_data(self) -> Any:
         """numba's gpu_data: the device memory of the array's data, as an object whose int()
         is the address of element 0 and which keeps the memory alive (the allocation itself
         when the array starts where its memory does)."""
@@ -61,15 +68,17 @@ class DeviceNDArray(GPUArray):
 
     # ---- layout queries
 
-    def is_c_contiguous(self):
+    def is_c_contiguous(self) -> bool:
+        """Whether the elements lie in C order without gaps."""
         return self._layout.is_c_contiguous
 
-    def is_f_contiguous(self):
+    def is_f_contiguous(self) -> bool:
+        """Whether the elements lie in Fortran order without gaps."""
         return self._layout.is_f_contiguous
 
     # ---- copies
 
-    def copy_to_device(self, ary, stream=0):
+    def copy_to_device(self, ary: Any, stream: StreamLike = 0) -> None:
         """Copy `ary` (a host array, or another device array) into this array; shapes and
         dtypes must match."""
         stream = _stream(stream) or self.stream
@@ -94,7 +103,7 @@ class DeviceNDArray(GPUArray):
             # Upload contiguously, then a kernel scatters into the strided layout.
             self._assign(gpuarray.to_gpu(np.ascontiguousarray(host), stream=stream), stream)
 
-    def copy_to_host(self, ary=None, stream=0):
+    def copy_to_host(self, ary: npt.NDArray[Any] | None = None, stream: StreamLike = 0) -> npt.NDArray[Any]:
         """The contents as a numpy array: `ary` (a contiguous array of the same shape and
         dtype) when given, else a new one. With a stream the copy is queued on it; the
         array is complete once the stream is synchronized."""
@@ -108,7 +117,7 @@ class DeviceNDArray(GPUArray):
                 raise ValueError("copy_to_host(ary): ary is read-only")
         return self.get(ary=ary, stream=_stream(stream) or self.stream)
 
-    def to_host(self, stream=0):
+    def to_host(self, stream: StreamLike = 0) -> None:
         """Copy the contents into the host array this one was made from (the `writeback`
         array; to_device() sets it). Deprecated in numba as here: use copy_to_host(ary)."""
         warnings.warn("to_host() is deprecated; use copy_to_host(ary)", DeprecationWarning, stacklevel=2)
@@ -136,7 +145,7 @@ class DeviceNDArray(GPUArray):
 
     # ---- views
 
-    def reshape(self, *newshape, order="C"):
+    def reshape(self, *newshape: ShapeLike, order: str = "C") -> "DeviceNDArray":
         """A view with another shape; numba refuses reshapes that would need a copy, so
         does this (gpuarray.GPUArray.reshape copies instead)."""
         newshape = newshape[0] if len(newshape) == 1 else newshape  # reshape(2, 3) or reshape((2, 3))
@@ -146,10 +155,11 @@ class DeviceNDArray(GPUArray):
             raise ValueError(f"reshape: {e} (a device array is only reshaped as a view)") from None
         return self._view(layout)
 
-    def ravel(self, order="C", stream=0):
+    def ravel(self, order: str = "C", stream: StreamLike = 0) -> "DeviceNDArray":
+        """A 1-d view (numba refuses a ravel that would need a copy, as reshape does)."""
         return self.reshape(-1, order=order)
 
-    def split(self, section, stream=0):
+    def split(self, section: int, stream: StreamLike = 0) -> list[Any]:
         """Views of `section` elements each of a 1-d array; the last may be shorter."""
         if self.ndim != 1:
             raise ValueError(f"split: only 1-d arrays can be split, this one has {self.ndim} dimensions")
@@ -182,7 +192,8 @@ class DeviceRecord(DeviceNDArray):
     def __init__(self, dtype, stream=0, gpu_data=None):
         super().__init__((), None, dtype, stream, gpu_data=gpu_data)
 
-    def copy_to_host(self, ary=None, stream=0):
+    def copy_to_host(self, ary: npt.NDArray[Any] | None = None, stream: StreamLike = 0) -> Any:
+        """The record as a numpy record (numpy.void), or copied into `ary` when given."""
         host = super().copy_to_host(ary, stream)
         return host if ary is not None else host[()]
 
@@ -214,13 +225,14 @@ def _new_device_array(shape, strides, dtype, stream):
 
 # ---- device memory
 
-def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+def device_array(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: Sequence[int] | None = None,
+                 order: str = "C", stream: StreamLike = 0) -> DeviceNDArray:
     """An uninitialised device array, like numpy.empty."""
     layout = _layout(shape, strides, np.dtype(dtype).itemsize, order)
     return _new_device_array(tuple(layout.shape), layout.strides, dtype, stream)
 
 
-def device_array_like(ary, stream=0):
+def device_array_like(ary: Any, stream: StreamLike = 0) -> DeviceNDArray:
     """An uninitialised device array of `ary`'s shape and dtype, its elements in memory in
     `ary`'s order, as numba's: C or Fortran order for contiguous arrays, the order of a
     strided array's axes (by the size of their strides) otherwise."""
@@ -234,7 +246,7 @@ def device_array_like(ary, stream=0):
     return _new_device_array(tuple(new.shape), new.strides, ary.dtype, stream)
 
 
-def to_device(obj, stream=0, copy=True, to=None):
+def to_device(obj: Any, stream: StreamLike = 0, copy: bool = True, to: DeviceNDArray | None = None) -> DeviceNDArray:
     """A device array with the contents of `obj` (a numpy array, anything numpy converts,
     or a numpy record, which gives a DeviceRecord); the host array is its `writeback` array
     (to_host() copies back into it). A device array is returned as it is. With `to`, copies
@@ -252,12 +264,12 @@ def to_device(obj, stream=0, copy=True, to=None):
     return result
 
 
-def is_cuda_array(obj):
+def is_cuda_array(obj: object) -> bool:
     """Whether `obj` exports __cuda_array_interface__."""
     return hasattr(obj, "__cuda_array_interface__")
 
 
-def as_cuda_array(obj):
+def as_cuda_array(obj: Any) -> DeviceNDArray:
     """A DeviceNDArray over the device memory of `obj` (anything exporting
     __cuda_array_interface__ or a CUDA __dlpack__), without copying; `obj` stays alive
     as the array's base."""
@@ -281,12 +293,14 @@ def _host_array(shape, dtype, strides, order, flags, cls=np.ndarray):
     return array, allocation, nbytes
 
 
-def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+def pinned_array(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: Sequence[int] | None = None,
+                 order: str = "C") -> npt.NDArray[Any]:
     """An uninitialised numpy array in page-locked host memory, like numpy.empty."""
     return _host_array(shape, dtype, strides, order, 0)[0]
 
 
-def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+def mapped_array(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: Sequence[int] | None = None,
+                 order: str = "C", stream: StreamLike = 0, portable: bool = False, wc: bool = False) -> "MappedNDArray":
     """An uninitialised MappedNDArray: page-locked host memory that kernels also address.
     `portable`: usable from every context; `wc`: write-combined (fast host writes and
     device reads, very slow host reads)."""
@@ -335,19 +349,24 @@ class MappedNDArray(np.ndarray):
     def __cuda_array_interface__(self):
         return self._device_view().__cuda_array_interface__
 
-    def copy_to_host(self, ary=None, stream=0):
+    def copy_to_host(self, ary: npt.NDArray[Any] | None = None, stream: StreamLike = 0) -> npt.NDArray[Any]:
+        """DeviceNDArray.copy_to_host of this memory."""
         return self._device_view().copy_to_host(ary, stream)
 
-    def copy_to_device(self, ary, stream=0):
+    def copy_to_device(self, ary: Any, stream: StreamLike = 0) -> None:
+        """DeviceNDArray.copy_to_device into this memory."""
         self._device_view().copy_to_device(ary, stream)
 
-    def is_c_contiguous(self):
+    def is_c_contiguous(self) -> bool:
+        """Whether the elements lie in C order without gaps."""
         return self.flags.c_contiguous
 
-    def is_f_contiguous(self):
+    def is_f_contiguous(self) -> bool:
+        """Whether the elements lie in Fortran order without gaps."""
         return self.flags.f_contiguous
 
-    def split(self, section, stream=0):
+    def split(self, section: int, stream: StreamLike = 0) -> list[Any]:
+        """Views of `section` elements each; the last may be shorter."""
         return [self[start:start + section] for start in range(0, len(self), section)]
 
 
@@ -370,7 +389,7 @@ def _check_host_arrays(arrays, what):
 
 
 @contextlib.contextmanager
-def pinned(*arrays):
+def pinned(*arrays: npt.NDArray[Any]) -> Iterator[None]:
     """Page-lock the memory of numpy `arrays` for the block, as numba's pinned(): the whole
     pages each array spans, whatever its alignment or strides (arrays sharing a page are
     locked together). Arrays whose memory is page-locked already are left as they are."""
@@ -383,7 +402,7 @@ def pinned(*arrays):
 
 
 @contextlib.contextmanager
-def mapped(*arrays, stream=0):
+def mapped(*arrays: npt.NDArray[Any], stream: StreamLike = 0) -> Iterator[Any]:
     """Map the numpy `arrays` into the device's address space for the block, as numba's
     mapped(): the whole pages each spans are page-locked and mapped, whatever its alignment
     or strides. Yields a DeviceNDArray over each (one array: the DeviceNDArray itself, else a

@@ -16,6 +16,7 @@ import enum
 import random as _random
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit import _gpukit, gpuarray
 
@@ -26,7 +27,8 @@ __all__ = ["rand", "get_curand_version", "direction_vector_set", "seed_getter_un
            "ScrambledSobol64RandomNumberGenerator"]
 
 
-def rand(shape, dtype=np.float32, stream=None):
+def rand(shape: int | tuple[int, ...], dtype: npt.DTypeLike = np.float32,
+         stream: _gpukit.Stream | None = None) -> gpuarray.GPUArray:
     """A new array of `shape` with uniform numbers in [0, 1) (float32, float64), or random
     32-bit patterns (int32, uint32)."""
     return _gpukit._curand_rand(shape, dtype, stream, np.random.random_sample())

@@ -10,6 +10,9 @@ C); ``n`` is the first array argument's size.
 import builtins
 import numbers
 import operator
+import os
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -116,8 +119,10 @@ class ElementwiseKernel:
     the size of the first array argument, unless the kernel declares its own ``n``.
     """
 
-    def __init__(self, arguments, operation, name="kernel", keep=False, options=None, preamble="", loop_prep="",
-                 after_loop="", include_dirs=(), nvcc="nvcc", compiler=None, cache_dir=None):
+    def __init__(self, arguments: str | Sequence[Any], operation: str, name: str = "kernel", keep: bool = False,
+                 options: Sequence[str] | None = None, preamble: str = "", loop_prep: str = "", after_loop: str = "",
+                 include_dirs: Sequence[str] = (), nvcc: str = "nvcc", compiler: str | None = None,
+                 cache_dir: str | os.PathLike[str] | Literal[False] | None = None) -> None:
         parameters = _parameters(arguments)
         self._arguments = [argument for _, argument in parameters]
         self._keep = keep
@@ -141,7 +146,8 @@ class ElementwiseKernel:
         """The CUDA C of the kernel (the range form with ``use_range=True``)."""
         return self._kernel.source(use_range)
 
-    def __call__(self, *args, range=None, slice=None, stream=None):
+    def __call__(self, *args: Any, range: builtins.slice | None = None, slice: builtins.slice | None = None,
+                 stream: _gpukit.Stream | None = None) -> None:
         if len(args) != len(self._arguments):
             raise TypeError(f"ElementwiseKernel {self.name!r} takes {len(self._arguments)} arguments "
                             f"({', '.join(a.name for a in self._arguments)}), got {len(args)}")

@@ -17,14 +17,20 @@ import builtins
 import math
 import os
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit import _gpukit, _memory
 from gpukit._array_pools import default_allocator, release_default_pools
 from gpukit._array_reductions import all, any, dot, max, min, subset_dot, subset_max, subset_min, subset_sum, sum
-from gpukit._gpukit import Layout
+from gpukit._gpukit import Layout, Stream
 from gpukit._vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA's vector types)
+
+#: A shape as numpy takes it: one extent or a sequence of them.
+ShapeLike = int | Sequence[int]
 
 __all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
            "zeros_like", "ones_like", "arange", "asarray", "sum", "dot", "min", "max", "any", "all", "subset_sum",
@@ -34,7 +40,7 @@ __all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "
            "maximum", "logical_and", "logical_or", "logical_not"]
 
 
-def set_fusion(on):
+def set_fusion(on: bool) -> None:
     """Fusion of chained operators (``a * x + b`` as one kernel, see gpukit._fusion) on or
     off for the whole process; on unless the environment sets ``GPUKIT_FUSION=0``."""
     _gpukit._set_fusion(bool(on))
@@ -52,8 +58,9 @@ class GPUArray(_gpukit._Array):
     __array_priority__ = 100
     __hash__ = None
 
-    def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None, strides=None, order="C",
-                 stream=None):
+    def __init__(self, shape: ShapeLike, dtype: npt.DTypeLike, allocator: Any = None, base: Any = None,
+                 gpudata: Any = None, strides: Sequence[int] | None = None, order: str = "C",
+                 stream: Stream | None = None) -> None:
         dtype = np.dtype(dtype)
         # The Layout checks shape and strides as numpy does (TypeError for 2.5, ValueError for
         # negative extents and for sizes beyond 64 bits).
@@ -66,12 +73,14 @@ class GPUArray(_gpukit._Array):
     # ---- attributes
 
     @property
-    def flags(self):
+    def flags(self) -> "_Flags":
+        """numpy's contiguity flags: ``c_contiguous``, ``f_contiguous`` and ``forc`` (either)."""
         layout = self._layout
         return _Flags(layout.is_c_contiguous, layout.is_f_contiguous)
 
     @property
-    def T(self):
+    def T(self) -> "GPUArray":
+        """The transpose (a view with the axes reversed), as numpy's ``T``."""
         return self.transpose()
 
     @property
@@ -122,7 +131,8 @@ class GPUArray(_gpukit._Array):
 
     # ---- host transfers
 
-    def get(self, ary=None, pagelocked=False, async_=False, stream=None):
+    def get(self, ary: npt.NDArray[Any] | None = None, pagelocked: bool = False, async_: bool = False,
+            stream: Stream | None = None) -> npt.NDArray[Any]:
         """A numpy array with the contents: ``ary`` when given (same shape and dtype, any
         strides), else a new array whose axes are in this array's order (page-locked with
         ``pagelocked=True``).
@@ -146,11 +156,11 @@ class GPUArray(_gpukit._Array):
         self._transfer(ary, True, async_, stream)
         return ary
 
-    def get_async(self, stream=None, ary=None):
+    def get_async(self, stream: Stream | None = None, ary: npt.NDArray[Any] | None = None) -> npt.NDArray[Any]:
         """get(ary, async_=True, stream=stream)."""
         return self.get(ary=ary, async_=True, stream=stream)
 
-    def set(self, ary, async_=False, stream=None):
+    def set(self, ary: npt.ArrayLike, async_: bool = False, stream: Stream | None = None) -> None:
         """Copy the numpy array (or anything numpy converts) `ary` into this array, which may
         be a strided view; ``ary`` must have this array's dtype and size (a different shape is
         read in C order). With ``async_=True`` the copy is queued on ``stream`` (else the
@@ -162,7 +172,7 @@ class GPUArray(_gpukit._Array):
             raise TypeError(f"set(ary): ary's dtype {ary.dtype} differs from the array's {self.dtype}")
         self._transfer(ary.reshape(self.shape), False, async_, stream)
 
-    def set_async(self, ary, stream=None):
+    def set_async(self, ary: npt.ArrayLike, stream: Stream | None = None) -> None:
         """set(ary, async_=True, stream=stream)."""
         self.set(ary, async_=True, stream=stream)
 
@@ -204,7 +214,7 @@ class GPUArray(_gpukit._Array):
 
     # ---- filling and conversion
 
-    def fill(self, value, stream=None):
+    def fill(self, value: Any, stream: Stream | None = None) -> "GPUArray":
         """Every element set to `value`, converted to the array's dtype as numpy's fill does:
         a number, or for records and vector types (``vec.float3``) a record or tuple."""
         host = np.empty((), self.dtype)
@@ -212,7 +222,7 @@ class GPUArray(_gpukit._Array):
         self._fill_bytes(host.tobytes(), stream)
         return self
 
-    def astype(self, dtype, stream=None):
+    def astype(self, dtype: npt.DTypeLike, stream: Stream | None = None) -> "GPUArray":
         """A C-contiguous copy converted to `dtype`."""
         dtype = np.dtype(dtype)
         if self.dtype.kind == "c" and dtype.kind != "c":
@@ -222,7 +232,7 @@ class GPUArray(_gpukit._Array):
 
     # ---- views (indexing and reshape are C++ methods of _Array)
 
-    def reshape(self, *shape, order="C"):
+    def reshape(self, *shape: ShapeLike, order: str = "C") -> "GPUArray":
         """A view with another shape (one extent may be -1), reading the elements in `order`
         ('C', 'F', or 'A': F when the array is only F-contiguous); a copy when no view can
         have that shape, as numpy does."""
@@ -230,13 +240,15 @@ class GPUArray(_gpukit._Array):
             order = "F" if self.flags.f_contiguous and not self.flags.c_contiguous else "C"
         return _gpukit._Array.reshape(self, *shape, order=order)
 
-    def ravel(self, order="C"):
+    def ravel(self, order: str = "C") -> "GPUArray":
+        """A 1-d view of the elements read in `order` (a copy when no view can be one)."""
         return self.reshape(-1, order=order)
 
-    def squeeze(self, axis=None):
+    def squeeze(self, axis: int | Sequence[int] | None = None) -> "GPUArray":
+        """A view without the extents of 1 (all of them, or those of the axes given)."""
         return self._view(self._layout.squeeze(axis))
 
-    def transpose(self, *axes_args, axes=None):
+    def transpose(self, *axes_args: int | Sequence[int], axes: Sequence[int] | None = None) -> "GPUArray":
         """The axes permuted (a view): reversed by default, else as listed, given as PyCUDA
         does (``transpose(axes=(1, 0))``) or as numpy does (``transpose((1, 0))``,
         ``transpose(1, 0)``)."""
@@ -307,12 +319,16 @@ class GPUArray(_gpukit._Array):
 
     # ---- texture references (removed in CUDA 12)
 
-    def bind_to_texref(self, texref, allow_offset=False):
+    def bind_to_texref(self, texref: Any, allow_offset: bool = False) -> None:
+        """PyCUDA's binding to a texture reference, which CUDA 12 removed: raises LogicError
+        naming TextureObject.from_linear, its replacement."""
         raise _gpukit.LogicError("bind_to_texref: CUDA 12 removed texture references; make a "
                                  "driver.TextureObject.from_linear(...) over this array and pass it to the kernel")
 
-    def bind_to_texref_ext(self, texref, channels=1, allow_double_hack=False, allow_complex_hack=False,
-                           allow_offset=False):
+    def bind_to_texref_ext(self, texref: Any, channels: int = 1, allow_double_hack: bool = False,
+                           allow_complex_hack: bool = False, allow_offset: bool = False) -> None:
+        """PyCUDA's binding to a texture reference, which CUDA 12 removed: raises LogicError
+        naming TextureObject.from_linear, its replacement."""
         raise _gpukit.LogicError("bind_to_texref_ext: CUDA 12 removed texture references; make a "
                                  "driver.TextureObject.from_linear(...) over this array and pass it to the kernel")
 
@@ -344,12 +360,31 @@ class GPUArray(_gpukit._Array):
 
     # ---- reductions (methods as in numpy)
 
-    def sum(self, dtype=None, stream=None, allocator=None): return sum(self, dtype, stream, allocator)
-    def min(self, stream=None): return min(self, stream)
-    def max(self, stream=None): return max(self, stream)
-    def dot(self, other, dtype=None, stream=None, allocator=None): return dot(self, other, dtype, stream, allocator)
-    def any(self, stream=None, allocator=None): return any(self, stream, allocator)
-    def all(self, stream=None, allocator=None): return all(self, stream, allocator)
+    def sum(self, dtype: npt.DTypeLike | None = None, stream: _gpukit.Stream | None = None,
+            allocator: Any = None) -> "GPUArray":
+        """gpuarray.sum(self, ...): the sum of all elements as a 0-d GPUArray."""
+        return sum(self, dtype, stream, allocator)
+
+    def min(self, stream: _gpukit.Stream | None = None) -> "GPUArray":
+        """gpuarray.min(self, ...): the smallest element as a 0-d GPUArray."""
+        return min(self, stream)
+
+    def max(self, stream: _gpukit.Stream | None = None) -> "GPUArray":
+        """gpuarray.max(self, ...): the largest element as a 0-d GPUArray."""
+        return max(self, stream)
+
+    def dot(self, other: "GPUArray", dtype: npt.DTypeLike | None = None, stream: _gpukit.Stream | None = None,
+            allocator: Any = None) -> "GPUArray":
+        """gpuarray.dot(self, other, ...): the sum of the element-wise products as a 0-d GPUArray."""
+        return dot(self, other, dtype, stream, allocator)
+
+    def any(self, stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
+        """gpuarray.any(self, ...): whether some element is non-zero, as a 0-d bool GPUArray."""
+        return any(self, stream, allocator)
+
+    def all(self, stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
+        """gpuarray.all(self, ...): whether every element is non-zero, as a 0-d bool GPUArray."""
+        return all(self, stream, allocator)
 
 
 _gpukit._set_array_result_class(GPUArray)
@@ -364,13 +399,19 @@ class _Flags:
 
 # ---- constructors
 
-def empty(shape, dtype=np.float64, allocator=None, base=None, gpudata=None, strides=None, order="C", stream=None):
+def empty(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, allocator: Any = None, base: Any = None,
+          gpudata: Any = None, strides: Sequence[int] | None = None, order: str = "C",
+          stream: Stream | None = None) -> GPUArray:
     """An uninitialised GPUArray: PyCUDA's empty, the GPUArray constructor."""
     return GPUArray(shape, dtype, allocator=allocator, base=base, gpudata=gpudata, strides=strides, order=order,
                     stream=stream)
 
 
-def zeros(shape, dtype=np.float64, allocator=None, order="C", stream=None):
+def zeros(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, allocator: Any = None, order: str = "C",
+          stream: Stream | None = None) -> GPUArray:
+    """A GPUArray of `shape` and `dtype` filled with zeros, laid out in `order` ('C' or 'F'),
+    from `allocator` (the default pool when None); with a `stream`, the array works on it and
+    the zeroing is queued there."""
     result = empty(shape, dtype, allocator, order=order, stream=stream)
     if result.size:
         if stream is None:
@@ -380,36 +421,40 @@ def zeros(shape, dtype=np.float64, allocator=None, order="C", stream=None):
     return result
 
 
-def ones(shape, dtype=np.float64, allocator=None, order="C", stream=None):
+def ones(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, allocator: Any = None, order: str = "C",
+         stream: Stream | None = None) -> GPUArray:
+    """A GPUArray of `shape` and `dtype` filled with ones; the arguments are zeros()'s."""
     return empty(shape, dtype, allocator, order=order, stream=stream).fill(1)
 
 
-def empty_like(other_ary, dtype=None, order="K"):
+def empty_like(other_ary: GPUArray, dtype: npt.DTypeLike | None = None, order: str = "K") -> GPUArray:
     """An uninitialised array of other_ary's shape, dtype (unless given), allocator and stream,
     laid out in `order`: 'C', 'F', 'A' (F when other_ary is only F-contiguous) or 'K' (other_ary's
     order of axes, without gaps)."""
     return other_ary._empty_like(dtype, order)
 
 
-def zeros_like(other_ary, dtype=None, order="K"):
+def zeros_like(other_ary: GPUArray, dtype: npt.DTypeLike | None = None, order: str = "K") -> GPUArray:
+    """empty_like() filled with zeros."""
     result = empty_like(other_ary, dtype, order)
     if result.size:
         _gpukit.memset_d8(result.ptr, 0, result.nbytes)
     return result
 
 
-def ones_like(other_ary, dtype=None, order="K"):
+def ones_like(other_ary: GPUArray, dtype: npt.DTypeLike | None = None, order: str = "K") -> GPUArray:
+    """empty_like() filled with ones."""
     return empty_like(other_ary, dtype, order).fill(1)
 
 
-def to_gpu(ary, allocator=None, stream=None):
+def to_gpu(ary: npt.ArrayLike, allocator: Any = None, stream: Stream | None = None) -> GPUArray:
     """A GPUArray with a copy of the numpy array `ary` (same shape and dtype, its axes in the
     same order, without gaps). With a `stream`, the array works on it and the copy is queued
     there."""
     return _uploaded(ary, allocator, stream, async_=stream is not None)
 
 
-def to_gpu_async(ary, allocator=None, stream=None):
+def to_gpu_async(ary: npt.ArrayLike, allocator: Any = None, stream: Stream | None = None) -> GPUArray:
     """to_gpu() with the copy queued on `stream` (the legacy default stream when None)."""
     return _uploaded(ary, allocator, stream, async_=True)
 
@@ -422,7 +467,8 @@ def _uploaded(ary, allocator, stream, async_):
     return result
 
 
-def arange(*args, start=None, stop=None, step=None, dtype=None, allocator=None, stream=None):
+def arange(*args: Any, start: Any = None, stop: Any = None, step: Any = None, dtype: npt.DTypeLike | None = None,
+           allocator: Any = None, stream: Stream | None = None) -> GPUArray:
     """numpy.arange on the device: arange([start,] stop[, step,] dtype=None). PyCUDA's forms
     work too: a numpy dtype as the last positional argument, and start, stop and step as
     keywords. The default dtype is numpy's (int64 for integers, float64 when one is a float)."""
@@ -554,11 +600,13 @@ def stack(arrays, axis=0, allocator=None):
     return _gpukit._stack(arrays, axis, allocator)
 
 
-def transpose(a, axes=None):
+def transpose(a: GPUArray, axes: Sequence[int] | None = None) -> GPUArray:
+    """a.transpose(axes=axes): a view with the axes reversed, or permuted as `axes` lists them."""
     return a.transpose(axes=axes)
 
 
-def reshape(a, *shape, order="C"):
+def reshape(a: GPUArray, *shape: ShapeLike, order: str = "C") -> GPUArray:
+    """a.reshape(*shape, order=order): a view with another shape (a copy when no view can be one)."""
     return a.reshape(*shape, order=order)
 
 
@@ -592,15 +640,18 @@ def _logical(name, x1, x2, out, allocator):
     return (out if out is not None else empty((), np.bool_, allocator)).fill(value)
 
 
-def logical_and(x1, x2, /, out=None, *, allocator=None):
+def logical_and(x1: Any, x2: Any, /, out: GPUArray | None = None, *, allocator: Any = None) -> GPUArray:
+    """numpy.logical_and of arrays and scalars, as a bool GPUArray (0-d for two scalars)."""
     return _logical("logical_and", x1, x2, out, allocator)
 
 
-def logical_or(x1, x2, /, out=None, *, allocator=None):
+def logical_or(x1: Any, x2: Any, /, out: GPUArray | None = None, *, allocator: Any = None) -> GPUArray:
+    """numpy.logical_or of arrays and scalars, as a bool GPUArray (0-d for two scalars)."""
     return _logical("logical_or", x1, x2, out, allocator)
 
 
-def logical_not(x, /, out=None, *, allocator=None):
+def logical_not(x: Any, /, out: GPUArray | None = None, *, allocator: Any = None) -> GPUArray:
+    """numpy.logical_not of an array or a scalar, as a bool GPUArray (0-d for a scalar)."""
     if isinstance(x, GPUArray):
         return _gpukit._unary_function("logical_not", x, out, allocator, None)
     return (out if out is not None else empty((), np.bool_, allocator)).fill(np.logical_not(x))

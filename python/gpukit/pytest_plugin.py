@@ -12,6 +12,7 @@ import pytest
 
 
 def pytest_configure(config):
+    """Registers the ``cuda`` marker."""
     config.addinivalue_line("markers", "cuda: the test needs a CUDA context (gpukit.tools.mark_cuda_test)")
 
 
@@ -30,6 +31,7 @@ def why_no_cuda():
 
 @pytest.fixture
 def cuda_device():
+    """The default CUDA device (gpukit.tools.get_default_device); skips the test without one."""
     why = why_no_cuda()
     if why:
         pytest.skip(why)
@@ -39,6 +41,7 @@ def cuda_device():
 
 @pytest.fixture
 def cuda_context(cuda_device):
+    """A new context on cuda_device, current for the test; popped and detached after it."""
     import gpukit.driver as drv
     from gpukit import tools
     context = cuda_device.make_context()

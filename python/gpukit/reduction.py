@@ -15,8 +15,12 @@ call is one crossing into C++. The ``get_*_kernel`` helpers return such kernels,
 PyCUDA builds them.
 """
 import functools
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit import _gpukit, gpuarray
 from gpukit import compiler as _compiler
@@ -45,9 +49,11 @@ class ReductionKernel(_gpukit._ReductionKernel):
     one element of dtype_out) written in place.
     """
 
-    def __init__(self, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None, name="reduce_kernel",
-                 keep=False, options=None, preamble="", allocator=None, include_dirs=(), nvcc="nvcc", compiler=None,
-                 cache_dir=None):
+    def __init__(self, dtype_out: npt.DTypeLike, neutral: str | float, reduce_expr: str, map_expr: str | None = None,
+                 arguments: str | Sequence[Any] | None = None, name: str = "reduce_kernel", keep: bool = False,
+                 options: Sequence[str] | None = None, preamble: str = "",
+                 allocator: Callable[[int], Any] | None = None, include_dirs: Sequence[str] = (), nvcc: str = "nvcc",
+                 compiler: str | None = None, cache_dir: str | os.PathLike[str] | Literal[False] | None = None) -> None:
         self.dtype_out = np.dtype(dtype_out)
         out_c_type = dtype_to_ctype(self.dtype_out)
         if arguments is None:

@@ -11,8 +11,11 @@ is gpukit::array::scan (C++): one pass over the data, compiled on first use in e
 context; a call is one crossing into C++.
 """
 import numbers
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit import _c_types, _gpukit
 from gpukit import compiler as _compiler
@@ -85,8 +88,9 @@ class InclusiveScanKernel(_ScanKernel):
     element that leaves any other unchanged. `name_prefix` names the kernel in profiles,
     `options` are the compiler's, `devices` (None: any) the devices it may run on."""
 
-    def __init__(self, dtype, scan_expr, neutral=None, name_prefix="scan", options=None, preamble="",
-                 devices=None):
+    def __init__(self, dtype: npt.DTypeLike, scan_expr: str, neutral: str | float | None = None,
+                 name_prefix: str = "scan", options: Sequence[str] | None = None, preamble: str = "",
+                 devices: Sequence[Any] | None = None) -> None:
         super().__init__(True, dtype, scan_expr, neutral, name_prefix, options, preamble, devices)
 
 
@@ -94,7 +98,9 @@ class ExclusiveScanKernel(_ScanKernel):
     """``output[0] = neutral`` and ``output[i] = input[0] (op) ... (op) input[i-1]``;
     otherwise as InclusiveScanKernel, except that `neutral` is required."""
 
-    def __init__(self, dtype, scan_expr, neutral, name_prefix="scan", options=None, preamble="", devices=None):
+    def __init__(self, dtype: npt.DTypeLike, scan_expr: str, neutral: str | float, name_prefix: str = "scan",
+                 options: Sequence[str] | None = None, preamble: str = "",
+                 devices: Sequence[Any] | None = None) -> None:
         if neutral is None:
             raise ValueError("ExclusiveScanKernel needs neutral: the C expression of the element that leaves any "
                              "other unchanged (its first output), such as \"0\" for a sum")

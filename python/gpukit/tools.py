@@ -178,6 +178,7 @@ class PageLockedMemoryPool:
         self._pool = _gpukit._PageLockedMemoryPool(allocator or PageLockedAllocator(), leading_bits_in_bin_id)
 
     def allocate(self, shape, dtype, order="C"):
+        """A numpy array of `shape` and `dtype` in page-locked memory from the pool."""
         shape, nbytes = _memory._shape_and_nbytes(shape, dtype)
         block = self._pool.allocate_bytes(nbytes)
         if nbytes == 0:  # numpy needs a buffer even for an empty array

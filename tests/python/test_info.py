@@ -229,9 +229,10 @@ QUOTED_NAME = re.compile(r"[\"']([A-Z][A-Z0-9_]{2,})[\"']")
 NAME_IN_A_VARIABLE = re.compile(r"(?:environ\.get|getenv)\(\s*([A-Z][A-Z0-9_]+)\b")
 CONSTANT = re.compile(r"^([A-Z][A-Z0-9_]+)\s*=\s*[\"']([A-Z][A-Z0-9_]{2,})[\"']", re.MULTILINE)
 CALL_WITH_A_VARIABLE = re.compile(r"getenv\(\s*[a-z_]\w*\s*\)")
-# Read by gpukit, but not settings of gpukit's: the bench saves and restores them around
-# CuPy's cold-compile side.
-NOT_SETTINGS = {"CUPY_CACHE_DIR", "CUPY_CACHE_IN_MEMORY"}
+# Read by gpukit, but not settings of gpukit's: the bench saves and restores CuPy's around
+# CuPy's cold-compile side; nanobind's stub generator sets NB_STUBGEN while the build
+# generates the stubs (gpukit/__init__.py).
+NOT_SETTINGS = {"CUPY_CACHE_DIR", "CUPY_CACHE_IN_MEMORY", "NB_STUBGEN"}
 
 
 def variables_read_by(path):

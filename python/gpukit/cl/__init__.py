@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 
-def create_some_context(interactive=False):
+def create_some_context(interactive: bool = False) -> Context:
     """A Context on one device: chosen by GPUKIT_CL_CTX or GPUKIT_CL_TEST when set, else by
     asking on the terminal when ``interactive`` is true and stdin is one, else the first device."""
     from_environment = os.environ.get("GPUKIT_CL_CTX", "").strip() or os.environ.get("GPUKIT_CL_TEST", "").strip()
@@ -64,7 +64,7 @@ def create_some_context(interactive=False):
     return _cl.create_some_context()
 
 
-def _ask_for_device():
+def _ask_for_device() -> str:
     for p_index, platform in enumerate(get_platforms()):
         print(f"[{p_index}] {platform.name}")
         for d_index, device in enumerate(platform.get_devices()):

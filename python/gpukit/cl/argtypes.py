@@ -52,7 +52,8 @@ class VectorArg(DtypedArgument):
         super().__init__(dtype, name)
         object.__setattr__(self, "with_offset", with_offset)
 
-    def declarator(self):
+    def declarator(self) -> str:
+        """The OpenCL C parameter declaration (with the base and offset pair when with_offset)."""
         c_type = c_type_name(self.dtype)
         if self.with_offset:
             return f"__global {c_type} *{self.name}__base, long {self.name}__offset"
@@ -63,5 +64,6 @@ class VectorArg(DtypedArgument):
 class ScalarArg(DtypedArgument):
     """A by-value argument."""
 
-    def declarator(self):
+    def declarator(self) -> str:
+        """The OpenCL C parameter declaration."""
         return f"{c_type_name(self.dtype)} {self.name}"

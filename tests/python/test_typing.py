@@ -1,0 +1,113 @@
+"""Types for gpukit's users: the generated stubs declare everything the extension module
+holds, and ``mypy --strict`` accepts a typical user program (tests/typing/user_script.py)
+against the in-tree package while reporting each mistake planted in
+tests/typing/planted_errors.py, on its line."""
+import ast
+import importlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gpukit
+
+REPO = Path(__file__).resolve().parents[2]
+TYPING = REPO / "tests" / "typing"
+STUBS = REPO / "python" / "gpukit" / "_gpukit"
+PLANTED = re.compile(r"#\s*planted:\s*([a-z-]+)")
+
+
+def stub_of(module_name):
+    """The generated stub of an extension (sub)module, as the build writes it."""
+    parts = module_name.split(".")[2:]  # below gpukit._gpukit
+    candidates = [STUBS.joinpath(*parts, "__init__.pyi"), STUBS.joinpath(*parts).with_suffix(".pyi")]
+    for path in candidates:
+        if path.is_file():
+            return path
+    pytest.fail(f"no stub for {module_name}: none of {[str(p) for p in candidates]} (the build generates them)")
+
+
+def declared_names(stub):
+    """The names a stub file declares at its top level."""
+    names = set()
+    for node in ast.parse(stub.read_text()).body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.ImportFrom):
+            names.update(alias.asname for alias in node.names if alias.asname == alias.name)
+    return names
+
+
+@pytest.mark.parametrize("module_name", ["gpukit._gpukit", "gpukit._gpukit.cl", "gpukit._gpukit.cl.tools"])
+def test_the_stubs_declare_every_name_of_the_module(module_name):
+    module = importlib.import_module(module_name)
+    runtime = {name for name in vars(module) if not (name.startswith("__") and name.endswith("__"))}
+    missing = runtime - declared_names(stub_of(module_name))
+    assert not missing, f"{module_name} holds names its stub does not declare: {sorted(missing)}"
+
+
+def test_the_stubs_define_the_runtime_classes_themselves():
+    """The enums and exceptions the module creates at run time are defined in the stub, not
+    imported from gpukit.driver or gpukit.cl (which import them from the module: a cycle)."""
+    for module_name in ("gpukit._gpukit", "gpukit._gpukit.cl"):
+        tree = ast.parse(stub_of(module_name).read_text())
+        classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+        for name in ("Error", "LogicError", "RuntimeError", "MemoryError"):
+            assert name in classes, f"{module_name}'s stub does not define {name}"
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom):
+                assert node.module not in ("gpukit.driver", "gpukit.cl"), ast.unparse(node)
+    main = {node.name: node for node in ast.parse(stub_of("gpukit._gpukit").read_text()).body
+            if isinstance(node, ast.ClassDef)}
+    assert ast.unparse(main["device_attribute"].bases[0]) == "enum.IntEnum"
+    assert "MAX_THREADS_PER_BLOCK" in ast.unparse(main["device_attribute"])
+    assert ast.unparse(main["ctx_flags"].bases[0]) == "enum.IntFlag"
+
+
+def test_the_package_is_marked_typed():
+    assert (Path(gpukit.__file__).parent / "py.typed").is_file()
+
+
+@pytest.fixture(scope="module")
+def mypy(tmp_path_factory):
+    """Runs mypy --strict (tests/typing/mypy.ini) on a file; returns its exit status and output."""
+    pytest.importorskip("mypy", reason="mypy is not installed (scripts/setup.sh installs it where a registry "
+                                       "is reachable)")
+    cache = tmp_path_factory.mktemp("mypy-cache")
+
+    # mypy is a tool, not gpukit: under `make sanitize-python` it runs without the sanitizer
+    # runtimes (tests/sanitize/sitecustomize.py would otherwise preload them into it).
+    environment = {name: value for name, value in os.environ.items() if name != "GPUKIT_SANITIZER_PRELOAD"}
+
+    def run(path):
+        result = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(TYPING / "mypy.ini"),
+                                 "--cache-dir", str(cache), "--no-pretty", "--show-error-codes", str(path)],
+                                cwd=TYPING, env=environment, capture_output=True, text=True, timeout=600)
+        return result.returncode, result.stdout + result.stderr
+
+    return run
+
+
+def test_mypy_strict_accepts_a_user_program(mypy):
+    status, output = mypy(TYPING / "user_script.py")
+    assert status == 0, output
+    assert "Success: no issues found" in output
+
+
+def test_mypy_strict_reports_each_planted_error_on_its_line(mypy):
+    path = TYPING / "planted_errors.py"
+    expected = {(number, match.group(1)) for number, line in enumerate(path.read_text().splitlines(), start=1)
+                if (match := PLANTED.search(line))}
+    assert len(expected) >= 10
+    status, output = mypy(path)
+    reported = {(int(m.group(1)), m.group(2))
+                for m in re.finditer(r"^planted_errors\.py:(\d+): error: .*\[([a-z-]+)\]$", output, re.M)}
+    assert status == 1
+    assert reported == expected, output
