@@ -606,7 +606,7 @@ def transpose(a: GPUArray, axes: Sequence[int] | None = None) -> GPUArray:
 
 
 def reshape(a: GPUArray, *shape: ShapeLike, order: str = "C") -> GPUArray:
-    """a.reshape(*shape, order=order): a view with another shape (a copy when no view can be one)."""
+    """``a.reshape(*shape, order=order)``: a view with another shape (a copy when no view can be one)."""
     return a.reshape(*shape, order=order)
 
 
