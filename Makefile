@@ -1,11 +1,13 @@
 # The two commands of the README: `make demo` and `make test`. Both set up whatever is
 # missing first (scripts/setup.sh), then build.
-.PHONY: all deps build demo test test-cpp test-python test-properties-long sanitize-build sanitize sanitize-python \
-        wheel info bench docs clean
+.PHONY: all deps configure build demo test test-cpp test-python test-properties-long test-clang-shared sanitize-build \
+        sanitize sanitize-python wheel info bench docs clean
 
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
 SANITIZE_DIR ?= build-sanitize
+CLANG_SHARED_DIR ?= build-clang-shared
+CLANG_CXX ?= clang++-14
 # Written by `make deps`: the Python interpreter to build and test with.
 PYTHON_FILE := $(BUILD_DIR)/.python
 PYTHON = $(shell cat $(PYTHON_FILE))
@@ -19,12 +21,16 @@ $(PYTHON_FILE): scripts/setup.sh
 	@scripts/setup.sh | tail -n 1 > $(PYTHON_FILE).tmp && mv $(PYTHON_FILE).tmp $(PYTHON_FILE)
 	@echo "using Python: $$(cat $(PYTHON_FILE))"
 
-build: deps
+configure: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUKIT_BUILD_PYTHON=ON \
 	      -DPython_EXECUTABLE=$(PYTHON) -DPython3_EXECUTABLE=$(PYTHON)
+
+build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-demo: build
+# The demo needs the extension module only, not the C++ tests.
+demo: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target _gpukit
 	$(RUN_PY) examples/python/demo.py
 
 test: test-cpp test-python
@@ -41,6 +47,15 @@ PROPERTY_EXAMPLES ?= 20000
 test-properties-long: build
 	GPUKIT_PROPERTY_PROFILE=long GPUKIT_PROPERTY_EXAMPLES=$(PROPERTY_EXAMPLES) \
 	    $(RUN_PY) -m pytest -ra tests/python/test_layout_properties.py
+
+# The C++ library as a shared library built by clang (the oldest clang we support), with its
+# C++ tests and the package tests (the install, moved, consumed by CMake and pkg-config): the
+# second compiler and the second library kind in one build. No Python module.
+test-clang-shared: deps
+	cmake -S . -B $(CLANG_SHARED_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CLANG_CXX) \
+	      -DBUILD_SHARED_LIBS=ON
+	cmake --build $(CLANG_SHARED_DIR) -j $(JOBS)
+	cd $(CLANG_SHARED_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # One ASan + UBSan build (Debug) serves both sanitizer lanes: the library, its C++ tests and
 # the extension module (which goes to $(SANITIZE_DIR)/python/gpukit, see python/CMakeLists.txt).
@@ -94,4 +109,4 @@ docs: build
 	$(RUN_PY) -m sphinx -W --keep-going -q -c docs/api -b html docs $(DOCS_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) dist python/gpukit/_gpukit*.so
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(CLANG_SHARED_DIR) $(DOCS_DIR) dist python/gpukit/_gpukit*.so

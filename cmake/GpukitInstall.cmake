@@ -1,17 +1,29 @@
+# `cmake --install`: the library, its headers, a CMake package (find_package(gpukit)) and a
+# pkg-config file (gpukit.pc). Every installed file locates the others relative to itself and
+# finds the CUDA and OpenCL headers on the consumer's machine, so the install can be moved.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+set(GPUKIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gpukit)
 install(TARGETS gpukit EXPORT gpukit-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/gpukit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(EXPORT gpukit-targets NAMESPACE gpukit:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpukit)
+install(EXPORT gpukit-targets NAMESPACE gpukit:: DESTINATION ${GPUKIT_CMAKE_DIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gpukit-config.cmake.in
   ${PROJECT_BINARY_DIR}/gpukit-config.cmake
-  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpukit)
+  INSTALL_DESTINATION ${GPUKIT_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/gpukit-config-version.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/gpukit-config.cmake ${PROJECT_BINARY_DIR}/gpukit-config-version.cmake
-  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpukit)
+              ${PROJECT_SOURCE_DIR}/cmake/gpukit-headers.cmake
+  DESTINATION ${GPUKIT_CMAKE_DIR})
+
+# pkg-config: the prefix is found from the .pc file's own place (${pcfiledir}). The CUDA
+# headers cannot be found that way; docs/cpp-package.md says how to add them.
+set(GPUKIT_PKGCONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH GPUKIT_PKGCONFIG_TO_PREFIX /prefix/${GPUKIT_PKGCONFIG_DIR} /prefix)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/gpukit.pc.in ${PROJECT_BINARY_DIR}/gpukit.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/gpukit.pc DESTINATION ${GPUKIT_PKGCONFIG_DIR})

@@ -103,6 +103,14 @@ template <class T> __device__ gk_complex<T> gk_cpow(gk_complex<T> a, gk_complex<
 }
 )";
 
+// The kernel parameter of operand `code`: p0, p1, ... Built by appending: GCC 12 warns
+// (-Wrestrict, a false positive) where a short literal is prepended to a temporary string.
+std::string operand_name(int code) {
+    std::string name = "p";
+    name += std::to_string(code);
+    return name;
+}
+
 std::string cast(dtype t, const std::string& value) { return "((" + std::string(c_type(t)) + ")(" + value + "))"; }
 
 // A value of the expression being written out: its C text and its type.
@@ -301,8 +309,8 @@ std::string expression::text() const {
     for (std::size_t k = 0; k < size(); ++k) {
         const expression_step s = step(k);
         switch (s.what) {
-        case expression_step::kind::array: stack.push_back({"p" + std::to_string(s.code) + "[i]", s.type}); break;
-        case expression_step::kind::scalar: stack.push_back({"p" + std::to_string(s.code), s.type}); break;
+        case expression_step::kind::array: stack.push_back({operand_name(s.code) + "[i]", s.type}); break;
+        case expression_step::kind::scalar: stack.push_back({operand_name(s.code), s.type}); break;
         case expression_step::kind::constant: stack.push_back({s.code ? "true" : "false", s.type}); break;
         case expression_step::kind::unary: stack.back() = {unary_text(s, stack.back().text), s.type}; break;
         case expression_step::kind::binary: {
@@ -320,9 +328,10 @@ std::string expression::text() const {
             stack.pop_back();
             const value then = std::move(stack.back());
             stack.pop_back();
-            stack.back() = {cast(s.type, "(" + cast(dtype::bool_, stack.back().text) + " ? " + cast(s.type, then.text) +
-                                             " : " + cast(s.type, otherwise.text) + ")"),
-                            s.type};
+            std::string selection = "(";  // appended to, for GCC 12 (operand_name says why)
+            selection += cast(dtype::bool_, stack.back().text) + " ? " + cast(s.type, then.text) + " : " +
+                         cast(s.type, otherwise.text) + ")";
+            stack.back() = {cast(s.type, selection), s.type};
             break;
         }
         }
@@ -341,7 +350,7 @@ elementwise_spec make_spec(const expression& e) {
         const expression_step s = e.step(k);
         if (s.what != expression_step::kind::array && s.what != expression_step::kind::scalar)
             continue;
-        const param p{"p" + std::to_string(s.code), s.type,
+        const param p{operand_name(s.code), s.type,
                       s.what == expression_step::kind::array ? param_kind::input : param_kind::scalar};
         auto& slot = operands[s.code];
         if (slot && (slot->type != p.type || slot->kind != p.kind))

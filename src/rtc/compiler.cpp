@@ -27,10 +27,12 @@ struct prepared_request {
     // NVRTC is not installed.
     compiler_kind compiler;
     translated_options translated;
-    std::string arch;               // the target; the device's when nothing names one
+    // The fields below have initializers: prepare() names the first three only (clang's
+    // -Wmissing-field-initializers asks for them).
+    std::string arch{};             // the target; the device's when nothing names one
     bool arch_from_device = false;  // then NVRTC's newest architecture caps it when compiling
     bool keep = false;
-    std::string keep_dir;
+    std::string keep_dir{};
 };
 
 prepared_request prepare(const compile_request& request) {

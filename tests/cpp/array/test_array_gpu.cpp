@@ -395,7 +395,9 @@ TEST_F(ArrayGpuReductions, DotOfMixedDtypesAndOrdersMatchesTheHost) {
                                              {dtype::uint16, dtype::int32},  {dtype::bool_, dtype::float32},
                                              {dtype::int64, dtype::uint64},  {dtype::float32, dtype::float64},
                                              {dtype::uint8, dtype::int8}};
-    for (const auto& [ta, tb] : pairs)
+    // Named members, not a structured binding: clang before 16 cannot capture bindings in lambdas.
+    for (const auto& pair : pairs) {
+        const dtype ta = pair.first, tb = pair.second;
         with_real_host_type(ta, [&](auto zero_a) {
             with_real_host_type(tb, [&](auto zero_b) {
                 for (std::size_t n : {std::size_t{3}, std::size_t{4097}, std::size_t{(1u << 20) + 5}}) {
@@ -418,6 +420,7 @@ TEST_F(ArrayGpuReductions, DotOfMixedDtypesAndOrdersMatchesTheHost) {
                 }
             });
         });
+    }
     const auto hc = random_values<float>(dtype::float32, 6 * 5, 13), hf = random_values<float>(dtype::float32, 5 * 6, 14);
     const ndarray c = upload(hc, dtype::float32).reshape({6, 5});               // c[r][k] = hc[r * 5 + k]
     const ndarray f = upload(hf, dtype::float32).reshape({5, 6}).transpose();  // f[r][k] = hf[k * 6 + r]

@@ -99,7 +99,9 @@ struct cache_line_allocator {
             throw std::bad_alloc();
         return static_cast<T*>(::operator new(bytes(n), std::align_val_t{line}));
     }
-    void deallocate(T* p, std::size_t n) noexcept { ::operator delete(p, bytes(n), std::align_val_t{line}); }
+    // The unsized aligned delete: the sized one is declared only where sized deallocation is
+    // enabled, which clang before 19 does not do by default.
+    void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{line}); }
 
     template <class U>
     bool operator==(const cache_line_allocator<U>&) const noexcept {
