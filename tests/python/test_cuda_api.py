@@ -101,7 +101,7 @@ def test_copy_errors_name_the_problem():
         d.copy_to_host(np.empty((4, 10), np.float32)[:, ::2])
     with pytest.raises(ValueError, match="shape"):
         d.copy_to_host(np.empty((4, 4), np.float32))
-    with pytest.raises(TypeError, match="stream must be 0 or a gpukit.driver.Stream"):
+    with pytest.raises(TypeError, match="stream must be 0, a gpukit.driver.Stream"):
         d.copy_to_host(stream=1)
 
 
