@@ -3,6 +3,7 @@
 #include "gpukit/array/expression.hpp"
 #include "gpukit/array/pitched_copy.hpp"
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/text.hpp"
 
 #include <cstring>
 #include <map>
@@ -65,18 +66,22 @@ const elementwise_spec& fill_words_spec(dtype word, int words) {
     auto& spec = specs[{word, words}];
     if (!spec) {
         std::vector<param> params;
-        std::string values;
+        text_builder operation;  // z[i] = w0, or with an array of the words: z[i] = gk_w[i % words]
+        if (words > 1)
+            operation << "const " << c_type(word) << " gk_w[" << words << "] = {";
         for (int j = 0; j < words; ++j) {
-            params.push_back({"w" + std::to_string(j), word, param_kind::scalar});
-            values += (j ? ", w" : "w") + std::to_string(j);
+            text_builder name;
+            name << 'w' << j;
+            params.push_back({name.str(), word, param_kind::scalar});
+            if (words > 1)
+                operation << (j ? ", " : "") << name.str();
         }
         params.push_back({"z", word, param_kind::output});
-        const std::string type(c_type(word));
-        const std::string operation =
-            words == 1 ? "z[i] = w0"
-                       : "const " + type + " gk_w[" + std::to_string(words) + "] = {" + values + "};\n" +
-                             "z[i] = gk_w[i % " + std::to_string(words) + "]";
-        spec = std::make_unique<const elementwise_spec>("gk_fill_words", std::move(params), operation);
+        if (words > 1)
+            operation << "};\nz[i] = gk_w[i % " << words << "]";
+        else
+            operation << "z[i] = w0";
+        spec = std::make_unique<const elementwise_spec>("gk_fill_words", std::move(params), operation.str());
     }
     return *spec;
 }

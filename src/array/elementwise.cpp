@@ -158,8 +158,10 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
         out << "    for (long long i = gk_thread; i < n; i += gk_threads) {\n";
         write_offsets(out, spec, "i", ndim - 1);
         write_body(out, spec, [](const param& p) {
-            return "(" + std::string(p.kind == param_kind::input ? "const " : "") + "char*)" + pointer_name(p) +
-                   " + gk_o_" + p.name;
+            text_builder address;
+            address << (p.kind == param_kind::input ? "(const char*)" : "(char*)") << pointer_name(p) << " + gk_o_"
+                    << p.name;
+            return address.str();
         });
         out << "    }\n";
         break;
@@ -174,8 +176,10 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
                "             gk_col += (long long)gridDim.x * blockDim.x) {\n"
                "            const long long i = gk_row * gk_last + gk_col;\n";
         write_body(out, spec, [ndim](const param& p) {
-            return "(" + std::string(p.kind == param_kind::input ? "const " : "") + "char*)" + pointer_name(p) +
-                   " + gk_o_" + p.name + " + gk_col * gk_s_" + p.name + ".e[" + std::to_string(ndim - 1) + "]";
+            text_builder address;
+            address << (p.kind == param_kind::input ? "(const char*)" : "(char*)") << pointer_name(p) << " + gk_o_"
+                    << p.name << " + gk_col * gk_s_" << p.name << ".e[" << ndim - 1 << "]";
+            return address.str();
         });
         out << "        }\n    }\n";
         break;

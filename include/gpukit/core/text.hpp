@@ -33,7 +33,7 @@ public:
     text_builder& operator<<(T value) {
         char digits[24];
         const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
-        text_.append(digits, end);
+        text_.append(digits, static_cast<std::size_t>(end - digits));
         return *this;
     }
     const std::string& str() const noexcept { return text_; }
