@@ -14,7 +14,7 @@
 #include "gpukit/cuda/kernel_args.hpp"
 #include "gpukit/cuda/launch.hpp"
 #include "gpukit/cuda/managed_memory.hpp"
-#include "gpukit/cuda/staging.hpp"
+#include "gpukit/cuda/launch_staging.hpp"
 #include "gpukit/cuda/stream.hpp"
 
 #include <nanobind/stl/string.h>

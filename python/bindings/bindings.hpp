@@ -17,7 +17,7 @@ void bind_device(nb::module_& m);
 void bind_context(nb::module_& m);
 void bind_stream(nb::module_& m);
 void bind_layout(nb::module_& m);
-void bind_array(nb::module_& m);
+void bind_array_kernels(nb::module_& m);
 void bind_promotion(nb::module_& m);
 // gpukit._gpukit._Array, GPUArray's C++ base class, and its reductions.
 void bind_gpuarray(nb::module_& m);

@@ -17,7 +17,7 @@ NB_MODULE(_gpukit, m) {
     bind_stream(m);
     bind_graph(m);
     bind_layout(m);
-    bind_array(m);
+    bind_array_kernels(m);
     bind_promotion(m);
     bind_gpuarray(m);
     bind_array_reductions(m);

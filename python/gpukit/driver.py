@@ -107,7 +107,7 @@ from gpukit._gpukit import (  # the re-exported API (`X as X` marks each for typ
     texture_flags as texture_flags,
     update_capture_dependencies_flags as update_capture_dependencies_flags,
 )
-from gpukit._arrays import (
+from gpukit._cuda_arrays import (
     dtype_to_array_format as dtype_to_array_format,
     gpuarray_to_array as gpuarray_to_array,
     make_multichannel_2d_array as make_multichannel_2d_array,

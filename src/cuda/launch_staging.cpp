@@ -1,4 +1,4 @@
-#include "gpukit/cuda/staging.hpp"
+#include "gpukit/cuda/launch_staging.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"

@@ -70,7 +70,7 @@ elementwise_kernel_spec kernel_spec(std::string name, const kernel_params& param
 
 }  // namespace
 
-void bind_array(nb::module_& m) {
+void bind_array_kernels(nb::module_& m) {
     m.def("_promote_types", [](const std::string& a, const std::string& b) {
         return std::string(name(promote(dtype_from_name(a), dtype_from_name(b))));
     }, "a"_a, "b"_a, "numpy.promote_types for gpukit's dtypes, by name.");
