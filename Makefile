@@ -82,7 +82,7 @@ SANITIZE_PYTHONPATH = $(CURDIR)/$(SANITIZE_DIR)/python
 sanitize-python: sanitize-build
 	mkdir -p $(SANITIZE_PYTHONPATH)/gpukit
 	for entry in python/gpukit/*; do \
-	    case $$entry in */_gpukit*) ;; *) ln -sfn $(CURDIR)/$$entry $(SANITIZE_PYTHONPATH)/gpukit/ ;; esac; \
+	    case $$entry in */_gpukit*|*/_bench_baselines*) ;; *) ln -sfn $(CURDIR)/$$entry $(SANITIZE_PYTHONPATH)/gpukit/ ;; esac; \
 	done
 	ln -sfn $(CURDIR)/tests/sanitize/sitecustomize.py $(SANITIZE_PYTHONPATH)/
 	LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libstdc++.so)" \
@@ -109,4 +109,4 @@ docs: build
 	$(RUN_PY) -m sphinx -W --keep-going -q -c docs/api -b html docs $(DOCS_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(CLANG_SHARED_DIR) $(DOCS_DIR) dist python/gpukit/_gpukit*.so
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(CLANG_SHARED_DIR) $(DOCS_DIR) dist python/gpukit/_gpukit*.so python/gpukit/_bench_baselines*.so

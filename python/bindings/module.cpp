@@ -39,7 +39,6 @@ NB_MODULE(_gpukit, m) {
     bind_cuda_array(m);
     bind_structured_copy(m);
     bind_texture(m);
-    bind_bench(m);
     bind_random(m);
     bind_cl(m);
     bind_cl_tools(m);

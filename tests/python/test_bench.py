@@ -35,9 +35,14 @@ def by_name(name):
                                                                   (1000, 200, 1, 0)])
 def test_the_raw_add_floor_refuses_counts_that_are_not_positive(elements, launches, batches, repeats):
     # Checked before anything touches the driver, so this runs without a GPU.
-    from gpukit._gpukit import _bench
     with pytest.raises(drv.LogicError, match="must be positive"):
-        _bench.raw_add_launch_seconds(elements, launches, batches, repeats)
+        harness.cpp_baselines().raw_add_launch_seconds(elements, launches, batches, repeats)
+
+
+def test_the_cpp_baselines_are_a_module_of_their_own():
+    import gpukit._gpukit
+    assert not hasattr(gpukit._gpukit, "_bench")  # not in the extension users install
+    assert harness.cpp_baselines().__name__ == "gpukit._bench_baselines"
 
 
 def test_every_case_is_named_described_and_has_sides():

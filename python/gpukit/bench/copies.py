@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from gpukit.bench.gpu import primary_context
-from gpukit.bench.harness import Unavailable
+from gpukit.bench.harness import Unavailable, cpp_baselines
 
 GiB = 1 << 30
 
@@ -58,7 +58,7 @@ class _Buffers:
 def htod_raw(nbytes, pinned):
     def run(settings):
         host, dev = _Buffers.get(nbytes, pinned)
-        from gpukit._gpukit import _bench
+        _bench = cpp_baselines()
         return _bench.raw_htod_rate(int(dev), host.ctypes.data, nbytes, settings["repeats"])
     return run
 
@@ -66,7 +66,7 @@ def htod_raw(nbytes, pinned):
 def dtoh_raw(nbytes, pinned):
     def run(settings):
         host, dev = _Buffers.get(nbytes, pinned)
-        from gpukit._gpukit import _bench
+        _bench = cpp_baselines()
         return _bench.raw_dtoh_rate(host.ctypes.data, int(dev), nbytes, settings["repeats"])
     return run
 
@@ -113,7 +113,7 @@ def _device_pair(nbytes):
 def dtod_raw(nbytes):
     def run(settings):
         dst, src = _device_pair(nbytes)
-        from gpukit._gpukit import _bench
+        _bench = cpp_baselines()
         return _bench.raw_dtod_rate(int(dst), int(src), nbytes, settings["repeats"])
     return run
 

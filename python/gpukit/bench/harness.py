@@ -39,6 +39,17 @@ class Unavailable(Exception):
     """A side cannot run here (its library is not installed, no GPU, ...)."""
 
 
+def cpp_baselines():
+    """gpukit._bench_baselines, the C++ baselines (raw driver calls timed in C++): built beside
+    the extension from source, not part of an installed wheel."""
+    try:
+        from gpukit import _bench_baselines
+    except ImportError:
+        raise Unavailable("the C++ baselines (gpukit._bench_baselines) are built only from source: make build") \
+            from None
+    return _bench_baselines
+
+
 class Side:
     def __init__(self, name, run):
         self.name = name

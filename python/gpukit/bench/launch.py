@@ -2,7 +2,7 @@
 import time
 
 from gpukit.bench.gpu import launches_per_repeat, primary_context
-from gpukit.bench.harness import Unavailable
+from gpukit.bench.harness import Unavailable, cpp_baselines
 
 EMPTY_SOURCE = 'extern "C" __global__ void empty_kernel() {}'
 
@@ -25,13 +25,13 @@ def _time_loop(launch_once, synchronize, settings):
 
 def raw_cpp(settings):
     primary_context()
-    from gpukit._gpukit import _bench
+    _bench = cpp_baselines()
     return _bench.raw_launch_seconds(launches_per_repeat(settings), settings["repeats"])
 
 
 def gpukit_cpp(settings):
     primary_context()
-    from gpukit._gpukit import _bench
+    _bench = cpp_baselines()
     return _bench.gpukit_launch_seconds(launches_per_repeat(settings), settings["repeats"])
 
 

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from gpukit.bench.gpu import primary_context
-from gpukit.bench.harness import Unavailable
+from gpukit.bench.harness import Unavailable, cpp_baselines
 
 SIZE = 1000
 BATCH = 200
@@ -121,7 +121,7 @@ def operation_side(library, name):
 def raw_add_floor(settings):
     """The same batches of a precompiled add kernel launched by cuLaunchKernel from C++."""
     primary_context()
-    from gpukit._gpukit import _bench
+    _bench = cpp_baselines()
     return _bench.raw_add_launch_seconds(SIZE, BATCH, _batches(settings), settings["repeats"])
 
 

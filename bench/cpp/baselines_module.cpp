@@ -1,18 +1,25 @@
-// The C++ baselines of `python -m gpukit bench`, callable from the harness.
-#include "bindings.hpp"
-
-#include "pool_bench.hpp"
+// gpukit._bench_baselines: the C++ baselines of `python -m gpukit bench` (raw driver calls
+// and gpukit's C++ calls, timed in C++), a module of their own so that the extension users
+// install does not carry them; the harness loads it when it is there.
 #include "copy_baselines.hpp"
+#include "pool_bench.hpp"
 #include "raw_launch.hpp"
 
+#include <nanobind/nanobind.h>
 #include <nanobind/stl/vector.h>
 
-namespace gpukit::python {
-
+namespace nb = nanobind;
 using namespace nb::literals;
 
-void bind_bench(nb::module_& m) {
-    nb::module_ bench = m.def_submodule("_bench", "C++ baselines for the benchmark harness.");
+namespace {
+
+using release_gil = nb::gil_scoped_release;
+
+}  // namespace
+
+// gpukit errors thrown here (a count that is not positive) become gpukit.driver's classes
+// through the extension's exception translator, which nanobind shares between modules.
+NB_MODULE(_bench_baselines, bench) {
     bench.def("raw_launch_seconds", &gpukit::bench::raw_launch_seconds, "launches"_a, "repeats"_a,
               nb::call_guard<release_gil>(),
               "Host seconds per raw cuLaunchKernel of an empty kernel, one value per repeat.");
@@ -38,5 +45,3 @@ void bind_bench(nb::module_& m) {
     bench.def("raw_dtod_rate", &gpukit::bench::raw_dtod_rate, "dst"_a, "src"_a, "bytes"_a, "repeats"_a,
               nb::call_guard<release_gil>(), "Bytes per second of raw cuMemcpyDtoD, one value per repeat.");
 }
-
-}  // namespace gpukit::python
