@@ -152,12 +152,10 @@ void bind_array_kernels(nb::module_& m) {
                             std::string nvcc, std::optional<std::string> cache_dir) {
             elementwise_kernel_spec spec = kernel_spec(std::move(name), params, std::move(operation),
                                                        std::move(preamble), std::move(loop_prep), std::move(after_loop));
-            rtc::compile_request request =
-                make_compile_request({}, std::move(options), std::move(arch), std::move(include_dirs),
-                                     std::move(system_include_dirs), true, compiler, std::move(nvcc), "cubin", false);
-            std::optional<std::filesystem::path> dir;
-            if (cache_dir)
-                dir = *cache_dir;
+            rtc::compile_request request = generated_kernel_request(
+                std::move(options), std::move(arch), std::move(include_dirs), std::move(system_include_dirs), compiler,
+                std::move(nvcc));
+            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir);
             new (self) elementwise_kernel(std::move(spec), std::move(request), std::move(dir));
         }, "name"_a, "params"_a, "operation"_a, "preamble"_a, "loop_prep"_a, "after_loop"_a, "options"_a, "arch"_a,
            "include_dirs"_a, "system_include_dirs"_a, "compiler"_a, "nvcc"_a, "cache_dir"_a.none())

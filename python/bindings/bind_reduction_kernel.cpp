@@ -223,12 +223,10 @@ void bind_reduction_kernel(nb::module_& m) {
             const array::value_type out = value_type_of(out_c_type, dtype_out);
             array::reduction_spec spec(std::move(name), std::move(converted_params), out, out, std::move(neutral),
                                        std::move(map_expr), std::move(reduce_expr), std::move(preamble));
-            rtc::compile_request request =
-                make_compile_request({}, std::move(options), std::move(arch), std::move(include_dirs),
-                                     std::move(system_include_dirs), true, compiler, std::move(nvcc), "cubin", false);
-            std::optional<std::filesystem::path> dir;
-            if (cache_dir)
-                dir = *cache_dir;
+            rtc::compile_request request = generated_kernel_request(
+                std::move(options), std::move(arch), std::move(include_dirs), std::move(system_include_dirs), compiler,
+                std::move(nvcc));
+            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir);
             new (self) reduction_kernel_object{array::reduction_kernel(std::move(spec), std::move(request), std::move(dir)),
                                                std::move(dtype_out), std::move(allocator), std::move(arguments),
                                                std::move(scalar_bytes), std::move(as_gpuarray)};

@@ -119,12 +119,10 @@ void bind_scan(nb::module_& m) {
                             std::optional<std::vector<int>> devices) {
             nb::object numpy_dtype = as_numpy_dtype(dtype);
             const auto item_size = nb::cast<std::size_t>(numpy_dtype.attr("itemsize"));
-            rtc::compile_request request =
-                make_compile_request({}, std::move(options), std::move(arch), std::move(include_dirs),
-                                     std::move(system_include_dirs), true, compiler, std::move(nvcc), "cubin", false);
-            std::optional<std::filesystem::path> dir;
-            if (cache_dir)
-                dir = *cache_dir;
+            rtc::compile_request request = generated_kernel_request(
+                std::move(options), std::move(arch), std::move(include_dirs), std::move(system_include_dirs), compiler,
+                std::move(nvcc));
+            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir);
             array::scan_spec spec(inclusive ? array::scan_kind::inclusive : array::scan_kind::exclusive,
                                   std::move(c_type), item_size, std::move(scan_expr), std::move(neutral),
                                   std::move(name_prefix), std::move(preamble), std::move(request), std::move(dir));

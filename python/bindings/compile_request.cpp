@@ -21,4 +21,12 @@ rtc::compile_request make_compile_request(std::string source, std::vector<std::s
     return r;
 }
 
+rtc::compile_request generated_kernel_request(std::vector<std::string> options, std::string arch,
+                                              std::vector<std::string> include_dirs,
+                                              std::vector<std::string> system_include_dirs, const std::string& compiler,
+                                              std::string nvcc) {
+    return make_compile_request({}, std::move(options), std::move(arch), std::move(include_dirs),
+                                std::move(system_include_dirs), true, compiler, std::move(nvcc), "cubin", false);
+}
+
 }  // namespace gpukit::python
