@@ -69,21 +69,24 @@ def _cupy():
     return cp
 
 
+def copy_rates(moved, settings):
+    """The copy bandwidth for an operation that moves `moved` bytes: cuMemcpyDtoD of half of
+    them, which reads and writes each, so its effective rate counts each byte twice."""
+    import gpukit.driver as drv
+    baselines = cpp_baselines()
+    primary_context()
+    half = moved // 2
+    dst, src = drv.mem_alloc(half), drv.mem_alloc(half)
+    try:
+        return [2 * rate for rate in baselines.raw_dtod_rate(int(dst), int(src), half, settings["repeats"])]
+    finally:
+        dst.free()
+        src.free()
+
+
 def raw_dtod(reads, writes):
-    """A device-to-device copy of half the bytes the expression moves: it reads and writes
-    them, so its effective rate counts each byte twice."""
-    def run(settings):
-        import gpukit.driver as drv
-        primary_context()
-        half = moved_bytes(reads, writes) // 2
-        dst, src = drv.mem_alloc(half), drv.mem_alloc(half)
-        try:
-            _bench = cpp_baselines()
-            return [2 * rate for rate in _bench.raw_dtod_rate(int(dst), int(src), half, settings["repeats"])]
-        finally:
-            dst.free()
-            src.free()
-    return run
+    """The copy bandwidth for the bytes the expression moves (copy_rates)."""
+    return lambda settings: copy_rates(moved_bytes(reads, writes), settings)
 
 
 @functools.lru_cache(maxsize=1)

@@ -11,8 +11,6 @@ import functools
 import numpy as np
 
 from gpukit.bench import arrays, small
-from gpukit.bench.gpu import primary_context
-from gpukit.bench.harness import cpp_baselines
 
 FUNCTIONS = ("sin", "exp")
 BIG_COUNT = 1 << 26
@@ -39,18 +37,8 @@ def _function(library, name):
 
 
 def raw_dtod(settings):
-    """cuMemcpyDtoD of half of BIG_BYTES: it reads and writes them, so its effective rate
-    counts each byte twice."""
-    import gpukit.driver as drv
-    _bench = cpp_baselines()
-    primary_context()
-    half = BIG_BYTES // 2
-    dst, src = drv.mem_alloc(half), drv.mem_alloc(half)
-    try:
-        return [2 * rate for rate in _bench.raw_dtod_rate(int(dst), int(src), half, settings["repeats"])]
-    finally:
-        dst.free()
-        src.free()
+    """The copy bandwidth for BIG_BYTES (arrays.copy_rates)."""
+    return arrays.copy_rates(BIG_BYTES, settings)
 
 
 def big_side(library, name):

@@ -12,8 +12,7 @@ import functools
 import numpy as np
 
 from gpukit.bench import arrays, small
-from gpukit.bench.gpu import primary_context
-from gpukit.bench.harness import Unavailable, cpp_baselines
+from gpukit.bench.harness import Unavailable
 
 BIG = 1 << 26
 
@@ -51,18 +50,7 @@ def _host_operands(count):
 def raw_dtod(name):
     """A device-to-device copy of half the bytes the big operation moves: it reads and writes
     them, so its effective rate counts each byte twice."""
-    def run(settings):
-        import gpukit.driver as drv
-        _bench = cpp_baselines()
-        primary_context()
-        half = FUNCTIONS[name][1] * BIG // 2
-        dst, src = drv.mem_alloc(half), drv.mem_alloc(half)
-        try:
-            return [2 * rate for rate in _bench.raw_dtod_rate(int(dst), int(src), half, settings["repeats"])]
-        finally:
-            dst.free()
-            src.free()
-    return run
+    return lambda settings: arrays.copy_rates(FUNCTIONS[name][1] * BIG, settings)
 
 
 def _release(kind):
