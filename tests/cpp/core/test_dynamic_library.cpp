@@ -1,4 +1,5 @@
-// Naming the file a loaded library came from (core/detail/dynamic_library.hpp).
+// Loading a library's function table and naming the file it came from
+// (core/detail/dynamic_library.hpp).
 #include "gpukit/core/detail/dynamic_library.hpp"
 
 #include <gtest/gtest.h>
@@ -6,6 +7,8 @@
 #include <gnu/libc-version.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -26,6 +29,53 @@ TEST(library_file, is_empty_for_what_no_library_holds) {
     EXPECT_EQ(gpukit::detail::library_file(nullptr), "");
     const int on_the_stack = 0;
     EXPECT_EQ(gpukit::detail::library_file(&on_the_stack), "");
+}
+
+struct libc_table {
+    std::size_t (*strlen)(const char*) = nullptr;
+};
+
+gpukit::detail::loaded_library<libc_table> load_libc_from(const std::vector<std::string>& candidates) {
+    return gpukit::detail::load_from_candidates<libc_table>(
+        candidates,
+        [](void* library, libc_table& table, std::string& missing) {
+            gpukit::detail::resolve_symbol(library, "strlen", table.strlen, missing);
+        },
+        "the C library is needed.");
+}
+
+TEST(loaded_library, takes_the_first_candidate_offering_every_symbol) {
+    auto loaded = load_libc_from({"libgpukit_missing.so.99", "libc.so.6"});
+    ASSERT_EQ(loaded.load_failure, "");
+    EXPECT_EQ(loaded.path, "libc.so.6");
+    EXPECT_EQ(gpukit::detail::table_of(loaded).strlen("four"), 4u);
+}
+
+TEST(loaded_library, a_failure_says_why_it_is_needed_and_what_each_candidate_lacked) {
+    auto loaded = load_libc_from({"libgpukit_missing.so.99"});
+    EXPECT_EQ(loaded.load_failure, "the C library is needed. Tried:\n  libgpukit_missing.so.99: not found");
+    EXPECT_EQ(loaded.table.strlen, nullptr);
+    try {
+        gpukit::detail::table_of(loaded);
+        ADD_FAILURE() << "a failed library gave its table";
+    } catch (const gpukit::runtime_error& e) {
+        EXPECT_EQ(e.routine(), "dlopen");
+        EXPECT_EQ(std::string(e.what()), loaded.load_failure);
+    }
+}
+
+gpukit::detail::loaded_library<libc_table> load_nothing() { return load_libc_from({"libgpukit_missing.so.99"}); }
+
+TEST(loaded_library, the_instance_is_made_once_and_availability_never_throws) {
+    using loaded = gpukit::detail::loaded_library<libc_table>;
+    loaded& first = gpukit::detail::leaked_instance<loaded, load_nothing>();
+    EXPECT_EQ(&first, &(gpukit::detail::leaked_instance<loaded, load_nothing>()));
+    EXPECT_FALSE((gpukit::detail::loads_without_failure<loaded, load_nothing>()));
+}
+
+TEST(library_candidates, every_directory_then_every_name_in_order) {
+    EXPECT_EQ(gpukit::detail::library_candidates({"", "/a/"}, {"x.so.2", "x.so"}),
+              (std::vector<std::string>{"x.so.2", "x.so", "/a/x.so.2", "/a/x.so"}));
 }
 
 }  // namespace

@@ -23,6 +23,22 @@ TEST(Error, HierarchyMirrorsTheSeed) {
     EXPECT_THROW(throw gpukit::cl_error("x", -5, "clCreateBuffer"), gpukit::error);
 }
 
+TEST(Error, CudaAndOpenClErrorsShareTheCallStatus) {
+    // Code that only reports which call failed catches both as api_error.
+    for (const auto& thrower : {+[] { throw gpukit::logic_error("bad value", 1, "cuMemcpy"); },
+                                +[] { throw gpukit::cl_error("bad buffer", -38, "clEnqueueReadBuffer"); }}) {
+        try {
+            thrower();
+            ADD_FAILURE() << "nothing was thrown";
+        } catch (const gpukit::api_error& e) {
+            EXPECT_TRUE(e.code() == 1 || e.code() == -38);
+            EXPECT_TRUE(e.routine() == "cuMemcpy" || e.routine() == "clEnqueueReadBuffer");
+        }
+    }
+    EXPECT_EQ(gpukit::cuda_error("no call").code(), 0);
+    EXPECT_EQ(gpukit::cuda_error("no call").routine(), "");
+}
+
 TEST(Error, CompileErrorCarriesLogAndCommandLine) {
     gpukit::compile_error e("compile failed", "kernel.cu(3): error: x undefined", "--gpu-architecture=sm_90", "out");
     EXPECT_EQ(e.log(), "kernel.cu(3): error: x undefined");
