@@ -3,6 +3,7 @@
 #include "int_args.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/cuda/ipc_memory.hpp"
 #include "gpukit/cuda/managed_memory.hpp"
@@ -89,6 +90,19 @@ cuda::device_pointer device_pointer_arg(nb::handle obj, const char* what) {
 
 namespace {
 
+// A stream of another context fails only at its first use, as "invalid resource handle";
+// say why instead. The default streams (0, 1, 2) belong to every context; without a
+// current context the operation itself says that it needs one.
+void require_current_context(cuda::stream_view stream, const std::string& where) {
+    CUcontext current = nullptr;
+    if (reinterpret_cast<std::uintptr_t>(stream.handle()) <= 2 || !cuda::driver_available() ||
+        cuda::api().cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current || stream.context() == current)
+        return;
+    throw logic_error(where + ": the stream belongs to another CUDA context than the current one. CuPy, PyTorch "
+                              "and numba make their streams in the device's primary context: make it current "
+                              "first (import gpukit.autoprimaryctx, or Device.retain_primary_context().push())");
+}
+
 // The CUstream of an object following CUDA Python's stream protocol: __cuda_stream__()
 // returns (version, handle), version 0, handle the CUstream as an integer (0, 1 and 2 are
 // the legacy default and per-thread streams, as in the driver).
@@ -102,7 +116,9 @@ cuda::stream_view foreign_stream(nb::handle s) {
         throw nb::value_error((where + " returned version " + nb::cast<std::string>(nb::repr(version)) +
                                "; gpukit knows version 0 of the protocol").c_str());
     const auto address = integer_arg<std::uintptr_t>(handle, (where + " handle").c_str());
-    return cuda::stream_view(reinterpret_cast<CUstream>(address));
+    const cuda::stream_view stream(reinterpret_cast<CUstream>(address));
+    require_current_context(stream, where);
+    return stream;
 }
 
 }  // namespace

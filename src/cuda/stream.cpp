@@ -20,6 +20,12 @@ bool stream_view::is_done() const {
 
 void stream_view::wait_for_event(const event& e) const { GPUKIT_CU(cuStreamWaitEvent, handle_, e.handle(), 0); }
 
+CUcontext stream_view::context() const {
+    CUcontext owner = nullptr;
+    GPUKIT_CU(cuStreamGetCtx, handle_, &owner);
+    return owner;
+}
+
 stream stream::create(unsigned int flags, int priority) {
     context ctx = context::current_or_throw("creating a Stream");
     CUstream handle = nullptr;

@@ -73,7 +73,24 @@ def test_work_queued_on_a_protocol_stream_runs_there(ctx):
 
 
 @pytest.mark.gpu
-def test_cupy_and_torch_streams(ctx):
+def test_a_stream_of_another_context_is_refused_naming_the_primary_context(ctx):
+    other = drv.Device(0).make_context()
+    try:
+        stream = drv.Stream()  # kept alive for the whole test
+        foreign = ForeignStream(stream.__cuda_stream__())
+    finally:
+        other.pop()
+    with pytest.raises(drv.LogicError, match="another CUDA context than the current one.*primary context"):
+        gpuarray.to_gpu_async(np.arange(4.0), stream=foreign)
+    other.push()
+    try:
+        np.testing.assert_array_equal(gpuarray.to_gpu_async(np.arange(4.0), stream=foreign).get(), np.arange(4.0))
+    finally:
+        other.pop()
+
+
+@pytest.mark.gpu
+def test_cupy_and_torch_streams(primary_ctx):
     host = np.arange(100, dtype=np.float64)
     for module_name in ("cupy", "torch"):
         module = pytest.importorskip(module_name)

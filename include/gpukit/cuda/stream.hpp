@@ -18,6 +18,9 @@ public:
     void synchronize() const;
     bool is_done() const;
     void wait_for_event(const event& e) const;
+    // The context the stream belongs to (for the legacy and per-thread default streams, the
+    // current one); cuda_error when the handle is not a stream.
+    CUcontext context() const;
 
 private:
     CUstream handle_ = nullptr;

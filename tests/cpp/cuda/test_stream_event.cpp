@@ -21,6 +21,8 @@ TEST_F(StreamEvent, StreamBasics) {
     stream moved = std::move(s);
     EXPECT_EQ(s.handle(), nullptr);
     moved.synchronize();
+    EXPECT_EQ(moved.view().context(), ctx->handle());
+    EXPECT_EQ(gpukit::cuda::stream_view().context(), ctx->handle());  // the default stream: the current context
     EXPECT_THROW(stream::create(0x40), gpukit::cuda_error);
 }
 
