@@ -413,7 +413,7 @@ layout layout::index(const std::vector<index_item>& items) const {
             ++axis;
         } else if (std::holds_alternative<new_axis>(item)) {
             shape.push_back(1);
-            strides.push_back(itemsize_);
+            strides.push_back(0);  // numpy's stride for an inserted axis
         } else {
             keep_rest(static_cast<std::size_t>(ndim() - consumed));
         }

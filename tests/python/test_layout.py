@@ -68,6 +68,13 @@ def test_bare_keys_match_numpy():
         assert same(layout_of(a)[key], a[key]), key
 
 
+def test_inserted_axes_have_numpys_zero_stride():
+    # PyCUDA's test_newaxis compares the strides whole, length-1 axes included.
+    a = np.zeros((10, 20, 30), np.float32)
+    for key in ((slice(None), None), (None,), (Ellipsis, None), (1, None, slice(None, None, -2))):
+        assert layout_of(a)[key].strides == list(a[key].strides), key
+
+
 def test_random_indexing_matches_numpy():
     rng = np.random.default_rng(1)
     checked = 0
