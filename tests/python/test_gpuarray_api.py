@@ -612,6 +612,19 @@ def test_reshape_of_views_that_need_copies(pool_ctx):
     assert f.flags.f_contiguous
     assert_same(f.get(), a.reshape(4, 32, order="F"))
     assert gpuarray.to_gpu(a).reshape((4, 32), order="C").flags.c_contiguous
+    # ... and the same shape in the other order is contiguous in the order asked for, with
+    # numpy's elements (numpy itself returns the array unchanged there).
+    c = gpuarray.to_gpu(a).reshape((4, 32))
+    same_f = c.reshape(4, 32, order="F")
+    assert same_f.flags.f_contiguous and int(same_f.gpudata) != int(c.gpudata)
+    assert_same(same_f.get(), a.reshape(4, 32))
+    back_c = same_f.reshape((4, 32))
+    assert back_c.flags.c_contiguous
+    assert_same(back_c.get(), a.reshape(4, 32))
+    # A view when the order already fits, and for a strided array as numpy's.
+    assert int(c.reshape(4, 32).gpudata) == int(c.gpudata)
+    column = gpuarray.to_gpu(a)[:, 3]
+    assert int(column.reshape(2, 4, order="F").gpudata) == int(column.gpudata)
 
 
 # ---- GPU: host transfers of strided arrays
