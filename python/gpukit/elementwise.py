@@ -6,6 +6,10 @@ operation on element ``i``; gpukit generates PyCUDA's kernel around it (see
 context and caches it there. Array parameters are plain pointers to contiguous memory, so
 ``x[j]`` is element ``j`` of ``x`` for any ``j`` (gathers, reversals and stencils work as in
 C); ``n`` is the first array argument's size.
+
+PyCUDA's lower-level helpers are here too: get_elwise_module, get_elwise_kernel and the
+kernel factories its gpuarray used (get_take_kernel, get_linear_combination_kernel, ...;
+see gpukit/_elementwise_helpers.py).
 """
 import builtins
 import numbers
@@ -16,12 +20,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from gpukit import _c_types, _gpukit, gpuarray
+from gpukit import _c_types, _elementwise_helpers, _gpukit, gpuarray
 from gpukit import compiler as _compiler
 from gpukit._c_types import ScalarArg, VectorArg
+from gpukit._elementwise_helpers import *  # noqa: F401,F403  (PyCUDA's get_*_kernel helpers)
 
 __all__ = ["ElementwiseKernel", "get_elwise_module", "get_elwise_range_module", "get_elwise_kernel_and_types",
-           "get_elwise_kernel"]
+           "get_elwise_kernel"] + _elementwise_helpers.__all__
 
 
 def _parameters(arguments):
