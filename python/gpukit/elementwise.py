@@ -6,6 +6,10 @@ operation on element ``i``; gpukit generates PyCUDA's kernel around it (see
 context and caches it there. Array parameters are plain pointers to contiguous memory, so
 ``x[j]`` is element ``j`` of ``x`` for any ``j`` (gathers, reversals and stencils work as in
 C); ``n`` is the first array argument's size.
+
+PyCUDA's lower-level helpers are here too: get_elwise_module, get_elwise_kernel and the
+kernel factories its gpuarray used (get_take_kernel, get_linear_combination_kernel, ...;
+see gpukit/_elementwise_helpers.py).
 """
 import builtins
 import numbers
@@ -16,12 +20,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from gpukit import _c_types, _gpukit, gpuarray
+from gpukit import _c_types, _elementwise_helpers, _gpukit, gpuarray
 from gpukit import compiler as _compiler
 from gpukit._c_types import ScalarArg, VectorArg
+from gpukit._elementwise_helpers import *  # noqa: F401,F403  (PyCUDA's get_*_kernel helpers)
 
 __all__ = ["ElementwiseKernel", "get_elwise_module", "get_elwise_range_module", "get_elwise_kernel_and_types",
-           "get_elwise_kernel"]
+           "get_elwise_kernel"] + _elementwise_helpers.__all__
 
 
 def _parameters(arguments):
@@ -208,38 +213,57 @@ def _range_bounds(range_):
 _RANGE_NAMES = ("start", "stop", "step")
 
 
-def _module(arguments, operation, name, keep, options, preamble, loop_prep, after_loop, use_range):
-    parameters = _parameters(arguments)
+def _loop_parameters(arguments, use_range):
+    """[(declarator, Argument)] of `arguments` (declarations kept as written), extended as in
+    PyCUDA by ScalarArg ``n`` (uintp) or, with use_range, ``start``, ``stop``, ``step`` (intp)."""
+    if use_range:
+        loop = [ScalarArg(np.intp, loop_name) for loop_name in _RANGE_NAMES]
+    else:
+        loop = [ScalarArg(np.uintp, "n")]
+    return _parameters(arguments) + [(argument.declarator(), argument) for argument in loop]
+
+
+def _source(parameters, operation, name, preamble, loop_prep, after_loop, use_range):
     if use_range and [a.name for _, a in parameters[-3:]] == list(_RANGE_NAMES):
         parameters = parameters[:-3]  # PyCUDA's callers list them; the range form declares them itself
-    source = _gpukit._elementwise_kernel_source(name, _kernel_params(parameters), operation, preamble, loop_prep,
-                                                after_loop, use_range)
+    return _gpukit._elementwise_kernel_source(name, _kernel_params(parameters), operation, preamble, loop_prep,
+                                              after_loop, use_range)
+
+
+def _module(parameters, operation, name, keep, options, preamble, loop_prep, after_loop, use_range):
+    source = _source(parameters, operation, name, preamble, loop_prep, after_loop, use_range)
     return _compiler.SourceModule(source, options=options, keep=keep, no_extern_c=True)
+
+
+def _elwise_kernel_source(arguments, operation, name="kernel", preamble="", loop_prep="", after_loop="",
+                          use_range=False):
+    """The CUDA C that get_elwise_kernel_and_types compiles, made without a context (for
+    compile-only tests of the kernels built on it)."""
+    return _source(_loop_parameters(arguments, use_range), operation, name, preamble, loop_prep, after_loop,
+                   use_range)
 
 
 def get_elwise_module(arguments, operation, name="kernel", keep=False, options=None, preamble="", loop_prep="",
                       after_loop=""):
     """A SourceModule holding ElementwiseKernel's kernel `name` for these arguments (which
     may include the ``n`` the loop runs to; it is declared when they do not)."""
-    return _module(arguments, operation, name, keep, options, preamble, loop_prep, after_loop, False)
+    return _module(_parameters(arguments), operation, name, keep, options, preamble, loop_prep, after_loop, False)
 
 
 def get_elwise_range_module(arguments, operation, name="kernel", keep=False, options=None, preamble="",
                             loop_prep="", after_loop=""):
     """The range form of get_elwise_module: the kernel takes ``long start, stop, step``."""
-    return _module(arguments, operation, name, keep, options, preamble, loop_prep, after_loop, True)
+    return _module(_parameters(arguments), operation, name, keep, options, preamble, loop_prep, after_loop, True)
 
 
 def get_elwise_kernel_and_types(arguments, operation, name="kernel", keep=False, options=None, use_range=False,
                                 preamble="", loop_prep="", after_loop=""):
     """(module, prepared Function, arguments): `arguments` parsed and extended, as in PyCUDA,
-    by ScalarArg ``n`` (uintp) or, with use_range, ``start``, ``stop``, ``step`` (intp)."""
-    arguments = [argument for _, argument in _parameters(arguments)]
-    if use_range:
-        arguments += [ScalarArg(np.intp, loop_name) for loop_name in _RANGE_NAMES]
-    else:
-        arguments.append(ScalarArg(np.uintp, "n"))
-    module = _module(arguments, operation, name, keep, options, preamble, loop_prep, after_loop, use_range)
+    by ScalarArg ``n`` (uintp) or, with use_range, ``start``, ``stop``, ``step`` (intp). A
+    declaration string is compiled as written (``const`` and ``__restrict__`` kept)."""
+    parameters = _loop_parameters(arguments, use_range)
+    module = _module(parameters, operation, name, keep, options, preamble, loop_prep, after_loop, use_range)
+    arguments = [argument for _, argument in parameters]
     function = module.get_function(name)
     function.prepare("".join(argument.struct_char for argument in arguments))
     return module, function, arguments

@@ -14,7 +14,11 @@ SIZES = [1, 7, 1000, 100003]
 
 
 def compiles(kernel, use_range=False):
-    compiler.compile(kernel.get_source(use_range), arch="sm_90", no_extern_c=True, cache_dir=False,
+    compiles_source(kernel.get_source(use_range))
+
+
+def compiles_source(source):
+    compiler.compile(source, arch="sm_90", no_extern_c=True, cache_dir=False,
                      include_dirs=[compiler.DEVICE_INCLUDE_DIR])
 
 
@@ -371,6 +375,16 @@ def test_get_elwise_kernel_and_types_appends_the_loop_arguments():
     source = elementwise._gpukit._elementwise_kernel_source(
         "k", [("float *x", "x", True), ("unsigned long n", "n", False)], "x[i] = 0", "", "", "", False)
     assert source.count("unsigned long n") == 1
+
+
+def test_get_elwise_kernel_compiles_declarations_as_written():
+    from gpukit.elementwise import _elwise_kernel_source
+    source = _elwise_kernel_source("const float *__restrict__ x, float *y", "y[i] = x[i]", "k")
+    assert "(const float *__restrict__ x, float *y, unsigned long n)" in source
+    compiles_source(source)
+    source = _elwise_kernel_source("const int *x, int *y", "y[i] = x[i]", "k", use_range=True)
+    assert "(const int *x, int *y, long start, long stop, long step)" in source
+    compiles_source(source)
 
 
 @pytest.mark.gpu

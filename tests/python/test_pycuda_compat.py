@@ -31,6 +31,19 @@ def test_pycuda_modules_are_gpukit_modules():
     assert result.stdout.strip() == "ok"
 
 
+def test_elementwise_kernel_helpers_are_importable():
+    # PyCUDA's examples import them (gpu-scalar-mult.py: get_linear_combination_kernel).
+    result = run("""
+        import gpukit.pycuda_compat
+        from pycuda.elementwise import get_linear_combination_kernel, get_take_kernel, get_fill_kernel
+        import gpukit.elementwise
+        assert get_linear_combination_kernel is gpukit.elementwise.get_linear_combination_kernel
+        assert get_take_kernel is gpukit.elementwise.get_take_kernel
+        print("ok")
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
 def test_scan_is_aliased():
     result = run("""
         import gpukit.pycuda_compat
