@@ -398,8 +398,9 @@ def get_arange_kernel(dtype):
 def get_pow_array_kernel(dtype_x, dtype_y, dtype_z, is_base_array, is_exp_array):
     """``z[i] = pow(x, y)``: parameters ``x, y, z, n``, where x and y are arrays or scalars
     as is_base_array and is_exp_array say (one of them must be an array). powf for a float32
-    z; pycuda::pow for a complex z; otherwise pow in double (as PyCUDA meant: its pow of two
-    integers did not compile)."""
+    z; pycuda::pow for a complex z; for integers only, numpy's exact integer power in z's
+    type (repeated squaring; a negative exponent gives C's truncated 1 / x**-y); otherwise pow
+    in double (as PyCUDA meant: its pow of two integers did not compile)."""
     if not (is_base_array or is_exp_array):
         raise ValueError("get_pow_array_kernel: the base, the exponent or both must be arrays "
                          "(is_base_array and is_exp_array are both false)")
@@ -407,14 +408,21 @@ def get_pow_array_kernel(dtype_x, dtype_y, dtype_z, is_base_array, is_exp_array)
     x = "x[i]" if is_base_array else "x"
     y = "y[i]" if is_exp_array else "y"
     dtype_z = _dtype(dtype_z, "dtype_z")
+    arguments = f"{tp_x} {'*' if is_base_array else ''}x, {tp_y} {'*' if is_exp_array else ''}y, {tp_z} *z"
+    if dtype_z.kind in "iu" and all(_dtype(d, "dtype").kind in "iub" for d in (dtype_x, dtype_y)):
+        # pow in double is up to 2 ulp off, and 3.0 - 1 ulp converts to 2.
+        operation = (f"{tp_z} b = ({tp_z}) {x}, r = 1; long long e = (long long) {y}; "
+                     f"if (e < 0) r = b == 1 ? 1 : b == ({tp_z}) -1 ? ((e & 1) ? ({tp_z}) -1 : 1) : 0; "
+                     f"else for (; e > 0; e >>= 1, b *= b) if (e & 1) r *= b; "
+                     f"z[i] = r")
+        return _KernelSpec(arguments, operation, "pow_method")
     if dtype_z == np.float32:
         func = "powf"
     elif dtype_z.kind == "c":
         func = "pow"
     else:
         func, x, y = "pow", f"(double) {x}", f"(double) {y}"
-    return _KernelSpec(f"{tp_x} {'*' if is_base_array else ''}x, {tp_y} {'*' if is_exp_array else ''}y, {tp_z} *z",
-                       f"z[i] = {func}({x}, {y})", "pow_method")
+    return _KernelSpec(arguments, f"z[i] = {func}({x}, {y})", "pow_method")
 
 
 @_kernel_helper

@@ -61,6 +61,7 @@ COMPILE_CASES = [
     ("get_pow_array_kernel", (f64, f32, f64, False, True)), ("get_pow_array_kernel", (i32, i32, i32, True, True)),
     ("get_pow_array_kernel", (i32, f32, f64, True, True)), ("get_pow_array_kernel", (c64, c64, c64, True, True)),
     ("get_pow_array_kernel", (f32, c64, c64, False, True)), ("get_pow_array_kernel", (c128, f64, c128, True, False)),
+    ("get_pow_array_kernel", (u8, i32, u8, True, False)), ("get_pow_array_kernel", (i64, i64, i64, False, True)),
     ("get_fmod_kernel", ()), ("get_modf_kernel", ()), ("get_frexp_kernel", ()), ("get_ldexp_kernel", ()),
     ("get_unary_func_kernel", ("sqrt", f64)), ("get_unary_func_kernel", ("sinf", f32)),
     ("get_unary_func_kernel", ("pycuda::abs", c64, f32)), ("get_unary_func_kernel", ("exp", c128)),
@@ -486,6 +487,12 @@ def test_pow_of_integers(helper_ctx, n):
     launch(elementwise.get_pow_array_kernel(i32, i32, i32, True, True), z, gpuarray.to_gpu(base).gpudata,
            gpuarray.to_gpu(exponent).gpudata, z.gpudata)
     np.testing.assert_array_equal(z.get(), base ** exponent)
+    # Exact in the result's type, wrapping as numpy's does; a scalar exponent.
+    small = rng(3).integers(0, 256, n).astype(u8)
+    z8 = gpuarray.empty(n, u8)
+    launch(elementwise.get_pow_array_kernel(u8, i32, u8, True, False), z8, gpuarray.to_gpu(small).gpudata,
+           i32(7), z8.gpudata)
+    np.testing.assert_array_equal(z8.get(), small ** u8(7))
 
 
 @pytest.mark.gpu
