@@ -363,18 +363,22 @@ def get_reverse_kernel(dtype):
     return _KernelSpec(f"{tp} *y, {tp} *z", "z[i] = y[n-1-i]", "reverse")
 
 
+def _complex_part(dtype, real_dtype, part):
+    """The spec of ``z[i] = part(y[i])`` (part: real or imag) of a complex y."""
+    tp = _ctype(_complex_dtype(dtype, "dtype"), "dtype")
+    return _KernelSpec(f"{tp} *y, {_ctype(real_dtype, 'real_dtype')} *z", f"z[i] = {part}(y[i])", part)
+
+
 @_kernel_helper
 def get_real_kernel(dtype, real_dtype):
     """``z[i] = real(y[i])`` of a complex y: parameters ``y, z, n``."""
-    tp = _ctype(_complex_dtype(dtype, "dtype"), "dtype")
-    return _KernelSpec(f"{tp} *y, {_ctype(real_dtype, 'real_dtype')} *z", "z[i] = real(y[i])", "real")
+    return _complex_part(dtype, real_dtype, "real")
 
 
 @_kernel_helper
 def get_imag_kernel(dtype, real_dtype):
     """``z[i] = imag(y[i])`` of a complex y: parameters ``y, z, n``."""
-    tp = _ctype(_complex_dtype(dtype, "dtype"), "dtype")
-    return _KernelSpec(f"{tp} *y, {_ctype(real_dtype, 'real_dtype')} *z", "z[i] = imag(y[i])", "imag")
+    return _complex_part(dtype, real_dtype, "imag")
 
 
 @_kernel_helper
