@@ -14,8 +14,15 @@ def run(code, *args):
                           env=env, capture_output=True, text=True, timeout=120)
 
 
+def assert_prints_ok(code):
+    """Runs `code` in a fresh interpreter: it must succeed and print just "ok"."""
+    result = run(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
 def test_pycuda_modules_are_gpukit_modules():
-    result = run("""
+    assert_prints_ok("""
         import gpukit.pycuda_compat
         import pycuda, pycuda.driver as drv, pycuda.compiler, pycuda.tools, pycuda.gpuarray
         from pycuda.elementwise import ElementwiseKernel
@@ -27,13 +34,11 @@ def test_pycuda_modules_are_gpukit_modules():
         assert ElementwiseKernel is gpukit.gpuarray.ElementwiseKernel is gpukit.elementwise.ElementwiseKernel
         print("ok")
     """)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
 
 
 def test_elementwise_kernel_helpers_are_importable():
     # PyCUDA's examples import them (gpu-scalar-mult.py: get_linear_combination_kernel).
-    result = run("""
+    assert_prints_ok("""
         import gpukit.pycuda_compat
         from pycuda.elementwise import get_linear_combination_kernel, get_take_kernel, get_fill_kernel
         import gpukit.elementwise
@@ -41,11 +46,10 @@ def test_elementwise_kernel_helpers_are_importable():
         assert get_take_kernel is gpukit.elementwise.get_take_kernel
         print("ok")
     """)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
+
 
 def test_scan_is_aliased():
-    result = run("""
+    assert_prints_ok("""
         import gpukit.pycuda_compat
         from pycuda.scan import ExclusiveScanKernel, InclusiveScanKernel
         import gpukit.scan
@@ -53,18 +57,15 @@ def test_scan_is_aliased():
         assert ExclusiveScanKernel is gpukit.scan.ExclusiveScanKernel
         print("ok")
     """)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
 
 
 def test_importing_the_compat_module_creates_no_context():
-    result = run("""
+    assert_prints_ok("""
         import sys
         import gpukit.pycuda_compat
         assert "gpukit.autoinit" not in sys.modules and "pycuda.autoinit" not in sys.modules
         print("ok")
     """)
-    assert result.returncode == 0, result.stderr
 
 
 def test_module_runs_a_script_with_its_arguments(tmp_path):
@@ -93,8 +94,6 @@ def test_characterize_and_debug_are_aliased():
         assert dtype_to_ctype(vec.float3) == "float3"
         print("ok")
     """)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
 
 
 def import_error(module):
@@ -122,7 +121,7 @@ def test_unimplemented_pycuda_modules_say_so():
 
 
 def test_pycuda_reduction_is_gpukits():
-    result = run("""
+    assert_prints_ok("""
         import gpukit.pycuda_compat
         import pycuda.reduction
         from pycuda.reduction import ReductionKernel, get_sum_kernel
@@ -130,8 +129,6 @@ def test_pycuda_reduction_is_gpukits():
         assert pycuda.reduction is gpukit.reduction and ReductionKernel is gpukit.reduction.ReductionKernel
         print("ok")
     """)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
 
 
 def test_names_pycuda_does_not_have_are_not_found():
