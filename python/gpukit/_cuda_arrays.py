@@ -7,6 +7,7 @@ helpers of <gpukit/helpers.cuh> put the halves back together in a kernel.
 """
 import numpy as np
 
+from gpukit._dtype_table import look_up_dtype
 from gpukit._gpukit import Array, ArrayDescriptor, ArrayDescriptor3D, Memcpy2D, Memcpy3D, array3d_flags, \
     array_format
 
@@ -28,12 +29,7 @@ _FORMATS = {
 
 def _format_and_channels(dtype):
     """(array_format, channels) that hold one element of `dtype`; ValueError for other dtypes."""
-    dtype = np.dtype(dtype)
-    try:
-        return _FORMATS[dtype]
-    except KeyError:
-        supported = ", ".join(str(d) for d in _FORMATS)
-        raise ValueError(f"no CUDA array format holds {dtype} elements; use one of {supported}") from None
+    return look_up_dtype(_FORMATS, dtype, lambda d: f"no CUDA array format holds {d} elements")
 
 
 def dtype_to_array_format(dtype):

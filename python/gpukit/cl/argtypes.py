@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpukit._dtype_table import look_up_dtype
+
 # numpy dtypes and their OpenCL C types: PyOpenCL's names, complex numbers as the cfloat_t and
 # cdouble_t of its pyopencl-complex.h, and half (which PyOpenCL does not map).
 _C_TYPES = {
@@ -19,12 +21,7 @@ _C_TYPES = {
 
 def c_type_name(dtype):
     """The OpenCL C name of a numpy dtype; ValueError for types it has no name for."""
-    dtype = np.dtype(dtype)
-    try:
-        return _C_TYPES[dtype]
-    except KeyError:
-        known = ", ".join(str(d) for d in _C_TYPES)
-        raise ValueError(f"no OpenCL C type for dtype {dtype}; expected one of {known}") from None
+    return look_up_dtype(_C_TYPES, dtype, lambda d: f"no OpenCL C type for dtype {d}")
 
 
 @dataclass(frozen=True, init=False)
