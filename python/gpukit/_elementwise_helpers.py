@@ -66,36 +66,29 @@ def _kernel_source(spec):
     return _elwise_kernel_source(spec.arguments, spec.operation, spec.name, loop_prep=spec.loop_prep)
 
 
-def _cached_spec(spec_of):
-    """spec_of, remembering its result per set of arguments (a spec depends on them alone), so
-    a repeated call costs two dictionary look-ups, as PyCUDA's memoized helpers do. Arguments
-    must be hashable, as PyCUDA's."""
-    return functools.lru_cache(maxsize=None)(spec_of)
+def _helper(spec_of, returns_texrefs):
+    """The helper returning the prepared Function of ``spec_of(*args)``, or ``(function,
+    [])`` for a kernel PyCUDA fed through texture references (the empty list is where PyCUDA
+    returned them). A spec depends on the arguments alone, so it is remembered per set of
+    them: a repeated call costs two dictionary look-ups, as PyCUDA's memoized helpers do
+    (arguments must be hashable, as PyCUDA's)."""
+    spec_of = functools.lru_cache(maxsize=None)(spec_of)
+
+    @functools.wraps(spec_of)
+    def helper(*args, **kwargs):
+        function = _prepared_function(spec_of(*args, **kwargs))
+        return (function, []) if returns_texrefs else function
+
+    helper.spec = spec_of
+    return helper
 
 
 def _kernel_helper(spec_of):
-    """The helper returning the prepared Function of ``spec_of(*args)``."""
-    spec_of = _cached_spec(spec_of)
-
-    @functools.wraps(spec_of)
-    def helper(*args, **kwargs):
-        return _prepared_function(spec_of(*args, **kwargs))
-
-    helper.spec = spec_of
-    return helper
+    return _helper(spec_of, returns_texrefs=False)
 
 
 def _texref_kernel_helper(spec_of):
-    """The helper returning ``(function, [])`` for a kernel PyCUDA fed through texture
-    references: the empty list is where PyCUDA returned them."""
-    spec_of = _cached_spec(spec_of)
-
-    @functools.wraps(spec_of)
-    def helper(*args, **kwargs):
-        return _prepared_function(spec_of(*args, **kwargs)), []
-
-    helper.spec = spec_of
-    return helper
+    return _helper(spec_of, returns_texrefs=True)
 
 
 # ---- argument checks
