@@ -38,19 +38,20 @@ scan_spec::scan_spec(scan_kind kind, std::string c_type, std::size_t item_size, 
 }
 
 std::int64_t scan_tile_shape::items() const noexcept {
-    return static_cast<std::int64_t>(detail::block_size) * chunks * per_group;
+    return static_cast<std::int64_t>(scan_threads) * chunks * per_group;
 }
 
 scan_tile_shape scan_tile_shape_of(std::size_t item_size) noexcept {
-    // A group is one 16-byte word where the size divides 16. A thread holds about 128 bytes,
-    // at most 32 elements (registers) and at most 8 chunks (each costs a warp scan). The
-    // bytes per tile pay for its look-back: on the H100, float32 sums of 2^26 elements ran
-    // at 617, 976, 1455 and 1818 GB/s with 16, 32, 64 and 128 bytes per thread.
-    const int per_group = 16 % item_size == 0 ? static_cast<int>(16 / item_size) : 1;
-    const auto group_bytes = static_cast<std::size_t>(per_group) * item_size;
-    const int chunks = static_cast<int>(std::clamp<std::size_t>(
-        std::min<std::size_t>(128 / group_bytes, 32 / static_cast<std::size_t>(per_group)), 1, 8));
-    return {per_group, chunks};
+    // A group is one 16-byte word where the size divides 16. A thread holds about 256 bytes,
+    // at most 64 elements and 128 bytes of per-chunk totals (registers: a block of 512
+    // threads may use 128 a thread), and at most 16 chunks (each costs a warp scan). Fewer,
+    // bigger tiles pay for fewer look-backs: on the H100, float32 sums of 2^26 elements ran
+    // at 1790 GB/s with 256 threads of 128 bytes and 2490 GB/s with 512 threads of 256 bytes
+    // (copy: 2900); docs/performance.md has the other shapes tried.
+    const std::size_t per_group = 16 % item_size == 0 ? 16 / item_size : 1;
+    const std::size_t group_bytes = per_group * item_size;
+    const std::size_t chunks = std::min({256 / group_bytes, 64 / per_group, 128 / item_size});
+    return {static_cast<int>(per_group), static_cast<int>(std::clamp<std::size_t>(chunks, 1, 16))};
 }
 
 namespace {
@@ -140,7 +141,7 @@ void scan(const scan_spec& spec, scan_operand in, scan_operand out, std::int64_t
                                   unsigned long long epoch) {
         const auto config = cuda::launch_config()
                                 .grid({static_cast<unsigned>(blocks)})
-                                .block({detail::block_size})
+                                .block({static_cast<unsigned>(scan_threads)})
                                 .stream(s);
         cuda::launch(k.function, config, in_data, in_stride, out_data, out_stride, count, first, flags, totals, epoch);
     };

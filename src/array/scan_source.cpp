@@ -2,7 +2,6 @@
 // them (array/scan.hpp).
 #include "gpukit/array/scan.hpp"
 
-#include "kernel_cache.hpp"
 
 #include "gpukit/core/text.hpp"
 
@@ -84,7 +83,7 @@ __device__ __forceinline__ void gk_load_tile(scan_type (&v)[gk_chunks][gk_per_gr
     if (whole) {
 #pragma unroll
         for (int c = 0; c < gk_chunks; ++c) {
-            const uint4 word = *reinterpret_cast<const uint4*>(in + gk_group_start(first, c, lane) * stride);
+            const uint4 word = __ldcs(reinterpret_cast<const uint4*>(in + gk_group_start(first, c, lane) * stride));
             memcpy(v[c], &word, sizeof(word));
         }
         return;
@@ -108,7 +107,7 @@ __device__ __forceinline__ void gk_store_tile(const scan_type (&v)[gk_chunks][gk
         for (int c = 0; c < gk_chunks; ++c) {
             uint4 word;
             memcpy(&word, v[c], sizeof(word));
-            *reinterpret_cast<uint4*>(out + gk_group_start(first, c, lane) * stride) = word;
+            __stcs(reinterpret_cast<uint4*>(out + gk_group_start(first, c, lane) * stride), word);
         }
         return;
     }
@@ -141,9 +140,12 @@ __device__ __forceinline__ gk_words_of gk_read_total(const unsigned* totals, lon
     for (int k = 0; k < gk_words; ++k) r.w[k] = __ldcg(totals + (tile * 2 + slot) * gk_words + k);
     return r;
 }
+// A predecessor usually publishes within a few polls, and sleeping then only delays the
+// chain of tiles (H100: 3% slower with a sleep from the first poll); one that takes long
+// is polled less often.
 __device__ __forceinline__ void gk_pause(unsigned spins) {
 #if __CUDA_ARCH__ >= 700
-    __nanosleep(32u << (spins < 5 ? spins : 5));
+    if (spins >= 16) __nanosleep(32u << (spins < 21 ? spins - 16 : 5));
 #endif
 }
 
@@ -203,9 +205,10 @@ const char* const kernel_start = R"((
     scan_type v[gk_chunks][gk_per_group];
     gk_load_tile(v, gk_in, gk_in_stride, gk_n, warp_first, lane, whole);
 
-    // Each group's inclusive scan, then each chunk's across the warp (lane l's total last).
-    scan_type lane_prefix[gk_chunks];  // the chunk's groups before this lane's (lane > 0)
-    scan_type chunk_total[gk_chunks];
+    // Each group's inclusive scan, then each chunk's across the warp. Only the combination
+    // of the chunk's groups up to this lane's is kept (lane 31 holds the chunk's total): the
+    // outputs shuffle the rest out of it, which needs half the registers of keeping both.
+    scan_type lane_inclusive[gk_chunks];
 #pragma unroll
     for (int c = 0; c < gk_chunks; ++c) {
 #pragma unroll
@@ -216,13 +219,14 @@ const char* const kernel_start = R"((
             const scan_type earlier = gk_shfl_up(x, d);
             if (lane >= d) x = gk_scan_op(earlier, x);
         }
-        lane_prefix[c] = gk_shfl_up(x, 1);
-        chunk_total[c] = gk_shfl_idx(x, 31);
+        lane_inclusive[c] = x;
     }
-    scan_type warp_total = chunk_total[0];
+    if (lane == 31) {
+        scan_type warp_total = lane_inclusive[0];
 #pragma unroll
-    for (int c = 1; c < gk_chunks; ++c) warp_total = gk_scan_op(warp_total, chunk_total[c]);
-    if (lane == 0) gk_shared[warp] = gk_to_words(warp_total);
+        for (int c = 1; c < gk_chunks; ++c) warp_total = gk_scan_op(warp_total, lane_inclusive[c]);
+        gk_shared[warp] = gk_to_words(warp_total);
+    }
     __syncthreads();
 
     // Warp 0 publishes the tile's total and finds the tile's prefix.
@@ -255,10 +259,12 @@ const char* const kernel_start = R"((
     // Each chunk: the prefix of this lane's group (p, valid when has), then the outputs.
 #pragma unroll
     for (int c = 0; c < gk_chunks; ++c) {
+        const scan_type lane_prefix = gk_shfl_up(lane_inclusive[c], 1);  // the groups before this lane's
+        const scan_type chunk_total = gk_shfl_idx(lane_inclusive[c], 31);
         scan_type p = prefix;
         bool has = have;
         if (lane > 0) {
-            p = has ? gk_scan_op(prefix, lane_prefix[c]) : lane_prefix[c];
+            p = has ? gk_scan_op(prefix, lane_prefix) : lane_prefix;
             has = true;
         }
 )";
@@ -276,7 +282,7 @@ const char* const exclusive_outputs = R"(
 )";
 
 const char* const kernel_end = R"(
-        prefix = have ? gk_scan_op(prefix, chunk_total[c]) : chunk_total[c];
+        prefix = have ? gk_scan_op(prefix, chunk_total) : chunk_total;
         have = true;
     }
     gk_store_tile(v, gk_out, gk_out_stride, gk_n, warp_first, lane, whole);
@@ -300,7 +306,7 @@ std::string scan_source(const scan_spec& spec, scan_variant variant) {
       << "}\n";
     if (spec.neutral())
         s << "__device__ __forceinline__ scan_type gk_neutral() { return (" << *spec.neutral() << "); }\n";
-    s << "\nconstexpr int gk_threads = " << detail::block_size << ";\n"
+    s << "\nconstexpr int gk_threads = " << scan_threads << ";\n"
       << "constexpr int gk_warps = gk_threads / 32;\n"
       << "constexpr int gk_per_group = " << shape.per_group << ";\n"
       << "constexpr int gk_chunks = " << shape.chunks << ";\n"

@@ -359,7 +359,7 @@ def test_large_arrays(pool_ctx, kind):
 
 @pytest.mark.gpu
 def test_bytes_past_two_to_the_28(pool_ctx):
-    # PyCUDA's big-array test at 2**28 + 7 elements (32769 tiles of 8192 bytes).
+    # PyCUDA's big-array test at 2**28 + 7 elements (8193 tiles of 32768 bytes).
     n = 2**28 + 7
     x = gpuarray.zeros(n, np.uint8)
     x.fill(1)

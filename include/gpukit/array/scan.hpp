@@ -86,13 +86,14 @@ private:
 // negative strides); one element at a time.
 enum class scan_variant { vectorized, strided };
 
-// How a tile is laid out: each of the 256 threads holds `chunks` groups of `per_group`
-// consecutive elements (per_group * item_size = 16 bytes where the item size divides 16,
-// else 1 element); a warp's 32 threads take 32 consecutive groups at a time.
+// How a tile is laid out: each of the scan_threads threads of a block holds `chunks` groups
+// of `per_group` consecutive elements (per_group * item_size = 16 bytes where the item size
+// divides 16, else 1 element); a warp's 32 threads take 32 consecutive groups at a time.
+inline constexpr int scan_threads = 512;
 struct scan_tile_shape {
     int per_group;
     int chunks;
-    std::int64_t items() const noexcept;  // per tile: 256 * chunks * per_group
+    std::int64_t items() const noexcept;  // per tile: scan_threads * chunks * per_group
 };
 scan_tile_shape scan_tile_shape_of(std::size_t item_size) noexcept;
 

@@ -64,8 +64,11 @@ const scan_spec& sum_spec(scan_kind kind) {
 }
 
 TEST_F(ScanGpu, SumsOfOneTileAndOfManyInPlaceAndNot) {
+    // Tile boundaries, and more tiles than one 32-tile window of the look-back.
+    const auto tile = static_cast<std::size_t>(scan_tile_shape_of(4).items());
     for (const scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive})
-        for (const std::size_t n : {1u, 31u, 1000u, 4096u, 4097u, 3u * 4096u + 5u, (1u << 20) + 3u}) {
+        for (const std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1000}, tile, tile + 1, 3 * tile + 5,
+                                    (std::size_t{1} << 20) + 3, 70 * tile + 11}) {
             const auto host = random_ints(n, static_cast<unsigned>(n));
             const ndarray in = upload(host, dtype::int32);
             const ndarray out = ndarray::empty({static_cast<std::int64_t>(n)}, dtype::int32);
@@ -129,7 +132,7 @@ TEST_F(ScanGpu, ANonCommutativeOperatorCombinesInOrder) {
                              "    return {p.a * q.a + p.b * q.c, p.a * q.b + p.b * q.d, p.c * q.a + p.d * q.c,\n"
                              "            p.c * q.b + p.d * q.d};\n"
                              "}\n");
-    const std::size_t n = 50001;  // 49 tiles of 1024
+    const auto n = static_cast<std::size_t>(40 * scan_tile_shape_of(16).items() + 1);  // past one look-back window
     // Matrices of determinant +-1: their products never become 0 mod 2^32 (random ones soon
     // would, and every later output would be 0 whatever the order).
     const mat2 unimodular[] = {{1, 1, 0, 1}, {1, 0, 1, 1}, {0, 1, 1, 0}};

@@ -71,17 +71,18 @@ TEST(ScanSpec, RefusesWhatCannotMakeAKernel) {
     EXPECT_NO_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::nullopt));
 }
 
-TEST(ScanTileShape, SixteenByteGroupsAboutOneHundredTwentyEightBytesAThread) {
+TEST(ScanTileShape, SixteenByteGroupsAboutTwoHundredFiftySixBytesAThread) {
+    // At most 64 elements, 16 chunks and 128 bytes of chunk totals a thread.
     const struct {
         std::size_t size;
         int per_group, chunks;
-    } expected[] = {{1, 16, 2}, {2, 8, 4}, {4, 4, 8}, {8, 2, 8}, {16, 1, 8}, {12, 1, 8},
-                    {3, 1, 8},  {24, 1, 5}, {32, 1, 4}, {48, 1, 2}, {256, 1, 1}};
+    } expected[] = {{1, 16, 4}, {2, 8, 8},  {4, 4, 16}, {8, 2, 16}, {16, 1, 8}, {12, 1, 10},
+                    {3, 1, 16}, {24, 1, 5}, {32, 1, 4}, {48, 1, 2}, {256, 1, 1}};
     for (const auto& e : expected) {
         const scan_tile_shape shape = scan_tile_shape_of(e.size);
         EXPECT_EQ(shape.per_group, e.per_group) << e.size;
         EXPECT_EQ(shape.chunks, e.chunks) << e.size;
-        EXPECT_EQ(shape.items(), 256LL * e.per_group * e.chunks) << e.size;
+        EXPECT_EQ(shape.items(), static_cast<std::int64_t>(scan_threads) * e.per_group * e.chunks) << e.size;
     }
 }
 
