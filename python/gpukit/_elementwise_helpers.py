@@ -161,14 +161,19 @@ def _kernel_name(func):
 
 # ---- gathers and scatters: with vec_count > 1 one index array moves that many arrays
 
+def _moved_arrays(tp, count, src_const):
+    """The parameters ``dest0.., src0..`` of the arrays a gather or scatter moves."""
+    src_tp = f"const {tp}" if src_const else tp
+    return [f"{tp} *dest{j}" for j in range(count)] + [f"{src_tp} *src{j}" for j in range(count)]
+
+
 @_texref_kernel_helper
 def get_take_kernel(dtype, idx_dtype, vec_count=1):
     """``dest{j}[i] = src{j}[idx[i]]`` for j < vec_count: parameters ``idx, dest0.., src0.., n``.
     Returns (function, [])."""
     count = _vec_count(vec_count)
     tp, idx_tp = _ctype(dtype, "dtype"), _index_ctype(idx_dtype)
-    arguments = ([f"{idx_tp} *idx"] + [f"{tp} *dest{j}" for j in range(count)]
-                 + [f"const {tp} *src{j}" for j in range(count)])
+    arguments = [f"{idx_tp} *idx"] + _moved_arrays(tp, count, src_const=True)
     operation = [f"{idx_tp} src_idx = idx[i];"] + [f"dest{j}[i] = src{j}[src_idx];" for j in range(count)]
     return _KernelSpec(", ".join(arguments), "\n".join(operation), "take")
 
@@ -179,8 +184,7 @@ def get_take_put_kernel(dtype, idx_dtype, with_offsets, vec_count=1):
     ``gmem_dest_idx, gmem_src_idx, dest0.., src0.., [offset0..,] n``. Returns (function, [])."""
     count = _vec_count(vec_count)
     tp, idx_tp = _ctype(dtype, "dtype"), _index_ctype(idx_dtype)
-    arguments = ([f"{idx_tp} *gmem_dest_idx", f"{idx_tp} *gmem_src_idx"] + [f"{tp} *dest{j}" for j in range(count)]
-                 + [f"const {tp} *src{j}" for j in range(count)])
+    arguments = [f"{idx_tp} *gmem_dest_idx", f"{idx_tp} *gmem_src_idx"] + _moved_arrays(tp, count, src_const=True)
     if with_offsets:
         arguments += [f"{idx_tp} offset{j}" for j in range(count)]
     offsets = [f" + offset{j}" if with_offsets else "" for j in range(count)]
@@ -194,8 +198,7 @@ def get_put_kernel(dtype, idx_dtype, vec_count=1):
     """``dest{j}[gmem_dest_idx[i]] = src{j}[i]``: parameters ``gmem_dest_idx, dest0.., src0.., n``."""
     count = _vec_count(vec_count)
     tp, idx_tp = _ctype(dtype, "dtype"), _index_ctype(idx_dtype)
-    arguments = ([f"{idx_tp} *gmem_dest_idx"] + [f"{tp} *dest{j}" for j in range(count)]
-                 + [f"{tp} *src{j}" for j in range(count)])
+    arguments = [f"{idx_tp} *gmem_dest_idx"] + _moved_arrays(tp, count, src_const=False)
     operation = [f"{idx_tp} dest_idx = gmem_dest_idx[i];"] + [f"dest{j}[dest_idx] = src{j}[i];" for j in range(count)]
     return _KernelSpec(", ".join(arguments), "\n".join(operation), "put")
 

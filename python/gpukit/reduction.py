@@ -201,23 +201,18 @@ def get_subset_minmax_kernel(what, dtype, dtype_subset):
     return _subset_minmax_kernel(what, np.dtype(dtype), np.dtype(dtype_subset))
 
 
+# any and all differ only in the neutral value and the operator.
 @_memoized
-def _any_kernel(dtype_out, dtype_in):
-    return ReductionKernel(dtype_out, "false", "a || b", map_expr="(bool)(in[i])",
+def _truth_kernel(dtype_out, dtype_in, neutral, reduce_expr):
+    return ReductionKernel(dtype_out, neutral, reduce_expr, map_expr="(bool)(in[i])",
                            arguments=f"const {dtype_to_ctype(dtype_in)} *in")
 
 
 def get_any_kernel(dtype_out, dtype_in):
     """Whether any ``in[i]`` is non-zero, in dtype_out (bool)."""
-    return _any_kernel(np.dtype(dtype_out), np.dtype(dtype_in))
-
-
-@_memoized
-def _all_kernel(dtype_out, dtype_in):
-    return ReductionKernel(dtype_out, "true", "a && b", map_expr="(bool)(in[i])",
-                           arguments=f"const {dtype_to_ctype(dtype_in)} *in")
+    return _truth_kernel(np.dtype(dtype_out), np.dtype(dtype_in), "false", "a || b")
 
 
 def get_all_kernel(dtype_out, dtype_in):
     """Whether every ``in[i]`` is non-zero, in dtype_out (bool)."""
-    return _all_kernel(np.dtype(dtype_out), np.dtype(dtype_in))
+    return _truth_kernel(np.dtype(dtype_out), np.dtype(dtype_in), "true", "a && b")

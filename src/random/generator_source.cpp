@@ -124,68 +124,71 @@ GK_KERNEL gk_poisson_float64(gk_state* states, long long count, double* out, lon
     });
 }
 
-GK_KERNEL gk_skip_ahead(gk_state* states, long long count, gk_word n)
+// Generator g's state, set by `change(&state, g)`: a fresh one (Reads false), or the
+// stored one moved on (Reads true).
+template <bool Reads, class Change>
+__device__ __forceinline__ void gk_set_state(gk_state* states, long long count, Change change)
 {
     const long long g = gk_generator();
     if (g < count) {
-        gk_state s = states[g];
-        skipahead(n, &s);
+        gk_state s;
+        if (Reads)
+            s = states[g];
+        change(&s, g);
         states[g] = s;
     }
 }
-GK_KERNEL gk_skip_ahead_array(gk_state* states, long long count, const gk_word* n)
-{
-    const long long g = gk_generator();
-    if (g < count) {
-        gk_state s = states[g];
-        skipahead(n[g], &s);
-        states[g] = s;
+
+// A skip kernel in its two forms: every generator skips n, or generator g skips n[g].
+#define GK_SKIP_KERNELS(name, skip, word)                                                    \
+    GK_KERNEL name(gk_state* states, long long count, word n)                                \
+    {                                                                                        \
+        gk_set_state<true>(states, count, [=](gk_state* s, long long) { skip(n, s); });      \
+    }                                                                                        \
+    GK_KERNEL name##_array(gk_state* states, long long count, const word* n)                 \
+    {                                                                                        \
+        gk_set_state<true>(states, count, [=](gk_state* s, long long g) { skip(n[g], s); }); \
     }
-}
+
+GK_SKIP_KERNELS(gk_skip_ahead, skipahead, gk_word)
 )";
 
 // Normal and log-normal draws: Box-Muller pairs for XORWOW and MRG32k3a (a chunk holds an
 // even number of values), one inverse-CDF value per element for Sobol.
 const char* const pseudo_normals = R"(
+// A chunk filled two values at a time from `pair()` (a float2 or double2).
+template <class T, int V, class Pair> __device__ __forceinline__ void gk_pairs(T (&v)[V], Pair pair)
+{
+    for (int j = 0; j < V; j += 2) {
+        const auto p = pair();
+        v[j] = p.x;
+        v[j + 1] = p.y;
+    }
+}
+
 GK_KERNEL gk_normal_float32(gk_state* states, long long count, float* out, long long n)
 {
     gk_fill<float, false>(states, count, out, n, [](gk_state* s, float (&v)[gk_width<float>()]) {
-        for (int j = 0; j < gk_width<float>(); j += 2) {
-            const float2 p = curand_normal2(s);
-            v[j] = p.x;
-            v[j + 1] = p.y;
-        }
+        gk_pairs(v, [=] { return curand_normal2(s); });
     });
 }
 GK_KERNEL gk_normal_float64(gk_state* states, long long count, double* out, long long n)
 {
     gk_fill<double, false>(states, count, out, n, [](gk_state* s, double (&v)[gk_width<double>()]) {
-        for (int j = 0; j < gk_width<double>(); j += 2) {
-            const double2 p = curand_normal2_double(s);
-            v[j] = p.x;
-            v[j + 1] = p.y;
-        }
+        gk_pairs(v, [=] { return curand_normal2_double(s); });
     });
 }
 GK_KERNEL gk_log_normal_float32(gk_state* states, long long count, float* out, long long n, float mean, float stddev)
 {
     gk_fill<float, false>(states, count, out, n, [=](gk_state* s, float (&v)[gk_width<float>()]) {
-        for (int j = 0; j < gk_width<float>(); j += 2) {
-            const float2 p = curand_log_normal2(s, mean, stddev);
-            v[j] = p.x;
-            v[j + 1] = p.y;
-        }
+        gk_pairs(v, [=] { return curand_log_normal2(s, mean, stddev); });
     });
 }
 GK_KERNEL gk_log_normal_float64(gk_state* states, long long count, double* out, long long n, double mean,
                                 double stddev)
 {
     gk_fill<double, false>(states, count, out, n, [=](gk_state* s, double (&v)[gk_width<double>()]) {
-        for (int j = 0; j < gk_width<double>(); j += 2) {
-            const double2 p = curand_log_normal2_double(s, mean, stddev);
-            v[j] = p.x;
-            v[j + 1] = p.y;
-        }
+        gk_pairs(v, [=] { return curand_log_normal2_double(s, mean, stddev); });
     });
 }
 )";
@@ -218,12 +221,7 @@ GK_KERNEL gk_log_normal_float64(gk_state* states, long long count, double* out, 
 const char* const seeded_init = R"(
 GK_KERNEL gk_init(gk_state* states, long long count, const unsigned int* seeds, unsigned long long offset)
 {
-    const long long g = gk_generator();
-    if (g < count) {
-        gk_state s;
-        curand_init(seeds[g], g, offset, &s);
-        states[g] = s;
-    }
+    gk_set_state<false>(states, count, [=](gk_state* s, long long g) { curand_init(seeds[g], g, offset, s); });
 }
 )";
 
@@ -231,12 +229,7 @@ GK_KERNEL gk_init(gk_state* states, long long count, const unsigned int* seeds, 
 const char* const sobol_init = R"(
 GK_KERNEL gk_init(gk_state* states, long long count, gk_vectors* vectors, unsigned long long offset)
 {
-    const long long g = gk_generator();
-    if (g < count) {
-        gk_state s;
-        curand_init(vectors[g], (gk_word)offset, &s);
-        states[g] = s;
-    }
+    gk_set_state<false>(states, count, [=](gk_state* s, long long g) { curand_init(vectors[g], (gk_word)offset, s); });
 }
 )";
 
@@ -244,12 +237,9 @@ const char* const scrambled_sobol_init = R"(
 GK_KERNEL gk_init(gk_state* states, long long count, gk_vectors* vectors, const gk_word* scramble,
                   unsigned long long offset)
 {
-    const long long g = gk_generator();
-    if (g < count) {
-        gk_state s;
-        curand_init(vectors[g], scramble[g], (gk_word)offset, &s);
-        states[g] = s;
-    }
+    gk_set_state<false>(states, count, [=](gk_state* s, long long g) {
+        curand_init(vectors[g], scramble[g], (gk_word)offset, s);
+    });
 }
 )";
 
@@ -263,45 +253,11 @@ GK_KERNEL gk_uniform_bits64(gk_state* states, long long count, unsigned long lon
 )";
 
 const char* const sequences = R"(
-GK_KERNEL gk_skip_ahead_sequence(gk_state* states, long long count, unsigned long long n)
-{
-    const long long g = gk_generator();
-    if (g < count) {
-        gk_state s = states[g];
-        skipahead_sequence(n, &s);
-        states[g] = s;
-    }
-}
-GK_KERNEL gk_skip_ahead_sequence_array(gk_state* states, long long count, const unsigned long long* n)
-{
-    const long long g = gk_generator();
-    if (g < count) {
-        gk_state s = states[g];
-        skipahead_sequence(n[g], &s);
-        states[g] = s;
-    }
-}
+GK_SKIP_KERNELS(gk_skip_ahead_sequence, skipahead_sequence, unsigned long long)
 )";
 
 const char* const subsequences = R"(
-GK_KERNEL gk_skip_ahead_subsequence(gk_state* states, long long count, unsigned long long n)
-{
-    const long long g = gk_generator();
-    if (g < count) {
-        gk_state s = states[g];
-        skipahead_subsequence(n, &s);
-        states[g] = s;
-    }
-}
-GK_KERNEL gk_skip_ahead_subsequence_array(gk_state* states, long long count, const unsigned long long* n)
-{
-    const long long g = gk_generator();
-    if (g < count) {
-        gk_state s = states[g];
-        skipahead_subsequence(n[g], &s);
-        states[g] = s;
-    }
-}
+GK_SKIP_KERNELS(gk_skip_ahead_subsequence, skipahead_subsequence, unsigned long long)
 )";
 
 }  // namespace

@@ -171,6 +171,19 @@ void classify(nvrtc_failure& failure, const compile_options& options, const std:
     }
 }
 
+// One of the program's outputs (CUBIN or PTX) into `out`: its size, then its bytes, each
+// call's failure an error naming it.
+template <class Bytes, class GetSize, class Get>
+void read_output(nvrtcProgram program, Bytes& out, GetSize get_size, const char* size_routine, Get get,
+                 const char* routine) {
+    std::size_t size = 0;
+    if (const nvrtcResult r = get_size(program, &size); r != NVRTC_SUCCESS)
+        throw_nvrtc_error(r, size_routine);
+    out.resize(size);
+    if (const nvrtcResult r = get(program, out.data()); r != NVRTC_SUCCESS)
+        throw_nvrtc_error(r, routine);
+}
+
 }  // namespace
 
 std::vector<char> compiled_program::image() const {
@@ -280,21 +293,12 @@ std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view sourc
         return failure;
     }
 
-    if (!is_virtual) {
-        std::size_t size = 0;
-        if (const nvrtcResult r = nvrtc.nvrtcGetCUBINSize(program.get(), &size); r != NVRTC_SUCCESS)
-            throw_nvrtc_error(r, "nvrtcGetCUBINSize");
-        result.cubin.resize(size);
-        if (const nvrtcResult r = nvrtc.nvrtcGetCUBIN(program.get(), result.cubin.data()); r != NVRTC_SUCCESS)
-            throw_nvrtc_error(r, "nvrtcGetCUBIN");
-    }
+    if (!is_virtual)
+        read_output(program.get(), result.cubin, nvrtc.nvrtcGetCUBINSize, "nvrtcGetCUBINSize", nvrtc.nvrtcGetCUBIN,
+                    "nvrtcGetCUBIN");
     if (is_virtual || options.want_ptx) {
-        std::size_t size = 0;
-        if (const nvrtcResult r = nvrtc.nvrtcGetPTXSize(program.get(), &size); r != NVRTC_SUCCESS)
-            throw_nvrtc_error(r, "nvrtcGetPTXSize");
-        result.ptx.resize(size);
-        if (const nvrtcResult r = nvrtc.nvrtcGetPTX(program.get(), result.ptx.data()); r != NVRTC_SUCCESS)
-            throw_nvrtc_error(r, "nvrtcGetPTX");
+        read_output(program.get(), result.ptx, nvrtc.nvrtcGetPTXSize, "nvrtcGetPTXSize", nvrtc.nvrtcGetPTX,
+                    "nvrtcGetPTX");
         if (!result.ptx.empty() && result.ptx.back() == '\0')
             result.ptx.pop_back();
     }

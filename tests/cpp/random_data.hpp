@@ -17,9 +17,9 @@ inline std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
     return out;
 }
 
-inline std::vector<float> random_floats(std::size_t n, unsigned seed) {
+inline std::vector<float> random_floats(std::size_t n, unsigned seed, float low = -100.0f, float high = 100.0f) {
     std::mt19937 engine(seed);
-    std::uniform_real_distribution<float> value(-100.0f, 100.0f);
+    std::uniform_real_distribution<float> value(low, high);
     std::vector<float> out(n);
     for (float& v : out)
         v = value(engine);

@@ -171,11 +171,7 @@ def test_scan_cases_compare_with_a_copy_cupy_and_pycuda():
 def test_scan_cases_measure_every_gpukit_side(tmp_path):
     report = bench_in_fresh_process(tmp_path, "scan")
     assert [c["case"] for c in report["cases"]] == ["scan_sum", "scan_sum_small"]
-    for case in report["cases"]:
-        for result in case["results"]:
-            if result["side"].startswith(("gpukit", "raw")):
-                assert "median" in result, (case["case"], result)
-                assert all(sample > 0 for sample in result["samples"]), (case["case"], result)
+    assert_gpukit_and_raw_sides_measured(report)
 
 
 def test_select_takes_names_and_groups_in_case_order():
@@ -224,6 +220,53 @@ def test_statistics_of_samples():
     assert harness.statistics_of([0.0, 0.0, 1.0])["spread"] is None  # a median of 0 has no relative spread
     with pytest.raises(ValueError, match="no samples"):
         harness.statistics_of([])
+
+
+class FakeClock:
+    """perf_counter for the timing loops: a call costs 1 s, a synchronize 10 s."""
+    def __init__(self):
+        self.now, self.calls, self.synchronizations = 0.0, 0, 0
+
+    def perf_counter(self):
+        return self.now
+
+    def call(self):
+        self.now += 1.0
+        self.calls += 1
+
+    def synchronize(self):
+        self.now += 10.0
+        self.synchronizations += 1
+
+
+def test_seconds_per_call_times_each_repeat_with_its_synchronize(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(harness.time, "perf_counter", clock.perf_counter)
+    settings = {"repeats": 3, "quick": False}
+    assert harness.seconds_per_call(clock.call, 4, settings, clock.synchronize) == [14 / 4] * 3
+    assert (clock.calls, clock.synchronizations) == (12, 3)
+    assert harness.seconds_per_call(clock.call, 5, settings) == [1.0] * 3
+    assert (clock.calls, clock.synchronizations) == (27, 3)
+
+
+def test_the_sides_timing_loops_warm_up_and_scale_their_samples(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(harness.time, "perf_counter", clock.perf_counter)
+    settings = {"repeats": 2, "quick": True}
+    # arrays: one warm-up, then batches of OPERATIONS_PER_SAMPLE; bytes per second.
+    ops = arrays.OPERATIONS_PER_SAMPLE
+    assert arrays._rates(clock.call, clock.synchronize, 100, settings) == [pytest.approx(100 * ops / (ops + 10))] * 2
+    assert (clock.calls, clock.synchronizations) == (1 + 2 * ops, 3)
+    # copies: one warm-up, then one copy per sample.
+    clock.calls = clock.synchronizations = 0
+    assert copies._rates(clock.call, clock.synchronize, 110, settings) == [pytest.approx(10.0)] * 2
+    assert (clock.calls, clock.synchronizations) == (3, 3)
+    # small: a warm-up batch, then _batches(settings) batches of BATCH, each synchronized.
+    clock.calls = clock.synchronizations = 0
+    batches = small._batches(settings)
+    assert small._per_operation(clock.call, clock.synchronize, settings) == [
+        pytest.approx((small.BATCH + 10) / small.BATCH)] * 2
+    assert (clock.calls, clock.synchronizations) == ((1 + 2 * batches) * small.BATCH, 1 + 2 * batches)
 
 
 def fake_side(name, samples=None, unavailable=None, error=None):
@@ -390,15 +433,20 @@ def bench_in_fresh_process(tmp_path, *names):
     return json.loads(report.read_text())
 
 
-@pytest.mark.gpu
-def test_new_cases_measure_every_gpukit_side(tmp_path):
-    report = bench_in_fresh_process(tmp_path, "small", "get_fresh_256MiB")
-    assert [c["case"] for c in report["cases"]] == ["get_fresh_256MiB"] + SMALL_CASES  # the order of cases.ALL
+def assert_gpukit_and_raw_sides_measured(report):
+    """Every gpukit and raw side of the report has a median of positive samples."""
     for case in report["cases"]:
         for result in case["results"]:
             if result["side"].startswith(("gpukit", "raw")):
                 assert "median" in result, (case["case"], result)
                 assert all(sample > 0 for sample in result["samples"]), (case["case"], result)
+
+
+@pytest.mark.gpu
+def test_new_cases_measure_every_gpukit_side(tmp_path):
+    report = bench_in_fresh_process(tmp_path, "small", "get_fresh_256MiB")
+    assert [c["case"] for c in report["cases"]] == ["get_fresh_256MiB"] + SMALL_CASES  # the order of cases.ALL
+    assert_gpukit_and_raw_sides_measured(report)
 
 
 # ---- ReductionKernel (issue 16)

@@ -5,19 +5,11 @@ import numpy as np
 import pytest
 
 import gpukit.cl as cl
-from cl_devices import ctx  # noqa: F401  (a fixture: one context per OpenCL device)
-
-
-def _why_no_opencl():
-    if not cl.available():
-        return "no OpenCL ICD loader (libOpenCL.so.1)"
-    if not any(p.get_devices() for p in cl.get_platforms()):
-        return "no OpenCL platform with a device"
-    return None
+from cl_devices import ctx, why_no_opencl  # noqa: F401  (ctx: a fixture, one context per OpenCL device)
 
 
 pytestmark = [pytest.mark.opencl]
-needs_device = pytest.mark.skipif(_why_no_opencl() is not None, reason=str(_why_no_opencl()))
+needs_device = pytest.mark.skipif(why_no_opencl() is not None, reason=str(why_no_opencl()))
 
 
 @pytest.fixture

@@ -12,20 +12,12 @@ import numpy as np
 import pytest
 
 import gpukit.cl as cl
-from cl_devices import ctx  # noqa: F401  (a fixture: one context per OpenCL device)
+from cl_devices import ctx, why_no_opencl  # noqa: F401  (ctx: a fixture, one context per OpenCL device)
 import gpukit.cl.characterize as characterize
 import gpukit.cl.tools as tools
 
 
-def _why_no_opencl():
-    if not cl.available():
-        return "no OpenCL ICD loader (libOpenCL.so.1)"
-    if not any(p.get_devices() for p in cl.get_platforms()):
-        return "no OpenCL platform with a device"
-    return None
-
-
-pytestmark = [pytest.mark.opencl, pytest.mark.skipif(_why_no_opencl() is not None, reason=str(_why_no_opencl()))]
+pytestmark = [pytest.mark.opencl, pytest.mark.skipif(why_no_opencl() is not None, reason=str(why_no_opencl()))]
 
 SCALE_SOURCE = """
 __kernel void scale(__global float *out, __global const float *in, float factor) {

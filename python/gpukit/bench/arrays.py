@@ -9,12 +9,11 @@ reference side is a raw cuMemcpyDtoD moving the same number of bytes, the most a
 memory-bound kernel can hope for.
 """
 import functools
-import time
 
 import numpy as np
 
-from gpukit.bench.gpu import primary_context
-from gpukit.bench.harness import Unavailable, cpp_baselines
+from gpukit.bench.gpu import cupy, primary_context
+from gpukit.bench.harness import cpp_baselines, seconds_per_call
 
 COUNT = 1 << 28  # float32 elements per operand: 1 GiB each
 OPERATIONS_PER_SAMPLE = 10
@@ -51,22 +50,7 @@ def moved_bytes(reads, writes):
 def _rates(operation, synchronize, nbytes, settings):
     operation()  # warm-up: compiles and caches kernels, fills the memory pool
     synchronize()
-    samples = []
-    for _ in range(settings["repeats"]):
-        start = time.perf_counter()
-        for _ in range(OPERATIONS_PER_SAMPLE):
-            operation()
-        synchronize()
-        samples.append(OPERATIONS_PER_SAMPLE * nbytes / (time.perf_counter() - start))
-    return samples
-
-
-def _cupy():
-    try:
-        import cupy as cp
-    except ImportError:
-        raise Unavailable("CuPy is not installed")
-    return cp
+    return [nbytes / seconds for seconds in seconds_per_call(operation, OPERATIONS_PER_SAMPLE, settings, synchronize)]
 
 
 def copy_rates(moved, settings):
@@ -112,7 +96,7 @@ def _gpukit_run(body, host_x, host_y):
 
 
 def _cupy_run(body, host_x, host_y):
-    cp = _cupy()
+    cp = cupy()
     x, y = cp.asarray(host_x), cp.asarray(host_y)
     try:
         return body(x, y, cp.cuda.Device().synchronize)
@@ -149,7 +133,7 @@ def reduction(library, op):
         return (lambda: gpuarray.dot(x, y)) if op == "dot" else (lambda: getattr(gpuarray, op)(x))
 
     def cupy_operation(x, y):
-        cp = _cupy()
+        cp = cupy()
         return (lambda: cp.dot(x, y)) if op == "dot" else (lambda: getattr(cp, op)(x))
 
     runner, operation = {"gpukit": (_gpukit_run, gpukit_operation), "cupy": (_cupy_run, cupy_operation)}[library]

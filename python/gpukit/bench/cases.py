@@ -58,6 +58,14 @@ def _transfer_case(name, description, sides):
                 higher_is_better=True, scale=1e-9)
 
 
+def _small_case(name, what, unit, side):
+    """`what` on small.SIZE float32 in batches: CuPy, gpukit and PyCUDA, each side(library name)."""
+    sides = [Side(label, side(library)) for label, library in (("CuPy", "cupy"), ("gpukit", "gpukit"),
+                                                               ("PyCUDA", "pycuda"))]
+    return Case(name, f"{what} on {small.SIZE} float32, batches of {small.BATCH} between synchronizations", unit,
+                sides, scale=1e6)
+
+
 def _copy_cases():
     one, two = copies.GiB, 2 * copies.GiB
     cases = []
@@ -125,12 +133,10 @@ def _small_array_cases():
     timing = f"batches of {small.BATCH} between synchronizations"
     cases = []
     for name, (text, _) in small.OPERATIONS.items():
-        sides = [Side("CuPy", small.operation_side("cupy", name)),
-                 Side("gpukit", small.operation_side("gpukit", name)),
-                 Side("PyCUDA", small.operation_side("pycuda", name))]
+        cases.append(_small_case(f"small_{name}", text, "µs per operation",
+                                 lambda library: small.operation_side(library, name)))
         if name == "add":
-            sides.append(Side("raw cuLaunchKernel add (C++)", small.raw_add_floor))
-        cases.append(Case(f"small_{name}", f"{text} on {size}, {timing}", "µs per operation", sides, scale=1e6))
+            cases[-1].sides.append(Side("raw cuLaunchKernel add (C++)", small.raw_add_floor))
     count = small.kernel_count()
     cases.append(Case(
         "small_add_1000_kernels",
@@ -160,12 +166,8 @@ def _gpuarray_function_cases():
              ("gpukit gpuarray", functions.big(name, "gpukit")),
              ("CuPy", functions.big(name, "cupy")),
              ("PyCUDA gpuarray", functions.big(name, "pycuda"))]))
-        cases.append(Case(
-            f"gpuarray_{name}_small", f"{text} on {small.SIZE} float32, batches of {small.BATCH} between "
-            "synchronizations", "µs per call",
-            [Side("CuPy", functions.small_calls(name, "cupy")), Side("gpukit", functions.small_calls(name, "gpukit")),
-             Side("PyCUDA", functions.small_calls(name, "pycuda"))],
-            scale=1e6))
+        cases.append(_small_case(f"gpuarray_{name}_small", text, "µs per call",
+                                 lambda library: functions.small_calls(name, library)))
     return cases
 
 
@@ -211,13 +213,8 @@ def _cumath_cases():
              (f"gpukit cumath.{name}", cumath.big_side("gpukit", name)),
              (f"CuPy cp.{name}", cumath.big_side("cupy", name)),
              (f"PyCUDA cumath.{name}", cumath.big_side("pycuda", name))]))
-        cases.append(Case(
-            f"cumath_{name}_small", f"cumath.{name}(x) on {small.SIZE} float32, batches of {small.BATCH} between "
-            "synchronizations", "µs per operation",
-            [Side("CuPy", cumath.small_side("cupy", name)),
-             Side("gpukit", cumath.small_side("gpukit", name)),
-             Side("PyCUDA", cumath.small_side("pycuda", name))],
-            scale=1e6))
+        cases.append(_small_case(f"cumath_{name}_small", f"cumath.{name}(x)", "µs per operation",
+                                 lambda library: cumath.small_side(library, name)))
     return cases
 
 

@@ -1,8 +1,6 @@
 """Sides of the cl_pool_alloc case: host seconds per allocate + release of 4096 bytes on the
 first OpenCL device (PoCL's CPU device in CI)."""
-import time
-
-from gpukit.bench.harness import Unavailable
+from gpukit.bench.harness import Unavailable, seconds_per_call
 
 SIZE = 4096
 
@@ -15,13 +13,7 @@ def _time_pairs(allocate_and_release, settings):
     n = _pairs_per_repeat(settings)
     for _ in range(n // 4):  # warm-up: the pool holds its block from here on
         allocate_and_release()
-    samples = []
-    for _ in range(settings["repeats"]):
-        start = time.perf_counter()
-        for _ in range(n):
-            allocate_and_release()
-        samples.append((time.perf_counter() - start) / n)
-    return samples
+    return seconds_per_call(allocate_and_release, n, settings)
 
 
 def _gpukit_queue():

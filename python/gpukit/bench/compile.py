@@ -7,8 +7,7 @@ import tempfile
 import time
 import uuid
 
-from gpukit.bench.gpu import primary_context
-from gpukit.bench.harness import Unavailable
+from gpukit.bench.gpu import cupy, primary_context
 
 SOURCE = """
 __global__ void saxpy(float a, const float *x, float *y, int n)
@@ -38,10 +37,7 @@ def gpukit_cold(settings):
 
 def cupy_cold(settings):
     primary_context()
-    try:
-        import cupy as cp
-    except ImportError:
-        raise Unavailable("CuPy is not installed")
+    cp = cupy()
     samples = []
     saved = {name: os.environ.get(name) for name in ("CUPY_CACHE_DIR", "CUPY_CACHE_IN_MEMORY")}
     try:

@@ -3,12 +3,11 @@ host memory, or device to device. Every side copies the same buffers in the prim
 context; the raw sides call the driver from C++ on those very buffers. The get() sides
 copy an array of their own, each into a new host array or into one made beforehand."""
 import functools
-import time
 
 import numpy as np
 
-from gpukit.bench.gpu import primary_context
-from gpukit.bench.harness import Unavailable, cpp_baselines
+from gpukit.bench.gpu import cupy, primary_context
+from gpukit.bench.harness import cpp_baselines, seconds_per_call
 
 GiB = 1 << 30
 
@@ -23,21 +22,7 @@ def _host(nbytes, pinned):
 def _rates(copy, synchronize, nbytes, settings):
     copy()  # warm-up
     synchronize()
-    samples = []
-    for _ in range(settings["repeats"]):
-        start = time.perf_counter()
-        copy()
-        synchronize()
-        samples.append(nbytes / (time.perf_counter() - start))
-    return samples
-
-
-def _cupy():
-    try:
-        import cupy as cp
-    except ImportError:
-        raise Unavailable("CuPy is not installed")
-    return cp
+    return [nbytes / seconds for seconds in seconds_per_call(copy, 1, settings, synchronize)]
 
 
 class _Buffers:
@@ -90,7 +75,7 @@ def dtoh_gpukit(nbytes, pinned):
 def htod_cupy(nbytes, pinned):
     def run(settings):
         host, _ = _Buffers.get(nbytes, pinned)
-        cp = _cupy()
+        cp = cupy()
         return _rates(lambda: cp.asarray(host), cp.cuda.Device().synchronize, nbytes, settings)
     return run
 
@@ -98,7 +83,7 @@ def htod_cupy(nbytes, pinned):
 def dtoh_cupy(nbytes, pinned):
     def run(settings):
         host, _ = _Buffers.get(nbytes, pinned)
-        cp = _cupy()
+        cp = cupy()
         dev = cp.ones(nbytes, cp.uint8)
         return _rates(lambda: dev.get(out=host), cp.cuda.Device().synchronize, nbytes, settings)
     return run
@@ -128,7 +113,7 @@ def dtod_gpukit(nbytes):
 
 def dtod_cupy(nbytes):
     def run(settings):
-        cp = _cupy()
+        cp = cupy()
         src = cp.ones(nbytes, cp.uint8)
         dst = cp.empty_like(src)
         return _rates(lambda: cp.copyto(dst, src), cp.cuda.Device().synchronize, nbytes, settings)
@@ -178,7 +163,7 @@ def get_fresh_gpukit_first_touch(settings):
 
 def get_fresh_cupy(settings):
     primary_context()
-    cp = _cupy()
+    cp = cupy()
     try:
         x = cp.zeros(GET_BYTES // 4, cp.float32)
         result = _rates(x.get, cp.cuda.Device().synchronize, GET_BYTES, settings)

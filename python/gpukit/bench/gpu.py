@@ -15,5 +15,14 @@ def primary_context():
     return ctx
 
 
+def cupy():
+    """The cupy module, or Unavailable where it is not installed."""
+    try:
+        import cupy as cp
+    except ImportError:
+        raise Unavailable("CuPy is not installed") from None
+    return cp
+
+
 def launches_per_repeat(settings):
     return 2000 if settings["quick"] else 20000

@@ -21,6 +21,7 @@ import os
 import statistics
 import sys
 import textwrap
+import time
 
 #: A side whose interquartile range exceeds this fraction of its median is flagged as noisy.
 NOISY_SPREAD = 0.10
@@ -37,6 +38,21 @@ DESCRIPTION = ("Runs benchmark cases, each with gpukit and its baselines (the ra
 
 class Unavailable(Exception):
     """A side cannot run here (its library is not installed, no GPU, ...)."""
+
+
+def seconds_per_call(call, calls, settings, synchronize=None):
+    """One sample per repeat: the seconds `calls` calls of call() take, divided by `calls`;
+    with synchronize() after them, inside the timing (the work must be done). The sides
+    warm up before."""
+    samples = []
+    for _ in range(settings["repeats"]):
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        if synchronize is not None:
+            synchronize()
+        samples.append((time.perf_counter() - start) / calls)
+    return samples
 
 
 def cpp_baselines():

@@ -1,6 +1,7 @@
 """Sides of the launch_empty case: host seconds per launch of an empty kernel."""
 import time
 
+from gpukit.bench import gpu
 from gpukit.bench.gpu import launches_per_repeat, primary_context
 from gpukit.bench.harness import Unavailable, cpp_baselines
 
@@ -37,10 +38,7 @@ def gpukit_cpp(settings):
 
 def cupy(settings):
     primary_context()
-    try:
-        import cupy as cp
-    except ImportError:
-        raise Unavailable("CuPy is not installed")
+    cp = gpu.cupy()
     kernel = cp.RawKernel(EMPTY_SOURCE, "empty_kernel")
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:

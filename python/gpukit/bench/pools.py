@@ -1,8 +1,8 @@
 """Sides of the pool cases: allocate + free pairs of 1 MiB that hit a bin."""
 import time
 
-from gpukit.bench.gpu import primary_context
-from gpukit.bench.harness import Unavailable, cpp_baselines
+from gpukit.bench.gpu import cupy, primary_context
+from gpukit.bench.harness import cpp_baselines
 
 SIZE = 1 << 20
 
@@ -47,10 +47,7 @@ def _time_python_loop(allocate, settings):
 
 def cupy_pool(settings):
     primary_context()
-    try:
-        import cupy as cp
-    except ImportError:
-        raise Unavailable("CuPy is not installed")
+    cp = cupy()
     return _time_python_loop(cp.cuda.alloc, settings)
 
 

@@ -12,12 +12,11 @@ import concurrent.futures
 import functools
 import importlib
 import os
-import time
 
 import numpy as np
 
-from gpukit.bench.gpu import primary_context
-from gpukit.bench.harness import Unavailable, cpp_baselines
+from gpukit.bench.gpu import cupy, primary_context
+from gpukit.bench.harness import Unavailable, cpp_baselines, seconds_per_call
 
 SIZE = 1000
 BATCH = 200
@@ -54,19 +53,13 @@ def _batches(settings):
 
 def _per_operation(operation, synchronize, settings):
     """Seconds per operation, one sample per repeat of _batches(settings) batches."""
-    batches = _batches(settings)
-    for _ in range(BATCH):  # warm-up
-        operation()
-    synchronize()
-    samples = []
-    for _ in range(settings["repeats"]):
-        start = time.perf_counter()
-        for _ in range(batches):
-            for _ in range(BATCH):
-                operation()
-            synchronize()
-        samples.append((time.perf_counter() - start) / (batches * BATCH))
-    return samples
+    def batch():
+        for _ in range(BATCH):
+            operation()
+        synchronize()
+
+    batch()  # warm-up
+    return [seconds / BATCH for seconds in seconds_per_call(batch, _batches(settings), settings)]
 
 
 # ---- the libraries: each gives (array module, upload from numpy, synchronize)
@@ -80,10 +73,7 @@ def _gpukit():
 
 def _cupy():
     primary_context()
-    try:
-        import cupy as cp
-    except ImportError:
-        raise Unavailable("CuPy is not installed")
+    cp = cupy()
     return cp, cp.asarray, cp.cuda.Device().synchronize
 
 

@@ -5,7 +5,9 @@
 #include "gpukit/array/reduction_kernel.hpp"
 #include "gpukit/cuda/context_cache.hpp"
 #include "gpukit/cuda/copy.hpp"
+#include "device_arrays.hpp"
 #include "gpu_test.hpp"
+#include "random_data.hpp"
 
 #include <cmath>
 #include <complex>
@@ -26,28 +28,11 @@ using namespace gpukit::array;
 
 class ArrayGpu : public gpukit::testing::gpu_test {};
 
-template <class T>
-ndarray upload(const std::vector<T>& host, dtype t) {
-    ndarray a = ndarray::empty({static_cast<std::int64_t>(host.size())}, t);
-    cuda::memcpy_htod(a.data(), host.data(), host.size() * sizeof(T));
-    return a;
-}
+using test::download;
+using test::upload;
 
-template <class T>
-std::vector<T> download(const ndarray& a) {
-    std::vector<T> host(static_cast<std::size_t>(a.size()));
-    cuda::memcpy_dtoh(host.data(), a.data(), host.size() * sizeof(T));
-    return host;
-}
-
-std::vector<float> random_floats(std::size_t n) {
-    std::mt19937 gen(42);
-    std::uniform_real_distribution<float> d(-2.0f, 3.0f);
-    std::vector<float> v(n);
-    for (auto& x : v)
-        x = d(gen);
-    return v;
-}
+// Values in [-2, 3): small enough for the tests' absolute tolerances.
+std::vector<float> random_floats(std::size_t n) { return gpukit::testing::random_floats(n, 42, -2.0f, 3.0f); }
 
 const elementwise_spec axpy{"axpy",
                             {{"x", dtype::float32, param_kind::input},

@@ -4,6 +4,7 @@
 #include "gpukit/array/elementwise_kernel.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
+#include "array_test.hpp"
 #include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@ namespace {
 
 using namespace gpukit;
 using namespace gpukit::array;
+using test::contains;
 
 elementwise_kernel_spec spec(std::vector<kernel_parameter> params, std::string operation = "y[i] = x[n - 1 - i]") {
     return {"k", std::move(params), std::move(operation), "__device__ float twice(float v) { return 2 * v; }",
@@ -20,19 +22,6 @@ elementwise_kernel_spec spec(std::vector<kernel_parameter> params, std::string o
 
 const std::vector<kernel_parameter> xy = {{"const float *__restrict__ x", "x", true}, {"float *y", "y", true}};
 
-void compile_for_sm90(const std::string& source) {
-    rtc::compile_options options;
-    options.arch = "sm_90";
-    options.no_extern_c = true;
-    options.include_dirs = {GPUKIT_DEVICE_INCLUDE_DIR};  // pycuda-complex.hpp
-    try {
-        EXPECT_FALSE(rtc::compile(source, options).cubin.empty());
-    } catch (const compile_error& e) {
-        ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << source;
-    }
-}
-
-bool contains(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
 
 TEST(ElementwiseKernelSource, PyCudasKernelWithTheDeclarationsAsWritten) {
     const std::string source = elementwise_kernel_source(spec(xy), false);
@@ -81,8 +70,8 @@ TEST(ElementwiseKernelSource, BothFormsCompile) {
     params.push_back({"pycuda::complex<double> *z", "z", true});
     params.push_back({"float3 v", "v", false});
     const elementwise_kernel_spec s = spec(params, "y[i] = twice(x[n - 1 - i]) + v.x; z[i] = pycuda::conj(z[i])");
-    compile_for_sm90(elementwise_kernel_source(s, false));
-    compile_for_sm90(elementwise_kernel_source(spec(params, "y[i] = x[i]; z[i] *= 2"), true));
+    test::expect_user_kernel_compiles(elementwise_kernel_source(s, false));
+    test::expect_user_kernel_compiles(elementwise_kernel_source(spec(params, "y[i] = x[i]; z[i] *= 2"), true));
 }
 
 }  // namespace

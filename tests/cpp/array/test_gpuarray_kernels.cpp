@@ -6,6 +6,7 @@
 #include "gpukit/array/indexing.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
+#include "array_test.hpp"
 #include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
@@ -24,9 +25,6 @@ void compile_every_variant(const elementwise_spec& spec) {
     test::expect_generated_kernel_compiles(elementwise_source(spec, elementwise_variant::rows, 2));
 }
 
-const dtype all_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32,   dtype::int64,
-                           dtype::uint8,  dtype::uint16, dtype::uint32, dtype::uint64,  dtype::float32,
-                           dtype::float64, dtype::complex64, dtype::complex128};
 const dtype index_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32, dtype::int64,
                              dtype::uint8,  dtype::uint16, dtype::uint32, dtype::uint64};
 
@@ -131,7 +129,7 @@ expression every_function(dtype t) {
 
 TEST(FunctionExpressions, EveryStepCompilesForEveryType) {
     GPUKIT_REQUIRE_NVRTC();
-    for (dtype t : all_types)
+    for (dtype t : test::every_dtype)
         test::expect_generated_kernel_compiles(elementwise_source(expression_kernel(every_function(t)), elementwise_variant::vectorized));
     compile_every_variant(expression_kernel(every_function(dtype::float32)));
     compile_every_variant(expression_kernel(every_function(dtype::complex128)));

@@ -3,6 +3,7 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/program.hpp"
+#include "array_test.hpp"
 #include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
@@ -12,13 +13,9 @@ namespace {
 using namespace gpukit;
 using namespace gpukit::array;
 
-const dtype kernel_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32,   dtype::int64,
-                              dtype::uint8,  dtype::uint16, dtype::uint32, dtype::uint64,  dtype::float32,
-                              dtype::float64, dtype::complex64, dtype::complex128};
-
 TEST(ElementwiseSource, EveryVariantAndTypeCompiles) {
     GPUKIT_REQUIRE_NVRTC();
-    for (dtype t : kernel_types) {
+    for (dtype t : test::every_dtype) {
         // Mixed widths: the output is float64, the inputs of type t.
         elementwise_spec spec{"axpb",
                               {{"x", t, param_kind::input},

@@ -3,6 +3,7 @@
 #include "gpukit/array/math_functions.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
+#include "array_test.hpp"
 #include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
@@ -17,9 +18,6 @@ namespace {
 using namespace gpukit;
 using namespace gpukit::array;
 
-const dtype all_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32,   dtype::int64,
-                           dtype::uint8,  dtype::uint16, dtype::uint32, dtype::uint64,  dtype::float32,
-                           dtype::float64, dtype::complex64, dtype::complex128};
 
 const math_function all_functions[] = {
     math_function::fabs, math_function::ceil,  math_function::floor, math_function::exp,   math_function::log,
@@ -163,10 +161,10 @@ TEST(MathFunctions, EveryKernelCompiles) {
     kernel_batches batches;
     int refused = 0;
     for (math_function f : all_functions)
-        for (dtype x : all_types) {
+        for (dtype x : test::every_dtype) {
             std::vector<std::optional<dtype>> seconds{std::nullopt};
             if (input_count(f) == 2)
-                seconds.assign(std::begin(all_types), std::end(all_types));
+                seconds.assign(std::begin(test::every_dtype), std::end(test::every_dtype));
             for (const std::optional<dtype>& y : seconds) {
                 if (!numpy_defines(f, x, y)) {
                     EXPECT_THROW(math_spec(f, x, y), type_error) << name(f) << " " << name(x);

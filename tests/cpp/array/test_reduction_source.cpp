@@ -5,6 +5,7 @@
 #include "gpukit/array/reduction_kernel.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
+#include "array_test.hpp"
 #include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
@@ -15,27 +16,10 @@ namespace {
 
 using namespace gpukit;
 using namespace gpukit::array;
+using test::contains;
 using role = reduction_param_kind;
 
-// A ReductionKernel's source compiles as SourceModule compiles it, with gpukit's device
-// headers (pycuda-complex.hpp) on the include path.
-void compile_user(const reduction_kernel& kernel) {
-    rtc::compile_options options;
-    options.arch = "sm_90";
-    options.no_extern_c = true;
-    options.include_dirs = {GPUKIT_DEVICE_INCLUDE_DIR};
-    try {
-        EXPECT_FALSE(rtc::compile(kernel.source(), options).cubin.empty());
-    } catch (const compile_error& e) {
-        ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << kernel.source();
-    }
-}
 
-bool contains(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
-
-const dtype all_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,   dtype::int32,   dtype::int64,
-                           dtype::uint8,  dtype::uint16, dtype::uint32,  dtype::uint64,  dtype::float32,
-                           dtype::float64, dtype::complex64, dtype::complex128};
 const dtype index_types[] = {dtype::int8,  dtype::int16,  dtype::int32,  dtype::int64,
                              dtype::uint8, dtype::uint16, dtype::uint32, dtype::uint64};
 
@@ -50,7 +34,7 @@ const reduction_variant variants[] = {reduction_variant::vectorized, reduction_v
 TEST(ReductionSource, EveryOperationOfEveryDtypeCompiles) {
     GPUKIT_REQUIRE_NVRTC();
     int turn = 0;
-    for (dtype t : all_types) {
+    for (dtype t : test::every_dtype) {
         const reduction_variant v = variants[turn++ % 3];
         SCOPED_TRACE(std::string(name(t)));
         for (const reduction_spec* spec : {&sum_spec(t), &min_spec(t), &max_spec(t), &any_spec(t), &all_spec(t),
@@ -84,7 +68,7 @@ TEST(ReductionSource, SubsetsCompile) {
         SCOPED_TRACE(std::string(name(index)));
         test::expect_generated_kernel_compiles(source_of(subset_sum_spec(index, dtype::float32, dtype::float32), reduction_variant::vectorized));
     }
-    for (dtype t : all_types) {
+    for (dtype t : test::every_dtype) {
         SCOPED_TRACE(std::string(name(t)));
         test::expect_generated_kernel_compiles(source_of(subset_min_spec(dtype::int32, t), reduction_variant::contiguous));
         test::expect_generated_kernel_compiles(source_of(subset_max_spec(dtype::uint32, t), reduction_variant::strided));
@@ -212,7 +196,7 @@ TEST(ReductionSpecs, FollowNumpy) {
     EXPECT_EQ(sum_spec(dtype::int32, dtype::float32).accumulator().dtype, dtype::float64);
     EXPECT_EQ(sum_spec(dtype::int32, dtype::int8).output().dtype, dtype::int8);
     // min and max: the input's type; empty is an error.
-    for (dtype t : all_types) {
+    for (dtype t : test::every_dtype) {
         EXPECT_EQ(min_spec(t).output().dtype, t);
         EXPECT_EQ(max_spec(t).accumulator().dtype, t);
         EXPECT_EQ(min_spec(t).empty(), empty_reduction::error);
@@ -248,12 +232,12 @@ TEST(ReductionSpecs, AreMadeOnceWithDistinctKeys) {
     EXPECT_NE(&dot_spec(dtype::int8, dtype::float32), &dot_spec(dtype::float32, dtype::int8));
     std::set<std::uint64_t> keys{weighted_dot.key()};
     std::size_t specs = 1;
-    for (dtype t : all_types) {
+    for (dtype t : test::every_dtype) {
         keys.insert({sum_spec(t).key(), min_spec(t).key(), max_spec(t).key(), any_spec(t).key(), all_spec(t).key(),
                      subset_sum_spec(dtype::int32, t, t).key(), subset_min_spec(dtype::int32, t).key(),
                      subset_max_spec(dtype::int32, t).key()});
         specs += 8;
-        for (dtype other : all_types) {
+        for (dtype other : test::every_dtype) {
             keys.insert(dot_spec(t, other).key());
             ++specs;
         }
@@ -326,31 +310,31 @@ TEST(ReductionKernelSource, PyCudasExamplesCompile) {
     GPUKIT_REQUIRE_NVRTC();
     const value_type f32 = value_type("float", 4, dtype::float32);
     // Sum of squares; the dot product of PyCUDA's documentation; max(a, b) of CUDA's math.
-    compile_user(user_kernel({pointer("float *x", "x", f32)}, f32, "0", "x[i]*x[i]", "a+b"));
-    compile_user(user_kernel({pointer("float *x", "x", f32), pointer("float *y", "y", f32)}, f32, "0", "x[i]*y[i]",
-                             "a+b"));
-    compile_user(user_kernel({pointer("const float *in", "in", f32)}, f32, "0", "in[i]", "max(a,b)"));
+    test::expect_user_kernel_compiles(user_kernel({pointer("float *x", "x", f32)}, f32, "0", "x[i]*x[i]", "a+b").source());
+    test::expect_user_kernel_compiles(user_kernel({pointer("float *x", "x", f32), pointer("float *y", "y", f32)}, f32, "0", "x[i]*y[i]",
+                             "a+b").source());
+    test::expect_user_kernel_compiles(user_kernel({pointer("const float *in", "in", f32)}, f32, "0", "in[i]", "max(a,b)").source());
     // Arrays called a and b, hidden by the reduce expression's operands.
-    compile_user(user_kernel({pointer("const double *a", "a", dtype::float64), pointer("const double *b", "b",
+    test::expect_user_kernel_compiles(user_kernel({pointer("const double *a", "a", dtype::float64), pointer("const double *b", "b",
                                                                                         dtype::float64)},
-                             value_type("double", 8, dtype::float64), "0", "a[i]*b[i]", "a+b"));
+                             value_type("double", 8, dtype::float64), "0", "a[i]*b[i]", "a+b").source());
     // A gather through an index array, a scalar and a declared n.
-    compile_user(user_kernel({pointer("const unsigned int *lookup_tbl", "lookup_tbl", dtype::uint32),
+    test::expect_user_kernel_compiles(user_kernel({pointer("const unsigned int *lookup_tbl", "lookup_tbl", dtype::uint32),
                               pointer("const float *in", "in", f32), scalar("float scale", "scale", f32),
                               scalar("int n", "n", dtype::int32)},
-                             f32, "-3.0f", "scale * in[lookup_tbl[i] % n]", "fmaxf(a, b)"));
+                             f32, "-3.0f", "scale * in[lookup_tbl[i] % n]", "fmaxf(a, b)").source());
     // The struct accumulator of PyCUDA's test_struct_reduce.
-    compile_user(user_kernel({pointer("float *x", "x", f32)}, value_type("minmax_collector", 8),
+    test::expect_user_kernel_compiles(user_kernel({pointer("float *x", "x", f32)}, value_type("minmax_collector", 8),
                              "minmax_collector(10000, -10000)", "minmax_collector(x[i], x[i])", "agg_mmc(a, b)",
-                             minmax_collector));
+                             minmax_collector).source());
     // pycuda::complex and a CUDA vector type (12 bytes: three words per shuffle).
     const value_type c64("pycuda::complex<float>", 8, dtype::complex64);
-    compile_user(user_kernel({pointer("pycuda::complex<float> *z", "z", c64)}, c64, "0", "z[i] * z[i]", "a + b"));
-    compile_user(user_kernel({pointer("const float3 *v", "v", value_type("float3", 12))}, value_type("float3", 12),
-                             "make_float3(0, 0, 0)", "v[i]", "make_float3(a.x + b.x, a.y + b.y, a.z + b.z)"));
+    test::expect_user_kernel_compiles(user_kernel({pointer("pycuda::complex<float> *z", "z", c64)}, c64, "0", "z[i] * z[i]", "a + b").source());
+    test::expect_user_kernel_compiles(user_kernel({pointer("const float3 *v", "v", value_type("float3", 12))}, value_type("float3", 12),
+                             "make_float3(0, 0, 0)", "v[i]", "make_float3(a.x + b.x, a.y + b.y, a.z + b.z)").source());
     // A 1-byte accumulator.
-    compile_user(user_kernel({pointer("const int *x", "x", dtype::int32)}, value_type("bool", 1, dtype::bool_),
-                             "false", "x[i] != 0", "a || b"));
+    test::expect_user_kernel_compiles(user_kernel({pointer("const int *x", "x", dtype::int32)}, value_type("bool", 1, dtype::bool_),
+                             "false", "x[i] != 0", "a || b").source());
 }
 
 TEST(ReductionKernelSource, IncludesPyCudasComplexHeaderAndUsesTheContiguousLoop) {

@@ -5,6 +5,7 @@
 #include "gpukit/array/scan.hpp"
 #include "gpukit/cuda/copy.hpp"
 #include "gpukit/cuda/stream.hpp"
+#include "device_arrays.hpp"
 #include "gpu_test.hpp"
 
 #include <cstdint>
@@ -27,19 +28,8 @@ std::vector<std::int32_t> random_ints(std::size_t n, unsigned seed) {
     return v;
 }
 
-template <class T>
-ndarray upload(const std::vector<T>& host, dtype t) {
-    ndarray a = ndarray::empty({static_cast<std::int64_t>(host.size())}, t);
-    cuda::memcpy_htod(a.data(), host.data(), host.size() * sizeof(T));
-    return a;
-}
-
-template <class T>
-std::vector<T> download(CUdeviceptr address, std::size_t n) {
-    std::vector<T> host(n);
-    cuda::memcpy_dtoh(host.data(), address, n * sizeof(T));
-    return host;
-}
+using test::download;
+using test::upload;
 
 // The sums of `in` up to each element (inclusive) or before it (exclusive).
 std::vector<std::int32_t> sums(const std::vector<std::int32_t>& in, scan_kind kind) {

@@ -5,6 +5,7 @@
 #include "gpukit/array/scan.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
+#include "array_test.hpp"
 #include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
@@ -15,28 +16,12 @@ namespace {
 
 using namespace gpukit;
 using namespace gpukit::array;
+using test::contains;
 
-bool contains(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
-
-// The source of `variant` compiled for sm_90; the compiler's error otherwise (empty: none).
-std::string compile_error_of(const std::string& source) {
-    rtc::compile_options options;
-    options.arch = "sm_90";
-    options.no_extern_c = true;
-    options.include_dirs = {GPUKIT_DEVICE_INCLUDE_DIR};  // pycuda-complex.hpp
-    try {
-        EXPECT_FALSE(rtc::compile(source, options).cubin.empty());
-        return {};
-    } catch (const compile_error& e) {
-        return std::string(e.what()) + "\n" + e.log();
-    }
-}
 
 void expect_compiles(const scan_spec& spec) {
     for (const scan_variant variant : {scan_variant::vectorized, scan_variant::strided}) {
-        const std::string source = scan_source(spec, variant);
-        const std::string error = compile_error_of(source);
-        EXPECT_TRUE(error.empty()) << error << "\n" << source;
+        test::expect_user_kernel_compiles(scan_source(spec, variant));
     }
 }
 
@@ -142,15 +127,15 @@ TEST(ScanSource, VectorStructAndComplexTypesCompileForSm90) {
 TEST(ScanSource, AnElementTypeOfAnotherSizeIsACompileError) {
     GPUKIT_REQUIRE_NVRTC();
     const scan_spec s(scan_kind::inclusive, "double", 4, "a + b", std::nullopt);  // the arrays hold 4-byte elements
-    const std::string error = compile_error_of(scan_source(s, scan_variant::strided));
+    const std::string error = test::user_kernel_compile_error(scan_source(s, scan_variant::strided));
     EXPECT_TRUE(contains(error, "is not 4 bytes")) << error;
 }
 
 TEST(ScanSource, AnExpressionThatDoesNotCompileIsReported) {
     GPUKIT_REQUIRE_NVRTC();
-    EXPECT_FALSE(compile_error_of(scan_source(sum(scan_kind::inclusive, "float", 4, "no_such_name"),
+    EXPECT_FALSE(test::user_kernel_compile_error(scan_source(sum(scan_kind::inclusive, "float", 4, "no_such_name"),
                                               scan_variant::strided)).empty());
-    EXPECT_FALSE(compile_error_of(scan_source(scan_spec(scan_kind::inclusive, "float", 4, "a +* b", std::nullopt),
+    EXPECT_FALSE(test::user_kernel_compile_error(scan_source(scan_spec(scan_kind::inclusive, "float", 4, "a +* b", std::nullopt),
                                               scan_variant::strided)).empty());
 }
 

@@ -8,6 +8,7 @@
 #include "gpukit/rtc/includes.hpp"
 #include "forked_process.hpp"
 #include "nvrtc_test.hpp"
+#include "temp_dir_test.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -20,21 +21,14 @@ namespace {
 using namespace gpukit;
 namespace fs = std::filesystem;
 
-class cache_test : public ::testing::Test {
+class cache_test : public test::temp_dir_test {
 protected:
-    void SetUp() override { dir = make_temp_dir("gpukit-cache-test-"); }
-    void TearDown() override { fs::remove_all(dir); }
-
     rtc::compile_request request(const std::string& source) const {
         rtc::compile_request r;
         r.source = source;
         r.options.arch = "sm_90";
         return r;
     }
-
-    void write(const fs::path& path, const std::string& text) const { std::ofstream(path) << text; }
-
-    fs::path dir;
 };
 
 constexpr const char* kernel = "__global__ void k(int *a) { a[0] = 42; }";

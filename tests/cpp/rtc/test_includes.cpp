@@ -5,6 +5,7 @@
 #include "gpukit/rtc/program.hpp"
 #include "gpukit/rtc/toolkit.hpp"
 #include "nvrtc_test.hpp"
+#include "temp_dir_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,14 +20,7 @@ namespace {
 using namespace gpukit;
 namespace fs = std::filesystem;
 
-class includes_test : public ::testing::Test {
-protected:
-    void SetUp() override { dir = make_temp_dir("gpukit-includes-test-"); }
-    void TearDown() override { fs::remove_all(dir); }
-    void write(const std::string& name, const std::string& text) const { std::ofstream(dir / name) << text; }
-
-    fs::path dir;
-};
+using includes_test = test::temp_dir_test;
 
 TEST(rtc_includes, finds_both_forms_with_their_line_numbers) {
     const auto found = rtc::find_includes("#include <a.h>\n  #  include \"b/c.h\" // note\nint x;\n#include MACRO\n"

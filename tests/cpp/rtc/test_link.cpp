@@ -31,15 +31,21 @@ protected:
         if (!rtc::nvrtc_available() || !rtc::nvjitlink_available())
             GTEST_SKIP() << "NVRTC or nvJitLink is not installed";
     }
+
+    // A linker for sm_90 holding parent_and_child, compiled as relocatable device code.
+    static rtc::linker linker_with_parent() {
+        rtc::compile_options options;
+        options.arch = "sm_90";
+        options.options = {"-rdc=true"};
+        const rtc::compiled_program program = rtc::compile(parent_and_child, options);
+        rtc::linker linker("sm_90");
+        linker.add_data(program.cubin.data(), program.cubin.size(), rtc::link_input::cubin, "parent.cubin");
+        return linker;
+    }
 };
 
 TEST_F(link_test, kernel_launching_a_kernel_links_with_cudadevrt) {
-    rtc::compile_options options;
-    options.arch = "sm_90";
-    options.options = {"-rdc=true"};
-    const rtc::compiled_program program = rtc::compile(parent_and_child, options);
-    rtc::linker linker("sm_90");
-    linker.add_data(program.cubin.data(), program.cubin.size(), rtc::link_input::cubin, "parent.cubin");
+    rtc::linker linker = linker_with_parent();
     linker.add_file(rtc::find_device_library("cudadevrt"), rtc::link_input::library);
     const std::vector<char> cubin = linker.complete();
     EXPECT_EQ(std::string(cubin.data(), 4), "\x7f" "ELF");
@@ -49,12 +55,7 @@ TEST_F(link_test, kernel_launching_a_kernel_links_with_cudadevrt) {
 }
 
 TEST_F(link_test, missing_device_runtime_is_a_link_error_naming_the_symbol) {
-    rtc::compile_options options;
-    options.arch = "sm_90";
-    options.options = {"-rdc=true"};
-    const rtc::compiled_program program = rtc::compile(parent_and_child, options);
-    rtc::linker linker("sm_90");
-    linker.add_data(program.cubin.data(), program.cubin.size(), rtc::link_input::cubin, "parent.cubin");
+    rtc::linker linker = linker_with_parent();
     try {
         linker.complete();
         FAIL() << "linked a device launch without cudadevrt";

@@ -4,6 +4,7 @@
 #include "gpukit/rtc/program.hpp"
 #include "gpukit/rtc/toolkit.hpp"
 #include "nvrtc_test.hpp"
+#include "temp_dir_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,13 +17,12 @@ namespace {
 using namespace gpukit;
 namespace fs = std::filesystem;
 
-class toolkit_test : public ::testing::Test {
+class toolkit_test : public test::temp_dir_test {
 protected:
     void SetUp() override {
-        dir = make_temp_dir("gpukit-toolkit-test-");
+        temp_dir_test::SetUp();
         search.system_root = (dir / "no-system-toolkit").string();
     }
-    void TearDown() override { fs::remove_all(dir); }
 
     // A toolkit root: <root>/include/cuda_runtime.h, with include/cccl when asked.
     fs::path make_root(const std::string& name, bool with_cccl) const {
@@ -34,7 +34,6 @@ protected:
         return dir / name;
     }
 
-    fs::path dir;
     rtc::toolkit_search search;
 };
 
