@@ -2,6 +2,7 @@
 #include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/from_name.hpp"
 #include "gpukit/core/process.hpp"
 #include "gpukit/core/sha256.hpp"
 #include "gpukit/rtc/api.hpp"
@@ -287,13 +288,9 @@ compile_outcome compile_prepared(const prepared_request& p) {
 }  // namespace
 
 compiler_kind compiler_kind_from_name(const std::string& name) {
-    if (name == "auto")
-        return compiler_kind::automatic;
-    if (name == "nvrtc")
-        return compiler_kind::nvrtc;
-    if (name == "nvcc")
-        return compiler_kind::nvcc;
-    throw logic_error("compiler must be 'auto', 'nvrtc' or 'nvcc', got '" + name + "'");
+    static constexpr std::pair<std::string_view, compiler_kind> names[] = {
+        {"auto", compiler_kind::automatic}, {"nvrtc", compiler_kind::nvrtc}, {"nvcc", compiler_kind::nvcc}};
+    return from_name(name, names, "compiler");
 }
 
 std::string cache_key(const compile_request& request) {

@@ -1,6 +1,7 @@
 #include "gpukit/rtc/linker.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/from_name.hpp"
 #include "gpukit/rtc/nvjitlink.hpp"
 #include "gpukit/rtc/program.hpp"
 
@@ -41,13 +42,10 @@ std::string read_log(nvJitLinkHandle handle, SizeFn size_fn, TextFn text_fn) {
 }  // namespace
 
 link_input link_input_from_name(const std::string& name) {
-    const std::pair<const char*, link_input> names[] = {
+    static constexpr std::pair<std::string_view, link_input> names[] = {
         {"cubin", link_input::cubin},   {"ptx", link_input::ptx},       {"ltoir", link_input::ltoir},
         {"fatbin", link_input::fatbin}, {"object", link_input::object}, {"library", link_input::library}};
-    for (const auto& [text, kind] : names)
-        if (name == text)
-            return kind;
-    throw logic_error("link input type must be cubin, ptx, ltoir, fatbin, object or library, got '" + name + "'");
+    return from_name(name, names, "link input type");
 }
 
 linker::linker(const std::string& arch, const std::vector<std::string>& options) : arch_(arch) {

@@ -2,6 +2,7 @@
 #include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/from_name.hpp"
 #include "gpukit/core/process.hpp"
 #include "gpukit/rtc/includes.hpp"
 
@@ -96,13 +97,9 @@ bool is_executable(const std::string& path) {
 }  // namespace
 
 output_kind output_kind_from_name(const std::string& name) {
-    if (name == "cubin")
-        return output_kind::cubin;
-    if (name == "ptx")
-        return output_kind::ptx;
-    if (name == "fatbin")
-        return output_kind::fatbin;
-    throw logic_error("target must be 'cubin', 'ptx' or 'fatbin', got '" + name + "'");
+    static constexpr std::pair<std::string_view, output_kind> names[] = {
+        {"cubin", output_kind::cubin}, {"ptx", output_kind::ptx}, {"fatbin", output_kind::fatbin}};
+    return from_name(name, names, "target");
 }
 
 compiled_program compile_with_nvcc(std::string_view source, const compile_options& options, output_kind output,
