@@ -12,6 +12,14 @@ namespace {
 
 cuda::context_state_ptr primary_of(const cuda::device& dev) { return cuda::context::retain_primary(dev).state(); }
 
+void check_ranks(int nranks, int rank) {
+    if (nranks < 1)
+        throw argument_error("an NCCL communicator needs at least one rank, got nranks=" + std::to_string(nranks));
+    if (rank < 0 || rank >= nranks)
+        throw argument_error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(nranks) +
+                             ") for a communicator of " + std::to_string(nranks) + " ranks");
+}
+
 // Destroys or aborts `handle` from a destructor: never throws, reports a failure.
 void release_quietly(comm_t handle, const cuda::context_state_ptr& primary) noexcept {
     try {
@@ -30,11 +38,7 @@ communicator::communicator(comm_t handle, cuda::context_state_ptr primary)
 }
 
 communicator communicator::create(const unique_id& id, int nranks, int rank, const cuda::device& dev) {
-    if (nranks < 1)
-        throw argument_error("an NCCL communicator needs at least one rank, got nranks=" + std::to_string(nranks));
-    if (rank < 0 || rank >= nranks)
-        throw argument_error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(nranks) +
-                             ") for a communicator of " + std::to_string(nranks) + " ranks");
+    check_ranks(nranks, rank);
     cuda::context_state_ptr primary = primary_of(dev);
     comm_t handle = nullptr;
     {
@@ -48,6 +52,7 @@ communicator communicator::create(const unique_id& id, int nranks, int rank, con
 }
 
 communicator communicator::create(const unique_id& id, int nranks, int rank) {
+    check_ranks(nranks, rank);  // before looking for a context, so the error says what was wrong
     const cuda::context current = cuda::context::current_or_throw(
         "making an NCCL communicator without naming its device (it takes the current context's)");
     return create(id, nranks, rank, current.get_device());
