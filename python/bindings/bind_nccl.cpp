@@ -89,9 +89,11 @@ nccl::buffer_arg buffer_of(nb::handle obj, const char* name, const std::string& 
     b.name = name;
     if (nb::isinstance<array_object>(obj)) {  // GPUArray, gpukit.cuda's device arrays
         const array_object& a = settled(obj);
-        if (!a.layout.is_contiguous())
-            throw nb::value_error((what + ": the array is not contiguous (" + a.layout.describe() +
-                                   "); NCCL needs one block of memory, copy it first").c_str());
+        // C order only: NCCL pairs elements by their place in memory, so a Fortran-ordered
+        // buffer beside a C-ordered one would pair the wrong elements.
+        if (!a.layout.is_c_contiguous())
+            throw nb::value_error((what + ": the array is not C-contiguous (" + a.layout.describe() +
+                                   "); NCCL needs one block of memory in C order, copy it first").c_str());
         b.address = static_cast<std::uintptr_t>(a.data());
         b.type = type_of_numpy(a.dtype, what);
         b.elements = static_cast<std::size_t>(a.layout.size());

@@ -323,8 +323,10 @@ def test_bad_arguments_are_refused_before_nccl(comm):
         comm.all_reduce(f32, i32)
     with pytest.raises(ValueError, match="recvbuf holds 4 elements but must hold 8 elements"):
         comm.all_gather(f32, gpuarray.zeros(4, np.float32))
-    with pytest.raises(ValueError, match="not contiguous"):
+    with pytest.raises(ValueError, match="not C-contiguous"):
         comm.all_reduce(gpuarray.zeros((4, 4), np.float32)[:, ::2])
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        comm.all_reduce(gpuarray.zeros((4, 4), np.float32, order="F"))
     with pytest.raises(ValueError, match="unknown op 'mean'"):
         comm.all_reduce(f32, op="mean")
     with pytest.raises(TypeError, match="op must be a string"):
