@@ -52,6 +52,8 @@ void bind_random(nb::module_& m);
 void bind_cl(nb::module_& parent);
 // gpukit._gpukit.cl.tools; needs bind_cl first (its classes build on Buffer and SVMPointer).
 void bind_cl_tools(nb::module_& parent);
+// The gpukit._gpukit.nccl submodule; needs bind_errors first (NcclError derives from Error).
+void bind_nccl(nb::module_& parent);
 
 // The Python enum class made for a constant group ("device_attribute"), for converting
 // driver values back to named members.

@@ -42,4 +42,5 @@ NB_MODULE(_gpukit, m) {
     bind_random(m);
     bind_cl(m);
     bind_cl_tools(m);
+    bind_nccl(m);
 }

@@ -3,6 +3,7 @@ from gpukit.bench.harness import Case, Side, Unavailable
 from gpukit.bench.gpu import primary_context
 from gpukit.bench import arrays, cl_pool, copies, gpuarray_functions, launch, pools, reductions, scans, small
 from gpukit.bench import compile as compiling
+from gpukit.bench import nccl as nccl_cases
 from gpukit.bench import curandom as random_cases
 
 ALL = [
@@ -237,4 +238,22 @@ def _scan_cases():
 
 
 ALL += _scan_cases()
+
+
+def _nccl_cases():
+    sides = (("gpukit nccl.Communicator.all_reduce", nccl_cases.gpukit_side),
+             ("CuPy cupy.cuda.nccl allReduce", nccl_cases.cupy_side),
+             ("torch.distributed.all_reduce (NCCL)", nccl_cases.torch_side))
+    cases = [Case("nccl_all_reduce_8B", "all-reduce of 8 bytes (float32 sum) over every GPU, one rank each",
+                  "µs per call", [Side(name, side(nccl_cases.LATENCY_BYTES, latency=True)) for name, side in sides],
+                  scale=1e6)]
+    for nbytes in nccl_cases.SIZES:
+        cases.append(_transfer_case(
+            f"nccl_all_reduce_{nccl_cases.size_text(nbytes).replace(' ', '')}",
+            f"all-reduce bus bandwidth, {nccl_cases.size_text(nbytes)} float32 sum over every GPU (one GPU: "
+            "algorithm bandwidth)", [(name, side(nbytes)) for name, side in sides]))
+    return cases
+
+
+ALL += _nccl_cases()
 __all__ = ["ALL", "Case", "Side", "Unavailable", "primary_context"]

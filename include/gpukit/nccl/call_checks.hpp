@@ -1,0 +1,59 @@
+// What a collective's arguments must satisfy, checked before NCCL sees them: the buffers'
+// element types agree, their sizes fit the collective and the number of ranks, and they and
+// the stream belong to the communicator's device and context. The Python layer describes
+// each buffer it is given (an array knows its extent; a bare pointer does not) and calls
+// check_call(), so every caller gets the same rules and messages.
+#pragma once
+
+#include "gpukit/cuda/stream.hpp"
+#include "gpukit/nccl/communicator.hpp"
+#include "gpukit/nccl/types.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace gpukit::nccl {
+
+enum class collective { all_reduce, reduce, broadcast, all_gather, reduce_scatter, send, recv };
+
+// "all_reduce", ...
+const char* name(collective what) noexcept;
+
+// A buffer as the caller gave it.
+struct buffer_arg {
+    std::uintptr_t address = 0;
+    data_type type = data_type::float32;
+    std::optional<std::size_t> elements;  // nullopt for a bare pointer, whose extent is unknown
+    const char* name = "buffer";           // for messages: "sendbuf", "recvbuf"
+};
+
+// The arguments NCCL gets.
+struct checked_call {
+    const void* send = nullptr;
+    void* recv = nullptr;
+    std::size_t count = 0;  // NCCL's count (see communicator)
+    data_type type = data_type::float32;
+};
+
+// Works out NCCL's arguments for `what` on rank `rank` of `ranks` from the buffers, checking
+// that they fit. send and recv at one address mean in place (send and recv, having one
+// buffer, always pass it twice).
+//   - The types must agree (type_error).
+//   - With `count`, every buffer that knows its extent must hold at least what the call
+//     uses; without it, the count comes from the buffers, whose extents must then fit the
+//     collective exactly: all_gather's recvbuf holds `ranks` times sendbuf, reduce_scatter's
+//     sendbuf `ranks` times recvbuf, and an in-place all_gather or reduce_scatter buffer
+//     holds `ranks` counts; other collectives' buffers are equal. At least one buffer must
+//     know its extent when `count` is not given.
+// Throws argument_error (or type_error) saying what was wrong and what was expected.
+checked_call plan_call(collective what, int ranks, int rank, const buffer_arg& send, const buffer_arg& recv,
+                       std::optional<std::size_t> count);
+
+// plan_call() on `comm`, and unless the call moves nothing: each buffer must be device
+// memory of the communicator's device in its primary context (or of no context), and
+// `stream` a stream of that context (or a default stream); argument_error otherwise.
+checked_call check_call(collective what, const communicator& comm, const buffer_arg& send, const buffer_arg& recv,
+                        std::optional<std::size_t> count, cuda::stream_view stream);
+
+}  // namespace gpukit::nccl

@@ -1,0 +1,99 @@
+// An NCCL communicator: one rank of a group of GPUs that run collectives together.
+//
+// A communicator lives in its device's primary context, as NCCL itself assumes (it switches
+// devices with the CUDA runtime, which works in primary contexts): the communicator retains
+// that context, makes it current around every NCCL call and restores what was current
+// after. Buffers and streams must therefore belong to the primary context (or be memory
+// of no context, such as cuMemCreate or stream-ordered allocations) of the communicator's
+// device: CuPy's, PyTorch's, numba's and gpukit's in the primary context all do.
+//
+// The collectives take device pointers, an element count, a data type and a stream, as NCCL
+// does, and enqueue the work on the stream. Ranks must call collectives in the same order.
+// check_call() (call_checks.hpp) validates buffers that know their extent before these run.
+#pragma once
+
+#include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/device.hpp"
+#include "gpukit/cuda/stream.hpp"
+#include "gpukit/nccl/api.hpp"
+#include "gpukit/nccl/types.hpp"
+#include "gpukit/nccl/unique_id.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace gpukit::nccl {
+
+class communicator {
+public:
+    // Joins the communicator of `nranks` ranks that `id` names, as rank `rank`, on `dev`.
+    // Blocks until every rank has joined. argument_error for a rank outside [0, nranks).
+    static communicator create(const unique_id& id, int nranks, int rank, const cuda::device& dev);
+    // The same on the device of the current context; logic_error when none is current.
+    static communicator create(const unique_id& id, int nranks, int rank);
+    // One communicator per device in `devices` (rank k on devices[k]), all in this process
+    // (ncclCommInitAll). argument_error for an empty list or a device named twice.
+    static std::vector<communicator> init_all(const std::vector<cuda::device>& devices);
+
+    communicator(communicator&& other) noexcept;
+    communicator& operator=(communicator&& other) noexcept;
+    // Destroys the communicator if destroy() or abort() has not; never throws, and reports a
+    // failure through the cleanup-warning hook.
+    ~communicator();
+
+    // ncclCommDestroy: waits for the communicator's pending work, then frees it. Every later
+    // call but destroy() and abort() (which then do nothing) is a logic_error.
+    void destroy();
+    // ncclCommAbort: frees the communicator without waiting, stopping pending work (for a
+    // rank that gives up after an error or a timeout elsewhere).
+    void abort();
+    bool is_destroyed() const noexcept { return handle_ == nullptr; }
+
+    int rank() const noexcept { return rank_; }
+    int size() const noexcept { return size_; }
+    cuda::device device() const { return cuda::device::get(device_); }
+    int device_ordinal() const noexcept { return device_; }
+    // The primary context the communicator works in.
+    const cuda::context_state_ptr& context() const noexcept { return primary_; }
+    // The NCCL handle; logic_error once destroyed or aborted.
+    comm_t handle() const;
+
+    // ncclCommSplit: every rank calls it; ranks with the same `color` form a new
+    // communicator, ranked by `key` (ties: by rank here). A rank that passes split_no_color
+    // joins none and gets nullopt. argument_error for another negative color.
+    std::optional<communicator> split(int color, int key) const;
+
+    // The collectives. `count` is NCCL's: the elements each rank sends (all_gather) or
+    // receives (reduce_scatter), else of each buffer. Sending and receiving buffers may be
+    // the same (in place; all_gather's sendbuff then is recvbuff + rank * count elements,
+    // reduce_scatter's recvbuff is sendbuff + rank * count elements). argument_error for a
+    // root or peer outside [0, size()).
+    void all_reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op,
+                    cuda::stream_view stream) const;
+    void reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op, int root,
+                cuda::stream_view stream) const;
+    void broadcast(const void* send, void* recv, std::size_t count, data_type type, int root,
+                   cuda::stream_view stream) const;
+    void all_gather(const void* send, void* recv, std::size_t send_count, data_type type,
+                    cuda::stream_view stream) const;
+    void reduce_scatter(const void* send, void* recv, std::size_t recv_count, data_type type, reduce_op op,
+                        cuda::stream_view stream) const;
+    // Point to point: a send on one rank is matched by a recv on its peer. Between ranks
+    // driven by one thread (init_all), and to this rank itself, put both in one group.
+    void send(const void* buffer, std::size_t count, data_type type, int peer, cuda::stream_view stream) const;
+    void recv(void* buffer, std::size_t count, data_type type, int peer, cuda::stream_view stream) const;
+
+private:
+    communicator(comm_t handle, cuda::context_state_ptr primary);
+    // argument_error unless 0 <= rank < size(); `what` names it ("root", "peer").
+    void check_rank(int rank, const char* what) const;
+
+    comm_t handle_ = nullptr;
+    int rank_ = 0;
+    int size_ = 0;
+    int device_ = 0;
+    cuda::context_state_ptr primary_;
+};
+
+}  // namespace gpukit::nccl

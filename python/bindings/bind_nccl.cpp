@@ -1,0 +1,386 @@
+// gpukit._gpukit.nccl: NCCL communicators and collectives (re-exported by gpukit.nccl).
+// Translation only: Python buffers become gpukit::nccl::buffer_arg descriptions, checked by
+// nccl::check_call() (C++) before NCCL sees them; nccl_error becomes gpukit.nccl.NcclError,
+// argument_error ValueError, gpukit::type_error TypeError.
+#include "array_object.hpp"
+#include "bindings.hpp"
+#include "exception_types.hpp"
+#include "int_args.hpp"
+#include "memory_args.hpp"
+
+#include "gpukit/cuda/device.hpp"
+#include "gpukit/nccl/api.hpp"
+#include "gpukit/nccl/call_checks.hpp"
+#include "gpukit/nccl/communicator.hpp"
+#include "gpukit/nccl/error.hpp"
+#include "gpukit/nccl/group.hpp"
+#include "gpukit/nccl/types.hpp"
+#include "gpukit/nccl/unique_id.hpp"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+
+namespace {
+
+PyObject* nccl_error_type = nullptr;
+
+std::string type_name_of(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
+
+[[noreturn]] void no_nccl_type(const std::string& what, const std::string& dtype) {
+    throw nb::type_error((what + ": NCCL has no type for dtype " + dtype + "; its types are " +
+                          std::string(nccl::data_type_names()))
+                             .c_str());
+}
+
+// The NCCL type of a numpy dtype object: the common ones through gpukit's dtype table, the
+// others (float16, ml_dtypes' bfloat16 and float8 types) by name, native byte order only.
+nccl::data_type type_of_numpy(nb::handle dtype, const std::string& what) {
+    if (const std::optional<array::dtype> known = kernel_type(dtype)) {
+        switch (*known) {
+        case array::dtype::int8: return nccl::data_type::int8;
+        case array::dtype::uint8: return nccl::data_type::uint8;
+        case array::dtype::int32: return nccl::data_type::int32;
+        case array::dtype::uint32: return nccl::data_type::uint32;
+        case array::dtype::int64: return nccl::data_type::int64;
+        case array::dtype::uint64: return nccl::data_type::uint64;
+        case array::dtype::float32: return nccl::data_type::float32;
+        case array::dtype::float64: return nccl::data_type::float64;
+        default: no_nccl_type(what, std::string(array::name(*known)));
+        }
+    }
+    const std::string name = nb::cast<std::string>(dtype.attr("name"));
+    const std::optional<nccl::data_type> type = nccl::data_type_from_name(name);
+    if (!type || !nb::cast<bool>(dtype.attr("isnative")))
+        no_nccl_type(what, nb::cast<std::string>(nb::str(dtype)));
+    return *type;
+}
+
+// The NCCL type of a __cuda_array_interface__ typestr ("<f4"), read without numpy.
+nccl::data_type type_of_typestr(const std::string& typestr, const std::string& what) {
+    static const std::pair<const char*, nccl::data_type> known[] = {
+        {"i1", nccl::data_type::int8},    {"u1", nccl::data_type::uint8},   {"i4", nccl::data_type::int32},
+        {"u4", nccl::data_type::uint32},  {"i8", nccl::data_type::int64},   {"u8", nccl::data_type::uint64},
+        {"f2", nccl::data_type::float16}, {"f4", nccl::data_type::float32}, {"f8", nccl::data_type::float64},
+    };
+    const bool native = !typestr.empty() && (typestr[0] == '<' || typestr[0] == '|' || typestr[0] == '=');
+    if (native)
+        for (const auto& [code, type] : known)
+            if (typestr.compare(1, std::string::npos, code) == 0)
+                return type;
+    no_nccl_type(what, "'" + typestr + "'");
+}
+
+// A buffer argument, described for check_call(). `dtype` is the dtype= keyword, which types
+// bare pointers; `used_dtype` records that one needed it.
+nccl::buffer_arg buffer_of(nb::handle obj, const char* name, const std::string& call,
+                           std::optional<nccl::data_type> dtype, bool& used_dtype) {
+    const std::string what = call + "(" + name + ")";
+    nccl::buffer_arg b;
+    b.name = name;
+    if (nb::isinstance<array_object>(obj)) {  // GPUArray, gpukit.cuda's device arrays
+        const array_object& a = settled(obj);
+        // C order only: NCCL pairs elements by their place in memory, so a Fortran-ordered
+        // buffer beside a C-ordered one would pair the wrong elements.
+        if (!a.layout.is_c_contiguous())
+            throw nb::value_error((what + ": the array is not C-contiguous (" + a.layout.describe() +
+                                   "); NCCL needs one block of memory in C order, copy it first").c_str());
+        b.address = static_cast<std::uintptr_t>(a.data());
+        b.type = type_of_numpy(a.dtype, what);
+        b.elements = static_cast<std::size_t>(a.layout.size());
+        return b;
+    }
+    if (nb::hasattr(obj, "__cuda_array_interface__")) {  // CuPy, PyTorch, numba, ...
+        nb::dict iface = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
+        if (iface.contains("mask") && !iface["mask"].is_none())
+            throw nb::type_error((what + ": masked arrays are not supported").c_str());
+        b.type = type_of_typestr(nb::cast<std::string>(iface["typestr"]), what);
+        std::size_t elements = 1;
+        std::vector<std::size_t> shape;
+        for (nb::handle extent : nb::cast<nb::tuple>(iface["shape"]))
+            shape.push_back(nb::cast<std::size_t>(extent));
+        for (std::size_t extent : shape)
+            elements *= extent;
+        if (iface.contains("strides") && !iface["strides"].is_none() && elements > 1) {
+            // Contiguous in C order, allowing any stride on axes of extent 1, as numpy does.
+            std::size_t expected = nccl::size_of(b.type);
+            nb::tuple strides = nb::cast<nb::tuple>(iface["strides"]);
+            for (std::size_t k = shape.size(); k-- > 0;) {
+                if (shape[k] != 1 && nb::cast<std::int64_t>(strides[k]) != static_cast<std::int64_t>(expected))
+                    throw nb::value_error((what + ": the " + type_name_of(obj) +
+                                           " is not C-contiguous; NCCL needs one block of memory, copy it first")
+                                              .c_str());
+                expected *= shape[k];
+            }
+        }
+        b.address = nb::cast<std::uintptr_t>(nb::cast<nb::tuple>(iface["data"])[0]);
+        b.elements = elements;
+        return b;
+    }
+    // A bare address, DeviceAllocation, IPCMemoryHandle, ...: typed by dtype=.
+    const cuda::device_pointer pointer = device_pointer_arg(obj, what.c_str());
+    if (!dtype)
+        throw nb::type_error((what + ": a " + type_name_of(obj) +
+                              " does not say its element type; pass dtype= (and count= for a bare address)")
+                                 .c_str());
+    used_dtype = true;
+    b.address = static_cast<std::uintptr_t>(pointer.address);
+    b.type = *dtype;
+    if (pointer.capacity) {
+        const std::size_t item = nccl::size_of(*dtype);
+        b.elements = *pointer.capacity / item;
+    }
+    return b;
+}
+
+nccl::reduce_op op_of(nb::handle op, const std::string& call) {
+    if (!nb::isinstance<nb::str>(op))
+        throw nb::type_error((call + ": op must be a string (" + std::string(nccl::reduce_op_names()) + "), got " +
+                              type_name_of(op))
+                                 .c_str());
+    const std::string name = nb::cast<std::string>(op);
+    if (const std::optional<nccl::reduce_op> found = nccl::reduce_op_from_name(name))
+        return *found;
+    throw nb::value_error(
+        (call + ": unknown op '" + name + "'; NCCL's are " + std::string(nccl::reduce_op_names())).c_str());
+}
+
+// The arguments every collective takes, translated and checked.
+struct collective_call {
+    nccl::checked_call args;
+    cuda::stream_view stream;
+};
+
+collective_call prepare(nccl::collective what, const nccl::communicator& comm, nb::handle sendbuf,
+                        nb::handle recvbuf, nb::handle count, nb::handle dtype, nb::handle stream) {
+    const std::string call = nccl::name(what);
+    std::optional<nccl::data_type> dtype_kw;
+    if (!dtype.is_none())
+        dtype_kw = type_of_numpy(as_numpy_dtype(dtype), call + "(dtype)");
+    bool used_dtype = false;
+    const char* send_name = what == nccl::collective::recv ? "recvbuf" : "sendbuf";
+    const nccl::buffer_arg send = buffer_of(sendbuf, send_name, call, dtype_kw, used_dtype);
+    // Without recvbuf (or with sendbuf again) the call works in place.
+    const nccl::buffer_arg recv = recvbuf.is_none() || recvbuf.is(sendbuf)
+                                      ? send
+                                      : buffer_of(recvbuf, "recvbuf", call, dtype_kw, used_dtype);
+    if (dtype_kw && !used_dtype)
+        throw nb::type_error((call + ": dtype= types bare pointers; arrays carry their own dtype").c_str());
+    std::optional<std::size_t> count_kw;
+    if (!count.is_none())
+        count_kw = integer_arg<std::size_t>(count, (call + "(count)").c_str());
+    const cuda::stream_view s = stream_arg(stream);
+    return {nccl::check_call(what, comm, send, recv, count_kw, s), s};
+}
+
+cuda::device device_arg(nb::handle d, const char* what) {
+    if (nb::isinstance<cuda::device>(d))
+        return nb::cast<cuda::device>(d);
+    return cuda::device::get(integer_arg<int>(d, what));
+}
+
+nccl::unique_id unique_id_arg(nb::handle id) {
+    host_buffer bytes(id, false, "Communicator(unique_id)");
+    return nccl::unique_id::from_bytes(
+        std::span<const std::byte>(static_cast<const std::byte*>(bytes.data()), bytes.size()));
+}
+
+nb::bytes id_bytes(const nccl::unique_id& id) {
+    return nb::bytes(reinterpret_cast<const char*>(id.bytes().data()), id.bytes().size());
+}
+
+// A group made by gpukit.nccl.group(): starts at __enter__, ends at __exit__.
+struct group_scope {
+    std::unique_ptr<nccl::group> open;
+};
+
+}  // namespace
+
+void bind_nccl(nb::module_& parent) {
+    nb::module_ m = parent.def_submodule("nccl", "NCCL communicators and collectives (see gpukit.nccl).");
+
+    nccl_error_type = new_exception_type(m, "gpukit.nccl", "NcclError", parent.attr("Error").ptr(),
+                                         "An NCCL call failed; `code` is the ncclResult_t, `routine` the call.");
+    // Registered after bind_errors, so this translator is tried first.
+    nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const nccl::nccl_error& e) {
+            raise_api_error(nccl_error_type, e);
+        } catch (const nccl::argument_error& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        }
+    });
+
+    m.def("available", &nccl::nccl_available, "True when libnccl.so.2 can be loaded; never raises.");
+    m.def("version", &nccl::version, "NCCL's version as major * 10000 + minor * 100 + patch.");
+    m.def("library_path", &nccl::nccl_library_path, "The file libnccl was loaded from, links resolved.");
+    m.def("get_unique_id", [] { return id_bytes(nccl::get_unique_id()); },
+          "A new unique id (128 bytes) naming a communicator to make; send it to every rank.");
+    m.attr("UNIQUE_ID_BYTES") = nccl::unique_id_bytes;
+    m.attr("SPLIT_NOCOLOR") = nccl::split_no_color;
+
+    nb::class_<nccl::communicator>(m, "Communicator",
+                                   "One rank of an NCCL communicator, working in its device's primary context.")
+        .def("__init__",
+             [](nccl::communicator* self, int nranks, nb::handle unique_id, int rank, nb::handle device) {
+                 const nccl::unique_id id = unique_id_arg(unique_id);
+                 std::optional<cuda::device> dev;
+                 if (!device.is_none())
+                     dev = device_arg(device, "Communicator(device)");
+                 release_gil release;  // blocks until every rank has joined
+                 new (self) nccl::communicator(dev ? nccl::communicator::create(id, nranks, rank, *dev)
+                                                   : nccl::communicator::create(id, nranks, rank));
+             },
+             "nranks"_a, "unique_id"_a, "rank"_a, "device"_a = nb::none(),
+             "Joins the communicator `unique_id` names (bytes from get_unique_id()) as `rank` of `nranks`, on "
+             "`device` (a Device or number; default: the current context's). Blocks until every rank joined.")
+        .def_static("init_all",
+                    [](nb::handle devices) {
+                        std::vector<cuda::device> list;
+                        if (devices.is_none()) {
+                            for (int k = 0; k < cuda::device::count(); ++k)
+                                list.push_back(cuda::device::get(k));
+                        } else {
+                            for (nb::handle d : devices)
+                                list.push_back(device_arg(d, "init_all(devices)"));
+                        }
+                        release_gil release;
+                        return nccl::communicator::init_all(list);
+                    },
+                    "devices"_a = nb::none(),
+                    "One communicator per device (Devices or numbers; default: every device), rank k on "
+                    "devices[k], all driven by this process.")
+        .def_prop_ro("rank", &nccl::communicator::rank, "This rank's number, from 0.")
+        .def_prop_ro("size", &nccl::communicator::size, "The number of ranks.")
+        .def_prop_ro("device", &nccl::communicator::device, "The Device this rank runs on.")
+        .def_prop_ro("is_destroyed", &nccl::communicator::is_destroyed,
+                     "True after destroy() or abort().")
+        .def("destroy", &nccl::communicator::destroy, nb::call_guard<release_gil>(),
+             "Waits for pending work and frees the communicator; later calls raise LogicError.")
+        .def("abort", &nccl::communicator::abort, nb::call_guard<release_gil>(),
+             "Frees the communicator without waiting, stopping pending work.")
+        .def("split",
+             [](const nccl::communicator& c, nb::handle color, nb::handle key) -> std::optional<nccl::communicator> {
+                 const int colour = color.is_none() ? nccl::split_no_color : integer_arg<int>(color, "split(color)");
+                 const int order = key.is_none() ? c.rank() : integer_arg<int>(key, "split(key)");
+                 release_gil release;  // every rank must call it: it waits for them
+                 return c.split(colour, order);
+             },
+             "color"_a, "key"_a = nb::none(),
+             "Every rank calls it: ranks of one color form a new communicator, ranked by key (default: rank). "
+             "A rank whose color is None (or SPLIT_NOCOLOR) joins none and gets None.")
+        .def("all_reduce",
+             [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle op,
+                nb::handle count, nb::handle dtype, nb::handle stream) {
+                 const nccl::reduce_op o = op_of(op, "all_reduce");
+                 const auto [a, s] = prepare(nccl::collective::all_reduce, c, sendbuf, recvbuf, count, dtype, stream);
+                 release_gil release;
+                 c.all_reduce(a.send, a.recv, a.count, a.type, o, s);
+             },
+             "sendbuf"_a, "recvbuf"_a = nb::none(), "op"_a = "sum", nb::kw_only(), "count"_a = nb::none(),
+             "dtype"_a = nb::none(), "stream"_a = nb::none(),
+             "recvbuf = op over every rank's sendbuf (in place without recvbuf).")
+        .def("reduce",
+             [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, int root, nb::handle op,
+                nb::handle count, nb::handle dtype, nb::handle stream) {
+                 const nccl::reduce_op o = op_of(op, "reduce");
+                 const auto [a, s] = prepare(nccl::collective::reduce, c, sendbuf, recvbuf, count, dtype, stream);
+                 release_gil release;
+                 c.reduce(a.send, a.recv, a.count, a.type, o, root, s);
+             },
+             "sendbuf"_a, "recvbuf"_a = nb::none(), "root"_a = 0, "op"_a = "sum", nb::kw_only(),
+             "count"_a = nb::none(), "dtype"_a = nb::none(), "stream"_a = nb::none(),
+             "root's recvbuf = op over every rank's sendbuf (in place without recvbuf).")
+        .def("broadcast",
+             [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, int root, nb::handle count,
+                nb::handle dtype, nb::handle stream) {
+                 const auto [a, s] = prepare(nccl::collective::broadcast, c, sendbuf, recvbuf, count, dtype, stream);
+                 release_gil release;
+                 c.broadcast(a.send, a.recv, a.count, a.type, root, s);
+             },
+             "sendbuf"_a, "recvbuf"_a = nb::none(), "root"_a = 0, nb::kw_only(), "count"_a = nb::none(),
+             "dtype"_a = nb::none(), "stream"_a = nb::none(),
+             "Every rank's recvbuf = root's sendbuf (in place without recvbuf).")
+        .def("all_gather",
+             [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle count,
+                nb::handle dtype, nb::handle stream) {
+                 const auto [a, s] = prepare(nccl::collective::all_gather, c, sendbuf, recvbuf, count, dtype, stream);
+                 release_gil release;
+                 c.all_gather(a.send, a.recv, a.count, a.type, s);
+             },
+             "sendbuf"_a, "recvbuf"_a = nb::none(), nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
+             "stream"_a = nb::none(),
+             "recvbuf = every rank's sendbuf, in rank order: size times as long. In place (one buffer, recvbuf "
+             "omitted), rank r's part of the buffer is what it sends.")
+        .def("reduce_scatter",
+             [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle op,
+                nb::handle count, nb::handle dtype, nb::handle stream) {
+                 const nccl::reduce_op o = op_of(op, "reduce_scatter");
+                 const auto [a, s] =
+                     prepare(nccl::collective::reduce_scatter, c, sendbuf, recvbuf, count, dtype, stream);
+                 release_gil release;
+                 c.reduce_scatter(a.send, a.recv, a.count, a.type, o, s);
+             },
+             "sendbuf"_a, "recvbuf"_a = nb::none(), "op"_a = "sum", nb::kw_only(), "count"_a = nb::none(),
+             "dtype"_a = nb::none(), "stream"_a = nb::none(),
+             "Rank r's recvbuf = op over part r of every rank's sendbuf (size parts). In place (recvbuf "
+             "omitted), part r of the one buffer receives it.")
+        .def("send",
+             [](const nccl::communicator& c, nb::handle sendbuf, int peer, nb::handle count, nb::handle dtype,
+                nb::handle stream) {
+                 const auto [a, s] = prepare(nccl::collective::send, c, sendbuf, sendbuf, count, dtype, stream);
+                 release_gil release;
+                 c.send(a.send, a.count, a.type, peer, s);
+             },
+             "sendbuf"_a, "peer"_a, nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
+             "stream"_a = nb::none(), "Sends sendbuf to rank `peer`, which calls recv(); see group().")
+        .def("recv",
+             [](const nccl::communicator& c, nb::handle recvbuf, int peer, nb::handle count, nb::handle dtype,
+                nb::handle stream) {
+                 const auto [a, s] = prepare(nccl::collective::recv, c, recvbuf, recvbuf, count, dtype, stream);
+                 release_gil release;
+                 c.recv(a.recv, a.count, a.type, peer, s);
+             },
+             "recvbuf"_a, "peer"_a, nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
+             "stream"_a = nb::none(), "Receives into recvbuf what rank `peer` sends; see group().")
+        .def("__repr__", [](const nccl::communicator& c) {
+            if (c.is_destroyed())
+                return std::string("<gpukit.nccl.Communicator (destroyed)>");
+            return "<gpukit.nccl.Communicator rank " + std::to_string(c.rank()) + " of " +
+                   std::to_string(c.size()) + " on device " + std::to_string(c.device_ordinal()) + ">";
+        });
+
+    nb::class_<group_scope>(m, "_Group", "A with-block of grouped NCCL calls (gpukit.nccl.group()).")
+        .def(nb::init<>())
+        .def("__enter__", [](nb::handle self) {
+            group_scope& g = nb::cast<group_scope&>(self);
+            if (g.open)
+                throw logic_error("this NCCL group is open already; make a new group() for each with-block");
+            g.open = std::make_unique<nccl::group>();
+            return nb::borrow(self);
+        })
+        .def("__exit__", [](group_scope& g, nb::handle type, nb::handle, nb::handle) {
+            if (!g.open)
+                throw logic_error("this NCCL group was not entered");
+            std::unique_ptr<nccl::group> open = std::move(g.open);
+            if (type.is_none()) {
+                release_gil release;  // launching the grouped calls may wait for peers
+                open->end();
+            }
+            // Leaving by an exception: ~group ends the group, reporting a failure as a warning,
+            // so the exception that left the block is the one raised.
+            return false;
+        }, "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none());
+}
+
+}  // namespace gpukit::python

@@ -1,0 +1,172 @@
+"""Sides of the NCCL cases: all-reduce of float32 sums over every GPU of the machine (one rank
+per GPU, all driven by this process), by gpukit.nccl, CuPy's cupy.cuda.nccl and PyTorch's
+torch.distributed (NCCL backend), whichever are installed.
+
+Bandwidth follows nccl-tests: the algorithm bandwidth is the bytes of one buffer over the
+time of one all-reduce; the bus bandwidth multiplies it by 2(n-1)/n, what each link carries
+with n ranks. One GPU moves nothing over a bus, so there the cases report the algorithm
+bandwidth. The latency case times 8-byte all-reduces. Every side runs on buffers of its own
+(out of place; PyTorch's all_reduce only works in place), queues `calls` all-reduces and waits for all GPUs once per sample."""
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from gpukit.bench.harness import Unavailable
+
+#: Buffer sizes of the bandwidth cases, in bytes.
+SIZES = [64 << 10, 1 << 20, 16 << 20, 256 << 20, 1 << 30]
+LATENCY_BYTES = 8
+
+
+def device_count():
+    import gpukit.driver as drv
+    if not drv.driver_available() or drv.Device.count() == 0:
+        raise Unavailable("no CUDA device")
+    return drv.Device.count()
+
+
+def bus_factor(n):
+    """nccl-tests' all-reduce bus bandwidth factor; 1 (the algorithm bandwidth) on one GPU."""
+    return 2 * (n - 1) / n if n > 1 else 1.0
+
+
+def _calls(nbytes, settings):
+    """All-reduces per sample: enough to outlast the launch and wait costs."""
+    many = 20 if settings["quick"] else 200
+    return max(1, min(many, (64 << 20) // max(nbytes, 1)))
+
+
+def _samples(run_calls, wait, calls, settings, to_sample):
+    run_calls()  # warm-up: connections, kernels loaded
+    wait()
+    samples = []
+    for _ in range(settings["repeats"]):
+        start = time.perf_counter()
+        run_calls()
+        wait()
+        samples.append(to_sample((time.perf_counter() - start) / calls))
+    return samples
+
+
+def _measure(nbytes, settings, latency, setup):
+    """Samples of one side: seconds per all-reduce (latency) or bus bandwidth in bytes per
+    second. setup(count, calls) -> (run_calls, wait)."""
+    n = device_count()
+    count = max(nbytes // 4, 1)
+    calls = _calls(nbytes, settings)
+    run_calls, wait = setup(n, count, calls)
+    factor = bus_factor(n)
+    to_sample = (lambda seconds: seconds) if latency else (lambda seconds: count * 4 / seconds * factor)
+    return _samples(run_calls, wait, calls, settings, to_sample)
+
+
+def _gpukit_setup(n, count, calls):
+    import gpukit.driver as drv
+    import gpukit.gpuarray as gpuarray
+    import gpukit.nccl as nccl
+    if not nccl.available():
+        raise Unavailable("libnccl.so.2 could not be loaded")
+    contexts = [drv.Device(k).retain_primary_context() for k in range(n)]
+    buffers = []
+    for context in contexts:
+        context.push()
+        buffers.append((gpuarray.to_gpu(np.ones(count, np.float32)), gpuarray.empty(count, np.float32)))
+        drv.Context.pop()
+    comms = nccl.Communicator.init_all(list(range(n)))
+
+    def run_calls():
+        for _ in range(calls):
+            if n == 1:
+                comms[0].all_reduce(*buffers[0])
+            else:
+                with nccl.group():
+                    for comm, (send, recv) in zip(comms, buffers):
+                        comm.all_reduce(send, recv)
+
+    def wait():
+        for context in contexts:
+            context.synchronize()
+
+    return run_calls, wait
+
+
+def _cupy_setup(n, count, calls):
+    try:
+        import cupy as cp
+        from cupy.cuda import nccl
+    except ImportError:
+        raise Unavailable("CuPy (with cupy.cuda.nccl) is not installed") from None
+    if not nccl.available:
+        raise Unavailable("CuPy was built without NCCL")
+    buffers = []
+    for k in range(n):
+        with cp.cuda.Device(k):
+            buffers.append((cp.ones(count, cp.float32), cp.empty(count, cp.float32)))
+    comms = nccl.NcclCommunicator.initAll(list(range(n)))
+
+    def run_calls():
+        for _ in range(calls):
+            if n > 1:
+                nccl.groupStart()
+            for comm, (send, recv) in zip(comms, buffers):
+                comm.allReduce(send.data.ptr, recv.data.ptr, count, nccl.NCCL_FLOAT32, nccl.NCCL_SUM,
+                               cp.cuda.get_current_stream().ptr)
+            if n > 1:
+                nccl.groupEnd()
+
+    def wait():
+        for k in range(n):
+            cp.cuda.Device(k).synchronize()
+
+    return run_calls, wait
+
+
+_torch_world = {}
+
+
+def _torch_setup(n, count, calls):
+    try:
+        import torch
+        import torch.distributed as dist
+    except ImportError:
+        raise Unavailable("PyTorch is not installed") from None
+    if not torch.cuda.is_available() or not dist.is_nccl_available():
+        raise Unavailable("this PyTorch has no CUDA or no NCCL backend")
+    if n > 1:
+        raise Unavailable("torch.distributed drives one GPU per process; a side over several GPUs needs one "
+                          "process per GPU (torchrun), which this in-process harness does not start")
+    if not dist.is_initialized():
+        # A world of one process, its rendezvous a file store of its own.
+        path = os.path.join(tempfile.mkdtemp(prefix="gpukit-bench-"), "store")
+        store = dist.FileStore(path, 1)
+        torch.cuda.set_device(0)
+        dist.init_process_group("nccl", store=store, rank=0, world_size=1)
+        _torch_world["store"] = store
+    buffer = torch.ones(count, dtype=torch.float32, device="cuda:0")
+
+    def run_calls():
+        for _ in range(calls):
+            dist.all_reduce(buffer)  # in place only: a sum over one rank leaves it as it is
+
+    return run_calls, torch.cuda.synchronize
+
+
+def gpukit_side(nbytes, latency=False):
+    return lambda settings: _measure(nbytes, settings, latency, _gpukit_setup)
+
+
+def cupy_side(nbytes, latency=False):
+    return lambda settings: _measure(nbytes, settings, latency, _cupy_setup)
+
+
+def torch_side(nbytes, latency=False):
+    return lambda settings: _measure(nbytes, settings, latency, _torch_setup)
+
+
+def size_text(nbytes):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if nbytes >= 1 << shift:
+            return f"{nbytes >> shift} {unit}"
+    return f"{nbytes} B"

@@ -1,0 +1,53 @@
+"""NCCL collectives on GPU arrays, across the GPUs of one process, of one machine, or of many
+machines (through MPI).
+
+``Communicator`` is one rank of a group of GPUs. Make one per rank from a unique id that one
+process makes with ``get_unique_id()`` and sends to the others (by MPI, a file, a socket:
+it is 128 bytes), or one per local GPU with ``Communicator.init_all(devices)``; over an
+mpi4py communicator, ``from_mpi(comm)`` does both steps.
+
+Collectives take gpukit arrays (GPUArray, gpukit.cuda device arrays), any object with
+``__cuda_array_interface__`` (CuPy, PyTorch, numba), or bare device addresses with
+``count=`` and ``dtype=``; contiguous buffers only. Without ``recvbuf`` a call works in
+place. ``stream=`` takes gpukit streams or any object with ``__cuda_stream__``; the default
+is the legacy default stream. Calls return when the work is queued on the stream.
+
+Communicators work in their device's primary context, like NCCL itself, CuPy and PyTorch:
+buffers and streams must come from that context (``import gpukit.autoprimaryctx``).
+NCCL is loaded on first use from the CUDA toolkit or the pip package ``nvidia-nccl-cu13``
+(or ``-cu12``); ``available()`` says whether it can be.
+"""
+
+# Importing gpukit.compiler passes the `nvidia` pip packages' directories to C++, where the
+# loader looks for nvidia/nccl/lib (pip's nvidia-nccl-cu13 and -cu12) before the first load.
+from gpukit import compiler as _compiler  # noqa: F401
+from gpukit._gpukit import nccl as _nccl
+
+Communicator = _nccl.Communicator
+NcclError = _nccl.NcclError
+available = _nccl.available
+version = _nccl.version
+library_path = _nccl.library_path
+get_unique_id = _nccl.get_unique_id
+UNIQUE_ID_BYTES = _nccl.UNIQUE_ID_BYTES
+SPLIT_NOCOLOR = _nccl.SPLIT_NOCOLOR
+
+__all__ = ["Communicator", "NcclError", "available", "version", "library_path", "get_unique_id", "group",
+           "from_mpi", "UNIQUE_ID_BYTES", "SPLIT_NOCOLOR"]
+
+
+def group():
+    """A with-block whose NCCL calls are launched together when it ends (ncclGroupStart /
+    ncclGroupEnd): send/recv pairs, or collectives on several communicators of this process.
+    Errors of the grouped calls are raised at the end of the block."""
+    return _nccl._Group()
+
+
+def from_mpi(comm, device=None):
+    """A Communicator with one rank per process of the mpi4py communicator ``comm`` (rank r
+    of ``comm`` is rank r here): rank 0 makes the unique id and broadcasts it. ``device``:
+    this process's GPU (a Device or number); default: the current context's. Every process
+    of ``comm`` must call it."""
+    unique_id = get_unique_id() if comm.Get_rank() == 0 else None
+    unique_id = comm.bcast(unique_id, root=0)
+    return Communicator(comm.Get_size(), unique_id, comm.Get_rank(), device=device)

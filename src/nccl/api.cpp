@@ -1,0 +1,98 @@
+#include "gpukit/nccl/api.hpp"
+
+#include "gpukit/core/detail/dynamic_library.hpp"
+#include "gpukit/core/text.hpp"
+#include "gpukit/nccl/error.hpp"
+#include "gpukit/rtc/toolkit.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cstdlib>
+
+namespace gpukit::nccl {
+namespace detail {
+namespace {
+
+// The file of the libnccl.so.2 this process has loaded already, or empty. RTLD_NOLOAD only
+// looks: it takes a reference that dlclose gives back, and loads nothing.
+std::string already_loaded() {
+    void* library = dlopen("libnccl.so.2", RTLD_NOW | RTLD_NOLOAD);
+    if (!library)
+        return {};
+    std::string path;
+    link_map* map = nullptr;
+    if (dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name)
+        path = map->l_name;
+    dlclose(library);
+    return path;
+}
+
+void add_home(std::vector<std::string>& dirs, const char* variable) {
+    if (const char* home = std::getenv(variable); home && *home)
+        for (const char* sub : {"/lib64/", "/lib/"})
+            dirs.push_back(std::string(home) + sub);
+}
+
+}  // namespace
+
+std::vector<std::string> default_candidates() {
+    std::vector<std::string> candidates;
+    if (std::string loaded = already_loaded(); !loaded.empty())
+        candidates.push_back(loaded);
+    std::vector<std::string> dirs;
+    if (const char* path = std::getenv("LD_LIBRARY_PATH"))
+        for (std::string_view dir : split(path, ':'))
+            if (!dir.empty())
+                dirs.push_back(std::string(dir) + "/");
+    add_home(dirs, "CUDA_HOME");
+    add_home(dirs, "CUDA_PATH");
+    dirs.push_back("/usr/local/cuda/lib64/");
+    dirs.push_back("/usr/local/cuda/lib/");
+    for (const auto& nvidia : rtc::toolkit_search_from_environment().nvidia_package_dirs)
+        for (const char* package : {"/nccl/lib/", "/cu13/lib/"})
+            dirs.push_back(nvidia + package);
+    dirs.push_back("");  // last: the dynamic linker's own search
+    for (auto& candidate : gpukit::detail::library_candidates(dirs, {"libnccl.so.2", "libnccl.so"}))
+        candidates.push_back(std::move(candidate));
+    return candidates;
+}
+
+loaded_nccl load(const std::vector<std::string>& candidates) {
+    return gpukit::detail::load_from_candidates<nccl_api>(
+        candidates,
+        [](void* library, nccl_api& table, std::string& missing) {
+#define X(type, name, params) gpukit::detail::resolve_symbol(library, #name, table.name, missing);
+#include "gpukit/nccl/nccl_functions.inc"
+#undef X
+        },
+        "NCCL (libnccl.so.2, version 2.18 or newer) could not be loaded, so gpukit.nccl cannot run collectives; "
+        "install NCCL with the CUDA toolkit, the pip package nvidia-nccl-cu13 (or -cu12), or set CUDA_HOME or "
+        "LD_LIBRARY_PATH to its directory.");
+}
+
+}  // namespace detail
+
+namespace {
+
+detail::loaded_nccl load_default() { return detail::load(detail::default_candidates()); }
+
+detail::loaded_nccl& instance() { return gpukit::detail::leaked_instance<detail::loaded_nccl, load_default>(); }
+
+}  // namespace
+
+const nccl_api& api() { return gpukit::detail::table_of(instance()); }
+
+bool nccl_available() noexcept { return gpukit::detail::loads_without_failure<detail::loaded_nccl, load_default>(); }
+
+int version() {
+    int number = 0;
+    check(api().ncclGetVersion(&number), "ncclGetVersion");
+    return number;
+}
+
+std::string nccl_library_path() {
+    return gpukit::detail::library_file(reinterpret_cast<const void*>(api().ncclGetVersion));
+}
+
+}  // namespace gpukit::nccl

@@ -1,0 +1,222 @@
+#include "gpukit/nccl/communicator.hpp"
+
+#include "gpukit/core/error.hpp"
+#include "gpukit/nccl/error.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace gpukit::nccl {
+namespace {
+
+cuda::context_state_ptr primary_of(const cuda::device& dev) { return cuda::context::retain_primary(dev).state(); }
+
+void check_ranks(int nranks, int rank) {
+    if (nranks < 1)
+        throw argument_error("an NCCL communicator needs at least one rank, got nranks=" + std::to_string(nranks));
+    if (rank < 0 || rank >= nranks)
+        throw argument_error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(nranks) +
+                             ") for a communicator of " + std::to_string(nranks) + " ranks");
+}
+
+// Destroys or aborts `handle` from a destructor: never throws, reports a failure.
+void release_quietly(comm_t handle, const cuda::context_state_ptr& primary) noexcept {
+    try {
+        cuda::scoped_context in(*primary, std::nothrow);
+        if (const result code = api().ncclCommDestroy(handle); code != result::success)
+            cleanup_warning("ncclCommDestroy failed while releasing an NCCL communicator: " + result_name(code));
+    } catch (...) {
+    }
+}
+
+}  // namespace
+
+communicator::communicator(comm_t handle, cuda::context_state_ptr primary)
+    : handle_(handle), device_(primary->device_ordinal), primary_(std::move(primary)) {
+    // Owned from here on: if a query fails, the destructor gives the handle back.
+}
+
+communicator communicator::create(const unique_id& id, int nranks, int rank, const cuda::device& dev) {
+    check_ranks(nranks, rank);
+    cuda::context_state_ptr primary = primary_of(dev);
+    comm_t handle = nullptr;
+    {
+        cuda::scoped_context in(*primary);
+        check(api().ncclCommInitRank(&handle, nranks, id.raw(), rank), "ncclCommInitRank");
+    }
+    communicator made(handle, std::move(primary));
+    check(api().ncclCommUserRank(handle, &made.rank_), "ncclCommUserRank", handle);
+    check(api().ncclCommCount(handle, &made.size_), "ncclCommCount", handle);
+    return made;
+}
+
+communicator communicator::create(const unique_id& id, int nranks, int rank) {
+    check_ranks(nranks, rank);  // before looking for a context, so the error says what was wrong
+    const cuda::context current = cuda::context::current_or_throw(
+        "making an NCCL communicator without naming its device (it takes the current context's)");
+    return create(id, nranks, rank, current.get_device());
+}
+
+std::vector<communicator> communicator::init_all(const std::vector<cuda::device>& devices) {
+    if (devices.empty())
+        throw argument_error("init_all needs at least one device");
+    std::vector<int> ordinals;
+    std::vector<cuda::context_state_ptr> primaries;
+    for (const auto& dev : devices) {
+        if (std::find(ordinals.begin(), ordinals.end(), dev.ordinal()) != ordinals.end())
+            throw argument_error("init_all: device " + std::to_string(dev.ordinal()) +
+                                 " is named twice; NCCL runs one rank per device");
+        ordinals.push_back(dev.ordinal());
+        primaries.push_back(primary_of(dev));
+    }
+    std::vector<comm_t> handles(devices.size(), nullptr);
+    {
+        // NCCL switches devices while it sets the ranks up and switches back to the device it
+        // found current: with the first device's primary context pushed, the pop after the
+        // call restores whatever context the caller had.
+        cuda::scoped_context in(*primaries.front());
+        check(api().ncclCommInitAll(handles.data(), static_cast<int>(handles.size()), ordinals.data()),
+              "ncclCommInitAll");
+    }
+    std::vector<communicator> made;
+    made.reserve(handles.size());
+    for (std::size_t k = 0; k < handles.size(); ++k)
+        made.push_back(communicator(handles[k], std::move(primaries[k])));
+    for (auto& comm : made) {
+        check(api().ncclCommUserRank(comm.handle_, &comm.rank_), "ncclCommUserRank", comm.handle_);
+        check(api().ncclCommCount(comm.handle_, &comm.size_), "ncclCommCount", comm.handle_);
+    }
+    return made;
+}
+
+communicator::communicator(communicator&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), rank_(other.rank_), size_(other.size_),
+      device_(other.device_), primary_(std::move(other.primary_)) {}
+
+communicator& communicator::operator=(communicator&& other) noexcept {
+    if (this != &other) {
+        if (handle_)
+            release_quietly(handle_, primary_);
+        handle_ = std::exchange(other.handle_, nullptr);
+        rank_ = other.rank_;
+        size_ = other.size_;
+        device_ = other.device_;
+        primary_ = std::move(other.primary_);
+    }
+    return *this;
+}
+
+communicator::~communicator() {
+    if (handle_)
+        release_quietly(handle_, primary_);
+}
+
+void communicator::destroy() {
+    if (!handle_)
+        return;
+    // NCCL frees the communicator whatever it returns: never hand the handle to it again.
+    const comm_t handle = std::exchange(handle_, nullptr);
+    cuda::scoped_context in(*primary_);
+    check(api().ncclCommDestroy(handle), "ncclCommDestroy");
+}
+
+void communicator::abort() {
+    if (!handle_)
+        return;
+    const comm_t handle = std::exchange(handle_, nullptr);
+    cuda::scoped_context in(*primary_);
+    check(api().ncclCommAbort(handle), "ncclCommAbort");
+}
+
+comm_t communicator::handle() const {
+    if (!handle_)
+        throw logic_error("this NCCL communicator has been destroyed or aborted; it can no longer be used");
+    return handle_;
+}
+
+void communicator::check_rank(int rank, const char* what) const {
+    if (rank < 0 || rank >= size_)
+        throw argument_error(std::string(what) + " " + std::to_string(rank) + " is outside [0, " +
+                             std::to_string(size_) + ") for this communicator of " + std::to_string(size_) +
+                             (size_ == 1 ? " rank" : " ranks"));
+}
+
+std::optional<communicator> communicator::split(int color, int key) const {
+    if (color < 0 && color != split_no_color)
+        throw argument_error("split: color must be 0 or more, or split_no_color (" + std::to_string(split_no_color) +
+                             ") for a rank that joins no communicator; got " + std::to_string(color));
+    const comm_t parent = handle();
+    comm_t child = nullptr;
+    {
+        cuda::scoped_context in(*primary_);
+        check(api().ncclCommSplit(parent, color, key, &child, nullptr), "ncclCommSplit", parent);
+    }
+    if (!child)
+        return std::nullopt;
+    communicator made(child, primary_);
+    check(api().ncclCommUserRank(child, &made.rank_), "ncclCommUserRank", child);
+    check(api().ncclCommCount(child, &made.size_), "ncclCommCount", child);
+    return made;
+}
+
+void communicator::all_reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op,
+                              cuda::stream_view stream) const {
+    const comm_t h = handle();
+    cuda::scoped_context in(*primary_);
+    check(api().ncclAllReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), h, stream.handle()),
+          "ncclAllReduce", h);
+}
+
+void communicator::reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op, int root,
+                          cuda::stream_view stream) const {
+    const comm_t h = handle();
+    check_rank(root, "root");
+    cuda::scoped_context in(*primary_);
+    check(api().ncclReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), root, h,
+                           stream.handle()),
+          "ncclReduce", h);
+}
+
+void communicator::broadcast(const void* send, void* recv, std::size_t count, data_type type, int root,
+                             cuda::stream_view stream) const {
+    const comm_t h = handle();
+    check_rank(root, "root");
+    cuda::scoped_context in(*primary_);
+    check(api().ncclBroadcast(send, recv, count, static_cast<int>(type), root, h, stream.handle()), "ncclBroadcast",
+          h);
+}
+
+void communicator::all_gather(const void* send, void* recv, std::size_t send_count, data_type type,
+                              cuda::stream_view stream) const {
+    const comm_t h = handle();
+    cuda::scoped_context in(*primary_);
+    check(api().ncclAllGather(send, recv, send_count, static_cast<int>(type), h, stream.handle()), "ncclAllGather",
+          h);
+}
+
+void communicator::reduce_scatter(const void* send, void* recv, std::size_t recv_count, data_type type,
+                                  reduce_op op, cuda::stream_view stream) const {
+    const comm_t h = handle();
+    cuda::scoped_context in(*primary_);
+    check(api().ncclReduceScatter(send, recv, recv_count, static_cast<int>(type), static_cast<int>(op), h,
+                                  stream.handle()),
+          "ncclReduceScatter", h);
+}
+
+void communicator::send(const void* buffer, std::size_t count, data_type type, int peer,
+                        cuda::stream_view stream) const {
+    const comm_t h = handle();
+    check_rank(peer, "peer");
+    cuda::scoped_context in(*primary_);
+    check(api().ncclSend(buffer, count, static_cast<int>(type), peer, h, stream.handle()), "ncclSend", h);
+}
+
+void communicator::recv(void* buffer, std::size_t count, data_type type, int peer, cuda::stream_view stream) const {
+    const comm_t h = handle();
+    check_rank(peer, "peer");
+    cuda::scoped_context in(*primary_);
+    check(api().ncclRecv(buffer, count, static_cast<int>(type), peer, h, stream.handle()), "ncclRecv", h);
+}
+
+}  // namespace gpukit::nccl

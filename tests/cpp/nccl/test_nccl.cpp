@@ -1,0 +1,274 @@
+// gpukit::nccl without a GPU: the loader's candidates and failure message, the ABI gpukit
+// declares against nccl.h (where the header exists), error translation, the dtype and op
+// tables, unique ids, and the size rules of every collective.
+#include "gpukit/core/error.hpp"
+#include "gpukit/nccl/api.hpp"
+#include "gpukit/nccl/call_checks.hpp"
+#include "gpukit/nccl/error.hpp"
+#include "gpukit/nccl/types.hpp"
+#include "gpukit/nccl/unique_id.hpp"
+#include "gpukit/rtc/toolkit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#if __has_include(<nccl.h>)
+#include <nccl.h>
+#define GPUKIT_HAVE_NCCL_H 1
+#endif
+
+namespace {
+
+using namespace gpukit;
+using namespace gpukit::nccl;
+
+std::ptrdiff_t position(const std::vector<std::string>& list, const std::string& item) {
+    const auto found = std::find(list.begin(), list.end(), item);
+    return found == list.end() ? -1 : found - list.begin();
+}
+
+TEST(NcclLoader, FailureNamesTheLibraryAndEveryCandidate) {
+    const auto loaded = nccl::detail::load({"/nonexistent/libnccl.so.2", "libnccl-bogus.so.7"});
+    const std::string& why = loaded.load_failure;
+    EXPECT_NE(why.find("NCCL (libnccl.so.2"), std::string::npos) << why;
+    EXPECT_NE(why.find("nvidia-nccl-cu13"), std::string::npos) << why;
+    EXPECT_NE(why.find("/nonexistent/libnccl.so.2: not found"), std::string::npos) << why;
+    EXPECT_NE(why.find("libnccl-bogus.so.7: not found"), std::string::npos) << why;
+    EXPECT_EQ(loaded.table.ncclAllReduce, nullptr);
+}
+
+TEST(NcclLoader, ALibraryWithoutTheEntryPointsIsRefused) {
+    const auto loaded = nccl::detail::load({"libc.so.6"});
+    EXPECT_NE(loaded.load_failure.find("libc.so.6: lacks ncclAllGather"), std::string::npos) << loaded.load_failure;
+}
+
+TEST(NcclLoader, CandidatesInTheDocumentedOrder) {
+    const char* saved_path = std::getenv("LD_LIBRARY_PATH");
+    const std::string saved = saved_path ? saved_path : "";
+    const char* saved_home = std::getenv("CUDA_HOME");
+    const std::string home = saved_home ? saved_home : "";
+    ::setenv("LD_LIBRARY_PATH", "/first:/second", 1);
+    ::setenv("CUDA_HOME", "/toolkit", 1);
+    rtc::set_nvidia_package_dirs({"/site/nvidia"});
+    const std::vector<std::string> c = nccl::detail::default_candidates();
+    rtc::set_nvidia_package_dirs({});
+    saved_path ? ::setenv("LD_LIBRARY_PATH", saved.c_str(), 1) : ::unsetenv("LD_LIBRARY_PATH");
+    saved_home ? ::setenv("CUDA_HOME", home.c_str(), 1) : ::unsetenv("CUDA_HOME");
+
+    const std::vector<std::string> expected_order = {
+        "/first/libnccl.so.2",
+        "/second/libnccl.so.2",
+        "/toolkit/lib64/libnccl.so.2",
+        "/toolkit/lib/libnccl.so.2",
+        "/usr/local/cuda/lib64/libnccl.so.2",
+        "/usr/local/cuda/lib/libnccl.so.2",
+        "/site/nvidia/nccl/lib/libnccl.so.2",
+        "/site/nvidia/cu13/lib/libnccl.so.2",
+        "libnccl.so.2",
+        "libnccl.so",
+    };
+    std::ptrdiff_t previous = -1;
+    for (const auto& item : expected_order) {
+        const std::ptrdiff_t at = position(c, item);
+        ASSERT_GE(at, 0) << item << " is not a candidate";
+        EXPECT_GT(at, previous) << item << " is out of order";
+        previous = at;
+    }
+    EXPECT_EQ(c.back(), "libnccl.so");  // the dynamic linker's search comes last
+    EXPECT_GE(position(c, "/first/libnccl.so"), 0);  // the unversioned name too
+}
+
+#ifdef GPUKIT_HAVE_NCCL_H
+// gpukit declares NCCL's ABI itself (api.hpp); here it is checked against the real header.
+static_assert(sizeof(raw_unique_id) == sizeof(ncclUniqueId));
+static_assert(unique_id_bytes == NCCL_UNIQUE_ID_BYTES);
+static_assert(split_no_color == NCCL_SPLIT_NOCOLOR);
+static_assert(static_cast<int>(result::success) == ncclSuccess);
+static_assert(static_cast<int>(result::unhandled_cuda_error) == ncclUnhandledCudaError);
+static_assert(static_cast<int>(result::system_error) == ncclSystemError);
+static_assert(static_cast<int>(result::internal_error) == ncclInternalError);
+static_assert(static_cast<int>(result::invalid_argument) == ncclInvalidArgument);
+static_assert(static_cast<int>(result::invalid_usage) == ncclInvalidUsage);
+static_assert(static_cast<int>(result::remote_error) == ncclRemoteError);
+static_assert(static_cast<int>(result::in_progress) == ncclInProgress);
+static_assert(static_cast<int>(data_type::int8) == ncclInt8);
+static_assert(static_cast<int>(data_type::uint8) == ncclUint8);
+static_assert(static_cast<int>(data_type::int32) == ncclInt32);
+static_assert(static_cast<int>(data_type::uint32) == ncclUint32);
+static_assert(static_cast<int>(data_type::int64) == ncclInt64);
+static_assert(static_cast<int>(data_type::uint64) == ncclUint64);
+static_assert(static_cast<int>(data_type::float16) == ncclFloat16);
+static_assert(static_cast<int>(data_type::float32) == ncclFloat32);
+static_assert(static_cast<int>(data_type::float64) == ncclFloat64);
+static_assert(static_cast<int>(data_type::bfloat16) == ncclBfloat16);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+static_assert(static_cast<int>(data_type::float8_e4m3) == ncclFloat8e4m3);
+static_assert(static_cast<int>(data_type::float8_e5m2) == ncclFloat8e5m2);
+#endif
+static_assert(static_cast<int>(reduce_op::sum) == ncclSum);
+static_assert(static_cast<int>(reduce_op::prod) == ncclProd);
+static_assert(static_cast<int>(reduce_op::max) == ncclMax);
+static_assert(static_cast<int>(reduce_op::min) == ncclMin);
+static_assert(static_cast<int>(reduce_op::avg) == ncclAvg);
+#endif
+
+TEST(NcclErrors, CarryCodeRoutineAndName) {
+    try {
+        throw_nccl_error(result::invalid_argument, "ncclAllReduce");
+        FAIL() << "nothing thrown";
+    } catch (const nccl_error& e) {
+        EXPECT_EQ(e.code(), 4);
+        EXPECT_EQ(e.routine(), "ncclAllReduce");
+        EXPECT_EQ(std::string(e.what()).rfind("ncclAllReduce failed: ncclInvalidArgument", 0), 0u) << e.what();
+        const api_error& base = e;  // the same base as cuda_error and cl_error
+        EXPECT_EQ(base.code(), 4);
+    }
+    EXPECT_NO_THROW(check(result::success, "ncclGroupStart"));
+    EXPECT_THROW(check(result::remote_error, "ncclSend"), nccl_error);
+    EXPECT_EQ(result_name(result::system_error), "ncclSystemError");
+    EXPECT_EQ(result_name(static_cast<result>(42)), "ncclResult_t 42");
+    EXPECT_THROW(throw argument_error("x"), gpukit::logic_error);
+}
+
+TEST(NcclErrors, MessageHasNcclsTextWhenTheLibraryLoads) {
+    if (!nccl_available())
+        GTEST_SKIP() << "libnccl.so.2 is not on this machine";
+    try {
+        throw_nccl_error(result::invalid_usage, "ncclGroupEnd");
+    } catch (const nccl_error& e) {
+        const std::string text = api().ncclGetErrorString(result::invalid_usage);
+        EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+}
+
+TEST(NcclTypes, NamesSizesAndNcclNumbering) {
+    struct expected {
+        const char* name;
+        std::size_t size;
+        int value;
+    };
+    const expected all[] = {{"int8", 1, 0},     {"uint8", 1, 1},    {"int32", 4, 2},         {"uint32", 4, 3},
+                            {"int64", 8, 4},    {"uint64", 8, 5},   {"float16", 2, 6},       {"float32", 4, 7},
+                            {"float64", 8, 8},  {"bfloat16", 2, 9}, {"float8_e4m3fn", 1, 10}, {"float8_e5m2", 1, 11}};
+    for (const auto& e : all) {
+        const auto t = data_type_from_name(e.name);
+        ASSERT_TRUE(t) << e.name;
+        EXPECT_EQ(static_cast<int>(*t), e.value) << e.name;
+        EXPECT_EQ(size_of(*t), e.size) << e.name;
+        EXPECT_EQ(name(*t), e.name);
+        EXPECT_NE(data_type_names().find(e.name), std::string_view::npos) << e.name;
+    }
+    EXPECT_EQ(data_type_from_name("float8_e4m3"), data_type::float8_e4m3);
+    for (const char* refused : {"float", "double", "int16", "bool", "complex64", "", "Float32"})
+        EXPECT_FALSE(data_type_from_name(refused)) << refused;
+}
+
+TEST(NcclTypes, ReduceOps) {
+    const std::pair<const char*, int> all[] = {{"sum", 0}, {"prod", 1}, {"max", 2}, {"min", 3}, {"avg", 4}};
+    for (const auto& [n, value] : all) {
+        const auto op = reduce_op_from_name(n);
+        ASSERT_TRUE(op) << n;
+        EXPECT_EQ(static_cast<int>(*op), value);
+        EXPECT_EQ(name(*op), n);
+    }
+    EXPECT_FALSE(reduce_op_from_name("mean"));
+    EXPECT_FALSE(reduce_op_from_name("SUM"));
+}
+
+TEST(NcclUniqueId, BytesRoundTripAndWrongSizes) {
+    std::vector<std::byte> bytes(unique_id_bytes);
+    for (std::size_t k = 0; k < bytes.size(); ++k)
+        bytes[k] = static_cast<std::byte>(k * 7 + 3);
+    const unique_id id = unique_id::from_bytes(bytes);
+    EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), id.bytes().begin()));
+    const raw_unique_id raw = id.raw();
+    EXPECT_EQ(static_cast<unsigned char>(raw.internal[127]), static_cast<unsigned char>(127 * 7 + 3));
+    EXPECT_EQ(unique_id::from_bytes(bytes), id);
+    bytes[5] = std::byte{0};
+    EXPECT_FALSE(unique_id::from_bytes(bytes) == id);
+    EXPECT_THROW(unique_id::from_bytes(std::vector<std::byte>(127)), argument_error);
+    EXPECT_THROW(unique_id::from_bytes(std::vector<std::byte>(129)), argument_error);
+}
+
+// plan_call: the size rules, on made-up addresses (nothing is dereferenced).
+buffer_arg sized(std::uintptr_t address, std::size_t n, data_type t = data_type::float32, const char* name = "sendbuf") {
+    return {address, t, n, name};
+}
+buffer_arg bare(std::uintptr_t address, data_type t = data_type::float32, const char* name = "recvbuf") {
+    return {address, t, std::nullopt, name};
+}
+
+TEST(NcclPlanCall, CountComesFromTheBuffers) {
+    const auto a = plan_call(collective::all_reduce, 4, 1, sized(0x1000, 10), sized(0x9000, 10, data_type::float32, "recvbuf"),
+                             std::nullopt);
+    EXPECT_EQ(a.count, 10u);
+    EXPECT_EQ(a.send, reinterpret_cast<const void*>(0x1000));
+    EXPECT_EQ(a.recv, reinterpret_cast<void*>(0x9000));
+    // all_gather: recvbuf holds ranks * count; reduce_scatter: sendbuf does.
+    EXPECT_EQ(plan_call(collective::all_gather, 4, 0, sized(0x1000, 3), sized(0x9000, 12), std::nullopt).count, 3u);
+    EXPECT_EQ(plan_call(collective::reduce_scatter, 4, 0, sized(0x1000, 12), sized(0x9000, 3), std::nullopt).count, 3u);
+    // From recvbuf when sendbuf is a bare pointer.
+    EXPECT_EQ(plan_call(collective::all_gather, 4, 0, bare(0x1000), sized(0x9000, 12), std::nullopt).count, 3u);
+}
+
+TEST(NcclPlanCall, InPlaceAllGatherAndReduceScatterUseThisRanksPart) {
+    // One buffer of 4 ranks * 5 float64: rank 2's part starts 2 * 5 * 8 bytes in.
+    const buffer_arg one = sized(0x10000, 20, data_type::float64);
+    const auto gather = plan_call(collective::all_gather, 4, 2, one, one, std::nullopt);
+    EXPECT_EQ(gather.count, 5u);
+    EXPECT_EQ(gather.send, reinterpret_cast<const void*>(0x10000 + 80));
+    EXPECT_EQ(gather.recv, reinterpret_cast<void*>(0x10000));
+    const auto scatter = plan_call(collective::reduce_scatter, 4, 3, one, one, std::nullopt);
+    EXPECT_EQ(scatter.count, 5u);
+    EXPECT_EQ(scatter.send, reinterpret_cast<const void*>(0x10000));
+    EXPECT_EQ(scatter.recv, reinterpret_cast<void*>(0x10000 + 120));
+    // Other collectives in place: the buffer is the count.
+    const auto reduce = plan_call(collective::all_reduce, 4, 3, one, one, std::nullopt);
+    EXPECT_EQ(reduce.count, 20u);
+    EXPECT_EQ(reduce.send, reduce.recv);
+}
+
+TEST(NcclPlanCall, MismatchesAreRefusedWithWhatWasExpected) {
+    try {
+        plan_call(collective::all_gather, 2, 0, sized(0x1000, 3), sized(0x9000, 5, data_type::float32, "recvbuf"),
+                  std::nullopt);
+        FAIL() << "nothing thrown";
+    } catch (const argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("all_gather: recvbuf holds 5 elements but must hold 6 elements"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(plan_call(collective::all_reduce, 2, 0, sized(0x1000, 3), sized(0x9000, 4), std::nullopt),
+                 argument_error);
+    // An in-place all_gather buffer must split into one part per rank.
+    EXPECT_THROW(plan_call(collective::all_gather, 4, 0, sized(0x1000, 10), sized(0x1000, 10), std::nullopt),
+                 argument_error);
+    EXPECT_THROW(plan_call(collective::reduce_scatter, 3, 0, sized(0x1000, 10), sized(0x9000, 3), std::nullopt),
+                 argument_error);
+    // Types must agree: TypeError in Python.
+    EXPECT_THROW(plan_call(collective::all_reduce, 1, 0, sized(0x1000, 3, data_type::float32),
+                           sized(0x9000, 3, data_type::int32), std::nullopt),
+                 gpukit::type_error);
+    // Bare pointers only: count= is needed.
+    try {
+        plan_call(collective::broadcast, 1, 0, bare(0x1000), bare(0x9000), std::nullopt);
+        FAIL() << "nothing thrown";
+    } catch (const argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("count= is needed"), std::string::npos) << e.what();
+    }
+}
+
+TEST(NcclPlanCall, AnExplicitCountNeedsAtLeastThatMuch) {
+    const auto a = plan_call(collective::all_reduce, 2, 0, sized(0x1000, 10), bare(0x9000), 4);
+    EXPECT_EQ(a.count, 4u);  // a prefix of a larger buffer
+    EXPECT_EQ(plan_call(collective::all_gather, 2, 0, bare(0x1000), bare(0x9000), 7).count, 7u);
+    EXPECT_THROW(plan_call(collective::all_gather, 2, 0, sized(0x1000, 4), sized(0x9000, 7), 4), argument_error);
+    EXPECT_THROW(plan_call(collective::all_reduce, 2, 0, sized(0x1000, 3), bare(0x9000), 4), argument_error);
+    EXPECT_EQ(plan_call(collective::all_reduce, 2, 0, sized(0x1000, 0), sized(0x9000, 0), std::nullopt).count, 0u);
+}
+
+}  // namespace

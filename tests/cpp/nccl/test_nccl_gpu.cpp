@@ -1,0 +1,247 @@
+// gpukit::nccl on one GPU: a one-rank communicator runs every collective (NCCL refuses two
+// ranks on one device), checked byte for byte against the input, with a sentinel past the
+// count; send/recv to itself in a group; split; destroy and abort; and what check_call
+// refuses (another context's memory, host memory, a bad root).
+// Skips without a device, and without libnccl.so.2 (set LD_LIBRARY_PATH to a pip package's
+// site-packages/nvidia/nccl/lib where the toolkit has none).
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/copy.hpp"
+#include "gpukit/cuda/memory.hpp"
+#include "gpukit/nccl/call_checks.hpp"
+#include "gpukit/nccl/communicator.hpp"
+#include "gpukit/nccl/error.hpp"
+#include "gpukit/nccl/group.hpp"
+#include "gpu_test.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+using namespace gpukit;
+using namespace gpukit::nccl;
+
+class NcclGpu : public ::testing::Test {
+protected:
+    void SetUp() override {
+        GPUKIT_REQUIRE_GPU();
+        if (!nccl_available())
+            GTEST_SKIP() << "libnccl.so.2 could not be loaded (set LD_LIBRARY_PATH to its directory)";
+        primary.emplace(cuda::context::retain_primary(cuda::device::get(0)));
+        primary->push();
+        comm.emplace(communicator::create(get_unique_id(), 1, 0, cuda::device::get(0)));
+    }
+    void TearDown() override {
+        comm.reset();
+        if (primary) {
+            cuda::context::pop();
+            primary->detach();
+        }
+    }
+    std::optional<cuda::context> primary;
+    std::optional<communicator> comm;
+};
+
+// Bits of the small integer v (0..7, exact in every type) in a float format.
+std::uint64_t float_bits(unsigned v, int mantissa_bits, int bias) {
+    if (v == 0)
+        return 0;
+    int e = 0;
+    while ((v >> (e + 1)) != 0)
+        ++e;
+    const std::uint64_t mantissa = (static_cast<std::uint64_t>(v) << mantissa_bits >> e) & ((1u << mantissa_bits) - 1);
+    return (static_cast<std::uint64_t>(e + bias) << mantissa_bits) | mantissa;
+}
+
+// n elements of `t` holding 0..7 in turn, as bytes.
+std::vector<std::uint8_t> pattern(data_type t, std::size_t n) {
+    const std::size_t size = size_of(t);
+    std::vector<std::uint8_t> bytes(n * size);
+    for (std::size_t k = 0; k < n; ++k) {
+        const unsigned v = static_cast<unsigned>((k * 5 + 3) % 8);
+        std::uint64_t bits = v;  // the integer types
+        switch (t) {
+        case data_type::float16: bits = float_bits(v, 10, 15); break;
+        case data_type::bfloat16: bits = float_bits(v, 7, 127); break;
+        case data_type::float32: bits = float_bits(v, 23, 127); break;
+        case data_type::float64: bits = float_bits(v, 52, 1023); break;
+        case data_type::float8_e4m3: bits = float_bits(v, 3, 7); break;
+        case data_type::float8_e5m2: bits = float_bits(v, 2, 15); break;
+        default: break;
+        }
+        std::memcpy(bytes.data() + k * size, &bits, size);  // little-endian: the low bytes
+    }
+    return bytes;
+}
+
+struct device_buffer {
+    explicit device_buffer(const std::vector<std::uint8_t>& bytes)
+        : memory(cuda::device_allocation::allocate(bytes.size())), size(bytes.size()) {
+        cuda::memcpy_htod(memory.get(), bytes.data(), bytes.size());
+    }
+    std::vector<std::uint8_t> read() const {
+        std::vector<std::uint8_t> host(size);
+        cuda::memcpy_dtoh(host.data(), memory.get(), size);
+        return host;
+    }
+    void* ptr() const { return reinterpret_cast<void*>(memory.get()); }
+    cuda::device_allocation memory;
+    std::size_t size;
+};
+
+const data_type every_type[] = {data_type::int8,    data_type::uint8,       data_type::int32,
+                                data_type::uint32,  data_type::int64,       data_type::uint64,
+                                data_type::float16, data_type::float32,     data_type::float64,
+                                data_type::bfloat16, data_type::float8_e4m3, data_type::float8_e5m2};
+const reduce_op every_op[] = {reduce_op::sum, reduce_op::prod, reduce_op::max, reduce_op::min, reduce_op::avg};
+
+TEST_F(NcclGpu, OneRankDescribesItself) {
+    EXPECT_EQ(comm->rank(), 0);
+    EXPECT_EQ(comm->size(), 1);
+    EXPECT_EQ(comm->device_ordinal(), 0);
+    EXPECT_EQ(comm->context()->handle, primary->handle());
+}
+
+// On one rank every reduction gives back its input; 37 of 41 elements, so the last 4 of the
+// receiving buffer (a sentinel) must stay as they were.
+TEST_F(NcclGpu, AllReduceEveryTypeAndOpOutOfPlaceAndInPlace) {
+    const std::size_t n = 41, count = 37;
+    for (data_type t : every_type)
+        for (reduce_op op : every_op) {
+            SCOPED_TRACE(std::string(name(t)) + " " + std::string(name(op)));
+            const auto input = pattern(t, n);
+            device_buffer send(input);
+            device_buffer recv(std::vector<std::uint8_t>(input.size(), 0xAB));
+            comm->all_reduce(send.ptr(), recv.ptr(), count, t, op, {});
+            auto expected = std::vector<std::uint8_t>(input.begin(), input.begin() + count * size_of(t));
+            expected.resize(input.size(), 0xAB);
+            EXPECT_EQ(recv.read(), expected);
+            comm->all_reduce(send.ptr(), send.ptr(), n, t, op, {});
+            EXPECT_EQ(send.read(), input);
+        }
+}
+
+TEST_F(NcclGpu, EveryOtherCollectiveOnOneRank) {
+    const data_type t = data_type::int32;
+    const std::size_t n = 29;
+    const auto input = pattern(t, n);
+    const std::vector<std::uint8_t> blank(input.size(), 0x5C);
+    {
+        device_buffer send(input), recv(blank);
+        comm->reduce(send.ptr(), recv.ptr(), n, t, reduce_op::max, 0, {});
+        EXPECT_EQ(recv.read(), input);
+    }
+    {
+        device_buffer send(input), recv(blank);
+        comm->broadcast(send.ptr(), recv.ptr(), n, t, 0, {});
+        EXPECT_EQ(recv.read(), input);
+    }
+    {
+        device_buffer send(input), recv(blank);
+        comm->all_gather(send.ptr(), recv.ptr(), n, t, {});
+        EXPECT_EQ(recv.read(), input);
+    }
+    {
+        device_buffer send(input), recv(blank);
+        comm->reduce_scatter(send.ptr(), recv.ptr(), n, t, reduce_op::sum, {});
+        EXPECT_EQ(recv.read(), input);
+    }
+}
+
+TEST_F(NcclGpu, SendAndReceiveToItselfInAGroupOnAStream) {
+    const auto input = pattern(data_type::float64, 17);
+    device_buffer send(input), recv(std::vector<std::uint8_t>(input.size(), 0));
+    cuda::stream s = cuda::stream::create();
+    group g;
+    comm->send(send.ptr(), 17, data_type::float64, 0, s);
+    comm->recv(recv.ptr(), 17, data_type::float64, 0, s);
+    g.end();
+    s.synchronize();
+    EXPECT_EQ(recv.read(), input);
+    EXPECT_THROW(g.end(), gpukit::logic_error);
+}
+
+TEST_F(NcclGpu, GroupEndLeavesTheCallersContextCurrent) {
+    cuda::context own = cuda::context::create(cuda::device::get(0));  // made current
+    const auto input = pattern(data_type::uint8, 9);
+    // Buffers in the primary context, where the communicator works.
+    primary->push();
+    device_buffer send(input), recv(std::vector<std::uint8_t>(input.size(), 0));
+    cuda::context::pop();
+    {
+        group g;
+        comm->send(send.ptr(), 9, data_type::uint8, 0, {});
+        comm->recv(recv.ptr(), 9, data_type::uint8, 0, {});
+        g.end();
+    }
+    EXPECT_EQ(cuda::context::current()->handle(), own.handle());
+    primary->synchronize();
+    primary->push();
+    EXPECT_EQ(recv.read(), input);
+    cuda::context::pop();
+    own.detach();
+}
+
+TEST_F(NcclGpu, SplitAndNoColor) {
+    std::optional<communicator> half = comm->split(3, 0);
+    ASSERT_TRUE(half);
+    EXPECT_EQ(half->size(), 1);
+    EXPECT_EQ(half->rank(), 0);
+    const auto input = pattern(data_type::float32, 8);
+    device_buffer a(input), b(std::vector<std::uint8_t>(input.size(), 0));
+    half->all_reduce(a.ptr(), b.ptr(), 8, data_type::float32, reduce_op::sum, {});
+    EXPECT_EQ(b.read(), input);
+    EXPECT_FALSE(comm->split(split_no_color, 0));
+    EXPECT_THROW(comm->split(-2, 0), argument_error);
+}
+
+TEST_F(NcclGpu, DestroyAndAbortEndTheCommunicator) {
+    communicator other = communicator::create(get_unique_id(), 1, 0, cuda::device::get(0));
+    other.abort();
+    EXPECT_TRUE(other.is_destroyed());
+    EXPECT_THROW(other.handle(), gpukit::logic_error);
+    EXPECT_NO_THROW(other.abort());
+    EXPECT_NO_THROW(other.destroy());
+    comm->destroy();
+    EXPECT_THROW(comm->all_reduce(nullptr, nullptr, 0, data_type::int8, reduce_op::sum, {}), gpukit::logic_error);
+    // The current context stayed the primary one throughout.
+    EXPECT_EQ(cuda::context::current()->handle(), primary->handle());
+}
+
+TEST_F(NcclGpu, InitAllOverOneDevice) {
+    std::vector<communicator> all = communicator::init_all({cuda::device::get(0)});
+    ASSERT_EQ(all.size(), 1u);
+    EXPECT_EQ(all[0].size(), 1);
+    EXPECT_EQ(all[0].device_ordinal(), 0);
+    EXPECT_THROW(communicator::init_all({cuda::device::get(0), cuda::device::get(0)}), argument_error);
+    EXPECT_THROW(communicator::init_all({}), argument_error);
+}
+
+TEST_F(NcclGpu, CheckCallRefusesForeignMemoryAndBadRanks) {
+    const auto input = pattern(data_type::float32, 4);
+    device_buffer mine(input);
+    const buffer_arg good{reinterpret_cast<std::uintptr_t>(mine.ptr()), data_type::float32, 4, "sendbuf"};
+    EXPECT_EQ(check_call(collective::all_reduce, *comm, good, good, std::nullopt, {}).count, 4u);
+
+    cuda::context own = cuda::context::create(cuda::device::get(0));
+    device_buffer foreign(input);  // in `own`, not the primary context
+    cuda::context::pop();
+    const buffer_arg other{reinterpret_cast<std::uintptr_t>(foreign.ptr()), data_type::float32, 4, "recvbuf"};
+    try {
+        check_call(collective::all_reduce, *comm, good, other, std::nullopt, {});
+        FAIL() << "nothing thrown";
+    } catch (const argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("primary context"), std::string::npos) << e.what();
+    }
+    std::vector<float> host(4);
+    const buffer_arg on_host{reinterpret_cast<std::uintptr_t>(host.data()), data_type::float32, 4, "recvbuf"};
+    EXPECT_THROW(check_call(collective::all_reduce, *comm, good, on_host, std::nullopt, {}), argument_error);
+    EXPECT_THROW(comm->reduce(mine.ptr(), mine.ptr(), 4, data_type::float32, reduce_op::sum, 1, {}), argument_error);
+    EXPECT_THROW(comm->send(mine.ptr(), 4, data_type::float32, -1, {}), argument_error);
+    own.push();
+    foreign.memory.free();
+    own.detach();
+}
+
+}  // namespace

@@ -1,0 +1,532 @@
+"""gpukit.nccl: the library, unique ids and argument checks without a GPU; one-rank
+communicators running every collective on GPUArray, gpukit.cuda, CuPy, PyTorch and numba
+arrays (NCCL refuses two ranks on one GPU, so on one device every reduction gives back its
+input: the tests then check the data path, counts, offsets and sentinels); multi-rank tests
+(init_all over every device, two processes joined by a unique id) that skip with the reason
+on fewer than two GPUs; and from_mpi over a one-process MPI world.
+
+IPC memory handles between two processes are tested in test_memory.py
+(test_ipc_across_processes) and test_stream_event.py (test_ipc_event_across_processes)."""
+import multiprocessing
+import pickle
+
+import numpy as np
+import pytest
+
+import gpukit.driver as drv
+import gpukit.nccl as nccl
+from conftest import drain_context_stack
+
+# numpy's types that NCCL has (bfloat16 and float8 come from ml_dtypes, tested apart).
+NUMPY_TYPES = [np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64, np.float16, np.float32, np.float64]
+OPS = ["sum", "prod", "max", "min", "avg"]
+
+
+def _device_count():
+    if not drv.driver_available():
+        return 0
+    try:
+        return drv.Device.count()
+    except drv.Error:
+        return 0
+
+
+needs_nccl = pytest.mark.skipif(not nccl.available(), reason="libnccl.so.2 could not be loaded on this machine")
+needs_two_gpus = pytest.mark.skipif(_device_count() < 2, reason="needs two CUDA devices (NCCL runs one rank per GPU)")
+
+
+def reference(op, inputs):
+    """What `op` over the ranks' inputs gives, in their dtype."""
+    stack = np.stack(inputs)
+    if op == "sum":
+        return stack.sum(axis=0, dtype=stack.dtype)
+    if op == "prod":
+        return stack.prod(axis=0, dtype=stack.dtype)
+    if op == "max":
+        return stack.max(axis=0)
+    if op == "min":
+        return stack.min(axis=0)
+    total = stack.sum(axis=0, dtype=stack.dtype)
+    if np.issubdtype(stack.dtype, np.integer):
+        return (total // len(inputs)).astype(stack.dtype)
+    return (total / len(inputs)).astype(stack.dtype)
+
+
+def values(dtype, n, seed):
+    """n values exact in `dtype` (small integers, also exact in float16), none of them zero."""
+    return np.random.default_rng(seed).integers(1, 8, n).astype(dtype)
+
+
+# --- without a GPU -------------------------------------------------------------------------
+
+def test_public_names():
+    assert set(nccl.__all__) == {"Communicator", "NcclError", "available", "version", "library_path",
+                                 "get_unique_id", "group", "from_mpi", "UNIQUE_ID_BYTES", "SPLIT_NOCOLOR"}
+    assert issubclass(nccl.NcclError, drv.Error)
+    assert nccl.UNIQUE_ID_BYTES == 128
+
+
+def test_library_is_found_or_says_why():
+    if not nccl.available():
+        with pytest.raises(drv.RuntimeError, match="libnccl.so.2"):
+            nccl.version()
+        pytest.skip("libnccl.so.2 is not on this machine; the error above names it")
+    assert nccl.version() >= 21800
+    assert "libnccl" in nccl.library_path()
+
+
+@needs_nccl
+def test_unique_id_is_bytes_that_travel():
+    first, second = nccl.get_unique_id(), nccl.get_unique_id()
+    assert isinstance(first, bytes) and len(first) == nccl.UNIQUE_ID_BYTES
+    assert first != second
+    assert pickle.loads(pickle.dumps(first)) == first
+    assert bytes.fromhex(first.hex()) == first
+
+
+def test_bad_unique_ids_and_ranks_are_refused_before_cuda():
+    with pytest.raises(ValueError, match="128 bytes, got 10"):
+        nccl.Communicator(1, b"x" * 10, 0)
+    with pytest.raises(ValueError, match="128 bytes, got 129"):
+        nccl.Communicator(1, bytearray(129), 0)
+    with pytest.raises(TypeError):
+        nccl.Communicator(1, 12345, 0)
+    with pytest.raises(ValueError, match=r"rank 2 is outside \[0, 2\)"):
+        nccl.Communicator(2, bytes(128), 2)
+    with pytest.raises(ValueError, match="at least one rank"):
+        nccl.Communicator(0, bytes(128), 0)
+    with pytest.raises(TypeError):
+        nccl.Communicator(1, bytes(128), 0, devic=0)
+
+
+def test_from_mpi_uses_the_mpi_ranks():
+    class FakeComm:  # rank 3 of a world of 2: refused before any CUDA call
+        def Get_rank(self):
+            return 3
+
+        def Get_size(self):
+            return 2
+
+        def bcast(self, obj, root):
+            assert root == 0 and obj is None
+            return bytes(128)
+
+    with pytest.raises(ValueError, match=r"rank 3 is outside \[0, 2\)"):
+        nccl.from_mpi(FakeComm())
+
+
+def test_group_exit_without_enter():
+    with pytest.raises(drv.LogicError, match="not entered"):
+        nccl.group().__exit__(None, None, None)
+
+
+# --- one GPU: a one-rank communicator -------------------------------------------------------
+
+@pytest.fixture
+def comm(primary_ctx):
+    if not nccl.available():
+        pytest.skip("libnccl.so.2 could not be loaded on this machine")
+    c = nccl.Communicator(1, nccl.get_unique_id(), 0)
+    yield c
+    c.destroy()
+
+
+@pytest.mark.gpu
+def test_one_rank_describes_itself(comm):
+    assert (comm.rank, comm.size, comm.device.pci_bus_id()) == (0, 1, drv.Device(0).pci_bus_id())
+    assert "rank 0 of 1 on device 0" in repr(comm)
+    assert not comm.is_destroyed
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", NUMPY_TYPES, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("op", OPS)
+def test_all_reduce_every_type_and_op_on_gpuarrays(comm, dtype, op):
+    import gpukit.gpuarray as gpuarray
+    x = values(dtype, 1001, 1)
+    send = gpuarray.to_gpu(x)
+    recv = gpuarray.to_gpu(np.full_like(x, 9))
+    comm.all_reduce(send, recv, op)
+    np.testing.assert_array_equal(recv.get(), reference(op, [x]))
+    comm.all_reduce(send, op=op)  # in place
+    np.testing.assert_array_equal(send.get(), reference(op, [x]))
+
+
+@pytest.mark.gpu
+def test_count_leaves_the_rest_of_the_buffer(comm):
+    import gpukit.gpuarray as gpuarray
+    x = values(np.float32, 50, 2)
+    send, recv = gpuarray.to_gpu(x), gpuarray.zeros(50, np.float32)
+    comm.all_reduce(send, recv, count=37)
+    got = recv.get()
+    np.testing.assert_array_equal(got[:37], x[:37])
+    assert not got[37:].any()
+    with pytest.raises(ValueError, match="count=51 needs 51 elements"):
+        comm.all_reduce(send, recv, count=51)
+
+
+@pytest.mark.gpu
+def test_every_other_collective_out_of_place_and_in_place(comm):
+    import gpukit.gpuarray as gpuarray
+    x = values(np.int64, 77, 3)
+    for run in (lambda s, r: comm.reduce(s, r, root=0, op="max"),
+                lambda s, r: comm.broadcast(s, r, root=0),
+                lambda s, r: comm.all_gather(s, r),
+                lambda s, r: comm.reduce_scatter(s, r, op="min")):
+        send, recv = gpuarray.to_gpu(x), gpuarray.zeros(77, np.int64)
+        run(send, recv)
+        np.testing.assert_array_equal(recv.get(), x)
+        run(send, None)
+        np.testing.assert_array_equal(send.get(), x)
+        run(send, send)  # recvbuf is sendbuf: in place too
+        np.testing.assert_array_equal(send.get(), x)
+
+
+@pytest.mark.gpu
+def test_gpukit_cuda_arrays_and_raw_pointers(comm):
+    import gpukit.cuda as cuda
+    x = values(np.uint32, 64, 4)
+    send, recv = cuda.to_device(x), cuda.device_array(64, np.uint32)
+    comm.all_reduce(send, recv)
+    np.testing.assert_array_equal(recv.copy_to_host(), x)
+    # Bare addresses say nothing of their type or length: dtype= and count= do.
+    out = cuda.device_array(64, np.uint32)
+    comm.broadcast(int(send.__cuda_array_interface__["data"][0]), int(out.__cuda_array_interface__["data"][0]),
+                   count=64, dtype=np.uint32)
+    np.testing.assert_array_equal(out.copy_to_host(), x)
+    # A DeviceAllocation knows its size; dtype= gives the elements.
+    allocation = drv.mem_alloc(x.nbytes)
+    drv.memcpy_htod(allocation, x)
+    result = np.zeros_like(x)
+    target = drv.mem_alloc(x.nbytes)
+    comm.all_reduce(allocation, target, op="max", dtype="uint32")
+    drv.memcpy_dtoh(result, target)
+    np.testing.assert_array_equal(result, x)
+
+
+@pytest.mark.gpu
+def test_cupy_arrays_and_streams(comm):
+    cp = pytest.importorskip("cupy")
+    for dtype in NUMPY_TYPES:
+        x = values(dtype, 300, 5)
+        send, recv = cp.asarray(x), cp.zeros(300, dtype)
+        comm.all_reduce(send, recv, "sum")
+        np.testing.assert_array_equal(cp.asnumpy(recv), x)
+    stream = cp.cuda.Stream(non_blocking=True)
+    if not hasattr(stream, "__cuda_stream__"):
+        pytest.skip("this CuPy's streams lack __cuda_stream__")
+    x = values(np.float64, 1 << 20, 6)
+    with stream:
+        send, recv = cp.asarray(x), cp.empty_like(cp.asarray(x))
+    comm.all_gather(send, recv, stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(recv), x)
+
+
+@pytest.mark.gpu
+def test_torch_tensors(comm):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("this PyTorch has no CUDA")
+    for dtype in (torch.float32, torch.int64, torch.float16, torch.int8):
+        x = torch.arange(1, 130, dtype=dtype).cuda()
+        out = torch.zeros_like(x)
+        comm.all_reduce(x, out, op="max")
+        torch.cuda.synchronize()
+        assert torch.equal(out, x)
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        comm.all_reduce(torch.zeros(8, 8, device="cuda").t())
+
+
+@pytest.mark.gpu
+def test_numba_arrays(comm):
+    numba_cuda = pytest.importorskip("numba.cuda")
+    x = values(np.int32, 33, 7)
+    send, recv = numba_cuda.to_device(x), numba_cuda.device_array(33, np.int32)
+    comm.reduce_scatter(send, recv, op="prod")
+    numba_cuda.synchronize()
+    np.testing.assert_array_equal(recv.copy_to_host(), x)
+
+
+@pytest.mark.gpu
+def test_bfloat16_and_float8_through_ml_dtypes(comm):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    for dtype in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2):
+        x = np.arange(1, 8).astype(dtype)
+        send, recv = drv.mem_alloc(x.nbytes), drv.mem_alloc(x.nbytes)
+        drv.memcpy_htod(send, x.view(np.uint8))  # plain bytes: numpy's buffer protocol lacks these types
+        comm.all_reduce(send, recv, dtype=dtype)
+        out = np.zeros(x.nbytes, np.uint8)
+        drv.memcpy_dtoh(out, recv)
+        np.testing.assert_array_equal(out, x.view(np.uint8))
+
+
+@pytest.mark.gpu
+def test_gpukit_stream(comm):
+    import gpukit.gpuarray as gpuarray
+    x = values(np.float32, 1 << 16, 8)
+    stream = drv.Stream()
+    send, recv = gpuarray.to_gpu(x), gpuarray.zeros(1 << 16, np.float32)
+    comm.all_reduce(send, recv, stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(recv.get(), x)
+
+
+@pytest.mark.gpu
+def test_send_and_recv_to_itself_in_a_group(comm):
+    import gpukit.gpuarray as gpuarray
+    x = values(np.float64, 129, 9)
+    send, recv = gpuarray.to_gpu(x), gpuarray.zeros(129, np.float64)
+    with nccl.group():
+        comm.send(send, 0)
+        comm.recv(recv, 0)
+    np.testing.assert_array_equal(recv.get(), x)
+    # An exception inside the block is the one raised; the group is ended all the same.
+    with pytest.raises(KeyError):
+        with nccl.group():
+            raise KeyError("inside")
+    comm.all_reduce(send)  # NCCL is out of the group again
+
+
+@pytest.mark.gpu
+def test_split_abort_destroy_and_init_all(comm):
+    import gpukit.gpuarray as gpuarray
+    half = comm.split(0)
+    assert (half.rank, half.size) == (0, 1)
+    x = values(np.int32, 10, 10)
+    a = gpuarray.to_gpu(x)
+    half.all_reduce(a, op="prod")
+    np.testing.assert_array_equal(a.get(), x)
+    half.abort()
+    assert half.is_destroyed
+    with pytest.raises(drv.LogicError, match="destroyed or aborted"):
+        half.all_reduce(a)
+    half.destroy()  # nothing left to do
+    assert comm.split(None) is None
+    with pytest.raises(ValueError, match="color must be 0 or more"):
+        comm.split(-5)
+    every = nccl.Communicator.init_all()
+    assert [c.rank for c in every] == list(range(len(every))) == list(range(drv.Device.count()))
+    for c in every:
+        c.destroy()
+    [only] = nccl.Communicator.init_all([drv.Device(0)])
+    assert only.size == 1
+    with pytest.raises(ValueError, match="named twice"):
+        nccl.Communicator.init_all([0, 0])
+
+
+@pytest.mark.gpu
+def test_bad_arguments_are_refused_before_nccl(comm):
+    import gpukit.gpuarray as gpuarray
+    f32, i32 = gpuarray.zeros(8, np.float32), gpuarray.zeros(8, np.int32)
+    with pytest.raises(TypeError, match="sendbuf holds float32 but recvbuf holds int32"):
+        comm.all_reduce(f32, i32)
+    with pytest.raises(ValueError, match="recvbuf holds 4 elements but must hold 8 elements"):
+        comm.all_gather(f32, gpuarray.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        comm.all_reduce(gpuarray.zeros((4, 4), np.float32)[:, ::2])
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        comm.all_reduce(gpuarray.zeros((4, 4), np.float32, order="F"))
+    with pytest.raises(ValueError, match="unknown op 'mean'"):
+        comm.all_reduce(f32, op="mean")
+    with pytest.raises(TypeError, match="op must be a string"):
+        comm.all_reduce(f32, op=0)
+    for dtype in (np.int16, np.bool_, np.complex64):
+        with pytest.raises(TypeError, match="NCCL has no type for dtype"):
+            comm.all_reduce(gpuarray.zeros(4, dtype))
+    with pytest.raises(TypeError, match="NCCL has no type"):
+        comm.all_reduce(int(f32.gpudata), count=8, dtype=np.int16)
+    with pytest.raises(TypeError, match="pass dtype="):
+        comm.all_reduce(int(f32.gpudata), count=8)
+    with pytest.raises(ValueError, match="count= is needed"):
+        comm.all_reduce(int(f32.gpudata), dtype=np.float32)
+    with pytest.raises(TypeError, match="arrays carry their own dtype"):
+        comm.all_reduce(f32, dtype=np.float32)
+    with pytest.raises(TypeError):
+        comm.all_reduce(np.zeros(8, np.float32))  # host memory is no device pointer
+    with pytest.raises(ValueError, match="root 1 is outside"):
+        comm.broadcast(f32, root=1)
+    with pytest.raises(ValueError, match="peer 3 is outside"):
+        comm.send(f32, 3)
+    with pytest.raises(TypeError):
+        comm.all_reduce(f32, strem=None)
+    with pytest.raises(TypeError, match="stream must be"):
+        comm.all_reduce(f32, stream="default")
+
+
+@pytest.mark.gpu
+def test_memory_of_another_context_is_refused(comm):
+    import gpukit.gpuarray as gpuarray
+    own = drv.Device(0).make_context()
+    try:
+        foreign = gpuarray.zeros(8, np.float32)
+        with pytest.raises(ValueError, match="primary context"):
+            comm.all_reduce(foreign)
+        del foreign
+        gpuarray.release_default_pools()
+    finally:
+        drv.Context.pop()
+        own.detach()
+
+
+# --- two or more GPUs -----------------------------------------------------------------------
+
+@pytest.fixture
+def primaries():
+    drain_context_stack()
+    contexts = [drv.Device(k).retain_primary_context() for k in range(_device_count())]
+    yield contexts
+    import gpukit.gpuarray as gpuarray
+    for c in contexts:
+        c.push()
+        gpuarray.release_default_pools()
+        drv.Context.pop()
+    drain_context_stack()
+    for c in contexts:
+        c.detach()
+
+
+def on(context, action):
+    context.push()
+    try:
+        return action()
+    finally:
+        drv.Context.pop()
+
+
+@pytest.mark.gpu
+@needs_nccl
+@needs_two_gpus
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint64, np.float16])
+@pytest.mark.parametrize("op", OPS)
+def test_init_all_all_reduce_against_numpy(primaries, dtype, op):
+    import gpukit.gpuarray as gpuarray
+    comms = nccl.Communicator.init_all()
+    n = len(comms)
+    inputs = [values(dtype, 999, 20 + k) for k in range(n)]
+    sends = [on(primaries[k], lambda k=k: gpuarray.to_gpu(inputs[k])) for k in range(n)]
+    recvs = [on(primaries[k], lambda: gpuarray.zeros(999, dtype)) for k in range(n)]
+    with nccl.group():  # one thread drives every rank: NCCL needs them grouped
+        for c, s, r in zip(comms, sends, recvs):
+            c.all_reduce(s, r, op)
+    expected = reference(op, inputs)
+    for k in range(n):
+        got = on(primaries[k], recvs[k].get)
+        if np.issubdtype(dtype, np.floating) and op == "avg":
+            np.testing.assert_allclose(got, expected, rtol=1e-3)
+        else:
+            np.testing.assert_array_equal(got, expected)
+    for c in comms:
+        c.destroy()
+
+
+@pytest.mark.gpu
+@needs_nccl
+@needs_two_gpus
+def test_init_all_every_collective_against_numpy(primaries):
+    import gpukit.gpuarray as gpuarray
+    comms = nccl.Communicator.init_all()
+    n = len(comms)
+    inputs = [np.arange(6 * n, dtype=np.int64) * (k + 1) + k for k in range(n)]
+
+    def run(call, recv_size):
+        sends = [on(primaries[k], lambda k=k: gpuarray.to_gpu(inputs[k])) for k in range(n)]
+        recvs = [on(primaries[k], lambda: gpuarray.zeros(recv_size, np.int64)) for k in range(n)]
+        with nccl.group():
+            for c, s, r in zip(comms, sends, recvs):
+                call(c, s, r)
+        return [on(primaries[k], recvs[k].get) for k in range(n)]
+
+    root = n - 1
+    got = run(lambda c, s, r: c.reduce(s, r, root=root, op="sum"), 6 * n)
+    np.testing.assert_array_equal(got[root], sum(inputs))
+    got = run(lambda c, s, r: c.broadcast(s, r, root=root), 6 * n)
+    for g in got:
+        np.testing.assert_array_equal(g, inputs[root])
+    got = run(lambda c, s, r: c.all_gather(s, r), 6 * n * n)
+    for g in got:
+        np.testing.assert_array_equal(g, np.concatenate(inputs))
+    got = run(lambda c, s, r: c.reduce_scatter(s, r, op="max"), 6)
+    total = np.max(np.stack(inputs), axis=0)
+    for k, g in enumerate(got):
+        np.testing.assert_array_equal(g, total[6 * k:6 * (k + 1)])
+    # A ring of send/recv: rank k sends to k+1.
+    got = run(lambda c, s, r: (c.send(s, (c.rank + 1) % n), c.recv(r, (c.rank - 1) % n)), 6 * n)
+    for k, g in enumerate(got):
+        np.testing.assert_array_equal(g, inputs[(k - 1) % n])
+    # Wrong device: rank 0's communicator with rank 1's memory.
+    other = on(primaries[1], lambda: gpuarray.zeros(4, np.int64))
+    with pytest.raises(ValueError, match="memory of device 1, but the communicator is on device 0"):
+        comms[0].all_reduce(other)
+    # Split into odd and even ranks.
+    with nccl.group():
+        halves = [c.split(c.rank % 2) for c in comms]
+    assert [h.size for h in halves] == [len(range(k % 2, n, 2)) for k in range(n)]
+    assert [h.rank for h in halves] == [k // 2 for k in range(n)]
+    for c in halves + comms:
+        c.destroy()
+
+
+def _two_process_rank(rank, nranks, ids, results):
+    """One rank of a communicator across processes (multiprocessing spawn): rank 0 makes the
+    unique id and hands it to the others through a queue."""
+    import gpukit.driver as drv
+    import gpukit.gpuarray as gpuarray
+    import gpukit.nccl as nccl
+    drv.init()
+    context = drv.Device(rank).retain_primary_context()
+    context.push()
+    if rank == 0:
+        unique_id = nccl.get_unique_id()
+        for _ in range(nranks - 1):
+            ids.put(unique_id)
+    else:
+        unique_id = ids.get(timeout=60)
+    comm = nccl.Communicator(nranks, unique_id, rank, device=rank)
+    a = gpuarray.to_gpu(np.arange(1000, dtype=np.float32) * (rank + 1))
+    comm.all_reduce(a, op="sum")
+    results.put((rank, a.get()))
+    comm.destroy()
+    del a
+    drv.Context.pop()
+
+
+@pytest.mark.gpu
+@needs_nccl
+@needs_two_gpus
+def test_two_processes_joined_by_a_unique_id():
+    spawn = multiprocessing.get_context("spawn")
+    ids, results = spawn.Queue(), spawn.Queue()
+    ranks = [spawn.Process(target=_two_process_rank, args=(k, 2, ids, results)) for k in range(2)]
+    for p in ranks:
+        p.start()
+    try:
+        got = dict(results.get(timeout=120) for _ in ranks)
+    finally:
+        for p in ranks:
+            p.join(timeout=60)
+            if p.is_alive():
+                p.kill()
+    for k in range(2):
+        np.testing.assert_array_equal(got[k], np.arange(1000, dtype=np.float32) * 3)
+    assert [p.exitcode for p in ranks] == [0, 0]
+
+
+# --- MPI ------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_from_mpi_in_a_one_process_world(primary_ctx):
+    if not nccl.available():
+        pytest.skip("libnccl.so.2 could not be loaded on this machine")
+    MPI = pytest.importorskip("mpi4py.MPI")
+    import gpukit.gpuarray as gpuarray
+    world = MPI.COMM_WORLD
+    if world.Get_size() != 1:
+        pytest.skip("run outside mpirun: the test expects a world of one process")
+    comm = nccl.from_mpi(world, device=0)
+    assert (comm.rank, comm.size) == (0, 1)
+    x = values(np.float32, 100, 30)
+    a = gpuarray.to_gpu(x)
+    comm.all_reduce(a, op="max")
+    np.testing.assert_array_equal(a.get(), x)
+    comm.destroy()
