@@ -7,6 +7,8 @@
 
 namespace gpukit::cuda {
 
+CUresult detail::device_memory_traits::release(CUdeviceptr address) { return api().cuMemFree(address); }
+
 memory_info mem_get_info() {
     context::current_or_throw("mem_get_info()");
     memory_info info;
@@ -56,58 +58,6 @@ std::pair<device_allocation, std::size_t> device_allocation::allocate_pitch(std:
         throw_cuda_error(result, "cuMemAllocPitch",
                          std::to_string(width_bytes) + " bytes by " + std::to_string(height) + " rows");
     return {device_allocation(address, pitch * height, ctx.state()), pitch};
-}
-
-device_allocation::device_allocation(device_allocation&& other) noexcept
-    : address_(std::exchange(other.address_, 0)), size_(std::exchange(other.size_, 0)),
-      context_(std::move(other.context_)) {}
-
-device_allocation& device_allocation::operator=(device_allocation&& other) noexcept {
-    if (this != &other) {
-        release();
-        address_ = std::exchange(other.address_, 0);
-        size_ = std::exchange(other.size_, 0);
-        context_ = std::move(other.context_);
-    }
-    return *this;
-}
-
-device_allocation::~device_allocation() { release(); }
-
-CUdeviceptr device_allocation::get() const {
-    if (!address_)
-        throw logic_error("this DeviceAllocation has been freed; it can no longer be used");
-    return address_;
-}
-
-const context_state_ptr& device_allocation::owner() const {
-    get();
-    return context_;
-}
-
-void device_allocation::free() {
-    if (!address_)
-        return;
-    {
-        scoped_context in(*context_);
-        GPUKIT_CU(cuMemFree, address_);
-    }
-    address_ = 0;
-    size_ = 0;
-    context_.reset();
-}
-
-void device_allocation::release() noexcept {
-    if (!address_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuMemFree(address_), "cuMemFree");
-    } catch (...) {
-    }
-    address_ = 0;
-    size_ = 0;
-    context_.reset();
 }
 
 }  // namespace gpukit::cuda
