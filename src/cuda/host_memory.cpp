@@ -57,37 +57,7 @@ aligned_host_allocation aligned_host_allocation::allocate(std::size_t bytes, std
     return aligned_host_allocation(data, bytes, alignment);
 }
 
-aligned_host_allocation::aligned_host_allocation(aligned_host_allocation&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
-      alignment_(other.alignment_) {}
-
-aligned_host_allocation& aligned_host_allocation::operator=(aligned_host_allocation&& other) noexcept {
-    if (this != &other) {
-        free();
-        data_ = std::exchange(other.data_, nullptr);
-        size_ = std::exchange(other.size_, 0);
-        alignment_ = other.alignment_;
-    }
-    return *this;
-}
-
-aligned_host_allocation::~aligned_host_allocation() { free(); }
-
-void* aligned_host_allocation::data() const {
-    if (!data_)
-        throw logic_error("this AlignedHostAllocation has been freed; it can no longer be used");
-    return data_;
-}
-
-void aligned_host_allocation::free() noexcept {
-    std::free(data_);
-    data_ = nullptr;
-    size_ = 0;
-}
-
 // ---- pagelocked_host_allocation
-
-CUresult detail::pagelocked_memory_traits::release(void* data) { return api().cuMemFreeHost(data); }
 
 pagelocked_host_allocation pagelocked_host_allocation::allocate(std::size_t bytes, unsigned int flags) {
     constexpr unsigned int known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
@@ -114,8 +84,6 @@ unsigned int pagelocked_host_allocation::flags() const {
 CUdeviceptr pagelocked_host_allocation::device_pointer() const { return host_device_pointer(memory_.context(), data()); }
 
 // ---- registered_host_memory
-
-CUresult detail::registered_memory_traits::release(void* data) { return api().cuMemHostUnregister(data); }
 
 registered_host_memory registered_host_memory::register_memory(void* data, std::size_t bytes, unsigned int flags) {
     constexpr unsigned int known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |

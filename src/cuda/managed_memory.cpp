@@ -5,7 +5,6 @@
 #include "gpukit/cuda/memory.hpp"
 
 #include <string>
-#include <utility>
 
 namespace gpukit::cuda {
 

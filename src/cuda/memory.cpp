@@ -7,8 +7,6 @@
 
 namespace gpukit::cuda {
 
-CUresult detail::device_memory_traits::release(CUdeviceptr address) { return api().cuMemFree(address); }
-
 memory_info mem_get_info() {
     context::current_or_throw("mem_get_info()");
     memory_info info;

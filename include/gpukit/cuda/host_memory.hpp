@@ -3,12 +3,15 @@
 // move-only type; every check of arguments happens before the driver is called.
 #pragma once
 
+#include "gpukit/core/error.hpp"
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/detail/context_bound.hpp"
 
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdlib>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -19,7 +22,7 @@ namespace gpukit::cuda {
 std::size_t host_page_size() noexcept;
 
 // Host memory whose start is a multiple of `alignment`. Needs no driver: it is the way to
-// get memory that register_host_memory accepts.
+// get memory that register_host_memory accepts. Move-only; the destructor frees it.
 class aligned_host_allocation {
 public:
     // `bytes` (0 allowed) aligned to `alignment`, a power of two. The allocation is rounded
@@ -27,42 +30,31 @@ public:
     // alignment both start and size satisfy cuMemHostRegister.
     static aligned_host_allocation allocate(std::size_t bytes, std::size_t alignment);
 
-    aligned_host_allocation(aligned_host_allocation&& other) noexcept;
-    aligned_host_allocation& operator=(aligned_host_allocation&& other) noexcept;
-    ~aligned_host_allocation();
-
     // logic_error once freed.
-    void* data() const;
+    void* data() const {
+        if (!data_)
+            throw logic_error("this AlignedHostAllocation has been freed; it can no longer be used");
+        return data_.get();
+    }
     // The bytes asked for (not the rounded-up capacity).
-    std::size_t size() const noexcept { return size_; }
+    std::size_t size() const noexcept { return data_ ? size_ : 0; }
     std::size_t alignment() const noexcept { return alignment_; }
     bool is_freed() const noexcept { return data_ == nullptr; }
     // Frees now; a second call does nothing.
-    void free() noexcept;
+    void free() noexcept { data_.reset(); }
 
 private:
+    struct free_memory {
+        void operator()(void* p) const noexcept { std::free(p); }
+    };
+
     aligned_host_allocation(void* data, std::size_t size, std::size_t alignment) noexcept
         : data_(data), size_(size), alignment_(alignment) {}
 
-    void* data_ = nullptr;
+    std::unique_ptr<void, free_memory> data_;  // from std::aligned_alloc
     std::size_t size_ = 0;
     std::size_t alignment_ = 0;
 };
-
-namespace detail {
-// cuMemFreeHost: page-locked host memory, and the pool's page-locked blocks.
-struct pagelocked_memory_traits {
-    using handle_type = void*;
-    static constexpr const char* release_name = "cuMemFreeHost";
-    static CUresult release(void* data);
-};
-// cuMemHostUnregister: host memory page-locked by cuMemHostRegister.
-struct registered_memory_traits {
-    using handle_type = void*;
-    static constexpr const char* release_name = "cuMemHostUnregister";
-    static CUresult release(void* data);
-};
-}  // namespace detail
 
 // Page-locked host memory from cuMemHostAlloc, owned by the context current at allocation.
 // Move-only; the destructor frees it in that context (detail/context_bound.hpp).

@@ -27,15 +27,6 @@ memory_info mem_get_info();
 // the driver does not know).
 bool is_host_accessible(CUdeviceptr address);
 
-namespace detail {
-// cuMemFree: device and managed memory, and the pool's device blocks.
-struct device_memory_traits {
-    using handle_type = CUdeviceptr;
-    static constexpr const char* release_name = "cuMemFree";
-    static CUresult release(CUdeviceptr address);
-};
-}  // namespace detail
-
 // Move-only; the destructor frees the memory in its context, reporting a failure through
 // cleanup_warning (detail/context_bound.hpp).
 class device_allocation {
@@ -54,7 +45,7 @@ public:
                                                                      unsigned int access_size);
 
     // The device address; logic_error once freed (or moved from).
-    CUdeviceptr get() const { return memory_.get("this DeviceAllocation has been freed; it can no longer be used"); }
+    CUdeviceptr get() const { return memory_.get(freed); }
     // Bytes asked for at allocation (a pitched allocation: pitch * height); 0 once freed.
     std::size_t size() const noexcept { return is_freed() ? 0 : size_; }
     bool is_freed() const noexcept { return memory_.empty(); }
@@ -63,12 +54,11 @@ public:
     // throws logic_error.
     void free() { memory_.free(); }
     // The owning context; logic_error once freed.
-    const context_state_ptr& owner() const {
-        get();
-        return memory_.context();
-    }
+    const context_state_ptr& owner() const { return memory_.context(freed); }
 
 private:
+    static constexpr const char* freed = "this DeviceAllocation has been freed; it can no longer be used";
+
     device_allocation(CUdeviceptr address, std::size_t size, context_state_ptr ctx) noexcept
         : memory_(address, std::move(ctx)), size_(size) {}
 

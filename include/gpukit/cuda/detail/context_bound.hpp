@@ -4,14 +4,16 @@
 // destroying, the throwing free() and the quiet release of destructors are written here
 // once; what else a class holds (a size, flags, the array a texture reads) stays in it.
 //
-// Traits name the handle and the release call, declared beside the class and defined in its
-// .cpp file (so that headers need not see the driver table):
+// Traits name the handle and the release call:
 //
 //     struct device_memory_traits {
 //         using handle_type = CUdeviceptr;  // handle_type{} means "nothing owned"
 //         static constexpr const char* release_name = "cuMemFree";
-//         static CUresult release(handle_type handle);  // { return api().cuMemFree(handle); }
+//         static CUresult release(CUdeviceptr handle) { return api().cuMemFree(handle); }
 //     };
+//
+// Those of a plain driver call are made below from the table in release_calls.inc; a
+// release that does more writes its own (launch_staging.hpp).
 //
 // Every CUDA resource gpukit owns is released with its context current, whichever thread
 // lets go of it. `Scope` is what makes it current: scoped_context, replaced only by the
@@ -63,6 +65,11 @@ public:
     }
     // The owning context; null when empty.
     const context_state_ptr& context() const noexcept { return context_; }
+    // The owning context; logic_error(`released_message`) when empty.
+    const context_state_ptr& context(const char* released_message) const {
+        get(released_message);
+        return context_;
+    }
 
     // Releases the handle now, in its context. A failure throws the driver's error naming
     // the release call and leaves the handle owned, so the destructor tries again. A second
@@ -107,5 +114,14 @@ private:
     handle_type handle_{};
     context_state_ptr context_;
 };
+
+#define X(traits, handle, call)                                             \
+    struct traits {                                                         \
+        using handle_type = handle;                                         \
+        static constexpr const char* release_name = #call;                  \
+        static CUresult release(handle_type h) { return api().call(h); }    \
+    };
+#include "gpukit/cuda/detail/release_calls.inc"
+#undef X
 
 }  // namespace gpukit::cuda::detail
