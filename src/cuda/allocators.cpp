@@ -1,6 +1,8 @@
 #include "gpukit/cuda/allocators.hpp"
 
 #include "gpukit/cuda/api.hpp"
+#include "gpukit/cuda/host_memory.hpp"
+#include "gpukit/cuda/memory.hpp"
 
 namespace gpukit::cuda {
 
@@ -18,11 +20,7 @@ device_allocator::pointer_type device_allocator::allocate(std::size_t bytes) {
 }
 
 void device_allocator::free(pointer_type block, std::size_t) noexcept {
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuMemFree(block), "cuMemFree");
-    } catch (...) {
-    }
+    detail::context_bound<detail::device_memory_traits>::release(*context_, block);
 }
 
 pagelocked_allocator pagelocked_allocator::for_current_context(unsigned int flags) {
@@ -40,11 +38,7 @@ pagelocked_allocator::pointer_type pagelocked_allocator::allocate(std::size_t by
 }
 
 void pagelocked_allocator::free(pointer_type block, std::size_t) noexcept {
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuMemFreeHost(block), "cuMemFreeHost");
-    } catch (...) {
-    }
+    detail::context_bound<detail::pagelocked_memory_traits>::release(*context_, block);
 }
 
 }  // namespace gpukit::cuda

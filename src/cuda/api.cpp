@@ -105,6 +105,14 @@ std::string driver_library_path() {
     return driver.path;
 }
 
+bool is_ready(CUresult result, const char* routine) {
+    if (result == CUDA_ERROR_NOT_READY)
+        return false;
+    if (result != CUDA_SUCCESS)
+        throw_cuda_error(result, routine);
+    return true;
+}
+
 void throw_missing_entry(const char* routine) {
     throw logic_error(std::string(routine) + " is not provided by the installed NVIDIA driver; update the driver",
                       0, routine);

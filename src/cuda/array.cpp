@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <string>
-#include <utility>
 
 namespace gpukit::cuda {
 namespace {
@@ -25,7 +24,6 @@ void check_device_capacity(const char* what, const device_pointer& p, std::size_
         throw logic_error(std::string(what) + ": " + std::to_string(bytes) + " bytes do not fit in the " +
                           std::to_string(*p.capacity) + " bytes of the device memory");
 }
-
 
 // The driver's one-dimensional array copies (cuMemcpyHtoA and friends) accept only 1-D
 // arrays. For a 2-D array, a range of whole rows (offset and size multiples of the row's
@@ -111,31 +109,6 @@ array array::create(const CUDA_ARRAY3D_DESCRIPTOR& d) {
     return array(handle, ctx.state());
 }
 
-array::array(array&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), context_(std::move(other.context_)) {}
-
-array& array::operator=(array&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, nullptr);
-        context_ = std::move(other.context_);
-    }
-    return *this;
-}
-
-array::~array() { release(); }
-
-CUarray array::handle() const {
-    if (!handle_)
-        throw logic_error("this Array has been freed; it can no longer be used");
-    return handle_;
-}
-
-const context_state_ptr& array::owner() const {
-    handle();
-    return context_;
-}
-
 CUDA_ARRAY_DESCRIPTOR array::descriptor() const {
     CUDA_ARRAY_DESCRIPTOR d{};
     GPUKIT_CU(cuArrayGetDescriptor, &d, handle());
@@ -146,29 +119,6 @@ CUDA_ARRAY3D_DESCRIPTOR array::descriptor_3d() const {
     CUDA_ARRAY3D_DESCRIPTOR d{};
     GPUKIT_CU(cuArray3DGetDescriptor, &d, handle());
     return d;
-}
-
-void array::free() {
-    if (!handle_)
-        return;
-    {
-        scoped_context in(*context_);
-        GPUKIT_CU(cuArrayDestroy, handle_);
-    }
-    handle_ = nullptr;
-    context_.reset();
-}
-
-void array::release() noexcept {
-    if (!handle_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuArrayDestroy(handle_), "cuArrayDestroy");
-    } catch (...) {
-    }
-    handle_ = nullptr;
-    context_.reset();
 }
 
 void memcpy_htoa(const array& dst, std::size_t offset, const void* src, std::size_t bytes) {

@@ -27,48 +27,23 @@ event event::from_ipc_handle(const CUipcEventHandle& ipc) {
 }
 
 event::event(event&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), flags_(other.flags_), context_(std::move(other.context_)),
-      recorded_(other.recorded_.load()) {}
+    : owned_(std::move(other.owned_)), flags_(other.flags_), recorded_(other.recorded_.load()) {}
 
 event& event::operator=(event&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, nullptr);
-        flags_ = other.flags_;
-        context_ = std::move(other.context_);
-        recorded_ = other.recorded_.load();
-    }
+    owned_ = std::move(other.owned_);  // destroys the event this held
+    flags_ = other.flags_;
+    recorded_ = other.recorded_.load();
     return *this;
 }
 
-event::~event() { release(); }
-
-void event::release() noexcept {
-    if (!handle_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuEventDestroy(handle_), "cuEventDestroy");
-    } catch (...) {
-    }
-    handle_ = nullptr;
-}
-
 void event::record(stream_view s) {
-    GPUKIT_CU(cuEventRecord, handle_, s.handle());
+    GPUKIT_CU(cuEventRecord, handle(), s.handle());
     recorded_ = true;
 }
 
-void event::synchronize() const { GPUKIT_CU(cuEventSynchronize, handle_); }
+void event_view::synchronize() const { GPUKIT_CU(cuEventSynchronize, handle_); }
 
-bool event::query() const {
-    const CUresult result = api().cuEventQuery(handle_);
-    if (result == CUDA_ERROR_NOT_READY)
-        return false;
-    if (result != CUDA_SUCCESS)
-        throw_cuda_error(result, "cuEventQuery");
-    return true;
-}
+bool event_view::query() const { return is_ready(api().cuEventQuery(handle_), "cuEventQuery"); }
 
 float event::time_since(const event& start) const {
     for (const event* e : {&start, this}) {
@@ -80,7 +55,7 @@ float event::time_since(const event& start) const {
                               "cannot be timed");
     }
     float ms = 0.0f;
-    const CUresult result = api().cuEventElapsedTime(&ms, start.handle_, handle_);
+    const CUresult result = api().cuEventElapsedTime(&ms, start.handle(), handle());
     if (result == CUDA_ERROR_NOT_READY)
         throw logic_error("Event.time_since/time_till: the events have not completed yet; call synchronize() "
                           "on the later event first",
@@ -95,7 +70,7 @@ CUipcEventHandle event::ipc_handle() const {
         throw logic_error("Event.ipc_handle(): the event must be created with event_flags.INTERPROCESS | "
                           "event_flags.DISABLE_TIMING");
     CUipcEventHandle handle{};
-    GPUKIT_CU(cuIpcGetEventHandle, &handle, handle_);
+    GPUKIT_CU(cuIpcGetEventHandle, &handle, this->handle());
     return handle;
 }
 

@@ -4,7 +4,6 @@
 #include "gpukit/cuda/api.hpp"
 
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace gpukit::cuda {
@@ -121,62 +120,12 @@ graph graph::create() {
     return graph(handle, ctx.state());
 }
 
-graph::graph(graph&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), context_(std::move(other.context_)) {}
-
-graph& graph::operator=(graph&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, nullptr);
-        context_ = std::move(other.context_);
-    }
-    return *this;
-}
-
-graph::~graph() { release(); }
-
-void graph::release() noexcept {
-    if (!handle_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuGraphDestroy(handle_), "cuGraphDestroy");
-    } catch (...) {
-    }
-    handle_ = nullptr;
-}
-
-graph_exec::graph_exec(graph_exec&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), context_(std::move(other.context_)) {}
-
-graph_exec& graph_exec::operator=(graph_exec&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, nullptr);
-        context_ = std::move(other.context_);
-    }
-    return *this;
-}
-
-graph_exec::~graph_exec() { release(); }
-
-void graph_exec::release() noexcept {
-    if (!handle_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuGraphExecDestroy(handle_), "cuGraphExecDestroy");
-    } catch (...) {
-    }
-    handle_ = nullptr;
-}
-
-void graph_exec::launch(stream_view s) const { GPUKIT_CU(cuGraphLaunch, handle_, s.handle()); }
+void graph_exec::launch(stream_view s) const { GPUKIT_CU(cuGraphLaunch, handle(), s.handle()); }
 
 void graph_exec::set_kernel_node_params(CUgraphNode node, const function& f, const launch_config& config,
                                         packed_args args) const {
     const CUDA_KERNEL_NODE_PARAMS params = kernel_node_params(f, config, args);
-    GPUKIT_CU(cuGraphExecKernelNodeSetParams, handle_, node, &params);
+    GPUKIT_CU(cuGraphExecKernelNodeSetParams, handle(), node, &params);
 }
 
 }  // namespace gpukit::cuda

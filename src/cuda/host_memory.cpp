@@ -57,34 +57,6 @@ aligned_host_allocation aligned_host_allocation::allocate(std::size_t bytes, std
     return aligned_host_allocation(data, bytes, alignment);
 }
 
-aligned_host_allocation::aligned_host_allocation(aligned_host_allocation&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
-      alignment_(other.alignment_) {}
-
-aligned_host_allocation& aligned_host_allocation::operator=(aligned_host_allocation&& other) noexcept {
-    if (this != &other) {
-        free();
-        data_ = std::exchange(other.data_, nullptr);
-        size_ = std::exchange(other.size_, 0);
-        alignment_ = other.alignment_;
-    }
-    return *this;
-}
-
-aligned_host_allocation::~aligned_host_allocation() { free(); }
-
-void* aligned_host_allocation::data() const {
-    if (!data_)
-        throw logic_error("this AlignedHostAllocation has been freed; it can no longer be used");
-    return data_;
-}
-
-void aligned_host_allocation::free() noexcept {
-    std::free(data_);
-    data_ = nullptr;
-    size_ = 0;
-}
-
 // ---- pagelocked_host_allocation
 
 pagelocked_host_allocation pagelocked_host_allocation::allocate(std::size_t bytes, unsigned int flags) {
@@ -101,63 +73,15 @@ pagelocked_host_allocation pagelocked_host_allocation::allocate(std::size_t byte
     return pagelocked_host_allocation(data, bytes, flags, ctx.state());
 }
 
-pagelocked_host_allocation::pagelocked_host_allocation(pagelocked_host_allocation&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), flags_(other.flags_),
-      context_(std::move(other.context_)) {}
-
-pagelocked_host_allocation& pagelocked_host_allocation::operator=(pagelocked_host_allocation&& other) noexcept {
-    if (this != &other) {
-        release();
-        data_ = std::exchange(other.data_, nullptr);
-        size_ = std::exchange(other.size_, 0);
-        flags_ = other.flags_;
-        context_ = std::move(other.context_);
-    }
-    return *this;
-}
-
-pagelocked_host_allocation::~pagelocked_host_allocation() { release(); }
-
-void* pagelocked_host_allocation::data() const {
-    if (!data_)
-        throw logic_error("this PagelockedHostAllocation has been freed; it can no longer be used");
-    return data_;
-}
-
 unsigned int pagelocked_host_allocation::flags() const {
     void* p = data();
-    scoped_context in(*context_);
+    scoped_context in(*memory_.context());
     unsigned int value = 0;
     GPUKIT_CU(cuMemHostGetFlags, &value, p);
     return value | flags_;
 }
 
-CUdeviceptr pagelocked_host_allocation::device_pointer() const { return host_device_pointer(context_, data()); }
-
-void pagelocked_host_allocation::free() {
-    if (!data_)
-        return;
-    {
-        scoped_context in(*context_);
-        GPUKIT_CU(cuMemFreeHost, data_);
-    }
-    data_ = nullptr;
-    size_ = 0;
-    context_.reset();
-}
-
-void pagelocked_host_allocation::release() noexcept {
-    if (!data_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuMemFreeHost(data_), "cuMemFreeHost");
-    } catch (...) {
-    }
-    data_ = nullptr;
-    size_ = 0;
-    context_.reset();
-}
+CUdeviceptr pagelocked_host_allocation::device_pointer() const { return host_device_pointer(memory_.context(), data()); }
 
 // ---- registered_host_memory
 
@@ -186,54 +110,7 @@ registered_host_memory registered_host_memory::register_memory(void* data, std::
     return registered_host_memory(data, bytes, ctx.state());
 }
 
-registered_host_memory::registered_host_memory(registered_host_memory&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
-      context_(std::move(other.context_)) {}
-
-registered_host_memory& registered_host_memory::operator=(registered_host_memory&& other) noexcept {
-    if (this != &other) {
-        release();
-        data_ = std::exchange(other.data_, nullptr);
-        size_ = std::exchange(other.size_, 0);
-        context_ = std::move(other.context_);
-    }
-    return *this;
-}
-
-registered_host_memory::~registered_host_memory() { release(); }
-
-void* registered_host_memory::data() const {
-    if (!data_)
-        throw logic_error("this RegisteredHostMemory has been unregistered; it can no longer be used");
-    return data_;
-}
-
-CUdeviceptr registered_host_memory::device_pointer() const { return host_device_pointer(context_, data()); }
-
-void registered_host_memory::unregister() {
-    if (!data_)
-        return;
-    {
-        scoped_context in(*context_);
-        GPUKIT_CU(cuMemHostUnregister, data_);
-    }
-    data_ = nullptr;
-    size_ = 0;
-    context_.reset();
-}
-
-void registered_host_memory::release() noexcept {
-    if (!data_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuMemHostUnregister(data_), "cuMemHostUnregister");
-    } catch (...) {
-    }
-    data_ = nullptr;
-    size_ = 0;
-    context_.reset();
-}
+CUdeviceptr registered_host_memory::device_pointer() const { return host_device_pointer(memory_.context(), data()); }
 
 // ---- registered_host_pages
 

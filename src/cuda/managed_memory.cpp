@@ -5,7 +5,6 @@
 #include "gpukit/cuda/memory.hpp"
 
 #include <string>
-#include <utility>
 
 namespace gpukit::cuda {
 
@@ -26,28 +25,6 @@ managed_allocation managed_allocation::allocate(std::size_t bytes, unsigned int 
     return managed_allocation(address, bytes, ctx.state());
 }
 
-managed_allocation::managed_allocation(managed_allocation&& other) noexcept
-    : address_(std::exchange(other.address_, 0)), size_(std::exchange(other.size_, 0)),
-      context_(std::move(other.context_)) {}
-
-managed_allocation& managed_allocation::operator=(managed_allocation&& other) noexcept {
-    if (this != &other) {
-        release();
-        address_ = std::exchange(other.address_, 0);
-        size_ = std::exchange(other.size_, 0);
-        context_ = std::move(other.context_);
-    }
-    return *this;
-}
-
-managed_allocation::~managed_allocation() { release(); }
-
-CUdeviceptr managed_allocation::device_pointer() const {
-    if (!address_)
-        throw logic_error("this ManagedAllocation has been freed; it can no longer be used");
-    return address_;
-}
-
 void* managed_allocation::data() const { return reinterpret_cast<void*>(device_pointer()); }
 
 void managed_allocation::attach(unsigned int flags, stream_view s) const {
@@ -60,31 +37,6 @@ void managed_allocation::attach(unsigned int flags, stream_view s) const {
     const CUdeviceptr address = device_pointer();
     // Length 0 means the whole allocation, which is the only length managed memory accepts.
     GPUKIT_CU(cuStreamAttachMemAsync, s.handle(), address, 0, flags);
-}
-
-void managed_allocation::free() {
-    if (!address_)
-        return;
-    {
-        scoped_context in(*context_);
-        GPUKIT_CU(cuMemFree, address_);
-    }
-    address_ = 0;
-    size_ = 0;
-    context_.reset();
-}
-
-void managed_allocation::release() noexcept {
-    if (!address_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuMemFree(address_), "cuMemFree");
-    } catch (...) {
-    }
-    address_ = 0;
-    size_ = 0;
-    context_.reset();
 }
 
 }  // namespace gpukit::cuda

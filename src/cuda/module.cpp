@@ -3,22 +3,13 @@
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
+#include "gpukit/cuda/detail/context_bound.hpp"
 
 #include <iterator>
 
 namespace gpukit::cuda {
 
-namespace detail {
-
-module_state::~module_state() {
-    scoped_context in(*context, std::nothrow);
-    try {
-        report_release_failure(api().cuModuleUnload(handle), "cuModuleUnload");
-    } catch (...) {
-    }
-}
-
-}  // namespace detail
+detail::module_state::~module_state() { detail::context_bound<detail::module_traits>::release(*context, handle); }
 
 namespace {
 

@@ -3,22 +3,13 @@
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/event.hpp"
 
-#include <utility>
-
 namespace gpukit::cuda {
 
 void stream_view::synchronize() const { GPUKIT_CU(cuStreamSynchronize, handle_); }
 
-bool stream_view::is_done() const {
-    const CUresult result = api().cuStreamQuery(handle_);
-    if (result == CUDA_ERROR_NOT_READY)
-        return false;
-    if (result != CUDA_SUCCESS)
-        throw_cuda_error(result, "cuStreamQuery");
-    return true;
-}
+bool stream_view::is_done() const { return is_ready(api().cuStreamQuery(handle_), "cuStreamQuery"); }
 
-void stream_view::wait_for_event(const event& e) const { GPUKIT_CU(cuStreamWaitEvent, handle_, e.handle(), 0); }
+void stream_view::wait_for_event(event_view e) const { GPUKIT_CU(cuStreamWaitEvent, handle_, e.handle(), 0); }
 
 CUcontext stream_view::context() const {
     CUcontext owner = nullptr;
@@ -37,40 +28,17 @@ stream stream::create(unsigned int flags, int priority) {
     return stream(handle, ctx.state());
 }
 
-stream::stream(stream&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), context_(std::move(other.context_)) {}
-
-stream& stream::operator=(stream&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, nullptr);
-        context_ = std::move(other.context_);
-    }
-    return *this;
-}
-
-stream::~stream() { release(); }
-
-void stream::release() noexcept {
-    if (!handle_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuStreamDestroy(handle_), "cuStreamDestroy");
-    } catch (...) {
-    }
-    handle_ = nullptr;
-}
+void stream::wait_for_event(const event& e) const { view().wait_for_event(e); }
 
 int stream::priority() const {
     int value = 0;
-    GPUKIT_CU(cuStreamGetPriority, handle_, &value);
+    GPUKIT_CU(cuStreamGetPriority, handle(), &value);
     return value;
 }
 
 unsigned int stream::flags() const {
     unsigned int value = 0;
-    GPUKIT_CU(cuStreamGetFlags, handle_, &value);
+    GPUKIT_CU(cuStreamGetFlags, handle(), &value);
     return value;
 }
 

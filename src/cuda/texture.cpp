@@ -101,60 +101,8 @@ texture_object texture_object::from_pitch2d(const device_pointer& memory, CUarra
     return texture_object(create_texture(resource, desc), ctx.state(), nullptr);
 }
 
-texture_object::texture_object(texture_object&& other) noexcept
-    : handle_(std::exchange(other.handle_, 0)), context_(std::move(other.context_)),
-      array_(std::move(other.array_)) {}
-
-texture_object& texture_object::operator=(texture_object&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, 0);
-        context_ = std::move(other.context_);
-        array_ = std::move(other.array_);
-    }
-    return *this;
-}
-
-texture_object::~texture_object() { release(); }
-
-CUtexObject texture_object::handle() const {
-    if (!handle_)
-        throw logic_error("this TextureObject has been destroyed; it can no longer be used");
-    return handle_;
-}
-
-const CUtexObject& texture_object::kernel_argument() const {
-    handle();
-    return handle_;
-}
-
-const context_state_ptr& texture_object::owner() const {
-    handle();
-    return context_;
-}
-
 void texture_object::destroy() {
-    if (!handle_)
-        return;
-    {
-        scoped_context in(*context_);
-        GPUKIT_CU(cuTexObjectDestroy, handle_);
-    }
-    handle_ = 0;
-    context_.reset();
-    array_.reset();
-}
-
-void texture_object::release() noexcept {
-    if (!handle_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuTexObjectDestroy(handle_), "cuTexObjectDestroy");
-    } catch (...) {
-    }
-    handle_ = 0;
-    context_.reset();
+    texture_.free();
     array_.reset();
 }
 
@@ -168,65 +116,14 @@ surface_object::surface_object(std::shared_ptr<const array> source) {
     resource.resType = CU_RESOURCE_TYPE_ARRAY;
     resource.res.array.hArray = a.handle();
     scoped_context in(*a.owner());
-    GPUKIT_CU(cuSurfObjectCreate, &handle_, &resource);
-    context_ = a.owner();
+    CUsurfObject handle = 0;
+    GPUKIT_CU(cuSurfObjectCreate, &handle, &resource);
+    surface_ = {handle, a.owner()};
     array_ = std::move(source);
 }
 
-surface_object::surface_object(surface_object&& other) noexcept
-    : handle_(std::exchange(other.handle_, 0)), context_(std::move(other.context_)),
-      array_(std::move(other.array_)) {}
-
-surface_object& surface_object::operator=(surface_object&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, 0);
-        context_ = std::move(other.context_);
-        array_ = std::move(other.array_);
-    }
-    return *this;
-}
-
-surface_object::~surface_object() { release(); }
-
-CUsurfObject surface_object::handle() const {
-    if (!handle_)
-        throw logic_error("this SurfaceObject has been destroyed; it can no longer be used");
-    return handle_;
-}
-
-const CUsurfObject& surface_object::kernel_argument() const {
-    handle();
-    return handle_;
-}
-
-const context_state_ptr& surface_object::owner() const {
-    handle();
-    return context_;
-}
-
 void surface_object::destroy() {
-    if (!handle_)
-        return;
-    {
-        scoped_context in(*context_);
-        GPUKIT_CU(cuSurfObjectDestroy, handle_);
-    }
-    handle_ = 0;
-    context_.reset();
-    array_.reset();
-}
-
-void surface_object::release() noexcept {
-    if (!handle_)
-        return;
-    scoped_context in(*context_, std::nothrow);
-    try {
-        report_release_failure(api().cuSurfObjectDestroy(handle_), "cuSurfObjectDestroy");
-    } catch (...) {
-    }
-    handle_ = 0;
-    context_.reset();
+    surface_.free();
     array_.reset();
 }
 

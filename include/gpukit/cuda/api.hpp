@@ -47,6 +47,10 @@ driver_api& mutable_api();
 // with the message "<routine> failed: <CUDA_ERROR_NAME>: <description>[ (<detail>)]".
 [[noreturn]] void throw_cuda_error(CUresult result, const char* routine, const std::string& detail = {});
 
+// The answer of a readiness query (cuStreamQuery, cuEventQuery): true for CUDA_SUCCESS,
+// false for CUDA_ERROR_NOT_READY; any other result is thrown as throw_cuda_error does.
+bool is_ready(CUresult result, const char* routine);
+
 // Throws logic_error: the installed driver does not offer `routine`.
 [[noreturn]] void throw_missing_entry(const char* routine);
 

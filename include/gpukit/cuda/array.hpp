@@ -7,6 +7,7 @@
 #pragma once
 
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/detail/context_bound.hpp"
 #include "gpukit/cuda/memory.hpp"
 
 #include <cuda.h>
@@ -23,33 +24,31 @@ std::size_t array_format_bytes(CUarray_format format);
 std::size_t array_element_bytes(const CUDA_ARRAY3D_DESCRIPTOR& d);
 std::size_t array_total_bytes(const CUDA_ARRAY3D_DESCRIPTOR& d);
 
+// Move-only; the destructor frees the array in its context (detail/context_bound.hpp).
 class array {
 public:
     // A new array in the current context. The descriptor is checked (channels 1, 2 or 4,
     // width at least 1, a known format) before the driver is called.
     static array create(const CUDA_ARRAY3D_DESCRIPTOR& descriptor);
 
-    array(array&& other) noexcept;
-    array& operator=(array&& other) noexcept;
-    ~array();
-
     // logic_error once freed.
-    CUarray handle() const;
+    CUarray handle() const { return owned_.get(freed); }
     CUDA_ARRAY_DESCRIPTOR descriptor() const;
     CUDA_ARRAY3D_DESCRIPTOR descriptor_3d() const;
     // Bytes of the whole array (all layers); what memcpy_htoa and friends may touch.
     std::size_t size_bytes() const { return array_total_bytes(descriptor_3d()); }
-    bool is_freed() const noexcept { return handle_ == nullptr; }
+    bool is_freed() const noexcept { return owned_.empty(); }
     // Frees now; again does nothing; other use afterwards throws logic_error.
-    void free();
-    const context_state_ptr& owner() const;
+    void free() { owned_.free(); }
+    // The owning context; logic_error once freed.
+    const context_state_ptr& owner() const { return owned_.context(freed); }
 
 private:
-    array(CUarray handle, context_state_ptr ctx) noexcept : handle_(handle), context_(std::move(ctx)) {}
-    void release() noexcept;
+    static constexpr const char* freed = "this Array has been freed; it can no longer be used";
 
-    CUarray handle_ = nullptr;
-    context_state_ptr context_;
+    array(CUarray handle, context_state_ptr ctx) noexcept : owned_(handle, std::move(ctx)) {}
+
+    detail::context_bound<detail::array_traits> owned_;
 };
 
 // Copies between arrays and linear memory, `bytes` long, starting `offset` bytes into the

@@ -1,7 +1,9 @@
-// CUDA events: markers in a stream, for synchronisation and timing.
+// CUDA events: markers in a stream, for synchronisation and timing: an owning, move-only
+// `event` and a borrowed `event_view`.
 #pragma once
 
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/detail/context_bound.hpp"
 #include "gpukit/cuda/stream.hpp"
 
 #include <cuda.h>
@@ -10,6 +12,22 @@
 
 namespace gpukit::cuda {
 
+// An event handle someone else owns (made by another library, or an event's view()): what
+// a stream waits for.
+class event_view {
+public:
+    constexpr event_view() noexcept = default;
+    constexpr explicit event_view(CUevent handle) noexcept : handle_(handle) {}
+    CUevent handle() const noexcept { return handle_; }
+    void synchronize() const;
+    // True when the work before the event's last record has completed (also when never recorded).
+    bool query() const;
+
+private:
+    CUevent handle_ = nullptr;
+};
+
+// Move-only; the destructor destroys the event in its context (detail/context_bound.hpp).
 class event {
 public:
     // A new event in the current context (flags: CU_EVENT_*).
@@ -17,18 +35,20 @@ public:
     // Opens an event another process exported with ipc_handle().
     static event from_ipc_handle(const CUipcEventHandle& handle);
 
+    // The recorded flag is atomic, so moves are written out rather than defaulted.
     event(event&& other) noexcept;
     event& operator=(event&& other) noexcept;
-    ~event();
 
-    CUevent handle() const noexcept { return handle_; }
+    CUevent handle() const noexcept { return owned_.handle(); }
+    event_view view() const noexcept { return event_view(handle()); }
+    operator event_view() const noexcept { return view(); }
     unsigned int flags() const noexcept { return flags_; }
     bool was_recorded() const noexcept { return recorded_.load(); }
 
     void record(stream_view s = {});
-    void synchronize() const;
+    void synchronize() const { view().synchronize(); }
     // True when the work before the event's record() has completed (also when never recorded).
-    bool query() const;
+    bool query() const { return view().query(); }
     // Milliseconds from `start` to this event; both must have been recorded, with timing.
     float time_since(const event& start) const;
     // Milliseconds from this event to `end`.
@@ -38,12 +58,10 @@ public:
 
 private:
     event(CUevent handle, unsigned int flags, context_state_ptr ctx, bool recorded) noexcept
-        : handle_(handle), flags_(flags), context_(std::move(ctx)), recorded_(recorded) {}
-    void release() noexcept;
+        : owned_(handle, std::move(ctx)), flags_(flags), recorded_(recorded) {}
 
-    CUevent handle_ = nullptr;
+    detail::context_bound<detail::event_traits> owned_;
     unsigned int flags_ = 0;
-    context_state_ptr context_;
     std::atomic<bool> recorded_{false};
 };
 

@@ -22,7 +22,8 @@ class launch_config;
 
 namespace detail {
 
-// A loaded CUmodule; unloads it (in its context) when the last owner goes.
+// A loaded CUmodule; unloads it (in its context) when the last owner goes. Shared, not
+// moved, so it holds the handle itself and releases it through context_bound::release.
 struct module_state {
     module_state(CUmodule handle, context_state_ptr context) noexcept : handle(handle), context(std::move(context)) {}
     ~module_state();

@@ -7,12 +7,14 @@
 //   cuda::graph_exec exec = g.instantiate();
 //   exec.launch(s);                     // as often as wanted
 //
-// graph and graph_exec are move-only owners holding their context, like stream. A
+// graph and graph_exec are move-only owners holding their context, like stream (their
+// destructors release them in it: detail/context_bound.hpp). A
 // graph_view borrows a graph: the one a capture is building (capture_info), or an owner's.
 // Nodes (CUgraphNode) belong to their graph and live as long as it does.
 #pragma once
 
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/detail/context_bound.hpp"
 #include "gpukit/cuda/function.hpp"
 #include "gpukit/cuda/launch.hpp"
 #include "gpukit/cuda/stream.hpp"
@@ -48,13 +50,7 @@ struct packed_args {
 
 class graph_exec {
 public:
-    graph_exec(graph_exec&& other) noexcept;
-    graph_exec& operator=(graph_exec&& other) noexcept;
-    graph_exec(const graph_exec&) = delete;
-    graph_exec& operator=(const graph_exec&) = delete;
-    ~graph_exec();
-
-    CUgraphExec handle() const noexcept { return handle_; }
+    CUgraphExec handle() const noexcept { return owned_.handle(); }
     // Queues one replay of the whole graph on `s`.
     void launch(stream_view s) const;
     // Gives the kernel node `node` (of the graph this was made from) a new kernel, shape and
@@ -64,11 +60,9 @@ public:
 
 private:
     friend class graph_view;
-    graph_exec(CUgraphExec handle, context_state_ptr ctx) noexcept : handle_(handle), context_(std::move(ctx)) {}
-    void release() noexcept;
+    graph_exec(CUgraphExec handle, context_state_ptr ctx) noexcept : owned_(handle, std::move(ctx)) {}
 
-    CUgraphExec handle_ = nullptr;
-    context_state_ptr context_;
+    detail::context_bound<detail::graph_exec_traits> owned_;
 };
 
 class graph_view {
@@ -107,25 +101,17 @@ public:
     // An empty graph in the current context (logic_error without one).
     static graph create();
 
-    graph(graph&& other) noexcept;
-    graph& operator=(graph&& other) noexcept;
-    graph(const graph&) = delete;
-    graph& operator=(const graph&) = delete;
-    ~graph();
-
-    CUgraph handle() const noexcept { return handle_; }
-    const context_state_ptr& owner() const noexcept { return context_; }
-    graph_view view() const { return graph_view(handle_, context_); }
+    CUgraph handle() const noexcept { return owned_.handle(); }
+    const context_state_ptr& owner() const noexcept { return owned_.context(); }
+    graph_view view() const { return graph_view(handle(), owner()); }
     std::size_t node_count() const { return view().node_count(); }
     graph_exec instantiate() const { return view().instantiate(); }
 
 private:
     friend graph end_capture(stream_view s);
-    graph(CUgraph handle, context_state_ptr ctx) noexcept : handle_(handle), context_(std::move(ctx)) {}
-    void release() noexcept;
+    graph(CUgraph handle, context_state_ptr ctx) noexcept : owned_(handle, std::move(ctx)) {}
 
-    CUgraph handle_ = nullptr;
-    context_state_ptr context_;
+    detail::context_bound<detail::graph_traits> owned_;
 };
 
 // Starts recording `s` (not the legacy default stream, which cannot be captured: a

@@ -3,11 +3,15 @@
 // move-only type; every check of arguments happens before the driver is called.
 #pragma once
 
+#include "gpukit/core/error.hpp"
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/detail/context_bound.hpp"
 
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdlib>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -18,7 +22,7 @@ namespace gpukit::cuda {
 std::size_t host_page_size() noexcept;
 
 // Host memory whose start is a multiple of `alignment`. Needs no driver: it is the way to
-// get memory that register_host_memory accepts.
+// get memory that register_host_memory accepts. Move-only; the destructor frees it.
 class aligned_host_allocation {
 public:
     // `bytes` (0 allowed) aligned to `alignment`, a power of two. The allocation is rounded
@@ -26,42 +30,44 @@ public:
     // alignment both start and size satisfy cuMemHostRegister.
     static aligned_host_allocation allocate(std::size_t bytes, std::size_t alignment);
 
-    aligned_host_allocation(aligned_host_allocation&& other) noexcept;
-    aligned_host_allocation& operator=(aligned_host_allocation&& other) noexcept;
-    ~aligned_host_allocation();
-
     // logic_error once freed.
-    void* data() const;
+    void* data() const {
+        if (!data_)
+            throw logic_error("this AlignedHostAllocation has been freed; it can no longer be used");
+        return data_.get();
+    }
     // The bytes asked for (not the rounded-up capacity).
-    std::size_t size() const noexcept { return size_; }
+    std::size_t size() const noexcept { return data_ ? size_ : 0; }
     std::size_t alignment() const noexcept { return alignment_; }
     bool is_freed() const noexcept { return data_ == nullptr; }
     // Frees now; a second call does nothing.
-    void free() noexcept;
+    void free() noexcept { data_.reset(); }
 
 private:
+    struct free_memory {
+        void operator()(void* p) const noexcept { std::free(p); }
+    };
+
     aligned_host_allocation(void* data, std::size_t size, std::size_t alignment) noexcept
         : data_(data), size_(size), alignment_(alignment) {}
 
-    void* data_ = nullptr;
+    std::unique_ptr<void, free_memory> data_;  // from std::aligned_alloc
     std::size_t size_ = 0;
     std::size_t alignment_ = 0;
 };
 
 // Page-locked host memory from cuMemHostAlloc, owned by the context current at allocation.
+// Move-only; the destructor frees it in that context (detail/context_bound.hpp).
 class pagelocked_host_allocation {
 public:
     // `flags` combines CU_MEMHOSTALLOC_PORTABLE, _DEVICEMAP and _WRITECOMBINED; anything else
     // is refused with logic_error. Zero bytes allocate one byte, so empty arrays work.
     static pagelocked_host_allocation allocate(std::size_t bytes, unsigned int flags);
 
-    pagelocked_host_allocation(pagelocked_host_allocation&& other) noexcept;
-    pagelocked_host_allocation& operator=(pagelocked_host_allocation&& other) noexcept;
-    ~pagelocked_host_allocation();
-
-    void* data() const;  // logic_error once freed
-    std::size_t size() const noexcept { return size_; }
-    bool is_freed() const noexcept { return data_ == nullptr; }
+    // logic_error once freed.
+    void* data() const { return memory_.get("this PagelockedHostAllocation has been freed; it can no longer be used"); }
+    std::size_t size() const noexcept { return is_freed() ? 0 : size_; }
+    bool is_freed() const noexcept { return memory_.empty(); }
     // The flags the memory was allocated with, together with those the driver reports
     // (cuMemHostGetFlags; current drivers leave PORTABLE out of their report).
     unsigned int flags() const;
@@ -69,21 +75,20 @@ public:
     // page-locked memory with unified addressing).
     CUdeviceptr device_pointer() const;
     // Frees now in the owning context; a second call does nothing.
-    void free();
+    void free() { memory_.free(); }
 
 private:
     pagelocked_host_allocation(void* data, std::size_t size, unsigned int flags, context_state_ptr ctx) noexcept
-        : data_(data), size_(size), flags_(flags), context_(std::move(ctx)) {}
-    void release() noexcept;
+        : memory_(data, std::move(ctx)), size_(size), flags_(flags) {}
 
-    void* data_ = nullptr;
+    detail::context_bound<detail::pagelocked_memory_traits> memory_;
     std::size_t size_ = 0;
     unsigned int flags_ = 0;
-    context_state_ptr context_;
 };
 
 // An existing host range, page-locked for the object's lifetime. It does not own the memory
-// itself: whoever made the object keeps the memory alive longer than it.
+// itself: whoever made the object keeps the memory alive longer than it. Move-only; the
+// destructor unregisters the range in its context (detail/context_bound.hpp).
 class registered_host_memory {
 public:
     // `data` and `bytes` must both be multiples of host_page_size() and bytes non-zero;
@@ -91,25 +96,22 @@ public:
     // Both are checked (logic_error) before the driver is called.
     static registered_host_memory register_memory(void* data, std::size_t bytes, unsigned int flags);
 
-    registered_host_memory(registered_host_memory&& other) noexcept;
-    registered_host_memory& operator=(registered_host_memory&& other) noexcept;
-    ~registered_host_memory();
-
-    void* data() const;  // logic_error once unregistered
-    std::size_t size() const noexcept { return size_; }
-    bool is_registered() const noexcept { return data_ != nullptr; }
+    // logic_error once unregistered.
+    void* data() const {
+        return memory_.get("this RegisteredHostMemory has been unregistered; it can no longer be used");
+    }
+    std::size_t size() const noexcept { return is_registered() ? size_ : 0; }
+    bool is_registered() const noexcept { return !memory_.empty(); }
     CUdeviceptr device_pointer() const;
     // Removes the page lock now (the memory stays valid); a second call does nothing.
-    void unregister();
+    void unregister() { memory_.free(); }
 
 private:
     registered_host_memory(void* data, std::size_t size, context_state_ptr ctx) noexcept
-        : data_(data), size_(size), context_(std::move(ctx)) {}
-    void release() noexcept;
+        : memory_(data, std::move(ctx)), size_(size) {}
 
-    void* data_ = nullptr;
+    detail::context_bound<detail::registered_memory_traits> memory_;
     std::size_t size_ = 0;
-    context_state_ptr context_;
 };
 
 // A range of host bytes.

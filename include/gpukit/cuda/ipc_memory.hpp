@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/detail/context_bound.hpp"
 
 #include <cuda.h>
 
@@ -12,28 +13,23 @@ namespace gpukit::cuda {
 // with cuMemAlloc).
 CUipcMemHandle get_ipc_mem_handle(CUdeviceptr address);
 
+// Move-only; the destructor unmaps the memory in its context (detail/context_bound.hpp).
 class ipc_memory_handle {
 public:
     // Maps another process's allocation into the current context. `flags` is 0 or
     // CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS (checked before the driver is called).
     static ipc_memory_handle open(const CUipcMemHandle& handle, unsigned int flags);
 
-    ipc_memory_handle(ipc_memory_handle&& other) noexcept;
-    ipc_memory_handle& operator=(ipc_memory_handle&& other) noexcept;
-    ~ipc_memory_handle();
-
-    CUdeviceptr get() const;  // logic_error once closed
-    bool is_closed() const noexcept { return address_ == 0; }
+    // logic_error once closed.
+    CUdeviceptr get() const { return memory_.get("this IPCMemoryHandle has been closed; it can no longer be used"); }
+    bool is_closed() const noexcept { return memory_.empty(); }
     // Unmaps the memory now; a second call does nothing.
-    void close();
+    void close() { memory_.free(); }
 
 private:
-    ipc_memory_handle(CUdeviceptr address, context_state_ptr ctx) noexcept
-        : address_(address), context_(std::move(ctx)) {}
-    void release() noexcept;
+    ipc_memory_handle(CUdeviceptr address, context_state_ptr ctx) noexcept : memory_(address, std::move(ctx)) {}
 
-    CUdeviceptr address_ = 0;
-    context_state_ptr context_;
+    detail::context_bound<detail::ipc_memory_traits> memory_;
 };
 
 }  // namespace gpukit::cuda

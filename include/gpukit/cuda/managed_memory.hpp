@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/memory.hpp"
 #include "gpukit/cuda/stream.hpp"
 
 #include <cuda.h>
@@ -11,6 +12,7 @@
 
 namespace gpukit::cuda {
 
+// Move-only; the destructor frees the memory in its context (detail/context_bound.hpp).
 class managed_allocation {
 public:
     // `bytes` (0 allocates one byte, so empty arrays work) attached as `flags`, which must
@@ -19,29 +21,25 @@ public:
     // oversubscribing managed memory can stall the GPU instead of failing cleanly.
     static managed_allocation allocate(std::size_t bytes, unsigned int flags);
 
-    managed_allocation(managed_allocation&& other) noexcept;
-    managed_allocation& operator=(managed_allocation&& other) noexcept;
-    ~managed_allocation();
-
     void* data() const;  // the host view of the address; logic_error once freed
-    std::size_t size() const noexcept { return size_; }
-    bool is_freed() const noexcept { return address_ == 0; }
+    std::size_t size() const noexcept { return is_freed() ? 0 : size_; }
+    bool is_freed() const noexcept { return memory_.empty(); }
     // For managed memory the device address equals the host address.
-    CUdeviceptr device_pointer() const;
+    CUdeviceptr device_pointer() const {
+        return memory_.get("this ManagedAllocation has been freed; it can no longer be used");
+    }
     // Changes who may access the memory: CU_MEM_ATTACH_GLOBAL, _HOST, or _SINGLE (only
     // `s`, which must then be a real stream). Enqueued on `s`.
     void attach(unsigned int flags, stream_view s) const;
     // Frees now in the owning context; a second call does nothing.
-    void free();
+    void free() { memory_.free(); }
 
 private:
     managed_allocation(CUdeviceptr address, std::size_t size, context_state_ptr ctx) noexcept
-        : address_(address), size_(size), context_(std::move(ctx)) {}
-    void release() noexcept;
+        : memory_(address, std::move(ctx)), size_(size) {}
 
-    CUdeviceptr address_ = 0;
+    detail::context_bound<detail::device_memory_traits> memory_;
     std::size_t size_ = 0;
-    context_state_ptr context_;
 };
 
 }  // namespace gpukit::cuda

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/detail/context_bound.hpp"
 
 #include <cuda.h>
 
@@ -26,6 +27,8 @@ memory_info mem_get_info();
 // the driver does not know).
 bool is_host_accessible(CUdeviceptr address);
 
+// Move-only; the destructor frees the memory in its context, reporting a failure through
+// cleanup_warning (detail/context_bound.hpp).
 class device_allocation {
 public:
     // `bytes` of device memory in the current context. Zero bytes is refused with
@@ -41,30 +44,26 @@ public:
     static std::pair<device_allocation, std::size_t> allocate_pitch(std::size_t width_bytes, std::size_t height,
                                                                      unsigned int access_size);
 
-    device_allocation(device_allocation&& other) noexcept;
-    device_allocation& operator=(device_allocation&& other) noexcept;
-    ~device_allocation();  // frees in the owning context, reporting failure through cleanup_warning
-
     // The device address; logic_error once freed (or moved from).
-    CUdeviceptr get() const;
+    CUdeviceptr get() const { return memory_.get(freed); }
     // Bytes asked for at allocation (a pitched allocation: pitch * height); 0 once freed.
-    std::size_t size() const noexcept { return size_; }
-    bool is_freed() const noexcept { return address_ == 0; }
+    std::size_t size() const noexcept { return is_freed() ? 0 : size_; }
+    bool is_freed() const noexcept { return memory_.empty(); }
     // Frees the memory now, in the owning context. Calling it again does nothing, so code
     // that frees early and then lets the destructor run is safe; any other use afterwards
     // throws logic_error.
-    void free();
+    void free() { memory_.free(); }
     // The owning context; logic_error once freed.
-    const context_state_ptr& owner() const;
+    const context_state_ptr& owner() const { return memory_.context(freed); }
 
 private:
-    device_allocation(CUdeviceptr address, std::size_t size, context_state_ptr ctx) noexcept
-        : address_(address), size_(size), context_(std::move(ctx)) {}
-    void release() noexcept;
+    static constexpr const char* freed = "this DeviceAllocation has been freed; it can no longer be used";
 
-    CUdeviceptr address_ = 0;
+    device_allocation(CUdeviceptr address, std::size_t size, context_state_ptr ctx) noexcept
+        : memory_(address, std::move(ctx)), size_(size) {}
+
+    detail::context_bound<detail::device_memory_traits> memory_;
     std::size_t size_ = 0;
-    context_state_ptr context_;
 };
 
 // A device address argument: the address, and the number of bytes known to be valid from it

@@ -2,12 +2,14 @@
 #pragma once
 
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/detail/context_bound.hpp"
 
 #include <cuda.h>
 
 namespace gpukit::cuda {
 
 class event;
+class event_view;
 
 // A stream handle someone else owns (the legacy default stream is stream_view{}).
 class stream_view {
@@ -17,7 +19,8 @@ public:
     CUstream handle() const noexcept { return handle_; }
     void synchronize() const;
     bool is_done() const;
-    void wait_for_event(const event& e) const;
+    // Makes later work on this stream wait for `e` (an event's view(), or an event itself).
+    void wait_for_event(event_view e) const;
     // The context the stream belongs to (for the legacy and per-thread default streams, the
     // current one); cuda_error when the handle is not a stream.
     CUcontext context() const;
@@ -26,33 +29,28 @@ private:
     CUstream handle_ = nullptr;
 };
 
+// Move-only; the destructor destroys the stream in its context (detail/context_bound.hpp).
 class stream {
 public:
     // A new stream in the current context. `priority` follows the driver: lower numbers are
     // higher priority; values outside the context's range are clamped by the driver.
     static stream create(unsigned int flags = CU_STREAM_DEFAULT, int priority = 0);
 
-    stream(stream&& other) noexcept;
-    stream& operator=(stream&& other) noexcept;
-    ~stream();
-
-    CUstream handle() const noexcept { return handle_; }
-    stream_view view() const noexcept { return stream_view(handle_); }
+    CUstream handle() const noexcept { return owned_.handle(); }
+    stream_view view() const noexcept { return stream_view(handle()); }
     operator stream_view() const noexcept { return view(); }
-    const context_state_ptr& owner() const noexcept { return context_; }
+    const context_state_ptr& owner() const noexcept { return owned_.context(); }
 
     void synchronize() const { view().synchronize(); }
     bool is_done() const { return view().is_done(); }
-    void wait_for_event(const event& e) const { view().wait_for_event(e); }
+    void wait_for_event(const event& e) const;
     int priority() const;
     unsigned int flags() const;
 
 private:
-    stream(CUstream handle, context_state_ptr ctx) noexcept : handle_(handle), context_(std::move(ctx)) {}
-    void release() noexcept;
+    stream(CUstream handle, context_state_ptr ctx) noexcept : owned_(handle, std::move(ctx)) {}
 
-    CUstream handle_ = nullptr;
-    context_state_ptr context_;
+    detail::context_bound<detail::stream_traits> owned_;
 };
 
 }  // namespace gpukit::cuda

@@ -10,7 +10,8 @@
 //     the caller.
 // A `surface_object` reads and writes a CUDA array created with CUDA_ARRAY3D_SURFACE_LDST.
 //
-// Both are move-only owners that destroy their handle in their context. Arguments are
+// Both are move-only owners that destroy their handle in their context
+// (detail/context_bound.hpp), before letting go of the array. Arguments are
 // checked (format and channels, sizes, the device's alignment rules) before the driver is
 // called, so mistakes surface as logic_error naming the rule rather than as
 // CUDA_ERROR_INVALID_VALUE.
@@ -18,6 +19,7 @@
 
 #include "gpukit/cuda/array.hpp"
 #include "gpukit/cuda/context.hpp"
+#include "gpukit/cuda/detail/context_bound.hpp"
 #include "gpukit/cuda/memory.hpp"
 
 #include <cuda.h>
@@ -66,26 +68,28 @@ public:
                                        unsigned int num_channels, std::size_t width, std::size_t height,
                                        std::size_t pitch, const texture_desc& desc = {});
 
-    texture_object(texture_object&& other) noexcept;
-    texture_object& operator=(texture_object&& other) noexcept;
-    ~texture_object();
+    // Each destroys the texture it held before letting go of the array.
+    texture_object(texture_object&&) noexcept = default;
+    texture_object& operator=(texture_object&&) noexcept = default;
+    ~texture_object() { texture_.reset(); }
 
     // The CUtexObject; logic_error once destroyed.
-    CUtexObject handle() const;
+    CUtexObject handle() const { return kernel_argument(); }
     // What launch() passes for this object: the handle, in place.
-    const CUtexObject& kernel_argument() const;
-    bool is_destroyed() const noexcept { return handle_ == 0; }
+    const CUtexObject& kernel_argument() const { return texture_.get(destroyed); }
+    bool is_destroyed() const noexcept { return texture_.empty(); }
     // Destroys the handle now (and lets go of the array); again does nothing.
     void destroy();
-    const context_state_ptr& owner() const;
+    // The owning context; logic_error once destroyed.
+    const context_state_ptr& owner() const { return texture_.context(destroyed); }
 
 private:
-    texture_object(CUtexObject handle, context_state_ptr ctx, std::shared_ptr<const array> source) noexcept
-        : handle_(handle), context_(std::move(ctx)), array_(std::move(source)) {}
-    void release() noexcept;
+    static constexpr const char* destroyed = "this TextureObject has been destroyed; it can no longer be used";
 
-    CUtexObject handle_ = 0;
-    context_state_ptr context_;
+    texture_object(CUtexObject handle, context_state_ptr ctx, std::shared_ptr<const array> source) noexcept
+        : texture_(handle, std::move(ctx)), array_(std::move(source)) {}
+
+    detail::context_bound<detail::texture_object_traits> texture_;
     std::shared_ptr<const array> array_;  // empty for linear and pitched memory
 };
 
@@ -94,22 +98,23 @@ public:
     // A surface over `source`, which must have been created with CUDA_ARRAY3D_SURFACE_LDST.
     explicit surface_object(std::shared_ptr<const array> source);
 
-    surface_object(surface_object&& other) noexcept;
-    surface_object& operator=(surface_object&& other) noexcept;
-    ~surface_object();
+    // Each destroys the surface it held before letting go of the array.
+    surface_object(surface_object&&) noexcept = default;
+    surface_object& operator=(surface_object&&) noexcept = default;
+    ~surface_object() { surface_.reset(); }
 
     // The CUsurfObject; logic_error once destroyed.
-    CUsurfObject handle() const;
-    const CUsurfObject& kernel_argument() const;
-    bool is_destroyed() const noexcept { return handle_ == 0; }
+    CUsurfObject handle() const { return kernel_argument(); }
+    const CUsurfObject& kernel_argument() const { return surface_.get(destroyed); }
+    bool is_destroyed() const noexcept { return surface_.empty(); }
     void destroy();
-    const context_state_ptr& owner() const;
+    // The owning context; logic_error once destroyed.
+    const context_state_ptr& owner() const { return surface_.context(destroyed); }
 
 private:
-    void release() noexcept;
+    static constexpr const char* destroyed = "this SurfaceObject has been destroyed; it can no longer be used";
 
-    CUsurfObject handle_ = 0;
-    context_state_ptr context_;
+    detail::context_bound<detail::surface_object_traits> surface_;
     std::shared_ptr<const array> array_;
 };
 
