@@ -1,6 +1,7 @@
 #include "array_operators.hpp"
 
 #include "array_fusion.hpp"
+#include "exit_cleanup.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/array/elementwise.hpp"
@@ -73,8 +74,8 @@ std::optional<scalar_operand> scalar_of(nb::handle h) {
     // they are typed ("strong") operands, where Python's own are weak (NEP 50).
     if (!PyFloat_CheckExact(p) && !PyLong_CheckExact(p) && !PyBool_Check(p) && !PyComplex_CheckExact(p) &&
         nb::hasattr(h, "dtype") && !is_array(h)) {
-        static PyObject* generic = nb::object(nb::module_::import_("numpy").attr("generic")).release().ptr();
-        const bool numpy_scalar = PyObject_IsInstance(p, generic) == 1;
+        static cached_object generic([]() -> nb::object { return nb::module_::import_("numpy").attr("generic"); });
+        const bool numpy_scalar = PyObject_IsInstance(p, generic.get().ptr()) == 1;
         const bool zero_d = !numpy_scalar && nb::hasattr(h, "ndim") && nb::hasattr(h, "item") &&
                             nb::cast<int>(h.attr("ndim")) == 0 && nb::hasattr(h, "__array_interface__");
         if (!numpy_scalar && !zero_d)
@@ -343,8 +344,8 @@ struct built {
 // A TypeError for a host array operand (returning NotImplemented would let numpy's reflected
 // operator make an object array of GPUArrays); nothing for other objects.
 void refuse_host_array(nb::handle h, const char* what) {
-    static PyObject* host_array = nb::object(nb::module_::import_("numpy").attr("ndarray")).release().ptr();
-    if (PyObject_IsInstance(h.ptr(), host_array) == 1)
+    static cached_object host_array([]() -> nb::object { return nb::module_::import_("numpy").attr("ndarray"); });
+    if (PyObject_IsInstance(h.ptr(), host_array.get().ptr()) == 1)
         throw nb::type_error(("GPUArray " + std::string(what) +
                               " numpy.ndarray: copy the host array to the device first (gpuarray.to_gpu)")
                                  .c_str());
