@@ -1,4 +1,5 @@
 #include "array_fusion.hpp"
+#include "exit_cleanup.hpp"
 
 #include <nanobind/stl/string.h>
 
@@ -29,9 +30,17 @@ std::size_t analysed = 0;
 bool enabled = true;
 constexpr std::size_t max_decisions = 4096;
 
+// Drops the table's references to code objects.
+void forget_decisions() {
+    for (auto& [key, value] : decisions)
+        Py_DECREF(key.code);
+    decisions.clear();
+}
+
 bool analyse(PyObject* code, int offset) {
-    static PyObject* function = nb::object(nb::module_::import_("gpukit._fusion").attr("_analyse")).release().ptr();
-    nb::object result = nb::steal(PyObject_CallFunction(function, "Oi", code, offset));
+    static cached_object function(
+        []() -> nb::object { return nb::module_::import_("gpukit._fusion").attr("_analyse"); });
+    nb::object result = nb::steal(PyObject_CallFunction(function.get().ptr(), "Oi", code, offset));
     if (!result.is_valid())
         nb::raise_python_error();
     ++analysed;
@@ -42,8 +51,9 @@ bool analyse(PyObject* code, int offset) {
 // an operand; sys.monitoring's DEBUGGER_ID tool (0) is where debuggers register.
 bool debugger_registered() {
 #if PY_VERSION_HEX >= 0x030C0000
-    static PyObject* get_tool = nb::object(nb::module_::import_("sys").attr("monitoring").attr("get_tool")).release().ptr();
-    nb::object tool = nb::steal(PyObject_CallFunction(get_tool, "i", 0));
+    static cached_object get_tool(
+        []() -> nb::object { return nb::module_::import_("sys").attr("monitoring").attr("get_tool"); });
+    nb::object tool = nb::steal(PyObject_CallFunction(get_tool.get().ptr(), "i", 0));
     if (!tool.is_valid())
         nb::raise_python_error();
     return !tool.is_none();
@@ -67,11 +77,10 @@ bool result_feeds_next_operator() {
         fuse = found->second;
     } else {
         fuse = analyse(where.code, where.offset);
-        if (decisions.size() >= max_decisions) {
-            for (auto& [key, value] : decisions)
-                Py_DECREF(key.code);
-            decisions.clear();
-        }
+        if (decisions.size() >= max_decisions)
+            forget_decisions();
+        // The table's references go at exit; registered with the first entry.
+        [[maybe_unused]] static const bool dropped_at_exit = (drop_at_exit(&forget_decisions), true);
         decisions.emplace(site{code.release().ptr(), where.offset}, fuse);
     }
     if (!fuse)

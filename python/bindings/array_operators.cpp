@@ -1,6 +1,7 @@
 #include "array_operators.hpp"
 
 #include "array_fusion.hpp"
+#include "exit_cleanup.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/array/elementwise.hpp"
@@ -73,8 +74,8 @@ std::optional<scalar_operand> scalar_of(nb::handle h) {
     // they are typed ("strong") operands, where Python's own are weak (NEP 50).
     if (!PyFloat_CheckExact(p) && !PyLong_CheckExact(p) && !PyBool_Check(p) && !PyComplex_CheckExact(p) &&
         nb::hasattr(h, "dtype") && !is_array(h)) {
-        static PyObject* generic = nb::object(nb::module_::import_("numpy").attr("generic")).release().ptr();
-        const bool numpy_scalar = PyObject_IsInstance(p, generic) == 1;
+        static cached_object generic([]() -> nb::object { return nb::module_::import_("numpy").attr("generic"); });
+        const bool numpy_scalar = PyObject_IsInstance(p, generic.get().ptr()) == 1;
         const bool zero_d = !numpy_scalar && nb::hasattr(h, "ndim") && nb::hasattr(h, "item") &&
                             nb::cast<int>(h.attr("ndim")) == 0 && nb::hasattr(h, "__array_interface__");
         if (!numpy_scalar && !zero_d)
@@ -343,11 +344,24 @@ struct built {
 // A TypeError for a host array operand (returning NotImplemented would let numpy's reflected
 // operator make an object array of GPUArrays); nothing for other objects.
 void refuse_host_array(nb::handle h, const char* what) {
-    static PyObject* host_array = nb::object(nb::module_::import_("numpy").attr("ndarray")).release().ptr();
-    if (PyObject_IsInstance(h.ptr(), host_array) == 1)
+    static cached_object host_array([]() -> nb::object { return nb::module_::import_("numpy").attr("ndarray"); });
+    if (PyObject_IsInstance(h.ptr(), host_array.get().ptr()) == 1)
         throw nb::type_error(("GPUArray " + std::string(what) +
                               " numpy.ndarray: copy the host array to the device first (gpuarray.to_gpu)")
                                  .c_str());
+}
+
+// TypeError "<what>: <expected>, got <the type of h>".
+[[noreturn]] void throw_wrong_type(const char* what, const char* expected, nb::handle h) {
+    throw nb::type_error(
+        (std::string(what) + ": " + expected + ", got " + nb::cast<std::string>(nb::str(h.type()))).c_str());
+}
+
+// An operand that is neither a GPUArray nor a scalar: refuse_host_array's TypeError for a
+// host array, else throw_wrong_type's.
+[[noreturn]] void refuse_operand(nb::handle h, const char* what, const char* expected) {
+    refuse_host_array(h, what);
+    throw_wrong_type(what, expected, h);
 }
 
 // The expression and operands of `self <op> other` (reflected: other <op> self); nullopt
@@ -388,9 +402,7 @@ nb::object finish(built& b, nb::handle like_object, const result_target& target,
     const array_object& like = object_of(like_object);
     if (!target.out.is_none()) {
         if (!is_array(target.out))
-            throw nb::type_error((std::string(what) + ": out must be a GPUArray, got " +
-                                  nb::cast<std::string>(nb::str(target.out.type())))
-                                     .c_str());
+            throw_wrong_type(what, "out must be a GPUArray", target.out);
         array_object& out = settled(target.out);
         write_into(b, out, what, target.stream.is_none() ? stream_of(out) : stream_arg(target.stream));
         return nb::borrow(target.out);
@@ -482,12 +494,8 @@ nb::object binary_function(binary_op op, nb::handle x, nb::handle y, const resul
     const char* what = array::symbol(op).data();
     const std::optional<term> tx = term_of(x, what), ty = term_of(y, what);
     for (const auto& [t, h] : {std::pair{&tx, x}, std::pair{&ty, y}})
-        if (!*t) {
-            refuse_host_array(h, what);
-            throw nb::type_error((std::string(what) + ": operands are GPUArrays or scalars, got " +
-                                  nb::cast<std::string>(nb::str(h.type())))
-                                     .c_str());
-        }
+        if (!*t)
+            refuse_operand(h, what, "operands are GPUArrays or scalars");
     if (!tx->array && !ty->array)
         throw nb::type_error((std::string(what) + ": at least one operand must be a GPUArray").c_str());
     built b;
@@ -501,9 +509,7 @@ nb::object unary_function(array::unary_op op, nb::handle x, const result_target&
                        : op == array::unary_op::imag    ? "imag"
                                                         : "logical_not";
     if (!is_array(x))
-        throw nb::type_error((std::string(what) + ": expected a GPUArray, got " +
-                              nb::cast<std::string>(nb::str(x.type())))
-                                 .c_str());
+        throw_wrong_type(what, "expected a GPUArray", x);
     array_object& a = settled(x);
     const dtype t = require_kernel_type(a, what);
     dtype compute = t, result = t;
@@ -521,17 +527,11 @@ nb::object select_function(bool positive, nb::handle criterion, nb::handle then,
                            const result_target& target) {
     const char* what = positive ? "if_positive" : "where";
     if (!is_array(criterion))
-        throw nb::type_error((std::string(what) + ": the criterion must be a GPUArray, got " +
-                              nb::cast<std::string>(nb::str(criterion.type())))
-                                 .c_str());
+        throw_wrong_type(what, "the criterion must be a GPUArray", criterion);
     const std::optional<term> t_then = term_of(then, what), t_otherwise = term_of(otherwise, what);
     for (const auto& [t, h] : {std::pair{&t_then, then}, std::pair{&t_otherwise, otherwise}})
-        if (!*t) {
-            refuse_host_array(h, what);
-            throw nb::type_error((std::string(what) + ": the choices are GPUArrays or scalars, got " +
-                                  nb::cast<std::string>(nb::str(h.type())))
-                                     .c_str());
-        }
+        if (!*t)
+            refuse_operand(h, what, "the choices are GPUArrays or scalars");
     built b;
     const term c = array_term(criterion, what);
     expression condition;

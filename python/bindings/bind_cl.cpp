@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <map>
 #include <optional>
 
 namespace gpukit::python {
@@ -73,21 +72,18 @@ void bind_exceptions(nb::module_& m, nb::module_& parent) {
     });
 }
 
-std::map<std::string, nb::object>& flag_classes() {
-    static auto* instance = new std::map<std::string, nb::object>;
-    return *instance;
-}
-
 void bind_flags(nb::module_& m, const char* name, std::initializer_list<std::pair<const char*, cl_bitfield>> members) {
     nb::list items;
     for (const auto& [member, value] : members)
         items.append(nb::make_tuple(member, value));
     nb::object cls = nb::module_::import_("enum").attr("IntFlag")(name, items, "module"_a = "gpukit.cl");
     m.attr(name) = cls;
-    flag_classes()[name] = cls;
 }
 
-nb::object as_flags(const char* name, cl_bitfield value) { return flag_classes().at(name)(value); }
+// The flag class is looked up in the module, which owns it (as constant_class does).
+nb::object as_flags(const char* name, cl_bitfield value) {
+    return nb::module_::import_("gpukit._gpukit.cl").attr(name)(value);
+}
 
 // The clGetMemObjectInfo parameters Buffer.get_info decodes, with the C type of each value
 // (PyOpenCL's mem_info names). CONTEXT, ASSOCIATED_MEMOBJECT and PROPERTIES are not among them:

@@ -12,18 +12,15 @@
 namespace gpukit::python {
 namespace {
 
-std::map<std::string, nb::object>& classes() {
-    static auto* instance = new std::map<std::string, nb::object>;
-    return *instance;
-}
-
 bool is_flag_group(const std::string& group) {
     return group.ends_with("_flags");
 }
 
 }  // namespace
 
-nb::object constant_class(const char* group) { return classes().at(group); }
+// Looked up in the module, which owns the classes: a reference kept here would outlive the
+// interpreter (exit_cleanup.hpp).
+nb::object constant_class(const char* group) { return nb::module_::import_("gpukit._gpukit").attr(group); }
 
 void bind_constants(nb::module_& m) {
     nb::module_ enum_module = nb::module_::import_("enum");
@@ -38,7 +35,6 @@ void bind_constants(nb::module_& m) {
         nb::object base = enum_module.attr(is_flag_group(group) ? "IntFlag" : "IntEnum");
         nb::object cls = base(group.c_str(), members[group], nb::arg("module") = "gpukit.driver");
         m.attr(group.c_str()) = cls;
-        classes()[group] = cls;
     }
 }
 

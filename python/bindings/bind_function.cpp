@@ -529,7 +529,7 @@ void bind_function(nb::module_& m) {
         }, "Each parameter's size in bytes, or None when the driver cannot say (before CUDA 12.4).");
 
     // Every function_attribute is also a read-only property: f.num_regs, f.max_threads_per_block, ...
-    for (nb::handle member : constant_class("function_attribute")) {
+    for (nb::handle member : m.attr("function_attribute")) {  // constant_class, while the module is made
         const std::string name = nb::cast<std::string>(member.attr("name"));
         if (name == "MAX")
             continue;

@@ -73,16 +73,27 @@ template <std::integral T>
 struct int_arg {
     nb::handle object;
     T get(const char* what) const { return integer_arg<T>(object, what); }
+    static constexpr auto python_type = nb::detail::const_name("int");
 };
 
 // A shape: an integer or a sequence of integers (converted by bind_layout.cpp's rules).
 struct shape_arg {
     nb::handle object;
+    static constexpr auto python_type = nb::detail::const_name("int | collections.abc.Sequence[int]");
 };
 
 // A sequence of integers (strides, axes, split indices).
 struct int_sequence_arg {
     nb::handle object;
+    static constexpr auto python_type = nb::detail::const_name("collections.abc.Sequence[int]");
+};
+
+// The arguments above: each holds the object it was given as `object`, and the stubs show
+// its `python_type`.
+template <class Arg>
+concept any_object_arg = requires(Arg a) {
+    { a.object } -> std::same_as<nb::handle&>;
+    Arg::python_type;
 };
 
 }  // namespace gpukit::python
@@ -90,27 +101,9 @@ struct int_sequence_arg {
 namespace nanobind::detail {
 
 // Each accepts any object; the function body converts it (see above).
-template <std::integral T>
-struct type_caster<gpukit::python::int_arg<T>> {
-    NB_TYPE_CASTER(gpukit::python::int_arg<T>, const_name("int"))
-    bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
-        value.object = src;
-        return true;
-    }
-};
-
-template <>
-struct type_caster<gpukit::python::shape_arg> {
-    NB_TYPE_CASTER(gpukit::python::shape_arg, const_name("int | collections.abc.Sequence[int]"))
-    bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
-        value.object = src;
-        return true;
-    }
-};
-
-template <>
-struct type_caster<gpukit::python::int_sequence_arg> {
-    NB_TYPE_CASTER(gpukit::python::int_sequence_arg, const_name("collections.abc.Sequence[int]"))
+template <gpukit::python::any_object_arg Arg>
+struct type_caster<Arg> {
+    NB_TYPE_CASTER(Arg, Arg::python_type)
     bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
         value.object = src;
         return true;

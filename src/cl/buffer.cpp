@@ -2,7 +2,6 @@
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
-#include "gpukit/cl/detail/release.hpp"
 
 #include <bit>
 #include <utility>
@@ -79,28 +78,13 @@ buffer buffer::create(const context& ctx, cl_mem_flags flags, size_t size, void*
     if (size == 0)
         throw logic_error("creating a buffer: size is 0; expected at least 1 byte", CL_INVALID_BUFFER_SIZE,
                           "clCreateBuffer");
-    buffer created(GPUKIT_CL_CREATE(clCreateBuffer, "size " + std::to_string(size) + " bytes", ctx.handle(), flags,
-                                    size, host_ptr),
-                   size, flags);
+    buffer created = adopt(GPUKIT_CL_CREATE(clCreateBuffer, "size " + std::to_string(size) + " bytes", ctx.handle(),
+                                            flags, size, host_ptr),
+                           size, flags);
     if ((flags & CL_MEM_USE_HOST_PTR) && host_owner)
-        keep_until_destroyed(created.handle_, std::move(host_owner));
+        keep_until_destroyed(created.handle(), std::move(host_owner));
     return created;
 }
-
-buffer::buffer(buffer&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), size_(other.size_), flags_(other.flags_) {}
-
-buffer& buffer::operator=(buffer&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, nullptr);
-        size_ = other.size_;
-        flags_ = other.flags_;
-    }
-    return *this;
-}
-
-buffer::~buffer() { release(); }
 
 std::vector<std::byte> buffer::info_bytes(cl_mem_info param) const {
     if (!handle_)
@@ -109,16 +93,9 @@ std::vector<std::byte> buffer::info_bytes(cl_mem_info param) const {
                           CL_INVALID_MEM_OBJECT, "clGetMemObjectInfo");
     return detail::info_bytes(
         [&](size_t size, void* value, size_t* size_ret) {
-            return api().clGetMemObjectInfo(handle_, param, size, value, size_ret);
+            return api().clGetMemObjectInfo(handle(), param, size, value, size_ret);
         },
         "clGetMemObjectInfo");
-}
-
-void buffer::release() noexcept {
-    if (!handle_)
-        return;
-    detail::release_with(&opencl_api::clReleaseMemObject, handle_, "clReleaseMemObject");
-    handle_ = nullptr;
 }
 
 event enqueue_write(const queue& q, const buffer& dst, size_t dst_offset, const void* src, size_t bytes,

@@ -1,7 +1,6 @@
 #include "gpukit/cl/context.hpp"
 
 #include "gpukit/cl/api.hpp"
-#include "gpukit/cl/detail/release.hpp"
 #include "gpukit/cl/platform.hpp"
 
 #include <utility>
@@ -23,32 +22,11 @@ context context::create(std::span<const device> devices) {
         handles.push_back(d.handle());
     const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
                                                 reinterpret_cast<cl_context_properties>(platform_id), 0};
-    cl_context handle = GPUKIT_CL_CREATE(clCreateContext, "creating a context for " + std::to_string(handles.size()) +
-                                                              " device(s)",
-                                         properties, static_cast<cl_uint>(handles.size()), handles.data(), nullptr,
-                                         nullptr);
-    return context(handle, {devices.begin(), devices.end()});
-}
-
-context::context(context&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), devices_(std::move(other.devices_)) {}
-
-context& context::operator=(context&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, nullptr);
-        devices_ = std::move(other.devices_);
-    }
-    return *this;
-}
-
-context::~context() { release(); }
-
-void context::release() noexcept {
-    if (!handle_)
-        return;
-    detail::release_with(&opencl_api::clReleaseContext, handle_, "clReleaseContext");
-    handle_ = nullptr;
+    detail::retained<cl_context> handle(
+        GPUKIT_CL_CREATE(clCreateContext, "creating a context for " + std::to_string(handles.size()) + " device(s)",
+                         properties, static_cast<cl_uint>(handles.size()), handles.data(), nullptr, nullptr),
+        detail::adopt);
+    return context(std::move(handle), {devices.begin(), devices.end()});
 }
 
 }  // namespace gpukit::cl

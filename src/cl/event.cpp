@@ -1,7 +1,6 @@
 #include "gpukit/cl/event.hpp"
 
 #include "gpukit/cl/api.hpp"
-#include "gpukit/cl/detail/release.hpp"
 
 #include <mutex>
 #include <utility>
@@ -40,29 +39,9 @@ void CL_CALLBACK drop_kept_owner(cl_event, cl_int, void* data) {
 
 }  // namespace
 
-event::event(event&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), kept_(std::move(other.kept_)) {}
-
-event& event::operator=(event&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, nullptr);
-        kept_ = std::move(other.kept_);
-    }
-    return *this;
-}
-
-event::~event() { release(); }
-
-void event::release() noexcept {
-    if (!handle_)
-        return;
-    detail::release_with(&opencl_api::clReleaseEvent, handle_, "clReleaseEvent");
-    handle_ = nullptr;
-}
-
 void event::wait() const {
-    const cl_int status = api().clWaitForEvents(1, &handle_);
+    const cl_event waited = handle();
+    const cl_int status = api().clWaitForEvents(1, &waited);
     // Both answers mean the command is over (done or failed): its host memory is free again.
     if (kept_ && (status == CL_SUCCESS || status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST))
         kept_->drop();
@@ -74,7 +53,7 @@ void event::wait() const {
 
 cl_int event::status() const {
     cl_int value = 0;
-    GPUKIT_CL(clGetEventInfo, handle_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof value, &value, nullptr);
+    GPUKIT_CL(clGetEventInfo, handle(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof value, &value, nullptr);
     return value;
 }
 
@@ -85,7 +64,7 @@ profile_times event::profile() const {
                                                              {CL_PROFILING_COMMAND_START, &times.start},
                                                              {CL_PROFILING_COMMAND_END, &times.end}};
     for (const auto& [param, slot] : fields) {
-        const cl_int status = api().clGetEventProfilingInfo(handle_, param, sizeof(cl_ulong), slot, nullptr);
+        const cl_int status = api().clGetEventProfilingInfo(handle(), param, sizeof(cl_ulong), slot, nullptr);
         if (status != CL_SUCCESS)
             throw_cl_error(status, "clGetEventProfilingInfo",
                            "profiling needs a queue created with profiling enabled and a finished command; "
@@ -105,7 +84,7 @@ void event::keep_until_complete(std::shared_ptr<void> owner) {
     kept_->owner = std::move(owner);
     auto* for_callback = new std::shared_ptr<detail::kept_owner>(kept_);
     const auto set_callback = api().clSetEventCallback;
-    if (set_callback && set_callback(handle_, CL_COMPLETE, &drop_kept_owner, for_callback) == CL_SUCCESS)
+    if (set_callback && set_callback(handle(), CL_COMPLETE, &drop_kept_owner, for_callback) == CL_SUCCESS)
         return;
     // Nobody would tell when the command is over: it must be over before this returns.
     delete for_callback;

@@ -2,7 +2,6 @@
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
-#include "gpukit/cl/detail/release.hpp"
 
 #include <algorithm>
 #include <array>
@@ -149,9 +148,11 @@ kernel kernel::create(const program& prog, const std::string& name) {
         throw logic_error("creating kernel '" + name + "': the program is not built; call build() first",
                           CL_INVALID_PROGRAM_EXECUTABLE, "clCreateKernel");
     const auto guard = prog.lock();  // no other thread builds the program meanwhile
-    cl_kernel handle = GPUKIT_CL_CREATE(clCreateKernel, "no kernel named '" + name + "' in the program",
-                                        prog.handle(), name.c_str());
-    kernel result(handle, name);
+    detail::retained<cl_kernel> created(
+        GPUKIT_CL_CREATE(clCreateKernel, "no kernel named '" + name + "' in the program", prog.handle(), name.c_str()),
+        detail::adopt);
+    const cl_kernel handle = created.get();
+    kernel result(std::move(created), name);
     auto kernel_info = [&](cl_kernel_info param) {
         return [=](size_t size, void* value, size_t* size_ret) {
             return api().clGetKernelInfo(handle, param, size, value, size_ret);
@@ -163,33 +164,6 @@ kernel kernel::create(const program& prog, const std::string& name) {
     result.arg_set_.assign(num_args, false);
     result.local_bytes_.assign(num_args, 0);
     return result;
-}
-
-kernel::kernel(kernel&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), context_(other.context_), name_(std::move(other.name_)),
-      parameters_(std::move(other.parameters_)), arg_set_(std::move(other.arg_set_)),
-      local_bytes_(std::move(other.local_bytes_)) {}
-
-kernel& kernel::operator=(kernel&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, nullptr);
-        context_ = other.context_;
-        name_ = std::move(other.name_);
-        parameters_ = std::move(other.parameters_);
-        arg_set_ = std::move(other.arg_set_);
-        local_bytes_ = std::move(other.local_bytes_);
-    }
-    return *this;
-}
-
-kernel::~kernel() { release(); }
-
-void kernel::release() noexcept {
-    if (!handle_)
-        return;
-    detail::release_with(&opencl_api::clReleaseKernel, handle_, "clReleaseKernel");
-    handle_ = nullptr;
 }
 
 std::string kernel::describe_arg(cl_uint index) const {
@@ -238,7 +212,7 @@ void kernel::expect_kind(cl_uint index, bool accepted, const std::string& given)
 }
 
 void kernel::set_arg_raw(cl_uint index, size_t size, const void* value, const std::string& what) {
-    const cl_int status = api().clSetKernelArg(handle_, index, size, value);
+    const cl_int status = api().clSetKernelArg(handle(), index, size, value);
     if (status != CL_SUCCESS)
         throw_cl_error(status, "clSetKernelArg",
                        describe_arg(index) + " given " + what +
@@ -272,7 +246,7 @@ void kernel::set_arg(cl_uint index, const svm_pointer& p) {
         set_arg(index, nullptr);
         return;
     }
-    GPUKIT_CL(clSetKernelArgSVMPointer, handle_, index, p.pointer());
+    GPUKIT_CL(clSetKernelArgSVMPointer, handle(), index, p.pointer());
     arg_set_[index] = true;
     local_bytes_[index] = 0;
 }
@@ -334,7 +308,7 @@ void kernel::set_arg(cl_uint index, const kernel_arg& arg) {
 std::vector<std::byte> kernel::work_group_info_bytes(cl_kernel_work_group_info param, const device& dev) const {
     return detail::info_bytes(
         [&](size_t size, void* value, size_t* size_ret) {
-            return api().clGetKernelWorkGroupInfo(handle_, dev.handle(), param, size, value, size_ret);
+            return api().clGetKernelWorkGroupInfo(handle(), dev.handle(), param, size, value, size_ret);
         },
         "clGetKernelWorkGroupInfo");
 }
@@ -356,7 +330,7 @@ void kernel::check_local_memory(const device& dev) const {
         return;
     // What the kernel reports includes its own __local variables besides the arguments.
     cl_ulong reported = 0;
-    if (api().clGetKernelWorkGroupInfo(handle_, dev.handle(), CL_KERNEL_LOCAL_MEM_SIZE, sizeof reported, &reported,
+    if (api().clGetKernelWorkGroupInfo(handle(), dev.handle(), CL_KERNEL_LOCAL_MEM_SIZE, sizeof reported, &reported,
                                        nullptr) != CL_SUCCESS)
         reported = 0;
     const cl_ulong needed = std::max<cl_ulong>(reported, requested);

@@ -2,7 +2,6 @@
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
-#include "gpukit/cl/detail/release.hpp"
 
 #include <utility>
 
@@ -14,53 +13,24 @@ program program::create_with_source(const context& ctx, const std::string& sourc
                           "clCreateProgramWithSource");
     const char* text = source.c_str();
     const size_t length = source.size();
-    cl_program handle = GPUKIT_CL_CREATE(clCreateProgramWithSource, "", ctx.handle(), 1, &text, &length);
-    try {
-        return program(handle, ctx.devices());
-    } catch (...) {
-        detail::release_with(&opencl_api::clReleaseProgram, handle, "clReleaseProgram");
-        throw;
-    }
-}
-
-program::program(program&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), devices_(std::move(other.devices_)),
-      mutex_(std::move(other.mutex_)), built_(other.built_.load()), built_options_(std::move(other.built_options_)) {}
-
-program& program::operator=(program&& other) noexcept {
-    if (this != &other) {
-        release();
-        handle_ = std::exchange(other.handle_, nullptr);
-        devices_ = std::move(other.devices_);
-        mutex_ = std::move(other.mutex_);
-        built_ = other.built_.load();
-        built_options_ = std::move(other.built_options_);
-    }
-    return *this;
-}
-
-program::~program() { release(); }
-
-void program::release() noexcept {
-    if (!handle_)
-        return;
-    detail::release_with(&opencl_api::clReleaseProgram, handle_, "clReleaseProgram");
-    handle_ = nullptr;
+    detail::retained<cl_program> handle(
+        GPUKIT_CL_CREATE(clCreateProgramWithSource, "", ctx.handle(), 1, &text, &length), detail::adopt);
+    return program(std::move(handle), ctx.devices());
 }
 
 void program::build(const std::string& options) {
     const auto guard = lock();
-    if (built_ && options == built_options_)
+    if (build_->built && options == build_->options)
         return;
     // Kernels check their arguments against the parameters this makes OpenCL describe.
     const std::string with_arg_info = options + (options.empty() ? "" : " ") + "-cl-kernel-arg-info";
-    cl_int status = api().clBuildProgram(handle_, 0, nullptr, with_arg_info.c_str(), nullptr, nullptr);
+    cl_int status = api().clBuildProgram(handle(), 0, nullptr, with_arg_info.c_str(), nullptr, nullptr);
     if (status == CL_BUILD_PROGRAM_FAILURE)
         // Some compilers fail on sources they build without it (NVIDIA's, on a kernel without
         // parameters: "ptxas ... syntax error"): then the kernels check argument sizes only.
-        status = api().clBuildProgram(handle_, 0, nullptr, options.c_str(), nullptr, nullptr);
+        status = api().clBuildProgram(handle(), 0, nullptr, options.c_str(), nullptr, nullptr);
     if (status == CL_BUILD_PROGRAM_FAILURE) {
-        built_ = false;
+        build_->built = false;
         std::string log;
         for (const device& dev : devices_)
             log += "--- build log for '" + dev.name() + "':\n" + unlocked_build_log(dev) + "\n";
@@ -68,16 +38,16 @@ void program::build(const std::string& options) {
                               "): the OpenCL C source did not compile with options '" + options + "'\n" + log,
                           status, "clBuildProgram", log);
     }
-    if (status == CL_INVALID_OPERATION && built_)
+    if (status == CL_INVALID_OPERATION && build_->built)
         throw logic_error("clBuildProgram failed: CL_INVALID_OPERATION (" + std::to_string(status) +
-                              "): the program was built with options '" + built_options_ +
+                              "): the program was built with options '" + build_->options +
                               "' and kernels of it exist, so it cannot be rebuilt with options '" + options +
                               "'; make a new Program for other options",
                           status, "clBuildProgram");
     if (status != CL_SUCCESS)
         throw_cl_error(status, "clBuildProgram", "options '" + options + "'");
-    built_options_ = options;
-    built_ = true;
+    build_->options = options;
+    build_->built = true;
 }
 
 std::string program::build_log(const device& dev) const {
@@ -87,17 +57,17 @@ std::string program::build_log(const device& dev) const {
 
 std::string program::unlocked_build_log(const device& dev) const {
     return detail::info_string([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetProgramBuildInfo(handle_, dev.handle(), CL_PROGRAM_BUILD_LOG, size, value, size_ret);
+        return api().clGetProgramBuildInfo(handle(), dev.handle(), CL_PROGRAM_BUILD_LOG, size, value, size_ret);
     }, "clGetProgramBuildInfo");
 }
 
 std::vector<std::string> program::kernel_names() const {
-    if (!built_)
+    if (!built())
         throw logic_error("the program's kernel names are known only after build(); call build() first",
                           CL_INVALID_PROGRAM_EXECUTABLE, "clGetProgramInfo");
     const auto guard = lock();
     const std::string joined = detail::info_string([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetProgramInfo(handle_, CL_PROGRAM_KERNEL_NAMES, size, value, size_ret);
+        return api().clGetProgramInfo(handle(), CL_PROGRAM_KERNEL_NAMES, size, value, size_ret);
     }, "clGetProgramInfo");
     // The names come separated by semicolons.
     std::vector<std::string> names;

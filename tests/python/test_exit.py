@@ -38,9 +38,18 @@ class _SlowFinalization:
 _slow_finalization = _SlowFinalization()
 """
 
+# What daemon threads hold when the program ends is never released (their frames are not
+# unwound): leaked for real, by design. So the scripts that leave such threads turn off
+# nanobind's leak report (on in gpukit), and only they: every other script here also shows
+# that nothing leaks, since a leak report on stderr fails assert_clean_exit.
+LEAKS_BY_DESIGN = """
+from gpukit import _gpukit
+_gpukit._set_leak_warnings(False)
+"""
+
 # A daemon thread that runs `start` once, then calls `op` over and over; the script goes on
 # once `ready` is set.
-THREAD = """
+THREAD = LEAKS_BY_DESIGN + """
 import threading, time
 _entered, _completed = threading.Event(), threading.Event()
 def _call_forever():
@@ -239,7 +248,7 @@ def test_opencl_finalizer_using_objects_at_exit():
 
 @needs_opencl
 def test_opencl_several_daemon_threads_and_a_running_kernel():
-    assert_clean_exit(CL_SETUP, """
+    assert_clean_exit(CL_SETUP, LEAKS_BY_DESIGN, """
         import threading, time
         def call_forever(op):
             while True:

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gpukit/cl/context.hpp"
+#include "gpukit/cl/detail/retained.hpp"
 #include "gpukit/cl/event.hpp"
 #include "gpukit/cl/queue.hpp"
 
@@ -10,6 +11,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace gpukit::cl {
@@ -30,14 +32,13 @@ public:
     // Takes over one reference to `handle`, a buffer of at least `size` bytes created with
     // `flags` (the memory of an allocator, or a pool's block retained for a pooled_buffer).
     static buffer adopt(cl_mem handle, size_t size, cl_mem_flags flags) noexcept {
-        return buffer(handle, size, flags);
+        return buffer(detail::retained<cl_mem>(handle, detail::adopt), size, flags);
     }
 
-    buffer(buffer&& other) noexcept;
-    buffer& operator=(buffer&& other) noexcept;
-    ~buffer();
+    buffer(buffer&&) noexcept = default;
+    buffer& operator=(buffer&&) noexcept = default;
 
-    cl_mem handle() const noexcept { return handle_; }
+    cl_mem handle() const noexcept { return handle_.get(); }
     size_t size() const noexcept { return size_; }
     cl_mem_flags flags() const noexcept { return flags_; }
 
@@ -47,15 +48,16 @@ public:
 
 protected:
     // Drops this object's reference now; the handle becomes null.
-    void release() noexcept;
+    void release() noexcept { handle_.reset(); }
     // Forgets the handle without releasing a reference: for a derived class whose buffer part
     // borrows a handle that someone else owns (a pool's block, see pooled_buffer).
-    void forget() noexcept { handle_ = nullptr; }
+    void forget() noexcept { handle_.forget(); }
 
 private:
-    buffer(cl_mem handle, size_t size, cl_mem_flags flags) noexcept : handle_(handle), size_(size), flags_(flags) {}
+    buffer(detail::retained<cl_mem> handle, size_t size, cl_mem_flags flags) noexcept
+        : handle_(std::move(handle)), size_(size), flags_(flags) {}
 
-    cl_mem handle_ = nullptr;
+    detail::retained<cl_mem> handle_;
     size_t size_ = 0;
     cl_mem_flags flags_ = 0;
 };

@@ -1,11 +1,13 @@
 // OpenCL contexts: the devices of one platform that share buffers and programs.
 #pragma once
 
+#include "gpukit/cl/detail/retained.hpp"
 #include "gpukit/cl/device.hpp"
 
 #include <CL/cl.h>
 
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace gpukit::cl {
@@ -17,19 +19,17 @@ public:
     // A context for `devices`, which must be non-empty and belong to one platform.
     static context create(std::span<const device> devices);
 
-    context(context&& other) noexcept;
-    context& operator=(context&& other) noexcept;
-    ~context();
+    context(context&&) noexcept = default;
+    context& operator=(context&&) noexcept = default;
 
-    cl_context handle() const noexcept { return handle_; }
+    cl_context handle() const noexcept { return handle_.get(); }
     const std::vector<device>& devices() const noexcept { return devices_; }
 
 private:
-    context(cl_context handle, std::vector<device> devices) noexcept
-        : handle_(handle), devices_(std::move(devices)) {}
-    void release() noexcept;
+    context(detail::retained<cl_context> handle, std::vector<device> devices) noexcept
+        : handle_(std::move(handle)), devices_(std::move(devices)) {}
 
-    cl_context handle_ = nullptr;
+    detail::retained<cl_context> handle_;
     std::vector<device> devices_;
 };
 

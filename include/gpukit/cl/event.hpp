@@ -1,6 +1,8 @@
 // OpenCL events: the completion of one enqueued command, for waiting and timing.
 #pragma once
 
+#include "gpukit/cl/detail/retained.hpp"
+
 #include <CL/cl.h>
 
 #include <memory>
@@ -23,12 +25,11 @@ struct kept_owner;
 class event {
 public:
     // Takes over the reference the enqueue call returned.
-    explicit event(cl_event handle) noexcept : handle_(handle) {}
-    event(event&& other) noexcept;
-    event& operator=(event&& other) noexcept;
-    ~event();
+    explicit event(cl_event handle) noexcept : handle_(handle, detail::adopt) {}
+    event(event&&) noexcept = default;
+    event& operator=(event&&) noexcept = default;
 
-    cl_event handle() const noexcept { return handle_; }
+    cl_event handle() const noexcept { return handle_.get(); }
 
     // Blocks until the command has finished; throws when it failed.
     void wait() const;
@@ -47,9 +48,7 @@ public:
     void keep_until_complete(std::shared_ptr<void> owner);
 
 private:
-    void release() noexcept;
-
-    cl_event handle_ = nullptr;
+    detail::retained<cl_event> handle_;
     // Shared with the completion callback, so the owner lives as long as either needs it.
     std::shared_ptr<detail::kept_owner> kept_;
 };

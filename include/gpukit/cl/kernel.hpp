@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/detail/retained.hpp"
 #include "gpukit/cl/event.hpp"
 #include "gpukit/cl/program.hpp"
 #include "gpukit/cl/queue.hpp"
@@ -14,6 +15,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -95,11 +97,10 @@ public:
     // The kernel `name` of `prog`, which must be built.
     static kernel create(const program& prog, const std::string& name);
 
-    kernel(kernel&& other) noexcept;
-    kernel& operator=(kernel&& other) noexcept;
-    ~kernel();
+    kernel(kernel&&) noexcept = default;
+    kernel& operator=(kernel&&) noexcept = default;
 
-    cl_kernel handle() const noexcept { return handle_; }
+    cl_kernel handle() const noexcept { return handle_.get(); }
     const std::string& name() const noexcept { return name_; }
     cl_uint num_args() const noexcept { return static_cast<cl_uint>(parameters_.size()); }
     const std::vector<kernel_parameter>& parameters() const noexcept { return parameters_; }
@@ -138,8 +139,8 @@ private:
     friend event enqueue_nd_range(const queue&, const kernel&, std::span<const size_t>, std::span<const size_t>,
                                   std::span<const cl_event>);
 
-    kernel(cl_kernel handle, std::string name) noexcept : handle_(handle), name_(std::move(name)) {}
-    void release() noexcept;
+    kernel(detail::retained<cl_kernel> handle, std::string name) noexcept
+        : handle_(std::move(handle)), name_(std::move(name)) {}
     void check_index(cl_uint index, const char* routine) const;
     // Throws, naming the argument and what its parameter takes, unless `accepted`.
     void expect_kind(cl_uint index, bool accepted, const std::string& given) const;
@@ -147,7 +148,7 @@ private:
     // The local memory the kernel needs on `dev`, throwing when the device has less.
     void check_local_memory(const device& dev) const;
 
-    cl_kernel handle_ = nullptr;
+    detail::retained<cl_kernel> handle_;
     cl_context context_ = nullptr;  // the program's, which this kernel keeps alive
     std::string name_;
     std::vector<kernel_parameter> parameters_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gpukit/cl/context.hpp"
+#include "gpukit/cl/detail/retained.hpp"
 
 #include <CL/cl.h>
 
@@ -9,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpukit::cl {
@@ -20,12 +22,11 @@ class program {
 public:
     static program create_with_source(const context& ctx, const std::string& source);
 
-    program(program&& other) noexcept;
-    program& operator=(program&& other) noexcept;
-    ~program();
+    program(program&&) noexcept = default;
+    program& operator=(program&&) noexcept = default;
 
-    cl_program handle() const noexcept { return handle_; }
-    bool built() const noexcept { return built_; }
+    cl_program handle() const noexcept { return handle_.get(); }
+    bool built() const noexcept { return build_ && build_->built; }
 
     // Builds for every device of the context with compiler `options` ("-D N=4 -cl-fast-relaxed-math"),
     // and -cl-kernel-arg-info, which lets kernels check their arguments (kernel.hpp).
@@ -42,18 +43,21 @@ public:
 private:
     friend class kernel;  // creates kernels holding lock()
 
-    program(cl_program handle, std::vector<device> devices)
-        : handle_(handle), devices_(std::move(devices)), mutex_(std::make_unique<std::mutex>()) {}
-    void release() noexcept;
-    std::string unlocked_build_log(const device& dev) const;
-    // Taken around every OpenCL call on the program.
-    std::unique_lock<std::mutex> lock() const { return std::unique_lock(*mutex_); }
+    // What the threads sharing the program take turns on; on the heap, so that the program can move.
+    struct build_state {
+        std::mutex mutex;  // taken around every OpenCL call on the program
+        std::atomic<bool> built = false;
+        std::string options;  // of the last successful build
+    };
 
-    cl_program handle_ = nullptr;
+    program(detail::retained<cl_program> handle, std::vector<device> devices)
+        : handle_(std::move(handle)), devices_(std::move(devices)), build_(std::make_unique<build_state>()) {}
+    std::string unlocked_build_log(const device& dev) const;
+    std::unique_lock<std::mutex> lock() const { return std::unique_lock(build_->mutex); }
+
+    detail::retained<cl_program> handle_;
     std::vector<device> devices_;
-    std::unique_ptr<std::mutex> mutex_;  // a pointer, so that the program can move
-    std::atomic<bool> built_ = false;
-    std::string built_options_;  // of the last successful build
+    std::unique_ptr<build_state> build_;
 };
 
 }  // namespace gpukit::cl

@@ -2,9 +2,12 @@
 #pragma once
 
 #include "gpukit/cl/context.hpp"
+#include "gpukit/cl/detail/retained.hpp"
 #include "gpukit/cl/device.hpp"
 
 #include <CL/cl.h>
+
+#include <utility>
 
 namespace gpukit::cl {
 
@@ -15,11 +18,10 @@ public:
     // events carry timestamps.
     static queue create(const context& ctx, const device& dev, bool profiling = false);
 
-    queue(queue&& other) noexcept;
-    queue& operator=(queue&& other) noexcept;
-    ~queue();
+    queue(queue&&) noexcept = default;
+    queue& operator=(queue&&) noexcept = default;
 
-    cl_command_queue handle() const noexcept { return handle_; }
+    cl_command_queue handle() const noexcept { return handle_.get(); }
     // The queue's context; borrowed (the queue keeps it alive).
     cl_context context_handle() const noexcept { return context_; }
     const device& get_device() const noexcept { return device_; }
@@ -31,11 +33,10 @@ public:
     void flush() const;
 
 private:
-    queue(cl_command_queue handle, cl_context context, device dev, bool profiling) noexcept
-        : handle_(handle), context_(context), device_(dev), profiling_(profiling) {}
-    void release() noexcept;
+    queue(detail::retained<cl_command_queue> handle, cl_context context, device dev, bool profiling) noexcept
+        : handle_(std::move(handle)), context_(context), device_(dev), profiling_(profiling) {}
 
-    cl_command_queue handle_ = nullptr;
+    detail::retained<cl_command_queue> handle_;
     cl_context context_ = nullptr;
     device device_;
     bool profiling_ = false;
