@@ -276,7 +276,7 @@ void bind_nccl(nb::module_& parent) {
                  release_gil release;  // every rank must call it: it waits for them
                  return c.split(colour, order);
              },
-             "color"_a, "key"_a = nb::none(),
+             "color"_a.none(), "key"_a = nb::none(),
              "Every rank calls it: ranks of one color form a new communicator, ranked by key (default: rank). "
              "A rank whose color is None (or SPLIT_NOCOLOR) joins none and gets None.")
         .def("all_reduce",

@@ -135,6 +135,15 @@ comm_t communicator::handle() const {
     return handle_;
 }
 
+void communicator::check_type(data_type type) {
+    if (!loaded_nccl_supports(type)) {
+        const int v = version();
+        throw argument_error(std::string(name(type)) + " needs NCCL 2.24 or newer; the NCCL loaded (" +
+                             nccl_library_path() + ") is " + std::to_string(v / 10000) + "." +
+                             std::to_string(v / 100 % 100) + "." + std::to_string(v % 100));
+    }
+}
+
 void communicator::check_rank(int rank, const char* what) const {
     if (rank < 0 || rank >= size_)
         throw argument_error(std::string(what) + " " + std::to_string(rank) + " is outside [0, " +
@@ -163,6 +172,7 @@ std::optional<communicator> communicator::split(int color, int key) const {
 void communicator::all_reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op,
                               cuda::stream_view stream) const {
     const comm_t h = handle();
+    check_type(type);
     cuda::scoped_context in(*primary_);
     check(api().ncclAllReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), h, stream.handle()),
           "ncclAllReduce", h);
@@ -171,6 +181,7 @@ void communicator::all_reduce(const void* send, void* recv, std::size_t count, d
 void communicator::reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op, int root,
                           cuda::stream_view stream) const {
     const comm_t h = handle();
+    check_type(type);
     check_rank(root, "root");
     cuda::scoped_context in(*primary_);
     check(api().ncclReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), root, h,
@@ -181,6 +192,7 @@ void communicator::reduce(const void* send, void* recv, std::size_t count, data_
 void communicator::broadcast(const void* send, void* recv, std::size_t count, data_type type, int root,
                              cuda::stream_view stream) const {
     const comm_t h = handle();
+    check_type(type);
     check_rank(root, "root");
     cuda::scoped_context in(*primary_);
     check(api().ncclBroadcast(send, recv, count, static_cast<int>(type), root, h, stream.handle()), "ncclBroadcast",
@@ -190,6 +202,7 @@ void communicator::broadcast(const void* send, void* recv, std::size_t count, da
 void communicator::all_gather(const void* send, void* recv, std::size_t send_count, data_type type,
                               cuda::stream_view stream) const {
     const comm_t h = handle();
+    check_type(type);
     cuda::scoped_context in(*primary_);
     check(api().ncclAllGather(send, recv, send_count, static_cast<int>(type), h, stream.handle()), "ncclAllGather",
           h);
@@ -198,6 +211,7 @@ void communicator::all_gather(const void* send, void* recv, std::size_t send_cou
 void communicator::reduce_scatter(const void* send, void* recv, std::size_t recv_count, data_type type,
                                   reduce_op op, cuda::stream_view stream) const {
     const comm_t h = handle();
+    check_type(type);
     cuda::scoped_context in(*primary_);
     check(api().ncclReduceScatter(send, recv, recv_count, static_cast<int>(type), static_cast<int>(op), h,
                                   stream.handle()),
@@ -207,6 +221,7 @@ void communicator::reduce_scatter(const void* send, void* recv, std::size_t recv
 void communicator::send(const void* buffer, std::size_t count, data_type type, int peer,
                         cuda::stream_view stream) const {
     const comm_t h = handle();
+    check_type(type);
     check_rank(peer, "peer");
     cuda::scoped_context in(*primary_);
     check(api().ncclSend(buffer, count, static_cast<int>(type), peer, h, stream.handle()), "ncclSend", h);
@@ -214,6 +229,7 @@ void communicator::send(const void* buffer, std::size_t count, data_type type, i
 
 void communicator::recv(void* buffer, std::size_t count, data_type type, int peer, cuda::stream_view stream) const {
     const comm_t h = handle();
+    check_type(type);
     check_rank(peer, "peer");
     cuda::scoped_context in(*primary_);
     check(api().ncclRecv(buffer, count, static_cast<int>(type), peer, h, stream.handle()), "ncclRecv", h);

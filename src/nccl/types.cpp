@@ -1,5 +1,7 @@
 #include "gpukit/nccl/types.hpp"
 
+#include "gpukit/nccl/api.hpp"
+
 #include <array>
 
 namespace gpukit::nccl {
@@ -59,5 +61,10 @@ std::string_view data_type_names() noexcept {
 }
 
 std::string_view reduce_op_names() noexcept { return "sum, prod, max, min, avg"; }
+
+bool loaded_nccl_supports(data_type type) {
+    const bool float8 = type == data_type::float8_e4m3 || type == data_type::float8_e5m2;
+    return !float8 || version() >= 22400;
+}
 
 }  // namespace gpukit::nccl

@@ -68,7 +68,7 @@ public:
     // receives (reduce_scatter), else of each buffer. Sending and receiving buffers may be
     // the same (in place; all_gather's sendbuff then is recvbuff + rank * count elements,
     // reduce_scatter's recvbuff is sendbuff + rank * count elements). argument_error for a
-    // root or peer outside [0, size()).
+    // root or peer outside [0, size()), or a type the loaded NCCL does not know.
     void all_reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op,
                     cuda::stream_view stream) const;
     void reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op, int root,
@@ -86,6 +86,8 @@ public:
 
 private:
     communicator(comm_t handle, cuda::context_state_ptr primary);
+    // argument_error when the loaded NCCL does not know `type` (float8 before 2.24).
+    static void check_type(data_type type);
     // argument_error unless 0 <= rank < size(); `what` names it ("root", "peer").
     void check_rank(int rank, const char* what) const;
 

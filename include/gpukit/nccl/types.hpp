@@ -42,6 +42,9 @@ std::optional<data_type> data_type_from_name(std::string_view n) noexcept;
 // "sum", "prod", "max", "min" or "avg"; nullopt for others.
 std::optional<reduce_op> reduce_op_from_name(std::string_view n) noexcept;
 
+// Whether the loaded NCCL knows the type: the float8 types need 2.24 or newer (loads NCCL).
+bool loaded_nccl_supports(data_type type);
+
 // The names above, comma-separated, for error messages.
 std::string_view data_type_names() noexcept;
 std::string_view reduce_op_names() noexcept;
