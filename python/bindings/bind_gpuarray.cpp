@@ -122,8 +122,45 @@ void def_binary(nb::class_<array_object>& cls, const char* name, const char* ref
 
 }  // namespace
 
+namespace {
+
+// The garbage collector's view of an _Array: the Python objects its C++ members hold. Without
+// it a cycle through an array (an allocator or base that refers back to it, an array kept in
+// its own pending expression's operands) is invisible to the collector and lives to exit.
+int array_traverse(PyObject* self, visitproc visit, void* arg) {
+    Py_VISIT(Py_TYPE(self));  // a heap type's instances hold their type
+    if (!nb::inst_ready(self))  // traversed before __init__ finished: nothing held yet
+        return 0;
+    const array_object& a = *nb::inst_ptr<array_object>(self);
+    for (const nb::object* held : {&a.dtype, &a.gpudata, &a.base, &a.allocator, &a.stream})
+        Py_VISIT(held->ptr());
+    if (a.pending)
+        for (const expression_operand& operand : a.pending->operands)
+            Py_VISIT(operand.array.ptr());
+    return 0;
+}
+
+// Breaks a cycle the collector found: the members become None (never null, so a method
+// called on the array later raises instead of crashing); a pending array loses its operands
+// and with them its value, so it is left unevaluated only when it is garbage anyway.
+int array_clear(PyObject* self) {
+    if (!nb::inst_ready(self))
+        return 0;
+    array_object& a = *nb::inst_ptr<array_object>(self);
+    for (nb::object* held : {&a.dtype, &a.gpudata, &a.base, &a.allocator, &a.stream})
+        *held = nb::none();
+    a.pending.reset();
+    return 0;
+}
+
+PyType_Slot array_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(array_traverse)},
+                             {Py_tp_clear, reinterpret_cast<void*>(array_clear)},
+                             {0, nullptr}};
+
+}  // namespace
+
 void bind_gpuarray(nb::module_& m) {
-    auto cls = nb::class_<array_object>(m, "_Array", nb::is_weak_referenceable(),
+    auto cls = nb::class_<array_object>(m, "_Array", nb::is_weak_referenceable(), nb::type_slots(array_slots),
                                         "The C++ array behind GPUArray: layout, dtype, memory, operators.");
     cls.def("__init__", [](array_object* self, const gpukit::layout& l, nb::handle dtype, nb::object allocator,
                            nb::object base, nb::object gpudata, nb::object stream) {

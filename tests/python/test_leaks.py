@@ -155,3 +155,25 @@ def test_cuda_arrays_and_kernels():
         except drv.MemoryError:
             pass
     """)
+
+
+def test_a_cycle_through_an_arrays_members_is_collected():
+    # The collector sees what the C++ array holds (base, gpudata, allocator, ...): a cycle
+    # through them is freed by gc.collect() instead of living to exit.
+    import gc
+    import weakref
+
+    import numpy as np
+    import gpukit.gpuarray as gpuarray
+
+    class Holder:
+        pass
+
+    for member in ("base", "allocator"):
+        holder = Holder()
+        array = gpuarray.GPUArray((3,), np.float32, gpudata=ADDRESS, **{member: holder})
+        holder.array = array
+        gone = weakref.ref(array)
+        del array, holder
+        gc.collect()
+        assert gone() is None, member
