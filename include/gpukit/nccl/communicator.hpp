@@ -68,7 +68,8 @@ public:
     // receives (reduce_scatter), else of each buffer. Sending and receiving buffers may be
     // the same (in place; all_gather's sendbuff then is recvbuff + rank * count elements,
     // reduce_scatter's recvbuff is sendbuff + rank * count elements). argument_error for a
-    // root or peer outside [0, size()), or a type the loaded NCCL does not know.
+    // root or peer outside [0, size()), a type the loaded NCCL does not know, or avg of a
+    // float8 type (NCCL has none).
     void all_reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op,
                     cuda::stream_view stream) const;
     void reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op, int root,
@@ -88,6 +89,8 @@ private:
     communicator(comm_t handle, cuda::context_state_ptr primary);
     // argument_error when the loaded NCCL does not know `type` (float8 before 2.24).
     static void check_type(data_type type);
+    // argument_error for a reduction NCCL does not have (avg of the float8 types).
+    static void check_op(data_type type, reduce_op op);
     // argument_error unless 0 <= rank < size(); `what` names it ("root", "peer").
     void check_rank(int rank, const char* what) const;
 
