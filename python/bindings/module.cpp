@@ -3,17 +3,22 @@
 #include "bindings.hpp"
 #include "exit_cleanup.hpp"
 
+#include <cstdlib>
+#include <string_view>
+
 NB_MODULE(_gpukit, m) {
     using namespace gpukit::python;
-    // nanobind's leak report stays on (its default): at exit it lists the gpukit objects,
-    // types and functions still alive once the interpreter is gone, which only a reference
-    // leak keeps (the bindings drop what they cache at exit: exit_cleanup.hpp), so the tests
-    // see one as lines "nanobind: leaked ..." on stderr (test_leaks.py, test_exit.py). Objects
-    // that daemon threads still hold when the program ends are leaked for real, by design:
-    // a program that leaves such threads may turn the report off with _set_leak_warnings.
+    // nanobind's leak report lists at exit the gpukit objects, types and functions still
+    // alive once the interpreter is gone: a reference leak in the bindings, or a cache they do
+    // not drop (exit_cleanup.hpp does). It is for developers: the test suite turns it on
+    // (GPUKIT_LEAK_WARNINGS=1, tests/python/conftest.py; test_leaks.py checks child processes
+    // for it). Users' programs do not see it, since objects that daemon threads, or globals
+    // finalized after gpukit, still hold at exit are reported without anything being lost.
     register_exit_cleanup();
+    const char* leak_warnings = std::getenv("GPUKIT_LEAK_WARNINGS");
+    nb::set_leak_warnings(leak_warnings && std::string_view(leak_warnings) == "1");
     m.def("_set_leak_warnings", &nb::set_leak_warnings, nb::arg("enabled"),
-          "Turns nanobind's report of objects leaked at interpreter exit on or off (on by default).");
+          "Turns nanobind's report of objects leaked at interpreter exit on or off (GPUKIT_LEAK_WARNINGS=1: on).");
     // Daemon threads may still be inside gpukit's blocking calls when the program ends.
     guard_process_exit();
     bind_errors(m);

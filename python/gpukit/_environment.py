@@ -28,6 +28,7 @@ VARIABLES = {
     "GPUKIT_CL_CTX": "the OpenCL device create_some_context() picks (platform:device)",
     "GPUKIT_CL_TEST": "the OpenCL devices the tests run on, and create_some_context()'s when GPUKIT_CL_CTX is not set",
     "PYOPENCL_TEST": "the same as GPUKIT_CL_TEST, for the tests, when that is not set",
+    "GPUKIT_LEAK_WARNINGS": "1: nanobind's report of gpukit objects still alive at exit (the test suite sets it)",
     # Benchmarks
     "GPUKIT_BENCH_KERNELS": "how many ElementwiseKernels the bench case small_add_1000_kernels compiles (1000)",
 }

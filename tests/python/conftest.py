@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 import gpukit.driver as drv
+from gpukit import _gpukit
 
 
 
@@ -28,6 +29,10 @@ pytest_plugins = [] if _plugin_is_installed() else ["gpukit.pytest_plugin"]
 
 # Compilations made by the tests go to a cache of their own, never the user's.
 os.environ["GPUKIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="gpukit-test-cache-")
+# nanobind's leak report, off for users: on in this process (gpukit may have been imported
+# before this file, by the pytest plugin) and in every child process the tests start.
+os.environ["GPUKIT_LEAK_WARNINGS"] = "1"
+_gpukit._set_leak_warnings(True)
 os.environ.pop("GPUKIT_DISABLE_CACHE", None)
 
 

@@ -40,7 +40,7 @@ _slow_finalization = _SlowFinalization()
 
 # What daemon threads hold when the program ends is never released (their frames are not
 # unwound): leaked for real, by design. So the scripts that leave such threads turn off
-# nanobind's leak report (on in gpukit), and only they: every other script here also shows
+# nanobind's leak report (on for the tests: conftest.py), and only they: every other script here also shows
 # that nothing leaks, since a leak report on stderr fails assert_clean_exit.
 LEAKS_BY_DESIGN = """
 from gpukit import _gpukit

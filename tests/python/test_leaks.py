@@ -1,5 +1,5 @@
-"""Nothing gpukit makes outlives the interpreter. nanobind's leak report (kept on by
-python/bindings/module.cpp) lists at exit the bound objects, types and functions still alive
+"""Nothing gpukit makes outlives the interpreter. nanobind's leak report (on when
+GPUKIT_LEAK_WARNINGS=1, as conftest.py sets it for the tests and their children) lists at exit the bound objects, types and functions still alive
 once the interpreter has finished: a reference leak in the bindings, or a Python object they
 cache that nobody drops (python/bindings/exit_cleanup.hpp). It prints to stderr as the
 process ends, so each case runs a child Python that uses gpukit and exits, and its stderr must
@@ -57,6 +57,20 @@ def test_the_report_can_be_turned_off():
         leaked = gpuarray.GPUArray((3,), np.float32, gpudata={ADDRESS})
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(leaked))
     """)
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_the_report_is_off_without_the_variable():
+    env = {k: v for k, v in os.environ.items() if k != "GPUKIT_LEAK_WARNINGS"}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    script = f"""
+import ctypes
+import numpy as np
+import gpukit.gpuarray as gpuarray
+leaked = gpuarray.GPUArray((3,), np.float32, gpudata={ADDRESS})
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(leaked))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert (proc.returncode, proc.stderr) == (0, "")
 
 
