@@ -1,7 +1,6 @@
 #include "gpukit/nccl/api.hpp"
 
 #include "gpukit/core/detail/dynamic_library.hpp"
-#include "gpukit/core/text.hpp"
 #include "gpukit/nccl/error.hpp"
 #include "gpukit/rtc/toolkit.hpp"
 
@@ -40,11 +39,7 @@ std::vector<std::string> default_candidates() {
     std::vector<std::string> candidates;
     if (std::string loaded = already_loaded(); !loaded.empty())
         candidates.push_back(loaded);
-    std::vector<std::string> dirs;
-    if (const char* path = std::getenv("LD_LIBRARY_PATH"))
-        for (std::string_view dir : split(path, ':'))
-            if (!dir.empty())
-                dirs.push_back(std::string(dir) + "/");
+    std::vector<std::string> dirs = gpukit::detail::ld_library_path_dirs();
     add_home(dirs, "CUDA_HOME");
     add_home(dirs, "CUDA_PATH");
     dirs.push_back("/usr/local/cuda/lib64/");

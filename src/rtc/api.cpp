@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <string_view>
 
 namespace gpukit::rtc {
 namespace detail {
@@ -17,17 +16,7 @@ std::vector<std::string> default_candidates() {
     // link) is the last resort because its version is unknown.
     // Directories are named explicitly (rather than left to the dynamic linker) so that
     // locate() can find the file a load would use without loading it: see nvrtc_identity().
-    std::vector<std::string> dirs;
-    if (const char* path = std::getenv("LD_LIBRARY_PATH"); path && *path) {
-        std::string_view rest = path;
-        while (!rest.empty()) {
-            const std::size_t colon = rest.find(':');
-            const std::string_view dir = rest.substr(0, colon);
-            if (!dir.empty())
-                dirs.push_back(std::string(dir) + "/");
-            rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
-        }
-    }
+    std::vector<std::string> dirs = gpukit::detail::ld_library_path_dirs();
     if (const char* home = std::getenv("CUDA_HOME"); home && *home)
         dirs.push_back(std::string(home) + "/lib64/");
     if (const char* path = std::getenv("CUDA_PATH"); path && *path)

@@ -6,7 +6,9 @@
 
 #include <gnu/libc-version.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,33 @@ TEST(loaded_library, the_instance_is_made_once_and_availability_never_throws) {
 TEST(library_candidates, every_directory_then_every_name_in_order) {
     EXPECT_EQ(gpukit::detail::library_candidates({"", "/a/"}, {"x.so.2", "x.so"}),
               (std::vector<std::string>{"x.so.2", "x.so", "/a/x.so.2", "/a/x.so"}));
+}
+
+// Sets LD_LIBRARY_PATH to `value` (nullptr: unset) for one test, then puts the old back.
+class ld_library_path : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (const char* old = std::getenv("LD_LIBRARY_PATH"))
+            saved_ = old;
+    }
+    void TearDown() override {
+        if (saved_)
+            setenv("LD_LIBRARY_PATH", saved_->c_str(), 1);
+        else
+            unsetenv("LD_LIBRARY_PATH");
+    }
+    std::optional<std::string> saved_;
+};
+
+TEST_F(ld_library_path, its_directories_in_order_without_empty_entries) {
+    setenv("LD_LIBRARY_PATH", ":/a::/b/c:", 1);
+    EXPECT_EQ(gpukit::detail::ld_library_path_dirs(), (std::vector<std::string>{"/a/", "/b/c/"}));
+    setenv("LD_LIBRARY_PATH", "/only", 1);
+    EXPECT_EQ(gpukit::detail::ld_library_path_dirs(), (std::vector<std::string>{"/only/"}));
+    setenv("LD_LIBRARY_PATH", "", 1);
+    EXPECT_TRUE(gpukit::detail::ld_library_path_dirs().empty());
+    unsetenv("LD_LIBRARY_PATH");
+    EXPECT_TRUE(gpukit::detail::ld_library_path_dirs().empty());
 }
 
 }  // namespace

@@ -63,6 +63,22 @@ inline std::vector<std::string> library_candidates(const std::vector<std::string
     return candidates;
 }
 
+// The directories of LD_LIBRARY_PATH, each ending in '/', in order (empty entries left out):
+// loaders that must know the file a load would use (not only the dynamic linker) name them.
+inline std::vector<std::string> ld_library_path_dirs() {
+    std::vector<std::string> dirs;
+    const char* path = std::getenv("LD_LIBRARY_PATH");
+    for (const char* rest = path ? path : ""; *rest;) {
+        const char* colon = rest;
+        while (*colon && *colon != ':')
+            ++colon;
+        if (colon != rest)
+            dirs.push_back(std::string(rest, colon) + "/");
+        rest = *colon ? colon + 1 : colon;
+    }
+    return dirs;
+}
+
 // Where the CUDA toolkit's libraries are looked for: the dynamic linker's own search,
 // $CUDA_HOME/lib64 and $CUDA_PATH/lib64, then `more` (pip packages' directories), then
 // /usr/local/cuda/lib64.
