@@ -8,7 +8,9 @@
 #include "int_args.hpp"
 #include "memory_args.hpp"
 
+#include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/cuda/device.hpp"
+#include "gpukit/cuda/memory.hpp"
 #include "gpukit/nccl/api.hpp"
 #include "gpukit/nccl/call_checks.hpp"
 #include "gpukit/nccl/communicator.hpp"
@@ -36,15 +38,23 @@ PyObject* nccl_error_type = nullptr;
 
 std::string type_name_of(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
 
-[[noreturn]] void no_nccl_type(const std::string& what, const std::string& dtype) {
-    throw nb::type_error((what + ": NCCL has no type for dtype " + dtype + "; its types are " +
+// What a message names an argument by, "all_reduce(sendbuf)": built only on the way to an
+// error, since every collective passes here.
+struct arg_name {
+    const char* call;
+    const char* name;
+    std::string text() const { return std::string(call) + "(" + name + ")"; }
+};
+
+[[noreturn]] void no_nccl_type(arg_name what, const std::string& dtype) {
+    throw nb::type_error((what.text() + ": NCCL has no type for dtype " + dtype + "; its types are " +
                           std::string(nccl::data_type_names()))
                              .c_str());
 }
 
 // The NCCL type of a numpy dtype object: the common ones through gpukit's dtype table, the
 // others (float16, ml_dtypes' bfloat16 and float8 types) by name, native byte order only.
-nccl::data_type type_of_numpy(nb::handle dtype, const std::string& what) {
+nccl::data_type type_of_numpy(nb::handle dtype, arg_name what) {
     if (const std::optional<array::dtype> known = kernel_type(dtype)) {
         switch (*known) {
         case array::dtype::int8: return nccl::data_type::int8;
@@ -66,7 +76,7 @@ nccl::data_type type_of_numpy(nb::handle dtype, const std::string& what) {
 }
 
 // The NCCL type of a __cuda_array_interface__ typestr ("<f4"), read without numpy.
-nccl::data_type type_of_typestr(const std::string& typestr, const std::string& what) {
+nccl::data_type type_of_typestr(const std::string& typestr, arg_name what) {
     static const std::pair<const char*, nccl::data_type> known[] = {
         {"i1", nccl::data_type::int8},    {"u1", nccl::data_type::uint8},   {"i4", nccl::data_type::int32},
         {"u4", nccl::data_type::uint32},  {"i8", nccl::data_type::int64},   {"u8", nccl::data_type::uint64},
@@ -80,29 +90,43 @@ nccl::data_type type_of_typestr(const std::string& typestr, const std::string& w
     no_nccl_type(what, "'" + typestr + "'");
 }
 
+// The context gpukit's own allocations (the memory of GPUArrays it made, mem_alloc's) belong
+// to; null for any other memory, whose context check_call() asks the driver for.
+CUcontext context_of_owner(nb::handle gpudata) {
+    if (nb::isinstance<cuda::pooled_device_memory>(gpudata)) {
+        const auto& memory = nb::cast<const cuda::pooled_device_memory&>(gpudata);
+        return memory.block && memory.context ? memory.context->handle : nullptr;
+    }
+    if (nb::isinstance<cuda::device_allocation>(gpudata)) {
+        const auto& memory = nb::cast<const cuda::device_allocation&>(gpudata);
+        return memory.is_freed() ? nullptr : memory.owner()->handle;
+    }
+    return nullptr;
+}
+
 // A buffer argument, described for check_call(). `dtype` is the dtype= keyword, which types
 // bare pointers; `used_dtype` records that one needed it.
-nccl::buffer_arg buffer_of(nb::handle obj, const char* name, const std::string& call,
-                           std::optional<nccl::data_type> dtype, bool& used_dtype) {
-    const std::string what = call + "(" + name + ")";
+nccl::buffer_arg buffer_of(nb::handle obj, arg_name what, std::optional<nccl::data_type> dtype, bool& used_dtype) {
     nccl::buffer_arg b;
-    b.name = name;
+    b.name = what.name;
     if (nb::isinstance<array_object>(obj)) {  // GPUArray, gpukit.cuda's device arrays
         const array_object& a = settled(obj);
         // C order only: NCCL pairs elements by their place in memory, so a Fortran-ordered
         // buffer beside a C-ordered one would pair the wrong elements.
         if (!a.layout.is_c_contiguous())
-            throw nb::value_error((what + ": the array is not C-contiguous (" + a.layout.describe() +
-                                   "); NCCL needs one block of memory in C order, copy it first").c_str());
+            throw nb::value_error((what.text() + ": the array is not C-contiguous (" + a.layout.describe() +
+                                   "); NCCL needs one block of memory in C order, copy it first")
+                                      .c_str());
         b.address = static_cast<std::uintptr_t>(a.data());
         b.type = type_of_numpy(a.dtype, what);
         b.elements = static_cast<std::size_t>(a.layout.size());
+        b.context = context_of_owner(a.gpudata);
         return b;
     }
     if (nb::hasattr(obj, "__cuda_array_interface__")) {  // CuPy, PyTorch, numba, ...
         nb::dict iface = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
         if (iface.contains("mask") && !iface["mask"].is_none())
-            throw nb::type_error((what + ": masked arrays are not supported").c_str());
+            throw nb::type_error((what.text() + ": masked arrays are not supported").c_str());
         b.type = type_of_typestr(nb::cast<std::string>(iface["typestr"]), what);
         std::size_t elements = 1;
         std::vector<std::size_t> shape;
@@ -116,7 +140,7 @@ nccl::buffer_arg buffer_of(nb::handle obj, const char* name, const std::string& 
             nb::tuple strides = nb::cast<nb::tuple>(iface["strides"]);
             for (std::size_t k = shape.size(); k-- > 0;) {
                 if (shape[k] != 1 && nb::cast<std::int64_t>(strides[k]) != static_cast<std::int64_t>(expected))
-                    throw nb::value_error((what + ": the " + type_name_of(obj) +
+                    throw nb::value_error((what.text() + ": the " + type_name_of(obj) +
                                            " is not C-contiguous; NCCL needs one block of memory, copy it first")
                                               .c_str());
                 expected *= shape[k];
@@ -127,14 +151,15 @@ nccl::buffer_arg buffer_of(nb::handle obj, const char* name, const std::string& 
         return b;
     }
     // A bare address, DeviceAllocation, IPCMemoryHandle, ...: typed by dtype=.
-    const cuda::device_pointer pointer = device_pointer_arg(obj, what.c_str());
+    const cuda::device_pointer pointer = device_pointer_arg(obj, what.text().c_str());
     if (!dtype)
-        throw nb::type_error((what + ": a " + type_name_of(obj) +
+        throw nb::type_error((what.text() + ": a " + type_name_of(obj) +
                               " does not say its element type; pass dtype= (and count= for a bare address)")
                                  .c_str());
     used_dtype = true;
     b.address = static_cast<std::uintptr_t>(pointer.address);
     b.type = *dtype;
+    b.context = context_of_owner(obj);
     if (pointer.capacity) {
         const std::size_t item = nccl::size_of(*dtype);
         b.elements = *pointer.capacity / item;
@@ -162,24 +187,29 @@ struct collective_call {
 
 collective_call prepare(nccl::collective what, const nccl::communicator& comm, nb::handle sendbuf,
                         nb::handle recvbuf, nb::handle count, nb::handle dtype, nb::handle stream) {
-    const std::string call = nccl::name(what);
+    const char* call = nccl::name(what);
     std::optional<nccl::data_type> dtype_kw;
     if (!dtype.is_none())
-        dtype_kw = type_of_numpy(as_numpy_dtype(dtype), call + "(dtype)");
+        dtype_kw = type_of_numpy(as_numpy_dtype(dtype), {call, "dtype"});
     bool used_dtype = false;
     const char* send_name = what == nccl::collective::recv ? "recvbuf" : "sendbuf";
-    const nccl::buffer_arg send = buffer_of(sendbuf, send_name, call, dtype_kw, used_dtype);
+    const nccl::buffer_arg send = buffer_of(sendbuf, {call, send_name}, dtype_kw, used_dtype);
     // Without recvbuf (or with sendbuf again) the call works in place.
     const nccl::buffer_arg recv = recvbuf.is_none() || recvbuf.is(sendbuf)
                                       ? send
-                                      : buffer_of(recvbuf, "recvbuf", call, dtype_kw, used_dtype);
+                                      : buffer_of(recvbuf, {call, "recvbuf"}, dtype_kw, used_dtype);
     if (dtype_kw && !used_dtype)
-        throw nb::type_error((call + ": dtype= types bare pointers; arrays carry their own dtype").c_str());
+        throw nb::type_error((std::string(call) + ": dtype= types bare pointers; arrays carry their own dtype").c_str());
     std::optional<std::size_t> count_kw;
     if (!count.is_none())
-        count_kw = integer_arg<std::size_t>(count, (call + "(count)").c_str());
+        count_kw = integer_arg<std::size_t>(count, arg_name{call, "count"}.text().c_str());
     const cuda::stream_view s = stream_arg(stream);
-    return {nccl::check_call(what, comm, send, recv, count_kw, s), s};
+    // gpukit's own streams know their context, which spares check_call a driver query.
+    CUcontext stream_context = nullptr;
+    if (nb::isinstance<cuda::stream>(stream))
+        if (const cuda::context_state_ptr& owner = nb::cast<const cuda::stream&>(stream).owner())
+            stream_context = owner->handle;
+    return {nccl::check_call(what, comm, send, recv, count_kw, s, stream_context), s};
 }
 
 cuda::device device_arg(nb::handle d, const char* what) {

@@ -39,33 +39,39 @@ std::string elements_text(std::size_t n) { return std::to_string(n) + (n == 1 ? 
 // argument_error unless `b` is device memory the communicator's kernels may use: of its
 // device, in its primary context or in no context (cuMemCreate, stream-ordered pools).
 void require_resident(const char* call, const buffer_arg& b, const communicator& comm) {
+    const CUcontext primary = comm.context()->handle;
+    if (b.context == primary)
+        return;  // the owner says so: no driver query on the common path
+    // Built only on the way to an error: this runs on every collective.
+    const auto where = [&] { return std::string(call) + ": " + b.name + " (" + hex(b.address) + ")"; };
     const cuda::driver_api& driver = cuda::api();
-    const std::string where = std::string(call) + ": " + b.name + " (" + hex(b.address) + ")";
     CUcontext owner = nullptr;
     const CUresult found =
         driver.cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, static_cast<CUdeviceptr>(b.address));
     if (found == CUDA_ERROR_INVALID_VALUE)
-        throw argument_error(where + " is not memory CUDA knows; NCCL needs device memory");
+        throw argument_error(where() + " is not memory CUDA knows; NCCL needs device memory");
     if (found != CUDA_SUCCESS)
-        cuda::throw_cuda_error(found, "cuPointerGetAttribute", where);
-    if (owner == comm.context()->handle)
+        cuda::throw_cuda_error(found, "cuPointerGetAttribute", where());
+    if (owner == primary)
         return;
     int ordinal = -1;
     GPUKIT_CU(cuPointerGetAttribute, &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
               static_cast<CUdeviceptr>(b.address));
     if (ordinal != comm.device_ordinal())
-        throw argument_error(where + " is memory of device " + std::to_string(ordinal) +
+        throw argument_error(where() + " is memory of device " + std::to_string(ordinal) +
                              ", but the communicator is on device " + std::to_string(comm.device_ordinal()));
     if (owner != nullptr)
-        throw argument_error(where + " belongs to a CUDA context other than device " +
+        throw argument_error(where() + " belongs to a CUDA context other than device " +
                              std::to_string(comm.device_ordinal()) +
                              "'s primary context, where NCCL works; allocate it with the primary context current "
                              "(import gpukit.autoprimaryctx, or Device.retain_primary_context().push())");
 }
 
-void require_stream_of(const char* call, cuda::stream_view stream, const communicator& comm) {
+void require_stream_of(const char* call, cuda::stream_view stream, CUcontext known, const communicator& comm) {
     // 0, 1 and 2 are the legacy and per-thread default streams, which belong to every context.
-    if (reinterpret_cast<std::uintptr_t>(stream.handle()) <= 2 || stream.context() == comm.context()->handle)
+    const CUcontext primary = comm.context()->handle;
+    if (reinterpret_cast<std::uintptr_t>(stream.handle()) <= 2 || known == primary ||
+        (!known && stream.context() == primary))
         return;
     throw argument_error(std::string(call) + ": the stream belongs to another CUDA context than device " +
                          std::to_string(comm.device_ordinal()) +
@@ -140,7 +146,7 @@ checked_call plan_call(collective what, int rank_count, int rank, const buffer_a
 }
 
 checked_call check_call(collective what, const communicator& comm, const buffer_arg& send, const buffer_arg& recv,
-                        std::optional<std::size_t> count, cuda::stream_view stream) {
+                        std::optional<std::size_t> count, cuda::stream_view stream, CUcontext stream_context) {
     comm.handle();  // logic_error for a destroyed communicator, before anything else
     const checked_call args = plan_call(what, comm.size(), comm.rank(), send, recv, count);
     if (args.count == 0)
@@ -149,7 +155,7 @@ checked_call check_call(collective what, const communicator& comm, const buffer_
     require_resident(call, send, comm);
     if (send.address != recv.address)
         require_resident(call, recv, comm);
-    require_stream_of(call, stream, comm);
+    require_stream_of(call, stream, stream_context, comm);
     return args;
 }
 

@@ -369,10 +369,36 @@ def test_memory_of_another_context_is_refused(comm):
         foreign = gpuarray.zeros(8, np.float32)
         with pytest.raises(ValueError, match="primary context"):
             comm.all_reduce(foreign)
+        # The owner's context spares the driver query only when it is the primary one.
+        allocation = drv.mem_alloc(32)
+        with pytest.raises(ValueError, match="primary context"):
+            comm.all_reduce(allocation, count=8, dtype=np.float32)
         del foreign
+        allocation.free()
         gpuarray.release_default_pools()
     finally:
         drv.Context.pop()
+        own.detach()
+
+
+@pytest.mark.gpu
+def test_a_stream_of_another_context_is_refused(comm):
+    import gpukit.gpuarray as gpuarray
+    buffer = gpuarray.arange(8, dtype=np.float32)  # the primary context's, as NCCL needs
+    own = drv.Device(0).make_context()
+    try:
+        stream = drv.Stream()
+    finally:
+        drv.Context.pop()
+    try:
+        with pytest.raises(ValueError, match="stream belongs to another CUDA context"):
+            comm.all_reduce(buffer, stream=stream)
+        home = drv.Stream()  # made with the primary context current: accepted
+        comm.all_reduce(buffer, stream=home)
+        home.synchronize()
+        np.testing.assert_array_equal(buffer.get(), np.arange(8, dtype=np.float32))
+    finally:
+        del stream  # destroyed in its own context, which it holds until then
         own.detach()
 
 

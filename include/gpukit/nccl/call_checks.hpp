@@ -26,6 +26,9 @@ struct buffer_arg {
     data_type type = data_type::float32;
     std::optional<std::size_t> elements;  // nullopt for a bare pointer, whose extent is unknown
     const char* name = "buffer";           // for messages: "sendbuf", "recvbuf"
+    // The context the memory belongs to when its owner says so (gpukit's own allocations),
+    // which spares a driver query (about a microsecond) on every call; null: ask the driver.
+    CUcontext context = nullptr;
 };
 
 // The arguments NCCL gets.
@@ -53,7 +56,9 @@ checked_call plan_call(collective what, int ranks, int rank, const buffer_arg& s
 // plan_call() on `comm`, and unless the call moves nothing: each buffer must be device
 // memory of the communicator's device in its primary context (or of no context), and
 // `stream` a stream of that context (or a default stream); argument_error otherwise.
+// `stream_context`: the stream's context when its owner says so (null: ask the driver).
 checked_call check_call(collective what, const communicator& comm, const buffer_arg& send, const buffer_arg& recv,
-                        std::optional<std::size_t> count, cuda::stream_view stream);
+                        std::optional<std::size_t> count, cuda::stream_view stream,
+                        CUcontext stream_context = nullptr);
 
 }  // namespace gpukit::nccl

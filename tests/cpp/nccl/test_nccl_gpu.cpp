@@ -244,6 +244,22 @@ TEST_F(NcclGpu, CheckCallRefusesForeignMemoryAndBadRanks) {
     } catch (const argument_error& e) {
         EXPECT_NE(std::string(e.what()).find("primary context"), std::string::npos) << e.what();
     }
+    // A context the owner names spares the driver query only when it is the primary one.
+    buffer_arg named_foreign = other;
+    named_foreign.context = own.handle();
+    EXPECT_THROW(check_call(collective::all_reduce, *comm, good, named_foreign, std::nullopt, {}), argument_error);
+    buffer_arg named_primary = good;
+    named_primary.context = comm->context()->handle;
+    EXPECT_EQ(check_call(collective::all_reduce, *comm, named_primary, named_primary, std::nullopt, {}).count, 4u);
+    // A stream whose owner names another context is refused without asking the driver.
+    own.push();
+    cuda::stream foreign_stream = cuda::stream::create();
+    cuda::context::pop();
+    EXPECT_THROW(check_call(collective::all_reduce, *comm, good, good, std::nullopt, foreign_stream.view(),
+                            own.handle()),
+                 argument_error);
+    EXPECT_THROW(check_call(collective::all_reduce, *comm, good, good, std::nullopt, foreign_stream.view()),
+                 argument_error);
     std::vector<float> host(4);
     const buffer_arg on_host{reinterpret_cast<std::uintptr_t>(host.data()), data_type::float32, 4, "recvbuf"};
     EXPECT_THROW(check_call(collective::all_reduce, *comm, good, on_host, std::nullopt, {}), argument_error);
