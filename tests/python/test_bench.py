@@ -174,6 +174,19 @@ def test_scan_cases_measure_every_gpukit_side(tmp_path):
     assert_gpukit_and_raw_sides_measured(report)
 
 
+@pytest.mark.gpu
+def test_nccl_cases_measure_the_gpukit_side(tmp_path):
+    import gpukit.nccl
+    if not gpukit.nccl.available():
+        pytest.skip("libnccl.so.2 cannot be loaded here")
+    # In a fresh process no context is current: the side must make its own current to wait.
+    report = bench_in_fresh_process(tmp_path, "nccl_all_reduce_8B", "nccl_all_reduce_64KiB")
+    assert [c["case"] for c in report["cases"]] == ["nccl_all_reduce_8B", "nccl_all_reduce_64KiB"]
+    assert_gpukit_and_raw_sides_measured(report)
+    for case in report["cases"]:
+        assert any(result["side"].startswith("gpukit") and "median" in result for result in case["results"])
+
+
 def test_select_takes_names_and_groups_in_case_order():
     assert harness.select(cases.ALL, []) == cases.ALL
     assert [c.name for c in harness.select(cases.ALL, ["small"])] == SMALL_CASES

@@ -86,8 +86,13 @@ def _gpukit_setup(n, count, calls):
                         comm.all_reduce(send, recv)
 
     def wait():
+        # Context.synchronize() waits for the current context (PyCUDA's API): make each current.
         for context in contexts:
-            context.synchronize()
+            context.push()
+            try:
+                drv.Context.synchronize()
+            finally:
+                drv.Context.pop()
 
     return run_calls, wait
 
