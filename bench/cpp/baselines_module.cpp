@@ -44,4 +44,7 @@ NB_MODULE(_bench_baselines, bench) {
               nb::call_guard<release_gil>(), "Bytes per second of raw cuMemcpyDtoH, one value per repeat.");
     bench.def("raw_dtod_rate", &gpukit::bench::raw_dtod_rate, "dst"_a, "src"_a, "bytes"_a, "repeats"_a,
               nb::call_guard<release_gil>(), "Bytes per second of raw cuMemcpyDtoD, one value per repeat.");
+    bench.def("raw_peer_rate", &gpukit::bench::raw_peer_rate, "dst"_a, "dst_context"_a, "src"_a, "src_context"_a,
+              "bytes"_a, "repeats"_a, nb::call_guard<release_gil>(),
+              "Bytes per second of raw cuMemcpyPeer between two contexts, waiting for both, one value per repeat.");
 }

@@ -13,5 +13,9 @@ namespace gpukit::bench {
 std::vector<double> raw_htod_rate(std::uint64_t device, std::uintptr_t host, std::size_t bytes, int repeats);
 std::vector<double> raw_dtoh_rate(std::uintptr_t host, std::uint64_t device, std::size_t bytes, int repeats);
 std::vector<double> raw_dtod_rate(std::uint64_t dst, std::uint64_t src, std::size_t bytes, int repeats);
+// cuMemcpyPeer from `src` of context `src_context` to `dst` of `dst_context` (the handles as
+// integers), waiting for both contexts after each copy.
+std::vector<double> raw_peer_rate(std::uint64_t dst, std::uintptr_t dst_context, std::uint64_t src,
+                                  std::uintptr_t src_context, std::size_t bytes, int repeats);
 
 }  // namespace gpukit::bench

@@ -174,6 +174,20 @@ def test_scan_cases_measure_every_gpukit_side(tmp_path):
     assert_gpukit_and_raw_sides_measured(report)
 
 
+def test_peer_case_compares_memcpy_peer_with_the_raw_call():
+    case = by_name("peer_1GiB")
+    assert case.higher_is_better and case.unit == "GB/s" and copies.PEER_BYTES == 1 << 30
+    assert [side.name for side in case.sides] == ["raw cuMemcpyPeer (C++)", "gpukit memcpy_peer",
+                                                  "CuPy cupy.cuda.runtime.memcpyPeer"]
+
+
+@pytest.mark.gpu
+def test_peer_case_measures_the_gpukit_and_raw_sides(tmp_path):
+    report = bench_in_fresh_process(tmp_path, "peer_1GiB")
+    assert [c["case"] for c in report["cases"]] == ["peer_1GiB"]
+    assert_gpukit_and_raw_sides_measured(report)
+
+
 @pytest.mark.gpu
 def test_nccl_cases_measure_the_gpukit_side(tmp_path):
     import gpukit.nccl

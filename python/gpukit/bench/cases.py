@@ -88,6 +88,12 @@ def _copy_cases():
          ("gpukit memcpy_dtod", copies.dtod_gpukit(two)),
          ("CuPy cp.copyto", copies.dtod_cupy(two))]))
     cases.append(_transfer_case(
+        "peer_1GiB", "peer copy (memcpy_peer) of 1 GiB from device 0 to device 1, peer access on (one GPU: "
+        "from device 0 to itself)",
+        [("raw cuMemcpyPeer (C++)", copies.peer_raw(copies.PEER_BYTES)),
+         ("gpukit memcpy_peer", copies.peer_gpukit(copies.PEER_BYTES)),
+         ("CuPy cupy.cuda.runtime.memcpyPeer", copies.peer_cupy(copies.PEER_BYTES))]))
+    cases.append(_transfer_case(
         "get_fresh_256MiB", "GPUArray.get() of 256 MiB of float32 into a new numpy array (freed after each "
         "call, as in a loop; first touch: with no freed memory kept for reuse), against a copy into an existing, "
         "touched one",

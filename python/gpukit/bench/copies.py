@@ -120,6 +120,72 @@ def dtod_cupy(nbytes):
     return run
 
 
+# ---- peer copies: device 0 to device 1 (to device 0 again on a machine of one GPU)
+
+PEER_BYTES = 1 << 30
+
+
+@functools.lru_cache(maxsize=1)
+def _peer_buffers(nbytes):
+    """(dst, dst context, src, src context): src in device 0's primary context, dst in device
+    1's (device 0's on one GPU), peer access on both ways where the devices allow it, as a
+    program that copies between GPUs sets it up."""
+    import gpukit.driver as drv
+    source = primary_context()
+    target = drv.Device(1).retain_primary_context() if drv.Device.count() > 1 else source
+    if target is not source and drv.Device(0).can_access_peer(drv.Device(1)):
+        for this, peer in ((source, target), (target, source)):
+            try:
+                this.enable_peer_access(peer)
+            except drv.Error as error:  # enabled already, by an earlier run in this process
+                if "ALREADY_ENABLED" not in str(error).upper():
+                    raise
+    src = drv.mem_alloc(nbytes)
+    target.push()
+    try:
+        dst = drv.mem_alloc(nbytes)
+    finally:
+        drv.Context.pop()
+    return dst, target, src, source
+
+
+def _wait_for(*contexts):
+    import gpukit.driver as drv
+    for context in contexts:
+        context.push()
+        try:
+            drv.Context.synchronize()
+        finally:
+            drv.Context.pop()
+
+
+def peer_raw(nbytes):
+    def run(settings):
+        dst, target, src, source = _peer_buffers(nbytes)
+        return cpp_baselines().raw_peer_rate(int(dst), target.handle, int(src), source.handle, nbytes,
+                                             settings["repeats"])
+    return run
+
+
+def peer_gpukit(nbytes):
+    def run(settings):
+        import gpukit.driver as drv
+        dst, target, src, source = _peer_buffers(nbytes)
+        return _rates(lambda: drv.memcpy_peer(dst, src, nbytes, dest_context=target, src_context=source),
+                      lambda: _wait_for(source, target), nbytes, settings)
+    return run
+
+
+def peer_cupy(nbytes):
+    def run(settings):
+        cp = cupy()
+        dst, target, src, source = _peer_buffers(nbytes)
+        dst_device = 1 if target is not source else 0
+        return _rates(lambda: cp.cuda.runtime.memcpyPeer(int(dst), dst_device, int(src), 0, nbytes),
+                      lambda: _wait_for(source, target), nbytes, settings)
+    return run
+
+
 # ---- a GPUArray's get() into a new numpy array, whose pages the copy touches first
 
 GET_BYTES = 256 << 20
