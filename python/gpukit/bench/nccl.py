@@ -1,13 +1,19 @@
 """Sides of the NCCL cases: all-reduce of float32 sums over every GPU of the machine (one rank
-per GPU, all driven by this process), by gpukit.nccl, CuPy's cupy.cuda.nccl and PyTorch's
+per GPU), by gpukit.nccl, CuPy's cupy.cuda.nccl and PyTorch's
 torch.distributed (NCCL backend), whichever are installed.
 
 Bandwidth follows nccl-tests: the algorithm bandwidth is the bytes of one buffer over the
 time of one all-reduce; the bus bandwidth multiplies it by 2(n-1)/n, what each link carries
 with n ranks. One GPU moves nothing over a bus, so there the cases report the algorithm
 bandwidth. The latency case times 8-byte all-reduces. Every side runs on buffers of its own
-(out of place; PyTorch's all_reduce only works in place), queues `calls` all-reduces and waits for all GPUs once per sample."""
+(out of place; PyTorch's all_reduce only works in place), queues `calls` all-reduces and
+waits for all GPUs once per sample. gpukit and CuPy drive every GPU from this process (a
+group of calls, one per communicator); PyTorch, which drives one GPU per process, runs in
+one process per GPU started for the side, timed by rank 0 after a barrier."""
+import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -38,7 +44,7 @@ def _calls(nbytes, settings):
     return max(1, min(many, (64 << 20) // max(nbytes, 1)))
 
 
-def _samples(run_calls, wait, calls, settings, to_sample):
+def _samples(run_calls, wait, calls, settings):
     run_calls()  # warm-up: connections, kernels loaded
     wait()
     samples = []
@@ -46,20 +52,28 @@ def _samples(run_calls, wait, calls, settings, to_sample):
         start = time.perf_counter()
         run_calls()
         wait()
-        samples.append(to_sample((time.perf_counter() - start) / calls))
+        samples.append((time.perf_counter() - start) / calls)
     return samples
 
 
-def _measure(nbytes, settings, latency, setup):
+def _measure(nbytes, settings, latency, seconds_of):
     """Samples of one side: seconds per all-reduce (latency) or bus bandwidth in bytes per
-    second. setup(count, calls) -> (run_calls, wait)."""
+    second. seconds_of(n, count, calls, settings) -> seconds per all-reduce, one a repeat."""
     n = device_count()
     count = max(nbytes // 4, 1)
-    calls = _calls(nbytes, settings)
-    run_calls, wait = setup(n, count, calls)
-    factor = bus_factor(n)
-    to_sample = (lambda seconds: seconds) if latency else (lambda seconds: count * 4 / seconds * factor)
-    return _samples(run_calls, wait, calls, settings, to_sample)
+    seconds = seconds_of(n, count, _calls(nbytes, settings), settings)
+    if latency:
+        return seconds
+    return [count * 4 / s * bus_factor(n) for s in seconds]
+
+
+def _in_process(setup):
+    """seconds_of for a side that drives every GPU from this process: setup(n, count, calls)
+    -> (run_calls, wait)."""
+    def seconds_of(n, count, calls, settings):
+        run_calls, wait = setup(n, count, calls)
+        return _samples(run_calls, wait, calls, settings)
+    return seconds_of
 
 
 def _gpukit_setup(n, count, calls):
@@ -128,10 +142,40 @@ def _cupy_setup(n, count, calls):
     return run_calls, wait
 
 
-_torch_world = {}
+# One rank of the PyTorch side: torch.distributed drives one GPU per process, so the side
+# starts one process per GPU. The ranks meet at a barrier before each sample; rank 0's
+# samples (seconds per all-reduce) come back as JSON.
+_TORCH_RANK = """
+import json, sys, time
+import torch
+import torch.distributed as dist
+rank, n, store_path, count, calls, repeats, out = sys.argv[1:]
+rank, n, count, calls, repeats = int(rank), int(n), int(count), int(calls), int(repeats)
+torch.cuda.set_device(rank)
+dist.init_process_group("nccl", store=dist.FileStore(store_path, n), rank=rank, world_size=n)
+buffer = torch.ones(count, dtype=torch.float32, device=f"cuda:{rank}")
+def run_calls():
+    for _ in range(calls):
+        dist.all_reduce(buffer)  # in place only
+run_calls()  # warm-up: connections, kernels loaded
+torch.cuda.synchronize()
+samples = []
+for _ in range(repeats):
+    dist.barrier()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    run_calls()
+    torch.cuda.synchronize()
+    samples.append((time.perf_counter() - start) / calls)
+if rank == 0:
+    with open(out, "w") as f:
+        json.dump(samples, f)
+dist.destroy_process_group()
+"""
 
 
-def _torch_setup(n, count, calls):
+def _torch_seconds(n, count, calls, settings):
+    """Seconds per all-reduce, one sample per repeat, from n processes of one GPU each."""
     try:
         import torch
         import torch.distributed as dist
@@ -139,35 +183,31 @@ def _torch_setup(n, count, calls):
         raise Unavailable("PyTorch is not installed") from None
     if not torch.cuda.is_available() or not dist.is_nccl_available():
         raise Unavailable("this PyTorch has no CUDA or no NCCL backend")
-    if n > 1:
-        raise Unavailable("torch.distributed drives one GPU per process; a side over several GPUs needs one "
-                          "process per GPU (torchrun), which this in-process harness does not start")
-    if not dist.is_initialized():
-        # A world of one process, its rendezvous a file store of its own.
-        path = os.path.join(tempfile.mkdtemp(prefix="gpukit-bench-"), "store")
-        store = dist.FileStore(path, 1)
-        torch.cuda.set_device(0)
-        dist.init_process_group("nccl", store=store, rank=0, world_size=1)
-        _torch_world["store"] = store
-    buffer = torch.ones(count, dtype=torch.float32, device="cuda:0")
-
-    def run_calls():
-        for _ in range(calls):
-            dist.all_reduce(buffer)  # in place only: a sum over one rank leaves it as it is
-
-    return run_calls, torch.cuda.synchronize
+    with tempfile.TemporaryDirectory(prefix="gpukit-bench-") as folder:
+        out = os.path.join(folder, "samples.json")
+        args = [os.path.join(folder, "store"), str(count), str(calls), str(settings["repeats"]), out]
+        ranks = [subprocess.Popen([sys.executable, "-c", _TORCH_RANK, str(rank), str(n), *args],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                 for rank in range(n)]
+        outputs = [rank.communicate(timeout=600)[0] for rank in ranks]
+        failed = [(k, rank.returncode) for k, rank in enumerate(ranks) if rank.returncode != 0]
+        if failed:
+            k, code = failed[0]
+            raise RuntimeError(f"the PyTorch side's rank {k} exited with {code}: {outputs[k].strip()[-400:]}")
+        with open(out) as f:
+            return json.load(f)
 
 
 def gpukit_side(nbytes, latency=False):
-    return lambda settings: _measure(nbytes, settings, latency, _gpukit_setup)
+    return lambda settings: _measure(nbytes, settings, latency, _in_process(_gpukit_setup))
 
 
 def cupy_side(nbytes, latency=False):
-    return lambda settings: _measure(nbytes, settings, latency, _cupy_setup)
+    return lambda settings: _measure(nbytes, settings, latency, _in_process(_cupy_setup))
 
 
 def torch_side(nbytes, latency=False):
-    return lambda settings: _measure(nbytes, settings, latency, _torch_setup)
+    return lambda settings: _measure(nbytes, settings, latency, _torch_seconds)
 
 
 def size_text(nbytes):
