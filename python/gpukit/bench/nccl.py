@@ -44,9 +44,23 @@ def _calls(nbytes, settings):
     return max(1, min(many, (64 << 20) // max(nbytes, 1)))
 
 
+#: Seconds of calls before the first sample: NCCL connects each algorithm on first use, and
+#: an idle GPU takes some milliseconds of work to reach its clocks (one round of calls was
+#: not enough: a side's first samples of 64 KiB ran at a third of its last ones).
+WARM_UP_SECONDS = 0.25
+
+
+def _warm_up(run_calls, wait):
+    start = time.perf_counter()
+    while True:
+        run_calls()
+        wait()
+        if time.perf_counter() - start >= WARM_UP_SECONDS:
+            return
+
+
 def _samples(run_calls, wait, calls, settings):
-    run_calls()  # warm-up: connections, kernels loaded
-    wait()
+    _warm_up(run_calls, wait)
     samples = []
     for _ in range(settings["repeats"]):
         start = time.perf_counter()
@@ -149,16 +163,18 @@ _TORCH_RANK = """
 import json, sys, time
 import torch
 import torch.distributed as dist
-rank, n, store_path, count, calls, repeats, out = sys.argv[1:]
-rank, n, count, calls, repeats = int(rank), int(n), int(count), int(calls), int(repeats)
+rank, n, store_path, count, calls, repeats, warm_up, out = sys.argv[1:]
+rank, n, count, calls, repeats, warm_up = int(rank), int(n), int(count), int(calls), int(repeats), float(warm_up)
 torch.cuda.set_device(rank)
 dist.init_process_group("nccl", store=dist.FileStore(store_path, n), rank=rank, world_size=n)
 buffer = torch.ones(count, dtype=torch.float32, device=f"cuda:{rank}")
 def run_calls():
     for _ in range(calls):
         dist.all_reduce(buffer)  # in place only
-run_calls()  # warm-up: connections, kernels loaded
-torch.cuda.synchronize()
+start = time.perf_counter()
+while time.perf_counter() - start < warm_up:  # as the other sides warm up
+    run_calls()
+    torch.cuda.synchronize()
 samples = []
 for _ in range(repeats):
     dist.barrier()
@@ -185,7 +201,8 @@ def _torch_seconds(n, count, calls, settings):
         raise Unavailable("this PyTorch has no CUDA or no NCCL backend")
     with tempfile.TemporaryDirectory(prefix="gpukit-bench-") as folder:
         out = os.path.join(folder, "samples.json")
-        args = [os.path.join(folder, "store"), str(count), str(calls), str(settings["repeats"]), out]
+        args = [os.path.join(folder, "store"), str(count), str(calls), str(settings["repeats"]),
+                str(WARM_UP_SECONDS), out]
         ranks = [subprocess.Popen([sys.executable, "-c", _TORCH_RANK, str(rank), str(n), *args],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                  for rank in range(n)]
@@ -207,7 +224,12 @@ def cupy_side(nbytes, latency=False):
 
 
 def torch_side(nbytes, latency=False):
-    return lambda settings: _measure(nbytes, settings, latency, _torch_seconds)
+    def run(settings):
+        if not latency and device_count() == 1:
+            raise Unavailable("on one GPU PyTorch's all-reduce, in place only, moves nothing, while the other "
+                              "sides copy their buffer (out of place): no bandwidth to compare")
+        return _measure(nbytes, settings, latency, _torch_seconds)
+    return run
 
 
 def size_text(nbytes):
