@@ -17,10 +17,16 @@
 
 namespace gpukit::test {
 
-// The options gpukit's kernel cache compiles its generated kernels with, for sm_90.
-inline rtc::compile_options generated_kernel_options() {
+// Compiling for sm_90, which needs no GPU; nothing else set.
+inline rtc::compile_options sm90_options() {
     rtc::compile_options options;
     options.arch = "sm_90";
+    return options;
+}
+
+// The options gpukit's kernel cache compiles its generated kernels with, for sm_90.
+inline rtc::compile_options generated_kernel_options() {
+    rtc::compile_options options = sm90_options();
     options.options = {"--std=c++17", "-default-device"};
     options.no_extern_c = true;
     return options;

@@ -128,24 +128,27 @@ def rand(n, dtype=np.float32, seed=0):
     return np.random.default_rng(seed).standard_normal(n).astype(dtype)
 
 
+def check_reversal(n, arguments, name, *n_argument):
+    """Reverses n random floats with the kernel y[i] = x[n-1-i] declared with `arguments`,
+    passing `n_argument` after x and y; checks the result and returns (kernel, x, x on the GPU)."""
+    x = rand(n)
+    reverse = ElementwiseKernel(arguments, "y[i] = x[n-1-i]", name)
+    x_gpu, y_gpu = gpuarray.to_gpu(x), gpuarray.empty(n, np.float32)
+    reverse(x_gpu, y_gpu, *n_argument)
+    np.testing.assert_array_equal(y_gpu.get(), x[::-1])
+    return reverse, x, x_gpu
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", SIZES)
 def test_reversal_reads_other_elements(ctx, n):
-    x = rand(n)
-    reverse = ElementwiseKernel("float *x, float *y", "y[i] = x[n-1-i]", "reverse")
-    x_gpu, y_gpu = gpuarray.to_gpu(x), gpuarray.empty(n, np.float32)
-    reverse(x_gpu, y_gpu)
-    np.testing.assert_array_equal(y_gpu.get(), x[::-1])
+    check_reversal(n, "float *x, float *y", "reverse")
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", SIZES)
 def test_reversal_with_a_declared_n(ctx, n):
-    x = rand(n)
-    reverse = ElementwiseKernel("float *x, float *y, int n", "y[i] = x[n-1-i]", "reverse_n")
-    x_gpu, y_gpu = gpuarray.to_gpu(x), gpuarray.empty(n, np.float32)
-    reverse(x_gpu, y_gpu, np.int32(n))
-    np.testing.assert_array_equal(y_gpu.get(), x[::-1])
+    reverse, x, x_gpu = check_reversal(n, "float *x, float *y, int n", "reverse_n", np.int32(n))
     # Only the first half: the declared n bounds the loop.
     half = gpuarray.zeros(n, np.float32)
     reverse(x_gpu, half, n // 2)

@@ -64,6 +64,14 @@ assert {ready}.wait(120), "the thread did not get going"
 
 WHEN = ("returns while finalizing", "runs past exit")
 
+# An object that refers to itself: only the cyclic collector frees it, and what it holds.
+SELF_REFERENCING_HOLDER = """
+class Holder:
+    pass
+holder = Holder()
+holder.me = holder
+"""
+
 
 def run_script(script, timeout=120):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
@@ -220,11 +228,7 @@ def test_opencl_svm_objects_in_globals(case):
 @needs_opencl
 def test_opencl_objects_in_reference_cycles():
     # Collected by the cyclic collector at exit (or never): either way in no set order.
-    assert_clean_exit(CL_SETUP, """
-        class Holder:
-            pass
-        holder = Holder()
-        holder.me = holder
+    assert_clean_exit(CL_SETUP, SELF_REFERENCING_HOLDER, """
         holder.objects = [ctx, q, prg, buf, cl.Kernel(prg, "fill"), prg.fill(q, (4,), None, buf, np.int32(1))]
         pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(q))
         holder.block = pool.allocate(1024)
@@ -361,8 +365,16 @@ module = SourceModule(SOURCE, no_extern_c=True)
 twice, spin = module.get_function("twice"), module.get_function("spin")
 """
 
+LONG_CUDA_KERNEL = "spin(np.int64(1 << 33), block=(1, 1, 1))"  # runs for seconds
+
+
+def behind_long_cuda_kernel(call):
+    """(short call, long call) for a call that waits for the work before it: alone, and after
+    LONG_CUDA_KERNEL."""
+    return call, f"{LONG_CUDA_KERNEL}; {call}"
+
+
 # As (short call, long call); the long ones wait for a kernel that runs for seconds.
-LONG_CUDA_KERNEL = "spin(np.int64(1 << 33), block=(1, 1, 1))"
 CUDA_BLOCKING_CALLS = {
     "Context.synchronize": ("twice(dev, block=(256, 1, 1)); drv.Context.synchronize()",
                             f"{LONG_CUDA_KERNEL}; drv.Context.synchronize()"),
@@ -371,14 +383,14 @@ CUDA_BLOCKING_CALLS = {
     "Event.synchronize": ("drv.Event().record(stream).synchronize()",
                           "spin(np.int64(1 << 33), block=(1, 1, 1), stream=stream); "
                           "drv.Event().record(stream).synchronize()"),
-    "memcpy_htod": ("drv.memcpy_htod(dev, host)", f"{LONG_CUDA_KERNEL}; drv.memcpy_htod(dev, host)"),
-    "memcpy_dtoh": ("drv.memcpy_dtoh(host, dev)", f"{LONG_CUDA_KERNEL}; drv.memcpy_dtoh(host, dev)"),
+    "memcpy_htod": behind_long_cuda_kernel("drv.memcpy_htod(dev, host)"),
+    "memcpy_dtoh": behind_long_cuda_kernel("drv.memcpy_dtoh(host, dev)"),
     "memcpy_dtod": ("drv.memcpy_dtod(dev2, dev, host.nbytes)",
                     f"{LONG_CUDA_KERNEL}; drv.memcpy_dtod(dev2, dev, host.nbytes); drv.Context.synchronize()"),
     "time_kernel launch": ("twice(dev, block=(256, 1, 1), time_kernel=True)",
                            "spin(np.int64(1 << 33), block=(1, 1, 1), time_kernel=True)"),
-    "GPUArray get": ("gpuarray.to_gpu(host).get()", f"{LONG_CUDA_KERNEL}; gpuarray.to_gpu(host).get()"),
-    "GPUArray sum": ("gpuarray.to_gpu(host).sum().get()", f"{LONG_CUDA_KERNEL}; gpuarray.to_gpu(host).sum().get()"),
+    "GPUArray get": behind_long_cuda_kernel("gpuarray.to_gpu(host).get()"),
+    "GPUArray sum": behind_long_cuda_kernel("gpuarray.to_gpu(host).sum().get()"),
     "SourceModule": ("SourceModule(SOURCE, no_extern_c=True)",
                      "SourceModule(SOURCE + '//' + str(time.perf_counter_ns()), no_extern_c=True)"),
 }
@@ -435,11 +447,7 @@ def test_cuda_objects_in_globals(case):
 
 @pytest.mark.gpu
 def test_cuda_objects_in_reference_cycles():
-    assert_clean_exit(CUDA_SETUP, """
-        class Holder:
-            pass
-        holder = Holder()
-        holder.me = holder
+    assert_clean_exit(CUDA_SETUP, SELF_REFERENCING_HOLDER, """
         holder.objects = [stream, dev, twice, drv.Event(), gpuarray.to_gpu(host), drv.Context.get_current()]
         del holder, stream, dev, twice
     """)

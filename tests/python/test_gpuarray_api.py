@@ -383,6 +383,19 @@ def test_complex_ordering(pool_ctx, dtype):
 
 # ---- GPU: elementwise functions
 
+def check_binary_function(name, a, b, ga, gb, out_dtype):
+    """gpuarray.<name> against numpy's on host arrays a and b (ga and gb on the GPU): whole,
+    on each pair of their views, and into out= of out_dtype. Returns (gpuarray's, numpy's)."""
+    function, numpys = getattr(gpuarray, name), getattr(np, name)
+    assert_same(function(ga, gb).get(), numpys(a, b))
+    for (h, d), (h2, d2) in zip(views(a, ga), views(b, gb)):
+        assert_same(function(d, d2).get(), numpys(h, h2))
+    out = gpuarray.empty(a.shape, out_dtype)
+    assert function(ga, gb, out=out) is out
+    assert_same(out.get(), numpys(a, b).astype(out_dtype))
+    return function, numpys
+
+
 @gpu
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_minimum_maximum(pool_ctx, dtype):
@@ -392,18 +405,12 @@ def test_minimum_maximum(pool_ctx, dtype):
         b[1::6, ::4] = np.nan
     ga, gb = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
     for name in ["minimum", "maximum"]:
-        function, numpys = getattr(gpuarray, name), getattr(np, name)
-        assert_same(function(ga, gb).get(), numpys(a, b))
-        for (h, d), (h2, d2) in zip(views(a, ga), views(b, gb)):
-            assert_same(function(d, d2).get(), numpys(h, h2))
+        function, numpys = check_binary_function(name, a, b, ga, gb, np.complex128)
         if np.dtype(dtype).kind != "b":
             assert_same(function(ga, 3).get(), numpys(a, 3))
             assert_same(function(3, ga).get(), numpys(3, a))
         assert_same(function(ga, 1.5).get(), numpys(a, 1.5))
         assert_same(function(ga[:, :1], gb[:1]).get(), numpys(a[:, :1], b[:1]))  # broadcast
-        out = gpuarray.empty((33, 31), np.complex128)
-        assert function(ga, gb, out=out) is out
-        assert_same(out.get(), numpys(a, b).astype(np.complex128))
 
 
 @gpu
@@ -431,16 +438,10 @@ def test_logical_functions(pool_ctx, dtype):
     b[:, ::2] = 0
     ga, gb = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
     for name in ["logical_and", "logical_or"]:
-        function, numpys = getattr(gpuarray, name), getattr(np, name)
-        assert_same(function(ga, gb).get(), numpys(a, b))
-        for (h, d), (h2, d2) in zip(views(a, ga), views(b, gb)):
-            assert_same(function(d, d2).get(), numpys(h, h2))
+        function, numpys = check_binary_function(name, a, b, ga, gb, np.float32)
         for scalar in [0, 1, 1000, -2**63, 0.0, 1e-50, 1j, True, np.float32(0)]:
             assert_same(function(ga, scalar).get(), numpys(a, scalar))
             assert_same(function(scalar, ga).get(), numpys(scalar, a))
-        out = gpuarray.empty((17, 9), np.float32)
-        assert function(ga, gb, out=out) is out
-        assert_same(out.get(), numpys(a, b).astype(np.float32))
     assert_same(gpuarray.logical_not(ga).get(), np.logical_not(a))
     assert_same(gpuarray.logical_not(ga.T).get(), np.logical_not(a.T))
     assert gpuarray.logical_not(ga.T).strides == np.logical_not(a.T).strides

@@ -55,13 +55,17 @@ __device__ minmax_pair agg_mmp(minmax_pair a, minmax_pair b) {
 MINMAX_PAIR_DTYPE = np.dtype([("lo", np.float32), ("hi", np.float32)])
 
 
+def summing(dtype, map_expr, arguments):
+    """A ReductionKernel adding up map_expr from 0, as most of PyCUDA's examples do."""
+    return ReductionKernel(dtype, neutral="0", reduce_expr="a+b", map_expr=map_expr, arguments=arguments)
+
+
 def sum_of_squares():
-    return ReductionKernel(np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*x[i]", arguments="float *x")
+    return summing(np.float32, "x[i]*x[i]", "float *x")
 
 
 def docs_dot():
-    return ReductionKernel(np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*y[i]",
-                           arguments="float *x, float *y")
+    return summing(np.float32, "x[i]*y[i]", "float *x, float *y")
 
 
 def max_of_abs():
@@ -82,14 +86,12 @@ def vector_sum():
 
 
 def complex_sum():
-    return ReductionKernel(np.complex64, neutral="0", reduce_expr="a+b", map_expr="z[i] * scale",
-                           arguments="const pycuda::complex<float> *z, float scale")
+    return summing(np.complex64, "z[i] * scale", "const pycuda::complex<float> *z, float scale")
 
 
 def reversed_sum():
     # `n` is the number of indices reduced, as in PyCUDA's kernels.
-    return ReductionKernel(np.float64, neutral="0", reduce_expr="a+b", map_expr="(i + 1) * x[n - 1 - i]",
-                           arguments="const double *x")
+    return summing(np.float64, "(i + 1) * x[n - 1 - i]", "const double *x")
 
 
 USER_KERNELS = [sum_of_squares, docs_dot, max_of_abs, struct_minmax, vector_sum, complex_sum, reversed_sum]

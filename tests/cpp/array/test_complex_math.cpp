@@ -41,23 +41,29 @@ struct function_case {
     double tolerance;       // ulp of the larger part of the result, on the random inputs below
 };
 
+// One row: gpukit's gk_c<f> with std::<f> in double and in long double.
+#define COMPLEX_FUNCTION(f, tolerance) \
+    {#f, gk_c##f, [](cdouble z) { return std::f(z); }, [](clong z) { return std::f(z); }, tolerance}
+
 // The tolerances hold the largest errors measured (the C library's own double functions are
 // as far off: glibc's ctan and ctanh by up to 5 ulp), rounded up.
 const function_case cases[] = {
-    {"exp", gk_cexp, [](cdouble z) { return std::exp(z); }, [](clong z) { return std::exp(z); }, 2.5},
-    {"log", gk_clog, [](cdouble z) { return std::log(z); }, [](clong z) { return std::log(z); }, 2},
-    {"log10", gk_clog10, [](cdouble z) { return std::log10(z); }, [](clong z) { return std::log10(z); }, 3},
-    {"sqrt", gk_csqrt, [](cdouble z) { return std::sqrt(z); }, [](clong z) { return std::sqrt(z); }, 2},
-    {"sin", gk_csin, [](cdouble z) { return std::sin(z); }, [](clong z) { return std::sin(z); }, 3.5},
-    {"cos", gk_ccos, [](cdouble z) { return std::cos(z); }, [](clong z) { return std::cos(z); }, 3.5},
-    {"tan", gk_ctan, [](cdouble z) { return std::tan(z); }, [](clong z) { return std::tan(z); }, 5.5},
-    {"asin", gk_casin, [](cdouble z) { return std::asin(z); }, [](clong z) { return std::asin(z); }, 3.5},
-    {"acos", gk_cacos, [](cdouble z) { return std::acos(z); }, [](clong z) { return std::acos(z); }, 3.5},
-    {"atan", gk_catan, [](cdouble z) { return std::atan(z); }, [](clong z) { return std::atan(z); }, 3.5},
-    {"sinh", gk_csinh, [](cdouble z) { return std::sinh(z); }, [](clong z) { return std::sinh(z); }, 3.5},
-    {"cosh", gk_ccosh, [](cdouble z) { return std::cosh(z); }, [](clong z) { return std::cosh(z); }, 3.5},
-    {"tanh", gk_ctanh, [](cdouble z) { return std::tanh(z); }, [](clong z) { return std::tanh(z); }, 5.5},
+    COMPLEX_FUNCTION(exp, 2.5),
+    COMPLEX_FUNCTION(log, 2),
+    COMPLEX_FUNCTION(log10, 3),
+    COMPLEX_FUNCTION(sqrt, 2),
+    COMPLEX_FUNCTION(sin, 3.5),
+    COMPLEX_FUNCTION(cos, 3.5),
+    COMPLEX_FUNCTION(tan, 5.5),
+    COMPLEX_FUNCTION(asin, 3.5),
+    COMPLEX_FUNCTION(acos, 3.5),
+    COMPLEX_FUNCTION(atan, 3.5),
+    COMPLEX_FUNCTION(sinh, 3.5),
+    COMPLEX_FUNCTION(cosh, 3.5),
+    COMPLEX_FUNCTION(tanh, 5.5),
 };
+
+#undef COMPLEX_FUNCTION
 
 std::string text(double re, double im) {
     char buffer[80];

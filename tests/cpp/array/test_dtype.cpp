@@ -1,12 +1,39 @@
 // numpy's promotion table for the supported types (numpy.promote_types, numpy 2).
 #include "gpukit/array/dtype.hpp"
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/text.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
 
 namespace {
 
 using namespace gpukit::array;
+
+constexpr int dtype_count = static_cast<int>(dtype::complex128) + 1;
+
+// numpy's short name of a dtype (numpy.dtype("i1") is int8), to write whole tables compactly.
+std::string_view code(dtype t) {
+    constexpr std::string_view codes[] = {"b", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8", "c8", "c16"};
+    static_assert(std::size(codes) == dtype_count);
+    return codes[static_cast<int>(t)];
+}
+
+// Checks `result(row type, column)` against `table`: one line a type, in the order of enum
+// dtype, holding the expected codes of its columns.
+template <class Result>
+void expect_table(const std::string_view (&table)[dtype_count], std::size_t columns, Result result) {
+    for (int row = 0; row < dtype_count; ++row) {
+        const std::vector<std::string_view> expected = gpukit::split_words(table[row]);
+        ASSERT_EQ(expected.size(), columns) << "row " << code(dtype(row));
+        for (std::size_t column = 0; column < columns; ++column)
+            EXPECT_EQ(code(result(dtype(row), column)), expected[column])
+                << "row " << code(dtype(row)) << ", column " << column;
+    }
+}
 
 TEST(Dtype, PropertiesAndNames) {
     EXPECT_EQ(size_of(dtype::complex128), 16u);
@@ -19,31 +46,52 @@ TEST(Dtype, PropertiesAndNames) {
     EXPECT_EQ(c_type(dtype::complex64), "gk_complex<float>");
 }
 
+// numpy.promote_types(row, column), as numpy 2.4 gives it; rows and columns both in the
+// order of enum dtype (b i1 i2 i4 i8 u1 u2 u4 u8 f4 f8 c8 c16).
+const std::string_view numpy_promotion[dtype_count] = {
+    "b    i1   i2   i4   i8   u1   u2   u4   u8   f4   f8   c8   c16",  // b
+    "i1   i1   i2   i4   i8   i2   i4   i8   f8   f4   f8   c8   c16",  // i1
+    "i2   i2   i2   i4   i8   i2   i4   i8   f8   f4   f8   c8   c16",  // i2
+    "i4   i4   i4   i4   i8   i4   i4   i8   f8   f8   f8   c16  c16",  // i4
+    "i8   i8   i8   i8   i8   i8   i8   i8   f8   f8   f8   c16  c16",  // i8
+    "u1   i2   i2   i4   i8   u1   u2   u4   u8   f4   f8   c8   c16",  // u1
+    "u2   i4   i4   i4   i8   u2   u2   u4   u8   f4   f8   c8   c16",  // u2
+    "u4   i8   i8   i8   i8   u4   u4   u4   u8   f8   f8   c16  c16",  // u4
+    "u8   f8   f8   f8   f8   u8   u8   u8   u8   f8   f8   c16  c16",  // u8
+    "f4   f4   f4   f8   f8   f4   f4   f8   f8   f4   f8   c8   c16",  // f4
+    "f8   f8   f8   f8   f8   f8   f8   f8   f8   f8   f8   c16  c16",  // f8
+    "c8   c8   c8   c16  c16  c8   c8   c16  c16  c8   c16  c8   c16",  // c8
+    "c16  c16  c16  c16  c16  c16  c16  c16  c16  c16  c16  c16  c16",  // c16
+};
+
+// Every pair, so also both orders of each (numpy's table is symmetric).
 TEST(Dtype, PromotionFollowsNumpy) {
-    EXPECT_EQ(promote(dtype::bool_, dtype::int8), dtype::int8);
-    EXPECT_EQ(promote(dtype::int8, dtype::uint8), dtype::int16);
-    EXPECT_EQ(promote(dtype::int32, dtype::uint32), dtype::int64);
-    EXPECT_EQ(promote(dtype::int64, dtype::uint64), dtype::float64);
-    EXPECT_EQ(promote(dtype::uint8, dtype::int64), dtype::int64);
-    EXPECT_EQ(promote(dtype::int16, dtype::float32), dtype::float32);
-    EXPECT_EQ(promote(dtype::int32, dtype::float32), dtype::float64);
-    EXPECT_EQ(promote(dtype::float32, dtype::float64), dtype::float64);
-    EXPECT_EQ(promote(dtype::int8, dtype::complex64), dtype::complex64);
-    EXPECT_EQ(promote(dtype::int32, dtype::complex64), dtype::complex128);
-    EXPECT_EQ(promote(dtype::float64, dtype::complex64), dtype::complex128);
-    EXPECT_EQ(promote(dtype::float32, dtype::complex64), dtype::complex64);
-    for (int a = 0; a <= static_cast<int>(dtype::complex128); ++a)
-        for (int b = 0; b <= static_cast<int>(dtype::complex128); ++b)
-            EXPECT_EQ(promote(dtype(a), dtype(b)), promote(dtype(b), dtype(a)));
+    expect_table(numpy_promotion, dtype_count,
+                 [](dtype a, std::size_t b) { return promote(a, dtype(static_cast<int>(b))); });
 }
 
+// An array of the row's type with a Python int, float and complex (the three columns):
+// numpy 2.4's numpy.result_type(numpy.zeros(1, row), scalar).
+const std::string_view numpy_with_python_scalar[dtype_count] = {
+    "i8   f8   c16",  // b
+    "i1   f8   c16",  // i1
+    "i2   f8   c16",  // i2
+    "i4   f8   c16",  // i4
+    "i8   f8   c16",  // i8
+    "u1   f8   c16",  // u1
+    "u2   f8   c16",  // u2
+    "u4   f8   c16",  // u4
+    "u8   f8   c16",  // u8
+    "f4   f4   c8",   // f4
+    "f8   f8   c16",  // f8
+    "c8   c8   c8",   // c8
+    "c16  c16  c16",  // c16
+};
+
 TEST(Dtype, PythonScalarsAreWeak) {
-    EXPECT_EQ(promote_with_scalar(dtype::int8, python_scalar::integer), dtype::int8);
-    EXPECT_EQ(promote_with_scalar(dtype::bool_, python_scalar::integer), dtype::int64);
-    EXPECT_EQ(promote_with_scalar(dtype::int8, python_scalar::floating), dtype::float64);
-    EXPECT_EQ(promote_with_scalar(dtype::float32, python_scalar::floating), dtype::float32);
-    EXPECT_EQ(promote_with_scalar(dtype::float32, python_scalar::complex), dtype::complex64);
-    EXPECT_EQ(promote_with_scalar(dtype::int64, python_scalar::complex), dtype::complex128);
+    constexpr python_scalar scalars[] = {python_scalar::integer, python_scalar::floating, python_scalar::complex};
+    expect_table(numpy_with_python_scalar, std::size(scalars),
+                 [&](dtype t, std::size_t s) { return promote_with_scalar(t, scalars[s]); });
 }
 
 TEST(Dtype, SumTypes) {

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -77,46 +79,38 @@ TEST(Words, WidestWordAndItsLayout) {
     EXPECT_THROW(as_words(float3s, 8), logic_error);
 }
 
-TEST(PitchedCopy, LinearWhenBothSidesAreTheSameBlock) {
-    const auto plan = plan_pitched_copy(layout::contiguous({3, 4}, 4), layout::contiguous({3, 4}, 4));
+// `plan` is a copy of `dimensions` dimensions with the fields of `expected`, unused ones
+// included (a plan leaves them at their defaults).
+void expect_plan(const std::optional<pitched_copy>& plan, int dimensions, const pitched_copy& expected) {
     ASSERT_TRUE(plan);
-    EXPECT_EQ(plan->dimensions(), 1);
-    EXPECT_EQ(plan->width_in_bytes, 48u);
+    EXPECT_EQ(plan->dimensions(), dimensions);
+    const auto fields = [](const pitched_copy& p) {
+        return std::tuple(p.width_in_bytes, p.height, p.depth, p.src_pitch, p.dst_pitch, p.src_rows_per_slice,
+                          p.dst_rows_per_slice);
+    };
+    EXPECT_EQ(fields(*plan), fields(expected));
+}
+
+TEST(PitchedCopy, LinearWhenBothSidesAreTheSameBlock) {
+    expect_plan(plan_pitched_copy(layout::contiguous({3, 4}, 4), layout::contiguous({3, 4}, 4)), 1,
+                {.width_in_bytes = 48});
     EXPECT_TRUE(plan_pitched_copy(layout::contiguous({6, 4}, 4, order::f), layout::contiguous({4, 6}, 4).transpose()));
     // Permuted but equal on both sides (a transposed array and its host copy).
     const layout t = strided({5, 3, 4}, {4, 80, 20});
-    const auto permuted = plan_pitched_copy(t, t);
-    ASSERT_TRUE(permuted);
-    EXPECT_EQ(permuted->dimensions(), 1);
-    EXPECT_EQ(permuted->width_in_bytes, 240u);
+    expect_plan(plan_pitched_copy(t, t), 1, {.width_in_bytes = 240});
 }
 
 TEST(PitchedCopy, RowsAndSlices) {
     // a[:, :5] of a (10, 8) float64 array into a packed (10, 5) array: 10 rows of 40 bytes.
-    const auto rows = plan_pitched_copy(layout::contiguous({10, 5}, 8), strided({10, 5}, {64, 8}, 8));
-    ASSERT_TRUE(rows);
-    EXPECT_EQ(rows->dimensions(), 2);
-    EXPECT_EQ(rows->width_in_bytes, 40u);
-    EXPECT_EQ(rows->height, 10u);
-    EXPECT_EQ(rows->src_pitch, 64u);
-    EXPECT_EQ(rows->dst_pitch, 40u);
+    expect_plan(plan_pitched_copy(layout::contiguous({10, 5}, 8), strided({10, 5}, {64, 8}, 8)), 2,
+                {.width_in_bytes = 40, .height = 10, .src_pitch = 64, .dst_pitch = 40});
     // Every other element: rows of one element.
-    const auto single = plan_pitched_copy(layout::contiguous({6}, 4), strided({6}, {8}));
-    ASSERT_TRUE(single);
-    EXPECT_EQ(single->dimensions(), 2);
-    EXPECT_EQ(single->width_in_bytes, 4u);
-    EXPECT_EQ(single->src_pitch, 8u);
+    expect_plan(plan_pitched_copy(layout::contiguous({6}, 4), strided({6}, {8})), 2,
+                {.width_in_bytes = 4, .height = 6, .src_pitch = 8, .dst_pitch = 4});
     // a[:, :3, :2] of a (4, 5, 6) float32 array: slices of 3 rows of 8 bytes, 5 rows apart.
-    const auto box = plan_pitched_copy(layout::contiguous({4, 3, 2}, 4), strided({4, 3, 2}, {120, 24, 4}));
-    ASSERT_TRUE(box);
-    EXPECT_EQ(box->dimensions(), 3);
-    EXPECT_EQ(box->width_in_bytes, 8u);
-    EXPECT_EQ(box->height, 3u);
-    EXPECT_EQ(box->depth, 4u);
-    EXPECT_EQ(box->src_pitch, 24u);
-    EXPECT_EQ(box->src_rows_per_slice, 5u);
-    EXPECT_EQ(box->dst_pitch, 8u);
-    EXPECT_EQ(box->dst_rows_per_slice, 3u);
+    expect_plan(plan_pitched_copy(layout::contiguous({4, 3, 2}, 4), strided({4, 3, 2}, {120, 24, 4})), 3,
+                {.width_in_bytes = 8, .height = 3, .depth = 4, .src_pitch = 24, .dst_pitch = 8, .src_rows_per_slice = 5,
+                 .dst_rows_per_slice = 3});
 }
 
 TEST(PitchedCopy, RefusedLayouts) {

@@ -1,5 +1,6 @@
 // The argument checks of the memory functions, which run before any driver call and so are
 // tested without a GPU, and aligned host memory, which needs no driver at all.
+#include "expect_error.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/copy.hpp"
 #include "gpukit/cuda/host_memory.hpp"
@@ -18,16 +19,7 @@ namespace {
 
 using namespace gpukit::cuda;
 
-// Expects logic_error whose message contains `part`.
-template <class F>
-void expect_logic_error(F call, const std::string& part) {
-    try {
-        call();
-        FAIL() << "no exception; expected logic_error mentioning \"" << part << "\"";
-    } catch (const gpukit::logic_error& e) {
-        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-}
+using gpukit::test::expect_logic_error;
 
 TEST(MemoryChecks, ZeroByteAllocationIsRefused) {
     expect_logic_error([] { device_allocation::allocate(0); }, "at least 1 byte");

@@ -17,6 +17,7 @@
 #include "gpukit/cuda/stream.hpp"
 #include "gpukit/cuda/texture.hpp"
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -51,6 +52,30 @@ void with_other_context(Body body) {
     other.detach();
 }
 
+// The release paths of an allocation owner: move-assignment over a live allocation frees the
+// old one, destruction with another context current still frees, and free() is final (a
+// second free does nothing, data() throws). `allocate(bytes)` makes an allocation, `address`
+// gives what the driver knows it by; the three sizes are those of the allocations made.
+template <class Allocate, class Address>
+void expect_release_paths(Allocate allocate, Address address, std::size_t first, std::size_t second,
+                          std::size_t destroyed) {
+    using allocation = decltype(allocate(first));
+    allocation a = allocate(first);
+    allocation b = allocate(second);
+    const auto old_address = address(a);
+    a = std::move(b);
+    EXPECT_FALSE(driver_knows(old_address));
+    EXPECT_EQ(a.size(), second);
+    EXPECT_TRUE(b.is_freed());
+    auto c = std::make_unique<allocation>(allocate(destroyed));
+    const auto c_address = address(*c);
+    with_other_context([&] { c.reset(); });
+    EXPECT_FALSE(driver_knows(c_address));
+    a.free();
+    a.free();
+    EXPECT_THROW(a.data(), gpukit::logic_error);
+}
+
 TEST_F(Owners, DeviceMemoryMoveAssignReleasesTheOldAllocation) {
     device_allocation a = device_allocation::allocate(100);
     device_allocation b = device_allocation::allocate(200);
@@ -68,37 +93,13 @@ TEST_F(Owners, DeviceMemoryMoveAssignReleasesTheOldAllocation) {
 }
 
 TEST_F(Owners, ManagedMemoryMoveAssignAndDestructor) {
-    managed_allocation a = managed_allocation::allocate(64, CU_MEM_ATTACH_GLOBAL);
-    managed_allocation b = managed_allocation::allocate(32, CU_MEM_ATTACH_GLOBAL);
-    const CUdeviceptr old_address = a.device_pointer();
-    a = std::move(b);
-    EXPECT_FALSE(driver_knows(old_address));
-    EXPECT_EQ(a.size(), 32u);
-    EXPECT_TRUE(b.is_freed());
-    auto c = std::make_unique<managed_allocation>(managed_allocation::allocate(16, CU_MEM_ATTACH_GLOBAL));
-    const CUdeviceptr c_address = c->device_pointer();
-    with_other_context([&] { c.reset(); });
-    EXPECT_FALSE(driver_knows(c_address));
-    a.free();
-    a.free();
-    EXPECT_THROW(a.data(), gpukit::logic_error);
+    expect_release_paths([](std::size_t bytes) { return managed_allocation::allocate(bytes, CU_MEM_ATTACH_GLOBAL); },
+                         [](const managed_allocation& m) { return m.device_pointer(); }, 64, 32, 16);
 }
 
 TEST_F(Owners, PagelockedMemoryMoveAssignAndDestructor) {
-    pagelocked_host_allocation a = pagelocked_host_allocation::allocate(100, 0);
-    pagelocked_host_allocation b = pagelocked_host_allocation::allocate(50, 0);
-    void* old_data = a.data();
-    a = std::move(b);
-    EXPECT_FALSE(driver_knows(old_data));
-    EXPECT_EQ(a.size(), 50u);
-    EXPECT_TRUE(b.is_freed());
-    auto c = std::make_unique<pagelocked_host_allocation>(pagelocked_host_allocation::allocate(10, 0));
-    void* c_data = c->data();
-    with_other_context([&] { c.reset(); });
-    EXPECT_FALSE(driver_knows(c_data));
-    a.free();
-    a.free();
-    EXPECT_THROW(a.data(), gpukit::logic_error);
+    expect_release_paths([](std::size_t bytes) { return pagelocked_host_allocation::allocate(bytes, 0); },
+                         [](const pagelocked_host_allocation& p) { return p.data(); }, 100, 50, 10);
 }
 
 TEST_F(Owners, RegisteredMemoryMoveAssignAndDestructor) {

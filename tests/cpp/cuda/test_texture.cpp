@@ -62,6 +62,19 @@ CUDA_ARRAY3D_DESCRIPTOR float_2d(std::size_t w, std::size_t h, unsigned flags = 
 
 module load_kernels() { return module::from_image(gpukit::rtc::compile(kernels).image()); }
 
+// Launches `kernel` with a new buffer of `n` floats as its first argument and `args` after it,
+// and returns what the kernel wrote there.
+template <class... Args>
+std::vector<float> launch_and_read(const char* kernel, const launch_config& config, std::size_t n,
+                                   const Args&... args) {
+    auto out = device_allocation::allocate(n * sizeof(float));
+    const module m = load_kernels();
+    launch(m.get_function(kernel), config, out.get(), args...);
+    std::vector<float> back(n);
+    memcpy_dtoh(back.data(), out, n * sizeof(float));
+    return back;
+}
+
 TEST_F(Textures, ArrayTexture2dReadsBackTheInput) {
     const int w = 37, h = 19;
     const auto host = random_floats(w * h, 1);
@@ -69,12 +82,7 @@ TEST_F(Textures, ArrayTexture2dReadsBackTheInput) {
     memcpy_htoa(*a, 0, host.data(), host.size() * sizeof(float));
     const texture_object tex = texture_object::from_array(a);
     a.reset();  // the texture keeps the array alive
-    auto out = device_allocation::allocate(host.size() * sizeof(float));
-    const module m = load_kernels();
-    launch(m.get_function("read_2d"), launch_config().grid({1, h}).block({64}), out.get(), tex, w, h);
-    std::vector<float> back(host.size());
-    memcpy_dtoh(back.data(), out, back.size() * sizeof(float));
-    EXPECT_EQ(back, host);
+    EXPECT_EQ(launch_and_read("read_2d", launch_config().grid({1, h}).block({64}), host.size(), tex, w, h), host);
 }
 
 TEST_F(Textures, LinearTextureFetch) {
@@ -83,12 +91,7 @@ TEST_F(Textures, LinearTextureFetch) {
     auto in = device_allocation::allocate(n * sizeof(float));
     memcpy_htod(in, host.data(), n * sizeof(float));
     const texture_object tex = texture_object::from_linear(in, CU_AD_FORMAT_FLOAT, 1, n * sizeof(float));
-    auto out = device_allocation::allocate(n * sizeof(float));
-    const module m = load_kernels();
-    launch(m.get_function("fetch_1d"), launch_config().grid({(n + 127) / 128}).block({128}), out.get(), tex, n);
-    std::vector<float> back(n);
-    memcpy_dtoh(back.data(), out, n * sizeof(float));
-    EXPECT_EQ(back, host);
+    EXPECT_EQ(launch_and_read("fetch_1d", launch_config().grid({(n + 127) / 128}).block({128}), n, tex, n), host);
     EXPECT_THROW(texture_object::from_linear(in, CU_AD_FORMAT_FLOAT, 1, n * sizeof(float) + 4),
                  gpukit::logic_error);
 }
@@ -101,12 +104,7 @@ TEST_F(Textures, PitchedTexture2d) {
         memcpy_htod(device_pointer(memory.get() + y * pitch), host.data() + y * w, w * sizeof(float));
     const texture_object tex =
         texture_object::from_pitch2d(memory, CU_AD_FORMAT_FLOAT, 1, w, h, pitch);
-    auto out = device_allocation::allocate(host.size() * sizeof(float));
-    const module m = load_kernels();
-    launch(m.get_function("read_2d"), launch_config().grid({1, h}).block({64}), out.get(), tex, w, h);
-    std::vector<float> back(host.size());
-    memcpy_dtoh(back.data(), out, back.size() * sizeof(float));
-    EXPECT_EQ(back, host);
+    EXPECT_EQ(launch_and_read("read_2d", launch_config().grid({1, h}).block({64}), host.size(), tex, w, h), host);
 }
 
 TEST_F(Textures, SurfaceWrite2d) {

@@ -1,4 +1,5 @@
 // The checks texture objects make before calling the driver: they need no GPU.
+#include "expect_error.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/texture.hpp"
 
@@ -10,16 +11,7 @@ namespace {
 
 using namespace gpukit::cuda;
 
-// Runs `f`, expecting logic_error whose message contains `needle`.
-template <class F>
-void expect_logic_error(F f, const std::string& needle) {
-    try {
-        f();
-        FAIL() << "expected logic_error mentioning '" << needle << "'";
-    } catch (const gpukit::logic_error& e) {
-        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-}
+using gpukit::test::expect_logic_error;
 
 TEST(TextureChecks, FormatAndChannels) {
     EXPECT_NO_THROW(check_texture_format("t", CU_AD_FORMAT_FLOAT, 4));

@@ -1,5 +1,6 @@
 // The memory pool over the null allocator: bins, counters, raw frees, out-of-memory
 // recovery, the held-bytes cap, tracing and destruction. Threads are in test_pool_threads.cpp.
+#include "expect_error.hpp"
 #include "gpukit/memory/null_allocator.hpp"
 #include "gpukit/memory/pool.hpp"
 
@@ -42,14 +43,21 @@ struct throwing_free_allocator {
 };
 static_assert(!gpukit::memory::allocator<throwing_free_allocator>);
 
-TEST(MemoryPool, ConstructionChecksLeadingBits) {
+// A pool over an unlimited null allocator; a test can watch the allocator's ledger through
+// `allocator`, which shares it with the pool's copy, or give it a capacity before allocating.
+class MemoryPool : public ::testing::Test {
+protected:
+    null_allocator allocator;
+    pool p{allocator};
+};
+
+TEST_F(MemoryPool, ConstructionChecksLeadingBits) {
     EXPECT_EQ(pool(null_allocator{}).leading_bits_in_bin_id(), 4u);
     EXPECT_EQ(pool(null_allocator{}, 8).leading_bits_in_bin_id(), 8u);
     EXPECT_THROW(pool(null_allocator{}, 9), gpukit::logic_error);
 }
 
-TEST(MemoryPool, BinQueriesFollowTheLayout) {
-    pool p(null_allocator{});
+TEST_F(MemoryPool, BinQueriesFollowTheLayout) {
     EXPECT_EQ(p.bin_number(0), 0u);
     EXPECT_EQ(p.bin_number(1), 0u);
     EXPECT_EQ(p.bin_number(1000), 159u);
@@ -61,9 +69,7 @@ TEST(MemoryPool, BinQueriesFollowTheLayout) {
     EXPECT_THROW(p.alloc_size(1024), gpukit::logic_error);
 }
 
-TEST(MemoryPool, SizeZeroGivesAnEmptyHandleAndTouchesNothing) {
-    null_allocator allocator;
-    pool p(allocator);
+TEST_F(MemoryPool, SizeZeroGivesAnEmptyHandleAndTouchesNothing) {
     pool::allocation empty = p.allocate(0);
     EXPECT_FALSE(empty);
     EXPECT_EQ(empty.pointer(), 0u);
@@ -77,17 +83,13 @@ TEST(MemoryPool, SizeZeroGivesAnEmptyHandleAndTouchesNothing) {
 }
 
 // PyOpenCL's pools give a block even for 0 bytes: bin 0's, of 1 byte, counted as 0 active bytes.
-TEST(MemoryPool, AllocateBlockServesSizeZeroFromBinZero) {
-    null_allocator allocator;
-    pool p(allocator);
+TEST_F(MemoryPool, AllocateBlockServesSizeZeroFromBinZero) {
     pool::allocation zero = p.allocate_block(0);
     ASSERT_TRUE(zero);
     EXPECT_NE(zero.pointer(), 0u);
     EXPECT_EQ(zero.size(), 0u);
     EXPECT_EQ(zero.block_size(), 1u);
-    EXPECT_EQ(p.active_blocks(), 1u);
-    EXPECT_EQ(p.active_bytes(), 0u);
-    EXPECT_EQ(p.managed_bytes(), 1u);
+    EXPECT_EQ(p.stats(), (pool_stats{.misses = 1, .allocator_allocations = 1, .active_blocks = 1, .managed_bytes = 1}));
     const auto address = zero.pointer();
     zero.free();
     EXPECT_EQ(zero.block_size(), 0u);
@@ -99,28 +101,21 @@ TEST(MemoryPool, AllocateBlockServesSizeZeroFromBinZero) {
     EXPECT_EQ(allocator.count().invalid_frees, 0u);
 }
 
-TEST(MemoryPool, CountersThroughAllocateFreeAndReuse) {
-    null_allocator allocator;
-    pool p(allocator);
+TEST_F(MemoryPool, CountersThroughAllocateFreeAndReuse) {
     pool::allocation first = p.allocate(1000);  // 0b11111'01000: a block of 0b11111'11111 = 1023
     ASSERT_TRUE(first);
     EXPECT_NE(first.pointer(), 0u);
     EXPECT_EQ(first.size(), 1000u);
-    EXPECT_EQ(p.active_blocks(), 1u);
-    EXPECT_EQ(p.active_bytes(), 1000u);
-    EXPECT_EQ(p.held_blocks(), 0u);
-    EXPECT_EQ(p.managed_bytes(), 1023u);
+    EXPECT_EQ(p.stats(), (pool_stats{.misses = 1, .allocator_allocations = 1, .active_blocks = 1, .active_bytes = 1000,
+                                     .managed_bytes = 1023}));
     EXPECT_EQ(allocator.count().live_bytes, 1023u);
 
     const null_allocator::pointer_type address = first.pointer();
     first.free();
     EXPECT_FALSE(first);
     first.free();  // freeing an empty handle does nothing
-    EXPECT_EQ(p.active_blocks(), 0u);
-    EXPECT_EQ(p.active_bytes(), 0u);
-    EXPECT_EQ(p.held_blocks(), 1u);
-    EXPECT_EQ(p.held_bytes(), 1023u);
-    EXPECT_EQ(p.managed_bytes(), 1023u);
+    EXPECT_EQ(p.stats(), (pool_stats{.misses = 1, .allocator_allocations = 1, .held_blocks = 1, .held_bytes = 1023,
+                                     .managed_bytes = 1023}));
 
     pool::allocation again = p.allocate(1010);  // same bin: the held block comes back
     EXPECT_EQ(again.pointer(), address);
@@ -139,9 +134,7 @@ TEST(MemoryPool, CountersThroughAllocateFreeAndReuse) {
     EXPECT_EQ(allocator.count().allocations, 2u);
 }
 
-TEST(MemoryPool, HandlesMoveAndFreeOnce) {
-    null_allocator allocator;
-    pool p(allocator);
+TEST_F(MemoryPool, HandlesMoveAndFreeOnce) {
     pool::allocation a = p.allocate(MiB);
     const auto address = a.pointer();
     pool::allocation b = std::move(a);
@@ -159,9 +152,7 @@ TEST(MemoryPool, HandlesMoveAndFreeOnce) {
     EXPECT_EQ(allocator.count().invalid_frees, 0u);
 }
 
-TEST(MemoryPool, FreeHeldAndStopHolding) {
-    null_allocator allocator;
-    pool p(allocator);
+TEST_F(MemoryPool, FreeHeldAndStopHolding) {
     {
         pool::allocation a = p.allocate(MiB), b = p.allocate(MiB), c = p.allocate(3 * KiB);
     }
@@ -193,19 +184,13 @@ TEST(MemoryPool, FreeHeldAndStopHolding) {
     EXPECT_EQ(p.stats().hits, 0u);
 }
 
-TEST(MemoryPool, RawDoubleFreeIsALogicErrorAndChangesNothing) {
-    null_allocator allocator;
-    pool p(allocator);
+TEST_F(MemoryPool, RawDoubleFreeIsALogicErrorAndChangesNothing) {
     const auto a = p.allocate_raw(MiB);
     const auto b = p.allocate_raw(MiB);
     p.free_raw(a, MiB);
     const pool_stats before = p.stats();
-    try {
-        p.free_raw(a, MiB);  // a is held in its bin while b is still active
-        FAIL() << "double free not detected";
-    } catch (const gpukit::logic_error& e) {
-        EXPECT_NE(std::string(e.what()).find("double free"), std::string::npos) << e.what();
-    }
+    // a is held in its bin while b is still active.
+    gpukit::test::expect_logic_error([&] { p.free_raw(a, MiB); }, "double free");
     EXPECT_EQ(p.stats(), before);
 
     p.free_raw(b, MiB);
@@ -223,10 +208,9 @@ TEST(MemoryPool, RawDoubleFreeIsALogicErrorAndChangesNothing) {
     EXPECT_EQ(allocator.count().live_blocks, 0u);
 }
 
-TEST(MemoryPool, OutOfMemoryReleasesHeldBlocksLargestFirstAndRetries) {
+TEST_F(MemoryPool, OutOfMemoryReleasesHeldBlocksLargestFirstAndRetries) {
     // Room for two blocks of exact(1.5 MiB), not for those and the small one.
-    null_allocator allocator(2 * exact(MiB + MiB / 2));
-    pool p(allocator);
+    allocator.set_capacity(2 * exact(MiB + MiB / 2));
     {
         pool::allocation big = p.allocate(exact(2 * MiB)), small = p.allocate(exact(256 * KiB));
     }
@@ -248,9 +232,8 @@ TEST(MemoryPool, OutOfMemoryReleasesHeldBlocksLargestFirstAndRetries) {
     EXPECT_EQ(p.managed_bytes(), 2 * exact(MiB + MiB / 2));
 }
 
-TEST(MemoryPool, OutOfMemoryWithNothingHeldRaisesMemoryError) {
-    null_allocator allocator(MiB);
-    pool p(allocator);
+TEST_F(MemoryPool, OutOfMemoryWithNothingHeldRaisesMemoryError) {
+    allocator.set_capacity(MiB);
     pool::allocation a = p.allocate(512 * KiB);
     const pool_stats before = p.stats();
     try {
@@ -280,18 +263,16 @@ struct failing_allocator {
     void free(int, std::size_t) noexcept {}
 };
 
-TEST(MemoryPool, OtherAllocatorErrorsPassThroughWithoutRetry) {
+TEST_F(MemoryPool, OtherAllocatorErrorsPassThroughWithoutRetry) {
     int calls = 0;
-    memory_pool<failing_allocator> p(failing_allocator{&calls});
-    EXPECT_THROW((void)p.allocate(100), std::runtime_error);
+    memory_pool<failing_allocator> failing(failing_allocator{&calls});
+    EXPECT_THROW((void)failing.allocate(100), std::runtime_error);
     EXPECT_EQ(calls, 1);
-    EXPECT_EQ(p.stats().allocator_failures, 0u);
-    EXPECT_EQ(p.active_blocks(), 0u);
+    EXPECT_EQ(failing.stats().allocator_failures, 0u);
+    EXPECT_EQ(failing.active_blocks(), 0u);
 }
 
-TEST(MemoryPool, HeldBytesCap) {
-    null_allocator allocator;
-    pool p(allocator);
+TEST_F(MemoryPool, HeldBytesCap) {
     EXPECT_EQ(p.max_held_bytes(), std::nullopt);
     const std::size_t mib = exact(MiB), four_kib = exact(4 * KiB);
     p.set_max_held_bytes(mib + mib / 2);
@@ -318,10 +299,9 @@ TEST(MemoryPool, HeldBytesCap) {
 std::vector<pool_event> recorded;
 void record(void*, const pool_event& event) noexcept { recorded.push_back(event); }
 
-TEST(MemoryPool, TraceHookSeesEveryEvent) {
+TEST_F(MemoryPool, TraceHookSeesEveryEvent) {
     recorded.clear();
-    null_allocator allocator(exact(2 * MiB));
-    pool p(allocator);
+    allocator.set_capacity(exact(2 * MiB));
     p.set_trace_hook(&record);
     { pool::allocation a = p.allocate(1000); }
     { pool::allocation a = p.allocate(1000); }
@@ -344,15 +324,14 @@ TEST(MemoryPool, TraceHookSeesEveryEvent) {
     EXPECT_EQ(recorded[0].block_size, 1023u);
 }
 
-TEST(MemoryPool, DestroyingThePoolReleasesHeldBlocksAndOutlivingHandlesStillWork) {
-    null_allocator allocator;
-    std::optional<pool> p(std::in_place, allocator);
-    pool::allocation active = p->allocate(MiB);
-    { pool::allocation held = p->allocate(2 * MiB); }
-    const auto raw = p->allocate_raw(KiB);
-    p->free_raw(raw, KiB);
+TEST_F(MemoryPool, DestroyingThePoolReleasesHeldBlocksAndOutlivingHandlesStillWork) {
+    std::optional<pool> destroyed(std::in_place, allocator);
+    pool::allocation active = destroyed->allocate(MiB);
+    { pool::allocation held = destroyed->allocate(2 * MiB); }
+    const auto raw = destroyed->allocate_raw(KiB);
+    destroyed->free_raw(raw, KiB);
     EXPECT_EQ(allocator.count().live_blocks, 3u);
-    p.reset();
+    destroyed.reset();
     EXPECT_EQ(allocator.count().live_blocks, 1u);  // only the active block is left
     EXPECT_TRUE(active);
     active.free();  // goes straight to the allocator: no pool holds it any more
@@ -360,8 +339,7 @@ TEST(MemoryPool, DestroyingThePoolReleasesHeldBlocksAndOutlivingHandlesStillWork
     EXPECT_EQ(allocator.count().invalid_frees, 0u);
 }
 
-TEST(MemoryPool, LastHandleOutlivesAMovedPool) {
-    null_allocator allocator;
+TEST_F(MemoryPool, LastHandleOutlivesAMovedPool) {
     pool::allocation survivor;
     {
         pool first(allocator);
@@ -376,9 +354,7 @@ TEST(MemoryPool, LastHandleOutlivesAMovedPool) {
     EXPECT_EQ(allocator.count().invalid_frees, 0u);
 }
 
-TEST(MemoryPool, HugeSizes) {
-    null_allocator allocator;
-    pool p(allocator);
+TEST_F(MemoryPool, HugeSizes) {
     pool::allocation four = p.allocate(4 * GiB);
     pool::allocation over_four = p.allocate(4 * GiB + 1);
     pool::allocation tera = p.allocate(std::size_t{1} << 40);
@@ -401,9 +377,7 @@ TEST(MemoryPool, HugeSizes) {
 }
 
 // Not a timing: a long run of bin hits, so the sanitizers see the hot path many times over.
-TEST(MemoryPool, HotPathLoop) {
-    null_allocator allocator;
-    pool p(allocator);
+TEST_F(MemoryPool, HotPathLoop) {
     constexpr int pairs = 100000;
     for (int i = 0; i < pairs; ++i) {
         pool::allocation a = p.allocate(MiB);

@@ -1,4 +1,5 @@
 // NVRTC compiles without a GPU, so these run for real on CPU-only machines with the toolkit.
+#include "expect_error.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/process.hpp"
 #include "gpukit/rtc/api.hpp"
@@ -32,8 +33,7 @@ bool contains(const std::vector<char>& bytes, const std::string& needle) {
 
 TEST(rtc_program, compiles_a_cubin_with_the_plain_kernel_name) {
     GPUKIT_REQUIRE_NVRTC();
-    rtc::compile_options options;
-    options.arch = "sm_90";
+    rtc::compile_options options = test::sm90_options();
     const rtc::compiled_program program = rtc::compile(doublify, options);
     ASSERT_FALSE(program.cubin.empty());
     EXPECT_EQ(std::string(program.cubin.data(), 4), "\x7f" "ELF");
@@ -44,8 +44,7 @@ TEST(rtc_program, compiles_a_cubin_with_the_plain_kernel_name) {
 
 TEST(rtc_program, no_extern_c_keeps_cxx_name_mangling) {
     GPUKIT_REQUIRE_NVRTC();
-    rtc::compile_options options;
-    options.arch = "sm_90";
+    rtc::compile_options options = test::sm90_options();
     options.no_extern_c = true;
     options.want_ptx = true;
     const rtc::compiled_program program = rtc::compile(doublify, options);
@@ -65,8 +64,7 @@ TEST(rtc_program, virtual_arch_gives_ptx_as_the_image) {
 
 TEST(rtc_program, options_and_include_dirs_are_passed) {
     GPUKIT_REQUIRE_NVRTC();
-    rtc::compile_options options;
-    options.arch = "sm_90";
+    rtc::compile_options options = test::sm90_options();
     options.options = {"-DSCALE=3"};
     options.include_dirs = {"/nonexistent/include"};
     options.want_ptx = true;
@@ -82,8 +80,7 @@ TEST(rtc_program, options_and_include_dirs_are_passed) {
 
 TEST(rtc_program, syntax_error_gives_compile_error_with_line_number) {
     GPUKIT_REQUIRE_NVRTC();
-    rtc::compile_options options;
-    options.arch = "sm_90";
+    rtc::compile_options options = test::sm90_options();
     options.options = {"-DMARK=1"};
     try {
         rtc::compile("__global__ void f(float *a)\n{\n    a[0] = undefined_name;\n}\n", options);
@@ -99,16 +96,10 @@ TEST(rtc_program, syntax_error_gives_compile_error_with_line_number) {
 
 TEST(rtc_program, unknown_option_is_a_compile_error_naming_the_cause) {
     GPUKIT_REQUIRE_NVRTC();
-    rtc::compile_options options;
-    options.arch = "sm_90";
+    rtc::compile_options options = test::sm90_options();
     options.options = {"--no-such-option"};
-    try {
-        rtc::compile("__global__ void f() {}", options);
-        FAIL() << "expected compile_error";
-    } catch (const compile_error& e) {
-        EXPECT_NE(std::string(e.what()).find("NVRTC rejects the option '--no-such-option'"), std::string::npos)
-            << e.what();
-    }
+    test::expect_error<compile_error>([&] { rtc::compile("__global__ void f() {}", options); },
+                                      "NVRTC rejects the option '--no-such-option'");
 }
 
 TEST(rtc_program, bad_arch_is_a_logic_error) {

@@ -1,5 +1,6 @@
 // NVRTC failures injected through its function table: each is a clear error, and NVRTC works
 // again afterwards (no GPU needed).
+#include "expect_error.hpp"
 #include "gpukit/core/api_override.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/api.hpp"
@@ -16,12 +17,6 @@ using namespace gpukit;
 
 const char* const source = "__global__ void k(float* x) { x[0] = 1; }";
 
-rtc::compile_options sm90() {
-    rtc::compile_options o;
-    o.arch = "sm_90";
-    return o;
-}
-
 nvrtcResult no_memory_to_create(nvrtcProgram*, const char*, const char*, int, const char* const*,
                                 const char* const*) {
     return NVRTC_ERROR_OUT_OF_MEMORY;
@@ -34,36 +29,20 @@ nvrtcResult no_cubin(nvrtcProgram, char*) { return NVRTC_ERROR_INTERNAL_ERROR; }
 TEST(rtc_faults, every_failure_is_a_clear_error_and_nvrtc_works_afterwards) {
     GPUKIT_REQUIRE_NVRTC();
     rtc::nvrtc_api& table = rtc::mutable_api();
+    const auto compile_source = [] { rtc::compile(source, test::sm90_options()); };
     {
         api_override fail(table.nvrtcCreateProgram, &no_memory_to_create);
-        try {
-            rtc::compile(source, sm90());
-            FAIL() << "expected an error";
-        } catch (const runtime_error& e) {
-            EXPECT_NE(std::string(e.what()).find("nvrtcCreateProgram"), std::string::npos) << e.what();
-            EXPECT_NE(std::string(e.what()).find("NVRTC_ERROR_OUT_OF_MEMORY"), std::string::npos) << e.what();
-        }
+        test::expect_error<runtime_error>(compile_source, "nvrtcCreateProgram", "NVRTC_ERROR_OUT_OF_MEMORY");
     }
     {
         api_override fail(table.nvrtcCompileProgram, &builtin_failure);
-        try {
-            rtc::compile(source, sm90());
-            FAIL() << "expected an error";
-        } catch (const compile_error& e) {
-            EXPECT_NE(std::string(e.what()).find("NVRTC_ERROR_BUILTIN_OPERATION_FAILURE"), std::string::npos)
-                << e.what();
-        }
+        test::expect_error<compile_error>(compile_source, "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE");
     }
     {
         api_override fail(table.nvrtcGetCUBIN, &no_cubin);
-        try {
-            rtc::compile(source, sm90());
-            FAIL() << "expected an error";
-        } catch (const runtime_error& e) {
-            EXPECT_NE(std::string(e.what()).find("nvrtcGetCUBIN"), std::string::npos) << e.what();
-        }
+        test::expect_error<runtime_error>(compile_source, "nvrtcGetCUBIN");
     }
-    EXPECT_FALSE(rtc::compile(source, sm90()).cubin.empty());
+    EXPECT_FALSE(rtc::compile(source, test::sm90_options()).cubin.empty());
 }
 
 }  // namespace
