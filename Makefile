@@ -38,8 +38,9 @@ test: test-cpp test-python
 test-cpp: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
+# Fails, too, when nanobind's leak report lists an object that outlived the interpreter.
 test-python: build
-	$(RUN_PY) -m pytest -ra tests/python
+	scripts/no_leaks.sh env $(RUN_PY) -m pytest -ra tests/python
 
 # The property tests (hypothesis) with many random examples instead of the suite's fixed
 # set: a nightly run. PROPERTY_EXAMPLES per test.

@@ -18,14 +18,19 @@ def device_id(device):
     return f"{device.platform.name.split()[0]}:{device.name}"[:40]
 
 
-@pytest.fixture(params=all_devices() or [None], ids=lambda d: device_id(d) if d is not None else "none")
+# The parameters are device numbers, not Device objects: pytest keeps its parameters for the
+# whole session, and gpukit objects kept that long outlive the module at exit (nanobind's leak
+# report lists them).
+@pytest.fixture(params=list(range(len(all_devices()))) or [None],
+                ids=[device_id(d) for d in all_devices()] or ["none"])
 def ctx(request, monkeypatch):
     """A context on one OpenCL device; the test runs once per device."""
     if request.param is None:
         pytest.skip("no OpenCL device on this machine")
     monkeypatch.delenv("GPUKIT_CL_CTX", raising=False)
     monkeypatch.delenv("GPUKIT_CL_TEST", raising=False)
-    return cl.Context([request.param])
+    device = all_devices()[request.param]
+    return cl.Context([device])
 
 
 def why_no_opencl():

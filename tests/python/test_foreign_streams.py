@@ -15,7 +15,9 @@ class ForeignStream:
 
     def __cuda_stream__(self):
         if isinstance(self.answer, Exception):
-            raise self.answer
+            # A new exception each time: raising the parameter itself would give it a traceback
+            # holding this call's frames (a half-made GPUArray among them) for the whole session.
+            raise type(self.answer)(*self.answer.args)
         return self.answer
 
 
