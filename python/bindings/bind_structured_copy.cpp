@@ -118,6 +118,19 @@ void bind_fields(nb::class_<T>& cls, int dims) {
     size_field<T, &T::extent, &extent::depth>(cls, "depth", "Slices to copy.");
 }
 
+// c(stream=None) of the 3-D copies: `copy` and wait, or `copy_async` on `stream`.
+template <class T, auto copy, auto copy_async>
+void bind_call(nb::class_<T>& cls) {
+    cls.def("__call__", [](const T& c, nb::handle stream) {
+        if (stream.is_none()) {
+            release_gil release;
+            copy(c.src, c.dst, c.extent);
+        } else {
+            run_async(c, stream_arg(stream), copy_async);
+        }
+    }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
+}
+
 }  // namespace
 
 void bind_structured_copy(nb::module_& m) {
@@ -137,17 +150,11 @@ void bind_structured_copy(nb::module_& m) {
 
     nb::class_<memcpy_3d_object> copy_3d(m, "Memcpy3D", "A copy of a box of slices of rows; call it to run it.");
     bind_fields(copy_3d, 3);
-    copy_3d.def("__call__", [](const memcpy_3d_object& c, nb::handle stream) {
-        if (stream.is_none()) {
-            release_gil release;
-            cuda::memcpy_3d(c.src, c.dst, c.extent);
-        } else {
-            run_async(c, stream_arg(stream), cuda::memcpy_3d_async);
-        }
-    }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
+    bind_call<memcpy_3d_object, cuda::memcpy_3d, cuda::memcpy_3d_async>(copy_3d);
 
     nb::class_<memcpy_3d_peer_object> copy_peer(m, "Memcpy3DPeer", "Memcpy3D between memory of two contexts.");
     bind_fields(copy_peer, 3);
+    bind_call<memcpy_3d_peer_object, cuda::memcpy_3d_peer, cuda::memcpy_3d_peer_async>(copy_peer);
     copy_peer.def("set_src_context", [](memcpy_3d_peer_object& c, nb::handle ctx) {
         c.src.context = nb::cast<const cuda::context&>(ctx).handle();
         c.src_context = nb::borrow(ctx);
@@ -155,15 +162,7 @@ void bind_structured_copy(nb::module_& m) {
         .def("set_dst_context", [](memcpy_3d_peer_object& c, nb::handle ctx) {
             c.dst.context = nb::cast<const cuda::context&>(ctx).handle();
             c.dst_context = nb::borrow(ctx);
-        }, "ctx"_a)
-        .def("__call__", [](const memcpy_3d_peer_object& c, nb::handle stream) {
-            if (stream.is_none()) {
-                release_gil release;
-                cuda::memcpy_3d_peer(c.src, c.dst, c.extent);
-            } else {
-                run_async(c, stream_arg(stream), cuda::memcpy_3d_peer_async);
-            }
-        }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
+        }, "ctx"_a);
 }
 
 }  // namespace gpukit::python
