@@ -65,17 +65,21 @@ void size_field(nb::class_<T>& cls, const char* name, const char* doc = "") {
                     doc);
 }
 
+// A field of both locations: the source's (`src_name`) and the destination's (`dst_name`).
+template <class T, auto field>
+void location_field(nb::class_<T>& cls, const char* src_name, const char* dst_name, const char* doc = "") {
+    size_field<T, &T::src, field>(cls, src_name, doc);
+    size_field<T, &T::dst, field>(cls, dst_name, doc);
+}
+
 // The fields and setters shared by the three classes; `dims` 3 adds z, lod, height and depth.
 template <class T>
 void bind_fields(nb::class_<T>& cls, int dims) {
     using location = cuda::copy_location;
     using extent = cuda::copy_extent;
-    size_field<T, &T::src, &location::x_in_bytes>(cls, "src_x_in_bytes");
-    size_field<T, &T::src, &location::y>(cls, "src_y");
-    size_field<T, &T::src, &location::pitch>(cls, "src_pitch", "Bytes between rows; 0: width_in_bytes.");
-    size_field<T, &T::dst, &location::x_in_bytes>(cls, "dst_x_in_bytes");
-    size_field<T, &T::dst, &location::y>(cls, "dst_y");
-    size_field<T, &T::dst, &location::pitch>(cls, "dst_pitch", "Bytes between rows; 0: width_in_bytes.");
+    location_field<T, &location::x_in_bytes>(cls, "src_x_in_bytes", "dst_x_in_bytes");
+    location_field<T, &location::y>(cls, "src_y", "dst_y");
+    location_field<T, &location::pitch>(cls, "src_pitch", "dst_pitch", "Bytes between rows; 0: width_in_bytes.");
     size_field<T, &T::extent, &extent::width_in_bytes>(cls, "width_in_bytes");
     size_field<T, &T::extent, &extent::height>(cls, "height", "Rows to copy.");
     cls.def(nb::init<>())
@@ -109,12 +113,9 @@ void bind_fields(nb::class_<T>& cls, int dims) {
         }, "buffer"_a);
     if (dims < 3)
         return;
-    size_field<T, &T::src, &location::z>(cls, "src_z");
-    size_field<T, &T::src, &location::lod>(cls, "src_lod");
-    size_field<T, &T::src, &location::height>(cls, "src_height", "Rows per slice of the source; 0: height.");
-    size_field<T, &T::dst, &location::z>(cls, "dst_z");
-    size_field<T, &T::dst, &location::lod>(cls, "dst_lod");
-    size_field<T, &T::dst, &location::height>(cls, "dst_height", "Rows per slice of the destination; 0: height.");
+    location_field<T, &location::z>(cls, "src_z", "dst_z");
+    location_field<T, &location::lod>(cls, "src_lod", "dst_lod");
+    location_field<T, &location::height>(cls, "src_height", "dst_height", "Rows per slice; 0: height.");
     size_field<T, &T::extent, &extent::depth>(cls, "depth", "Slices to copy.");
 }
 
