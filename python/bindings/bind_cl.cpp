@@ -31,29 +31,17 @@ using namespace nb::literals;
 
 namespace {
 
-struct cl_exception_types {
-    PyObject* error = nullptr;
-    PyObject* memory = nullptr;
-    PyObject* logic = nullptr;
-    PyObject* runtime = nullptr;
-};
-cl_exception_types cl_types;
-
-PyObject* new_cl_type(nb::module_& m, const char* name, PyObject* base, const char* doc) {
-    return new_exception_type(m, "gpukit.cl", name, base, doc);
-}
+exception_tree cl_types;
 
 void bind_exceptions(nb::module_& m, nb::module_& parent) {
     // Under gpukit.driver.Error, the base of every gpukit error.
-    cl_types.error = new_cl_type(m, "Error", parent.attr("Error").ptr(),
-                                 "An OpenCL call failed; `code` is the CL status, `routine` the call.");
-    cl_types.memory = new_cl_type(m, "MemoryError", cl_types.error,
-                                  "The device or host ran out of memory or resources.");
-    cl_types.logic = new_cl_type(m, "LogicError", cl_types.error,
-                                 "The program used OpenCL wrongly (CL_INVALID_*, bad arguments).");
-    cl_types.runtime = new_cl_type(m, "RuntimeError", cl_types.error,
-                                   "The environment failed: no library, no device, a program that did not build "
-                                   "(then `build_log` holds the compiler output).");
+    cl_types = new_exception_tree(
+        m, "gpukit.cl", parent.attr("Error").ptr(),
+        {.error = "An OpenCL call failed; `code` is the CL status, `routine` the call.",
+         .memory = "The device or host ran out of memory or resources.",
+         .logic = "The program used OpenCL wrongly (CL_INVALID_*, bad arguments).",
+         .runtime = "The environment failed: no library, no device, a program that did not build "
+                    "(then `build_log` holds the compiler output)."});
     // Registered after bind_errors, so this translator is tried first.
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {

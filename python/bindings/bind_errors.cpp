@@ -8,23 +8,6 @@
 #include <exception>
 
 namespace gpukit::python {
-namespace {
-
-struct exception_types {
-    PyObject* error = nullptr;
-    PyObject* memory = nullptr;
-    PyObject* logic = nullptr;
-    PyObject* launch = nullptr;
-    PyObject* runtime = nullptr;
-    PyObject* compile = nullptr;
-};
-exception_types types;
-
-PyObject* new_type(nb::module_& m, const char* name, PyObject* base, const char* doc) {
-    return new_exception_type(m, "gpukit.driver", name, base, doc);
-}
-
-}  // namespace
 
 PyObject* new_exception_type(nb::module_& m, const char* module_name, const char* name, PyObject* base,
                              const char* doc) {
@@ -34,6 +17,16 @@ PyObject* new_exception_type(nb::module_& m, const char* module_name, const char
         throw nb::python_error();
     m.attr(name) = nb::borrow(type);  // and the reference made here is kept for the translators
     return type;
+}
+
+exception_tree new_exception_tree(nb::module_& m, const char* module_name, PyObject* base,
+                                  const exception_tree_docs& docs) {
+    exception_tree tree;
+    tree.error = new_exception_type(m, module_name, "Error", base, docs.error);
+    tree.memory = new_exception_type(m, module_name, "MemoryError", tree.error, docs.memory);
+    tree.logic = new_exception_type(m, module_name, "LogicError", tree.error, docs.logic);
+    tree.runtime = new_exception_type(m, module_name, "RuntimeError", tree.error, docs.runtime);
+    return tree;
 }
 
 namespace {
@@ -64,40 +57,49 @@ void raise_api_error(PyObject* type, const api_error& e, exception_attributes mo
     raise_instance(type, e.what(), more, &e);
 }
 
+namespace {
+
+exception_tree driver_types;  // gpukit.driver.Error and the classes every backend has
+PyObject* launch_type = nullptr;
+PyObject* compile_type = nullptr;
+
+}  // namespace
+
 void bind_errors(nb::module_& m) {
-    types.error = new_type(m, "Error", PyExc_Exception, "Base class of every gpukit error.");
-    types.memory = new_type(m, "MemoryError", types.error, "An allocation failed.");
-    types.logic = new_type(m, "LogicError", types.error,
-                           "The program used gpukit wrongly (a bad argument, a freed or detached object).");
-    types.launch = new_type(m, "LaunchError", types.error, "A kernel launch or a running kernel failed.");
-    types.runtime = new_type(m, "RuntimeError", types.error,
-                             "The environment failed: no driver, no device, a missing file.");
-    types.compile = new_type(m, "CompileError", types.error,
-                             "Compiling CUDA C failed; see msg, stdout, stderr and command_line.");
+    driver_types = new_exception_tree(
+        m, "gpukit.driver", PyExc_Exception,
+        {.error = "Base class of every gpukit error.",
+         .memory = "An allocation failed.",
+         .logic = "The program used gpukit wrongly (a bad argument, a freed or detached object).",
+         .runtime = "The environment failed: no driver, no device, a missing file."});
+    launch_type = new_exception_type(m, "gpukit.driver", "LaunchError", driver_types.error,
+                                     "A kernel launch or a running kernel failed.");
+    compile_type = new_exception_type(m, "gpukit.driver", "CompileError", driver_types.error,
+                                      "Compiling CUDA C failed; see msg, stdout, stderr and command_line.");
 
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
             std::rethrow_exception(p);
         } catch (const compile_error& e) {
-            raise_with(types.compile, e.what(),
+            raise_with(compile_type, e.what(),
                        {{"msg", nb::str(e.what())},
                         {"stdout", nb::str(e.stdout_text().c_str())},
                         {"stderr", nb::str(e.log().c_str())},
                         {"command_line", nb::str(e.command_line().c_str())}});
         } catch (const memory_error& e) {
-            raise_api_error(types.memory, e);
+            raise_api_error(driver_types.memory, e);
         } catch (const launch_error& e) {
-            raise_api_error(types.launch, e);
+            raise_api_error(launch_type, e);
         } catch (const logic_error& e) {
-            raise_api_error(types.logic, e);
+            raise_api_error(driver_types.logic, e);
         } catch (const runtime_error& e) {
-            raise_api_error(types.runtime, e);
+            raise_api_error(driver_types.runtime, e);
         } catch (const cuda_error& e) {
-            raise_api_error(types.error, e);
+            raise_api_error(driver_types.error, e);
         } catch (const type_error& e) {
             PyErr_SetString(PyExc_TypeError, e.what());
         } catch (const error& e) {
-            PyErr_SetString(types.error, e.what());
+            PyErr_SetString(driver_types.error, e.what());
         }
     });
 }

@@ -13,6 +13,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <limits>
+#include <type_traits>
 
 namespace gpukit::python {
 
@@ -50,6 +51,16 @@ std::vector<nb::handle> items_of(nb::handle value, const char* what, nb::list& k
     return std::vector<nb::handle>(keep.begin(), keep.end());
 }
 
+// The items of `value` (see items_of), each converted by `convert(item, what)`.
+template <class Convert>
+auto converted_items(nb::handle value, const char* what, Convert convert) {
+    nb::list keep;
+    std::vector<std::invoke_result_t<Convert, nb::handle, const char*>> result;
+    for (nb::handle item : items_of(value, what, keep))
+        result.push_back(convert(item, what));
+    return result;
+}
+
 // An extent of a shape: ValueError beyond 64 bits, in numpy's words.
 std::int64_t extent_of(nb::handle value, const char* what) {
     const nb::int_ index = index_arg(value, what);
@@ -64,11 +75,7 @@ std::int64_t extent_of(nb::handle value, const char* what) {
 }  // namespace
 
 std::vector<std::int64_t> shape_of(const shape_arg& shape, const char* what) {
-    nb::list keep;
-    std::vector<std::int64_t> extents;
-    for (nb::handle item : items_of(shape.object, what, keep))
-        extents.push_back(extent_of(item, what));
-    return extents;
+    return converted_items(shape.object, what, extent_of);
 }
 
 namespace {
@@ -82,11 +89,7 @@ std::int64_t int64_of(nb::handle value, const char* what) {
 }
 
 std::vector<std::int64_t> strides_of(const int_sequence_arg& strides, const char* what) {
-    nb::list keep;
-    std::vector<std::int64_t> result;
-    for (nb::handle item : items_of(strides.object, what, keep))
-        result.push_back(int64_of(item, what));
-    return result;
+    return converted_items(strides.object, what, int64_of);
 }
 
 // An axis number; beyond an int it is out of bounds for any array (IndexError, as numpy).
@@ -101,11 +104,7 @@ int axis_of(nb::handle value, const layout& l, const char* what) {
 }  // namespace
 
 std::vector<int> axes_of(const shape_arg& axes, const layout& l, const char* what) {
-    nb::list keep;
-    std::vector<int> result;
-    for (nb::handle item : items_of(axes.object, what, keep))
-        result.push_back(axis_of(item, l, what));
-    return result;
+    return converted_items(axes.object, what, [&l](nb::handle item, const char* w) { return axis_of(item, l, w); });
 }
 
 namespace {
@@ -207,11 +206,8 @@ void bind_layout(nb::module_& m) {
             return l.split(clamped_int64(sections.object, "split(sections)"), axis_of(axis.object, l, "split(axis)"));
         }, "sections"_a.none(), "axis"_a.none() = 0)
         .def("split_at", [](const layout& l, int_sequence_arg indices, int_arg<int> axis) {
-            nb::list keep;
-            std::vector<std::int64_t> positions;
-            for (nb::handle index : items_of(indices.object, "split_at(indices)", keep))
-                positions.push_back(clamped_int64(index, "split_at(indices)"));
-            return l.split_at(positions, axis_of(axis.object, l, "split_at(axis)"));
+            return l.split_at(converted_items(indices.object, "split_at(indices)", clamped_int64),
+                              axis_of(axis.object, l, "split_at(axis)"));
         }, "indices"_a.none(), "axis"_a.none() = 0)
         .def("broadcast_to", [](const layout& l, shape_arg shape) {
             return l.broadcast_to(shape_of(shape, "broadcast_to(shape)"));

@@ -11,7 +11,6 @@
 #include <nanobind/stl/string.h>
 
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <string>
 
@@ -107,20 +106,15 @@ void bind_memory(nb::module_& m) {
     }, "owner"_a, "size"_a.none(), "offset"_a.none());
 
     m.def("mem_get_ipc_handle", [](nb::handle devptr) {
-        const CUipcMemHandle h = cuda::get_ipc_mem_handle(device_pointer_arg(devptr, "mem_get_ipc_handle()").address);
-        return nb::bytes(h.reserved, sizeof h.reserved);
+        return ipc_handle_bytes(
+            cuda::get_ipc_mem_handle(device_pointer_arg(devptr, "mem_get_ipc_handle()").address));
     }, "devptr"_a, "The bytes another process passes to IPCMemoryHandle to map this allocation.");
 
     nb::class_<ipc_memory_handle>(m, "IPCMemoryHandle",
                                   "Device memory of another process, mapped from mem_get_ipc_handle() bytes.")
         .def("__init__", [](ipc_memory_handle* self, nb::bytes handle, int_arg<unsigned int> flags_arg) {
             const unsigned int flags = flags_arg.get("IPCMemoryHandle(flags)");
-            CUipcMemHandle h{};
-            if (handle.size() != sizeof h.reserved)
-                throw logic_error("IPCMemoryHandle(): expected the " + std::to_string(sizeof h.reserved) +
-                                  "-byte handle from mem_get_ipc_handle(), got " + std::to_string(handle.size()) +
-                                  " bytes");
-            std::memcpy(h.reserved, handle.c_str(), sizeof h.reserved);
+            const auto h = ipc_handle_from_bytes<CUipcMemHandle>(handle, "IPCMemoryHandle()", "mem_get_ipc_handle()");
             new (self) ipc_memory_handle(ipc_memory_handle::open(h, flags));
         }, "ipc_handle"_a, "flags"_a.none() = static_cast<unsigned int>(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
         .def("close", &ipc_memory_handle::close, "Unmap the memory now; closing again does nothing.")

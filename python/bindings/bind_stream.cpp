@@ -4,13 +4,10 @@
 #include "int_args.hpp"
 #include "memory_args.hpp"
 
-#include "gpukit/core/error.hpp"
 #include "gpukit/cuda/event.hpp"
 #include "gpukit/cuda/stream.hpp"
 
 #include <nanobind/stl/string.h>
-
-#include <cstring>
 
 namespace gpukit::python {
 
@@ -63,18 +60,10 @@ void bind_stream(nb::module_& m) {
         .def("query", &event::query)
         .def("time_since", &event::time_since, "event"_a, "Milliseconds from `event` to self.")
         .def("time_till", &event::time_till, "event"_a, "Milliseconds from self to `event`.")
-        .def("ipc_handle", [](const event& e) {
-            CUipcEventHandle h = e.ipc_handle();
-            return nb::bytes(h.reserved, sizeof h.reserved);
-        })
+        .def("ipc_handle", [](const event& e) { return ipc_handle_bytes(e.ipc_handle()); })
         .def_static("from_ipc_handle", [](nb::bytes handle) {
-            CUipcEventHandle h{};
-            if (handle.size() != sizeof h.reserved)
-                throw logic_error("Event.from_ipc_handle(): expected the " + std::to_string(sizeof h.reserved) +
-                                  "-byte handle from Event.ipc_handle(), got " + std::to_string(handle.size()) +
-                                  " bytes");
-            std::memcpy(h.reserved, handle.c_str(), sizeof h.reserved);
-            return event::from_ipc_handle(h);
+            return event::from_ipc_handle(
+                ipc_handle_from_bytes<CUipcEventHandle>(handle, "Event.from_ipc_handle()", "Event.ipc_handle()"));
         }, "handle"_a)
         .def_prop_ro("handle", [](const event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); })
         .def_prop_ro("flags", &event::flags);

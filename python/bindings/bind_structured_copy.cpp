@@ -65,17 +65,21 @@ void size_field(nb::class_<T>& cls, const char* name, const char* doc = "") {
                     doc);
 }
 
+// A field of both locations: the source's (`src_name`) and the destination's (`dst_name`).
+template <class T, auto field>
+void location_field(nb::class_<T>& cls, const char* src_name, const char* dst_name, const char* doc = "") {
+    size_field<T, &T::src, field>(cls, src_name, doc);
+    size_field<T, &T::dst, field>(cls, dst_name, doc);
+}
+
 // The fields and setters shared by the three classes; `dims` 3 adds z, lod, height and depth.
 template <class T>
 void bind_fields(nb::class_<T>& cls, int dims) {
     using location = cuda::copy_location;
     using extent = cuda::copy_extent;
-    size_field<T, &T::src, &location::x_in_bytes>(cls, "src_x_in_bytes");
-    size_field<T, &T::src, &location::y>(cls, "src_y");
-    size_field<T, &T::src, &location::pitch>(cls, "src_pitch", "Bytes between rows; 0: width_in_bytes.");
-    size_field<T, &T::dst, &location::x_in_bytes>(cls, "dst_x_in_bytes");
-    size_field<T, &T::dst, &location::y>(cls, "dst_y");
-    size_field<T, &T::dst, &location::pitch>(cls, "dst_pitch", "Bytes between rows; 0: width_in_bytes.");
+    location_field<T, &location::x_in_bytes>(cls, "src_x_in_bytes", "dst_x_in_bytes");
+    location_field<T, &location::y>(cls, "src_y", "dst_y");
+    location_field<T, &location::pitch>(cls, "src_pitch", "dst_pitch", "Bytes between rows; 0: width_in_bytes.");
     size_field<T, &T::extent, &extent::width_in_bytes>(cls, "width_in_bytes");
     size_field<T, &T::extent, &extent::height>(cls, "height", "Rows to copy.");
     cls.def(nb::init<>())
@@ -109,13 +113,23 @@ void bind_fields(nb::class_<T>& cls, int dims) {
         }, "buffer"_a);
     if (dims < 3)
         return;
-    size_field<T, &T::src, &location::z>(cls, "src_z");
-    size_field<T, &T::src, &location::lod>(cls, "src_lod");
-    size_field<T, &T::src, &location::height>(cls, "src_height", "Rows per slice of the source; 0: height.");
-    size_field<T, &T::dst, &location::z>(cls, "dst_z");
-    size_field<T, &T::dst, &location::lod>(cls, "dst_lod");
-    size_field<T, &T::dst, &location::height>(cls, "dst_height", "Rows per slice of the destination; 0: height.");
+    location_field<T, &location::z>(cls, "src_z", "dst_z");
+    location_field<T, &location::lod>(cls, "src_lod", "dst_lod");
+    location_field<T, &location::height>(cls, "src_height", "dst_height", "Rows per slice; 0: height.");
     size_field<T, &T::extent, &extent::depth>(cls, "depth", "Slices to copy.");
+}
+
+// c(stream=None) of the 3-D copies: `copy` and wait, or `copy_async` on `stream`.
+template <class T, auto copy, auto copy_async>
+void bind_call(nb::class_<T>& cls) {
+    cls.def("__call__", [](const T& c, nb::handle stream) {
+        if (stream.is_none()) {
+            release_gil release;
+            copy(c.src, c.dst, c.extent);
+        } else {
+            run_async(c, stream_arg(stream), copy_async);
+        }
+    }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
 }
 
 }  // namespace
@@ -137,17 +151,11 @@ void bind_structured_copy(nb::module_& m) {
 
     nb::class_<memcpy_3d_object> copy_3d(m, "Memcpy3D", "A copy of a box of slices of rows; call it to run it.");
     bind_fields(copy_3d, 3);
-    copy_3d.def("__call__", [](const memcpy_3d_object& c, nb::handle stream) {
-        if (stream.is_none()) {
-            release_gil release;
-            cuda::memcpy_3d(c.src, c.dst, c.extent);
-        } else {
-            run_async(c, stream_arg(stream), cuda::memcpy_3d_async);
-        }
-    }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
+    bind_call<memcpy_3d_object, cuda::memcpy_3d, cuda::memcpy_3d_async>(copy_3d);
 
     nb::class_<memcpy_3d_peer_object> copy_peer(m, "Memcpy3DPeer", "Memcpy3D between memory of two contexts.");
     bind_fields(copy_peer, 3);
+    bind_call<memcpy_3d_peer_object, cuda::memcpy_3d_peer, cuda::memcpy_3d_peer_async>(copy_peer);
     copy_peer.def("set_src_context", [](memcpy_3d_peer_object& c, nb::handle ctx) {
         c.src.context = nb::cast<const cuda::context&>(ctx).handle();
         c.src_context = nb::borrow(ctx);
@@ -155,15 +163,7 @@ void bind_structured_copy(nb::module_& m) {
         .def("set_dst_context", [](memcpy_3d_peer_object& c, nb::handle ctx) {
             c.dst.context = nb::cast<const cuda::context&>(ctx).handle();
             c.dst_context = nb::borrow(ctx);
-        }, "ctx"_a)
-        .def("__call__", [](const memcpy_3d_peer_object& c, nb::handle stream) {
-            if (stream.is_none()) {
-                release_gil release;
-                cuda::memcpy_3d_peer(c.src, c.dst, c.extent);
-            } else {
-                run_async(c, stream_arg(stream), cuda::memcpy_3d_peer_async);
-            }
-        }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
+        }, "ctx"_a);
 }
 
 }  // namespace gpukit::python

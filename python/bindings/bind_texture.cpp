@@ -86,6 +86,12 @@ std::optional<std::uint64_t> texture_handle_arg(nb::handle obj) {
 }
 
 void bind_texture(nb::module_& m) {
+    // The sampling keyword arguments every TextureObject factory ends with (see make_desc).
+    const auto address_mode_arg = "address_mode"_a.none() = nb::none();
+    const auto filter_mode_arg = "filter_mode"_a.none() = static_cast<int>(CU_TR_FILTER_MODE_POINT);
+    const auto flags_arg = "flags"_a.none() = 0;
+    const auto border_color_arg = "border_color"_a.none() = nb::none();
+
     nb::class_<texture_object>(m, "TextureObject",
                                "A texture object: read-only, cached, optionally filtered access to an Array or "
                                "device memory. Pass it to a kernel whose parameter is a cudaTextureObject_t.")
@@ -96,9 +102,7 @@ void bind_texture(nb::module_& m) {
                             std::move(source),
                             make_desc("TextureObject.from_array", address_mode, filter_mode, flags, border_color));
                     },
-                    "array"_a, "address_mode"_a.none() = nb::none(),
-                    "filter_mode"_a.none() = static_cast<int>(CU_TR_FILTER_MODE_POINT), "flags"_a.none() = 0,
-                    "border_color"_a.none() = nb::none(),
+                    "array"_a, address_mode_arg, filter_mode_arg, flags_arg, border_color_arg,
                     (std::string("A texture over `array` (1-D, 2-D, 3-D or layered), which it keeps alive. ") +
                      sampling_doc).c_str())
         .def_static("from_linear",
@@ -113,10 +117,8 @@ void bind_texture(nb::module_& m) {
                             make_desc(function, address_mode, filter_mode, flags, border_color));
                     },
                     nb::keep_alive<0, 1>(),  // the memory must outlive the texture
-                    "devptr"_a, "format"_a.none(), "num_channels"_a.none(), "size_bytes"_a.none(),
-                    "address_mode"_a.none() = nb::none(),
-                    "filter_mode"_a.none() = static_cast<int>(CU_TR_FILTER_MODE_POINT), "flags"_a.none() = 0,
-                    "border_color"_a.none() = nb::none(),
+                    "devptr"_a, "format"_a.none(), "num_channels"_a.none(), "size_bytes"_a.none(), address_mode_arg,
+                    filter_mode_arg, flags_arg, border_color_arg,
                     (std::string("A 1-D texture over `size_bytes` of device memory at `devptr` (kept alive), holding "
                                  "elements of `num_channels` channels of array_format `format`; read it with "
                                  "tex1Dfetch. The address must meet the device's TEXTURE_ALIGNMENT. ") +
@@ -136,9 +138,7 @@ void bind_texture(nb::module_& m) {
                     },
                     nb::keep_alive<0, 1>(),  // the memory must outlive the texture
                     "devptr"_a, "format"_a.none(), "num_channels"_a.none(), "width"_a.none(), "height"_a.none(),
-                    "pitch"_a.none(), "address_mode"_a.none() = nb::none(),
-                    "filter_mode"_a.none() = static_cast<int>(CU_TR_FILTER_MODE_POINT), "flags"_a.none() = 0,
-                    "border_color"_a.none() = nb::none(),
+                    "pitch"_a.none(), address_mode_arg, filter_mode_arg, flags_arg, border_color_arg,
                     (std::string("A 2-D texture over `height` rows of `width` elements, `pitch` bytes apart, at "
                                  "`devptr` (kept alive), as from mem_alloc_pitch. The pitch must meet the device's "
                                  "TEXTURE_PITCH_ALIGNMENT. ") +

@@ -18,6 +18,28 @@ using exception_attributes = std::initializer_list<std::pair<const char*, nb::ob
 PyObject* new_exception_type(nb::module_& m, const char* module_name, const char* name, PyObject* base,
                              const char* doc);
 
+// The classes every backend's tree has: `<module_name>.Error`, deriving from the base passed to
+// new_exception_tree, and its MemoryError, LogicError and RuntimeError (the CUDA tree adds
+// LaunchError and CompileError).
+struct exception_tree {
+    PyObject* error = nullptr;
+    PyObject* memory = nullptr;
+    PyObject* logic = nullptr;
+    PyObject* runtime = nullptr;
+};
+
+// The docstrings of those classes: what each one means in its backend.
+struct exception_tree_docs {
+    const char* error;
+    const char* memory;
+    const char* logic;
+    const char* runtime;
+};
+
+// Makes the classes of an exception_tree in `m`, its Error deriving from `base`.
+exception_tree new_exception_tree(nb::module_& m, const char* module_name, PyObject* base,
+                                  const exception_tree_docs& docs);
+
 // Raises `type(message)` with the given attributes set on the instance.
 void raise_with(PyObject* type, const char* message, exception_attributes attributes);
 

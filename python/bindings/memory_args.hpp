@@ -1,14 +1,18 @@
 // Argument conversions shared by the memory bindings: device pointers, host buffers,
-// streams, unsigned fill values, and the buffer protocol for host-addressable allocations.
+// streams, unsigned fill values, IPC handles, and the buffer protocol for host-addressable
+// allocations.
 #pragma once
 
 #include "bindings.hpp"
 
+#include "gpukit/core/error.hpp"
 #include "gpukit/cuda/memory.hpp"
 #include "gpukit/cuda/stream.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string>
 
 namespace gpukit::python {
 
@@ -26,6 +30,24 @@ cuda::stream_view stream_arg(nb::handle s);
 
 // An integer that must fit in `bits` unsigned bits (memset values).
 std::uint64_t unsigned_arg(nb::handle value, int bits, const char* what);
+
+// An IPC handle (CUipcMemHandle, CUipcEventHandle) as the bytes one process gives another.
+template <class Handle>
+nb::bytes ipc_handle_bytes(const Handle& handle) {
+    return nb::bytes(handle.reserved, sizeof handle.reserved);
+}
+
+// The IPC handle in `bytes`; a LogicError for bytes of another length names the call `what`
+// and `source`, the function that gives such bytes.
+template <class Handle>
+Handle ipc_handle_from_bytes(nb::bytes bytes, const char* what, const char* source) {
+    Handle handle{};
+    if (bytes.size() != sizeof handle.reserved)
+        throw logic_error(std::string(what) + ": expected the " + std::to_string(sizeof handle.reserved) +
+                          "-byte handle from " + source + ", got " + std::to_string(bytes.size()) + " bytes");
+    std::memcpy(handle.reserved, bytes.c_str(), sizeof handle.reserved);
+    return handle;
+}
 
 // A contiguous view of a Python buffer, held for the object's lifetime. Errors say whether
 // the object is not a buffer (TypeError), not contiguous, or read-only when `writable`.

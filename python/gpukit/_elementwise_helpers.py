@@ -161,46 +161,45 @@ def _kernel_name(func):
 
 # ---- gathers and scatters: with vec_count > 1 one index array moves that many arrays
 
-def _moved_arrays(tp, count, src_const):
-    """The parameters ``dest0.., src0..`` of the arrays a gather or scatter moves."""
+def _move_spec(name, dtype, idx_dtype, vec_count, index_arrays, move, src_const=True, with_offsets=False):
+    """A gather or scatter of vec_count arrays: parameters ``<index arrays>, dest0.., src0..,
+    [offset0..]``. Each thread reads element i of every index array into its local
+    (`index_arrays` maps parameter to local), then runs `move` with ``{j}`` for each array.
+    The sources are const where PyCUDA read them through texture references."""
+    count = _vec_count(vec_count)
+    tp, idx_tp = _ctype(dtype, "dtype"), _index_ctype(idx_dtype)
     src_tp = f"const {tp}" if src_const else tp
-    return [f"{tp} *dest{j}" for j in range(count)] + [f"{src_tp} *src{j}" for j in range(count)]
+    arguments = ([f"{idx_tp} *{array}" for array in index_arrays] + [f"{tp} *dest{j}" for j in range(count)]
+                 + [f"{src_tp} *src{j}" for j in range(count)])
+    if with_offsets:
+        arguments += [f"{idx_tp} offset{j}" for j in range(count)]
+    operation = ([f"{idx_tp} {local} = {array}[i];" for array, local in index_arrays.items()]
+                 + [move.format(j=j) for j in range(count)])
+    return _KernelSpec(", ".join(arguments), "\n".join(operation), name)
 
 
 @_texref_kernel_helper
 def get_take_kernel(dtype, idx_dtype, vec_count=1):
     """``dest{j}[i] = src{j}[idx[i]]`` for j < vec_count: parameters ``idx, dest0.., src0.., n``.
     Returns (function, [])."""
-    count = _vec_count(vec_count)
-    tp, idx_tp = _ctype(dtype, "dtype"), _index_ctype(idx_dtype)
-    arguments = [f"{idx_tp} *idx"] + _moved_arrays(tp, count, src_const=True)
-    operation = [f"{idx_tp} src_idx = idx[i];"] + [f"dest{j}[i] = src{j}[src_idx];" for j in range(count)]
-    return _KernelSpec(", ".join(arguments), "\n".join(operation), "take")
+    return _move_spec("take", dtype, idx_dtype, vec_count, {"idx": "src_idx"}, "dest{j}[i] = src{j}[src_idx];")
 
 
 @_texref_kernel_helper
 def get_take_put_kernel(dtype, idx_dtype, with_offsets, vec_count=1):
     """``dest{j}[gmem_dest_idx[i]] = src{j}[gmem_src_idx[i] (+ offset{j})]``: parameters
     ``gmem_dest_idx, gmem_src_idx, dest0.., src0.., [offset0..,] n``. Returns (function, [])."""
-    count = _vec_count(vec_count)
-    tp, idx_tp = _ctype(dtype, "dtype"), _index_ctype(idx_dtype)
-    arguments = [f"{idx_tp} *gmem_dest_idx", f"{idx_tp} *gmem_src_idx"] + _moved_arrays(tp, count, src_const=True)
-    if with_offsets:
-        arguments += [f"{idx_tp} offset{j}" for j in range(count)]
-    offsets = [f" + offset{j}" if with_offsets else "" for j in range(count)]
-    operation = ([f"{idx_tp} src_idx = gmem_src_idx[i];", f"{idx_tp} dest_idx = gmem_dest_idx[i];"]
-                 + [f"dest{j}[dest_idx] = src{j}[src_idx{offsets[j]}];" for j in range(count)])
-    return _KernelSpec(", ".join(arguments), "\n".join(operation), "take_put")
+    move = ("dest{j}[dest_idx] = src{j}[src_idx + offset{j}];" if with_offsets
+            else "dest{j}[dest_idx] = src{j}[src_idx];")
+    indices = {"gmem_dest_idx": "dest_idx", "gmem_src_idx": "src_idx"}
+    return _move_spec("take_put", dtype, idx_dtype, vec_count, indices, move, with_offsets=with_offsets)
 
 
 @_kernel_helper
 def get_put_kernel(dtype, idx_dtype, vec_count=1):
     """``dest{j}[gmem_dest_idx[i]] = src{j}[i]``: parameters ``gmem_dest_idx, dest0.., src0.., n``."""
-    count = _vec_count(vec_count)
-    tp, idx_tp = _ctype(dtype, "dtype"), _index_ctype(idx_dtype)
-    arguments = [f"{idx_tp} *gmem_dest_idx"] + _moved_arrays(tp, count, src_const=False)
-    operation = [f"{idx_tp} dest_idx = gmem_dest_idx[i];"] + [f"dest{j}[dest_idx] = src{j}[i];" for j in range(count)]
-    return _KernelSpec(", ".join(arguments), "\n".join(operation), "put")
+    return _move_spec("put", dtype, idx_dtype, vec_count, {"gmem_dest_idx": "dest_idx"},
+                      "dest{j}[dest_idx] = src{j}[i];", src_const=False)
 
 
 @_kernel_helper

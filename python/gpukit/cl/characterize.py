@@ -33,8 +33,20 @@ def _nv_attributes(dev):
     return "cl_nv_device_attribute_query" in dev.extensions.split()
 
 
-def _guessing(what, dev):
-    warnings.warn(f"Wildly guessing {what} on '{dev.name}'", CLCharacterizationWarning, stacklevel=3)
+def _guessing(what, dev, stacklevel=3):
+    """Warns that `what` is a guess; stacklevel 3 names the caller of the public function
+    that called this."""
+    warnings.warn(f"Wildly guessing {what} on '{dev.name}'", CLCharacterizationWarning, stacklevel=stacklevel)
+
+
+def _nv_local_banks(dev, capability, what):
+    """NVIDIA's local memory before compute capability 2.0: 16 banks, accessed by a half
+    warp together; after: 32, by a whole warp (from 3.0 on a guess, warned about as `what`)."""
+    if capability < (2, 0):
+        return 16
+    if capability >= (3, 0):
+        _guessing(what, dev, stacklevel=4)
+    return 32
 
 
 def has_double_support(dev):
@@ -82,11 +94,7 @@ def simultaneous_work_items_on_local_access(dev):
     on other devices (with a CLCharacterizationWarning, as for NVIDIA 3.0 and later)."""
     capability = nv_compute_capability(dev)
     if capability is not None:
-        if capability < (2, 0):
-            return 16
-        if capability >= (3, 0):
-            _guessing("conflicting local access size", dev)
-        return 32
+        return _nv_local_banks(dev, capability, "conflicting local access size")
     if dev.type & cl.device_type.CPU and not dev.type & cl.device_type.GPU:
         return 1
     _guessing("conflicting local access size", dev)
@@ -104,11 +112,7 @@ def local_memory_bank_count(dev):
     whose local memory is global memory behind caches, where banks mean nothing."""
     capability = nv_compute_capability(dev)
     if capability is not None:
-        if capability < (2, 0):
-            return 16
-        if capability >= (3, 0):
-            _guessing("local memory bank count", dev)
-        return 32
+        return _nv_local_banks(dev, capability, "local memory bank count")
     if (dev.type & cl.device_type.CPU and not dev.type & cl.device_type.GPU
             and _uint_info(dev, _LOCAL_MEM_TYPE) == _LOCAL_MEM_TYPE_GLOBAL):
         raise RuntimeError(f"asking for a bank count is meaningless for cache-based local memory "

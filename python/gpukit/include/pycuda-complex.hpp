@@ -40,41 +40,30 @@ template <> struct enable_if<true> { typedef int type; };
 template <class A, class B> struct is_same { static const bool value = false; };
 template <class A> struct is_same<A, A> { static const bool value = true; };
 
-// CUDA's maths functions by precision: float uses the f-suffixed ones (which exist on the host
-// too). Called with :: because pycuda::sqrt and friends hide the global names in this namespace.
+// CUDA's maths functions by precision: math<T> calls the ones with the suffix F, f for float
+// (they exist on the host too) and none for double; LARGEST is T's largest finite value.
+// Called with :: because pycuda::sqrt and friends hide the global names in this namespace.
 template <class T> struct math;
 
-template <> struct math<float> {
-    static GPUKIT_COMPLEX_FN float sqrt(float x) { return ::sqrtf(x); }
-    static GPUKIT_COMPLEX_FN float hypot(float x, float y) { return ::hypotf(x, y); }
-    static GPUKIT_COMPLEX_FN float atan2(float y, float x) { return ::atan2f(y, x); }
-    static GPUKIT_COMPLEX_FN float exp(float x) { return ::expf(x); }
-    static GPUKIT_COMPLEX_FN float log(float x) { return ::logf(x); }
-    static GPUKIT_COMPLEX_FN float log1p(float x) { return ::log1pf(x); }
-    static GPUKIT_COMPLEX_FN void sincos(float x, float* s, float* c) { ::sincosf(x, s, c); }
-    static GPUKIT_COMPLEX_FN float tan(float x) { return ::tanf(x); }
-    static GPUKIT_COMPLEX_FN float sinh(float x) { return ::sinhf(x); }
-    static GPUKIT_COMPLEX_FN float cosh(float x) { return ::coshf(x); }
-    static GPUKIT_COMPLEX_FN float fabs(float x) { return ::fabsf(x); }
-    static GPUKIT_COMPLEX_FN float copysign(float x, float y) { return ::copysignf(x, y); }
-    static GPUKIT_COMPLEX_FN constexpr float largest() { return 3.40282347e+38f; }
+#define GPUKIT_COMPLEX_MATH(T, F, LARGEST)                                          \
+template <> struct math<T> {                                                        \
+    static GPUKIT_COMPLEX_FN T sqrt(T x) { return ::sqrt##F(x); }                   \
+    static GPUKIT_COMPLEX_FN T hypot(T x, T y) { return ::hypot##F(x, y); }         \
+    static GPUKIT_COMPLEX_FN T atan2(T y, T x) { return ::atan2##F(y, x); }         \
+    static GPUKIT_COMPLEX_FN T exp(T x) { return ::exp##F(x); }                     \
+    static GPUKIT_COMPLEX_FN T log(T x) { return ::log##F(x); }                     \
+    static GPUKIT_COMPLEX_FN T log1p(T x) { return ::log1p##F(x); }                 \
+    static GPUKIT_COMPLEX_FN void sincos(T x, T* s, T* c) { ::sincos##F(x, s, c); } \
+    static GPUKIT_COMPLEX_FN T tan(T x) { return ::tan##F(x); }                     \
+    static GPUKIT_COMPLEX_FN T sinh(T x) { return ::sinh##F(x); }                   \
+    static GPUKIT_COMPLEX_FN T cosh(T x) { return ::cosh##F(x); }                   \
+    static GPUKIT_COMPLEX_FN T fabs(T x) { return ::fabs##F(x); }                   \
+    static GPUKIT_COMPLEX_FN T copysign(T x, T y) { return ::copysign##F(x, y); }   \
+    static GPUKIT_COMPLEX_FN constexpr T largest() { return LARGEST; }              \
 };
-
-template <> struct math<double> {
-    static GPUKIT_COMPLEX_FN double sqrt(double x) { return ::sqrt(x); }
-    static GPUKIT_COMPLEX_FN double hypot(double x, double y) { return ::hypot(x, y); }
-    static GPUKIT_COMPLEX_FN double atan2(double y, double x) { return ::atan2(y, x); }
-    static GPUKIT_COMPLEX_FN double exp(double x) { return ::exp(x); }
-    static GPUKIT_COMPLEX_FN double log(double x) { return ::log(x); }
-    static GPUKIT_COMPLEX_FN double log1p(double x) { return ::log1p(x); }
-    static GPUKIT_COMPLEX_FN void sincos(double x, double* s, double* c) { ::sincos(x, s, c); }
-    static GPUKIT_COMPLEX_FN double tan(double x) { return ::tan(x); }
-    static GPUKIT_COMPLEX_FN double sinh(double x) { return ::sinh(x); }
-    static GPUKIT_COMPLEX_FN double cosh(double x) { return ::cosh(x); }
-    static GPUKIT_COMPLEX_FN double fabs(double x) { return ::fabs(x); }
-    static GPUKIT_COMPLEX_FN double copysign(double x, double y) { return ::copysign(x, y); }
-    static GPUKIT_COMPLEX_FN constexpr double largest() { return 1.7976931348623157e+308; }
-};
+GPUKIT_COMPLEX_MATH(float, f, 3.40282347e+38f)
+GPUKIT_COMPLEX_MATH(double, , 1.7976931348623157e+308)
+#undef GPUKIT_COMPLEX_MATH
 
 }  // namespace detail
 

@@ -73,33 +73,30 @@ template <class T> __device__ inline T fp_tex3D(cudaTextureObject_t tex, float x
 
 // --- Surfaces: element i of row j of layer `layer` (or slice k).
 
+// The x coordinate of element i: CUDA addresses a surface's x in bytes of the channel type.
+template <class T> __device__ inline int fp_surf_x(int i) { return i * int(sizeof(typename fp_storage<T>::type)); }
+
 template <class T>
 __device__ inline void fp_surf2DLayeredwrite(T var, cudaSurfaceObject_t surf, int i, int j, int layer,
                                              cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
-    typedef typename fp_storage<T>::type S;
-    surf2DLayeredwrite(fp_storage<T>::pack(var), surf, i * int(sizeof(S)), j, layer, mode);
+    surf2DLayeredwrite(fp_storage<T>::pack(var), surf, fp_surf_x<T>(i), j, layer, mode);
 }
 template <class T>
 __device__ inline void fp_surf3Dwrite(T var, cudaSurfaceObject_t surf, int i, int j, int k,
                                       cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
-    typedef typename fp_storage<T>::type S;
-    surf3Dwrite(fp_storage<T>::pack(var), surf, i * int(sizeof(S)), j, k, mode);
+    surf3Dwrite(fp_storage<T>::pack(var), surf, fp_surf_x<T>(i), j, k, mode);
 }
 template <class T>
 __device__ inline void fp_surf2DLayeredread(T* var, cudaSurfaceObject_t surf, int i, int j, int layer,
                                             cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
-    typedef typename fp_storage<T>::type S;
-    S v;
-    surf2DLayeredread(&v, surf, i * int(sizeof(S)), j, layer, mode);
-    *var = fp_storage<T>::unpack(v);
+    *var = fp_storage<T>::unpack(
+        surf2DLayeredread<typename fp_storage<T>::type>(surf, fp_surf_x<T>(i), j, layer, mode));
 }
 template <class T>
 __device__ inline void fp_surf3Dread(T* var, cudaSurfaceObject_t surf, int i, int j, int k,
                                      cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
-    typedef typename fp_storage<T>::type S;
-    S v;
-    surf3Dread(&v, surf, i * int(sizeof(S)), j, k, mode);
-    *var = fp_storage<T>::unpack(v);
+    *var = fp_storage<T>::unpack(
+        surf3Dread<typename fp_storage<T>::type>(surf, fp_surf_x<T>(i), j, k, mode));
 }
 
 }  // extern "C++"
