@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from gpukit.bench.gpu import cupy, primary_context
+from gpukit.bench.gpu import cupy, primary_context, synchronize
 from gpukit.bench.harness import cpp_baselines, seconds_per_call
 
 GiB = 1 << 30
@@ -19,10 +19,10 @@ def _host(nbytes, pinned):
     return host
 
 
-def _rates(copy, synchronize, nbytes, settings):
+def _rates(copy, wait, nbytes, settings):
     copy()  # warm-up
-    synchronize()
-    return [nbytes / seconds for seconds in seconds_per_call(copy, 1, settings, synchronize)]
+    wait()
+    return [nbytes / seconds for seconds in seconds_per_call(copy, 1, settings, wait)]
 
 
 class _Buffers:
@@ -149,16 +149,6 @@ def _peer_buffers(nbytes):
     return dst, target, src, source
 
 
-def _wait_for(*contexts):
-    import gpukit.driver as drv
-    for context in contexts:
-        context.push()
-        try:
-            drv.Context.synchronize()
-        finally:
-            drv.Context.pop()
-
-
 def peer_raw(nbytes):
     def run(settings):
         dst, target, src, source = _peer_buffers(nbytes)
@@ -172,7 +162,7 @@ def peer_gpukit(nbytes):
         import gpukit.driver as drv
         dst, target, src, source = _peer_buffers(nbytes)
         return _rates(lambda: drv.memcpy_peer(dst, src, nbytes, dest_context=target, src_context=source),
-                      lambda: _wait_for(source, target), nbytes, settings)
+                      lambda: synchronize(source, target), nbytes, settings)
     return run
 
 
@@ -182,7 +172,7 @@ def peer_cupy(nbytes):
         dst, target, src, source = _peer_buffers(nbytes)
         dst_device = 1 if target is not source else 0
         return _rates(lambda: cp.cuda.runtime.memcpyPeer(int(dst), dst_device, int(src), 0, nbytes),
-                      lambda: _wait_for(source, target), nbytes, settings)
+                      lambda: synchronize(source, target), nbytes, settings)
     return run
 
 

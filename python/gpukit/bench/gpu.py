@@ -15,6 +15,18 @@ def primary_context():
     return ctx
 
 
+def synchronize(*contexts):
+    """Waits for the work of each context: Context.synchronize() waits for the current one
+    (PyCUDA's API), so each is made current in turn."""
+    import gpukit.driver as drv
+    for context in contexts:
+        context.push()
+        try:
+            drv.Context.synchronize()
+        finally:
+            drv.Context.pop()
+
+
 def cupy():
     """The cupy module, or Unavailable where it is not installed."""
     try:

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from gpukit.bench.gpu import synchronize
 from gpukit.bench.harness import Unavailable
 
 #: Buffer sizes of the bandwidth cases, in bytes.
@@ -113,16 +114,7 @@ def _gpukit_setup(n, count, calls):
                     for comm, (send, recv) in zip(comms, buffers):
                         comm.all_reduce(send, recv)
 
-    def wait():
-        # Context.synchronize() waits for the current context (PyCUDA's API): make each current.
-        for context in contexts:
-            context.push()
-            try:
-                drv.Context.synchronize()
-            finally:
-                drv.Context.pop()
-
-    return run_calls, wait
+    return run_calls, lambda: synchronize(*contexts)
 
 
 def _cupy_setup(n, count, calls):
