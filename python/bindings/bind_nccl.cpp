@@ -228,6 +228,22 @@ nb::bytes id_bytes(const nccl::unique_id& id) {
     return nb::bytes(reinterpret_cast<const char*>(id.bytes().data()), id.bytes().size());
 }
 
+// send and recv: one buffer (passed as both of check_call's), a peer, and the call itself.
+using point_to_point_call = void (*)(const nccl::communicator&, const nccl::checked_call&, int, cuda::stream_view);
+
+void def_point_to_point(nb::class_<nccl::communicator>& cls, const char* name, nccl::collective what,
+                        const char* buffer, point_to_point_call call, const char* doc) {
+    cls.def(name,
+            [what, call](const nccl::communicator& c, nb::handle buf, int peer, nb::handle count, nb::handle dtype,
+                         nb::handle stream) {
+                const auto [a, s] = prepare(what, c, buf, buf, count, dtype, stream);
+                release_gil release;
+                call(c, a, peer, s);
+            },
+            nb::arg(buffer), "peer"_a, nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
+            "stream"_a = nb::none(), doc);
+}
+
 // A group made by gpukit.nccl.group(): starts at __enter__, ends at __exit__.
 struct group_scope {
     std::unique_ptr<nccl::group> open;
@@ -259,7 +275,7 @@ void bind_nccl(nb::module_& parent) {
     m.attr("UNIQUE_ID_BYTES") = nccl::unique_id_bytes;
     m.attr("SPLIT_NOCOLOR") = nccl::split_no_color;
 
-    nb::class_<nccl::communicator>(m, "Communicator",
+    auto communicator_class = nb::class_<nccl::communicator>(m, "Communicator",
                                    "One rank of an NCCL communicator, working in its device's primary context.")
         .def("__init__",
              [](nccl::communicator* self, int nranks, nb::handle unique_id, int rank, nb::handle device) {
@@ -365,30 +381,22 @@ void bind_nccl(nb::module_& parent) {
              "dtype"_a = nb::none(), "stream"_a = nb::none(),
              "Rank r's recvbuf = op over part r of every rank's sendbuf (size parts). In place (recvbuf "
              "omitted), part r of the one buffer receives it.")
-        .def("send",
-             [](const nccl::communicator& c, nb::handle sendbuf, int peer, nb::handle count, nb::handle dtype,
-                nb::handle stream) {
-                 const auto [a, s] = prepare(nccl::collective::send, c, sendbuf, sendbuf, count, dtype, stream);
-                 release_gil release;
-                 c.send(a.send, a.count, a.type, peer, s);
-             },
-             "sendbuf"_a, "peer"_a, nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
-             "stream"_a = nb::none(), "Sends sendbuf to rank `peer`, which calls recv(); see group().")
-        .def("recv",
-             [](const nccl::communicator& c, nb::handle recvbuf, int peer, nb::handle count, nb::handle dtype,
-                nb::handle stream) {
-                 const auto [a, s] = prepare(nccl::collective::recv, c, recvbuf, recvbuf, count, dtype, stream);
-                 release_gil release;
-                 c.recv(a.recv, a.count, a.type, peer, s);
-             },
-             "recvbuf"_a, "peer"_a, nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
-             "stream"_a = nb::none(), "Receives into recvbuf what rank `peer` sends; see group().")
         .def("__repr__", [](const nccl::communicator& c) {
             if (c.is_destroyed())
                 return std::string("<gpukit.nccl.Communicator (destroyed)>");
             return "<gpukit.nccl.Communicator rank " + std::to_string(c.rank()) + " of " +
                    std::to_string(c.size()) + " on device " + std::to_string(c.device_ordinal()) + ">";
         });
+    def_point_to_point(communicator_class, "send", nccl::collective::send, "sendbuf",
+                       [](const nccl::communicator& c, const nccl::checked_call& a, int peer, cuda::stream_view s) {
+                           c.send(a.send, a.count, a.type, peer, s);
+                       },
+                       "Sends sendbuf to rank `peer`, which calls recv(); see group().");
+    def_point_to_point(communicator_class, "recv", nccl::collective::recv, "recvbuf",
+                       [](const nccl::communicator& c, const nccl::checked_call& a, int peer, cuda::stream_view s) {
+                           c.recv(a.recv, a.count, a.type, peer, s);
+                       },
+                       "Receives into recvbuf what rank `peer` sends; see group().");
 
     nb::class_<group_scope>(m, "_Group", "A with-block of grouped NCCL calls (gpukit.nccl.group()).")
         .def(nb::init<>())
