@@ -112,22 +112,18 @@ communicator::~communicator() {
         release_quietly(handle_, primary_);
 }
 
-void communicator::destroy() {
+void communicator::end_with(result (*nccl_api::*end)(comm_t), const char* routine) {
     if (!handle_)
         return;
     // NCCL frees the communicator whatever it returns: never hand the handle to it again.
     const comm_t handle = std::exchange(handle_, nullptr);
     cuda::scoped_context in(*primary_);
-    check(api().ncclCommDestroy(handle), "ncclCommDestroy");
+    check((api().*end)(handle), routine);
 }
 
-void communicator::abort() {
-    if (!handle_)
-        return;
-    const comm_t handle = std::exchange(handle_, nullptr);
-    cuda::scoped_context in(*primary_);
-    check(api().ncclCommAbort(handle), "ncclCommAbort");
-}
+void communicator::destroy() { end_with(&nccl_api::ncclCommDestroy, "ncclCommDestroy"); }
+
+void communicator::abort() { end_with(&nccl_api::ncclCommAbort, "ncclCommAbort"); }
 
 comm_t communicator::handle() const {
     if (!handle_)

@@ -31,16 +31,10 @@
 
 namespace gpukit::nccl {
 
-// ncclResult_t.
+// ncclResult_t: NCCL's values, in order from 0.
 enum class result : int {
-    success = 0,
-    unhandled_cuda_error = 1,
-    system_error = 2,
-    internal_error = 3,
-    invalid_argument = 4,
-    invalid_usage = 5,
-    remote_error = 6,
-    in_progress = 7,
+    success, unhandled_cuda_error, system_error, internal_error, invalid_argument, invalid_usage, remote_error,
+    in_progress
 };
 
 // ncclUniqueId: NCCL_UNIQUE_ID_BYTES opaque bytes, passed by value.

@@ -93,6 +93,8 @@ private:
     static void check_op(data_type type, reduce_op op);
     // argument_error unless 0 <= rank < size(); `what` names it ("root", "peer").
     void check_rank(int rank, const char* what) const;
+    // destroy() and abort(): hands the handle to `end` (ncclCommDestroy or ncclCommAbort) once.
+    void end_with(result (*nccl_api::*end)(comm_t), const char* routine);
 
     comm_t handle_ = nullptr;
     int rank_ = 0;
