@@ -51,6 +51,15 @@ def drain_context_stack():
         drv.Context.pop()
 
 
+def in_context(context, action):
+    """action(), with `context` current for it."""
+    context.push()
+    try:
+        return action()
+    finally:
+        drv.Context.pop()
+
+
 @pytest.fixture
 def ctx():
     """A fresh context on device 0, current for the test and released after it."""

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import gpukit.driver as drv
-from conftest import drain_context_stack
+from conftest import drain_context_stack, in_context
 
 
 def _two_devices():
@@ -32,14 +32,6 @@ def contexts():
     drain_context_stack()
     c0.detach()
     c1.detach()
-
-
-def in_context(ctx, action):
-    ctx.push()
-    try:
-        return action()
-    finally:
-        drv.Context.pop()
 
 
 def random_bytes(n, seed):

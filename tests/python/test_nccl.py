@@ -15,7 +15,7 @@ import pytest
 
 import gpukit.driver as drv
 import gpukit.nccl as nccl
-from conftest import drain_context_stack
+from conftest import drain_context_stack, in_context
 
 # numpy's types that NCCL has (bfloat16 and float8 come from ml_dtypes, tested apart).
 NUMPY_TYPES = [np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64, np.float16, np.float32, np.float64]
@@ -55,6 +55,16 @@ def reference(op, inputs):
 def values(dtype, n, seed):
     """n values exact in `dtype` (small integers, also exact in float16), none of them zero."""
     return np.random.default_rng(seed).integers(1, 8, n).astype(dtype)
+
+
+def assert_one_rank_keeps(comm, dtype, op):
+    """A one-rank communicator's in-place all_reduce leaves the values as they were; the array."""
+    import gpukit.gpuarray as gpuarray
+    x = values(dtype, 100, 30)
+    a = gpuarray.to_gpu(x)
+    comm.all_reduce(a, op=op)
+    np.testing.assert_array_equal(a.get(), x)
+    return a
 
 
 # --- without a GPU -------------------------------------------------------------------------
@@ -297,13 +307,9 @@ def test_send_and_recv_to_itself_in_a_group(comm):
 
 @pytest.mark.gpu
 def test_split_abort_destroy_and_init_all(comm):
-    import gpukit.gpuarray as gpuarray
     half = comm.split(0)
     assert (half.rank, half.size) == (0, 1)
-    x = values(np.int32, 10, 10)
-    a = gpuarray.to_gpu(x)
-    half.all_reduce(a, op="prod")
-    np.testing.assert_array_equal(a.get(), x)
+    a = assert_one_rank_keeps(half, np.int32, "prod")
     half.abort()
     assert half.is_destroyed
     with pytest.raises(drv.LogicError, match="destroyed or aborted"):
@@ -419,14 +425,6 @@ def primaries():
         c.detach()
 
 
-def on(context, action):
-    context.push()
-    try:
-        return action()
-    finally:
-        drv.Context.pop()
-
-
 @pytest.mark.gpu
 @needs_nccl
 @needs_two_gpus
@@ -437,14 +435,14 @@ def test_init_all_all_reduce_against_numpy(primaries, dtype, op):
     comms = nccl.Communicator.init_all()
     n = len(comms)
     inputs = [values(dtype, 999, 20 + k) for k in range(n)]
-    sends = [on(primaries[k], lambda k=k: gpuarray.to_gpu(inputs[k])) for k in range(n)]
-    recvs = [on(primaries[k], lambda: gpuarray.zeros(999, dtype)) for k in range(n)]
+    sends = [in_context(primaries[k], lambda k=k: gpuarray.to_gpu(inputs[k])) for k in range(n)]
+    recvs = [in_context(primaries[k], lambda: gpuarray.zeros(999, dtype)) for k in range(n)]
     with nccl.group():  # one thread drives every rank: NCCL needs them grouped
         for c, s, r in zip(comms, sends, recvs):
             c.all_reduce(s, r, op)
     expected = reference(op, inputs)
     for k in range(n):
-        got = on(primaries[k], recvs[k].get)
+        got = in_context(primaries[k], recvs[k].get)
         if np.issubdtype(dtype, np.floating) and op == "avg":
             np.testing.assert_allclose(got, expected, rtol=1e-3)
         else:
@@ -463,12 +461,12 @@ def test_init_all_every_collective_against_numpy(primaries):
     inputs = [np.arange(6 * n, dtype=np.int64) * (k + 1) + k for k in range(n)]
 
     def run(call, recv_size):
-        sends = [on(primaries[k], lambda k=k: gpuarray.to_gpu(inputs[k])) for k in range(n)]
-        recvs = [on(primaries[k], lambda: gpuarray.zeros(recv_size, np.int64)) for k in range(n)]
+        sends = [in_context(primaries[k], lambda k=k: gpuarray.to_gpu(inputs[k])) for k in range(n)]
+        recvs = [in_context(primaries[k], lambda: gpuarray.zeros(recv_size, np.int64)) for k in range(n)]
         with nccl.group():
             for c, s, r in zip(comms, sends, recvs):
                 call(c, s, r)
-        return [on(primaries[k], recvs[k].get) for k in range(n)]
+        return [in_context(primaries[k], recvs[k].get) for k in range(n)]
 
     root = n - 1
     got = run(lambda c, s, r: c.reduce(s, r, root=root, op="sum"), 6 * n)
@@ -488,7 +486,7 @@ def test_init_all_every_collective_against_numpy(primaries):
     for k, g in enumerate(got):
         np.testing.assert_array_equal(g, inputs[(k - 1) % n])
     # Wrong device: rank 0's communicator with rank 1's memory.
-    other = on(primaries[1], lambda: gpuarray.zeros(4, np.int64))
+    other = in_context(primaries[1], lambda: gpuarray.zeros(4, np.int64))
     with pytest.raises(ValueError, match="memory of device 1, but the communicator is on device 0"):
         comms[0].all_reduce(other)
     # Split into odd and even ranks.
@@ -552,14 +550,10 @@ def test_from_mpi_in_a_one_process_world(primary_ctx):
     if not nccl.available():
         pytest.skip("libnccl.so.2 could not be loaded on this machine")
     MPI = pytest.importorskip("mpi4py.MPI")
-    import gpukit.gpuarray as gpuarray
     world = MPI.COMM_WORLD
     if world.Get_size() != 1:
         pytest.skip("run outside mpirun: the test expects a world of one process")
     comm = nccl.from_mpi(world, device=0)
     assert (comm.rank, comm.size) == (0, 1)
-    x = values(np.float32, 100, 30)
-    a = gpuarray.to_gpu(x)
-    comm.all_reduce(a, op="max")
-    np.testing.assert_array_equal(a.get(), x)
+    assert_one_rank_keeps(comm, np.float32, "max")
     comm.destroy()
