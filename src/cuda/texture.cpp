@@ -39,6 +39,15 @@ texture_alignments alignments_of(const context& ctx) {
             static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT))};
 }
 
+// The current context, in which a texture over device memory of `format` is made. The
+// arguments are checked first, so their errors are reported even where no context is current.
+context memory_texture_context(const char* what, CUarray_format format, unsigned int num_channels,
+                               const texture_desc& desc) {
+    check_texture_format(what, format, num_channels);
+    check_texture_desc(what, desc, format);
+    return context::current_or_throw(what);
+}
+
 const array& checked_array(const char* what, const std::shared_ptr<const array>& source) {
     if (!source)
         throw logic_error(std::string(what) + ": no array given");
@@ -65,39 +74,29 @@ texture_object texture_object::from_array(std::shared_ptr<const array> source, c
 texture_object texture_object::from_linear(const device_pointer& memory, CUarray_format format,
                                            unsigned int num_channels, std::size_t size_bytes,
                                            const texture_desc& desc) {
-    const char* what = "TextureObject.from_linear()";
-    // Argument errors first, so they are reported even where no context is current.
-    check_texture_format(what, format, num_channels);
-    check_texture_desc(what, desc, format);
-    const context ctx = context::current_or_throw(what);
+    const context ctx = memory_texture_context("TextureObject.from_linear()", format, num_channels, desc);
     check_linear_texture(memory, format, num_channels, size_bytes, alignments_of(ctx).address);
     CUDA_RESOURCE_DESC resource{};
     resource.resType = CU_RESOURCE_TYPE_LINEAR;
-    resource.res.linear.devPtr = memory.address;
-    resource.res.linear.format = format;
-    resource.res.linear.numChannels = num_channels;
-    resource.res.linear.sizeInBytes = size_bytes;
+    resource.res.linear = {
+        .devPtr = memory.address, .format = format, .numChannels = num_channels, .sizeInBytes = size_bytes};
     return texture_object(create_texture(resource, desc), ctx.state(), nullptr);
 }
 
 texture_object texture_object::from_pitch2d(const device_pointer& memory, CUarray_format format,
                                             unsigned int num_channels, std::size_t width, std::size_t height,
                                             std::size_t pitch, const texture_desc& desc) {
-    const char* what = "TextureObject.from_pitch2d()";
-    // Argument errors first, so they are reported even where no context is current.
-    check_texture_format(what, format, num_channels);
-    check_texture_desc(what, desc, format);
-    const context ctx = context::current_or_throw(what);
+    const context ctx = memory_texture_context("TextureObject.from_pitch2d()", format, num_channels, desc);
     const texture_alignments align = alignments_of(ctx);
     check_pitch2d_texture(memory, format, num_channels, width, height, pitch, align.address, align.pitch);
     CUDA_RESOURCE_DESC resource{};
     resource.resType = CU_RESOURCE_TYPE_PITCH2D;
-    resource.res.pitch2D.devPtr = memory.address;
-    resource.res.pitch2D.format = format;
-    resource.res.pitch2D.numChannels = num_channels;
-    resource.res.pitch2D.width = width;
-    resource.res.pitch2D.height = height;
-    resource.res.pitch2D.pitchInBytes = pitch;
+    resource.res.pitch2D = {.devPtr = memory.address,
+                            .format = format,
+                            .numChannels = num_channels,
+                            .width = width,
+                            .height = height,
+                            .pitchInBytes = pitch};
     return texture_object(create_texture(resource, desc), ctx.state(), nullptr);
 }
 
