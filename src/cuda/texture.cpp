@@ -55,6 +55,22 @@ const array& checked_array(const char* what, const std::shared_ptr<const array>&
     return *source;
 }
 
+// A surface over `source` (made in the array's context, whichever context is current).
+CUsurfObject create_surface(const std::shared_ptr<const array>& source) {
+    const char* what = "SurfaceObject()";
+    const array& a = checked_array(what, source);
+    if (!(a.descriptor_3d().Flags & CUDA_ARRAY3D_SURFACE_LDST))
+        throw logic_error(std::string(what) + ": the array was not created for surface access; create it with "
+                          "array3d_flags.SURFACE_LDST in its ArrayDescriptor3D flags");
+    CUDA_RESOURCE_DESC resource{};
+    resource.resType = CU_RESOURCE_TYPE_ARRAY;
+    resource.res.array.hArray = a.handle();
+    scoped_context in(*a.owner());
+    CUsurfObject handle = 0;
+    GPUKIT_CU(cuSurfObjectCreate, &handle, &resource);
+    return handle;
+}
+
 }  // namespace
 
 texture_object texture_object::from_array(std::shared_ptr<const array> source, const texture_desc& desc) {
@@ -100,30 +116,10 @@ texture_object texture_object::from_pitch2d(const device_pointer& memory, CUarra
     return texture_object(create_texture(resource, desc), ctx.state(), nullptr);
 }
 
-void texture_object::destroy() {
-    texture_.free();
-    array_.reset();
-}
+surface_object::surface_object(std::shared_ptr<const array> source) : surface_object(create_surface(source), source) {}
 
-surface_object::surface_object(std::shared_ptr<const array> source) {
-    const char* what = "SurfaceObject()";
-    const array& a = checked_array(what, source);
-    if (!(a.descriptor_3d().Flags & CUDA_ARRAY3D_SURFACE_LDST))
-        throw logic_error(std::string(what) + ": the array was not created for surface access; create it with "
-                          "array3d_flags.SURFACE_LDST in its ArrayDescriptor3D flags");
-    CUDA_RESOURCE_DESC resource{};
-    resource.resType = CU_RESOURCE_TYPE_ARRAY;
-    resource.res.array.hArray = a.handle();
-    scoped_context in(*a.owner());
-    CUsurfObject handle = 0;
-    GPUKIT_CU(cuSurfObjectCreate, &handle, &resource);
-    surface_ = {handle, a.owner()};
-    array_ = std::move(source);
-}
-
-void surface_object::destroy() {
-    surface_.free();
-    array_.reset();
-}
+surface_object::surface_object(CUsurfObject handle, const std::shared_ptr<const array>& source)
+    : resource_object(handle, source->owner(), source,
+                      "this SurfaceObject has been destroyed; it can no longer be used") {}
 
 }  // namespace gpukit::cuda
