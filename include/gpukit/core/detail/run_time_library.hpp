@@ -1,7 +1,8 @@
 // The one loader of every library gpukit opens at run time (ARCHITECTURE.md rule 1): the CUDA
 // driver, OpenCL, NVRTC, nvJitLink, NCCL and cuRAND. Each is loaded once per process, on
-// first use, and never unloaded; its function table is reached through run_time_library<L>.
-// How a library is found and opened is dynamic_library.hpp's part.
+// first use, and never unloaded; its function table is reached through run_time_library<L>,
+// and an entry the installed library lacks is refused by required_entry. How a library is
+// found and opened is dynamic_library.hpp's part.
 #pragma once
 
 #include "gpukit/core/error.hpp"
@@ -98,5 +99,14 @@ public:
     // True when the library loads (loading it on first use); never throws.
     static bool available() noexcept { return loads_without_failure<loaded_type, Library::load>(); }
 };
+
+// `entry`, the table's slot for `routine`; `missing(routine)` throws the library's error when
+// it is null (the installed library is older than the headers gpukit was built with).
+template <class Fn>
+Fn* required_entry(Fn* entry, const char* routine, void (*missing)(const char*)) {
+    if (!entry)
+        missing(routine);
+    return entry;
+}
 
 }  // namespace gpukit::detail
