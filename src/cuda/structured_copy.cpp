@@ -4,6 +4,7 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -90,14 +91,24 @@ D descriptor(const copy_location& src, const copy_location& dst, const copy_exte
     return d;
 }
 
-CUDA_MEMCPY3D_PEER peer_descriptor(const char* operation, const copy_location& src, const copy_location& dst,
-                                   const copy_extent& extent) {
-    if (!src.context || !dst.context)
-        throw logic_error(std::string(operation) + ": both contexts must be given; call set_src_context and "
-                                                   "set_dst_context first");
-    auto d = descriptor<CUDA_MEMCPY3D_PEER>(src, dst, extent);
-    d.srcContext = src.context;
-    d.dstContext = dst.context;
+// The descriptor of a copy of `extent` from `src` to `dst` (its type D says which: Memcpy2D,
+// Memcpy3D or Memcpy3DPeer, the name errors give), checked first; nullopt when the extent is
+// empty (nothing to copy).
+template <class D>
+std::optional<D> checked_descriptor(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
+    constexpr bool peer = std::is_same_v<D, CUDA_MEMCPY3D_PEER>;
+    constexpr int dims = std::is_same_v<D, CUDA_MEMCPY2D> ? 2 : 3;
+    const char* operation = dims == 2 ? "Memcpy2D" : peer ? "Memcpy3DPeer" : "Memcpy3D";
+    if (!check(operation, src, dst, extent, dims))
+        return std::nullopt;
+    D d = descriptor<D>(src, dst, extent);
+    if constexpr (peer) {
+        if (!src.context || !dst.context)
+            throw logic_error(std::string(operation) + ": both contexts must be given; call set_src_context and "
+                                                       "set_dst_context first");
+        d.srcContext = src.context;
+        d.dstContext = dst.context;
+    }
     return d;
 }
 
@@ -129,51 +140,39 @@ void copy_location::set_memory(CUmemorytype t, const void* h, CUdeviceptr d, CUa
 }
 
 void memcpy_2d(const copy_location& src, const copy_location& dst, const copy_extent& extent, bool aligned) {
-    if (!check("Memcpy2D", src, dst, extent, 2))
-        return;
-    const CUDA_MEMCPY2D d = descriptor<CUDA_MEMCPY2D>(src, dst, extent);
-    if (aligned)
-        GPUKIT_CU(cuMemcpy2D, &d);
-    else
-        GPUKIT_CU(cuMemcpy2DUnaligned, &d);
+    const auto d = checked_descriptor<CUDA_MEMCPY2D>(src, dst, extent);
+    if (d && aligned)
+        GPUKIT_CU(cuMemcpy2D, &*d);
+    else if (d)
+        GPUKIT_CU(cuMemcpy2DUnaligned, &*d);
 }
 
 void memcpy_2d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
                      stream_view s) {
-    if (!check("Memcpy2D", src, dst, extent, 2))
-        return;
-    const CUDA_MEMCPY2D d = descriptor<CUDA_MEMCPY2D>(src, dst, extent);
-    GPUKIT_CU(cuMemcpy2DAsync, &d, s.handle());
+    if (const auto d = checked_descriptor<CUDA_MEMCPY2D>(src, dst, extent))
+        GPUKIT_CU(cuMemcpy2DAsync, &*d, s.handle());
 }
 
 void memcpy_3d(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
-    if (!check("Memcpy3D", src, dst, extent, 3))
-        return;
-    const auto d = descriptor<CUDA_MEMCPY3D>(src, dst, extent);
-    GPUKIT_CU(cuMemcpy3D, &d);
+    if (const auto d = checked_descriptor<CUDA_MEMCPY3D>(src, dst, extent))
+        GPUKIT_CU(cuMemcpy3D, &*d);
 }
 
 void memcpy_3d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
                      stream_view s) {
-    if (!check("Memcpy3D", src, dst, extent, 3))
-        return;
-    const auto d = descriptor<CUDA_MEMCPY3D>(src, dst, extent);
-    GPUKIT_CU(cuMemcpy3DAsync, &d, s.handle());
+    if (const auto d = checked_descriptor<CUDA_MEMCPY3D>(src, dst, extent))
+        GPUKIT_CU(cuMemcpy3DAsync, &*d, s.handle());
 }
 
 void memcpy_3d_peer(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
-    if (!check("Memcpy3DPeer", src, dst, extent, 3))
-        return;
-    const auto d = peer_descriptor("Memcpy3DPeer", src, dst, extent);
-    GPUKIT_CU(cuMemcpy3DPeer, &d);
+    if (const auto d = checked_descriptor<CUDA_MEMCPY3D_PEER>(src, dst, extent))
+        GPUKIT_CU(cuMemcpy3DPeer, &*d);
 }
 
 void memcpy_3d_peer_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
                           stream_view s) {
-    if (!check("Memcpy3DPeer", src, dst, extent, 3))
-        return;
-    const auto d = peer_descriptor("Memcpy3DPeer", src, dst, extent);
-    GPUKIT_CU(cuMemcpy3DPeerAsync, &d, s.handle());
+    if (const auto d = checked_descriptor<CUDA_MEMCPY3D_PEER>(src, dst, extent))
+        GPUKIT_CU(cuMemcpy3DPeerAsync, &*d, s.handle());
 }
 
 }  // namespace gpukit::cuda
