@@ -106,6 +106,15 @@ std::pair<std::string, std::string> extremum(dtype t, bool is_min) {
     return {std::string("(a != a || a ") + (is_min ? "<" : ">") + " b) ? a : b", {}};
 }
 
+// The spec `name` of min (is_min) or max over the values of type t that `map` reads from
+// `params` (`preamble` defines what `map` uses). An empty min or max is an error, as in numpy.
+reduction_spec extremum_spec(const char* name, std::vector<reduction_param> params, dtype t, bool is_min,
+                             std::string map, const std::string& preamble = {}) {
+    auto [reduce, compare_preamble] = extremum(t, is_min);
+    return reduction_spec(name, std::move(params), t, t, limit_literal(t, is_min), std::move(map), std::move(reduce),
+                          preamble + compare_preamble, empty_reduction::error);
+}
+
 void require_index_type(dtype index) {
     if (kind(index) != dtype_kind::signed_int && kind(index) != dtype_kind::unsigned_int)
         throw logic_error("subset reductions: the subset must hold integers, got " + std::string(name(index)));
@@ -136,17 +145,13 @@ const reduction_spec& sum_spec(dtype t, dtype out) {
 
 const reduction_spec& min_spec(dtype t) {
     return memoized(operation::min, {t}, [&] {
-        auto [reduce, preamble] = extremum(t, true);
-        return reduction_spec("min", {{"a", t, role::element}}, t, t, limit_literal(t, true), "a[i]", reduce, preamble,
-                              empty_reduction::error);
+        return extremum_spec("min", {{"a", t, role::element}}, t, true, "a[i]");
     });
 }
 
 const reduction_spec& max_spec(dtype t) {
     return memoized(operation::max, {t}, [&] {
-        auto [reduce, preamble] = extremum(t, false);
-        return reduction_spec("max", {{"a", t, role::element}}, t, t, limit_literal(t, false), "a[i]", reduce,
-                              preamble, empty_reduction::error);
+        return extremum_spec("max", {{"a", t, role::element}}, t, false, "a[i]");
     });
 }
 
@@ -186,18 +191,14 @@ const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out) {
 const reduction_spec& subset_min_spec(dtype index, dtype t) {
     require_index_type(index);
     return memoized(operation::subset_min, {index, t}, [&] {
-        auto [reduce, preamble] = extremum(t, true);
-        return reduction_spec("subset_min", subset_params(index, {{"a", t}}), t, t, limit_literal(t, true),
-                              gathered("a"), reduce, wrap_preamble + preamble, empty_reduction::error);
+        return extremum_spec("subset_min", subset_params(index, {{"a", t}}), t, true, gathered("a"), wrap_preamble);
     });
 }
 
 const reduction_spec& subset_max_spec(dtype index, dtype t) {
     require_index_type(index);
     return memoized(operation::subset_max, {index, t}, [&] {
-        auto [reduce, preamble] = extremum(t, false);
-        return reduction_spec("subset_max", subset_params(index, {{"a", t}}), t, t, limit_literal(t, false),
-                              gathered("a"), reduce, wrap_preamble + preamble, empty_reduction::error);
+        return extremum_spec("subset_max", subset_params(index, {{"a", t}}), t, false, gathered("a"), wrap_preamble);
     });
 }
 

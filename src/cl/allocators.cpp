@@ -130,9 +130,7 @@ svm_allocator::svm_allocator(const context& ctx, std::size_t alignment, cl_svm_m
 void* svm_allocator::allocate(std::size_t bytes) {
     if (bytes == 0)
         bad_svm_request("size is 0; expected at least 1 byte");
-    const auto alloc = api().clSVMAlloc;
-    if (!alloc)
-        throw_missing_entry("clSVMAlloc");
+    const auto alloc = GPUKIT_CL_ENTRY(clSVMAlloc);
     // clSVMAlloc has no status: NULL means out of memory, or an alignment the implementation
     // cannot give (there is no query for the largest). Where the default alignment succeeds,
     // it was the alignment.

@@ -13,10 +13,23 @@ namespace {
 
 constexpr const char* library_name = "libOpenCL.so.1";
 
-using loaded_opencl = gpukit::detail::loaded_library<opencl_api>;
+struct opencl_library {
+    using loaded_type = gpukit::detail::loaded_library<opencl_api>;
+    static loaded_type load();
+    // The process of the first use of the table owns OpenCL: that use sets the implementation
+    // up (its threads, its driver connections). Loading the ICD loader (available()) does
+    // not, so a child forked after only that may still use OpenCL.
+    static void check_usable(const loaded_type&) {
+        static const std::uint64_t user_generation = fork_generation();
+        if (user_generation != fork_generation())
+            throw runtime_error(forked_child_message("OpenCL"), 0, "fork");
+    }
+};
 
-loaded_opencl load() {
-    loaded_opencl loaded;
+using opencl = gpukit::detail::run_time_library<opencl_library>;
+
+opencl_library::loaded_type opencl_library::load() {
+    loaded_type loaded;
     void* library = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
     if (!library) {
         const char* why = dlerror();
@@ -35,24 +48,13 @@ loaded_opencl load() {
     return loaded;
 }
 
-loaded_opencl& instance() { return gpukit::detail::leaked_instance<loaded_opencl, load>(); }
-
 }  // namespace
 
-const opencl_api& api() { return mutable_api(); }
+const opencl_api& api() { return opencl::api(); }
 
-opencl_api& mutable_api() {
-    opencl_api& table = gpukit::detail::table_of(instance());
-    // The process of the first call owns OpenCL: that call sets the implementation up (its
-    // threads, its driver connections). Loading the ICD loader (available()) does not, so
-    // a child forked after only that may still use OpenCL.
-    static const std::uint64_t user_generation = fork_generation();
-    if (user_generation != fork_generation())
-        throw runtime_error(forked_child_message("OpenCL"), 0, "fork");
-    return table;
-}
+opencl_api& mutable_api() { return opencl::mutable_api(); }
 
-bool available() noexcept { return gpukit::detail::loads_without_failure<loaded_opencl, load>(); }
+bool available() noexcept { return opencl::available(); }
 
 void throw_missing_entry(const char* routine) {
     throw logic_error(std::string(routine) + " is not exported by the installed " + library_name +

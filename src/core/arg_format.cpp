@@ -3,31 +3,33 @@
 #include "gpukit/core/error.hpp"
 
 #include <cctype>
+#include <optional>
 #include <string>
 
 namespace gpukit {
 namespace {
 
-bool spec_for(char code, arg_spec& spec) {
-    switch (code) {
-    case 'c': spec = {arg_kind::signed_int, 1, code}; return true;
-    case 'b': spec = {arg_kind::signed_int, 1, code}; return true;
-    case 'B': spec = {arg_kind::unsigned_int, 1, code}; return true;
-    case '?': spec = {arg_kind::boolean, 1, code}; return true;
-    case 'h': spec = {arg_kind::signed_int, 2, code}; return true;
-    case 'H': spec = {arg_kind::unsigned_int, 2, code}; return true;
-    case 'i': spec = {arg_kind::signed_int, 4, code}; return true;
-    case 'I': spec = {arg_kind::unsigned_int, 4, code}; return true;
-    case 'l': case 'q': case 'n': spec = {arg_kind::signed_int, 8, code}; return true;
-    case 'L': case 'Q': case 'N': spec = {arg_kind::unsigned_int, 8, code}; return true;
-    case 'e': spec = {arg_kind::floating, 2, code}; return true;
-    case 'f': spec = {arg_kind::floating, 4, code}; return true;
-    case 'd': spec = {arg_kind::floating, 8, code}; return true;
-    case 'F': spec = {arg_kind::complex, 8, code}; return true;
-    case 'D': spec = {arg_kind::complex, 16, code}; return true;
-    case 'P': spec = {arg_kind::pointer, 8, code}; return true;
-    default: return false;
-    }
+// The struct letters gpukit takes, by size, with the kind of argument each stands for.
+struct letter_kind {
+    std::string_view letters;
+    arg_kind kind;
+    std::size_t size;
+};
+
+constexpr letter_kind letter_kinds[] = {
+    {"cb", arg_kind::signed_int, 1}, {"B", arg_kind::unsigned_int, 1}, {"?", arg_kind::boolean, 1},
+    {"h", arg_kind::signed_int, 2},  {"H", arg_kind::unsigned_int, 2}, {"e", arg_kind::floating, 2},
+    {"i", arg_kind::signed_int, 4},  {"I", arg_kind::unsigned_int, 4}, {"f", arg_kind::floating, 4},
+    {"lqn", arg_kind::signed_int, 8}, {"LQN", arg_kind::unsigned_int, 8}, {"d", arg_kind::floating, 8},
+    {"F", arg_kind::complex, 8},     {"P", arg_kind::pointer, 8},      {"D", arg_kind::complex, 16},
+};
+
+// The spec of letter `code`; nullopt for a letter gpukit does not take.
+std::optional<arg_spec> spec_for(char code) {
+    for (const auto& [letters, kind, size] : letter_kinds)
+        if (letters.find(code) != std::string_view::npos)
+            return arg_spec{kind, size, code};
+    return std::nullopt;
 }
 
 }  // namespace
@@ -63,12 +65,12 @@ std::vector<arg_spec> parse_arg_format(std::string_view format) {
             ++i;
             continue;
         }
-        arg_spec spec{};
-        if (!spec_for(format[i], spec))
+        const std::optional<arg_spec> spec = spec_for(format[i]);
+        if (!spec)
             throw logic_error("argument format '" + std::string(format) + "': '" + std::string(1, format[i]) +
                               "' is not supported; expected struct letters (b B h H i I l L q Q n N e f d P ? c, "
                               "<n>s for n raw bytes) or F/D for complex, in native byte order");
-        specs.insert(specs.end(), repeat, spec);
+        specs.insert(specs.end(), repeat, *spec);
         ++i;
     }
     return specs;

@@ -54,7 +54,22 @@ void resolve_all(driver_api& table, get_proc_address_fn get_proc) {
 #undef X
 }
 
-loaded_driver load_driver() {
+struct driver_library {
+    using loaded_type = loaded_driver;
+    static loaded_driver load();
+    // The table is the loading process's, and usable once cuInit succeeded or found no
+    // device (device counting must work on a machine without a GPU).
+    static void check_usable(const loaded_driver& loaded) {
+        if (loaded.fork_generation != fork_generation())
+            throw runtime_error(forked_child_message("CUDA"), 0, "fork");
+        if (loaded.init_result != CUDA_SUCCESS && loaded.init_result != CUDA_ERROR_NO_DEVICE)
+            throw_cuda_error(loaded.init_result, "cuInit");
+    }
+};
+
+using driver = gpukit::detail::run_time_library<driver_library>;
+
+loaded_driver driver_library::load() {
     loaded_driver driver;
     void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!library) {
@@ -77,33 +92,15 @@ loaded_driver load_driver() {
     return driver;
 }
 
-loaded_driver& driver_instance() { return gpukit::detail::leaked_instance<loaded_driver, load_driver>(); }
-
-CUresult initialise_ok(CUresult result) {
-    return result == CUDA_ERROR_NO_DEVICE ? CUDA_SUCCESS : result;
-}
-
 }  // namespace
 
-const driver_api& api() { return mutable_api(); }
+const driver_api& api() { return driver::api(); }
 
-driver_api& mutable_api() {
-    loaded_driver& driver = driver_instance();
-    driver_api& table = gpukit::detail::table_of(driver);
-    if (driver.fork_generation != fork_generation())
-        throw runtime_error(forked_child_message("CUDA"), 0, "fork");
-    if (initialise_ok(driver.init_result) != CUDA_SUCCESS)
-        throw_cuda_error(driver.init_result, "cuInit");
-    return table;
-}
+driver_api& mutable_api() { return driver::mutable_api(); }
 
-bool driver_available() noexcept { return gpukit::detail::loads_without_failure<loaded_driver, load_driver>(); }
+bool driver_available() noexcept { return driver::available(); }
 
-std::string driver_library_path() {
-    loaded_driver& driver = driver_instance();
-    gpukit::detail::table_of(driver);  // runtime_error when it could not be loaded
-    return driver.path;
-}
+std::string driver_library_path() { return driver::loaded().path; }
 
 bool is_ready(CUresult result, const char* routine) {
     if (result == CUDA_ERROR_NOT_READY)
@@ -120,8 +117,8 @@ void throw_missing_entry(const char* routine) {
 
 std::string error_name(CUresult result) {
     const char* name = nullptr;
-    if (driver_available() && driver_instance().table.cuGetErrorName &&
-        driver_instance().table.cuGetErrorName(result, &name) == CUDA_SUCCESS && name)
+    if (driver_available() && driver::instance().table.cuGetErrorName &&
+        driver::instance().table.cuGetErrorName(result, &name) == CUDA_SUCCESS && name)
         return name;
     return "CUresult " + std::to_string(static_cast<int>(result));
 }
@@ -129,8 +126,8 @@ std::string error_name(CUresult result) {
 void throw_cuda_error(CUresult result, const char* routine, const std::string& detail) {
     std::string description;
     const char* text = nullptr;
-    if (driver_available() && driver_instance().table.cuGetErrorString &&
-        driver_instance().table.cuGetErrorString(result, &text) == CUDA_SUCCESS && text)
+    if (driver_available() && driver::instance().table.cuGetErrorString &&
+        driver::instance().table.cuGetErrorString(result, &text) == CUDA_SUCCESS && text)
         description = text;
     else
         description = "unknown error";

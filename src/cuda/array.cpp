@@ -2,6 +2,7 @@
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
+#include "gpukit/cuda/structured_copy.hpp"
 
 #include <algorithm>
 #include <string>
@@ -31,16 +32,23 @@ void check_device_capacity(const char* what, const device_pointer& p, std::size_
 // whole. Other parts are what Memcpy2D / Memcpy3D are for.
 bool is_one_dimensional(const array& a) { return a.descriptor_3d().Height == 0; }
 
-CUDA_MEMCPY3D whole_array_copy(const char* what, const array& a, std::size_t offset, std::size_t bytes) {
+// The part of `a` that `bytes` at `offset` are, as one side of a cuMemcpy3D (memcpy_3d) whose
+// other side is packed linear memory: whole rows of a 2-D array, or a whole 3-D array.
+struct array_region {
+    copy_location at;
+    copy_extent extent;
+};
+
+array_region whole_array_region(const char* what, const array& a, std::size_t offset, std::size_t bytes) {
     const CUDA_ARRAY3D_DESCRIPTOR d = a.descriptor_3d();
     const std::size_t row = d.Width * array_element_bytes(d);
-    CUDA_MEMCPY3D copy{};
-    copy.WidthInBytes = row;
+    array_region region;
+    region.at.set_array(a);
+    region.extent.width_in_bytes = row;
     if (d.Depth == 0 && offset % row == 0 && bytes % row == 0) {
-        copy.Height = bytes / row;
-        copy.Depth = 1;
-        copy.dstY = copy.srcY = offset / row;  // the caller keeps the one on the array side
-        return copy;
+        region.at.y = offset / row;
+        region.extent.height = bytes / row;
+        return region;
     }
     if (offset != 0 || bytes != a.size_bytes()) {
         const std::string expected =
@@ -49,12 +57,10 @@ CUDA_MEMCPY3D whole_array_copy(const char* what, const array& a, std::size_t off
         throw logic_error(std::string(what) + ": " + expected + ", got " + std::to_string(bytes) + " bytes at offset " +
                           std::to_string(offset) + "; use Memcpy2D or Memcpy3D for other parts");
     }
-    copy.Height = std::max<std::size_t>(d.Height, 1);
-    copy.Depth = std::max<std::size_t>(d.Depth, 1);
-    return copy;
+    region.extent.height = std::max<std::size_t>(d.Height, 1);
+    region.extent.depth = std::max<std::size_t>(d.Depth, 1);
+    return region;
 }
-
-void copy_whole(CUDA_MEMCPY3D copy) { GPUKIT_CU(cuMemcpy3D, &copy); }
 
 void check_host(const char* what, const void* p) {
     if (!p)
@@ -130,15 +136,10 @@ void memcpy_htoa(const array& dst, std::size_t offset, const void* src, std::siz
         GPUKIT_CU(cuMemcpyHtoA, dst.handle(), offset, src, bytes);
         return;
     }
-    CUDA_MEMCPY3D copy = whole_array_copy("memcpy_htoa()", dst, offset, bytes);
-    copy.srcY = 0;
-    copy.srcMemoryType = CU_MEMORYTYPE_HOST;
-    copy.srcHost = src;
-    copy.srcPitch = copy.WidthInBytes;
-    copy.srcHeight = copy.Height;
-    copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    copy.dstArray = dst.handle();
-    copy_whole(copy);
+    const array_region to = whole_array_region("memcpy_htoa()", dst, offset, bytes);
+    copy_location from;
+    from.set_host(src, bytes);
+    memcpy_3d(from, to.at, to.extent);
 }
 
 void memcpy_atoh(void* dst, const array& src, std::size_t offset, std::size_t bytes) {
@@ -150,15 +151,10 @@ void memcpy_atoh(void* dst, const array& src, std::size_t offset, std::size_t by
         GPUKIT_CU(cuMemcpyAtoH, dst, src.handle(), offset, bytes);
         return;
     }
-    CUDA_MEMCPY3D copy = whole_array_copy("memcpy_atoh()", src, offset, bytes);
-    copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    copy.srcArray = src.handle();
-    copy.dstY = 0;
-    copy.dstMemoryType = CU_MEMORYTYPE_HOST;
-    copy.dstHost = dst;
-    copy.dstPitch = copy.WidthInBytes;
-    copy.dstHeight = copy.Height;
-    copy_whole(copy);
+    const array_region from = whole_array_region("memcpy_atoh()", src, offset, bytes);
+    copy_location to;
+    to.set_host(dst, bytes);
+    memcpy_3d(from.at, to, from.extent);
 }
 
 void memcpy_dtoa(const array& dst, std::size_t offset, device_pointer src, std::size_t bytes) {
@@ -170,15 +166,10 @@ void memcpy_dtoa(const array& dst, std::size_t offset, device_pointer src, std::
         GPUKIT_CU(cuMemcpyDtoA, dst.handle(), offset, src.address, bytes);
         return;
     }
-    CUDA_MEMCPY3D copy = whole_array_copy("memcpy_dtoa()", dst, offset, bytes);
-    copy.srcY = 0;
-    copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-    copy.srcDevice = src.address;
-    copy.srcPitch = copy.WidthInBytes;
-    copy.srcHeight = copy.Height;
-    copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    copy.dstArray = dst.handle();
-    copy_whole(copy);
+    const array_region to = whole_array_region("memcpy_dtoa()", dst, offset, bytes);
+    copy_location from;
+    from.set_device(src);
+    memcpy_3d(from, to.at, to.extent);
 }
 
 void memcpy_atod(device_pointer dst, const array& src, std::size_t offset, std::size_t bytes) {
@@ -190,15 +181,10 @@ void memcpy_atod(device_pointer dst, const array& src, std::size_t offset, std::
         GPUKIT_CU(cuMemcpyAtoD, dst.address, src.handle(), offset, bytes);
         return;
     }
-    CUDA_MEMCPY3D copy = whole_array_copy("memcpy_atod()", src, offset, bytes);
-    copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    copy.srcArray = src.handle();
-    copy.dstY = 0;
-    copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    copy.dstDevice = dst.address;
-    copy.dstPitch = copy.WidthInBytes;
-    copy.dstHeight = copy.Height;
-    copy_whole(copy);
+    const array_region from = whole_array_region("memcpy_atod()", src, offset, bytes);
+    copy_location to;
+    to.set_device(dst);
+    memcpy_3d(from.at, to, from.extent);
 }
 
 void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std::size_t src_offset,
@@ -216,13 +202,8 @@ void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std
         array_element_bytes(d) != array_element_bytes(s))
         throw logic_error("memcpy_atoa(): 2-D and 3-D arrays are copied whole, so both need the same extent and "
                           "element size; use Memcpy3D to copy between parts of arrays");
-    CUDA_MEMCPY3D copy = whole_array_copy("memcpy_atoa()", dst, dst_offset, bytes);
-    copy.srcY = whole_array_copy("memcpy_atoa()", src, src_offset, bytes).srcY;
-    copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    copy.srcArray = src.handle();
-    copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    copy.dstArray = dst.handle();
-    copy_whole(copy);
+    const array_region to = whole_array_region("memcpy_atoa()", dst, dst_offset, bytes);
+    memcpy_3d(whole_array_region("memcpy_atoa()", src, src_offset, bytes).at, to.at, to.extent);
 }
 
 }  // namespace gpukit::cuda

@@ -41,9 +41,9 @@ void event::record(stream_view s) {
     recorded_ = true;
 }
 
-void event_view::synchronize() const { GPUKIT_CU(cuEventSynchronize, handle_); }
+void event_view::synchronize() const { GPUKIT_CU(cuEventSynchronize, handle()); }
 
-bool event_view::query() const { return is_ready(api().cuEventQuery(handle_), "cuEventQuery"); }
+bool event_view::query() const { return is_ready(api().cuEventQuery(handle()), "cuEventQuery"); }
 
 float event::time_since(const event& start) const {
     for (const event* e : {&start, this}) {

@@ -15,9 +15,7 @@ std::string describe(const function& f, const launch_config& c) {
 
 // Clusters and cooperative launches need the extended launch call and its attributes.
 CUresult launch_extended(const function& f, const launch_config& c, void** args) {
-    const auto launch_ex = api().cuLaunchKernelEx;
-    if (!launch_ex)
-        throw_missing_entry("cuLaunchKernelEx");
+    const auto launch_ex = GPUKIT_CU_ENTRY(cuLaunchKernelEx);
     CUlaunchAttribute attributes[2]{};
     unsigned int count = 0;
     if (c.has_cluster()) {

@@ -5,15 +5,15 @@
 
 namespace gpukit::cuda {
 
-void stream_view::synchronize() const { GPUKIT_CU(cuStreamSynchronize, handle_); }
+void stream_view::synchronize() const { GPUKIT_CU(cuStreamSynchronize, handle()); }
 
-bool stream_view::is_done() const { return is_ready(api().cuStreamQuery(handle_), "cuStreamQuery"); }
+bool stream_view::is_done() const { return is_ready(api().cuStreamQuery(handle()), "cuStreamQuery"); }
 
-void stream_view::wait_for_event(event_view e) const { GPUKIT_CU(cuStreamWaitEvent, handle_, e.handle(), 0); }
+void stream_view::wait_for_event(event_view e) const { GPUKIT_CU(cuStreamWaitEvent, handle(), e.handle(), 0); }
 
 CUcontext stream_view::context() const {
     CUcontext owner = nullptr;
-    GPUKIT_CU(cuStreamGetCtx, handle_, &owner);
+    GPUKIT_CU(cuStreamGetCtx, handle(), &owner);
     return owner;
 }
 

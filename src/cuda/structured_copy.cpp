@@ -4,7 +4,9 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 
+#include <optional>
 #include <string>
+#include <type_traits>
 
 namespace gpukit::cuda {
 namespace {
@@ -59,65 +61,54 @@ bool check(const char* operation, const copy_location& src, const copy_location&
     return true;
 }
 
-CUDA_MEMCPY2D descriptor_2d(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
-    CUDA_MEMCPY2D d{};
-    d.srcXInBytes = src.x_in_bytes;
-    d.srcY = src.y;
-    d.srcMemoryType = src.type;
-    d.srcHost = src.host;
-    d.srcDevice = src.device;
-    d.srcArray = src.array_handle;
-    d.srcPitch = src.pitch ? src.pitch : extent.width_in_bytes;
-    d.dstXInBytes = dst.x_in_bytes;
-    d.dstY = dst.y;
-    d.dstMemoryType = dst.type;
-    d.dstHost = const_cast<void*>(dst.host);
-    d.dstDevice = dst.device;
-    d.dstArray = dst.array_handle;
-    d.dstPitch = dst.pitch ? dst.pitch : extent.width_in_bytes;
-    d.WidthInBytes = extent.width_in_bytes;
-    d.Height = extent.height;
-    return d;
-}
-
-// CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER share their field names.
+// CUDA_MEMCPY2D, CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER name their fields alike (srcY, dstY,
+// ...); the 3-D ones add a depth, a layer and a level. One template fills all three.
 template <class D>
-D descriptor_3d(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
+D descriptor(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
+    constexpr bool three_d = !std::is_same_v<D, CUDA_MEMCPY2D>;
     D d{};
-    d.srcXInBytes = src.x_in_bytes;
-    d.srcY = src.y;
-    d.srcZ = src.z;
-    d.srcLOD = src.lod;
-    d.srcMemoryType = src.type;
-    d.srcHost = src.host;
-    d.srcDevice = src.device;
-    d.srcArray = src.array_handle;
-    d.srcPitch = src.pitch ? src.pitch : extent.width_in_bytes;
-    d.srcHeight = src.height ? src.height : extent.height;
-    d.dstXInBytes = dst.x_in_bytes;
-    d.dstY = dst.y;
-    d.dstZ = dst.z;
-    d.dstLOD = dst.lod;
-    d.dstMemoryType = dst.type;
-    d.dstHost = const_cast<void*>(dst.host);
-    d.dstDevice = dst.device;
-    d.dstArray = dst.array_handle;
-    d.dstPitch = dst.pitch ? dst.pitch : extent.width_in_bytes;
-    d.dstHeight = dst.height ? dst.height : extent.height;
+    // One side: `side` is both the prefix of the descriptor's fields and the location.
+#define GPUKIT_DESCRIBE_SIDE(side)                                                  \
+    d.side##XInBytes = side.x_in_bytes;                                             \
+    d.side##Y = side.y;                                                             \
+    d.side##MemoryType = side.type;                                                 \
+    d.side##Host = const_cast<void*>(side.host);                                    \
+    d.side##Device = side.device;                                                   \
+    d.side##Array = side.array_handle;                                              \
+    d.side##Pitch = side.pitch ? side.pitch : extent.width_in_bytes;                \
+    if constexpr (three_d) {                                                        \
+        d.side##Z = side.z;                                                         \
+        d.side##LOD = side.lod;                                                     \
+        d.side##Height = side.height ? side.height : extent.height;                 \
+    }
+    GPUKIT_DESCRIBE_SIDE(src)
+    GPUKIT_DESCRIBE_SIDE(dst)
+#undef GPUKIT_DESCRIBE_SIDE
     d.WidthInBytes = extent.width_in_bytes;
     d.Height = extent.height;
-    d.Depth = extent.depth;
+    if constexpr (three_d)
+        d.Depth = extent.depth;
     return d;
 }
 
-CUDA_MEMCPY3D_PEER peer_descriptor(const char* operation, const copy_location& src, const copy_location& dst,
-                                   const copy_extent& extent) {
-    if (!src.context || !dst.context)
-        throw logic_error(std::string(operation) + ": both contexts must be given; call set_src_context and "
-                                                   "set_dst_context first");
-    auto d = descriptor_3d<CUDA_MEMCPY3D_PEER>(src, dst, extent);
-    d.srcContext = src.context;
-    d.dstContext = dst.context;
+// The descriptor of a copy of `extent` from `src` to `dst` (its type D says which: Memcpy2D,
+// Memcpy3D or Memcpy3DPeer, the name errors give), checked first; nullopt when the extent is
+// empty (nothing to copy).
+template <class D>
+std::optional<D> checked_descriptor(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
+    constexpr bool peer = std::is_same_v<D, CUDA_MEMCPY3D_PEER>;
+    constexpr int dims = std::is_same_v<D, CUDA_MEMCPY2D> ? 2 : 3;
+    const char* operation = dims == 2 ? "Memcpy2D" : peer ? "Memcpy3DPeer" : "Memcpy3D";
+    if (!check(operation, src, dst, extent, dims))
+        return std::nullopt;
+    D d = descriptor<D>(src, dst, extent);
+    if constexpr (peer) {
+        if (!src.context || !dst.context)
+            throw logic_error(std::string(operation) + ": both contexts must be given; call set_src_context and "
+                                                       "set_dst_context first");
+        d.srcContext = src.context;
+        d.dstContext = dst.context;
+    }
     return d;
 }
 
@@ -149,51 +140,39 @@ void copy_location::set_memory(CUmemorytype t, const void* h, CUdeviceptr d, CUa
 }
 
 void memcpy_2d(const copy_location& src, const copy_location& dst, const copy_extent& extent, bool aligned) {
-    if (!check("Memcpy2D", src, dst, extent, 2))
-        return;
-    const CUDA_MEMCPY2D d = descriptor_2d(src, dst, extent);
-    if (aligned)
-        GPUKIT_CU(cuMemcpy2D, &d);
-    else
-        GPUKIT_CU(cuMemcpy2DUnaligned, &d);
+    const auto d = checked_descriptor<CUDA_MEMCPY2D>(src, dst, extent);
+    if (d && aligned)
+        GPUKIT_CU(cuMemcpy2D, &*d);
+    else if (d)
+        GPUKIT_CU(cuMemcpy2DUnaligned, &*d);
 }
 
 void memcpy_2d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
                      stream_view s) {
-    if (!check("Memcpy2D", src, dst, extent, 2))
-        return;
-    const CUDA_MEMCPY2D d = descriptor_2d(src, dst, extent);
-    GPUKIT_CU(cuMemcpy2DAsync, &d, s.handle());
+    if (const auto d = checked_descriptor<CUDA_MEMCPY2D>(src, dst, extent))
+        GPUKIT_CU(cuMemcpy2DAsync, &*d, s.handle());
 }
 
 void memcpy_3d(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
-    if (!check("Memcpy3D", src, dst, extent, 3))
-        return;
-    const auto d = descriptor_3d<CUDA_MEMCPY3D>(src, dst, extent);
-    GPUKIT_CU(cuMemcpy3D, &d);
+    if (const auto d = checked_descriptor<CUDA_MEMCPY3D>(src, dst, extent))
+        GPUKIT_CU(cuMemcpy3D, &*d);
 }
 
 void memcpy_3d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
                      stream_view s) {
-    if (!check("Memcpy3D", src, dst, extent, 3))
-        return;
-    const auto d = descriptor_3d<CUDA_MEMCPY3D>(src, dst, extent);
-    GPUKIT_CU(cuMemcpy3DAsync, &d, s.handle());
+    if (const auto d = checked_descriptor<CUDA_MEMCPY3D>(src, dst, extent))
+        GPUKIT_CU(cuMemcpy3DAsync, &*d, s.handle());
 }
 
 void memcpy_3d_peer(const copy_location& src, const copy_location& dst, const copy_extent& extent) {
-    if (!check("Memcpy3DPeer", src, dst, extent, 3))
-        return;
-    const auto d = peer_descriptor("Memcpy3DPeer", src, dst, extent);
-    GPUKIT_CU(cuMemcpy3DPeer, &d);
+    if (const auto d = checked_descriptor<CUDA_MEMCPY3D_PEER>(src, dst, extent))
+        GPUKIT_CU(cuMemcpy3DPeer, &*d);
 }
 
 void memcpy_3d_peer_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
                           stream_view s) {
-    if (!check("Memcpy3DPeer", src, dst, extent, 3))
-        return;
-    const auto d = peer_descriptor("Memcpy3DPeer", src, dst, extent);
-    GPUKIT_CU(cuMemcpy3DPeerAsync, &d, s.handle());
+    if (const auto d = checked_descriptor<CUDA_MEMCPY3D_PEER>(src, dst, extent))
+        GPUKIT_CU(cuMemcpy3DPeerAsync, &*d, s.handle());
 }
 
 }  // namespace gpukit::cuda

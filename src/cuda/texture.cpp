@@ -39,11 +39,36 @@ texture_alignments alignments_of(const context& ctx) {
             static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT))};
 }
 
+// The current context, in which a texture over device memory of `format` is made. The
+// arguments are checked first, so their errors are reported even where no context is current.
+context memory_texture_context(const char* what, CUarray_format format, unsigned int num_channels,
+                               const texture_desc& desc) {
+    check_texture_format(what, format, num_channels);
+    check_texture_desc(what, desc, format);
+    return context::current_or_throw(what);
+}
+
 const array& checked_array(const char* what, const std::shared_ptr<const array>& source) {
     if (!source)
         throw logic_error(std::string(what) + ": no array given");
     source->handle();  // logic_error when freed
     return *source;
+}
+
+// A surface over `source` (made in the array's context, whichever context is current).
+CUsurfObject create_surface(const std::shared_ptr<const array>& source) {
+    const char* what = "SurfaceObject()";
+    const array& a = checked_array(what, source);
+    if (!(a.descriptor_3d().Flags & CUDA_ARRAY3D_SURFACE_LDST))
+        throw logic_error(std::string(what) + ": the array was not created for surface access; create it with "
+                          "array3d_flags.SURFACE_LDST in its ArrayDescriptor3D flags");
+    CUDA_RESOURCE_DESC resource{};
+    resource.resType = CU_RESOURCE_TYPE_ARRAY;
+    resource.res.array.hArray = a.handle();
+    scoped_context in(*a.owner());
+    CUsurfObject handle = 0;
+    GPUKIT_CU(cuSurfObjectCreate, &handle, &resource);
+    return handle;
 }
 
 }  // namespace
@@ -65,66 +90,36 @@ texture_object texture_object::from_array(std::shared_ptr<const array> source, c
 texture_object texture_object::from_linear(const device_pointer& memory, CUarray_format format,
                                            unsigned int num_channels, std::size_t size_bytes,
                                            const texture_desc& desc) {
-    const char* what = "TextureObject.from_linear()";
-    // Argument errors first, so they are reported even where no context is current.
-    check_texture_format(what, format, num_channels);
-    check_texture_desc(what, desc, format);
-    const context ctx = context::current_or_throw(what);
+    const context ctx = memory_texture_context("TextureObject.from_linear()", format, num_channels, desc);
     check_linear_texture(memory, format, num_channels, size_bytes, alignments_of(ctx).address);
     CUDA_RESOURCE_DESC resource{};
     resource.resType = CU_RESOURCE_TYPE_LINEAR;
-    resource.res.linear.devPtr = memory.address;
-    resource.res.linear.format = format;
-    resource.res.linear.numChannels = num_channels;
-    resource.res.linear.sizeInBytes = size_bytes;
+    resource.res.linear = {
+        .devPtr = memory.address, .format = format, .numChannels = num_channels, .sizeInBytes = size_bytes};
     return texture_object(create_texture(resource, desc), ctx.state(), nullptr);
 }
 
 texture_object texture_object::from_pitch2d(const device_pointer& memory, CUarray_format format,
                                             unsigned int num_channels, std::size_t width, std::size_t height,
                                             std::size_t pitch, const texture_desc& desc) {
-    const char* what = "TextureObject.from_pitch2d()";
-    // Argument errors first, so they are reported even where no context is current.
-    check_texture_format(what, format, num_channels);
-    check_texture_desc(what, desc, format);
-    const context ctx = context::current_or_throw(what);
+    const context ctx = memory_texture_context("TextureObject.from_pitch2d()", format, num_channels, desc);
     const texture_alignments align = alignments_of(ctx);
     check_pitch2d_texture(memory, format, num_channels, width, height, pitch, align.address, align.pitch);
     CUDA_RESOURCE_DESC resource{};
     resource.resType = CU_RESOURCE_TYPE_PITCH2D;
-    resource.res.pitch2D.devPtr = memory.address;
-    resource.res.pitch2D.format = format;
-    resource.res.pitch2D.numChannels = num_channels;
-    resource.res.pitch2D.width = width;
-    resource.res.pitch2D.height = height;
-    resource.res.pitch2D.pitchInBytes = pitch;
+    resource.res.pitch2D = {.devPtr = memory.address,
+                            .format = format,
+                            .numChannels = num_channels,
+                            .width = width,
+                            .height = height,
+                            .pitchInBytes = pitch};
     return texture_object(create_texture(resource, desc), ctx.state(), nullptr);
 }
 
-void texture_object::destroy() {
-    texture_.free();
-    array_.reset();
-}
+surface_object::surface_object(std::shared_ptr<const array> source) : surface_object(create_surface(source), source) {}
 
-surface_object::surface_object(std::shared_ptr<const array> source) {
-    const char* what = "SurfaceObject()";
-    const array& a = checked_array(what, source);
-    if (!(a.descriptor_3d().Flags & CUDA_ARRAY3D_SURFACE_LDST))
-        throw logic_error(std::string(what) + ": the array was not created for surface access; create it with "
-                          "array3d_flags.SURFACE_LDST in its ArrayDescriptor3D flags");
-    CUDA_RESOURCE_DESC resource{};
-    resource.resType = CU_RESOURCE_TYPE_ARRAY;
-    resource.res.array.hArray = a.handle();
-    scoped_context in(*a.owner());
-    CUsurfObject handle = 0;
-    GPUKIT_CU(cuSurfObjectCreate, &handle, &resource);
-    surface_ = {handle, a.owner()};
-    array_ = std::move(source);
-}
-
-void surface_object::destroy() {
-    surface_.free();
-    array_.reset();
-}
+surface_object::surface_object(CUsurfObject handle, const std::shared_ptr<const array>& source)
+    : resource_object(handle, source->owner(), source,
+                      "this SurfaceObject has been destroyed; it can no longer be used") {}
 
 }  // namespace gpukit::cuda

@@ -70,15 +70,14 @@ loaded_nccl load(const std::vector<std::string>& candidates) {
 
 namespace {
 
-detail::loaded_nccl load_default() { return detail::load(detail::default_candidates()); }
-
-detail::loaded_nccl& instance() { return gpukit::detail::leaked_instance<detail::loaded_nccl, load_default>(); }
+using library =
+    gpukit::detail::run_time_library<gpukit::detail::candidates_loader<detail::load, detail::default_candidates>>;
 
 }  // namespace
 
-const nccl_api& api() { return gpukit::detail::table_of(instance()); }
+const nccl_api& api() { return library::api(); }
 
-bool nccl_available() noexcept { return gpukit::detail::loads_without_failure<detail::loaded_nccl, load_default>(); }
+bool nccl_available() noexcept { return library::available(); }
 
 int version() {
     int number = 0;

@@ -22,9 +22,12 @@ struct curand_api {
     int (*curandGetScrambleConstants64)(unsigned long long** constants) = nullptr;
 };
 
-using loaded_curand = gpukit::detail::loaded_library<curand_api>;
+struct curand_library {
+    using loaded_type = gpukit::detail::loaded_library<curand_api>;
+    static loaded_type load();
+};
 
-loaded_curand load() {
+curand_library::loaded_type curand_library::load() {
     std::vector<std::string> pip_dirs;
     for (const auto& nvidia : rtc::toolkit_search_from_environment().nvidia_package_dirs)
         for (const char* package : {"/curand/lib/", "/cu13/lib/"})
@@ -45,7 +48,9 @@ loaded_curand load() {
         "CUDA_HOME.");
 }
 
-const curand_api& curand() { return gpukit::detail::table_of(gpukit::detail::leaked_instance<loaded_curand, load>()); }
+using library = gpukit::detail::run_time_library<curand_library>;
+
+const curand_api& curand() { return library::api(); }
 
 void check(int status, const char* routine) {
     if (status != 0)
@@ -111,6 +116,6 @@ std::string curand_library_file() {
     return gpukit::detail::library_file(reinterpret_cast<const void*>(curand().curandGetVersion));
 }
 
-bool curand_library_available() noexcept { return gpukit::detail::loads_without_failure<loaded_curand, load>(); }
+bool curand_library_available() noexcept { return library::available(); }
 
 }  // namespace gpukit::random

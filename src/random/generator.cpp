@@ -14,7 +14,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
+#include <optional>
+#include <utility>
 
 namespace gpukit::random {
 
@@ -44,6 +47,20 @@ bool is_integer_of_bits(dtype t, int bits) {
 }
 
 std::string type_name(dtype t) { return std::string(array::name(t)); }
+
+// The kernel that `kernels` pairs with dtype `t`; nullopt when it pairs none.
+std::optional<generator_kernel> kernel_for(dtype t,
+                                           std::initializer_list<std::pair<dtype, generator_kernel>> kernels) {
+    for (const auto& [type, k] : kernels)
+        if (type == t)
+            return k;
+    return std::nullopt;
+}
+
+// "<where>: dtype <t> is not supported; expected <expected>".
+type_error unsupported_dtype(const std::string& where, dtype t, const std::string& expected) {
+    return type_error(where + ": dtype " + type_name(t) + " is not supported; expected " + expected);
+}
 
 // Elements per chunk of a fill (generator_source.hpp).
 long long chunk_elements(generator_kind kind, dtype t) {
@@ -202,53 +219,48 @@ void generator::fill_uniform(const array::ndarray& out, cuda::stream_view s) {
     else if (is_integer_of_bits(t, 64) && draw_bits(kind_) == 64)
         k = generator_kernel::uniform_bits64;
     else
-        throw type_error(where("fill_uniform") + ": dtype " + type_name(t) +
-                         " is not supported; expected float32, float64, int32 or uint32" +
-                         (draw_bits(kind_) == 64 ? ", int64 or uint64"
-                                                 : " (int64 and uint64 need a 64-bit Sobol generator)"));
+        throw unsupported_dtype(where("fill_uniform"), t,
+                                std::string("float32, float64, int32 or uint32") +
+                                    (draw_bits(kind_) == 64 ? ", int64 or uint64"
+                                                            : " (int64 and uint64 need a 64-bit Sobol generator)"));
     fill(k, out, "fill_uniform", s);
 }
 
 void generator::fill_normal(const array::ndarray& out, cuda::stream_view s) {
     const dtype t = out.type();
-    if (t != dtype::float32 && t != dtype::float64)
-        throw type_error(where("fill_normal") + ": dtype " + type_name(t) +
-                         " is not supported; expected float32 or float64");
-    fill(t == dtype::float32 ? generator_kernel::normal_float32 : generator_kernel::normal_float64, out,
-         "fill_normal", s);
+    const auto k = kernel_for(t, {{dtype::float32, generator_kernel::normal_float32},
+                                  {dtype::float64, generator_kernel::normal_float64}});
+    if (!k)
+        throw unsupported_dtype(where("fill_normal"), t, "float32 or float64");
+    fill(*k, out, "fill_normal", s);
 }
 
 void generator::fill_log_normal(const array::ndarray& out, double mean, double stddev, cuda::stream_view s) {
     const dtype t = out.type();
-    if (t != dtype::float32 && t != dtype::float64)
-        throw type_error(where("fill_log_normal") + ": dtype " + type_name(t) +
-                         " is not supported; expected float32 or float64");
+    const auto k = kernel_for(t, {{dtype::float32, generator_kernel::log_normal_float32},
+                                  {dtype::float64, generator_kernel::log_normal_float64}});
+    if (!k)
+        throw unsupported_dtype(where("fill_log_normal"), t, "float32 or float64");
     if (!std::isfinite(mean) || !std::isfinite(stddev) || stddev < 0)
         throw logic_error(where("fill_log_normal") + ": mean must be finite and stddev finite and not negative, got " +
                           std::to_string(mean) + " and " + std::to_string(stddev));
     if (t == dtype::float32)
-        fill(generator_kernel::log_normal_float32, out, "fill_log_normal", s, static_cast<float>(mean),
-             static_cast<float>(stddev));
+        fill(*k, out, "fill_log_normal", s, static_cast<float>(mean), static_cast<float>(stddev));
     else
-        fill(generator_kernel::log_normal_float64, out, "fill_log_normal", s, mean, stddev);
+        fill(*k, out, "fill_log_normal", s, mean, stddev);
 }
 
 void generator::fill_poisson(const array::ndarray& out, std::optional<double> lambda, cuda::stream_view s) {
     const dtype t = out.type();
-    generator_kernel k;
-    if (t == dtype::uint32)
-        k = generator_kernel::poisson_uint32;
-    else if (t == dtype::float32)
-        k = generator_kernel::poisson_float32;
-    else if (t == dtype::float64)
-        k = generator_kernel::poisson_float64;
-    else
-        throw type_error(where("fill_poisson") + ": dtype " + type_name(t) +
-                         " is not supported; expected uint32, float32 or float64");
+    const auto k = kernel_for(t, {{dtype::uint32, generator_kernel::poisson_uint32},
+                                  {dtype::float32, generator_kernel::poisson_float32},
+                                  {dtype::float64, generator_kernel::poisson_float64}});
+    if (!k)
+        throw unsupported_dtype(where("fill_poisson"), t, "uint32, float32 or float64");
     if (lambda && !(std::isfinite(*lambda) && *lambda >= 0))
         throw logic_error(where("fill_poisson") + ": lambda must be finite and not negative, got " +
                           std::to_string(*lambda));
-    fill(k, out, "fill_poisson", s, lambda.value_or(0.0), static_cast<int>(!lambda));
+    fill(*k, out, "fill_poisson", s, lambda.value_or(0.0), static_cast<int>(!lambda));
 }
 
 void generator::skip(generator_kernel k, std::uint64_t n, const char* method, cuda::stream_view s) {

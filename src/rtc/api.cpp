@@ -5,7 +5,6 @@
 
 #include <sys/stat.h>
 
-#include <atomic>
 #include <cstdlib>
 
 namespace gpukit::rtc {
@@ -61,39 +60,29 @@ loaded_nvrtc load(const std::vector<std::string>& candidates) {
 
 namespace {
 
-// Set once the library is loaded; read by nvrtc_identity() without forcing a load.
-std::atomic<detail::loaded_nvrtc*> loaded_instance{nullptr};
-
-detail::loaded_nvrtc& instance() {
-    // Leaked on purpose, like the driver table: never unloaded.
-    static detail::loaded_nvrtc* loaded = [] {
-        auto* l = new detail::loaded_nvrtc(detail::load(detail::default_candidates()));
-        loaded_instance.store(l);
-        return l;
-    }();
-    return *loaded;
-}
+using nvrtc =
+    gpukit::detail::run_time_library<gpukit::detail::candidates_loader<detail::load, detail::default_candidates>>;
 
 }  // namespace
 
-nvrtc_api& mutable_api() { return gpukit::detail::table_of(instance()); }
+nvrtc_api& mutable_api() { return nvrtc::mutable_api(); }
 
-const nvrtc_api& api() { return mutable_api(); }
+const nvrtc_api& api() { return nvrtc::api(); }
 
 bool nvrtc_available() noexcept {
     try {
         // A file found in the named directories counts without loading it (loading costs
         // milliseconds); only the dynamic linker's own search needs a real dlopen.
-        if (!loaded_instance.load() && !detail::locate(detail::default_candidates()).empty())
+        if (!nvrtc::if_loaded() && !detail::locate(detail::default_candidates()).empty())
             return true;
-        return instance().load_failure.empty();
     } catch (...) {
         return false;
     }
+    return nvrtc::available();
 }
 
 std::string nvrtc_identity() {
-    if (const detail::loaded_nvrtc* loaded = loaded_instance.load(); loaded && loaded->load_failure.empty()) {
+    if (const detail::loaded_nvrtc* loaded = nvrtc::if_loaded(); loaded && loaded->load_failure.empty()) {
         if (std::string identity = detail::file_identity(loaded->path); !identity.empty())
             return identity;
     } else if (!loaded) {
@@ -119,7 +108,7 @@ std::string nvrtc_library_path() {
 }
 
 void throw_nvrtc_error(nvrtcResult result, const char* routine, const std::string& detail) {
-    const char* name = nvrtc_available() ? instance().table.nvrtcGetErrorString(result) : nullptr;
+    const char* name = nvrtc_available() ? nvrtc::instance().table.nvrtcGetErrorString(result) : nullptr;
     std::string message = std::string(routine) + " failed: " +
                           (name ? name : "nvrtcResult " + std::to_string(static_cast<int>(result)));
     if (!detail.empty())

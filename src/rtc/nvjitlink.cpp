@@ -8,9 +8,12 @@
 namespace gpukit::rtc {
 namespace {
 
-using loaded_nvjitlink = gpukit::detail::loaded_library<nvjitlink_api>;
+struct nvjitlink_library {
+    using loaded_type = gpukit::detail::loaded_library<nvjitlink_api>;
+    static loaded_type load();
+};
 
-loaded_nvjitlink load() {
+nvjitlink_library::loaded_type nvjitlink_library::load() {
     return gpukit::detail::load_from_candidates<nvjitlink_api>(
         gpukit::detail::library_candidates(gpukit::detail::toolkit_library_dirs(),
                                            {"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so"}),
@@ -23,13 +26,13 @@ loaded_nvjitlink load() {
         "CUDA toolkit's nvJitLink or set CUDA_HOME.");
 }
 
-loaded_nvjitlink& instance() { return gpukit::detail::leaked_instance<loaded_nvjitlink, load>(); }
+using library = gpukit::detail::run_time_library<nvjitlink_library>;
 
 }  // namespace
 
-const nvjitlink_api& nvjitlink() { return gpukit::detail::table_of(instance()); }
+const nvjitlink_api& nvjitlink() { return library::api(); }
 
-bool nvjitlink_available() noexcept { return gpukit::detail::loads_without_failure<loaded_nvjitlink, load>(); }
+bool nvjitlink_available() noexcept { return library::available(); }
 
 std::pair<unsigned, unsigned> nvjitlink_version() {
     unsigned major = 0, minor = 0;

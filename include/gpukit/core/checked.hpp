@@ -13,18 +13,14 @@ namespace gpukit {
 template <std::integral T>
 constexpr std::optional<T> checked_add(T a, T b) noexcept {
     T result;
-    if (__builtin_add_overflow(a, b, &result))
-        return std::nullopt;
-    return result;
+    return __builtin_add_overflow(a, b, &result) ? std::nullopt : std::optional<T>(result);
 }
 
 // a * b, or nullopt when the result does not fit in T.
 template <std::integral T>
 constexpr std::optional<T> checked_mul(T a, T b) noexcept {
     T result;
-    if (__builtin_mul_overflow(a, b, &result))
-        return std::nullopt;
-    return result;
+    return __builtin_mul_overflow(a, b, &result) ? std::nullopt : std::optional<T>(result);
 }
 
 // a * b + c, or nullopt when it (or a step of it) does not fit in T.

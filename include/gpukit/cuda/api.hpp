@@ -8,6 +8,7 @@
 #pragma once
 
 #include "gpukit/core/api_override.hpp"
+#include "gpukit/core/detail/run_time_library.hpp"
 
 #include <cuda.h>
 #include <cudaProfiler.h>
@@ -47,6 +48,12 @@ driver_api& mutable_api();
 // with the message "<routine> failed: <CUDA_ERROR_NAME>: <description>[ (<detail>)]".
 [[noreturn]] void throw_cuda_error(CUresult result, const char* routine, const std::string& detail = {});
 
+// Throws as throw_cuda_error does unless `result` is CUDA_SUCCESS.
+inline void check_result(CUresult result, const char* routine) {
+    if (result != CUDA_SUCCESS)
+        throw_cuda_error(result, routine);
+}
+
 // The answer of a readiness query (cuStreamQuery, cuEventQuery): true for CUDA_SUCCESS,
 // false for CUDA_ERROR_NOT_READY; any other result is thrown as throw_cuda_error does.
 bool is_ready(CUresult result, const char* routine);
@@ -69,13 +76,9 @@ using gpukit::api_override;
 
 }  // namespace gpukit::cuda
 
+// The driver entry point `name`; logic_error when the installed driver lacks it.
+#define GPUKIT_CU_ENTRY(name) \
+    ::gpukit::detail::required_entry(::gpukit::cuda::api().name, #name, ::gpukit::cuda::throw_missing_entry)
+
 // Calls a driver entry point and throws on failure: GPUKIT_CU(cuMemAlloc, &ptr, size).
-#define GPUKIT_CU(name, ...)                                                            \
-    do {                                                                                \
-        const auto gpukit_cu_fn_ = ::gpukit::cuda::api().name;                          \
-        if (!gpukit_cu_fn_)                                                             \
-            ::gpukit::cuda::throw_missing_entry(#name);                                 \
-        const CUresult gpukit_cu_result_ = gpukit_cu_fn_(__VA_ARGS__);                  \
-        if (gpukit_cu_result_ != CUDA_SUCCESS)                                          \
-            ::gpukit::cuda::throw_cuda_error(gpukit_cu_result_, #name);                 \
-    } while (false)
+#define GPUKIT_CU(name, ...) ::gpukit::cuda::check_result(GPUKIT_CU_ENTRY(name)(__VA_ARGS__), #name)

@@ -4,6 +4,7 @@
 
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/detail/context_bound.hpp"
+#include "gpukit/cuda/detail/handle_view.hpp"
 #include "gpukit/cuda/stream.hpp"
 
 #include <cuda.h>
@@ -14,17 +15,12 @@ namespace gpukit::cuda {
 
 // An event handle someone else owns (made by another library, or an event's view()): what
 // a stream waits for.
-class event_view {
+class event_view : public detail::handle_view<CUevent> {
 public:
-    constexpr event_view() noexcept = default;
-    constexpr explicit event_view(CUevent handle) noexcept : handle_(handle) {}
-    CUevent handle() const noexcept { return handle_; }
+    using handle_view::handle_view;
     void synchronize() const;
     // True when the work before the event's last record has completed (also when never recorded).
     bool query() const;
-
-private:
-    CUevent handle_ = nullptr;
 };
 
 // Move-only; the destructor destroys the event in its context (detail/context_bound.hpp).

@@ -3,6 +3,7 @@
 
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/detail/context_bound.hpp"
+#include "gpukit/cuda/detail/handle_view.hpp"
 
 #include <cuda.h>
 
@@ -12,11 +13,9 @@ class event;
 class event_view;
 
 // A stream handle someone else owns (the legacy default stream is stream_view{}).
-class stream_view {
+class stream_view : public detail::handle_view<CUstream> {
 public:
-    constexpr stream_view() noexcept = default;
-    constexpr explicit stream_view(CUstream handle) noexcept : handle_(handle) {}
-    CUstream handle() const noexcept { return handle_; }
+    using handle_view::handle_view;
     void synchronize() const;
     bool is_done() const;
     // Makes later work on this stream wait for `e` (an event's view(), or an event itself).
@@ -24,9 +23,6 @@ public:
     // The context the stream belongs to (for the legacy and per-thread default streams, the
     // current one); cuda_error when the handle is not a stream.
     CUcontext context() const;
-
-private:
-    CUstream handle_ = nullptr;
 };
 
 // Move-only; the destructor destroys the stream in its context (detail/context_bound.hpp).

@@ -27,6 +27,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <utility>
 
 namespace gpukit::cuda {
 
@@ -55,7 +56,48 @@ void check_pitch2d_texture(const device_pointer& memory, CUarray_format format, 
                            std::size_t width, std::size_t height, std::size_t pitch, std::size_t texture_alignment,
                            std::size_t pitch_alignment);
 
-class texture_object {
+namespace detail {
+
+// What texture and surface objects share: a handle of `Traits` (a CUtexObject or a
+// CUsurfObject), destroyed in its context before the array it reads is let go.
+template <class Traits>
+class resource_object {
+public:
+    using handle_type = typename Traits::handle_type;
+
+    // Each destroys the handle it held before letting go of the array.
+    resource_object(resource_object&&) noexcept = default;
+    resource_object& operator=(resource_object&&) noexcept = default;
+    ~resource_object() { handle_.reset(); }
+
+    // The handle; logic_error once destroyed.
+    handle_type handle() const { return kernel_argument(); }
+    // What launch() passes for this object: the handle, in place.
+    const handle_type& kernel_argument() const { return handle_.get(destroyed_); }
+    bool is_destroyed() const noexcept { return handle_.empty(); }
+    // Destroys the handle now (and lets go of the array); again does nothing.
+    void destroy() {
+        handle_.free();
+        array_.reset();
+    }
+    // The owning context; logic_error once destroyed.
+    const context_state_ptr& owner() const { return handle_.context(destroyed_); }
+
+protected:
+    // `destroyed`: the message of a use after destroy(), naming the Python class.
+    resource_object(handle_type handle, context_state_ptr ctx, std::shared_ptr<const array> source,
+                    const char* destroyed) noexcept
+        : handle_(handle, std::move(ctx)), array_(std::move(source)), destroyed_(destroyed) {}
+
+private:
+    context_bound<Traits> handle_;
+    std::shared_ptr<const array> array_;  // empty for a texture over linear or pitched memory
+    const char* destroyed_;
+};
+
+}  // namespace detail
+
+class texture_object : public detail::resource_object<detail::texture_object_traits> {
 public:
     // A texture over `source`, which the texture holds on to.
     static texture_object from_array(std::shared_ptr<const array> source, const texture_desc& desc = {});
@@ -68,54 +110,20 @@ public:
                                        unsigned int num_channels, std::size_t width, std::size_t height,
                                        std::size_t pitch, const texture_desc& desc = {});
 
-    // Each destroys the texture it held before letting go of the array.
-    texture_object(texture_object&&) noexcept = default;
-    texture_object& operator=(texture_object&&) noexcept = default;
-    ~texture_object() { texture_.reset(); }
-
-    // The CUtexObject; logic_error once destroyed.
-    CUtexObject handle() const { return kernel_argument(); }
-    // What launch() passes for this object: the handle, in place.
-    const CUtexObject& kernel_argument() const { return texture_.get(destroyed); }
-    bool is_destroyed() const noexcept { return texture_.empty(); }
-    // Destroys the handle now (and lets go of the array); again does nothing.
-    void destroy();
-    // The owning context; logic_error once destroyed.
-    const context_state_ptr& owner() const { return texture_.context(destroyed); }
-
 private:
-    static constexpr const char* destroyed = "this TextureObject has been destroyed; it can no longer be used";
-
     texture_object(CUtexObject handle, context_state_ptr ctx, std::shared_ptr<const array> source) noexcept
-        : texture_(handle, std::move(ctx)), array_(std::move(source)) {}
-
-    detail::context_bound<detail::texture_object_traits> texture_;
-    std::shared_ptr<const array> array_;  // empty for linear and pitched memory
+        : resource_object(handle, std::move(ctx), std::move(source),
+                          "this TextureObject has been destroyed; it can no longer be used") {}
 };
 
-class surface_object {
+class surface_object : public detail::resource_object<detail::surface_object_traits> {
 public:
     // A surface over `source`, which must have been created with CUDA_ARRAY3D_SURFACE_LDST.
     explicit surface_object(std::shared_ptr<const array> source);
 
-    // Each destroys the surface it held before letting go of the array.
-    surface_object(surface_object&&) noexcept = default;
-    surface_object& operator=(surface_object&&) noexcept = default;
-    ~surface_object() { surface_.reset(); }
-
-    // The CUsurfObject; logic_error once destroyed.
-    CUsurfObject handle() const { return kernel_argument(); }
-    const CUsurfObject& kernel_argument() const { return surface_.get(destroyed); }
-    bool is_destroyed() const noexcept { return surface_.empty(); }
-    void destroy();
-    // The owning context; logic_error once destroyed.
-    const context_state_ptr& owner() const { return surface_.context(destroyed); }
-
 private:
-    static constexpr const char* destroyed = "this SurfaceObject has been destroyed; it can no longer be used";
-
-    detail::context_bound<detail::surface_object_traits> surface_;
-    std::shared_ptr<const array> array_;
+    // Holds `handle`, a surface over `source` made in its context.
+    surface_object(CUsurfObject handle, const std::shared_ptr<const array>& source);
 };
 
 }  // namespace gpukit::cuda

@@ -53,11 +53,9 @@ public:
     explicit retained(Handle handle) : handle_(handle) {
         if (!handle_)
             return;
-        const auto retain = api().*traits::retain;
-        if (!retain)
-            throw_missing_entry(traits::retain_name);
-        if (const cl_int status = retain(handle_); status != CL_SUCCESS)
-            throw_cl_error(status, traits::retain_name);
+        const auto retain = gpukit::detail::required_entry(api().*traits::retain, traits::retain_name,
+                                                            throw_missing_entry);
+        check_status(retain(handle_), traits::retain_name);
     }
     // Takes over the reference the caller holds: that of a handle just created (clCreate*
     // and enqueued commands' events return one), which this object now drops.

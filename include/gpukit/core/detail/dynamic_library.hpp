@@ -1,9 +1,9 @@
-// Loading a library's function table at run time (ARCHITECTURE.md rule 1), once per process
-// and never unloaded, for every library gpukit uses (the CUDA driver, OpenCL, NVRTC,
-// nvJitLink, cuRAND); finding it among candidate paths; naming the file it came from.
+// Finding a library gpukit loads at run time among candidate paths, opening it and filling
+// its function table, and naming the file it came from. run_time_library.hpp keeps the
+// process's one load and hands out its table.
 #pragma once
 
-#include "gpukit/core/error.hpp"
+#include "gpukit/core/detail/run_time_library.hpp"
 
 #include <dlfcn.h>
 
@@ -15,42 +15,6 @@
 #include <vector>
 
 namespace gpukit::detail {
-
-// What loading a library's function table gave: the table, the file it came from, and why
-// the library cannot be used (empty when it can).
-template <class Table>
-struct loaded_library {
-    Table table{};
-    std::string path;
-    std::string load_failure;
-};
-
-// The process's one `Loaded`, made by `Load` on first use and never destroyed: the library
-// stays loaded, so destructors that run at exit still find their release calls.
-template <class Loaded, Loaded (*Load)()>
-Loaded& leaked_instance() {
-    static Loaded* const loaded = new Loaded(Load());
-    return *loaded;
-}
-
-// Whether `Load` gave a usable library (loading it on first use); never throws.
-template <class Loaded, Loaded (*Load)()>
-bool loads_without_failure() noexcept {
-    try {
-        return leaked_instance<Loaded, Load>().load_failure.empty();
-    } catch (...) {
-        return false;
-    }
-}
-
-// The table of a loaded library; runtime_error (routine "dlopen") saying why when it could
-// not be loaded.
-template <class Table>
-Table& table_of(loaded_library<Table>& loaded) {
-    if (!loaded.load_failure.empty())
-        throw runtime_error(loaded.load_failure, 0, "dlopen");
-    return loaded.table;
-}
 
 // dir + name for every directory, then every name, in the order given ("" is the dynamic
 // linker's own search).
@@ -137,6 +101,14 @@ loaded_library<Table> load_from_candidates(const std::vector<std::string>& candi
         loaded.load_failure = why_needed + " Tried:" + tried;
     return loaded;
 }
+
+// The Library of a run_time_library that is loaded by `Load(Candidates())`: for a library
+// whose loader tests also call with candidates of their own (NVRTC's, NCCL's).
+template <auto Load, auto Candidates>
+struct candidates_loader {
+    using loaded_type = decltype(Load(Candidates()));
+    static loaded_type load() { return Load(Candidates()); }
+};
 
 // The file of the loaded shared library that holds `symbol`, its links resolved (so
 // libnvrtc.so.13 shows as the versioned file it points to); empty when the dynamic linker
