@@ -167,16 +167,22 @@ nccl::buffer_arg buffer_of(nb::handle obj, arg_name what, std::optional<nccl::da
     return b;
 }
 
-nccl::reduce_op op_of(nb::handle op, const std::string& call) {
+nccl::reduce_op op_of(nb::handle op, const char* call) {
     if (!nb::isinstance<nb::str>(op))
-        throw nb::type_error((call + ": op must be a string (" + std::string(nccl::reduce_op_names()) + "), got " +
-                              type_name_of(op))
+        throw nb::type_error((std::string(call) + ": op must be a string (" + std::string(nccl::reduce_op_names()) +
+                              "), got " + type_name_of(op))
                                  .c_str());
-    const std::string name = nb::cast<std::string>(op);
+    // The str's own UTF-8, which lives as long as `op`: no copy on the way to a known op.
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(op.ptr(), &size);
+    if (!text)
+        throw nb::python_error();
+    const std::string_view name(text, static_cast<std::size_t>(size));
     if (const std::optional<nccl::reduce_op> found = nccl::reduce_op_from_name(name))
         return *found;
-    throw nb::value_error(
-        (call + ": unknown op '" + name + "'; NCCL's are " + std::string(nccl::reduce_op_names())).c_str());
+    throw nb::value_error((std::string(call) + ": unknown op '" + std::string(name) + "'; NCCL's are " +
+                           std::string(nccl::reduce_op_names()))
+                              .c_str());
 }
 
 // The arguments every collective takes, translated and checked.
@@ -226,6 +232,24 @@ nccl::unique_id unique_id_arg(nb::handle id) {
 
 nb::bytes id_bytes(const nccl::unique_id& id) {
     return nb::bytes(reinterpret_cast<const char*>(id.bytes().data()), id.bytes().size());
+}
+
+// all_reduce and reduce_scatter: two buffers, an op, and the call itself.
+using reduction_call = void (*)(const nccl::communicator&, const nccl::checked_call&, nccl::reduce_op,
+                                cuda::stream_view);
+
+void def_reduction(nb::class_<nccl::communicator>& cls, const char* name, nccl::collective what,
+                   reduction_call call, const char* doc) {
+    cls.def(name,
+            [name, what, call](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle op,
+                               nb::handle count, nb::handle dtype, nb::handle stream) {
+                const nccl::reduce_op o = op_of(op, name);
+                const auto [a, s] = prepare(what, c, sendbuf, recvbuf, count, dtype, stream);
+                release_gil release;
+                call(c, a, o, s);
+            },
+            "sendbuf"_a, "recvbuf"_a = nb::none(), "op"_a = "sum", nb::kw_only(), "count"_a = nb::none(),
+            "dtype"_a = nb::none(), "stream"_a = nb::none(), doc);
 }
 
 // send and recv: one buffer (passed as both of check_call's), a peer, and the call itself.
@@ -325,17 +349,6 @@ void bind_nccl(nb::module_& parent) {
              "color"_a.none(), "key"_a = nb::none(),
              "Every rank calls it: ranks of one color form a new communicator, ranked by key (default: rank). "
              "A rank whose color is None (or SPLIT_NOCOLOR) joins none and gets None.")
-        .def("all_reduce",
-             [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle op,
-                nb::handle count, nb::handle dtype, nb::handle stream) {
-                 const nccl::reduce_op o = op_of(op, "all_reduce");
-                 const auto [a, s] = prepare(nccl::collective::all_reduce, c, sendbuf, recvbuf, count, dtype, stream);
-                 release_gil release;
-                 c.all_reduce(a.send, a.recv, a.count, a.type, o, s);
-             },
-             "sendbuf"_a, "recvbuf"_a = nb::none(), "op"_a = "sum", nb::kw_only(), "count"_a = nb::none(),
-             "dtype"_a = nb::none(), "stream"_a = nb::none(),
-             "recvbuf = op over every rank's sendbuf (in place without recvbuf).")
         .def("reduce",
              [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, int root, nb::handle op,
                 nb::handle count, nb::handle dtype, nb::handle stream) {
@@ -368,25 +381,23 @@ void bind_nccl(nb::module_& parent) {
              "stream"_a = nb::none(),
              "recvbuf = every rank's sendbuf, in rank order: size times as long. In place (one buffer, recvbuf "
              "omitted), rank r's part of the buffer is what it sends.")
-        .def("reduce_scatter",
-             [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle op,
-                nb::handle count, nb::handle dtype, nb::handle stream) {
-                 const nccl::reduce_op o = op_of(op, "reduce_scatter");
-                 const auto [a, s] =
-                     prepare(nccl::collective::reduce_scatter, c, sendbuf, recvbuf, count, dtype, stream);
-                 release_gil release;
-                 c.reduce_scatter(a.send, a.recv, a.count, a.type, o, s);
-             },
-             "sendbuf"_a, "recvbuf"_a = nb::none(), "op"_a = "sum", nb::kw_only(), "count"_a = nb::none(),
-             "dtype"_a = nb::none(), "stream"_a = nb::none(),
-             "Rank r's recvbuf = op over part r of every rank's sendbuf (size parts). In place (recvbuf "
-             "omitted), part r of the one buffer receives it.")
         .def("__repr__", [](const nccl::communicator& c) {
             if (c.is_destroyed())
                 return std::string("<gpukit.nccl.Communicator (destroyed)>");
             return "<gpukit.nccl.Communicator rank " + std::to_string(c.rank()) + " of " +
                    std::to_string(c.size()) + " on device " + std::to_string(c.device_ordinal()) + ">";
         });
+    def_reduction(communicator_class, "all_reduce", nccl::collective::all_reduce,
+                  [](const nccl::communicator& c, const nccl::checked_call& a, nccl::reduce_op o, cuda::stream_view s) {
+                      c.all_reduce(a.send, a.recv, a.count, a.type, o, s);
+                  },
+                  "recvbuf = op over every rank's sendbuf (in place without recvbuf).");
+    def_reduction(communicator_class, "reduce_scatter", nccl::collective::reduce_scatter,
+                  [](const nccl::communicator& c, const nccl::checked_call& a, nccl::reduce_op o, cuda::stream_view s) {
+                      c.reduce_scatter(a.send, a.recv, a.count, a.type, o, s);
+                  },
+                  "Rank r's recvbuf = op over part r of every rank's sendbuf (size parts). In place (recvbuf "
+                  "omitted), part r of the one buffer receives it.");
     def_point_to_point(communicator_class, "send", nccl::collective::send, "sendbuf",
                        [](const nccl::communicator& c, const nccl::checked_call& a, int peer, cuda::stream_view s) {
                            c.send(a.send, a.count, a.type, peer, s);
