@@ -7,21 +7,11 @@
 
 namespace gpukit::nccl {
 
-// ncclDataType_t: every element type NCCL reduces and moves. The fp8 types need NCCL 2.24
-// or newer and, for reductions, a Hopper GPU or newer; older ones refuse them.
+// ncclDataType_t, NCCL's values in order from 0: every element type NCCL reduces and moves.
+// The fp8 types need NCCL 2.24 or newer and, for reductions, a Hopper GPU or newer; older
+// ones refuse them.
 enum class data_type : int {
-    int8 = 0,
-    uint8 = 1,
-    int32 = 2,
-    uint32 = 3,
-    int64 = 4,
-    uint64 = 5,
-    float16 = 6,
-    float32 = 7,
-    float64 = 8,
-    bfloat16 = 9,
-    float8_e4m3 = 10,
-    float8_e5m2 = 11,
+    int8, uint8, int32, uint32, int64, uint64, float16, float32, float64, bfloat16, float8_e4m3, float8_e5m2
 };
 
 // ncclRedOp_t's built-in operators.
