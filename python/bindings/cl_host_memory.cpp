@@ -1,5 +1,7 @@
 #include "cl_host_memory.hpp"
 
+#include "exit_cleanup.hpp"
+
 #include "gpukit/cl/error.hpp"
 
 #include <atomic>
@@ -39,6 +41,11 @@ std::span<std::byte> python_hold::export_memory(nb::handle obj, bool writable, c
 }
 
 std::shared_ptr<void> share_with_opencl(python_hold hold) {
+    // What OpenCL drops after the last launch waits for the next one; at exit nobody launches,
+    // so Python's atexit releases it (work still running then keeps its objects: the
+    // interpreter cannot wait for every queue).
+    static const bool drained_at_exit = (drop_at_exit(release_dropped_holds), true);
+    (void)drained_at_exit;
     return std::shared_ptr<void>(new dropped_hold{std::move(hold)},
                                  [](void* node) noexcept { set_aside(static_cast<dropped_hold*>(node)); });
 }

@@ -125,6 +125,27 @@ def test_opencl():
     """)
 
 
+@needs_opencl
+def test_svm_kernel_arguments_on_every_device():
+    # A launch keeps its SVM arguments until OpenCL says it is done, and releases what OpenCL
+    # dropped at the next launch; after the last one, Python's atexit releases it.
+    assert_no_leaks("""
+        import gpukit.cl as cl
+        import gpukit.cl.tools as cl_tools
+        for platform in cl.get_platforms():
+            for device in platform.get_devices():
+                if not device.svm_capabilities:
+                    continue
+                ctx = cl.Context([device])
+                q = cl.CommandQueue(ctx)
+                prg = cl.Program(ctx, "__kernel void twice(__global int *a) { a[get_global_id(0)] *= 2; }").build()
+                pool = cl_tools.SVMPool(cl_tools.SVMAllocator(ctx, queue=q))
+                for _ in range(3):
+                    prg.twice(q, (64,), None, pool.allocate(64 * 4))
+                q.finish()
+    """)
+
+
 @pytest.mark.gpu
 def test_cuda_arrays_and_kernels():
     assert_no_leaks("""
