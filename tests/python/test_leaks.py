@@ -64,6 +64,22 @@ def test_the_report_is_off_without_the_variable():
     assert (proc.returncode, proc.stderr) == (0, "")
 
 
+@pytest.mark.parametrize("script, status, failed", [
+    (LEAK_AN_ARRAY, 1, True),                # a report fails the run
+    ("import gpukit.gpuarray", 0, False),     # a clean exit passes
+    ("raise SystemExit(3)", 3, False),        # the command's own failure comes through
+])
+def test_no_leaks_sh_fails_make_test_on_a_report(script, status, failed):
+    # make test-python runs the suite under scripts/no_leaks.sh.
+    no_leaks = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "scripts", "no_leaks.sh")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.run(["bash", no_leaks, sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == status, proc.stdout + proc.stderr
+    assert ("outlived the interpreter" in proc.stderr) == failed
+    assert (LEAK_REPORT in proc.stdout) == failed  # the report itself is passed on
+
+
 def test_without_a_gpu():
     # Constants, arrays' layouts, operators up to the launch (numpy operands, fusion's
     # analysis) and errors: what the caches of the bindings hold.
