@@ -14,6 +14,8 @@
 
 namespace gpukit::python {
 
+using namespace nb::literals;
+
 namespace {
 
 // Module state, made when the module is loaded (with the GIL held) and never freed: the
@@ -53,6 +55,15 @@ std::optional<array::dtype> kernel_type_of_string(const std::string& s) {
 }
 
 nb::handle registered_result_class;
+// The subclasses of _Array gpukit makes results and views of (class objects, kept for the
+// life of the process; a handful, set from Python at import).
+std::vector<nb::handle> own_classes;
+
+void require_array_subclass(nb::handle cls, const char* what) {
+    if (!PyType_Check(cls.ptr()) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()),
+                                                      reinterpret_cast<PyTypeObject*>(array_class().ptr())))
+        throw nb::type_error((std::string(what) + ": expected a subclass of _Array").c_str());
+}
 
 }  // namespace
 
@@ -61,10 +72,48 @@ nb::handle array_class() { return nb::type<array_object>(); }
 nb::handle result_class() { return registered_result_class ? registered_result_class : array_class(); }
 
 void set_result_class(nb::handle cls) {
-    if (!PyType_Check(cls.ptr()) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()),
-                                                      reinterpret_cast<PyTypeObject*>(array_class().ptr())))
-        throw nb::type_error("_set_result_class: expected a subclass of _Array");
+    require_array_subclass(cls, "_set_result_class");
     registered_result_class = cls.inc_ref();  // a class object, kept for the life of the process
+    register_own_class(cls);
+}
+
+void register_own_class(nb::handle cls) {
+    require_array_subclass(cls, "_register_own_class");
+    if (!makes_own_results(cls))
+        own_classes.push_back(cls.inc_ref());
+}
+
+bool makes_own_results(nb::handle cls) {
+    if (cls.is(result_class()) || cls.is(array_class()))
+        return true;
+    for (nb::handle own : own_classes)
+        if (cls.is(own))
+            return true;
+    return false;
+}
+
+nb::object new_result(nb::handle like_object, const std::vector<std::int64_t>& shape, array::dtype type, order o,
+                      bool pass_order) {
+    if (makes_own_results(like_object.type()))
+        return new_array(shape, type, *nb::inst_ptr<array_object>(like_object), o);
+    // PyCUDA's operators ask the operand for its result, so a subclass gets results of its
+    // own class (and can make them its own way).
+    nb::object make = like_object.attr("_new_like_me");
+    nb::object out = pass_order ? make(numpy_dtype(type), "order"_a = o == order::f ? "F" : "C")
+                                : make(numpy_dtype(type));
+    const auto wrong = [&](const std::string& found) {
+        return std::string(nb::type_name(like_object.type()).c_str()) + "._new_like_me(" +
+               std::string(array::name(type)) + ") returned " + found + "; the result needs a GPUArray of shape " +
+               shape_text(shape) + " and dtype " + std::string(array::name(type));
+    };
+    if (!nb::isinstance<array_object>(out))
+        throw nb::type_error(wrong("a " + std::string(nb::type_name(out.type()).c_str())).c_str());
+    const array_object& made = settled(out);
+    if (made.layout.shape() != shape || made.type != type)
+        throw nb::value_error(
+            wrong("shape " + shape_text(made.layout.shape()) + " dtype " + nb::cast<std::string>(nb::str(made.dtype)))
+                .c_str());
+    return out;
 }
 
 array_object& settled(nb::handle h) {
@@ -121,7 +170,9 @@ nb::object view_of(nb::handle self, const array_object& a, gpukit::layout l, nb:
     v.base = a.base.is_none() ? nb::borrow(self) : a.base;
     v.allocator = a.allocator;
     v.stream = a.stream;
-    return wrap_array(cls.is_none() ? nb::handle(self.type()) : cls, std::move(v));
+    if (cls.is_none())
+        cls = makes_own_results(self.type()) ? self.type() : result_class();
+    return wrap_array(cls, std::move(v));
 }
 
 void allocate(array_object& a) {

@@ -47,6 +47,10 @@ struct array_object {
     CUdeviceptr address = 0;                 // int(gpudata); element 0 is at address + layout.offset()
     nb::object gpudata, base, allocator, stream;  // None when absent
     std::unique_ptr<pending_result> pending;      // set while the array is pending
+    // Values assigned to the attributes PyCUDA keeps as plain numbers and gpukit computes from
+    // the layout (nbytes, size, mem_size, itemsize), by name: read back as assigned, as
+    // PyCUDA's are; kernels and copies keep using the layout. Null until one is assigned.
+    nb::object assigned;
 
     CUdeviceptr data() const noexcept { return address + static_cast<CUdeviceptr>(layout.offset()); }
 };
@@ -54,6 +58,20 @@ struct array_object {
 // The _Array class object and the class results of operators get (GPUArray, set from Python).
 nb::handle array_class();
 nb::handle result_class();
+
+// Whether gpukit makes the results and views of arrays of `cls` itself: _Array, GPUArray and
+// the subclasses gpukit registers (numba's DeviceNDArray). Other subclasses get PyCUDA's
+// behaviour: results from their _new_like_me, views as plain GPUArrays.
+bool makes_own_results(nb::handle cls);
+void register_own_class(nb::handle cls);
+
+// A new array for the result of `shape` and `type` of an operation on `like_object`: for a
+// class gpukit makes results of, a contiguous array (order `o`) with like's allocator and
+// stream; for other subclasses, what like_object._new_like_me(dtype) returns (with
+// order=... when `pass_order`, as PyCUDA calls it for real, imag and conj), checked to have
+// that shape and dtype.
+nb::object new_result(nb::handle like_object, const std::vector<std::int64_t>& shape, array::dtype type,
+                      order o = order::c, bool pass_order = false);
 
 // The array object of `h` (which must be an _Array instance), computed first if pending.
 array_object& settled(nb::handle h);
@@ -66,7 +84,8 @@ std::optional<array::dtype> kernel_type(nb::handle numpy_dtype);
 nb::object as_numpy_dtype(nb::handle dtype);
 
 // A view of `a` (the object `self`) with another layout (and dtype; None keeps a's), of class
-// `cls` (None: self's). The view's base is the array that owns the memory.
+// `cls` (None: self's when gpukit makes its views, else GPUArray, as PyCUDA's views of a
+// subclass are). The view's base is the array that owns the memory.
 nb::object view_of(nb::handle self, const array_object& a, gpukit::layout l, nb::handle dtype, nb::handle cls);
 
 // A new instance of `cls` holding `a` (no Python __init__ runs).

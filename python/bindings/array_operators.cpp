@@ -396,9 +396,14 @@ void write_into(built& b, array_object& target, const char* what, cuda::stream_v
     launch(b.e, b.operands.operands, target, stream);
 }
 
+// How a function's new result is made for an operand of a subclass gpukit does not make
+// results of: as PyCUDA makes it, from the operand's _new_like_me (with the order, as for
+// real, imag and conj), or as a plain GPUArray (PyCUDA's empty_like).
+enum class subclass_result { plain, new_like_me, new_like_me_with_order };
+
 // Runs `b` into target.out, or into a new array like `like` (C order unless `new_layout`).
 nb::object finish(built& b, nb::handle like_object, const result_target& target, const char* what,
-                  const std::optional<gpukit::layout>& new_layout = std::nullopt) {
+                  subclass_result rule, const std::optional<gpukit::layout>& new_layout = std::nullopt) {
     const array_object& like = object_of(like_object);
     if (!target.out.is_none()) {
         if (!is_array(target.out))
@@ -408,13 +413,32 @@ nb::object finish(built& b, nb::handle like_object, const result_target& target,
         return nb::borrow(target.out);
     }
     const dtype type = b.e.type();
+    const cuda::stream_view stream = target.stream.is_none() ? stream_of(like) : stream_arg(target.stream);
+    if (rule != subclass_result::plain && target.allocator.is_none() && !makes_own_results(like_object.type())) {
+        const bool fortran = new_layout && new_layout->is_f_contiguous() && !new_layout->is_c_contiguous();
+        nb::object out = new_result(like_object, b.shape, type, fortran ? order::f : order::c,
+                                    rule == subclass_result::new_like_me_with_order);
+        launch(b.e, b.operands.operands, object_of(out), stream);
+        return out;
+    }
     const gpukit::layout l =
         new_layout ? *new_layout
                    : gpukit::layout::contiguous(b.shape, static_cast<std::int64_t>(array::size_of(type)));
     nb::object out = new_array(l, numpy_dtype(type), target.allocator.is_none() ? nb::handle(like.allocator) : target.allocator,
                                like.stream);
-    launch(b.e, b.operands.operands, object_of(out), target.stream.is_none() ? stream_of(like) : stream_arg(target.stream));
+    launch(b.e, b.operands.operands, object_of(out), stream);
     return out;
+}
+
+// The operand PyCUDA asks for the result of `self <op> other` (_new_like_me): self when it
+// has the result's shape, else `other` when it is an array of that shape; None when neither
+// has it (a broadcast PyCUDA refuses, which gpukit answers with a plain GPUArray).
+nb::handle result_operand(nb::handle self, nb::handle other, const std::vector<std::int64_t>& shape) {
+    if (object_of(self).layout.shape() == shape)
+        return self;
+    if (is_array(other) && object_of(other).layout.shape() == shape)
+        return other;
+    return nb::handle();
 }
 
 // A pending array standing for `b`, with the allocator and stream of `like`.
@@ -454,6 +478,12 @@ nb::object binary_operator(binary_op op, nb::handle self, nb::handle other, bool
     if (!b)
         return nb::borrow(Py_NotImplemented);
     const array_object& like = object_of(self);
+    const nb::handle asked = result_operand(self, other, b->shape);
+    if (asked.is_valid() && !makes_own_results(asked.type())) {
+        nb::object out = new_result(asked, b->shape, b->e.type());
+        launch(b->e, b->operands.operands, object_of(out), stream_of(like));
+        return out;
+    }
     if (fuse && b->operands.operands.size() < max_fused_operands && !b->operands.operands.empty())
         return pending_array(std::move(*b), like);
     nb::object out = new_array(b->shape, b->e.type(), like);
@@ -484,9 +514,8 @@ nb::object unary_operator(array::unary_op op, nb::handle self) {
         result = dtype::float64;
     operand_list operands;
     const expression e = expression::unary(op, operands.of_array(self, false, "unary operator"), t, result);
-    nb::object out = new_array(a.layout.shape(), result, a);
-    array_object& target = object_of(out);
-    launch(e, operands.operands, target, stream_of(target));
+    nb::object out = new_result(self, a.layout.shape(), result);
+    launch(e, operands.operands, object_of(out), stream_of(a));
     return out;
 }
 
@@ -500,7 +529,10 @@ nb::object binary_function(binary_op op, nb::handle x, nb::handle y, const resul
         throw nb::type_error((std::string(what) + ": at least one operand must be a GPUArray").c_str());
     built b;
     b.take(combine(op, *tx, *ty, b.operands, false));
-    return finish(b, tx->array ? x : y, target, what);
+    // PyCUDA's logical_and and logical_or ask the array for their result; minimum and
+    // maximum make a plain one.
+    const bool logical = op == binary_op::logical_and || op == binary_op::logical_or;
+    return finish(b, tx->array ? x : y, target, what, logical ? subclass_result::new_like_me : subclass_result::plain);
 }
 
 nb::object unary_function(array::unary_op op, nb::handle x, const result_target& target) {
@@ -520,7 +552,10 @@ nb::object unary_function(array::unary_op op, nb::handle x, const result_target&
     built b;
     b.e = expression::unary(op, b.operands.of_array(x, false, what), compute, result);
     b.shape = a.layout.shape();
-    return finish(b, x, target, what, gpukit::layout::contiguous_like(a.layout, static_cast<std::int64_t>(array::size_of(result))));
+    // PyCUDA asks the array for conj, real and imag, in its order; logical_not is a plain array.
+    return finish(b, x, target, what,
+                  op == array::unary_op::logical_not ? subclass_result::plain : subclass_result::new_like_me_with_order,
+                  gpukit::layout::contiguous_like(a.layout, static_cast<std::int64_t>(array::size_of(result))));
 }
 
 nb::object select_function(bool positive, nb::handle criterion, nb::handle then, nb::handle otherwise,
@@ -549,7 +584,8 @@ nb::object select_function(bool positive, nb::handle criterion, nb::handle then,
     const expression e_otherwise = materialize(*t_otherwise, type, b.operands, false, what);
     b.e = expression::select(condition, e_then, e_otherwise, type);
     b.shape = broadcast_shapes(broadcast_shapes(c.shape, t_then->shape), t_otherwise->shape);
-    return finish(b, t_then->array ? then : t_otherwise->array ? otherwise : criterion, target, what);
+    return finish(b, t_then->array ? then : t_otherwise->array ? otherwise : criterion, target, what,
+                  subclass_result::plain);
 }
 
 nb::object mul_add(nb::handle self, nb::handle selffac, nb::handle other, nb::handle otherfac,
@@ -565,18 +601,21 @@ nb::object mul_add(nb::handle self, nb::handle selffac, nb::handle other, nb::ha
     const term left = combine(binary_op::multiply, *terms[0], mine, b.operands, false);
     const term right = combine(binary_op::multiply, *terms[2], *terms[1], b.operands, false);
     b.take(combine(binary_op::add, left, right, b.operands, false));
-    return finish(b, self, target, what);
+    return finish(b, self, target, what, subclass_result::new_like_me);
 }
 
 nb::object converted(array_object& source, dtype to, cuda::stream_view stream, order o) {
-    const dtype from = require_kernel_type(source, "astype");
     nb::object out = new_array(source.layout.shape(), to, source, o);
-    array_object& target = object_of(out);
+    convert_into(source, object_of(out), stream);
+    return out;
+}
+
+void convert_into(array_object& source, array_object& target, cuda::stream_view stream) {
+    const dtype from = require_kernel_type(source, "astype"), to = require_kernel_type(target, "astype");
     const expression e = expression::unary(array::unary_op::cast, expression::array(0, from), from, to);
     const array::elementwise_spec& spec = array::expression_kernel(e);
     const array::elementwise_arg args[] = {as_ndarray(source), as_ndarray(target)};
     run_counted(spec, args, stream);
-    return out;
 }
 
 void assign(nb::handle target_object, nb::handle source_object, cuda::stream_view stream) {

@@ -45,6 +45,8 @@ nb::object mul_add(nb::handle self, nb::handle selffac, nb::handle other, nb::ha
 
 // A new contiguous array (in order `o`) with the values of `source` converted to `to`, on `stream`.
 nb::object converted(array_object& source, array::dtype to, cuda::stream_view stream, order o = order::c);
+// target[...] = source converted to target's type (one shape), on `stream`.
+void convert_into(array_object& source, array_object& target, cuda::stream_view stream);
 // target[...] = source (both _Array objects), converting and broadcasting source as numpy does.
 void assign(nb::handle target, nb::handle source, cuda::stream_view stream);
 // Every element of `target` set to `value` (bytes of target's type).

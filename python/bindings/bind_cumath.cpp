@@ -92,6 +92,10 @@ nb::object cumath(math_function f, nb::handle x, nb::handle y, nb::handle out, n
         if (!out.is_none()) {
             checked_out(out, f, p.type, shape);
             outputs.push_back(nb::borrow(out));
+        } else if (!two_inputs && array::output_count(f) == 1) {
+            // PyCUDA asks the array for the result of a function of one array (a subclass
+            // makes its own); fmod, ldexp, frexp and modf make plain arrays.
+            outputs.push_back(new_result(x, shape, p.type, result_order(a, b)));
         } else {
             outputs.push_back(new_array(shape, p.type, a, result_order(a, b)));
         }

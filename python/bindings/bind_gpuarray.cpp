@@ -107,6 +107,91 @@ const array::elementwise_spec& arange_spec(array::dtype t) {
     return *spec;
 }
 
+// ---- attribute_setters: PyCUDA's plain attributes, assignable with numpy's meaning
+
+// numpy's `a.shape = s`: the same elements seen with another shape, without copying
+// (AttributeError, as numpy's, when no view of the layout has that shape).
+void set_shape(self_arg self, nb::handle value) {
+    array_object& a = settled(self.h);
+    const std::vector<std::int64_t> extents = shape_of(shape_arg{value}, "shape");
+    try {
+        a.layout = a.layout.reshape(extents, order::c);
+    } catch (const logic_error&) {
+        throw nb::attribute_error(("Incompatible shape " + shape_text(extents) + " for in-place modification of an "
+                                   "array of " + a.layout.describe() + ". Use `.reshape()` to make a copy with the "
+                                   "desired shape.").c_str());
+    }
+}
+
+// numpy's `a.strides = t`: the same memory walked with other byte strides, one per axis.
+void set_strides(self_arg self, nb::handle value) {
+    array_object& a = settled(self.h);
+    std::vector<std::int64_t> strides = strides_of(int_sequence_arg{value}, "strides");
+    if (static_cast<int>(strides.size()) != a.layout.ndim())
+        throw nb::value_error(("strides " + shape_text(strides) + " must have one stride per axis of shape " +
+                               shape_text(a.layout.shape())).c_str());
+    a.layout = gpukit::layout(a.layout.shape(), std::move(strides), a.layout.itemsize(), a.layout.offset());
+}
+
+// numpy's `a.dtype = d`: the same bytes read as another type (of another size, the last axis,
+// which must be contiguous, holds more or fewer elements).
+void set_dtype(self_arg self, nb::handle value) {
+    array_object& a = settled(self.h);
+    nb::object to = as_numpy_dtype(value);
+    a.layout = array::with_itemsize(a.layout, nb::cast<std::int64_t>(to.attr("itemsize")));
+    a.type = kernel_type(to);
+    a.dtype = std::move(to);
+}
+
+nb::object gpudata_of(self_arg self) {
+    const array_object& a = settled(self.h);
+    // PyCUDA's views hold int(gpudata) + offset: the address of their element 0.
+    if (a.layout.offset() != 0)
+        return nb::int_(static_cast<std::uint64_t>(a.data()));
+    return a.gpudata;
+}
+
+// PyCUDA's `a.gpudata = memory`: element 0 is now at int(memory) (None: no memory, for an
+// empty array), which the array keeps alive.
+void set_gpudata(self_arg self, nb::object memory) {
+    array_object& a = settled(self.h);
+    CUdeviceptr address = 0;
+    if (!memory.is_none()) {
+        if (PyFloat_Check(memory.ptr()) || (!nb::hasattr(memory, "__int__") && !nb::hasattr(memory, "__index__")))
+            throw nb::type_error(("gpudata must be device memory (an allocation or an int address) or None, got " +
+                                  std::string(nb::type_name(memory.type()).c_str())).c_str());
+        address = nb::cast<std::uint64_t>(nb::int_(memory));
+    } else if (a.layout.size() != 0) {
+        throw nb::value_error(("gpudata=None leaves an array of " + a.layout.describe() + " without memory").c_str());
+    }
+    a.layout = gpukit::layout(a.layout.shape(), a.layout.strides(), a.layout.itemsize(), 0);
+    a.address = address;
+    a.gpudata = std::move(memory);
+}
+
+// PyCUDA calls the allocator with a byte count for the arrays made like this one.
+void set_allocator(array_object& a, nb::object allocator) {
+    if (!allocator.is_none() && !PyCallable_Check(allocator.ptr()))
+        throw nb::type_error(("allocator must be callable with a byte count (or None for the default pool), got " +
+                              std::string(nb::type_name(allocator.type()).c_str())).c_str());
+    a.allocator = std::move(allocator);
+}
+
+// A count PyCUDA keeps as a plain attribute: the value assigned to `name`, else `computed`.
+nb::object count_or_assigned(const array_object& a, const char* name, std::int64_t computed) {
+    if (a.assigned.is_valid()) {
+        if (PyObject* v = PyDict_GetItemString(a.assigned.ptr(), name))
+            return nb::borrow(v);
+    }
+    return nb::int_(computed);
+}
+
+void assign_count(array_object& a, const char* name, nb::object value) {
+    if (!a.assigned.is_valid())
+        a.assigned = nb::dict();
+    nb::borrow<nb::dict>(a.assigned)[name] = std::move(value);
+}
+
 template <array::binary_op op>
 void def_binary(nb::class_<array_object>& cls, const char* name, const char* reflected_name,
                 const char* in_place_name) {
@@ -132,7 +217,7 @@ int array_traverse(PyObject* self, visitproc visit, void* arg) {
     if (!nb::inst_ready(self))  // traversed before __init__ finished: nothing held yet
         return 0;
     const array_object& a = *nb::inst_ptr<array_object>(self);
-    for (const nb::object* held : {&a.dtype, &a.gpudata, &a.base, &a.allocator, &a.stream})
+    for (const nb::object* held : {&a.dtype, &a.gpudata, &a.base, &a.allocator, &a.stream, &a.assigned})
         Py_VISIT(held->ptr());
     if (a.pending)
         for (const expression_operand& operand : a.pending->operands)
@@ -149,6 +234,7 @@ int array_clear(PyObject* self) {
     array_object& a = *nb::inst_ptr<array_object>(self);
     for (nb::object* held : {&a.dtype, &a.gpudata, &a.base, &a.allocator, &a.stream})
         *held = nb::none();
+    a.assigned.reset();
     a.pending.reset();
     return 0;
 }
@@ -186,20 +272,39 @@ void bind_gpuarray(nb::module_& m) {
     }, "layout"_a, "dtype"_a, "allocator"_a.none() = nb::none(), "base"_a.none() = nb::none(),
        "gpudata"_a.none() = nb::none(), "stream"_a.none() = nb::none());
 
-    cls.def_prop_ro("shape", [](const array_object& a) { return as_tuple(a.layout.shape()); })
-        .def_prop_ro("strides", [](const array_object& a) { return as_tuple(a.layout.strides()); })
-        .def_prop_ro("size", [](const array_object& a) { return a.layout.size(); })
-        .def_prop_ro("mem_size", [](const array_object& a) { return a.layout.size(); })
-        .def_prop_ro("nbytes", [](const array_object& a) { return a.layout.nbytes(); })
+    // PyCUDA's GPUArray keeps these as plain attributes that libraries assign; here each
+    // assignment keeps the array consistent (attribute_setters above).
+    cls.def_prop_rw("shape", [](const array_object& a) { return as_tuple(a.layout.shape()); }, &set_shape,
+                    nb::for_setter(nb::arg("shape").none()))
+        .def_prop_rw("strides", [](const array_object& a) { return as_tuple(a.layout.strides()); }, &set_strides,
+                     nb::for_setter(nb::arg("strides").none()))
+        .def_prop_rw("dtype", [](const array_object& a) { return a.dtype; }, &set_dtype,
+                     nb::for_setter(nb::arg("dtype").none()))
+        .def_prop_rw("size", [](const array_object& a) { return count_or_assigned(a, "size", a.layout.size()); },
+                     [](array_object& a, nb::object v) { assign_count(a, "size", std::move(v)); },
+                     nb::for_setter(nb::arg("size").none()))
+        .def_prop_rw("mem_size", [](const array_object& a) { return count_or_assigned(a, "mem_size", a.layout.size()); },
+                     [](array_object& a, nb::object v) { assign_count(a, "mem_size", std::move(v)); },
+                     nb::for_setter(nb::arg("mem_size").none()))
+        .def_prop_rw("nbytes", [](const array_object& a) { return count_or_assigned(a, "nbytes", a.layout.nbytes()); },
+                     [](array_object& a, nb::object v) { assign_count(a, "nbytes", std::move(v)); },
+                     nb::for_setter(nb::arg("nbytes").none()))
+        .def_prop_rw("itemsize",
+                     [](const array_object& a) { return count_or_assigned(a, "itemsize", a.layout.itemsize()); },
+                     [](array_object& a, nb::object v) { assign_count(a, "itemsize", std::move(v)); },
+                     nb::for_setter(nb::arg("itemsize").none()))
         .def_prop_ro("ndim", [](const array_object& a) { return a.layout.ndim(); })
-        .def_prop_ro("itemsize", [](const array_object& a) { return a.layout.itemsize(); })
-        .def_prop_ro("dtype", [](const array_object& a) { return a.dtype; })
         .def_prop_ro("_layout", [](const array_object& a) { return a.layout; })
         .def_prop_ro("_pending", [](const array_object& a) { return a.pending != nullptr; },
                      "Whether the array is a fused result not computed yet.")
-        .def_prop_ro("gpudata", [](self_arg self) { return settled(self.h).gpudata; })
-        .def_prop_ro("base", [](self_arg self) { return settled(self.h).base; })
-        .def_prop_ro("allocator", [](const array_object& a) { return a.allocator; })
+        .def_prop_rw("gpudata", &gpudata_of, &set_gpudata, nb::for_setter(nb::arg("gpudata").none()),
+                     "The device memory: an allocation, or (for a view that starts elsewhere) the address of "
+                     "element 0 as an int, as PyCUDA gives it; int(gpudata) is element 0's address.")
+        .def_prop_rw("base", [](self_arg self) { return settled(self.h).base; },
+                     [](array_object& a, nb::object base) { a.base = std::move(base); },
+                     nb::for_setter(nb::arg("base").none()))
+        .def_prop_rw("allocator", [](const array_object& a) { return a.allocator; }, &set_allocator,
+                     nb::for_setter(nb::arg("allocator").none()))
         .def_prop_rw("stream", [](const array_object& a) { return a.stream; },
                      [](array_object& a, nb::object stream) {
                          (void)stream_arg(stream);
@@ -304,7 +409,15 @@ void bind_gpuarray(nb::module_& m) {
         const gpukit::layout reversed_layout = a.layout.index(every_axis_reversed);
         const array::element_array reversed{
             a.data() + static_cast<CUdeviceptr>(reversed_layout.offset() - a.layout.offset()), reversed_layout};
-        return copied(a, reversed, gpukit::layout::contiguous_like(a.layout, a.layout.itemsize()), stream_or_own(stream, a));
+        const cuda::stream_view s = stream_or_own(stream, a);
+        if (makes_own_results(self.h.type()) || !a.type)
+            return copied(a, reversed, gpukit::layout::contiguous_like(a.layout, a.layout.itemsize()), s);
+        // PyCUDA asks a subclass for the reversed array.
+        nb::object out = new_result(self.h, a.layout.shape(), *a.type);
+        const array::element_array to = as_elements(*nb::inst_ptr<array_object>(out));
+        release_gil unlocked;
+        array::copy_elements(to, reversed, s);
+        return out;
     }, "stream"_a.none() = nb::none(),
        "A new array with the elements in reverse order (every axis reversed), in this array's order of axes.");
     cls.def("_converted", [](self_arg self, nb::handle dtype, nb::handle stream) {
@@ -316,7 +429,13 @@ void bind_gpuarray(nb::module_& m) {
             throw nb::type_error(("astype: dtype " + nb::cast<std::string>(nb::str(to_dtype)) +
                                   " has no GPU kernels; supported are bool, int8..int64, uint8..uint64, float32, "
                                   "float64, complex64 and complex128").c_str());
-        return converted(a, *to, stream_or_own(stream, a));
+        const cuda::stream_view s = stream_or_own(stream, a);
+        if (makes_own_results(self.h.type()) || to == a.type)
+            return converted(a, *to, s);
+        // PyCUDA asks a subclass for the converted array (to the same dtype it copies).
+        nb::object out = new_result(self.h, a.layout.shape(), *to);
+        convert_into(a, *nb::inst_ptr<array_object>(out), s);
+        return out;
     }, "dtype"_a, "stream"_a.none() = nb::none(), "A C-contiguous copy converted to dtype (astype without the warning).");
     cls.def("_fill_bytes", [](self_arg self, nb::bytes value, nb::handle stream) {
         array_object& a = settled(self.h);
@@ -383,6 +502,11 @@ void bind_gpuarray(nb::module_& m) {
        "The _ElementwiseSpec of `left <symbol> right` (each a dtype name or a scalar), not run.");
     m.def("_set_array_result_class", &set_result_class, "cls"_a,
           "The class (a subclass of _Array) that operators return.");
+    m.def("_makes_own_array_results", [](nb::handle cls) { return makes_own_results(cls); }, "cls"_a,
+          "Whether gpukit makes the results and views of arrays of class cls itself.");
+    m.def("_register_own_array_class", &register_own_class, "cls"_a,
+          "A subclass of _Array whose results and views gpukit makes itself (as for GPUArray), rather than "
+          "asking its _new_like_me as PyCUDA does for subclasses.");
     m.def("_set_fusion", &set_fusion, "on"_a, "Fusion of chained operators on or off.");
     m.def("_fusion_enabled", &fusion_enabled);
     m.def("_fusion_sites_analysed", &fusion_sites_analysed,

@@ -88,9 +88,13 @@ std::int64_t int64_of(nb::handle value, const char* what) {
     throw std::invalid_argument(std::string(what) + ": " + repr_of(index) + " does not fit in 64 bits");
 }
 
+}  // namespace
+
 std::vector<std::int64_t> strides_of(const int_sequence_arg& strides, const char* what) {
     return converted_items(strides.object, what, int64_of);
 }
+
+namespace {
 
 // An axis number; beyond an int it is out of bounds for any array (IndexError, as numpy).
 int axis_of(nb::handle value, const layout& l, const char* what) {

@@ -17,6 +17,8 @@ namespace gpukit::python {
 order parse_order(const std::string& o);
 // A shape: one integer or a sequence of them.
 std::vector<std::int64_t> shape_of(const shape_arg& shape, const char* what);
+// Byte strides: one integer or a sequence of them, each within 64 bits.
+std::vector<std::int64_t> strides_of(const int_sequence_arg& strides, const char* what);
 // Axis numbers of `l` (one or a sequence).
 std::vector<int> axes_of(const shape_arg& axes, const layout& l, const char* what);
 // A Python index (an int, slice, None, Ellipsis or a tuple of them) as layout index items.

@@ -201,6 +201,12 @@ class DeviceRecord(DeviceNDArray):
         return f"<gpukit.cuda.DeviceRecord dtype={self.dtype}>"
 
 
+# numba's arrays make their views and results as gpukit's GPUArray does (not through
+# _new_like_me, as PyCUDA does for subclasses): numba's constructor takes other arguments.
+_gpukit._register_own_array_class(DeviceNDArray)
+_gpukit._register_own_array_class(DeviceRecord)
+
+
 class _ArrayData(PointerHolderBase):
     """The memory of a view that starts inside its allocation (numba's MemoryPointer.view):
     its address is the view's element 0, and it keeps the view's memory alive."""

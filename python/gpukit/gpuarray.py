@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpukit import _gpukit, _memory
+from gpukit._array import pycuda_operators
 from gpukit._array_pools import default_allocator, release_default_pools
 from gpukit._array_reductions import all, any, dot, max, min, subset_dot, subset_max, subset_min, subset_sum, sum
 from gpukit._gpukit import Layout, Stream
@@ -47,6 +48,25 @@ def set_fusion(on: bool) -> None:
 
 
 set_fusion(os.environ.get("GPUKIT_FUSION", "1") != "0")
+
+
+class _LaunchShape:
+    """PyCUDA's ``_grid`` and ``_block``: the launch shape its own kernels use for an array,
+    ``splay(mem_size)``. PyCUDA sets both in __init__ and libraries read and assign them, so
+    they are worked out on first read and kept as the instance's own attributes, which an
+    assignment replaces."""
+
+    def __init__(self, index):
+        self.index = index
+
+    def __get__(self, array, cls=None):
+        if array is None:
+            return self
+        attributes = vars(array)
+        launch = splay(array.mem_size)
+        attributes.setdefault("_grid", launch[0])
+        attributes.setdefault("_block", launch[1])
+        return attributes["_block" if self.index else "_grid"]
 
 
 class GPUArray(_gpukit._Array):
@@ -83,15 +103,8 @@ class GPUArray(_gpukit._Array):
         """The transpose (a view with the axes reversed), as numpy's ``T``."""
         return self.transpose()
 
-    @property
-    def _grid(self):
-        """The grid PyCUDA's own kernels use for this array (see splay)."""
-        return splay(self.mem_size)[0]
-
-    @property
-    def _block(self):
-        """The block PyCUDA's own kernels use for this array (see splay)."""
-        return splay(self.mem_size)[1]
+    _grid = _LaunchShape(0)
+    _block = _LaunchShape(1)
 
     def __repr__(self):
         return f"GPUArray({self.get()!r})"
@@ -110,7 +123,8 @@ class GPUArray(_gpukit._Array):
     def __cuda_array_interface__(self):
         # As PyCUDA's: strides and stream always present; stream None when the array works on
         # no stream of its own.
-        interface = {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr if self.size else 0, False),
+        shape = self.shape  # (not size: a subclass may have assigned it another meaning)
+        interface = {"shape": shape, "typestr": self.dtype.str, "data": (0 if 0 in shape else self.ptr, False),
                      "version": 3, "strides": self.strides, "stream": None}
         if self.dtype.names is not None:
             interface["descr"] = self.dtype.descr  # a record's typestr is only '|V<size>'
@@ -166,8 +180,9 @@ class GPUArray(_gpukit._Array):
         read in C order). With ``async_=True`` the copy is queued on ``stream`` (else the
         array's own)."""
         ary = np.asarray(ary)
-        if ary.size != self.size:
-            raise ValueError(f"set(ary): ary has {ary.size} elements, the array {self.size}")
+        size = math.prod(self.shape)
+        if ary.size != size:
+            raise ValueError(f"set(ary): ary has {ary.size} elements, the array {size}")
         if ary.dtype != self.dtype:
             raise TypeError(f"set(ary): ary's dtype {ary.dtype} differs from the array's {self.dtype}")
         self._transfer(ary.reshape(self.shape), False, async_, stream)
@@ -262,9 +277,20 @@ class GPUArray(_gpukit._Array):
 
     def _new_like_me(self, dtype=None, order="C"):
         """PyCUDA's: a new uninitialised array of this shape; of this dtype in this array's
-        order of axes, or of another dtype in `order`."""
+        order of axes, or of another dtype in `order`. Operators, astype, reverse, real/imag/
+        conj and cumath's functions of one array make their results with it, so a subclass
+        (which may override it) gets results of its own class. A subclass's result is made by
+        calling the class as PyCUDA does: ``cls(shape, dtype, allocator=..., strides=...,
+        order=...)``."""
         same = dtype is None or np.dtype(dtype) == self.dtype
-        return self._empty_like(dtype, "K" if same else order)
+        cls = type(self)
+        if _gpukit._makes_own_array_results(cls):
+            return self._empty_like(dtype, "K" if same else order)
+        strides = tuple(self._layout.contiguous_like(self.dtype.itemsize).strides) if same else None
+        result = cls(self.shape, self.dtype if same else dtype, allocator=self.allocator, strides=strides, order=order)
+        if result.stream is None:
+            result.stream = self.stream  # results work on the stream of the array they came from
+        return result
 
     # ---- complex numbers (new arrays in this array's order of axes, as PyCUDA gives them)
 
@@ -317,6 +343,34 @@ class GPUArray(_gpukit._Array):
         add_timer(3 * self.size, seconds)
         return result
 
+    # ---- PyCUDA's arithmetic back-ends: each computes into `out` and returns it. Libraries
+    # call them; a subclass that overrides one gets PyCUDA's operators, which go through them
+    # (gpukit._array.pycuda_operators).
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        pycuda_operators.install(cls, GPUArray)
+
+    def _axpbyz(self, selffac, other, otherfac, out, add_timer=None, stream=None):
+        """out = selffac * self + otherfac * other, `other` an array."""
+        return self.mul_add(selffac, other, otherfac, add_timer=add_timer, stream=stream, out=out)
+
+    def _axpbz(self, selffac, other, out, stream=None):
+        """out = selffac * self + other, `other` a scalar."""
+        return _gpukit._mul_add(self, selffac, other, 1, out, stream)
+
+    def _elwise_multiply(self, other, out, stream=None):
+        """out = self * other."""
+        return _gpukit._binary_function("*", self, other, out, None, stream)
+
+    def _div(self, other, out, stream=None):
+        """out = self / other."""
+        return _gpukit._binary_function("/", self, other, out, None, stream)
+
+    def _rdiv_scalar(self, other, out, stream=None):
+        """out = other / self, `other` a scalar."""
+        return _gpukit._binary_function("/", other, self, out, None, stream)
+
     # ---- texture references (removed in CUDA 12)
 
     def bind_to_texref(self, texref: Any, allow_offset: bool = False) -> None:
@@ -348,7 +402,7 @@ class GPUArray(_gpukit._Array):
         return self.copy()
 
     def __bool__(self):
-        if self.size != 1:
+        if math.prod(self.shape) != 1:
             raise ValueError("the truth value of a GPUArray with more than one element is ambiguous")
         return bool(self.get())
 
@@ -556,6 +610,97 @@ def splay(n, dev=None):
     block for small n, up to 128 threads in each of 4 * resident blocks * multiprocessors
     blocks, on `dev` (default: the current context's device)."""
     return _gpukit._splay(n, dev)
+
+
+# ---- PyCUDA's private helpers, which libraries built on PyCUDA call
+
+def _c_contiguous_strides(itemsize, shape):
+    """The byte strides of a C-contiguous array of `shape` (an extent of 0 counts as 1)."""
+    return tuple(Layout.contiguous([builtins.max(1, extent) for extent in shape], itemsize, "C").strides)
+
+
+def _f_contiguous_strides(itemsize, shape):
+    """The byte strides of a Fortran-contiguous array of `shape` (an extent of 0 counts as 1)."""
+    return tuple(Layout.contiguous([builtins.max(1, extent) for extent in shape], itemsize, "F").strides)
+
+
+def _compact_strides(a):
+    """Strides without gaps that keep the order of a's axes (by stride, smallest innermost):
+    PyCUDA's layout for copies of `a` (a GPUArray or numpy array)."""
+    return list(Layout(a.shape, a.strides, a.dtype.itemsize, 0).contiguous_like(a.dtype.itemsize).strides)
+
+
+def _as_strided(ary, shape=None, strides=None):
+    """numpy's as_strided: the host array `ary`'s memory seen with another shape and strides."""
+    return np.lib.stride_tricks.as_strided(ary, shape=shape, strides=strides)
+
+
+def _get_common_dtype(obj1, obj2):
+    """The dtype of obj1 + obj2 (arrays or scalars), as numpy types the sum of two arrays; as
+    PyCUDA's, float64 and complex128 become float32 and complex64 on a device without double
+    precision (none that CUDA 12 supports)."""
+    zero2 = np.zeros(1, obj2.dtype) if hasattr(obj2, "dtype") else obj2
+    return (np.zeros(1, obj1.dtype) + zero2).dtype
+
+
+def _get_broadcasted_binary_op_result(obj1, obj2, dtype_getter=_get_common_dtype):
+    """PyCUDA's result array for obj1 <op> obj2: _new_like_me of the operand of the result's
+    shape (shapes equal, or one of them 0-d)."""
+    if obj1.shape == obj2.shape or obj2.shape == ():
+        return obj1._new_like_me(dtype_getter(obj1, obj2))
+    if obj1.shape == ():
+        return obj2._new_like_me(dtype_getter(obj1, obj2))
+    raise NotImplementedError(f"Broadcasting binary operator with shapes: {obj1.shape}, {obj2.shape}.")
+
+
+def _array_like_helper(other_ary, dtype, order):
+    """PyCUDA's arguments for an array like `other_ary` (numpy's empty_like rules): the dtype,
+    the order ('C' or 'F') and strides (None, or positive strides in other_ary's order of
+    axes for order 'K' of an array neither C- nor F-contiguous)."""
+    strides = None
+    if order == "A":
+        order = "F" if other_ary.flags.f_contiguous and not other_ary.flags.c_contiguous else "C"
+    elif order == "K":
+        if other_ary.flags.c_contiguous or other_ary.ndim <= 1:
+            order = "C"
+        elif other_ary.flags.f_contiguous:
+            order = "F"
+        else:
+            strides = [builtins.abs(s) for s in other_ary.strides]
+            if dtype is not None and np.dtype(dtype) != other_ary.dtype:
+                ratio = np.dtype(dtype).itemsize / other_ary.dtype.itemsize
+                strides = [int(s * ratio) for s in strides]
+    elif order not in ("C", "F"):
+        raise ValueError(f"Unsupported order: {order!r}")
+    return (other_ary.dtype if dtype is None else np.dtype(dtype)), order, strides
+
+
+def _memcpy_discontig(dst, src, async_=False, stream=None):
+    """dst[...] = src for GPUArrays and numpy arrays of one shape and dtype, any layouts (PyCUDA
+    takes at most two discontiguous axes; gpukit any). With ``async_=True`` a copy between
+    host and device is queued on `stream` and may still run on return."""
+    for name, ary in (("src", src), ("dst", dst)):
+        if not isinstance(ary, (GPUArray, np.ndarray)):
+            raise TypeError(f"_memcpy_discontig: {name} must be a GPUArray or a numpy.ndarray, got "
+                            f"{type(ary).__name__}")
+    if src.shape != dst.shape:
+        raise ValueError(f"_memcpy_discontig: src and dst must have the same shape, got {src.shape} and {dst.shape}")
+    if src.dtype != dst.dtype:
+        raise TypeError(f"_memcpy_discontig: src and dst must have the same dtype, got {src.dtype} and {dst.dtype}")
+    if isinstance(src, np.ndarray) and isinstance(dst, np.ndarray):
+        dst[...] = src
+    elif isinstance(src, np.ndarray):
+        if src.dtype.hasobject:
+            raise TypeError("_memcpy_discontig: src has dtype object, which holds Python objects, not data")
+        dst._transfer(src, False, async_, stream)
+    elif isinstance(dst, np.ndarray):
+        if dst.dtype.hasobject:
+            raise TypeError("_memcpy_discontig: dst has dtype object, which holds Python objects, not data")
+        if not dst.flags.writeable:
+            raise ValueError("_memcpy_discontig: dst is read-only")
+        src._transfer(dst, True, async_, stream)
+    else:
+        dst._assign_elements(src, stream)
 
 
 # ---- gathers and scatters (plain device memory; PyCUDA read through texture references)

@@ -117,7 +117,48 @@ def test_unimplemented_pycuda_modules_say_so():
     for module in ("pycuda.fortran", "pycuda.deferred"):
         assert f"gpukit does not implement {module}" in import_error(module)
     assert "dtype registry" in import_error("pycuda.compyte.dtypes")
-    assert "import pycuda.driver" in import_error("pycuda._driver")
+    assert "struct packer" in import_error("pycuda._pvt_struct")
+
+
+def test_private_pycuda_modules_libraries_import():
+    # compyle renders CLUDA_PREAMBLE with pycuda._mymako and catches pycuda._driver.Error;
+    # GPAW's array code imports pycuda.compyte.array.
+    assert_prints_ok("""
+        import numpy as np
+        import gpukit.pycuda_compat
+        import pycuda._driver, pycuda.driver
+        from pycuda._cluda import CLUDA_PREAMBLE
+        try:
+            import mako
+        except ImportError:  # pycuda._mymako says what is missing
+            mako = None
+        from pycuda.compyte.array import (ArrayFlags, as_strided, bound, c_contiguous_strides, equal_strides,
+                                          f_contiguous_strides, get_common_dtype, is_c_contiguous_strides,
+                                          is_f_contiguous_strides, may_share_memory)
+        assert pycuda._driver is pycuda.driver and pycuda._driver.Error is pycuda.driver.Error
+        for line in ('#define KERNEL extern "C" __global__', "#define LID_0 threadIdx.x", "#define GDIM_2 gridDim.z",
+                     "#define local_barrier() __syncthreads();", "#define WITHIN_KERNEL __device__"):
+            assert line in CLUDA_PREAMBLE, line
+        if mako is None:
+            try:
+                import pycuda._mymako
+            except ImportError as e:
+                assert "pip install mako" in str(e)
+        else:
+            from pycuda._mymako import template
+            assert "GID_1 blockIdx.y" in template.Template(CLUDA_PREAMBLE + "${n}").render(n=3)
+        a = np.zeros((3, 4), np.float32)
+        assert c_contiguous_strides(4, (3, 4)) == (16, 4) and f_contiguous_strides(4, (3, 4)) == (4, 12)
+        assert ArrayFlags(a).c_contiguous and ArrayFlags(a.T).f_contiguous and not ArrayFlags(a[:, ::2]).forc
+        assert is_c_contiguous_strides((16, 4), 4, (3, 4)) and not is_f_contiguous_strides((16, 4), 4, (3, 4))
+        assert equal_strides((16, 4), (99, 4), (1, 4)) and not equal_strides((16, 4), (8, 4), (3, 4))
+        assert get_common_dtype(a, np.zeros(2, np.float64), False) == np.float32
+        assert get_common_dtype(a, np.zeros(2, np.complex128), True) == np.complex128
+        low, high = bound(a[:, 1:3])
+        assert high - low == 2 * 16 + 4 + 4 and may_share_memory(a[:1], a[:, :1]) and not may_share_memory(a[:1], a[1:])
+        assert as_strided(np.arange(4.0), shape=(2, 2), strides=(16, 8)).tolist() == [[0.0, 1.0], [2.0, 3.0]]
+        print("ok")
+    """)
 
 
 def test_pycuda_reduction_is_gpukits():

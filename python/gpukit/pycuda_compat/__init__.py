@@ -23,6 +23,12 @@ ALIASES = {
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
     "pycuda.curandom": "gpukit.curandom",
+    # PyCUDA's private modules that libraries import all the same.
+    "pycuda._driver": "gpukit.driver",
+    "pycuda._cluda": "gpukit.pycuda_compat._cluda",
+    "pycuda._mymako": "gpukit.pycuda_compat._mymako",
+    "pycuda.compyte": "gpukit.pycuda_compat.compyte",
+    "pycuda.compyte.array": "gpukit.pycuda_compat.compyte.array",
 }
 
 _SEE = "see docs/migrating-from-pycuda.md"
@@ -36,13 +42,10 @@ UNAVAILABLE = {
     "pycuda.fortran": f"gpukit does not implement pycuda.fortran (nvfortran kernels) and has no plans to; {_SEE}",
     "pycuda.deferred": f"gpukit does not implement pycuda.deferred (DeferredSourceModule) and has no plans to; "
                        f"SourceModule compiles for the current context's device; {_SEE}",
-    "pycuda.compyte": "pycuda.compyte is PyCUDA's internal helper package; gpukit has none: its dtype registry "
-                      "(get_or_register_dtype, dtype_to_ctype, parse_c_arg) is in pycuda.tools",
-    "pycuda._driver": "pycuda._driver is PyCUDA's compiled extension; gpukit has none: import pycuda.driver",
+    "pycuda.compyte.dtypes": "gpukit has no pycuda.compyte.dtypes: its dtype registry (get_or_register_dtype, "
+                             "dtype_to_ctype, parse_c_arg) is in pycuda.tools",
     "pycuda._pvt_struct": "pycuda._pvt_struct is PyCUDA's private struct packer; gpukit has none: use prepare() "
                           "formats or Python's struct module",
-    "pycuda._cluda": "pycuda._cluda is PyCUDA's private code template; gpukit has none",
-    "pycuda._mymako": "pycuda._mymako is PyCUDA's private Mako loader; gpukit has none",
 }
 
 
