@@ -29,7 +29,7 @@ void bind_context(nb::module_& m) {
           "Drop what gpukit keeps in every live context for its own use (loaded array kernels, the default "
           "memory pool, copy staging buffers).");
 
-    nb::class_<context>(m, "Context", "A CUDA context; make one with Device.make_context().")
+    nb::class_<context>(m, "Context", nb::dynamic_attr(), "A CUDA context; make one with Device.make_context().")
         .def("push", &context::push, "Make this context current on the calling thread.")
         .def_static("pop", &context::pop, "Pop the current context off this thread's stack.")
         .def_static("get_current", &context::current, "The context current on this thread, or None.")

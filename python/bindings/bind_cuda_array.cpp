@@ -58,7 +58,7 @@ void bind_cuda_array(nb::module_& m) {
     bind_field<CUDA_ARRAY3D_DESCRIPTOR, &CUDA_ARRAY3D_DESCRIPTOR::Flags>(
         descriptor_3d, "flags", "ArrayDescriptor3D.flags", "array3d_flags (LAYERED, SURFACE_LDST, ...).");
 
-    nb::class_<array>(m, "Array", "A CUDA array: device memory laid out for texture and surface access.")
+    nb::class_<array>(m, "Array", nb::dynamic_attr(), "A CUDA array: device memory laid out for texture and surface access.")
         .def("__init__", [](array* self, const CUDA_ARRAY_DESCRIPTOR& d) { new (self) array(array::create(as_3d(d))); },
              "descriptor"_a)
         .def("__init__", [](array* self, const CUDA_ARRAY3D_DESCRIPTOR& d) { new (self) array(array::create(d)); },

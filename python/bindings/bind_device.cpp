@@ -94,7 +94,7 @@ void bind_device(nb::module_& m) {
           "How this module was built: compiler, cxx_standard, build_type, cuda_headers (major, minor), "
           "nanobind (major, minor, patch) and the python it was built for.");
 
-    nb::class_<device>(m, "Device", "A CUDA device, chosen by number or by PCI bus id.")
+    nb::class_<device>(m, "Device", nb::dynamic_attr(), "A CUDA device, chosen by number or by PCI bus id.")
         .def("__init__", [](device* self, nb::handle number_or_pci_bus_id) {
             if (nb::isinstance<nb::str>(number_or_pci_bus_id))
                 new (self) device(device::from_pci_bus_id(nb::cast<std::string>(number_or_pci_bus_id)));

@@ -466,7 +466,7 @@ void bind_function(nb::module_& m) {
                                                  "Copy `array` to the device before the call and back after it.")
         .def(nb::init<nb::object>(), "array"_a);
 
-    nb::class_<bound_function> cls(m, "Function", "A kernel in a Module; get one with Module.get_function(name).");
+    nb::class_<bound_function> cls(m, "Function", nb::dynamic_attr(), "A kernel in a Module; get one with Module.get_function(name).");
     cls.def("__call__", &call, "args"_a, "block"_a = nb::none(), "grid"_a = nb::make_tuple(1, 1),
             "stream"_a = nb::none(), "shared"_a.none() = 0, "texrefs"_a = nb::list(), "time_kernel"_a = false,
             "Launch with a thread block of shape `block` on `grid`; returns the kernel's seconds when time_kernel.")

@@ -63,14 +63,14 @@ void bind_graph(nb::module_& m) {
         .value("THREAD_LOCAL", cuda::capture_mode::thread_local_)
         .value("RELAXED", cuda::capture_mode::relaxed);
 
-    nb::class_<graph_node>(m, "GraphNode", "A node of a Graph; the graph owns it.")
+    nb::class_<graph_node>(m, "GraphNode", nb::dynamic_attr(), "A node of a Graph; the graph owns it.")
         .def("__eq__", [](const graph_node& a, nb::handle b) {
             return nb::isinstance<graph_node>(b) && nb::cast<const graph_node&>(b).handle == a.handle;
         }, "other"_a.none())
         .def("__hash__", [](const graph_node& n) { return std::hash<const void*>{}(n.handle); })
         .def_prop_ro("handle", [](const graph_node& n) { return reinterpret_cast<std::uintptr_t>(n.handle); });
 
-    nb::class_<graph_object>(m, "Graph", "A CUDA graph: made empty by Graph(), or recorded from a stream.")
+    nb::class_<graph_object>(m, "Graph", nb::dynamic_attr(), "A CUDA graph: made empty by Graph(), or recorded from a stream.")
         .def("__init__", [](graph_object* self) { new (self) graph_object(cuda::graph::create()); },
              "An empty graph in the current context.")
         .def("add_kernel_node", [](const graph_object& g, nb::args args, const bound_function& func, nb::handle block,
@@ -107,7 +107,7 @@ void bind_graph(nb::module_& m) {
         }, "other"_a.none())
         .def("__hash__", [](const graph_object& g) { return std::hash<const void*>{}(g.view.handle()); });
 
-    nb::class_<cuda::graph_exec>(m, "GraphExec", "An instantiated Graph; launch() replays all its work.")
+    nb::class_<cuda::graph_exec>(m, "GraphExec", nb::dynamic_attr(), "An instantiated Graph; launch() replays all its work.")
         .def("launch", [](const cuda::graph_exec& g, nb::handle stream) { g.launch(stream_arg(stream)); },
              "stream"_a = nb::none(), "Queue one replay of the graph on `stream` (None: the default stream).")
         .def("kernel_node_set_params", [](const cuda::graph_exec& g, nb::args args, const graph_node& kernel_node,

@@ -60,7 +60,7 @@ void bind_memory(nb::module_& m) {
     nb::class_<host_view>(m, "_HostView", nb::type_slots(host_memory_slots<host_view>),
                           "Host-addressable memory kept alive by its owner; wrap in memoryview().");
 
-    nb::class_<device_allocation>(m, "DeviceAllocation",
+    nb::class_<device_allocation>(m, "DeviceAllocation", nb::dynamic_attr(),
                                   "Linear device memory from mem_alloc(); freed when the last reference goes.")
         .def("free", &device_allocation::free,
              "Free the memory now. Freeing again does nothing; any other use afterwards raises LogicError.")

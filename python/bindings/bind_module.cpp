@@ -54,7 +54,7 @@ module load_reporting(nb::handle message_handler, Loader load) {
 }  // namespace
 
 void bind_module(nb::module_& m) {
-    nb::class_<module>(m, "Module", "Code loaded on the device; make one with module_from_buffer or SourceModule.",
+    nb::class_<module>(m, "Module", nb::dynamic_attr(), "Code loaded on the device; make one with module_from_buffer or SourceModule.",
                       nb::is_weak_referenceable())
         .def("get_function", [](const module& self, const std::string& name) {
             return bound_function(self.get_function(name));

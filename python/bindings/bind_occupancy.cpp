@@ -17,7 +17,7 @@ using cuda::device_data;
 using cuda::occupancy_record;
 
 void bind_occupancy(nb::module_& m) {
-    nb::class_<device_data>(m, "DeviceData", "Limits of a device that matter when choosing launch sizes.")
+    nb::class_<device_data>(m, "DeviceData", nb::dynamic_attr(), "Limits of a device that matter when choosing launch sizes.")
         .def("__init__", [](device_data* self, std::optional<cuda::device> dev) {
             const cuda::device d = dev ? *dev : cuda::context::current_or_throw("DeviceData()").get_device();
             new (self) device_data(device_data::of(d));

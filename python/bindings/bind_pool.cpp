@@ -109,7 +109,7 @@ void bind_pool(nb::module_& m) {
     }, "bin"_a.none(), "leading_bits_in_bin_id"_a.none());
 
     const auto pointer = [](const device_block& b) { return b.block.pointer(); };
-    nb::class_<device_block>(m, "PooledDeviceAllocation", "Device memory from a DeviceMemoryPool.")
+    nb::class_<device_block>(m, "PooledDeviceAllocation", nb::dynamic_attr(), "Device memory from a DeviceMemoryPool.")
         .def("free", [](device_block& b) { b.block.free(); }, "Return the memory to its pool now.")
         .def("__len__", [](const device_block& b) { return b.block.size(); })
         .def("__int__", pointer)

@@ -16,7 +16,7 @@ using cuda::event;
 using cuda::stream;
 
 void bind_stream(nb::module_& m) {
-    nb::class_<stream>(m, "Stream", "A queue of operations that run in order.")
+    nb::class_<stream>(m, "Stream", nb::dynamic_attr(), "A queue of operations that run in order.")
         .def("__init__", [](stream* self, int_arg<unsigned int> flags, int_arg<int> priority) {
             new (self) stream(stream::create(flags.get("Stream(flags)"), priority.get("Stream(priority)")));
         }, "flags"_a.none() = 0, "priority"_a.none() = 0)
@@ -41,7 +41,7 @@ void bind_stream(nb::module_& m) {
         cuda::stream_view(reinterpret_cast<CUstream>(handle)).synchronize();
     }, "handle"_a, nb::call_guard<release_gil>(), "Wait for a CUstream given by its address.");
 
-    nb::class_<event>(m, "Event", "A marker in a stream, for waiting and timing.")
+    nb::class_<event>(m, "Event", nb::dynamic_attr(), "A marker in a stream, for waiting and timing.")
         .def("__init__", [](event* self, int_arg<unsigned int> flags) {
             new (self) event(event::create(flags.get("Event(flags)")));
         }, "flags"_a.none() = 0)

@@ -135,7 +135,7 @@ void bind_call(nb::class_<T>& cls) {
 }  // namespace
 
 void bind_structured_copy(nb::module_& m) {
-    nb::class_<memcpy_2d_object> copy_2d(m, "Memcpy2D", "A copy of a rectangle of rows; call it to run it.");
+    nb::class_<memcpy_2d_object> copy_2d(m, "Memcpy2D", nb::dynamic_attr(), "A copy of a rectangle of rows; call it to run it.");
     bind_fields(copy_2d, 2);
     copy_2d.def("__call__", [](const memcpy_2d_object& c, nb::handle aligned_or_stream) {
         if (aligned_or_stream.is_none() || PyBool_Check(aligned_or_stream.ptr())) {
@@ -149,11 +149,11 @@ void bind_structured_copy(nb::module_& m) {
        "c(aligned=True) copies and waits (aligned=False allows misaligned device memory); c(stream) copies "
        "asynchronously on `stream` (host memory should be page-locked).");
 
-    nb::class_<memcpy_3d_object> copy_3d(m, "Memcpy3D", "A copy of a box of slices of rows; call it to run it.");
+    nb::class_<memcpy_3d_object> copy_3d(m, "Memcpy3D", nb::dynamic_attr(), "A copy of a box of slices of rows; call it to run it.");
     bind_fields(copy_3d, 3);
     bind_call<memcpy_3d_object, cuda::memcpy_3d, cuda::memcpy_3d_async>(copy_3d);
 
-    nb::class_<memcpy_3d_peer_object> copy_peer(m, "Memcpy3DPeer", "Memcpy3D between memory of two contexts.");
+    nb::class_<memcpy_3d_peer_object> copy_peer(m, "Memcpy3DPeer", nb::dynamic_attr(), "Memcpy3D between memory of two contexts.");
     bind_fields(copy_peer, 3);
     bind_call<memcpy_3d_peer_object, cuda::memcpy_3d_peer, cuda::memcpy_3d_peer_async>(copy_peer);
     copy_peer.def("set_src_context", [](memcpy_3d_peer_object& c, nb::handle ctx) {

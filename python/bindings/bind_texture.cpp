@@ -92,7 +92,7 @@ void bind_texture(nb::module_& m) {
     const auto flags_arg = "flags"_a.none() = 0;
     const auto border_color_arg = "border_color"_a.none() = nb::none();
 
-    nb::class_<texture_object>(m, "TextureObject",
+    nb::class_<texture_object>(m, "TextureObject", nb::dynamic_attr(),
                                "A texture object: read-only, cached, optionally filtered access to an Array or "
                                "device memory. Pass it to a kernel whose parameter is a cudaTextureObject_t.")
         .def_static("from_array",
@@ -147,7 +147,7 @@ void bind_texture(nb::module_& m) {
         .def("__int__", &texture_object::handle)
         .def("destroy", &texture_object::destroy, "Destroy the texture now; any later use raises LogicError.");
 
-    nb::class_<surface_object>(m, "SurfaceObject",
+    nb::class_<surface_object>(m, "SurfaceObject", nb::dynamic_attr(),
                                "A surface object: read-write access to an Array created with "
                                "array3d_flags.SURFACE_LDST. Pass it to a kernel whose parameter is a "
                                "cudaSurfaceObject_t.")
