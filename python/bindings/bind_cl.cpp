@@ -474,6 +474,11 @@ void bind_cl(nb::module_& parent) {
             release_dropped_holds();
         })
         .def("flush", &cl::queue::flush)
+        // `with queue:` finishes the queue on leaving, as PyOpenCL's; through Python, so a
+        // subclass's finish() is the one called.
+        .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+        .def("__exit__", [](nb::handle self, nb::handle, nb::handle, nb::handle) { self.attr("finish")(); },
+             "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none())
         .def_prop_ro("device", &cl::queue::get_device)
         .def_prop_ro("properties", [](const cl::queue& q) {
             return as_flags("command_queue_properties", q.profiling() ? CL_QUEUE_PROFILING_ENABLE : 0);

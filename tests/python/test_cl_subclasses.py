@@ -265,6 +265,24 @@ def test_context_and_queue_subclasses(ctx, rng):
     np.testing.assert_array_equal(out, 2 * x + np.arange(64, dtype=np.int32))
 
 
+def test_queue_as_context_manager_finishes_through_the_subclass(ctx, rng):
+    x = rng.integers(0, 100, 1024).astype(np.int32)
+    out = np.zeros_like(x)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+    with CountingQueue(ctx) as queue:
+        assert type(queue) is CountingQueue  # __enter__ gives the queue itself
+        cl.enqueue_copy(queue, out, buf, is_blocking=False)
+    assert queue.finishes == 1  # __exit__ called the subclass's finish
+    np.testing.assert_array_equal(out, x)
+
+
+def test_queue_context_manager_lets_exceptions_through(ctx):
+    with pytest.raises(ValueError, match="from the block"):
+        with CountingQueue(ctx) as queue:
+            raise ValueError("from the block")
+    assert queue.finishes == 1
+
+
 # ---- Program and Kernel --------------------------------------------------------------------
 
 class ScaledProgram(cl.Program):
