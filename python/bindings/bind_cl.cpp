@@ -347,6 +347,8 @@ std::vector<cl::device> device_list(nb::handle devices) {
 }
 
 std::string join_options(nb::handle options) {
+    if (options.is_none())  // PyOpenCL's default
+        return {};
     if (nb::isinstance<nb::str>(options))
         return nb::cast<std::string>(options);
     std::string joined;
@@ -560,7 +562,7 @@ void bind_cl(nb::module_& parent) {
                 p.build(joined);
             }
             return self;
-        }, "options"_a = "", "Build for every device of the context. Returns self.")
+        }, "options"_a.none() = nb::none(), "Build for every device of the context. Returns self.")
         .def("get_build_log", &cl::program::build_log, "device"_a)
         .def_prop_ro("kernel_names", &cl::program::kernel_names)
         .def("__getattr__", [](const cl::program& p, const std::string& name) {

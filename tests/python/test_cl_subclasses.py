@@ -336,6 +336,21 @@ def test_program_subclass_build_returns_the_subclass_and_finds_kernels(ctx, queu
     assert not hasattr(prg, "no_such_kernel")
 
 
+def test_program_subclass_passes_on_the_default_options(ctx, queue, rng):
+    # An override with PyOpenCL's defaults hands options=None on to the base.
+    class LoggedProgram(cl.Program):
+        def build(self, options=None, devices=None, cache_dir=None):
+            self.options_seen = options
+            return super().build(options)
+
+    prg = LoggedProgram(ctx, AXPY).build()
+    assert prg.options_seen is None
+    x = rng.standard_normal(32).astype(np.float32)
+    y_dev = DeviceArray.to_device(ctx, np.full(32, 2, np.float32))
+    prg.axpy(queue, x.shape, None, y_dev, DeviceArray.to_device(ctx, x), np.float32(4.0))
+    np.testing.assert_allclose(y_dev.get(queue), 4.0 * x + 2, rtol=1e-6, atol=1e-6)
+
+
 def test_program_subclass_caching_kernels_in_its_dict(ctx, queue, rng):
     prg = CachingProgram(ctx, AXPY).build()
     first = prg.axpy
