@@ -347,6 +347,8 @@ std::vector<cl::device> device_list(nb::handle devices) {
 }
 
 std::string join_options(nb::handle options) {
+    if (options.is_none())  // PyOpenCL's default
+        return {};
     if (nb::isinstance<nb::str>(options))
         return nb::cast<std::string>(options);
     std::string joined;
@@ -403,7 +405,10 @@ void bind_cl(nb::module_& parent) {
     m.def("select_devices", nb::overload_cast<std::string_view>(&cl::select_devices), "spec"_a);
     m.def("create_some_context", &cl::create_some_context);
 
-    nb::class_<cl::platform>(m, "Platform", "An installed OpenCL implementation.")
+    // The classes PyOpenCL binds with dynamic attributes take them here too (instances get a
+    // __dict__), and every class can be subclassed in Python, as PyOpenCL's: libraries keep
+    // their own state on these objects and derive their own kinds of them.
+    nb::class_<cl::platform>(m, "Platform", nb::dynamic_attr(), "An installed OpenCL implementation.")
         .def_prop_ro("name", &cl::platform::name)
         .def_prop_ro("vendor", &cl::platform::vendor)
         .def_prop_ro("version", &cl::platform::version)
@@ -417,7 +422,7 @@ void bind_cl(nb::module_& parent) {
         .def("__hash__", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
         .def("__repr__", [](const cl::platform& p) { return "<gpukit.cl.Platform '" + p.name() + "'>"; });
 
-    nb::class_<cl::device>(m, "Device", "An OpenCL device.")
+    nb::class_<cl::device>(m, "Device", nb::dynamic_attr(), "An OpenCL device.")
         .def_prop_ro("name", &cl::device::name)
         .def_prop_ro("type", [](const cl::device& d) { return as_flags("device_type", d.type()); })
         .def_prop_ro("vendor", &cl::device::vendor)
@@ -443,14 +448,15 @@ void bind_cl(nb::module_& parent) {
             return "<gpukit.cl.Device '" + d.name() + "' on '" + d.get_platform().name() + "'>";
         });
 
-    nb::class_<cl::context>(m, "Context", "Devices of one platform sharing buffers and programs.")
+    nb::class_<cl::context>(m, "Context", nb::dynamic_attr(), nb::is_weak_referenceable(),
+                             "Devices of one platform sharing buffers and programs.")
         .def("__init__", [](cl::context* self, nb::handle devices) {
             new (self) cl::context(cl::context::create(device_list(devices)));
         }, "devices"_a.none())
         .def_prop_ro("devices", &cl::context::devices)
         .def_prop_ro("int_ptr", [](const cl::context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); });
 
-    nb::class_<cl::queue>(m, "CommandQueue", "An in-order queue of commands for one device.")
+    nb::class_<cl::queue>(m, "CommandQueue", nb::dynamic_attr(), "An in-order queue of commands for one device.")
         .def("__init__", [](cl::queue* self, const cl::context& ctx, std::optional<cl::device> dev,
                             nb::handle properties_arg) {
             const cl_command_queue_properties properties = cl_unsigned(properties_arg, "CommandQueue(properties)");
@@ -470,13 +476,18 @@ void bind_cl(nb::module_& parent) {
             release_dropped_holds();
         })
         .def("flush", &cl::queue::flush)
+        // `with queue:` finishes the queue on leaving, as PyOpenCL's; through Python, so a
+        // subclass's finish() is the one called.
+        .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+        .def("__exit__", [](nb::handle self, nb::handle, nb::handle, nb::handle) { self.attr("finish")(); },
+             "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none())
         .def_prop_ro("device", &cl::queue::get_device)
         .def_prop_ro("properties", [](const cl::queue& q) {
             return as_flags("command_queue_properties", q.profiling() ? CL_QUEUE_PROFILING_ENABLE : 0);
         })
         .def_prop_ro("int_ptr", [](const cl::queue& q) { return reinterpret_cast<std::uintptr_t>(q.handle()); });
 
-    nb::class_<cl::buffer>(m, "Buffer", "Device memory of a context.")
+    nb::class_<cl::buffer>(m, "Buffer", nb::dynamic_attr(), "Device memory of a context.")
         .def("__init__", [](cl::buffer* self, const cl::context& ctx, nb::handle flags_arg, nb::handle size_arg,
                             nb::handle hostbuf) {
             const cl_mem_flags flags = cl_unsigned(flags_arg, "Buffer(flags)");
@@ -505,7 +516,8 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("int_ptr", [](const cl::buffer& b) { return reinterpret_cast<std::uintptr_t>(b.handle()); })
         .def("get_info", &buffer_info, "param"_a.none(), "clGetMemObjectInfo(param), decoded (see mem_info).");
 
-    nb::class_<cl::svm_pointer>(m, "SVMPointer", "Shared virtual memory: a kernel argument and a copy endpoint.")
+    nb::class_<cl::svm_pointer>(m, "SVMPointer", nb::dynamic_attr(),
+                                 "Shared virtual memory: a kernel argument and a copy endpoint.")
         .def_prop_ro("size", &cl::svm_pointer::size)
         .def_prop_ro("svm_ptr", [](const cl::svm_pointer& p) { return reinterpret_cast<std::uintptr_t>(p.pointer()); })
         .def("__eq__", [](const cl::svm_pointer& a, nb::handle b) {
@@ -519,7 +531,9 @@ void bind_cl(nb::module_& parent) {
         .def_ro("start", &cl::profile_times::start)
         .def_ro("end", &cl::profile_times::end);
 
-    nb::class_<cl::event>(m, "Event", "The completion of one enqueued command.")
+    // PyOpenCL's base Event takes no attributes but the NannyEvent its host copies return does;
+    // gpukit has one Event for both.
+    nb::class_<cl::event>(m, "Event", nb::dynamic_attr(), "The completion of one enqueued command.")
         .def("wait", [](const cl::event& e) {
             {
                 release_gil release;
@@ -536,7 +550,7 @@ void bind_cl(nb::module_& parent) {
           "wait_for"_a.none() = nb::none(),
           "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM. Returns an Event.");
 
-    nb::class_<cl::program>(m, "Program", "OpenCL C source built for a context's devices.")
+    nb::class_<cl::program>(m, "Program", nb::dynamic_attr(), "OpenCL C source built for a context's devices.")
         .def("__init__", [](cl::program* self, const cl::context& ctx, const std::string& source) {
             new (self) cl::program(cl::program::create_with_source(ctx, source));
         }, "context"_a, "source"_a)
@@ -548,7 +562,7 @@ void bind_cl(nb::module_& parent) {
                 p.build(joined);
             }
             return self;
-        }, "options"_a = "", "Build for every device of the context. Returns self.")
+        }, "options"_a.none() = nb::none(), "Build for every device of the context. Returns self.")
         .def("get_build_log", &cl::program::build_log, "device"_a)
         .def_prop_ro("kernel_names", &cl::program::kernel_names)
         .def("__getattr__", [](const cl::program& p, const std::string& name) {
@@ -565,7 +579,7 @@ void bind_cl(nb::module_& parent) {
             return cl::kernel::create(p, name);
         }, "name"_a);
 
-    nb::class_<cl::local_memory>(m, "LocalMemory", "A __local kernel argument of `size` bytes.")
+    nb::class_<cl::local_memory>(m, "LocalMemory", nb::dynamic_attr(), "A __local kernel argument of `size` bytes.")
         .def("__init__", [](cl::local_memory* self, nb::handle size) {
             new (self) cl::local_memory{cl_unsigned(size, "LocalMemory(size)")};
         }, "size"_a.none())
@@ -580,7 +594,7 @@ void bind_cl(nb::module_& parent) {
             return "<gpukit.cl.KernelParameter '" + p.name + "' " + p.type_name + " (" + cl::kind_name(p.kind) + ")>";
         });
 
-    nb::class_<cl::kernel>(m, "Kernel", "One kernel of a built program.")
+    nb::class_<cl::kernel>(m, "Kernel", nb::dynamic_attr(), "One kernel of a built program.")
         .def("__init__", [](cl::kernel* self, const cl::program& p, const std::string& name) {
             new (self) cl::kernel(cl::kernel::create(p, name));
         }, "program"_a, "name"_a)
