@@ -58,9 +58,8 @@ std::vector<float> random_floats(std::size_t n) {
 
 using module_launch = gpukit::testing::gpu_test;
 
-TEST_F(module_launch, doublify_on_random_data) {
-    const module m = load_kernels();
-    const function doublify = m.get_function("doublify");
+// Launches `doublify` on 16 random floats in the current context and checks each doubled.
+void expect_doublified(const function& doublify) {
     const std::vector<float> host = random_floats(16);
     device_buffer a(host.size() * sizeof(float));
     GPUKIT_CU(cuMemcpyHtoD, a.ptr, host.data(), host.size() * sizeof(float));
@@ -71,6 +70,11 @@ TEST_F(module_launch, doublify_on_random_data) {
     GPUKIT_CU(cuMemcpyDtoH, result.data(), a.ptr, result.size() * sizeof(float));
     for (std::size_t i = 0; i < host.size(); ++i)
         EXPECT_FLOAT_EQ(result[i], 2 * host[i]) << "element " << i;
+}
+
+TEST_F(module_launch, doublify_on_random_data) {
+    const module m = load_kernels();
+    expect_doublified(m.get_function("doublify"));
 }
 
 TEST_F(module_launch, scalars_globals_and_dynamic_args) {
@@ -193,6 +197,17 @@ TEST_F(module_launch, from_file_loads_and_missing_files_are_named) {
         EXPECT_NE(std::string(e.what()).find("/nonexistent/kernels.cubin"), std::string::npos);
     }
     EXPECT_THROW(module::from_image(std::vector<char>{'x', 'y', 0}), logic_error);  // neither cubin nor PTX
+}
+
+// Libraries that hold several contexts of their own (grunnur) look kernels up while another
+// of them is current, and make each kernel's context current to launch it.
+TEST_F(module_launch, a_kernel_looked_up_under_another_context_launches_in_its_own) {
+    const module m = load_kernels();  // in ctx
+    context other = device::get(0).make_context();
+    const function doublify = m.get_function("doublify");  // while `other` is current
+    context::pop();
+    other.detach();
+    expect_doublified(doublify);
 }
 
 }  // namespace
