@@ -6,6 +6,7 @@
 #include "gpukit/cuda/kernel_args.hpp"
 #include "gpukit/cuda/launch.hpp"
 #include "gpukit/cuda/module.hpp"
+#include "gpukit/cuda/stream.hpp"
 #include "gpukit/rtc/program.hpp"
 
 #include <cstdio>
@@ -208,6 +209,41 @@ TEST_F(module_launch, a_kernel_looked_up_under_another_context_launches_in_its_o
     context::pop();
     other.detach();
     expect_doublified(doublify);
+}
+
+std::string launch_failure(const function& f, const launch_config& config, CUdeviceptr argument) {
+    try {
+        launch(f, config, argument);
+    } catch (const gpukit::error& e) {
+        return e.what();
+    }
+    return "the launch did not fail";
+}
+
+// CUDA launches in the current context (so does PyCUDA): a kernel of another context's module
+// fails, and the error says which contexts are involved instead of only "invalid handle".
+TEST_F(module_launch, a_launch_with_another_context_current_names_the_contexts) {
+    const function doublify = load_kernels().get_function("doublify");
+    context other = device::get(0).make_context();
+    {
+        device_buffer memory(16 * sizeof(float));  // the other context's, should the launch run there
+        const std::string what = launch_failure(doublify, launch_config().block({4, 4, 1}), memory.ptr);
+        EXPECT_NE(what.find("the kernel's module was loaded in context"), std::string::npos) << what;
+    }
+    context::pop();
+    other.detach();
+}
+
+TEST_F(module_launch, a_stream_of_another_context_is_named) {
+    const function doublify = load_kernels().get_function("doublify");
+    device_buffer memory(16 * sizeof(float));
+    context other = device::get(0).make_context();
+    const stream foreign = stream::create();
+    context::pop();
+    other.detach();  // the stream keeps it alive
+    const std::string what = launch_failure(doublify, launch_config().block({4, 4, 1}).stream(foreign), memory.ptr);
+    EXPECT_NE(what.find("the stream belongs to context"), std::string::npos) << what;
+    EXPECT_EQ(what.find("the kernel's module was loaded"), std::string::npos) << what;
 }
 
 }  // namespace
