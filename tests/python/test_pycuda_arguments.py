@@ -1,8 +1,9 @@
 """Kernel arguments as PyCUDA-based libraries (reikna, grunnur) pass them: numpy scalars and
 0-d arrays by value, numpy arrays and records as their bytes, ArgumentHandler subclasses
 through get_device_alloc(), objects with gpudata or __cuda_array_interface__ as pointers,
-in calls and prepared calls. The packing itself runs here (_gpukit._kernel_argument_bytes
-and _prepared_argument_bytes give the bytes a call passes); the launches are marked gpu."""
+in calls, prepared calls and ElementwiseKernel/ReductionKernel calls. The packing itself
+runs here (_gpukit._kernel_argument_bytes and _prepared_argument_bytes give the bytes a call
+passes, _scalar_bytes a kernel's scalar); the launches are marked gpu."""
 import gc
 import struct
 
@@ -11,6 +12,7 @@ import pytest
 
 import gpukit.driver as drv
 from gpukit import _gpukit
+from gpukit.tools import ScalarArg
 
 ADDRESS = 0x7F00_1234_5670  # a device address given as an integer: nothing is allocated
 
@@ -259,6 +261,23 @@ def test_prepare_types_follow_pycuda():
         prepared([np.dtype([("a", object)])], None)
 
 
+# ---- ElementwiseKernel / ReductionKernel scalars -----------------------------------------
+
+@pytest.mark.parametrize("dtype, value", [(np.float32, np.array(2.5)), (np.float64, np.array(-1.25, np.float32)),
+                                          (np.int32, np.array(7)), (np.uint8, np.array(200, np.int64)),
+                                          (np.complex64, np.array(1 - 3j)), (np.bool_, np.array(True))])
+def test_kernel_scalars_take_zero_dimensional_arrays(dtype, value):
+    from gpukit.elementwise import _scalar_bytes
+    assert _scalar_bytes(value, ScalarArg(dtype, "s")) == np.array(value[()], dtype).tobytes()
+    assert _scalar_bytes(value[()], ScalarArg(dtype, "s")) == np.array(value[()], dtype).tobytes()
+
+
+def test_kernel_scalars_refuse_object_arrays():
+    from gpukit.elementwise import _scalar_bytes
+    with pytest.raises(TypeError, match="holds Python objects"):
+        _scalar_bytes(np.array(1, dtype=object), ScalarArg(np.int32, "s"))
+
+
 # ---- on a GPU ----------------------------------------------------------------------------
 
 SOURCE = """
@@ -433,3 +452,19 @@ def test_in_out_subclasses_are_honoured(mod):
     z = np.zeros(n, np.float32)
     mod.get_function("axpb")(drv.InOut(z), drv.In(x), np.float32(-1), np.int32(0), np.int32(n), block=(64, 1, 1))
     np.testing.assert_array_equal(z, -x)
+
+
+@pytest.mark.gpu
+def test_elementwise_and_reduction_kernels_take_numpy_scalars_and_zero_dimensional_arrays(ctx):
+    import gpukit.gpuarray as gpuarray
+    from gpukit.elementwise import ElementwiseKernel
+    from gpukit.reduction import ReductionKernel
+
+    lin = ElementwiseKernel("float a, float *x, double b, int c, float *z", "z[i] = a*x[i] + b + c", "lin")
+    x = np.random.default_rng(2).standard_normal(1000).astype(np.float32)
+    x_gpu = gpuarray.to_gpu(x)
+    z_gpu = gpuarray.empty_like(x_gpu)
+    lin(np.array(2.0, np.float32), x_gpu, np.array(0.5), np.int32(3), z_gpu)
+    np.testing.assert_allclose(z_gpu.get(), (2 * x.astype(np.float64) + 3.5).astype(np.float32), rtol=1e-6)
+    dot = ReductionKernel(np.float64, "0", "a+b", "s*x[i]*x[i]", "double s, const float *x")
+    assert dot(np.array(0.5), x_gpu).get() == pytest.approx(0.5 * np.sum(x.astype(np.float64) ** 2), rel=1e-9)
