@@ -133,7 +133,10 @@ void pack_node_arguments(cuda::kernel_args& args, const bound_function& f, const
 }
 
 void bind_function(nb::module_& m) {
-    nb::class_<bound_function> cls(m, "Function", "A kernel in a Module; get one with Module.get_function(name).");
+    // Open to attributes and weak references, as PyCUDA's Function is: libraries keep their
+    // own data on kernels, and may give one a Python subclass (obj.__class__ = Sub).
+    nb::class_<bound_function> cls(m, "Function", "A kernel in a Module; get one with Module.get_function(name).",
+                                   nb::dynamic_attr(), nb::is_weak_referenceable());
     cls.def("__call__", &call, "args"_a, "block"_a = nb::none(), "grid"_a = nb::make_tuple(1, 1),
             "stream"_a = nb::none(), "shared"_a.none() = 0, "texrefs"_a = nb::list(), "time_kernel"_a = false,
             "Launch with a thread block of shape `block` on `grid`; returns the kernel's seconds when time_kernel.")

@@ -1,9 +1,10 @@
 """Kernel arguments as PyCUDA-based libraries (reikna, grunnur) pass them: numpy scalars and
 0-d arrays by value, numpy arrays and records as their bytes, ArgumentHandler subclasses
 through get_device_alloc(), objects with gpudata or __cuda_array_interface__ as pointers,
-in calls, prepared calls and ElementwiseKernel/ReductionKernel calls. The packing itself
-runs here (_gpukit._kernel_argument_bytes and _prepared_argument_bytes give the bytes a call
-passes, _scalar_bytes a kernel's scalar); the launches are marked gpu."""
+in calls, prepared calls and ElementwiseKernel/ReductionKernel calls; and subclasses of the
+driver's classes. The packing itself runs here (_gpukit._kernel_argument_bytes and
+_prepared_argument_bytes give the bytes a call passes, _scalar_bytes a kernel's scalar);
+the launches are marked gpu."""
 import gc
 import struct
 
@@ -452,6 +453,91 @@ def test_in_out_subclasses_are_honoured(mod):
     z = np.zeros(n, np.float32)
     mod.get_function("axpb")(drv.InOut(z), drv.In(x), np.float32(-1), np.int32(0), np.int32(n), block=(64, 1, 1))
     np.testing.assert_array_equal(z, -x)
+
+
+@pytest.mark.gpu
+def test_allocation_subclasses_are_pointers(mod):
+    class Tracked(drv.DeviceAllocation):
+        def __init__(self, nbytes, tag):
+            super().__init__(nbytes)
+            self.tag = tag
+
+    class Shifted(drv.DeviceAllocation):
+        """int() of the allocation points 4 elements in, and PyCUDA passes int(arg)."""
+
+        def __int__(self):
+            return super().__int__() + 16
+
+    import gpukit.tools as tools
+
+    class Pooled(drv.PooledDeviceAllocation):
+        pass
+
+    n = 32
+    x = np.arange(n, dtype=np.float32)
+    src, dest = Tracked(x.nbytes, "x"), Shifted(x.nbytes + 16)
+    assert src.tag == "x" and isinstance(src, drv.DeviceAllocation) and int(src) != 0
+    drv.memcpy_htod(src, x)
+    axpb = mod.get_function("axpb")
+    axpb(dest, src, np.float32(2), np.int32(1), np.int32(n), block=(32, 1, 1))
+    y = np.empty(n + 4, np.float32)
+    drv.memcpy_dtoh(y, drv.DeviceAllocation.__int__(dest))
+    np.testing.assert_array_equal(y[4:], 2 * x + 1)
+    pool = tools.DeviceMemoryPool()
+    pooled = Pooled(pool, x.nbytes)
+    assert isinstance(pooled, drv.PooledDeviceAllocation) and int(pooled) != 0
+    axpb(pooled, src, np.float32(-1), np.int32(0), np.int32(n), block=(32, 1, 1))
+    out = np.empty(n, np.float32)
+    drv.memcpy_dtoh(out, pooled)
+    np.testing.assert_array_equal(out, -x)
+
+
+@pytest.mark.gpu
+def test_function_keeps_attributes_and_takes_a_subclass(mod):
+    f = mod.get_function("axpb")
+    f.arg_format = "PPfii"  # PyCUDA keeps its own data on kernels this way
+    assert f.arg_format == "PPfii"
+
+    class Counted(drv.Function):
+        calls = 0
+
+        def __call__(self, *args, **kwargs):
+            type(self).calls += 1
+            return super().__call__(*args, **kwargs)
+
+    f.__class__ = Counted
+    assert isinstance(f, Counted) and f.prepare("PPfii") is f
+    x = np.arange(8, dtype=np.float32)
+    y = np.zeros(8, np.float32)
+    f(drv.Out(y), drv.In(x), np.float32(2), np.int32(-1), np.int32(8), block=(8, 1, 1))
+    assert Counted.calls == 1
+    np.testing.assert_array_equal(y, 2 * x - 1)
+
+
+@pytest.mark.gpu
+def test_source_module_subclass_with_its_own_get_function(ctx):
+    from gpukit.compiler import SourceModule
+
+    class CachingModule(SourceModule):
+        def __init__(self, source, **kwargs):
+            super().__init__(source, **kwargs)
+            self.looked_up = []
+            self._functions = {}
+
+        def get_function(self, name):
+            self.looked_up.append(name)
+            if name not in self._functions:
+                self._functions[name] = super().get_function(name)
+            return self._functions[name]
+
+    module = CachingModule(SOURCE, no_extern_c=True)
+    assert module.get_function("axpb") is module.get_function("axpb")
+    assert module.looked_up == ["axpb", "axpb"]
+    assert isinstance(module, SourceModule)
+    x = np.arange(16, dtype=np.float32)
+    y = np.empty_like(x)
+    module.get_function("axpb")(drv.Out(y), drv.In(x), np.float32(1), np.int32(5), np.int32(16), block=(16, 1, 1))
+    np.testing.assert_array_equal(y, x + 5)
 
 
 @pytest.mark.gpu
