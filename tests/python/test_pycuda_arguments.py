@@ -1,10 +1,11 @@
 """Kernel arguments as PyCUDA-based libraries (reikna, grunnur) pass them: numpy scalars and
 0-d arrays by value, numpy arrays and records as their bytes, ArgumentHandler subclasses
 through get_device_alloc(), objects with gpudata or __cuda_array_interface__ as pointers,
-in calls, prepared calls and ElementwiseKernel/ReductionKernel calls; and subclasses of the
-driver's classes. The packing itself runs here (_gpukit._kernel_argument_bytes and
-_prepared_argument_bytes give the bytes a call passes, _scalar_bytes a kernel's scalar);
-the launches are marked gpu."""
+in calls, prepared calls and ElementwiseKernel/ReductionKernel calls; subclasses of the
+driver's classes; and the context pattern of grunnur and reikna (several contexts on one
+device, pushed and popped around compiling, making streams and launching). The packing
+itself runs here (_gpukit._kernel_argument_bytes and _prepared_argument_bytes give the
+bytes a call passes, _scalar_bytes a kernel's scalar); the launches are marked gpu."""
 import gc
 import struct
 
@@ -14,6 +15,7 @@ import pytest
 import gpukit.driver as drv
 from gpukit import _gpukit
 from gpukit.tools import ScalarArg
+from conftest import drain_context_stack
 
 ADDRESS = 0x7F00_1234_5670  # a device address given as an integer: nothing is allocated
 
@@ -554,3 +556,134 @@ def test_elementwise_and_reduction_kernels_take_numpy_scalars_and_zero_dimension
     np.testing.assert_allclose(z_gpu.get(), (2 * x.astype(np.float64) + 3.5).astype(np.float32), rtol=1e-6)
     dot = ReductionKernel(np.float64, "0", "a+b", "s*x[i]*x[i]", "double s, const float *x")
     assert dot(np.array(0.5), x_gpu).get() == pytest.approx(0.5 * np.sum(x.astype(np.float64) ** 2), rel=1e-9)
+
+
+# ---- the context pattern of libraries that manage contexts themselves ---------------------
+
+GRUNNUR_SOURCE = """
+extern "C" __global__ void multiply(int *dest, int *a, int *b, int c)
+{
+    const int i = threadIdx.x + blockIdx.x * blockDim.x;
+    dest[i] = a[i] * b[i] + c;
+}
+"""
+
+
+class ContextStack:
+    """grunnur's _ContextStack, as its CUDA adapter drives PyCUDA: contexts made with
+    make_context() and popped at once, pushed and popped around every use."""
+
+    def __init__(self, count):
+        self.contexts = []
+        for _ in range(count):  # CuContextAdapter.from_pycuda_devices
+            context = drv.Device(0).make_context()
+            drv.Context.pop()
+            self.contexts.append(context)
+        for context in self.contexts:  # _ContextStack.__init__ with take_ownership
+            context.push()
+            assert context.get_device() == drv.Device(0)
+            context.pop()
+        self.active = None
+        self.activate(0)  # CuContextAdapter.__init__: eager activation
+
+    def activate(self, index):
+        if self.active != index:
+            self.deactivate()
+            self.contexts[index].push()
+            self.active = index
+
+    def deactivate(self):
+        if self.active is not None:
+            self.contexts[self.active].pop()
+            self.active = None
+
+
+@pytest.mark.gpu
+def test_grunnur_pattern_compile_queue_and_launch_under_separate_pushes():
+    drain_context_stack()
+    from gpukit.compiler import SourceModule
+    stack = ContextStack(2)
+    try:
+        devices = [1, 0]  # test_compile_multi_device's order
+        programs, queues, buffers = {}, {}, {}
+        n = 64
+        a = np.arange(n, dtype=np.int32)
+        b = a + 1
+        for k in devices:  # compile_single_device: activate, then SourceModule
+            stack.activate(k)
+            programs[k] = SourceModule(GRUNNUR_SOURCE, no_extern_c=True)
+        # One source, two contexts: each has a module of its own.
+        assert programs[0].module is not programs[1].module
+        for k in devices:  # make_queue_adapter: activate, then Stream()
+            stack.activate(k)
+            queues[k] = drv.Stream()
+        for k in devices:  # CuBufferAdapter: activate, mem_alloc; set(): memcpy_htod_async on the queue
+            stack.activate(k)
+            buffers[k] = [drv.mem_alloc(a.nbytes) for _ in range(3)]
+            drv.memcpy_htod_async(buffers[k][1], a, stream=queues[k])
+            drv.memcpy_htod_async(buffers[k][2], b, stream=queues[k])
+        # KernelHub: get_function for every device under whichever context is current.
+        kernels = {k: programs[k].get_function("multiply") for k in devices}
+        for k in devices:  # CuPreparedKernelAdapter.__call__: activate, then call with the queue's stream
+            stack.activate(k)
+            dest, pa, pb = (np.uintp(int(buffer)) for buffer in buffers[k])
+            kernels[k](dest, pa, pb, np.int32(3 + k), grid=(2, 1, 1), block=(32, 1, 1), stream=queues[k], shared=0)
+        for k in devices:
+            stack.activate(k)
+            queues[k].synchronize()
+            result = np.empty(n, np.int32)
+            drv.memcpy_dtoh(result, buffers[k][0])
+            np.testing.assert_array_equal(result, a * b + 3 + k)
+        # A kernel launched while another context is current: CUDA refuses it, and the error
+        # says which context the module belongs to.
+        # (Context 0's buffers: were the launch to run there, it would touch only its memory.)
+        stack.activate(0)
+        with pytest.raises(drv.LogicError, match="the kernel's module was loaded in context"):
+            kernels[1](*(np.uintp(int(buffer)) for buffer in buffers[0]), np.int32(0), block=(32, 1, 1),
+                       grid=(2, 1, 1))
+    finally:
+        stack.deactivate()
+        for context in stack.contexts:
+            context.detach()
+        drain_context_stack()
+
+
+@pytest.mark.gpu
+def test_reikna_pattern_module_compiled_once_launched_on_a_second_stream():
+    # reikna's test ThreadManager: one context per device for the session, pushed for each
+    # test and popped after it; a templated kernel compiled in the first test is cached and
+    # launched in a later one, on a stream made then.
+    drain_context_stack()
+    from gpukit.compiler import SourceModule
+    template = """
+    extern "C" __global__ void scale({t} *y, const {t} *x, {t} factor, int n)
+    {{
+        const int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) y[i] = factor * x[i];
+    }}
+    """
+    context = drv.Device(0).make_context()
+    first_stream = drv.Stream()
+    drv.Context.pop()
+    try:
+        context.push()  # the first test
+        kernel = SourceModule(template.format(t="double"), no_extern_c=True).get_function("scale")
+        n = 1000
+        x = np.random.default_rng(3).standard_normal(n)
+        x_dev, y_dev = drv.to_device(x), drv.mem_alloc(x.nbytes)
+        kernel(y_dev, x_dev, np.float64(2), np.int32(n), block=(256, 1, 1), grid=(4, 1), stream=first_stream)
+        first_stream.synchronize()
+        drv.Context.pop()
+        other = drv.Device(0).make_context()  # something else ran in between, in a context of its own
+        drv.Context.pop()
+        other.detach()
+        context.push()  # a later test: a second stream, the cached kernel
+        second_stream = drv.Stream()
+        kernel(y_dev, x_dev, np.array(-0.5), np.array(n, np.int32), block=(256, 1, 1), grid=(4, 1),
+               stream=second_stream)
+        second_stream.synchronize()
+        np.testing.assert_array_equal(drv.from_device(y_dev, (n,), np.float64), -0.5 * x)
+        drv.Context.pop()
+    finally:
+        drain_context_stack()
+        context.detach()
