@@ -62,6 +62,10 @@ void bind_memory(nb::module_& m) {
 
     nb::class_<device_allocation>(m, "DeviceAllocation", nb::dynamic_attr(),
                                   "Linear device memory from mem_alloc(); freed when the last reference goes.")
+        // PyCUDA's class has no constructor; this one lets a Python subclass allocate.
+        .def("__init__", [](device_allocation* self, int_arg<std::size_t> bytes) {
+            new (self) device_allocation(device_allocation::allocate(bytes.get("DeviceAllocation(bytes)")));
+        }, "bytes"_a.none(), "Allocate `bytes` (at least 1) of device memory, as mem_alloc(bytes) does.")
         .def("free", &device_allocation::free,
              "Free the memory now. Freeing again does nothing; any other use afterwards raises LogicError.")
         .def("__int__", &device_allocation::get)

@@ -109,7 +109,14 @@ void bind_pool(nb::module_& m) {
     }, "bin"_a.none(), "leading_bits_in_bin_id"_a.none());
 
     const auto pointer = [](const device_block& b) { return b.block.pointer(); };
+    const auto allocate = [](device_pool& p, int_arg<std::size_t> size) {
+        return device_block{p.get_allocator().owner(), p.allocate(size.get("DeviceMemoryPool.allocate(size)"))};
+    };
     nb::class_<device_block>(m, "PooledDeviceAllocation", nb::dynamic_attr(), "Device memory from a DeviceMemoryPool.")
+        // PyCUDA's class has no constructor; this one lets a Python subclass take its block.
+        .def("__init__", [allocate](device_block* self, device_pool& pool, int_arg<std::size_t> size) {
+            new (self) device_block(allocate(pool, size));
+        }, "pool"_a, "size"_a.none(), "A block of `size` bytes from `pool`, as pool.allocate(size) gives.")
         .def("free", [](device_block& b) { b.block.free(); }, "Return the memory to its pool now.")
         .def("__len__", [](const device_block& b) { return b.block.size(); })
         .def("__int__", pointer)
@@ -118,9 +125,6 @@ void bind_pool(nb::module_& m) {
         .def("get_pointer", pointer)
         .def("__bool__", [](const device_block& b) { return static_cast<bool>(b.block); });
 
-    const auto allocate = [](device_pool& p, int_arg<std::size_t> size) {
-        return device_block{p.get_allocator().owner(), p.allocate(size.get("DeviceMemoryPool.allocate(size)"))};
-    };
     auto device_cls = nb::class_<device_pool>(m, "DeviceMemoryPool", "A binned pool of device memory.")
         .def("__init__", [](device_pool* self, int_arg<unsigned> leading_bits) {
             const unsigned bits = leading_bits.get("DeviceMemoryPool(leading_bits_in_bin_id)");

@@ -37,6 +37,8 @@ void bind_rtc(nb::module_& m);
 void bind_link(nb::module_& m);
 void bind_graph(nb::module_& m);
 void bind_function(nb::module_& m);
+// _kernel_argument_bytes and _prepared_argument_bytes (kernel_arguments.cpp).
+void bind_kernel_arguments(nb::module_& m);
 void bind_module(nb::module_& m);
 void bind_memory(nb::module_& m);
 void bind_copy(nb::module_& m);

@@ -43,6 +43,7 @@ NB_MODULE(_gpukit, m) {
     bind_rtc(m);
     bind_link(m);
     bind_function(m);
+    bind_kernel_arguments(m);
     bind_module(m);
     bind_memory(m);
     bind_copy(m);

@@ -4,7 +4,6 @@ import abc
 
 from gpukit._gpukit import (  # the re-exported API (`X as X` marks each for type checkers)
     AlignedHostAllocation as AlignedHostAllocation,
-    ArgumentHandler as ArgumentHandler,
     Array as Array,
     ArrayDescriptor as ArrayDescriptor,
     ArrayDescriptor3D as ArrayDescriptor3D,
@@ -18,10 +17,7 @@ from gpukit._gpukit import (  # the re-exported API (`X as X` marks each for typ
     Graph as Graph,
     GraphExec as GraphExec,
     GraphNode as GraphNode,
-    In as In,
-    InOut as InOut,
     Module as Module,
-    Out as Out,
     CompileError as CompileError,
     IPCMemoryHandle as IPCMemoryHandle,
     LaunchError as LaunchError,
@@ -136,6 +132,51 @@ from gpukit._memory import (
     register_host_memory as register_host_memory,
     to_device as to_device,
 )
+
+# ---- In / Out / InOut: host arrays copied through device memory around a kernel call
+
+class ArgumentHandler:
+    """PyCUDA's kernel-argument protocol: Function.__call__ passes
+    ``int(handler.get_device_alloc())`` as a pointer, calls ``pre_call(stream)`` before the
+    launch and, where the handler has one, ``post_call(stream)`` after it (once the context
+    has finished the kernel when no stream is given). Subclasses may define ``__init__``
+    without calling this one, as long as they define get_device_alloc()."""
+
+    def __init__(self, ary):
+        self.array = ary
+        self.dev_alloc = None
+
+    def get_device_alloc(self):
+        """Device memory of ``array.nbytes`` bytes, allocated on first use and kept."""
+        if self.dev_alloc is None:
+            try:
+                self.dev_alloc = mem_alloc_like(self.array)
+            except AttributeError:
+                raise TypeError(f"{type(self).__name__}: cannot size device memory for a "
+                                f"{type(self.array).__name__}; expected an array with nbytes") from None
+        return self.dev_alloc
+
+    def pre_call(self, stream):
+        """Called before the launch; the base class does nothing."""
+
+
+class In(ArgumentHandler):
+    """Copy `array` to the device before the call."""
+
+    def pre_call(self, stream):
+        memcpy_htod(self.get_device_alloc(), self.array)
+
+
+class Out(ArgumentHandler):
+    """Copy the device data back into `array` after the call."""
+
+    def post_call(self, stream):
+        memcpy_dtoh(self.array, self.get_device_alloc())
+
+
+class InOut(In, Out):
+    """Copy `array` to the device before the call and back after it."""
+
 
 # The seed's older name for page-locked allocations.
 HostAllocation = PagelockedHostAllocation

@@ -57,6 +57,10 @@ def _scalar_bytes(value, argument):
     where = f"argument {argument.name} ({_c_types.dtype_to_ctype(dtype)})"
     if isinstance(value, (gpuarray.GPUArray, np.ndarray)) and value.ndim > 0:
         raise TypeError(f"{where}: expected a scalar, got an array")
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            raise TypeError(f"{where}: a numpy array of dtype {value.dtype} holds Python objects, not a value")
+        value = value[()]  # a 0-d array is its element, as PyCUDA's packer reads it
     if dtype.kind == "V":  # a struct or vector type: a record of exactly this dtype
         record = np.asarray(value)
         if record.dtype != dtype:

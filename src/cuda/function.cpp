@@ -54,6 +54,11 @@ void check_dims(const char* what, dim3 given, dim3 max, const std::string& kerne
 
 }  // namespace
 
+std::string argument_size_mismatch(std::size_t index, std::size_t given, std::size_t expected) {
+    return "argument " + std::to_string(index) + " is " + std::to_string(given) + " bytes, but parameter " +
+           std::to_string(index) + " of the kernel is " + std::to_string(expected) + " bytes";
+}
+
 function::function(CUfunction handle, std::shared_ptr<const detail::module_state> module, std::string name) {
     const device dev = device::get(module->context->device_ordinal);
     auto attr = [&](CUdevice_attribute a) { return static_cast<unsigned int>(dev.attribute(a)); };
@@ -122,9 +127,7 @@ void function::check_arguments(const std::size_t* sizes, std::size_t count) cons
                           " parameter(s), but " + std::to_string(count) + " argument(s) were given");
     for (std::size_t i = 0; i < count; ++i)
         if (sizes[i] != params[i].size)
-            throw logic_error("launching '" + name() + "': argument " + std::to_string(i) + " is " +
-                              std::to_string(sizes[i]) + " bytes, but parameter " + std::to_string(i) +
-                              " of the kernel is " + std::to_string(params[i].size) + " bytes");
+            throw logic_error("launching '" + name() + "': " + argument_size_mismatch(i, sizes[i], params[i].size));
 }
 
 }  // namespace gpukit::cuda

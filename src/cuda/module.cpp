@@ -93,6 +93,11 @@ CUmodule module::handle() const { return state().handle; }
 const context_state_ptr& module::owner() const { return state().context; }
 
 function module::get_function(const std::string& name) const {
+    // In the module's context, whichever is current: the lookup and the attribute queries of
+    // the new function (which lazy loading may turn into loading the kernel) concern that
+    // context, as the launch later does. Libraries that hold several contexts ask for kernels
+    // while another one is current (grunnur's programs do).
+    scoped_context in(*state().context);
     CUfunction handle = nullptr;
     const CUresult result = api().cuModuleGetFunction(&handle, state().handle, name.c_str());
     if (result == CUDA_ERROR_NOT_FOUND)

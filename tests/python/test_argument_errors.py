@@ -28,6 +28,7 @@ def linear_texture(**override):
 # (call taking the bad value, the name the error must give, whether the argument is unsigned)
 CALLS = [
     (lambda v: drv.mem_alloc(v), "mem_alloc(bytes)", True),
+    (lambda v: drv.DeviceAllocation(v), "DeviceAllocation(bytes)", True),
     (lambda v: drv.mem_alloc_pitch(v, 4, 4), "mem_alloc_pitch(width)", True),
     (lambda v: drv.mem_alloc_pitch(4, 4, v), "mem_alloc_pitch(access_size)", True),
     (lambda v: _gpukit._host_memoryview(ADDRESS, v, 0), "as_buffer(size)", True),

@@ -46,6 +46,11 @@ struct dim3 {
     unsigned int x = 1, y = 1, z = 1;
 };
 
+// "argument <index> is <given> bytes, but parameter <index> of the kernel is <expected>
+// bytes": the one wording of a size mismatch, used by function::check_arguments and by
+// callers that add a hint of their own.
+std::string argument_size_mismatch(std::size_t index, std::size_t given, std::size_t expected);
+
 class function {
 public:
     // Made by module::get_function.

@@ -56,7 +56,9 @@ public:
     CUmodule handle() const;
     const context_state_ptr& owner() const;
 
-    // The kernel `name`; logic_error naming it (and the extern "C" hint) when absent.
+    // The kernel `name`, looked up (and its attributes read) with the module's context
+    // current, whichever context is current at the call; logic_error naming it (and the
+    // extern "C" hint) when absent.
     function get_function(const std::string& name) const;
     // (address, size in bytes) of the __device__ or __constant__ variable `name`.
     std::pair<CUdeviceptr, std::size_t> get_global(const std::string& name) const;

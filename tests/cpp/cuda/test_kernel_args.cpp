@@ -1,4 +1,6 @@
-// kernel_args packs values without a GPU, so it is tested on the CPU.
+// kernel_args packs values without a GPU, so it is tested on the CPU, as is the wording of a
+// size mismatch between an argument and the kernel's parameter.
+#include "gpukit/cuda/function.hpp"
 #include "gpukit/cuda/kernel_args.hpp"
 
 #include <gtest/gtest.h>
@@ -52,6 +54,11 @@ TEST(kernel_args, a_large_value_spills_even_with_few_arguments) {
     void** pointers = args.pointers();
     EXPECT_EQ(*static_cast<double*>(pointers[0]), 1.0);
     EXPECT_EQ(static_cast<char*>(pointers[1])[0], 3);
+}
+
+TEST(kernel_args, a_size_mismatch_names_the_argument_and_both_sizes) {
+    EXPECT_EQ(gpukit::cuda::argument_size_mismatch(3, 64, 8),
+              "argument 3 is 64 bytes, but parameter 3 of the kernel is 8 bytes");
 }
 
 }  // namespace

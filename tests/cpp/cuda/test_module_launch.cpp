@@ -6,6 +6,7 @@
 #include "gpukit/cuda/kernel_args.hpp"
 #include "gpukit/cuda/launch.hpp"
 #include "gpukit/cuda/module.hpp"
+#include "gpukit/cuda/stream.hpp"
 #include "gpukit/rtc/program.hpp"
 
 #include <cstdio>
@@ -58,9 +59,8 @@ std::vector<float> random_floats(std::size_t n) {
 
 using module_launch = gpukit::testing::gpu_test;
 
-TEST_F(module_launch, doublify_on_random_data) {
-    const module m = load_kernels();
-    const function doublify = m.get_function("doublify");
+// Launches `doublify` on 16 random floats in the current context and checks each doubled.
+void expect_doublified(const function& doublify) {
     const std::vector<float> host = random_floats(16);
     device_buffer a(host.size() * sizeof(float));
     GPUKIT_CU(cuMemcpyHtoD, a.ptr, host.data(), host.size() * sizeof(float));
@@ -71,6 +71,11 @@ TEST_F(module_launch, doublify_on_random_data) {
     GPUKIT_CU(cuMemcpyDtoH, result.data(), a.ptr, result.size() * sizeof(float));
     for (std::size_t i = 0; i < host.size(); ++i)
         EXPECT_FLOAT_EQ(result[i], 2 * host[i]) << "element " << i;
+}
+
+TEST_F(module_launch, doublify_on_random_data) {
+    const module m = load_kernels();
+    expect_doublified(m.get_function("doublify"));
 }
 
 TEST_F(module_launch, scalars_globals_and_dynamic_args) {
@@ -193,6 +198,52 @@ TEST_F(module_launch, from_file_loads_and_missing_files_are_named) {
         EXPECT_NE(std::string(e.what()).find("/nonexistent/kernels.cubin"), std::string::npos);
     }
     EXPECT_THROW(module::from_image(std::vector<char>{'x', 'y', 0}), logic_error);  // neither cubin nor PTX
+}
+
+// Libraries that hold several contexts of their own (grunnur) look kernels up while another
+// of them is current, and make each kernel's context current to launch it.
+TEST_F(module_launch, a_kernel_looked_up_under_another_context_launches_in_its_own) {
+    const module m = load_kernels();  // in ctx
+    context other = device::get(0).make_context();
+    const function doublify = m.get_function("doublify");  // while `other` is current
+    context::pop();
+    other.detach();
+    expect_doublified(doublify);
+}
+
+std::string launch_failure(const function& f, const launch_config& config, CUdeviceptr argument) {
+    try {
+        launch(f, config, argument);
+    } catch (const gpukit::error& e) {
+        return e.what();
+    }
+    return "the launch did not fail";
+}
+
+// CUDA launches in the current context (so does PyCUDA): a kernel of another context's module
+// fails, and the error says which contexts are involved instead of only "invalid handle".
+TEST_F(module_launch, a_launch_with_another_context_current_names_the_contexts) {
+    const function doublify = load_kernels().get_function("doublify");
+    context other = device::get(0).make_context();
+    {
+        device_buffer memory(16 * sizeof(float));  // the other context's, should the launch run there
+        const std::string what = launch_failure(doublify, launch_config().block({4, 4, 1}), memory.ptr);
+        EXPECT_NE(what.find("the kernel's module was loaded in context"), std::string::npos) << what;
+    }
+    context::pop();
+    other.detach();
+}
+
+TEST_F(module_launch, a_stream_of_another_context_is_named) {
+    const function doublify = load_kernels().get_function("doublify");
+    device_buffer memory(16 * sizeof(float));
+    context other = device::get(0).make_context();
+    const stream foreign = stream::create();
+    context::pop();
+    other.detach();  // the stream keeps it alive
+    const std::string what = launch_failure(doublify, launch_config().block({4, 4, 1}).stream(foreign), memory.ptr);
+    EXPECT_NE(what.find("the stream belongs to context"), std::string::npos) << what;
+    EXPECT_EQ(what.find("the kernel's module was loaded"), std::string::npos) << what;
 }
 
 }  // namespace
