@@ -28,23 +28,28 @@ RUNNERS = {
 }
 
 
-def run_side(side, tests_dir, pytest_args, out_dir, timeout):
-    """Runs the suite on `side`; returns {test id: outcome} and the seconds it took."""
+def start_side(side, tests_dir, pytest_args, out_dir):
+    """Starts the suite on `side` in a process of its own, writing <side>.log and <side>.xml."""
     xml_path = os.path.join(out_dir, f"{side}.xml")
-    log_path = os.path.join(out_dir, f"{side}.log")
     pythonpath = [os.environ.get("PYTHONPATH", "")]
     if side == "gpukit":
         pythonpath.insert(0, os.path.join(REPO, "python"))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in pythonpath if p), PYTHONUNBUFFERED="1")
     command = [sys.executable, "-c", RUNNERS[side], "-q", "-rN", "-p", "no:cacheprovider", f"--junitxml={xml_path}",
                *pytest_args]
-    start = time.monotonic()
-    with open(log_path, "w") as log:
-        try:
-            subprocess.run(command, cwd=tests_dir, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            log.write(f"\n[compare_library_suites: stopped after {timeout} s]\n")
-    return outcomes(xml_path), time.monotonic() - start
+    log = open(os.path.join(out_dir, f"{side}.log"), "w")
+    return subprocess.Popen(command, cwd=tests_dir, env=env, stdout=log, stderr=subprocess.STDOUT), log
+
+
+def finish_side(process, log, deadline):
+    """Waits for a side until `deadline` (time.monotonic()), stopping it there."""
+    try:
+        process.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        log.write("\n[compare_library_suites: stopped at the time limit]\n")
+    log.close()
 
 
 def outcomes(xml_path):
@@ -84,15 +89,22 @@ def main():
     parser.add_argument("--sides", nargs="+", choices=sorted(RUNNERS), default=["pycuda", "gpukit"])
     parser.add_argument("--out", default="library-suites")
     parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--parallel", action="store_true", help="run the sides at the same time")
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     pytest_args = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
     os.makedirs(args.out, exist_ok=True)
 
+    tests_dir = os.path.abspath(args.tests_dir)
+    batches = [args.sides] if args.parallel else [[side] for side in args.sides]
     results = {}
-    for side in args.sides:
-        results[side], seconds = run_side(side, os.path.abspath(args.tests_dir), pytest_args, args.out, args.timeout)
-        print(f"{side}: {summary(results[side]) or 'no results'} ({seconds:.0f} s)", flush=True)
+    for batch in batches:
+        start = time.monotonic()
+        running = {side: start_side(side, tests_dir, pytest_args, args.out) for side in batch}
+        for side, (process, log) in running.items():
+            finish_side(process, log, start + args.timeout)
+            results[side] = outcomes(os.path.join(args.out, f"{side}.xml"))
+            print(f"{side}: {summary(results[side]) or 'no results'} ({time.monotonic() - start:.0f} s)", flush=True)
     if set(args.sides) == {"pycuda", "gpukit"}:
         original, ours = results["pycuda"], results["gpukit"]
         lost = sorted(t for t, o in original.items() if o == "passed" and ours.get(t) != "passed")

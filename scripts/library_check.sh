@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# One call on the GPU machine for "PyCUDA programs and libraries run unchanged": builds the
+# extension module, installs PyCUDA and what the libraries need from wheels, runs gpukit's
+# PyCUDA-facing GPU tests, the test library tests/python/pycuda_minilib on gpukit and on
+# PyCUDA, and third-party libraries' own suites on both sides (tools/compare_library_suites.py).
+#
+#   GPUKIT_WHEELS=.whl            wheels to install into /tmp/site (PyCUDA built from its sdist,
+#                                 pytools, mako, ... ; the machine has no package registry)
+#   GPUKIT_LIBRARY_SUITES="name|dir|seconds|pytest args;..."
+#                                 each library's checkout, a time limit per side, pytest args
+#   GPUKIT_PYCUDA_CHECKOUT=dir    PyCUDA's test/ and examples/ through the drop-in
+#   GPUKIT_CHECK_TESTS="files"    gpukit test files to run (default: the PyCUDA-facing ones)
+# Logs go to $OUT (build, gpukit-tests, per library <name> and <name>-gpukit, pycuda-programs); a
+# short summary is printed last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-library-logs}; mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+summary=()
+note() { summary+=("$1"); }
+
+if [ -n "${GPUKIT_WHEELS:-}" ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
+        "$GPUKIT_WHEELS"/*.whl > "$OUT/build.log" 2>&1 || note "wheels: install failed (see build.log)"
+    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+# PyCUDA's extension links libcurand.so.10: the toolkit's or a pip package's.
+curand=$(ldconfig -p | grep -q 'libcurand.so.10 ' || find / -name 'libcurand.so.10*' -not -path '/proc/*' 2>/dev/null | head -n 1)
+[ -n "$curand" ] && export LD_LIBRARY_PATH=$(dirname "$curand")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+start=$SECONDS
+{ make configure JOBS="$(nproc)" && cmake --build build -j "$(nproc)" --target _gpukit; } >> "$OUT/build.log" 2>&1
+note "build: rc=$? ($((SECONDS - start)) s)"
+python3 -c 'import pycuda.driver as d; d.init(); print("PyCUDA", __import__("pycuda").VERSION, d.Device(0).name())' \
+    >> "$OUT/build.log" 2>&1 && note "pycuda: $(tail -n 1 "$OUT/build.log")" || note "pycuda: not importable"
+
+tests=${GPUKIT_CHECK_TESTS:-tests/python/test_gpuarray_subclasses.py tests/python/test_pycuda_open_classes.py \
+tests/python/test_pycuda_arguments.py tests/python/test_function.py tests/python/test_pycuda_minilib.py}
+start=$SECONDS
+# shellcheck disable=SC2086  # a list of paths
+PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout 300 python3 -m pytest -q -rfE -p no:cacheprovider $tests \
+    > "$OUT/gpukit-tests.log" 2>&1
+note "gpukit tests: rc=$? ($((SECONDS - start)) s) $(tail -n 1 "$OUT/gpukit-tests.log")"
+start=$SECONDS
+GPUKIT_PYCUDA_ORIGINAL=1 PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout 120 python3 -m pytest -q -rfE \
+    -p no:cacheprovider tests/python/test_pycuda_minilib.py >> "$OUT/gpukit-tests.log" 2>&1
+note "minilib on PyCUDA: rc=$? ($((SECONDS - start)) s) $(tail -n 1 "$OUT/gpukit-tests.log")"
+
+IFS=';' read -ra suites <<< "${GPUKIT_LIBRARY_SUITES:-}"
+for suite in "${suites[@]}"; do
+    IFS='|' read -r name dir seconds args <<< "$suite"
+    [ -d "$dir" ] || { note "$name: no directory $dir"; continue; }
+    start=$SECONDS
+    # shellcheck disable=SC2086  # pytest arguments
+    PYTHONPATH=$(realpath "$dir")${PYTHONPATH:+:$PYTHONPATH} python3 tools/compare_library_suites.py "$dir" \
+        --parallel --out "/tmp/suites-$name" --timeout "$seconds" -- $args > "$OUT/$name.log" 2>&1
+    cp "/tmp/suites-$name/gpukit.log" "$OUT/$name-gpukit.log" 2>/dev/null
+    note "$name ($((SECONDS - start)) s): $(grep -E '^(pycuda|gpukit):|^passing' "$OUT/$name.log" | tr '\n' ' ')"
+done
+
+if [ -n "${GPUKIT_PYCUDA_CHECKOUT:-}" ]; then
+    start=$SECONDS
+    PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout 400 python3 tools/run_pycuda_programs.py \
+        "$GPUKIT_PYCUDA_CHECKOUT" --timeout 60 > "$OUT/pycuda-programs.log" 2>&1
+    note "PyCUDA's tests and examples: ($((SECONDS - start)) s) $(tail -n 1 "$OUT/pycuda-programs.log")"
+fi
+printf '%s\n' "${summary[@]}"
