@@ -253,11 +253,14 @@ typedef float float_t;
 typedef double double_t;
 
 // <stdlib.h> and <stddef.h> (NVRTC itself declares malloc, free, abs, size_t and NULL).
+// offsetof is a constant expression, as nvcc's __builtin_offsetof is (static_assert,
+// template arguments): NVRTC has no __builtin_offsetof, but its front end's __INTADDR__ makes
+// the member's address from a null pointer an integer constant.
 #define EXIT_SUCCESS 0
 #define EXIT_FAILURE 1
 #define RAND_MAX 2147483647
 #ifndef offsetof
-#define offsetof(type, member) (::size_t) ((char*) &(((type*) 0)->member) - (char*) 0)
+#define offsetof(type, member) ((::size_t) __INTADDR__(&(((type*) 0)->member)))
 #endif
 
 // What <cmath>, <cstdlib>, <cstdint>, <cstddef>, <cstdio> and <cstring> put in std.

@@ -3,6 +3,7 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/text.hpp"
 #include "gpukit/rtc/builtin_headers.hpp"
+#include "gpukit/rtc/class_attributes.hpp"
 
 #include <set>
 
@@ -101,16 +102,19 @@ std::vector<fs::path> find_included_headers(std::string_view source, const fs::p
     return headers;
 }
 
-std::string wrap_source(std::string_view source, const std::string& name, bool no_extern_c, wrapper_for compiler,
+std::string wrap_source(std::string_view original, const std::string& name, bool no_extern_c, wrapper_for compiler,
                         const std::vector<fs::path>& user_dirs) {
+    const bool for_nvrtc = compiler == wrapper_for::nvrtc;
+    // For NVRTC, nvcc's (GCC's) layout of classes with attributes after the closing brace.
+    const std::string placed = for_nvrtc ? place_class_attributes(original) : std::string();
+    const std::string_view source = for_nvrtc ? std::string_view(placed) : original;
     std::error_code ignored;
     const fs::path source_dir = fs::current_path(ignored);  // NVRTC's base for the source's "..." includes
     std::vector<std::size_t> system_lines;                  // lines including a header that is not the user's
     for (const include_directive& include : find_includes(source))
         if (find_user_header(include, source_dir, user_dirs).empty())
             system_lines.push_back(include.line);
-    const bool diagnostics = compiler == wrapper_for::nvrtc;
-    if (system_lines.empty() || (no_extern_c && !diagnostics)) {
+    if (system_lines.empty() || (no_extern_c && !for_nvrtc)) {
         if (no_extern_c)
             return std::string(source);
         // #line keeps diagnostics on the caller's own line numbers despite the wrapper.
@@ -130,12 +134,12 @@ std::string wrap_source(std::string_view source, const std::string& name, bool n
         ++next;
         if (!no_extern_c)
             text += "extern \"C++\" {\n";
-        if (diagnostics)
+        if (for_nvrtc)
             text += "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 47\n";
         text += line_directive(number, name);
         text.append(lines[i]);
         text += '\n';
-        if (diagnostics)
+        if (for_nvrtc)
             text += "#pragma nv_diagnostic pop\n";
         if (!no_extern_c)
             text += "}\n";

@@ -20,8 +20,9 @@
 // path, size and mtime of the nvcc it would fall back to), for NVRTC the toolkit headers'
 // identity (toolkit_identity()) and gpukit's built-in headers, the architecture (the
 // device's when none is given), the output kind, the source as compiled (in its extern "C"
-// wrapper), every option and include directory, and the path and content of every header
-// of the caller's and gpukit's the compilation reads:
+// wrapper; for NVRTC with its class attributes placed, class_attributes.hpp), every option
+// and include directory, and the path and content of every header of the caller's and
+// gpukit's the compilation reads:
 //   - nvcc: the files `nvcc -M` lists (toolkit headers included);
 //   - NVRTC: NVRTC does not report what it included, so find_included_headers() scans the
 //     source for #include lines and follows those found in the caller's include directories

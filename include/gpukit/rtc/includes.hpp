@@ -51,7 +51,9 @@ enum class wrapper_for { nvrtc, nvcc };
 
 // `source` wrapped in extern "C" { } as described above (`name` is the file name diagnostics
 // use); `user_dirs` are the caller's include directories. With no_extern_c the source keeps
-// its text, except that for NVRTC its non-user includes get the diagnostic pragmas.
+// its text, except that for NVRTC its non-user includes get the diagnostic pragmas. For NVRTC
+// the source's class attributes are also placed as class_attributes.hpp describes, so that
+// NVRTC lays its classes out as nvcc does.
 std::string wrap_source(std::string_view source, const std::string& name, bool no_extern_c, wrapper_for compiler,
                         const std::vector<std::filesystem::path>& user_dirs);
 
