@@ -187,7 +187,12 @@ void bind_function(nb::module_& m) {
         .def("set_shared_config", [](const bound_function& f, int_arg<int> sc) {
             f.fn.set_shared_config(static_cast<CUsharedconfig>(sc.get("Function.set_shared_config(sc)")));
         }, "sc"_a.none())
-        .def_prop_ro("name", [](const bound_function& f) { return f.fn.name(); })
+        .def_prop_rw("name", [](const bound_function& f) -> nb::object {
+            return f.assigned_name.is_valid() ? f.assigned_name : nb::str(f.fn.name().c_str());
+        }, [](bound_function& f, nb::object name) { f.assigned_name = std::move(name); },
+           nb::for_setter(nb::arg("name").none()),
+           "The kernel's name in its module, unless the program assigned another value (PyCUDA's Function "
+           "keeps any attribute a program sets).")
         .def_prop_ro("handle", [](const bound_function& f) { return reinterpret_cast<std::uintptr_t>(f.fn.handle()); })
         .def_prop_ro("param_sizes", [](const bound_function& f) -> nb::object {
             if (!f.fn.params())

@@ -19,6 +19,7 @@ struct bound_function {
 
     cuda::function fn;
     std::optional<std::vector<arg_spec>> plan;  // set by prepare()
+    nb::object assigned_name;  // what a program assigned to `name` (neon names its kernels); null until then
 };
 
 // A grid or block shape: a tuple of 1 to 3 positive integers (`what` names it in errors).

@@ -18,6 +18,8 @@ from gpukit._gpukit import (  # the re-exported API (`X as X` marks each for typ
     GraphExec as GraphExec,
     GraphNode as GraphNode,
     Module as Module,
+    PooledDeviceAllocation as PooledDeviceAllocation,
+    PooledHostAllocation as PooledHostAllocation,
     CompileError as CompileError,
     IPCMemoryHandle as IPCMemoryHandle,
     LaunchError as LaunchError,
@@ -209,3 +211,12 @@ def set_debugging(flag: bool = True) -> None:
     ``import gpukit.debug`` calls it, as ``import pycuda.debug`` does in PyCUDA."""
     global CUDA_DEBUGGING
     CUDA_DEBUGGING = bool(flag)
+
+
+def __getattr__(name):
+    # PyCUDA's driver module has its memory pools too (pycuda.tools re-exports them); they
+    # live in gpukit.tools, which imports this module.
+    if name in ("DeviceMemoryPool", "PageLockedMemoryPool"):
+        from gpukit import tools
+        return getattr(tools, name)
+    raise AttributeError(f"module 'gpukit.driver' has no attribute {name!r}")

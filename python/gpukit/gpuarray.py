@@ -157,7 +157,8 @@ class GPUArray(_gpukit._Array):
         finished on return. Strided arrays on either side are copied as one 2-D or 3-D copy
         where their rows allow, or rearranged on the device first."""
         if ary is None:
-            source = self if _gpukit._is_dense(self._layout) else self.copy(stream=stream)
+            # (the base class's copy: a subclass's own copy() may take other arguments)
+            source = self if _gpukit._is_dense(self._layout) else _gpukit._Array.copy(self, stream=stream)
             ary = _new_host_array(source._layout, self.dtype, pagelocked)
             _gpukit._host_copy(ary, _host_address(ary), source._layout, source, True, async_, stream, 0)
             return ary
@@ -211,7 +212,7 @@ class GPUArray(_gpukit._Array):
             return
         if not async_:
             if to_host:
-                host[...] = self.get(stream=stream)
+                host[...] = GPUArray.get(self, stream=stream)  # not a subclass's get(), which may differ
             else:  # the host array laid out as this one's elements, without gaps
                 staged = _new_host_array(self._layout.contiguous_like(self.itemsize), self.dtype, False)
                 staged[...] = host
@@ -357,7 +358,8 @@ class GPUArray(_gpukit._Array):
 
     def _axpbz(self, selffac, other, out, stream=None):
         """out = selffac * self + other, `other` a scalar."""
-        return _gpukit._mul_add(self, selffac, other, 1, out, stream)
+        # (1 typed as out's elements, so that 1 * other is typed when both are Python numbers)
+        return _gpukit._mul_add(self, selffac, other, out.dtype.type(1), out, stream)
 
     def _elwise_multiply(self, other, out, stream=None):
         """out = self * other."""

@@ -378,8 +378,8 @@ def test_arithmetic_back_ends(pool_ctx):
     a, b = gpuarray.to_gpu(x), gpuarray.to_gpu(y)
     out = gpuarray.empty_like(a)
     assert a._axpbyz(2, b, -3, out) is out
-    np.testing.assert_allclose(out.get(), 2 * x - 3 * y, rtol=1e-5)
-    np.testing.assert_allclose(a._axpbz(-1.5, 4, out).get(), -1.5 * x + 4, rtol=1e-6)
+    np.testing.assert_allclose(out.get(), 2 * x - 3 * y, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(a._axpbz(-1.5, 4, out).get(), -1.5 * x + 4, rtol=1e-6, atol=1e-6)  # may fuse
     np.testing.assert_allclose(a._elwise_multiply(b, out).get(), x * y, rtol=1e-6)
     np.testing.assert_allclose(a._div(b, out).get(), x / y, rtol=1e-6)
     np.testing.assert_allclose(b._rdiv_scalar(3, out).get(), 3 / y, rtol=1e-6)

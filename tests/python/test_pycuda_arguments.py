@@ -395,7 +395,7 @@ def test_argument_handler_subclass_runs_pre_and_post_call(mod):
       block=(128, 1, 1), grid=(3, 1))
     # pre_call before the launch, post_call after the context finished the kernel.
     assert log == [("pre", None), ("pre", None), ("post", None), ("post", None)]
-    np.testing.assert_allclose(y, 2.5 * x - 3, rtol=1e-6)
+    np.testing.assert_allclose(y, 2.5 * x - 3, rtol=1e-6, atol=1e-6)  # the kernel may fuse the multiply-add
     stream = drv.Stream()
     log.clear()
     f(RecordingBuffer(y, log), RecordingBuffer(x, log), np.float32(1), np.int32(1), np.int32(n), block=(128, 1, 1),
@@ -450,7 +450,7 @@ def test_in_out_subclasses_are_honoured(mod):
     y = np.zeros(n, np.float32)
     mod.get_function("axpb")(ScaledOut(y), LoggedIn(x), np.float32(3), np.int32(1), np.int32(n), block=(64, 1, 1))
     assert calls == ["in", "out"]
-    np.testing.assert_allclose(y, 10 * (3 * x + 1), rtol=1e-6)
+    np.testing.assert_allclose(y, 10 * (3 * x + 1), rtol=1e-6, atol=1e-5)  # the kernel may fuse the multiply-add
     # Plain In/Out/InOut still copy both ways.
     z = np.zeros(n, np.float32)
     mod.get_function("axpb")(drv.InOut(z), drv.In(x), np.float32(-1), np.int32(0), np.int32(n), block=(64, 1, 1))
