@@ -38,12 +38,14 @@ tests=${GPUKIT_CHECK_TESTS:-tests/python/test_gpuarray_subclasses.py tests/pytho
 tests/python/test_pycuda_arguments.py tests/python/test_function.py tests/python/test_pycuda_minilib.py}
 start=$SECONDS
 # shellcheck disable=SC2086  # a list of paths
-PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout 300 python3 -m pytest -q -rfE -p no:cacheprovider $tests \
+# (-p no:pytest_grunnur: that plugin, installed for grunnur's suite, imports PyCUDA itself)
+PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout 300 python3 -m pytest -q -rfE -p no:cacheprovider \
+    -p no:pytest_grunnur $tests \
     > "$OUT/gpukit-tests.log" 2>&1
 note "gpukit tests: rc=$? ($((SECONDS - start)) s) $(tail -n 1 "$OUT/gpukit-tests.log")"
 start=$SECONDS
 GPUKIT_PYCUDA_ORIGINAL=1 PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout 120 python3 -m pytest -q -rfE \
-    -p no:cacheprovider tests/python/test_pycuda_minilib.py >> "$OUT/gpukit-tests.log" 2>&1
+    -p no:cacheprovider -p no:pytest_grunnur tests/python/test_pycuda_minilib.py >> "$OUT/gpukit-tests.log" 2>&1
 note "minilib on PyCUDA: rc=$? ($((SECONDS - start)) s) $(tail -n 1 "$OUT/gpukit-tests.log")"
 
 IFS=';' read -ra suites <<< "${GPUKIT_LIBRARY_SUITES:-}"
@@ -52,8 +54,8 @@ for suite in "${suites[@]}"; do
     [ -d "$dir" ] || { note "$name: no directory $dir"; continue; }
     start=$SECONDS
     # shellcheck disable=SC2086  # pytest arguments
-    PYTHONPATH=$(realpath "$dir")${PYTHONPATH:+:$PYTHONPATH} python3 tools/compare_library_suites.py "$dir" \
-        --parallel --out "/tmp/suites-$name" --timeout "$seconds" -- $args > "$OUT/$name.log" 2>&1
+    PYTHONPATH=$(realpath "$dir")${PYTHONPATH:+:$PYTHONPATH} python3 tools/compare_library_suites.py \
+        --parallel --out "/tmp/suites-$name" --timeout "$seconds" "$dir" -- $args > "$OUT/$name.log" 2>&1
     cp "/tmp/suites-$name/gpukit.log" "$OUT/$name-gpukit.log" 2>/dev/null
     note "$name ($((SECONDS - start)) s): $(grep -E '^(pycuda|gpukit):|^passing' "$OUT/$name.log" | tr '\n' ' ')"
 done

@@ -90,9 +90,9 @@ def main():
     parser.add_argument("--out", default="library-suites")
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--parallel", action="store_true", help="run the sides at the same time")
-    parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    parser.add_argument("pytest_args", nargs="*", help="after --: the arguments for pytest")
     args = parser.parse_args()
-    pytest_args = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
+    pytest_args = args.pytest_args
     os.makedirs(args.out, exist_ok=True)
 
     tests_dir = os.path.abspath(args.tests_dir)
