@@ -12,6 +12,9 @@ Collectives take gpukit arrays (GPUArray, gpukit.cuda device arrays), any object
 place. ``stream=`` takes gpukit streams or any object with ``__cuda_stream__``; the default
 is the legacy default stream. Calls return when the work is queued on the stream.
 
+``group()`` is NCCL's group, with its semantics: calls and communicators made in it are
+launched and made when the outermost block ends, and a refused call fails the whole group.
+
 Communicators work in their device's primary context, like NCCL itself, CuPy and PyTorch:
 buffers and streams must come from that context (``import gpukit.autoprimaryctx``).
 NCCL is loaded on first use from the CUDA toolkit or the pip package ``nvidia-nccl-cu13``
@@ -37,9 +40,13 @@ __all__ = ["Communicator", "NcclError", "available", "version", "library_path", 
 
 
 def group():
-    """A with-block whose NCCL calls are launched together when it ends (ncclGroupStart /
-    ncclGroupEnd): send/recv pairs, or collectives on several communicators of this process.
-    Errors of the grouped calls are raised at the end of the block."""
+    """A with-block whose NCCL calls NCCL defers to the end of the outermost block
+    (ncclGroupStart / ncclGroupEnd): send/recv pairs, collectives on several communicators of
+    this process, and communicators made there (``Communicator(...)``, ``init_all``,
+    ``split``), which are pending (``is_pending``) until the block ends. Errors of the grouped
+    calls are raised at the end of the block; a call refused inside it (by gpukit's checks or
+    NCCL's) makes the whole group fail there, launching none of its calls, and a block left by
+    an exception launches none of them either. Blocks nest; use one on one thread."""
     return _nccl._Group()
 
 

@@ -2,6 +2,7 @@
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
+#include "gpukit/nccl/detail/group_book.hpp"
 #include "gpukit/nccl/error.hpp"
 
 #include <algorithm>
@@ -147,16 +148,18 @@ checked_call plan_call(collective what, int rank_count, int rank, const buffer_a
 
 checked_call check_call(collective what, const communicator& comm, const buffer_arg& send, const buffer_arg& recv,
                         std::optional<std::size_t> count, cuda::stream_view stream, CUcontext stream_context) {
-    comm.handle();  // logic_error for a destroyed communicator, before anything else
-    const checked_call args = plan_call(what, comm.size(), comm.rank(), send, recv, count);
-    if (args.count == 0)
-        return args;  // nothing moves: NCCL never touches the buffers
-    const char* call = name(what);
-    require_resident(call, send, comm);
-    if (send.address != recv.address)
-        require_resident(call, recv, comm);
-    require_stream_of(call, stream, stream_context, comm);
-    return args;
+    return detail::refusing_in_group([&] {
+        comm.handle();  // logic_error for a destroyed or pending communicator, before anything else
+        const checked_call args = plan_call(what, comm.size(), comm.rank(), send, recv, count);
+        if (args.count == 0)
+            return args;  // nothing moves: NCCL never touches the buffers
+        const char* call = name(what);
+        require_resident(call, send, comm);
+        if (send.address != recv.address)
+            require_resident(call, recv, comm);
+        require_stream_of(call, stream, stream_context, comm);
+        return args;
+    });
 }
 
 }  // namespace gpukit::nccl

@@ -1,9 +1,11 @@
 // gpukit::nccl without a GPU: the loader's candidates and failure message, the ABI gpukit
 // declares against nccl.h (where the header exists), error translation, the dtype and op
-// tables, unique ids, and the size rules of every collective.
+// tables, unique ids, the size rules of every collective, and the record of open groups (the
+// communicators they make, the calls refused in them).
 #include "gpukit/core/error.hpp"
 #include "gpukit/nccl/api.hpp"
 #include "gpukit/nccl/call_checks.hpp"
+#include "gpukit/nccl/detail/group_book.hpp"
 #include "gpukit/nccl/error.hpp"
 #include "gpukit/nccl/types.hpp"
 #include "gpukit/nccl/unique_id.hpp"
@@ -13,7 +15,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if __has_include(<nccl.h>)
@@ -269,6 +274,103 @@ TEST(NcclPlanCall, AnExplicitCountNeedsAtLeastThatMuch) {
     EXPECT_THROW(plan_call(collective::all_gather, 2, 0, sized(0x1000, 4), sized(0x9000, 7), 4), argument_error);
     EXPECT_THROW(plan_call(collective::all_reduce, 2, 0, sized(0x1000, 3), bare(0x9000), 4), argument_error);
     EXPECT_EQ(plan_call(collective::all_reduce, 2, 0, sized(0x1000, 0), sized(0x9000, 0), std::nullopt).count, 0u);
+}
+
+// The group book: what gpukit knows of the groups open on a thread, driven without NCCL
+// (made-up handles, never dereferenced).
+using nccl::detail::group_book;
+using nccl::detail::pending_comm;
+
+comm_t fake_handle(std::uintptr_t n) { return reinterpret_cast<comm_t>(n); }
+
+std::shared_ptr<pending_comm> waiting_on(comm_t handle) {
+    auto p = std::make_shared<pending_comm>();
+    p->handle = handle;
+    return p;
+}
+
+TEST(NcclGroupBook, NestsAndSaysWhenTheOutermostEnds) {
+    group_book book;
+    EXPECT_FALSE(book.open());
+    book.enter();
+    book.enter();
+    EXPECT_EQ(book.depth(), 2);
+    EXPECT_FALSE(book.leave());  // the inner one
+    EXPECT_TRUE(book.open());
+    EXPECT_TRUE(book.leave());   // the outermost
+    EXPECT_FALSE(book.open());
+    EXPECT_THROW(book.leave(), gpukit::logic_error);
+    EXPECT_THROW(book.enroll(waiting_on(fake_handle(0x10))), gpukit::logic_error);
+}
+
+TEST(NcclGroupBook, AGroupThatEndsWellMakesWhatItWaitedFor) {
+    group_book book;
+    book.enter();
+    auto kept = waiting_on(fake_handle(0x10));     // its communicator object still holds it
+    auto dropped = waiting_on(fake_handle(0x20));  // its communicator went away inside the group
+    auto no_color = waiting_on(nullptr);           // a split_no_color rank: NCCL writes null
+    book.enroll(kept);
+    book.enroll(dropped);
+    book.enroll(no_color);
+    EXPECT_EQ(book.enrolled(), 3u);
+    dropped.reset();
+    no_color.reset();
+    EXPECT_TRUE(book.leave());
+    const group_book::release_list out = book.settle(true);
+    EXPECT_EQ(kept->state, pending_comm::phase::made);
+    EXPECT_EQ(kept->handle, fake_handle(0x10));
+    ASSERT_EQ(out.destroy.size(), 1u);  // only the one nobody holds, and it has a handle
+    EXPECT_EQ(out.destroy[0]->handle, fake_handle(0x20));
+    EXPECT_EQ(out.destroy[0]->state, pending_comm::phase::made);
+    EXPECT_TRUE(out.abort.empty());
+    EXPECT_EQ(book.enrolled(), 0u);
+}
+
+TEST(NcclGroupBook, AGroupThatFailsAbortsEverythingItWasMaking) {
+    group_book book;
+    book.enter();
+    auto kept = waiting_on(fake_handle(0x10));
+    auto split = waiting_on(nullptr);  // a split NCCL never ran: no handle to abort
+    book.enroll(kept);
+    book.enroll(split);
+    book.refuse("all_reduce: sendbuf holds 3 elements but must hold 4 elements");
+    EXPECT_TRUE(book.leave());
+    const group_book::release_list out = book.settle(false);
+    EXPECT_EQ(kept->state, pending_comm::phase::failed);
+    EXPECT_EQ(split->state, pending_comm::phase::failed);
+    ASSERT_EQ(out.abort.size(), 1u);
+    EXPECT_EQ(out.abort[0], kept);
+    EXPECT_TRUE(out.destroy.empty());
+    EXPECT_FALSE(book.refused());  // the next group starts clean
+    EXPECT_EQ(book.enrolled(), 0u);
+}
+
+TEST(NcclGroupBook, KeepsTheFirstRefusal) {
+    group_book book;
+    book.refuse("first");
+    book.refuse("second");
+    EXPECT_EQ(book.refusal(), "first");
+    group_book other;
+    other.refuse("");
+    EXPECT_TRUE(other.refused());
+}
+
+TEST(NcclGroupBook, RefusalsAreRecordedOnlyInsideAGroupOfThisThread) {
+    group_book& book = nccl::detail::this_thread_groups();
+    ASSERT_FALSE(book.open());
+    EXPECT_EQ(nccl::detail::refusing_in_group([] { return 7; }), 7);
+    EXPECT_THROW(nccl::detail::refusing_in_group([]() -> int { throw std::invalid_argument("outside"); }),
+                 std::invalid_argument);
+    EXPECT_FALSE(book.refused());
+    book.enter();
+    EXPECT_THROW(nccl::detail::refusing_in_group([] { throw argument_error("peer 3 is outside [0, 2)"); }), argument_error);
+    EXPECT_THROW(nccl::detail::refusing_in_group([] { throw 42; }), int);
+    EXPECT_EQ(book.refusal(), "peer 3 is outside [0, 2)");
+    // Another thread has groups of its own, as NCCL's group state is per thread.
+    std::thread([] { EXPECT_FALSE(nccl::detail::this_thread_groups().open()); }).join();
+    EXPECT_TRUE(book.leave());
+    book.settle(false);
+    EXPECT_FALSE(book.refused());
 }
 
 }  // namespace
