@@ -11,6 +11,7 @@
 #include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/cuda/device.hpp"
 #include "gpukit/cuda/memory.hpp"
+#include "gpukit/nccl/agreement.hpp"
 #include "gpukit/nccl/api.hpp"
 #include "gpukit/nccl/call_checks.hpp"
 #include "gpukit/nccl/communicator.hpp"
@@ -198,36 +199,48 @@ struct collective_call {
 collective_call prepare(nccl::collective what, const nccl::communicator& comm, nb::handle sendbuf,
                         nb::handle recvbuf, nb::handle count, nb::handle dtype, nb::handle stream,
                         nb::handle op = nb::none()) {
-    return nccl::detail::refusing_in_group([&] {
-        const char* call = nccl::name(what);
-        collective_call prepared;
-        if (!op.is_none())
-            prepared.op = op_of(op, call);
-        std::optional<nccl::data_type> dtype_kw;
-        if (!dtype.is_none())
-            dtype_kw = type_of_numpy(as_numpy_dtype(dtype), {call, "dtype"});
-        bool used_dtype = false;
-        const char* send_name = what == nccl::collective::recv ? "recvbuf" : "sendbuf";
-        const nccl::buffer_arg send = buffer_of(sendbuf, {call, send_name}, dtype_kw, used_dtype);
-        // Without recvbuf (or with sendbuf again) the call works in place.
-        const nccl::buffer_arg recv = recvbuf.is_none() || recvbuf.is(sendbuf)
-                                          ? send
-                                          : buffer_of(recvbuf, {call, "recvbuf"}, dtype_kw, used_dtype);
-        if (dtype_kw && !used_dtype)
-            throw nb::type_error(
-                (std::string(call) + ": dtype= types bare pointers; arrays carry their own dtype").c_str());
-        std::optional<std::size_t> count_kw;
-        if (!count.is_none())
-            count_kw = integer_arg<std::size_t>(count, arg_name{call, "count"}.text().c_str());
-        prepared.stream = stream_arg(stream);
-        // gpukit's own streams know their context, which spares check_call a driver query.
-        CUcontext stream_context = nullptr;
-        if (nb::isinstance<cuda::stream>(stream))
-            if (const cuda::context_state_ptr& owner = nb::cast<const cuda::stream&>(stream).owner())
-                stream_context = owner->handle;
-        prepared.args = nccl::check_call(what, comm, send, recv, count_kw, prepared.stream, stream_context);
-        return prepared;
-    });
+    try {
+        return nccl::detail::refusing_in_group([&] {
+            const char* call = nccl::name(what);
+            collective_call prepared;
+            if (!op.is_none())
+                prepared.op = op_of(op, call);
+            std::optional<nccl::data_type> dtype_kw;
+            if (!dtype.is_none())
+                dtype_kw = type_of_numpy(as_numpy_dtype(dtype), {call, "dtype"});
+            bool used_dtype = false;
+            const char* send_name = what == nccl::collective::recv ? "recvbuf" : "sendbuf";
+            const nccl::buffer_arg send = buffer_of(sendbuf, {call, send_name}, dtype_kw, used_dtype);
+            // Without recvbuf (or with sendbuf again) the call works in place.
+            const nccl::buffer_arg recv = recvbuf.is_none() || recvbuf.is(sendbuf)
+                                              ? send
+                                              : buffer_of(recvbuf, {call, "recvbuf"}, dtype_kw, used_dtype);
+            if (dtype_kw && !used_dtype)
+                throw nb::type_error(
+                    (std::string(call) + ": dtype= types bare pointers; arrays carry their own dtype").c_str());
+            std::optional<std::size_t> count_kw;
+            if (!count.is_none())
+                count_kw = integer_arg<std::size_t>(count, arg_name{call, "count"}.text().c_str());
+            prepared.stream = stream_arg(stream);
+            // gpukit's own streams know their context, which spares check_call a driver query.
+            CUcontext stream_context = nullptr;
+            if (nb::isinstance<cuda::stream>(stream))
+                if (const cuda::context_state_ptr& owner = nb::cast<const cuda::stream&>(stream).owner())
+                    stream_context = owner->handle;
+            prepared.args = nccl::check_call(what, comm, send, recv, count_kw, prepared.stream, stream_context);
+            return prepared;
+        });
+    } catch (...) {
+        // With the agreement check on, the other ranks are gathering the collective's
+        // description: this rank takes part, so that they raise too instead of waiting for it.
+        // (send and recv are not checked: they involve two ranks only.)
+        const bool point_to_point = what == nccl::collective::send || what == nccl::collective::recv;
+        if (comm.checks_agreement() && !point_to_point && !nccl::detail::this_thread_groups().open()) {
+            release_gil release;
+            nccl::announce_refusal(comm, what);
+        }
+        throw;
+    }
 }
 
 cuda::device device_arg(nb::handle d, const char* what) {
@@ -355,6 +368,11 @@ void bind_nccl(nb::module_& parent) {
         .def_prop_ro("device", &nccl::communicator::device, "The Device this rank runs on.")
         .def_prop_ro("is_destroyed", &nccl::communicator::is_destroyed,
                      "True after destroy() or abort(), and when the group that was making it failed.")
+        .def_prop_rw("check_agreement", &nccl::communicator::checks_agreement,
+                     &nccl::communicator::set_checks_agreement,
+                     "When True, each collective first checks that every rank makes the same call (collective, "
+                     "count, dtype, op, root), raising ValueError on every rank when they differ instead of "
+                     "hanging; an all-gather and a wait per call, outside groups only. Set it alike on every rank.")
         .def_prop_ro("is_pending", &nccl::communicator::is_pending,
                      "True while the group it was made in has not ended: NCCL makes it at the group's end.")
         .def("destroy", &nccl::communicator::destroy, nb::call_guard<release_gil>(),

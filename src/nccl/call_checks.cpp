@@ -81,19 +81,6 @@ void require_stream_of(const char* call, cuda::stream_view stream, CUcontext kno
 
 }  // namespace
 
-const char* name(collective what) noexcept {
-    switch (what) {
-    case collective::all_reduce: return "all_reduce";
-    case collective::reduce: return "reduce";
-    case collective::broadcast: return "broadcast";
-    case collective::all_gather: return "all_gather";
-    case collective::reduce_scatter: return "reduce_scatter";
-    case collective::send: return "send";
-    case collective::recv: return "recv";
-    }
-    return "collective";
-}
-
 checked_call plan_call(collective what, int rank_count, int rank, const buffer_arg& send, const buffer_arg& recv,
                        std::optional<std::size_t> count) {
     const char* call = name(what);

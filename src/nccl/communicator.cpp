@@ -1,6 +1,7 @@
 #include "gpukit/nccl/communicator.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/nccl/agreement.hpp"
 #include "gpukit/nccl/detail/group_book.hpp"
 #include "gpukit/nccl/error.hpp"
 
@@ -151,7 +152,8 @@ void communicator::take_made_handle() const {
 
 communicator::communicator(communicator&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)), rank_(other.rank_), size_(other.size_),
-      device_(other.device_), primary_(std::move(other.primary_)), pending_(std::move(other.pending_)) {}
+      device_(other.device_), primary_(std::move(other.primary_)), checks_agreement_(other.checks_agreement_),
+      pending_(std::move(other.pending_)) {}
 
 communicator& communicator::operator=(communicator&& other) noexcept {
     if (this != &other) {
@@ -161,6 +163,7 @@ communicator& communicator::operator=(communicator&& other) noexcept {
         size_ = other.size_;
         device_ = other.device_;
         primary_ = std::move(other.primary_);
+        checks_agreement_ = other.checks_agreement_;
         pending_ = std::move(other.pending_);
     }
     return *this;
@@ -243,6 +246,12 @@ void communicator::check_op(data_type type, reduce_op op) {
                              "; reduce with sum and divide by the number of ranks");
 }
 
+void communicator::agree(collective what, std::size_t count, data_type type, int op, int root,
+                         cuda::stream_view stream) const {
+    if (checks_agreement_ && !detail::this_thread_groups().open())
+        check_agreement(*this, signature_of(what, count, type, op, root), stream);
+}
+
 void communicator::check_rank(int rank, const char* what) const {
     if (rank < 0 || rank >= size_)
         throw argument_error(std::string(what) + " " + std::to_string(rank) + " is outside [0, " +
@@ -292,6 +301,7 @@ void communicator::all_reduce(const void* send, void* recv, std::size_t count, d
                               cuda::stream_view stream) const {
     detail::refusing_in_group([&] {
         const comm_t h = handle();
+        agree(collective::all_reduce, count, type, static_cast<int>(op), -1, stream);
         check_type(type);
         check_op(type, op);
         cuda::scoped_context in(*primary_);
@@ -304,6 +314,7 @@ void communicator::reduce(const void* send, void* recv, std::size_t count, data_
                           cuda::stream_view stream) const {
     detail::refusing_in_group([&] {
         const comm_t h = handle();
+        agree(collective::reduce, count, type, static_cast<int>(op), root, stream);
         check_type(type);
         check_op(type, op);
         check_rank(root, "root");
@@ -318,6 +329,7 @@ void communicator::broadcast(const void* send, void* recv, std::size_t count, da
                              cuda::stream_view stream) const {
     detail::refusing_in_group([&] {
         const comm_t h = handle();
+        agree(collective::broadcast, count, type, -1, root, stream);
         check_type(type);
         check_rank(root, "root");
         cuda::scoped_context in(*primary_);
@@ -330,6 +342,7 @@ void communicator::all_gather(const void* send, void* recv, std::size_t send_cou
                               cuda::stream_view stream) const {
     detail::refusing_in_group([&] {
         const comm_t h = handle();
+        agree(collective::all_gather, send_count, type, -1, -1, stream);
         check_type(type);
         cuda::scoped_context in(*primary_);
         check(api().ncclAllGather(send, recv, send_count, static_cast<int>(type), h, stream.handle()), "ncclAllGather",
@@ -341,6 +354,7 @@ void communicator::reduce_scatter(const void* send, void* recv, std::size_t recv
                                   reduce_op op, cuda::stream_view stream) const {
     detail::refusing_in_group([&] {
         const comm_t h = handle();
+        agree(collective::reduce_scatter, recv_count, type, static_cast<int>(op), -1, stream);
         check_type(type);
         check_op(type, op);
         cuda::scoped_context in(*primary_);

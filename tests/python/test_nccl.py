@@ -6,7 +6,7 @@ NCCL's semantics (communicators made in a group pending until it ends, refused c
 exceptions launching none of the group's calls, nesting); multi-rank tests (init_all over
 every device, ranks made and split by one thread in groups, two processes joined by a unique
 id) that skip with the reason on fewer than two GPUs; and from_mpi over a one-process MPI
-world.
+world; check_agreement on one rank (across ranks: test_nccl_ranks.py).
 
 IPC memory handles between two processes are tested in test_memory.py
 (test_ipc_across_processes) and test_stream_event.py (test_ipc_event_across_processes)."""
@@ -399,6 +399,22 @@ def test_nested_groups_launch_at_the_outermost_end(comm):
                     raise KeyError("inner")
     drv.Context.synchronize()
     assert not recv.get().any()
+
+
+@pytest.mark.gpu
+def test_check_agreement_on_one_rank(comm):
+    import gpukit.gpuarray as gpuarray
+    assert comm.check_agreement is False
+    comm.check_agreement = True
+    x = values(np.float32, 100, 12)
+    send, recv = gpuarray.to_gpu(x), gpuarray.zeros(100, np.float32)
+    comm.all_reduce(send, recv, op="min")  # one rank agrees with itself
+    comm.reduce_scatter(send, recv)
+    comm.broadcast(send, recv, root=0)
+    np.testing.assert_array_equal(recv.get(), x)
+    with pytest.raises(ValueError, match="root 2 is outside"):
+        comm.broadcast(send, recv, root=2)
+    comm.check_agreement = False
 
 
 @pytest.mark.gpu

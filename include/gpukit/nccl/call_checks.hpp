@@ -15,11 +15,6 @@
 
 namespace gpukit::nccl {
 
-enum class collective { all_reduce, reduce, broadcast, all_gather, reduce_scatter, send, recv };
-
-// "all_reduce", ...
-const char* name(collective what) noexcept;
-
 // A buffer as the caller gave it.
 struct buffer_arg {
     std::uintptr_t address = 0;

@@ -80,6 +80,11 @@ public:
     // The NCCL handle; logic_error once destroyed or aborted, and while pending.
     comm_t handle() const;
 
+    // Whether each collective first checks that every rank makes the same call (agreement.hpp:
+    // an all-gather and a wait per call; off by default). Every rank must set it alike.
+    bool checks_agreement() const noexcept { return checks_agreement_; }
+    void set_checks_agreement(bool on) noexcept { checks_agreement_ = on; }
+
     // ncclCommSplit: every rank calls it; ranks with the same `color` form a new
     // communicator, ranked by `key` (ties: by rank here). A rank that passes split_no_color
     // joins none and gets nullopt. argument_error for another negative color. In a group
@@ -119,6 +124,10 @@ private:
     void take_made_handle() const;
     // The destructor's release: destroys the handle quietly, leaving a pending one to its group.
     void release_now() noexcept;
+    // With checks_agreement() and outside a group: check_agreement() for this call, before
+    // any check of this rank's own (so a root only one rank gets wrong shows as a
+    // disagreement rather than leaving the others waiting).
+    void agree(collective what, std::size_t count, data_type type, int op, int root, cuda::stream_view stream) const;
     // argument_error when the loaded NCCL does not know `type` (float8 before 2.24).
     static void check_type(data_type type);
     // argument_error for a reduction NCCL does not have (avg of the float8 types).
@@ -135,6 +144,7 @@ private:
     mutable int size_ = -1;
     int device_ = 0;
     cuda::context_state_ptr primary_;
+    bool checks_agreement_ = false;
     // Set while the communicator is made by a group; kept after a failed one (for messages).
     mutable std::shared_ptr<detail::pending_comm> pending_;
 };

@@ -1,8 +1,10 @@
 // gpukit::nccl without a GPU: the loader's candidates and failure message, the ABI gpukit
 // declares against nccl.h (where the header exists), error translation, the dtype and op
-// tables, unique ids, the size rules of every collective, and the record of open groups (the
-// communicators they make, the calls refused in them).
+// tables, unique ids, the size rules of every collective, the record of open groups (the
+// communicators they make, the calls refused in them) and the comparison of the ranks'
+// calls behind check_agreement.
 #include "gpukit/core/error.hpp"
+#include "gpukit/nccl/agreement.hpp"
 #include "gpukit/nccl/api.hpp"
 #include "gpukit/nccl/call_checks.hpp"
 #include "gpukit/nccl/detail/group_book.hpp"
@@ -10,6 +12,7 @@
 #include "gpukit/nccl/types.hpp"
 #include "gpukit/nccl/unique_id.hpp"
 #include "gpukit/rtc/toolkit.hpp"
+#include "expect_error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -371,6 +374,53 @@ TEST(NcclGroupBook, RefusalsAreRecordedOnlyInsideAGroupOfThisThread) {
     EXPECT_TRUE(book.leave());
     book.settle(false);
     EXPECT_FALSE(book.refused());
+}
+
+// The comparison behind check_agreement: every rank's call against rank 0's.
+TEST(NcclAgreement, DescribesACall) {
+    EXPECT_EQ(describe(signature_of(collective::all_reduce, 1000, data_type::float32, static_cast<int>(reduce_op::sum))),
+              "all_reduce of 1000 float32, op sum");
+    EXPECT_EQ(describe(signature_of(collective::broadcast, 8, data_type::int64, -1, 1)), "broadcast of 8 int64, root 1");
+    EXPECT_EQ(describe(signature_of(collective::all_gather, 3, data_type::bfloat16)), "all_gather of 3 bfloat16");
+    EXPECT_EQ(describe(refused_signature(collective::reduce)),
+              "reduce that the rank's own checks refused (its error says why)");
+    // Values another rank sent that name nothing are shown as numbers, never indexed.
+    EXPECT_EQ(describe({99, 4, 77, 12, -1}), "collective #99 of 4 type #77, op #12");
+}
+
+TEST(NcclAgreement, RanksThatAgreePass) {
+    const call_signature same = signature_of(collective::reduce_scatter, 16, data_type::float64, 2);
+    const std::vector<call_signature> ranks(4, same);
+    EXPECT_NO_THROW(require_agreement("reduce_scatter", ranks));
+    EXPECT_NO_THROW(require_agreement("all_reduce", std::vector<call_signature>(1, same)));
+}
+
+TEST(NcclAgreement, SizesDtypesOpsRootsAndCollectivesThatDifferAreNamed) {
+    const call_signature base = signature_of(collective::all_reduce, 1000, data_type::float32, 0);
+    std::vector<call_signature> ranks(3, base);
+    ranks[2].count = 500;
+    gpukit::test::expect_error<argument_error>(
+        [&] { require_agreement("all_reduce", ranks); }, "all_reduce: the ranks disagree on the call",
+        "nothing was run: rank 0: all_reduce of 1000 float32, op sum; rank 2: all_reduce of 500 float32, op sum");
+    for (auto change : {+[](call_signature& c) { c.type = static_cast<std::int64_t>(data_type::float64); },
+                        +[](call_signature& c) { c.op = static_cast<std::int64_t>(reduce_op::max); },
+                        +[](call_signature& c) { c.root = 1; },
+                        +[](call_signature& c) { c.what = static_cast<std::int64_t>(collective::broadcast); },
+                        +[](call_signature& c) { c = refused_signature(collective::all_reduce); }}) {
+        std::vector<call_signature> two(2, base);
+        change(two[1]);
+        EXPECT_THROW(require_agreement("all_reduce", two), argument_error);
+    }
+}
+
+TEST(NcclAgreement, ManyDifferingRanksAreCounted) {
+    std::vector<call_signature> ranks(8, signature_of(collective::all_gather, 1, data_type::uint8));
+    for (std::size_t r = 1; r < ranks.size(); ++r)
+        ranks[r].count = static_cast<std::int64_t>(r + 1);
+    // Ranks 1 to 4 are named, the other three counted.
+    gpukit::test::expect_error<argument_error>(
+        [&] { require_agreement("all_gather", ranks); },
+        "rank 4: all_gather of 5 uint8; and 3 more ranks that differ from rank 0");
 }
 
 }  // namespace

@@ -3,13 +3,14 @@
 // count; send/recv to itself in a group; split; destroy and abort; what check_call refuses
 // (another context's memory, host memory, a bad root); groups with NCCL's semantics
 // (communicators made in a group are pending until it ends, a refused call or an exception
-// launches none of the group's calls, nested groups). On two GPUs or
+// launches none of the group's calls, nested groups); the agreement check. On two GPUs or
 // more (skipped with the reason on fewer): ranks made and split by one thread in groups.
 // Skips without a device, and without libnccl.so.2 (set LD_LIBRARY_PATH to a pip package's
 // site-packages/nvidia/nccl/lib where the toolkit has none).
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/copy.hpp"
 #include "gpukit/cuda/memory.hpp"
+#include "gpukit/nccl/agreement.hpp"
 #include "gpukit/nccl/call_checks.hpp"
 #include "gpukit/nccl/communicator.hpp"
 #include "gpukit/nccl/error.hpp"
@@ -410,6 +411,28 @@ TEST_F(NcclGpu, OnlyTheOutermostGroupLaunchesAndACancelledInnerOneFailsIt) {
     }
     primary->synchronize();
     EXPECT_EQ(b.read(), filled(input.size(), 0x42));
+}
+
+TEST_F(NcclGpu, TheAgreementCheckPassesARankThatAgreesWithItself) {
+    EXPECT_FALSE(comm->checks_agreement());
+    comm->set_checks_agreement(true);
+    const auto input = pattern(data_type::float16, 10);
+    device_buffer a(input), b(filled(input.size(), 0));
+    cuda::stream s = cuda::stream::create();
+    comm->all_reduce(a.ptr(), b.ptr(), 10, data_type::float16, reduce_op::sum, s);
+    s.synchronize();
+    EXPECT_EQ(b.read(), input);
+    // A root outside the communicator is refused after the check, by this rank's own.
+    EXPECT_THROW(comm->broadcast(a.ptr(), b.ptr(), 10, data_type::float16, 1, {}), argument_error);
+    // On one rank the gathering itself sees one signature.
+    EXPECT_NO_THROW(check_agreement(*comm, signature_of(collective::all_gather, 3, data_type::int8), {}));
+    {
+        group g;  // no check inside a group: nothing is launched before it ends
+        comm->all_reduce(a.ptr(), b.ptr(), 10, data_type::float16, reduce_op::max, {});
+        g.end();
+    }
+    primary->synchronize();
+    EXPECT_EQ(b.read(), input);
 }
 
 // --- two GPUs or more ----------------------------------------------------------------------
