@@ -1,6 +1,6 @@
 """One process per GPU: gpukit.bench.ranks (the launcher, FileComm, the MPI summary) and the
-NCCL benchmark's bookkeeping (sizes, bus factors, merging ranks, the calls every rank makes)
-without a GPU; with GPUs, the benchmark sides themselves."""
+NCCL benchmark's bookkeeping (sizes, bus factors, merging ranks, the calls every rank makes,
+the tables) without a GPU; with GPUs, the benchmark sides themselves."""
 import json
 import os
 import subprocess
@@ -13,6 +13,7 @@ import pytest
 import gpukit.nccl as nccl
 from gpukit.bench import harness, ranks
 from gpukit.bench import nccl as bench
+from gpukit.bench import nccl_table
 from conftest import cuda_device_count
 
 
@@ -188,6 +189,63 @@ def test_merging_ranks_takes_the_slowest_per_repeat_and_what_all_finished():
         bench.merge_rank_lines([a, c])
 
 
+def fake_result(side, per_call, sizes, status="ok"):
+    """A side that took per_call(collective, nbytes) seconds for every repeat."""
+    seconds = {(c, b): [per_call(c, b) * f for f in (0.98, 1.0, 1.02)] for c in bench.COLLECTIVES for b in sizes}
+    return bench.SideResult(side, seconds, {"nccl": 22809}, status)
+
+
+def test_rows_judge_gpukit_against_the_best_peer():
+    sizes = [8, 4096, 1 << 20, 1 << 30]
+    measurements = [(c, b) for c in bench.COLLECTIVES for b in sizes]
+    results = {"gpukit": fake_result("gpukit", lambda c, b: 25e-6 + b / 300e9, sizes),
+               "cupy": fake_result("cupy", lambda c, b: 24e-6 + b / 330e9, sizes),
+               "torch": fake_result("torch", lambda c, b: 48e-6 + b / 320e9, sizes)}
+    rows = nccl_table.make_rows(results, measurements, 2)
+    by = {(r["collective"], r["nbytes"]): r for r in rows}
+    small = by[("all_reduce", 8)]
+    assert small["ratio"] == pytest.approx((25e-6 + 8 / 300e9) / (24e-6 + 8 / 330e9))
+    assert small["goal"] is True  # 1.04x the time: within 1.1
+    assert by[("all_reduce", 4096)]["goal"] is None  # no goal between 8 B and 1 MiB
+    big = by[("all_reduce", 1 << 30)]
+    assert big["ratio"] == pytest.approx((24e-6 + 2**30 / 330e9) / (25e-6 + 2**30 / 300e9))
+    assert big["goal"] is False  # 0.91x the bandwidth
+    assert big["sides"]["gpukit"]["busbw"]["median"] == pytest.approx(2**30 / (25e-6 + 2**30 / 300e9))
+    # all-gather's bus bandwidth: (n-1)/n of the algorithm bandwidth.
+    gather = by[("all_gather", 1 << 20)]["sides"]["cupy"]
+    assert gather["busbw"]["median"] == pytest.approx(0.5 * (1 << 20) / (24e-6 + (1 << 20) / 330e9))
+    # Without a peer there is nothing to judge.
+    alone = nccl_table.make_rows({"gpukit": results["gpukit"]}, measurements, 2)
+    assert all(r["ratio"] is None and r["goal"] is None for r in alone)
+
+
+def test_the_markdown_table_and_summary():
+    sizes = [8, 1 << 20]
+    results = {"gpukit": fake_result("gpukit", lambda c, b: 10e-6 + b / 100e9, sizes),
+               "cupy": fake_result("cupy", lambda c, b: 10e-6 + b / 120e9, sizes)}
+    report = {"date": "2026-11-28", "gpus": 2, "machine": {"gpu": {"name": "NVIDIA H200"}},
+              "settings": {"repeats": 3, "quick": True}, "collectives": ["all_reduce", "broadcast"],
+              "sides": {"gpukit": {"status": "ok", "versions": {"nccl": 22809}},
+                        "cupy": {"status": "ok", "versions": {}},
+                        "torch": {"status": "unavailable: PyTorch is not installed", "versions": {}}},
+              "rows": nccl_table.make_rows(results, [("all_reduce", 8), ("all_reduce", 1 << 20),
+                                                     ("broadcast", 8), ("broadcast", 1 << 20)], 2)}
+    text = nccl_table.markdown(report)
+    assert "#### 2 × NVIDIA H200, NCCL 2.28.9, 3 repeats (quick)" in text
+    assert "| size | gpukit | CuPy | torch.distributed | gpukit / best | goal |" in text
+    assert "| 8 B | 10 µs ±2% | 10 µs ±2% |  | 1.00x | met (≤ 1.1) |" in text
+    # 1 MiB all-reduce on 2 ranks: bus bandwidth = algorithm bandwidth.
+    gb = (1 << 20) / (10e-6 + (1 << 20) / 100e9) / 1e9
+    assert f"| 1 MiB | {gb:.1f} GB/s ±2% |" in text
+    assert "MISSED (≥ 0.95)" in text
+    assert "**broadcast**" in text
+    assert "- torch.distributed (NCCL): unavailable: PyTorch is not installed" in text
+    lines = nccl_table.summary(report)
+    assert lines[0] == "2 GPUs: goal met in 2 of 4 checked rows"
+    assert any(line.startswith("  missed: all_reduce 1 MiB: 0.91") for line in lines)
+    assert "  torch: unavailable: PyTorch is not installed" in lines
+
+
 class CountingSide:
     """A side that only counts what the rank program asks of it."""
     made = []
@@ -240,6 +298,29 @@ def test_the_rank_program_makes_the_same_calls_on_every_rank(tmp_path, monkeypat
     assert sorted(merged) == [("all_gather", 8), ("broadcast", 1 << 20)]
     assert all(len(seconds) == 4 for seconds in merged.values())
     assert about == {"side": "gpukit", "rank": 0, "ranks": 2, "versions": {}}
+
+
+def test_the_table_command_writes_json_and_markdown(tmp_path, monkeypatch, capsys):
+    asked = []
+
+    def run_side(side, measurements, n, settings, timeout):
+        asked.append((side, measurements, n, settings))
+        if side == "torch":
+            raise harness.Unavailable("PyTorch is not installed")
+        speed = {"gpukit": 100e9, "cupy": 101e9}[side]
+        return fake_result(side, lambda c, b: 10e-6 + b / speed, [8, 1 << 20])
+
+    monkeypatch.setattr(bench, "run_side", run_side)
+    out_json, out_md = tmp_path / "t.json", tmp_path / "t.md"
+    assert nccl_table.main(["--gpus", "2", "--sizes", "8", "1048576", "--collectives", "all_reduce", "--quick",
+                            "--json", str(out_json), "--markdown", str(out_md)]) == 0
+    assert [a[0] for a in asked] == ["gpukit", "cupy", "torch"]
+    assert asked[0][1:] == ([("all_reduce", 8), ("all_reduce", 1 << 20)], 2, {"repeats": 3, "quick": True})
+    report = json.loads(out_json.read_text())
+    assert report["gpus"] == 2 and report["sides"]["torch"]["status"] == "unavailable: PyTorch is not installed"
+    assert [r["goal"] for r in report["rows"]] == [True, True]
+    assert "| 1 MiB |" in out_md.read_text()
+    assert "2 GPUs: goal met in 2 of 2 checked rows" in capsys.readouterr().out
 
 
 def test_a_side_whose_library_is_missing_is_unavailable():
