@@ -6,7 +6,8 @@ NCCL's semantics (communicators made in a group pending until it ends, refused c
 exceptions launching none of the group's calls, nesting); multi-rank tests (init_all over
 every device, ranks made and split by one thread in groups, two processes joined by a unique
 id) that skip with the reason on fewer than two GPUs; and from_mpi over a one-process MPI
-world; check_agreement on one rank (across ranks: test_nccl_ranks.py).
+world; check_agreement on one rank. One process per GPU (from_mpi over MPI or gpukit's
+launcher, the agreement check across ranks) is in test_nccl_ranks.py.
 
 IPC memory handles between two processes are tested in test_memory.py
 (test_ipc_across_processes) and test_stream_event.py (test_ipc_event_across_processes)."""

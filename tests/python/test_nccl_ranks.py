@@ -1,6 +1,10 @@
 """One process per GPU: gpukit.bench.ranks (the launcher, FileComm, the MPI summary) and the
 NCCL benchmark's bookkeeping (sizes, bus factors, merging ranks, the calls every rank makes,
-the tables) without a GPU; with GPUs, the benchmark sides themselves."""
+the tables) without a GPU; with GPUs, jobs of one process per GPU that join through
+gpukit.nccl.from_mpi, run every collective on gpukit arrays (checked here against numpy),
+split, and get a clear error on every rank when the ranks disagree (check_agreement): under
+mpiexec where mpi4py and a launcher of the same MPI are installed, and always under gpukit's
+own launcher (files on this machine); and the benchmark sides themselves."""
 import json
 import os
 import subprocess
@@ -8,6 +12,7 @@ import sys
 import textwrap
 import time
 
+import numpy as np
 import pytest
 
 import gpukit.nccl as nccl
@@ -15,6 +20,8 @@ from gpukit.bench import harness, ranks
 from gpukit.bench import nccl as bench
 from gpukit.bench import nccl_table
 from conftest import cuda_device_count
+
+JOB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nccl_rank_job.py")
 
 
 def child_env(**more):
@@ -333,6 +340,96 @@ def test_a_side_whose_library_is_missing_is_unavailable():
 
 
 # --- one process per GPU, with GPUs ----------------------------------------------------------
+
+def inputs(rank, n):
+    return np.arange(6 * n, dtype=np.int64) * (rank + 1) + rank
+
+
+def run_job(tmp_path, n, use_mpi):
+    run = ranks.launch([sys.executable, JOB, str(tmp_path)], n, timeout=90, use_mpi=use_mpi,
+                       env=child_env(GPUKIT_TEST_RANKS=str(n)))
+    results = {}
+    for r in range(n):
+        path = tmp_path / f"rank{r}.json"
+        if path.exists():
+            results[r] = json.loads(path.read_text())
+    return run, results
+
+
+def check_job(run, results, n):
+    """Every rank's results against numpy."""
+    assert run.ok and sorted(results) == list(range(n)), run.describe()
+    everyone = [inputs(r, n) for r in range(n)]
+    total_max = np.max(np.stack(everyone), axis=0)
+    for r in range(n):
+        got = results[r]
+        assert "error" not in got, f"rank {r}: {got['error']}"
+        assert (got["rank"], got["size"]) == (r, n)
+        np.testing.assert_array_equal(got["all_reduce"], sum(everyone))
+        np.testing.assert_array_equal(got["all_gather"], np.concatenate(everyone))
+        np.testing.assert_array_equal(got["reduce_scatter"], total_max[6 * r:6 * (r + 1)])
+        np.testing.assert_array_equal(got["broadcast"], everyone[n - 1])
+        np.testing.assert_array_equal(got["ring"], everyone[(r - 1) % n])
+        assert got["float32_on_a_stream"] == [n * (n + 1) / 2] * 2
+        assert got["split_pending_in_group"] is True
+        assert got["split"] == [r // 2, len(range(r % 2, n, 2))]
+        np.testing.assert_array_equal(got["split_all_reduce"], sum(everyone[r % 2::2]))
+    np.testing.assert_array_equal(results[0]["reduce"], np.min(np.stack(everyone), axis=0))
+    if n < 2:
+        return
+    for r in range(n):
+        got = results[r]
+        assert got["disagreeing_sizes"].startswith("ValueError: all_reduce: the ranks disagree"), got
+        assert ("rank 0: all_reduce of 1000 float32, op sum; rank 1: all_reduce of 500 float32, op sum"
+                in got["disagreeing_sizes"]), got["disagreeing_sizes"]
+        assert "rank 0: all_gather of 64 float32; rank 1: all_gather of 64 float64" in got["disagreeing_dtypes"]
+        assert "rank 0: broadcast of 8 int32, root 0; rank 1: broadcast of 8 int32, root 1" in got["disagreeing_roots"]
+        if r == 1:  # its own checks refused the call
+            assert got["refused_by_one_rank"].startswith("TypeError: all_reduce: sendbuf holds float32 but recvbuf "
+                                                        "holds int32"), got["refused_by_one_rank"]
+        else:
+            assert "rank 1: all_reduce that the rank's own checks refused" in got["refused_by_one_rank"]
+        assert got["after_disagreements"] == [n * (n + 1) / 2] * 8
+
+
+@needs_nccl_and_a_gpu
+def test_a_job_of_one_process_per_gpu_under_gpukits_launcher(tmp_path):
+    n = cuda_device_count()
+    run, results = run_job(tmp_path, n, use_mpi=False)
+    check_job(run, results, n)
+    assert not results[0]["under_mpi"]
+
+
+def mpi_on_this_machine():
+    """Why MPI-launched jobs cannot run here, or None."""
+    if not ranks.mpi_launcher():
+        return "no mpiexec or mpirun on PATH"
+    out = subprocess.run([sys.executable, "-m", "gpukit.bench.ranks"], env=child_env(), capture_output=True, text=True,
+                         timeout=120)
+    if out.returncode != 0 or "does not import" in out.stdout:
+        return f"mpi4py cannot run here: {out.stdout.strip()} {out.stderr.strip()[-300:]}"
+    return None
+
+
+@needs_nccl_and_a_gpu
+def test_a_job_of_one_process_per_gpu_under_mpiexec(tmp_path):
+    why = mpi_on_this_machine()
+    if why:
+        pytest.skip(why)
+    n = cuda_device_count()
+    run, results = run_job(tmp_path, n, use_mpi=True)
+    mismatch = [r.get("error", "") for r in results.values() if "another MPI" in r.get("error", "")]
+    if mismatch:
+        pytest.skip(f"{ranks.mpi_launcher()}: {mismatch[0]}")
+    check_job(run, results, n)
+    assert results[0]["under_mpi"]
+    if n >= 2:
+        if results[0]["mpi_cuda_aware"]:
+            np.testing.assert_array_equal(results[1]["mpi_recv"], inputs(0, 2))
+        else:  # said, not silently passed: the test log shows it
+            print(f"mpi4py Send/Recv of gpukit arrays not run: {results[0]['mpi_library']} is not CUDA-aware "
+                  f"(its query: {results[0]['mpi_cuda_aware']})")
+
 
 @needs_nccl_and_a_gpu
 def test_the_benchmark_sides_run_one_process_per_gpu():
