@@ -11,9 +11,11 @@
 #include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/cuda/device.hpp"
 #include "gpukit/cuda/memory.hpp"
+#include "gpukit/nccl/agreement.hpp"
 #include "gpukit/nccl/api.hpp"
 #include "gpukit/nccl/call_checks.hpp"
 #include "gpukit/nccl/communicator.hpp"
+#include "gpukit/nccl/detail/group_book.hpp"
 #include "gpukit/nccl/error.hpp"
 #include "gpukit/nccl/group.hpp"
 #include "gpukit/nccl/types.hpp"
@@ -189,33 +191,56 @@ nccl::reduce_op op_of(nb::handle op, const char* call) {
 struct collective_call {
     nccl::checked_call args;
     cuda::stream_view stream;
+    nccl::reduce_op op = nccl::reduce_op::sum;
 };
 
+// `op`: the reduction's name, or None for a call that does not reduce. Inside a group, a call
+// refused here makes the group fail at its end, as in C++ (nccl::detail::refusing_in_group).
 collective_call prepare(nccl::collective what, const nccl::communicator& comm, nb::handle sendbuf,
-                        nb::handle recvbuf, nb::handle count, nb::handle dtype, nb::handle stream) {
-    const char* call = nccl::name(what);
-    std::optional<nccl::data_type> dtype_kw;
-    if (!dtype.is_none())
-        dtype_kw = type_of_numpy(as_numpy_dtype(dtype), {call, "dtype"});
-    bool used_dtype = false;
-    const char* send_name = what == nccl::collective::recv ? "recvbuf" : "sendbuf";
-    const nccl::buffer_arg send = buffer_of(sendbuf, {call, send_name}, dtype_kw, used_dtype);
-    // Without recvbuf (or with sendbuf again) the call works in place.
-    const nccl::buffer_arg recv = recvbuf.is_none() || recvbuf.is(sendbuf)
-                                      ? send
-                                      : buffer_of(recvbuf, {call, "recvbuf"}, dtype_kw, used_dtype);
-    if (dtype_kw && !used_dtype)
-        throw nb::type_error((std::string(call) + ": dtype= types bare pointers; arrays carry their own dtype").c_str());
-    std::optional<std::size_t> count_kw;
-    if (!count.is_none())
-        count_kw = integer_arg<std::size_t>(count, arg_name{call, "count"}.text().c_str());
-    const cuda::stream_view s = stream_arg(stream);
-    // gpukit's own streams know their context, which spares check_call a driver query.
-    CUcontext stream_context = nullptr;
-    if (nb::isinstance<cuda::stream>(stream))
-        if (const cuda::context_state_ptr& owner = nb::cast<const cuda::stream&>(stream).owner())
-            stream_context = owner->handle;
-    return {nccl::check_call(what, comm, send, recv, count_kw, s, stream_context), s};
+                        nb::handle recvbuf, nb::handle count, nb::handle dtype, nb::handle stream,
+                        nb::handle op = nb::none()) {
+    try {
+        return nccl::detail::refusing_in_group([&] {
+            const char* call = nccl::name(what);
+            collective_call prepared;
+            if (!op.is_none())
+                prepared.op = op_of(op, call);
+            std::optional<nccl::data_type> dtype_kw;
+            if (!dtype.is_none())
+                dtype_kw = type_of_numpy(as_numpy_dtype(dtype), {call, "dtype"});
+            bool used_dtype = false;
+            const char* send_name = what == nccl::collective::recv ? "recvbuf" : "sendbuf";
+            const nccl::buffer_arg send = buffer_of(sendbuf, {call, send_name}, dtype_kw, used_dtype);
+            // Without recvbuf (or with sendbuf again) the call works in place.
+            const nccl::buffer_arg recv = recvbuf.is_none() || recvbuf.is(sendbuf)
+                                              ? send
+                                              : buffer_of(recvbuf, {call, "recvbuf"}, dtype_kw, used_dtype);
+            if (dtype_kw && !used_dtype)
+                throw nb::type_error(
+                    (std::string(call) + ": dtype= types bare pointers; arrays carry their own dtype").c_str());
+            std::optional<std::size_t> count_kw;
+            if (!count.is_none())
+                count_kw = integer_arg<std::size_t>(count, arg_name{call, "count"}.text().c_str());
+            prepared.stream = stream_arg(stream);
+            // gpukit's own streams know their context, which spares check_call a driver query.
+            CUcontext stream_context = nullptr;
+            if (nb::isinstance<cuda::stream>(stream))
+                if (const cuda::context_state_ptr& owner = nb::cast<const cuda::stream&>(stream).owner())
+                    stream_context = owner->handle;
+            prepared.args = nccl::check_call(what, comm, send, recv, count_kw, prepared.stream, stream_context);
+            return prepared;
+        });
+    } catch (...) {
+        // With the agreement check on, the other ranks are gathering the collective's
+        // description: this rank takes part, so that they raise too instead of waiting for it.
+        // (send and recv are not checked: they involve two ranks only.)
+        const bool point_to_point = what == nccl::collective::send || what == nccl::collective::recv;
+        if (comm.checks_agreement() && !point_to_point && !nccl::detail::this_thread_groups().open()) {
+            release_gil release;
+            nccl::announce_refusal(comm, what);
+        }
+        throw;
+    }
 }
 
 cuda::device device_arg(nb::handle d, const char* what) {
@@ -241,12 +266,11 @@ using reduction_call = void (*)(const nccl::communicator&, const nccl::checked_c
 void def_reduction(nb::class_<nccl::communicator>& cls, const char* name, nccl::collective what,
                    reduction_call call, const char* doc) {
     cls.def(name,
-            [name, what, call](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle op,
-                               nb::handle count, nb::handle dtype, nb::handle stream) {
-                const nccl::reduce_op o = op_of(op, name);
-                const auto [a, s] = prepare(what, c, sendbuf, recvbuf, count, dtype, stream);
+            [what, call](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle op,
+                         nb::handle count, nb::handle dtype, nb::handle stream) {
+                const collective_call p = prepare(what, c, sendbuf, recvbuf, count, dtype, stream, op);
                 release_gil release;
-                call(c, a, o, s);
+                call(c, p.args, p.op, p.stream);
             },
             "sendbuf"_a, "recvbuf"_a = nb::none(), "op"_a = "sum", nb::kw_only(), "count"_a = nb::none(),
             "dtype"_a = nb::none(), "stream"_a = nb::none(), doc);
@@ -260,9 +284,9 @@ void def_point_to_point(nb::class_<nccl::communicator>& cls, const char* name, n
     cls.def(name,
             [what, call](const nccl::communicator& c, nb::handle buf, int peer, nb::handle count, nb::handle dtype,
                          nb::handle stream) {
-                const auto [a, s] = prepare(what, c, buf, buf, count, dtype, stream);
+                const collective_call p = prepare(what, c, buf, buf, count, dtype, stream);
                 release_gil release;
-                call(c, a, peer, s);
+                call(c, p.args, peer, p.stream);
             },
             nb::arg(buffer), "peer"_a, nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
             "stream"_a = nb::none(), doc);
@@ -303,59 +327,79 @@ void bind_nccl(nb::module_& parent) {
                                    "One rank of an NCCL communicator, working in its device's primary context.")
         .def("__init__",
              [](nccl::communicator* self, int nranks, nb::handle unique_id, int rank, nb::handle device) {
-                 const nccl::unique_id id = unique_id_arg(unique_id);
-                 std::optional<cuda::device> dev;
-                 if (!device.is_none())
-                     dev = device_arg(device, "Communicator(device)");
-                 release_gil release;  // blocks until every rank has joined
+                 const auto [id, dev] = nccl::detail::refusing_in_group([&] {
+                     std::optional<cuda::device> on;
+                     if (!device.is_none())
+                         on = device_arg(device, "Communicator(device)");
+                     return std::pair{unique_id_arg(unique_id), on};
+                 });
+                 release_gil release;  // blocks until every rank has joined (outside a group)
                  new (self) nccl::communicator(dev ? nccl::communicator::create(id, nranks, rank, *dev)
                                                    : nccl::communicator::create(id, nranks, rank));
              },
              "nranks"_a, "unique_id"_a, "rank"_a, "device"_a = nb::none(),
              "Joins the communicator `unique_id` names (bytes from get_unique_id()) as `rank` of `nranks`, on "
-             "`device` (a Device or number; default: the current context's). Blocks until every rank joined.")
+             "`device` (a Device or number; default: the current context's). Blocks until every rank joined; in "
+             "a group, returns at once a pending communicator that the end of the group makes (so one thread "
+             "can make several ranks).")
         .def_static("init_all",
                     [](nb::handle devices) {
-                        std::vector<cuda::device> list;
-                        if (devices.is_none()) {
-                            for (int k = 0; k < cuda::device::count(); ++k)
-                                list.push_back(cuda::device::get(k));
-                        } else {
-                            for (nb::handle d : devices)
-                                list.push_back(device_arg(d, "init_all(devices)"));
-                        }
+                        const std::vector<cuda::device> list = nccl::detail::refusing_in_group([&] {
+                            std::vector<cuda::device> each;
+                            if (devices.is_none()) {
+                                for (int k = 0; k < cuda::device::count(); ++k)
+                                    each.push_back(cuda::device::get(k));
+                            } else {
+                                for (nb::handle d : devices)
+                                    each.push_back(device_arg(d, "init_all(devices)"));
+                            }
+                            return each;
+                        });
                         release_gil release;
                         return nccl::communicator::init_all(list);
                     },
                     "devices"_a = nb::none(),
                     "One communicator per device (Devices or numbers; default: every device), rank k on "
-                    "devices[k], all driven by this process.")
-        .def_prop_ro("rank", &nccl::communicator::rank, "This rank's number, from 0.")
-        .def_prop_ro("size", &nccl::communicator::size, "The number of ranks.")
+                    "devices[k], all driven by this process (pending until the end of a group it is made in).")
+        .def_prop_ro("rank", &nccl::communicator::rank,
+                     "This rank's number, from 0 (LogicError while a split's communicator is pending).")
+        .def_prop_ro("size", &nccl::communicator::size,
+                     "The number of ranks (LogicError while a split's communicator is pending).")
         .def_prop_ro("device", &nccl::communicator::device, "The Device this rank runs on.")
         .def_prop_ro("is_destroyed", &nccl::communicator::is_destroyed,
-                     "True after destroy() or abort().")
+                     "True after destroy() or abort(), and when the group that was making it failed.")
+        .def_prop_rw("check_agreement", &nccl::communicator::checks_agreement,
+                     &nccl::communicator::set_checks_agreement,
+                     "When True, each collective first checks that every rank makes the same call (collective, "
+                     "count, dtype, op, root), raising ValueError on every rank when they differ instead of "
+                     "hanging; an all-gather and a wait per call, outside groups only. Set it alike on every rank.")
+        .def_prop_ro("is_pending", &nccl::communicator::is_pending,
+                     "True while the group it was made in has not ended: NCCL makes it at the group's end.")
         .def("destroy", &nccl::communicator::destroy, nb::call_guard<release_gil>(),
-             "Waits for pending work and frees the communicator; later calls raise LogicError.")
+             "Waits for pending work and frees the communicator; later calls raise LogicError. In a group, "
+             "NCCL frees it when the group ends.")
         .def("abort", &nccl::communicator::abort, nb::call_guard<release_gil>(),
              "Frees the communicator without waiting, stopping pending work.")
         .def("split",
              [](const nccl::communicator& c, nb::handle color, nb::handle key) -> std::optional<nccl::communicator> {
-                 const int colour = color.is_none() ? nccl::split_no_color : integer_arg<int>(color, "split(color)");
-                 const int order = key.is_none() ? c.rank() : integer_arg<int>(key, "split(key)");
-                 release_gil release;  // every rank must call it: it waits for them
+                 const auto [colour, order] = nccl::detail::refusing_in_group([&] {
+                     return std::pair{color.is_none() ? nccl::split_no_color : integer_arg<int>(color, "split(color)"),
+                                      key.is_none() ? c.rank() : integer_arg<int>(key, "split(key)")};
+                 });
+                 release_gil release;  // every rank must call it: it waits for them (outside a group)
                  return c.split(colour, order);
              },
              "color"_a.none(), "key"_a = nb::none(),
              "Every rank calls it: ranks of one color form a new communicator, ranked by key (default: rank). "
-             "A rank whose color is None (or SPLIT_NOCOLOR) joins none and gets None.")
+             "A rank whose color is None (or SPLIT_NOCOLOR) joins none and gets None. In a group (one thread "
+             "splitting several ranks must use one), the communicator is pending until the group ends.")
         .def("reduce",
              [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, int root, nb::handle op,
                 nb::handle count, nb::handle dtype, nb::handle stream) {
-                 const nccl::reduce_op o = op_of(op, "reduce");
-                 const auto [a, s] = prepare(nccl::collective::reduce, c, sendbuf, recvbuf, count, dtype, stream);
+                  const collective_call p =
+                     prepare(nccl::collective::reduce, c, sendbuf, recvbuf, count, dtype, stream, op);
                  release_gil release;
-                 c.reduce(a.send, a.recv, a.count, a.type, o, root, s);
+                 c.reduce(p.args.send, p.args.recv, p.args.count, p.args.type, p.op, root, p.stream);
              },
              "sendbuf"_a, "recvbuf"_a = nb::none(), "root"_a = 0, "op"_a = "sum", nb::kw_only(),
              "count"_a = nb::none(), "dtype"_a = nb::none(), "stream"_a = nb::none(),
@@ -363,9 +407,9 @@ void bind_nccl(nb::module_& parent) {
         .def("broadcast",
              [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, int root, nb::handle count,
                 nb::handle dtype, nb::handle stream) {
-                 const auto [a, s] = prepare(nccl::collective::broadcast, c, sendbuf, recvbuf, count, dtype, stream);
+                 const collective_call p = prepare(nccl::collective::broadcast, c, sendbuf, recvbuf, count, dtype, stream);
                  release_gil release;
-                 c.broadcast(a.send, a.recv, a.count, a.type, root, s);
+                 c.broadcast(p.args.send, p.args.recv, p.args.count, p.args.type, root, p.stream);
              },
              "sendbuf"_a, "recvbuf"_a = nb::none(), "root"_a = 0, nb::kw_only(), "count"_a = nb::none(),
              "dtype"_a = nb::none(), "stream"_a = nb::none(),
@@ -373,9 +417,10 @@ void bind_nccl(nb::module_& parent) {
         .def("all_gather",
              [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle count,
                 nb::handle dtype, nb::handle stream) {
-                 const auto [a, s] = prepare(nccl::collective::all_gather, c, sendbuf, recvbuf, count, dtype, stream);
+                 const collective_call p =
+                     prepare(nccl::collective::all_gather, c, sendbuf, recvbuf, count, dtype, stream);
                  release_gil release;
-                 c.all_gather(a.send, a.recv, a.count, a.type, s);
+                 c.all_gather(p.args.send, p.args.recv, p.args.count, p.args.type, p.stream);
              },
              "sendbuf"_a, "recvbuf"_a = nb::none(), nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
              "stream"_a = nb::none(),
@@ -384,8 +429,11 @@ void bind_nccl(nb::module_& parent) {
         .def("__repr__", [](const nccl::communicator& c) {
             if (c.is_destroyed())
                 return std::string("<gpukit.nccl.Communicator (destroyed)>");
+            const std::string device = " on device " + std::to_string(c.device_ordinal());
+            if (c.is_pending())  // a split's rank and size are NCCL's to work out
+                return "<gpukit.nccl.Communicator" + device + " (pending: its group has not ended)>";
             return "<gpukit.nccl.Communicator rank " + std::to_string(c.rank()) + " of " +
-                   std::to_string(c.size()) + " on device " + std::to_string(c.device_ordinal()) + ">";
+                   std::to_string(c.size()) + device + ">";
         });
     def_reduction(communicator_class, "all_reduce", nccl::collective::all_reduce,
                   [](const nccl::communicator& c, const nccl::checked_call& a, nccl::reduce_op o, cuda::stream_view s) {
@@ -422,12 +470,11 @@ void bind_nccl(nb::module_& parent) {
             if (!g.open)
                 throw logic_error("this NCCL group was not entered");
             std::unique_ptr<nccl::group> open = std::move(g.open);
-            if (type.is_none()) {
-                release_gil release;  // launching the grouped calls may wait for peers
+            release_gil release;  // launching the grouped calls, or aborting, may wait for peers
+            if (type.is_none())
                 open->end();
-            }
-            // Leaving by an exception: ~group ends the group, reporting a failure as a warning,
-            // so the exception that left the block is the one raised.
+            else
+                open->cancel();  // NCCL launches none of the block's calls; the block's exception is raised
             return false;
         }, "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none());
 }

@@ -31,4 +31,13 @@ VARIABLES = {
     "GPUKIT_LEAK_WARNINGS": "1: nanobind's report of gpukit objects still alive at exit (the test suite sets it)",
     # Benchmarks
     "GPUKIT_BENCH_KERNELS": "how many ElementwiseKernels the bench case small_add_1000_kernels compiles (1000)",
+    # One process per GPU (gpukit.bench.ranks): set by its launcher for each rank
+    "GPUKIT_RENDEZVOUS": "the directory where the ranks of a gpukit.bench.ranks launch meet",
+    "GPUKIT_RANK": "this process's rank in a gpukit.bench.ranks launch",
+    "GPUKIT_WORLD_SIZE": "the number of ranks of a gpukit.bench.ranks launch",
+    # ... and by MPI launchers, which tell gpukit.bench.ranks.world() to use MPI
+    "OMPI_COMM_WORLD_SIZE": "set by Open MPI's launcher: the process runs under MPI",
+    "PMI_SIZE": "set by MPICH's (Hydra) and Slurm's launchers: the process runs under MPI",
+    "PMIX_RANK": "set by PMIx launchers: the process runs under MPI",
+    "MPI_LOCALNRANKS": "set by MPICH's launcher: the process runs under MPI",
 }

@@ -12,6 +12,11 @@ Collectives take gpukit arrays (GPUArray, gpukit.cuda device arrays), any object
 place. ``stream=`` takes gpukit streams or any object with ``__cuda_stream__``; the default
 is the legacy default stream. Calls return when the work is queued on the stream.
 
+``group()`` is NCCL's group, with its semantics: calls and communicators made in it are
+launched and made when the outermost block ends, and a refused call fails the whole group.
+``Communicator.check_agreement`` makes every collective first check that the ranks make the
+same call, raising ValueError on every rank where NCCL would hang.
+
 Communicators work in their device's primary context, like NCCL itself, CuPy and PyTorch:
 buffers and streams must come from that context (``import gpukit.autoprimaryctx``).
 NCCL is loaded on first use from the CUDA toolkit or the pip package ``nvidia-nccl-cu13``
@@ -37,17 +42,26 @@ __all__ = ["Communicator", "NcclError", "available", "version", "library_path", 
 
 
 def group():
-    """A with-block whose NCCL calls are launched together when it ends (ncclGroupStart /
-    ncclGroupEnd): send/recv pairs, or collectives on several communicators of this process.
-    Errors of the grouped calls are raised at the end of the block."""
+    """A with-block whose NCCL calls NCCL defers to the end of the outermost block
+    (ncclGroupStart / ncclGroupEnd): send/recv pairs, collectives on several communicators of
+    this process, and communicators made there (``Communicator(...)``, ``init_all``,
+    ``split``), which are pending (``is_pending``) until the block ends. Errors of the grouped
+    calls are raised at the end of the block; a call refused inside it (by gpukit's checks or
+    NCCL's) makes the whole group fail there, launching none of its calls, and a block left by
+    an exception launches none of them either. Blocks nest; use one on one thread."""
     return _nccl._Group()
 
 
-def from_mpi(comm, device=None):
+def from_mpi(comm, device=None, check_agreement=False):
     """A Communicator with one rank per process of the mpi4py communicator ``comm`` (rank r
     of ``comm`` is rank r here): rank 0 makes the unique id and broadcasts it. ``device``:
-    this process's GPU (a Device or number); default: the current context's. Every process
-    of ``comm`` must call it."""
+    this process's GPU (a Device or number); default: the current context's.
+    ``check_agreement``: the communicator's check_agreement (each collective first checks
+    that every rank makes the same call). Every process of ``comm`` must call it, alike.
+    ``comm`` may be any object with mpi4py's ``Get_rank()``, ``Get_size()`` and
+    ``bcast(obj, root)``."""
     unique_id = get_unique_id() if comm.Get_rank() == 0 else None
     unique_id = comm.bcast(unique_id, root=0)
-    return Communicator(comm.Get_size(), unique_id, comm.Get_rank(), device=device)
+    communicator = Communicator(comm.Get_size(), unique_id, comm.Get_rank(), device=device)
+    communicator.check_agreement = check_agreement
+    return communicator

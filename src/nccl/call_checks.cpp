@@ -2,6 +2,7 @@
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
+#include "gpukit/nccl/detail/group_book.hpp"
 #include "gpukit/nccl/error.hpp"
 
 #include <algorithm>
@@ -80,19 +81,6 @@ void require_stream_of(const char* call, cuda::stream_view stream, CUcontext kno
 
 }  // namespace
 
-const char* name(collective what) noexcept {
-    switch (what) {
-    case collective::all_reduce: return "all_reduce";
-    case collective::reduce: return "reduce";
-    case collective::broadcast: return "broadcast";
-    case collective::all_gather: return "all_gather";
-    case collective::reduce_scatter: return "reduce_scatter";
-    case collective::send: return "send";
-    case collective::recv: return "recv";
-    }
-    return "collective";
-}
-
 checked_call plan_call(collective what, int rank_count, int rank, const buffer_arg& send, const buffer_arg& recv,
                        std::optional<std::size_t> count) {
     const char* call = name(what);
@@ -147,16 +135,18 @@ checked_call plan_call(collective what, int rank_count, int rank, const buffer_a
 
 checked_call check_call(collective what, const communicator& comm, const buffer_arg& send, const buffer_arg& recv,
                         std::optional<std::size_t> count, cuda::stream_view stream, CUcontext stream_context) {
-    comm.handle();  // logic_error for a destroyed communicator, before anything else
-    const checked_call args = plan_call(what, comm.size(), comm.rank(), send, recv, count);
-    if (args.count == 0)
-        return args;  // nothing moves: NCCL never touches the buffers
-    const char* call = name(what);
-    require_resident(call, send, comm);
-    if (send.address != recv.address)
-        require_resident(call, recv, comm);
-    require_stream_of(call, stream, stream_context, comm);
-    return args;
+    return detail::refusing_in_group([&] {
+        comm.handle();  // logic_error for a destroyed or pending communicator, before anything else
+        const checked_call args = plan_call(what, comm.size(), comm.rank(), send, recv, count);
+        if (args.count == 0)
+            return args;  // nothing moves: NCCL never touches the buffers
+        const char* call = name(what);
+        require_resident(call, send, comm);
+        if (send.address != recv.address)
+            require_resident(call, recv, comm);
+        require_stream_of(call, stream, stream_context, comm);
+        return args;
+    });
 }
 
 }  // namespace gpukit::nccl

@@ -1,9 +1,12 @@
 #include "gpukit/nccl/communicator.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/nccl/agreement.hpp"
+#include "gpukit/nccl/detail/group_book.hpp"
 #include "gpukit/nccl/error.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -18,6 +21,16 @@ void check_ranks(int nranks, int rank) {
     if (rank < 0 || rank >= nranks)
         throw argument_error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(nranks) +
                              ") for a communicator of " + std::to_string(nranks) + " ranks");
+}
+
+// Keeps, for the life of the process, the place a split made inside a group gpukit did not
+// open (another library's ncclGroupStart) tells NCCL to write the new handle to when that
+// group ends: freeing it would let NCCL write into freed memory.
+void keep_for_a_foreign_group(std::shared_ptr<detail::pending_comm> slot) {
+    static std::mutex lock;
+    static auto* kept = new std::vector<std::shared_ptr<detail::pending_comm>>();  // never freed, on purpose
+    std::lock_guard<std::mutex> hold(lock);
+    kept->push_back(std::move(slot));
 }
 
 // Destroys or aborts `handle` from a destructor: never throws, reports a failure.
@@ -38,81 +51,145 @@ communicator::communicator(comm_t handle, cuda::context_state_ptr primary)
 }
 
 communicator communicator::create(const unique_id& id, int nranks, int rank, const cuda::device& dev) {
-    check_ranks(nranks, rank);
-    cuda::context_state_ptr primary = primary_of(dev);
-    comm_t handle = nullptr;
-    {
-        cuda::scoped_context in(*primary);
-        check(api().ncclCommInitRank(&handle, nranks, id.raw(), rank), "ncclCommInitRank");
-    }
-    communicator made(handle, std::move(primary));
-    check(api().ncclCommUserRank(handle, &made.rank_), "ncclCommUserRank", handle);
-    check(api().ncclCommCount(handle, &made.size_), "ncclCommCount", handle);
-    return made;
+    return detail::refusing_in_group([&] {
+        check_ranks(nranks, rank);
+        cuda::context_state_ptr primary = primary_of(dev);
+        comm_t handle = nullptr;
+        {
+            cuda::scoped_context in(*primary);
+            check(api().ncclCommInitRank(&handle, nranks, id.raw(), rank), "ncclCommInitRank");
+        }
+        communicator made(handle, std::move(primary));
+        made.rank_ = rank;  // what NCCL's ncclCommUserRank and ncclCommCount would say
+        made.size_ = nranks;
+        if (detail::this_thread_groups().open())
+            made.wait_for_group();
+        return made;
+    });
 }
 
 communicator communicator::create(const unique_id& id, int nranks, int rank) {
-    check_ranks(nranks, rank);  // before looking for a context, so the error says what was wrong
-    const cuda::context current = cuda::context::current_or_throw(
-        "making an NCCL communicator without naming its device (it takes the current context's)");
-    return create(id, nranks, rank, current.get_device());
+    return detail::refusing_in_group([&] {
+        check_ranks(nranks, rank);  // before looking for a context, so the error says what was wrong
+        const cuda::context current = cuda::context::current_or_throw(
+            "making an NCCL communicator without naming its device (it takes the current context's)");
+        return create(id, nranks, rank, current.get_device());
+    });
 }
 
 std::vector<communicator> communicator::init_all(const std::vector<cuda::device>& devices) {
-    if (devices.empty())
-        throw argument_error("init_all needs at least one device");
-    std::vector<int> ordinals;
-    std::vector<cuda::context_state_ptr> primaries;
-    for (const auto& dev : devices) {
-        if (std::find(ordinals.begin(), ordinals.end(), dev.ordinal()) != ordinals.end())
-            throw argument_error("init_all: device " + std::to_string(dev.ordinal()) +
-                                 " is named twice; NCCL runs one rank per device");
-        ordinals.push_back(dev.ordinal());
-        primaries.push_back(primary_of(dev));
+    return detail::refusing_in_group([&] {
+        if (devices.empty())
+            throw argument_error("init_all needs at least one device");
+        std::vector<int> ordinals;
+        std::vector<cuda::context_state_ptr> primaries;
+        for (const auto& dev : devices) {
+            if (std::find(ordinals.begin(), ordinals.end(), dev.ordinal()) != ordinals.end())
+                throw argument_error("init_all: device " + std::to_string(dev.ordinal()) +
+                                     " is named twice; NCCL runs one rank per device");
+            ordinals.push_back(dev.ordinal());
+            primaries.push_back(primary_of(dev));
+        }
+        std::vector<comm_t> handles(devices.size(), nullptr);
+        {
+            // NCCL switches devices while it sets the ranks up and switches back to the device
+            // it found current: with the first device's primary context pushed, the pop after
+            // the call restores whatever context the caller had.
+            cuda::scoped_context in(*primaries.front());
+            check(api().ncclCommInitAll(handles.data(), static_cast<int>(handles.size()), ordinals.data()),
+                  "ncclCommInitAll");
+        }
+        const bool in_group = detail::this_thread_groups().open();
+        std::vector<communicator> made;
+        made.reserve(handles.size());
+        for (std::size_t k = 0; k < handles.size(); ++k) {
+            communicator& comm = made.emplace_back(communicator(handles[k], std::move(primaries[k])));
+            comm.rank_ = static_cast<int>(k);  // ncclCommInitAll's ranks: k on devices[k]
+            comm.size_ = static_cast<int>(handles.size());
+            if (in_group)
+                comm.wait_for_group();
+        }
+        return made;
+    });
+}
+
+void communicator::wait_for_group() {
+    auto pending = std::make_shared<detail::pending_comm>();
+    pending->handle = std::exchange(handle_, nullptr);
+    pending->primary = primary_;
+    detail::this_thread_groups().enroll(pending);
+    pending_ = std::move(pending);
+}
+
+void communicator::settle() const {
+    if (pending_)
+        take_made_handle();
+    if (!handle_)
+        throw logic_error("this NCCL communicator has been destroyed or aborted; it can no longer be used");
+    if (rank_ < 0) {  // a split's: NCCL works them out
+        check(api().ncclCommUserRank(handle_, &rank_), "ncclCommUserRank", handle_);
+        check(api().ncclCommCount(handle_, &size_), "ncclCommCount", handle_);
     }
-    std::vector<comm_t> handles(devices.size(), nullptr);
-    {
-        // NCCL switches devices while it sets the ranks up and switches back to the device it
-        // found current: with the first device's primary context pushed, the pop after the
-        // call restores whatever context the caller had.
-        cuda::scoped_context in(*primaries.front());
-        check(api().ncclCommInitAll(handles.data(), static_cast<int>(handles.size()), ordinals.data()),
-              "ncclCommInitAll");
+}
+
+void communicator::take_made_handle() const {
+    switch (pending_->state) {
+    case detail::pending_comm::phase::waiting:
+        throw logic_error("this NCCL communicator is being made by a group that has not ended; use it after the "
+                          "group (the with-block) ends, where NCCL makes it");
+    case detail::pending_comm::phase::failed:
+        throw logic_error("the NCCL group that was making this communicator failed, so it was aborted; it can no "
+                          "longer be used");
+    case detail::pending_comm::phase::made: break;
     }
-    std::vector<communicator> made;
-    made.reserve(handles.size());
-    for (std::size_t k = 0; k < handles.size(); ++k)
-        made.push_back(communicator(handles[k], std::move(primaries[k])));
-    for (auto& comm : made) {
-        check(api().ncclCommUserRank(comm.handle_, &comm.rank_), "ncclCommUserRank", comm.handle_);
-        check(api().ncclCommCount(comm.handle_, &comm.size_), "ncclCommCount", comm.handle_);
+    if (!pending_->handle) {  // NCCL reported success but wrote no handle: treat it as failed
+        pending_->state = detail::pending_comm::phase::failed;
+        throw logic_error("the NCCL group that was making this communicator ended without making it");
     }
-    return made;
+    handle_ = std::exchange(pending_->handle, nullptr);
+    pending_.reset();
 }
 
 communicator::communicator(communicator&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)), rank_(other.rank_), size_(other.size_),
-      device_(other.device_), primary_(std::move(other.primary_)) {}
+      device_(other.device_), primary_(std::move(other.primary_)), checks_agreement_(other.checks_agreement_),
+      pending_(std::move(other.pending_)) {}
 
 communicator& communicator::operator=(communicator&& other) noexcept {
     if (this != &other) {
-        if (handle_)
-            release_quietly(handle_, primary_);
+        release_now();
         handle_ = std::exchange(other.handle_, nullptr);
         rank_ = other.rank_;
         size_ = other.size_;
         device_ = other.device_;
         primary_ = std::move(other.primary_);
+        checks_agreement_ = other.checks_agreement_;
+        pending_ = std::move(other.pending_);
     }
     return *this;
 }
 
-communicator::~communicator() {
+communicator::~communicator() { release_now(); }
+
+void communicator::release_now() noexcept {
+    // A communicator its group has not made yet is the group's to destroy when it ends; one
+    // whose group failed was aborted there.
+    if (pending_ && pending_->state == detail::pending_comm::phase::made)
+        handle_ = std::exchange(pending_->handle, nullptr);
+    pending_.reset();
     if (handle_)
-        release_quietly(handle_, primary_);
+        release_quietly(std::exchange(handle_, nullptr), primary_);
 }
 
 void communicator::end_with(result (*nccl_api::*end)(comm_t), const char* routine) {
+    if (pending_) {
+        if (pending_->state == detail::pending_comm::phase::failed)
+            return;  // the group that failed aborted it
+        if (pending_->state == detail::pending_comm::phase::waiting)
+            throw logic_error("an NCCL communicator cannot be destroyed or aborted before the group that makes it "
+                              "ends");
+        take_made_handle();
+    }
     if (!handle_)
         return;
     // NCCL frees the communicator whatever it returns: never hand the handle to it again.
@@ -125,9 +202,31 @@ void communicator::destroy() { end_with(&nccl_api::ncclCommDestroy, "ncclCommDes
 
 void communicator::abort() { end_with(&nccl_api::ncclCommAbort, "ncclCommAbort"); }
 
+bool communicator::is_destroyed() const noexcept {
+    if (pending_)
+        return pending_->state == detail::pending_comm::phase::failed;
+    return handle_ == nullptr;
+}
+
+bool communicator::is_pending() const noexcept {
+    return pending_ && pending_->state == detail::pending_comm::phase::waiting;
+}
+
+int communicator::rank() const {
+    if (rank_ < 0)
+        settle();
+    return rank_;
+}
+
+int communicator::size() const {
+    if (size_ < 0)
+        settle();
+    return size_;
+}
+
 comm_t communicator::handle() const {
-    if (!handle_)
-        throw logic_error("this NCCL communicator has been destroyed or aborted; it can no longer be used");
+    if (pending_ || !handle_)
+        settle();
     return handle_;
 }
 
@@ -147,6 +246,12 @@ void communicator::check_op(data_type type, reduce_op op) {
                              "; reduce with sum and divide by the number of ranks");
 }
 
+void communicator::agree(collective what, std::size_t count, data_type type, int op, int root,
+                         cuda::stream_view stream) const {
+    if (checks_agreement_ && !detail::this_thread_groups().open())
+        check_agreement(*this, signature_of(what, count, type, op, root), stream);
+}
+
 void communicator::check_rank(int rank, const char* what) const {
     if (rank < 0 || rank >= size_)
         throw argument_error(std::string(what) + " " + std::to_string(rank) + " is outside [0, " +
@@ -155,90 +260,129 @@ void communicator::check_rank(int rank, const char* what) const {
 }
 
 std::optional<communicator> communicator::split(int color, int key) const {
-    if (color < 0 && color != split_no_color)
-        throw argument_error("split: color must be 0 or more, or split_no_color (" + std::to_string(split_no_color) +
-                             ") for a rank that joins no communicator; got " + std::to_string(color));
-    const comm_t parent = handle();
-    comm_t child = nullptr;
-    {
-        cuda::scoped_context in(*primary_);
-        check(api().ncclCommSplit(parent, color, key, &child, nullptr), "ncclCommSplit", parent);
-    }
-    if (!child)
-        return std::nullopt;
-    communicator made(child, primary_);
-    check(api().ncclCommUserRank(child, &made.rank_), "ncclCommUserRank", child);
-    check(api().ncclCommCount(child, &made.size_), "ncclCommCount", child);
-    return made;
+    return detail::refusing_in_group([&]() -> std::optional<communicator> {
+        if (color < 0 && color != split_no_color)
+            throw argument_error("split: color must be 0 or more, or split_no_color (" +
+                                 std::to_string(split_no_color) + ") for a rank that joins no communicator; got " +
+                                 std::to_string(color));
+        const comm_t parent = handle();
+        // Where NCCL writes the new handle: at once outside a group, when it ends inside one
+        // (even for split_no_color, which gets null), so it lives on the heap.
+        auto slot = std::make_shared<detail::pending_comm>();
+        slot->primary = primary_;
+        {
+            cuda::scoped_context in(*primary_);
+            check(api().ncclCommSplit(parent, color, key, &slot->handle, nullptr), "ncclCommSplit", parent);
+        }
+        if (detail::group_book& book = detail::this_thread_groups(); book.open()) {
+            book.enroll(slot);
+            if (color == split_no_color)
+                return std::nullopt;
+            communicator made(nullptr, primary_);
+            made.pending_ = std::move(slot);
+            return made;
+        }
+        if (color == split_no_color)
+            return std::nullopt;
+        if (!slot->handle) {
+            // Outside any group NCCL splits at once; so it deferred this split to a group that
+            // gpukit did not open, which will write the handle later.
+            keep_for_a_foreign_group(std::move(slot));
+            throw logic_error("split: NCCL deferred the split to an NCCL group that gpukit did not open (another "
+                              "library's ncclGroupStart on this thread); group gpukit's calls with gpukit's group");
+        }
+        communicator made(slot->handle, primary_);
+        made.settle();
+        return made;
+    });
 }
 
 void communicator::all_reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op,
                               cuda::stream_view stream) const {
-    const comm_t h = handle();
-    check_type(type);
-    check_op(type, op);
-    cuda::scoped_context in(*primary_);
-    check(api().ncclAllReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), h, stream.handle()),
-          "ncclAllReduce", h);
+    detail::refusing_in_group([&] {
+        const comm_t h = handle();
+        agree(collective::all_reduce, count, type, static_cast<int>(op), -1, stream);
+        check_type(type);
+        check_op(type, op);
+        cuda::scoped_context in(*primary_);
+        check(api().ncclAllReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), h, stream.handle()),
+              "ncclAllReduce", h);
+    });
 }
 
 void communicator::reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op, int root,
                           cuda::stream_view stream) const {
-    const comm_t h = handle();
-    check_type(type);
-    check_op(type, op);
-    check_rank(root, "root");
-    cuda::scoped_context in(*primary_);
-    check(api().ncclReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), root, h,
-                           stream.handle()),
-          "ncclReduce", h);
+    detail::refusing_in_group([&] {
+        const comm_t h = handle();
+        agree(collective::reduce, count, type, static_cast<int>(op), root, stream);
+        check_type(type);
+        check_op(type, op);
+        check_rank(root, "root");
+        cuda::scoped_context in(*primary_);
+        check(api().ncclReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), root, h,
+                               stream.handle()),
+              "ncclReduce", h);
+    });
 }
 
 void communicator::broadcast(const void* send, void* recv, std::size_t count, data_type type, int root,
                              cuda::stream_view stream) const {
-    const comm_t h = handle();
-    check_type(type);
-    check_rank(root, "root");
-    cuda::scoped_context in(*primary_);
-    check(api().ncclBroadcast(send, recv, count, static_cast<int>(type), root, h, stream.handle()), "ncclBroadcast",
-          h);
+    detail::refusing_in_group([&] {
+        const comm_t h = handle();
+        agree(collective::broadcast, count, type, -1, root, stream);
+        check_type(type);
+        check_rank(root, "root");
+        cuda::scoped_context in(*primary_);
+        check(api().ncclBroadcast(send, recv, count, static_cast<int>(type), root, h, stream.handle()), "ncclBroadcast",
+              h);
+    });
 }
 
 void communicator::all_gather(const void* send, void* recv, std::size_t send_count, data_type type,
                               cuda::stream_view stream) const {
-    const comm_t h = handle();
-    check_type(type);
-    cuda::scoped_context in(*primary_);
-    check(api().ncclAllGather(send, recv, send_count, static_cast<int>(type), h, stream.handle()), "ncclAllGather",
-          h);
+    detail::refusing_in_group([&] {
+        const comm_t h = handle();
+        agree(collective::all_gather, send_count, type, -1, -1, stream);
+        check_type(type);
+        cuda::scoped_context in(*primary_);
+        check(api().ncclAllGather(send, recv, send_count, static_cast<int>(type), h, stream.handle()), "ncclAllGather",
+              h);
+    });
 }
 
 void communicator::reduce_scatter(const void* send, void* recv, std::size_t recv_count, data_type type,
                                   reduce_op op, cuda::stream_view stream) const {
-    const comm_t h = handle();
-    check_type(type);
-    check_op(type, op);
-    cuda::scoped_context in(*primary_);
-    check(api().ncclReduceScatter(send, recv, recv_count, static_cast<int>(type), static_cast<int>(op), h,
-                                  stream.handle()),
-          "ncclReduceScatter", h);
+    detail::refusing_in_group([&] {
+        const comm_t h = handle();
+        agree(collective::reduce_scatter, recv_count, type, static_cast<int>(op), -1, stream);
+        check_type(type);
+        check_op(type, op);
+        cuda::scoped_context in(*primary_);
+        check(api().ncclReduceScatter(send, recv, recv_count, static_cast<int>(type), static_cast<int>(op), h,
+                                      stream.handle()),
+              "ncclReduceScatter", h);
+    });
 }
 
 void communicator::send(const void* buffer, std::size_t count, data_type type, int peer,
                         cuda::stream_view stream) const {
-    const comm_t h = handle();
-    check_type(type);
-    check_rank(peer, "peer");
-    cuda::scoped_context in(*primary_);
-    check(api().ncclSend(buffer, count, static_cast<int>(type), peer, h, stream.handle()), "ncclSend", h);
+    detail::refusing_in_group([&] {
+        const comm_t h = handle();
+        check_type(type);
+        check_rank(peer, "peer");
+        cuda::scoped_context in(*primary_);
+        check(api().ncclSend(buffer, count, static_cast<int>(type), peer, h, stream.handle()), "ncclSend", h);
+    });
 }
 
 void communicator::recv(void* buffer, std::size_t count, data_type type, int peer, cuda::stream_view stream) const {
-    const comm_t h = handle();
-    check_type(type);
-    check_rank(peer, "peer");
-    cuda::scoped_context in(*primary_);
-    check(api().ncclRecv(buffer, count, static_cast<int>(type), peer, h, stream.handle()), "ncclRecv", h);
+    detail::refusing_in_group([&] {
+        const comm_t h = handle();
+        check_type(type);
+        check_rank(peer, "peer");
+        cuda::scoped_context in(*primary_);
+        check(api().ncclRecv(buffer, count, static_cast<int>(type), peer, h, stream.handle()), "ncclRecv", h);
+    });
 }
 
 }  // namespace gpukit::nccl

@@ -39,6 +39,19 @@ std::string_view name(data_type type) noexcept { return types[static_cast<int>(t
 
 std::string_view name(reduce_op op) noexcept { return op_names[static_cast<int>(op)]; }
 
+const char* name(collective what) noexcept {
+    switch (what) {
+    case collective::all_reduce: return "all_reduce";
+    case collective::reduce: return "reduce";
+    case collective::broadcast: return "broadcast";
+    case collective::all_gather: return "all_gather";
+    case collective::reduce_scatter: return "reduce_scatter";
+    case collective::send: return "send";
+    case collective::recv: return "recv";
+    }
+    return "collective";
+}
+
 std::optional<data_type> data_type_from_name(std::string_view n) noexcept {
     for (const auto& entry : types)
         if (entry.name == n)

@@ -46,6 +46,16 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=no_gpu))
 
 
+def cuda_device_count():
+    """The CUDA devices of this machine; 0 without a driver or when it fails to start."""
+    if not drv.driver_available():
+        return 0
+    try:
+        return drv.Device.count()
+    except drv.Error:
+        return 0
+
+
 def drain_context_stack():
     while drv.Context.get_current() is not None:
         drv.Context.pop()

@@ -1,9 +1,13 @@
 """gpukit.nccl: the library, unique ids and argument checks without a GPU; one-rank
 communicators running every collective on GPUArray, gpukit.cuda, CuPy, PyTorch and numba
 arrays (NCCL refuses two ranks on one GPU, so on one device every reduction gives back its
-input: the tests then check the data path, counts, offsets and sentinels); multi-rank tests
-(init_all over every device, two processes joined by a unique id) that skip with the reason
-on fewer than two GPUs; and from_mpi over a one-process MPI world.
+input: the tests then check the data path, counts, offsets and sentinels); groups with
+NCCL's semantics (communicators made in a group pending until it ends, refused calls and
+exceptions launching none of the group's calls, nesting); multi-rank tests (init_all over
+every device, ranks made and split by one thread in groups, two processes joined by a unique
+id) that skip with the reason on fewer than two GPUs; and from_mpi over a one-process MPI
+world; check_agreement on one rank. One process per GPU (from_mpi over MPI or gpukit's
+launcher, the agreement check across ranks) is in test_nccl_ranks.py.
 
 IPC memory handles between two processes are tested in test_memory.py
 (test_ipc_across_processes) and test_stream_event.py (test_ipc_event_across_processes)."""
@@ -15,24 +19,15 @@ import pytest
 
 import gpukit.driver as drv
 import gpukit.nccl as nccl
-from conftest import drain_context_stack, in_context
+from conftest import cuda_device_count, drain_context_stack, in_context
 
 # numpy's types that NCCL has (bfloat16 and float8 come from ml_dtypes, tested apart).
 NUMPY_TYPES = [np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64, np.float16, np.float32, np.float64]
 OPS = ["sum", "prod", "max", "min", "avg"]
 
 
-def _device_count():
-    if not drv.driver_available():
-        return 0
-    try:
-        return drv.Device.count()
-    except drv.Error:
-        return 0
-
-
 needs_nccl = pytest.mark.skipif(not nccl.available(), reason="libnccl.so.2 could not be loaded on this machine")
-needs_two_gpus = pytest.mark.skipif(_device_count() < 2, reason="needs two CUDA devices (NCCL runs one rank per GPU)")
+needs_two_gpus = pytest.mark.skipif(cuda_device_count() < 2, reason="needs two CUDA devices (NCCL runs one rank per GPU)")
 
 
 def reference(op, inputs):
@@ -298,11 +293,129 @@ def test_send_and_recv_to_itself_in_a_group(comm):
         comm.send(send, 0)
         comm.recv(recv, 0)
     np.testing.assert_array_equal(recv.get(), x)
-    # An exception inside the block is the one raised; the group is ended all the same.
+    # An exception inside the block is the one raised, and NCCL launches none of its calls.
+    untouched = gpuarray.to_gpu(np.full(129, 5.0))
     with pytest.raises(KeyError):
         with nccl.group():
+            comm.send(send, 0)
+            comm.recv(untouched, 0)
             raise KeyError("inside")
+    drv.Context.synchronize()
+    np.testing.assert_array_equal(untouched.get(), np.full(129, 5.0))
     comm.all_reduce(send)  # NCCL is out of the group again
+    drv.Context.synchronize()
+    np.testing.assert_array_equal(send.get(), x)
+
+
+# --- groups: NCCL's semantics for every call that may stand in one ---------------------------
+
+@pytest.mark.gpu
+def test_a_communicator_made_in_a_group_is_pending_until_the_block_ends(comm):
+    with nccl.group():
+        made = nccl.Communicator(1, nccl.get_unique_id(), 0, device=0)
+        assert made.is_pending and not made.is_destroyed
+        assert (made.rank, made.size) == (0, 1)  # given, so known before NCCL makes it
+        assert "pending" in repr(made)
+        with pytest.raises(drv.LogicError, match="before the group that makes it ends"):
+            made.destroy()
+    assert not made.is_pending
+    assert_one_rank_keeps(made, np.int32, "sum")
+    made.destroy()
+    assert made.is_destroyed
+
+
+@pytest.mark.gpu
+def test_a_split_in_a_group_is_made_when_the_block_ends(comm):
+    with nccl.group():
+        half = comm.split(3)
+        assert half.is_pending
+        with pytest.raises(drv.LogicError, match="group that has not ended"):
+            half.rank
+    assert not half.is_pending
+    assert (half.rank, half.size) == (0, 1)
+    assert "rank 0 of 1" in repr(half)
+    assert_one_rank_keeps(half, np.float64, "max")
+    half.destroy()
+    with nccl.group():  # a colour of none: None at once, as NCCL leaves it null
+        assert comm.split(None) is None
+
+
+@pytest.mark.gpu
+def test_a_refused_call_fails_the_group_which_launches_none_of_its_calls(comm):
+    import gpukit.gpuarray as gpuarray
+    x = values(np.float32, 64, 10)
+    send, recv = gpuarray.to_gpu(x), gpuarray.to_gpu(np.full(64, 7, np.float32))
+    with pytest.raises(nccl.NcclError, match="NCCL launched none of the group's calls.*peer 4 is outside") as caught:
+        with nccl.group():
+            made = nccl.Communicator(1, nccl.get_unique_id(), 0, device=0)
+            comm.all_reduce(send, recv)
+            with pytest.raises(ValueError, match="peer 4 is outside"):
+                comm.send(send, 4)  # refused, and caught: the group fails all the same, as NCCL's does
+    assert caught.value.routine == "ncclGroupEnd"
+    drv.Context.synchronize()
+    np.testing.assert_array_equal(recv.get(), np.full(64, 7, np.float32))  # never ran
+    assert made.is_destroyed and not made.is_pending  # aborted with its group
+    with pytest.raises(drv.LogicError, match="group that was making this communicator failed"):
+        made.all_reduce(send)
+    made.destroy()  # nothing left to do
+    # A gpukit check refusing an argument (a dtype) fails the group too.
+    with pytest.raises(nccl.NcclError, match="recvbuf holds int32"):
+        with nccl.group():
+            comm.all_reduce(send, recv)
+            with pytest.raises(TypeError):
+                comm.all_reduce(send, gpuarray.zeros(64, np.int32))
+    # A pending communicator used in its own group is refused, and fails the group.
+    with pytest.raises(nccl.NcclError, match="group that has not ended"):
+        with nccl.group():
+            other = nccl.Communicator(1, nccl.get_unique_id(), 0, device=0)
+            with pytest.raises(drv.LogicError):
+                other.all_reduce(send)
+    assert other.is_destroyed
+    comm.all_reduce(send, recv)  # NCCL is out of the group
+    drv.Context.synchronize()
+    np.testing.assert_array_equal(recv.get(), x)
+
+
+@pytest.mark.gpu
+def test_nested_groups_launch_at_the_outermost_end(comm):
+    import gpukit.gpuarray as gpuarray
+    x = values(np.int64, 16, 11)
+    send, recv = gpuarray.to_gpu(x), gpuarray.zeros(16, np.int64)
+    with nccl.group():
+        with nccl.group():
+            made = nccl.Communicator(1, nccl.get_unique_id(), 0, device=0)
+            comm.all_reduce(send, recv)
+        assert made.is_pending
+    assert not made.is_pending
+    drv.Context.synchronize()
+    np.testing.assert_array_equal(recv.get(), x)
+    made.destroy()
+    # An inner block left by an exception that the outer one catches fails the outer one.
+    recv.fill(0)
+    with pytest.raises(nccl.NcclError, match="cancelled"):
+        with nccl.group():
+            comm.all_reduce(send, recv)
+            with pytest.raises(KeyError):
+                with nccl.group():
+                    raise KeyError("inner")
+    drv.Context.synchronize()
+    assert not recv.get().any()
+
+
+@pytest.mark.gpu
+def test_check_agreement_on_one_rank(comm):
+    import gpukit.gpuarray as gpuarray
+    assert comm.check_agreement is False
+    comm.check_agreement = True
+    x = values(np.float32, 100, 12)
+    send, recv = gpuarray.to_gpu(x), gpuarray.zeros(100, np.float32)
+    comm.all_reduce(send, recv, op="min")  # one rank agrees with itself
+    comm.reduce_scatter(send, recv)
+    comm.broadcast(send, recv, root=0)
+    np.testing.assert_array_equal(recv.get(), x)
+    with pytest.raises(ValueError, match="root 2 is outside"):
+        comm.broadcast(send, recv, root=2)
+    comm.check_agreement = False
 
 
 @pytest.mark.gpu
@@ -413,7 +526,7 @@ def test_a_stream_of_another_context_is_refused(comm):
 @pytest.fixture
 def primaries():
     drain_context_stack()
-    contexts = [drv.Device(k).retain_primary_context() for k in range(_device_count())]
+    contexts = [drv.Device(k).retain_primary_context() for k in range(cuda_device_count())]
     yield contexts
     import gpukit.gpuarray as gpuarray
     for c in contexts:
@@ -489,12 +602,50 @@ def test_init_all_every_collective_against_numpy(primaries):
     other = in_context(primaries[1], lambda: gpuarray.zeros(4, np.int64))
     with pytest.raises(ValueError, match="memory of device 1, but the communicator is on device 0"):
         comms[0].all_reduce(other)
-    # Split into odd and even ranks.
+    # Split into odd and even ranks: one thread drives every rank, so in a group, where NCCL
+    # makes the new communicators when the block ends.
     with nccl.group():
         halves = [c.split(c.rank % 2) for c in comms]
+        assert all(h.is_pending for h in halves)
     assert [h.size for h in halves] == [len(range(k % 2, n, 2)) for k in range(n)]
     assert [h.rank for h in halves] == [k // 2 for k in range(n)]
+    sends = [in_context(primaries[k], lambda k=k: gpuarray.to_gpu(inputs[k])) for k in range(n)]
+    with nccl.group():
+        for h, s in zip(halves, sends):
+            h.all_reduce(s)
+    for k in range(n):
+        np.testing.assert_array_equal(in_context(primaries[k], sends[k].get), sum(inputs[k % 2::2]))
     for c in halves + comms:
+        c.destroy()
+
+
+@pytest.mark.gpu
+@needs_nccl
+@needs_two_gpus
+def test_one_thread_makes_every_rank_in_a_group(primaries):
+    """NCCL's way of making several ranks from one thread: ncclCommInitRank in a group."""
+    import gpukit.gpuarray as gpuarray
+    n = len(primaries)
+    unique_id = nccl.get_unique_id()
+    with nccl.group():  # without it, rank 0 would wait for the others forever
+        comms = [nccl.Communicator(n, unique_id, k, device=k) for k in range(n)]
+        assert all(c.is_pending for c in comms)
+        assert [(c.rank, c.size) for c in comms] == [(k, n) for k in range(n)]
+    assert not any(c.is_pending for c in comms)
+    inputs = [values(np.float64, 333, 40 + k) for k in range(n)]
+    sends = [in_context(primaries[k], lambda k=k: gpuarray.to_gpu(inputs[k])) for k in range(n)]
+    gathered = [in_context(primaries[k], lambda: gpuarray.zeros(333 * n, np.float64)) for k in range(n)]
+    with nccl.group():
+        for c, s, g in zip(comms, sends, gathered):
+            c.all_gather(s, g)
+    for k in range(n):
+        np.testing.assert_array_equal(in_context(primaries[k], gathered[k].get), np.concatenate(inputs))
+    # Rank 0 alone in a new communicator, the others in none.
+    with nccl.group():
+        split = [c.split(0 if c.rank == 0 else None) for c in comms]
+    assert split[1:] == [None] * (n - 1)
+    assert (split[0].rank, split[0].size) == (0, 1)
+    for c in [split[0]] + comms:
         c.destroy()
 
 

@@ -15,11 +15,6 @@
 
 namespace gpukit::nccl {
 
-enum class collective { all_reduce, reduce, broadcast, all_gather, reduce_scatter, send, recv };
-
-// "all_reduce", ...
-const char* name(collective what) noexcept;
-
 // A buffer as the caller gave it.
 struct buffer_arg {
     std::uintptr_t address = 0;
@@ -57,6 +52,7 @@ checked_call plan_call(collective what, int ranks, int rank, const buffer_arg& s
 // memory of the communicator's device in its primary context (or of no context), and
 // `stream` a stream of that context (or a default stream); argument_error otherwise.
 // `stream_context`: the stream's context when its owner says so (null: ask the driver).
+// Inside a group, a refusal also makes the group fail at its end (group.hpp).
 checked_call check_call(collective what, const communicator& comm, const buffer_arg& send, const buffer_arg& recv,
                         std::optional<std::size_t> count, cuda::stream_view stream,
                         CUcontext stream_context = nullptr);

@@ -10,6 +10,13 @@
 // The collectives take device pointers, an element count, a data type and a stream, as NCCL
 // does, and enqueue the work on the stream. Ranks must call collectives in the same order.
 // check_call() (call_checks.hpp) validates buffers that know their extent before these run.
+//
+// Every call here may stand in a group (group.hpp), with NCCL's semantics: a collective or
+// send/recv is launched when the outermost group ends; create(), init_all() and split()
+// return at once with a communicator that is *pending* until then (is_pending()): NCCL makes
+// it when the group ends. A pending communicator knows its rank and size when they were given
+// (create(), init_all()), not after split(); anything else on it is a logic_error until the
+// group ends, and a refused call inside a group makes the whole group fail (group.hpp).
 #pragma once
 
 #include "gpukit/cuda/context.hpp"
@@ -20,20 +27,27 @@
 #include "gpukit/nccl/unique_id.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <vector>
 
 namespace gpukit::nccl {
 
+namespace detail {
+struct pending_comm;
+}
+
 class communicator {
 public:
     // Joins the communicator of `nranks` ranks that `id` names, as rank `rank`, on `dev`.
-    // Blocks until every rank has joined. argument_error for a rank outside [0, nranks).
+    // Blocks until every rank has joined; in a group, returns at once (pending), which is how
+    // one thread makes several ranks. argument_error for a rank outside [0, nranks).
     static communicator create(const unique_id& id, int nranks, int rank, const cuda::device& dev);
     // The same on the device of the current context; logic_error when none is current.
     static communicator create(const unique_id& id, int nranks, int rank);
     // One communicator per device in `devices` (rank k on devices[k]), all in this process
-    // (ncclCommInitAll). argument_error for an empty list or a device named twice.
+    // (ncclCommInitAll; pending in a group). argument_error for an empty list or a device
+    // named twice.
     static std::vector<communicator> init_all(const std::vector<cuda::device>& devices);
 
     communicator(communicator&& other) noexcept;
@@ -43,25 +57,39 @@ public:
     ~communicator();
 
     // ncclCommDestroy: waits for the communicator's pending work, then frees it. Every later
-    // call but destroy() and abort() (which then do nothing) is a logic_error.
+    // call but destroy() and abort() (which then do nothing) is a logic_error. In a group,
+    // NCCL frees it when the group ends. logic_error for a pending communicator (its group
+    // has not made it yet).
     void destroy();
     // ncclCommAbort: frees the communicator without waiting, stopping pending work (for a
-    // rank that gives up after an error or a timeout elsewhere).
+    // rank that gives up after an error or a timeout elsewhere). logic_error when pending.
     void abort();
-    bool is_destroyed() const noexcept { return handle_ == nullptr; }
+    // True after destroy() or abort(), and when the group that was making it failed.
+    bool is_destroyed() const noexcept;
+    // True while the group that makes it has not ended.
+    bool is_pending() const noexcept;
 
-    int rank() const noexcept { return rank_; }
-    int size() const noexcept { return size_; }
+    // logic_error while pending after split(), whose rank and size NCCL works out at the end
+    // of the group.
+    int rank() const;
+    int size() const;
     cuda::device device() const { return cuda::device::get(device_); }
     int device_ordinal() const noexcept { return device_; }
     // The primary context the communicator works in.
     const cuda::context_state_ptr& context() const noexcept { return primary_; }
-    // The NCCL handle; logic_error once destroyed or aborted.
+    // The NCCL handle; logic_error once destroyed or aborted, and while pending.
     comm_t handle() const;
+
+    // Whether each collective first checks that every rank makes the same call (agreement.hpp:
+    // an all-gather and a wait per call; off by default). Every rank must set it alike.
+    bool checks_agreement() const noexcept { return checks_agreement_; }
+    void set_checks_agreement(bool on) noexcept { checks_agreement_ = on; }
 
     // ncclCommSplit: every rank calls it; ranks with the same `color` form a new
     // communicator, ranked by `key` (ties: by rank here). A rank that passes split_no_color
-    // joins none and gets nullopt. argument_error for another negative color.
+    // joins none and gets nullopt. argument_error for another negative color. In a group
+    // (one thread driving several ranks must split them in one) the communicator returned
+    // is pending until the group ends.
     std::optional<communicator> split(int color, int key) const;
 
     // The collectives. `count` is NCCL's: the elements each rank sends (all_gather) or
@@ -87,6 +115,19 @@ public:
 
 private:
     communicator(comm_t handle, cuda::context_state_ptr primary);
+    // Inside a group: hands the handle to a pending_comm the group makes when it ends.
+    void wait_for_group();
+    // Takes the handle of a communicator its group has made, and queries its rank and size
+    // when unknown; logic_error while the group is open, when it failed, and once destroyed.
+    void settle() const;
+    // The handle of a communicator its group has made; logic_error while waiting or failed.
+    void take_made_handle() const;
+    // The destructor's release: destroys the handle quietly, leaving a pending one to its group.
+    void release_now() noexcept;
+    // With checks_agreement() and outside a group: check_agreement() for this call, before
+    // any check of this rank's own (so a root only one rank gets wrong shows as a
+    // disagreement rather than leaving the others waiting).
+    void agree(collective what, std::size_t count, data_type type, int op, int root, cuda::stream_view stream) const;
     // argument_error when the loaded NCCL does not know `type` (float8 before 2.24).
     static void check_type(data_type type);
     // argument_error for a reduction NCCL does not have (avg of the float8 types).
@@ -96,11 +137,16 @@ private:
     // destroy() and abort(): hands the handle to `end` (ncclCommDestroy or ncclCommAbort) once.
     void end_with(result (*nccl_api::*end)(comm_t), const char* routine);
 
-    comm_t handle_ = nullptr;
-    int rank_ = 0;
-    int size_ = 0;
+    // Settled on first use after the group that made the communicator ended (settle()),
+    // hence mutable: that changes nothing a caller can see but the time of the queries.
+    mutable comm_t handle_ = nullptr;
+    mutable int rank_ = -1;  // -1: unknown until the group that splits it ends
+    mutable int size_ = -1;
     int device_ = 0;
     cuda::context_state_ptr primary_;
+    bool checks_agreement_ = false;
+    // Set while the communicator is made by a group; kept after a failed one (for messages).
+    mutable std::shared_ptr<detail::pending_comm> pending_;
 };
 
 }  // namespace gpukit::nccl

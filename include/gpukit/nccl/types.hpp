@@ -17,6 +17,12 @@ enum class data_type : int {
 // ncclRedOp_t's built-in operators.
 enum class reduce_op : int { sum = 0, prod = 1, max = 2, min = 3, avg = 4 };
 
+// The calls a communicator makes (for checks and messages).
+enum class collective { all_reduce, reduce, broadcast, all_gather, reduce_scatter, send, recv };
+
+// "all_reduce", ...
+const char* name(collective what) noexcept;
+
 // Bytes per element.
 std::size_t size_of(data_type type) noexcept;
 

@@ -1,30 +1,89 @@
-"""Sides of the NCCL cases: all-reduce of float32 sums over every GPU of the machine (one rank
-per GPU), by gpukit.nccl, CuPy's cupy.cuda.nccl and PyTorch's
-torch.distributed (NCCL backend), whichever are installed.
+"""The NCCL benchmarks: all-reduce, all-gather, reduce-scatter and broadcast of float32 over
+every GPU of the machine, by gpukit.nccl, CuPy's cupy.cuda.nccl and torch.distributed (NCCL
+backend), whichever are installed. Every side runs one process per GPU (ranks.launch), and
+one program times them all (nccl_rank.py), so they differ only in the library's calls.
 
-Bandwidth follows nccl-tests: the algorithm bandwidth is the bytes of one buffer over the
-time of one all-reduce; the bus bandwidth multiplies it by 2(n-1)/n, what each link carries
-with n ranks. One GPU moves nothing over a bus, so there the cases report the algorithm
-bandwidth. The latency case times 8-byte all-reduces. Every side runs on buffers of its own
-(out of place; PyTorch's all_reduce only works in place), queues `calls` all-reduces and
-waits for all GPUs once per sample. gpukit and CuPy drive every GPU from this process (a
-group of calls, one per communicator); PyTorch, which drives one GPU per process, runs in
-one process per GPU started for the side, timed by rank 0 after a barrier."""
+Sizes and bandwidths follow nccl-tests. A measurement's size is the bytes of its largest
+buffer: all-gather's output and reduce-scatter's input hold one part per rank, so their
+count (NCCL's: elements per part) is the size over 4 bytes and the ranks. The algorithm
+bandwidth is that size over the time of one call; the bus bandwidth multiplies it by what
+each link carries with n ranks: 2(n-1)/n for all-reduce, (n-1)/n for all-gather and
+reduce-scatter, 1 for broadcast; one GPU has no bus, so there it is the algorithm bandwidth.
+gpukit and CuPy work out of place (on GPUArrays and raw pointers); PyTorch's all-reduce and
+broadcast work in place only (its all-gather and reduce-scatter out of place).
+
+Timing: every rank runs the same deterministic number of calls (ranks that disagreed on it
+would pair one rank's timed calls with another's warm-up and hang at the end). Before each
+repeat the ranks meet (a one-element all-reduce and a wait); a repeat queues calls_per_repeat()
+calls and waits for the GPU; a repeat's time is the slowest rank's.
+"""
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
-import numpy as np
-
-from gpukit.bench.gpu import synchronize
+from gpukit.bench import ranks
 from gpukit.bench.harness import Unavailable
 
-#: Buffer sizes of the bandwidth cases, in bytes.
+COLLECTIVES = ["all_reduce", "all_gather", "reduce_scatter", "broadcast"]
+#: The sides, by the name the rank program takes, with the names the tables show.
+SIDES = {"gpukit": "gpukit nccl.Communicator", "cupy": "CuPy cupy.cuda.nccl", "torch": "torch.distributed (NCCL)"}
+
+#: Sizes of the bench cases (`python -m gpukit bench nccl`), and of the tables (nccl_table.py).
 SIZES = [64 << 10, 1 << 20, 16 << 20, 256 << 20, 1 << 30]
 LATENCY_BYTES = 8
+TABLE_SIZES = [8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30]
+
+#: Repeats' worth of calls before a measurement's first sample (NCCL connects each algorithm
+#: on first use); the rank program also warms the GPU up once before the first.
+WARM_UP_REPEATS = 3
+#: Seconds a repeat aims at; a repeat of the quick settings aims at a fifth of it.
+REPEAT_SECONDS = 0.02
+#: Exit status of a rank whose side cannot run here (its library is missing), printed after
+#: UNAVAILABLE with the reason.
+UNAVAILABLE_STATUS = 3
+UNAVAILABLE = "side unavailable: "
+
+ITEM = 4  # float32
+
+
+def counts(collective, nbytes, n):
+    """(NCCL's count, elements of the send buffer, of the receive buffer, the size in bytes as
+    nccl-tests counts it) for a measurement of `nbytes` over `n` ranks; at least one element
+    per part, so a size below 4 n bytes grows to that."""
+    if collective not in COLLECTIVES:
+        raise ValueError(f"unknown collective {collective!r}; the benchmarks have {', '.join(COLLECTIVES)}")
+    if collective in ("all_gather", "reduce_scatter"):
+        part = max(nbytes // (ITEM * n), 1)
+        whole = part * n
+        send, recv = (part, whole) if collective == "all_gather" else (whole, part)
+        return part, send, recv, whole * ITEM
+    count = max(nbytes // ITEM, 1)
+    return count, count, count, count * ITEM
+
+
+def bus_factor(collective, n):
+    """nccl-tests' bus bandwidth factor for `n` ranks; 1 (the algorithm bandwidth) on one."""
+    if n == 1 or collective == "broadcast":
+        return 1.0
+    if collective == "all_reduce":
+        return 2 * (n - 1) / n
+    return (n - 1) / n
+
+
+def calls_per_repeat(size, quick):
+    """Calls per repeat for a measurement of `size` bytes: about REPEAT_SECONDS of them by a
+    deliberately rough estimate (25 µs plus 150 GB/s), the same on every rank."""
+    estimate = 25e-6 + size / 150e9
+    target, most = (REPEAT_SECONDS / 5, 100) if quick else (REPEAT_SECONDS, 400)
+    return max(2, min(most, int(target / estimate)))
+
+
+def size_text(nbytes):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
+            return f"{nbytes >> shift} {unit}"
+    return f"{nbytes} B"
 
 
 def device_count():
@@ -34,198 +93,98 @@ def device_count():
     return drv.Device.count()
 
 
-def bus_factor(n):
-    """nccl-tests' all-reduce bus bandwidth factor; 1 (the algorithm bandwidth) on one GPU."""
-    return 2 * (n - 1) / n if n > 1 else 1.0
+class SideResult:
+    """What one side's ranks measured: `seconds[(collective, nbytes)]` (per repeat, the slowest
+    rank's seconds per call), `versions` (rank 0's libraries), `status` ("ok", "timed out
+    after ... measurements" or "failed: ...") and the launch's report."""
+
+    def __init__(self, side, seconds, versions, status, report=""):
+        self.side, self.seconds, self.versions, self.status, self.report = side, seconds, versions, status, report
 
 
-def _calls(nbytes, settings):
-    """All-reduces per sample: enough to outlast the launch and wait costs."""
-    many = 20 if settings["quick"] else 200
-    return max(1, min(many, (64 << 20) // max(nbytes, 1)))
+def merge_rank_lines(texts):
+    """The measurements every rank finished, from each rank's JSON lines (its first line
+    describes the rank): ({(collective, nbytes): [slowest rank's seconds per repeat]},
+    rank 0's description)."""
+    per_rank = []
+    for text in texts:
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+        per_rank.append(lines)
+    if not per_rank or any(not lines for lines in per_rank):
+        return {}, {}
+    merged = {}
+    finished = min(len(lines) for lines in per_rank) - 1
+    for k in range(1, finished + 1):
+        rows = [lines[k] for lines in per_rank]
+        key = (rows[0]["collective"], rows[0]["nbytes"])
+        if any((row["collective"], row["nbytes"]) != key for row in rows):
+            raise RuntimeError(f"the ranks measured different things at line {k}: {rows}")
+        merged[key] = [max(repeat) for repeat in zip(*(row["seconds"] for row in rows))]
+    return merged, per_rank[0][0]
 
 
-#: Seconds of calls before the first sample: NCCL connects each algorithm on first use, and
-#: an idle GPU takes some milliseconds of work to reach its clocks (one round of calls was
-#: not enough: a side's first samples of 64 KiB ran at a third of its last ones).
-WARM_UP_SECONDS = 0.25
+def run_side(side, measurements, n, settings, timeout):
+    """Runs the rank program of `side` over `n` GPUs for `measurements` [(collective,
+    nbytes)...] with `settings` (repeats, quick); a SideResult with what finished within
+    `timeout` seconds. Unavailable when the side's library is missing."""
+    with tempfile.TemporaryDirectory(prefix=f"gpukit-nccl-{side}-") as folder:
+        plan = os.path.join(folder, "plan.json")
+        with open(plan, "w") as f:
+            json.dump({"measurements": measurements, "repeats": settings["repeats"], "quick": settings["quick"]}, f)
+        argv = [sys.executable, "-m", "gpukit.bench.nccl_rank", side, plan, folder]
+        env = dict(os.environ)
+        # The ranks import this gpukit: the one whose bench is running, wherever it lives.
+        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = os.pathsep.join([package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+                                                               if p])
+        run = ranks.launch(argv, n, timeout, env=env)
+        unavailable = [o for code, o in zip(run.returncodes, run.outputs) if code == UNAVAILABLE_STATUS]
+        if unavailable:
+            reason = next((line[len(UNAVAILABLE):] for line in unavailable[0].splitlines()
+                           if line.startswith(UNAVAILABLE)), "its library is missing")
+            raise Unavailable(reason)
+        texts = []
+        for r in range(n):
+            path = os.path.join(folder, f"rank{r}.jsonl")
+            texts.append(open(path).read() if os.path.exists(path) else "")
+        seconds, about = merge_rank_lines(texts)
+    if run.ok:
+        status = "ok"
+    elif run.timed_out:
+        status = f"timed out after {len(seconds)} of {len(measurements)} measurements"
+    else:
+        status = f"failed (exit status {run.returncodes}) after {len(seconds)} of {len(measurements)} measurements"
+    return SideResult(side, seconds, about.get("versions", {}), status, "" if run.ok else run.describe())
 
 
-def _warm_up(run_calls, wait):
-    start = time.perf_counter()
-    while True:
-        run_calls()
-        wait()
-        if time.perf_counter() - start >= WARM_UP_SECONDS:
-            return
+# ---- the cases of `python -m gpukit bench` --------------------------------------------
 
-
-def _samples(run_calls, wait, calls, settings):
-    _warm_up(run_calls, wait)
-    samples = []
-    for _ in range(settings["repeats"]):
-        start = time.perf_counter()
-        run_calls()
-        wait()
-        samples.append((time.perf_counter() - start) / calls)
-    return samples
-
-
-def _measure(nbytes, settings, latency, seconds_of):
-    """Samples of one side: seconds per all-reduce (latency) or bus bandwidth in bytes per
-    second. seconds_of(n, count, calls, settings) -> seconds per all-reduce, one a repeat."""
-    n = device_count()
-    count = max(nbytes // 4, 1)
-    seconds = seconds_of(n, count, _calls(nbytes, settings), settings)
-    if latency:
-        return seconds
-    return [count * 4 / s * bus_factor(n) for s in seconds]
-
-
-def _in_process(setup):
-    """seconds_of for a side that drives every GPU from this process: setup(n, count, calls)
-    -> (run_calls, wait)."""
-    def seconds_of(n, count, calls, settings):
-        run_calls, wait = setup(n, count, calls)
-        return _samples(run_calls, wait, calls, settings)
-    return seconds_of
-
-
-def _gpukit_setup(n, count, calls):
-    import gpukit.driver as drv
-    import gpukit.gpuarray as gpuarray
-    import gpukit.nccl as nccl
-    if not nccl.available():
-        raise Unavailable("libnccl.so.2 could not be loaded")
-    contexts = [drv.Device(k).retain_primary_context() for k in range(n)]
-    buffers = []
-    for context in contexts:
-        context.push()
-        buffers.append((gpuarray.to_gpu(np.ones(count, np.float32)), gpuarray.empty(count, np.float32)))
-        drv.Context.pop()
-    comms = nccl.Communicator.init_all(list(range(n)))
-
-    def run_calls():
-        for _ in range(calls):
-            if n == 1:
-                comms[0].all_reduce(*buffers[0])
-            else:
-                with nccl.group():
-                    for comm, (send, recv) in zip(comms, buffers):
-                        comm.all_reduce(send, recv)
-
-    return run_calls, lambda: synchronize(*contexts)
-
-
-def _cupy_setup(n, count, calls):
-    try:
-        import cupy as cp
-        from cupy.cuda import nccl
-    except ImportError:
-        raise Unavailable("CuPy (with cupy.cuda.nccl) is not installed") from None
-    if not nccl.available:
-        raise Unavailable("CuPy was built without NCCL")
-    buffers = []
-    for k in range(n):
-        with cp.cuda.Device(k):
-            buffers.append((cp.ones(count, cp.float32), cp.empty(count, cp.float32)))
-    comms = nccl.NcclCommunicator.initAll(list(range(n)))
-
-    def run_calls():
-        for _ in range(calls):
-            if n > 1:
-                nccl.groupStart()
-            for comm, (send, recv) in zip(comms, buffers):
-                comm.allReduce(send.data.ptr, recv.data.ptr, count, nccl.NCCL_FLOAT32, nccl.NCCL_SUM,
-                               cp.cuda.get_current_stream().ptr)
-            if n > 1:
-                nccl.groupEnd()
-
-    def wait():
-        for k in range(n):
-            cp.cuda.Device(k).synchronize()
-
-    return run_calls, wait
-
-
-# One rank of the PyTorch side: torch.distributed drives one GPU per process, so the side
-# starts one process per GPU. The ranks meet at a barrier before each sample; rank 0's
-# samples (seconds per all-reduce) come back as JSON.
-_TORCH_RANK = """
-import json, sys, time
-import torch
-import torch.distributed as dist
-rank, n, store_path, count, calls, repeats, warm_up, out = sys.argv[1:]
-rank, n, count, calls, repeats, warm_up = int(rank), int(n), int(count), int(calls), int(repeats), float(warm_up)
-torch.cuda.set_device(rank)
-dist.init_process_group("nccl", store=dist.FileStore(store_path, n), rank=rank, world_size=n)
-buffer = torch.ones(count, dtype=torch.float32, device=f"cuda:{rank}")
-def run_calls():
-    for _ in range(calls):
-        dist.all_reduce(buffer)  # in place only
-start = time.perf_counter()
-while time.perf_counter() - start < warm_up:  # as the other sides warm up
-    run_calls()
-    torch.cuda.synchronize()
-samples = []
-for _ in range(repeats):
-    dist.barrier()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    run_calls()
-    torch.cuda.synchronize()
-    samples.append((time.perf_counter() - start) / calls)
-if rank == 0:
-    with open(out, "w") as f:
-        json.dump(samples, f)
-dist.destroy_process_group()
-"""
-
-
-def _torch_seconds(n, count, calls, settings):
-    """Seconds per all-reduce, one sample per repeat, from n processes of one GPU each."""
-    try:
-        import torch
-        import torch.distributed as dist
-    except ImportError:
-        raise Unavailable("PyTorch is not installed") from None
-    if not torch.cuda.is_available() or not dist.is_nccl_available():
-        raise Unavailable("this PyTorch has no CUDA or no NCCL backend")
-    with tempfile.TemporaryDirectory(prefix="gpukit-bench-") as folder:
-        out = os.path.join(folder, "samples.json")
-        args = [os.path.join(folder, "store"), str(count), str(calls), str(settings["repeats"]),
-                str(WARM_UP_SECONDS), out]
-        ranks = [subprocess.Popen([sys.executable, "-c", _TORCH_RANK, str(rank), str(n), *args],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                 for rank in range(n)]
-        outputs = [rank.communicate(timeout=600)[0] for rank in ranks]
-        failed = [(k, rank.returncode) for k, rank in enumerate(ranks) if rank.returncode != 0]
-        if failed:
-            k, code = failed[0]
-            raise RuntimeError(f"the PyTorch side's rank {k} exited with {code}: {outputs[k].strip()[-400:]}")
-        with open(out) as f:
-            return json.load(f)
-
-
-def gpukit_side(nbytes, latency=False):
-    return lambda settings: _measure(nbytes, settings, latency, _in_process(_gpukit_setup))
-
-
-def cupy_side(nbytes, latency=False):
-    return lambda settings: _measure(nbytes, settings, latency, _in_process(_cupy_setup))
-
-
-def torch_side(nbytes, latency=False):
+def _harness_side(side, nbytes, latency):
+    """A bench-case side: all-reduce of `nbytes` over every GPU, seconds per call (latency)
+    or bus bandwidth in bytes per second, one sample per repeat."""
     def run(settings):
-        if not latency and device_count() == 1:
+        n = device_count()
+        if side == "torch" and not latency and n == 1:
             raise Unavailable("on one GPU PyTorch's all-reduce, in place only, moves nothing, while the other "
                               "sides copy their buffer (out of place): no bandwidth to compare")
-        return _measure(nbytes, settings, latency, _torch_seconds)
+        result = run_side(side, [("all_reduce", nbytes)], n, settings, timeout=600)
+        seconds = result.seconds.get(("all_reduce", nbytes))
+        if seconds is None:
+            raise RuntimeError(f"the {side} side measured nothing: {result.status}\n{result.report[-1500:]}")
+        if latency:
+            return seconds
+        size = counts("all_reduce", nbytes, n)[3]
+        return [size / s * bus_factor("all_reduce", n) for s in seconds]
     return run
 
 
-def size_text(nbytes):
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if nbytes >= 1 << shift:
-            return f"{nbytes >> shift} {unit}"
-    return f"{nbytes} B"
+def gpukit_side(nbytes, latency=False):
+    return _harness_side("gpukit", nbytes, latency)
+
+
+def cupy_side(nbytes, latency=False):
+    return _harness_side("cupy", nbytes, latency)
+
+
+def torch_side(nbytes, latency=False):
+    return _harness_side("torch", nbytes, latency)

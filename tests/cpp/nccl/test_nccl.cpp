@@ -1,19 +1,27 @@
 // gpukit::nccl without a GPU: the loader's candidates and failure message, the ABI gpukit
 // declares against nccl.h (where the header exists), error translation, the dtype and op
-// tables, unique ids, and the size rules of every collective.
+// tables, unique ids, the size rules of every collective, the record of open groups (the
+// communicators they make, the calls refused in them) and the comparison of the ranks'
+// calls behind check_agreement.
 #include "gpukit/core/error.hpp"
+#include "gpukit/nccl/agreement.hpp"
 #include "gpukit/nccl/api.hpp"
 #include "gpukit/nccl/call_checks.hpp"
+#include "gpukit/nccl/detail/group_book.hpp"
 #include "gpukit/nccl/error.hpp"
 #include "gpukit/nccl/types.hpp"
 #include "gpukit/nccl/unique_id.hpp"
 #include "gpukit/rtc/toolkit.hpp"
+#include "expect_error.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if __has_include(<nccl.h>)
@@ -269,6 +277,150 @@ TEST(NcclPlanCall, AnExplicitCountNeedsAtLeastThatMuch) {
     EXPECT_THROW(plan_call(collective::all_gather, 2, 0, sized(0x1000, 4), sized(0x9000, 7), 4), argument_error);
     EXPECT_THROW(plan_call(collective::all_reduce, 2, 0, sized(0x1000, 3), bare(0x9000), 4), argument_error);
     EXPECT_EQ(plan_call(collective::all_reduce, 2, 0, sized(0x1000, 0), sized(0x9000, 0), std::nullopt).count, 0u);
+}
+
+// The group book: what gpukit knows of the groups open on a thread, driven without NCCL
+// (made-up handles, never dereferenced).
+using nccl::detail::group_book;
+using nccl::detail::pending_comm;
+
+comm_t fake_handle(std::uintptr_t n) { return reinterpret_cast<comm_t>(n); }
+
+std::shared_ptr<pending_comm> waiting_on(comm_t handle) {
+    auto p = std::make_shared<pending_comm>();
+    p->handle = handle;
+    return p;
+}
+
+TEST(NcclGroupBook, NestsAndSaysWhenTheOutermostEnds) {
+    group_book book;
+    EXPECT_FALSE(book.open());
+    book.enter();
+    book.enter();
+    EXPECT_EQ(book.depth(), 2);
+    EXPECT_FALSE(book.leave());  // the inner one
+    EXPECT_TRUE(book.open());
+    EXPECT_TRUE(book.leave());   // the outermost
+    EXPECT_FALSE(book.open());
+    EXPECT_THROW(book.leave(), gpukit::logic_error);
+    EXPECT_THROW(book.enroll(waiting_on(fake_handle(0x10))), gpukit::logic_error);
+}
+
+TEST(NcclGroupBook, AGroupThatEndsWellMakesWhatItWaitedFor) {
+    group_book book;
+    book.enter();
+    auto kept = waiting_on(fake_handle(0x10));     // its communicator object still holds it
+    auto dropped = waiting_on(fake_handle(0x20));  // its communicator went away inside the group
+    auto no_color = waiting_on(nullptr);           // a split_no_color rank: NCCL writes null
+    book.enroll(kept);
+    book.enroll(dropped);
+    book.enroll(no_color);
+    EXPECT_EQ(book.enrolled(), 3u);
+    dropped.reset();
+    no_color.reset();
+    EXPECT_TRUE(book.leave());
+    const group_book::release_list out = book.settle(true);
+    EXPECT_EQ(kept->state, pending_comm::phase::made);
+    EXPECT_EQ(kept->handle, fake_handle(0x10));
+    ASSERT_EQ(out.destroy.size(), 1u);  // only the one nobody holds, and it has a handle
+    EXPECT_EQ(out.destroy[0]->handle, fake_handle(0x20));
+    EXPECT_EQ(out.destroy[0]->state, pending_comm::phase::made);
+    EXPECT_TRUE(out.abort.empty());
+    EXPECT_EQ(book.enrolled(), 0u);
+}
+
+TEST(NcclGroupBook, AGroupThatFailsAbortsEverythingItWasMaking) {
+    group_book book;
+    book.enter();
+    auto kept = waiting_on(fake_handle(0x10));
+    auto split = waiting_on(nullptr);  // a split NCCL never ran: no handle to abort
+    book.enroll(kept);
+    book.enroll(split);
+    book.refuse("all_reduce: sendbuf holds 3 elements but must hold 4 elements");
+    EXPECT_TRUE(book.leave());
+    const group_book::release_list out = book.settle(false);
+    EXPECT_EQ(kept->state, pending_comm::phase::failed);
+    EXPECT_EQ(split->state, pending_comm::phase::failed);
+    ASSERT_EQ(out.abort.size(), 1u);
+    EXPECT_EQ(out.abort[0], kept);
+    EXPECT_TRUE(out.destroy.empty());
+    EXPECT_FALSE(book.refused());  // the next group starts clean
+    EXPECT_EQ(book.enrolled(), 0u);
+}
+
+TEST(NcclGroupBook, KeepsTheFirstRefusal) {
+    group_book book;
+    book.refuse("first");
+    book.refuse("second");
+    EXPECT_EQ(book.refusal(), "first");
+    group_book other;
+    other.refuse("");
+    EXPECT_TRUE(other.refused());
+}
+
+TEST(NcclGroupBook, RefusalsAreRecordedOnlyInsideAGroupOfThisThread) {
+    group_book& book = nccl::detail::this_thread_groups();
+    ASSERT_FALSE(book.open());
+    EXPECT_EQ(nccl::detail::refusing_in_group([] { return 7; }), 7);
+    EXPECT_THROW(nccl::detail::refusing_in_group([]() -> int { throw std::invalid_argument("outside"); }),
+                 std::invalid_argument);
+    EXPECT_FALSE(book.refused());
+    book.enter();
+    EXPECT_THROW(nccl::detail::refusing_in_group([] { throw argument_error("peer 3 is outside [0, 2)"); }), argument_error);
+    EXPECT_THROW(nccl::detail::refusing_in_group([] { throw 42; }), int);
+    EXPECT_EQ(book.refusal(), "peer 3 is outside [0, 2)");
+    // Another thread has groups of its own, as NCCL's group state is per thread.
+    std::thread([] { EXPECT_FALSE(nccl::detail::this_thread_groups().open()); }).join();
+    EXPECT_TRUE(book.leave());
+    book.settle(false);
+    EXPECT_FALSE(book.refused());
+}
+
+// The comparison behind check_agreement: every rank's call against rank 0's.
+TEST(NcclAgreement, DescribesACall) {
+    EXPECT_EQ(describe(signature_of(collective::all_reduce, 1000, data_type::float32, static_cast<int>(reduce_op::sum))),
+              "all_reduce of 1000 float32, op sum");
+    EXPECT_EQ(describe(signature_of(collective::broadcast, 8, data_type::int64, -1, 1)), "broadcast of 8 int64, root 1");
+    EXPECT_EQ(describe(signature_of(collective::all_gather, 3, data_type::bfloat16)), "all_gather of 3 bfloat16");
+    EXPECT_EQ(describe(refused_signature(collective::reduce)),
+              "reduce that the rank's own checks refused (its error says why)");
+    // Values another rank sent that name nothing are shown as numbers, never indexed.
+    EXPECT_EQ(describe({99, 4, 77, 12, -1}), "collective #99 of 4 type #77, op #12");
+}
+
+TEST(NcclAgreement, RanksThatAgreePass) {
+    const call_signature same = signature_of(collective::reduce_scatter, 16, data_type::float64, 2);
+    const std::vector<call_signature> ranks(4, same);
+    EXPECT_NO_THROW(require_agreement("reduce_scatter", ranks));
+    EXPECT_NO_THROW(require_agreement("all_reduce", std::vector<call_signature>(1, same)));
+}
+
+TEST(NcclAgreement, SizesDtypesOpsRootsAndCollectivesThatDifferAreNamed) {
+    const call_signature base = signature_of(collective::all_reduce, 1000, data_type::float32, 0);
+    std::vector<call_signature> ranks(3, base);
+    ranks[2].count = 500;
+    gpukit::test::expect_error<argument_error>(
+        [&] { require_agreement("all_reduce", ranks); }, "all_reduce: the ranks disagree on the call",
+        "nothing was run: rank 0: all_reduce of 1000 float32, op sum; rank 2: all_reduce of 500 float32, op sum");
+    for (auto change : {+[](call_signature& c) { c.type = static_cast<std::int64_t>(data_type::float64); },
+                        +[](call_signature& c) { c.op = static_cast<std::int64_t>(reduce_op::max); },
+                        +[](call_signature& c) { c.root = 1; },
+                        +[](call_signature& c) { c.what = static_cast<std::int64_t>(collective::broadcast); },
+                        +[](call_signature& c) { c = refused_signature(collective::all_reduce); }}) {
+        std::vector<call_signature> two(2, base);
+        change(two[1]);
+        EXPECT_THROW(require_agreement("all_reduce", two), argument_error);
+    }
+}
+
+TEST(NcclAgreement, ManyDifferingRanksAreCounted) {
+    std::vector<call_signature> ranks(8, signature_of(collective::all_gather, 1, data_type::uint8));
+    for (std::size_t r = 1; r < ranks.size(); ++r)
+        ranks[r].count = static_cast<std::int64_t>(r + 1);
+    // Ranks 1 to 4 are named, the other three counted.
+    gpukit::test::expect_error<argument_error>(
+        [&] { require_agreement("all_gather", ranks); },
+        "rank 4: all_gather of 5 uint8; and 3 more ranks that differ from rank 0");
 }
 
 }  // namespace

@@ -1,20 +1,28 @@
 // gpukit::nccl on one GPU: a one-rank communicator runs every collective (NCCL refuses two
 // ranks on one device), checked byte for byte against the input, with a sentinel past the
-// count; send/recv to itself in a group; split; destroy and abort; and what check_call
-// refuses (another context's memory, host memory, a bad root).
+// count; send/recv to itself in a group; split; destroy and abort; what check_call refuses
+// (another context's memory, host memory, a bad root); groups with NCCL's semantics
+// (communicators made in a group are pending until it ends, a refused call or an exception
+// launches none of the group's calls, nested groups); the agreement check. On two GPUs or
+// more (skipped with the reason on fewer): ranks made and split by one thread in groups.
 // Skips without a device, and without libnccl.so.2 (set LD_LIBRARY_PATH to a pip package's
 // site-packages/nvidia/nccl/lib where the toolkit has none).
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/copy.hpp"
 #include "gpukit/cuda/memory.hpp"
+#include "gpukit/nccl/agreement.hpp"
 #include "gpukit/nccl/call_checks.hpp"
 #include "gpukit/nccl/communicator.hpp"
 #include "gpukit/nccl/error.hpp"
 #include "gpukit/nccl/group.hpp"
+#include "expect_error.hpp"
 #include "gpu_test.hpp"
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace {
@@ -268,6 +276,248 @@ TEST_F(NcclGpu, CheckCallRefusesForeignMemoryAndBadRanks) {
     own.push();
     foreign.memory.free();
     own.detach();
+}
+
+// --- groups ----------------------------------------------------------------------------
+
+std::vector<std::uint8_t> filled(std::size_t bytes, std::uint8_t value) { return std::vector<std::uint8_t>(bytes, value); }
+
+TEST_F(NcclGpu, ACommunicatorMadeInAGroupIsPendingUntilTheGroupEnds) {
+    group g;
+    communicator made = communicator::create(get_unique_id(), 1, 0, cuda::device::get(0));
+    EXPECT_TRUE(made.is_pending());
+    EXPECT_FALSE(made.is_destroyed());
+    EXPECT_EQ(made.rank(), 0);  // given to create(), so known before NCCL makes it
+    EXPECT_EQ(made.size(), 1);
+    EXPECT_THROW(made.handle(), gpukit::logic_error);
+    EXPECT_THROW(made.destroy(), gpukit::logic_error);
+    g.end();
+    EXPECT_FALSE(made.is_pending());
+    const auto input = pattern(data_type::int32, 12);
+    device_buffer a(input), b(filled(input.size(), 0));
+    made.all_reduce(a.ptr(), b.ptr(), 12, data_type::int32, reduce_op::sum, {});
+    EXPECT_EQ(b.read(), input);
+}
+
+TEST_F(NcclGpu, ASplitInAGroupIsMadeWhenTheGroupEnds) {
+    std::optional<communicator> half;
+    {
+        group g;
+        half = comm->split(5, 0);
+        ASSERT_TRUE(half);
+        EXPECT_TRUE(half->is_pending());
+        EXPECT_THROW(half->rank(), gpukit::logic_error);  // NCCL works it out at the end
+        g.end();
+    }
+    EXPECT_FALSE(half->is_pending());
+    EXPECT_EQ(half->rank(), 0);
+    EXPECT_EQ(half->size(), 1);
+    const auto input = pattern(data_type::float64, 6);
+    device_buffer a(input), b(filled(input.size(), 0));
+    half->broadcast(a.ptr(), b.ptr(), 6, data_type::float64, 0, {});
+    EXPECT_EQ(b.read(), input);
+    {
+        group g;  // one split of a communicator per group: NCCL runs a group's splits side by side
+        EXPECT_FALSE(comm->split(split_no_color, 0));
+        g.end();
+    }
+}
+
+TEST_F(NcclGpu, CommunicatorsDroppedInsideTheirGroupAreMadeAndDestroyedByIt) {
+    {
+        group g;
+        { communicator dropped = communicator::create(get_unique_id(), 1, 0, cuda::device::get(0)); }
+        { std::optional<communicator> dropped_half = comm->split(0, 0); }
+        g.end();
+    }
+    // The group destroyed both; the parent works on.
+    const auto input = pattern(data_type::uint8, 5);
+    device_buffer a(input), b(filled(input.size(), 0));
+    comm->all_reduce(a.ptr(), b.ptr(), 5, data_type::uint8, reduce_op::max, {});
+    EXPECT_EQ(b.read(), input);
+}
+
+TEST_F(NcclGpu, ARefusedCallFailsTheGroupWhichLaunchesNothing) {
+    const auto input = pattern(data_type::float32, 8);
+    device_buffer a(input), b(filled(input.size(), 0x77));
+    std::optional<communicator> made;
+    {
+        group g;
+        made.emplace(communicator::create(get_unique_id(), 1, 0, cuda::device::get(0)));
+        comm->all_reduce(a.ptr(), b.ptr(), 8, data_type::float32, reduce_op::sum, {});
+        EXPECT_THROW(comm->send(a.ptr(), 8, data_type::float32, 3, {}), argument_error);  // peer 3 of 1
+        gpukit::test::expect_error<nccl_error>([&] { g.end(); }, "ncclGroupEnd failed",
+                                               "NCCL launched none of the group's calls", "peer 3 is outside [0, 1)");
+    }
+    primary->synchronize();
+    EXPECT_EQ(b.read(), filled(input.size(), 0x77));  // the all_reduce never ran
+    EXPECT_TRUE(made->is_destroyed());  // aborted with the group
+    EXPECT_FALSE(made->is_pending());
+    gpukit::test::expect_error<gpukit::logic_error>([&] { made->handle(); },
+                                                    "group that was making this communicator failed");
+    EXPECT_NO_THROW(made->destroy());
+    // NCCL is out of the group: calls run at once again.
+    comm->all_reduce(a.ptr(), b.ptr(), 8, data_type::float32, reduce_op::sum, {});
+    EXPECT_EQ(b.read(), input);
+}
+
+TEST_F(NcclGpu, AnExceptionLeavingTheScopeCancelsTheGroup) {
+    const auto input = pattern(data_type::int64, 4);
+    device_buffer a(input), b(filled(input.size(), 0x31));
+    try {
+        group g;
+        comm->all_reduce(a.ptr(), b.ptr(), 4, data_type::int64, reduce_op::sum, {});
+        throw std::runtime_error("leaving");
+    } catch (const std::runtime_error&) {
+    }
+    primary->synchronize();
+    EXPECT_EQ(b.read(), filled(input.size(), 0x31));
+    comm->all_reduce(a.ptr(), b.ptr(), 4, data_type::int64, reduce_op::sum, {});
+    EXPECT_EQ(b.read(), input);
+}
+
+TEST_F(NcclGpu, OnlyTheOutermostGroupLaunchesAndACancelledInnerOneFailsIt) {
+    std::optional<communicator> made;
+    {
+        group outer;
+        {
+            group inner;
+            made.emplace(communicator::create(get_unique_id(), 1, 0, cuda::device::get(0)));
+            inner.end();
+        }
+        EXPECT_TRUE(made->is_pending());
+        outer.end();
+    }
+    EXPECT_FALSE(made->is_pending());
+    EXPECT_EQ(made->size(), 1);
+
+    const auto input = pattern(data_type::uint32, 9);
+    device_buffer a(input), b(filled(input.size(), 0x42));
+    {
+        group outer;
+        comm->all_reduce(a.ptr(), b.ptr(), 9, data_type::uint32, reduce_op::sum, {});
+        {
+            group inner;
+            inner.cancel();
+            inner.cancel();  // once only
+            EXPECT_THROW(inner.end(), gpukit::logic_error);
+        }
+        gpukit::test::expect_error<nccl_error>([&] { outer.end(); }, "a group inside it was cancelled");
+    }
+    {
+        group g;
+        comm->all_reduce(a.ptr(), b.ptr(), 9, data_type::uint32, reduce_op::sum, {});
+        g.cancel();
+    }
+    primary->synchronize();
+    EXPECT_EQ(b.read(), filled(input.size(), 0x42));
+}
+
+TEST_F(NcclGpu, TheAgreementCheckPassesARankThatAgreesWithItself) {
+    EXPECT_FALSE(comm->checks_agreement());
+    comm->set_checks_agreement(true);
+    const auto input = pattern(data_type::float16, 10);
+    device_buffer a(input), b(filled(input.size(), 0));
+    cuda::stream s = cuda::stream::create();
+    comm->all_reduce(a.ptr(), b.ptr(), 10, data_type::float16, reduce_op::sum, s);
+    s.synchronize();
+    EXPECT_EQ(b.read(), input);
+    // A root outside the communicator is refused after the check, by this rank's own.
+    EXPECT_THROW(comm->broadcast(a.ptr(), b.ptr(), 10, data_type::float16, 1, {}), argument_error);
+    // On one rank the gathering itself sees one signature.
+    EXPECT_NO_THROW(check_agreement(*comm, signature_of(collective::all_gather, 3, data_type::int8), {}));
+    {
+        group g;  // no check inside a group: nothing is launched before it ends
+        comm->all_reduce(a.ptr(), b.ptr(), 10, data_type::float16, reduce_op::max, {});
+        g.end();
+    }
+    primary->synchronize();
+    EXPECT_EQ(b.read(), input);
+}
+
+// --- two GPUs or more ----------------------------------------------------------------------
+
+class NcclTwoGpus : public ::testing::Test {
+protected:
+    void SetUp() override {
+        GPUKIT_REQUIRE_GPU();
+        if (cuda::device::count() < 2)
+            GTEST_SKIP() << "needs two CUDA devices (NCCL runs one rank per GPU)";
+        if (!nccl_available())
+            GTEST_SKIP() << "libnccl.so.2 could not be loaded (set LD_LIBRARY_PATH to its directory)";
+        for (int k = 0; k < 2; ++k)
+            primaries.push_back(cuda::context::retain_primary(cuda::device::get(k)));
+    }
+    void TearDown() override {
+        for (auto& p : primaries)
+            p.detach();
+    }
+    // `make()` with device k's primary context current.
+    template <class Make>
+    auto on(int k, Make make) {
+        primaries[static_cast<std::size_t>(k)].push();
+        struct pop_after {
+            ~pop_after() { cuda::context::pop(); }
+        } pop;
+        return make();
+    }
+    std::vector<cuda::context> primaries;
+};
+
+TEST_F(NcclTwoGpus, OneThreadMakesAndSplitsTheRanksInGroups) {
+    const unique_id id = get_unique_id();
+    std::vector<communicator> comms;
+    {
+        group g;  // without it, rank 0 would wait for rank 1 forever
+        for (int k = 0; k < 2; ++k)
+            comms.push_back(communicator::create(id, 2, k, cuda::device::get(k)));
+        EXPECT_TRUE(comms[0].is_pending() && comms[1].is_pending());
+        g.end();
+    }
+    std::vector<std::vector<std::uint8_t>> inputs;
+    std::vector<device_buffer> sends, recvs;
+    for (int k = 0; k < 2; ++k) {
+        std::vector<std::uint8_t> bytes(16 * 4);  // rank k: 3e + 100k
+        for (std::size_t e = 0; e < 16; ++e) {
+            const std::int32_t v = static_cast<std::int32_t>(e * 3 + 100 * k);
+            std::memcpy(bytes.data() + e * 4, &v, 4);
+        }
+        inputs.push_back(bytes);
+        sends.push_back(on(k, [&] { return device_buffer(bytes); }));
+        recvs.push_back(on(k, [&] { return device_buffer(filled(bytes.size(), 0)); }));
+    }
+    {
+        group g;
+        for (std::size_t k = 0; k < 2; ++k)
+            comms[k].all_reduce(sends[k].ptr(), recvs[k].ptr(), 16, data_type::int32, reduce_op::sum, {});
+        g.end();
+    }
+    for (int k = 0; k < 2; ++k) {
+        primaries[static_cast<std::size_t>(k)].synchronize();
+        const auto got = on(k, [&] { return recvs[static_cast<std::size_t>(k)].read(); });
+        for (std::size_t e = 0; e < 16; ++e) {
+            std::int32_t v = 0;
+            std::memcpy(&v, got.data() + e * 4, 4);
+            EXPECT_EQ(v, static_cast<std::int32_t>(2 * e * 3 + 100)) << "rank " << k << " element " << e;
+        }
+    }
+    // Rank 0 alone in a new communicator, rank 1 in none: one split each, grouped.
+    std::vector<std::optional<communicator>> halves;
+    {
+        group g;
+        for (auto& c : comms)
+            halves.push_back(c.split(c.rank() == 0 ? 0 : split_no_color, 0));
+        ASSERT_TRUE(halves[0]);
+        EXPECT_TRUE(halves[0]->is_pending());
+        EXPECT_FALSE(halves[1]);
+        g.end();
+    }
+    EXPECT_EQ(halves[0]->size(), 1);
+    EXPECT_EQ(halves[0]->rank(), 0);
+    EXPECT_EQ(halves[0]->device_ordinal(), 0);
+    halves[0]->destroy();
+    for (auto& c : comms)
+        c.destroy();
 }
 
 }  // namespace
