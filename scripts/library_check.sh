@@ -10,6 +10,9 @@
 #                                 each library's checkout, a time limit per side, pytest args
 #   GPUKIT_PYCUDA_CHECKOUT=dir    PyCUDA's test/ and examples/ through the drop-in
 #   GPUKIT_CHECK_TESTS="files"    gpukit test files to run (default: the PyCUDA-facing ones)
+#   GPUKIT_BENCH="cases"          `python -m gpukit bench` cases (gpukit beside CuPy and PyCUDA) ...
+#   GPUKIT_BENCH_BEFORE=tar       ... and the same cases on an older tree (a `git archive` tar),
+#                                 built meanwhile in /tmp/before, in the same call
 # Logs go to $OUT (build, gpukit-tests, per library <name> and <name>-gpukit, pycuda-programs); a
 # short summary is printed last.
 set -uo pipefail
@@ -33,6 +36,14 @@ start=$SECONDS
 note "build: rc=$? ($((SECONDS - start)) s)"
 python3 -c 'import pycuda.driver as d; d.init(); print("PyCUDA", __import__("pycuda").VERSION, d.Device(0).name())' \
     >> "$OUT/build.log" 2>&1 && note "pycuda: $(tail -n 1 "$OUT/build.log")" || note "pycuda: not importable"
+
+if [ -n "${GPUKIT_BENCH_BEFORE:-}" ]; then
+    # The older tree builds on the CPUs while the GPU tests run.
+    mkdir -p /tmp/before && tar -xf "$GPUKIT_BENCH_BEFORE" -C /tmp/before
+    (cd /tmp/before && make configure > /tmp/before-build.log 2>&1 && \
+        cmake --build build -j "$(nproc)" --target _gpukit _bench_baselines >> /tmp/before-build.log 2>&1) &
+    before_build=$!
+fi
 
 tests=${GPUKIT_CHECK_TESTS:-tests/python/test_gpuarray_subclasses.py tests/python/test_pycuda_open_classes.py \
 tests/python/test_pycuda_arguments.py tests/python/test_function.py tests/python/test_pycuda_minilib.py}
@@ -65,5 +76,18 @@ if [ -n "${GPUKIT_PYCUDA_CHECKOUT:-}" ]; then
     PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout 400 python3 tools/run_pycuda_programs.py \
         "$GPUKIT_PYCUDA_CHECKOUT" --timeout 60 > "$OUT/pycuda-programs.log" 2>&1
     note "PyCUDA's tests and examples: ($((SECONDS - start)) s) $(tail -n 1 "$OUT/pycuda-programs.log")"
+fi
+if [ -n "${GPUKIT_BENCH:-}" ]; then
+    if [ -n "${GPUKIT_BENCH_BEFORE:-}" ]; then
+        wait "$before_build"; note "older tree's build: rc=$?"
+        # shellcheck disable=SC2086  # case names
+        (cd /tmp/before && PYTHONPATH=/tmp/before/python${PYTHONPATH:+:$PYTHONPATH} timeout 300 python3 -m gpukit \
+            bench $GPUKIT_BENCH --json "$OUT/bench-before.json") > "$OUT/bench.log" 2>&1
+        note "bench, older tree: rc=$?"
+    fi
+    # shellcheck disable=SC2086  # case names
+    PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout 300 python3 -m gpukit bench $GPUKIT_BENCH \
+        --json "$OUT/bench.json" >> "$OUT/bench.log" 2>&1
+    note "bench: rc=$?"
 fi
 printf '%s\n' "${summary[@]}"
