@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -360,6 +361,21 @@ std::string join_options(nb::handle options) {
     return joined;
 }
 
+// PyOpenCL's objects are equal when they wrap one OpenCL object (two Python objects may: the
+// Context a queue was made with and the one its `context` gives), hash as that object's handle,
+// and compare unequal (False, as PyOpenCL answers, not NotImplemented) with objects of other
+// kinds. `key` gives the handle; `int_ptr` shows it where PyOpenCL has that property.
+template <class T, class... Extra, class Key>
+void identify_by_handle(nb::class_<T, Extra...>& cls, Key key, bool int_ptr = true) {
+    auto value = [key](const T& object) { return reinterpret_cast<std::uintptr_t>(std::invoke(key, object)); };
+    if (int_ptr)
+        cls.def_prop_ro("int_ptr", value, "The OpenCL handle, as an int.");
+    cls.def("__eq__", [value](const T& a, nb::handle b) {
+        return nb::isinstance<T>(b) && value(a) == value(nb::cast<const T&>(b));
+    }, "other"_a.none());
+    cls.def("__hash__", value);
+}
+
 }  // namespace
 
 void bind_cl(nb::module_& parent) {
@@ -408,7 +424,7 @@ void bind_cl(nb::module_& parent) {
     // The classes PyOpenCL binds with dynamic attributes take them here too (instances get a
     // __dict__), and every class can be subclassed in Python, as PyOpenCL's: libraries keep
     // their own state on these objects and derive their own kinds of them.
-    nb::class_<cl::platform>(m, "Platform", nb::dynamic_attr(), "An installed OpenCL implementation.")
+    auto platform = nb::class_<cl::platform>(m, "Platform", nb::dynamic_attr(), "An installed OpenCL implementation.")
         .def_prop_ro("name", &cl::platform::name)
         .def_prop_ro("vendor", &cl::platform::vendor)
         .def_prop_ro("version", &cl::platform::version)
@@ -417,12 +433,10 @@ void bind_cl(nb::module_& parent) {
         .def("get_devices", [](const cl::platform& p, nb::handle type) {
             return p.devices(cl_unsigned(type, "Platform.get_devices(device_type)"));
         }, "device_type"_a.none() = CL_DEVICE_TYPE_ALL)
-        .def_prop_ro("int_ptr", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
-        .def("__eq__", [](const cl::platform& a, const cl::platform& b) { return a == b; })
-        .def("__hash__", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
         .def("__repr__", [](const cl::platform& p) { return "<gpukit.cl.Platform '" + p.name() + "'>"; });
+    identify_by_handle(platform, &cl::platform::handle);
 
-    nb::class_<cl::device>(m, "Device", nb::dynamic_attr(), "An OpenCL device.")
+    auto device = nb::class_<cl::device>(m, "Device", nb::dynamic_attr(), "An OpenCL device.")
         .def_prop_ro("name", &cl::device::name)
         .def_prop_ro("type", [](const cl::device& d) { return as_flags("device_type", d.type()); })
         .def_prop_ro("vendor", &cl::device::vendor)
@@ -441,22 +455,20 @@ void bind_cl(nb::module_& parent) {
                 cl_unsigned(param, "Device.get_info(param)", std::numeric_limits<cl_device_info>::max())));
             return nb::bytes(bytes.data(), bytes.size());
         }, "param"_a.none(), "The raw bytes clGetDeviceInfo answers for a CL_DEVICE_* parameter.")
-        .def_prop_ro("int_ptr", [](const cl::device& d) { return reinterpret_cast<std::uintptr_t>(d.handle()); })
-        .def("__eq__", [](const cl::device& a, const cl::device& b) { return a == b; })
-        .def("__hash__", [](const cl::device& d) { return reinterpret_cast<std::uintptr_t>(d.handle()); })
         .def("__repr__", [](const cl::device& d) {
             return "<gpukit.cl.Device '" + d.name() + "' on '" + d.get_platform().name() + "'>";
         });
+    identify_by_handle(device, &cl::device::handle);
 
-    nb::class_<cl::context>(m, "Context", nb::dynamic_attr(), nb::is_weak_referenceable(),
+    auto context = nb::class_<cl::context>(m, "Context", nb::dynamic_attr(), nb::is_weak_referenceable(),
                              "Devices of one platform sharing buffers and programs.")
         .def("__init__", [](cl::context* self, nb::handle devices) {
             new (self) cl::context(cl::context::create(device_list(devices)));
         }, "devices"_a.none())
-        .def_prop_ro("devices", &cl::context::devices)
-        .def_prop_ro("int_ptr", [](const cl::context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); });
+        .def_prop_ro("devices", &cl::context::devices);
+    identify_by_handle(context, &cl::context::handle);
 
-    nb::class_<cl::queue>(m, "CommandQueue", nb::dynamic_attr(), "An in-order queue of commands for one device.")
+    auto queue = nb::class_<cl::queue>(m, "CommandQueue", nb::dynamic_attr(), "An in-order queue of commands for one device.")
         .def("__init__", [](cl::queue* self, const cl::context& ctx, std::optional<cl::device> dev,
                             nb::handle properties_arg) {
             const cl_command_queue_properties properties = cl_unsigned(properties_arg, "CommandQueue(properties)");
@@ -484,10 +496,10 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("device", &cl::queue::get_device)
         .def_prop_ro("properties", [](const cl::queue& q) {
             return as_flags("command_queue_properties", q.profiling() ? CL_QUEUE_PROFILING_ENABLE : 0);
-        })
-        .def_prop_ro("int_ptr", [](const cl::queue& q) { return reinterpret_cast<std::uintptr_t>(q.handle()); });
+        });
+    identify_by_handle(queue, &cl::queue::handle);
 
-    nb::class_<cl::buffer>(m, "Buffer", nb::dynamic_attr(), "Device memory of a context.")
+    auto buffer = nb::class_<cl::buffer>(m, "Buffer", nb::dynamic_attr(), "Device memory of a context.")
         .def("__init__", [](cl::buffer* self, const cl::context& ctx, nb::handle flags_arg, nb::handle size_arg,
                             nb::handle hostbuf) {
             const cl_mem_flags flags = cl_unsigned(flags_arg, "Buffer(flags)");
@@ -513,17 +525,14 @@ void bind_cl(nb::module_& parent) {
              "A buffer of `size` bytes (default: hostbuf's size).")
         .def_prop_ro("size", &cl::buffer::size)
         .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
-        .def_prop_ro("int_ptr", [](const cl::buffer& b) { return reinterpret_cast<std::uintptr_t>(b.handle()); })
         .def("get_info", &buffer_info, "param"_a.none(), "clGetMemObjectInfo(param), decoded (see mem_info).");
+    identify_by_handle(buffer, &cl::buffer::handle);
 
-    nb::class_<cl::svm_pointer>(m, "SVMPointer", nb::dynamic_attr(),
+    auto svm_pointer = nb::class_<cl::svm_pointer>(m, "SVMPointer", nb::dynamic_attr(),
                                  "Shared virtual memory: a kernel argument and a copy endpoint.")
         .def_prop_ro("size", &cl::svm_pointer::size)
-        .def_prop_ro("svm_ptr", [](const cl::svm_pointer& p) { return reinterpret_cast<std::uintptr_t>(p.pointer()); })
-        .def("__eq__", [](const cl::svm_pointer& a, nb::handle b) {
-            return nb::isinstance<cl::svm_pointer>(b) && a.pointer() == nb::cast<const cl::svm_pointer&>(b).pointer();
-        })
-        .def("__hash__", [](const cl::svm_pointer& p) { return reinterpret_cast<std::uintptr_t>(p.pointer()); });
+        .def_prop_ro("svm_ptr", [](const cl::svm_pointer& p) { return reinterpret_cast<std::uintptr_t>(p.pointer()); });
+    identify_by_handle(svm_pointer, &cl::svm_pointer::pointer, false);  // SVM is identified by its address
 
     nb::class_<cl::profile_times>(m, "EventProfile", "Device timestamps of a command, in nanoseconds.")
         .def_ro("queued", &cl::profile_times::queued)
@@ -533,7 +542,7 @@ void bind_cl(nb::module_& parent) {
 
     // PyOpenCL's base Event takes no attributes but the NannyEvent its host copies return does;
     // gpukit has one Event for both.
-    nb::class_<cl::event>(m, "Event", nb::dynamic_attr(), "The completion of one enqueued command.")
+    auto event = nb::class_<cl::event>(m, "Event", nb::dynamic_attr(), "The completion of one enqueued command.")
         .def("wait", [](const cl::event& e) {
             {
                 release_gil release;
@@ -542,15 +551,15 @@ void bind_cl(nb::module_& parent) {
             release_dropped_holds();  // what the command held, a bytearray's export for one
         })
         .def_prop_ro("command_execution_status", &cl::event::status)
-        .def_prop_ro("profile", &cl::event::profile)
-        .def_prop_ro("int_ptr", [](const cl::event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); });
+        .def_prop_ro("profile", &cl::event::profile);
+    identify_by_handle(event, &cl::event::handle);
 
     m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = 0,
           "src_offset"_a.none() = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
           "wait_for"_a.none() = nb::none(),
           "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM. Returns an Event.");
 
-    nb::class_<cl::program>(m, "Program", nb::dynamic_attr(), "OpenCL C source built for a context's devices.")
+    auto program = nb::class_<cl::program>(m, "Program", nb::dynamic_attr(), "OpenCL C source built for a context's devices.")
         .def("__init__", [](cl::program* self, const cl::context& ctx, const std::string& source) {
             new (self) cl::program(cl::program::create_with_source(ctx, source));
         }, "context"_a, "source"_a)
@@ -578,6 +587,7 @@ void bind_cl(nb::module_& parent) {
             }
             return cl::kernel::create(p, name);
         }, "name"_a);
+    identify_by_handle(program, &cl::program::handle);
 
     nb::class_<cl::local_memory>(m, "LocalMemory", nb::dynamic_attr(), "A __local kernel argument of `size` bytes.")
         .def("__init__", [](cl::local_memory* self, nb::handle size) {
@@ -594,7 +604,7 @@ void bind_cl(nb::module_& parent) {
             return "<gpukit.cl.KernelParameter '" + p.name + "' " + p.type_name + " (" + cl::kind_name(p.kind) + ")>";
         });
 
-    nb::class_<cl::kernel>(m, "Kernel", nb::dynamic_attr(), "One kernel of a built program.")
+    auto kernel = nb::class_<cl::kernel>(m, "Kernel", nb::dynamic_attr(), "One kernel of a built program.")
         .def("__init__", [](cl::kernel* self, const cl::program& p, const std::string& name) {
             new (self) cl::kernel(cl::kernel::create(p, name));
         }, "program"_a, "name"_a)
@@ -637,6 +647,7 @@ void bind_cl(nb::module_& parent) {
             return done;
         }, "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,
            "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None) -> Event.");
+    identify_by_handle(kernel, &cl::kernel::handle);
 }
 
 }  // namespace gpukit::python

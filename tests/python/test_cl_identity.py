@@ -1,0 +1,144 @@
+"""gpukit.cl's objects are equal, as PyOpenCL's, when they wrap one OpenCL object, and hash as
+its handle (int_ptr): caches keyed by context, queue or device (reikna's, grunnur's, pyvkfft's)
+find an entry through any Python object of the same OpenCL object. Objects of other kinds
+compare unequal (``__eq__`` answers False, as PyOpenCL's does).
+
+They run on gpukit.cl, which is what ``import pyopencl`` gives under gpukit.pyopencl_compat;
+with GPUKIT_PYOPENCL_ORIGINAL=1 they run on PyOpenCL itself, to confirm that both behave the
+same (``GPUKIT_PYOPENCL_ORIGINAL=1 python -m pytest tests/python/test_cl_identity.py`` in an
+environment with pyopencl).
+"""
+import os
+
+import numpy as np
+import pytest
+
+ORIGINAL = os.environ.get("GPUKIT_PYOPENCL_ORIGINAL") == "1"
+if ORIGINAL:
+    import pyopencl as cl
+    import pyopencl.tools as cl_tools
+else:
+    import gpukit.cl as cl
+    import gpukit.cl.tools as cl_tools
+
+
+def _devices():
+    try:
+        return [d for p in cl.get_platforms() for d in p.get_devices()]
+    except (cl.Error, OSError):  # no ICD loader, or (PyOpenCL) no platform
+        return []
+
+
+_DEVICE_NAMES = [f"{d.platform.name.split()[0]}:{d.name}"[:40] for d in _devices()]
+
+pytestmark = [pytest.mark.opencl,
+              pytest.mark.skipif(not _DEVICE_NAMES, reason="no OpenCL platform with a device")]
+
+
+# Device numbers, not Device objects: objects kept by pytest for the whole session would outlive
+# the module at exit.
+@pytest.fixture(params=range(len(_DEVICE_NAMES)), ids=_DEVICE_NAMES)
+def ctx(request):
+    return cl.Context([_devices()[request.param]])
+
+
+@pytest.fixture
+def queue(ctx):
+    return cl.CommandQueue(ctx)
+
+
+SOURCE = """
+__kernel void fill(__global int *out, int value) { out[get_global_id(0)] = value + (int)get_global_id(0); }
+__kernel void twice(__global int *x) { x[get_global_id(0)] *= 2; }
+"""
+
+
+def _two_of_each_kind(ctx, queue):
+    """Two distinct objects of every kind that has an OpenCL handle, by kind."""
+    other_ctx = cl.Context(ctx.devices)
+    prg = cl.Program(ctx, SOURCE).build()
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64)
+    pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(queue))
+    host = np.arange(16, dtype=np.int32)
+    return {
+        "Context": (ctx, other_ctx),
+        "CommandQueue": (queue, cl.CommandQueue(ctx)),
+        "Buffer": (buf, cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64)),
+        "PooledBuffer": (pool.allocate(64), pool.allocate(64)),
+        "Program": (prg, cl.Program(ctx, SOURCE).build()),
+        "Kernel": (cl.Kernel(prg, "fill"), cl.Kernel(prg, "fill")),  # two cl_kernels of one name
+        "Event": (cl.enqueue_copy(queue, buf, host), cl.enqueue_copy(queue, buf, host)),
+    }
+
+
+def test_each_object_equals_itself_and_hashes_as_its_handle(ctx, queue):
+    for kind, (a, b) in _two_of_each_kind(ctx, queue).items():
+        assert a == a and not (a != a), kind
+        assert a != b and not (a == b), kind
+        assert hash(a) == a.int_ptr and hash(b) == b.int_ptr and a.int_ptr != b.int_ptr, kind
+        cache = {a: "a", b: "b"}
+        assert cache[a] == "a" and cache[b] == "b" and len({a, b, a}) == 2, kind
+    queue.finish()
+
+
+def test_objects_of_other_kinds_are_unequal(ctx, queue):
+    objects = {kind: a for kind, (a, _) in _two_of_each_kind(ctx, queue).items()}
+    objects["Device"] = ctx.devices[0]
+    objects["Platform"] = ctx.devices[0].platform
+    for kind, a in objects.items():
+        for other_kind, b in objects.items():
+            if other_kind != kind and {kind, other_kind} != {"Buffer", "PooledBuffer"}:
+                assert a != b and not (a == b), (kind, other_kind)
+        # Not even the handle itself, nor None: PyOpenCL's __eq__ answers False, not NotImplemented.
+        for stranger in (a.int_ptr, None, "text", 1.5, object()):
+            assert a.__eq__(stranger) is False, (kind, stranger)
+            assert a != stranger and not (a == stranger), (kind, stranger)
+        with pytest.raises(TypeError):
+            a < a  # noqa: B015  (no order, as in PyOpenCL)
+    queue.finish()
+
+
+def test_devices_and_platforms_found_twice_are_one_key(ctx):
+    # Each lookup makes new Python objects of the same OpenCL device and platform.
+    device = ctx.devices[0]
+    again = [d for d in device.platform.get_devices() if d.int_ptr == device.int_ptr]
+    assert len(again) == 1
+    assert again[0] == device and hash(again[0]) == hash(device)
+    per_device = {device: "compiled for it"}
+    assert per_device[again[0]] == "compiled for it"
+    platform = [p for p in cl.get_platforms() if p.int_ptr == device.platform.int_ptr][0]
+    assert platform == device.platform and {device.platform: 1}[platform] == 1
+    assert cl.Context(ctx.devices).devices == ctx.devices  # list equality through Device.__eq__
+
+
+def test_subclass_instances_compare_by_handle_too(ctx):
+    class TaggedBuffer(cl.Buffer):
+        pass
+
+    a = TaggedBuffer(ctx, cl.mem_flags.READ_WRITE, 32)
+    b = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 32)
+    assert a == a and a != b and hash(a) == a.int_ptr
+    assert {a: 1}[a] == 1
+
+
+def test_a_subclass_may_define_its_own_equality(ctx):
+    # Python's rule: a class that defines __eq__ alone is unhashable; defining both works.
+    class ByteCount(cl.Buffer):
+        def __eq__(self, other):
+            return isinstance(other, ByteCount) and self.size == other.size
+
+        __hash__ = cl.Buffer.__hash__
+
+    a, b = ByteCount(ctx, cl.mem_flags.READ_WRITE, 48), ByteCount(ctx, cl.mem_flags.READ_WRITE, 48)
+    assert a == b and hash(a) != hash(b)
+    assert a != ByteCount(ctx, cl.mem_flags.READ_WRITE, 64)
+
+
+def test_pooled_and_plain_buffers_compare_by_handle(ctx, queue):
+    # PooledBuffer and Buffer are memory objects alike (PyOpenCL's MemoryObjectHolder): equal
+    # exactly when they are the same cl_mem.
+    pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(queue))
+    pooled = pool.allocate(256)
+    plain = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 256)
+    assert pooled != plain and plain != pooled
+    assert pooled == pooled and hash(pooled) == pooled.int_ptr
