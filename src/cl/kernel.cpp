@@ -160,6 +160,7 @@ kernel kernel::create(const program& prog, const std::string& name) {
     };
     const auto num_args = detail::info_value<cl_uint>(kernel_info(CL_KERNEL_NUM_ARGS), "clGetKernelInfo");
     result.context_ = detail::info_value<cl_context>(kernel_info(CL_KERNEL_CONTEXT), "clGetKernelInfo");
+    result.executable_devices_ = prog.unlocked_built_devices();
     result.parameters_ = describe_parameters(handle, num_args);
     result.arg_set_.assign(num_args, false);
     result.local_bytes_.assign(num_args, 0);
@@ -386,6 +387,14 @@ event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> 
         throw logic_error("running kernel '" + k.name() + "': the queue belongs to another context than the kernel's "
                                                           "program; expected a queue of the program's context",
                           CL_INVALID_CONTEXT, routine);
+    if (std::find(k.executable_devices_.begin(), k.executable_devices_.end(), q.get_device()) ==
+        k.executable_devices_.end())
+        // Implementations crash on such a launch (PoCL fails an assertion).
+        throw logic_error("running kernel '" + k.name() + "': its program was not built for the queue's device '" +
+                              q.get_device().name() +
+                              "'; build the program for that device too (Program.build(devices=...)) before making "
+                              "its kernels",
+                          CL_INVALID_PROGRAM_EXECUTABLE, routine);
     k.check_all_args_set();
     k.check_local_memory(q.get_device());
     cl_event done = nullptr;

@@ -150,6 +150,9 @@ private:
 
     detail::retained<cl_kernel> handle_;
     cl_context context_ = nullptr;  // the program's, which this kernel keeps alive
+    // The devices the program had an executable for when the kernel was made, which it keeps:
+    // OpenCL refuses to build a program again while kernels of it exist.
+    std::vector<device> executable_devices_;
     std::string name_;
     std::vector<kernel_parameter> parameters_;
     std::vector<bool> arg_set_;
@@ -157,7 +160,8 @@ private:
 };
 
 // Runs `k` over `global_size` work items (1 to 3 dimensions) in work groups of `local_size`
-// (same dimensions, or empty to let the implementation choose). Every argument must be set.
+// (same dimensions, or empty to let the implementation choose). Every argument must be set, and
+// the kernel's program must be built for the queue's device.
 // Refuses, before OpenCL sees them, sizes whose product the device's size_t cannot hold and
 // local memory beyond the device's.
 event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> global_size,
