@@ -330,21 +330,33 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::
     return done;
 }
 
-// Context(devices): a sequence of Devices, checked item by item.
-std::vector<cl::device> device_list(nb::handle devices) {
+// A sequence of Devices (the `devices` of Context(devices), named by `what`), checked item by item.
+std::vector<cl::device> device_list(nb::handle devices, const std::string& what) {
     if (!PySequence_Check(devices.ptr()) || PyUnicode_Check(devices.ptr()))
-        throw nb::type_error(("Context(devices) must be a sequence of gpukit.cl.Device, got " +
+        throw nb::type_error((what + " must be a sequence of gpukit.cl.Device, got " +
                               nb::cast<std::string>(nb::type_name(devices.type())))
                                  .c_str());
     std::vector<cl::device> result;
     for (nb::handle item : devices) {
         if (!nb::isinstance<cl::device>(item))
-            throw nb::type_error(("Context(devices): item " + std::to_string(result.size()) + " is a " +
+            throw nb::type_error((what + ": item " + std::to_string(result.size()) + " is a " +
                                   nb::cast<std::string>(nb::type_name(item.type())) + "; expected gpukit.cl.Device")
                                      .c_str());
         result.push_back(nb::cast<cl::device>(item));
     }
     return result;
+}
+
+// Program.build(cache_dir): PyOpenCL's directory for its cache of program binaries, which it
+// uses only where the OpenCL implementation does not cache builds itself (PoCL and NVIDIA's
+// do). gpukit keeps no such cache, so the directory is checked for its type and not used.
+void check_cache_dir(nb::handle cache_dir) {
+    const bool accepted = cache_dir.is_none() || cache_dir.is(Py_False) || PyUnicode_Check(cache_dir.ptr()) ||
+                          PyBytes_Check(cache_dir.ptr()) || nb::hasattr(cache_dir, "__fspath__");
+    if (!accepted)
+        throw nb::type_error(("Program.build(cache_dir) must be a path (str, bytes or os.PathLike), False or None, got " +
+                              nb::cast<std::string>(nb::type_name(cache_dir.type())))
+                                 .c_str());
 }
 
 std::string join_options(nb::handle options) {
@@ -463,7 +475,7 @@ void bind_cl(nb::module_& parent) {
     auto context = nb::class_<cl::context>(m, "Context", nb::dynamic_attr(), nb::is_weak_referenceable(),
                              "Devices of one platform sharing buffers and programs.")
         .def("__init__", [](cl::context* self, nb::handle devices) {
-            new (self) cl::context(cl::context::create(device_list(devices)));
+            new (self) cl::context(cl::context::create(device_list(devices, "Context(devices)")));
         }, "devices"_a.none())
         .def_prop_ro("devices", &cl::context::devices);
     identify_by_handle(context, &cl::context::handle);
@@ -563,15 +575,22 @@ void bind_cl(nb::module_& parent) {
         .def("__init__", [](cl::program* self, const cl::context& ctx, const std::string& source) {
             new (self) cl::program(cl::program::create_with_source(ctx, source));
         }, "context"_a, "source"_a)
-        .def("build", [](nb::handle self, nb::handle options) {
+        .def("build", [](nb::handle self, nb::handle options, nb::handle devices, nb::handle cache_dir) {
             const std::string joined = join_options(options);
+            // None or no devices: all of them (as OpenCL takes an empty list, and PyOpenCL with it).
+            const std::vector<cl::device> chosen =
+                devices.is_none() ? std::vector<cl::device>{} : device_list(devices, "Program.build(devices)");
+            check_cache_dir(cache_dir);
             cl::program& p = nb::cast<cl::program&>(self);
             {
                 release_gil release;
-                p.build(joined);
+                p.build(joined, chosen);
             }
             return self;
-        }, "options"_a.none() = nb::none(), "Build for every device of the context. Returns self.")
+        }, "options"_a.none() = nb::none(), "devices"_a.none() = nb::none(), "cache_dir"_a.none() = nb::none(),
+           "Build for `devices` (default: every device of the context) with `options` (a str or a sequence of "
+           "str). `cache_dir` is accepted for PyOpenCL code and not used: gpukit keeps no cache of OpenCL program "
+           "binaries. Returns self.")
         .def("get_build_log", &cl::program::build_log, "device"_a)
         .def_prop_ro("kernel_names", &cl::program::kernel_names)
         .def("__getattr__", [](const cl::program& p, const std::string& name) {
