@@ -506,6 +506,8 @@ void bind_cl(nb::module_& parent) {
         .def("__exit__", [](nb::handle self, nb::handle, nb::handle, nb::handle) { self.attr("finish")(); },
              "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none())
         .def_prop_ro("device", &cl::queue::get_device)
+        .def_prop_ro("context", [](const cl::queue& q) { return cl::context::wrap(q.context_handle()); },
+                     "The queue's Context: a new object, equal to the one the queue was made with.")
         .def_prop_ro("properties", [](const cl::queue& q) {
             return as_flags("command_queue_properties", q.profiling() ? CL_QUEUE_PROFILING_ENABLE : 0);
         });

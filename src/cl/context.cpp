@@ -1,8 +1,10 @@
 #include "gpukit/cl/context.hpp"
 
 #include "gpukit/cl/api.hpp"
+#include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/platform.hpp"
 
+#include <cstring>
 #include <utility>
 
 namespace gpukit::cl {
@@ -27,6 +29,20 @@ context context::create(std::span<const device> devices) {
                          properties, static_cast<cl_uint>(handles.size()), handles.data(), nullptr, nullptr),
         detail::adopt);
     return context(std::move(handle), {devices.begin(), devices.end()});
+}
+
+context context::wrap(cl_context handle, bool retain) {
+    detail::retained<cl_context> owned = detail::reference_to(handle, retain, "a context");
+    const std::vector<std::byte> bytes = detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetContextInfo(handle, CL_CONTEXT_DEVICES, size, value, size_ret);
+    }, "clGetContextInfo");
+    std::vector<device> devices;
+    for (size_t offset = 0; offset + sizeof(cl_device_id) <= bytes.size(); offset += sizeof(cl_device_id)) {
+        cl_device_id id = nullptr;
+        std::memcpy(&id, bytes.data() + offset, sizeof id);
+        devices.emplace_back(id);
+    }
+    return context(std::move(owned), std::move(devices));
 }
 
 }  // namespace gpukit::cl

@@ -142,3 +142,39 @@ def test_pooled_and_plain_buffers_compare_by_handle(ctx, queue):
     plain = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 256)
     assert pooled != plain and plain != pooled
     assert pooled == pooled and hash(pooled) == pooled.int_ptr
+
+
+# ---- two Python objects of one OpenCL object -----------------------------------------------------
+
+def test_a_queues_context_is_equal_to_the_one_it_was_made_with(ctx, queue):
+    again = queue.context
+    assert again == ctx and hash(again) == hash(ctx) and again.int_ptr == ctx.int_ptr
+    assert again.devices == ctx.devices
+    per_context = {ctx: "kernels of ctx"}
+    assert per_context[queue.context] == "kernels of ctx"
+    assert cl.CommandQueue(cl.Context(ctx.devices)).context != ctx
+    # The same OpenCL context: a buffer made through either runs with a program of the other.
+    x = np.random.default_rng(7).integers(-1000, 1000, 64).astype(np.int32)
+    buf = cl.Buffer(again, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+    cl.Kernel(cl.Program(ctx, SOURCE).build(), "twice")(queue, x.shape, None, buf)
+    out = np.empty_like(x)
+    cl.enqueue_copy(queue, out, buf)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_a_queues_context_outlives_the_context_object(ctx):
+    class OwnContext(cl.Context):
+        pass
+
+    context = OwnContext(ctx.devices)
+    queue = cl.CommandQueue(context)
+    devices = context.devices
+    del context
+    again = queue.context
+    assert type(again) is cl.Context  # gpukit makes base-class objects, as PyOpenCL
+    assert again.devices == devices
+    x = np.arange(-20, 20, dtype=np.int32)
+    buf = cl.Buffer(again, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+    out = np.empty_like(x)
+    cl.enqueue_copy(queue, out, buf)
+    np.testing.assert_array_equal(out, x)

@@ -8,6 +8,7 @@
 #include "gpukit/cl/kernel.hpp"
 
 #include "cl_test_device.hpp"
+#include "expect_error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -274,6 +275,33 @@ TYPED_TEST(ClRetained, MoveAssigningAnOwnerDropsTheReferenceItHeld) {
     EXPECT_EQ(source.handle(), nullptr);
     EXPECT_EQ(reference_count(old_handle), old_before - 1);
     EXPECT_EQ(reference_count(new_handle), new_before);
+}
+
+}  // namespace
+
+namespace {
+
+class ClWrap : public gpukit::testing::cl_queue_test {};
+
+TEST_F(ClWrap, AWrappedContextHasItsDevicesAndAReferenceOfItsOwn) {
+    const cl_context h = ctx->handle();
+    const cl_uint before = reference_count(h);
+    {
+        const cl::context again = cl::context::wrap(q->context_handle());
+        EXPECT_EQ(again.handle(), h);
+        EXPECT_EQ(again.devices(), ctx->devices());
+        EXPECT_EQ(reference_count(h), before + 1);
+    }
+    EXPECT_EQ(reference_count(h), before);
+    // Without retain, the wrapper takes over a reference the caller holds.
+    EXPECT_EQ(cl::api().clRetainContext(h), CL_SUCCESS);
+    {
+        const cl::context adopted = cl::context::wrap(h, false);
+        EXPECT_EQ(reference_count(h), before + 1);
+    }
+    EXPECT_EQ(reference_count(h), before);
+    gpukit::test::expect_error<cl::logic_error>([] { cl::context::wrap(nullptr); },
+                                                "wrapping a context: the handle is null");
 }
 
 }  // namespace
