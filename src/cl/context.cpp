@@ -4,7 +4,6 @@
 #include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/platform.hpp"
 
-#include <cstring>
 #include <utility>
 
 namespace gpukit::cl {
@@ -33,16 +32,11 @@ context context::create(std::span<const device> devices) {
 
 context context::wrap(cl_context handle, bool retain) {
     detail::retained<cl_context> owned = detail::reference_to(handle, retain, "a context");
-    const std::vector<std::byte> bytes = detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetContextInfo(handle, CL_CONTEXT_DEVICES, size, value, size_ret);
-    }, "clGetContextInfo");
-    std::vector<device> devices;
-    for (size_t offset = 0; offset + sizeof(cl_device_id) <= bytes.size(); offset += sizeof(cl_device_id)) {
-        cl_device_id id = nullptr;
-        std::memcpy(&id, bytes.data() + offset, sizeof id);
-        devices.emplace_back(id);
-    }
-    return context(std::move(owned), std::move(devices));
+    const std::vector<cl_device_id> ids =
+        detail::info_array<cl_device_id>([&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetContextInfo(handle, CL_CONTEXT_DEVICES, size, value, size_ret);
+        }, "clGetContextInfo");
+    return context(std::move(owned), {ids.begin(), ids.end()});
 }
 
 }  // namespace gpukit::cl

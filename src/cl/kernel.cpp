@@ -74,6 +74,13 @@ std::vector<kernel_parameter> describe_parameters(cl_kernel handle, cl_uint coun
     return parameters;
 }
 
+// clGetKernelInfo(handle, param), as detail::info_* call it.
+auto kernel_info(cl_kernel handle, cl_kernel_info param) {
+    return [=](size_t size, void* value, size_t* size_ret) {
+        return api().clGetKernelInfo(handle, param, size, value, size_ret);
+    };
+}
+
 cl_context context_of_buffer(cl_mem handle) {
     return detail::info_value<cl_context>([&](size_t size, void* value, size_t* size_ret) {
         return api().clGetMemObjectInfo(handle, CL_MEM_CONTEXT, size, value, size_ret);
@@ -151,20 +158,30 @@ kernel kernel::create(const program& prog, const std::string& name) {
     detail::retained<cl_kernel> created(
         GPUKIT_CL_CREATE(clCreateKernel, "no kernel named '" + name + "' in the program", prog.handle(), name.c_str()),
         detail::adopt);
-    const cl_kernel handle = created.get();
     kernel result(std::move(created), name);
-    auto kernel_info = [&](cl_kernel_info param) {
-        return [=](size_t size, void* value, size_t* size_ret) {
-            return api().clGetKernelInfo(handle, param, size, value, size_ret);
-        };
-    };
-    const auto num_args = detail::info_value<cl_uint>(kernel_info(CL_KERNEL_NUM_ARGS), "clGetKernelInfo");
-    result.context_ = detail::info_value<cl_context>(kernel_info(CL_KERNEL_CONTEXT), "clGetKernelInfo");
+    result.describe();
     result.executable_devices_ = prog.unlocked_built_devices();
-    result.parameters_ = describe_parameters(handle, num_args);
-    result.arg_set_.assign(num_args, false);
-    result.local_bytes_.assign(num_args, 0);
     return result;
+}
+
+kernel kernel::wrap(cl_kernel handle, bool retain) {
+    detail::retained<cl_kernel> owned = detail::reference_to(handle, retain, "a kernel");
+    kernel result(std::move(owned),
+                  detail::info_string(kernel_info(handle, CL_KERNEL_FUNCTION_NAME), "clGetKernelInfo"));
+    result.describe();
+    const auto prog = detail::info_value<cl_program>(kernel_info(handle, CL_KERNEL_PROGRAM), "clGetKernelInfo");
+    const std::vector<device> devices = program::devices_of(prog);
+    for (const size_t i : program::reported_executables(prog, devices))
+        result.executable_devices_.push_back(devices[i]);
+    return result;
+}
+
+void kernel::describe() {
+    const auto num_args = detail::info_value<cl_uint>(kernel_info(handle(), CL_KERNEL_NUM_ARGS), "clGetKernelInfo");
+    context_ = detail::info_value<cl_context>(kernel_info(handle(), CL_KERNEL_CONTEXT), "clGetKernelInfo");
+    parameters_ = describe_parameters(handle(), num_args);
+    arg_set_.assign(num_args, false);
+    local_bytes_.assign(num_args, 0);
 }
 
 std::string kernel::describe_arg(cl_uint index) const {

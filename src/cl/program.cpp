@@ -4,6 +4,7 @@
 #include "gpukit/cl/detail/info.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
 namespace gpukit::cl {
@@ -17,6 +18,60 @@ program program::create_with_source(const context& ctx, const std::string& sourc
     detail::retained<cl_program> handle(
         GPUKIT_CL_CREATE(clCreateProgramWithSource, "", ctx.handle(), 1, &text, &length), detail::adopt);
     return program(std::move(handle), ctx.devices());
+}
+
+namespace {
+
+// What build() adds to the caller's options.
+constexpr std::string_view arg_info_option = "-cl-kernel-arg-info";
+
+}  // namespace
+
+program program::wrap(cl_program handle, bool retain) {
+    detail::retained<cl_program> owned = detail::reference_to(handle, retain, "a program");
+    program result(std::move(owned), devices_of(handle));
+    const std::vector<size_t> built = reported_executables(handle, result.devices_);
+    if (built.empty())
+        return result;
+    std::string options = detail::info_string([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetProgramBuildInfo(handle, result.devices_[built.front()].handle(), CL_PROGRAM_BUILD_OPTIONS,
+                                           size, value, size_ret);
+    }, "clGetProgramBuildInfo");
+    if (options.ends_with(arg_info_option)) {
+        options.resize(options.size() - arg_info_option.size());
+        while (!options.empty() && options.back() == ' ')
+            options.pop_back();
+    }
+    result.build_->options = std::move(options);
+    result.build_->built_devices = built;
+    result.build_->built = true;
+    return result;
+}
+
+std::vector<device> program::devices_of(cl_program handle) {
+    const std::vector<cl_device_id> ids =
+        detail::info_array<cl_device_id>([&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetProgramInfo(handle, CL_PROGRAM_DEVICES, size, value, size_ret);
+        }, "clGetProgramInfo");
+    return {ids.begin(), ids.end()};
+}
+
+std::vector<size_t> program::reported_executables(cl_program handle, const std::vector<device>& devices) {
+    std::vector<size_t> built;
+    for (size_t i = 0; i < devices.size(); ++i) {
+        auto query = [&](cl_program_build_info param) {
+            return [&, param](size_t size, void* value, size_t* size_ret) {
+                return api().clGetProgramBuildInfo(handle, devices[i].handle(), param, size, value, size_ret);
+            };
+        };
+        const auto status =
+            detail::info_value<cl_build_status>(query(CL_PROGRAM_BUILD_STATUS), "clGetProgramBuildInfo");
+        const auto type =
+            detail::info_value<cl_program_binary_type>(query(CL_PROGRAM_BINARY_TYPE), "clGetProgramBuildInfo");
+        if (status == CL_BUILD_SUCCESS && type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
+            built.push_back(i);
+    }
+    return built;
 }
 
 std::vector<size_t> program::device_indexes(std::span<const device> requested) const {
@@ -77,7 +132,7 @@ void program::build(const std::string& options, std::span<const device> devices)
                                     nullptr, nullptr);
     };
     // Kernels check their arguments against the parameters this makes OpenCL describe.
-    cl_int status = build_with(options + (options.empty() ? "" : " ") + "-cl-kernel-arg-info");
+    cl_int status = build_with(options + (options.empty() ? "" : " ") + std::string(arg_info_option));
     if (status == CL_BUILD_PROGRAM_FAILURE)
         // Some compilers fail on sources they build without it (NVIDIA's, on a kernel without
         // parameters: "ptxas ... syntax error"): then the kernels check argument sizes only.

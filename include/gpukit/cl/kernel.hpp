@@ -96,6 +96,9 @@ class kernel {
 public:
     // The kernel `name` of `prog`, which must be built.
     static kernel create(const program& prog, const std::string& name);
+    // Another owner of the existing kernel `handle`, as context::wrap. Arguments set before
+    // are not known here: set every argument before running it.
+    static kernel wrap(cl_kernel handle, bool retain = true);
 
     kernel(kernel&&) noexcept = default;
     kernel& operator=(kernel&&) noexcept = default;
@@ -141,6 +144,8 @@ private:
 
     kernel(detail::retained<cl_kernel> handle, std::string name) noexcept
         : handle_(std::move(handle)), name_(std::move(name)) {}
+    // Reads the context and the parameters, and marks every argument unset.
+    void describe();
     void check_index(cl_uint index, const char* routine) const;
     // Throws, naming the argument and what its parameter takes, unless `accepted`.
     void expect_kind(cl_uint index, bool accepted, const std::string& given) const;

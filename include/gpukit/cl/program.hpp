@@ -22,6 +22,10 @@ namespace gpukit::cl {
 class program {
 public:
     static program create_with_source(const context& ctx, const std::string& source);
+    // Another owner of the existing program `handle`, as context::wrap. It counts as built for
+    // the devices OpenCL reports an executable for, with the options OpenCL reports for the
+    // first of them (less the -cl-kernel-arg-info build() adds).
+    static program wrap(cl_program handle, bool retain = true);
 
     program(program&&) noexcept = default;
     program& operator=(program&&) noexcept = default;
@@ -68,6 +72,10 @@ private:
     std::string unlocked_build_log(const device& dev) const;
     // The devices with an executable; the caller holds lock().
     std::vector<device> unlocked_built_devices() const;
+    // The devices of the program `handle`, and the indexes into them of those OpenCL reports an
+    // executable of it for.
+    static std::vector<device> devices_of(cl_program handle);
+    static std::vector<size_t> reported_executables(cl_program handle, const std::vector<device>& devices);
     // "'name', 'name'": the devices of `indexes`, for messages.
     std::string device_names(const std::vector<size_t>& indexes) const;
     std::unique_lock<std::mutex> lock() const { return std::unique_lock(build_->mutex); }

@@ -17,6 +17,9 @@ public:
     // A queue on `dev`, which must be one of the devices of `ctx`; `profiling` makes its
     // events carry timestamps.
     static queue create(const context& ctx, const device& dev, bool profiling = false);
+    // Another owner of the existing queue `handle`, as context::wrap. An out-of-order queue is
+    // refused (cl::logic_error): gpukit relies on commands running in the order queued.
+    static queue wrap(cl_command_queue handle, bool retain = true);
 
     queue(queue&&) noexcept = default;
     queue& operator=(queue&&) noexcept = default;
