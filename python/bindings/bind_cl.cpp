@@ -354,7 +354,8 @@ void check_cache_dir(nb::handle cache_dir) {
     const bool accepted = cache_dir.is_none() || cache_dir.is(Py_False) || PyUnicode_Check(cache_dir.ptr()) ||
                           PyBytes_Check(cache_dir.ptr()) || nb::hasattr(cache_dir, "__fspath__");
     if (!accepted)
-        throw nb::type_error(("Program.build(cache_dir) must be a path (str, bytes or os.PathLike), False or None, got " +
+        throw nb::type_error(("Program.build(cache_dir) must be a path (str, bytes or os.PathLike), False or None, "
+                              "got " +
                               nb::cast<std::string>(nb::type_name(cache_dir.type())))
                                  .c_str());
 }
@@ -386,6 +387,42 @@ void identify_by_handle(nb::class_<T, Extra...>& cls, Key key, bool int_ptr = tr
         return nb::isinstance<T>(b) && value(a) == value(nb::cast<const T&>(b));
     }, "other"_a.none());
     cls.def("__hash__", value);
+}
+
+// PyOpenCL's Class.from_int_ptr(int_ptr_value, retain=True): another object of the OpenCL object
+// whose handle is int_ptr_value (an int_ptr, of this library or another); with retain=False it
+// takes over a reference the caller holds. `wrap(handle, retain)` makes it.
+template <class T, class... Extra, class Wrap>
+void def_from_int_ptr(nb::class_<T, Extra...>& cls, const char* name, Wrap wrap) {
+    const std::string what = std::string(name) + ".from_int_ptr";
+    cls.def_static("from_int_ptr", [what, wrap](nb::handle value, nb::handle retain) {
+        const std::uint64_t address = cl_unsigned(value, (what + "(int_ptr_value)").c_str(), UINTPTR_MAX);
+        return wrap(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)),
+                    cl_bool(retain, (what + "(retain)").c_str()));
+    }, "int_ptr_value"_a.none(), "retain"_a.none() = true,
+       "The object whose OpenCL handle is int_ptr_value, which must be a live handle of this kind (OpenCL "
+       "cannot check that; another value may crash the process). With retain=False, takes over the caller's "
+       "reference.");
+}
+
+// Platforms and devices are not reference counted: from_int_ptr finds them among those installed,
+// so a handle that is none of them is refused instead of used.
+template <class T>
+T installed(void* handle, const std::vector<T>& all, const char* routine, const char* kind, cl_int code) {
+    for (const T& item : all)
+        if (item.handle() == handle)
+            return item;
+    throw cl::logic_error(std::string(routine) + ": " + std::to_string(reinterpret_cast<std::uintptr_t>(handle)) +
+                              " is not the handle of " + kind,
+                          code, routine);
+}
+
+std::vector<cl::device> all_devices() {
+    std::vector<cl::device> devices;
+    for (const cl::platform& p : cl::platform::all())
+        for (const cl::device& d : p.devices())
+            devices.push_back(d);
+    return devices;
 }
 
 }  // namespace
@@ -447,6 +484,9 @@ void bind_cl(nb::module_& parent) {
         }, "device_type"_a.none() = CL_DEVICE_TYPE_ALL)
         .def("__repr__", [](const cl::platform& p) { return "<gpukit.cl.Platform '" + p.name() + "'>"; });
     identify_by_handle(platform, &cl::platform::handle);
+    def_from_int_ptr(platform, "Platform", [](void* h, bool) {
+        return installed(h, cl::platform::all(), "Platform.from_int_ptr", "an installed platform", CL_INVALID_PLATFORM);
+    });
 
     auto device = nb::class_<cl::device>(m, "Device", nb::dynamic_attr(), "An OpenCL device.")
         .def_prop_ro("name", &cl::device::name)
@@ -471,6 +511,10 @@ void bind_cl(nb::module_& parent) {
             return "<gpukit.cl.Device '" + d.name() + "' on '" + d.get_platform().name() + "'>";
         });
     identify_by_handle(device, &cl::device::handle);
+    def_from_int_ptr(device, "Device", [](void* h, bool) {
+        return installed(h, all_devices(), "Device.from_int_ptr", "a device of an installed platform",
+                         CL_INVALID_DEVICE);
+    });
 
     auto context = nb::class_<cl::context>(m, "Context", nb::dynamic_attr(), nb::is_weak_referenceable(),
                              "Devices of one platform sharing buffers and programs.")
@@ -479,8 +523,11 @@ void bind_cl(nb::module_& parent) {
         }, "devices"_a.none())
         .def_prop_ro("devices", &cl::context::devices);
     identify_by_handle(context, &cl::context::handle);
+    def_from_int_ptr(context, "Context",
+                     [](void* h, bool retain) { return cl::context::wrap(static_cast<cl_context>(h), retain); });
 
-    auto queue = nb::class_<cl::queue>(m, "CommandQueue", nb::dynamic_attr(), "An in-order queue of commands for one device.")
+    auto queue = nb::class_<cl::queue>(m, "CommandQueue", nb::dynamic_attr(),
+                                       "An in-order queue of commands for one device.")
         .def("__init__", [](cl::queue* self, const cl::context& ctx, std::optional<cl::device> dev,
                             nb::handle properties_arg) {
             const cl_command_queue_properties properties = cl_unsigned(properties_arg, "CommandQueue(properties)");
@@ -512,6 +559,8 @@ void bind_cl(nb::module_& parent) {
             return as_flags("command_queue_properties", q.profiling() ? CL_QUEUE_PROFILING_ENABLE : 0);
         });
     identify_by_handle(queue, &cl::queue::handle);
+    def_from_int_ptr(queue, "CommandQueue",
+                     [](void* h, bool retain) { return cl::queue::wrap(static_cast<cl_command_queue>(h), retain); });
 
     auto buffer = nb::class_<cl::buffer>(m, "Buffer", nb::dynamic_attr(), "Device memory of a context.")
         .def("__init__", [](cl::buffer* self, const cl::context& ctx, nb::handle flags_arg, nb::handle size_arg,
@@ -541,6 +590,8 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
         .def("get_info", &buffer_info, "param"_a.none(), "clGetMemObjectInfo(param), decoded (see mem_info).");
     identify_by_handle(buffer, &cl::buffer::handle);
+    def_from_int_ptr(buffer, "Buffer",
+                     [](void* h, bool retain) { return cl::buffer::wrap(static_cast<cl_mem>(h), retain); });
 
     auto svm_pointer = nb::class_<cl::svm_pointer>(m, "SVMPointer", nb::dynamic_attr(),
                                  "Shared virtual memory: a kernel argument and a copy endpoint.")
@@ -567,13 +618,16 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("command_execution_status", &cl::event::status)
         .def_prop_ro("profile", &cl::event::profile);
     identify_by_handle(event, &cl::event::handle);
+    def_from_int_ptr(event, "Event",
+                     [](void* h, bool retain) { return cl::event::wrap(static_cast<cl_event>(h), retain); });
 
     m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = 0,
           "src_offset"_a.none() = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
           "wait_for"_a.none() = nb::none(),
           "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM. Returns an Event.");
 
-    auto program = nb::class_<cl::program>(m, "Program", nb::dynamic_attr(), "OpenCL C source built for a context's devices.")
+    auto program = nb::class_<cl::program>(m, "Program", nb::dynamic_attr(),
+                                           "OpenCL C source built for a context's devices.")
         .def("__init__", [](cl::program* self, const cl::context& ctx, const std::string& source) {
             new (self) cl::program(cl::program::create_with_source(ctx, source));
         }, "context"_a, "source"_a)
@@ -609,6 +663,8 @@ void bind_cl(nb::module_& parent) {
             return cl::kernel::create(p, name);
         }, "name"_a);
     identify_by_handle(program, &cl::program::handle);
+    def_from_int_ptr(program, "Program",
+                     [](void* h, bool retain) { return cl::program::wrap(static_cast<cl_program>(h), retain); });
 
     nb::class_<cl::local_memory>(m, "LocalMemory", nb::dynamic_attr(), "A __local kernel argument of `size` bytes.")
         .def("__init__", [](cl::local_memory* self, nb::handle size) {
@@ -669,6 +725,8 @@ void bind_cl(nb::module_& parent) {
         }, "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,
            "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None) -> Event.");
     identify_by_handle(kernel, &cl::kernel::handle);
+    def_from_int_ptr(kernel, "Kernel",
+                     [](void* h, bool retain) { return cl::kernel::wrap(static_cast<cl_kernel>(h), retain); });
 }
 
 }  // namespace gpukit::python

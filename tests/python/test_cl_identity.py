@@ -178,3 +178,72 @@ def test_a_queues_context_outlives_the_context_object(ctx):
     out = np.empty_like(x)
     cl.enqueue_copy(queue, out, buf)
     np.testing.assert_array_equal(out, x)
+
+
+def test_from_int_ptr_gives_an_equal_object_that_works(ctx, queue):
+    rng = np.random.default_rng(3)
+    x = rng.integers(-1000, 1000, 48).astype(np.int32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+    prg = cl.Program(ctx, SOURCE).build()
+    knl = cl.Kernel(prg, "twice")
+    event = cl.enqueue_copy(queue, buf, x, is_blocking=False)
+    device = ctx.devices[0]
+    originals = {cl.Platform: device.platform, cl.Device: device, cl.Context: ctx, cl.CommandQueue: queue,
+                 cl.Buffer: buf, cl.Program: prg, cl.Kernel: knl, cl.Event: event}
+    again = {}
+    for cls, original in originals.items():
+        other = cls.from_int_ptr(original.int_ptr)
+        assert type(other) is cls, cls
+        assert other == original and hash(other) == hash(original) and other.int_ptr == original.int_ptr, cls
+        assert {original: cls}[other] is cls
+        again[cls] = other
+    again[cl.Event].wait()
+    assert again[cl.Event].command_execution_status == 0  # CL_COMPLETE
+    assert again[cl.CommandQueue].device == device and again[cl.Context].devices == ctx.devices
+    assert again[cl.Buffer].size == buf.size and again[cl.Buffer].flags == buf.flags
+
+    # Run the other kernel object on the other buffer through the other queue, a kernel of the
+    # other program too, and read through the original objects: all are the same OpenCL objects.
+    again[cl.Kernel](again[cl.CommandQueue], x.shape, None, again[cl.Buffer])
+    cl.Kernel(again[cl.Program], "twice")(queue, x.shape, None, buf)
+    out = np.empty_like(x)
+    cl.enqueue_copy(queue, out, buf)
+    np.testing.assert_array_equal(out, 4 * x)
+    # A buffer made on the other context works with the original queue.
+    y = cl.Buffer(again[cl.Context], cl.mem_flags.READ_WRITE, x.nbytes)
+    cl.enqueue_copy(queue, y, buf)
+    cl.enqueue_copy(queue, out, y)
+    np.testing.assert_array_equal(out, 4 * x)
+
+
+def test_objects_from_int_ptr_outlive_the_originals(ctx):
+    queue = cl.CommandQueue(ctx)
+    x = np.arange(-16, 16, dtype=np.int32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+    knl = cl.Kernel(cl.Program(ctx, SOURCE).build(), "twice")
+    queue_again, buf_again, knl_again = (cl.CommandQueue.from_int_ptr(queue.int_ptr),
+                                         cl.Buffer.from_int_ptr(buf.int_ptr), cl.Kernel.from_int_ptr(knl.int_ptr))
+    del queue, buf, knl  # each from_int_ptr object holds a reference of its own (retain=True)
+    knl_again(queue_again, x.shape, None, buf_again)
+    out = np.empty_like(x)
+    cl.enqueue_copy(queue_again, out, buf_again)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+@pytest.mark.skipif(ORIGINAL, reason="PyOpenCL takes any int here, and may crash on it")
+def test_from_int_ptr_refuses_what_cannot_be_a_handle(ctx):
+    classes = (cl.Context, cl.CommandQueue, cl.Buffer, cl.Program, cl.Kernel, cl.Event)
+    for cls in classes:
+        with pytest.raises(cl.LogicError, match="the handle is null"):
+            cls.from_int_ptr(0)
+        with pytest.raises(cl.LogicError, match=rf"{cls.__name__}.from_int_ptr\(int_ptr_value\): expected an integer"):
+            cls.from_int_ptr(-1)
+        with pytest.raises(TypeError):
+            cls.from_int_ptr("0x1234")
+        with pytest.raises(TypeError):
+            cls.from_int_ptr(ctx.int_ptr, retain="yes")
+    # Platforms and devices are looked up among those installed.
+    with pytest.raises(cl.LogicError, match=r"Platform.from_int_ptr: 12345 is not the handle of an installed platform"):
+        cl.Platform.from_int_ptr(12345)
+    with pytest.raises(cl.LogicError, match=r"Device.from_int_ptr: \d+ is not the handle of a device"):
+        cl.Device.from_int_ptr(ctx.int_ptr)
