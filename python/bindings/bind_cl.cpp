@@ -4,6 +4,7 @@
 #include "cl_args.hpp"
 #include "exception_types.hpp"
 #include "cl_host_memory.hpp"
+#include "cl_info.hpp"
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/buffer.hpp"
@@ -67,101 +68,6 @@ void bind_flags(nb::module_& m, const char* name, std::initializer_list<std::pai
         items.append(nb::make_tuple(member, value));
     nb::object cls = nb::module_::import_("enum").attr("IntFlag")(name, items, "module"_a = "gpukit.cl");
     m.attr(name) = cls;
-}
-
-// The flag class is looked up in the module, which owns it (as constant_class does).
-nb::object as_flags(const char* name, cl_bitfield value) {
-    return nb::module_::import_("gpukit._gpukit.cl").attr(name)(value);
-}
-
-// The clGetMemObjectInfo parameters Buffer.get_info decodes, with the C type of each value
-// (PyOpenCL's mem_info names). CONTEXT, ASSOCIATED_MEMOBJECT and PROPERTIES are not among them:
-// they would need objects gpukit cannot rebuild from a handle.
-enum class info_type { size, flags, uint, boolean, address };
-struct mem_info_param {
-    const char* name;
-    cl_mem_info param;
-    info_type type;
-};
-constexpr mem_info_param mem_info_params[] = {
-    {"TYPE", CL_MEM_TYPE, info_type::uint},           {"FLAGS", CL_MEM_FLAGS, info_type::flags},
-    {"SIZE", CL_MEM_SIZE, info_type::size},           {"HOST_PTR", CL_MEM_HOST_PTR, info_type::address},
-    {"MAP_COUNT", CL_MEM_MAP_COUNT, info_type::uint}, {"REFERENCE_COUNT", CL_MEM_REFERENCE_COUNT, info_type::uint},
-    {"OFFSET", CL_MEM_OFFSET, info_type::size},       {"USES_SVM_POINTER", CL_MEM_USES_SVM_POINTER, info_type::boolean},
-};
-
-template <class T>
-T info_as(const std::vector<std::byte>& bytes) {
-    T value{};
-    std::memcpy(&value, bytes.data(), std::min(bytes.size(), sizeof value));
-    return value;
-}
-
-// Kernel.get_work_group_info: PyOpenCL's kernel_work_group_info names, each a size_t or a
-// cl_ulong (COMPILE_WORK_GROUP_SIZE: three size_t, a list).
-struct work_group_info_param {
-    const char* name;
-    cl_kernel_work_group_info param;
-};
-constexpr work_group_info_param work_group_info_params[] = {
-    {"WORK_GROUP_SIZE", CL_KERNEL_WORK_GROUP_SIZE},
-    {"COMPILE_WORK_GROUP_SIZE", CL_KERNEL_COMPILE_WORK_GROUP_SIZE},
-    {"LOCAL_MEM_SIZE", CL_KERNEL_LOCAL_MEM_SIZE},
-    {"PREFERRED_WORK_GROUP_SIZE_MULTIPLE", CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE},
-    {"PRIVATE_MEM_SIZE", CL_KERNEL_PRIVATE_MEM_SIZE},
-};
-
-nb::object kernel_work_group_info(const cl::kernel& k, nb::handle param_arg, const cl::device& dev) {
-    const auto param = static_cast<cl_kernel_work_group_info>(cl_unsigned(
-        param_arg, "Kernel.get_work_group_info(param)", std::numeric_limits<cl_kernel_work_group_info>::max()));
-    const auto* known = std::find_if(std::begin(work_group_info_params), std::end(work_group_info_params),
-                                     [&](const work_group_info_param& p) { return p.param == param; });
-    if (known == std::end(work_group_info_params))
-        throw cl::logic_error("Kernel.get_work_group_info: parameter " + std::to_string(param) +
-                                  " is not supported; expected one of kernel_work_group_info",
-                              CL_INVALID_VALUE, "clGetKernelWorkGroupInfo");
-    const std::vector<std::byte> bytes = k.work_group_info_bytes(param, dev);
-    if (param == CL_KERNEL_COMPILE_WORK_GROUP_SIZE) {
-        nb::list sizes;
-        for (size_t i = 0; i + sizeof(size_t) <= bytes.size(); i += sizeof(size_t)) {
-            size_t value = 0;
-            std::memcpy(&value, bytes.data() + i, sizeof value);
-            sizes.append(value);
-        }
-        return std::move(sizes);
-    }
-    if (param == CL_KERNEL_LOCAL_MEM_SIZE || param == CL_KERNEL_PRIVATE_MEM_SIZE)
-        return nb::int_(info_as<cl_ulong>(bytes));
-    return nb::int_(info_as<size_t>(bytes));
-}
-
-nb::object buffer_info(const cl::buffer& b, nb::handle param_arg) {
-    const auto param = static_cast<cl_mem_info>(
-        cl_unsigned(param_arg, "Buffer.get_info(param)", std::numeric_limits<cl_mem_info>::max()));
-    const auto* known = std::find_if(std::begin(mem_info_params), std::end(mem_info_params),
-                                     [&](const mem_info_param& p) { return p.param == param; });
-    if (known == std::end(mem_info_params)) {
-        std::string names;
-        for (const mem_info_param& p : mem_info_params)
-            names += (names.empty() ? "mem_info." : ", mem_info.") + std::string(p.name);
-        throw cl::logic_error("Buffer.get_info: parameter " + std::to_string(param) + " is not supported; expected " +
-                                  names,
-                              CL_INVALID_VALUE, "clGetMemObjectInfo");
-    }
-    const std::vector<std::byte> bytes = b.info_bytes(param);
-    switch (known->type) {
-    case info_type::size:
-        return nb::int_(info_as<size_t>(bytes));
-    case info_type::flags:
-        return as_flags("mem_flags", info_as<cl_mem_flags>(bytes));
-    case info_type::uint:
-        return nb::int_(info_as<cl_uint>(bytes));
-    case info_type::boolean:
-        return nb::bool_(info_as<::cl_bool>(bytes) != CL_FALSE);
-    case info_type::address:
-        return nb::int_(reinterpret_cast<std::uintptr_t>(info_as<void*>(bytes)));
-    }
-    return nb::none();
 }
 
 std::vector<cl_event> wait_list(nb::handle wait_for) {
@@ -439,17 +345,7 @@ void bind_cl(nb::module_& parent) {
     bind_flags(m, "device_type", {{"DEFAULT", CL_DEVICE_TYPE_DEFAULT}, {"CPU", CL_DEVICE_TYPE_CPU},
                                   {"GPU", CL_DEVICE_TYPE_GPU}, {"ACCELERATOR", CL_DEVICE_TYPE_ACCELERATOR},
                                   {"CUSTOM", CL_DEVICE_TYPE_CUSTOM}, {"ALL", CL_DEVICE_TYPE_ALL}});
-    {
-        nb::list items;
-        for (const mem_info_param& p : mem_info_params)
-            items.append(nb::make_tuple(p.name, p.param));
-        m.attr("mem_info") = nb::module_::import_("enum").attr("IntEnum")("mem_info", items, "module"_a = "gpukit.cl");
-        nb::list work_group_items;
-        for (const work_group_info_param& p : work_group_info_params)
-            work_group_items.append(nb::make_tuple(p.name, p.param));
-        m.attr("kernel_work_group_info") = nb::module_::import_("enum").attr("IntEnum")(
-            "kernel_work_group_info", work_group_items, "module"_a = "gpukit.cl");
-    }
+    bind_info_enums(m);
     bind_flags(m, "svm_mem_flags", {{"READ_WRITE", CL_MEM_READ_WRITE}, {"WRITE_ONLY", CL_MEM_WRITE_ONLY},
                                     {"READ_ONLY", CL_MEM_READ_ONLY}, {"SVM_FINE_GRAIN_BUFFER", CL_MEM_SVM_FINE_GRAIN_BUFFER},
                                     {"SVM_ATOMICS", CL_MEM_SVM_ATOMICS}});
@@ -588,6 +484,8 @@ void bind_cl(nb::module_& parent) {
              "A buffer of `size` bytes (default: hostbuf's size).")
         .def_prop_ro("size", &cl::buffer::size)
         .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
+        .def_prop_ro("context", [](const cl::buffer& b) { return buffer_info(b, nb::int_(CL_MEM_CONTEXT)); },
+                     "The buffer's Context: a new object, equal to the one the buffer was made in.")
         .def("get_info", &buffer_info, "param"_a.none(), "clGetMemObjectInfo(param), decoded (see mem_info).");
     identify_by_handle(buffer, &cl::buffer::handle);
     def_from_int_ptr(buffer, "Buffer",
@@ -688,6 +586,16 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("function_name", &cl::kernel::name)
         .def_prop_ro("num_args", &cl::kernel::num_args)
         .def_prop_ro("parameters", &cl::kernel::parameters)
+        .def_prop_ro("context", [](const cl::kernel& k) { return cl::context::wrap(k.context_handle()); },
+                     "The Context of the kernel's program: a new object, equal to it.")
+        .def_prop_ro("program", [](const cl::kernel& k) { return kernel_info(k, nb::int_(CL_KERNEL_PROGRAM)); },
+                     "The kernel's Program: a new object, equal to it.")
+        .def_prop_ro("reference_count", [](const cl::kernel& k) {
+            return kernel_info(k, nb::int_(CL_KERNEL_REFERENCE_COUNT));
+        })
+        .def_prop_ro("attributes", [](const cl::kernel& k) { return kernel_info(k, nb::int_(CL_KERNEL_ATTRIBUTES)); },
+                     "The attributes the kernel was declared with (__attribute__((...))), as OpenCL spells them.")
+        .def("get_info", &kernel_info, "param"_a.none(), "clGetKernelInfo(param), decoded (see kernel_info).")
         .def("get_work_group_info", &kernel_work_group_info, "param"_a.none(), "device"_a,
              "clGetKernelWorkGroupInfo(param) for `device`, decoded (see kernel_work_group_info).")
         .def("set_arg", [](cl::kernel& k, nb::handle index, nb::handle value) {

@@ -323,6 +323,10 @@ void kernel::set_arg(cl_uint index, const kernel_arg& arg) {
     }, arg);
 }
 
+std::vector<std::byte> kernel::info_bytes(cl_kernel_info param) const {
+    return detail::info_bytes(kernel_info(handle(), param), "clGetKernelInfo");
+}
+
 std::vector<std::byte> kernel::work_group_info_bytes(cl_kernel_work_group_info param, const device& dev) const {
     return detail::info_bytes(
         [&](size_t size, void* value, size_t* size_ret) {

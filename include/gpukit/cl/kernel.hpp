@@ -131,6 +131,10 @@ public:
     // Any of the above.
     void set_arg(cl_uint index, const kernel_arg& arg);
 
+    // clGetKernelInfo: the raw bytes of `param` (CL_KERNEL_ATTRIBUTES, ...).
+    std::vector<std::byte> info_bytes(cl_kernel_info param) const;
+    // The context of the kernel's program; borrowed (the kernel keeps it alive).
+    cl_context context_handle() const noexcept { return context_; }
     // clGetKernelWorkGroupInfo for `dev`: the raw bytes of `param`
     // (CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, ...).
     std::vector<std::byte> work_group_info_bytes(cl_kernel_work_group_info param, const device& dev) const;

@@ -17,6 +17,7 @@ RuntimeError = _cl.RuntimeError  # noqa: A001
 mem_flags = _cl.mem_flags
 mem_info = _cl.mem_info
 svm_mem_flags = _cl.svm_mem_flags
+kernel_info = _cl.kernel_info
 kernel_work_group_info = _cl.kernel_work_group_info
 device_type = _cl.device_type
 command_queue_properties = _cl.command_queue_properties
@@ -50,7 +51,7 @@ __all__ = [
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "error_name", "get_platforms", "mem_flags",
-    "kernel_work_group_info", "mem_info", "svm_mem_flags", "SVMAllocation",
+    "kernel_info", "kernel_work_group_info", "mem_info", "svm_mem_flags", "SVMAllocation",
     "parse_device_spec", "select_devices",
 ]
 

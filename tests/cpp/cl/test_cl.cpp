@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <random>
 #include <string>
@@ -214,6 +215,22 @@ TEST_F(ClDevice, KernelComputesOnRandomData) {
     // The device may fuse the multiply-add, so compare to within float rounding of the terms.
     for (int i = 0; i < n; ++i)
         ASSERT_NEAR(result[i], a * x[i] + y[i], 1e-5f * (std::abs(a * x[i]) + std::abs(y[i]))) << "at " << i;
+}
+
+TEST_F(ClDevice, KernelInfoIsOpenCLsAnswer) {
+    cl::program prog = build("__kernel __attribute__((reqd_work_group_size(2, 1, 1))) void pair(__global int *x) {}");
+    const cl::kernel k = cl::kernel::create(prog, "pair");
+    EXPECT_EQ(k.context_handle(), ctx->handle());
+    const std::vector<std::byte> name = k.info_bytes(CL_KERNEL_FUNCTION_NAME);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(name.data())), "pair");
+    const std::vector<std::byte> attributes = k.info_bytes(CL_KERNEL_ATTRIBUTES);
+    EXPECT_TRUE(contains(reinterpret_cast<const char*>(attributes.data()), "reqd_work_group_size"));
+    const std::vector<std::byte> program_bytes = k.info_bytes(CL_KERNEL_PROGRAM);
+    ASSERT_EQ(program_bytes.size(), sizeof(cl_program));
+    cl_program reported = nullptr;
+    std::memcpy(&reported, program_bytes.data(), sizeof reported);
+    EXPECT_EQ(reported, prog.handle());
+    EXPECT_THROW(k.info_bytes(0x1000), cl::logic_error);  // not a kernel_info parameter: CL_INVALID_VALUE
 }
 
 TEST_F(ClDevice, LocalMemoryArgument) {
