@@ -113,24 +113,26 @@ cl::value_type numpy_value_type(nb::handle scalar) {
     return cl::value_type::other;  // bool, complex, datetime, str
 }
 
-// A Python kernel argument as gpukit::cl takes it. The bytes of a numpy scalar go to
-// `values`, which must outlive the argument; SVM goes to `svm_used` too, which the launch
-// holds until it completes (the program may drop a PooledSVM right after the call).
-cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle value, std::vector<nb::bytes>& values,
-                               python_hold& svm_used) {
+// A Python kernel argument as gpukit::cl takes it. The bytes of a numpy scalar go to `bytes`,
+// which must outlive the argument; for SVM, `owner` is what the kernel keeps (and each launch,
+// until it completes) so that the memory stays allocated whatever the program drops.
+cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle value, nb::bytes& bytes,
+                               std::shared_ptr<void>& owner) {
     if (value.is_none())  // a NULL pointer, as PyOpenCL passes None (an allocator's zero-byte buffer)
         return nullptr;
     if (nb::isinstance<cl::buffer>(value))
         return std::cref(nb::cast<const cl::buffer&>(value));
     if (nb::isinstance<cl::svm_pointer>(value)) {
-        svm_used.keep(value);
+        python_hold hold;
+        hold.keep(value);
+        owner = share_with_opencl(std::move(hold));
         return std::cref(nb::cast<const cl::svm_pointer&>(value));
     }
     if (nb::isinstance<cl::local_memory>(value))
         return nb::cast<cl::local_memory>(value);
     nb::object numpy_scalar = nb::module_::import_("numpy").attr("generic");
     if (PyObject_IsInstance(value.ptr(), numpy_scalar.ptr()) == 1) {
-        const nb::bytes& bytes = values.emplace_back(nb::borrow<nb::bytes>(value.attr("tobytes")()));
+        bytes = nb::borrow<nb::bytes>(value.attr("tobytes")());
         return cl::value_arg{std::span(static_cast<const std::byte*>(bytes.data()), bytes.size()),
                              numpy_value_type(value)};
     }
@@ -140,18 +142,47 @@ cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle va
                              .c_str());
 }
 
-// Sets every argument of `k` from `args`; the SVM among them goes to `svm_used`.
-void set_kernel_args(cl::kernel& k, nb::args args, python_hold& svm_used) {
+// Sets argument `index` of `k` to `value`.
+void set_kernel_arg(cl::kernel& k, cl_uint index, nb::handle value) {
+    nb::bytes bytes;
+    std::shared_ptr<void> owner;
+    const cl::kernel_arg arg = kernel_arg_from(k, index, value, bytes, owner);
+    k.set_arg(index, arg, std::move(owner));
+}
+
+// Sets every argument of `k` from `args`.
+void set_kernel_args(cl::kernel& k, nb::args args) {
     if (args.size() != k.num_args())
         throw cl::logic_error("kernel '" + k.name() + "' takes " + std::to_string(k.num_args()) + " argument(s), " +
                                   std::to_string(args.size()) + " given",
                               CL_INVALID_KERNEL_ARGS, "Kernel.set_args");
-    std::vector<nb::bytes> values;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const auto index = static_cast<cl_uint>(i);
-        k.set_arg(index, kernel_arg_from(k, index, args[i], values, svm_used));
-    }
+    for (size_t i = 0; i < args.size(); ++i)
+        set_kernel_arg(k, static_cast<cl_uint>(i), args[i]);
 }
+
+// What Kernel.__call__ and enqueue_nd_range_kernel run, from PyOpenCL's arguments: sizes and
+// the offset are an int or a sequence of ints (local size and offset may be None).
+struct launch_request {
+    std::vector<size_t> global, local, offset;
+    std::vector<cl_event> wait_for;
+    bool g_times_l = false, allow_empty_ndrange = false;
+
+    launch_request(nb::handle global_size, nb::handle local_size, nb::handle global_offset, nb::handle events,
+                   bool times_local, bool allow_empty)
+        : global(global_size.is_none() ? throw nb::type_error("global_size must be an int or a sequence of 1 to 3 "
+                                                              "ints, got None")
+                                       : work_size(global_size, "global_size")),
+          local(work_size(local_size, "local_size")), offset(work_size(global_offset, "global_offset")),
+          wait_for(wait_list(events)), g_times_l(times_local), allow_empty_ndrange(allow_empty) {}
+
+    cl::event run(const cl::queue& q, const cl::kernel& k) const {
+        cl::event done = cl::enqueue_nd_range(
+            q, k, global, local, wait_for,
+            {.global_offset = offset, .global_times_local = g_times_l, .allow_empty = allow_empty_ndrange});
+        release_dropped_holds();
+        return done;
+    }
+};
 
 // Enqueues a copy without waiting for it; `hold` receives the host memory and SVM it uses.
 // With SVM on one side, the other side is SVM or host memory; offsets are refused there: SVM is
@@ -519,6 +550,21 @@ void bind_cl(nb::module_& parent) {
     def_from_int_ptr(event, "Event",
                      [](void* h, bool retain) { return cl::event::wrap(static_cast<cl_event>(h), retain); });
 
+    m.def("enqueue_nd_range_kernel", [](const cl::queue& q, const cl::kernel& k, nb::handle global_size,
+                                        nb::handle local_size, nb::handle global_offset, nb::handle wait_for,
+                                        nb::handle g_times_l, nb::handle allow_empty_ndrange) {
+        return launch_request(global_size, local_size, global_offset, wait_for,
+                              cl_bool(g_times_l, "enqueue_nd_range_kernel(g_times_l)"),
+                              cl_bool(allow_empty_ndrange, "enqueue_nd_range_kernel(allow_empty_ndrange)"))
+            .run(q, k);
+    }, "queue"_a, "kernel"_a, "global_work_size"_a.none(), "local_work_size"_a.none(),
+          "global_offset"_a.none() = nb::none(), "wait_for"_a.none() = nb::none(), nb::kw_only(),
+          "g_times_l"_a.none() = false, "allow_empty_ndrange"_a.none() = false,
+          "Run `kernel`, whose arguments are set (Kernel.set_args), on `queue`. Returns an Event.");
+    m.def("enqueue_marker", [](const cl::queue& q, nb::handle wait_for) {
+        return cl::enqueue_marker(q, wait_list(wait_for));
+    }, "queue"_a, "wait_for"_a.none() = nb::none(),
+          "An Event that completes with the commands of `wait_for` (None: everything queued before).");
     m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = 0,
           "src_offset"_a.none() = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
           "wait_for"_a.none() = nb::none(),
@@ -599,39 +645,36 @@ void bind_cl(nb::module_& parent) {
         .def("get_work_group_info", &kernel_work_group_info, "param"_a.none(), "device"_a,
              "clGetKernelWorkGroupInfo(param) for `device`, decoded (see kernel_work_group_info).")
         .def("set_arg", [](cl::kernel& k, nb::handle index, nb::handle value) {
-            const auto i = static_cast<cl_uint>(cl_unsigned(index, "Kernel.set_arg(index)", UINT32_MAX));
-            std::vector<nb::bytes> values;
-            python_hold svm_used;
-            k.set_arg(i, kernel_arg_from(k, i, value, values, svm_used));
-        }, "index"_a.none(), "value"_a.none())
-        .def("set_args", [](cl::kernel& k, nb::args args) {
-            python_hold svm_used;
-            set_kernel_args(k, args, svm_used);
-        })
+            set_kernel_arg(k, static_cast<cl_uint>(cl_unsigned(index, "Kernel.set_arg(index)", UINT32_MAX)), value);
+        }, "index"_a.none(), "value"_a.none(),
+           "Set argument `index`; the kernel keeps the Buffer's memory, or the SVM, until it is set again.")
+        .def("set_args", &set_kernel_args, "args"_a)
         .def("__call__", [](cl::kernel& k, const cl::queue& q, nb::handle global_size, nb::handle local_size,
                             nb::args args, nb::kwargs kwargs) {
-            nb::handle wait_for = nb::none();
+            nb::handle wait_for = nb::none(), global_offset = nb::none();
+            bool g_times_l = false, allow_empty_ndrange = false;
             for (auto [key, value] : kwargs) {
-                if (nb::cast<std::string>(key) != "wait_for")
-                    throw nb::type_error(("Kernel.__call__ got an unexpected keyword '" + nb::cast<std::string>(key) +
-                                          "'; only wait_for is accepted")
+                const std::string name = nb::cast<std::string>(key);
+                if (name == "wait_for")
+                    wait_for = value;
+                else if (name == "global_offset")
+                    global_offset = value;
+                else if (name == "g_times_l")
+                    g_times_l = cl_bool(value, "Kernel.__call__(g_times_l)");
+                else if (name == "allow_empty_ndrange")
+                    allow_empty_ndrange = cl_bool(value, "Kernel.__call__(allow_empty_ndrange)");
+                else
+                    throw nb::type_error(("Kernel.__call__ got an unexpected keyword '" + name +
+                                          "'; expected wait_for, global_offset, g_times_l or allow_empty_ndrange")
                                              .c_str());
-                wait_for = value;
             }
-            if (global_size.is_none())
-                throw nb::type_error("global_size must be an int or a sequence of 1 to 3 ints, got None");
-            const std::vector<size_t> global = work_size(global_size, "global_size");
-            const std::vector<size_t> local = work_size(local_size, "local_size");
-            const std::vector<cl_event> events = wait_list(wait_for);
-            python_hold svm_used;
-            set_kernel_args(k, args, svm_used);
-            cl::event done = cl::enqueue_nd_range(q, k, global, local, events);
-            if (!svm_used.empty())
-                done.keep_until_complete(share_with_opencl(std::move(svm_used)));
-            release_dropped_holds();
-            return done;
+            const launch_request request(global_size, local_size, global_offset, wait_for, g_times_l,
+                                         allow_empty_ndrange);
+            set_kernel_args(k, args);
+            return request.run(q, k);
         }, "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,
-           "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None) -> Event.");
+           "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None, "
+           "global_offset=None, g_times_l=False, allow_empty_ndrange=False) -> Event.");
     identify_by_handle(kernel, &cl::kernel::handle);
     def_from_int_ptr(kernel, "Kernel",
                      [](void* h, bool retain) { return cl::kernel::wrap(static_cast<cl_kernel>(h), retain); });

@@ -39,6 +39,13 @@ queue queue::wrap(cl_command_queue handle, bool retain) {
     return queue(std::move(owned), ctx, device(dev), (properties & CL_QUEUE_PROFILING_ENABLE) != 0);
 }
 
+event enqueue_marker(const queue& q, std::span<const cl_event> wait_for) {
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueMarkerWithWaitList, q.handle(), static_cast<cl_uint>(wait_for.size()),
+              wait_for.empty() ? nullptr : wait_for.data(), &done);
+    return event(done);
+}
+
 void queue::finish() const { GPUKIT_CL(clFinish, handle()); }
 
 void queue::flush() const { GPUKIT_CL(clFlush, handle()); }

@@ -190,7 +190,7 @@ def test_kernel_argument_mistakes(ctx, queue):
         prg.scale(queue, 16, None, buf, 2.0)
     with pytest.raises(cl.LogicError, match="multiple of local size"):
         prg.scale(queue, 16, 5, buf, np.float32(2.0))
-    with pytest.raises(TypeError, match="only wait_for"):
+    with pytest.raises(TypeError, match="unexpected keyword .bogus.; expected wait_for, global_offset"):
         prg.scale(queue, 16, None, buf, np.float32(2.0), bogus=1)
     data = np.random.default_rng(5).standard_normal(16).astype(np.float32)
     cl.enqueue_copy(queue, buf, data)

@@ -4,9 +4,11 @@
 #include "gpukit/cl/context.hpp"
 #include "gpukit/cl/detail/retained.hpp"
 #include "gpukit/cl/device.hpp"
+#include "gpukit/cl/event.hpp"
 
 #include <CL/cl.h>
 
+#include <span>
 #include <utility>
 
 namespace gpukit::cl {
@@ -44,5 +46,9 @@ private:
     device device_;
     bool profiling_ = false;
 };
+
+// A command that does nothing once the commands of `wait_for` (empty: every command queued
+// before on `q`) have completed; its event says when.
+event enqueue_marker(const queue& q, std::span<const cl_event> wait_for = {});
 
 }  // namespace gpukit::cl
