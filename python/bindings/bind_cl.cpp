@@ -427,6 +427,7 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("local_mem_size", &cl::device::local_mem_size)
         .def_prop_ro("max_work_group_size", &cl::device::max_work_group_size)
         .def_prop_ro("max_mem_alloc_size", &cl::device::max_mem_alloc_size)
+        .def_prop_ro("image_support", &cl::device::image_support)
         .def_prop_ro("svm_capabilities", &cl::device::svm_capabilities)
         .def_prop_ro("platform", &cl::device::get_platform)
         .def("get_info", [](const cl::device& d, nb::handle param) {

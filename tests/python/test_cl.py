@@ -59,6 +59,7 @@ def test_platforms_and_devices():
     assert device.global_mem_size > 0 and device.local_mem_size > 0 and device.max_mem_alloc_size > 0
     assert device.svm_capabilities >= 0
     assert int.from_bytes(device.get_info(0x1002), sys.byteorder) == device.max_compute_units  # MAX_COMPUTE_UNITS
+    assert device.image_support is (int.from_bytes(device.get_info(0x1016), sys.byteorder) != 0)  # IMAGE_SUPPORT
     assert device.name in repr(device)
 
 

@@ -131,6 +131,7 @@ TEST_F(ClDevice, PlatformsAndDevicesDescribeThemselves) {
     // The test device's platform is one of those listed (not necessarily the first).
     EXPECT_NE(std::find(platforms.begin(), platforms.end(), dev.get_platform()), platforms.end());
     EXPECT_EQ(dev.info<cl_uint>(CL_DEVICE_MAX_COMPUTE_UNITS), dev.max_compute_units());
+    EXPECT_EQ(dev.image_support(), dev.info<cl_bool>(CL_DEVICE_IMAGE_SUPPORT) == CL_TRUE);
     EXPECT_THROW(dev.info<cl_uchar>(CL_DEVICE_MAX_COMPUTE_UNITS), cl::logic_error);
 }
 
