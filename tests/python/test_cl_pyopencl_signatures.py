@@ -109,8 +109,10 @@ def test_kernel_get_info_and_its_attribute_forms(ctx, queue, rng):
     assert shift.get_info(info.REFERENCE_COUNT) == shift.reference_count >= 1
     assert shift.get_info(info.CONTEXT) == shift.context == ctx
     assert shift.get_info(info.PROGRAM) == shift.program == prg
-    assert "reqd_work_group_size" in shift.get_info(info.ATTRIBUTES) == shift.attributes
-    assert cl.Kernel(prg, "negate").attributes == ""
+    assert isinstance(shift.attributes, str) and shift.get_info(info.ATTRIBUTES) == shift.attributes
+    if ctx.devices[0].platform.name == "Portable Computing Language":  # an answer known here
+        assert "reqd_work_group_size" in shift.attributes
+        assert cl.Kernel(prg, "negate").attributes == ""
     # The program and context it gives are the kernel's own: another kernel of that program
     # runs on buffers of that context.
     x = rng.integers(-100, 100, 64).astype(np.int32)
