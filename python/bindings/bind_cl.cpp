@@ -4,6 +4,7 @@
 #include "cl_args.hpp"
 #include "exception_types.hpp"
 #include "cl_host_memory.hpp"
+#include "cl_info.hpp"
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/buffer.hpp"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -68,101 +70,6 @@ void bind_flags(nb::module_& m, const char* name, std::initializer_list<std::pai
     m.attr(name) = cls;
 }
 
-// The flag class is looked up in the module, which owns it (as constant_class does).
-nb::object as_flags(const char* name, cl_bitfield value) {
-    return nb::module_::import_("gpukit._gpukit.cl").attr(name)(value);
-}
-
-// The clGetMemObjectInfo parameters Buffer.get_info decodes, with the C type of each value
-// (PyOpenCL's mem_info names). CONTEXT, ASSOCIATED_MEMOBJECT and PROPERTIES are not among them:
-// they would need objects gpukit cannot rebuild from a handle.
-enum class info_type { size, flags, uint, boolean, address };
-struct mem_info_param {
-    const char* name;
-    cl_mem_info param;
-    info_type type;
-};
-constexpr mem_info_param mem_info_params[] = {
-    {"TYPE", CL_MEM_TYPE, info_type::uint},           {"FLAGS", CL_MEM_FLAGS, info_type::flags},
-    {"SIZE", CL_MEM_SIZE, info_type::size},           {"HOST_PTR", CL_MEM_HOST_PTR, info_type::address},
-    {"MAP_COUNT", CL_MEM_MAP_COUNT, info_type::uint}, {"REFERENCE_COUNT", CL_MEM_REFERENCE_COUNT, info_type::uint},
-    {"OFFSET", CL_MEM_OFFSET, info_type::size},       {"USES_SVM_POINTER", CL_MEM_USES_SVM_POINTER, info_type::boolean},
-};
-
-template <class T>
-T info_as(const std::vector<std::byte>& bytes) {
-    T value{};
-    std::memcpy(&value, bytes.data(), std::min(bytes.size(), sizeof value));
-    return value;
-}
-
-// Kernel.get_work_group_info: PyOpenCL's kernel_work_group_info names, each a size_t or a
-// cl_ulong (COMPILE_WORK_GROUP_SIZE: three size_t, a list).
-struct work_group_info_param {
-    const char* name;
-    cl_kernel_work_group_info param;
-};
-constexpr work_group_info_param work_group_info_params[] = {
-    {"WORK_GROUP_SIZE", CL_KERNEL_WORK_GROUP_SIZE},
-    {"COMPILE_WORK_GROUP_SIZE", CL_KERNEL_COMPILE_WORK_GROUP_SIZE},
-    {"LOCAL_MEM_SIZE", CL_KERNEL_LOCAL_MEM_SIZE},
-    {"PREFERRED_WORK_GROUP_SIZE_MULTIPLE", CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE},
-    {"PRIVATE_MEM_SIZE", CL_KERNEL_PRIVATE_MEM_SIZE},
-};
-
-nb::object kernel_work_group_info(const cl::kernel& k, nb::handle param_arg, const cl::device& dev) {
-    const auto param = static_cast<cl_kernel_work_group_info>(cl_unsigned(
-        param_arg, "Kernel.get_work_group_info(param)", std::numeric_limits<cl_kernel_work_group_info>::max()));
-    const auto* known = std::find_if(std::begin(work_group_info_params), std::end(work_group_info_params),
-                                     [&](const work_group_info_param& p) { return p.param == param; });
-    if (known == std::end(work_group_info_params))
-        throw cl::logic_error("Kernel.get_work_group_info: parameter " + std::to_string(param) +
-                                  " is not supported; expected one of kernel_work_group_info",
-                              CL_INVALID_VALUE, "clGetKernelWorkGroupInfo");
-    const std::vector<std::byte> bytes = k.work_group_info_bytes(param, dev);
-    if (param == CL_KERNEL_COMPILE_WORK_GROUP_SIZE) {
-        nb::list sizes;
-        for (size_t i = 0; i + sizeof(size_t) <= bytes.size(); i += sizeof(size_t)) {
-            size_t value = 0;
-            std::memcpy(&value, bytes.data() + i, sizeof value);
-            sizes.append(value);
-        }
-        return std::move(sizes);
-    }
-    if (param == CL_KERNEL_LOCAL_MEM_SIZE || param == CL_KERNEL_PRIVATE_MEM_SIZE)
-        return nb::int_(info_as<cl_ulong>(bytes));
-    return nb::int_(info_as<size_t>(bytes));
-}
-
-nb::object buffer_info(const cl::buffer& b, nb::handle param_arg) {
-    const auto param = static_cast<cl_mem_info>(
-        cl_unsigned(param_arg, "Buffer.get_info(param)", std::numeric_limits<cl_mem_info>::max()));
-    const auto* known = std::find_if(std::begin(mem_info_params), std::end(mem_info_params),
-                                     [&](const mem_info_param& p) { return p.param == param; });
-    if (known == std::end(mem_info_params)) {
-        std::string names;
-        for (const mem_info_param& p : mem_info_params)
-            names += (names.empty() ? "mem_info." : ", mem_info.") + std::string(p.name);
-        throw cl::logic_error("Buffer.get_info: parameter " + std::to_string(param) + " is not supported; expected " +
-                                  names,
-                              CL_INVALID_VALUE, "clGetMemObjectInfo");
-    }
-    const std::vector<std::byte> bytes = b.info_bytes(param);
-    switch (known->type) {
-    case info_type::size:
-        return nb::int_(info_as<size_t>(bytes));
-    case info_type::flags:
-        return as_flags("mem_flags", info_as<cl_mem_flags>(bytes));
-    case info_type::uint:
-        return nb::int_(info_as<cl_uint>(bytes));
-    case info_type::boolean:
-        return nb::bool_(info_as<::cl_bool>(bytes) != CL_FALSE);
-    case info_type::address:
-        return nb::int_(reinterpret_cast<std::uintptr_t>(info_as<void*>(bytes)));
-    }
-    return nb::none();
-}
-
 std::vector<cl_event> wait_list(nb::handle wait_for) {
     std::vector<cl_event> events;
     if (wait_for.is_none())
@@ -206,24 +113,26 @@ cl::value_type numpy_value_type(nb::handle scalar) {
     return cl::value_type::other;  // bool, complex, datetime, str
 }
 
-// A Python kernel argument as gpukit::cl takes it. The bytes of a numpy scalar go to
-// `values`, which must outlive the argument; SVM goes to `svm_used` too, which the launch
-// holds until it completes (the program may drop a PooledSVM right after the call).
-cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle value, std::vector<nb::bytes>& values,
-                               python_hold& svm_used) {
+// A Python kernel argument as gpukit::cl takes it. The bytes of a numpy scalar go to `bytes`,
+// which must outlive the argument; for SVM, `owner` is what the kernel keeps (and each launch,
+// until it completes) so that the memory stays allocated whatever the program drops.
+cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle value, nb::bytes& bytes,
+                               std::shared_ptr<void>& owner) {
     if (value.is_none())  // a NULL pointer, as PyOpenCL passes None (an allocator's zero-byte buffer)
         return nullptr;
     if (nb::isinstance<cl::buffer>(value))
         return std::cref(nb::cast<const cl::buffer&>(value));
     if (nb::isinstance<cl::svm_pointer>(value)) {
-        svm_used.keep(value);
+        python_hold hold;
+        hold.keep(value);
+        owner = share_with_opencl(std::move(hold));
         return std::cref(nb::cast<const cl::svm_pointer&>(value));
     }
     if (nb::isinstance<cl::local_memory>(value))
         return nb::cast<cl::local_memory>(value);
     nb::object numpy_scalar = nb::module_::import_("numpy").attr("generic");
     if (PyObject_IsInstance(value.ptr(), numpy_scalar.ptr()) == 1) {
-        const nb::bytes& bytes = values.emplace_back(nb::borrow<nb::bytes>(value.attr("tobytes")()));
+        bytes = nb::borrow<nb::bytes>(value.attr("tobytes")());
         return cl::value_arg{std::span(static_cast<const std::byte*>(bytes.data()), bytes.size()),
                              numpy_value_type(value)};
     }
@@ -233,18 +142,47 @@ cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle va
                              .c_str());
 }
 
-// Sets every argument of `k` from `args`; the SVM among them goes to `svm_used`.
-void set_kernel_args(cl::kernel& k, nb::args args, python_hold& svm_used) {
+// Sets argument `index` of `k` to `value`.
+void set_kernel_arg(cl::kernel& k, cl_uint index, nb::handle value) {
+    nb::bytes bytes;
+    std::shared_ptr<void> owner;
+    const cl::kernel_arg arg = kernel_arg_from(k, index, value, bytes, owner);
+    k.set_arg(index, arg, std::move(owner));
+}
+
+// Sets every argument of `k` from `args`.
+void set_kernel_args(cl::kernel& k, nb::args args) {
     if (args.size() != k.num_args())
         throw cl::logic_error("kernel '" + k.name() + "' takes " + std::to_string(k.num_args()) + " argument(s), " +
                                   std::to_string(args.size()) + " given",
                               CL_INVALID_KERNEL_ARGS, "Kernel.set_args");
-    std::vector<nb::bytes> values;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const auto index = static_cast<cl_uint>(i);
-        k.set_arg(index, kernel_arg_from(k, index, args[i], values, svm_used));
-    }
+    for (size_t i = 0; i < args.size(); ++i)
+        set_kernel_arg(k, static_cast<cl_uint>(i), args[i]);
 }
+
+// What Kernel.__call__ and enqueue_nd_range_kernel run, from PyOpenCL's arguments: sizes and
+// the offset are an int or a sequence of ints (local size and offset may be None).
+struct launch_request {
+    std::vector<size_t> global, local, offset;
+    std::vector<cl_event> wait_for;
+    bool g_times_l = false, allow_empty_ndrange = false;
+
+    launch_request(nb::handle global_size, nb::handle local_size, nb::handle global_offset, nb::handle events,
+                   bool times_local, bool allow_empty)
+        : global(global_size.is_none() ? throw nb::type_error("global_size must be an int or a sequence of 1 to 3 "
+                                                              "ints, got None")
+                                       : work_size(global_size, "global_size")),
+          local(work_size(local_size, "local_size")), offset(work_size(global_offset, "global_offset")),
+          wait_for(wait_list(events)), g_times_l(times_local), allow_empty_ndrange(allow_empty) {}
+
+    cl::event run(const cl::queue& q, const cl::kernel& k) const {
+        cl::event done = cl::enqueue_nd_range(
+            q, k, global, local, wait_for,
+            {.global_offset = offset, .global_times_local = g_times_l, .allow_empty = allow_empty_ndrange});
+        release_dropped_holds();
+        return done;
+    }
+};
 
 // Enqueues a copy without waiting for it; `hold` receives the host memory and SVM it uses.
 // With SVM on one side, the other side is SVM or host memory; offsets are refused there: SVM is
@@ -329,21 +267,34 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::
     return done;
 }
 
-// Context(devices): a sequence of Devices, checked item by item.
-std::vector<cl::device> device_list(nb::handle devices) {
+// A sequence of Devices (the `devices` of Context(devices), named by `what`), checked item by item.
+std::vector<cl::device> device_list(nb::handle devices, const std::string& what) {
     if (!PySequence_Check(devices.ptr()) || PyUnicode_Check(devices.ptr()))
-        throw nb::type_error(("Context(devices) must be a sequence of gpukit.cl.Device, got " +
+        throw nb::type_error((what + " must be a sequence of gpukit.cl.Device, got " +
                               nb::cast<std::string>(nb::type_name(devices.type())))
                                  .c_str());
     std::vector<cl::device> result;
     for (nb::handle item : devices) {
         if (!nb::isinstance<cl::device>(item))
-            throw nb::type_error(("Context(devices): item " + std::to_string(result.size()) + " is a " +
+            throw nb::type_error((what + ": item " + std::to_string(result.size()) + " is a " +
                                   nb::cast<std::string>(nb::type_name(item.type())) + "; expected gpukit.cl.Device")
                                      .c_str());
         result.push_back(nb::cast<cl::device>(item));
     }
     return result;
+}
+
+// Program.build(cache_dir): PyOpenCL's directory for its cache of program binaries, which it
+// uses only where the OpenCL implementation does not cache builds itself (PoCL and NVIDIA's
+// do). gpukit keeps no such cache, so the directory is checked for its type and not used.
+void check_cache_dir(nb::handle cache_dir) {
+    const bool accepted = cache_dir.is_none() || cache_dir.is(Py_False) || PyUnicode_Check(cache_dir.ptr()) ||
+                          PyBytes_Check(cache_dir.ptr()) || nb::hasattr(cache_dir, "__fspath__");
+    if (!accepted)
+        throw nb::type_error(("Program.build(cache_dir) must be a path (str, bytes or os.PathLike), False or None, "
+                              "got " +
+                              nb::cast<std::string>(nb::type_name(cache_dir.type())))
+                                 .c_str());
 }
 
 std::string join_options(nb::handle options) {
@@ -360,6 +311,57 @@ std::string join_options(nb::handle options) {
     return joined;
 }
 
+// PyOpenCL's objects are equal when they wrap one OpenCL object (two Python objects may: the
+// Context a queue was made with and the one its `context` gives), hash as that object's handle,
+// and compare unequal (False, as PyOpenCL answers, not NotImplemented) with objects of other
+// kinds. `key` gives the handle; `int_ptr` shows it where PyOpenCL has that property.
+template <class T, class... Extra, class Key>
+void identify_by_handle(nb::class_<T, Extra...>& cls, Key key, bool int_ptr = true) {
+    auto value = [key](const T& object) { return reinterpret_cast<std::uintptr_t>(std::invoke(key, object)); };
+    if (int_ptr)
+        cls.def_prop_ro("int_ptr", value, "The OpenCL handle, as an int.");
+    cls.def("__eq__", [value](const T& a, nb::handle b) {
+        return nb::isinstance<T>(b) && value(a) == value(nb::cast<const T&>(b));
+    }, "other"_a.none());
+    cls.def("__hash__", value);
+}
+
+// PyOpenCL's Class.from_int_ptr(int_ptr_value, retain=True): another object of the OpenCL object
+// whose handle is int_ptr_value (an int_ptr, of this library or another); with retain=False it
+// takes over a reference the caller holds. `wrap(handle, retain)` makes it.
+template <class T, class... Extra, class Wrap>
+void def_from_int_ptr(nb::class_<T, Extra...>& cls, const char* name, Wrap wrap) {
+    const std::string what = std::string(name) + ".from_int_ptr";
+    cls.def_static("from_int_ptr", [what, wrap](nb::handle value, nb::handle retain) {
+        const std::uint64_t address = cl_unsigned(value, (what + "(int_ptr_value)").c_str(), UINTPTR_MAX);
+        return wrap(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)),
+                    cl_bool(retain, (what + "(retain)").c_str()));
+    }, "int_ptr_value"_a.none(), "retain"_a.none() = true,
+       "The object whose OpenCL handle is int_ptr_value, which must be a live handle of this kind (OpenCL "
+       "cannot check that; another value may crash the process). With retain=False, takes over the caller's "
+       "reference.");
+}
+
+// Platforms and devices are not reference counted: from_int_ptr finds them among those installed,
+// so a handle that is none of them is refused instead of used.
+template <class T>
+T installed(void* handle, const std::vector<T>& all, const char* routine, const char* kind, cl_int code) {
+    for (const T& item : all)
+        if (item.handle() == handle)
+            return item;
+    throw cl::logic_error(std::string(routine) + ": " + std::to_string(reinterpret_cast<std::uintptr_t>(handle)) +
+                              " is not the handle of " + kind,
+                          code, routine);
+}
+
+std::vector<cl::device> all_devices() {
+    std::vector<cl::device> devices;
+    for (const cl::platform& p : cl::platform::all())
+        for (const cl::device& d : p.devices())
+            devices.push_back(d);
+    return devices;
+}
+
 }  // namespace
 
 void bind_cl(nb::module_& parent) {
@@ -374,17 +376,7 @@ void bind_cl(nb::module_& parent) {
     bind_flags(m, "device_type", {{"DEFAULT", CL_DEVICE_TYPE_DEFAULT}, {"CPU", CL_DEVICE_TYPE_CPU},
                                   {"GPU", CL_DEVICE_TYPE_GPU}, {"ACCELERATOR", CL_DEVICE_TYPE_ACCELERATOR},
                                   {"CUSTOM", CL_DEVICE_TYPE_CUSTOM}, {"ALL", CL_DEVICE_TYPE_ALL}});
-    {
-        nb::list items;
-        for (const mem_info_param& p : mem_info_params)
-            items.append(nb::make_tuple(p.name, p.param));
-        m.attr("mem_info") = nb::module_::import_("enum").attr("IntEnum")("mem_info", items, "module"_a = "gpukit.cl");
-        nb::list work_group_items;
-        for (const work_group_info_param& p : work_group_info_params)
-            work_group_items.append(nb::make_tuple(p.name, p.param));
-        m.attr("kernel_work_group_info") = nb::module_::import_("enum").attr("IntEnum")(
-            "kernel_work_group_info", work_group_items, "module"_a = "gpukit.cl");
-    }
+    bind_info_enums(m);
     bind_flags(m, "svm_mem_flags", {{"READ_WRITE", CL_MEM_READ_WRITE}, {"WRITE_ONLY", CL_MEM_WRITE_ONLY},
                                     {"READ_ONLY", CL_MEM_READ_ONLY}, {"SVM_FINE_GRAIN_BUFFER", CL_MEM_SVM_FINE_GRAIN_BUFFER},
                                     {"SVM_ATOMICS", CL_MEM_SVM_ATOMICS}});
@@ -408,7 +400,7 @@ void bind_cl(nb::module_& parent) {
     // The classes PyOpenCL binds with dynamic attributes take them here too (instances get a
     // __dict__), and every class can be subclassed in Python, as PyOpenCL's: libraries keep
     // their own state on these objects and derive their own kinds of them.
-    nb::class_<cl::platform>(m, "Platform", nb::dynamic_attr(), "An installed OpenCL implementation.")
+    auto platform = nb::class_<cl::platform>(m, "Platform", nb::dynamic_attr(), "An installed OpenCL implementation.")
         .def_prop_ro("name", &cl::platform::name)
         .def_prop_ro("vendor", &cl::platform::vendor)
         .def_prop_ro("version", &cl::platform::version)
@@ -417,12 +409,13 @@ void bind_cl(nb::module_& parent) {
         .def("get_devices", [](const cl::platform& p, nb::handle type) {
             return p.devices(cl_unsigned(type, "Platform.get_devices(device_type)"));
         }, "device_type"_a.none() = CL_DEVICE_TYPE_ALL)
-        .def_prop_ro("int_ptr", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
-        .def("__eq__", [](const cl::platform& a, const cl::platform& b) { return a == b; })
-        .def("__hash__", [](const cl::platform& p) { return reinterpret_cast<std::uintptr_t>(p.handle()); })
         .def("__repr__", [](const cl::platform& p) { return "<gpukit.cl.Platform '" + p.name() + "'>"; });
+    identify_by_handle(platform, &cl::platform::handle);
+    def_from_int_ptr(platform, "Platform", [](void* h, bool) {
+        return installed(h, cl::platform::all(), "Platform.from_int_ptr", "an installed platform", CL_INVALID_PLATFORM);
+    });
 
-    nb::class_<cl::device>(m, "Device", nb::dynamic_attr(), "An OpenCL device.")
+    auto device = nb::class_<cl::device>(m, "Device", nb::dynamic_attr(), "An OpenCL device.")
         .def_prop_ro("name", &cl::device::name)
         .def_prop_ro("type", [](const cl::device& d) { return as_flags("device_type", d.type()); })
         .def_prop_ro("vendor", &cl::device::vendor)
@@ -434,6 +427,7 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("local_mem_size", &cl::device::local_mem_size)
         .def_prop_ro("max_work_group_size", &cl::device::max_work_group_size)
         .def_prop_ro("max_mem_alloc_size", &cl::device::max_mem_alloc_size)
+        .def_prop_ro("image_support", &cl::device::image_support)
         .def_prop_ro("svm_capabilities", &cl::device::svm_capabilities)
         .def_prop_ro("platform", &cl::device::get_platform)
         .def("get_info", [](const cl::device& d, nb::handle param) {
@@ -441,22 +435,27 @@ void bind_cl(nb::module_& parent) {
                 cl_unsigned(param, "Device.get_info(param)", std::numeric_limits<cl_device_info>::max())));
             return nb::bytes(bytes.data(), bytes.size());
         }, "param"_a.none(), "The raw bytes clGetDeviceInfo answers for a CL_DEVICE_* parameter.")
-        .def_prop_ro("int_ptr", [](const cl::device& d) { return reinterpret_cast<std::uintptr_t>(d.handle()); })
-        .def("__eq__", [](const cl::device& a, const cl::device& b) { return a == b; })
-        .def("__hash__", [](const cl::device& d) { return reinterpret_cast<std::uintptr_t>(d.handle()); })
         .def("__repr__", [](const cl::device& d) {
             return "<gpukit.cl.Device '" + d.name() + "' on '" + d.get_platform().name() + "'>";
         });
+    identify_by_handle(device, &cl::device::handle);
+    def_from_int_ptr(device, "Device", [](void* h, bool) {
+        return installed(h, all_devices(), "Device.from_int_ptr", "a device of an installed platform",
+                         CL_INVALID_DEVICE);
+    });
 
-    nb::class_<cl::context>(m, "Context", nb::dynamic_attr(), nb::is_weak_referenceable(),
+    auto context = nb::class_<cl::context>(m, "Context", nb::dynamic_attr(), nb::is_weak_referenceable(),
                              "Devices of one platform sharing buffers and programs.")
         .def("__init__", [](cl::context* self, nb::handle devices) {
-            new (self) cl::context(cl::context::create(device_list(devices)));
+            new (self) cl::context(cl::context::create(device_list(devices, "Context(devices)")));
         }, "devices"_a.none())
-        .def_prop_ro("devices", &cl::context::devices)
-        .def_prop_ro("int_ptr", [](const cl::context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); });
+        .def_prop_ro("devices", &cl::context::devices);
+    identify_by_handle(context, &cl::context::handle);
+    def_from_int_ptr(context, "Context",
+                     [](void* h, bool retain) { return cl::context::wrap(static_cast<cl_context>(h), retain); });
 
-    nb::class_<cl::queue>(m, "CommandQueue", nb::dynamic_attr(), "An in-order queue of commands for one device.")
+    auto queue = nb::class_<cl::queue>(m, "CommandQueue", nb::dynamic_attr(),
+                                       "An in-order queue of commands for one device.")
         .def("__init__", [](cl::queue* self, const cl::context& ctx, std::optional<cl::device> dev,
                             nb::handle properties_arg) {
             const cl_command_queue_properties properties = cl_unsigned(properties_arg, "CommandQueue(properties)");
@@ -482,12 +481,16 @@ void bind_cl(nb::module_& parent) {
         .def("__exit__", [](nb::handle self, nb::handle, nb::handle, nb::handle) { self.attr("finish")(); },
              "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none())
         .def_prop_ro("device", &cl::queue::get_device)
+        .def_prop_ro("context", [](const cl::queue& q) { return cl::context::wrap(q.context_handle()); },
+                     "The queue's Context: a new object, equal to the one the queue was made with.")
         .def_prop_ro("properties", [](const cl::queue& q) {
             return as_flags("command_queue_properties", q.profiling() ? CL_QUEUE_PROFILING_ENABLE : 0);
-        })
-        .def_prop_ro("int_ptr", [](const cl::queue& q) { return reinterpret_cast<std::uintptr_t>(q.handle()); });
+        });
+    identify_by_handle(queue, &cl::queue::handle);
+    def_from_int_ptr(queue, "CommandQueue",
+                     [](void* h, bool retain) { return cl::queue::wrap(static_cast<cl_command_queue>(h), retain); });
 
-    nb::class_<cl::buffer>(m, "Buffer", nb::dynamic_attr(), "Device memory of a context.")
+    auto buffer = nb::class_<cl::buffer>(m, "Buffer", nb::dynamic_attr(), "Device memory of a context.")
         .def("__init__", [](cl::buffer* self, const cl::context& ctx, nb::handle flags_arg, nb::handle size_arg,
                             nb::handle hostbuf) {
             const cl_mem_flags flags = cl_unsigned(flags_arg, "Buffer(flags)");
@@ -513,17 +516,18 @@ void bind_cl(nb::module_& parent) {
              "A buffer of `size` bytes (default: hostbuf's size).")
         .def_prop_ro("size", &cl::buffer::size)
         .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
-        .def_prop_ro("int_ptr", [](const cl::buffer& b) { return reinterpret_cast<std::uintptr_t>(b.handle()); })
+        .def_prop_ro("context", [](const cl::buffer& b) { return buffer_info(b, nb::int_(CL_MEM_CONTEXT)); },
+                     "The buffer's Context: a new object, equal to the one the buffer was made in.")
         .def("get_info", &buffer_info, "param"_a.none(), "clGetMemObjectInfo(param), decoded (see mem_info).");
+    identify_by_handle(buffer, &cl::buffer::handle);
+    def_from_int_ptr(buffer, "Buffer",
+                     [](void* h, bool retain) { return cl::buffer::wrap(static_cast<cl_mem>(h), retain); });
 
-    nb::class_<cl::svm_pointer>(m, "SVMPointer", nb::dynamic_attr(),
+    auto svm_pointer = nb::class_<cl::svm_pointer>(m, "SVMPointer", nb::dynamic_attr(),
                                  "Shared virtual memory: a kernel argument and a copy endpoint.")
         .def_prop_ro("size", &cl::svm_pointer::size)
-        .def_prop_ro("svm_ptr", [](const cl::svm_pointer& p) { return reinterpret_cast<std::uintptr_t>(p.pointer()); })
-        .def("__eq__", [](const cl::svm_pointer& a, nb::handle b) {
-            return nb::isinstance<cl::svm_pointer>(b) && a.pointer() == nb::cast<const cl::svm_pointer&>(b).pointer();
-        })
-        .def("__hash__", [](const cl::svm_pointer& p) { return reinterpret_cast<std::uintptr_t>(p.pointer()); });
+        .def_prop_ro("svm_ptr", [](const cl::svm_pointer& p) { return reinterpret_cast<std::uintptr_t>(p.pointer()); });
+    identify_by_handle(svm_pointer, &cl::svm_pointer::pointer, false);  // SVM is identified by its address
 
     nb::class_<cl::profile_times>(m, "EventProfile", "Device timestamps of a command, in nanoseconds.")
         .def_ro("queued", &cl::profile_times::queued)
@@ -533,7 +537,7 @@ void bind_cl(nb::module_& parent) {
 
     // PyOpenCL's base Event takes no attributes but the NannyEvent its host copies return does;
     // gpukit has one Event for both.
-    nb::class_<cl::event>(m, "Event", nb::dynamic_attr(), "The completion of one enqueued command.")
+    auto event = nb::class_<cl::event>(m, "Event", nb::dynamic_attr(), "The completion of one enqueued command.")
         .def("wait", [](const cl::event& e) {
             {
                 release_gil release;
@@ -542,27 +546,52 @@ void bind_cl(nb::module_& parent) {
             release_dropped_holds();  // what the command held, a bytearray's export for one
         })
         .def_prop_ro("command_execution_status", &cl::event::status)
-        .def_prop_ro("profile", &cl::event::profile)
-        .def_prop_ro("int_ptr", [](const cl::event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); });
+        .def_prop_ro("profile", &cl::event::profile);
+    identify_by_handle(event, &cl::event::handle);
+    def_from_int_ptr(event, "Event",
+                     [](void* h, bool retain) { return cl::event::wrap(static_cast<cl_event>(h), retain); });
 
+    m.def("enqueue_nd_range_kernel", [](const cl::queue& q, const cl::kernel& k, nb::handle global_size,
+                                        nb::handle local_size, nb::handle global_offset, nb::handle wait_for,
+                                        nb::handle g_times_l, nb::handle allow_empty_ndrange) {
+        return launch_request(global_size, local_size, global_offset, wait_for,
+                              cl_bool(g_times_l, "enqueue_nd_range_kernel(g_times_l)"),
+                              cl_bool(allow_empty_ndrange, "enqueue_nd_range_kernel(allow_empty_ndrange)"))
+            .run(q, k);
+    }, "queue"_a, "kernel"_a, "global_work_size"_a.none(), "local_work_size"_a.none(),
+          "global_offset"_a.none() = nb::none(), "wait_for"_a.none() = nb::none(), nb::kw_only(),
+          "g_times_l"_a.none() = false, "allow_empty_ndrange"_a.none() = false,
+          "Run `kernel`, whose arguments are set (Kernel.set_args), on `queue`. Returns an Event.");
+    m.def("enqueue_marker", [](const cl::queue& q, nb::handle wait_for) {
+        return cl::enqueue_marker(q, wait_list(wait_for));
+    }, "queue"_a, "wait_for"_a.none() = nb::none(),
+          "An Event that completes with the commands of `wait_for` (None: everything queued before).");
     m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = 0,
           "src_offset"_a.none() = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
           "wait_for"_a.none() = nb::none(),
           "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM. Returns an Event.");
 
-    nb::class_<cl::program>(m, "Program", nb::dynamic_attr(), "OpenCL C source built for a context's devices.")
+    auto program = nb::class_<cl::program>(m, "Program", nb::dynamic_attr(),
+                                           "OpenCL C source built for a context's devices.")
         .def("__init__", [](cl::program* self, const cl::context& ctx, const std::string& source) {
             new (self) cl::program(cl::program::create_with_source(ctx, source));
         }, "context"_a, "source"_a)
-        .def("build", [](nb::handle self, nb::handle options) {
+        .def("build", [](nb::handle self, nb::handle options, nb::handle devices, nb::handle cache_dir) {
             const std::string joined = join_options(options);
+            // None or no devices: all of them (as OpenCL takes an empty list, and PyOpenCL with it).
+            const std::vector<cl::device> chosen =
+                devices.is_none() ? std::vector<cl::device>{} : device_list(devices, "Program.build(devices)");
+            check_cache_dir(cache_dir);
             cl::program& p = nb::cast<cl::program&>(self);
             {
                 release_gil release;
-                p.build(joined);
+                p.build(joined, chosen);
             }
             return self;
-        }, "options"_a.none() = nb::none(), "Build for every device of the context. Returns self.")
+        }, "options"_a.none() = nb::none(), "devices"_a.none() = nb::none(), "cache_dir"_a.none() = nb::none(),
+           "Build for `devices` (default: every device of the context) with `options` (a str or a sequence of "
+           "str). `cache_dir` is accepted for PyOpenCL code and not used: gpukit keeps no cache of OpenCL program "
+           "binaries. Returns self.")
         .def("get_build_log", &cl::program::build_log, "device"_a)
         .def_prop_ro("kernel_names", &cl::program::kernel_names)
         .def("__getattr__", [](const cl::program& p, const std::string& name) {
@@ -578,6 +607,9 @@ void bind_cl(nb::module_& parent) {
             }
             return cl::kernel::create(p, name);
         }, "name"_a);
+    identify_by_handle(program, &cl::program::handle);
+    def_from_int_ptr(program, "Program",
+                     [](void* h, bool retain) { return cl::program::wrap(static_cast<cl_program>(h), retain); });
 
     nb::class_<cl::local_memory>(m, "LocalMemory", nb::dynamic_attr(), "A __local kernel argument of `size` bytes.")
         .def("__init__", [](cl::local_memory* self, nb::handle size) {
@@ -594,49 +626,59 @@ void bind_cl(nb::module_& parent) {
             return "<gpukit.cl.KernelParameter '" + p.name + "' " + p.type_name + " (" + cl::kind_name(p.kind) + ")>";
         });
 
-    nb::class_<cl::kernel>(m, "Kernel", nb::dynamic_attr(), "One kernel of a built program.")
+    auto kernel = nb::class_<cl::kernel>(m, "Kernel", nb::dynamic_attr(), "One kernel of a built program.")
         .def("__init__", [](cl::kernel* self, const cl::program& p, const std::string& name) {
             new (self) cl::kernel(cl::kernel::create(p, name));
         }, "program"_a, "name"_a)
         .def_prop_ro("function_name", &cl::kernel::name)
         .def_prop_ro("num_args", &cl::kernel::num_args)
         .def_prop_ro("parameters", &cl::kernel::parameters)
+        .def_prop_ro("context", [](const cl::kernel& k) { return cl::context::wrap(k.context_handle()); },
+                     "The Context of the kernel's program: a new object, equal to it.")
+        .def_prop_ro("program", [](const cl::kernel& k) { return kernel_info(k, nb::int_(CL_KERNEL_PROGRAM)); },
+                     "The kernel's Program: a new object, equal to it.")
+        .def_prop_ro("reference_count", [](const cl::kernel& k) {
+            return kernel_info(k, nb::int_(CL_KERNEL_REFERENCE_COUNT));
+        })
+        .def_prop_ro("attributes", [](const cl::kernel& k) { return kernel_info(k, nb::int_(CL_KERNEL_ATTRIBUTES)); },
+                     "The attributes the kernel was declared with (__attribute__((...))), as OpenCL spells them.")
+        .def("get_info", &kernel_info, "param"_a.none(), "clGetKernelInfo(param), decoded (see kernel_info).")
         .def("get_work_group_info", &kernel_work_group_info, "param"_a.none(), "device"_a,
              "clGetKernelWorkGroupInfo(param) for `device`, decoded (see kernel_work_group_info).")
         .def("set_arg", [](cl::kernel& k, nb::handle index, nb::handle value) {
-            const auto i = static_cast<cl_uint>(cl_unsigned(index, "Kernel.set_arg(index)", UINT32_MAX));
-            std::vector<nb::bytes> values;
-            python_hold svm_used;
-            k.set_arg(i, kernel_arg_from(k, i, value, values, svm_used));
-        }, "index"_a.none(), "value"_a.none())
-        .def("set_args", [](cl::kernel& k, nb::args args) {
-            python_hold svm_used;
-            set_kernel_args(k, args, svm_used);
-        })
+            set_kernel_arg(k, static_cast<cl_uint>(cl_unsigned(index, "Kernel.set_arg(index)", UINT32_MAX)), value);
+        }, "index"_a.none(), "value"_a.none(),
+           "Set argument `index`; the kernel keeps the Buffer's memory, or the SVM, until it is set again.")
+        .def("set_args", &set_kernel_args, "args"_a)
         .def("__call__", [](cl::kernel& k, const cl::queue& q, nb::handle global_size, nb::handle local_size,
                             nb::args args, nb::kwargs kwargs) {
-            nb::handle wait_for = nb::none();
+            nb::handle wait_for = nb::none(), global_offset = nb::none();
+            bool g_times_l = false, allow_empty_ndrange = false;
             for (auto [key, value] : kwargs) {
-                if (nb::cast<std::string>(key) != "wait_for")
-                    throw nb::type_error(("Kernel.__call__ got an unexpected keyword '" + nb::cast<std::string>(key) +
-                                          "'; only wait_for is accepted")
+                const std::string name = nb::cast<std::string>(key);
+                if (name == "wait_for")
+                    wait_for = value;
+                else if (name == "global_offset")
+                    global_offset = value;
+                else if (name == "g_times_l")
+                    g_times_l = cl_bool(value, "Kernel.__call__(g_times_l)");
+                else if (name == "allow_empty_ndrange")
+                    allow_empty_ndrange = cl_bool(value, "Kernel.__call__(allow_empty_ndrange)");
+                else
+                    throw nb::type_error(("Kernel.__call__ got an unexpected keyword '" + name +
+                                          "'; expected wait_for, global_offset, g_times_l or allow_empty_ndrange")
                                              .c_str());
-                wait_for = value;
             }
-            if (global_size.is_none())
-                throw nb::type_error("global_size must be an int or a sequence of 1 to 3 ints, got None");
-            const std::vector<size_t> global = work_size(global_size, "global_size");
-            const std::vector<size_t> local = work_size(local_size, "local_size");
-            const std::vector<cl_event> events = wait_list(wait_for);
-            python_hold svm_used;
-            set_kernel_args(k, args, svm_used);
-            cl::event done = cl::enqueue_nd_range(q, k, global, local, events);
-            if (!svm_used.empty())
-                done.keep_until_complete(share_with_opencl(std::move(svm_used)));
-            release_dropped_holds();
-            return done;
+            const launch_request request(global_size, local_size, global_offset, wait_for, g_times_l,
+                                         allow_empty_ndrange);
+            set_kernel_args(k, args);
+            return request.run(q, k);
         }, "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,
-           "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None) -> Event.");
+           "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None, "
+           "global_offset=None, g_times_l=False, allow_empty_ndrange=False) -> Event.");
+    identify_by_handle(kernel, &cl::kernel::handle);
+    def_from_int_ptr(kernel, "Kernel",
+                     [](void* h, bool retain) { return cl::kernel::wrap(static_cast<cl_kernel>(h), retain); });
 }
 
 }  // namespace gpukit::python

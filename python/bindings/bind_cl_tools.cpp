@@ -179,8 +179,9 @@ void bind_cl_tools(nb::module_& parent) {
                             const cl::queue* q) {
             new (self) cl::svm_allocator(ctx, cl_unsigned(alignment, "SVMAllocator(alignment)"),
                                          cl_unsigned(flags, "SVMAllocator(flags)"), q);
-        }, "context"_a, nb::kw_only(), "alignment"_a.none() = 0, "flags"_a.none() = CL_MEM_READ_WRITE,
-           "queue"_a.none() = nb::none())
+        }, "context"_a, "alignment"_a.none() = 0, "flags"_a.none() = CL_MEM_READ_WRITE, "queue"_a.none() = nb::none(),
+           "PyOpenCL's SVMAllocator(context, alignment=0, flags=svm_mem_flags.READ_WRITE, queue=None), by position "
+           "or keyword.")
         .def("__call__", &allocate_svm, "size"_a.none(), "An SVMAllocation of `size` bytes (a null one for 0).")
         .def_prop_ro("alignment", &cl::svm_allocator::alignment)
         .def_prop_ro("flags", &cl::svm_allocator::flags);

@@ -86,6 +86,24 @@ buffer buffer::create(const context& ctx, cl_mem_flags flags, size_t size, void*
     return created;
 }
 
+buffer buffer::wrap(cl_mem handle, bool retain) {
+    detail::retained<cl_mem> owned = detail::reference_to(handle, retain, "a buffer");
+    auto query = [&](cl_mem_info param) {
+        return [=](size_t size, void* value, size_t* size_ret) {
+            return api().clGetMemObjectInfo(handle, param, size, value, size_ret);
+        };
+    };
+    const auto type = detail::info_value<cl_mem_object_type>(query(CL_MEM_TYPE), "clGetMemObjectInfo");
+    if (type != CL_MEM_OBJECT_BUFFER)
+        throw logic_error("wrapping a buffer: the memory object is of type " + std::to_string(type) +
+                              " (an image or a pipe), which gpukit does not support; expected a buffer (type " +
+                              std::to_string(CL_MEM_OBJECT_BUFFER) + ")",
+                          CL_INVALID_MEM_OBJECT, "clGetMemObjectInfo");
+    const auto size = detail::info_value<size_t>(query(CL_MEM_SIZE), "clGetMemObjectInfo");
+    const auto flags = detail::info_value<cl_mem_flags>(query(CL_MEM_FLAGS), "clGetMemObjectInfo");
+    return buffer(std::move(owned), size, flags);
+}
+
 std::vector<std::byte> buffer::info_bytes(cl_mem_info param) const {
     if (!handle_)
         throw logic_error("clGetMemObjectInfo: the buffer was released (a pool's block after release()); "

@@ -1,6 +1,7 @@
 #include "gpukit/cl/context.hpp"
 
 #include "gpukit/cl/api.hpp"
+#include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/platform.hpp"
 
 #include <utility>
@@ -27,6 +28,15 @@ context context::create(std::span<const device> devices) {
                          properties, static_cast<cl_uint>(handles.size()), handles.data(), nullptr, nullptr),
         detail::adopt);
     return context(std::move(handle), {devices.begin(), devices.end()});
+}
+
+context context::wrap(cl_context handle, bool retain) {
+    detail::retained<cl_context> owned = detail::reference_to(handle, retain, "a context");
+    const std::vector<cl_device_id> ids =
+        detail::info_array<cl_device_id>([&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetContextInfo(handle, CL_CONTEXT_DEVICES, size, value, size_ret);
+        }, "clGetContextInfo");
+    return context(std::move(owned), {ids.begin(), ids.end()});
 }
 
 }  // namespace gpukit::cl

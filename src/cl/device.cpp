@@ -32,6 +32,7 @@ cl_ulong device::global_mem_size() const { return info<cl_ulong>(CL_DEVICE_GLOBA
 cl_ulong device::local_mem_size() const { return info<cl_ulong>(CL_DEVICE_LOCAL_MEM_SIZE); }
 size_t device::max_work_group_size() const { return info<size_t>(CL_DEVICE_MAX_WORK_GROUP_SIZE); }
 cl_ulong device::max_mem_alloc_size() const { return info<cl_ulong>(CL_DEVICE_MAX_MEM_ALLOC_SIZE); }
+bool device::image_support() const { return info<::cl_bool>(CL_DEVICE_IMAGE_SUPPORT) != CL_FALSE; }
 
 cl_device_svm_capabilities device::svm_capabilities() const {
     cl_device_svm_capabilities caps = 0;

@@ -74,6 +74,13 @@ std::vector<kernel_parameter> describe_parameters(cl_kernel handle, cl_uint coun
     return parameters;
 }
 
+// clGetKernelInfo(handle, param), as detail::info_* call it.
+auto kernel_info(cl_kernel handle, cl_kernel_info param) {
+    return [=](size_t size, void* value, size_t* size_ret) {
+        return api().clGetKernelInfo(handle, param, size, value, size_ret);
+    };
+}
+
 cl_context context_of_buffer(cl_mem handle) {
     return detail::info_value<cl_context>([&](size_t size, void* value, size_t* size_ret) {
         return api().clGetMemObjectInfo(handle, CL_MEM_CONTEXT, size, value, size_ret);
@@ -151,19 +158,38 @@ kernel kernel::create(const program& prog, const std::string& name) {
     detail::retained<cl_kernel> created(
         GPUKIT_CL_CREATE(clCreateKernel, "no kernel named '" + name + "' in the program", prog.handle(), name.c_str()),
         detail::adopt);
-    const cl_kernel handle = created.get();
     kernel result(std::move(created), name);
-    auto kernel_info = [&](cl_kernel_info param) {
-        return [=](size_t size, void* value, size_t* size_ret) {
-            return api().clGetKernelInfo(handle, param, size, value, size_ret);
-        };
-    };
-    const auto num_args = detail::info_value<cl_uint>(kernel_info(CL_KERNEL_NUM_ARGS), "clGetKernelInfo");
-    result.context_ = detail::info_value<cl_context>(kernel_info(CL_KERNEL_CONTEXT), "clGetKernelInfo");
-    result.parameters_ = describe_parameters(handle, num_args);
-    result.arg_set_.assign(num_args, false);
-    result.local_bytes_.assign(num_args, 0);
+    result.describe();
+    result.executable_devices_ = prog.unlocked_built_devices();
     return result;
+}
+
+kernel kernel::wrap(cl_kernel handle, bool retain) {
+    detail::retained<cl_kernel> owned = detail::reference_to(handle, retain, "a kernel");
+    kernel result(std::move(owned),
+                  detail::info_string(kernel_info(handle, CL_KERNEL_FUNCTION_NAME), "clGetKernelInfo"));
+    result.describe();
+    const auto prog = detail::info_value<cl_program>(kernel_info(handle, CL_KERNEL_PROGRAM), "clGetKernelInfo");
+    const std::vector<device> devices = program::devices_of(prog);
+    for (const size_t i : program::reported_executables(prog, devices))
+        result.executable_devices_.push_back(devices[i]);
+    return result;
+}
+
+void kernel::describe() {
+    const auto num_args = detail::info_value<cl_uint>(kernel_info(handle(), CL_KERNEL_NUM_ARGS), "clGetKernelInfo");
+    context_ = detail::info_value<cl_context>(kernel_info(handle(), CL_KERNEL_CONTEXT), "clGetKernelInfo");
+    parameters_ = describe_parameters(handle(), num_args);
+    arg_set_.assign(num_args, false);
+    local_bytes_.assign(num_args, 0);
+    arg_memory_.clear();
+    arg_memory_.resize(num_args);
+    arg_owners_.assign(num_args, nullptr);
+}
+
+void kernel::hold(cl_uint index, detail::retained<cl_mem> memory, std::shared_ptr<void> owner) {
+    arg_memory_[index] = std::move(memory);
+    arg_owners_[index] = std::move(owner);
 }
 
 std::string kernel::describe_arg(cl_uint index) const {
@@ -232,11 +258,13 @@ void kernel::set_arg(cl_uint index, const buffer& b) {
                                                 "kernel's context",
                           CL_INVALID_CONTEXT, "clSetKernelArg");
     const cl_mem handle = b.handle();
+    detail::retained<cl_mem> memory(handle);
     set_arg_raw(index, sizeof handle, &handle, "a buffer of " + std::to_string(b.size()) + " bytes");
     local_bytes_[index] = 0;
+    hold(index, std::move(memory));
 }
 
-void kernel::set_arg(cl_uint index, const svm_pointer& p) {
+void kernel::set_arg(cl_uint index, const svm_pointer& p, std::shared_ptr<void> owner) {
     check_index(index, "clSetKernelArgSVMPointer");
     check_svm_usable(p, context_, describe_arg(index));
     expect_kind(index, takes_memory(parameters_[index].kind), "SVM");
@@ -249,6 +277,7 @@ void kernel::set_arg(cl_uint index, const svm_pointer& p) {
     GPUKIT_CL(clSetKernelArgSVMPointer, handle(), index, p.pointer());
     arg_set_[index] = true;
     local_bytes_[index] = 0;
+    hold(index, {}, std::move(owner));
 }
 
 void kernel::set_arg(cl_uint index, std::nullptr_t) {
@@ -257,6 +286,7 @@ void kernel::set_arg(cl_uint index, std::nullptr_t) {
     const cl_mem null_memory = nullptr;
     set_arg_raw(index, sizeof null_memory, &null_memory, "a null pointer");
     local_bytes_[index] = 0;
+    hold(index);
 }
 
 void kernel::set_arg(cl_uint index, local_memory local) {
@@ -269,6 +299,7 @@ void kernel::set_arg(cl_uint index, local_memory local) {
                           "clSetKernelArg");
     set_arg_raw(index, local.bytes, nullptr, given);
     local_bytes_[index] = local.bytes;
+    hold(index);
 }
 
 void kernel::set_arg_bytes(cl_uint index, const void* value, size_t size, value_type type) {
@@ -291,18 +322,25 @@ void kernel::set_arg_bytes(cl_uint index, const void* value, size_t size, value_
                           CL_INVALID_ARG_VALUE, "clSetKernelArg");
     set_arg_raw(index, size, value, given);
     local_bytes_[index] = 0;
+    hold(index);
 }
 
-void kernel::set_arg(cl_uint index, const kernel_arg& arg) {
+void kernel::set_arg(cl_uint index, const kernel_arg& arg, std::shared_ptr<void> owner) {
     std::visit([&](const auto& value) {
         using T = std::decay_t<decltype(value)>;
         if constexpr (std::is_same_v<T, value_arg>)
             set_arg_bytes(index, value.bytes.data(), value.bytes.size(), value.type);
+        else if constexpr (std::is_same_v<T, std::reference_wrapper<const svm_pointer>>)
+            set_arg(index, value.get(), std::move(owner));
         else if constexpr (std::is_same_v<T, local_memory> || std::is_same_v<T, std::nullptr_t>)
             set_arg(index, value);
         else
             set_arg(index, value.get());
     }, arg);
+}
+
+std::vector<std::byte> kernel::info_bytes(cl_kernel_info param) const {
+    return detail::info_bytes(kernel_info(handle(), param), "clGetKernelInfo");
 }
 
 std::vector<std::byte> kernel::work_group_info_bytes(cl_kernel_work_group_info param, const device& dev) const {
@@ -343,31 +381,64 @@ void kernel::check_local_memory(const device& dev) const {
 }
 
 event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> global_size,
-                       std::span<const size_t> local_size, std::span<const cl_event> wait_for) {
+                       std::span<const size_t> local_size, std::span<const cl_event> wait_for,
+                       const nd_range_options& options) {
     const char* routine = "clEnqueueNDRangeKernel";
+    const std::string running = "running kernel '" + k.name() + "': ";
     if (global_size.empty() || global_size.size() > 3)
-        throw logic_error("running kernel '" + k.name() + "': global size " + sizes_text(global_size) + " has " +
+        throw logic_error(running + "global size " + sizes_text(global_size) + " has " +
                               std::to_string(global_size.size()) + " dimensions; expected 1 to 3",
                           CL_INVALID_WORK_DIMENSION, routine);
     if (!local_size.empty() && local_size.size() != global_size.size())
-        throw logic_error("running kernel '" + k.name() + "': local size " + sizes_text(local_size) +
+        throw logic_error(running + "local size " + sizes_text(local_size) +
                               " must have as many dimensions as global size " + sizes_text(global_size),
                           CL_INVALID_WORK_DIMENSION, routine);
+    if (!options.global_offset.empty() && options.global_offset.size() != global_size.size())
+        throw logic_error(running + "global offset " + sizes_text(options.global_offset) +
+                              " must have as many dimensions as global size " + sizes_text(global_size),
+                          CL_INVALID_WORK_DIMENSION, routine);
+    if (k.context_ != q.context_handle())
+        throw logic_error(running + "the queue belongs to another context than the kernel's program; expected a "
+                                    "queue of the program's context",
+                          CL_INVALID_CONTEXT, routine);
+    std::vector<size_t> global(global_size.begin(), global_size.end());
+    std::vector<size_t> offset(options.global_offset.begin(), options.global_offset.end());
+    if (options.global_times_local) {
+        if (local_size.empty())
+            throw logic_error(running + "the global size counts work groups (g_times_l), so a local size is needed",
+                              CL_INVALID_WORK_GROUP_SIZE, routine);
+        auto times_local = [&](std::vector<size_t>& sizes, const char* what) {
+            const std::string given = sizes_text(sizes);
+            for (size_t i = 0; i < sizes.size(); ++i)
+                if (__builtin_mul_overflow(sizes[i], local_size[i], &sizes[i]))
+                    throw logic_error(running + what + " " + given + " times local size " + sizes_text(local_size) +
+                                          " is more than a 64-bit size_t holds",
+                                      CL_INVALID_GLOBAL_WORK_SIZE, routine);
+        };
+        times_local(global, "global size");
+        times_local(offset, "global offset");
+    }
+    if (options.allow_empty && std::find(global.begin(), global.end(), size_t{0}) != global.end())
+        return enqueue_marker(q, wait_for);
     size_t work_items = 1;
     bool overflow = false;
-    for (size_t i = 0; i < global_size.size(); ++i) {
-        if (global_size[i] == 0 || (!local_size.empty() && local_size[i] == 0))
-            throw logic_error("running kernel '" + k.name() + "': sizes must be positive, got global " +
-                                  sizes_text(global_size) + " and local " + sizes_text(local_size),
+    for (size_t i = 0; i < global.size(); ++i) {
+        if (global[i] == 0 || (!local_size.empty() && local_size[i] == 0))
+            throw logic_error(running + "sizes must be positive, got global " + sizes_text(global) + " and local " +
+                                  sizes_text(local_size),
                               CL_INVALID_GLOBAL_WORK_SIZE, routine);
-        if (!local_size.empty() && global_size[i] % local_size[i] != 0)
-            throw logic_error("running kernel '" + k.name() + "': global size " + sizes_text(global_size) +
-                                  " must be a multiple of local size " + sizes_text(local_size) + " in every dimension",
+        if (!local_size.empty() && global[i] % local_size[i] != 0)
+            throw logic_error(running + "global size " + sizes_text(global) + " must be a multiple of local size " +
+                                  sizes_text(local_size) + " in every dimension",
                               CL_INVALID_WORK_GROUP_SIZE, routine);
-        overflow = overflow || __builtin_mul_overflow(work_items, global_size[i], &work_items);
+        if (!offset.empty() && global[i] > std::numeric_limits<size_t>::max() - offset[i])
+            throw logic_error(running + "global offset " + sizes_text(offset) + " plus global size " +
+                                  sizes_text(global) + " is more than a 64-bit size_t holds",
+                              CL_INVALID_GLOBAL_OFFSET, routine);
+        overflow = overflow || __builtin_mul_overflow(work_items, global[i], &work_items);
     }
     if (overflow)
-        throw logic_error("running kernel '" + k.name() + "': global size " + sizes_text(global_size) +
+        throw logic_error(running + "global size " + sizes_text(global) +
                               " has more work items in all than a 64-bit size_t can count",
                           CL_INVALID_GLOBAL_WORK_SIZE, routine);
     // Implementations count work groups in 32 bits (PoCL fails an assertion beyond), so a launch
@@ -378,26 +449,36 @@ event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> 
         group_items = std::accumulate(local_size.begin(), local_size.end(), size_t{1}, std::multiplies<>());
     const size_t groups = work_items / group_items + (work_items % group_items != 0);
     if (groups > 0xffffffffu)
-        throw logic_error("running kernel '" + k.name() + "': global size " + sizes_text(global_size) + " makes " +
-                              std::to_string(groups) + " work groups" + (local_size.empty() ? " or more" : "") +
-                              "; expected fewer than 2**32",
+        throw logic_error(running + "global size " + sizes_text(global) + " makes " + std::to_string(groups) +
+                              " work groups" + (local_size.empty() ? " or more" : "") + "; expected fewer than 2**32",
                           CL_INVALID_GLOBAL_WORK_SIZE, routine);
-    if (k.context_ != q.context_handle())
-        throw logic_error("running kernel '" + k.name() + "': the queue belongs to another context than the kernel's "
-                                                          "program; expected a queue of the program's context",
-                          CL_INVALID_CONTEXT, routine);
+    if (std::find(k.executable_devices_.begin(), k.executable_devices_.end(), q.get_device()) ==
+        k.executable_devices_.end())
+        // Implementations crash on such a launch (PoCL fails an assertion).
+        throw logic_error(running + "its program was not built for the queue's device '" + q.get_device().name() +
+                              "'; build the program for that device too (Program.build(devices=...)) before making "
+                              "its kernels",
+                          CL_INVALID_PROGRAM_EXECUTABLE, routine);
     k.check_all_args_set();
     k.check_local_memory(q.get_device());
-    cl_event done = nullptr;
+    cl_event done_handle = nullptr;
     const cl_int status = api().clEnqueueNDRangeKernel(
-        q.handle(), k.handle(), static_cast<cl_uint>(global_size.size()), nullptr, global_size.data(),
-        local_size.empty() ? nullptr : local_size.data(), static_cast<cl_uint>(wait_for.size()),
-        wait_for.empty() ? nullptr : wait_for.data(), &done);
+        q.handle(), k.handle(), static_cast<cl_uint>(global.size()), offset.empty() ? nullptr : offset.data(),
+        global.data(), local_size.empty() ? nullptr : local_size.data(), static_cast<cl_uint>(wait_for.size()),
+        wait_for.empty() ? nullptr : wait_for.data(), &done_handle);
     if (status != CL_SUCCESS)
         throw_cl_error(status, routine,
-                       "kernel '" + k.name() + "' with global size " + sizes_text(global_size) + " and local size " +
+                       "kernel '" + k.name() + "' with global size " + sizes_text(global) + " and local size " +
                            (local_size.empty() ? std::string("chosen by the implementation") : sizes_text(local_size)));
-    return event(done);
+    event done(done_handle);
+    // The SVM of the arguments stays allocated until the command is over, whatever the caller drops.
+    std::vector<std::shared_ptr<void>> owners;
+    for (const std::shared_ptr<void>& owner : k.arg_owners_)
+        if (owner)
+            owners.push_back(owner);
+    if (!owners.empty())
+        done.keep_until_complete(std::make_shared<std::vector<std::shared_ptr<void>>>(std::move(owners)));
+    return done;
 }
 
 }  // namespace gpukit::cl

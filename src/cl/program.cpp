@@ -3,6 +3,8 @@
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
 
+#include <algorithm>
+#include <string_view>
 #include <utility>
 
 namespace gpukit::cl {
@@ -18,35 +20,143 @@ program program::create_with_source(const context& ctx, const std::string& sourc
     return program(std::move(handle), ctx.devices());
 }
 
-void program::build(const std::string& options) {
+namespace {
+
+// What build() adds to the caller's options.
+constexpr std::string_view arg_info_option = "-cl-kernel-arg-info";
+
+}  // namespace
+
+program program::wrap(cl_program handle, bool retain) {
+    detail::retained<cl_program> owned = detail::reference_to(handle, retain, "a program");
+    program result(std::move(owned), devices_of(handle));
+    const std::vector<size_t> built = reported_executables(handle, result.devices_);
+    if (built.empty())
+        return result;
+    std::string options = detail::info_string([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetProgramBuildInfo(handle, result.devices_[built.front()].handle(), CL_PROGRAM_BUILD_OPTIONS,
+                                           size, value, size_ret);
+    }, "clGetProgramBuildInfo");
+    if (options.ends_with(arg_info_option)) {
+        options.resize(options.size() - arg_info_option.size());
+        while (!options.empty() && options.back() == ' ')
+            options.pop_back();
+    }
+    result.build_->options = std::move(options);
+    result.build_->built_devices = built;
+    result.build_->built = true;
+    return result;
+}
+
+std::vector<device> program::devices_of(cl_program handle) {
+    const std::vector<cl_device_id> ids =
+        detail::info_array<cl_device_id>([&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetProgramInfo(handle, CL_PROGRAM_DEVICES, size, value, size_ret);
+        }, "clGetProgramInfo");
+    return {ids.begin(), ids.end()};
+}
+
+std::vector<size_t> program::reported_executables(cl_program handle, const std::vector<device>& devices) {
+    std::vector<size_t> built;
+    for (size_t i = 0; i < devices.size(); ++i) {
+        auto query = [&](cl_program_build_info param) {
+            return [&, param](size_t size, void* value, size_t* size_ret) {
+                return api().clGetProgramBuildInfo(handle, devices[i].handle(), param, size, value, size_ret);
+            };
+        };
+        const auto status =
+            detail::info_value<cl_build_status>(query(CL_PROGRAM_BUILD_STATUS), "clGetProgramBuildInfo");
+        const auto type =
+            detail::info_value<cl_program_binary_type>(query(CL_PROGRAM_BINARY_TYPE), "clGetProgramBuildInfo");
+        if (status == CL_BUILD_SUCCESS && type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
+            built.push_back(i);
+    }
+    return built;
+}
+
+std::vector<size_t> program::device_indexes(std::span<const device> requested) const {
+    std::vector<size_t> indexes;
+    if (requested.empty()) {
+        for (size_t i = 0; i < devices_.size(); ++i)
+            indexes.push_back(i);
+        return indexes;
+    }
+    for (const device& dev : requested) {
+        const auto found = std::find(devices_.begin(), devices_.end(), dev);
+        if (found == devices_.end())
+            throw logic_error("building a program: device '" + dev.name() +
+                                  "' is not one of the devices of the program's context",
+                              CL_INVALID_DEVICE, "clBuildProgram");
+        const auto index = static_cast<size_t>(found - devices_.begin());
+        if (std::find(indexes.begin(), indexes.end(), index) == indexes.end())
+            indexes.push_back(index);
+    }
+    return indexes;
+}
+
+bool program::built_for(const device& dev) const {
     const auto guard = lock();
-    if (build_->built && options == build_->options)
+    const std::vector<device> built = unlocked_built_devices();
+    return std::find(built.begin(), built.end(), dev) != built.end();
+}
+
+std::vector<device> program::unlocked_built_devices() const {
+    std::vector<device> built;
+    for (const size_t i : build_->built_devices)
+        built.push_back(devices_[i]);
+    return built;
+}
+
+std::string program::device_names(const std::vector<size_t>& indexes) const {
+    std::string names;
+    for (const size_t i : indexes)
+        names += (names.empty() ? "'" : ", '") + devices_[i].name() + "'";
+    return names;
+}
+
+void program::build(const std::string& options, std::span<const device> devices) {
+    const std::vector<size_t> requested = device_indexes(devices);
+    const auto guard = lock();
+    const std::vector<size_t>& built = build_->built_devices;
+    const bool done = build_->built && options == build_->options &&
+                      std::all_of(requested.begin(), requested.end(), [&](size_t i) {
+                          return std::find(built.begin(), built.end(), i) != built.end();
+                      });
+    if (done)
         return;
+    std::vector<cl_device_id> handles;
+    for (const size_t i : requested)
+        handles.push_back(devices_[i].handle());
+    auto build_with = [&](const std::string& text) {
+        return api().clBuildProgram(handle(), static_cast<cl_uint>(handles.size()), handles.data(), text.c_str(),
+                                    nullptr, nullptr);
+    };
     // Kernels check their arguments against the parameters this makes OpenCL describe.
-    const std::string with_arg_info = options + (options.empty() ? "" : " ") + "-cl-kernel-arg-info";
-    cl_int status = api().clBuildProgram(handle(), 0, nullptr, with_arg_info.c_str(), nullptr, nullptr);
+    cl_int status = build_with(options + (options.empty() ? "" : " ") + std::string(arg_info_option));
     if (status == CL_BUILD_PROGRAM_FAILURE)
         // Some compilers fail on sources they build without it (NVIDIA's, on a kernel without
         // parameters: "ptxas ... syntax error"): then the kernels check argument sizes only.
-        status = api().clBuildProgram(handle(), 0, nullptr, options.c_str(), nullptr, nullptr);
+        status = build_with(options);
     if (status == CL_BUILD_PROGRAM_FAILURE) {
         build_->built = false;
+        build_->built_devices.clear();
         std::string log;
-        for (const device& dev : devices_)
-            log += "--- build log for '" + dev.name() + "':\n" + unlocked_build_log(dev) + "\n";
+        for (const size_t i : requested)
+            log += "--- build log for '" + devices_[i].name() + "':\n" + unlocked_build_log(devices_[i]) + "\n";
         throw build_error("clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE (" + std::to_string(status) +
                               "): the OpenCL C source did not compile with options '" + options + "'\n" + log,
                           status, "clBuildProgram", log);
     }
     if (status == CL_INVALID_OPERATION && build_->built)
         throw logic_error("clBuildProgram failed: CL_INVALID_OPERATION (" + std::to_string(status) +
-                              "): the program was built with options '" + build_->options +
-                              "' and kernels of it exist, so it cannot be rebuilt with options '" + options +
-                              "'; make a new Program for other options",
+                              "): kernels of the program exist, so it cannot be built again with options '" + options +
+                              "' for " + device_names(requested) + " (it is built with options '" + build_->options +
+                              "' for " + device_names(built) + "); make a new Program for other options or devices",
                           status, "clBuildProgram");
     if (status != CL_SUCCESS)
         throw_cl_error(status, "clBuildProgram", "options '" + options + "'");
     build_->options = options;
+    build_->built_devices = requested;
     build_->built = true;
 }
 

@@ -1,6 +1,7 @@
 #include "gpukit/cl/queue.hpp"
 
 #include "gpukit/cl/api.hpp"
+#include "gpukit/cl/detail/info.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -18,6 +19,31 @@ queue queue::create(const context& ctx, const device& dev, bool profiling) {
                          dev.handle(), properties),
         detail::adopt);
     return queue(std::move(handle), ctx.handle(), dev, profiling);
+}
+
+queue queue::wrap(cl_command_queue handle, bool retain) {
+    detail::retained<cl_command_queue> owned = detail::reference_to(handle, retain, "a command queue");
+    auto query = [&](cl_command_queue_info param) {
+        return [=](size_t size, void* value, size_t* size_ret) {
+            return api().clGetCommandQueueInfo(handle, param, size, value, size_ret);
+        };
+    };
+    const auto ctx = detail::info_value<cl_context>(query(CL_QUEUE_CONTEXT), "clGetCommandQueueInfo");
+    const auto dev = detail::info_value<cl_device_id>(query(CL_QUEUE_DEVICE), "clGetCommandQueueInfo");
+    const auto properties =
+        detail::info_value<cl_command_queue_properties>(query(CL_QUEUE_PROPERTIES), "clGetCommandQueueInfo");
+    if (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        throw logic_error("wrapping a command queue: it runs commands out of order; expected an in-order queue "
+                          "(gpukit relies on commands running in the order queued)",
+                          CL_INVALID_QUEUE_PROPERTIES, "clGetCommandQueueInfo");
+    return queue(std::move(owned), ctx, device(dev), (properties & CL_QUEUE_PROFILING_ENABLE) != 0);
+}
+
+event enqueue_marker(const queue& q, std::span<const cl_event> wait_for) {
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueMarkerWithWaitList, q.handle(), static_cast<cl_uint>(wait_for.size()),
+              wait_for.empty() ? nullptr : wait_for.data(), &done);
+    return event(done);
 }
 
 void queue::finish() const { GPUKIT_CL(clFinish, handle()); }

@@ -35,6 +35,10 @@ public:
         return buffer(detail::retained<cl_mem>(handle, detail::adopt), size, flags);
     }
 
+    // Another owner of the existing buffer `handle`, as context::wrap; other memory objects
+    // (images, pipes) are refused (cl::logic_error).
+    static buffer wrap(cl_mem handle, bool retain = true);
+
     buffer(buffer&&) noexcept = default;
     buffer& operator=(buffer&&) noexcept = default;
 

@@ -18,6 +18,10 @@ class context {
 public:
     // A context for `devices`, which must be non-empty and belong to one platform.
     static context create(std::span<const device> devices);
+    // Another owner of the existing context `handle` (a queue's, one made elsewhere), with the
+    // devices OpenCL reports for it: a reference of its own when `retain`, else the caller's,
+    // which it takes over. `handle` must be a live cl_context (OpenCL cannot tell otherwise).
+    static context wrap(cl_context handle, bool retain = true);
 
     context(context&&) noexcept = default;
     context& operator=(context&&) noexcept = default;

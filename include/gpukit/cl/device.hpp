@@ -29,6 +29,8 @@ public:
     cl_ulong local_mem_size() const;
     size_t max_work_group_size() const;
     cl_ulong max_mem_alloc_size() const;
+    // Whether the device supports images (gpukit itself passes none to kernels).
+    bool image_support() const;
     // CL_DEVICE_SVM_* bits; 0 on devices older than OpenCL 2.0, which have no SVM.
     cl_device_svm_capabilities svm_capabilities() const;
     platform get_platform() const;

@@ -6,6 +6,7 @@
 #include <CL/cl.h>
 
 #include <memory>
+#include <utility>
 
 namespace gpukit::cl {
 
@@ -26,6 +27,10 @@ class event {
 public:
     // Takes over the reference the enqueue call returned.
     explicit event(cl_event handle) noexcept : handle_(handle, detail::adopt) {}
+    // Another owner of the existing event `handle`, as context::wrap.
+    static event wrap(cl_event handle, bool retain = true) {
+        return event(detail::reference_to(handle, retain, "an event"));
+    }
     event(event&&) noexcept = default;
     event& operator=(event&&) noexcept = default;
 
@@ -48,6 +53,8 @@ public:
     void keep_until_complete(std::shared_ptr<void> owner);
 
 private:
+    explicit event(detail::retained<cl_event> handle) noexcept : handle_(std::move(handle)) {}
+
     detail::retained<cl_event> handle_;
     // Shared with the completion callback, so the owner lives as long as either needs it.
     std::shared_ptr<detail::kept_owner> kept_;

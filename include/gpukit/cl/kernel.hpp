@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -92,10 +93,15 @@ using kernel_arg = std::variant<std::reference_wrapper<const buffer>, std::refer
 // Not safe to share between threads: OpenCL forbids setting one kernel's arguments from two
 // threads at once, and setting then running is two steps. Use one kernel per thread (the
 // Python binding sets and runs a kernel in one call under the GIL, so there it may be shared).
+struct nd_range_options;
+
 class kernel {
 public:
     // The kernel `name` of `prog`, which must be built.
     static kernel create(const program& prog, const std::string& name);
+    // Another owner of the existing kernel `handle`, as context::wrap. Arguments set before
+    // are not known here: set every argument before running it.
+    static kernel wrap(cl_kernel handle, bool retain = true);
 
     kernel(kernel&&) noexcept = default;
     kernel& operator=(kernel&&) noexcept = default;
@@ -108,10 +114,16 @@ public:
     // parameter is not described (or `index` is out of range): how errors name an argument.
     std::string describe_arg(cl_uint index) const;
 
+    // What an argument keeps. A buffer argument holds a reference of its own to the cl_mem
+    // until the argument is set again or the kernel goes, so the buffer object may go first.
+    // SVM is not reference counted: give set_arg the `owner` of the memory (what keeps it
+    // allocated), which the kernel keeps as long, and each launch until it completes
+    // (event::keep_until_complete, whose rules for the owner apply).
+
     // Argument `index` is a __global or __constant pointer to `b`.
     void set_arg(cl_uint index, const buffer& b);
     // Argument `index` is a __global or __constant pointer to the start of SVM `p`.
-    void set_arg(cl_uint index, const svm_pointer& p);
+    void set_arg(cl_uint index, const svm_pointer& p, std::shared_ptr<void> owner = {});
     // Argument `index` is a NULL __global or __constant pointer (OpenCL passes a NULL cl_mem
     // as such), which a kernel may take when it touches no memory there.
     void set_arg(cl_uint index, std::nullptr_t);
@@ -125,9 +137,13 @@ public:
     void set_arg_value(cl_uint index, const T& value) {
         set_arg_bytes(index, &value, sizeof value, value_type_of<T>());
     }
-    // Any of the above.
-    void set_arg(cl_uint index, const kernel_arg& arg);
+    // Any of the above; `owner` is kept for SVM.
+    void set_arg(cl_uint index, const kernel_arg& arg, std::shared_ptr<void> owner = {});
 
+    // clGetKernelInfo: the raw bytes of `param` (CL_KERNEL_ATTRIBUTES, ...).
+    std::vector<std::byte> info_bytes(cl_kernel_info param) const;
+    // The context of the kernel's program; borrowed (the kernel keeps it alive).
+    cl_context context_handle() const noexcept { return context_; }
     // clGetKernelWorkGroupInfo for `dev`: the raw bytes of `param`
     // (CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, ...).
     std::vector<std::byte> work_group_info_bytes(cl_kernel_work_group_info param, const device& dev) const;
@@ -137,30 +153,54 @@ public:
 
 private:
     friend event enqueue_nd_range(const queue&, const kernel&, std::span<const size_t>, std::span<const size_t>,
-                                  std::span<const cl_event>);
+                                  std::span<const cl_event>, const nd_range_options&);
 
     kernel(detail::retained<cl_kernel> handle, std::string name) noexcept
         : handle_(std::move(handle)), name_(std::move(name)) {}
+    // Reads the context and the parameters, and marks every argument unset.
+    void describe();
     void check_index(cl_uint index, const char* routine) const;
     // Throws, naming the argument and what its parameter takes, unless `accepted`.
     void expect_kind(cl_uint index, bool accepted, const std::string& given) const;
     void set_arg_raw(cl_uint index, size_t size, const void* value, const std::string& what);
+    // What argument `index` keeps from now on (see set_arg).
+    void hold(cl_uint index, detail::retained<cl_mem> memory = {}, std::shared_ptr<void> owner = {});
     // The local memory the kernel needs on `dev`, throwing when the device has less.
     void check_local_memory(const device& dev) const;
 
     detail::retained<cl_kernel> handle_;
     cl_context context_ = nullptr;  // the program's, which this kernel keeps alive
+    // The devices the program had an executable for when the kernel was made, which it keeps:
+    // OpenCL refuses to build a program again while kernels of it exist.
+    std::vector<device> executable_devices_;
     std::string name_;
     std::vector<kernel_parameter> parameters_;
     std::vector<bool> arg_set_;
     std::vector<size_t> local_bytes_;  // per argument: the local memory it asks for, else 0
+    std::vector<detail::retained<cl_mem>> arg_memory_;  // per argument: the buffer it points to
+    std::vector<std::shared_ptr<void>> arg_owners_;     // per argument: the owner of its SVM
+};
+
+// How enqueue_nd_range runs a kernel, beyond its sizes (PyOpenCL's keywords).
+struct nd_range_options {
+    // Added to the global id of every work item; empty, or one per dimension.
+    std::span<const size_t> global_offset;
+    // The global size and offset count work groups: they are multiplied by the local size,
+    // which must be given (PyOpenCL's g_times_l).
+    bool global_times_local = false;
+    // A global size of 0 runs nothing: a marker waiting for `wait_for` is enqueued instead, and
+    // its event returned. Without this, such a size is refused.
+    bool allow_empty = false;
 };
 
 // Runs `k` over `global_size` work items (1 to 3 dimensions) in work groups of `local_size`
-// (same dimensions, or empty to let the implementation choose). Every argument must be set.
+// (same dimensions, or empty to let the implementation choose). Every argument must be set, and
+// the kernel's program must be built for the queue's device. The launch keeps the owners of the
+// kernel's SVM arguments until it completes.
 // Refuses, before OpenCL sees them, sizes whose product the device's size_t cannot hold and
 // local memory beyond the device's.
 event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> global_size,
-                       std::span<const size_t> local_size = {}, std::span<const cl_event> wait_for = {});
+                       std::span<const size_t> local_size = {}, std::span<const cl_event> wait_for = {},
+                       const nd_range_options& options = {});
 
 }  // namespace gpukit::cl

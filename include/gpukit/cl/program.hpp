@@ -9,6 +9,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,20 +22,32 @@ namespace gpukit::cl {
 class program {
 public:
     static program create_with_source(const context& ctx, const std::string& source);
+    // Another owner of the existing program `handle`, as context::wrap. It counts as built for
+    // the devices OpenCL reports an executable for, with the options OpenCL reports for the
+    // first of them (less the -cl-kernel-arg-info build() adds).
+    static program wrap(cl_program handle, bool retain = true);
 
     program(program&&) noexcept = default;
     program& operator=(program&&) noexcept = default;
 
     cl_program handle() const noexcept { return handle_.get(); }
+    // The devices of the program's context, which it may be built for.
+    const std::vector<device>& devices() const noexcept { return devices_; }
+    // Whether the program has an executable for at least one device.
     bool built() const noexcept { return build_ && build_->built; }
+    // Whether the program has an executable for `dev`, from a successful build().
+    bool built_for(const device& dev) const;
 
-    // Builds for every device of the context with compiler `options` ("-D N=4 -cl-fast-relaxed-math"),
-    // and -cl-kernel-arg-info, which lets kernels check their arguments (kernel.hpp).
-    // A failed compilation throws cl::build_error, whose message and log() hold the build log.
-    // Building again with the options of the last successful build does nothing (so threads
-    // that each build before use agree); with other options it rebuilds, which OpenCL refuses
-    // once kernels of the program exist (cl::logic_error).
-    void build(const std::string& options = {});
+    // Builds for `devices` (empty: every device of the context), each of which must be one of
+    // devices(), with compiler `options` ("-D N=4 -cl-fast-relaxed-math") and
+    // -cl-kernel-arg-info, which lets kernels check their arguments (kernel.hpp). A build
+    // replaces the executables of the one before: afterwards the program has them for exactly
+    // these devices (PoCL drops the others' even where OpenCL still reports them built). A
+    // failed compilation throws cl::build_error, whose message and log() hold the build logs
+    // of these devices, and leaves no executable. When every device named has been built with
+    // `options` already, this does nothing (so threads that each build before use agree);
+    // building anew is refused by OpenCL once kernels of the program exist (cl::logic_error).
+    void build(const std::string& options = {}, std::span<const device> devices = {});
     // The compiler output for `dev` of the last build.
     std::string build_log(const device& dev) const;
     // The names of the program's kernels; the program must be built.
@@ -47,12 +60,24 @@ private:
     struct build_state {
         std::mutex mutex;  // taken around every OpenCL call on the program
         std::atomic<bool> built = false;
-        std::string options;  // of the last successful build
+        std::string options;                 // of the last successful build
+        std::vector<size_t> built_devices;   // of the last successful build: indexes into devices_
     };
 
     program(detail::retained<cl_program> handle, std::vector<device> devices)
         : handle_(std::move(handle)), devices_(std::move(devices)), build_(std::make_unique<build_state>()) {}
+    // Indexes into devices_ of `requested` (all when empty), without repeats; throws
+    // cl::logic_error naming a device that is not one of them.
+    std::vector<size_t> device_indexes(std::span<const device> requested) const;
     std::string unlocked_build_log(const device& dev) const;
+    // The devices with an executable; the caller holds lock().
+    std::vector<device> unlocked_built_devices() const;
+    // The devices of the program `handle`, and the indexes into them of those OpenCL reports an
+    // executable of it for.
+    static std::vector<device> devices_of(cl_program handle);
+    static std::vector<size_t> reported_executables(cl_program handle, const std::vector<device>& devices);
+    // "'name', 'name'": the devices of `indexes`, for messages.
+    std::string device_names(const std::vector<size_t>& indexes) const;
     std::unique_lock<std::mutex> lock() const { return std::unique_lock(build_->mutex); }
 
     detail::retained<cl_program> handle_;

@@ -4,9 +4,11 @@
 #include "gpukit/cl/context.hpp"
 #include "gpukit/cl/detail/retained.hpp"
 #include "gpukit/cl/device.hpp"
+#include "gpukit/cl/event.hpp"
 
 #include <CL/cl.h>
 
+#include <span>
 #include <utility>
 
 namespace gpukit::cl {
@@ -17,6 +19,9 @@ public:
     // A queue on `dev`, which must be one of the devices of `ctx`; `profiling` makes its
     // events carry timestamps.
     static queue create(const context& ctx, const device& dev, bool profiling = false);
+    // Another owner of the existing queue `handle`, as context::wrap. An out-of-order queue is
+    // refused (cl::logic_error): gpukit relies on commands running in the order queued.
+    static queue wrap(cl_command_queue handle, bool retain = true);
 
     queue(queue&&) noexcept = default;
     queue& operator=(queue&&) noexcept = default;
@@ -41,5 +46,9 @@ private:
     device device_;
     bool profiling_ = false;
 };
+
+// A command that does nothing once the commands of `wait_for` (empty: every command queued
+// before on `q`) have completed; its event says when.
+event enqueue_marker(const queue& q, std::span<const cl_event> wait_for = {});
 
 }  // namespace gpukit::cl

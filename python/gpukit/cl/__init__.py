@@ -17,6 +17,7 @@ RuntimeError = _cl.RuntimeError  # noqa: A001
 mem_flags = _cl.mem_flags
 mem_info = _cl.mem_info
 svm_mem_flags = _cl.svm_mem_flags
+kernel_info = _cl.kernel_info
 kernel_work_group_info = _cl.kernel_work_group_info
 device_type = _cl.device_type
 command_queue_properties = _cl.command_queue_properties
@@ -36,6 +37,8 @@ available = _cl.available
 error_name = _cl.error_name
 get_platforms = _cl.get_platforms
 enqueue_copy = _cl.enqueue_copy
+enqueue_marker = _cl.enqueue_marker
+enqueue_nd_range_kernel = _cl.enqueue_nd_range_kernel
 parse_device_spec = _cl.parse_device_spec
 select_devices = _cl.select_devices
 
@@ -49,8 +52,8 @@ __all__ = [
     "Buffer", "CommandQueue", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelParameter",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
-    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "error_name", "get_platforms", "mem_flags",
-    "kernel_work_group_info", "mem_info", "svm_mem_flags", "SVMAllocation",
+    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "enqueue_marker", "enqueue_nd_range_kernel", "error_name", "get_platforms", "mem_flags",
+    "kernel_info", "kernel_work_group_info", "mem_info", "svm_mem_flags", "SVMAllocation",
     "parse_device_spec", "select_devices",
 ]
 

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <random>
 #include <string>
@@ -130,6 +131,7 @@ TEST_F(ClDevice, PlatformsAndDevicesDescribeThemselves) {
     // The test device's platform is one of those listed (not necessarily the first).
     EXPECT_NE(std::find(platforms.begin(), platforms.end(), dev.get_platform()), platforms.end());
     EXPECT_EQ(dev.info<cl_uint>(CL_DEVICE_MAX_COMPUTE_UNITS), dev.max_compute_units());
+    EXPECT_EQ(dev.image_support(), dev.info<cl_bool>(CL_DEVICE_IMAGE_SUPPORT) == CL_TRUE);
     EXPECT_THROW(dev.info<cl_uchar>(CL_DEVICE_MAX_COMPUTE_UNITS), cl::logic_error);
 }
 
@@ -214,6 +216,24 @@ TEST_F(ClDevice, KernelComputesOnRandomData) {
     // The device may fuse the multiply-add, so compare to within float rounding of the terms.
     for (int i = 0; i < n; ++i)
         ASSERT_NEAR(result[i], a * x[i] + y[i], 1e-5f * (std::abs(a * x[i]) + std::abs(y[i]))) << "at " << i;
+}
+
+TEST_F(ClDevice, KernelInfoIsOpenCLsAnswer) {
+    cl::program prog = build("__kernel __attribute__((reqd_work_group_size(2, 1, 1))) void pair(__global int *x) {}");
+    const cl::kernel k = cl::kernel::create(prog, "pair");
+    EXPECT_EQ(k.context_handle(), ctx->handle());
+    const std::vector<std::byte> name = k.info_bytes(CL_KERNEL_FUNCTION_NAME);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(name.data())), "pair");
+    const std::vector<std::byte> attributes = k.info_bytes(CL_KERNEL_ATTRIBUTES);
+    ASSERT_FALSE(attributes.empty());  // a string, with its NUL
+    if (dev->get_platform().name() == "Portable Computing Language")  // an answer known here
+        EXPECT_TRUE(contains(reinterpret_cast<const char*>(attributes.data()), "reqd_work_group_size"));
+    const std::vector<std::byte> program_bytes = k.info_bytes(CL_KERNEL_PROGRAM);
+    ASSERT_EQ(program_bytes.size(), sizeof(cl_program));
+    cl_program reported = nullptr;
+    std::memcpy(&reported, program_bytes.data(), sizeof reported);
+    EXPECT_EQ(reported, prog.handle());
+    EXPECT_THROW(k.info_bytes(0x1000), cl::logic_error);  // not a kernel_info parameter: CL_INVALID_VALUE
 }
 
 TEST_F(ClDevice, LocalMemoryArgument) {

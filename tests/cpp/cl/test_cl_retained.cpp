@@ -8,9 +8,11 @@
 #include "gpukit/cl/kernel.hpp"
 
 #include "cl_test_device.hpp"
+#include "expect_error.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -274,6 +276,151 @@ TYPED_TEST(ClRetained, MoveAssigningAnOwnerDropsTheReferenceItHeld) {
     EXPECT_EQ(source.handle(), nullptr);
     EXPECT_EQ(reference_count(old_handle), old_before - 1);
     EXPECT_EQ(reference_count(new_handle), new_before);
+}
+
+}  // namespace
+
+namespace {
+
+template <class Handle>
+using owner_of = std::remove_cvref_t<decltype(std::declval<cl_objects&>().template owner<Handle>())>;
+
+// wrap(handle) takes a reference of its own and wrap(handle, false) takes over the caller's;
+// either is dropped with the wrapper.
+TYPED_TEST(ClRetained, WrapTakesAReferenceOfItsOwnOrTheCallers) {
+    using owner = owner_of<TypeParam>;
+    const TypeParam h = this->handle(this->first);
+    const cl_uint before = reference_count(h);
+    {
+        const owner again = owner::wrap(h);
+        EXPECT_EQ(again.handle(), h);
+        EXPECT_EQ(reference_count(h), before + 1);
+    }
+    EXPECT_EQ(reference_count(h), before);
+    ASSERT_EQ((cl::api().*TestFixture::traits::retain)(h), CL_SUCCESS);
+    {
+        const owner adopted = owner::wrap(h, false);
+        EXPECT_EQ(reference_count(h), before + 1);
+    }
+    EXPECT_EQ(reference_count(h), before);
+    gpukit::test::expect_error<cl::logic_error>([] { owner::wrap(nullptr); }, "the handle is null");
+}
+
+// What each wrapper reads from OpenCL.
+class ClWrap : public gpukit::testing::cl_queue_test {
+protected:
+    ClWrap() : cl_queue_test(true) {}
+};
+
+TEST_F(ClWrap, AContextHasItsDevices) {
+    const cl::context again = cl::context::wrap(q->context_handle());
+    EXPECT_EQ(again.handle(), ctx->handle());
+    EXPECT_EQ(again.devices(), ctx->devices());
+}
+
+TEST_F(ClWrap, AQueueHasItsContextDeviceAndProfiling) {
+    const cl::queue again = cl::queue::wrap(q->handle());
+    EXPECT_EQ(again.context_handle(), ctx->handle());
+    EXPECT_EQ(again.get_device(), *dev);
+    EXPECT_TRUE(again.profiling());
+    EXPECT_FALSE(cl::queue::wrap(cl::queue::create(*ctx, *dev).handle()).profiling());
+}
+
+TEST_F(ClWrap, AnOutOfOrderQueueIsRefused) {
+    const cl_queue_properties properties[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+    cl_int status = CL_SUCCESS;
+    const cl_command_queue h =
+        cl::api().clCreateCommandQueueWithProperties(ctx->handle(), dev->handle(), properties, &status);
+    if (status != CL_SUCCESS)
+        GTEST_SKIP() << "the device has no out-of-order queues (" << cl::error_name(status) << ")";
+    // Taken over and dropped again when refused, so the queue is gone after this.
+    gpukit::test::expect_error<cl::logic_error>([&] { cl::queue::wrap(h, false); },
+                                                "wrapping a command queue: it runs commands out of order");
+}
+
+TEST_F(ClWrap, ABufferHasItsSizeAndFlags) {
+    const auto buf = cl::buffer::create(*ctx, CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS, 333);
+    const cl::buffer again = cl::buffer::wrap(buf.handle());
+    EXPECT_EQ(again.size(), 333u);
+    EXPECT_EQ(again.flags(), cl_mem_flags{CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS});
+}
+
+// clGetMemObjectInfo, answering CL_MEM_TYPE as an image's and everything else as `real_mem_info`.
+decltype(&::clGetMemObjectInfo) real_mem_info = nullptr;
+cl_int image_type_info(cl_mem m, cl_mem_info param, size_t size, void* value, size_t* size_ret) {
+    if (param != CL_MEM_TYPE)
+        return real_mem_info(m, param, size, value, size_ret);
+    const cl_mem_object_type type = CL_MEM_OBJECT_IMAGE2D;
+    if (size_ret)
+        *size_ret = sizeof type;
+    if (value)
+        std::memcpy(value, &type, sizeof type);
+    return CL_SUCCESS;
+}
+
+TEST_F(ClWrap, OtherMemoryObjectsAreRefused) {
+    const auto buf = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 64);
+    real_mem_info = cl::api().clGetMemObjectInfo;
+    cl::api_override<decltype(&::clGetMemObjectInfo)> as_image(cl::mutable_api().clGetMemObjectInfo,
+                                                               &image_type_info);
+    gpukit::test::expect_error<cl::logic_error>([&] { cl::buffer::wrap(buf.handle()); },
+                                                "the memory object is of type " + std::to_string(CL_MEM_OBJECT_IMAGE2D),
+                                                "expected a buffer");
+}
+
+TEST_F(ClWrap, AProgramIsBuiltAsOpenCLReportsIt) {
+    constexpr const char* source = "__kernel void seven(__global int *out) { out[get_global_id(0)] = 7 * N; }";
+    cl::program prog = cl::program::create_with_source(*ctx, source);
+    EXPECT_FALSE(cl::program::wrap(prog.handle()).built());
+    prog.build("-DN=3");
+    const cl::kernel first = cl::kernel::create(prog, "seven");
+    cl::program again = cl::program::wrap(prog.handle());
+    EXPECT_TRUE(again.built() && again.built_for(*dev));
+    EXPECT_EQ(again.devices(), ctx->devices());
+    EXPECT_EQ(again.kernel_names(), std::vector<std::string>{"seven"});
+    again.build("-DN=3");  // the options OpenCL reports: nothing to build (kernels exist, so OpenCL would refuse)
+    gpukit::test::expect_error<cl::logic_error>([&] { again.build("-DN=4"); },
+                                                "(it is built with options '-DN=3' for '" + dev->name() + "')");
+}
+
+TEST_F(ClWrap, AKernelIsDescribedAndRunsOnceItsArgumentsAreSet) {
+    cl::program prog = cl::program::create_with_source(*ctx, R"(
+        __kernel void affine(__global int *out, int a, int b) {
+            const int i = get_global_id(0);
+            out[i] = a * i + b;
+        })");
+    prog.build();
+    const cl::kernel original = cl::kernel::create(prog, "affine");
+    cl::kernel again = cl::kernel::wrap(original.handle());
+    EXPECT_EQ(again.name(), "affine");
+    EXPECT_EQ(again.num_args(), 3u);
+    ASSERT_EQ(again.parameters().size(), original.parameters().size());
+    for (size_t i = 0; i < again.parameters().size(); ++i) {
+        EXPECT_EQ(again.parameters()[i].name, original.parameters()[i].name);
+        EXPECT_EQ(again.parameters()[i].kind, original.parameters()[i].kind);
+    }
+    const size_t global[] = {40};
+    gpukit::test::expect_error<cl::logic_error>([&] { cl::enqueue_nd_range(*q, again, global); },
+                                                "argument 0 ('out', __global int*) of kernel 'affine' was never set");
+    auto out = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 40 * sizeof(int));
+    again.set_arg(0, out);
+    again.set_arg_value(1, -6);
+    again.set_arg_value(2, 11);
+    cl::enqueue_nd_range(*q, again, global);
+    std::vector<int> result(40);
+    cl::enqueue_read(*q, out, 0, result.data(), result.size() * sizeof(int), true);
+    for (int i = 0; i < 40; ++i)
+        ASSERT_EQ(result[i], -6 * i + 11) << "at " << i;
+}
+
+TEST_F(ClWrap, AnEventCanBeWaitedFor) {
+    auto buf = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, sizeof(int));
+    const int value = 5;
+    const cl::event written = cl::enqueue_write(*q, buf, 0, &value, sizeof value, false);
+    const cl::event again = cl::event::wrap(written.handle());
+    again.wait();
+    EXPECT_EQ(again.status(), CL_COMPLETE);
+    EXPECT_LE(again.profile().start, again.profile().end);
 }
 
 }  // namespace

@@ -50,4 +50,15 @@ T info_value(Query query, const char* routine) {
     return value;
 }
 
+// An info value that is an array of T (the devices of a context or program).
+template <class T, class Query>
+std::vector<T> info_array(Query query, const char* routine) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const std::vector<std::byte> bytes = info_bytes(query, routine);
+    std::vector<T> values(bytes.size() / sizeof(T));
+    if (!values.empty())
+        std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+    return values;
+}
+
 }  // namespace gpukit::cl::detail

@@ -11,6 +11,7 @@
 
 #include <CL/cl.h>
 
+#include <string>
 #include <utility>
 
 namespace gpukit::cl::detail {
@@ -84,5 +85,16 @@ public:
 private:
     Handle handle_ = nullptr;
 };
+
+// One more owner of an existing object (the wrap() factories): a reference of its own when
+// `retain`, else the caller's, which it takes over (and drops, should the factory throw after).
+// A null handle throws cl::logic_error naming `kind` ("a context").
+template <class Handle>
+retained<Handle> reference_to(Handle handle, bool retain, const char* kind) {
+    if (!handle)
+        throw logic_error(std::string("wrapping ") + kind + ": the handle is null; expected a live OpenCL object",
+                          CL_INVALID_VALUE, retain_traits<Handle>::retain_name);
+    return retain ? retained<Handle>(handle) : retained<Handle>(handle, adopt);
+}
 
 }  // namespace gpukit::cl::detail
