@@ -320,7 +320,7 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::
     python_hold hold;
     cl::event done = enqueue_copy_command(q, dest, src, dst_offset, src_offset, byte_count, hold, events);
     if (!hold.empty())
-        done.keep_until_complete(share_with_opencl(std::move(hold)));
+        done.keep_until_complete(share_hold(std::move(hold)));
     if (is_blocking) {
         release_gil release;
         done.wait();
@@ -505,7 +505,7 @@ void bind_cl(nb::module_& parent) {
                                               std::to_string(memory.size()) + " bytes",
                                           CL_INVALID_BUFFER_SIZE, "clCreateBuffer");
                 host = memory.data();
-                host_owner = share_with_opencl(std::move(hold));
+                host_owner = share_hold(std::move(hold));
             }
             new (self) cl::buffer(cl::buffer::create(ctx, flags, size, host, std::move(host_owner)));
             release_dropped_holds();  // COPY_HOST_PTR memory was needed only by create
@@ -632,7 +632,7 @@ void bind_cl(nb::module_& parent) {
             set_kernel_args(k, args, svm_used);
             cl::event done = cl::enqueue_nd_range(q, k, global, local, events);
             if (!svm_used.empty())
-                done.keep_until_complete(share_with_opencl(std::move(svm_used)));
+                done.keep_until_complete(share_hold(std::move(svm_used)));
             release_dropped_holds();
             return done;
         }, "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,

@@ -5,7 +5,8 @@
 // it (event::keep_until_complete, buffer::create) and may drop it on a thread of the OpenCL
 // implementation. Releasing Python objects needs the GIL, and such a thread must never wait
 // for it (whoever holds the GIL may be waiting for OpenCL), so a dropped owner only sets its
-// Python objects aside; the next gpukit.cl call releases them, with the GIL held.
+// Python objects aside; the next call of release_dropped_holds() (by gpukit.cl's calls)
+// releases them, with the GIL held.
 #pragma once
 
 #include "bindings.hpp"
@@ -35,10 +36,11 @@ private:
     std::vector<nb::object> references_;
 };
 
-// `hold` as an owner for gpukit::cl, which may drop it on any thread.
-std::shared_ptr<void> share_with_opencl(python_hold hold);
+// `hold` as an owner for C++ code (gpukit::cl), which may drop it on any thread, without the
+// GIL.
+std::shared_ptr<void> share_hold(python_hold hold);
 
-// Releases what OpenCL has let go of since the last call. Call with the GIL held.
+// Releases what C++ has let go of since the last call. Call with the GIL held.
 void release_dropped_holds();
 
 }  // namespace gpukit::python
