@@ -4,10 +4,11 @@
 # multi-GPU Python tests, the tests of one process per GPU (under mpiexec where mpi4py and
 # a launcher are there, and under gpukit's own launcher), and the tables of all-reduce,
 # all-gather, reduce-scatter and broadcast from 8 B to 1 GiB, gpukit beside CuPy and
-# torch.distributed, one process per GPU on every side. Every step is bounded by `timeout`,
-# so one hang costs its step only. Logs and tables go to $OUT (8 files at most: build.log,
-# ctest.log, pytest.log, ranks.log, mpi.log, bench.log, nccl.json, nccl.md); a short summary
-# is printed last.
+# torch.distributed, one process per GPU on every side (GPUKIT_NCCL_TABLES=0 skips them,
+# for a run that only checks the tests: the tests then get the tables' share of the budget).
+# Every step is bounded by `timeout`, so one hang costs its step only. Logs and tables go to
+# $OUT (8 files at most: build.log, ctest.log, pytest.log, ranks.log, mpi.log, bench.log,
+# nccl.json, nccl.md); a short summary is printed last.
 #
 # The build: `make configure`, then the extension module and the NCCL test executables only
 # (what the steps run: a whole `make build` leaves too little of one device call for the
@@ -21,6 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-multi-gpu-logs}; mkdir -p "$OUT"
 JOBS=${JOBS:-32}
 BUDGET=${GPUKIT_MULTI_GPU_BUDGET:-480}
+TABLES=${GPUKIT_NCCL_TABLES:-1}
 # NVLink multicast (NVLS) stays off on every side: the lent machines do not offer it.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
@@ -32,6 +34,8 @@ left() { echo $((BUDGET - SECONDS)); }
 # cap SECONDS RESERVE: at most SECONDS, leaving RESERVE for the steps after (what they need
 # at least; they get more when the steps before them finish early); at least 10.
 cap() { local t=$(( $(left) - $2 )); [ "$t" -gt "$1" ] && t=$1; [ "$t" -lt 10 ] && t=10; echo "$t"; }
+# reserve WITH WITHOUT: a step's RESERVE with the tables to come, or without them.
+reserve() { if [ "$TABLES" = 0 ]; then echo "$2"; else echo "$1"; fi; }
 step() {  # step LOG NAME TIMEOUT COMMAND...: runs with a time limit, appends to $OUT/LOG
     local log=$1 name=$2 limit=$3; shift 3
     local start=$SECONDS
@@ -51,9 +55,9 @@ gpus=$(timeout 30 nvidia-smi -L 2>/dev/null | grep -c "^GPU")
 
 # --- build ---------------------------------------------------------------------------------
 if [ "${GPUKIT_FULL_BUILD:-0}" = 1 ]; then
-    step build.log build "$(cap 240 240)" make build JOBS="$JOBS"
+    step build.log build "$(cap 240 "$(reserve 240 120)")" make build JOBS="$JOBS"
 else
-    step build.log build "$(cap 240 240)" bash -c "make configure >/dev/null && \
+    step build.log build "$(cap 240 "$(reserve 240 120)")" bash -c "make configure >/dev/null && \
         cmake --build build -j $JOBS --target _gpukit test_nccl test_nccl_gpu"
 fi
 PY=$(cat build/.python 2>/dev/null || echo python3)
@@ -103,19 +107,23 @@ fi
 mpi_lines=$(sed -n '/===== MPI/,$p' "$OUT/mpi.log" | tail -n +2 | head -n 5)
 
 # --- tests ---------------------------------------------------------------------------------
-step ctest.log ctest-nccl "$(cap 90 200)" bash -c 'cd build && ctest -R "^Nccl" -j 4 --output-on-failure'
-step pytest.log pytest-nccl-multi-gpu "$(cap 150 130)" "$PY" -X faulthandler -m pytest -ra -o faulthandler_timeout=120 \
+step ctest.log ctest-nccl "$(cap 90 "$(reserve 200 80)")" bash -c 'cd build && ctest -R "^Nccl" -j 4 --output-on-failure'
+step pytest.log pytest-nccl-multi-gpu "$(cap 150 "$(reserve 130 15)")" "$PY" -X faulthandler -m pytest -ra -o faulthandler_timeout=120 \
     tests/python/test_nccl.py tests/python/test_multi_gpu.py
 # The benchmark sides are measured in full by the bench step below.
-step ranks.log pytest-one-process-per-gpu "$(cap 150 100)" "$PY" -X faulthandler -m pytest -ra -s \
+step ranks.log pytest-one-process-per-gpu "$(cap 150 "$(reserve 100 0)")" "$PY" -X faulthandler -m pytest -ra -s \
     -o faulthandler_timeout=150 tests/python/test_nccl_ranks.py -k 'not benchmark_sides'
 
 # --- tables --------------------------------------------------------------------------------
-bench_budget=$(( $(left) - 25 ))
-[ "$bench_budget" -gt 300 ] && bench_budget=300
-[ "$bench_budget" -lt 60 ] && bench_budget=60
-step bench.log nccl-tables $((bench_budget + 20)) "$PY" -m gpukit.bench.nccl_table --budget "$bench_budget" \
-    --json "$OUT/nccl.json" --markdown "$OUT/nccl.md"
+if [ "$TABLES" = 0 ]; then
+    summary+=("nccl-tables: skipped (GPUKIT_NCCL_TABLES=0)")
+else
+    bench_budget=$(( $(left) - 25 ))
+    [ "$bench_budget" -gt 300 ] && bench_budget=300
+    [ "$bench_budget" -lt 60 ] && bench_budget=60
+    step bench.log nccl-tables $((bench_budget + 20)) "$PY" -m gpukit.bench.nccl_table --budget "$bench_budget" \
+        --json "$OUT/nccl.json" --markdown "$OUT/nccl.md"
+fi
 
 # --- summary -------------------------------------------------------------------------------
 [ -f "$OUT/nccl.md" ] && cat "$OUT/nccl.md"  # the tables, also in the output should the files not come back
@@ -126,7 +134,9 @@ echo "== MPI"
 echo "$mpi_lines"
 grep -E '^(SKIPPED|FAILED|ERROR)' "$OUT/pytest.log" "$OUT/ranks.log" 2>/dev/null | cut -c1-240 | head -n 25
 grep -E 'mpi4py Send/Recv' "$OUT/ranks.log" | head -n 2
-echo "== tables"
-sed -n '/GPUs: goal met/,$p' "$OUT/bench.log" | head -n 30
+if [ "$TABLES" != 0 ]; then
+    echo "== tables"
+    sed -n '/GPUs: goal met/,$p' "$OUT/bench.log" | head -n 30
+fi
 echo "== not run: 4 and 8 GPUs (no machine of that size lent)"
 rm -f "$scratch"

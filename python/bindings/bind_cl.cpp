@@ -125,7 +125,7 @@ cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle va
     if (nb::isinstance<cl::svm_pointer>(value)) {
         python_hold hold;
         hold.keep(value);
-        owner = share_with_opencl(std::move(hold));
+        owner = share_hold(std::move(hold));
         return std::cref(nb::cast<const cl::svm_pointer&>(value));
     }
     if (nb::isinstance<cl::local_memory>(value))
@@ -258,7 +258,7 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::
     python_hold hold;
     cl::event done = enqueue_copy_command(q, dest, src, dst_offset, src_offset, byte_count, hold, events);
     if (!hold.empty())
-        done.keep_until_complete(share_with_opencl(std::move(hold)));
+        done.keep_until_complete(share_hold(std::move(hold)));
     if (is_blocking) {
         release_gil release;
         done.wait();
@@ -508,7 +508,7 @@ void bind_cl(nb::module_& parent) {
                                               std::to_string(memory.size()) + " bytes",
                                           CL_INVALID_BUFFER_SIZE, "clCreateBuffer");
                 host = memory.data();
-                host_owner = share_with_opencl(std::move(hold));
+                host_owner = share_hold(std::move(hold));
             }
             new (self) cl::buffer(cl::buffer::create(ctx, flags, size, host, std::move(host_owner)));
             release_dropped_holds();  // COPY_HOST_PTR memory was needed only by create

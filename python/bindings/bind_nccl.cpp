@@ -4,6 +4,7 @@
 // argument_error ValueError, gpukit::type_error TypeError.
 #include "array_object.hpp"
 #include "bindings.hpp"
+#include "cl_host_memory.hpp"
 #include "exception_types.hpp"
 #include "int_args.hpp"
 #include "memory_args.hpp"
@@ -194,6 +195,20 @@ struct collective_call {
     nccl::reduce_op op = nccl::reduce_op::sum;
 };
 
+// Inside a group, the call is recorded and issued when the outermost group ends: until then
+// the group keeps the Python objects it uses (its buffers and stream), whatever the caller
+// drops. The group drops them with the GIL released; _Group.__exit__ releases them.
+void keep_for_the_group(nb::handle sendbuf, nb::handle recvbuf, nb::handle stream) {
+    nccl::detail::group_book& book = nccl::detail::this_thread_groups();
+    if (!book.open())
+        return;
+    python_hold hold;
+    for (nb::handle used : {sendbuf, recvbuf, stream})
+        if (!used.is_none())
+            hold.keep(used);
+    book.keep(share_hold(std::move(hold)));
+}
+
 // `op`: the reduction's name, or None for a call that does not reduce. Inside a group, a call
 // refused here makes the group fail at its end, as in C++ (nccl::detail::refusing_in_group).
 collective_call prepare(nccl::collective what, const nccl::communicator& comm, nb::handle sendbuf,
@@ -228,6 +243,7 @@ collective_call prepare(nccl::collective what, const nccl::communicator& comm, n
                 if (const cuda::context_state_ptr& owner = nb::cast<const cuda::stream&>(stream).owner())
                     stream_context = owner->handle;
             prepared.args = nccl::check_call(what, comm, send, recv, count_kw, prepared.stream, stream_context);
+            keep_for_the_group(sendbuf, recvbuf, stream);
             return prepared;
         });
     } catch (...) {
@@ -377,9 +393,9 @@ void bind_nccl(nb::module_& parent) {
                      "True while the group it was made in has not ended: NCCL makes it at the group's end.")
         .def("destroy", &nccl::communicator::destroy, nb::call_guard<release_gil>(),
              "Waits for pending work and frees the communicator; later calls raise LogicError. In a group, "
-             "NCCL frees it when the group ends.")
+             "the communicator is freed after the group ends (its calls may use it).")
         .def("abort", &nccl::communicator::abort, nb::call_guard<release_gil>(),
-             "Frees the communicator without waiting, stopping pending work.")
+             "Frees the communicator without waiting, stopping pending work (in a group, after the group ends).")
         .def("split",
              [](const nccl::communicator& c, nb::handle color, nb::handle key) -> std::optional<nccl::communicator> {
                  const auto [colour, order] = nccl::detail::refusing_in_group([&] {
@@ -470,11 +486,17 @@ void bind_nccl(nb::module_& parent) {
             if (!g.open)
                 throw logic_error("this NCCL group was not entered");
             std::unique_ptr<nccl::group> open = std::move(g.open);
-            release_gil release;  // launching the grouped calls, or aborting, may wait for peers
-            if (type.is_none())
-                open->end();
-            else
-                open->cancel();  // NCCL launches none of the block's calls; the block's exception is raised
+            try {
+                release_gil release;  // issuing the grouped calls may wait for peers
+                if (type.is_none())
+                    open->end();
+                else
+                    open->cancel();  // none of the block's calls is issued; the block's exception is raised
+            } catch (...) {
+                release_dropped_holds();
+                throw;
+            }
+            release_dropped_holds();  // what the outermost group kept for its calls until it issued them
             return false;
         }, "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none());
 }

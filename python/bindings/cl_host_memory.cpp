@@ -40,7 +40,7 @@ std::span<std::byte> python_hold::export_memory(nb::handle obj, bool writable, c
     return {static_cast<std::byte*>(exported.data()), exported.size()};
 }
 
-std::shared_ptr<void> share_with_opencl(python_hold hold) {
+std::shared_ptr<void> share_hold(python_hold hold) {
     // What OpenCL drops after the last launch waits for the next one; at exit nobody launches,
     // so Python's atexit releases it (work still running then keeps its objects: the
     // interpreter cannot wait for every queue).

@@ -1,11 +1,14 @@
 // Python memory that OpenCL uses after the call it was given to has returned: the host side of
-// a non-blocking copy, the host memory of a USE_HOST_PTR buffer, the SVM of a queued command.
+// a non-blocking copy, the host memory of a USE_HOST_PTR buffer, the SVM of a queued command;
+// and, the same way, the arrays and streams of the calls an NCCL group records until it ends.
 //
 // gpukit::cl keeps an owner (a std::shared_ptr<void>) of such memory for as long as OpenCL needs
 // it (event::keep_until_complete, buffer::create) and may drop it on a thread of the OpenCL
-// implementation. Releasing Python objects needs the GIL, and such a thread must never wait
-// for it (whoever holds the GIL may be waiting for OpenCL), so a dropped owner only sets its
-// Python objects aside; the next gpukit.cl call releases them, with the GIL held.
+// implementation; gpukit::nccl's group drops its owners with the GIL released. Releasing
+// Python objects needs the GIL, and such a thread must never wait for it (whoever holds the
+// GIL may be waiting for OpenCL), so a dropped owner only sets its Python objects aside; the
+// next call of release_dropped_holds() (by gpukit.cl's calls, by the end of an NCCL group)
+// releases them, with the GIL held.
 #pragma once
 
 #include "bindings.hpp"
@@ -35,10 +38,11 @@ private:
     std::vector<nb::object> references_;
 };
 
-// `hold` as an owner for gpukit::cl, which may drop it on any thread.
-std::shared_ptr<void> share_with_opencl(python_hold hold);
+// `hold` as an owner for C++ code (gpukit::cl, gpukit::nccl's groups), which may drop it on
+// any thread, without the GIL.
+std::shared_ptr<void> share_hold(python_hold hold);
 
-// Releases what OpenCL has let go of since the last call. Call with the GIL held.
+// Releases what C++ has let go of since the last call. Call with the GIL held.
 void release_dropped_holds();
 
 }  // namespace gpukit::python

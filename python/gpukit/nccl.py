@@ -13,7 +13,8 @@ place. ``stream=`` takes gpukit streams or any object with ``__cuda_stream__``; 
 is the legacy default stream. Calls return when the work is queued on the stream.
 
 ``group()`` is NCCL's group, with its semantics: calls and communicators made in it are
-launched and made when the outermost block ends, and a refused call fails the whole group.
+launched and made when the outermost block ends, and a refused call fails the whole group,
+which then launches none of its calls.
 ``Communicator.check_agreement`` makes every collective first check that the ranks make the
 same call, raising ValueError on every rank where NCCL would hang.
 
@@ -42,13 +43,16 @@ __all__ = ["Communicator", "NcclError", "available", "version", "library_path", 
 
 
 def group():
-    """A with-block whose NCCL calls NCCL defers to the end of the outermost block
-    (ncclGroupStart / ncclGroupEnd): send/recv pairs, collectives on several communicators of
+    """A with-block whose NCCL calls wait for the end of the outermost block (NCCL's
+    ncclGroupStart / ncclGroupEnd): send/recv pairs, collectives on several communicators of
     this process, and communicators made there (``Communicator(...)``, ``init_all``,
-    ``split``), which are pending (``is_pending``) until the block ends. Errors of the grouped
-    calls are raised at the end of the block; a call refused inside it (by gpukit's checks or
-    NCCL's) makes the whole group fail there, launching none of its calls, and a block left by
-    an exception launches none of them either. Blocks nest; use one on one thread."""
+    ``split``), which are pending (``is_pending``) until the block ends. Each call is checked
+    when it is made and recorded, with the arrays and stream it uses kept alive; the end of
+    the outermost block issues them all, in order, in one NCCL group, and raises the errors
+    NCCL reports. A call refused inside the block makes the whole group fail there, issuing
+    none of its calls (even when the refusal was caught inside), and a block left by an
+    exception issues none either. ``destroy()`` and ``abort()`` in a block take effect after
+    it ends. Blocks nest; use one on one thread."""
     return _nccl._Group()
 
 

@@ -43,6 +43,23 @@ void release_quietly(comm_t handle, const cuda::context_state_ptr& primary) noex
     }
 }
 
+// Makes an NCCL call, its arguments bound by `call`, in `primary`: now, or, inside a group,
+// when the outermost group ends (group.hpp), recorded until then. Throws nccl_error when
+// NCCL refuses a call made now; `comm` is the communicator whose last error NCCL keeps.
+template <class Call>
+void call_or_record(const char* routine, comm_t comm, const cuda::context_state_ptr& primary, Call call) {
+    (void)api();  // NCCL must load, for a recorded call too: the refusal then names this call
+    if (detail::group_book& book = detail::this_thread_groups(); book.open()) {
+        book.record({routine, comm, [primary, call = std::move(call)] {
+                         cuda::scoped_context in(*primary);
+                         return call();
+                     }});
+        return;
+    }
+    cuda::scoped_context in(*primary);
+    check(call(), routine, comm);
+}
+
 }  // namespace
 
 communicator::communicator(comm_t handle, cuda::context_state_ptr primary)
@@ -53,17 +70,14 @@ communicator::communicator(comm_t handle, cuda::context_state_ptr primary)
 communicator communicator::create(const unique_id& id, int nranks, int rank, const cuda::device& dev) {
     return detail::refusing_in_group([&] {
         check_ranks(nranks, rank);
-        cuda::context_state_ptr primary = primary_of(dev);
-        comm_t handle = nullptr;
-        {
-            cuda::scoped_context in(*primary);
-            check(api().ncclCommInitRank(&handle, nranks, id.raw(), rank), "ncclCommInitRank");
-        }
-        communicator made(handle, std::move(primary));
+        auto slot = std::make_shared<detail::pending_comm>();
+        slot->primary = primary_of(dev);
+        call_or_record("ncclCommInitRank", nullptr, slot->primary, [slot, nranks, raw = id.raw(), rank] {
+            return api().ncclCommInitRank(&slot->handle, nranks, raw, rank);
+        });
+        communicator made = from_slot(std::move(slot));
         made.rank_ = rank;  // what NCCL's ncclCommUserRank and ncclCommCount would say
         made.size_ = nranks;
-        if (detail::this_thread_groups().open())
-            made.wait_for_group();
         return made;
     });
 }
@@ -82,43 +96,45 @@ std::vector<communicator> communicator::init_all(const std::vector<cuda::device>
         if (devices.empty())
             throw argument_error("init_all needs at least one device");
         std::vector<int> ordinals;
-        std::vector<cuda::context_state_ptr> primaries;
+        std::vector<std::shared_ptr<detail::pending_comm>> slots;
         for (const auto& dev : devices) {
             if (std::find(ordinals.begin(), ordinals.end(), dev.ordinal()) != ordinals.end())
                 throw argument_error("init_all: device " + std::to_string(dev.ordinal()) +
                                      " is named twice; NCCL runs one rank per device");
             ordinals.push_back(dev.ordinal());
-            primaries.push_back(primary_of(dev));
+            slots.push_back(std::make_shared<detail::pending_comm>());
+            slots.back()->primary = primary_of(dev);
         }
-        std::vector<comm_t> handles(devices.size(), nullptr);
-        {
-            // NCCL switches devices while it sets the ranks up and switches back to the device
-            // it found current: with the first device's primary context pushed, the pop after
-            // the call restores whatever context the caller had.
-            cuda::scoped_context in(*primaries.front());
-            check(api().ncclCommInitAll(handles.data(), static_cast<int>(handles.size()), ordinals.data()),
-                  "ncclCommInitAll");
-        }
-        const bool in_group = detail::this_thread_groups().open();
+        // NCCL switches devices while it sets the ranks up and switches back to the device it
+        // found current: with the first device's primary context pushed, the pop after the
+        // call restores whatever context the caller had.
+        call_or_record("ncclCommInitAll", nullptr, slots.front()->primary, [slots, ordinals] {
+            std::vector<comm_t> handles(slots.size(), nullptr);
+            const result code =
+                api().ncclCommInitAll(handles.data(), static_cast<int>(handles.size()), ordinals.data());
+            for (std::size_t k = 0; k < slots.size(); ++k)
+                slots[k]->handle = handles[k];
+            return code;
+        });
         std::vector<communicator> made;
-        made.reserve(handles.size());
-        for (std::size_t k = 0; k < handles.size(); ++k) {
-            communicator& comm = made.emplace_back(communicator(handles[k], std::move(primaries[k])));
+        made.reserve(slots.size());
+        for (std::size_t k = 0; k < slots.size(); ++k) {
+            communicator& comm = made.emplace_back(from_slot(slots[k]));
             comm.rank_ = static_cast<int>(k);  // ncclCommInitAll's ranks: k on devices[k]
-            comm.size_ = static_cast<int>(handles.size());
-            if (in_group)
-                comm.wait_for_group();
+            comm.size_ = static_cast<int>(slots.size());
         }
         return made;
     });
 }
 
-void communicator::wait_for_group() {
-    auto pending = std::make_shared<detail::pending_comm>();
-    pending->handle = std::exchange(handle_, nullptr);
-    pending->primary = primary_;
-    detail::this_thread_groups().enroll(pending);
-    pending_ = std::move(pending);
+communicator communicator::from_slot(std::shared_ptr<detail::pending_comm> slot) {
+    if (detail::group_book& book = detail::this_thread_groups(); book.open()) {
+        book.enroll(slot);
+        communicator made(nullptr, slot->primary);
+        made.pending_ = std::move(slot);
+        return made;
+    }
+    return communicator(slot->handle, slot->primary);
 }
 
 void communicator::settle() const {
@@ -138,8 +154,8 @@ void communicator::take_made_handle() const {
         throw logic_error("this NCCL communicator is being made by a group that has not ended; use it after the "
                           "group (the with-block) ends, where NCCL makes it");
     case detail::pending_comm::phase::failed:
-        throw logic_error("the NCCL group that was making this communicator failed, so it was aborted; it can no "
-                          "longer be used");
+        throw logic_error("the NCCL group that was making this communicator failed, so it was never made (or "
+                          "was aborted after NCCL's failure); it can no longer be used");
     case detail::pending_comm::phase::made: break;
     }
     if (!pending_->handle) {  // NCCL reported success but wrote no handle: treat it as failed
@@ -173,18 +189,27 @@ communicator::~communicator() { release_now(); }
 
 void communicator::release_now() noexcept {
     // A communicator its group has not made yet is the group's to destroy when it ends; one
-    // whose group failed was aborted there.
+    // whose group failed was never made, or was aborted there.
     if (pending_ && pending_->state == detail::pending_comm::phase::made)
         handle_ = std::exchange(pending_->handle, nullptr);
     pending_.reset();
-    if (handle_)
-        release_quietly(std::exchange(handle_, nullptr), primary_);
+    if (!handle_)
+        return;
+    const comm_t handle = std::exchange(handle_, nullptr);
+    if (detail::group_book& book = detail::this_thread_groups(); book.open()) {
+        try {
+            book.release_at_end(handle, primary_, false);  // after the group's calls, which may use it
+            return;
+        } catch (...) {
+        }
+    }
+    release_quietly(handle, primary_);
 }
 
 void communicator::end_with(result (*nccl_api::*end)(comm_t), const char* routine) {
     if (pending_) {
         if (pending_->state == detail::pending_comm::phase::failed)
-            return;  // the group that failed aborted it
+            return;  // the group failed: it never made it, or aborted it
         if (pending_->state == detail::pending_comm::phase::waiting)
             throw logic_error("an NCCL communicator cannot be destroyed or aborted before the group that makes it "
                               "ends");
@@ -194,6 +219,10 @@ void communicator::end_with(result (*nccl_api::*end)(comm_t), const char* routin
         return;
     // NCCL frees the communicator whatever it returns: never hand the handle to it again.
     const comm_t handle = std::exchange(handle_, nullptr);
+    if (detail::group_book& book = detail::this_thread_groups(); book.open()) {
+        book.release_at_end(handle, primary_, end == &nccl_api::ncclCommAbort);  // after the group's calls
+        return;
+    }
     cuda::scoped_context in(*primary_);
     check((api().*end)(handle), routine);
 }
@@ -266,20 +295,17 @@ std::optional<communicator> communicator::split(int color, int key) const {
                                  std::to_string(split_no_color) + ") for a rank that joins no communicator; got " +
                                  std::to_string(color));
         const comm_t parent = handle();
-        // Where NCCL writes the new handle: at once outside a group, when it ends inside one
-        // (even for split_no_color, which gets null), so it lives on the heap.
+        // Where NCCL writes the new handle: at once outside a group; inside one, at the end of
+        // the group that issues the call (even for split_no_color, which gets null).
         auto slot = std::make_shared<detail::pending_comm>();
         slot->primary = primary_;
-        {
-            cuda::scoped_context in(*primary_);
-            check(api().ncclCommSplit(parent, color, key, &slot->handle, nullptr), "ncclCommSplit", parent);
-        }
-        if (detail::group_book& book = detail::this_thread_groups(); book.open()) {
-            book.enroll(slot);
+        call_or_record("ncclCommSplit", parent, primary_, [parent, color, key, slot] {
+            return api().ncclCommSplit(parent, color, key, &slot->handle, nullptr);
+        });
+        if (detail::this_thread_groups().open()) {
+            communicator made = from_slot(std::move(slot));  // pending until the group ends
             if (color == split_no_color)
                 return std::nullopt;
-            communicator made(nullptr, primary_);
-            made.pending_ = std::move(slot);
             return made;
         }
         if (color == split_no_color)
@@ -304,9 +330,10 @@ void communicator::all_reduce(const void* send, void* recv, std::size_t count, d
         agree(collective::all_reduce, count, type, static_cast<int>(op), -1, stream);
         check_type(type);
         check_op(type, op);
-        cuda::scoped_context in(*primary_);
-        check(api().ncclAllReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), h, stream.handle()),
-              "ncclAllReduce", h);
+        const CUstream s = stream.handle();
+        call_or_record("ncclAllReduce", h, primary_, [=] {
+            return api().ncclAllReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), h, s);
+        });
     });
 }
 
@@ -318,10 +345,10 @@ void communicator::reduce(const void* send, void* recv, std::size_t count, data_
         check_type(type);
         check_op(type, op);
         check_rank(root, "root");
-        cuda::scoped_context in(*primary_);
-        check(api().ncclReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), root, h,
-                               stream.handle()),
-              "ncclReduce", h);
+        const CUstream s = stream.handle();
+        call_or_record("ncclReduce", h, primary_, [=] {
+            return api().ncclReduce(send, recv, count, static_cast<int>(type), static_cast<int>(op), root, h, s);
+        });
     });
 }
 
@@ -332,9 +359,10 @@ void communicator::broadcast(const void* send, void* recv, std::size_t count, da
         agree(collective::broadcast, count, type, -1, root, stream);
         check_type(type);
         check_rank(root, "root");
-        cuda::scoped_context in(*primary_);
-        check(api().ncclBroadcast(send, recv, count, static_cast<int>(type), root, h, stream.handle()), "ncclBroadcast",
-              h);
+        const CUstream s = stream.handle();
+        call_or_record("ncclBroadcast", h, primary_, [=] {
+            return api().ncclBroadcast(send, recv, count, static_cast<int>(type), root, h, s);
+        });
     });
 }
 
@@ -344,9 +372,10 @@ void communicator::all_gather(const void* send, void* recv, std::size_t send_cou
         const comm_t h = handle();
         agree(collective::all_gather, send_count, type, -1, -1, stream);
         check_type(type);
-        cuda::scoped_context in(*primary_);
-        check(api().ncclAllGather(send, recv, send_count, static_cast<int>(type), h, stream.handle()), "ncclAllGather",
-              h);
+        const CUstream s = stream.handle();
+        call_or_record("ncclAllGather", h, primary_, [=] {
+            return api().ncclAllGather(send, recv, send_count, static_cast<int>(type), h, s);
+        });
     });
 }
 
@@ -357,10 +386,10 @@ void communicator::reduce_scatter(const void* send, void* recv, std::size_t recv
         agree(collective::reduce_scatter, recv_count, type, static_cast<int>(op), -1, stream);
         check_type(type);
         check_op(type, op);
-        cuda::scoped_context in(*primary_);
-        check(api().ncclReduceScatter(send, recv, recv_count, static_cast<int>(type), static_cast<int>(op), h,
-                                      stream.handle()),
-              "ncclReduceScatter", h);
+        const CUstream s = stream.handle();
+        call_or_record("ncclReduceScatter", h, primary_, [=] {
+            return api().ncclReduceScatter(send, recv, recv_count, static_cast<int>(type), static_cast<int>(op), h, s);
+        });
     });
 }
 
@@ -370,8 +399,10 @@ void communicator::send(const void* buffer, std::size_t count, data_type type, i
         const comm_t h = handle();
         check_type(type);
         check_rank(peer, "peer");
-        cuda::scoped_context in(*primary_);
-        check(api().ncclSend(buffer, count, static_cast<int>(type), peer, h, stream.handle()), "ncclSend", h);
+        const CUstream s = stream.handle();
+        call_or_record("ncclSend", h, primary_, [=] {
+            return api().ncclSend(buffer, count, static_cast<int>(type), peer, h, s);
+        });
     });
 }
 
@@ -380,8 +411,10 @@ void communicator::recv(void* buffer, std::size_t count, data_type type, int pee
         const comm_t h = handle();
         check_type(type);
         check_rank(peer, "peer");
-        cuda::scoped_context in(*primary_);
-        check(api().ncclRecv(buffer, count, static_cast<int>(type), peer, h, stream.handle()), "ncclRecv", h);
+        const CUstream s = stream.handle();
+        call_or_record("ncclRecv", h, primary_, [=] {
+            return api().ncclRecv(buffer, count, static_cast<int>(type), peer, h, s);
+        });
     });
 }
 

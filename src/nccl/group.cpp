@@ -5,7 +5,9 @@
 #include "gpukit/nccl/error.hpp"
 #include "gpukit/nccl/types.hpp"
 
+#include <exception>
 #include <string>
+#include <vector>
 
 namespace gpukit::nccl {
 namespace {
@@ -21,13 +23,32 @@ result end_group() {
     return code;
 }
 
-// Makes NCCL fail the open group at its end, launching none of its calls: NCCL records the
+// Makes NCCL fail the open group at its end, whatever stopped the issuing: NCCL records the
 // error of any call it refuses inside a group and fails the group with it (every version
 // since 2.18 does so for a collective on a null communicator, refused before anything else
-// is looked at). gpukit's own refusals happen before NCCL sees the call, so they need this.
+// is looked at).
 void make_nccl_fail_the_group() noexcept {
     (void)api().ncclAllReduce(nullptr, nullptr, 0, static_cast<int>(data_type::int8),
                               static_cast<int>(reduce_op::sum), nullptr, nullptr);
+}
+
+// Issues `calls` in order in one NCCL group. The first call NCCL refuses (or that throws)
+// stops the issuing and fails NCCL's group; its error is thrown after ncclGroupEnd.
+void issue(const std::vector<detail::recorded_call>& calls) {
+    check(api().ncclGroupStart(), "ncclGroupStart");
+    std::exception_ptr failed;
+    try {
+        for (const detail::recorded_call& call : calls)
+            if (const result code = call.issue(); code != result::success)
+                throw_nccl_error(code, call.routine, call.comm);
+    } catch (...) {
+        failed = std::current_exception();
+        make_nccl_fail_the_group();
+    }
+    const result ended = end_group();
+    if (failed)
+        std::rethrow_exception(failed);
+    check(ended, "ncclGroupEnd");
 }
 
 // Releases what the end of the outermost group left over; failures are warnings (the
@@ -50,10 +71,7 @@ void release(const detail::group_book::release_list& list) noexcept {
 
 }  // namespace
 
-group::group() {
-    check(api().ncclGroupStart(), "ncclGroupStart");
-    detail::this_thread_groups().enter();
-}
+group::group() { detail::this_thread_groups().enter(); }
 
 group::~group() {
     if (open_)  // the scope ends: cancelled when an exception leaves it, else ended
@@ -84,31 +102,33 @@ void group::finish_quietly(bool cancelled) noexcept {
 
 void group::finish(bool cancelled) {
     detail::group_book& book = detail::this_thread_groups();
-    if (cancelled)  // the enclosing groups must not launch what this one discards
+    if (cancelled)  // the enclosing groups must not issue what this one discards
         book.refuse("a group inside it was cancelled (its scope was left by an exception)");
-    if (!book.leave()) {  // nested: NCCL only counts down
-        check(end_group(), "ncclGroupEnd");
-        return;
-    }
-    const bool refused = book.refused();
-    const std::string why = book.refusal();
-    if (refused)
-        make_nccl_fail_the_group();
-    result code = result::success;
-    try {
-        code = end_group();
-    } catch (...) {
+    if (!book.leave())
+        return;  // nested: only the outermost end issues
+    if (book.refused()) {
+        const std::string why = book.refusal();
         release(book.settle(false));
-        throw;
-    }
-    release(book.settle(code == result::success && !refused));
-    if (cancelled)
-        return;
-    if (refused)
-        throw nccl_error("ncclGroupEnd failed: " + result_name(result::invalid_argument) +
-                             ": a call in the group was refused, so NCCL launched none of the group's calls: " + why,
+        if (cancelled)
+            return;
+        throw nccl_error("the NCCL group failed (" + result_name(result::invalid_argument) +
+                             "): a call in it was refused, so none of its calls was issued to NCCL (nothing was "
+                             "launched, no communicator made): " + why,
                          static_cast<int>(result::invalid_argument), "ncclGroupEnd");
-    check(code, "ncclGroupEnd");
+    }
+    std::exception_ptr failed;
+    {
+        const std::vector<detail::recorded_call> calls = book.take_calls();
+        try {
+            if (!calls.empty())
+                issue(calls);
+        } catch (...) {
+            failed = std::current_exception();
+        }
+    }  // the calls go before settle(), which counts who holds the communicators they made
+    release(book.settle(!failed));
+    if (failed)
+        std::rethrow_exception(failed);
 }
 
 }  // namespace gpukit::nccl

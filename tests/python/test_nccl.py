@@ -345,7 +345,7 @@ def test_a_refused_call_fails_the_group_which_launches_none_of_its_calls(comm):
     import gpukit.gpuarray as gpuarray
     x = values(np.float32, 64, 10)
     send, recv = gpuarray.to_gpu(x), gpuarray.to_gpu(np.full(64, 7, np.float32))
-    with pytest.raises(nccl.NcclError, match="NCCL launched none of the group's calls.*peer 4 is outside") as caught:
+    with pytest.raises(nccl.NcclError, match="none of its calls was issued.*peer 4 is outside") as caught:
         with nccl.group():
             made = nccl.Communicator(1, nccl.get_unique_id(), 0, device=0)
             comm.all_reduce(send, recv)
@@ -354,7 +354,7 @@ def test_a_refused_call_fails_the_group_which_launches_none_of_its_calls(comm):
     assert caught.value.routine == "ncclGroupEnd"
     drv.Context.synchronize()
     np.testing.assert_array_equal(recv.get(), np.full(64, 7, np.float32))  # never ran
-    assert made.is_destroyed and not made.is_pending  # aborted with its group
+    assert made.is_destroyed and not made.is_pending  # never made
     with pytest.raises(drv.LogicError, match="group that was making this communicator failed"):
         made.all_reduce(send)
     made.destroy()  # nothing left to do
@@ -400,6 +400,28 @@ def test_nested_groups_launch_at_the_outermost_end(comm):
                     raise KeyError("inner")
     drv.Context.synchronize()
     assert not recv.get().any()
+
+
+@pytest.mark.gpu
+def test_a_group_keeps_what_its_calls_use_until_it_ends(comm):
+    """The calls of a block are issued when it ends: the arrays they use stay alive until then,
+    and a communicator destroyed in the block is destroyed after its calls ran."""
+    import gpukit.gpuarray as gpuarray
+    x = values(np.float32, 4096, 13)
+    recv = gpuarray.zeros(4096, np.float32)
+    other = nccl.Communicator(1, nccl.get_unique_id(), 0, device=0)
+    copied = gpuarray.zeros(4096, np.float32)
+    with nccl.group():
+        comm.all_reduce(gpuarray.to_gpu(x), recv)  # the sending array is dropped at once
+        zeros = gpuarray.to_gpu(np.zeros(4096, np.float32))  # would take its memory if it were freed
+        other.broadcast(gpuarray.to_gpu(x), copied)
+        other.destroy()
+        assert other.is_destroyed
+    drv.Context.synchronize()
+    np.testing.assert_array_equal(recv.get(), x)
+    np.testing.assert_array_equal(copied.get(), x)
+    assert not zeros.get().any()
+    other.destroy()  # nothing left to do
 
 
 @pytest.mark.gpu

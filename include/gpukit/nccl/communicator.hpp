@@ -8,15 +8,18 @@
 // device: CuPy's, PyTorch's, numba's and gpukit's in the primary context all do.
 //
 // The collectives take device pointers, an element count, a data type and a stream, as NCCL
-// does, and enqueue the work on the stream. Ranks must call collectives in the same order.
+// does, and enqueue the work on the stream (in a group, when the outermost group ends). Ranks must call collectives in the same order.
 // check_call() (call_checks.hpp) validates buffers that know their extent before these run.
 //
-// Every call here may stand in a group (group.hpp), with NCCL's semantics: a collective or
-// send/recv is launched when the outermost group ends; create(), init_all() and split()
-// return at once with a communicator that is *pending* until then (is_pending()): NCCL makes
-// it when the group ends. A pending communicator knows its rank and size when they were given
+// Every call here may stand in a group (group.hpp), with NCCL's semantics: gpukit checks the
+// call at once and records it, and the end of the outermost group issues it to NCCL, which
+// launches the collectives and send/recv there; create(), init_all() and split() return at
+// once with a communicator that is *pending* until then (is_pending()): NCCL makes it when
+// the group ends. A pending communicator knows its rank and size when they were given
 // (create(), init_all()), not after split(); anything else on it is a logic_error until the
-// group ends, and a refused call inside a group makes the whole group fail (group.hpp).
+// group ends, and a refused call inside a group makes the whole group fail, issuing none of
+// its calls (group.hpp). In a group, destroy(), abort() and the destructor release the
+// communicator after the group ends, as the group's calls may use it.
 #pragma once
 
 #include "gpukit/cuda/context.hpp"
@@ -52,19 +55,22 @@ public:
 
     communicator(communicator&& other) noexcept;
     communicator& operator=(communicator&& other) noexcept;
-    // Destroys the communicator if destroy() or abort() has not; never throws, and reports a
-    // failure through the cleanup-warning hook.
+    // Destroys the communicator if destroy() or abort() has not (in a group, after the group
+    // ends); never throws, and reports a failure through the cleanup-warning hook.
     ~communicator();
 
     // ncclCommDestroy: waits for the communicator's pending work, then frees it. Every later
     // call but destroy() and abort() (which then do nothing) is a logic_error. In a group,
-    // NCCL frees it when the group ends. logic_error for a pending communicator (its group
-    // has not made it yet).
+    // the communicator is destroyed after the outermost group ends (cancelled or not), as
+    // the group's calls may use it. logic_error for a pending communicator (its group has not
+    // made it yet).
     void destroy();
     // ncclCommAbort: frees the communicator without waiting, stopping pending work (for a
-    // rank that gives up after an error or a timeout elsewhere). logic_error when pending.
+    // rank that gives up after an error or a timeout elsewhere); in a group, after the
+    // outermost group ends, as destroy(). logic_error when pending.
     void abort();
-    // True after destroy() or abort(), and when the group that was making it failed.
+    // True after destroy() or abort(), and when the group that was making it failed or was
+    // cancelled.
     bool is_destroyed() const noexcept;
     // True while the group that makes it has not ended.
     bool is_pending() const noexcept;
@@ -115,8 +121,9 @@ public:
 
 private:
     communicator(comm_t handle, cuda::context_state_ptr primary);
-    // Inside a group: hands the handle to a pending_comm the group makes when it ends.
-    void wait_for_group();
+    // The communicator whose handle NCCL writes to `slot`: that handle outside a group; inside
+    // one, a pending communicator that the group makes when it ends (the slot enrolled there).
+    static communicator from_slot(std::shared_ptr<detail::pending_comm> slot);
     // Takes the handle of a communicator its group has made, and queries its rank and size
     // when unknown; logic_error while the group is open, when it failed, and once destroyed.
     void settle() const;

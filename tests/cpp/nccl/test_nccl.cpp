@@ -1,14 +1,16 @@
 // gpukit::nccl without a GPU: the loader's candidates and failure message, the ABI gpukit
 // declares against nccl.h (where the header exists), error translation, the dtype and op
 // tables, unique ids, the size rules of every collective, the record of open groups (the
-// communicators they make, the calls refused in them) and the comparison of the ranks'
-// calls behind check_agreement.
+// calls recorded in them, the communicators they make, the calls refused in them), groups
+// that issue nothing (refused, cancelled) and the comparison of the ranks' calls behind
+// check_agreement.
 #include "gpukit/core/error.hpp"
 #include "gpukit/nccl/agreement.hpp"
 #include "gpukit/nccl/api.hpp"
 #include "gpukit/nccl/call_checks.hpp"
 #include "gpukit/nccl/detail/group_book.hpp"
 #include "gpukit/nccl/error.hpp"
+#include "gpukit/nccl/group.hpp"
 #include "gpukit/nccl/types.hpp"
 #include "gpukit/nccl/unique_id.hpp"
 #include "gpukit/rtc/toolkit.hpp"
@@ -283,6 +285,7 @@ TEST(NcclPlanCall, AnExplicitCountNeedsAtLeastThatMuch) {
 // (made-up handles, never dereferenced).
 using nccl::detail::group_book;
 using nccl::detail::pending_comm;
+using nccl::detail::recorded_call;
 
 comm_t fake_handle(std::uintptr_t n) { return reinterpret_cast<comm_t>(n); }
 
@@ -374,6 +377,124 @@ TEST(NcclGroupBook, RefusalsAreRecordedOnlyInsideAGroupOfThisThread) {
     EXPECT_TRUE(book.leave());
     book.settle(false);
     EXPECT_FALSE(book.refused());
+}
+
+// A call recorded in a group: counts how often it is issued, and records its order in `log`.
+recorded_call counted_call(const char* routine, std::vector<std::string>& log) {
+    return {routine, nullptr, [routine, &log] {
+                log.push_back(routine);
+                return result::success;
+            }};
+}
+
+TEST(NcclGroupBook, RecordsCallsInOrderAndKeepsOwnersUntilItSettles) {
+    group_book book;
+    std::vector<std::string> issued;
+    EXPECT_THROW(book.record(counted_call("ncclAllReduce", issued)), gpukit::logic_error);
+    EXPECT_THROW(book.keep(std::make_shared<int>(1)), gpukit::logic_error);
+    EXPECT_THROW(book.release_at_end(fake_handle(0x10), nullptr, false), gpukit::logic_error);
+    book.enter();
+    book.record(counted_call("ncclSend", issued));
+    book.enter();
+    book.record(counted_call("ncclRecv", issued));
+    EXPECT_FALSE(book.leave());
+    book.record(counted_call("ncclAllReduce", issued));
+    auto owner = std::make_shared<int>(7);  // a binding's references to the buffers
+    book.keep(owner);
+    book.release_at_end(fake_handle(0x30), nullptr, false);  // destroy() inside the group
+    book.release_at_end(fake_handle(0x40), nullptr, true);   // abort() inside the group
+    EXPECT_EQ(book.recorded(), 3u);
+    EXPECT_EQ(book.kept(), 1u);
+    EXPECT_TRUE(issued.empty());  // recording issues nothing
+    EXPECT_TRUE(book.leave());
+    const std::vector<recorded_call> calls = book.take_calls();
+    EXPECT_EQ(book.recorded(), 0u);
+    for (const auto& call : calls)
+        EXPECT_EQ(call.issue(), result::success);
+    EXPECT_EQ(issued, (std::vector<std::string>{"ncclSend", "ncclRecv", "ncclAllReduce"}));
+    EXPECT_EQ(owner.use_count(), 2);  // still kept while the calls are issued
+    const group_book::release_list out = book.settle(true);
+    EXPECT_EQ(owner.use_count(), 1);
+    EXPECT_EQ(book.kept(), 0u);
+    ASSERT_EQ(out.destroy.size(), 1u);
+    EXPECT_EQ(out.destroy[0]->handle, fake_handle(0x30));
+    ASSERT_EQ(out.abort.size(), 1u);
+    EXPECT_EQ(out.abort[0]->handle, fake_handle(0x40));
+}
+
+TEST(NcclGroupBook, AFailedGroupDropsItsCallsAndStillReleasesWhatWasDestroyedInIt) {
+    group_book book;
+    std::vector<std::string> issued;
+    book.enter();
+    book.record(counted_call("ncclAllReduce", issued));
+    auto owner = std::make_shared<int>(7);
+    book.keep(owner);
+    book.release_at_end(fake_handle(0x30), nullptr, false);
+    book.refuse("peer 3 is outside [0, 1)");
+    EXPECT_TRUE(book.leave());
+    const group_book::release_list out = book.settle(false);
+    EXPECT_EQ(book.recorded(), 0u);  // dropped, never issued
+    EXPECT_TRUE(issued.empty());
+    EXPECT_EQ(owner.use_count(), 1);
+    ASSERT_EQ(out.destroy.size(), 1u);  // the caller destroyed it: gone whatever the group did
+    EXPECT_EQ(out.destroy[0]->handle, fake_handle(0x30));
+    EXPECT_TRUE(out.abort.empty());
+}
+
+// The group object's ways of issuing nothing need no NCCL: gpukit discards what it recorded.
+TEST(NcclGroup, ARefusedCallFailsTheGroupWhichIssuesNoneOfItsCalls) {
+    group_book& book = nccl::detail::this_thread_groups();
+    ASSERT_FALSE(book.open());
+    std::vector<std::string> issued;
+    auto made = waiting_on(nullptr);  // a communicator the group was making
+    {
+        group g;
+        book.record(counted_call("ncclAllReduce", issued));
+        book.enroll(made);
+        EXPECT_THROW(nccl::detail::refusing_in_group([] { throw argument_error("peer 3 is outside [0, 1)"); }),
+                     argument_error);
+        gpukit::test::expect_error<nccl_error>([&] { g.end(); }, "a call in it was refused",
+                                               "none of its calls was issued", "peer 3 is outside [0, 1)");
+        EXPECT_THROW(g.end(), gpukit::logic_error);
+    }
+    EXPECT_TRUE(issued.empty());
+    EXPECT_EQ(made->state, pending_comm::phase::failed);
+    EXPECT_FALSE(book.open());
+    EXPECT_FALSE(book.refused());  // the next group starts clean
+}
+
+TEST(NcclGroup, CancelledGroupsIssueNothingAndFailTheirEnclosingGroup) {
+    group_book& book = nccl::detail::this_thread_groups();
+    std::vector<std::string> issued;
+    auto owner = std::make_shared<int>(7);
+    {
+        group g;
+        book.record(counted_call("ncclSend", issued));
+        book.keep(owner);
+        g.cancel();
+        g.cancel();  // once only
+    }
+    EXPECT_EQ(owner.use_count(), 1);
+    try {
+        group g;
+        book.record(counted_call("ncclRecv", issued));
+        throw std::runtime_error("leaving");
+    } catch (const std::runtime_error&) {
+    }
+    {
+        group outer;
+        book.record(counted_call("ncclAllGather", issued));
+        {
+            group inner;
+            book.record(counted_call("ncclBroadcast", issued));
+            inner.cancel();
+        }
+        EXPECT_EQ(book.depth(), 1);
+        gpukit::test::expect_error<nccl_error>([&] { outer.end(); }, "a group inside it was cancelled");
+    }
+    EXPECT_TRUE(issued.empty());
+    EXPECT_FALSE(book.open());
+    EXPECT_EQ(book.recorded(), 0u);
 }
 
 // The comparison behind check_agreement: every rank's call against rank 0's.

@@ -3,8 +3,9 @@
 // count; send/recv to itself in a group; split; destroy and abort; what check_call refuses
 // (another context's memory, host memory, a bad root); groups with NCCL's semantics
 // (communicators made in a group are pending until it ends, a refused call or an exception
-// launches none of the group's calls, nested groups); the agreement check. On two GPUs or
-// more (skipped with the reason on fewer): ranks made and split by one thread in groups.
+// launches none of the group's calls, nested groups, a communicator destroyed in a group);
+// the agreement check. On two GPUs or more (skipped with the reason on fewer): ranks made
+// and split by one thread in groups.
 // Skips without a device, and without libnccl.so.2 (set LD_LIBRARY_PATH to a pip package's
 // site-packages/nvidia/nccl/lib where the toolkit has none).
 #include "gpukit/core/error.hpp"
@@ -346,12 +347,12 @@ TEST_F(NcclGpu, ARefusedCallFailsTheGroupWhichLaunchesNothing) {
         made.emplace(communicator::create(get_unique_id(), 1, 0, cuda::device::get(0)));
         comm->all_reduce(a.ptr(), b.ptr(), 8, data_type::float32, reduce_op::sum, {});
         EXPECT_THROW(comm->send(a.ptr(), 8, data_type::float32, 3, {}), argument_error);  // peer 3 of 1
-        gpukit::test::expect_error<nccl_error>([&] { g.end(); }, "ncclGroupEnd failed",
-                                               "NCCL launched none of the group's calls", "peer 3 is outside [0, 1)");
+        gpukit::test::expect_error<nccl_error>([&] { g.end(); }, "a call in it was refused",
+                                               "none of its calls was issued", "peer 3 is outside [0, 1)");
     }
     primary->synchronize();
     EXPECT_EQ(b.read(), filled(input.size(), 0x77));  // the all_reduce never ran
-    EXPECT_TRUE(made->is_destroyed());  // aborted with the group
+    EXPECT_TRUE(made->is_destroyed());  // never made
     EXPECT_FALSE(made->is_pending());
     gpukit::test::expect_error<gpukit::logic_error>([&] { made->handle(); },
                                                     "group that was making this communicator failed");
@@ -411,6 +412,28 @@ TEST_F(NcclGpu, OnlyTheOutermostGroupLaunchesAndACancelledInnerOneFailsIt) {
     }
     primary->synchronize();
     EXPECT_EQ(b.read(), filled(input.size(), 0x42));
+}
+
+// destroy() and the destructor inside a group wait for its end: its calls use the communicator.
+TEST_F(NcclGpu, ACommunicatorDestroyedInAGroupServesItsCallsFirst) {
+    const auto input = pattern(data_type::int32, 10);
+    device_buffer a(input), b(filled(input.size(), 0x21)), c(filled(input.size(), 0x22));
+    communicator destroyed = communicator::create(get_unique_id(), 1, 0, cuda::device::get(0));
+    std::optional<communicator> dropped(communicator::create(get_unique_id(), 1, 0, cuda::device::get(0)));
+    {
+        group g;
+        destroyed.all_reduce(a.ptr(), b.ptr(), 10, data_type::int32, reduce_op::sum, {});
+        destroyed.destroy();
+        EXPECT_TRUE(destroyed.is_destroyed());
+        EXPECT_THROW(destroyed.handle(), gpukit::logic_error);
+        dropped->broadcast(a.ptr(), c.ptr(), 10, data_type::int32, 0, {});
+        dropped.reset();
+        g.end();
+    }
+    primary->synchronize();
+    EXPECT_EQ(b.read(), input);
+    EXPECT_EQ(c.read(), input);
+    EXPECT_NO_THROW(destroyed.destroy());  // nothing left to do
 }
 
 TEST_F(NcclGpu, TheAgreementCheckPassesARankThatAgreesWithItself) {
