@@ -213,10 +213,6 @@ def set_debugging(flag: bool = True) -> None:
     CUDA_DEBUGGING = bool(flag)
 
 
-def __getattr__(name):
-    # PyCUDA's driver module has its memory pools too (pycuda.tools re-exports them); they
-    # live in gpukit.tools, which imports this module.
-    if name in ("DeviceMemoryPool", "PageLockedMemoryPool"):
-        from gpukit import tools
-        return getattr(tools, name)
-    raise AttributeError(f"module 'gpukit.driver' has no attribute {name!r}")
+# PyCUDA's driver module has its memory pools too (pycuda.tools re-exports them).
+from gpukit.tools import DeviceMemoryPool as DeviceMemoryPool  # noqa: E402
+from gpukit.tools import PageLockedMemoryPool as PageLockedMemoryPool  # noqa: E402
