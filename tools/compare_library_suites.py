@@ -28,15 +28,23 @@ RUNNERS = {
 }
 
 
-def start_side(side, tests_dir, pytest_args, out_dir):
-    """Starts the suite on `side` in a process of its own, writing <side>.log and <side>.xml."""
+def start_side(side, tests_dir, pytest_args, out_dir, pycuda_path=None):
+    """Starts the suite on `side` in a process of its own, writing <side>.log and <side>.xml.
+    `pycuda_path` (where PyCUDA is installed) goes on the pycuda side's path only, so that on
+    the gpukit side a module that escaped the aliases fails to import rather than running
+    PyCUDA."""
     xml_path = os.path.join(out_dir, f"{side}.xml")
     pythonpath = [os.environ.get("PYTHONPATH", "")]
     if side == "gpukit":
         pythonpath.insert(0, os.path.join(REPO, "python"))
+    elif pycuda_path:
+        pythonpath.insert(0, pycuda_path)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in pythonpath if p), PYTHONUNBUFFERED="1")
-    command = [sys.executable, "-c", RUNNERS[side], "-q", "-rN", "-p", "no:cacheprovider", f"--junitxml={xml_path}",
-               *pytest_args]
+    # `-p gpukit.pycuda_compat` installs the aliases in pytest-xdist's workers too, which are
+    # fresh interpreters that never run the runner's own import.
+    plugin = ["-p", "gpukit.pycuda_compat"] if side == "gpukit" else []
+    command = [sys.executable, "-c", RUNNERS[side], "-q", "-rN", "-p", "no:cacheprovider", *plugin,
+               f"--junitxml={xml_path}", *pytest_args]
     log = open(os.path.join(out_dir, f"{side}.log"), "w")
     return subprocess.Popen(command, cwd=tests_dir, env=env, stdout=log, stderr=subprocess.STDOUT), log
 
@@ -90,6 +98,7 @@ def main():
     parser.add_argument("--out", default="library-suites")
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--parallel", action="store_true", help="run the sides at the same time")
+    parser.add_argument("--pycuda-path", help="a directory holding PyCUDA, put on the pycuda side's path only")
     parser.add_argument("pytest_args", nargs="*", help="after --: the arguments for pytest")
     args = parser.parse_args()
     pytest_args = args.pytest_args
@@ -100,7 +109,7 @@ def main():
     results = {}
     for batch in batches:
         start = time.monotonic()
-        running = {side: start_side(side, tests_dir, pytest_args, args.out) for side in batch}
+        running = {side: start_side(side, tests_dir, pytest_args, args.out, args.pycuda_path) for side in batch}
         for side, (process, log) in running.items():
             finish_side(process, log, start + args.timeout)
             results[side] = outcomes(os.path.join(args.out, f"{side}.xml"))
