@@ -28,8 +28,10 @@ public:
     explicit staging_area(const detail::context_state& owner) : owner_(owner.handle) {
         try {
             // A blocking stream: it waits for earlier work on the legacy default stream, like
-            // the plain cuMemcpyHtoD/DtoH it replaces.
+            // the plain cuMemcpyHtoD/DtoH it replaces (and order_after_earlier_work() makes it
+            // wait for the other blocking streams too).
             GPUKIT_CU(cuStreamCreateWithPriority, &stream_, CU_STREAM_DEFAULT, 0);
+            GPUKIT_CU(cuEventCreate, &earlier_work_, CU_EVENT_DISABLE_TIMING);
             for (std::size_t i = 0; i < buffer_count; ++i) {
                 GPUKIT_CU(cuMemHostAlloc, &buffers_[i], buffer_bytes, 0);
                 GPUKIT_CU(cuEventCreate, &events_[i], CU_EVENT_DISABLE_TIMING);
@@ -50,6 +52,15 @@ public:
     char* buffer(std::size_t i) const noexcept { return static_cast<char*>(buffers_[i]); }
     CUevent event(std::size_t i) const noexcept { return events_[i]; }
 
+    // The copy stream waits for all earlier work of the context's blocking streams, as the
+    // synchronous cuMemcpyHtoD/DtoH it replaces does: a blocking stream waits only for the
+    // legacy default stream, but an event recorded there completes after every blocking
+    // stream's earlier work (a kernel another stream is still running on the memory).
+    void order_after_earlier_work() const {
+        GPUKIT_CU(cuEventRecord, earlier_work_, CU_STREAM_LEGACY);
+        GPUKIT_CU(cuStreamWaitEvent, stream_, earlier_work_, 0);
+    }
+
 private:
     void release() noexcept {
         try {
@@ -64,6 +75,8 @@ private:
                 if (buffers_[i])
                     report_release_failure(driver.cuMemFreeHost(buffers_[i]), "cuMemFreeHost");
             }
+            if (earlier_work_)
+                report_release_failure(driver.cuEventDestroy(earlier_work_), "cuEventDestroy");
             if (stream_)
                 report_release_failure(driver.cuStreamDestroy(stream_), "cuStreamDestroy");
             if (pushed) {
@@ -76,6 +89,7 @@ private:
 
     CUcontext owner_;
     CUstream stream_ = nullptr;
+    CUevent earlier_work_ = nullptr;
     std::array<void*, buffer_count> buffers_{};
     std::array<CUevent, buffer_count> events_{};
 };
@@ -90,6 +104,7 @@ void with_staging_area(const char* what, Copy copy) {
     staging_area& area = *cached;
     std::lock_guard lock(area.in_use);
     try {
+        area.order_after_earlier_work();
         copy(area);
     } catch (...) {
         api().cuStreamSynchronize(area.stream());

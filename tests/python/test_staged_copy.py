@@ -56,6 +56,40 @@ def test_ordered_after_a_kernel_on_the_default_stream(ctx):
     assert (out == 0x5A).all()
 
 
+SLOW_FILL = """
+extern "C" __global__ void slow_fill(unsigned int *out, unsigned int n, long long spin)
+{
+    const long long start = clock64();
+    while (clock64() - start < spin) {}
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[i] = i ^ 0x5A5A5A5Au;
+}
+"""
+
+
+@pytest.mark.gpu
+def test_ordered_after_work_on_other_blocking_streams(ctx):
+    # As cuMemcpyDtoH/HtoD: a blocking copy waits for what other (blocking) streams still run
+    # on the memory: a kernel filling it (read after write), a kernel reading it (write after
+    # read). reikna computes on a stream of its own and then calls get().
+    from gpukit.compiler import SourceModule
+    fill = SourceModule(SLOW_FILL).get_function("slow_fill")
+    n = 3 * MiB + 5
+    dev = drv.mem_alloc(4 * n)
+    stream = drv.Stream()
+    fill(dev, np.uint32(n), np.int64(200_000_000), block=(256, 1, 1), grid=(64, 1), stream=stream)
+    out = np.empty(n, np.uint32)
+    drv.memcpy_dtoh(out, dev)
+    np.testing.assert_array_equal(out, np.arange(n, dtype=np.uint32) ^ np.uint32(0x5A5A5A5A))
+    # The kernel fills after its spin: a staged upload issued meanwhile must land after it.
+    fill(dev, np.uint32(n), np.int64(200_000_000), block=(256, 1, 1), grid=(64, 1), stream=stream)
+    upload = np.random.default_rng(3).integers(0, 2**32, n, dtype=np.uint32)
+    drv.memcpy_htod(dev, upload)
+    stream.synchronize()
+    drv.memcpy_dtoh(out, dev)
+    np.testing.assert_array_equal(out, upload)
+
+
 @pytest.mark.gpu
 def test_concurrent_threads_share_one_context(ctx):
     n = 12 * MiB + 9
