@@ -11,6 +11,7 @@ or ``sm_90`` without a context. docs/kernels.md describes all of it.
 import importlib.util
 import logging
 import os
+import struct
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
@@ -191,8 +192,35 @@ def _keeps(keep, options):
 
 
 # Modules already loaded, by (context handle, cache key). Weak: a module stays reusable
-# while some SourceModule holds it, and unloads as usual once none does.
+# while some SourceModule holds it, and unloads as usual once none does. Only modules
+# without variables are shared: each SourceModule has its own __constant__ and __device__
+# variables, as in PyCUDA (reikna loads one source twice and sets each one's constants).
 _loaded_modules = weakref.WeakValueDictionary()
+
+_STT_OBJECT = 1  # ELF: a symbol naming a variable
+_SHT_SYMTAB = 2  # ELF: a symbol table section
+
+
+def _has_variables(image):
+    """Whether the cubin `image` defines a variable (a __constant__ or __device__ one): an
+    ELF symbol of type OBJECT in some section. True for anything that is not a 64-bit ELF, so
+    that only modules known to hold no state are shared."""
+    if len(image) < 64 or image[:5] != b"\x7fELF\x02":
+        return True
+    section_offset, = struct.unpack_from("<Q", image, 0x28)
+    section_size, section_count = struct.unpack_from("<HH", image, 0x3A)
+    for k in range(section_count):
+        header = section_offset + k * section_size
+        kind, = struct.unpack_from("<I", image, header + 4)
+        if kind != _SHT_SYMTAB:
+            continue
+        offset, size = struct.unpack_from("<QQ", image, header + 0x18)
+        entry_size, = struct.unpack_from("<Q", image, header + 0x38)
+        for symbol in range(offset, offset + size, entry_size or 24):
+            info, _, section = struct.unpack_from("<BBH", image, symbol + 4)
+            if info & 0xF == _STT_OBJECT and section != 0:
+                return True
+    return False
 
 
 class SourceModule:
@@ -201,7 +229,8 @@ class SourceModule:
 
     With the cache on, a second SourceModule of the same request in the same context
     shares the module the first one loaded (while that one is alive) instead of loading
-    another copy."""
+    another copy, unless the module has variables (__constant__ or __device__): each
+    SourceModule has variables of its own, as in PyCUDA."""
 
     def __init__(self, source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
                  no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
@@ -222,7 +251,7 @@ class SourceModule:
         image = compile(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs,
                         compiler=compiler)
         self.module = module_from_buffer(image)
-        if loaded_key is not None:
+        if loaded_key is not None and not _has_variables(image):
             _loaded_modules[loaded_key] = self.module
 
     def get_function(self, name: str) -> Function:

@@ -384,3 +384,46 @@ except drv.CompileError as e:
 """)
     assert result.returncode == 0, result.stderr
     assert "not a regular file" in result.stdout and str(header) in result.stdout
+
+
+VARIABLES = {
+    "none": ('extern "C" __global__ void k(float *x) { __shared__ float s[32]; s[threadIdx.x] = x[0]; '
+             '__syncthreads(); x[threadIdx.x] = s[31 - threadIdx.x]; }', False),
+    "constant": ('__constant__ float c[4]; extern "C" __global__ void k(float *x) { x[0] = c[1]; }', True),
+    "device": ('__device__ int counter; extern "C" __global__ void k(float *x) { atomicAdd(&counter, 1); }', True),
+    "static constant": ('static __constant__ float c2[2] = {1, 2}; extern "C" __global__ void k(float *x) '
+                        '{ x[0] = c2[1]; }', True),
+}
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("kind", sorted(VARIABLES))
+def test_modules_with_variables_are_recognised(kind):
+    # Such modules are never shared between SourceModules (each has its own variables).
+    source, has_variables = VARIABLES[kind]
+    image = compiler.compile(source, arch="sm_90", code="sm_90", cache_dir=False)
+    assert compiler._has_variables(image) is has_variables
+    assert compiler._has_variables(b"not an ELF image") is True
+
+
+CONSTANT_SCALE = """
+__constant__ float scale[1];
+extern "C" __global__ void scaled(float *out) { out[threadIdx.x] = scale[0] * threadIdx.x; }
+"""
+
+
+@pytest.mark.gpu
+def test_two_sourcemodules_of_one_source_have_their_own_constants(ctx):
+    import numpy as np
+    first, second = compiler.SourceModule(CONSTANT_SCALE), compiler.SourceModule(CONSTANT_SCALE)
+    for module, value in ((first, 2.0), (second, -3.0)):
+        symbol, size = module.get_global("scale")
+        assert size == 4
+        drv.memcpy_htod(symbol, np.array([value], np.float32))
+    out = np.empty(8, np.float32)
+    for module, value in ((first, 2.0), (second, -3.0)):
+        module.get_function("scaled")(drv.Out(out), block=(8, 1, 1))
+        np.testing.assert_array_equal(out, value * np.arange(8, dtype=np.float32))
+    # Modules without variables are still loaded once (while one SourceModule holds it).
+    kept = compiler.SourceModule(DOUBLIFY)
+    assert compiler.SourceModule(DOUBLIFY).module is kept.module
