@@ -32,8 +32,13 @@ void bind_constants(nb::module_& m) {
         members[c.group].append(nb::make_tuple(c.name, c.value));
     }
     for (const std::string& group : order) {
-        nb::object base = enum_module.attr(is_flag_group(group) ? "IntFlag" : "IntEnum");
+        const bool flags = is_flag_group(group);
+        nb::object base = enum_module.attr(flags ? "IntFlag" : "IntEnum");
         nb::object cls = base(group.c_str(), members[group], nb::arg("module") = "gpukit.driver");
+        // str() of a PyCUDA constant is its bare name (kernel_tuner keys device attributes by
+        // str(attribute)); IntEnum's is the number.
+        if (!flags)
+            cls.attr("__str__") = nb::cpp_function([](nb::handle self) { return self.attr("name"); }, nb::is_method());
         m.attr(group.c_str()) = cls;
     }
 }

@@ -242,3 +242,11 @@ def test_context_attach_is_a_handle_to_the_current_context(ctx):
     attached.detach()  # gives up that handle (popping the context, as detach() of the current one does)
     ctx.push()  # the context itself lives on while ctx holds it
     drv.mem_alloc(8).free()
+
+
+def test_constants_print_as_their_names_as_in_pycuda():
+    # kernel_tuner keys Device.get_attributes() by str(attribute) and looks names up in it.
+    assert str(drv.device_attribute.MAX_THREADS_PER_BLOCK) == "MAX_THREADS_PER_BLOCK"
+    assert f"{drv.function_attribute.NUM_REGS}" == "NUM_REGS"
+    assert int(drv.device_attribute.WARP_SIZE) == 10 and "%d" % drv.device_attribute.WARP_SIZE == "10"
+    assert {str(a): a for a in drv.device_attribute}["WARP_SIZE"] is drv.device_attribute.WARP_SIZE
