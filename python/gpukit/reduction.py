@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpukit import _gpukit, gpuarray
+from gpukit._array.two_pass_reduction import TwoPassKernels
 from gpukit import compiler as _compiler
 from gpukit._c_types import VectorArg, dtype_to_ctype
 from gpukit.elementwise import _parameters, _scalar_bytes
@@ -72,11 +73,39 @@ class ReductionKernel(_gpukit._ReductionKernel):
                          request["options"], request["arch"], request["include_dirs"], request["system_include_dirs"],
                          request["compiler"], request["nvcc"], None if keep else _compiler._cache_directory(cache_dir),
                          allocator, self.arguments, _scalar_bytes, gpuarray.asarray)
+        self._two_pass = TwoPassKernels(name, out_c_type, neutral, reduce_expr, map_expr,
+                                        [declarator for declarator, _ in parameters], preamble,
+                                        dict(nvcc=nvcc, options=options, include_dirs=include_dirs, compiler=compiler,
+                                             cache_dir=cache_dir))
         if keep:
             # SourceModule's path keeps the source and the compiler's output in a directory it
             # prints (PyCUDA's keep); the kernels themselves load on first call, uncached.
             _compiler.compile(self.get_source(), nvcc=nvcc, options=options, keep=True, no_extern_c=True,
                               include_dirs=include_dirs, compiler=compiler)
+
+    # ---- PyCUDA's two passes, for programs that drive them themselves (pycbc)
+
+    #: Threads per block of PyCUDA's passes (what PyCUDA's own calls use).
+    block_size = 512
+
+    @property
+    def stage1_func(self) -> Callable[..., Any]:
+        """PyCUDA's first pass as its ``prepared_async_call``: ``(grid, block, stream, out,
+        *arguments, seq_count, n, shared_size=block * itemsize)`` (gpukit._array.two_pass_reduction)."""
+        return self._two_pass.function(1).prepared_async_call
+
+    @property
+    def stage2_func(self) -> Callable[..., Any]:
+        """PyCUDA's second pass: stage1_func with the partial results as first argument."""
+        return self._two_pass.function(2).prepared_async_call
+
+    @property
+    def stage1_arg_types(self) -> list[str]:
+        return self._two_pass.arg_types(1)
+
+    @property
+    def stage2_arg_types(self) -> list[str]:
+        return self._two_pass.arg_types(2)
 
 
 # ---- PyCUDA's kernels for gpuarray's reductions, built as PyCUDA builds them (the result

@@ -121,6 +121,19 @@ def test_pycudas_helper_kernels_compile():
         assert compiles(kernel)
 
 
+@needs_nvrtc
+@pytest.mark.parametrize("make", USER_KERNELS)
+def test_pycudas_two_passes_compile(make):
+    # pycbc drives stage1_func/stage2_func itself; they are PyCUDA's two passes.
+    kernel = make()
+    two_pass = kernel._two_pass
+    for stage in (1, 2):
+        compiler.compile(two_pass.source(stage), arch="sm_90", code="sm_90", no_extern_c=True, cache_dir=False)
+    types = [a.struct_char for a in kernel.arguments]
+    assert kernel.stage1_arg_types == types and kernel.stage2_arg_types == ["P", *types]
+    assert kernel.block_size == 512
+
+
 def test_helpers_build_kernels_as_pycuda_does():
     k = reduction.get_sum_kernel(None, np.int8)
     assert k.dtype_out == np.int8 and k is reduction.get_sum_kernel(None, np.int8)  # made once
@@ -559,3 +572,30 @@ def test_pycudas_helpers_compute_as_pycuda(pool_ctx):
     expect(reduction.get_minmax_kernel("max", np.dtype(np.float32))(f), np.max(f.get()))
     expect(reduction.get_any_kernel(np.bool_, np.float32)(f), np.any(f.get()))
     expect(reduction.get_all_kernel(np.bool_, np.float32)(f), np.all(f.get()))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 1000, 512 * 4 * 1024 + 17])
+def test_a_subclass_driving_pycudas_two_passes(pool_ctx, n):
+    # pycbc's LowerLatencyReductionKernel: its own block counts, stage1_func then stage2_func.
+    class LowerLatency(ReductionKernel):
+        def __init__(self):
+            ReductionKernel.__init__(self, np.float64, "0", "a+b", "x[i]*x[i]", "const float *x", "sumsq", False,
+                                     None, "")
+            self.shared_size = self.block_size * self.dtype_out.itemsize
+
+        def __call__(self, x):
+            seq_count, blocks = 4, min(1024, (x.size + self.block_size * 4 - 1) // (self.block_size * 4))
+            seq_count = (x.size + blocks * self.block_size - 1) // (blocks * self.block_size)
+            partial = gpuarray.empty((blocks,), self.dtype_out)
+            self.stage1_func((blocks, 1), (self.block_size, 1, 1), None, partial.gpudata, x.gpudata,
+                             np.uint32(seq_count), np.uintp(x.size), shared_size=self.shared_size)
+            result = gpuarray.empty((), self.dtype_out)
+            self.stage2_func((1, 1), (self.block_size, 1, 1), None, result.gpudata, partial.gpudata, x.gpudata,
+                             np.uint32((blocks + self.block_size - 1) // self.block_size), np.uintp(blocks),
+                             shared_size=self.shared_size)
+            return result
+
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    np.testing.assert_allclose(LowerLatency()(gpuarray.to_gpu(x)).get(), np.sum(x.astype(np.float64) ** 2),
+                               rtol=1e-12)
