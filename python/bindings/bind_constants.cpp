@@ -38,7 +38,8 @@ void bind_constants(nb::module_& m) {
         // str() of a PyCUDA constant is its bare name (kernel_tuner keys device attributes by
         // str(attribute)); IntEnum's is the number.
         if (!flags)
-            cls.attr("__str__") = nb::cpp_function([](nb::handle self) { return self.attr("name"); }, nb::is_method());
+            cls.attr("__str__") =
+                nb::cpp_function([](nb::handle self) { return nb::str(self.attr("name")); }, nb::is_method());
         m.attr(group.c_str()) = cls;
     }
 }
