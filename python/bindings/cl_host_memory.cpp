@@ -3,9 +3,12 @@
 #include "exit_cleanup.hpp"
 
 #include "gpukit/cl/error.hpp"
+#include "gpukit/cl/event.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 
 namespace gpukit::python {
 namespace {
@@ -25,6 +28,18 @@ void set_aside(dropped_hold* node) noexcept {
     }
 }
 
+// At exit: the holds of commands that are over, including those OpenCL reports complete only
+// shortly after the program's last clFinish (NVIDIA's OpenCL does), waiting at most a second
+// for those reports; work still running after that keeps its objects (the interpreter cannot
+// wait for every queue).
+void release_holds_at_exit() {
+    using namespace std::chrono_literals;
+    const auto give_up = std::chrono::steady_clock::now() + 1s;
+    while (cl::pending_completion_reports() > 0 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(1ms);  // OpenCL's callbacks need no GIL
+    release_dropped_holds();
+}
+
 }  // namespace
 
 std::span<std::byte> python_hold::export_memory(nb::handle obj, bool writable, const char* role) {
@@ -42,9 +57,8 @@ std::span<std::byte> python_hold::export_memory(nb::handle obj, bool writable, c
 
 std::shared_ptr<void> share_hold(python_hold hold) {
     // What OpenCL drops after the last launch waits for the next one; at exit nobody launches,
-    // so Python's atexit releases it (work still running then keeps its objects: the
-    // interpreter cannot wait for every queue).
-    static const bool drained_at_exit = (drop_at_exit(release_dropped_holds), true);
+    // so Python's atexit releases it.
+    static const bool drained_at_exit = (drop_at_exit(release_holds_at_exit), true);
     (void)drained_at_exit;
     return std::shared_ptr<void>(new dropped_hold{std::move(hold)},
                                  [](void* node) noexcept { set_aside(static_cast<dropped_hold*>(node)); });

@@ -2,6 +2,7 @@
 
 #include "gpukit/cl/api.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <utility>
 
@@ -30,14 +31,22 @@ struct kept_owner {
 
 namespace {
 
+// Completion callbacks set and not yet called.
+std::atomic<std::size_t> callbacks_in_flight{0};
+
 // Called by OpenCL, on a thread of its own, once the command is complete or has failed.
 void CL_CALLBACK drop_kept_owner(cl_event, cl_int, void* data) {
-    const std::unique_ptr<std::shared_ptr<detail::kept_owner>> kept(
-        static_cast<std::shared_ptr<detail::kept_owner>*>(data));
-    (*kept)->drop();
+    {
+        const std::unique_ptr<std::shared_ptr<detail::kept_owner>> kept(
+            static_cast<std::shared_ptr<detail::kept_owner>*>(data));
+        (*kept)->drop();
+    }
+    callbacks_in_flight.fetch_sub(1, std::memory_order_release);
 }
 
 }  // namespace
+
+std::size_t pending_completion_reports() noexcept { return callbacks_in_flight.load(std::memory_order_acquire); }
 
 void event::wait() const {
     const cl_event waited = handle();
@@ -84,9 +93,11 @@ void event::keep_until_complete(std::shared_ptr<void> owner) {
     kept_->owner = std::move(owner);
     auto* for_callback = new std::shared_ptr<detail::kept_owner>(kept_);
     const auto set_callback = api().clSetEventCallback;
+    callbacks_in_flight.fetch_add(1, std::memory_order_relaxed);
     if (set_callback && set_callback(handle(), CL_COMPLETE, &drop_kept_owner, for_callback) == CL_SUCCESS)
         return;
     // Nobody would tell when the command is over: it must be over before this returns.
+    callbacks_in_flight.fetch_sub(1, std::memory_order_relaxed);
     delete for_callback;
     wait();
 }

@@ -5,6 +5,7 @@
 
 #include <CL/cl.h>
 
+#include <cstddef>
 #include <memory>
 #include <utility>
 
@@ -59,5 +60,11 @@ private:
     // Shared with the completion callback, so the owner lives as long as either needs it.
     std::shared_ptr<detail::kept_owner> kept_;
 };
+
+// How many of the completion reports that keep_until_complete asked OpenCL for are still to
+// come. OpenCL delivers them on a thread of its own, some implementations (NVIDIA's) a little
+// after clFinish has returned: code about to exit waits for this to reach 0 before it judges
+// what is still kept.
+std::size_t pending_completion_reports() noexcept;
 
 }  // namespace gpukit::cl
