@@ -138,5 +138,5 @@ if [ "$TABLES" != 0 ]; then
     echo "== tables"
     sed -n '/GPUs: goal met/,$p' "$OUT/bench.log" | head -n 30
 fi
-echo "== not run: 4 and 8 GPUs (no machine of that size lent)"
+echo "== measured on $gpus GPUs only: other GPU counts need a machine of that size"
 rm -f "$scratch"
