@@ -4,9 +4,13 @@ The bytes of a numpy array of dtype object (or of a record with an object field,
 memoryview of either) are references: addresses in this process. Taken as raw host memory they
 were uploaded as data, and a copy from the device wrote integers over them, so that the process
 died with SIGSEGV at the next use of the array. Every way host memory enters or leaves gpukit
-refuses them, with a TypeError that names the argument and says what it expects: the buffer
-protocol (memory_args.hpp's get_plain_buffer: driver copies, page-locking, structured copies,
-modules, kernel arguments by value and In/Out/InOut, gpukit.cl's buffers, copies and SVM).
+refuses them, with a TypeError that names the argument and says what it expects:
+
+- the buffer protocol (memory_args.hpp's get_plain_buffer: driver copies, page-locking,
+  structured copies, modules, kernel arguments by value and In/Out/InOut, gpukit.cl's buffers,
+  copies and SVM), and
+- device arrays (GPUArray, numba's DeviceNDArray): no device array has such a dtype, so nothing
+  copies them to or from the host (to_gpu, set, get, copy_to_host, ...).
 
 The calls refused before anything reaches a driver run here; the rest are marked gpu."""
 import numpy as np
@@ -111,6 +115,60 @@ def test_plain_memory_is_still_taken():
                   memoryview(np.zeros(4, np.int16)), np.zeros(2, "M8[s]"), np.array(["ab"]), np.zeros(2, np.complex64)):
         assert _gpukit._kernel_argument_bytes(value) == [bytes(memoryview(value).cast("B"))
                                                          if not isinstance(value, np.ndarray) else value.tobytes()]
+
+
+# ---- device arrays: GPUArray, numba's DeviceNDArray, PyCUDA's names ------------------------
+
+def array_of(dtype):
+    return np.zeros(4, dtype)
+
+
+DEVICE_ARRAY_CALLS = [
+    lambda d: gpuarray.GPUArray((4,), d, gpudata=ADDRESS),
+    lambda d: gpuarray.to_gpu(array_of(d)),
+    lambda d: gpuarray.to_gpu_async(array_of(d)),
+    lambda d: gpuarray.GPUArray((6,), np.int64, gpudata=ADDRESS).view(d),
+    lambda d: setattr(gpuarray.GPUArray((6,), np.float64, gpudata=ADDRESS), "dtype", d),
+    lambda d: cuda.to_device(array_of(d)),
+    lambda d: cuda.device_array(4, d),
+    lambda d: cuda.device_array_like(array_of(d)),
+    lambda d: cuda.as_cuda_array(type("Foreign", (), {"__cuda_array_interface__": {
+        "shape": (4,), "typestr": np.dtype(d).str, "descr": np.dtype(d).descr, "data": (ADDRESS, False),
+        "version": 3}})()),
+]
+CALL_IDS = ["GPUArray", "to_gpu", "to_gpu_async", "view", "dtype=", "to_device", "device_array",
+            "device_array_like", "as_cuda_array"]
+
+
+@pytest.mark.parametrize("dtype", OBJECT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("call", DEVICE_ARRAY_CALLS, ids=CALL_IDS)
+def test_no_device_array_holds_python_objects(call, dtype):
+    with pytest.raises(TypeError, match=rf"dtype .* {HELD}.*device arrays take numeric or other plain-data dtypes"):
+        call(dtype)
+
+
+def test_pycuda_names_refuse_them_too():
+    import gpukit.pycuda_compat  # noqa: F401  (makes `import pycuda` give gpukit)
+    import pycuda.gpuarray
+    with pytest.raises(TypeError, match=HELD):
+        pycuda.gpuarray.to_gpu(object_array())
+    with pytest.raises(TypeError, match=HELD):
+        pycuda.gpuarray.GPUArray((4,), object, gpudata=ADDRESS)
+
+
+@pytest.mark.parametrize("get", [
+    lambda a, host: a.get(ary=host),
+    lambda a, host: a.get_async(ary=host),
+    lambda a, host: a.set(host),
+    lambda a, host: a.set_async(host),
+], ids=["get", "get_async", "set", "set_async"])
+def test_copies_of_plain_device_arrays_refuse_object_host_arrays(get):
+    # A device array has a plain dtype, which an object array never equals.
+    a = gpuarray.GPUArray((4,), np.int64, gpudata=ADDRESS)
+    host = object_array()
+    with pytest.raises((TypeError, ValueError), match="object"):
+        get(a, host)
+    assert host.tolist() == [None, "text", 3, None]
 
 
 # ---- gpukit.cl (PoCL here; every OpenCL device on the GPU machine) -------------------------
