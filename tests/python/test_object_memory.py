@@ -171,6 +171,30 @@ def test_copies_of_plain_device_arrays_refuse_object_host_arrays(get):
     assert host.tolist() == [None, "text", 3, None]
 
 
+# ---- host memory gpukit allocates: raw bytes, never valid references ----------------------
+
+HOST_ALLOCATIONS = [
+    ("aligned_empty", lambda d: drv.aligned_empty((4,), d)),
+    ("aligned_zeros", lambda d: drv.aligned_zeros((4,), d)),
+    ("aligned_empty_like", lambda d: drv.aligned_empty_like(np.zeros(4, d))),
+    ("prefaulted_empty", lambda d: drv.prefaulted_empty((1 << 20,), d)),
+    ("pagelocked_empty", lambda d: drv.pagelocked_empty((4,), d)),
+    ("pagelocked_zeros_like", lambda d: drv.pagelocked_zeros_like(np.zeros(4, d))),
+    ("managed_empty", lambda d: drv.managed_empty((4,), d)),
+    ("pinned_array", lambda d: cuda.pinned_array(4, d)),
+    ("mapped_array", lambda d: cuda.mapped_array(4, d)),
+]
+
+
+@pytest.mark.parametrize("dtype", OBJECT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name, allocate", HOST_ALLOCATIONS, ids=[name for name, _ in HOST_ALLOCATIONS])
+def test_host_allocations_refuse_dtypes_holding_objects(name, allocate, dtype):
+    # numpy would read the uninitialised (or device-written) bytes as object references.
+    with pytest.raises(TypeError, match=rf"^\w+\(dtype\): dtype .* {HELD}, but this memory holds raw bytes; "
+                                        r"expected a numeric or other plain-data dtype"):
+        allocate(dtype)
+
+
 # ---- gpukit.cl (PoCL here; every OpenCL device on the GPU machine) -------------------------
 
 @pytest.fixture
@@ -265,6 +289,13 @@ def test_cuda_array_copies_refuse_object_arrays(ctx, make):
     value = make()
     refuse(lambda v: drv.memcpy_htoa(ary, 0, v), value, r"memcpy_htoa\(src\)")
     refuse(lambda v: drv.memcpy_atoh(v, ary, 0), value, r"memcpy_atoh\(dest\)")
+
+
+@pytest.mark.gpu
+def test_page_locked_pool_refuses_dtypes_holding_objects(ctx):
+    import gpukit.tools as tools
+    with pytest.raises(TypeError, match=rf"PageLockedMemoryPool.allocate\(dtype\): dtype object {HELD}"):
+        tools.PageLockedMemoryPool().allocate((4,), object)
 
 
 @pytest.mark.gpu
