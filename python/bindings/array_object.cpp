@@ -129,6 +129,11 @@ std::optional<array::dtype> kernel_type(nb::handle dtype) {
     auto& known = tables().kernel_types;
     if (auto found = known.find(dtype.ptr()); found != known.end())
         return found->second;
+    if (nb::cast<bool>(dtype.attr("hasobject")))
+        throw nb::type_error(("dtype " + nb::cast<std::string>(nb::str(dtype)) +
+                              " holds Python objects, whose bytes are addresses in this process, not data: device "
+                              "arrays take numeric or other plain-data dtypes")
+                                 .c_str());
     const bool plain = dtype.attr("fields").is_none() && dtype.attr("subdtype").is_none();
     const std::optional<array::dtype> type =
         plain ? kernel_type_of_string(nb::cast<std::string>(dtype.attr("str"))) : std::nullopt;

@@ -77,7 +77,9 @@ nb::object new_result(nb::handle like_object, const std::vector<std::int64_t>& s
 array_object& settled(nb::handle h);
 
 // The numpy dtype object of a kernel dtype, and the kernel dtype of a numpy dtype (nullopt
-// for types without kernels: records, float16, byte-swapped, vector types).
+// for types without kernels: records, float16, byte-swapped, vector types). Every device
+// array's dtype passes kernel_type, which refuses (TypeError) dtypes holding Python objects:
+// no device array holds them, so no copy moves object references to or from the host.
 nb::handle numpy_dtype(array::dtype t);
 std::optional<array::dtype> kernel_type(nb::handle numpy_dtype);
 // `dtype` as a numpy dtype object (np.dtype(dtype) unless it is one).

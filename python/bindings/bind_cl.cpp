@@ -132,6 +132,7 @@ cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle va
         return nb::cast<cl::local_memory>(value);
     nb::object numpy_scalar = nb::module_::import_("numpy").attr("generic");
     if (PyObject_IsInstance(value.ptr(), numpy_scalar.ptr()) == 1) {
+        require_plain_dtype(value, k.describe_arg(index) + ": a numpy scalar");
         bytes = nb::borrow<nb::bytes>(value.attr("tobytes")());
         return cl::value_arg{std::span(static_cast<const std::byte*>(bytes.data()), bytes.size()),
                              numpy_value_type(value)};
@@ -198,11 +199,12 @@ cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle s
             if (!nb::isinstance<cl::svm_pointer>(obj))
                 return hold.export_memory(obj, writable, role);
             const auto& p = nb::cast<const cl::svm_pointer&>(obj);
-            cl::check_svm_usable(p, q.context_handle(), std::string("enqueue_copy: ") + role);
+            cl::check_svm_usable(p, q.context_handle(), role);
             hold.keep(obj);  // a PooledSVM or SVMAllocation dropped now must not be reused or freed yet
             return {static_cast<std::byte*>(p.pointer()), p.size()};
         };
-        const std::span<std::byte> d = side(dest, true, "the destination"), s = side(src, false, "the source");
+        const std::span<std::byte> d = side(dest, true, "enqueue_copy(dest)");
+        const std::span<std::byte> s = side(src, false, "enqueue_copy(src)");
         // As with buffers, a host side is copied whole; between SVM, the smaller size.
         const size_t bytes = byte_count.value_or(!nb::isinstance<cl::svm_pointer>(src)    ? s.size()
                                                  : !nb::isinstance<cl::svm_pointer>(dest) ? d.size()
@@ -230,12 +232,12 @@ cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle s
         return byte_count.value_or(host.size());
     };
     if (dest_is_buffer) {
-        const std::span<std::byte> host = hold.export_memory(src, false, "the source");
+        const std::span<std::byte> host = hold.export_memory(src, false, "enqueue_copy(src)");
         return cl::enqueue_write(q, nb::cast<const cl::buffer&>(dest), dst_offset, host.data(),
                                  bytes_for(host, "source"), false, events);
     }
     if (src_is_buffer) {
-        const std::span<std::byte> host = hold.export_memory(dest, true, "the destination");
+        const std::span<std::byte> host = hold.export_memory(dest, true, "enqueue_copy(dest)");
         return cl::enqueue_read(q, nb::cast<const cl::buffer&>(src), src_offset, host.data(),
                                 bytes_for(host, "destination"), false, events);
     }
@@ -500,7 +502,7 @@ void bind_cl(nb::module_& parent) {
             if (!hostbuf.is_none()) {
                 python_hold hold;
                 const std::span<std::byte> memory =
-                    hold.export_memory(hostbuf, (flags & CL_MEM_USE_HOST_PTR) != 0, "hostbuf");
+                    hold.export_memory(hostbuf, (flags & CL_MEM_USE_HOST_PTR) != 0, "Buffer(hostbuf)");
                 if (size == 0)
                     size = memory.size();
                 if (size > memory.size())

@@ -138,8 +138,9 @@ void set_strides(self_arg self, nb::handle value) {
 void set_dtype(self_arg self, nb::handle value) {
     array_object& a = settled(self.h);
     nb::object to = as_numpy_dtype(value);
+    const std::optional<array::dtype> type = kernel_type(to);  // may refuse `to`: before anything changes
     a.layout = array::with_itemsize(a.layout, nb::cast<std::int64_t>(to.attr("itemsize")));
-    a.type = kernel_type(to);
+    a.type = type;
     a.dtype = std::move(to);
 }
 

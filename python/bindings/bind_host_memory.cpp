@@ -48,7 +48,7 @@ struct array_span {
 
 array_span span_of(nb::handle array, const char* what) {
     Py_buffer view;
-    if (PyObject_GetBuffer(array.ptr(), &view, PyBUF_RECORDS_RO) != 0) {
+    if (!get_plain_buffer(array, view, PyBUF_STRIDES, what)) {
         PyErr_Clear();
         throw nb::type_error((std::string(what) + ": expected numpy arrays, got " + Py_TYPE(array.ptr())->tp_name).c_str());
     }

@@ -5,6 +5,7 @@
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/module.hpp"
 #include "bound_function.hpp"
+#include "memory_args.hpp"
 
 #include <nanobind/stl/string.h>
 
@@ -70,7 +71,7 @@ void bind_module(nb::module_& m) {
 
     m.def("module_from_buffer", [](nb::handle buffer, nb::handle options, nb::handle message_handler) {
         Py_buffer view;
-        if (PyObject_GetBuffer(buffer.ptr(), &view, PyBUF_ANY_CONTIGUOUS) != 0)
+        if (!get_plain_buffer(buffer, view, PyBUF_ANY_CONTIGUOUS, "module_from_buffer(buffer)"))
             throw nb::python_error();
         const char* bytes = static_cast<const char*>(view.buf);
         std::vector<char> image(bytes, bytes + view.len);

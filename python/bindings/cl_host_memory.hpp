@@ -27,7 +27,8 @@ namespace gpukit::python {
 class python_hold {
 public:
     // Exports the memory of `obj`: contiguous, at least one byte, writable when asked. Errors
-    // name `role`: cl.LogicError, or TypeError for an object that has no memory to export.
+    // name `role`: cl.LogicError, or TypeError for an object that has no memory to export or
+    // whose memory holds Python objects (memory_args.hpp, get_plain_buffer).
     std::span<std::byte> export_memory(nb::handle obj, bool writable, const char* role);
     // Keeps a reference to `obj`.
     void keep(nb::handle obj) { references_.push_back(nb::borrow(obj)); }

@@ -28,7 +28,7 @@ public:
                                   "object with the buffer protocol, such as a numpy array), got " +
                                   nb::cast<std::string>(nb::type_name(obj.type())))
                                      .c_str());
-        if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) {
+        if (!get_plain_buffer(obj, view_, flags, ("argument " + std::to_string(index)).c_str())) {
             PyErr_Clear();
             throw nb::type_error(("argument " + std::to_string(index) + ": the array must be contiguous" +
                                   ((flags & PyBUF_WRITABLE) ? " and writable (it receives the results)" : ""))
@@ -99,15 +99,6 @@ const handler_classes& handlers() {
     nb::raise_from(error, type, "argument %zu: %s", index, message.c_str());
 }
 
-// Refuses numpy data holding Python object references (object fields, StringDType): such
-// bytes are addresses in this process, meaningless to a kernel.
-void require_plain_data(nb::handle value, std::size_t index, const char* what) {
-    nb::object dtype = value.attr("dtype");
-    if (nb::cast<bool>(dtype.attr("hasobject")))
-        bad_argument(index, std::string("a numpy ") + what + " of dtype " + text_of(dtype) +
-                                " holds Python objects, not plain data, so it cannot be passed to a kernel by value");
-}
-
 // What a by-value argument is, which decides what is checked before its bytes are taken.
 enum class value_kind { numpy_scalar, numpy_array, buffer };
 
@@ -123,9 +114,9 @@ value_kind kind_of(nb::handle value) {
 std::size_t push_bytes(cuda::kernel_args& args, nb::handle value, std::size_t index, value_kind kind) {
     // Only records among numpy's scalars can hold objects.
     if (kind == value_kind::numpy_array)
-        require_plain_data(value, index, "array");
+        require_plain_dtype(value, "argument " + std::to_string(index) + ": a numpy array");
     else if (kind == value_kind::numpy_scalar && is_instance(value, numpy().void_))
-        require_plain_data(value, index, "record");
+        require_plain_dtype(value, "argument " + std::to_string(index) + ": a numpy record");
     if (kind == value_kind::numpy_array && !nb::cast<bool>(value.attr("flags").attr("c_contiguous")))
         throw nb::value_error(("argument " + std::to_string(index) + ": the numpy array (shape " +
                                text_of(nb::object(value.attr("shape"))) + ", strides " +
@@ -136,7 +127,7 @@ std::size_t push_bytes(cuda::kernel_args& args, nb::handle value, std::size_t in
                                   .c_str());
     Py_buffer view{};
     // PyBUF_SIMPLE, as PyCUDA's packer asks: the exporter's bytes in C order, or its error.
-    if (PyObject_GetBuffer(value.ptr(), &view, PyBUF_SIMPLE) != 0)
+    if (!get_plain_buffer(value, view, PyBUF_SIMPLE, ("argument " + std::to_string(index)).c_str()))
         reraise_for_argument(index);
     const std::size_t size = static_cast<std::size_t>(view.len);
     args.push(view.buf, size);  // copied now: nothing refers to the host memory after this

@@ -10,6 +10,7 @@
 
 #include <nanobind/stl/string.h>
 
+#include <cstring>
 #include <string>
 
 namespace gpukit::python {
@@ -150,12 +151,59 @@ std::uint64_t unsigned_arg(nb::handle value, int bits, const char* what) {
     return number;
 }
 
+namespace {
+
+// Whether a struct-module format (null: bytes) has the code 'O', a Python object reference,
+// alone or as a field of a record ("T{O:a:i:b:}"); field names, between colons, are skipped.
+bool format_holds_objects(const char* format) noexcept {
+    for (const char* c = format; c && *c; ++c) {
+        if (*c == ':') {
+            c = std::strchr(c + 1, ':');
+            if (!c)
+                return false;
+        } else if (*c == 'O') {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+bool get_plain_buffer(nb::handle obj, Py_buffer& view, int flags, const char* what) {
+    // With the shape: a memoryview gives its format only with it (PyBUF_ND asks for the same
+    // C-contiguous bytes as PyBUF_SIMPLE).
+    if (PyObject_GetBuffer(obj.ptr(), &view, flags | PyBUF_ND | PyBUF_FORMAT) != 0) {
+        PyErr_Clear();
+        return PyObject_GetBuffer(obj.ptr(), &view, flags & ~PyBUF_FORMAT) == 0;
+    }
+    if (!format_holds_objects(view.format))
+        return true;
+    const std::string format = view.format;
+    PyBuffer_Release(&view);
+    const std::string described = nb::hasattr(obj, "dtype")
+                                      ? "of dtype " + nb::cast<std::string>(nb::str(nb::handle(obj.attr("dtype"))))
+                                      : "of format '" + format + "'";
+    throw nb::type_error((std::string(what) + ": the " + type_name_of(obj) + " " + described +
+                          " holds Python objects, whose bytes are addresses in this process, not data a device "
+                          "may read or write; expected memory of a numeric or other plain-data dtype")
+                             .c_str());
+}
+
+void require_plain_dtype(nb::handle value, const std::string& what) {
+    const nb::object dtype = value.attr("dtype");
+    if (nb::cast<bool>(dtype.attr("hasobject")))
+        throw nb::type_error((what + " of dtype " + nb::cast<std::string>(nb::str(dtype)) +
+                              " holds Python objects, not plain data, so it cannot be passed to a kernel by value")
+                                 .c_str());
+}
+
 host_buffer::host_buffer(nb::handle obj, bool writable, const char* what) {
     if (!PyObject_CheckBuffer(obj.ptr()))
         throw nb::type_error((std::string(what) + ": expected a host buffer (numpy array, bytes, bytearray, "
                               "memoryview), got " + type_name_of(obj))
                                  .c_str());
-    if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_ANY_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) == 0)
+    if (get_plain_buffer(obj, view_, PyBUF_ANY_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0), what))
         return;
     PyErr_Clear();
     // Ask again for any layout, only to say precisely what was wrong.

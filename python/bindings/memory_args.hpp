@@ -49,8 +49,22 @@ Handle ipc_handle_from_bytes(nb::bytes bytes, const char* what, const char* sour
     return handle;
 }
 
+// PyObject_GetBuffer(obj, &view, flags) for memory a device reads or writes, refusing memory
+// that holds Python object references (numpy's dtype object, records with object fields,
+// ctypes.py_object: format 'O'), whose bytes are addresses in this process, with a TypeError
+// naming `what`. False, with the exporter's Python error set, when it refuses `flags`.
+// (Exporters that cannot describe their format, as numpy's datetime64, hold no objects: their
+// bytes are taken without it.)
+bool get_plain_buffer(nb::handle obj, Py_buffer& view, int flags, const char* what);
+
+// TypeError, "<what> of dtype <dtype> holds Python objects ...", when the numpy array or
+// scalar `value` is of a dtype holding Python object references (object fields, StringDType,
+// which exports no buffer to tell it): a kernel's by-value argument cannot be such bytes.
+void require_plain_dtype(nb::handle value, const std::string& what);
+
 // A contiguous view of a Python buffer, held for the object's lifetime. Errors say whether
-// the object is not a buffer (TypeError), not contiguous, or read-only when `writable`.
+// the object is not a buffer or holds Python objects (TypeError), not contiguous, or read-only
+// when `writable`.
 class host_buffer {
 public:
     host_buffer(nb::handle obj, bool writable, const char* what);

@@ -12,11 +12,21 @@ from gpukit import _gpukit
 from gpukit._gpukit import Layout, mem_alloc, memcpy_dtoh, memcpy_htod, mem_attach_flags
 
 
-def _shape_and_nbytes(shape, dtype):
+def _plain_dtype(dtype, what):
+    """np.dtype(dtype); TypeError naming `what` for a dtype holding Python objects: the memory
+    gpukit allocates is raw bytes, uninitialised or written by devices, never references."""
+    dtype = np.dtype(dtype)
+    if dtype.hasobject:
+        raise TypeError(f"{what}: dtype {dtype} holds Python objects, but this memory holds raw bytes; expected a "
+                        "numeric or other plain-data dtype")
+    return dtype
+
+
+def _shape_and_nbytes(shape, dtype, what):
     """The shape of a new host array as a tuple, and its bytes. The layout checks the shape
     as numpy does: TypeError for 2.5, ValueError for negative extents and for sizes beyond
-    64 bits."""
-    layout = Layout.contiguous(shape, np.dtype(dtype).itemsize)
+    64 bits; the dtype is checked by _plain_dtype."""
+    layout = Layout.contiguous(shape, _plain_dtype(dtype, what).itemsize)
     return tuple(layout.shape), layout.nbytes
 
 
@@ -90,7 +100,7 @@ def prefaulted_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: st
     is the PrefaultedHostMemory; smaller arrays are numpy.empty's."""
     if order not in ("C", "F"):
         raise ValueError(f"prefaulted_empty: order must be 'C' or 'F', got {order!r}")
-    shape, nbytes = _shape_and_nbytes(shape, dtype)
+    shape, nbytes = _shape_and_nbytes(shape, dtype, "prefaulted_empty(dtype)")
     if nbytes < _gpukit._prefaulted_min_bytes:
         return np.empty(shape, dtype, order=order)
     return _array_over(_gpukit._prefaulted_alloc(nbytes), shape, dtype, order)
@@ -101,7 +111,7 @@ def prefaulted_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: st
 def pagelocked_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
                      mem_flags: int = 0) -> npt.NDArray[Any]:
     """An uninitialised page-locked numpy array; `mem_flags` combines host_alloc_flags."""
-    shape, nbytes = _shape_and_nbytes(shape, dtype)
+    shape, nbytes = _shape_and_nbytes(shape, dtype, "pagelocked_empty(dtype)")
     return _array_over(_gpukit._pagelocked_alloc(nbytes, mem_flags), shape, dtype, order)
 
 
@@ -130,7 +140,7 @@ def aligned_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str =
     """An uninitialised numpy array whose data starts at a multiple of `alignment` (a power
     of two). Its memory is a whole number of alignment units, so with the default page
     alignment an array of whole pages can be given to register_host_memory()."""
-    shape, nbytes = _shape_and_nbytes(shape, dtype)
+    shape, nbytes = _shape_and_nbytes(shape, dtype, "aligned_empty(dtype)")
     return _array_over(_gpukit._aligned_alloc(nbytes, alignment), shape, dtype, order)
 
 
@@ -171,7 +181,7 @@ def managed_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str =
     """An uninitialised managed numpy array, usable on host and device. `mem_flags` is
     mem_attach_flags.GLOBAL or HOST. More than mem_get_info() reports free is refused with
     gpukit.driver.MemoryError."""
-    shape, nbytes = _shape_and_nbytes(shape, dtype)
+    shape, nbytes = _shape_and_nbytes(shape, dtype, "managed_empty(dtype)")
     return _array_over(_gpukit._managed_alloc(nbytes, mem_flags), shape, dtype, order)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpukit import _gpukit, gpuarray
-from gpukit._memory import PointerHolderBase
+from gpukit._memory import PointerHolderBase, _plain_dtype
 from gpukit._gpukit import Layout, host_alloc_flags, mem_host_register_flags
 from gpukit.gpuarray import GPUArray, ShapeLike
 
@@ -286,8 +286,8 @@ def as_cuda_array(obj: Any) -> DeviceNDArray:
 
 # ---- page-locked and mapped host memory
 
-def _host_array(shape, dtype, strides, order, flags, cls=np.ndarray):
-    dtype = np.dtype(dtype)
+def _host_array(shape, dtype, strides, order, flags, what, cls=np.ndarray):
+    dtype = _plain_dtype(dtype, what)
     layout = _layout(shape, strides, dtype.itemsize, order)
     # Strides may leave gaps: the memory runs to the end of the last element.
     low, nbytes = layout.byte_extent() if layout.size else (0, 0)
@@ -302,7 +302,7 @@ def _host_array(shape, dtype, strides, order, flags, cls=np.ndarray):
 def pinned_array(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: Sequence[int] | None = None,
                  order: str = "C") -> npt.NDArray[Any]:
     """An uninitialised numpy array in page-locked host memory, like numpy.empty."""
-    return _host_array(shape, dtype, strides, order, 0)[0]
+    return _host_array(shape, dtype, strides, order, 0, "pinned_array(dtype)")[0]
 
 
 def mapped_array(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: Sequence[int] | None = None,
@@ -315,7 +315,7 @@ def mapped_array(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: S
         flags |= host_alloc_flags.PORTABLE
     if wc:
         flags |= host_alloc_flags.WRITECOMBINED
-    array, allocation, nbytes = _host_array(shape, dtype, strides, order, flags, MappedNDArray)
+    array, allocation, nbytes = _host_array(shape, dtype, strides, order, flags, "mapped_array(dtype)", MappedNDArray)
     array._mapping = _Mapping(np.frombuffer(allocation, np.uint8).ctypes.data, allocation.get_device_pointer(),
                               nbytes)
     array._stream = _stream(stream)

@@ -691,13 +691,9 @@ def _memcpy_discontig(dst, src, async_=False, stream=None):
         raise TypeError(f"_memcpy_discontig: src and dst must have the same dtype, got {src.dtype} and {dst.dtype}")
     if isinstance(src, np.ndarray) and isinstance(dst, np.ndarray):
         dst[...] = src
-    elif isinstance(src, np.ndarray):
-        if src.dtype.hasobject:
-            raise TypeError("_memcpy_discontig: src has dtype object, which holds Python objects, not data")
+    elif isinstance(src, np.ndarray):  # (no GPUArray has a dtype holding Python objects)
         dst._transfer(src, False, async_, stream)
     elif isinstance(dst, np.ndarray):
-        if dst.dtype.hasobject:
-            raise TypeError("_memcpy_discontig: dst has dtype object, which holds Python objects, not data")
         if not dst.flags.writeable:
             raise ValueError("_memcpy_discontig: dst is read-only")
         src._transfer(dst, True, async_, stream)

@@ -179,7 +179,7 @@ class PageLockedMemoryPool:
 
     def allocate(self, shape, dtype, order="C"):
         """A numpy array of `shape` and `dtype` in page-locked memory from the pool."""
-        shape, nbytes = _memory._shape_and_nbytes(shape, dtype)
+        shape, nbytes = _memory._shape_and_nbytes(shape, dtype, "PageLockedMemoryPool.allocate(dtype)")
         block = self._pool.allocate_bytes(nbytes)
         if nbytes == 0:  # numpy needs a buffer even for an empty array
             return numpy.ndarray(shape, dtype, order=order)

@@ -2,6 +2,7 @@
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
+#include "gpukit/cl/detail/parameter_types.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -87,30 +89,6 @@ cl_context context_of_buffer(cl_mem handle) {
     }, "clGetMemObjectInfo");
 }
 
-// What a by-value parameter of OpenCL C type `type_name` takes: an integer or floating-point
-// scalar, the bytes of a vector of them, or (a struct, a typedef) bytes of its size.
-value_type scalar_type(std::string_view type_name) {
-    constexpr std::array<std::string_view, 16> integers = {
-        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "unsigned char", "unsigned short",
-        "unsigned int", "unsigned long", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t"};
-    constexpr std::array<std::string_view, 3> floats = {"half", "float", "double"};
-    if (std::find(integers.begin(), integers.end(), type_name) != integers.end())
-        return value_type::integer;
-    if (std::find(floats.begin(), floats.end(), type_name) != floats.end())
-        return value_type::floating;
-    return value_type::bytes;
-}
-
-// Whether `type_name` is a vector of OpenCL C scalars ("float4", "uchar16").
-bool is_vector_type(std::string_view type_name) {
-    const size_t digits = type_name.find_first_of("0123456789");
-    if (digits == std::string_view::npos || digits == 0)
-        return false;
-    constexpr std::array<std::string_view, 5> widths = {"2", "3", "4", "8", "16"};
-    return std::find(widths.begin(), widths.end(), type_name.substr(digits)) != widths.end() &&
-           scalar_type(type_name.substr(0, digits)) != value_type::bytes;
-}
-
 const char* value_type_name(value_type type) {
     switch (type) {
     case value_type::integer:
@@ -161,6 +139,7 @@ kernel kernel::create(const program& prog, const std::string& name) {
     kernel result(std::move(created), name);
     result.describe();
     result.executable_devices_ = prog.unlocked_built_devices();
+    result.declared_types_ = prog.build_->types;
     return result;
 }
 
@@ -169,10 +148,10 @@ kernel kernel::wrap(cl_kernel handle, bool retain) {
     kernel result(std::move(owned),
                   detail::info_string(kernel_info(handle, CL_KERNEL_FUNCTION_NAME), "clGetKernelInfo"));
     result.describe();
-    const auto prog = detail::info_value<cl_program>(kernel_info(handle, CL_KERNEL_PROGRAM), "clGetKernelInfo");
-    const std::vector<device> devices = program::devices_of(prog);
-    for (const size_t i : program::reported_executables(prog, devices))
-        result.executable_devices_.push_back(devices[i]);
+    const program prog =
+        program::wrap(detail::info_value<cl_program>(kernel_info(handle, CL_KERNEL_PROGRAM), "clGetKernelInfo"));
+    result.executable_devices_ = prog.unlocked_built_devices();
+    result.declared_types_ = prog.build_->types;
     return result;
 }
 
@@ -302,24 +281,66 @@ void kernel::set_arg(cl_uint index, local_memory local) {
     hold(index);
 }
 
+void kernel::check_value(cl_uint index, size_t size, value_type type) const {
+    const kernel_parameter& p = parameters_[index];
+    std::optional<detail::parameter_type> expected = detail::builtin_type(p.type_name);
+    if (!expected && declared_types_ && !executable_devices_.empty()) {
+        std::vector<std::string> declared;  // the kernel's by-value types OpenCL C does not fix, asked for at once
+        for (const kernel_parameter& other : parameters_)
+            if (other.kind == parameter_kind::value && !detail::builtin_type(other.type_name))
+                declared.push_back(other.type_name);
+        const auto prog = detail::info_value<cl_program>(kernel_info(handle(), CL_KERNEL_PROGRAM), "clGetKernelInfo");
+        expected = declared_types_->find(p.type_name, declared, prog, executable_devices_.front());
+    }
+    if (!expected)
+        return;
+    // A number of the right size but the wrong kind would be read as the parameter's type.
+    const char* takes = nullptr;
+    switch (expected->kind) {
+    case detail::type_class::integer:
+    case detail::type_class::floating: {
+        const value_type number =
+            expected->kind == detail::type_class::integer ? value_type::integer : value_type::floating;
+        if (type != value_type::bytes && type != number)
+            takes = value_type_name(number);
+        break;
+    }
+    case detail::type_class::vector:
+        if (type != value_type::bytes)
+            takes = "a vector (the bytes of a numpy structured scalar)";
+        break;
+    case detail::type_class::aggregate:  // a complex number may be a union's value (PyOpenCL's cfloat_t)
+        if (type == value_type::integer || type == value_type::floating)
+            takes = "a struct or union (the bytes of a numpy record or numpy.void)";
+        break;
+    case detail::type_class::unknown:
+        break;
+    }
+    if (takes)
+        throw logic_error(describe_arg(index) + " takes " + takes + ", got " + value_type_name(type) + " of " +
+                              std::to_string(size) + " bytes",
+                          CL_INVALID_ARG_VALUE, "clSetKernelArg");
+    // A value of another size leaves bytes unset, or is read past its end (PoCL checks no struct).
+    if (size != expected->size)
+        throw logic_error(describe_arg(index) + " given a by-value argument of " + std::to_string(size) +
+                              " bytes, but its type " + p.type_name + " has " + std::to_string(expected->size) +
+                              " bytes" +
+                              (expected->kind == detail::type_class::vector && p.type_name.ends_with('3')
+                                   ? " (a 3-component vector is laid out as a 4-component one)"
+                                   : ""),
+                          CL_INVALID_ARG_SIZE, "clSetKernelArg");
+}
+
 void kernel::set_arg_bytes(cl_uint index, const void* value, size_t size, value_type type) {
     check_index(index, "clSetKernelArg");
     const std::string given = "a by-value argument of " + std::to_string(size) + " bytes";
     const kernel_parameter& p = parameters_[index];
     expect_kind(index, p.kind == parameter_kind::value || p.kind == parameter_kind::unknown, given);
-    if (p.kind == parameter_kind::value && type != value_type::bytes) {
-        // A number of the right size but the wrong kind would be read as the parameter's type.
-        const value_type expected = scalar_type(p.type_name);
-        if (expected != value_type::bytes ? type != expected : is_vector_type(p.type_name))
-            throw logic_error(describe_arg(index) + " takes " +
-                                  (expected != value_type::bytes ? value_type_name(expected)
-                                                                 : "a vector (the bytes of a numpy structured scalar)") +
-                                  ", got " + value_type_name(type) + " of " + std::to_string(size) + " bytes",
-                              CL_INVALID_ARG_VALUE, "clSetKernelArg");
-    }
     if (!value || size == 0)
         throw logic_error(describe_arg(index) + ": a by-value argument needs a value of at least 1 byte",
                           CL_INVALID_ARG_VALUE, "clSetKernelArg");
+    if (p.kind == parameter_kind::value)
+        check_value(index, size, type);
     set_arg_raw(index, size, value, given);
     local_bytes_[index] = 0;
     hold(index);

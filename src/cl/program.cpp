@@ -2,6 +2,7 @@
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
+#include "gpukit/cl/detail/parameter_types.hpp"
 
 #include <algorithm>
 #include <string_view>
@@ -42,6 +43,7 @@ program program::wrap(cl_program handle, bool retain) {
         while (!options.empty() && options.back() == ' ')
             options.pop_back();
     }
+    result.build_->types = std::make_shared<detail::declared_types>(options);
     result.build_->options = std::move(options);
     result.build_->built_devices = built;
     result.build_->built = true;
@@ -155,6 +157,7 @@ void program::build(const std::string& options, std::span<const device> devices)
                           status, "clBuildProgram");
     if (status != CL_SUCCESS)
         throw_cl_error(status, "clBuildProgram", "options '" + options + "'");
+    build_->types = std::make_shared<detail::declared_types>(options);
     build_->options = options;
     build_->built_devices = requested;
     build_->built = true;

@@ -204,3 +204,136 @@ def test_bad_indices_and_sizes_name_the_argument(queue, kernel, call, message):
     with pytest.raises((TypeError, cl.LogicError), match=message) as raised:
         call(kernel, queue)
     assert "incompatible function arguments" not in str(raised.value)
+
+
+# ---- by-value sizes (issue 29, item 2) --------------------------------------------------------
+# PoCL checks no struct's size: st read 5 bytes past a 3-byte numpy.void (different garbage each
+# run), and took 9 bytes and a numpy.int64 for the 8-byte S. gpukit knows each by-value type's
+# size: OpenCL C's for scalars and vectors, the compiler's for the program's own types.
+
+STRUCT_SOURCE = """
+typedef struct { int a; int b; } S;
+struct T { char c; double d; };
+typedef float real;
+typedef union { struct { float x, y; } s; float2 v; } cfloat_like;
+typedef struct { int v[N]; } sized_by_option;
+
+__kernel void st(__global int *o, S s) { o[0] = s.a; o[1] = s.b; }
+__kernel void mixed(__global float *o, struct T t, real r, cfloat_like c, float3 v, sized_by_option n) {
+    o[0] = (float)t.c; o[1] = (float)t.d; o[2] = r; o[3] = c.s.x; o[4] = c.s.y; o[5] = v.z; o[6] = (float)n.v[N - 1];
+}
+"""
+
+S = np.dtype([("a", np.int32), ("b", np.int32)])
+T = np.dtype([("c", np.int8), ("d", np.float64)], align=True)  # OpenCL C aligns d: 16 bytes
+
+
+@pytest.fixture
+def structs(ctx):
+    return cl.Program(ctx, STRUCT_SOURCE).build(options="-DN=3")
+
+
+def setters(queue, out):
+    """The ways a kernel's arguments are set: each goes through the same check."""
+    return {
+        "__call__": lambda k, v: k(queue, (1,), None, out, v),
+        "set_arg": lambda k, v: k.set_arg(1, v),
+        "set_args": lambda k, v: k.set_args(out, v),
+    }
+
+
+@pytest.mark.parametrize("setter", ["__call__", "set_arg", "set_args"])
+@pytest.mark.parametrize("value, message", [
+    (np.void(b"\x01\x00\x00"), r"given a by-value argument of 3 bytes, but its type S has 8 bytes"),
+    (np.void(b"\x01" * 9), r"given a by-value argument of 9 bytes, but its type S has 8 bytes"),
+    (np.zeros((), [("a", np.int32)])[()], r"given a by-value argument of 4 bytes, but its type S has 8 bytes"),
+    (np.int64(5), r"takes a struct or union \(the bytes of a numpy record or numpy.void\), got an integer of 8 bytes"),
+    (np.float64(5), r"takes a struct or union .*, got a floating-point number of 8 bytes"),
+], ids=["3 bytes", "9 bytes", "short record", "int64", "float64"])
+def test_a_struct_takes_values_of_its_size_only(ctx, queue, structs, setter, value, message):
+    out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 8)
+    with pytest.raises(cl.LogicError, match=r"^argument 1 \('s', S\) of kernel 'st' " + message) as raised:
+        setters(queue, out)[setter](structs.st, value)
+    assert raised.value.code in (-51, -50)  # CL_INVALID_ARG_SIZE, CL_INVALID_ARG_VALUE
+
+
+def test_a_struct_of_its_size_runs(ctx, queue, structs):
+    out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 8)
+    record = np.zeros((), S)
+    record["a"], record["b"] = 7, -9
+    for value in (record[()], np.void(record.tobytes())):
+        cl.enqueue_copy(queue, out, np.full(2, 99, np.int32))
+        structs.st(queue, (1,), None, out, value)
+        result = np.empty(2, np.int32)
+        cl.enqueue_copy(queue, result, out)
+        np.testing.assert_array_equal(result, [7, -9])
+
+
+def test_pyopencl_drop_in_checks_the_same(ctx, queue):
+    import gpukit.pyopencl_compat  # noqa: F401  (makes `import pyopencl` give gpukit.cl)
+    import pyopencl
+    prg = pyopencl.Program(ctx, STRUCT_SOURCE).build(options="-DN=3")
+    out = pyopencl.Buffer(ctx, pyopencl.mem_flags.READ_WRITE, 8)
+    kernel = prg.st
+    with pytest.raises(pyopencl.LogicError, match="3 bytes, but its type S has 8 bytes"):
+        kernel.set_arg(1, np.void(b"\x01\x00\x00"))
+    with pytest.raises(pyopencl.LogicError, match="9 bytes, but its type S has 8 bytes"):
+        kernel.set_args(out, np.void(b"\x01" * 9))
+    with pytest.raises(pyopencl.LogicError, match="takes a struct or union"):
+        prg.st(queue, (1,), None, out, np.int64(5))
+
+
+def mixed_args(**changes):
+    t = np.zeros((), T)
+    t["c"], t["d"] = -3, 2.5
+    args = {"t": t[()], "r": np.float32(1.5), "c": np.complex64(4 - 5j),
+            "v": np.void(np.array([1, 2, 3, 0], np.float32).tobytes()),
+            "n": np.void(np.array([10, 20, 30], np.int32).tobytes())}
+    args.update(changes)
+    return list(args.values())
+
+
+def test_declared_types_of_every_kind_take_their_values(ctx, queue, structs):
+    # A struct aligned by OpenCL C's rules, a typedef of float, a union taking a complex number
+    # (as PyOpenCL's cfloat_t does), a float3 of 4 floats and a struct sized by a -D option.
+    out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 7 * 4)
+    structs.mixed(queue, (1,), None, out, *mixed_args())
+    result = np.empty(7, np.float32)
+    cl.enqueue_copy(queue, result, out)
+    np.testing.assert_array_equal(result, [-3, 2.5, 1.5, 4, -5, 3, 30])
+
+
+@pytest.mark.parametrize("position, value, message", [
+    (1, np.zeros((), [("c", np.int8), ("d", np.float64)])[()],
+     r"argument 1 \('t', struct T\) .* 9 bytes, but its type struct T has 16 bytes"),
+    (2, np.float64(1.5), r"argument 2 \('r', real\) .* 8 bytes, but its type real has 4 bytes"),
+    (2, np.int32(1), r"argument 2 \('r', real\) .* takes a floating-point number, got an integer of 4 bytes"),
+    (3, np.complex128(1), r"argument 3 \('c', cfloat_like\) .* 16 bytes, but its type cfloat_like has 8 bytes"),
+    (3, np.float64(1), r"argument 3 \('c', cfloat_like\) .* takes a struct or union"),
+    (4, np.void(np.zeros(3, np.float32).tobytes()),
+     r"argument 4 \('v', float3\) .* 12 bytes, but its type float3 has 16 bytes \(a 3-component vector is laid out "
+     r"as a 4-component one\)"),
+    (5, np.void(np.zeros(4, np.int32).tobytes()),
+     r"argument 5 \('n', sized_by_option\) .* 16 bytes, but its type sized_by_option has 12 bytes"),
+])
+def test_declared_types_refuse_other_sizes_and_kinds(ctx, queue, structs, position, value, message):
+    out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 7 * 4)
+    args = mixed_args()
+    args[position - 1] = value
+    with pytest.raises(cl.LogicError, match=message):
+        structs.mixed(queue, (1,), None, out, *args)
+
+
+@pytest.mark.parametrize("type_name, value, size", [
+    ("char", np.int16(1), 1), ("ushort", np.uint32(1), 2), ("int", np.int64(1), 4), ("ulong", np.uint32(1), 8),
+    ("float", np.float64(1), 4), ("double", np.float32(1), 8), ("int2", np.void(b"\0" * 4), 8),
+    ("uchar16", np.void(b"\0" * 15), 16), ("double3", np.void(b"\0" * 24), 32),
+])
+def test_scalars_and_vectors_take_their_size(ctx, type_name, value, size):
+    kernel = cl.Program(ctx, f"__kernel void k(__global int *o, {type_name} x) {{ o[0] = 1; }}").build().k
+    with pytest.raises(cl.LogicError, match=rf"argument 1 \('x', {type_name}\) of kernel 'k' given a by-value "
+                                            rf"argument of {value.nbytes} bytes, but its type {type_name} has "
+                                            rf"{size} bytes") as raised:
+        kernel.set_arg(1, value)
+    assert raised.value.code == -51  # CL_INVALID_ARG_SIZE
+    kernel.set_arg(1, np.void(b"\0" * size))

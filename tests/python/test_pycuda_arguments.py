@@ -360,6 +360,33 @@ def test_wrong_sized_by_value_array_is_refused_before_launch(mod):
         f(x, drv.In(x), np.float32(1), np.int32(0), np.int32(4), block=(4, 1, 1))
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("record, given", [
+    (np.void(b"\x01\x00\x00"), 3),
+    (np.void(b"\x01" * 17), 17),
+    (np.zeros((), [("x", np.float32), ("n", np.int32)])[()], 8),
+    (np.zeros(3, np.int32), 12),
+    (b"\x01\x00\x00", 3),
+], ids=["void of 3 bytes", "void of 17 bytes", "short record", "array", "bytes"])
+def test_by_value_records_of_another_size_are_refused_before_launch(mod, record, given):
+    # Issue 29: the record parameter `rec r` has 16 bytes; a shorter value would be read past
+    # its end, a longer one shift nothing but hide a mistake. Checked in calls, prepared calls
+    # and graph kernel nodes alike, by the kernel's parameter sizes.
+    f = mod.get_function("scalars")
+    if f.param_sizes is None:
+        pytest.skip("the driver cannot describe kernel parameters (needs CUDA 12.4+)")
+    message = rf"argument 6 is {given} bytes, but parameter 6 of the kernel is 16 bytes"
+    out = drv.mem_alloc(10 * 8)
+    args = [out, np.int32(1), np.float32(2), np.float64(3), np.uint8(4), np.zeros(3, np.float32), record]
+    with pytest.raises(drv.LogicError, match=message):
+        f(*args, block=(1, 1, 1))
+    f.prepare([np.intp, np.int32, np.float32, np.float64, np.uint8, "12s", f"{given}s"])
+    with pytest.raises(drv.LogicError, match=message):
+        f.prepared_call((1, 1), (1, 1, 1), *args)
+    with pytest.raises(drv.LogicError, match=message):
+        drv.Graph().add_kernel_node(*args, func=f, block=(1, 1, 1))
+
+
 class RecordingBuffer(drv.ArgumentHandler):
     """reikna's Buffer (its own __init__, get_device_alloc()), with pre_call and post_call
     recording what they see."""

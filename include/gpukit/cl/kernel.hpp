@@ -86,9 +86,13 @@ using kernel_arg = std::variant<std::reference_wrapper<const buffer>, std::refer
 // Every argument is checked against its parameter before OpenCL sees it: a buffer or SVM only
 // for a __global or __constant pointer, local memory only for a __local one, a value only for a
 // by-value parameter, of its size and kind (value_type); a released buffer or SVM, or one of
-// another context, is refused. Mistakes throw cl::logic_error naming the argument ("argument 0
-// ('out', __global int*) of kernel 'k'"). Where the implementation describes no parameters,
-// only sizes are checked.
+// another context, is refused. The size of a by-value parameter's type is OpenCL C's for
+// scalars and vectors, and the compiler's for the types the program declares (structs,
+// unions, typedefs: detail/parameter_types.hpp, asked once per program, at the first such
+// argument). Mistakes throw cl::logic_error naming the argument ("argument 0
+// ('out', __global int*) of kernel 'k'"). Where the implementation describes no parameters, or
+// a type's size cannot be known (a program made from binaries), sizes are left to the
+// implementation's clSetKernelArg.
 //
 // Not safe to share between threads: OpenCL forbids setting one kernel's arguments from two
 // threads at once, and setting then running is two steps. Use one kernel per thread (the
@@ -160,6 +164,8 @@ private:
     // Reads the context and the parameters, and marks every argument unset.
     void describe();
     void check_index(cl_uint index, const char* routine) const;
+    // Throws unless `size` bytes holding `type` suit by-value parameter `index`'s type.
+    void check_value(cl_uint index, size_t size, value_type type) const;
     // Throws, naming the argument and what its parameter takes, unless `accepted`.
     void expect_kind(cl_uint index, bool accepted, const std::string& given) const;
     void set_arg_raw(cl_uint index, size_t size, const void* value, const std::string& what);
@@ -179,6 +185,7 @@ private:
     std::vector<size_t> local_bytes_;  // per argument: the local memory it asks for, else 0
     std::vector<detail::retained<cl_mem>> arg_memory_;  // per argument: the buffer it points to
     std::vector<std::shared_ptr<void>> arg_owners_;     // per argument: the owner of its SVM
+    std::shared_ptr<detail::declared_types> declared_types_;  // of the program's build, when known
 };
 
 // How enqueue_nd_range runs a kernel, beyond its sizes (PyOpenCL's keywords).

@@ -16,6 +16,10 @@
 
 namespace gpukit::cl {
 
+namespace detail {
+class declared_types;
+}
+
 // Owns one reference to a cl_program; move-only. Safe to share between threads: building,
 // reading the build's results and creating kernels take turns (OpenCL implementations crash
 // or fail when one thread builds a program that another builds or reads).
@@ -62,6 +66,8 @@ private:
         std::atomic<bool> built = false;
         std::string options;                 // of the last successful build
         std::vector<size_t> built_devices;   // of the last successful build: indexes into devices_
+        // The types the last successful build declares, shared by its kernels (parameter_types.hpp).
+        std::shared_ptr<detail::declared_types> types;
     };
 
     program(detail::retained<cl_program> handle, std::vector<device> devices)

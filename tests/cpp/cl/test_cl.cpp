@@ -2,6 +2,7 @@
 // need a device skip with the reason when there is none; parsing and errors run anywhere.
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/detail/parameter_types.hpp"
 #include "gpukit/cl/kernel.hpp"
 #include "gpukit/cl/platform.hpp"
 #include "gpukit/cl/select.hpp"
@@ -387,6 +388,84 @@ TEST_F(ClDevice, KernelArgumentMistakesAreClear) {
     EXPECT_THROW(cl::enqueue_nd_range(*q, k, too_many), cl::logic_error);
     EXPECT_THROW(cl::enqueue_nd_range(*q, k, global, bad_local), cl::logic_error);
     cl::enqueue_nd_range(*q, k, global).wait();
+}
+
+TEST(ClParameterTypes, ScalarsAndVectorsHaveOpenCLCsSizes) {
+    using cl::detail::builtin_type;
+    using cl::detail::type_class;
+    const struct {
+        const char* name;
+        size_t size;
+        type_class kind;
+    } expected[] = {{"char", 1, type_class::integer},     {"unsigned short", 2, type_class::integer},
+                    {"uint", 4, type_class::integer},      {"ulong", 8, type_class::integer},
+                    {"half", 2, type_class::floating},     {"double", 8, type_class::floating},
+                    {"float2", 8, type_class::vector},     {"float3", 16, type_class::vector},
+                    {"uchar16", 16, type_class::vector},   {"double3", 32, type_class::vector},
+                    {"short8", 16, type_class::vector}};
+    for (const auto& e : expected) {
+        const auto type = builtin_type(e.name);
+        ASSERT_TRUE(type) << e.name;
+        EXPECT_EQ(type->size, e.size) << e.name;
+        EXPECT_EQ(type->kind, e.kind) << e.name;
+    }
+    for (const char* other : {"S", "struct T", "float5", "float32", "3", "size_t", "bool", "real", "int*", ""})
+        EXPECT_FALSE(builtin_type(other)) << other;
+}
+
+TEST_F(ClDevice, ByValueArgumentsHaveTheSizeOfTheirType) {
+    // PoCL checks no struct's size: a short value was read past its end.
+    cl::program prog = build("typedef struct { int a; int b; } S;\n"
+                             "struct T { char c; double d; };\n"
+                             "typedef struct { int v[N]; } sized;\n"
+                             "__kernel void k(__global int *o, S s, struct T t, sized n, float3 v) {\n"
+                             "    o[0] = s.a; o[1] = s.b; o[2] = (int)t.d; o[3] = n.v[N - 1]; o[4] = (int)v.z;\n"
+                             "}",
+                             "-DN=5");
+    cl::kernel k = cl::kernel::create(prog, "k");
+    auto refused = [&](cl_uint index, size_t size, const std::string& message) {
+        const std::vector<std::byte> value(size);
+        try {
+            k.set_arg_bytes(index, value.data(), value.size());
+            ADD_FAILURE() << size << " bytes for argument " << index << " were accepted";
+        } catch (const cl::logic_error& e) {
+            EXPECT_EQ(e.code(), CL_INVALID_ARG_SIZE) << e.what();
+            EXPECT_TRUE(contains(e.what(), message)) << e.what();
+        }
+    };
+    refused(1, 3, "argument 1 ('s', S) of kernel 'k' given a by-value argument of 3 bytes, but its type S has 8 bytes");
+    refused(1, 9, "given a by-value argument of 9 bytes, but its type S has 8 bytes");
+    refused(2, 9,
+            "argument 2 ('t', struct T) of kernel 'k' given a by-value argument of 9 bytes, but its type struct T has "
+            "16 bytes");
+    refused(3, 16, "but its type sized has 20 bytes");  // sized by the build's -DN=5
+    refused(4, 12, "but its type float3 has 16 bytes (a 3-component vector is laid out as a 4-component one)");
+    try {
+        k.set_arg_value(1, std::int64_t{5});  // the size of S, but a number
+        ADD_FAILURE() << "an int64 for a struct was accepted";
+    } catch (const cl::logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "takes a struct or union")) << e.what();
+    }
+    struct {
+        std::int32_t a, b;
+    } s{7, -9};
+    struct {
+        std::int8_t c;
+        double d;
+    } t{1, 42.0};
+    const std::int32_t n[5] = {0, 0, 0, 0, 11};
+    const float v[4] = {0, 0, 13, 0};
+    auto out = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 5 * sizeof(std::int32_t));
+    k.set_arg(0, out);
+    k.set_arg_value(1, s);
+    k.set_arg_value(2, t);
+    k.set_arg_bytes(3, n, sizeof n);
+    k.set_arg_bytes(4, v, sizeof v);
+    const size_t one[] = {1};
+    cl::enqueue_nd_range(*q, k, one).wait();
+    std::int32_t result[5] = {};
+    cl::enqueue_read(*q, out, 0, result, sizeof result, true);
+    EXPECT_EQ(std::vector<std::int32_t>(result, result + 5), (std::vector<std::int32_t>{7, -9, 42, 11, 13}));
 }
 
 TEST_F(ClDevice, ProfilingNeedsAProfilingQueue) {
