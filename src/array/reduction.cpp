@@ -69,7 +69,8 @@ reduction_spec::reduction_spec(std::string name, std::vector<reduction_param> pa
         throw logic_error(where + "needs at least one array parameter");
     if (accumulator_.c_name.empty() || accumulator_.size == 0 || output_.c_name.empty() || output_.size == 0)
         throw logic_error(where + "the accumulator and output types must be named and have a size");
-    if (neutral_.empty() || map_.empty() || reduce_.empty())
+    const auto blank = [](const std::string& expression) { return split_words(expression).empty(); };
+    if (blank(neutral_) || blank(map_) || blank(reduce_))
         throw logic_error(where + "the neutral, map and reduce expressions must not be empty");
 }
 

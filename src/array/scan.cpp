@@ -6,6 +6,7 @@
 
 #include "gpukit/core/checked.hpp"
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/text.hpp"
 #include "gpukit/cuda/copy.hpp"
 #include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/cuda/launch.hpp"
@@ -29,9 +30,10 @@ scan_spec::scan_spec(scan_kind kind, std::string c_type, std::size_t item_size, 
         throw logic_error(where + "the element's C type is empty");
     if (item_size_ == 0)
         throw logic_error(where + "the element size must be at least 1 byte");
-    if (scan_expr_.empty())
+    // Blank expressions too: the kernel would only fail to compile at its first launch.
+    if (split_words(scan_expr_).empty())
         throw logic_error(where + "the scan expression is empty");
-    if (neutral_ && neutral_->empty())
+    if (neutral_ && split_words(*neutral_).empty())
         throw logic_error(where + "the neutral element is an empty expression");
     if (kind_ == scan_kind::exclusive && !neutral_)
         throw logic_error(where + "an exclusive scan needs the neutral element (its first output)");

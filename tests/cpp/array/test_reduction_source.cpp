@@ -265,6 +265,8 @@ TEST(ReductionSpecs, BadSpecsAreRefused) {
     EXPECT_THROW(make("k", x, "", "x[i]", "a + b"), logic_error);
     EXPECT_THROW(make("k", x, "0", "", "a + b"), logic_error);
     EXPECT_THROW(make("k", x, "0", "x[i]", ""), logic_error);
+    EXPECT_THROW(make("k", x, " \n", "x[i]", "a + b"), logic_error);  // blank
+    EXPECT_THROW(make("k", x, "0", "x[i]", "\t"), logic_error);
     EXPECT_THROW(reduction_spec("k", x, value_type("s", 0), dtype::float64, "0", "x[i]", "a + b"), logic_error);
 }
 

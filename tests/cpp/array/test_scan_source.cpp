@@ -47,6 +47,8 @@ TEST(ScanSpec, RefusesWhatCannotMakeAKernel) {
     EXPECT_THROW(scan_spec(scan_kind::inclusive, "", 4, "a + b", std::nullopt), logic_error);
     EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 0, "a + b", std::nullopt), logic_error);
     EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::string()), logic_error);
+    EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 4, " \n ", std::nullopt), logic_error);  // blank
+    EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::string("  ")), logic_error);
     try {
         scan_spec(scan_kind::exclusive, "int", 4, "a + b", std::nullopt);
         ADD_FAILURE() << "an exclusive scan without a neutral element was accepted";
