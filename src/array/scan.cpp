@@ -4,6 +4,7 @@
 #include "kernel_text.hpp"
 #include "scan_state.hpp"
 
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/checked.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/text.hpp"
@@ -37,6 +38,13 @@ scan_spec::scan_spec(scan_kind kind, std::string c_type, std::size_t item_size, 
         throw logic_error(where + "the neutral element is an empty expression");
     if (kind_ == scan_kind::exclusive && !neutral_)
         throw logic_error(where + "an exclusive scan needs the neutral element (its first output)");
+    // What goes into the source, and the compiler settings, are checked now rather than when
+    // the first launch compiles them.
+    require_c_string(c_type_, "the element type");
+    require_c_string(scan_expr_, "scan_expr");
+    require_c_string(neutral_.value_or(""), "neutral");
+    require_c_string(preamble_, "preamble");
+    rtc::require_c_strings(compile_);
 }
 
 std::int64_t scan_tile_shape::items() const noexcept {

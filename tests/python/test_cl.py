@@ -166,6 +166,23 @@ def test_invalid_mem_flags_raise(ctx):
 
 
 @needs_device
+def test_text_holding_a_nul_is_refused(ctx):
+    # OpenCL reads these as C strings: PoCL built "-DX=1\0junk" as -DX=1 and dropped the
+    # kernels after a NUL in the source, without a word (PyOpenCL lets both through).
+    source = "__kernel void k(__global int *o) { o[0] = X; }"
+    with pytest.raises(ValueError, match=r"Program: the source .* NUL character at offset 46"):
+        cl.Program(ctx, source + "\0 __kernel void j() {}")
+    program = cl.Program(ctx, source)
+    for options in (["-DX=1\0junk"], "-DX=1\0junk", ["-DY=2", "-DX=1\0junk"]):
+        with pytest.raises(ValueError, match=r"Program.build: the build options .*-DX=1\\0junk"):
+            program.build(options=options)
+    program.build(options=["-DX=1"])
+    with pytest.raises(ValueError, match=r"Kernel: the kernel name 'k\\0junk'"):
+        cl.Kernel(program, "k\0junk")
+    assert cl.Kernel(program, "k").function_name == "k"
+
+
+@needs_device
 def test_build_failure_carries_the_log(ctx):
     prg = cl.Program(ctx, "__kernel void k(__global int *a) { a[0] = not_declared_anywhere; }")
     with pytest.raises(cl.RuntimeError, match="not_declared_anywhere") as info:

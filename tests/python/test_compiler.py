@@ -427,3 +427,30 @@ def test_two_sourcemodules_of_one_source_have_their_own_constants(ctx):
     # Modules without variables are still loaded once (while one SourceModule holds it).
     kept = compiler.SourceModule(DOUBLIFY)
     assert compiler.SourceModule(DOUBLIFY).module is kept.module
+
+
+# --- what crosses into C: no NUL (issue 29) --------------------------------------------
+
+@pytest.mark.parametrize("change, named", [
+    (dict(options=["-DX=1\0junk"]), r"compile option '-DX=1\\0junk': a NUL character at offset 5"),
+    (dict(include_dirs=["/usr\0/include"]), r"include directory '/usr\\0/include'"),
+    (dict(source=DOUBLIFY + "\0 garbage"), "the source"),
+    (dict(arch="sm_90\0x"), r"arch 'sm_90\\0x'"),
+])
+def test_text_holding_a_nul_is_refused_before_compiling(change, named):
+    # A C string ends at its first NUL: "-DX=1\0junk" compiled as -DX=1, without a word.
+    args = dict(source=DOUBLIFY, arch="sm_90", cache_dir=False)
+    args.update(change)
+    for call in (compiler.compile, compiler.compile_outcome):
+        with pytest.raises(ValueError, match=named):
+            call(**args)
+
+
+@pytest.mark.gpu
+def test_a_kernel_or_global_name_holding_a_nul_is_refused(ctx):
+    module = compiler.SourceModule(CONSTANT_SCALE)
+    assert module.get_function("scaled") is not None
+    with pytest.raises(ValueError, match="kernel name"):
+        module.get_function("scaled\0junk")  # the driver would look up 'scaled'
+    with pytest.raises(ValueError, match="variable name"):
+        module.get_global("scale\0junk")

@@ -62,7 +62,8 @@ class elementwise_kernel {
 public:
     // `request` gives everything but the source: options, include directories (they must
     // lead to pycuda-complex.hpp), compiler, architecture. The source is compiled without
-    // an extern "C" wrapper: the kernel declares itself extern "C".
+    // an extern "C" wrapper: the kernel declares itself extern "C". std::invalid_argument for
+    // a spec or request holding a NUL character (checked now, not at the first launch).
     elementwise_kernel(elementwise_kernel_spec spec, rtc::compile_request request,
                        std::optional<std::filesystem::path> cache_dir);
 

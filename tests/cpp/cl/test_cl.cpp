@@ -7,6 +7,7 @@
 #include "gpukit/cl/select.hpp"
 
 #include "cl_test_device.hpp"
+#include "expect_error.hpp"
 #include "random_data.hpp"
 
 #include <gtest/gtest.h>
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -318,6 +320,23 @@ TEST_F(ClDevice, InvalidMemFlagsAreRejected) {
         }
     }
     EXPECT_THROW(cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 0), cl::logic_error);
+}
+
+// Program source, build options and kernel names are C strings where they reach OpenCL: a
+// NUL would cut them short (PoCL compiled "-DX=1\0junk" as -DX=1 and dropped every kernel
+// after a NUL in the source), so each is refused, naming it.
+TEST_F(ClDevice, TextHoldingANulIsRefused) {
+    using namespace std::string_literals;
+    const std::string source = "__kernel void k(__global int *o) { o[0] = X; }";
+    using test::expect_error;
+    expect_error<std::invalid_argument>(
+        [&] { cl::program::create_with_source(*ctx, source + "\0 __kernel void j() {}"s); }, "the source");
+    cl::program prog = cl::program::create_with_source(*ctx, source);
+    expect_error<std::invalid_argument>([&] { prog.build("-DX=1\0junk"s); }, "build options '-DX=1\\0junk'");
+    EXPECT_FALSE(prog.built());
+    prog.build("-DX=1");
+    expect_error<std::invalid_argument>([&] { cl::kernel::create(prog, "k\0junk"s); }, "kernel name 'k\\0junk'");
+    EXPECT_EQ(cl::kernel::create(prog, "k").name(), "k");
 }
 
 TEST_F(ClDevice, BuildFailureCarriesTheLog) {

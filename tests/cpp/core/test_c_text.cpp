@@ -1,6 +1,7 @@
 // Text that crosses into C (core/c_text.hpp): NUL characters refused with the text's name,
 // offset and line; kernel and parameter names that are keywords of the kernel's language.
 #include "gpukit/core/c_text.hpp"
+#include "gpukit/core/process.hpp"
 
 #include <gtest/gtest.h>
 
@@ -39,6 +40,12 @@ TEST(CText, ANulAnywhereIsRefusedWithNameOffsetAndLine) {
     EXPECT_EQ(long_message.find("xxxx"), std::string::npos) << long_message;
     EXPECT_NE(long_message.find("the source: a NUL character at offset 208 (line 3)"), std::string::npos)
         << long_message;
+}
+
+// A child's argument is a C string too (nvcc's command line).
+TEST(CText, ACommandLineArgumentHoldingANulIsRefused) {
+    EXPECT_THROW(run_process({"echo", "a\0b"s}, "/tmp"), std::invalid_argument);
+    EXPECT_THROW(run_process({"echo", "a"}, "/tmp\0x"s), std::invalid_argument);
 }
 
 TEST(CText, IdentifiersAreLettersDigitsAndUnderscores) {
