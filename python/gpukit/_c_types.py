@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from gpukit import _vec
+from gpukit._array.builder_arguments import argument_name
 from gpukit._gpukit import LogicError
 
 # C type name -> dtype, and dtype -> the name dtype_to_ctype() gives (the first one
@@ -141,10 +142,8 @@ class DtypedArgument:
     and dtype are."""
 
     def __init__(self, dtype, name):
-        if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"argument name {name!r} is not a C identifier")
+        self.name = argument_name(name, "cuda")
         self.dtype = np.dtype(dtype)
-        self.name = name
 
     def __eq__(self, other):
         return type(self) is type(other) and self.name == other.name and self.dtype == other.dtype

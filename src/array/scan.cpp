@@ -24,8 +24,7 @@ scan_spec::scan_spec(scan_kind kind, std::string c_type, std::size_t item_size, 
       neutral_(std::move(neutral)), name_prefix_(std::move(name_prefix)), preamble_(std::move(preamble)),
       compile_(std::move(compile)), cache_dir_(std::move(cache_dir)), kernel_name_(name_prefix_ + "_tiles"),
       key_(detail::new_kernel_key()) {
-    if (!detail::is_identifier(name_prefix_))
-        throw logic_error("scan: name_prefix '" + name_prefix_ + "' is not a C identifier");
+    detail::require_name_prefix(name_prefix_, "scan: name_prefix ");
     const std::string where = "scan kernel " + kernel_name_ + ": ";
     if (c_type_.empty())
         throw logic_error(where + "the element's C type is empty");

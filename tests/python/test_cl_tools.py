@@ -487,6 +487,20 @@ def test_argument_types():
         tools.ScalarArg(np.int32, "1x")
 
 
+def test_argument_names_are_checked_against_opencl_c():
+    # A keyword or type name of OpenCL C would only fail when the kernel text is built.
+    for name, why in [("kernel", "keyword of OpenCL C"), ("global", "keyword of OpenCL C"),
+                      ("if", "keyword of C"), ("float4", "type name of OpenCL C"), ("uint", "type name of OpenCL C")]:
+        with pytest.raises(ValueError, match=f"argument name '{name}' is a {why}"):
+            tools.VectorArg(np.float32, name)
+        with pytest.raises(ValueError, match=why):
+            tools.ScalarArg(np.float32, name)
+    for name in ("class", "new", "threadIdx", "x_1"):  # C++ and CUDA words are names in OpenCL C
+        assert tools.ScalarArg(np.float32, name).name == name
+    with pytest.raises(TypeError, match="argument name must be a str, got NoneType"):
+        tools.VectorArg(np.float32, None)
+
+
 def test_offset_arguments_run_as_pyopencl_kernel_text_expects(ctx, queue, rng):
     # Kernel text written for PyOpenCL refers to x__base and a byte offset x__offset.
     args = [tools.VectorArg(np.float32, "out", with_offset=True), tools.VectorArg(np.complex64, "z"),

@@ -68,6 +68,23 @@ TEST(ElementwiseKernelSource, BadSpecsAreRefused) {
     EXPECT_THROW(elementwise_kernel_source(bad_name, false), logic_error);
 }
 
+// A keyword as a name compiles into a kernel NVRTC refuses at the first launch: refused when
+// the source is made, naming it.
+TEST(ElementwiseKernelSource, KeywordsAreNoNames) {
+    for (const char* keyword : {"if", "float", "class", "new", "__shared__", "threadIdx"}) {
+        try {
+            const kernel_parameter named_by_keyword{std::string("float ") + keyword, keyword, false};
+            elementwise_kernel_source(spec({{"float *x", "x", true}, named_by_keyword}), false);
+            ADD_FAILURE() << keyword << " accepted as a parameter name";
+        } catch (const logic_error& e) {
+            EXPECT_TRUE(contains(e.what(), std::string("parameter name '") + keyword + "' is a")) << e.what();
+        }
+        elementwise_kernel_spec named = spec(xy);
+        named.name = keyword;
+        EXPECT_THROW(elementwise_kernel_source(named, false), logic_error) << keyword;
+    }
+}
+
 // A NUL in the kernel's text or compile settings would cut it short when the first launch
 // compiles it: the kernel refuses it when made (no GPU needed for that).
 TEST(ElementwiseKernel, TextHoldingANulIsRefusedWhenMade) {

@@ -58,6 +58,7 @@ TEST(ScanSpec, RefusesWhatCannotMakeAKernel) {
         EXPECT_TRUE(contains(e.what(), "neutral")) << e.what();
     }
     EXPECT_NO_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::nullopt));
+    EXPECT_NO_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::nullopt, "if"));  // kernel if_tiles
 }
 
 // Text with a NUL would be cut short where the first launch hands it to the compiler: the
