@@ -322,6 +322,15 @@ TEST_F(ClDevice, InvalidMemFlagsAreRejected) {
     EXPECT_THROW(cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 0), cl::logic_error);
 }
 
+// OpenCL ignores a device listed twice, and PyOpenCL's Context lists it once: so does ours.
+TEST_F(ClDevice, ADeviceListedTwiceIsOneDeviceOfTheContext) {
+    const cl::device twice[] = {*dev, *dev};
+    const cl::context c = cl::context::create(twice);
+    ASSERT_EQ(c.devices().size(), 1u);
+    EXPECT_EQ(c.devices().front(), *dev);
+    EXPECT_EQ(cl::context::wrap(c.handle()).devices(), c.devices());  // what OpenCL reports
+}
+
 // Program source, build options and kernel names are C strings where they reach OpenCL: a
 // NUL would cut them short (PoCL compiled "-DX=1\0junk" as -DX=1 and dropped every kernel
 // after a NUL in the source), so each is refused, naming it.
