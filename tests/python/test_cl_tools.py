@@ -315,6 +315,21 @@ def test_svm_pool(ctx, queue, rng):
     assert pool.held_blocks == 2 and pool.active_blocks == 0
 
 
+def test_a_released_pooled_svm_binds_to_no_queue(ctx, queue):
+    # PyOpenCL lets it bind; with nothing left to wait for, gpukit says so.
+    _svm_device(ctx)
+    svm = tools.SVMPool(tools.SVMAllocator(ctx, queue=queue))(64)
+    svm.bind_to_queue(queue)
+    svm.release()
+    with pytest.raises(cl.LogicError, match="PooledSVM.bind_to_queue: the SVM memory was released"):
+        svm.bind_to_queue(queue)
+    svm.unbind_from_queue()  # harmless, as in PyOpenCL
+    live = tools.SVMPool(tools.SVMAllocator(ctx, queue=queue))(64)
+    other = cl.Context(ctx.devices)
+    with pytest.raises(cl.LogicError, match="belongs to another context"):
+        live.bind_to_queue(cl.CommandQueue(other))
+
+
 def test_svm_bad_input(ctx):
     _svm_device(ctx)
     with pytest.raises(cl.LogicError, match="power of two"):
