@@ -41,14 +41,6 @@ def _neutral_text(neutral):
     raise TypeError(f"neutral must be a C expression (a str) or a real number, got {type(neutral).__name__}")
 
 
-def _options(options):
-    if options is None:
-        return None
-    if isinstance(options, str) or not all(isinstance(o, str) for o in options):
-        raise TypeError(f"options must be a list of str (compiler options), got {options!r}")
-    return list(options)
-
-
 def _device_ordinals(devices):
     if devices is None:
         return None
@@ -73,7 +65,7 @@ class _ScanKernel(_gpukit._ScanKernel):
         preamble = _text(preamble, "preamble")
         if dtype.kind == "c":  # dtype_to_ctype names pycuda::complex<...>
             preamble = "#include <pycuda-complex.hpp>\n" + preamble
-        request = _compiler._request("", "nvcc", _options(options), True, None, None, (), None, "cubin")
+        request = _compiler._request("", "nvcc", options, True, None, None, (), None, "cubin")
         super().__init__(inclusive, dtype, c_type, _text(scan_expr, "scan_expr"), _neutral_text(neutral),
                          _text(name_prefix, "name_prefix"), preamble, request["options"], request["arch"],
                          request["include_dirs"], request["system_include_dirs"], request["compiler"],
