@@ -30,6 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gpukit._array.builder_arguments import dtype as _dtype
 from gpukit._c_types import dtype_to_ctype
 from gpukit.tools import context_dependent_memoize
 
@@ -92,16 +93,6 @@ def _texref_kernel_helper(spec_of):
 
 
 # ---- argument checks
-
-def _dtype(dtype, what):
-    """`dtype` as a numpy dtype; `what` names the helper's argument in the error."""
-    if dtype is None:
-        raise TypeError(f"{what}: expected a numpy dtype, got None")
-    try:
-        return np.dtype(dtype)
-    except TypeError as e:
-        raise TypeError(f"{what}: expected a numpy dtype, got {dtype!r} ({e})") from None
-
 
 def _ctype(dtype, what):
     """The C type name of `dtype` (the helper's argument `what`)."""
