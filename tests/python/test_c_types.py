@@ -113,6 +113,19 @@ def test_keywords_are_no_argument_names():
         tools.ScalarArg(np.int32, 3)
 
 
+def test_dtypes_and_names_that_are_no_such_are_named(scratch_registry):
+    with pytest.raises(TypeError, match="dtype: expected a numpy dtype, got None"):
+        tools.VectorArg(None, "x")
+    with pytest.raises(TypeError, match="dtype: expected a numpy dtype, got 'quux'"):
+        tools.dtype_to_ctype("quux")
+    with pytest.raises(TypeError, match="dtype: expected a numpy dtype"):
+        tools.get_or_register_dtype("mine", "quux")
+    for c_names in (b"int", 5, None, ["int", 5]):
+        with pytest.raises(TypeError, match="c_names must be a C type name"):
+            tools.get_or_register_dtype(c_names)
+    assert tools.get_or_register_dtype(("int", "signed")) == np.int32  # a tuple of names
+
+
 def test_get_arg_type():
     assert tools.get_arg_type("double *p") == "P"
     assert tools.get_arg_type("double d") == "d"

@@ -514,6 +514,8 @@ def test_argument_names_are_checked_against_opencl_c():
         assert tools.ScalarArg(np.float32, name).name == name
     with pytest.raises(TypeError, match="argument name must be a str, got NoneType"):
         tools.VectorArg(np.float32, None)
+    with pytest.raises(TypeError, match="dtype: expected a numpy dtype, got None"):
+        tools.VectorArg(None, "x")
 
 
 @pytest.mark.parametrize("function", [

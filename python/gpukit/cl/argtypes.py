@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpukit._array import builder_arguments
 from gpukit._array.builder_arguments import argument_name
 from gpukit._dtype_table import look_up_dtype
 
@@ -34,7 +35,7 @@ class DtypedArgument:
 
     def __init__(self, dtype, name):
         object.__setattr__(self, "name", argument_name(name, "opencl"))
-        object.__setattr__(self, "dtype", np.dtype(dtype))
+        object.__setattr__(self, "dtype", builder_arguments.dtype(dtype, "dtype"))
 
 
 @dataclass(frozen=True, init=False)
