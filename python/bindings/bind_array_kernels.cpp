@@ -8,7 +8,9 @@
 
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/elementwise_kernel.hpp"
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/from_name.hpp"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -130,6 +132,14 @@ void bind_array_kernels(nb::module_& m) {
         release_gil release;
         run(spec, converted, s);
     }, "spec"_a, "args"_a, "stream"_a = nb::none());
+
+    // Why `name` cannot name a kernel parameter in `language` ("cuda" or "opencl"), or "" when
+    // it can: the check of the argument classes of gpukit.tools and gpukit.cl.tools.
+    m.def("_kernel_name_problem", [](const std::string& name, const std::string& language) {
+        static constexpr std::pair<std::string_view, kernel_language> languages[] = {
+            {"cuda", kernel_language::cuda}, {"opencl", kernel_language::opencl}};
+        return kernel_name_problem(name, from_name(language, languages, "language"));
+    }, "name"_a, "language"_a);
 
     // PyCUDA's ElementwiseKernel. Parameters cross as (declarator, name, is_array); the
     // compile request as gpukit.compiler._request gives it. Each call's values are bytes:

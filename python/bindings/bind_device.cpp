@@ -141,7 +141,9 @@ void bind_device(nb::module_& m) {
             return nb::none();
         return nb::make_tuple(choice->number, choice->source);
     });
-    m.def("_get_default_device", &cuda::default_device, "default"_a = 0);
+    m.def("_get_default_device", [](int_arg<int> fallback) {
+        return cuda::default_device(fallback.get("get_default_device(default)"));
+    }, "default"_a.none() = 0);
     m.def("_make_default_context", [](std::function<cuda::context(const device&)> maker) {
         return cuda::make_default_context(maker);
     }, "ctx_maker"_a.none() = nb::none());

@@ -12,6 +12,8 @@ import warnings
 import numpy as np
 
 from gpukit import _vec
+from gpukit._array import builder_arguments
+from gpukit._array.builder_arguments import argument_name
 from gpukit._gpukit import LogicError
 
 # C type name -> dtype, and dtype -> the name dtype_to_ctype() gives (the first one
@@ -28,7 +30,12 @@ def _normalized(c_name):
 
 
 def _names_list(c_names):
-    names = [_normalized(n) for n in ([c_names] if isinstance(c_names, str) else c_names)]
+    names = [c_names] if isinstance(c_names, str) else c_names
+    if isinstance(names, (bytes, bytearray)) or not isinstance(names, (list, tuple)) or \
+            not all(isinstance(n, str) for n in names):
+        raise TypeError(f"c_names must be a C type name (a str) or a list of them, got {type(c_names).__name__} "
+                        f"{c_names!r}")
+    names = [_normalized(n) for n in names]
     if not names or not all(names):
         raise ValueError(f"expected one or more non-empty C type names, got {c_names!r}")
     return names
@@ -56,7 +63,7 @@ def get_or_register_dtype(c_names, dtype=None):
         if len(found) != 1:
             raise ValueError(f"the names {names} are registered to different dtypes: {sorted(map(str, found))}")
         return found.pop()
-    dtype = np.dtype(dtype)
+    dtype = builder_arguments.dtype(dtype, "dtype")
     for name in names:
         known = _name_to_dtype.get(name)
         if known is not None and known != dtype:
@@ -76,7 +83,7 @@ def register_dtype(dtype, c_names, alias_ok=False):
     warnings.warn("register_dtype is deprecated; use get_or_register_dtype(c_names, dtype)", DeprecationWarning,
                   stacklevel=2)
     names = _names_list(c_names)
-    dtype = np.dtype(dtype)
+    dtype = builder_arguments.dtype(dtype, "dtype")
     if not alias_ok and dtype in _dtype_to_name:
         raise RuntimeError(f"dtype {dtype} is already registered as {_dtype_to_name[dtype]!r} "
                            f"(new names {', '.join(names)}); pass alias_ok=True to add names")
@@ -93,7 +100,7 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
                          "_cdouble functions of <gpukit/helpers.cuh> on a TextureObject")
     if dtype is None:
         raise ValueError("dtype may not be None")
-    dtype = np.dtype(dtype)
+    dtype = builder_arguments.dtype(dtype, "dtype")
     try:
         return _dtype_to_name[dtype]
     except KeyError:
@@ -141,10 +148,8 @@ class DtypedArgument:
     and dtype are."""
 
     def __init__(self, dtype, name):
-        if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"argument name {name!r} is not a C identifier")
-        self.dtype = np.dtype(dtype)
-        self.name = name
+        self.name = argument_name(name, "cuda")
+        self.dtype = builder_arguments.dtype(dtype, "dtype")
 
     def __eq__(self, other):
         return type(self) is type(other) and self.name == other.name and self.dtype == other.dtype

@@ -25,11 +25,13 @@ wrapped by _kernel_helper; tests compile ``_kernel_source(helper.spec(...))`` wi
 machines without a GPU.
 """
 import functools
+import inspect
 import operator
 from typing import NamedTuple
 
 import numpy as np
 
+from gpukit._array.builder_arguments import dtype as _dtype
 from gpukit._c_types import dtype_to_ctype
 from gpukit.tools import context_dependent_memoize
 
@@ -72,15 +74,32 @@ def _helper(spec_of, returns_texrefs):
     returned them). A spec depends on the arguments alone, so it is remembered per set of
     them: a repeated call costs two dictionary look-ups, as PyCUDA's memoized helpers do
     (arguments must be hashable, as PyCUDA's)."""
+    signature = inspect.signature(spec_of)
     spec_of = functools.lru_cache(maxsize=None)(spec_of)
 
     @functools.wraps(spec_of)
     def helper(*args, **kwargs):
-        function = _prepared_function(spec_of(*args, **kwargs))
+        try:
+            spec = spec_of(*args, **kwargs)
+        except TypeError:
+            _refuse_unhashable(helper.__name__, signature, args, kwargs)
+            raise
+        function = _prepared_function(spec)
         return (function, []) if returns_texrefs else function
 
     helper.spec = spec_of
     return helper
+
+
+def _refuse_unhashable(name, signature, args, kwargs):
+    """TypeError naming the argument of helper `name` that cannot be hashed (the memo's key),
+    if one cannot; else nothing."""
+    for parameter, value in signature.bind(*args, **kwargs).arguments.items():
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(f"{name}({parameter}): expected a hashable value (a dtype, a number, a str, a tuple), "
+                            f"got {type(value).__name__} {value!r}") from None
 
 
 def _kernel_helper(spec_of):
@@ -92,16 +111,6 @@ def _texref_kernel_helper(spec_of):
 
 
 # ---- argument checks
-
-def _dtype(dtype, what):
-    """`dtype` as a numpy dtype; `what` names the helper's argument in the error."""
-    if dtype is None:
-        raise TypeError(f"{what}: expected a numpy dtype, got None")
-    try:
-        return np.dtype(dtype)
-    except TypeError as e:
-        raise TypeError(f"{what}: expected a numpy dtype, got {dtype!r} ({e})") from None
-
 
 def _ctype(dtype, what):
     """The C type name of `dtype` (the helper's argument `what`)."""

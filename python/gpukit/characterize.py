@@ -4,6 +4,7 @@ import struct
 
 import numpy as np
 
+from gpukit._array.builder_arguments import text
 from gpukit.compiler import SourceModule
 from gpukit.driver import Context, memcpy_dtoh
 
@@ -34,7 +35,8 @@ def sizeof(type_name, preamble=""):
     """``sizeof(type_name)`` as the current context's device sees it, with `preamble` (C++
     code declaring the type, say) compiled first. Compiles once per type, preamble and kind
     of device; raises CompileError when the type does not compile."""
-    key = (type_name, preamble, Context.get_device().compute_capability())
+    key = (text(type_name, "sizeof(type_name)"), text(preamble, "sizeof(preamble)"),
+           Context.get_device().compute_capability())
     if key not in _sizes:
         # A __device__ variable initialised with the size, read back without a launch.
         source = f"{preamble}\n__device__ unsigned long long gpukit_sizeof_result = sizeof({type_name});\n"

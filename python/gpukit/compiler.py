@@ -64,14 +64,55 @@ def _nvidia_package_dirs():
 _gpukit._set_nvidia_package_dirs(_nvidia_package_dirs())
 
 
+def _is_iterable(value):
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _option_list(options, what):
+    """`options`, a list of str as PyCUDA takes them, as a new list. TypeError naming `what`
+    for a single str (which would be read as one option per character, as PyCUDA refuses it
+    too) and for anything else that is not a list of str."""
+    if isinstance(options, (str, bytes)) or not _is_iterable(options):
+        hint = f"; for one option write [{options!r}]" if isinstance(options, str) else ""
+        raise TypeError(f"{what} must be a list of str, got {type(options).__name__} {options!r}{hint}")
+    options = list(options)
+    for option in options:
+        if not isinstance(option, str):
+            raise TypeError(f"{what} must be a list of str, got an item of type {type(option).__name__}: "
+                            f"{option!r}")
+    return options
+
+
+def _directory_list(directories, what="include_dirs"):
+    """`directories`, a list of paths, as a list of str. TypeError naming `what` for a single
+    path (which would be read as one directory per character; PyCUDA refuses it too) and for
+    items that are not paths."""
+    if isinstance(directories, (str, bytes, os.PathLike)) or not _is_iterable(directories):
+        hint = f"; for one directory write [{directories!r}]" if isinstance(directories, (str, os.PathLike)) else ""
+        raise TypeError(f"{what} must be a list of directories, got {type(directories).__name__} "
+                        f"{directories!r}{hint}")
+    result = []
+    for directory in directories:
+        try:
+            result.append(os.fspath(directory))
+        except TypeError:
+            raise TypeError(f"{what} must be a list of directories (str or os.PathLike), got an item of type "
+                            f"{type(directory).__name__}: {directory!r}") from None
+    return result
+
+
 def translate_options(options: Sequence[str], compiler: str = "nvrtc") -> tuple[list[str], list[tuple[str, str]]]:
     """How gpukit passes nvcc's ``options`` to ``compiler`` (``"nvrtc"`` or ``"nvcc"``):
     ``(options, notes)``, where ``notes`` holds an ``(option, what happened and why)`` pair
     for every option the compiler does not get as written. Raises LogicError for options
     that cannot be honoured (-m32, -arch=all, ...)."""
-    if compiler not in ("nvrtc", "nvcc"):
+    if not isinstance(compiler, str) or compiler not in ("nvrtc", "nvcc"):
         raise ValueError(f"compiler must be 'nvrtc' or 'nvcc', got {compiler!r}")
-    translated = _gpukit._translate_options([str(o) for o in options])
+    translated = _gpukit._translate_options(_option_list(options, "translate_options(options)"))
     return translated[compiler], translated[compiler + "_notes"]
 
 
@@ -80,9 +121,11 @@ def _target(arch, code):
     target = code if code is not None else arch
     if target is None:
         return ""
-    if isinstance(target, (list, tuple)):
-        raise ValueError(f"arch/code must name one target such as 'sm_90', got {target!r}")
-    return str(target)
+    if not isinstance(target, str):
+        what = "code" if code is not None else "arch"
+        raise TypeError(f"{what} must name one target as a str, such as 'sm_90' or 'compute_90', got "
+                        f"{type(target).__name__} {target!r}")
+    return target
 
 
 def _choose_compiler(nvcc, compiler):
@@ -91,6 +134,9 @@ def _choose_compiler(nvcc, compiler):
     setting = "compiler"
     if compiler is None:
         compiler, setting = DEFAULT_COMPILER, "gpukit.compiler.DEFAULT_COMPILER (environment: GPUKIT_COMPILER)"
+    if compiler is not None and not isinstance(compiler, str):
+        raise TypeError(f"{setting} must be None, 'auto', 'nvrtc' or 'nvcc', got {type(compiler).__name__} "
+                        f"{compiler!r}")
     if compiler is None or compiler == "auto":
         if nvcc != "nvcc" or not _gpukit.nvrtc_available():
             return "nvcc"
@@ -117,12 +163,12 @@ def _cache_directory(cache_dir):
 
 def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, target):
     """The keyword arguments of _gpukit._compile / _cache_key but keep and cache_dir."""
-    if target not in _TARGETS:
+    if not isinstance(target, str) or target not in _TARGETS:
         raise ValueError(f"target must be 'cubin', 'ptx' or 'fatbin', got {target!r}")
     if options is None:
         options = DEFAULT_NVCC_FLAGS
-    return dict(source=source, options=[str(o) for o in options], arch=_target(arch, code),
-                include_dirs=[os.fspath(d) for d in include_dirs], system_include_dirs=[DEVICE_INCLUDE_DIR],
+    return dict(source=source, options=_option_list(options, "options"), arch=_target(arch, code),
+                include_dirs=_directory_list(include_dirs), system_include_dirs=[DEVICE_INCLUDE_DIR],
                 no_extern_c=bool(no_extern_c), compiler=_choose_compiler(nvcc, compiler), nvcc=str(nvcc),
                 output=target)
 
@@ -140,7 +186,7 @@ def _debugging_overrides(options, keep, cache_dir):
     (-g -G; NVRTC keeps -G only), no cache, and the compiler's files kept."""
     if not driver.CUDA_DEBUGGING:
         return options, keep, cache_dir
-    return [*(DEFAULT_NVCC_FLAGS if options is None else options), "-g", "-G"], True, False
+    return [*_option_list(DEFAULT_NVCC_FLAGS if options is None else options, "options"), "-g", "-G"], True, False
 
 
 def compile_outcome(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
@@ -305,12 +351,13 @@ class DynamicModule:
         self.keep = keep
         self.no_extern_c = no_extern_c
         self.cache_dir = cache_dir
-        self.include_dirs = include_dirs
+        self.include_dirs = _directory_list(include_dirs)
         self.message_handler = message_handler
         self.cuda_libdir = cuda_libdir
         self.compiler = compiler
         self.arch = _target(arch, code) or _gpukit.nvrtc_default_arch()
-        options = [str(o) for o in (link_options or [])] + (["-verbose"] if log_verbose else [])
+        options = _option_list([] if link_options is None else link_options, "link_options")
+        options += ["-verbose"] if log_verbose else []
         self._linker = _gpukit._Linker(self.arch, options)
         self.module = None
         #: The linked cubin, set by link().
@@ -319,8 +366,8 @@ class DynamicModule:
     def add_source(self, source: str, nvcc_options: Sequence[str] | None = None,
                    name: str = "kernel.ptx") -> "DynamicModule":
         """Compile `source` as relocatable device code and add it."""
-        options = list(DEFAULT_NVCC_FLAGS if nvcc_options is None else nvcc_options)
-        if not any(str(o).startswith(("-rdc", "--relocatable-device-code")) for o in options):
+        options = _option_list(DEFAULT_NVCC_FLAGS if nvcc_options is None else nvcc_options, "nvcc_options")
+        if not any(o.startswith(("-rdc", "--relocatable-device-code")) for o in options):
             options.append("-rdc=true")
         image = compile(source, self.nvcc, options, self.keep, self.no_extern_c, self.arch, None, self.cache_dir,
                         self.include_dirs, compiler=self.compiler)

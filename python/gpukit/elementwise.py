@@ -35,6 +35,9 @@ def _parameters(arguments):
     if isinstance(arguments, str):
         pieces = [piece.strip() for piece in arguments.split(",")]
         return [(piece, _c_types.parse_c_arg(piece)) for piece in pieces]
+    if not isinstance(arguments, Sequence):
+        raise TypeError(f"arguments must be a C declaration string (\"float a, float *x\") or a list of VectorArg / "
+                        f"ScalarArg, got {type(arguments).__name__} {arguments!r}")
     parameters = []
     for argument in arguments:
         if not isinstance(argument, (VectorArg, ScalarArg)):

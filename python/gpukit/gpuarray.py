@@ -314,7 +314,7 @@ class GPUArray(_gpukit._Array):
         """The complex conjugate, in `out` when given (cast as numpy's same_kind rule
         allows), else a new array; the array itself when it is real and `out` is None."""
         if self.dtype.kind != "c":
-            if out is None:
+            if _device_out(out, "conj") is None:
                 return self
             out[...] = self
             return out
@@ -358,7 +358,10 @@ class GPUArray(_gpukit._Array):
 
     def _axpbz(self, selffac, other, out, stream=None):
         """out = selffac * self + other, `other` a scalar."""
-        # (1 typed as out's elements, so that 1 * other is typed when both are Python numbers)
+        # (1 typed as out's elements, so that 1 * other is typed when both are Python numbers;
+        # out is required, as in PyCUDA)
+        if not isinstance(out, GPUArray):
+            raise TypeError(f"mul_add: out must be a GPUArray, got {type(out).__name__}")
         return _gpukit._mul_add(self, selffac, other, out.dtype.type(1), out, stream)
 
     def _elwise_multiply(self, other, out, stream=None):
@@ -776,10 +779,20 @@ def maximum(a, b, out=None, stream=None):
     return _gpukit._binary_function("maximum", a, b, out, None, stream)
 
 
+def _device_out(out, what):
+    """`out` when it is None or a GPUArray. The paths that fill `out` in Python (from scalars)
+    check it here as the C++ ones do: a numpy array would be filled on the host and the
+    caller handed None."""
+    if out is not None and not isinstance(out, GPUArray):
+        raise TypeError(f"{what}: out must be a GPUArray, got {type(out).__name__}")
+    return out
+
+
 def _logical(name, x1, x2, out, allocator):
     if isinstance(x1, GPUArray) or isinstance(x2, GPUArray):
         return _gpukit._binary_function(name, x1, x2, out, allocator, None)
     value = getattr(np, name)(x1, x2)  # two scalars: a 0-d result, as PyCUDA gives
+    out = _device_out(out, name)
     return (out if out is not None else empty((), np.bool_, allocator)).fill(value)
 
 
@@ -797,6 +810,7 @@ def logical_not(x: Any, /, out: GPUArray | None = None, *, allocator: Any = None
     """numpy.logical_not of an array or a scalar, as a bool GPUArray (0-d for a scalar)."""
     if isinstance(x, GPUArray):
         return _gpukit._unary_function("logical_not", x, out, allocator, None)
+    out = _device_out(out, "logical_not")
     return (out if out is not None else empty((), np.bool_, allocator)).fill(np.logical_not(x))
 
 

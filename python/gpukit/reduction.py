@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpukit import _gpukit, gpuarray
+from gpukit._array import builder_arguments
 from gpukit._array.two_pass_reduction import TwoPassKernels
 from gpukit import compiler as _compiler
 from gpukit._c_types import VectorArg, dtype_to_ctype
@@ -55,8 +56,9 @@ class ReductionKernel(_gpukit._ReductionKernel):
                  options: Sequence[str] | None = None, preamble: str = "",
                  allocator: Callable[[int], Any] | None = None, include_dirs: Sequence[str] = (), nvcc: str = "nvcc",
                  compiler: str | None = None, cache_dir: str | os.PathLike[str] | Literal[False] | None = None) -> None:
-        self.dtype_out = np.dtype(dtype_out)
+        self.dtype_out = builder_arguments.dtype(dtype_out, "dtype_out")
         out_c_type = dtype_to_ctype(self.dtype_out)
+        neutral = builder_arguments.neutral_text(neutral, self.dtype_out)
         if arguments is None:
             arguments = f"const {out_c_type} *in"
         if map_expr is None:
@@ -69,7 +71,7 @@ class ReductionKernel(_gpukit._ReductionKernel):
         request = _compiler._request("", nvcc, options, True, None, None, include_dirs, compiler, "cubin")
         params = [(declarator, a.name, isinstance(a, VectorArg), dtype_to_ctype(a.dtype), a.dtype)
                   for declarator, a in parameters]
-        super().__init__(name, params, self.dtype_out, out_c_type, str(neutral), reduce_expr, map_expr, preamble,
+        super().__init__(name, params, self.dtype_out, out_c_type, neutral, reduce_expr, map_expr, preamble,
                          request["options"], request["arch"], request["include_dirs"], request["system_include_dirs"],
                          request["compiler"], request["nvcc"], None if keep else _compiler._cache_directory(cache_dir),
                          allocator, self.arguments, _scalar_bytes, gpuarray.asarray)
@@ -116,8 +118,13 @@ def _memoized(make):
     return functools.lru_cache(maxsize=None)(make)
 
 
-def _dtype(dtype):
-    return None if dtype is None else np.dtype(dtype)
+def _dtype(dtype, what):
+    """`dtype` as a numpy dtype (TypeError naming the argument `what` otherwise)."""
+    return builder_arguments.dtype(dtype, what)
+
+
+def _optional_dtype(dtype, what):
+    return None if dtype is None else _dtype(dtype, what)
 
 
 @_memoized
@@ -127,8 +134,8 @@ def _sum_kernel(dtype_out, dtype_in):
 
 def get_sum_kernel(dtype_out, dtype_in):
     """sum of ``in`` in dtype_out (dtype_in when None)."""
-    dtype_in = np.dtype(dtype_in)
-    return _sum_kernel(_dtype(dtype_out) or dtype_in, dtype_in)
+    dtype_in = _dtype(dtype_in, "dtype_in")
+    return _sum_kernel(_optional_dtype(dtype_out, "dtype_out") or dtype_in, dtype_in)
 
 
 @_memoized
@@ -140,8 +147,9 @@ def _subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
 
 def get_subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
     """sum of ``in[lookup_tbl[i]]`` (the lookup table first: it sets the length)."""
-    dtype_in = np.dtype(dtype_in)
-    return _subset_sum_kernel(_dtype(dtype_out) or dtype_in, np.dtype(dtype_subset), dtype_in)
+    dtype_in = _dtype(dtype_in, "dtype_in")
+    dtype_out = _optional_dtype(dtype_out, "dtype_out") or dtype_in
+    return _subset_sum_kernel(dtype_out, _dtype(dtype_subset, "dtype_subset"), dtype_in)
 
 
 @_memoized
@@ -157,7 +165,8 @@ def get_dot_kernel(dtype_out, dtype_a=None, dtype_b=None):
 
 
 def _dot_dtypes(dtype_out, dtype_a, dtype_b):
-    dtype_out, dtype_a, dtype_b = _dtype(dtype_out), _dtype(dtype_a), _dtype(dtype_b)
+    dtype_out, dtype_a, dtype_b = (_optional_dtype(dtype_out, "dtype_out"), _optional_dtype(dtype_a, "dtype_a"),
+                                  _optional_dtype(dtype_b, "dtype_b"))
     dtype_out = dtype_out or dtype_a
     dtype_b = dtype_b or dtype_a or dtype_out
     dtype_a = dtype_a or dtype_out
@@ -176,15 +185,13 @@ def _subset_dot_kernel(dtype_out, dtype_subset, dtype_a, dtype_b):
 def get_subset_dot_kernel(dtype_out, dtype_subset, dtype_a=None, dtype_b=None):
     """sum of ``a[lookup_tbl[i]]*b[lookup_tbl[i]]``."""
     dtype_out, dtype_a, dtype_b = _dot_dtypes(dtype_out, dtype_a, dtype_b)
-    return _subset_dot_kernel(dtype_out, np.dtype(dtype_subset), dtype_a, dtype_b)
+    return _subset_dot_kernel(dtype_out, _dtype(dtype_subset, "dtype_subset"), dtype_a, dtype_b)
 
 
 def get_minmax_neutral(what, dtype):
     """The neutral value of min or max over `dtype`, as C code: an infinity for floating
     types (MY_INFINITY, which the min/max kernels' preamble defines), else the type's limit."""
-    dtype = np.dtype(dtype)
-    if what not in ("min", "max"):
-        raise ValueError(f"what must be 'min' or 'max', got {what!r}")
+    what, dtype = _minmax_what(what), _dtype(dtype, "dtype")
     if dtype.kind == "f":
         return "MY_INFINITY" if what == "min" else "-MY_INFINITY"
     if dtype.kind in "iu":
@@ -193,9 +200,13 @@ def get_minmax_neutral(what, dtype):
     raise TypeError(f"get_minmax_neutral: no neutral value for dtype {dtype}")
 
 
-def _minmax_reduce_expr(what, dtype):
-    if what not in ("min", "max"):
+def _minmax_what(what):
+    if not isinstance(what, str) or what not in ("min", "max"):
         raise ValueError(f"what must be 'min' or 'max', got {what!r}")
+    return what
+
+
+def _minmax_reduce_expr(what, dtype):
     if dtype == np.float64:
         return f"f{what}(a,b)"
     if dtype == np.float32:
@@ -213,7 +224,7 @@ def _minmax_kernel(what, dtype):
 
 def get_minmax_kernel(what, dtype):
     """min or max (`what`) of ``in``, with CUDA's fmin/fmax (which skip NaN) for floats."""
-    return _minmax_kernel(what, np.dtype(dtype))
+    return _minmax_kernel(_minmax_what(what), _dtype(dtype, "dtype"))
 
 
 @_memoized
@@ -227,7 +238,7 @@ def _subset_minmax_kernel(what, dtype, dtype_subset):
 
 def get_subset_minmax_kernel(what, dtype, dtype_subset):
     """min or max of ``in[lookup_tbl[i]]``."""
-    return _subset_minmax_kernel(what, np.dtype(dtype), np.dtype(dtype_subset))
+    return _subset_minmax_kernel(_minmax_what(what), _dtype(dtype, "dtype"), _dtype(dtype_subset, "dtype_subset"))
 
 
 # any and all differ only in the neutral value and the operator.
@@ -239,9 +250,9 @@ def _truth_kernel(dtype_out, dtype_in, neutral, reduce_expr):
 
 def get_any_kernel(dtype_out, dtype_in):
     """Whether any ``in[i]`` is non-zero, in dtype_out (bool)."""
-    return _truth_kernel(np.dtype(dtype_out), np.dtype(dtype_in), "false", "a || b")
+    return _truth_kernel(_dtype(dtype_out, "dtype_out"), _dtype(dtype_in, "dtype_in"), "false", "a || b")
 
 
 def get_all_kernel(dtype_out, dtype_in):
     """Whether every ``in[i]`` is non-zero, in dtype_out (bool)."""
-    return _truth_kernel(np.dtype(dtype_out), np.dtype(dtype_in), "true", "a && b")
+    return _truth_kernel(_dtype(dtype_out, "dtype_out"), _dtype(dtype_in, "dtype_in"), "true", "a && b")

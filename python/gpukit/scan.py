@@ -10,7 +10,6 @@ associative but need not be commutative (values are combined in their order). Th
 is gpukit::array::scan (C++): one pass over the data, compiled on first use in each
 context; a call is one crossing into C++.
 """
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,40 +18,21 @@ import numpy.typing as npt
 
 from gpukit import _c_types, _gpukit
 from gpukit import compiler as _compiler
+from gpukit._array import builder_arguments
+from gpukit._array.builder_arguments import text
 from gpukit.driver import Device
 
 __all__ = ["InclusiveScanKernel", "ExclusiveScanKernel"]
 
 
-def _text(value, what):
-    if not isinstance(value, str):
-        raise TypeError(f"{what} must be a str, got {type(value).__name__}")
-    return value
-
-
-def _neutral_text(neutral):
-    """The neutral element as a C expression: a str as written, a Python number spelled out."""
-    if neutral is None or isinstance(neutral, str):
-        return neutral
-    if isinstance(neutral, numbers.Real) and not isinstance(neutral, bool):
-        if not np.isfinite(neutral):
-            raise ValueError(f"neutral {neutral!r} has no C spelling; write it as a C expression (a str)")
-        return str(int(neutral)) if isinstance(neutral, numbers.Integral) else repr(float(neutral))
-    raise TypeError(f"neutral must be a C expression (a str) or a real number, got {type(neutral).__name__}")
-
-
-def _options(options):
-    if options is None:
-        return None
-    if isinstance(options, str) or not all(isinstance(o, str) for o in options):
-        raise TypeError(f"options must be a list of str (compiler options), got {options!r}")
-    return list(options)
-
-
 def _device_ordinals(devices):
     if devices is None:
         return None
-    devices = list(devices)
+    try:
+        devices = list(devices)
+    except TypeError:
+        raise TypeError(f"devices must be a list of gpukit.driver.Device (or None: any device), got "
+                        f"{type(devices).__name__} {devices!r}") from None
     for device in devices:
         if not isinstance(device, Device):
             raise TypeError(f"devices must be gpukit.driver.Device objects, got {type(device).__name__}")
@@ -68,14 +48,15 @@ class _ScanKernel(_gpukit._ScanKernel):
     and `queue` is the Stream to run on (default: input_ary's)."""
 
     def __init__(self, inclusive, dtype, scan_expr, neutral, name_prefix, options, preamble, devices):
-        dtype = np.dtype(dtype)
+        dtype = builder_arguments.dtype(dtype, "dtype")
         c_type = _c_types.dtype_to_ctype(dtype)  # ValueError for a type nobody registered
-        preamble = _text(preamble, "preamble")
+        preamble = text(preamble, "preamble")
         if dtype.kind == "c":  # dtype_to_ctype names pycuda::complex<...>
             preamble = "#include <pycuda-complex.hpp>\n" + preamble
-        request = _compiler._request("", "nvcc", _options(options), True, None, None, (), None, "cubin")
-        super().__init__(inclusive, dtype, c_type, _text(scan_expr, "scan_expr"), _neutral_text(neutral),
-                         _text(name_prefix, "name_prefix"), preamble, request["options"], request["arch"],
+        request = _compiler._request("", "nvcc", options, True, None, None, (), None, "cubin")
+        super().__init__(inclusive, dtype, c_type, text(scan_expr, "scan_expr"),
+                         None if neutral is None else builder_arguments.neutral_text(neutral, dtype),
+                         text(name_prefix, "name_prefix"), preamble, request["options"], request["arch"],
                          request["include_dirs"], request["system_include_dirs"], request["compiler"],
                          request["nvcc"], _compiler._cache_directory(None), _device_ordinals(devices))
 

@@ -40,6 +40,9 @@ def make_default_context(ctx_maker=None):
     (or ``~/.cuda_device``); with neither, each device is tried in turn. ``ctx_maker``
     (default ``Device.make_context``) is called with the chosen Device.
     """
+    if ctx_maker is not None and not callable(ctx_maker):
+        raise TypeError(f"make_default_context(ctx_maker): expected a callable taking a Device, or None, got "
+                        f"{type(ctx_maker).__name__} {ctx_maker!r}")
     return _gpukit._make_default_context(ctx_maker)
 
 
@@ -49,6 +52,11 @@ def get_default_device(default=0):
     Deprecated in PyCUDA in favour of make_default_context(); kept for ported code.
     """
     return _gpukit._get_default_device(default)
+
+
+def _require_callable(func, decorator):
+    if not callable(func):
+        raise TypeError(f"{decorator}(func): expected a function, got {type(func).__name__} {func!r}")
 
 
 # Every cache made by context_dependent_memoize, so clear_context_caches() can empty them.
@@ -61,6 +69,7 @@ def context_dependent_memoize(func):
     The cache holds a reference to each context it has seen; clear_context_caches() drops
     them all, which lets those contexts be destroyed.
     """
+    _require_callable(func, "context_dependent_memoize")
     cache = {}
     _context_caches.append(cache)
 
@@ -128,6 +137,8 @@ def mark_cuda_test(func):
     made for the call (even when another context is current) and released after it: popped,
     context caches cleared, garbage collected. The context that was current before is
     current again afterwards."""
+    _require_callable(func, "mark_cuda_test")
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         with _fresh_default_context():
@@ -175,7 +186,12 @@ class PageLockedMemoryPool:
     """
 
     def __init__(self, allocator=None, leading_bits_in_bin_id=4):
-        self._pool = _gpukit._PageLockedMemoryPool(allocator or PageLockedAllocator(), leading_bits_in_bin_id)
+        if allocator is None:
+            allocator = PageLockedAllocator()
+        if not isinstance(allocator, PageLockedAllocator):
+            raise TypeError(f"PageLockedMemoryPool(allocator): expected a PageLockedAllocator or None, got "
+                            f"{type(allocator).__name__}")
+        self._pool = _gpukit._PageLockedMemoryPool(allocator, leading_bits_in_bin_id)
 
     def allocate(self, shape, dtype, order="C"):
         """A numpy array of `shape` and `dtype` in page-locked memory from the pool."""

@@ -3,22 +3,26 @@
 #include "kernel_cache.hpp"
 #include "kernel_text.hpp"
 
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/text.hpp"
 #include "gpukit/cuda/launch.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <functional>
 
 namespace gpukit::array {
 
 namespace detail {
 
-bool is_identifier(const std::string& s) {
-    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
-        return false;
-    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+void require_kernel_name(const std::string& name, const std::string& where) {
+    if (std::string problem = kernel_name_problem(name, kernel_language::cuda); !problem.empty())
+        throw logic_error(where + problem);
+}
+
+void require_name_prefix(const std::string& prefix, const std::string& where) {
+    if (!is_c_identifier(prefix))  // then the problem kernel_name_problem names is that one
+        throw logic_error(where + kernel_name_problem(prefix, kernel_language::cuda));
 }
 
 }  // namespace detail
@@ -100,14 +104,14 @@ elementwise_spec::elementwise_spec(std::string name, std::vector<param> params, 
                                    std::string preamble)
     : name_(std::move(name)), params_(std::move(params)), operation_(std::move(operation)),
       preamble_(std::move(preamble)), key_(detail::new_kernel_key()) {
-    if (!detail::is_identifier(name_))
-        throw logic_error("elementwise kernel name '" + name_ + "' is not a C identifier");
+    detail::require_name_prefix(name_, "elementwise kernel name ");
     if (std::none_of(params_.begin(), params_.end(), is_array))
         throw logic_error("elementwise kernel " + name_ + ": needs at least one array parameter");
     for (const param& p : params_) {
-        if (!detail::is_identifier(p.name) || p.name == "i" || p.name == "n")
+        detail::require_kernel_name(p.name, "elementwise kernel " + name_ + ": parameter name ");
+        if (p.name == "i" || p.name == "n")
             throw logic_error("elementwise kernel " + name_ + ": parameter name '" + p.name +
-                              "' is not a C identifier or is one of the reserved names i and n");
+                              "' is one of the reserved names i and n");
     }
 }
 

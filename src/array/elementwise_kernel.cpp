@@ -32,13 +32,11 @@ bool declares_n(const elementwise_kernel_spec& spec) { return find_parameter(spe
 
 void check(const elementwise_kernel_spec& spec, bool use_range) {
     const std::string where = "ElementwiseKernel '" + spec.name + "': ";
-    if (!detail::is_identifier(spec.name))
-        throw logic_error(where + "the name must be a C identifier");
+    detail::require_kernel_name(spec.name, where + "the name ");
     std::set<std::string> seen;
     bool any_array = false;
     for (const kernel_parameter& p : spec.params) {
-        if (!detail::is_identifier(p.name))
-            throw logic_error(where + "parameter name '" + p.name + "' is not a C identifier");
+        detail::require_kernel_name(p.name, where + "parameter name ");
         if (!seen.insert(p.name).second)
             throw logic_error(where + "parameter '" + p.name + "' is declared twice");
         for (const char* reserved : body_names)

@@ -98,6 +98,7 @@ cached_kernel kernel(const kernel_source& source, const std::string& name) {
 }
 
 std::string request_key(const rtc::compile_request& r) {
+    rtc::require_c_strings(r);  // the kernels made with it refuse a NUL when made, not at first launch
     sha256 hash;
     const auto field = [&](std::string_view value) {
         const std::uint64_t size = value.size();

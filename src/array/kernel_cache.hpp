@@ -48,6 +48,7 @@ cached_kernel kernel(const kernel_source& source, const std::string& name);
 
 // A kernel_source key for `request`: a digest of everything the compilation depends on
 // (header contents aside), so equal kernels made twice share one loaded module.
+// std::invalid_argument for a request holding a NUL character (rtc::require_c_strings).
 std::string request_key(const rtc::compile_request& request);
 
 // A number naming generated kernel sources for the life of the process: a spec takes one

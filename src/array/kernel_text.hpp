@@ -70,7 +70,10 @@ template <class T, int V> __device__ __forceinline__ void gk_store(T* dst, const
 }
 )";
 
-// True for a C identifier.
-bool is_identifier(const std::string& s);
+// logic_error `where` + why, when `name` cannot name a kernel or a parameter of a generated
+// CUDA kernel (a keyword, not a C identifier: core/c_text.hpp).
+void require_kernel_name(const std::string& name, const std::string& where);
+// The same for the prefix of kernel names (name + "_stage1"): it need only be a C identifier.
+void require_name_prefix(const std::string& prefix, const std::string& where);
 
 }  // namespace gpukit::array::detail

@@ -51,14 +51,14 @@ reduction_spec::reduction_spec(std::string name, std::vector<reduction_param> pa
       preamble_(std::move(preamble)), empty_(empty), element_arrays_(count_elements(params_)),
       stage1_name_(name_ + "_stage1"), stage2_name_(name_ + "_stage2"), key_(detail::new_kernel_key()) {
     const std::string where = "reduction " + name_ + ": ";
-    if (!detail::is_identifier(name_))
-        throw logic_error("reduction name '" + name_ + "' is not a C identifier");
+    detail::require_name_prefix(name_, "reduction name ");
     std::set<std::string> seen;
     bool any_array = false;
     for (const reduction_param& p : params_) {
-        if (!detail::is_identifier(p.name) || p.name == "i" || p.name.starts_with("gk_"))
+        detail::require_kernel_name(p.name, where + "parameter name ");
+        if (p.name == "i" || p.name.starts_with("gk_"))
             throw logic_error(where + "parameter name '" + p.name +
-                              "' is not a C identifier, or is i or starts with gk_ (the kernel's own names)");
+                              "' is i or starts with gk_ (the kernel's own names)");
         if (!seen.insert(p.name).second)
             throw logic_error(where + "parameter '" + p.name + "' is declared twice");
         if (p.type.c_name.empty() || p.type.size == 0)
@@ -69,7 +69,8 @@ reduction_spec::reduction_spec(std::string name, std::vector<reduction_param> pa
         throw logic_error(where + "needs at least one array parameter");
     if (accumulator_.c_name.empty() || accumulator_.size == 0 || output_.c_name.empty() || output_.size == 0)
         throw logic_error(where + "the accumulator and output types must be named and have a size");
-    if (neutral_.empty() || map_.empty() || reduce_.empty())
+    const auto blank = [](const std::string& expression) { return split_words(expression).empty(); };
+    if (blank(neutral_) || blank(map_) || blank(reduce_))
         throw logic_error(where + "the neutral, map and reduce expressions must not be empty");
 }
 

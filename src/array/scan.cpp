@@ -4,8 +4,10 @@
 #include "kernel_text.hpp"
 #include "scan_state.hpp"
 
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/checked.hpp"
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/text.hpp"
 #include "gpukit/cuda/copy.hpp"
 #include "gpukit/cuda/default_pool.hpp"
 #include "gpukit/cuda/launch.hpp"
@@ -22,19 +24,26 @@ scan_spec::scan_spec(scan_kind kind, std::string c_type, std::size_t item_size, 
       neutral_(std::move(neutral)), name_prefix_(std::move(name_prefix)), preamble_(std::move(preamble)),
       compile_(std::move(compile)), cache_dir_(std::move(cache_dir)), kernel_name_(name_prefix_ + "_tiles"),
       key_(detail::new_kernel_key()) {
-    if (!detail::is_identifier(name_prefix_))
-        throw logic_error("scan: name_prefix '" + name_prefix_ + "' is not a C identifier");
+    detail::require_name_prefix(name_prefix_, "scan: name_prefix ");
     const std::string where = "scan kernel " + kernel_name_ + ": ";
     if (c_type_.empty())
         throw logic_error(where + "the element's C type is empty");
     if (item_size_ == 0)
         throw logic_error(where + "the element size must be at least 1 byte");
-    if (scan_expr_.empty())
+    // Blank expressions too: the kernel would only fail to compile at its first launch.
+    if (split_words(scan_expr_).empty())
         throw logic_error(where + "the scan expression is empty");
-    if (neutral_ && neutral_->empty())
+    if (neutral_ && split_words(*neutral_).empty())
         throw logic_error(where + "the neutral element is an empty expression");
     if (kind_ == scan_kind::exclusive && !neutral_)
         throw logic_error(where + "an exclusive scan needs the neutral element (its first output)");
+    // What goes into the source, and the compiler settings, are checked now rather than when
+    // the first launch compiles them.
+    require_c_string(c_type_, "the element type");
+    require_c_string(scan_expr_, "scan_expr");
+    require_c_string(neutral_.value_or(""), "neutral");
+    require_c_string(preamble_, "preamble");
+    rtc::require_c_strings(compile_);
 }
 
 std::int64_t scan_tile_shape::items() const noexcept {

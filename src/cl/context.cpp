@@ -4,6 +4,7 @@
 #include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/platform.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace gpukit::cl {
@@ -18,8 +19,14 @@ context context::create(std::span<const device> devices) {
             throw logic_error("creating a context: all devices must belong to one platform, but '" + d.name() +
                                   "' is on another platform than '" + devices.front().name() + "'",
                               CL_INVALID_DEVICE, "clCreateContext");
-    std::vector<cl_device_id> handles;
+    // A device named twice is one device of the context (OpenCL ignores repeats, and PyOpenCL's
+    // Context lists each device once): devices() must not list it twice either.
+    std::vector<device> unique;
     for (const device& d : devices)
+        if (std::find(unique.begin(), unique.end(), d) == unique.end())
+            unique.push_back(d);
+    std::vector<cl_device_id> handles;
+    for (const device& d : unique)
         handles.push_back(d.handle());
     const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
                                                 reinterpret_cast<cl_context_properties>(platform_id), 0};
@@ -27,7 +34,7 @@ context context::create(std::span<const device> devices) {
         GPUKIT_CL_CREATE(clCreateContext, "creating a context for " + std::to_string(handles.size()) + " device(s)",
                          properties, static_cast<cl_uint>(handles.size()), handles.data(), nullptr, nullptr),
         detail::adopt);
-    return context(std::move(handle), {devices.begin(), devices.end()});
+    return context(std::move(handle), std::move(unique));
 }
 
 context context::wrap(cl_context handle, bool retain) {

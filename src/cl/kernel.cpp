@@ -3,6 +3,7 @@
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/detail/parameter_types.hpp"
+#include "gpukit/core/c_text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -129,6 +130,7 @@ const char* kind_name(parameter_kind kind) noexcept {
 }
 
 kernel kernel::create(const program& prog, const std::string& name) {
+    require_c_string(name, "Kernel: the kernel name");
     if (!prog.built())
         throw logic_error("creating kernel '" + name + "': the program is not built; call build() first",
                           CL_INVALID_PROGRAM_EXECUTABLE, "clCreateKernel");

@@ -6,6 +6,11 @@
 
 namespace gpukit::cl {
 
+void pooled_svm::bind_to_queue(const queue& q) {
+    check_svm_usable(*this, q.context_handle(), "PooledSVM.bind_to_queue");
+    bound_queue_ = detail::retained<cl_command_queue>(q.handle());
+}
+
 void pooled_svm::release_after(cl_command_queue q) noexcept {
     if (!block_)
         return;

@@ -3,6 +3,7 @@
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/detail/parameter_types.hpp"
+#include "gpukit/core/c_text.hpp"
 
 #include <algorithm>
 #include <string_view>
@@ -14,6 +15,7 @@ program program::create_with_source(const context& ctx, const std::string& sourc
     if (source.empty())
         throw logic_error("creating a program: the source is empty; expected OpenCL C code", CL_INVALID_VALUE,
                           "clCreateProgramWithSource");
+    require_c_string(source, "Program: the source");  // OpenCL compilers stop reading there
     const char* text = source.c_str();
     const size_t length = source.size();
     detail::retained<cl_program> handle(
@@ -117,6 +119,7 @@ std::string program::device_names(const std::vector<size_t>& indexes) const {
 }
 
 void program::build(const std::string& options, std::span<const device> devices) {
+    require_c_string(options, "Program.build: the build options");
     const std::vector<size_t> requested = device_indexes(devices);
     const auto guard = lock();
     const std::vector<size_t>& built = build_->built_devices;

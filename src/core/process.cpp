@@ -1,6 +1,7 @@
 #include "gpukit/core/process.hpp"
 #include "gpukit/core/text.hpp"
 
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 
 #include <fcntl.h>
@@ -47,6 +48,9 @@ std::string command_line(const std::vector<std::string>& argv) {
 }
 
 process_result run_process(const std::vector<std::string>& argv, const std::string& working_dir) {
+    for (const std::string& arg : argv)
+        require_c_string(arg, "a command-line argument");
+    require_c_string(working_dir, "the working directory");
     const std::string out_path = working_dir + "/.gpukit-stdout";
     const std::string err_path = working_dir + "/.gpukit-stderr";
     spawn_actions files;

@@ -1,5 +1,6 @@
 #include "gpukit/cuda/device.hpp"
 
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/context.hpp"
@@ -29,6 +30,7 @@ device device::get(int ordinal) {
 }
 
 device device::from_pci_bus_id(const std::string& pci_bus_id) {
+    require_c_string(pci_bus_id, "the PCI bus id");
     CUdevice handle = 0;
     const CUresult result = api().cuDeviceGetByPCIBusId(&handle, pci_bus_id.c_str());
     if (result != CUDA_SUCCESS)

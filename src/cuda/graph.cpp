@@ -1,5 +1,6 @@
 #include "gpukit/cuda/graph.hpp"
 
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 
@@ -110,6 +111,7 @@ graph_exec graph_view::instantiate() const {
 }
 
 void graph_view::debug_dot_print(const std::string& path, unsigned flags) const {
+    require_c_string(path, "Graph.debug_dot_print: the path");
     GPUKIT_CU(cuGraphDebugDotPrint, handle_, path.c_str(), flags);
 }
 

@@ -1,6 +1,7 @@
 #include "gpukit/cuda/module.hpp"
 #include "gpukit/core/text.hpp"
 
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/detail/context_bound.hpp"
@@ -97,6 +98,7 @@ function module::get_function(const std::string& name) const {
     // the new function (which lazy loading may turn into loading the kernel) concern that
     // context, as the launch later does. Libraries that hold several contexts ask for kernels
     // while another one is current (grunnur's programs do).
+    require_c_string(name, "Module.get_function: the kernel name");
     scoped_context in(*state().context);
     CUfunction handle = nullptr;
     const CUresult result = api().cuModuleGetFunction(&handle, state().handle, name.c_str());
@@ -111,6 +113,7 @@ function module::get_function(const std::string& name) const {
 }
 
 std::pair<CUdeviceptr, std::size_t> module::get_global(const std::string& name) const {
+    require_c_string(name, "Module.get_global: the variable name");
     CUdeviceptr address = 0;
     std::size_t size = 0;
     const CUresult result = api().cuModuleGetGlobal(&address, &size, state().handle, name.c_str());

@@ -1,6 +1,7 @@
 #include "gpukit/rtc/compiler.hpp"
 #include "gpukit/core/text.hpp"
 
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/from_name.hpp"
 #include "gpukit/core/process.hpp"
@@ -37,6 +38,7 @@ struct prepared_request {
 };
 
 prepared_request prepare(const compile_request& request) {
+    require_c_strings(request);
     const bool without_nvrtc = request.compiler == compiler_kind::automatic && !nvrtc_available();
     prepared_request p{request, without_nvrtc ? compiler_kind::nvcc : request.compiler,
                        translate_nvcc_options(request.options.options), {}, false, false, {}};
@@ -286,6 +288,12 @@ compile_outcome compile_prepared(const prepared_request& p) {
 }
 
 }  // namespace
+
+void require_c_strings(const compile_request& request) {
+    require_c_strings(request.source, request.options);
+    require_c_string(request.nvcc, "nvcc");
+    require_c_string(request.keep_dir, "keep_dir");
+}
 
 compiler_kind compiler_kind_from_name(const std::string& name) {
     static constexpr std::pair<std::string_view, compiler_kind> names[] = {

@@ -1,5 +1,6 @@
 #include "gpukit/rtc/linker.hpp"
 
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/from_name.hpp"
 #include "gpukit/rtc/nvjitlink.hpp"
@@ -53,6 +54,8 @@ linker::linker(const std::string& arch, const std::vector<std::string>& options)
         throw logic_error("linker: link for a real architecture ('sm_XY'), got '" + arch + "'");
     std::vector<std::string> all = {"-arch=" + arch};
     all.insert(all.end(), options.begin(), options.end());
+    for (const std::string& option : all)
+        require_c_string(option, "link option");
     std::vector<const char*> argv;
     for (const auto& o : all) {
         argv.push_back(o.c_str());
@@ -105,6 +108,7 @@ void linker::check(int result, const std::string& what) {
 void linker::add_data(const void* data, std::size_t size, link_input kind, const std::string& name) {
     if (!handle_)
         throw logic_error("linker: used after complete() or a move");
+    require_c_string(name, "linker: the input's name");
     const std::string& kept_name = names_.emplace_back(name);
     const std::vector<char>& kept = inputs_.emplace_back(static_cast<const char*>(data),
                                                          static_cast<const char*>(data) + size);
@@ -116,6 +120,7 @@ void linker::add_data(const void* data, std::size_t size, link_input kind, const
 void linker::add_file(const std::string& path, link_input kind) {
     if (!handle_)
         throw logic_error("linker: used after complete() or a move");
+    require_c_string(path, "linker: the file path");
     if (!std::filesystem::exists(path))
         throw runtime_error("linker: no file " + path, 0, "nvJitLinkAddFile");
     const std::string& kept_path = names_.emplace_back(path);

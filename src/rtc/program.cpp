@@ -1,6 +1,7 @@
 #include "gpukit/rtc/program.hpp"
 #include "gpukit/core/text.hpp"
 
+#include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/context.hpp"
@@ -246,7 +247,20 @@ std::string nvrtc_arch(const std::string& arch) {
 
 std::string default_arch() { return nvrtc_arch(device_arch()); }
 
+void require_c_strings(std::string_view source, const compile_options& options) {
+    require_c_string(source, "the source");
+    require_c_string(options.name, "the source's name");
+    require_c_string(options.arch, "arch");
+    for (const std::string& option : options.options)
+        require_c_string(option, "compile option");
+    for (const std::string& dir : options.include_dirs)
+        require_c_string(dir, "include directory");
+    for (const std::string& dir : options.system_include_dirs)
+        require_c_string(dir, "include directory");
+}
+
 std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view source, const compile_options& options) {
+    require_c_strings(source, options);
     const nvrtc_api& nvrtc = api();
     compiled_program result;
     result.arch = options.arch.empty() ? default_arch() : options.arch;

@@ -96,6 +96,36 @@ def test_parse_c_arg_refuses_bad_declarations():
         tools.parse_c_arg(3)
 
 
+def test_keywords_are_no_argument_names():
+    # "float *if" went into the kernel source and failed to compile at the first launch.
+    for declaration, why in [("float *if", "'if' is a keyword of C"), ("int class", "'class' is a keyword of C\\+\\+"),
+                             ("float *threadIdx", "'threadIdx' is a variable CUDA defines"),
+                             ("float __shared__", "'__shared__' is a CUDA C\\+\\+ qualifier")]:
+        with pytest.raises(ValueError, match=f"argument name {why}"):
+            tools.parse_c_arg(declaration)
+    with pytest.raises(ValueError, match="keyword of C"):
+        tools.VectorArg(np.float32, "for")
+    with pytest.raises(ValueError, match="not a C identifier"):
+        tools.ScalarArg(np.int32, "é")  # a Python identifier, not a C one
+    for name in ("kernel", "global", "float4", "x"):  # OpenCL C's words are names in CUDA C++
+        assert tools.parse_c_arg(f"float *{name}").name == name
+    with pytest.raises(TypeError, match="argument name must be a str, got int"):
+        tools.ScalarArg(np.int32, 3)
+
+
+def test_dtypes_and_names_that_are_no_such_are_named(scratch_registry):
+    with pytest.raises(TypeError, match="dtype: expected a numpy dtype, got None"):
+        tools.VectorArg(None, "x")
+    with pytest.raises(TypeError, match="dtype: expected a numpy dtype, got 'quux'"):
+        tools.dtype_to_ctype("quux")
+    with pytest.raises(TypeError, match="dtype: expected a numpy dtype"):
+        tools.get_or_register_dtype("mine", "quux")
+    for c_names in (b"int", 5, None, ["int", 5]):
+        with pytest.raises(TypeError, match="c_names must be a C type name"):
+            tools.get_or_register_dtype(c_names)
+    assert tools.get_or_register_dtype(("int", "signed")) == np.int32  # a tuple of names
+
+
 def test_get_arg_type():
     assert tools.get_arg_type("double *p") == "P"
     assert tools.get_arg_type("double d") == "d"

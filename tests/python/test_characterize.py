@@ -21,6 +21,14 @@ def test_device_questions_need_a_context():
         characterize.sizeof("float")
 
 
+def test_sizeof_names_a_type_name_that_is_no_str():
+    # Checked before the device is asked (so the same with or without one).
+    with pytest.raises(TypeError, match=r"sizeof\(type_name\) must be a str, got NoneType"):
+        characterize.sizeof(None)
+    with pytest.raises(TypeError, match=r"sizeof\(preamble\) must be a str, got int"):
+        characterize.sizeof("float", 3)
+
+
 @pytest.mark.gpu
 def test_every_device_has_doubles_and_a_stack(ctx):
     assert characterize.has_double_support() is True

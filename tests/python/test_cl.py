@@ -166,6 +166,42 @@ def test_invalid_mem_flags_raise(ctx):
 
 
 @needs_device
+def test_devices_of_a_context_and_platform_as_pyopencl_gives_them():
+    # PyOpenCL 2026.1 on PoCL: Context([d, d]).devices == [d] (OpenCL ignores the repeat), and
+    # get_devices(0), a type no device has, is [] where clGetDeviceIDs says DEVICE_NOT_FOUND
+    # (PoCL); an implementation that calls 0 an invalid type gets LogicError, in both.
+    for platform in cl.get_platforms():
+        if not platform.get_devices():
+            continue
+        device = platform.get_devices()[0]
+        assert cl.Context([device, device]).devices == [device]
+        assert cl.Context([device, device, device]).devices == [device]
+        assert device in platform.get_devices(cl.device_type.ALL)
+        for no_type in (0, 1 << 20):
+            try:
+                assert platform.get_devices(no_type) == []
+            except cl.LogicError as e:
+                assert platform.name != "Portable Computing Language" and "INVALID_DEVICE_TYPE" in str(e), e
+
+
+@needs_device
+def test_text_holding_a_nul_is_refused(ctx):
+    # OpenCL reads these as C strings: PoCL built "-DX=1\0junk" as -DX=1 and dropped the
+    # kernels after a NUL in the source, without a word (PyOpenCL lets both through).
+    source = "__kernel void k(__global int *o) { o[0] = X; }"
+    with pytest.raises(ValueError, match=r"Program: the source .* NUL character at offset 46"):
+        cl.Program(ctx, source + "\0 __kernel void j() {}")
+    program = cl.Program(ctx, source)
+    for options in (["-DX=1\0junk"], "-DX=1\0junk", ["-DY=2", "-DX=1\0junk"]):
+        with pytest.raises(ValueError, match=r"Program.build: the build options .*-DX=1\\0junk"):
+            program.build(options=options)
+    program.build(options=["-DX=1"])
+    with pytest.raises(ValueError, match=r"Kernel: the kernel name 'k\\0junk'"):
+        cl.Kernel(program, "k\0junk")
+    assert cl.Kernel(program, "k").function_name == "k"
+
+
+@needs_device
 def test_build_failure_carries_the_log(ctx):
     prg = cl.Program(ctx, "__kernel void k(__global int *a) { a[0] = not_declared_anywhere; }")
     with pytest.raises(cl.RuntimeError, match="not_declared_anywhere") as info:

@@ -315,6 +315,21 @@ def test_svm_pool(ctx, queue, rng):
     assert pool.held_blocks == 2 and pool.active_blocks == 0
 
 
+def test_a_released_pooled_svm_binds_to_no_queue(ctx, queue):
+    # PyOpenCL lets it bind; with nothing left to wait for, gpukit says so.
+    _svm_device(ctx)
+    svm = tools.SVMPool(tools.SVMAllocator(ctx, queue=queue))(64)
+    svm.bind_to_queue(queue)
+    svm.release()
+    with pytest.raises(cl.LogicError, match="PooledSVM.bind_to_queue: the SVM memory was released"):
+        svm.bind_to_queue(queue)
+    svm.unbind_from_queue()  # harmless, as in PyOpenCL
+    live = tools.SVMPool(tools.SVMAllocator(ctx, queue=queue))(64)
+    other = cl.Context(ctx.devices)
+    with pytest.raises(cl.LogicError, match="belongs to another context"):
+        live.bind_to_queue(cl.CommandQueue(other))
+
+
 def test_svm_bad_input(ctx):
     _svm_device(ctx)
     with pytest.raises(cl.LogicError, match="power of two"):
@@ -486,6 +501,58 @@ def test_argument_types():
         opaque.declarator()
     with pytest.raises(ValueError, match="not a C identifier"):
         tools.ScalarArg(np.int32, "1x")
+
+
+def test_argument_names_are_checked_against_opencl_c():
+    # A keyword or type name of OpenCL C would only fail when the kernel text is built.
+    for name, why in [("kernel", "keyword of OpenCL C"), ("global", "keyword of OpenCL C"),
+                      ("if", "keyword of C"), ("float4", "type name of OpenCL C"), ("uint", "type name of OpenCL C")]:
+        with pytest.raises(ValueError, match=f"argument name '{name}' is a {why}"):
+            tools.VectorArg(np.float32, name)
+        with pytest.raises(ValueError, match=why):
+            tools.ScalarArg(np.float32, name)
+    for name in ("class", "new", "threadIdx", "x_1"):  # C++ and CUDA words are names in OpenCL C
+        assert tools.ScalarArg(np.float32, name).name == name
+    with pytest.raises(TypeError, match="argument name must be a str, got NoneType"):
+        tools.VectorArg(np.float32, None)
+    with pytest.raises(TypeError, match="dtype: expected a numpy dtype, got None"):
+        tools.VectorArg(None, "x")
+
+
+@pytest.mark.parametrize("function", [
+    characterize.has_double_support, characterize.has_amd_double_support, characterize.nv_compute_capability,
+    characterize.usable_local_mem_size, characterize.simultaneous_work_items_on_local_access,
+    characterize.local_memory_access_granularity, characterize.local_memory_bank_count,
+    characterize.get_fast_inaccurate_build_options, characterize.reasonable_work_group_size_multiple,
+    characterize.has_struct_arg_count_bug, characterize.has_coarse_grain_buffer_svm,
+    characterize.has_fine_grain_buffer_svm, characterize.has_fine_grain_system_svm,
+    characterize.has_fine_grain_buffer_svm_atomics, characterize.has_fine_grain_system_svm_atomics,
+    characterize.has_src_build_cache])
+@pytest.mark.parametrize("dev", [None, "pocl", 0])
+def test_characterize_names_a_wrong_device(function, dev):
+    # Was: AttributeError: 'NoneType' object has no attribute 'extensions'.
+    with pytest.raises(TypeError, match=rf"{function.__name__}\(dev\): expected a gpukit.cl.Device, got"):
+        function(dev)
+
+
+def test_characterize_names_its_other_wrong_arguments(ctx):
+    dev = ctx.devices[0]
+    with pytest.raises(TypeError, match=r"get_simd_group_size\(dev\)"):
+        characterize.get_simd_group_size(None, 4)
+    with pytest.raises(TypeError, match=r"why_not_local_access_conflict_free\(dev\)"):
+        characterize.why_not_local_access_conflict_free(None, 4, (16,))
+    with pytest.raises(TypeError, match=r"get_pocl_version\(platform\): expected a gpukit.cl.Platform"):
+        characterize.get_pocl_version(None)
+    with pytest.raises(TypeError, match=r"reasonable_work_group_size_multiple\(ctx\): expected a gpukit.cl.Context"):
+        characterize.reasonable_work_group_size_multiple(dev, ctx="context")
+    with pytest.raises(TypeError, match=r"why_not_local_access_conflict_free\(array_shape\): expected a shape"):
+        characterize.why_not_local_access_conflict_free(dev, 4, None)
+    with pytest.raises(TypeError, match=r"\(array_stored_shape\): expected an integer"):
+        characterize.why_not_local_access_conflict_free(dev, 4, (4,), ("x",))
+    with pytest.raises(ValueError, match=r"\(itemsize\): expected at least 1, got 0"):
+        characterize.why_not_local_access_conflict_free(dev, 0, (4,))
+    with pytest.raises(TypeError, match=r"\(itemsize\): expected an integer"):
+        characterize.why_not_local_access_conflict_free(dev, "4", (4,))
 
 
 def test_offset_arguments_run_as_pyopencl_kernel_text_expects(ctx, queue, rng):

@@ -427,3 +427,66 @@ def test_two_sourcemodules_of_one_source_have_their_own_constants(ctx):
     # Modules without variables are still loaded once (while one SourceModule holds it).
     kept = compiler.SourceModule(DOUBLIFY)
     assert compiler.SourceModule(DOUBLIFY).module is kept.module
+
+
+# --- what crosses into C: lists of str, no NUL (issue 29) -------------------------------
+
+def test_a_str_where_a_list_is_expected_is_a_type_error():
+    # PyCUDA refuses these too (it adds lists to them); read as lists, '/usr' was four
+    # directories '/', 'u', 's', 'r' and '-O3' three options.
+    import pathlib
+    with pytest.raises(TypeError, match=r"include_dirs must be a list of directories, got str '/usr'; .*\['/usr'\]"):
+        compiler.compile(DOUBLIFY, arch="sm_90", include_dirs="/usr")
+    with pytest.raises(TypeError, match="include_dirs must be a list of directories, got PosixPath"):
+        compiler.compile(DOUBLIFY, arch="sm_90", include_dirs=pathlib.Path("/usr"))
+    with pytest.raises(TypeError, match=r"include_dirs must be a list of directories .*got an item of type int"):
+        compiler.compile(DOUBLIFY, arch="sm_90", include_dirs=[3])
+    with pytest.raises(TypeError, match=r"options must be a list of str, got str '-O3'; for one option .*\['-O3'\]"):
+        compiler.compile(DOUBLIFY, arch="sm_90", options="-O3")
+    with pytest.raises(TypeError, match="options must be a list of str, got an item of type NoneType"):
+        compiler.compile(DOUBLIFY, arch="sm_90", options=["-O3", None])
+    with pytest.raises(TypeError, match="options must be a list of str, got int"):
+        compiler.SourceModule(DOUBLIFY, options=3)
+    with pytest.raises(TypeError, match=r"translate_options\(options\) must be a list of str, got NoneType"):
+        compiler.translate_options(None)
+    with pytest.raises(TypeError, match=r"translate_options\(options\) must be a list of str, got str"):
+        compiler.translate_options("-O3")
+    with pytest.raises(TypeError, match="arch must name one target as a str"):
+        compiler.compile(DOUBLIFY, arch=["sm_80", "sm_90"])
+    with pytest.raises(TypeError, match="code must name one target as a str"):
+        compiler.compile(DOUBLIFY, code=90)
+    with pytest.raises(TypeError, match="compiler must be None, 'auto', 'nvrtc' or 'nvcc', got int"):
+        compiler.compile(DOUBLIFY, arch="sm_90", compiler=3)
+    with pytest.raises(ValueError, match="target must be"):
+        compiler.compile(DOUBLIFY, arch="sm_90", target=None)
+    with pytest.raises(TypeError, match="link_options must be a list of str, got str"):
+        compiler.DynamicModule(link_options="-O3", arch="sm_90")
+    with pytest.raises(TypeError, match="include_dirs must be a list of directories"):
+        compiler.DynamicModule(include_dirs="/usr", arch="sm_90")
+    # Tuples and other iterables of str are lists here.
+    assert compiler.translate_options(("-DA=1",))[0] == ["-DA=1"]
+
+
+@pytest.mark.parametrize("change, named", [
+    (dict(options=["-DX=1\0junk"]), r"compile option '-DX=1\\0junk': a NUL character at offset 5"),
+    (dict(include_dirs=["/usr\0/include"]), r"include directory '/usr\\0/include'"),
+    (dict(source=DOUBLIFY + "\0 garbage"), "the source"),
+    (dict(arch="sm_90\0x"), r"arch 'sm_90\\0x'"),
+])
+def test_text_holding_a_nul_is_refused_before_compiling(change, named):
+    # A C string ends at its first NUL: "-DX=1\0junk" compiled as -DX=1, without a word.
+    args = dict(source=DOUBLIFY, arch="sm_90", cache_dir=False)
+    args.update(change)
+    for call in (compiler.compile, compiler.compile_outcome):
+        with pytest.raises(ValueError, match=named):
+            call(**args)
+
+
+@pytest.mark.gpu
+def test_a_kernel_or_global_name_holding_a_nul_is_refused(ctx):
+    module = compiler.SourceModule(CONSTANT_SCALE)
+    assert module.get_function("scaled") is not None
+    with pytest.raises(ValueError, match="kernel name"):
+        module.get_function("scaled\0junk")  # the driver would look up 'scaled'
+    with pytest.raises(ValueError, match="variable name"):
+        module.get_global("scale\0junk")

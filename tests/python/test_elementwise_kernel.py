@@ -74,6 +74,31 @@ def test_a_bad_name_is_refused():
         ElementwiseKernel("float *x", "x[i] = 0", "not a name")
 
 
+# Each was accepted until the first launch (or failed in Python's iteration) before issue 29:
+# refused where the kernel is made, naming what was wrong.
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: ElementwiseKernel(None, "x[i] = 1"), TypeError, "arguments must be a C declaration string"),
+    (lambda: ElementwiseKernel(3, "x[i] = 1"), TypeError, "arguments must be a C declaration string"),
+    (lambda: ElementwiseKernel("float *if", "x[i] = 1"), ValueError, "argument name 'if' is a keyword of C"),
+    (lambda: ElementwiseKernel("float *x, float class", "x[i] = 1"), ValueError, "'class' is a keyword of C\\+\\+"),
+    (lambda: ElementwiseKernel("float *threadIdx", "x[i] = 1"), ValueError, "variable CUDA defines"),
+    (lambda: ElementwiseKernel([VectorArg(np.float32, "x"), ScalarArg(np.int32, "for")], "x[i] = 1"), ValueError,
+     "'for' is a keyword"),
+    (lambda: ElementwiseKernel("float *x", "x[i] = 0", "if"), drv.LogicError, "'if' is a keyword of C"),
+    (lambda: ElementwiseKernel("float *x", "x[i] = 0", options="-O3"), TypeError,
+     "options must be a list of str, got str '-O3'"),
+    (lambda: ElementwiseKernel("float *x", "x[i] = 0", include_dirs="/usr"), TypeError,
+     "include_dirs must be a list of directories"),
+    (lambda: ElementwiseKernel("float *x", "x[i] = 0", options=["-DX=1\0junk"]), ValueError,
+     "compile option '-DX=1\\\\0junk'"),
+    (lambda: ElementwiseKernel("float *x", "x[i] = 0\0junk"), ValueError, "NUL character"),
+    (lambda: ElementwiseKernel("float *x", "x[i] = 0", preamble="// a\0b"), ValueError, "NUL character"),
+])
+def test_mistakes_are_refused_when_the_kernel_is_made(make, error, message):
+    with pytest.raises(error, match=message):
+        make()
+
+
 def test_unknown_types_are_refused():
     with pytest.raises(ValueError, match="unknown C type"):
         ElementwiseKernel("float16_t *x", "x[i] = 0")

@@ -241,6 +241,55 @@ def test_argument_errors_before_any_launch():
         x.bind_to_texref_ext(None, allow_double_hack=True)
 
 
+# Every out= of gpuarray, cumath, the PyCUDA back-ends and ReductionKernel: a host array (or
+# anything else that is not a GPUArray) is a TypeError. The scalar forms of logical_* and the
+# real form of conj filled a numpy out= on the host and returned None before issue 29.
+def _out_calls():
+    x, c, i = fake_array((4,), np.float32), fake_array((4,), np.complex64), fake_array((4,), np.int64)
+    from gpukit import cumath
+    from gpukit.reduction import ReductionKernel
+    total = ReductionKernel(np.float32, "0", "a+b", arguments="float *in")
+    return [
+        ("logical_not", lambda out: gpuarray.logical_not(1.0, out=out)),
+        ("logical_not", lambda out: gpuarray.logical_not(x, out=out)),
+        ("logical_and", lambda out: gpuarray.logical_and(1.0, 0, out=out)),
+        ("logical_and", lambda out: gpuarray.logical_and(x, 0, out=out)),
+        ("logical_or", lambda out: gpuarray.logical_or(0, 0, out=out)),
+        ("logical_or", lambda out: gpuarray.logical_or(x, x, out=out)),
+        ("conj", lambda out: x.conj(out=out)),
+        ("conj", lambda out: x.conjugate(out=out)),
+        ("conj", lambda out: c.conj(out=out)),
+        ("mul_add", lambda out: x.mul_add(2, x, 3, out=out)),
+        ("mul_add", lambda out: x._axpbyz(2, x, 3, out)),
+        ("mul_add", lambda out: x._axpbz(2, 3, out)),
+        ("[*]", lambda out: x._elwise_multiply(x, out)),
+        ("/", lambda out: x._div(x, out)),
+        ("/", lambda out: x._rdiv_scalar(2, out)),
+        ("take", lambda out: gpuarray.take(x, i, out=out)),
+        ("multi_take", lambda out: gpuarray.multi_take([x], i, out=[out])),
+        ("multi_put", lambda out: gpuarray.multi_put([x], i, out=[out])),
+        ("multi_take_put", lambda out: gpuarray.multi_take_put([x], i, i, out=[out])),
+        ("if_positive", lambda out: gpuarray.if_positive(x, x, x, out=out)),
+        ("where", lambda out: gpuarray.where(x, x, 0, out=out)),
+        ("minimum", lambda out: gpuarray.minimum(x, x, out=out)),
+        ("maximum", lambda out: gpuarray.maximum(x, 1, out=out)),
+        ("cumath.sin", lambda out: cumath.sin(x, out=out)),
+        ("cumath.exp", lambda out: cumath.exp(x, out)),  # PyCUDA's positional stream_or_out
+        ("ReductionKernel 'reduce_kernel': out=", lambda out: total(x, out=out)),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore:please use 'out' or 'stream':DeprecationWarning")
+@pytest.mark.parametrize("number", range(len(_out_calls())))
+@pytest.mark.parametrize("out", [np.zeros(4, np.float32), np.zeros((), np.bool_), [0.0] * 4, 7])
+def test_out_must_be_a_gpuarray_everywhere(number, out):
+    name, call = _out_calls()[number]
+    with pytest.raises(TypeError, match=f"{name}.*GPUArray"):
+        call(out.copy() if isinstance(out, np.ndarray) else out)
+    if isinstance(out, np.ndarray):
+        assert not out.any()  # nothing was written on the host
+
+
 def test_arange_argument_errors():
     with pytest.raises(TypeError, match="requires stop"):
         gpuarray.arange()
@@ -462,6 +511,15 @@ def test_logical_functions_as_pycuda_calls_them(pool_ctx):
     x_np = rng.random((10, 4))
     np.testing.assert_array_equal(gpuarray.logical_not(gpuarray.to_gpu(x_np)).get(), np.logical_not(x_np))
     assert gpuarray.logical_not(0.0).get() == np.True_
+    # The scalar forms fill a device out= (broadcast to its shape) and return it.
+    out = gpuarray.zeros(5, np.bool_)
+    assert gpuarray.logical_not(0.0, out=out) is out and out.get().all()
+    assert gpuarray.logical_and(1.0, 0.0, out=out) is out and not out.get().any()
+    assert gpuarray.logical_or(1.0, 0.0, out=out) is out and out.get().all()
+    real = gpuarray.to_gpu(x_np)
+    conj_out = gpuarray.zeros_like(real)
+    assert real.conj(out=conj_out) is conj_out
+    np.testing.assert_array_equal(conj_out.get(), x_np)
     allocate = DeviceMemoryPool().allocate
     result = gpuarray.logical_not(gpuarray.zeros(10, "float64"), allocator=allocate)
     assert result.allocator is allocate and result.get().all()

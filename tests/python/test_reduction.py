@@ -178,6 +178,59 @@ def test_bad_kernels_are_refused(make, message):
         make()
 
 
+# Each went into the C source as text (str(None) is "None") or failed in Python's own
+# machinery before issue 29: refused where the kernel is made, naming the argument.
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: ReductionKernel(np.float32, None, "a+b"), TypeError, "neutral must be a C expression .* got NoneType"),
+    (lambda: ReductionKernel(np.float32, [], "a+b"), TypeError, "neutral must be a C expression .* got list"),
+    (lambda: ReductionKernel(np.float32, float("nan"), "a+b"), ValueError, "neutral nan has no C spelling"),
+    (lambda: ReductionKernel(np.float64, -np.inf, "a+b"), ValueError, "neutral -inf has no C spelling"),
+    (lambda: ReductionKernel(np.float32, 1e300, "a+b"), ValueError, "neutral 1e.300 does not fit .* float32"),
+    (lambda: ReductionKernel(np.int32, 2**31, "a+b"), ValueError, "neutral 2147483648 does not fit .* int32"),
+    (lambda: ReductionKernel(np.uint8, -1, "a+b"), ValueError, "neutral -1 does not fit .* uint8"),
+    (lambda: ReductionKernel(np.int32, 1.5, "a+b"), ValueError, "neutral 1.5 is not an integer"),
+    (lambda: ReductionKernel(np.int32, True, "a+b"), TypeError, "neutral True is a bool"),
+    (lambda: ReductionKernel(np.complex64, 1j, "a+b"), TypeError, "neutral must be a C expression .* got complex"),
+    (lambda: ReductionKernel(tools.get_or_register_dtype("float3"), 0, "a+b"), TypeError, "a number is no value"),
+    (lambda: ReductionKernel(np.float32, " ", "a+b"), drv.LogicError, "must not be empty"),
+    (lambda: ReductionKernel(None, "0", "a+b"), TypeError, "dtype_out: expected a numpy dtype, got None"),
+    (lambda: ReductionKernel("quux", "0", "a+b"), TypeError, "dtype_out: expected a numpy dtype"),
+    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", None), TypeError, None),  # None: the default
+    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", 5), TypeError, "arguments must be a C declaration"),
+    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *x, float if"), ValueError,
+     "argument name 'if' is a keyword of C"),
+    (lambda: ReductionKernel(np.float32, "0", "a+b", options="-O3"), TypeError,
+     "options must be a list of str, got str '-O3'"),
+    (lambda: ReductionKernel(np.float32, "0", "a+b", include_dirs="/usr"), TypeError, "include_dirs"),
+    (lambda: ReductionKernel(np.float32, "0", "a+b", options=["-DX\0"]), ValueError, "compile option"),
+    (lambda: ReductionKernel(np.float32, "0\0 + 1", "a+b"), ValueError, "NUL character"),
+    (lambda: reduction.get_sum_kernel("quux", np.float32), TypeError, "dtype_out: expected a numpy dtype"),
+    (lambda: reduction.get_sum_kernel(None, None), TypeError, "dtype_in: expected a numpy dtype, got None"),
+    (lambda: reduction.get_dot_kernel(np.float32, "quux"), TypeError, "dtype_a: expected a numpy dtype"),
+    (lambda: reduction.get_minmax_kernel([1], np.float32), ValueError, "what must be 'min' or 'max'"),
+    (lambda: reduction.get_subset_minmax_kernel("max", np.float32, None), TypeError, "dtype_subset"),
+])
+def test_mistakes_are_refused_when_the_kernel_is_made(make, error, message):
+    if message is None:  # arguments=None is the default: accepted
+        assert "const float *in" in make().get_source()
+        return
+    with pytest.raises(error, match=message):
+        make()
+
+
+@pytest.mark.parametrize("dtype, neutral, text", [
+    (np.int32, 0, "0"), (np.int32, -7, "-7"), (np.int64, np.int64(2**40), "1099511627776"),
+    (np.uint8, 255, "255"), (np.int32, 3.0, "3"), (np.float32, 0, "0.0"), (np.float64, 1.5, "1.5"),
+    (np.float32, np.float32(0.25), "0.25"), (np.float64, 2**70, "1.1805916207174113e+21"),
+    (np.complex64, 1, "1.0"), (np.bool_, True, "true"), (np.bool_, 0, "0"), (np.float32, "-MY_INF", "-MY_INF"),
+])
+def test_a_number_is_spelled_in_c_for_the_output_dtype(dtype, neutral, text):
+    # Python spellings such as 2**70 (too big for C's integer constants) are written as C reads them.
+    kernel = ReductionKernel(dtype, neutral, "a+b", preamble="#define MY_INF (1./0)")
+    assert kernel._two_pass.neutral == text
+    assert f"({text})" in kernel.get_source()
+
+
 def test_unknown_keywords_are_a_type_error():
     with pytest.raises(TypeError):
         ReductionKernel(np.float32, "0", "a+b", bogus=1)

@@ -107,6 +107,9 @@ def test_neutral_may_be_a_number():
     assert "return (0);" in ExclusiveScanKernel(np.int32, "a+b", 0).get_source()
     assert "return (1.5);" in ExclusiveScanKernel(np.float32, "a*b", 1.5).get_source()
     assert "return (-7);" in InclusiveScanKernel(np.int64, "a+b", np.int64(-7)).get_source()
+    # Spelled for the dtype: a float's integer as a double literal, an integral float as an int.
+    assert "return (1.1805916207174113e+21);" in ExclusiveScanKernel(np.float64, "a+b", 2**70).get_source()
+    assert "return (4);" in ExclusiveScanKernel(np.uint8, "a+b", 4.0).get_source()
 
 
 @pytest.mark.parametrize("call, error, match", [
@@ -128,6 +131,18 @@ def test_neutral_may_be_a_number():
     (lambda: InclusiveScanKernel(np.int32, "a+b", devices=[]), ValueError, "at least one"),
     (lambda: InclusiveScanKernel(np.dtype([("x", np.int8), ("y", np.float64)]), "a"), ValueError, "register"),
     (lambda: InclusiveScanKernel(object, "a+b"), ValueError, "C type"),
+    # issue 29: numpy's isfinite error, a Python spelling C cannot read, iteration errors, NULs
+    (lambda: ExclusiveScanKernel(np.int32, "a+b", 2**70), ValueError, "neutral 1180591620717411303424 does not fit"),
+    (lambda: ExclusiveScanKernel(np.int32, "a+b", 1.5), ValueError, "neutral 1.5 is not an integer"),
+    (lambda: ExclusiveScanKernel(np.float32, "a+b", 1e300), ValueError, "does not fit the elements' dtype float32"),
+    (lambda: ExclusiveScanKernel(np.float32, "a+b", float("nan")), ValueError, "C spelling"),
+    (lambda: ExclusiveScanKernel(None, "a+b", 0), TypeError, "dtype: expected a numpy dtype, got None"),
+    (lambda: InclusiveScanKernel(np.int32, "a+b", " "), drv.LogicError, "neutral"),
+    (lambda: InclusiveScanKernel(np.int32, " \n"), drv.LogicError, "scan expression"),
+    (lambda: InclusiveScanKernel(np.int32, "a+b\0junk"), ValueError, "scan_expr"),
+    (lambda: InclusiveScanKernel(np.int32, "a+b", preamble="//\0"), ValueError, "preamble"),
+    (lambda: InclusiveScanKernel(np.int32, "a+b", options=["-DX=1\0junk"]), ValueError, "compile option"),
+    (lambda: InclusiveScanKernel(np.int32, "a+b", devices=5), TypeError, "devices must be a list"),
 ])
 def test_bad_construction_is_refused(call, error, match):
     with pytest.raises(error, match=match):

@@ -87,6 +87,22 @@ def test_autoinit_in_a_fresh_process():
 
 # ---- mark_cuda_test and init_cuda_context_fixture
 
+def test_arguments_are_named_when_wrong():
+    # Each was nanobind's "incompatible function arguments" or a failure at first use.
+    with pytest.raises(TypeError, match=r"make_default_context\(ctx_maker\): expected a callable"):
+        tools.make_default_context(5)
+    with pytest.raises(TypeError, match=r"get_default_device\(default\): expected an integer, got NoneType"):
+        tools.get_default_device(None)
+    with pytest.raises(drv.LogicError, match=r"get_default_device\(default\): expected an integer from"):
+        tools.get_default_device(2**70)
+    with pytest.raises(TypeError, match=r"context_dependent_memoize\(func\): expected a function"):
+        tools.context_dependent_memoize(None)
+    with pytest.raises(TypeError, match=r"mark_cuda_test\(func\): expected a function"):
+        tools.mark_cuda_test("test")
+    with pytest.raises(TypeError, match=r"PageLockedMemoryPool\(allocator\): expected a PageLockedAllocator"):
+        tools.PageLockedMemoryPool(allocator=5)
+
+
 def test_mark_cuda_test_marks_and_wraps():
     def body(x, y=2):
         """Doc."""

@@ -52,7 +52,8 @@ class elementwise_spec {
 public:
     // `name`: a C identifier (the kernels are name_vec, name_contig, name_strided);
     // `preamble`: CUDA C placed before the kernels (helper functions). logic_error for bad
-    // names (not C identifiers, or the reserved i and n) and for no array parameter.
+    // names (not C identifiers, parameters that are keywords or the reserved i and n) and for
+    // no array parameter.
     elementwise_spec(std::string name, std::vector<param> params, std::string operation, std::string preamble = {});
 
     const std::string& name() const noexcept { return name_; }

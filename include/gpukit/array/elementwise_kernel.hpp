@@ -50,10 +50,10 @@ struct elementwise_kernel_spec {
     std::string after_loop;  // in the kernel, after the loop
 };
 
-// The kernel's CUDA C source. logic_error for a name that is not a C identifier, a
-// parameter name used twice or one the generated code uses itself (i, tid, total_threads,
-// cta_start; start, stop and step in the range form), a declared `n` that is an array, or
-// no array parameter at all.
+// The kernel's CUDA C source. logic_error for a name or parameter name that is not a C
+// identifier or is a keyword of CUDA C++ (core/c_text.hpp), a parameter name used twice or
+// one the generated code uses itself (i, tid, total_threads, cta_start; start, stop and step
+// in the range form), a declared `n` that is an array, or no array parameter at all.
 std::string elementwise_kernel_source(const elementwise_kernel_spec& spec, bool use_range);
 
 // A spec with its compile requests (one for the plain loop, one for the range form), each
@@ -62,7 +62,8 @@ class elementwise_kernel {
 public:
     // `request` gives everything but the source: options, include directories (they must
     // lead to pycuda-complex.hpp), compiler, architecture. The source is compiled without
-    // an extern "C" wrapper: the kernel declares itself extern "C".
+    // an extern "C" wrapper: the kernel declares itself extern "C". std::invalid_argument for
+    // a spec or request holding a NUL character (checked now, not at the first launch).
     elementwise_kernel(elementwise_kernel_spec spec, rtc::compile_request request,
                        std::optional<std::filesystem::path> cache_dir);
 

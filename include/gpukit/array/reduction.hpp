@@ -88,8 +88,9 @@ public:
     // preamble:    CUDA C placed before the kernels (helper functions, types).
     // The expressions may use the scalar parameters (both kernels receive every parameter).
     // logic_error for a name that is not a C identifier, parameter names that are not C
-    // identifiers, repeat, are `i` or start with the reserved prefix gk_, no array parameter,
-    // an empty expression, or an accumulator or output of no size.
+    // identifiers or are keywords (core/c_text.hpp), repeat, are `i` or start with the
+    // reserved prefix gk_, no array parameter, an empty (or blank) expression, or an
+    // accumulator or output of no size.
     reduction_spec(std::string name, std::vector<reduction_param> params, value_type accumulator, value_type output,
                    std::string neutral, std::string map, std::string reduce, std::string preamble = {},
                    empty_reduction empty = empty_reduction::identity);

@@ -30,7 +30,8 @@ class reduction_kernel {
 public:
     // `spec` may have pointer arrays and scalars only (logic_error otherwise). `request` gives
     // everything but the source: options, include directories (leading to
-    // pycuda-complex.hpp), compiler, architecture.
+    // pycuda-complex.hpp), compiler, architecture. std::invalid_argument for a spec or request
+    // holding a NUL character (checked now, not at the first launch).
     reduction_kernel(reduction_spec spec, rtc::compile_request request,
                      std::optional<std::filesystem::path> cache_dir);
 

@@ -48,8 +48,9 @@ public:
     // preamble:    CUDA C placed before the kernel (the element type, helper functions).
     // compile:     how to compile (nvcc options, include directories, compiler, architecture);
     //              its source is ignored. cache_dir: the compilation cache (nullopt: none).
-    // logic_error for an empty expression, a missing neutral, a name that is not a C
-    // identifier, an item size of 0, or an empty C type.
+    // logic_error for an empty (or blank) expression, a missing neutral, a name that is not a
+    // C identifier, an item size of 0, or an empty C type; std::invalid_argument for text or
+    // compile settings holding a NUL character (core/c_text.hpp).
     scan_spec(scan_kind kind, std::string c_type, std::size_t item_size, std::string scan_expr,
               std::optional<std::string> neutral, std::string name_prefix = "scan", std::string preamble = {},
               rtc::compile_request compile = {}, std::optional<std::filesystem::path> cache_dir = std::nullopt);

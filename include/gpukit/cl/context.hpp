@@ -16,7 +16,8 @@ namespace gpukit::cl {
 // from it keep the OpenCL context alive themselves, so it may be destroyed before them.
 class context {
 public:
-    // A context for `devices`, which must be non-empty and belong to one platform.
+    // A context for `devices`, which must be non-empty and belong to one platform; a device
+    // listed twice is taken once (devices() lists it once, in the order first given).
     static context create(std::span<const device> devices);
     // Another owner of the existing context `handle` (a queue's, one made elsewhere), with the
     // devices OpenCL reports for it: a reference of its own when `retain`, else the caller's,

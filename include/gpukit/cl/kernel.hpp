@@ -101,7 +101,8 @@ struct nd_range_options;
 
 class kernel {
 public:
-    // The kernel `name` of `prog`, which must be built.
+    // The kernel `name` of `prog`, which must be built; std::invalid_argument for a name
+    // holding a NUL character (OpenCL would look up the part before it).
     static kernel create(const program& prog, const std::string& name);
     // Another owner of the existing kernel `handle`, as context::wrap. Arguments set before
     // are not known here: set every argument before running it.

@@ -59,7 +59,9 @@ public:
     pooled_svm& operator=(pooled_svm&&) = delete;
     ~pooled_svm() { release(); }
 
-    void bind_to_queue(const queue& q) { bound_queue_ = detail::retained<cl_command_queue>(q.handle()); }
+    // release() will wait for `q`. cl::logic_error once released (nothing is left to wait
+    // for) or for a queue of another context.
+    void bind_to_queue(const queue& q);
     void unbind_from_queue() noexcept { bound_queue_ = {}; }
     cl_command_queue bound_queue() const noexcept { return bound_queue_.get(); }
 

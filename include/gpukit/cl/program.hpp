@@ -25,6 +25,7 @@ class declared_types;
 // or fail when one thread builds a program that another builds or reads).
 class program {
 public:
+    // std::invalid_argument for a source holding a NUL character (OpenCL compilers stop there).
     static program create_with_source(const context& ctx, const std::string& source);
     // Another owner of the existing program `handle`, as context::wrap. It counts as built for
     // the devices OpenCL reports an executable for, with the options OpenCL reports for the
@@ -51,6 +52,7 @@ public:
     // of these devices, and leaves no executable. When every device named has been built with
     // `options` already, this does nothing (so threads that each build before use agree);
     // building anew is refused by OpenCL once kernels of the program exist (cl::logic_error).
+    // std::invalid_argument for options holding a NUL character (a C string ends there).
     void build(const std::string& options = {}, std::span<const device> devices = {});
     // The compiler output for `dev` of the last build.
     std::string build_log(const device& dev) const;

@@ -16,7 +16,8 @@ struct process_result {
 // directory `working_dir`, waits for it and returns its exit status and output. stdout and
 // stderr go to files in `working_dir` (named .gpukit-stdout/.gpukit-stderr, removed after
 // reading), which avoids the pipe deadlock of reading two streams from one thread.
-// Throws runtime_error when the program cannot be started.
+// Throws runtime_error when the program cannot be started, std::invalid_argument when an
+// argument or the directory holds a NUL character (core/c_text.hpp).
 process_result run_process(const std::vector<std::string>& argv, const std::string& working_dir);
 
 // " "-joined argv, with arguments holding spaces in single quotes (for messages).

@@ -58,7 +58,8 @@ public:
 
     // The kernel `name`, looked up (and its attributes read) with the module's context
     // current, whichever context is current at the call; logic_error naming it (and the
-    // extern "C" hint) when absent.
+    // extern "C" hint) when absent. Both lookups refuse a name holding a NUL character
+    // (std::invalid_argument): the driver would look up the part before it.
     function get_function(const std::string& name) const;
     // (address, size in bytes) of the __device__ or __constant__ variable `name`.
     std::pair<CUdeviceptr, std::size_t> get_global(const std::string& name) const;

@@ -69,6 +69,10 @@ struct compile_outcome {
     std::vector<std::string> notes;  // what gpukit did with the options and compilers, and why (empty on a hit)
 };
 
+// require_c_strings (program.hpp) for the request's source and options, and for its nvcc and
+// keep_dir. compile(), compile_cached() and cache_key() check this first.
+void require_c_strings(const compile_request& request);
+
 // The request's cache key (64 hex digits). An empty arch stands for the one the options
 // name, else device_arch().
 std::string cache_key(const compile_request& request);

@@ -20,7 +20,8 @@ class linker {
 public:
     // `arch` is the real architecture to link for ("sm_90"); `options` are passed to
     // nvJitLink as given ("-O3", "-lineinfo", ...). Throws runtime_error when nvJitLink
-    // cannot be loaded, logic_error for a virtual arch.
+    // cannot be loaded, logic_error for a virtual arch. Names, paths and options holding a NUL
+    // character are std::invalid_argument here and in add_data and add_file (core/c_text.hpp).
     explicit linker(const std::string& arch, const std::vector<std::string>& options = {});
     linker(linker&& other) noexcept;
     linker& operator=(linker&& other) noexcept;

@@ -68,6 +68,11 @@ struct nvrtc_failure {
     bool needs_nvcc() const noexcept { return !limitation.empty(); }
 };
 
+// std::invalid_argument (core/c_text.hpp) when `source`, an option, an include directory or
+// the name holds a NUL character: NVRTC and nvcc read each as a C string, which ends there.
+// compile() checks this first.
+void require_c_strings(std::string_view source, const compile_options& options);
+
 // compile() without the exception: the program, or why NVRTC rejected the source. Still
 // throws logic_error for a bad arch and runtime_error when NVRTC cannot be loaded.
 std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view source, const compile_options& options);

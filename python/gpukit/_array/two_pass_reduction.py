@@ -49,7 +49,7 @@ class TwoPassKernels:
     def __init__(self, name, out_type, neutral, reduce_expr, map_expr, declarations, preamble, compile_options):
         self.name = name
         self.out_type = out_type
-        self.neutral = str(neutral)
+        self.neutral = neutral  # C code
         self.reduce_expr = reduce_expr
         self.map_expr = map_expr
         self.declarations = list(declarations)

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpukit._array import builder_arguments
+from gpukit._array.builder_arguments import argument_name
 from gpukit._dtype_table import look_up_dtype
 
 # numpy dtypes and their OpenCL C types: PyOpenCL's names, complex numbers as the cfloat_t and
@@ -32,10 +34,8 @@ class DtypedArgument:
     name: str
 
     def __init__(self, dtype, name):
-        if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"argument name {name!r} is not a C identifier")
-        object.__setattr__(self, "dtype", np.dtype(dtype))
-        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "name", argument_name(name, "opencl"))
+        object.__setattr__(self, "dtype", builder_arguments.dtype(dtype, "dtype"))
 
 
 @dataclass(frozen=True, init=False)

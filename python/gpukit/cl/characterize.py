@@ -3,6 +3,9 @@
 PyOpenCL 2026.1 applies (vendor names, device types, PoCL versions), so code tuned by them
 makes the same choices here. Where an answer is a vendor fact rather than a query, the
 function says which."""
+import functools
+import inspect
+import operator
 import re
 import struct
 import warnings
@@ -19,6 +22,32 @@ _WARP_SIZE_NV = 0x4003
 _SVM_COARSE_GRAIN_BUFFER, _SVM_FINE_GRAIN_BUFFER, _SVM_FINE_GRAIN_SYSTEM, _SVM_ATOMICS = 1, 2, 4, 8
 
 _POCL_PLATFORM_NAME = "Portable Computing Language"
+
+
+# What the functions' dev, ctx and platform arguments must be (ctx may also be None): the
+# class, or an object with the attribute named (a stand-in: the functions only read attributes).
+_ARGUMENT_TYPES = {"dev": (cl.Device, "extensions", "a gpukit.cl.Device"),
+                   "ctx": (cl.Context, "devices", "a gpukit.cl.Context or None"),
+                   "platform": (cl.Platform, "version", "a gpukit.cl.Platform")}
+
+
+def _checked_arguments(function):
+    """`function`, refusing a dev, ctx or platform of another kind with a TypeError naming
+    the argument, instead of an AttributeError from deep inside it."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def checked(*args, **kwargs):
+        for name, value in signature.bind(*args, **kwargs).arguments.items():
+            if name not in _ARGUMENT_TYPES or (name == "ctx" and value is None):
+                continue
+            cls, attribute, expected = _ARGUMENT_TYPES[name]
+            if not isinstance(value, cls) and not hasattr(value, attribute):
+                raise TypeError(f"{function.__name__}({name}): expected {expected}, got {type(value).__name__} "
+                                f"{value!r}")
+        return function(*args, **kwargs)
+
+    return checked
 
 
 class CLCharacterizationWarning(UserWarning):
@@ -49,16 +78,19 @@ def _nv_local_banks(dev, capability, what):
     return 32
 
 
+@_checked_arguments
 def has_double_support(dev):
     """Whether the device offers cl_khr_fp64 (double precision)."""
     return "cl_khr_fp64" in dev.extensions.split()
 
 
+@_checked_arguments
 def has_amd_double_support(dev):
     """Whether the device offers AMD's partial double precision, cl_amd_fp64."""
     return "cl_amd_fp64" in dev.extensions.split()
 
 
+@_checked_arguments
 def reasonable_work_group_size_multiple(dev, ctx=None):
     """The warp size of an NVIDIA device, else the preferred work-group size multiple the
     implementation reports for a small kernel built on ``dev`` (in ``ctx`` when given)."""
@@ -69,6 +101,7 @@ def reasonable_work_group_size_multiple(dev, ctx=None):
     return kernel.get_work_group_info(cl.kernel_work_group_info.PREFERRED_WORK_GROUP_SIZE_MULTIPLE, dev)
 
 
+@_checked_arguments
 def nv_compute_capability(dev):
     """(major, minor) compute capability of an NVIDIA device that offers the
     cl_nv_device_attribute_query extension; None for every other device."""
@@ -77,6 +110,7 @@ def nv_compute_capability(dev):
     return _uint_info(dev, _COMPUTE_CAPABILITY_MAJOR_NV), _uint_info(dev, _COMPUTE_CAPABILITY_MINOR_NV)
 
 
+@_checked_arguments
 def usable_local_mem_size(dev, nargs=None):
     """The local memory a kernel can use: all of it, except on NVIDIA devices before compute
     capability 2.0, which pass kernel arguments there (4 bytes for each of ``nargs`` 32-bit
@@ -88,6 +122,7 @@ def usable_local_mem_size(dev, nargs=None):
     return size
 
 
+@_checked_arguments
 def simultaneous_work_items_on_local_access(dev):
     """How many work items access local memory together, and so can conflict over its banks:
     16 on NVIDIA devices before compute capability 2.0, 32 after, 1 on CPUs, and a guessed 16
@@ -101,11 +136,13 @@ def simultaneous_work_items_on_local_access(dev):
     return 16
 
 
+@_checked_arguments
 def local_memory_access_granularity(dev):
     """The bytes per bank of local memory: 4 on every known device."""
     return 4
 
 
+@_checked_arguments
 def local_memory_bank_count(dev):
     """The number of local memory banks: 16 on NVIDIA devices before compute capability 2.0,
     32 after, a guessed 16 elsewhere (with a CLCharacterizationWarning). RuntimeError on a CPU
@@ -121,6 +158,28 @@ def local_memory_bank_count(dev):
     return 16
 
 
+def _count(value, what, minimum=0):
+    """`value` as an int of at least `minimum`, for why_not_local_access_conflict_free(`what`)."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"why_not_local_access_conflict_free({what}): expected an integer, got "
+                        f"{type(value).__name__} {value!r}") from None
+    if number < minimum:
+        raise ValueError(f"why_not_local_access_conflict_free({what}): expected at least {minimum}, got {number}")
+    return number
+
+
+def _shape(value, what):
+    try:
+        sizes = list(value)
+    except TypeError:
+        raise TypeError(f"why_not_local_access_conflict_free({what}): expected a shape (a tuple of integers), got "
+                        f"{type(value).__name__} {value!r}") from None
+    return tuple(_count(size, what) for size in sizes)
+
+
+@_checked_arguments
 def why_not_local_access_conflict_free(dev, itemsize, array_shape, array_stored_shape=None):
     """How many work items conflict on one local memory bank when the work items that access
     local memory together (simultaneous_work_items_on_local_access) read consecutive elements
@@ -129,8 +188,9 @@ def why_not_local_access_conflict_free(dev, itemsize, array_shape, array_stored_
 
     Returns ``(multiplicity, explanation)``: the worst conflict found and a sentence naming the
     work items and the bank, or ``(1, None)`` when there is none."""
-    stored = tuple(array_stored_shape if array_stored_shape is not None else array_shape)
-    shape = tuple(array_shape)
+    itemsize = _count(itemsize, "itemsize", minimum=1)
+    shape = _shape(array_shape, "array_shape")
+    stored = shape if array_stored_shape is None else _shape(array_stored_shape, "array_stored_shape")
     if len(stored) != len(shape):
         raise ValueError(f"array_stored_shape {stored} has another rank than array_shape {shape}")
     granularity = local_memory_access_granularity(dev)
@@ -165,6 +225,7 @@ def why_not_local_access_conflict_free(dev, itemsize, array_shape, array_stored_
     return max(conflicts) if conflicts else (1, None)
 
 
+@_checked_arguments
 def get_fast_inaccurate_build_options(dev):
     """Build options that trade floating-point accuracy for speed: -cl-mad-enable,
     -cl-fast-relaxed-math and -cl-no-signed-zeros, and -cl-strict-aliasing on AMD and
@@ -175,6 +236,7 @@ def get_fast_inaccurate_build_options(dev):
     return options
 
 
+@_checked_arguments
 def get_simd_group_size(dev, type_size):
     """How many work items run across SIMD lanes implicitly (a warp, a wavefront), whatever
     ``type_size`` (the bytes of the vector entry type; no rule depends on it): an NVIDIA
@@ -199,6 +261,7 @@ def get_simd_group_size(dev, type_size):
     return None
 
 
+@_checked_arguments
 def get_pocl_version(platform, fallback_value=None):
     """PoCL's (major, minor) version from its platform version string, None for other
     platforms, ``fallback_value`` (with a warning) when the string has an unknown form."""
@@ -220,6 +283,7 @@ def _pocl_miscounts_struct_args(dev, ctx):
     return program.test_knl.num_args == 2
 
 
+@_checked_arguments
 def has_struct_arg_count_bug(dev, ctx=None):
     """Whether the device's implementation miscounts kernel arguments when structs are passed
     by value (https://github.com/pocl/pocl/issues/197): "apple" for Apple's CPU implementation,
@@ -250,31 +314,37 @@ def _svm_capability(dev, bits):
     return _may_have_svm(dev) and (dev.svm_capabilities & bits) == bits
 
 
+@_checked_arguments
 def has_coarse_grain_buffer_svm(dev):
     """Whether the device offers coarse-grained buffer SVM (what SVMAllocator allocates)."""
     return _svm_capability(dev, _SVM_COARSE_GRAIN_BUFFER)
 
 
+@_checked_arguments
 def has_fine_grain_buffer_svm(dev):
     """Whether the device offers fine-grained buffer SVM (mem_flags with SVM_FINE_GRAIN_BUFFER)."""
     return _svm_capability(dev, _SVM_FINE_GRAIN_BUFFER)
 
 
+@_checked_arguments
 def has_fine_grain_system_svm(dev):
     """Whether the device can use any host memory (fine-grained system SVM)."""
     return _svm_capability(dev, _SVM_FINE_GRAIN_SYSTEM)
 
 
+@_checked_arguments
 def has_fine_grain_buffer_svm_atomics(dev):
     """Whether fine-grained buffer SVM supports atomics shared with the host."""
     return _svm_capability(dev, _SVM_FINE_GRAIN_BUFFER | _SVM_ATOMICS)
 
 
+@_checked_arguments
 def has_fine_grain_system_svm_atomics(dev):
     """Whether fine-grained system SVM supports atomics shared with the host."""
     return _svm_capability(dev, _SVM_FINE_GRAIN_SYSTEM | _SVM_ATOMICS)
 
 
+@_checked_arguments
 def has_src_build_cache(dev):
     """Whether the implementation caches builds from source: True for PoCL and NVIDIA, False for
     AMD's APP platform, None when unknown."""

@@ -9,6 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <stdexcept>
+#include <string>
+
 namespace {
 
 using namespace gpukit;
@@ -62,6 +66,38 @@ TEST(ElementwiseKernelSource, BadSpecsAreRefused) {
     elementwise_kernel_spec bad_name = spec(xy);
     bad_name.name = "two words";
     EXPECT_THROW(elementwise_kernel_source(bad_name, false), logic_error);
+}
+
+// A keyword as a name compiles into a kernel NVRTC refuses at the first launch: refused when
+// the source is made, naming it.
+TEST(ElementwiseKernelSource, KeywordsAreNoNames) {
+    for (const char* keyword : {"if", "float", "class", "new", "__shared__", "threadIdx"}) {
+        try {
+            const kernel_parameter named_by_keyword{std::string("float ") + keyword, keyword, false};
+            elementwise_kernel_source(spec({{"float *x", "x", true}, named_by_keyword}), false);
+            ADD_FAILURE() << keyword << " accepted as a parameter name";
+        } catch (const logic_error& e) {
+            EXPECT_TRUE(contains(e.what(), std::string("parameter name '") + keyword + "' is a")) << e.what();
+        }
+        elementwise_kernel_spec named = spec(xy);
+        named.name = keyword;
+        EXPECT_THROW(elementwise_kernel_source(named, false), logic_error) << keyword;
+    }
+}
+
+// A NUL in the kernel's text or compile settings would cut it short when the first launch
+// compiles it: the kernel refuses it when made (no GPU needed for that).
+TEST(ElementwiseKernel, TextHoldingANulIsRefusedWhenMade) {
+    using namespace std::string_literals;
+    rtc::compile_request options;
+    options.options = {"-DX=1\0junk"s};
+    EXPECT_THROW(elementwise_kernel(spec(xy), options, std::nullopt), std::invalid_argument);
+    rtc::compile_request include;
+    include.options.include_dirs = {"/usr\0/include"s};
+    EXPECT_THROW(elementwise_kernel(spec(xy), include, std::nullopt), std::invalid_argument);
+    EXPECT_THROW(elementwise_kernel(spec(xy, "y[i] = x[i]\0junk"s), rtc::compile_request{}, std::nullopt),
+                 std::invalid_argument);
+    EXPECT_NO_THROW(elementwise_kernel(spec(xy), rtc::compile_request{}, std::nullopt));
 }
 
 TEST(ElementwiseKernelSource, BothFormsCompile) {

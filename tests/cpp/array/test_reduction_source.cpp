@@ -256,8 +256,10 @@ TEST(ReductionSpecs, BadSpecsAreRefused) {
     EXPECT_THROW(make("bad name", x, "0", "x[i]", "a + b"), logic_error);
     EXPECT_THROW(make("k", {}, "0", "x[i]", "a + b"), logic_error);                                   // nothing
     EXPECT_THROW(make("k", {{"s", dtype::float32, role::scalar}}, "0", "s", "a + b"), logic_error);   // no array
-    for (const char* bad : {"i", "gk_x", "two words", ""})
+    // Keywords too: the kernel would fail to compile at its first launch.
+    for (const char* bad : {"i", "gk_x", "two words", "", "if", "float", "class", "threadIdx"})
         EXPECT_THROW(make("k", {{bad, dtype::float32, role::pointer}}, "0", "0", "a + b"), logic_error) << bad;
+    EXPECT_NO_THROW(make("if", x, "0", "x[i]", "a + b"));  // the kernels are if_stage1 and if_stage2
     EXPECT_THROW(make("k", {{"x", dtype::float32, role::pointer}, {"x", dtype::int32, role::scalar}}, "0", "x[i]",
                       "a + b"),
                  logic_error);  // twice
@@ -265,6 +267,8 @@ TEST(ReductionSpecs, BadSpecsAreRefused) {
     EXPECT_THROW(make("k", x, "", "x[i]", "a + b"), logic_error);
     EXPECT_THROW(make("k", x, "0", "", "a + b"), logic_error);
     EXPECT_THROW(make("k", x, "0", "x[i]", ""), logic_error);
+    EXPECT_THROW(make("k", x, " \n", "x[i]", "a + b"), logic_error);  // blank
+    EXPECT_THROW(make("k", x, "0", "x[i]", "\t"), logic_error);
     EXPECT_THROW(reduction_spec("k", x, value_type("s", 0), dtype::float64, "0", "x[i]", "a + b"), logic_error);
 }
 

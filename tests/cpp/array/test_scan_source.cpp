@@ -6,10 +6,12 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
 #include "array_test.hpp"
+#include "expect_error.hpp"
 #include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -47,6 +49,8 @@ TEST(ScanSpec, RefusesWhatCannotMakeAKernel) {
     EXPECT_THROW(scan_spec(scan_kind::inclusive, "", 4, "a + b", std::nullopt), logic_error);
     EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 0, "a + b", std::nullopt), logic_error);
     EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::string()), logic_error);
+    EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 4, " \n ", std::nullopt), logic_error);  // blank
+    EXPECT_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::string("  ")), logic_error);
     try {
         scan_spec(scan_kind::exclusive, "int", 4, "a + b", std::nullopt);
         ADD_FAILURE() << "an exclusive scan without a neutral element was accepted";
@@ -54,6 +58,27 @@ TEST(ScanSpec, RefusesWhatCannotMakeAKernel) {
         EXPECT_TRUE(contains(e.what(), "neutral")) << e.what();
     }
     EXPECT_NO_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::nullopt));
+    EXPECT_NO_THROW(scan_spec(scan_kind::inclusive, "int", 4, "a + b", std::nullopt, "if"));  // kernel if_tiles
+}
+
+// Text with a NUL would be cut short where the first launch hands it to the compiler: the
+// spec refuses it when made, naming the text.
+TEST(ScanSpec, RefusesTextHoldingANul) {
+    using namespace std::string_literals;
+    using test::expect_error;
+    constexpr scan_kind inclusive = scan_kind::inclusive;
+    expect_error<std::invalid_argument>([] { scan_spec(inclusive, "int", 4, "a + b\0junk"s, std::nullopt); },
+                                        "scan_expr");
+    expect_error<std::invalid_argument>([] { scan_spec(scan_kind::exclusive, "int", 4, "a + b", "0\0junk"s); },
+                                        "neutral");
+    expect_error<std::invalid_argument>(
+        [] { scan_spec(inclusive, "int", 4, "a + b", std::nullopt, "scan", "// x\0y"s); }, "preamble");
+    expect_error<std::invalid_argument>([] { scan_spec(inclusive, "int\0"s, 4, "a + b", std::nullopt); },
+                                        "element type");
+    rtc::compile_request request;
+    request.options.options = {"-DX=1\0junk"s};
+    expect_error<std::invalid_argument>(
+        [&] { scan_spec(inclusive, "int", 4, "a + b", std::nullopt, "scan", "", request); }, "compile option");
 }
 
 TEST(ScanTileShape, SixteenByteGroupsAboutTwoHundredFiftySixBytesAThread) {

@@ -8,6 +8,7 @@
 #include "gpukit/cl/select.hpp"
 
 #include "cl_test_device.hpp"
+#include "expect_error.hpp"
 #include "random_data.hpp"
 
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -319,6 +321,32 @@ TEST_F(ClDevice, InvalidMemFlagsAreRejected) {
         }
     }
     EXPECT_THROW(cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 0), cl::logic_error);
+}
+
+// OpenCL ignores a device listed twice, and PyOpenCL's Context lists it once: so does ours.
+TEST_F(ClDevice, ADeviceListedTwiceIsOneDeviceOfTheContext) {
+    const cl::device twice[] = {*dev, *dev};
+    const cl::context c = cl::context::create(twice);
+    ASSERT_EQ(c.devices().size(), 1u);
+    EXPECT_EQ(c.devices().front(), *dev);
+    EXPECT_EQ(cl::context::wrap(c.handle()).devices(), c.devices());  // what OpenCL reports
+}
+
+// Program source, build options and kernel names are C strings where they reach OpenCL: a
+// NUL would cut them short (PoCL compiled "-DX=1\0junk" as -DX=1 and dropped every kernel
+// after a NUL in the source), so each is refused, naming it.
+TEST_F(ClDevice, TextHoldingANulIsRefused) {
+    using namespace std::string_literals;
+    const std::string source = "__kernel void k(__global int *o) { o[0] = X; }";
+    using test::expect_error;
+    expect_error<std::invalid_argument>(
+        [&] { cl::program::create_with_source(*ctx, source + "\0 __kernel void j() {}"s); }, "the source");
+    cl::program prog = cl::program::create_with_source(*ctx, source);
+    expect_error<std::invalid_argument>([&] { prog.build("-DX=1\0junk"s); }, "build options '-DX=1\\0junk'");
+    EXPECT_FALSE(prog.built());
+    prog.build("-DX=1");
+    expect_error<std::invalid_argument>([&] { cl::kernel::create(prog, "k\0junk"s); }, "kernel name 'k\\0junk'");
+    EXPECT_EQ(cl::kernel::create(prog, "k").name(), "k");
 }
 
 TEST_F(ClDevice, BuildFailureCarriesTheLog) {

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,31 @@ TEST_F(ClPool, SharedVirtualMemory) {
     auto reused = cl::pooled_svm::allocate(pool, n * sizeof(float));
     EXPECT_EQ(pool.held_blocks(), 1u);
     EXPECT_EQ(pool.stats().allocator_allocations, 2u);
+}
+
+// PyOpenCL lets a released PooledSVM be bound to a queue; there is nothing left to wait for,
+// so gpukit says so (as it does for a queue of another context).
+TEST_F(ClPool, AReleasedSvmIsBoundToNoQueue) {
+    if (dev->svm_capabilities() == 0)
+        GTEST_SKIP() << "device '" << dev->name() << "' reports no SVM capabilities";
+    memory::memory_pool<cl::svm_allocator> pool{cl::svm_allocator(*ctx, 0, CL_MEM_READ_WRITE, &*q)};
+    auto svm = cl::pooled_svm::allocate(pool, 64);
+    svm.bind_to_queue(*q);
+    EXPECT_EQ(svm.bound_queue(), q->handle());
+    svm.release();
+    try {
+        svm.bind_to_queue(*q);
+        ADD_FAILURE() << "a released PooledSVM was bound to a queue";
+    } catch (const cl::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find("PooledSVM.bind_to_queue: the SVM memory was released"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(svm.bound_queue(), nullptr);
+    const cl::context other = cl::context::create(std::span<const cl::device>(&*dev, 1));
+    const cl::queue other_queue = cl::queue::create(other, *dev);
+    auto live = cl::pooled_svm::allocate(pool, 64);
+    EXPECT_THROW(live.bind_to_queue(other_queue), cl::logic_error);
 }
 
 const char* const touch_source = R"(

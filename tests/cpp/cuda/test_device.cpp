@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
+#include <string>
 
 namespace {
 
@@ -42,6 +44,7 @@ TEST(Device, PciBusIdRoundTrip) {
     const std::string bus = dev.pci_bus_id();
     EXPECT_EQ(device::from_pci_bus_id(bus), dev);
     EXPECT_THROW(device::from_pci_bus_id("not-a-bus-id"), gpukit::cuda_error);
+    EXPECT_THROW(device::from_pci_bus_id(bus + std::string("\0x", 2)), std::invalid_argument);
 }
 
 TEST(Device, OutOfRangeNumbersAreLogicErrors) {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,10 @@ TEST_F(module_launch, unknown_kernel_name_is_named_in_the_error) {
         EXPECT_NE(std::string(e.what()).find("'triplify'"), std::string::npos) << e.what();
     }
     EXPECT_THROW(m.get_global("no_such_global"), logic_error);
+    // The driver reads names as C strings: "doublify\0x" would find doublify.
+    using namespace std::string_literals;
+    EXPECT_THROW(m.get_function("doublify\0x"s), std::invalid_argument);
+    EXPECT_THROW(m.get_global("no_such_global\0x"s), std::invalid_argument);
 }
 
 TEST_F(module_launch, wrong_argument_count_or_size_is_refused) {

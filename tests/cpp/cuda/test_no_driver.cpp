@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+
 namespace {
 
 TEST(NoDriver, CallsSayWhichLibraryIsMissing) {
@@ -23,6 +26,12 @@ TEST(NoDriver, CallsSayWhichLibraryIsMissing) {
     } catch (const gpukit::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("libcuda.so.1"), std::string::npos) << e.what();
     }
+}
+
+// Names cross into the driver as C strings: one holding a NUL is refused before the driver is
+// asked (so with or without one).
+TEST(NoDriver, ANulInAPciBusIdIsRefusedFirst) {
+    EXPECT_THROW(gpukit::cuda::device::from_pci_bus_id(std::string("0000:65:00.0\0x", 14)), std::invalid_argument);
 }
 
 }  // namespace

@@ -10,6 +10,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <initializer_list>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -203,6 +208,49 @@ TEST(rtc_compiler, nvcc_gets_the_options_less_what_gpukit_sets) {
     EXPECT_EQ(outcome.compiled_by, "nvcc");
     EXPECT_TRUE(has_note(outcome, "-o elsewhere.cubin: dropped"));
     EXPECT_FALSE(has_note(outcome, "-O3"));
+}
+
+// A C string ends at its first NUL: "-DX=1\0junk" would compile as -DX=1 without a word, for
+// either compiler. Every text of the request is refused first, before any compiler loads, and
+// so is a request only keyed (the generated kernels key theirs when made).
+TEST(rtc_compiler, text_holding_a_nul_is_refused_before_compiling) {
+    using namespace std::string_literals;
+    const std::string kernel = "__global__ void k(float *x) { x[0] = X; }";
+    std::vector<std::pair<std::string, rtc::compile_request>> requests;
+    const auto add = [&](const std::string& what, auto change) {
+        rtc::compile_request r = request(kernel);
+        r.options.options = {"-DX=1"};
+        change(r);
+        requests.emplace_back(what, std::move(r));
+    };
+    add("compile option '-DX=1\\0junk'", [](rtc::compile_request& r) { r.options.options = {"-DX=1\0junk"s}; });
+    add("the source", [&](rtc::compile_request& r) { r.source = kernel + "\0 garbage"s; });
+    add("include directory '/usr\\0/include'", [](rtc::compile_request& r) {
+        r.options.include_dirs = {"/usr\0/include"s};
+    });
+    add("include directory", [](rtc::compile_request& r) { r.options.system_include_dirs = {"/x\0"s}; });
+    add("arch 'sm_90\\0x'", [](rtc::compile_request& r) { r.options.arch = "sm_90\0x"s; });
+    add("the source's name", [](rtc::compile_request& r) { r.options.name = "k.cu\0x"s; });
+    add("nvcc 'nvcc\\0x'", [](rtc::compile_request& r) { r.nvcc = "nvcc\0x"s; });
+    add("keep_dir", [](rtc::compile_request& r) { r.keep_dir = "/tmp/k\0x"s; });
+    for (const auto& [what, r] : requests) {
+        for (const auto& call : std::initializer_list<std::function<void()>>{
+                 [&] { rtc::compile(r); }, [&] { rtc::compile_cached(r, fs::temp_directory_path()); },
+                 [&] { rtc::cache_key(r); }, [&] { rtc::require_c_strings(r); }}) {
+            try {
+                call();
+                ADD_FAILURE() << what << ": accepted";
+            } catch (const std::invalid_argument& e) {
+                EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+            }
+        }
+    }
+    // rtc::compile (NVRTC alone) checks its own arguments too.
+    rtc::compile_options options;
+    options.arch = "sm_90";
+    options.options = {"-DX=1\0junk"s};
+    EXPECT_THROW(rtc::compile(kernel, options), std::invalid_argument);
+    EXPECT_THROW(rtc::compile(kernel + "\0"s), std::invalid_argument);
 }
 
 TEST(rtc_compiler, compiler_names) {

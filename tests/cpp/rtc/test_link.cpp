@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -73,6 +74,17 @@ TEST_F(link_test, bad_inputs_are_clear_errors) {
     EXPECT_THROW(linker.add_file("/no/such/file.a", rtc::link_input::library), runtime_error);
     const std::string garbage = "not a cubin";
     EXPECT_THROW(linker.add_data(garbage.data(), garbage.size(), rtc::link_input::cubin, "garbage"), compile_error);
+}
+
+TEST_F(link_test, text_holding_a_nul_is_refused) {
+    using namespace std::string_literals;
+    EXPECT_THROW(rtc::linker("sm_90", {"-O3\0-lineinfo"s}), std::invalid_argument);
+    rtc::linker linker("sm_90");
+    const std::string garbage = "not a cubin";
+    EXPECT_THROW(linker.add_data(garbage.data(), garbage.size(), rtc::link_input::cubin, "a\0b"s),
+                 std::invalid_argument);
+    EXPECT_THROW(linker.add_file(rtc::find_device_library("cudadevrt") + "\0.x"s, rtc::link_input::library),
+                 std::invalid_argument);
 }
 
 TEST_F(link_test, version_and_library_file_are_known) {
