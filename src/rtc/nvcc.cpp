@@ -2,6 +2,7 @@
 #include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/fork.hpp"
 #include "gpukit/core/from_name.hpp"
 #include "gpukit/core/process.hpp"
 #include "gpukit/rtc/includes.hpp"
@@ -194,12 +195,17 @@ compiled_program compile_with_nvcc(std::string_view source, const compile_option
 
 std::string nvcc_version(const std::string& nvcc) {
     // nvcc takes tens of milliseconds to start; the version cannot change under a running
-    // process unless the file is replaced, which a cache key cannot detect anyway.
+    // process unless the file is replaced, which a cache key cannot detect anyway. The lock
+    // is held for the lookups only, each a fork_hold scope, so that a child made by fork()
+    // meanwhile does not inherit it held (two threads may both ask nvcc once).
     static std::mutex mutex;
     static std::map<std::string, std::string> versions;
-    std::lock_guard lock(mutex);
-    if (auto found = versions.find(nvcc); found != versions.end())
-        return found->second;
+    {
+        const fork_hold hold;
+        const std::lock_guard lock(mutex);
+        if (auto found = versions.find(nvcc); found != versions.end())
+            return found->second;
+    }
     temp_dir dir(make_temp_dir("gpukit-nvcc-"));
     const process_result run = run_process({nvcc, "--version"}, dir.path(), nvcc_limits());
     if (run.exit_code != 0)
@@ -208,7 +214,9 @@ std::string nvcc_version(const std::string& nvcc) {
     for (std::string_view line : split_lines(run.stdout_text))
         if (line.find("release") != std::string_view::npos)
             version = std::string(line);
-    return versions[nvcc] = version;
+    const fork_hold hold;
+    const std::lock_guard lock(mutex);
+    return versions.emplace(nvcc, std::move(version)).first->second;
 }
 
 std::vector<std::string> nvcc_dependencies(std::string_view source, const compile_options& options,
