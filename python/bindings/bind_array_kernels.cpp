@@ -157,18 +157,18 @@ void bind_array_kernels(nb::module_& m) {
     nb::class_<elementwise_kernel>(m, "_ElementwiseKernel", "An ElementwiseKernel's spec and compiled kernels.")
         .def("__init__", [](elementwise_kernel* self, std::string name, const kernel_params& params,
                             std::string operation, std::string preamble, std::string loop_prep, std::string after_loop,
-                            std::vector<std::string> options, std::string arch, std::vector<std::string> include_dirs,
-                            std::vector<std::string> system_include_dirs, const std::string& compiler,
-                            std::string nvcc, std::optional<std::string> cache_dir) {
+                            std::vector<std::string> options, std::string arch, path_list_arg include_dirs,
+                            path_list_arg system_include_dirs, const std::string& compiler, path_arg nvcc,
+                            path_arg cache_dir) {
             elementwise_kernel_spec spec = kernel_spec(std::move(name), params, std::move(operation),
                                                        std::move(preamble), std::move(loop_prep), std::move(after_loop));
-            rtc::compile_request request = generated_kernel_request(
-                std::move(options), std::move(arch), std::move(include_dirs), std::move(system_include_dirs), compiler,
-                std::move(nvcc));
-            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir);
+            rtc::compile_request request = generated_kernel_request(std::move(options), std::move(arch), include_dirs,
+                                                                    system_include_dirs, compiler, nvcc,
+                                                                    "ElementwiseKernel");
+            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir, "ElementwiseKernel");
             new (self) elementwise_kernel(std::move(spec), std::move(request), std::move(dir));
         }, "name"_a, "params"_a, "operation"_a, "preamble"_a, "loop_prep"_a, "after_loop"_a, "options"_a, "arch"_a,
-           "include_dirs"_a, "system_include_dirs"_a, "compiler"_a, "nvcc"_a, "cache_dir"_a.none())
+           "include_dirs"_a.none(), "system_include_dirs"_a.none(), "compiler"_a, "nvcc"_a.none(), "cache_dir"_a.none())
         .def("source", &elementwise_kernel::source, "use_range"_a = false, "The generated CUDA C.")
         .def("run", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values, int_arg<unsigned long long> n_arg,
                        nb::handle stream) {

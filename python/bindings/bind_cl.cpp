@@ -3,6 +3,7 @@
 #include "bindings.hpp"
 #include "cl_args.hpp"
 #include "exception_types.hpp"
+#include "path_args.hpp"
 #include "cl_host_memory.hpp"
 #include "cl_info.hpp"
 
@@ -49,7 +50,7 @@ void bind_exceptions(nb::module_& m, nb::module_& parent) {
         try {
             std::rethrow_exception(p);
         } catch (const cl::build_error& e) {
-            raise_api_error(cl_types.runtime, e, {{"build_log", nb::str(e.log().c_str())}});
+            raise_api_error(cl_types.runtime, e, {{"build_log", message_text(e.log())}});
         } catch (const cl::memory_error& e) {
             raise_api_error(cl_types.memory, e);
         } catch (const cl::logic_error& e) {
@@ -594,7 +595,8 @@ void bind_cl(nb::module_& parent) {
            "Build for `devices` (default: every device of the context) with `options` (a str or a sequence of "
            "str). `cache_dir` is accepted for PyOpenCL code and not used: gpukit keeps no cache of OpenCL program "
            "binaries. Returns self.")
-        .def("get_build_log", &cl::program::build_log, "device"_a)
+        .def("get_build_log",
+             [](const cl::program& p, const cl::device& dev) { return message_text(p.build_log(dev)); }, "device"_a)
         .def_prop_ro("kernel_names", &cl::program::kernel_names)
         .def("__getattr__", [](const cl::program& p, const std::string& name) {
             if (!p.built())

@@ -1,6 +1,7 @@
 // Versions, initialisation and devices (gpukit.driver.Device), plus the default-device
 // rules used by gpukit.tools.
 #include "bindings.hpp"
+#include "path_args.hpp"
 #include "int_args.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -88,7 +89,7 @@ void bind_device(nb::module_& m) {
         (void)cuda::api();  // loads the driver and runs cuInit once
     }, "flags"_a.none() = 0, "Initialise CUDA. gpukit also does this by itself on first use.");
     m.def("driver_available", &cuda::driver_available, "True when libcuda.so.1 can be loaded.");
-    m.def("_driver_library_path", &cuda::driver_library_path,
+    m.def("_driver_library_path", [] { return path_text(cuda::driver_library_path()); },
           "The file libcuda.so.1 was loaded from, links resolved; RuntimeError when there is no driver.");
     m.def("_build_info", &build_info,
           "How this module was built: compiler, cxx_standard, build_type, cuda_headers (major, minor), "

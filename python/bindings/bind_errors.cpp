@@ -2,6 +2,7 @@
 // Error > MemoryError, LogicError, LaunchError, RuntimeError, CompileError; and Python's own
 // TypeError for gpukit::type_error, as numpy raises for operand types it does not support.
 #include "exception_types.hpp"
+#include "path_args.hpp"
 
 #include "gpukit/core/error.hpp"
 
@@ -35,7 +36,8 @@ namespace {
 // own error set.
 void raise_instance(PyObject* type, const char* message, exception_attributes attributes,
                     const api_error* call = nullptr) {
-    nb::object instance = nb::steal(PyObject_CallFunction(type, "s", message));
+    // message_text: a message may quote a path that is no UTF-8, which "s" would refuse.
+    nb::object instance = nb::steal(PyObject_CallOneArg(type, message_text(message).ptr()));
     if (!instance.is_valid())
         return;
     if (call != nullptr) {
@@ -82,10 +84,10 @@ void bind_errors(nb::module_& m) {
             std::rethrow_exception(p);
         } catch (const compile_error& e) {
             raise_with(compile_type, e.what(),
-                       {{"msg", nb::str(e.what())},
-                        {"stdout", nb::str(e.stdout_text().c_str())},
-                        {"stderr", nb::str(e.log().c_str())},
-                        {"command_line", nb::str(e.command_line().c_str())}});
+                       {{"msg", message_text(e.what())},
+                        {"stdout", message_text(e.stdout_text())},
+                        {"stderr", message_text(e.log())},
+                        {"command_line", message_text(e.command_line())}});
         } catch (const memory_error& e) {
             raise_api_error(driver_types.memory, e);
         } catch (const launch_error& e) {
@@ -97,9 +99,9 @@ void bind_errors(nb::module_& m) {
         } catch (const cuda_error& e) {
             raise_api_error(driver_types.error, e);
         } catch (const type_error& e) {
-            PyErr_SetString(PyExc_TypeError, e.what());
+            PyErr_SetObject(PyExc_TypeError, message_text(e.what()).ptr());
         } catch (const error& e) {
-            PyErr_SetString(driver_types.error, e.what());
+            PyErr_SetObject(driver_types.error, message_text(e.what()).ptr());
         }
     });
 }

@@ -4,6 +4,7 @@
 #include "bound_function.hpp"
 #include "int_args.hpp"
 #include "memory_args.hpp"
+#include "path_args.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/graph.hpp"
@@ -96,9 +97,9 @@ void bind_graph(nb::module_& m) {
         }, "from_nodes"_a, "to_nodes"_a, "Make each to_nodes[i] run after from_nodes[i].")
         .def("instantiate", [](const graph_object& g) { return g.view.instantiate(); },
              "An executable GraphExec, ready to launch.")
-        .def("debug_dot_print", [](const graph_object& g, const std::string& path, int_arg<unsigned> flags) {
-            g.view.debug_dot_print(path, flags.get("Graph.debug_dot_print(flags)"));
-        }, "path"_a, "flags"_a.none() = 0, "Write the graph as Graphviz DOT to `path`.")
+        .def("debug_dot_print", [](const graph_object& g, path_arg path, int_arg<unsigned> flags) {
+            g.view.debug_dot_print(path.get("Graph.debug_dot_print(path)"), flags.get("Graph.debug_dot_print(flags)"));
+        }, "path"_a.none(), "flags"_a.none() = 0, "Write the graph as Graphviz DOT to `path`.")
         .def_prop_ro("node_count", [](const graph_object& g) { return g.view.node_count(); },
                      "How many nodes the graph has.")
         .def_prop_ro("handle", [](const graph_object& g) { return reinterpret_cast<std::uintptr_t>(g.view.handle()); })

@@ -1,5 +1,6 @@
 // gpukit.driver.Module, module_from_buffer, module_from_file and the profiler switches.
 #include "bindings.hpp"
+#include "path_args.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
@@ -37,11 +38,11 @@ module load_reporting(nb::handle message_handler, Loader load) {
     try {
         module m = load(log);
         if (!message_handler.is_none())
-            message_handler(true, log.info, log.error);
+            message_handler(true, message_text(log.info), message_text(log.error));
         return m;
     } catch (const cuda_error&) {
         if (!message_handler.is_none())
-            message_handler(false, log.info, log.error);
+            message_handler(false, message_text(log.info), message_text(log.error));
         throw;
     }
 }
@@ -82,10 +83,11 @@ void bind_module(nb::module_& m) {
         return load_reporting(message_handler, [&](cuda::jit_log& log) { return module::from_image(image, opts, &log); });
     }, "buffer"_a, "options"_a = nb::list(), "message_handler"_a = nb::none(),
        "Load a cubin, fatbin or PTX image. options: [(jit_option, value)]; message_handler(success, info, errors).");
-    m.def("module_from_file", [](const std::string& path, nb::handle options, nb::handle message_handler) {
+    m.def("module_from_file", [](path_arg path_object, nb::handle options, nb::handle message_handler) {
+        const std::string path = path_object.get("module_from_file(path)");
         const auto opts = jit_options(options);
         return load_reporting(message_handler, [&](cuda::jit_log& log) { return module::from_file(path, opts, &log); });
-    }, "path"_a, "options"_a = nb::list(), "message_handler"_a = nb::none(),
+    }, "path"_a.none(), "options"_a = nb::list(), "message_handler"_a = nb::none(),
        "Load a cubin, fatbin or PTX file.");
 
     m.def("start_profiler", [] { GPUKIT_CU(cuProfilerStart); }, "Start collecting profile data (cuProfilerStart).");

@@ -7,6 +7,7 @@
 #include "cl_host_memory.hpp"
 #include "exception_types.hpp"
 #include "int_args.hpp"
+#include "path_args.hpp"
 #include "memory_args.hpp"
 
 #include "gpukit/cuda/default_pool.hpp"
@@ -333,7 +334,8 @@ void bind_nccl(nb::module_& parent) {
 
     m.def("available", &nccl::nccl_available, "True when libnccl.so.2 can be loaded; never raises.");
     m.def("version", &nccl::version, "NCCL's version as major * 10000 + minor * 100 + patch.");
-    m.def("library_path", &nccl::nccl_library_path, "The file libnccl was loaded from, links resolved.");
+    m.def("library_path", [] { return path_text(nccl::nccl_library_path()); },
+          "The file libnccl was loaded from, links resolved.");
     m.def("get_unique_id", [] { return id_bytes(nccl::get_unique_id()); },
           "A new unique id (128 bytes) naming a communicator to make; send it to every rank.");
     m.attr("UNIQUE_ID_BYTES") = nccl::unique_id_bytes;

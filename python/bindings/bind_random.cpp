@@ -6,6 +6,7 @@
 #include "int_args.hpp"
 #include "layout_args.hpp"
 #include "memory_args.hpp"
+#include "path_args.hpp"
 
 #include "gpukit/cuda/copy.hpp"
 #include "gpukit/random/curand_headers.hpp"
@@ -175,7 +176,7 @@ void bind_random(nb::module_& m) {
         return nb::make_tuple((*version)[0], (*version)[1], (*version)[2]);
     }, "cuRAND's (major, minor, patch): its headers', else its library's; None when neither is found.");
 
-    m.def("_curand_library_path", &random::curand_library_file,
+    m.def("_curand_library_path", [] { return path_text(random::curand_library_file()); },
           "The file of the cuRAND library in use, links resolved; RuntimeError when none can be loaded.");
     m.def("_curand_library_version", []() {
         const auto version = random::curand_library_version();

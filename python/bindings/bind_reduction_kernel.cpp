@@ -210,9 +210,9 @@ void bind_reduction_kernel(nb::module_& m) {
         .def("__init__", [](reduction_kernel_object* self, std::string name, const std::vector<parameter_tuple>& params,
                             nb::object dtype_out, const std::string& out_c_type, std::string neutral,
                             std::string reduce_expr, std::string map_expr, std::string preamble,
-                            std::vector<std::string> options, std::string arch, std::vector<std::string> include_dirs,
-                            std::vector<std::string> system_include_dirs, const std::string& compiler,
-                            std::string nvcc, std::optional<std::string> cache_dir, nb::object allocator,
+                            std::vector<std::string> options, std::string arch, path_list_arg include_dirs,
+                            path_list_arg system_include_dirs, const std::string& compiler, path_arg nvcc,
+                            path_arg cache_dir, nb::object allocator,
                             nb::list arguments, nb::object scalar_bytes, nb::object as_gpuarray) {
             std::vector<array::reduction_param> converted_params;
             for (const auto& [declarator, param_name, is_array, c_type, numpy_dtype] : params)
@@ -223,16 +223,17 @@ void bind_reduction_kernel(nb::module_& m) {
             const array::value_type out = value_type_of(out_c_type, dtype_out);
             array::reduction_spec spec(std::move(name), std::move(converted_params), out, out, std::move(neutral),
                                        std::move(map_expr), std::move(reduce_expr), std::move(preamble));
-            rtc::compile_request request = generated_kernel_request(
-                std::move(options), std::move(arch), std::move(include_dirs), std::move(system_include_dirs), compiler,
-                std::move(nvcc));
-            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir);
+            rtc::compile_request request = generated_kernel_request(std::move(options), std::move(arch), include_dirs,
+                                                                    system_include_dirs, compiler, nvcc,
+                                                                    "ReductionKernel");
+            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir, "ReductionKernel");
             new (self) reduction_kernel_object{array::reduction_kernel(std::move(spec), std::move(request), std::move(dir)),
                                                std::move(dtype_out), std::move(allocator), std::move(arguments),
                                                std::move(scalar_bytes), std::move(as_gpuarray)};
         }, "name"_a, "params"_a, "dtype_out"_a, "out_c_type"_a, "neutral"_a, "reduce_expr"_a, "map_expr"_a,
-           "preamble"_a, "options"_a, "arch"_a, "include_dirs"_a, "system_include_dirs"_a, "compiler"_a, "nvcc"_a,
-           "cache_dir"_a.none(), "allocator"_a.none(), "arguments"_a, "scalar_bytes"_a, "as_gpuarray"_a)
+           "preamble"_a, "options"_a, "arch"_a, "include_dirs"_a.none(), "system_include_dirs"_a.none(), "compiler"_a,
+           "nvcc"_a.none(), "cache_dir"_a.none(), "allocator"_a.none(), "arguments"_a, "scalar_bytes"_a,
+           "as_gpuarray"_a)
         .def("get_source", [](const reduction_kernel_object& k) { return k.kernel.source(); },
              "The CUDA C of both kernels (name_stage1, name_stage2).")
         .def("__call__", &call, "args"_a, "stream"_a = nb::none(), "out"_a = nb::none(), "range"_a = nb::none(),

@@ -114,22 +114,22 @@ void bind_scan(nb::module_& m) {
         .def("__init__", [](scan_kernel* self, bool inclusive, nb::handle dtype, std::string c_type,
                             std::string scan_expr, std::optional<std::string> neutral, std::string name_prefix,
                             std::string preamble, std::vector<std::string> options, std::string arch,
-                            std::vector<std::string> include_dirs, std::vector<std::string> system_include_dirs,
-                            const std::string& compiler, std::string nvcc, std::optional<std::string> cache_dir,
+                            path_list_arg include_dirs, path_list_arg system_include_dirs,
+                            const std::string& compiler, path_arg nvcc, path_arg cache_dir,
                             std::optional<std::vector<int>> devices) {
             nb::object numpy_dtype = as_numpy_dtype(dtype);
             const auto item_size = nb::cast<std::size_t>(numpy_dtype.attr("itemsize"));
+            const char* kernel = inclusive ? "InclusiveScanKernel" : "ExclusiveScanKernel";
             rtc::compile_request request = generated_kernel_request(
-                std::move(options), std::move(arch), std::move(include_dirs), std::move(system_include_dirs), compiler,
-                std::move(nvcc));
-            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir);
+                std::move(options), std::move(arch), include_dirs, system_include_dirs, compiler, nvcc, kernel);
+            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir, kernel);
             array::scan_spec spec(inclusive ? array::scan_kind::inclusive : array::scan_kind::exclusive,
                                   std::move(c_type), item_size, std::move(scan_expr), std::move(neutral),
                                   std::move(name_prefix), std::move(preamble), std::move(request), std::move(dir));
             new (self) scan_kernel{std::move(spec), std::move(numpy_dtype), std::move(devices)};
         }, "inclusive"_a, "dtype"_a, "c_type"_a, "scan_expr"_a, "neutral"_a.none(), "name_prefix"_a, "preamble"_a,
-           "options"_a, "arch"_a, "include_dirs"_a, "system_include_dirs"_a, "compiler"_a, "nvcc"_a,
-           "cache_dir"_a.none(), "devices"_a.none())
+           "options"_a, "arch"_a, "include_dirs"_a.none(), "system_include_dirs"_a.none(), "compiler"_a,
+           "nvcc"_a.none(), "cache_dir"_a.none(), "devices"_a.none())
         .def_prop_ro("dtype", [](const scan_kernel& k) { return k.dtype; }, "The numpy dtype of the elements.")
         .def("get_source", [](const scan_kernel& k, bool vectorized) {
             return array::scan_source(k.spec, vectorized ? array::scan_variant::vectorized : array::scan_variant::strided);

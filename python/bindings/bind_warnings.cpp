@@ -9,6 +9,7 @@
 // interpreter's exit on, messages go to stderr as in C++.
 #include "bindings.hpp"
 #include "exception_types.hpp"
+#include "path_args.hpp"
 
 #include "gpukit/core/error.hpp"
 
@@ -39,8 +40,14 @@ void warn(const std::string& message) {
     PyObject *pending_type, *pending_value, *pending_traceback;
     PyErr_Fetch(&pending_type, &pending_value, &pending_traceback);
 #endif
-    if (PyErr_WarnEx(category, message.c_str(), 1) < 0)
+    try {
+        // A message may quote a path that is no UTF-8, which PyErr_WarnEx would refuse.
+        if (PyErr_WarnEx(category, message_text(message).c_str(), 1) < 0)
+            PyErr_WriteUnraisable(nullptr);
+    } catch (nb::python_error& e) {
+        e.restore();
         PyErr_WriteUnraisable(nullptr);
+    }
 #if PY_VERSION_HEX >= 0x030C0000
     PyErr_SetRaisedException(pending);
 #else

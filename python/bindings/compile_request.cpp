@@ -21,12 +21,29 @@ rtc::compile_request make_compile_request(std::string source, std::vector<std::s
     return r;
 }
 
+namespace {
+
+std::string argument(std::string_view kernel, const char* name) {
+    return std::string(kernel) + "(" + name + ")";
+}
+
+}  // namespace
+
 rtc::compile_request generated_kernel_request(std::vector<std::string> options, std::string arch,
-                                              std::vector<std::string> include_dirs,
-                                              std::vector<std::string> system_include_dirs, const std::string& compiler,
-                                              std::string nvcc) {
-    return make_compile_request({}, std::move(options), std::move(arch), std::move(include_dirs),
-                                std::move(system_include_dirs), true, compiler, std::move(nvcc), "cubin", false);
+                                              const path_list_arg& include_dirs,
+                                              const path_list_arg& system_include_dirs, const std::string& compiler,
+                                              const path_arg& nvcc, std::string_view kernel) {
+    return make_compile_request({}, std::move(options), std::move(arch),
+                                include_dirs.get(argument(kernel, "include_dirs").c_str()),
+                                system_include_dirs.get(argument(kernel, "system_include_dirs").c_str()), true,
+                                compiler, nvcc.get(argument(kernel, "nvcc").c_str()), "cubin", false);
+}
+
+std::optional<std::filesystem::path> cache_dir_path(const path_arg& cache_dir, std::string_view kernel) {
+    std::optional<std::string> dir = cache_dir.get_optional(argument(kernel, "cache_dir").c_str());
+    if (!dir)
+        return std::nullopt;
+    return std::filesystem::path(std::move(*dir));
 }
 
 }  // namespace gpukit::python

@@ -21,6 +21,8 @@ VARIABLES = {
     "PATH": "where nvcc is looked for; its toolkit's headers are used when CUDA_PATH and CUDA_HOME are not set",
     "LD_LIBRARY_PATH": "the directories NVRTC is looked for in first",
     "TMPDIR": "where nvcc runs (a fresh directory for each compilation)",
+    "GPUKIT_NVCC_TIMEOUT": "seconds an nvcc run may take before it and its programs are killed (600; 0: no limit)",
+    "GPUKIT_NVCC_MEMORY_LIMIT": "MiB of address space nvcc and each program it starts may use (0: no limit)",
     # Arrays
     "GPUKIT_FUSION": "0: chained gpuarray operators are not fused into one kernel",
     "GPUKIT_CUDA_ARRAY_INTERFACE_SYNC": "0: no wait for the producer's stream when taking __cuda_array_interface__",

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from gpukit import _gpukit, driver
+from gpukit._text import printable
 from gpukit._gpukit import CompileOutcome
 from gpukit.driver import Context, Function, module_from_buffer
 
@@ -47,6 +48,10 @@ DEFAULT_COMPILER = os.environ.get("GPUKIT_COMPILER") or None
 DEVICE_INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 
 _TARGETS = ("cubin", "ptx", "fatbin")
+
+# What a path parameter takes: a str (os.fsdecode's for bytes that are no UTF-8), bytes, or
+# an os.PathLike of either; gpukit passes its bytes on as they are.
+_Path = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 
 
 def _nvidia_package_dirs():
@@ -88,7 +93,7 @@ def _option_list(options, what):
 
 
 def _directory_list(directories, what="include_dirs"):
-    """`directories`, a list of paths, as a list of str. TypeError naming `what` for a single
+    """`directories`, a list of paths, as a list of str and bytes (os.fspath). TypeError naming `what` for a single
     path (which would be read as one directory per character; PyCUDA refuses it too) and for
     items that are not paths."""
     if isinstance(directories, (str, bytes, os.PathLike)) or not _is_iterable(directories):
@@ -153,12 +158,13 @@ def _choose_compiler(nvcc, compiler):
 
 
 def _cache_directory(cache_dir):
-    """Where compiled images are cached, or None for no caching."""
+    """Where compiled images are cached (a path: str, bytes or os.PathLike, which the C++
+    side checks), or None for no caching."""
     if cache_dir is False or _gpukit._cache_disabled_by_environment():
         return None
     if cache_dir is None or cache_dir is True:
         return _gpukit._default_cache_dir()
-    return os.fspath(cache_dir)
+    return cache_dir
 
 
 def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, target):
@@ -169,7 +175,7 @@ def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compi
         options = DEFAULT_NVCC_FLAGS
     return dict(source=source, options=_option_list(options, "options"), arch=_target(arch, code),
                 include_dirs=_directory_list(include_dirs), system_include_dirs=[DEVICE_INCLUDE_DIR],
-                no_extern_c=bool(no_extern_c), compiler=_choose_compiler(nvcc, compiler), nvcc=str(nvcc),
+                no_extern_c=bool(no_extern_c), compiler=_choose_compiler(nvcc, compiler), nvcc=nvcc,
                 output=target)
 
 
@@ -189,9 +195,9 @@ def _debugging_overrides(options, keep, cache_dir):
     return [*_option_list(DEFAULT_NVCC_FLAGS if options is None else options, "options"), "-g", "-G"], True, False
 
 
-def compile_outcome(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
+def compile_outcome(source: str, nvcc: _Path = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
                     no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-                    cache_dir: str | os.PathLike[str] | Literal[False] | None = None, include_dirs: Sequence[str] = [],
+                    cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
                     target: str = "cubin", compiler: str | None = None) -> CompileOutcome:
     """compile(), returning the whole CompileOutcome: ``image``, ``arch``, ``compiled_by``
     (``"nvrtc"`` or ``"nvcc"``; ``""`` for an image from the cache), ``notes`` (what gpukit
@@ -203,15 +209,15 @@ def compile_outcome(source: str, nvcc: str = "nvcc", options: Sequence[str] | No
     for note in outcome.notes:
         _log.info("%s", note)
     if outcome.kept_dir:
-        print(f"*** compiler output in {outcome.kept_dir}")
+        print(printable(f"*** compiler output in {outcome.kept_dir}"))
     if outcome.log:
         _warn_about_output(outcome.log)
     return outcome
 
 
-def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
+def compile(source: str, nvcc: _Path = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
             no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-            cache_dir: str | os.PathLike[str] | Literal[False] | None = None, include_dirs: Sequence[str] = [],
+            cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
             target: str = "cubin", compiler: str | None = None) -> bytes:
     """Compile CUDA C ``source`` and return the image as bytes: a cubin for ``sm_XY``
     targets, NUL-terminated PTX for ``compute_XY`` targets or ``target="ptx"``, a fatbin for
@@ -278,9 +284,9 @@ class SourceModule:
     another copy, unless the module has variables (__constant__ or __device__): each
     SourceModule has variables of its own, as in PyCUDA."""
 
-    def __init__(self, source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
+    def __init__(self, source: str, nvcc: _Path = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
                  no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-                 cache_dir: str | os.PathLike[str] | Literal[False] | None = None, include_dirs: Sequence[str] = [],
+                 cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
                  compiler: str | None = None) -> None:
         request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, "cubin")
         directory = _cache_directory(cache_dir)
@@ -342,11 +348,11 @@ class DynamicModule:
     messages (link_options ``-verbose``). Call link() once; then the object offers the
     Module interface (get_function, get_global)."""
 
-    def __init__(self, nvcc: str = "nvcc", link_options: Sequence[str] | None = None, keep: bool = False,
+    def __init__(self, nvcc: _Path = "nvcc", link_options: Sequence[str] | None = None, keep: bool = False,
                  no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-                 cache_dir: str | os.PathLike[str] | Literal[False] | None = None, include_dirs: Sequence[str] = [],
+                 cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
                  message_handler: Callable[..., Any] | None = None, log_verbose: bool = False,
-                 cuda_libdir: str | os.PathLike[str] | None = None, compiler: str | None = None) -> None:
+                 cuda_libdir: _Path | None = None, compiler: str | None = None) -> None:
         self.nvcc = nvcc
         self.keep = keep
         self.no_extern_c = no_extern_c
@@ -379,15 +385,15 @@ class DynamicModule:
         self._linker.add_data(bytes(data), _input_type_name(input_type), name)
         return self
 
-    def add_file(self, filename: str | os.PathLike[str], input_type: Any) -> "DynamicModule":
+    def add_file(self, filename: _Path, input_type: Any) -> "DynamicModule":
         """Add the file `filename` of `input_type` (as add_data takes it)."""
-        self._linker.add_file(os.fspath(filename), _input_type_name(input_type))
+        self._linker.add_file(filename, _input_type_name(input_type))
         return self
 
     def add_stdlib(self, libname: str) -> "DynamicModule":
         """Add lib<libname>.a from cuda_libdir (else CUDA_HOME/lib64 or /usr/local/cuda/lib64),
         e.g. 'cudadevrt', the device runtime that kernels launching kernels need."""
-        path = _gpukit._find_device_library(libname, os.fspath(self.cuda_libdir) if self.cuda_libdir else "")
+        path = _gpukit._find_device_library(libname, self.cuda_libdir or "")
         self._linker.add_file(path, "library")
         return self
 
@@ -417,10 +423,10 @@ class DynamicSourceModule(DynamicModule):
     """`source` compiled with -rdc=true, linked with the device runtime (cudadevrt) and
     loaded: a SourceModule whose kernels may launch kernels."""
 
-    def __init__(self, source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
+    def __init__(self, source: str, nvcc: _Path = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
                  no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-                 cache_dir: str | os.PathLike[str] | Literal[False] | None = None, include_dirs: Sequence[str] = [],
-                 cuda_libdir: str | os.PathLike[str] | None = None, compiler: str | None = None) -> None:
+                 cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
+                 cuda_libdir: _Path | None = None, compiler: str | None = None) -> None:
         super().__init__(nvcc=nvcc, keep=keep, no_extern_c=no_extern_c, arch=arch, code=code, cache_dir=cache_dir,
                          include_dirs=include_dirs, cuda_libdir=cuda_libdir, compiler=compiler)
         self.add_source(source, nvcc_options=options)

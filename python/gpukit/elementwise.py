@@ -14,7 +14,6 @@ see gpukit/_elementwise_helpers.py).
 import builtins
 import numbers
 import operator
-import os
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -133,8 +132,8 @@ class ElementwiseKernel:
 
     def __init__(self, arguments: str | Sequence[Any], operation: str, name: str = "kernel", keep: bool = False,
                  options: Sequence[str] | None = None, preamble: str = "", loop_prep: str = "", after_loop: str = "",
-                 include_dirs: Sequence[str] = (), nvcc: str = "nvcc", compiler: str | None = None,
-                 cache_dir: str | os.PathLike[str] | Literal[False] | None = None) -> None:
+                 include_dirs: Sequence[_compiler._Path] = (), nvcc: _compiler._Path = "nvcc",
+                 compiler: str | None = None, cache_dir: _compiler._Path | Literal[False] | None = None) -> None:
         parameters = _parameters(arguments)
         self._arguments = [argument for _, argument in parameters]
         self._keep = keep

@@ -17,6 +17,7 @@ import textwrap
 
 import gpukit
 from gpukit import _environment, _gpukit
+from gpukit._text import printable
 
 #: Seconds ``nvcc --version`` may take before it is reported as not answering.
 NVCC_TIMEOUT = 10
@@ -361,8 +362,9 @@ def format_text(report):
 
 
 def main(as_json=False, out=None):
-    """Prints the report (as JSON when `as_json`) to `out` (stdout); returns the exit status."""
+    """Prints the report (as JSON when `as_json`: surrogate escapes as \\udcNN) to `out`
+    (stdout); returns the exit status."""
     report = collect()
-    text = json.dumps(report, indent=2) + "\n" if as_json else format_text(report)
+    text = json.dumps(report, indent=2) + "\n" if as_json else printable(format_text(report))
     (out or sys.stdout).write(text)
     return 0

@@ -15,7 +15,6 @@ call is one crossing into C++. The ``get_*_kernel`` helpers return such kernels,
 PyCUDA builds them.
 """
 import functools
-import os
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -54,8 +53,9 @@ class ReductionKernel(_gpukit._ReductionKernel):
     def __init__(self, dtype_out: npt.DTypeLike, neutral: str | float, reduce_expr: str, map_expr: str | None = None,
                  arguments: str | Sequence[Any] | None = None, name: str = "reduce_kernel", keep: bool = False,
                  options: Sequence[str] | None = None, preamble: str = "",
-                 allocator: Callable[[int], Any] | None = None, include_dirs: Sequence[str] = (), nvcc: str = "nvcc",
-                 compiler: str | None = None, cache_dir: str | os.PathLike[str] | Literal[False] | None = None) -> None:
+                 allocator: Callable[[int], Any] | None = None, include_dirs: Sequence[_compiler._Path] = (),
+                 nvcc: _compiler._Path = "nvcc", compiler: str | None = None,
+                 cache_dir: _compiler._Path | Literal[False] | None = None) -> None:
         self.dtype_out = builder_arguments.dtype(dtype_out, "dtype_out")
         out_c_type = dtype_to_ctype(self.dtype_out)
         neutral = builder_arguments.neutral_text(neutral, self.dtype_out)

@@ -21,8 +21,7 @@ struct opencl_library {
     // not, so a child forked after only that may still use OpenCL.
     static void check_usable(const loaded_type&) {
         static const std::uint64_t user_generation = fork_generation();
-        if (user_generation != fork_generation())
-            throw runtime_error(forked_child_message("OpenCL"), 0, "fork");
+        refuse_in_forked_child<runtime_error>(user_generation, "OpenCL");
     }
 };
 

@@ -4,8 +4,11 @@
 #include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/detail/parameter_types.hpp"
 #include "gpukit/core/c_text.hpp"
+#include "gpukit/core/text.hpp"
+#include "gpukit/rtc/includes.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <string_view>
 #include <utility>
 
@@ -27,6 +30,35 @@ namespace {
 
 // What build() adds to the caller's options.
 constexpr std::string_view arg_info_option = "-cl-kernel-arg-info";
+
+// The -I directories of build options ("-I dir" or "-Idir").
+std::vector<std::filesystem::path> include_dirs(const std::string& options) {
+    std::vector<std::filesystem::path> dirs;
+    const std::vector<std::string_view> words = split_words(options);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (words[i] == "-I" && i + 1 < words.size())
+            dirs.emplace_back(words[++i]);
+        else if (words[i].starts_with("-I") && words[i].size() > 2)
+            dirs.emplace_back(words[i].substr(2));
+    }
+    return dirs;
+}
+
+// Refuses, as CUDA compiles do (rtc/includes.hpp), a source whose #include lines would make
+// the OpenCL compiler read a FIFO, socket or device: PoCL blocks for ever on a FIFO without a
+// writer. Quoted names are looked up in the current directory, as OpenCL compilers do.
+void check_includes(cl_program handle, const std::string& options) {
+    const std::string source = detail::info_string([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetProgramInfo(handle, CL_PROGRAM_SOURCE, size, value, size_ret);
+    }, "clGetProgramInfo");
+    std::error_code ignored;
+    try {
+        rtc::find_included_headers(source, std::filesystem::current_path(ignored), include_dirs(options));
+    } catch (const compile_error& e) {
+        throw build_error(std::string("building a program: ") + e.what(), CL_BUILD_PROGRAM_FAILURE, "clBuildProgram",
+                          e.what());
+    }
+}
 
 }  // namespace
 
@@ -129,6 +161,7 @@ void program::build(const std::string& options, std::span<const device> devices)
                       });
     if (done)
         return;
+    check_includes(handle(), options);
     std::vector<cl_device_id> handles;
     for (const size_t i : requested)
         handles.push_back(devices_[i].handle());

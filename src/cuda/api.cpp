@@ -60,8 +60,7 @@ struct driver_library {
     // The table is the loading process's, and usable once cuInit succeeded or found no
     // device (device counting must work on a machine without a GPU).
     static void check_usable(const loaded_driver& loaded) {
-        if (loaded.fork_generation != fork_generation())
-            throw runtime_error(forked_child_message("CUDA"), 0, "fork");
+        refuse_in_forked_child<runtime_error>(loaded.fork_generation, "CUDA");
         if (loaded.init_result != CUDA_SUCCESS && loaded.init_result != CUDA_ERROR_NO_DEVICE)
             throw_cuda_error(loaded.init_result, "cuInit");
     }

@@ -1,6 +1,7 @@
 #include "gpukit/nccl/api.hpp"
 
 #include "gpukit/core/detail/dynamic_library.hpp"
+#include "gpukit/core/fork.hpp"
 #include "gpukit/nccl/error.hpp"
 #include "gpukit/rtc/toolkit.hpp"
 
@@ -70,8 +71,20 @@ loaded_nccl load(const std::vector<std::string>& candidates) {
 
 namespace {
 
-using library =
-    gpukit::detail::run_time_library<gpukit::detail::candidates_loader<detail::load, detail::default_candidates>>;
+// NCCL's calls take locks of their own and may wait on their peers for as long as those take,
+// so they cannot hold fork() off (core/fork.hpp): a child of the process that loaded NCCL is
+// refused instead, as for CUDA, which NCCL needs anyway.
+struct nccl_library {
+    struct loaded_type : detail::loaded_nccl {
+        std::uint64_t fork_generation = gpukit::fork_generation();  // of the process that loaded it
+    };
+    static loaded_type load() { return {detail::load(detail::default_candidates())}; }
+    static void check_usable(const loaded_type& loaded) {
+        refuse_in_forked_child<runtime_error>(loaded.fork_generation, "NCCL");
+    }
+};
+
+using library = gpukit::detail::run_time_library<nccl_library>;
 
 }  // namespace
 

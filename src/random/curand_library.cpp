@@ -50,7 +50,13 @@ curand_library::loaded_type curand_library::load() {
 
 using library = gpukit::detail::run_time_library<curand_library>;
 
-const curand_api& curand() { return library::api(); }
+const curand_api& curand_table() { return library::api(); }
+
+// Calls cuRAND's `entry` with `args`, fork() held off meanwhile (core/fork.hpp).
+template <class Fn, class... Args>
+int curand_call(Fn* curand_api::*entry, Args... args) {
+    return gpukit::detail::held_call(&curand_table, entry, args...);
+}
 
 void check(int status, const char* routine) {
     if (status != 0)
@@ -79,7 +85,8 @@ std::vector<std::uint32_t> direction_vectors32(direction_vector_set set, std::si
     check_width(set, false);
     check_count(count, "direction vectors");
     unsigned int (*vectors)[32] = nullptr;
-    check(curand().curandGetDirectionVectors32(&vectors, static_cast<int>(set)), "curandGetDirectionVectors32");
+    check(curand_call(&curand_api::curandGetDirectionVectors32, &vectors, static_cast<int>(set)),
+          "curandGetDirectionVectors32");
     return std::vector<std::uint32_t>(vectors[0], vectors[0] + count * 32);
 }
 
@@ -87,33 +94,34 @@ std::vector<std::uint64_t> direction_vectors64(direction_vector_set set, std::si
     check_width(set, true);
     check_count(count, "direction vectors");
     unsigned long long (*vectors)[64] = nullptr;
-    check(curand().curandGetDirectionVectors64(&vectors, static_cast<int>(set)), "curandGetDirectionVectors64");
+    check(curand_call(&curand_api::curandGetDirectionVectors64, &vectors, static_cast<int>(set)),
+          "curandGetDirectionVectors64");
     return std::vector<std::uint64_t>(vectors[0], vectors[0] + count * 64);
 }
 
 std::vector<std::uint32_t> scramble_constants32(std::size_t count) {
     check_count(count, "scramble constants");
     unsigned int* constants = nullptr;
-    check(curand().curandGetScrambleConstants32(&constants), "curandGetScrambleConstants32");
+    check(curand_call(&curand_api::curandGetScrambleConstants32, &constants), "curandGetScrambleConstants32");
     return std::vector<std::uint32_t>(constants, constants + count);
 }
 
 std::vector<std::uint64_t> scramble_constants64(std::size_t count) {
     check_count(count, "scramble constants");
     unsigned long long* constants = nullptr;
-    check(curand().curandGetScrambleConstants64(&constants), "curandGetScrambleConstants64");
+    check(curand_call(&curand_api::curandGetScrambleConstants64, &constants), "curandGetScrambleConstants64");
     return std::vector<std::uint64_t>(constants, constants + count);
 }
 
 std::array<int, 3> curand_library_version() {
     int version = 0;
-    check(curand().curandGetVersion(&version), "curandGetVersion");
+    check(curand_call(&curand_api::curandGetVersion, &version), "curandGetVersion");
     // CURAND_VERSION is major * 1000 + minor * 100 + patch.
     return {version / 1000, version % 1000 / 100, version % 100};
 }
 
 std::string curand_library_file() {
-    return gpukit::detail::library_file(reinterpret_cast<const void*>(curand().curandGetVersion));
+    return gpukit::detail::library_file(reinterpret_cast<const void*>(curand_table().curandGetVersion));
 }
 
 bool curand_library_available() noexcept { return library::available(); }

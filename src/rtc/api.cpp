@@ -67,7 +67,7 @@ using nvrtc =
 
 nvrtc_api& mutable_api() { return nvrtc::mutable_api(); }
 
-const nvrtc_api& api() { return nvrtc::api(); }
+const nvrtc_api& detail::nvrtc_table() { return nvrtc::api(); }
 
 bool nvrtc_available() noexcept {
     try {
@@ -98,17 +98,19 @@ std::string nvrtc_identity() {
 
 std::pair<int, int> version() {
     int major = 0, minor = 0;
-    if (const nvrtcResult result = api().nvrtcVersion(&major, &minor); result != NVRTC_SUCCESS)
+    if (const nvrtcResult result = nvrtc_call(&nvrtc_api::nvrtcVersion, &major, &minor); result != NVRTC_SUCCESS)
         throw_nvrtc_error(result, "nvrtcVersion");
     return {major, minor};
 }
 
 std::string nvrtc_library_path() {
-    return gpukit::detail::library_file(reinterpret_cast<const void*>(api().nvrtcVersion));
+    return gpukit::detail::library_file(reinterpret_cast<const void*>(detail::nvrtc_table().nvrtcVersion));
 }
 
 void throw_nvrtc_error(nvrtcResult result, const char* routine, const std::string& detail) {
-    const char* name = nvrtc_available() ? nvrtc::instance().table.nvrtcGetErrorString(result) : nullptr;
+    const detail::loaded_nvrtc* loaded = nvrtc::if_loaded();
+    const char* name =
+        loaded && loaded->load_failure.empty() ? nvrtc_call(&nvrtc_api::nvrtcGetErrorString, result) : nullptr;
     std::string message = std::string(routine) + " failed: " +
                           (name ? name : "nvrtcResult " + std::to_string(static_cast<int>(result)));
     if (!detail.empty())

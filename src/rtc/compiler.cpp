@@ -212,7 +212,7 @@ compile_outcome outcome_of(compiled_program program, const char* compiled_by, co
 }
 
 compile_outcome with_nvcc(const prepared_request& p, const std::string& nvcc) {
-    nvcc_settings settings{nvcc, p.keep, p.keep_dir};
+    nvcc_settings settings{nvcc, p.keep, p.keep_dir, nvcc_limits()};
     std::string kept_dir;
     compiled_program program =
         compile_with_nvcc(p.request.source, nvcc_options(p), p.request.output, settings, &kept_dir);

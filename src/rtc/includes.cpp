@@ -73,7 +73,8 @@ bool is_header_file(const fs::path& path, const include_directive& include) {
     const fs::file_type type = fs::status(path, ignored).type();
     if (type == fs::file_type::fifo || type == fs::file_type::socket || type == fs::file_type::block ||
         type == fs::file_type::character)
-        throw compile_error("#include \"" + include.name + "\" (line " + std::to_string(include.line) +
+        throw compile_error("#include " + std::string(include.quoted ? "\"" : "<") + include.name +
+                                (include.quoted ? "\"" : ">") + " (line " + std::to_string(include.line) +
                                 ") would read '" + path.string() + "', which is not a regular file (a FIFO, socket "
                                 "or device); expected a header file",
                             {}, {});
@@ -86,6 +87,9 @@ fs::path find_user_header(const include_directive& include, const fs::path& incl
                           const std::vector<fs::path>& dirs) {
     if (is_builtin_header(include.name))
         return {};
+    // An absolute name is that one file, whatever the directories searched.
+    if (const fs::path named(include.name); named.is_absolute())
+        return is_header_file(named, include) ? named : fs::path();
     if (include.quoted && is_header_file(including_dir / include.name, include))
         return including_dir / include.name;
     for (const auto& dir : dirs)
@@ -110,7 +114,10 @@ std::string wrap_source(std::string_view original, const std::string& name, bool
     const std::string_view source = for_nvrtc ? std::string_view(placed) : original;
     std::error_code ignored;
     const fs::path source_dir = fs::current_path(ignored);  // NVRTC's base for the source's "..." includes
-    std::vector<std::size_t> system_lines;                  // lines including a header that is not the user's
+    // Every compilation passes here before a compiler runs: refuse a FIFO or device that the
+    // source, or a header of the user's it includes, would make the compiler read.
+    find_included_headers(source, source_dir, user_dirs);
+    std::vector<std::size_t> system_lines;  // lines including a header that is not the user's
     for (const include_directive& include : find_includes(source))
         if (find_user_header(include, source_dir, user_dirs).empty())
             system_lines.push_back(include.line);

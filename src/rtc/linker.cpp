@@ -29,12 +29,12 @@ nvJitLinkHandle as_handle(void* handle) { return static_cast<nvJitLinkHandle>(ha
 
 // A log through its size and text getters; empty when there is none.
 template <class SizeFn, class TextFn>
-std::string read_log(nvJitLinkHandle handle, SizeFn size_fn, TextFn text_fn) {
+std::string read_log(nvJitLinkHandle handle, SizeFn* nvjitlink_api::*size_fn, TextFn* nvjitlink_api::*text_fn) {
     std::size_t size = 0;
-    if (size_fn(handle, &size) != NVJITLINK_SUCCESS || size <= 1)
+    if (nvjitlink_call(size_fn, handle, &size) != NVJITLINK_SUCCESS || size <= 1)
         return {};
     std::string log(size, '\0');
-    if (text_fn(handle, log.data()) != NVJITLINK_SUCCESS)
+    if (nvjitlink_call(text_fn, handle, log.data()) != NVJITLINK_SUCCESS)
         return {};
     log.resize(size - 1);  // drop the terminating NUL
     return log;
@@ -62,7 +62,8 @@ linker::linker(const std::string& arch, const std::vector<std::string>& options)
         options_ += (options_.empty() ? "" : " ") + o;
     }
     nvJitLinkHandle handle = nullptr;
-    const nvJitLinkResult r = nvjitlink().nvJitLinkCreate(&handle, static_cast<std::uint32_t>(argv.size()), argv.data());
+    const nvJitLinkResult r = nvjitlink_call(&nvjitlink_api::nvJitLinkCreate, &handle,
+                                             static_cast<std::uint32_t>(argv.size()), argv.data());
     if (r != NVJITLINK_SUCCESS)
         throw compile_error("nvJitLinkCreate failed (nvJitLinkResult " + std::to_string(static_cast<int>(r)) +
                                 "); check the link options", {}, options_);
@@ -90,16 +91,17 @@ linker& linker::operator=(linker&& other) noexcept {
 linker::~linker() {
     if (handle_) {
         nvJitLinkHandle handle = as_handle(handle_);
-        nvjitlink().nvJitLinkDestroy(&handle);
+        nvjitlink_call(&nvjitlink_api::nvJitLinkDestroy, &handle);
     }
 }
 
 void linker::check(int result, const std::string& what) {
     if (result == NVJITLINK_SUCCESS)
         return;
-    const nvjitlink_api& api = nvjitlink();
-    const std::string error_log = read_log(as_handle(handle_), api.nvJitLinkGetErrorLogSize, api.nvJitLinkGetErrorLog);
-    info_log_ = read_log(as_handle(handle_), api.nvJitLinkGetInfoLogSize, api.nvJitLinkGetInfoLog);
+    const std::string error_log =
+        read_log(as_handle(handle_), &nvjitlink_api::nvJitLinkGetErrorLogSize, &nvjitlink_api::nvJitLinkGetErrorLog);
+    info_log_ =
+        read_log(as_handle(handle_), &nvjitlink_api::nvJitLinkGetInfoLogSize, &nvjitlink_api::nvJitLinkGetInfoLog);
     throw compile_error("nvJitLink failed to " + what + " (nvJitLinkResult " + std::to_string(result) + ")" +
                             (error_log.empty() ? "" : ":\n" + error_log),
                         error_log, options_);
@@ -112,8 +114,8 @@ void linker::add_data(const void* data, std::size_t size, link_input kind, const
     const std::string& kept_name = names_.emplace_back(name);
     const std::vector<char>& kept = inputs_.emplace_back(static_cast<const char*>(data),
                                                          static_cast<const char*>(data) + size);
-    check(nvjitlink().nvJitLinkAddData(as_handle(handle_), to_nvjitlink(kind), kept.data(), kept.size(),
-                                       kept_name.c_str()),
+    check(nvjitlink_call(&nvjitlink_api::nvJitLinkAddData, as_handle(handle_), to_nvjitlink(kind), kept.data(),
+                         kept.size(), kept_name.c_str()),
           "add " + name);
 }
 
@@ -124,21 +126,24 @@ void linker::add_file(const std::string& path, link_input kind) {
     if (!std::filesystem::exists(path))
         throw runtime_error("linker: no file " + path, 0, "nvJitLinkAddFile");
     const std::string& kept_path = names_.emplace_back(path);
-    check(nvjitlink().nvJitLinkAddFile(as_handle(handle_), to_nvjitlink(kind), kept_path.c_str()), "add " + path);
+    check(nvjitlink_call(&nvjitlink_api::nvJitLinkAddFile, as_handle(handle_), to_nvjitlink(kind), kept_path.c_str()),
+          "add " + path);
 }
 
 std::vector<char> linker::complete() {
     if (!handle_)
         throw logic_error("linker: used after complete() or a move");
-    const nvjitlink_api& api = nvjitlink();
-    check(api.nvJitLinkComplete(as_handle(handle_)), "link for " + arch_);
-    info_log_ = read_log(as_handle(handle_), api.nvJitLinkGetInfoLogSize, api.nvJitLinkGetInfoLog);
+    check(nvjitlink_call(&nvjitlink_api::nvJitLinkComplete, as_handle(handle_)), "link for " + arch_);
+    info_log_ =
+        read_log(as_handle(handle_), &nvjitlink_api::nvJitLinkGetInfoLogSize, &nvjitlink_api::nvJitLinkGetInfoLog);
     std::size_t size = 0;
-    check(api.nvJitLinkGetLinkedCubinSize(as_handle(handle_), &size), "size the linked cubin");
+    check(nvjitlink_call(&nvjitlink_api::nvJitLinkGetLinkedCubinSize, as_handle(handle_), &size),
+          "size the linked cubin");
     std::vector<char> cubin(size);
-    check(api.nvJitLinkGetLinkedCubin(as_handle(handle_), cubin.data()), "copy the linked cubin");
+    check(nvjitlink_call(&nvjitlink_api::nvJitLinkGetLinkedCubin, as_handle(handle_), cubin.data()),
+          "copy the linked cubin");
     nvJitLinkHandle handle = as_handle(std::exchange(handle_, nullptr));
-    api.nvJitLinkDestroy(&handle);
+    nvjitlink_call(&nvjitlink_api::nvJitLinkDestroy, &handle);
     names_.clear();
     inputs_.clear();
     return cubin;

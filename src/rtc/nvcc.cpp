@@ -2,14 +2,19 @@
 #include "gpukit/core/text.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/fork.hpp"
 #include "gpukit/core/from_name.hpp"
 #include "gpukit/core/process.hpp"
 #include "gpukit/rtc/includes.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -77,24 +82,69 @@ std::vector<std::string> common_arguments(const std::string& nvcc, const std::st
     return argv;
 }
 
+// Whether a failed run's error output reads as running out of memory (cc1plus: "out of
+// memory allocating ...", C++ programs: std::bad_alloc, the shell: "Cannot allocate memory").
+bool mentions_memory(std::string_view text) {
+    for (std::string_view marker : {"out of memory", "bad_alloc", "Cannot allocate memory", "memory exhausted"})
+        if (text.find(marker) != std::string_view::npos)
+            return true;
+    return false;
+}
+
+// A run within `limits` that failed to do `what` ("compile kernel.cu for sm_90"): a
+// compile_error with the first lines of nvcc's stderr, saying which bound it reached.
 [[noreturn]] void throw_nvcc_failure(const std::string& what, const process_result& run,
-                                     const std::vector<std::string>& argv) {
-    std::string message = "nvcc failed to " + what + " (exit status " + std::to_string(run.exit_code) + ")";
+                                     const std::vector<std::string>& argv, const process_limits& limits) {
+    std::string message =
+        run.timed_out ? "nvcc did not " + what + " within " + std::to_string(limits.seconds) +
+                            " s, so it was stopped with the programs it ran (GPUKIT_NVCC_TIMEOUT sets the limit in "
+                            "seconds, 0: none)"
+                      : "nvcc failed to " + what + " (exit status " + std::to_string(run.exit_code) + ")";
+    if (!run.timed_out && limits.memory_bytes != 0 && mentions_memory(run.stderr_text))
+        message += "; it ran out of the " + std::to_string(limits.memory_bytes >> 20) +
+                   " MiB of address space each of its programs may use (GPUKIT_NVCC_MEMORY_LIMIT sets the "
+                   "limit in MiB, 0: none)";
     // The first lines of stderr carry the error; the rest travels in the log.
-    const std::vector<std::string_view> lines = split_lines(run.stderr_text);
-    for (std::size_t i = 0; i < lines.size() && i < 5; ++i) {
+    int shown = 0;
+    for (std::string_view line : split_lines(run.stderr_text)) {
+        if (line.find_first_not_of(" \t") == std::string_view::npos)
+            continue;
+        if (++shown > 5)
+            break;
         message += "\n  ";
-        message += lines[i];
+        message += line;
     }
     throw compile_error(message, run.stderr_text, command_line(argv), run.stdout_text);
 }
 
-bool is_executable(const std::string& path) {
-    std::error_code ignored;
-    return std::filesystem::is_regular_file(path, ignored) && ::access(path.c_str(), X_OK) == 0;
+// The whole number in the environment variable `name`, else `fallback` when it is unset or empty.
+std::uint64_t getenv_number(const char* name, std::uint64_t fallback, const char* unit) {
+    const char* value = std::getenv(name);
+    if (!value || !*value)
+        return fallback;
+    const std::string_view text(value);
+    std::uint64_t number = 0;
+    const auto [end, failure] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (failure != std::errc() || end != text.data() + text.size())
+        throw runtime_error(std::string(name) + " must be a whole number of " + unit + " (0: no limit), got '" +
+                                std::string(text) + "'",
+                            0, "getenv");
+    return number;
 }
 
 }  // namespace
+
+process_limits nvcc_limits() {
+    const std::uint64_t physical =
+        static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
+    const std::uint64_t default_mib = std::min<std::uint64_t>(physical / 2, std::uint64_t(32) << 30) >> 20;
+    process_limits limits;
+    const std::uint64_t seconds = getenv_number("GPUKIT_NVCC_TIMEOUT", 600, "seconds");
+    limits.seconds = static_cast<unsigned>(std::min<std::uint64_t>(seconds, std::numeric_limits<unsigned>::max()));
+    const std::uint64_t mib = getenv_number("GPUKIT_NVCC_MEMORY_LIMIT", default_mib, "MiB");
+    limits.memory_bytes = mib > (std::numeric_limits<std::uint64_t>::max() >> 20) ? 0 : mib << 20;
+    return limits;
+}
 
 output_kind output_kind_from_name(const std::string& name) {
     static constexpr std::pair<std::string_view, output_kind> names[] = {
@@ -129,9 +179,9 @@ compiled_program compile_with_nvcc(std::string_view source, const compile_option
         if (kept_dir)
             *kept_dir = dir.path();
     }
-    const process_result run = run_process(argv, dir.path());
+    const process_result run = run_process(argv, dir.path(), settings.limits);
     if (run.exit_code != 0)
-        throw_nvcc_failure("compile " + options.name + " for " + result.arch, run, argv);
+        throw_nvcc_failure("compile " + options.name + " for " + result.arch, run, argv, settings.limits);
     result.log = run.stderr_text + run.stdout_text;
     std::vector<char> image = read_output(output_path);
     if (output == output_kind::fatbin)
@@ -145,21 +195,28 @@ compiled_program compile_with_nvcc(std::string_view source, const compile_option
 
 std::string nvcc_version(const std::string& nvcc) {
     // nvcc takes tens of milliseconds to start; the version cannot change under a running
-    // process unless the file is replaced, which a cache key cannot detect anyway.
+    // process unless the file is replaced, which a cache key cannot detect anyway. The lock
+    // is held for the lookups only, each a fork_hold scope, so that a child made by fork()
+    // meanwhile does not inherit it held (two threads may both ask nvcc once).
     static std::mutex mutex;
     static std::map<std::string, std::string> versions;
-    std::lock_guard lock(mutex);
-    if (auto found = versions.find(nvcc); found != versions.end())
-        return found->second;
+    {
+        const fork_hold hold;
+        const std::lock_guard lock(mutex);
+        if (auto found = versions.find(nvcc); found != versions.end())
+            return found->second;
+    }
     temp_dir dir(make_temp_dir("gpukit-nvcc-"));
-    const process_result run = run_process({nvcc, "--version"}, dir.path());
+    const process_result run = run_process({nvcc, "--version"}, dir.path(), nvcc_limits());
     if (run.exit_code != 0)
         throw runtime_error("'" + nvcc + " --version' failed: " + run.stderr_text, 0, "nvcc");
     std::string version = run.stdout_text;
     for (std::string_view line : split_lines(run.stdout_text))
         if (line.find("release") != std::string_view::npos)
             version = std::string(line);
-    return versions[nvcc] = version;
+    const fork_hold hold;
+    const std::lock_guard lock(mutex);
+    return versions.emplace(nvcc, std::move(version)).first->second;
 }
 
 std::vector<std::string> nvcc_dependencies(std::string_view source, const compile_options& options,
@@ -170,9 +227,10 @@ std::vector<std::string> nvcc_dependencies(std::string_view source, const compil
     write_source(source_path, nvcc_source(source, options));
     std::vector<std::string> argv = common_arguments(nvcc, arch, options);
     argv.insert(argv.end(), {"-M", source_path});
-    const process_result run = run_process(argv, dir.path());
+    const process_limits limits = nvcc_limits();
+    const process_result run = run_process(argv, dir.path(), limits);
     if (run.exit_code != 0)
-        throw_nvcc_failure("list the headers of " + options.name, run, argv);
+        throw_nvcc_failure("list the headers of " + options.name, run, argv, limits);
     // A make rule: "target : dep dep \<newline> dep ...". Paths with spaces are escaped
     // with a backslash; headers in such paths are rare enough to be split here (their
     // pieces then fail to open and are hashed as missing, so the key stays stable).
@@ -183,17 +241,6 @@ std::vector<std::string> nvcc_dependencies(std::string_view source, const compil
         if (word != "\\" && word != source_path)
             files.emplace_back(word);
     return files;
-}
-
-std::string find_on_path(const std::string& name, std::string_view path) {
-    for (std::string_view dir : split(path, ':')) {
-        if (dir.empty())
-            continue;
-        const std::string candidate = std::string(dir) + "/" + name;
-        if (is_executable(candidate))
-            return candidate;
-    }
-    return {};
 }
 
 std::string find_nvcc(const std::string& name) {

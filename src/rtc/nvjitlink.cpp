@@ -30,20 +30,21 @@ using library = gpukit::detail::run_time_library<nvjitlink_library>;
 
 }  // namespace
 
-const nvjitlink_api& nvjitlink() { return library::api(); }
+const nvjitlink_api& detail::nvjitlink_table() { return library::api(); }
 
 bool nvjitlink_available() noexcept { return library::available(); }
 
 std::pair<unsigned, unsigned> nvjitlink_version() {
     unsigned major = 0, minor = 0;
-    if (const nvJitLinkResult result = nvjitlink().nvJitLinkVersion(&major, &minor); result != NVJITLINK_SUCCESS)
+    if (const nvJitLinkResult result = nvjitlink_call(&nvjitlink_api::nvJitLinkVersion, &major, &minor);
+        result != NVJITLINK_SUCCESS)
         throw runtime_error("nvJitLinkVersion failed: nvJitLinkResult " + std::to_string(static_cast<int>(result)),
                             static_cast<int>(result), "nvJitLinkVersion");
     return {major, minor};
 }
 
 std::string nvjitlink_library_path() {
-    return gpukit::detail::library_file(reinterpret_cast<const void*>(nvjitlink().nvJitLinkVersion));
+    return gpukit::detail::library_file(reinterpret_cast<const void*>(detail::nvjitlink_table().nvJitLinkVersion));
 }
 
 }  // namespace gpukit::rtc

@@ -20,7 +20,7 @@ namespace {
 class program_handle {
 public:
     explicit program_handle(nvrtcProgram p) noexcept : program_(p) {}
-    ~program_handle() { api().nvrtcDestroyProgram(&program_); }
+    ~program_handle() { nvrtc_call(&nvrtc_api::nvrtcDestroyProgram, &program_); }
     program_handle(const program_handle&) = delete;
     program_handle& operator=(const program_handle&) = delete;
     nvrtcProgram get() const noexcept { return program_; }
@@ -47,10 +47,10 @@ namespace {
 
 std::string get_log(nvrtcProgram program) {
     std::size_t size = 0;
-    if (api().nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1)
+    if (nvrtc_call(&nvrtc_api::nvrtcGetProgramLogSize, program, &size) != NVRTC_SUCCESS || size <= 1)
         return {};
     std::string log(size, '\0');
-    if (api().nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS)
+    if (nvrtc_call(&nvrtc_api::nvrtcGetProgramLog, program, log.data()) != NVRTC_SUCCESS)
         return {};
     log.resize(size - 1);  // drop the terminating NUL
     return log;
@@ -99,11 +99,11 @@ std::vector<std::string> rejected_alone(const std::vector<std::string>& options,
     std::vector<std::string> rejected;
     for (const auto& option : options) {
         nvrtcProgram raw = nullptr;
-        if (api().nvrtcCreateProgram(&raw, "", "empty.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
+        if (nvrtc_call(&nvrtc_api::nvrtcCreateProgram, &raw, "", "empty.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
             continue;
         program_handle program(raw);
         const char* argv[] = {arch_option.c_str(), option.c_str()};
-        if (api().nvrtcCompileProgram(program.get(), 2, argv) == NVRTC_ERROR_INVALID_OPTION)
+        if (nvrtc_call(&nvrtc_api::nvrtcCompileProgram, program.get(), 2, argv) == NVRTC_ERROR_INVALID_OPTION)
             rejected.push_back(option);
     }
     return rejected;
@@ -120,9 +120,8 @@ bool host_code_in_cccl(const std::string& log) {
 }
 
 void classify(nvrtc_failure& failure, const compile_options& options, const std::string& arch) {
-    const nvrtc_api& nvrtc = api();
     const std::string head = "NVRTC failed to compile " + options.name + " for " + arch + ": " +
-                             nvrtc.nvrtcGetErrorString(static_cast<nvrtcResult>(failure.result));
+                             nvrtc_call(&nvrtc_api::nvrtcGetErrorString, static_cast<nvrtcResult>(failure.result));
     if (failure.result == NVRTC_ERROR_INVALID_OPTION) {
         failure.rejected_options = rejected_alone(options.options, "--gpu-architecture=" + arch);
         std::string named;
@@ -175,13 +174,13 @@ void classify(nvrtc_failure& failure, const compile_options& options, const std:
 // One of the program's outputs (CUBIN or PTX) into `out`: its size, then its bytes, each
 // call's failure an error naming it.
 template <class Bytes, class GetSize, class Get>
-void read_output(nvrtcProgram program, Bytes& out, GetSize get_size, const char* size_routine, Get get,
-                 const char* routine) {
+void read_output(nvrtcProgram program, Bytes& out, GetSize* nvrtc_api::*get_size, const char* size_routine,
+                 Get* nvrtc_api::*get, const char* routine) {
     std::size_t size = 0;
-    if (const nvrtcResult r = get_size(program, &size); r != NVRTC_SUCCESS)
+    if (const nvrtcResult r = nvrtc_call(get_size, program, &size); r != NVRTC_SUCCESS)
         throw_nvrtc_error(r, size_routine);
     out.resize(size);
-    if (const nvrtcResult r = get(program, out.data()); r != NVRTC_SUCCESS)
+    if (const nvrtcResult r = nvrtc_call(get, program, out.data()); r != NVRTC_SUCCESS)
         throw_nvrtc_error(r, routine);
 }
 
@@ -213,10 +212,10 @@ std::vector<std::filesystem::path> user_include_dirs(const compile_options& opti
 
 std::vector<int> supported_archs() {
     int count = 0;
-    if (const nvrtcResult r = api().nvrtcGetNumSupportedArchs(&count); r != NVRTC_SUCCESS)
+    if (const nvrtcResult r = nvrtc_call(&nvrtc_api::nvrtcGetNumSupportedArchs, &count); r != NVRTC_SUCCESS)
         throw_nvrtc_error(r, "nvrtcGetNumSupportedArchs");
     std::vector<int> archs(static_cast<std::size_t>(count));
-    if (const nvrtcResult r = api().nvrtcGetSupportedArchs(archs.data()); r != NVRTC_SUCCESS)
+    if (const nvrtcResult r = nvrtc_call(&nvrtc_api::nvrtcGetSupportedArchs, archs.data()); r != NVRTC_SUCCESS)
         throw_nvrtc_error(r, "nvrtcGetSupportedArchs");
     return archs;
 }
@@ -261,7 +260,6 @@ void require_c_strings(std::string_view source, const compile_options& options) 
 
 std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view source, const compile_options& options) {
     require_c_strings(source, options);
-    const nvrtc_api& nvrtc = api();
     compiled_program result;
     result.arch = options.arch.empty() ? default_arch() : options.arch;
     const bool is_virtual = is_virtual_arch(result.arch);
@@ -286,9 +284,9 @@ std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view sourc
         header_texts.push_back(header_storage.emplace_back(header.text).c_str());
     }
     nvrtcProgram raw = nullptr;
-    if (const nvrtcResult r = nvrtc.nvrtcCreateProgram(&raw, result.source.c_str(), options.name.c_str(),
-                                                       static_cast<int>(header_names.size()), header_texts.data(),
-                                                       header_names.data());
+    if (const nvrtcResult r =
+            nvrtc_call(&nvrtc_api::nvrtcCreateProgram, &raw, result.source.c_str(), options.name.c_str(),
+                       static_cast<int>(header_names.size()), header_texts.data(), header_names.data());
         r != NVRTC_SUCCESS)
         throw_nvrtc_error(r, "nvrtcCreateProgram");
     program_handle program(raw);
@@ -296,7 +294,8 @@ std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view sourc
     std::vector<const char*> argv;
     for (const auto& o : result.options)
         argv.push_back(o.c_str());
-    const nvrtcResult compiled = nvrtc.nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
+    const nvrtcResult compiled =
+        nvrtc_call(&nvrtc_api::nvrtcCompileProgram, program.get(), static_cast<int>(argv.size()), argv.data());
     result.log = get_log(program.get());
     if (compiled != NVRTC_SUCCESS) {
         nvrtc_failure failure;
@@ -308,11 +307,11 @@ std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view sourc
     }
 
     if (!is_virtual)
-        read_output(program.get(), result.cubin, nvrtc.nvrtcGetCUBINSize, "nvrtcGetCUBINSize", nvrtc.nvrtcGetCUBIN,
-                    "nvrtcGetCUBIN");
+        read_output(program.get(), result.cubin, &nvrtc_api::nvrtcGetCUBINSize, "nvrtcGetCUBINSize",
+                    &nvrtc_api::nvrtcGetCUBIN, "nvrtcGetCUBIN");
     if (is_virtual || options.want_ptx) {
-        read_output(program.get(), result.ptx, nvrtc.nvrtcGetPTXSize, "nvrtcGetPTXSize", nvrtc.nvrtcGetPTX,
-                    "nvrtcGetPTX");
+        read_output(program.get(), result.ptx, &nvrtc_api::nvrtcGetPTXSize, "nvrtcGetPTXSize",
+                    &nvrtc_api::nvrtcGetPTX, "nvrtcGetPTX");
         if (!result.ptx.empty() && result.ptx.back() == '\0')
             result.ptx.pop_back();
     }

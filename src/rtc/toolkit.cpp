@@ -1,5 +1,6 @@
 #include "gpukit/rtc/toolkit.hpp"
 
+#include "gpukit/core/fork.hpp"
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/nvcc.hpp"
 
@@ -72,7 +73,8 @@ std::string getenv_or_empty(const char* name) {
 }  // namespace
 
 void set_nvidia_package_dirs(std::vector<std::string> dirs) {
-    std::lock_guard lock(nvidia_dirs_mutex);
+    const fork_hold hold;  // a child made by fork() meanwhile must not inherit the lock held
+    const std::lock_guard lock(nvidia_dirs_mutex);
     nvidia_dirs = std::move(dirs);
 }
 
@@ -81,7 +83,8 @@ toolkit_search toolkit_search_from_environment() {
     search.cuda_path = getenv_or_empty("CUDA_PATH");
     search.cuda_home = getenv_or_empty("CUDA_HOME");
     search.path = getenv_or_empty("PATH");
-    std::lock_guard lock(nvidia_dirs_mutex);
+    const fork_hold hold;
+    const std::lock_guard lock(nvidia_dirs_mutex);
     search.nvidia_package_dirs = nvidia_dirs;
     return search;
 }

@@ -1,4 +1,6 @@
 """gpukit.cl on whatever OpenCL platform is installed (PoCL in CI)."""
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -211,6 +213,36 @@ def test_build_failure_carries_the_log(ctx):
     assert "not_declared_anywhere" in info.value.build_log
     with pytest.raises(AttributeError, match="only after build"):
         prg.k
+
+
+@needs_device
+def test_build_refuses_an_include_of_a_fifo_or_a_device(tmp_path):
+    # PoCL blocked for ever on an #include of a FIFO without a writer; in a child with a
+    # timeout, so that a hang fails the test. Each case: the source's #include, the options.
+    os.mkfifo(tmp_path / "pipe.h")
+    (tmp_path / "outer.h").write_text("#include </dev/zero>\n")
+    cases = [(f'"{tmp_path}/pipe.h"', "", f"'{tmp_path}/pipe.h'"),
+             ("<pipe.h>", f"-I {tmp_path}", f"'{tmp_path}/pipe.h'"),
+             ("<pipe.h>", f"-DX=1 -I{tmp_path}", f"'{tmp_path}/pipe.h'"),
+             ("<outer.h>", f"-I {tmp_path}", "'/dev/zero'")]
+    code = f"""
+import gpukit.cl as cl
+ctx = cl.create_some_context(interactive=False)
+for include, options, _ in {cases!r}:
+    try:
+        cl.Program(ctx, "#include " + include + "\\n__kernel void k(__global int *a) {{ a[0] = 1; }}").build(options)
+        print("built")
+    except cl.RuntimeError as e:
+        print(e.code, e.routine, str(e).replace("\\n", " "))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == len(cases), result.stdout
+    for (include, _, target), line in zip(cases, lines):
+        assert line.startswith("-11 clBuildProgram building a program: #include "), line
+        assert f"would read {target}, which is not a regular file" in line, line
 
 
 @needs_device

@@ -386,6 +386,32 @@ except drv.CompileError as e:
     assert "not a regular file" in result.stdout and str(header) in result.stdout
 
 
+@needs_nvrtc
+@pytest.mark.parametrize("cache", ["cache", "no cache"])
+@pytest.mark.parametrize("target", ["fifo", "/dev/zero"])
+def test_an_absolute_include_that_is_not_a_regular_file_is_refused_on_every_path(tmp_path, target, cache):
+    # Without include_dirs and without the cache, NVRTC refused #include </dev/zero> and the
+    # nvcc it fell back to read /dev/zero for ever.
+    if target == "fifo":
+        target = str(tmp_path / "pipe")
+        os.mkfifo(target)
+    cache_dir = str(tmp_path / "cache") if cache == "cache" else False
+    result = run_python(f"""
+import gpukit.compiler as compiler, gpukit.driver as drv
+for form in ("<{target}>", '"{target}"'):
+    try:
+        compiler.compile('#include ' + form + '\\n__global__ void k() {{}}', arch="sm_90", cache_dir={cache_dir!r})
+    except drv.CompileError as e:
+        print(e)
+""")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2, result.stdout
+    for form, line in zip((f"<{target}>", f'"{target}"'), lines):
+        assert line == (f"#include {form} (line 1) would read '{target}', which is not a regular file (a FIFO, "
+                        "socket or device); expected a header file"), line
+
+
 VARIABLES = {
     "none": ('extern "C" __global__ void k(float *x) { __shared__ float s[32]; s[threadIdx.x] = x[0]; '
              '__syncthreads(); x[threadIdx.x] = s[31 - threadIdx.x]; }', False),

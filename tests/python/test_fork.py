@@ -223,6 +223,85 @@ with multiprocessing.get_context("fork").Pool(1) as pool:
 
 
 # ---------------------------------------------------------------------------------------
+# The run-time compilers: a child may compile and link, even when another thread of its
+# parent was inside NVRTC or nvJitLink at the fork (1 to 9 children in 10 used to hang on a
+# mutex NVRTC held there: fork() now waits for the calls in flight).
+
+COMPILING_THREAD = """
+import os, threading, time, warnings
+warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+from gpukit import _gpukit
+import gpukit.compiler as compiler
+SOURCE = 'extern "C" __global__ void k(int *a) {{ a[threadIdx.x] = {}; }}'
+LINK = _gpukit.nvjitlink_available()
+
+def compile_and_link(value):
+    cubin = compiler.compile(SOURCE.format(value), arch="sm_90", cache_dir=False)
+    assert cubin[:4] == b"\\x7fELF"
+    if LINK:
+        linker = _gpukit._Linker("sm_90", [])
+        linker.add_data(compiler.compile(SOURCE.format(value), arch="compute_90", cache_dir=False), "ptx", "k.ptx")
+        assert linker.complete()[:4] == b"\\x7fELF"
+
+stop = threading.Event()
+done = [0]
+def loop():
+    while not stop.is_set():
+        compile_and_link(done[0])
+        done[0] += 1
+thread = threading.Thread(target=loop, daemon=True)
+thread.start()
+while done[0] == 0:
+    time.sleep(0.01)
+"""
+
+
+def test_a_child_compiles_and_links_while_a_thread_of_its_parent_did():
+    out = run_script(COMPILING_THREAD + """
+for n in range(6):
+    time.sleep(0.01 * (n % 4))  # forks at different points of the thread's calls
+    pid = os.fork()
+    if pid == 0:
+        try:
+            compile_and_link(1000 + n)
+            os._exit(0)
+        except BaseException as e:
+            print(f"child {n}: {type(e).__name__}: {e}", flush=True)
+            os._exit(3)
+    deadline = time.monotonic() + 30
+    while not os.waitpid(pid, os.WNOHANG)[0]:
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            print(f"child {n} hung", flush=True)
+            break
+        time.sleep(0.01)
+    else:
+        continue
+stop.set()
+thread.join()  # so that nothing the thread made is alive at exit
+print("done")
+""", timeout=300)
+    assert out == "done\n", out
+
+
+def test_nccl_in_a_forked_child_of_a_process_that_loaded_it_is_a_clear_error():
+    import gpukit.nccl as nccl
+    if not nccl.available():
+        pytest.skip("NCCL (libnccl.so.2) is not installed")
+    # NCCL's calls wait on their peers, so fork() cannot wait for them: the child is refused.
+    out = run_script(FORK_AND_TRY + """
+import gpukit.nccl as nccl
+fork_and_try([("version before", nccl.version)])  # nothing loaded in this process yet: the child may
+nccl.version()
+fork_and_try([("version", nccl.version), ("get_unique_id", nccl.get_unique_id)])
+""")
+    lines = out.splitlines()
+    assert lines[0].startswith("version before: ok") and lines[1] == "child exit status 5", out
+    assert_refused(child_results("\n".join(lines[2:]), ["version", "get_unique_id"]), "NCCL")
+
+
+# ---------------------------------------------------------------------------------------
 # CUDA without a GPU: the toolkit's stub libcuda.so (for linking; every call fails) loads
 # as a driver, which is all the fork check looks at.
 

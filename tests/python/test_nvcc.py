@@ -126,3 +126,45 @@ def test_gpukit_compiler_environment_makes_unchanged_code_use_nvcc():
 def test_unknown_compiler_is_a_value_error():
     with pytest.raises(ValueError, match="compiler"):
         compiler.compile(KERNEL, compiler="clang")
+
+
+def run_bounded(source, **environment):
+    """compile(source) with compiler='nvcc' in a child under `environment`: its CompileError's text."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **environment)
+    code = f"""
+import gpukit.compiler as compiler, gpukit.driver as drv
+try:
+    compiler.compile({source!r}, compiler="nvcc", arch="sm_90", cache_dir=False)
+except drv.CompileError as e:
+    print(e)
+"""
+    # A timeout of our own, so that a bound that fails to hold fails the test, not the suite.
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+# An #include spelled through a macro escapes gpukit's checks of what a source includes, so
+# nvcc still runs within a memory and a time bound.
+@needs_nvcc
+def test_nvcc_reading_a_device_stops_at_its_memory_limit():
+    out = run_bounded("#define ZERO </dev/zero>\n#include ZERO\n__global__ void k() {}", GPUKIT_NVCC_MEMORY_LIMIT="512")
+    assert "nvcc failed to compile kernel.cu for sm_90" in out, out
+    assert "it ran out of the 512 MiB of address space each of its programs may use (GPUKIT_NVCC_MEMORY_LIMIT" in out
+
+
+@needs_nvcc
+def test_nvcc_waiting_on_a_fifo_stops_at_its_time_limit(tmp_path):
+    os.mkfifo(tmp_path / "pipe.h")
+    out = run_bounded(f'#define PIPE "{tmp_path / "pipe.h"}"\n#include PIPE\n__global__ void k() {{}}',
+                      GPUKIT_NVCC_TIMEOUT="2")
+    assert out.startswith("nvcc did not compile kernel.cu for sm_90 within 2 s, so it was stopped with the programs "
+                          "it ran (GPUKIT_NVCC_TIMEOUT sets the limit in seconds, 0: none)"), out
+
+
+@needs_nvcc
+def test_a_bad_limit_in_the_environment_is_named():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), GPUKIT_NVCC_TIMEOUT="soon")
+    code = "import gpukit.compiler as c; c.compile('__global__ void k() {}', compiler='nvcc', cache_dir=False)"
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert "GPUKIT_NVCC_TIMEOUT must be a whole number of seconds (0: no limit), got 'soon'" in result.stderr

@@ -53,6 +53,10 @@ public:
     // `options` already, this does nothing (so threads that each build before use agree);
     // building anew is refused by OpenCL once kernels of the program exist (cl::logic_error).
     // std::invalid_argument for options holding a NUL character (a C string ends there).
+    // A source whose #include would make the compiler read a FIFO, socket or device (an
+    // absolute name, a quoted one in the current directory, one in an -I directory of
+    // `options`, or in a header found there) is a build_error before OpenCL sees it: PoCL
+    // blocks for ever on a FIFO.
     void build(const std::string& options = {}, std::span<const device> devices = {});
     // The compiler output for `dev` of the last build.
     std::string build_log(const device& dev) const;

@@ -1,6 +1,6 @@
 // NVRTC, the CUDA run-time compiler, loaded at run time (ARCHITECTURE.md rule 1).
 //
-// The first call of api() opens libnvrtc with dlopen, trying libnvrtc.so.13, .so.12 and
+// The first NVRTC call opens libnvrtc with dlopen, trying libnvrtc.so.13, .so.12 and
 // libnvrtc.so in each directory of LD_LIBRARY_PATH, $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
 // /usr/local/cuda/lib64, then through the dynamic linker's own search (ld.so.cache), and
 // resolves every entry of nvrtc_functions.inc with dlsym.
@@ -24,9 +24,20 @@ struct nvrtc_api {
 #undef X
 };
 
-// The loaded table; throws runtime_error naming the libraries tried when none loads or
-// when one lacks an entry point.
-const nvrtc_api& api();
+namespace detail {
+// The loaded table; throws runtime_error naming the libraries tried when none loads or when
+// one lacks an entry point. Calls go through nvrtc_call().
+const nvrtc_api& nvrtc_table();
+}  // namespace detail
+
+// Calls NVRTC's `entry` with `args`, fork() held off meanwhile (core/fork.hpp), so that a
+// child made by fork() never inherits a lock NVRTC held in another thread's call, and compiles
+// as its parent does: nvrtc_call(&nvrtc_api::nvrtcVersion, &major, &minor). Throws like
+// detail::nvrtc_table().
+template <class Fn, class... Args>
+auto nvrtc_call(Fn* nvrtc_api::*entry, Args... args) {
+    return gpukit::detail::held_call(&detail::nvrtc_table, entry, args...);
+}
 
 // True when libnvrtc can be loaded; never throws. A file found in the named directories
 // counts without being loaded (see nvrtc_identity()), so a broken one there shows up as an

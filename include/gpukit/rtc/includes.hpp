@@ -11,6 +11,11 @@
 // the source on its own number. Only the source's own lines are rewritten: a header of the
 // user's that includes a C++ header must use extern "C++" itself.
 //
+// Before any compiler runs, wrap_source() refuses (compile_error) a source that would make it
+// read a FIFO, socket or device: an #include of one in the source or in a header of the
+// user's it includes (followed as find_included_headers() does), whether the name is absolute
+// or found in the user's directories.
+//
 // For NVRTC each such include is also wrapped in #pragma nv_diagnostic push / pop with
 // warning 47 suppressed: a toolkit header may define a macro the prelude defines (libcu++'s
 // <cuda/std/cmath> defines INFINITY), which would otherwise warn "incompatible redefinition"
@@ -36,6 +41,7 @@ std::vector<include_directive> find_includes(std::string_view text);
 // Where #include `include` of a file in `including_dir` resolves among the user's headers:
 // the including file's directory (quoted form only), then `dirs` in order. Empty when none
 // holds it. Built-in header names are never the user's (NVRTC prefers its in-memory headers).
+// An absolute name is that file, found when it is a regular file, whatever `dirs` hold.
 // A FIFO, socket or device where the compiler would look is a compile_error: it would block.
 std::filesystem::path find_user_header(const include_directive& include, const std::filesystem::path& including_dir,
                                        const std::vector<std::filesystem::path>& dirs);

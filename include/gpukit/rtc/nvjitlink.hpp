@@ -1,9 +1,11 @@
 // nvJitLink, the CUDA device linker, loaded at run time (ARCHITECTURE.md rule 1).
 //
-// The first call of nvjitlink_api() opens libnvJitLink.so.13 (else .so.12, else .so) from
+// The first nvJitLink call opens libnvJitLink.so.13 (else .so.12, else .so) from
 // the normal library search, $CUDA_HOME/lib64, $CUDA_PATH/lib64 and /usr/local/cuda/lib64,
 // and resolves nvjitlink_functions.inc with dlsym. It links without a GPU.
 #pragma once
+
+#include "gpukit/core/detail/run_time_library.hpp"
 
 #include <nvJitLink.h>
 
@@ -18,16 +20,26 @@ struct nvjitlink_api {
 #undef X
 };
 
-// The loaded table; runtime_error naming the files tried when none loads.
-const nvjitlink_api& nvjitlink();
+namespace detail {
+// The loaded table; runtime_error naming the files tried when none loads. Calls go through
+// nvjitlink_call().
+const nvjitlink_api& nvjitlink_table();
+}  // namespace detail
+
+// Calls nvJitLink's `entry` with `args`, fork() held off meanwhile (core/fork.hpp), so that a
+// forked child links as its parent does; throws like detail::nvjitlink_table().
+template <class Fn, class... Args>
+auto nvjitlink_call(Fn* nvjitlink_api::*entry, Args... args) {
+    return gpukit::detail::held_call(&detail::nvjitlink_table, entry, args...);
+}
 
 // True when libnvJitLink can be loaded; never throws.
 bool nvjitlink_available() noexcept;
 
-// nvJitLink's (major, minor) version; throws like nvjitlink() when it cannot be loaded.
+// nvJitLink's (major, minor) version; throws like nvjitlink_call() when it cannot be loaded.
 std::pair<unsigned, unsigned> nvjitlink_version();
 
-// The file of the nvJitLink library in use, links resolved; throws like nvjitlink().
+// The file of the nvJitLink library in use, links resolved; throws like nvjitlink_call().
 std::string nvjitlink_library_path();
 
 }  // namespace gpukit::rtc

@@ -365,5 +365,6 @@ def run(args, parser):
         chart = f"chart: {png}"
     else:
         chart = "no chart: no case measured anything"
-    print(f"\nresults: {args.json}; {chart}", file=out)
+    from gpukit._text import printable  # the path may hold bytes that are no UTF-8
+    print(printable(f"\nresults: {args.json}; {chart}"), file=out)
     return 0

@@ -107,6 +107,23 @@ TEST_F(cache_test, entries_that_are_not_regular_files_are_misses_and_replaced) {
     EXPECT_THROW(cache.store("directory", payload), runtime_error);
 }
 
+// Paths are bytes on Linux: a cache directory and an include directory whose names are no
+// UTF-8 work as any other (Python passes such names on as their bytes).
+TEST_F(cache_test, directories_whose_names_are_no_utf8_work) {
+    GPUKIT_REQUIRE_NVRTC();
+    const fs::path odd = dir / "odd\xff\xfe";
+    fs::create_directories(odd / "include");
+    write(odd / "include" / "value.h", "#define VALUE 5\n");
+    rtc::compile_request r = request("#include \"value.h\"\n__global__ void k(int *a) { a[0] = VALUE; }");
+    r.options.include_dirs = {(odd / "include").string()};
+    const rtc::compile_outcome first = rtc::compile_cached(r, odd / "cache");
+    EXPECT_FALSE(first.from_cache);
+    const rtc::compile_outcome second = rtc::compile_cached(r, odd / "cache");
+    EXPECT_TRUE(second.from_cache);
+    EXPECT_EQ(second.image, first.image);
+    EXPECT_EQ(std::distance(fs::directory_iterator(odd / "cache"), fs::directory_iterator()), 1);
+}
+
 TEST_F(cache_test, key_follows_source_options_arch_and_headers) {
     GPUKIT_REQUIRE_NVRTC();
     write(dir / "scale.h", "#define SCALE 2\n#include \"inner.h\"\n");

@@ -8,10 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -265,8 +270,89 @@ TEST(rtc_compiler, compiler_names) {
 TEST(rtc_compiler, find_nvcc_takes_paths_and_names) {
     EXPECT_EQ(rtc::find_nvcc("/no/such/nvcc"), "");
     EXPECT_EQ(rtc::find_nvcc("no-such-program-gpukit"), "");
-    EXPECT_EQ(rtc::find_on_path("sh", "/nonexistent:/bin:/usr/bin").substr(0, 1), "/");
-    EXPECT_EQ(rtc::find_on_path("sh", ""), "");
+}
+
+// Sets an environment variable for one test, restoring it afterwards.
+class scoped_environment {
+public:
+    scoped_environment(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name))
+            old_ = old;
+        value ? ::setenv(name, value, 1) : ::unsetenv(name);
+    }
+    ~scoped_environment() { old_ ? ::setenv(name_, old_->c_str(), 1) : ::unsetenv(name_); }
+    scoped_environment(const scoped_environment&) = delete;
+    scoped_environment& operator=(const scoped_environment&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+TEST(rtc_compiler, nvcc_limits_come_from_the_environment) {
+    {
+        scoped_environment timeout("GPUKIT_NVCC_TIMEOUT", nullptr), memory("GPUKIT_NVCC_MEMORY_LIMIT", nullptr);
+        const process_limits limits = rtc::nvcc_limits();
+        EXPECT_EQ(limits.seconds, 600u);
+        EXPECT_GT(limits.memory_bytes, 0u);
+        EXPECT_LE(limits.memory_bytes, std::uint64_t(32) << 30);
+    }
+    {
+        scoped_environment timeout("GPUKIT_NVCC_TIMEOUT", "7"), memory("GPUKIT_NVCC_MEMORY_LIMIT", "100");
+        EXPECT_EQ(rtc::nvcc_limits().seconds, 7u);
+        EXPECT_EQ(rtc::nvcc_limits().memory_bytes, std::uint64_t(100) << 20);
+        EXPECT_EQ(rtc::nvcc_settings{}.limits.seconds, 7u) << "nvcc_settings take the environment's limits";
+    }
+    {
+        scoped_environment timeout("GPUKIT_NVCC_TIMEOUT", "0"), memory("GPUKIT_NVCC_MEMORY_LIMIT", "0");
+        EXPECT_EQ(rtc::nvcc_limits().seconds, 0u);
+        EXPECT_EQ(rtc::nvcc_limits().memory_bytes, 0u);
+    }
+    for (const char* bad : {"ten", "-1", "5s", " 5"}) {
+        scoped_environment timeout("GPUKIT_NVCC_TIMEOUT", bad);
+        try {
+            rtc::nvcc_limits();
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("GPUKIT_NVCC_TIMEOUT must be a whole number of seconds"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+}
+
+// #include through a macro is not seen by gpukit's checks (includes.hpp), so nvcc may still
+// be made to read a device or a FIFO: its bounds stop it with a message naming them.
+TEST(rtc_compiler, nvcc_reading_a_device_stops_at_its_memory_limit) {
+    GPUKIT_REQUIRE_NVCC();
+    const rtc::nvcc_settings settings{rtc::find_nvcc(), false, {}, {.seconds = 300, .memory_bytes = 1u << 30}};
+    try {
+        rtc::compile_with_nvcc("#define ZERO </dev/zero>\n#include ZERO\n__global__ void k() {}\n",
+                               test::sm90_options(), rtc::output_kind::cubin, settings);
+        ADD_FAILURE() << "compiled";
+    } catch (const compile_error& e) {
+        EXPECT_NE(std::string(e.what()).find("1024 MiB of address space"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("GPUKIT_NVCC_MEMORY_LIMIT"), std::string::npos) << e.what();
+    }
+}
+
+TEST(rtc_compiler, nvcc_waiting_on_a_fifo_stops_at_its_time_limit) {
+    GPUKIT_REQUIRE_NVCC();
+    const std::string dir = make_temp_dir("gpukit-fifo-");
+    const std::string fifo = dir + "/pipe.h";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const rtc::nvcc_settings settings{rtc::find_nvcc(), false, {}, {.seconds = 2, .memory_bytes = 0}};
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        rtc::compile_with_nvcc("#define PIPE \"" + fifo + "\"\n#include PIPE\n__global__ void k() {}\n",
+                               test::sm90_options(), rtc::output_kind::cubin, settings);
+        ADD_FAILURE() << "compiled";
+    } catch (const compile_error& e) {
+        EXPECT_NE(std::string(e.what()).find("within 2 s"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("GPUKIT_NVCC_TIMEOUT"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+    fs::remove_all(dir);
 }
 
 }  // namespace

@@ -2,8 +2,10 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/process.hpp"
 #include "gpukit/rtc/includes.hpp"
+#include "gpukit/rtc/nvcc.hpp"
 #include "gpukit/rtc/program.hpp"
 #include "gpukit/rtc/toolkit.hpp"
+#include "expect_error.hpp"
 #include "nvrtc_test.hpp"
 #include "temp_dir_test.hpp"
 
@@ -66,6 +68,49 @@ TEST_F(includes_test, a_header_that_is_not_a_regular_file_is_a_compile_error) {
     }
     EXPECT_TRUE(rtc::find_user_header({"folder.h", true, 1}, dir, {dir}).empty()) << "a directory is no header";
     EXPECT_THROW(rtc::find_included_headers("#include \"pipe.h\"\n", dir, {}), compile_error);
+}
+
+// An absolute name is checked whatever directories are searched: with none, NVRTC refused
+// #include </dev/zero> and the nvcc it fell back to read it without end.
+TEST_F(includes_test, an_absolute_include_is_checked_without_include_dirs) {
+    ASSERT_EQ(::mkfifo((dir / "pipe.h").c_str(), 0600), 0);
+    write("mine.h", "");
+    for (const std::string& name : {std::string("/dev/zero"), (dir / "pipe.h").string()}) {
+        for (const bool quoted : {false, true})
+            test::expect_error<compile_error>([&] { rtc::find_user_header({name, quoted, 2}, "/nonexistent", {}); },
+                                              "would read '" + name + "', which is not a regular file", "(line 2)");
+        for (const auto compiler : {rtc::wrapper_for::nvrtc, rtc::wrapper_for::nvcc})
+            test::expect_error<compile_error>(
+                [&] { rtc::wrap_source("#include <" + name + ">\n", "kernel.cu", false, compiler, {}); },
+                "#include <" + name + "> (line 1)");
+    }
+    EXPECT_EQ(rtc::find_user_header({(dir / "mine.h").string(), false, 1}, "/nonexistent", {}), dir / "mine.h");
+}
+
+// What a header of the user's includes is checked too, before any compiler runs.
+TEST_F(includes_test, wrap_source_refuses_a_device_that_a_user_header_includes) {
+    write("outer.h", "#include \"inner.h\"\n");
+    write("inner.h", "#include </dev/zero>\n");
+    for (const auto compiler : {rtc::wrapper_for::nvrtc, rtc::wrapper_for::nvcc})
+        test::expect_error<compile_error>(
+            [&] { rtc::wrap_source("#include <outer.h>\n", "kernel.cu", true, compiler, {dir}); },
+            "would read '/dev/zero'");
+}
+
+// Every way into a compiler goes through that check, with or without include directories.
+TEST_F(includes_test, nvrtc_and_nvcc_refuse_a_device_include_before_running) {
+    ASSERT_EQ(::mkfifo((dir / "pipe.h").c_str(), 0600), 0);
+    const std::string fifo_source = "#include \"" + (dir / "pipe.h").string() + "\"\n__global__ void k() {}\n";
+    rtc::nvcc_settings no_nvcc;  // refused before nvcc is looked for, so this runs without one
+    no_nvcc.nvcc = "/no/such/nvcc";
+    for (const std::string& source : {std::string("#include </dev/zero>\n__global__ void k() {}\n"), fifo_source}) {
+        test::expect_error<compile_error>(
+            [&] { rtc::compile_with_nvcc(source, test::sm90_options(), rtc::output_kind::cubin, no_nvcc); },
+            "which is not a regular file");
+        if (rtc::nvrtc_available())
+            test::expect_error<compile_error>([&] { rtc::compile(source, test::sm90_options()); },
+                                              "which is not a regular file");
+    }
 }
 
 TEST_F(includes_test, included_headers_are_followed_recursively_once) {

@@ -4,12 +4,15 @@
 #include "gpukit/core/process.hpp"
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/program.hpp"
+#include "forked_process.hpp"
 #include "nvrtc_test.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -122,6 +125,31 @@ TEST(rtc_program, supported_archs_include_sm_90) {
     const auto [major, minor] = rtc::version();
     EXPECT_GE(major, 12);
     (void)minor;
+}
+
+// A child made by fork() while another thread compiles compiles too: NVRTC's calls hold
+// fork() off, so the child never inherits NVRTC's lock held (it used to wait on it for ever).
+TEST(rtc_program, a_child_forked_while_another_thread_compiles_compiles_too) {
+    GPUKIT_REQUIRE_NVRTC();
+    std::atomic<bool> stop{false};
+    std::atomic<int> compiled{0};
+    std::thread compiling([&] {
+        while (!stop) {
+            rtc::compile(doublify, test::sm90_options());
+            ++compiled;
+        }
+    });
+    while (compiled == 0)
+        std::this_thread::yield();
+    for (int n = 0; n < 4; ++n) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10 * n));  // forks at other points of a compile
+        EXPECT_EQ(gpukit::testing::exit_status_of_forked(
+                      [] { return rtc::compile(doublify, test::sm90_options()).cubin.empty() ? 2 : 0; }, 30),
+                  0)
+            << "fork " << n << ": the child hung or failed";
+    }
+    stop = true;
+    compiling.join();
 }
 
 TEST(rtc_api, missing_library_names_what_was_tried) {

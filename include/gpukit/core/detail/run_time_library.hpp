@@ -6,6 +6,7 @@
 #pragma once
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/core/fork.hpp"
 
 #include <atomic>
 #include <string>
@@ -29,12 +30,17 @@ std::atomic<Loaded*>& published_instance() noexcept {
 }
 
 // The process's one `Loaded`, made by `Load` on first use and never destroyed: the library
-// stays loaded, so destructors that run at exit still find their release calls.
+// stays loaded, so destructors that run at exit still find their release calls. Made inside
+// a fork_hold: a child forked while another thread was making it would wait for ever on the
+// static.
 template <class Loaded, Loaded (*Load)()>
 Loaded& leaked_instance() {
+    if (Loaded* made = published_instance<Loaded, Load>().load(std::memory_order_acquire))
+        return *made;
+    const fork_hold hold;
     static Loaded* const loaded = [] {
         Loaded* made = new Loaded(Load());
-        published_instance<Loaded, Load>().store(made);
+        published_instance<Loaded, Load>().store(made, std::memory_order_release);
         return made;
     }();
     return *loaded;
@@ -67,7 +73,8 @@ Table& table_of(loaded_library<Table>& loaded) {
 //     };
 //
 // and, where a loaded table may still be refused, a `static void check_usable(loaded_type&)`
-// that throws then (the CUDA driver in a forked child, or after cuInit failed).
+// that throws then (the CUDA driver, OpenCL and NCCL in a forked child, or CUDA after cuInit
+// failed). Libraries a forked child may use again are called through held_call().
 template <class Library>
 class run_time_library {
 public:
@@ -99,6 +106,16 @@ public:
     // True when the library loads (loading it on first use); never throws.
     static bool available() noexcept { return loads_without_failure<loaded_type, Library::load>(); }
 };
+
+// Calls the entry `entry` of the table `table()` gives with `args`, fork() held off meanwhile
+// (fork_hold): how every call into a library that takes locks of its own, and that a forked
+// child may use again, is made (NVRTC, nvJitLink, cuRAND). `table()` runs inside the hold too,
+// as it may load the library.
+template <class Table, class Fn, class... Args>
+auto held_call(const Table& (*table)(), Fn* Table::*entry, Args... args) {
+    const fork_hold hold;
+    return (table().*entry)(args...);
+}
 
 // `entry`, the table's slot for `routine`; `missing(routine)` throws the library's error when
 // it is null (the installed library is older than the headers gpukit was built with).
