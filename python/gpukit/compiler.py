@@ -93,21 +93,14 @@ def _option_list(options, what):
 
 
 def _directory_list(directories, what="include_dirs"):
-    """`directories`, a list of paths, as a list of str and bytes (os.fspath). TypeError naming `what` for a single
-    path (which would be read as one directory per character; PyCUDA refuses it too) and for
-    items that are not paths."""
+    """`directories`, a list of paths, as a list. TypeError naming `what` for a single path
+    (which would be read as one directory per character; PyCUDA refuses it too); the items
+    are checked where they become paths (str, bytes or os.PathLike: the bindings' path_args)."""
     if isinstance(directories, (str, bytes, os.PathLike)) or not _is_iterable(directories):
         hint = f"; for one directory write [{directories!r}]" if isinstance(directories, (str, os.PathLike)) else ""
         raise TypeError(f"{what} must be a list of directories, got {type(directories).__name__} "
                         f"{directories!r}{hint}")
-    result = []
-    for directory in directories:
-        try:
-            result.append(os.fspath(directory))
-        except TypeError:
-            raise TypeError(f"{what} must be a list of directories (str or os.PathLike), got an item of type "
-                            f"{type(directory).__name__}: {directory!r}") from None
-    return result
+    return list(directories)
 
 
 def translate_options(options: Sequence[str], compiler: str = "nvrtc") -> tuple[list[str], list[tuple[str, str]]]:

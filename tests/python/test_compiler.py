@@ -465,7 +465,7 @@ def test_a_str_where_a_list_is_expected_is_a_type_error():
         compiler.compile(DOUBLIFY, arch="sm_90", include_dirs="/usr")
     with pytest.raises(TypeError, match="include_dirs must be a list of directories, got PosixPath"):
         compiler.compile(DOUBLIFY, arch="sm_90", include_dirs=pathlib.Path("/usr"))
-    with pytest.raises(TypeError, match=r"include_dirs must be a list of directories .*got an item of type int"):
+    with pytest.raises(TypeError, match=r"include_dirs\)\[0\]: expected a path .*got int"):
         compiler.compile(DOUBLIFY, arch="sm_90", include_dirs=[3])
     with pytest.raises(TypeError, match=r"options must be a list of str, got str '-O3'; for one option .*\['-O3'\]"):
         compiler.compile(DOUBLIFY, arch="sm_90", options="-O3")
@@ -495,7 +495,7 @@ def test_a_str_where_a_list_is_expected_is_a_type_error():
 
 @pytest.mark.parametrize("change, named", [
     (dict(options=["-DX=1\0junk"]), r"compile option '-DX=1\\0junk': a NUL character at offset 5"),
-    (dict(include_dirs=["/usr\0/include"]), r"include directory '/usr\\0/include'"),
+    (dict(include_dirs=["/usr\0/include"]), r"include_dirs\)\[0\]: the path '/usr\\x00/include' holds a NUL"),
     (dict(source=DOUBLIFY + "\0 garbage"), "the source"),
     (dict(arch="sm_90\0x"), r"arch 'sm_90\\0x'"),
 ])
