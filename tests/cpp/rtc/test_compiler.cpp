@@ -238,7 +238,10 @@ TEST(rtc_compiler, text_holding_a_nul_is_refused_before_compiling) {
     add("the source's name", [](rtc::compile_request& r) { r.options.name = "k.cu\0x"s; });
     add("nvcc 'nvcc\\0x'", [](rtc::compile_request& r) { r.nvcc = "nvcc\0x"s; });
     add("keep_dir", [](rtc::compile_request& r) { r.keep_dir = "/tmp/k\0x"s; });
-    for (const auto& [what, r] : requests) {
+    for (const auto& entry : requests) {
+        // Named, not a structured binding: clang 14 cannot capture bindings in lambdas.
+        const std::string& what = entry.first;
+        const rtc::compile_request& r = entry.second;
         for (const auto& call : std::initializer_list<std::function<void()>>{
                  [&] { rtc::compile(r); }, [&] { rtc::compile_cached(r, fs::temp_directory_path()); },
                  [&] { rtc::cache_key(r); }, [&] { rtc::require_c_strings(r); }}) {
