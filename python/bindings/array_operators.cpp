@@ -76,8 +76,10 @@ std::optional<scalar_operand> scalar_of(nb::handle h) {
         nb::hasattr(h, "dtype") && !is_array(h)) {
         static cached_object generic([]() -> nb::object { return nb::module_::import_("numpy").attr("generic"); });
         const bool numpy_scalar = PyObject_IsInstance(p, generic.get().ptr()) == 1;
+        // A class such as numpy.float32 has these attributes too, as descriptors: ndim must be an int.
+        int ndim = -1;
         const bool zero_d = !numpy_scalar && nb::hasattr(h, "ndim") && nb::hasattr(h, "item") &&
-                            nb::cast<int>(h.attr("ndim")) == 0 && nb::hasattr(h, "__array_interface__");
+                            nb::try_cast(h.attr("ndim"), ndim) && ndim == 0 && nb::hasattr(h, "__array_interface__");
         if (!numpy_scalar && !zero_d)
             return std::nullopt;
         const auto t = kernel_type(h.attr("dtype"));

@@ -1,11 +1,13 @@
 // The exception tree of the seed, raised for gpukit's C++ exceptions:
 // Error > MemoryError, LogicError, LaunchError, RuntimeError, CompileError; and Python's own
 // TypeError for gpukit::type_error, as numpy raises for operand types it does not support.
+#include "argument_errors.hpp"
 #include "exception_types.hpp"
 
 #include "gpukit/core/error.hpp"
 
 #include <exception>
+#include <typeinfo>
 
 namespace gpukit::python {
 
@@ -100,6 +102,10 @@ void bind_errors(nb::module_& m) {
             PyErr_SetString(PyExc_TypeError, e.what());
         } catch (const error& e) {
             PyErr_SetString(driver_types.error, e.what());
+        } catch (const std::bad_cast&) {
+            // A failed nb::cast: its text would be a C++ type name. The call's trampoline
+            // (argument_errors.hpp) replaces this text by one naming the argument.
+            PyErr_SetString(PyExc_TypeError, bad_cast_text);
         }
     });
 }
