@@ -151,6 +151,17 @@ void route_scope(PyObject* scope, std::string_view prefix, std::unordered_set<Py
 
 }  // namespace
 
+bool refuse_uninitialised_buffer(PyObject* self, Py_buffer* view) {
+    if (nb::inst_ready(self))
+        return false;
+    const char* name = Py_TYPE(self)->tp_name;
+    if (const char* dot = std::strrchr(name, '.'))
+        name = dot + 1;
+    PyErr_Format(PyExc_BufferError, "this %s object was not initialised: make it by calling %s(...)", name, name);
+    view->obj = nullptr;
+    return true;
+}
+
 void explain_argument_errors(nb::module_& m) {
     m.def("_uninitialised", [](nb::handle obj) { return nb::inst_check(obj) && !nb::inst_ready(obj); },
           "obj"_a.none(), "Whether obj is a gpukit object made by __new__ whose __init__ never ran.");

@@ -22,6 +22,11 @@ namespace gpukit::python {
 // the trampoline replaces it with explain()'s message.
 inline constexpr const char* bad_cast_text = "an argument, or an item of one, is not of a type this call takes";
 
+// For the buffer protocol slots of bound classes (which no trampoline sees): when `self` was
+// made by __new__ and never initialised, sets BufferError saying so (in explain()'s words),
+// clears view->obj and returns true.
+bool refuse_uninitialised_buffer(PyObject* self, Py_buffer* view);
+
 // Routes the failures of every function, method, constructor and property of `m`, its
 // submodules and its classes through explain(); called once, after everything is bound.
 // Also defines `_uninitialised(obj)`, which explain() asks.

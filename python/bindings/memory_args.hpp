@@ -3,6 +3,7 @@
 // allocations.
 #pragma once
 
+#include "argument_errors.hpp"
 #include "bindings.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -69,6 +70,8 @@ private:
 // is the allocation itself.
 template <class T>
 int host_memory_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+    if (refuse_uninitialised_buffer(self, view))
+        return -1;
     try {
         const T& memory = *nb::inst_ptr<T>(self);
         return PyBuffer_FillInfo(view, self, memory.data(), static_cast<Py_ssize_t>(memory.size()), 0, flags);

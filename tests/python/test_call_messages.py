@@ -137,3 +137,26 @@ def test_a_successful_call_is_unchanged():
     assert _gpukit._uninitialised(3) is False
     with pytest.raises(drv.LogicError, match="bitlog2"):
         _gpukit.bitlog2(-1)
+
+
+def fake_array():
+    """A GPUArray over a made-up device address: enough for everything checked before a launch."""
+    return gpuarray.GPUArray((4,), np.float32, gpudata=1 << 20)
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda u: gpuarray.take(u, None), "argument 'a' is a GPUArray object that was not initialised"),
+    (lambda u: gpuarray.logical_not(fake_array(), out=u), "argument 'out' is a GPUArray object that was not initialised"),
+    (lambda u: fake_array() + u, "GPUArray.__add__(): argument 'other' is a GPUArray object that was not initialised"),
+    (lambda u: gpuarray.multi_take([fake_array(), u], fake_array()),
+     "argument 'arrays' holds a GPUArray object that was not initialised"),
+], ids=["take", "logical_not-out", "operator", "in-a-list"])
+def test_uninitialised_arrays_are_refused_not_read(call, expected):
+    # These read the C++ array of an object whose __init__ never ran: a segfault before.
+    assert expected in message_of(lambda: call(gpuarray.GPUArray.__new__(gpuarray.GPUArray)))
+
+
+def test_uninitialised_host_memory_has_no_buffer():
+    obj = drv.AlignedHostAllocation.__new__(drv.AlignedHostAllocation)
+    with pytest.raises(BufferError, match=r"this AlignedHostAllocation object was not initialised"):
+        memoryview(obj)
