@@ -18,7 +18,14 @@ _ITEMS_CHECKED = 1000
 def explain(function, args, kwargs, cast):
     """The message for ``function(*args, **kwargs)``, which raised nanobind's "incompatible
     function arguments" (or, when ``cast``, failed an nb::cast in its body); None keeps the
-    original message."""
+    original message (the public-API fuzz fails on it, so a fault here does not go unseen)."""
+    try:
+        return _explain(function, args, kwargs, cast)
+    except Exception:  # noqa: BLE001  (an error while explaining one must not replace it)
+        return None
+
+
+def _explain(function, args, kwargs, cast):
     if not function.__qualname__:  # a property's getter or setter
         return _explain_property(function, args)
     owner = _owner_class(function)
@@ -26,7 +33,7 @@ def explain(function, args, kwargs, cast):
     who = _call_name(function, args, owner)
     constructing = function.__name__ in ("__init__", "__new__")
     forms = [_parse(signature) for signature, *_ in function.__nb_signature__]
-    problems = [_problem(form, receiver, constructing, args, kwargs) for form in forms if form is not None]
+    problems = [_problem(form, receiver, constructing, args, kwargs, cast) for form in forms if form is not None]
     if problems and None not in problems and len(problems) == len(forms):
         return _merged(who, problems)
     given = ", ".join([_type_name(a) for a in (args[1:] if receiver else args)]
@@ -69,7 +76,7 @@ class _Form:
         first_default = len(positional) - len(arguments.defaults)
         self.positional = [(a.arg, a.annotation, i >= first_default) for i, a in enumerate(positional)]
         self.positional_only = {a.arg for a in arguments.posonlyargs}
-        self.var_positional = arguments.vararg is not None
+        self.var_positional = arguments.vararg.arg if arguments.vararg is not None else None
         self.keyword_only = [(a.arg, a.annotation, d is not None)
                              for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)]
         self.var_keyword = arguments.kwarg is not None
@@ -121,9 +128,10 @@ def _not_initialised(role, value):
     return f"{subject} {kind} object {'that ' * (role != 'this')}was not initialised: make it by calling {kind}(...)"
 
 
-def _problem(form, receiver, constructing, args, kwargs):
+def _problem(form, receiver, constructing, args, kwargs, cast):
     """What is wrong with the call for `form`: a (parameter, expected, text) triple, where
-    parameter is None for a wrong number of arguments."""
+    parameter is None for a wrong number of arguments; None when nothing is found. For a failed
+    cast in the body (`cast`), text that cannot cross as UTF-8 is looked for as well."""
     values = list(args)
     if receiver is not None and values:
         this = values.pop(0)
@@ -141,25 +149,30 @@ def _problem(form, receiver, constructing, args, kwargs):
     for name, value in bound.items():
         annotation = annotations.get(name)
         text = _wrong_value(annotation, value) if annotation is not None else _uninitialised_text(value)
+        if text is None and cast:
+            text = _not_utf8_text(value)
         if text is not None:
             return name, annotation, text
     return None
 
 
 def _bind(form, positional, values, kwargs):
-    """The arguments by parameter name (those *args and **kwargs take left out), or an error
-    text as Python words it for a call of a Python function."""
+    """The arguments by parameter name (those *args takes as 'args[i]', those **kwargs takes by
+    their keywords), or an error text as Python words it for a call of a Python function."""
     names = [name for name, _, _ in positional]
     if len(values) > len(names) and not form.var_positional:
         return None, f"takes at most {len(names)} positional argument{'s' * (len(names) != 1)} ({len(values)} given)"
     bound = dict(zip(names, values))
+    bound.update((f"{form.var_positional}[{i}]", v) for i, v in enumerate(values[len(names):]))
     keyword_names = {name for name, _, _ in form.keyword_only}
     for key, value in kwargs.items():
         if key in keyword_names or (key in names and key not in form.positional_only):
             if key in bound:
                 return None, f"got multiple values for argument '{key}'"
             bound[key] = value
-        elif not form.var_keyword:
+        elif form.var_keyword:
+            bound.setdefault(key, value)
+        else:
             return None, f"got an unexpected keyword argument '{key}'"
     for name, _, has_default in positional + form.keyword_only:
         if not has_default and name not in bound:
@@ -177,6 +190,18 @@ def _uninitialised_text(value):
     return None
 
 
+def _not_utf8_text(value):
+    """Why text in `value` (or an item of it) cannot cross into C++ as UTF-8, or None."""
+    for item in [value] + (list(value[:_ITEMS_CHECKED]) if isinstance(value, (list, tuple)) else []):
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return (f"must be text that can be encoded as UTF-8; {item!r} holds undecodable bytes "
+                        "(as os.fsdecode makes of a non-UTF-8 file name)")
+    return None
+
+
 def _wrong_value(annotation, value):
     """Why `value` does not convert to `annotation`, or None when it should."""
     uninitialised = _uninitialised_text(value)
@@ -189,12 +214,8 @@ def _wrong_value(annotation, value):
     # Of the right type, yet refused: an int too large for the C++ type, text that is no UTF-8.
     if isinstance(value, int) and not isinstance(value, bool) and _names(annotation) & {"int"}:
         return f"is out of range: {value}"
-    if isinstance(value, str) and _names(annotation) & {"str"}:
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return (f"must be text that can be encoded as UTF-8; {value!r} holds undecodable bytes "
-                    "(as os.fsdecode makes of a non-UTF-8 file name)")
+    if _names(annotation) & {"str"} or isinstance(annotation, ast.Subscript):
+        return _not_utf8_text(value)
     return None
 
 
@@ -272,7 +293,7 @@ def _render(form, receiver):
     parameters = form.positional[1:] if receiver is not None else form.positional
     parts = [name + (f": {_describe(a)}" if a is not None else "") + (" = ..." if d else "") for name, a, d in parameters]
     if form.var_positional:
-        parts.append("*args")
+        parts.append(f"*{form.var_positional}")
     elif form.keyword_only:
         parts.append("*")
     parts += [name + (f": {_describe(a)}" if a is not None else "") + (" = ..." if d else "")
