@@ -160,3 +160,50 @@ def test_uninitialised_host_memory_has_no_buffer():
     obj = drv.AlignedHostAllocation.__new__(drv.AlignedHostAllocation)
     with pytest.raises(BufferError, match=r"this AlignedHostAllocation object was not initialised"):
         memoryview(obj)
+
+
+class ForeignArray:
+    """An object of another library, with the __cuda_array_interface__ it is given."""
+
+    def __init__(self, interface):
+        self.__cuda_array_interface__ = interface
+
+
+def interface(**override):
+    return dict({"typestr": "<f4", "shape": (4,), "data": (1 << 20, False), "version": 3}, **override)
+
+
+MALFORMED_INTERFACES = [
+    (5, TypeError, r"ForeignArray must be a dict, got int"),
+    (interface(data=5), TypeError, r"\['data'\] must be an \(address, read_only\) tuple with an integer address, got 5"),
+    (interface(data=("x", False)), TypeError, r"\['data'\] must be an \(address, read_only\) tuple"),
+    (interface(data=(-1, False)), drv.LogicError, r"\['data'\]\[0\]: the address -1 is negative or too large"),
+    (interface(typestr="x"), TypeError, r"\['typestr'\] must be a numpy type string such as '<f4', got 'x'"),
+    (interface(typestr=None), TypeError, r"\['typestr'\] must be a numpy type string"),
+    (interface(shape="no"), TypeError, r"\['shape'\] must be a tuple of integers, got str"),
+    (interface(shape=(-4,)), ValueError, r"\['shape'\] holds -4, which is not an integer from 0"),
+    (interface(shape=(2**62, 2**62)), ValueError, r"\['shape'\] describes more bytes than the address space holds"),
+    (interface(strides=(4, 4)), ValueError, "'strides' and 'shape' differ in length"),
+    ({"typestr": "<f4", "shape": (4,)}, TypeError, r"has no 'data'"),
+]
+
+
+@pytest.mark.parametrize("value, error, match", MALFORMED_INTERFACES, ids=[m for _, _, m in MALFORMED_INTERFACES])
+@pytest.mark.parametrize("call, name", [
+    (lambda v: drv.memcpy_htod(v, np.zeros(4, np.float32)), r"memcpy_htod\(dest\)"),
+    (lambda v: _gpukit._kernel_argument_bytes(v), "argument 0"),  # what Function.__call__ passes
+    (lambda v: _gpukit._prepared_argument_bytes("P", v), "argument 0"),  # what prepared_call passes
+], ids=["memcpy", "kernel-argument", "prepared-argument"])
+def test_a_malformed_cuda_array_interface_is_named(call, name, value, error, match):
+    # Each was a C++ cast error, and a kernel argument with data=5 a segfault.
+    with pytest.raises(error, match=f"^{name}: __cuda_array_interface__ of .*{match}"):
+        call(ForeignArray(value))
+
+
+def test_kernel_arguments_beyond_64_bits_say_the_range():
+    for value in (2**64, -2**63 - 1):
+        with pytest.raises(drv.LogicError, match=rf"argument 0: expected an integer from -9223372036854775808 to "
+                                                 rf"18446744073709551615, got {value}"):
+            _gpukit._kernel_argument_bytes(value)
+    with pytest.raises(drv.LogicError, match="argument 0: the address -5 is negative or too large"):
+        _gpukit._kernel_argument_bytes(types.SimpleNamespace(get_pointer=lambda: -5))
