@@ -7,6 +7,7 @@ nanobind's own message).
 """
 import ast
 import importlib
+import operator
 import re
 
 from gpukit import _gpukit
@@ -27,7 +28,7 @@ def explain(function, args, kwargs, cast):
 
 def _explain(function, args, kwargs, cast):
     if not function.__qualname__:  # a property's getter or setter
-        return _explain_property(function, args)
+        return _explain_property(function, args, cast)
     owner = _owner_class(function)
     receiver = owner if owner is not None and _takes_self(function) else None
     who = _call_name(function, args, owner)
@@ -48,7 +49,7 @@ def _sentence(who, text):
     return f"{who}: {text}" if who else text
 
 
-def _explain_property(accessor, args):
+def _explain_property(accessor, args, cast):
     """The message for a property's getter or setter (args: the object, and the value set)."""
     if not args:
         return None
@@ -61,7 +62,9 @@ def _explain_property(accessor, args):
     if len(args) == 2:
         form = _parse(accessor.__nb_signature__[0][0])
         annotation = form.positional[1][1] if form is not None and len(form.positional) == 2 else None
-        text = _wrong_value(annotation, args[1]) if annotation is not None else None
+        text = _wrong_value(annotation, args[1]) if annotation is not None else _uninitialised_text(args[1])
+        if text is None and cast:
+            text = _not_utf8_text(args[1])
         if text is not None:
             return f"{owner}.{name} {text}"
     return None
@@ -243,9 +246,9 @@ def _accepts(node, value):
     if name == "object":
         return value is not None  # nanobind refuses None unless the annotation says "| None"
     if name == "int":
-        return isinstance(value, int) or (hasattr(type(value), "__index__") and not isinstance(value, float))
+        return isinstance(value, int) or _converts(operator.index, value)
     if name == "float":
-        return isinstance(value, (int, float)) or hasattr(type(value), "__float__") or hasattr(type(value), "__index__")
+        return isinstance(value, (int, float)) or _converts(float, value)
     if name == "bool":
         return isinstance(value, bool) or type(value).__name__ == "bool"  # numpy.bool
     if name in ("str", "bytes", "list", "tuple", "dict"):
@@ -256,6 +259,15 @@ def _accepts(node, value):
         return callable(value)
     cls = _resolve(name) if "." in name else None
     return not isinstance(cls, type) or isinstance(value, cls)
+
+
+def _converts(convert, value):
+    """Whether convert(value) works (an empty numpy array has __index__, which raises)."""
+    try:
+        convert(value)
+    except Exception:  # noqa: BLE001  (any failure means the caster refuses it too)
+        return False
+    return True
 
 
 def _describe(node):
