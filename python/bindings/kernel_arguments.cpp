@@ -531,7 +531,7 @@ void bind_kernel_arguments(nb::module_& m) {
         if (!param_sizes.is_none()) {
             params.emplace();
             for (nb::handle size : param_sizes)
-                params->push_back({0, nb::cast<std::size_t>(size)});
+                params->push_back({0, integer_arg<std::size_t>(size, "param_sizes")});
         }
         cuda::kernel_args args;
         call_arguments(args, call_arguments::purpose::inspection, {}, nb::none()).pack(values, params);
