@@ -63,6 +63,12 @@ def test_text_that_is_no_utf8_is_named():
     assert "argument 'cache_dir' must be text that can be encoded as UTF-8" in message
 
 
+def test_the_argument_of_the_wrong_type_is_named_not_an_earlier_one():
+    # shape (an int) comes first and is fine; seed, a str where a float goes, is what failed.
+    assert message_of(lambda: _gpukit._curand_rand(4, np.float32, None, "1.0")) == \
+        "argument 'seed' must be float, not str"
+
+
 def test_integers_beyond_the_parameter_type_are_out_of_range():
     message = message_of(lambda: _gpukit.nccl.Communicator(2**70, b"", 0))
     assert "Communicator(): argument 'nranks' is out of range: 1180591620717411303424" in message

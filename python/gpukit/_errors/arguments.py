@@ -62,9 +62,7 @@ def _explain_property(accessor, args, cast):
     if len(args) == 2:
         form = _parse(accessor.__nb_signature__[0][0])
         annotation = form.positional[1][1] if form is not None and len(form.positional) == 2 else None
-        text = _wrong_value(annotation, args[1]) if annotation is not None else _uninitialised_text(args[1])
-        if text is None and cast:
-            text = _not_utf8_text(args[1])
+        text = _wrong_type(annotation, args[1], cast) or _wrong_value(annotation, args[1], cast)
         if text is not None:
             return f"{owner}.{name} {text}"
     return None
@@ -149,13 +147,12 @@ def _problem(form, receiver, constructing, args, kwargs, cast):
     if binding_error is not None:
         return None, None, binding_error
     annotations = {name: annotation for name, annotation, _ in positional + form.keyword_only}
-    for name, value in bound.items():
-        annotation = annotations.get(name)
-        text = _wrong_value(annotation, value) if annotation is not None else _uninitialised_text(value)
-        if text is None and cast:
-            text = _not_utf8_text(value)
-        if text is not None:
-            return name, annotation, text
+    # First a value of the wrong type anywhere, then one of the right type the C++ side cannot take.
+    for check in (_wrong_type, _wrong_value):
+        for name, value in bound.items():
+            text = check(annotations.get(name), value, cast)
+            if text is not None:
+                return name, annotations.get(name), text
     return None
 
 
@@ -205,19 +202,24 @@ def _not_utf8_text(value):
     return None
 
 
-def _wrong_value(annotation, value):
-    """Why `value` does not convert to `annotation`, or None when it should."""
+def _wrong_type(annotation, value, cast):
+    """Why `value` is not of a type the annotation takes (an uninitialised object is none), or None."""
     uninitialised = _uninitialised_text(value)
-    if uninitialised is not None:
+    if uninitialised is not None or annotation is None or _accepts(annotation, value):
         return uninitialised
-    if not _accepts(annotation, value):
-        if value is None and _names(annotation) == {"object"}:
-            return "must not be None"
-        return f"must be {_describe(annotation)}, not {_type_name(value)}"
-    # Of the right type, yet refused: an int too large for the C++ type, text that is no UTF-8.
-    if isinstance(value, int) and not isinstance(value, bool) and _names(annotation) & {"int"}:
+    if value is None and _names(annotation) == {"object"}:
+        return "must not be None"
+    return f"must be {_describe(annotation)}, not {_type_name(value)}"
+
+
+def _wrong_value(annotation, value, cast):
+    """Why a value of the right type is refused all the same, or None: an int beyond 32 bits for
+    an int parameter (whose C++ type the signature does not say), text that is no UTF-8 (where the
+    parameter takes text, or for a failed cast in the body, `cast`)."""
+    names = _names(annotation) if annotation is not None else set()
+    if isinstance(value, int) and not isinstance(value, bool) and "int" in names and not -2**31 <= value < 2**32:
         return f"is out of range: {value}"
-    if _names(annotation) & {"str"} or isinstance(annotation, ast.Subscript):
+    if cast or "str" in names or isinstance(annotation, ast.Subscript):
         return _not_utf8_text(value)
     return None
 
@@ -247,8 +249,8 @@ def _accepts(node, value):
         return value is not None  # nanobind refuses None unless the annotation says "| None"
     if name == "int":
         return isinstance(value, int) or _converts(operator.index, value)
-    if name == "float":
-        return isinstance(value, (int, float)) or _converts(float, value)
+    if name == "float":  # float() also parses text, which the caster does not
+        return isinstance(value, (int, float)) or (not isinstance(value, (str, bytes)) and _converts(float, value))
     if name == "bool":
         return isinstance(value, bool) or type(value).__name__ == "bool"  # numpy.bool
     if name in ("str", "bytes", "list", "tuple", "dict"):
