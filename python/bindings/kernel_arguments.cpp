@@ -330,8 +330,8 @@ void call_arguments::push_handler(nb::handle handler, std::size_t index) {
     }
     // PyCUDA's protocol: int(get_device_alloc()) now, pre_call/post_call around the launch.
     nb::object allocation = handler.attr("get_device_alloc")();
-    args_.push_value(integer_arg<std::uint64_t>(nb::int_(allocation),
-                                                ("argument " + std::to_string(index) + ": get_device_alloc()").c_str()));
+    const std::string what = "argument " + std::to_string(index) + ": get_device_alloc()";
+    args_.push_value(integer_arg<std::uint64_t>(nb::int_(allocation), what.c_str()));
     handlers_.push_back(nb::borrow(handler));
 }
 

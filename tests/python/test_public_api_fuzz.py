@@ -84,7 +84,8 @@ def test_no_public_callable_crashes_hangs_or_leaks_internal_names(tmp_path):
     results = {}
     started = time.monotonic()
     # The workers run in a directory of their own: relative paths in the catalogue land there.
-    threads = [threading.Thread(target=run_shard, args=(s, environment, str(tmp_path), results)) for s in range(WORKERS)]
+    threads = [threading.Thread(target=run_shard, args=(s, environment, str(tmp_path), results))
+               for s in range(WORKERS)]
     for t in threads:
         t.start()
     for t in threads:
@@ -102,5 +103,6 @@ def test_no_public_callable_crashes_hangs_or_leaks_internal_names(tmp_path):
         groups.setdefault((f["kind"], f["case"].partition(":")[0]), []).append(f)
     report = "\n\n".join(f"[{kind}] {callable_} ({len(group)} cases), e.g. {group[0]['case']}\n    {group[0]['text']}"
                          for (kind, callable_), group in groups.items())
-    print(f"{len(failures)} failures ({len(failures) - len(unexpected)} expected) in {time.monotonic() - started:.1f} s")
+    seconds = time.monotonic() - started
+    print(f"{len(failures)} failures ({len(failures) - len(unexpected)} expected) in {seconds:.1f} s")
     assert not unexpected, f"{len(unexpected)} failing cases of {len(groups)} callables:\n\n{report}"

@@ -304,14 +304,16 @@ def _describe(node):
 
 def _render(form, receiver):
     """The parameters of a form as Python shows them, with classes by their bare names."""
-    parameters = form.positional[1:] if receiver is not None else form.positional
-    parts = [name + (f": {_describe(a)}" if a is not None else "") + (" = ..." if d else "") for name, a, d in parameters]
+    def shown(name, annotation, has_default):
+        typed = f"{name}: {_describe(annotation)}" if annotation is not None else name
+        return typed + (" = ..." if has_default else "")
+
+    parts = [shown(*p) for p in (form.positional[1:] if receiver is not None else form.positional)]
     if form.var_positional:
         parts.append(f"*{form.var_positional}")
     elif form.keyword_only:
         parts.append("*")
-    parts += [name + (f": {_describe(a)}" if a is not None else "") + (" = ..." if d else "")
-              for name, a, d in form.keyword_only]
+    parts += [shown(*p) for p in form.keyword_only]
     if form.var_keyword:
         parts.append("**kwargs")
     return ", ".join(parts)
