@@ -568,7 +568,8 @@ def problems_of(case, env):
 
 def limit_memory():
     """At most 4 GiB of address space, so that a huge allocation fails with MemoryError instead
-    of paging the machine (not under ASan, whose shadow memory is terabytes of it)."""
+    of filling the machine's memory until the OOM killer comes. Not under ASan, whose shadow
+    memory is terabytes of it: there ASAN_OPTIONS=max_allocation_size_mb does it."""
     if "asan" in os.environ.get("LD_PRELOAD", "") + os.environ.get("GPUKIT_SANITIZER_PRELOAD", ""):
         return
     import resource

@@ -62,7 +62,8 @@ def _explain_property(accessor, args, cast):
     if len(args) == 2:
         form = _parse(accessor.__nb_signature__[0][0])
         annotation = form.positional[1][1] if form is not None and len(form.positional) == 2 else None
-        text = _wrong_type(annotation, args[1], cast) or _wrong_value(annotation, args[1], cast)
+        text = next((t for check in (_wrong_type, _wrong_text, _out_of_range)
+                     if (t := check(annotation, args[1], cast)) is not None), None)
         if text is not None:
             return f"{owner}.{name} {text}"
     return None
@@ -147,8 +148,8 @@ def _problem(form, receiver, constructing, args, kwargs, cast):
     if binding_error is not None:
         return None, None, binding_error
     annotations = {name: annotation for name, annotation, _ in positional + form.keyword_only}
-    # First a value of the wrong type anywhere, then one of the right type the C++ side cannot take.
-    for check in (_wrong_type, _wrong_value):
+    # A value of the wrong type anywhere, then text that is no UTF-8, then an int out of range.
+    for check in (_wrong_type, _wrong_text, _out_of_range):
         for name, value in bound.items():
             text = check(annotations.get(name), value, cast)
             if text is not None:
@@ -212,15 +213,20 @@ def _wrong_type(annotation, value, cast):
     return f"must be {_describe(annotation)}, not {_type_name(value)}"
 
 
-def _wrong_value(annotation, value, cast):
-    """Why a value of the right type is refused all the same, or None: an int beyond 32 bits for
-    an int parameter (whose C++ type the signature does not say), text that is no UTF-8 (where the
-    parameter takes text, or for a failed cast in the body, `cast`)."""
-    names = _names(annotation) if annotation is not None else set()
-    if isinstance(value, int) and not isinstance(value, bool) and "int" in names and not -2**31 <= value < 2**32:
-        return f"is out of range: {value}"
-    if cast or "str" in names or isinstance(annotation, ast.Subscript):
+def _wrong_text(annotation, value, cast):
+    """Why text (of a parameter that takes text, or, for a failed cast in the body, `cast`, of
+    any) cannot cross into C++, or None."""
+    if cast or (annotation is not None and ("str" in _names(annotation) or isinstance(annotation, ast.Subscript))):
         return _not_utf8_text(value)
+    return None
+
+
+def _out_of_range(annotation, value, cast):
+    """An int of an int parameter beyond a C++ int (the signature does not say the parameter's
+    C++ type; int is the commonest), or None."""
+    int_parameter = annotation is not None and "int" in _names(annotation)
+    if isinstance(value, int) and not isinstance(value, bool) and int_parameter and not -2**31 <= value < 2**31:
+        return f"is out of range: {value}"
     return None
 
 
