@@ -20,8 +20,9 @@ PoCL, the driver's plain structures, a GPUArray over a made-up address), on one 
 Run as a script it is the worker: ``python api_fuzz.py LEVEL SHARD SHARDS FIRST`` runs the
 cases i >= FIRST with i % SHARDS == SHARD, printing ``START i label`` before each, ``FAIL i
 json`` for each failure and ``DONE`` at the end; ``python api_fuzz.py LEVEL TEXT`` runs the
-cases whose label holds TEXT (to reproduce one: add -X faulthandler). CUDA stays hidden (CUDA_VISIBLE_DEVICES=""), so
-the fuzz checks the same calls on a machine with a GPU as on one without.
+cases whose label holds TEXT (to reproduce one: add -X faulthandler). CUDA stays hidden
+(CUDA_VISIBLE_DEVICES=""), so the fuzz checks the same calls on a machine with a GPU as on one
+without.
 """
 import importlib
 import inspect
@@ -43,7 +44,8 @@ VAGUE = re.compile(r"match none of its signatures|is not of a type this call tak
 # nanobind's warning before it refuses an uninitialised object; the TypeError says the same.
 ALLOWED_WARNING = re.compile(r"^nanobind: attempted to access an uninitialized instance")
 
-# The modules whose public callables are fuzzed, and the drop-in names that alias them.
+# The modules whose public callables are fuzzed, and the drop-in names that alias them (walked
+# too: what they hold that the others do not is fuzzed under their names).
 MODULES = [
     "gpukit.driver", "gpukit.compiler", "gpukit.tools", "gpukit.gpuarray", "gpukit.elementwise",
     "gpukit.reduction", "gpukit.scan", "gpukit.cumath", "gpukit.curandom", "gpukit.characterize",
@@ -302,12 +304,10 @@ def is_gpukit_object(obj):
 
 def targets(env):
     """Every public callable once (the drop-ins' names are the same objects), in a fixed order."""
-    for package, aliases in DROP_INS.items():
+    for package in DROP_INS:
         importlib.import_module(package)
-        for alias in aliases:
-            importlib.import_module(alias)
     seen, found = set(), []
-    for module_name in MODULES:
+    for module_name in MODULES + [alias for aliases in DROP_INS.values() for alias in aliases]:
         module = importlib.import_module(module_name)
         for name in public_names(module):
             obj = getattr(module, name)
