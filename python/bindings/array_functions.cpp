@@ -124,10 +124,13 @@ nb::list multi_indexed(const char* what, nb::sequence arrays, nb::handle source_
                                       .c_str());
         sources.push_back(as_elements(a));
     }
+    // multi_take reads through its indices, multi_put writes through dest_indices, multi_take_put
+    // does both: those are required (None is refused as any other non-array).
     nb::object source_indices, dest_indices;
-    if (!source_indices_object.is_none())
-        source_indices = index_array(source_indices_object, name + "(src_indices)", stream);
-    if (!dest_indices_object.is_none())
+    if (name != "multi_put")
+        source_indices = index_array(source_indices_object,
+                                     name + (name == "multi_take" ? "(indices)" : "(src_indices)"), stream);
+    if (name != "multi_take")
         dest_indices = index_array(dest_indices_object, name + "(dest_indices)", stream);
     if (source_indices && dest_indices &&
         settled(source_indices).layout.shape() != settled(dest_indices).layout.shape())

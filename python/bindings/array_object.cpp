@@ -116,8 +116,14 @@ nb::object new_result(nb::handle like_object, const std::vector<std::int64_t>& s
     return out;
 }
 
+array_object& array_of(nb::handle h) {
+    if (!nb::inst_ready(h)) [[unlikely]]
+        throw nb::cast_error();
+    return *nb::inst_ptr<array_object>(h);
+}
+
 array_object& settled(nb::handle h) {
-    array_object& a = *nb::inst_ptr<array_object>(h);
+    array_object& a = array_of(h);
     if (a.pending)
         settle(a);
     return a;

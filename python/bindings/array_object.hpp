@@ -73,7 +73,12 @@ void register_own_class(nb::handle cls);
 nb::object new_result(nb::handle like_object, const std::vector<std::int64_t>& shape, array::dtype type,
                       order o = order::c, bool pass_order = false);
 
-// The array object of `h` (which must be an _Array instance), computed first if pending.
+// The array object of `h`, which must be an _Array instance (nb::isinstance). One made by
+// __new__ whose __init__ never ran holds nothing: a cast error (std::bad_cast), which the
+// call's trampoline words as such (argument_errors.hpp).
+array_object& array_of(nb::handle h);
+
+// The array object of `h` (as array_of), computed first if pending.
 array_object& settled(nb::handle h);
 
 // The numpy dtype object of a kernel dtype, and the kernel dtype of a numpy dtype (nullopt

@@ -28,7 +28,6 @@ namespace {
 constexpr std::size_t max_fused_operands = 16;
 
 bool is_array(nb::handle h) { return nb::isinstance<array_object>(h); }
-array_object& object_of(nb::handle h) { return *nb::inst_ptr<array_object>(h); }
 
 // ---- scalars
 
@@ -76,8 +75,10 @@ std::optional<scalar_operand> scalar_of(nb::handle h) {
         nb::hasattr(h, "dtype") && !is_array(h)) {
         static cached_object generic([]() -> nb::object { return nb::module_::import_("numpy").attr("generic"); });
         const bool numpy_scalar = PyObject_IsInstance(p, generic.get().ptr()) == 1;
+        // A class such as numpy.float32 has these attributes too, as descriptors: ndim must be an int.
+        int ndim = -1;
         const bool zero_d = !numpy_scalar && nb::hasattr(h, "ndim") && nb::hasattr(h, "item") &&
-                            nb::cast<int>(h.attr("ndim")) == 0 && nb::hasattr(h, "__array_interface__");
+                            nb::try_cast(h.attr("ndim"), ndim) && ndim == 0 && nb::hasattr(h, "__array_interface__");
         if (!numpy_scalar && !zero_d)
             return std::nullopt;
         const auto t = kernel_type(h.attr("dtype"));
@@ -194,7 +195,7 @@ struct operand_list {
     // The expression of array `h`: its own pending expression when `fuse` allows it (its
     // operands joining this list), otherwise element i of it (computed first if pending).
     expression of_array(nb::handle h, bool fuse, const char* what) {
-        array_object& a = object_of(h);
+        array_object& a = array_of(h);
         if (a.pending) {
             if (fuse && operands.size() + a.pending->operands.size() < max_fused_operands) {
                 std::vector<int> numbers;
@@ -235,7 +236,7 @@ void launch(const expression& e, const std::vector<expression_operand>& operands
         array_object* input = &settled(o.array);
         if (overlaps_differently(*input, out)) {
             copies.push_back(converted(*input, *input->type, stream));
-            input = &object_of(copies.back());
+            input = &array_of(copies.back());
         }
         args.emplace_back(as_ndarray(*input, out.layout.shape()));
     }
@@ -276,7 +277,7 @@ struct term {
 };
 
 term array_term(nb::handle h, const char* what) {
-    array_object& a = object_of(h);
+    array_object& a = array_of(h);
     term t;
     t.array = h;
     t.operand = {array::operand::kind::typed, require_kernel_type(a, what), {}};
@@ -315,8 +316,8 @@ term combine(binary_op op, const term& a, const term& b, operand_list& list, boo
     r.operand = {array::operand::kind::typed, t.result, {}};
     if (t.constant) {  // e.g. uint8 < 1000: true everywhere, whatever the values
         for (const term* x : {&a, &b})
-            if (x->array && object_of(x->array).pending)
-                settle(object_of(x->array));  // still computed, as it would have been without fusion
+            if (x->array && array_of(x->array).pending)
+                settle(array_of(x->array));  // still computed, as it would have been without fusion
         r.built = expression::constant(*t.constant);
         return r;
     }
@@ -404,7 +405,7 @@ enum class subclass_result { plain, new_like_me, new_like_me_with_order };
 // Runs `b` into target.out, or into a new array like `like` (C order unless `new_layout`).
 nb::object finish(built& b, nb::handle like_object, const result_target& target, const char* what,
                   subclass_result rule, const std::optional<gpukit::layout>& new_layout = std::nullopt) {
-    const array_object& like = object_of(like_object);
+    const array_object& like = array_of(like_object);
     if (!target.out.is_none()) {
         if (!is_array(target.out))
             throw_wrong_type(what, "out must be a GPUArray", target.out);
@@ -418,7 +419,7 @@ nb::object finish(built& b, nb::handle like_object, const result_target& target,
         const bool fortran = new_layout && new_layout->is_f_contiguous() && !new_layout->is_c_contiguous();
         nb::object out = new_result(like_object, b.shape, type, fortran ? order::f : order::c,
                                     rule == subclass_result::new_like_me_with_order);
-        launch(b.e, b.operands.operands, object_of(out), stream);
+        launch(b.e, b.operands.operands, array_of(out), stream);
         return out;
     }
     const gpukit::layout l =
@@ -426,7 +427,7 @@ nb::object finish(built& b, nb::handle like_object, const result_target& target,
                    : gpukit::layout::contiguous(b.shape, static_cast<std::int64_t>(array::size_of(type)));
     nb::object out = new_array(l, numpy_dtype(type), target.allocator.is_none() ? nb::handle(like.allocator) : target.allocator,
                                like.stream);
-    launch(b.e, b.operands.operands, object_of(out), stream);
+    launch(b.e, b.operands.operands, array_of(out), stream);
     return out;
 }
 
@@ -434,9 +435,9 @@ nb::object finish(built& b, nb::handle like_object, const result_target& target,
 // has the result's shape, else `other` when it is an array of that shape; None when neither
 // has it (a broadcast PyCUDA refuses, which gpukit answers with a plain GPUArray).
 nb::handle result_operand(nb::handle self, nb::handle other, const std::vector<std::int64_t>& shape) {
-    if (object_of(self).layout.shape() == shape)
+    if (array_of(self).layout.shape() == shape)
         return self;
-    if (is_array(other) && object_of(other).layout.shape() == shape)
+    if (is_array(other) && array_of(other).layout.shape() == shape)
         return other;
     return nb::handle();
 }
@@ -477,17 +478,17 @@ nb::object binary_operator(binary_op op, nb::handle self, nb::handle other, bool
     std::optional<built> b = build_binary(op, self, other, reflected, fusable(op));
     if (!b)
         return nb::borrow(Py_NotImplemented);
-    const array_object& like = object_of(self);
+    const array_object& like = array_of(self);
     const nb::handle asked = result_operand(self, other, b->shape);
     if (asked.is_valid() && !makes_own_results(asked.type())) {
         nb::object out = new_result(asked, b->shape, b->e.type());
-        launch(b->e, b->operands.operands, object_of(out), stream_of(like));
+        launch(b->e, b->operands.operands, array_of(out), stream_of(like));
         return out;
     }
     if (fuse && b->operands.operands.size() < max_fused_operands && !b->operands.operands.empty())
         return pending_array(std::move(*b), like);
     nb::object out = new_array(b->shape, b->e.type(), like);
-    array_object& result = object_of(out);
+    array_object& result = array_of(out);
     launch(b->e, b->operands.operands, result, stream_of(result));
     return out;
 }
@@ -515,7 +516,7 @@ nb::object unary_operator(array::unary_op op, nb::handle self) {
     operand_list operands;
     const expression e = expression::unary(op, operands.of_array(self, false, "unary operator"), t, result);
     nb::object out = new_result(self, a.layout.shape(), result);
-    launch(e, operands.operands, object_of(out), stream_of(a));
+    launch(e, operands.operands, array_of(out), stream_of(a));
     return out;
 }
 
@@ -606,7 +607,7 @@ nb::object mul_add(nb::handle self, nb::handle selffac, nb::handle other, nb::ha
 
 nb::object converted(array_object& source, dtype to, cuda::stream_view stream, order o) {
     nb::object out = new_array(source.layout.shape(), to, source, o);
-    convert_into(source, object_of(out), stream);
+    convert_into(source, array_of(out), stream);
     return out;
 }
 

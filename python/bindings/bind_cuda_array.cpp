@@ -37,7 +37,9 @@ template <class D>
 void bind_descriptor_fields(nb::class_<D>& cls) {
     cls.def(nb::init<>())
         .def_prop_rw("format", [](const D& d) { return format_member(d.Format); },
-                     [](D& d, int_arg<int> f) { d.Format = static_cast<CUarray_format>(f.get("ArrayDescriptor.format")); },
+                     [](D& d, int_arg<int> f) {
+                         d.Format = enum_arg<CUarray_format>(f.object, "ArrayDescriptor.format", "array_format");
+                     },
                      nb::arg("value").none(), "An array_format member.");
     bind_field<D, &D::Width>(cls, "width", "ArrayDescriptor.width");
     bind_field<D, &D::Height>(cls, "height", "ArrayDescriptor.height");

@@ -1,12 +1,14 @@
 // The exception tree of the seed, raised for gpukit's C++ exceptions:
 // Error > MemoryError, LogicError, LaunchError, RuntimeError, CompileError; and Python's own
 // TypeError for gpukit::type_error, as numpy raises for operand types it does not support.
+#include "argument_errors.hpp"
 #include "exception_types.hpp"
 #include "path_args.hpp"
 
 #include "gpukit/core/error.hpp"
 
 #include <exception>
+#include <typeinfo>
 
 namespace gpukit::python {
 
@@ -102,6 +104,10 @@ void bind_errors(nb::module_& m) {
             PyErr_SetObject(PyExc_TypeError, message_text(e.what()).ptr());
         } catch (const error& e) {
             PyErr_SetObject(driver_types.error, message_text(e.what()).ptr());
+        } catch (const std::bad_cast&) {
+            // A failed nb::cast: its text would be a C++ type name. The call's trampoline
+            // (argument_errors.hpp) replaces this text by one naming the argument.
+            PyErr_SetString(PyExc_TypeError, bad_cast_text);
         }
     });
 }

@@ -161,7 +161,7 @@ void set_gpudata(self_arg self, nb::object memory) {
         if (PyFloat_Check(memory.ptr()) || (!nb::hasattr(memory, "__int__") && !nb::hasattr(memory, "__index__")))
             throw nb::type_error(("gpudata must be device memory (an allocation or an int address) or None, got " +
                                   std::string(nb::type_name(memory.type()).c_str())).c_str());
-        address = nb::cast<std::uint64_t>(nb::int_(memory));
+        address = integer_arg<std::uint64_t>(nb::int_(memory), "gpudata");
     } else if (a.layout.size() != 0) {
         throw nb::value_error(("gpudata=None leaves an array of " + a.layout.describe() + " without memory").c_str());
     }
@@ -267,7 +267,7 @@ void bind_gpuarray(nb::module_& m) {
             allocate(a);
         else {
             a.gpudata = gpudata;
-            a.address = nb::cast<std::uint64_t>(nb::int_(gpudata));
+            a.address = integer_arg<std::uint64_t>(nb::int_(gpudata), "GPUArray(gpudata)");
         }
         new (self) array_object(std::move(a));
     }, "layout"_a, "dtype"_a, "allocator"_a.none() = nb::none(), "base"_a.none() = nb::none(),

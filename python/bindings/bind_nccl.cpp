@@ -127,31 +127,23 @@ nccl::buffer_arg buffer_of(nb::handle obj, arg_name what, std::optional<nccl::da
         b.context = context_of_owner(a.gpudata);
         return b;
     }
-    if (nb::hasattr(obj, "__cuda_array_interface__")) {  // CuPy, PyTorch, numba, ...
-        nb::dict iface = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
-        if (iface.contains("mask") && !iface["mask"].is_none())
+    if (const auto iface = cuda_array_interface_of(obj, what.text())) {  // CuPy, PyTorch, numba, ...
+        if (iface->masked)
             throw nb::type_error((what.text() + ": masked arrays are not supported").c_str());
-        b.type = type_of_typestr(nb::cast<std::string>(iface["typestr"]), what);
-        std::size_t elements = 1;
-        std::vector<std::size_t> shape;
-        for (nb::handle extent : nb::cast<nb::tuple>(iface["shape"]))
-            shape.push_back(nb::cast<std::size_t>(extent));
-        for (std::size_t extent : shape)
-            elements *= extent;
-        if (iface.contains("strides") && !iface["strides"].is_none() && elements > 1) {
+        b.type = type_of_typestr(iface->typestr, what);
+        if (iface->strides && iface->elements() > 1) {
             // Contiguous in C order, allowing any stride on axes of extent 1, as numpy does.
             std::size_t expected = nccl::size_of(b.type);
-            nb::tuple strides = nb::cast<nb::tuple>(iface["strides"]);
-            for (std::size_t k = shape.size(); k-- > 0;) {
-                if (shape[k] != 1 && nb::cast<std::int64_t>(strides[k]) != static_cast<std::int64_t>(expected))
+            for (std::size_t k = iface->shape.size(); k-- > 0;) {
+                if (iface->shape[k] != 1 && (*iface->strides)[k] != static_cast<std::int64_t>(expected))
                     throw nb::value_error((what.text() + ": the " + type_name_of(obj) +
                                            " is not C-contiguous; NCCL needs one block of memory, copy it first")
                                               .c_str());
-                expected *= shape[k];
+                expected *= iface->shape[k];
             }
         }
-        b.address = nb::cast<std::uintptr_t>(nb::cast<nb::tuple>(iface["data"])[0]);
-        b.elements = elements;
+        b.address = static_cast<std::uintptr_t>(iface->address);
+        b.elements = iface->elements();
         return b;
     }
     // A bare address, DeviceAllocation, IPCMemoryHandle, ...: typed by dtype=.

@@ -1,5 +1,6 @@
 // gpukit.tools.DeviceMemoryPool and PageLockedMemoryPool: the C++ memory_pool over CUDA
 // device memory and page-locked host memory.
+#include "argument_errors.hpp"
 #include "bindings.hpp"
 #include "int_args.hpp"
 
@@ -46,6 +47,8 @@ struct host_block {
 // Buffer protocol for PooledHostAllocation, so numpy arrays can live on it (their .base is
 // the allocation, as in PyCUDA).
 int host_block_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+    if (refuse_uninitialised_buffer(self, view))
+        return -1;
     host_block* h = nb::inst_ptr<host_block>(self);
     if (!h->block) {
         PyErr_SetString(PyExc_BufferError, "this PooledHostAllocation was freed");

@@ -97,13 +97,13 @@ void bind_fields(nb::class_<T>& cls, int dims) {
             c.dst.set_device(device_pointer_arg(devptr, "set_dst_device(devptr)"));
             c.dst_owner = nb::borrow(devptr);
         }, "devptr"_a)
-        .def("set_src_array", [](T& c, nb::handle ary) {
-            c.src.set_array(nb::cast<const cuda::array&>(ary));
-            c.src_owner = nb::borrow(ary);
+        .def("set_src_array", [](T& c, nb::pointer_and_handle<cuda::array> ary) {
+            c.src.set_array(*ary.p);
+            c.src_owner = nb::borrow(ary.h);
         }, "ary"_a)
-        .def("set_dst_array", [](T& c, nb::handle ary) {
-            c.dst.set_array(nb::cast<const cuda::array&>(ary));
-            c.dst_owner = nb::borrow(ary);
+        .def("set_dst_array", [](T& c, nb::pointer_and_handle<cuda::array> ary) {
+            c.dst.set_array(*ary.p);
+            c.dst_owner = nb::borrow(ary.h);
         }, "ary"_a)
         .def("set_src_unified", [](T& c, nb::handle buffer) {
             set_unified(c.src, c.src_owner, buffer, false, "set_src_unified(buffer)");
@@ -156,13 +156,13 @@ void bind_structured_copy(nb::module_& m) {
     nb::class_<memcpy_3d_peer_object> copy_peer(m, "Memcpy3DPeer", nb::dynamic_attr(), "Memcpy3D between memory of two contexts.");
     bind_fields(copy_peer, 3);
     bind_call<memcpy_3d_peer_object, cuda::memcpy_3d_peer, cuda::memcpy_3d_peer_async>(copy_peer);
-    copy_peer.def("set_src_context", [](memcpy_3d_peer_object& c, nb::handle ctx) {
-        c.src.context = nb::cast<const cuda::context&>(ctx).handle();
-        c.src_context = nb::borrow(ctx);
+    copy_peer.def("set_src_context", [](memcpy_3d_peer_object& c, nb::pointer_and_handle<cuda::context> ctx) {
+        c.src.context = ctx.p->handle();
+        c.src_context = nb::borrow(ctx.h);
     }, "ctx"_a)
-        .def("set_dst_context", [](memcpy_3d_peer_object& c, nb::handle ctx) {
-            c.dst.context = nb::cast<const cuda::context&>(ctx).handle();
-            c.dst_context = nb::borrow(ctx);
+        .def("set_dst_context", [](memcpy_3d_peer_object& c, nb::pointer_and_handle<cuda::context> ctx) {
+            c.dst.context = ctx.p->handle();
+            c.dst_context = nb::borrow(ctx.h);
         }, "ctx"_a);
 }
 

@@ -26,7 +26,7 @@ void set_address_mode(cuda::texture_desc& desc, nb::handle mode) {
     if (mode.is_none())
         return;
     if (PyIndex_Check(mode.ptr())) {
-        desc.address_mode.fill(static_cast<CUaddress_mode>(integer_arg<int>(mode, "address_mode")));
+        desc.address_mode.fill(enum_arg<CUaddress_mode>(mode, "address_mode", "address_mode"));
         return;
     }
     if (!PySequence_Check(mode.ptr()))
@@ -39,7 +39,7 @@ void set_address_mode(cuda::texture_desc& desc, nb::handle mode) {
         throw nb::value_error(("address_mode: give one address_mode or a tuple of 1 to 3 (x, y, z), got " +
                                std::to_string(n) + " entries").c_str());
     for (std::size_t dim = 0; dim < n; ++dim)
-        desc.address_mode[dim] = static_cast<CUaddress_mode>(integer_arg<int>(modes[dim], "address_mode"));
+        desc.address_mode[dim] = enum_arg<CUaddress_mode>(modes[dim], "address_mode", "address_mode");
 }
 
 // The sampling arguments of the TextureObject constructors, with errors naming `function`.
@@ -47,7 +47,7 @@ cuda::texture_desc make_desc(const std::string& function, nb::handle address_mod
                              nb::handle flags, nb::handle border_color) {
     cuda::texture_desc desc;
     set_address_mode(desc, address_mode);
-    desc.filter_mode = static_cast<CUfilter_mode>(integer_arg<int>(filter_mode, (function + "(filter_mode)").c_str()));
+    desc.filter_mode = enum_arg<CUfilter_mode>(filter_mode, (function + "(filter_mode)").c_str(), "filter_mode");
     desc.flags = integer_arg<unsigned int>(flags, (function + "(flags)").c_str());
     if (!border_color.is_none()) {
         const char* what = "border_color: give four floats (one per channel)";
@@ -67,7 +67,7 @@ cuda::texture_desc make_desc(const std::string& function, nb::handle address_mod
 }
 
 CUarray_format format_arg(nb::handle format, const std::string& function) {
-    return static_cast<CUarray_format>(integer_arg<int>(format, (function + "(format)").c_str()));
+    return enum_arg<CUarray_format>(format, (function + "(format)").c_str(), "array_format");
 }
 
 constexpr const char* sampling_doc =

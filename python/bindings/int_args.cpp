@@ -1,8 +1,11 @@
 #include "int_args.hpp"
 
 #include "gpukit/core/error.hpp"
+#include "gpukit/cuda/constants.hpp"
 
 #include <nanobind/stl/string.h>
+
+#include <cstring>
 
 namespace gpukit::python {
 namespace {
@@ -28,6 +31,24 @@ std::string out_of_range_text(nb::handle index, const char* what, const std::str
 
 void throw_out_of_range(nb::handle index, const char* what, const std::string& min, const std::string& max) {
     throw logic_error(out_of_range_text(index, what, min, max));
+}
+
+long long constant_arg(nb::handle value, const char* what, const char* group) {
+    const int v = integer_arg<int>(value, what);
+    constexpr std::size_t listed = 8;
+    std::string members;
+    std::size_t count = 0;
+    for (const cuda::named_constant& c : cuda::all_constants()) {
+        if (std::strcmp(c.group, group) != 0)
+            continue;
+        if (c.value == v)
+            return v;
+        if (++count <= listed)
+            members += (members.empty() ? "" : ", ") + std::string(c.name) + "=" + std::to_string(c.value);
+    }
+    const char* article = std::strchr("aeiou", group[0]) ? "an " : "a ";
+    throw logic_error(std::string(what) + ": expected " + article + group + " (" + members +
+                      (count > listed ? ", ..." : "") + "), got " + std::to_string(v));
 }
 
 std::int64_t clamped_int64(nb::handle value, const char* what) {

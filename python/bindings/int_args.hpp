@@ -65,6 +65,17 @@ T integer_arg(nb::handle value, const char* what) {
                        std::to_string(std::numeric_limits<T>::max()));
 }
 
+// `value` as a member of the CUDA constant group `group` ("address_mode", "array_format"):
+// integer_arg's errors for a non-integer or one beyond int, a LogicError naming `what` and the
+// group's members for an integer that is none of them (a C++ enum cannot hold it: the cast
+// would be undefined).
+long long constant_arg(nb::handle value, const char* what, const char* group);
+
+template <class E>
+E enum_arg(nb::handle value, const char* what, const char* group) {
+    return static_cast<E>(constant_arg(value, what, group));
+}
+
 // `value` as int64, values beyond that range clamped to it: for slice bounds, split indices
 // and the like, where every value beyond an axis means the same as the largest one.
 std::int64_t clamped_int64(nb::handle value, const char* what);

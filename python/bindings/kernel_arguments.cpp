@@ -1,5 +1,6 @@
 #include "kernel_arguments.hpp"
 
+#include "int_args.hpp"
 #include "memory_args.hpp"
 #include "texture_args.hpp"
 
@@ -13,6 +14,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace gpukit::python {
@@ -175,21 +177,27 @@ void push_complex(cuda::kernel_args& args, std::complex<double> value, std::size
 // A device address from a pointer-like object: __cuda_array_interface__, gpudata (one level:
 // what it holds is converted by the other rules), get_pointer(), or int()/__index__
 // (numpy.intp, plain ints, PointerHolderBase). Nullopt when it is none of those.
-std::optional<std::uint64_t> device_address(nb::handle obj, bool follow_gpudata = true) {
+std::optional<std::uint64_t> device_address(nb::handle obj, std::size_t index, bool follow_gpudata = true) {
     if (PyFloat_Check(obj.ptr()))
         return std::nullopt;  // has __int__, but is never an address
-    if (PyLong_Check(obj.ptr()))
-        return nb::cast<std::uint64_t>(obj);
-    if (nb::hasattr(obj, "__cuda_array_interface__")) {
-        nb::dict interface = nb::borrow<nb::dict>(obj.attr("__cuda_array_interface__"));
-        return nb::cast<std::uint64_t>(nb::borrow<nb::tuple>(interface["data"])[0]);
-    }
+    const std::string what = "argument " + std::to_string(index);
+    CUdeviceptr address = 0;
+    if (PyLong_Check(obj.ptr()) && index_address(obj, what.c_str(), address))
+        return address;
+    if (const auto iface = cuda_array_interface_of(obj, what))
+        return iface->address;
     if (follow_gpudata && nb::hasattr(obj, "gpudata"))
-        return device_address(obj.attr("gpudata"), false);
-    if (nb::hasattr(obj, "get_pointer"))
-        return nb::cast<std::uint64_t>(nb::int_(obj.attr("get_pointer")()));
-    if (nb::hasattr(obj, "__index__") || nb::hasattr(obj, "__int__"))
-        return nb::cast<std::uint64_t>(nb::int_(obj));
+        return device_address(obj.attr("gpudata"), index, false);
+    if (nb::hasattr(obj, "get_pointer")) {
+        if (!index_address(obj.attr("get_pointer")(), what.c_str(), address))
+            bad_argument(index, type_of(obj) + ".get_pointer() must return an integer address");
+        return address;
+    }
+    if (nb::hasattr(obj, "__index__") || nb::hasattr(obj, "__int__")) {
+        if (!index_address(nb::int_(obj), what.c_str(), address))
+            bad_argument(index, "int() of a " + type_of(obj) + " is not an integer address");
+        return address;
+    }
     return std::nullopt;
 }
 
@@ -214,9 +222,10 @@ std::optional<std::uint64_t> allocation_address(nb::handle arg, std::size_t inde
         return std::nullopt;
     const bool exact = arg.type().is(plain ? nb::type<cuda::device_allocation>()
                                            : nb::type<cuda::pooled_device_memory>());
+    const std::string what = "argument " + std::to_string(index);
     if (exact)
-        return device_pointer_arg(arg, ("argument " + std::to_string(index)).c_str()).address;
-    return nb::cast<std::uint64_t>(nb::int_(arg));
+        return device_pointer_arg(arg, what.c_str()).address;
+    return integer_arg<std::uint64_t>(nb::int_(arg), what.c_str());
 }
 
 }  // namespace
@@ -247,7 +256,12 @@ void call_arguments::push(nb::handle arg, std::size_t index, std::optional<std::
         if (value == -1 && PyErr_Occurred()) {
             // Past int64: an address or unsigned value up to 2**64 - 1.
             PyErr_Clear();
-            args_.push_value(nb::cast<std::uint64_t>(arg));
+            const std::optional<std::uint64_t> unsigned_value = int_value<std::uint64_t>(arg);
+            if (!unsigned_value)
+                throw_out_of_range(arg, ("argument " + std::to_string(index)).c_str(),
+                                   std::to_string(std::numeric_limits<std::int64_t>::min()),
+                                   std::to_string(std::numeric_limits<std::uint64_t>::max()));
+            args_.push_value(*unsigned_value);
             return;
         }
         push_integer(args_, value, param_size.value_or(8), index);
@@ -277,7 +291,7 @@ void call_arguments::push(nb::handle arg, std::size_t index, std::optional<std::
                               "; a numpy array is passed by value, as its bytes (as in PyCUDA): to pass a pointer, "
                               "wrap it in In(), Out() or InOut(), or pass device memory (a GPUArray, a "
                               "DeviceAllocation)");
-    } else if (auto address = device_address(arg)) {
+    } else if (auto address = device_address(arg, index)) {
         args_.push_value(*address);
     } else if (PyObject_CheckBuffer(o)) {
         push_bytes(args_, arg, index, value_kind::buffer);
@@ -307,7 +321,8 @@ void call_arguments::push_handler(nb::handle handler, std::size_t index) {
     }
     // PyCUDA's protocol: int(get_device_alloc()) now, pre_call/post_call around the launch.
     nb::object allocation = handler.attr("get_device_alloc")();
-    args_.push_value(nb::cast<std::uint64_t>(nb::int_(allocation)));
+    const std::string what = "argument " + std::to_string(index) + ": get_device_alloc()";
+    args_.push_value(integer_arg<std::uint64_t>(nb::int_(allocation), what.c_str()));
     handlers_.push_back(nb::borrow(handler));
 }
 
@@ -414,16 +429,14 @@ void push_prepared(cuda::kernel_args& args, const arg_spec& spec, nb::handle arg
             // A managed array is its address; a 0-d integer array its value (struct's 'P' takes
             // anything with __index__, as PyCUDA's packer does).
             address = managed_array_address(arg);
-            if (!address && nb::cast<int>(arg.attr("ndim")) == 0 && PyIndex_Check(o)) {
-                nb::object number = nb::steal(PyNumber_Index(o));
-                if (number.is_valid())
-                    address = nb::cast<std::uint64_t>(number);
-                PyErr_Clear();
-            }
+            CUdeviceptr number = 0;
+            if (!address && nb::cast<int>(arg.attr("ndim")) == 0 &&
+                index_address(arg, ("argument " + std::to_string(index)).c_str(), number))
+                address = number;
         } else {
             address = allocation_address(arg, index);
             if (!address)
-                address = device_address(arg);
+                address = device_address(arg, index);
         }
         if (!address)
             bad_argument(index, "format 'P' expects a device pointer (an int, a DeviceAllocation, an object with "
@@ -509,7 +522,7 @@ void bind_kernel_arguments(nb::module_& m) {
         if (!param_sizes.is_none()) {
             params.emplace();
             for (nb::handle size : param_sizes)
-                params->push_back({0, nb::cast<std::size_t>(size)});
+                params->push_back({0, integer_arg<std::size_t>(size, "param_sizes")});
         }
         cuda::kernel_args args;
         call_arguments(args, call_arguments::purpose::inspection, {}, nb::none()).pack(values, params);

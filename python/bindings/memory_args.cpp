@@ -11,6 +11,7 @@
 #include <nanobind/stl/string.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace gpukit::python {
@@ -18,7 +19,35 @@ namespace {
 
 std::string type_name_of(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
 
-// An integer address from anything implementing __index__; false when obj is not one.
+// The item `key` of the interface dict, or a TypeError saying it is missing.
+nb::handle interface_item(nb::handle iface, const char* key, const std::string& where) {
+    PyObject* item = PyDict_GetItemString(iface.ptr(), key);
+    if (item == nullptr)
+        throw nb::type_error((where + " has no '" + key + "'").c_str());
+    return item;
+}
+
+// A sequence of integers of the interface (shape, strides), each as T.
+template <class T>
+std::vector<T> interface_integers(nb::handle value, const std::string& where) {
+    if (!PyTuple_Check(value.ptr()) && !PyList_Check(value.ptr()))
+        throw nb::type_error((where + " must be a tuple of integers, got " + type_name_of(value)).c_str());
+    std::vector<T> result;
+    for (nb::handle item : value) {
+        const std::optional<T> v = PyIndex_Check(item.ptr()) ? int_value<T>(index_arg(item, where.c_str()))
+                                                             : std::nullopt;
+        if (!v)
+            throw nb::value_error((where + " holds " + nb::repr(item).c_str() + ", which is not an integer from " +
+                                   std::to_string(std::numeric_limits<T>::min()) + " to " +
+                                   std::to_string(std::numeric_limits<T>::max()))
+                                      .c_str());
+        result.push_back(*v);
+    }
+    return result;
+}
+
+}  // namespace
+
 bool index_address(nb::handle obj, const char* what, CUdeviceptr& address) {
     if (!PyIndex_Check(obj.ptr()) || PyBool_Check(obj.ptr()))
         return false;
@@ -30,25 +59,73 @@ bool index_address(nb::handle obj, const char* what, CUdeviceptr& address) {
     const unsigned long long value = PyLong_AsUnsignedLongLong(index.ptr());
     if (PyErr_Occurred()) {
         PyErr_Clear();
-        throw logic_error(std::string(what) + ": the address " + nb::cast<std::string>(nb::str(index)) +
+        throw logic_error(std::string(what) + ": the address " + nb::str(index).c_str() +
                           " is negative or too large; a device address is an unsigned 64-bit integer");
     }
     address = static_cast<CUdeviceptr>(value);
     return true;
 }
 
-// Bytes described by a contiguous __cuda_array_interface__ (strides absent or None).
-std::optional<std::size_t> interface_capacity(const nb::dict& iface) {
-    if (iface.contains("strides") && !iface["strides"].is_none())
-        return std::nullopt;
-    const std::string typestr = nb::cast<std::string>(iface["typestr"]);
-    std::size_t bytes = std::stoul(typestr.substr(2));  // "<f4": byte order, kind, item size
-    for (nb::handle extent : nb::cast<nb::tuple>(iface["shape"]))
-        bytes *= nb::cast<std::size_t>(extent);
-    return bytes;
+std::size_t cuda_array_interface::elements() const {
+    std::size_t n = 1;
+    for (std::size_t extent : shape)
+        n *= extent;
+    return n;
 }
 
-}  // namespace
+std::optional<std::size_t> cuda_array_interface::contiguous_bytes() const {
+    if (strides)
+        return std::nullopt;
+    return elements() * itemsize;
+}
+
+std::optional<cuda_array_interface> cuda_array_interface_of(nb::handle obj, const std::string& what) {
+    if (!nb::hasattr(obj, "__cuda_array_interface__"))
+        return std::nullopt;
+    const std::string where = what + ": __cuda_array_interface__ of " + type_name_of(obj);
+    nb::object iface = obj.attr("__cuda_array_interface__");
+    if (!PyDict_Check(iface.ptr()))
+        throw nb::type_error((where + " must be a dict, got " + type_name_of(iface)).c_str());
+    cuda_array_interface result;
+
+    nb::handle data = interface_item(iface, "data", where);
+    const bool pair = (PyTuple_Check(data.ptr()) || PyList_Check(data.ptr())) && nb::len(data) >= 1;
+    if (!pair || !index_address(data[0], (where + "['data'][0]").c_str(), result.address))
+        throw nb::type_error((where + "['data'] must be an (address, read_only) tuple with an integer address, got " +
+                              nb::repr(data).c_str())
+                                 .c_str());
+
+    nb::handle typestr = interface_item(iface, "typestr", where);
+    const char* text = PyUnicode_Check(typestr.ptr()) ? PyUnicode_AsUTF8(typestr.ptr()) : nullptr;
+    if (text == nullptr)
+        PyErr_Clear();
+    result.typestr = text ? text : "";
+    const std::size_t size_digits = result.typestr.size() > 2 ? result.typestr.size() - 2 : 0;
+    const bool digits = size_digits > 0 && size_digits < 5 &&
+                        result.typestr.find_first_not_of("0123456789", 2) == std::string::npos;
+    if (!digits || std::strchr("<>|=", result.typestr[0]) == nullptr)
+        throw nb::type_error((where + "['typestr'] must be a numpy type string such as '<f4', got " +
+                              nb::repr(typestr).c_str())
+                                 .c_str());
+    for (char digit : result.typestr.substr(2))
+        result.itemsize = result.itemsize * 10 + static_cast<std::size_t>(digit - '0');
+
+    result.shape = interface_integers<std::size_t>(interface_item(iface, "shape", where), where + "['shape']");
+    std::size_t bytes = result.itemsize;
+    for (std::size_t extent : result.shape)
+        if (extent != 0 && __builtin_mul_overflow(bytes, extent, &bytes))
+            throw nb::value_error((where + "['shape'] describes more bytes than the address space holds").c_str());
+
+    PyObject* strides = PyDict_GetItemString(iface.ptr(), "strides");
+    if (strides != nullptr && strides != Py_None) {
+        result.strides = interface_integers<std::int64_t>(strides, where + "['strides']");
+        if (result.strides->size() != result.shape.size())
+            throw nb::value_error((where + ": 'strides' and 'shape' differ in length").c_str());
+    }
+    PyObject* mask = PyDict_GetItemString(iface.ptr(), "mask");
+    result.masked = mask != nullptr && mask != Py_None;
+    return result;
+}
 
 cuda::device_pointer device_pointer_arg(nb::handle obj, const char* what) {
     if (nb::isinstance<cuda::device_allocation>(obj))
@@ -65,14 +142,8 @@ cuda::device_pointer device_pointer_arg(nb::handle obj, const char* what) {
             throw logic_error(std::string(what) + ": the PooledDeviceAllocation was freed and can no longer be used");
         return {block.pointer(), block.size()};
     }
-    if (nb::hasattr(obj, "__cuda_array_interface__")) {
-        nb::dict iface = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
-        CUdeviceptr address = 0;
-        if (!index_address(nb::cast<nb::tuple>(iface["data"])[0], what, address))
-            throw nb::type_error((std::string(what) + ": __cuda_array_interface__['data'][0] of " + type_name_of(obj) +
-                                  " is not an integer address").c_str());
-        return {address, interface_capacity(iface)};
-    }
+    if (const auto iface = cuda_array_interface_of(obj, what))
+        return {iface->address, iface->contiguous_bytes()};
     if (nb::hasattr(obj, "get_pointer")) {
         CUdeviceptr address = 0;
         if (!index_address(obj.attr("get_pointer")(), what, address))

@@ -3,6 +3,7 @@
 // allocations.
 #pragma once
 
+#include "argument_errors.hpp"
 #include "bindings.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -12,7 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace gpukit::python {
 
@@ -22,6 +25,31 @@ namespace gpukit::python {
 // get_pointer() (PointerHolderBase), or an integer address. `what` names the argument in
 // errors, like "memcpy_htod(dest)".
 cuda::device_pointer device_pointer_arg(nb::handle obj, const char* what);
+
+// An integer address from anything implementing __index__ (not a bool): true and `address`
+// set; false when obj is no integer; LogicError naming `what` when it is negative or beyond
+// 64 bits.
+bool index_address(nb::handle obj, const char* what, CUdeviceptr& address);
+
+// What an object's __cuda_array_interface__ says, checked as it is read: a malformed one (not
+// a dict, no integer data[0], a typestr that is no numpy type string, a shape of other than
+// non-negative integers) is a TypeError or ValueError naming `what` and the object's class,
+// never a crash or a C++ cast error. The one reader of the protocol in the bindings.
+struct cuda_array_interface {
+    CUdeviceptr address = 0;
+    std::string typestr;  // "<f4": byte order, kind, item size
+    std::size_t itemsize = 0;
+    std::vector<std::size_t> shape;
+    std::optional<std::vector<std::int64_t>> strides;  // absent or None: C-contiguous
+    bool masked = false;
+
+    std::size_t elements() const;
+    // The bytes of a C-contiguous array (strides None); nullopt for a strided one.
+    std::optional<std::size_t> contiguous_bytes() const;
+};
+
+// obj's __cuda_array_interface__; nullopt when it has none.
+std::optional<cuda_array_interface> cuda_array_interface_of(nb::handle obj, const std::string& what);
 
 // None -> the default stream, a gpukit.driver.Stream, or any object with __cuda_stream__
 // (CUDA Python's stream protocol: cuda.core, CuPy, PyTorch streams), whose handle is used as
@@ -83,6 +111,8 @@ private:
 // is the allocation itself.
 template <class T>
 int host_memory_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+    if (refuse_uninitialised_buffer(self, view))
+        return -1;
     try {
         const T& memory = *nb::inst_ptr<T>(self);
         return PyBuffer_FillInfo(view, self, memory.data(), static_cast<Py_ssize_t>(memory.size()), 0, flags);

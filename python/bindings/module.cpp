@@ -1,5 +1,6 @@
 // gpukit._gpukit: the compiled half of the Python package. Only translation lives here;
 // the logic is in the C++ library.
+#include "argument_errors.hpp"
 #include "bindings.hpp"
 #include "exit_cleanup.hpp"
 
@@ -56,4 +57,6 @@ NB_MODULE(_gpukit, m) {
     bind_cl(m);
     bind_cl_tools(m);
     bind_nccl(m);
+    // Last: it reaches every function bound above.
+    explain_argument_errors(m);
 }

@@ -4,8 +4,14 @@
 ``gpukit.driver.RuntimeError`` naming the missing library when there is none.
 """
 import os
+import warnings
 
 from gpukit._gpukit import VERSION, VERSION_STATUS, VERSION_TEXT
+
+# nanobind warns before it refuses an object made by __new__ whose __init__ never ran; the
+# TypeError that follows says so, naming the call (gpukit/_errors/arguments.py).
+warnings.filterwarnings("ignore", message="nanobind: attempted to access an uninitialized instance",
+                        category=RuntimeWarning)
 
 __version__ = VERSION_TEXT
 __all__ = ["VERSION", "VERSION_STATUS", "VERSION_TEXT"]

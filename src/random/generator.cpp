@@ -28,6 +28,9 @@ using array::dtype;
 // The module of `kind`'s kernels, compiled (or found in the compilation cache) for the
 // current context's device and loaded into that context.
 cuda::module load_module(generator_kind kind) {
+    // First, so that without a device or a context the error comes at once, not after the
+    // compile (tens of seconds for cuRAND's headers when the cache is cold).
+    cuda::context::current_or_throw("a random number generator");
     const curand_headers headers = require_curand_headers();
     rtc::compile_request request;
     request.source = generator_source(kind);

@@ -120,3 +120,20 @@ def test_host_views_beyond_the_address_space_are_refused():
         _gpukit._host_memoryview(2**63, 16, 2**63)
     with pytest.raises(drv.LogicError, match="beyond the address space"):
         _gpukit._host_memoryview(ADDRESS, 2**63, 0)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda v: drv.TextureObject.from_linear(ADDRESS, drv.array_format.FLOAT, 1, 64, address_mode=v),
+     r"address_mode: expected an address_mode \(WRAP=0, CLAMP=1, MIRROR=2, BORDER=3\), got "),
+    (lambda v: drv.TextureObject.from_linear(ADDRESS, drv.array_format.FLOAT, 1, 64, filter_mode=v),
+     r"TextureObject.from_linear\(filter_mode\): expected a filter_mode \(POINT=0, LINEAR=1\), got "),
+    (lambda v: drv.TextureObject.from_linear(ADDRESS, v, 1, 64),
+     r"TextureObject.from_linear\(format\): expected an array_format \(UNSIGNED_INT8=1, .*, \.\.\.\), got "),
+    (set_field(drv.ArrayDescriptor, "format"), r"ArrayDescriptor.format: expected an array_format \(.*\), got "),
+], ids=["address_mode", "filter_mode", "format", "ArrayDescriptor.format"])
+@pytest.mark.parametrize("value", [-1, 99])
+def test_enum_arguments_must_be_members(call, message, value):
+    # Cast to the C enum, -1 was undefined behaviour (UBSan stopped the process) and 99 reached
+    # the driver; each is refused with the members of its constant group.
+    with pytest.raises(drv.LogicError, match=message + str(value)):
+        call(value)

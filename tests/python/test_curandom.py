@@ -241,6 +241,22 @@ def test_arguments_refused_before_a_device_is_touched():
         curandom.generate_direction_vectors(-1)
 
 
+@pytest.mark.parametrize("name", ["XORWOWRandomNumberGenerator", "Sobol32RandomNumberGenerator"])
+def test_without_a_context_generators_fail_before_compiling(name, tmp_path, monkeypatch):
+    # Compiling cuRAND's headers takes tens of seconds with a cold cache; without a device or a
+    # current context that was all spent before the error.
+    try:
+        current = drv.Context.get_current()
+    except drv.Error:  # no driver, or no device
+        current = None
+    if current is not None:
+        pytest.skip("a context is current")
+    monkeypatch.setenv("GPUKIT_CACHE_DIR", str(tmp_path))
+    with pytest.raises(drv.Error, match="libcuda|context"):
+        getattr(curandom, name)()
+    assert list(tmp_path.iterdir()) == []
+
+
 @needs_curand_headers
 def test_curands_tables_have_20000_dimensions():
     with pytest.raises(drv.LogicError, match="cuRAND's tables have 20000 dimensions, asked for 20001"):

@@ -186,6 +186,13 @@ def test_argument_errors_before_any_launch():
     with pytest.raises(ValueError, match="same length"):
         gpuarray.multi_take([x], idx, out=[])
     assert gpuarray.multi_take([], idx) == [] and gpuarray.multi_put([], idx) == []
+    # Indices of None were read as an array (a segfault): they are required.
+    for call, name in [(lambda: gpuarray.multi_take([x], None), r"multi_take\(indices\)"),
+                       (lambda: gpuarray.multi_put([x], None, dest_shape=(5,)), r"multi_put\(dest_indices\)"),
+                       (lambda: gpuarray.multi_take_put([x], idx, None, dest_shape=(5,)), r"multi_take_put\(src_indices\)"),
+                       (lambda: gpuarray.multi_take_put([x], None, idx, dest_shape=(5,)), r"multi_take_put\(dest_indices\)")]:
+        with pytest.raises(TypeError, match=name + " must be a GPUArray, got NoneType"):
+            call()
 
     with pytest.raises(ValueError, match="need at least one array to concatenate"):
         gpuarray.concatenate([])

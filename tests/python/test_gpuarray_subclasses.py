@@ -66,6 +66,12 @@ def test_gpudata_assignment_errors():
         a.gpudata = 1.5
     with pytest.raises(ValueError, match="without memory"):
         a.gpudata = None
+    # A negative or too large address raised "std::bad_cast".
+    for bad in (-1, 2**64):
+        with pytest.raises(drv.LogicError, match=rf"^gpudata: expected an integer from 0 to \d+, got {bad}$"):
+            a.gpudata = bad
+        with pytest.raises(drv.LogicError, match=rf"^GPUArray\(gpudata\): expected an integer from 0 to \d+, got {bad}$"):
+            gpuarray.GPUArray((4,), np.float32, gpudata=bad)
     empty = fake((0,))
     empty.gpudata = None
     assert empty.gpudata is None and empty.size == 0

@@ -379,6 +379,15 @@ TEST(NcclGroupBook, RefusalsAreRecordedOnlyInsideAGroupOfThisThread) {
     EXPECT_FALSE(book.refused());
 }
 
+TEST(NcclGroupBook, AnErrorWithoutAMessageRefusesInWordsWithoutCppNames) {
+    group_book& book = nccl::detail::this_thread_groups();
+    book.enter();
+    EXPECT_THROW(nccl::detail::refusing_in_group([] { throw 42; }), int);
+    EXPECT_EQ(book.refusal(), "a call in the group failed with an error that carries no message");
+    EXPECT_TRUE(book.leave());
+    book.settle(false);
+}
+
 // A call recorded in a group: counts how often it is issued, and records its order in `log`.
 recorded_call counted_call(const char* routine, std::vector<std::string>& log) {
     return {routine, nullptr, [routine, &log] {

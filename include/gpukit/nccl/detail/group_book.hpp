@@ -109,7 +109,7 @@ decltype(auto) refusing_in_group(Body&& body) {
         throw;
     } catch (...) {
         if (group_book& book = this_thread_groups(); book.open())
-            book.refuse("a call raised an exception that is no std::exception");
+            book.refuse("a call in the group failed with an error that carries no message");
         throw;
     }
 }

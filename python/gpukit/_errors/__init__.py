@@ -1,0 +1,1 @@
+"""Private helpers that word gpukit's errors."""
