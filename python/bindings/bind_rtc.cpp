@@ -4,6 +4,7 @@
 #include "compile_request.hpp"
 #include "path_args.hpp"
 
+#include "gpukit/core/detail/nvidia_packages.hpp"
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/cache.hpp"
 #include "gpukit/rtc/compiler.hpp"
@@ -56,7 +57,7 @@ void bind_rtc(nb::module_& m) {
           "The path of the nvcc to run for `name` (a path, or searched on PATH, CUDA_PATH/bin, CUDA_HOME/bin, "
           "/usr/local/cuda/bin); '' when none is found.");
     m.def("_set_nvidia_package_dirs", [](path_list_arg dirs) {
-        rtc::set_nvidia_package_dirs(dirs.get("_set_nvidia_package_dirs(dirs)"));
+        gpukit::detail::set_nvidia_package_dirs(dirs.get("_set_nvidia_package_dirs(dirs)"));
     }, "dirs"_a.none(),
           "The `nvidia` namespace package's directories, searched for the CUDA toolkit's pip packages.");
     m.def("_find_cuda_toolkit", [] {

@@ -3,7 +3,7 @@
 #include "gpukit/core/detail/dynamic_library.hpp"
 #include "gpukit/core/fork.hpp"
 #include "gpukit/nccl/error.hpp"
-#include "gpukit/rtc/toolkit.hpp"
+#include "gpukit/core/detail/nvidia_packages.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -45,9 +45,8 @@ std::vector<std::string> default_candidates() {
     add_home(dirs, "CUDA_PATH");
     dirs.push_back("/usr/local/cuda/lib64/");
     dirs.push_back("/usr/local/cuda/lib/");
-    for (const auto& nvidia : rtc::toolkit_search_from_environment().nvidia_package_dirs)
-        for (const char* package : {"/nccl/lib/", "/cu13/lib/"})
-            dirs.push_back(nvidia + package);
+    for (auto& dir : gpukit::detail::nvidia_package_library_dirs({"nccl", "cu13"}))
+        dirs.push_back(std::move(dir));
     dirs.push_back("");  // last: the dynamic linker's own search
     for (auto& candidate : gpukit::detail::library_candidates(dirs, {"libnccl.so.2", "libnccl.so"}))
         candidates.push_back(std::move(candidate));

@@ -2,7 +2,7 @@
 
 #include "gpukit/core/detail/dynamic_library.hpp"
 #include "gpukit/core/error.hpp"
-#include "gpukit/rtc/toolkit.hpp"
+#include "gpukit/core/detail/nvidia_packages.hpp"
 
 #include <string>
 #include <vector>
@@ -28,12 +28,9 @@ struct curand_library {
 };
 
 curand_library::loaded_type curand_library::load() {
-    std::vector<std::string> pip_dirs;
-    for (const auto& nvidia : rtc::toolkit_search_from_environment().nvidia_package_dirs)
-        for (const char* package : {"/curand/lib/", "/cu13/lib/"})
-            pip_dirs.push_back(nvidia + package);
     return gpukit::detail::load_from_candidates<curand_api>(
-        gpukit::detail::library_candidates(gpukit::detail::toolkit_library_dirs(pip_dirs),
+        gpukit::detail::library_candidates(
+            gpukit::detail::toolkit_library_dirs(gpukit::detail::nvidia_package_library_dirs({"curand", "cu13"})),
                                            {"libcurand.so.10", "libcurand.so"}),
         [](void* library, curand_api& table, std::string& missing) {
             using gpukit::detail::resolve_symbol;

@@ -1,21 +1,17 @@
 #include "gpukit/rtc/toolkit.hpp"
 
-#include "gpukit/core/fork.hpp"
+#include "gpukit/core/detail/nvidia_packages.hpp"
 #include "gpukit/rtc/api.hpp"
 #include "gpukit/rtc/nvcc.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <mutex>
 
 namespace gpukit::rtc {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::mutex nvidia_dirs_mutex;
-std::vector<std::string> nvidia_dirs;
 
 bool is_file(const fs::path& path) {
     std::error_code ignored;
@@ -72,20 +68,12 @@ std::string getenv_or_empty(const char* name) {
 
 }  // namespace
 
-void set_nvidia_package_dirs(std::vector<std::string> dirs) {
-    const fork_hold hold;  // a child made by fork() meanwhile must not inherit the lock held
-    const std::lock_guard lock(nvidia_dirs_mutex);
-    nvidia_dirs = std::move(dirs);
-}
-
 toolkit_search toolkit_search_from_environment() {
     toolkit_search search;
     search.cuda_path = getenv_or_empty("CUDA_PATH");
     search.cuda_home = getenv_or_empty("CUDA_HOME");
     search.path = getenv_or_empty("PATH");
-    const fork_hold hold;
-    const std::lock_guard lock(nvidia_dirs_mutex);
-    search.nvidia_package_dirs = nvidia_dirs;
+    search.nvidia_package_dirs = gpukit::detail::nvidia_package_dirs();
     return search;
 }
 

@@ -9,7 +9,7 @@
 //   4. /usr/local/cuda/lib64/ and /usr/local/cuda/lib/;
 //   5. NVIDIA's pip packages (nvidia-nccl-cu13, nvidia-nccl-cu12): nccl/lib/ and cu13/lib/
 //      under the `nvidia` namespace package's directories, which the Python layer passes
-//      with rtc::set_nvidia_package_dirs() when it is imported;
+//      with detail::set_nvidia_package_dirs() when it is imported;
 //   6. the dynamic linker's own search (ld.so.cache, system directories).
 // Nothing links against NCCL, and gpukit does not include nccl.h: the few types its C API
 // uses are declared below from NCCL's documented ABI (C enums passed as int, the 128-byte

@@ -7,7 +7,7 @@
 //   2. $CUDA_HOME/include
 //   3. <dir of the nvcc found on PATH>/../include
 //   4. NVIDIA's pip packages, in the `nvidia` namespace package's directories (the Python
-//      side supplies them, see set_nvidia_package_dirs()): CUDA 13 wheels put every header
+//      side supplies them, see core/detail/nvidia_packages.hpp): CUDA 13 wheels put every header
 //      in nvidia/cu13/include; CUDA 12 wheels use one nvidia/<component>/include per
 //      component (cuda_runtime, curand, cuda_cccl, ...), all of which are taken;
 //   5. /usr/local/cuda/include.
@@ -44,10 +44,6 @@ cuda_toolkit find_cuda_toolkit(const toolkit_search& search);
 // find_cuda_toolkit(toolkit_search_from_environment()): a few stat calls, so it follows
 // environment changes without a cache.
 cuda_toolkit find_cuda_toolkit();
-
-// Sets the `nvidia` namespace package directories (Python's nvidia.__path__) searched for
-// NVIDIA's pip packages; process-wide, thread-safe.
-void set_nvidia_package_dirs(std::vector<std::string> dirs);
 
 // What identifies the toolkit's headers for the compilation cache key without reading them:
 // for each include directory, its path and modification time (an installer adds, removes or

@@ -1,6 +1,7 @@
 // Loading a library's function table and naming the file it came from
 // (core/detail/dynamic_library.hpp).
 #include "gpukit/core/detail/dynamic_library.hpp"
+#include "gpukit/core/detail/nvidia_packages.hpp"
 
 #include <gtest/gtest.h>
 
@@ -108,3 +109,15 @@ TEST_F(ld_library_path, its_directories_in_order_without_empty_entries) {
 }
 
 }  // namespace
+
+TEST(nvidia_packages, library_dirs_follow_the_package_dirs_set) {
+    const std::vector<std::string> before = gpukit::detail::nvidia_package_dirs();
+    gpukit::detail::set_nvidia_package_dirs({"/a/nvidia", "/b/nvidia"});
+    EXPECT_EQ(gpukit::detail::nvidia_package_dirs(), (std::vector<std::string>{"/a/nvidia", "/b/nvidia"}));
+    EXPECT_EQ(gpukit::detail::nvidia_package_library_dirs({"nccl", "cu13"}),
+              (std::vector<std::string>{"/a/nvidia/nccl/lib/", "/a/nvidia/cu13/lib/", "/b/nvidia/nccl/lib/",
+                                        "/b/nvidia/cu13/lib/"}));
+    gpukit::detail::set_nvidia_package_dirs({});
+    EXPECT_TRUE(gpukit::detail::nvidia_package_library_dirs({"curand"}).empty());
+    gpukit::detail::set_nvidia_package_dirs(before);
+}

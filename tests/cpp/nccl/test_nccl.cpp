@@ -4,6 +4,7 @@
 // calls recorded in them, the communicators they make, the calls refused in them), groups
 // that issue nothing (refused, cancelled) and the comparison of the ranks' calls behind
 // check_agreement.
+#include "gpukit/core/detail/nvidia_packages.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/nccl/agreement.hpp"
 #include "gpukit/nccl/api.hpp"
@@ -63,9 +64,9 @@ TEST(NcclLoader, CandidatesInTheDocumentedOrder) {
     const std::string home = saved_home ? saved_home : "";
     ::setenv("LD_LIBRARY_PATH", "/first:/second", 1);
     ::setenv("CUDA_HOME", "/toolkit", 1);
-    rtc::set_nvidia_package_dirs({"/site/nvidia"});
+    gpukit::detail::set_nvidia_package_dirs({"/site/nvidia"});
     const std::vector<std::string> c = nccl::detail::default_candidates();
-    rtc::set_nvidia_package_dirs({});
+    gpukit::detail::set_nvidia_package_dirs({});
     saved_path ? ::setenv("LD_LIBRARY_PATH", saved.c_str(), 1) : ::unsetenv("LD_LIBRARY_PATH");
     saved_home ? ::setenv("CUDA_HOME", home.c_str(), 1) : ::unsetenv("CUDA_HOME");
 

@@ -1,6 +1,7 @@
 // The CUDA toolkit search, on fake directory trees, and the messages that name it.
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/process.hpp"
+#include "gpukit/core/detail/nvidia_packages.hpp"
 #include "gpukit/rtc/program.hpp"
 #include "gpukit/rtc/toolkit.hpp"
 #include "nvrtc_test.hpp"
@@ -141,13 +142,13 @@ TEST_F(toolkit_test, identity_follows_the_version_headers_not_every_header) {
 
 TEST_F(toolkit_test, the_process_search_reads_the_environment_and_package_dirs) {
     ::setenv("CUDA_PATH", make_root("env", false).string().c_str(), 1);
-    rtc::set_nvidia_package_dirs({"/somewhere/nvidia"});
+    gpukit::detail::set_nvidia_package_dirs({"/somewhere/nvidia"});
     const rtc::toolkit_search from_env = rtc::toolkit_search_from_environment();
     EXPECT_EQ(from_env.cuda_path, (dir / "env").string());
     EXPECT_EQ(from_env.nvidia_package_dirs, std::vector<std::string>{"/somewhere/nvidia"});
     EXPECT_EQ(rtc::find_cuda_toolkit().found_via, "CUDA_PATH");
     ::unsetenv("CUDA_PATH");
-    rtc::set_nvidia_package_dirs({});
+    gpukit::detail::set_nvidia_package_dirs({});
 }
 
 TEST_F(toolkit_test, a_missing_header_is_named_with_where_gpukit_looked) {
