@@ -100,31 +100,32 @@ void bind_rtc(nb::module_& m) {
             return notes;
         }, "What gpukit did with the options and compilers, and why ([] on a cache hit).");
 
-    m.def("_cache_key", [](std::string source, std::vector<std::string> options, std::string arch,
-                           path_list_arg include_dirs, path_list_arg system_include_dirs, bool no_extern_c,
-                           const std::string& compiler, path_arg nvcc, const std::string& output) {
-        const rtc::compile_request r = make_compile_request(
-            std::move(source), std::move(options), std::move(arch), include_dirs.get("compile(include_dirs)"),
-            system_include_dirs.get("system_include_dirs"), no_extern_c, compiler, nvcc.get("compile(nvcc)"), output,
-            false);
-        release_gil release;
-        return rtc::cache_key(r);
-    }, "source"_a, "options"_a, "arch"_a, "include_dirs"_a.none(), "system_include_dirs"_a.none(), "no_extern_c"_a,
-       "compiler"_a, "nvcc"_a.none(), "output"_a, "The compilation cache key (64 hex digits) of this request.");
-    m.def("_compile", [](std::string source, std::vector<std::string> options, std::string arch,
-                         path_list_arg include_dirs, path_list_arg system_include_dirs, bool no_extern_c,
-                         const std::string& compiler, path_arg nvcc, const std::string& output, bool keep,
-                         path_arg cache_dir) {
-        const rtc::compile_request r = make_compile_request(
+    nb::class_<rtc::prepared_compile>(m, "_PreparedCompile",
+                                      "A compile request made ready once (options translated, arch settled): "
+                                      "its cache key and its compilation without preparing twice.")
+        .def_prop_ro("keeps_files", &rtc::prepared_compile::keeps_files,
+                     "Whether the compiler's files are kept (keep, or --keep in the options).")
+        .def_prop_ro("key", [](const rtc::prepared_compile& p) {
+            release_gil release;
+            return p.key();
+        }, "The compilation cache key (64 hex digits), worked out once.")
+        .def("compile", [](const rtc::prepared_compile& p, path_arg cache_dir) {
+            const std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir, "compile");
+            release_gil release;
+            return p.compile_cached(dir);
+        }, "cache_dir"_a.none(), "Compile through the cache at cache_dir (None: no cache); a CompileOutcome.");
+    m.def("_prepare_compile", [](std::string source, std::vector<std::string> options, std::string arch,
+                                 path_list_arg include_dirs, path_list_arg system_include_dirs, bool no_extern_c,
+                                 const std::string& compiler, path_arg nvcc, const std::string& output, bool keep) {
+        rtc::compile_request r = make_compile_request(
             std::move(source), std::move(options), std::move(arch), include_dirs.get("compile(include_dirs)"),
             system_include_dirs.get("system_include_dirs"), no_extern_c, compiler, nvcc.get("compile(nvcc)"), output,
             keep);
-        const std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir, "compile");
-        release_gil release;
-        return rtc::compile_cached(r, dir);
+        release_gil release;  // settling the arch may ask the driver for the current device
+        return rtc::prepared_compile(std::move(r));
     }, "source"_a, "options"_a, "arch"_a, "include_dirs"_a.none(), "system_include_dirs"_a.none(), "no_extern_c"_a,
-       "compiler"_a, "nvcc"_a.none(), "output"_a, "keep"_a, "cache_dir"_a.none(),
-       "Compile through the cache at cache_dir (None: no cache); a CompileOutcome.");
+       "compiler"_a, "nvcc"_a.none(), "output"_a, "keep"_a,
+       "The request checked, its options translated and its architecture settled: a _PreparedCompile.");
 }
 
 }  // namespace gpukit::python

@@ -12,6 +12,7 @@ import importlib.util
 import logging
 import os
 import struct
+import sys
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
@@ -161,7 +162,7 @@ def _cache_directory(cache_dir):
 
 
 def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, target):
-    """The keyword arguments of _gpukit._compile / _cache_key but keep and cache_dir."""
+    """The keyword arguments of _gpukit._prepare_compile but keep."""
     if not isinstance(target, str) or target not in _TARGETS:
         raise ValueError(f"target must be 'cubin', 'ptx' or 'fatbin', got {target!r}")
     if options is None:
@@ -176,8 +177,17 @@ def _warn_about_output(log):
     """What PyCUDA does when nvcc succeeds but prints something."""
     if "demoted" in log.lower() or "demoting" in log.lower():
         warnings.warn("nvcc said it demoted types in source code it compiled--this is likely not what you want.",
-                      stacklevel=4)
-    warnings.warn("The CUDA compiler succeeded, but said the following:\n" + log, stacklevel=4)
+                      stacklevel=_caller_stacklevel())
+    warnings.warn("The CUDA compiler succeeded, but said the following:\n" + log, stacklevel=_caller_stacklevel())
+
+
+def _caller_stacklevel():
+    """The stacklevel at which a warning raised by this function's caller names the first
+    frame outside this module (the user's compile() or SourceModule())."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _debugging_overrides(options, keep, cache_dir):
@@ -198,7 +208,13 @@ def compile_outcome(source: str, nvcc: _Path = "nvcc", options: Sequence[str] | 
     ``from_cache``."""
     options, keep, cache_dir = _debugging_overrides(options, keep, cache_dir)
     request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, target)
-    outcome = _gpukit._compile(**request, keep=bool(keep), cache_dir=_cache_directory(cache_dir))
+    return _compiled(_gpukit._prepare_compile(**request, keep=bool(keep)), _cache_directory(cache_dir))
+
+
+def _compiled(prepared, directory):
+    """`prepared` compiled through the cache in `directory` (None: no cache), its notes
+    logged, the kept directory printed and the compiler's messages warned about."""
+    outcome = prepared.compile(directory)
     for note in outcome.notes:
         _log.info("%s", note)
     if outcome.kept_dir:
@@ -229,11 +245,6 @@ def compile(source: str, nvcc: _Path = "nvcc", options: Sequence[str] | None = N
     """
     return compile_outcome(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, target,
                            compiler).image
-
-
-def _keeps(keep, options):
-    """True when the compilation keeps its files (keep=True, or --keep in the options)."""
-    return bool(keep) or _gpukit._translate_options(options)["keep"]
 
 
 # Modules already loaded, by (context handle, cache key). Weak: a module stays reusable
@@ -281,20 +292,23 @@ class SourceModule:
                  no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
                  cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
                  compiler: str | None = None) -> None:
+        # One request, prepared once: its key finds a module already loaded, and compiles it.
+        # Under driver.set_debugging() it has -G: never reuse a module loaded without.
+        debugging = driver.CUDA_DEBUGGING
+        options, keep, cache_dir = _debugging_overrides(options, keep, cache_dir)
         request = _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, "cubin")
+        prepared = _gpukit._prepare_compile(**request, keep=bool(keep))
         directory = _cache_directory(cache_dir)
         loaded_key = None
-        # Under driver.set_debugging() compile() adds -G: never reuse a module loaded without.
-        if directory is not None and not _keeps(keep, request["options"]) and not driver.CUDA_DEBUGGING:
+        if directory is not None and not prepared.keeps_files and not debugging:
             context = Context.get_current()
             if context is not None:
-                loaded_key = (context.handle, _gpukit._cache_key(**request))
+                loaded_key = (context.handle, prepared.key)
                 module = _loaded_modules.get(loaded_key)
                 if module is not None:
                     self.module = module
                     return
-        image = compile(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs,
-                        compiler=compiler)
+        image = _compiled(prepared, directory).image
         self.module = module_from_buffer(image)
         if loaded_key is not None and not _has_variables(image):
             _loaded_modules[loaded_key] = self.module

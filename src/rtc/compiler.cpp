@@ -17,14 +17,13 @@
 #include <variant>
 
 namespace gpukit::rtc {
-namespace {
 
-namespace fs = std::filesystem;
+namespace detail {
 
 // A request with its options translated and its architecture settled, shared by the cache
 // key and the compilation so that both see the same thing.
 struct prepared_request {
-    const compile_request& request;
+    compile_request request;
     // The compiler to run: the request's, except that the automatic choice is nvcc when
     // NVRTC is not installed.
     compiler_kind compiler;
@@ -37,11 +36,21 @@ struct prepared_request {
     std::string keep_dir{};
 };
 
-prepared_request prepare(const compile_request& request) {
-    require_c_strings(request);
-    const bool without_nvrtc = request.compiler == compiler_kind::automatic && !nvrtc_available();
-    prepared_request p{request, without_nvrtc ? compiler_kind::nvcc : request.compiler,
-                       translate_nvcc_options(request.options.options), {}, false, false, {}};
+}  // namespace detail
+
+namespace {
+
+using detail::prepared_request;
+
+namespace fs = std::filesystem;
+
+prepared_request prepare(compile_request given_request) {
+    require_c_strings(given_request);
+    const bool without_nvrtc = given_request.compiler == compiler_kind::automatic && !nvrtc_available();
+    prepared_request p{std::move(given_request), compiler_kind::automatic, {}, {}, false, false, {}};
+    const compile_request& request = p.request;
+    p.compiler = without_nvrtc ? compiler_kind::nvcc : request.compiler;
+    p.translated = translate_nvcc_options(request.options.options);
     const std::string& given = request.options.arch;
     const std::string& in_options = target_of(p.translated);
     if (!given.empty() && !in_options.empty() && given != in_options)
@@ -301,10 +310,7 @@ compiler_kind compiler_kind_from_name(const std::string& name) {
     return from_name(name, names, "compiler");
 }
 
-std::string cache_key(const compile_request& request) {
-    const prepared_request p = prepare(request);
-    return key_of(p, p.compiler == compiler_kind::nvcc ? std::string() : nvrtc_identity());
-}
+std::string cache_key(const compile_request& request) { return prepared_compile(request).key(); }
 
 namespace detail {
 
@@ -317,29 +323,53 @@ std::string cache_key(const compile_request& request, const std::string& nvrtc_i
 compile_outcome compile(const compile_request& request) { return compile_prepared(prepare(request)); }
 
 compile_outcome compile_cached(const compile_request& request, const std::optional<fs::path>& cache_dir) {
-    // The arch is settled first, so the key and the compilation agree even if the current
-    // context changes in between; NVRTC's limit is applied only when compiling, so a cache
-    // hit never loads NVRTC.
-    const prepared_request p = prepare(request);
-    const bool use_cache = cache_dir && !p.keep && !request.options.want_ptx;
+    return prepared_compile(request).compile_cached(cache_dir);
+}
+
+// The arch is settled when the request is prepared, so the key and the compilation agree even
+// if the current context changes in between; NVRTC's limit is applied only when compiling, so
+// a cache hit never loads NVRTC.
+prepared_compile::prepared_compile(compile_request request)
+    : prepared_(std::make_unique<detail::prepared_request>(prepare(std::move(request)))) {}
+prepared_compile::prepared_compile(prepared_compile&&) noexcept = default;
+prepared_compile& prepared_compile::operator=(prepared_compile&&) noexcept = default;
+prepared_compile::~prepared_compile() = default;
+
+const compile_request& prepared_compile::request() const noexcept { return prepared_->request; }
+const std::string& prepared_compile::arch() const noexcept { return prepared_->arch; }
+bool prepared_compile::keeps_files() const noexcept { return prepared_->keep; }
+
+const std::string& prepared_compile::key() const {
+    const std::string identity = prepared_->compiler == compiler_kind::nvcc ? std::string() : nvrtc_identity();
+    if (key_.empty() || identity != key_identity_) {
+        key_ = key_of(*prepared_, identity);
+        key_identity_ = identity;
+    }
+    return key_;
+}
+
+compile_outcome prepared_compile::compile() const { return compile_prepared(*prepared_); }
+
+compile_outcome prepared_compile::compile_cached(const std::optional<fs::path>& cache_dir) const {
+    const prepared_request& p = *prepared_;
+    const bool use_cache = cache_dir && !p.keep && !p.request.options.want_ptx;
     if (!use_cache)
         return compile_prepared(p);
     const compile_cache cache(*cache_dir);
-    const bool nvrtc_may_run = p.compiler != compiler_kind::nvcc;
-    std::string key = key_of(p, nvrtc_may_run ? nvrtc_identity() : std::string());
-    if (auto image = cache.load(key)) {
+    if (auto image = cache.load(key())) {
         compile_outcome hit;
         hit.image = std::move(*image);
         hit.arch = p.arch;
-        hit.key = std::move(key);
+        hit.key = key_;
         hit.from_cache = true;
         return hit;
     }
     compile_outcome outcome = compile_prepared(p);
-    // Stored under the identity of the NVRTC that compiled, now loaded. It differs from the
-    // one looked up only when the first library found lacked entry points and a later one
-    // was loaded instead; lookups then miss rather than find this image.
-    outcome.key = nvrtc_may_run ? key_of(p, nvrtc_identity()) : key;
+    // Stored under the identity of the NVRTC that compiled, now loaded: key() works the key
+    // out again only when that differs from the one looked up (the first library found
+    // lacked entry points and a later one was loaded instead); lookups then miss rather
+    // than find this image.
+    outcome.key = key();
     // A cache that cannot be written (read-only home, full disk) must not fail the
     // compilation that already succeeded; say so once per failure instead.
     try {

@@ -58,10 +58,11 @@ def test_messages_name_the_argument(call, expected):
 
 
 def test_text_that_is_no_utf8_is_named():
-    # os.fsdecode of a non-UTF-8 file name holds surrogate escapes, which cannot cross as UTF-8.
-    message = message_of(lambda: _gpukit._compile(SOURCE, [], "", [], [], False, "nvrtc", "nvcc", "cubin", False,
-                                                  "/tmp/\udcff"))
-    assert "argument 'cache_dir' must be text that can be encoded as UTF-8" in message
+    # os.fsdecode of a non-UTF-8 file name holds surrogate escapes, which cannot cross as UTF-8
+    # where the argument is text, not a path (paths cross as bytes: test_paths.py).
+    message = message_of(lambda: _gpukit._prepare_compile(SOURCE, ["-DX=\udcff"], "sm_90", [], [], False, "nvrtc",
+                                                          "nvcc", "cubin", False))
+    assert "argument 'options' must be text that can be encoded as UTF-8" in message
 
 
 def test_the_argument_of_the_wrong_type_is_named_not_an_earlier_one():

@@ -31,11 +31,12 @@ def request(source=KERNEL, options=(), arch="sm_90", include_dirs=(), no_extern_
 
 
 def key(source=KERNEL, **kw):
-    return _gpukit._cache_key(**request(source, **kw))
+    return _gpukit._prepare_compile(**request(source, **kw), keep=False).key
 
 
 def raw_compile(cache_dir, source=KERNEL):
-    return _gpukit._compile(**request(source), keep=False, cache_dir=None if cache_dir is None else str(cache_dir))
+    prepared = _gpukit._prepare_compile(**request(source), keep=False)
+    return prepared.compile(None if cache_dir is None else str(cache_dir))
 
 
 @needs_nvrtc

@@ -36,6 +36,7 @@
 #include "gpukit/rtc/program.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,5 +90,39 @@ compile_outcome compile(const compile_request& request);
 // bad entry. The cache is bypassed when cache_dir is nullopt, when keeping files (the point
 // is to see the compiler's files) and when options.want_ptx is set (only images are stored).
 compile_outcome compile_cached(const compile_request& request, const std::optional<std::filesystem::path>& cache_dir);
+
+namespace detail {
+struct prepared_request;
+}  // namespace detail
+
+// A request made ready once: checked (require_c_strings), its options translated and its
+// architecture settled (the current device's when none is named). For a caller that asks
+// for the cache key and then compiles, as SourceModule does to reuse a module already
+// loaded: neither the translation nor the key (which reads every header the source
+// includes) is worked out twice. One thread at a time.
+class prepared_compile {
+public:
+    explicit prepared_compile(compile_request request);
+    prepared_compile(prepared_compile&&) noexcept;
+    prepared_compile& operator=(prepared_compile&&) noexcept;
+    ~prepared_compile();
+
+    const compile_request& request() const noexcept;
+    // The architecture compiled for.
+    const std::string& arch() const noexcept;
+    // Whether the compiler's files are kept (keep, or --keep in the options): the cache is
+    // bypassed then.
+    bool keeps_files() const noexcept;
+    // cache_key(request()), worked out on the first call and kept.
+    const std::string& key() const;
+    // compile(request()) and compile_cached(request(), cache_dir), without preparing again.
+    compile_outcome compile() const;
+    compile_outcome compile_cached(const std::optional<std::filesystem::path>& cache_dir) const;
+
+private:
+    std::unique_ptr<detail::prepared_request> prepared_;
+    mutable std::string key_;             // empty until key() is first asked for
+    mutable std::string key_identity_;    // the NVRTC identity key_ was made with
+};
 
 }  // namespace gpukit::rtc

@@ -178,6 +178,32 @@ TEST_F(cache_test, compile_cached_misses_then_hits_and_recompiles_a_bad_entry) {
     EXPECT_TRUE(rtc::compile_cached(r, dir).from_cache);  // rewritten
 }
 
+TEST_F(cache_test, a_prepared_request_keys_once_and_compiles_with_that_key) {
+    GPUKIT_REQUIRE_NVRTC();
+    rtc::compile_request r = request(kernel);
+    r.options.options = {"-DX=1", "--keep"};
+    const rtc::prepared_compile keeping(r);
+    EXPECT_TRUE(keeping.keeps_files());  // from the options, translated when prepared
+    r.options.options = {"-DX=1"};
+    const rtc::prepared_compile p(r);
+    EXPECT_FALSE(p.keeps_files());
+    EXPECT_EQ(p.arch(), "sm_90");
+    EXPECT_EQ(p.request().source, r.source);
+    const std::string& key = p.key();
+    EXPECT_EQ(key, rtc::cache_key(r));
+    EXPECT_EQ(&p.key(), &key);  // kept, not worked out again
+    const rtc::compile_outcome first = p.compile_cached(dir);
+    EXPECT_FALSE(first.from_cache);
+    EXPECT_EQ(first.key, key);
+    const rtc::compile_outcome second = rtc::prepared_compile(r).compile_cached(dir);
+    EXPECT_TRUE(second.from_cache);
+    EXPECT_EQ(second.image, first.image);
+    EXPECT_EQ(p.compile().image, first.image);  // no cache
+    // Checked when prepared: a NUL in an option is refused before anything runs.
+    r.options.options = {std::string("-DX=1\0junk", 11)};
+    EXPECT_THROW(rtc::prepared_compile{r}, std::invalid_argument);
+}
+
 TEST_F(cache_test, no_directory_means_no_cache) {
     GPUKIT_REQUIRE_NVRTC();
     const rtc::compile_outcome outcome = rtc::compile_cached(request(kernel), std::nullopt);
