@@ -1,8 +1,8 @@
 // gpukit._gpukit: the compiled half of the Python package. Only translation lives here;
 // the logic is in the C++ library.
-#include "argument_errors.hpp"
-#include "bindings.hpp"
-#include "exit_cleanup.hpp"
+#include "common/argument_errors.hpp"
+#include "common/bindings.hpp"
+#include "common/exit_cleanup.hpp"
 
 #include <cstdlib>
 #include <string_view>

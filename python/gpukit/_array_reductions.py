@@ -1,6 +1,6 @@
 """Whole-array reductions of GPUArrays (``gpuarray.sum`` etc.): PyCUDA's names and
 signatures, numpy's result types. Each is one call into C++
-(python/bindings/array_reductions.cpp) running one of numpy's reduction specs of
+(python/bindings/array/array_reductions.cpp) running one of numpy's reduction specs of
 ``gpukit::array`` (array/reduction.hpp); strided views are read in place.
 
 The subset forms reduce ``a[subset[i]]`` over the subset's elements (``a`` taken flat in C

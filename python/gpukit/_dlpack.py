@@ -1,6 +1,6 @@
 """DLPack exchange: GPUArray.__dlpack__ / __dlpack_device__, and reading another library's
 CUDA tensors through their __dlpack__. The capsules themselves are made and consumed by
-nanobind's ndarray (python/bindings/bind_dlpack.cpp), DLPack 1.0 (versioned) when the consumer
+nanobind's ndarray (python/bindings/common/bind_dlpack.cpp), DLPack 1.0 (versioned) when the consumer
 asks for it; this module maps dtypes, devices, streams and the copy request."""
 import numpy as np
 

@@ -4,7 +4,7 @@ Each GPUArray operator is one elementwise kernel, so ``a * x + b`` would read an
 memory twice and allocate a temporary. Instead, when the result of an operator can only
 ever be an operand of the very next operator, its kernel is not launched: the result is
 left *pending* (a GPUArray holding the expression, without memory; see
-python/bindings/array_object.hpp) and the next operator computes both steps in one kernel.
+python/bindings/array/array_object.hpp) and the next operator computes both steps in one kernel.
 ``a * x + b`` thus reads x and writes the result once.
 
 When is that safe? The value of a pending result is computed later than the operator ran,

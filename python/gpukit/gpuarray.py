@@ -2,7 +2,7 @@
 
 A GPUArray is a shape, dtype and byte strides (a ``gpukit._gpukit.Layout``) over device
 memory; the array itself is C++ (``gpukit._gpukit._Array``, see
-python/bindings/array_object.hpp), and this class adds PyCUDA's names and defaults. Views
+python/bindings/array/array_object.hpp), and this class adds PyCUDA's names and defaults. Views
 (slicing, reshape, transpose) share the memory. Operators are one call into C++ each:
 result types follow numpy 2, including NEP 50 for Python scalars (``int8_array + 1`` stays
 int8), shapes broadcast as numpy's do, and chained arithmetic such as ``a * x + b`` runs as

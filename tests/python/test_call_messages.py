@@ -2,7 +2,7 @@
 names the argument, what it must be and what it was, never nanobind's "incompatible function
 arguments" with its internal signatures, and never a C++ type name (std::bad_cast). Objects
 made with ``Class.__new__(Class)``, whose __init__ never ran, say so wherever they are used.
-python/bindings/argument_errors.hpp routes every bound function's failures through
+python/bindings/common/argument_errors.hpp routes every bound function's failures through
 gpukit/_errors/arguments.py; test_public_api_fuzz.py looks for these over every public callable."""
 import re
 import types

@@ -5,7 +5,7 @@ Each case runs in a process of its own. Clean means the exit status the program 
 so that an abort or a swallowed SystemExit cannot pass for it) and nothing on stderr.
 
 A daemon thread in a GIL-releasing call meets the exit in one of two ways, and each case
-makes its way certain rather than likely (python/bindings/release_gil.hpp says what went
+makes its way certain rather than likely (python/bindings/common/release_gil.hpp says what went
 wrong in each and what gpukit does instead):
 - "returns while finalizing": the thread loops over a short call while the script keeps an
   object whose __del__ sleeps, with the GIL released, during finalization; a call returns

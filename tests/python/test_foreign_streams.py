@@ -1,5 +1,5 @@
 """stream= takes any object with __cuda_stream__ (CUDA Python's stream protocol), as well as
-gpukit's Stream and None (python/bindings/memory_args.cpp, stream_arg)."""
+gpukit's Stream and None (python/bindings/common/memory_args.cpp, stream_arg)."""
 import numpy as np
 import pytest
 

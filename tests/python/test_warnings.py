@@ -1,4 +1,4 @@
-"""Warnings from the C++ core reach Python's warnings machinery (python/bindings/bind_warnings.cpp)."""
+"""Warnings from the C++ core reach Python's warnings machinery (python/bindings/common/bind_warnings.cpp)."""
 import subprocess
 import sys
 import time

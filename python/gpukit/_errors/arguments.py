@@ -1,5 +1,5 @@
 """What was wrong with the arguments of a call into the extension module that failed to
-convert them (python/bindings/argument_errors.hpp routes such failures here): which argument,
+convert them (python/bindings/common/argument_errors.hpp routes such failures here): which argument,
 what it must be, and what it was, worked out from the function's signatures and the values.
 
 Runs only on that error path, so it may be slow; it must not raise (a failure here leaves

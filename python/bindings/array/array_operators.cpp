@@ -1,0 +1,683 @@
+#include "array/array_operators.hpp"
+
+#include "array/array_fusion.hpp"
+#include "common/exit_cleanup.hpp"
+#include "common/memory_args.hpp"
+
+#include "gpukit/array/elementwise.hpp"
+#include "gpukit/core/error.hpp"
+
+#include <nanobind/stl/string.h>
+
+#include <complex>
+#include <span>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace gpukit::python {
+
+using array::binary_op;
+using array::dtype;
+using array::expression;
+
+namespace {
+
+// Beyond this many operands a pending result is computed on its own first, so long chains
+// do not generate kernels with ever more parameters.
+constexpr std::size_t max_fused_operands = 16;
+
+bool is_array(nb::handle h) { return nb::isinstance<array_object>(h); }
+
+// ---- scalars
+
+// A Python or numpy scalar operand: how type resolution sees it, and its value.
+struct scalar_operand {
+    array::operand operand;
+    enum class value_kind { integer, floating, complex } kind = value_kind::integer;
+    nb::object object;  // the Python value (an integer's, to convert it to a float exactly as Python does)
+    double real = 0, imag = 0;
+};
+
+array::python_int python_int_of(nb::handle value) {
+    array::python_int result;
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+    if (v == -1 && PyErr_Occurred())
+        nb::raise_python_error();
+    if (overflow == 0) {
+        result.negative = v < 0;
+        result.magnitude = v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+        return result;
+    }
+    result.negative = overflow < 0;
+    nb::object magnitude = nb::steal(PyNumber_Absolute(value.ptr()));
+    const unsigned long long m = PyLong_AsUnsignedLongLong(magnitude.ptr());
+    if (m == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        result.beyond_64_bits = true;
+    } else {
+        result.magnitude = m;
+    }
+    return result;
+}
+
+// The scalar `h`, or nullopt when it is not one gpukit takes (Python bool, int, float and
+// complex and their subclasses, numpy scalars of a kernel type).
+std::optional<scalar_operand> scalar_of(nb::handle h) {
+    scalar_operand s;
+    s.object = nb::borrow(h);
+    PyObject* p = h.ptr();
+    const auto typed = [&](dtype t) { s.operand = {array::operand::kind::typed, t, {}}; };
+    // numpy's scalars first: np.float64 is a Python float and np.complex128 a complex, but
+    // they are typed ("strong") operands, where Python's own are weak (NEP 50).
+    if (!PyFloat_CheckExact(p) && !PyLong_CheckExact(p) && !PyBool_Check(p) && !PyComplex_CheckExact(p) &&
+        nb::hasattr(h, "dtype") && !is_array(h)) {
+        static cached_object generic([]() -> nb::object { return nb::module_::import_("numpy").attr("generic"); });
+        const bool numpy_scalar = PyObject_IsInstance(p, generic.get().ptr()) == 1;
+        // A class such as numpy.float32 has these attributes too, as descriptors: ndim must be an int.
+        int ndim = -1;
+        const bool zero_d = !numpy_scalar && nb::hasattr(h, "ndim") && nb::hasattr(h, "item") &&
+                            nb::try_cast(h.attr("ndim"), ndim) && ndim == 0 && nb::hasattr(h, "__array_interface__");
+        if (!numpy_scalar && !zero_d)
+            return std::nullopt;
+        const auto t = kernel_type(h.attr("dtype"));
+        if (!t)
+            return std::nullopt;
+        typed(*t);
+        nb::object value = h.attr("item")();
+        if (array::kind(*t) == array::dtype_kind::complex) {
+            const Py_complex c = PyComplex_AsCComplex(value.ptr());
+            s.kind = scalar_operand::value_kind::complex, s.real = c.real, s.imag = c.imag;
+        } else if (array::kind(*t) == array::dtype_kind::floating) {
+            s.kind = scalar_operand::value_kind::floating, s.real = PyFloat_AsDouble(value.ptr());
+        } else {
+            s.object = value;  // a Python int or bool
+            s.operand.value = python_int_of(s.object);
+        }
+        return s;
+    }
+    if (PyBool_Check(p)) {
+        typed(dtype::bool_);
+        s.operand.value.magnitude = p == Py_True;
+        return s;
+    }
+    if (PyLong_Check(p)) {
+        s.operand = {array::operand::kind::python_int, dtype::int64, python_int_of(h)};
+        return s;
+    }
+    if (PyFloat_Check(p)) {
+        s.operand.k = array::operand::kind::python_float;
+        s.kind = scalar_operand::value_kind::floating;
+        s.real = PyFloat_AsDouble(p);
+        return s;
+    }
+    if (PyComplex_Check(p)) {
+        s.operand.k = array::operand::kind::python_complex;
+        s.kind = scalar_operand::value_kind::complex;
+        const Py_complex c = PyComplex_AsCComplex(p);
+        s.real = c.real, s.imag = c.imag;
+        return s;
+    }
+    return std::nullopt;
+}
+
+template <class T>
+array::scalar_value bytes_as(const scalar_operand& s) {
+    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+        using part = typename T::value_type;
+        if (s.kind == scalar_operand::value_kind::integer)
+            return array::scalar_value::of(T(static_cast<part>(PyLong_AsDouble(s.object.ptr())), 0));
+        return array::scalar_value::of(T(static_cast<part>(s.real), static_cast<part>(s.imag)));
+    } else if constexpr (std::is_floating_point_v<T>) {
+        // An integer becomes the nearest float (PyLong_AsDouble rounds; beyond float64's
+        // range it raises OverflowError, as numpy does).
+        const double v = s.kind == scalar_operand::value_kind::integer ? PyLong_AsDouble(s.object.ptr()) : s.real;
+        if (v == -1.0 && PyErr_Occurred())
+            nb::raise_python_error();
+        return array::scalar_value::of(static_cast<T>(v));
+    } else {
+        // Integer and bool types: resolve_binary has checked that the value fits, or where
+        // wraps it (a float or complex scalar never computes in an integer type).
+        const array::python_int& v = s.operand.value;
+        const unsigned long long bits = v.negative ? 0ull - v.magnitude : v.magnitude;
+        if constexpr (std::is_same_v<T, bool>) {
+            // numpy's logical functions test a scalar of any kind for non-zero.
+            switch (s.kind) {
+            case scalar_operand::value_kind::floating: return array::scalar_value::of(s.real != 0);
+            case scalar_operand::value_kind::complex: return array::scalar_value::of(s.real != 0 || s.imag != 0);
+            default: return array::scalar_value::of(v.magnitude != 0);
+            }
+        } else {
+            return array::scalar_value::of(static_cast<T>(bits));  // two's complement: the value fits, or wraps
+        }
+    }
+}
+
+// The scalar's value in type `t`, the type the expression reads it as.
+array::scalar_value scalar_bytes(const scalar_operand& s, dtype t) {
+    switch (t) {
+    case dtype::bool_: return bytes_as<bool>(s);
+    case dtype::int8: return bytes_as<std::int8_t>(s);
+    case dtype::int16: return bytes_as<std::int16_t>(s);
+    case dtype::int32: return bytes_as<std::int32_t>(s);
+    case dtype::int64: return bytes_as<std::int64_t>(s);
+    case dtype::uint8: return bytes_as<std::uint8_t>(s);
+    case dtype::uint16: return bytes_as<std::uint16_t>(s);
+    case dtype::uint32: return bytes_as<std::uint32_t>(s);
+    case dtype::uint64: return bytes_as<std::uint64_t>(s);
+    case dtype::float32: return bytes_as<float>(s);
+    case dtype::float64: return bytes_as<double>(s);
+    case dtype::complex64: return bytes_as<std::complex<float>>(s);
+    case dtype::complex128: return bytes_as<std::complex<double>>(s);
+    }
+    throw logic_error("scalar of an unknown type");
+}
+
+// ---- building an expression and its operands
+
+// The operands of an expression being built: arrays appear once however often they are used.
+struct operand_list {
+    std::vector<expression_operand> operands;
+
+    int add_array(nb::handle h) {
+        for (std::size_t k = 0; k < operands.size(); ++k)
+            if (operands[k].array.ptr() == h.ptr())
+                return static_cast<int>(k);
+        operands.push_back({nb::borrow(h), {}});
+        return static_cast<int>(operands.size() - 1);
+    }
+    int add_scalar(const array::scalar_value& v) {
+        operands.push_back({nb::object(), v});
+        return static_cast<int>(operands.size() - 1);
+    }
+
+    // The expression of array `h`: its own pending expression when `fuse` allows it (its
+    // operands joining this list), otherwise element i of it (computed first if pending).
+    expression of_array(nb::handle h, bool fuse, const char* what) {
+        array_object& a = array_of(h);
+        if (a.pending) {
+            if (fuse && operands.size() + a.pending->operands.size() < max_fused_operands) {
+                std::vector<int> numbers;
+                for (const expression_operand& o : a.pending->operands)
+                    numbers.push_back(o.array ? add_array(o.array) : add_scalar(o.scalar));
+                return a.pending->expression.renumbered(numbers);
+            }
+            settle(a);
+        }
+        const dtype t = require_kernel_type(a, what);
+        require_aligned(a, t);  // before the result is allocated
+        return expression::array(add_array(h), t);
+    }
+};
+
+std::size_t launches = 0;  // kernels the operators have run (a test counts them); GIL held
+
+// Runs `spec` on `args`; the GIL is released while the kernel is queued.
+void run_counted(const array::elementwise_spec& spec, std::span<const array::elementwise_arg> args,
+                 cuda::stream_view stream) {
+    ++launches;
+    release_gil unlocked;
+    array::run(spec, args, stream);
+}
+
+// Runs `e` over `operands` into `out` (whose shape the operands broadcast to).
+void launch(const expression& e, const std::vector<expression_operand>& operands, array_object& out,
+            cuda::stream_view stream) {
+    const array::elementwise_spec& spec = array::expression_kernel(e);
+    std::vector<array::elementwise_arg> args;
+    args.reserve(operands.size() + 1);
+    std::vector<nb::object> copies;  // inputs copied because they overlap the output
+    for (const expression_operand& o : operands) {
+        if (!o.array) {
+            args.emplace_back(o.scalar);
+            continue;
+        }
+        array_object* input = &settled(o.array);
+        if (overlaps_differently(*input, out)) {
+            copies.push_back(converted(*input, *input->type, stream));
+            input = &array_of(copies.back());
+        }
+        args.emplace_back(as_ndarray(*input, out.layout.shape()));
+    }
+    args.emplace_back(as_ndarray(out));
+    run_counted(spec, args, stream);
+}
+
+// numpy's same_kind rule: any cast within a kind or to a higher kind (bool < unsigned <
+// signed < floating < complex).
+bool same_kind(dtype from, dtype to) {
+    const auto rank = [](dtype t) {
+        switch (array::kind(t)) {
+        case array::dtype_kind::boolean: return 0;
+        case array::dtype_kind::unsigned_int: return 1;
+        case array::dtype_kind::signed_int: return 2;
+        case array::dtype_kind::floating: return 3;
+        case array::dtype_kind::complex: return 4;
+        }
+        return 5;
+    };
+    return rank(from) <= rank(to);
+}
+
+bool fusable(binary_op op) {
+    return op == binary_op::add || op == binary_op::subtract || op == binary_op::multiply ||
+           op == binary_op::true_divide;
+}
+
+// An operand of an expression being built: an array or a scalar not yet in the operand list
+// (a scalar's bytes depend on the type the operation reads it as), or an expression built
+// from earlier operands.
+struct term {
+    nb::handle array;
+    std::optional<scalar_operand> scalar;
+    std::optional<expression> built;
+    array::operand operand;  // as type resolution sees it
+    std::vector<std::int64_t> shape;
+};
+
+term array_term(nb::handle h, const char* what) {
+    array_object& a = array_of(h);
+    term t;
+    t.array = h;
+    t.operand = {array::operand::kind::typed, require_kernel_type(a, what), {}};
+    t.shape = a.layout.shape();
+    return t;
+}
+
+// The term of an array or scalar `h`; nullopt for anything else.
+std::optional<term> term_of(nb::handle h, const char* what) {
+    if (is_array(h))
+        return array_term(h, what);
+    std::optional<scalar_operand> s = scalar_of(h);
+    if (!s)
+        return std::nullopt;
+    term t;
+    t.operand = s->operand;
+    t.scalar = std::move(s);
+    return t;
+}
+
+// The expression of `t`, adding its array or scalar (read as `type`) to `list`.
+expression materialize(const term& t, dtype type, operand_list& list, bool fuse, const char* what) {
+    if (t.built)
+        return *t.built;
+    if (t.array)
+        return list.of_array(t.array, fuse, what);
+    return expression::scalar(list.add_scalar(scalar_bytes(*t.scalar, type)), type);
+}
+
+// `a <op> b`, typed by the op table; arrays join `list` (fused in when `fuse` allows).
+term combine(binary_op op, const term& a, const term& b, operand_list& list, bool fuse) {
+    const char* what = array::symbol(op).data();
+    const array::binary_types t = array::resolve_binary(op, a.operand, b.operand);
+    term r;
+    r.shape = broadcast_shapes(a.shape, b.shape);
+    r.operand = {array::operand::kind::typed, t.result, {}};
+    if (t.constant) {  // e.g. uint8 < 1000: true everywhere, whatever the values
+        for (const term* x : {&a, &b})
+            if (x->array && array_of(x->array).pending)
+                settle(array_of(x->array));  // still computed, as it would have been without fusion
+        r.built = expression::constant(*t.constant);
+        return r;
+    }
+    // A scalar is read in the compute type, except the uint64 side of an exact signed/uint64
+    // comparison, which keeps its own.
+    const auto read_as = [&](const term& x) { return t.signed_with_uint64 ? x.operand.type : t.compute; };
+    const expression left = materialize(a, read_as(a), list, fuse, what);
+    const expression right = materialize(b, read_as(b), list, fuse, what);
+    r.built = expression::binary(op, left, right, t);
+    return r;
+}
+
+// An expression ready to run, its operands and the shape they broadcast to.
+struct built {
+    expression e;
+    operand_list operands;
+    std::vector<std::int64_t> shape;
+
+    void take(term&& t) {
+        e = std::move(*t.built);
+        shape = std::move(t.shape);
+    }
+};
+
+// A TypeError for a host array operand (returning NotImplemented would let numpy's reflected
+// operator make an object array of GPUArrays); nothing for other objects.
+void refuse_host_array(nb::handle h, const char* what) {
+    static cached_object host_array([]() -> nb::object { return nb::module_::import_("numpy").attr("ndarray"); });
+    if (PyObject_IsInstance(h.ptr(), host_array.get().ptr()) == 1)
+        throw nb::type_error(("GPUArray " + std::string(what) +
+                              " numpy.ndarray: copy the host array to the device first (gpuarray.to_gpu)")
+                                 .c_str());
+}
+
+// TypeError "<what>: <expected>, got <the type of h>".
+[[noreturn]] void throw_wrong_type(const char* what, const char* expected, nb::handle h) {
+    throw nb::type_error(
+        (std::string(what) + ": " + expected + ", got " + nb::cast<std::string>(nb::str(h.type()))).c_str());
+}
+
+// An operand that is neither a GPUArray nor a scalar: refuse_host_array's TypeError for a
+// host array, else throw_wrong_type's.
+[[noreturn]] void refuse_operand(nb::handle h, const char* what, const char* expected) {
+    refuse_host_array(h, what);
+    throw_wrong_type(what, expected, h);
+}
+
+// The expression and operands of `self <op> other` (reflected: other <op> self); nullopt
+// when `other` is neither an array nor a scalar.
+std::optional<built> build_binary(binary_op op, nb::handle self, nb::handle other, bool reflected, bool fuse) {
+    const char* what = array::symbol(op).data();
+    const term mine = array_term(self, what);
+    const std::optional<term> theirs = term_of(other, what);
+    if (!theirs) {
+        refuse_host_array(other, what);
+        return std::nullopt;
+    }
+    built b;
+    b.take(reflected ? combine(op, *theirs, mine, b.operands, fuse) : combine(op, mine, *theirs, b.operands, fuse));
+    return b;
+}
+
+// Writes `b` into `target`, cast as numpy's same_kind rule allows; `what` names the operation.
+void write_into(built& b, array_object& target, const char* what, cuda::stream_view stream) {
+    const dtype target_type = require_kernel_type(target, what);
+    if (!same_kind(b.e.type(), target_type))
+        throw nb::type_error(("Cannot cast ufunc '" + std::string(what) + "' output from dtype('" +
+                              std::string(array::name(b.e.type())) + "') to dtype('" +
+                              std::string(array::name(target_type)) + "') with casting rule 'same_kind'")
+                                 .c_str());
+    if (b.shape != target.layout.shape())
+        throw nb::value_error(("non-broadcastable output operand with shape " + shape_text(target.layout.shape()) +
+                               " doesn't match the broadcast shape " + shape_text(b.shape))
+                                  .c_str());
+    if (b.e.type() != target_type)
+        b.e = expression::unary(array::unary_op::cast, b.e, b.e.type(), target_type);
+    launch(b.e, b.operands.operands, target, stream);
+}
+
+// How a function's new result is made for an operand of a subclass gpukit does not make
+// results of: as PyCUDA makes it, from the operand's _new_like_me (with the order, as for
+// real, imag and conj), or as a plain GPUArray (PyCUDA's empty_like).
+enum class subclass_result { plain, new_like_me, new_like_me_with_order };
+
+// Runs `b` into target.out, or into a new array like `like` (C order unless `new_layout`).
+nb::object finish(built& b, nb::handle like_object, const result_target& target, const char* what,
+                  subclass_result rule, const std::optional<gpukit::layout>& new_layout = std::nullopt) {
+    const array_object& like = array_of(like_object);
+    if (!target.out.is_none()) {
+        if (!is_array(target.out))
+            throw_wrong_type(what, "out must be a GPUArray", target.out);
+        array_object& out = settled(target.out);
+        write_into(b, out, what, target.stream.is_none() ? stream_of(out) : stream_arg(target.stream));
+        return nb::borrow(target.out);
+    }
+    const dtype type = b.e.type();
+    const cuda::stream_view stream = target.stream.is_none() ? stream_of(like) : stream_arg(target.stream);
+    if (rule != subclass_result::plain && target.allocator.is_none() && !makes_own_results(like_object.type())) {
+        const bool fortran = new_layout && new_layout->is_f_contiguous() && !new_layout->is_c_contiguous();
+        nb::object out = new_result(like_object, b.shape, type, fortran ? order::f : order::c,
+                                    rule == subclass_result::new_like_me_with_order);
+        launch(b.e, b.operands.operands, array_of(out), stream);
+        return out;
+    }
+    const gpukit::layout l =
+        new_layout ? *new_layout
+                   : gpukit::layout::contiguous(b.shape, static_cast<std::int64_t>(array::size_of(type)));
+    nb::object out = new_array(l, numpy_dtype(type), target.allocator.is_none() ? nb::handle(like.allocator) : target.allocator,
+                               like.stream);
+    launch(b.e, b.operands.operands, array_of(out), stream);
+    return out;
+}
+
+// The operand PyCUDA asks for the result of `self <op> other` (_new_like_me): self when it
+// has the result's shape, else `other` when it is an array of that shape; None when neither
+// has it (a broadcast PyCUDA refuses, which gpukit answers with a plain GPUArray).
+nb::handle result_operand(nb::handle self, nb::handle other, const std::vector<std::int64_t>& shape) {
+    if (array_of(self).layout.shape() == shape)
+        return self;
+    if (is_array(other) && array_of(other).layout.shape() == shape)
+        return other;
+    return nb::handle();
+}
+
+// A pending array standing for `b`, with the allocator and stream of `like`.
+nb::object pending_array(built&& b, const array_object& like) {
+    array_object result;
+    const dtype type = b.e.type();
+    result.layout = gpukit::layout::contiguous(b.shape, static_cast<std::int64_t>(array::size_of(type)));
+    result.dtype = nb::borrow(numpy_dtype(type));
+    result.type = type;
+    result.gpudata = result.base = nb::none();
+    result.allocator = like.allocator;
+    result.stream = like.stream;
+    result.pending = std::make_unique<pending_result>(pending_result{std::move(b.e), std::move(b.operands.operands)});
+    return wrap_array(result_class(), std::move(result));
+}
+
+}  // namespace
+
+bool overlaps_differently(const array_object& a, const array_object& b) {
+    if (a.layout.size() == 0 || b.layout.size() == 0)
+        return false;
+    const auto [a_low, a_high] = a.layout.byte_extent();
+    const auto [b_low, b_high] = b.layout.byte_extent();
+    const auto a_start = static_cast<std::int64_t>(a.address) + a_low, a_end = static_cast<std::int64_t>(a.address) + a_high;
+    const auto b_start = static_cast<std::int64_t>(b.address) + b_low, b_end = static_cast<std::int64_t>(b.address) + b_high;
+    if (a_end <= b_start || b_end <= a_start)
+        return false;
+    return !(a.data() == b.data() && a.layout.shape() == b.layout.shape() && a.layout.strides() == b.layout.strides() &&
+             a.type == b.type);
+}
+
+nb::object binary_operator(binary_op op, nb::handle self, nb::handle other, bool reflected) {
+    // The fusion check comes first and only for fusable operators: it reads the caller's
+    // bytecode position, which only matters while this operator runs.
+    const bool fuse = fusable(op) && result_feeds_next_operator();
+    std::optional<built> b = build_binary(op, self, other, reflected, fusable(op));
+    if (!b)
+        return nb::borrow(Py_NotImplemented);
+    const array_object& like = array_of(self);
+    const nb::handle asked = result_operand(self, other, b->shape);
+    if (asked.is_valid() && !makes_own_results(asked.type())) {
+        nb::object out = new_result(asked, b->shape, b->e.type());
+        launch(b->e, b->operands.operands, array_of(out), stream_of(like));
+        return out;
+    }
+    if (fuse && b->operands.operands.size() < max_fused_operands && !b->operands.operands.empty())
+        return pending_array(std::move(*b), like);
+    nb::object out = new_array(b->shape, b->e.type(), like);
+    array_object& result = array_of(out);
+    launch(b->e, b->operands.operands, result, stream_of(result));
+    return out;
+}
+
+nb::object in_place_operator(binary_op op, nb::handle self, nb::handle other) {
+    std::optional<built> b = build_binary(op, self, other, false, false);
+    if (!b)
+        return nb::borrow(Py_NotImplemented);
+    array_object& target = settled(self);
+    write_into(*b, target, array::symbol(op).data(), stream_of(target));
+    return nb::borrow(self);
+}
+
+nb::object unary_operator(array::unary_op op, nb::handle self) {
+    array_object& a = settled(self);
+    const dtype t = require_kernel_type(a, op == array::unary_op::negative ? "-" : "abs");
+    dtype result = t;
+    if (op == array::unary_op::negative && t == dtype::bool_)
+        throw nb::type_error("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator "
+                             "or the logical_not function instead.");
+    if (op == array::unary_op::absolute && t == dtype::complex64)
+        result = dtype::float32;  // the magnitude, a real number
+    if (op == array::unary_op::absolute && t == dtype::complex128)
+        result = dtype::float64;
+    operand_list operands;
+    const expression e = expression::unary(op, operands.of_array(self, false, "unary operator"), t, result);
+    nb::object out = new_result(self, a.layout.shape(), result);
+    launch(e, operands.operands, array_of(out), stream_of(a));
+    return out;
+}
+
+nb::object binary_function(binary_op op, nb::handle x, nb::handle y, const result_target& target) {
+    const char* what = array::symbol(op).data();
+    const std::optional<term> tx = term_of(x, what), ty = term_of(y, what);
+    for (const auto& [t, h] : {std::pair{&tx, x}, std::pair{&ty, y}})
+        if (!*t)
+            refuse_operand(h, what, "operands are GPUArrays or scalars");
+    if (!tx->array && !ty->array)
+        throw nb::type_error((std::string(what) + ": at least one operand must be a GPUArray").c_str());
+    built b;
+    b.take(combine(op, *tx, *ty, b.operands, false));
+    // PyCUDA's logical_and and logical_or ask the array for their result; minimum and
+    // maximum make a plain one.
+    const bool logical = op == binary_op::logical_and || op == binary_op::logical_or;
+    return finish(b, tx->array ? x : y, target, what, logical ? subclass_result::new_like_me : subclass_result::plain);
+}
+
+nb::object unary_function(array::unary_op op, nb::handle x, const result_target& target) {
+    const char* what = op == array::unary_op::conjugate ? "conj"
+                       : op == array::unary_op::real    ? "real"
+                       : op == array::unary_op::imag    ? "imag"
+                                                        : "logical_not";
+    if (!is_array(x))
+        throw_wrong_type(what, "expected a GPUArray", x);
+    array_object& a = settled(x);
+    const dtype t = require_kernel_type(a, what);
+    dtype compute = t, result = t;
+    if (op == array::unary_op::logical_not)
+        compute = result = dtype::bool_;
+    else if ((op == array::unary_op::real || op == array::unary_op::imag) && array::kind(t) == array::dtype_kind::complex)
+        result = t == dtype::complex64 ? dtype::float32 : dtype::float64;
+    built b;
+    b.e = expression::unary(op, b.operands.of_array(x, false, what), compute, result);
+    b.shape = a.layout.shape();
+    // PyCUDA asks the array for conj, real and imag, in its order; logical_not is a plain array.
+    return finish(b, x, target, what,
+                  op == array::unary_op::logical_not ? subclass_result::plain : subclass_result::new_like_me_with_order,
+                  gpukit::layout::contiguous_like(a.layout, static_cast<std::int64_t>(array::size_of(result))));
+}
+
+nb::object select_function(bool positive, nb::handle criterion, nb::handle then, nb::handle otherwise,
+                           const result_target& target) {
+    const char* what = positive ? "if_positive" : "where";
+    if (!is_array(criterion))
+        throw_wrong_type(what, "the criterion must be a GPUArray", criterion);
+    const std::optional<term> t_then = term_of(then, what), t_otherwise = term_of(otherwise, what);
+    for (const auto& [t, h] : {std::pair{&t_then, then}, std::pair{&t_otherwise, otherwise}})
+        if (!*t)
+            refuse_operand(h, what, "the choices are GPUArrays or scalars");
+    built b;
+    const term c = array_term(criterion, what);
+    expression condition;
+    if (positive) {
+        const std::optional<term> zero_term = term_of(nb::int_(0), what);
+        condition = *combine(binary_op::greater, c, *zero_term, b.operands, false).built;
+    } else {
+        condition = b.operands.of_array(criterion, false, what);
+    }
+    const dtype type = array::result_type(t_then->operand, t_otherwise->operand);
+    for (const term* t : {&*t_then, &*t_otherwise})
+        if (t->scalar && t->operand.k == array::operand::kind::python_int)
+            array::check_wrapped(t->operand.value);
+    const expression e_then = materialize(*t_then, type, b.operands, false, what);
+    const expression e_otherwise = materialize(*t_otherwise, type, b.operands, false, what);
+    b.e = expression::select(condition, e_then, e_otherwise, type);
+    b.shape = broadcast_shapes(broadcast_shapes(c.shape, t_then->shape), t_otherwise->shape);
+    return finish(b, t_then->array ? then : t_otherwise->array ? otherwise : criterion, target, what,
+                  subclass_result::plain);
+}
+
+nb::object mul_add(nb::handle self, nb::handle selffac, nb::handle other, nb::handle otherfac,
+                   const result_target& target) {
+    const char* what = "mul_add";
+    const term mine = array_term(self, what);
+    std::optional<term> terms[3] = {term_of(selffac, what), term_of(other, what), term_of(otherfac, what)};
+    for (const auto& t : terms)
+        if (!t)
+            throw nb::type_error("mul_add(selffac, other, otherfac): the factors are scalars, other a GPUArray or "
+                                 "a scalar");
+    built b;
+    const term left = combine(binary_op::multiply, *terms[0], mine, b.operands, false);
+    const term right = combine(binary_op::multiply, *terms[2], *terms[1], b.operands, false);
+    b.take(combine(binary_op::add, left, right, b.operands, false));
+    return finish(b, self, target, what, subclass_result::new_like_me);
+}
+
+nb::object converted(array_object& source, dtype to, cuda::stream_view stream, order o) {
+    nb::object out = new_array(source.layout.shape(), to, source, o);
+    convert_into(source, array_of(out), stream);
+    return out;
+}
+
+void convert_into(array_object& source, array_object& target, cuda::stream_view stream) {
+    const dtype from = require_kernel_type(source, "astype"), to = require_kernel_type(target, "astype");
+    const expression e = expression::unary(array::unary_op::cast, expression::array(0, from), from, to);
+    const array::elementwise_spec& spec = array::expression_kernel(e);
+    const array::elementwise_arg args[] = {as_ndarray(source), as_ndarray(target)};
+    run_counted(spec, args, stream);
+}
+
+void assign(nb::handle target_object, nb::handle source_object, cuda::stream_view stream) {
+    array_object& target = settled(target_object);
+    array_object& source = settled(source_object);
+    const dtype to = require_kernel_type(target, "__setitem__"), from = require_kernel_type(source, "__setitem__");
+    const std::vector<std::int64_t>& shape = target.layout.shape();
+    if (broadcast_shapes(source.layout.shape(), shape) != shape)
+        throw nb::value_error(("could not broadcast input array from shape " + shape_text(source.layout.shape()) +
+                               " into shape " + shape_text(shape)).c_str());
+    const expression e = expression::unary(array::unary_op::cast, expression::array(0, from), from, to);
+    // An input that overlaps the target differently is copied first (launch() does that).
+    launch(e, {{nb::borrow(source_object), {}}}, target, stream);
+}
+
+void fill(array_object& target, const array::scalar_value& value, cuda::stream_view stream) {
+    const dtype t = require_kernel_type(target, "fill");
+    const expression e = expression::scalar(0, t);
+    const array::elementwise_spec& spec = array::expression_kernel(e);
+    const array::elementwise_arg args[] = {value, as_ndarray(target)};
+    run_counted(spec, args, stream);
+}
+
+std::size_t operator_kernel_launches() noexcept { return launches; }
+
+const array::elementwise_spec& operator_spec(binary_op op, nb::handle left, nb::handle right) {
+    // Each side: a dtype name (an array of it) or a scalar, as the operators see them.
+    std::optional<scalar_operand> scalars[2];
+    array::operand operands[2];
+    for (int k = 0; k < 2; ++k) {
+        nb::handle side = k == 0 ? left : right;
+        if (nb::isinstance<nb::str>(side)) {
+            operands[k] = {array::operand::kind::typed, array::dtype_from_name(nb::cast<std::string>(side)), {}};
+            continue;
+        }
+        scalars[k] = scalar_of(side);
+        if (!scalars[k])
+            throw nb::type_error("_operator_spec: each side is a dtype name or a scalar");
+        operands[k] = scalars[k]->operand;
+    }
+    const array::binary_types t = array::resolve_binary(op, operands[0], operands[1]);
+    if (t.constant)
+        return array::expression_kernel(expression::constant(*t.constant));
+    const auto side = [&](int k) {
+        const dtype scalar_type = t.signed_with_uint64 ? operands[k].type : t.compute;
+        return scalars[k] ? expression::scalar(k, scalar_type) : expression::array(k, operands[k].type);
+    };
+    return array::expression_kernel(expression::binary(op, side(0), side(1), t));
+}
+
+void settle(array_object& a) {
+    std::unique_ptr<pending_result> p = std::move(a.pending);
+    try {
+        allocate(a);
+        launch(p->expression, p->operands, a, stream_of(a));
+    } catch (...) {
+        a.pending = std::move(p);  // still pending: a later use tries again
+        a.gpudata = nb::none();
+        a.address = 0;
+        throw;
+    }
+}
+
+}  // namespace gpukit::python

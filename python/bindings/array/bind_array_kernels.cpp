@@ -1,0 +1,198 @@
+// gpukit._gpukit array helpers: dtype promotion and elementwise kernels of
+// gpukit::array, for gpukit.gpuarray and gpukit.cuda. Arrays cross as (address of element 0,
+// shape, byte strides, dtype name); the Python objects keep the memory alive.
+#include "common/bindings.hpp"
+#include "cuda/compile_request.hpp"
+#include "common/int_args.hpp"
+#include "common/memory_args.hpp"
+
+#include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/elementwise_kernel.hpp"
+#include "gpukit/core/c_text.hpp"
+#include "gpukit/core/error.hpp"
+#include "gpukit/core/from_name.hpp"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <filesystem>
+#include <span>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+using namespace gpukit::array;
+
+namespace {
+
+using array_arg = std::tuple<std::uint64_t, std::vector<std::int64_t>, std::vector<std::int64_t>, std::string>;
+
+ndarray to_ndarray(const array_arg& a) {
+    const auto& [address, shape, strides, type_name] = a;
+    const dtype t = dtype_from_name(type_name);
+    const auto itemsize = static_cast<std::int64_t>(size_of(t));
+    // Element 0 may not be the lowest address (negative strides): the buffer starts at the
+    // lowest byte the view touches.
+    const auto [low, high] = layout(shape, strides, itemsize, 0).byte_extent();
+    const auto buffer = borrow(address + static_cast<std::uint64_t>(low), static_cast<std::size_t>(high - low));
+    return ndarray(buffer, t, layout(shape, strides, itemsize, -low));
+}
+
+param_kind kind_from(const std::string& k) {
+    if (k == "in") return param_kind::input;
+    if (k == "out") return param_kind::output;
+    if (k == "inout") return param_kind::inout;
+    if (k == "scalar") return param_kind::scalar;
+    throw nb::value_error(("parameter kind must be in, out, inout or scalar, got " + k).c_str());
+}
+
+std::string kind_name(param_kind k) {
+    switch (k) {
+    case param_kind::input: return "in";
+    case param_kind::output: return "out";
+    case param_kind::inout: return "inout";
+    case param_kind::scalar: return "scalar";
+    }
+    return "?";
+}
+
+using kernel_params = std::vector<std::tuple<std::string, std::string, bool>>;  // (declarator, name, is_array)
+
+elementwise_kernel_spec kernel_spec(std::string name, const kernel_params& params, std::string operation,
+                                    std::string preamble, std::string loop_prep, std::string after_loop) {
+    elementwise_kernel_spec spec{std::move(name), {}, std::move(operation), std::move(preamble),
+                                 std::move(loop_prep), std::move(after_loop)};
+    for (const auto& [declarator, param_name, is_array] : params)
+        spec.params.push_back({declarator, param_name, is_array});
+    return spec;
+}
+
+}  // namespace
+
+void bind_array_kernels(nb::module_& m) {
+    m.def("_promote_types", [](const std::string& a, const std::string& b) {
+        return std::string(name(promote(dtype_from_name(a), dtype_from_name(b))));
+    }, "a"_a, "b"_a, "numpy.promote_types for gpukit's dtypes, by name.");
+    m.def("_dtype_supported", [](const std::string& t) {
+        try {
+            (void)dtype_from_name(t);
+            return true;
+        } catch (const logic_error&) {
+            return false;
+        }
+    }, "t"_a, "Whether kernels exist for dtype `t`.");
+
+    nb::class_<elementwise_spec>(m, "_ElementwiseSpec", "An elementwise kernel's parameters and operation.")
+        .def("__init__", [](elementwise_spec* self, const std::string& name,
+                            const std::vector<std::tuple<std::string, std::string, std::string>>& params,
+                            const std::string& operation, const std::string& preamble) {
+            std::vector<param> converted;
+            for (const auto& [n, t, k] : params)
+                converted.push_back({n, dtype_from_name(t), kind_from(k)});
+            new (self) elementwise_spec{name, std::move(converted), operation, preamble};
+        }, "name"_a, "params"_a, "operation"_a, "preamble"_a = "")
+        .def_prop_ro("name", [](const elementwise_spec& s) { return s.name(); })
+        .def_prop_ro("params", [](const elementwise_spec& s) {
+            std::vector<std::tuple<std::string, std::string, std::string>> out;
+            for (const auto& p : s.params())
+                out.emplace_back(p.name, std::string(array::name(p.type)), kind_name(p.kind));
+            return out;
+        })
+        .def("source", [](const elementwise_spec& s, const std::string& variant, int_arg<int> ndim) {
+            if (variant != "vectorized" && variant != "contiguous" && variant != "strided" && variant != "rows")
+                throw nb::value_error(("source(variant): expected 'vectorized', 'contiguous', 'strided' or 'rows', got '" +
+                                       variant + "'").c_str());
+            const elementwise_variant v = variant == "vectorized"   ? elementwise_variant::vectorized
+                                          : variant == "contiguous" ? elementwise_variant::contiguous
+                                          : variant == "strided"    ? elementwise_variant::strided
+                                                                    : elementwise_variant::rows;
+            return elementwise_source(s, v, ndim.get("source(ndim)"));
+        }, "variant"_a, "ndim"_a.none() = 1, "The CUDA C of 'vectorized', 'contiguous', 'strided' or 'rows'.");
+
+    // args: array_arg tuples for arrays, bytes (the value in the parameter's type) for scalars.
+    m.def("_elementwise_run", [](const elementwise_spec& spec, const nb::list& args, nb::handle stream) {
+        std::vector<elementwise_arg> converted;
+        for (nb::handle a : args) {
+            if (nb::isinstance<nb::bytes>(a)) {
+                const auto b = nb::borrow<nb::bytes>(a);
+                if (b.size() > 16)
+                    throw nb::value_error("scalar arguments are at most 16 bytes");
+                scalar_value s;
+                std::memcpy(s.bytes.data(), b.c_str(), b.size());
+                s.size = b.size();
+                converted.emplace_back(s);
+            } else {
+                converted.emplace_back(to_ndarray(nb::cast<array_arg>(a)));
+            }
+        }
+        const cuda::stream_view s = stream_arg(stream);
+        release_gil release;
+        run(spec, converted, s);
+    }, "spec"_a, "args"_a, "stream"_a = nb::none());
+
+    // Why `name` cannot name a kernel parameter in `language` ("cuda" or "opencl"), or "" when
+    // it can: the check of the argument classes of gpukit.tools and gpukit.cl.tools.
+    m.def("_kernel_name_problem", [](const std::string& name, const std::string& language) {
+        static constexpr std::pair<std::string_view, kernel_language> languages[] = {
+            {"cuda", kernel_language::cuda}, {"opencl", kernel_language::opencl}};
+        return kernel_name_problem(name, from_name(language, languages, "language"));
+    }, "name"_a, "language"_a);
+
+    // PyCUDA's ElementwiseKernel. Parameters cross as (declarator, name, is_array); the
+    // compile request as gpukit.compiler._request gives it. Each call's values are bytes:
+    // addresses of arrays, values of scalars in their C type.
+    m.def("_elementwise_kernel_source", [](std::string name, const kernel_params& params, std::string operation,
+                                           std::string preamble, std::string loop_prep, std::string after_loop,
+                                           bool use_range) {
+        return elementwise_kernel_source(kernel_spec(std::move(name), params, std::move(operation),
+                                                     std::move(preamble), std::move(loop_prep),
+                                                     std::move(after_loop)),
+                                         use_range);
+    }, "name"_a, "params"_a, "operation"_a, "preamble"_a, "loop_prep"_a, "after_loop"_a, "use_range"_a,
+       "The CUDA C of PyCUDA's elementwise kernel for these parameters.");
+
+    nb::class_<elementwise_kernel>(m, "_ElementwiseKernel", "An ElementwiseKernel's spec and compiled kernels.")
+        .def("__init__", [](elementwise_kernel* self, std::string name, const kernel_params& params,
+                            std::string operation, std::string preamble, std::string loop_prep, std::string after_loop,
+                            std::vector<std::string> options, std::string arch, path_list_arg include_dirs,
+                            path_list_arg system_include_dirs, const std::string& compiler, path_arg nvcc,
+                            path_arg cache_dir) {
+            elementwise_kernel_spec spec = kernel_spec(std::move(name), params, std::move(operation),
+                                                       std::move(preamble), std::move(loop_prep), std::move(after_loop));
+            rtc::compile_request request = generated_kernel_request(std::move(options), std::move(arch), include_dirs,
+                                                                    system_include_dirs, compiler, nvcc,
+                                                                    "ElementwiseKernel");
+            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir, "ElementwiseKernel");
+            new (self) elementwise_kernel(std::move(spec), std::move(request), std::move(dir));
+        }, "name"_a, "params"_a, "operation"_a, "preamble"_a, "loop_prep"_a, "after_loop"_a, "options"_a, "arch"_a,
+           "include_dirs"_a.none(), "system_include_dirs"_a.none(), "compiler"_a, "nvcc"_a.none(), "cache_dir"_a.none())
+        .def("source", &elementwise_kernel::source, "use_range"_a = false, "The generated CUDA C.")
+        .def("run", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values, int_arg<unsigned long long> n_arg,
+                       nb::handle stream) {
+            const unsigned long long n = n_arg.get("ElementwiseKernel(n)");
+            std::vector<std::span<const std::byte>> spans;
+            for (const nb::bytes& v : values)
+                spans.emplace_back(static_cast<const std::byte*>(v.data()), v.size());
+            const cuda::stream_view s = stream_arg(stream);
+            release_gil release;  // the first call compiles
+            k.run(spans, n, s);
+        }, "values"_a, "n"_a.none(), "stream"_a.none())
+        .def("run_range", [](const elementwise_kernel& k, const std::vector<nb::bytes>& values,
+                             int_arg<long long> start_arg, int_arg<long long> stop_arg, int_arg<long long> step_arg,
+                             nb::handle stream) {
+            const long long start = start_arg.get("ElementwiseKernel(range.start)"),
+                            stop = stop_arg.get("ElementwiseKernel(range.stop)"),
+                            step = step_arg.get("ElementwiseKernel(range.step)");
+            std::vector<std::span<const std::byte>> spans;
+            for (const nb::bytes& v : values)
+                spans.emplace_back(static_cast<const std::byte*>(v.data()), v.size());
+            const cuda::stream_view s = stream_arg(stream);
+            release_gil release;
+            k.run_range(spans, start, stop, step, s);
+        }, "values"_a, "start"_a.none(), "stop"_a.none(), "step"_a.none(), "stream"_a.none());
+}
+
+}  // namespace gpukit::python

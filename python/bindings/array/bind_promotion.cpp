@@ -1,0 +1,76 @@
+// gpukit._gpukit._resolve_binary: the binary-operator type table (gpukit/array/promotion.hpp),
+// for tests that compare it with numpy. Operands are described as tuples:
+//   ("typed", dtype_name)   an array or numpy scalar (and a Python bool: ("typed", "bool"))
+//   ("int", value)          a Python int of any size
+//   ("float",)              a Python float
+//   ("complex",)            a Python complex
+#include "common/bindings.hpp"
+
+#include "gpukit/array/promotion.hpp"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+
+#include <string>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+using namespace gpukit::array;
+
+namespace {
+
+// A Python int's sign and magnitude, or only its sign when the magnitude needs more than 64 bits.
+python_int python_int_of(nb::handle value) {
+    int overflow = 0;
+    const long long small = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+    if (small == -1 && PyErr_Occurred())
+        nb::raise_python_error();
+    if (overflow == 0) {
+        const auto magnitude = static_cast<std::uint64_t>(small);
+        return {small < 0, small < 0 ? 0 - magnitude : magnitude, false};
+    }
+    const nb::object absolute = nb::steal(PyNumber_Absolute(value.ptr()));
+    const unsigned long long magnitude = PyLong_AsUnsignedLongLong(absolute.ptr());
+    if (magnitude == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        return {overflow < 0, 0, true};
+    }
+    return {overflow < 0, magnitude, false};
+}
+
+operand operand_of(const nb::tuple& description) {
+    const std::string what = description.size() > 0 && nb::isinstance<nb::str>(description[0])
+                                 ? nb::cast<std::string>(description[0])
+                                 : std::string();
+    if (what == "typed" && description.size() == 2)
+        return {operand::kind::typed, dtype_from_name(nb::cast<std::string>(description[1])), {}};
+    if (what == "int" && description.size() == 2 && PyLong_Check(description[1].ptr()))
+        return {operand::kind::python_int, {}, python_int_of(description[1])};
+    if (what == "float" && description.size() == 1)
+        return {operand::kind::python_float, {}, {}};
+    if (what == "complex" && description.size() == 1)
+        return {operand::kind::python_complex, {}, {}};
+    throw nb::value_error(("_resolve_binary: an operand is (\"typed\", dtype_name), (\"int\", value), (\"float\",) "
+                           "or (\"complex\",), got " +
+                           nb::cast<std::string>(nb::repr(description)))
+                              .c_str());
+}
+
+}  // namespace
+
+void bind_promotion(nb::module_& m) {
+    m.def("_resolve_binary", [](const std::string& op_symbol, const nb::tuple& a, const nb::tuple& b) {
+        const std::optional<binary_op> op = binary_op_from_symbol(op_symbol);
+        if (!op)
+            throw nb::value_error(("_resolve_binary: unknown operator '" + op_symbol + "'").c_str());
+        const binary_types types = resolve_binary(*op, operand_of(a), operand_of(b));
+        const nb::object constant = types.constant ? nb::object(nb::bool_(*types.constant)) : nb::none();
+        return nb::make_tuple(name(types.result), name(types.compute), constant, types.signed_with_uint64);
+    }, "op_symbol"_a, "a"_a, "b"_a,
+          "(result dtype, compute dtype, constant answer or None, signed_with_uint64) of `a op_symbol b`, "
+          "as gpukit's operators type it; a and b as ('typed', dtype_name), ('int', value), ('float',) or "
+          "('complex',).");
+}
+
+}  // namespace gpukit::python
