@@ -9,7 +9,7 @@ C); ``n`` is the first array argument's size.
 
 PyCUDA's lower-level helpers are here too: get_elwise_module, get_elwise_kernel and the
 kernel factories its gpuarray used (get_take_kernel, get_linear_combination_kernel, ...;
-see gpukit/_elementwise_helpers.py).
+see gpukit/_array/elementwise_helpers.py).
 """
 import builtins
 import numbers
@@ -19,10 +19,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from gpukit import _c_types, _elementwise_helpers, _gpukit, gpuarray
+from gpukit import _gpukit, gpuarray
+from gpukit._array import c_types as _c_types, elementwise_helpers as _elementwise_helpers
 from gpukit import compiler as _compiler
-from gpukit._c_types import ScalarArg, VectorArg
-from gpukit._elementwise_helpers import *  # noqa: F401,F403  (PyCUDA's get_*_kernel helpers)
+from gpukit._array.c_types import ScalarArg, VectorArg
+from gpukit._array.elementwise_helpers import *  # noqa: F401,F403  (PyCUDA's get_*_kernel helpers)
 
 __all__ = ["ElementwiseKernel", "get_elwise_module", "get_elwise_range_module", "get_elwise_kernel_and_types",
            "get_elwise_kernel"] + _elementwise_helpers.__all__

@@ -6,7 +6,7 @@ python/bindings/array/array_object.hpp), and this class adds PyCUDA's names and 
 (slicing, reshape, transpose) share the memory. Operators are one call into C++ each:
 result types follow numpy 2, including NEP 50 for Python scalars (``int8_array + 1`` stays
 int8), shapes broadcast as numpy's do, and chained arithmetic such as ``a * x + b`` runs as
-one kernel (see gpukit._fusion).
+one kernel (see gpukit._array.fusion).
 
 Supported dtypes: bool, int8..int64, uint8..uint64, float32, float64, complex64 and
 complex128 (complex numbers ordered as numpy orders them). Other dtypes (float16, records,
@@ -25,10 +25,10 @@ import numpy.typing as npt
 
 from gpukit import _gpukit, _memory
 from gpukit._array import pycuda_operators
-from gpukit._array_pools import default_allocator, release_default_pools
-from gpukit._array_reductions import all, any, dot, max, min, subset_dot, subset_max, subset_min, subset_sum, sum
+from gpukit._array.pools import default_allocator, release_default_pools
+from gpukit._array.reductions import all, any, dot, max, min, subset_dot, subset_max, subset_min, subset_sum, sum
 from gpukit._gpukit import Layout, Stream
-from gpukit._vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA's vector types)
+from gpukit._array.vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA's vector types)
 
 #: A shape as numpy takes it: one extent or a sequence of them.
 ShapeLike = int | Sequence[int]
@@ -42,7 +42,7 @@ __all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "
 
 
 def set_fusion(on: bool) -> None:
-    """Fusion of chained operators (``a * x + b`` as one kernel, see gpukit._fusion) on or
+    """Fusion of chained operators (``a * x + b`` as one kernel, see gpukit._array.fusion) on or
     off for the whole process; on unless the environment sets ``GPUKIT_FUSION=0``."""
     _gpukit._set_fusion(bool(on))
 

@@ -25,7 +25,7 @@ from gpukit import _gpukit, gpuarray
 from gpukit._array import builder_arguments
 from gpukit._array.two_pass_reduction import TwoPassKernels
 from gpukit import compiler as _compiler
-from gpukit._c_types import VectorArg, dtype_to_ctype
+from gpukit._array.c_types import VectorArg, dtype_to_ctype
 from gpukit.elementwise import _parameters, _scalar_bytes
 
 __all__ = ["ReductionKernel", "get_sum_kernel", "get_subset_sum_kernel", "get_dot_kernel", "get_subset_dot_kernel",

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpukit import _c_types, _gpukit
+from gpukit import _gpukit
+from gpukit._array import c_types as _c_types
 from gpukit import compiler as _compiler
 from gpukit._array import builder_arguments
 from gpukit._array.builder_arguments import text

@@ -1,6 +1,6 @@
 """Helpers of PyCUDA's ``pycuda.tools``: the default device and context, per-context
 memoization, device limits and occupancy, memory pools, test helpers, and the C types of
-kernel arguments (dtype_to_ctype, parse_c_arg, ...; see gpukit/_c_types.py)."""
+kernel arguments (dtype_to_ctype, parse_c_arg, ...; see gpukit/_array/c_types.py)."""
 import contextlib
 import functools
 import gc
@@ -8,7 +8,7 @@ import gc
 import numpy
 
 from gpukit import _gpukit, _memory
-from gpukit._c_types import (  # noqa: F401  (re-exported API)
+from gpukit._array.c_types import (  # noqa: F401  (re-exported API)
     DtypedArgument,
     ScalarArg,
     VectorArg,

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import gpukit.driver as drv
-from gpukit import _c_types, _gpukit, tools
+from gpukit import _gpukit, tools
+from gpukit._array import c_types as _c_types
 from gpukit.gpuarray import vec
 
 needs_nvrtc = pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC (libnvrtc.so) is not installed")

@@ -1,4 +1,4 @@
-"""PyCUDA's kernel helpers of pycuda.elementwise (gpukit/_elementwise_helpers.py): every
+"""PyCUDA's kernel helpers of pycuda.elementwise (gpukit/_array/elementwise_helpers.py): every
 helper's kernel compiles for several dtypes (NVRTC, no GPU needed), bad arguments are refused
 before anything is compiled, and each kernel, launched as PyCUDA's gpuarray launches it
 (prepared_call on x._grid and x._block, n last), computes what numpy computes."""
@@ -7,8 +7,9 @@ import pytest
 
 import gpukit.driver as drv
 import gpukit.gpuarray as gpuarray
-from gpukit import _elementwise_helpers, compiler, elementwise, tools
-from gpukit._elementwise_helpers import _kernel_source
+from gpukit import compiler, elementwise, tools
+from gpukit._array import elementwise_helpers as _elementwise_helpers
+from gpukit._array.elementwise_helpers import _kernel_source
 
 f32, f64, i32, i64, u8, c64, c128 = np.float32, np.float64, np.int32, np.int64, np.uint8, np.complex64, np.complex128
 SIZES = [1, 1001, 2**16 + 3]

@@ -1,10 +1,10 @@
-"""Fusion of chained GPUArray arithmetic (gpukit._fusion): when deferring is safe, and on
+"""Fusion of chained GPUArray arithmetic (gpukit._array.fusion): when deferring is safe, and on
 the GPU that fused results equal numpy's and run one kernel, and that operators which do
 not fuse pay nothing for it."""
 import numpy as np
 import pytest
 
-from gpukit import _fusion
+from gpukit._array import fusion as _fusion
 
 # ---- when a result may be left pending (CPU: bytecode analysis only)
 

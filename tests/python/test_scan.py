@@ -9,7 +9,8 @@ import pytest
 
 import gpukit.driver as drv
 import gpukit.gpuarray as gpuarray
-from gpukit import _c_types, compiler, tools
+from gpukit import compiler, tools
+from gpukit._array import c_types as _c_types
 from gpukit.scan import ExclusiveScanKernel, InclusiveScanKernel
 
 KINDS = [InclusiveScanKernel, ExclusiveScanKernel]

@@ -13,7 +13,7 @@ from conftest import installed_nvcc, run_in_fresh_process
 
 import gpukit.compiler as compiler
 from gpukit import _gpukit
-from gpukit._vec import vec
+from gpukit._array.vec import vec
 
 needs_nvrtc = pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC (libnvrtc.so) is not installed")
 

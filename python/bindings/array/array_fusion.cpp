@@ -39,7 +39,7 @@ void forget_decisions() {
 
 bool analyse(PyObject* code, int offset) {
     static cached_object function(
-        []() -> nb::object { return nb::module_::import_("gpukit._fusion").attr("_analyse"); });
+        []() -> nb::object { return nb::module_::import_("gpukit._array.fusion").attr("_analyse"); });
     nb::object result = nb::steal(PyObject_CallFunction(function.get().ptr(), "Oi", code, offset));
     if (!result.is_valid())
         nb::raise_python_error();

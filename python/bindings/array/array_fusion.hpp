@@ -1,8 +1,8 @@
 // When an operator's result may be left pending, to be fused into the next operator's
-// kernel (see python/gpukit/_fusion.py for the rule and why it is safe).
+// kernel (see python/gpukit/_array/fusion.py for the rule and why it is safe).
 //
 // The decision depends only on the caller's code object and the offset of the operator's
-// instruction, so it is made once per place in the program (by gpukit._fusion._analyse)
+// instruction, so it is made once per place in the program (by gpukit._array.fusion._analyse)
 // and kept in a table here: an operator that does not fuse pays one hash lookup.
 #pragma once
 

@@ -9,7 +9,7 @@ elements from index ``blockIdx.x * block_size * seq_count`` into ``out[blockIdx.
 pass takes the first one's partial results as an extra first argument
 ``pycuda_reduction_inp`` and reads them with ``pycuda_reduction_inp[i]``."""
 from gpukit import driver
-from gpukit._c_types import get_arg_type
+from gpukit._array.c_types import get_arg_type
 
 _SOURCE = """
 #include <pycuda-complex.hpp>

@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gpukit._array.builder_arguments import dtype as _dtype
-from gpukit._c_types import dtype_to_ctype
+from gpukit._array.c_types import dtype_to_ctype
 from gpukit.tools import context_dependent_memoize
 
 __all__ = ["get_take_kernel", "get_take_put_kernel", "get_put_kernel", "get_copy_kernel",

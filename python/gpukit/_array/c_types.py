@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from gpukit import _vec
+from gpukit._array import vec as _vec
 from gpukit._array import builder_arguments
 from gpukit._array.builder_arguments import argument_name
 from gpukit._gpukit import LogicError
