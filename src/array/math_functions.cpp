@@ -11,10 +11,18 @@ namespace gpukit::array {
 
 namespace {
 
-// The complex functions (complex_math.cuh, embedded by the build).
-constexpr const char* complex_math_source =
+// The complex functions (the device header gpukit/complex_math.cuh, embedded by the build),
+// and the conversions between its gk_cvalue and the kernels' gk_complex.
+const std::string& complex_math_source() {
+    static const std::string source = std::string(
 #include "gpukit/array/complex_math.inc"
-    ;
+                                      ) +
+                                      R"(
+template <class T> __device__ __forceinline__ gk_cvalue gk_cvalue_of(gk_complex<T> z) { return gk_cvalue(z.re, z.im); }
+template <class T> __device__ __forceinline__ gk_complex<T> gk_complex_of(gk_cvalue z) { return gk_complex<T>(T(z.re), T(z.im)); }
+)";
+    return source;
+}
 
 // ldexp's exponent as an int: integers and truncated floats, clamped to +-100000 (beyond
 // +-2100 every finite nonzero result is 0 or infinite already).
@@ -117,10 +125,9 @@ elementwise_spec unary_spec(math_function f, dtype x) {
         if (!fi.complex)
             no_loop(f, x, "numpy has no complex loop for it");
         // complex64 goes through the complex128 function and is rounded once.
-        const std::string value = x == dtype::complex128 ? std::string(fi.complex) + "(x[i])"
-                                                         : "gk_complex<float>(" + std::string(fi.complex) +
-                                                               "(gk_complex<double>(x[i])))";
-        return {n, {input("x", x), output("z", x)}, "z[i] = " + value, complex_math_source};
+        const std::string part = x == dtype::complex128 ? "double" : "float";
+        const std::string value = "gk_complex_of<" + part + ">(" + fi.complex + "(gk_cvalue_of(x[i])))";
+        return {n, {input("x", x), output("z", x)}, "z[i] = " + value, complex_math_source()};
     }
     if ((f == math_function::ceil || f == math_function::floor) && is_integer_or_bool(x))
         return {n, {input("x", x), output("z", x)}, "z[i] = x[i]"};  // numpy 2: integers are their own ceil

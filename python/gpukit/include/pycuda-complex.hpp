@@ -5,11 +5,11 @@
 // For T = float and double. Every function is __host__ __device__ and works with NVRTC, which
 // has no standard headers: only CUDA's built-in maths functions are called. Numerics follow
 // numpy (the tests compare with it): abs through hypot, division by Smith's algorithm (no
-// overflow in |b|^2), sqrt and log on the principal branch with the sign of a zero imaginary
-// part choosing the side of the cut, log accurate near |z| = 1, tanh/tan by Kahan's formula,
-// pow with an integer-valued exponent below 100 by repeated squaring (as numpy).
-// Where e^x or cosh x overflows (|x| above ~88 for float, ~709 for double), exp, sin, cos, sinh
-// and cosh overflow too, as their formulas do.
+// overflow in |b|^2), pow with an integer-valued exponent below 100 by repeated squaring (as
+// numpy). exp, log, log10, sqrt and the trigonometric and hyperbolic functions are gpukit's
+// complex maths (gpukit/complex_math.cuh, the functions of the array engine's cumath too):
+// computed in double, complex<float> rounded once, special values, signed zeros and branch
+// cuts as C99 and numpy have them.
 //
 // Differences from PyCUDA: complex numbers and scalars are passed by value; a scalar operand
 // of another arithmetic type converts to T (z * 2 and pow(z, 3) compile, where PyCUDA needs
@@ -21,6 +21,8 @@
 // Templates cannot have C linkage: this keeps the header usable inside the extern "C" { }
 // that gpukit wraps kernel sources in (unless no_extern_c=True).
 extern "C++" {
+
+#include <gpukit/complex_math.cuh>
 
 #define GPUKIT_COMPLEX_FN __host__ __device__ inline
 
@@ -41,28 +43,19 @@ template <class A, class B> struct is_same { static const bool value = false; };
 template <class A> struct is_same<A, A> { static const bool value = true; };
 
 // CUDA's maths functions by precision: math<T> calls the ones with the suffix F, f for float
-// (they exist on the host too) and none for double; LARGEST is T's largest finite value.
+// (they exist on the host too) and none for double.
 // Called with :: because pycuda::sqrt and friends hide the global names in this namespace.
 template <class T> struct math;
 
-#define GPUKIT_COMPLEX_MATH(T, F, LARGEST)                                          \
+#define GPUKIT_COMPLEX_MATH(T, F)                                          \
 template <> struct math<T> {                                                        \
-    static GPUKIT_COMPLEX_FN T sqrt(T x) { return ::sqrt##F(x); }                   \
     static GPUKIT_COMPLEX_FN T hypot(T x, T y) { return ::hypot##F(x, y); }         \
     static GPUKIT_COMPLEX_FN T atan2(T y, T x) { return ::atan2##F(y, x); }         \
-    static GPUKIT_COMPLEX_FN T exp(T x) { return ::exp##F(x); }                     \
-    static GPUKIT_COMPLEX_FN T log(T x) { return ::log##F(x); }                     \
-    static GPUKIT_COMPLEX_FN T log1p(T x) { return ::log1p##F(x); }                 \
     static GPUKIT_COMPLEX_FN void sincos(T x, T* s, T* c) { ::sincos##F(x, s, c); } \
-    static GPUKIT_COMPLEX_FN T tan(T x) { return ::tan##F(x); }                     \
-    static GPUKIT_COMPLEX_FN T sinh(T x) { return ::sinh##F(x); }                   \
-    static GPUKIT_COMPLEX_FN T cosh(T x) { return ::cosh##F(x); }                   \
     static GPUKIT_COMPLEX_FN T fabs(T x) { return ::fabs##F(x); }                   \
-    static GPUKIT_COMPLEX_FN T copysign(T x, T y) { return ::copysign##F(x, y); }   \
-    static GPUKIT_COMPLEX_FN constexpr T largest() { return LARGEST; }              \
 };
-GPUKIT_COMPLEX_MATH(float, f, 3.40282347e+38f)
-GPUKIT_COMPLEX_MATH(double, , 1.7976931348623157e+308)
+GPUKIT_COMPLEX_MATH(float, f)
+GPUKIT_COMPLEX_MATH(double, )
 #undef GPUKIT_COMPLEX_MATH
 
 }  // namespace detail
@@ -243,55 +236,27 @@ GPUKIT_COMPLEX_FN complex<T> polar(T rho, typename detail::identity<T>::type the
 
 // --- Exponential, logarithms, powers, roots ---------------------------------------------------
 
-template <class T> GPUKIT_COMPLEX_FN complex<T> exp(complex<T> z) {
-    typedef detail::math<T> M;
-    const T e = M::exp(z._M_re);
-    T s, c;
-    M::sincos(z._M_im, &s, &c);
-    return complex<T>(e * c, e * s);
-}
+namespace detail {
+
+// z for gpukit's complex maths, and its result back in T (rounded once for float).
+template <class T> GPUKIT_COMPLEX_FN gk_cvalue cvalue(complex<T> z) { return gk_cvalue(z._M_re, z._M_im); }
+template <class T> GPUKIT_COMPLEX_FN complex<T> of_cvalue(gk_cvalue z) { return complex<T>(T(z.re), T(z.im)); }
+
+}  // namespace detail
+
+template <class T> GPUKIT_COMPLEX_FN complex<T> exp(complex<T> z) { return detail::of_cvalue<T>(gk_cexp(detail::cvalue(z))); }
 
 // Principal branch: the imaginary part is atan2(y, x), in [-pi, pi].
-template <class T> GPUKIT_COMPLEX_FN complex<T> log(complex<T> z) {
-    typedef detail::math<T> M;
-    const T a = M::fabs(z._M_re), b = M::fabs(z._M_im);
-    const T larger = a > b ? a : b, smaller = a > b ? b : a;
-    // Near |z| = 1, log|z| = log1p(|z|^2 - 1) / 2 with |z|^2 - 1 = (l - 1)(l + 1) + s^2 keeps
-    // the digits that log(hypot) rounds away; elsewhere log|z| is far enough from 0.
-    const T log_abs = larger >= T(0.5) && larger <= T(2)
-                          ? T(0.5) * M::log1p((larger - T(1)) * (larger + T(1)) + smaller * smaller)
-                          : M::log(M::hypot(a, b));
-    return complex<T>(log_abs, M::atan2(z._M_im, z._M_re));
-}
+template <class T> GPUKIT_COMPLEX_FN complex<T> log(complex<T> z) { return detail::of_cvalue<T>(gk_clog(detail::cvalue(z))); }
 
 template <class T> GPUKIT_COMPLEX_FN complex<T> log10(complex<T> z) {
-    const T log10_e = T(0.434294481903251827651128918916605082);
-    const complex<T> l = log(z);
-    return complex<T>(l._M_re * log10_e, l._M_im * log10_e);
+    return detail::of_cvalue<T>(gk_clog10(detail::cvalue(z)));
 }
 
 // Principal branch: the real part is >= 0 and the imaginary part has the sign of z's (so
 // sqrt(-4 - 0i) = -2i).
 template <class T> GPUKIT_COMPLEX_FN complex<T> sqrt(complex<T> z) {
-    typedef detail::math<T> M;
-    T x = z._M_re, y = z._M_im;
-    if (x == T(0) && y == T(0))
-        return complex<T>(T(0), y);
-    // Near the top of the range |x| + |z| would overflow: take the root of z / 4, then double it.
-    const bool huge = M::fabs(x) > M::largest() / T(4) || M::fabs(y) > M::largest() / T(4);
-    if (huge) {
-        x *= T(0.25);
-        y *= T(0.25);
-    }
-    // t = sqrt((|x| + |z|) / 2) is the part of larger magnitude and the other is |y| / 2t: no
-    // cancellation in either.
-    T t = M::sqrt(T(0.5) * (M::fabs(x) + M::hypot(x, y)));
-    T other = M::fabs(y) / (T(2) * t);
-    if (huge) {
-        t *= T(2);
-        other *= T(2);
-    }
-    return x >= T(0) ? complex<T>(t, M::copysign(other, y)) : complex<T>(other, M::copysign(t, y));
+    return detail::of_cvalue<T>(gk_csqrt(detail::cvalue(z)));
 }
 
 // numpy's rules: z^0 = 1; 0^w = 0 for Re w > 0 (for other w it is inf or nan); an exponent
@@ -327,56 +292,17 @@ template <class T> GPUKIT_COMPLEX_FN complex<T> pow(typename detail::identity<T>
 
 // --- Trigonometric and hyperbolic functions ---------------------------------------------------
 
-template <class T> GPUKIT_COMPLEX_FN complex<T> sin(complex<T> z) {
-    typedef detail::math<T> M;
-    T s, c;
-    M::sincos(z._M_re, &s, &c);
-    return complex<T>(s * M::cosh(z._M_im), c * M::sinh(z._M_im));
-}
-
-template <class T> GPUKIT_COMPLEX_FN complex<T> cos(complex<T> z) {
-    typedef detail::math<T> M;
-    T s, c;
-    M::sincos(z._M_re, &s, &c);
-    return complex<T>(c * M::cosh(z._M_im), -s * M::sinh(z._M_im));
-}
-
+template <class T> GPUKIT_COMPLEX_FN complex<T> sin(complex<T> z) { return detail::of_cvalue<T>(gk_csin(detail::cvalue(z))); }
+template <class T> GPUKIT_COMPLEX_FN complex<T> cos(complex<T> z) { return detail::of_cvalue<T>(gk_ccos(detail::cvalue(z))); }
+template <class T> GPUKIT_COMPLEX_FN complex<T> tan(complex<T> z) { return detail::of_cvalue<T>(gk_ctan(detail::cvalue(z))); }
 template <class T> GPUKIT_COMPLEX_FN complex<T> sinh(complex<T> z) {
-    typedef detail::math<T> M;
-    T s, c;
-    M::sincos(z._M_im, &s, &c);
-    return complex<T>(M::sinh(z._M_re) * c, M::cosh(z._M_re) * s);
+    return detail::of_cvalue<T>(gk_csinh(detail::cvalue(z)));
 }
-
 template <class T> GPUKIT_COMPLEX_FN complex<T> cosh(complex<T> z) {
-    typedef detail::math<T> M;
-    T s, c;
-    M::sincos(z._M_im, &s, &c);
-    return complex<T>(M::cosh(z._M_re) * c, M::sinh(z._M_re) * s);
+    return detail::of_cvalue<T>(gk_ccosh(detail::cvalue(z)));
 }
-
-// Kahan's formula: with t = tan y, b = 1 + t^2, s = sinh x, r = cosh x = sqrt(1 + s^2),
-// tanh z = (b r s + i t) / (1 + b s^2), accurate also near the poles where the textbook
-// (sinh 2x + i sin 2y) / (cosh 2x + cos 2y) cancels.
 template <class T> GPUKIT_COMPLEX_FN complex<T> tanh(complex<T> z) {
-    typedef detail::math<T> M;
-    const T x = z._M_re, y = z._M_im;
-    if (M::fabs(x) > T(22)) {
-        // tanh x rounds to +-1 here, and s^2 could overflow; the imaginary part tends to
-        // 4 sin y cos y e^(-2|x|).
-        T s, c;
-        M::sincos(y, &s, &c);
-        return complex<T>(M::copysign(T(1), x), T(4) * s * c * M::exp(T(-2) * M::fabs(x)));
-    }
-    const T t = M::tan(y), b = T(1) + t * t, s = M::sinh(x), r = M::sqrt(T(1) + s * s);
-    const T d = T(1) + b * s * s;
-    return complex<T>(b * r * s / d, t / d);
-}
-
-// tan z = -i tanh(iz).
-template <class T> GPUKIT_COMPLEX_FN complex<T> tan(complex<T> z) {
-    const complex<T> h = tanh(complex<T>(-z._M_im, z._M_re));
-    return complex<T>(h._M_im, -h._M_re);
+    return detail::of_cvalue<T>(gk_ctanh(detail::cvalue(z)));
 }
 
 }  // namespace pycuda

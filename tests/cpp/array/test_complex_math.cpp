@@ -1,4 +1,4 @@
-// The complex functions of the cumath kernels (src/array/complex_math.cuh), compiled for the
+// The complex functions of the cumath kernels (gpukit/complex_math.cuh), compiled for the
 // host and compared with the C library's, which numpy calls: special values (infinite and NaN
 // parts, signed zeros, branch cuts) with the double functions, finite values against long
 // double results rounded to double. The host's real functions are more accurate than CUDA's
@@ -15,18 +15,8 @@
 #include <string>
 #include <vector>
 
-// What the file expects from the kernels' source: CUDA's function qualifiers and gk_complex
-// (kernel_text.hpp), reduced to what the functions use.
-#define __device__
-#define __forceinline__ inline
-template <class T> struct gk_complex {
-    T re, im;
-    gk_complex() = default;
-    constexpr gk_complex(T r, T i) : re(r), im(i) {}
-};
+// The header builds for a host compiler as plain inline functions.
 #include GPUKIT_COMPLEX_MATH_FILE
-#undef __device__
-#undef __forceinline__
 
 namespace {
 
@@ -35,7 +25,7 @@ using clong = std::complex<long double>;
 
 struct function_case {
     const char* name;
-    gk_complex<double> (*ours)(gk_complex<double>);
+    gk_cvalue (*ours)(gk_cvalue);
     cdouble (*library)(cdouble);
     clong (*exact)(clong);  // long double: accurate enough to round to the exact double
     double tolerance;       // ulp of the larger part of the result, on the random inputs below
@@ -91,7 +81,7 @@ TEST(ComplexMath, SpecialValuesAreTheCLibrarys) {
     for (const function_case& c : cases)
         for (double re : values)
             for (double im : values) {
-                const gk_complex<double> ours = c.ours(gk_complex<double>(re, im));
+                const gk_cvalue ours = c.ours(gk_cvalue(re, im));
                 const cdouble library = c.library(cdouble(re, im));
                 EXPECT_TRUE(agrees(ours.re, library.real()) && agrees(ours.im, library.imag()))
                     << c.name << text(re, im) << " = " << text(ours.re, ours.im) << ", the C library gives "
@@ -129,7 +119,7 @@ std::vector<cdouble> hard_inputs() {
 }
 
 // The error of `ours` in ulp of the exact result's larger part.
-double error_in_ulp(gk_complex<double> ours, clong exact) {
+double error_in_ulp(gk_cvalue ours, clong exact) {
     const double re = static_cast<double>(exact.real()), im = static_cast<double>(exact.imag());
     const double larger = std::fmax(std::fabs(re), std::fabs(im));
     if (!std::isfinite(larger) || larger == 0 || larger >= DBL_MAX)
@@ -146,7 +136,7 @@ TEST(ComplexMath, FiniteValuesAreWithinAFewUlp) {
         cdouble worst_input;
         for (const cdouble& z : inputs) {
             const clong exact = c.exact(clong(z.real(), z.imag()));
-            const gk_complex<double> ours = c.ours(gk_complex<double>(z.real(), z.imag()));
+            const gk_cvalue ours = c.ours(gk_cvalue(z.real(), z.imag()));
             // Overflow and underflow must agree with the exact result's.
             const bool exact_finite = std::isfinite(static_cast<double>(exact.real())) &&
                                       std::isfinite(static_cast<double>(exact.imag()));

@@ -1,16 +1,17 @@
-// Complex elementary functions of gk_complex<double> for the cumath kernels: exp, log,
-// log10, sqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh.
+// Complex elementary functions in double precision: gk_cexp, gk_clog, gk_clog10, gk_csqrt,
+// gk_csin, gk_ccos, gk_ctan, gk_casin, gk_cacos, gk_catan, gk_csinh, gk_ccosh, gk_ctanh and
+// gk_catanh, of a gk_cvalue (numpy's complex128 layout). gpukit's one complex maths library: the cumath kernels of the
+// array engine carry it (the build embeds this file, src/CMakeLists.txt) and
+// pycuda-complex.hpp's functions call it, for float through double, rounded once.
 //
-// This is CUDA C++ source text: the build embeds it in the library (src/CMakeLists.txt) and
-// the math kernels of complex types carry it after gk_complex (kernel_text.hpp). The host
-// compiler builds it too, in tests/cpp/array/test_complex_math.cpp, which checks it against
-// the C library's long double functions; so it calls only maths functions both sides have
-// and declares nothing else it needs from CUDA.
+// Every function is __host__ __device__ under nvcc and NVRTC (which has no standard headers:
+// only maths functions both sides have are called) and plain inline under a host compiler:
+// tests/cpp/array/test_complex_math.cpp builds it for the host and checks it against the C
+// library's long double functions.
 //
 // The results follow C99 Annex G, as numpy's do (numpy calls the C library): special values
 // for infinite and NaN parts, signed zeros, and branch cuts along the axes where the sign of
-// a zero part picks the side. complex64 is computed through these double functions and
-// rounded once.
+// a zero part picks the side.
 //
 // Accuracy: each part within a few ulp of the exact result measured against the larger part
 // (CUDA's real functions have errors of 1 to 2 ulp, and most formulas here multiply two of
@@ -18,11 +19,28 @@
 // |z| = 1, the inverse functions near their branch points (Hull, Fairgrieve and Tang's
 // algorithm for asin and acos), tanh near its poles (Kahan's formula), and they avoid
 // overflow and underflow in intermediate results where the result itself is representable.
+#ifndef GPUKIT_COMPLEX_MATH_CUH
+#define GPUKIT_COMPLEX_MATH_CUH
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define GK_CMATH_FN __host__ __device__ inline
+#define GK_CMATH_SMALL __host__ __device__ __forceinline__
+#else
+#define GK_CMATH_FN inline
+#define GK_CMATH_SMALL inline
+#endif
+
+// A complex128 value: real part, then imaginary part.
+struct gk_cvalue {
+    double re, im;
+    gk_cvalue() = default;
+    GK_CMATH_SMALL constexpr gk_cvalue(double r, double i) : re(r), im(i) {}
+};
 
 // ---- constants (no standard headers under NVRTC: no HUGE_VAL, no M_PI)
 
-__device__ __forceinline__ double gk_infinity() { return 1.0 / 0.0; }
-__device__ __forceinline__ double gk_quiet_nan() { return nan(""); }
+GK_CMATH_SMALL double gk_infinity() { return 1.0 / 0.0; }
+GK_CMATH_SMALL double gk_quiet_nan() { return nan(""); }
 
 // ln 2, pi and pi/2 split into a leading part and a correction: k * gk_ln2_hi is exact for
 // |k| < 2^20, and pi - x computed as (gk_pi_hi - x) + gk_pi_lo keeps the digits pi's rounding
@@ -49,19 +67,19 @@ struct gk_double_double {
     double hi, lo;
 };
 
-__device__ __forceinline__ gk_double_double gk_two_sum(double a, double b) {
+GK_CMATH_SMALL gk_double_double gk_two_sum(double a, double b) {
     const double s = a + b, v = s - a;
     return {s, (a - (s - v)) + (b - v)};
 }
 
-__device__ __forceinline__ gk_double_double gk_two_product(double a, double b) {
+GK_CMATH_SMALL gk_double_double gk_two_product(double a, double b) {
     const double p = a * b;
     return {p, fma(a, b, -p)};
 }
 
 // a^2 + b^2 - 1 with the error of one rounding of the result, where computing it directly
 // cancels the leading digits away (|z| near 1). For |a|, |b| below 2^500.
-__device__ __forceinline__ double gk_norm_minus_one(double a, double b) {
+GK_CMATH_SMALL double gk_norm_minus_one(double a, double b) {
     const gk_double_double a2 = gk_two_product(a, a), b2 = gk_two_product(b, b);
     const gk_double_double s1 = gk_two_sum(a2.hi, -1.0), s2 = gk_two_sum(s1.hi, b2.hi);
     return s2.hi + (((s1.lo + s2.lo) + a2.lo) + b2.lo);
@@ -71,7 +89,7 @@ __device__ __forceinline__ double gk_norm_minus_one(double a, double b) {
 
 // log |x + iy| for finite x and y, accurate where the result is near 0 (|z| near 1) and
 // without overflow or underflow in |z|^2.
-__device__ __forceinline__ double gk_log_abs(double x, double y) {
+GK_CMATH_SMALL double gk_log_abs(double x, double y) {
     double a = fabs(x), b = fabs(y);
     if (a < b) {
         const double t = a;
@@ -102,7 +120,7 @@ __device__ __forceinline__ double gk_log_abs(double x, double y) {
 // v * e^x * 2^p for 709 < x (where e^x overflows though the product may not): with
 // e^x = 2^k e^r, |r| <= ln2 / 2, v is scaled up first (exact for |v| <= 1, even for a
 // subnormal v), multiplied by e^r (the one rounding), then scaled down exactly.
-__device__ __forceinline__ double gk_exp_times(double x, double v, int p) {
+GK_CMATH_SMALL double gk_exp_times(double x, double v, int p) {
     if (x > 1500)  // e^1500 times the smallest subnormal overflows
         return v * gk_infinity();
     const int k = (int)rint(x * 1.44269504088896338700e+00);
@@ -111,20 +129,20 @@ __device__ __forceinline__ double gk_exp_times(double x, double v, int p) {
 }
 
 // pi - v (for 0 <= v <= pi), keeping pi's digits.
-__device__ __forceinline__ double gk_pi_minus(double v) { return (gk_pi_hi - v) + gk_pi_lo; }
+GK_CMATH_SMALL double gk_pi_minus(double v) { return (gk_pi_hi - v) + gk_pi_lo; }
 
 // ---- exponential and logarithms
 
-__device__ gk_complex<double> gk_cexp(gk_complex<double> z) {
+GK_CMATH_FN gk_cvalue gk_cexp(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (y == 0)  // exp(x + 0i) = e^x + 0i, the zero's sign kept; also for infinite and NaN x
         return {exp(x), y};
     if (isinf(x)) {
         if (!isfinite(y))  // e^(+inf) times a NaN direction; e^(-inf) = 0 in every direction
-            return x > 0 ? gk_complex<double>(x, gk_quiet_nan()) : gk_complex<double>(0.0, copysign(0.0, y));
+            return x > 0 ? gk_cvalue(x, gk_quiet_nan()) : gk_cvalue(0.0, copysign(0.0, y));
         double s, c;
         sincos(y, &s, &c);
-        return x > 0 ? gk_complex<double>(x * c, x * s) : gk_complex<double>(copysign(0.0, c), copysign(0.0, s));
+        return x > 0 ? gk_cvalue(x * c, x * s) : gk_cvalue(copysign(0.0, c), copysign(0.0, s));
     }
     if (isnan(x) || !isfinite(y))
         return {gk_quiet_nan(), gk_quiet_nan()};
@@ -137,7 +155,7 @@ __device__ gk_complex<double> gk_cexp(gk_complex<double> z) {
 }
 
 // The principal branch: the imaginary part is atan2(y, x), in [-pi, pi].
-__device__ gk_complex<double> gk_clog(gk_complex<double> z) {
+GK_CMATH_FN gk_cvalue gk_clog(gk_cvalue z) {
     const double x = z.re, y = z.im;
     double re;
     if (isinf(x) || isinf(y))
@@ -150,13 +168,13 @@ __device__ gk_complex<double> gk_clog(gk_complex<double> z) {
 }
 
 // log(z) / ln 10, each part multiplied by log10(e) with one rounding (as numpy computes it).
-__device__ gk_complex<double> gk_clog10(gk_complex<double> z) {
-    const gk_complex<double> l = gk_clog(z);
+GK_CMATH_FN gk_cvalue gk_clog10(gk_cvalue z) {
+    const gk_cvalue l = gk_clog(z);
     return {fma(l.re, gk_log10_e_hi, l.re * gk_log10_e_lo), fma(l.im, gk_log10_e_hi, l.im * gk_log10_e_lo)};
 }
 
 // The principal branch: the real part is >= 0 and the imaginary part has y's sign.
-__device__ gk_complex<double> gk_csqrt(gk_complex<double> z) {
+GK_CMATH_FN gk_cvalue gk_csqrt(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (isinf(y))
         return {gk_infinity(), y};
@@ -188,12 +206,12 @@ __device__ gk_complex<double> gk_csqrt(gk_complex<double> z) {
     const double modulus = sqrt(fma(a, a, b * b));
     const double t = sqrt(0.5 * (a + modulus)) * back;
     const double other = fabs(y) / (2 * t);
-    return x >= 0 ? gk_complex<double>(t, copysign(other, y)) : gk_complex<double>(other, copysign(t, y));
+    return x >= 0 ? gk_cvalue(t, copysign(other, y)) : gk_cvalue(other, copysign(t, y));
 }
 
 // ---- hyperbolic functions (and the trigonometric ones through them)
 
-__device__ gk_complex<double> gk_csinh(gk_complex<double> z) {
+GK_CMATH_FN gk_cvalue gk_csinh(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (isfinite(x) && isfinite(y)) {
         if (y == 0)
@@ -220,7 +238,7 @@ __device__ gk_complex<double> gk_csinh(gk_complex<double> z) {
     return {gk_quiet_nan(), gk_quiet_nan()};
 }
 
-__device__ gk_complex<double> gk_ccosh(gk_complex<double> z) {
+GK_CMATH_FN gk_cvalue gk_ccosh(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (isfinite(x) && isfinite(y)) {
         if (y == 0)  // cosh x + i (sinh x) y: the zero's sign is sign(x) sign(y)
@@ -249,7 +267,7 @@ __device__ gk_complex<double> gk_ccosh(gk_complex<double> z) {
 // Kahan's formula: with t = tan y, b = 1 + t^2, s = sinh x, r = cosh x = sqrt(1 + s^2),
 // tanh z = (b r s + i t) / (1 + b s^2), accurate near the poles, where the textbook
 // (sinh 2x + i sin 2y) / (cosh 2x + cos 2y) cancels.
-__device__ gk_complex<double> gk_ctanh(gk_complex<double> z) {
+GK_CMATH_FN gk_cvalue gk_ctanh(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (isnan(x))  // tanh(NaN + 0i) = NaN + 0i
         return {x, y == 0 ? y : gk_quiet_nan()};
@@ -273,17 +291,17 @@ __device__ gk_complex<double> gk_ctanh(gk_complex<double> z) {
 }
 
 // sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz).
-__device__ gk_complex<double> gk_csin(gk_complex<double> z) {
-    const gk_complex<double> h = gk_csinh(gk_complex<double>(-z.im, z.re));
+GK_CMATH_FN gk_cvalue gk_csin(gk_cvalue z) {
+    const gk_cvalue h = gk_csinh(gk_cvalue(-z.im, z.re));
     // Beside a NaN real part the infinite imaginary part's sign is unspecified (C99): + as the
     // C library gives it.
     return {h.im, isnan(h.im) && isinf(h.re) ? gk_infinity() : -h.re};
 }
 
-__device__ gk_complex<double> gk_ccos(gk_complex<double> z) { return gk_ccosh(gk_complex<double>(-z.im, z.re)); }
+GK_CMATH_FN gk_cvalue gk_ccos(gk_cvalue z) { return gk_ccosh(gk_cvalue(-z.im, z.re)); }
 
-__device__ gk_complex<double> gk_ctan(gk_complex<double> z) {
-    const gk_complex<double> h = gk_ctanh(gk_complex<double>(-z.im, z.re));
+GK_CMATH_FN gk_cvalue gk_ctan(gk_cvalue z) {
+    const gk_cvalue h = gk_ctanh(gk_cvalue(-z.im, z.re));
     return {h.im, -h.re};
 }
 
@@ -292,7 +310,7 @@ __device__ gk_complex<double> gk_ctan(gk_complex<double> z) {
 // -v with the sign bit flipped for NaNs too: PTX leaves the sign of a negated NaN unspecified
 // (and sm_90 keeps it), but C99's asin, acos and atan of (+-inf + i NaN) take the sign of
 // their results from that NaN, as the C library does. copysign only moves the bit.
-__device__ __forceinline__ double gk_negate(double v) { return copysign(v, signbit(v) ? 1.0 : -1.0); }
+GK_CMATH_SMALL double gk_negate(double v) { return copysign(v, signbit(v) ? 1.0 : -1.0); }
 
 // asin and acos of x + iy for finite x, y >= 0 (the other quadrants follow by symmetry):
 // the real part of asin, the real part of acos, and the imaginary part's magnitude.
@@ -304,7 +322,7 @@ struct gk_asin_parts {
 // exception handling" (ACM TOMS 23, 1997): with R = |z + 1|, S = |z - 1|, A = (R + S) / 2 and
 // B = x / A, asin z = asin B + i log(A + sqrt(A^2 - 1)); where B is near 1 or A near 1 those
 // lose digits, and are rewritten into forms that do not.
-__device__ gk_asin_parts gk_asin_parts_of(double x, double y) {
+GK_CMATH_FN gk_asin_parts gk_asin_parts_of(double x, double y) {
     if (x < gk_series_limit && y < gk_series_limit)  // asin z = z, acos z = pi/2 - z
         return {x, (gk_half_pi_hi - x) + gk_half_pi_lo, y};
     if (x > gk_asymptotic_limit || y > gk_asymptotic_limit)  // asin z = -i log(2iz)
@@ -348,7 +366,7 @@ __device__ gk_asin_parts gk_asin_parts_of(double x, double y) {
 }
 
 // asinh(x + iy) for x or y infinite or NaN (C99 G.6.2.2).
-__device__ gk_complex<double> gk_casinh_special(double x, double y) {
+GK_CMATH_FN gk_cvalue gk_casinh_special(double x, double y) {
     if (isinf(x)) {
         if (isnan(y))
             return {x, y};
@@ -364,10 +382,10 @@ __device__ gk_complex<double> gk_casinh_special(double x, double y) {
 
 // asin z = -i asinh(iz) defines the special values; the finite ones by symmetry from the
 // first quadrant.
-__device__ gk_complex<double> gk_casin(gk_complex<double> z) {
+GK_CMATH_FN gk_cvalue gk_casin(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (!isfinite(x) || !isfinite(y)) {
-        const gk_complex<double> h = gk_casinh_special(gk_negate(y), x);
+        const gk_cvalue h = gk_casinh_special(gk_negate(y), x);
         return {h.im, -h.re};
     }
     const gk_asin_parts p = gk_asin_parts_of(fabs(x), fabs(y));
@@ -375,7 +393,7 @@ __device__ gk_complex<double> gk_casin(gk_complex<double> z) {
 }
 
 // acos z: Re is pi minus the first quadrant's for x < 0, Im has the sign opposite to y's.
-__device__ gk_complex<double> gk_cacos(gk_complex<double> z) {
+GK_CMATH_FN gk_cvalue gk_cacos(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (!isfinite(x) || !isfinite(y)) {  // C99 G.6.1.1
         if (isnan(x)) {
@@ -400,7 +418,7 @@ __device__ gk_complex<double> gk_cacos(gk_complex<double> z) {
 // atanh(x + iy), by Kahan's formulas: Re = log1p(4x / ((1 - x)^2 + y^2)) / 4,
 // Im = atan2(2y, (1 - x)(1 + x) - y^2) / 2, with the denominator of the first and the second
 // argument of the second formed without cancellation.
-__device__ gk_complex<double> gk_catanh(gk_complex<double> z) {
+GK_CMATH_FN gk_cvalue gk_catanh(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (!isfinite(x) || !isfinite(y)) {  // C99 G.6.2.3
         if (isinf(y))
@@ -442,7 +460,12 @@ __device__ gk_complex<double> gk_catanh(gk_complex<double> z) {
 }
 
 // atan z = -i atanh(iz).
-__device__ gk_complex<double> gk_catan(gk_complex<double> z) {
-    const gk_complex<double> h = gk_catanh(gk_complex<double>(gk_negate(z.im), z.re));
+GK_CMATH_FN gk_cvalue gk_catan(gk_cvalue z) {
+    const gk_cvalue h = gk_catanh(gk_cvalue(gk_negate(z.im), z.re));
     return {h.im, -h.re};
 }
+
+#undef GK_CMATH_FN
+#undef GK_CMATH_SMALL
+
+#endif  // GPUKIT_COMPLEX_MATH_CUH
