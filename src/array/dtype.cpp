@@ -14,23 +14,45 @@ struct dtype_info {
     dtype_kind kind;
     std::size_t size;
     std::string_view name;
-    std::string_view c_type;  // in generated kernels
+    std::string_view c_type;                    // in generated kernels
+    std::span<const std::string_view> c_names;  // in users' kernels, the usual name first
 };
 
+// The C names of each type in users' kernels.
+constexpr std::string_view bool_names[] = {"bool"};
+constexpr std::string_view int8_names[] = {"signed char", "char", "int8_t"};
+constexpr std::string_view int16_names[] = {"short", "short int", "signed short", "signed short int",
+                                            "short signed int", "int16_t"};
+constexpr std::string_view int32_names[] = {"int", "signed int", "signed", "int32_t"};
+constexpr std::string_view int64_names[] = {
+    "long", "long int", "signed long", "signed long int", "long signed int", "long long", "long long int",
+    "signed long long", "signed long long int", "long long signed int", "ptrdiff_t", "intptr_t", "int64_t"};
+constexpr std::string_view uint8_names[] = {"unsigned char", "uint8_t"};
+constexpr std::string_view uint16_names[] = {"unsigned short", "unsigned short int", "short unsigned int",
+                                             "uint16_t"};
+constexpr std::string_view uint32_names[] = {"unsigned", "unsigned int", "uint32_t"};
+constexpr std::string_view uint64_names[] = {"unsigned long", "unsigned long int", "long unsigned int",
+                                             "unsigned long long", "unsigned long long int",
+                                             "long long unsigned int", "size_t", "uintptr_t", "uint64_t"};
+constexpr std::string_view float32_names[] = {"float"};
+constexpr std::string_view float64_names[] = {"double"};
+constexpr std::string_view complex64_names[] = {"pycuda::complex<float>"};
+constexpr std::string_view complex128_names[] = {"pycuda::complex<double>"};
+
 constexpr std::array<dtype_info, 13> table{{
-    {dtype::bool_, dtype_kind::boolean, 1, "bool", "bool"},
-    {dtype::int8, dtype_kind::signed_int, 1, "int8", "signed char"},
-    {dtype::int16, dtype_kind::signed_int, 2, "int16", "short"},
-    {dtype::int32, dtype_kind::signed_int, 4, "int32", "int"},
-    {dtype::int64, dtype_kind::signed_int, 8, "int64", "long long"},
-    {dtype::uint8, dtype_kind::unsigned_int, 1, "uint8", "unsigned char"},
-    {dtype::uint16, dtype_kind::unsigned_int, 2, "uint16", "unsigned short"},
-    {dtype::uint32, dtype_kind::unsigned_int, 4, "uint32", "unsigned int"},
-    {dtype::uint64, dtype_kind::unsigned_int, 8, "uint64", "unsigned long long"},
-    {dtype::float32, dtype_kind::floating, 4, "float32", "float"},
-    {dtype::float64, dtype_kind::floating, 8, "float64", "double"},
-    {dtype::complex64, dtype_kind::complex, 8, "complex64", "gk_complex<float>"},
-    {dtype::complex128, dtype_kind::complex, 16, "complex128", "gk_complex<double>"},
+    {dtype::bool_, dtype_kind::boolean, 1, "bool", "bool", bool_names},
+    {dtype::int8, dtype_kind::signed_int, 1, "int8", "signed char", int8_names},
+    {dtype::int16, dtype_kind::signed_int, 2, "int16", "short", int16_names},
+    {dtype::int32, dtype_kind::signed_int, 4, "int32", "int", int32_names},
+    {dtype::int64, dtype_kind::signed_int, 8, "int64", "long long", int64_names},
+    {dtype::uint8, dtype_kind::unsigned_int, 1, "uint8", "unsigned char", uint8_names},
+    {dtype::uint16, dtype_kind::unsigned_int, 2, "uint16", "unsigned short", uint16_names},
+    {dtype::uint32, dtype_kind::unsigned_int, 4, "uint32", "unsigned int", uint32_names},
+    {dtype::uint64, dtype_kind::unsigned_int, 8, "uint64", "unsigned long long", uint64_names},
+    {dtype::float32, dtype_kind::floating, 4, "float32", "float", float32_names},
+    {dtype::float64, dtype_kind::floating, 8, "float64", "double", float64_names},
+    {dtype::complex64, dtype_kind::complex, 8, "complex64", "gk_complex<float>", complex64_names},
+    {dtype::complex128, dtype_kind::complex, 16, "complex128", "gk_complex<double>", complex128_names},
 }};
 
 const dtype_info& info(dtype t) noexcept { return table[static_cast<std::size_t>(t)]; }
@@ -55,6 +77,7 @@ std::size_t size_of(dtype t) noexcept { return info(t).size; }
 std::string_view name(dtype t) noexcept { return info(t).name; }
 
 std::string_view c_type(dtype t) noexcept { return info(t).c_type; }
+std::span<const std::string_view> c_type_names(dtype t) noexcept { return info(t).c_names; }
 
 dtype dtype_from_name(std::string_view n) {
     if (n == "float")

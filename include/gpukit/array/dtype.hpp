@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,10 @@ std::size_t size_of(dtype t) noexcept;
 std::string_view name(dtype t) noexcept;
 // The CUDA C type generated kernels use ("float", "long long", "gk_complex<float>", ...).
 std::string_view c_type(dtype t) noexcept;
+// The names a user's kernel may declare a parameter of type `t` with, on x86-64 Linux (LP64:
+// long and size_t are 64 bits, char is signed): the registry of pycuda.tools.dtype_to_ctype,
+// whose answer is the first name. The complex types are pycuda-complex.hpp's.
+std::span<const std::string_view> c_type_names(dtype t) noexcept;
 // The dtype called `n` (numpy names; also "float" for float32 and "double" for float64);
 // logic_error listing the supported names otherwise.
 dtype dtype_from_name(std::string_view n);

@@ -1,3 +1,5 @@
+// gpukit._gpukit._c_type_names: the C names of the array dtypes (gpukit/array/dtype.hpp), which
+// the C type registry of gpukit.tools starts from.
 // gpukit._gpukit._resolve_binary: the binary-operator type table (gpukit/array/promotion.hpp),
 // for tests that compare it with numpy. Operands are described as tuples:
 //   ("typed", dtype_name)   an array or numpy scalar (and a Python bool: ("typed", "bool"))
@@ -60,6 +62,18 @@ operand operand_of(const nb::tuple& description) {
 }  // namespace
 
 void bind_promotion(nb::module_& m) {
+    m.def("_c_type_names", [] {
+        nb::list table;
+        for (int k = 0; k <= static_cast<int>(dtype::complex128); ++k) {
+            const auto t = static_cast<dtype>(k);
+            nb::list names;
+            for (const std::string_view n : c_type_names(t))
+                names.append(nb::str(n.data(), n.size()));
+            table.append(nb::make_tuple(nb::str(name(t).data(), name(t).size()), names));
+        }
+        return table;
+    }, "[(numpy dtype name, [C type names])] for every array dtype, the usual name first: the C type "
+       "registry's built-in entries (gpukit/array/dtype.hpp).");
     m.def("_resolve_binary", [](const std::string& op_symbol, const nb::tuple& a, const nb::tuple& b) {
         const std::optional<binary_op> op = binary_op_from_symbol(op_symbol);
         if (!op)

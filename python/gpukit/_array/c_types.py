@@ -14,7 +14,7 @@ import numpy as np
 from gpukit._array import vec as _vec
 from gpukit._array import builder_arguments
 from gpukit._array.builder_arguments import argument_name
-from gpukit._gpukit import LogicError
+from gpukit._gpukit import LogicError, _c_type_names
 
 # C type name -> dtype, and dtype -> the name dtype_to_ctype() gives (the first one
 # registered). Names are kept in the form _normalized() gives them.
@@ -109,31 +109,11 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
 
 
 def _register_builtin_types():
-    # The first name of each line is the one dtype_to_ctype() gives.
-    for names, dtype in [
-        (["bool"], np.bool_),
-        (["signed char", "char"], np.int8),
-        (["unsigned char"], np.uint8),
-        (["short", "short int", "signed short", "signed short int", "short signed int"], np.int16),
-        (["unsigned short", "unsigned short int", "short unsigned int"], np.uint16),
-        (["int", "signed int", "signed"], np.int32),
-        (["unsigned", "unsigned int"], np.uint32),
-        (["long", "long int", "signed long", "signed long int", "long signed int",
-          "long long", "long long int", "signed long long", "signed long long int", "long long signed int",
-          "ptrdiff_t", "intptr_t"], np.int64),
-        (["unsigned long", "unsigned long int", "long unsigned int",
-          "unsigned long long", "unsigned long long int", "long long unsigned int",
-          "size_t", "uintptr_t"], np.uint64),
-        (["float"], np.float32),
-        (["double"], np.float64),
-        # pycuda-complex.hpp's type, which every ElementwiseKernel includes.
-        (["pycuda::complex<float>"], np.complex64),
-        (["pycuda::complex<double>"], np.complex128),
-    ]:
-        get_or_register_dtype(names, dtype)
-    for bits in (8, 16, 32, 64):
-        get_or_register_dtype(f"int{bits}_t", np.dtype(f"int{bits}"))
-        get_or_register_dtype(f"uint{bits}_t", np.dtype(f"uint{bits}"))
+    # The C++ core's table (gpukit/array/dtype.hpp): the first name of each type is the one
+    # dtype_to_ctype() gives; the complex types are pycuda-complex.hpp's, which every
+    # ElementwiseKernel includes.
+    for dtype_name, names in _c_type_names():
+        get_or_register_dtype(names, np.dtype(dtype_name))
     for name, dtype in _vec.TYPES.items():  # float3, int4, ...
         get_or_register_dtype(name, dtype)
 

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -99,6 +101,24 @@ TEST(Dtype, SumTypes) {
     EXPECT_EQ(sum_type(dtype::int8), dtype::int64);
     EXPECT_EQ(sum_type(dtype::uint16), dtype::uint64);
     EXPECT_EQ(sum_type(dtype::float32), dtype::float32);
+}
+
+TEST(Dtype, CTypeNamesAreOnePerTypeAndStartWithTheUsualOne) {
+    EXPECT_EQ(c_type_names(dtype::int64).front(), "long");
+    EXPECT_EQ(c_type_names(dtype::uint32).front(), "unsigned");
+    EXPECT_EQ(c_type_names(dtype::complex64).front(), "pycuda::complex<float>");
+    std::set<std::string_view> seen;
+    for (int k = 0; k <= static_cast<int>(dtype::complex128); ++k) {
+        const auto t = static_cast<dtype>(k);
+        ASSERT_FALSE(c_type_names(t).empty()) << name(t);
+        for (const std::string_view n : c_type_names(t))
+            EXPECT_TRUE(seen.insert(n).second) << n << " names two types";
+    }
+    // The fixed-width names name the type of their width.
+    EXPECT_NE(std::find(c_type_names(dtype::int8).begin(), c_type_names(dtype::int8).end(), "int8_t"),
+              c_type_names(dtype::int8).end());
+    EXPECT_NE(std::find(c_type_names(dtype::uint64).begin(), c_type_names(dtype::uint64).end(), "size_t"),
+              c_type_names(dtype::uint64).end());
 }
 
 }  // namespace
