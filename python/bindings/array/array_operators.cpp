@@ -39,29 +39,6 @@ struct scalar_operand {
     double real = 0, imag = 0;
 };
 
-array::python_int python_int_of(nb::handle value) {
-    array::python_int result;
-    int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
-    if (v == -1 && PyErr_Occurred())
-        nb::raise_python_error();
-    if (overflow == 0) {
-        result.negative = v < 0;
-        result.magnitude = v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
-        return result;
-    }
-    result.negative = overflow < 0;
-    nb::object magnitude = nb::steal(PyNumber_Absolute(value.ptr()));
-    const unsigned long long m = PyLong_AsUnsignedLongLong(magnitude.ptr());
-    if (m == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-        PyErr_Clear();
-        result.beyond_64_bits = true;
-    } else {
-        result.magnitude = m;
-    }
-    return result;
-}
-
 // The scalar `h`, or nullopt when it is not one gpukit takes (Python bool, int, float and
 // complex and their subclasses, numpy scalars of a kernel type).
 std::optional<scalar_operand> scalar_of(nb::handle h) {
@@ -678,6 +655,29 @@ void settle(array_object& a) {
         a.address = 0;
         throw;
     }
+}
+
+array::python_int python_int_of(nb::handle value) {
+    array::python_int result;
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+    if (v == -1 && PyErr_Occurred())
+        nb::raise_python_error();
+    if (overflow == 0) {
+        result.negative = v < 0;
+        result.magnitude = v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+        return result;
+    }
+    result.negative = overflow < 0;
+    nb::object magnitude = nb::steal(PyNumber_Absolute(value.ptr()));
+    const unsigned long long m = PyLong_AsUnsignedLongLong(magnitude.ptr());
+    if (m == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        result.beyond_64_bits = true;
+    } else {
+        result.magnitude = m;
+    }
+    return result;
 }
 
 }  // namespace gpukit::python

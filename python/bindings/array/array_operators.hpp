@@ -12,6 +12,10 @@
 
 namespace gpukit::python {
 
+// The Python int `value` as the promotion table sees it: its sign and magnitude, or only its
+// sign when the magnitude needs more than 64 bits.
+array::python_int python_int_of(nb::handle value);
+
 // self <op> other (reflected: other <op> self). NotImplemented for operands that are not
 // arrays or scalars, so Python tries the other operand's method.
 nb::object binary_operator(array::binary_op op, nb::handle self, nb::handle other, bool reflected);

@@ -6,6 +6,7 @@
 //   ("int", value)          a Python int of any size
 //   ("float",)              a Python float
 //   ("complex",)            a Python complex
+#include "array/array_operators.hpp"
 #include "common/bindings.hpp"
 
 #include "gpukit/array/promotion.hpp"
@@ -21,25 +22,6 @@ using namespace nb::literals;
 using namespace gpukit::array;
 
 namespace {
-
-// A Python int's sign and magnitude, or only its sign when the magnitude needs more than 64 bits.
-python_int python_int_of(nb::handle value) {
-    int overflow = 0;
-    const long long small = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
-    if (small == -1 && PyErr_Occurred())
-        nb::raise_python_error();
-    if (overflow == 0) {
-        const auto magnitude = static_cast<std::uint64_t>(small);
-        return {small < 0, small < 0 ? 0 - magnitude : magnitude, false};
-    }
-    const nb::object absolute = nb::steal(PyNumber_Absolute(value.ptr()));
-    const unsigned long long magnitude = PyLong_AsUnsignedLongLong(absolute.ptr());
-    if (magnitude == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-        PyErr_Clear();
-        return {overflow < 0, 0, true};
-    }
-    return {overflow < 0, magnitude, false};
-}
 
 operand operand_of(const nb::tuple& description) {
     const std::string what = description.size() > 0 && nb::isinstance<nb::str>(description[0])
