@@ -39,6 +39,8 @@ step cpp.log ctest bash -c 'cd build && ctest --output-on-failure -j 8'
 # The C++ OpenCL tests once more, on NVIDIA's OpenCL (the Python ones run on every device).
 GPUKIT_CL_TEST=nvidia step cpp.log ctest-nvidia-opencl bash -c 'cd build && ctest -L opencl -j 4 --output-on-failure'
 step python.log pytest bash -c 'PYTHONPATH=python python3 -X faulthandler -m pytest -ra tests/python'
+# The C++ example, built by ctest's package test against the installed and moved gpukit.
+step misc.log cpp-example build/tests/package/find_package/examples/arrays
 step misc.log demo make demo
 step misc.log info make info
 if [ "${GPUKIT_SANITIZER:-0}" = 1 ]; then

@@ -1,6 +1,13 @@
 // Everything gpukit offers in C++.
 #pragma once
 
+#include "gpukit/array/array.hpp"
+#include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/elementwise_kernel.hpp"
+#include "gpukit/array/math_functions.hpp"
+#include "gpukit/array/reduction.hpp"
+#include "gpukit/array/reduction_kernel.hpp"
+#include "gpukit/array/scan.hpp"
 #include "gpukit/core/bitlog.hpp"
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/buffer.hpp"

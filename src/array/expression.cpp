@@ -252,6 +252,28 @@ expression expression::binary(binary_op op, const expression& left, const expres
     return e;
 }
 
+unary_types resolve_unary(unary_op op, dtype t) {
+    const dtype part = t == dtype::complex64 ? dtype::float32 : t == dtype::complex128 ? dtype::float64 : t;
+    switch (op) {
+    case unary_op::negative:
+        if (t == dtype::bool_)
+            throw type_error("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator "
+                             "or the logical_not function instead.");
+        return {t, t};
+    case unary_op::absolute:
+    case unary_op::real:
+    case unary_op::imag:
+        return {t, part};
+    case unary_op::conjugate:
+        return {t, t};
+    case unary_op::logical_not:
+        return {dtype::bool_, dtype::bool_};
+    case unary_op::cast:
+        break;
+    }
+    throw logic_error("resolve_unary: a cast's types are the caller's");
+}
+
 expression expression::unary(unary_op op, const expression& operand, dtype compute, dtype result) {
     expression e;
     e.steps_ = operand.steps_;

@@ -34,6 +34,17 @@ enum class unary_op : std::uint8_t {
     logical_not,  // !x, computed in bool
 };
 
+// The types of `op` applied to an array of type `t`, as numpy's ufuncs give them: the type
+// the operand is converted to and the result's. abs of a complex number is real, and so are
+// real and imag of one (of a real type they keep it); logical_not computes in and gives bool;
+// the others keep t. type_error for numpy's refusal of the negative of a bool array;
+// logic_error for cast, whose types are the caller's.
+struct unary_types {
+    dtype compute;
+    dtype result;
+};
+unary_types resolve_unary(unary_op op, dtype t);
+
 struct expression_step {
     // select: three operands (condition, then, else), as numpy.where.
     enum class kind : std::uint8_t { array, scalar, binary, unary, constant, select };

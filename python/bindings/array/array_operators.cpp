@@ -482,17 +482,11 @@ nb::object in_place_operator(binary_op op, nb::handle self, nb::handle other) {
 nb::object unary_operator(array::unary_op op, nb::handle self) {
     array_object& a = settled(self);
     const dtype t = require_kernel_type(a, op == array::unary_op::negative ? "-" : "abs");
-    dtype result = t;
-    if (op == array::unary_op::negative && t == dtype::bool_)
-        throw nb::type_error("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator "
-                             "or the logical_not function instead.");
-    if (op == array::unary_op::absolute && t == dtype::complex64)
-        result = dtype::float32;  // the magnitude, a real number
-    if (op == array::unary_op::absolute && t == dtype::complex128)
-        result = dtype::float64;
+    const array::unary_types types = array::resolve_unary(op, t);
     operand_list operands;
-    const expression e = expression::unary(op, operands.of_array(self, false, "unary operator"), t, result);
-    nb::object out = new_result(self, a.layout.shape(), result);
+    const expression e =
+        expression::unary(op, operands.of_array(self, false, "unary operator"), types.compute, types.result);
+    nb::object out = new_result(self, a.layout.shape(), types.result);
     launch(e, operands.operands, array_of(out), stream_of(a));
     return out;
 }
@@ -521,14 +515,10 @@ nb::object unary_function(array::unary_op op, nb::handle x, const result_target&
     if (!is_array(x))
         throw_wrong_type(what, "expected a GPUArray", x);
     array_object& a = settled(x);
-    const dtype t = require_kernel_type(a, what);
-    dtype compute = t, result = t;
-    if (op == array::unary_op::logical_not)
-        compute = result = dtype::bool_;
-    else if ((op == array::unary_op::real || op == array::unary_op::imag) && array::kind(t) == array::dtype_kind::complex)
-        result = t == dtype::complex64 ? dtype::float32 : dtype::float64;
+    const array::unary_types types = array::resolve_unary(op, require_kernel_type(a, what));
+    const dtype result = types.result;
     built b;
-    b.e = expression::unary(op, b.operands.of_array(x, false, what), compute, result);
+    b.e = expression::unary(op, b.operands.of_array(x, false, what), types.compute, result);
     b.shape = a.layout.shape();
     // PyCUDA asks the array for conj, real and imag, in its order; logical_not is a plain array.
     return finish(b, x, target, what,

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 namespace {
 
 using namespace gpukit;
@@ -82,6 +84,22 @@ TEST(Expression, SpecsAreMadeOnceAndCompile) {
     const elementwise_spec& constant = expression_kernel(expression::constant(true));
     EXPECT_EQ(constant.params().size(), 1u);  // the output only
     EXPECT_FALSE(rtc::compile(elementwise_source(constant, elementwise_variant::contiguous), options).cubin.empty());
+}
+
+TEST(Expression, UnaryTypesAreNumpys) {
+    const auto types = [](unary_op op, dtype t) {
+        const unary_types u = resolve_unary(op, t);
+        return std::pair{u.compute, u.result};
+    };
+    EXPECT_EQ(types(unary_op::negative, dtype::int8), std::pair(dtype::int8, dtype::int8));
+    EXPECT_EQ(types(unary_op::absolute, dtype::complex64), std::pair(dtype::complex64, dtype::float32));
+    EXPECT_EQ(types(unary_op::absolute, dtype::float64), std::pair(dtype::float64, dtype::float64));
+    EXPECT_EQ(types(unary_op::real, dtype::complex128), std::pair(dtype::complex128, dtype::float64));
+    EXPECT_EQ(types(unary_op::imag, dtype::int32), std::pair(dtype::int32, dtype::int32));
+    EXPECT_EQ(types(unary_op::conjugate, dtype::complex64), std::pair(dtype::complex64, dtype::complex64));
+    EXPECT_EQ(types(unary_op::logical_not, dtype::float32), std::pair(dtype::bool_, dtype::bool_));
+    EXPECT_THROW(resolve_unary(unary_op::negative, dtype::bool_), type_error);
+    EXPECT_THROW(resolve_unary(unary_op::cast, dtype::int8), logic_error);
 }
 
 }  // namespace

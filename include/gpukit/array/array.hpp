@@ -1,0 +1,231 @@
+// gpukit::array::device_array: the n-d device array of C++ programs, with numpy's semantics.
+//
+//     using namespace gpukit;
+//     cuda::context ctx = ...;                       // a current context
+//     array::device_array x = array::device_array::from_host(values);  // a std::vector<float>
+//     array::device_array y = 2 * x + 1;               // float32, as numpy computes it
+//     double total = array::sum(y).item<double>();     // sum() of float32 is float32
+//     std::vector<float> back = y.to_host<float>();
+//
+// A device_array is a value: copying one copies a handle, and the copies (and every view made by
+// reshape, transpose or indexing) share the device memory, which goes back to the current
+// context's default pool when the last of them goes, as numpy's views share their base.
+// copy() makes new memory.
+//
+// Operations follow numpy 2: the result type of a binary operation is numpy's (array/
+// promotion.hpp), with a C++ scalar taking part as a Python scalar does (NEP 50: `2 * x`
+// keeps x's float32; `x + 1.5` of an int32 array is float64; a scalar that does not fit the
+// array's integer type is an error); shapes broadcast as numpy's do. Every operation is
+// queued on the default stream of the current context and returns without waiting, except
+// the copies to the host (to_host, item), which wait for it. Errors are gpukit's exceptions:
+// type_error for an operation numpy refuses for the types, logic_error for shapes that do
+// not broadcast or a wrong element type, and the driver's errors as cuda_error.
+//
+// The engine underneath (elementwise, reduction, scan, math_functions, random) is usable on
+// its own: view() gives the ndarray those functions take.
+#pragma once
+
+#include "gpukit/array/dtype.hpp"
+#include "gpukit/array/math_functions.hpp"
+#include "gpukit/array/ndarray.hpp"
+#include "gpukit/array/promotion.hpp"
+
+#include <complex>
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+namespace gpukit::array {
+
+// The dtype of a C++ element type: bool, the fixed-width integers (and the standard integer
+// types of their sizes), float, double, std::complex<float> and std::complex<double>.
+template <class T>
+constexpr dtype dtype_of() {
+    using U = std::remove_cv_t<T>;
+    if constexpr (std::is_same_v<U, bool>)
+        return dtype::bool_;
+    else if constexpr (std::is_same_v<U, float>)
+        return dtype::float32;
+    else if constexpr (std::is_same_v<U, double>)
+        return dtype::float64;
+    else if constexpr (std::is_same_v<U, std::complex<float>>)
+        return dtype::complex64;
+    else if constexpr (std::is_same_v<U, std::complex<double>>)
+        return dtype::complex128;
+    else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>)
+        return sizeof(U) == 1 ? dtype::int8 : sizeof(U) == 2 ? dtype::int16 : sizeof(U) == 4 ? dtype::int32 : dtype::int64;
+    else if constexpr (std::is_integral_v<U>)
+        return sizeof(U) == 1   ? dtype::uint8
+               : sizeof(U) == 2 ? dtype::uint16
+               : sizeof(U) == 4 ? dtype::uint32
+                                : dtype::uint64;
+    else
+        static_assert(sizeof(U) == 0, "no gpukit dtype holds this C++ type");
+}
+
+// The C++ types an operation takes as a scalar operand.
+template <class T>
+concept scalar_type = std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> ||
+                      std::is_same_v<T, std::complex<double>>;
+
+// A scalar operand as type resolution sees it (an integer, a float or a complex number
+// without a dtype of its own, as Python's scalars; a bool is typed) and its value.
+struct scalar {
+    operand how;
+    std::complex<double> value;  // the value of a float or complex scalar
+
+    template <scalar_type T>
+    scalar(T v) {  // NOLINT(google-explicit-constructor): scalars convert, as in `2 * x`
+        if constexpr (std::is_same_v<T, bool>) {
+            how = {operand::kind::typed, dtype::bool_, {false, v ? 1u : 0u, false}};
+        } else if constexpr (std::is_integral_v<T>) {
+            const bool negative = v < 0;
+            const auto bits = static_cast<unsigned long long>(v);
+            how = {operand::kind::python_int, dtype::int64, {negative, negative ? 0ull - bits : bits, false}};
+        } else if constexpr (std::is_floating_point_v<T>) {
+            how = {operand::kind::python_float, dtype::float64, {}};
+            value = static_cast<double>(v);
+        } else {
+            how = {operand::kind::python_complex, dtype::complex128, {}};
+            value = {static_cast<double>(v.real()), static_cast<double>(v.imag())};
+        }
+    }
+};
+
+class device_array {
+public:
+    // An array over the memory `view` refers to, kept alive by the view's buffer.
+    explicit device_array(ndarray view) : view_(std::move(view)) {}
+
+    // Uninitialised memory from the current context's default pool (logic_error without a
+    // current context).
+    static device_array empty(std::vector<std::int64_t> shape, dtype t, order o = order::c);
+    // Zeros.
+    static device_array zeros(std::vector<std::int64_t> shape, dtype t, order o = order::c);
+    // `values` copied to the device, as a 1-d array, or of `shape` (C order; {} for a 0-d
+    // array of one value); logic_error when the shape's size is not values.size().
+    template <class T>
+    static device_array from_host(std::span<const T> values) {
+        return from_host(values, {static_cast<std::int64_t>(values.size())});
+    }
+    template <class T>
+    static device_array from_host(std::span<const T> values, std::vector<std::int64_t> shape) {
+        return from_host_bytes(std::as_bytes(values), dtype_of<T>(), values.size(), std::move(shape));
+    }
+    template <class T>
+    static device_array from_host(const std::vector<T>& values) {
+        return from_host(values, {static_cast<std::int64_t>(values.size())});
+    }
+    template <class T>
+    static device_array from_host(const std::vector<T>& values, std::vector<std::int64_t> shape) {
+        if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> packs its bits
+            const std::vector<unsigned char> bytes(values.begin(), values.end());
+            return from_host_bytes(std::as_bytes(std::span(bytes)), dtype::bool_, bytes.size(), std::move(shape));
+        } else {
+            return from_host(std::span<const T>(values), std::move(shape));
+        }
+    }
+
+    const ndarray& view() const noexcept { return view_; }
+    dtype type() const noexcept { return view_.type(); }
+    const std::vector<std::int64_t>& shape() const noexcept { return view_.shape(); }
+    std::int64_t size() const noexcept { return view_.size(); }
+    int ndim() const noexcept { return view_.ndim(); }
+
+    // The elements in C order, copied to the host (waiting for the work queued before);
+    // logic_error when T is not the array's element type.
+    template <class T>
+    std::vector<T> to_host() const {
+        if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> packs its bits
+            std::vector<unsigned char> bytes(static_cast<std::size_t>(size()));
+            to_host_bytes(std::as_writable_bytes(std::span(bytes)), dtype::bool_);
+            return std::vector<bool>(bytes.begin(), bytes.end());
+        } else {
+            std::vector<T> values(static_cast<std::size_t>(size()));
+            to_host_bytes(std::as_writable_bytes(std::span<T>(values)), dtype_of<T>());
+            return values;
+        }
+    }
+    // The one element of a 0-d or one-element array, converted to T (a real T takes the real
+    // part; logic_error for an array of another size).
+    template <scalar_type T>
+    T item() const {
+        const std::complex<double> v = item_value();
+        if constexpr (std::is_arithmetic_v<T>)
+            return static_cast<T>(v.real());
+        else
+            return T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
+    }
+
+    // Views sharing this array's memory.
+    device_array reshape(std::vector<std::int64_t> shape, order o = order::c) const {
+        return device_array(view_.reshape(std::move(shape), o));
+    }
+    device_array transpose() const { return device_array(view_.transpose()); }
+    device_array operator[](const std::vector<index_item>& items) const { return device_array(view_[items]); }
+
+    // A new array holding the elements converted to `t` (C-style casts, as numpy's astype).
+    device_array astype(dtype t) const;
+    // A new array holding the same elements, C-contiguous.
+    device_array copy() const;
+
+private:
+    static device_array from_host_bytes(std::span<const std::byte> bytes, dtype t, std::size_t count,
+                                        std::vector<std::int64_t> shape);
+    void to_host_bytes(std::span<std::byte> out, dtype t) const;
+    std::complex<double> item_value() const;
+
+    ndarray view_;
+};
+
+// Elementwise binary operations, numpy's types and broadcasting: +, -, *, / (true division),
+// and the functions numpy names (floor_divide, power, minimum, maximum, comparisons
+// returning bool arrays, ...). At least one operand is an array.
+device_array apply(binary_op op, const device_array& a, const device_array& b);
+device_array apply(binary_op op, const device_array& a, const scalar& b);
+device_array apply(binary_op op, const scalar& a, const device_array& b);
+
+inline device_array operator+(const device_array& a, const device_array& b) { return apply(binary_op::add, a, b); }
+inline device_array operator-(const device_array& a, const device_array& b) { return apply(binary_op::subtract, a, b); }
+inline device_array operator*(const device_array& a, const device_array& b) { return apply(binary_op::multiply, a, b); }
+inline device_array operator/(const device_array& a, const device_array& b) { return apply(binary_op::true_divide, a, b); }
+inline device_array operator+(const device_array& a, const scalar& b) { return apply(binary_op::add, a, b); }
+inline device_array operator-(const device_array& a, const scalar& b) { return apply(binary_op::subtract, a, b); }
+inline device_array operator*(const device_array& a, const scalar& b) { return apply(binary_op::multiply, a, b); }
+inline device_array operator/(const device_array& a, const scalar& b) { return apply(binary_op::true_divide, a, b); }
+inline device_array operator+(const scalar& a, const device_array& b) { return apply(binary_op::add, a, b); }
+inline device_array operator-(const scalar& a, const device_array& b) { return apply(binary_op::subtract, a, b); }
+inline device_array operator*(const scalar& a, const device_array& b) { return apply(binary_op::multiply, a, b); }
+inline device_array operator/(const scalar& a, const device_array& b) { return apply(binary_op::true_divide, a, b); }
+// -x.
+device_array operator-(const device_array& a);
+
+// numpy's function `f` (cumath: exp, sin, sqrt, ...) of the elements, in numpy's result type
+// (float64 for integers, float32 for float32). type_error where numpy has no loop for the
+// type; logic_error for the functions of two inputs or two outputs (fmod, ldexp, frexp,
+// modf: use math_spec and run).
+device_array apply(math_function f, const device_array& x);
+
+// numpy.sum (in numpy's result type: int64 for bool and narrower signed integers, uint64
+// for unsigned ones), numpy.dot of two 1-d arrays of one size (in their promoted type),
+// numpy.min and numpy.max (complex numbers ordered by real, then imaginary part, as numpy
+// orders them): 0-d arrays. min and max of an empty array are logic_errors, as numpy's.
+device_array sum(const device_array& a);
+device_array dot(const device_array& a, const device_array& b);
+device_array min(const device_array& a);
+device_array max(const device_array& a);
+
+// Running sums of a 1-d array, in numpy's cumsum type (sum()'s: int64 for bool and narrower
+// signed integers, uint64 for unsigned ones): out[k] = a[0] + ... + a[k] (inclusive), or
+// a[0] + ... + a[k - 1] with out[0] = 0 (exclusive). type_error for complex arrays,
+// logic_error for other than 1-d.
+device_array inclusive_scan(const device_array& a);
+device_array exclusive_scan(const device_array& a);
+
+// Uniform random numbers in [0, 1) (float32, float64) or random bits (int32, uint32), as
+// gpukit.curandom.rand makes them (Philox); one `seed` gives one sequence.
+device_array rand(std::vector<std::int64_t> shape, dtype t = dtype::float32, std::uint64_t seed = 0);
+
+}  // namespace gpukit::array

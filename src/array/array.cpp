@@ -1,0 +1,278 @@
+#include "gpukit/array/array.hpp"
+
+#include "gpukit/array/element_copy.hpp"
+#include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/expression.hpp"
+#include "gpukit/array/reduction.hpp"
+#include "gpukit/array/scan.hpp"
+#include "gpukit/core/error.hpp"
+#include "gpukit/cuda/copy.hpp"
+#include "gpukit/cuda/default_pool.hpp"
+#include "gpukit/random/philox.hpp"
+#include "gpukit/rtc/cache.hpp"
+
+#include <array>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace gpukit::array {
+
+namespace {
+
+// The operations queue their work on the current context's default stream.
+constexpr cuda::stream_view default_stream{};
+
+// ---- scalars
+
+// The scalar's value converted to T, as numpy converts a Python scalar for an operation
+// computed in T. An integer scalar meets an integer or bool type only in the range
+// resolve_binary() allowed (or wrapped, two's complement); a float or complex one never
+// meets an integer type.
+template <class T>
+scalar_value value_as(const scalar& s) {
+    const bool integer = s.how.k == operand::kind::python_int || s.how.k == operand::kind::typed;
+    const python_int& v = s.how.value;
+    const double integer_value = v.negative ? -static_cast<double>(v.magnitude) : static_cast<double>(v.magnitude);
+    const std::complex<double> value = integer ? std::complex<double>(integer_value, 0.0) : s.value;
+    if constexpr (std::is_same_v<T, bool>)
+        return scalar_value::of(integer ? v.magnitude != 0 : value != std::complex<double>(0.0, 0.0));
+    else if constexpr (std::is_integral_v<T>)
+        return scalar_value::of(static_cast<T>(v.negative ? 0ull - v.magnitude : v.magnitude));
+    else if constexpr (std::is_floating_point_v<T>)
+        return scalar_value::of(static_cast<T>(value.real()));
+    else
+        return scalar_value::of(T(static_cast<typename T::value_type>(value.real()),
+                                  static_cast<typename T::value_type>(value.imag())));
+}
+
+scalar_value bytes_in(const scalar& s, dtype t) {
+    switch (t) {
+    case dtype::bool_: return value_as<bool>(s);
+    case dtype::int8: return value_as<std::int8_t>(s);
+    case dtype::int16: return value_as<std::int16_t>(s);
+    case dtype::int32: return value_as<std::int32_t>(s);
+    case dtype::int64: return value_as<std::int64_t>(s);
+    case dtype::uint8: return value_as<std::uint8_t>(s);
+    case dtype::uint16: return value_as<std::uint16_t>(s);
+    case dtype::uint32: return value_as<std::uint32_t>(s);
+    case dtype::uint64: return value_as<std::uint64_t>(s);
+    case dtype::float32: return value_as<float>(s);
+    case dtype::float64: return value_as<double>(s);
+    case dtype::complex64: return value_as<std::complex<float>>(s);
+    case dtype::complex128: return value_as<std::complex<double>>(s);
+    }
+    throw logic_error("a scalar of an unknown type");
+}
+
+// ---- elementwise operations
+
+// An operand of a binary operation: an array or a scalar.
+struct term {
+    const device_array* a = nullptr;
+    const scalar* s = nullptr;
+
+    operand how() const { return a ? operand{operand::kind::typed, a->type(), {}} : s->how; }
+    std::vector<std::int64_t> shape() const { return a ? a->shape() : std::vector<std::int64_t>{}; }
+};
+
+// Runs `e` over `args` (the operands numbered as e numbers them) into a new array of `shape`.
+device_array evaluate(const expression& e, std::vector<elementwise_arg> args, std::vector<std::int64_t> shape) {
+    device_array out = device_array::empty(std::move(shape), e.type());
+    args.emplace_back(out.view());
+    run(expression_kernel(e), args, default_stream);
+    return out;
+}
+
+device_array combine(binary_op op, const term& a, const term& b) {
+    const binary_types t = resolve_binary(op, a.how(), b.how());
+    std::vector<std::int64_t> shape = broadcast_shapes(a.shape(), b.shape());
+    if (t.constant)  // uint8 < 1000: the answer is known from the types
+        return evaluate(expression::constant(*t.constant), {}, std::move(shape));
+    std::vector<elementwise_arg> args;
+    const auto operand_of = [&](const term& x) {
+        const int number = static_cast<int>(args.size());
+        if (x.a) {
+            args.emplace_back(x.a->view().view(x.a->view().layout().broadcast_to(shape)));
+            return expression::array(number, x.a->type());
+        }
+        // Read in the compute type, except the uint64 side of an exact signed/uint64 comparison.
+        const dtype read = t.signed_with_uint64 ? x.s->how.type : t.compute;
+        args.emplace_back(bytes_in(*x.s, read));
+        return expression::scalar(number, read);
+    };
+    const expression left = operand_of(a);
+    const expression right = operand_of(b);
+    return evaluate(expression::binary(op, left, right, t), std::move(args), std::move(shape));
+}
+
+device_array unary(unary_op op, const device_array& x, dtype compute, dtype result) {
+    return evaluate(expression::unary(op, expression::array(0, x.type()), compute, result), {x.view()}, x.shape());
+}
+
+// ---- reductions
+
+// A 0-d array of `out` holding the result of `spec` over `args`, with its scratch in the same
+// block of the pool.
+device_array reduced(const reduction_spec& spec, std::span<const elementwise_arg> args, dtype out) {
+    const std::size_t result_bytes = 16;  // keeps the scratch 16-byte aligned
+    const std::size_t scratch_bytes = reduction_scratch_bytes(spec);
+    auto block = std::make_shared<cuda::pooled_device_memory>(
+        cuda::allocate_from_default_pool(result_bytes + scratch_bytes));
+    const CUdeviceptr address = block->block.pointer();
+    device_array result(ndarray(borrow(address, result_bytes, block), out,
+                         layout::contiguous(std::vector<std::int64_t>{}, static_cast<std::int64_t>(size_of(out)))));
+    reduce(spec, args, result.view(), cuda::device_pointer(address + result_bytes, scratch_bytes), default_stream);
+    return result;
+}
+
+// ---- scans
+
+// The sum scan of dtype `t`, made once per kind and type for the life of the process (a
+// spec's kernels are loaded once per context).
+const scan_spec& sum_scan_spec(scan_kind kind, dtype t) {
+    static std::mutex mutex;
+    static std::map<std::pair<scan_kind, dtype>, std::unique_ptr<scan_spec>> specs;
+    const std::lock_guard lock(mutex);
+    std::unique_ptr<scan_spec>& spec = specs[{kind, t}];
+    if (!spec)
+        spec = std::make_unique<scan_spec>(kind, std::string(c_type(t)), size_of(t), "a+b", "0", "gk_sum_scan",
+                                           std::string(), rtc::compile_request{}, rtc::default_cache_dir());
+    return *spec;
+}
+
+device_array scanned(scan_kind which, const device_array& a) {
+    if (a.ndim() != 1)
+        throw logic_error("scans take a 1-d device_array, got " + std::to_string(a.ndim()) + " dimensions");
+    if (kind(a.type()) == dtype_kind::complex)
+        throw type_error("scans of complex arrays are not supported: scan the real and imaginary parts apart");
+    // numpy's cumsum type, sum()'s: bool and narrower integers accumulate in 64 bits.
+    const dtype t = sum_type(a.type());
+    const device_array in = t == a.type() ? a : a.astype(t);
+    device_array out = device_array::empty({a.size()}, t);
+    const auto operand = [](const device_array& x) {
+        return scan_operand{x.view().data(), x.ndim() == 1 ? x.view().layout().strides()[0] : 0};
+    };
+    scan(sum_scan_spec(which, t), operand(in), operand(out), a.size(), default_stream);
+    return out;
+}
+
+}  // namespace
+
+// ---- device_array
+
+device_array device_array::empty(std::vector<std::int64_t> shape, dtype t, order o) {
+    gpukit::layout l = gpukit::layout::contiguous(std::move(shape), static_cast<std::int64_t>(size_of(t)), o);
+    // A zero-size array still gets a block of its own: a null address would make copies special.
+    const std::size_t bytes = l.nbytes() > 0 ? static_cast<std::size_t>(l.nbytes()) : 1;
+    auto block = std::make_shared<cuda::pooled_device_memory>(cuda::allocate_from_default_pool(bytes));
+    const CUdeviceptr address = block->block.pointer();
+    return device_array(ndarray(borrow(address, bytes, std::move(block)), t, std::move(l)));
+}
+
+device_array device_array::zeros(std::vector<std::int64_t> shape, dtype t, order o) {
+    device_array a = empty(std::move(shape), t, o);
+    if (a.size() > 0)
+        cuda::memset_d8_async(a.view().data(), 0, static_cast<std::size_t>(a.view().layout().nbytes()),
+                              default_stream);
+    return a;
+}
+
+device_array device_array::from_host_bytes(std::span<const std::byte> bytes, dtype t, std::size_t count,
+                                           std::vector<std::int64_t> shape) {
+    const gpukit::layout l = gpukit::layout::contiguous(shape, static_cast<std::int64_t>(size_of(t)));
+    if (static_cast<std::size_t>(l.size()) != count)
+        throw logic_error("from_host: " + std::to_string(count) + " values do not fill an array of shape " +
+                          l.describe());
+    device_array a = empty(std::move(shape), t);
+    if (!bytes.empty())
+        cuda::memcpy_htod(a.view().data(), bytes.data(), bytes.size());
+    return a;
+}
+
+void device_array::to_host_bytes(std::span<std::byte> out, dtype t) const {
+    if (t != type())
+        throw logic_error("to_host: the device_array holds " + std::string(name(type())) + ", not " +
+                          std::string(name(t)));
+    const device_array dense = view_.layout().is_c_contiguous() ? *this : copy();
+    if (!out.empty())
+        cuda::memcpy_dtoh(out.data(), dense.view().data(), out.size());
+}
+
+std::complex<double> device_array::item_value() const {
+    if (size() != 1)
+        throw logic_error("item: the device_array has " + std::to_string(size()) + " elements, not one");
+    const device_array wide = astype(dtype::complex128);
+    return wide.to_host<std::complex<double>>().front();
+}
+
+device_array device_array::astype(dtype t) const { return unary(unary_op::cast, *this, type(), t); }
+
+device_array device_array::copy() const {
+    device_array out = empty(shape(), type());
+    copy_elements(element_array{out.view().data(), out.view().layout()},
+                  element_array{view_.data(), view_.layout()}, default_stream);
+    return out;
+}
+
+// ---- operations
+
+device_array apply(binary_op op, const device_array& a, const device_array& b) { return combine(op, term{&a, nullptr}, term{&b, nullptr}); }
+device_array apply(binary_op op, const device_array& a, const scalar& b) { return combine(op, term{&a, nullptr}, term{nullptr, &b}); }
+device_array apply(binary_op op, const scalar& a, const device_array& b) { return combine(op, term{nullptr, &a}, term{&b, nullptr}); }
+
+device_array operator-(const device_array& a) {
+    const unary_types t = resolve_unary(unary_op::negative, a.type());
+    return unary(unary_op::negative, a, t.compute, t.result);
+}
+
+device_array apply(math_function f, const device_array& x) {
+    if (input_count(f) != 1 || output_count(f) != 1)
+        throw logic_error("apply: " + std::string(name(f)) +
+                          " takes or gives two arrays; run its math_spec with elementwise run()");
+    const elementwise_spec& spec = math_spec(f, x.type());
+    device_array out = device_array::empty(x.shape(), spec.params().back().type);
+    const elementwise_arg args[] = {x.view(), out.view()};
+    run(spec, args, default_stream);
+    return out;
+}
+
+device_array sum(const device_array& a) {
+    const elementwise_arg args[] = {a.view()};
+    return reduced(sum_spec(a.type()), args, sum_type(a.type()));
+}
+
+device_array dot(const device_array& a, const device_array& b) {
+    if (a.ndim() != 1 || b.ndim() != 1 || a.size() != b.size())
+        throw logic_error("dot: two 1-d arrays of one size, got shapes " + a.view().layout().describe() + " and " +
+                          b.view().layout().describe());
+    const reduction_spec& spec = dot_spec(a.type(), b.type());
+    const elementwise_arg args[] = {a.view(), b.view()};
+    return reduced(spec, args, *spec.output().dtype);
+}
+
+device_array min(const device_array& a) {
+    const elementwise_arg args[] = {a.view()};
+    return reduced(min_spec(a.type()), args, a.type());
+}
+
+device_array max(const device_array& a) {
+    const elementwise_arg args[] = {a.view()};
+    return reduced(max_spec(a.type()), args, a.type());
+}
+
+device_array inclusive_scan(const device_array& a) { return scanned(scan_kind::inclusive, a); }
+device_array exclusive_scan(const device_array& a) { return scanned(scan_kind::exclusive, a); }
+
+device_array rand(std::vector<std::int64_t> shape, dtype t, std::uint64_t seed) {
+    if (!random::rand_supports(t))
+        throw type_error("rand: " + std::string(name(t)) + " is not supported; " + std::string(random::rand_dtypes()));
+    device_array out = device_array::empty(std::move(shape), t);
+    random::fill_rand(out.view(), seed, default_stream);
+    return out;
+}
+
+}  // namespace gpukit::array
