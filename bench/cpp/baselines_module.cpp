@@ -2,10 +2,12 @@
 // and gpukit's C++ calls, timed in C++), a module of their own so that the extension users
 // install does not carry them; the harness loads it when it is there.
 #include "copy_baselines.hpp"
+#include "device_array_bench.hpp"
 #include "pool_bench.hpp"
 #include "raw_launch.hpp"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 namespace nb = nanobind;
@@ -26,6 +28,11 @@ NB_MODULE(_bench_baselines, bench) {
     bench.def("gpukit_launch_seconds", &gpukit::bench::gpukit_launch_seconds, "launches"_a, "repeats"_a,
               nb::call_guard<release_gil>(),
               "Host seconds per gpukit::cuda::launch of an empty kernel, one value per repeat.");
+    bench.def("device_array_operations", &gpukit::bench::device_array_operations,
+              "The operations device_array_seconds times (gpukit.bench.small's names).");
+    bench.def("device_array_seconds", &gpukit::bench::device_array_seconds, "operation"_a, "elements"_a,
+              "launches"_a, "batches"_a, "repeats"_a, nb::call_guard<release_gil>(),
+              "Seconds per gpukit::array::device_array operation on two float32 arrays, one value per repeat.");
     bench.def("raw_add_launch_seconds", &gpukit::bench::raw_add_launch_seconds, "elements"_a, "launches"_a,
               "batches"_a, "repeats"_a, nb::call_guard<release_gil>(),
               "Seconds per raw cuLaunchKernel of a float32 add on `elements` values, batches of `launches` "

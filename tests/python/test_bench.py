@@ -39,6 +39,19 @@ def test_the_raw_add_floor_refuses_counts_that_are_not_positive(elements, launch
         harness.cpp_baselines().raw_add_launch_seconds(elements, launches, batches, repeats)
 
 
+def test_the_cpp_side_of_the_small_cases_times_what_the_python_sides_do():
+    baselines = harness.cpp_baselines()
+    assert set(cases.CPP_OPERATIONS) == set(baselines.device_array_operations())
+    assert set(cases.CPP_OPERATIONS) <= set(SMALL_OPERATIONS)
+    for name in cases.CPP_OPERATIONS:
+        assert "gpukit device_array (C++)" in [side.name for side in by_name(f"small_{name}").sides]
+    # Checked before anything touches the driver, so these run without a GPU.
+    with pytest.raises(drv.LogicError, match="no operation 'abs'"):
+        baselines.device_array_seconds("abs", 1000, 200, 1, 1)
+    with pytest.raises(drv.LogicError, match="must be positive"):
+        baselines.device_array_seconds("add", 1000, 0, 1, 1)
+
+
 def test_the_cpp_baselines_are_a_module_of_their_own():
     import gpukit._gpukit
     assert not hasattr(gpukit._gpukit, "_bench")  # not in the extension users install
@@ -63,8 +76,9 @@ def test_small_cases_compare_gpukit_with_cupy_and_pycuda():
         case = by_name(f"small_{name}")
         assert case.unit == "µs per operation" and case.scale == 1e6 and not case.higher_is_better
         assert "1000 float32" in case.description
+        cpp = ["gpukit device_array (C++)"] if name in cases.CPP_OPERATIONS else []
         floor = ["raw cuLaunchKernel add (C++)"] if name == "add" else []
-        assert [side.name for side in case.sides] == ["CuPy", "gpukit", "PyCUDA"] + floor
+        assert [side.name for side in case.sides] == ["CuPy", "gpukit", "PyCUDA"] + cpp + floor
 
 
 def test_many_kernels_case_times_add_before_and_after():

@@ -135,6 +135,10 @@ def _array_cases():
 ALL += _array_cases()
 
 
+# The small operations gpukit::array::device_array times from C++ (bench/cpp/device_array_bench.cpp).
+CPP_OPERATIONS = ("add", "axpy", "scale", "neg", "less", "astype", "sum", "dot", "copy")
+
+
 def _small_array_cases():
     size = f"{small.SIZE} float32"
     timing = f"batches of {small.BATCH} between synchronizations"
@@ -142,6 +146,8 @@ def _small_array_cases():
     for name, (text, _) in small.OPERATIONS.items():
         cases.append(_small_case(f"small_{name}", text, "µs per operation",
                                  lambda library: small.operation_side(library, name)))
+        if name in CPP_OPERATIONS:
+            cases[-1].sides.append(Side("gpukit device_array (C++)", small.cpp_side(name)))
         if name == "add":
             cases[-1].sides.append(Side("raw cuLaunchKernel add (C++)", small.raw_add_floor))
     count = small.kernel_count()

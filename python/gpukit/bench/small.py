@@ -108,6 +108,15 @@ def operation_side(library, name):
     return run
 
 
+def cpp_side(name):
+    """The side timing OPERATIONS[name] with gpukit::array::device_array from C++."""
+    def run(settings):
+        primary_context()
+        _bench = cpp_baselines()
+        return _bench.device_array_seconds(name, SIZE, BATCH, _batches(settings), settings["repeats"])
+    return run
+
+
 def raw_add_floor(settings):
     """The same batches of a precompiled add kernel launched by cuLaunchKernel from C++."""
     primary_context()
