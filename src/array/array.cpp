@@ -26,48 +26,6 @@ namespace {
 // The operations queue their work on the current context's default stream.
 constexpr cuda::stream_view default_stream{};
 
-// ---- scalars
-
-// The scalar's value converted to T, as numpy converts a Python scalar for an operation
-// computed in T. An integer scalar meets an integer or bool type only in the range
-// resolve_binary() allowed (or wrapped, two's complement); a float or complex one never
-// meets an integer type.
-template <class T>
-scalar_value value_as(const scalar& s) {
-    const bool integer = s.how.k == operand::kind::python_int || s.how.k == operand::kind::typed;
-    const python_int& v = s.how.value;
-    const double integer_value = v.negative ? -static_cast<double>(v.magnitude) : static_cast<double>(v.magnitude);
-    const std::complex<double> value = integer ? std::complex<double>(integer_value, 0.0) : s.value;
-    if constexpr (std::is_same_v<T, bool>)
-        return scalar_value::of(integer ? v.magnitude != 0 : value != std::complex<double>(0.0, 0.0));
-    else if constexpr (std::is_integral_v<T>)
-        return scalar_value::of(static_cast<T>(v.negative ? 0ull - v.magnitude : v.magnitude));
-    else if constexpr (std::is_floating_point_v<T>)
-        return scalar_value::of(static_cast<T>(value.real()));
-    else
-        return scalar_value::of(T(static_cast<typename T::value_type>(value.real()),
-                                  static_cast<typename T::value_type>(value.imag())));
-}
-
-scalar_value bytes_in(const scalar& s, dtype t) {
-    switch (t) {
-    case dtype::bool_: return value_as<bool>(s);
-    case dtype::int8: return value_as<std::int8_t>(s);
-    case dtype::int16: return value_as<std::int16_t>(s);
-    case dtype::int32: return value_as<std::int32_t>(s);
-    case dtype::int64: return value_as<std::int64_t>(s);
-    case dtype::uint8: return value_as<std::uint8_t>(s);
-    case dtype::uint16: return value_as<std::uint16_t>(s);
-    case dtype::uint32: return value_as<std::uint32_t>(s);
-    case dtype::uint64: return value_as<std::uint64_t>(s);
-    case dtype::float32: return value_as<float>(s);
-    case dtype::float64: return value_as<double>(s);
-    case dtype::complex64: return value_as<std::complex<float>>(s);
-    case dtype::complex128: return value_as<std::complex<double>>(s);
-    }
-    throw logic_error("a scalar of an unknown type");
-}
-
 // ---- elementwise operations
 
 // An operand of a binary operation: an array or a scalar.
@@ -101,7 +59,7 @@ device_array combine(binary_op op, const term& a, const term& b) {
         }
         // Read in the compute type, except the uint64 side of an exact signed/uint64 comparison.
         const dtype read = t.signed_with_uint64 ? x.s->how.type : t.compute;
-        args.emplace_back(bytes_in(*x.s, read));
+        args.emplace_back(scalar_bytes(*x.s, read));
         return expression::scalar(number, read);
     };
     const expression left = operand_of(a);

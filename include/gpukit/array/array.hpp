@@ -29,6 +29,7 @@
 #include "gpukit/array/math_functions.hpp"
 #include "gpukit/array/ndarray.hpp"
 #include "gpukit/array/promotion.hpp"
+#include "gpukit/array/scalar.hpp"
 
 #include <complex>
 #include <concepts>
@@ -64,35 +65,6 @@ constexpr dtype dtype_of() {
     else
         static_assert(sizeof(U) == 0, "no gpukit dtype holds this C++ type");
 }
-
-// The C++ types an operation takes as a scalar operand.
-template <class T>
-concept scalar_type = std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> ||
-                      std::is_same_v<T, std::complex<double>>;
-
-// A scalar operand as type resolution sees it (an integer, a float or a complex number
-// without a dtype of its own, as Python's scalars; a bool is typed) and its value.
-struct scalar {
-    operand how;
-    std::complex<double> value;  // the value of a float or complex scalar
-
-    template <scalar_type T>
-    scalar(T v) {  // NOLINT(google-explicit-constructor): scalars convert, as in `2 * x`
-        if constexpr (std::is_same_v<T, bool>) {
-            how = {operand::kind::typed, dtype::bool_, {false, v ? 1u : 0u, false}};
-        } else if constexpr (std::is_integral_v<T>) {
-            const bool negative = v < 0;
-            const auto bits = static_cast<unsigned long long>(v);
-            how = {operand::kind::python_int, dtype::int64, {negative, negative ? 0ull - bits : bits, false}};
-        } else if constexpr (std::is_floating_point_v<T>) {
-            how = {operand::kind::python_float, dtype::float64, {}};
-            value = static_cast<double>(v);
-        } else {
-            how = {operand::kind::python_complex, dtype::complex128, {}};
-            value = {static_cast<double>(v.real()), static_cast<double>(v.imag())};
-        }
-    }
-};
 
 class device_array {
 public:

@@ -5,10 +5,12 @@
 #include "common/memory_args.hpp"
 
 #include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/scalar.hpp"
 #include "gpukit/core/error.hpp"
 
 #include <nanobind/stl/string.h>
 
+#include <cmath>
 #include <complex>
 #include <span>
 #include <cstring>
@@ -31,21 +33,32 @@ bool is_array(nb::handle h) { return nb::isinstance<array_object>(h); }
 
 // ---- scalars
 
-// A Python or numpy scalar operand: how type resolution sees it, and its value.
-struct scalar_operand {
-    array::operand operand;
-    enum class value_kind { integer, floating, complex } kind = value_kind::integer;
-    nb::object object;  // the Python value (an integer's, to convert it to a float exactly as Python does)
-    double real = 0, imag = 0;
-};
+using scalar_operand = array::scalar;
+
+// The value of a Python int: its sign and magnitude (python_int_of), and for one of more than
+// 64 bits its nearest double, infinite beyond float64's range (scalar_bytes raises Python's
+// OverflowError text where it must convert such an int to a float).
+void set_integer(scalar_operand& s, nb::handle value) {
+    s.how.value = python_int_of(value);
+    if (s.how.value.beyond_64_bits) {
+        double nearest = PyLong_AsDouble(value.ptr());
+        if (nearest == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            nearest = HUGE_VAL;
+        }
+        s.value = nearest;
+    }
+}
 
 // The scalar `h`, or nullopt when it is not one gpukit takes (Python bool, int, float and
 // complex and their subclasses, numpy scalars of a kernel type).
 std::optional<scalar_operand> scalar_of(nb::handle h) {
     scalar_operand s;
-    s.object = nb::borrow(h);
     PyObject* p = h.ptr();
-    const auto typed = [&](dtype t) { s.operand = {array::operand::kind::typed, t, {}}; };
+    const auto complex_value = [](PyObject* c) {
+        const Py_complex v = PyComplex_AsCComplex(c);
+        return std::complex<double>(v.real, v.imag);
+    };
     // numpy's scalars first: np.float64 is a Python float and np.complex128 a complex, but
     // they are typed ("strong") operands, where Python's own are weak (NEP 50).
     if (!PyFloat_CheckExact(p) && !PyLong_CheckExact(p) && !PyBool_Check(p) && !PyComplex_CheckExact(p) &&
@@ -61,94 +74,42 @@ std::optional<scalar_operand> scalar_of(nb::handle h) {
         const auto t = kernel_type(h.attr("dtype"));
         if (!t)
             return std::nullopt;
-        typed(*t);
+        s.how = {array::operand::kind::typed, *t, {}};
         nb::object value = h.attr("item")();
         if (array::kind(*t) == array::dtype_kind::complex) {
-            const Py_complex c = PyComplex_AsCComplex(value.ptr());
-            s.kind = scalar_operand::value_kind::complex, s.real = c.real, s.imag = c.imag;
+            s.number = scalar_operand::number_kind::complex;
+            s.value = complex_value(value.ptr());
         } else if (array::kind(*t) == array::dtype_kind::floating) {
-            s.kind = scalar_operand::value_kind::floating, s.real = PyFloat_AsDouble(value.ptr());
+            s.number = scalar_operand::number_kind::floating;
+            s.value = PyFloat_AsDouble(value.ptr());
         } else {
-            s.object = value;  // a Python int or bool
-            s.operand.value = python_int_of(s.object);
+            set_integer(s, value);  // a Python int or bool
         }
         return s;
     }
     if (PyBool_Check(p)) {
-        typed(dtype::bool_);
-        s.operand.value.magnitude = p == Py_True;
+        s.how = {array::operand::kind::typed, dtype::bool_, {}};
+        s.how.value.magnitude = p == Py_True;
         return s;
     }
     if (PyLong_Check(p)) {
-        s.operand = {array::operand::kind::python_int, dtype::int64, python_int_of(h)};
+        s.how = {array::operand::kind::python_int, dtype::int64, {}};
+        set_integer(s, h);
         return s;
     }
     if (PyFloat_Check(p)) {
-        s.operand.k = array::operand::kind::python_float;
-        s.kind = scalar_operand::value_kind::floating;
-        s.real = PyFloat_AsDouble(p);
+        s.how.k = array::operand::kind::python_float;
+        s.number = scalar_operand::number_kind::floating;
+        s.value = PyFloat_AsDouble(p);
         return s;
     }
     if (PyComplex_Check(p)) {
-        s.operand.k = array::operand::kind::python_complex;
-        s.kind = scalar_operand::value_kind::complex;
-        const Py_complex c = PyComplex_AsCComplex(p);
-        s.real = c.real, s.imag = c.imag;
+        s.how.k = array::operand::kind::python_complex;
+        s.number = scalar_operand::number_kind::complex;
+        s.value = complex_value(p);
         return s;
     }
     return std::nullopt;
-}
-
-template <class T>
-array::scalar_value bytes_as(const scalar_operand& s) {
-    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
-        using part = typename T::value_type;
-        if (s.kind == scalar_operand::value_kind::integer)
-            return array::scalar_value::of(T(static_cast<part>(PyLong_AsDouble(s.object.ptr())), 0));
-        return array::scalar_value::of(T(static_cast<part>(s.real), static_cast<part>(s.imag)));
-    } else if constexpr (std::is_floating_point_v<T>) {
-        // An integer becomes the nearest float (PyLong_AsDouble rounds; beyond float64's
-        // range it raises OverflowError, as numpy does).
-        const double v = s.kind == scalar_operand::value_kind::integer ? PyLong_AsDouble(s.object.ptr()) : s.real;
-        if (v == -1.0 && PyErr_Occurred())
-            nb::raise_python_error();
-        return array::scalar_value::of(static_cast<T>(v));
-    } else {
-        // Integer and bool types: resolve_binary has checked that the value fits, or where
-        // wraps it (a float or complex scalar never computes in an integer type).
-        const array::python_int& v = s.operand.value;
-        const unsigned long long bits = v.negative ? 0ull - v.magnitude : v.magnitude;
-        if constexpr (std::is_same_v<T, bool>) {
-            // numpy's logical functions test a scalar of any kind for non-zero.
-            switch (s.kind) {
-            case scalar_operand::value_kind::floating: return array::scalar_value::of(s.real != 0);
-            case scalar_operand::value_kind::complex: return array::scalar_value::of(s.real != 0 || s.imag != 0);
-            default: return array::scalar_value::of(v.magnitude != 0);
-            }
-        } else {
-            return array::scalar_value::of(static_cast<T>(bits));  // two's complement: the value fits, or wraps
-        }
-    }
-}
-
-// The scalar's value in type `t`, the type the expression reads it as.
-array::scalar_value scalar_bytes(const scalar_operand& s, dtype t) {
-    switch (t) {
-    case dtype::bool_: return bytes_as<bool>(s);
-    case dtype::int8: return bytes_as<std::int8_t>(s);
-    case dtype::int16: return bytes_as<std::int16_t>(s);
-    case dtype::int32: return bytes_as<std::int32_t>(s);
-    case dtype::int64: return bytes_as<std::int64_t>(s);
-    case dtype::uint8: return bytes_as<std::uint8_t>(s);
-    case dtype::uint16: return bytes_as<std::uint16_t>(s);
-    case dtype::uint32: return bytes_as<std::uint32_t>(s);
-    case dtype::uint64: return bytes_as<std::uint64_t>(s);
-    case dtype::float32: return bytes_as<float>(s);
-    case dtype::float64: return bytes_as<double>(s);
-    case dtype::complex64: return bytes_as<std::complex<float>>(s);
-    case dtype::complex128: return bytes_as<std::complex<double>>(s);
-    }
-    throw logic_error("scalar of an unknown type");
 }
 
 // ---- building an expression and its operands
@@ -270,7 +231,7 @@ std::optional<term> term_of(nb::handle h, const char* what) {
     if (!s)
         return std::nullopt;
     term t;
-    t.operand = s->operand;
+    t.operand = s->how;
     t.scalar = std::move(s);
     return t;
 }
@@ -281,7 +242,7 @@ expression materialize(const term& t, dtype type, operand_list& list, bool fuse,
         return *t.built;
     if (t.array)
         return list.of_array(t.array, fuse, what);
-    return expression::scalar(list.add_scalar(scalar_bytes(*t.scalar, type)), type);
+    return expression::scalar(list.add_scalar(array::scalar_bytes(*t.scalar, type)), type);
 }
 
 // `a <op> b`, typed by the op table; arrays join `list` (fused in when `fuse` allows).
@@ -622,7 +583,7 @@ const array::elementwise_spec& operator_spec(binary_op op, nb::handle left, nb::
         scalars[k] = scalar_of(side);
         if (!scalars[k])
             throw nb::type_error("_operator_spec: each side is a dtype name or a scalar");
-        operands[k] = scalars[k]->operand;
+        operands[k] = scalars[k]->how;
     }
     const array::binary_types t = array::resolve_binary(op, operands[0], operands[1]);
     if (t.constant)
