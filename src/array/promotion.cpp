@@ -217,4 +217,24 @@ void check_wrapped(const python_int& v) {
         throw std::overflow_error("Python int too large to convert to C long");
 }
 
+bool can_cast_same_kind(dtype from, dtype to) noexcept {
+    const auto rank = [](dtype t) {
+        switch (kind(t)) {
+        case dtype_kind::boolean: return 0;
+        case dtype_kind::unsigned_int: return 1;
+        case dtype_kind::signed_int: return 2;
+        case dtype_kind::floating: return 3;
+        case dtype_kind::complex: return 4;
+        }
+        return 5;
+    };
+    return rank(from) <= rank(to);
+}
+
+void require_same_kind_output(std::string_view what, dtype from, dtype to) {
+    if (!can_cast_same_kind(from, to))
+        throw type_error("Cannot cast ufunc '" + std::string(what) + "' output from dtype('" + std::string(name(from)) +
+                         "') to dtype('" + std::string(name(to)) + "') with casting rule 'same_kind'");
+}
+
 }  // namespace gpukit::array

@@ -87,6 +87,14 @@ binary_types resolve_binary(binary_op op, const operand& a, const operand& b);
 // with NEP 50 for a Python scalar; two Python scalars promote their default types (int64,
 // float64, complex128). A Python int is then converted as check_wrapped() allows.
 dtype result_type(const operand& a, const operand& b) noexcept;
+// numpy.can_cast(from, to, casting="same_kind"): any cast within a kind or to a higher kind
+// (bool < unsigned < signed < floating < complex), the rule for writing an operation's result
+// into an existing array (out=, +=).
+bool can_cast_same_kind(dtype from, dtype to) noexcept;
+// type_error, worded as numpy's, unless a result of `from` may be written into an array of
+// `to` (can_cast_same_kind); `what` names the operation ("add", "+").
+void require_same_kind_output(std::string_view what, dtype from, dtype to);
+
 // numpy.where's conversion of a Python int to an integer type: any value a C long or unsigned
 // long holds (-2**63 to 2**64 - 1), wrapped into the type (where(c, uint8_array, -1) gives
 // 255); std::overflow_error beyond.

@@ -182,22 +182,6 @@ void launch(const expression& e, const std::vector<expression_operand>& operands
     run_counted(spec, args, stream);
 }
 
-// numpy's same_kind rule: any cast within a kind or to a higher kind (bool < unsigned <
-// signed < floating < complex).
-bool same_kind(dtype from, dtype to) {
-    const auto rank = [](dtype t) {
-        switch (array::kind(t)) {
-        case array::dtype_kind::boolean: return 0;
-        case array::dtype_kind::unsigned_int: return 1;
-        case array::dtype_kind::signed_int: return 2;
-        case array::dtype_kind::floating: return 3;
-        case array::dtype_kind::complex: return 4;
-        }
-        return 5;
-    };
-    return rank(from) <= rank(to);
-}
-
 bool fusable(binary_op op) {
     return op == binary_op::add || op == binary_op::subtract || op == binary_op::multiply ||
            op == binary_op::true_divide;
@@ -321,11 +305,7 @@ std::optional<built> build_binary(binary_op op, nb::handle self, nb::handle othe
 // Writes `b` into `target`, cast as numpy's same_kind rule allows; `what` names the operation.
 void write_into(built& b, array_object& target, const char* what, cuda::stream_view stream) {
     const dtype target_type = require_kernel_type(target, what);
-    if (!same_kind(b.e.type(), target_type))
-        throw nb::type_error(("Cannot cast ufunc '" + std::string(what) + "' output from dtype('" +
-                              std::string(array::name(b.e.type())) + "') to dtype('" +
-                              std::string(array::name(target_type)) + "') with casting rule 'same_kind'")
-                                 .c_str());
+    array::require_same_kind_output(what, b.e.type(), target_type);
     if (b.shape != target.layout.shape())
         throw nb::value_error(("non-broadcastable output operand with shape " + shape_text(target.layout.shape()) +
                                " doesn't match the broadcast shape " + shape_text(b.shape))

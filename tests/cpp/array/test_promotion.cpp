@@ -218,4 +218,22 @@ TEST(Promotion, ResultTypeOfWhere) {
     EXPECT_THROW(check_wrapped(python_beyond_64_bits(false).value), std::overflow_error);
 }
 
+TEST(Promotion, SameKindCastsAreNumpys) {
+    EXPECT_TRUE(can_cast_same_kind(dtype::bool_, dtype::uint8));
+    EXPECT_TRUE(can_cast_same_kind(dtype::uint64, dtype::int8));  // a higher kind, whatever the size
+    EXPECT_TRUE(can_cast_same_kind(dtype::int64, dtype::int8));   // within a kind
+    EXPECT_TRUE(can_cast_same_kind(dtype::float64, dtype::complex64));
+    EXPECT_FALSE(can_cast_same_kind(dtype::int8, dtype::uint64));
+    EXPECT_FALSE(can_cast_same_kind(dtype::float32, dtype::int64));
+    EXPECT_FALSE(can_cast_same_kind(dtype::complex64, dtype::float64));
+    EXPECT_NO_THROW(require_same_kind_output("add", dtype::float64, dtype::float32));
+    try {
+        require_same_kind_output("add", dtype::float64, dtype::int32);
+        ADD_FAILURE() << "float64 written into int32";
+    } catch (const gpukit::type_error& e) {
+        EXPECT_STREQ(e.what(),
+                     "Cannot cast ufunc 'add' output from dtype('float64') to dtype('int32') with casting rule 'same_kind'");
+    }
+}
+
 }  // namespace
