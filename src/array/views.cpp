@@ -71,4 +71,19 @@ gpukit::layout as_words(const gpukit::layout& l, std::int64_t word) {
     return gpukit::layout(std::move(shape), std::move(strides), word, l.offset());
 }
 
+bool overlaps_differently(CUdeviceptr a_base, const gpukit::layout& a, CUdeviceptr b_base, const gpukit::layout& b,
+                          bool different_types) noexcept {
+    if (a.size() == 0 || b.size() == 0)
+        return false;
+    const auto [a_low, a_high] = a.byte_extent();
+    const auto [b_low, b_high] = b.byte_extent();
+    const auto a_start = static_cast<std::int64_t>(a_base) + a_low, a_end = static_cast<std::int64_t>(a_base) + a_high;
+    const auto b_start = static_cast<std::int64_t>(b_base) + b_low, b_end = static_cast<std::int64_t>(b_base) + b_high;
+    if (a_end <= b_start || b_end <= a_start)
+        return false;
+    const bool same_elements = a_base + static_cast<CUdeviceptr>(a.offset()) == b_base + static_cast<CUdeviceptr>(b.offset()) &&
+                               a.shape() == b.shape() && a.strides() == b.strides() && a.itemsize() == b.itemsize();
+    return different_types || !same_elements;
+}
+
 }  // namespace gpukit::array

@@ -38,4 +38,12 @@ std::int64_t word_size(const gpukit::layout& l, CUdeviceptr data) noexcept;
 // the elements whatever their type.
 gpukit::layout as_words(const gpukit::layout& l, std::int64_t word);
 
+// Whether the bytes of two arrays overlap without the arrays being the same elements in the
+// same order (one first element, shape, strides and element size, and one element type unless
+// `different_types`): then a kernel reading one while writing the other would race, and an
+// operation copies the input first, as numpy does. An array is its buffer's address and a
+// layout whose offset places element [0, ..., 0].
+bool overlaps_differently(CUdeviceptr a_base, const gpukit::layout& a, CUdeviceptr b_base, const gpukit::layout& b,
+                          bool different_types = false) noexcept;
+
 }  // namespace gpukit::array

@@ -6,6 +6,7 @@
 
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/scalar.hpp"
+#include "gpukit/array/views.hpp"
 #include "gpukit/core/error.hpp"
 
 #include <nanobind/stl/string.h>
@@ -377,16 +378,7 @@ nb::object pending_array(built&& b, const array_object& like) {
 }  // namespace
 
 bool overlaps_differently(const array_object& a, const array_object& b) {
-    if (a.layout.size() == 0 || b.layout.size() == 0)
-        return false;
-    const auto [a_low, a_high] = a.layout.byte_extent();
-    const auto [b_low, b_high] = b.layout.byte_extent();
-    const auto a_start = static_cast<std::int64_t>(a.address) + a_low, a_end = static_cast<std::int64_t>(a.address) + a_high;
-    const auto b_start = static_cast<std::int64_t>(b.address) + b_low, b_end = static_cast<std::int64_t>(b.address) + b_high;
-    if (a_end <= b_start || b_end <= a_start)
-        return false;
-    return !(a.data() == b.data() && a.layout.shape() == b.layout.shape() && a.layout.strides() == b.layout.strides() &&
-             a.type == b.type);
+    return array::overlaps_differently(a.address, a.layout, b.address, b.layout, a.type != b.type);
 }
 
 nb::object binary_operator(binary_op op, nb::handle self, nb::handle other, bool reflected) {

@@ -129,4 +129,24 @@ TEST(PitchedCopy, RefusedLayouts) {
     EXPECT_THROW(plan_pitched_copy(layout::contiguous({3}, 4), layout::contiguous({3}, 8)), logic_error);
 }
 
+TEST(Views, OverlapsDifferentlyWhenSharedBytesAreOtherElements) {
+    const layout row = layout::contiguous({8}, 4);
+    const CUdeviceptr base = 1 << 20;
+    // The same elements: no race, whatever reads and writes them.
+    EXPECT_FALSE(overlaps_differently(base, row, base, row));
+    // Read as another type, the same bytes are other elements.
+    EXPECT_TRUE(overlaps_differently(base, row, base, row, true));
+    // Disjoint memory, and empty arrays, never overlap.
+    EXPECT_FALSE(overlaps_differently(base, row, base + 32, row));
+    EXPECT_FALSE(overlaps_differently(base, layout::contiguous({0}, 4), base, row));
+    // Shifted by one element, reversed, or every other element: shared bytes, other elements.
+    EXPECT_TRUE(overlaps_differently(base, row, base + 4, row));
+    EXPECT_TRUE(overlaps_differently(base, row, base, row.index({slice{{}, {}, -1}})));
+    EXPECT_TRUE(overlaps_differently(base, row.index({slice{{}, {}, 2}}), base, row.index({slice{{}, 4, {}}})));
+    // The same elements through an offset.
+    const layout tail = row.index({slice{2, {}, {}}});  // offset 8, 6 elements
+    EXPECT_FALSE(overlaps_differently(base, tail, base, tail));
+    EXPECT_TRUE(overlaps_differently(base, tail, base, row));
+}
+
 }  // namespace
