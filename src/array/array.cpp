@@ -198,29 +198,31 @@ device_array apply(math_function f, const device_array& x) {
     return out;
 }
 
-device_array sum(const device_array& a) {
-    const elementwise_arg args[] = {a.view()};
-    return reduced(sum_spec(a.type()), args, sum_type(a.type()));
+namespace {
+
+// numpy's reduction `op` of a (and b), in its default result type.
+device_array reduction(reduction_op op, const char* what, const device_array& a, const device_array* b = nullptr) {
+    const reduction_spec& spec =
+        reduction_spec_for(op, what, a.type(), b ? std::optional(b->type()) : std::nullopt, std::nullopt, std::nullopt);
+    std::vector<elementwise_arg> args{a.view()};
+    if (b)
+        args.emplace_back(b->view());
+    return reduced(spec, args, *spec.output().dtype);
 }
+
+}  // namespace
+
+device_array sum(const device_array& a) { return reduction(reduction_op::sum, "sum", a); }
 
 device_array dot(const device_array& a, const device_array& b) {
     if (a.ndim() != 1 || b.ndim() != 1 || a.size() != b.size())
         throw logic_error("dot: two 1-d arrays of one size, got shapes " + a.view().layout().describe() + " and " +
                           b.view().layout().describe());
-    const reduction_spec& spec = dot_spec(a.type(), b.type());
-    const elementwise_arg args[] = {a.view(), b.view()};
-    return reduced(spec, args, *spec.output().dtype);
+    return reduction(reduction_op::dot, "dot", a, &b);
 }
 
-device_array min(const device_array& a) {
-    const elementwise_arg args[] = {a.view()};
-    return reduced(min_spec(a.type()), args, a.type());
-}
-
-device_array max(const device_array& a) {
-    const elementwise_arg args[] = {a.view()};
-    return reduced(max_spec(a.type()), args, a.type());
-}
+device_array min(const device_array& a) { return reduction(reduction_op::min, "min", a); }
+device_array max(const device_array& a) { return reduction(reduction_op::max, "max", a); }
 
 device_array inclusive_scan(const device_array& a) { return scanned(scan_kind::inclusive, a); }
 device_array exclusive_scan(const device_array& a) { return scanned(scan_kind::exclusive, a); }

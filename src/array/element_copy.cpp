@@ -5,6 +5,7 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/text.hpp"
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -109,6 +110,20 @@ void fill_elements(const element_array& dst, std::span<const std::byte> pattern,
     }
     args.emplace_back(words_of(dst, word));
     run(spec, args, s);
+}
+
+const elementwise_spec& arange_spec(dtype t) {
+    static std::mutex mutex;
+    static std::array<std::unique_ptr<const elementwise_spec>, 13> specs;
+    const std::lock_guard lock(mutex);
+    auto& spec = specs[static_cast<std::size_t>(t)];
+    if (!spec)
+        spec = std::make_unique<const elementwise_spec>(
+            "gk_arange",
+            std::vector<param>{{"start", t, param_kind::scalar}, {"step", t, param_kind::scalar},
+                               {"z", t, param_kind::output}},
+            "z[i] = start + (" + std::string(c_type(t)) + ")i * step");
+    return *spec;
 }
 
 }  // namespace gpukit::array

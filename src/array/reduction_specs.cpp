@@ -5,6 +5,9 @@
 #include "gpukit/core/text.hpp"
 
 #include <cstdint>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -210,6 +213,43 @@ const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out) 
                               converted(acc, gathered("a")) + " * " + converted(acc, gathered("b")), "a + b",
                               wrap_preamble);
     });
+}
+
+reduction_op reduction_op_from_name(std::string_view name) {
+    static constexpr std::pair<std::string_view, reduction_op> names[] = {
+        {"sum", reduction_op::sum}, {"min", reduction_op::min}, {"max", reduction_op::max},
+        {"dot", reduction_op::dot}, {"any", reduction_op::any}, {"all", reduction_op::all}};
+    for (const auto& [n, op] : names)
+        if (n == name)
+            return op;
+    throw std::invalid_argument("reduction must be sum, min, max, dot, any or all, got " + std::string(name));
+}
+
+const reduction_spec& reduction_spec_for(reduction_op op, std::string_view what, dtype a, std::optional<dtype> b,
+                                         std::optional<dtype> index, std::optional<dtype> out) {
+    const std::string name(what);
+    if ((op == reduction_op::dot) != b.has_value())
+        throw logic_error(name + (op == reduction_op::dot ? " needs two arrays" : " takes one array"));
+    if (out && op != reduction_op::sum && op != reduction_op::dot)
+        throw logic_error(name + " has no dtype= (its result has the input's dtype)");
+    switch (op) {
+    case reduction_op::sum: {
+        const dtype result = out ? *out : sum_type(a);
+        return index ? subset_sum_spec(*index, a, result) : sum_spec(a, result);
+    }
+    case reduction_op::dot: {
+        const dtype result = out ? *out : promote(a, *b);
+        return index ? subset_dot_spec(*index, a, *b, result) : dot_spec(a, *b, result);
+    }
+    case reduction_op::min: return index ? subset_min_spec(*index, a) : min_spec(a);
+    case reduction_op::max: return index ? subset_max_spec(*index, a) : max_spec(a);
+    case reduction_op::any:
+    case reduction_op::all:
+        if (index)
+            throw logic_error(name + " has no subset form");
+        return op == reduction_op::any ? any_spec(a) : all_spec(a);
+    }
+    throw logic_error("unknown reduction " + name);
 }
 
 }  // namespace gpukit::array

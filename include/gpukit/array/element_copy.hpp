@@ -32,4 +32,8 @@ void fill_elements(const element_array& dst, std::span<const std::byte> pattern,
 // uint16, uint32 or uint64): word j of every element set to scalar parameter w<j>.
 const elementwise_spec& fill_words_spec(dtype word, int words);
 
+// numpy.arange's kernel for type `t`: z[i] = start + i * step, with scalar parameters start
+// and step of type t (made once per type).
+const elementwise_spec& arange_spec(dtype t);
+
 }  // namespace gpukit::array

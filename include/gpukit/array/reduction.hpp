@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpukit::array {
@@ -174,6 +175,18 @@ const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out);
 const reduction_spec& subset_min_spec(dtype index, dtype t);
 const reduction_spec& subset_max_spec(dtype index, dtype t);
 const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out);
+
+// numpy's reductions by name, and the spec of one: over `a` (and `b`, for dot), through the
+// integer index array of dtype `index` when given (the subset_* forms), with result dtype
+// `out` (numpy's default when absent: sum_type for sum, the promoted type for dot). logic_error
+// naming `what` (the caller's name of the operation) for dot without b or another with it, out
+// for min, max, any or all, and any or all through an index.
+enum class reduction_op { sum, min, max, dot, any, all };
+// The operation called `name` ("sum", "min", "max", "dot", "any", "all"); invalid_argument
+// otherwise.
+reduction_op reduction_op_from_name(std::string_view name);
+const reduction_spec& reduction_spec_for(reduction_op op, std::string_view what, dtype a, std::optional<dtype> b,
+                                         std::optional<dtype> index, std::optional<dtype> out);
 
 // Bytes of device scratch a reduction of `spec` needs on the current context's device: one
 // accumulator per block stage 1 may run (the device's figure is asked for once per device).

@@ -29,45 +29,7 @@ namespace {
 // Bytes before the partial results in the result's block (the result itself sits first).
 constexpr std::size_t result_bytes = 256;
 
-enum class operation { sum, min, max, dot, any, all };
-
-operation operation_from(const std::string& op) {
-    if (op == "sum") return operation::sum;
-    if (op == "min") return operation::min;
-    if (op == "max") return operation::max;
-    if (op == "dot") return operation::dot;
-    if (op == "any") return operation::any;
-    if (op == "all") return operation::all;
-    throw nb::value_error(("reduction must be sum, min, max, dot, any or all, got " + op).c_str());
-}
-
-// The spec of `op` over a (and b, for dot), through the integer array `index` when given,
-// with result dtype `out` (numpy's default when absent).
-const array::reduction_spec& spec_for(operation op, const std::string& name, dtype a, std::optional<dtype> b,
-                                      std::optional<dtype> index, std::optional<dtype> out) {
-    if ((op == operation::dot) != b.has_value())
-        throw logic_error(name + (op == operation::dot ? " needs two arrays" : " takes one array"));
-    if (out && op != operation::sum && op != operation::dot)
-        throw logic_error(name + " has no dtype= (its result has the input's dtype)");
-    switch (op) {
-    case operation::sum: {
-        const dtype result = out ? *out : array::sum_type(a);
-        return index ? array::subset_sum_spec(*index, a, result) : array::sum_spec(a, result);
-    }
-    case operation::dot: {
-        const dtype result = out ? *out : array::promote(a, *b);
-        return index ? array::subset_dot_spec(*index, a, *b, result) : array::dot_spec(a, *b, result);
-    }
-    case operation::min: return index ? array::subset_min_spec(*index, a) : array::min_spec(a);
-    case operation::max: return index ? array::subset_max_spec(*index, a) : array::max_spec(a);
-    case operation::any:
-    case operation::all:
-        if (index)
-            throw logic_error(name + " has no subset form");
-        return op == operation::any ? array::any_spec(a) : array::all_spec(a);
-    }
-    throw logic_error("unknown reduction " + name);
-}
+using operation = array::reduction_op;
 
 array_object& operand(nb::handle h, const std::string& name, const char* role) {
     if (!nb::isinstance<array_object>(h))
@@ -84,7 +46,7 @@ nb::object c_contiguous(nb::handle h, array_object& a, cuda::stream_view stream)
 nb::object reduce_arrays(const std::string& op_name, nb::handle a_object, nb::handle b_object,
                          nb::handle subset_object, nb::handle dtype_object, nb::handle stream_object,
                          nb::handle allocator_object) {
-    const operation op = operation_from(op_name);
+    const operation op = array::reduction_op_from_name(op_name);
     const std::string name = subset_object.is_none() ? op_name : "subset_" + op_name;
     array_object& a = operand(a_object, name, "the array");
     const dtype a_type = require_kernel_type(a, name.c_str());
@@ -117,7 +79,7 @@ nb::object reduce_arrays(const std::string& op_name, nb::handle a_object, nb::ha
     }
     if ((op == operation::min || op == operation::max) && count == 0)
         throw nb::value_error(("zero-size array to reduction operation " + op_name + " which has no identity").c_str());
-    const array::reduction_spec& spec = spec_for(op, name, a_type, b_type, index_type, out_type);
+    const array::reduction_spec& spec = array::reduction_spec_for(op, name, a_type, b_type, index_type, out_type);
     const cuda::stream_view stream = stream_object.is_none() ? stream_of(a) : stream_arg(stream_object);
 
     // The arguments, in the spec's order; copies made here are held until the launch.
@@ -180,7 +142,7 @@ void bind_array_reductions(nb::module_& m) {
           "result type when None).");
     m.def("_reduction_type", [](const std::string& op, const std::string& a, std::optional<std::string> b) {
         const array::reduction_spec& spec =
-            spec_for(operation_from(op), op, array::dtype_from_name(a),
+            array::reduction_spec_for(array::reduction_op_from_name(op), op, array::dtype_from_name(a),
                      b ? std::optional<dtype>(array::dtype_from_name(*b)) : std::nullopt, std::nullopt, std::nullopt);
         return std::string(array::name(*spec.output().dtype));
     }, "op"_a, "a"_a, "b"_a = nb::none(), "numpy's result type of a reduction, by dtype names.");

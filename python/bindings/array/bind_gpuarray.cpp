@@ -18,10 +18,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <array>
 #include <cstring>
-#include <memory>
-#include <mutex>
 #include <string>
 
 namespace gpukit::python {
@@ -89,22 +86,6 @@ nb::object copied(const array_object& a, const array::element_array& from, const
 nb::object copy_of(nb::handle self, nb::handle stream_object) {
     array_object& a = settled(self);
     return copied(a, as_elements(a), gpukit::layout::contiguous_like(a.layout, a.layout.itemsize()), stream_or_own(stream_object, a));
-}
-
-// z[i] = start + i * step, one spec per type, made on first use.
-const array::elementwise_spec& arange_spec(array::dtype t) {
-    static std::mutex mutex;
-    static std::array<std::unique_ptr<const array::elementwise_spec>, 13> specs;
-    std::lock_guard lock(mutex);
-    auto& spec = specs[static_cast<int>(t)];
-    if (!spec)
-        spec = std::make_unique<const array::elementwise_spec>(
-            "gk_arange",
-            std::vector<array::param>{{"start", t, array::param_kind::scalar},
-                                      {"step", t, array::param_kind::scalar},
-                                      {"z", t, array::param_kind::output}},
-            "z[i] = start + (" + std::string(array::c_type(t)) + ")i * step");
-    return *spec;
 }
 
 // ---- attribute_setters: PyCUDA's plain attributes, assignable with numpy's meaning
@@ -470,7 +451,7 @@ void bind_gpuarray(nb::module_& m) {
         }
         const cuda::stream_view stream = stream_of(a);
         release_gil unlocked;
-        array::run(arange_spec(t), args, stream);
+        array::run(array::arange_spec(t), args, stream);
     }, "start"_a, "step"_a, "Element i set to start + i * step (values' bytes in the array's type).");
     cls.def("_assign_from", [](self_arg self, nb::handle source, nb::handle stream) {
         if (!nb::isinstance<array_object>(source))

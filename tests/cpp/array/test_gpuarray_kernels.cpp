@@ -180,4 +180,16 @@ TEST(FunctionExpressions, TextOfTheNewSteps) {
                  logic_error);
 }
 
+TEST(ArangeSource, CompilesForEveryRealTypeAndIsMadeOnce) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (dtype t : {dtype::int8, dtype::uint16, dtype::int32, dtype::int64, dtype::uint64, dtype::float32,
+                    dtype::float64, dtype::complex64}) {
+        const elementwise_spec& spec = arange_spec(t);
+        EXPECT_EQ(&spec, &arange_spec(t));
+        ASSERT_EQ(spec.params().size(), 3u);
+        EXPECT_EQ(spec.params()[0].type, t);
+        test::expect_generated_kernel_compiles(elementwise_source(spec, elementwise_variant::contiguous));
+    }
+}
+
 }  // namespace

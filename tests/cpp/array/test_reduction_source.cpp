@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include <set>
 
 namespace {
@@ -352,6 +354,24 @@ TEST(ReductionKernelSource, IncludesPyCudasComplexHeaderAndUsesTheContiguousLoop
 
 TEST(ReductionKernelSource, ElementArraysAreRefused) {
     EXPECT_THROW(user_kernel({{"x", dtype::float32, role::element}}, dtype::float32, "0", "x[i]", "a+b"), logic_error);
+}
+
+TEST(ReductionSpecFor, NumpysDefaultsAndRefusals) {
+    EXPECT_EQ(reduction_op_from_name("dot"), reduction_op::dot);
+    EXPECT_THROW(reduction_op_from_name("mean"), std::invalid_argument);
+    EXPECT_EQ(*reduction_spec_for(reduction_op::sum, "sum", dtype::int8, {}, {}, {}).output().dtype, dtype::int64);
+    EXPECT_EQ(*reduction_spec_for(reduction_op::sum, "sum", dtype::float32, {}, {}, {}).output().dtype, dtype::float32);
+    EXPECT_EQ(*reduction_spec_for(reduction_op::sum, "sum", dtype::int8, {}, {}, dtype::float64).output().dtype,
+              dtype::float64);
+    EXPECT_EQ(*reduction_spec_for(reduction_op::dot, "dot", dtype::float32, dtype::int8, {}, {}).output().dtype,
+              dtype::float32);
+    EXPECT_EQ(&reduction_spec_for(reduction_op::max, "max", dtype::uint16, {}, {}, {}), &max_spec(dtype::uint16));
+    EXPECT_EQ(&reduction_spec_for(reduction_op::min, "subset_min", dtype::float64, {}, dtype::int32, {}),
+              &subset_min_spec(dtype::int32, dtype::float64));
+    EXPECT_THROW(reduction_spec_for(reduction_op::dot, "dot", dtype::float32, {}, {}, {}), logic_error);
+    EXPECT_THROW(reduction_spec_for(reduction_op::sum, "sum", dtype::float32, dtype::float32, {}, {}), logic_error);
+    EXPECT_THROW(reduction_spec_for(reduction_op::max, "max", dtype::float32, {}, {}, dtype::float64), logic_error);
+    EXPECT_THROW(reduction_spec_for(reduction_op::any, "any", dtype::float32, {}, dtype::int32, {}), logic_error);
 }
 
 }  // namespace
