@@ -94,7 +94,8 @@ sanitize-python: sanitize-build
 	ln -sfn $(CURDIR)/tests/sanitize/sitecustomize.py $(SANITIZE_PYTHONPATH)/
 	LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libstdc++.so)" \
 	    ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 PYTHONMALLOC=malloc \
-	    PYTHONPATH=$(SANITIZE_PYTHONPATH) $(PYTHON) -m pytest -ra -m "not gpu" tests/python
+	    PYTHONPATH=$(SANITIZE_PYTHONPATH) $(PYTHON) -m pytest -ra -m "not gpu" \
+	    $$($(PYTHON) -c 'import xdist' 2>/dev/null && echo "-n $(JOBS)") tests/python
 
 wheel: deps
 	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -w dist .
