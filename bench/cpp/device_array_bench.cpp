@@ -1,10 +1,11 @@
 #include "device_array_bench.hpp"
 
+#include "batch_timing.hpp"
+
 #include "gpukit/array/array.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/context.hpp"
 
-#include <chrono>
 #include <functional>
 #include <map>
 
@@ -59,15 +60,7 @@ std::vector<double> device_array_seconds(const std::string& name, int elements, 
         context.synchronize();
     };
     batch();  // warm-up: compiles and caches the kernels, fills the pool
-    std::vector<double> seconds;
-    for (int r = 0; r < repeats; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        for (int b = 0; b < batches; ++b)
-            batch();
-        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-        seconds.push_back(took.count() / (static_cast<double>(launches) * batches));
-    }
-    return seconds;
+    return seconds_per_operation(batch, launches, batches, repeats);
 }
 
 }  // namespace gpukit::bench

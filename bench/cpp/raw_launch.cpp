@@ -1,5 +1,7 @@
 #include "raw_launch.hpp"
 
+#include "batch_timing.hpp"
+
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
 #include "gpukit/cuda/launch.hpp"
@@ -129,15 +131,7 @@ std::vector<double> raw_add_launch_seconds(int elements, int launches, int batch
         if (sum != 2.0f)
             throw runtime_error("raw_add_launch_seconds: the add kernel computed a wrong sum");
 
-    std::vector<double> seconds;
-    for (int r = 0; r < repeats; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        for (int b = 0; b < batches; ++b)
-            batch();
-        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-        seconds.push_back(took.count() / (static_cast<double>(launches) * batches));
-    }
-    return seconds;
+    return seconds_per_operation(batch, launches, batches, repeats);
 }
 
 }  // namespace gpukit::bench
