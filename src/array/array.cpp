@@ -5,6 +5,7 @@
 #include "gpukit/array/expression.hpp"
 #include "gpukit/array/reduction.hpp"
 #include "gpukit/array/scan.hpp"
+#include "gpukit/array/views.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/copy.hpp"
 #include "gpukit/cuda/default_pool.hpp"
@@ -16,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -36,6 +38,14 @@ struct term {
     operand how() const { return a ? operand{operand::kind::typed, a->type(), {}} : s->how; }
     std::vector<std::int64_t> shape() const { return a ? a->shape() : std::vector<std::int64_t>{}; }
 };
+
+// "(2, 3)", as numpy writes a shape ("(3,)" for one axis).
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+    std::string text = "(";
+    for (std::size_t k = 0; k < shape.size(); ++k)
+        text += (k ? ", " : "") + std::to_string(shape[k]);
+    return text + (shape.size() == 1 ? ",)" : ")");
+}
 
 // Runs `e` over `args` (the operands numbered as e numbers them) into a new array of `shape`.
 device_array evaluate(const expression& e, std::vector<elementwise_arg> args, std::vector<std::int64_t> shape) {
@@ -174,6 +184,37 @@ device_array device_array::copy() const {
     copy_elements(element_array{out.view().data(), out.view().layout()},
                   element_array{view_.data(), view_.layout()}, default_stream);
     return out;
+}
+
+device_array& device_array::update(binary_op op, const device_array* other, const scalar* value) {
+    const term mine{this, nullptr}, theirs{other, value};
+    const binary_types t = resolve_binary(op, mine.how(), theirs.how());
+    const std::vector<std::int64_t> shape = broadcast_shapes(this->shape(), theirs.shape());
+    if (shape != this->shape())
+        throw std::invalid_argument("non-broadcastable output operand with shape " + shape_text(this->shape()) +
+                                    " doesn't match the broadcast shape " + shape_text(shape));
+    require_same_kind_output(symbol(op), t.result, type());
+    std::vector<elementwise_arg> args{view_};
+    expression right;
+    if (other) {
+        // Read in full first when it shares memory with this array as other elements.
+        const ndarray& o = other->view();
+        const bool overlaps = overlaps_differently(view_.buffer()->address, view_.layout(), o.buffer()->address,
+                                                   o.layout(), o.type() != type());
+        const device_array source = overlaps ? other->copy() : *other;
+        args.emplace_back(source.view().view(source.view().layout().broadcast_to(shape)));
+        right = expression::array(1, other->type());
+    } else {
+        const dtype read = t.signed_with_uint64 ? value->how.type : t.compute;
+        args.emplace_back(scalar_bytes(*value, read));
+        right = expression::scalar(1, read);
+    }
+    expression e = expression::binary(op, expression::array(0, type()), right, t);
+    if (e.type() != type())
+        e = expression::unary(unary_op::cast, e, e.type(), type());
+    args.emplace_back(view_);
+    run(expression_kernel(e), args, default_stream);
+    return *this;
 }
 
 // ---- operations

@@ -138,6 +138,21 @@ public:
     device_array transpose() const { return device_array(view_.transpose()); }
     device_array operator[](const std::vector<index_item>& items) const { return device_array(view_[items]); }
 
+    // In place, as numpy's: the result of `*this op other` written into this array's memory
+    // (every view of it sees the change). `other` broadcasts to this array's shape (an
+    // invalid_argument otherwise, as numpy's "non-broadcastable output operand"), and the
+    // result type must cast to this array's by numpy's same_kind rule (type_error otherwise:
+    // int32 += 1.5 is refused). An `other` sharing memory with this array is read in full
+    // before anything is written.
+    device_array& operator+=(const device_array& other) { return update(binary_op::add, &other, nullptr); }
+    device_array& operator-=(const device_array& other) { return update(binary_op::subtract, &other, nullptr); }
+    device_array& operator*=(const device_array& other) { return update(binary_op::multiply, &other, nullptr); }
+    device_array& operator/=(const device_array& other) { return update(binary_op::true_divide, &other, nullptr); }
+    device_array& operator+=(const scalar& other) { return update(binary_op::add, nullptr, &other); }
+    device_array& operator-=(const scalar& other) { return update(binary_op::subtract, nullptr, &other); }
+    device_array& operator*=(const scalar& other) { return update(binary_op::multiply, nullptr, &other); }
+    device_array& operator/=(const scalar& other) { return update(binary_op::true_divide, nullptr, &other); }
+
     // A new array holding the elements converted to `t` (C-style casts, as numpy's astype).
     device_array astype(dtype t) const;
     // A new array holding the same elements, C-contiguous.
@@ -148,6 +163,7 @@ private:
                                         std::vector<std::int64_t> shape);
     void to_host_bytes(std::span<std::byte> out, dtype t) const;
     std::complex<double> item_value() const;
+    device_array& update(binary_op op, const device_array* other, const scalar* value);
 
     ndarray view_;
 };

@@ -92,6 +92,28 @@ TEST(DeviceArray, OperationsRefuseBeforeTouchingMemory) {
     EXPECT_THROW(device_array::from_host(std::vector<float>(5), {2, 3}), logic_error);
 }
 
+TEST(DeviceArray, InPlaceOperationsRefuseWhatNumpyRefuses) {
+    device_array a = fake({3}, dtype::int32);
+    // The result of int32 + float is float64, which same_kind does not write into int32.
+    try {
+        a += 1.5;
+        ADD_FAILURE() << "int32 += 1.5 was taken";
+    } catch (const type_error& e) {
+        EXPECT_STREQ(e.what(),
+                     "Cannot cast ufunc '+' output from dtype('float64') to dtype('int32') with casting rule 'same_kind'");
+    }
+    try {
+        a *= fake({2, 3}, dtype::int32);
+        ADD_FAILURE() << "a (3,) array took a (2, 3) result";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_STREQ(e.what(), "non-broadcastable output operand with shape (3,) doesn't match the broadcast shape (2, 3)");
+    }
+    EXPECT_THROW(a -= fake({4}, dtype::int32), std::invalid_argument);
+    device_array small = fake({2}, dtype::int8);
+    EXPECT_THROW(small += 1000, std::overflow_error);
+    EXPECT_THROW(a /= 2, type_error);  // true division gives float64
+}
+
 TEST(DeviceArray, ViewsShareTheBuffer) {
     const device_array a = fake({3, 4}, dtype::float64);
     const device_array t = a.transpose();

@@ -102,6 +102,37 @@ TEST_F(DeviceArrayGpu, BroadcastsAndReadsTransposedAndReversedViews) {
     EXPECT_EQ(reversed.astype(dtype::int8).to_host<std::int8_t>(), (std::vector<std::int8_t>{11, 9, 7, 5, 3, 1}));
 }
 
+TEST_F(DeviceArrayGpu, InPlaceOperationsWriteIntoTheArrayAndItsViews) {
+    const std::vector<float> host = ramp(1001);
+    device_array x = device_array::from_host(host);
+    const device_array y = device_array::from_host(ramp(1001, 2.0f, 0.5f));
+    x += y;
+    x *= 2;
+    x -= 0.5f;
+    const std::vector<float> yh = y.to_host<float>();
+    std::vector<float> expected(host.size());
+    for (std::size_t i = 0; i < host.size(); ++i)
+        expected[i] = (host[i] + yh[i]) * 2.0f - 0.5f;
+    EXPECT_EQ(x.to_host<float>(), expected);
+    // An operand sharing the memory as other elements is read in full first.
+    device_array z = device_array::from_host(std::vector<double>{1, 2, 3, 4, 5});
+    z += z[{slice{{}, {}, -1}}];
+    EXPECT_EQ(z.to_host<double>(), (std::vector<double>{6, 6, 6, 6, 6}));
+    // uint8 arithmetic wraps; a view written through updates its base.
+    device_array bytes = device_array::from_host(std::vector<std::uint8_t>{10, 20, 30, 40});
+    device_array odd = bytes[{slice{1, {}, 2}}];
+    odd += 250;
+    EXPECT_EQ(bytes.to_host<std::uint8_t>(), (std::vector<std::uint8_t>{10, 14, 30, 34}));
+    // A broadcast operand: each row of a (2, 3) array gets the same (3,) row.
+    device_array m = device_array::zeros({2, 3}, dtype::int64);
+    m += device_array::from_host(std::vector<std::int64_t>{1, 2, 3});
+    EXPECT_EQ(m.to_host<std::int64_t>(), (std::vector<std::int64_t>{1, 2, 3, 1, 2, 3}));
+    // A float64 result written into float32 (same_kind allows it), C-style.
+    device_array f = device_array::from_host(std::vector<float>{1.0f, 2.0f});
+    f /= device_array::from_host(std::vector<double>{3.0, 4.0});
+    EXPECT_EQ(f.to_host<float>(), (std::vector<float>{static_cast<float>(1.0 / 3.0), 0.5f}));
+}
+
 TEST_F(DeviceArrayGpu, ReductionsMatchTheHost) {
     const std::vector<float> host = ramp(100003);
     const device_array x = device_array::from_host(host);
