@@ -77,6 +77,27 @@ device_array combine(binary_op op, const term& a, const term& b) {
     return evaluate(expression::binary(op, left, right, t), std::move(args), std::move(shape));
 }
 
+device_array select(const device_array& condition, const term& then, const term& otherwise) {
+    const dtype type = select_type(then.how(), otherwise.how());
+    std::vector<std::int64_t> shape =
+        broadcast_shapes(broadcast_shapes(condition.shape(), then.shape()), otherwise.shape());
+    const auto broadcast = [&](const device_array& a) { return a.view().view(a.view().layout().broadcast_to(shape)); };
+    std::vector<elementwise_arg> args{broadcast(condition)};
+    const auto choice = [&](const term& x) {
+        const int number = static_cast<int>(args.size());
+        if (x.a) {
+            args.emplace_back(broadcast(*x.a));
+            return expression::array(number, x.a->type());
+        }
+        args.emplace_back(scalar_bytes(*x.s, type));
+        return expression::scalar(number, type);
+    };
+    const expression e_then = choice(then);
+    const expression e_otherwise = choice(otherwise);
+    const expression e = expression::select(expression::array(0, condition.type()), e_then, e_otherwise, type);
+    return evaluate(e, std::move(args), std::move(shape));
+}
+
 device_array unary(unary_op op, const device_array& x, dtype compute, dtype result) {
     return evaluate(expression::unary(op, expression::array(0, x.type()), compute, result), {x.view()}, x.shape());
 }
@@ -222,6 +243,19 @@ device_array& device_array::update(binary_op op, const device_array* other, cons
 device_array apply(binary_op op, const device_array& a, const device_array& b) { return combine(op, term{&a, nullptr}, term{&b, nullptr}); }
 device_array apply(binary_op op, const device_array& a, const scalar& b) { return combine(op, term{&a, nullptr}, term{nullptr, &b}); }
 device_array apply(binary_op op, const scalar& a, const device_array& b) { return combine(op, term{nullptr, &a}, term{&b, nullptr}); }
+
+device_array where(const device_array& c, const device_array& a, const device_array& b) {
+    return select(c, term{&a, nullptr}, term{&b, nullptr});
+}
+device_array where(const device_array& c, const device_array& a, const scalar& b) {
+    return select(c, term{&a, nullptr}, term{nullptr, &b});
+}
+device_array where(const device_array& c, const scalar& a, const device_array& b) {
+    return select(c, term{nullptr, &a}, term{&b, nullptr});
+}
+device_array where(const device_array& c, const scalar& a, const scalar& b) {
+    return select(c, term{nullptr, &a}, term{nullptr, &b});
+}
 
 device_array operator-(const device_array& a) {
     const unary_types t = resolve_unary(unary_op::negative, a.type());

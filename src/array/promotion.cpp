@@ -217,6 +217,14 @@ void check_wrapped(const python_int& v) {
         throw std::overflow_error("Python int too large to convert to C long");
 }
 
+dtype select_type(const operand& then, const operand& otherwise) {
+    const dtype type = result_type(then, otherwise);
+    for (const operand* o : {&then, &otherwise})
+        if (o->k == operand::kind::python_int)
+            check_wrapped(o->value);
+    return type;
+}
+
 bool can_cast_same_kind(dtype from, dtype to) noexcept {
     const auto rank = [](dtype t) {
         switch (kind(t)) {

@@ -168,9 +168,9 @@ private:
     ndarray view_;
 };
 
-// Elementwise binary operations, numpy's types and broadcasting: +, -, *, / (true division),
-// and the functions numpy names (floor_divide, power, minimum, maximum, comparisons
-// returning bool arrays, ...). At least one operand is an array.
+// Elementwise binary operations (binary_op), numpy's types and broadcasting: +, -, *, /
+// (true division), power, the comparisons (bool arrays), minimum and maximum (NaN wins),
+// logical_and and logical_or. At least one operand is an array.
 device_array apply(binary_op op, const device_array& a, const device_array& b);
 device_array apply(binary_op op, const device_array& a, const scalar& b);
 device_array apply(binary_op op, const scalar& a, const device_array& b);
@@ -189,6 +189,14 @@ inline device_array operator*(const scalar& a, const device_array& b) { return a
 inline device_array operator/(const scalar& a, const device_array& b) { return apply(binary_op::true_divide, a, b); }
 // -x.
 device_array operator-(const device_array& a);
+
+// numpy.where(condition, then, otherwise): `then` where the condition is non-zero, else
+// `otherwise`, all three broadcast together, in numpy.result_type(then, otherwise) (a scalar
+// taking part as a Python scalar does; where(c, uint8_array, -1) gives 255 where c is false).
+device_array where(const device_array& condition, const device_array& then, const device_array& otherwise);
+device_array where(const device_array& condition, const device_array& then, const scalar& otherwise);
+device_array where(const device_array& condition, const scalar& then, const device_array& otherwise);
+device_array where(const device_array& condition, const scalar& then, const scalar& otherwise);
 
 // numpy's function `f` (cumath: exp, sin, sqrt, ...) of the elements, in numpy's result type
 // (float64 for integers, float32 for float32). type_error where numpy has no loop for the

@@ -87,6 +87,10 @@ binary_types resolve_binary(binary_op op, const operand& a, const operand& b);
 // with NEP 50 for a Python scalar; two Python scalars promote their default types (int64,
 // float64, complex128). A Python int is then converted as check_wrapped() allows.
 dtype result_type(const operand& a, const operand& b) noexcept;
+// numpy.where's result type of its two choices (result_type), a Python int among them
+// checked as check_wrapped() allows (std::overflow_error beyond).
+dtype select_type(const operand& then, const operand& otherwise);
+
 // numpy.can_cast(from, to, casting="same_kind"): any cast within a kind or to a higher kind
 // (bool < unsigned < signed < floating < complex), the rule for writing an operation's result
 // into an existing array (out=, +=).

@@ -477,10 +477,7 @@ nb::object select_function(bool positive, nb::handle criterion, nb::handle then,
     } else {
         condition = b.operands.of_array(criterion, false, what);
     }
-    const dtype type = array::result_type(t_then->operand, t_otherwise->operand);
-    for (const term* t : {&*t_then, &*t_otherwise})
-        if (t->scalar && t->operand.k == array::operand::kind::python_int)
-            array::check_wrapped(t->operand.value);
+    const dtype type = array::select_type(t_then->operand, t_otherwise->operand);
     const expression e_then = materialize(*t_then, type, b.operands, false, what);
     const expression e_otherwise = materialize(*t_otherwise, type, b.operands, false, what);
     b.e = expression::select(condition, e_then, e_otherwise, type);

@@ -90,6 +90,7 @@ TEST(DeviceArray, OperationsRefuseBeforeTouchingMemory) {
     EXPECT_THROW((void)a.to_host<double>(), logic_error);
     EXPECT_THROW((void)a.item<float>(), logic_error);
     EXPECT_THROW(device_array::from_host(std::vector<float>(5), {2, 3}), logic_error);
+    EXPECT_THROW(where(fake({3}, dtype::bool_), fake({4}, dtype::float32), 0), std::invalid_argument);
 }
 
 TEST(DeviceArray, InPlaceOperationsRefuseWhatNumpyRefuses) {

@@ -133,6 +133,22 @@ TEST_F(DeviceArrayGpu, InPlaceOperationsWriteIntoTheArrayAndItsViews) {
     EXPECT_EQ(f.to_host<float>(), (std::vector<float>{static_cast<float>(1.0 / 3.0), 0.5f}));
 }
 
+TEST_F(DeviceArrayGpu, WhereChoosesAsNumpy) {
+    const device_array values = device_array::from_host(std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6});
+    const device_array odd = device_array::from_host(std::vector<bool>{true, false, true, false, true, false});
+    const device_array kept = where(odd, values, -1);  // -1 wraps to 255 in uint8, as numpy's
+    EXPECT_EQ(kept.type(), dtype::uint8);
+    EXPECT_EQ(kept.to_host<std::uint8_t>(), (std::vector<std::uint8_t>{1, 255, 3, 255, 5, 255}));
+    const device_array halves = where(odd, 0.5, values);  // float64
+    EXPECT_EQ(halves.type(), dtype::float64);
+    EXPECT_EQ(halves.to_host<double>(), (std::vector<double>{0.5, 2, 0.5, 4, 0.5, 6}));
+    // The condition broadcast along rows: a (2, 1) condition over (2, 3) choices.
+    const device_array rows = device_array::from_host(std::vector<bool>{true, false}, {2, 1});
+    const device_array grid = device_array::from_host(std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}, {2, 3});
+    const device_array chosen = where(rows, grid, grid * 10);
+    EXPECT_EQ(chosen.to_host<std::int32_t>(), (std::vector<std::int32_t>{1, 2, 3, 40, 50, 60}));
+}
+
 TEST_F(DeviceArrayGpu, ReductionsMatchTheHost) {
     const std::vector<float> host = ramp(100003);
     const device_array x = device_array::from_host(host);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -234,6 +235,18 @@ TEST(Promotion, SameKindCastsAreNumpys) {
         EXPECT_STREQ(e.what(),
                      "Cannot cast ufunc 'add' output from dtype('float64') to dtype('int32') with casting rule 'same_kind'");
     }
+}
+
+TEST(Promotion, WhereTypesItsChoicesAsNumpy) {
+    const operand uint8_array{operand::kind::typed, dtype::uint8, {}};
+    const operand minus_one{operand::kind::python_int, dtype::int64, {true, 1, false}};
+    const operand half{operand::kind::python_float, dtype::float64, {}};
+    EXPECT_EQ(select_type(uint8_array, minus_one), dtype::uint8);  // -1 wraps to 255, as numpy.where
+    EXPECT_EQ(select_type(uint8_array, half), dtype::float64);
+    EXPECT_EQ(select_type(half, half), dtype::float64);
+    EXPECT_EQ(select_type({operand::kind::typed, dtype::float32, {}}, minus_one), dtype::float32);
+    const operand huge{operand::kind::python_int, dtype::int64, {false, 0, true}};
+    EXPECT_THROW(select_type(uint8_array, huge), std::overflow_error);
 }
 
 }  // namespace
