@@ -4,6 +4,8 @@
 #include "gpukit/cl/detail/info.hpp"
 
 #include <bit>
+#include <cstdint>
+#include <string>
 #include <utility>
 
 namespace gpukit::cl {
@@ -22,11 +24,15 @@ std::string range_text(size_t offset, size_t bytes) {
     return "bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " + std::to_string(bytes) + ")";
 }
 
-void check_range(const buffer& b, size_t offset, size_t bytes, const char* routine, const char* role) {
+void check_live(const buffer& b, const char* routine, const char* role) {
     if (!b.handle())
         throw logic_error(std::string(routine) + ": the " + role +
                               " buffer was released (a pool's block after release()); expected a live buffer",
                           CL_INVALID_MEM_OBJECT, routine);
+}
+
+void check_range(const buffer& b, size_t offset, size_t bytes, const char* routine, const char* role) {
+    check_live(b, routine, role);
     if (bytes == 0)
         throw logic_error(std::string(routine) + ": the copy has 0 bytes; expected at least 1", CL_INVALID_VALUE,
                           routine);
@@ -141,6 +147,100 @@ event enqueue_copy(const queue& q, const buffer& src, const buffer& dst, size_t 
     cl_event done = nullptr;
     GPUKIT_CL(clEnqueueCopyBuffer, q.handle(), src.handle(), dst.handle(), src_offset, dst_offset, bytes,
               wait_count(wait_for), wait_list(wait_for), &done);
+    return event(done);
+}
+
+size_t rect_extent(rect_side& side, const rect_region& region, const char* routine, const char* role) {
+    const auto refuse = [&](const std::string& why) {
+        throw logic_error(std::string(routine) + ": the " + role + " side: " + why, CL_INVALID_VALUE, routine);
+    };
+    if (region[0] == 0 || region[1] == 0 || region[2] == 0)
+        refuse("the region (" + std::to_string(region[0]) + ", " + std::to_string(region[1]) + ", " +
+               std::to_string(region[2]) + ") is empty; expected at least 1 byte, row and slice");
+    if (side.row_pitch == 0)
+        side.row_pitch = region[0];
+    else if (side.row_pitch < region[0])
+        refuse("row pitch " + std::to_string(side.row_pitch) + " is less than a row of the region (" +
+               std::to_string(region[0]) + " bytes)");
+    // Each product below stays within size_t: the factors are checked against the quotient first.
+    const auto times = [&](size_t a, size_t b) {
+        if (b != 0 && a > SIZE_MAX / b)
+            refuse("the copy reaches beyond the address space");
+        return a * b;
+    };
+    const auto plus = [&](size_t a, size_t b) {
+        if (a > SIZE_MAX - b)
+            refuse("the copy reaches beyond the address space");
+        return a + b;
+    };
+    const size_t tight_slice = times(region[1], side.row_pitch);
+    if (side.slice_pitch == 0)
+        side.slice_pitch = tight_slice;
+    else if (side.slice_pitch < tight_slice || side.slice_pitch % side.row_pitch != 0)
+        refuse("slice pitch " + std::to_string(side.slice_pitch) + " must be at least the region's rows times the "
+               "row pitch (" + std::to_string(tight_slice) + ") and a multiple of the row pitch (" +
+               std::to_string(side.row_pitch) + ")");
+    const size_t first = plus(plus(side.origin[0], times(side.origin[1], side.row_pitch)),
+                              times(side.origin[2], side.slice_pitch));
+    const size_t last = plus(plus(region[0] - 1, times(region[1] - 1, side.row_pitch)),
+                             times(region[2] - 1, side.slice_pitch));
+    return plus(plus(first, last), 1);
+}
+
+namespace {
+
+// Checks that `side` of `region` lies within `bytes` of memory (a buffer's or the host's).
+void check_rect(rect_side& side, const rect_region& region, size_t bytes, const char* routine, const char* role) {
+    const size_t extent = rect_extent(side, region, routine, role);
+    if (extent > bytes)
+        throw logic_error(std::string(routine) + ": the " + role + " side of the copy reaches byte " +
+                              std::to_string(extent) + ", beyond its " + std::to_string(bytes) + " bytes",
+                          CL_INVALID_VALUE, routine);
+}
+
+}  // namespace
+
+event enqueue_write_rect(const queue& q, const buffer& dst, rect_side buffer_side, const void* src, size_t host_bytes,
+                         rect_side host_side, const rect_region& region, bool blocking,
+                         std::span<const cl_event> wait_for) {
+    const char* routine = "clEnqueueWriteBufferRect";
+    check_live(dst, routine, "destination");
+    check_rect(buffer_side, region, dst.size(), routine, "buffer");
+    check_rect(host_side, region, host_bytes, routine, "host");
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueWriteBufferRect, q.handle(), dst.handle(), blocking ? CL_TRUE : CL_FALSE,
+              buffer_side.origin.data(), host_side.origin.data(), region.data(), buffer_side.row_pitch,
+              buffer_side.slice_pitch, host_side.row_pitch, host_side.slice_pitch, src, wait_count(wait_for),
+              wait_list(wait_for), &done);
+    return event(done);
+}
+
+event enqueue_read_rect(const queue& q, const buffer& src, rect_side buffer_side, void* dst, size_t host_bytes,
+                        rect_side host_side, const rect_region& region, bool blocking,
+                        std::span<const cl_event> wait_for) {
+    const char* routine = "clEnqueueReadBufferRect";
+    check_live(src, routine, "source");
+    check_rect(buffer_side, region, src.size(), routine, "buffer");
+    check_rect(host_side, region, host_bytes, routine, "host");
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueReadBufferRect, q.handle(), src.handle(), blocking ? CL_TRUE : CL_FALSE,
+              buffer_side.origin.data(), host_side.origin.data(), region.data(), buffer_side.row_pitch,
+              buffer_side.slice_pitch, host_side.row_pitch, host_side.slice_pitch, dst, wait_count(wait_for),
+              wait_list(wait_for), &done);
+    return event(done);
+}
+
+event enqueue_copy_rect(const queue& q, const buffer& src, rect_side src_side, const buffer& dst, rect_side dst_side,
+                        const rect_region& region, std::span<const cl_event> wait_for) {
+    const char* routine = "clEnqueueCopyBufferRect";
+    check_live(src, routine, "source");
+    check_live(dst, routine, "destination");
+    check_rect(src_side, region, src.size(), routine, "source");
+    check_rect(dst_side, region, dst.size(), routine, "destination");
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueCopyBufferRect, q.handle(), src.handle(), dst.handle(), src_side.origin.data(),
+              dst_side.origin.data(), region.data(), src_side.row_pitch, src_side.slice_pitch, dst_side.row_pitch,
+              dst_side.slice_pitch, wait_count(wait_for), wait_list(wait_for), &done);
     return event(done);
 }
 

@@ -8,6 +8,7 @@
 
 #include <CL/cl.h>
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -80,5 +81,35 @@ event enqueue_read(const queue& q, const buffer& src, size_t src_offset, void* d
 // Copies `bytes` between buffers on the device; never blocks.
 event enqueue_copy(const queue& q, const buffer& src, const buffer& dst, size_t src_offset, size_t dst_offset,
                    size_t bytes, std::span<const cl_event> wait_for = {});
+
+// One side of a rectangular copy (OpenCL 1.1's clEnqueue*BufferRect): memory seen as slices of
+// rows of bytes. `origin` is the first byte's position (byte in row, row, slice); a pitch of 0
+// is the tight one (row_pitch: the region's row length; slice_pitch: its rows times row_pitch).
+struct rect_side {
+    std::array<size_t, 3> origin{};
+    size_t row_pitch = 0, slice_pitch = 0;
+};
+
+// The box a rectangular copy moves: bytes per row, rows, slices (each at least 1).
+using rect_region = std::array<size_t, 3>;
+
+// The bytes from the start of memory up to and including the last byte `side` touches for
+// `region`: memory smaller than this is too small for the copy. Resolves pitches of 0 in
+// `side` to the tight ones, and throws cl::logic_error (CL_INVALID_VALUE, naming `routine` and
+// `role`) for an empty region or pitches OpenCL refuses (a row pitch below the row's bytes, a
+// slice pitch below its rows or not a multiple of the row pitch).
+size_t rect_extent(rect_side& side, const rect_region& region, const char* routine, const char* role);
+
+// Rectangular copies between host memory of `host_bytes` bytes and a buffer, and between two
+// buffers. Each side is checked to lie within its memory. As enqueue_write/enqueue_read, the
+// host memory must stay valid until the returned event has completed.
+event enqueue_write_rect(const queue& q, const buffer& dst, rect_side buffer_side, const void* src, size_t host_bytes,
+                         rect_side host_side, const rect_region& region, bool blocking,
+                         std::span<const cl_event> wait_for = {});
+event enqueue_read_rect(const queue& q, const buffer& src, rect_side buffer_side, void* dst, size_t host_bytes,
+                        rect_side host_side, const rect_region& region, bool blocking,
+                        std::span<const cl_event> wait_for = {});
+event enqueue_copy_rect(const queue& q, const buffer& src, rect_side src_side, const buffer& dst, rect_side dst_side,
+                        const rect_region& region, std::span<const cl_event> wait_for = {});
 
 }  // namespace gpukit::cl

@@ -22,6 +22,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -189,9 +190,14 @@ struct launch_request {
 // Enqueues a copy without waiting for it; `hold` receives the host memory and SVM it uses.
 // With SVM on one side, the other side is SVM or host memory; offsets are refused there: SVM is
 // addressed by pointer, and the copy starts at the start of both sides.
-cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle src, size_t dst_offset,
-                               size_t src_offset, std::optional<size_t> byte_count, python_hold& hold,
+cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset_arg,
+                               nb::handle src_offset_arg, nb::handle byte_count_arg, python_hold& hold,
                                const std::vector<cl_event>& events) {
+    const size_t dst_offset = dst_offset_arg.is_none() ? 0 : cl_unsigned(dst_offset_arg, "enqueue_copy(dst_offset)");
+    const size_t src_offset = src_offset_arg.is_none() ? 0 : cl_unsigned(src_offset_arg, "enqueue_copy(src_offset)");
+    std::optional<size_t> byte_count;
+    if (!byte_count_arg.is_none())
+        byte_count = cl_unsigned(byte_count_arg, "enqueue_copy(byte_count)");
     if (nb::isinstance<cl::svm_pointer>(dest) || nb::isinstance<cl::svm_pointer>(src)) {
         if (dst_offset || src_offset)
             throw cl::logic_error("enqueue_copy: dst_offset and src_offset are not supported with SVM; expected 0",
@@ -246,20 +252,119 @@ cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle s
         "enqueue_copy: one of dest and src must be a Buffer or SVM (host-to-host copies are numpy's job)");
 }
 
+// The keywords of a rectangular copy (PyOpenCL's names): with a host array, buffer_origin,
+// host_origin and region (and optionally the pitches); between buffers, src_origin, dst_origin
+// and region.
+struct rect_keywords {
+    nb::handle region, buffer_origin, host_origin, buffer_pitches, host_pitches, src_origin, dst_origin, src_pitches,
+        dst_pitches;
+
+    bool any() const {
+        for (nb::handle h : {region, buffer_origin, host_origin, buffer_pitches, host_pitches, src_origin, dst_origin,
+                             src_pitches, dst_pitches})
+            if (!h.is_none())
+                return true;
+        return false;
+    }
+};
+
+// A rectangle argument: a sequence of 1 to `most` ints, the missing ones `fill`.
+std::array<size_t, 3> rect_numbers(nb::handle value, const char* what, size_t most, size_t fill) {
+    const auto wrong = [&](const std::string& found) {
+        return nb::type_error((std::string("enqueue_copy(") + what + ") must be a tuple of 1 to " +
+                               std::to_string(most) + " ints, got " + found)
+                                  .c_str());
+    };
+    if (!PySequence_Check(value.ptr()) || PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr()))
+        throw wrong(nb::cast<std::string>(nb::type_name(value.type())));
+    const size_t count = nb::len(value);
+    if (count < 1 || count > most)
+        throw wrong(std::to_string(count) + " of them");
+    std::array<size_t, 3> numbers{fill, fill, fill};
+    const std::string item_what = std::string("enqueue_copy(") + what + ")";
+    for (size_t k = 0; k < count; ++k)
+        numbers[k] = cl_unsigned(value[k], item_what.c_str());
+    return numbers;
+}
+
+// One side of a rectangular copy from its origin and pitches arguments (`origin` required).
+cl::rect_side rect_side_of(nb::handle origin, const char* origin_name, nb::handle pitches, const char* pitches_name) {
+    if (origin.is_none())
+        throw nb::type_error((std::string("enqueue_copy: a rectangular copy needs ") + origin_name +
+                              " (with the region, and the other side's origin)")
+                                 .c_str());
+    cl::rect_side side{.origin = rect_numbers(origin, origin_name, 3, 0)};
+    if (!pitches.is_none()) {
+        const auto p = rect_numbers(pitches, pitches_name, 2, 0);
+        side.row_pitch = p[0];
+        side.slice_pitch = p[1];
+    }
+    return side;
+}
+
+// A rectangular copy: host to buffer, buffer to host, or buffer to buffer.
+cl::event enqueue_rect_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset,
+                            nb::handle src_offset, nb::handle byte_count, const rect_keywords& rect, python_hold& hold,
+                            const std::vector<cl_event>& events) {
+    for (auto [given, name] :
+         {std::pair{dst_offset, "dst_offset"}, {src_offset, "src_offset"}, {byte_count, "byte_count"}})
+        if (!given.is_none())
+            throw nb::type_error((std::string("enqueue_copy: ") + name +
+                                  " is an argument of a linear copy; a rectangular copy (region, origins, pitches) "
+                                  "places its bytes by its origins")
+                                     .c_str());
+    const bool dest_is_buffer = nb::isinstance<cl::buffer>(dest), src_is_buffer = nb::isinstance<cl::buffer>(src);
+    if (!dest_is_buffer && !src_is_buffer)
+        throw nb::type_error("enqueue_copy: a rectangular copy needs a Buffer as dest or src (or both)");
+    const auto refuse = [](nb::handle given, const char* name, const char* instead) {
+        if (!given.is_none())
+            throw nb::type_error((std::string("enqueue_copy: ") + name + " is not an argument of this copy; " +
+                                  instead)
+                                     .c_str());
+    };
+    if (rect.region.is_none())
+        throw nb::type_error("enqueue_copy: a rectangular copy needs region (bytes per row, rows, slices)");
+    const cl::rect_region region = rect_numbers(rect.region, "region", 3, 1);
+    if (dest_is_buffer && src_is_buffer) {
+        const char* instead = "between Buffers, give src_origin, dst_origin, region and src_pitches/dst_pitches";
+        for (auto [given, name] : {std::pair{rect.buffer_origin, "buffer_origin"}, {rect.host_origin, "host_origin"},
+                                   {rect.buffer_pitches, "buffer_pitches"}, {rect.host_pitches, "host_pitches"}})
+            refuse(given, name, instead);
+        return cl::enqueue_copy_rect(q, nb::cast<const cl::buffer&>(src),
+                                     rect_side_of(rect.src_origin, "src_origin", rect.src_pitches, "src_pitches"),
+                                     nb::cast<const cl::buffer&>(dest),
+                                     rect_side_of(rect.dst_origin, "dst_origin", rect.dst_pitches, "dst_pitches"),
+                                     region, events);
+    }
+    const char* instead = "with a host array, give buffer_origin, host_origin, region and buffer_pitches/host_pitches";
+    for (auto [given, name] : {std::pair{rect.src_origin, "src_origin"}, {rect.dst_origin, "dst_origin"},
+                               {rect.src_pitches, "src_pitches"}, {rect.dst_pitches, "dst_pitches"}})
+        refuse(given, name, instead);
+    const cl::rect_side buffer_side =
+        rect_side_of(rect.buffer_origin, "buffer_origin", rect.buffer_pitches, "buffer_pitches");
+    const cl::rect_side host_side = rect_side_of(rect.host_origin, "host_origin", rect.host_pitches, "host_pitches");
+    if (dest_is_buffer) {
+        const std::span<std::byte> host = hold.export_memory(src, false, "enqueue_copy(src)");
+        return cl::enqueue_write_rect(q, nb::cast<const cl::buffer&>(dest), buffer_side, host.data(), host.size(),
+                                      host_side, region, false, events);
+    }
+    const std::span<std::byte> host = hold.export_memory(dest, true, "enqueue_copy(dest)");
+    return cl::enqueue_read_rect(q, nb::cast<const cl::buffer&>(src), buffer_side, host.data(), host.size(), host_side,
+                                 region, false, events);
+}
+
 // The command is enqueued with the GIL held, so no other thread can release a Buffer or SVM
 // of it meanwhile (the command then holds what it needs); only the wait lets the GIL go.
 cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset_arg,
                        nb::handle src_offset_arg, nb::handle byte_count_arg, nb::handle is_blocking_arg,
-                       nb::handle wait_for) {
-    const size_t dst_offset = cl_unsigned(dst_offset_arg, "enqueue_copy(dst_offset)");
-    const size_t src_offset = cl_unsigned(src_offset_arg, "enqueue_copy(src_offset)");
-    std::optional<size_t> byte_count;
-    if (!byte_count_arg.is_none())
-        byte_count = cl_unsigned(byte_count_arg, "enqueue_copy(byte_count)");
+                       nb::handle wait_for, const rect_keywords& rect) {
     const bool is_blocking = cl_bool(is_blocking_arg, "enqueue_copy(is_blocking)");
     const std::vector<cl_event> events = wait_list(wait_for);
     python_hold hold;
-    cl::event done = enqueue_copy_command(q, dest, src, dst_offset, src_offset, byte_count, hold, events);
+    cl::event done = rect.any() ? enqueue_rect_copy(q, dest, src, dst_offset_arg, src_offset_arg, byte_count_arg,
+                                                    rect, hold, events)
+                                : enqueue_copy_command(q, dest, src, dst_offset_arg, src_offset_arg, byte_count_arg,
+                                                       hold, events);
     if (!hold.empty())
         done.keep_until_complete(share_hold(std::move(hold)));
     if (is_blocking) {
@@ -569,10 +674,25 @@ void bind_cl(nb::module_& parent) {
         return cl::enqueue_marker(q, wait_list(wait_for));
     }, "queue"_a, "wait_for"_a.none() = nb::none(),
           "An Event that completes with the commands of `wait_for` (None: everything queued before).");
-    m.def("enqueue_copy", &enqueue_copy, "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = 0,
-          "src_offset"_a.none() = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
-          "wait_for"_a.none() = nb::none(),
-          "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM. Returns an Event.");
+    m.def("enqueue_copy",
+          [](const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset, nb::handle src_offset,
+             nb::handle byte_count, nb::handle is_blocking, nb::handle wait_for, nb::handle region,
+             nb::handle buffer_origin, nb::handle host_origin, nb::handle buffer_pitches, nb::handle host_pitches,
+             nb::handle src_origin, nb::handle dst_origin, nb::handle src_pitches, nb::handle dst_pitches) {
+              return enqueue_copy(q, dest, src, dst_offset, src_offset, byte_count, is_blocking, wait_for,
+                                  {region, buffer_origin, host_origin, buffer_pitches, host_pitches, src_origin,
+                                   dst_origin, src_pitches, dst_pitches});
+          },
+          "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = nb::none(),
+          "src_offset"_a.none() = nb::none(), "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
+          "wait_for"_a.none() = nb::none(), "region"_a.none() = nb::none(), "buffer_origin"_a.none() = nb::none(),
+          "host_origin"_a.none() = nb::none(), "buffer_pitches"_a.none() = nb::none(),
+          "host_pitches"_a.none() = nb::none(), "src_origin"_a.none() = nb::none(),
+          "dst_origin"_a.none() = nb::none(), "src_pitches"_a.none() = nb::none(),
+          "dst_pitches"_a.none() = nb::none(),
+          "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM; with region and "
+          "origins (buffer_origin/host_origin, or src_origin/dst_origin between Buffers), a rectangular copy "
+          "between Buffers or a Buffer and a numpy array. Returns an Event.");
 
     auto program = nb::class_<cl::program>(m, "Program", nb::dynamic_attr(),
                                            "OpenCL C source built for a context's devices.")

@@ -302,6 +302,42 @@ TEST_F(ClDevice, CopiesOutsideTheBufferAreRejected) {
     EXPECT_THROW(cl::enqueue_copy(*q, b, b, 0, 8, 16, {}), cl::logic_error);
 }
 
+// A 3-d box of a 5x6x7 host block moves to a buffer of another shape, to a third buffer and
+// back, each step compared with the same box cut out on the host.
+TEST_F(ClDevice, RectangularCopiesMoveTheBox) {
+    const auto data = random_bytes(5 * 6 * 7, 42);  // slices x rows x bytes
+    auto at = [](size_t slice, size_t row, size_t byte, size_t rows, size_t bytes) {
+        return (slice * rows + row) * bytes + byte;
+    };
+    const cl::rect_region region{4, 3, 2};
+    auto first = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 3 * 5 * 9);
+    cl::enqueue_write_rect(*q, first, {.origin = {2, 1, 1}, .row_pitch = 9, .slice_pitch = 45}, data.data(),
+                           data.size(), {.origin = {3, 2, 2}, .row_pitch = 7, .slice_pitch = 42}, region, true);
+    auto second = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 4 * 3 * 2);
+    cl::enqueue_copy_rect(*q, first, {.origin = {2, 1, 1}, .row_pitch = 9, .slice_pitch = 45}, second, {}, region);
+    std::vector<unsigned char> tight(4 * 3 * 2);
+    cl::enqueue_read_rect(*q, second, {}, tight.data(), tight.size(), {}, region, true);
+    for (size_t s = 0; s < 2; ++s)
+        for (size_t r = 0; r < 3; ++r)
+            for (size_t b = 0; b < 4; ++b)
+                ASSERT_EQ(tight[at(s, r, b, 3, 4)], data[at(s + 2, r + 2, b + 3, 6, 7)]) << s << " " << r << " " << b;
+    // A side beyond its memory, and pitches OpenCL refuses, are errors before anything runs.
+    std::vector<unsigned char> small(10);
+    try {
+        cl::enqueue_read_rect(*q, second, {}, small.data(), small.size(), {}, region, true);
+        FAIL() << "a host block too small was accepted";
+    } catch (const cl::logic_error& e) {
+        EXPECT_TRUE(contains(e.what(), "host side of the copy reaches byte 24, beyond its 10 bytes")) << e.what();
+    }
+    cl::rect_side narrow{.row_pitch = 3};
+    EXPECT_THROW(cl::rect_extent(narrow, region, "test", "host"), cl::logic_error);
+    cl::rect_side tight_side{};
+    EXPECT_EQ(cl::rect_extent(tight_side, region, "test", "host"), 24u);
+    EXPECT_EQ(tight_side.row_pitch, 4u);
+    EXPECT_EQ(tight_side.slice_pitch, 12u);
+    EXPECT_THROW(cl::enqueue_copy_rect(*q, second, {.origin = {1, 0, 0}}, first, {}, region), cl::logic_error);
+}
+
 TEST_F(ClDevice, InvalidMemFlagsAreRejected) {
     int host = 0;
     const std::pair<cl_mem_flags, void*> bad[] = {
