@@ -16,6 +16,7 @@ struct dtype_info {
     std::string_view name;
     std::string_view c_type;                    // in generated kernels
     std::span<const std::string_view> c_names;  // in users' kernels, the usual name first
+    std::span<const std::string_view> opencl_c_names;  // the same in OpenCL C kernels
 };
 
 // The C names of each type in users' kernels.
@@ -39,20 +40,38 @@ constexpr std::string_view float64_names[] = {"double"};
 constexpr std::string_view complex64_names[] = {"pycuda::complex<float>"};
 constexpr std::string_view complex128_names[] = {"pycuda::complex<double>"};
 
+// The names in OpenCL C, where long is always 64 bits and char signed, and which has the
+// short unsigned names (uchar, ...); complex numbers are pyopencl-complex.h's. OpenCL C has
+// no bool kernel parameters, so bool has no name here.
+constexpr std::string_view opencl_int8_names[] = {"char", "signed char"};
+constexpr std::string_view opencl_int16_names[] = {"short", "signed short", "short int", "signed short int",
+                                                   "short signed int"};
+constexpr std::string_view opencl_int32_names[] = {"int", "signed int", "signed"};
+constexpr std::string_view opencl_int64_names[] = {"long", "long int", "signed long", "signed long int",
+                                                   "long signed int", "intptr_t", "ptrdiff_t"};
+constexpr std::string_view opencl_uint8_names[] = {"uchar", "unsigned char"};
+constexpr std::string_view opencl_uint16_names[] = {"ushort", "unsigned short", "unsigned short int",
+                                                    "short unsigned int"};
+constexpr std::string_view opencl_uint32_names[] = {"uint", "unsigned int", "unsigned"};
+constexpr std::string_view opencl_uint64_names[] = {"ulong", "unsigned long", "unsigned long int",
+                                                    "long unsigned int", "uintptr_t"};
+constexpr std::string_view opencl_complex64_names[] = {"cfloat_t"};
+constexpr std::string_view opencl_complex128_names[] = {"cdouble_t"};
+
 constexpr std::array<dtype_info, 13> table{{
-    {dtype::bool_, dtype_kind::boolean, 1, "bool", "bool", bool_names},
-    {dtype::int8, dtype_kind::signed_int, 1, "int8", "signed char", int8_names},
-    {dtype::int16, dtype_kind::signed_int, 2, "int16", "short", int16_names},
-    {dtype::int32, dtype_kind::signed_int, 4, "int32", "int", int32_names},
-    {dtype::int64, dtype_kind::signed_int, 8, "int64", "long long", int64_names},
-    {dtype::uint8, dtype_kind::unsigned_int, 1, "uint8", "unsigned char", uint8_names},
-    {dtype::uint16, dtype_kind::unsigned_int, 2, "uint16", "unsigned short", uint16_names},
-    {dtype::uint32, dtype_kind::unsigned_int, 4, "uint32", "unsigned int", uint32_names},
-    {dtype::uint64, dtype_kind::unsigned_int, 8, "uint64", "unsigned long long", uint64_names},
-    {dtype::float32, dtype_kind::floating, 4, "float32", "float", float32_names},
-    {dtype::float64, dtype_kind::floating, 8, "float64", "double", float64_names},
-    {dtype::complex64, dtype_kind::complex, 8, "complex64", "gk_complex<float>", complex64_names},
-    {dtype::complex128, dtype_kind::complex, 16, "complex128", "gk_complex<double>", complex128_names},
+    {dtype::bool_, dtype_kind::boolean, 1, "bool", "bool", bool_names, {}},
+    {dtype::int8, dtype_kind::signed_int, 1, "int8", "signed char", int8_names, opencl_int8_names},
+    {dtype::int16, dtype_kind::signed_int, 2, "int16", "short", int16_names, opencl_int16_names},
+    {dtype::int32, dtype_kind::signed_int, 4, "int32", "int", int32_names, opencl_int32_names},
+    {dtype::int64, dtype_kind::signed_int, 8, "int64", "long long", int64_names, opencl_int64_names},
+    {dtype::uint8, dtype_kind::unsigned_int, 1, "uint8", "unsigned char", uint8_names, opencl_uint8_names},
+    {dtype::uint16, dtype_kind::unsigned_int, 2, "uint16", "unsigned short", uint16_names, opencl_uint16_names},
+    {dtype::uint32, dtype_kind::unsigned_int, 4, "uint32", "unsigned int", uint32_names, opencl_uint32_names},
+    {dtype::uint64, dtype_kind::unsigned_int, 8, "uint64", "unsigned long long", uint64_names, opencl_uint64_names},
+    {dtype::float32, dtype_kind::floating, 4, "float32", "float", float32_names, float32_names},
+    {dtype::float64, dtype_kind::floating, 8, "float64", "double", float64_names, float64_names},
+    {dtype::complex64, dtype_kind::complex, 8, "complex64", "gk_complex<float>", complex64_names, opencl_complex64_names},
+    {dtype::complex128, dtype_kind::complex, 16, "complex128", "gk_complex<double>", complex128_names, opencl_complex128_names},
 }};
 
 const dtype_info& info(dtype t) noexcept { return table[static_cast<std::size_t>(t)]; }
@@ -78,6 +97,7 @@ std::string_view name(dtype t) noexcept { return info(t).name; }
 
 std::string_view c_type(dtype t) noexcept { return info(t).c_type; }
 std::span<const std::string_view> c_type_names(dtype t) noexcept { return info(t).c_names; }
+std::span<const std::string_view> opencl_c_type_names(dtype t) noexcept { return info(t).opencl_c_names; }
 
 dtype dtype_from_name(std::string_view n) {
     if (n == "float")

@@ -25,8 +25,31 @@ std::string device::name() const { return info_string(CL_DEVICE_NAME); }
 cl_device_type device::type() const { return info<cl_device_type>(CL_DEVICE_TYPE); }
 std::string device::vendor() const { return info_string(CL_DEVICE_VENDOR); }
 std::string device::version() const { return info_string(CL_DEVICE_VERSION); }
+std::pair<int, int> device::opencl_version() const { return parse_opencl_version(version(), "device " + name()); }
+
+std::pair<int, int> parse_opencl_version(std::string_view text, const std::string& what) {
+    // "OpenCL " then digits, '.', digits, then a space or the end.
+    constexpr std::string_view prefix = "OpenCL ";
+    const auto number = [&](std::size_t& at) {
+        int value = 0;
+        const std::size_t start = at;
+        while (at < text.size() && at - start < 4 && text[at] >= '0' && text[at] <= '9')
+            value = value * 10 + (text[at++] - '0');
+        return at > start ? value : -1;
+    };
+    std::size_t at = prefix.size();
+    int major = -1, minor = -1;
+    if (text.starts_with(prefix) && (major = number(at)) >= 0 && at < text.size() && text[at++] == '.')
+        minor = number(at);
+    if (minor < 0 || (at < text.size() && text[at] != ' '))
+        throw runtime_error("the OpenCL version of " + what + " is '" + std::string(text) +
+                                "'; expected 'OpenCL <major>.<minor> ...' as the OpenCL specification has it",
+                            CL_INVALID_VALUE, "clGet*Info(VERSION)");
+    return {major, minor};
+}
 std::string device::driver_version() const { return info_string(CL_DRIVER_VERSION); }
 std::string device::extensions() const { return info_string(CL_DEVICE_EXTENSIONS); }
+cl_uint device::vendor_id() const { return info<cl_uint>(CL_DEVICE_VENDOR_ID); }
 cl_uint device::max_compute_units() const { return info<cl_uint>(CL_DEVICE_MAX_COMPUTE_UNITS); }
 cl_ulong device::global_mem_size() const { return info<cl_ulong>(CL_DEVICE_GLOBAL_MEM_SIZE); }
 cl_ulong device::local_mem_size() const { return info<cl_ulong>(CL_DEVICE_LOCAL_MEM_SIZE); }

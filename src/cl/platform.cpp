@@ -29,6 +29,9 @@ std::string platform::info_string(cl_platform_info param) const {
 std::string platform::name() const { return info_string(CL_PLATFORM_NAME); }
 std::string platform::vendor() const { return info_string(CL_PLATFORM_VENDOR); }
 std::string platform::version() const { return info_string(CL_PLATFORM_VERSION); }
+std::pair<int, int> platform::opencl_version() const {
+    return parse_opencl_version(version(), "platform " + name());
+}
 std::string platform::profile() const { return info_string(CL_PLATFORM_PROFILE); }
 std::string platform::extensions() const { return info_string(CL_PLATFORM_EXTENSIONS); }
 

@@ -14,8 +14,8 @@ needs_nvrtc = pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC (l
 @pytest.fixture
 def scratch_registry(monkeypatch):
     """Registrations made by a test are undone after it."""
-    monkeypatch.setattr(_c_types, "_name_to_dtype", dict(_c_types._name_to_dtype))
-    monkeypatch.setattr(_c_types, "_dtype_to_name", dict(_c_types._dtype_to_name))
+    monkeypatch.setattr(_c_types.CUDA_TYPES, "_name_to_dtype", dict(_c_types.CUDA_TYPES._name_to_dtype))
+    monkeypatch.setattr(_c_types.CUDA_TYPES, "_dtype_to_name", dict(_c_types.CUDA_TYPES._dtype_to_name))
 
 
 @pytest.mark.parametrize("dtype,ctype", [
@@ -190,10 +190,10 @@ def test_declarators_compile_and_match_the_sizes_cuda_sees():
     # has no <cstdint>, so the intN_t / intptr_t names are left out; the complex types are
     # PyCUDA's pycuda::complex<T>, not CUDA's.
     import gpukit.compiler as compiler
-    names = [n for n in _c_types._name_to_dtype
+    names = [n for n in _c_types.CUDA_TYPES._name_to_dtype
              if not n.startswith("pycuda::") and not (n.endswith("_t") and "int" in n)]
     assert "size_t" in names and "long long" in names and "float3" in names
-    checks = [f"static_assert(sizeof({n}) == {_c_types._name_to_dtype[n].itemsize}, \"{n}\");" for n in names]
+    checks = [f"static_assert(sizeof({n}) == {_c_types.CUDA_TYPES._name_to_dtype[n].itemsize}, \"{n}\");" for n in names]
     params = ", ".join(tools.parse_c_arg(f"{n} a{i}").declarator() for i, n in enumerate(names))
     source = "\n".join(checks) + f"\n__global__ void f({params}) {{}}\n"
     compiler.compile(source, arch="sm_90", options=["-D__NV_NO_VECTOR_DEPRECATION_DIAG"])

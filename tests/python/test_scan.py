@@ -36,8 +36,8 @@ __device__ float2 then(float2 a, float2 b) { return make_float2(a.x * b.x, b.x *
 def mat2(monkeypatch):
     """MAT2 registered as scan_test_mat2 for the test, in a copy of the registry that is
     dropped after it (other tests list the registered names)."""
-    monkeypatch.setattr(_c_types, "_name_to_dtype", dict(_c_types._name_to_dtype))
-    monkeypatch.setattr(_c_types, "_dtype_to_name", dict(_c_types._dtype_to_name))
+    monkeypatch.setattr(_c_types.CUDA_TYPES, "_name_to_dtype", dict(_c_types.CUDA_TYPES._name_to_dtype))
+    monkeypatch.setattr(_c_types.CUDA_TYPES, "_dtype_to_name", dict(_c_types.CUDA_TYPES._dtype_to_name))
     return tools.get_or_register_dtype("scan_test_mat2", MAT2)
 
 

@@ -29,6 +29,10 @@ std::string_view c_type(dtype t) noexcept;
 // long and size_t are 64 bits, char is signed): the registry of pycuda.tools.dtype_to_ctype,
 // whose answer is the first name. The complex types are pycuda-complex.hpp's.
 std::span<const std::string_view> c_type_names(dtype t) noexcept;
+// The same for OpenCL C kernels (pyopencl.tools.dtype_to_ctype's registry): "char", "uchar",
+// "long" (always 64 bits), "ulong", ..., "cfloat_t"; none for bool, which OpenCL C kernels
+// cannot take.
+std::span<const std::string_view> opencl_c_type_names(dtype t) noexcept;
 // The dtype called `n` (numpy names; also "float" for float32 and "double" for float64);
 // logic_error listing the supported names otherwise.
 dtype dtype_from_name(std::string_view n);

@@ -5,11 +5,17 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpukit::cl {
 
 class platform;
+
+// The (major, minor) of an OpenCL version answer, "OpenCL <major>.<minor> <more>"
+// (CL_PLATFORM_VERSION, CL_DEVICE_VERSION); cl::runtime_error naming `what` for another form.
+std::pair<int, int> parse_opencl_version(std::string_view text, const std::string& what);
 
 // Root devices are owned by their platform and live as long as the process, so this is a
 // plain copyable value (sub-devices are not offered).
@@ -21,7 +27,11 @@ public:
     std::string name() const;
     cl_device_type type() const;
     std::string vendor() const;
+    // The vendor's number (a PCIe vendor ID, or a Khronos-assigned one).
+    cl_uint vendor_id() const;
     std::string version() const;
+    // The OpenCL version the device supports, from version(): (1, 2), (3, 0), ...
+    std::pair<int, int> opencl_version() const;
     std::string driver_version() const;
     std::string extensions() const;
     cl_uint max_compute_units() const;

@@ -6,6 +6,7 @@
 #include <CL/cl.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpukit::cl {
@@ -23,6 +24,8 @@ public:
     std::string name() const;
     std::string vendor() const;
     std::string version() const;
+    // The OpenCL version the platform implements, from version(): (1, 2), (3, 0), ...
+    std::pair<int, int> opencl_version() const;
     std::string profile() const;
     std::string extensions() const;
     // The platform's devices of `type` (CL_DEVICE_TYPE_*); empty when it has none of that type.

@@ -193,8 +193,8 @@ struct launch_request {
 cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset_arg,
                                nb::handle src_offset_arg, nb::handle byte_count_arg, python_hold& hold,
                                const std::vector<cl_event>& events) {
-    const size_t dst_offset = dst_offset_arg.is_none() ? 0 : cl_unsigned(dst_offset_arg, "enqueue_copy(dst_offset)");
-    const size_t src_offset = src_offset_arg.is_none() ? 0 : cl_unsigned(src_offset_arg, "enqueue_copy(src_offset)");
+    const size_t dst_offset = cl_unsigned(dst_offset_arg, "enqueue_copy(dst_offset)");
+    const size_t src_offset = cl_unsigned(src_offset_arg, "enqueue_copy(src_offset)");
     std::optional<size_t> byte_count;
     if (!byte_count_arg.is_none())
         byte_count = cl_unsigned(byte_count_arg, "enqueue_copy(byte_count)");
@@ -306,9 +306,11 @@ cl::rect_side rect_side_of(nb::handle origin, const char* origin_name, nb::handl
 cl::event enqueue_rect_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset,
                             nb::handle src_offset, nb::handle byte_count, const rect_keywords& rect, python_hold& hold,
                             const std::vector<cl_event>& events) {
-    for (auto [given, name] :
-         {std::pair{dst_offset, "dst_offset"}, {src_offset, "src_offset"}, {byte_count, "byte_count"}})
-        if (!given.is_none())
+    // The offsets' default is 0: only another value is refused here.
+    const auto given_offset = [](nb::handle h) { return !(PyIndex_Check(h.ptr()) && h.equal(nb::int_(0))); };
+    for (auto [given, name] : {std::pair{given_offset(dst_offset), "dst_offset"},
+                               {given_offset(src_offset), "src_offset"}, {!byte_count.is_none(), "byte_count"}})
+        if (given)
             throw nb::type_error((std::string("enqueue_copy: ") + name +
                                   " is an argument of a linear copy; a rectangular copy (region, origins, pitches) "
                                   "places its bytes by its origins")
@@ -373,6 +375,16 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::
     }
     release_dropped_holds();
     return done;
+}
+
+// Device.hashable_model_and_version_identifier: PyOpenCL's tuple of the same facts.
+nb::tuple model_and_version(const cl::device& d) {
+    return nb::make_tuple("v1", d.vendor(), d.vendor_id(), d.name(), d.version());
+}
+
+void warn_deprecated(const char* message) {
+    if (PyErr_WarnEx(PyExc_DeprecationWarning, message, 1) < 0)
+        throw nb::python_error();
 }
 
 // A sequence of Devices (the `devices` of Context(devices), named by `what`), checked item by item.
@@ -504,6 +516,10 @@ void bind_cl(nb::module_& parent) {
     }, "spec"_a, "The (platform, [devices]) entries of a GPUKIT_CL_TEST-style selection string.");
     m.def("select_devices", nb::overload_cast<std::string_view>(&cl::select_devices), "spec"_a);
     m.def("create_some_context", &cl::create_some_context);
+    // The OpenCL version of the headers gpukit was built with (CL_TARGET_OPENCL_VERSION).
+    m.def("get_cl_header_version", [] {
+        return std::pair{CL_TARGET_OPENCL_VERSION / 100, CL_TARGET_OPENCL_VERSION / 10 % 10};
+    }, "The OpenCL version of the headers gpukit was built with, (major, minor).");
 
     // The classes PyOpenCL binds with dynamic attributes take them here too (instances get a
     // __dict__), and every class can be subclassed in Python, as PyOpenCL's: libraries keep
@@ -514,6 +530,7 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("version", &cl::platform::version)
         .def_prop_ro("profile", &cl::platform::profile)
         .def_prop_ro("extensions", &cl::platform::extensions)
+        .def("_get_cl_version", &cl::platform::opencl_version, "The OpenCL version, (major, minor).")
         .def("get_devices", [](const cl::platform& p, nb::handle type) {
             return p.devices(cl_unsigned(type, "Platform.get_devices(device_type)"));
         }, "device_type"_a.none() = CL_DEVICE_TYPE_ALL)
@@ -527,7 +544,17 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("name", &cl::device::name)
         .def_prop_ro("type", [](const cl::device& d) { return as_flags("device_type", d.type()); })
         .def_prop_ro("vendor", &cl::device::vendor)
+        .def_prop_ro("vendor_id", &cl::device::vendor_id)
         .def_prop_ro("version", &cl::device::version)
+        .def("_get_cl_version", &cl::device::opencl_version, "The OpenCL version, (major, minor).")
+        .def_prop_ro("hashable_model_and_version_identifier", &model_and_version,
+                     "A tuple naming the device's model and software version (not the one device): equal for "
+                     "two devices of one model with one driver, and across processes.")
+        .def_prop_ro("persistent_unique_id", [](const cl::device& d) {
+            warn_deprecated("Device.persistent_unique_id is deprecated; use "
+                            "Device.hashable_model_and_version_identifier, which it returns");
+            return model_and_version(d);
+        })
         .def_prop_ro("driver_version", &cl::device::driver_version)
         .def_prop_ro("extensions", &cl::device::extensions)
         .def_prop_ro("max_compute_units", &cl::device::max_compute_units)
@@ -557,7 +584,9 @@ void bind_cl(nb::module_& parent) {
         .def("__init__", [](cl::context* self, nb::handle devices) {
             new (self) cl::context(cl::context::create(device_list(devices, "Context(devices)")));
         }, "devices"_a.none())
-        .def_prop_ro("devices", &cl::context::devices);
+        .def_prop_ro("devices", &cl::context::devices)
+        .def("_get_cl_version", [](const cl::context& c) { return c.devices().at(0).get_platform().opencl_version(); },
+             "The OpenCL version of the platform of the context's devices, (major, minor).");
     identify_by_handle(context, &cl::context::handle);
     def_from_int_ptr(context, "Context",
                      [](void* h, bool retain) { return cl::context::wrap(static_cast<cl_context>(h), retain); });
@@ -589,6 +618,8 @@ void bind_cl(nb::module_& parent) {
         .def("__exit__", [](nb::handle self, nb::handle, nb::handle, nb::handle) { self.attr("finish")(); },
              "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none())
         .def_prop_ro("device", &cl::queue::get_device)
+        .def("_get_cl_version", [](const cl::queue& q) { return q.get_device().opencl_version(); },
+             "The OpenCL version of the queue's device, (major, minor).")
         .def_prop_ro("context", [](const cl::queue& q) { return cl::context::wrap(q.context_handle()); },
                      "The queue's Context: a new object, equal to the one the queue was made with.")
         .def_prop_ro("properties", [](const cl::queue& q) {
@@ -683,8 +714,7 @@ void bind_cl(nb::module_& parent) {
                                   {region, buffer_origin, host_origin, buffer_pitches, host_pitches, src_origin,
                                    dst_origin, src_pitches, dst_pitches});
           },
-          "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = nb::none(),
-          "src_offset"_a.none() = nb::none(), "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
+          "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = 0, "src_offset"_a.none() = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
           "wait_for"_a.none() = nb::none(), "region"_a.none() = nb::none(), "buffer_origin"_a.none() = nb::none(),
           "host_origin"_a.none() = nb::none(), "buffer_pitches"_a.none() = nb::none(),
           "host_pitches"_a.none() = nb::none(), "src_origin"_a.none() = nb::none(),

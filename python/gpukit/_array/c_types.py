@@ -16,12 +16,6 @@ from gpukit._array import builder_arguments
 from gpukit._array.builder_arguments import argument_name
 from gpukit._gpukit import LogicError, _c_type_names
 
-# C type name -> dtype, and dtype -> the name dtype_to_ctype() gives (the first one
-# registered). Names are kept in the form _normalized() gives them.
-_name_to_dtype = {}
-_dtype_to_name = {}
-
-
 def _normalized(c_name):
     """One spelling per type: single blanks between words, none around < > , : * &."""
     if not isinstance(c_name, str):
@@ -41,53 +35,105 @@ def _names_list(c_names):
     return names
 
 
-def _lookup(name):
-    try:
-        return _name_to_dtype[name]
-    except KeyError:
-        raise ValueError(f"unknown C type {name!r}; register it with get_or_register_dtype({name!r}, dtype)") from None
+class UnknownCTypeError(KeyError, ValueError):
+    """A C type name nobody registered: a KeyError as in PyOpenCL's and PyCUDA's registries,
+    and a ValueError as gpukit's other refusals of a value."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+class CTypeRegistry:
+    """Maps numpy dtypes to the C type names of one kernel language, and back."""
+
+    def __init__(self, language, builtin_names):
+        self.language = language
+        # C type name -> dtype, and dtype -> the name dtype_to_ctype() gives (the first one
+        # registered). Names are kept in the form _normalized() gives them.
+        self._name_to_dtype = {}
+        self._dtype_to_name = {}
+        for dtype_name, names in builtin_names:
+            if names:
+                self.get_or_register_dtype(names, np.dtype(dtype_name))
+
+    def lookup(self, name):
+        """The dtype registered to the normalized C type `name`."""
+        try:
+            return self._name_to_dtype[name]
+        except KeyError:
+            raise UnknownCTypeError(f"unknown {self.language} type {name!r}; register it with "
+                                    f"get_or_register_dtype({name!r}, dtype)") from None
+
+    def get_or_register_dtype(self, c_names, dtype=None):
+        """The numpy dtype of the C type name(s) `c_names` (a str or a list of equivalent names).
+
+        Without `dtype`, the names must be registered already (UnknownCTypeError, a KeyError
+        and a ValueError, otherwise). With it, the names are registered to `dtype`; names
+        already registered to an equal dtype are kept, a name registered to a different dtype
+        is a RuntimeError (and nothing is registered). The first name of the first
+        registration is what dtype_to_ctype() gives. Returns the registered dtype object (the
+        one registered first, for equal dtypes).
+        """
+        names = _names_list(c_names)
+        if dtype is None:
+            found = {self.lookup(name) for name in names}
+            if len(found) != 1:
+                raise ValueError(f"the names {names} are registered to different dtypes: {sorted(map(str, found))}")
+            return found.pop()
+        dtype = builder_arguments.dtype(dtype, "dtype")
+        for name in names:
+            known = self._name_to_dtype.get(name)
+            if known is not None and known != dtype:
+                raise RuntimeError(f"C type {name!r} is already registered to dtype {known}, not {dtype}")
+        if dtype in self._dtype_to_name:
+            dtype = self._name_to_dtype[self._dtype_to_name[dtype]]
+        else:
+            self._dtype_to_name[dtype] = names[0]
+        for name in names:
+            self._name_to_dtype.setdefault(name, dtype)
+        return dtype
+
+    def register_dtype(self, dtype, c_names, alias_ok=False):
+        """Deprecated in PyCUDA and PyOpenCL in favour of get_or_register_dtype(c_names,
+        dtype). Refuses a dtype that is already registered unless `alias_ok`."""
+        warnings.warn("register_dtype is deprecated; use get_or_register_dtype(c_names, dtype)", DeprecationWarning,
+                      stacklevel=3)
+        names = _names_list(c_names)
+        dtype = builder_arguments.dtype(dtype, "dtype")
+        if not alias_ok and dtype in self._dtype_to_name:
+            raise RuntimeError(f"dtype {dtype} is already registered as {self._dtype_to_name[dtype]!r} "
+                               f"(new names {', '.join(names)}); pass alias_ok=True to add names")
+        self.get_or_register_dtype(names, dtype)
+
+    def dtype_to_ctype(self, dtype):
+        """The C type name of a numpy dtype (``float32`` -> ``"float"``); ValueError for a
+        dtype nobody registered."""
+        if dtype is None:
+            raise ValueError("dtype may not be None")
+        dtype = builder_arguments.dtype(dtype, "dtype")
+        try:
+            return self._dtype_to_name[dtype]
+        except KeyError:
+            raise ValueError(f"unable to map dtype {dtype} to a {self.language} type; register it with "
+                             f"get_or_register_dtype(c_name, dtype)") from None
+
+
+# CUDA C's registry (pycuda.tools'): the C++ core's table (gpukit/array/dtype.hpp), whose first
+# name of each type is the one dtype_to_ctype() gives; the complex types are
+# pycuda-complex.hpp's, which every ElementwiseKernel includes; then the vector types.
+CUDA_TYPES = CTypeRegistry("C", _c_type_names())
+for _name, _dtype in _vec.TYPES.items():  # float3, int4, ...
+    CUDA_TYPES.get_or_register_dtype(_name, _dtype)
 
 
 def get_or_register_dtype(c_names, dtype=None):
-    """The numpy dtype of the C type name(s) `c_names` (a str or a list of equivalent names).
-
-    Without `dtype`, the names must be registered already (ValueError otherwise). With it,
-    the names are registered to `dtype`; names already registered to an equal dtype are
-    kept, a name registered to a different dtype is a RuntimeError (and nothing is
-    registered). The first name of the first registration is what dtype_to_ctype() gives.
-    Returns the registered dtype object (the one registered first, for equal dtypes).
-    """
-    names = _names_list(c_names)
-    if dtype is None:
-        found = {_lookup(name) for name in names}
-        if len(found) != 1:
-            raise ValueError(f"the names {names} are registered to different dtypes: {sorted(map(str, found))}")
-        return found.pop()
-    dtype = builder_arguments.dtype(dtype, "dtype")
-    for name in names:
-        known = _name_to_dtype.get(name)
-        if known is not None and known != dtype:
-            raise RuntimeError(f"C type {name!r} is already registered to dtype {known}, not {dtype}")
-    if dtype in _dtype_to_name:
-        dtype = _name_to_dtype[_dtype_to_name[dtype]]
-    else:
-        _dtype_to_name[dtype] = names[0]
-    for name in names:
-        _name_to_dtype.setdefault(name, dtype)
-    return dtype
+    """CUDA C's CTypeRegistry.get_or_register_dtype (pycuda.tools')."""
+    return CUDA_TYPES.get_or_register_dtype(c_names, dtype)
 
 
 def register_dtype(dtype, c_names, alias_ok=False):
-    """Deprecated in PyCUDA in favour of get_or_register_dtype(c_names, dtype). Refuses a
-    dtype that is already registered unless `alias_ok`."""
-    warnings.warn("register_dtype is deprecated; use get_or_register_dtype(c_names, dtype)", DeprecationWarning,
-                  stacklevel=2)
-    names = _names_list(c_names)
-    dtype = builder_arguments.dtype(dtype, "dtype")
-    if not alias_ok and dtype in _dtype_to_name:
-        raise RuntimeError(f"dtype {dtype} is already registered as {_dtype_to_name[dtype]!r} "
-                           f"(new names {', '.join(names)}); pass alias_ok=True to add names")
-    get_or_register_dtype(names, dtype)
+    """CUDA C's CTypeRegistry.register_dtype (deprecated in PyCUDA)."""
+    CUDA_TYPES.register_dtype(dtype, c_names, alias_ok)
 
 
 def dtype_to_ctype(dtype, with_fp_tex_hack=False):
@@ -98,27 +144,7 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
         raise LogicError("dtype_to_ctype(with_fp_tex_hack=True): the fp_tex_* types declared texture references, "
                          "which CUDA 12 removed; read float64 and complex textures with the fp_tex*_double/_cfloat/"
                          "_cdouble functions of <gpukit/helpers.cuh> on a TextureObject")
-    if dtype is None:
-        raise ValueError("dtype may not be None")
-    dtype = builder_arguments.dtype(dtype, "dtype")
-    try:
-        return _dtype_to_name[dtype]
-    except KeyError:
-        raise ValueError(f"unable to map dtype {dtype} to a C type; register it with "
-                         f"get_or_register_dtype(c_name, dtype)") from None
-
-
-def _register_builtin_types():
-    # The C++ core's table (gpukit/array/dtype.hpp): the first name of each type is the one
-    # dtype_to_ctype() gives; the complex types are pycuda-complex.hpp's, which every
-    # ElementwiseKernel includes.
-    for dtype_name, names in _c_type_names():
-        get_or_register_dtype(names, np.dtype(dtype_name))
-    for name, dtype in _vec.TYPES.items():  # float3, int4, ...
-        get_or_register_dtype(name, dtype)
-
-
-_register_builtin_types()
+    return CUDA_TYPES.dtype_to_ctype(dtype)
 
 
 # ---- C argument declarations
@@ -188,7 +214,7 @@ def parse_c_arg(c_arg):
     if indirection > 1:
         raise ValueError(f"C declaration {c_arg!r} is a pointer to pointers; kernel arguments are values or "
                          "pointers to elements of a registered type")
-    dtype = _lookup(_normalized(match.group("type")))
+    dtype = CUDA_TYPES.lookup(_normalized(match.group("type")))
     return (VectorArg if indirection else ScalarArg)(dtype, match.group("name"))
 
 

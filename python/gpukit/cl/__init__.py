@@ -41,6 +41,10 @@ enqueue_marker = _cl.enqueue_marker
 enqueue_nd_range_kernel = _cl.enqueue_nd_range_kernel
 parse_device_spec = _cl.parse_device_spec
 select_devices = _cl.select_devices
+get_cl_header_version = _cl.get_cl_header_version
+
+# Whether this is PyPy, which PyOpenCL's tests and helpers ask (gpukit runs on CPython only).
+_PYPY = "__pypy__" in sys.builtin_module_names
 
 # PyOpenCL has SVMAllocation in pyopencl too: SVMAllocation(context, size, alignment, flags, queue=None).
 SVMAllocation = _cl.tools.SVMAllocation
@@ -52,7 +56,7 @@ __all__ = [
     "Buffer", "CommandQueue", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelParameter",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
-    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "enqueue_marker", "enqueue_nd_range_kernel", "error_name", "get_platforms", "mem_flags",
+    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_marker", "enqueue_nd_range_kernel", "error_name", "get_platforms", "mem_flags",
     "kernel_info", "kernel_work_group_info", "mem_info", "svm_mem_flags", "SVMAllocation",
     "parse_device_spec", "select_devices",
 ]

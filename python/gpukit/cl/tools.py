@@ -4,8 +4,13 @@ PyOpenCL's ``pyopencl.tools`` names.
 The pools are gpukit's one C++ memory pool (docs/memory-pool.md): thread-safe, binned by the
 leading bits of the size, releasing held blocks and retrying when an allocator runs out.
 """
+import functools
 import warnings
+import weakref
 
+from gpukit._array.c_types import CTypeRegistry
+from gpukit._gpukit import _c_type_names
+from gpukit._gpukit.cl import Context as _Context
 from gpukit._gpukit.cl import tools as _tools
 from gpukit.cl.argtypes import DtypedArgument, ScalarArg, VectorArg
 from gpukit.cl.testing import pytest_generate_tests_for_opencl, pytest_generate_tests_for_pyopencl
@@ -21,9 +26,71 @@ PooledSVM = _tools.PooledSVM
 
 __all__ = [
     "AllocatorBase", "DeferredAllocator", "DtypedArgument", "ImmediateAllocator", "MemoryPool", "PooledBuffer",
-    "PooledSVM", "SVMAllocation", "SVMAllocator", "SVMPool", "ScalarArg", "VectorArg",
+    "PooledSVM", "SVMAllocation", "SVMAllocator", "SVMPool", "ScalarArg", "VectorArg", "clear_first_arg_caches",
+    "context_dependent_memoize", "dtype_to_ctype", "get_or_register_dtype", "register_dtype",
     "pytest_generate_tests_for_opencl", "pytest_generate_tests_for_pyopencl",
 ]
+
+# ---- C types of OpenCL C kernels
+
+# OpenCL C's registry (pyopencl.tools'): the C++ core's table (gpukit/array/dtype.hpp), whose
+# first name of each type is the one dtype_to_ctype() gives ("char", "uchar", "long", ...).
+OPENCL_TYPES = CTypeRegistry("OpenCL C", _c_type_names(opencl=True))
+
+
+def get_or_register_dtype(c_names, dtype=None):
+    """The numpy dtype of the OpenCL C type name(s) `c_names`; with `dtype`, registers them
+    to it (CTypeRegistry.get_or_register_dtype)."""
+    return OPENCL_TYPES.get_or_register_dtype(c_names, dtype)
+
+
+def register_dtype(dtype, c_names, alias_ok=False):
+    """Deprecated in PyOpenCL: get_or_register_dtype(c_names, dtype)."""
+    OPENCL_TYPES.register_dtype(dtype, c_names, alias_ok)
+
+
+def dtype_to_ctype(dtype):
+    """The OpenCL C type name of a numpy dtype (``uint8`` -> ``"uchar"``); ValueError for a
+    dtype nobody registered."""
+    return OPENCL_TYPES.dtype_to_ctype(dtype)
+
+
+# ---- caches per context
+
+# Every cache made by context_dependent_memoize, so clear_first_arg_caches() can empty them.
+_first_arg_caches = []
+
+
+def context_dependent_memoize(func):
+    """Cache ``func(context, *args)`` per Context (e.g. programs built for it): the first
+    argument must be a Context; the rest are the key. A context's entries go with it (the
+    cache holds it weakly) or with clear_first_arg_caches()."""
+    if not callable(func):
+        raise TypeError(f"context_dependent_memoize: expected a function, got {type(func).__name__}")
+    cache = weakref.WeakKeyDictionary()
+    _first_arg_caches.append(cache)
+
+    @functools.wraps(func)
+    def wrapper(context, *args, **kwargs):
+        if not isinstance(context, _Context):
+            raise TypeError(f"{func.__name__}: context_dependent_memoize needs a gpukit.cl.Context as the first "
+                            f"argument, got {type(context).__name__}")
+        key = (args, tuple(sorted(kwargs.items())))
+        per_context = cache.setdefault(context, {})
+        try:
+            return per_context[key]
+        except KeyError:
+            result = per_context[key] = func(context, *args, **kwargs)
+            return result
+
+    wrapper.clear_cache = cache.clear
+    return wrapper
+
+
+def clear_first_arg_caches():
+    """Empty every context_dependent_memoize cache."""
+    for cache in _first_arg_caches:
+        cache.clear()
 
 
 class MemoryPool(_tools.MemoryPool):

@@ -103,6 +103,19 @@ TEST(Dtype, SumTypes) {
     EXPECT_EQ(sum_type(dtype::float32), dtype::float32);
 }
 
+TEST(Dtype, OpenCLCTypeNamesAreOpenCLCs) {
+    EXPECT_TRUE(opencl_c_type_names(dtype::bool_).empty());  // OpenCL C kernels take no bool
+    EXPECT_EQ(opencl_c_type_names(dtype::int8).front(), "char");
+    EXPECT_EQ(opencl_c_type_names(dtype::uint8).front(), "uchar");
+    EXPECT_EQ(opencl_c_type_names(dtype::int64).front(), "long");
+    EXPECT_EQ(opencl_c_type_names(dtype::uint64).front(), "ulong");
+    EXPECT_EQ(opencl_c_type_names(dtype::complex128).front(), "cdouble_t");
+    std::set<std::string_view> seen;
+    for (int k = 0; k <= static_cast<int>(dtype::complex128); ++k)
+        for (const std::string_view n : opencl_c_type_names(static_cast<dtype>(k)))
+            EXPECT_TRUE(seen.insert(n).second) << n << " names two types";
+}
+
 TEST(Dtype, CTypeNamesAreOnePerTypeAndStartWithTheUsualOne) {
     EXPECT_EQ(c_type_names(dtype::int64).front(), "long");
     EXPECT_EQ(c_type_names(dtype::uint32).front(), "unsigned");

@@ -83,6 +83,19 @@ TEST(ClNoLibrary, CallsSayWhichLibraryIsMissing) {
     }
 }
 
+TEST(ClVersions, ParsesTheSpecificationsForm) {
+    EXPECT_EQ(cl::parse_opencl_version("OpenCL 3.0 PoCL HSTR: pthread", "x"), std::make_pair(3, 0));
+    EXPECT_EQ(cl::parse_opencl_version("OpenCL 1.2", "x"), std::make_pair(1, 2));
+    EXPECT_EQ(cl::parse_opencl_version("OpenCL 2.10 CUDA", "x"), std::make_pair(2, 10));
+    for (const char* bad : {"", "OpenCL", "OpenCL 3", "OpenCL 3.", "OpenCL .1", "OpenCL 3.0x", "opencl 3.0", "OpenCL 12345.0"})
+        EXPECT_THROW(cl::parse_opencl_version(bad, "device d"), cl::runtime_error) << bad;
+    try {
+        cl::parse_opencl_version("CUDA 12", "device d");
+    } catch (const cl::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), "the OpenCL version of device d is 'CUDA 12'")) << e.what();
+    }
+}
+
 TEST(ClSelection, ParsesValidSpecs) {
     const auto entries = cl::parse_device_spec("0:0,1;intel=i5,i7; pocl ");
     ASSERT_EQ(entries.size(), 3u);
@@ -136,6 +149,13 @@ TEST_F(ClDevice, PlatformsAndDevicesDescribeThemselves) {
     EXPECT_EQ(dev.info<cl_uint>(CL_DEVICE_MAX_COMPUTE_UNITS), dev.max_compute_units());
     EXPECT_EQ(dev.image_support(), dev.info<cl_bool>(CL_DEVICE_IMAGE_SUPPORT) == CL_TRUE);
     EXPECT_THROW(dev.info<cl_uchar>(CL_DEVICE_MAX_COMPUTE_UNITS), cl::logic_error);
+}
+
+TEST_F(ClDevice, VersionsAndVendorAreTheDevicesAnswers) {
+    const cl::device d = ctx->devices().at(0);
+    EXPECT_EQ(d.opencl_version(), cl::parse_opencl_version(d.version(), "d"));
+    EXPECT_GE(d.get_platform().opencl_version(), std::make_pair(1, 2));
+    EXPECT_EQ(d.vendor_id(), d.info<cl_uint>(CL_DEVICE_VENDOR_ID));
 }
 
 TEST_F(ClDevice, SelectsDevicesByIndexAndName) {

@@ -1,0 +1,124 @@
+"""PyOpenCL's version questions (get_cl_header_version, _get_cl_version), the device's model
+identifier, and pyopencl.tools' C type registry and context_dependent_memoize, on every
+OpenCL device. The results also hold on PyOpenCL itself (GPUKIT_PYOPENCL_ORIGINAL=1)."""
+import gc
+import os
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+ORIGINAL = os.environ.get("GPUKIT_PYOPENCL_ORIGINAL") == "1"
+if ORIGINAL:
+    import pyopencl as cl
+    import pyopencl.tools as tools
+else:
+    import gpukit.cl as cl
+    import gpukit.cl.tools as tools
+
+
+def _devices():
+    try:
+        return [d for p in cl.get_platforms() for d in p.get_devices()]
+    except (cl.Error, OSError):
+        return []
+
+
+_DEVICE_NAMES = [f"{d.platform.name.split()[0]}:{d.name}"[:40] for d in _devices()]
+needs_device = pytest.mark.skipif(not _DEVICE_NAMES, reason="no OpenCL platform with a device")
+pytestmark = pytest.mark.opencl
+
+
+@pytest.fixture(params=range(len(_DEVICE_NAMES)), ids=_DEVICE_NAMES)
+def ctx(request):
+    return cl.Context([_devices()[request.param]])
+
+
+def _version_of(text):
+    major, minor = re.match(r"OpenCL (\d+)\.(\d+)", text).groups()
+    return int(major), int(minor)
+
+
+def test_header_version_is_a_pair_of_ints():
+    major, minor = cl.get_cl_header_version()
+    assert (major, minor) >= (1, 2) and isinstance(minor, int)
+    assert cl._PYPY is False
+
+
+@needs_device
+def test_each_object_answers_its_opencl_version(ctx):
+    device = ctx.devices[0]
+    queue = cl.CommandQueue(ctx)
+    assert device._get_cl_version() == _version_of(device.version)
+    assert device.platform._get_cl_version() == _version_of(device.platform.version)
+    assert ctx._get_cl_version() == device.platform._get_cl_version()
+    assert queue._get_cl_version() == device._get_cl_version()
+
+
+@needs_device
+def test_the_model_identifier_names_vendor_model_and_version(ctx):
+    device = ctx.devices[0]
+    ident = device.hashable_model_and_version_identifier
+    assert ident == ("v1", device.vendor, device.vendor_id, device.name, device.version)
+    hash(ident)
+    with pytest.warns(DeprecationWarning, match="persistent_unique_id"):
+        assert device.persistent_unique_id == ident
+
+
+def test_opencl_c_type_names():
+    expected = {np.int8: "char", np.uint8: "uchar", np.int16: "short", np.uint16: "ushort", np.int32: "int",
+                np.uint32: "uint", np.int64: "long", np.uint64: "ulong", np.float32: "float",
+                np.float64: "double", np.complex64: "cfloat_t", np.complex128: "cdouble_t"}
+    for dtype, name in expected.items():
+        assert tools.dtype_to_ctype(np.dtype(dtype)) == name, dtype
+        assert tools.get_or_register_dtype(name) == np.dtype(dtype)
+    for name, dtype in [("unsigned char", np.uint8), ("signed char", np.int8), ("unsigned long", np.uint64),
+                        ("long int", np.int64), ("unsigned", np.uint32), ("intptr_t", np.int64)]:
+        assert tools.get_or_register_dtype(name) == np.dtype(dtype), name
+    with pytest.raises(ValueError):
+        tools.dtype_to_ctype(np.dtype(np.bool_))  # OpenCL C kernels take no bool
+    with pytest.raises(KeyError):
+        tools.get_or_register_dtype("no_such_type_here")
+
+
+def test_registering_a_struct_names_it():
+    point = np.dtype([("x", np.float32), ("y", np.float32)])
+    assert tools.get_or_register_dtype("gk_test_point", point) == point
+    assert tools.get_or_register_dtype("gk_test_point") == point
+    assert tools.dtype_to_ctype(point) == "gk_test_point"
+
+
+@needs_device
+def test_context_dependent_memoize_caches_per_context(ctx):
+    calls = []
+
+    @tools.context_dependent_memoize
+    def build(context, n=1):
+        calls.append((context, n))
+        return object()
+
+    first = build(ctx)
+    assert build(ctx) is first and len(calls) == 1
+    assert build(ctx, 2) is not first and len(calls) == 2
+    other = cl.Context(ctx.devices)
+    assert build(other) is not first and len(calls) == 3
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's checks")
+@needs_device
+def test_context_dependent_memoize_refuses_a_non_context_and_lets_contexts_go(ctx):
+    @tools.context_dependent_memoize
+    def build(context):
+        return [context.devices[0].name]
+
+    with pytest.raises(TypeError, match="needs a gpukit.cl.Context as the first argument, got int"):
+        build(5)
+    other = cl.Context(ctx.devices)
+    build(other)
+    del other
+    gc.collect()
+    assert len(tools._first_arg_caches[-1]) == 0  # held weakly: gone with the context
+    build(ctx)
+    tools.clear_first_arg_caches()
+    assert len(tools._first_arg_caches[-1]) == 0
