@@ -4,6 +4,7 @@ any installed copy of it is looked at, with the gpukit module that stands for it
 ImportError saying why there is none."""
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 
@@ -38,10 +39,23 @@ class AliasFinder(importlib.abc.MetaPathFinder):
                 return message
         return None
 
+    def foreign_name(self, fullname):
+        """The package's name of a submodule of a gpukit module that stands for one of the
+        package's (``gpukit.cl.clrandom`` -> ``pyopencl.clrandom``), else None: what
+        ``from pyopencl import clrandom`` imports after finding no such attribute."""
+        for foreign, own in self.aliases.items():
+            if fullname.startswith(own + "."):
+                return foreign + fullname[len(own):]
+        return None
+
     def find_spec(self, fullname, path=None, target=None):
         """importlib's finder hook: a spec loading the aliased module for a name under the
         package, else None (other finders go on)."""
         if fullname != self.package and not fullname.startswith(self.package + "."):
+            foreign = self.foreign_name(fullname)
+            message = self.unavailable_message(foreign) if foreign else None
+            if message is not None and importlib.machinery.PathFinder.find_spec(fullname, path) is None:
+                raise ImportError(message, name=foreign)
             return None
         if fullname in self.aliases:
             return importlib.util.spec_from_loader(fullname, _AliasLoader(self.aliases[fullname]))

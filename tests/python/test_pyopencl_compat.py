@@ -40,6 +40,21 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
             import pyopencl.no_such_module
         except ModuleNotFoundError as e:
             assert "PyOpenCL has no such module" in str(e), e
+        # `from pyopencl import clrandom` asks gpukit.cl for the attribute, then imports
+        # gpukit.cl.clrandom: the same explanation (with PyOpenCL's name) answers.
+        try:
+            from pyopencl import clrandom
+        except ImportError as e:
+            assert "gpukit.cl does not implement pyopencl.clrandom (PyOpenCL's random numbers)" in str(e), e
+            assert e.name == "pyopencl.clrandom"
+        else:
+            raise AssertionError("clrandom was imported")
+        from pyopencl import tools  # a module gpukit has still imports this way
+        assert tools is gpukit.cl.tools
+        try:
+            import gpukit.cl.no_such_module
+        except ModuleNotFoundError as e:
+            assert "No module named 'gpukit.cl.no_such_module'" in str(e), e
         print("ok")
     """)])
     assert result.returncode == 0, result.stderr
