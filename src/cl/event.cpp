@@ -60,6 +60,14 @@ void event::wait() const {
         throw_cl_error(status, "clWaitForEvents");
 }
 
+void wait_for_events(std::span<const event* const> events) {
+    if (events.empty())  // as clWaitForEvents answers
+        throw logic_error("clWaitForEvents: no events given; expected at least one", CL_INVALID_VALUE,
+                          "clWaitForEvents");
+    for (const event* e : events)
+        e->wait();
+}
+
 cl_int event::status() const {
     cl_int value = 0;
     GPUKIT_CL(clGetEventInfo, handle(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof value, &value, nullptr);

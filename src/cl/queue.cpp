@@ -46,6 +46,13 @@ event enqueue_marker(const queue& q, std::span<const cl_event> wait_for) {
     return event(done);
 }
 
+event enqueue_barrier(const queue& q, std::span<const cl_event> wait_for) {
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueBarrierWithWaitList, q.handle(), static_cast<cl_uint>(wait_for.size()),
+              wait_for.empty() ? nullptr : wait_for.data(), &done);
+    return event(done);
+}
+
 void queue::finish() const { GPUKIT_CL(clFinish, handle()); }
 
 void queue::flush() const { GPUKIT_CL(clFlush, handle()); }

@@ -122,3 +122,30 @@ def test_context_dependent_memoize_refuses_a_non_context_and_lets_contexts_go(ct
     build(ctx)
     tools.clear_first_arg_caches()
     assert len(tools._first_arg_caches[-1]) == 0
+
+
+@needs_device
+def test_barriers_markers_and_waiting_for_events(ctx):
+    queue = cl.CommandQueue(ctx)
+    host = np.arange(1000, dtype=np.int32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, host.nbytes)
+    written = cl.enqueue_copy(queue, buf, host, is_blocking=False)
+    barrier = cl.enqueue_barrier(queue, wait_for=[written])
+    marker = cl.enqueue_marker(queue, wait_for=[barrier])
+    cl.enqueue_barrier(queue)
+    out = np.empty_like(host)
+    read = cl.enqueue_copy(queue, out, buf, is_blocking=False, wait_for=[marker])
+    cl.wait_for_events([written, barrier, marker, read])
+    np.testing.assert_array_equal(out, host)
+    with pytest.raises(cl.LogicError):  # OpenCL's clWaitForEvents takes at least one
+        cl.wait_for_events([])
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's messages")
+@needs_device
+def test_wait_for_events_takes_a_sequence_of_events(ctx):
+    marker = cl.enqueue_marker(cl.CommandQueue(ctx))
+    with pytest.raises(TypeError, match="item 1 is a int; expected gpukit.cl.Event"):
+        cl.wait_for_events([marker, 5])
+    with pytest.raises(TypeError, match="must be a sequence of gpukit.cl.Event, got .*Event"):
+        cl.wait_for_events(marker)

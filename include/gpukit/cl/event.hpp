@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <utility>
 
 namespace gpukit::cl {
@@ -66,5 +67,9 @@ private:
 // after clFinish has returned: code about to exit waits for this to reach 0 before it judges
 // what is still kept.
 std::size_t pending_completion_reports() noexcept;
+
+// Waits until every event of `events` has completed (each in turn, as event::wait, whose
+// errors it raises: the first failed command's); cl::logic_error for no events, as OpenCL.
+void wait_for_events(std::span<const event* const> events);
 
 }  // namespace gpukit::cl

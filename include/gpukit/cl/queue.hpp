@@ -50,5 +50,9 @@ private:
 // A command that does nothing once the commands of `wait_for` (empty: every command queued
 // before on `q`) have completed; its event says when.
 event enqueue_marker(const queue& q, std::span<const cl_event> wait_for = {});
+// The same as a barrier: commands queued after it on `q` start only once it has completed
+// (on an in-order queue, as gpukit's are, they would anyway; it matters to other queues'
+// commands that wait for its event).
+event enqueue_barrier(const queue& q, std::span<const cl_event> wait_for = {});
 
 }  // namespace gpukit::cl

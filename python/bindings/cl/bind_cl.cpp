@@ -705,6 +705,27 @@ void bind_cl(nb::module_& parent) {
         return cl::enqueue_marker(q, wait_list(wait_for));
     }, "queue"_a, "wait_for"_a.none() = nb::none(),
           "An Event that completes with the commands of `wait_for` (None: everything queued before).");
+    m.def("enqueue_barrier", [](const cl::queue& q, nb::handle wait_for) {
+        return cl::enqueue_barrier(q, wait_list(wait_for));
+    }, "queue"_a, "wait_for"_a.none() = nb::none(),
+          "A barrier: an Event that completes with the commands of `wait_for` (None: everything queued before), "
+          "and that the commands queued after it wait for.");
+    m.def("wait_for_events", [](nb::handle events) {
+        if (!PySequence_Check(events.ptr()) || PyUnicode_Check(events.ptr()))
+            throw nb::type_error(("wait_for_events(events) must be a sequence of gpukit.cl.Event, got " +
+                                  nb::cast<std::string>(nb::type_name(events.type())))
+                                     .c_str());
+        std::vector<const cl::event*> waited;  // the Events stay alive in `events`, which the caller holds
+        for (nb::handle e : events) {
+            if (!nb::isinstance<cl::event>(e))
+                throw nb::type_error(("wait_for_events: item " + std::to_string(waited.size()) + " is a " +
+                                      nb::cast<std::string>(nb::type_name(e.type())) + "; expected gpukit.cl.Event")
+                                         .c_str());
+            waited.push_back(&nb::cast<const cl::event&>(e));
+        }
+        release_gil release;
+        cl::wait_for_events(waited);
+    }, "events"_a, "Wait until every Event of `events` has completed.");
     m.def("enqueue_copy",
           [](const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset, nb::handle src_offset,
              nb::handle byte_count, nb::handle is_blocking, nb::handle wait_for, nb::handle region,

@@ -38,6 +38,8 @@ error_name = _cl.error_name
 get_platforms = _cl.get_platforms
 enqueue_copy = _cl.enqueue_copy
 enqueue_marker = _cl.enqueue_marker
+enqueue_barrier = _cl.enqueue_barrier
+wait_for_events = _cl.wait_for_events
 enqueue_nd_range_kernel = _cl.enqueue_nd_range_kernel
 parse_device_spec = _cl.parse_device_spec
 select_devices = _cl.select_devices
@@ -56,7 +58,7 @@ __all__ = [
     "Buffer", "CommandQueue", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelParameter",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
-    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_marker", "enqueue_nd_range_kernel", "error_name", "get_platforms", "mem_flags",
+    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "wait_for_events", "error_name", "get_platforms", "mem_flags",
     "kernel_info", "kernel_work_group_info", "mem_info", "svm_mem_flags", "SVMAllocation",
     "parse_device_spec", "select_devices",
 ]

@@ -158,6 +158,21 @@ TEST_F(ClDevice, VersionsAndVendorAreTheDevicesAnswers) {
     EXPECT_EQ(d.vendor_id(), d.info<cl_uint>(CL_DEVICE_VENDOR_ID));
 }
 
+TEST_F(ClDevice, BarriersMarkersAndWaitingForEvents) {
+    const auto data = random_bytes(4096, 3);
+    auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, data.size());
+    cl::event written = cl::enqueue_write(*q, b, 0, data.data(), data.size(), false);
+    const cl_event after_write[] = {written.handle()};
+    cl::event barrier = cl::enqueue_barrier(*q, after_write);
+    std::vector<unsigned char> back(data.size());
+    const cl_event after_barrier[] = {barrier.handle()};
+    cl::event read = cl::enqueue_read(*q, b, 0, back.data(), back.size(), false, after_barrier);
+    const cl::event* all[] = {&written, &barrier, &read};
+    cl::wait_for_events(all);
+    EXPECT_EQ(back, data);
+    EXPECT_THROW(cl::wait_for_events({}), cl::logic_error);
+}
+
 TEST_F(ClDevice, SelectsDevicesByIndexAndName) {
     const auto platforms = cl::platform::all();
     const auto first = cl::select_devices("0:0");
