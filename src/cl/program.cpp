@@ -8,6 +8,7 @@
 #include "gpukit/rtc/includes.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <utility>
@@ -228,6 +229,32 @@ std::vector<std::string> program::kernel_names() const {
         start = end + 1;
     }
     return names;
+}
+
+std::vector<std::byte> program::info_bytes(cl_program_info param) const {
+    const auto guard = lock();  // PoCL's program info is not safe against a build on another thread
+    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetProgramInfo(handle(), param, size, value, size_ret);
+    }, "clGetProgramInfo");
+}
+
+std::vector<std::vector<std::byte>> program::binaries() const {
+    const auto guard = lock();
+    const std::vector<std::byte> size_bytes = detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetProgramInfo(handle(), CL_PROGRAM_BINARY_SIZES, size, value, size_ret);
+    }, "clGetProgramInfo");
+    std::vector<size_t> sizes(size_bytes.size() / sizeof(size_t));
+    std::memcpy(sizes.data(), size_bytes.data(), sizes.size() * sizeof(size_t));
+    // OpenCL writes each binary into memory the caller gives, one pointer per device.
+    std::vector<std::vector<std::byte>> result(sizes.size());
+    std::vector<unsigned char*> pointers(sizes.size());
+    for (size_t k = 0; k < sizes.size(); ++k) {
+        result[k].resize(sizes[k]);
+        pointers[k] = sizes[k] ? reinterpret_cast<unsigned char*>(result[k].data()) : nullptr;
+    }
+    GPUKIT_CL(clGetProgramInfo, handle(), CL_PROGRAM_BINARIES, pointers.size() * sizeof(unsigned char*),
+              pointers.data(), nullptr);
+    return result;
 }
 
 }  // namespace gpukit::cl

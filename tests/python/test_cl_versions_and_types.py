@@ -149,3 +149,40 @@ def test_wait_for_events_takes_a_sequence_of_events(ctx):
         cl.wait_for_events([marker, 5])
     with pytest.raises(TypeError, match="must be a sequence of gpukit.cl.Event, got .*Event"):
         cl.wait_for_events(marker)
+
+
+TWO_KERNELS = """
+__kernel void twice(__global int *x) { x[get_global_id(0)] *= 2; }
+__kernel void thrice(__global int *x) { x[get_global_id(0)] *= 3; }
+"""
+
+
+@needs_device
+def test_program_info_by_get_info_and_by_attribute(ctx):
+    prg = cl.Program(ctx, TWO_KERNELS).build()
+    info = cl.program_info
+    assert sorted(prg.get_info(info.KERNEL_NAMES).split(";")) == ["thrice", "twice"]
+    assert prg.kernel_names == prg.get_info(info.KERNEL_NAMES)
+    assert prg.num_kernels == prg.get_info(info.NUM_KERNELS) == 2
+    assert prg.num_devices == 1 and prg.devices == ctx.devices
+    assert prg.get_info(info.CONTEXT) == prg.context == ctx
+    assert prg.source == TWO_KERNELS and prg.reference_count >= 1
+    sizes, binaries = prg.binary_sizes, prg.binaries
+    assert len(binaries) == 1 and isinstance(binaries[0], bytes) and len(binaries[0]) == sizes[0] > 0
+    assert prg.twice.function_name == "twice"  # kernels still come by attribute
+    with pytest.raises(AttributeError):
+        prg.no_such_kernel_or_info
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's messages")
+@needs_device
+def test_program_info_refusals(ctx):
+    prg = cl.Program(ctx, TWO_KERNELS)
+    assert prg.source == TWO_KERNELS  # before build, as OpenCL answers
+    with pytest.raises(cl.LogicError, match=r"parameter 9999 is not supported; expected program_info.REFERENCE_COUNT"):
+        prg.get_info(9999)
+    with pytest.raises(AttributeError, match="kernels are attributes only after build"):
+        prg.twice
+    prg.build()
+    with pytest.raises(AttributeError, match="no kernel or program_info attribute 'nope'; its kernels are: "):
+        prg.nope

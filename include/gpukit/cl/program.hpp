@@ -7,6 +7,7 @@
 #include <CL/cl.h>
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -62,6 +63,11 @@ public:
     std::string build_log(const device& dev) const;
     // The names of the program's kernels; the program must be built.
     std::vector<std::string> kernel_names() const;
+    // Any clGetProgramInfo parameter (CL_PROGRAM_*): the raw bytes of the answer.
+    std::vector<std::byte> info_bytes(cl_program_info param) const;
+    // The executable of each device of the program (CL_PROGRAM_BINARIES), in the order of
+    // CL_PROGRAM_DEVICES; empty for a device it was not built for.
+    std::vector<std::vector<std::byte>> binaries() const;
 
 private:
     friend class kernel;  // creates kernels holding lock()

@@ -768,8 +768,12 @@ void bind_cl(nb::module_& parent) {
            "binaries. Returns self.")
         .def("get_build_log",
              [](const cl::program& p, const cl::device& dev) { return message_text(p.build_log(dev)); }, "device"_a)
-        .def_prop_ro("kernel_names", &cl::program::kernel_names)
-        .def("__getattr__", [](const cl::program& p, const std::string& name) {
+        .def("get_info", &program_info, "param"_a.none(), "clGetProgramInfo(param), decoded (see program_info).")
+        // As PyOpenCL's: an attribute is a program_info answer (prg.binaries, prg.kernel_names,
+        // the names joined by ';'), else a kernel of the built program.
+        .def("__getattr__", [](const cl::program& p, const std::string& name) -> nb::object {
+            if (nb::object info = program_info_attribute(p, name); info.is_valid())
+                return info;
             if (!p.built())
                 throw nb::attribute_error(("Program has no attribute '" + name +
                                            "'; kernels are attributes only after build()").c_str());
@@ -778,9 +782,11 @@ void bind_cl(nb::module_& parent) {
                 std::string known;
                 for (const std::string& n : names)
                     known += (known.empty() ? "" : ", ") + n;
-                throw nb::attribute_error(("Program has no kernel '" + name + "'; its kernels are: " + known).c_str());
+                throw nb::attribute_error(("Program has no kernel or program_info attribute '" + name +
+                                           "'; its kernels are: " + known)
+                                              .c_str());
             }
-            return cl::kernel::create(p, name);
+            return nb::cast(cl::kernel::create(p, name));
         }, "name"_a);
     identify_by_handle(program, &cl::program::handle);
     def_from_int_ptr(program, "Program",

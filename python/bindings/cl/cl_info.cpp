@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -33,6 +34,9 @@ enum class info_type {
     sizes,      // size_t[]: a list of int
     context,    // cl_context: a new Context object of it
     program,    // cl_program: a new Program object of it
+    devices,    // cl_device_id[]: a list of Device
+    bytes,      // raw bytes: bytes
+    binaries,   // CL_PROGRAM_BINARIES: a list of bytes, one per device (program::binaries)
 };
 
 struct info_param {
@@ -63,6 +67,23 @@ constexpr info_param kernel_info_params[] = {
     {"CONTEXT", CL_KERNEL_CONTEXT, info_type::context},
     {"PROGRAM", CL_KERNEL_PROGRAM, info_type::program},
     {"ATTRIBUTES", CL_KERNEL_ATTRIBUTES, info_type::text},
+};
+
+// Program.get_info: all of PyOpenCL's program_info (KERNEL_NAMES as OpenCL gives it, the names
+// joined by ';').
+constexpr info_param program_info_params[] = {
+    {"REFERENCE_COUNT", CL_PROGRAM_REFERENCE_COUNT, info_type::uint},
+    {"CONTEXT", CL_PROGRAM_CONTEXT, info_type::context},
+    {"NUM_DEVICES", CL_PROGRAM_NUM_DEVICES, info_type::uint},
+    {"DEVICES", CL_PROGRAM_DEVICES, info_type::devices},
+    {"SOURCE", CL_PROGRAM_SOURCE, info_type::text},
+    {"BINARY_SIZES", CL_PROGRAM_BINARY_SIZES, info_type::sizes},
+    {"BINARIES", CL_PROGRAM_BINARIES, info_type::binaries},
+    {"NUM_KERNELS", CL_PROGRAM_NUM_KERNELS, info_type::size},
+    {"KERNEL_NAMES", CL_PROGRAM_KERNEL_NAMES, info_type::text},
+    {"IL", CL_PROGRAM_IL, info_type::bytes},
+    {"SCOPE_GLOBAL_CTORS_PRESENT", CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT, info_type::boolean},
+    {"SCOPE_GLOBAL_DTORS_PRESENT", CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT, info_type::boolean},
 };
 
 // Kernel.get_work_group_info (COMPILE_WORK_GROUP_SIZE: three size_t, a list).
@@ -126,6 +147,19 @@ nb::object decode(const std::vector<std::byte>& bytes, info_type type) {
         return nb::cast(cl::context::wrap(info_as<cl_context>(bytes)));
     case info_type::program:
         return nb::cast(cl::program::wrap(info_as<cl_program>(bytes)));
+    case info_type::devices: {
+        nb::list devices;
+        for (size_t k = 0; k + sizeof(cl_device_id) <= bytes.size(); k += sizeof(cl_device_id)) {
+            cl_device_id handle = nullptr;
+            std::memcpy(&handle, bytes.data() + k, sizeof handle);
+            devices.append(nb::cast(cl::device(handle)));
+        }
+        return devices;
+    }
+    case info_type::bytes:
+        return nb::bytes(bytes.data(), bytes.size());
+    case info_type::binaries:
+        break;  // asked of the program itself (program_info)
     }
     return nb::none();
 }
@@ -147,12 +181,36 @@ nb::object as_flags(const char* name, cl_bitfield value) {
 void bind_info_enums(nb::module_& m) {
     bind_enum(m, "mem_info", mem_info_params);
     bind_enum(m, "kernel_info", kernel_info_params);
+    bind_enum(m, "program_info", program_info_params);
     bind_enum(m, "kernel_work_group_info", work_group_info_params);
 }
 
 nb::object buffer_info(const cl::buffer& b, nb::handle param) {
     const info_param& p = find_param(mem_info_params, param, "Buffer.get_info", "mem_info", "clGetMemObjectInfo");
     return decode(b.info_bytes(p.param), p.type);
+}
+
+nb::object program_info(const cl::program& p, nb::handle param) {
+    const info_param& found =
+        find_param(program_info_params, param, "Program.get_info", "program_info", "clGetProgramInfo");
+    if (found.type == info_type::binaries) {
+        nb::list binaries;
+        for (const std::vector<std::byte>& binary : p.binaries())
+            binaries.append(nb::bytes(binary.data(), binary.size()));
+        return binaries;
+    }
+    return decode(p.info_bytes(found.param), found.type);
+}
+
+nb::object program_info_attribute(const cl::program& p, const std::string& name) {
+    for (const info_param& candidate : program_info_params) {
+        std::string lower = candidate.name;
+        for (char& c : lower)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (lower == name)
+            return program_info(p, nb::int_(candidate.param));
+    }
+    return nb::object();
 }
 
 nb::object kernel_info(const cl::kernel& k, nb::handle param) {

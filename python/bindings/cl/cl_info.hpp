@@ -1,5 +1,5 @@
 // The get_info calls of the gpukit.cl bindings: the clGet*Info parameters each decodes, under
-// PyOpenCL's names (the mem_info, kernel_info and kernel_work_group_info enums), and the Python
+// PyOpenCL's names (the mem_info, kernel_info, program_info and kernel_work_group_info enums), and the Python
 // value of each answer: an int, a flag, a str, a list, or the Context or Program it names.
 #pragma once
 
@@ -7,6 +7,7 @@
 
 #include "gpukit/cl/buffer.hpp"
 #include "gpukit/cl/kernel.hpp"
+#include "gpukit/cl/program.hpp"
 
 #include <CL/cl.h>
 
@@ -22,6 +23,10 @@ void bind_info_enums(nb::module_& m);
 // `param` is one of the enum's members (or its int); another raises cl.LogicError listing them.
 nb::object buffer_info(const cl::buffer& b, nb::handle param);
 nb::object kernel_info(const cl::kernel& k, nb::handle param);
+nb::object program_info(const cl::program& p, nb::handle param);
+// The program_info answer the attribute `name` stands for (prg.binaries, prg.kernel_names: a
+// member's name in lower case), or a null object when `name` names none.
+nb::object program_info_attribute(const cl::program& p, const std::string& name);
 nb::object kernel_work_group_info(const cl::kernel& k, nb::handle param, const cl::device& dev);
 
 }  // namespace gpukit::python

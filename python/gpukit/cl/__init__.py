@@ -18,6 +18,7 @@ mem_flags = _cl.mem_flags
 mem_info = _cl.mem_info
 svm_mem_flags = _cl.svm_mem_flags
 kernel_info = _cl.kernel_info
+program_info = _cl.program_info
 kernel_work_group_info = _cl.kernel_work_group_info
 device_type = _cl.device_type
 command_queue_properties = _cl.command_queue_properties
@@ -59,7 +60,7 @@ __all__ = [
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "wait_for_events", "error_name", "get_platforms", "mem_flags",
-    "kernel_info", "kernel_work_group_info", "mem_info", "svm_mem_flags", "SVMAllocation",
+    "kernel_info", "kernel_work_group_info", "mem_info", "program_info", "svm_mem_flags", "SVMAllocation",
     "parse_device_spec", "select_devices",
 ]
 
