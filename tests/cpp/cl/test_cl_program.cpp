@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,22 @@ TEST_F(ClProgramOneDevice, BuildsForTheDeviceNamed) {
     EXPECT_EQ(run_scaled(*ctx, *q, k, -11), expected_scaled(7, -11));
     prog.build("-DSCALE=7");  // all devices, all built with these options: nothing to do
     EXPECT_EQ(run_scaled(*ctx, *q, k, 5), expected_scaled(7, 5));
+}
+
+TEST_F(ClProgramOneDevice, InfoAndBinariesAreOpenCLsAnswers) {
+    cl::program prog = cl::program::create_with_source(*ctx, scaled_source);
+    prog.build("-DSCALE=3");
+    const std::vector<std::byte> names = prog.info_bytes(CL_PROGRAM_KERNEL_NAMES);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(names.data())), "scaled");
+    const std::vector<std::vector<std::byte>> binaries = prog.binaries();
+    ASSERT_EQ(binaries.size(), 1u);
+    size_t size = 0;
+    const std::vector<std::byte> sizes = prog.info_bytes(CL_PROGRAM_BINARY_SIZES);
+    ASSERT_EQ(sizes.size(), sizeof size);
+    std::memcpy(&size, sizes.data(), sizeof size);
+    EXPECT_GT(size, 0u);
+    EXPECT_EQ(binaries[0].size(), size);
+    EXPECT_THROW(prog.info_bytes(0xFFFF), cl::logic_error);
 }
 
 // The first platform with two devices or more, where there is one.
