@@ -36,6 +36,9 @@ using namespace nb::literals;
 namespace {
 
 exception_tree cl_types;
+// A kernel argument of a type OpenCL cannot take (a bare Python int or float): both the
+// LogicError PyOpenCL raises there and a TypeError, as Python would have it.
+PyObject* kernel_argument_error = nullptr;
 
 void bind_exceptions(nb::module_& m, nb::module_& parent) {
     // Under gpukit.driver.Error, the base of every gpukit error.
@@ -46,6 +49,13 @@ void bind_exceptions(nb::module_& m, nb::module_& parent) {
          .logic = "The program used OpenCL wrongly (CL_INVALID_*, bad arguments).",
          .runtime = "The environment failed: no library, no device, a program that did not build "
                     "(then `build_log` holds the compiler output)."});
+    PyObject* bases = PyTuple_Pack(2, cl_types.logic, PyExc_TypeError);
+    if (bases == nullptr)
+        throw nb::python_error();
+    kernel_argument_error = new_exception_type(
+        m, "gpukit.cl", "KernelArgumentError", bases,
+        "A kernel argument of a type OpenCL cannot take: a LogicError, as PyOpenCL raises, and a TypeError.");
+    Py_DECREF(bases);
     // Registered after bind_errors, so this translator is tried first.
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
@@ -139,10 +149,12 @@ cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle va
         return cl::value_arg{std::span(static_cast<const std::byte*>(bytes.data()), bytes.size()),
                              numpy_value_type(value)};
     }
-    throw nb::type_error((k.describe_arg(index) + " is a " + nb::cast<std::string>(nb::type_name(value.type())) +
-                          "; expected a Buffer, SVM, None, a numpy scalar of the parameter's type (numpy.float32(1.5), "
-                          "numpy.int32(4)) or LocalMemory(nbytes)")
-                             .c_str());
+    const std::string message = k.describe_arg(index) + " is a " + nb::cast<std::string>(nb::type_name(value.type())) +
+                                "; expected a Buffer, SVM, None, a numpy scalar of the parameter's type "
+                                "(numpy.float32(1.5), numpy.int32(4)) or LocalMemory(nbytes)";
+    raise_with(kernel_argument_error, message.c_str(),
+               {{"code", nb::int_(CL_INVALID_ARG_VALUE)}, {"routine", nb::str("clSetKernelArg")}});
+    throw nb::python_error();
 }
 
 // Sets argument `index` of `k` to `value`.

@@ -1,6 +1,8 @@
-"""PyOpenCL's version questions (get_cl_header_version, _get_cl_version), the device's model
-identifier, and pyopencl.tools' C type registry and context_dependent_memoize, on every
-OpenCL device. The results also hold on PyOpenCL itself (GPUKIT_PYOPENCL_ORIGINAL=1)."""
+"""PyOpenCL's names beyond the basics, as PyOpenCL's own tests use them: version questions
+(get_cl_header_version, _get_cl_version), the device's model identifier, pyopencl.tools' C
+type registry and context_dependent_memoize, barriers and wait_for_events, Program.get_info,
+and the LogicError of a bare Python kernel argument; on every OpenCL device. The results also
+hold on PyOpenCL itself (GPUKIT_PYOPENCL_ORIGINAL=1)."""
 import gc
 import os
 import re
@@ -186,3 +188,28 @@ def test_program_info_refusals(ctx):
     prg.build()
     with pytest.raises(AttributeError, match="no kernel or program_info attribute 'nope'; its kernels are: "):
         prg.nope
+
+
+@needs_device
+def test_a_bare_python_number_is_no_kernel_argument(ctx):
+    prg = cl.Program(ctx, "__kernel void mult(__global float *a, float b, int c) "
+                          "{ a[get_global_id(0)] *= (b + c); }").build()
+    queue = cl.CommandQueue(ctx)
+    host = np.arange(64, dtype=np.float32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    for b in (2, 2.0):
+        with pytest.raises(cl.LogicError):  # PyOpenCL's class for it
+            prg.mult(queue, host.shape, None, buf, b, 3)
+    prg.mult(queue, host.shape, None, buf, np.float32(2), np.int32(3))
+    out = np.empty_like(host)
+    cl.enqueue_copy(queue, out, buf)
+    np.testing.assert_array_equal(out, host * 5)
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's class")
+@needs_device
+def test_the_kernel_argument_error_is_also_a_type_error(ctx):
+    knl = cl.Program(ctx, "__kernel void f(float b) { }").build().f
+    with pytest.raises(TypeError, match=r"argument 0 \('b', float\) of kernel 'f' is a int") as caught:
+        knl(cl.CommandQueue(ctx), (1,), None, 2)
+    assert isinstance(caught.value, cl.KernelArgumentError) and caught.value.routine == "clSetKernelArg"
