@@ -213,3 +213,22 @@ def test_the_kernel_argument_error_is_also_a_type_error(ctx):
     with pytest.raises(TypeError, match=r"argument 0 \('b', float\) of kernel 'f' is a int") as caught:
         knl(cl.CommandQueue(ctx), (1,), None, 2)
     assert isinstance(caught.value, cl.KernelArgumentError) and caught.value.routine == "clSetKernelArg"
+
+
+@needs_device
+def test_a_queue_used_after_its_with_block_warns_and_still_runs(ctx):
+    host = np.arange(32, dtype=np.int32)
+    with cl.CommandQueue(ctx) as queue:
+        buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, host.nbytes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no warning inside the block
+            cl.enqueue_copy(queue, buf, host)
+    with pytest.warns(cl.CommandQueueUsedAfterExit):
+        queue.flush()
+    out = np.empty_like(host)
+    with pytest.warns(cl.CommandQueueUsedAfterExit):
+        cl.enqueue_copy(queue, out, buf)
+    np.testing.assert_array_equal(out, host)
+    with pytest.warns(cl.CommandQueueUsedAfterExit):
+        cl.enqueue_marker(queue)
+    queue.finish()  # already finished when the block ended

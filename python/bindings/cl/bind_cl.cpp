@@ -39,6 +39,22 @@ exception_tree cl_types;
 // A kernel argument of a type OpenCL cannot take (a bare Python int or float): both the
 // LogicError PyOpenCL raises there and a TypeError, as Python would have it.
 PyObject* kernel_argument_error = nullptr;
+// The warning of a CommandQueue used after its `with` block, as PyOpenCL's.
+PyObject* used_after_exit_warning = nullptr;
+// The instance attribute that marks such a queue (its __dict__ holds it).
+constexpr const char* exited_attribute = "_gpukit_exited_with_block";
+
+// A use of `q` (a command queued, a flush): after the queue's `with` block it still works,
+// with PyOpenCL's CommandQueueUsedAfterExit warning (its deprecated behaviour).
+void note_queue_use(const cl::queue& q) {
+    nb::handle self = nb::find(&q);
+    if (!self.is_valid() || !nb::hasattr(self, exited_attribute))
+        return;
+    if (PyErr_WarnEx(used_after_exit_warning,
+                     "the CommandQueue is used after its `with` block ended; PyOpenCL deprecates this (it still runs)",
+                     1) < 0)
+        throw nb::python_error();
+}
 
 void bind_exceptions(nb::module_& m, nb::module_& parent) {
     // Under gpukit.driver.Error, the base of every gpukit error.
@@ -56,6 +72,9 @@ void bind_exceptions(nb::module_& m, nb::module_& parent) {
         m, "gpukit.cl", "KernelArgumentError", bases,
         "A kernel argument of a type OpenCL cannot take: a LogicError, as PyOpenCL raises, and a TypeError.");
     Py_DECREF(bases);
+    used_after_exit_warning = new_exception_type(
+        m, "gpukit.cl", "CommandQueueUsedAfterExit", PyExc_UserWarning,
+        "Warned when a CommandQueue is used after its `with` block: PyOpenCL deprecates it (it still runs).");
     // Registered after bind_errors, so this translator is tried first.
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
@@ -191,6 +210,7 @@ struct launch_request {
           wait_for(wait_list(events)), g_times_l(times_local), allow_empty_ndrange(allow_empty) {}
 
     cl::event run(const cl::queue& q, const cl::kernel& k) const {
+        note_queue_use(q);
         cl::event done = cl::enqueue_nd_range(
             q, k, global, local, wait_for,
             {.global_offset = offset, .global_times_local = g_times_l, .allow_empty = allow_empty_ndrange});
@@ -374,6 +394,7 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::
                        nb::handle wait_for, const rect_keywords& rect) {
     const bool is_blocking = cl_bool(is_blocking_arg, "enqueue_copy(is_blocking)");
     const std::vector<cl_event> events = wait_list(wait_for);
+    note_queue_use(q);
     python_hold hold;
     cl::event done = rect.any() ? enqueue_rect_copy(q, dest, src, dst_offset_arg, src_offset_arg, byte_count_arg,
                                                     rect, hold, events)
@@ -616,19 +637,26 @@ void bind_cl(nb::module_& parent) {
             new (self) cl::queue(cl::queue::create(ctx, dev.value_or(ctx.devices().front()),
                                                    (properties & CL_QUEUE_PROFILING_ENABLE) != 0));
         }, "context"_a, "device"_a.none() = nb::none(), "properties"_a.none() = 0)
-        .def("finish", [](const cl::queue& q) {
+        .def("finish", [](nb::handle self) {
+            if (nb::hasattr(self, exited_attribute))
+                return;  // finished when its `with` block ended, as PyOpenCL's
             {
                 release_gil release;
-                q.finish();
+                nb::cast<const cl::queue&>(self).finish();
             }
             release_dropped_holds();
         })
-        .def("flush", &cl::queue::flush)
+        .def("flush", [](const cl::queue& q) {
+            note_queue_use(q);
+            q.flush();
+        })
         // `with queue:` finishes the queue on leaving, as PyOpenCL's; through Python, so a
-        // subclass's finish() is the one called.
+        // subclass's finish() is the one called. Later uses warn CommandQueueUsedAfterExit.
         .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-        .def("__exit__", [](nb::handle self, nb::handle, nb::handle, nb::handle) { self.attr("finish")(); },
-             "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none())
+        .def("__exit__", [](nb::handle self, nb::handle, nb::handle, nb::handle) {
+            self.attr("finish")();
+            nb::setattr(self, exited_attribute, nb::bool_(true));
+        }, "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none())
         .def_prop_ro("device", &cl::queue::get_device)
         .def("_get_cl_version", [](const cl::queue& q) { return q.get_device().opencl_version(); },
              "The OpenCL version of the queue's device, (major, minor).")
@@ -714,10 +742,12 @@ void bind_cl(nb::module_& parent) {
           "g_times_l"_a.none() = false, "allow_empty_ndrange"_a.none() = false,
           "Run `kernel`, whose arguments are set (Kernel.set_args), on `queue`. Returns an Event.");
     m.def("enqueue_marker", [](const cl::queue& q, nb::handle wait_for) {
+        note_queue_use(q);
         return cl::enqueue_marker(q, wait_list(wait_for));
     }, "queue"_a, "wait_for"_a.none() = nb::none(),
           "An Event that completes with the commands of `wait_for` (None: everything queued before).");
     m.def("enqueue_barrier", [](const cl::queue& q, nb::handle wait_for) {
+        note_queue_use(q);
         return cl::enqueue_barrier(q, wait_list(wait_for));
     }, "queue"_a, "wait_for"_a.none() = nb::none(),
           "A barrier: an Event that completes with the commands of `wait_for` (None: everything queued before), "

@@ -13,6 +13,7 @@ from gpukit._gpukit import cl as _cl
 Error = _cl.Error
 LogicError = _cl.LogicError
 KernelArgumentError = _cl.KernelArgumentError
+CommandQueueUsedAfterExit = _cl.CommandQueueUsedAfterExit
 MemoryError = _cl.MemoryError  # noqa: A001  (PyOpenCL's name, shadowing the builtin on purpose)
 RuntimeError = _cl.RuntimeError  # noqa: A001
 mem_flags = _cl.mem_flags
@@ -57,7 +58,7 @@ SVMAllocation = _cl.tools.SVMAllocation
 CtxFactory = Callable[[], Context]
 
 __all__ = [
-    "Buffer", "CommandQueue", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter",
+    "Buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "wait_for_events", "error_name", "get_platforms", "mem_flags",
