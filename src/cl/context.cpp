@@ -46,4 +46,10 @@ context context::wrap(cl_context handle, bool retain) {
     return context(std::move(owned), {ids.begin(), ids.end()});
 }
 
+std::vector<std::byte> context::info_bytes(cl_context_info param) const {
+    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetContextInfo(handle(), param, size, value, size_ret);
+    }, "clGetContextInfo");
+}
+
 }  // namespace gpukit::cl

@@ -1,6 +1,7 @@
 #include "gpukit/cl/event.hpp"
 
 #include "gpukit/cl/api.hpp"
+#include "gpukit/cl/detail/info.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -66,6 +67,18 @@ void wait_for_events(std::span<const event* const> events) {
                           "clWaitForEvents");
     for (const event* e : events)
         e->wait();
+}
+
+std::vector<std::byte> event::info_bytes(cl_event_info param) const {
+    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetEventInfo(handle(), param, size, value, size_ret);
+    }, "clGetEventInfo");
+}
+
+std::vector<std::byte> event::profiling_info_bytes(cl_profiling_info param) const {
+    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetEventProfilingInfo(handle(), param, size, value, size_ret);
+    }, "clGetEventProfilingInfo");
 }
 
 cl_int event::status() const {

@@ -26,6 +26,12 @@ std::string platform::info_string(cl_platform_info param) const {
     }, "clGetPlatformInfo");
 }
 
+std::vector<std::byte> platform::info_bytes(cl_platform_info param) const {
+    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetPlatformInfo(handle_, param, size, value, size_ret);
+    }, "clGetPlatformInfo");
+}
+
 std::string platform::name() const { return info_string(CL_PLATFORM_NAME); }
 std::string platform::vendor() const { return info_string(CL_PLATFORM_VENDOR); }
 std::string platform::version() const { return info_string(CL_PLATFORM_VERSION); }

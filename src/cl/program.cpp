@@ -231,6 +231,13 @@ std::vector<std::string> program::kernel_names() const {
     return names;
 }
 
+std::vector<std::byte> program::build_info_bytes(const device& dev, cl_program_build_info param) const {
+    const auto guard = lock();
+    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetProgramBuildInfo(handle(), dev.handle(), param, size, value, size_ret);
+    }, "clGetProgramBuildInfo");
+}
+
 std::vector<std::byte> program::info_bytes(cl_program_info param) const {
     const auto guard = lock();  // PoCL's program info is not safe against a build on another thread
     return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {

@@ -53,6 +53,12 @@ event enqueue_barrier(const queue& q, std::span<const cl_event> wait_for) {
     return event(done);
 }
 
+std::vector<std::byte> queue::info_bytes(cl_command_queue_info param) const {
+    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetCommandQueueInfo(handle(), param, size, value, size_ret);
+    }, "clGetCommandQueueInfo");
+}
+
 void queue::finish() const { GPUKIT_CL(clFinish, handle()); }
 
 void queue::flush() const { GPUKIT_CL(clFlush, handle()); }

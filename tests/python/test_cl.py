@@ -60,8 +60,9 @@ def test_platforms_and_devices():
     assert device.max_compute_units > 0 and device.max_work_group_size > 0
     assert device.global_mem_size > 0 and device.local_mem_size > 0 and device.max_mem_alloc_size > 0
     assert device.svm_capabilities >= 0
-    assert int.from_bytes(device.get_info(0x1002), sys.byteorder) == device.max_compute_units  # MAX_COMPUTE_UNITS
-    assert device.image_support is (int.from_bytes(device.get_info(0x1016), sys.byteorder) != 0)  # IMAGE_SUPPORT
+    assert int.from_bytes(device._get_info_bytes(0x1002), sys.byteorder) == device.max_compute_units  # MAX_COMPUTE_UNITS
+    assert device.get_info(cl.device_info.MAX_COMPUTE_UNITS) == device.max_compute_units
+    assert device.image_support is (int.from_bytes(device._get_info_bytes(0x1016), sys.byteorder) != 0)  # IMAGE_SUPPORT
     assert device.name in repr(device)
 
 

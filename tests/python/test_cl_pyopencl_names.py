@@ -232,3 +232,58 @@ def test_a_queue_used_after_its_with_block_warns_and_still_runs(ctx):
     with pytest.warns(cl.CommandQueueUsedAfterExit):
         cl.enqueue_marker(queue)
     queue.finish()  # already finished when the block ended
+
+
+@needs_device
+def test_get_info_of_each_object_agrees_with_its_attributes(ctx):
+    device = ctx.devices[0]
+    platform = device.platform
+    assert platform.get_info(cl.platform_info.NAME) == platform.name
+    assert platform.get_info(cl.platform_info.VERSION) == platform.version
+    assert device.get_info(cl.device_info.NAME) == device.name
+    assert device.get_info(cl.device_info.MAX_COMPUTE_UNITS) == device.max_compute_units
+    assert device.get_info(cl.device_info.GLOBAL_MEM_SIZE) == device.global_mem_size
+    assert device.get_info(cl.device_info.PLATFORM) == platform
+    assert device.get_info(cl.device_info.TYPE) == device.type
+    sizes = device.get_info(cl.device_info.MAX_WORK_ITEM_SIZES)
+    assert len(sizes) == device.max_work_item_dimensions and max(sizes) >= 1
+    assert device.address_bits in (32, 64) and device.mem_base_addr_align >= 8
+    assert device.queue_properties & cl.command_queue_properties.PROFILING_ENABLE
+    assert device.parent_device is None
+    assert ctx.get_info(cl.context_info.DEVICES) == ctx.devices and ctx.num_devices == 1
+    queue = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    assert queue.get_info(cl.command_queue_info.DEVICE) == device
+    assert queue.get_info(cl.command_queue_info.CONTEXT) == ctx
+    assert queue.properties == cl.command_queue_properties.PROFILING_ENABLE
+    prg = cl.Program(ctx, TWO_KERNELS).build()
+    assert prg.get_build_info(device, cl.program_build_info.STATUS) == 0  # CL_BUILD_SUCCESS
+    assert isinstance(prg.get_build_info(device, cl.program_build_info.LOG), str)
+    kernels = prg.all_kernels()
+    assert sorted(k.function_name for k in kernels) == ["thrice", "twice"]
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64)
+    evt = kernels[0](queue, (16,), None, buf)
+    evt.wait()
+    assert evt.get_info(cl.event_info.COMMAND_QUEUE) == queue
+    assert evt.get_info(cl.event_info.CONTEXT) == ctx
+    assert evt.get_info(cl.event_info.COMMAND_EXECUTION_STATUS) == 0  # CL_COMPLETE
+    assert evt.command_type == evt.get_info(cl.event_info.COMMAND_TYPE)
+    start, end = (evt.get_profiling_info(getattr(cl.profiling_info, n)) for n in ("START", "END"))
+    assert 0 < start <= end
+    with pytest.raises(AttributeError):
+        device.no_such_thing
+
+
+def test_constants_are_classes_of_plain_ints():
+    for info in (cl.platform_info, cl.device_info, cl.context_info, cl.command_queue_info, cl.event_info,
+                 cl.profiling_info, cl.program_info, cl.program_build_info, cl.mem_info, cl.kernel_info,
+                 cl.kernel_work_group_info):
+        names = [n for n in dir(info) if not n.startswith("_") and n != "to_string"]
+        assert names, info
+        for name in names:
+            value = getattr(info, name)
+            assert type(value) is int, (info, name)
+        assert info.to_string(getattr(info, names[0])) == names[0]
+    assert cl.device_info.to_string(0x1002) == "MAX_COMPUTE_UNITS"
+    assert cl.device_info.to_string(0x7FFFFF, "<unknown %d>") == f"<unknown {0x7FFFFF}>"
+    with pytest.raises(ValueError, match="was not found in device_info"):
+        cl.device_info.to_string(0x7FFFFF)

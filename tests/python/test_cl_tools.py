@@ -645,7 +645,7 @@ class _FakeNvidiaDevice:
 
     def get_info(self, param):
         values = {0x4000: self.capability[0], 0x4001: self.capability[1], 0x4003: 32}
-        return values[param].to_bytes(4, "little")
+        return values[param]  # decoded, as Device.get_info answers (device_info.*_NV)
 
 
 @pytest.mark.parametrize(("capability", "usable", "usable_10_args", "together", "banks", "conflicts"), [

@@ -6,6 +6,7 @@
 
 #include <CL/cl.h>
 
+#include <cstddef>
 #include <span>
 #include <utility>
 #include <vector>
@@ -29,6 +30,8 @@ public:
 
     cl_context handle() const noexcept { return handle_.get(); }
     const std::vector<device>& devices() const noexcept { return devices_; }
+    // Any clGetContextInfo parameter (CL_CONTEXT_*): the raw bytes of the answer.
+    std::vector<std::byte> info_bytes(cl_context_info param) const;
 
 private:
     context(detail::retained<cl_context> handle, std::vector<device> devices) noexcept

@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace gpukit::cl {
 
@@ -42,6 +43,9 @@ public:
     void wait() const;
     // CL_QUEUED, CL_SUBMITTED, CL_RUNNING, CL_COMPLETE, or a negative error code.
     cl_int status() const;
+    // Any clGetEventInfo / clGetEventProfilingInfo parameter: the raw bytes of the answer.
+    std::vector<std::byte> info_bytes(cl_event_info param) const;
+    std::vector<std::byte> profiling_info_bytes(cl_profiling_info param) const;
     // The command's timestamps; it must have finished and its queue must profile.
     profile_times profile() const;
 

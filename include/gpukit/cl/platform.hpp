@@ -5,6 +5,7 @@
 
 #include <CL/cl.h>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,8 +32,9 @@ public:
     // The platform's devices of `type` (CL_DEVICE_TYPE_*); empty when it has none of that type.
     std::vector<device> devices(cl_device_type type = CL_DEVICE_TYPE_ALL) const;
 
-    // Any clGetPlatformInfo string (CL_PLATFORM_*).
+    // Any clGetPlatformInfo string (CL_PLATFORM_*), and any answer as raw bytes.
     std::string info_string(cl_platform_info param) const;
+    std::vector<std::byte> info_bytes(cl_platform_info param) const;
 
     friend bool operator==(const platform&, const platform&) = default;
 

@@ -63,6 +63,8 @@ public:
     std::string build_log(const device& dev) const;
     // The names of the program's kernels; the program must be built.
     std::vector<std::string> kernel_names() const;
+    // Any clGetProgramBuildInfo parameter (CL_PROGRAM_BUILD_*) for `dev`: the raw bytes.
+    std::vector<std::byte> build_info_bytes(const device& dev, cl_program_build_info param) const;
     // Any clGetProgramInfo parameter (CL_PROGRAM_*): the raw bytes of the answer.
     std::vector<std::byte> info_bytes(cl_program_info param) const;
     // The executable of each device of the program (CL_PROGRAM_BINARIES), in the order of

@@ -8,8 +8,10 @@
 
 #include <CL/cl.h>
 
+#include <cstddef>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace gpukit::cl {
 
@@ -31,6 +33,8 @@ public:
     cl_context context_handle() const noexcept { return context_; }
     const device& get_device() const noexcept { return device_; }
     bool profiling() const noexcept { return profiling_; }
+    // Any clGetCommandQueueInfo parameter (CL_QUEUE_*): the raw bytes of the answer.
+    std::vector<std::byte> info_bytes(cl_command_queue_info param) const;
 
     // Blocks until every enqueued command has finished.
     void finish() const;

@@ -410,6 +410,16 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::
     return done;
 }
 
+// PyOpenCL's attribute form of get_info (device.address_bits, event.command_type, ...):
+// called only for names that are no attribute of the object.
+nb::object info_getattr(nb::handle self, const std::string& name) {
+    if (nb::object answer = info_attribute(self, name); answer.is_valid())
+        return answer;
+    throw nb::attribute_error(("'" + nb::cast<std::string>(nb::type_name(self.type())) + "' object has no attribute '" +
+                               name + "' (nor a get_info parameter of that name)")
+                                  .c_str());
+}
+
 // Device.hashable_model_and_version_identifier: PyOpenCL's tuple of the same facts.
 nb::tuple model_and_version(const cl::device& d) {
     return nb::make_tuple("v1", d.vendor(), d.vendor_id(), d.name(), d.version());
@@ -564,6 +574,8 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("profile", &cl::platform::profile)
         .def_prop_ro("extensions", &cl::platform::extensions)
         .def("_get_cl_version", &cl::platform::opencl_version, "The OpenCL version, (major, minor).")
+        .def("get_info", &platform_info, "param"_a.none(), "clGetPlatformInfo(param), decoded (see platform_info).")
+        .def("__getattr__", &info_getattr, "name"_a)
         .def("get_devices", [](const cl::platform& p, nb::handle type) {
             return p.devices(cl_unsigned(type, "Platform.get_devices(device_type)"));
         }, "device_type"_a.none() = CL_DEVICE_TYPE_ALL)
@@ -598,11 +610,13 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("image_support", &cl::device::image_support)
         .def_prop_ro("svm_capabilities", &cl::device::svm_capabilities)
         .def_prop_ro("platform", &cl::device::get_platform)
-        .def("get_info", [](const cl::device& d, nb::handle param) {
+        .def("get_info", &device_info, "param"_a.none(), "clGetDeviceInfo(param), decoded (see device_info).")
+        .def("_get_info_bytes", [](const cl::device& d, nb::handle param) {
             const auto bytes = d.info_bytes(static_cast<cl_device_info>(
-                cl_unsigned(param, "Device.get_info(param)", std::numeric_limits<cl_device_info>::max())));
+                cl_unsigned(param, "Device._get_info_bytes(param)", std::numeric_limits<cl_device_info>::max())));
             return nb::bytes(bytes.data(), bytes.size());
-        }, "param"_a.none(), "The raw bytes clGetDeviceInfo answers for a CL_DEVICE_* parameter.")
+        }, "param"_a.none(), "The raw bytes clGetDeviceInfo answers for any CL_DEVICE_* parameter (vendors' too).")
+        .def("__getattr__", &info_getattr, "name"_a)
         .def("__repr__", [](const cl::device& d) {
             return "<gpukit.cl.Device '" + d.name() + "' on '" + d.get_platform().name() + "'>";
         });
@@ -619,7 +633,9 @@ void bind_cl(nb::module_& parent) {
         }, "devices"_a.none())
         .def_prop_ro("devices", &cl::context::devices)
         .def("_get_cl_version", [](const cl::context& c) { return c.devices().at(0).get_platform().opencl_version(); },
-             "The OpenCL version of the platform of the context's devices, (major, minor).");
+             "The OpenCL version of the platform of the context's devices, (major, minor).")
+        .def("get_info", &context_info, "param"_a.none(), "clGetContextInfo(param), decoded (see context_info).")
+        .def("__getattr__", &info_getattr, "name"_a);
     identify_by_handle(context, &cl::context::handle);
     def_from_int_ptr(context, "Context",
                      [](void* h, bool retain) { return cl::context::wrap(static_cast<cl_context>(h), retain); });
@@ -637,12 +653,12 @@ void bind_cl(nb::module_& parent) {
             new (self) cl::queue(cl::queue::create(ctx, dev.value_or(ctx.devices().front()),
                                                    (properties & CL_QUEUE_PROFILING_ENABLE) != 0));
         }, "context"_a, "device"_a.none() = nb::none(), "properties"_a.none() = 0)
-        .def("finish", [](nb::handle self) {
-            if (nb::hasattr(self, exited_attribute))
+        .def("finish", [](const cl::queue& q) {
+            if (nb::handle self = nb::find(&q); self.is_valid() && nb::hasattr(self, exited_attribute))
                 return;  // finished when its `with` block ended, as PyOpenCL's
             {
                 release_gil release;
-                nb::cast<const cl::queue&>(self).finish();
+                q.finish();
             }
             release_dropped_holds();
         })
@@ -660,6 +676,8 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("device", &cl::queue::get_device)
         .def("_get_cl_version", [](const cl::queue& q) { return q.get_device().opencl_version(); },
              "The OpenCL version of the queue's device, (major, minor).")
+        .def("get_info", &queue_info, "param"_a.none(), "clGetCommandQueueInfo(param), decoded (see command_queue_info).")
+        .def("__getattr__", &info_getattr, "name"_a)
         .def_prop_ro("context", [](const cl::queue& q) { return cl::context::wrap(q.context_handle()); },
                      "The queue's Context: a new object, equal to the one the queue was made with.")
         .def_prop_ro("properties", [](const cl::queue& q) {
@@ -725,7 +743,11 @@ void bind_cl(nb::module_& parent) {
             release_dropped_holds();  // what the command held, a bytearray's export for one
         })
         .def_prop_ro("command_execution_status", &cl::event::status)
-        .def_prop_ro("profile", &cl::event::profile);
+        .def_prop_ro("profile", &cl::event::profile)
+        .def("get_info", &event_info, "param"_a.none(), "clGetEventInfo(param), decoded (see event_info).")
+        .def("get_profiling_info", &event_profiling_info, "param"_a.none(),
+             "clGetEventProfilingInfo(param) in nanoseconds (see profiling_info); the queue must profile.")
+        .def("__getattr__", &info_getattr, "name"_a);
     identify_by_handle(event, &cl::event::handle);
     def_from_int_ptr(event, "Event",
                      [](void* h, bool retain) { return cl::event::wrap(static_cast<cl_event>(h), retain); });
@@ -811,11 +833,22 @@ void bind_cl(nb::module_& parent) {
         .def("get_build_log",
              [](const cl::program& p, const cl::device& dev) { return message_text(p.build_log(dev)); }, "device"_a)
         .def("get_info", &program_info, "param"_a.none(), "clGetProgramInfo(param), decoded (see program_info).")
+        .def("get_build_info", &program_build_info, "device"_a, "param"_a.none(),
+             "clGetProgramBuildInfo(device, param), decoded (see program_build_info).")
+        .def("all_kernels", [](const cl::program& p) {
+            std::vector<cl::kernel> kernels;
+            for (const std::string& name : p.kernel_names())
+                kernels.push_back(cl::kernel::create(p, name));
+            return kernels;
+        }, "A new Kernel of each kernel of the built program.")
         // As PyOpenCL's: an attribute is a program_info answer (prg.binaries, prg.kernel_names,
         // the names joined by ';'), else a kernel of the built program.
-        .def("__getattr__", [](const cl::program& p, const std::string& name) -> nb::object {
-            if (nb::object info = program_info_attribute(p, name); info.is_valid())
+        .def("__getattr__", [](nb::handle self, const std::string& name) -> nb::object {
+            if (nb::object info = info_attribute(self, name); info.is_valid())
                 return info;
+            if (!nb::inst_ready(self))
+                throw nb::attribute_error(("Program has no attribute '" + name + "': its __init__ has not run").c_str());
+            const auto& p = nb::cast<const cl::program&>(self);
             if (!p.built())
                 throw nb::attribute_error(("Program has no attribute '" + name +
                                            "'; kernels are attributes only after build()").c_str());

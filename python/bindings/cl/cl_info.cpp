@@ -3,7 +3,9 @@
 #include "cl/cl_args.hpp"
 
 #include "gpukit/cl/context.hpp"
+#include "gpukit/cl/platform.hpp"
 #include "gpukit/cl/program.hpp"
+#include "gpukit/cl/queue.hpp"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -37,6 +39,11 @@ enum class info_type {
     devices,    // cl_device_id[]: a list of Device
     bytes,      // raw bytes: bytes
     binaries,   // CL_PROGRAM_BINARIES: a list of bytes, one per device (program::binaries)
+    integer,    // cl_int: int
+    platform,   // cl_platform_id: Platform
+    device,     // cl_device_id: Device, or None for a null one (a root device's parent)
+    queue,      // cl_command_queue: a new CommandQueue object of it
+    device_type,  // cl_device_type: device_type
 };
 
 struct info_param {
@@ -86,6 +93,182 @@ constexpr info_param program_info_params[] = {
     {"SCOPE_GLOBAL_DTORS_PRESENT", CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT, info_type::boolean},
 };
 
+// Platform.get_info.
+constexpr info_param platform_info_params[] = {
+    {"PROFILE", CL_PLATFORM_PROFILE, info_type::text},
+    {"VERSION", CL_PLATFORM_VERSION, info_type::text},
+    {"NAME", CL_PLATFORM_NAME, info_type::text},
+    {"VENDOR", CL_PLATFORM_VENDOR, info_type::text},
+    {"EXTENSIONS", CL_PLATFORM_EXTENSIONS, info_type::text},
+    {"HOST_TIMER_RESOLUTION", CL_PLATFORM_HOST_TIMER_RESOLUTION, info_type::ulong},
+    {"NUMERIC_VERSION", CL_PLATFORM_NUMERIC_VERSION, info_type::uint},
+};
+
+// Device.get_info: the core parameters of OpenCL 1.2 to 3.0 (the *_WITH_VERSION lists of
+// name-version records aside) and NVIDIA's, which the GPU machine's devices answer.
+constexpr info_param device_info_params[] = {
+    {"TYPE", CL_DEVICE_TYPE, info_type::device_type},
+    {"VENDOR_ID", CL_DEVICE_VENDOR_ID, info_type::uint},
+    {"MAX_COMPUTE_UNITS", CL_DEVICE_MAX_COMPUTE_UNITS, info_type::uint},
+    {"MAX_WORK_ITEM_DIMENSIONS", CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, info_type::uint},
+    {"MAX_WORK_GROUP_SIZE", CL_DEVICE_MAX_WORK_GROUP_SIZE, info_type::size},
+    {"MAX_WORK_ITEM_SIZES", CL_DEVICE_MAX_WORK_ITEM_SIZES, info_type::sizes},
+    {"PREFERRED_VECTOR_WIDTH_CHAR", CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, info_type::uint},
+    {"PREFERRED_VECTOR_WIDTH_SHORT", CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT, info_type::uint},
+    {"PREFERRED_VECTOR_WIDTH_INT", CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, info_type::uint},
+    {"PREFERRED_VECTOR_WIDTH_LONG", CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, info_type::uint},
+    {"PREFERRED_VECTOR_WIDTH_FLOAT", CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, info_type::uint},
+    {"PREFERRED_VECTOR_WIDTH_DOUBLE", CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, info_type::uint},
+    {"PREFERRED_VECTOR_WIDTH_HALF", CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, info_type::uint},
+    {"MAX_CLOCK_FREQUENCY", CL_DEVICE_MAX_CLOCK_FREQUENCY, info_type::uint},
+    {"ADDRESS_BITS", CL_DEVICE_ADDRESS_BITS, info_type::uint},
+    {"MAX_READ_IMAGE_ARGS", CL_DEVICE_MAX_READ_IMAGE_ARGS, info_type::uint},
+    {"MAX_WRITE_IMAGE_ARGS", CL_DEVICE_MAX_WRITE_IMAGE_ARGS, info_type::uint},
+    {"MAX_READ_WRITE_IMAGE_ARGS", CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS, info_type::uint},
+    {"MAX_MEM_ALLOC_SIZE", CL_DEVICE_MAX_MEM_ALLOC_SIZE, info_type::ulong},
+    {"IMAGE2D_MAX_WIDTH", CL_DEVICE_IMAGE2D_MAX_WIDTH, info_type::size},
+    {"IMAGE2D_MAX_HEIGHT", CL_DEVICE_IMAGE2D_MAX_HEIGHT, info_type::size},
+    {"IMAGE3D_MAX_WIDTH", CL_DEVICE_IMAGE3D_MAX_WIDTH, info_type::size},
+    {"IMAGE3D_MAX_HEIGHT", CL_DEVICE_IMAGE3D_MAX_HEIGHT, info_type::size},
+    {"IMAGE3D_MAX_DEPTH", CL_DEVICE_IMAGE3D_MAX_DEPTH, info_type::size},
+    {"IMAGE_MAX_BUFFER_SIZE", CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, info_type::size},
+    {"IMAGE_MAX_ARRAY_SIZE", CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, info_type::size},
+    {"IMAGE_PITCH_ALIGNMENT", CL_DEVICE_IMAGE_PITCH_ALIGNMENT, info_type::uint},
+    {"IMAGE_BASE_ADDRESS_ALIGNMENT", CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT, info_type::uint},
+    {"IMAGE_SUPPORT", CL_DEVICE_IMAGE_SUPPORT, info_type::boolean},
+    {"MAX_PARAMETER_SIZE", CL_DEVICE_MAX_PARAMETER_SIZE, info_type::size},
+    {"MAX_SAMPLERS", CL_DEVICE_MAX_SAMPLERS, info_type::uint},
+    {"MEM_BASE_ADDR_ALIGN", CL_DEVICE_MEM_BASE_ADDR_ALIGN, info_type::uint},
+    {"MIN_DATA_TYPE_ALIGN_SIZE", CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, info_type::uint},
+    {"SINGLE_FP_CONFIG", CL_DEVICE_SINGLE_FP_CONFIG, info_type::ulong},
+    {"DOUBLE_FP_CONFIG", CL_DEVICE_DOUBLE_FP_CONFIG, info_type::ulong},
+    {"HALF_FP_CONFIG", 0x1033, info_type::ulong},  // CL_DEVICE_HALF_FP_CONFIG (cl_ext.h, cl_khr_fp16)
+    {"GLOBAL_MEM_CACHE_TYPE", CL_DEVICE_GLOBAL_MEM_CACHE_TYPE, info_type::uint},
+    {"GLOBAL_MEM_CACHELINE_SIZE", CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, info_type::uint},
+    {"GLOBAL_MEM_CACHE_SIZE", CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, info_type::ulong},
+    {"GLOBAL_MEM_SIZE", CL_DEVICE_GLOBAL_MEM_SIZE, info_type::ulong},
+    {"MAX_CONSTANT_BUFFER_SIZE", CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, info_type::ulong},
+    {"MAX_CONSTANT_ARGS", CL_DEVICE_MAX_CONSTANT_ARGS, info_type::uint},
+    {"MAX_GLOBAL_VARIABLE_SIZE", CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, info_type::size},
+    {"GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE", CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE, info_type::size},
+    {"LOCAL_MEM_TYPE", CL_DEVICE_LOCAL_MEM_TYPE, info_type::uint},
+    {"LOCAL_MEM_SIZE", CL_DEVICE_LOCAL_MEM_SIZE, info_type::ulong},
+    {"ERROR_CORRECTION_SUPPORT", CL_DEVICE_ERROR_CORRECTION_SUPPORT, info_type::boolean},
+    {"HOST_UNIFIED_MEMORY", CL_DEVICE_HOST_UNIFIED_MEMORY, info_type::boolean},
+    {"PROFILING_TIMER_RESOLUTION", CL_DEVICE_PROFILING_TIMER_RESOLUTION, info_type::size},
+    {"ENDIAN_LITTLE", CL_DEVICE_ENDIAN_LITTLE, info_type::boolean},
+    {"AVAILABLE", CL_DEVICE_AVAILABLE, info_type::boolean},
+    {"COMPILER_AVAILABLE", CL_DEVICE_COMPILER_AVAILABLE, info_type::boolean},
+    {"LINKER_AVAILABLE", CL_DEVICE_LINKER_AVAILABLE, info_type::boolean},
+    {"EXECUTION_CAPABILITIES", CL_DEVICE_EXECUTION_CAPABILITIES, info_type::ulong},
+    {"QUEUE_PROPERTIES", CL_DEVICE_QUEUE_PROPERTIES, info_type::ulong},
+    {"QUEUE_ON_HOST_PROPERTIES", CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, info_type::ulong},
+    {"QUEUE_ON_DEVICE_PROPERTIES", CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES, info_type::ulong},
+    {"QUEUE_ON_DEVICE_PREFERRED_SIZE", CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, info_type::uint},
+    {"QUEUE_ON_DEVICE_MAX_SIZE", CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, info_type::uint},
+    {"MAX_ON_DEVICE_QUEUES", CL_DEVICE_MAX_ON_DEVICE_QUEUES, info_type::uint},
+    {"MAX_ON_DEVICE_EVENTS", CL_DEVICE_MAX_ON_DEVICE_EVENTS, info_type::uint},
+    {"NAME", CL_DEVICE_NAME, info_type::text},
+    {"VENDOR", CL_DEVICE_VENDOR, info_type::text},
+    {"DRIVER_VERSION", CL_DRIVER_VERSION, info_type::text},
+    {"PROFILE", CL_DEVICE_PROFILE, info_type::text},
+    {"VERSION", CL_DEVICE_VERSION, info_type::text},
+    {"EXTENSIONS", CL_DEVICE_EXTENSIONS, info_type::text},
+    {"OPENCL_C_VERSION", CL_DEVICE_OPENCL_C_VERSION, info_type::text},
+    {"BUILT_IN_KERNELS", CL_DEVICE_BUILT_IN_KERNELS, info_type::text},
+    {"IL_VERSION", CL_DEVICE_IL_VERSION, info_type::text},
+    {"LATEST_CONFORMANCE_VERSION_PASSED", CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED, info_type::text},
+    {"PLATFORM", CL_DEVICE_PLATFORM, info_type::platform},
+    {"NATIVE_VECTOR_WIDTH_CHAR", CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR, info_type::uint},
+    {"NATIVE_VECTOR_WIDTH_SHORT", CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, info_type::uint},
+    {"NATIVE_VECTOR_WIDTH_INT", CL_DEVICE_NATIVE_VECTOR_WIDTH_INT, info_type::uint},
+    {"NATIVE_VECTOR_WIDTH_LONG", CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, info_type::uint},
+    {"NATIVE_VECTOR_WIDTH_FLOAT", CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, info_type::uint},
+    {"NATIVE_VECTOR_WIDTH_DOUBLE", CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, info_type::uint},
+    {"NATIVE_VECTOR_WIDTH_HALF", CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF, info_type::uint},
+    {"PARENT_DEVICE", CL_DEVICE_PARENT_DEVICE, info_type::device},
+    {"PARTITION_MAX_SUB_DEVICES", CL_DEVICE_PARTITION_MAX_SUB_DEVICES, info_type::uint},
+    {"PARTITION_PROPERTIES", CL_DEVICE_PARTITION_PROPERTIES, info_type::sizes},
+    {"PARTITION_AFFINITY_DOMAIN", CL_DEVICE_PARTITION_AFFINITY_DOMAIN, info_type::ulong},
+    {"PARTITION_TYPE", CL_DEVICE_PARTITION_TYPE, info_type::sizes},
+    {"REFERENCE_COUNT", CL_DEVICE_REFERENCE_COUNT, info_type::uint},
+    {"PREFERRED_INTEROP_USER_SYNC", CL_DEVICE_PREFERRED_INTEROP_USER_SYNC, info_type::boolean},
+    {"PRINTF_BUFFER_SIZE", CL_DEVICE_PRINTF_BUFFER_SIZE, info_type::size},
+    {"SVM_CAPABILITIES", CL_DEVICE_SVM_CAPABILITIES, info_type::ulong},
+    {"MAX_PIPE_ARGS", CL_DEVICE_MAX_PIPE_ARGS, info_type::uint},
+    {"PIPE_MAX_ACTIVE_RESERVATIONS", CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS, info_type::uint},
+    {"PIPE_MAX_PACKET_SIZE", CL_DEVICE_PIPE_MAX_PACKET_SIZE, info_type::uint},
+    {"PIPE_SUPPORT", CL_DEVICE_PIPE_SUPPORT, info_type::boolean},
+    {"PREFERRED_PLATFORM_ATOMIC_ALIGNMENT", CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT, info_type::uint},
+    {"PREFERRED_GLOBAL_ATOMIC_ALIGNMENT", CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT, info_type::uint},
+    {"PREFERRED_LOCAL_ATOMIC_ALIGNMENT", CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT, info_type::uint},
+    {"MAX_NUM_SUB_GROUPS", CL_DEVICE_MAX_NUM_SUB_GROUPS, info_type::uint},
+    {"SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS", CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, info_type::boolean},
+    {"NUMERIC_VERSION", CL_DEVICE_NUMERIC_VERSION, info_type::uint},
+    {"ATOMIC_MEMORY_CAPABILITIES", CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES, info_type::ulong},
+    {"ATOMIC_FENCE_CAPABILITIES", CL_DEVICE_ATOMIC_FENCE_CAPABILITIES, info_type::ulong},
+    {"NON_UNIFORM_WORK_GROUP_SUPPORT", CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, info_type::boolean},
+    {"PREFERRED_WORK_GROUP_SIZE_MULTIPLE", CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, info_type::size},
+    {"WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT", CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, info_type::boolean},
+    {"GENERIC_ADDRESS_SPACE_SUPPORT", CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT, info_type::boolean},
+    {"DEVICE_ENQUEUE_CAPABILITIES", CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, info_type::ulong},
+    // cl_nv_device_attribute_query (cl_ext.h's values), answered by NVIDIA's devices only.
+    {"COMPUTE_CAPABILITY_MAJOR_NV", 0x4000, info_type::uint},
+    {"COMPUTE_CAPABILITY_MINOR_NV", 0x4001, info_type::uint},
+    {"REGISTERS_PER_BLOCK_NV", 0x4002, info_type::uint},
+    {"WARP_SIZE_NV", 0x4003, info_type::uint},
+    {"GPU_OVERLAP_NV", 0x4004, info_type::boolean},
+    {"KERNEL_EXEC_TIMEOUT_NV", 0x4005, info_type::boolean},
+    {"INTEGRATED_MEMORY_NV", 0x4006, info_type::boolean},
+    {"ATTRIBUTE_ASYNC_ENGINE_COUNT_NV", 0x4007, info_type::uint},
+    {"PCI_BUS_ID_NV", 0x4008, info_type::uint},
+    {"PCI_SLOT_ID_NV", 0x4009, info_type::uint},
+    {"PCI_DOMAIN_ID_NV", 0x400A, info_type::uint},
+};
+
+// Context.get_info (PROPERTIES: the property list as ints).
+constexpr info_param context_info_params[] = {
+    {"REFERENCE_COUNT", CL_CONTEXT_REFERENCE_COUNT, info_type::uint},
+    {"DEVICES", CL_CONTEXT_DEVICES, info_type::devices},
+    {"PROPERTIES", CL_CONTEXT_PROPERTIES, info_type::sizes},
+    {"NUM_DEVICES", CL_CONTEXT_NUM_DEVICES, info_type::uint},
+};
+
+// CommandQueue.get_info.
+constexpr info_param command_queue_info_params[] = {
+    {"CONTEXT", CL_QUEUE_CONTEXT, info_type::context},
+    {"DEVICE", CL_QUEUE_DEVICE, info_type::device},
+    {"REFERENCE_COUNT", CL_QUEUE_REFERENCE_COUNT, info_type::uint},
+    {"PROPERTIES", CL_QUEUE_PROPERTIES, info_type::ulong},
+};
+
+// Event.get_info.
+constexpr info_param event_info_params[] = {
+    {"COMMAND_QUEUE", CL_EVENT_COMMAND_QUEUE, info_type::queue},
+    {"COMMAND_TYPE", CL_EVENT_COMMAND_TYPE, info_type::uint},
+    {"REFERENCE_COUNT", CL_EVENT_REFERENCE_COUNT, info_type::uint},
+    {"COMMAND_EXECUTION_STATUS", CL_EVENT_COMMAND_EXECUTION_STATUS, info_type::integer},
+    {"CONTEXT", CL_EVENT_CONTEXT, info_type::context},
+};
+
+// Event.get_profiling_info: the timestamps in nanoseconds.
+constexpr info_param profiling_info_params[] = {
+    {"QUEUED", CL_PROFILING_COMMAND_QUEUED, info_type::ulong},
+    {"SUBMIT", CL_PROFILING_COMMAND_SUBMIT, info_type::ulong},
+    {"START", CL_PROFILING_COMMAND_START, info_type::ulong},
+    {"END", CL_PROFILING_COMMAND_END, info_type::ulong},
+    {"COMPLETE", CL_PROFILING_COMMAND_COMPLETE, info_type::ulong},
+};
+
+// Program.get_build_info(device, param).
+constexpr info_param program_build_info_params[] = {
+    {"STATUS", CL_PROGRAM_BUILD_STATUS, info_type::integer},
+    {"OPTIONS", CL_PROGRAM_BUILD_OPTIONS, info_type::text},
+    {"LOG", CL_PROGRAM_BUILD_LOG, info_type::text},
+    {"BINARY_TYPE", CL_PROGRAM_BINARY_TYPE, info_type::uint},
+    {"GLOBAL_VARIABLE_TOTAL_SIZE", CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE, info_type::size},
+};
+
 // Kernel.get_work_group_info (COMPILE_WORK_GROUP_SIZE: three size_t, a list).
 constexpr info_param work_group_info_params[] = {
     {"WORK_GROUP_SIZE", CL_KERNEL_WORK_GROUP_SIZE, info_type::size},
@@ -93,6 +276,8 @@ constexpr info_param work_group_info_params[] = {
     {"LOCAL_MEM_SIZE", CL_KERNEL_LOCAL_MEM_SIZE, info_type::ulong},
     {"PREFERRED_WORK_GROUP_SIZE_MULTIPLE", CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, info_type::size},
     {"PRIVATE_MEM_SIZE", CL_KERNEL_PRIVATE_MEM_SIZE, info_type::ulong},
+    // Only for built-in kernels and custom devices: OpenCL refuses it for others.
+    {"GLOBAL_WORK_SIZE", CL_KERNEL_GLOBAL_WORK_SIZE, info_type::sizes},
 };
 
 // The entry of `params` for the parameter `arg` names; cl.LogicError listing the members of
@@ -109,6 +294,18 @@ const info_param& find_param(std::span<const info_param> params, nb::handle arg,
         names += (names.empty() ? "" : ", ") + std::string(enum_name) + "." + p.name;
     throw cl::logic_error(call + ": parameter " + std::to_string(param) + " is not supported; expected " + names,
                           CL_INVALID_VALUE, routine);
+}
+
+// The parameter the attribute `name` stands for (a member's name in lower case), or null.
+const info_param* param_of_attribute(std::span<const info_param> params, const std::string& name) {
+    for (const info_param& candidate : params) {
+        std::string lower = candidate.name;
+        for (char& c : lower)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (lower == name)
+            return &candidate;
+    }
+    return nullptr;
 }
 
 template <class T>
@@ -160,15 +357,28 @@ nb::object decode(const std::vector<std::byte>& bytes, info_type type) {
         return nb::bytes(bytes.data(), bytes.size());
     case info_type::binaries:
         break;  // asked of the program itself (program_info)
+    case info_type::integer:
+        return nb::int_(info_as<cl_int>(bytes));
+    case info_type::platform:
+        return nb::cast(cl::platform(info_as<cl_platform_id>(bytes)));
+    case info_type::device: {
+        const auto handle = info_as<cl_device_id>(bytes);
+        return handle ? nb::cast(cl::device(handle)) : nb::none();
+    }
+    case info_type::queue:
+        return nb::cast(cl::queue::wrap(info_as<cl_command_queue>(bytes)));
+    case info_type::device_type:
+        return as_flags("device_type", info_as<cl_device_type>(bytes));
     }
     return nb::none();
 }
 
-void bind_enum(nb::module_& m, const char* name, std::span<const info_param> params) {
-    nb::list items;
+// (member name, value) of each parameter, for gpukit.cl to make PyOpenCL's class of constants.
+nb::list parameter_list(std::span<const info_param> params) {
+    nb::list members;
     for (const info_param& p : params)
-        items.append(nb::make_tuple(p.name, p.param));
-    m.attr(name) = nb::module_::import_("enum").attr("IntEnum")(name, items, "module"_a = "gpukit.cl");
+        members.append(nb::make_tuple(p.name, p.param));
+    return members;
 }
 
 }  // namespace
@@ -179,10 +389,19 @@ nb::object as_flags(const char* name, cl_bitfield value) {
 }
 
 void bind_info_enums(nb::module_& m) {
-    bind_enum(m, "mem_info", mem_info_params);
-    bind_enum(m, "kernel_info", kernel_info_params);
-    bind_enum(m, "program_info", program_info_params);
-    bind_enum(m, "kernel_work_group_info", work_group_info_params);
+    nb::dict classes;
+    classes["mem_info"] = parameter_list(mem_info_params);
+    classes["kernel_info"] = parameter_list(kernel_info_params);
+    classes["kernel_work_group_info"] = parameter_list(work_group_info_params);
+    classes["program_info"] = parameter_list(program_info_params);
+    classes["platform_info"] = parameter_list(platform_info_params);
+    classes["device_info"] = parameter_list(device_info_params);
+    classes["context_info"] = parameter_list(context_info_params);
+    classes["command_queue_info"] = parameter_list(command_queue_info_params);
+    classes["event_info"] = parameter_list(event_info_params);
+    classes["profiling_info"] = parameter_list(profiling_info_params);
+    classes["program_build_info"] = parameter_list(program_build_info_params);
+    m.attr("_info_parameters") = classes;
 }
 
 nb::object buffer_info(const cl::buffer& b, nb::handle param) {
@@ -202,14 +421,69 @@ nb::object program_info(const cl::program& p, nb::handle param) {
     return decode(p.info_bytes(found.param), found.type);
 }
 
-nb::object program_info_attribute(const cl::program& p, const std::string& name) {
-    for (const info_param& candidate : program_info_params) {
-        std::string lower = candidate.name;
-        for (char& c : lower)
-            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (lower == name)
-            return program_info(p, nb::int_(candidate.param));
-    }
+nb::object platform_info(const cl::platform& p, nb::handle param) {
+    const info_param& found =
+        find_param(platform_info_params, param, "Platform.get_info", "platform_info", "clGetPlatformInfo");
+    return decode(p.info_bytes(found.param), found.type);
+}
+
+nb::object device_info(const cl::device& d, nb::handle param) {
+    const info_param& found = find_param(device_info_params, param, "Device.get_info", "device_info", "clGetDeviceInfo");
+    return decode(d.info_bytes(found.param), found.type);
+}
+
+nb::object context_info(const cl::context& c, nb::handle param) {
+    const info_param& found =
+        find_param(context_info_params, param, "Context.get_info", "context_info", "clGetContextInfo");
+    return decode(c.info_bytes(found.param), found.type);
+}
+
+nb::object queue_info(const cl::queue& q, nb::handle param) {
+    const info_param& found = find_param(command_queue_info_params, param, "CommandQueue.get_info",
+                                         "command_queue_info", "clGetCommandQueueInfo");
+    return decode(q.info_bytes(found.param), found.type);
+}
+
+nb::object event_info(const cl::event& e, nb::handle param) {
+    const info_param& found = find_param(event_info_params, param, "Event.get_info", "event_info", "clGetEventInfo");
+    return decode(e.info_bytes(found.param), found.type);
+}
+
+nb::object event_profiling_info(const cl::event& e, nb::handle param) {
+    const info_param& found = find_param(profiling_info_params, param, "Event.get_profiling_info", "profiling_info",
+                                         "clGetEventProfilingInfo");
+    return decode(e.profiling_info_bytes(found.param), found.type);
+}
+
+nb::object program_build_info(const cl::program& p, const cl::device& dev, nb::handle param) {
+    const info_param& found = find_param(program_build_info_params, param, "Program.get_build_info",
+                                         "program_build_info", "clGetProgramBuildInfo");
+    return decode(p.build_info_bytes(dev, found.param), found.type);
+}
+
+nb::object info_attribute(nb::handle self, const std::string& name) {
+    if (!nb::inst_ready(self))  // a subclass's __init__ not run yet: no object to ask
+        return nb::object();
+    const auto answer = [&](std::span<const info_param> params, auto&& get) -> nb::object {
+        const info_param* found = param_of_attribute(params, name);
+        return found ? get(nb::int_(found->param)) : nb::object();
+    };
+    if (nb::isinstance<cl::platform>(self))
+        return answer(platform_info_params,
+                      [&](nb::handle p) { return platform_info(nb::cast<const cl::platform&>(self), p); });
+    if (nb::isinstance<cl::device>(self))
+        return answer(device_info_params, [&](nb::handle p) { return device_info(nb::cast<const cl::device&>(self), p); });
+    if (nb::isinstance<cl::context>(self))
+        return answer(context_info_params,
+                      [&](nb::handle p) { return context_info(nb::cast<const cl::context&>(self), p); });
+    if (nb::isinstance<cl::queue>(self))
+        return answer(command_queue_info_params,
+                      [&](nb::handle p) { return queue_info(nb::cast<const cl::queue&>(self), p); });
+    if (nb::isinstance<cl::event>(self))
+        return answer(event_info_params, [&](nb::handle p) { return event_info(nb::cast<const cl::event&>(self), p); });
+    if (nb::isinstance<cl::program>(self))
+        return answer(program_info_params,
+                      [&](nb::handle p) { return program_info(nb::cast<const cl::program&>(self), p); });
     return nb::object();
 }
 

@@ -7,7 +7,9 @@
 
 #include "gpukit/cl/buffer.hpp"
 #include "gpukit/cl/kernel.hpp"
+#include "gpukit/cl/platform.hpp"
 #include "gpukit/cl/program.hpp"
+#include "gpukit/cl/queue.hpp"
 
 #include <CL/cl.h>
 
@@ -16,7 +18,9 @@ namespace gpukit::python {
 // The enum.IntFlag `name` of gpukit.cl (mem_flags, device_type, ...) with `value`.
 nb::object as_flags(const char* name, cl_bitfield value);
 
-// Adds the enums of the parameters below to `m` (gpukit._gpukit.cl).
+// Adds `_info_parameters` to `m` (gpukit._gpukit.cl): for each class of parameters below
+// (mem_info, device_info, ...), its (member name, value) pairs, of which gpukit.cl makes
+// PyOpenCL's classes of constants.
 void bind_info_enums(nb::module_& m);
 
 // Buffer.get_info(param), Kernel.get_info(param), Kernel.get_work_group_info(param, device):
@@ -24,9 +28,17 @@ void bind_info_enums(nb::module_& m);
 nb::object buffer_info(const cl::buffer& b, nb::handle param);
 nb::object kernel_info(const cl::kernel& k, nb::handle param);
 nb::object program_info(const cl::program& p, nb::handle param);
-// The program_info answer the attribute `name` stands for (prg.binaries, prg.kernel_names: a
-// member's name in lower case), or a null object when `name` names none.
-nb::object program_info_attribute(const cl::program& p, const std::string& name);
+nb::object platform_info(const cl::platform& p, nb::handle param);
+nb::object device_info(const cl::device& d, nb::handle param);
+nb::object context_info(const cl::context& c, nb::handle param);
+nb::object queue_info(const cl::queue& q, nb::handle param);
+nb::object event_info(const cl::event& e, nb::handle param);
+nb::object event_profiling_info(const cl::event& e, nb::handle param);
+nb::object program_build_info(const cl::program& p, const cl::device& dev, nb::handle param);
+// PyOpenCL's attribute form of get_info: the answer `self.<name>` stands for (a member of the
+// object's info enum in lower case: platform.host_timer_resolution, device.address_bits,
+// prg.binaries), or a null object when `name` names none.
+nb::object info_attribute(nb::handle self, const std::string& name);
 nb::object kernel_work_group_info(const cl::kernel& k, nb::handle param, const cl::device& dev);
 
 }  // namespace gpukit::python

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 
 from gpukit._gpukit import cl as _cl
+from gpukit.cl._constants import constant_class as _constant_class
 
 Error = _cl.Error
 LogicError = _cl.LogicError
@@ -17,11 +18,19 @@ CommandQueueUsedAfterExit = _cl.CommandQueueUsedAfterExit
 MemoryError = _cl.MemoryError  # noqa: A001  (PyOpenCL's name, shadowing the builtin on purpose)
 RuntimeError = _cl.RuntimeError  # noqa: A001
 mem_flags = _cl.mem_flags
-mem_info = _cl.mem_info
+# PyOpenCL's get_info parameters, each a class of plain ints (gpukit/cl/_constants.py).
+mem_info = _constant_class("mem_info", _cl._info_parameters["mem_info"])
+kernel_info = _constant_class("kernel_info", _cl._info_parameters["kernel_info"])
+kernel_work_group_info = _constant_class("kernel_work_group_info", _cl._info_parameters["kernel_work_group_info"])
+program_info = _constant_class("program_info", _cl._info_parameters["program_info"])
+platform_info = _constant_class("platform_info", _cl._info_parameters["platform_info"])
+device_info = _constant_class("device_info", _cl._info_parameters["device_info"])
+context_info = _constant_class("context_info", _cl._info_parameters["context_info"])
+command_queue_info = _constant_class("command_queue_info", _cl._info_parameters["command_queue_info"])
+event_info = _constant_class("event_info", _cl._info_parameters["event_info"])
+profiling_info = _constant_class("profiling_info", _cl._info_parameters["profiling_info"])
+program_build_info = _constant_class("program_build_info", _cl._info_parameters["program_build_info"])
 svm_mem_flags = _cl.svm_mem_flags
-kernel_info = _cl.kernel_info
-program_info = _cl.program_info
-kernel_work_group_info = _cl.kernel_work_group_info
 device_type = _cl.device_type
 command_queue_properties = _cl.command_queue_properties
 Platform = _cl.Platform
@@ -62,7 +71,8 @@ __all__ = [
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "wait_for_events", "error_name", "get_platforms", "mem_flags",
-    "kernel_info", "kernel_work_group_info", "mem_info", "program_info", "svm_mem_flags", "SVMAllocation",
+    "kernel_info", "kernel_work_group_info", "mem_info", "program_info", "platform_info", "device_info", "context_info", "command_queue_info",
+    "event_info", "profiling_info", "program_build_info", "svm_mem_flags", "SVMAllocation",
     "parse_device_spec", "select_devices",
 ]
 

@@ -7,7 +7,6 @@ import functools
 import inspect
 import operator
 import re
-import struct
 import warnings
 
 import gpukit.cl as cl
@@ -55,7 +54,7 @@ class CLCharacterizationWarning(UserWarning):
 
 
 def _uint_info(dev, param):
-    return struct.unpack("I", dev.get_info(param))[0]
+    return int(dev.get_info(param))
 
 
 def _nv_attributes(dev):
