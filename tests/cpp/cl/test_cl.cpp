@@ -5,6 +5,7 @@
 #include "gpukit/cl/detail/parameter_types.hpp"
 #include "gpukit/cl/kernel.hpp"
 #include "gpukit/cl/platform.hpp"
+#include "gpukit/cl/program.hpp"
 #include "gpukit/cl/select.hpp"
 
 #include "cl_test_device.hpp"
@@ -171,6 +172,34 @@ TEST_F(ClDevice, BarriersMarkersAndWaitingForEvents) {
     cl::wait_for_events(all);
     EXPECT_EQ(back, data);
     EXPECT_THROW(cl::wait_for_events({}), cl::logic_error);
+}
+
+// The raw info answers of each object are OpenCL's: each names the objects it belongs to.
+TEST_F(ClDevice, InfoBytesOfEachObjectAreOpenCLsAnswers) {
+    auto handle_in = [](const std::vector<std::byte>& bytes, auto handle) {
+        decltype(handle) value{};
+        EXPECT_EQ(bytes.size(), sizeof value);
+        std::memcpy(&value, bytes.data(), sizeof value);
+        return value == handle;
+    };
+    const cl::device d = ctx->devices().at(0);
+    const std::vector<std::byte> name = d.get_platform().info_bytes(CL_PLATFORM_NAME);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(name.data())), d.get_platform().name());
+    EXPECT_TRUE(handle_in(ctx->info_bytes(CL_CONTEXT_DEVICES), d.handle()));
+    EXPECT_TRUE(handle_in(q->info_bytes(CL_QUEUE_CONTEXT), ctx->handle()));
+    cl::event marker = cl::enqueue_marker(*q);
+    marker.wait();
+    EXPECT_TRUE(handle_in(marker.info_bytes(CL_EVENT_COMMAND_QUEUE), q->handle()));
+    const std::vector<std::byte> end = marker.profiling_info_bytes(CL_PROFILING_COMMAND_END);
+    EXPECT_EQ(end.size(), sizeof(cl_ulong));
+    cl::program prog = cl::program::create_with_source(*ctx, "__kernel void k(__global int* x) { x[0] = 1; }");
+    prog.build();
+    const std::vector<std::byte> status = prog.build_info_bytes(d, CL_PROGRAM_BUILD_STATUS);
+    cl_build_status built = CL_BUILD_NONE;
+    ASSERT_EQ(status.size(), sizeof built);
+    std::memcpy(&built, status.data(), sizeof built);
+    EXPECT_EQ(built, CL_BUILD_SUCCESS);
+    EXPECT_THROW(ctx->info_bytes(0xFFFF), cl::logic_error);
 }
 
 TEST_F(ClDevice, SelectsDevicesByIndexAndName) {
