@@ -198,36 +198,40 @@ void check_rect(rect_side& side, const rect_region& region, size_t bytes, const 
                           CL_INVALID_VALUE, routine);
 }
 
+// What the two rectangular copies between the host and a buffer share: `entry` is OpenCL's
+// clEnqueueWriteBufferRect or clEnqueueReadBufferRect (named `routine`), `Host` its host
+// pointer (const for a write).
+template <class Entry, class Host>
+event host_rect_copy(Entry entry, const char* routine, const char* buffer_role, const queue& q, const buffer& b,
+                     rect_side buffer_side, Host host, size_t host_bytes, rect_side host_side,
+                     const rect_region& region, bool blocking, std::span<const cl_event> wait_for) {
+    check_live(b, routine, buffer_role);
+    check_rect(buffer_side, region, b.size(), routine, "buffer");
+    check_rect(host_side, region, host_bytes, routine, "host");
+    cl_event done = nullptr;
+    check_status(gpukit::detail::required_entry(entry, routine, throw_missing_entry)(
+                     q.handle(), b.handle(), blocking ? CL_TRUE : CL_FALSE, buffer_side.origin.data(),
+                     host_side.origin.data(), region.data(), buffer_side.row_pitch, buffer_side.slice_pitch,
+                     host_side.row_pitch, host_side.slice_pitch, host, wait_count(wait_for), wait_list(wait_for),
+                     &done),
+                 routine);
+    return event(done);
+}
+
 }  // namespace
 
 event enqueue_write_rect(const queue& q, const buffer& dst, rect_side buffer_side, const void* src, size_t host_bytes,
                          rect_side host_side, const rect_region& region, bool blocking,
                          std::span<const cl_event> wait_for) {
-    const char* routine = "clEnqueueWriteBufferRect";
-    check_live(dst, routine, "destination");
-    check_rect(buffer_side, region, dst.size(), routine, "buffer");
-    check_rect(host_side, region, host_bytes, routine, "host");
-    cl_event done = nullptr;
-    GPUKIT_CL(clEnqueueWriteBufferRect, q.handle(), dst.handle(), blocking ? CL_TRUE : CL_FALSE,
-              buffer_side.origin.data(), host_side.origin.data(), region.data(), buffer_side.row_pitch,
-              buffer_side.slice_pitch, host_side.row_pitch, host_side.slice_pitch, src, wait_count(wait_for),
-              wait_list(wait_for), &done);
-    return event(done);
+    return host_rect_copy(api().clEnqueueWriteBufferRect, "clEnqueueWriteBufferRect", "destination", q, dst,
+                          buffer_side, src, host_bytes, host_side, region, blocking, wait_for);
 }
 
 event enqueue_read_rect(const queue& q, const buffer& src, rect_side buffer_side, void* dst, size_t host_bytes,
                         rect_side host_side, const rect_region& region, bool blocking,
                         std::span<const cl_event> wait_for) {
-    const char* routine = "clEnqueueReadBufferRect";
-    check_live(src, routine, "source");
-    check_rect(buffer_side, region, src.size(), routine, "buffer");
-    check_rect(host_side, region, host_bytes, routine, "host");
-    cl_event done = nullptr;
-    GPUKIT_CL(clEnqueueReadBufferRect, q.handle(), src.handle(), blocking ? CL_TRUE : CL_FALSE,
-              buffer_side.origin.data(), host_side.origin.data(), region.data(), buffer_side.row_pitch,
-              buffer_side.slice_pitch, host_side.row_pitch, host_side.slice_pitch, dst, wait_count(wait_for),
-              wait_list(wait_for), &done);
-    return event(done);
+    return host_rect_copy(api().clEnqueueReadBufferRect, "clEnqueueReadBufferRect", "source", q, src, buffer_side,
+                          dst, host_bytes, host_side, region, blocking, wait_for);
 }
 
 event enqueue_copy_rect(const queue& q, const buffer& src, rect_side src_side, const buffer& dst, rect_side dst_side,
