@@ -4,37 +4,16 @@ type registry and context_dependent_memoize, barriers and wait_for_events, Progr
 and the LogicError of a bare Python kernel argument; on every OpenCL device. The results also
 hold on PyOpenCL itself (GPUKIT_PYOPENCL_ORIGINAL=1)."""
 import gc
-import os
 import re
 import warnings
 
 import numpy as np
 import pytest
 
-ORIGINAL = os.environ.get("GPUKIT_PYOPENCL_ORIGINAL") == "1"
-if ORIGINAL:
-    import pyopencl as cl
-    import pyopencl.tools as tools
-else:
-    import gpukit.cl as cl
-    import gpukit.cl.tools as tools
+from cl_either import ORIGINAL, cl, ctx, needs_device  # noqa: F401  (ctx: a fixture)
+from cl_either import cl_tools as tools
 
-
-def _devices():
-    try:
-        return [d for p in cl.get_platforms() for d in p.get_devices()]
-    except (cl.Error, OSError):
-        return []
-
-
-_DEVICE_NAMES = [f"{d.platform.name.split()[0]}:{d.name}"[:40] for d in _devices()]
-needs_device = pytest.mark.skipif(not _DEVICE_NAMES, reason="no OpenCL platform with a device")
 pytestmark = pytest.mark.opencl
-
-
-@pytest.fixture(params=range(len(_DEVICE_NAMES)), ids=_DEVICE_NAMES)
-def ctx(request):
-    return cl.Context([_devices()[request.param]])
 
 
 def _version_of(text):

@@ -9,44 +9,14 @@ with GPUKIT_PYOPENCL_ORIGINAL=1 they run on PyOpenCL itself, to confirm that bot
 same (``GPUKIT_PYOPENCL_ORIGINAL=1 python -m pytest tests/python/test_cl_subclasses.py`` in an
 environment with pyopencl).
 """
-import os
 import weakref
 
 import numpy as np
 import pytest
 
-ORIGINAL = os.environ.get("GPUKIT_PYOPENCL_ORIGINAL") == "1"
-if ORIGINAL:
-    import pyopencl as cl
-    import pyopencl.tools as cl_tools
-else:
-    import gpukit.cl as cl
-    import gpukit.cl.tools as cl_tools
+from cl_either import ORIGINAL, cl, cl_tools, ctx, needs_device, queue  # noqa: F401  (ctx, queue: fixtures)
 
-
-def _devices():
-    try:
-        return [d for p in cl.get_platforms() for d in p.get_devices()]
-    except (cl.Error, OSError):  # no ICD loader, or (PyOpenCL) no platform
-        return []
-
-
-_DEVICE_NAMES = [f"{d.platform.name.split()[0]}:{d.name}"[:40] for d in _devices()]
-
-pytestmark = [pytest.mark.opencl,
-              pytest.mark.skipif(not _DEVICE_NAMES, reason="no OpenCL platform with a device")]
-
-
-# Device numbers, not Device objects: objects kept by pytest for the whole session would outlive
-# the module at exit.
-@pytest.fixture(params=range(len(_DEVICE_NAMES)), ids=_DEVICE_NAMES)
-def ctx(request):
-    return cl.Context([_devices()[request.param]])
-
-
-@pytest.fixture
-def queue(ctx):
-    return cl.CommandQueue(ctx)
+pytestmark = [pytest.mark.opencl, needs_device]
 
 
 @pytest.fixture
