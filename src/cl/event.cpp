@@ -1,9 +1,13 @@
 #include "gpukit/cl/event.hpp"
 
 #include "gpukit/cl/api.hpp"
+#include "gpukit/cl/context.hpp"
 #include "gpukit/cl/detail/info.hpp"
 
 #include <atomic>
+#include <exception>
+#include <memory>
+#include <string>
 #include <mutex>
 #include <utility>
 
@@ -45,7 +49,62 @@ void CL_CALLBACK drop_kept_owner(cl_event, cl_int, void* data) {
     callbacks_in_flight.fetch_sub(1, std::memory_order_release);
 }
 
+// Called by OpenCL, on a thread of its own, when the command reaches the status set_callback
+// asked for: runs the program's callback once and frees it.
+void CL_CALLBACK run_callback(cl_event, cl_int status, void* data) {
+    {
+        const std::unique_ptr<std::function<void(cl_int)>> callback(static_cast<std::function<void(cl_int)>*>(data));
+        try {
+            (*callback)(status);
+        } catch (...) {
+            std::terminate();  // no exception may cross OpenCL's C frames (set_callback says so)
+        }
+    }
+    callbacks_in_flight.fetch_sub(1, std::memory_order_release);
+}
+
 }  // namespace
+
+void event::set_callback(cl_int type, std::function<void(cl_int)> callback) const {
+    const char* routine = "clSetEventCallback";
+    if (type != CL_SUBMITTED && type != CL_RUNNING && type != CL_COMPLETE)
+        throw logic_error("set_callback: type " + std::to_string(type) +
+                              " is not a status OpenCL reports; expected CL_SUBMITTED (2), CL_RUNNING (1) or "
+                              "CL_COMPLETE (0)",
+                          CL_INVALID_VALUE, routine);
+    if (!callback)
+        throw logic_error("set_callback: the callback is empty; expected a function", CL_INVALID_VALUE, routine);
+    auto* for_callback = new std::function<void(cl_int)>(std::move(callback));
+    callbacks_in_flight.fetch_add(1, std::memory_order_relaxed);
+    const cl_int status = GPUKIT_CL_ENTRY(clSetEventCallback)(handle(), type, &run_callback, for_callback);
+    if (status != CL_SUCCESS) {
+        callbacks_in_flight.fetch_sub(1, std::memory_order_relaxed);
+        delete for_callback;
+        throw_cl_error(status, routine);
+    }
+}
+
+user_event user_event::create(const context& ctx) {
+    return user_event(GPUKIT_CL_CREATE(clCreateUserEvent, "a user event", ctx.handle()));
+}
+
+void user_event::set_status(cl_int status) {
+    const char* routine = "clSetUserEventStatus";
+    if (status > CL_COMPLETE)
+        throw logic_error("UserEvent.set_status: status " + std::to_string(status) +
+                              " is not one a program may set; expected CL_COMPLETE (0) or a negative error code",
+                          CL_INVALID_VALUE, routine);
+    if (status_set_)
+        throw logic_error("UserEvent.set_status: the status is set already; a user event takes one",
+                          CL_INVALID_OPERATION, routine);
+    GPUKIT_CL(clSetUserEventStatus, handle(), status);
+    status_set_ = true;
+}
+
+user_event::~user_event() {
+    if (!status_set_ && handle() && api().clSetUserEventStatus)
+        (void)api().clSetUserEventStatus(handle(), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+}
 
 std::size_t pending_completion_reports() noexcept { return callbacks_in_flight.load(std::memory_order_acquire); }
 

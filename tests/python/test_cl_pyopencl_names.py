@@ -266,3 +266,66 @@ def test_constants_are_classes_of_plain_ints():
     assert cl.device_info.to_string(0x7FFFFF, "<unknown %d>") == f"<unknown {0x7FFFFF}>"
     with pytest.raises(ValueError, match="was not found in device_info"):
         cl.device_info.to_string(0x7FFFFF)
+
+
+@needs_device
+def test_a_user_event_holds_back_the_commands_that_wait_for_it(ctx):
+    import threading
+    queue = cl.CommandQueue(ctx)
+    host = np.arange(256, dtype=np.int32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    prg = cl.Program(ctx, TWO_KERNELS).build()
+    gate = cl.UserEvent(ctx)
+    assert isinstance(gate, cl.Event)
+    assert gate.command_execution_status == cl.command_execution_status.SUBMITTED
+    called = []
+    done = threading.Event()
+
+    def on_complete(status):
+        called.append(status)
+        done.set()
+
+    evt = prg.twice(queue, host.shape, None, buf, wait_for=[gate])
+    evt.set_callback(cl.command_execution_status.COMPLETE, on_complete)
+    waited = threading.Thread(target=evt.wait)
+    waited.start()
+    waited.join(0.2)
+    assert waited.is_alive() and not called  # held back by the gate
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    waited.join(30)
+    assert not waited.is_alive()
+    assert done.wait(30) and called == [cl.command_execution_status.COMPLETE]
+    out = np.empty_like(host)
+    cl.enqueue_copy(queue, out, buf)
+    np.testing.assert_array_equal(out, host * 2)
+    assert gate.command_execution_status == cl.command_execution_status.COMPLETE
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's behaviour: PyOpenCL's queue would wait forever")
+@needs_device
+def test_a_user_event_dropped_without_status_fails_its_waiters(ctx):
+    queue = cl.CommandQueue(ctx)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 1024)
+    prg = cl.Program(ctx, TWO_KERNELS).build()
+    gate = cl.UserEvent(ctx)
+    evt = prg.twice(queue, (256,), None, buf, wait_for=[gate])
+    del gate
+    gc.collect()
+    with pytest.raises(cl.Error):
+        evt.wait()  # failed, not hung
+    assert evt.command_execution_status < 0
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's messages")
+@needs_device
+def test_user_event_and_callback_refusals(ctx):
+    gate = cl.UserEvent(ctx)
+    with pytest.raises(cl.LogicError, match="status 3 is not one a program may set"):
+        gate.set_status(cl.command_execution_status.QUEUED)
+    with pytest.raises(cl.LogicError, match="type 3 is not a status OpenCL reports"):
+        gate.set_callback(3, print)
+    with pytest.raises(TypeError):
+        gate.set_callback(cl.command_execution_status.COMPLETE, "not callable")
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    with pytest.raises(cl.LogicError, match="the status is set already"):
+        gate.set_status(cl.command_execution_status.COMPLETE)

@@ -6,6 +6,7 @@
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <utility>
@@ -24,6 +25,8 @@ struct profile_times {
 namespace detail {
 struct kept_owner;
 }
+
+class context;
 
 // Owns one reference to a cl_event; move-only.
 class event {
@@ -58,12 +61,40 @@ public:
     // the owners into one). Where OpenCL cannot report completion, this waits for the command.
     void keep_until_complete(std::shared_ptr<void> owner);
 
+    // Calls `callback(status)` once the command has reached `type` (CL_SUBMITTED, CL_RUNNING or
+    // CL_COMPLETE; a command that failed reports its negative error code). OpenCL calls it on a
+    // thread of its own: it must not block on this thread's locks, and must not throw (that ends
+    // the program). Counted in
+    // pending_completion_reports until it has run. cl::logic_error for another `type`.
+    void set_callback(cl_int type, std::function<void(cl_int)> callback) const;
+
 private:
     explicit event(detail::retained<cl_event> handle) noexcept : handle_(std::move(handle)) {}
 
     detail::retained<cl_event> handle_;
     // Shared with the completion callback, so the owner lives as long as either needs it.
     std::shared_ptr<detail::kept_owner> kept_;
+};
+
+// An event the program completes itself (OpenCL 1.1's user event): commands that wait for it
+// start once set_status(CL_COMPLETE) is called. One that is never given a status is set to
+// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST when this owner goes, so that the commands
+// waiting for it fail instead of waiting forever (nobody could complete it any more).
+class user_event : public event {
+public:
+    static user_event create(const context& ctx);
+    user_event(user_event&& other) noexcept : event(std::move(other)), status_set_(other.status_set_) {
+        other.status_set_ = true;
+    }
+    user_event& operator=(user_event&&) = delete;
+    ~user_event();
+
+    // CL_COMPLETE, or a negative error code for a failure; once only (cl::logic_error after).
+    void set_status(cl_int status);
+
+private:
+    explicit user_event(cl_event handle) noexcept : event(handle) {}
+    bool status_set_ = false;
 };
 
 // How many of the completion reports that keep_until_complete asked OpenCL for are still to

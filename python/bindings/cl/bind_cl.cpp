@@ -420,6 +420,29 @@ nb::object info_getattr(nb::handle self, const std::string& name) {
                                   .c_str());
 }
 
+// Event.set_callback's callback: OpenCL calls it on a thread of its own, so it takes the GIL
+// to call `callback(status)`, reports an exception it raises as unraisable (nobody is there to
+// catch it), and lets go of the callable under the GIL. Once the interpreter is finalizing it
+// calls nothing and keeps its reference: no Python code can run then.
+std::function<void(cl_int)> python_status_callback(nb::callable callback) {
+    auto held = std::make_shared<PyObject*>(callback.release().ptr());
+    return [held](cl_int status) {
+#if PY_VERSION_HEX >= 0x030D0000
+        const bool finalizing = Py_IsFinalizing();
+#else
+        const bool finalizing = _Py_IsFinalizing();
+#endif
+        if (*held == nullptr || !Py_IsInitialized() || finalizing)
+            return;
+        nb::gil_scoped_acquire gil;
+        PyObject* result = PyObject_CallFunction(*held, "i", static_cast<int>(status));
+        if (result == nullptr)
+            PyErr_WriteUnraisable(*held);
+        Py_XDECREF(result);
+        Py_CLEAR(*held);
+    };
+}
+
 // Device.hashable_model_and_version_identifier: PyOpenCL's tuple of the same facts.
 nb::tuple model_and_version(const cl::device& d) {
     return nb::make_tuple("v1", d.vendor(), d.vendor_id(), d.name(), d.version());
@@ -745,10 +768,26 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("command_execution_status", &cl::event::status)
         .def_prop_ro("profile", &cl::event::profile)
         .def("get_info", &event_info, "param"_a.none(), "clGetEventInfo(param), decoded (see event_info).")
+        .def("set_callback", [](const cl::event& e, nb::handle type, nb::callable callback) {
+            e.set_callback(static_cast<cl_int>(cl_signed(type, "Event.set_callback(type)", INT32_MIN, INT32_MAX)),
+                           python_status_callback(std::move(callback)));
+        }, "type"_a.none(), "cb"_a,
+           "Call cb(status) on another thread once the command reaches `type` (command_execution_status: "
+           "SUBMITTED, RUNNING or COMPLETE); a failed command reports its negative error code.")
         .def("get_profiling_info", &event_profiling_info, "param"_a.none(),
              "clGetEventProfilingInfo(param) in nanoseconds (see profiling_info); the queue must profile.")
         .def("__getattr__", &info_getattr, "name"_a);
     identify_by_handle(event, &cl::event::handle);
+    nb::class_<cl::user_event, cl::event>(m, "UserEvent", nb::dynamic_attr(),
+                                          "An Event the program completes itself with set_status (OpenCL 1.1).")
+        .def("__init__", [](cl::user_event* self, const cl::context& ctx) {
+            new (self) cl::user_event(cl::user_event::create(ctx));
+        }, "context"_a)
+        .def("set_status", [](cl::user_event& e, nb::handle status) {
+            e.set_status(static_cast<cl_int>(cl_signed(status, "UserEvent.set_status(status)", INT32_MIN, INT32_MAX)));
+        }, "status"_a.none(),
+           "command_execution_status.COMPLETE, or a negative error code; once. A UserEvent dropped without a "
+           "status fails the commands that wait for it.");
     def_from_int_ptr(event, "Event",
                      [](void* h, bool retain) { return cl::event::wrap(static_cast<cl_event>(h), retain); });
 

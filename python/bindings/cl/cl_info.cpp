@@ -260,6 +260,14 @@ constexpr info_param profiling_info_params[] = {
     {"COMPLETE", CL_PROFILING_COMMAND_COMPLETE, info_type::ulong},
 };
 
+// The statuses of a command (Event.command_execution_status, UserEvent.set_status).
+constexpr info_param execution_statuses[] = {
+    {"COMPLETE", CL_COMPLETE, info_type::integer},
+    {"RUNNING", CL_RUNNING, info_type::integer},
+    {"SUBMITTED", CL_SUBMITTED, info_type::integer},
+    {"QUEUED", CL_QUEUED, info_type::integer},
+};
+
 // Program.get_build_info(device, param).
 constexpr info_param program_build_info_params[] = {
     {"STATUS", CL_PROGRAM_BUILD_STATUS, info_type::integer},
@@ -401,6 +409,7 @@ void bind_info_enums(nb::module_& m) {
     classes["event_info"] = parameter_list(event_info_params);
     classes["profiling_info"] = parameter_list(profiling_info_params);
     classes["program_build_info"] = parameter_list(program_build_info_params);
+    classes["command_execution_status"] = parameter_list(execution_statuses);
     m.attr("_info_parameters") = classes;
 }
 

@@ -30,6 +30,7 @@ command_queue_info = _constant_class("command_queue_info", _cl._info_parameters[
 event_info = _constant_class("event_info", _cl._info_parameters["event_info"])
 profiling_info = _constant_class("profiling_info", _cl._info_parameters["profiling_info"])
 program_build_info = _constant_class("program_build_info", _cl._info_parameters["program_build_info"])
+command_execution_status = _constant_class("command_execution_status", _cl._info_parameters["command_execution_status"])
 svm_mem_flags = _cl.svm_mem_flags
 device_type = _cl.device_type
 command_queue_properties = _cl.command_queue_properties
@@ -44,6 +45,7 @@ Kernel = _cl.Kernel
 KernelParameter = _cl.KernelParameter
 LocalMemory = _cl.LocalMemory
 Event = _cl.Event
+UserEvent = _cl.UserEvent
 EventProfile = _cl.EventProfile
 available = _cl.available
 error_name = _cl.error_name
@@ -67,12 +69,12 @@ SVMAllocation = _cl.tools.SVMAllocation
 CtxFactory = Callable[[], Context]
 
 __all__ = [
-    "Buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter",
+    "Buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "wait_for_events", "error_name", "get_platforms", "mem_flags",
     "kernel_info", "kernel_work_group_info", "mem_info", "program_info", "platform_info", "device_info", "context_info", "command_queue_info",
-    "event_info", "profiling_info", "program_build_info", "svm_mem_flags", "SVMAllocation",
+    "event_info", "profiling_info", "program_build_info", "command_execution_status", "svm_mem_flags", "SVMAllocation",
     "parse_device_spec", "select_devices",
 ]
 

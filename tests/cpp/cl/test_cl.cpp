@@ -16,6 +16,8 @@
 
 #include <algorithm>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -24,6 +26,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -200,6 +203,36 @@ TEST_F(ClDevice, InfoBytesOfEachObjectAreOpenCLsAnswers) {
     std::memcpy(&built, status.data(), sizeof built);
     EXPECT_EQ(built, CL_BUILD_SUCCESS);
     EXPECT_THROW(ctx->info_bytes(0xFFFF), cl::logic_error);
+}
+
+TEST_F(ClDevice, UserEventsGateCommandsAndCallbacksReportTheStatus) {
+    const auto data = random_bytes(1024, 9);
+    auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, data.size());
+    std::atomic<int> reported{-100};
+    {
+        cl::user_event gate = cl::user_event::create(*ctx);
+        EXPECT_EQ(gate.status(), CL_SUBMITTED);
+        const cl_event after_gate[] = {gate.handle()};
+        cl::event written = cl::enqueue_write(*q, b, 0, data.data(), data.size(), false, after_gate);
+        written.set_callback(CL_COMPLETE, [&](cl_int status) { reported = status; });
+        EXPECT_NE(written.status(), CL_COMPLETE);
+        gate.set_status(CL_COMPLETE);
+        written.wait();
+        EXPECT_THROW(gate.set_status(CL_COMPLETE), cl::logic_error);
+        EXPECT_THROW(written.set_callback(7, [](cl_int) {}), cl::logic_error);
+    }
+    for (int k = 0; k < 1000 && cl::pending_completion_reports() != 0; ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(reported.load(), CL_COMPLETE);
+    // A gate dropped without a status fails what waits for it instead of holding it forever.
+    std::vector<unsigned char> back(data.size());
+    cl::event read = [&] {
+        cl::user_event gate = cl::user_event::create(*ctx);
+        const cl_event after_gate[] = {gate.handle()};
+        return cl::enqueue_read(*q, b, 0, back.data(), back.size(), false, after_gate);
+    }();
+    EXPECT_THROW(read.wait(), cl_error);
+    EXPECT_LT(read.status(), 0);
 }
 
 TEST_F(ClDevice, SelectsDevicesByIndexAndName) {
