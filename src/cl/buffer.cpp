@@ -110,6 +110,22 @@ buffer buffer::wrap(cl_mem handle, bool retain) {
     return buffer(std::move(owned), size, flags);
 }
 
+buffer buffer::sub_region(size_t origin, size_t size, cl_mem_flags flags) const {
+    const char* routine = "clCreateSubBuffer";
+    check_range(*this, origin, size, routine, "parent");
+    if (flags & ~(access_flags | host_access_flags))
+        throw logic_error("a sub-buffer takes only access flags (READ_WRITE, WRITE_ONLY, READ_ONLY and the HOST_* "
+                          "ones); got " + std::to_string(flags),
+                          CL_INVALID_VALUE, routine);
+    const cl_buffer_region region{origin, size};
+    const std::string detail = "bytes [" + std::to_string(origin) + ", " + std::to_string(origin + size) +
+                               "); the origin must be a multiple of the devices' mem_base_addr_align / 8 bytes";
+    const cl_mem handle = GPUKIT_CL_CREATE(clCreateSubBuffer, detail, handle_.get(), flags,
+                                           CL_BUFFER_CREATE_TYPE_REGION, &region);
+    const cl_mem_flags inherited = flags ? flags : (flags_ & (access_flags | host_access_flags));
+    return adopt(handle, size, inherited);
+}
+
 std::vector<std::byte> buffer::info_bytes(cl_mem_info param) const {
     if (!handle_)
         throw logic_error("clGetMemObjectInfo: the buffer was released (a pool's block after release()); "

@@ -32,6 +32,8 @@ std::vector<std::byte> platform::info_bytes(cl_platform_info param) const {
     }, "clGetPlatformInfo");
 }
 
+void platform::unload_compiler() const { GPUKIT_CL(clUnloadPlatformCompiler, handle_); }
+
 std::string platform::name() const { return info_string(CL_PLATFORM_NAME); }
 std::string platform::vendor() const { return info_string(CL_PLATFORM_VENDOR); }
 std::string platform::version() const { return info_string(CL_PLATFORM_VERSION); }

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from cl_either import ORIGINAL, cl, ctx, needs_device  # noqa: F401  (ctx: a fixture)
+from cl_either import DEVICE_NAMES, ORIGINAL, cl, ctx, needs_device  # noqa: F401  (ctx: a fixture)
 from cl_either import cl_tools as tools
 
 pytestmark = pytest.mark.opencl
@@ -329,3 +329,50 @@ def test_user_event_and_callback_refusals(ctx):
     gate.set_status(cl.command_execution_status.COMPLETE)
     with pytest.raises(cl.LogicError, match="the status is set already"):
         gate.set_status(cl.command_execution_status.COMPLETE)
+
+
+@needs_device
+def test_sub_buffers_are_slices_of_the_buffer(ctx):
+    queue = cl.CommandQueue(ctx)
+    align = ctx.devices[0].mem_base_addr_align // 8  # bits, as OpenCL gives it
+    host = (np.arange(40 * align) % 251).astype(np.uint8)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    start, stop = 3 * align, 23 * align
+    for sub in (buf[start:stop], buf.get_sub_region(start, stop - start)):
+        assert sub.size == stop - start
+        out = np.empty(stop - start, np.uint8)
+        cl.enqueue_copy(queue, out, sub)
+        np.testing.assert_array_equal(out, host[start:stop])
+    # writing through a sub-buffer writes the parent's bytes
+    cl.enqueue_copy(queue, buf[align:2 * align], np.full(align, 7, np.uint8))
+    whole = np.empty_like(host)
+    cl.enqueue_copy(queue, whole, buf)
+    expected = host.copy()
+    expected[align:2 * align] = 7
+    np.testing.assert_array_equal(whole, expected)
+    assert buf[start:].size == host.size - start
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's messages")
+@needs_device
+def test_sub_buffer_refusals(ctx):
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4096)
+    with pytest.raises(ValueError, match="step 1"):
+        buf[0:1024:2]
+    with pytest.raises(TypeError, match="slice of bytes, got int"):
+        buf[5]
+    with pytest.raises(cl.LogicError, match="is empty"):
+        buf[100:100]
+    with pytest.raises(cl.LogicError, match="outside the parent buffer"):
+        buf.get_sub_region(4000, 200)
+    with pytest.raises(cl.LogicError, match="multiple of the devices' mem_base_addr_align"):
+        buf.get_sub_region(1, 16)
+
+
+def test_unload_platform_compiler():
+    platforms = cl.get_platforms() if DEVICE_NAMES else []
+    for platform in platforms:
+        cl.unload_platform_compiler(platform)  # and a later build still works
+    if platforms:
+        ctx = cl.Context([platforms[0].get_devices()[0]])
+        assert cl.Program(ctx, TWO_KERNELS).build().num_kernels == 2

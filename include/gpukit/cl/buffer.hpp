@@ -47,6 +47,13 @@ public:
     size_t size() const noexcept { return size_; }
     cl_mem_flags flags() const noexcept { return flags_; }
 
+    // The `size` bytes from byte `origin` as a buffer of their own (OpenCL 1.1's sub-buffer,
+    // which keeps this buffer alive). `flags` 0 takes this buffer's access flags. `origin` must
+    // be a multiple of the devices' CL_DEVICE_MEM_BASE_ADDR_ALIGN (in bits) / 8; OpenCL refuses
+    // others (cl::logic_error, CL_MISALIGNED_SUB_BUFFER_OFFSET), and a region outside the
+    // buffer or of 0 bytes is refused before.
+    buffer sub_region(size_t origin, size_t size, cl_mem_flags flags = 0) const;
+
     // clGetMemObjectInfo: the raw bytes of `param` (CL_MEM_SIZE, CL_MEM_FLAGS, ...). Throws
     // cl::logic_error when the buffer was released.
     std::vector<std::byte> info_bytes(cl_mem_info param) const;

@@ -29,6 +29,8 @@ public:
     std::pair<int, int> opencl_version() const;
     std::string profile() const;
     std::string extensions() const;
+    // Lets the implementation free its compiler until the next build (clUnloadPlatformCompiler).
+    void unload_compiler() const;
     // The platform's devices of `type` (CL_DEVICE_TYPE_*); empty when it has none of that type.
     std::vector<device> devices(cl_device_type type = CL_DEVICE_TYPE_ALL) const;
 

@@ -582,6 +582,8 @@ void bind_cl(nb::module_& parent) {
     }, "spec"_a, "The (platform, [devices]) entries of a GPUKIT_CL_TEST-style selection string.");
     m.def("select_devices", nb::overload_cast<std::string_view>(&cl::select_devices), "spec"_a);
     m.def("create_some_context", &cl::create_some_context);
+    m.def("unload_platform_compiler", [](const cl::platform& p) { p.unload_compiler(); }, "platform"_a,
+          "Let `platform`'s implementation free its compiler until the next build.");
     // The OpenCL version of the headers gpukit was built with (CL_TARGET_OPENCL_VERSION).
     m.def("get_cl_header_version", [] {
         return std::pair{CL_TARGET_OPENCL_VERSION / 100, CL_TARGET_OPENCL_VERSION / 10 % 10};
@@ -598,6 +600,8 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("extensions", &cl::platform::extensions)
         .def("_get_cl_version", &cl::platform::opencl_version, "The OpenCL version, (major, minor).")
         .def("get_info", &platform_info, "param"_a.none(), "clGetPlatformInfo(param), decoded (see platform_info).")
+        .def("unload_compiler", &cl::platform::unload_compiler,
+             "Let the implementation free its compiler until the next build.")
         .def("__getattr__", &info_getattr, "name"_a)
         .def("get_devices", [](const cl::platform& p, nb::handle type) {
             return p.devices(cl_unsigned(type, "Platform.get_devices(device_type)"));
@@ -738,7 +742,31 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
         .def_prop_ro("context", [](const cl::buffer& b) { return buffer_info(b, nb::int_(CL_MEM_CONTEXT)); },
                      "The buffer's Context: a new object, equal to the one the buffer was made in.")
-        .def("get_info", &buffer_info, "param"_a.none(), "clGetMemObjectInfo(param), decoded (see mem_info).");
+        .def("get_info", &buffer_info, "param"_a.none(), "clGetMemObjectInfo(param), decoded (see mem_info).")
+        .def("get_sub_region", [](const cl::buffer& b, nb::handle origin, nb::handle size, nb::handle flags) {
+            return b.sub_region(cl_unsigned(origin, "Buffer.get_sub_region(origin)"),
+                                cl_unsigned(size, "Buffer.get_sub_region(size)"),
+                                cl_unsigned(flags, "Buffer.get_sub_region(flags)"));
+        }, "origin"_a.none(), "size"_a.none(), "flags"_a.none() = 0,
+           "The `size` bytes from byte `origin` as a Buffer of their own (a sub-buffer; `origin` a multiple of "
+           "the devices' mem_base_addr_align / 8).")
+        .def("__getitem__", [](const cl::buffer& b, nb::handle key) {
+            if (!PySlice_Check(key.ptr()))
+                throw nb::type_error(("a Buffer's subscript must be a slice of bytes, got " +
+                                      nb::cast<std::string>(nb::type_name(key.type())))
+                                         .c_str());
+            Py_ssize_t start = 0, stop = 0, step = 0;
+            if (PySlice_Unpack(key.ptr(), &start, &stop, &step) < 0)
+                throw nb::python_error();
+            PySlice_AdjustIndices(static_cast<Py_ssize_t>(b.size()), &start, &stop, step);
+            if (step != 1)
+                throw nb::value_error(("a Buffer slice must have step 1, got " + std::to_string(step)).c_str());
+            if (stop <= start)
+                throw cl::logic_error("Buffer[" + std::to_string(start) + ":" + std::to_string(stop) +
+                                          "] is empty; a sub-buffer has at least 1 byte",
+                                      CL_INVALID_BUFFER_SIZE, "clCreateSubBuffer");
+            return b.sub_region(static_cast<size_t>(start), static_cast<size_t>(stop - start));
+        }, "key"_a, "buf[start:stop]: get_sub_region(start, stop - start), as PyOpenCL's.");
     identify_by_handle(buffer, &cl::buffer::handle);
     def_from_int_ptr(buffer, "Buffer",
                      [](void* h, bool retain) { return cl::buffer::wrap(static_cast<cl_mem>(h), retain); });

@@ -52,8 +52,8 @@ struct info_param {
     info_type type;
 };
 
-// Buffer.get_info. ASSOCIATED_MEMOBJECT and PROPERTIES are not among them (gpukit makes no
-// sub-buffers, and properties are a list of pairs).
+// Buffer.get_info. ASSOCIATED_MEMOBJECT (a sub-buffer's parent) and PROPERTIES (a list of pairs)
+// are not among them.
 constexpr info_param mem_info_params[] = {
     {"TYPE", CL_MEM_TYPE, info_type::uint},
     {"FLAGS", CL_MEM_FLAGS, info_type::mem_flags},

@@ -235,6 +235,29 @@ TEST_F(ClDevice, UserEventsGateCommandsAndCallbacksReportTheStatus) {
     EXPECT_LT(read.status(), 0);
 }
 
+TEST_F(ClDevice, SubBuffersAreRegionsOfTheirParent) {
+    const cl::device d = ctx->devices().at(0);
+    const size_t align = d.info<cl_uint>(CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
+    const auto data = random_bytes(8 * align, 5);
+    std::optional<cl::buffer> sub;
+    {
+        auto parent = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, data.size());
+        cl::enqueue_write(*q, parent, 0, data.data(), data.size(), true);
+        sub = parent.sub_region(2 * align, 3 * align);
+    }  // the sub-buffer keeps its parent's memory
+    EXPECT_EQ(sub->size(), 3 * align);
+    EXPECT_EQ(sub->flags() & CL_MEM_READ_WRITE, static_cast<cl_mem_flags>(CL_MEM_READ_WRITE));
+    std::vector<unsigned char> back(3 * align);
+    cl::enqueue_read(*q, *sub, 0, back.data(), back.size(), true);
+    EXPECT_TRUE(std::equal(back.begin(), back.end(), data.begin() + static_cast<std::ptrdiff_t>(2 * align)));
+    EXPECT_THROW(sub->sub_region(align, 3 * align), cl::logic_error);      // past its end
+    EXPECT_THROW(sub->sub_region(0, 0), cl::logic_error);                  // empty
+    EXPECT_THROW(sub->sub_region(0, align, CL_MEM_USE_HOST_PTR), cl::logic_error);
+    d.get_platform().unload_compiler();  // and building still works after
+    cl::program prog = cl::program::create_with_source(*ctx, "__kernel void k(__global int* x) { x[0] = 1; }");
+    EXPECT_NO_THROW(prog.build());
+}
+
 TEST_F(ClDevice, SelectsDevicesByIndexAndName) {
     const auto platforms = cl::platform::all();
     const auto first = cl::select_devices("0:0");
