@@ -27,6 +27,45 @@ program program::create_with_source(const context& ctx, const std::string& sourc
     return program(std::move(handle), ctx.devices());
 }
 
+program program::create_with_binary(const context& ctx, std::span<const device> devices,
+                                    std::span<const std::vector<std::byte>> binaries) {
+    const char* routine = "clCreateProgramWithBinary";
+    if (devices.empty() || devices.size() != binaries.size())
+        throw logic_error("creating a program from binaries: " + std::to_string(devices.size()) + " device(s) and " +
+                              std::to_string(binaries.size()) + " binaries; expected one binary per device, at "
+                              "least one",
+                          CL_INVALID_VALUE, routine);
+    std::vector<cl_device_id> handles;
+    std::vector<size_t> lengths;
+    std::vector<const unsigned char*> pointers;
+    for (size_t k = 0; k < devices.size(); ++k) {
+        if (std::find(ctx.devices().begin(), ctx.devices().end(), devices[k]) == ctx.devices().end())
+            throw logic_error("creating a program from binaries: device " + std::to_string(k) + " (" +
+                                  devices[k].name() + ") is not a device of the context",
+                              CL_INVALID_DEVICE, routine);
+        if (binaries[k].empty())
+            throw logic_error("creating a program from binaries: binary " + std::to_string(k) + " is empty",
+                              CL_INVALID_VALUE, routine);
+        handles.push_back(devices[k].handle());
+        lengths.push_back(binaries[k].size());
+        pointers.push_back(reinterpret_cast<const unsigned char*>(binaries[k].data()));
+    }
+    std::vector<cl_int> statuses(devices.size(), CL_SUCCESS);
+    cl_int status = CL_SUCCESS;
+    cl_program made = GPUKIT_CL_ENTRY(clCreateProgramWithBinary)(
+        ctx.handle(), static_cast<cl_uint>(handles.size()), handles.data(), lengths.data(), pointers.data(),
+        statuses.data(), &status);
+    detail::retained<cl_program> handle(made, detail::adopt);  // released on any throw below
+    for (size_t k = 0; k < statuses.size(); ++k)
+        if (statuses[k] != CL_SUCCESS)
+            throw logic_error("creating a program from binaries: OpenCL refused binary " + std::to_string(k) +
+                                  " for device " + devices[k].name() + " (" + error_name(statuses[k]) + ")",
+                              statuses[k], routine);
+    if (status != CL_SUCCESS)
+        throw_cl_error(status, routine);
+    return program(std::move(handle), std::vector<device>(devices.begin(), devices.end()));
+}
+
 namespace {
 
 // What build() adds to the caller's options.

@@ -83,7 +83,7 @@ def test_integers_beyond_the_parameter_type_are_out_of_range():
      "enqueue_copy(): argument 'dest' must not be None"),
     (lambda c, q: cl.tools.ImmediateAllocator(c),
      "ImmediateAllocator(): argument 'queue' must be CommandQueue, not Context"),
-    (lambda c, q: cl.Program(c, None), "Program(): argument 'source' must be str, not NoneType"),
+    (lambda c, q: cl.Program(c, None), "Program(context, source): source must be a str of OpenCL C, got NoneType"),
     (lambda c, q: cl.Program(c, "__kernel void k(__global int *x) { }").build().k.get_work_group_info(
         cl.kernel_work_group_info.WORK_GROUP_SIZE, None),
      "Kernel.get_work_group_info(): argument 'device' must be Device"),

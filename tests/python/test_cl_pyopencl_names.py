@@ -376,3 +376,33 @@ def test_unload_platform_compiler():
     if platforms:
         ctx = cl.Context([platforms[0].get_devices()[0]])
         assert cl.Program(ctx, TWO_KERNELS).build().num_kernels == 2
+
+
+@needs_device
+def test_a_program_made_from_its_binaries_runs(ctx):
+    device = ctx.devices[0]
+    built = cl.Program(ctx, TWO_KERNELS).build()
+    again = cl.Program(ctx, [device], built.binaries).build()
+    queue = cl.CommandQueue(ctx)
+    host = np.arange(64, dtype=np.int32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    again.thrice(queue, host.shape, None, buf)
+    out = np.empty_like(host)
+    cl.enqueue_copy(queue, out, buf)
+    np.testing.assert_array_equal(out, host * 3)
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's messages")
+@needs_device
+def test_program_from_binaries_refusals(ctx):
+    device = ctx.devices[0]
+    with pytest.raises(cl.LogicError, match="1 device\\(s\\) and 2 binaries"):
+        cl.Program(ctx, [device], [b"x", b"y"])
+    with pytest.raises(cl.LogicError, match="binary 0 is empty"):
+        cl.Program(ctx, [device], [b""])
+    with pytest.raises(cl.LogicError, match="OpenCL refused binary 0"):
+        cl.Program(ctx, [device], [b"not a binary at all"])
+    with pytest.raises(TypeError, match="binaries must be a sequence of bytes"):
+        cl.Program(ctx, [device], b"abc")
+    with pytest.raises(TypeError, match="source must be a str of OpenCL C, got int"):
+        cl.Program(ctx, 5)

@@ -28,6 +28,11 @@ class program {
 public:
     // std::invalid_argument for a source holding a NUL character (OpenCL compilers stop there).
     static program create_with_source(const context& ctx, const std::string& source);
+    // A program of the executables `binaries` (as binaries() gives them), one per device of
+    // `devices`, which must be devices of `ctx`; build() then readies it. cl::logic_error for
+    // counts that differ, an empty binary, or one OpenCL refuses (naming its device).
+    static program create_with_binary(const context& ctx, std::span<const device> devices,
+                                      std::span<const std::vector<std::byte>> binaries);
     // Another owner of the existing program `handle`, as context::wrap. It counts as built for
     // the devices OpenCL reports an executable for, with the options OpenCL reports for the
     // first of them (less the -cl-kernel-arg-info build() adds).

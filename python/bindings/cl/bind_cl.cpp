@@ -878,9 +878,35 @@ void bind_cl(nb::module_& parent) {
 
     auto program = nb::class_<cl::program>(m, "Program", nb::dynamic_attr(),
                                            "OpenCL C source built for a context's devices.")
-        .def("__init__", [](cl::program* self, const cl::context& ctx, const std::string& source) {
-            new (self) cl::program(cl::program::create_with_source(ctx, source));
-        }, "context"_a, "source"_a)
+        // PyOpenCL's two forms: Program(context, source) and Program(context, devices, binaries).
+        .def("__init__", [](cl::program* self, const cl::context& ctx, nb::handle source_or_devices,
+                            nb::handle binaries) {
+            if (binaries.is_none()) {
+                if (!PyUnicode_Check(source_or_devices.ptr()))
+                    throw nb::type_error(("Program(context, source): source must be a str of OpenCL C, got " +
+                                          nb::cast<std::string>(nb::type_name(source_or_devices.type())) +
+                                          " (for binaries: Program(context, devices, binaries))")
+                                             .c_str());
+                new (self) cl::program(cl::program::create_with_source(ctx, nb::cast<std::string>(source_or_devices)));
+                return;
+            }
+            const std::vector<cl::device> devices = device_list(source_or_devices, "Program(context, devices)");
+            if (!PySequence_Check(binaries.ptr()) || PyUnicode_Check(binaries.ptr()) || PyBytes_Check(binaries.ptr()))
+                throw nb::type_error(("Program(context, devices, binaries): binaries must be a sequence of bytes, "
+                                      "one per device, got " +
+                                      nb::cast<std::string>(nb::type_name(binaries.type())))
+                                         .c_str());
+            std::vector<std::vector<std::byte>> copies;
+            for (nb::handle binary : binaries) {
+                python_hold hold;
+                const std::span<std::byte> bytes = hold.export_memory(
+                    binary, false, ("Program(binaries): binary " + std::to_string(copies.size())).c_str());
+                copies.emplace_back(bytes.begin(), bytes.end());
+            }
+            new (self) cl::program(cl::program::create_with_binary(ctx, devices, copies));
+        }, "context"_a, "source_or_devices"_a.none(), "binaries"_a.none() = nb::none(),
+           "Program(context, source), or Program(context, devices, binaries) from the executables binaries "
+           "gives (build() readies it).")
         .def("build", [](nb::handle self, nb::handle options, nb::handle devices, nb::handle cache_dir) {
             const std::string joined = join_options(options);
             // None or no devices: all of them (as OpenCL takes an empty list, and PyOpenCL with it).

@@ -80,6 +80,19 @@ TEST_F(ClProgramOneDevice, InfoAndBinariesAreOpenCLsAnswers) {
     EXPECT_THROW(prog.info_bytes(0xFFFF), cl::logic_error);
 }
 
+TEST_F(ClProgramOneDevice, AProgramMadeFromItsBinariesRuns) {
+    cl::program prog = cl::program::create_with_source(*ctx, scaled_source);
+    prog.build("-DSCALE=5");
+    const cl::device only[] = {*dev};
+    cl::program again = cl::program::create_with_binary(*ctx, only, prog.binaries());
+    again.build();
+    cl::kernel k = cl::kernel::create(again, "scaled");
+    EXPECT_EQ(run_scaled(*ctx, *q, k, 3), expected_scaled(5, 3));
+    const std::vector<std::vector<std::byte>> junk{{std::byte{1}, std::byte{2}}};
+    EXPECT_THROW(cl::program::create_with_binary(*ctx, only, junk), cl::logic_error);
+    EXPECT_THROW(cl::program::create_with_binary(*ctx, {}, {}), cl::logic_error);
+}
+
 // The first platform with two devices or more, where there is one.
 std::optional<cl::platform> platform_with_two_devices() {
     if (gpukit::testing::why_no_opencl())
