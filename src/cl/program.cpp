@@ -124,6 +124,81 @@ program program::wrap(cl_program handle, bool retain) {
     return result;
 }
 
+void program::compile(const std::string& options, std::span<const device> devices,
+                      std::span<const std::pair<std::string, const program*>> headers) {
+    require_c_string(options, "Program.compile: the options");
+    std::vector<cl_program> header_programs;
+    std::vector<const char*> header_names;
+    for (const auto& [name, header] : headers) {
+        require_c_string(name, "Program.compile: a header's name");
+        if (header == nullptr || header == this)
+            throw logic_error("Program.compile: header '" + name + "' must be another program", CL_INVALID_VALUE,
+                              "clCompileProgram");
+        header_programs.push_back(header->handle());
+        header_names.push_back(name.c_str());
+    }
+    const std::vector<size_t> requested = device_indexes(devices);
+    const auto guard = lock();
+    check_includes(handle(), options);
+    std::vector<cl_device_id> handles;
+    for (const size_t i : requested)
+        handles.push_back(devices_[i].handle());
+    // As build(): kernels check their arguments against what this makes OpenCL describe.
+    const std::string with_arg_info = options + (options.empty() ? "" : " ") + std::string(arg_info_option);
+    const cl_int status = GPUKIT_CL_ENTRY(clCompileProgram)(
+        handle(), static_cast<cl_uint>(handles.size()), handles.data(), with_arg_info.c_str(),
+        static_cast<cl_uint>(header_programs.size()), header_programs.empty() ? nullptr : header_programs.data(),
+        header_names.empty() ? nullptr : header_names.data(), nullptr, nullptr);
+    if (status == CL_COMPILE_PROGRAM_FAILURE) {
+        std::string log;
+        for (const size_t i : requested)
+            log += "--- compile log for '" + devices_[i].name() + "':\n" + unlocked_build_log(devices_[i]) + "\n";
+        throw build_error("clCompileProgram failed: CL_COMPILE_PROGRAM_FAILURE (" + std::to_string(status) +
+                              "): the OpenCL C source did not compile with options '" + options + "'\n" + log,
+                          status, "clCompileProgram", log);
+    }
+    if (status != CL_SUCCESS)
+        throw_cl_error(status, "clCompileProgram", "options '" + options + "'");
+}
+
+program program::link(const context& ctx, std::span<const program* const> programs, const std::string& options,
+                      std::span<const device> devices) {
+    const char* routine = "clLinkProgram";
+    require_c_string(options, "link_program: the options");
+    if (programs.empty())
+        throw logic_error("link_program: no programs; expected at least one compiled program", CL_INVALID_VALUE,
+                          routine);
+    std::vector<cl_program> inputs;
+    for (const program* p : programs)
+        inputs.push_back(p->handle());
+    std::vector<cl_device_id> handles;
+    for (const device& d : devices)
+        handles.push_back(d.handle());
+    cl_int status = CL_SUCCESS;
+    detail::retained<cl_program> made(
+        GPUKIT_CL_ENTRY(clLinkProgram)(ctx.handle(), static_cast<cl_uint>(handles.size()),
+                                       handles.empty() ? nullptr : handles.data(), options.c_str(),
+                                       static_cast<cl_uint>(inputs.size()), inputs.data(), nullptr, nullptr, &status),
+        detail::adopt);
+    if (status == CL_LINK_PROGRAM_FAILURE) {
+        std::string log;
+        if (made)
+            for (const device& d : devices_of(made.get()))
+                log += "--- link log for '" + d.name() + "':\n" +
+                       detail::info_string([&](size_t size, void* value, size_t* size_ret) {
+                           return api().clGetProgramBuildInfo(made.get(), d.handle(), CL_PROGRAM_BUILD_LOG, size,
+                                                              value, size_ret);
+                       }, "clGetProgramBuildInfo") +
+                       "\n";
+        throw build_error("clLinkProgram failed: CL_LINK_PROGRAM_FAILURE (" + std::to_string(status) +
+                              "): the programs did not link with options '" + options + "'\n" + log,
+                          status, routine, log);
+    }
+    if (status != CL_SUCCESS)
+        throw_cl_error(status, routine, "options '" + options + "'");
+    return wrap(made.get());  // built for the devices OpenCL reports an executable for
+}
+
 std::vector<device> program::devices_of(cl_program handle) {
     const std::vector<cl_device_id> ids =
         detail::info_array<cl_device_id>([&](size_t size, void* value, size_t* size_ret) {

@@ -406,3 +406,37 @@ def test_program_from_binaries_refusals(ctx):
         cl.Program(ctx, [device], b"abc")
     with pytest.raises(TypeError, match="source must be a str of OpenCL C, got int"):
         cl.Program(ctx, 5)
+
+
+@needs_device
+def test_compile_and_link_as_separate_steps(ctx):
+    queue = cl.CommandQueue(ctx)
+    scale = cl.Program(ctx, "int scale_of(int x) { return 3 * x + OFFSET; }").compile(options=["-D", "OFFSET=2"])
+    header = cl.Program(ctx, "int scale_of(int x);\n")
+    main = cl.Program(ctx, '#include "scale.h"\n'
+                           "__kernel void apply(__global int *x) { x[get_global_id(0)] = scale_of(x[get_global_id(0)]); }"
+                      ).compile(headers=[("scale.h", header)])
+    linked = cl.link_program(ctx, [scale, main], devices=ctx.devices)
+    host = np.arange(100, dtype=np.int32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    linked.apply(queue, host.shape, None, buf)
+    out = np.empty_like(host)
+    cl.enqueue_copy(queue, out, buf)
+    np.testing.assert_array_equal(out, 3 * host + 2)
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's messages")
+@needs_device
+def test_compile_and_link_failures_carry_their_logs(ctx):
+    with pytest.raises(cl.RuntimeError, match="did not compile") as caught:
+        cl.Program(ctx, "int broken( { }").compile()
+    assert caught.value.build_log
+    lonely = cl.Program(ctx, "int missing(int);\n__kernel void k(__global int *x) { x[0] = missing(1); }").compile()
+    with pytest.raises(cl.RuntimeError, match="did not link"):
+        cl.link_program(ctx, [lonely])
+    with pytest.raises(TypeError, match=r"item 0 must be a \(name, Program\) pair"):
+        cl.Program(ctx, "int f(void) { return 1; }").compile(headers=[("a.h", "int g(void);")])
+    with pytest.raises(TypeError, match="item 0 is a str; expected a Program"):
+        cl.link_program(ctx, ["not a program"])
+    with pytest.raises(cl.LogicError, match="no programs"):
+        cl.link_program(ctx, [])

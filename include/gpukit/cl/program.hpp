@@ -64,6 +64,16 @@ public:
     // `options`, or in a header found there) is a build_error before OpenCL sees it: PoCL
     // blocks for ever on a FIFO.
     void build(const std::string& options = {}, std::span<const device> devices = {});
+    // OpenCL 1.2's separate compilation: compiles the source for `devices` (empty: all) into an
+    // object that link() joins with others. `headers` are other programs whose source an
+    // `#include "name"` of this one reads (they must stay unchanged meanwhile). A failed
+    // compilation throws cl::build_error with the logs, as build().
+    void compile(const std::string& options = {}, std::span<const device> devices = {},
+                 std::span<const std::pair<std::string, const program*>> headers = {});
+    // The executable linked from the compiled `programs` for `devices` (empty: all of the
+    // context's); a failed link throws cl::build_error with the logs.
+    static program link(const context& ctx, std::span<const program* const> programs, const std::string& options = {},
+                        std::span<const device> devices = {});
     // The compiler output for `dev` of the last build.
     std::string build_log(const device& dev) const;
     // The names of the program's kernels; the program must be built.

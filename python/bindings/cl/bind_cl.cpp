@@ -582,6 +582,24 @@ void bind_cl(nb::module_& parent) {
     }, "spec"_a, "The (platform, [devices]) entries of a GPUKIT_CL_TEST-style selection string.");
     m.def("select_devices", nb::overload_cast<std::string_view>(&cl::select_devices), "spec"_a);
     m.def("create_some_context", &cl::create_some_context);
+    m.def("link_program", [](const cl::context& ctx, nb::handle programs, nb::handle options, nb::handle devices) {
+        if (!PySequence_Check(programs.ptr()) || PyUnicode_Check(programs.ptr()))
+            throw nb::type_error("link_program(programs) must be a sequence of compiled Programs");
+        std::vector<const cl::program*> inputs;
+        for (nb::handle p : programs) {
+            if (!nb::isinstance<cl::program>(p))
+                throw nb::type_error(("link_program(programs): item " + std::to_string(inputs.size()) + " is a " +
+                                      nb::cast<std::string>(nb::type_name(p.type())) + "; expected a Program")
+                                         .c_str());
+            inputs.push_back(&nb::cast<const cl::program&>(p));
+        }
+        const std::string joined = join_options(options);
+        const std::vector<cl::device> chosen =
+            devices.is_none() ? std::vector<cl::device>{} : device_list(devices, "link_program(devices)");
+        release_gil release;  // `programs` holds the inputs meanwhile
+        return cl::program::link(ctx, inputs, joined, chosen);
+    }, "context"_a, "programs"_a, "options"_a.none() = nb::none(), "devices"_a.none() = nb::none(),
+          "The executable Program linked from compiled Programs (Program.compile) for `devices` (default: all).");
     m.def("unload_platform_compiler", [](const cl::platform& p) { p.unload_compiler(); }, "platform"_a,
           "Let `platform`'s implementation free its compiler until the next build.");
     // The OpenCL version of the headers gpukit was built with (CL_TARGET_OPENCL_VERSION).
@@ -923,6 +941,34 @@ void bind_cl(nb::module_& parent) {
            "Build for `devices` (default: every device of the context) with `options` (a str or a sequence of "
            "str). `cache_dir` is accepted for PyOpenCL code and not used: gpukit keeps no cache of OpenCL program "
            "binaries. Returns self.")
+        .def("compile", [](nb::handle self, nb::handle options, nb::handle devices, nb::handle headers) {
+            const std::string joined = join_options(options);
+            const std::vector<cl::device> chosen =
+                devices.is_none() ? std::vector<cl::device>{} : device_list(devices, "Program.compile(devices)");
+            std::vector<std::pair<std::string, const cl::program*>> named;
+            nb::list kept;  // the header programs, alive for the call
+            if (!headers.is_none()) {
+                if (!PySequence_Check(headers.ptr()) || PyUnicode_Check(headers.ptr()))
+                    throw nb::type_error("Program.compile(headers) must be a sequence of (name, Program) pairs");
+                for (nb::handle pair : headers) {
+                    if (!PyTuple_Check(pair.ptr()) || nb::len(pair) != 2 || !PyUnicode_Check(pair[0].ptr()) ||
+                        !nb::isinstance<cl::program>(pair[1]))
+                        throw nb::type_error(("Program.compile(headers): item " + std::to_string(named.size()) +
+                                              " must be a (name, Program) pair")
+                                                 .c_str());
+                    kept.append(pair);
+                    named.emplace_back(nb::cast<std::string>(pair[0]), &nb::cast<const cl::program&>(pair[1]));
+                }
+            }
+            cl::program& p = nb::cast<cl::program&>(self);
+            {
+                release_gil release;
+                p.compile(joined, chosen, named);
+            }
+            return self;
+        }, "options"_a.none() = nb::none(), "devices"_a.none() = nb::none(), "headers"_a.none() = nb::none(),
+           "Compile for `devices` (default: all) into an object for link_program; `headers`: (name, Program) "
+           "pairs whose source `#include \"name\"` reads. Returns self.")
         .def("get_build_log",
              [](const cl::program& p, const cl::device& dev) { return message_text(p.build_log(dev)); }, "device"_a)
         .def("get_info", &program_info, "param"_a.none(), "clGetProgramInfo(param), decoded (see program_info).")

@@ -54,6 +54,7 @@ enqueue_copy = _cl.enqueue_copy
 enqueue_marker = _cl.enqueue_marker
 enqueue_barrier = _cl.enqueue_barrier
 unload_platform_compiler = _cl.unload_platform_compiler
+link_program = _cl.link_program
 wait_for_events = _cl.wait_for_events
 enqueue_nd_range_kernel = _cl.enqueue_nd_range_kernel
 parse_device_spec = _cl.parse_device_spec
@@ -73,7 +74,7 @@ __all__ = [
     "Buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
-    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "unload_platform_compiler", "wait_for_events", "error_name", "get_platforms", "mem_flags",
+    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "unload_platform_compiler", "wait_for_events", "error_name", "get_platforms", "link_program", "mem_flags",
     "kernel_info", "kernel_work_group_info", "mem_info", "program_info", "platform_info", "device_info", "context_info", "command_queue_info",
     "event_info", "profiling_info", "program_build_info", "command_execution_status", "svm_mem_flags", "SVMAllocation",
     "parse_device_spec", "select_devices",

@@ -93,6 +93,25 @@ TEST_F(ClProgramOneDevice, AProgramMadeFromItsBinariesRuns) {
     EXPECT_THROW(cl::program::create_with_binary(*ctx, {}, {}), cl::logic_error);
 }
 
+TEST_F(ClProgramOneDevice, CompiledProgramsLinkIntoOneExecutable) {
+    cl::program helper = cl::program::create_with_source(*ctx, "int scale_of(int x) { return SCALE * x; }");
+    helper.compile("-DSCALE=4");
+    cl::program header = cl::program::create_with_source(*ctx, "int scale_of(int x);\n");
+    cl::program main_part = cl::program::create_with_source(
+        *ctx, "#include \"scale.h\"\n__kernel void scaled(__global int *out, int offset) { const int i = "
+              "(int)get_global_id(0); out[i] = scale_of(i) + offset; }");
+    const std::pair<std::string, const cl::program*> headers[] = {{"scale.h", &header}};
+    main_part.compile({}, {}, headers);
+    const cl::program* parts[] = {&helper, &main_part};
+    cl::program linked = cl::program::link(*ctx, parts);
+    EXPECT_TRUE(linked.built_for(*dev));
+    cl::kernel k = cl::kernel::create(linked, "scaled");
+    EXPECT_EQ(run_scaled(*ctx, *q, k, 6), expected_scaled(4, 6));
+    cl::program broken = cl::program::create_with_source(*ctx, "int broken( { }");
+    EXPECT_THROW(broken.compile(), cl::build_error);
+    EXPECT_THROW(cl::program::link(*ctx, {}), cl::logic_error);
+}
+
 // The first platform with two devices or more, where there is one.
 std::optional<cl::platform> platform_with_two_devices() {
     if (gpukit::testing::why_no_opencl())
