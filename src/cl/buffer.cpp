@@ -156,6 +156,30 @@ event enqueue_read(const queue& q, const buffer& src, size_t src_offset, void* d
     return event(done);
 }
 
+void check_fill(std::span<const std::byte> pattern, size_t offset, size_t size, const char* routine) {
+    const size_t length = pattern.size();
+    if (length == 0 || length > 128 || (length & (length - 1)) != 0)
+        throw logic_error(std::string(routine) + ": the pattern has " + std::to_string(length) +
+                              " bytes; expected 1, 2, 4, 8, 16, 32, 64 or 128",
+                          CL_INVALID_VALUE, routine);
+    if (offset % length != 0 || size % length != 0)
+        throw logic_error(std::string(routine) + ": offset " + std::to_string(offset) + " and size " +
+                              std::to_string(size) + " must be multiples of the pattern's " + std::to_string(length) +
+                              " bytes",
+                          CL_INVALID_VALUE, routine);
+}
+
+event enqueue_fill(const queue& q, const buffer& dst, std::span<const std::byte> pattern, size_t offset, size_t size,
+                   std::span<const cl_event> wait_for) {
+    const char* routine = "clEnqueueFillBuffer";
+    check_fill(pattern, offset, size, routine);
+    check_range(dst, offset, size, routine, "destination");
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueFillBuffer, q.handle(), dst.handle(), pattern.data(), pattern.size(), offset, size,
+              wait_count(wait_for), wait_list(wait_for), &done);
+    return event(done);
+}
+
 event enqueue_copy(const queue& q, const buffer& src, const buffer& dst, size_t src_offset, size_t dst_offset,
                    size_t bytes, std::span<const cl_event> wait_for) {
     check_range(src, src_offset, bytes, "clEnqueueCopyBuffer", "source");

@@ -1,6 +1,7 @@
 #include "gpukit/cl/svm.hpp"
 
 #include "gpukit/cl/api.hpp"
+#include "gpukit/cl/buffer.hpp"
 
 #include <string>
 #include <utility>
@@ -76,6 +77,21 @@ void check_svm_usable(const svm_pointer& p, cl_context ctx, const std::string& w
     if (p.context_handle() != ctx)
         throw logic_error(what + ": the SVM memory belongs to another context; expected SVM of this context",
                           CL_INVALID_CONTEXT, "clSVMAlloc");
+}
+
+event enqueue_svm_fill(const queue& q, void* dst, std::span<const std::byte> pattern, std::size_t bytes,
+                       std::span<const cl_event> wait_for) {
+    const char* routine = "clEnqueueSVMMemFill";
+    if (!dst)
+        throw logic_error("clEnqueueSVMMemFill: the destination is a null pointer (a released SVM allocation?)",
+                          CL_INVALID_VALUE, routine);
+    if (bytes == 0)
+        throw logic_error("clEnqueueSVMMemFill: the fill has 0 bytes; expected at least 1", CL_INVALID_VALUE, routine);
+    check_fill(pattern, 0, bytes, routine);
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueSVMMemFill, q.handle(), dst, pattern.data(), pattern.size(), bytes,
+              static_cast<cl_uint>(wait_for.size()), wait_for.empty() ? nullptr : wait_for.data(), &done);
+    return event(done);
 }
 
 event enqueue_svm_copy(const queue& q, void* dst, const void* src, std::size_t bytes, bool blocking,

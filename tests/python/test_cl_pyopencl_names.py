@@ -440,3 +440,50 @@ def test_compile_and_link_failures_carry_their_logs(ctx):
         cl.link_program(ctx, ["not a program"])
     with pytest.raises(cl.LogicError, match="no programs"):
         cl.link_program(ctx, [])
+
+
+@needs_device
+def test_fills_write_the_pattern_over_the_range(ctx):
+    queue = cl.CommandQueue(ctx)
+    host = np.arange(96, dtype=np.float32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    cl.enqueue_fill_buffer(queue, buf, np.float32(2.5), 8 * 4, 40 * 4)
+    pair = np.array([1.0, -1.0], np.float32)
+    cl.enqueue_fill(queue, buf, pair, 8 * 4, offset=80 * 4)
+    out = np.empty_like(host)
+    cl.enqueue_copy(queue, out, buf)
+    expected = host.copy()
+    expected[8:48] = 2.5
+    expected[80:88] = np.tile(pair, 4)
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's messages")
+@needs_device
+def test_fill_refusals(ctx):
+    queue = cl.CommandQueue(ctx)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 256)
+    with pytest.raises(cl.LogicError, match="pattern has 3 bytes; expected 1, 2, 4"):
+        cl.enqueue_fill_buffer(queue, buf, np.zeros(3, np.uint8), 0, 12)
+    with pytest.raises(cl.LogicError, match="must be multiples of the pattern's 4 bytes"):
+        cl.enqueue_fill_buffer(queue, buf, np.float32(0), 2, 8)
+    with pytest.raises(cl.LogicError, match="outside the destination buffer"):
+        cl.enqueue_fill_buffer(queue, buf, np.float32(0), 0, 512)
+    with pytest.raises(TypeError, match="must be a Buffer or SVM, got ndarray"):
+        cl.enqueue_fill(queue, np.zeros(4), np.float32(0), 16)
+
+
+@pytest.mark.skipif(ORIGINAL, reason="PyOpenCL 2026.1.4 fills the whole allocation whatever byte_count says")
+@needs_device
+def test_svm_fill(ctx):
+    if not ctx.devices[0].svm_capabilities:
+        pytest.skip("the device has no SVM")
+    queue = cl.CommandQueue(ctx)
+    svm = cl.SVMAllocation(ctx, 256, 0, cl.svm_mem_flags.READ_WRITE, queue)
+    cl.enqueue_svm_memfill(queue, svm, np.uint32(0xDEADBEEF))
+    cl.enqueue_fill(queue, svm, np.uint32(7), 64)
+    out = np.empty(64, np.uint32)
+    cl.enqueue_copy(queue, out, svm)
+    expected = np.full(64, 0xDEADBEEF, np.uint32)
+    expected[:16] = 7
+    np.testing.assert_array_equal(out, expected)

@@ -85,6 +85,14 @@ event enqueue_write(const queue& q, const buffer& dst, size_t dst_offset, const 
 // valid and untouched until the returned event has completed.
 event enqueue_read(const queue& q, const buffer& src, size_t src_offset, void* dst, size_t bytes, bool blocking,
                    std::span<const cl_event> wait_for = {});
+// Fills `size` bytes of `dst` from byte `offset` with copies of `pattern` (1, 2, 4, ..., 128
+// bytes; `offset` and `size` multiples of its length). OpenCL copies the pattern here, so it
+// need not outlive the call. cl::logic_error for another pattern length or a range outside.
+event enqueue_fill(const queue& q, const buffer& dst, std::span<const std::byte> pattern, size_t offset, size_t size,
+                   std::span<const cl_event> wait_for = {});
+// What enqueue_fill and SVM's fill require of a pattern and a size; cl::logic_error naming
+// `routine` otherwise.
+void check_fill(std::span<const std::byte> pattern, size_t offset, size_t size, const char* routine);
 // Copies `bytes` between buffers on the device; never blocks.
 event enqueue_copy(const queue& q, const buffer& src, const buffer& dst, size_t src_offset, size_t dst_offset,
                    size_t bytes, std::span<const cl_event> wait_for = {});

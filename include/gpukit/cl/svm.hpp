@@ -71,4 +71,10 @@ private:
 event enqueue_svm_copy(const queue& q, void* dst, const void* src, std::size_t bytes, bool blocking,
                        std::span<const cl_event> wait_for = {});
 
+// Fills `bytes` of SVM memory at `dst` with copies of `pattern` (as enqueue_fill: 1 to 128
+// bytes, a power of two, `bytes` a multiple of it). `dst` must stay valid until the event has
+// completed; the pattern is copied here.
+event enqueue_svm_fill(const queue& q, void* dst, std::span<const std::byte> pattern, std::size_t bytes,
+                       std::span<const cl_event> wait_for = {});
+
 }  // namespace gpukit::cl

@@ -582,6 +582,40 @@ void bind_cl(nb::module_& parent) {
     }, "spec"_a, "The (platform, [devices]) entries of a GPUKIT_CL_TEST-style selection string.");
     m.def("select_devices", nb::overload_cast<std::string_view>(&cl::select_devices), "spec"_a);
     m.def("create_some_context", &cl::create_some_context);
+    // The fills: OpenCL copies the pattern when the command is queued, so nothing is held after.
+    m.def("enqueue_fill_buffer", [](const cl::queue& q, const cl::buffer& mem, nb::handle pattern, nb::handle offset,
+                                    nb::handle size, nb::handle wait_for) {
+        note_queue_use(q);
+        python_hold hold;
+        const std::span<std::byte> bytes = hold.export_memory(pattern, false, "enqueue_fill_buffer(pattern)");
+        return cl::enqueue_fill(q, mem, bytes, cl_unsigned(offset, "enqueue_fill_buffer(offset)"),
+                                cl_unsigned(size, "enqueue_fill_buffer(size)"), wait_list(wait_for));
+    }, "queue"_a, "mem"_a, "pattern"_a, "offset"_a.none(), "size"_a.none(), "wait_for"_a.none() = nb::none(),
+          "Fill `size` bytes of `mem` from `offset` with copies of `pattern` (a numpy scalar or array of 1, 2, "
+          "4, ..., 128 bytes). Returns an Event.");
+    m.def("enqueue_svm_memfill", [](const cl::queue& q, nb::handle dest, nb::handle pattern, nb::handle byte_count,
+                                    nb::handle wait_for) {
+        if (!nb::isinstance<cl::svm_pointer>(dest))
+            throw nb::type_error(("enqueue_svm_memfill(dest) must be SVM (an SVMAllocation or PooledSVM), got " +
+                                  nb::cast<std::string>(nb::type_name(dest.type())))
+                                     .c_str());
+        const auto& svm = nb::cast<const cl::svm_pointer&>(dest);
+        cl::check_svm_usable(svm, q.context_handle(), "enqueue_svm_memfill(dest)");
+        note_queue_use(q);
+        python_hold hold;
+        const std::span<std::byte> bytes = hold.export_memory(pattern, false, "enqueue_svm_memfill(pattern)");
+        const size_t count = byte_count.is_none() ? svm.size() : cl_unsigned(byte_count, "enqueue_svm_memfill(byte_count)");
+        if (count > svm.size())
+            throw cl::logic_error("enqueue_svm_memfill: byte_count " + std::to_string(count) +
+                                      " is larger than the SVM's " + std::to_string(svm.size()) + " bytes",
+                                  CL_INVALID_VALUE, "clEnqueueSVMMemFill");
+        cl::event done = cl::enqueue_svm_fill(q, svm.pointer(), bytes, count, wait_list(wait_for));
+        python_hold kept;
+        kept.keep(dest);  // a PooledSVM or SVMAllocation dropped now must not be reused or freed yet
+        done.keep_until_complete(share_hold(std::move(kept)));
+        return done;
+    }, "queue"_a, "dest"_a, "pattern"_a, "byte_count"_a.none() = nb::none(), "wait_for"_a.none() = nb::none(),
+          "Fill `byte_count` bytes (default: all) of SVM `dest` with copies of `pattern`. Returns an Event.");
     m.def("link_program", [](const cl::context& ctx, nb::handle programs, nb::handle options, nb::handle devices) {
         if (!PySequence_Check(programs.ptr()) || PyUnicode_Check(programs.ptr()))
             throw nb::type_error("link_program(programs) must be a sequence of compiled Programs");

@@ -55,6 +55,8 @@ enqueue_marker = _cl.enqueue_marker
 enqueue_barrier = _cl.enqueue_barrier
 unload_platform_compiler = _cl.unload_platform_compiler
 link_program = _cl.link_program
+enqueue_fill_buffer = _cl.enqueue_fill_buffer
+enqueue_svm_memfill = _cl.enqueue_svm_memfill
 wait_for_events = _cl.wait_for_events
 enqueue_nd_range_kernel = _cl.enqueue_nd_range_kernel
 parse_device_spec = _cl.parse_device_spec
@@ -74,11 +76,24 @@ __all__ = [
     "Buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
-    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "unload_platform_compiler", "wait_for_events", "error_name", "get_platforms", "link_program", "mem_flags",
+    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "unload_platform_compiler", "wait_for_events", "error_name", "enqueue_fill", "enqueue_fill_buffer", "enqueue_svm_memfill", "get_platforms", "link_program", "mem_flags",
     "kernel_info", "kernel_work_group_info", "mem_info", "program_info", "platform_info", "device_info", "context_info", "command_queue_info",
     "event_info", "profiling_info", "program_build_info", "command_execution_status", "svm_mem_flags", "SVMAllocation",
     "parse_device_spec", "select_devices",
 ]
+
+
+def enqueue_fill(queue: CommandQueue, dest, pattern, size: int, *, offset: int = 0, wait_for=None) -> Event:
+    """Fill `size` bytes of `dest` (a Buffer, from `offset`, or SVM, from its start) with copies
+    of `pattern`, as PyOpenCL's."""
+    if isinstance(dest, Buffer):
+        return enqueue_fill_buffer(queue, dest, pattern, offset, size, wait_for)
+    if isinstance(dest, SVMPointer):
+        if offset:
+            raise ValueError(f"enqueue_fill: offset {offset} is not supported with SVM; fill from its start "
+                             f"(PyOpenCL does not support it either)")
+        return enqueue_svm_memfill(queue, dest, pattern, size, wait_for)
+    raise TypeError(f"enqueue_fill(dest) must be a Buffer or SVM, got {type(dest).__name__}")
 
 
 def create_some_context(interactive: bool = False) -> Context:

@@ -258,6 +258,22 @@ TEST_F(ClDevice, SubBuffersAreRegionsOfTheirParent) {
     EXPECT_NO_THROW(prog.build());
 }
 
+TEST_F(ClDevice, FillsWriteThePatternOverTheRange) {
+    auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 64);
+    const std::byte zero[] = {std::byte{0}};
+    cl::enqueue_fill(*q, b, zero, 0, 64);
+    const std::byte pattern[] = {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}};
+    cl::enqueue_fill(*q, b, pattern, 8, 16);
+    std::vector<unsigned char> back(64);
+    cl::enqueue_read(*q, b, 0, back.data(), back.size(), true);
+    for (size_t i = 0; i < back.size(); ++i)
+        EXPECT_EQ(back[i], i >= 8 && i < 24 ? (i - 8) % 4 + 1 : 0) << i;
+    const std::byte three[] = {std::byte{1}, std::byte{2}, std::byte{3}};
+    EXPECT_THROW(cl::enqueue_fill(*q, b, three, 0, 12), cl::logic_error);
+    EXPECT_THROW(cl::enqueue_fill(*q, b, pattern, 2, 8), cl::logic_error);
+    EXPECT_THROW(cl::enqueue_fill(*q, b, pattern, 0, 128), cl::logic_error);
+}
+
 TEST_F(ClDevice, SelectsDevicesByIndexAndName) {
     const auto platforms = cl::platform::all();
     const auto first = cl::select_devices("0:0");
