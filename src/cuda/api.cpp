@@ -4,26 +4,15 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/fork.hpp"
 
+#include <cudaProfilerTypedefs.h>
+#include <cudaTypedefs.h>
 #include <dlfcn.h>
 
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 namespace gpukit::cuda {
-
-// The name cuGetProcAddress knows an entry point by: the name after cuda.h's macros (which
-// map cuGraphInstantiate to cuGraphInstantiateWithFlags, cuMemAlloc to cuMemAlloc_v2), less
-// any "_vN" suffix, since the driver picks the version from the CUDA version we ask for.
-// Looking up the unexpanded name instead would return a function whose signature differs
-// from the table entry's type (cuGraphInstantiate's legacy form takes five arguments).
-std::string detail::driver_symbol(const char* expanded) {
-    std::string name = expanded;
-    const std::size_t v = name.rfind("_v");
-    if (v != std::string::npos && v + 2 < name.size() &&
-        name.find_first_not_of("0123456789", v + 2) == std::string::npos)
-        name.erase(v);
-    return name;
-}
 
 namespace {
 
@@ -35,21 +24,29 @@ struct loaded_driver : gpukit::detail::loaded_library<driver_api> {
     std::uint64_t fork_generation = gpukit::fork_generation();  // of the process that loaded it
 };
 
-#define GPUKIT_EXPANDED_NAME(name) GPUKIT_STRINGIZE(name)
-#define GPUKIT_STRINGIZE(name) #name
+// Each entry is looked up by the name code calls it by, at the version whose ABI matches
+// the prototype its pointer type comes from (driver_functions.inc); the compiler checks
+// that pairing against cudaTypedefs.h. (The shared_config entries are deprecated but offered.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#define X(name, version) \
+    static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>, \
+                  #name ": the version in driver_functions.inc does not match cuda.h's prototype");
+#include "gpukit/cuda/driver_functions.inc"
+#undef X
+#pragma GCC diagnostic pop
 
 // Resolves every entry of the table. An entry the driver does not offer stays null and
 // the call that needs it reports that (an older driver than our headers).
 void resolve_all(driver_api& table, get_proc_address_fn get_proc) {
-    auto resolve = [&](const char* expanded, auto*& slot) {
+    auto resolve = [&](const char* name, int version, auto*& slot) {
         void* fn = nullptr;
         CUdriverProcAddressQueryResult status{};
-        if (get_proc(detail::driver_symbol(expanded).c_str(), &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==
-                CUDA_SUCCESS &&
+        if (get_proc(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS &&
             status == CU_GET_PROC_ADDRESS_SUCCESS)
             slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(fn);
     };
-#define X(name) resolve(GPUKIT_EXPANDED_NAME(name), table.name);
+#define X(name, version) resolve(#name, version, table.name);
 #include "gpukit/cuda/driver_functions.inc"
 #undef X
 }

@@ -106,7 +106,7 @@ std::size_t graph_view::node_count() const {
 graph_exec graph_view::instantiate() const {
     scoped_context in(*context_);
     CUgraphExec exec = nullptr;
-    GPUKIT_CU(cuGraphInstantiate, &exec, handle_, 0);
+    GPUKIT_CU(cuGraphInstantiateWithFlags, &exec, handle_, 0);
     return graph_exec(exec, context_);
 }
 

@@ -1,9 +1,9 @@
 // The CUDA driver, loaded at run time (ARCHITECTURE.md rule 1).
 //
 // libcuda.so.1 is opened with dlopen on the first call of api(); every entry point in
-// driver_functions.inc is resolved through cuGetProcAddress at the CUDA version of the
-// headers. Nothing links against the driver, so code that never calls api() runs on a
-// machine without one. The table is also the seam for fault injection: tests swap an entry
+// driver_functions.inc is resolved through cuGetProcAddress, each at the CUDA version of
+// its prototype's ABI. Nothing links against the driver, so code that never calls api()
+// runs on a machine without one. The table is also the seam for fault injection: tests swap an entry
 // through mutable_api() and restore it with api_override.
 #pragma once
 
@@ -21,7 +21,7 @@ namespace gpukit::cuda {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 struct driver_api {
-#define X(name) decltype(&::name) name = nullptr;
+#define X(name, version) decltype(&::name) name = nullptr;
 #include "gpukit/cuda/driver_functions.inc"
 #undef X
 };
@@ -63,13 +63,6 @@ bool is_ready(CUresult result, const char* routine);
 
 // The driver's name for a result ("CUDA_ERROR_OUT_OF_MEMORY"), or "CUresult <n>".
 std::string error_name(CUresult result);
-
-namespace detail {
-// The name cuGetProcAddress resolves for an entry whose name cuda.h's macros expanded to
-// `expanded`: the version suffix dropped ("cuMemAlloc_v2" -> "cuMemAlloc"), a renamed entry
-// kept ("cuGraphInstantiateWithFlags").
-std::string driver_symbol(const char* expanded);
-}  // namespace detail
 
 // Fault injection in tests: gpukit::api_override (core/api_override.hpp), also known here.
 using gpukit::api_override;

@@ -38,17 +38,4 @@ TEST(Constants, EverySeedClassIsThere) {
     EXPECT_GT(device_attributes, 120u);  // CUDA 13 defines well over a hundred
 }
 
-// The driver table looks entries up by their macro-expanded names: cuda.h renames
-// cuGraphInstantiate to cuGraphInstantiateWithFlags, whose signature differs from the legacy
-// function of the old name, so looking up the old name would corrupt memory when called.
-TEST(DriverTable, SymbolNames) {
-    using gpukit::cuda::detail::driver_symbol;
-    EXPECT_EQ(driver_symbol("cuMemAlloc_v2"), "cuMemAlloc");
-    EXPECT_EQ(driver_symbol("cuCtxCreate_v4"), "cuCtxCreate");
-    EXPECT_EQ(driver_symbol("cuGraphInstantiateWithFlags"), "cuGraphInstantiateWithFlags");
-    EXPECT_EQ(driver_symbol("cuGetErrorName"), "cuGetErrorName");
-    EXPECT_EQ(driver_symbol("cuStreamBeginCapture_v2"), "cuStreamBeginCapture");
-    EXPECT_EQ(driver_symbol("cu_vx"), "cu_vx");
-}
-
 }  // namespace
