@@ -365,8 +365,18 @@ def test_sub_buffer_refusals(ctx):
         buf[100:100]
     with pytest.raises(cl.LogicError, match="outside the parent buffer"):
         buf.get_sub_region(4000, 200)
-    with pytest.raises(cl.LogicError, match="multiple of the devices' mem_base_addr_align"):
-        buf.get_sub_region(1, 16)
+    # The standard refuses an origin off every device's mem_base_addr_align; NVIDIA's OpenCL
+    # takes it. Either it is refused with a message that says why, or it reads right.
+    try:
+        misaligned = buf.get_sub_region(1, 16)
+    except cl.LogicError as error:
+        assert "multiple of the devices' mem_base_addr_align" in str(error)
+    else:
+        queue = cl.CommandQueue(ctx)
+        cl.enqueue_copy(queue, buf, np.arange(32, dtype=np.uint8))
+        out = np.zeros(16, np.uint8)
+        cl.enqueue_copy(queue, out, misaligned)
+        np.testing.assert_array_equal(out, np.arange(1, 17, dtype=np.uint8))
 
 
 def test_unload_platform_compiler():
@@ -400,8 +410,9 @@ def test_program_from_binaries_refusals(ctx):
         cl.Program(ctx, [device], [b"x", b"y"])
     with pytest.raises(cl.LogicError, match="binary 0 is empty"):
         cl.Program(ctx, [device], [b""])
-    with pytest.raises(cl.LogicError, match="OpenCL refused binary 0"):
-        cl.Program(ctx, [device], [b"not a binary at all"])
+    # PoCL refuses a bad binary at once; NVIDIA's OpenCL takes it and fails the build.
+    with pytest.raises((cl.LogicError, cl.RuntimeError), match="OpenCL refused binary 0|clBuildProgram"):
+        cl.Program(ctx, [device], [b"not a binary at all"]).build()
     with pytest.raises(TypeError, match="binaries must be a sequence of bytes"):
         cl.Program(ctx, [device], b"abc")
     with pytest.raises(TypeError, match="source must be a str of OpenCL C, got int"):
