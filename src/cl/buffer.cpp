@@ -2,6 +2,7 @@
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
+#include "gpukit/cl/detail/release.hpp"
 
 #include <bit>
 #include <cstdint>
@@ -286,6 +287,68 @@ event enqueue_copy_rect(const queue& q, const buffer& src, rect_side src_side, c
               dst_side.origin.data(), region.data(), src_side.row_pitch, src_side.slice_pitch, dst_side.row_pitch,
               dst_side.slice_pitch, wait_count(wait_for), wait_list(wait_for), &done);
     return event(done);
+}
+
+std::pair<mapped_region, event> mapped_region::map(const queue& q, const buffer& buf, cl_map_flags flags,
+                                                   size_t offset, size_t size, bool blocking,
+                                                   std::span<const cl_event> wait_for) {
+    const char* routine = "clEnqueueMapBuffer";
+    constexpr cl_map_flags read_write = CL_MAP_READ | CL_MAP_WRITE;
+    if ((flags & ~(read_write | CL_MAP_WRITE_INVALIDATE_REGION)) != 0 || flags == 0 ||
+        ((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & read_write)))
+        throw logic_error(std::string(routine) + ": invalid map_flags " + std::to_string(flags) +
+                              "; expected READ and/or WRITE, or WRITE_INVALIDATE_REGION alone",
+                          CL_INVALID_VALUE, routine);
+    check_range(buf, offset, size, routine, "mapped");
+    // Held before mapping, so that nothing can fail between the map and its owner.
+    detail::retained<cl_mem> held_buffer(buf.handle());
+    detail::retained<cl_command_queue> held_queue(q.handle());
+    cl_event done = nullptr;
+    cl_int status = CL_SUCCESS;
+    void* data = GPUKIT_CL_ENTRY(clEnqueueMapBuffer)(q.handle(), buf.handle(), blocking ? CL_TRUE : CL_FALSE, flags,
+                                                     offset, size, wait_count(wait_for), wait_list(wait_for), &done,
+                                                     &status);
+    check_status(status, routine);
+    event mapped(done);
+    return {mapped_region(std::move(held_buffer), std::move(held_queue), data, size), std::move(mapped)};
+}
+
+mapped_region& mapped_region::operator=(mapped_region&& other) noexcept {
+    if (this != &other) {
+        unmap_now();
+        buffer_ = std::move(other.buffer_);
+        queue_ = std::move(other.queue_);
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+}
+
+mapped_region::~mapped_region() { unmap_now(); }
+
+event mapped_region::unmap(const queue* q, std::span<const cl_event> wait_for) {
+    const char* routine = "clEnqueueUnmapMemObject";
+    if (!data_)
+        throw logic_error(std::string(routine) + ": the region was already unmapped (release() was called)",
+                          CL_INVALID_VALUE, routine);
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueUnmapMemObject, q ? q->handle() : queue_.get(), buffer_.get(), data_, wait_count(wait_for),
+              wait_list(wait_for), &done);
+    data_ = nullptr;
+    return event(done);
+}
+
+void mapped_region::unmap_now() noexcept {
+    if (!data_)
+        return;
+    try {
+        if (const cl_int status = api().clEnqueueUnmapMemObject(queue_.get(), buffer_.get(), data_, 0, nullptr, nullptr);
+            status != CL_SUCCESS)
+            cleanup_warning(std::string("clEnqueueUnmapMemObject failed: ") + error_name(status));
+    } catch (...) {
+        // api() refuses only in a fork() child: the mapping is the parent's.
+    }
+    data_ = nullptr;
 }
 
 }  // namespace gpukit::cl

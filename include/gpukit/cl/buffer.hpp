@@ -127,4 +127,45 @@ event enqueue_read_rect(const queue& q, const buffer& src, rect_side buffer_side
 event enqueue_copy_rect(const queue& q, const buffer& src, rect_side src_side, const buffer& dst, rect_side dst_side,
                         const rect_region& region, std::span<const cl_event> wait_for = {});
 
+// Bytes of a buffer mapped into host memory (clEnqueueMapBuffer), unmapped by unmap() or,
+// failing that, by the destructor (on the queue it was mapped on, without waiting; a failure
+// becomes a cleanup warning). It keeps the buffer and that queue alive. data() may be read or
+// written as `flags` allow once the map's event has completed, and not after unmap(): the
+// memory may then be gone. Move-only.
+class mapped_region {
+public:
+    // Maps `size` bytes of `buf` from byte `offset` for `flags` (CL_MAP_READ and/or
+    // CL_MAP_WRITE, or CL_MAP_WRITE_INVALIDATE_REGION alone). With `blocking`, the bytes are
+    // there on return; otherwise once the returned event has completed. cl::logic_error for
+    // other flags, 0 bytes, a range outside the buffer or a released buffer.
+    static std::pair<mapped_region, event> map(const queue& q, const buffer& buf, cl_map_flags flags, size_t offset,
+                                               size_t size, bool blocking, std::span<const cl_event> wait_for = {});
+
+    mapped_region(mapped_region&& other) noexcept
+        : buffer_(std::move(other.buffer_)), queue_(std::move(other.queue_)),
+          data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    mapped_region& operator=(mapped_region&& other) noexcept;
+    ~mapped_region();
+
+    // The host address of the mapped bytes; null once unmapped.
+    void* data() const noexcept { return data_; }
+    size_t size() const noexcept { return size_; }
+    bool is_mapped() const noexcept { return data_ != nullptr; }
+
+    // Unmaps on `q` (a queue of the buffer's context; the mapping queue when null) after
+    // `wait_for`; the returned event completes when the bytes are back in the buffer.
+    // cl::logic_error when already unmapped.
+    event unmap(const queue* q = nullptr, std::span<const cl_event> wait_for = {});
+
+private:
+    mapped_region(detail::retained<cl_mem> buf, detail::retained<cl_command_queue> q, void* data, size_t size) noexcept
+        : buffer_(std::move(buf)), queue_(std::move(q)), data_(data), size_(size) {}
+    void unmap_now() noexcept;
+
+    detail::retained<cl_mem> buffer_;
+    detail::retained<cl_command_queue> queue_;
+    void* data_ = nullptr;
+    size_t size_ = 0;
+};
+
 }  // namespace gpukit::cl

@@ -2,6 +2,7 @@
 // objects become C++ calls of gpukit::cl, and its exceptions become gpukit.cl.Error subclasses.
 #include "common/bindings.hpp"
 #include "cl/cl_args.hpp"
+#include "cl/cl_bindings.hpp"
 #include "common/exception_types.hpp"
 #include "common/path_args.hpp"
 #include "cl/cl_host_memory.hpp"
@@ -43,18 +44,6 @@ PyObject* kernel_argument_error = nullptr;
 PyObject* used_after_exit_warning = nullptr;
 // The instance attribute that marks such a queue (its __dict__ holds it).
 constexpr const char* exited_attribute = "_gpukit_exited_with_block";
-
-// A use of `q` (a command queued, a flush): after the queue's `with` block it still works,
-// with PyOpenCL's CommandQueueUsedAfterExit warning (its deprecated behaviour).
-void note_queue_use(const cl::queue& q) {
-    nb::handle self = nb::find(&q);
-    if (!self.is_valid() || !nb::hasattr(self, exited_attribute))
-        return;
-    if (PyErr_WarnEx(used_after_exit_warning,
-                     "the CommandQueue is used after its `with` block ended; PyOpenCL deprecates this (it still runs)",
-                     1) < 0)
-        throw nb::python_error();
-}
 
 void bind_exceptions(nb::module_& m, nb::module_& parent) {
     // Under gpukit.driver.Error, the base of every gpukit error.
@@ -99,18 +88,6 @@ void bind_flags(nb::module_& m, const char* name, std::initializer_list<std::pai
         items.append(nb::make_tuple(member, value));
     nb::object cls = nb::module_::import_("enum").attr("IntFlag")(name, items, "module"_a = "gpukit.cl");
     m.attr(name) = cls;
-}
-
-std::vector<cl_event> wait_list(nb::handle wait_for) {
-    std::vector<cl_event> events;
-    if (wait_for.is_none())
-        return events;
-    for (nb::handle e : wait_for) {
-        if (!nb::isinstance<cl::event>(e))
-            throw nb::type_error("wait_for must be a sequence of gpukit.cl.Event");
-        events.push_back(nb::cast<const cl::event&>(e).handle());
-    }
-    return events;
 }
 
 // A work size: an int or a sequence of ints; None (local size only) lets OpenCL choose.
@@ -550,6 +527,16 @@ std::vector<cl::device> all_devices() {
 
 }  // namespace
 
+void note_queue_use(const cl::queue& q) {
+    nb::handle self = nb::find(&q);
+    if (!self.is_valid() || !nb::hasattr(self, exited_attribute))
+        return;
+    if (PyErr_WarnEx(used_after_exit_warning,
+                     "the CommandQueue is used after its `with` block ended; PyOpenCL deprecates this (it still runs)",
+                     1) < 0)
+        throw nb::python_error();
+}
+
 void bind_cl(nb::module_& parent) {
     nb::module_ m = parent.def_submodule("cl", "The OpenCL backend; use it through gpukit.cl.");
     bind_exceptions(m, parent);
@@ -566,6 +553,8 @@ void bind_cl(nb::module_& parent) {
     bind_flags(m, "svm_mem_flags", {{"READ_WRITE", CL_MEM_READ_WRITE}, {"WRITE_ONLY", CL_MEM_WRITE_ONLY},
                                     {"READ_ONLY", CL_MEM_READ_ONLY}, {"SVM_FINE_GRAIN_BUFFER", CL_MEM_SVM_FINE_GRAIN_BUFFER},
                                     {"SVM_ATOMICS", CL_MEM_SVM_ATOMICS}});
+    bind_flags(m, "map_flags", {{"READ", CL_MAP_READ}, {"WRITE", CL_MAP_WRITE},
+                                {"WRITE_INVALIDATE_REGION", CL_MAP_WRITE_INVALIDATE_REGION}});
     bind_flags(m, "command_queue_properties", {{"OUT_OF_ORDER_EXEC_MODE_ENABLE", CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE},
                                                {"PROFILING_ENABLE", CL_QUEUE_PROFILING_ENABLE}});
 
@@ -1108,6 +1097,8 @@ void bind_cl(nb::module_& parent) {
     identify_by_handle(kernel, &cl::kernel::handle);
     def_from_int_ptr(kernel, "Kernel",
                      [](void* h, bool retain) { return cl::kernel::wrap(static_cast<cl_kernel>(h), retain); });
+
+    bind_cl_mapping(m);
 }
 
 }  // namespace gpukit::python

@@ -3,11 +3,13 @@
 #include "common/int_args.hpp"
 
 #include "gpukit/cl/error.hpp"
+#include "gpukit/cl/event.hpp"
 
 #include <nanobind/stl/string.h>
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpukit::python {
 
@@ -58,6 +60,18 @@ bool cl_bool(nb::handle value, const char* what) {
                           nb::cast<std::string>(nb::type_name(value.type())) + " " +
                           nb::cast<std::string>(nb::repr(value)))
                              .c_str());
+}
+
+std::vector<cl_event> wait_list(nb::handle wait_for) {
+    std::vector<cl_event> events;
+    if (wait_for.is_none())
+        return events;
+    for (nb::handle e : wait_for) {
+        if (!nb::isinstance<cl::event>(e))
+            throw nb::type_error("wait_for must be a sequence of gpukit.cl.Event");
+        events.push_back(nb::cast<const cl::event&>(e).handle());
+    }
+    return events;
 }
 
 }  // namespace gpukit::python

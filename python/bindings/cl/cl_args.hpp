@@ -12,8 +12,11 @@
 
 #include "common/bindings.hpp"
 
+#include <CL/cl.h>
+
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace gpukit::python {
 
@@ -27,5 +30,9 @@ std::int64_t cl_signed(nb::handle value, const char* what, std::int64_t min, std
 
 // True or False (or a numpy.bool_); TypeError naming `what` for anything else.
 bool cl_bool(nb::handle value, const char* what);
+
+// The handles of `wait_for`, a sequence of gpukit.cl.Event or None (no events); TypeError for
+// anything else. The events must outlive the returned handles' use.
+std::vector<cl_event> wait_list(nb::handle wait_for);
 
 }  // namespace gpukit::python

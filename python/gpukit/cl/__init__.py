@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 
 from gpukit._gpukit import cl as _cl
+from gpukit.cl import _host_views
 from gpukit.cl._constants import constant_class as _constant_class
 
 Error = _cl.Error
@@ -18,6 +19,7 @@ CommandQueueUsedAfterExit = _cl.CommandQueueUsedAfterExit
 MemoryError = _cl.MemoryError  # noqa: A001  (PyOpenCL's name, shadowing the builtin on purpose)
 RuntimeError = _cl.RuntimeError  # noqa: A001
 mem_flags = _cl.mem_flags
+map_flags = _cl.map_flags
 # PyOpenCL's get_info parameters, each a class of plain ints (gpukit/cl/_constants.py).
 mem_info = _constant_class("mem_info", _cl._info_parameters["mem_info"])
 kernel_info = _constant_class("kernel_info", _cl._info_parameters["kernel_info"])
@@ -39,6 +41,7 @@ Device = _cl.Device
 Context = _cl.Context
 CommandQueue = _cl.CommandQueue
 Buffer = _cl.Buffer
+MemoryMap = _cl.MemoryMap
 SVMPointer = _cl.SVMPointer
 Program = _cl.Program
 Kernel = _cl.Kernel
@@ -56,6 +59,7 @@ enqueue_barrier = _cl.enqueue_barrier
 unload_platform_compiler = _cl.unload_platform_compiler
 link_program = _cl.link_program
 enqueue_fill_buffer = _cl.enqueue_fill_buffer
+enqueue_map_buffer = _host_views.enqueue_map_buffer
 enqueue_svm_memfill = _cl.enqueue_svm_memfill
 wait_for_events = _cl.wait_for_events
 enqueue_nd_range_kernel = _cl.enqueue_nd_range_kernel
@@ -73,7 +77,7 @@ SVMAllocation = _cl.tools.SVMAllocation
 CtxFactory = Callable[[], Context]
 
 __all__ = [
-    "Buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
+    "Buffer", "MemoryMap", "map_flags", "enqueue_map_buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "unload_platform_compiler", "wait_for_events", "error_name", "enqueue_fill", "enqueue_fill_buffer", "enqueue_svm_memfill", "get_platforms", "link_program", "mem_flags",

@@ -274,6 +274,39 @@ TEST_F(ClDevice, FillsWriteThePatternOverTheRange) {
     EXPECT_THROW(cl::enqueue_fill(*q, b, pattern, 0, 128), cl::logic_error);
 }
 
+TEST_F(ClDevice, MappedBytesReadAndWriteTheBuffer) {
+    const std::vector<std::uint8_t> data = random_bytes(1000, 7);
+    auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, data.size());
+    cl::enqueue_write(*q, b, 0, data.data(), data.size(), true);
+    {
+        // An odd offset and size: a read map sees exactly those bytes.
+        auto [region, mapped] = cl::mapped_region::map(*q, b, CL_MAP_READ, 13, 501, false);
+        mapped.wait();
+        ASSERT_TRUE(region.is_mapped());
+        EXPECT_EQ(region.size(), 501u);
+        EXPECT_EQ(std::memcmp(region.data(), data.data() + 13, 501), 0);
+        region.unmap().wait();
+        EXPECT_FALSE(region.is_mapped());
+        EXPECT_THROW(region.unmap(), cl::logic_error);  // twice
+    }
+    {
+        // Written through a map, unmapped by the destructor: the buffer holds the bytes.
+        auto [region, mapped] = cl::mapped_region::map(*q, b, CL_MAP_WRITE_INVALIDATE_REGION, 100, 4, true);
+        std::memcpy(region.data(), "\x01\x02\x03\x04", 4);
+    }
+    std::vector<std::uint8_t> back(data.size());
+    cl::enqueue_read(*q, b, 0, back.data(), back.size(), true);
+    std::vector<std::uint8_t> expected = data;
+    for (int i = 0; i < 4; ++i)
+        expected[100 + i] = static_cast<std::uint8_t>(i + 1);
+    EXPECT_EQ(back, expected);
+    EXPECT_THROW(cl::mapped_region::map(*q, b, CL_MAP_READ, 990, 11, true), cl::logic_error);  // past the end
+    EXPECT_THROW(cl::mapped_region::map(*q, b, CL_MAP_READ, 0, 0, true), cl::logic_error);     // empty
+    EXPECT_THROW(cl::mapped_region::map(*q, b, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, 0, 4, true),
+                 cl::logic_error);
+    EXPECT_THROW(cl::mapped_region::map(*q, b, 0, 0, 4, true), cl::logic_error);
+}
+
 TEST_F(ClDevice, SelectsDevicesByIndexAndName) {
     const auto platforms = cl::platform::all();
     const auto first = cl::select_devices("0:0");

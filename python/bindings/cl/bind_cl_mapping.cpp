@@ -1,0 +1,66 @@
+// gpukit._gpukit.cl's MemoryMap, _enqueue_map_buffer and Buffer.get_host_array: buffer bytes seen
+// from the host.
+// gpukit.cl.enqueue_map_buffer (Python) turns a MemoryMap into the numpy array PyOpenCL
+// returns, whose base it is.
+#include "cl/cl_args.hpp"
+#include "cl/cl_bindings.hpp"
+
+#include "gpukit/cl/buffer.hpp"
+
+#include <nanobind/stl/pair.h>
+
+#include <cstdint>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+
+void bind_cl_mapping(nb::module_& m) {
+    nb::class_<cl::mapped_region>(m, "MemoryMap", nb::dynamic_attr(),
+                                  "Bytes of a Buffer mapped into host memory (enqueue_map_buffer's array's base). "
+                                  "release() unmaps them; so does leaving a `with` block, or dropping the last "
+                                  "array that uses them. The array must not be used after release().")
+        .def("release", [](cl::mapped_region& region, nb::handle queue, nb::handle wait_for) {
+            if (!queue.is_none()) {
+                if (!nb::isinstance<cl::queue>(queue))
+                    throw nb::type_error("MemoryMap.release(queue) must be a CommandQueue or None");
+                note_queue_use(nb::cast<const cl::queue&>(queue));
+            }
+            const cl::queue* on = queue.is_none() ? nullptr : &nb::cast<const cl::queue&>(queue);
+            return region.unmap(on, wait_list(wait_for));
+        }, "queue"_a.none() = nb::none(), "wait_for"_a.none() = nb::none(),
+           "Unmap (on `queue`, the mapping queue when None, after `wait_for`); returns the Event that "
+           "completes when the bytes are back in the buffer.")
+        .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+        .def("__exit__", [](cl::mapped_region& region, nb::args) {
+            if (region.is_mapped())
+                region.unmap();
+        })
+        .def_prop_ro("_address", [](const cl::mapped_region& r) { return reinterpret_cast<std::uintptr_t>(r.data()); })
+        .def_prop_ro("_size", &cl::mapped_region::size);
+
+    // Buffer.get_host_array is Python (numpy makes the array); bound here so that Buffer's stub has it.
+    nb::handle buffer_type = nb::type<cl::buffer>();
+    nb::setattr(buffer_type, "get_host_array",
+                nb::cpp_function(
+                    [](nb::handle self, nb::handle shape, nb::handle dtype, nb::handle order) {
+                        return nb::module_::import_("gpukit.cl._host_views").attr("get_host_array")(self, shape, dtype,
+                                                                                                     order);
+                    },
+                    nb::is_method(), nb::scope(buffer_type), nb::name("get_host_array"), "shape"_a.none(),
+                    "dtype"_a.none(), "order"_a.none() = "C",
+                    "The host memory of a USE_HOST_PTR buffer as a numpy array of `shape` and `dtype` (contiguous in "
+                    "`order`), whose base is the buffer, as PyOpenCL's. LogicError for other buffers."));
+
+    m.def("_enqueue_map_buffer", [](const cl::queue& q, const cl::buffer& buf, nb::handle flags, nb::handle offset,
+                                    nb::handle size, nb::handle is_blocking, nb::handle wait_for) {
+        note_queue_use(q);
+        const auto map_flags = static_cast<cl_map_flags>(cl_unsigned(flags, "enqueue_map_buffer(flags)"));
+        return cl::mapped_region::map(q, buf, map_flags, cl_unsigned(offset, "enqueue_map_buffer(offset)"),
+                                      cl_unsigned(size, "enqueue_map_buffer(size)"),
+                                      cl_bool(is_blocking, "enqueue_map_buffer(is_blocking)"), wait_list(wait_for));
+    }, "queue"_a, "buf"_a, "flags"_a.none(), "offset"_a.none(), "size"_a.none(), "is_blocking"_a.none(),
+       "wait_for"_a.none(), "(MemoryMap, Event) of `size` bytes of `buf` from `offset`; see enqueue_map_buffer.");
+}
+
+}  // namespace gpukit::python

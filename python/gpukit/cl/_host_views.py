@@ -1,0 +1,70 @@
+"""Host views of OpenCL memory as numpy arrays, as PyOpenCL gives them:
+``enqueue_map_buffer``'s arrays, whose ``.base`` is the MemoryMap that unmaps them, and
+``Buffer.get_host_array`` over a USE_HOST_PTR buffer's host memory, whose ``.base`` is the
+Buffer. numpy makes each array from an ``__array_interface__`` set on that base object, so
+the array keeps it (and through it the memory) alive."""
+import threading
+
+import numpy as np
+
+from gpukit._gpukit import Layout
+from gpukit._gpukit import cl as _cl
+from gpukit._memory import _plain_dtype
+
+# Buffer.get_host_array sets the interface on the Buffer only while numpy reads it.
+_interface_lock = threading.Lock()
+
+
+def _layout(shape, dtype, order, strides, what):
+    """(dtype, Layout) of a host view: contiguous in `order`, or with `strides` (bytes)."""
+    dtype = _plain_dtype(dtype, what)
+    if strides is None:
+        if order not in ("C", "F"):
+            raise ValueError(f"{what}: order must be 'C' or 'F', got {order!r}")
+        return dtype, Layout.contiguous(shape, dtype.itemsize, order)
+    layout = Layout(shape, strides, dtype.itemsize, 0)
+    if layout.byte_extent()[0] < 0:
+        raise ValueError(f"{what}: strides {tuple(layout.strides)} reach before the first element; expected "
+                         "strides that keep every element at or after the start of the mapped bytes")
+    return dtype, layout
+
+
+def _interface(address, dtype, layout, readonly):
+    return {"version": 3, "shape": tuple(layout.shape), "strides": tuple(layout.strides), "typestr": dtype.str,
+            "descr": dtype.descr, "data": (address, readonly)}
+
+
+def enqueue_map_buffer(queue, buf, flags, offset, shape, dtype, order="C", strides=None, wait_for=None,
+                       is_blocking=True):
+    """Map bytes of `buf` from byte `offset` into host memory as a numpy array of `shape` and
+    `dtype` (contiguous in `order`, or with byte `strides`), for `flags` (map_flags READ and/or
+    WRITE, or WRITE_INVALIDATE_REGION); returns (array, Event), as PyOpenCL's. Without
+    is_blocking, use the array only after the Event has completed. ``array.base`` is the
+    MemoryMap: ``release()`` it (or leave ``with array.base:``) to unmap, after which the array
+    must not be used. A map for READ alone gives a read-only array."""
+    dtype, layout = _layout(shape, dtype, order, strides, "enqueue_map_buffer")
+    mapped, event = _cl._enqueue_map_buffer(queue, buf, flags, offset, layout.byte_extent()[1], is_blocking,
+                                            wait_for)
+    readonly = not int(flags) & int(_cl.map_flags.WRITE | _cl.map_flags.WRITE_INVALIDATE_REGION)
+    mapped.__array_interface__ = _interface(mapped._address, dtype, layout, readonly)
+    return np.asarray(mapped), event
+
+
+def get_host_array(self, shape, dtype, order="C"):
+    """Buffer.get_host_array (bound in C++, which calls this). The host memory of this USE_HOST_PTR buffer as a numpy array of `shape` and `dtype`
+    (contiguous in `order`), as PyOpenCL's; ``.base`` is the buffer. LogicError for a buffer
+    made without USE_HOST_PTR and for an array larger than the buffer."""
+    if not self.flags & _cl.mem_flags.USE_HOST_PTR:
+        raise _cl.LogicError("Buffer.get_host_array: only a buffer made with mem_flags.USE_HOST_PTR has host "
+                             f"memory of the program's to view; this one has flags {self.flags!r}")
+    dtype, layout = _layout(shape, dtype, order, None, "Buffer.get_host_array")
+    if layout.nbytes > self.size:
+        raise _cl.LogicError(f"Buffer.get_host_array: shape {tuple(layout.shape)} of {dtype} needs {layout.nbytes} "
+                             f"bytes, more than the buffer's {self.size}")
+    address = self.get_info(dict(_cl._info_parameters["mem_info"])["HOST_PTR"])
+    with _interface_lock:
+        self.__array_interface__ = _interface(address, dtype, layout, False)
+        try:
+            return np.asarray(self)
+        finally:
+            del self.__array_interface__
