@@ -61,8 +61,8 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
     assert result.stdout.strip() == "ok"
 
 
-# A PyOpenCL-style test module: it imports pyopencl.array at its top, as PyOpenCL's do, and
-# mentions pyopencl.cltypes in a parametrize.
+# A PyOpenCL-style test module: it imports pyopencl.array (which gpukit.cl does not have yet)
+# at its top, as PyOpenCL's do, and uses pyopencl.cltypes in a parametrize.
 FAKE_TESTS = '''
 import numpy as np
 import pytest

@@ -138,16 +138,22 @@ cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle va
     }
     if (nb::isinstance<cl::local_memory>(value))
         return nb::cast<cl::local_memory>(value);
-    nb::object numpy_scalar = nb::module_::import_("numpy").attr("generic");
-    if (PyObject_IsInstance(value.ptr(), numpy_scalar.ptr()) == 1) {
+    nb::module_ numpy = nb::module_::import_("numpy");
+    // A 0-d array (what PyOpenCL's cltypes.make_float4 gives) passes its one element.
+    nb::object element;
+    if (PyObject_IsInstance(value.ptr(), numpy.attr("ndarray").ptr()) == 1 && nb::cast<int>(value.attr("ndim")) == 0) {
+        element = value[nb::tuple()];
+        value = element;
+    }
+    if (PyObject_IsInstance(value.ptr(), numpy.attr("generic").ptr()) == 1) {
         require_plain_dtype(value, k.describe_arg(index) + ": a numpy scalar");
         bytes = nb::borrow<nb::bytes>(value.attr("tobytes")());
         return cl::value_arg{std::span(static_cast<const std::byte*>(bytes.data()), bytes.size()),
                              numpy_value_type(value)};
     }
     const std::string message = k.describe_arg(index) + " is a " + nb::cast<std::string>(nb::type_name(value.type())) +
-                                "; expected a Buffer, SVM, None, a numpy scalar of the parameter's type "
-                                "(numpy.float32(1.5), numpy.int32(4)) or LocalMemory(nbytes)";
+                                "; expected a Buffer, SVM, None, a numpy scalar (or 0-d array) of the parameter's type "
+                                "(numpy.float32(1.5), numpy.int32(4), cltypes.make_float4(...)) or LocalMemory(nbytes)";
     raise_with(kernel_argument_error, message.c_str(),
                {{"code", nb::int_(CL_INVALID_ARG_VALUE)}, {"routine", nb::str("clSetKernelArg")}});
     throw nb::python_error();

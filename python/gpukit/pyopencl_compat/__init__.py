@@ -1,6 +1,7 @@
 """Run code written for PyOpenCL's tools on gpukit.cl unchanged: importing this module makes
-``import pyopencl`` give ``gpukit.cl``, ``pyopencl.tools`` give ``gpukit.cl.tools`` and
-``pyopencl.characterize`` give ``gpukit.cl.characterize`` (the same module objects).
+``import pyopencl`` give ``gpukit.cl``, and ``pyopencl.tools``, ``pyopencl.characterize`` and
+``pyopencl.cltypes`` give ``gpukit.cl.tools``, ``gpukit.cl.characterize`` and
+``gpukit.cl.cltypes`` (the same module objects).
 
 gpukit.cl covers PyOpenCL's core objects (platforms, devices, contexts, queues, buffers,
 programs, kernels, events, enqueue_copy) and the tools of the seed (docs/opencl.md); a PyOpenCL
@@ -13,6 +14,7 @@ ALIASES = {
     "pyopencl": "gpukit.cl",
     "pyopencl.tools": "gpukit.cl.tools",
     "pyopencl.characterize": "gpukit.cl.characterize",
+    "pyopencl.cltypes": "gpukit.cl.cltypes",
 }
 
 _SEE = "see docs/opencl.md"
@@ -23,7 +25,6 @@ UNAVAILABLE = {
     for name, what in {
         "pyopencl.array": "device arrays",
         "pyopencl.clrandom": "random numbers",
-        "pyopencl.cltypes": "vector type dtypes",
         "pyopencl.clmath": "array math functions",
         "pyopencl.elementwise": "ElementwiseKernel",
         "pyopencl.reduction": "ReductionKernel",
