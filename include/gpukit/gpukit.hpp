@@ -15,6 +15,7 @@
 #include "gpukit/cl/device.hpp"
 #include "gpukit/cl/error.hpp"
 #include "gpukit/cl/event.hpp"
+#include "gpukit/cl/image.hpp"
 #include "gpukit/cl/kernel.hpp"
 #include "gpukit/cl/platform.hpp"
 #include "gpukit/cl/program.hpp"

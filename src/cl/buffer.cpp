@@ -1,6 +1,7 @@
 #include "gpukit/cl/buffer.hpp"
 
 #include "gpukit/cl/api.hpp"
+#include "gpukit/cl/detail/host_owner.hpp"
 #include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/detail/release.hpp"
 
@@ -43,24 +44,21 @@ void check_range(const buffer& b, size_t offset, size_t bytes, const char* routi
                           CL_INVALID_VALUE, routine);
 }
 
-// Called by OpenCL when it destroys a USE_HOST_PTR buffer: its host memory is free from then on.
+// Called by OpenCL when it destroys a USE_HOST_PTR object: its host memory is free from then on.
 void CL_CALLBACK drop_host_owner(cl_mem, void* owner) { delete static_cast<std::shared_ptr<void>*>(owner); }
 
-void keep_until_destroyed(cl_mem handle, std::shared_ptr<void> owner) {
+}  // namespace
+
+void detail::keep_until_destroyed(cl_mem handle, std::shared_ptr<void> owner) {
     auto* for_callback = new std::shared_ptr<void>(std::move(owner));
     const auto set_callback = api().clSetMemObjectDestructorCallback;
     const cl_int status = set_callback ? set_callback(handle, &drop_host_owner, for_callback) : CL_INVALID_OPERATION;
     if (status != CL_SUCCESS) {
         delete for_callback;
         throw_cl_error(status, "clSetMemObjectDestructorCallback",
-                       "a USE_HOST_PTR buffer needs it to keep its host memory alive for as long as OpenCL uses it");
+                       "a USE_HOST_PTR object needs it to keep its host memory alive for as long as OpenCL uses it");
     }
 }
-
-cl_uint wait_count(std::span<const cl_event> wait_for) { return static_cast<cl_uint>(wait_for.size()); }
-const cl_event* wait_list(std::span<const cl_event> wait_for) { return wait_for.empty() ? nullptr : wait_for.data(); }
-
-}  // namespace
 
 void check_mem_flags(cl_mem_flags flags, bool has_host_ptr) {
     if (flags & ~known_flags)
@@ -89,7 +87,7 @@ buffer buffer::create(const context& ctx, cl_mem_flags flags, size_t size, void*
                                             flags, size, host_ptr),
                            size, flags);
     if ((flags & CL_MEM_USE_HOST_PTR) && host_owner)
-        keep_until_destroyed(created.handle(), std::move(host_owner));
+        detail::keep_until_destroyed(created.handle(), std::move(host_owner));
     return created;
 }
 
@@ -144,7 +142,7 @@ event enqueue_write(const queue& q, const buffer& dst, size_t dst_offset, const 
     check_range(dst, dst_offset, bytes, "clEnqueueWriteBuffer", "destination");
     cl_event done = nullptr;
     GPUKIT_CL(clEnqueueWriteBuffer, q.handle(), dst.handle(), blocking ? CL_TRUE : CL_FALSE, dst_offset, bytes, src,
-              wait_count(wait_for), wait_list(wait_for), &done);
+              detail::wait_count(wait_for), detail::wait_list(wait_for), &done);
     return event(done);
 }
 
@@ -153,7 +151,7 @@ event enqueue_read(const queue& q, const buffer& src, size_t src_offset, void* d
     check_range(src, src_offset, bytes, "clEnqueueReadBuffer", "source");
     cl_event done = nullptr;
     GPUKIT_CL(clEnqueueReadBuffer, q.handle(), src.handle(), blocking ? CL_TRUE : CL_FALSE, src_offset, bytes, dst,
-              wait_count(wait_for), wait_list(wait_for), &done);
+              detail::wait_count(wait_for), detail::wait_list(wait_for), &done);
     return event(done);
 }
 
@@ -177,7 +175,7 @@ event enqueue_fill(const queue& q, const buffer& dst, std::span<const std::byte>
     check_range(dst, offset, size, routine, "destination");
     cl_event done = nullptr;
     GPUKIT_CL(clEnqueueFillBuffer, q.handle(), dst.handle(), pattern.data(), pattern.size(), offset, size,
-              wait_count(wait_for), wait_list(wait_for), &done);
+              detail::wait_count(wait_for), detail::wait_list(wait_for), &done);
     return event(done);
 }
 
@@ -187,7 +185,7 @@ event enqueue_copy(const queue& q, const buffer& src, const buffer& dst, size_t 
     check_range(dst, dst_offset, bytes, "clEnqueueCopyBuffer", "destination");
     cl_event done = nullptr;
     GPUKIT_CL(clEnqueueCopyBuffer, q.handle(), src.handle(), dst.handle(), src_offset, dst_offset, bytes,
-              wait_count(wait_for), wait_list(wait_for), &done);
+              detail::wait_count(wait_for), detail::wait_list(wait_for), &done);
     return event(done);
 }
 
@@ -253,7 +251,7 @@ event host_rect_copy(Entry entry, const char* routine, const char* buffer_role, 
     check_status(gpukit::detail::required_entry(entry, routine, throw_missing_entry)(
                      q.handle(), b.handle(), blocking ? CL_TRUE : CL_FALSE, buffer_side.origin.data(),
                      host_side.origin.data(), region.data(), buffer_side.row_pitch, buffer_side.slice_pitch,
-                     host_side.row_pitch, host_side.slice_pitch, host, wait_count(wait_for), wait_list(wait_for),
+                     host_side.row_pitch, host_side.slice_pitch, host, detail::wait_count(wait_for), detail::wait_list(wait_for),
                      &done),
                  routine);
     return event(done);
@@ -285,7 +283,7 @@ event enqueue_copy_rect(const queue& q, const buffer& src, rect_side src_side, c
     cl_event done = nullptr;
     GPUKIT_CL(clEnqueueCopyBufferRect, q.handle(), src.handle(), dst.handle(), src_side.origin.data(),
               dst_side.origin.data(), region.data(), src_side.row_pitch, src_side.slice_pitch, dst_side.row_pitch,
-              dst_side.slice_pitch, wait_count(wait_for), wait_list(wait_for), &done);
+              dst_side.slice_pitch, detail::wait_count(wait_for), detail::wait_list(wait_for), &done);
     return event(done);
 }
 
@@ -306,7 +304,7 @@ std::pair<mapped_region, event> mapped_region::map(const queue& q, const buffer&
     cl_event done = nullptr;
     cl_int status = CL_SUCCESS;
     void* data = GPUKIT_CL_ENTRY(clEnqueueMapBuffer)(q.handle(), buf.handle(), blocking ? CL_TRUE : CL_FALSE, flags,
-                                                     offset, size, wait_count(wait_for), wait_list(wait_for), &done,
+                                                     offset, size, detail::wait_count(wait_for), detail::wait_list(wait_for), &done,
                                                      &status);
     check_status(status, routine);
     event mapped(done);
@@ -332,8 +330,8 @@ event mapped_region::unmap(const queue* q, std::span<const cl_event> wait_for) {
         throw logic_error(std::string(routine) + ": the region was already unmapped (release() was called)",
                           CL_INVALID_VALUE, routine);
     cl_event done = nullptr;
-    GPUKIT_CL(clEnqueueUnmapMemObject, q ? q->handle() : queue_.get(), buffer_.get(), data_, wait_count(wait_for),
-              wait_list(wait_for), &done);
+    GPUKIT_CL(clEnqueueUnmapMemObject, q ? q->handle() : queue_.get(), buffer_.get(), data_, detail::wait_count(wait_for),
+              detail::wait_list(wait_for), &done);
     data_ = nullptr;
     return event(done);
 }

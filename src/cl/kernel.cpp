@@ -26,8 +26,7 @@ std::string sizes_text(std::span<const size_t> sizes) {
 }
 
 // Device-side types that a by-value parameter may have but a program cannot pass.
-constexpr std::array<std::string_view, 5> device_side_types = {"sampler_t", "queue_t", "clk_event_t", "reserve_id_t",
-                                                              "event_t"};
+constexpr std::array<std::string_view, 4> device_side_types = {"queue_t", "clk_event_t", "reserve_id_t", "event_t"};
 
 parameter_kind classify(cl_kernel_arg_address_qualifier address, const std::string& type_name,
                         cl_kernel_arg_type_qualifier type_qualifier) {
@@ -36,12 +35,16 @@ parameter_kind classify(cl_kernel_arg_address_qualifier address, const std::stri
     const bool pointer = type_name.ends_with('*');
     switch (address) {
     case CL_KERNEL_ARG_ADDRESS_GLOBAL:  // images are __global too, and no pointers
-        return pointer ? parameter_kind::global_pointer : parameter_kind::unsupported;
+        if (pointer)
+            return parameter_kind::global_pointer;
+        return type_name.starts_with("image") ? parameter_kind::image : parameter_kind::unsupported;
     case CL_KERNEL_ARG_ADDRESS_CONSTANT:
         return pointer ? parameter_kind::constant_pointer : parameter_kind::unsupported;
     case CL_KERNEL_ARG_ADDRESS_LOCAL:
         return parameter_kind::local_pointer;
     default:
+        if (type_name == "sampler_t")
+            return parameter_kind::sampler;
         if (std::find(device_side_types.begin(), device_side_types.end(), type_name) != device_side_types.end())
             return parameter_kind::unsupported;
         return parameter_kind::value;
@@ -121,6 +124,10 @@ const char* kind_name(parameter_kind kind) noexcept {
         return "local";
     case parameter_kind::value:
         return "value";
+    case parameter_kind::image:
+        return "image";
+    case parameter_kind::sampler:
+        return "sampler";
     case parameter_kind::unsupported:
         return "unsupported";
     case parameter_kind::unknown:
@@ -211,8 +218,14 @@ void kernel::expect_kind(cl_uint index, bool accepted, const std::string& given)
     case parameter_kind::value:
         why = "is passed by value; expected a value of type " + p.type_name;
         break;
+    case parameter_kind::image:
+        why = "is an image; expected an image (Image)";
+        break;
+    case parameter_kind::sampler:
+        why = "is a sampler_t; expected a sampler (Sampler)";
+        break;
     default:
-        why = "has a type gpukit cannot pass (images, samplers, pipes and device-side types are not supported)";
+        why = "has a type gpukit cannot pass (pipes and device-side types are not supported)";
         break;
     }
     throw logic_error(describe_arg(index) + " " + why + ", got " + given, CL_INVALID_ARG_VALUE, "clSetKernelArg");
@@ -268,6 +281,42 @@ void kernel::set_arg(cl_uint index, std::nullptr_t) {
     set_arg_raw(index, sizeof null_memory, &null_memory, "a null pointer");
     local_bytes_[index] = 0;
     hold(index);
+}
+
+void kernel::set_arg(cl_uint index, const image& img) {
+    check_index(index, "clSetKernelArg");
+    if (!img.handle())
+        throw logic_error(describe_arg(index) + ": the image was released; expected a live image", CL_INVALID_MEM_OBJECT,
+                          "clSetKernelArg");
+    const parameter_kind kind = parameters_[index].kind;
+    expect_kind(index, kind == parameter_kind::image || kind == parameter_kind::unknown, "an image");
+    if (context_of_buffer(img.handle()) != context_)
+        throw logic_error(describe_arg(index) + ": the image belongs to another context; expected an image of the "
+                                                "kernel's context",
+                          CL_INVALID_CONTEXT, "clSetKernelArg");
+    const cl_mem handle = img.handle();
+    detail::retained<cl_mem> memory(handle);
+    set_arg_raw(index, sizeof handle, &handle, "an image");
+    local_bytes_[index] = 0;
+    hold(index, std::move(memory));
+}
+
+void kernel::set_arg(cl_uint index, const sampler& s) {
+    check_index(index, "clSetKernelArg");
+    const parameter_kind kind = parameters_[index].kind;
+    expect_kind(index, kind == parameter_kind::sampler || kind == parameter_kind::unknown, "a sampler");
+    const auto sampler_context = detail::info_value<cl_context>([&](size_t size, void* value, size_t* size_ret) {
+        return api().clGetSamplerInfo(s.handle(), CL_SAMPLER_CONTEXT, size, value, size_ret);
+    }, "clGetSamplerInfo");
+    if (sampler_context != context_)
+        throw logic_error(describe_arg(index) + ": the sampler belongs to another context; expected a sampler of "
+                                                "the kernel's context",
+                          CL_INVALID_CONTEXT, "clSetKernelArg");
+    const cl_sampler handle = s.handle();
+    auto kept = std::make_shared<detail::retained<cl_sampler>>(handle);
+    set_arg_raw(index, sizeof handle, &handle, "a sampler");
+    local_bytes_[index] = 0;
+    hold(index, {}, std::move(kept));
 }
 
 void kernel::set_arg(cl_uint index, local_memory local) {

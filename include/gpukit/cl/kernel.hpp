@@ -4,6 +4,7 @@
 #include "gpukit/cl/buffer.hpp"
 #include "gpukit/cl/detail/retained.hpp"
 #include "gpukit/cl/event.hpp"
+#include "gpukit/cl/image.hpp"
 #include "gpukit/cl/program.hpp"
 #include "gpukit/cl/queue.hpp"
 #include "gpukit/cl/svm.hpp"
@@ -33,11 +34,13 @@ enum class parameter_kind {
     constant_pointer,  // __constant T*: a buffer or SVM
     local_pointer,     // __local T*: local_memory
     value,             // a scalar, vector or struct passed by value: its bytes
-    unsupported,       // an image, sampler, pipe or device-side type, which gpukit cannot pass
+    image,             // an image1d_t ... image3d_t: an image
+    sampler,           // a sampler_t: a sampler
+    unsupported,       // a pipe or device-side type, which gpukit cannot pass
     unknown,           // the implementation describes no parameters: only sizes are checked
 };
 
-// "global", "constant", "local", "value", "unsupported", "unknown".
+// "global", "constant", "local", "value", "image", "sampler", "unsupported", "unknown".
 const char* kind_name(parameter_kind kind) noexcept;
 
 // One parameter, as clGetKernelArgInfo describes it (program::build asks for the description).
@@ -76,10 +79,11 @@ struct value_arg {
     value_type type = value_type::bytes;
 };
 
-// One argument of a launch: a buffer, SVM, local memory, a value, or nullptr (a NULL pointer
-// for a __global or __constant parameter).
+// One argument of a launch: a buffer, SVM, local memory, a value, an image, a sampler, or
+// nullptr (a NULL pointer for a __global or __constant parameter).
 using kernel_arg = std::variant<std::reference_wrapper<const buffer>, std::reference_wrapper<const svm_pointer>,
-                                local_memory, value_arg, std::nullptr_t>;
+                                local_memory, value_arg, std::nullptr_t, std::reference_wrapper<const image>,
+                                std::reference_wrapper<const sampler>>;
 
 // Owns one reference to a cl_kernel; move-only. The kernel keeps its program alive.
 //
@@ -134,6 +138,9 @@ public:
     void set_arg(cl_uint index, std::nullptr_t);
     // Argument `index` is a __local pointer to `local.bytes` of local memory.
     void set_arg(cl_uint index, local_memory local);
+    // Argument `index` is an image (image2d_t, ...) or a sampler_t; each is held as a buffer is.
+    void set_arg(cl_uint index, const image& img);
+    void set_arg(cl_uint index, const sampler& s);
     // Argument `index` is a scalar, vector or struct passed by value: `size` bytes at `value`,
     // which must be exactly the size of the kernel's parameter type, holding a `type`.
     void set_arg_bytes(cl_uint index, const void* value, size_t size, value_type type = value_type::bytes);

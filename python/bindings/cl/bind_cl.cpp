@@ -10,6 +10,7 @@
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/image.hpp"
 #include "gpukit/cl/kernel.hpp"
 #include "gpukit/cl/platform.hpp"
 #include "gpukit/cl/select.hpp"
@@ -138,6 +139,10 @@ cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle va
     }
     if (nb::isinstance<cl::local_memory>(value))
         return nb::cast<cl::local_memory>(value);
+    if (nb::isinstance<cl::image>(value))
+        return std::cref(nb::cast<const cl::image&>(value));
+    if (nb::isinstance<cl::sampler>(value))
+        return std::cref(nb::cast<const cl::sampler&>(value));
     nb::module_ numpy = nb::module_::import_("numpy");
     // A 0-d array (what PyOpenCL's cltypes.make_float4 gives) passes its one element.
     nb::object element;
@@ -153,7 +158,8 @@ cl::kernel_arg kernel_arg_from(const cl::kernel& k, cl_uint index, nb::handle va
     }
     const std::string message = k.describe_arg(index) + " is a " + nb::cast<std::string>(nb::type_name(value.type())) +
                                 "; expected a Buffer, SVM, None, a numpy scalar (or 0-d array) of the parameter's type "
-                                "(numpy.float32(1.5), numpy.int32(4), cltypes.make_float4(...)) or LocalMemory(nbytes)";
+                                "(numpy.float32(1.5), numpy.int32(4), cltypes.make_float4(...)), LocalMemory(nbytes), "
+                                "an Image or a Sampler";
     raise_with(kernel_argument_error, message.c_str(),
                {{"code", nb::int_(CL_INVALID_ARG_VALUE)}, {"routine", nb::str("clSetKernelArg")}});
     throw nb::python_error();
@@ -267,22 +273,6 @@ cl::event enqueue_copy_command(const cl::queue& q, nb::handle dest, nb::handle s
         "enqueue_copy: one of dest and src must be a Buffer or SVM (host-to-host copies are numpy's job)");
 }
 
-// The keywords of a rectangular copy (PyOpenCL's names): with a host array, buffer_origin,
-// host_origin and region (and optionally the pitches); between buffers, src_origin, dst_origin
-// and region.
-struct rect_keywords {
-    nb::handle region, buffer_origin, host_origin, buffer_pitches, host_pitches, src_origin, dst_origin, src_pitches,
-        dst_pitches;
-
-    bool any() const {
-        for (nb::handle h : {region, buffer_origin, host_origin, buffer_pitches, host_pitches, src_origin, dst_origin,
-                             src_pitches, dst_pitches})
-            if (!h.is_none())
-                return true;
-        return false;
-    }
-};
-
 // A rectangle argument: a sequence of 1 to `most` ints, the missing ones `fill`.
 std::array<size_t, 3> rect_numbers(nb::handle value, const char* what, size_t most, size_t fill) {
     const auto wrong = [&](const std::string& found) {
@@ -319,7 +309,7 @@ cl::rect_side rect_side_of(nb::handle origin, const char* origin_name, nb::handl
 
 // A rectangular copy: host to buffer, buffer to host, or buffer to buffer.
 cl::event enqueue_rect_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset,
-                            nb::handle src_offset, nb::handle byte_count, const rect_keywords& rect, python_hold& hold,
+                            nb::handle src_offset, nb::handle byte_count, const copy_keywords& rect, python_hold& hold,
                             const std::vector<cl_event>& events) {
     // The offsets' default is 0: only another value is refused here.
     const auto given_offset = [](nb::handle h) { return !(PyIndex_Check(h.ptr()) && h.equal(nb::int_(0))); };
@@ -370,19 +360,8 @@ cl::event enqueue_rect_copy(const cl::queue& q, nb::handle dest, nb::handle src,
                                  region, false, events);
 }
 
-// The command is enqueued with the GIL held, so no other thread can release a Buffer or SVM
-// of it meanwhile (the command then holds what it needs); only the wait lets the GIL go.
-cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset_arg,
-                       nb::handle src_offset_arg, nb::handle byte_count_arg, nb::handle is_blocking_arg,
-                       nb::handle wait_for, const rect_keywords& rect) {
-    const bool is_blocking = cl_bool(is_blocking_arg, "enqueue_copy(is_blocking)");
-    const std::vector<cl_event> events = wait_list(wait_for);
-    note_queue_use(q);
-    python_hold hold;
-    cl::event done = rect.any() ? enqueue_rect_copy(q, dest, src, dst_offset_arg, src_offset_arg, byte_count_arg,
-                                                    rect, hold, events)
-                                : enqueue_copy_command(q, dest, src, dst_offset_arg, src_offset_arg, byte_count_arg,
-                                                       hold, events);
+// Keeps the host memory of a queued copy until it has completed, and waits when blocking.
+cl::event finish_copy(cl::event done, python_hold hold, bool is_blocking) {
     if (!hold.empty())
         done.keep_until_complete(share_hold(std::move(hold)));
     if (is_blocking) {
@@ -393,15 +372,31 @@ cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::
     return done;
 }
 
-// PyOpenCL's attribute form of get_info (device.address_bits, event.command_type, ...):
-// called only for names that are no attribute of the object.
-nb::object info_getattr(nb::handle self, const std::string& name) {
-    if (nb::object answer = info_attribute(self, name); answer.is_valid())
-        return answer;
-    throw nb::attribute_error(("'" + nb::cast<std::string>(nb::type_name(self.type())) + "' object has no attribute '" +
-                               name + "' (nor a get_info parameter of that name)")
-                                  .c_str());
+// The command is enqueued with the GIL held, so no other thread can release a Buffer or SVM
+// of it meanwhile (the command then holds what it needs); only the wait lets the GIL go.
+cl::event enqueue_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset_arg,
+                       nb::handle src_offset_arg, nb::handle byte_count_arg, nb::handle is_blocking_arg,
+                       nb::handle wait_for, const copy_keywords& rect) {
+    const bool is_blocking = cl_bool(is_blocking_arg, "enqueue_copy(is_blocking)");
+    const std::vector<cl_event> events = wait_list(wait_for);
+    note_queue_use(q);
+    python_hold hold;
+    if (nb::isinstance<cl::image>(dest) || nb::isinstance<cl::image>(src)) {
+        cl::event done = enqueue_image_copy(q, dest, src, dst_offset_arg, src_offset_arg, byte_count_arg, rect, hold,
+                                            events);
+        return finish_copy(std::move(done), std::move(hold), is_blocking);
+    }
+    if (const char* name = rect.image_keyword_given())
+        throw nb::type_error((std::string("enqueue_copy: ") + name +
+                              " is an argument of image copies; neither dest nor src is an Image")
+                                 .c_str());
+    cl::event done = rect.any_rect() ? enqueue_rect_copy(q, dest, src, dst_offset_arg, src_offset_arg, byte_count_arg,
+                                                    rect, hold, events)
+                                : enqueue_copy_command(q, dest, src, dst_offset_arg, src_offset_arg, byte_count_arg,
+                                                       hold, events);
+    return finish_copy(std::move(done), std::move(hold), is_blocking);
 }
+
 
 // Event.set_callback's callback: OpenCL calls it on a thread of its own, so it takes the GIL
 // to call `callback(status)`, reports an exception it raises as unraisable (nobody is there to
@@ -908,20 +903,24 @@ void bind_cl(nb::module_& parent) {
           [](const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset, nb::handle src_offset,
              nb::handle byte_count, nb::handle is_blocking, nb::handle wait_for, nb::handle region,
              nb::handle buffer_origin, nb::handle host_origin, nb::handle buffer_pitches, nb::handle host_pitches,
-             nb::handle src_origin, nb::handle dst_origin, nb::handle src_pitches, nb::handle dst_pitches) {
+             nb::handle src_origin, nb::handle dst_origin, nb::handle src_pitches, nb::handle dst_pitches,
+             nb::handle origin, nb::handle pitches, nb::handle offset, nb::handle dest_origin) {
               return enqueue_copy(q, dest, src, dst_offset, src_offset, byte_count, is_blocking, wait_for,
                                   {region, buffer_origin, host_origin, buffer_pitches, host_pitches, src_origin,
-                                   dst_origin, src_pitches, dst_pitches});
+                                   dst_origin, src_pitches, dst_pitches, origin, pitches, offset, dest_origin});
           },
           "queue"_a, "dest"_a, "src"_a, nb::kw_only(), "dst_offset"_a.none() = 0, "src_offset"_a.none() = 0, "byte_count"_a.none() = nb::none(), "is_blocking"_a.none() = true,
           "wait_for"_a.none() = nb::none(), "region"_a.none() = nb::none(), "buffer_origin"_a.none() = nb::none(),
           "host_origin"_a.none() = nb::none(), "buffer_pitches"_a.none() = nb::none(),
           "host_pitches"_a.none() = nb::none(), "src_origin"_a.none() = nb::none(),
           "dst_origin"_a.none() = nb::none(), "src_pitches"_a.none() = nb::none(),
-          "dst_pitches"_a.none() = nb::none(),
+          "dst_pitches"_a.none() = nb::none(), "origin"_a.none() = nb::none(), "pitches"_a.none() = nb::none(),
+          "offset"_a.none() = nb::none(), "dest_origin"_a.none() = nb::none(),
           "Copy between a numpy array and a Buffer or SVM, or between Buffers, or between SVM; with region and "
           "origins (buffer_origin/host_origin, or src_origin/dst_origin between Buffers), a rectangular copy "
-          "between Buffers or a Buffer and a numpy array. Returns an Event.");
+          "between Buffers or a Buffer and a numpy array. With an Image on either side, PyOpenCL's image copies: "
+          "origin, region (pixels) and pitches with a numpy array; offset, origin and region with a Buffer; "
+          "src_origin, dest_origin and region between Images. Returns an Event.");
 
     auto program = nb::class_<cl::program>(m, "Program", nb::dynamic_attr(),
                                            "OpenCL C source built for a context's devices.")
@@ -1105,6 +1104,7 @@ void bind_cl(nb::module_& parent) {
                      [](void* h, bool retain) { return cl::kernel::wrap(static_cast<cl_kernel>(h), retain); });
 
     bind_cl_mapping(m);
+    bind_cl_images(m);
 }
 
 }  // namespace gpukit::python

@@ -44,6 +44,7 @@ enum class info_type {
     device,     // cl_device_id: Device, or None for a null one (a root device's parent)
     queue,      // cl_command_queue: a new CommandQueue object of it
     device_type,  // cl_device_type: device_type
+    image_format,  // cl_image_format: ImageFormat
 };
 
 struct info_param {
@@ -64,6 +65,83 @@ constexpr info_param mem_info_params[] = {
     {"CONTEXT", CL_MEM_CONTEXT, info_type::context},
     {"OFFSET", CL_MEM_OFFSET, info_type::size},
     {"USES_SVM_POINTER", CL_MEM_USES_SVM_POINTER, info_type::boolean},
+};
+
+// Image.get_image_info: all of PyOpenCL's image_info but BUFFER (gpukit makes no images over buffers).
+constexpr info_param image_info_params[] = {
+    {"FORMAT", CL_IMAGE_FORMAT, info_type::image_format},
+    {"ELEMENT_SIZE", CL_IMAGE_ELEMENT_SIZE, info_type::size},
+    {"ROW_PITCH", CL_IMAGE_ROW_PITCH, info_type::size},
+    {"SLICE_PITCH", CL_IMAGE_SLICE_PITCH, info_type::size},
+    {"WIDTH", CL_IMAGE_WIDTH, info_type::size},
+    {"HEIGHT", CL_IMAGE_HEIGHT, info_type::size},
+    {"DEPTH", CL_IMAGE_DEPTH, info_type::size},
+    {"ARRAY_SIZE", CL_IMAGE_ARRAY_SIZE, info_type::size},
+    {"NUM_MIP_LEVELS", CL_IMAGE_NUM_MIP_LEVELS, info_type::uint},
+    {"NUM_SAMPLES", CL_IMAGE_NUM_SAMPLES, info_type::uint},
+};
+
+// Sampler.get_info.
+constexpr info_param sampler_info_params[] = {
+    {"REFERENCE_COUNT", CL_SAMPLER_REFERENCE_COUNT, info_type::uint},
+    {"CONTEXT", CL_SAMPLER_CONTEXT, info_type::context},
+    {"NORMALIZED_COORDS", CL_SAMPLER_NORMALIZED_COORDS, info_type::boolean},
+    {"ADDRESSING_MODE", CL_SAMPLER_ADDRESSING_MODE, info_type::uint},
+    {"FILTER_MODE", CL_SAMPLER_FILTER_MODE, info_type::uint},
+};
+
+// Constants that are no info parameters but arguments (PyOpenCL's classes of the same names).
+constexpr info_param channel_orders[] = {
+    {"R", CL_R, info_type::uint},         {"A", CL_A, info_type::uint},
+    {"RG", CL_RG, info_type::uint},       {"RA", CL_RA, info_type::uint},
+    {"RGB", CL_RGB, info_type::uint},     {"RGBA", CL_RGBA, info_type::uint},
+    {"BGRA", CL_BGRA, info_type::uint},   {"ARGB", CL_ARGB, info_type::uint},
+    {"INTENSITY", CL_INTENSITY, info_type::uint}, {"LUMINANCE", CL_LUMINANCE, info_type::uint},
+    {"Rx", CL_Rx, info_type::uint},       {"RGx", CL_RGx, info_type::uint},
+    {"RGBx", CL_RGBx, info_type::uint},   {"DEPTH", CL_DEPTH, info_type::uint},
+    {"sRGB", CL_sRGB, info_type::uint},   {"sRGBx", CL_sRGBx, info_type::uint},
+    {"sRGBA", CL_sRGBA, info_type::uint}, {"sBGRA", CL_sBGRA, info_type::uint},
+    {"ABGR", CL_ABGR, info_type::uint},
+};
+constexpr info_param channel_types[] = {
+    {"SNORM_INT8", CL_SNORM_INT8, info_type::uint},
+    {"SNORM_INT16", CL_SNORM_INT16, info_type::uint},
+    {"UNORM_INT8", CL_UNORM_INT8, info_type::uint},
+    {"UNORM_INT16", CL_UNORM_INT16, info_type::uint},
+    {"UNORM_SHORT_565", CL_UNORM_SHORT_565, info_type::uint},
+    {"UNORM_SHORT_555", CL_UNORM_SHORT_555, info_type::uint},
+    {"UNORM_INT_101010", CL_UNORM_INT_101010, info_type::uint},
+    {"SIGNED_INT8", CL_SIGNED_INT8, info_type::uint},
+    {"SIGNED_INT16", CL_SIGNED_INT16, info_type::uint},
+    {"SIGNED_INT32", CL_SIGNED_INT32, info_type::uint},
+    {"UNSIGNED_INT8", CL_UNSIGNED_INT8, info_type::uint},
+    {"UNSIGNED_INT16", CL_UNSIGNED_INT16, info_type::uint},
+    {"UNSIGNED_INT32", CL_UNSIGNED_INT32, info_type::uint},
+    {"HALF_FLOAT", CL_HALF_FLOAT, info_type::uint},
+    {"FLOAT", CL_FLOAT, info_type::uint},
+    {"UNORM_INT24", CL_UNORM_INT24, info_type::uint},
+    {"UNORM_INT_101010_2", CL_UNORM_INT_101010_2, info_type::uint},
+};
+constexpr info_param mem_object_types[] = {
+    {"BUFFER", CL_MEM_OBJECT_BUFFER, info_type::uint},
+    {"IMAGE2D", CL_MEM_OBJECT_IMAGE2D, info_type::uint},
+    {"IMAGE3D", CL_MEM_OBJECT_IMAGE3D, info_type::uint},
+    {"IMAGE2D_ARRAY", CL_MEM_OBJECT_IMAGE2D_ARRAY, info_type::uint},
+    {"IMAGE1D", CL_MEM_OBJECT_IMAGE1D, info_type::uint},
+    {"IMAGE1D_ARRAY", CL_MEM_OBJECT_IMAGE1D_ARRAY, info_type::uint},
+    {"IMAGE1D_BUFFER", CL_MEM_OBJECT_IMAGE1D_BUFFER, info_type::uint},
+    {"PIPE", CL_MEM_OBJECT_PIPE, info_type::uint},
+};
+constexpr info_param addressing_modes[] = {
+    {"NONE", CL_ADDRESS_NONE, info_type::uint},
+    {"CLAMP_TO_EDGE", CL_ADDRESS_CLAMP_TO_EDGE, info_type::uint},
+    {"CLAMP", CL_ADDRESS_CLAMP, info_type::uint},
+    {"REPEAT", CL_ADDRESS_REPEAT, info_type::uint},
+    {"MIRRORED_REPEAT", CL_ADDRESS_MIRRORED_REPEAT, info_type::uint},
+};
+constexpr info_param filter_modes[] = {
+    {"NEAREST", CL_FILTER_NEAREST, info_type::uint},
+    {"LINEAR", CL_FILTER_LINEAR, info_type::uint},
 };
 
 // Kernel.get_info: all of PyOpenCL's kernel_info.
@@ -375,6 +453,8 @@ nb::object decode(const std::vector<std::byte>& bytes, info_type type) {
     }
     case info_type::queue:
         return nb::cast(cl::queue::wrap(info_as<cl_command_queue>(bytes)));
+    case info_type::image_format:
+        return nb::cast(image_format{info_as<cl_image_format>(bytes)});
     case info_type::device_type:
         return as_flags("device_type", info_as<cl_device_type>(bytes));
     }
@@ -410,12 +490,34 @@ void bind_info_enums(nb::module_& m) {
     classes["profiling_info"] = parameter_list(profiling_info_params);
     classes["program_build_info"] = parameter_list(program_build_info_params);
     classes["command_execution_status"] = parameter_list(execution_statuses);
+    classes["image_info"] = parameter_list(image_info_params);
+    classes["sampler_info"] = parameter_list(sampler_info_params);
+    classes["channel_order"] = parameter_list(channel_orders);
+    classes["channel_type"] = parameter_list(channel_types);
+    classes["mem_object_type"] = parameter_list(mem_object_types);
+    classes["addressing_mode"] = parameter_list(addressing_modes);
+    classes["filter_mode"] = parameter_list(filter_modes);
     m.attr("_info_parameters") = classes;
 }
 
 nb::object buffer_info(const cl::buffer& b, nb::handle param) {
     const info_param& p = find_param(mem_info_params, param, "Buffer.get_info", "mem_info", "clGetMemObjectInfo");
     return decode(b.info_bytes(p.param), p.type);
+}
+
+nb::object image_mem_info(const cl::image& img, nb::handle param) {
+    const info_param& p = find_param(mem_info_params, param, "Image.get_info", "mem_info", "clGetMemObjectInfo");
+    return decode(img.info_bytes(p.param), p.type);
+}
+
+nb::object image_info(const cl::image& img, nb::handle param) {
+    const info_param& p = find_param(image_info_params, param, "Image.get_image_info", "image_info", "clGetImageInfo");
+    return decode(img.image_info_bytes(p.param), p.type);
+}
+
+nb::object sampler_info(const cl::sampler& s, nb::handle param) {
+    const info_param& p = find_param(sampler_info_params, param, "Sampler.get_info", "sampler_info", "clGetSamplerInfo");
+    return decode(s.info_bytes(p.param), p.type);
 }
 
 nb::object program_info(const cl::program& p, nb::handle param) {
@@ -493,6 +595,16 @@ nb::object info_attribute(nb::handle self, const std::string& name) {
     if (nb::isinstance<cl::program>(self))
         return answer(program_info_params,
                       [&](nb::handle p) { return program_info(nb::cast<const cl::program&>(self), p); });
+    if (nb::isinstance<cl::image>(self)) {
+        const auto& img = nb::cast<const cl::image&>(self);
+        if (nb::object found = answer(image_info_params, [&](nb::handle p) { return image_info(img, p); });
+            found.is_valid())
+            return found;
+        return answer(mem_info_params, [&](nb::handle p) { return image_mem_info(img, p); });
+    }
+    if (nb::isinstance<cl::sampler>(self))
+        return answer(sampler_info_params,
+                      [&](nb::handle p) { return sampler_info(nb::cast<const cl::sampler&>(self), p); });
     return nb::object();
 }
 
@@ -505,6 +617,14 @@ nb::object kernel_work_group_info(const cl::kernel& k, nb::handle param, const c
     const info_param& p = find_param(work_group_info_params, param, "Kernel.get_work_group_info",
                                      "kernel_work_group_info", "clGetKernelWorkGroupInfo");
     return decode(k.work_group_info_bytes(p.param, dev), p.type);
+}
+
+nb::object info_getattr(nb::handle self, const std::string& name) {
+    if (nb::object answer = info_attribute(self, name); answer.is_valid())
+        return answer;
+    throw nb::attribute_error(("'" + nb::cast<std::string>(nb::type_name(self.type())) + "' object has no attribute '" +
+                               name + "' (nor a get_info parameter of that name)")
+                                  .c_str());
 }
 
 }  // namespace gpukit::python

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 
 from gpukit._gpukit import cl as _cl
-from gpukit.cl import _host_views
+from gpukit.cl import _host_views, _images
 from gpukit.cl._constants import constant_class as _constant_class
 
 Error = _cl.Error
@@ -30,6 +30,13 @@ device_info = _constant_class("device_info", _cl._info_parameters["device_info"]
 context_info = _constant_class("context_info", _cl._info_parameters["context_info"])
 command_queue_info = _constant_class("command_queue_info", _cl._info_parameters["command_queue_info"])
 event_info = _constant_class("event_info", _cl._info_parameters["event_info"])
+image_info = _constant_class("image_info", _cl._info_parameters["image_info"])
+sampler_info = _constant_class("sampler_info", _cl._info_parameters["sampler_info"])
+channel_order = _constant_class("channel_order", _cl._info_parameters["channel_order"])
+channel_type = _constant_class("channel_type", _cl._info_parameters["channel_type"])
+mem_object_type = _constant_class("mem_object_type", _cl._info_parameters["mem_object_type"])
+addressing_mode = _constant_class("addressing_mode", _cl._info_parameters["addressing_mode"])
+filter_mode = _constant_class("filter_mode", _cl._info_parameters["filter_mode"])
 profiling_info = _constant_class("profiling_info", _cl._info_parameters["profiling_info"])
 program_build_info = _constant_class("program_build_info", _cl._info_parameters["program_build_info"])
 command_execution_status = _constant_class("command_execution_status", _cl._info_parameters["command_execution_status"])
@@ -42,6 +49,14 @@ Context = _cl.Context
 CommandQueue = _cl.CommandQueue
 Buffer = _cl.Buffer
 MemoryMap = _cl.MemoryMap
+Image = _cl.Image
+ImageFormat = _cl.ImageFormat
+Sampler = _cl.Sampler
+DeviceTopologyAmd = _cl.DeviceTopologyAmd
+get_supported_image_formats = _cl.get_supported_image_formats
+enqueue_fill_image = _cl.enqueue_fill_image
+create_image = _images.create_image
+image_from_array = _images.image_from_array
 SVMPointer = _cl.SVMPointer
 Program = _cl.Program
 Kernel = _cl.Kernel
@@ -77,7 +92,7 @@ SVMAllocation = _cl.tools.SVMAllocation
 CtxFactory = Callable[[], Context]
 
 __all__ = [
-    "Buffer", "MemoryMap", "map_flags", "enqueue_map_buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
+    "Buffer", "MemoryMap", "map_flags", "enqueue_map_buffer", "Image", "ImageFormat", "Sampler", "DeviceTopologyAmd", "get_supported_image_formats", "enqueue_fill_image", "create_image", "image_from_array", "image_info", "sampler_info", "channel_order", "channel_type", "mem_object_type", "addressing_mode", "filter_mode", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "unload_platform_compiler", "wait_for_events", "error_name", "enqueue_fill", "enqueue_fill_buffer", "enqueue_svm_memfill", "get_platforms", "link_program", "mem_flags",

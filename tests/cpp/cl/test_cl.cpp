@@ -307,6 +307,63 @@ TEST_F(ClDevice, MappedBytesReadAndWriteTheBuffer) {
     EXPECT_THROW(cl::mapped_region::map(*q, b, 0, 0, 4, true), cl::logic_error);
 }
 
+TEST(ClImageFormats, PixelSizesAreOpenCLs) {
+    EXPECT_EQ(cl::pixel_size({CL_RGBA, CL_FLOAT}), 16u);
+    EXPECT_EQ(cl::pixel_size({CL_R, CL_UNSIGNED_INT8}), 1u);
+    EXPECT_EQ(cl::pixel_size({CL_RG, CL_HALF_FLOAT}), 4u);
+    EXPECT_EQ(cl::pixel_size({CL_RGB, CL_UNORM_SHORT_565}), 2u);
+    EXPECT_EQ(cl::pixel_size({CL_RGBx, CL_UNORM_INT8}), 4u);  // the padding channel is stored
+    EXPECT_THROW(cl::pixel_size({CL_RGBA, 0x1234}), cl::logic_error);
+    EXPECT_THROW(cl::channel_count(0x1234), cl::logic_error);
+}
+
+TEST_F(ClDevice, ImageBoxesRoundTripAndKernelsSampleThem) {
+    if (!ctx->devices().front().image_support())
+        GTEST_SKIP() << "the device has no image support";
+    const cl_image_format r_float{CL_R, CL_FLOAT};
+    const auto formats = cl::supported_image_formats(*ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D);
+    ASSERT_TRUE(std::any_of(formats.begin(), formats.end(), [](const cl_image_format& f) {
+        return f.image_channel_order == CL_R && f.image_channel_data_type == CL_FLOAT;
+    }));
+    const std::vector<float> pixels = random_floats(19 * 7, 3);
+    auto img = cl::image::create(*ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, r_float,
+                                 {.type = CL_MEM_OBJECT_IMAGE2D, .width = 19, .height = 7},
+                                 const_cast<float*>(pixels.data()), pixels.size() * sizeof(float));
+    EXPECT_EQ(img.extent(), (cl::image_point{19, 7, 1}));
+    // A 5 x 3 box at (x=2, y=4) into rows 8 floats apart.
+    std::vector<float> box(3 * 8, -1.0f);
+    cl::enqueue_read_image(*q, img, {2, 4, 0}, {5, 3, 1},
+                           {.data = box.data(), .bytes = box.size() * sizeof(float), .row_pitch = 8 * sizeof(float)},
+                           true);
+    for (size_t y = 0; y < 3; ++y)
+        for (size_t x = 0; x < 8; ++x)
+            EXPECT_EQ(box[y * 8 + x], x < 5 ? pixels[(y + 4) * 19 + x + 2] : -1.0f) << x << ", " << y;
+    std::vector<float> tiny(4);
+    EXPECT_THROW(cl::enqueue_read_image(*q, img, {0, 0, 0}, {5, 3, 1}, {.data = tiny.data(), .bytes = 16}, true),
+                 cl::logic_error);  // the host memory is too small
+    EXPECT_THROW(cl::enqueue_read_image(*q, img, {15, 0, 0}, {5, 1, 1}, {.data = box.data(), .bytes = 96}, true),
+                 cl::logic_error);  // past the image's edge
+
+    cl::program prog = build(R"(
+        __kernel void sample(__global float *out, __read_only image2d_t img, sampler_t s) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imagef(img, s, (int2)(x, y)).x;
+        })");
+    cl::kernel k = cl::kernel::create(prog, "sample");
+    EXPECT_EQ(k.parameters()[1].kind, cl::parameter_kind::image);
+    EXPECT_EQ(k.parameters()[2].kind, cl::parameter_kind::sampler);
+    auto out = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, pixels.size() * sizeof(float));
+    const cl::sampler s = cl::sampler::create(*ctx, false, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST);
+    EXPECT_THROW(k.set_arg(1, out), cl::logic_error);  // a buffer for the image
+    k.set_arg(0, out);
+    k.set_arg(1, img);
+    k.set_arg(2, s);
+    cl::enqueue_nd_range(*q, k, std::vector<size_t>{19, 7}, {}).wait();
+    std::vector<float> back(pixels.size());
+    cl::enqueue_read(*q, out, 0, back.data(), back.size() * sizeof(float), true);
+    EXPECT_EQ(back, pixels);
+}
+
 TEST_F(ClDevice, SelectsDevicesByIndexAndName) {
     const auto platforms = cl::platform::all();
     const auto first = cl::select_devices("0:0");

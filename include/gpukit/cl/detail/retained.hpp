@@ -1,5 +1,5 @@
 // One counted reference to an OpenCL object: the one owner behind every OpenCL class (context,
-// queue, buffer, event, program, kernel) and the allocators. Moving hands the reference on,
+// queue, buffer, image, sampler, event, program, kernel) and the allocators. Moving hands the reference on,
 // copying takes another one (clRetain*), destroying drops it (clRelease*, never throwing: a
 // failure becomes a cleanup warning). The owning classes declare only moves, so they stay
 // move-only; the allocators copy theirs, since a pool may outlive the Context and
@@ -35,6 +35,7 @@ GPUKIT_CL_RETAIN_TRAITS(cl_mem, MemObject)
 GPUKIT_CL_RETAIN_TRAITS(cl_event, Event)
 GPUKIT_CL_RETAIN_TRAITS(cl_program, Program)
 GPUKIT_CL_RETAIN_TRAITS(cl_kernel, Kernel)
+GPUKIT_CL_RETAIN_TRAITS(cl_sampler, Sampler)
 
 #undef GPUKIT_CL_RETAIN_TRAITS
 
