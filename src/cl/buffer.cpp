@@ -4,6 +4,7 @@
 #include "gpukit/cl/detail/host_owner.hpp"
 #include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/detail/release.hpp"
+#include "gpukit/cl/detail/wait_list.hpp"
 
 #include <bit>
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/host_owner.hpp"
 #include "gpukit/cl/detail/info.hpp"
+#include "gpukit/cl/detail/wait_list.hpp"
 
 #include <string>
 #include <utility>

@@ -3,6 +3,7 @@
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
 #include "gpukit/cl/detail/parameter_types.hpp"
+#include "gpukit/cl/detail/wait_list.hpp"
 #include "gpukit/core/c_text.hpp"
 
 #include <algorithm>
@@ -536,8 +537,8 @@ event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> 
     cl_event done_handle = nullptr;
     const cl_int status = api().clEnqueueNDRangeKernel(
         q.handle(), k.handle(), static_cast<cl_uint>(global.size()), offset.empty() ? nullptr : offset.data(),
-        global.data(), local_size.empty() ? nullptr : local_size.data(), static_cast<cl_uint>(wait_for.size()),
-        wait_for.empty() ? nullptr : wait_for.data(), &done_handle);
+        global.data(), local_size.empty() ? nullptr : local_size.data(), detail::wait_count(wait_for),
+        detail::wait_list(wait_for), &done_handle);
     if (status != CL_SUCCESS)
         throw_cl_error(status, routine,
                        "kernel '" + k.name() + "' with global size " + sizes_text(global) + " and local size " +

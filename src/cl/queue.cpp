@@ -2,6 +2,7 @@
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/detail/info.hpp"
+#include "gpukit/cl/detail/wait_list.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -41,15 +42,15 @@ queue queue::wrap(cl_command_queue handle, bool retain) {
 
 event enqueue_marker(const queue& q, std::span<const cl_event> wait_for) {
     cl_event done = nullptr;
-    GPUKIT_CL(clEnqueueMarkerWithWaitList, q.handle(), static_cast<cl_uint>(wait_for.size()),
-              wait_for.empty() ? nullptr : wait_for.data(), &done);
+    GPUKIT_CL(clEnqueueMarkerWithWaitList, q.handle(), detail::wait_count(wait_for),
+              detail::wait_list(wait_for), &done);
     return event(done);
 }
 
 event enqueue_barrier(const queue& q, std::span<const cl_event> wait_for) {
     cl_event done = nullptr;
-    GPUKIT_CL(clEnqueueBarrierWithWaitList, q.handle(), static_cast<cl_uint>(wait_for.size()),
-              wait_for.empty() ? nullptr : wait_for.data(), &done);
+    GPUKIT_CL(clEnqueueBarrierWithWaitList, q.handle(), detail::wait_count(wait_for),
+              detail::wait_list(wait_for), &done);
     return event(done);
 }
 

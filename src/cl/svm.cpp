@@ -2,17 +2,20 @@
 
 #include "gpukit/cl/api.hpp"
 #include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/detail/wait_list.hpp"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
 namespace gpukit::cl {
 
 svm_pointer::svm_pointer(svm_pointer&& other) noexcept
-    : pointer_(std::exchange(other.pointer_, nullptr)), size_(std::exchange(other.size_, 0)),
+    : owner_(other.owner_), pointer_(std::exchange(other.pointer_, nullptr)), size_(std::exchange(other.size_, 0)),
       context_(other.context_), released_(std::exchange(other.released_, true)) {}
 
 svm_pointer& svm_pointer::operator=(svm_pointer&& other) noexcept {
+    owner_ = other.owner_;
     pointer_ = std::exchange(other.pointer_, nullptr);
     size_ = std::exchange(other.size_, 0);
     context_ = other.context_;
@@ -70,6 +73,43 @@ event svm_allocation::enqueue_release(const queue* q) {
     return event(done);
 }
 
+svm_range::svm_range(const svm_pointer& owner, void* pointer, std::size_t size)
+    : svm_pointer(pointer, size, owner.context_handle()) {
+    const char* routine = "SVM";
+    if (owner.released())
+        throw logic_error(std::string(routine) + ": the SVM memory was released; expected live SVM",
+                          CL_INVALID_ARG_VALUE, routine);
+    const auto start = reinterpret_cast<std::uintptr_t>(owner.pointer());
+    const auto first = reinterpret_cast<std::uintptr_t>(pointer);
+    if (first < start || first - start > owner.size() || size > owner.size() - (first - start))
+        throw logic_error(std::string(routine) + ": " + std::to_string(size) + " bytes at " + std::to_string(first) +
+                              " are not within the SVM memory of " + std::to_string(owner.size()) + " bytes at " +
+                              std::to_string(start),
+                          CL_INVALID_VALUE, routine);
+    owner_ = &owner;
+}
+
+event enqueue_svm_map(const queue& q, bool blocking, cl_map_flags flags, const svm_pointer& p,
+                      std::span<const cl_event> wait_for) {
+    check_svm_usable(p, q.context_handle(), "enqueue_svm_map");
+    if ((flags & ~(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) != 0 || flags == 0)
+        throw logic_error("enqueue_svm_map: invalid map_flags " + std::to_string(flags) +
+                              "; expected READ and/or WRITE, or WRITE_INVALIDATE_REGION",
+                          CL_INVALID_VALUE, "clEnqueueSVMMap");
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueSVMMap, q.handle(), blocking ? CL_TRUE : CL_FALSE, flags, p.pointer(), p.size(),
+              detail::wait_count(wait_for), detail::wait_list(wait_for), &done);
+    return event(done);
+}
+
+event enqueue_svm_unmap(const queue& q, const svm_pointer& p, std::span<const cl_event> wait_for) {
+    check_svm_usable(p, q.context_handle(), "enqueue_svm_unmap");
+    cl_event done = nullptr;
+    GPUKIT_CL(clEnqueueSVMUnmap, q.handle(), p.pointer(), detail::wait_count(wait_for),
+              detail::wait_list(wait_for), &done);
+    return event(done);
+}
+
 void check_svm_usable(const svm_pointer& p, cl_context ctx, const std::string& what) {
     if (p.released())
         throw logic_error(what + ": the SVM memory was released; expected live SVM", CL_INVALID_ARG_VALUE,
@@ -90,7 +130,7 @@ event enqueue_svm_fill(const queue& q, void* dst, std::span<const std::byte> pat
     check_fill(pattern, 0, bytes, routine);
     cl_event done = nullptr;
     GPUKIT_CL(clEnqueueSVMMemFill, q.handle(), dst, pattern.data(), pattern.size(), bytes,
-              static_cast<cl_uint>(wait_for.size()), wait_for.empty() ? nullptr : wait_for.data(), &done);
+              detail::wait_count(wait_for), detail::wait_list(wait_for), &done);
     return event(done);
 }
 
@@ -105,7 +145,7 @@ event enqueue_svm_copy(const queue& q, void* dst, const void* src, std::size_t b
                           "clEnqueueSVMMemcpy");
     cl_event done = nullptr;
     GPUKIT_CL(clEnqueueSVMMemcpy, q.handle(), blocking ? CL_TRUE : CL_FALSE, dst, src, bytes,
-              static_cast<cl_uint>(wait_for.size()), wait_for.empty() ? nullptr : wait_for.data(), &done);
+              detail::wait_count(wait_for), detail::wait_list(wait_for), &done);
     return event(done);
 }
 

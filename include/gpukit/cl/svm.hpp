@@ -21,7 +21,8 @@ class svm_pointer {
 public:
     void* pointer() const noexcept { return pointer_; }
     std::size_t size() const noexcept { return size_; }
-    bool released() const noexcept { return released_; }
+    // True once this memory, or the owner a range lies in (svm_range), was released.
+    bool released() const noexcept { return released_ || (owner_ && owner_->released()); }
     // The context the memory belongs to; borrowed (the owner keeps it alive).
     cl_context context_handle() const noexcept { return context_; }
 
@@ -33,6 +34,9 @@ protected:
     ~svm_pointer() = default;
     // Marks the memory released: null, size 0.
     void clear() noexcept;
+
+    // The owner this memory is a range of (svm_range), whose release ends it too.
+    const svm_pointer* owner_ = nullptr;
 
 private:
     void* pointer_;
@@ -65,6 +69,21 @@ public:
 private:
     svm_allocator allocator_;
 };
+
+// `size` bytes from `pointer` of the SVM `owner` (what PyOpenCL's SVM(ary) stands for: a numpy
+// array over SVM): it is released when the owner is, and the owner must outlive it. cl::logic_error
+// when the range is not within the owner's memory or the owner was released.
+class svm_range : public svm_pointer {
+public:
+    svm_range(const svm_pointer& owner, void* pointer, std::size_t size);
+    svm_range(svm_range&&) noexcept = default;
+};
+
+// Maps (clEnqueueSVMMap, for CL_MAP_READ/WRITE flags) or unmaps coarse-grained SVM for host
+// access; the returned event says when the host may touch it (map) or the devices again (unmap).
+event enqueue_svm_map(const queue& q, bool blocking, cl_map_flags flags, const svm_pointer& p,
+                      std::span<const cl_event> wait_for = {});
+event enqueue_svm_unmap(const queue& q, const svm_pointer& p, std::span<const cl_event> wait_for = {});
 
 // Copies `bytes` from `src` to `dst`, either of which may be SVM or host memory. Both ranges
 // must stay valid until the returned event has completed.

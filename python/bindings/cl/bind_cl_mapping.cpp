@@ -1,15 +1,17 @@
-// gpukit._gpukit.cl's MemoryMap, _enqueue_map_buffer and Buffer.get_host_array: buffer bytes seen
-// from the host.
+// gpukit._gpukit.cl's host views of device memory: MemoryMap, _enqueue_map_buffer and
+// Buffer.get_host_array for buffers; SVM (PyOpenCL's wrapper of arrays over SVM) and SVM mapping.
 // gpukit.cl.enqueue_map_buffer (Python) turns a MemoryMap into the numpy array PyOpenCL
 // returns, whose base it is.
 #include "cl/cl_args.hpp"
 #include "cl/cl_bindings.hpp"
 
 #include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/svm.hpp"
 
 #include <nanobind/stl/pair.h>
 
 #include <cstdint>
+#include <utility>
 
 namespace gpukit::python {
 
@@ -51,6 +53,60 @@ void bind_cl_mapping(nb::module_& m) {
                     "dtype"_a.none(), "order"_a.none() = "C",
                     "The host memory of a USE_HOST_PTR buffer as a numpy array of `shape` and `dtype` (contiguous in "
                     "`order`), whose base is the buffer, as PyOpenCL's. LogicError for other buffers."));
+
+    // PyOpenCL's SVM(mem): a numpy array over SVM (or SVM itself) as a kernel argument or copy
+    // side; gpukit.cl._svm finds the SVM the array lies in, which `mem` keeps alive.
+    nb::class_<cl::svm_range, cl::svm_pointer>(m, "SVM", nb::dynamic_attr(),
+                                               "SVM memory (an SVMAllocation, or a numpy array over SVM, as svm_empty "
+                                               "makes) as a kernel argument, a copy's side or something to map.")
+        .def("__init__", [](cl::svm_range* self, nb::handle mem) {
+            nb::object found = nb::module_::import_("gpukit.cl._svm").attr("svm_owner_and_range")(mem);
+            const auto& owner = nb::cast<const cl::svm_pointer&>(found[0]);
+            new (self) cl::svm_range(owner, reinterpret_cast<void*>(nb::cast<std::uintptr_t>(found[1])),
+                                     nb::cast<size_t>(found[2]));
+            nb::setattr(nb::find(self), "mem", mem);
+        }, "mem"_a.none());
+
+    // map, map_ro, map_rw and as_buffer are Python; bound here so that SVMPointer's stub has them.
+    nb::handle svm_type = nb::type<cl::svm_pointer>();
+    nb::setattr(svm_type, "map",
+                nb::cpp_function(
+                    [](nb::handle self, nb::handle queue, nb::handle flags, nb::handle is_blocking, nb::handle wait_for) {
+                        return nb::module_::import_("gpukit.cl._svm").attr("svm_map")(self, queue, flags, is_blocking,
+                                                                                      wait_for);
+                    },
+                    nb::is_method(), nb::scope(svm_type), nb::name("map"), "queue"_a, "flags"_a.none(),
+                    "is_blocking"_a.none() = true, "wait_for"_a.none() = nb::none(),
+                    "Map for host access with map_flags `flags`: an SVMMap (a context manager giving the array)."));
+    for (auto [name, flags] : {std::pair{"map_ro", CL_MAP_READ}, {"map_rw", CL_MAP_READ | CL_MAP_WRITE}})
+        nb::setattr(svm_type, name,
+                    nb::cpp_function(
+                        [flags](nb::handle self, nb::handle queue, nb::handle is_blocking, nb::handle wait_for) {
+                            return nb::module_::import_("gpukit.cl._svm")
+                                .attr("svm_map")(self, queue, flags, is_blocking, wait_for);
+                        },
+                        nb::is_method(), nb::scope(svm_type), nb::name(name), "queue"_a,
+                        "is_blocking"_a.none() = true, "wait_for"_a.none() = nb::none(),
+                        "map() for reading (map_ro) or reading and writing (map_rw)."));
+    nb::setattr(svm_type, "as_buffer",
+                nb::cpp_function(
+                    [](nb::handle self, nb::handle ctx, nb::handle flags) {
+                        return nb::module_::import_("gpukit.cl._svm").attr("svm_as_buffer")(self, ctx, flags);
+                    },
+                    nb::is_method(), nb::scope(svm_type), nb::name("as_buffer"), "ctx"_a,
+                    "flags"_a.none() = nb::none(), "A Buffer over this SVM (mem_flags READ_WRITE by default)."));
+
+    m.def("_enqueue_svm_map", [](const cl::queue& q, nb::handle is_blocking, nb::handle flags,
+                                 const cl::svm_pointer& svm, nb::handle wait_for) {
+        note_queue_use(q);
+        return cl::enqueue_svm_map(q, cl_bool(is_blocking, "SVM.map(is_blocking)"),
+                                   static_cast<cl_map_flags>(cl_unsigned(flags, "SVM.map(flags)")), svm,
+                                   wait_list(wait_for));
+    }, "queue"_a, "is_blocking"_a.none(), "flags"_a.none(), "svm"_a, "wait_for"_a.none());
+    m.def("_enqueue_svm_unmap", [](const cl::queue& q, const cl::svm_pointer& svm, nb::handle wait_for) {
+        note_queue_use(q);
+        return cl::enqueue_svm_unmap(q, svm, wait_list(wait_for));
+    }, "queue"_a, "svm"_a, "wait_for"_a.none());
 
     m.def("_enqueue_map_buffer", [](const cl::queue& q, const cl::buffer& buf, nb::handle flags, nb::handle offset,
                                     nb::handle size, nb::handle is_blocking, nb::handle wait_for) {

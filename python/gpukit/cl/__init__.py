@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 
 from gpukit._gpukit import cl as _cl
-from gpukit.cl import _host_views, _images
+from gpukit.cl import _host_views, _images, _svm
 from gpukit.cl._constants import constant_class as _constant_class
 
 Error = _cl.Error
@@ -58,6 +58,14 @@ enqueue_fill_image = _cl.enqueue_fill_image
 create_image = _images.create_image
 image_from_array = _images.image_from_array
 SVMPointer = _cl.SVMPointer
+SVM = _cl.SVM
+SVMMap = _svm.SVMMap
+svm_empty = _svm.svm_empty
+csvm_empty = _svm.csvm_empty
+fsvm_empty = _svm.fsvm_empty
+svm_empty_like = _svm.svm_empty_like
+csvm_empty_like = _svm.csvm_empty_like
+fsvm_empty_like = _svm.fsvm_empty_like
 Program = _cl.Program
 Kernel = _cl.Kernel
 KernelParameter = _cl.KernelParameter
@@ -92,7 +100,7 @@ SVMAllocation = _cl.tools.SVMAllocation
 CtxFactory = Callable[[], Context]
 
 __all__ = [
-    "Buffer", "MemoryMap", "map_flags", "enqueue_map_buffer", "Image", "ImageFormat", "Sampler", "DeviceTopologyAmd", "get_supported_image_formats", "enqueue_fill_image", "create_image", "image_from_array", "image_info", "sampler_info", "channel_order", "channel_type", "mem_object_type", "addressing_mode", "filter_mode", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
+    "Buffer", "SVM", "SVMMap", "svm_empty", "csvm_empty", "fsvm_empty", "svm_empty_like", "csvm_empty_like", "fsvm_empty_like", "MemoryMap", "map_flags", "enqueue_map_buffer", "Image", "ImageFormat", "Sampler", "DeviceTopologyAmd", "get_supported_image_formats", "enqueue_fill_image", "create_image", "image_from_array", "image_info", "sampler_info", "channel_order", "channel_type", "mem_object_type", "addressing_mode", "filter_mode", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "unload_platform_compiler", "wait_for_events", "error_name", "enqueue_fill", "enqueue_fill_buffer", "enqueue_svm_memfill", "get_platforms", "link_program", "mem_flags",

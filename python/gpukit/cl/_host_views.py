@@ -1,8 +1,9 @@
 """Host views of OpenCL memory as numpy arrays, as PyOpenCL gives them:
 ``enqueue_map_buffer``'s arrays, whose ``.base`` is the MemoryMap that unmaps them, and
 ``Buffer.get_host_array`` over a USE_HOST_PTR buffer's host memory, whose ``.base`` is the
-Buffer. numpy makes each array from an ``__array_interface__`` set on that base object, so
-the array keeps it (and through it the memory) alive."""
+Buffer; and SVM's arrays (gpukit.cl._svm). numpy makes each array from an
+``__array_interface__`` set on that base object, so the array keeps it (and through it the
+memory) alive."""
 import threading
 
 import numpy as np
@@ -11,7 +12,7 @@ from gpukit._gpukit import Layout
 from gpukit._gpukit import cl as _cl
 from gpukit._memory import _plain_dtype
 
-# Buffer.get_host_array sets the interface on the Buffer only while numpy reads it.
+# array_over sets the interface on the owner only while numpy reads it.
 _interface_lock = threading.Lock()
 
 
@@ -34,6 +35,17 @@ def _interface(address, dtype, layout, readonly):
             "descr": dtype.descr, "data": (address, readonly)}
 
 
+def array_over(owner, address, dtype, layout, readonly=False):
+    """A numpy array of `dtype` and `layout` over the memory at `address`, whose ``.base`` is
+    `owner` (a gpukit object with a __dict__, which keeps the memory alive)."""
+    with _interface_lock:
+        owner.__array_interface__ = _interface(address, dtype, layout, readonly)
+        try:
+            return np.asarray(owner)
+        finally:
+            del owner.__array_interface__
+
+
 def enqueue_map_buffer(queue, buf, flags, offset, shape, dtype, order="C", strides=None, wait_for=None,
                        is_blocking=True):
     """Map bytes of `buf` from byte `offset` into host memory as a numpy array of `shape` and
@@ -46,8 +58,7 @@ def enqueue_map_buffer(queue, buf, flags, offset, shape, dtype, order="C", strid
     mapped, event = _cl._enqueue_map_buffer(queue, buf, flags, offset, layout.byte_extent()[1], is_blocking,
                                             wait_for)
     readonly = not int(flags) & int(_cl.map_flags.WRITE | _cl.map_flags.WRITE_INVALIDATE_REGION)
-    mapped.__array_interface__ = _interface(mapped._address, dtype, layout, readonly)
-    return np.asarray(mapped), event
+    return array_over(mapped, mapped._address, dtype, layout, readonly), event
 
 
 def get_host_array(self, shape, dtype, order="C"):
@@ -61,10 +72,4 @@ def get_host_array(self, shape, dtype, order="C"):
     if layout.nbytes > self.size:
         raise _cl.LogicError(f"Buffer.get_host_array: shape {tuple(layout.shape)} of {dtype} needs {layout.nbytes} "
                              f"bytes, more than the buffer's {self.size}")
-    address = self.get_info(dict(_cl._info_parameters["mem_info"])["HOST_PTR"])
-    with _interface_lock:
-        self.__array_interface__ = _interface(address, dtype, layout, False)
-        try:
-            return np.asarray(self)
-        finally:
-            del self.__array_interface__
+    return array_over(self, self.get_info(dict(_cl._info_parameters["mem_info"])["HOST_PTR"]), dtype, layout)

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -178,6 +179,30 @@ TEST_F(ClPool, SharedVirtualMemory) {
     auto reused = cl::pooled_svm::allocate(pool, n * sizeof(float));
     EXPECT_EQ(pool.held_blocks(), 1u);
     EXPECT_EQ(pool.stats().allocator_allocations, 2u);
+}
+
+// A range of an allocation (PyOpenCL's SVM(ary)) lies within it, ends with it, and maps for the host.
+TEST_F(ClPool, SvmRangesLieWithinTheirOwnerAndEndWithIt) {
+    if (dev->svm_capabilities() == 0)
+        GTEST_SKIP() << "device '" << dev->name() << "' reports no SVM capabilities";
+    cl::svm_allocation owner(cl::svm_allocator(*ctx, 0, CL_MEM_READ_WRITE, &*q), 64);
+    auto* bytes = static_cast<unsigned char*>(owner.pointer());
+    cl::svm_range middle(owner, bytes + 16, 32);
+    EXPECT_EQ(middle.pointer(), bytes + 16);
+    EXPECT_EQ(middle.context_handle(), ctx->handle());
+    EXPECT_THROW(cl::svm_range(owner, bytes + 40, 32), cl::logic_error);  // past the end
+    EXPECT_THROW(cl::svm_range(owner, bytes - 8, 8), cl::logic_error);    // before the start
+    cl::enqueue_svm_map(*q, true, CL_MAP_WRITE, middle);
+    std::fill(bytes + 16, bytes + 48, static_cast<unsigned char>(7));
+    cl::enqueue_svm_unmap(*q, middle).wait();
+    std::vector<unsigned char> back(32);
+    cl::enqueue_svm_copy(*q, back.data(), middle.pointer(), 32, true);
+    EXPECT_EQ(back, std::vector<unsigned char>(32, 7));
+    EXPECT_FALSE(middle.released());
+    owner.release();
+    EXPECT_TRUE(middle.released());
+    EXPECT_THROW(cl::enqueue_svm_map(*q, true, CL_MAP_READ, middle), cl::logic_error);
+    EXPECT_THROW(cl::svm_range(owner, bytes, 8), cl::logic_error);
 }
 
 // PyOpenCL lets a released PooledSVM be bound to a queue; there is nothing left to wait for,

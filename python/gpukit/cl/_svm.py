@@ -1,0 +1,107 @@
+"""PyOpenCL's Python-level SVM: arrays over SVM (svm_empty, csvm_empty, fsvm_empty and their
+*_like forms, whose ``.base`` is the SVMAllocation), the SVM wrapper's owner lookup, mapping
+for host access (``map``, ``map_ro``, ``map_rw`` of SVM and SVMAllocation, giving an SVMMap),
+and ``as_buffer``."""
+import numpy as np
+
+from gpukit._gpukit import cl as _cl
+from gpukit.cl._host_views import _layout, array_over
+
+
+def svm_empty(ctx, flags, shape, dtype, order="C", alignment=None, queue=None):
+    """A numpy array of `shape` and `dtype` over new SVM of `ctx` (svm_mem_flags `flags`),
+    as PyOpenCL's; ``.base`` is the SVMAllocation. Coarse-grained SVM may be read and written
+    on the host only while mapped (``SVM(ary).map_rw(queue)``)."""
+    dtype, layout = _layout(shape, dtype, order, None, "svm_empty")
+    alignment = dtype.itemsize if alignment is None else alignment
+    allocation = _cl.tools.SVMAllocation(ctx, layout.nbytes, alignment, flags, queue)
+    return array_over(allocation, allocation.svm_ptr, dtype, layout)
+
+
+def csvm_empty(ctx, shape, dtype, order="C", alignment=None, queue=None):
+    """svm_empty of coarse-grained READ_WRITE SVM."""
+    return svm_empty(ctx, _cl.svm_mem_flags.READ_WRITE, shape, dtype, order, alignment, queue)
+
+
+def fsvm_empty(ctx, shape, dtype, order="C", alignment=None, queue=None):
+    """svm_empty of fine-grained READ_WRITE SVM, which the host may use at any time."""
+    flags = _cl.svm_mem_flags.READ_WRITE | _cl.svm_mem_flags.SVM_FINE_GRAIN_BUFFER
+    return svm_empty(ctx, flags, shape, dtype, order, alignment, queue)
+
+
+def _like(function, ctx, ary, alignment):
+    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
+    return function(ctx, ary.shape, ary.dtype, order, alignment)
+
+
+def svm_empty_like(ctx, flags, ary, alignment=None):
+    """svm_empty of `ary`'s shape, dtype and order."""
+    return _like(lambda c, *rest: svm_empty(c, flags, *rest), ctx, ary, alignment)
+
+
+def csvm_empty_like(ctx, ary, alignment=None):
+    return _like(csvm_empty, ctx, ary, alignment)
+
+
+def fsvm_empty_like(ctx, ary, alignment=None):
+    return _like(fsvm_empty, ctx, ary, alignment)
+
+
+def svm_owner_and_range(mem):
+    """(owner, address, bytes) that SVM(mem) stands for: `mem` itself when it is SVM, else the
+    SVM (SVMAllocation, PooledSVM) a contiguous numpy array `mem` is a view of."""
+    if isinstance(mem, _cl.SVMPointer):
+        return mem, mem.svm_ptr, mem.size
+    if not isinstance(mem, np.ndarray):
+        raise TypeError(f"SVM(mem): mem must be SVM (an SVMAllocation or PooledSVM) or a numpy array over one, "
+                        f"got {type(mem).__name__}")
+    if not (mem.flags.c_contiguous or mem.flags.f_contiguous):
+        raise ValueError("SVM(mem): the array must be contiguous")
+    base = mem.base
+    while base is not None and not isinstance(base, _cl.SVMPointer):
+        base = getattr(base, "base", None)
+    if base is None:
+        raise TypeError("SVM(mem): the array is not over SVM (make it with svm_empty, csvm_empty or fsvm_empty); "
+                        "fine-grained system SVM over ordinary host memory is not supported")
+    return base, mem.__array_interface__["data"][0], mem.nbytes
+
+
+class SVMMap:
+    """SVM mapped for host access: ``array`` is the host's view; ``release()`` (or leaving the
+    ``with`` block) unmaps it, after which the host must not touch coarse-grained SVM."""
+
+    def __init__(self, svm, array, queue, event):
+        self._svm, self.array, self._queue, self.event = svm, array, queue, event
+
+    def __enter__(self):
+        return self.array
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def release(self, queue=None, wait_for=None):
+        """Unmap on `queue` (the mapping queue when None) after `wait_for`; an Event."""
+        if self._svm is None:
+            raise _cl.LogicError("SVMMap.release: already released")
+        event = _cl._enqueue_svm_unmap(queue if queue is not None else self._queue, self._svm, wait_for)
+        self._svm = None
+        return event
+
+
+def _bytes_of(svm):
+    """The bytes of an SVMAllocation or PooledSVM as a uint8 array whose base it is."""
+    return array_over(svm, svm.svm_ptr, *_layout(svm.size, np.uint8, "C", None, "SVM"))
+
+
+def svm_map(self, queue, flags, is_blocking=True, wait_for=None):
+    """Map this SVM for host access with map_flags `flags`: an SVMMap whose ``array`` is the
+    SVM's array (for an SVMAllocation or PooledSVM, its bytes as uint8)."""
+    event = _cl._enqueue_svm_map(queue, is_blocking, flags, self, wait_for)
+    return SVMMap(self, self.mem if isinstance(self, _cl.SVM) else _bytes_of(self), queue, event)
+
+
+def svm_as_buffer(self, ctx, flags=None):
+    """A Buffer over this SVM's memory (OpenCL's USE_HOST_PTR of an SVM pointer)."""
+    flags = _cl.mem_flags.READ_WRITE if flags is None else flags
+    hostbuf = self.mem if isinstance(self, _cl.SVM) else _bytes_of(self)
+    return _cl.Buffer(ctx, flags | _cl.mem_flags.USE_HOST_PTR, hostbuf=hostbuf)
