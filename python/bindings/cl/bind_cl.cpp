@@ -311,10 +311,8 @@ cl::rect_side rect_side_of(nb::handle origin, const char* origin_name, nb::handl
 cl::event enqueue_rect_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset,
                             nb::handle src_offset, nb::handle byte_count, const copy_keywords& rect, python_hold& hold,
                             const std::vector<cl_event>& events) {
-    // The offsets' default is 0: only another value is refused here.
-    const auto given_offset = [](nb::handle h) { return !(PyIndex_Check(h.ptr()) && h.equal(nb::int_(0))); };
-    for (auto [given, name] : {std::pair{given_offset(dst_offset), "dst_offset"},
-                               {given_offset(src_offset), "src_offset"}, {!byte_count.is_none(), "byte_count"}})
+    for (auto [given, name] : {std::pair{offset_given(dst_offset), "dst_offset"},
+                               {offset_given(src_offset), "src_offset"}, {!byte_count.is_none(), "byte_count"}})
         if (given)
             throw nb::type_error((std::string("enqueue_copy: ") + name +
                                   " is an argument of a linear copy; a rectangular copy (region, origins, pitches) "

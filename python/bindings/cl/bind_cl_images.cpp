@@ -161,9 +161,8 @@ struct device_topology_amd {
 cl::event enqueue_image_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset,
                              nb::handle src_offset, nb::handle byte_count, const copy_keywords& k, python_hold& hold,
                              const std::vector<cl_event>& events) {
-    const auto given_offset = [](nb::handle h) { return !(PyIndex_Check(h.ptr()) && h.equal(nb::int_(0))); };
-    for (auto [given, name] : {std::pair{given_offset(dst_offset), "dst_offset"},
-                               {given_offset(src_offset), "src_offset"}, {!byte_count.is_none(), "byte_count"},
+    for (auto [given, name] : {std::pair{offset_given(dst_offset), "dst_offset"},
+                               {offset_given(src_offset), "src_offset"}, {!byte_count.is_none(), "byte_count"},
                                {!k.buffer_origin.is_none(), "buffer_origin"}, {!k.host_origin.is_none(), "host_origin"},
                                {!k.buffer_pitches.is_none(), "buffer_pitches"},
                                {!k.host_pitches.is_none(), "host_pitches"}, {!k.dst_origin.is_none(), "dst_origin"},

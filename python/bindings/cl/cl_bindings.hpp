@@ -47,6 +47,11 @@ struct copy_keywords {
     }
 };
 
+// Whether an offset argument of enqueue_copy was given: anything but its default, 0.
+inline bool offset_given(nb::handle offset) {
+    return !(PyIndex_Check(offset.ptr()) && offset.equal(nb::int_(0)));
+}
+
 // An enqueue_copy with an Image as dest or src (bind_cl_images.cpp): enqueued, its host memory
 // exported into `hold`; the caller keeps `hold` until the event completes.
 cl::event enqueue_image_copy(const cl::queue& q, nb::handle dest, nb::handle src, nb::handle dst_offset,
