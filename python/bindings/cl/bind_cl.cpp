@@ -1096,7 +1096,16 @@ void bind_cl(nb::module_& parent) {
             return request.run(q, k);
         }, "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,
            "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None, "
-           "global_offset=None, g_times_l=False, allow_empty_ndrange=False) -> Event.");
+           "global_offset=None, g_times_l=False, allow_empty_ndrange=False) -> Event.")
+        // Python (gpukit.cl._capture_call); bound here so that Kernel's stub has it.
+        .def("capture_call", [](nb::handle self, nb::handle output_file, nb::handle queue, nb::handle global_size,
+                                nb::handle local_size, nb::args args, nb::kwargs kwargs) {
+            nb::object capture = nb::module_::import_("gpukit.cl._capture_call").attr("capture_call");
+            return capture(self, output_file, queue, global_size, local_size, *args, **kwargs);
+        }, "output_file"_a, "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,
+           "Write a Python script that replays kernel(queue, global_size, local_size, \\*args, \\*\\*kwargs) on "
+           "its own "
+           "(the program's source and options, the arguments' values), as PyOpenCL's; the call is not run.");
     identify_by_handle(kernel, &cl::kernel::handle);
     def_from_int_ptr(kernel, "Kernel",
                      [](void* h, bool retain) { return cl::kernel::wrap(static_cast<cl_kernel>(h), retain); });
