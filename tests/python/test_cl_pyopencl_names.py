@@ -498,3 +498,11 @@ def test_svm_fill(ctx):
     expected = np.full(64, 0xDEADBEEF, np.uint32)
     expected[:16] = 7
     np.testing.assert_array_equal(out, expected)
+
+
+def test_status_codes_are_opencls_numbers_with_names():
+    assert cl.status_code.SUCCESS == 0
+    assert cl.status_code.IMAGE_FORMAT_NOT_SUPPORTED == -10
+    assert cl.status_code.INVALID_OPERATION == -59
+    assert cl.status_code.to_string(-59) == "INVALID_OPERATION"
+    assert cl.status_code.PLATFORM_NOT_FOUND_KHR == -1001

@@ -37,6 +37,11 @@ channel_type = _constant_class("channel_type", _cl._info_parameters["channel_typ
 mem_object_type = _constant_class("mem_object_type", _cl._info_parameters["mem_object_type"])
 addressing_mode = _constant_class("addressing_mode", _cl._info_parameters["addressing_mode"])
 filter_mode = _constant_class("filter_mode", _cl._info_parameters["filter_mode"])
+# PyOpenCL's status_code: each status code the C++ core has a name for (core codes 0 to -79,
+# extensions' from -1000), under OpenCL's name less "CL_".
+status_code = _constant_class("status_code", [
+    (name[3:], code) for code in (*range(0, -80, -1), *range(-1000, -1200, -1))
+    if (name := _cl.error_name(code)).startswith("CL_")])
 profiling_info = _constant_class("profiling_info", _cl._info_parameters["profiling_info"])
 program_build_info = _constant_class("program_build_info", _cl._info_parameters["program_build_info"])
 command_execution_status = _constant_class("command_execution_status", _cl._info_parameters["command_execution_status"])
@@ -100,7 +105,7 @@ SVMAllocation = _cl.tools.SVMAllocation
 CtxFactory = Callable[[], Context]
 
 __all__ = [
-    "Buffer", "SVM", "SVMMap", "svm_empty", "csvm_empty", "fsvm_empty", "svm_empty_like", "csvm_empty_like", "fsvm_empty_like", "MemoryMap", "map_flags", "enqueue_map_buffer", "Image", "ImageFormat", "Sampler", "DeviceTopologyAmd", "get_supported_image_formats", "enqueue_fill_image", "create_image", "image_from_array", "image_info", "sampler_info", "channel_order", "channel_type", "mem_object_type", "addressing_mode", "filter_mode", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
+    "Buffer", "SVM", "SVMMap", "svm_empty", "csvm_empty", "fsvm_empty", "svm_empty_like", "csvm_empty_like", "fsvm_empty_like", "MemoryMap", "map_flags", "enqueue_map_buffer", "Image", "ImageFormat", "Sampler", "DeviceTopologyAmd", "get_supported_image_formats", "enqueue_fill_image", "create_image", "image_from_array", "image_info", "sampler_info", "channel_order", "channel_type", "mem_object_type", "addressing_mode", "filter_mode", "status_code", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
     "LocalMemory",
     "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
     "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "unload_platform_compiler", "wait_for_events", "error_name", "enqueue_fill", "enqueue_fill_buffer", "enqueue_svm_memfill", "get_platforms", "link_program", "mem_flags",
