@@ -107,7 +107,7 @@ index_range range_of(const reduction_kernel_object& k, nb::handle range, nb::han
         const Py_ssize_t count = PySlice_AdjustIndices(static_cast<Py_ssize_t>(size), &start, &stop, step);
         return {start, step, count};
     }
-    const nb::handle start_object = given.attr("start"), stop_object = given.attr("stop"),
+    const nb::object start_object = given.attr("start"), stop_object = given.attr("stop"),
                      step_object = given.attr("step");
     if (stop_object.is_none())
         throw nb::type_error((kernel_name(k) + ": range= needs a stop").c_str());
