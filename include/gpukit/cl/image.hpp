@@ -9,6 +9,11 @@
 
 #include <CL/cl.h>
 
+// OpenCL 2.0's 24-bit depth channel type, which the OpenCL headers NVIDIA ships with CUDA lack.
+#ifndef CL_UNORM_INT24
+#define CL_UNORM_INT24 0x10DF
+#endif
+
 #include <array>
 #include <cstddef>
 #include <memory>

@@ -3,6 +3,7 @@
 #include "cl/cl_args.hpp"
 
 #include "gpukit/cl/context.hpp"
+#include "gpukit/cl/image.hpp"  // CL_UNORM_INT24 where the OpenCL headers lack it
 #include "gpukit/cl/platform.hpp"
 #include "gpukit/cl/program.hpp"
 #include "gpukit/cl/queue.hpp"
