@@ -6,7 +6,7 @@
 #include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/text.hpp"
-#include "gpukit/cuda/launch.hpp"
+#include "gpukit/array/cuda_backend.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -56,20 +56,37 @@ std::string kernel_name(const elementwise_spec& spec, elementwise_variant v) {
 
 bool has_strides(elementwise_variant v) { return v == elementwise_variant::strided || v == elementwise_variant::rows; }
 
-void write_parameters(text_builder& out, const elementwise_spec& spec, elementwise_variant v, int ndim) {
+// The C type of `t` in `language`: CUDA C's, or OpenCL C's first name (which exists for every
+// type elementwise_source accepts there).
+std::string element_type(dtype t, kernel_language language) {
+    if (language == kernel_language::cuda)
+        return std::string(c_type(t));
+    return std::string(opencl_c_type_names(t).front());
+}
+
+// CUDA C: an array is one pointer. OpenCL C: a buffer and the byte offset of the element
+// [0, ..., 0] in it (backend.hpp). Strided variants add each array's byte strides and the
+// shape, by value (gk_dims<ndim> in CUDA C, the struct gk_dims in OpenCL C).
+void write_parameters(text_builder& out, const elementwise_spec& spec, elementwise_variant v, int ndim,
+                      kernel_language language) {
+    const bool cuda = language == kernel_language::cuda;
+    const std::string dims = cuda ? "gk_dims<" + std::to_string(ndim) + ">" : "gk_dims";
     for (const param& p : spec.params()) {
-        const std::string type(c_type(p.type));
+        const std::string type = element_type(p.type, language);
         if (!is_array(p))
             out << type << " " << p.name << ", ";
         else {
-            out << (p.kind == param_kind::input ? "const " : "") << type << "* " << pointer_name(p) << ", ";
+            out << (cuda ? "" : "__global ") << (p.kind == param_kind::input ? "const " : "") << type << "* "
+                << pointer_name(p) << ", ";
+            if (!cuda)
+                out << "long gk_f_" << p.name << ", ";
             if (has_strides(v))
-                out << "gk_dims<" << ndim << "> gk_s_" << p.name << ", ";
+                out << dims << " gk_s_" << p.name << ", ";
         }
     }
     if (has_strides(v))
-        out << "gk_dims<" << ndim << "> gk_shape, ";
-    out << "long long n";
+        out << dims << " gk_shape, ";
+    out << (cuda ? "long long n" : "long n");
 }
 
 // The operation with every array name bound to the element at `where(param)`.
@@ -84,13 +101,14 @@ void write_body(text_builder& out, const elementwise_spec& spec,
 
 // gk_o_<name>: each array's byte offset of the element at flat C-order index `index` over
 // axes 0..last_axis (coordinates by division; axis 0 needs none, the index being in range).
-void write_offsets(text_builder& out, const elementwise_spec& spec, const std::string& index, int last_axis) {
+void write_offsets(text_builder& out, const elementwise_spec& spec, const std::string& index, int last_axis,
+                   const char* long_type = "long long") {
     for (const param& p : spec.params())
         if (is_array(p))
-            out << "        long long gk_o_" << p.name << " = 0;\n";
-    out << "        long long gk_rest = " << index << ";\n"
+            out << "        " << long_type << " gk_o_" << p.name << " = 0;\n";
+    out << "        " << long_type << " gk_rest = " << index << ";\n"
         << "        for (int gk_d = " << last_axis << "; gk_d >= 0; --gk_d) {\n"
-           "            const long long gk_c = gk_d == 0 ? gk_rest : gk_rest % gk_shape.e[gk_d];\n"
+        << "            const " << long_type << " gk_c = gk_d == 0 ? gk_rest : gk_rest % gk_shape.e[gk_d];\n"
            "            if (gk_d > 0) gk_rest /= gk_shape.e[gk_d];\n";
     for (const param& p : spec.params())
         if (is_array(p))
@@ -115,14 +133,58 @@ elementwise_spec::elementwise_spec(std::string name, std::vector<param> params, 
     }
 }
 
-std::string elementwise_source(const elementwise_spec& spec, elementwise_variant variant, int ndim) {
+namespace {
+
+// OpenCL C: the contiguous and strided variants (the others are CUDA's: choose_variant picks
+// these two for OpenCL). Each array name is a pointer such that `name[i]` is the element:
+// the start of the array's memory for contiguous arrays; for strided ones, the element's
+// address less i elements, since OpenCL C has no reference type to bind the name to.
+std::string opencl_source(const elementwise_spec& spec, elementwise_variant variant, int ndim) {
+    if (variant != elementwise_variant::contiguous && variant != elementwise_variant::strided)
+        throw logic_error("elementwise kernel " + spec.name() + ": OpenCL has the contiguous and strided variants only");
+    text_builder out;
+    const bool any_double = std::any_of(spec.params().begin(), spec.params().end(),
+                                        [](const param& p) { return p.type == dtype::float64; });
+    if (any_double)
+        out << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    out << spec.preamble() << "\n";
+    if (variant == elementwise_variant::strided)
+        out << "typedef struct { long e[" << ndim << "]; } gk_dims;\n";
+    out << "__kernel void " << kernel_name(spec, variant) << "(";
+    write_parameters(out, spec, variant, ndim, kernel_language::opencl);
+    out << ") {\n"
+           "    for (long i = get_global_id(0); i < n; i += get_global_size(0)) {\n";
+    if (variant == elementwise_variant::strided)
+        write_offsets(out, spec, "i", ndim - 1, "long");
+    for (const param& p : spec.params()) {
+        if (!is_array(p))
+            continue;
+        const std::string space = p.kind == param_kind::input ? "__global const " : "__global ";
+        const std::string type = element_type(p.type, kernel_language::opencl);
+        out << "        " << space << type << "* " << p.name << " = (" << space << type << "*)((" << space
+            << "char*)" << pointer_name(p) << " + gk_f_" << p.name;
+        if (variant == elementwise_variant::strided)
+            out << " + gk_o_" << p.name << ") - i;\n";
+        else
+            out << ");\n";
+    }
+    out << "        {\n" << spec.operation() << "\n        ;}\n    }\n}\n";
+    return out.str();
+}
+
+}  // namespace
+
+std::string elementwise_source(const elementwise_spec& spec, elementwise_variant variant, int ndim,
+                               kernel_language language) {
     if (has_strides(variant) && ndim < 1)
         throw logic_error("elementwise kernel " + spec.name() + ": the strided variants need ndim >= 1");
+    if (language == kernel_language::opencl)
+        return opencl_source(spec, variant, ndim);
     text_builder out;
     out << detail::common_source << spec.preamble() << "\n";
     out << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") "
         << kernel_name(spec, variant) << "(";
-    write_parameters(out, spec, variant, ndim);
+    write_parameters(out, spec, variant, ndim, kernel_language::cuda);
     out << ") {\n"
            "    const long long gk_thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
            "    const long long gk_threads = (long long)gridDim.x * blockDim.x;\n";
@@ -204,8 +266,8 @@ const ndarray* first_array(std::span<const elementwise_arg> args) {
 
 }  // namespace
 
-elementwise_variant choose_variant(std::span<const elementwise_arg> args) {
-    bool all_c = true, all_f = true, aligned = true;
+elementwise_variant choose_variant(std::span<const elementwise_arg> args, kernel_language language) {
+    bool all_c = true, all_f = true, aligned = language == kernel_language::cuda;
     for (const auto& a : args) {
         const auto* array = std::get_if<ndarray>(&a);
         if (!array)
@@ -214,6 +276,8 @@ elementwise_variant choose_variant(std::span<const elementwise_arg> args) {
         all_f = all_f && array->layout().is_f_contiguous();
         aligned = aligned && array->data() % 16 == 0;
     }
+    if (!all_c && !all_f && language == kernel_language::opencl)
+        return elementwise_variant::strided;
     if (!all_c && !all_f) {
         const ndarray* first = first_array(args);
         const bool long_rows = first && first->ndim() > 0 && first->shape().back() >= rows_min_extent;
@@ -222,7 +286,7 @@ elementwise_variant choose_variant(std::span<const elementwise_arg> args) {
     return aligned ? elementwise_variant::vectorized : elementwise_variant::contiguous;
 }
 
-void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cuda::stream_view s) {
+void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, backend& b) {
     if (args.size() != spec.params().size())
         throw logic_error("elementwise kernel " + spec.name() + ": expected " + std::to_string(spec.params().size()) +
                           " arguments, got " + std::to_string(args.size()));
@@ -237,6 +301,9 @@ void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cu
         const auto where = [&] { return "elementwise kernel " + spec.name() + ", argument " + p.name + ": "; };
         if (is_array(p) != (array != nullptr))
             throw logic_error(where() + (is_array(p) ? "expected an array, got a scalar" : "expected a scalar, got an array"));
+        if (array && array->buffer()->space != b.space())
+            throw logic_error(where() + "the array's memory is not " + b.name() +
+                              " memory; a backend runs kernels on its own memory only");
         if (array && array->type() != p.type)
             throw logic_error(where() + "expected dtype " + std::string(name(p.type)) + ", got " +
                               std::string(name(array->type())));
@@ -247,67 +314,72 @@ void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cu
             throw logic_error(where() + "scalar of " + std::to_string(std::get<scalar_value>(args[k]).size) +
                               " bytes for a " + std::string(name(p.type)));
     }
+    if (b.language() != kernel_language::cuda)  // CUDA kernels take every dtype
+        for (const param& p : spec.params())
+            if (std::string problem = b.type_problem(p.type); !problem.empty())
+                throw logic_error("elementwise kernel " + spec.name() + ", parameter " + p.name + ": " + problem);
     const long long n = first->size();
     if (n == 0)
         return;
 
-    const elementwise_variant variant = choose_variant(args);
+    const elementwise_variant variant = choose_variant(args, b.language());
     const int ndim = std::max(1, first->ndim());
     if (ndim > 64)
         throw logic_error("elementwise kernel " + spec.name() + ": arrays of " + std::to_string(ndim) +
                           " axes; at most 64 are supported, as in numpy");
-    // The variant's key: the strided variant is compiled per number of axes.
+    // The variant's key: the strided variant is compiled per number of axes. A backend
+    // caches its own kernels, so the key need not name the language.
     const std::uint64_t key = spec.key() + static_cast<std::uint64_t>(variant) * 128 + static_cast<std::uint64_t>(ndim);
-    const detail::cached_kernel k = detail::kernel(key, kernel_name(spec, variant),
-                                                   [&] { return elementwise_source(spec, variant, ndim); });
+    const loaded_kernel k = b.kernel(key, kernel_name(spec, variant),
+                                     [&] { return elementwise_source(spec, variant, ndim, b.language()); });
 
-    // Argument storage, kept in place while launch_packed reads it.
-    std::vector<CUdeviceptr> pointers;
+    // Argument storage, kept in place while launch() reads it: the strides and the shape
+    // padded to ndim (a 0-d array is one element of one axis).
     std::vector<std::vector<std::int64_t>> dims;
-    pointers.reserve(args.size());
     dims.reserve(args.size() + 1);
-    std::vector<void*> values;
-    std::vector<std::size_t> sizes;
+    std::vector<kernel_argument> arguments;
+    arguments.reserve(args.size() * 2 + 2);
     const auto padded = [&](const std::vector<std::int64_t>& v) {
         dims.push_back(v.empty() ? std::vector<std::int64_t>{1} : v);
-        return &dims.back();
+        return kernel_argument::bytes(dims.back().data(), dims.back().size() * sizeof(std::int64_t));
     };
     for (const auto& a : args) {
         if (const auto* array = std::get_if<ndarray>(&a)) {
-            pointers.push_back(array->data());
-            values.push_back(&pointers.back());
-            sizes.push_back(sizeof(CUdeviceptr));
-            if (has_strides(variant)) {
-                const auto* strides = padded(array->layout().strides());
-                values.push_back(const_cast<std::int64_t*>(strides->data()));
-                sizes.push_back(strides->size() * sizeof(std::int64_t));
-            }
+            arguments.push_back(kernel_argument::memory(*array->buffer(), array->layout().offset()));
+            if (has_strides(variant))
+                arguments.push_back(padded(array->layout().strides()));
         } else {
             const auto& scalar = std::get<scalar_value>(a);
-            values.push_back(const_cast<std::byte*>(scalar.bytes.data()));
-            sizes.push_back(scalar.size);
+            arguments.push_back(kernel_argument::bytes(scalar.bytes.data(), scalar.size));
         }
     }
-    if (has_strides(variant)) {
-        const auto* extents = padded(shape);
-        values.push_back(const_cast<std::int64_t*>(extents->data()));
-        sizes.push_back(extents->size() * sizeof(std::int64_t));
-    }
-    long long count = n;
-    values.push_back(&count);
-    sizes.push_back(sizeof(count));
+    if (has_strides(variant))
+        arguments.push_back(padded(shape));
+    const long long count = n;
+    arguments.push_back(kernel_argument::bytes(&count, sizeof count));
 
-    const long long per_thread = variant == elementwise_variant::vectorized ? vector_width(spec) : 1;
-    cuda::dim3 grid{detail::grid_for(k, n, per_thread)};
+    // A grid that covers the work, at most one that fills the device (the kernels loop over
+    // the rest); the rows variant (CUDA) spreads its rows over a second axis of blocks.
+    const unsigned group = std::min(b.preferred_group_size(), k.max_group);
+    const auto groups_for = [&](long long items, long long per_item) {
+        const long long per_group = static_cast<long long>(group) * per_item;
+        return static_cast<unsigned>(std::clamp<long long>((items + per_group - 1) / per_group, 1, k.full_grid));
+    };
+    launch_shape grid{groups_for(n, variant == elementwise_variant::vectorized ? vector_width(spec) : 1), 1, group};
     if (variant == elementwise_variant::rows) {
         // Along x, enough blocks for the last axis at 4 elements per thread (so a row offset
         // serves several elements); along y, the rest of a device-filling grid, over rows.
         const long long last = shape.back(), rows = n / last;
-        grid.x = detail::grid_for(k, last, 4);
-        grid.y = static_cast<unsigned>(std::clamp<long long>(k.full_grid / grid.x, 1, std::min<long long>(rows, 65535)));
+        grid.groups_x = groups_for(last, 4);
+        grid.groups_y =
+            static_cast<unsigned>(std::clamp<long long>(k.full_grid / grid.groups_x, 1, std::min<long long>(rows, 65535)));
     }
-    const auto config = cuda::launch_config().grid(grid).block({detail::block_size}).stream(s);
-    cuda::launch_packed(k.function, config, values.data(), sizes.data(), values.size());
+    b.launch(k, grid, arguments);
+}
+
+void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cuda::stream_view s) {
+    cuda_backend b(s);
+    run(spec, args, b);
 }
 
 }  // namespace gpukit::array

@@ -173,7 +173,7 @@ void elementwise_kernel::launch(bool use_range, std::span<const std::span<const 
                             .grid({std::max(1u, detail::grid_for(k, static_cast<long long>(work_items), 1))})
                             .block({block})
                             .stream(s);
-    cuda::launch_packed(k.function, config, pointers.data(), sizes.data(), pointers.size());
+    cuda::launch_packed(*k.function, config, pointers.data(), sizes.data(), pointers.size());
 }
 
 }  // namespace gpukit::array

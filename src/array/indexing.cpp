@@ -216,7 +216,7 @@ void launch(const indexed_copy_spec& spec, std::span<const element_array> source
     const long long per_thread = spec.arrays == 1 ? positions_per_thread : 1;
     const auto config =
         cuda::launch_config().grid({detail::grid_for(k, n, per_thread)}).block({detail::block_size}).stream(s);
-    cuda::launch_packed(k.function, config, values.data(), sizes.data(), values.size());
+    cuda::launch_packed(*k.function, config, values.data(), sizes.data(), values.size());
 }
 
 void require_index(const ndarray& indices, const char* what) {

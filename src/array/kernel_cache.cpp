@@ -18,7 +18,7 @@ namespace gpukit::array::detail {
 namespace {
 
 struct loaded_kernel {
-    cuda::function function;
+    std::shared_ptr<const cuda::function> function;
     unsigned full_grid;
     unsigned max_block;
 };
@@ -51,7 +51,7 @@ loaded_kernel describe(cuda::function f, const cuda::context& ctx) {
                                             registers / (per_thread * static_cast<int>(block_size))));
     const int mps = dev.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     const int max_block = f.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    return loaded_kernel{std::move(f), static_cast<unsigned>(per_mp * std::max(1, mps)),
+    return loaded_kernel{std::make_shared<const cuda::function>(std::move(f)), static_cast<unsigned>(per_mp * std::max(1, mps)),
                          static_cast<unsigned>(std::max(1, max_block))};
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -26,7 +27,8 @@ inline constexpr unsigned block_size = 256;
 // kernel, loaded for as long as the caller holds this.
 struct cached_kernel {
     cuda::context_state_ptr context;
-    cuda::function function;
+    // Shared with the context's cache, so the backend seam can hold it without copying.
+    std::shared_ptr<const cuda::function> function;
     // Blocks that keep every multiprocessor of the device full: multiprocessor count times
     // the blocks of block_size threads one multiprocessor holds at once.
     unsigned full_grid;

@@ -1,5 +1,7 @@
 #include "gpukit/array/ndarray.hpp"
 
+#include "gpukit/array/backend.hpp"
+
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/memory.hpp"
 
@@ -32,6 +34,17 @@ ndarray ndarray::empty(device_pool& pool, std::vector<std::int64_t> shape, dtype
     auto block = std::make_shared<memory::pooled_allocation<cuda::device_allocator>>(pool.allocate(bytes_for(l)));
     auto buffer = borrow(block->pointer(), block->size(), block);
     return ndarray(std::move(buffer), t, std::move(l));
+}
+
+ndarray ndarray::empty(backend& b, std::vector<std::int64_t> shape, dtype t, order o) {
+    gpukit::layout l = gpukit::layout::contiguous(std::move(shape), static_cast<std::int64_t>(size_of(t)), o);
+    auto buffer = b.allocate(bytes_for(l));
+    return ndarray(std::move(buffer), t, std::move(l));
+}
+
+void ndarray::throw_not_cuda_memory() {
+    throw logic_error("ndarray: the array is in OpenCL memory, which has no CUDA address; "
+                      "run it through the backend that made it (array/backend.hpp)");
 }
 
 ndarray::ndarray(std::shared_ptr<const device_buffer> buffer, dtype t, gpukit::layout l)

@@ -347,7 +347,7 @@ void launch_reduction(const reduction_spec& spec, const cached_kernel& stage1, c
     first.add(&extent.start, sizeof extent.start);
     first.add(&extent.step, sizeof extent.step);
     first.add(&extent.count, sizeof extent.count);
-    cuda::launch_packed(stage1.function, cuda::launch_config().grid({grid}).block({block_size}).stream(s),
+    cuda::launch_packed(*stage1.function, cuda::launch_config().grid({grid}).block({block_size}).stream(s),
                         first.values.data(), first.sizes.data(), first.values.size());
     if (grid == 1)
         return;  // stage 1 wrote the output
@@ -358,7 +358,7 @@ void launch_reduction(const reduction_spec& spec, const cached_kernel& stage1, c
     second.add(&partial, sizeof partial);
     second.add(&out, sizeof out);
     second.add(&count, sizeof count);
-    cuda::launch_packed(stage2.function, cuda::launch_config().grid({1}).block({block_size}).stream(s),
+    cuda::launch_packed(*stage2.function, cuda::launch_config().grid({1}).block({block_size}).stream(s),
                         second.values.data(), second.sizes.data(), second.values.size());
 }
 

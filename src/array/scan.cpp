@@ -152,7 +152,7 @@ void scan(const scan_spec& spec, scan_operand in, scan_operand out, std::int64_t
                                 .grid({static_cast<unsigned>(blocks)})
                                 .block({static_cast<unsigned>(scan_threads)})
                                 .stream(s);
-        cuda::launch(k.function, config, in_data, in_stride, out_data, out_stride, count, first, flags, totals, epoch);
+        cuda::launch(*k.function, config, in_data, in_stride, out_data, out_stride, count, first, flags, totals, epoch);
     };
     if (tiles == 1) {
         launch_tiles(0, 1, 0, 0, 0);  // no look-back: no state

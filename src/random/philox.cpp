@@ -133,7 +133,7 @@ void fill_rand(const array::ndarray& out, std::uint64_t key, cuda::stream_view s
     const array::detail::cached_kernel k = array::detail::kernel(module_key, which.name, rand_source);
     const unsigned blocks = array::detail::grid_for(k, n, which.per_block);
     const auto config = cuda::launch_config().grid({blocks}).block({array::detail::block_size}).stream(s);
-    cuda::launch(k.function, config, out.data(), n, static_cast<unsigned long long>(key));
+    cuda::launch(*k.function, config, out.data(), n, static_cast<unsigned long long>(key));
 }
 
 }  // namespace gpukit::random

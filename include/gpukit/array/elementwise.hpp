@@ -1,5 +1,5 @@
-// Elementwise kernels generated as CUDA C, compiled with NVRTC for the current device and
-// cached per (context, source).
+// Elementwise kernels generated as CUDA C (compiled with NVRTC for the current device and
+// cached per context) or as OpenCL C (built by an opencl_backend), from one description.
 //
 // A kernel is described by its parameters (arrays and scalars, each with a dtype) and an
 // operation in CUDA C that computes element `i` using the parameter names, PyCUDA style:
@@ -18,8 +18,11 @@
 //    rows (the index over all axes but the last) and work out each operand's row offset
 //    once, threads along x run over the last axis with one multiply per element, instead
 //    of a division per axis per element.
+// OpenCL has the contiguous and strided variants (and OpenCL C operations: the user's text is
+// compiled as written).
 #pragma once
 
+#include "gpukit/array/backend.hpp"
 #include "gpukit/array/ndarray.hpp"
 #include "gpukit/cuda/stream.hpp"
 
@@ -76,9 +79,10 @@ enum class elementwise_variant { vectorized, contiguous, strided, rows };
 // The shortest last axis the rows variant is used for.
 inline constexpr std::int64_t rows_min_extent = 1024;
 
-// The CUDA C source of `variant`; `ndim` is the number of axes the strided variant handles
-// (ignored by the others). logic_error for bad names, no array parameter, or complex types.
-std::string elementwise_source(const elementwise_spec& spec, elementwise_variant variant, int ndim = 1);
+// The source of `variant` in `language`; `ndim` is the number of axes the strided variants
+// handle (ignored by the others). logic_error for the vectorized and rows variants in OpenCL C.
+std::string elementwise_source(const elementwise_spec& spec, elementwise_variant variant, int ndim = 1,
+                               kernel_language language = kernel_language::cuda);
 
 // A scalar argument: its bytes in the parameter's C type.
 struct scalar_value {
@@ -97,12 +101,15 @@ struct scalar_value {
 
 using elementwise_arg = std::variant<ndarray, scalar_value>;
 
-// Which variant run() uses for `args` (arrays must share one shape).
-elementwise_variant choose_variant(std::span<const elementwise_arg> args);
+// Which variant run() uses for `args` (arrays must share one shape) in `language`.
+elementwise_variant choose_variant(std::span<const elementwise_arg> args,
+                                   kernel_language language = kernel_language::cuda);
 
-// Launches the kernel on `s` over the common shape of the array arguments. logic_error when
-// the arguments do not match the parameters (count, array vs scalar, dtype, scalar size) or
-// the arrays' shapes differ.
+// Queues the kernel on `b` over the common shape of the array arguments. logic_error when the
+// arguments do not match the parameters (count, array vs scalar, dtype, scalar size), the
+// arrays' shapes differ, an array is not `b`'s memory, or `b` cannot take a parameter's type.
+void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, backend& b);
+// The same on stream `s` of the current CUDA context (cuda_backend).
 void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, cuda::stream_view s = {});
 
 }  // namespace gpukit::array

@@ -2,7 +2,8 @@
 //
 // The memory is a shared device_buffer: an address, its size and an owner that keeps it
 // valid (a device_allocation, a block from a memory pool, or anything a caller lends, such
-// as another library's tensor). Views made by reshape/transpose/indexing share the buffer,
+// as another library's tensor), in CUDA memory or, made by an opencl_backend, in an OpenCL
+// buffer (array/backend.hpp). Views made by reshape/transpose/indexing share the buffer,
 // so the memory lives as long as any view of it. All view arithmetic is gpukit::layout's.
 #pragma once
 
@@ -20,11 +21,19 @@
 
 namespace gpukit::array {
 
+class backend;
+
+// Which kind of backend's memory a device_buffer is.
+enum class memory_space : std::uint8_t { cuda, opencl };
+
 struct device_buffer {
+    // CUDA: the device address. OpenCL: the cl_mem, whose owner is the cl::buffer holding it
+    // (opencl_backend makes these; its kernels take the buffer and a byte offset).
     CUdeviceptr address = 0;
     std::size_t size = 0;
     // Keeps the memory valid; may be empty when the lender guarantees that itself.
     std::shared_ptr<const void> owner;
+    memory_space space = memory_space::cuda;
 };
 
 using device_pool = memory::memory_pool<cuda::device_allocator>;
@@ -35,6 +44,8 @@ public:
     static ndarray empty(std::vector<std::int64_t> shape, dtype t, order o = order::c);
     // Uninitialised memory from `pool` (returned to it when the last view goes).
     static ndarray empty(device_pool& pool, std::vector<std::int64_t> shape, dtype t, order o = order::c);
+    // Uninitialised memory of `b` (backend::allocate).
+    static ndarray empty(backend& b, std::vector<std::int64_t> shape, dtype t, order o = order::c);
 
     // A view of `buffer` with `l` (whose itemsize must be the dtype's); logic_error when
     // the layout reaches outside the buffer.
@@ -45,8 +56,13 @@ public:
     const std::vector<std::int64_t>& shape() const noexcept { return layout_.shape(); }
     std::int64_t size() const noexcept { return layout_.size(); }
     int ndim() const noexcept { return layout_.ndim(); }
-    // The address of element [0, ..., 0].
-    CUdeviceptr data() const noexcept { return buffer_->address + static_cast<CUdeviceptr>(layout_.offset()); }
+    // The CUDA address of element [0, ..., 0]; logic_error for memory of another backend,
+    // which has no such address (its kernels take buffer() and layout().offset()).
+    CUdeviceptr data() const {
+        if (buffer_->space != memory_space::cuda)
+            throw_not_cuda_memory();
+        return buffer_->address + static_cast<CUdeviceptr>(layout_.offset());
+    }
     const std::shared_ptr<const device_buffer>& buffer() const noexcept { return buffer_; }
 
     // The same memory seen through another layout (checked like the constructor).
@@ -59,6 +75,8 @@ public:
     ndarray operator[](const std::vector<index_item>& items) const { return view(layout_.index(items)); }
 
 private:
+    [[noreturn]] static void throw_not_cuda_memory();
+
     std::shared_ptr<const device_buffer> buffer_;
     dtype type_;
     gpukit::layout layout_;

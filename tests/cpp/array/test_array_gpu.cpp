@@ -1,5 +1,6 @@
 // Elementwise kernels and reductions (gpukit's specs and ReductionKernel's) on a real device,
 // checked against the CPU.
+#include "gpukit/array/cuda_backend.hpp"
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/reduction.hpp"
 #include "gpukit/array/reduction_kernel.hpp"
@@ -60,6 +61,28 @@ TEST_F(ArrayGpu, VectorizedAndUnalignedAndOddSizes) {
                 ASSERT_NEAR(result[i + start], 2.5f * host[i + start] + 1.0f, 1e-6f) << "n " << n << " i " << i;
         }
     }
+}
+
+// The backend seam's CUDA side on a stream of its own: copies at an offset, and an
+// elementwise kernel over a transposed view run through it, against the host.
+TEST_F(ArrayGpu, TheCudaBackendCopiesAndRunsOnItsStream) {
+    const cuda::stream s = cuda::stream::create(CU_STREAM_NON_BLOCKING);
+    cuda_backend b(s);
+    const auto host = random_floats(12 * 13);
+    const auto buffer = b.allocate((host.size() + 3) * sizeof(float));
+    b.write(*buffer, 3 * sizeof(float), std::as_bytes(std::span(host)));
+    // The 12 x 13 matrix written 3 elements in, seen transposed.
+    const ndarray shifted(buffer, dtype::float32, gpukit::layout({13, 12}, {4, 13 * 4}, 4, 3 * 4));
+    const ndarray y = ndarray::empty(b, {13, 12}, dtype::float32);
+    const std::vector<elementwise_arg> args{shifted, scalar_value::of(-2.0f), y};
+    run(axpy, args, b);
+    std::vector<float> result(13 * 12);
+    b.read(*y.buffer(), 0, std::as_writable_bytes(std::span(result)));
+    for (std::size_t r = 0; r < 13; ++r)
+        for (std::size_t c = 0; c < 12; ++c)
+            ASSERT_NEAR(result[r * 12 + c], -2.0f * host[c * 13 + r] + 1.0f, 1e-6f) << r << ", " << c;
+    std::vector<float> four(4);
+    EXPECT_THROW(b.read(*buffer, buffer->size - 8, std::as_writable_bytes(std::span(four))), logic_error);
 }
 
 // Loaded kernels belong to their context (a context cache) and never keep it alive: a

@@ -1,0 +1,108 @@
+// gpukit::array::backend: what the array engine needs from a device, as one small interface.
+//
+// The engine describes a kernel once (elementwise_spec, ...) and generates its text in the
+// backend's language: CUDA C for cuda_backend, OpenCL C for opencl_backend. A backend
+// allocates array memory, copies it to and from the host, compiles and caches generated
+// kernels, launches them, and waits for its work:
+//
+//     array::opencl_backend cl_side(ctx, queue);          // or array::cuda_backend cuda_side;
+//     array::ndarray x = array::ndarray::empty(cl_side, {n}, array::dtype::float32);
+//     cl_side.write(*x.buffer(), 0, std::as_bytes(std::span(values)));
+//     array::run(spec, args, cl_side);                     // elementwise.hpp
+//
+// Array memory: a device_buffer's `space` says which kind of backend made it, and only that
+// kind runs kernels on it (logic_error otherwise). An array argument of a kernel is its buffer
+// and a byte offset; each backend passes it as its language takes it: one pointer in CUDA C, a
+// buffer and a byte offset in OpenCL C (an OpenCL buffer has no address the host can offset).
+//
+// Today elementwise kernels (elementwise.hpp) run through the seam on both backends; the
+// engine's other kernels (reductions, scans, indexing, copies) still call CUDA directly.
+#pragma once
+
+#include "gpukit/array/ndarray.hpp"
+#include "gpukit/core/c_text.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace gpukit::array {
+
+// One launch argument: an array's memory (its buffer and a byte offset into it), or the
+// bytes of a value (a scalar, a struct of strides), which must stay valid during launch().
+struct kernel_argument {
+    const device_buffer* buffer = nullptr;  // an array's memory; nullptr for a value
+    std::int64_t offset = 0;                // bytes from the buffer's start
+    const void* value = nullptr;            // a value's bytes
+    std::size_t size = 0;
+
+    static kernel_argument memory(const device_buffer& b, std::int64_t offset) noexcept {
+        return {&b, offset, nullptr, 0};
+    }
+    static kernel_argument bytes(const void* value, std::size_t size) noexcept { return {nullptr, 0, value, size}; }
+};
+
+// `groups_x` by `groups_y` work groups (CUDA's blocks) of `group_size` work items (threads)
+// along x.
+struct launch_shape {
+    unsigned groups_x = 1;
+    unsigned groups_y = 1;
+    unsigned group_size = 1;
+};
+
+// A kernel a backend loaded, and what launches need to know of it. Only a backend of the
+// language that loaded it launches it.
+struct loaded_kernel {
+    std::shared_ptr<const void> handle;  // the backend's kernel object
+    std::shared_ptr<const void> keep;    // what else must live while it runs (its CUDA context)
+    kernel_language language = kernel_language::cuda;
+    unsigned full_grid = 1;  // groups of preferred_group_size() items that keep the device busy
+    unsigned max_group = 1;  // the most work items one group of this kernel may have
+};
+
+class backend {
+public:
+    virtual ~backend() = default;
+
+    // The language of the kernels this backend compiles.
+    virtual kernel_language language() const noexcept = 0;
+    // The memory space of the buffers it allocates and runs kernels on.
+    virtual memory_space space() const noexcept = 0;
+    // Names the backend in messages: "CUDA", "OpenCL (pthread-...)".
+    virtual std::string name() const = 0;
+    // Why kernels of this backend cannot take elements of type `t` (OpenCL: bool and the
+    // complex types, and float64 on a device without cl_khr_fp64), or "" when they can.
+    virtual std::string type_problem(dtype t) const = 0;
+    // Work items per group the engine's kernels are written for (CUDA: 256).
+    virtual unsigned preferred_group_size() const noexcept = 0;
+
+    // `bytes` of uninitialised device memory (at least 1).
+    virtual std::shared_ptr<const device_buffer> allocate(std::size_t bytes) = 0;
+    // Copies `src` to `dst` at byte `offset`, in order with the work queued before, and
+    // returns when `src` may change. logic_error when the bytes reach outside `dst` or `dst`
+    // is another backend's memory.
+    virtual void write(const device_buffer& dst, std::size_t offset, std::span<const std::byte> src) = 0;
+    // Copies `dst.size()` bytes from `src` at byte `offset` to `dst`, after the work queued
+    // before, and returns when they are there. logic_error as write().
+    virtual void read(const device_buffer& src, std::size_t offset, std::span<std::byte> dst) = 0;
+
+    // Kernel `name` of the generated source that `key` names (one key, one source: see
+    // kernel_cache.hpp's new_kernel_key), compiled and loaded on first use; `source()` is
+    // called only then. The source declares its kernels itself (extern "C" in CUDA C).
+    virtual loaded_kernel kernel(std::uint64_t key, const std::string& name,
+                                 const std::function<std::string()>& source) = 0;
+    // Queues `k` over `shape` with `args`, one per kernel parameter as the language takes them.
+    virtual void launch(const loaded_kernel& k, const launch_shape& shape, std::span<const kernel_argument> args) = 0;
+    // Waits for the work queued so far.
+    virtual void synchronize() = 0;
+};
+
+// logic_error unless `b` is memory of `owner`'s space, and the bytes [offset, offset + size)
+// lie within it: the check of every backend's copies.
+void require_own_range(const backend& owner, const device_buffer& b, std::size_t offset, std::size_t size,
+                       const char* what);
+
+}  // namespace gpukit::array

@@ -1,0 +1,58 @@
+// gpukit::array::opencl_backend: the array engine on an OpenCL device, queuing its work on one
+// gpukit::cl queue (PoCL on a CPU, NVIDIA's OpenCL, any OpenCL 1.2+ implementation).
+//
+// Memory is cl::buffer (device_buffer::space opencl); generated kernels are OpenCL C, built
+// once per backend and cached by key; launches set the arguments and enqueue the kernel
+// under a lock, so one backend may be used from several threads. Element types: the integers,
+// float32, and float64 where the device has cl_khr_fp64; bool and the complex types are not
+// supported yet (a logic_error says so).
+#pragma once
+
+#include "gpukit/array/backend.hpp"
+#include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/queue.hpp"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace gpukit::array {
+
+class opencl_backend final : public backend {
+public:
+    // Work on `q` (the backend holds a reference of its own to it and its context).
+    explicit opencl_backend(const cl::queue& q);
+
+    kernel_language language() const noexcept override { return kernel_language::opencl; }
+    memory_space space() const noexcept override { return memory_space::opencl; }
+    std::string name() const override;
+    std::string type_problem(dtype t) const override;
+    unsigned preferred_group_size() const noexcept override { return group_size_; }
+
+    std::shared_ptr<const device_buffer> allocate(std::size_t bytes) override;
+    void write(const device_buffer& dst, std::size_t offset, std::span<const std::byte> src) override;
+    void read(const device_buffer& src, std::size_t offset, std::span<std::byte> dst) override;
+
+    loaded_kernel kernel(std::uint64_t key, const std::string& name,
+                         const std::function<std::string()>& source) override;
+    void launch(const loaded_kernel& k, const launch_shape& shape, std::span<const kernel_argument> args) override;
+    void synchronize() override;
+
+    const cl::queue& queue() const noexcept { return queue_; }
+
+private:
+    struct built_kernel;
+
+    cl::queue queue_;
+    cl::context context_;
+    bool has_fp64_;
+    unsigned group_size_;
+    unsigned full_grid_;
+    std::mutex mutex_;  // guards kernels_
+    std::unordered_map<std::uint64_t, std::shared_ptr<built_kernel>> kernels_;
+};
+
+// An OpenCL buffer as array memory (device_buffer::space opencl), kept alive by the result.
+std::shared_ptr<const device_buffer> borrow(std::shared_ptr<const cl::buffer> b);
+
+}  // namespace gpukit::array

@@ -1,0 +1,141 @@
+#include "gpukit/array/opencl_backend.hpp"
+
+#include "gpukit/cl/kernel.hpp"
+#include "gpukit/cl/program.hpp"
+#include "gpukit/core/error.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace gpukit::array {
+
+// One built kernel. OpenCL keeps a kernel's arguments in the kernel object, so setting them
+// and enqueuing it is one step under `mutex`.
+struct opencl_backend::built_kernel {
+    built_kernel(cl::program p, cl::kernel k) : program(std::move(p)), kernel(std::move(k)) {}
+
+    cl::program program;
+    cl::kernel kernel;
+    std::mutex mutex;
+};
+
+namespace {
+
+// The work items one group of the engine's kernels has: 256 where the device allows it.
+unsigned group_size_for(const cl::device& dev) {
+    return static_cast<unsigned>(std::clamp<std::size_t>(dev.max_work_group_size(), 1, 256));
+}
+
+const cl::buffer& cl_buffer_of(const device_buffer& b, std::size_t index) {
+    const auto* buffer = static_cast<const cl::buffer*>(b.owner.get());
+    if (b.space != memory_space::opencl || !buffer || reinterpret_cast<CUdeviceptr>(buffer->handle()) != b.address)
+        throw logic_error("opencl_backend: argument " + std::to_string(index) +
+                          " is not OpenCL memory of an opencl_backend (CUDA memory, or a device_buffer "
+                          "made by hand); OpenCL kernels take the backend's buffers only");
+    return *buffer;
+}
+
+}  // namespace
+
+std::shared_ptr<const device_buffer> borrow(std::shared_ptr<const cl::buffer> b) {
+    if (!b)
+        throw logic_error("array::borrow: no OpenCL buffer");
+    device_buffer d;
+    d.address = reinterpret_cast<CUdeviceptr>(b->handle());
+    d.size = b->size();
+    d.owner = std::move(b);
+    d.space = memory_space::opencl;
+    return std::make_shared<const device_buffer>(std::move(d));
+}
+
+opencl_backend::opencl_backend(const cl::queue& q)
+    : queue_(cl::queue::wrap(q.handle())), context_(cl::context::wrap(q.context_handle())),
+      has_fp64_(q.get_device().extensions().find("cl_khr_fp64") != std::string::npos),
+      group_size_(group_size_for(q.get_device())),
+      // Four groups per compute unit keep a device busy; the kernels loop over the rest.
+      full_grid_(std::max(1u, q.get_device().max_compute_units()) * 4) {}
+
+std::string opencl_backend::name() const { return "OpenCL (" + queue_.get_device().name() + ")"; }
+
+std::string opencl_backend::type_problem(dtype t) const {
+    switch (kind(t)) {
+    case dtype_kind::boolean:
+    case dtype_kind::complex:
+        return std::string(array::name(t)) + " elements are not supported by the OpenCL backend yet";
+    default:
+        break;
+    }
+    if (t == dtype::float64 && !has_fp64_)
+        return "float64 needs double precision (cl_khr_fp64), which " + queue_.get_device().name() + " lacks";
+    return {};
+}
+
+std::shared_ptr<const device_buffer> opencl_backend::allocate(std::size_t bytes) {
+    return borrow(std::make_shared<const cl::buffer>(
+        cl::buffer::create(context_, CL_MEM_READ_WRITE, bytes > 0 ? bytes : 1)));
+}
+
+void opencl_backend::write(const device_buffer& dst, std::size_t offset, std::span<const std::byte> src) {
+    require_own_range(*this, dst, offset, src.size(), "opencl_backend::write");
+    if (!src.empty())
+        cl::enqueue_write(queue_, cl_buffer_of(dst, 0), offset, src.data(), src.size(), /*blocking=*/true);
+}
+
+void opencl_backend::read(const device_buffer& src, std::size_t offset, std::span<std::byte> dst) {
+    require_own_range(*this, src, offset, dst.size(), "opencl_backend::read");
+    if (!dst.empty())
+        cl::enqueue_read(queue_, cl_buffer_of(src, 0), offset, dst.data(), dst.size(), /*blocking=*/true);
+}
+
+loaded_kernel opencl_backend::kernel(std::uint64_t key, const std::string& name,
+                                     const std::function<std::string()>& source) {
+    {
+        std::lock_guard lock(mutex_);
+        if (auto found = kernels_.find(key); found != kernels_.end())
+            return loaded_kernel{found->second, {}, kernel_language::opencl, full_grid_, group_size_};
+    }
+    // Built outside the lock (a build takes a while); two threads building one kernel at once
+    // both succeed, and the first stored is kept.
+    cl::program program = cl::program::create_with_source(context_, source());
+    const cl::device dev = queue_.get_device();
+    program.build({}, std::span(&dev, 1));
+    cl::kernel k = cl::kernel::create(program, name);
+    std::size_t kernel_limit = 0;
+    const std::vector<std::byte> limit = k.work_group_info_bytes(CL_KERNEL_WORK_GROUP_SIZE, dev);
+    std::memcpy(&kernel_limit, limit.data(), std::min(limit.size(), sizeof kernel_limit));
+    auto built = std::make_shared<built_kernel>(std::move(program), std::move(k));
+    const unsigned max_group = static_cast<unsigned>(std::clamp<std::size_t>(kernel_limit, 1, group_size_));
+    std::lock_guard lock(mutex_);
+    const auto& stored = kernels_.try_emplace(key, std::move(built)).first->second;
+    return loaded_kernel{stored, {}, kernel_language::opencl, full_grid_, max_group};
+}
+
+void opencl_backend::launch(const loaded_kernel& k, const launch_shape& shape, std::span<const kernel_argument> args) {
+    if (k.language != kernel_language::opencl)
+        throw logic_error("opencl_backend::launch: the kernel was loaded by a CUDA backend");
+    if (shape.groups_y != 1)
+        throw logic_error("opencl_backend::launch: the engine's OpenCL kernels run over one axis of groups");
+    auto& built = *static_cast<built_kernel*>(const_cast<void*>(k.handle.get()));
+    std::lock_guard lock(built.mutex);
+    cl_uint index = 0;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const kernel_argument& a = args[i];
+        if (a.buffer) {
+            // An array is two parameters in OpenCL C: the buffer, and the byte offset into it.
+            built.kernel.set_arg(index++, cl_buffer_of(*a.buffer, i));
+            const cl_long offset = a.offset;
+            built.kernel.set_arg_bytes(index++, &offset, sizeof offset, cl::value_type::integer);
+        } else {
+            built.kernel.set_arg_bytes(index++, a.value, a.size);
+        }
+    }
+    const std::size_t global = static_cast<std::size_t>(shape.groups_x) * shape.group_size;
+    const std::size_t local = shape.group_size;
+    cl::enqueue_nd_range(queue_, built.kernel, std::span(&global, 1), std::span(&local, 1));
+}
+
+void opencl_backend::synchronize() { queue_.finish(); }
+
+}  // namespace gpukit::array

@@ -1,0 +1,244 @@
+// The array engine's elementwise kernels on the OpenCL backend (PoCL in CI, NVIDIA's OpenCL
+// on the GPU machine), each result against the same operation done on the host over the
+// same layouts: offset views, reversals, transposes, broadcasts, odd sizes, 0-d and empty
+// arrays, every integer type and the floating-point ones.
+#include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/opencl_backend.hpp"
+
+#include "cl/cl_test_device.hpp"
+#include "expect_error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace gpukit;
+using array::dtype;
+using array::param_kind;
+
+class ArrayOnOpencl : public gpukit::testing::cl_queue_test {
+public:
+    void SetUp() override {
+        gpukit::testing::cl_queue_test::SetUp();
+        if (IsSkipped())
+            return;
+        backend.emplace(*q);
+    }
+
+    // A buffer of `count` elements of T holding `values` (count of them), on the device.
+    template <class T>
+    std::shared_ptr<const array::device_buffer> upload(const std::vector<T>& values) {
+        auto buffer = backend->allocate(values.size() * sizeof(T));
+        backend->write(*buffer, 0, std::as_bytes(std::span(values)));
+        return buffer;
+    }
+    template <class T>
+    std::vector<T> download(const array::device_buffer& buffer) {
+        std::vector<T> values(buffer.size / sizeof(T));
+        backend->read(buffer, 0, std::as_writable_bytes(std::span(values)));
+        return values;
+    }
+
+    std::optional<array::opencl_backend> backend;
+};
+
+// The byte offsets of the elements of `l`, in C order of its shape.
+std::vector<std::int64_t> element_offsets(const layout& l) {
+    std::vector<std::int64_t> offsets;
+    std::vector<std::int64_t> index(l.shape().size(), 0);
+    for (std::int64_t k = 0; k < l.size(); ++k) {
+        std::int64_t at = l.offset();
+        for (std::size_t d = 0; d < index.size(); ++d)
+            at += index[d] * l.strides()[d];
+        offsets.push_back(at);
+        for (std::size_t d = index.size(); d-- > 0;) {
+            if (++index[d] < l.shape()[d])
+                break;
+            index[d] = 0;
+        }
+    }
+    return offsets;
+}
+
+template <class T>
+std::vector<T> iota_values(std::size_t count, T start = T(1)) {
+    std::vector<T> values(count);
+    for (std::size_t k = 0; k < count; ++k)
+        values[k] = static_cast<T>(start + static_cast<T>(k * 3 % 101));
+    return values;
+}
+
+// z = x * a + y over views x and y of their buffers (z contiguous): the kernel's result
+// against the host's, element by element, and z's buffer untouched outside z.
+template <class T>
+void check_axpy(ArrayOnOpencl& t, dtype type, const layout& x_layout, const layout& y_layout,
+                std::size_t x_count, std::size_t y_count, T a) {
+    const array::elementwise_spec spec(
+        "axpy", {{"z", type, param_kind::output}, {"x", type, param_kind::input}, {"y", type, param_kind::input},
+                 {"a", type, param_kind::scalar}},
+        std::string("z[i] = x[i] * a + y[i]"));
+    const std::vector<T> xs = iota_values<T>(x_count), ys = iota_values<T>(y_count, T(7));
+    const auto x_buffer = t.upload(xs), y_buffer = t.upload(ys);
+    const array::ndarray x(x_buffer, type, x_layout), y(y_buffer, type, y_layout);
+    const array::ndarray z = array::ndarray::empty(*t.backend, x_layout.shape(), type);
+    const std::vector<array::elementwise_arg> args{z, x, y, array::scalar_value::of(a)};
+    array::run(spec, args, *t.backend);
+    const std::vector<T> got = t.download<T>(*z.buffer());
+    const std::vector<std::int64_t> x_at = element_offsets(x_layout), y_at = element_offsets(y_layout);
+    ASSERT_EQ(got.size() >= x_at.size(), true);
+    for (std::size_t k = 0; k < x_at.size(); ++k) {
+        const T want = static_cast<T>(xs[x_at[k] / sizeof(T)] * a + ys[y_at[k] / sizeof(T)]);
+        if constexpr (std::is_floating_point_v<T>)
+            ASSERT_NEAR(got[k], want, std::abs(want) * 1e-6) << "element " << k;
+        else
+            ASSERT_EQ(got[k], want) << "element " << k;
+    }
+}
+
+TEST_F(ArrayOnOpencl, ContiguousArraysOfOddSizesAndEveryIntegerType) {
+    for (std::int64_t n : {1, 7, 255, 256, 257, 1000, 4099}) {
+        const layout l = layout::contiguous({n}, 4);
+        check_axpy<float>(*this, dtype::float32, l, l, n, n, 2.5f);
+        check_axpy<std::int32_t>(*this, dtype::int32, l, l, n, n, -3);
+        check_axpy<std::uint32_t>(*this, dtype::uint32, l, l, n, n, 4000000000u);  // wraps, as numpy's
+    }
+    const layout l8 = layout::contiguous({1001}, 8), l1 = layout::contiguous({1001}, 1),
+                 l2 = layout::contiguous({1001}, 2);
+    check_axpy<std::int64_t>(*this, dtype::int64, l8, l8, 1001, 1001, std::int64_t(1) << 40);
+    check_axpy<std::uint64_t>(*this, dtype::uint64, l8, l8, 1001, 1001, ~std::uint64_t(0));
+    check_axpy<std::int8_t>(*this, dtype::int8, l1, l1, 1001, 1001, 5);
+    check_axpy<std::uint8_t>(*this, dtype::uint8, l1, l1, 1001, 1001, 200);
+    check_axpy<std::int16_t>(*this, dtype::int16, l2, l2, 1001, 1001, -300);
+    check_axpy<std::uint16_t>(*this, dtype::uint16, l2, l2, 1001, 1001, 60000);
+}
+
+TEST_F(ArrayOnOpencl, Float64WhereTheDeviceHasIt) {
+    if (!backend->type_problem(dtype::float64).empty()) {
+        // The refusal names the missing extension before any kernel is built.
+        const layout l = layout::contiguous({5}, 8);
+        gpukit::test::expect_error<logic_error>(
+            [&] { check_axpy<double>(*this, dtype::float64, l, l, 5, 5, 0.5); }, "cl_khr_fp64");
+        GTEST_SKIP() << "the device has no float64 (cl_khr_fp64)";
+    }
+    const layout l = layout::contiguous({3001}, 8);
+    check_axpy<double>(*this, dtype::float64, l, l, 3001, 3001, 1.0 / 3.0);
+}
+
+TEST_F(ArrayOnOpencl, ViewsWithOffsetsReversalsTransposesAndBroadcasts) {
+    // x[3:3+n] and y reversed, in buffers larger than the views.
+    const std::int64_t n = 517;
+    const layout base = layout::contiguous({n + 10}, 4);
+    const layout offset_view = base.index({slice{3, 3 + n, {}}});
+    const layout reversed = base.index({slice{n + 2, 2, -1}});
+    ASSERT_EQ(reversed.shape(), std::vector<std::int64_t>{n});
+    check_axpy<float>(*this, dtype::float32, offset_view, reversed, n + 10, n + 10, 3.0f);
+    // Every other element of both.
+    const layout stepped = base.index({slice{1, {}, 2}});
+    check_axpy<std::int32_t>(*this, dtype::int32, stepped, stepped, n + 10, n + 10, 7);
+    // A transposed 2-d array with a C-order one: the strided variant over two axes.
+    const layout matrix = layout::contiguous({33, 47}, 4);
+    const layout transposed = layout::contiguous({47, 33}, 4).transpose();
+    check_axpy<float>(*this, dtype::float32, transposed, matrix, 33 * 47, 33 * 47, -1.5f);
+    // A row broadcast down a matrix (stride 0), and a 3-d view with a reversed middle axis.
+    const layout row = layout::contiguous({47}, 4).broadcast_to({33, 47});
+    check_axpy<std::int32_t>(*this, dtype::int32, row, matrix, 47, 33 * 47, 2);
+    const layout cube = layout::contiguous({5, 6, 7}, 4);
+    const layout flipped = cube.index({slice{}, slice{{}, {}, -1}, slice{}});
+    check_axpy<float>(*this, dtype::float32, flipped, cube, 210, 210, 0.5f);
+}
+
+TEST_F(ArrayOnOpencl, ZeroDimensionalAndEmptyArrays) {
+    const layout scalar_layout = layout::contiguous({}, 4);
+    check_axpy<float>(*this, dtype::float32, scalar_layout, scalar_layout, 1, 1, 4.0f);
+    // An empty array launches nothing and is no error.
+    const layout empty = layout::contiguous({0}, 4);
+    check_axpy<float>(*this, dtype::float32, empty, empty, 0, 0, 1.0f);
+}
+
+TEST_F(ArrayOnOpencl, AnInoutArrayChangesItsViewOnly) {
+    // x[::3] += i, on a buffer whose other elements must stay as they were.
+    const array::elementwise_spec spec("bump", {{"x", dtype::int32, param_kind::inout}}, "x[i] += (int)i");
+    const std::vector<std::int32_t> before = iota_values<std::int32_t>(100);
+    const auto buffer = upload(before);
+    const layout every_third = layout::contiguous({100}, 4).index({slice{{}, {}, 3}});
+    const std::vector<array::elementwise_arg> args{array::ndarray(buffer, dtype::int32, every_third)};
+    array::run(spec, args, *backend);
+    const std::vector<std::int32_t> after = download<std::int32_t>(*buffer);
+    for (std::size_t k = 0; k < 100; ++k)
+        EXPECT_EQ(after[k], before[k] + (k % 3 == 0 ? static_cast<std::int32_t>(k / 3) : 0)) << "element " << k;
+}
+
+TEST_F(ArrayOnOpencl, APreambleDefinesHelpers) {
+    const array::elementwise_spec spec("squared_plus",
+                                       {{"z", dtype::int64, param_kind::output}, {"x", dtype::int64, param_kind::input}},
+                                       "z[i] = square(x[i]) + n", "long square(long v) { return v * v; }");
+    const std::vector<std::int64_t> xs = iota_values<std::int64_t>(300);
+    const array::ndarray x(upload(xs), dtype::int64, layout::contiguous({300}, 8));
+    const array::ndarray z = array::ndarray::empty(*backend, {300}, dtype::int64);
+    const std::vector<array::elementwise_arg> args{z, x};
+    array::run(spec, args, *backend);
+    const std::vector<std::int64_t> got = download<std::int64_t>(*z.buffer());
+    for (std::size_t k = 0; k < 300; ++k)
+        ASSERT_EQ(got[k], xs[k] * xs[k] + 300) << "element " << k;
+}
+
+TEST_F(ArrayOnOpencl, TypesAndMemoryItCannotTakeAreRefusedBeforeAnythingRuns) {
+    const array::ndarray flags = array::ndarray::empty(*backend, {16}, dtype::uint8);
+    for (dtype t : {dtype::bool_, dtype::complex64, dtype::complex128}) {
+        const array::elementwise_spec spec("copy", {{"z", t, param_kind::output}, {"x", t, param_kind::input}},
+                                           "z[i] = x[i]");
+        const array::ndarray a(flags.buffer(), t, layout::contiguous({1}, static_cast<std::int64_t>(array::size_of(t))));
+        const std::vector<array::elementwise_arg> args{a, a};
+        gpukit::test::expect_error<logic_error>([&] { array::run(spec, args, *backend); },
+                                                "not supported by the OpenCL backend");
+    }
+    // CUDA memory (here a made-up address: nothing may touch it) is not the backend's.
+    const auto cuda_memory = array::borrow(CUdeviceptr{0x1000}, 16);
+    const array::elementwise_spec spec("fill", {{"z", dtype::int32, param_kind::output}}, "z[i] = 1");
+    const std::vector<array::elementwise_arg> args{array::ndarray(cuda_memory, dtype::int32, layout::contiguous({4}, 4))};
+    gpukit::test::expect_error<logic_error>([&] { array::run(spec, args, *backend); }, "is not OpenCL");
+    gpukit::test::expect_error<logic_error>([&] { (void)flags.data(); }, "no CUDA address");
+    // Copies outside the buffer, or of another backend's memory.
+    const array::ndarray four = array::ndarray::empty(*backend, {4}, dtype::uint8);
+    std::vector<std::byte> five(5);
+    gpukit::test::expect_error<logic_error>([&] { backend->write(*four.buffer(), 0, five); }, "outside a buffer of 4");
+    gpukit::test::expect_error<logic_error>([&] { backend->read(*four.buffer(), 2, std::span(five).first(3)); },
+                                            "outside a buffer of 4");
+    gpukit::test::expect_error<logic_error>([&] { backend->read(*cuda_memory, 0, std::span(five).first(1)); },
+                                            "is not OpenCL");
+}
+
+TEST_F(ArrayOnOpencl, AKernelBuiltOnceServesEveryLaunch) {
+    const array::elementwise_spec spec("count_up", {{"z", dtype::int32, param_kind::output}}, "z[i] = (int)i");
+    const array::ndarray z = array::ndarray::empty(*backend, {64}, dtype::int32);
+    const std::vector<array::elementwise_arg> args{z};
+    array::run(spec, args, *backend);
+    const auto first = backend->kernel(spec.key() + 128 * static_cast<std::uint64_t>(array::elementwise_variant::contiguous) + 1,
+                                       "count_up_contig", [] { return std::string("not OpenCL C"); });
+    array::run(spec, args, *backend);  // the same kernel: the bad source above was never asked for
+    std::vector<std::int32_t> want(64);
+    std::iota(want.begin(), want.end(), 0);
+    EXPECT_EQ(download<std::int32_t>(*z.buffer()), want);
+    EXPECT_EQ(first.language, kernel_language::opencl);
+}
+
+TEST(ArrayOpenclSource, TheVariantsOpenclLacksAreRefused) {
+    const array::elementwise_spec spec("k", {{"z", dtype::float32, param_kind::output}}, "z[i] = 1.0f");
+    for (auto v : {array::elementwise_variant::vectorized, array::elementwise_variant::rows})
+        gpukit::test::expect_error<logic_error>(
+            [&] { (void)array::elementwise_source(spec, v, 2, kernel_language::opencl); }, "contiguous and strided");
+    const std::string strided = array::elementwise_source(spec, array::elementwise_variant::strided, 3,
+                                                          kernel_language::opencl);
+    EXPECT_NE(strided.find("__kernel void k_strided("), std::string::npos) << strided;
+    EXPECT_NE(strided.find("long e[3]"), std::string::npos) << strided;
+    EXPECT_EQ(strided.find("cl_khr_fp64"), std::string::npos) << "no double, no extension: " << strided;
+}
+
+}  // namespace
