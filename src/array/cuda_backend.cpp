@@ -49,8 +49,7 @@ void cuda_backend::read(const device_buffer& src, std::size_t offset, std::span<
 
 loaded_kernel cuda_backend::kernel(std::uint64_t key, const std::string& name,
                                    const std::function<std::string()>& source) {
-    detail::cached_kernel k = detail::kernel(key, name, source);
-    return loaded_kernel{std::move(k.function), std::move(k.context), kernel_language::cuda, k.full_grid, k.max_block};
+    return detail::as_loaded(detail::kernel(key, name, source));
 }
 
 void cuda_backend::launch(const loaded_kernel& k, const launch_shape& shape, std::span<const kernel_argument> args) {

@@ -7,6 +7,7 @@
 // alive, and they go when it goes or when clear_context_caches() drops them.
 #pragma once
 
+#include "gpukit/array/backend.hpp"
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/function.hpp"
 #include "gpukit/rtc/compiler.hpp"
@@ -36,6 +37,11 @@ struct cached_kernel {
     // the kernel needs many registers).
     unsigned max_block;
 };
+
+// `k` as the backend seam holds a kernel (cuda_backend's).
+inline loaded_kernel as_loaded(cached_kernel k) {
+    return loaded_kernel{std::move(k.function), std::move(k.context), kernel_language::cuda, k.full_grid, k.max_block};
+}
 
 // What to compile, and the key that names it: two sources with one key must be the same
 // request (the caller makes the key, e.g. a digest of every field, once).

@@ -11,14 +11,22 @@
 
 namespace gpukit::array {
 
-// One built kernel. OpenCL keeps a kernel's arguments in the kernel object, so setting them
-// and enqueuing it is one step under `mutex`.
+// One kernel of a built program. OpenCL keeps a kernel's arguments in the kernel object, so
+// setting them and enqueuing it is one step under `mutex`.
 struct opencl_backend::built_kernel {
-    built_kernel(cl::program p, cl::kernel k) : program(std::move(p)), kernel(std::move(k)) {}
+    explicit built_kernel(cl::kernel k) : kernel(std::move(k)) {}
 
-    cl::program program;
     cl::kernel kernel;
     std::mutex mutex;
+};
+
+// A generated source, built once, and the kernels taken from it so far (a reduction's two
+// stages share one program).
+struct opencl_backend::built_program {
+    explicit built_program(cl::program p) : program(std::move(p)) {}
+
+    cl::program program;
+    std::vector<std::pair<std::string, loaded_kernel>> kernels;  // guarded by the backend's mutex
 };
 
 namespace {
@@ -91,25 +99,38 @@ void opencl_backend::read(const device_buffer& src, std::size_t offset, std::spa
 
 loaded_kernel opencl_backend::kernel(std::uint64_t key, const std::string& name,
                                      const std::function<std::string()>& source) {
+    std::shared_ptr<built_program> program;
     {
         std::lock_guard lock(mutex_);
-        if (auto found = kernels_.find(key); found != kernels_.end())
-            return loaded_kernel{found->second, {}, kernel_language::opencl, full_grid_, group_size_};
+        if (auto found = programs_.find(key); found != programs_.end()) {
+            program = found->second;
+            for (const auto& [kernel_name, k] : program->kernels)
+                if (kernel_name == name)
+                    return k;
+        }
     }
-    // Built outside the lock (a build takes a while); two threads building one kernel at once
-    // both succeed, and the first stored is kept.
-    cl::program program = cl::program::create_with_source(context_, source());
     const cl::device dev = queue_.get_device();
-    program.build({}, std::span(&dev, 1));
-    cl::kernel k = cl::kernel::create(program, name);
+    if (!program) {
+        // Built outside the lock (a build takes a while); two threads building one source at
+        // once both succeed, and the first stored is kept.
+        cl::program built = cl::program::create_with_source(context_, source());
+        built.build({}, std::span(&dev, 1));
+        std::lock_guard lock(mutex_);
+        program = programs_.try_emplace(key, std::make_shared<built_program>(std::move(built))).first->second;
+    }
+    std::lock_guard lock(mutex_);
+    for (const auto& [kernel_name, k] : program->kernels)
+        if (kernel_name == name)
+            return k;
+    cl::kernel k = cl::kernel::create(program->program, name);
     std::size_t kernel_limit = 0;
     const std::vector<std::byte> limit = k.work_group_info_bytes(CL_KERNEL_WORK_GROUP_SIZE, dev);
     std::memcpy(&kernel_limit, limit.data(), std::min(limit.size(), sizeof kernel_limit));
-    auto built = std::make_shared<built_kernel>(std::move(program), std::move(k));
     const unsigned max_group = static_cast<unsigned>(std::clamp<std::size_t>(kernel_limit, 1, group_size_));
-    std::lock_guard lock(mutex_);
-    const auto& stored = kernels_.try_emplace(key, std::move(built)).first->second;
-    return loaded_kernel{stored, {}, kernel_language::opencl, full_grid_, max_group};
+    loaded_kernel loaded{std::make_shared<built_kernel>(std::move(k)), program, kernel_language::opencl, full_grid_,
+                         max_group};
+    program->kernels.emplace_back(name, loaded);
+    return loaded;
 }
 
 void opencl_backend::launch(const loaded_kernel& k, const launch_shape& shape, std::span<const kernel_argument> args) {

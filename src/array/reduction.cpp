@@ -4,11 +4,11 @@
 #include "kernel_text.hpp"
 #include "reduction_launch.hpp"
 
+#include "gpukit/array/cuda_backend.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/text.hpp"
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/device.hpp"
-#include "gpukit/cuda/launch.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -240,12 +240,15 @@ void write_index_loop(text_builder& s, const reduction_spec& spec, bool strided,
 
 }  // namespace
 
-std::string reduction_source(const reduction_spec& spec, reduction_variant variant, int ndim) {
+std::string reduction_source(const reduction_spec& spec, reduction_variant variant, int ndim,
+                             kernel_language language) {
     const bool has_elements = spec.element_arrays() > 0;
     if (variant != reduction_variant::contiguous && !has_elements)
         throw logic_error("reduction " + spec.name() + ": the vectorized and strided variants need element arrays");
     if (ndim < 1 || ndim > max_ndim)
         throw logic_error("reduction " + spec.name() + ": ndim must be 1 to 64, got " + std::to_string(ndim));
+    if (language == kernel_language::opencl)
+        return detail::opencl_reduction_source(spec, variant, ndim);
     text_builder s;
     s << detail::common_source << spec.preamble() << "\n"
       << "typedef " << spec.accumulator().c_name << " gk_acc;\n"
@@ -325,41 +328,45 @@ long long indices_per_step(const reduction_spec& spec, reduction_variant variant
     return 1;
 }
 
-void launch_reduction(const reduction_spec& spec, const cached_kernel& stage1, const cached_kernel& stage2,
-                      const packed_arguments& params, const packed_arguments& layout, long long per_thread,
-                      const reduction_extent& extent, cuda::stream_view s) {
-    const std::size_t acc_size = spec.accumulator().size;
-    const std::size_t capacity = extent.scratch.capacity ? *extent.scratch.capacity : reduction_scratch_bytes(spec);
-    const std::size_t partials = capacity / acc_size;
-    if (partials == 0 || extent.scratch.address % 16 != 0)
+std::size_t checked_scratch(const reduction_spec& spec, const cuda::device_pointer& scratch) {
+    const std::size_t capacity = scratch.capacity ? *scratch.capacity : reduction_scratch_bytes(spec);
+    if (capacity < spec.accumulator().size || scratch.address % 16 != 0)
         throw logic_error(spec.name() + ": the scratch buffer must hold one partial result (" +
-                          std::to_string(acc_size) + " bytes) at least and be 16-byte aligned");
-    const unsigned grid = static_cast<unsigned>(
-        std::min<std::size_t>(grid_for(stage1, extent.count, per_thread), std::min<std::size_t>(partials, 1u << 30)));
+                          std::to_string(spec.accumulator().size) + " bytes) at least and be 16-byte aligned");
+    return capacity;
+}
+
+void launch_reduction(const reduction_spec& spec, backend& b, const loaded_kernel& stage1, const loaded_kernel& stage2,
+                      std::span<const kernel_argument> params, std::span<const kernel_argument> layout,
+                      long long per_thread, const reduction_extent& extent) {
+    const std::size_t partials = extent.partial_capacity / spec.accumulator().size;
+    if (partials == 0)
+        throw logic_error(spec.name() + ": the memory for partial results must hold one (" +
+                          std::to_string(spec.accumulator().size) + " bytes) at least");
+    const unsigned group = std::min(b.preferred_group_size(), stage1.max_group);
+    const long long per_group = static_cast<long long>(group) * per_thread;
+    const long long needed = std::clamp<long long>((extent.count + per_group - 1) / per_group, 1, stage1.full_grid);
+    const unsigned groups = static_cast<unsigned>(std::min<long long>(needed, std::min<std::size_t>(partials, 1u << 30)));
 
     // Stage 1: the parameters, the layout, then partial, out, start, step, count.
-    packed_arguments first = params;
-    for (std::size_t k = 0; k < layout.values.size(); ++k)
-        first.add(layout.values[k], layout.sizes[k]);
-    const CUdeviceptr partial = extent.scratch.address, out = extent.out;
-    first.add(&partial, sizeof partial);
-    first.add(&out, sizeof out);
-    first.add(&extent.start, sizeof extent.start);
-    first.add(&extent.step, sizeof extent.step);
-    first.add(&extent.count, sizeof extent.count);
-    cuda::launch_packed(*stage1.function, cuda::launch_config().grid({grid}).block({block_size}).stream(s),
-                        first.values.data(), first.sizes.data(), first.values.size());
-    if (grid == 1)
+    std::vector<kernel_argument> first(params.begin(), params.end());
+    first.insert(first.end(), layout.begin(), layout.end());
+    first.push_back(extent.partial);
+    first.push_back(extent.out);
+    first.push_back(kernel_argument::bytes(&extent.start, sizeof extent.start));
+    first.push_back(kernel_argument::bytes(&extent.step, sizeof extent.step));
+    first.push_back(kernel_argument::bytes(&extent.count, sizeof extent.count));
+    b.launch(stage1, {groups, 1, group}, first);
+    if (groups == 1)
         return;  // stage 1 wrote the output
 
     // Stage 2: the parameters, then partial, out, count.
-    packed_arguments second = params;
-    const int count = static_cast<int>(grid);
-    second.add(&partial, sizeof partial);
-    second.add(&out, sizeof out);
-    second.add(&count, sizeof count);
-    cuda::launch_packed(*stage2.function, cuda::launch_config().grid({1}).block({block_size}).stream(s),
-                        second.values.data(), second.sizes.data(), second.values.size());
+    std::vector<kernel_argument> second(params.begin(), params.end());
+    const int count = static_cast<int>(groups);
+    second.push_back(extent.partial);
+    second.push_back(extent.out);
+    second.push_back(kernel_argument::bytes(&count, sizeof count));
+    b.launch(stage2, {1, 1, std::min(b.preferred_group_size(), stage2.max_group)}, second);
 }
 
 }  // namespace detail
@@ -413,8 +420,8 @@ std::vector<const ndarray*> checked_arguments(const reduction_spec& spec, std::s
     return elements;
 }
 
-reduction_variant choose_variant(const std::vector<const ndarray*>& elements) {
-    bool all_c = true, all_f = true, aligned = true;
+reduction_variant choose_variant(const std::vector<const ndarray*>& elements, kernel_language language) {
+    bool all_c = true, all_f = true, aligned = language == kernel_language::cuda;
     for (const ndarray* a : elements) {
         all_c = all_c && a->layout().is_c_contiguous();
         all_f = all_f && a->layout().is_f_contiguous();
@@ -425,12 +432,40 @@ reduction_variant choose_variant(const std::vector<const ndarray*>& elements) {
     return aligned ? reduction_variant::vectorized : reduction_variant::contiguous;
 }
 
-}  // namespace
+// What a backend of another language than CUDA cannot take in `spec` (OpenCL: each type
+// backend::type_problem refuses, and types without a dtype), or "".
+std::string spec_problem(const reduction_spec& spec, const backend& b) {
+    if (b.language() == kernel_language::cuda)
+        return {};
+    const auto problem = [&](const value_type& t) -> std::string {
+        if (!t.dtype)
+            return "the C type " + t.c_name + " has no dtype, and the OpenCL backend takes dtypes only";
+        return b.type_problem(*t.dtype);
+    };
+    for (const reduction_param& p : spec.params())
+        if (std::string why = problem(p.type); !why.empty())
+            return "parameter " + p.name + ": " + why;
+    if (std::string why = problem(spec.accumulator()); !why.empty())
+        return "the accumulator: " + why;
+    if (std::string why = problem(spec.output()); !why.empty())
+        return "the output: " + why;
+    return {};
+}
 
-void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out,
-            cuda::device_pointer scratch, cuda::stream_view s) {
+// reduce() on `b`, its partial results in `scratch` (`capacity` bytes), or, when nullptr, in
+// memory of b's own.
+void reduce_on(backend& b, const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out,
+               const device_buffer* scratch, std::size_t capacity) {
     const std::vector<const ndarray*> elements = checked_arguments(spec, args, out);
-    const reduction_variant variant = choose_variant(elements);
+    for (const elementwise_arg& a : args)
+        if (const auto* array = std::get_if<ndarray>(&a); array && array->buffer()->space != b.space())
+            throw logic_error(spec.name() + ": an array is not " + b.name() +
+                              " memory; a backend runs kernels on its own memory only");
+    if (out.buffer()->space != b.space())
+        throw logic_error(spec.name() + ": the output is not " + b.name() + " memory");
+    if (std::string problem = spec_problem(spec, b); !problem.empty())
+        throw logic_error(spec.name() + ", " + problem);
+    const reduction_variant variant = choose_variant(elements, b.language());
     const std::vector<std::int64_t>& shape = elements.front()->shape();
     const int ndim = variant == reduction_variant::strided ? std::max(1, static_cast<int>(shape.size())) : 1;
     if (ndim > max_ndim)
@@ -438,25 +473,23 @@ void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, c
     // The variant's key: the strided variant is compiled per number of axes.
     const std::uint64_t key = spec.key() + (variant == reduction_variant::strided ? 2 + static_cast<std::uint64_t>(ndim)
                                                                                   : static_cast<std::uint64_t>(variant));
-    const std::function<std::string()> source = [&] { return reduction_source(spec, variant, ndim); };
-    const detail::cached_kernel stage1 = detail::kernel(key, spec.stage1_name(), source);
-    const detail::cached_kernel stage2 = detail::kernel(key, spec.stage2_name(), source);
+    const std::function<std::string()> source = [&] { return reduction_source(spec, variant, ndim, b.language()); };
+    const loaded_kernel stage1 = b.kernel(key, spec.stage1_name(), source);
+    const loaded_kernel stage2 = b.kernel(key, spec.stage2_name(), source);
 
     // Argument storage, kept in place until the launches.
-    std::vector<CUdeviceptr> addresses;
-    addresses.reserve(args.size());
-    detail::packed_arguments params;
+    std::vector<kernel_argument> params;
+    params.reserve(args.size());
     for (const elementwise_arg& a : args) {
         if (const auto* array = std::get_if<ndarray>(&a)) {
-            addresses.push_back(array->data());
-            params.add(&addresses.back(), sizeof(CUdeviceptr));
+            params.push_back(kernel_argument::memory(*array->buffer(), array->layout().offset()));
         } else {
             const scalar_value& value = std::get<scalar_value>(a);
-            params.add(value.bytes.data(), value.size);
+            params.push_back(kernel_argument::bytes(value.bytes.data(), value.size));
         }
     }
     std::vector<std::int64_t> extents, strides;
-    detail::packed_arguments layout;
+    std::vector<kernel_argument> layout;
     if (variant == reduction_variant::strided) {
         extents = shape.empty() ? std::vector<std::int64_t>{1} : shape;
         for (const ndarray* a : elements) {
@@ -465,12 +498,39 @@ void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, c
             if (st.empty())
                 strides.push_back(0);
         }
-        layout.add(extents.data(), extents.size() * sizeof(std::int64_t));
-        layout.add(strides.data(), strides.size() * sizeof(std::int64_t));
+        layout.push_back(kernel_argument::bytes(extents.data(), extents.size() * sizeof(std::int64_t)));
+        layout.push_back(kernel_argument::bytes(strides.data(), strides.size() * sizeof(std::int64_t)));
     }
-    const long long per_thread = detail::indices_per_step(spec, variant, ndim);
-    const detail::reduction_extent extent{0, 1, elements.front()->size(), out.data(), scratch};
-    detail::launch_reduction(spec, stage1, stage2, params, layout, per_thread, extent, s);
+    std::shared_ptr<const device_buffer> own_scratch;
+    if (!scratch) {
+        // One partial result per group of a device-filling grid.
+        capacity = static_cast<std::size_t>(stage1.full_grid) * spec.accumulator().size;
+        own_scratch = b.allocate(capacity);
+        scratch = own_scratch.get();
+    }
+    const long long per_thread =
+        b.language() == kernel_language::cuda ? detail::indices_per_step(spec, variant, ndim) : 1;
+    const detail::reduction_extent extent{0,
+                                          1,
+                                          elements.front()->size(),
+                                          kernel_argument::memory(*out.buffer(), out.layout().offset()),
+                                          kernel_argument::memory(*scratch, 0),
+                                          capacity};
+    detail::launch_reduction(spec, b, stage1, stage2, params, layout, per_thread, extent);
+}
+
+}  // namespace
+
+void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out,
+            cuda::device_pointer scratch, cuda::stream_view s) {
+    cuda_backend b(s);
+    const std::size_t capacity = detail::checked_scratch(spec, scratch);
+    const device_buffer scratch_buffer{scratch.address, capacity, {}, memory_space::cuda};
+    reduce_on(b, spec, args, out, &scratch_buffer, capacity);
+}
+
+void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out, backend& b) {
+    reduce_on(b, spec, args, out, nullptr, 0);
 }
 
 }  // namespace gpukit::array

@@ -3,7 +3,10 @@
 #include "kernel_cache.hpp"
 #include "reduction_launch.hpp"
 
+#include "gpukit/array/cuda_backend.hpp"
 #include "gpukit/core/error.hpp"
+
+#include <vector>
 
 #include <utility>
 
@@ -36,24 +39,29 @@ void reduction_kernel::run(std::span<const std::span<const std::byte>> values, l
     if (values.size() != spec_.params().size())
         throw logic_error("ReductionKernel '" + name + "': expected " + std::to_string(spec_.params().size()) +
                           " arguments, got " + std::to_string(values.size()));
-    detail::packed_arguments params;
+    std::vector<kernel_argument> params;
+    params.reserve(values.size());
     for (std::size_t k = 0; k < values.size(); ++k) {
         const reduction_param& p = spec_.params()[k];
         const std::size_t expected = p.kind == reduction_param_kind::scalar ? p.type.size : sizeof(CUdeviceptr);
         if (values[k].size() != expected)
             throw logic_error("ReductionKernel '" + name + "', argument " + p.name + ": expected " +
                               std::to_string(expected) + " bytes, got " + std::to_string(values[k].size()));
-        params.add(values[k].data(), values[k].size());
+        params.push_back(kernel_argument::bytes(values[k].data(), values[k].size()));  // CUDA pointers as values
     }
     if (count < 0)
         throw logic_error("ReductionKernel '" + name + "': the count of indices must not be negative");
     if (count == 0 && spec_.empty() == empty_reduction::error)
         throw logic_error("zero-size array to reduction operation " + name + " which has no identity");
-    const detail::cached_kernel stage1 = detail::kernel(compiled_->source, spec_.stage1_name());
-    const detail::cached_kernel stage2 = detail::kernel(compiled_->source, spec_.stage2_name());
-    detail::launch_reduction(spec_, stage1, stage2, params, {},
+    const std::size_t capacity = detail::checked_scratch(spec_, scratch);
+    cuda_backend b(s);
+    const loaded_kernel stage1 = detail::as_loaded(detail::kernel(compiled_->source, spec_.stage1_name()));
+    const loaded_kernel stage2 = detail::as_loaded(detail::kernel(compiled_->source, spec_.stage2_name()));
+    const CUdeviceptr partial = scratch.address;
+    detail::launch_reduction(spec_, b, stage1, stage2, params, {},
                              detail::indices_per_step(spec_, reduction_variant::contiguous, 1),
-                             {start, step, count, out, scratch}, s);
+                             {start, step, count, kernel_argument::bytes(&out, sizeof out),
+                              kernel_argument::bytes(&partial, sizeof partial), capacity});
 }
 
 }  // namespace gpukit::array

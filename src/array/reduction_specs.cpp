@@ -23,10 +23,11 @@ enum class operation : std::uint32_t { sum, min, max, dot, any, all, subset_sum,
 
 // Every spec made, by operation and dtypes: made on first use, kept for the life of the
 // process (launches find their kernels by the spec's key).
-const reduction_spec& memoized(operation op, std::initializer_list<dtype> types,
+const reduction_spec& memoized(operation op, std::initializer_list<dtype> types, kernel_language language,
                                const std::function<reduction_spec()>& make) {
-    // Four bits per dtype (there are fewer than 16), at most four dtypes, then the operation.
-    std::uint32_t key = static_cast<std::uint32_t>(op) << 16;
+    // Four bits per dtype (there are fewer than 16), at most four dtypes, then the operation,
+    // then the language.
+    std::uint32_t key = static_cast<std::uint32_t>(op) << 16 | static_cast<std::uint32_t>(language) << 24;
     int shift = 0;
     for (dtype t : types) {
         key |= static_cast<std::uint32_t>(t) << shift;
@@ -41,10 +42,15 @@ const reduction_spec& memoized(operation op, std::initializer_list<dtype> types,
     return *spec;
 }
 
+// The name of `t` in `language`'s kernels.
+std::string_view type_name_in(dtype t, kernel_language language) {
+    return language == kernel_language::cuda ? c_type(t) : opencl_c_type_names(t).front();
+}
+
 // `expression` converted to `to`, C-style.
-std::string converted(dtype to, const std::string& expression) {
+std::string converted(dtype to, const std::string& expression, kernel_language language) {
     text_builder s;
-    s << "(" << c_type(to) << ")(" << expression << ")";
+    s << "(" << type_name_in(to, language) << ")(" << expression << ")";
     return s.str();
 }
 
@@ -58,8 +64,23 @@ dtype sum_accumulator(dtype out) {
     }
 }
 
+// The highest or lowest value of real type `t` in OpenCL C (whose 64-bit integer literals
+// take L, and which has INFINITY).
+std::string opencl_limit_literal(dtype t, bool highest) {
+    switch (t) {
+    case dtype::float32: return highest ? "INFINITY" : "(-INFINITY)";
+    case dtype::float64: return highest ? "((double)INFINITY)" : "(-(double)INFINITY)";
+    case dtype::int64: return highest ? "9223372036854775807L" : "(-9223372036854775807L - 1)";
+    case dtype::uint64: return highest ? "18446744073709551615UL" : "0UL";
+    default: return {};
+    }
+}
+
 // The highest or lowest value of real type `t`: the neutral value of min or max.
-std::string limit_literal(dtype t, bool highest) {
+std::string limit_literal(dtype t, bool highest, kernel_language language = kernel_language::cuda) {
+    if (language == kernel_language::opencl)
+        if (std::string literal = opencl_limit_literal(t, highest); !literal.empty())
+            return literal;
     switch (t) {
     case dtype::float32: return highest ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
     case dtype::float64:
@@ -97,6 +118,13 @@ __device__ __forceinline__ long long gk_wrap(long long j, long long size) {
     return j >= 0 && j < size ? j : (j % size + size) % size;
 }
 )";
+const char* const opencl_wrap_preamble = R"(
+long gk_wrap(long j, long size) { return j >= 0 && j < size ? j : (j % size + size) % size; }
+)";
+
+const char* wrap_preamble_in(kernel_language language) {
+    return language == kernel_language::cuda ? wrap_preamble : opencl_wrap_preamble;
+}
 
 // The reduce expression and preamble of min (is_min) or max over accumulators of type t: the
 // smaller (larger) value wins, and NaN wins over anything.
@@ -112,9 +140,10 @@ std::pair<std::string, std::string> extremum(dtype t, bool is_min) {
 // The spec `name` of min (is_min) or max over the values of type t that `map` reads from
 // `params` (`preamble` defines what `map` uses). An empty min or max is an error, as in numpy.
 reduction_spec extremum_spec(const char* name, std::vector<reduction_param> params, dtype t, bool is_min,
-                             std::string map, const std::string& preamble = {}) {
+                             std::string map, kernel_language language, const std::string& preamble = {}) {
     auto [reduce, compare_preamble] = extremum(t, is_min);
-    return reduction_spec(name, std::move(params), t, t, limit_literal(t, is_min), std::move(map), std::move(reduce),
+    return reduction_spec(name, std::move(params), t, t, limit_literal(t, is_min, language), std::move(map),
+                          std::move(reduce),
                           preamble + compare_preamble, empty_reduction::error);
 }
 
@@ -133,85 +162,93 @@ std::vector<reduction_param> subset_params(dtype index, std::initializer_list<st
 }
 
 // name[j] of a gathered array at the subset's index i.
-std::string gathered(const char* array) { return std::string(array) + "[gk_wrap((long long)subset[i], size)]"; }
+std::string gathered(const char* array, kernel_language language) {
+    return std::string(array) + "[gk_wrap((" + std::string(type_name_in(dtype::int64, language)) + ")subset[i], size)]";
+}
 
 }  // namespace
 
-const reduction_spec& sum_spec(dtype t) { return sum_spec(t, sum_type(t)); }
+const reduction_spec& sum_spec(dtype t, kernel_language language) { return sum_spec(t, sum_type(t), language); }
 
-const reduction_spec& sum_spec(dtype t, dtype out) {
-    return memoized(operation::sum, {t, out}, [&] {
+const reduction_spec& sum_spec(dtype t, dtype out, kernel_language language) {
+    return memoized(operation::sum, {t, out}, language, [&] {
         const dtype acc = sum_accumulator(out);
-        return reduction_spec("sum", {{"a", t, role::element}}, acc, out, "0", converted(acc, "a[i]"), "a + b");
+        return reduction_spec("sum", {{"a", t, role::element}}, acc, out, "0", converted(acc, "a[i]", language),
+                              "a + b");
     });
 }
 
-const reduction_spec& min_spec(dtype t) {
-    return memoized(operation::min, {t}, [&] {
-        return extremum_spec("min", {{"a", t, role::element}}, t, true, "a[i]");
+const reduction_spec& min_spec(dtype t, kernel_language language) {
+    return memoized(operation::min, {t}, language, [&] {
+        return extremum_spec("min", {{"a", t, role::element}}, t, true, "a[i]", language);
     });
 }
 
-const reduction_spec& max_spec(dtype t) {
-    return memoized(operation::max, {t}, [&] {
-        return extremum_spec("max", {{"a", t, role::element}}, t, false, "a[i]");
+const reduction_spec& max_spec(dtype t, kernel_language language) {
+    return memoized(operation::max, {t}, language, [&] {
+        return extremum_spec("max", {{"a", t, role::element}}, t, false, "a[i]", language);
     });
 }
 
-const reduction_spec& dot_spec(dtype a, dtype b) { return dot_spec(a, b, promote(a, b)); }
+const reduction_spec& dot_spec(dtype a, dtype b, kernel_language language) {
+    return dot_spec(a, b, promote(a, b), language);
+}
 
-const reduction_spec& dot_spec(dtype a, dtype b, dtype out) {
-    return memoized(operation::dot, {a, b, out}, [&] {
+const reduction_spec& dot_spec(dtype a, dtype b, dtype out, kernel_language language) {
+    return memoized(operation::dot, {a, b, out}, language, [&] {
         const dtype acc = sum_accumulator(out);
         return reduction_spec("dot", {{"a", a, role::element}, {"b", b, role::element}}, acc, out, "0",
-                              converted(acc, "a[i]") + " * " + converted(acc, "b[i]"), "a + b");
+                              converted(acc, "a[i]", language) + " * " + converted(acc, "b[i]", language), "a + b");
     });
 }
 
-const reduction_spec& any_spec(dtype t) {
-    return memoized(operation::any, {t}, [&] {
+const reduction_spec& any_spec(dtype t, kernel_language language) {
+    return memoized(operation::any, {t}, language, [&] {
         return reduction_spec("any", {{"a", t, role::element}}, dtype::bool_, dtype::bool_, "false", "(bool)(a[i])",
                               "a || b");
     });
 }
 
-const reduction_spec& all_spec(dtype t) {
-    return memoized(operation::all, {t}, [&] {
+const reduction_spec& all_spec(dtype t, kernel_language language) {
+    return memoized(operation::all, {t}, language, [&] {
         return reduction_spec("all", {{"a", t, role::element}}, dtype::bool_, dtype::bool_, "true", "(bool)(a[i])",
                               "a && b");
     });
 }
 
-const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out) {
+const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out, kernel_language language) {
     require_index_type(index);
-    return memoized(operation::subset_sum, {index, t, out}, [&] {
+    return memoized(operation::subset_sum, {index, t, out}, language, [&] {
         const dtype acc = sum_accumulator(out);
         return reduction_spec("subset_sum", subset_params(index, {{"a", t}}), acc, out, "0",
-                              converted(acc, gathered("a")), "a + b", wrap_preamble);
+                              converted(acc, gathered("a", language), language), "a + b", wrap_preamble_in(language));
     });
 }
 
-const reduction_spec& subset_min_spec(dtype index, dtype t) {
+const reduction_spec& subset_min_spec(dtype index, dtype t, kernel_language language) {
     require_index_type(index);
-    return memoized(operation::subset_min, {index, t}, [&] {
-        return extremum_spec("subset_min", subset_params(index, {{"a", t}}), t, true, gathered("a"), wrap_preamble);
+    return memoized(operation::subset_min, {index, t}, language, [&] {
+        return extremum_spec("subset_min", subset_params(index, {{"a", t}}), t, true, gathered("a", language), language,
+                             wrap_preamble_in(language));
     });
 }
 
-const reduction_spec& subset_max_spec(dtype index, dtype t) {
+const reduction_spec& subset_max_spec(dtype index, dtype t, kernel_language language) {
     require_index_type(index);
-    return memoized(operation::subset_max, {index, t}, [&] {
-        return extremum_spec("subset_max", subset_params(index, {{"a", t}}), t, false, gathered("a"), wrap_preamble);
+    return memoized(operation::subset_max, {index, t}, language, [&] {
+        return extremum_spec("subset_max", subset_params(index, {{"a", t}}), t, false, gathered("a", language),
+                             language, wrap_preamble_in(language));
     });
 }
 
-const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out) {
+const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out, kernel_language language) {
     require_index_type(index);
-    return memoized(operation::subset_dot, {index, a, b, out}, [&] {
+    return memoized(operation::subset_dot, {index, a, b, out}, language, [&] {
         const dtype acc = sum_accumulator(out);
         return reduction_spec("subset_dot", subset_params(index, {{"a", a}, {"b", b}}), acc, out, "0",
-                              converted(acc, gathered("a")) + " * " + converted(acc, gathered("b")), "a + b",
-                              wrap_preamble);
+                              converted(acc, gathered("a", language), language) + " * " +
+                                  converted(acc, gathered("b", language), language),
+                              "a + b", wrap_preamble_in(language));
     });
 }
 
@@ -226,7 +263,8 @@ reduction_op reduction_op_from_name(std::string_view name) {
 }
 
 const reduction_spec& reduction_spec_for(reduction_op op, std::string_view what, dtype a, std::optional<dtype> b,
-                                         std::optional<dtype> index, std::optional<dtype> out) {
+                                         std::optional<dtype> index, std::optional<dtype> out,
+                                         kernel_language language) {
     const std::string name(what);
     if ((op == reduction_op::dot) != b.has_value())
         throw logic_error(name + (op == reduction_op::dot ? " needs two arrays" : " takes one array"));
@@ -235,19 +273,19 @@ const reduction_spec& reduction_spec_for(reduction_op op, std::string_view what,
     switch (op) {
     case reduction_op::sum: {
         const dtype result = out ? *out : sum_type(a);
-        return index ? subset_sum_spec(*index, a, result) : sum_spec(a, result);
+        return index ? subset_sum_spec(*index, a, result, language) : sum_spec(a, result, language);
     }
     case reduction_op::dot: {
         const dtype result = out ? *out : promote(a, *b);
-        return index ? subset_dot_spec(*index, a, *b, result) : dot_spec(a, *b, result);
+        return index ? subset_dot_spec(*index, a, *b, result, language) : dot_spec(a, *b, result, language);
     }
-    case reduction_op::min: return index ? subset_min_spec(*index, a) : min_spec(a);
-    case reduction_op::max: return index ? subset_max_spec(*index, a) : max_spec(a);
+    case reduction_op::min: return index ? subset_min_spec(*index, a, language) : min_spec(a, language);
+    case reduction_op::max: return index ? subset_max_spec(*index, a, language) : max_spec(a, language);
     case reduction_op::any:
     case reduction_op::all:
         if (index)
             throw logic_error(name + " has no subset form");
-        return op == reduction_op::any ? any_spec(a) : all_spec(a);
+        return op == reduction_op::any ? any_spec(a, language) : all_spec(a, language);
     }
     throw logic_error("unknown reduction " + name);
 }

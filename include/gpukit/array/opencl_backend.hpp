@@ -42,14 +42,15 @@ public:
 
 private:
     struct built_kernel;
+    struct built_program;
 
     cl::queue queue_;
     cl::context context_;
     bool has_fp64_;
     unsigned group_size_;
     unsigned full_grid_;
-    std::mutex mutex_;  // guards kernels_
-    std::unordered_map<std::uint64_t, std::shared_ptr<built_kernel>> kernels_;
+    std::mutex mutex_;  // guards programs_
+    std::unordered_map<std::uint64_t, std::shared_ptr<built_program>> programs_;  // by key
 };
 
 // An OpenCL buffer as array memory (device_buffer::space opencl), kept alive by the result.

@@ -146,7 +146,10 @@ enum class reduction_variant { vectorized, contiguous, strided };
 // long long step, long long count`; stage 2 the parameters, then `const acc *partial,
 // out *output, int count`. logic_error for variants the spec cannot have (vectorized or
 // strided without element arrays) and for ndim outside 1..64.
-std::string reduction_source(const reduction_spec& spec, reduction_variant variant, int ndim = 1);
+// `language` OpenCL gives the OpenCL C of the contiguous and strided variants
+// (opencl_backend's; each array a buffer and a byte offset, groups of up to 256 items).
+std::string reduction_source(const reduction_spec& spec, reduction_variant variant, int ndim = 1,
+                             kernel_language language = kernel_language::cuda);
 
 // numpy's reductions as specs, made once per combination of dtypes and kept for the life of
 // the process; `out` is the result's dtype (numpy's dtype= argument).
@@ -163,18 +166,19 @@ std::string reduction_source(const reduction_spec& spec, reduction_variant varia
 //    int64 `size` (the gathered arrays' size). An index outside [0, size) wraps around,
 //    modulo size (-1 is the last element, as in numpy), so no index reads outside the
 //    array. `index` must be an integer dtype (logic_error otherwise).
-const reduction_spec& sum_spec(dtype t);
-const reduction_spec& sum_spec(dtype t, dtype out);
-const reduction_spec& min_spec(dtype t);
-const reduction_spec& max_spec(dtype t);
-const reduction_spec& dot_spec(dtype a, dtype b);
-const reduction_spec& dot_spec(dtype a, dtype b, dtype out);
-const reduction_spec& any_spec(dtype t);
-const reduction_spec& all_spec(dtype t);
-const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out);
-const reduction_spec& subset_min_spec(dtype index, dtype t);
-const reduction_spec& subset_max_spec(dtype index, dtype t);
-const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out);
+// `language`: the language of the specs' expressions (OpenCL C for an opencl_backend).
+const reduction_spec& sum_spec(dtype t, kernel_language language = kernel_language::cuda);
+const reduction_spec& sum_spec(dtype t, dtype out, kernel_language language = kernel_language::cuda);
+const reduction_spec& min_spec(dtype t, kernel_language language = kernel_language::cuda);
+const reduction_spec& max_spec(dtype t, kernel_language language = kernel_language::cuda);
+const reduction_spec& dot_spec(dtype a, dtype b, kernel_language language = kernel_language::cuda);
+const reduction_spec& dot_spec(dtype a, dtype b, dtype out, kernel_language language = kernel_language::cuda);
+const reduction_spec& any_spec(dtype t, kernel_language language = kernel_language::cuda);
+const reduction_spec& all_spec(dtype t, kernel_language language = kernel_language::cuda);
+const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out, kernel_language language = kernel_language::cuda);
+const reduction_spec& subset_min_spec(dtype index, dtype t, kernel_language language = kernel_language::cuda);
+const reduction_spec& subset_max_spec(dtype index, dtype t, kernel_language language = kernel_language::cuda);
+const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out, kernel_language language = kernel_language::cuda);
 
 // numpy's reductions by name, and the spec of one: over `a` (and `b`, for dot), through the
 // integer index array of dtype `index` when given (the subset_* forms), with result dtype
@@ -186,7 +190,8 @@ enum class reduction_op { sum, min, max, dot, any, all };
 // otherwise.
 reduction_op reduction_op_from_name(std::string_view name);
 const reduction_spec& reduction_spec_for(reduction_op op, std::string_view what, dtype a, std::optional<dtype> b,
-                                         std::optional<dtype> index, std::optional<dtype> out);
+                                         std::optional<dtype> index, std::optional<dtype> out,
+                                         kernel_language language = kernel_language::cuda);
 
 // Bytes of device scratch a reduction of `spec` needs on the current context's device: one
 // accumulator per block stage 1 may run (the device's figure is asked for once per device).
@@ -201,5 +206,9 @@ std::size_t reduction_scratch_bytes(const reduction_spec& spec);
 // an empty input when the spec's empty() is error.
 void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out,
             cuda::device_pointer scratch, cuda::stream_view s = {});
+// The same on backend `b` (its memory for every array and `out`; the partial results in memory
+// it allocates). On OpenCL the spec's expressions are OpenCL C (reduction_spec_for(...,
+// kernel_language::opencl) makes numpy's), its types dtypes the backend takes.
+void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out, backend& b);
 
 }  // namespace gpukit::array

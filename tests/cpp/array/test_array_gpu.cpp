@@ -83,6 +83,17 @@ TEST_F(ArrayGpu, TheCudaBackendCopiesAndRunsOnItsStream) {
             ASSERT_NEAR(result[r * 12 + c], -2.0f * host[c * 13 + r] + 1.0f, 1e-6f) << r << ", " << c;
     std::vector<float> four(4);
     EXPECT_THROW(b.read(*buffer, buffer->size - 8, std::as_writable_bytes(std::span(four))), logic_error);
+
+    // A reduction through the seam, its partial results in memory of the backend's own.
+    const ndarray total = ndarray::empty(b, {}, dtype::float32);
+    const std::vector<elementwise_arg> sum_args{shifted};
+    reduce(sum_spec(dtype::float32), sum_args, total, b);
+    float got = 0;
+    b.read(*total.buffer(), 0, std::as_writable_bytes(std::span(&got, 1)));
+    double want = 0;
+    for (float v : host)
+        want += v;
+    EXPECT_NEAR(got, want, 1e-3);
 }
 
 // Loaded kernels belong to their context (a context cache) and never keep it alive: a

@@ -2,8 +2,10 @@
 // on the GPU machine), each result against the same operation done on the host over the
 // same layouts: offset views, reversals, transposes, broadcasts, odd sizes, 0-d and empty
 // arrays, every integer type and the floating-point ones.
+#include "gpukit/array/array.hpp"  // dtype_of
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/opencl_backend.hpp"
+#include "gpukit/array/reduction.hpp"
 
 #include "cl/cl_test_device.hpp"
 #include "expect_error.hpp"
@@ -11,7 +13,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <functional>
 #include <numeric>
 #include <string>
@@ -239,6 +243,140 @@ TEST(ArrayOpenclSource, TheVariantsOpenclLacksAreRefused) {
     EXPECT_NE(strided.find("__kernel void k_strided("), std::string::npos) << strided;
     EXPECT_NE(strided.find("long e[3]"), std::string::npos) << strided;
     EXPECT_EQ(strided.find("cl_khr_fp64"), std::string::npos) << "no double, no extension: " << strided;
+}
+
+// ---- reductions
+
+// numpy's `op` of the elements of `l` over `values`, reduced on the device into one T.
+template <class T, class Out = T>
+Out device_reduction(ArrayOnOpencl& t, array::reduction_op op, const std::vector<T>& values, const layout& l,
+                     std::optional<dtype> out_type = std::nullopt) {
+    const dtype type = array::dtype_of<T>();
+    const array::reduction_spec& spec = array::reduction_spec_for(op, "test", type, std::nullopt, std::nullopt,
+                                                                  out_type, kernel_language::opencl);
+    const array::ndarray a(t.upload(values), type, l);
+    const array::ndarray out = array::ndarray::empty(*t.backend, {}, array::dtype_of<Out>());
+    const std::vector<array::elementwise_arg> args{a};
+    array::reduce(spec, args, out, *t.backend);
+    return t.download<Out>(*out.buffer()).front();
+}
+
+TEST_F(ArrayOnOpencl, SumsMinimaAndMaximaOverViewsAgainstTheHost) {
+    // Sizes below one group, of one group, and past a device-filling grid (stage 2 runs).
+    for (std::int64_t n : {1, 5, 256, 257, 1000, 100003}) {
+        std::vector<std::int32_t> values(static_cast<std::size_t>(n) + 5);
+        for (std::size_t k = 0; k < values.size(); ++k)
+            values[k] = static_cast<std::int32_t>((k * 7919) % 2003) - 1000;
+        const layout base = layout::contiguous({n + 5}, 4);
+        for (const layout& l : {base.index({slice{2, 2 + n, {}}}), base.index({slice{n + 1, 1, -1}})}) {
+            std::int64_t sum = 0;
+            std::int32_t low = std::numeric_limits<std::int32_t>::max(), high = std::numeric_limits<std::int32_t>::min();
+            for (std::int64_t at : element_offsets(l)) {
+                const std::int32_t v = values[static_cast<std::size_t>(at / 4)];
+                sum += v;
+                low = std::min(low, v);
+                high = std::max(high, v);
+            }
+            EXPECT_EQ((device_reduction<std::int32_t, std::int64_t>(*this, array::reduction_op::sum, values, l)), sum)
+                << "n " << n;
+            EXPECT_EQ(device_reduction(*this, array::reduction_op::min, values, l), low) << "n " << n;
+            EXPECT_EQ(device_reduction(*this, array::reduction_op::max, values, l), high) << "n " << n;
+        }
+    }
+}
+
+TEST_F(ArrayOnOpencl, ReductionsOfTransposedAndBroadcastViewsAndOfFloats) {
+    std::vector<float> values(37 * 41);
+    for (std::size_t k = 0; k < values.size(); ++k)
+        values[k] = static_cast<float>((k * 31) % 97) * 0.25f - 7.0f;
+    const layout transposed = layout::contiguous({41, 37}, 4).transpose();
+    const layout row_down = layout::contiguous({41}, 4).broadcast_to({37, 41});
+    for (const layout& l : {transposed, row_down}) {
+        double sum = 0;
+        float low = INFINITY;
+        for (std::int64_t at : element_offsets(l)) {
+            sum += values[static_cast<std::size_t>(at / 4)];
+            low = std::min(low, values[static_cast<std::size_t>(at / 4)]);
+        }
+        // float32 sums accumulate in float64, as numpy's default type would not: exact here.
+        EXPECT_EQ(device_reduction(*this, array::reduction_op::sum, values, l), static_cast<float>(sum));
+        EXPECT_EQ(device_reduction(*this, array::reduction_op::min, values, l), low);
+    }
+    // NaN wins min and max, as in numpy.
+    values[500] = NAN;
+    const layout all = layout::contiguous({37 * 41}, 4);
+    EXPECT_TRUE(std::isnan(device_reduction(*this, array::reduction_op::min, values, all)));
+    EXPECT_TRUE(std::isnan(device_reduction(*this, array::reduction_op::max, values, all)));
+}
+
+TEST_F(ArrayOnOpencl, DotsEmptySumsAndWhatReductionsRefuse) {
+    std::vector<std::int64_t> a(3001), b(3001);
+    std::int64_t want = 0;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        a[k] = static_cast<std::int64_t>(k) - 1500;
+        b[k] = static_cast<std::int64_t>(k % 17);
+    }
+    // a . b[::-1]
+    const layout l = layout::contiguous({3001}, 8);
+    const layout reversed = l.index({slice{{}, {}, -1}});
+    for (std::size_t k = 0; k < a.size(); ++k)
+        want += a[k] * b[a.size() - 1 - k];
+    const array::reduction_spec& dot = array::reduction_spec_for(array::reduction_op::dot, "dot", dtype::int64, dtype::int64,
+                                                                 std::nullopt, std::nullopt, kernel_language::opencl);
+    const array::ndarray out = array::ndarray::empty(*backend, {}, dtype::int64);
+    const std::vector<array::elementwise_arg> args{array::ndarray(upload(a), dtype::int64, l),
+                                                   array::ndarray(upload(b), dtype::int64, reversed)};
+    array::reduce(dot, args, out, *backend);
+    EXPECT_EQ(download<std::int64_t>(*out.buffer()).front(), want);
+    // A sum of nothing is 0; a min of nothing is an error, as numpy's.
+    const std::vector<std::int32_t> none{7};
+    EXPECT_EQ((device_reduction<std::int32_t, std::int64_t>(*this, array::reduction_op::sum, none,
+                                                            layout::contiguous({0}, 4))),
+              0);
+    gpukit::test::expect_error<logic_error>(
+        [&] { device_reduction(*this, array::reduction_op::min, none, layout::contiguous({0}, 4)); }, "zero-size");
+    // bool and complex are refused, naming the backend.
+    const array::reduction_spec& any = array::reduction_spec_for(array::reduction_op::any, "any", dtype::uint8,
+                                                                 std::nullopt, std::nullopt, std::nullopt,
+                                                                 kernel_language::opencl);
+    const array::ndarray flags = array::ndarray::empty(*backend, {4}, dtype::uint8);
+    const array::ndarray truth = array::ndarray::empty(*backend, {}, dtype::bool_);
+    const std::vector<array::elementwise_arg> flag_args{flags};
+    gpukit::test::expect_error<logic_error>([&] { array::reduce(any, flag_args, truth, *backend); },
+                                            "bool elements are not supported by the OpenCL backend");
+}
+
+TEST_F(ArrayOnOpencl, SubsetSumsWrapTheirIndices) {
+    std::vector<float> values(50);
+    for (std::size_t k = 0; k < values.size(); ++k)
+        values[k] = static_cast<float>(k) * 0.5f;
+    const std::vector<std::int32_t> subset{3, -1, 49, 0, 7, -50, 12};
+    float want = 0;
+    for (std::int32_t j : subset)
+        want += values[static_cast<std::size_t>((j % 50 + 50) % 50)];
+    const array::reduction_spec& spec = array::reduction_spec_for(
+        array::reduction_op::sum, "sum", dtype::float32, std::nullopt, dtype::int32, dtype::float32,
+        kernel_language::opencl);
+    const array::ndarray out = array::ndarray::empty(*backend, {}, dtype::float32);
+    const std::int64_t size = 50;
+    const std::vector<array::elementwise_arg> args{
+        array::ndarray(upload(subset), dtype::int32, layout::contiguous({7}, 4)),
+        array::ndarray(upload(values), dtype::float32, layout::contiguous({50}, 4)), array::scalar_value::of(size)};
+    array::reduce(spec, args, out, *backend);
+    EXPECT_EQ(download<float>(*out.buffer()).front(), want);
+}
+
+TEST(ArrayOpenclSource, ReductionsHaveTheContiguousAndStridedVariants) {
+    const array::reduction_spec& spec = array::sum_spec(dtype::float64, kernel_language::opencl);
+    gpukit::test::expect_error<logic_error>(
+        [&] { (void)array::reduction_source(spec, array::reduction_variant::vectorized, 1, kernel_language::opencl); },
+        "contiguous and strided");
+    const std::string strided =
+        array::reduction_source(spec, array::reduction_variant::strided, 2, kernel_language::opencl);
+    EXPECT_NE(strided.find("__kernel void sum_stage1("), std::string::npos) << strided;
+    EXPECT_NE(strided.find("__kernel void sum_stage2("), std::string::npos) << strided;
+    EXPECT_NE(strided.find("cl_khr_fp64"), std::string::npos) << strided;
+    EXPECT_EQ(strided.find("long long"), std::string::npos) << "no CUDA C type names: " << strided;
 }
 
 }  // namespace
