@@ -2,6 +2,7 @@
 
 #include "gpukit/core/error.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -103,6 +104,27 @@ template <class T> __device__ gk_complex<T> gk_cpow(gk_complex<T> a, gk_complex<
 }
 )";
 
+// OpenCL C has no templates: its helpers are written per compute type, named gk_<helper>_<type>
+// (numpy's integer power, minimum and maximum, with the semantics of the CUDA C ones above).
+std::string opencl_integer_power(const std::string& t, bool is_signed) {
+    std::string f = t + " gk_ipow_" + t + "(" + t + " base, " + t + " exponent) {\n";
+    if (is_signed)
+        f += "    if (exponent < 0)\n"
+             "        return base == 1 ? (" + t + ")1 : base == (" + t + ")(-1) ? (" + t + ")((exponent & 1) ? -1 : 1) : (" +
+             t + ")0;\n";
+    f += "    " + t + " result = 1;\n"
+         "    for (; exponent > 0; exponent >>= 1, base *= base)\n"
+         "        if (exponent & 1) result *= base;\n"
+         "    return result;\n}\n";
+    return f;
+}
+
+std::string opencl_extremum(const std::string& t, bool is_min) {
+    const std::string name = std::string(is_min ? "gk_minimum_" : "gk_maximum_") + t;
+    return t + " " + name + "(" + t + " a, " + t + " b) { return (a " + (is_min ? "<" : ">") +
+           " b || a != a) ? a : b; }\n";
+}
+
 // The kernel parameter of operand `code`: p0, p1, ... Built by appending: GCC 12 warns
 // (-Wrestrict, a false positive) where a short literal is prepended to a temporary string.
 std::string operand_name(int code) {
@@ -111,7 +133,23 @@ std::string operand_name(int code) {
     return name;
 }
 
-std::string cast(dtype t, const std::string& value) { return "((" + std::string(c_type(t)) + ")(" + value + "))"; }
+// The name of type `t` in `language`.
+std::string type_name(dtype t, kernel_language language) {
+    return std::string(language == kernel_language::cuda ? c_type(t) : opencl_c_type_names(t).front());
+}
+
+// The OpenCL C name of `t`, for the names of per-type helpers; bool has none (OpenCL kernels
+// take no bool elements), so it gets its C name there.
+std::string opencl_helper_suffix(dtype t) {
+    return t == dtype::bool_ ? "bool" : std::string(opencl_c_type_names(t).front());
+}
+
+std::string cast(dtype t, const std::string& value, kernel_language language) {
+    std::string text = "((";
+    text += t == dtype::bool_ ? "bool" : type_name(t, language);
+    text += ")(" + value + "))";
+    return text;
+}
 
 // A value of the expression being written out: its C text and its type.
 struct value {
@@ -121,11 +159,12 @@ struct value {
 
 // `left <op> right` for a signed integer and a uint64, compared by value: a negative number
 // is below every uint64, otherwise both compare as unsigned 64-bit numbers.
-std::string mixed_sign_comparison(binary_op op, const value& left, const value& right) {
+std::string mixed_sign_comparison(binary_op op, const value& left, const value& right, kernel_language language) {
     const bool signed_left = kind(left.type) == dtype_kind::signed_int;
-    const std::string s = "((long long)(" + (signed_left ? left : right).text + "))";
-    const std::string u = "((unsigned long long)(" + (signed_left ? right : left).text + "))";
-    const std::string l = signed_left ? "(unsigned long long)" + s : u, r = signed_left ? u : "(unsigned long long)" + s;
+    const std::string wide = type_name(dtype::int64, language), uwide = type_name(dtype::uint64, language);
+    const std::string s = "((" + wide + ")(" + (signed_left ? left : right).text + "))";
+    const std::string u = "((" + uwide + ")(" + (signed_left ? right : left).text + "))";
+    const std::string l = signed_left ? "(" + uwide + ")" + s : u, r = signed_left ? u : "(" + uwide + ")" + s;
     const std::string compare = "(" + l + " " + std::string(symbol(op)) + " " + r + ")";
     // When the signed value is negative the answer is known: it is below the unsigned one.
     bool negative_answer = false;
@@ -140,28 +179,36 @@ std::string mixed_sign_comparison(binary_op op, const value& left, const value& 
     return "(" + s + " < 0 ? " + (negative_answer ? "true" : "false") + " : " + compare + ")";
 }
 
-std::string binary_text(const expression_step& s, const value& left, const value& right) {
+std::string binary_text(const expression_step& s, const value& left, const value& right, kernel_language language) {
     const auto op = static_cast<binary_op>(s.code & ~exact_mixed_sign);
     if (s.code & exact_mixed_sign)
-        return cast(s.type, mixed_sign_comparison(op, left, right));
-    const std::string l = cast(s.compute, left.text), r = cast(s.compute, right.text);
-    const auto call = [&](const std::string& function) { return cast(s.type, function + "(" + l + ", " + r + ")"); };
+        return cast(s.type, mixed_sign_comparison(op, left, right, language), language);
+    const bool cuda = language == kernel_language::cuda;
+    const std::string l = cast(s.compute, left.text, language), r = cast(s.compute, right.text, language);
+    const auto call = [&](const std::string& function) {
+        return cast(s.type, function + "(" + l + ", " + r + ")", language);
+    };
+    // OpenCL C's helpers are named per type (opencl_integer_power, opencl_extremum).
+    const auto helper = [&](const std::string& function) {
+        return cuda ? function : function + "_" + opencl_helper_suffix(s.compute);
+    };
     switch (op) {
     case binary_op::power:
         switch (kind(s.compute)) {
-        case dtype_kind::floating: return call(s.compute == dtype::float32 ? "powf" : "pow");
+        case dtype_kind::floating: return call(s.compute == dtype::float32 && cuda ? "powf" : "pow");
         case dtype_kind::complex: return call("gk_cpow");
-        default: return call("gk_ipow");
+        default: return call(helper("gk_ipow"));
         }
-    case binary_op::minimum: return call("gk_minimum");
-    case binary_op::maximum: return call("gk_maximum");
-    case binary_op::logical_and: return cast(s.type, "(" + l + " && " + r + ")");
-    case binary_op::logical_or: return cast(s.type, "(" + l + " || " + r + ")");
-    default: return cast(s.type, "(" + l + " " + std::string(symbol(op)) + " " + r + ")");
+    case binary_op::minimum: return call(helper("gk_minimum"));
+    case binary_op::maximum: return call(helper("gk_maximum"));
+    case binary_op::logical_and: return cast(s.type, "(" + l + " && " + r + ")", language);
+    case binary_op::logical_or: return cast(s.type, "(" + l + " || " + r + ")", language);
+    default: return cast(s.type, "(" + l + " " + std::string(symbol(op)) + " " + r + ")", language);
     }
 }
 
-std::string unary_text(const expression_step& s, const std::string& operand) {
+std::string unary_text(const expression_step& s, const std::string& operand, kernel_language language) {
+    const auto cast = [language](dtype t, const std::string& value) { return array::cast(t, value, language); };
     const std::string x = cast(s.compute, operand);
     switch (static_cast<unary_op>(s.code)) {
     case unary_op::negative: return cast(s.type, "(-" + x + ")");
@@ -169,7 +216,9 @@ std::string unary_text(const expression_step& s, const std::string& operand) {
         switch (kind(s.compute)) {
         case dtype_kind::complex: return cast(s.type, "abs(" + x + ")");  // the magnitude (kernel_text.hpp)
         case dtype_kind::floating:  // not x < 0 ? -x : x, which keeps -0.0; numpy gives 0.0
-            return cast(s.type, std::string(s.compute == dtype::float32 ? "fabsf(" : "fabs(") + x + ")");
+            return cast(s.type, std::string(s.compute == dtype::float32 && language == kernel_language::cuda ? "fabsf("
+                                                                                                          : "fabs(") +
+                                    x + ")");
         case dtype_kind::signed_int: return cast(s.type, "(" + x + " < 0 ? -" + x + " : " + x + ")");
         default: return cast(s.type, x);
         }
@@ -185,7 +234,31 @@ std::string unary_text(const expression_step& s, const std::string& operand) {
 }
 
 // The helper functions the kernel of `e` calls, for its preamble.
-std::string preamble_of(const expression& e) {
+std::string preamble_of(const expression& e, kernel_language language) {
+    if (language == kernel_language::opencl) {
+        // Each helper once per compute type it is used with.
+        std::string text;
+        std::vector<std::string> written;
+        const auto add = [&](const std::string& name, const std::string& function) {
+            if (std::find(written.begin(), written.end(), name) == written.end()) {
+                written.push_back(name);
+                text += function;
+            }
+        };
+        for (std::size_t k = 0; k < e.size(); ++k) {
+            const expression_step s = e.step(k);
+            if (s.what != expression_step::kind::binary || kind(s.compute) == dtype_kind::complex)
+                continue;
+            const auto op = static_cast<binary_op>(s.code & ~exact_mixed_sign);
+            const std::string t = opencl_helper_suffix(s.compute);
+            if (op == binary_op::power && kind(s.compute) != dtype_kind::floating)
+                add("gk_ipow_" + t, opencl_integer_power(t, kind(s.compute) == dtype_kind::signed_int));
+            if (op == binary_op::minimum || op == binary_op::maximum)
+                add(std::string(op == binary_op::minimum ? "gk_minimum_" : "gk_maximum_") + t,
+                    opencl_extremum(t, op == binary_op::minimum));
+        }
+        return text;
+    }
     bool integer_pow = false, complex_pow = false, ordered = false;
     for (std::size_t k = 0; k < e.size(); ++k) {
         const expression_step s = e.step(k);
@@ -326,7 +399,7 @@ int expression::operand_count() const noexcept {
     return count;
 }
 
-std::string expression::text() const {
+std::string expression::text(kernel_language language) const {
     std::vector<value> stack;
     for (std::size_t k = 0; k < size(); ++k) {
         const expression_step s = step(k);
@@ -334,13 +407,13 @@ std::string expression::text() const {
         case expression_step::kind::array: stack.push_back({operand_name(s.code) + "[i]", s.type}); break;
         case expression_step::kind::scalar: stack.push_back({operand_name(s.code), s.type}); break;
         case expression_step::kind::constant: stack.push_back({s.code ? "true" : "false", s.type}); break;
-        case expression_step::kind::unary: stack.back() = {unary_text(s, stack.back().text), s.type}; break;
+        case expression_step::kind::unary: stack.back() = {unary_text(s, stack.back().text, language), s.type}; break;
         case expression_step::kind::binary: {
             if (stack.size() < 2)
                 throw logic_error("elementwise expression: an operator lacks an operand");
             value right = std::move(stack.back());
             stack.pop_back();
-            stack.back() = {binary_text(s, stack.back(), right), s.type};
+            stack.back() = {binary_text(s, stack.back(), right, language), s.type};
             break;
         }
         case expression_step::kind::select: {
@@ -351,9 +424,9 @@ std::string expression::text() const {
             const value then = std::move(stack.back());
             stack.pop_back();
             std::string selection = "(";  // appended to, for GCC 12 (operand_name says why)
-            selection += cast(dtype::bool_, stack.back().text) + " ? " + cast(s.type, then.text) + " : " +
-                         cast(s.type, otherwise.text) + ")";
-            stack.back() = {cast(s.type, selection), s.type};
+            selection += cast(dtype::bool_, stack.back().text, language) + " ? " + cast(s.type, then.text, language) +
+                         " : " + cast(s.type, otherwise.text, language) + ")";
+            stack.back() = {cast(s.type, selection, language), s.type};
             break;
         }
         }
@@ -365,7 +438,7 @@ std::string expression::text() const {
 
 namespace {
 
-elementwise_spec make_spec(const expression& e) {
+elementwise_spec make_spec(const expression& e, kernel_language language) {
     const int count = e.operand_count();
     std::vector<std::optional<param>> operands(static_cast<std::size_t>(count));
     for (std::size_t k = 0; k < e.size(); ++k) {
@@ -386,7 +459,8 @@ elementwise_spec make_spec(const expression& e) {
         params.push_back(*operands[k]);
     }
     params.push_back({"z", e.type(), param_kind::output});
-    return elementwise_spec("gk_expression", std::move(params), "z[i] = " + e.text(), preamble_of(e));
+    return elementwise_spec("gk_expression", std::move(params), "z[i] = " + e.text(language),
+                            preamble_of(e, language));
 }
 
 // Lets the cache be searched by a string_view, without making a string per lookup.
@@ -397,13 +471,16 @@ struct key_hash {
 
 }  // namespace
 
-const elementwise_spec& expression_kernel(const expression& e) {
+const elementwise_spec& expression_kernel(const expression& e, kernel_language language) {
+    using spec_map = std::unordered_map<std::string, std::unique_ptr<const elementwise_spec>, key_hash, std::equal_to<>>;
     static std::mutex mutex;
-    static std::unordered_map<std::string, std::unique_ptr<const elementwise_spec>, key_hash, std::equal_to<>> specs;
+    static spec_map cuda_specs, opencl_specs;
+    spec_map& specs = language == kernel_language::cuda ? cuda_specs : opencl_specs;
     std::lock_guard lock(mutex);
     auto found = specs.find(e.key());
     if (found == specs.end())
-        found = specs.emplace(std::string(e.key()), std::make_unique<const elementwise_spec>(make_spec(e))).first;
+        found = specs.emplace(std::string(e.key()), std::make_unique<const elementwise_spec>(make_spec(e, language)))
+                    .first;
     return *found->second;
 }
 

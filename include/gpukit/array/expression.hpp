@@ -96,8 +96,9 @@ public:
     // One more than the highest operand number (the kernel's operand parameters).
     int operand_count() const noexcept;
 
-    // The CUDA C of element i: "p0[i] + p1" etc.
-    std::string text() const;
+    // The C of element i in `language`: "p0[i] + p1" etc. (OpenCL C: its type names, and
+    // per-type helpers for integer powers, minimum and maximum; complex numbers are CUDA's).
+    std::string text(kernel_language language = kernel_language::cuda) const;
 
 private:
     void push(expression_step s);
@@ -109,6 +110,7 @@ private:
 // p0, p1, ... (operand k is an input array or a scalar, of the type its steps give) and z.
 // Made on first use and kept for the life of the process; the cache is keyed by e.key()
 // and thread safe. logic_error when an operand number is missing or used with two types.
-const elementwise_spec& expression_kernel(const expression& e);
+// `language` OpenCL: the spec for an opencl_backend (run() there refuses bool and complex).
+const elementwise_spec& expression_kernel(const expression& e, kernel_language language = kernel_language::cuda);
 
 }  // namespace gpukit::array
