@@ -47,8 +47,40 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
     return text + (shape.size() == 1 ? ",)" : ")");
 }
 
-// Runs `e` over `args` (the operands numbered as e numbers them) into a new array of `shape`.
-device_array evaluate(const expression& e, std::vector<elementwise_arg> args, std::vector<std::int64_t> shape) {
+// The backend the operands of one operation share (null: the current CUDA context);
+// logic_error when they live on different ones.
+const std::shared_ptr<backend>& common_backend(std::initializer_list<const device_array*> operands) {
+    const device_array* first = nullptr;
+    for (const device_array* a : operands) {
+        if (!a)
+            continue;
+        if (first && first->runs_on() != a->runs_on())
+            throw logic_error("device_array operands live on different backends (" +
+                              (first->runs_on() ? first->runs_on()->name() : std::string("the current CUDA context")) +
+                              " and " + (a->runs_on() ? a->runs_on()->name() : std::string("the current CUDA context")) +
+                              "); copy one to the other's first");
+        first = first ? first : a;
+    }
+    static const std::shared_ptr<backend> none;
+    return first ? first->runs_on() : none;
+}
+
+// logic_error naming `what` for an operation a backend other than CUDA does not have yet.
+void require_cuda(const std::shared_ptr<backend>& b, const char* what) {
+    if (b)
+        throw logic_error(std::string(what) + " of a device_array on " + b->name() + " is not supported yet");
+}
+
+// Runs `e` over `args` (the operands numbered as e numbers them) into a new array of `shape`
+// on backend `b` (null: the current CUDA context).
+device_array evaluate(const expression& e, std::vector<elementwise_arg> args, std::vector<std::int64_t> shape,
+                      const std::shared_ptr<backend>& b) {
+    if (b) {
+        device_array out = device_array::empty(b, std::move(shape), e.type());
+        args.emplace_back(out.view());
+        run(expression_kernel(e, b->language()), args, *b);
+        return out;
+    }
     device_array out = device_array::empty(std::move(shape), e.type());
     args.emplace_back(out.view());
     run(expression_kernel(e), args, default_stream);
@@ -56,10 +88,11 @@ device_array evaluate(const expression& e, std::vector<elementwise_arg> args, st
 }
 
 device_array combine(binary_op op, const term& a, const term& b) {
+    const std::shared_ptr<backend>& where = common_backend({a.a, b.a});
     const binary_types t = resolve_binary(op, a.how(), b.how());
     std::vector<std::int64_t> shape = broadcast_shapes(a.shape(), b.shape());
     if (t.constant)  // uint8 < 1000: the answer is known from the types
-        return evaluate(expression::constant(*t.constant), {}, std::move(shape));
+        return evaluate(expression::constant(*t.constant), {}, std::move(shape), where);
     std::vector<elementwise_arg> args;
     const auto operand_of = [&](const term& x) {
         const int number = static_cast<int>(args.size());
@@ -74,10 +107,11 @@ device_array combine(binary_op op, const term& a, const term& b) {
     };
     const expression left = operand_of(a);
     const expression right = operand_of(b);
-    return evaluate(expression::binary(op, left, right, t), std::move(args), std::move(shape));
+    return evaluate(expression::binary(op, left, right, t), std::move(args), std::move(shape), where);
 }
 
 device_array select(const device_array& condition, const term& then, const term& otherwise) {
+    const std::shared_ptr<backend>& where = common_backend({&condition, then.a, otherwise.a});
     const dtype type = select_type(then.how(), otherwise.how());
     std::vector<std::int64_t> shape =
         broadcast_shapes(broadcast_shapes(condition.shape(), then.shape()), otherwise.shape());
@@ -95,18 +129,25 @@ device_array select(const device_array& condition, const term& then, const term&
     const expression e_then = choice(then);
     const expression e_otherwise = choice(otherwise);
     const expression e = expression::select(expression::array(0, condition.type()), e_then, e_otherwise, type);
-    return evaluate(e, std::move(args), std::move(shape));
+    return evaluate(e, std::move(args), std::move(shape), where);
 }
 
 device_array unary(unary_op op, const device_array& x, dtype compute, dtype result) {
-    return evaluate(expression::unary(op, expression::array(0, x.type()), compute, result), {x.view()}, x.shape());
+    return evaluate(expression::unary(op, expression::array(0, x.type()), compute, result), {x.view()}, x.shape(),
+                    x.runs_on());
 }
 
 // ---- reductions
 
 // A 0-d array of `out` holding the result of `spec` over `args`, with its scratch in the same
-// block of the pool.
-device_array reduced(const reduction_spec& spec, std::span<const elementwise_arg> args, dtype out) {
+// block of the pool (on a backend: in memory of the backend's).
+device_array reduced(const reduction_spec& spec, std::span<const elementwise_arg> args, dtype out,
+                     const std::shared_ptr<backend>& b) {
+    if (b) {
+        device_array result = device_array::empty(b, {}, out);
+        reduce(spec, args, result.view(), *b);
+        return result;
+    }
     const std::size_t result_bytes = 16;  // keeps the scratch 16-byte aligned
     const std::size_t scratch_bytes = reduction_scratch_bytes(spec);
     auto block = std::make_shared<cuda::pooled_device_memory>(
@@ -134,6 +175,7 @@ const scan_spec& sum_scan_spec(scan_kind kind, dtype t) {
 }
 
 device_array scanned(scan_kind which, const device_array& a) {
+    require_cuda(a.runs_on(), "a scan");
     if (a.ndim() != 1)
         throw logic_error("scans take a 1-d device_array, got " + std::to_string(a.ndim()) + " dimensions");
     if (kind(a.type()) == dtype_kind::complex)
@@ -162,6 +204,20 @@ device_array device_array::empty(std::vector<std::int64_t> shape, dtype t, order
     return device_array(ndarray(borrow(address, bytes, std::move(block)), t, std::move(l)));
 }
 
+device_array device_array::empty(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t, order o) {
+    if (!b)
+        throw logic_error("device_array::empty: no backend");
+    ndarray memory = ndarray::empty(*b, std::move(shape), t, o);
+    return device_array(std::move(memory), std::move(b));
+}
+
+device_array device_array::zeros(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t, order o) {
+    device_array a = empty(std::move(b), std::move(shape), t, o);
+    const std::vector<std::byte> zero_bytes(static_cast<std::size_t>(a.view().layout().nbytes()));
+    a.runs_on()->write(*a.view().buffer(), 0, zero_bytes);
+    return a;
+}
+
 device_array device_array::zeros(std::vector<std::int64_t> shape, dtype t, order o) {
     device_array a = empty(std::move(shape), t, o);
     if (a.size() > 0)
@@ -170,12 +226,17 @@ device_array device_array::zeros(std::vector<std::int64_t> shape, dtype t, order
     return a;
 }
 
-device_array device_array::from_host_bytes(std::span<const std::byte> bytes, dtype t, std::size_t count,
-                                           std::vector<std::int64_t> shape) {
+device_array device_array::from_host_bytes(const std::shared_ptr<backend>& b, std::span<const std::byte> bytes,
+                                           dtype t, std::size_t count, std::vector<std::int64_t> shape) {
     const gpukit::layout l = gpukit::layout::contiguous(shape, static_cast<std::int64_t>(size_of(t)));
     if (static_cast<std::size_t>(l.size()) != count)
         throw logic_error("from_host: " + std::to_string(count) + " values do not fill an array of shape " +
                           l.describe());
+    if (b) {
+        device_array a = empty(b, std::move(shape), t);
+        b->write(*a.view().buffer(), 0, bytes);
+        return a;
+    }
     device_array a = empty(std::move(shape), t);
     if (!bytes.empty())
         cuda::memcpy_htod(a.view().data(), bytes.data(), bytes.size());
@@ -187,13 +248,50 @@ void device_array::to_host_bytes(std::span<std::byte> out, dtype t) const {
         throw logic_error("to_host: the device_array holds " + std::string(name(type())) + ", not " +
                           std::string(name(t)));
     const device_array dense = view_.layout().is_c_contiguous() ? *this : copy();
-    if (!out.empty())
+    if (backend_)
+        backend_->read(*dense.view().buffer(), static_cast<std::size_t>(dense.view().layout().offset()), out);
+    else if (!out.empty())
         cuda::memcpy_dtoh(out.data(), dense.view().data(), out.size());
 }
+
+namespace {
+
+// The element of type `t` at `bytes` as a complex number (a real one has no imaginary part).
+std::complex<double> element_value(dtype t, const std::byte* bytes) {
+    const auto read = [bytes]<class T>(T) {
+        T v;
+        std::memcpy(&v, bytes, sizeof v);
+        return v;
+    };
+    switch (t) {
+    case dtype::bool_: return read(std::uint8_t{}) != 0 ? 1.0 : 0.0;
+    case dtype::int8: return static_cast<double>(read(std::int8_t{}));
+    case dtype::int16: return static_cast<double>(read(std::int16_t{}));
+    case dtype::int32: return static_cast<double>(read(std::int32_t{}));
+    case dtype::int64: return static_cast<double>(read(std::int64_t{}));
+    case dtype::uint8: return static_cast<double>(read(std::uint8_t{}));
+    case dtype::uint16: return static_cast<double>(read(std::uint16_t{}));
+    case dtype::uint32: return static_cast<double>(read(std::uint32_t{}));
+    case dtype::uint64: return static_cast<double>(read(std::uint64_t{}));
+    case dtype::float32: return static_cast<double>(read(float{}));
+    case dtype::float64: return read(double{});
+    case dtype::complex64: return std::complex<double>(read(std::complex<float>{}));
+    case dtype::complex128: return read(std::complex<double>{});
+    }
+    return {};
+}
+
+}  // namespace
 
 std::complex<double> device_array::item_value() const {
     if (size() != 1)
         throw logic_error("item: the device_array has " + std::to_string(size()) + " elements, not one");
+    if (backend_) {  // the element itself, converted here (the backend may lack complex128)
+        std::array<std::byte, 16> bytes{};
+        backend_->read(*view_.buffer(), static_cast<std::size_t>(view_.layout().offset()),
+                       std::span(bytes).first(size_of(type())));
+        return element_value(type(), bytes.data());
+    }
     const device_array wide = astype(dtype::complex128);
     return wide.to_host<std::complex<double>>().front();
 }
@@ -201,6 +299,8 @@ std::complex<double> device_array::item_value() const {
 device_array device_array::astype(dtype t) const { return unary(unary_op::cast, *this, type(), t); }
 
 device_array device_array::copy() const {
+    if (backend_)  // an elementwise copy, through the backend
+        return unary(unary_op::cast, *this, type(), type());
     device_array out = empty(shape(), type());
     copy_elements(element_array{out.view().data(), out.view().layout()},
                   element_array{view_.data(), view_.layout()}, default_stream);
@@ -208,6 +308,7 @@ device_array device_array::copy() const {
 }
 
 device_array& device_array::update(binary_op op, const device_array* other, const scalar* value) {
+    common_backend({this, other});
     const term mine{this, nullptr}, theirs{other, value};
     const binary_types t = resolve_binary(op, mine.how(), theirs.how());
     const std::vector<std::int64_t> shape = broadcast_shapes(this->shape(), theirs.shape());
@@ -234,7 +335,10 @@ device_array& device_array::update(binary_op op, const device_array* other, cons
     if (e.type() != type())
         e = expression::unary(unary_op::cast, e, e.type(), type());
     args.emplace_back(view_);
-    run(expression_kernel(e), args, default_stream);
+    if (backend_)
+        run(expression_kernel(e, backend_->language()), args, *backend_);
+    else
+        run(expression_kernel(e), args, default_stream);
     return *this;
 }
 
@@ -263,6 +367,7 @@ device_array operator-(const device_array& a) {
 }
 
 device_array apply(math_function f, const device_array& x) {
+    require_cuda(x.runs_on(), "a math function");
     if (input_count(f) != 1 || output_count(f) != 1)
         throw logic_error("apply: " + std::string(name(f)) +
                           " takes or gives two arrays; run its math_spec with elementwise run()");
@@ -277,12 +382,14 @@ namespace {
 
 // numpy's reduction `op` of a (and b), in its default result type.
 device_array reduction(reduction_op op, const char* what, const device_array& a, const device_array* b = nullptr) {
+    const std::shared_ptr<backend>& where = common_backend({&a, b});
     const reduction_spec& spec =
-        reduction_spec_for(op, what, a.type(), b ? std::optional(b->type()) : std::nullopt, std::nullopt, std::nullopt);
+        reduction_spec_for(op, what, a.type(), b ? std::optional(b->type()) : std::nullopt, std::nullopt, std::nullopt,
+                           where ? where->language() : kernel_language::cuda);
     std::vector<elementwise_arg> args{a.view()};
     if (b)
         args.emplace_back(b->view());
-    return reduced(spec, args, *spec.output().dtype);
+    return reduced(spec, args, *spec.output().dtype, where);
 }
 
 }  // namespace

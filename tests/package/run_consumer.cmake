@@ -48,10 +48,12 @@ run_step(configure ${CMAKE_COMMAND} -S ${consumer_source} -B ${consumer_build}/c
          -DCONSUMER_MODE=find_package -DCMAKE_PREFIX_PATH=${prefix})
 run_step(build ${CMAKE_COMMAND} --build ${consumer_build}/cmake)
 run_step(run ${consumer_build}/cmake/consumer)
-# The C++ examples build the same way (they need a GPU to run: scripts/gpu_check.sh runs them).
+# The C++ examples build the same way. The CUDA one needs a GPU to run (scripts/gpu_check.sh
+# runs it); the OpenCL one runs here, on whatever OpenCL device there is (PoCL in CI).
 run_step("configure the examples" ${CMAKE_COMMAND} -S ${GPUKIT_SOURCE}/examples/cpp -B ${consumer_build}/examples
          -DCMAKE_PREFIX_PATH=${prefix})
 run_step("build the examples" ${CMAKE_COMMAND} --build ${consumer_build}/examples)
+run_step("run the OpenCL example" ${consumer_build}/examples/arrays_opencl)
 
 # pkg-config, as a Makefile would use it.
 file(GLOB pc_file ${prefix}/lib*/pkgconfig/gpukit.pc ${prefix}/lib/*/pkgconfig/gpukit.pc)

@@ -21,10 +21,22 @@
 // type_error for an operation numpy refuses for the types, logic_error for shapes that do
 // not broadcast or a wrong element type, and the driver's errors as cuda_error.
 //
+// An array may also live on a backend (array/backend.hpp), such as an OpenCL device:
+//
+//     auto device = std::make_shared<array::opencl_backend>(queue);
+//     array::device_array x = array::device_array::from_host(device, values);
+//     array::device_array y = 2 * x + 1;             // runs on `device`, as OpenCL C
+//
+// Its operations run on that backend, results live there too, and operands of two backends
+// (or of a backend and the current CUDA context) are a logic_error. On OpenCL: the
+// operators, astype, copy, sum, dot, min and max; scans, where() with a bool condition, bool
+// and complex elements, and math functions are not there yet (logic_error saying so).
+//
 // The engine underneath (elementwise, reduction, scan, math_functions, random) is usable on
 // its own: view() gives the ndarray those functions take.
 #pragma once
 
+#include "gpukit/array/backend.hpp"
 #include "gpukit/array/dtype.hpp"
 #include "gpukit/array/math_functions.hpp"
 #include "gpukit/array/ndarray.hpp"
@@ -33,6 +45,7 @@
 
 #include <complex>
 #include <concepts>
+#include <memory>
 #include <cstdint>
 #include <span>
 #include <type_traits>
@@ -68,14 +81,21 @@ constexpr dtype dtype_of() {
 
 class device_array {
 public:
-    // An array over the memory `view` refers to, kept alive by the view's buffer.
-    explicit device_array(ndarray view) : view_(std::move(view)) {}
+    // An array over the memory `view` refers to, kept alive by the view's buffer; `runs_on`:
+    // the backend of that memory (null: the current CUDA context's).
+    explicit device_array(ndarray view, std::shared_ptr<backend> runs_on = {})
+        : view_(std::move(view)), backend_(std::move(runs_on)) {}
 
     // Uninitialised memory from the current context's default pool (logic_error without a
     // current context).
     static device_array empty(std::vector<std::int64_t> shape, dtype t, order o = order::c);
     // Zeros.
     static device_array zeros(std::vector<std::int64_t> shape, dtype t, order o = order::c);
+    // The same on backend `b` (its memory; logic_error for a null b).
+    static device_array empty(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t,
+                              order o = order::c);
+    static device_array zeros(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t,
+                              order o = order::c);
     // `values` copied to the device, as a 1-d array, or of `shape` (C order; {} for a 0-d
     // array of one value); logic_error when the shape's size is not values.size().
     template <class T>
@@ -84,7 +104,7 @@ public:
     }
     template <class T>
     static device_array from_host(std::span<const T> values, std::vector<std::int64_t> shape) {
-        return from_host_bytes(std::as_bytes(values), dtype_of<T>(), values.size(), std::move(shape));
+        return from_host_bytes({}, std::as_bytes(values), dtype_of<T>(), values.size(), std::move(shape));
     }
     template <class T>
     static device_array from_host(const std::vector<T>& values) {
@@ -92,15 +112,29 @@ public:
     }
     template <class T>
     static device_array from_host(const std::vector<T>& values, std::vector<std::int64_t> shape) {
+        return from_host(std::shared_ptr<backend>{}, values, std::move(shape));
+    }
+    // The same into memory of backend `b` (null: the current CUDA context).
+    template <class T>
+    static device_array from_host(std::shared_ptr<backend> b, const std::vector<T>& values) {
+        return from_host(std::move(b), values, {static_cast<std::int64_t>(values.size())});
+    }
+    template <class T>
+    static device_array from_host(std::shared_ptr<backend> b, const std::vector<T>& values,
+                                  std::vector<std::int64_t> shape) {
         if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> packs its bits
             const std::vector<unsigned char> bytes(values.begin(), values.end());
-            return from_host_bytes(std::as_bytes(std::span(bytes)), dtype::bool_, bytes.size(), std::move(shape));
+            return from_host_bytes(b, std::as_bytes(std::span(bytes)), dtype::bool_, bytes.size(), std::move(shape));
         } else {
-            return from_host(std::span<const T>(values), std::move(shape));
+            return from_host_bytes(b, std::as_bytes(std::span<const T>(values)), dtype_of<T>(), values.size(),
+                                   std::move(shape));
         }
     }
 
     const ndarray& view() const noexcept { return view_; }
+    // The backend the array's memory belongs to and its operations run on; null for the
+    // current CUDA context (its default pool and stream).
+    const std::shared_ptr<backend>& runs_on() const noexcept { return backend_; }
     dtype type() const noexcept { return view_.type(); }
     const std::vector<std::int64_t>& shape() const noexcept { return view_.shape(); }
     std::int64_t size() const noexcept { return view_.size(); }
@@ -133,10 +167,10 @@ public:
 
     // Views sharing this array's memory.
     device_array reshape(std::vector<std::int64_t> shape, order o = order::c) const {
-        return device_array(view_.reshape(std::move(shape), o));
+        return device_array(view_.reshape(std::move(shape), o), backend_);
     }
-    device_array transpose() const { return device_array(view_.transpose()); }
-    device_array operator[](const std::vector<index_item>& items) const { return device_array(view_[items]); }
+    device_array transpose() const { return device_array(view_.transpose(), backend_); }
+    device_array operator[](const std::vector<index_item>& items) const { return device_array(view_[items], backend_); }
 
     // In place, as numpy's: the result of `*this op other` written into this array's memory
     // (every view of it sees the change). `other` broadcasts to this array's shape (an
@@ -159,13 +193,14 @@ public:
     device_array copy() const;
 
 private:
-    static device_array from_host_bytes(std::span<const std::byte> bytes, dtype t, std::size_t count,
-                                        std::vector<std::int64_t> shape);
+    static device_array from_host_bytes(const std::shared_ptr<backend>& b, std::span<const std::byte> bytes, dtype t,
+                                        std::size_t count, std::vector<std::int64_t> shape);
     void to_host_bytes(std::span<std::byte> out, dtype t) const;
     std::complex<double> item_value() const;
     device_array& update(binary_op op, const device_array* other, const scalar* value);
 
     ndarray view_;
+    std::shared_ptr<backend> backend_;
 };
 
 // Elementwise binary operations (binary_op), numpy's types and broadcasting: +, -, *, /

@@ -1,0 +1,128 @@
+// device_array on an OpenCL backend (PoCL in CI, NVIDIA's OpenCL on the GPU machine): numpy's
+// operators, broadcasting, views, in-place updates and reductions, each against the host.
+#include "gpukit/array/array.hpp"
+#include "gpukit/array/opencl_backend.hpp"
+
+#include "cl/cl_test_device.hpp"
+#include "expect_error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+namespace {
+
+using namespace gpukit;
+using array::device_array;
+using array::dtype;
+
+class DeviceArrayOnOpencl : public gpukit::testing::cl_queue_test {
+protected:
+    void SetUp() override {
+        gpukit::testing::cl_queue_test::SetUp();
+        if (IsSkipped())
+            return;
+        device = std::make_shared<array::opencl_backend>(*q);
+    }
+
+    std::shared_ptr<array::opencl_backend> device;
+};
+
+TEST_F(DeviceArrayOnOpencl, OperatorsWithScalarsAndNumpysTypes) {
+    std::vector<float> values(1001);
+    for (std::size_t k = 0; k < values.size(); ++k)
+        values[k] = static_cast<float>(k % 37) - 18.0f;
+    const device_array x = device_array::from_host(device, values);
+    EXPECT_EQ(x.runs_on(), device);
+    const device_array y = 2 * x + 1;  // a C++ int is a weak scalar: float32 stays
+    EXPECT_EQ(y.type(), dtype::float32);
+    EXPECT_EQ(y.runs_on(), device);
+    const std::vector<float> got = y.to_host<float>();
+    for (std::size_t k = 0; k < values.size(); ++k)
+        ASSERT_EQ(got[k], 2 * values[k] + 1) << k;
+    // int32 / int32 is float64 where the device has it.
+    const device_array i = device_array::from_host(device, std::vector<std::int32_t>{7, -7, 9});
+    const device_array j = device_array::from_host(device, std::vector<std::int32_t>{2, 2, -4});
+    if (device->type_problem(dtype::float64).empty())
+        EXPECT_EQ((i / j).to_host<double>(), (std::vector<double>{3.5, -3.5, -2.25}));
+    EXPECT_EQ((i * j - i).to_host<std::int32_t>(), (std::vector<std::int32_t>{7, -7, -45}));
+    EXPECT_EQ((-i).to_host<std::int32_t>(), (std::vector<std::int32_t>{-7, 7, -9}));
+}
+
+TEST_F(DeviceArrayOnOpencl, BroadcastsTransposesAndReversedViews) {
+    std::vector<std::int64_t> column{1, 2, 3}, row{10, 20, 30, 40};
+    const device_array c = device_array::from_host(device, column, {3, 1});
+    const device_array r = device_array::from_host(device, row, {1, 4});
+    const std::vector<std::int64_t> table = (c * r).to_host<std::int64_t>();
+    for (std::size_t a = 0; a < 3; ++a)
+        for (std::size_t b = 0; b < 4; ++b)
+            EXPECT_EQ(table[a * 4 + b], column[a] * row[b]);
+    // A transposed matrix plus a reversed row, and the result copied to C order.
+    std::vector<std::int32_t> m(4 * 3);
+    std::iota(m.begin(), m.end(), 0);
+    const device_array matrix = device_array::from_host(device, m, {4, 3});
+    const device_array flipped = device_array::from_host(device, std::vector<std::int32_t>{100, 200, 300, 400})[
+        {slice{{}, {}, -1}}];
+    const std::vector<std::int32_t> sums = (matrix.transpose() + flipped).to_host<std::int32_t>();
+    for (std::size_t a = 0; a < 3; ++a)
+        for (std::size_t b = 0; b < 4; ++b)
+            EXPECT_EQ(sums[a * 4 + b], m[b * 3 + a] + 100 * static_cast<std::int32_t>(4 - b)) << a << ", " << b;
+    EXPECT_EQ(matrix.transpose().copy().to_host<std::int32_t>(),
+              (std::vector<std::int32_t>{0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11}));
+}
+
+TEST_F(DeviceArrayOnOpencl, InPlaceUpdatesReadAnOverlappingOperandFirst) {
+    std::vector<std::int32_t> values(9);
+    std::iota(values.begin(), values.end(), 1);
+    device_array z = device_array::from_host(device, values);
+    z += z[{slice{{}, {}, -1}}];  // numpy: every element plus its mirror, read before writing
+    EXPECT_EQ(z.to_host<std::int32_t>(), (std::vector<std::int32_t>(9, 10)));
+    z *= 3;
+    EXPECT_EQ(z.to_host<std::int32_t>(), (std::vector<std::int32_t>(9, 30)));
+    gpukit::test::expect_error<logic_error>([&] { (void)z.item<std::int32_t>(); }, "9 elements, not one");
+    EXPECT_EQ(z[{std::int64_t{4}}].item<std::int32_t>(), 30);
+}
+
+TEST_F(DeviceArrayOnOpencl, ReductionsAndItems) {
+    std::vector<std::int16_t> values(5000);
+    std::int64_t total = 0;
+    std::int16_t low = 1000, high = -1000;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        values[k] = static_cast<std::int16_t>(static_cast<int>(k * 7 % 601) - 300);
+        total += values[k];
+        low = std::min(low, values[k]);
+        high = std::max(high, values[k]);
+    }
+    const device_array a = device_array::from_host(device, values);
+    const device_array s = array::sum(a);
+    EXPECT_EQ(s.type(), dtype::int64);  // numpy's sum type of int16
+    EXPECT_EQ(s.item<std::int64_t>(), total);
+    EXPECT_EQ(array::min(a).item<int>(), low);
+    EXPECT_EQ(array::max(a).item<int>(), high);
+    const device_array b = device_array::from_host(device, std::vector<float>{1.5f, -2.0f, 4.0f});
+    EXPECT_EQ(array::dot(b, b).item<float>(), 1.5f * 1.5f + 4.0f + 16.0f);
+    EXPECT_EQ(device_array::zeros(device, {7}, dtype::uint16).to_host<std::uint16_t>(), std::vector<std::uint16_t>(7));
+}
+
+TEST_F(DeviceArrayOnOpencl, WhatItCannotDoIsRefusedSayingSo) {
+    const device_array x = device_array::from_host(device, std::vector<float>{1.0f, 2.0f});
+    gpukit::test::expect_error<logic_error>([&] { (void)array::inclusive_scan(x); }, "a scan", "not supported yet");
+    gpukit::test::expect_error<logic_error>([&] { (void)array::apply(array::math_function::sin, x); },
+                                            "a math function", "not supported yet");
+    gpukit::test::expect_error<logic_error>([&] { (void)array::apply(array::binary_op::less, x, x); },
+                                            "bool elements are not supported by the OpenCL backend");
+    // Two backends (two queues) do not mix.
+    const cl::queue other_queue = cl::queue::create(*ctx, *dev);
+    const auto other = std::make_shared<array::opencl_backend>(other_queue);
+    const device_array y = device_array::from_host(other, std::vector<float>{3.0f, 4.0f});
+    gpukit::test::expect_error<logic_error>([&] { (void)(x + y); }, "different backends");
+    device_array z = x;
+    gpukit::test::expect_error<logic_error>([&] { z += y; }, "different backends");
+    gpukit::test::expect_error<logic_error>([&] { (void)device_array::empty(nullptr, {2}, dtype::int8); },
+                                            "no backend");
+}
+
+}  // namespace
