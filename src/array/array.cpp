@@ -367,10 +367,17 @@ device_array operator-(const device_array& a) {
 }
 
 device_array apply(math_function f, const device_array& x) {
-    require_cuda(x.runs_on(), "a math function");
     if (input_count(f) != 1 || output_count(f) != 1)
         throw logic_error("apply: " + std::string(name(f)) +
                           " takes or gives two arrays; run its math_spec with elementwise run()");
+    const std::shared_ptr<backend>& where = x.runs_on();
+    if (where) {
+        const elementwise_spec& spec = math_spec(f, x.type(), std::nullopt, where->language());
+        device_array out = device_array::empty(where, x.shape(), spec.params().back().type);
+        const elementwise_arg args[] = {x.view(), out.view()};
+        run(spec, args, *where);
+        return out;
+    }
     const elementwise_spec& spec = math_spec(f, x.type());
     device_array out = device_array::empty(x.shape(), spec.params().back().type);
     const elementwise_arg args[] = {x.view(), out.view()};

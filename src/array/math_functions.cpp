@@ -87,12 +87,22 @@ dtype floating_type_of(dtype t) noexcept {
     return size_of(t) <= 2 ? dtype::float32 : dtype::float64;
 }
 
-std::string cast(dtype t, const std::string& value) { return "((" + std::string(c_type(t)) + ")(" + value + "))"; }
+// The name of type `t` in `language` (bool has none in OpenCL C's kernels: run() refuses it).
+std::string type_name(dtype t, kernel_language language) {
+    if (language == kernel_language::cuda || t == dtype::bool_)
+        return std::string(c_type(t));
+    return std::string(opencl_c_type_names(t).front());
+}
 
-// The CUDA C of real function `f` of `arguments` (of type r, float32 or float64).
-std::string real_call(math_function f, dtype r, const std::string& arguments) {
+std::string cast(dtype t, const std::string& value, kernel_language language) {
+    return "((" + type_name(t, language) + ")(" + value + "))";
+}
+
+// The C of real function `f` of `arguments` (of type r, float32 or float64). OpenCL C's
+// functions are overloaded for float and double, so they go by the double name, in r.
+std::string real_call(math_function f, dtype r, const std::string& arguments, kernel_language language) {
     const function_info& fi = info(f);
-    if (r == dtype::float64)
+    if (r == dtype::float64 || language == kernel_language::opencl)
         return std::string(fi.float64) + "(" + arguments + ")";
     if (fi.float32)
         return std::string(fi.float32) + "(" + arguments + ")";
@@ -118,7 +128,19 @@ std::string kernel_name(math_function f, dtype x, std::optional<dtype> y) {
 param input(const char* n, dtype t) { return {n, t, param_kind::input}; }
 param output(const char* n, dtype t) { return {n, t, param_kind::output}; }
 
-elementwise_spec unary_spec(math_function f, dtype x) {
+// OpenCL C kernels take no complex elements yet (opencl_backend refuses them at run()); their
+// specs are refused when made, before CUDA's complex text is put in one.
+void require_real_on_opencl(math_function f, std::initializer_list<dtype> types, kernel_language language) {
+    if (language != kernel_language::opencl)
+        return;
+    for (dtype t : types)
+        if (is_complex(t))
+            throw logic_error(std::string(name(f)) + " of " + std::string(array::name(t)) +
+                              ": complex elements are not supported by the OpenCL backend yet");
+}
+
+elementwise_spec unary_spec(math_function f, dtype x, kernel_language language) {
+    require_real_on_opencl(f, {x}, language);
     const function_info& fi = info(f);
     const std::string n = kernel_name(f, x, std::nullopt);
     if (is_complex(x)) {
@@ -132,22 +154,31 @@ elementwise_spec unary_spec(math_function f, dtype x) {
     if ((f == math_function::ceil || f == math_function::floor) && is_integer_or_bool(x))
         return {n, {input("x", x), output("z", x)}, "z[i] = x[i]"};  // numpy 2: integers are their own ceil
     const dtype r = floating_type_of(x);
-    return {n, {input("x", x), output("z", r)}, "z[i] = " + real_call(f, r, cast(r, "x[i]"))};
+    return {n, {input("x", x), output("z", r)}, "z[i] = " + real_call(f, r, cast(r, "x[i]", language), language)};
 }
 
-elementwise_spec two_output_spec(math_function f, dtype x) {
+elementwise_spec two_output_spec(math_function f, dtype x, kernel_language language) {
+    require_real_on_opencl(f, {x}, language);
     if (is_complex(x))
         no_loop(f, x, "numpy has no complex loop for it");
     const dtype r = floating_type_of(x);
-    const std::string v = cast(r, "x[i]");
+    const std::string v = cast(r, "x[i]", language);
     const std::string operation =
         f == math_function::frexp
-            ? "int gk_e; z[i] = " + real_call(f, r, v + ", &gk_e") + "; w[i] = " + cast(r, "gk_e")
-            : std::string(c_type(r)) + " gk_whole; z[i] = " + real_call(f, r, v + ", &gk_whole") + "; w[i] = gk_whole";
+            ? "int gk_e; z[i] = " + real_call(f, r, v + ", &gk_e", language) + "; w[i] = " + cast(r, "gk_e", language)
+            : type_name(r, language) + " gk_whole; z[i] = " + real_call(f, r, v + ", &gk_whole", language) +
+                  "; w[i] = gk_whole";
     return {kernel_name(f, x, std::nullopt), {input("x", x), output("z", r), output("w", r)}, operation};
 }
 
-elementwise_spec fmod_spec(dtype x, dtype y) {
+// OpenCL C's integer fmod of type t (gk_fmod_<t>), as integer_fmod_source's.
+std::string opencl_integer_fmod(const std::string& t, bool is_signed) {
+    return t + " gk_fmod_" + t + "(" + t + " a, " + t + " b) {\n    if (b == 0" + (is_signed ? " || b == -1" : "") +
+           ")\n        return 0;\n    return a % b;\n}\n";
+}
+
+elementwise_spec fmod_spec(dtype x, dtype y, kernel_language language) {
+    require_real_on_opencl(math_function::fmod, {x, y}, language);
     dtype t = promote(x, y);
     if (is_complex(t))
         no_loop(math_function::fmod, t, "numpy has no complex loop for it");
@@ -155,39 +186,61 @@ elementwise_spec fmod_spec(dtype x, dtype y) {
         t = dtype::int8;  // numpy's fmod has no bool loop: bool operands go to int8
     const std::string n = kernel_name(math_function::fmod, x, y);
     const std::vector<param> params{input("x", x), input("y", y), output("z", t)};
-    const std::string a = cast(t, "x[i]"), b = cast(t, "y[i]");
+    const std::string a = cast(t, "x[i]", language), b = cast(t, "y[i]", language);
     if (is_real_float(t))
-        return {n, params, "z[i] = " + real_call(math_function::fmod, t, a + ", " + b)};
+        return {n, params, "z[i] = " + real_call(math_function::fmod, t, a + ", " + b, language)};
+    if (language == kernel_language::opencl) {
+        const std::string type = type_name(t, language);
+        return {n, params, "z[i] = gk_fmod_" + type + "(" + a + ", " + b + ")",
+                opencl_integer_fmod(type, kind(t) == dtype_kind::signed_int)};
+    }
     return {n, params, "z[i] = gk_fmod(" + a + ", " + b + ")", integer_fmod_source};
 }
 
-elementwise_spec ldexp_spec(dtype x, dtype y) {
+// OpenCL C's gk_exponent for an exponent of OpenCL C type t, as exponent_source's.
+std::string opencl_exponent(const std::string& t, bool is_unsigned) {
+    return "int gk_exponent(" + t + " e) { return " + (is_unsigned ? "" : "e < -100000 ? -100000 : ") +
+           "e > 100000 ? 100000 : (int)e; }\n";
+}
+
+elementwise_spec ldexp_spec(dtype x, dtype y, kernel_language language) {
+    require_real_on_opencl(math_function::ldexp, {x, y}, language);
     if (is_complex(x))
         no_loop(math_function::ldexp, x, "numpy has no complex loop for it");
     if (is_complex(y))
         no_loop(math_function::ldexp, y, "the exponent must be an integer or a real number");
     const dtype r = floating_type_of(x);
-    const std::string significand = cast(r, "x[i]");
+    const std::string significand = cast(r, "x[i]", language);
+    const bool cuda = language == kernel_language::cuda;
     std::string operation;
-    if (is_real_float(y))  // PyCUDA's float exponents: truncated; NaN gives NaN
-        operation = "z[i] = isnan((double)y[i]) ? " + cast(r, "nan(\"\")") + " : " +
-                    real_call(math_function::ldexp, r, significand + ", gk_exponent((double)y[i])");
-    else
+    std::string preamble = exponent_source;
+    if (is_real_float(y)) {  // PyCUDA's float exponents: truncated; NaN gives NaN
+        // OpenCL C: the exponent stays in its own type, which may lack double.
+        const std::string exponent = cuda ? "(double)y[i]" : "y[i]";
+        operation = "z[i] = isnan(" + exponent + ") ? " + cast(r, cuda ? "nan(\"\")" : "NAN", language) + " : " +
+                    real_call(math_function::ldexp, r, significand + ", gk_exponent(" + exponent + ")", language);
+        if (!cuda)
+            preamble = opencl_exponent(type_name(y, language), false);
+    } else {
+        const bool is_unsigned = kind(y) == dtype_kind::unsigned_int;
+        const dtype wide = is_unsigned ? dtype::uint64 : dtype::int64;
         operation = "z[i] = " + real_call(math_function::ldexp, r,
-                                          significand + ", gk_exponent(" +
-                                              (kind(y) == dtype_kind::unsigned_int ? "(unsigned long long)"
-                                                                                   : "(long long)") + "y[i])");
+                                          significand + ", gk_exponent((" + type_name(wide, language) + ")y[i])",
+                                          language);
+        if (!cuda)
+            preamble = opencl_exponent(type_name(wide, language), is_unsigned);
+    }
     return {kernel_name(math_function::ldexp, x, y), {input("x", x), input("y", y), output("z", r)}, operation,
-            exponent_source};
+            preamble};
 }
 
-elementwise_spec make_spec(math_function f, dtype x, std::optional<dtype> y) {
+elementwise_spec make_spec(math_function f, dtype x, std::optional<dtype> y, kernel_language language) {
     switch (f) {
-    case math_function::fmod: return fmod_spec(x, *y);
-    case math_function::ldexp: return ldexp_spec(x, *y);
+    case math_function::fmod: return fmod_spec(x, *y, language);
+    case math_function::ldexp: return ldexp_spec(x, *y, language);
     case math_function::frexp:
-    case math_function::modf: return two_output_spec(f, x);
-    default: return unary_spec(f, x);
+    case math_function::modf: return two_output_spec(f, x, language);
+    default: return unary_spec(f, x, language);
     }
 }
 
@@ -199,7 +252,7 @@ int input_count(math_function f) noexcept { return f == math_function::fmod || f
 
 int output_count(math_function f) noexcept { return f == math_function::frexp || f == math_function::modf ? 2 : 1; }
 
-const elementwise_spec& math_spec(math_function f, dtype x, std::optional<dtype> y) {
+const elementwise_spec& math_spec(math_function f, dtype x, std::optional<dtype> y, kernel_language language) {
     if (static_cast<int>(f) >= math_function_count)
         throw logic_error("math_spec: unknown function " + std::to_string(static_cast<int>(f)));
     if ((input_count(f) == 2) != y.has_value())
@@ -208,12 +261,14 @@ const elementwise_spec& math_spec(math_function f, dtype x, std::optional<dtype>
     // stored and is refused again on the next call.
     constexpr std::size_t types = 13;
     static std::mutex mutex;
-    static std::array<std::unique_ptr<const elementwise_spec>, math_function_count * types * (types + 1)> specs;
-    const std::size_t slot = (static_cast<std::size_t>(f) * types + static_cast<std::size_t>(x)) * (types + 1) +
+    constexpr std::size_t per_language = math_function_count * types * (types + 1);
+    static std::array<std::unique_ptr<const elementwise_spec>, 2 * per_language> specs;
+    const std::size_t slot = (language == kernel_language::cuda ? 0 : per_language) +
+                             (static_cast<std::size_t>(f) * types + static_cast<std::size_t>(x)) * (types + 1) +
                              (y ? static_cast<std::size_t>(*y) + 1 : 0);
     std::lock_guard lock(mutex);
     if (!specs[slot])
-        specs[slot] = std::make_unique<const elementwise_spec>(make_spec(f, x, y));
+        specs[slot] = std::make_unique<const elementwise_spec>(make_spec(f, x, y, language));
     return *specs[slot];
 }
 

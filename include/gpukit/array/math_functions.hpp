@@ -46,7 +46,10 @@ int output_count(math_function f) noexcept;
 // The kernel of `f` for inputs of types x (and y, for fmod and ldexp). type_error where numpy
 // has no loop for the types (fabs, ceil, floor, fmod, ldexp, frexp and modf of complex
 // numbers; a complex exponent); logic_error when y is given to a function of one input or
-// missing for one of two.
-const elementwise_spec& math_spec(math_function f, dtype x, std::optional<dtype> y = std::nullopt);
+// missing for one of two. `language` OpenCL gives the kernel in OpenCL C (its overloaded
+// functions; float32 tan and sinh in float, where CUDA C computes them in double), for real
+// types only: complex ones are a logic_error.
+const elementwise_spec& math_spec(math_function f, dtype x, std::optional<dtype> y = std::nullopt,
+                                  kernel_language language = kernel_language::cuda);
 
 }  // namespace gpukit::array

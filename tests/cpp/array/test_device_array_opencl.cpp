@@ -8,9 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 namespace {
@@ -110,8 +112,6 @@ TEST_F(DeviceArrayOnOpencl, ReductionsAndItems) {
 TEST_F(DeviceArrayOnOpencl, WhatItCannotDoIsRefusedSayingSo) {
     const device_array x = device_array::from_host(device, std::vector<float>{1.0f, 2.0f});
     gpukit::test::expect_error<logic_error>([&] { (void)array::inclusive_scan(x); }, "a scan", "not supported yet");
-    gpukit::test::expect_error<logic_error>([&] { (void)array::apply(array::math_function::sin, x); },
-                                            "a math function", "not supported yet");
     gpukit::test::expect_error<logic_error>([&] { (void)array::apply(array::binary_op::less, x, x); },
                                             "bool elements are not supported by the OpenCL backend");
     // Two backends (two queues) do not mix.
@@ -123,6 +123,87 @@ TEST_F(DeviceArrayOnOpencl, WhatItCannotDoIsRefusedSayingSo) {
     gpukit::test::expect_error<logic_error>([&] { z += y; }, "different backends");
     gpukit::test::expect_error<logic_error>([&] { (void)device_array::empty(nullptr, {2}, dtype::int8); },
                                             "no backend");
+}
+
+TEST_F(DeviceArrayOnOpencl, MathFunctionsOfRealNumbersAgainstTheHost) {
+    std::vector<float> values(777);
+    for (std::size_t k = 0; k < values.size(); ++k)
+        values[k] = static_cast<float>(k) * 0.013f - 4.0f;
+    const device_array x = device_array::from_host(device, values);
+    struct case_ {
+        array::math_function f;
+        float (*host)(float);
+    };
+    const case_ cases[] = {{array::math_function::sin, std::sin},   {array::math_function::exp, std::exp},
+                           {array::math_function::fabs, std::fabs}, {array::math_function::floor, std::floor},
+                           {array::math_function::tanh, std::tanh}, {array::math_function::atan, std::atan}};
+    for (const case_& c : cases) {
+        const device_array z = array::apply(c.f, x);
+        EXPECT_EQ(z.type(), dtype::float32);  // numpy: float32 in, float32 out
+        const std::vector<float> got = z.to_host<float>();
+        for (std::size_t k = 0; k < values.size(); ++k) {
+            const float want = c.host(values[k]);
+            // OpenCL allows its float functions a few ulps.
+            ASSERT_NEAR(got[k], want, 4e-6f * std::max(1.0f, std::fabs(want))) << array::name(c.f) << " at " << k;
+        }
+    }
+    // sqrt of negatives is NaN, as numpy's; integers go through float64 where the device has it.
+    const std::vector<float> roots = array::apply(array::math_function::sqrt, x).to_host<float>();
+    EXPECT_TRUE(std::isnan(roots[0]));
+    EXPECT_NEAR(roots.back(), std::sqrt(values.back()), 1e-6f);
+    if (device->type_problem(dtype::float64).empty()) {
+        const device_array n = device_array::from_host(device, std::vector<std::int32_t>{1, 4, 9, -1});
+        const device_array r = array::apply(array::math_function::sqrt, n);
+        EXPECT_EQ(r.type(), dtype::float64);
+        const std::vector<double> got = r.to_host<double>();
+        EXPECT_EQ(got[2], 3.0);
+        EXPECT_TRUE(std::isnan(got[3]));
+    }
+}
+
+TEST_F(DeviceArrayOnOpencl, MathFunctionsOfTwoArraysAndTwoResults) {
+    const device_array x = device_array::from_host(device, std::vector<float>{5.5f, -5.5f, 1.0f, 0.75f});
+    const device_array y = device_array::from_host(device, std::vector<float>{2.0f, 2.0f, 0.0f, 3.0f});
+    const device_array e = device_array::from_host(device, std::vector<std::int32_t>{1, -2, 200000, 3});
+    const auto run_spec = [&](array::math_function f, std::optional<dtype> second,
+                              std::vector<array::elementwise_arg> args) {
+        array::run(array::math_spec(f, dtype::float32, second, kernel_language::opencl), args, *device);
+    };
+    // fmod keeps the dividend's sign; fmod by 0 is NaN.
+    const device_array r = device_array::empty(device, {4}, dtype::float32);
+    run_spec(array::math_function::fmod, dtype::float32, {x.view(), y.view(), r.view()});
+    const std::vector<float> remainders = r.to_host<float>();
+    EXPECT_EQ(remainders[0], 1.5f);
+    EXPECT_EQ(remainders[1], -1.5f);
+    EXPECT_TRUE(std::isnan(remainders[2]));
+    // ldexp with int32 exponents, clamped far out: 5.5 * 2, -5.5 / 4, inf, 0.75 * 8.
+    const device_array l = device_array::empty(device, {4}, dtype::float32);
+    run_spec(array::math_function::ldexp, dtype::int32, {x.view(), e.view(), l.view()});
+    const std::vector<float> scaled = l.to_host<float>();
+    EXPECT_EQ(scaled[0], 11.0f);
+    EXPECT_EQ(scaled[1], -1.375f);
+    EXPECT_TRUE(std::isinf(scaled[2]));
+    EXPECT_EQ(scaled[3], 6.0f);
+    // frexp and modf give two arrays.
+    const device_array mantissa = device_array::empty(device, {4}, dtype::float32);
+    const device_array exponent = device_array::empty(device, {4}, dtype::float32);
+    run_spec(array::math_function::frexp, std::nullopt, {x.view(), mantissa.view(), exponent.view()});
+    EXPECT_EQ(mantissa.to_host<float>(), (std::vector<float>{0.6875f, -0.6875f, 0.5f, 0.75f}));
+    EXPECT_EQ(exponent.to_host<float>(), (std::vector<float>{3.0f, 3.0f, 1.0f, 0.0f}));
+    run_spec(array::math_function::modf, std::nullopt, {x.view(), mantissa.view(), exponent.view()});
+    EXPECT_EQ(mantissa.to_host<float>(), (std::vector<float>{0.5f, -0.5f, 0.0f, 0.75f}));
+    EXPECT_EQ(exponent.to_host<float>(), (std::vector<float>{5.0f, -5.0f, 1.0f, 0.0f}));
+    // Integer fmod: C's remainder, 0 for a zero divisor and for -1, as numpy's.
+    const device_array a = device_array::from_host(device, std::vector<std::int64_t>{7, -7, 9, -9223372036854775807LL - 1});
+    const device_array b = device_array::from_host(device, std::vector<std::int64_t>{3, 3, 0, -1});
+    const device_array m = device_array::empty(device, {4}, dtype::int64);
+    array::run(array::math_spec(array::math_function::fmod, dtype::int64, dtype::int64, kernel_language::opencl),
+               std::vector<array::elementwise_arg>{a.view(), b.view(), m.view()}, *device);
+    EXPECT_EQ(m.to_host<std::int64_t>(), (std::vector<std::int64_t>{1, -1, 0, 0}));
+    // Complex arguments are refused when the kernel is made.
+    gpukit::test::expect_error<logic_error>(
+        [&] { (void)array::math_spec(array::math_function::exp, dtype::complex64, std::nullopt, kernel_language::opencl); },
+        "complex elements are not supported by the OpenCL backend");
 }
 
 }  // namespace
