@@ -98,6 +98,9 @@ std::string_view name(dtype t) noexcept { return info(t).name; }
 std::string_view c_type(dtype t) noexcept { return info(t).c_type; }
 std::span<const std::string_view> c_type_names(dtype t) noexcept { return info(t).c_names; }
 std::span<const std::string_view> opencl_c_type_names(dtype t) noexcept { return info(t).opencl_c_names; }
+std::string_view opencl_element_type(dtype t) noexcept {
+    return t == dtype::bool_ ? std::string_view("uchar") : info(t).opencl_c_names.front();
+}
 
 dtype dtype_from_name(std::string_view n) {
     if (n == "float")

@@ -61,7 +61,7 @@ bool has_strides(elementwise_variant v) { return v == elementwise_variant::strid
 std::string element_type(dtype t, kernel_language language) {
     if (language == kernel_language::cuda)
         return std::string(c_type(t));
-    return std::string(opencl_c_type_names(t).front());
+    return std::string(opencl_element_type(t));
 }
 
 // CUDA C: an array is one pointer. OpenCL C: a buffer and the byte offset of the element

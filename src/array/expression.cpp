@@ -135,13 +135,12 @@ std::string operand_name(int code) {
 
 // The name of type `t` in `language`.
 std::string type_name(dtype t, kernel_language language) {
-    return std::string(language == kernel_language::cuda ? c_type(t) : opencl_c_type_names(t).front());
+    return std::string(language == kernel_language::cuda ? c_type(t) : opencl_element_type(t));
 }
 
-// The OpenCL C name of `t`, for the names of per-type helpers; bool has none (OpenCL kernels
-// take no bool elements), so it gets its C name there.
+// The OpenCL C name of `t`, for the names of per-type helpers (bool's: "bool").
 std::string opencl_helper_suffix(dtype t) {
-    return t == dtype::bool_ ? "bool" : std::string(opencl_c_type_names(t).front());
+    return t == dtype::bool_ ? "bool" : std::string(opencl_element_type(t));
 }
 
 std::string cast(dtype t, const std::string& value, kernel_language language) {

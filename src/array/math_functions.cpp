@@ -91,7 +91,7 @@ dtype floating_type_of(dtype t) noexcept {
 std::string type_name(dtype t, kernel_language language) {
     if (language == kernel_language::cuda || t == dtype::bool_)
         return std::string(c_type(t));
-    return std::string(opencl_c_type_names(t).front());
+    return std::string(opencl_element_type(t));
 }
 
 std::string cast(dtype t, const std::string& value, kernel_language language) {

@@ -68,13 +68,8 @@ opencl_backend::opencl_backend(const cl::queue& q)
 std::string opencl_backend::name() const { return "OpenCL (" + queue_.get_device().name() + ")"; }
 
 std::string opencl_backend::type_problem(dtype t) const {
-    switch (kind(t)) {
-    case dtype_kind::boolean:
-    case dtype_kind::complex:
+    if (kind(t) == dtype_kind::complex)
         return std::string(array::name(t)) + " elements are not supported by the OpenCL backend yet";
-    default:
-        break;
-    }
     if (t == dtype::float64 && !has_fp64_)
         return "float64 needs double precision (cl_khr_fp64), which " + queue_.get_device().name() + " lacks";
     return {};

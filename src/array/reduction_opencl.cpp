@@ -23,7 +23,7 @@ std::string opencl_name(const value_type& t, const reduction_spec& spec) {
     if (!t.dtype)
         throw logic_error("reduction " + spec.name() + ": the OpenCL backend takes dtypes only, not the C type " +
                           t.c_name);
-    return std::string(opencl_c_type_names(*t.dtype).front());
+    return std::string(opencl_element_type(*t.dtype));
 }
 
 bool uses_double(const reduction_spec& spec) {

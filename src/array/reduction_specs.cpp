@@ -44,7 +44,7 @@ const reduction_spec& memoized(operation op, std::initializer_list<dtype> types,
 
 // The name of `t` in `language`'s kernels.
 std::string_view type_name_in(dtype t, kernel_language language) {
-    return language == kernel_language::cuda ? c_type(t) : opencl_c_type_names(t).front();
+    return language == kernel_language::cuda ? c_type(t) : opencl_element_type(t);
 }
 
 // `expression` converted to `to`, C-style.

@@ -29,9 +29,9 @@
 //
 // Its operations run on that backend, results live there too, and operands of two backends
 // (or of a backend and the current CUDA context) are a logic_error. On OpenCL: the
-// operators, astype, copy, sum, dot, min, max and the math functions of real numbers; scans,
-// where() with a bool condition, and bool and complex elements are not there yet
-// (logic_error saying so).
+// operators (comparisons and where() included), astype, copy, sum, dot, min, max and the math
+// functions of real numbers; scans and complex elements are not there yet (logic_error
+// saying so).
 //
 // The engine underneath (elementwise, reduction, scan, math_functions, random) is usable on
 // its own: view() gives the ndarray those functions take.

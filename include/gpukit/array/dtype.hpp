@@ -33,6 +33,10 @@ std::span<const std::string_view> c_type_names(dtype t) noexcept;
 // "long" (always 64 bits), "ulong", ..., "cfloat_t"; none for bool, which OpenCL C kernels
 // cannot take.
 std::span<const std::string_view> opencl_c_type_names(dtype t) noexcept;
+// The OpenCL C type the engine's OpenCL kernels hold an element of `t` in: the first of
+// opencl_c_type_names, and uchar for bool (OpenCL C kernels take no pointers to bool; a bool
+// element is one byte, 0 or 1, as numpy's, and its kernels convert through C's bool).
+std::string_view opencl_element_type(dtype t) noexcept;
 // The dtype called `n` (numpy names; also "float" for float32 and "double" for float64);
 // logic_error listing the supported names otherwise.
 dtype dtype_from_name(std::string_view n);

@@ -110,7 +110,7 @@ private:
 // p0, p1, ... (operand k is an input array or a scalar, of the type its steps give) and z.
 // Made on first use and kept for the life of the process; the cache is keyed by e.key()
 // and thread safe. logic_error when an operand number is missing or used with two types.
-// `language` OpenCL: the spec for an opencl_backend (run() there refuses bool and complex).
+// `language` OpenCL: the spec for an opencl_backend (run() there refuses complex elements).
 const elementwise_spec& expression_kernel(const expression& e, kernel_language language = kernel_language::cuda);
 
 }  // namespace gpukit::array

@@ -3,9 +3,9 @@
 //
 // Memory is cl::buffer (device_buffer::space opencl); generated kernels are OpenCL C, built
 // once per backend and cached by key; launches set the arguments and enqueue the kernel
-// under a lock, so one backend may be used from several threads. Element types: the integers,
-// float32, and float64 where the device has cl_khr_fp64; bool and the complex types are not
-// supported yet (a logic_error says so).
+// under a lock, so one backend may be used from several threads. Element types: bool (held as
+// a uchar of 0 or 1), the integers, float32, and float64 where the device has cl_khr_fp64; the
+// complex types are not supported yet (a logic_error says so).
 #pragma once
 
 #include "gpukit/array/backend.hpp"

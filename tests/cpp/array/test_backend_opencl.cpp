@@ -196,7 +196,7 @@ TEST_F(ArrayOnOpencl, APreambleDefinesHelpers) {
 
 TEST_F(ArrayOnOpencl, TypesAndMemoryItCannotTakeAreRefusedBeforeAnythingRuns) {
     const array::ndarray flags = array::ndarray::empty(*backend, {16}, dtype::uint8);
-    for (dtype t : {dtype::bool_, dtype::complex64, dtype::complex128}) {
+    for (dtype t : {dtype::complex64, dtype::complex128}) {
         const array::elementwise_spec spec("copy", {{"z", t, param_kind::output}, {"x", t, param_kind::input}},
                                            "z[i] = x[i]");
         const array::ndarray a(flags.buffer(), t, layout::contiguous({1}, static_cast<std::int64_t>(array::size_of(t))));
@@ -336,15 +336,24 @@ TEST_F(ArrayOnOpencl, DotsEmptySumsAndWhatReductionsRefuse) {
               0);
     gpukit::test::expect_error<logic_error>(
         [&] { device_reduction(*this, array::reduction_op::min, none, layout::contiguous({0}, 4)); }, "zero-size");
-    // bool and complex are refused, naming the backend.
-    const array::reduction_spec& any = array::reduction_spec_for(array::reduction_op::any, "any", dtype::uint8,
-                                                                 std::nullopt, std::nullopt, std::nullopt,
-                                                                 kernel_language::opencl);
-    const array::ndarray flags = array::ndarray::empty(*backend, {4}, dtype::uint8);
-    const array::ndarray truth = array::ndarray::empty(*backend, {}, dtype::bool_);
-    const std::vector<array::elementwise_arg> flag_args{flags};
-    gpukit::test::expect_error<logic_error>([&] { array::reduce(any, flag_args, truth, *backend); },
-                                            "bool elements are not supported by the OpenCL backend");
+    // any and all give bool (one byte, 0 or 1); NaN counts as true, as in numpy.
+    const auto truth_of = [&](array::reduction_op op, const auto& values) {
+        using T = typename std::decay_t<decltype(values)>::value_type;
+        const dtype type = array::dtype_of<T>();
+        const array::reduction_spec& spec =
+            array::reduction_spec_for(op, "truth", type, std::nullopt, std::nullopt, std::nullopt, kernel_language::opencl);
+        const array::ndarray out = array::ndarray::empty(*backend, {}, dtype::bool_);
+        const std::vector<array::elementwise_arg> args{
+            array::ndarray(upload(values), type, layout::contiguous({static_cast<std::int64_t>(values.size())},
+                                                                    sizeof(T)))};
+        array::reduce(spec, args, out, *backend);
+        return download<std::uint8_t>(*out.buffer()).front();
+    };
+    const std::vector<std::uint8_t> flags{0, 0, 3, 0};
+    EXPECT_EQ(truth_of(array::reduction_op::any, flags), 1);
+    EXPECT_EQ(truth_of(array::reduction_op::all, flags), 0);
+    EXPECT_EQ(truth_of(array::reduction_op::all, std::vector<float>{1.0f, NAN, -2.0f}), 1);
+    EXPECT_EQ(truth_of(array::reduction_op::any, std::vector<float>{0.0f, -0.0f}), 0);
 }
 
 TEST_F(ArrayOnOpencl, SubsetSumsWrapTheirIndices) {
@@ -438,9 +447,14 @@ TEST_F(ArrayOnOpencl, NumpysOperatorsWithNumpysTypes) {
     EXPECT_TRUE(std::isnan(high[1]) && std::isnan(high[2]));
     EXPECT_EQ(high[3], 2.0f);
 
-    // A comparison gives bool, which the OpenCL backend refuses for now, saying so.
-    gpukit::test::expect_error<logic_error>([&] { device_binary<bool>(*this, array::binary_op::less, x, y); },
-                                            "bool elements are not supported by the OpenCL backend");
+    // Comparisons give bool, one byte of 0 or 1; NaN compares false, as in numpy.
+    EXPECT_EQ((device_binary<bool>(*this, array::binary_op::less, x, y)), (std::vector<std::uint8_t>{1, 0, 0, 0}));
+    EXPECT_EQ((device_binary<bool>(*this, array::binary_op::not_equal, x, y)), (std::vector<std::uint8_t>{1, 1, 1, 0}));
+    // int64 with uint64 compares by value, as numpy's.
+    const std::vector<std::int64_t> signed_values{-1, 5, 7};
+    const std::vector<std::uint64_t> unsigned_values{~std::uint64_t(0), 5, 6};
+    EXPECT_EQ((device_binary<bool>(*this, array::binary_op::less, signed_values, unsigned_values)),
+              (std::vector<std::uint8_t>{1, 0, 0}));
 }
 
 TEST_F(ArrayOnOpencl, AFusedExpressionWithAScalarAndUnaryOperators) {

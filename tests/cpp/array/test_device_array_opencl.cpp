@@ -109,11 +109,28 @@ TEST_F(DeviceArrayOnOpencl, ReductionsAndItems) {
     EXPECT_EQ(device_array::zeros(device, {7}, dtype::uint16).to_host<std::uint16_t>(), std::vector<std::uint16_t>(7));
 }
 
+TEST_F(DeviceArrayOnOpencl, BoolArraysComparisonsWhereAndLogic) {
+    const device_array x = device_array::from_host(device, std::vector<float>{0.5f, -1.0f, 2.5f, 0.0f, 3.0f});
+    const device_array positive = array::apply(array::binary_op::greater, x, 0);
+    EXPECT_EQ(positive.type(), dtype::bool_);
+    EXPECT_EQ(positive.to_host<bool>(), (std::vector<bool>{true, false, true, false, true}));
+    // numpy.where over a bool condition, a scalar on one side.
+    EXPECT_EQ(array::where(positive, x, -1).to_host<float>(), (std::vector<float>{0.5f, -1.0f, 2.5f, -1.0f, 3.0f}));
+    // astype(bool) tests for non-zero (2.5 is true), and bools count as 0 and 1.
+    const device_array truth = x.astype(dtype::bool_);
+    EXPECT_EQ(truth.to_host<bool>(), (std::vector<bool>{true, true, true, false, true}));
+    EXPECT_EQ(array::sum(truth).item<std::int64_t>(), 4);
+    EXPECT_EQ(array::min(truth).item<bool>(), false);
+    const device_array both = array::apply(array::binary_op::logical_and, positive, truth);
+    EXPECT_EQ(both.to_host<bool>(), (std::vector<bool>{true, false, true, false, true}));
+    // A bool array from the host, and bool + bool as numpy types it (bool: logical or).
+    const device_array flags = device_array::from_host(device, std::vector<bool>{true, false, false, true, false});
+    EXPECT_EQ((flags + positive).to_host<bool>(), (std::vector<bool>{true, false, true, true, true}));
+}
+
 TEST_F(DeviceArrayOnOpencl, WhatItCannotDoIsRefusedSayingSo) {
     const device_array x = device_array::from_host(device, std::vector<float>{1.0f, 2.0f});
     gpukit::test::expect_error<logic_error>([&] { (void)array::inclusive_scan(x); }, "a scan", "not supported yet");
-    gpukit::test::expect_error<logic_error>([&] { (void)array::apply(array::binary_op::less, x, x); },
-                                            "bool elements are not supported by the OpenCL backend");
     // Two backends (two queues) do not mix.
     const cl::queue other_queue = cl::queue::create(*ctx, *dev);
     const auto other = std::make_shared<array::opencl_backend>(other_queue);
