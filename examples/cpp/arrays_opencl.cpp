@@ -52,6 +52,12 @@ int main() try {
     ok = ok && std::abs(z10 - 3 * host[989] * host[989]) < 1e-5f;
     std::printf("3 * a[989]^2 = %g\n", z10);
 
+    // Random numbers in [0, 1): the same Philox numbers CUDA gives for the seed.
+    const array::device_array noise = array::rand(device, {1 << 20}, array::dtype::float32, 42);
+    const double mean = array::sum(noise).item<double>() / static_cast<double>(noise.size());
+    ok = ok && std::abs(mean - 0.5) < 0.01;
+    std::printf("mean of 2^20 uniform numbers = %.4f\n", mean);
+
     std::puts(ok ? "all results match the host" : "A RESULT DIFFERS FROM THE HOST");
     return ok ? 0 : 1;
 } catch (const std::exception& e) {

@@ -424,4 +424,12 @@ device_array rand(std::vector<std::int64_t> shape, dtype t, std::uint64_t seed) 
     return out;
 }
 
+device_array rand(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t, std::uint64_t seed) {
+    if (!random::rand_supports(t))
+        throw type_error("rand: " + std::string(name(t)) + " is not supported; " + std::string(random::rand_dtypes()));
+    device_array out = device_array::empty(std::move(b), std::move(shape), t);
+    random::fill_rand(out.view(), seed, *out.runs_on());
+    return out;
+}
+
 }  // namespace gpukit::array

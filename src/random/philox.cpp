@@ -2,8 +2,12 @@
 
 #include "../array/kernel_cache.hpp"
 
+#include "gpukit/array/cuda_backend.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/launch.hpp"
+
+#include <algorithm>
+#include <string>
 
 namespace gpukit::random {
 
@@ -87,6 +91,57 @@ extern "C" __global__ void __launch_bounds__(256) gk_rand_bits32(unsigned int* o
 }
 )";
 
+// The same in OpenCL C, one source per output type (float64's asks for cl_khr_fp64, which a
+// device may lack: the others must build without it). Kernels (T* out as a buffer and a byte
+// offset, long n, ulong key); elements are written one at a time.
+const char* const opencl_philox = R"(
+uint4 gk_philox4x32_10(ulong counter, ulong key)
+{
+    uint c0 = (uint)counter, c1 = (uint)(counter >> 32), c2 = 0u, c3 = 0u;
+    uint k0 = (uint)key, k1 = (uint)(key >> 32);
+    for (int round = 0; round < 10; ++round) {
+        const ulong p0 = (ulong)0xD2511F53u * c0, p1 = (ulong)0xCD9E8D57u * c2;
+        c0 = (uint)(p1 >> 32) ^ c1 ^ k0;
+        c1 = (uint)p1;
+        c2 = (uint)(p0 >> 32) ^ c3 ^ k1;
+        c3 = (uint)p0;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    return (uint4)(c0, c1, c2, c3);
+}
+)";
+
+// The kernel `name` writing `per_block` elements of `type` per block, each `element(j)` of
+// the block's words w.
+std::string opencl_rand_kernel(const char* name, const char* type, int per_block, const char* values) {
+    return std::string(opencl_philox) + "__kernel void " + name + "(__global " + type + "* gk_out_p, long gk_out_f, " +
+           "long n, ulong key)\n{\n    __global " + type + "* out = (__global " + type +
+           "*)((__global char*)gk_out_p + gk_out_f);\n    const long blocks = (n + " + std::to_string(per_block - 1) +
+           ") / " + std::to_string(per_block) +
+           ";\n    for (long b = get_global_id(0); b < blocks; b += get_global_size(0)) {\n"
+           "        const uint4 w = gk_philox4x32_10((ulong)b, key);\n        const " +
+           type + " v[" + std::to_string(per_block) + "] = {" + values + "};\n        const long e = b * " +
+           std::to_string(per_block) + ";\n        for (int j = 0; j < " + std::to_string(per_block) +
+           " && e + j < n; ++j)\n            out[e + j] = v[j];\n    }\n}\n";
+}
+
+std::string opencl_rand_source(array::dtype t) {
+    switch (t) {
+    case array::dtype::float32:
+        return opencl_rand_kernel("gk_rand_float32", "float", 4,
+                                  "(float)(w.x >> 8) * 0x1p-24f, (float)(w.y >> 8) * 0x1p-24f, "
+                                  "(float)(w.z >> 8) * 0x1p-24f, (float)(w.w >> 8) * 0x1p-24f");
+    case array::dtype::float64:
+        return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" +
+               opencl_rand_kernel("gk_rand_float64", "double", 2,
+                                  "(double)((((ulong)w.x << 32) | w.y) >> 11) * 0x1p-53, "
+                                  "(double)((((ulong)w.z << 32) | w.w) >> 11) * 0x1p-53");
+    default:
+        return opencl_rand_kernel("gk_rand_bits32", "uint", 4, "w.x, w.y, w.z, w.w");
+    }
+}
+
 // The kernel for `t` and the elements of one 16-byte block.
 struct rand_kernel {
     const char* name;
@@ -134,6 +189,39 @@ void fill_rand(const array::ndarray& out, std::uint64_t key, cuda::stream_view s
     const unsigned blocks = array::detail::grid_for(k, n, which.per_block);
     const auto config = cuda::launch_config().grid({blocks}).block({array::detail::block_size}).stream(s);
     cuda::launch(*k.function, config, out.data(), n, static_cast<unsigned long long>(key));
+}
+
+void fill_rand(const array::ndarray& out, std::uint64_t key, array::backend& b) {
+    if (b.language() == kernel_language::cuda) {  // the CUDA kernels, on the backend's stream
+        const auto* cuda_side = dynamic_cast<const array::cuda_backend*>(&b);
+        if (!cuda_side)
+            throw logic_error("rand: a CUDA backend other than array::cuda_backend (" + b.name() + ")");
+        return fill_rand(out, key, cuda_side->stream());
+    }
+    const rand_kernel which = kernel_for(out.type());
+    if (!out.layout().is_contiguous())
+        throw logic_error("rand: the array must be contiguous, got " + out.layout().describe());
+    if (out.buffer()->space != b.space())
+        throw logic_error("rand: the array is not " + b.name() + " memory");
+    if (std::string problem = b.type_problem(out.type()); !problem.empty())
+        throw logic_error("rand: " + problem);
+    const long long n = out.size();
+    if (n == 0)
+        return;
+    // One source per output type, each found by its own key for the life of the process.
+    static const std::uint64_t module_key = array::detail::new_kernel_key();
+    const array::dtype source_type = out.type() == array::dtype::int32 ? array::dtype::uint32 : out.type();
+    const array::loaded_kernel k = b.kernel(module_key + static_cast<std::uint64_t>(source_type), which.name,
+                                            [&] { return opencl_rand_source(source_type); });
+    const unsigned group = std::min(b.preferred_group_size(), k.max_group);
+    const long long blocks = (n + which.per_block - 1) / which.per_block;
+    const unsigned groups =
+        static_cast<unsigned>(std::clamp<long long>((blocks + group - 1) / group, 1, k.full_grid));
+    const unsigned long long seed = key;
+    const array::kernel_argument args[] = {array::kernel_argument::memory(*out.buffer(), out.layout().offset()),
+                                           array::kernel_argument::bytes(&n, sizeof n),
+                                           array::kernel_argument::bytes(&seed, sizeof seed)};
+    b.launch(k, {groups, 1, group}, args);
 }
 
 }  // namespace gpukit::random

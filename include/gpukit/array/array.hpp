@@ -29,9 +29,9 @@
 //
 // Its operations run on that backend, results live there too, and operands of two backends
 // (or of a backend and the current CUDA context) are a logic_error. On OpenCL: the
-// operators (comparisons and where() included), astype, copy, sum, dot, min, max and the math
-// functions of real numbers; scans and complex elements are not there yet (logic_error
-// saying so).
+// operators (comparisons and where() included), astype, copy, sum, dot, min, max, rand and
+// the math functions of real numbers; scans and complex elements are not there yet
+// (logic_error saying so).
 //
 // The engine underneath (elementwise, reduction, scan, math_functions, random) is usable on
 // its own: view() gives the ndarray those functions take.
@@ -259,5 +259,8 @@ device_array exclusive_scan(const device_array& a);
 // Uniform random numbers in [0, 1) (float32, float64) or random bits (int32, uint32), as
 // gpukit.curandom.rand makes them (Philox); one `seed` gives one sequence.
 device_array rand(std::vector<std::int64_t> shape, dtype t = dtype::float32, std::uint64_t seed = 0);
+// The same numbers in memory of backend `b`.
+device_array rand(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t = dtype::float32,
+                  std::uint64_t seed = 0);
 
 }  // namespace gpukit::array

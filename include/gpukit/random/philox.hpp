@@ -14,6 +14,7 @@
 // in a grid-stride loop over a grid that fills the device.
 #pragma once
 
+#include "gpukit/array/backend.hpp"
 #include "gpukit/array/ndarray.hpp"
 #include "gpukit/cuda/stream.hpp"
 
@@ -35,5 +36,9 @@ std::string rand_source();
 // Fills `out` as described above, on `s`. type_error for a dtype rand_supports() refuses;
 // logic_error for an array that is not contiguous (C or Fortran order).
 void fill_rand(const array::ndarray& out, std::uint64_t key, cuda::stream_view s = {});
+// The same on backend `b` (a cuda_backend: the CUDA kernels on its stream; an OpenCL one: the
+// same numbers from the same algorithm in OpenCL C, float64 where the device has it).
+// logic_error also for memory of another backend.
+void fill_rand(const array::ndarray& out, std::uint64_t key, array::backend& b);
 
 }  // namespace gpukit::random

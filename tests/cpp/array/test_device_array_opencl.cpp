@@ -4,6 +4,7 @@
 #include "gpukit/array/opencl_backend.hpp"
 
 #include "cl/cl_test_device.hpp"
+#include "random/philox_reference.hpp"
 #include "expect_error.hpp"
 
 #include <gtest/gtest.h>
@@ -126,6 +127,30 @@ TEST_F(DeviceArrayOnOpencl, BoolArraysComparisonsWhereAndLogic) {
     // A bool array from the host, and bool + bool as numpy types it (bool: logical or).
     const device_array flags = device_array::from_host(device, std::vector<bool>{true, false, false, true, false});
     EXPECT_EQ((flags + positive).to_host<bool>(), (std::vector<bool>{true, false, true, true, true}));
+}
+
+TEST_F(DeviceArrayOnOpencl, RandomNumbersAreCudasPhiloxNumbers) {
+    // 1003 elements: the last block is partial. Each element is its block's word as philox.hpp
+    // says, the same numbers CUDA gives for the same seed.
+    const std::uint64_t seed = 0x123456789abcdefULL;
+    const std::vector<float> f = array::rand(device, {1003}, dtype::float32, seed).to_host<float>();
+    const std::vector<std::uint32_t> bits = array::rand(device, {1003}, dtype::uint32, seed).to_host<std::uint32_t>();
+    const std::vector<std::int32_t> signed_bits = array::rand(device, {5}, dtype::int32, seed).to_host<std::int32_t>();
+    for (std::size_t e = 0; e < f.size(); ++e) {
+        const auto w = gpukit::testing::rand_block(e / 4, seed);
+        ASSERT_EQ(bits[e], w[e % 4]) << e;
+        ASSERT_EQ(f[e], static_cast<float>(w[e % 4] >> 8) * 0x1p-24f) << e;
+    }
+    EXPECT_EQ(static_cast<std::uint32_t>(signed_bits[4]), bits[4]);
+    if (device->type_problem(dtype::float64).empty()) {
+        const std::vector<double> d = array::rand(device, {7}, dtype::float64, seed).to_host<double>();
+        for (std::size_t e = 0; e < d.size(); ++e) {
+            const auto w = gpukit::testing::rand_block(e / 2, seed);
+            const std::uint64_t word = (std::uint64_t{w[2 * (e % 2)]} << 32) | w[2 * (e % 2) + 1];
+            ASSERT_EQ(d[e], static_cast<double>(word >> 11) * 0x1p-53) << e;
+        }
+    }
+    gpukit::test::expect_error<type_error>([&] { (void)array::rand(device, {3}, dtype::int16); }, "not supported");
 }
 
 TEST_F(DeviceArrayOnOpencl, WhatItCannotDoIsRefusedSayingSo) {
