@@ -14,9 +14,10 @@ namespace gpukit::array {
 // One kernel of a built program. OpenCL keeps a kernel's arguments in the kernel object, so
 // setting them and enqueuing it is one step under `mutex`.
 struct opencl_backend::built_kernel {
-    explicit built_kernel(cl::kernel k) : kernel(std::move(k)) {}
+    built_kernel(cl::kernel k, unsigned most) : kernel(std::move(k)), max_group(most) {}
 
-    cl::kernel kernel;
+    cl::kernel kernel;  // keeps its program alive
+    unsigned max_group;
     std::mutex mutex;
 };
 
@@ -26,7 +27,9 @@ struct opencl_backend::built_program {
     explicit built_program(cl::program p) : program(std::move(p)) {}
 
     cl::program program;
-    std::vector<std::pair<std::string, loaded_kernel>> kernels;  // guarded by the backend's mutex
+    // Guarded by the backend's mutex. Not loaded_kernels: a kernel need not hold its program
+    // (the cl::kernel does), and holding it here would make a cycle that is never freed.
+    std::vector<std::pair<std::string, std::shared_ptr<built_kernel>>> kernels;
 };
 
 namespace {
@@ -94,14 +97,22 @@ void opencl_backend::read(const device_buffer& src, std::size_t offset, std::spa
 
 loaded_kernel opencl_backend::kernel(std::uint64_t key, const std::string& name,
                                      const std::function<std::string()>& source) {
+    const auto loaded = [this](const std::shared_ptr<built_kernel>& k) {
+        return loaded_kernel{k, {}, kernel_language::opencl, full_grid_, k->max_group};
+    };
+    const auto taken = [&](const built_program& p) -> std::shared_ptr<built_kernel> {
+        for (const auto& [kernel_name, k] : p.kernels)
+            if (kernel_name == name)
+                return k;
+        return nullptr;
+    };
     std::shared_ptr<built_program> program;
     {
         std::lock_guard lock(mutex_);
         if (auto found = programs_.find(key); found != programs_.end()) {
             program = found->second;
-            for (const auto& [kernel_name, k] : program->kernels)
-                if (kernel_name == name)
-                    return k;
+            if (auto k = taken(*program))
+                return loaded(k);
         }
     }
     const cl::device dev = queue_.get_device();
@@ -114,18 +125,16 @@ loaded_kernel opencl_backend::kernel(std::uint64_t key, const std::string& name,
         program = programs_.try_emplace(key, std::make_shared<built_program>(std::move(built))).first->second;
     }
     std::lock_guard lock(mutex_);
-    for (const auto& [kernel_name, k] : program->kernels)
-        if (kernel_name == name)
-            return k;
+    if (auto k = taken(*program))
+        return loaded(k);
     cl::kernel k = cl::kernel::create(program->program, name);
     std::size_t kernel_limit = 0;
     const std::vector<std::byte> limit = k.work_group_info_bytes(CL_KERNEL_WORK_GROUP_SIZE, dev);
     std::memcpy(&kernel_limit, limit.data(), std::min(limit.size(), sizeof kernel_limit));
     const unsigned max_group = static_cast<unsigned>(std::clamp<std::size_t>(kernel_limit, 1, group_size_));
-    loaded_kernel loaded{std::make_shared<built_kernel>(std::move(k)), program, kernel_language::opencl, full_grid_,
-                         max_group};
-    program->kernels.emplace_back(name, loaded);
-    return loaded;
+    auto built = std::make_shared<built_kernel>(std::move(k), max_group);
+    program->kernels.emplace_back(name, built);
+    return loaded(built);
 }
 
 void opencl_backend::launch(const loaded_kernel& k, const launch_shape& shape, std::span<const kernel_argument> args) {
