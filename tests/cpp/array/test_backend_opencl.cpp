@@ -234,6 +234,20 @@ TEST_F(ArrayOnOpencl, AKernelBuiltOnceServesEveryLaunch) {
     EXPECT_EQ(first.language, kernel_language::opencl);
 }
 
+// The programs and kernels a backend built go with it (they once held each other in a cycle of
+// shared pointers and were never freed).
+TEST_F(ArrayOnOpencl, ABackendFreesItsKernelsWhenItGoes) {
+    std::weak_ptr<const void> kernel;
+    {
+        array::opencl_backend own(*q);
+        const array::loaded_kernel k =
+            own.kernel(std::uint64_t{1} << 60, "gk_free", [] { return std::string("__kernel void gk_free() {}"); });
+        kernel = k.handle;
+        EXPECT_FALSE(kernel.expired());
+    }
+    EXPECT_TRUE(kernel.expired());
+}
+
 TEST(ArrayOpenclSource, TheVariantsOpenclLacksAreRefused) {
     const array::elementwise_spec spec("k", {{"z", dtype::float32, param_kind::output}}, "z[i] = 1.0f");
     for (auto v : {array::elementwise_variant::vectorized, array::elementwise_variant::rows})
