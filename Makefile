@@ -38,9 +38,12 @@ test: test-cpp test-python
 test-cpp: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-# Fails, too, when nanobind's leak report lists an object that outlived the interpreter.
+# Fails, too, when nanobind's leak report lists an object that outlived the interpreter
+# (each pytest-xdist worker is an interpreter of its own whose stderr, and so its report,
+# reaches no_leaks.sh). Spread over $(JOBS) workers where pytest-xdist is installed.
+XDIST = $$($(PYTHON) -c 'import xdist' 2>/dev/null && echo "-n $(JOBS)")
 test-python: build
-	scripts/no_leaks.sh env $(RUN_PY) -m pytest -ra tests/python
+	scripts/no_leaks.sh env $(RUN_PY) -m pytest -ra $(XDIST) tests/python
 
 # The property tests (hypothesis) with many random examples instead of the suite's fixed
 # set: a nightly run. PROPERTY_EXAMPLES per test.
@@ -95,7 +98,7 @@ sanitize-python: sanitize-build
 	LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libstdc++.so)" \
 	    ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 PYTHONMALLOC=malloc \
 	    PYTHONPATH=$(SANITIZE_PYTHONPATH) $(PYTHON) -m pytest -ra -m "not gpu" \
-	    $$($(PYTHON) -c 'import xdist' 2>/dev/null && echo "-n $(JOBS)") tests/python
+	    $(XDIST) tests/python
 
 wheel: deps
 	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -w dist .
