@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,13 @@ struct opencl_backend::built_program {
     // Guarded by the backend's mutex. Not loaded_kernels: a kernel need not hold its program
     // (the cl::kernel does), and holding it here would make a cycle that is never freed.
     std::vector<std::pair<std::string, std::shared_ptr<built_kernel>>> kernels;
+};
+
+// The programs built for one device of one context, by key; every backend of the pair shares
+// them (a new backend per queue or per allocator compiles nothing again).
+struct opencl_backend::program_cache {
+    std::mutex mutex;
+    std::unordered_map<std::uint64_t, std::shared_ptr<built_program>> programs;
 };
 
 namespace {
@@ -61,12 +71,35 @@ std::shared_ptr<const device_buffer> borrow(std::shared_ptr<const cl::buffer> b)
     return std::make_shared<const device_buffer>(std::move(d));
 }
 
-opencl_backend::opencl_backend(const cl::queue& q)
-    : queue_(cl::queue::wrap(q.handle())), context_(cl::context::wrap(q.context_handle())),
+namespace {
+
+// The program cache of `context` and `device`, made on first use. The registry holds weak
+// references only: a cache goes with the last backend of its pair, and an entry whose cache
+// went is dropped here (a context's handle may be reused once the context is gone).
+template <class Cache>
+std::shared_ptr<Cache> cache_of(cl_context context, cl_device_id device) {
+    static std::mutex mutex;
+    static std::map<std::pair<cl_context, cl_device_id>, std::weak_ptr<Cache>> caches;
+    const std::lock_guard lock(mutex);
+    std::erase_if(caches, [](const auto& entry) { return entry.second.expired(); });
+    std::weak_ptr<Cache>& entry = caches[{context, device}];
+    std::shared_ptr<Cache> cache = entry.lock();
+    if (!cache) {
+        cache = std::make_shared<Cache>();
+        entry = cache;
+    }
+    return cache;
+}
+
+}  // namespace
+
+opencl_backend::opencl_backend(const cl::queue& q, buffer_source source)
+    : queue_(cl::queue::wrap(q.handle())), context_(cl::context::wrap(q.context_handle())), source_(std::move(source)),
       has_fp64_(q.get_device().extensions().find("cl_khr_fp64") != std::string::npos),
       group_size_(group_size_for(q.get_device())),
       // Four groups per compute unit keep a device busy; the kernels loop over the rest.
-      full_grid_(std::max(1u, q.get_device().max_compute_units()) * 4) {}
+      full_grid_(std::max(1u, q.get_device().max_compute_units()) * 4),
+      programs_(cache_of<program_cache>(q.context_handle(), q.get_device().handle())) {}
 
 std::string opencl_backend::name() const { return "OpenCL (" + queue_.get_device().name() + ")"; }
 
@@ -79,8 +112,20 @@ std::string opencl_backend::type_problem(dtype t) const {
 }
 
 std::shared_ptr<const device_buffer> opencl_backend::allocate(std::size_t bytes) {
-    return borrow(std::make_shared<const cl::buffer>(
-        cl::buffer::create(context_, CL_MEM_READ_WRITE, bytes > 0 ? bytes : 1)));
+    const std::size_t asked = bytes > 0 ? bytes : 1;
+    if (!source_)
+        return borrow(std::make_shared<const cl::buffer>(cl::buffer::create(context_, CL_MEM_READ_WRITE, asked)));
+    std::shared_ptr<const cl::buffer> given = source_(asked);
+    if (!given || given->size() < asked)
+        throw logic_error("opencl_backend: the buffer source gave " +
+                          (given ? std::to_string(given->size()) + " bytes" : std::string("no buffer")) + " for " +
+                          std::to_string(asked) + " asked");
+    cl_context owner = nullptr;
+    const std::vector<std::byte> info = given->info_bytes(CL_MEM_CONTEXT);
+    std::memcpy(&owner, info.data(), std::min(info.size(), sizeof owner));
+    if (owner != context_.handle())
+        throw logic_error("opencl_backend: the buffer source gave a buffer of another context");
+    return borrow(std::move(given));
 }
 
 void opencl_backend::write(const device_buffer& dst, std::size_t offset, std::span<const std::byte> src) {
@@ -108,8 +153,8 @@ loaded_kernel opencl_backend::kernel(std::uint64_t key, const std::string& name,
     };
     std::shared_ptr<built_program> program;
     {
-        std::lock_guard lock(mutex_);
-        if (auto found = programs_.find(key); found != programs_.end()) {
+        std::lock_guard lock(programs_->mutex);
+        if (auto found = programs_->programs.find(key); found != programs_->programs.end()) {
             program = found->second;
             if (auto k = taken(*program))
                 return loaded(k);
@@ -121,10 +166,10 @@ loaded_kernel opencl_backend::kernel(std::uint64_t key, const std::string& name,
         // once both succeed, and the first stored is kept.
         cl::program built = cl::program::create_with_source(context_, source());
         built.build({}, std::span(&dev, 1));
-        std::lock_guard lock(mutex_);
-        program = programs_.try_emplace(key, std::make_shared<built_program>(std::move(built))).first->second;
+        std::lock_guard lock(programs_->mutex);
+        program = programs_->programs.try_emplace(key, std::make_shared<built_program>(std::move(built))).first->second;
     }
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(programs_->mutex);
     if (auto k = taken(*program))
         return loaded(k);
     cl::kernel k = cl::kernel::create(program->program, name);

@@ -1,9 +1,11 @@
 // gpukit::array::opencl_backend: the array engine on an OpenCL device, queuing its work on one
 // gpukit::cl queue (PoCL on a CPU, NVIDIA's OpenCL, any OpenCL 1.2+ implementation).
 //
-// Memory is cl::buffer (device_buffer::space opencl); generated kernels are OpenCL C, built
-// once per backend and cached by key; launches set the arguments and enqueue the kernel
-// under a lock, so one backend may be used from several threads. Element types: bool (held as
+// Memory is cl::buffer (device_buffer::space opencl), new buffers of the queue's context or
+// those of a buffer_source (a pool, a Python allocator); generated kernels are OpenCL C,
+// built once per context and device (every backend of the pair shares them) and cached by
+// key; launches set the arguments and enqueue the kernel under a lock, so one backend may be
+// used from several threads. Element types: bool (held as
 // a uchar of 0 or 1), the integers, float32, and float64 where the device has cl_khr_fp64; the
 // complex types are not supported yet (a logic_error says so).
 #pragma once
@@ -12,16 +14,19 @@
 #include "gpukit/cl/buffer.hpp"
 #include "gpukit/cl/queue.hpp"
 
+#include <functional>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
 
 namespace gpukit::array {
 
 class opencl_backend final : public backend {
 public:
-    // Work on `q` (the backend holds a reference of its own to it and its context).
-    explicit opencl_backend(const cl::queue& q);
+    // Where allocate() takes memory from: a buffer of at least the bytes asked for (1 for 0).
+    using buffer_source = std::function<std::shared_ptr<const cl::buffer>(std::size_t bytes)>;
+
+    // Work on `q` (the backend holds a reference of its own to it and its context), with
+    // memory from `source` (empty: new buffers of q's context).
+    explicit opencl_backend(const cl::queue& q, buffer_source source = {});
 
     kernel_language language() const noexcept override { return kernel_language::opencl; }
     memory_space space() const noexcept override { return memory_space::opencl; }
@@ -43,14 +48,15 @@ public:
 private:
     struct built_kernel;
     struct built_program;
+    struct program_cache;
 
     cl::queue queue_;
     cl::context context_;
+    buffer_source source_;
     bool has_fp64_;
     unsigned group_size_;
     unsigned full_grid_;
-    std::mutex mutex_;  // guards programs_
-    std::unordered_map<std::uint64_t, std::shared_ptr<built_program>> programs_;  // by key
+    std::shared_ptr<program_cache> programs_;  // shared by the backends of one context and device
 };
 
 // An OpenCL buffer as array memory (device_buffer::space opencl), kept alive by the result.

@@ -236,16 +236,54 @@ TEST_F(ArrayOnOpencl, AKernelBuiltOnceServesEveryLaunch) {
 
 // The programs and kernels a backend built go with it (they once held each other in a cycle of
 // shared pointers and were never freed).
-TEST_F(ArrayOnOpencl, ABackendFreesItsKernelsWhenItGoes) {
+// The backends of one context and device share their kernels (a backend per queue or per
+// allocator builds nothing again); the kernels go with the last of them.
+TEST_F(ArrayOnOpencl, BackendsOfOneContextShareKernelsThatGoWithTheLast) {
+    const auto source = [] { return std::string("__kernel void gk_free() {}"); };
+    const std::uint64_t key = std::uint64_t{1} << 60;
     std::weak_ptr<const void> kernel;
     {
-        array::opencl_backend own(*q);
-        const array::loaded_kernel k =
-            own.kernel(std::uint64_t{1} << 60, "gk_free", [] { return std::string("__kernel void gk_free() {}"); });
+        const cl::context own_context = cl::context::create(std::span<const cl::device>(&*dev, 1));
+        const cl::queue first_queue = cl::queue::create(own_context, *dev);
+        const cl::queue second_queue = cl::queue::create(own_context, *dev);
+        array::opencl_backend first(first_queue);
+        const array::loaded_kernel k = first.kernel(key, "gk_free", source);
         kernel = k.handle;
+        {
+            array::opencl_backend second(second_queue);
+            EXPECT_EQ(second.kernel(key, "gk_free", source).handle, k.handle);
+        }
+        EXPECT_NE(backend->kernel(key, "gk_free", source).handle, k.handle) << "another context's kernel";
         EXPECT_FALSE(kernel.expired());
     }
     EXPECT_TRUE(kernel.expired());
+}
+
+// A backend with a buffer source takes its memory from there, and refuses what does not fit.
+TEST_F(ArrayOnOpencl, ABufferSourceGivesTheMemory) {
+    std::vector<std::size_t> asked;
+    array::opencl_backend pooled(*q, [&](std::size_t bytes) {
+        asked.push_back(bytes);
+        return std::make_shared<const cl::buffer>(cl::buffer::create(*ctx, CL_MEM_READ_WRITE, bytes + 8));
+    });
+    const auto a = pooled.allocate(12);
+    const auto empty = pooled.allocate(0);
+    EXPECT_EQ(asked, (std::vector<std::size_t>{12, 1}));
+    EXPECT_EQ(a->size, 20u);
+    const std::vector<int> values{1, 2, 3};
+    pooled.write(*a, 0, std::as_bytes(std::span(values)));
+
+    array::opencl_backend short_one(*q, [&](std::size_t bytes) {
+        return std::make_shared<const cl::buffer>(cl::buffer::create(*ctx, CL_MEM_READ_WRITE, bytes - 1 + 1 / bytes));
+    });
+    gpukit::test::expect_error<logic_error>([&] { (void)short_one.allocate(16); }, "gave 15 bytes for 16 asked");
+    array::opencl_backend nothing(*q, [](std::size_t) { return std::shared_ptr<const cl::buffer>(); });
+    gpukit::test::expect_error<logic_error>([&] { (void)nothing.allocate(4); }, "gave no buffer");
+    const cl::context other = cl::context::create(std::span<const cl::device>(&*dev, 1));
+    array::opencl_backend foreign(*q, [&](std::size_t bytes) {
+        return std::make_shared<const cl::buffer>(cl::buffer::create(other, CL_MEM_READ_WRITE, bytes));
+    });
+    gpukit::test::expect_error<logic_error>([&] { (void)foreign.allocate(4); }, "another context");
 }
 
 TEST(ArrayOpenclSource, TheVariantsOpenclLacksAreRefused) {
