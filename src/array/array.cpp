@@ -13,6 +13,7 @@
 #include "gpukit/rtc/cache.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -342,6 +343,67 @@ device_array& device_array::update(binary_op op, const device_array* other, cons
     return *this;
 }
 
+device_array& device_array::assign(const device_array& source) {
+    common_backend({this, &source});
+    const std::vector<std::int64_t>& from = source.shape();
+    bool fits = from.size() <= shape().size();
+    for (std::size_t k = 1; fits && k <= from.size(); ++k)
+        fits = from[from.size() - k] == 1 || from[from.size() - k] == shape()[shape().size() - k];
+    if (!fits)
+        throw std::invalid_argument("could not broadcast input array from shape " + shape_text(from) + " into shape " +
+                                    shape_text(shape()));
+    const ndarray& s = source.view();
+    const bool overlaps = overlaps_differently(view_.buffer()->address, view_.layout(), s.buffer()->address,
+                                               s.layout(), s.type() != type());
+    const device_array read = overlaps ? source.copy() : source;
+    const std::vector<elementwise_arg> args{read.view().view(read.view().layout().broadcast_to(shape())), view_};
+    const expression e = expression::unary(unary_op::cast, expression::array(0, source.type()), source.type(), type());
+    if (backend_)
+        run(expression_kernel(e, backend_->language()), args, *backend_);
+    else
+        run(expression_kernel(e), args, default_stream);
+    return *this;
+}
+
+device_array& device_array::assign(const scalar& value) {
+    scalar v = value;
+    if (kind(type()) == dtype_kind::signed_int || kind(type()) == dtype_kind::unsigned_int) {
+        if (v.number != scalar::number_kind::integer) {  // truncated, as numpy's fill does
+            const double whole = std::trunc(v.value.real());
+            if (!std::isfinite(whole) || std::fabs(whole) >= 18446744073709551616.0)
+                throw std::overflow_error("cannot convert " + std::to_string(v.value.real()) + " to " +
+                                          std::string(name(type())));
+            v = scalar(static_cast<long long>(0));
+            v.how.value = {whole < 0, static_cast<unsigned long long>(std::fabs(whole)), false};
+        }
+        check_conversion(v.how.value, type());
+    }
+    const std::vector<elementwise_arg> args{scalar_bytes(v, type()), view_};
+    const expression e = expression::scalar(0, type());
+    if (backend_)
+        run(expression_kernel(e, backend_->language()), args, *backend_);
+    else
+        run(expression_kernel(e), args, default_stream);
+    return *this;
+}
+
+void device_array::assign_from_host(std::span<const std::byte> bytes) {
+    const std::size_t expected = static_cast<std::size_t>(size()) * size_of(type());
+    if (bytes.size() != expected)
+        throw logic_error("assign_from_host: " + std::to_string(bytes.size()) + " bytes for an array of " +
+                          std::to_string(expected));
+    if (view_.layout().is_c_contiguous()) {
+        if (backend_)
+            backend_->write(*view_.buffer(), static_cast<std::size_t>(view_.layout().offset()), bytes);
+        else if (!bytes.empty())
+            cuda::memcpy_htod(view_.data(), bytes.data(), bytes.size());
+        return;
+    }
+    device_array dense = backend_ ? empty(backend_, shape(), type()) : empty(shape(), type());
+    dense.assign_from_host(bytes);
+    assign(dense);
+}
+
 // ---- operations
 
 device_array apply(binary_op op, const device_array& a, const device_array& b) { return combine(op, term{&a, nullptr}, term{&b, nullptr}); }
@@ -361,9 +423,13 @@ device_array where(const device_array& c, const scalar& a, const scalar& b) {
     return select(c, term{nullptr, &a}, term{nullptr, &b});
 }
 
-device_array operator-(const device_array& a) {
-    const unary_types t = resolve_unary(unary_op::negative, a.type());
-    return unary(unary_op::negative, a, t.compute, t.result);
+device_array operator-(const device_array& a) { return apply(unary_op::negative, a); }
+
+device_array apply(unary_op op, const device_array& a) {
+    if (op == unary_op::cast)
+        throw logic_error("apply: unary_op::cast needs the type to convert to: use astype");
+    const unary_types t = resolve_unary(op, a.type());
+    return unary(op, a, t.compute, t.result);
 }
 
 device_array apply(math_function f, const device_array& x) {

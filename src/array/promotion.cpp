@@ -97,6 +97,16 @@ bool fits_c_long(const python_int& v) noexcept {
     return !v.beyond_64_bits && (v.negative ? v.magnitude <= two_to_63 : v.magnitude < two_to_63);
 }
 
+// Every element's answer to a comparison of an integer array with a Python int its type
+// cannot hold, which lies beyond all of the type's values on the side of its sign.
+bool constant_answer(const op_entry& e, const python_int& v, bool scalar_on_left) noexcept {
+    const bool scalar_above = !v.negative;
+    const bool left_below = scalar_on_left ? !scalar_above : scalar_above;
+    return (*e.answers)[left_below ? 0 : 2];
+}
+
+}  // namespace
+
 // numpy converts a Python int to integer type `t` through a C long, or for uint32 and uint64
 // a C unsigned long (which takes negative longs too) (on LP64 systems), then checks that the
 // value fits `t`; each step has its own OverflowError.
@@ -108,16 +118,6 @@ void check_conversion(const python_int& v, dtype t) {
     if (!holds(t, v))
         throw std::overflow_error("Python integer " + text(v) + " out of bounds for " + std::string(name(t)));
 }
-
-// Every element's answer to a comparison of an integer array with a Python int its type
-// cannot hold, which lies beyond all of the type's values on the side of its sign.
-bool constant_answer(const op_entry& e, const python_int& v, bool scalar_on_left) noexcept {
-    const bool scalar_above = !v.negative;
-    const bool left_below = scalar_on_left ? !scalar_above : scalar_above;
-    return (*e.answers)[left_below ? 0 : 2];
-}
-
-}  // namespace
 
 std::string_view symbol(binary_op op) noexcept { return entry(op).symbol; }
 

@@ -39,6 +39,7 @@
 
 #include "gpukit/array/backend.hpp"
 #include "gpukit/array/dtype.hpp"
+#include "gpukit/array/expression.hpp"
 #include "gpukit/array/math_functions.hpp"
 #include "gpukit/array/ndarray.hpp"
 #include "gpukit/array/promotion.hpp"
@@ -188,6 +189,25 @@ public:
     device_array& operator*=(const scalar& other) { return update(binary_op::multiply, nullptr, &other); }
     device_array& operator/=(const scalar& other) { return update(binary_op::true_divide, nullptr, &other); }
 
+    // The same for any binary_op (power, minimum, the comparisons, ...).
+    device_array& update(binary_op op, const device_array& other) { return update(op, &other, nullptr); }
+    device_array& update(binary_op op, const scalar& value) { return update(op, nullptr, &value); }
+
+    // numpy's `this[...] = source`: source broadcast to this array's shape (invalid_argument
+    // otherwise) and converted to its type as numpy's assignment converts (C-style, any
+    // kinds); a source sharing memory with this array is read in full first.
+    device_array& assign(const device_array& source);
+    // Every element set to `value` converted to the array's type (numpy's fill: a float
+    // truncates into an integer type; a Python int out of the type's range is
+    // std::overflow_error, as numpy's).
+    device_array& assign(const scalar& value);
+    // this[...] = the elements `bytes` of this array's type, in C order (size() of them;
+    // logic_error otherwise); blocking.
+    void assign_from_host(std::span<const std::byte> bytes);
+    // The elements in C order as bytes (size() * itemsize of them; logic_error otherwise),
+    // waiting for the work queued before.
+    void to_host_bytes(std::span<std::byte> out) const { to_host_bytes(out, type()); }
+
     // A new array holding the elements converted to `t` (C-style casts, as numpy's astype).
     device_array astype(dtype t) const;
     // A new array holding the same elements, C-contiguous.
@@ -225,6 +245,9 @@ inline device_array operator*(const scalar& a, const device_array& b) { return a
 inline device_array operator/(const scalar& a, const device_array& b) { return apply(binary_op::true_divide, a, b); }
 // -x.
 device_array operator-(const device_array& a);
+// numpy's unary functions (unary_op): negative, absolute, conjugate, real, imag,
+// logical_not, in numpy's result types (abs of a complex array is real); cast is astype.
+device_array apply(unary_op op, const device_array& a);
 
 // numpy.where(condition, then, otherwise): `then` where the condition is non-zero, else
 // `otherwise`, all three broadcast together, in numpy.result_type(then, otherwise) (a scalar

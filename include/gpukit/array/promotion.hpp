@@ -103,5 +103,8 @@ void require_same_kind_output(std::string_view what, dtype from, dtype to);
 // long holds (-2**63 to 2**64 - 1), wrapped into the type (where(c, uint8_array, -1) gives
 // 255); std::overflow_error beyond.
 void check_wrapped(const python_int& v);
+// numpy's conversion of a Python int to integer type `t` (an assignment, a fill): through a C
+// long or unsigned long, then into t; std::overflow_error, worded as numpy's, where it fails.
+void check_conversion(const python_int& v, dtype t);
 
 }  // namespace gpukit::array

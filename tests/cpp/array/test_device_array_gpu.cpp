@@ -133,6 +133,27 @@ TEST_F(DeviceArrayGpu, InPlaceOperationsWriteIntoTheArrayAndItsViews) {
     EXPECT_EQ(f.to_host<float>(), (std::vector<float>{static_cast<float>(1.0 / 3.0), 0.5f}));
 }
 
+TEST_F(DeviceArrayGpu, AssignmentsIntoViewsConvertAndBroadcast) {
+    device_array matrix = device_array::zeros({4, 3}, dtype::int32);
+    device_array target = matrix.transpose();
+    target.assign(device_array::from_host(std::vector<float>{1.9f, -2.5f, 3.0f, 4.7f})[{slice{{}, {}, -1}}]);
+    EXPECT_EQ(matrix.to_host<std::int32_t>(), (std::vector<std::int32_t>{4, 4, 4, 3, 3, 3, -2, -2, -2, 1, 1, 1}));
+    device_array v = device_array::from_host(std::vector<std::int16_t>{1, 2, 3, 4, 5});
+    device_array first_four = v[{slice{{}, std::int64_t{4}, {}}}];
+    first_four.assign(v[{slice{std::int64_t{4}, std::int64_t{0}, -1}}]);
+    EXPECT_EQ(v.to_host<std::int16_t>(), (std::vector<std::int16_t>{5, 4, 3, 2, 5}));
+    device_array every_other = v[{slice{{}, {}, std::int64_t{2}}}];
+    every_other.assign(scalar(-7.9));
+    EXPECT_EQ(v.to_host<std::int16_t>(), (std::vector<std::int16_t>{-7, 4, -7, 2, -7}));
+    const std::vector<std::int16_t> host{10, 20, 30};
+    every_other.assign_from_host(std::as_bytes(std::span(host)));
+    EXPECT_EQ(v.to_host<std::int16_t>(), (std::vector<std::int16_t>{10, 4, 20, 2, 30}));
+    device_array x = device_array::from_host(std::vector<std::int32_t>{-3, 0, 5, -8});
+    EXPECT_EQ(apply(unary_op::absolute, x).to_host<std::int32_t>(), (std::vector<std::int32_t>{3, 0, 5, 8}));
+    x.update(binary_op::maximum, scalar(1));
+    EXPECT_EQ(x.to_host<std::int32_t>(), (std::vector<std::int32_t>{1, 1, 5, 1}));
+}
+
 TEST_F(DeviceArrayGpu, WhereChoosesAsNumpy) {
     const device_array values = device_array::from_host(std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6});
     const device_array odd = device_array::from_host(std::vector<bool>{true, false, true, false, true, false});

@@ -89,6 +89,53 @@ TEST_F(DeviceArrayOnOpencl, InPlaceUpdatesReadAnOverlappingOperandFirst) {
     EXPECT_EQ(z[{std::int64_t{4}}].item<std::int32_t>(), 30);
 }
 
+// numpy's assignment (a[...] = b, a.fill(v), a[...] = host values) into views, converting.
+TEST_F(DeviceArrayOnOpencl, AssignmentsIntoViewsConvertAndBroadcast) {
+    std::vector<std::int32_t> m(4 * 3, -1);
+    device_array matrix = device_array::from_host(device, m, {4, 3});
+    // A reversed float row broadcast into every row of the transposed view: truncated to int32.
+    device_array target = matrix.transpose();  // shape (3, 4), a view
+    target.assign(device_array::from_host(device, std::vector<float>{1.9f, -2.5f, 3.0f, 4.7f})[{slice{{}, {}, -1}}]);
+    EXPECT_EQ(matrix.to_host<std::int32_t>(), (std::vector<std::int32_t>{4, 4, 4, 3, 3, 3, -2, -2, -2, 1, 1, 1}));
+    // A view assigned from an overlapping reversed view of itself is read first.
+    device_array v = device_array::from_host(device, std::vector<std::int16_t>{1, 2, 3, 4, 5});
+    device_array first_four = v[{slice{{}, std::int64_t{4}, {}}}];
+    first_four.assign(v[{slice{std::int64_t{4}, std::int64_t{0}, -1}}]);
+    EXPECT_EQ(v.to_host<std::int16_t>(), (std::vector<std::int16_t>{5, 4, 3, 2, 5}));
+    // Fill: a float truncates into integers; a Python-like int beyond the type is refused.
+    device_array every_other = v[{slice{{}, {}, std::int64_t{2}}}];
+    every_other.assign(array::scalar(-7.9));
+    EXPECT_EQ(v.to_host<std::int16_t>(), (std::vector<std::int16_t>{-7, 4, -7, 2, -7}));
+    gpukit::test::expect_error<std::overflow_error>([&] { every_other.assign(array::scalar(40000)); },
+                                                    "Python integer 40000 out of bounds for int16");
+    gpukit::test::expect_error<std::invalid_argument>(
+        [&] { every_other.assign(device_array::from_host(device, std::vector<std::int16_t>{1, 2})); },
+        "could not broadcast input array from shape (2,) into shape (3,)");
+    // Host bytes into a strided view.
+    const std::vector<std::int16_t> host{10, 20, 30};
+    every_other.assign_from_host(std::as_bytes(std::span(host)));
+    EXPECT_EQ(v.to_host<std::int16_t>(), (std::vector<std::int16_t>{10, 4, 20, 2, 30}));
+    gpukit::test::expect_error<logic_error>(
+        [&] { every_other.assign_from_host(std::as_bytes(std::span(host).first(2))); }, "4 bytes for an array of 6");
+    std::vector<std::byte> raw(10);
+    v.to_host_bytes(raw);
+    EXPECT_EQ(std::to_integer<int>(raw[2]), 4);
+}
+
+// apply(unary_op) and update(binary_op) beyond the operators.
+TEST_F(DeviceArrayOnOpencl, UnaryFunctionsAndEveryInPlaceOperation) {
+    device_array x = device_array::from_host(device, std::vector<std::int32_t>{-3, 0, 5, -8});
+    EXPECT_EQ(array::apply(array::unary_op::absolute, x).to_host<std::int32_t>(),
+              (std::vector<std::int32_t>{3, 0, 5, 8}));
+    EXPECT_EQ(array::apply(array::unary_op::logical_not, x).to_host<bool>(),
+              (std::vector<bool>{false, true, false, false}));
+    gpukit::test::expect_error<logic_error>([&] { (void)array::apply(array::unary_op::cast, x); }, "use astype");
+    x.update(array::binary_op::maximum, array::scalar(1));
+    EXPECT_EQ(x.to_host<std::int32_t>(), (std::vector<std::int32_t>{1, 1, 5, 1}));
+    x.update(array::binary_op::power, device_array::from_host(device, std::vector<std::int32_t>{3, 2, 2, 0}));
+    EXPECT_EQ(x.to_host<std::int32_t>(), (std::vector<std::int32_t>{1, 1, 25, 1}));
+}
+
 TEST_F(DeviceArrayOnOpencl, ReductionsAndItems) {
     std::vector<std::int16_t> values(5000);
     std::int64_t total = 0;
