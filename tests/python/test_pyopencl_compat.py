@@ -24,12 +24,12 @@ def run(command, cwd=None):
 def test_pyopencl_modules_are_gpukit_cl_modules():
     result = run([sys.executable, "-c", textwrap.dedent("""
         import gpukit.pyopencl_compat
-        import pyopencl as cl, pyopencl.tools, pyopencl.characterize
+        import pyopencl as cl, pyopencl.tools, pyopencl.characterize, pyopencl.array
         from pyopencl.tools import MemoryPool, pytest_generate_tests_for_pyopencl
-        import gpukit.cl, gpukit.cl.tools, gpukit.cl.characterize
-        assert cl is gpukit.cl and pyopencl.tools is gpukit.cl.tools
+        import gpukit.cl, gpukit.cl.tools, gpukit.cl.characterize, gpukit.cl.array
+        assert cl is gpukit.cl and pyopencl.tools is gpukit.cl.tools and pyopencl.array is gpukit.cl.array
         assert pyopencl.characterize is gpukit.cl.characterize and MemoryPool is gpukit.cl.tools.MemoryPool
-        for name, what in (("pyopencl.array", "device arrays"), ("pyopencl.clrandom", "random numbers")):
+        for name, what in (("pyopencl.scan", "scan kernels"), ("pyopencl.algorithm", "array algorithms")):
             try:
                 __import__(name)
             except ImportError as e:
@@ -40,15 +40,15 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
             import pyopencl.no_such_module
         except ModuleNotFoundError as e:
             assert "PyOpenCL has no such module" in str(e), e
-        # `from pyopencl import clrandom` asks gpukit.cl for the attribute, then imports
-        # gpukit.cl.clrandom: the same explanation (with PyOpenCL's name) answers.
+        # `from pyopencl import algorithm` asks gpukit.cl for the attribute, then imports
+        # gpukit.cl.algorithm: the same explanation (with PyOpenCL's name) answers.
         try:
-            from pyopencl import clrandom
+            from pyopencl import algorithm
         except ImportError as e:
-            assert "gpukit.cl does not implement pyopencl.clrandom (PyOpenCL's random numbers)" in str(e), e
-            assert e.name == "pyopencl.clrandom"
+            assert "gpukit.cl does not implement pyopencl.algorithm (PyOpenCL's array algorithms)" in str(e), e
+            assert e.name == "pyopencl.algorithm"
         else:
-            raise AssertionError("clrandom was imported")
+            raise AssertionError("algorithm was imported")
         from pyopencl import tools  # a module gpukit has still imports this way
         assert tools is gpukit.cl.tools
         try:
@@ -61,14 +61,15 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
     assert result.stdout.strip() == "ok"
 
 
-# A PyOpenCL-style test module: it imports pyopencl.array (which gpukit.cl does not have yet)
-# at its top, as PyOpenCL's do, and uses pyopencl.cltypes in a parametrize.
+# A PyOpenCL-style test module: it imports pyopencl.algorithm (which gpukit.cl does not have
+# yet) at its top, as PyOpenCL's do, and uses pyopencl.cltypes in a parametrize.
 FAKE_TESTS = '''
 import numpy as np
 import pytest
 import pyopencl as cl
 import pyopencl.array as cl_array
 import pyopencl.cltypes as cltypes
+from pyopencl.algorithm import copy_if
 from pyopencl.tools import MemoryPool, ImmediateAllocator, pytest_generate_tests_for_pyopencl as pytest_generate_tests
 
 
@@ -81,7 +82,8 @@ def test_pool(ctx_factory: cl.CtxFactory):
 
 @pytest.mark.parametrize("dtype", [np.uint64, cltypes.uint2])
 def test_array(ctx_factory, dtype):
-    cl_array.zeros(cl.CommandQueue(ctx_factory()), 10, dtype)
+    a = cl_array.zeros(cl.CommandQueue(ctx_factory()), 10, dtype)
+    copy_if(a, "a[i] != 0")
 
 
 def test_skip(platform):
@@ -102,7 +104,7 @@ def test_the_runner_reports_each_test(tmp_path):
     assert sum("test_pool[" in line and " passed" in line for line in lines) == devices, result.stdout
     failed = [line for line in lines if "test_array[" in line]
     assert len(failed) == 2 * devices and all(" failed " in line for line in failed), result.stdout
-    assert all("gpukit.cl does not implement pyopencl.array" in line for line in failed), result.stdout
+    assert all("gpukit.cl does not implement pyopencl.algorithm" in line for line in failed), result.stdout
     # A test taking only `platform` runs once per device, as in PyOpenCL.
     assert sum("test_skip[" in line and " skipped " in line for line in lines) == devices, result.stdout
     assert lines[-1] == f"summary: {2 * devices} failed, {devices} passed, {devices} skipped", result.stdout

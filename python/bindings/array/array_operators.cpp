@@ -51,9 +51,9 @@ void set_integer(scalar_operand& s, nb::handle value) {
     }
 }
 
-// The scalar `h`, or nullopt when it is not one gpukit takes (Python bool, int, float and
-// complex and their subclasses, numpy scalars of a kernel type).
-std::optional<scalar_operand> scalar_of(nb::handle h) {
+}  // namespace
+
+std::optional<array::scalar> scalar_of(nb::handle h) {
     scalar_operand s;
     PyObject* p = h.ptr();
     const auto complex_value = [](PyObject* c) {
@@ -112,6 +112,8 @@ std::optional<scalar_operand> scalar_of(nb::handle h) {
     }
     return std::nullopt;
 }
+
+namespace {
 
 // ---- building an expression and its operands
 

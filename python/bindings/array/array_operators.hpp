@@ -9,12 +9,18 @@
 
 #include "gpukit/array/expression.hpp"
 #include "gpukit/array/promotion.hpp"
+#include "gpukit/array/scalar.hpp"
 
 namespace gpukit::python {
 
 // The Python int `value` as the promotion table sees it: its sign and magnitude, or only its
 // sign when the magnitude needs more than 64 bits.
 array::python_int python_int_of(nb::handle value);
+
+// The scalar `h`, or nullopt when it is not one gpukit takes (Python bool, int, float and
+// complex and their subclasses, numpy scalars and 0-d numpy arrays of a kernel type; numpy's
+// are typed operands, Python's weak ones, NEP 50).
+std::optional<array::scalar> scalar_of(nb::handle h);
 
 // self <op> other (reflected: other <op> self). NotImplemented for operands that are not
 // arrays or scalars, so Python tries the other operand's method.

@@ -1112,6 +1112,7 @@ void bind_cl(nb::module_& parent) {
 
     bind_cl_mapping(m);
     bind_cl_images(m);
+    bind_cl_array(m);
 }
 
 }  // namespace gpukit::python

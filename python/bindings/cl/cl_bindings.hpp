@@ -21,6 +21,8 @@ void note_queue_use(const cl::queue& q);
 void bind_cl_mapping(nb::module_& cl_module);
 // Images, image formats, samplers and their functions (bind_cl_images.cpp); needs the same.
 void bind_cl_images(nb::module_& cl_module);
+// _ArrayEngine, the array engine of gpukit.cl.array (bind_cl_array.cpp).
+void bind_cl_array(nb::module_& cl_module);
 
 // enqueue_copy's keywords beyond a linear copy's, PyOpenCL's names: those of rectangular buffer
 // copies (host_origin, ...), and those of image copies (origin, pitches, offset, dest_origin;

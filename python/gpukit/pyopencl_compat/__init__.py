@@ -1,11 +1,11 @@
 """Run code written for PyOpenCL's tools on gpukit.cl unchanged: importing this module makes
 ``import pyopencl`` give ``gpukit.cl``, and ``pyopencl.tools``, ``pyopencl.characterize`` and
-``pyopencl.cltypes`` give ``gpukit.cl.tools``, ``gpukit.cl.characterize`` and
-``gpukit.cl.cltypes`` (the same module objects).
+``pyopencl.cltypes``, ``pyopencl.array``, ``pyopencl.clmath`` and ``pyopencl.clrandom`` give the
+gpukit.cl modules of the same names (the same module objects).
 
 gpukit.cl covers PyOpenCL's core objects (platforms, devices, contexts, queues, buffers,
 programs, kernels, events, enqueue_copy) and the tools of the seed (docs/opencl.md); a PyOpenCL
-module it does not implement (pyopencl.array, ...) raises ImportError saying so.
+module it does not implement (pyopencl.scan, ...) raises ImportError saying so.
 ``python -m gpukit.pyopencl_compat script.py [args]`` runs a script this way.
 """
 from gpukit import _aliases
@@ -15,6 +15,9 @@ ALIASES = {
     "pyopencl.tools": "gpukit.cl.tools",
     "pyopencl.characterize": "gpukit.cl.characterize",
     "pyopencl.cltypes": "gpukit.cl.cltypes",
+    "pyopencl.array": "gpukit.cl.array",
+    "pyopencl.clmath": "gpukit.cl.clmath",
+    "pyopencl.clrandom": "gpukit.cl.clrandom",
 }
 
 _SEE = "see docs/opencl.md"
@@ -23,9 +26,6 @@ _SEE = "see docs/opencl.md"
 UNAVAILABLE = {
     name: f"gpukit.cl does not implement {name} (PyOpenCL's {what}); {_SEE}"
     for name, what in {
-        "pyopencl.array": "device arrays",
-        "pyopencl.clrandom": "random numbers",
-        "pyopencl.clmath": "array math functions",
         "pyopencl.elementwise": "ElementwiseKernel",
         "pyopencl.reduction": "ReductionKernel",
         "pyopencl.scan": "scan kernels",

@@ -1,0 +1,361 @@
+// gpukit._gpukit.cl._ArrayEngine: the array engine (gpukit::array::device_array on an
+// opencl_backend) for gpukit.cl.array, PyOpenCL's Array. Translation only: a Python Array
+// (its base_data Buffer, offset, shape, strides and dtype) becomes a device_array borrowing
+// the Buffer, the engine computes, and a result comes back as the pieces of a new Array.
+//
+// One engine serves one queue and one allocator (gpukit.cl.array keeps them): results take
+// their memory from the allocator, as PyOpenCL's do (None: new Buffers of the context), and
+// every engine of a context shares the compiled kernels (opencl_backend).
+#include "array/array_object.hpp"     // kernel_type, numpy_dtype
+#include "array/array_operators.hpp"  // scalar_of
+#include "cl/cl_bindings.hpp"
+
+#include "gpukit/array/array.hpp"
+#include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/math_functions.hpp"
+#include "gpukit/array/opencl_backend.hpp"
+#include "gpukit/cl/buffer.hpp"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpukit::python {
+
+using namespace nb::literals;
+using array::device_array;
+
+namespace {
+
+// PyOpenCL's and numpy's names of the binary operations gpukit.cl.array asks for.
+array::binary_op binary_op_named(std::string_view name) {
+    using array::binary_op;
+    static constexpr std::pair<std::string_view, binary_op> names[] = {
+        {"add", binary_op::add}, {"subtract", binary_op::subtract}, {"multiply", binary_op::multiply},
+        {"divide", binary_op::true_divide}, {"power", binary_op::power}, {"equal", binary_op::equal},
+        {"not_equal", binary_op::not_equal}, {"less", binary_op::less}, {"less_equal", binary_op::less_equal},
+        {"greater", binary_op::greater}, {"greater_equal", binary_op::greater_equal},
+        {"minimum", binary_op::minimum}, {"maximum", binary_op::maximum},
+        {"logical_and", binary_op::logical_and}, {"logical_or", binary_op::logical_or}};
+    for (const auto& [n, op] : names)
+        if (n == name)
+            return op;
+    throw nb::value_error(("no binary operation named '" + std::string(name) + "'").c_str());
+}
+
+array::unary_op unary_op_named(std::string_view name) {
+    using array::unary_op;
+    static constexpr std::pair<std::string_view, unary_op> names[] = {
+        {"negative", unary_op::negative}, {"absolute", unary_op::absolute}, {"conjugate", unary_op::conjugate},
+        {"real", unary_op::real}, {"imag", unary_op::imag}, {"logical_not", unary_op::logical_not}};
+    for (const auto& [n, op] : names)
+        if (n == name)
+            return op;
+    throw nb::value_error(("no unary operation named '" + std::string(name) + "'").c_str());
+}
+
+std::vector<std::int64_t> int_tuple(nb::handle t) {
+    std::vector<std::int64_t> values;
+    for (nb::handle v : t)
+        values.push_back(nb::cast<std::int64_t>(v));
+    return values;
+}
+
+nb::tuple as_tuple(const std::vector<std::int64_t>& values) {
+    nb::list items;
+    for (std::int64_t v : values)
+        items.append(v);
+    return nb::tuple(items);
+}
+
+class array_engine {
+public:
+    array_engine(const cl::queue& q, nb::object allocator)
+        : allocator_(std::move(allocator)),
+          backend_(std::make_shared<array::opencl_backend>(q, [this](std::size_t bytes) { return buffer(bytes); })) {}
+
+    // The device_array of the Array `a` (its memory borrowed, kept alive by the Buffer object).
+    device_array borrowed(nb::handle a) const {
+        nb::object base = a.attr("base_data");
+        if (!nb::isinstance<cl::buffer>(base))
+            throw nb::type_error(("the array's base_data must be a Buffer, got " +
+                                  std::string(Py_TYPE(base.ptr())->tp_name))
+                                     .c_str());
+        const std::optional<array::dtype> t = kernel_type(a.attr("dtype"));
+        if (!t)
+            throw nb::type_error(
+                ("arrays of dtype " + std::string(nb::str(a.attr("dtype")).c_str()) + " have no kernels").c_str());
+        const layout l(int_tuple(a.attr("shape")), int_tuple(a.attr("strides")),
+                       static_cast<std::int64_t>(array::size_of(*t)), nb::cast<std::int64_t>(a.attr("offset")));
+        return device_array(array::ndarray(array::borrow(kept(std::move(base))), *t, l), backend_);
+    }
+
+    // An operand: an Array (anything with base_data), or a scalar.
+    struct operand {
+        std::optional<device_array> a;
+        std::optional<array::scalar> s;
+    };
+    operand operand_of(nb::handle h) const {
+        if (nb::hasattr(h, "base_data"))
+            return {borrowed(h), std::nullopt};
+        std::optional<array::scalar> s = scalar_of(h);
+        if (!s)
+            throw nb::type_error(("expected an Array or a scalar, got " + std::string(Py_TYPE(h.ptr())->tp_name)).c_str());
+        return {std::nullopt, std::move(s)};
+    }
+
+    // (base_data, offset, shape, strides, dtype) of a result: the Buffer the allocator gave.
+    nb::tuple result(const device_array& r) const {
+        const CUdeviceptr address = r.view().buffer()->address;
+        nb::object base;
+        for (const auto& [handle, object] : made_)
+            if (reinterpret_cast<CUdeviceptr>(handle) == address)
+                base = object;
+        if (!base.is_valid())
+            throw nb::value_error("internal: a result's Buffer was not made by the engine's allocator");
+        const layout& l = r.view().layout();
+        return nb::make_tuple(base, l.offset(), as_tuple(l.shape()), as_tuple(l.strides()),
+                              nb::borrow(numpy_dtype(r.type())));
+    }
+
+    nb::tuple empty(nb::handle shape, nb::handle dtype, bool fortran) {
+        const call scope{*this};
+        const std::optional<array::dtype> t = kernel_type(dtype);
+        if (!t)
+            throw nb::type_error("this dtype has no kernels");
+        return result(device_array::empty(backend_, int_tuple(shape), *t, fortran ? order::f : order::c));
+    }
+
+    nb::tuple binary(std::string_view name, nb::handle x, nb::handle y) {
+        const call scope{*this};
+        const array::binary_op op = binary_op_named(name);
+        operand a = operand_of(x), b = operand_of(y);
+        if (a.a && b.a)
+            return result(array::apply(op, *a.a, *b.a));
+        if (a.a)
+            return result(array::apply(op, *a.a, *b.s));
+        if (b.a)
+            return result(array::apply(op, *a.s, *b.a));
+        throw nb::type_error("a binary operation needs an Array operand");
+    }
+
+    void update(std::string_view name, nb::handle target, nb::handle y) {
+        const call scope{*this};
+        const array::binary_op op = binary_op_named(name);
+        device_array t = borrowed(target);
+        operand b = operand_of(y);
+        if (b.a)
+            t.update(op, *b.a);
+        else
+            t.update(op, *b.s);
+    }
+
+    nb::tuple unary(std::string_view name, nb::handle x) {
+        const call scope{*this};
+        return result(array::apply(unary_op_named(name), borrowed(x)));
+    }
+
+    nb::tuple astype(nb::handle x, nb::handle dtype) {
+        const call scope{*this};
+        const std::optional<array::dtype> t = kernel_type(dtype);
+        if (!t)
+            throw nb::type_error("astype: this dtype has no kernels");
+        return result(borrowed(x).astype(*t));
+    }
+
+    nb::tuple copy(nb::handle x) {
+        const call scope{*this};
+        return result(borrowed(x).copy());
+    }
+
+    void assign(nb::handle target, nb::handle value) {
+        const call scope{*this};
+        device_array t = borrowed(target);
+        operand v = operand_of(value);
+        if (v.a)
+            t.assign(*v.a);
+        else
+            t.assign(*v.s);
+    }
+
+    nb::tuple where(nb::handle condition, nb::handle then, nb::handle otherwise) {
+        const call scope{*this};
+        const device_array c = borrowed(condition);
+        operand a = operand_of(then), b = operand_of(otherwise);
+        if (a.a && b.a)
+            return result(array::where(c, *a.a, *b.a));
+        if (a.a)
+            return result(array::where(c, *a.a, *b.s));
+        if (b.a)
+            return result(array::where(c, *a.s, *b.a));
+        return result(array::where(c, *a.s, *b.s));
+    }
+
+    // f(x[, y]): the results (one, or two for frexp and modf), of x's (broadcast) shape.
+    nb::list math(array::math_function f, nb::handle x, nb::handle y) {
+        const call scope{*this};
+        const device_array a = borrowed(x);
+        std::optional<device_array> b;
+        if (!y.is_none())
+            b = borrowed(y);
+        const array::elementwise_spec& spec =
+            array::math_spec(f, a.type(), b ? std::optional(b->type()) : std::nullopt, kernel_language::opencl);
+        const std::vector<std::int64_t> shape = b ? broadcast_shapes(a.shape(), b->shape()) : a.shape();
+        std::vector<device_array> outputs;
+        std::vector<array::elementwise_arg> args{a.view().view(a.view().layout().broadcast_to(shape))};
+        if (b)
+            args.emplace_back(b->view().view(b->view().layout().broadcast_to(shape)));
+        for (const array::param& p : spec.params())
+            if (p.kind == array::param_kind::output)
+                outputs.push_back(device_array::empty(backend_, shape, p.type));
+        for (const device_array& o : outputs)
+            args.emplace_back(o.view());
+        array::run(spec, args, *backend_);
+        nb::list results;
+        for (const device_array& o : outputs)
+            results.append(result(o));
+        return results;
+    }
+
+    // sum, min, max of x; dot of x and y: a 0-d result.
+    nb::tuple reduce(std::string_view name, nb::handle x, nb::handle y) {
+        const call scope{*this};
+        const device_array a = borrowed(x);
+        if (name == "sum")
+            return result(array::sum(a));
+        if (name == "min")
+            return result(array::min(a));
+        if (name == "max")
+            return result(array::max(a));
+        if (name == "dot")
+            return result(array::dot(a, borrowed(y)));
+        throw nb::value_error(("no reduction named '" + std::string(name) + "'").c_str());
+    }
+
+    nb::tuple rand(nb::handle shape, nb::handle dtype, std::uint64_t seed) {
+        const call scope{*this};
+        const std::optional<array::dtype> t = kernel_type(dtype);
+        if (!t)
+            throw nb::type_error("rand: this dtype has no kernels");
+        return result(array::rand(backend_, int_tuple(shape), *t, seed));
+    }
+
+    // target[...] = host (C-contiguous, of target's dtype and size); blocking.
+    void write(nb::handle target, nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu> host) {
+        const call scope{*this};
+        const auto* bytes = static_cast<const std::byte*>(host.data());
+        borrowed(target).assign_from_host(std::span(bytes, host.nbytes()));
+    }
+    // host[...] = source's elements in C order (host C-contiguous, of source's dtype and size).
+    void read(nb::handle source, nb::ndarray<nb::c_contig, nb::device::cpu> host) {
+        const call scope{*this};
+        auto* bytes = static_cast<std::byte*>(host.data());
+        borrowed(source).to_host_bytes(std::span(bytes, host.nbytes()));
+    }
+
+    // The kernel of `spec` (gpukit._gpukit._ElementwiseSpec) over `args`: Arrays for its array
+    // parameters (of one shape), the bytes of a value of the parameter's type for its scalars.
+    void run(const array::elementwise_spec& spec, nb::list args) {
+        const std::vector<array::param>& params = spec.params();
+        if (args.size() != params.size())
+            throw nb::type_error(("the kernel '" + spec.name() + "' takes " + std::to_string(params.size()) +
+                                  " arguments, got " + std::to_string(args.size()))
+                                     .c_str());
+        std::vector<device_array> arrays;  // keep the borrowed buffers through the launch
+        std::vector<array::elementwise_arg> values;
+        for (std::size_t k = 0; k < params.size(); ++k) {
+            if (params[k].kind != array::param_kind::scalar) {
+                arrays.push_back(borrowed(args[k]));
+                values.emplace_back(arrays.back().view());
+                continue;
+            }
+            const nb::bytes bytes = nb::cast<nb::bytes>(args[k]);
+            array::scalar_value v;
+            if (bytes.size() != array::size_of(params[k].type) || bytes.size() > v.bytes.size())
+                throw nb::value_error(("the value of '" + params[k].name + "' has " + std::to_string(bytes.size()) +
+                                       " bytes, its type " + std::to_string(array::size_of(params[k].type)))
+                                          .c_str());
+            std::memcpy(v.bytes.data(), bytes.c_str(), bytes.size());
+            v.size = bytes.size();
+            values.emplace_back(v);
+        }
+        array::run(spec, values, *backend_);
+    }
+
+    void finish() { backend_->synchronize(); }
+
+    // Forgets the buffers the allocator made during one call, when the call ends (a result's
+    // Buffer goes to Python; a reduction's scratch goes back to the allocator's pool).
+    struct call {
+        array_engine& engine;
+        ~call() { engine.made_.clear(); }
+    };
+
+private:
+    // A Buffer object as the engine's memory: an owner of the C++ buffer inside it that keeps
+    // the Python object (and so a pool's block) alive.
+    static std::shared_ptr<const cl::buffer> kept(nb::object base) {
+        const cl::buffer* inside = nb::inst_ptr<cl::buffer>(base);
+        std::shared_ptr<void> holder(new nb::object(std::move(base)), [](void* p) {
+            nb::gil_scoped_acquire gil;
+            delete static_cast<nb::object*>(p);
+        });
+        return {holder, inside};
+    }
+
+    // The engine's buffer_source: the allocator's Buffer (or a new one of the context),
+    // remembered so that result() finds the Python object of a result's memory.
+    std::shared_ptr<const cl::buffer> buffer(std::size_t bytes) {
+        nb::object made;
+        if (allocator_.is_none()) {
+            const cl::context ctx = cl::context::wrap(backend_->queue().context_handle());
+            made = nb::cast(cl::buffer::create(ctx, CL_MEM_READ_WRITE, bytes));
+        } else {
+            made = allocator_(bytes);
+            if (!nb::isinstance<cl::buffer>(made))
+                throw nb::type_error(("the array's allocator must return a Buffer, got " +
+                                      std::string(Py_TYPE(made.ptr())->tp_name))
+                                         .c_str());
+        }
+        made_.emplace_back(nb::inst_ptr<cl::buffer>(made)->handle(), made);
+        return kept(std::move(made));
+    }
+
+    nb::object allocator_;
+    std::vector<std::pair<cl_mem, nb::object>> made_;  // the buffers made since the last result()
+    std::shared_ptr<array::opencl_backend> backend_;
+};
+
+}  // namespace
+
+void bind_cl_array(nb::module_& m) {
+    nb::class_<array_engine>(m, "_ArrayEngine",
+                             "The array engine on one queue with one allocator (gpukit.cl.array's kernels).")
+        .def(nb::init<const cl::queue&, nb::object>(), "queue"_a, "allocator"_a.none())
+        .def("empty", &array_engine::empty, "shape"_a, "dtype"_a, "fortran"_a)
+        .def("binary", &array_engine::binary, "name"_a, "x"_a, "y"_a)
+        .def("update", &array_engine::update, "name"_a, "target"_a, "y"_a)
+        .def("unary", &array_engine::unary, "name"_a, "x"_a)
+        .def("astype", &array_engine::astype, "x"_a, "dtype"_a)
+        .def("copy", &array_engine::copy, "x"_a)
+        .def("assign", &array_engine::assign, "target"_a, "value"_a)
+        .def("where", &array_engine::where, "condition"_a, "then"_a, "otherwise"_a)
+        .def("math", &array_engine::math, "function"_a, "x"_a, "y"_a.none())
+        .def("reduce", &array_engine::reduce, "name"_a, "x"_a, "y"_a.none())
+        .def("rand", &array_engine::rand, "shape"_a, "dtype"_a, "seed"_a)
+        .def("write", &array_engine::write, "target"_a, "host"_a)
+        .def("read", &array_engine::read, "source"_a, "host"_a)
+        .def("run", &array_engine::run, "spec"_a, "args"_a)
+        .def("finish", &array_engine::finish);
+}
+
+}  // namespace gpukit::python

@@ -1,0 +1,784 @@
+"""PyOpenCL's device arrays on gpukit's array engine: ``gpukit.cl.array`` (``pyopencl.array``
+through ``gpukit.pyopencl_compat``).
+
+An :class:`Array` is memory of a context (its ``base_data`` Buffer and a byte ``offset``), a
+shape, strides and a dtype, with a default queue (``queue``) its operations run on and an
+``allocator`` its results take memory from, as PyOpenCL's. The arithmetic, comparisons,
+conversions, reductions and math functions are gpukit's array engine in C++ (the same engine
+the CUDA arrays and C++ programs use), generating OpenCL C for the array's types and layout:
+any strided view, numpy's broadcasting. Results follow numpy's type rules except where PyOpenCL
+differs on purpose, and then follow PyOpenCL: comparisons and logical operations give int8
+arrays (0 or 1), ``sum`` keeps the array's dtype unless ``dtype=`` says otherwise.
+
+Operations are queued in order on the array's queue and return without waiting; ``get()``
+waits. An event given to ``add_event`` (a command of another queue, a UserEvent) is waited for
+by the queue (a barrier) before the array's next operation, without blocking the host;
+``with_queue`` finishes the old queue before an array moves to another.
+
+Not there yet (a clear error says so): complex elements, fancy indexing, ``take``, scans and
+``cumsum``; see docs/opencl.md.
+"""
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from gpukit import cl
+from gpukit._gpukit import _MathFunction
+from gpukit._gpukit.cl import _ArrayEngine
+
+__all__ = [
+    "Array", "ArrayHasOffsetError", "to_device", "empty", "zeros", "empty_like", "zeros_like",
+    "arange", "as_strided", "concatenate", "stack", "hstack", "diff", "transpose", "reshape",
+    "if_positive", "where", "maximum", "minimum", "logical_and", "logical_or", "logical_not",
+    "sum", "dot", "vdot", "min", "max", "any", "all",
+]
+
+_BOOL_DTYPE = np.dtype(np.int8)  # PyOpenCL's type of comparisons and logical results
+
+
+class ArrayHasOffsetError(ValueError):
+    """Raised by ``Array.data`` for an array that starts inside its Buffer (use base_data)."""
+
+    def __init__(self, val="The operation you are attempting does not yet support arrays "
+                 "that start at an offset from the beginning of their buffer."):
+        super().__init__(val)
+
+
+class _copy_queue:  # noqa: N801 (PyOpenCL's name): copy()'s default, the array's own queue
+    pass
+
+
+class _same_as_transfer:  # noqa: N801 (PyOpenCL's name): to_device's default array_queue
+    pass
+
+
+def _engine(queue, allocator):
+    """The engine of `queue` and `allocator`, made once and kept on the queue."""
+    if queue is None:
+        raise ValueError("the array has no queue: pass queue= or use with_queue()")
+    engines = queue.__dict__.setdefault("_gpukit_array_engines", {})
+    key = allocator if allocator is None or _hashable(allocator) else id(allocator)
+    engine = engines.get(key)
+    if engine is None:
+        engine = engines[key] = _ArrayEngine(queue, allocator)
+    return engine
+
+
+def _wait_for_events(queue, operands):
+    events = [e for a in operands if isinstance(a, Array) for e in a.events]
+    if events:
+        cl.enqueue_barrier(queue, wait_for=events)
+        for a in operands:
+            if isinstance(a, Array):
+                a.events.clear()
+
+
+def _hashable(x):
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, (numbers.Integral, np.integer)):
+        shape = (shape,)
+    shape = tuple(int(s) for s in shape)
+    if builtins.any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
+
+
+def _contiguous_strides(shape, itemsize, order):
+    strides = [0] * len(shape)
+    step = itemsize
+    axes = range(len(shape) - 1, -1, -1) if order in ("C", "c") else range(len(shape))
+    for axis in axes:
+        strides[axis] = step
+        step *= builtins.max(shape[axis], 1)
+    return tuple(strides)
+
+
+def _is_scalar(x):
+    return isinstance(x, (numbers.Number, np.generic)) or (isinstance(x, np.ndarray) and x.ndim == 0)
+
+
+class Array:
+    """A PyOpenCL array: ``Array(cq, shape, dtype, order="C", allocator=None, data=None,
+    offset=0, strides=None, events=None)``. `cq` is a CommandQueue (the default queue of the
+    operations) or a Context (then pass a queue to operations or use with_queue)."""
+
+    __array_priority__ = 100
+
+    def __init__(self, cq, shape, dtype, order="C", allocator=None, data=None, offset=0, strides=None,
+                 events=None, _flags=None, _fast=False, _size=None, _context=None, _queue=None):
+        if _fast:
+            self.queue, self.context = _queue, _context
+            self.shape, self.dtype, self.strides = shape, dtype, strides
+            self.allocator, self.base_data, self.offset = allocator, data, offset
+            self.size = _size
+            self.events = []
+            return
+        if isinstance(cq, cl.CommandQueue):
+            queue, context = cq, cq.context
+        elif isinstance(cq, cl.Context):
+            queue, context = None, cq
+        else:
+            raise TypeError(f"Array: cq must be a CommandQueue or a Context, got {type(cq).__name__}")
+        if order not in ("C", "F", "c", "f"):
+            raise ValueError(f"Array: order must be 'C' or 'F', got {order!r}")
+        self.queue, self.context, self.allocator = queue, context, allocator
+        self.dtype = np.dtype(dtype)
+        self.shape = _shape_tuple(shape)
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        if strides is None:
+            strides = _contiguous_strides(self.shape, self.dtype.itemsize, order)
+        else:
+            strides = tuple(int(s) for s in strides)
+            if len(strides) != len(self.shape):
+                raise ValueError(f"Array: {len(strides)} strides for {len(self.shape)} dimensions")
+        self.strides = strides
+        self.offset = int(offset)
+        if data is None:
+            nbytes = self.size * self.dtype.itemsize
+            if allocator is not None:
+                data = allocator(builtins.max(nbytes, 1))
+            else:
+                data = cl.Buffer(context, cl.mem_flags.READ_WRITE, builtins.max(nbytes, 1))
+        self.base_data = data
+        self.events = list(events) if events else []
+
+    # ---- what it is
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def data(self):
+        if self.offset:
+            raise ArrayHasOffsetError()
+        return self.base_data
+
+    @property
+    def flags(self):
+        return _Flags(self)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __hash__(self):
+        raise TypeError("pyopencl arrays are not hashable.")
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous. "
+                             "Use a.any() or a.all()")
+        return bool(self.get().item())
+
+    def __str__(self):
+        return str(self.get())
+
+    def __repr__(self):
+        return repr(self.get()).replace("array(", "cl.Array(", 1)
+
+    # ---- making arrays like this one
+
+    def _engine(self, queue=None, *operands):
+        """The engine of the queue, after the events of this array and the other operands:
+        the queue waits for them (a barrier, the host does not wait)."""
+        queue = queue or self.queue
+        _wait_for_events(queue, (self,) + operands)
+        return _engine(queue, self.allocator)
+
+    def _wrap(self, made, queue=None, dtype=None):
+        """The Array of an engine result (base_data, offset, shape, strides, dtype)."""
+        base, offset, shape, strides, result_dtype = made
+        return Array(None, shape, dtype or result_dtype, allocator=self.allocator, data=base, offset=offset,
+                     strides=strides, _fast=True, _size=int(np.prod(shape, dtype=np.int64)),
+                     _context=self.context, _queue=queue or self.queue)
+
+    def _new_with_changes(self, data=None, offset=None, shape=None, dtype=None, strides=None, queue=None,
+                          allocator=None):
+        shape = self.shape if shape is None else tuple(shape)
+        return Array(None, shape, self.dtype if dtype is None else np.dtype(dtype),
+                     allocator=self.allocator if allocator is None else allocator,
+                     data=self.base_data if data is None else data,
+                     offset=self.offset if offset is None else offset,
+                     strides=self.strides if strides is None else tuple(strides), _fast=True,
+                     _size=int(np.prod(shape, dtype=np.int64)), _context=self.context,
+                     _queue=self.queue if queue is None else queue)
+
+    def _new_like_me(self, dtype=None, queue=None):
+        return Array(queue or self.queue or self.context, self.shape, self.dtype if dtype is None else dtype,
+                     allocator=self.allocator)
+
+    def with_queue(self, queue):
+        """This array (the same memory) with `queue` as its default queue; the old queue's work
+        is finished first, so the new queue sees its results."""
+        if queue is not None and queue.context != self.context:
+            raise ValueError("with_queue: the queue belongs to another context")
+        if self.queue is not None and queue is not self.queue:
+            self.queue.finish()
+        return self._new_with_changes(queue=queue)
+
+    def finish(self):
+        if self.queue is not None:
+            self.queue.finish()
+
+    def add_event(self, evt):
+        """Make the array's next operations wait for `evt` (a command writing it on another
+        queue, a UserEvent)."""
+        self.events.append(evt)
+
+    # ---- host transfers
+
+    def set(self, ary, queue=None, async_=False, **kwargs):
+        """Copy the host array `ary` (this array's shape and dtype) into this array."""
+        if kwargs.pop("async", False):
+            async_ = True
+        if kwargs:
+            raise TypeError(f"set() got unexpected keyword arguments {sorted(kwargs)}")
+        ary = np.asarray(ary)
+        if ary.shape != self.shape:
+            raise ValueError(f"set: the host array's shape {ary.shape} differs from the array's {self.shape}")
+        if ary.dtype != self.dtype:
+            raise TypeError(f"set: the host array's dtype {ary.dtype} differs from the array's {self.dtype}")
+        queue = queue or self.queue
+        if self.flags.c_contiguous or self.flags.f_contiguous:  # any dtype, records and vectors too
+            host = np.asfortranarray(ary) if not self.flags.c_contiguous else np.ascontiguousarray(ary)
+            if self.size:
+                _wait_for_events(queue, (self,))
+                cl.enqueue_copy(queue, self.base_data, host, dst_offset=self.offset, is_blocking=True)
+            return
+        self._engine(queue).write(self, np.ascontiguousarray(ary))
+
+    def get(self, queue=None, ary=None, async_=False, **kwargs):
+        """The elements as a numpy array (into `ary` when given), after the work queued before."""
+        if kwargs.pop("async", False):
+            async_ = True
+        if kwargs:
+            raise TypeError(f"get() got unexpected keyword arguments {sorted(kwargs)}")
+        if ary is not None:
+            if ary.shape != self.shape or ary.dtype != self.dtype:
+                raise TypeError("get: ary must have the array's shape and dtype")
+        queue = queue or self.queue
+        fortran = self.flags.f_contiguous and not self.flags.c_contiguous
+        host = np.empty(self.shape, self.dtype, order="F" if fortran else "C")
+        if self.size and (self.flags.c_contiguous or fortran):  # any dtype, records and vectors too
+            _wait_for_events(queue, (self,))
+            cl.enqueue_copy(queue, host, self.base_data, src_offset=self.offset, is_blocking=True)
+        elif self.size:
+            self._engine(queue).read(self, host)
+        if ary is not None:
+            ary[...] = host
+            return ary
+        return host
+
+    def get_async(self, queue=None, ary=None):
+        """(host array, event): the copy is queued after the array's events and work, and the
+        host array holds the elements once the event completes."""
+        queue = queue or self.queue
+        source = self if self.flags.c_contiguous else self.copy(queue)
+        host = np.empty(self.shape, self.dtype) if ary is None else ary
+        if ary is not None and (ary.shape != self.shape or ary.dtype != self.dtype or not ary.flags.c_contiguous):
+            raise TypeError("get_async: ary must be C-contiguous, of the array's shape and dtype")
+        if not self.size:
+            return host, cl.enqueue_marker(queue)
+        evt = cl.enqueue_copy(queue, host, source.base_data, src_offset=source.offset, wait_for=source.events,
+                              is_blocking=False)
+        return host, evt
+
+    def map_to_host(self, queue=None, flags=None, is_blocking=True, wait_for=None):
+        """A numpy array over the array's memory mapped into the host (contiguous arrays)."""
+        if not (self.flags.c_contiguous or self.flags.f_contiguous):
+            raise ValueError("map_to_host: the array must be contiguous")
+        if flags is None:
+            flags = cl.map_flags.READ | cl.map_flags.WRITE
+        ary, _evt = cl.enqueue_map_buffer(queue or self.queue, self.base_data, flags, self.offset, self.shape,
+                                          self.dtype, strides=self.strides, wait_for=wait_for,
+                                          is_blocking=is_blocking)
+        return ary
+
+    # ---- copies and conversions
+
+    def copy(self, queue=_copy_queue):
+        """A new array holding the same elements (C-contiguous where this one is not), whose
+        queue is `queue` (default: this array's; None: no queue)."""
+        if queue is _copy_queue:
+            queue = self.queue
+        result = self._wrap(self._engine(queue).copy(self), queue)
+        result.queue = queue
+        return result
+
+    def astype(self, dtype, queue=None):
+        dtype = np.dtype(dtype)
+        if dtype == self.dtype:
+            return self.copy(queue or self.queue)
+        return self._wrap(self._engine(queue).astype(self, dtype), queue)
+
+    def _zero_fill(self, queue=None, wait_for=None):
+        """Every byte of the (contiguous) array set to zero, whatever its dtype."""
+        if self.nbytes:
+            cl.enqueue_fill_buffer(queue or self.queue, self.base_data, np.uint8(0), self.offset, self.nbytes,
+                                   wait_for=wait_for)
+
+    def fill(self, value, queue=None, wait_for=None):
+        """Every element set to `value`; returns the array."""
+        self._engine(queue).assign(self, value)
+        return self
+
+    # ---- views
+
+    def reshape(self, *shape, **kwargs):
+        order = kwargs.pop("order", "C")
+        if kwargs:
+            raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
+        if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, np.integer)):
+            shape = shape[0]
+        shape = tuple(int(s) for s in shape)
+        if shape.count(-1) > 1:
+            raise ValueError("can only specify one unknown dimension")
+        if -1 in shape:
+            known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+            if known == 0 or self.size % known:
+                raise ValueError(f"cannot reshape array of size {self.size} into shape {shape}")
+            shape = tuple(self.size // known if s == -1 else s for s in shape)
+        if int(np.prod(shape, dtype=np.int64)) != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape {shape}")
+        if shape == self.shape:
+            return self._new_with_changes()
+        contiguous = self.flags.c_contiguous if order in ("C", "c") else self.flags.f_contiguous
+        if not contiguous:
+            raise NotImplementedError("reshape of a non-contiguous array (make a copy first)")
+        return self._new_with_changes(shape=shape,
+                                      strides=_contiguous_strides(shape, self.dtype.itemsize, order))
+
+    def ravel(self, order="C"):
+        return self.reshape(self.size, order=order)
+
+    def view(self, dtype=None):
+        """The same memory seen as `dtype` (the last axis rescaled, as numpy's view)."""
+        if dtype is None:
+            return self._new_with_changes()
+        dtype = np.dtype(dtype)
+        old, new = self.dtype.itemsize, dtype.itemsize
+        if old == new:
+            return self._new_with_changes(dtype=dtype)
+        if not self.flags.c_contiguous or not self.shape or (self.shape[-1] * old) % new:
+            raise ValueError("view: the array must be C-contiguous and its last axis a multiple of the new size")
+        shape = self.shape[:-1] + (self.shape[-1] * old // new,)
+        return self._new_with_changes(shape=shape, dtype=dtype,
+                                      strides=_contiguous_strides(shape, new, "C"))
+
+    def squeeze(self):
+        keep = [k for k, s in enumerate(self.shape) if s != 1]
+        return self._new_with_changes(shape=[self.shape[k] for k in keep], strides=[self.strides[k] for k in keep])
+
+    def transpose(self, axes=None):
+        if axes is None:
+            axes = range(self.ndim - 1, -1, -1)
+        axes = [int(a) for a in axes]
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError(f"transpose: {axes} is not a permutation of the axes")
+        return self._new_with_changes(shape=[self.shape[a] for a in axes], strides=[self.strides[a] for a in axes])
+
+    @property
+    def T(self):  # noqa: N802 (numpy's name)
+        return self.transpose()
+
+    def __getitem__(self, index):
+        if not isinstance(index, tuple):
+            index = (index,)
+        for item in index:
+            if isinstance(item, (Array, np.ndarray, list)) and not _is_scalar(item):
+                raise NotImplementedError("fancy indexing (an array of indices) is not supported yet by "
+                                          "gpukit.cl.array; see docs/opencl.md")
+        if not builtins.any(item is Ellipsis for item in index):
+            index = index + (Ellipsis,)  # a view even where every axis is indexed, not a scalar
+        # numpy works out the view: over a stand-in whose address moves as the view's would.
+        probe = np.lib.stride_tricks.as_strided(np.empty(1, np.uint8), self.shape, self.strides)
+        view = probe[index]
+        moved = view.__array_interface__["data"][0] - probe.__array_interface__["data"][0]
+        return self._new_with_changes(offset=self.offset + moved, shape=view.shape, strides=view.strides)
+
+    def setitem(self, subscript, value, queue=None, wait_for=None):
+        target = self[subscript]
+        if isinstance(value, Array) or _is_scalar(value):
+            target._engine(queue, value).assign(target, value)
+            return
+        host = np.broadcast_to(np.asarray(value, dtype=self.dtype), target.shape)
+        target._engine(queue).write(target, np.ascontiguousarray(host))
+
+    def __setitem__(self, subscript, value):
+        self.setitem(subscript, value)
+
+    # ---- arithmetic
+
+    def _binary(self, name, x, y, dtype=None):
+        if not (isinstance(x, Array) or _is_scalar(x)) or not (isinstance(y, Array) or _is_scalar(y)):
+            return NotImplemented
+        return self._wrap(self._engine(None, x, y).binary(name, x, y), dtype=dtype)
+
+    def _update(self, name, other):
+        if not (isinstance(other, Array) or _is_scalar(other)):
+            return NotImplemented
+        self._engine(None, other).update(name, self, other)
+        return self
+
+    def __add__(self, other): return self._binary("add", self, other)
+    def __radd__(self, other): return self._binary("add", other, self)
+    def __sub__(self, other): return self._binary("subtract", self, other)
+    def __rsub__(self, other): return self._binary("subtract", other, self)
+    def __mul__(self, other): return self._binary("multiply", self, other)
+    def __rmul__(self, other): return self._binary("multiply", other, self)
+    def __truediv__(self, other): return self._binary("divide", self, other)
+    def __rtruediv__(self, other): return self._binary("divide", other, self)
+    def __pow__(self, other): return self._binary("power", self, other)
+    def __rpow__(self, other): return self._binary("power", other, self)
+    def __iadd__(self, other): return self._update("add", other)
+    def __isub__(self, other): return self._update("subtract", other)
+    def __imul__(self, other): return self._update("multiply", other)
+    def __itruediv__(self, other): return self._update("divide", other)
+    def __ipow__(self, other): return self._update("power", other)
+
+    def __eq__(self, other): return self._binary("equal", self, other, _BOOL_DTYPE)
+    def __ne__(self, other): return self._binary("not_equal", self, other, _BOOL_DTYPE)
+    def __lt__(self, other): return self._binary("less", self, other, _BOOL_DTYPE)
+    def __le__(self, other): return self._binary("less_equal", self, other, _BOOL_DTYPE)
+    def __gt__(self, other): return self._binary("greater", self, other, _BOOL_DTYPE)
+    def __ge__(self, other): return self._binary("greater_equal", self, other, _BOOL_DTYPE)
+
+    def __neg__(self):
+        return self._wrap(self._engine().unary("negative", self))
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return self._wrap(self._engine().unary("absolute", self))
+
+    def mul_add(self, selffac, other, otherfac, queue=None):
+        """selffac * self + otherfac * other."""
+        return self._wrap(self._engine(queue).binary("add", selffac * self, otherfac * other), queue)
+
+    def reverse(self, queue=None):
+        """A copy with the elements of this 1-d array in reverse order."""
+        if self.ndim != 1:
+            raise ValueError("reverse: a 1-d array")
+        return self[::-1].copy(queue or self.queue)
+
+    @property
+    def real(self):
+        if self.dtype.kind != "c":
+            return self
+        return self._wrap(self._engine().unary("real", self))
+
+    @property
+    def imag(self):
+        if self.dtype.kind != "c":
+            return zeros_like(self)
+        return self._wrap(self._engine().unary("imag", self))
+
+    def conj(self):
+        if self.dtype.kind != "c":
+            return self
+        return self._wrap(self._engine().unary("conjugate", self))
+
+    conjugate = conj
+
+    def any(self, queue=None, wait_for=None):
+        return _reduce("max", self != 0, queue, _BOOL_DTYPE)
+
+    def all(self, queue=None, wait_for=None):
+        return _reduce("min", self != 0, queue, _BOOL_DTYPE)
+
+
+class _Flags:
+    """The contiguity of an Array, as numpy's flags say it."""
+
+    def __init__(self, a):
+        itemsize = a.dtype.itemsize
+        self.c_contiguous = _contiguous(a.shape, a.strides, itemsize, reversed(range(a.ndim)))
+        self.f_contiguous = _contiguous(a.shape, a.strides, itemsize, range(a.ndim))
+        self.forc = self.c_contiguous or self.f_contiguous
+
+
+def _contiguous(shape, strides, itemsize, axes):
+    if builtins.any(s == 0 for s in shape):
+        return True
+    step = itemsize
+    for axis in axes:
+        if shape[axis] != 1 and strides[axis] != step:
+            return False
+        step *= shape[axis]
+    return True
+
+
+# ---- making arrays
+
+def to_device(queue, ary, allocator=None, async_=False, array_queue=_same_as_transfer, **kwargs):
+    """A new Array on `queue`'s context holding the host array `ary` (its shape, dtype, and
+    Fortran order where ary has it)."""
+    if kwargs.pop("async", False):
+        async_ = True
+    if kwargs:
+        raise TypeError(f"to_device() got unexpected keyword arguments {sorted(kwargs)}")
+    ary = np.asarray(ary)
+    if ary.dtype == object:
+        raise RuntimeError("to_device does not work on object arrays.")
+    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
+    result = Array(queue, ary.shape, ary.dtype, order=order, allocator=allocator)
+    result.set(ary)
+    if array_queue is not _same_as_transfer:
+        result = result.with_queue(array_queue)
+    return result
+
+
+def empty(queue, shape, dtype, order="C", allocator=None, data=None):
+    return Array(queue, shape, dtype, order=order, allocator=allocator, data=data)
+
+
+def zeros(queue, shape, dtype, order="C", allocator=None):
+    """A new array of zero bytes (of any dtype, records and vector types included)."""
+    result = Array(queue, shape, dtype, order=order, allocator=allocator)
+    result._zero_fill()
+    return result
+
+
+def empty_like(ary, queue=_copy_queue, allocator=None):
+    if queue is _copy_queue:
+        queue = ary.queue
+    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
+    return Array(queue or ary.context, ary.shape, ary.dtype, order=order, allocator=allocator or ary.allocator)
+
+
+def zeros_like(ary):
+    result = empty_like(ary)
+    result._zero_fill()
+    return result
+
+
+def arange(queue, *args, **kwargs):
+    """numpy.arange on the device: arange(queue, [start,] stop [, step], dtype=..., allocator=...)."""
+    dtype = kwargs.pop("dtype", None)
+    allocator = kwargs.pop("allocator", None)
+    for name in ("start", "stop", "step"):
+        if name in kwargs:
+            args = args + (kwargs.pop(name),)
+    if kwargs:
+        raise TypeError(f"arange() got unexpected keyword arguments {sorted(kwargs)}")
+    host = np.arange(*args, dtype=dtype)
+    return to_device(queue, host, allocator=allocator)
+
+
+def as_strided(ary, shape=None, strides=None):
+    """A view of `ary`'s memory with another shape and strides (no check, as numpy's)."""
+    return ary._new_with_changes(shape=ary.shape if shape is None else tuple(shape),
+                                 strides=ary.strides if strides is None else tuple(strides))
+
+
+def transpose(a, axes=None):
+    return a.transpose(axes)
+
+
+def reshape(a, shape):
+    return a.reshape(shape)
+
+
+def concatenate(arrays, axis=0, queue=None, allocator=None):
+    """The arrays joined along `axis`, into a new array."""
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    first = arrays[0]
+    axis = axis + first.ndim if axis < 0 else axis
+    shape = list(first.shape)
+    shape[axis] = builtins.sum(a.shape[axis] for a in arrays)
+    dtype = np.result_type(*(a.dtype for a in arrays))
+    result = Array(queue or first.queue, tuple(shape), dtype, allocator=allocator or first.allocator)
+    start = 0
+    for a in arrays:
+        where = [slice(None)] * len(shape)
+        where[axis] = slice(start, start + a.shape[axis])
+        result.setitem(tuple(where), a)
+        start += a.shape[axis]
+    return result
+
+
+def stack(arrays, axis=0, queue=None):
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    axis = axis + arrays[0].ndim + 1 if axis < 0 else axis
+    expanded = []
+    for a in arrays:
+        shape = a.shape[:axis] + (1,) + a.shape[axis:]
+        strides = a.strides[:axis] + (a.dtype.itemsize,) + a.strides[axis:]
+        expanded.append(a._new_with_changes(shape=shape, strides=strides))
+    return concatenate(expanded, axis=axis, queue=queue)
+
+
+def hstack(arrays, queue=None):
+    arrays = list(arrays)
+    return concatenate(arrays, axis=0 if arrays[0].ndim == 1 else 1, queue=queue)
+
+
+def diff(array, queue=None, allocator=None):
+    """array[1:] - array[:-1] of a 1-d array."""
+    if array.ndim != 1:
+        raise ValueError("diff: a 1-d array")
+    return array[1:]._binary("subtract", array[1:], array[:-1])
+
+
+# ---- elementwise functions
+
+def _first_array(*xs):
+    for x in xs:
+        if isinstance(x, Array):
+            return x
+    raise TypeError("at least one argument must be an Array")
+
+
+def _into(result, out):
+    if out is None:
+        return result
+    out._engine(None, result).assign(out, result)
+    return out
+
+
+def _get_common_dtype(obj1, obj2, queue):
+    """PyOpenCL's private helper: the result dtype of an operation of obj1 and obj2 (arrays,
+    or anything with a dtype, or scalars), as numpy's result_type gives it."""
+    return np.result_type(obj1, obj2)
+
+
+def _binary_function(name, a, b, out, queue, dtype=None):
+    if not isinstance(a, Array) and not isinstance(b, Array):  # PyOpenCL: numpy's answer
+        return getattr(np, name)(a, b)
+    first = _first_array(a, b)
+    if queue is not None:
+        first = first.with_queue(queue)
+    return _into(first._wrap(first._engine(None, a, b).binary(name, a, b), dtype=dtype), out)
+
+
+def maximum(a, b, out=None, queue=None):
+    return _binary_function("maximum", a, b, out, queue)
+
+
+def minimum(a, b, out=None, queue=None):
+    return _binary_function("minimum", a, b, out, queue)
+
+
+def logical_and(x1, x2, /, out=None, queue=None):
+    return _binary_function("logical_and", x1, x2, out, queue, _BOOL_DTYPE)
+
+
+def logical_or(x1, x2, /, out=None, queue=None):
+    return _binary_function("logical_or", x1, x2, out, queue, _BOOL_DTYPE)
+
+
+def logical_not(x, /, out=None, queue=None):
+    if not isinstance(x, Array):
+        return np.logical_not(x)
+    return _into(x._wrap(x._engine(queue).unary("logical_not", x), dtype=_BOOL_DTYPE), out)
+
+
+def where(criterion, then_, else_, out=None, queue=None):
+    """then_ where criterion is non-zero, else else_ (arrays or scalars, broadcast together)."""
+    if not isinstance(criterion, Array):
+        raise TypeError("where: the criterion must be an Array")
+    engine = criterion._engine(queue, then_, else_)
+    return _into(criterion._wrap(engine.where(criterion, then_, else_)), out)
+
+
+def if_positive(criterion, then_, else_, out=None, queue=None):
+    """then_ where criterion > 0, else else_ (PyOpenCL's if_positive)."""
+    if not isinstance(criterion, Array):
+        if isinstance(then_, Array) or isinstance(else_, Array):
+            raise TypeError("if_positive: the criterion must be an Array when a choice is one")
+        return np.where(np.asarray(criterion) > 0, then_, else_)  # PyOpenCL: numpy's answer for scalars
+    return where(criterion > 0, then_, else_, out=out, queue=queue)
+
+
+def _math(function, x, y=None, queue=None):
+    return [x._wrap(made) for made in x._engine(queue).math(function, x, y)]
+
+
+# ---- reductions
+
+def _reduce(name, a, queue, dtype=None, b=None):
+    result = a._wrap(a._engine(queue, b).reduce(name, a, b))
+    if dtype is not None and result.dtype != dtype:
+        result = result.astype(dtype)
+    return result
+
+
+def sum(a, dtype=None, queue=None, slice=None, initial=np._NoValue):
+    """The sum of the elements as a 0-d Array of `dtype` (default: a's dtype, as PyOpenCL's)."""
+    if slice is not None:
+        a = a[slice]
+    dtype = a.dtype if dtype is None else np.dtype(dtype)
+    source = a if a.dtype == dtype else a.astype(dtype)
+    result = _reduce("sum", source, queue, dtype)
+    if initial is not np._NoValue:
+        result += a.dtype.type(initial)
+    return result
+
+
+def dot(a, b, dtype=None, queue=None, slice=None):
+    if slice is not None:
+        a, b = a[slice], b[slice]
+    return _reduce("dot", a, queue, None if dtype is None else np.dtype(dtype), b)
+
+
+def vdot(a, b, dtype=None, queue=None, slice=None):
+    return dot(a.conj() if a.dtype.kind == "c" else a, b, dtype, queue, slice)
+
+
+def min(a, queue=None, initial=np._NoValue):
+    if a.size == 0 and initial is np._NoValue:
+        raise ValueError("zero-size array to reduction operation minimum which has no identity")
+    result = _reduce("min", a, queue) if a.size else full_scalar(a, initial)
+    return result if initial is np._NoValue or not a.size else minimum(result, initial)
+
+
+def max(a, queue=None, initial=np._NoValue):
+    if a.size == 0 and initial is np._NoValue:
+        raise ValueError("zero-size array to reduction operation maximum which has no identity")
+    result = _reduce("max", a, queue) if a.size else full_scalar(a, initial)
+    return result if initial is np._NoValue or not a.size else maximum(result, initial)
+
+
+def full_scalar(like, value):
+    """A 0-d Array of like's dtype holding `value`."""
+    result = Array(like.queue, (), like.dtype, allocator=like.allocator)
+    result.fill(value)
+    return result
+
+
+def any(a, queue=None, wait_for=None):
+    if a.size == 0:
+        return _BOOL_DTYPE.type(False)
+    return a.any(queue=queue, wait_for=wait_for)
+
+
+def all(a, queue=None, wait_for=None):
+    if a.size == 0:
+        return _BOOL_DTYPE.type(True)
+    return a.all(queue=queue, wait_for=wait_for)
+
+

@@ -1,0 +1,154 @@
+"""OpenCL C's math functions of arrays: ``gpukit.cl.clmath`` (``pyopencl.clmath`` through
+``gpukit.pyopencl_compat``), with PyOpenCL's names and results.
+
+Each function runs OpenCL C's built-in of the same name over every element, any view (strided,
+reversed, offset) included, through gpukit's array engine; the result is a new array of the
+argument's dtype, as PyOpenCL makes it (frexp's exponents are int32). The arguments are float32
+or float64 arrays (float64 where the device has double precision); complex arrays and PyOpenCL's
+Bessel and Hankel functions are not supported yet (a clear error says so).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gpukit.cl.array import Array, _engine
+from gpukit._gpukit import _ElementwiseSpec
+
+_UNARY = ("acos acosh acospi asin asinh asinpi atan atanh atanpi cbrt ceil cos cosh cospi erfc erf exp exp2 "
+          "exp10 expm1 fabs floor ilogb lgamma log log2 log10 log1p logb rint round sin sinh sinpi sqrt tan "
+          "tanh tanpi tgamma trunc").split()
+
+__all__ = _UNARY + ["atan2", "atan2pi", "fmod", "frexp", "ldexp", "modf", "nan", "bessel_jn", "bessel_yn",
+                    "hankel_01"]
+
+_C_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+_SPECS = {}  # (what, dtypes) -> _ElementwiseSpec, made once per process
+
+
+def _spec(name, params, operation):
+    params = tuple((n, np.dtype(t).name, kind) for n, t, kind in params)
+    key = (name, params, operation)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = _SPECS[key] = _ElementwiseSpec(f"gk_clmath_{name}", list(params), operation)
+    return spec
+
+
+def _floating(function, *arrays):
+    for a in arrays:
+        if not isinstance(a, Array):
+            raise TypeError(f"clmath.{function}: expected an Array, got {type(a).__name__}")
+        if a.dtype.kind == "c":
+            raise NotImplementedError(f"clmath.{function} of complex arrays is not supported yet by gpukit.cl")
+        if a.dtype not in _C_TYPES:
+            raise TypeError(f"clmath.{function}: float32 or float64 arrays, got {a.dtype}")
+
+
+def _same_shape(function, a, b):
+    if a.shape != b.shape:
+        raise ValueError(f"clmath.{function}: the arrays' shapes differ: {a.shape} and {b.shape}")
+
+
+def _run(spec, args, queue):
+    first = args[0]
+    _engine(queue or first.queue, first.allocator).run(spec, list(args))
+
+
+def _make_unary(name):
+    def f(array, queue=None):
+        _floating(name, array)
+        result = array._new_like_me(queue=queue)
+        spec = _spec(name, [("x", array.dtype, "in"), ("z", result.dtype, "out")], f"z[i] = {name}(x[i])")
+        _run(spec, (array, result), queue)
+        return result
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"OpenCL C's {name} of every element of `array`, in a new array of its dtype."
+    return f
+
+
+for _name in _UNARY:
+    globals()[_name] = _make_unary(_name)
+del _name
+
+
+def _binary(name, operation, y, x, queue):
+    _floating(name, y, x)
+    _same_shape(name, y, x)
+    result = y._new_like_me(queue=queue)
+    spec = _spec(name, [("y", y.dtype, "in"), ("x", x.dtype, "in"), ("z", result.dtype, "out")], operation)
+    _run(spec, (y, x, result), queue)
+    return result
+
+
+def atan2(y, x, queue=None):
+    """atan2(y, x) of every pair of elements."""
+    return _binary("atan2", "z[i] = atan2(y[i], x[i])", y, x, queue)
+
+
+def atan2pi(y, x, queue=None):
+    """atan2pi(y, x) of every pair of elements."""
+    return _binary("atan2pi", "z[i] = atan2pi(y[i], x[i])", y, x, queue)
+
+
+def fmod(arg, mod, queue=None):
+    """The remainder of arg / mod, elementwise (the sign of arg), as C's fmod."""
+    return _binary("fmod", "z[i] = fmod(y[i], x[i])", arg, mod, queue)
+
+
+def ldexp(significand, exponent, queue=None):
+    """significand * 2 ** exponent, elementwise (exponent converted to int)."""
+    _floating("ldexp", significand)
+    if not isinstance(exponent, Array) or exponent.dtype.kind not in "iuf":
+        raise TypeError("clmath.ldexp: the exponent must be a real Array")
+    _same_shape("ldexp", significand, exponent)
+    result = significand._new_like_me(queue=queue)
+    spec = _spec("ldexp", [("s", significand.dtype, "in"), ("e", exponent.dtype, "in"), ("z", result.dtype, "out")],
+                 "z[i] = ldexp(s[i], (int) e[i])")
+    _run(spec, (significand, exponent, result), queue)
+    return result
+
+
+def frexp(arg, queue=None):
+    """(significand, exponent) with arg = significand * 2 ** exponent, exponent int32."""
+    _floating("frexp", arg)
+    significand = arg._new_like_me(queue=queue)
+    exponent = arg._new_like_me(queue=queue, dtype=np.int32)
+    spec = _spec("frexp", [("x", arg.dtype, "in"), ("s", arg.dtype, "out"), ("e", np.int32, "out")],
+                 "int exponent; s[i] = frexp(x[i], &exponent); e[i] = exponent")
+    _run(spec, (arg, significand, exponent), queue)
+    return significand, exponent
+
+
+def modf(arg, queue=None):
+    """(fractional part, integral part) of every element, both with arg's sign."""
+    _floating("modf", arg)
+    fracpart = arg._new_like_me(queue=queue)
+    intpart = arg._new_like_me(queue=queue)
+    c_type = _C_TYPES[arg.dtype]
+    spec = _spec("modf", [("x", arg.dtype, "in"), ("f", arg.dtype, "out"), ("w", arg.dtype, "out")],
+                 f"{c_type} whole; f[i] = modf(x[i], &whole); w[i] = whole")
+    _run(spec, (arg, fracpart, intpart), queue)
+    return fracpart, intpart
+
+
+def nan(array, queue=None):
+    """OpenCL C's nan(code) of every element (an unsigned integer array: the NaN's payload)."""
+    if not isinstance(array, Array) or array.dtype.kind != "u" or array.dtype.itemsize not in (4, 8):
+        raise TypeError("clmath.nan: a uint32 array (float32 NaNs) or a uint64 array (float64 NaNs)")
+    result = array._new_like_me(queue=queue, dtype=np.float32 if array.dtype.itemsize == 4 else np.float64)
+    spec = _spec("nan", [("x", array.dtype, "in"), ("z", result.dtype, "out")], "z[i] = nan(x[i])")
+    _run(spec, (array, result), queue)
+    return result
+
+
+def _not_yet(name):
+    def f(*args, **kwargs):
+        raise NotImplementedError(f"clmath.{name} (PyOpenCL's Bessel/Hankel functions) is not supported yet by "
+                                  "gpukit.cl; see docs/opencl.md")
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+bessel_jn = _not_yet("bessel_jn")
+bessel_yn = _not_yet("bessel_yn")
+hankel_01 = _not_yet("hankel_01")

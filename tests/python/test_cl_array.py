@@ -1,0 +1,298 @@
+"""PyOpenCL's arrays (gpukit.cl.array; pyopencl.array with GPUKIT_PYOPENCL_ORIGINAL=1) against
+numpy: operators, comparisons, reductions, conversions, indexing and assignment, over views that
+catch a wrong offset, stride or order (reversed, strided, transposed, offset), odd sizes, 0-d
+and empty arrays. These run on PoCL in CI. PyOpenCL itself refuses most operations on
+non-contiguous arrays (NotImplementedError), which gpukit computes: those steps run on gpukit
+only (STRIDED), the rest on both."""
+import numpy as np
+import pytest
+
+from cl_either import ORIGINAL, cl, ctx, needs_device, queue  # noqa: F401  (ctx, queue: fixtures)
+
+if ORIGINAL:
+    import pyopencl.array as cla
+    import pyopencl.clmath as clmath
+    import pyopencl.clrandom as clrandom
+    import pyopencl.tools as cl_tools
+else:
+    import gpukit.cl.array as cla
+    import gpukit.cl.clmath as clmath
+    import gpukit.cl.clrandom as clrandom
+    import gpukit.cl.tools as cl_tools
+
+pytestmark = [pytest.mark.opencl, needs_device]
+
+STRIDED = not ORIGINAL  # PyOpenCL operates on contiguous arrays only
+
+REAL_TYPES = [np.int8, np.uint16, np.int32, np.int64, np.float32, np.float64]
+
+
+def has_double(queue):
+    return "cl_khr_fp64" in queue.device.extensions
+
+
+def host_values(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return (rng.standard_normal(shape) * 10).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -50), min(info.max, 50), size=shape, endpoint=True).astype(dtype)
+
+
+def views(a):
+    """(name, numpy view, the same index) over a 2-d host array."""
+    contiguous = [("whole", a, ()), ("offset rows", a[2:], (slice(2, None),))]
+    if not STRIDED:
+        return contiguous
+    return contiguous + [("reversed rows", a[::-1], (slice(None, None, -1),)),
+                         ("every other column", a[:, 1::2], (slice(None), slice(1, None, 2))),
+                         ("offset block", a[2:, 3:7], (slice(2, None), slice(3, 7)))]
+
+
+def skip_without(queue, *dtypes):
+    if any(np.dtype(t) == np.float64 for t in dtypes) and not has_double(queue):
+        pytest.skip("the device has no double precision")
+
+
+@pytest.mark.parametrize("dtype", REAL_TYPES)
+def test_operators_over_views_match_numpy(queue, dtype):
+    skip_without(queue, dtype)
+    a = host_values((7, 9), dtype, 1)
+    b = host_values((7, 9), dtype, 2)
+    b[b == 0] = 3
+    da, db = cla.to_device(queue, a), cla.to_device(queue, b)
+    for name, va, index in views(a):
+        vb = b[index] if index else b
+        x = da[index] if index else da
+        y = db[index] if index else db
+        pairs = [(x + y, va + vb), (x * y, va * vb), (x + 3, va + 3), (x * 2, va * 2), (abs(x), np.abs(va))]
+        if np.dtype(dtype).kind != "u" or STRIDED:  # PyOpenCL subtracts no unsigned types (-1 overflows)
+            pairs += [(x - y, va - vb), (-x, -va), (2 - x, 2 - va)]
+        for got, want in pairs:
+            assert got.dtype == want.dtype, name
+            np.testing.assert_array_equal(got.get(), want, err_msg=name)
+        if np.dtype(dtype).kind == "f" or has_double(queue):
+            np.testing.assert_allclose((x / y).get(), va / vb, rtol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_comparisons_and_logic_give_int8_zeros_and_ones(queue, dtype):
+    a = host_values((1001,), dtype, 3)
+    b = host_values((1001,), dtype, 4)
+    x, y = cla.to_device(queue, a), cla.to_device(queue, b)
+    for got, want in [(x == y, a == b), (x != y, a != b), (x < y, a < b), (x <= 0, a <= 0),
+                      (x > y, a > b), (x >= 2, a >= 2),
+                      (cla.logical_and(x > 0, y > 0), (a > 0) & (b > 0)),
+                      (cla.logical_or(x > 0, y > 0), (a > 0) | (b > 0)),
+                      (cla.logical_not(x), np.logical_not(a))]:
+        assert got.dtype == np.int8
+        np.testing.assert_array_equal(got.get(), want.astype(np.int8))
+
+
+@pytest.mark.parametrize("size", [1, 7, 1001, 100003])
+def test_reductions_of_odd_sizes_and_views(queue, size):
+    a = host_values((size,), np.int32, size)
+    f = (a / 7).astype(np.float32)
+    x, y = cla.to_device(queue, a), cla.to_device(queue, f)
+    assert cla.sum(x).get() == a.sum(dtype=np.int32)
+    assert cla.sum(x).dtype == np.int32
+    if STRIDED:
+        assert cla.sum(x[::-3]).get() == a[::-3].sum(dtype=np.int32)
+        assert (x > x[::-1]).get().sum() == (a > a[::-1]).sum()
+    if size > 1:
+        assert cla.max(x[1:]).get() == a[1:].max()
+    assert cla.min(x).get() == a.min()
+    np.testing.assert_allclose(cla.sum(y, dtype=np.float32).get(), f.sum(dtype=np.float64), rtol=1e-4)
+    np.testing.assert_allclose(cla.dot(y, y).get(), np.dot(f.astype(np.float64), f), rtol=1e-4)
+    assert bool(x.any().get()) == bool(a.any())
+    assert bool(x.all().get()) == bool(a.all())
+
+
+def test_empty_and_zero_d_arrays(queue):
+    empty = cla.zeros(queue, (0,), np.float32)
+    assert empty.get().shape == (0,)
+    assert cla.sum(empty).get() == 0
+    assert (empty + 1).shape == (0,)
+    with pytest.raises(ValueError):
+        cla.max(empty)
+    zero_d = cla.to_device(queue, np.array(5, np.int32))
+    assert zero_d.shape == ()
+    assert (zero_d * 3).get() == 15
+
+
+@pytest.mark.skipif(not STRIDED, reason="PyOpenCL's get() refuses non-contiguous views")
+def test_indexing_gives_views_of_the_same_memory(queue):
+    a = np.arange(60, dtype=np.int16).reshape(3, 4, 5)
+    x = cla.to_device(queue, a)
+    for index in [1, (2, 3), (slice(None), 2), (Ellipsis, 4), (slice(None, None, -1), slice(1, 3), slice(None, None, 2)),
+                  (1, slice(None), np.newaxis), (-1, -2, -3)]:
+        np.testing.assert_array_equal(x[index].get(), a[index], err_msg=str(index))
+    view = x[1, ::-1]
+    view += 1000
+    a[1, ::-1] += 1000
+    np.testing.assert_array_equal(x.get(), a)
+
+
+@pytest.mark.skipif(not STRIDED, reason="PyOpenCL's __setitem__ does not broadcast")
+def test_assignment_converts_and_broadcasts(queue):
+    a = np.zeros((4, 6), np.int32)
+    x = cla.to_device(queue, a)
+    x[1] = 7
+    a[1] = 7
+    x[:, ::-2] = np.arange(3)  # host values, broadcast over the rows
+    a[:, ::-2] = np.arange(3)
+    x[2:, 1] = cla.to_device(queue, np.array([1.9, -2.7], np.float32))  # converted: truncated
+    a[2:, 1] = np.array([1.9, -2.7], np.float32)
+    x[3, 2:4] = x[0, 4:6]
+    a[3, 2:4] = a[0, 4:6]
+    np.testing.assert_array_equal(x.get(), a)
+    y = cla.to_device(queue, np.arange(10, dtype=np.int64))
+    y[1:] = y[:-1]  # overlapping: numpy's answer
+    np.testing.assert_array_equal(y.get(), np.r_[0, np.arange(9)])
+    with pytest.raises(ValueError):
+        x.set(np.zeros((3, 3), np.int32))
+
+
+def test_conversions_copies_and_fill(queue):
+    a = host_values((5, 8), np.float32, 9)
+    x = cla.to_device(queue, a)
+    np.testing.assert_array_equal(x[1:].astype(np.int16).get(), a[1:].astype(np.int16))
+    if STRIDED:
+        np.testing.assert_array_equal(x.T.copy().get(), a.T)
+        np.testing.assert_array_equal(x[::-1, 2:].astype(np.int16).get(), a[::-1, 2:].astype(np.int16))
+    c = x[1:4].copy()
+    c.fill(2.5)
+    np.testing.assert_array_equal(c.get(), np.full((3, 8), 2.5, np.float32))
+    np.testing.assert_array_equal(x.get(), a)  # the copy's fill left x alone
+    f = cla.to_device(queue, np.asfortranarray(a))
+    assert f.flags.f_contiguous and not f.flags.c_contiguous
+    np.testing.assert_array_equal(f.get(), a)
+
+
+def test_array_functions(queue):
+    a = host_values((101,), np.float32, 11)
+    b = host_values((101,), np.float32, 12)
+    x, y = cla.to_device(queue, a), cla.to_device(queue, b)
+    np.testing.assert_array_equal(cla.maximum(x, y).get(), np.maximum(a, b))
+    np.testing.assert_array_equal(cla.minimum(x, y).get(), np.minimum(a, b))
+    if STRIDED:  # PyOpenCL's minimum(array, scalar) does not build on PoCL (isnan is ambiguous)
+        np.testing.assert_array_equal(cla.minimum(x, 0).get(), np.minimum(a, 0))
+    np.testing.assert_array_equal(cla.if_positive(x, x, y).get(), np.where(a > 0, a, b))
+    np.testing.assert_array_equal(cla.concatenate([x[:5], y[-3:]]).get(), np.concatenate([a[:5], b[-3:]]))
+    np.testing.assert_array_equal(cla.stack([x, y]).get(), np.stack([a, b]))
+    np.testing.assert_array_equal(cla.diff(x).get(), np.diff(a))
+    np.testing.assert_array_equal(cla.arange(queue, 3, 40, 4, dtype=np.int32).get(), np.arange(3, 40, 4, dtype=np.int32))
+    np.testing.assert_array_equal(cla.zeros_like(x).get(), np.zeros_like(a))
+    r = x.reshape(1, 101)
+    assert r.shape == (1, 101)
+    np.testing.assert_array_equal(x.reshape(-1, 1).ravel().get(), a)
+    np.testing.assert_allclose((x ** 2).get(), a ** 2, rtol=1e-6)  # OpenCL C's pow: within ulps
+
+
+def test_results_take_memory_from_the_arrays_allocator(queue):
+    pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(queue))
+    x = cla.to_device(queue, np.arange(1000, dtype=np.float32), allocator=pool)
+    before = pool.active_blocks
+    y = x + 1
+    assert y.allocator is pool
+    assert pool.active_blocks == before + 1
+    del y
+    assert pool.active_blocks == before
+
+
+def test_bad_input_is_refused(queue):
+    x = cla.to_device(queue, np.arange(10, dtype=np.float32))
+    with pytest.raises(ValueError):
+        cla.empty(queue, (3, -1), np.float32)
+    with pytest.raises(TypeError):
+        x.get(bogus=1)
+    with pytest.raises(ValueError):
+        x.reshape(3, 4)
+    with pytest.raises((ValueError, NotImplementedError)):  # numpy's ValueError; PyOpenCL does not broadcast
+        x + cla.to_device(queue, np.arange(3, dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clmath_against_numpy(queue, dtype):
+    skip_without(queue, dtype)
+    a = np.linspace(-0.95, 0.95, 1001).astype(dtype)
+    x = cla.to_device(queue, a)
+    tolerance = dict(rtol=4e-6 if dtype == np.float32 else 1e-12, atol=1e-7 if dtype == np.float32 else 1e-15)
+    for name, reference in [("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("asin", np.arcsin),
+                            ("acos", np.arccos), ("atan", np.arctan), ("sinh", np.sinh), ("tanh", np.tanh),
+                            ("exp", np.exp), ("expm1", np.expm1), ("log1p", np.log1p), ("cbrt", np.cbrt),
+                            ("fabs", np.fabs), ("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc),
+                            ("rint", np.rint)]:
+        got = getattr(clmath, name)(x)
+        assert got.dtype == a.dtype, name
+        np.testing.assert_allclose(got.get(), reference(a), err_msg=name, **tolerance)
+    positive = np.abs(a) + 0.5
+    p = cla.to_device(queue, positive)
+    for name, reference in [("log", np.log), ("log2", np.log2), ("log10", np.log10), ("sqrt", np.sqrt)]:
+        np.testing.assert_allclose(getattr(clmath, name)(p).get(), reference(positive), err_msg=name, **tolerance)
+    np.testing.assert_allclose(clmath.atan2(x, p).get(), np.arctan2(a, positive), **tolerance)
+    np.testing.assert_allclose(clmath.fmod(x * 7, p).get(), np.fmod(a * 7, positive), **tolerance)
+    fraction, whole = clmath.modf(x * 5)
+    want_fraction, want_whole = np.modf(a * 5)
+    np.testing.assert_allclose(fraction.get(), want_fraction, **tolerance)
+    np.testing.assert_array_equal(whole.get(), want_whole)
+    significand, exponent = clmath.frexp(p)
+    want_significand, want_exponent = np.frexp(positive)
+    np.testing.assert_array_equal(significand.get(), want_significand)
+    np.testing.assert_array_equal(exponent.get(), want_exponent)
+    exponents = cla.to_device(queue, np.arange(1001, dtype=np.int32) % 7 - 3)
+    np.testing.assert_array_equal(clmath.ldexp(x, exponents).get(), np.ldexp(a, np.arange(1001) % 7 - 3))
+    if STRIDED:
+        np.testing.assert_allclose(clmath.sin(x[::-3]).get(), np.sin(a[::-3]), **tolerance)
+        np.testing.assert_allclose(clmath.atan2(x[1::2], p[-2::-2]).get(), np.arctan2(a[1::2], positive[-2::-2]),
+                                   **tolerance)
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's refusals")
+def test_clmath_refuses_what_it_lacks(queue):
+    ints = cla.to_device(queue, np.arange(4, dtype=np.int32))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        clmath.sin(ints)
+    with pytest.raises(NotImplementedError, match="bessel_jn"):
+        clmath.bessel_jn(0, ints)
+    with pytest.raises(ValueError, match="shapes differ"):
+        clmath.atan2(ints.astype(np.float32), cla.zeros(queue, 3, np.float32))
+
+
+@pytest.mark.parametrize("generator", ["PhiloxGenerator", "ThreefryGenerator"])
+def test_random_numbers_have_their_distributions(ctx, queue, generator):
+    gen = getattr(clrandom, generator)(ctx, seed=7)
+    for dtype in [np.float32] + [np.float64] * has_double(queue):
+        u = gen.uniform(queue, 200001, dtype, a=4, b=7).get()
+        assert u.dtype == dtype and 4 <= u.min() and u.max() <= 7
+        assert abs(u.mean() - 5.5) < 0.02 and abs(u.std() - 3 / 12 ** 0.5) < 0.02
+        n = gen.normal(queue, 200001, dtype, mu=10, sigma=3).get()
+        assert abs(n.mean() - 10) < 0.05 and abs(n.std() - 3) < 0.05
+    for dtype in (np.int32, np.int64):
+        k = gen.uniform(queue, (100003,), dtype, a=-5, b=95).get()
+        assert k.dtype == dtype and k.min() == -5 and k.max() == 94
+        counts = np.bincount(k + 5, minlength=100)
+        assert counts.min() > 800 and counts.max() < 1200  # about 1000 each
+    first, second = gen.uniform(queue, 1000, np.float32).get(), gen.uniform(queue, 1000, np.float32).get()
+    assert (first != second).mean() > 0.99  # successive fills differ
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's seeds, views and vector types")
+def test_random_fills_are_repeatable_and_reach_views_and_vectors(ctx, queue):
+    import gpukit.cl.cltypes as cltypes
+    again = [clrandom.PhiloxGenerator(ctx, seed=3).uniform(queue, 100, np.float32).get() for _ in range(2)]
+    np.testing.assert_array_equal(again[0], again[1])
+    z = cla.zeros(queue, (50, 40), np.float32)
+    clrandom.PhiloxGenerator(ctx, seed=4).fill_uniform(z[::2, ::-3], a=1, b=2)
+    h = z.get()
+    assert (h[::2, ::-3] >= 1).all() and (h[1::2] == 0).all() and (h[:, 1::3] == 0).all()
+    v = clrandom.PhiloxGenerator(ctx, seed=5).uniform(queue, 10, cltypes.float4).get()
+    components = v.view(np.float32).reshape(10, 4)
+    assert ((0 <= components) & (components < 1)).all() and len(np.unique(components)) == 40
+    r = clrandom.rand(queue, (3, 4), np.float32, a=2, b=3)
+    assert r.shape == (3, 4) and ((2 <= r.get()) & (r.get() <= 3)).all()
+    with pytest.raises(ValueError, match="empty range"):
+        clrandom.PhiloxGenerator(ctx).uniform(queue, 10, np.int32, a=5, b=5)
+    with pytest.raises(TypeError, match="normal numbers are floating"):
+        clrandom.PhiloxGenerator(ctx).normal(queue, 10, np.int32)
