@@ -173,14 +173,46 @@ context context::retain_primary(const device& dev) {
     return context(std::move(state));
 }
 
+namespace {
+
+// The state of `handle`, the current context, which gpukit did not make or retain (another
+// library's: CuPy's, PyTorch's, numba's, the runtime API's). gpukit keeps kernels and a pool per
+// context, in the context's state, so a state made and dropped at every operation would load
+// its kernels every time (0.5 ms per x + y). Such libraries use their device's primary
+// context: that one is retained here and kept for the rest of the process, as those
+// libraries keep it. Any other context is borrowed for as long as gpukit's objects use it
+// (nothing tells gpukit when another library destroys it). Called under the registry's lock.
+context_state_ptr adopt_current(CUcontext handle) {
+    CUdevice dev = 0;
+    GPUKIT_CU(cuCtxGetDevice, &dev);
+    const int ordinal = static_cast<int>(dev);
+    unsigned flags = 0;
+    int active = 0;
+    CUcontext primary = nullptr;
+    // Only an active primary context can be the current one: no retain creates one here.
+    if (api().cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && active &&
+        api().cuDevicePrimaryCtxRetain(&primary, dev) == CUDA_SUCCESS) {
+        if (primary == handle) {
+            auto state = std::make_shared<detail::context_state>(handle, ordinal,
+                                                                 detail::context_state::ownership::primary);
+            // Never freed: the driver reclaims the context when the process ends, and no
+            // destructor runs against a driver that may be unloading.
+            static auto* kept_for_the_process = new std::vector<context_state_ptr>;
+            kept_for_the_process->push_back(state);
+            return state;
+        }
+        report_release_failure(api().cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease");
+    }
+    return std::make_shared<detail::context_state>(handle, ordinal, detail::context_state::ownership::borrowed);
+}
+
+}  // namespace
+
 std::optional<context> context::current() {
     const CUcontext handle = current_handle();
     if (!handle)
         return std::nullopt;
-    return context(find_or_register(handle, [&] {
-        return std::make_shared<detail::context_state>(handle, device_of_current(),
-                                                       detail::context_state::ownership::borrowed);
-    }));
+    return context(find_or_register(handle, [&] { return adopt_current(handle); }));
 }
 
 context context::current_or_throw(const char* operation) {

@@ -132,6 +132,39 @@ TEST(Context, PrimaryContextIsSharedAndNotMadeCurrent) {
     b.detach();
 }
 
+// Another library's primary context made current (as CuPy's runtime calls do): gpukit keeps
+// one state for it, so its kernels and pool are made once, not at every operation.
+TEST(Context, AForeignPrimaryContextKeepsOneState) {
+    GPUKIT_REQUIRE_GPU();
+    drain_stack();
+    CUdevice dev = 0;
+    ASSERT_EQ(api().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+    CUcontext primary = nullptr;
+    ASSERT_EQ(api().cuDevicePrimaryCtxRetain(&primary, dev), CUDA_SUCCESS);  // the other library's retain
+    ASSERT_EQ(api().cuCtxPushCurrent(primary), CUDA_SUCCESS);
+    std::weak_ptr<const void> first;
+    {
+        const context seen = *context::current();
+        first = seen.state();
+    }
+    EXPECT_FALSE(first.expired()) << "the state went with the first object that used it";
+    EXPECT_EQ(context::current()->state().get(), first.lock().get());
+    // A context made by hand but not primary is borrowed only while used.
+    CUcontext own = nullptr;
+    ASSERT_EQ(api().cuCtxCreate(&own, nullptr, 0, dev), CUDA_SUCCESS);
+    std::weak_ptr<const void> borrowed_state;
+    {
+        const context seen = *context::current();
+        borrowed_state = seen.state();
+    }
+    EXPECT_TRUE(borrowed_state.expired());
+    ASSERT_EQ(api().cuCtxDestroy(own), CUDA_SUCCESS);
+    CUcontext popped = nullptr;
+    ASSERT_EQ(api().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
+    EXPECT_EQ(popped, primary);
+    EXPECT_EQ(api().cuDevicePrimaryCtxRelease(dev), CUDA_SUCCESS);
+}
+
 TEST(Context, ConfigurationAndLimits) {
     GPUKIT_REQUIRE_GPU();
     drain_stack();
