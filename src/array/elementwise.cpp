@@ -144,7 +144,7 @@ std::string opencl_source(const elementwise_spec& spec, elementwise_variant vari
         throw logic_error("elementwise kernel " + spec.name() + ": OpenCL has the contiguous and strided variants only");
     text_builder out;
     const bool any_double = std::any_of(spec.params().begin(), spec.params().end(),
-                                        [](const param& p) { return p.type == dtype::float64; });
+                                        [](const param& p) { return p.type == dtype::float64 || p.type == dtype::complex128; });
     if (any_double)
         out << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
     out << spec.preamble() << "\n";
@@ -358,12 +358,13 @@ void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, ba
     const long long count = n;
     arguments.push_back(kernel_argument::bytes(&count, sizeof count));
 
-    // A grid that covers the work, at most one that fills the device (the kernels loop over
-    // the rest); the rows variant (CUDA) spreads its rows over a second axis of blocks.
+    // A grid that covers the work, at most looping_grid_limit (the kernels loop over the rest);
+    // the rows variant (CUDA) spreads its rows over a second axis of blocks.
     const unsigned group = std::min(b.preferred_group_size(), k.max_group);
+    const long long grid_limit = looping_grid_limit(k);
     const auto groups_for = [&](long long items, long long per_item) {
         const long long per_group = static_cast<long long>(group) * per_item;
-        return static_cast<unsigned>(std::clamp<long long>((items + per_group - 1) / per_group, 1, k.full_grid));
+        return static_cast<unsigned>(std::clamp<long long>((items + per_group - 1) / per_group, 1, grid_limit));
     };
     launch_shape grid{groups_for(n, variant == elementwise_variant::vectorized ? vector_width(spec) : 1), 1, group};
     if (variant == elementwise_variant::rows) {

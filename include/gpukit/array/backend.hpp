@@ -63,6 +63,15 @@ struct loaded_kernel {
     unsigned max_group = 1;  // the most work items one group of this kernel may have
 };
 
+// The most groups a kernel that loops over its elements is launched with: on CUDA a grid
+// that fills the device (the threads loop over the rest); in OpenCL one work-item per element
+// up to 2^22 groups, because a CPU implementation (PoCL) vectorizes across the work-items of
+// a group only where each handles one element (a device-filling grid of looping work-items
+// ran x + y at half PyOpenCL's speed there), and GPUs run either well.
+inline long long looping_grid_limit(const loaded_kernel& k) {
+    return k.language == kernel_language::opencl ? 1LL << 22 : k.full_grid;
+}
+
 class backend {
 public:
     virtual ~backend() = default;
