@@ -1,5 +1,7 @@
 #include "gpukit/array/expression.hpp"
 
+#include "opencl_complex.hpp"
+
 #include "gpukit/core/error.hpp"
 
 #include <algorithm>
@@ -178,11 +180,44 @@ std::string mixed_sign_comparison(binary_op op, const value& left, const value& 
     return "(" + s + " < 0 ? " + (negative_answer ? "true" : "false") + " : " + compare + ")";
 }
 
+// A binary step of complex numbers in OpenCL C: calls of the type's helpers (opencl_complex.hpp).
+std::string opencl_complex_binary_text(const expression_step& s, binary_op op, const value& left, const value& right) {
+    using detail::opencl_complex_function, detail::opencl_convert;
+    const std::string l = opencl_convert(s.compute, left.type, left.text);
+    const std::string r = opencl_convert(s.compute, right.type, right.text);
+    const auto call = [&](const char* operation) {
+        return opencl_complex_function(s.compute, operation) + "(" + l + ", " + r + ")";
+    };
+    const auto complex_result = [&](const std::string& text) { return opencl_convert(s.type, s.compute, text); };
+    const auto truth = [&](const std::string& text) { return opencl_convert(s.type, dtype::bool_, text); };
+    const std::string nonzero = opencl_complex_function(s.compute, "nonzero");
+    switch (op) {
+    case binary_op::add: return complex_result(call("add"));
+    case binary_op::subtract: return complex_result(call("sub"));
+    case binary_op::multiply: return complex_result(call("mul"));
+    case binary_op::true_divide: return complex_result(call("div"));
+    case binary_op::power: return complex_result(call("pow"));
+    case binary_op::minimum: return complex_result(call("min"));
+    case binary_op::maximum: return complex_result(call("max"));
+    case binary_op::equal: return truth(call("eq"));
+    case binary_op::not_equal: return truth(call("ne"));
+    case binary_op::less: return truth(call("lt"));
+    case binary_op::less_equal: return truth(call("le"));
+    case binary_op::greater: return truth(call("gt"));
+    case binary_op::greater_equal: return truth(call("ge"));
+    case binary_op::logical_and: return truth("(" + nonzero + "(" + l + ") && " + nonzero + "(" + r + "))");
+    case binary_op::logical_or: return truth("(" + nonzero + "(" + l + ") || " + nonzero + "(" + r + "))");
+    }
+    throw logic_error("elementwise expression: an unknown operator");
+}
+
 std::string binary_text(const expression_step& s, const value& left, const value& right, kernel_language language) {
     const auto op = static_cast<binary_op>(s.code & ~exact_mixed_sign);
     if (s.code & exact_mixed_sign)
         return cast(s.type, mixed_sign_comparison(op, left, right, language), language);
     const bool cuda = language == kernel_language::cuda;
+    if (!cuda && kind(s.compute) == dtype_kind::complex)
+        return opencl_complex_binary_text(s, op, left, right);
     const std::string l = cast(s.compute, left.text, language), r = cast(s.compute, right.text, language);
     const auto call = [&](const std::string& function) {
         return cast(s.type, function + "(" + l + ", " + r + ")", language);
@@ -206,7 +241,32 @@ std::string binary_text(const expression_step& s, const value& left, const value
     }
 }
 
-std::string unary_text(const expression_step& s, const std::string& operand, kernel_language language) {
+// A unary step in OpenCL C where a complex type takes part (opencl_complex.hpp's helpers).
+std::string opencl_complex_unary_text(const expression_step& s, const value& operand) {
+    using detail::opencl_complex_function, detail::opencl_convert;
+    const std::string x = opencl_convert(s.compute, operand.type, operand.text);
+    if (kind(s.compute) != dtype_kind::complex)  // a real value converted to a complex type
+        return opencl_convert(s.type, s.compute, x);
+    const dtype part = s.compute == dtype::complex64 ? dtype::float32 : dtype::float64;
+    const auto call = [&](const char* operation) { return opencl_complex_function(s.compute, operation) + "(" + x + ")"; };
+    switch (static_cast<unary_op>(s.code)) {
+    case unary_op::negative: return opencl_convert(s.type, s.compute, call("neg"));
+    case unary_op::absolute: return opencl_convert(s.type, part, call("abs"));
+    case unary_op::cast: return opencl_convert(s.type, s.compute, x);
+    case unary_op::conjugate: return opencl_convert(s.type, s.compute, call("conj"));
+    case unary_op::real: return opencl_convert(s.type, part, "(" + x + ").real");
+    case unary_op::imag: return opencl_convert(s.type, part, "(" + x + ").imag");
+    case unary_op::logical_not: return opencl_convert(s.type, dtype::bool_, "(!" + call("nonzero") + ")");
+    }
+    throw logic_error("elementwise expression: an unknown unary operation");
+}
+
+std::string unary_text(const expression_step& s, const value& operand_value, kernel_language language) {
+    if (language == kernel_language::opencl &&
+        (kind(s.compute) == dtype_kind::complex || kind(s.type) == dtype_kind::complex ||
+         kind(operand_value.type) == dtype_kind::complex))
+        return opencl_complex_unary_text(s, operand_value);
+    const std::string& operand = operand_value.text;
     const auto cast = [language](dtype t, const std::string& value) { return array::cast(t, value, language); };
     const std::string x = cast(s.compute, operand);
     switch (static_cast<unary_op>(s.code)) {
@@ -244,6 +304,14 @@ std::string preamble_of(const expression& e, kernel_language language) {
                 text += function;
             }
         };
+        // The complex types' helpers first, complex64's before complex128's (whose library then
+        // adds the conversions between them).
+        for (const dtype c : {dtype::complex64, dtype::complex128})
+            for (std::size_t k = 0; k < e.size(); ++k)
+                if (e.step(k).type == c || e.step(k).compute == c) {
+                    add(std::string(name(c)), detail::opencl_complex_library(c));
+                    break;
+                }
         for (std::size_t k = 0; k < e.size(); ++k) {
             const expression_step s = e.step(k);
             if (s.what != expression_step::kind::binary || kind(s.compute) == dtype_kind::complex)
@@ -406,7 +474,7 @@ std::string expression::text(kernel_language language) const {
         case expression_step::kind::array: stack.push_back({operand_name(s.code) + "[i]", s.type}); break;
         case expression_step::kind::scalar: stack.push_back({operand_name(s.code), s.type}); break;
         case expression_step::kind::constant: stack.push_back({s.code ? "true" : "false", s.type}); break;
-        case expression_step::kind::unary: stack.back() = {unary_text(s, stack.back().text, language), s.type}; break;
+        case expression_step::kind::unary: stack.back() = {unary_text(s, stack.back(), language), s.type}; break;
         case expression_step::kind::binary: {
             if (stack.size() < 2)
                 throw logic_error("elementwise expression: an operator lacks an operand");
@@ -423,6 +491,14 @@ std::string expression::text(kernel_language language) const {
             const value then = std::move(stack.back());
             stack.pop_back();
             std::string selection = "(";  // appended to, for GCC 12 (operand_name says why)
+            if (language == kernel_language::opencl) {  // complex types convert by helpers there
+                selection += detail::opencl_convert(dtype::bool_, stack.back().type, stack.back().text) + " ? " +
+                             detail::opencl_convert(s.type, then.type, then.text) + " : " +
+                             detail::opencl_convert(s.type, otherwise.type, otherwise.text) + ")";
+                stack.back() = {kind(s.type) == dtype_kind::complex ? selection : cast(s.type, selection, language),
+                                s.type};
+                break;
+            }
             selection += cast(dtype::bool_, stack.back().text, language) + " ? " + cast(s.type, then.text, language) +
                          " : " + cast(s.type, otherwise.text, language) + ")";
             stack.back() = {cast(s.type, selection, language), s.type};

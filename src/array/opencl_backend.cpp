@@ -104,10 +104,9 @@ opencl_backend::opencl_backend(const cl::queue& q, buffer_source source)
 std::string opencl_backend::name() const { return "OpenCL (" + queue_.get_device().name() + ")"; }
 
 std::string opencl_backend::type_problem(dtype t) const {
-    if (kind(t) == dtype_kind::complex)
-        return std::string(array::name(t)) + " elements are not supported by the OpenCL backend yet";
-    if (t == dtype::float64 && !has_fp64_)
-        return "float64 needs double precision (cl_khr_fp64), which " + queue_.get_device().name() + " lacks";
+    if ((t == dtype::float64 || t == dtype::complex128) && !has_fp64_)
+        return std::string(array::name(t)) + " needs double precision (cl_khr_fp64), which " +
+               queue_.get_device().name() + " lacks";
     return {};
 }
 

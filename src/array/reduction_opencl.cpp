@@ -1,6 +1,7 @@
 // A reduction spec's kernels in OpenCL C (reduction_launch.hpp): the same two stages as the
 // CUDA C of reduction.cpp, with the group's values combined through local memory instead of
 // warp shuffles.
+#include "opencl_complex.hpp"
 #include "reduction_launch.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -27,7 +28,7 @@ std::string opencl_name(const value_type& t, const reduction_spec& spec) {
 }
 
 bool uses_double(const reduction_spec& spec) {
-    const auto is_double = [](const value_type& t) { return t.dtype == dtype::float64; };
+    const auto is_double = [](const value_type& t) { return t.dtype == dtype::float64 || t.dtype == dtype::complex128; };
     return is_double(spec.accumulator()) || is_double(spec.output()) ||
            std::any_of(spec.params().begin(), spec.params().end(),
                        [&](const reduction_param& p) { return is_double(p.type); });
@@ -76,7 +77,20 @@ void write_group_reduction(text_builder& s) {
 }
 
 const char* const write_output =
-    "        *(__global gk_out_t*)((__global char*)gk_out_p + gk_out_f) = (gk_out_t)(gk_shared[0]);\n";
+    "        *(__global gk_out_t*)((__global char*)gk_out_p + gk_out_f) = gk_to_out(gk_shared[0]);\n";
+
+// The macro converting the final accumulator to the output: C's cast between real types,
+// opencl_convert's helpers where a complex type takes part (OpenCL C casts to no union), none
+// where both are one type (a struct of the caller's).
+std::string output_conversion(const reduction_spec& spec) {
+    const value_type& acc = spec.accumulator();
+    const value_type& out = spec.output();
+    if (acc.dtype && out.dtype)
+        return "#define gk_to_out(v) (" + detail::opencl_convert(*out.dtype, *acc.dtype, "v") + ")\n";
+    if (opencl_name(acc, spec) == opencl_name(out, spec))
+        return "#define gk_to_out(v) (v)\n";
+    return "#define gk_to_out(v) ((gk_out_t)(v))\n";
+}
 
 }  // namespace
 
@@ -94,7 +108,8 @@ std::string opencl_reduction_source(const reduction_spec& spec, reduction_varian
       << "typedef " << opencl_name(spec.output(), spec) << " gk_out_t;\n"
       // Macros, not functions: the expressions may use the kernels' scalar parameters.
       << "#define gk_reduce(a, b) (" << spec.reduce() << ")\n"
-      << "#define gk_neutral() (" << spec.neutral() << ")\n";
+      << "#define gk_neutral() (" << spec.neutral() << ")\n"
+      << output_conversion(spec);
     if (strided)
         s << "typedef struct { long e[" << ndim << "]; } gk_shape_t;\n"
           << "typedef struct { long e[" << ndim * std::max(1, elements) << "]; } gk_strides_t;\n";

@@ -1,6 +1,8 @@
 // numpy's reductions (sum, min, max, dot, any, all and their subset forms) as reduction specs.
 #include "gpukit/array/reduction.hpp"
 
+#include "opencl_complex.hpp"
+
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/text.hpp"
 
@@ -166,6 +168,29 @@ std::string gathered(const char* array, kernel_language language) {
     return std::string(array) + "[gk_wrap((" + std::string(type_name_in(dtype::int64, language)) + ")subset[i], size)]";
 }
 
+// OpenCL C has no complex operators: where a complex type takes part, a sum or dot product is
+// written with opencl_complex.hpp's helpers, whose libraries (complex64's first) make the
+// preamble.
+bool any_complex(std::initializer_list<dtype> types) {
+    return std::any_of(types.begin(), types.end(), [](dtype t) { return kind(t) == dtype_kind::complex; });
+}
+
+std::string complex_preamble(std::initializer_list<dtype> types) {
+    std::string text;
+    for (const dtype c : {dtype::complex64, dtype::complex128})
+        if (std::find(types.begin(), types.end(), c) != types.end())
+            text += detail::opencl_complex_library(c);
+    return text;
+}
+
+// `expression` (of type `from`) converted to `to`: C-style, or in OpenCL C through the
+// complex helpers where a complex type takes part.
+std::string converted_from(dtype to, dtype from, const std::string& expression, kernel_language language) {
+    if (language == kernel_language::opencl && any_complex({to, from}))
+        return detail::opencl_convert(to, from, expression);
+    return converted(to, expression, language);
+}
+
 }  // namespace
 
 const reduction_spec& sum_spec(dtype t, kernel_language language) { return sum_spec(t, sum_type(t), language); }
@@ -173,18 +198,33 @@ const reduction_spec& sum_spec(dtype t, kernel_language language) { return sum_s
 const reduction_spec& sum_spec(dtype t, dtype out, kernel_language language) {
     return memoized(operation::sum, {t, out}, language, [&] {
         const dtype acc = sum_accumulator(out);
+        if (language == kernel_language::opencl && kind(acc) == dtype_kind::complex)
+            return reduction_spec("sum", {{"a", t, role::element}}, acc, out,
+                                  detail::opencl_complex_function(acc, "new") + "(0, 0)",
+                                  converted_from(acc, t, "a[i]", language),
+                                  detail::opencl_complex_function(acc, "add") + "(a, b)", complex_preamble({t, out, acc}));
         return reduction_spec("sum", {{"a", t, role::element}}, acc, out, "0", converted(acc, "a[i]", language),
                               "a + b");
     });
 }
 
+// min and max of complex numbers in OpenCL C are not written yet.
+void require_real_extremum(dtype t, kernel_language language, const char* what) {
+    if (language == kernel_language::opencl && kind(t) == dtype_kind::complex)
+        throw logic_error(std::string(what) + " of " + std::string(name(t)) +
+                          " arrays on OpenCL is not supported yet (numpy orders complex numbers by real part, "
+                          "then imaginary part: reduce those apart)");
+}
+
 const reduction_spec& min_spec(dtype t, kernel_language language) {
+    require_real_extremum(t, language, "min");
     return memoized(operation::min, {t}, language, [&] {
         return extremum_spec("min", {{"a", t, role::element}}, t, true, "a[i]", language);
     });
 }
 
 const reduction_spec& max_spec(dtype t, kernel_language language) {
+    require_real_extremum(t, language, "max");
     return memoized(operation::max, {t}, language, [&] {
         return extremum_spec("max", {{"a", t, role::element}}, t, false, "a[i]", language);
     });
@@ -197,6 +237,14 @@ const reduction_spec& dot_spec(dtype a, dtype b, kernel_language language) {
 const reduction_spec& dot_spec(dtype a, dtype b, dtype out, kernel_language language) {
     return memoized(operation::dot, {a, b, out}, language, [&] {
         const dtype acc = sum_accumulator(out);
+        if (language == kernel_language::opencl && kind(acc) == dtype_kind::complex)
+            return reduction_spec("dot", {{"a", a, role::element}, {"b", b, role::element}}, acc, out,
+                                  detail::opencl_complex_function(acc, "new") + "(0, 0)",
+                                  detail::opencl_complex_function(acc, "mul") + "(" +
+                                      converted_from(acc, a, "a[i]", language) + ", " +
+                                      converted_from(acc, b, "b[i]", language) + ")",
+                                  detail::opencl_complex_function(acc, "add") + "(a, b)",
+                                  complex_preamble({a, b, out, acc}));
         return reduction_spec("dot", {{"a", a, role::element}, {"b", b, role::element}}, acc, out, "0",
                               converted(acc, "a[i]", language) + " * " + converted(acc, "b[i]", language), "a + b");
     });

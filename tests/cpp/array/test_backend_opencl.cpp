@@ -196,14 +196,6 @@ TEST_F(ArrayOnOpencl, APreambleDefinesHelpers) {
 
 TEST_F(ArrayOnOpencl, TypesAndMemoryItCannotTakeAreRefusedBeforeAnythingRuns) {
     const array::ndarray flags = array::ndarray::empty(*backend, {16}, dtype::uint8);
-    for (dtype t : {dtype::complex64, dtype::complex128}) {
-        const array::elementwise_spec spec("copy", {{"z", t, param_kind::output}, {"x", t, param_kind::input}},
-                                           "z[i] = x[i]");
-        const array::ndarray a(flags.buffer(), t, layout::contiguous({1}, static_cast<std::int64_t>(array::size_of(t))));
-        const std::vector<array::elementwise_arg> args{a, a};
-        gpukit::test::expect_error<logic_error>([&] { array::run(spec, args, *backend); },
-                                                "not supported by the OpenCL backend");
-    }
     // CUDA memory (here a made-up address: nothing may touch it) is not the backend's.
     const auto cuda_memory = array::borrow(CUdeviceptr{0x1000}, 16);
     const array::elementwise_spec spec("fill", {{"z", dtype::int32, param_kind::output}}, "z[i] = 1");

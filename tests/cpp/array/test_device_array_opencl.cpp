@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -198,6 +199,76 @@ TEST_F(DeviceArrayOnOpencl, RandomNumbersAreCudasPhiloxNumbers) {
         }
     }
     gpukit::test::expect_error<type_error>([&] { (void)array::rand(device, {3}, dtype::int16); }, "not supported");
+}
+
+// Complex elements: OpenCL C's cfloat_t and cdouble_t with the CUDA kernels' numerics, every
+// operation against std::complex over a reversed view, both widths and mixed with reals.
+template <class C>
+void expect_near(const std::vector<C>& got, const std::vector<C>& want, double tolerance, const char* what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (std::size_t k = 0; k < got.size(); ++k)
+        ASSERT_LE(std::abs(std::complex<double>(got[k]) - std::complex<double>(want[k])),
+                  tolerance * std::max(1.0, std::abs(std::complex<double>(want[k]))))
+            << what << " element " << k << ": " << got[k] << " vs " << want[k];
+}
+
+template <class T>
+void complex_operations_match_the_host(const std::shared_ptr<array::opencl_backend>& device, double tolerance) {
+    using C = std::complex<T>;
+    std::vector<C> a(257), b(257);
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        a[k] = C(static_cast<T>(std::sin(0.3 * k) * 3), static_cast<T>(std::cos(0.7 * k) * 2));
+        b[k] = C(static_cast<T>(0.5 + k % 7), static_cast<T>(static_cast<int>(k % 5) - 2));
+    }
+    const device_array x = device_array::from_host(device, a);
+    const device_array y = device_array::from_host(device, b);
+    const device_array y_reversed = y[{slice{{}, {}, -1}}];
+    std::vector<C> sum(a.size()), quotient(a.size()), product(a.size()), square(a.size()), scaled(a.size());
+    std::vector<T> magnitude(a.size()), imaginary(a.size());
+    std::vector<bool> less(a.size());
+    C total{}, dot{};
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        const C r = b[a.size() - 1 - k];
+        sum[k] = a[k] + r;
+        quotient[k] = a[k] / r;
+        product[k] = a[k] * b[k];
+        square[k] = a[k] * a[k];
+        scaled[k] = C(2) * a[k] - C(T(1.5));
+        magnitude[k] = std::abs(a[k]);
+        imaginary[k] = a[k].imag();
+        less[k] = a[k].real() < b[k].real() || (a[k].real() == b[k].real() && a[k].imag() < b[k].imag());
+        total += a[k];
+        dot += a[k] * b[k];
+    }
+    expect_near((x + y_reversed).to_host<C>(), sum, tolerance, "x + reversed y");
+    expect_near((x / y_reversed).to_host<C>(), quotient, tolerance, "x / reversed y");
+    expect_near((x * y).to_host<C>(), product, tolerance, "x * y");
+    expect_near(array::apply(array::binary_op::power, x, array::scalar(2)).to_host<C>(), square, tolerance, "x ** 2");
+    expect_near((2 * x - 1.5).to_host<C>(), scaled, tolerance, "2 x - 1.5");
+    const std::vector<T> got_magnitude = array::apply(array::unary_op::absolute, x).template to_host<T>();
+    const std::vector<T> got_imaginary = array::apply(array::unary_op::imag, x).template to_host<T>();
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        ASSERT_NEAR(got_magnitude[k], magnitude[k], tolerance * magnitude[k]) << k;
+        ASSERT_EQ(got_imaginary[k], imaginary[k]) << k;
+    }
+    EXPECT_EQ(array::apply(array::binary_op::less, x, y).to_host<bool>(), less);
+    expect_near(std::vector<C>{array::sum(x).item<C>()}, std::vector<C>{total}, tolerance * 10, "sum");
+    expect_near(std::vector<C>{array::dot(x, y).item<C>()}, std::vector<C>{dot}, tolerance * 10, "dot");
+    // Conversions: to the other width, to a real type (the real part), from a real type.
+    const device_array wide = x.astype(sizeof(T) == 4 ? dtype::complex128 : dtype::complex64);
+    EXPECT_EQ(wide.type(), sizeof(T) == 4 ? dtype::complex128 : dtype::complex64);
+    const std::vector<T> real_part = x.astype(array::dtype_of<T>()).template to_host<T>();
+    for (std::size_t k = 0; k < a.size(); ++k)
+        ASSERT_EQ(real_part[k], a[k].real()) << k;
+    const device_array from_real = device_array::from_host(device, std::vector<T>{T(1.5), T(-2)}).astype(array::dtype_of<C>());
+    EXPECT_EQ(from_real.to_host<C>(), (std::vector<C>{C(T(1.5), 0), C(T(-2), 0)}));
+    gpukit::test::expect_error<logic_error>([&] { (void)array::max(x); }, "not supported yet");
+}
+
+TEST_F(DeviceArrayOnOpencl, ComplexOperationsMatchTheHost) {
+    complex_operations_match_the_host<float>(device, 2e-6);
+    if (device->type_problem(dtype::complex128).empty())
+        complex_operations_match_the_host<double>(device, 1e-14);
 }
 
 TEST_F(DeviceArrayOnOpencl, WhatItCannotDoIsRefusedSayingSo) {
