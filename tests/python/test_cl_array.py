@@ -13,11 +13,13 @@ if ORIGINAL:
     import pyopencl.array as cla
     import pyopencl.clmath as clmath
     import pyopencl.clrandom as clrandom
+    from pyopencl.elementwise import ElementwiseKernel
     import pyopencl.tools as cl_tools
 else:
     import gpukit.cl.array as cla
     import gpukit.cl.clmath as clmath
     import gpukit.cl.clrandom as clrandom
+    from gpukit.cl.elementwise import ElementwiseKernel
     import gpukit.cl.tools as cl_tools
 
 pytestmark = [pytest.mark.opencl, needs_device]
@@ -296,3 +298,47 @@ def test_random_fills_are_repeatable_and_reach_views_and_vectors(ctx, queue):
         clrandom.PhiloxGenerator(ctx).uniform(queue, 10, np.int32, a=5, b=5)
     with pytest.raises(TypeError, match="normal numbers are floating"):
         clrandom.PhiloxGenerator(ctx).normal(queue, 10, np.int32)
+
+
+def test_elementwise_kernels_with_scalars_ranges_and_options(ctx, queue):
+    a = np.arange(1001, dtype=np.float32)
+    b = (np.arange(1001) % 7).astype(np.float32)
+    x, y, z = cla.to_device(queue, a), cla.to_device(queue, b), cla.empty(queue, 1001, np.float32)
+    lin_comb = ElementwiseKernel(ctx, "float a, const float *x, float b, float *y, float *z",
+                                 "z[i] = a*x[i] + b*y[i]", "linear_combination")
+    lin_comb(5, x, 6, y, z)
+    np.testing.assert_array_equal(z.get(), 5 * a + 6 * b)
+    counter = ElementwiseKernel(ctx, "int *z, long start", "z[i] = start + i", "count")
+    c = cla.zeros(queue, (4, 5), np.int32)  # a 2-d array runs over its elements in order
+    counter(c, 10)
+    np.testing.assert_array_equal(c.get(), np.arange(10, 30).reshape(4, 5))
+    seven = ElementwiseKernel(ctx, "float *z", "z[i] = 6 + ADD_ONE", "set_seven", options=["-D", "ADD_ONE=1"])
+    seven(z, range=slice(100, 900, 7))
+    want = 5 * a + 6 * b
+    want[100:900:7] = 7
+    np.testing.assert_array_equal(z.get(), want)
+    if STRIDED:
+        lin_comb(2, x[::-1], 1, y[::-1], z)  # views: element i of each
+        np.testing.assert_array_equal(z.get(), 2 * a[::-1] + b[::-1])
+        with pytest.raises(TypeError, match="declared float32"):
+            lin_comb(1, x.astype(np.float64), 1, y, z)
+        with pytest.raises(ValueError, match="shapes differ"):
+            lin_comb(1, x[:10], 1, y, z)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_arithmetic_matches_numpy(queue, dtype):
+    skip_without(queue, np.float64 if dtype == np.complex128 else np.float32)
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(1001) + 1j * rng.standard_normal(1001)).astype(dtype)
+    b = (rng.standard_normal(1001) + 1j * rng.standard_normal(1001)).astype(dtype)
+    x, y = cla.to_device(queue, a), cla.to_device(queue, b)
+    rtol = 1e-5 if dtype == np.complex64 else 1e-13
+    for got, want in [(x + y, a + b), (x - y, a - b), (x * y, a * b), (x / y, a / b), (2 * x, 2 * a),
+                      (x * 1j, a * 1j), (abs(x), np.abs(a)), (x.real, a.real), (x.imag, a.imag), (x.conj(), a.conj())]:
+        np.testing.assert_allclose(got.get(), want, rtol=rtol)
+    np.testing.assert_allclose(cla.sum(x).get(), a.sum(dtype=np.complex128), rtol=rtol * 10)
+    np.testing.assert_allclose(cla.dot(x, y).get(), np.dot(a.astype(np.complex128), b), rtol=rtol * 10)
+    if STRIDED:
+        np.testing.assert_allclose((x[-2::-2] / y[1::2]).get(), a[-2::-2] / b[1::2], rtol=rtol)
+        np.testing.assert_allclose((x ** 3).get(), a ** 3, rtol=rtol * 10)

@@ -87,6 +87,10 @@ def _hashable(x):
 def _shape_tuple(shape):
     if isinstance(shape, (numbers.Integral, np.integer)):
         shape = (shape,)
+    shape = tuple(shape)
+    for s in shape:
+        if not isinstance(s, (numbers.Integral, np.integer)):
+            raise ValueError(f"an array's dimensions are integers, got {s!r} ({type(s).__name__})")
     shape = tuple(int(s) for s in shape)
     if builtins.any(s < 0 for s in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")

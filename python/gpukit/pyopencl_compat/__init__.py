@@ -1,7 +1,7 @@
 """Run code written for PyOpenCL's tools on gpukit.cl unchanged: importing this module makes
 ``import pyopencl`` give ``gpukit.cl``, and ``pyopencl.tools``, ``pyopencl.characterize`` and
-``pyopencl.cltypes``, ``pyopencl.array``, ``pyopencl.clmath`` and ``pyopencl.clrandom`` give the
-gpukit.cl modules of the same names (the same module objects).
+``pyopencl.cltypes``, ``pyopencl.array``, ``pyopencl.clmath``, ``pyopencl.clrandom`` and
+``pyopencl.elementwise`` give the gpukit.cl modules of the same names (the same module objects).
 
 gpukit.cl covers PyOpenCL's core objects (platforms, devices, contexts, queues, buffers,
 programs, kernels, events, enqueue_copy) and the tools of the seed (docs/opencl.md); a PyOpenCL
@@ -18,6 +18,7 @@ ALIASES = {
     "pyopencl.array": "gpukit.cl.array",
     "pyopencl.clmath": "gpukit.cl.clmath",
     "pyopencl.clrandom": "gpukit.cl.clrandom",
+    "pyopencl.elementwise": "gpukit.cl.elementwise",
 }
 
 _SEE = "see docs/opencl.md"
@@ -26,7 +27,6 @@ _SEE = "see docs/opencl.md"
 UNAVAILABLE = {
     name: f"gpukit.cl does not implement {name} (PyOpenCL's {what}); {_SEE}"
     for name, what in {
-        "pyopencl.elementwise": "ElementwiseKernel",
         "pyopencl.reduction": "ReductionKernel",
         "pyopencl.scan": "scan kernels",
         "pyopencl.algorithm": "array algorithms",

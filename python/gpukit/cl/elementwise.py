@@ -1,0 +1,148 @@
+"""PyOpenCL's ElementwiseKernel on gpukit's array engine: ``gpukit.cl.elementwise``
+(``pyopencl.elementwise`` through ``gpukit.pyopencl_compat``).
+
+    lin_comb = ElementwiseKernel(ctx, "float a, float *x, float b, float *y, float *z",
+                                 "z[i] = a*x[i] + b*y[i]", "linear_combination")
+    lin_comb(5, x, 6, y, z)          # x, y, z: gpukit.cl.array.Array of one size
+
+The operation is OpenCL C run for every index i, as PyOpenCL runs it; `x[i]` is element i of
+the Array passed for x. Arrays may be any views, also strided ones (then only `x[i]` itself
+may be read or written; contiguous arrays may be indexed anywhere). Build options of the -D kind
+become #defines of the preamble; ``range=``/``slice=`` run a part of the indices.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from gpukit import cl
+from gpukit._gpukit import _ElementwiseSpec
+from gpukit.cl.argtypes import ScalarArg, VectorArg
+from gpukit.cl.array import Array, _engine, _wait_for_events
+
+__all__ = ["ElementwiseKernel"]
+
+# OpenCL C's scalar type names (and their common spellings) and the dtypes they hold.
+_TYPES = {
+    "char": np.int8, "signed char": np.int8, "uchar": np.uint8, "unsigned char": np.uint8,
+    "short": np.int16, "ushort": np.uint16, "unsigned short": np.uint16,
+    "int": np.int32, "uint": np.uint32, "unsigned int": np.uint32, "unsigned": np.uint32,
+    "long": np.int64, "ulong": np.uint64, "unsigned long": np.uint64,
+    "float": np.float32, "double": np.float64, "bool": np.bool_,
+}
+_QUALIFIERS = {"const", "__const", "volatile", "restrict", "__restrict", "__restrict__", "__global", "global"}
+_DECLARATOR = re.compile(r"^(?P<type>[A-Za-z_][\w ]*?)\s*(?P<star>\*?)\s*(?P<name>[A-Za-z_]\w*)$")
+
+
+def _parse_arguments(arguments):
+    """[(name, dtype, kind)] of a C declaration list ("float a, const float *x") or of
+    VectorArg/ScalarArg objects."""
+    if isinstance(arguments, str):
+        declarations = [d.strip() for d in arguments.split(",") if d.strip()]
+    else:
+        declarations = list(arguments)
+    params = []
+    for d in declarations:
+        if isinstance(d, VectorArg):
+            params.append((d.name, np.dtype(d.dtype), "inout"))
+            continue
+        if isinstance(d, ScalarArg):
+            params.append((d.name, np.dtype(d.dtype), "scalar"))
+            continue
+        if not isinstance(d, str):
+            raise TypeError(f"ElementwiseKernel: an argument is a C declaration or a VectorArg/ScalarArg, got {d!r}")
+        words = d.replace("*", " * ").split()
+        const = "const" in words or "__const" in words
+        match = _DECLARATOR.match(" ".join(w for w in words if w not in _QUALIFIERS))
+        if match is None:
+            raise ValueError(f"ElementwiseKernel: cannot parse the argument {d!r} ('<type> <name>' or "
+                             "'<type> *<name>')")
+        type_name = " ".join(match.group("type").split())
+        if type_name not in _TYPES:
+            raise TypeError(f"ElementwiseKernel: the argument {d!r} has the type {type_name!r}, which gpukit.cl's "
+                            f"elementwise kernels do not take yet (they take {', '.join(sorted(set(_TYPES)))})")
+        kind = ("in" if const else "inout") if match.group("star") else "scalar"
+        params.append((match.group("name"), np.dtype(_TYPES[type_name]), kind))
+    if not any(kind != "scalar" for _, _, kind in params):
+        raise ValueError("ElementwiseKernel: the arguments hold no array (a pointer argument)")
+    return params
+
+
+def _defines(options):
+    """The -D options as #define lines; NotImplementedError for other build options."""
+    if options is None:
+        return ""
+    options = options.split() if isinstance(options, str) else list(options)
+    lines, k = [], 0
+    while k < len(options):
+        option = options[k]
+        if option == "-D" and k + 1 < len(options):
+            definition, k = options[k + 1], k + 2
+        elif option.startswith("-D") and len(option) > 2:
+            definition, k = option[2:], k + 1
+        else:
+            raise NotImplementedError(f"ElementwiseKernel: the build option {option!r} is not supported by "
+                                      "gpukit.cl yet (only -D definitions)")
+        name, _, value = definition.partition("=")
+        lines.append(f"#define {name} {value or 1}")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+class ElementwiseKernel:
+    """ElementwiseKernel(context, arguments, operation, name="elwise_kernel", options=None,
+    preamble="")."""
+
+    def __init__(self, context, arguments, operation, name="elwise_kernel", options=None, **kwargs):
+        preamble = kwargs.pop("preamble", "")
+        for unsupported in ("loop_prep", "after_loop"):
+            if kwargs.pop(unsupported, None):
+                raise NotImplementedError(f"ElementwiseKernel: {unsupported}= is not supported by gpukit.cl yet")
+        if kwargs:
+            raise TypeError(f"ElementwiseKernel() got unexpected keyword arguments {sorted(kwargs)}")
+        self.context = context
+        self.name = name
+        self.operation = operation
+        self._params = _parse_arguments(arguments)
+        self._spec = _ElementwiseSpec(name, [(n, t.name, k) for n, t, k in self._params], operation,
+                                      _defines(options) + preamble)
+        # Whether the operation uses i other than as an index `[i]` (then range= would change it).
+        self._uses_bare_i = re.search(r"\bi\b", re.sub(r"\[\s*i\s*\]", "", operation)) is not None
+
+    def __call__(self, *args, **kwargs):
+        index_range = kwargs.pop("range", None)
+        index_slice = kwargs.pop("slice", None)
+        queue = kwargs.pop("queue", None)
+        wait_for = kwargs.pop("wait_for", None)
+        if kwargs:
+            raise TypeError(f"ElementwiseKernel call got unexpected keyword arguments {sorted(kwargs)}")
+        if len(args) != len(self._params):
+            raise TypeError(f"{self.name} takes {len(self._params)} arguments, got {len(args)}")
+        part = index_range if index_range is not None else index_slice
+        if part is not None and self._uses_bare_i:
+            raise NotImplementedError(f"{self.name}: range=/slice= with an operation that uses i itself is not "
+                                      "supported by gpukit.cl yet")
+        values, arrays = [], []
+        for (name, dtype, kind), arg in zip(self._params, args):
+            if kind == "scalar":
+                values.append(np.asarray(arg, dtype=dtype).tobytes())
+                continue
+            if not isinstance(arg, Array):
+                raise TypeError(f"{self.name}: the argument {name} must be an Array, got {type(arg).__name__}")
+            if arg.dtype != dtype:
+                raise TypeError(f"{self.name}: the argument {name} is declared {dtype}, the Array holds {arg.dtype}")
+            flat = arg if arg.ndim == 1 else (arg.ravel() if arg.flags.c_contiguous else arg)
+            if part is not None:
+                flat = flat[part]
+            values.append(flat)
+            arrays.append(flat)
+        shapes = {a.shape for a in arrays}
+        if len(shapes) > 1:
+            raise ValueError(f"{self.name}: the arrays' shapes differ: {sorted(shapes)}")
+        queue = queue or arrays[0].queue
+        if wait_for:
+            cl.enqueue_barrier(queue, wait_for=list(wait_for))
+        _wait_for_events(queue, arrays)
+        if arrays[0].size:
+            _engine(queue, arrays[0].allocator).run(self._spec, values)
+        return cl.enqueue_marker(queue)
