@@ -30,8 +30,9 @@
 // Its operations run on that backend, results live there too, and operands of two backends
 // (or of a backend and the current CUDA context) are a logic_error. On OpenCL: the
 // operators (comparisons and where() included), astype, copy, sum, dot, min, max, rand and
-// the math functions of real numbers; scans and complex elements are not there yet
-// (logic_error saying so).
+// the math functions of real numbers, over real and complex elements; scans, min and max of
+// complex elements and the math functions of complex numbers are not there yet (logic_error
+// saying so).
 //
 // The engine underneath (elementwise, reduction, scan, math_functions, random) is usable on
 // its own: view() gives the ndarray those functions take.

@@ -82,8 +82,8 @@ public:
     virtual memory_space space() const noexcept = 0;
     // Names the backend in messages: "CUDA", "OpenCL (pthread-...)".
     virtual std::string name() const = 0;
-    // Why kernels of this backend cannot take elements of type `t` (OpenCL: the complex types,
-    // and float64 on a device without cl_khr_fp64), or "" when they can.
+    // Why kernels of this backend cannot take elements of type `t` (OpenCL: float64 and
+    // complex128 on a device without cl_khr_fp64), or "" when they can.
     virtual std::string type_problem(dtype t) const = 0;
     // Work items per group the engine's kernels are written for (CUDA: 256).
     virtual unsigned preferred_group_size() const noexcept = 0;

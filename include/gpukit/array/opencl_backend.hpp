@@ -6,8 +6,8 @@
 // built once per context and device (every backend of the pair shares them) and cached by
 // key; launches set the arguments and enqueue the kernel under a lock, so one backend may be
 // used from several threads. Element types: bool (held as
-// a uchar of 0 or 1), the integers, float32, and float64 where the device has cl_khr_fp64; the
-// complex types are not supported yet (a logic_error says so).
+// a uchar of 0 or 1), the integers, float32, complex64 (PyOpenCL's cfloat_t), and float64 and
+// complex128 where the device has cl_khr_fp64 (a logic_error says so where it does not).
 #pragma once
 
 #include "gpukit/array/backend.hpp"
