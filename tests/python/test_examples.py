@@ -26,6 +26,7 @@ def why_no_device_at_all():
 REQUIREMENTS = {
     "demo.py": why_no_device_at_all,
     "cl_doublify.py": why_no_opencl,
+    "arrays_either_backend.py": why_no_device_at_all,
 }
 
 
