@@ -12,7 +12,6 @@
 
 #include "gpukit/array/array.hpp"
 #include "gpukit/array/elementwise.hpp"
-#include "gpukit/array/math_functions.hpp"
 #include "gpukit/array/opencl_backend.hpp"
 #include "gpukit/cl/buffer.hpp"
 
@@ -200,32 +199,6 @@ public:
         return result(array::where(c, *a.s, *b.s));
     }
 
-    // f(x[, y]): the results (one, or two for frexp and modf), of x's (broadcast) shape.
-    nb::list math(array::math_function f, nb::handle x, nb::handle y) {
-        const call scope{*this};
-        const device_array a = borrowed(x);
-        std::optional<device_array> b;
-        if (!y.is_none())
-            b = borrowed(y);
-        const array::elementwise_spec& spec =
-            array::math_spec(f, a.type(), b ? std::optional(b->type()) : std::nullopt, kernel_language::opencl);
-        const std::vector<std::int64_t> shape = b ? broadcast_shapes(a.shape(), b->shape()) : a.shape();
-        std::vector<device_array> outputs;
-        std::vector<array::elementwise_arg> args{a.view().view(a.view().layout().broadcast_to(shape))};
-        if (b)
-            args.emplace_back(b->view().view(b->view().layout().broadcast_to(shape)));
-        for (const array::param& p : spec.params())
-            if (p.kind == array::param_kind::output)
-                outputs.push_back(device_array::empty(backend_, shape, p.type));
-        for (const device_array& o : outputs)
-            args.emplace_back(o.view());
-        array::run(spec, args, *backend_);
-        nb::list results;
-        for (const device_array& o : outputs)
-            results.append(result(o));
-        return results;
-    }
-
     // sum, min, max of x; dot of x and y: a 0-d result.
     nb::tuple reduce(std::string_view name, nb::handle x, nb::handle y) {
         const call scope{*this};
@@ -349,7 +322,6 @@ void bind_cl_array(nb::module_& m) {
         .def("copy", &array_engine::copy, "x"_a)
         .def("assign", &array_engine::assign, "target"_a, "value"_a)
         .def("where", &array_engine::where, "condition"_a, "then"_a, "otherwise"_a)
-        .def("math", &array_engine::math, "function"_a, "x"_a, "y"_a.none())
         .def("reduce", &array_engine::reduce, "name"_a, "x"_a, "y"_a.none())
         .def("rand", &array_engine::rand, "shape"_a, "dtype"_a, "seed"_a)
         .def("write", &array_engine::write, "target"_a, "host"_a)

@@ -26,7 +26,7 @@ import numbers
 import numpy as np
 
 from gpukit import cl
-from gpukit._gpukit import _MathFunction
+from gpukit._gpukit import _ElementwiseSpec
 from gpukit._gpukit.cl import _ArrayEngine
 
 __all__ = [
@@ -74,6 +74,20 @@ def _wait_for_events(queue, operands):
         for a in operands:
             if isinstance(a, Array):
                 a.events.clear()
+
+
+_SPECS = {}  # (name, params, operation) -> _ElementwiseSpec: each made once per process
+
+
+def _spec(name, params, operation):
+    """The engine's elementwise kernel `name` of `params` ((name, dtype, "in"/"out"/"inout"/
+    "scalar") each) running the OpenCL C `operation` on element i, made once and cached."""
+    params = tuple((n, np.dtype(t).name, kind) for n, t, kind in params)
+    key = (name, params, operation)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = _SPECS[key] = _ElementwiseSpec(name, list(params), operation)
+    return spec
 
 
 def _hashable(x):
@@ -718,8 +732,6 @@ def if_positive(criterion, then_, else_, out=None, queue=None):
     return where(criterion > 0, then_, else_, out=out, queue=queue)
 
 
-def _math(function, x, y=None, queue=None):
-    return [x._wrap(made) for made in x._engine(queue).math(function, x, y)]
 
 
 # ---- reductions
@@ -784,5 +796,3 @@ def all(a, queue=None, wait_for=None):
     if a.size == 0:
         return _BOOL_DTYPE.type(True)
     return a.all(queue=queue, wait_for=wait_for)
-
-

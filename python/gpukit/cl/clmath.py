@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpukit.cl.array import Array, _engine
-from gpukit._gpukit import _ElementwiseSpec
+from gpukit.cl.array import _spec as _cached_spec
 
 _UNARY = ("acos acosh acospi asin asinh asinpi atan atanh atanpi cbrt ceil cos cosh cospi erfc erf exp exp2 "
           "exp10 expm1 fabs floor ilogb lgamma log log2 log10 log1p logb rint round sin sinh sinpi sqrt tan "
@@ -22,16 +22,8 @@ __all__ = _UNARY + ["atan2", "atan2pi", "fmod", "frexp", "ldexp", "modf", "nan",
                     "hankel_01"]
 
 _C_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
-_SPECS = {}  # (what, dtypes) -> _ElementwiseSpec, made once per process
-
-
 def _spec(name, params, operation):
-    params = tuple((n, np.dtype(t).name, kind) for n, t, kind in params)
-    key = (name, params, operation)
-    spec = _SPECS.get(key)
-    if spec is None:
-        spec = _SPECS[key] = _ElementwiseSpec(f"gk_clmath_{name}", list(params), operation)
-    return spec
+    return _cached_spec(f"gk_clmath_{name}", params, operation)
 
 
 def _floating(function, *arrays):

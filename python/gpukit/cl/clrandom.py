@@ -20,13 +20,12 @@ import weakref
 
 import numpy as np
 
-from gpukit._gpukit import _ElementwiseSpec
 from gpukit.cl import cltypes
 from gpukit.cl.array import Array, _engine, empty
+from gpukit.cl.array import _spec as _cached_spec
 
 __all__ = ["PhiloxGenerator", "ThreefryGenerator", "fill_rand", "rand"]
 
-_SPECS = {}
 _MASK64 = (1 << 64) - 1
 
 
@@ -39,12 +38,7 @@ def _splitmix64(x):
 
 
 def _spec(name, params, operation):
-    params = tuple((n, np.dtype(t).name, kind) for n, t, kind in params)
-    key = (name, params, operation)
-    spec = _SPECS.get(key)
-    if spec is None:
-        spec = _SPECS[key] = _ElementwiseSpec(f"gk_clrandom_{name}", list(params), operation)
-    return spec
+    return _cached_spec(f"gk_clrandom_{name}", params, operation)
 
 
 def _scalar_view(ary):
@@ -111,13 +105,17 @@ class _Generator:
             raise TypeError(f"clrandom: cannot fill an array of dtype {dtype}")
         _engine(queue or target.queue, target.allocator).run(spec, [u, target] + values)
 
+    def _filled(self, fill, args, kwargs, **defaults):
+        """A new array (cl.array.empty's arguments) filled by `fill` with the keywords of
+        `defaults` taken from kwargs."""
+        values = {name: kwargs.pop(name, value) for name, value in defaults.items()}
+        result = empty(*args, **kwargs)
+        fill(result, queue=result.queue, **values)
+        return result
+
     def uniform(self, *args, **kwargs):
         """A new array (cl.array.empty's arguments) filled by fill_uniform(a=, b=)."""
-        a = kwargs.pop("a", 0)
-        b = kwargs.pop("b", 1)
-        result = empty(*args, **kwargs)
-        self.fill_uniform(result, a=a, b=b, queue=result.queue)
-        return result
+        return self._filled(self.fill_uniform, args, kwargs, a=0, b=1)
 
     def fill_normal(self, ary, mu=0, sigma=1, queue=None):
         """Fill `ary` (a floating array) with normal numbers of mean mu and deviation sigma."""
@@ -136,11 +134,7 @@ class _Generator:
 
     def normal(self, *args, **kwargs):
         """A new array (cl.array.empty's arguments) filled by fill_normal(mu=, sigma=)."""
-        mu = kwargs.pop("mu", 0)
-        sigma = kwargs.pop("sigma", 1)
-        result = empty(*args, **kwargs)
-        self.fill_normal(result, mu=mu, sigma=sigma, queue=result.queue)
-        return result
+        return self._filled(self.fill_normal, args, kwargs, mu=0, sigma=1)
 
 
 class PhiloxGenerator(_Generator):
