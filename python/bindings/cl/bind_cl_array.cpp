@@ -14,6 +14,7 @@
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/opencl_backend.hpp"
 #include "gpukit/cl/buffer.hpp"
+#include "gpukit/random/philox.hpp"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -222,6 +223,12 @@ public:
         return result(array::rand(backend_, int_tuple(shape), *t, seed));
     }
 
+    // Philox's uniform numbers (or bits) of `key` written into the contiguous `target`.
+    void fill_rand(nb::handle target, std::uint64_t key) {
+        const device_array t = borrowed(target);
+        random::fill_rand(t.view(), key, *backend_);
+    }
+
     // target[...] = host (C-contiguous, of target's dtype and size); blocking.
     void write(nb::handle target, nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu> host) {
         const call scope{*this};
@@ -324,6 +331,7 @@ void bind_cl_array(nb::module_& m) {
         .def("where", &array_engine::where, "condition"_a, "then"_a, "otherwise"_a)
         .def("reduce", &array_engine::reduce, "name"_a, "x"_a, "y"_a.none())
         .def("rand", &array_engine::rand, "shape"_a, "dtype"_a, "seed"_a)
+        .def("fill_rand", &array_engine::fill_rand, "target"_a, "key"_a)
         .def("write", &array_engine::write, "target"_a, "host"_a)
         .def("read", &array_engine::read, "source"_a, "host"_a)
         .def("run", &array_engine::run, "spec"_a, "args"_a)

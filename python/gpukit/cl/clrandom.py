@@ -87,6 +87,16 @@ class _Generator:
         """Fill `ary` with numbers uniform over [a, b) (integers a .. b - 1 for an integer array)."""
         target = _scalar_view(ary)
         dtype = target.dtype
+        if dtype.kind == "f" and (target.flags.c_contiguous or target.flags.f_contiguous):
+            # Written in place: the numbers straight into the array, then scaled there (no
+            # temporary array, whose allocation cost NVIDIA's OpenCL 10x the fill).
+            engine = _engine(queue or target.queue, target.allocator)
+            engine.fill_rand(target, self._next_key())
+            if (a, b) != (0, 1):
+                spec = _spec("scale", [("z", dtype, "inout"), ("a", dtype, "scalar"), ("scale", dtype, "scalar")],
+                             "z[i] = a + scale * z[i]")
+                engine.run(spec, [target, dtype.type(a).tobytes(), dtype.type(b - a).tobytes()])
+            return
         if dtype.kind == "f":
             u = self._uniforms(target, queue, dtype)
             spec = _spec("uniform", [("u", dtype, "in"), ("z", dtype, "out"), ("a", dtype, "scalar"),
