@@ -716,7 +716,8 @@ def logical_not(x, /, out=None, queue=None):
 
 
 def where(criterion, then_, else_, out=None, queue=None):
-    """then_ where criterion is non-zero, else else_ (arrays or scalars, broadcast together)."""
+    """``then_`` where ``criterion`` is non-zero, else ``else_`` (arrays or scalars, broadcast
+    together)."""
     if not isinstance(criterion, Array):
         raise TypeError("where: the criterion must be an Array")
     engine = criterion._engine(queue, then_, else_)
@@ -724,7 +725,7 @@ def where(criterion, then_, else_, out=None, queue=None):
 
 
 def if_positive(criterion, then_, else_, out=None, queue=None):
-    """then_ where criterion > 0, else else_ (PyOpenCL's if_positive)."""
+    """``then_`` where ``criterion`` > 0, else ``else_`` (PyOpenCL's if_positive)."""
     if not isinstance(criterion, Array):
         if isinstance(then_, Array) or isinstance(else_, Array):
             raise TypeError("if_positive: the criterion must be an Array when a choice is one")

@@ -1,11 +1,11 @@
 """PyOpenCL's ElementwiseKernel on gpukit's array engine: ``gpukit.cl.elementwise``
-(``pyopencl.elementwise`` through ``gpukit.pyopencl_compat``).
+(``pyopencl.elementwise`` through ``gpukit.pyopencl_compat``)::
 
     lin_comb = ElementwiseKernel(ctx, "float a, float *x, float b, float *y, float *z",
                                  "z[i] = a*x[i] + b*y[i]", "linear_combination")
     lin_comb(5, x, 6, y, z)          # x, y, z: gpukit.cl.array.Array of one size
 
-The operation is OpenCL C run for every index i, as PyOpenCL runs it; `x[i]` is element i of
+The operation is OpenCL C run for every index i, as PyOpenCL runs it; ``x[i]`` is element i of
 the Array passed for x. Arrays may be any views, also strided ones (then only `x[i]` itself
 may be read or written; contiguous arrays may be indexed anywhere). Build options of the -D kind
 become #defines of the preamble; ``range=``/``slice=`` run a part of the indices.
