@@ -317,13 +317,17 @@ def test_elementwise_kernels_with_scalars_ranges_and_options(ctx, queue):
     want = 5 * a + 6 * b
     want[100:900:7] = 7
     np.testing.assert_array_equal(z.get(), want)
+    neighbours = ElementwiseKernel(ctx, "float *z, float *x", "z[i] = x[i] + x[i + 1]", "neighbours")
+    pairs = cla.empty(queue, 1000, np.float32)
+    neighbours(pairs, x)  # x has one element more: n is the first array's size, as in PyOpenCL
+    np.testing.assert_array_equal(pairs.get(), a[:-1] + a[1:])
     if STRIDED:
         lin_comb(2, x[::-1], 1, y[::-1], z)  # views: element i of each
         np.testing.assert_array_equal(z.get(), 2 * a[::-1] + b[::-1])
         with pytest.raises(TypeError, match="declared float32"):
             lin_comb(1, x.astype(np.float64), 1, y, z)
         with pytest.raises(ValueError, match="shapes differ"):
-            lin_comb(1, x[:10], 1, y, z)
+            lin_comb(1, x, 1, y[:10], z)  # a later array shorter than n
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

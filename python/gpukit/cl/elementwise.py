@@ -5,8 +5,8 @@
                                  "z[i] = a*x[i] + b*y[i]", "linear_combination")
     lin_comb(5, x, 6, y, z)          # x, y, z: gpukit.cl.array.Array of one size
 
-The operation is OpenCL C run for every index i, as PyOpenCL runs it; ``x[i]`` is element i of
-the Array passed for x. Arrays may be any views, also strided ones (then only `x[i]` itself
+The operation is OpenCL C run for every index i below the first array's size, as PyOpenCL runs
+it; ``x[i]`` is element i of the Array passed for x (a later contiguous array may be longer). Arrays may be any views, also strided ones (then only `x[i]` itself
 may be read or written; contiguous arrays may be indexed anywhere). Build options of the -D kind
 become #defines of the preamble; ``range=``/``slice=`` run a part of the indices.
 """
@@ -132,13 +132,18 @@ class ElementwiseKernel:
             if arg.dtype != dtype:
                 raise TypeError(f"{self.name}: the argument {name} is declared {dtype}, the Array holds {arg.dtype}")
             flat = arg if arg.ndim == 1 else (arg.ravel() if arg.flags.c_contiguous else arg)
+            if arrays and flat.ndim == 1 and flat.flags.c_contiguous and flat.size > arrays[0].size:
+                # As PyOpenCL: the first array's size is n; a longer contiguous array may be read
+                # beyond i (x[i + 1]), so it is passed whole, seen as its first n elements.
+                flat = flat[:arrays[0].size]
             if part is not None:
                 flat = flat[part]
             values.append(flat)
             arrays.append(flat)
         shapes = {a.shape for a in arrays}
         if len(shapes) > 1:
-            raise ValueError(f"{self.name}: the arrays' shapes differ: {sorted(shapes)}")
+            raise ValueError(f"{self.name}: the arrays' shapes differ: {sorted(shapes)} (arrays after the first "
+                             "may be longer, if contiguous)")
         queue = queue or arrays[0].queue
         if wait_for:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
