@@ -88,6 +88,9 @@ def _parse(signature):
     """The _Form of nanobind's rendering of one overload ('def f(a: int, b: str = \\0) -> R'),
     or None when it is not Python syntax."""
     text = re.sub(r"\\\d+", "...", signature)
+    # nanobind renders an array parameter as ndarray[order='C', device='cpu']: keywords in a
+    # subscript are not Python syntax, so the type is read without them.
+    text = re.sub(r"(\w)\[[^\[\]]*=[^\[\]]*\]", r"\1", text)
     try:
         function = ast.parse(text + ": ...").body[0]
     except SyntaxError:
