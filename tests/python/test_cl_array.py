@@ -346,3 +346,43 @@ def test_complex_arithmetic_matches_numpy(queue, dtype):
     if STRIDED:
         np.testing.assert_allclose((x[-2::-2] / y[1::2]).get(), a[-2::-2] / b[1::2], rtol=rtol)
         np.testing.assert_allclose((x ** 3).get(), a ** 3, rtol=rtol * 10)
+
+
+def test_wait_for_holds_an_operation_back_until_its_events(ctx, queue):
+    x = cla.zeros(queue, 100, np.int32)
+    gate = cl.UserEvent(ctx)
+    x.fill(7, wait_for=[gate])  # queued behind the gate: nothing may run yet
+    x.setitem(slice(0, 10), 3, wait_for=[gate])
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    want = np.full(100, 7, np.int32)
+    want[:10] = 3
+    np.testing.assert_array_equal(x.get(), want)
+    assert bool(x.any(wait_for=[gate]).get()) and bool(x.all().get())
+
+
+def test_diff_takes_its_queue_and_allocator(queue):
+    pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(queue))
+    a = np.arange(20, dtype=np.float32) ** 2
+    x = cla.to_device(queue, a)
+    d = cla.diff(x, allocator=pool)
+    assert d.allocator is pool and pool.active_blocks == 1
+    np.testing.assert_array_equal(d.get(), np.diff(a))
+
+
+@pytest.mark.skipif(ORIGINAL, reason="gpukit's refusals of what it lacks")
+def test_what_gpukit_lacks_is_refused_saying_so(ctx, queue):
+    x = cla.to_device(queue, np.arange(12, dtype=np.float32).reshape(3, 4))
+    with pytest.raises(NotImplementedError, match="non-contiguous"):
+        x.T.reshape(12)
+    with pytest.raises(NotImplementedError, match="fancy indexing"):
+        x[cla.to_device(queue, np.array([0, 2]))]
+    with pytest.raises(NotImplementedError, match="build option '-cl-fast-relaxed-math'"):
+        ElementwiseKernel(ctx, "float *z", "z[i] = 1", "one", options=["-cl-fast-relaxed-math"])
+    with pytest.raises(NotImplementedError, match="loop_prep"):
+        ElementwiseKernel(ctx, "float *z", "z[i] = 1", "one", loop_prep="int k = 0")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        ElementwiseKernel(ctx, "float *z", "z[i] = 1", "one", bogus=1)
+    with pytest.raises(TypeError):
+        x.get(async_=True)  # PyOpenCL 2026's get() has no async_ either: get_async is the way
+    with pytest.raises(TypeError, match="float64"):
+        ElementwiseKernel(ctx, "float *z", "z[i] = 1", "one")(cla.zeros(queue, 3, np.float64))

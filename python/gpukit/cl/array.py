@@ -90,6 +90,12 @@ def _spec(name, params, operation):
     return spec
 
 
+def _barrier(queue, wait_for):
+    """The queue's next commands wait for the events of `wait_for` (the host does not)."""
+    if wait_for:
+        cl.enqueue_barrier(queue, wait_for=list(wait_for))
+
+
 def _hashable(x):
     try:
         hash(x)
@@ -261,12 +267,10 @@ class Array:
 
     # ---- host transfers
 
-    def set(self, ary, queue=None, async_=False, **kwargs):
-        """Copy the host array `ary` (this array's shape and dtype) into this array."""
-        if kwargs.pop("async", False):
-            async_ = True
-        if kwargs:
-            raise TypeError(f"set() got unexpected keyword arguments {sorted(kwargs)}")
+    def set(self, ary, queue=None, async_=False):
+        """Copy the host array `ary` (this array's shape and dtype) into this array. `async_`
+        allows PyOpenCL to return before the copy is done; gpukit always finishes it first,
+        so `ary` may be changed at once either way."""
         ary = np.asarray(ary)
         if ary.shape != self.shape:
             raise ValueError(f"set: the host array's shape {ary.shape} differs from the array's {self.shape}")
@@ -281,12 +285,9 @@ class Array:
             return
         self._engine(queue).write(self, np.ascontiguousarray(ary))
 
-    def get(self, queue=None, ary=None, async_=False, **kwargs):
-        """The elements as a numpy array (into `ary` when given), after the work queued before."""
-        if kwargs.pop("async", False):
-            async_ = True
-        if kwargs:
-            raise TypeError(f"get() got unexpected keyword arguments {sorted(kwargs)}")
+    def get(self, queue=None, ary=None):
+        """The elements as a numpy array (into `ary` when given), after the work queued before
+        (get_async returns without waiting)."""
         if ary is not None:
             if ary.shape != self.shape or ary.dtype != self.dtype:
                 raise TypeError("get: ary must have the array's shape and dtype")
@@ -352,7 +353,8 @@ class Array:
                                    wait_for=wait_for)
 
     def fill(self, value, queue=None, wait_for=None):
-        """Every element set to `value`; returns the array."""
+        """Every element set to `value`, after the events of `wait_for`; returns the array."""
+        _barrier(queue or self.queue, wait_for)
         self._engine(queue).assign(self, value)
         return self
 
@@ -431,7 +433,10 @@ class Array:
         return self._new_with_changes(offset=self.offset + moved, shape=view.shape, strides=view.strides)
 
     def setitem(self, subscript, value, queue=None, wait_for=None):
+        """self[subscript] = value (an Array, a scalar or a host array, broadcast and
+        converted), after the events of `wait_for`."""
         target = self[subscript]
+        _barrier(queue or self.queue, wait_for)
         if isinstance(value, Array) or _is_scalar(value):
             target._engine(queue, value).assign(target, value)
             return
@@ -516,9 +521,11 @@ class Array:
     conjugate = conj
 
     def any(self, queue=None, wait_for=None):
+        _barrier(queue or self.queue, wait_for)
         return _reduce("max", self != 0, queue, _BOOL_DTYPE)
 
     def all(self, queue=None, wait_for=None):
+        _barrier(queue or self.queue, wait_for)
         return _reduce("min", self != 0, queue, _BOOL_DTYPE)
 
 
@@ -545,13 +552,10 @@ def _contiguous(shape, strides, itemsize, axes):
 
 # ---- making arrays
 
-def to_device(queue, ary, allocator=None, async_=False, array_queue=_same_as_transfer, **kwargs):
+def to_device(queue, ary, allocator=None, async_=False, array_queue=_same_as_transfer):
     """A new Array on `queue`'s context holding the host array `ary` (its shape, dtype, and
-    Fortran order where ary has it)."""
-    if kwargs.pop("async", False):
-        async_ = True
-    if kwargs:
-        raise TypeError(f"to_device() got unexpected keyword arguments {sorted(kwargs)}")
+    Fortran order where ary has it). The copy is done when it returns (`async_` only allows
+    returning earlier, as Array.set says)."""
     ary = np.asarray(ary)
     if ary.dtype == object:
         raise RuntimeError("to_device does not work on object arrays.")
@@ -659,7 +663,10 @@ def diff(array, queue=None, allocator=None):
     """array[1:] - array[:-1] of a 1-d array."""
     if array.ndim != 1:
         raise ValueError("diff: a 1-d array")
-    return array[1:]._binary("subtract", array[1:], array[:-1])
+    later = array[1:].with_queue(queue or array.queue)
+    if allocator is not None:
+        later.allocator = allocator
+    return later._binary("subtract", later, array[:-1])
 
 
 # ---- elementwise functions
