@@ -29,7 +29,9 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
         import gpukit.cl, gpukit.cl.tools, gpukit.cl.characterize, gpukit.cl.array
         assert cl is gpukit.cl and pyopencl.tools is gpukit.cl.tools and pyopencl.array is gpukit.cl.array
         assert pyopencl.characterize is gpukit.cl.characterize and MemoryPool is gpukit.cl.tools.MemoryPool
-        for name, what in (("pyopencl.scan", "scan kernels"), ("pyopencl.algorithm", "array algorithms")):
+        import pyopencl.scan, pyopencl.algorithm, gpukit.cl.scan, gpukit.cl.algorithm
+        assert pyopencl.scan is gpukit.cl.scan and pyopencl.algorithm is gpukit.cl.algorithm
+        for name, what in (("pyopencl.reduction", "ReductionKernel"), ("pyopencl.bitonic_sort", "sorting")):
             try:
                 __import__(name)
             except ImportError as e:
@@ -40,15 +42,15 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
             import pyopencl.no_such_module
         except ModuleNotFoundError as e:
             assert "PyOpenCL has no such module" in str(e), e
-        # `from pyopencl import algorithm` asks gpukit.cl for the attribute, then imports
-        # gpukit.cl.algorithm: the same explanation (with PyOpenCL's name) answers.
+        # `from pyopencl import reduction` asks gpukit.cl for the attribute, then imports
+        # gpukit.cl.reduction: the same explanation (with PyOpenCL's name) answers.
         try:
-            from pyopencl import algorithm
+            from pyopencl import reduction
         except ImportError as e:
-            assert "gpukit.cl does not implement pyopencl.algorithm (PyOpenCL's array algorithms)" in str(e), e
-            assert e.name == "pyopencl.algorithm"
+            assert "gpukit.cl does not implement pyopencl.reduction (PyOpenCL's ReductionKernel)" in str(e), e
+            assert e.name == "pyopencl.reduction"
         else:
-            raise AssertionError("algorithm was imported")
+            raise AssertionError("reduction was imported")
         from pyopencl import tools  # a module gpukit has still imports this way
         assert tools is gpukit.cl.tools
         try:
@@ -61,7 +63,7 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
     assert result.stdout.strip() == "ok"
 
 
-# A PyOpenCL-style test module: it imports pyopencl.algorithm (which gpukit.cl does not have
+# A PyOpenCL-style test module: it imports pyopencl.reduction (which gpukit.cl does not have
 # yet) at its top, as PyOpenCL's do, and uses pyopencl.cltypes in a parametrize.
 FAKE_TESTS = '''
 import numpy as np
@@ -69,7 +71,7 @@ import pytest
 import pyopencl as cl
 import pyopencl.array as cl_array
 import pyopencl.cltypes as cltypes
-from pyopencl.algorithm import copy_if
+from pyopencl.reduction import ReductionKernel
 from pyopencl.tools import MemoryPool, ImmediateAllocator, pytest_generate_tests_for_pyopencl as pytest_generate_tests
 
 
@@ -83,7 +85,7 @@ def test_pool(ctx_factory: cl.CtxFactory):
 @pytest.mark.parametrize("dtype", [np.uint64, cltypes.uint2])
 def test_array(ctx_factory, dtype):
     a = cl_array.zeros(cl.CommandQueue(ctx_factory()), 10, dtype)
-    copy_if(a, "a[i] != 0")
+    ReductionKernel(a.context, dtype, "0", "a+b")
 
 
 def test_skip(platform):
@@ -104,7 +106,7 @@ def test_the_runner_reports_each_test(tmp_path):
     assert sum("test_pool[" in line and " passed" in line for line in lines) == devices, result.stdout
     failed = [line for line in lines if "test_array[" in line]
     assert len(failed) == 2 * devices and all(" failed " in line for line in failed), result.stdout
-    assert all("gpukit.cl does not implement pyopencl.algorithm" in line for line in failed), result.stdout
+    assert all("gpukit.cl does not implement pyopencl.reduction" in line for line in failed), result.stdout
     # A test taking only `platform` runs once per device, as in PyOpenCL.
     assert sum("test_skip[" in line and " skipped " in line for line in lines) == devices, result.stdout
     assert lines[-1] == f"summary: {2 * devices} failed, {devices} passed, {devices} skipped", result.stdout

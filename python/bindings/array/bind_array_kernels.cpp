@@ -8,6 +8,7 @@
 
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/elementwise_kernel.hpp"
+#include "gpukit/array/generic_scan.hpp"
 #include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/from_name.hpp"
@@ -111,6 +112,36 @@ void bind_array_kernels(nb::module_& m) {
                                                                     : elementwise_variant::rows;
             return elementwise_source(s, v, ndim.get("source(ndim)"));
         }, "variant"_a, "ndim"_a.none() = 1, "The CUDA C of 'vectorized', 'contiguous', 'strided' or 'rows'.");
+
+    // A generic scan (PyOpenCL's GenericScanKernel): parameters as _ElementwiseSpec's, fetches
+    // as (name, array parameter, offset); run by an engine (gpukit.cl.array's _ArrayEngine.scan).
+    nb::class_<generic_scan_spec>(m, "_GenericScanSpec", "A generic scan's parameters and C text.")
+        .def("__init__", [](generic_scan_spec* self, std::string name_prefix, std::string scan_type,
+                            int_arg<std::size_t> scan_size,
+                            const std::vector<std::tuple<std::string, std::string, std::string>>& params,
+                            std::string input_expr, std::string scan_expr, std::string neutral,
+                            std::string output_statement, std::string is_segment_start_expr,
+                            const std::vector<std::tuple<std::string, std::string, int>>& fetches,
+                            std::string preamble) {
+            std::vector<param> converted;
+            for (const auto& [n, t, k] : params)
+                converted.push_back({n, dtype_from_name(t), kind_from(k)});
+            std::vector<scan_fetch> fetch_list;
+            for (const auto& [n, a, offset] : fetches)
+                fetch_list.push_back({n, a, offset});
+            new (self) generic_scan_spec(std::move(name_prefix), std::move(scan_type),
+                                         scan_size.get("_GenericScanSpec(scan_size)"), std::move(converted),
+                                         std::move(input_expr), std::move(scan_expr), std::move(neutral),
+                                         std::move(output_statement), std::move(is_segment_start_expr),
+                                         std::move(fetch_list), std::move(preamble));
+        }, "name_prefix"_a, "scan_type"_a, "scan_size"_a, "params"_a, "input_expr"_a, "scan_expr"_a, "neutral"_a,
+           "output_statement"_a, "is_segment_start_expr"_a, "fetches"_a, "preamble"_a)
+        .def_prop_ro("name_prefix", [](const generic_scan_spec& s) { return s.name_prefix(); })
+        .def("source", [](const generic_scan_spec& s, const std::string& language) {
+            static constexpr std::pair<std::string_view, kernel_language> languages[] = {
+                {"cuda", kernel_language::cuda}, {"opencl", kernel_language::opencl}};
+            return generic_scan_source(s, from_name(language, languages, "language"));
+        }, "language"_a, "The three kernels' source in 'cuda' or 'opencl' C.");
 
     // args: array_arg tuples for arrays, bytes (the value in the parameter's type) for scalars.
     m.def("_elementwise_run", [](const elementwise_spec& spec, const nb::list& args, nb::handle stream) {

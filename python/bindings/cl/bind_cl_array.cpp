@@ -12,6 +12,7 @@
 
 #include "gpukit/array/array.hpp"
 #include "gpukit/array/elementwise.hpp"
+#include "gpukit/array/generic_scan.hpp"
 #include "gpukit/array/opencl_backend.hpp"
 #include "gpukit/cl/buffer.hpp"
 #include "gpukit/random/philox.hpp"
@@ -245,12 +246,39 @@ public:
     // The kernel of `spec` (gpukit._gpukit._ElementwiseSpec) over `args`: Arrays for its array
     // parameters (of one shape), the bytes of a value of the parameter's type for its scalars.
     void run(const array::elementwise_spec& spec, nb::list args) {
-        const std::vector<array::param>& params = spec.params();
+        std::vector<device_array> arrays;  // keep the borrowed buffers through the launch
+        const std::vector<array::elementwise_arg> values = kernel_args(spec.name(), spec.params(), args, arrays);
+        array::run(spec, values, *backend_);
+    }
+
+    // The generic scan `spec` over i in [0, n), its arguments as run()'s; the scratch memory
+    // comes from the allocator.
+    void scan(const array::generic_scan_spec& spec, nb::list args, std::int64_t n) {
+        const call scope{*this};
+        std::vector<device_array> arrays;
+        const std::vector<array::elementwise_arg> values = kernel_args(spec.name_prefix(), spec.params(), args, arrays);
+        array::run(spec, values, n, *backend_);
+    }
+
+    void finish() { backend_->synchronize(); }
+
+    // Forgets the buffers the allocator made during one call, when the call ends (a result's
+    // Buffer goes to Python; a reduction's scratch goes back to the allocator's pool).
+    struct call {
+        array_engine& engine;
+        ~call() { engine.made_.clear(); }
+    };
+
+private:
+    // A kernel's arguments: Arrays for its array parameters (their borrowed memory kept in
+    // `arrays` through the launch), the bytes of a value of the parameter's type for scalars.
+    std::vector<array::elementwise_arg> kernel_args(const std::string& kernel, const std::vector<array::param>& params,
+                                                    nb::list args, std::vector<device_array>& arrays) const {
         if (args.size() != params.size())
-            throw nb::type_error(("the kernel '" + spec.name() + "' takes " + std::to_string(params.size()) +
+            throw nb::type_error(("the kernel '" + kernel + "' takes " + std::to_string(params.size()) +
                                   " arguments, got " + std::to_string(args.size()))
                                      .c_str());
-        std::vector<device_array> arrays;  // keep the borrowed buffers through the launch
+        arrays.reserve(params.size());
         std::vector<array::elementwise_arg> values;
         for (std::size_t k = 0; k < params.size(); ++k) {
             if (params[k].kind != array::param_kind::scalar) {
@@ -268,19 +296,9 @@ public:
             v.size = bytes.size();
             values.emplace_back(v);
         }
-        array::run(spec, values, *backend_);
+        return values;
     }
 
-    void finish() { backend_->synchronize(); }
-
-    // Forgets the buffers the allocator made during one call, when the call ends (a result's
-    // Buffer goes to Python; a reduction's scratch goes back to the allocator's pool).
-    struct call {
-        array_engine& engine;
-        ~call() { engine.made_.clear(); }
-    };
-
-private:
     // A Buffer object as the engine's memory: an owner of the C++ buffer inside it that keeps
     // the Python object (and so a pool's block) alive.
     static std::shared_ptr<const cl::buffer> kept(nb::object base) {
@@ -335,6 +353,7 @@ void bind_cl_array(nb::module_& m) {
         .def("write", &array_engine::write, "target"_a, "host"_a)
         .def("read", &array_engine::read, "source"_a, "host"_a)
         .def("run", &array_engine::run, "spec"_a, "args"_a)
+        .def("scan", &array_engine::scan, "spec"_a, "args"_a, "n"_a)
         .def("finish", &array_engine::finish);
 }
 

@@ -35,7 +35,7 @@ _QUALIFIERS = {"const", "__const", "volatile", "restrict", "__restrict", "__rest
 _DECLARATOR = re.compile(r"^(?P<type>[A-Za-z_][\w ]*?)\s*(?P<star>\*?)\s*(?P<name>[A-Za-z_]\w*)$")
 
 
-def _parse_arguments(arguments):
+def _parse_arguments(arguments, who="ElementwiseKernel"):
     """[(name, dtype, kind)] of a C declaration list ("float a, const float *x") or of
     VectorArg/ScalarArg objects."""
     if isinstance(arguments, str):
@@ -51,25 +51,39 @@ def _parse_arguments(arguments):
             params.append((d.name, np.dtype(d.dtype), "scalar"))
             continue
         if not isinstance(d, str):
-            raise TypeError(f"ElementwiseKernel: an argument is a C declaration or a VectorArg/ScalarArg, got {d!r}")
+            raise TypeError(f"{who}: an argument is a C declaration or a VectorArg/ScalarArg, got {d!r}")
         words = d.replace("*", " * ").split()
         const = "const" in words or "__const" in words
         match = _DECLARATOR.match(" ".join(w for w in words if w not in _QUALIFIERS))
         if match is None:
-            raise ValueError(f"ElementwiseKernel: cannot parse the argument {d!r} ('<type> <name>' or "
+            raise ValueError(f"{who}: cannot parse the argument {d!r} ('<type> <name>' or "
                              "'<type> *<name>')")
         type_name = " ".join(match.group("type").split())
         if type_name not in _TYPES:
-            raise TypeError(f"ElementwiseKernel: the argument {d!r} has the type {type_name!r}, which gpukit.cl's "
-                            f"elementwise kernels do not take yet (they take {', '.join(sorted(set(_TYPES)))})")
+            raise TypeError(f"{who}: the argument {d!r} has the type {type_name!r}, which gpukit.cl's "
+                            f"kernels do not take yet (they take {', '.join(sorted(set(_TYPES)))})")
         kind = ("in" if const else "inout") if match.group("star") else "scalar"
         params.append((match.group("name"), np.dtype(_TYPES[type_name]), kind))
     if not any(kind != "scalar" for _, _, kind in params):
-        raise ValueError("ElementwiseKernel: the arguments hold no array (a pointer argument)")
+        raise ValueError(f"{who}: the arguments hold no array (a pointer argument)")
     return params
 
 
-def _defines(options):
+def _as_declared(arg, name, dtype, who):
+    """The Array `arg` seen as the declared element type: an Array of another type of the same
+    size is reinterpreted (PyOpenCL passes every Array's bytes as they are: `char *flags` takes
+    a uint8 Array); TypeError for one of another size or anything but an Array."""
+    if not isinstance(arg, Array):
+        raise TypeError(f"{who}: the argument {name} must be an Array, got {type(arg).__name__}")
+    if arg.dtype == dtype:
+        return arg
+    if arg.dtype.itemsize != dtype.itemsize:
+        raise TypeError(f"{who}: the argument {name} is declared {dtype} ({dtype.itemsize} bytes), the Array "
+                        f"holds {arg.dtype} ({arg.dtype.itemsize} bytes)")
+    return arg.view(dtype)
+
+
+def _defines(options, who="ElementwiseKernel"):
     """The -D options as #define lines; NotImplementedError for other build options."""
     if options is None:
         return ""
@@ -82,7 +96,7 @@ def _defines(options):
         elif option.startswith("-D") and len(option) > 2:
             definition, k = option[2:], k + 1
         else:
-            raise NotImplementedError(f"ElementwiseKernel: the build option {option!r} is not supported by "
+            raise NotImplementedError(f"{who}: the build option {option!r} is not supported by "
                                       "gpukit.cl yet (only -D definitions)")
         name, _, value = definition.partition("=")
         lines.append(f"#define {name} {value or 1}")
@@ -127,10 +141,7 @@ class ElementwiseKernel:
             if kind == "scalar":
                 values.append(np.asarray(arg, dtype=dtype).tobytes())
                 continue
-            if not isinstance(arg, Array):
-                raise TypeError(f"{self.name}: the argument {name} must be an Array, got {type(arg).__name__}")
-            if arg.dtype != dtype:
-                raise TypeError(f"{self.name}: the argument {name} is declared {dtype}, the Array holds {arg.dtype}")
+            arg = _as_declared(arg, name, dtype, self.name)
             flat = arg if arg.ndim == 1 else (arg.ravel() if arg.flags.c_contiguous else arg)
             if arrays and flat.ndim == 1 and flat.flags.c_contiguous and flat.size > arrays[0].size:
                 # As PyOpenCL: the first array's size is n; a longer contiguous array may be read

@@ -1,11 +1,12 @@
 """Run code written for PyOpenCL's tools on gpukit.cl unchanged: importing this module makes
 ``import pyopencl`` give ``gpukit.cl``, and ``pyopencl.tools``, ``pyopencl.characterize`` and
-``pyopencl.cltypes``, ``pyopencl.array``, ``pyopencl.clmath``, ``pyopencl.clrandom`` and
-``pyopencl.elementwise`` give the gpukit.cl modules of the same names (the same module objects).
+``pyopencl.cltypes``, ``pyopencl.array``, ``pyopencl.clmath``, ``pyopencl.clrandom``,
+``pyopencl.elementwise``, ``pyopencl.scan`` and ``pyopencl.algorithm`` give the gpukit.cl modules
+of the same names (the same module objects).
 
 gpukit.cl covers PyOpenCL's core objects (platforms, devices, contexts, queues, buffers,
 programs, kernels, events, enqueue_copy) and the tools of the seed (docs/opencl.md); a PyOpenCL
-module it does not implement (pyopencl.scan, ...) raises ImportError saying so.
+module it does not implement (pyopencl.reduction, ...) raises ImportError saying so.
 ``python -m gpukit.pyopencl_compat script.py [args]`` runs a script this way.
 """
 from gpukit import _aliases
@@ -19,6 +20,8 @@ ALIASES = {
     "pyopencl.clmath": "gpukit.cl.clmath",
     "pyopencl.clrandom": "gpukit.cl.clrandom",
     "pyopencl.elementwise": "gpukit.cl.elementwise",
+    "pyopencl.scan": "gpukit.cl.scan",
+    "pyopencl.algorithm": "gpukit.cl.algorithm",
 }
 
 _SEE = "see docs/opencl.md"
@@ -28,8 +31,6 @@ UNAVAILABLE = {
     name: f"gpukit.cl does not implement {name} (PyOpenCL's {what}); {_SEE}"
     for name, what in {
         "pyopencl.reduction": "ReductionKernel",
-        "pyopencl.scan": "scan kernels",
-        "pyopencl.algorithm": "array algorithms",
         "pyopencl.bitonic_sort": "sorting",
         "pyopencl.cache": "program cache",
         "pyopencl.invoker": "kernel invoker generator",

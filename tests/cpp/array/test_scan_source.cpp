@@ -2,6 +2,7 @@
 // NVRTC compiling every kind and variant for sm_90 with built-in, vector, struct and complex
 // element types, and what scan() refuses before it needs a device (no GPU needed). The scans themselves are checked on a GPU by
 // test_scan_gpu.cpp and tests/python/test_scan.py.
+#include "gpukit/array/generic_scan.hpp"
 #include "gpukit/array/scan.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
@@ -180,6 +181,30 @@ TEST(ScanArguments, BadOperandsAreRefusedBeforeAnythingRuns) {
     refuses({0x1000, 4}, {0x2000, 0}, 2, "stride 0");
     refuses({0x1000, 1LL << 60}, {0x2000, 4}, 1 << 10, "address space");
     EXPECT_NO_THROW(scan(s, {0x1000, 4}, {0x1004, 4}, 0));  // nothing to do: no device needed
+}
+
+// The generic scan's CUDA C (its OpenCL C runs in test_generic_scan_opencl.cpp): plain,
+// segmented with prev_item, and with fetches, last_item, scalars and a struct scan type.
+TEST(GenericScanSource, CompilesAsCudaC) {
+    GPUKIT_REQUIRE_NVRTC();
+    const generic_scan_spec plain("sums", "int", 4, {{"x", dtype::int32, param_kind::inout}}, "x[i]", "a + b", "0",
+                                  "x[i] = item;");
+    const generic_scan_spec segmented(
+        "segsums", "double", 8,
+        {{"x", dtype::float64, param_kind::input}, {"starts", dtype::uint8, param_kind::input},
+         {"out", dtype::float64, param_kind::output}},
+        "x[i]", "across_seg_boundary ? b : a + b", "0", "out[i] = prev_item;", "starts[i]");
+    const generic_scan_spec structs(
+        "best", "best_t", 8,
+        {{"x", dtype::int16, param_kind::input}, {"scale", dtype::int64, param_kind::scalar},
+         {"out", dtype::complex64, param_kind::output}},
+        "make_best(x_prev + x[i], (int)i)", "better(a, b)", "make_best(-1, -1)",
+        "out[i] = gk_complex<float>(item.value * scale, last_item.at);", "", {{"x_prev", "x", -1}},
+        "struct best_t { int value; int at; };\n"
+        "best_t better(best_t a, best_t b) { return b.value > a.value ? b : a; }\n"
+        "best_t make_best(int value, int at) { return best_t{value, at}; }\n");
+    for (const generic_scan_spec* spec : {&plain, &segmented, &structs})
+        test::expect_generated_kernel_compiles(generic_scan_source(*spec, kernel_language::cuda));
 }
 
 }  // namespace

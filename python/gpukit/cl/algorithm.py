@@ -1,0 +1,187 @@
+"""PyOpenCL's scan-based algorithms: ``gpukit.cl.algorithm`` (``pyopencl.algorithm`` through
+``gpukit.pyopencl_compat``)::
+
+    big, count, _ = copy_if(x, "ary[i] > threshold", [("threshold", np.float32(0.5))])
+    big.get()[:count.get()]                       # the elements above 0.5, in order
+    (keys,), _ = RadixSort(ctx, "uint *keys", "keys[i]", ["keys"])(keys)
+
+Each is one generic scan (gpukit.cl.scan) of OpenCL C built from the caller's text, kept per
+distinct text and dtypes so that repeated calls build nothing. RadixSort is a stable
+least-significant-digit-first radix sort, one scan per ``bits_at_a_time`` key bits.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from gpukit.cl.array import Array, empty
+from gpukit.cl.elementwise import _parse_arguments
+from gpukit.cl.scan import GenericScanKernel
+from gpukit.cl.tools import dtype_to_ctype
+
+__all__ = ["RadixSort", "copy_if", "partition", "remove_if", "unique"]
+
+
+def _extra_args(extra_args):
+    """(declarations, values, events) of PyOpenCL's extra_args: (name, Array or numpy scalar)."""
+    declarations, values, events = [], [], []
+    for name, value in extra_args or []:
+        if isinstance(value, Array):
+            declarations.append(f"__global {dtype_to_ctype(value.dtype)} *{name}")
+            values.append(value)
+            events.extend(value.events)
+        elif isinstance(value, np.generic):
+            declarations.append(f"{dtype_to_ctype(value.dtype)} {name}")
+            values.append(value)
+        else:
+            raise RuntimeError(f"argument '{name}' not understood")
+    return tuple(declarations), tuple(values), events
+
+
+@functools.lru_cache(maxsize=256)
+def _counting_scan(context, arguments, input_expr, output_statement, count_dtype, preamble, fetches=()):
+    """A scan counting where input_expr holds (an item_t/scan_t kernel of PyOpenCL's templates)."""
+    return GenericScanKernel(context, count_dtype, arguments, input_expr, "a+b", "0", output_statement,
+                             input_fetch_exprs=list(fetches), preamble=preamble)
+
+
+def _count_dtype(ary):
+    return np.dtype(np.uint64 if ary.size > np.iinfo(np.uint32).max else np.uint32)
+
+
+def _run_counting(ary, arrays, extra_args, wait_for, queue, arguments, input_expr, output_statement, preamble,
+                  fetches=()):
+    """Builds (or finds) the scan and runs it over ary, the result arrays and the extra args;
+    returns (count, event)."""
+    declarations, values, events = _extra_args(extra_args)
+    count_dtype = _count_dtype(ary)
+    item, scan = dtype_to_ctype(ary.dtype), dtype_to_ctype(count_dtype)
+    signature = ", ".join([arguments.format(item_t=item, scan_t=scan), *declarations])
+    knl = _counting_scan(ary.context, signature, input_expr, output_statement, count_dtype, preamble, fetches)
+    count = empty(ary.queue, (), count_dtype, allocator=ary.allocator)
+    if ary.size == 0:
+        count.fill(0)
+    evt = knl(ary, *arrays, count, *values, queue=queue, wait_for=[*(wait_for or []), *events])
+    return count, evt
+
+
+def copy_if(ary, predicate, extra_args=None, preamble="", queue=None, wait_for=None):
+    """(out, count, event): the elements of ary where the C expression `predicate` (of ary[i])
+    holds, in order, in the first count.get() elements of out (as long as ary)."""
+    out = ary._new_like_me()
+    count, evt = _run_counting(
+        ary, [out], extra_args, wait_for, queue, "__global {item_t} *ary, __global {item_t} *out, "
+        "__global {scan_t} *count", f"({predicate}) ? 1 : 0",
+        "if (prev_item != item) out[item-1] = ary[i];\nif (i+1 == N) *count = item;", preamble)
+    return out, count, evt
+
+
+def remove_if(ary, predicate, extra_args=None, preamble="", queue=None, wait_for=None):
+    """copy_if of the elements where `predicate` does not hold."""
+    return copy_if(ary, f"!({predicate})", extra_args=extra_args, preamble=preamble, queue=queue, wait_for=wait_for)
+
+
+def partition(ary, predicate, extra_args=None, preamble="", queue=None, wait_for=None):
+    """(out_true, out_false, count_true, event): the elements where `predicate` holds, then
+    (in out_false) the others, each in order."""
+    out_true, out_false = ary._new_like_me(), ary._new_like_me()
+    count, evt = _run_counting(
+        ary, [out_true, out_false], extra_args, wait_for, queue,
+        "__global {item_t} *ary, __global {item_t} *out_true, __global {item_t} *out_false, "
+        "__global {scan_t} *count_true", f"({predicate}) ? 1 : 0",
+        "if (prev_item != item) out_true[item-1] = ary[i];\nelse out_false[i-item] = ary[i];\n"
+        "if (i+1 == N) *count_true = item;", preamble)
+    return out_true, out_false, count, evt
+
+
+def unique(ary, is_equal_expr="a == b", extra_args=None, preamble="", queue=None, wait_for=None):
+    """(out, count, event): the elements that differ from their predecessor by the C
+    expression `is_equal_expr` of a and b (uniq; usually of a sorted array)."""
+    out = ary._new_like_me()
+    count, evt = _run_counting(
+        ary, [out], extra_args, wait_for, queue,
+        "__global {item_t} *ary, __global {item_t} *out, __global {scan_t} *count_unique",
+        "(i == 0) || (IS_EQUAL_EXPR(ary_im1, ary_i) ? 0 : 1)",
+        "if (prev_item != item) out[item-1] = ary[i];\nif (i+1 == N) *count_unique = item;",
+        f"#define IS_EQUAL_EXPR(a, b) ({is_equal_expr})\n{preamble}", (("ary_im1", "ary", -1), ("ary_i", "ary", 0)))
+    return out, count, evt
+
+
+class RadixSort:
+    """RadixSort(context, arguments, key_expr, sort_arg_names, bits_at_a_time=2,
+    index_dtype=np.int32, key_dtype=np.uint32, scan_kernel=GenericScanKernel, options=None):
+    sorts the arrays named in sort_arg_names by the unsigned key `key_expr` (of i and the
+    arguments), stably, `bits_at_a_time` key bits (1 to 4) per scan."""
+
+    def __init__(self, context, arguments, key_expr, sort_arg_names, bits_at_a_time=2, index_dtype=np.int32,
+                 key_dtype=np.uint32, scan_kernel=GenericScanKernel, options=None):
+        self.context = context
+        self.arguments = _parse_arguments(arguments, "RadixSort")
+        self.sort_arg_names = list(sort_arg_names)
+        names = [name for name, _, _ in self.arguments]
+        for name in self.sort_arg_names:
+            if name not in names:
+                raise ValueError(f"RadixSort: sort_arg_names names '{name}', which is not an argument")
+        self.bits = int(bits_at_a_time)
+        if not 1 <= self.bits <= 4:
+            raise ValueError(f"RadixSort: bits_at_a_time must be 1 to 4 (gpukit.cl), got {bits_at_a_time}")
+        self.index_dtype = np.dtype(index_dtype)
+        if self.index_dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+            raise TypeError(f"RadixSort: index_dtype must be int32 or int64, got {self.index_dtype}")
+        self.key_dtype = np.dtype(key_dtype)
+        if self.key_dtype.kind != "u":
+            raise TypeError(f"RadixSort: key_dtype must be an unsigned integer type, got {self.key_dtype}")
+        self.first_array_arg_idx = next(k for k, (_, _, kind) in enumerate(self.arguments) if kind != "scalar")
+        sorted_params = [(name, t) for name, t, _ in self.arguments if name in self.sort_arg_names]
+        declarations = [f"__global {dtype_to_ctype(t)} *{name}" if kind != "scalar" else f"{dtype_to_ctype(t)} {name}"
+                        for name, t, kind in self.arguments]
+        declarations += [f"__global {dtype_to_ctype(t)} *gk_sorted_{name}" for name, t in sorted_params]
+        declarations.append("int gk_bit")
+        # The scan counts, per digit value (bucket), the elements with that digit up to i: its
+        # values are OpenCL vectors of 2**bits counts, added component-wise. Element i moves to
+        # (the elements of lower digits) + (those of its digit up to i) - 1: a stable pass.
+        from gpukit.cl import cltypes
+        index = dtype_to_ctype(self.index_dtype)
+        buckets = 2 ** self.bits
+        counts = getattr(cltypes, f"{index}{buckets}")
+        digit = f"(int)((((gk_key_t)({key_expr})) >> gk_bit) & {buckets - 1})"
+        moves = "".join(f"    gk_sorted_{name}[gk_dst] = {name}[i];\n" for name, _ in sorted_params)
+        preamble = (f"typedef {dtype_to_ctype(self.key_dtype)} gk_key_t;\n"
+                    f"typedef {index}{buckets} gk_counts_t;\n"
+                    f"gk_counts_t gk_one_of(int d) {{ gk_counts_t v = ({index}{buckets})(0); "
+                    f"(({index}*)&v)[d] = 1; return v; }}\n")
+        output = (f"{{\n    const int gk_d = {digit};\n"
+                  f"    const {index}* gk_upto = (const {index}*)&item;\n"
+                  f"    const {index}* gk_all = (const {index}*)&last_item;\n"
+                  "    long gk_dst = (long)gk_upto[gk_d] - 1;\n"
+                  "    for (int gk_k = 0; gk_k < gk_d; ++gk_k) gk_dst += gk_all[gk_k];\n"
+                  f"{moves}}}")
+        self._scan = scan_kernel(context, counts, ", ".join(declarations), f"gk_one_of({digit})", "a+b",
+                                 f"({index}{buckets})(0)", output, options=options, preamble=preamble)
+
+    def __call__(self, *args, queue=None, allocator=None, key_bits=None, wait_for=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"invalid keyword arguments: {set(kwargs)}")
+        if len(args) != len(self.arguments):
+            raise TypeError(f"expected {len(self.arguments)} arguments, got {len(args)}")
+        key_bits = self.key_dtype.itemsize * 8 if key_bits is None else int(key_bits)
+        if not 0 <= key_bits <= self.key_dtype.itemsize * 8:
+            raise ValueError(f"key_bits must be in [0, {self.key_dtype.itemsize * 8}], got {key_bits}")
+        first_array = args[self.first_array_arg_idx]
+        queue = queue or first_array.queue
+        allocator = allocator or first_array.allocator
+        n = first_array.size
+        current = list(args)
+        evt = None
+        for bit in range(0, key_bits, self.bits):
+            sorted_arrays = [empty(queue, n, t, allocator=allocator)
+                             for name, t, _ in self.arguments if name in self.sort_arg_names]
+            evt = self._scan(*current, *sorted_arrays, np.int32(bit), queue=queue, allocator=allocator,
+                             wait_for=wait_for)
+            wait_for = [evt]
+            replacements = iter(sorted_arrays)
+            current = [next(replacements) if name in self.sort_arg_names else arg
+                       for (name, _, _), arg in zip(self.arguments, current)]
+        by_name = {name: arg for (name, _, _), arg in zip(self.arguments, current)}
+        return tuple(by_name[name] for name in self.sort_arg_names), evt

@@ -1,0 +1,149 @@
+"""PyOpenCL's scans and scan-based algorithms (gpukit.cl.scan and gpukit.cl.algorithm; pyopencl's
+with GPUKIT_PYOPENCL_ORIGINAL=1) against numpy: sizes around the kernels' pass (1024) and
+interval boundaries, segments, offsets into the arrays, structured inputs and the algorithms'
+counts. These run on PoCL in CI."""
+import numpy as np
+import pytest
+
+from cl_either import ORIGINAL, cl, cl_tools, ctx, needs_device, queue  # noqa: F401  (ctx, queue: fixtures)
+
+if ORIGINAL:
+    import pyopencl.array as cla
+    from pyopencl.algorithm import RadixSort, copy_if, partition, remove_if, unique
+    from pyopencl.scan import ExclusiveScanKernel, GenericScanKernel, InclusiveScanKernel
+else:
+    import gpukit.cl.array as cla
+    from gpukit.cl.algorithm import RadixSort, copy_if, partition, remove_if, unique
+    from gpukit.cl.scan import ExclusiveScanKernel, GenericScanKernel, InclusiveScanKernel
+
+pytestmark = [pytest.mark.opencl, needs_device]
+
+SIZES = [1, 7, 1023, 1024, 1025, 10007, 300001]
+
+
+def ints(n, high=10, seed=0, dtype=np.int32):
+    return np.random.default_rng(seed).integers(0, high, n).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.uint64])
+def test_inclusive_and_exclusive_sums(queue, dtype):
+    inclusive = InclusiveScanKernel(queue.context, dtype, "a+b", "0")
+    exclusive = ExclusiveScanKernel(queue.context, dtype, "a+b", "0")
+    for n in SIZES:
+        host = ints(n, seed=n).astype(dtype)
+        x = cla.to_device(queue, host)
+        out = inclusive(x, "new")
+        np.testing.assert_array_equal(out.get(), np.cumsum(host, dtype=dtype), err_msg=f"n = {n}")
+        assert np.array_equal(x.get(), host)  # "new" leaves the input alone
+        exclusive(x)  # in place
+        np.testing.assert_array_equal(x.get(), np.cumsum(host, dtype=dtype) - host, err_msg=f"n = {n}")
+
+
+def test_a_scan_of_a_part_of_an_array_and_of_a_non_commutative_operator(queue):
+    # "b" (the later element) keeps the last value: an operator whose order matters. Over an
+    # offset view: element 0 is host[5] (PyOpenCL passes the offset only for a VectorArg
+    # declared with_offset; gpukit always does).
+    host = ints(5000, high=1000, seed=3)
+    x = cla.to_device(queue, host)
+    arguments = [cl_tools.VectorArg(np.int32, "x", with_offset=True), cl_tools.VectorArg(np.int32, "out")]
+    knl = GenericScanKernel(queue.context, np.int32, arguments,
+                            "x[i] * 2 + (int)(i % 3)", "b", "0", "out[i] = item - prev_item;")
+    part, out = x[5:4000], cla.zeros(queue, 3995, np.int32)
+    knl(part, out)
+    mapped = host[5:4000] * 2 + np.arange(3995) % 3
+    expected = mapped - np.concatenate([[0], mapped[:-1]])
+    np.testing.assert_array_equal(out.get(), expected)
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_segmented_sums(queue, exclusive):
+    knl = GenericScanKernel(queue.context, np.int32,
+                            "__global int *ary, __global char *segflags, __global int *out", "ary[i]",
+                            "across_seg_boundary ? b : (a+b)", "0",
+                            "out[i] = prev_item" if exclusive else "out[i] = item",
+                            is_segment_start_expr="segflags[i]")
+    rng = np.random.default_rng(5)
+    for n in SIZES:
+        host = ints(n, seed=n)
+        flags = np.zeros(n, np.int8)
+        flags[rng.integers(0, n, max(1, n // 300))] = 1
+        out = cla.empty(queue, n, np.int32)
+        knl(cla.to_device(queue, host), cla.to_device(queue, flags), out)
+        expected, total = np.empty(n, np.int32), 0
+        for i in range(n):
+            total = 0 if flags[i] else total
+            if exclusive:
+                expected[i] = total
+            total += host[i]
+            if not exclusive:
+                expected[i] = total
+        np.testing.assert_array_equal(out.get(), expected, err_msg=f"n = {n}")
+
+
+def test_size_last_item_scalars_and_fetches(queue):
+    # Runs of equal elements numbered from 1 (a fetch of the previous element), times a
+    # scalar; the number of runs through last_item; size= scans a prefix only.
+    knl = GenericScanKernel(
+        queue.context, np.int64, "__global short *x, long scale, __global long *out, __global long *runs",
+        "(i == 0 || x_prev != x[i]) ? 1 : 0", "a+b", "0",
+        "out[i] = item * scale; if (i == 0) runs[0] = last_item;", input_fetch_exprs=[("x_prev", "x", -1)])
+    host = (np.arange(30000) // 7).astype(np.int16)
+    host[::11] = -1
+    out, runs = cla.zeros(queue, 30000, np.int64), cla.zeros(queue, 1, np.int64)
+    knl(cla.to_device(queue, host), np.int64(3), out, runs, size=20000)
+    starts = np.concatenate([[1], host[1:20000] != host[:19999]]).astype(np.int64)
+    np.testing.assert_array_equal(out.get()[:20000], np.cumsum(starts) * 3)
+    assert not out.get()[20000:].any()
+    assert runs.get()[0] == starts.sum()
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_copy_if_remove_if_partition_unique(queue, n):
+    host = ints(n, high=1000, seed=n)
+    x = cla.to_device(queue, host)
+    crit = np.int32(300)
+    selected, count, _ = copy_if(x, "ary[i] > myval", [("myval", crit)])
+    np.testing.assert_array_equal(selected.get()[:count.get()], host[host > crit])
+    removed, count, _ = remove_if(x, "ary[i] > myval", [("myval", crit)])
+    np.testing.assert_array_equal(removed.get()[:count.get()], host[host <= crit])
+    yes, no, count, _ = partition(x, "ary[i] > myval", [("myval", crit)])
+    count = int(count.get())
+    np.testing.assert_array_equal(yes.get()[:count], host[host > crit])
+    np.testing.assert_array_equal(no.get()[:n - count], host[host <= crit])
+    ordered = np.sort(host)
+    distinct, count, _ = unique(cla.to_device(queue, ordered))
+    np.testing.assert_array_equal(distinct.get()[:count.get()], np.unique(ordered))
+
+
+def test_copy_if_reads_an_array_extra_argument(queue):
+    host = ints(5000, high=100, seed=9)
+    limits = ints(5000, high=100, seed=10)
+    selected, count, _ = copy_if(cla.to_device(queue, host), "ary[i] < lim[i]",
+                                 [("lim", cla.to_device(queue, limits))])
+    np.testing.assert_array_equal(selected.get()[:count.get()], host[host < limits])
+
+
+@pytest.mark.parametrize("bits", [1, 2, 4])
+def test_radix_sort_is_stable_and_moves_every_sorted_argument(queue, bits):
+    n = 20001
+    keys = ints(n, high=2 ** 12, seed=bits).astype(np.uint32)
+    values = np.arange(n, dtype=np.int32)
+    sort = RadixSort(queue.context, "__global uint *keys, __global int *values", "keys[i]", ["keys", "values"],
+                     bits_at_a_time=bits, key_dtype=np.uint32)
+    (sorted_keys, sorted_values), _ = sort(cla.to_device(queue, keys), cla.to_device(queue, values), key_bits=12)
+    order = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(sorted_keys.get(), keys[order])
+    np.testing.assert_array_equal(sorted_values.get(), values[order])
+
+
+def test_bad_scans_are_refused(queue):
+    with pytest.raises(ValueError):
+        GenericScanKernel(queue.context, np.int32, "__global int *x", "x[i]", "a+b", None, "x[i] = item;")
+    with pytest.raises(TypeError):
+        GenericScanKernel(queue.context, np.int16, "__global short *x", "x[i]", "a+b", "0", "x[i] = item;")
+    knl = InclusiveScanKernel(queue.context, np.int32, "a+b", "0")
+    with pytest.raises(ValueError):
+        knl(cla.zeros(queue, 10, np.int32), cla.zeros(queue, 11, np.int32))
+    generic = GenericScanKernel(queue.context, np.int32, "__global int *x", "x[i]", "a+b", "0", "x[i] = item;")
+    with pytest.raises(TypeError):
+        generic(cla.zeros(queue, 10, np.int32), cla.zeros(queue, 10, np.int32))
