@@ -20,6 +20,7 @@
 #include "kernel_cache.hpp"
 #include "kernel_text.hpp"
 #include "opencl_complex.hpp"
+#include "portable_kernel.hpp"
 
 #include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
@@ -33,43 +34,13 @@ namespace gpukit::array {
 
 namespace {
 
+using detail::bind_memory;
+using detail::declare_memory;
+
 bool is_array(const param& p) { return p.kind != param_kind::scalar; }
-bool is_complex(dtype t) { return t == dtype::complex64 || t == dtype::complex128; }
 
 std::string element_type(dtype t, kernel_language language) {
     return std::string(language == kernel_language::cuda ? c_type(t) : opencl_element_type(t));
-}
-
-const char* const opencl_words =
-    "#define GK_KERNEL __kernel\n"
-    "#define GK_GLOBAL __global\n"
-    "#define GK_LOCAL __local\n"
-    "#define GK_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)\n"
-    "#define GK_LID ((int)get_local_id(0))\n"
-    "#define GK_GROUP ((long)get_group_id(0))\n";
-
-const char* const cuda_words =
-    "#define GK_KERNEL extern \"C\" __global__\n"
-    "#define GK_GLOBAL\n"
-    "#define GK_LOCAL __shared__\n"
-    "#define GK_BARRIER() __syncthreads()\n"
-    "#define GK_LID ((int)threadIdx.x)\n"
-    "#define GK_GROUP ((long)blockIdx.x)\n"
-    "typedef unsigned char uchar;\n";
-
-// A memory parameter of element type `type`: a pointer in CUDA C, a buffer and a byte offset
-// in OpenCL C (bound to `name` by bind_memory).
-void declare_memory(text_builder& out, const std::string& type, const std::string& name, kernel_language language) {
-    if (language == kernel_language::cuda)
-        out << type << "* " << name << ", ";
-    else
-        out << "__global " << type << "* gk_p_" << name << ", long gk_f_" << name << ", ";
-}
-
-void bind_memory(text_builder& out, const std::string& type, const std::string& name, kernel_language language) {
-    if (language == kernel_language::opencl)
-        out << "    __global " << type << "* " << name << " = (__global " << type << "*)((__global char*)gk_p_" << name
-            << " + gk_f_" << name << ");\n";
 }
 
 // The caller's parameters, then `N`.
@@ -291,7 +262,7 @@ std::string generic_scan_source(const generic_scan_spec& spec, kernel_language l
         return std::any_of(spec.params().begin(), spec.params().end(), [&](const param& p) { return p.type == t; });
     };
     if (cuda) {
-        out << detail::common_source << cuda_words;
+        out << detail::common_source;
     } else {
         if (uses(dtype::float64) || uses(dtype::complex128) || mentions(spec.scan_type(), "double") ||
             mentions(spec.preamble(), "double"))
@@ -299,9 +270,8 @@ std::string generic_scan_source(const generic_scan_spec& spec, kernel_language l
         for (dtype t : {dtype::complex64, dtype::complex128})
             if (uses(t))
                 out << detail::opencl_complex_library(t);
-        out << opencl_words;
     }
-    out << "#define GK_W " << generic_scan_group << "\n"
+    out << detail::language_words(language) << "#define GK_W " << generic_scan_group << "\n"
         << "#define GK_K " << spec.items_per_thread() << "\n"
         << spec.preamble() << "\n"
         << "typedef " << spec.scan_type() << " gk_scan_t;\n"

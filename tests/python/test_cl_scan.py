@@ -1,5 +1,5 @@
-"""PyOpenCL's scans and scan-based algorithms (gpukit.cl.scan and gpukit.cl.algorithm; pyopencl's
-with GPUKIT_PYOPENCL_ORIGINAL=1) against numpy: sizes around the kernels' pass (1024) and
+"""PyOpenCL's scans, scan-based algorithms and sorts (gpukit.cl.scan, .algorithm, .bitonic_sort;
+pyopencl's with GPUKIT_PYOPENCL_ORIGINAL=1) against numpy: sizes around the kernels' pass (1024) and
 interval boundaries, segments, offsets into the arrays, structured inputs and the algorithms'
 counts. These run on PoCL in CI."""
 import numpy as np
@@ -9,11 +9,13 @@ from cl_either import ORIGINAL, cl, cl_tools, ctx, needs_device, queue  # noqa: 
 
 if ORIGINAL:
     import pyopencl.array as cla
-    from pyopencl.algorithm import RadixSort, copy_if, partition, remove_if, unique
+    from pyopencl.algorithm import KeyValueSorter, RadixSort, copy_if, partition, remove_if, unique
+    from pyopencl.bitonic_sort import BitonicSort
     from pyopencl.scan import ExclusiveScanKernel, GenericScanKernel, InclusiveScanKernel
 else:
     import gpukit.cl.array as cla
-    from gpukit.cl.algorithm import RadixSort, copy_if, partition, remove_if, unique
+    from gpukit.cl.algorithm import KeyValueSorter, RadixSort, copy_if, partition, remove_if, unique
+    from gpukit.cl.bitonic_sort import BitonicSort
     from gpukit.cl.scan import ExclusiveScanKernel, GenericScanKernel, InclusiveScanKernel
 
 pytestmark = [pytest.mark.opencl, needs_device]
@@ -134,6 +136,50 @@ def test_radix_sort_is_stable_and_moves_every_sorted_argument(queue, bits):
     order = np.argsort(keys, kind="stable")
     np.testing.assert_array_equal(sorted_keys.get(), keys[order])
     np.testing.assert_array_equal(sorted_values.get(), values[order])
+
+
+def test_key_value_sorter_groups_values_by_key(queue):
+    n, nkeys = 20000, 700
+    keys = ints(n, high=nkeys - 5, seed=11) + 5  # keys 0..4 have no values
+    values = ints(n, high=10 ** 6, seed=12).astype(np.int64)
+    starts, lists, _ = KeyValueSorter(queue.context)(queue, cla.to_device(queue, keys), cla.to_device(queue, values),
+                                                     nkeys, starts_dtype=np.int32)
+    starts, lists = starts.get(), lists.get()
+    assert starts[0] == 0 and starts[nkeys] == n
+    for k in range(nkeys):
+        assert sorted(lists[starts[k]:starts[k + 1]]) == sorted(values[keys == k]), k
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64])
+@pytest.mark.parametrize("size", [4, 16, 512])
+def test_bitonic_sort_along_an_axis(queue, dtype, size):
+    if dtype == np.float64 and "cl_khr_fp64" not in queue.device.extensions:
+        pytest.skip("the device has no double precision")
+    host = (np.random.default_rng(size).standard_normal((2, size, 3)) * 1000).astype(dtype)
+    x = cla.to_device(queue, host)
+    sorted_x, _ = BitonicSort(queue.context)(x, axis=1)
+    assert sorted_x is x
+    np.testing.assert_array_equal(x.get(), np.sort(host, axis=1))
+
+
+@pytest.mark.parametrize("size", [0, 4, 2 ** 14])
+def test_bitonic_argsort_moves_the_indices(queue, size):
+    host = np.random.default_rng(size).integers(0, 1000, size).astype(np.float32)
+    x = cla.to_device(queue, host)
+    index = cla.arange(queue, 0, size, 1, dtype=np.int32)
+    BitonicSort(queue.context)(x, idx=index, axis=0)
+    np.testing.assert_array_equal(x.get(), np.sort(host))
+    np.testing.assert_array_equal(host[index.get()], np.sort(host))
+
+
+@pytest.mark.skipif(ORIGINAL, reason="PyOpenCL's bitonic sort takes powers of two only")
+def test_bitonic_sort_of_any_length_and_of_views(queue):
+    host = np.random.default_rng(1).integers(-500, 500, (37, 1001)).astype(np.int64)
+    x = cla.to_device(queue, host)
+    BitonicSort(queue.context)(x[::-2, 3:], axis=1)
+    expected = host.copy()
+    expected[::-2, 3:] = np.sort(host[::-2, 3:], axis=1)
+    np.testing.assert_array_equal(x.get(), expected)
 
 
 def test_bad_scans_are_refused(queue):

@@ -14,6 +14,7 @@
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/generic_scan.hpp"
 #include "gpukit/array/opencl_backend.hpp"
+#include "gpukit/array/sort.hpp"
 #include "gpukit/cl/buffer.hpp"
 #include "gpukit/random/philox.hpp"
 
@@ -260,6 +261,17 @@ public:
         array::run(spec, values, n, *backend_);
     }
 
+    // Sorts `keys` along `axis` in place, moving `values` (None, or an Array of keys' shape)
+    // with them.
+    void sort(nb::handle keys, nb::handle values, int axis) {
+        const call scope{*this};
+        const device_array k = borrowed(keys);
+        std::optional<device_array> v;
+        if (!values.is_none())
+            v = borrowed(values);
+        array::sort(k.view(), v ? &v->view() : nullptr, axis, *backend_);
+    }
+
     void finish() { backend_->synchronize(); }
 
     // Forgets the buffers the allocator made during one call, when the call ends (a result's
@@ -354,6 +366,7 @@ void bind_cl_array(nb::module_& m) {
         .def("read", &array_engine::read, "source"_a, "host"_a)
         .def("run", &array_engine::run, "spec"_a, "args"_a)
         .def("scan", &array_engine::scan, "spec"_a, "args"_a, "n"_a)
+        .def("sort", &array_engine::sort, "keys"_a, "values"_a.none(), "axis"_a)
         .def("finish", &array_engine::finish);
 }
 

@@ -18,9 +18,9 @@ import numpy as np
 from gpukit.cl.array import Array, empty
 from gpukit.cl.elementwise import _parse_arguments
 from gpukit.cl.scan import GenericScanKernel
-from gpukit.cl.tools import dtype_to_ctype
+from gpukit.cl.tools import ScalarArg, VectorArg, dtype_to_ctype
 
-__all__ = ["RadixSort", "copy_if", "partition", "remove_if", "unique"]
+__all__ = ["KeyValueSorter", "RadixSort", "copy_if", "partition", "remove_if", "unique"]
 
 
 def _extra_args(extra_args):
@@ -185,3 +185,47 @@ class RadixSort:
                        for (name, _, _), arg in zip(self.arguments, current)]
         by_name = {name: arg for (name, _, _), arg in zip(self.arguments, current)}
         return tuple(by_name[name] for name in self.sort_arg_names), evt
+
+
+class KeyValueSorter:
+    """KeyValueSorter(context): ``kvs(queue, keys, values, nkeys, starts_dtype, allocator=None,
+    wait_for=None)`` returns (starts, lists, event): lists holds values ordered by their keys
+    (each below nkeys), and the values of key k are lists[starts[k]:starts[k + 1]]."""
+
+    def __init__(self, context):
+        self.context = context
+        self._made = {}  # (key, value, starts dtype) -> the three kernels
+
+    def _kernels(self, key_dtype, value_dtype, starts_dtype):
+        found = self._made.get((key_dtype, value_dtype, starts_dtype))
+        if found is None:
+            found = self._made[key_dtype, value_dtype, starts_dtype] = self._make(key_dtype, value_dtype, starts_dtype)
+        return found
+
+    def _make(self, key_dtype, value_dtype, starts_dtype):
+        by_key = RadixSort(self.context, [VectorArg(value_dtype, "values"), VectorArg(key_dtype, "keys")],
+                           key_expr="keys[i]", sort_arg_names=["values", "keys"])
+        # Where each key's run starts (the keys are sorted); keys with no values keep the
+        # fill, and the scan below gives them the start of the next key that has some.
+        key_t, starts_t = dtype_to_ctype(key_dtype), dtype_to_ctype(starts_dtype)
+        start_finder = GenericScanKernel(
+            self.context, starts_dtype, f"__global {key_t} *keys, __global {starts_t} *starts", "0", "a+b", "0",
+            "if (i == 0 || keys[i] != keys[i-1]) starts[keys[i]] = i;")
+        largest = np.iinfo(starts_dtype).max
+        suffix = "UL" if starts_dtype.kind == "u" else "L"
+        backwards_min = GenericScanKernel(
+            self.context, starts_dtype, [VectorArg(starts_dtype, "starts"), ScalarArg(key_dtype, "nkeys")],
+            "starts[nkeys-i]", "min(a, b)", f"(({starts_t}){largest}{suffix})", "starts[nkeys-i] = item;")
+        return by_key, start_finder, backwards_min
+
+    def __call__(self, queue, keys, values, nkeys, starts_dtype, allocator=None, wait_for=None):
+        allocator = allocator or values.allocator
+        starts_dtype = np.dtype(starts_dtype)
+        by_key, start_finder, backwards_min = self._kernels(keys.dtype, values.dtype, starts_dtype)
+        (lists, sorted_keys), evt = by_key(values, keys, queue=queue, allocator=allocator, wait_for=wait_for)
+        starts = empty(queue, nkeys + 1, starts_dtype, allocator=allocator)
+        starts.fill(lists.size)
+        if sorted_keys.size:
+            start_finder(sorted_keys, starts, queue=queue)
+        evt = backwards_min(starts, keys.dtype.type(nkeys), queue=queue)
+        return starts, lists, evt

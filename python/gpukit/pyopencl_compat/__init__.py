@@ -1,7 +1,7 @@
 """Run code written for PyOpenCL's tools on gpukit.cl unchanged: importing this module makes
 ``import pyopencl`` give ``gpukit.cl``, and ``pyopencl.tools``, ``pyopencl.characterize`` and
 ``pyopencl.cltypes``, ``pyopencl.array``, ``pyopencl.clmath``, ``pyopencl.clrandom``,
-``pyopencl.elementwise``, ``pyopencl.scan`` and ``pyopencl.algorithm`` give the gpukit.cl modules
+``pyopencl.elementwise``, ``pyopencl.scan``, ``pyopencl.algorithm`` and ``pyopencl.bitonic_sort`` give the gpukit.cl modules
 of the same names (the same module objects).
 
 gpukit.cl covers PyOpenCL's core objects (platforms, devices, contexts, queues, buffers,
@@ -22,6 +22,7 @@ ALIASES = {
     "pyopencl.elementwise": "gpukit.cl.elementwise",
     "pyopencl.scan": "gpukit.cl.scan",
     "pyopencl.algorithm": "gpukit.cl.algorithm",
+    "pyopencl.bitonic_sort": "gpukit.cl.bitonic_sort",
 }
 
 _SEE = "see docs/opencl.md"
@@ -31,7 +32,6 @@ UNAVAILABLE = {
     name: f"gpukit.cl does not implement {name} (PyOpenCL's {what}); {_SEE}"
     for name, what in {
         "pyopencl.reduction": "ReductionKernel",
-        "pyopencl.bitonic_sort": "sorting",
         "pyopencl.cache": "program cache",
         "pyopencl.invoker": "kernel invoker generator",
         "pyopencl.capture_call": "kernel call capture",

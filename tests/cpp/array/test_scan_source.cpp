@@ -4,6 +4,7 @@
 // test_scan_gpu.cpp and tests/python/test_scan.py.
 #include "gpukit/array/generic_scan.hpp"
 #include "gpukit/array/scan.hpp"
+#include "gpukit/array/sort.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
 #include "array_test.hpp"
@@ -205,6 +206,15 @@ TEST(GenericScanSource, CompilesAsCudaC) {
         "best_t make_best(int value, int at) { return best_t{value, at}; }\n");
     for (const generic_scan_spec* spec : {&plain, &segmented, &structs})
         test::expect_generated_kernel_compiles(generic_scan_source(*spec, kernel_language::cuda));
+}
+
+// The sort pass kernel's CUDA C (its OpenCL C runs in test_sort_opencl.cpp), for integer and
+// floating-point keys, without values and with values of every size.
+TEST(SortSource, CompilesAsCudaC) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (const dtype key : {dtype::int8, dtype::uint64, dtype::float32, dtype::float64})
+        for (const std::size_t value_size : {0, 1, 2, 4, 8, 16})
+            test::expect_generated_kernel_compiles(sort_source(key, value_size, kernel_language::cuda));
 }
 
 }  // namespace
