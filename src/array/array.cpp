@@ -476,6 +476,21 @@ device_array dot(const device_array& a, const device_array& b) {
     return reduction(reduction_op::dot, "dot", a, &b);
 }
 
+device_array subset_reduce(reduction_op op, const device_array& subset, const device_array& a, const device_array* b) {
+    const std::shared_ptr<backend>& where = common_backend({&subset, &a, b});
+    const reduction_spec& spec =
+        reduction_spec_for(op, "subset reduction", a.type(), b ? std::optional(b->type()) : std::nullopt, subset.type(),
+                           std::nullopt, where ? where->language() : kernel_language::cuda);
+    if (b && b->size() != a.size())
+        throw logic_error("subset reduction: a and b have " + std::to_string(a.size()) + " and " +
+                          std::to_string(b->size()) + " elements");
+    std::vector<elementwise_arg> args{subset.view(), a.view()};
+    if (b)
+        args.emplace_back(b->view());
+    args.emplace_back(scalar_value::of(static_cast<std::int64_t>(a.size())));
+    return reduced(spec, args, *spec.output().dtype, where);
+}
+
 device_array min(const device_array& a) { return reduction(reduction_op::min, "min", a); }
 device_array max(const device_array& a) { return reduction(reduction_op::max, "max", a); }
 

@@ -11,6 +11,7 @@
 #include "gpukit/cuda/device.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -53,7 +54,6 @@ reduction_spec::reduction_spec(std::string name, std::vector<reduction_param> pa
     const std::string where = "reduction " + name_ + ": ";
     detail::require_name_prefix(name_, "reduction name ");
     std::set<std::string> seen;
-    bool any_array = false;
     for (const reduction_param& p : params_) {
         detail::require_kernel_name(p.name, where + "parameter name ");
         if (p.name == "i" || p.name.starts_with("gk_"))
@@ -63,10 +63,7 @@ reduction_spec::reduction_spec(std::string name, std::vector<reduction_param> pa
             throw logic_error(where + "parameter '" + p.name + "' is declared twice");
         if (p.type.c_name.empty() || p.type.size == 0)
             throw logic_error(where + "parameter '" + p.name + "' has no type");
-        any_array = any_array || p.kind != role::scalar;
     }
-    if (!any_array)
-        throw logic_error(where + "needs at least one array parameter");
     if (accumulator_.c_name.empty() || accumulator_.size == 0 || output_.c_name.empty() || output_.size == 0)
         throw logic_error(where + "the accumulator and output types must be named and have a size");
     const auto blank = [](const std::string& expression) { return split_words(expression).empty(); };
@@ -379,8 +376,10 @@ std::string type_name(const value_type& t) { return t.dtype ? std::string(name(*
 
 // The element arrays of `args`, checked against the spec's parameters; the first one's
 // shape is every element array's.
+// The element arrays of `args`; `count` is the number of indices when the caller gives it
+// (then there must be no element arrays), nullopt when it comes from the element arrays.
 std::vector<const ndarray*> checked_arguments(const reduction_spec& spec, std::span<const elementwise_arg> args,
-                                              const ndarray& out) {
+                                              const ndarray& out, std::optional<long long> count = std::nullopt) {
     if (args.size() != spec.params().size())
         throw logic_error(spec.name() + ": expected " + std::to_string(spec.params().size()) + " arguments, got " +
                           std::to_string(args.size()));
@@ -410,12 +409,17 @@ std::vector<const ndarray*> checked_arguments(const reduction_spec& spec, std::s
             elements.push_back(array);
         }
     }
-    if (elements.empty())
+    if (count && !elements.empty())
+        throw logic_error(spec.name() + ": a reduction over an index range reads arrays through pointers only; "
+                          "this spec has element arrays");
+    if (!count && elements.empty())
         throw logic_error(spec.name() + ": reduce() takes its count from element arrays; this spec has none");
     if (!same_type(spec.output(), out.type()) || out.size() != 1)
         throw logic_error(spec.name() + ": the output must be one " + type_name(spec.output()) + ", got " +
                           std::to_string(out.size()) + " of " + std::string(name(out.type())));
-    if (elements.front()->size() == 0 && spec.empty() == empty_reduction::error)
+    if (count && *count < 0)
+        throw logic_error(spec.name() + ": the index count is negative (" + std::to_string(*count) + ")");
+    if ((count ? *count : elements.front()->size()) == 0 && spec.empty() == empty_reduction::error)
         throw logic_error("zero-size array to reduction operation " + spec.name() + " which has no identity");
     return elements;
 }
@@ -454,9 +458,15 @@ std::string spec_problem(const reduction_spec& spec, const backend& b) {
 
 // reduce() on `b`, its partial results in `scratch` (`capacity` bytes), or, when nullptr, in
 // memory of b's own.
+// `range`: i = start, start + step, ... (count of them) for a spec without element arrays;
+// nullopt: the C-order indices of the element arrays.
+struct index_range {
+    long long start, step, count;
+};
 void reduce_on(backend& b, const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out,
-               const device_buffer* scratch, std::size_t capacity) {
-    const std::vector<const ndarray*> elements = checked_arguments(spec, args, out);
+               const device_buffer* scratch, std::size_t capacity, std::optional<index_range> range = std::nullopt) {
+    const std::vector<const ndarray*> elements =
+        checked_arguments(spec, args, out, range ? std::optional(range->count) : std::nullopt);
     for (const elementwise_arg& a : args)
         if (const auto* array = std::get_if<ndarray>(&a); array && array->buffer()->space != b.space())
             throw logic_error(spec.name() + ": an array is not " + b.name() +
@@ -465,8 +475,8 @@ void reduce_on(backend& b, const reduction_spec& spec, std::span<const elementwi
         throw logic_error(spec.name() + ": the output is not " + b.name() + " memory");
     if (std::string problem = spec_problem(spec, b); !problem.empty())
         throw logic_error(spec.name() + ", " + problem);
-    const reduction_variant variant = choose_variant(elements, b.language());
-    const std::vector<std::int64_t>& shape = elements.front()->shape();
+    const reduction_variant variant = range ? reduction_variant::contiguous : choose_variant(elements, b.language());
+    const std::vector<std::int64_t> shape = range ? std::vector<std::int64_t>{range->count} : elements.front()->shape();
     const int ndim = variant == reduction_variant::strided ? std::max(1, static_cast<int>(shape.size())) : 1;
     if (ndim > max_ndim)
         throw logic_error(spec.name() + ": arrays of " + std::to_string(ndim) + " axes; at most 64 are supported");
@@ -510,9 +520,9 @@ void reduce_on(backend& b, const reduction_spec& spec, std::span<const elementwi
     }
     const long long per_thread =
         b.language() == kernel_language::cuda ? detail::indices_per_step(spec, variant, ndim) : 1;
-    const detail::reduction_extent extent{0,
-                                          1,
-                                          elements.front()->size(),
+    const detail::reduction_extent extent{range ? range->start : 0,
+                                          range ? range->step : 1,
+                                          range ? range->count : elements.front()->size(),
                                           kernel_argument::memory(*out.buffer(), out.layout().offset()),
                                           kernel_argument::memory(*scratch, 0),
                                           capacity};
@@ -531,6 +541,13 @@ void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, c
 
 void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out, backend& b) {
     reduce_on(b, spec, args, out, nullptr, 0);
+}
+
+void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, long long start, long long step,
+            long long count, const ndarray& out, backend& b) {
+    if (step == 0)
+        throw logic_error(spec.name() + ": the index step is 0");
+    reduce_on(b, spec, args, out, nullptr, 0, index_range{start, step, count});
 }
 
 }  // namespace gpukit::array

@@ -31,7 +31,7 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
         assert pyopencl.characterize is gpukit.cl.characterize and MemoryPool is gpukit.cl.tools.MemoryPool
         import pyopencl.scan, pyopencl.algorithm, gpukit.cl.scan, gpukit.cl.algorithm
         assert pyopencl.scan is gpukit.cl.scan and pyopencl.algorithm is gpukit.cl.algorithm
-        for name, what in (("pyopencl.reduction", "ReductionKernel"), ("pyopencl.cache", "program cache")):
+        for name, what in (("pyopencl.cache", "program cache"), ("pyopencl.invoker", "kernel invoker generator")):
             try:
                 __import__(name)
             except ImportError as e:
@@ -42,15 +42,15 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
             import pyopencl.no_such_module
         except ModuleNotFoundError as e:
             assert "PyOpenCL has no such module" in str(e), e
-        # `from pyopencl import reduction` asks gpukit.cl for the attribute, then imports
-        # gpukit.cl.reduction: the same explanation (with PyOpenCL's name) answers.
+        # `from pyopencl import cache` asks gpukit.cl for the attribute, then imports
+        # gpukit.cl.cache: the same explanation (with PyOpenCL's name) answers.
         try:
-            from pyopencl import reduction
+            from pyopencl import cache
         except ImportError as e:
-            assert "gpukit.cl does not implement pyopencl.reduction (PyOpenCL's ReductionKernel)" in str(e), e
-            assert e.name == "pyopencl.reduction"
+            assert "gpukit.cl does not implement pyopencl.cache (PyOpenCL's program cache)" in str(e), e
+            assert e.name == "pyopencl.cache"
         else:
-            raise AssertionError("reduction was imported")
+            raise AssertionError("cache was imported")
         from pyopencl import tools  # a module gpukit has still imports this way
         assert tools is gpukit.cl.tools
         try:
@@ -63,15 +63,15 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
     assert result.stdout.strip() == "ok"
 
 
-# A PyOpenCL-style test module: it imports pyopencl.reduction (which gpukit.cl does not have
-# yet) at its top, as PyOpenCL's do, and uses pyopencl.cltypes in a parametrize.
+# A PyOpenCL-style test module: it imports pyopencl.capture_call (which gpukit.cl does not
+# have) at its top, as PyOpenCL's do, and uses pyopencl.cltypes in a parametrize.
 FAKE_TESTS = '''
 import numpy as np
 import pytest
 import pyopencl as cl
 import pyopencl.array as cl_array
 import pyopencl.cltypes as cltypes
-from pyopencl.reduction import ReductionKernel
+from pyopencl.capture_call import capture_kernel_call
 from pyopencl.tools import MemoryPool, ImmediateAllocator, pytest_generate_tests_for_pyopencl as pytest_generate_tests
 
 
@@ -85,7 +85,7 @@ def test_pool(ctx_factory: cl.CtxFactory):
 @pytest.mark.parametrize("dtype", [np.uint64, cltypes.uint2])
 def test_array(ctx_factory, dtype):
     a = cl_array.zeros(cl.CommandQueue(ctx_factory()), 10, dtype)
-    ReductionKernel(a.context, dtype, "0", "a+b")
+    capture_kernel_call(None, "out.py", None, None, None, a)
 
 
 def test_skip(platform):
@@ -106,7 +106,7 @@ def test_the_runner_reports_each_test(tmp_path):
     assert sum("test_pool[" in line and " passed" in line for line in lines) == devices, result.stdout
     failed = [line for line in lines if "test_array[" in line]
     assert len(failed) == 2 * devices and all(" failed " in line for line in failed), result.stdout
-    assert all("gpukit.cl does not implement pyopencl.reduction" in line for line in failed), result.stdout
+    assert all("gpukit.cl does not implement pyopencl.capture_call" in line for line in failed), result.stdout
     # A test taking only `platform` runs once per device, as in PyOpenCL.
     assert sum("test_skip[" in line and " skipped " in line for line in lines) == devices, result.stdout
     assert lines[-1] == f"summary: {2 * devices} failed, {devices} passed, {devices} skipped", result.stdout

@@ -273,6 +273,14 @@ device_array dot(const device_array& a, const device_array& b);
 device_array min(const device_array& a);
 device_array max(const device_array& a);
 
+enum class reduction_op;  // reduction.hpp
+
+// The same over the elements a[subset[k]] (and b[subset[k]]) for each k, the integer array
+// `subset` of any layout, negative indices counting from the end as in Python (PyOpenCL's
+// subset_sum, subset_min, subset_max, subset_dot). a and b must be contiguous.
+device_array subset_reduce(reduction_op op, const device_array& subset, const device_array& a,
+                           const device_array* b = nullptr);
+
 // Running sums of a 1-d array, in numpy's cumsum type (sum()'s: int64 for bool and narrower
 // signed integers, uint64 for unsigned ones): out[k] = a[0] + ... + a[k] (inclusive), or
 // a[0] + ... + a[k - 1] with out[0] = 0 (exclusive). type_error for complex arrays,

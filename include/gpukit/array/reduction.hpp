@@ -90,7 +90,7 @@ public:
     // The expressions may use the scalar parameters (both kernels receive every parameter).
     // logic_error for a name that is not a C identifier, parameter names that are not C
     // identifiers or are keywords (core/c_text.hpp), repeat, are `i` or start with the
-    // reserved prefix gk_, no array parameter, an empty (or blank) expression, or an
+    // reserved prefix gk_, an empty (or blank) expression, or an
     // accumulator or output of no size.
     reduction_spec(std::string name, std::vector<reduction_param> params, value_type accumulator, value_type output,
                    std::string neutral, std::string map, std::string reduce, std::string preamble = {},
@@ -210,5 +210,11 @@ void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, c
 // it allocates). On OpenCL the spec's expressions are OpenCL C (reduction_spec_for(...,
 // kernel_language::opencl) makes numpy's), its types dtypes the backend takes.
 void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, const ndarray& out, backend& b);
+// The same over i = start, start + step, ... (`count` indices) for a spec without element
+// arrays (its arrays pointers, indexed by the map as it likes; PyOpenCL's ReductionKernel with
+// range= or slice=). logic_error for a spec with element arrays, a negative count or a step
+// of 0.
+void reduce(const reduction_spec& spec, std::span<const elementwise_arg> args, long long start, long long step,
+            long long count, const ndarray& out, backend& b);
 
 }  // namespace gpukit::array

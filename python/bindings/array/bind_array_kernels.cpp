@@ -9,6 +9,7 @@
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/elementwise_kernel.hpp"
 #include "gpukit/array/generic_scan.hpp"
+#include "gpukit/array/reduction.hpp"
 #include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/from_name.hpp"
@@ -142,6 +143,27 @@ void bind_array_kernels(nb::module_& m) {
                 {"cuda", kernel_language::cuda}, {"opencl", kernel_language::opencl}};
             return generic_scan_source(s, from_name(language, languages, "language"));
         }, "language"_a, "The three kernels' source in 'cuda' or 'opencl' C.");
+
+    // A reduction over an index range whose arrays are pointers (PyOpenCL's ReductionKernel):
+    // parameters as (name, dtype name, "pointer" or "scalar"); run by an engine
+    // (gpukit.cl.array's _ArrayEngine.reduce_range).
+    nb::class_<reduction_spec>(m, "_ReductionSpec", "A reduction's parameters and C text.")
+        .def("__init__", [](reduction_spec* self, std::string name,
+                            const std::vector<std::tuple<std::string, std::string, std::string>>& params,
+                            const std::string& accumulator, const std::string& output, std::string neutral,
+                            std::string map, std::string reduce, std::string preamble) {
+            std::vector<reduction_param> converted;
+            for (const auto& [n, t, k] : params) {
+                if (k != "pointer" && k != "scalar")
+                    throw nb::value_error(("parameter kind must be pointer or scalar, got " + k).c_str());
+                converted.push_back({n, dtype_from_name(t),
+                                     k == "pointer" ? reduction_param_kind::pointer : reduction_param_kind::scalar});
+            }
+            new (self) reduction_spec(std::move(name), std::move(converted), dtype_from_name(accumulator),
+                                      dtype_from_name(output), std::move(neutral), std::move(map), std::move(reduce),
+                                      std::move(preamble));
+        }, "name"_a, "params"_a, "accumulator"_a, "output"_a, "neutral"_a, "map"_a, "reduce"_a, "preamble"_a)
+        .def_prop_ro("name", [](const reduction_spec& s) { return s.name(); });
 
     // args: array_arg tuples for arrays, bytes (the value in the parameter's type) for scalars.
     m.def("_elementwise_run", [](const elementwise_spec& spec, const nb::list& args, nb::handle stream) {

@@ -14,6 +14,7 @@
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/generic_scan.hpp"
 #include "gpukit/array/opencl_backend.hpp"
+#include "gpukit/array/reduction.hpp"
 #include "gpukit/array/sort.hpp"
 #include "gpukit/cl/buffer.hpp"
 #include "gpukit/random/philox.hpp"
@@ -217,6 +218,33 @@ public:
         throw nb::value_error(("no reduction named '" + std::string(name) + "'").c_str());
     }
 
+    // numpy's reduction `name` of x (and y, for dot) over x[subset[k]] (and y[subset[k]]).
+    nb::tuple subset_reduce(std::string_view name, nb::handle subset, nb::handle x, nb::handle y) {
+        const call scope{*this};
+        std::optional<device_array> b;
+        if (!y.is_none())
+            b = borrowed(y);
+        return result(array::subset_reduce(array::reduction_op_from_name(name), borrowed(subset), borrowed(x),
+                                           b ? &*b : nullptr));
+    }
+
+    // The reduction `spec` over i = start, start + step, ... (count of them), its arguments
+    // as run()'s: a 0-d result of the spec's output type.
+    nb::tuple reduce_range(const array::reduction_spec& spec, nb::list args, long long start, long long step,
+                           long long count) {
+        const call scope{*this};
+        std::vector<device_array> arrays;
+        std::vector<array::param> params;
+        for (const array::reduction_param& p : spec.params())
+            params.push_back({p.name, *p.type.dtype,
+                              p.kind == array::reduction_param_kind::scalar ? array::param_kind::scalar
+                                                                            : array::param_kind::input});
+        const std::vector<array::elementwise_arg> values = kernel_args(spec.name(), params, args, arrays);
+        device_array out = device_array::empty(backend_, {}, *spec.output().dtype);
+        array::reduce(spec, values, start, step, count, out.view(), *backend_);
+        return result(out);
+    }
+
     nb::tuple rand(nb::handle shape, nb::handle dtype, std::uint64_t seed) {
         const call scope{*this};
         const std::optional<array::dtype> t = kernel_type(dtype);
@@ -367,6 +395,8 @@ void bind_cl_array(nb::module_& m) {
         .def("run", &array_engine::run, "spec"_a, "args"_a)
         .def("scan", &array_engine::scan, "spec"_a, "args"_a, "n"_a)
         .def("sort", &array_engine::sort, "keys"_a, "values"_a.none(), "axis"_a)
+        .def("subset_reduce", &array_engine::subset_reduce, "name"_a, "subset"_a, "x"_a, "y"_a.none())
+        .def("reduce_range", &array_engine::reduce_range, "spec"_a, "args"_a, "start"_a, "step"_a, "count"_a)
         .def("finish", &array_engine::finish);
 }
 

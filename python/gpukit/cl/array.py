@@ -33,7 +33,7 @@ __all__ = [
     "Array", "ArrayHasOffsetError", "to_device", "empty", "zeros", "empty_like", "zeros_like",
     "arange", "as_strided", "concatenate", "stack", "hstack", "diff", "transpose", "reshape",
     "if_positive", "where", "maximum", "minimum", "logical_and", "logical_or", "logical_not",
-    "sum", "dot", "vdot", "min", "max", "any", "all",
+    "sum", "dot", "vdot", "min", "max", "any", "all", "subset_dot", "subset_min", "subset_max",
 ]
 
 _BOOL_DTYPE = np.dtype(np.int8)  # PyOpenCL's type of comparisons and logical results
@@ -767,6 +767,27 @@ def dot(a, b, dtype=None, queue=None, slice=None):
     if slice is not None:
         a, b = a[slice], b[slice]
     return _reduce("dot", a, queue, None if dtype is None else np.dtype(dtype), b)
+
+
+def _subset_reduce(name, subset, a, b=None, queue=None, slice=None):
+    """numpy's reduction `name` over a[subset[k]] (and b[subset[k]]) for k in the (sliced) subset."""
+    if slice is not None:
+        subset = subset[slice]
+    operands = (subset,) if b is None else (subset, b)
+    return a._wrap(a._engine(queue, *operands).subset_reduce(name, subset, a, b))
+
+
+def subset_dot(subset, a, b, dtype=None, queue=None, slice=None):
+    result = _subset_reduce("dot", subset, a, b, queue, slice)
+    return result if dtype is None or result.dtype == np.dtype(dtype) else result.astype(dtype)
+
+
+def subset_min(subset, a, queue=None, slice=None):
+    return _subset_reduce("min", subset, a, None, queue, slice)
+
+
+def subset_max(subset, a, queue=None, slice=None):
+    return _subset_reduce("max", subset, a, None, queue, slice)
 
 
 def vdot(a, b, dtype=None, queue=None, slice=None):

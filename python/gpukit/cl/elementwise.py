@@ -35,9 +35,9 @@ _QUALIFIERS = {"const", "__const", "volatile", "restrict", "__restrict", "__rest
 _DECLARATOR = re.compile(r"^(?P<type>[A-Za-z_][\w ]*?)\s*(?P<star>\*?)\s*(?P<name>[A-Za-z_]\w*)$")
 
 
-def _parse_arguments(arguments, who="ElementwiseKernel"):
+def _parse_arguments(arguments, who="ElementwiseKernel", arrays_needed=True):
     """[(name, dtype, kind)] of a C declaration list ("float a, const float *x") or of
-    VectorArg/ScalarArg objects."""
+    VectorArg/ScalarArg objects; ValueError without an array unless not `arrays_needed`."""
     if isinstance(arguments, str):
         declarations = [d.strip() for d in arguments.split(",") if d.strip()]
     else:
@@ -64,7 +64,7 @@ def _parse_arguments(arguments, who="ElementwiseKernel"):
                             f"kernels do not take yet (they take {', '.join(sorted(set(_TYPES)))})")
         kind = ("in" if const else "inout") if match.group("star") else "scalar"
         params.append((match.group("name"), np.dtype(_TYPES[type_name]), kind))
-    if not any(kind != "scalar" for _, _, kind in params):
+    if arrays_needed and not any(kind != "scalar" for _, _, kind in params):
         raise ValueError(f"{who}: the arguments hold no array (a pointer argument)")
     return params
 

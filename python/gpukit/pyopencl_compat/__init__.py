@@ -1,12 +1,12 @@
 """Run code written for PyOpenCL's tools on gpukit.cl unchanged: importing this module makes
 ``import pyopencl`` give ``gpukit.cl``, and ``pyopencl.tools``, ``pyopencl.characterize`` and
 ``pyopencl.cltypes``, ``pyopencl.array``, ``pyopencl.clmath``, ``pyopencl.clrandom``,
-``pyopencl.elementwise``, ``pyopencl.scan``, ``pyopencl.algorithm`` and ``pyopencl.bitonic_sort`` give the gpukit.cl modules
+``pyopencl.elementwise``, ``pyopencl.scan``, ``pyopencl.algorithm``, ``pyopencl.bitonic_sort`` and ``pyopencl.reduction`` give the gpukit.cl modules
 of the same names (the same module objects).
 
 gpukit.cl covers PyOpenCL's core objects (platforms, devices, contexts, queues, buffers,
 programs, kernels, events, enqueue_copy) and the tools of the seed (docs/opencl.md); a PyOpenCL
-module it does not implement (pyopencl.reduction, ...) raises ImportError saying so.
+module it does not implement (pyopencl.cache, ...) raises ImportError saying so.
 ``python -m gpukit.pyopencl_compat script.py [args]`` runs a script this way.
 """
 from gpukit import _aliases
@@ -23,6 +23,7 @@ ALIASES = {
     "pyopencl.scan": "gpukit.cl.scan",
     "pyopencl.algorithm": "gpukit.cl.algorithm",
     "pyopencl.bitonic_sort": "gpukit.cl.bitonic_sort",
+    "pyopencl.reduction": "gpukit.cl.reduction",
 }
 
 _SEE = "see docs/opencl.md"
@@ -31,7 +32,6 @@ _SEE = "see docs/opencl.md"
 UNAVAILABLE = {
     name: f"gpukit.cl does not implement {name} (PyOpenCL's {what}); {_SEE}"
     for name, what in {
-        "pyopencl.reduction": "ReductionKernel",
         "pyopencl.cache": "program cache",
         "pyopencl.invoker": "kernel invoker generator",
         "pyopencl.capture_call": "kernel call capture",

@@ -1,0 +1,91 @@
+"""PyOpenCL's ReductionKernel on gpukit's array engine: ``gpukit.cl.reduction``
+(``pyopencl.reduction`` through ``gpukit.pyopencl_compat``)::
+
+    dot = ReductionKernel(ctx, np.float32, neutral="0", reduce_expr="a+b",
+                          map_expr="x[i]*y[i]", arguments="__global const float *x, __global const float *y")
+    dot(x, y).get()                       # a 0-d Array; return_event=True adds the event
+    ReductionKernel(ctx, np.int32, "0", "a+b", map_expr="i", arguments=[])(range=slice(n), queue=queue)
+
+The expressions are OpenCL C; arrays are pointers to their (contiguous) elements, so the map
+may index them freely. The reduction accumulates in dtype_out, in the engine's two-stage
+reduction (C++: gpukit/array/reduction.hpp).
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from gpukit import cl
+from gpukit._gpukit import _dtype_supported, _ReductionSpec
+from gpukit.cl.array import Array, _engine, _wait_for_events
+from gpukit.cl.elementwise import _as_declared, _defines, _parse_arguments
+
+__all__ = ["ReductionKernel"]
+
+
+class ReductionKernel:
+    """ReductionKernel(ctx, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None,
+    name="reduce_kernel", options=None, preamble="")."""
+
+    def __init__(self, ctx, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None, name="reduce_kernel",
+                 options=None, preamble=""):
+        dtype_out = np.dtype(dtype_out)
+        if not _dtype_supported(dtype_out.name) or dtype_out.fields:
+            raise NotImplementedError(f"ReductionKernel: gpukit.cl reduces into the numeric dtypes, not {dtype_out} "
+                                      "(structured dtypes are not supported yet)")
+        self.context = ctx
+        self.dtype_out = dtype_out
+        self.name = name
+        self.parsed_args = _parse_arguments(arguments if arguments is not None else [], "ReductionKernel",
+                                            arrays_needed=False)
+        self._spec = _ReductionSpec(
+            name, [(n, t.name, "scalar" if kind == "scalar" else "pointer") for n, t, kind in self.parsed_args],
+            dtype_out.name, dtype_out.name, str(neutral), "in[i]" if map_expr is None else map_expr, reduce_expr,
+            _defines(options, "ReductionKernel") + preamble)
+
+    def __call__(self, *args, return_event=False, queue=None, allocator=None, wait_for=None, out=None, range=None,
+                 slice=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"ReductionKernel call got unexpected keyword arguments {sorted(kwargs)}")
+        if len(args) != len(self.parsed_args):
+            raise TypeError(f"{self.name} takes {len(self.parsed_args)} arguments, got {len(args)}")
+        if range is not None and slice is not None:
+            raise TypeError("may not specify both range and slice")
+        values, arrays = [], []
+        for (name, dtype, kind), arg in zip(self.parsed_args, args):
+            if kind == "scalar":
+                values.append(np.asarray(arg, dtype=dtype).tobytes())
+                continue
+            arg = _as_declared(arg, name, dtype, self.name)
+            if not arg.flags.forc:
+                raise ValueError(f"{self.name}: the argument {name} must be a contiguous Array")
+            values.append(arg)
+            arrays.append(arg)
+        if range is not None:
+            start, step = range.start or 0, range.step or 1
+            if range.stop is None:
+                raise ValueError("range= needs a stop")
+            count = len(builtins.range(start, range.stop, step))
+        elif arrays:
+            size = arrays[0].size
+            start, stop, step = (slice or builtins.slice(None)).indices(size)
+            count = len(builtins.range(start, stop, step))
+        else:
+            raise TypeError(f"{self.name}: without array arguments, range= says which indices to reduce")
+        queue = queue or (arrays[0].queue if arrays else None)
+        if queue is None:
+            raise TypeError(f"{self.name}: without array arguments, queue= says where to run")
+        allocator = allocator or (arrays[0].allocator if arrays else None)
+        if wait_for:
+            cl.enqueue_barrier(queue, wait_for=list(wait_for))
+        _wait_for_events(queue, arrays)
+        made = _engine(queue, allocator).reduce_range(self._spec, values, start, step, count)
+        result = Array(queue, (), self.dtype_out, allocator=allocator, data=made[0], offset=made[1])
+        if out is not None:
+            if not isinstance(out, Array) or out.dtype != self.dtype_out or out.size != 1:
+                raise TypeError(f"{self.name}: out must be an Array of one {self.dtype_out}")
+            out.setitem(Ellipsis, result, queue=queue)
+            result = out
+        return (result, cl.enqueue_marker(queue)) if return_event else result
+
