@@ -14,6 +14,7 @@
 // IndexError there, which a kernel cannot do without the caller waiting for it.
 #pragma once
 
+#include "gpukit/array/backend.hpp"
 #include "gpukit/array/ndarray.hpp"
 #include "gpukit/array/views.hpp"
 #include "gpukit/cuda/stream.hpp"
@@ -55,5 +56,21 @@ void take(const element_array& source, const ndarray& indices, const element_arr
 void indexed_copy(std::span<const element_array> sources, std::span<const element_array> outs,
                   const ndarray* source_indices, const ndarray* dest_indices, std::span<const std::int64_t> offsets,
                   cuda::stream_view s);
+
+// The indexed copy on any backend (OpenCL's gpukit.cl.array take and multi_* functions), one
+// pair of arrays per launch: out_k[d] = sources_k[s] with s = source_index[i] (or i) plus
+// offsets[k] (when given), d = dest_index[i] (or i), over i below the index arrays' size
+// (or, with neither, the smallest source's). Every array contiguous (positions in memory
+// order); sources and outs of one element size (1, 2, 4, 8 or 16 bytes); indices of an
+// integer type or bool. Negative s and d count from the end; an s beyond its source reads
+// zero bytes, a d beyond its out writes nothing. logic_error for arguments that do not fit
+// or memory not `b`'s.
+void indexed_copy(std::span<const ndarray> sources, std::span<const ndarray> outs, const ndarray* source_indices,
+                  const ndarray* dest_indices, std::span<const std::int64_t> offsets, backend& b);
+
+// The pass kernel of that indexed copy (gk_gather_scatter) for elements of `element_size`
+// bytes and the given index types, in `language`.
+std::string portable_indexed_copy_source(std::size_t element_size, std::optional<dtype> source_index,
+                                         std::optional<dtype> dest_index, kernel_language language);
 
 }  // namespace gpukit::array

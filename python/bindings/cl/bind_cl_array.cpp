@@ -13,6 +13,7 @@
 #include "gpukit/array/array.hpp"
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/generic_scan.hpp"
+#include "gpukit/array/indexing.hpp"
 #include "gpukit/array/opencl_backend.hpp"
 #include "gpukit/array/reduction.hpp"
 #include "gpukit/array/sort.hpp"
@@ -300,6 +301,24 @@ public:
         array::sort(k.view(), v ? &v->view() : nullptr, axis, *backend_);
     }
 
+    // outs[k][dest[i]] = sources[k][source[i] + offsets[k]] (indexing.hpp's indexed_copy).
+    void indexed_copy(nb::list sources, nb::list outs, nb::handle source_indices, nb::handle dest_indices,
+                      const std::vector<std::int64_t>& offsets) {
+        const call scope{*this};
+        std::vector<array::ndarray> from, to;
+        for (nb::handle a : sources)
+            from.push_back(borrowed(a).view());
+        for (nb::handle a : outs)
+            to.push_back(borrowed(a).view());
+        std::optional<device_array> source_index, dest_index;
+        if (!source_indices.is_none())
+            source_index = borrowed(source_indices);
+        if (!dest_indices.is_none())
+            dest_index = borrowed(dest_indices);
+        array::indexed_copy(from, to, source_index ? &source_index->view() : nullptr,
+                            dest_index ? &dest_index->view() : nullptr, offsets, *backend_);
+    }
+
     void finish() { backend_->synchronize(); }
 
     // Forgets the buffers the allocator made during one call, when the call ends (a result's
@@ -395,6 +414,8 @@ void bind_cl_array(nb::module_& m) {
         .def("run", &array_engine::run, "spec"_a, "args"_a)
         .def("scan", &array_engine::scan, "spec"_a, "args"_a, "n"_a)
         .def("sort", &array_engine::sort, "keys"_a, "values"_a.none(), "axis"_a)
+        .def("indexed_copy", &array_engine::indexed_copy, "sources"_a, "outs"_a, "source_indices"_a.none(),
+             "dest_indices"_a.none(), "offsets"_a)
         .def("subset_reduce", &array_engine::subset_reduce, "name"_a, "subset"_a, "x"_a, "y"_a.none())
         .def("reduce_range", &array_engine::reduce_range, "spec"_a, "args"_a, "start"_a, "step"_a, "count"_a)
         .def("finish", &array_engine::finish);

@@ -34,6 +34,7 @@ __all__ = [
     "arange", "as_strided", "concatenate", "stack", "hstack", "diff", "transpose", "reshape",
     "if_positive", "where", "maximum", "minimum", "logical_and", "logical_or", "logical_not",
     "sum", "dot", "vdot", "min", "max", "any", "all", "subset_dot", "subset_min", "subset_max",
+    "take", "multi_take", "multi_put", "multi_take_put",
 ]
 
 _BOOL_DTYPE = np.dtype(np.int8)  # PyOpenCL's type of comparisons and logical results
@@ -417,7 +418,17 @@ class Array:
     def T(self):  # noqa: N802 (numpy's name)
         return self.transpose()
 
+    def _index_array(self, index, what):
+        """The Array of integer indices `index` (PyOpenCL's fancy indexing of 1-d Arrays)."""
+        if index.dtype.kind not in "iu":
+            raise TypeError(f"{what}: an index Array must hold integers, got {index.dtype}")
+        if self.ndim != 1:
+            raise NotImplementedError(f"{what}: an index Array indexes 1-d Arrays only (as in PyOpenCL)")
+        return index
+
     def __getitem__(self, index):
+        if isinstance(index, Array):
+            return take(self, self._index_array(index, "indexing"))
         if not isinstance(index, tuple):
             index = (index,)
         for item in index:
@@ -434,7 +445,20 @@ class Array:
 
     def setitem(self, subscript, value, queue=None, wait_for=None):
         """self[subscript] = value (an Array, a scalar or a host array, broadcast and
-        converted), after the events of `wait_for`."""
+        converted), after the events of `wait_for`. An integer Array subscript scatters:
+        self[subscript[i]] = value[i] (or value)."""
+        if isinstance(subscript, Array):
+            subscript = self._index_array(subscript, "setitem")
+            if not isinstance(value, Array):
+                value = full_scalar(self, value) if _is_scalar(value) else to_device(self.queue, np.asarray(value))
+            if value.size == 1 and subscript.size != 1:
+                filled = Array(self.queue, subscript.shape, self.dtype, allocator=self.allocator)
+                filled.fill(value.get().item())
+                value = filled
+            if value.dtype != self.dtype:
+                value = value.astype(self.dtype)
+            multi_put([value.ravel()], subscript, out=[self], queue=queue, wait_for=wait_for)
+            return
         target = self[subscript]
         _barrier(queue or self.queue, wait_for)
         if isinstance(value, Array) or _is_scalar(value):
@@ -740,6 +764,96 @@ def if_positive(criterion, then_, else_, out=None, queue=None):
     return where(criterion > 0, then_, else_, out=out, queue=queue)
 
 
+
+
+# ---- gathers and scatters
+
+def _single_dtype(arrays, what):
+    dtypes = {a.dtype for a in arrays}
+    if len(dtypes) != 1:
+        raise TypeError(f"{what}: the arrays must have one dtype, got {sorted(map(str, dtypes))}")
+    return dtypes.pop()
+
+
+def _indexed_copy(queue, sources, outs, source_indices, dest_indices, offsets=(), wait_for=None):
+    """outs[k][dest[i]] = sources[k][source[i] + offsets[k]] on queue (the engine's indexed_copy)."""
+    sources = [a if a.flags.forc else a.copy() for a in sources]
+    operands = [*sources, *outs, *(x for x in (source_indices, dest_indices) if x is not None)]
+    _barrier(queue, wait_for)
+    _wait_for_events(queue, operands)
+    first = outs[0] if outs else sources[0]
+    _engine(queue, first.allocator).indexed_copy(sources, outs, source_indices, dest_indices,
+                                                 [int(o) for o in offsets])
+
+
+def take(a, indices, out=None, queue=None, wait_for=None):
+    """[a[indices[0]], ..., a[indices[n - 1]]] (a's elements in C order)."""
+    queue = queue or a.queue
+    if out is None:
+        out = Array(queue, indices.shape, a.dtype, allocator=a.allocator)
+    elif not out.flags.c_contiguous or out.shape != indices.shape or out.dtype != a.dtype:
+        raise ValueError(f"take: out must be a C-contiguous Array of shape {indices.shape} and dtype {a.dtype}")
+    _indexed_copy(queue, [a.ravel() if a.flags.c_contiguous else a.copy().ravel()], [out.ravel()],
+                  indices.ravel(), None, wait_for=wait_for)
+    return out
+
+
+def multi_take(arrays, indices, out=None, queue=None):
+    """[take(a, indices) for a in arrays], into `out` when given."""
+    if not len(arrays):
+        return []
+    dtype = _single_dtype(arrays, "multi_take")
+    queue = queue or indices.queue
+    if out is None:
+        out = [Array(queue, indices.shape, dtype, allocator=arrays[0].allocator) for _ in arrays]
+    elif len(out) != len(arrays):
+        raise ValueError("out and arrays must have the same length")
+    _indexed_copy(queue, list(arrays), list(out), indices, None)
+    return out
+
+
+def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None, queue=None, src_offsets=None):
+    """out[k][dest_indices[i]] = arrays[k][src_indices[i] + src_offsets[k]]."""
+    if not len(arrays):
+        return []
+    dtype = _single_dtype(arrays, "multi_take_put")
+    queue = queue or src_indices.queue
+    if out is None:
+        out = [Array(queue, dest_shape, dtype, allocator=arrays[0].allocator) for _ in arrays]
+    else:
+        if _single_dtype(out, "multi_take_put") != dtype:
+            raise TypeError("arrays and out must have the same dtype")
+        if len(out) != len(arrays):
+            raise ValueError("out and arrays must have the same length")
+    if src_indices.dtype != dest_indices.dtype:
+        raise TypeError("src_indices and dest_indices must have the same dtype")
+    if len(src_indices.shape) != 1:
+        raise ValueError("src_indices must be 1D")
+    if src_indices.shape != dest_indices.shape:
+        raise ValueError("src_indices and dest_indices must have the same shape")
+    if src_offsets is not None and len(src_offsets) != len(arrays):
+        raise ValueError("src_indices and src_offsets must have the same length")
+    _indexed_copy(queue, list(arrays), list(out), src_indices, dest_indices, src_offsets or ())
+    return out
+
+
+def multi_put(arrays, dest_indices, dest_shape=None, out=None, queue=None, wait_for=None):
+    """out[k][dest_indices[i]] = arrays[k][i]."""
+    if not len(arrays):
+        return []
+    dtype = _single_dtype(arrays, "multi_put")
+    queue = queue or dest_indices.queue
+    if out is None:
+        out = [Array(queue, dest_shape, dtype, allocator=arrays[0].allocator) for _ in arrays]
+    else:
+        if _single_dtype(out, "multi_put") != dtype:
+            raise TypeError("arrays and out must have the same dtype")
+        if len(out) != len(arrays):
+            raise ValueError("out and arrays must have the same length")
+    if len(dest_indices.shape) != 1:
+        raise ValueError("dest_indices must be 1D")
+    _indexed_copy(queue, list(arrays), list(out), None, dest_indices, wait_for=wait_for)
+    return out
 
 
 # ---- reductions

@@ -1,9 +1,11 @@
-// Scan kernels (gpukit::array::scan_spec, scan_source): the spec's checks, the tile shapes,
+// Scan kernels (gpukit::array::scan_spec, scan_source) and the other kernels written once for
+// CUDA C and OpenCL C (generic scans, sort passes, the portable indexed copy): the spec's checks, the tile shapes,
 // NVRTC compiling every kind and variant for sm_90 with built-in, vector, struct and complex
 // element types, and what scan() refuses before it needs a device (no GPU needed). The scans themselves are checked on a GPU by
 // test_scan_gpu.cpp and tests/python/test_scan.py.
 #include "gpukit/array/generic_scan.hpp"
 #include "gpukit/array/scan.hpp"
+#include "gpukit/array/indexing.hpp"
 #include "gpukit/array/sort.hpp"
 #include "gpukit/core/error.hpp"
 #include "gpukit/rtc/program.hpp"
@@ -215,6 +217,17 @@ TEST(SortSource, CompilesAsCudaC) {
     for (const dtype key : {dtype::int8, dtype::uint64, dtype::float32, dtype::float64})
         for (const std::size_t value_size : {0, 1, 2, 4, 8, 16})
             test::expect_generated_kernel_compiles(sort_source(key, value_size, kernel_language::cuda));
+}
+
+// The portable indexed copy's CUDA C (its OpenCL C runs in test_indexing_opencl.cpp), for
+// every element size and with and without each index array.
+TEST(PortableIndexedCopySource, CompilesAsCudaC) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (const std::size_t size : {1, 2, 4, 8, 16})
+        for (const std::optional<dtype> source : {std::optional<dtype>(), std::optional(dtype::uint32)})
+            for (const std::optional<dtype> dest : {std::optional<dtype>(), std::optional(dtype::int64)})
+                test::expect_generated_kernel_compiles(
+                    portable_indexed_copy_source(size, source, dest, kernel_language::cuda));
 }
 
 }  // namespace
