@@ -164,7 +164,9 @@ loaded_kernel opencl_backend::kernel(std::uint64_t key, const std::string& name,
         // Built outside the lock (a build takes a while); two threads building one source at
         // once both succeed, and the first stored is kept.
         cl::program built = cl::program::create_with_source(context_, source());
-        built.build({}, std::span(&dev, 1));
+        // GK_CPU tells generated kernels that the device runs a group's work items one after
+        // the other (a CPU): a loop should then walk memory in order within each work item.
+        built.build((dev.type() & CL_DEVICE_TYPE_CPU) ? "-D GK_CPU=1" : "", std::span(&dev, 1));
         std::lock_guard lock(programs_->mutex);
         program = programs_->programs.try_emplace(key, std::make_shared<built_program>(std::move(built))).first->second;
     }

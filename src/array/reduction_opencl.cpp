@@ -125,9 +125,20 @@ std::string opencl_reduction_source(const reduction_spec& spec, reduction_varian
     if (std::none_of(spec.params().begin(), spec.params().end(), [](const reduction_param& p) { return p.name == "n"; }))
         s << "    const long n = gk_count;\n";
     write_pointer_arrays(s, spec);
+    // On a GPU the work items stride through the indices together (neighbours read neighbours);
+    // on a CPU (GK_CPU, opencl_backend.hpp) each work item takes one run of consecutive indices,
+    // since it runs its whole loop alone: striding, each read would be on another cache line.
     s << "    gk_acc gk_value = gk_neutral();\n"
-         "    for (long gk_k = get_global_id(0); gk_k < gk_count; gk_k += get_global_size(0)) {\n"
-         "        const long i = gk_start + gk_k * gk_step;\n";
+         "#ifdef GK_CPU\n"
+         "    const long gk_per = (gk_count + get_global_size(0) - 1) / get_global_size(0);\n"
+         "    const long gk_first = get_global_id(0) * gk_per;\n"
+         "    const long gk_end = gk_first + gk_per < gk_count ? gk_first + gk_per : gk_count;\n"
+         "    const long gk_next = 1;\n"
+         "#else\n"
+         "    const long gk_first = get_global_id(0), gk_end = gk_count, gk_next = get_global_size(0);\n"
+         "#endif\n"
+         "    long i = gk_start + gk_first * gk_step;\n"
+         "    for (long gk_k = gk_first; gk_k < gk_end; gk_k += gk_next, i += gk_next * gk_step) {\n";
     if (strided) {
         // Each element array's byte offset of C-order index i over the shape.
         for (int m = 0; m < elements; ++m)

@@ -520,3 +520,18 @@ def test_reduction_kernel_sides_measure_and_compute_the_sum_of_squares():
         print("measured")
     """)
     assert "measured" in out
+
+
+@pytest.mark.opencl
+def test_cl_array_cases_run_each_operation_on_each_device():
+    from gpukit.bench import cl_arrays
+    devices = cl_arrays.devices()
+    if not devices:
+        pytest.skip("no OpenCL device")
+    names = [c.name for c in cases.ALL if c.name.startswith("cl_array_")]
+    assert names == [f"cl_array_{op}_{short}" for short, _, _ in devices for op in cl_arrays.OPERATIONS]
+    [case] = [c for c in cases.ALL if c.name == f"cl_array_add_small_{devices[0][0]}"]
+    report = harness.run_case(case, {"quick": True, "repeats": 2})
+    gpukit_side = report["results"][0]
+    assert gpukit_side["side"] == "gpukit.cl.array" and len(gpukit_side["samples"]) == 2, report
+    assert 0 < gpukit_side["median"] < 0.1, report

@@ -8,6 +8,8 @@
 // used from several threads. Element types: bool (held as
 // a uchar of 0 or 1), the integers, float32, complex64 (PyOpenCL's cfloat_t), and float64 and
 // complex128 where the device has cl_khr_fp64 (a logic_error says so where it does not).
+// Kernels are built with GK_CPU defined on a CPU device, where a group's work items run one
+// after the other: a generated kernel's loop then walks consecutive elements per work item.
 #pragma once
 
 #include "gpukit/array/backend.hpp"

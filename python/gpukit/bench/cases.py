@@ -1,7 +1,7 @@
 """The benchmark cases. Each side measures one library doing the same thing."""
 from gpukit.bench.harness import Case, Side, Unavailable
 from gpukit.bench.gpu import primary_context
-from gpukit.bench import arrays, cl_pool, copies, gpuarray_functions, launch, pools, reductions, scans, small
+from gpukit.bench import arrays, cl_arrays, cl_pool, copies, gpuarray_functions, launch, pools, reductions, scans, small
 from gpukit.bench import compile as compiling
 from gpukit.bench import nccl as nccl_cases
 from gpukit.bench import curandom as random_cases
@@ -133,6 +133,23 @@ def _array_cases():
 
 
 ALL += _array_cases()
+
+
+def _cl_array_cases():
+    """PyOpenCL's array operations, gpukit.cl against PyOpenCL, on each OpenCL device."""
+    cases = []
+    for short, platform, device in cl_arrays.devices():
+        for operation, text in cl_arrays.OPERATIONS.items():
+            cases.append(Case(
+                f"cl_array_{operation}_{short}", f"{text} on {device} ({platform}), queue finished after a batch",
+                "µs per operation",
+                [Side("gpukit.cl.array", cl_arrays.side("gpukit", operation, platform, device)),
+                 Side("PyOpenCL", cl_arrays.side("pyopencl", operation, platform, device))],
+                scale=1e6))
+    return cases
+
+
+ALL += _cl_array_cases()
 
 
 # The small operations gpukit::array::device_array times from C++ (bench/cpp/device_array_bench.cpp).
