@@ -121,10 +121,6 @@ void indexed_copy(std::span<const ndarray> sources, std::span<const ndarray> out
         own(outs[k], "output " + std::to_string(k));
         if (size_of(sources[k].type()) != element_size || size_of(outs[k].type()) != element_size)
             throw logic_error("indexed copy: every source and output must have elements of one size");
-        if (!source_indices && sources[k].size() < n)
-            throw logic_error("indexed copy: source " + std::to_string(k) + " holds fewer elements than the indices");
-        if (!dest_indices && outs[k].size() < (n < 0 ? sources[k].size() : n))
-            throw logic_error("indexed copy: output " + std::to_string(k) + " holds fewer elements than it is given");
     }
     const std::optional<dtype> source_type =
         source_indices ? std::optional(source_indices->type()) : std::nullopt;

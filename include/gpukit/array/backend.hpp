@@ -15,8 +15,9 @@
 // and a byte offset; each backend passes it as its language takes it: one pointer in CUDA C, a
 // buffer and a byte offset in OpenCL C (an OpenCL buffer has no address the host can offset).
 //
-// Today elementwise kernels (elementwise.hpp) run through the seam on both backends; the
-// engine's other kernels (reductions, scans, indexing, copies) still call CUDA directly.
+// Elementwise kernels, reductions, generic scans, sorts and indexed copies run through the
+// seam on both backends; PyCUDA's look-back scans, strided take and copies between layouts
+// still call CUDA directly.
 #pragma once
 
 #include "gpukit/array/ndarray.hpp"

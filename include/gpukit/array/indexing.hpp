@@ -63,8 +63,9 @@ void indexed_copy(std::span<const element_array> sources, std::span<const elemen
 // (or, with neither, the smallest source's). Every array contiguous (positions in memory
 // order); sources and outs of one element size (1, 2, 4, 8 or 16 bytes); indices of an
 // integer type or bool. Negative s and d count from the end; an s beyond its source reads
-// zero bytes, a d beyond its out writes nothing. logic_error for arguments that do not fit
-// or memory not `b`'s.
+// zero bytes, a d beyond its out writes nothing (so do positions i beyond an array read or
+// written at i: PyOpenCL's multi_put reads its sources at every i of the indices). logic_error
+// for arguments that do not fit or memory not `b`'s.
 void indexed_copy(std::span<const ndarray> sources, std::span<const ndarray> outs, const ndarray* source_indices,
                   const ndarray* dest_indices, std::span<const std::int64_t> offsets, backend& b);
 

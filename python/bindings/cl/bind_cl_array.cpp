@@ -97,7 +97,9 @@ public:
         const std::optional<array::dtype> t = kernel_type(a.attr("dtype"));
         if (!t)
             throw nb::type_error(
-                ("arrays of dtype " + std::string(nb::str(a.attr("dtype")).c_str()) + " have no kernels").c_str());
+                ("arrays of dtype " + nb::cast<std::string>(nb::steal(PyObject_Str(nb::object(a.attr("dtype")).ptr()))) +
+                 " have no kernels")
+                    .c_str());
         const layout l(int_tuple(a.attr("shape")), int_tuple(a.attr("strides")),
                        static_cast<std::int64_t>(array::size_of(*t)), nb::cast<std::int64_t>(a.attr("offset")));
         return device_array(array::ndarray(array::borrow(kept(std::move(base))), *t, l), backend_);

@@ -11,8 +11,6 @@ least-significant-digit-first radix sort, one scan per ``bits_at_a_time`` key bi
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from gpukit.cl.array import Array, empty
@@ -39,9 +37,9 @@ def _extra_args(extra_args):
     return tuple(declarations), tuple(values), events
 
 
-@functools.lru_cache(maxsize=256)
 def _counting_scan(context, arguments, input_expr, output_statement, count_dtype, preamble, fetches=()):
-    """A scan counting where input_expr holds (an item_t/scan_t kernel of PyOpenCL's templates)."""
+    """A scan counting where input_expr holds (an item_t/scan_t kernel of PyOpenCL's templates);
+    made again on each call, it finds the programs built before (scan.py keeps the specs)."""
     return GenericScanKernel(context, count_dtype, arguments, input_expr, "a+b", "0", output_statement,
                              input_fetch_exprs=list(fetches), preamble=preamble)
 

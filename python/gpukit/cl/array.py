@@ -34,7 +34,7 @@ __all__ = [
     "arange", "as_strided", "concatenate", "stack", "hstack", "diff", "transpose", "reshape",
     "if_positive", "where", "maximum", "minimum", "logical_and", "logical_or", "logical_not",
     "sum", "dot", "vdot", "min", "max", "any", "all", "subset_dot", "subset_min", "subset_max",
-    "take", "multi_take", "multi_put", "multi_take_put",
+    "take", "multi_take", "multi_put", "multi_take_put", "cumsum",
 ]
 
 _BOOL_DTYPE = np.dtype(np.int8)  # PyOpenCL's type of comparisons and logical results
@@ -354,8 +354,14 @@ class Array:
                                    wait_for=wait_for)
 
     def fill(self, value, queue=None, wait_for=None):
-        """Every element set to `value`, after the events of `wait_for`; returns the array."""
+        """Every element set to `value`, after the events of `wait_for`; returns the array.
+        Records and vector types (no kernels) are filled from the host, contiguous arrays only."""
         _barrier(queue or self.queue, wait_for)
+        if self.dtype.fields is not None or self.dtype.subdtype is not None:
+            if not self.flags.forc:
+                raise NotImplementedError(f"fill of a non-contiguous array of {self.dtype} (make a copy first)")
+            self.set(np.full(self.shape, value, dtype=self.dtype), queue=queue)
+            return self
         self._engine(queue).assign(self, value)
         return self
 
@@ -854,6 +860,24 @@ def multi_put(arrays, dest_indices, dest_shape=None, out=None, queue=None, wait_
         raise ValueError("dest_indices must be 1D")
     _indexed_copy(queue, list(arrays), list(out), None, dest_indices, wait_for=wait_for)
     return out
+
+
+# ---- scans
+
+def cumsum(a, output_dtype=None, queue=None, wait_for=None, return_event=False):
+    """The running sums of the 1-d array `a` in output_dtype (default a's), as PyOpenCL's
+    (an InclusiveScanKernel; output_dtype of 4 or 8 bytes)."""
+    from gpukit.cl.scan import GenericScanKernel
+    from gpukit.cl.tools import dtype_to_ctype
+    output_dtype = a.dtype if output_dtype is None else np.dtype(output_dtype)
+    # Made on each call; the spec, and so the built program, is kept by gpukit.cl.scan.
+    knl = GenericScanKernel(
+        a.context, output_dtype,
+        f"__global const {dtype_to_ctype(a.dtype)} *input, __global {dtype_to_ctype(output_dtype)} *output",
+        "input[i]", "a+b", "0", "output[i] = item;")
+    result = a._new_like_me(output_dtype)
+    evt = knl(a, result, queue=queue, wait_for=wait_for)
+    return (result, evt) if return_event else result
 
 
 # ---- reductions

@@ -16,6 +16,8 @@ gpukit/array/generic_scan.hpp) runs them in three kernels. Array arguments must 
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from gpukit import cl
@@ -25,6 +27,16 @@ from gpukit.cl.elementwise import _as_declared, _defines, _parse_arguments
 from gpukit.cl.tools import dtype_to_ctype
 
 __all__ = ["ExclusiveScanKernel", "GenericDebugScanKernel", "GenericScanKernel", "InclusiveScanKernel"]
+
+
+@functools.lru_cache(maxsize=512)
+def _scan_spec(*description):
+    """The engine's spec of a scan: one per distinct description, so kernels made again with
+    the same text (copy_if in a loop) find the programs built for the first."""
+    name_prefix, scan_type, size, params, input_expr, scan_expr, neutral, output, segments, fetches, preamble = \
+        description
+    return _GenericScanSpec(name_prefix, scan_type, size, list(params), input_expr, scan_expr, neutral, output,
+                            segments, list(fetches), preamble)
 
 
 class GenericScanKernel:
@@ -56,10 +68,11 @@ class GenericScanKernel:
         for _, _, offset in fetches:
             if offset not in (0, -1):
                 raise RuntimeError("input_fetch_expr offsets must either be 0 or -1")
-        self._spec = _GenericScanSpec(
+        self._spec = _scan_spec(
             name_prefix, dtype_to_ctype(dtype), dtype.itemsize,
-            [(name, t.name, kind) for name, t, kind in self.parsed_args], input_expr, scan_expr, str(neutral),
-            output_statement, is_segment_start_expr or "", fetches, _defines(options, "GenericScanKernel") + preamble)
+            tuple((name, t.name, kind) for name, t, kind in self.parsed_args), input_expr, scan_expr, str(neutral),
+            output_statement, is_segment_start_expr or "", tuple(fetches),
+            _defines(options, "GenericScanKernel") + preamble)
 
     def __call__(self, *args, queue=None, allocator=None, size=None, wait_for=None, **kwargs):
         if kwargs:
