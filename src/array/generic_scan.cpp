@@ -11,8 +11,8 @@
 //     inclusive results to the scratch `partial` (with, when segmented, a byte per element:
 //     bit 0 = a segment starts here, bit 1 = one started in the interval at or before here),
 //     and the interval's pair to `totals`.
-//  2. totals: one group scans the intervals' pairs into `carry` (carry[g]: everything before
-//     interval g; carry[G]: everything).
+//  2. totals: one group scans the intervals' pairs (up to 8 consecutive ones per work item)
+//     into `carry` (carry[g]: everything before interval g; carry[G]: everything).
 //  3. final: item = carry[g] combined with partial[i], unless a segment started in the
 //     interval at or before i; then output_statement.
 #include "gpukit/array/generic_scan.hpp"
@@ -159,12 +159,25 @@ void write_totals_kernel(text_builder& out, const generic_scan_spec& spec, kerne
     for (const char* name : {"gk_totals", "gk_carry"})
         bind_memory(out, "gk_scan_t", name, language);
     bind_memory(out, "uchar", "gk_total_flags", language);
+    // Each work item folds a run of consecutive totals, the group scans the runs, and each
+    // work item writes its run's carries.
     out << "    const int gk_l = GK_LID;\n"
+           "    const long gk_per = (gk_groups + GK_W - 1) / GK_W;\n"
+           "    const long gk_lo = gk_l * gk_per;\n"
+           "    const long gk_hi = gk_lo + gk_per < gk_groups ? gk_lo + gk_per : gk_groups;\n"
            "    {\n"
            "        gk_scan_t gk_acc = GK_NEUTRAL; uchar gk_f = 0;\n"
-           "        if (gk_l < gk_groups) { gk_acc = gk_totals[gk_l]; gk_f = gk_total_flags[gk_l]; }\n"
+           "        for (long gk_g = gk_lo; gk_g < gk_hi; ++gk_g) {\n"
+           "            gk_acc = GK_SCAN(gk_acc, gk_totals[gk_g], gk_total_flags[gk_g]);\n"
+           "            gk_f = (uchar)(gk_f | gk_total_flags[gk_g]);\n"
+           "        }\n"
         << group_scan
-        << "        if (gk_l < gk_groups) gk_carry[gk_l + 1] = gk_acc;\n"
+        << "        gk_scan_t gk_run = GK_NEUTRAL;\n"
+           "        if (gk_l > 0) gk_run = gk_lv[gk_l - 1];\n"
+           "        for (long gk_g = gk_lo; gk_g < gk_hi; ++gk_g) {\n"
+           "            gk_run = GK_SCAN(gk_run, gk_totals[gk_g], gk_total_flags[gk_g]);\n"
+           "            gk_carry[gk_g + 1] = gk_run;\n"
+           "        }\n"
            "        if (gk_l == 0) gk_carry[0] = GK_NEUTRAL;\n"
            "    }\n"
            "}\n";
@@ -210,7 +223,8 @@ void write_final_kernel(text_builder& out, const generic_scan_spec& spec, kernel
            "}\n";
 }
 
-constexpr std::int64_t max_intervals = generic_scan_group;
+// Enough intervals to fill a GPU with groups (the totals kernel folds up to 8 per work item).
+constexpr std::int64_t max_intervals = 8 * generic_scan_group;
 
 }  // namespace
 

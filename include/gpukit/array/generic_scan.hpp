@@ -18,7 +18,7 @@
 //
 // The kernel text is OpenCL C or CUDA C (the backend's language): user text is compiled as
 // written. Array parameters are pointers to their memory (any index may be read or written);
-// scalars come by value. Three kernels, as PyOpenCL's: each of up to 128 groups scans an
+// scalars come by value. Three kernels, as PyOpenCL's: each of up to 1024 groups scans an
 // interval of the elements into a scratch array (and records where segments start), one group
 // scans the intervals' totals, and every element's result is finished from its interval's
 // carry and handed to output_statement. The output statement therefore sees every input

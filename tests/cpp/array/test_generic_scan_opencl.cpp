@@ -95,7 +95,7 @@ TEST_F(GenericScanOnOpencl, SegmentsRestartTheScanWhereverTheyStart) {
         for (int k = 0; k < 40; ++k)
             starts[gen() % x.size()] = 1;
         if (n > 8192)
-            starts[8192] = 1;  // the first element of an interval (8 passes of 1024)
+            starts[8192] = 1;  // the first element of an interval (intervals are whole passes of 1024)
         starts[0] = static_cast<std::uint8_t>(n % 2);  // a start at 0 changes nothing
         const std::vector<array::elementwise_arg> args{
             upload(x, dtype::int32), upload(starts, dtype::uint8), upload(std::vector<std::int32_t>(x.size()), dtype::int32),
