@@ -781,6 +781,19 @@ def _single_dtype(arrays, what):
     return dtypes.pop()
 
 
+def _outputs(arrays, out, shape, queue, what):
+    """The output arrays of a multi_* function: new ones of `shape` (out None), or `out`,
+    checked against the arrays' one dtype and count."""
+    dtype = _single_dtype(arrays, what)
+    if out is None:
+        return [Array(queue, shape, dtype, allocator=arrays[0].allocator) for _ in arrays]
+    if _single_dtype(out, what) != dtype:
+        raise TypeError("arrays and out must have the same dtype")
+    if len(out) != len(arrays):
+        raise ValueError("out and arrays must have the same length")
+    return list(out)
+
+
 def _indexed_copy(queue, sources, outs, source_indices, dest_indices, offsets=(), wait_for=None):
     """outs[k][dest[i]] = sources[k][source[i] + offsets[k]] on queue (the engine's indexed_copy)."""
     sources = [a if a.flags.forc else a.copy() for a in sources]
@@ -808,13 +821,9 @@ def multi_take(arrays, indices, out=None, queue=None):
     """[take(a, indices) for a in arrays], into `out` when given."""
     if not len(arrays):
         return []
-    dtype = _single_dtype(arrays, "multi_take")
     queue = queue or indices.queue
-    if out is None:
-        out = [Array(queue, indices.shape, dtype, allocator=arrays[0].allocator) for _ in arrays]
-    elif len(out) != len(arrays):
-        raise ValueError("out and arrays must have the same length")
-    _indexed_copy(queue, list(arrays), list(out), indices, None)
+    out = _outputs(arrays, out, indices.shape, queue, "multi_take")
+    _indexed_copy(queue, list(arrays), out, indices, None)
     return out
 
 
@@ -822,15 +831,8 @@ def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None,
     """out[k][dest_indices[i]] = arrays[k][src_indices[i] + src_offsets[k]]."""
     if not len(arrays):
         return []
-    dtype = _single_dtype(arrays, "multi_take_put")
     queue = queue or src_indices.queue
-    if out is None:
-        out = [Array(queue, dest_shape, dtype, allocator=arrays[0].allocator) for _ in arrays]
-    else:
-        if _single_dtype(out, "multi_take_put") != dtype:
-            raise TypeError("arrays and out must have the same dtype")
-        if len(out) != len(arrays):
-            raise ValueError("out and arrays must have the same length")
+    out = _outputs(arrays, out, dest_shape, queue, "multi_take_put")
     if src_indices.dtype != dest_indices.dtype:
         raise TypeError("src_indices and dest_indices must have the same dtype")
     if len(src_indices.shape) != 1:
@@ -839,7 +841,7 @@ def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None,
         raise ValueError("src_indices and dest_indices must have the same shape")
     if src_offsets is not None and len(src_offsets) != len(arrays):
         raise ValueError("src_indices and src_offsets must have the same length")
-    _indexed_copy(queue, list(arrays), list(out), src_indices, dest_indices, src_offsets or ())
+    _indexed_copy(queue, list(arrays), out, src_indices, dest_indices, src_offsets or ())
     return out
 
 
@@ -847,18 +849,11 @@ def multi_put(arrays, dest_indices, dest_shape=None, out=None, queue=None, wait_
     """out[k][dest_indices[i]] = arrays[k][i]."""
     if not len(arrays):
         return []
-    dtype = _single_dtype(arrays, "multi_put")
     queue = queue or dest_indices.queue
-    if out is None:
-        out = [Array(queue, dest_shape, dtype, allocator=arrays[0].allocator) for _ in arrays]
-    else:
-        if _single_dtype(out, "multi_put") != dtype:
-            raise TypeError("arrays and out must have the same dtype")
-        if len(out) != len(arrays):
-            raise ValueError("out and arrays must have the same length")
+    out = _outputs(arrays, out, dest_shape, queue, "multi_put")
     if len(dest_indices.shape) != 1:
         raise ValueError("dest_indices must be 1D")
-    _indexed_copy(queue, list(arrays), list(out), None, dest_indices, wait_for=wait_for)
+    _indexed_copy(queue, list(arrays), out, None, dest_indices, wait_for=wait_for)
     return out
 
 

@@ -83,6 +83,24 @@ def _as_declared(arg, name, dtype, who):
     return arg.view(dtype)
 
 
+def _pointer_values(params, args, who):
+    """(values, arrays) of a call whose arrays the kernel indexes freely (scans, reductions):
+    the bytes of each scalar in its declared type, each Array as declared (contiguous)."""
+    if len(args) != len(params):
+        raise TypeError(f"{who} takes {len(params)} arguments, got {len(args)}")
+    values, arrays = [], []
+    for (name, dtype, kind), arg in zip(params, args):
+        if kind == "scalar":
+            values.append(np.asarray(arg, dtype=dtype).tobytes())
+            continue
+        arg = _as_declared(arg, name, dtype, who)
+        if not arg.flags.forc:
+            raise ValueError(f"{who}: the argument {name} must be a contiguous Array")
+        values.append(arg)
+        arrays.append(arg)
+    return values, arrays
+
+
 def _defines(options, who="ElementwiseKernel"):
     """The -D options as #define lines; NotImplementedError for other build options."""
     if options is None:

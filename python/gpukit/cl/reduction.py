@@ -19,7 +19,7 @@ import numpy as np
 from gpukit import cl
 from gpukit._gpukit import _dtype_supported, _ReductionSpec
 from gpukit.cl.array import Array, _engine, _wait_for_events
-from gpukit.cl.elementwise import _as_declared, _defines, _parse_arguments
+from gpukit.cl.elementwise import _defines, _parse_arguments, _pointer_values
 
 __all__ = ["ReductionKernel"]
 
@@ -48,20 +48,9 @@ class ReductionKernel:
                  slice=None, **kwargs):
         if kwargs:
             raise TypeError(f"ReductionKernel call got unexpected keyword arguments {sorted(kwargs)}")
-        if len(args) != len(self.parsed_args):
-            raise TypeError(f"{self.name} takes {len(self.parsed_args)} arguments, got {len(args)}")
         if range is not None and slice is not None:
             raise TypeError("may not specify both range and slice")
-        values, arrays = [], []
-        for (name, dtype, kind), arg in zip(self.parsed_args, args):
-            if kind == "scalar":
-                values.append(np.asarray(arg, dtype=dtype).tobytes())
-                continue
-            arg = _as_declared(arg, name, dtype, self.name)
-            if not arg.flags.forc:
-                raise ValueError(f"{self.name}: the argument {name} must be a contiguous Array")
-            values.append(arg)
-            arrays.append(arg)
+        values, arrays = _pointer_values(self.parsed_args, args, self.name)
         if range is not None:
             start, step = range.start or 0, range.step or 1
             if range.stop is None:

@@ -23,7 +23,7 @@ import numpy as np
 from gpukit import cl
 from gpukit._gpukit import _GenericScanSpec
 from gpukit.cl.array import Array, _engine, _wait_for_events
-from gpukit.cl.elementwise import _as_declared, _defines, _parse_arguments
+from gpukit.cl.elementwise import _defines, _parse_arguments, _pointer_values
 from gpukit.cl.tools import dtype_to_ctype
 
 __all__ = ["ExclusiveScanKernel", "GenericDebugScanKernel", "GenericScanKernel", "InclusiveScanKernel"]
@@ -88,16 +88,7 @@ class GenericScanKernel:
         n = first_array.size if size is None else int(size)
         if n < 0:
             raise ValueError(f"the scan's size must not be negative, got {n}")
-        values, arrays = [], []
-        for (name, dtype, kind), arg in zip(self.parsed_args, args):
-            if kind == "scalar":
-                values.append(np.asarray(arg, dtype=dtype).tobytes())
-                continue
-            arg = _as_declared(arg, name, dtype, self.name_prefix)
-            if not arg.flags.forc:
-                raise ValueError(f"the argument {name} must be a contiguous Array")
-            values.append(arg)
-            arrays.append(arg)
+        values, arrays = _pointer_values(self.parsed_args, args, self.name_prefix)
         if wait_for:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
         _wait_for_events(queue, arrays)
