@@ -9,12 +9,13 @@ from cl_either import ORIGINAL, cl, cl_tools, ctx, needs_device, queue  # noqa: 
 
 if ORIGINAL:
     import pyopencl.array as cla
-    from pyopencl.algorithm import KeyValueSorter, RadixSort, copy_if, partition, remove_if, unique
+    from pyopencl.algorithm import KeyValueSorter, ListOfListsBuilder, RadixSort, copy_if, partition, remove_if, unique
     from pyopencl.bitonic_sort import BitonicSort
     from pyopencl.scan import ExclusiveScanKernel, GenericScanKernel, InclusiveScanKernel
 else:
     import gpukit.cl.array as cla
-    from gpukit.cl.algorithm import KeyValueSorter, RadixSort, copy_if, partition, remove_if, unique
+    from gpukit.cl.algorithm import (KeyValueSorter, ListOfListsBuilder, RadixSort, copy_if, partition, remove_if,
+                                     unique)
     from gpukit.cl.bitonic_sort import BitonicSort
     from gpukit.cl.scan import ExclusiveScanKernel, GenericScanKernel, InclusiveScanKernel
 
@@ -180,6 +181,44 @@ def test_bitonic_sort_of_any_length_and_of_views(queue):
     expected = host.copy()
     expected[::-2, 3:] = np.sort(host[::-2, 3:], axis=1)
     np.testing.assert_array_equal(x.get(), expected)
+
+
+def test_list_builder_counts_shares_omits_and_eliminates(queue):
+    # Object i appends i % 4 entries of values[i] * scale + j to "main", the same count to
+    # "twin" (count_sharing), and i % 3 entries to "third" when i is even.
+    generate = """
+        void generate(LIST_ARG_DECL USER_ARG_DECL index_type i)
+        {
+            for (int j = 0; j < i % 4; ++j) { APPEND_main(values[i] * scale + j); APPEND_twin(-j); }
+            if (i % 2 == 0) for (int j = 0; j < i % 3; ++j) APPEND_third(j);
+        }"""
+    builder = ListOfListsBuilder(
+        queue.context, [("main", np.int32), ("twin", np.int32), ("third", np.int64)], generate,
+        arg_decls=[cl_tools.VectorArg(np.int32, "values", with_offset=True), cl_tools.ScalarArg(np.int32, "scale")],
+        count_sharing={"twin": "main"}, eliminate_empty_output_lists=["third"])
+    n = 3001
+    host = np.arange(n + 7, dtype=np.int32) % 97
+    values = cla.to_device(queue, host)
+    result, _ = builder(queue, n, values[7:], np.int32(3))
+    main = [[host[7 + i] * 3 + j for j in range(i % 4)] for i in range(n)]
+    starts = np.concatenate([[0], np.cumsum([len(e) for e in main])])
+    assert result["main"].count == starts[-1]
+    np.testing.assert_array_equal(result["main"].starts.get(), starts)
+    np.testing.assert_array_equal(result["main"].lists.get(), np.concatenate(main))
+    np.testing.assert_array_equal(result["twin"].lists.get(), np.concatenate([[-j for j in range(i % 4)]
+                                                                            for i in range(n)]))
+    third = [list(range(i % 3)) if i % 2 == 0 else [] for i in range(n)]
+    kept = [i for i in range(n) if third[i]]
+    third_info = result["third"]
+    assert third_info.num_nonempty_lists == len(kept)
+    np.testing.assert_array_equal(third_info.nonempty_indices.get(), kept)
+    np.testing.assert_array_equal(third_info.starts.get(),
+                                  np.concatenate([[0], np.cumsum([len(third[i]) for i in kept])]))
+    np.testing.assert_array_equal(third_info.lists.get(), np.concatenate([third[i] for i in kept]))
+    if not ORIGINAL:  # PyOpenCL 2026.1.4 crashes (SIGSEGV) omitting a list whose empty lists it eliminates
+        omitted, _ = builder(queue, n, values[7:], np.int32(3), omit_lists=["third"])
+        assert set(omitted) == {"main", "twin"}
+        np.testing.assert_array_equal(omitted["main"].lists.get(), np.concatenate(main))
 
 
 def test_bad_scans_are_refused(queue):

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpukit.cl.array import Array, empty
+from gpukit import cl
+from gpukit.cl.array import Array, empty, zeros
 from gpukit.cl.elementwise import _parse_arguments
 from gpukit.cl.scan import GenericScanKernel
 from gpukit.cl.tools import ScalarArg, VectorArg, dtype_to_ctype
 
-__all__ = ["KeyValueSorter", "RadixSort", "copy_if", "partition", "remove_if", "unique"]
+__all__ = ["BuiltList", "KeyValueSorter", "ListOfListsBuilder", "RadixSort", "copy_if", "partition", "remove_if",
+           "unique"]
 
 
 def _extra_args(extra_args):
@@ -227,3 +229,179 @@ class KeyValueSorter:
             start_finder(sorted_keys, starts, queue=queue)
         evt = backwards_min(starts, keys.dtype.type(nkeys), queue=queue)
         return starts, lists, evt
+
+
+class BuiltList:
+    """One list of ListOfListsBuilder's result: ``count`` entries in ``lists``, object k's
+    entries at ``lists[starts[k]:starts[k + 1]]``; with empty lists eliminated, ``starts``
+    covers the ``num_nonempty_lists`` objects of ``nonempty_indices`` only, and
+    ``compressed_indices[k]`` counts the non-empty lists of the objects before k."""
+
+    def __init__(self, count=None, starts=None, lists=None, num_nonempty_lists=None, nonempty_indices=None,
+                 compressed_indices=None):
+        self.count = count
+        self.starts = starts
+        self.lists = lists
+        self.num_nonempty_lists = num_nonempty_lists
+        self.nonempty_indices = nonempty_indices
+        self.compressed_indices = compressed_indices
+
+
+class ListOfListsBuilder:
+    """ListOfListsBuilder(context, list_names_and_dtypes, generate_template, arg_decls,
+    count_sharing=None, devices=None, name_prefix="plb_build_list", options=None, preamble="",
+    debug=False, complex_kernel=False, eliminate_empty_output_lists=False).
+
+    ``generate(LIST_ARG_DECL USER_ARG_DECL index_type i)`` (OpenCL C of the caller's, calling
+    ``APPEND_<name>(value)``) runs for every object i twice: once per list to count its entries
+    (a generic scan turns the counts into starts), then once to write them."""
+
+    def __init__(self, context, list_names_and_dtypes, generate_template, arg_decls, count_sharing=None,
+                 devices=None, name_prefix="plb_build_list", options=None, preamble="", debug=False,
+                 complex_kernel=False, eliminate_empty_output_lists=False):
+        if devices is not None and list(devices) != list(context.devices):
+            raise NotImplementedError("ListOfListsBuilder: devices= other than the context's is not supported by "
+                                      "gpukit.cl yet")
+        self.context = context
+        self.list_names_and_dtypes = tuple((name, np.dtype(dtype)) for name, dtype in list_names_and_dtypes)
+        self.generate_template = generate_template
+        self.arg_decls = _parse_arguments(arg_decls, "ListOfListsBuilder", arrays_needed=False)
+        self.count_sharing = dict(count_sharing or {})
+        self.name_prefix = name_prefix
+        self.options = options
+        self.preamble = preamble
+        self.debug = debug  # PyOpenCL's one-work-item run: the results are the same
+        self.complex_kernel = complex_kernel  # PyOpenCL's hint against CPU vectorization
+        names = [name for name, _ in self.list_names_and_dtypes]
+        if eliminate_empty_output_lists is True:
+            eliminate_empty_output_lists = names
+        self.eliminate_empty_output_lists = tuple(eliminate_empty_output_lists or ())
+        for name in self.eliminate_empty_output_lists:
+            if name not in names:
+                raise ValueError(f"invalid list name '{name}' in eliminate_empty_output_lists")
+        for child, mother in self.count_sharing.items():
+            if child not in names or mother not in names:
+                raise ValueError(f"count_sharing names lists that are not built: {child!r}, {mother!r}")
+        self._kernels = {}  # (index dtype, omitted lists) -> (count scans, write scan, compress scan)
+
+    def _user(self):
+        """USER_ARG_DECL and USER_ARGS."""
+        decl = "".join(f"__global {dtype_to_ctype(t)} *{name}, " if kind != "scalar" else
+                       f"{dtype_to_ctype(t)} {name}, " for name, t, kind in self.arg_decls)
+        return decl, "".join(f"{name}, " for name, _, _ in self.arg_decls)
+
+    def _make(self, index_dtype, omitted):
+        index = dtype_to_ctype(index_dtype)
+        user_decl, user_args = self._user()
+        counted = [name for name, _ in self.list_names_and_dtypes
+                   if name not in self.count_sharing and name not in omitted]
+        common = f"typedef {index} index_type;\n#define USER_ARG_DECL {user_decl}\n#define USER_ARGS {user_args}\n"
+        user_params = ", ".join(f"__global {dtype_to_ctype(t)} *{name}" if kind != "scalar" else
+                                f"{dtype_to_ctype(t)} {name}" for name, t, kind in self.arg_decls)
+        # Counting: every APPEND adds one to its list's counter; one scan per counted list
+        # turns the counts into starts (starts[N] the total).
+        counting = (common + "#define LIST_ARG_DECL " +
+                    "".join(f"index_type *plb_count_{name}, " for name, _ in self.list_names_and_dtypes) + "\n" +
+                    "".join(f"#define APPEND_{name}(value) (++*plb_count_{name})\n"
+                            for name, _ in self.list_names_and_dtypes) +
+                    self.preamble + "\n" + self.generate_template + "\n")
+        count_scans = {}
+        for name in counted:
+            counters = "".join(f"index_type plb_c_{other} = 0; " for other, _ in self.list_names_and_dtypes)
+            pointers = "".join(f"&plb_c_{other}, " for other, _ in self.list_names_and_dtypes)
+            helper = (f"index_type plb_count_of_{name}(USER_ARG_DECL index_type i) {{ {counters}"
+                      f"generate({pointers}USER_ARGS i); return plb_c_{name}; }}\n")
+            count_scans[name] = GenericScanKernel(
+                self.context, index_dtype, ", ".join(filter(None, [f"__global {index} *plb_starts", user_params])),
+                f"plb_count_of_{name}({user_args}i)", "a+b", "0",
+                "plb_starts[i] = prev_item; if (i + 1 == N) plb_starts[N] = item;",
+                name_prefix=f"{self.name_prefix}_count", options=self.options, preamble=counting + helper)
+        # Writing: every APPEND stores at its list's next position, from the object's start.
+        writing = (common + "#define LIST_ARG_DECL " +
+                   "".join(f"__global {dtype_to_ctype(t)} *plb_out_{name}, index_type *plb_pos_{name}, "
+                           for name, t in self.list_names_and_dtypes) + "\n" +
+                   "".join(f"#define APPEND_{name}(value) (plb_out_{name}[(*plb_pos_{name})++] = (value))\n"
+                           if name not in omitted else f"#define APPEND_{name}(value) ((void)0)\n"
+                           for name, _ in self.list_names_and_dtypes) +
+                   self.preamble + "\n" + self.generate_template + "\n")
+        built = [(name, t) for name, t in self.list_names_and_dtypes if name not in omitted]
+        write_params = [f"__global {index} *plb_first"]
+        for name, t in built:
+            write_params += [f"__global {index} *plb_starts_{name}", f"__global {dtype_to_ctype(t)} *plb_lists_{name}"]
+        positions = "".join(
+            f"index_type plb_p_{name} = {f'plb_starts_{name}[i]' if name not in omitted else '0'}; "
+            for name, _ in self.list_names_and_dtypes)
+        outs = "".join(f"{f'plb_lists_{name}' if name not in omitted else '0'}, &plb_p_{name}, "
+                       for name, _ in self.list_names_and_dtypes)
+        write_scan = GenericScanKernel(
+            self.context, index_dtype, ", ".join(filter(None, [", ".join(write_params), user_params])), "0", "a+b",
+            "0", f"{{ {positions}generate({outs}{user_args}i); }}", name_prefix=f"{self.name_prefix}_write",
+            options=self.options, preamble=writing)
+        # Empty lists eliminated: the non-empty objects counted, their starts gathered.
+        compress = GenericScanKernel(
+            self.context, index_dtype,
+            f"__global {index} *starts, __global {index} *nonempty, __global {index} *compressed, "
+            f"__global {index} *kept_starts, __global {index} *count",
+            "starts[i + 1] > starts[i] ? 1 : 0", "a+b", "0",
+            "compressed[i] = prev_item; if (item != prev_item) { nonempty[prev_item] = i; "
+            "kept_starts[prev_item] = starts[i]; } if (i + 1 == N) { compressed[N] = item; *count = item; "
+            "kept_starts[item] = starts[N]; }", name_prefix=f"{self.name_prefix}_compress")
+        return count_scans, write_scan, compress
+
+    def __call__(self, queue, n_objects, *args, allocator=None, omit_lists=None, wait_for=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"invalid keyword arguments: {set(kwargs)}")
+        if len(args) != len(self.arg_decls):
+            raise TypeError(f"expected {len(self.arg_decls)} arguments, got {len(args)}")
+        omitted = tuple(omit_lists or ())
+        names = [name for name, _ in self.list_names_and_dtypes]
+        for name in omitted:
+            if name not in names:
+                raise ValueError(f"invalid list name '{name}' in omit_lists")
+        index_dtype = np.dtype(np.int64 if n_objects >= np.iinfo(np.int32).max else np.int32)
+        kernels = self._kernels.get((index_dtype, omitted))
+        if kernels is None:
+            kernels = self._kernels[index_dtype, omitted] = self._make(index_dtype, omitted)
+        count_scans, write_scan, compress = kernels
+        user = []
+        for (name, dtype, kind), value in zip(self.arg_decls, args):
+            if kind != "scalar" and not isinstance(value, Array):  # a Buffer: its elements from the start
+                value = Array(queue, (value.size // dtype.itemsize,), dtype, data=value)
+            elif kind != "scalar" and value.ndim != 1:
+                raise ValueError(f"argument {name} is a multidimensional array")
+            user.append(value)
+        if wait_for:
+            cl.enqueue_barrier(queue, wait_for=list(wait_for))
+        result = {}
+        for name, scan in count_scans.items():
+            starts = empty(queue, n_objects + 1, index_dtype, allocator=allocator)
+            starts.fill(0)
+            scan(starts, *user, queue=queue, size=n_objects)
+            result[name] = BuiltList(count=int(starts[n_objects:].get()[0]), starts=starts)
+        for child, mother in self.count_sharing.items():
+            if child not in omitted:
+                result[child] = BuiltList(count=result[mother].count, starts=result[mother].starts)
+        write_args = [empty(queue, max(n_objects, 1), index_dtype, allocator=allocator)]
+        for name, dtype in self.list_names_and_dtypes:
+            if name in omitted:
+                continue
+            record = result[name]
+            record.lists = empty(queue, max(record.count, 1), dtype, allocator=allocator)[:record.count]
+            write_args += [record.starts, record.lists if record.count else empty(queue, 1, dtype)]
+        evt = write_scan(*write_args, *user, queue=queue, size=n_objects)
+        for name in self.eliminate_empty_output_lists:
+            if name in omitted:
+                continue
+            record = result[name]
+            nonempty = empty(queue, max(n_objects, 1), index_dtype, allocator=allocator)
+            compressed = empty(queue, n_objects + 1, index_dtype, allocator=allocator)
+            kept = empty(queue, n_objects + 1, index_dtype, allocator=allocator)
+            count = zeros(queue, 1, index_dtype, allocator=allocator)
+            kept.fill(0)
+            compressed.fill(0)
+            evt = compress(record.starts, nonempty, compressed, kept, count, queue=queue, size=n_objects)
+            record.num_nonempty_lists = int(count.get()[0])
+            record.starts = kept[:record.num_nonempty_lists + 1]
+            record.nonempty_indices = nonempty[:record.num_nonempty_lists]
+            record.compressed_indices = compressed
+        return result, evt
