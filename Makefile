@@ -59,7 +59,7 @@ test-properties-long: build
 # is the CUDA C that NVRTC accepts, the same from any build of the library, so `make test`
 # runs them once and the clang and sanitizer lanes leave them out (CI stays under 30 minutes);
 # their other tests still generate source for several types under those compilers.
-NVRTC_SWEEPS = EveryOperationOfEveryDtypeCompiles|EveryKernelCompiles|EveryGeneratorModuleCompiles|CompileForSm90|SubsetsCompile|EveryVariantAndTypeCompiles|rtc_toolkit_headers
+NVRTC_SWEEPS = EveryOperationOfEveryDtypeCompiles|EveryKernelCompiles|EveryGeneratorModuleCompiles|CompileForSm90|SubsetsCompile|EveryVariantAndTypeCompiles|CompilesAsCudaC|rtc_toolkit_headers
 
 test-clang-shared: deps
 	cmake -S . -B $(CLANG_SHARED_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CLANG_CXX) \

@@ -8,7 +8,7 @@
 #include "gpukit/array/opencl_backend.hpp"
 #include "gpukit/array/reduction.hpp"
 
-#include "cl/cl_test_device.hpp"
+#include "opencl_array_test.hpp"
 #include "expect_error.hpp"
 
 #include <gtest/gtest.h>
@@ -28,31 +28,7 @@ using namespace gpukit;
 using array::dtype;
 using array::param_kind;
 
-class ArrayOnOpencl : public gpukit::testing::cl_queue_test {
-public:
-    void SetUp() override {
-        gpukit::testing::cl_queue_test::SetUp();
-        if (IsSkipped())
-            return;
-        backend.emplace(*q);
-    }
-
-    // A buffer of `count` elements of T holding `values` (count of them), on the device.
-    template <class T>
-    std::shared_ptr<const array::device_buffer> upload(const std::vector<T>& values) {
-        auto buffer = backend->allocate(values.size() * sizeof(T));
-        backend->write(*buffer, 0, std::as_bytes(std::span(values)));
-        return buffer;
-    }
-    template <class T>
-    std::vector<T> download(const array::device_buffer& buffer) {
-        std::vector<T> values(buffer.size / sizeof(T));
-        backend->read(buffer, 0, std::as_writable_bytes(std::span(values)));
-        return values;
-    }
-
-    std::optional<array::opencl_backend> backend;
-};
+using ArrayOnOpencl = gpukit::testing::opencl_array_test;
 
 // The byte offsets of the elements of `l`, in C order of its shape.
 std::vector<std::int64_t> element_offsets(const layout& l) {

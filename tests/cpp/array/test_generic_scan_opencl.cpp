@@ -7,7 +7,7 @@
 #include "gpukit/array/generic_scan.hpp"
 #include "gpukit/array/opencl_backend.hpp"
 
-#include "cl/cl_test_device.hpp"
+#include "opencl_array_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,31 +21,7 @@ using namespace gpukit;
 using array::dtype;
 using array::param_kind;
 
-class GenericScanOnOpencl : public gpukit::testing::cl_queue_test {
-public:
-    void SetUp() override {
-        gpukit::testing::cl_queue_test::SetUp();
-        if (IsSkipped())
-            return;
-        backend.emplace(*q);
-    }
-
-    template <class T>
-    array::ndarray upload(const std::vector<T>& values, dtype t) {
-        auto buffer = backend->allocate(std::max<std::size_t>(1, values.size()) * sizeof(T));
-        backend->write(*buffer, 0, std::as_bytes(std::span(values)));
-        const auto n = static_cast<std::int64_t>(values.size());
-        return array::ndarray(buffer, t, layout::contiguous({n}, sizeof(T)));
-    }
-    template <class T>
-    std::vector<T> download(const array::ndarray& a) {
-        std::vector<T> values(static_cast<std::size_t>(a.size()));
-        backend->read(*a.buffer(), 0, std::as_writable_bytes(std::span(values)));
-        return values;
-    }
-
-    std::optional<array::opencl_backend> backend;
-};
+using GenericScanOnOpencl = gpukit::testing::opencl_array_test;
 
 std::vector<std::int32_t> random_ints(std::size_t n, int high, unsigned seed) {
     std::mt19937 gen(seed);

@@ -5,7 +5,7 @@
 #include "gpukit/array/indexing.hpp"
 #include "gpukit/array/opencl_backend.hpp"
 
-#include "cl/cl_test_device.hpp"
+#include "opencl_array_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,31 +18,7 @@ namespace {
 using namespace gpukit;
 using array::dtype;
 
-class IndexedCopyOnOpencl : public gpukit::testing::cl_queue_test {
-public:
-    void SetUp() override {
-        gpukit::testing::cl_queue_test::SetUp();
-        if (IsSkipped())
-            return;
-        backend.emplace(*q);
-    }
-
-    template <class T>
-    array::ndarray upload(const std::vector<T>& values, dtype t) {
-        auto buffer = backend->allocate(std::max<std::size_t>(1, values.size()) * sizeof(T));
-        backend->write(*buffer, 0, std::as_bytes(std::span(values)));
-        const auto n = static_cast<std::int64_t>(values.size() * sizeof(T) / array::size_of(t));
-        return array::ndarray(buffer, t, layout::contiguous({n}, static_cast<std::int64_t>(array::size_of(t))));
-    }
-    template <class T>
-    std::vector<T> download(const array::ndarray& a) {
-        std::vector<T> values(a.buffer()->size / sizeof(T));
-        backend->read(*a.buffer(), 0, std::as_writable_bytes(std::span(values)));
-        return values;
-    }
-
-    std::optional<array::opencl_backend> backend;
-};
+using IndexedCopyOnOpencl = gpukit::testing::opencl_array_test;
 
 TEST_F(IndexedCopyOnOpencl, GathersScattersAndOffsets) {
     std::vector<std::int8_t> source(50);
