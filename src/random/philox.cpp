@@ -112,17 +112,24 @@ uint4 gk_philox4x32_10(ulong counter, ulong key)
 }
 )";
 
-// The kernel `name` writing `per_block` elements of `type` per block, each `element(j)` of
-// the block's words w.
+// The kernel `name` writing `per_block` elements of `type` per block (16 bytes), each
+// `element(j)` of the block's words w: one 16-byte store where the block is whole and the
+// array 16-byte aligned (one element at a time, a GPU's stores of neighbouring work items
+// were 16 bytes apart), else element by element.
 std::string opencl_rand_kernel(const char* name, const char* type, int per_block, const char* values) {
+    const std::string p = std::to_string(per_block), vector = std::string(type) + p;
+    std::string elements;
+    for (int j = 0; j < per_block; ++j)
+        elements += (j ? ", v[" : "v[") + std::to_string(j) + "]";
     return std::string(opencl_philox) + "__kernel void " + name + "(__global " + type + "* gk_out_p, long gk_out_f, " +
            "long n, ulong key)\n{\n    __global " + type + "* out = (__global " + type +
-           "*)((__global char*)gk_out_p + gk_out_f);\n    const long blocks = (n + " + std::to_string(per_block - 1) +
-           ") / " + std::to_string(per_block) +
+           "*)((__global char*)gk_out_p + gk_out_f);\n    const int aligned = ((ulong)out & 15) == 0;\n" +
+           "    const long blocks = (n + " + std::to_string(per_block - 1) + ") / " + p +
            ";\n    for (long b = get_global_id(0); b < blocks; b += get_global_size(0)) {\n"
            "        const uint4 w = gk_philox4x32_10((ulong)b, key);\n        const " +
-           type + " v[" + std::to_string(per_block) + "] = {" + values + "};\n        const long e = b * " +
-           std::to_string(per_block) + ";\n        for (int j = 0; j < " + std::to_string(per_block) +
+           type + " v[" + p + "] = {" + values + "};\n        const long e = b * " + p + ";\n" +
+           "        if (aligned && e + " + p + " <= n) {\n            ((__global " + vector + "*)out)[b] = (" + vector +
+           ")(" + elements + ");\n            continue;\n        }\n        for (int j = 0; j < " + p +
            " && e + j < n; ++j)\n            out[e + j] = v[j];\n    }\n}\n";
 }
 
