@@ -221,6 +221,26 @@ def test_list_builder_counts_shares_omits_and_eliminates(queue):
         np.testing.assert_array_equal(omitted["main"].lists.get(), np.concatenate(main))
 
 
+def test_bad_sorts_and_builders_are_refused(queue):
+    with pytest.raises(ValueError):  # an eliminated list that is not built
+        ListOfListsBuilder(queue.context, [("a", np.int32)], "void generate(LIST_ARG_DECL USER_ARG_DECL "
+                           "index_type i) { APPEND_a(1); }", arg_decls=[], eliminate_empty_output_lists=["b"])
+    builder = ListOfListsBuilder(queue.context, [("a", np.int32)], "void generate(LIST_ARG_DECL USER_ARG_DECL "
+                                 "index_type i) { APPEND_a(1); }", arg_decls=[])
+    with pytest.raises(ValueError):
+        builder(queue, 10, omit_lists=["b"])
+    with pytest.raises(TypeError):
+        builder(queue, 10, no_such_keyword=1)
+    if not ORIGINAL:  # PyOpenCL checks none of these (a build error, or garbage, follows)
+        with pytest.raises(ValueError):  # a sorted argument that is not an argument
+            RadixSort(queue.context, "__global uint *keys", "keys[i]", ["values"])
+        x = cla.zeros(queue, 8, np.float32)
+        with pytest.raises(ValueError):
+            BitonicSort(queue.context)(x, idx=cla.zeros(queue, 7, np.int32))
+        with pytest.raises(ValueError):
+            RadixSort(queue.context, "__global uint *keys", "keys[i]", ["keys"], bits_at_a_time=9)
+
+
 def test_bad_scans_are_refused(queue):
     with pytest.raises(ValueError):
         GenericScanKernel(queue.context, np.int32, "__global int *x", "x[i]", "a+b", None, "x[i] = item;")
