@@ -29,6 +29,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <initializer_list>
+#include <utility>
 
 namespace gpukit::array {
 
@@ -77,22 +79,31 @@ const char* const group_scan =
     "            GK_BARRIER();\n"
     "        }\n";
 
-void write_intervals_kernel(text_builder& out, const generic_scan_spec& spec, kernel_language language) {
-    out << "GK_KERNEL void " << spec.name_prefix() << "_intervals(";
+// A kernel's head: its name (name_prefix + suffix), the caller's parameters, N, `scalars`,
+// the scratch arrays (element type, name), then the body's opening with the arrays bound to
+// their names (and, for the kernels that scan a group, the group's local arrays).
+void write_kernel_head(text_builder& out, const generic_scan_spec& spec, kernel_language language, const char* suffix,
+                       const char* scalars, std::initializer_list<std::pair<const char*, const char*>> scratch,
+                       bool scans_a_group) {
+    out << "GK_KERNEL void " << spec.name_prefix() << suffix << "(";
     write_user_parameters(out, spec, language);
-    out << "long gk_interval, ";
-    declare_memory(out, "gk_scan_t", "gk_partial", language);
-    declare_memory(out, "uchar", "gk_flags", language);
-    declare_memory(out, "gk_scan_t", "gk_totals", language);
-    declare_memory(out, "uchar", "gk_total_flags", language);
-    out << "int gk_unused) {\n"
-           "    GK_LOCAL gk_scan_t gk_lv[GK_W];\n"
-           "    GK_LOCAL uchar gk_lf[GK_W];\n";
+    out << scalars;
+    for (const auto& [type, name] : scratch)
+        declare_memory(out, type, name, language);
+    out << "int gk_unused) {\n";
+    if (scans_a_group)
+        out << "    GK_LOCAL gk_scan_t gk_lv[GK_W];\n"
+               "    GK_LOCAL uchar gk_lf[GK_W];\n";
     bind_user_arrays(out, spec, language);
-    for (const char* name : {"gk_partial", "gk_totals"})
-        bind_memory(out, "gk_scan_t", name, language);
-    for (const char* name : {"gk_flags", "gk_total_flags"})
-        bind_memory(out, "uchar", name, language);
+    for (const auto& [type, name] : scratch)
+        bind_memory(out, type, name, language);
+}
+
+void write_intervals_kernel(text_builder& out, const generic_scan_spec& spec, kernel_language language) {
+    write_kernel_head(out, spec, language, "_intervals", "long gk_interval, ",
+                      {{"gk_scan_t", "gk_partial"}, {"uchar", "gk_flags"}, {"gk_scan_t", "gk_totals"},
+                       {"uchar", "gk_total_flags"}},
+                      true);
     out << "    const int gk_l = GK_LID;\n"
            "    const long gk_begin = GK_GROUP * gk_interval;\n"
            "    const long gk_end = gk_begin + gk_interval < N ? gk_begin + gk_interval : N;\n"
@@ -146,19 +157,8 @@ void write_intervals_kernel(text_builder& out, const generic_scan_spec& spec, ke
 }
 
 void write_totals_kernel(text_builder& out, const generic_scan_spec& spec, kernel_language language) {
-    out << "GK_KERNEL void " << spec.name_prefix() << "_totals(";
-    write_user_parameters(out, spec, language);
-    out << "long gk_groups, ";
-    declare_memory(out, "gk_scan_t", "gk_totals", language);
-    declare_memory(out, "uchar", "gk_total_flags", language);
-    declare_memory(out, "gk_scan_t", "gk_carry", language);
-    out << "int gk_unused) {\n"
-           "    GK_LOCAL gk_scan_t gk_lv[GK_W];\n"
-           "    GK_LOCAL uchar gk_lf[GK_W];\n";
-    bind_user_arrays(out, spec, language);
-    for (const char* name : {"gk_totals", "gk_carry"})
-        bind_memory(out, "gk_scan_t", name, language);
-    bind_memory(out, "uchar", "gk_total_flags", language);
+    write_kernel_head(out, spec, language, "_totals", "long gk_groups, ",
+                      {{"gk_scan_t", "gk_totals"}, {"uchar", "gk_total_flags"}, {"gk_scan_t", "gk_carry"}}, true);
     // Each work item folds a run of consecutive totals, the group scans the runs, and each
     // work item writes its run's carries.
     out << "    const int gk_l = GK_LID;\n"
@@ -194,17 +194,8 @@ bool mentions(const std::string& text, const char* word) {
 }
 
 void write_final_kernel(text_builder& out, const generic_scan_spec& spec, kernel_language language) {
-    out << "GK_KERNEL void " << spec.name_prefix() << "_final(";
-    write_user_parameters(out, spec, language);
-    out << "long gk_interval, long gk_groups, ";
-    declare_memory(out, "gk_scan_t", "gk_partial", language);
-    declare_memory(out, "uchar", "gk_flags", language);
-    declare_memory(out, "gk_scan_t", "gk_carry", language);
-    out << "int gk_unused) {\n";
-    bind_user_arrays(out, spec, language);
-    for (const char* name : {"gk_partial", "gk_carry"})
-        bind_memory(out, "gk_scan_t", name, language);
-    bind_memory(out, "uchar", "gk_flags", language);
+    write_kernel_head(out, spec, language, "_final", "long gk_interval, long gk_groups, ",
+                      {{"gk_scan_t", "gk_partial"}, {"uchar", "gk_flags"}, {"gk_scan_t", "gk_carry"}}, false);
     out << "    const long gk_begin = GK_GROUP * gk_interval;\n"
            "    const long gk_end = gk_begin + gk_interval < N ? gk_begin + gk_interval : N;\n"
            "    const gk_scan_t gk_carried = gk_carry[GK_GROUP];\n";
