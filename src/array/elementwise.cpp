@@ -2,6 +2,7 @@
 
 #include "kernel_cache.hpp"
 #include "kernel_text.hpp"
+#include "opencl_complex.hpp"
 
 #include "gpukit/core/c_text.hpp"
 #include "gpukit/core/error.hpp"
@@ -147,6 +148,10 @@ std::string opencl_source(const elementwise_spec& spec, elementwise_variant vari
                                         [](const param& p) { return p.type == dtype::float64 || p.type == dtype::complex128; });
     if (any_double)
         out << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    // As PyOpenCL's kernels of complex arguments: cfloat_t and cdouble_t with their functions.
+    if (std::any_of(spec.params().begin(), spec.params().end(),
+                    [](const param& p) { return kind(p.type) == dtype_kind::complex; }))
+        out << detail::opencl_complex_library();
     out << spec.preamble() << "\n";
     if (variant == elementwise_variant::strided)
         out << "typedef struct { long e[" << ndim << "]; } gk_dims;\n";

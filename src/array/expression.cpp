@@ -304,14 +304,12 @@ std::string preamble_of(const expression& e, kernel_language language) {
                 text += function;
             }
         };
-        // The complex types' helpers first, complex64's before complex128's (whose library then
-        // adds the conversions between them).
-        for (const dtype c : {dtype::complex64, dtype::complex128})
-            for (std::size_t k = 0; k < e.size(); ++k)
-                if (e.step(k).type == c || e.step(k).compute == c) {
-                    add(std::string(name(c)), detail::opencl_complex_library(c));
-                    break;
-                }
+        // The complex types' helpers first.
+        for (std::size_t k = 0; k < e.size(); ++k)
+            if (kind(e.step(k).type) == dtype_kind::complex || kind(e.step(k).compute) == dtype_kind::complex) {
+                add("complex", detail::opencl_complex_library());
+                break;
+            }
         for (std::size_t k = 0; k < e.size(); ++k) {
             const expression_step s = e.step(k);
             if (s.what != expression_step::kind::binary || kind(s.compute) == dtype_kind::complex)

@@ -272,9 +272,8 @@ std::string generic_scan_source(const generic_scan_spec& spec, kernel_language l
         if (uses(dtype::float64) || uses(dtype::complex128) || mentions(spec.scan_type(), "double") ||
             mentions(spec.preamble(), "double"))
             out << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-        for (dtype t : {dtype::complex64, dtype::complex128})
-            if (uses(t))
-                out << detail::opencl_complex_library(t);
+        if (uses(dtype::complex64) || uses(dtype::complex128))
+            out << detail::opencl_complex_library();
     }
     out << detail::language_words(language) << "#define GK_W " << generic_scan_group << "\n"
         << "#define GK_K " << spec.items_per_thread() << "\n"

@@ -42,6 +42,13 @@ template <class T> __device__ __forceinline__ T gk_fmod(T a, T b) {
 }
 )";
 
+// The preamble of OpenCL C's complex functions: they compute in double.
+constexpr const char* opencl_needs_double = R"gk(
+#if !defined(cl_khr_fp64) && !defined(__opencl_c_fp64)
+#error "gpukit: the complex math functions compute in double precision, which this OpenCL device lacks (no cl_khr_fp64)"
+#endif
+)gk";
+
 struct function_info {
     std::string_view name;
     const char* float32;  // CUDA's function for float arguments, nullptr: computed in double
@@ -128,25 +135,20 @@ std::string kernel_name(math_function f, dtype x, std::optional<dtype> y) {
 param input(const char* n, dtype t) { return {n, t, param_kind::input}; }
 param output(const char* n, dtype t) { return {n, t, param_kind::output}; }
 
-// OpenCL C kernels take no complex elements yet (opencl_backend refuses them at run()); their
-// specs are refused when made, before CUDA's complex text is put in one.
-void require_real_on_opencl(math_function f, std::initializer_list<dtype> types, kernel_language language) {
-    if (language != kernel_language::opencl)
-        return;
-    for (dtype t : types)
-        if (is_complex(t))
-            throw logic_error(std::string(name(f)) + " of " + std::string(array::name(t)) +
-                              ": complex elements are not supported by the OpenCL backend yet");
-}
-
 elementwise_spec unary_spec(math_function f, dtype x, kernel_language language) {
-    require_real_on_opencl(f, {x}, language);
     const function_info& fi = info(f);
     const std::string n = kernel_name(f, x, std::nullopt);
     if (is_complex(x)) {
         if (!fi.complex)
             no_loop(f, x, "numpy has no complex loop for it");
-        // complex64 goes through the complex128 function and is rounded once.
+        // complex64 goes through the complex128 function and is rounded once. OpenCL C's
+        // kernels of complex arguments carry the complex library (opencl_complex.h), which has
+        // complex_math.cuh's functions where the device has double precision.
+        if (language == kernel_language::opencl) {
+            const std::string type = x == dtype::complex128 ? "gk_cdouble" : "gk_cfloat";
+            const std::string value = type + "_of_cvalue(" + fi.complex + "(" + type + "_to_cvalue(x[i])))";
+            return {n, {input("x", x), output("z", x)}, "z[i] = " + value, opencl_needs_double};
+        }
         const std::string part = x == dtype::complex128 ? "double" : "float";
         const std::string value = "gk_complex_of<" + part + ">(" + fi.complex + "(gk_cvalue_of(x[i])))";
         return {n, {input("x", x), output("z", x)}, "z[i] = " + value, complex_math_source()};
@@ -158,7 +160,6 @@ elementwise_spec unary_spec(math_function f, dtype x, kernel_language language) 
 }
 
 elementwise_spec two_output_spec(math_function f, dtype x, kernel_language language) {
-    require_real_on_opencl(f, {x}, language);
     if (is_complex(x))
         no_loop(f, x, "numpy has no complex loop for it");
     const dtype r = floating_type_of(x);
@@ -178,7 +179,6 @@ std::string opencl_integer_fmod(const std::string& t, bool is_signed) {
 }
 
 elementwise_spec fmod_spec(dtype x, dtype y, kernel_language language) {
-    require_real_on_opencl(math_function::fmod, {x, y}, language);
     dtype t = promote(x, y);
     if (is_complex(t))
         no_loop(math_function::fmod, t, "numpy has no complex loop for it");
@@ -204,7 +204,6 @@ std::string opencl_exponent(const std::string& t, bool is_unsigned) {
 }
 
 elementwise_spec ldexp_spec(dtype x, dtype y, kernel_language language) {
-    require_real_on_opencl(math_function::ldexp, {x, y}, language);
     if (is_complex(x))
         no_loop(math_function::ldexp, x, "numpy has no complex loop for it");
     if (is_complex(y))

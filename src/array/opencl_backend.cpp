@@ -93,8 +93,9 @@ std::shared_ptr<Cache> cache_of(cl_context context, cl_device_id device) {
 
 }  // namespace
 
-opencl_backend::opencl_backend(const cl::queue& q, buffer_source source)
+opencl_backend::opencl_backend(const cl::queue& q, buffer_source source, std::string build_options)
     : queue_(cl::queue::wrap(q.handle())), context_(cl::context::wrap(q.context_handle())), source_(std::move(source)),
+      build_options_(std::move(build_options)),
       has_fp64_(q.get_device().extensions().find("cl_khr_fp64") != std::string::npos),
       group_size_(group_size_for(q.get_device())),
       // Four groups per compute unit keep a device busy; the kernels loop over the rest.
@@ -166,7 +167,10 @@ loaded_kernel opencl_backend::kernel(std::uint64_t key, const std::string& name,
         cl::program built = cl::program::create_with_source(context_, source());
         // GK_CPU tells generated kernels that the device runs a group's work items one after
         // the other (a CPU): a loop should then walk memory in order within each work item.
-        built.build((dev.type() & CL_DEVICE_TYPE_CPU) ? "-D GK_CPU=1" : "", std::span(&dev, 1));
+        std::string options = build_options_;
+        if (dev.type() & CL_DEVICE_TYPE_CPU)
+            options += options.empty() ? "-D GK_CPU=1" : " -D GK_CPU=1";
+        built.build(options, std::span(&dev, 1));
         std::lock_guard lock(programs_->mutex);
         program = programs_->programs.try_emplace(key, std::make_shared<built_program>(std::move(built))).first->second;
     }

@@ -2,7 +2,6 @@
 
 #include "gpukit/core/error.hpp"
 
-#include <cctype>
 
 namespace gpukit::array::detail {
 
@@ -22,116 +21,18 @@ complex_names names_of(dtype t) {
     throw logic_error("opencl_complex: " + std::string(name(t)) + " is not a complex type");
 }
 
-// The helpers of one complex type, in OpenCL C, written with P (the prefix), C (the type) and
-// T (the part's type) substituted.
-constexpr const char* helpers = R"(
-typedef union { struct { T x, y; }; struct { T real, imag; }; } C;
-inline C P_new(T re, T im) { C z; z.real = re; z.imag = im; return z; }
-inline C P_add(C a, C b) { return P_new(a.real + b.real, a.imag + b.imag); }
-inline C P_sub(C a, C b) { return P_new(a.real - b.real, a.imag - b.imag); }
-inline C P_mul(C a, C b) { return P_new(a.real * b.real - a.imag * b.imag, a.real * b.imag + a.imag * b.real); }
-inline C P_div(C a, C b) {
-    if (fabs(b.real) >= fabs(b.imag)) {
-        if (b.real == (T)0 && b.imag == (T)0)
-            return P_new(a.real / fabs(b.real), a.imag / fabs(b.imag));
-        const T r = b.imag / b.real, d = b.real + b.imag * r;
-        return P_new((a.real + a.imag * r) / d, (a.imag - a.real * r) / d);
-    }
-    const T r = b.real / b.imag, d = b.real * r + b.imag;
-    return P_new((a.real * r + a.imag) / d, (a.imag * r - a.real) / d);
-}
-inline C P_neg(C a) { return P_new(-a.real, -a.imag); }
-inline C P_conj(C a) { return P_new(a.real, -a.imag); }
-inline T P_abs(C a) { return hypot(a.real, a.imag); }
-inline int P_nonzero(C a) { return a.real != (T)0 || a.imag != (T)0; }
-inline int P_eq(C a, C b) { return a.real == b.real && a.imag == b.imag; }
-inline int P_ne(C a, C b) { return !P_eq(a, b); }
-inline int P_unordered(C a, C b) { return a.imag != a.imag || b.imag != b.imag; }
-inline int P_lt(C a, C b) { return (a.real < b.real && !P_unordered(a, b)) || (a.real == b.real && a.imag < b.imag); }
-inline int P_le(C a, C b) { return (a.real < b.real && !P_unordered(a, b)) || (a.real == b.real && a.imag <= b.imag); }
-inline int P_gt(C a, C b) { return (a.real > b.real && !P_unordered(a, b)) || (a.real == b.real && a.imag > b.imag); }
-inline int P_ge(C a, C b) { return (a.real > b.real && !P_unordered(a, b)) || (a.real == b.real && a.imag >= b.imag); }
-inline C P_max(C a, C b) { return (a.real != a.real || a.imag != a.imag || P_ge(a, b)) ? a : b; }
-inline C P_min(C a, C b) { return (a.real != a.real || a.imag != a.imag || P_le(a, b)) ? a : b; }
-inline C P_pow_here(C a, C b) {
-    if (b.real == (T)0 && b.imag == (T)0)
-        return P_new(1, 0);
-    if (a.real == (T)0 && a.imag == (T)0) {
-        if (b.real > (T)0)
-            return P_new(0, 0);
-        const T nan = (T)0 / (T)0;
-        return P_new(nan, nan);
-    }
-    const long n = b.real > (T)-100 && b.real < (T)100 ? (long)b.real : 0;
-    if (b.imag == (T)0 && n != 0 && (T)n == b.real) {
-        if (n == 1)
-            return a;
-        if (n == 2)
-            return P_mul(a, a);
-        if (n == 3)
-            return P_mul(a, P_mul(a, a));
-        const long m = n < 0 ? -n : n;
-        C result = P_new(1, 0), power = a;
-        for (long mask = 1;; mask <<= 1) {
-            if (m & mask)
-                result = P_mul(result, power);
-            if (m < (mask << 1))
-                break;
-            power = P_mul(power, power);
-        }
-        return n < 0 ? P_div(P_new(1, 0), result) : result;
-    }
-    const T log_abs = log(hypot(a.real, a.imag)), arg = atan2(a.imag, a.real);
-    const T re = b.real * log_abs - b.imag * arg, im = b.real * arg + b.imag * log_abs;
-    const T magnitude = exp(re);
-    return P_new(magnitude * cos(im), magnitude * sin(im));
-}
-)";
-
-std::string substituted(const char* text, const complex_names& n) {
-    std::string out;
-    for (const char* p = text; *p; ++p) {
-        // P, C and T stand alone or before '_' (P_add): never inside another word.
-        const bool alone = (p == text || !(std::isalnum(static_cast<unsigned char>(p[-1])) || p[-1] == '_')) &&
-                           !(std::isalnum(static_cast<unsigned char>(p[1])));
-        if (alone && *p == 'P')
-            out += n.prefix;
-        else if (alone && *p == 'C' && p[1] != '_')
-            out += n.type;
-        else if (alone && *p == 'T' && p[1] != '_')
-            out += n.part;
-        else
-            out += *p;
-    }
-    return out;
-}
-
 }  // namespace
 
-std::string opencl_complex_library(dtype t) {
-    const complex_names n = names_of(t);
-    const std::string guard = "GK_" + n.type + "_DEFINED";
-    std::string text = "#ifndef " + guard + "\n#define " + guard + "\n" + substituted(helpers, n);
-    if (t == dtype::complex64) {
-        // As the CUDA kernels: complex64's power through complex128 where the device has
-        // double precision (exp(b log a) in float carries |b| times arg a's rounding).
-        text += "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" +
-                opencl_complex_library(dtype::complex128) +
-                "inline cfloat_t gk_cfloat_pow(cfloat_t a, cfloat_t b) {\n"
-                "    const cdouble_t r = gk_cdouble_pow(gk_cdouble_new(a.real, a.imag), gk_cdouble_new(b.real, b.imag));\n"
-                "    return gk_cfloat_new((float)r.real, (float)r.imag);\n}\n"
-                "#else\ninline cfloat_t gk_cfloat_pow(cfloat_t a, cfloat_t b) { return gk_cfloat_pow_here(a, b); }\n"
-                "#endif\n";
-    } else {
-        text += "inline cdouble_t gk_cdouble_pow(cdouble_t a, cdouble_t b) { return gk_cdouble_pow_here(a, b); }\n"
-                // Conversions between the widths, where complex64's library came first.
-                "#ifdef GK_cfloat_t_DEFINED\n"
-                "inline cdouble_t gk_cdouble_from_cfloat_t(cfloat_t a) { return gk_cdouble_new(a.real, a.imag); }\n"
-                "inline cfloat_t gk_cfloat_from_cdouble_t(cdouble_t a) {\n"
-                "    return gk_cfloat_new((float)a.real, (float)a.imag);\n}\n"
-                "#endif\n";
-    }
-    return text + "#endif\n";
+const std::string& opencl_complex_library() {
+    // complex_math.cuh first, where the device has double precision (opencl_complex.h then
+    // skips its #include of it, which an embedded text could not follow).
+    static const std::string text = std::string("#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)\n"
+                                                "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n") +
+#include "gpukit/array/complex_math.inc"
+                                    + std::string("\n#endif\n") +
+#include "gpukit/array/opencl_complex.inc"
+        ;
+    return text;
 }
 
 std::string opencl_complex_function(dtype t, const char* operation) { return names_of(t).prefix + "_" + operation; }

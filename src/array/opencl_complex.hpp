@@ -1,9 +1,7 @@
-// Complex numbers in the engine's OpenCL C kernels. OpenCL C has no complex type and no
-// operator overloading, so complex64 and complex128 elements are PyOpenCL's cfloat_t and
-// cdouble_t (a union of {x, y} and {real, imag}, the layout of numpy's complex types) and every
-// operation is a function, gk_<type>_<operation>, with the numerics of the CUDA kernels'
-// gk_complex (kernel_text.hpp): Smith's division, numpy's ordering, minimum and maximum,
-// hypot for the magnitude, numpy's power.
+// Complex numbers in the engine's OpenCL C kernels: the library of python/gpukit/include/
+// gpukit/opencl_complex.h (complex64 and complex128 as PyOpenCL's cfloat_t and cdouble_t, every
+// operation a function gk_<type>_<operation> with the numerics of the CUDA kernels'
+// gk_complex), embedded by the build with complex_math.cuh's elementary functions.
 #pragma once
 
 #include "gpukit/array/dtype.hpp"
@@ -12,10 +10,9 @@
 
 namespace gpukit::array::detail {
 
-// The OpenCL C type and helpers of complex type `t` (complex64 or complex128), guarded so that
-// a kernel may include them more than once. complex64's power is computed in double where the
-// device has it (as the CUDA kernels compute it). The caller enables cl_khr_fp64 for complex128.
-std::string opencl_complex_library(dtype t);
+// The library's OpenCL C text: cfloat_t, and cdouble_t where the device has double precision,
+// guarded so that a kernel may include it more than once.
+const std::string& opencl_complex_library();
 
 // The helper of complex type `t` for `operation` ("add", "mul", "eq", "pow", ...):
 // "gk_cfloat_add".

@@ -27,11 +27,12 @@ std::string opencl_name(const value_type& t, const reduction_spec& spec) {
     return std::string(opencl_element_type(*t.dtype));
 }
 
-bool uses_double(const reduction_spec& spec) {
-    const auto is_double = [](const value_type& t) { return t.dtype == dtype::float64 || t.dtype == dtype::complex128; };
-    return is_double(spec.accumulator()) || is_double(spec.output()) ||
-           std::any_of(spec.params().begin(), spec.params().end(),
-                       [&](const reduction_param& p) { return is_double(p.type); });
+// Whether the accumulator, the output or a parameter is of a type `test` accepts.
+template <class Test>
+bool uses(const reduction_spec& spec, Test test) {
+    const auto of = [&](const value_type& t) { return t.dtype && test(*t.dtype); };
+    return of(spec.accumulator()) || of(spec.output()) ||
+           std::any_of(spec.params().begin(), spec.params().end(), [&](const reduction_param& p) { return of(p.type); });
 }
 
 // Arrays are a buffer and a byte offset (backend.hpp); scalars come by value.
@@ -100,8 +101,11 @@ std::string opencl_reduction_source(const reduction_spec& spec, reduction_varian
     const bool strided = variant == reduction_variant::strided;
     const int elements = static_cast<int>(spec.element_arrays());
     text_builder s;
-    if (uses_double(spec))
+    if (uses(spec, [](dtype t) { return t == dtype::float64 || t == dtype::complex128; }))
         s << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    // As PyOpenCL's kernels of complex types: cfloat_t and cdouble_t with their functions.
+    if (uses(spec, [](dtype t) { return kind(t) == dtype_kind::complex; }))
+        s << detail::opencl_complex_library();
     s << spec.preamble() << "\n"
       << "typedef " << opencl_name(spec.accumulator(), spec) << " gk_acc;\n"
       << "typedef gk_acc out_type;\n"

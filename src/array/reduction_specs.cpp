@@ -169,18 +169,13 @@ std::string gathered(const char* array, kernel_language language) {
 }
 
 // OpenCL C has no complex operators: where a complex type takes part, a sum or dot product is
-// written with opencl_complex.hpp's helpers, whose libraries (complex64's first) make the
-// preamble.
+// written with opencl_complex.hpp's helpers, whose library makes the preamble.
 bool any_complex(std::initializer_list<dtype> types) {
     return std::any_of(types.begin(), types.end(), [](dtype t) { return kind(t) == dtype_kind::complex; });
 }
 
 std::string complex_preamble(std::initializer_list<dtype> types) {
-    std::string text;
-    for (const dtype c : {dtype::complex64, dtype::complex128})
-        if (std::find(types.begin(), types.end(), c) != types.end())
-            text += detail::opencl_complex_library(c);
-    return text;
+    return any_complex(types) ? detail::opencl_complex_library() : std::string();
 }
 
 // `expression` (of type `from`) converted to `to`: C-style, or in OpenCL C through the

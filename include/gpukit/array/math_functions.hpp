@@ -47,8 +47,9 @@ int output_count(math_function f) noexcept;
 // has no loop for the types (fabs, ceil, floor, fmod, ldexp, frexp and modf of complex
 // numbers; a complex exponent); logic_error when y is given to a function of one input or
 // missing for one of two. `language` OpenCL gives the kernel in OpenCL C (its overloaded
-// functions; float32 tan and sinh in float, where CUDA C computes them in double), for real
-// types only: complex ones are a logic_error.
+// functions; float32 tan and sinh in float, where CUDA C computes them in double; complex
+// ones through complex_math.cuh as in CUDA C, on devices with double precision: elsewhere
+// their kernel's build fails with a message that says so).
 const elementwise_spec& math_spec(math_function f, dtype x, std::optional<dtype> y = std::nullopt,
                                   kernel_language language = kernel_language::cuda);
 

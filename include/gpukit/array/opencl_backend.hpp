@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace gpukit::array {
 
@@ -27,8 +28,9 @@ public:
     using buffer_source = std::function<std::shared_ptr<const cl::buffer>(std::size_t bytes)>;
 
     // Work on `q` (the backend holds a reference of its own to it and its context), with
-    // memory from `source` (empty: new buffers of q's context).
-    explicit opencl_backend(const cl::queue& q, buffer_source source = {});
+    // memory from `source` (empty: new buffers of q's context). `build_options` go into every
+    // kernel's build (an include path for the headers user preambles include, say).
+    explicit opencl_backend(const cl::queue& q, buffer_source source = {}, std::string build_options = {});
 
     kernel_language language() const noexcept override { return kernel_language::opencl; }
     memory_space space() const noexcept override { return memory_space::opencl; }
@@ -55,6 +57,7 @@ private:
     cl::queue queue_;
     cl::context context_;
     buffer_source source_;
+    std::string build_options_;
     bool has_fp64_;
     unsigned group_size_;
     unsigned full_grid_;

@@ -473,6 +473,13 @@ std::string join_options(nb::handle options) {
     return joined;
 }
 
+// The options of a build or compile from Python: the user's, then gpukit's device headers on
+// the include path (pyopencl-complex.h and the headers it reads), as PyOpenCL adds its own.
+std::string build_options(nb::handle options) {
+    const std::string joined = join_options(options);
+    return joined.empty() ? device_include_option() : joined + " " + device_include_option();
+}
+
 // PyOpenCL's objects are equal when they wrap one OpenCL object (two Python objects may: the
 // Context a queue was made with and the one its `context` gives), hash as that object's handle,
 // and compare unequal (False, as PyOpenCL answers, not NotImplemented) with objects of other
@@ -525,6 +532,16 @@ std::vector<cl::device> all_devices() {
 }
 
 }  // namespace
+
+const std::string& device_include_option() {
+    static const std::string option = [] {
+        nb::module_ os_path = nb::module_::import_("os.path");
+        const nb::object package = os_path.attr("dirname")(nb::module_::import_("gpukit").attr("__file__"));
+        const std::string dir = nb::cast<std::string>(os_path.attr("join")(package, "include"));
+        return dir.find(' ') == std::string::npos ? "-I " + dir : "-I \"" + dir + "\"";
+    }();
+    return option;
+}
 
 void note_queue_use(const cl::queue& q) {
     nb::handle self = nb::find(&q);
@@ -952,7 +969,7 @@ void bind_cl(nb::module_& parent) {
            "Program(context, source), or Program(context, devices, binaries) from the executables binaries "
            "gives (build() readies it).")
         .def("build", [](nb::handle self, nb::handle options, nb::handle devices, nb::handle cache_dir) {
-            const std::string joined = join_options(options);
+            const std::string joined = build_options(options);
             // None or no devices: all of them (as OpenCL takes an empty list, and PyOpenCL with it).
             const std::vector<cl::device> chosen =
                 devices.is_none() ? std::vector<cl::device>{} : device_list(devices, "Program.build(devices)");
@@ -965,10 +982,10 @@ void bind_cl(nb::module_& parent) {
             return self;
         }, "options"_a.none() = nb::none(), "devices"_a.none() = nb::none(), "cache_dir"_a.none() = nb::none(),
            "Build for `devices` (default: every device of the context) with `options` (a str or a sequence of "
-           "str). `cache_dir` is accepted for PyOpenCL code and not used: gpukit keeps no cache of OpenCL program "
+           "str; gpukit's device headers, pyopencl-complex.h among them, are on the include path). `cache_dir` is accepted for PyOpenCL code and not used: gpukit keeps no cache of OpenCL program "
            "binaries. Returns self.")
         .def("compile", [](nb::handle self, nb::handle options, nb::handle devices, nb::handle headers) {
-            const std::string joined = join_options(options);
+            const std::string joined = build_options(options);
             const std::vector<cl::device> chosen =
                 devices.is_none() ? std::vector<cl::device>{} : device_list(devices, "Program.compile(devices)");
             std::vector<std::pair<std::string, const cl::program*>> named;

@@ -14,6 +14,7 @@
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/generic_scan.hpp"
 #include "gpukit/array/indexing.hpp"
+#include "gpukit/array/math_functions.hpp"
 #include "gpukit/array/opencl_backend.hpp"
 #include "gpukit/array/reduction.hpp"
 #include "gpukit/array/sort.hpp"
@@ -85,7 +86,8 @@ class array_engine {
 public:
     array_engine(const cl::queue& q, nb::object allocator)
         : allocator_(std::move(allocator)),
-          backend_(std::make_shared<array::opencl_backend>(q, [this](std::size_t bytes) { return buffer(bytes); })) {}
+          backend_(std::make_shared<array::opencl_backend>(q, [this](std::size_t bytes) { return buffer(bytes); },
+                                                          device_include_option())) {}
 
     // The device_array of the Array `a` (its memory borrowed, kept alive by the Buffer object).
     device_array borrowed(nb::handle a) const {
@@ -168,6 +170,17 @@ public:
     nb::tuple unary(std::string_view name, nb::handle x) {
         const call scope{*this};
         return result(array::apply(unary_op_named(name), borrowed(x)));
+    }
+
+    // The engine's math function `name` ("sin", ...) of x, in numpy's result type.
+    nb::tuple math(std::string_view name, nb::handle x) {
+        const call scope{*this};
+        for (int k = 0; k < array::math_function_count; ++k) {
+            const auto f = static_cast<array::math_function>(k);
+            if (array::name(f) == name && array::input_count(f) == 1 && array::output_count(f) == 1)
+                return result(array::apply(f, borrowed(x)));
+        }
+        throw nb::value_error(("no math function of one array named '" + std::string(name) + "'").c_str());
     }
 
     nb::tuple astype(nb::handle x, nb::handle dtype) {
@@ -404,6 +417,7 @@ void bind_cl_array(nb::module_& m) {
         .def("binary", &array_engine::binary, "name"_a, "x"_a, "y"_a)
         .def("update", &array_engine::update, "name"_a, "target"_a, "y"_a)
         .def("unary", &array_engine::unary, "name"_a, "x"_a)
+        .def("math", &array_engine::math, "name"_a, "x"_a)
         .def("astype", &array_engine::astype, "x"_a, "dtype"_a)
         .def("copy", &array_engine::copy, "x"_a)
         .def("assign", &array_engine::assign, "target"_a, "value"_a)

@@ -17,6 +17,10 @@ namespace gpukit::python {
 // with PyOpenCL's CommandQueueUsedAfterExit warning (its deprecated behaviour).
 void note_queue_use(const cl::queue& q);
 
+// "-I <gpukit's device headers>" (bind_cl.cpp): OpenCL C built from Python finds
+// pyopencl-complex.h there, as PyOpenCL's builds find its headers.
+const std::string& device_include_option();
+
 // MemoryMap and enqueue_map_buffer (bind_cl_mapping.cpp); needs Buffer, CommandQueue, Event.
 void bind_cl_mapping(nb::module_& cl_module);
 // Images, image formats, samplers and their functions (bind_cl_images.cpp); needs the same.

@@ -15,8 +15,7 @@ waits. An event given to ``add_event`` (a command of another queue, a UserEvent)
 by the queue (a barrier) before the array's next operation, without blocking the host;
 ``with_queue`` finishes the old queue before an array moves to another.
 
-Not there yet (a clear error says so): complex elements, fancy indexing, ``take``, scans and
-``cumsum``; see docs/opencl.md.
+What is not there yet is listed in docs/opencl.md (each a clear error).
 """
 from __future__ import annotations
 

@@ -4,8 +4,10 @@
 Each function runs OpenCL C's built-in of the same name over every element, any view (strided,
 reversed, offset) included, through gpukit's array engine; the result is a new array of the
 argument's dtype, as PyOpenCL makes it (frexp's exponents are int32). The arguments are float32
-or float64 arrays (float64 where the device has double precision); complex arrays and PyOpenCL's
-Bessel and Hankel functions are not supported yet (a clear error says so).
+or float64 arrays (float64 where the device has double precision). exp, log, log10, sqrt, sin,
+cos, tan, asin, acos, atan, sinh, cosh and tanh also take complex64 and complex128 arrays
+(numpy's results, computed in double: on devices with double precision). PyOpenCL's Bessel and
+Hankel functions are not supported yet (a clear error says so).
 """
 from __future__ import annotations
 
@@ -26,14 +28,28 @@ def _spec(name, params, operation):
     return _cached_spec(f"gk_clmath_{name}", params, operation)
 
 
+# The functions of complex arrays: the engine's, with numpy's results.
+_COMPLEX = frozenset("exp log log10 sqrt sin cos tan asin acos atan sinh cosh tanh".split())
+
+
 def _floating(function, *arrays):
     for a in arrays:
         if not isinstance(a, Array):
             raise TypeError(f"clmath.{function}: expected an Array, got {type(a).__name__}")
         if a.dtype.kind == "c":
-            raise NotImplementedError(f"clmath.{function} of complex arrays is not supported yet by gpukit.cl")
+            raise TypeError(f"clmath.{function} has no complex form (numpy has none); complex arrays "
+                            f"take {', '.join(sorted(_COMPLEX))}")
         if a.dtype not in _C_TYPES:
             raise TypeError(f"clmath.{function}: float32 or float64 arrays, got {a.dtype}")
+
+
+def _complex(function, array, queue):
+    """function of a complex array: complex_math's, computed in double (rounded once)."""
+    queue = queue or array.queue
+    if not queue.device.double_fp_config:
+        raise TypeError(f"clmath.{function} of complex arrays computes in double precision, which "
+                        f"{queue.device.name} lacks")
+    return array._wrap(array._engine(queue).math(function, array), queue=queue)
 
 
 def _same_shape(function, a, b):
@@ -48,6 +64,8 @@ def _run(spec, args, queue):
 
 def _make_unary(name):
     def f(array, queue=None):
+        if name in _COMPLEX and isinstance(array, Array) and array.dtype.kind == "c":
+            return _complex(name, array, queue)
         _floating(name, array)
         result = array._new_like_me(queue=queue)
         spec = _spec(name, [("x", array.dtype, "in"), ("z", result.dtype, "out")], f"z[i] = {name}(x[i])")

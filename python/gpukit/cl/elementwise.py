@@ -30,6 +30,7 @@ _TYPES = {
     "int": np.int32, "uint": np.uint32, "unsigned int": np.uint32, "unsigned": np.uint32,
     "long": np.int64, "ulong": np.uint64, "unsigned long": np.uint64,
     "float": np.float32, "double": np.float64, "bool": np.bool_,
+    "cfloat_t": np.complex64, "cdouble_t": np.complex128,
 }
 _QUALIFIERS = {"const", "__const", "volatile", "restrict", "__restrict", "__restrict__", "__global", "global"}
 _DECLARATOR = re.compile(r"^(?P<type>[A-Za-z_][\w ]*?)\s*(?P<star>\*?)\s*(?P<name>[A-Za-z_]\w*)$")

@@ -1,13 +1,15 @@
 // Complex elementary functions in double precision: gk_cexp, gk_clog, gk_clog10, gk_csqrt,
 // gk_csin, gk_ccos, gk_ctan, gk_casin, gk_cacos, gk_catan, gk_csinh, gk_ccosh, gk_ctanh and
-// gk_catanh, of a gk_cvalue (numpy's complex128 layout). gpukit's one complex maths library: the cumath kernels of the
-// array engine carry it (the build embeds this file, src/CMakeLists.txt) and
-// pycuda-complex.hpp's functions call it, for float through double, rounded once.
+// gk_catanh, of a gk_cvalue (numpy's complex128 layout). gpukit's one complex maths library:
+// the array engine's math kernels carry it (the build embeds this file, src/CMakeLists.txt),
+// and pycuda-complex.hpp's and pyopencl-complex.h's functions call it, for float through
+// double, rounded once.
 //
-// Every function is __host__ __device__ under nvcc and NVRTC (which has no standard headers:
-// only maths functions both sides have are called) and plain inline under a host compiler:
-// tests/cpp/array/test_complex_math.cpp builds it for the host and checks it against the C
-// library's long double functions.
+// The same text is OpenCL C (gpukit/opencl_complex.h includes it where the device has double
+// precision): every function is __host__ __device__ under nvcc and NVRTC (which has no
+// standard headers: only maths functions all sides have are called), plain inline under a
+// host compiler and in OpenCL C; tests/cpp/array/test_complex_math.cpp builds it for the host
+// and checks it against the C library's long double functions.
 //
 // The results follow C99 Annex G, as numpy's do (numpy calls the C library): special values
 // for infinite and NaN parts, signed zeros, and branch cuts along the axes where the sign of
@@ -22,59 +24,91 @@
 #ifndef GPUKIT_COMPLEX_MATH_CUH
 #define GPUKIT_COMPLEX_MATH_CUH
 
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#if defined(__OPENCL_C_VERSION__)
+#define GK_CMATH_FN inline
+#define GK_CMATH_SMALL inline
+#define GK_CMATH_CONSTANT __constant
+// OpenCL C's sincos returns the sine.
+#define GK_SINCOS(y, s, c) ((s) = sincos((y), &(c)))
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define GK_CMATH_FN __host__ __device__ inline
 #define GK_CMATH_SMALL __host__ __device__ __forceinline__
+#define GK_CMATH_CONSTANT constexpr
+#define GK_SINCOS(y, s, c) sincos((y), &(s), &(c))
 #else
 #define GK_CMATH_FN inline
 #define GK_CMATH_SMALL inline
+#define GK_CMATH_CONSTANT constexpr
+#define GK_SINCOS(y, s, c) sincos((y), &(s), &(c))
 #endif
 
-// A complex128 value: real part, then imaginary part.
-struct gk_cvalue {
+// A complex128 value: real part, then imaginary part. C++ code may construct one directly;
+// the functions below make theirs with gk_cvalue_new, which OpenCL C has too.
+typedef struct gk_cvalue {
     double re, im;
+#ifdef __cplusplus
     gk_cvalue() = default;
     GK_CMATH_SMALL constexpr gk_cvalue(double r, double i) : re(r), im(i) {}
-};
+#endif
+} gk_cvalue;
+
+GK_CMATH_SMALL gk_cvalue gk_cvalue_new(double re, double im) {
+    gk_cvalue z;
+    z.re = re;
+    z.im = im;
+    return z;
+}
 
 // ---- constants (no standard headers under NVRTC: no HUGE_VAL, no M_PI)
 
+#if defined(__OPENCL_C_VERSION__)
+GK_CMATH_SMALL double gk_infinity() { return as_double(0x7ff0000000000000UL); }
+GK_CMATH_SMALL double gk_quiet_nan() { return as_double(0x7ff8000000000000UL); }
+#else
 GK_CMATH_SMALL double gk_infinity() { return 1.0 / 0.0; }
 GK_CMATH_SMALL double gk_quiet_nan() { return nan(""); }
+#endif
 
 // ln 2, pi and pi/2 split into a leading part and a correction: k * gk_ln2_hi is exact for
 // |k| < 2^20, and pi - x computed as (gk_pi_hi - x) + gk_pi_lo keeps the digits pi's rounding
 // would lose.
-constexpr double gk_ln2_hi = 6.93147180369123816490e-01;
-constexpr double gk_ln2_lo = 1.90821492927058770002e-10;
-constexpr double gk_pi_hi = 3.14159265358979311600e+00;
-constexpr double gk_pi_lo = 1.22464679914735317723e-16;
-constexpr double gk_half_pi_hi = 1.57079632679489655800e+00;
-constexpr double gk_half_pi_lo = 6.12323399573676588613e-17;
-constexpr double gk_quarter_pi = 7.85398163397448278999e-01;
+GK_CMATH_CONSTANT double gk_ln2_hi = 6.93147180369123816490e-01;
+GK_CMATH_CONSTANT double gk_ln2_lo = 1.90821492927058770002e-10;
+GK_CMATH_CONSTANT double gk_pi_hi = 3.14159265358979311600e+00;
+GK_CMATH_CONSTANT double gk_pi_lo = 1.22464679914735317723e-16;
+GK_CMATH_CONSTANT double gk_half_pi_hi = 1.57079632679489655800e+00;
+GK_CMATH_CONSTANT double gk_half_pi_lo = 6.12323399573676588613e-17;
+GK_CMATH_CONSTANT double gk_quarter_pi = 7.85398163397448278999e-01;
 // log10(e), split likewise for a product rounded once.
-constexpr double gk_log10_e_hi = 4.34294481903251816668e-01;
-constexpr double gk_log10_e_lo = 1.09831965021676510e-17;
+GK_CMATH_CONSTANT double gk_log10_e_hi = 4.34294481903251816668e-01;
+GK_CMATH_CONSTANT double gk_log10_e_lo = 1.09831965021676510e-17;
 
 // Below this magnitude asin, acos and atanh are their first Taylor term to double precision
 // (the next is |z|^2 / 6 smaller); above its inverse they are their asymptotic forms.
-constexpr double gk_series_limit = 0x1p-27;
-constexpr double gk_asymptotic_limit = 0x1p27;
+GK_CMATH_CONSTANT double gk_series_limit = 0x1p-27;
+GK_CMATH_CONSTANT double gk_asymptotic_limit = 0x1p27;
 
 // ---- exact sums and products (double-double): a value as hi + lo, |lo| <= ulp(hi) / 2
 
-struct gk_double_double {
+typedef struct {
     double hi, lo;
-};
+} gk_double_double;
+
+GK_CMATH_SMALL gk_double_double gk_double_double_new(double hi, double lo) {
+    gk_double_double d;
+    d.hi = hi;
+    d.lo = lo;
+    return d;
+}
 
 GK_CMATH_SMALL gk_double_double gk_two_sum(double a, double b) {
     const double s = a + b, v = s - a;
-    return {s, (a - (s - v)) + (b - v)};
+    return gk_double_double_new(s, (a - (s - v)) + (b - v));
 }
 
 GK_CMATH_SMALL gk_double_double gk_two_product(double a, double b) {
     const double p = a * b;
-    return {p, fma(a, b, -p)};
+    return gk_double_double_new(p, fma(a, b, -p));
 }
 
 // a^2 + b^2 - 1 with the error of one rounding of the result, where computing it directly
@@ -136,22 +170,22 @@ GK_CMATH_SMALL double gk_pi_minus(double v) { return (gk_pi_hi - v) + gk_pi_lo; 
 GK_CMATH_FN gk_cvalue gk_cexp(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (y == 0)  // exp(x + 0i) = e^x + 0i, the zero's sign kept; also for infinite and NaN x
-        return {exp(x), y};
+        return gk_cvalue_new(exp(x), y);
     if (isinf(x)) {
         if (!isfinite(y))  // e^(+inf) times a NaN direction; e^(-inf) = 0 in every direction
-            return x > 0 ? gk_cvalue(x, gk_quiet_nan()) : gk_cvalue(0.0, copysign(0.0, y));
+            return x > 0 ? gk_cvalue_new(x, gk_quiet_nan()) : gk_cvalue_new(0.0, copysign(0.0, y));
         double s, c;
-        sincos(y, &s, &c);
-        return x > 0 ? gk_cvalue(x * c, x * s) : gk_cvalue(copysign(0.0, c), copysign(0.0, s));
+        GK_SINCOS(y, s, c);
+        return x > 0 ? gk_cvalue_new(x * c, x * s) : gk_cvalue_new(copysign(0.0, c), copysign(0.0, s));
     }
     if (isnan(x) || !isfinite(y))
-        return {gk_quiet_nan(), gk_quiet_nan()};
+        return gk_cvalue_new(gk_quiet_nan(), gk_quiet_nan());
     double s, c;
-    sincos(y, &s, &c);
+    GK_SINCOS(y, s, c);
     if (x > 709)
-        return {gk_exp_times(x, c, 0), gk_exp_times(x, s, 0)};
+        return gk_cvalue_new(gk_exp_times(x, c, 0), gk_exp_times(x, s, 0));
     const double e = exp(x);
-    return {e * c, e * s};
+    return gk_cvalue_new(e * c, e * s);
 }
 
 // The principal branch: the imaginary part is atan2(y, x), in [-pi, pi].
@@ -164,31 +198,31 @@ GK_CMATH_FN gk_cvalue gk_clog(gk_cvalue z) {
         re = gk_quiet_nan();
     else
         re = gk_log_abs(x, y);
-    return {re, atan2(y, x)};
+    return gk_cvalue_new(re, atan2(y, x));
 }
 
 // log(z) / ln 10, each part multiplied by log10(e) with one rounding (as numpy computes it).
 GK_CMATH_FN gk_cvalue gk_clog10(gk_cvalue z) {
     const gk_cvalue l = gk_clog(z);
-    return {fma(l.re, gk_log10_e_hi, l.re * gk_log10_e_lo), fma(l.im, gk_log10_e_hi, l.im * gk_log10_e_lo)};
+    return gk_cvalue_new(fma(l.re, gk_log10_e_hi, l.re * gk_log10_e_lo), fma(l.im, gk_log10_e_hi, l.im * gk_log10_e_lo));
 }
 
 // The principal branch: the real part is >= 0 and the imaginary part has y's sign.
 GK_CMATH_FN gk_cvalue gk_csqrt(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (isinf(y))
-        return {gk_infinity(), y};
+        return gk_cvalue_new(gk_infinity(), y);
     if (isnan(x))
-        return {x, gk_quiet_nan()};
+        return gk_cvalue_new(x, gk_quiet_nan());
     if (isinf(x)) {
         if (x > 0)
-            return {x, isnan(y) ? y : copysign(0.0, y)};
-        return {isnan(y) ? y : 0.0, copysign(gk_infinity(), y)};
+            return gk_cvalue_new(x, isnan(y) ? y : copysign(0.0, y));
+        return gk_cvalue_new(isnan(y) ? y : 0.0, copysign(gk_infinity(), y));
     }
     if (isnan(y))
-        return {gk_quiet_nan(), y};
+        return gk_cvalue_new(gk_quiet_nan(), y);
     if (x == 0 && y == 0)
-        return {0.0, y};
+        return gk_cvalue_new(0.0, y);
     // t = sqrt((|x| + |z|) / 2) is the part of larger magnitude, the other is |y| / 2t: no
     // cancellation in either. |z| is formed from x and y scaled into a range where their
     // squares neither overflow nor underflow (by an even power of two, so t scales exactly).
@@ -206,7 +240,7 @@ GK_CMATH_FN gk_cvalue gk_csqrt(gk_cvalue z) {
     const double modulus = sqrt(fma(a, a, b * b));
     const double t = sqrt(0.5 * (a + modulus)) * back;
     const double other = fabs(y) / (2 * t);
-    return x >= 0 ? gk_cvalue(t, copysign(other, y)) : gk_cvalue(other, copysign(t, y));
+    return x >= 0 ? gk_cvalue_new(t, copysign(other, y)) : gk_cvalue_new(other, copysign(t, y));
 }
 
 // ---- hyperbolic functions (and the trigonometric ones through them)
@@ -215,53 +249,53 @@ GK_CMATH_FN gk_cvalue gk_csinh(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (isfinite(x) && isfinite(y)) {
         if (y == 0)
-            return {sinh(x), y};
+            return gk_cvalue_new(sinh(x), y);
         double s, c;
-        sincos(y, &s, &c);
+        GK_SINCOS(y, s, c);
         if (fabs(x) <= 709)
-            return {sinh(x) * c, cosh(x) * s};
+            return gk_cvalue_new(sinh(x) * c, cosh(x) * s);
         // |sinh x| = cosh x = e^|x| / 2 to double precision, formed without overflow.
         const double re = gk_exp_times(fabs(x), c, -1);
-        return {x < 0 ? -re : re, gk_exp_times(fabs(x), s, -1)};
+        return gk_cvalue_new(x < 0 ? -re : re, gk_exp_times(fabs(x), s, -1));
     }
     if (x == 0)  // sinh(+-0 + i inf or NaN) = +-0 + i NaN
-        return {x, gk_quiet_nan()};
+        return gk_cvalue_new(x, gk_quiet_nan());
     if (y == 0)  // sinh(+-inf + 0i) = +-inf + 0i, sinh(NaN + 0i) = NaN + 0i
-        return {x, y};
+        return gk_cvalue_new(x, y);
     if (isinf(x)) {
         if (!isfinite(y))  // the real part's sign is unspecified (C99); + as the C library gives it
-            return {gk_infinity(), gk_quiet_nan()};
+            return gk_cvalue_new(gk_infinity(), gk_quiet_nan());
         double s, c;
-        sincos(y, &s, &c);
-        return {x * c, gk_infinity() * s};  // inf in the direction of y, with x's sign on the real side
+        GK_SINCOS(y, s, c);
+        return gk_cvalue_new(x * c, gk_infinity() * s);  // inf in the direction of y, with x's sign on the real side
     }
-    return {gk_quiet_nan(), gk_quiet_nan()};
+    return gk_cvalue_new(gk_quiet_nan(), gk_quiet_nan());
 }
 
 GK_CMATH_FN gk_cvalue gk_ccosh(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (isfinite(x) && isfinite(y)) {
         if (y == 0)  // cosh x + i (sinh x) y: the zero's sign is sign(x) sign(y)
-            return {cosh(x), copysign(0.0, x) * y};
+            return gk_cvalue_new(cosh(x), copysign(0.0, x) * y);
         double s, c;
-        sincos(y, &s, &c);
+        GK_SINCOS(y, s, c);
         if (fabs(x) <= 709)
-            return {cosh(x) * c, sinh(x) * s};
+            return gk_cvalue_new(cosh(x) * c, sinh(x) * s);
         const double im = gk_exp_times(fabs(x), s, -1);
-        return {gk_exp_times(fabs(x), c, -1), x < 0 ? -im : im};
+        return gk_cvalue_new(gk_exp_times(fabs(x), c, -1), x < 0 ? -im : im);
     }
     if (x == 0)  // cosh(+-0 + i inf or NaN) = NaN + 0i
-        return {gk_quiet_nan(), 0.0};
+        return gk_cvalue_new(gk_quiet_nan(), 0.0);
     if (y == 0)  // cosh(+-inf + 0i) = inf + 0i (sign sign(x) sign(y)), cosh(NaN + 0i) = NaN + 0i
-        return {fabs(x), isnan(x) ? y : copysign(0.0, x) * y};
+        return gk_cvalue_new(fabs(x), isnan(x) ? y : copysign(0.0, x) * y);
     if (isinf(x)) {
         if (!isfinite(y))
-            return {gk_infinity(), gk_quiet_nan()};
+            return gk_cvalue_new(gk_infinity(), gk_quiet_nan());
         double s, c;
-        sincos(y, &s, &c);
-        return {gk_infinity() * c, x * s};
+        GK_SINCOS(y, s, c);
+        return gk_cvalue_new(gk_infinity() * c, x * s);
     }
-    return {gk_quiet_nan(), gk_quiet_nan()};
+    return gk_cvalue_new(gk_quiet_nan(), gk_quiet_nan());
 }
 
 // Kahan's formula: with t = tan y, b = 1 + t^2, s = sinh x, r = cosh x = sqrt(1 + s^2),
@@ -270,39 +304,39 @@ GK_CMATH_FN gk_cvalue gk_ccosh(gk_cvalue z) {
 GK_CMATH_FN gk_cvalue gk_ctanh(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (isnan(x))  // tanh(NaN + 0i) = NaN + 0i
-        return {x, y == 0 ? y : gk_quiet_nan()};
+        return gk_cvalue_new(x, y == 0 ? y : gk_quiet_nan());
     if (isinf(x)) {  // tanh(+-inf + iy) = +-1 + 0i sin(2y)
         const double im = isfinite(y) ? copysign(0.0, sin(y) * cos(y)) : copysign(0.0, y);
-        return {copysign(1.0, x), im};
+        return gk_cvalue_new(copysign(1.0, x), im);
     }
     if (!isfinite(y))
-        return {x == 0 ? x : gk_quiet_nan(), gk_quiet_nan()};
+        return gk_cvalue_new(x == 0 ? x : gk_quiet_nan(), gk_quiet_nan());
     if (y == 0)  // the real function, accurate to its last bit
-        return {tanh(x), y};
+        return gk_cvalue_new(tanh(x), y);
     if (fabs(x) > 22) {
         // tanh x rounds to +-1 and s^2 could overflow; the imaginary part tends to
         // sin(2y) 2 e^(-2|x|) = 4 sin y cos y e^(-2|x|).
         double s, c;
-        sincos(y, &s, &c);
-        return {copysign(1.0, x), 4 * s * c * exp(-2 * fabs(x))};
+        GK_SINCOS(y, s, c);
+        return gk_cvalue_new(copysign(1.0, x), 4 * s * c * exp(-2 * fabs(x)));
     }
     const double t = tan(y), b = 1 + t * t, s = sinh(x), r = sqrt(1 + s * s), d = 1 + b * s * s;
-    return {b * r * s / d, t / d};
+    return gk_cvalue_new(b * r * s / d, t / d);
 }
 
 // sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz).
 GK_CMATH_FN gk_cvalue gk_csin(gk_cvalue z) {
-    const gk_cvalue h = gk_csinh(gk_cvalue(-z.im, z.re));
+    const gk_cvalue h = gk_csinh(gk_cvalue_new(-z.im, z.re));
     // Beside a NaN real part the infinite imaginary part's sign is unspecified (C99): + as the
     // C library gives it.
-    return {h.im, isnan(h.im) && isinf(h.re) ? gk_infinity() : -h.re};
+    return gk_cvalue_new(h.im, isnan(h.im) && isinf(h.re) ? gk_infinity() : -h.re);
 }
 
-GK_CMATH_FN gk_cvalue gk_ccos(gk_cvalue z) { return gk_ccosh(gk_cvalue(-z.im, z.re)); }
+GK_CMATH_FN gk_cvalue gk_ccos(gk_cvalue z) { return gk_ccosh(gk_cvalue_new(-z.im, z.re)); }
 
 GK_CMATH_FN gk_cvalue gk_ctan(gk_cvalue z) {
-    const gk_cvalue h = gk_ctanh(gk_cvalue(-z.im, z.re));
-    return {h.im, -h.re};
+    const gk_cvalue h = gk_ctanh(gk_cvalue_new(-z.im, z.re));
+    return gk_cvalue_new(h.im, -h.re);
 }
 
 // ---- inverse functions
@@ -314,9 +348,17 @@ GK_CMATH_SMALL double gk_negate(double v) { return copysign(v, signbit(v) ? 1.0 
 
 // asin and acos of x + iy for finite x, y >= 0 (the other quadrants follow by symmetry):
 // the real part of asin, the real part of acos, and the imaginary part's magnitude.
-struct gk_asin_parts {
+typedef struct {
     double asin_re, acos_re, im;
-};
+} gk_asin_parts;
+
+GK_CMATH_SMALL gk_asin_parts gk_asin_parts_new(double asin_re, double acos_re, double im) {
+    gk_asin_parts p;
+    p.asin_re = asin_re;
+    p.acos_re = acos_re;
+    p.im = im;
+    return p;
+}
 
 // Hull, Fairgrieve and Tang, "Implementing the complex arcsine and arccosine functions using
 // exception handling" (ACM TOMS 23, 1997): with R = |z + 1|, S = |z - 1|, A = (R + S) / 2 and
@@ -324,21 +366,21 @@ struct gk_asin_parts {
 // lose digits, and are rewritten into forms that do not.
 GK_CMATH_FN gk_asin_parts gk_asin_parts_of(double x, double y) {
     if (x < gk_series_limit && y < gk_series_limit)  // asin z = z, acos z = pi/2 - z
-        return {x, (gk_half_pi_hi - x) + gk_half_pi_lo, y};
+        return gk_asin_parts_new(x, (gk_half_pi_hi - x) + gk_half_pi_lo, y);
     if (x > gk_asymptotic_limit || y > gk_asymptotic_limit)  // asin z = -i log(2iz)
-        return {atan2(x, y), atan2(y, x), gk_log_abs(x, y) + gk_ln2_hi + gk_ln2_lo};
+        return gk_asin_parts_new(atan2(x, y), atan2(y, x), gk_log_abs(x, y) + gk_ln2_hi + gk_ln2_lo);
     if (y < 0x1p-500) {
         // y^2 would underflow where the result still depends on it: first-order forms in y.
         if (x < 1) {
             const double root = sqrt((1 - x) * (1 + x));
-            return {asin(x), acos(x), y / root};
+            return gk_asin_parts_new(asin(x), acos(x), y / root);
         }
         if (x == 1) {  // asin(1 + iy) = pi/2 - sqrt(y) + i sqrt(y)
             const double r = sqrt(y);
-            return {(gk_half_pi_hi - r) + gk_half_pi_lo, r, r};
+            return gk_asin_parts_new((gk_half_pi_hi - r) + gk_half_pi_lo, r, r);
         }
         const double root = sqrt((x - 1) * (x + 1));  // acosh x = log(x + root)
-        return {gk_half_pi_hi + gk_half_pi_lo, y / root, log1p((x - 1) + root)};
+        return gk_asin_parts_new(gk_half_pi_hi + gk_half_pi_lo, y / root, log1p((x - 1) + root));
     }
     const double r = hypot(x + 1, y), s = hypot(x - 1, y), a = 0.5 * (r + s), b = x / a;
     const double y2 = y * y;
@@ -369,15 +411,15 @@ GK_CMATH_FN gk_asin_parts gk_asin_parts_of(double x, double y) {
 GK_CMATH_FN gk_cvalue gk_casinh_special(double x, double y) {
     if (isinf(x)) {
         if (isnan(y))
-            return {x, y};
+            return gk_cvalue_new(x, y);
         const double im = isinf(y) ? copysign(gk_quarter_pi, y) : copysign(0.0, y);
-        return {x, im};
+        return gk_cvalue_new(x, im);
     }
     if (isinf(y))  // x finite or NaN
-        return {copysign(gk_infinity(), x), isnan(x) ? x : copysign(gk_half_pi_hi, y)};
+        return gk_cvalue_new(copysign(gk_infinity(), x), isnan(x) ? x : copysign(gk_half_pi_hi, y));
     if (isnan(x))  // asinh(NaN + 0i) = NaN + 0i
-        return {x, y == 0 ? y : gk_quiet_nan()};
-    return {gk_quiet_nan(), gk_quiet_nan()};  // y NaN, x finite
+        return gk_cvalue_new(x, y == 0 ? y : gk_quiet_nan());
+    return gk_cvalue_new(gk_quiet_nan(), gk_quiet_nan());  // y NaN, x finite
 }
 
 // asin z = -i asinh(iz) defines the special values; the finite ones by symmetry from the
@@ -386,10 +428,10 @@ GK_CMATH_FN gk_cvalue gk_casin(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (!isfinite(x) || !isfinite(y)) {
         const gk_cvalue h = gk_casinh_special(gk_negate(y), x);
-        return {h.im, -h.re};
+        return gk_cvalue_new(h.im, -h.re);
     }
     const gk_asin_parts p = gk_asin_parts_of(fabs(x), fabs(y));
-    return {copysign(p.asin_re, x), copysign(p.im, y)};
+    return gk_cvalue_new(copysign(p.asin_re, x), copysign(p.im, y));
 }
 
 // acos z: Re is pi minus the first quadrant's for x < 0, Im has the sign opposite to y's.
@@ -398,21 +440,21 @@ GK_CMATH_FN gk_cvalue gk_cacos(gk_cvalue z) {
     if (!isfinite(x) || !isfinite(y)) {  // C99 G.6.1.1
         if (isnan(x)) {
             const double im = isinf(y) ? -y : gk_quiet_nan();
-            return {x, im};
+            return gk_cvalue_new(x, im);
         }
         if (isnan(y)) {  // acos(0 + i NaN) = pi/2 + i NaN, acos(+-inf + i NaN) = NaN + i inf
             if (x == 0)
-                return {gk_half_pi_hi, y};
-            return {gk_quiet_nan(), isinf(x) ? copysign(gk_infinity(), gk_negate(y)) : y};
+                return gk_cvalue_new(gk_half_pi_hi, y);
+            return gk_cvalue_new(gk_quiet_nan(), isinf(x) ? copysign(gk_infinity(), gk_negate(y)) : y);
         }
         if (isinf(x)) {
             const double re = isinf(y) ? (x > 0 ? gk_quarter_pi : 3 * gk_quarter_pi) : (x > 0 ? 0.0 : gk_pi_hi);
-            return {re, copysign(gk_infinity(), -y)};
+            return gk_cvalue_new(re, copysign(gk_infinity(), -y));
         }
-        return {gk_half_pi_hi, copysign(gk_infinity(), -y)};  // y infinite, x finite
+        return gk_cvalue_new(gk_half_pi_hi, copysign(gk_infinity(), -y));  // y infinite, x finite
     }
     const gk_asin_parts p = gk_asin_parts_of(fabs(x), fabs(y));
-    return {signbit(x) ? gk_pi_minus(p.acos_re) : p.acos_re, copysign(p.im, -y)};
+    return gk_cvalue_new(signbit(x) ? gk_pi_minus(p.acos_re) : p.acos_re, copysign(p.im, -y));
 }
 
 // atanh(x + iy), by Kahan's formulas: Re = log1p(4x / ((1 - x)^2 + y^2)) / 4,
@@ -422,12 +464,12 @@ GK_CMATH_FN gk_cvalue gk_catanh(gk_cvalue z) {
     const double x = z.re, y = z.im;
     if (!isfinite(x) || !isfinite(y)) {  // C99 G.6.2.3
         if (isinf(y))
-            return {copysign(0.0, x), copysign(gk_half_pi_hi, y)};
+            return gk_cvalue_new(copysign(0.0, x), copysign(gk_half_pi_hi, y));
         if (isinf(x))
-            return {copysign(0.0, x), isnan(y) ? y : copysign(gk_half_pi_hi, y)};
+            return gk_cvalue_new(copysign(0.0, x), isnan(y) ? y : copysign(gk_half_pi_hi, y));
         if (isnan(x))
-            return {x, gk_quiet_nan()};
-        return {x == 0 ? x : gk_quiet_nan(), y};  // y NaN, x finite
+            return gk_cvalue_new(x, gk_quiet_nan());
+        return gk_cvalue_new(x == 0 ? x : gk_quiet_nan(), y);  // y NaN, x finite
     }
     const double ax = fabs(x), ay = fabs(y);
     double re, im;
@@ -456,16 +498,18 @@ GK_CMATH_FN gk_cvalue gk_catanh(gk_cvalue z) {
         re = 0.25 * log1p(q - q * (lo / sum.hi));
         im = 0.5 * atan2(2 * ay, -gk_norm_minus_one(ax, ay));
     }
-    return {copysign(re, x), copysign(im, y)};
+    return gk_cvalue_new(copysign(re, x), copysign(im, y));
 }
 
 // atan z = -i atanh(iz).
 GK_CMATH_FN gk_cvalue gk_catan(gk_cvalue z) {
-    const gk_cvalue h = gk_catanh(gk_cvalue(gk_negate(z.im), z.re));
-    return {h.im, -h.re};
+    const gk_cvalue h = gk_catanh(gk_cvalue_new(gk_negate(z.im), z.re));
+    return gk_cvalue_new(h.im, -h.re);
 }
 
 #undef GK_CMATH_FN
 #undef GK_CMATH_SMALL
+#undef GK_CMATH_CONSTANT
+#undef GK_SINCOS
 
 #endif  // GPUKIT_COMPLEX_MATH_CUH
