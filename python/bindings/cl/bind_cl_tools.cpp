@@ -164,9 +164,21 @@ void bind_cl_tools(nb::module_& parent) {
     nb::class_<pooled_buffer, cl::buffer>(m, "PooledBuffer", "A Buffer from a MemoryPool; dropping it returns it.")
         .def("release", &release_pooled_buffer, "Return the memory to its pool now (once).");
 
-    auto memory_pool = nb::class_<buffer_pool_binding>(m, "MemoryPool", "gpukit's binned memory pool of Buffers.")
+    auto memory_pool = nb::class_<buffer_pool_binding>(
+        m, "MemoryPool",
+        "A binned pool of Buffers: pool.allocate(size) gives a PooledBuffer that returns to the pool when dropped or "
+        "on release(). Give it an ImmediateAllocator: a pool recovers from running out of memory only when the "
+        "allocator reports the shortage at allocation.")
         .def("__init__", [](buffer_pool_binding* self, const cl::buffer_allocator& allocator, nb::handle bits) {
             const unsigned leading_bits = leading_bits_arg(bits, "MemoryPool(leading_bits_in_bin_id)");
+            if (allocator.is_deferred() &&
+                PyErr_WarnEx(PyExc_UserWarning,
+                             "MemoryPool got a DeferredAllocator: OpenCL may postpone the real allocation of its "
+                             "buffers until a command uses them, so running out of memory shows up later as a failed "
+                             "command, where the pool cannot free its held blocks and retry. Use "
+                             "ImmediateAllocator(queue) to have shortages reported at allocation.",
+                             1) != 0)
+                throw nb::python_error();
             new (self) buffer_pool_binding{
                 as_cl_errors([&] { return buffer_pool(allocator, leading_bits); }, "MemoryPool"), allocator.flags()};
         }, "allocator"_a, "leading_bits_in_bin_id"_a.none() = 4)

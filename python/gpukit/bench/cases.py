@@ -39,6 +39,10 @@ ALL = [
           Side("PyOpenCL Buffer create+release", cl_pool.pyopencl_buffer),
           Side("gpukit ImmediateAllocator, no pool", cl_pool.gpukit_immediate_allocator)],
          scale=1e6),
+    Case("cl_pool_new", f"a new MemoryPool(ImmediateAllocator(queue)) and its first allocation of {cl_pool.SIZE} "
+         f"bytes, on {cl_pool.device_name()}", "µs per pool",
+         [Side("gpukit cl.tools", cl_pool.gpukit_new_pool), Side("PyOpenCL tools", cl_pool.pyopencl_new_pool)],
+         scale=1e6),
     Case("sourcemodule_cold", "compile + load a small kernel, every cache defeated", "ms per module",
          [Side("gpukit SourceModule(cache_dir=False)", compiling.gpukit_cold),
           Side("CuPy RawModule(code=...)", compiling.cupy_cold)],

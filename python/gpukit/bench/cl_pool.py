@@ -1,5 +1,6 @@
 """Sides of the cl_pool_alloc case: host seconds per allocate + release of 4096 bytes on the
-first OpenCL device (PoCL's CPU device in CI)."""
+first OpenCL device (PoCL's CPU device in CI), and of the cl_pool_new case: a new
+MemoryPool(ImmediateAllocator(queue)) and its first allocation, each time."""
 from gpukit.bench.harness import Unavailable, seconds_per_call
 
 SIZE = 4096
@@ -30,16 +31,37 @@ def gpukit_pool(settings):
     return _time_pairs(lambda: pool.allocate(SIZE).release(), settings)
 
 
-def pyopencl_pool(settings):
+def _pyopencl_queue():
     try:
         import pyopencl
-        import pyopencl.tools
+        import pyopencl.tools  # noqa: F401  (the sides use it)
     except ImportError:
         raise Unavailable("PyOpenCL is not installed")
     device = [d for p in pyopencl.get_platforms() for d in p.get_devices()][0]
-    queue = pyopencl.CommandQueue(pyopencl.Context([device]))
-    pool = pyopencl.tools.MemoryPool(pyopencl.tools.ImmediateAllocator(queue))
+    return pyopencl.CommandQueue(pyopencl.Context([device]))
+
+
+def pyopencl_pool(settings):
+    import pyopencl.tools
+    pool = pyopencl.tools.MemoryPool(pyopencl.tools.ImmediateAllocator(_pyopencl_queue()))
     return _time_pairs(lambda: pool.allocate(SIZE).release(), settings)
+
+
+def _new_pool_and_allocation(tools, queue):
+    def once():
+        pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
+        pool.allocate(SIZE).release()
+    return once
+
+
+def gpukit_new_pool(settings):
+    import gpukit.cl.tools
+    return _time_pairs(_new_pool_and_allocation(gpukit.cl.tools, _gpukit_queue()), settings)
+
+
+def pyopencl_new_pool(settings):
+    import pyopencl.tools
+    return _time_pairs(_new_pool_and_allocation(pyopencl.tools, _pyopencl_queue()), settings)
 
 
 def gpukit_buffer(settings):
@@ -52,12 +74,8 @@ def gpukit_buffer(settings):
 
 
 def pyopencl_buffer(settings):
-    try:
-        import pyopencl
-    except ImportError:
-        raise Unavailable("PyOpenCL is not installed")
-    device = [d for p in pyopencl.get_platforms() for d in p.get_devices()][0]
-    context = pyopencl.Context([device])
+    context = _pyopencl_queue().context
+    import pyopencl
     flags = pyopencl.mem_flags.READ_WRITE
     return _time_pairs(lambda: pyopencl.Buffer(context, flags, SIZE).release(), settings)
 

@@ -5,7 +5,6 @@ The pools are gpukit's one C++ memory pool (docs/memory-pool.md): thread-safe, b
 leading bits of the size, releasing held blocks and retrying when an allocator runs out.
 """
 import functools
-import warnings
 import weakref
 
 from gpukit._array.c_types import CTypeRegistry
@@ -93,17 +92,6 @@ def clear_first_arg_caches():
         cache.clear()
 
 
-class MemoryPool(_tools.MemoryPool):
-    """A binned pool of Buffers: ``pool.allocate(size)`` gives a PooledBuffer that returns to
-    the pool when dropped or on ``release()``. Give it an ImmediateAllocator: a pool recovers
-    from running out of memory only when the allocator reports the shortage at allocation."""
-
-    def __init__(self, allocator, leading_bits_in_bin_id=4):
-        if isinstance(allocator, DeferredAllocator):
-            warnings.warn(
-                "MemoryPool got a DeferredAllocator: OpenCL may postpone the real allocation of its buffers "
-                "until a command uses them, so running out of memory shows up later as a failed command, "
-                "where the pool cannot free its held blocks and retry. Use ImmediateAllocator(queue) to have "
-                "shortages reported at allocation.",
-                UserWarning, stacklevel=2)
-        super().__init__(allocator, leading_bits_in_bin_id=leading_bits_in_bin_id)
+# The pool's DeferredAllocator warning comes from C++: a Python __init__ here would cost a
+# microsecond of every pool's making.
+MemoryPool = _tools.MemoryPool

@@ -258,6 +258,42 @@ TEST(ShardedPool, RawDoubleFreesAreSeenAcrossShards) {
     EXPECT_EQ(allocator.count().invalid_frees, 0u);
 }
 
+// A pool makes its bins as sizes come (pool_state::make_bins_up_to): blocks of sizes from
+// small to the largest bin, each allocated on one shard and freed on another, are all held,
+// reused, and a raw free of a size no shard has a bin for yet is a clear error.
+TEST(ShardedPool, BinsGrowWithTheSizesServedOnEveryShard) {
+    constexpr std::size_t shards = 4;
+    null_allocator allocator;
+    sharded_state p(allocator, shards);
+    const bin_layout layout(4);
+    std::vector<std::size_t> sizes;
+    for (std::size_t size = 1; size <= (std::size_t{1} << 40); size = size * 5 + 3)
+        sizes.push_back(size);
+    std::vector<null_allocator::pointer_type> blocks;
+    on_new_thread(shards, [&] {
+        EXPECT_THROW(p->free_checked(12345, 1 << 20), gpukit::logic_error);  // no bin made: none active
+        for (std::size_t size : sizes)
+            blocks.push_back(p->allocate(size, false));
+    });
+    on_new_thread(shards, [&] {
+        for (std::size_t k = 0; k < sizes.size(); ++k)
+            p->free_checked(blocks[k], sizes[k]);
+    });
+    EXPECT_EQ(p->stats().held_blocks, sizes.size());
+    std::set<null_allocator::pointer_type> reused;
+    on_new_thread(shards, [&] {
+        for (std::size_t k = sizes.size(); k-- > 0;)  // largest first: each bin found where it is held
+            reused.insert(p->allocate(sizes[k], false));
+    });
+    EXPECT_EQ(reused, std::set<null_allocator::pointer_type>(blocks.begin(), blocks.end()));
+    EXPECT_EQ(p->stats().hits, sizes.size());
+    EXPECT_EQ(allocator.count().allocations, sizes.size());
+    EXPECT_LT(layout.bin_number(sizes.back()), layout.bin_count());
+    for (std::size_t k = 0; k < sizes.size(); ++k)
+        p->free_checked(blocks[k], sizes[k]);
+    expect_consistent(*p.s, allocator);
+}
+
 TEST(ShardedPool, HeldBytesCapIsPoolWide) {
     constexpr std::size_t shards = 4;
     null_allocator allocator;

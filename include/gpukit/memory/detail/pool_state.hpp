@@ -121,10 +121,7 @@ public:
     // (tests use it to get several shards on any machine).
     pool_state(A allocator, unsigned leading_bits, std::size_t shard_count = 0)
         : allocator_(std::move(allocator)), layout_(checked_bin_layout(leading_bits)),
-          shard_count_(checked_shard_count(shard_count)), shards_(new shard[shard_count_]) {
-        for (std::size_t i = 0; i < shard_count_; ++i)
-            shards_[i].bins.resize(layout_.bin_count());
-    }
+          shard_count_(checked_shard_count(shard_count)), shards_(new shard[shard_count_]) {}
 
     pool_state(const pool_state&) = delete;
     pool_state& operator=(const pool_state&) = delete;
@@ -149,6 +146,8 @@ public:
             trace.emit(pool_event_kind::hit, size, block_size);
             return *reused;
         }
+        if (bin >= bins_everywhere_.load(std::memory_order_acquire))
+            make_bins_up_to(bin);
         const pointer_type block = allocate_from_allocator(own, size, block_size);
         {
             shard& s = shards_[own];
@@ -387,14 +386,14 @@ private:
         for (std::size_t i = 0; i < shard_count_; ++i) {
             shard& s = shards_[(own + i) & (shard_count_ - 1)];
             std::lock_guard lock(s.lock);
-            bin_slot& slot = s.bins[bin];
-            if (slot.held.empty()) {
+            if (bin >= s.bins.size() || s.bins[bin].held.empty()) {
                 if (i + 1 == shard_count_) {
                     ++s.misses;
                     trace = s.trace;
                 }
                 continue;
             }
+            bin_slot& slot = s.bins[bin];
             trace = s.trace;
             s.handle_blocks += for_handle;
             const pointer_type block = slot.held.back();
@@ -489,12 +488,13 @@ private:
     void check_active(std::size_t bin, pointer_type block, std::size_t size) const {
         std::size_t active = 0;
         for (std::size_t i = 0; i < shard_count_; ++i)
-            active += shards_[i].bins[bin].active;
+            if (bin < shards_[i].bins.size())
+                active += shards_[i].bins[bin].active;
         if (active == 0)
             throw logic_error("memory pool: freeing a block of " + std::to_string(size) +
                               " bytes, but no block of that size is active (double free?)");
         for (std::size_t i = 0; i < shard_count_; ++i)
-            for (const pointer_type& held : shards_[i].bins[bin].held)
+            for (const pointer_type& held : shards_[i].bins[bin].held)  // every shard has it: one was allocated
                 if (held == block)
                     throw logic_error("memory pool: freeing a block of " + std::to_string(size) +
                                       " bytes that was already freed (double free)");
@@ -553,6 +553,18 @@ private:
         while (total_held_bytes() > limit)
             if (!release_largest_held())
                 return;
+    }
+
+    // Gives every shard bins up to `bin` at least (so a block of any allocated bin finds its bin
+    // in whichever shard frees it, and freeing never allocates), growing to powers of two: a
+    // pool makes only the bins of the sizes it serves, a few times in its life.
+    void make_bins_up_to(std::size_t bin) {
+        const std::size_t count = std::min(layout_.bin_count(), std::bit_ceil(bin + 1));
+        all_locks lock(*this);
+        for (std::size_t i = 0; i < shard_count_; ++i)
+            if (shards_[i].bins.size() < count)
+                shards_[i].bins.resize(count);  // may throw: nothing was allocated yet
+        bins_everywhere_.store(count, std::memory_order_release);
     }
 
     // Called with s locked: the largest bin of s holding a block, or bins.size() if none.
@@ -628,6 +640,8 @@ private:
     const std::unique_ptr<shard[]> shards_;
     // The held bytes of all shards, kept only while a cap is set (see set_max_held_bytes).
     alignas(64) std::atomic<std::size_t> capped_held_bytes_{0};
+    // Every shard has at least this many bins (make_bins_up_to); shards may have more.
+    std::atomic<std::size_t> bins_everywhere_{0};
 };
 
 }  // namespace gpukit::memory::detail
