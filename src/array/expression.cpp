@@ -207,6 +207,9 @@ std::string opencl_complex_binary_text(const expression_step& s, binary_op op, c
     case binary_op::greater_equal: return truth(call("ge"));
     case binary_op::logical_and: return truth("(" + nonzero + "(" + l + ") && " + nonzero + "(" + r + "))");
     case binary_op::logical_or: return truth("(" + nonzero + "(" + l + ") || " + nonzero + "(" + r + "))");
+    case binary_op::bitwise_and:
+    case binary_op::bitwise_or:
+    case binary_op::bitwise_xor: break;  // resolve_binary refuses complex operands first
     }
     throw logic_error("elementwise expression: an unknown operator");
 }
@@ -257,6 +260,7 @@ std::string opencl_complex_unary_text(const expression_step& s, const value& ope
     case unary_op::real: return opencl_convert(s.type, part, "(" + x + ").real");
     case unary_op::imag: return opencl_convert(s.type, part, "(" + x + ").imag");
     case unary_op::logical_not: return opencl_convert(s.type, dtype::bool_, "(!" + call("nonzero") + ")");
+    case unary_op::invert: break;  // resolve_unary refuses complex operands first
     }
     throw logic_error("elementwise expression: an unknown unary operation");
 }
@@ -288,6 +292,7 @@ std::string unary_text(const expression_step& s, const value& operand_value, ker
     case unary_op::real: return cast(s.type, kind(s.compute) == dtype_kind::complex ? "real(" + x + ")" : x);
     case unary_op::imag: return cast(s.type, kind(s.compute) == dtype_kind::complex ? "imag(" + x + ")" : "0");
     case unary_op::logical_not: return cast(s.type, "(!" + x + ")");
+    case unary_op::invert: return cast(s.type, s.compute == dtype::bool_ ? "(!" + x + ")" : "(~" + x + ")");
     }
     return x;
 }
@@ -406,6 +411,11 @@ unary_types resolve_unary(unary_op op, dtype t) {
         return {t, t};
     case unary_op::logical_not:
         return {dtype::bool_, dtype::bool_};
+    case unary_op::invert:
+        if (kind(t) == dtype_kind::floating || kind(t) == dtype_kind::complex)
+            throw type_error("ufunc 'invert' not supported for the input types, and the inputs could not be safely "
+                             "coerced to any supported types according to the casting rule ''safe''");
+        return {t, t};
     case unary_op::cast:
         break;
     }

@@ -32,7 +32,12 @@ struct op_entry {
 };
 
 using enum loop;
-constexpr std::array<op_entry, 15> table{{
+// numpy's refusal of a bitwise operation of floating or complex operands.
+#define GK_NO_BITWISE_LOOP(name)                                                                           \
+    "ufunc '" name "' not supported for the input types, and the inputs could not be safely coerced to " \
+    "any supported types according to the casting rule ''safe''"
+
+constexpr std::array<op_entry, 18> table{{
     {binary_op::add, "+", {same, same, same, same, same}, std::nullopt},
     {binary_op::subtract, "-", {none, same, same, same, same}, std::nullopt,
      "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "
@@ -50,7 +55,11 @@ constexpr std::array<op_entry, 15> table{{
     {binary_op::maximum, "maximum", {same, same, same, same, same}, std::nullopt},
     {binary_op::logical_and, "logical_and", {boolean, boolean, boolean, boolean, boolean}, std::nullopt},
     {binary_op::logical_or, "logical_or", {boolean, boolean, boolean, boolean, boolean}, std::nullopt},
+    {binary_op::bitwise_and, "&", {same, same, same, none, none}, std::nullopt, GK_NO_BITWISE_LOOP("bitwise_and")},
+    {binary_op::bitwise_or, "|", {same, same, same, none, none}, std::nullopt, GK_NO_BITWISE_LOOP("bitwise_or")},
+    {binary_op::bitwise_xor, "^", {same, same, same, none, none}, std::nullopt, GK_NO_BITWISE_LOOP("bitwise_xor")},
 }};
+#undef GK_NO_BITWISE_LOOP
 
 constexpr bool table_in_enum_order() {
     for (std::size_t k = 0; k < table.size(); ++k)

@@ -180,6 +180,28 @@ def test_unary_operators_and_conversions(ga):
     check(+di, +i)
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint32, np.int64, np.uint64])
+def test_bitwise_operators_match_numpy(ga, dtype):
+    a, b = host((9, 11), dtype, 7), host((9, 11), dtype, 8)
+    da, db = ga.to_gpu(a), ga.to_gpu(b)
+    for va, vb, x, y in [(a, b, da, db), (a[::-2, 1::3], b[1::2, ::-3], da[::-2, 1::3], db[1::2, ::-3]),
+                         (a.T, b.T, da.T, db.T)]:
+        for got, want in [(x & y, va & vb), (x | y, va | vb), (x ^ y, va ^ vb), (~x, ~va),
+                          (x & 1, va & 1), (5 | y, 5 | vb), (x ^ True, va ^ True)]:
+            check(got, want)
+    check(da[:, :1] ^ db, a[:, :1] ^ b)  # broadcast
+    target = da.copy()
+    target &= db
+    target |= 1
+    target ^= db
+    check(target, ((a & b) | 1) ^ b)
+    f = ga.to_gpu(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match="bitwise_or' not supported"):
+        f | f
+    with pytest.raises(TypeError, match="invert' not supported"):
+        ~f
+
+
 def test_foreign_operands_are_handed_to_python(ga):
     dx = ga.zeros(3, np.float32)
     for host_array in (np.ones(3, np.float32), np.ones((2, 3))):

@@ -189,6 +189,12 @@ public:
     device_array& operator-=(const scalar& other) { return update(binary_op::subtract, nullptr, &other); }
     device_array& operator*=(const scalar& other) { return update(binary_op::multiply, nullptr, &other); }
     device_array& operator/=(const scalar& other) { return update(binary_op::true_divide, nullptr, &other); }
+    device_array& operator&=(const device_array& other) { return update(binary_op::bitwise_and, &other, nullptr); }
+    device_array& operator|=(const device_array& other) { return update(binary_op::bitwise_or, &other, nullptr); }
+    device_array& operator^=(const device_array& other) { return update(binary_op::bitwise_xor, &other, nullptr); }
+    device_array& operator&=(const scalar& other) { return update(binary_op::bitwise_and, nullptr, &other); }
+    device_array& operator|=(const scalar& other) { return update(binary_op::bitwise_or, nullptr, &other); }
+    device_array& operator^=(const scalar& other) { return update(binary_op::bitwise_xor, nullptr, &other); }
 
     // The same for any binary_op (power, minimum, the comparisons, ...).
     device_array& update(binary_op op, const device_array& other) { return update(op, &other, nullptr); }
@@ -227,7 +233,8 @@ private:
 
 // Elementwise binary operations (binary_op), numpy's types and broadcasting: +, -, *, /
 // (true division), power, the comparisons (bool arrays), minimum and maximum (NaN wins),
-// logical_and and logical_or. At least one operand is an array.
+// logical_and and logical_or, and &, |, ^ of integers and bools. At least one operand is an
+// array.
 device_array apply(binary_op op, const device_array& a, const device_array& b);
 device_array apply(binary_op op, const device_array& a, const scalar& b);
 device_array apply(binary_op op, const scalar& a, const device_array& b);
@@ -244,6 +251,15 @@ inline device_array operator+(const scalar& a, const device_array& b) { return a
 inline device_array operator-(const scalar& a, const device_array& b) { return apply(binary_op::subtract, a, b); }
 inline device_array operator*(const scalar& a, const device_array& b) { return apply(binary_op::multiply, a, b); }
 inline device_array operator/(const scalar& a, const device_array& b) { return apply(binary_op::true_divide, a, b); }
+inline device_array operator&(const device_array& a, const device_array& b) { return apply(binary_op::bitwise_and, a, b); }
+inline device_array operator|(const device_array& a, const device_array& b) { return apply(binary_op::bitwise_or, a, b); }
+inline device_array operator^(const device_array& a, const device_array& b) { return apply(binary_op::bitwise_xor, a, b); }
+inline device_array operator&(const device_array& a, const scalar& b) { return apply(binary_op::bitwise_and, a, b); }
+inline device_array operator|(const device_array& a, const scalar& b) { return apply(binary_op::bitwise_or, a, b); }
+inline device_array operator^(const device_array& a, const scalar& b) { return apply(binary_op::bitwise_xor, a, b); }
+inline device_array operator&(const scalar& a, const device_array& b) { return apply(binary_op::bitwise_and, a, b); }
+inline device_array operator|(const scalar& a, const device_array& b) { return apply(binary_op::bitwise_or, a, b); }
+inline device_array operator^(const scalar& a, const device_array& b) { return apply(binary_op::bitwise_xor, a, b); }
 // -x.
 device_array operator-(const device_array& a);
 // numpy's unary functions (unary_op): negative, absolute, conjugate, real, imag,

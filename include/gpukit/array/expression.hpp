@@ -32,6 +32,7 @@ enum class unary_op : std::uint8_t {
     real,         // the real part of a complex number, a real number
     imag,         // the imaginary part of a complex number, a real number
     logical_not,  // !x, computed in bool
+    invert,       // ~x of an integer; of a bool, !x (numpy's invert)
 };
 
 // The types of `op` applied to an array of type `t`, as numpy's ufuncs give them: the type

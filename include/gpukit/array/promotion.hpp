@@ -32,9 +32,11 @@ enum class binary_op : std::uint8_t {
     // numpy's functions of two arrays: minimum and maximum propagate NaN; logical_and and
     // logical_or test each operand for non-zero and give bool.
     minimum, maximum, logical_and, logical_or,
+    // Integers and bool only, as numpy's.
+    bitwise_and, bitwise_or, bitwise_xor,
 };
 
-// Python's operator: "+", "-", "*", "/", "**", "==", "!=", "<", "<=", ">", ">="; the
+// Python's operator: "+", "-", "*", "/", "**", "==", "!=", "<", "<=", ">", ">=", "&", "|", "^"; the
 // function's name for the others ("minimum", "logical_and", ...).
 std::string_view symbol(binary_op op) noexcept;
 // Whether the result is bool (==, !=, <, <=, >, >=).

@@ -464,6 +464,9 @@ void bind_gpuarray(nb::module_& m) {
     def_binary<array::binary_op::multiply>(cls, "__mul__", "__rmul__", "__imul__");
     def_binary<array::binary_op::true_divide>(cls, "__truediv__", "__rtruediv__", "__itruediv__");
     def_binary<array::binary_op::power>(cls, "__pow__", "__rpow__", "__ipow__");
+    def_binary<array::binary_op::bitwise_and>(cls, "__and__", "__rand__", "__iand__");
+    def_binary<array::binary_op::bitwise_or>(cls, "__or__", "__ror__", "__ior__");
+    def_binary<array::binary_op::bitwise_xor>(cls, "__xor__", "__rxor__", "__ixor__");
     def_binary<array::binary_op::equal>(cls, "__eq__", nullptr, nullptr);
     def_binary<array::binary_op::not_equal>(cls, "__ne__", nullptr, nullptr);
     def_binary<array::binary_op::less>(cls, "__lt__", nullptr, nullptr);
@@ -472,6 +475,7 @@ void bind_gpuarray(nb::module_& m) {
     def_binary<array::binary_op::greater_equal>(cls, "__ge__", nullptr, nullptr);
     cls.def("__neg__", [](self_arg self) { return unary_operator(array::unary_op::negative, self.h); });
     cls.def("__abs__", [](self_arg self) { return unary_operator(array::unary_op::absolute, self.h); });
+    cls.def("__invert__", [](self_arg self) { return unary_operator(array::unary_op::invert, self.h); });
 
     m.def("_operator_kernel_launches", &operator_kernel_launches,
           "How many kernels GPUArray operators, fills and conversions have run (for tests).");

@@ -135,6 +135,22 @@ TEST(FunctionExpressions, EveryStepCompilesForEveryType) {
     compile_every_variant(expression_kernel(every_function(dtype::complex128)));
 }
 
+// (~p0 & p1) ^ (p0 | s) of integer and bool arrays, as CUDA C and as OpenCL C's text.
+TEST(FunctionExpressions, BitwiseOperatorsCompileForEveryIntegerType) {
+    GPUKIT_REQUIRE_NVRTC();
+    for (dtype t : test::every_dtype) {
+        if (kind(t) == dtype_kind::floating || kind(t) == dtype_kind::complex)
+            continue;
+        const expression a = expression::array(0, t), b = expression::array(1, t), s = expression::scalar(2, t);
+        const expression inverted = expression::unary(unary_op::invert, a, t, t);
+        const expression e = expression::binary(
+            binary_op::bitwise_xor, expression::binary(binary_op::bitwise_and, inverted, b, same(t, t)),
+            expression::binary(binary_op::bitwise_or, a, s, same(t, t)), same(t, t));
+        test::expect_generated_kernel_compiles(elementwise_source(expression_kernel(e), elementwise_variant::vectorized));
+        EXPECT_NE(e.text().find(t == dtype::bool_ ? "(!" : "(~"), std::string::npos) << name(t);
+    }
+}
+
 TEST(FunctionExpressions, ComplexPartsAndPowersCompile) {
     GPUKIT_REQUIRE_NVRTC();
     for (dtype t : {dtype::complex64, dtype::complex128}) {

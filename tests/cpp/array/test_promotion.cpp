@@ -1,5 +1,6 @@
 // The binary-operator type table: numpy 2.4's answers on the cases where its rules differ
 // (tests/python/test_promotion.py compares every case with numpy itself).
+#include "gpukit/array/expression.hpp"
 #include "gpukit/array/promotion.hpp"
 #include "gpukit/core/error.hpp"
 
@@ -177,6 +178,27 @@ TEST(Promotion, ComplexNumbersOrderAndPower) {
     EXPECT_EQ(resolve_binary(op::power, typed(dtype::complex64), python_integer(-3)).result, dtype::complex64);
     EXPECT_EQ(resolve_binary(op::equal, typed(dtype::complex64), typed(dtype::float64)).compute, dtype::complex128);
     EXPECT_EQ(resolve_binary(op::true_divide, typed(dtype::complex64), python_integer(3)).result, dtype::complex64);
+}
+
+// &, | and ^: numpy's integer and bool loops, none for floating or complex operands.
+TEST(Promotion, BitwiseOperatorsTakeIntegersAndBools) {
+    const std::string no_safe_cast =
+        ", and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''";
+    for (auto o : {op::bitwise_and, op::bitwise_or, op::bitwise_xor})
+        EXPECT_EQ(binary_op_from_symbol(symbol(o)), o);
+    EXPECT_EQ(symbol(op::bitwise_xor), "^");
+    EXPECT_EQ(resolve_binary(op::bitwise_and, typed(dtype::bool_), typed(dtype::bool_)).result, dtype::bool_);
+    EXPECT_EQ(resolve_binary(op::bitwise_or, typed(dtype::int8), typed(dtype::uint8)).result, dtype::int16);
+    EXPECT_EQ(resolve_binary(op::bitwise_xor, typed(dtype::uint32), python_integer(255)).result, dtype::uint32);
+    expect_error<gpukit::type_error>([] { resolve_binary(op::bitwise_and, typed(dtype::float32), typed(dtype::int8)); },
+                             "ufunc 'bitwise_and' not supported for the input types" + no_safe_cast);
+    // uint64 with int64 is float64 for numpy: no loop.
+    expect_error<gpukit::type_error>([] { resolve_binary(op::bitwise_or, typed(dtype::uint64), typed(dtype::int64)); },
+                             "ufunc 'bitwise_or' not supported for the input types" + no_safe_cast);
+    expect_error<std::overflow_error>([] { resolve_binary(op::bitwise_xor, typed(dtype::int8), python_integer(300)); },
+                                      "Python integer 300 out of bounds for int8");
+    EXPECT_EQ(resolve_unary(unary_op::invert, dtype::uint16).result, dtype::uint16);
+    expect_error<gpukit::type_error>([] { resolve_unary(unary_op::invert, dtype::complex64); }, "ufunc 'invert' not supported for the input types" + no_safe_cast);
 }
 
 TEST(Promotion, FunctionsOfTwoOperands) {
