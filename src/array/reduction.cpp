@@ -414,8 +414,13 @@ std::vector<const ndarray*> checked_arguments(const reduction_spec& spec, std::s
                           "this spec has element arrays");
     if (!count && elements.empty())
         throw logic_error(spec.name() + ": reduce() takes its count from element arrays; this spec has none");
-    if (!same_type(spec.output(), out.type()) || out.size() != 1)
-        throw logic_error(spec.name() + ": the output must be one " + type_name(spec.output()) + ", got " +
+    // One element of the output's dtype, or for a C type of the caller's (a struct), its bytes.
+    const value_type& output = spec.output();
+    const bool fits = output.dtype ? same_type(output, out.type()) && out.size() == 1
+                                   : out.layout().is_c_contiguous() && out.layout().nbytes() == static_cast<std::int64_t>(output.size);
+    if (!fits)
+        throw logic_error(spec.name() + ": the output must be one " + type_name(output) +
+                          (output.dtype ? "" : " (" + std::to_string(output.size) + " bytes)") + ", got " +
                           std::to_string(out.size()) + " of " + std::string(name(out.type())));
     if (count && *count < 0)
         throw logic_error(spec.name() + ": the index count is negative (" + std::to_string(*count) + ")");
@@ -437,18 +442,19 @@ reduction_variant choose_variant(const std::vector<const ndarray*>& elements, ke
 }
 
 // What a backend of another language than CUDA cannot take in `spec` (OpenCL: each type
-// backend::type_problem refuses, and types without a dtype), or "".
+// backend::type_problem refuses, and parameters without a dtype; the accumulator and output
+// may be a C type the preamble declares), or "".
 std::string spec_problem(const reduction_spec& spec, const backend& b) {
     if (b.language() == kernel_language::cuda)
         return {};
-    const auto problem = [&](const value_type& t) -> std::string {
-        if (!t.dtype)
-            return "the C type " + t.c_name + " has no dtype, and the OpenCL backend takes dtypes only";
-        return b.type_problem(*t.dtype);
-    };
-    for (const reduction_param& p : spec.params())
+    const auto problem = [&](const value_type& t) -> std::string { return t.dtype ? b.type_problem(*t.dtype) : ""; };
+    for (const reduction_param& p : spec.params()) {
+        if (!p.type.dtype)
+            return "parameter " + p.name + ": the C type " + p.type.c_name +
+                   " has no dtype, and the OpenCL backend's parameters take dtypes only";
         if (std::string why = problem(p.type); !why.empty())
             return "parameter " + p.name + ": " + why;
+    }
     if (std::string why = problem(spec.accumulator()); !why.empty())
         return "the accumulator: " + why;
     if (std::string why = problem(spec.output()); !why.empty())

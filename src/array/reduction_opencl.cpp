@@ -20,11 +20,9 @@ using role = reduction_param_kind;
 // accumulators, and its halving loop starts here.
 constexpr unsigned max_group = 256;
 
-std::string opencl_name(const value_type& t, const reduction_spec& spec) {
-    if (!t.dtype)
-        throw logic_error("reduction " + spec.name() + ": the OpenCL backend takes dtypes only, not the C type " +
-                          t.c_name);
-    return std::string(opencl_element_type(*t.dtype));
+// A dtype's OpenCL C name, or the caller's C type (a struct its preamble declares).
+std::string opencl_name(const value_type& t) {
+    return t.dtype ? std::string(opencl_element_type(*t.dtype)) : t.c_name;
 }
 
 // Whether the accumulator, the output or a parameter is of a type `test` accepts.
@@ -38,7 +36,7 @@ bool uses(const reduction_spec& spec, Test test) {
 // Arrays are a buffer and a byte offset (backend.hpp); scalars come by value.
 void write_parameters(text_builder& s, const reduction_spec& spec) {
     for (const reduction_param& p : spec.params()) {
-        const std::string type = opencl_name(p.type, spec);
+        const std::string type = opencl_name(p.type);
         if (p.kind == role::scalar)
             s << type << " " << p.name << ", ";
         else
@@ -47,8 +45,8 @@ void write_parameters(text_builder& s, const reduction_spec& spec) {
 }
 
 // The address of byte offset `offset` of array parameter p, as a pointer to its elements.
-std::string at_offset(const reduction_param& p, const reduction_spec& spec, const std::string& offset) {
-    const std::string type = opencl_name(p.type, spec);
+std::string at_offset(const reduction_param& p, const std::string& offset) {
+    const std::string type = opencl_name(p.type);
     return "(__global const " + type + "*)((__global const char*)gk_p_" + p.name + " + " + offset + ")";
 }
 
@@ -56,8 +54,8 @@ std::string at_offset(const reduction_param& p, const reduction_spec& spec, cons
 void write_pointer_arrays(text_builder& s, const reduction_spec& spec) {
     for (const reduction_param& p : spec.params())
         if (p.kind == role::pointer)
-            s << "    __global const " << opencl_name(p.type, spec) << "* " << p.name << " = "
-              << at_offset(p, spec, "gk_f_" + p.name) << ";\n";
+            s << "    __global const " << opencl_name(p.type) << "* " << p.name << " = "
+              << at_offset(p, "gk_f_" + p.name) << ";\n";
 }
 
 // The group's values combined into gk_shared[0] (every item takes part; the group may be
@@ -88,7 +86,7 @@ std::string output_conversion(const reduction_spec& spec) {
     const value_type& out = spec.output();
     if (acc.dtype && out.dtype)
         return "#define gk_to_out(v) (" + detail::opencl_convert(*out.dtype, *acc.dtype, "v") + ")\n";
-    if (opencl_name(acc, spec) == opencl_name(out, spec))
+    if (opencl_name(acc) == opencl_name(out))
         return "#define gk_to_out(v) (v)\n";
     return "#define gk_to_out(v) ((gk_out_t)(v))\n";
 }
@@ -107,9 +105,9 @@ std::string opencl_reduction_source(const reduction_spec& spec, reduction_varian
     if (uses(spec, [](dtype t) { return kind(t) == dtype_kind::complex; }))
         s << detail::opencl_complex_library();
     s << spec.preamble() << "\n"
-      << "typedef " << opencl_name(spec.accumulator(), spec) << " gk_acc;\n"
+      << "typedef " << opencl_name(spec.accumulator()) << " gk_acc;\n"
       << "typedef gk_acc out_type;\n"
-      << "typedef " << opencl_name(spec.output(), spec) << " gk_out_t;\n"
+      << "typedef " << opencl_name(spec.output()) << " gk_out_t;\n"
       // Macros, not functions: the expressions may use the kernels' scalar parameters.
       << "#define gk_reduce(a, b) (" << spec.reduce() << ")\n"
       << "#define gk_neutral() (" << spec.neutral() << ")\n"
@@ -164,8 +162,8 @@ std::string opencl_reduction_source(const reduction_spec& spec, reduction_varian
         if (p.kind != role::element)
             continue;
         const std::string offset = "gk_f_" + p.name + (strided ? " + gk_o" + std::to_string(m) : "");
-        s << "        __global const " << opencl_name(p.type, spec) << "* " << p.name << " = "
-          << at_offset(p, spec, offset) << (strided ? " - i" : "") << ";\n";
+        s << "        __global const " << opencl_name(p.type) << "* " << p.name << " = "
+          << at_offset(p, offset) << (strided ? " - i" : "") << ";\n";
         ++m;
     }
     s << "        const gk_acc gk_mapped = (" << spec.map() << ");\n"

@@ -147,10 +147,20 @@ void bind_array_kernels(nb::module_& m) {
     // A reduction over an index range whose arrays are pointers (PyOpenCL's ReductionKernel):
     // parameters as (name, dtype name, "pointer" or "scalar"); run by an engine
     // (gpukit.cl.array's _ArrayEngine.reduce_range).
+    // The accumulator and output are dtype names, or (C type name, size) for a struct of the
+    // caller's (declared in the preamble).
+    const auto value_type_of = [](nb::handle t, const char* what) -> value_type {
+        if (nb::isinstance<nb::str>(t))
+            return dtype_from_name(nb::cast<std::string>(t));
+        if (nb::isinstance<nb::tuple>(t) && nb::len(t) == 2)
+            return value_type(nb::cast<std::string>(t[0]), nb::cast<std::size_t>(t[1]));
+        throw nb::type_error((std::string("_ReductionSpec(") + what +
+                              "): a dtype name or a (C type name, size) pair").c_str());
+    };
     nb::class_<reduction_spec>(m, "_ReductionSpec", "A reduction's parameters and C text.")
-        .def("__init__", [](reduction_spec* self, std::string name,
+        .def("__init__", [value_type_of](reduction_spec* self, std::string name,
                             const std::vector<std::tuple<std::string, std::string, std::string>>& params,
-                            const std::string& accumulator, const std::string& output, std::string neutral,
+                            nb::handle accumulator, nb::handle output, std::string neutral,
                             std::string map, std::string reduce, std::string preamble) {
             std::vector<reduction_param> converted;
             for (const auto& [n, t, k] : params) {
@@ -159,9 +169,9 @@ void bind_array_kernels(nb::module_& m) {
                 converted.push_back({n, dtype_from_name(t),
                                      k == "pointer" ? reduction_param_kind::pointer : reduction_param_kind::scalar});
             }
-            new (self) reduction_spec(std::move(name), std::move(converted), dtype_from_name(accumulator),
-                                      dtype_from_name(output), std::move(neutral), std::move(map), std::move(reduce),
-                                      std::move(preamble));
+            new (self) reduction_spec(std::move(name), std::move(converted), value_type_of(accumulator, "accumulator"),
+                                      value_type_of(output, "output"), std::move(neutral), std::move(map),
+                                      std::move(reduce), std::move(preamble));
         }, "name"_a, "params"_a, "accumulator"_a, "output"_a, "neutral"_a, "map"_a, "reduce"_a, "preamble"_a)
         .def_prop_ro("name", [](const reduction_spec& s) { return s.name(); });
 

@@ -50,7 +50,9 @@ array::binary_op binary_op_named(std::string_view name) {
         {"not_equal", binary_op::not_equal}, {"less", binary_op::less}, {"less_equal", binary_op::less_equal},
         {"greater", binary_op::greater}, {"greater_equal", binary_op::greater_equal},
         {"minimum", binary_op::minimum}, {"maximum", binary_op::maximum},
-        {"logical_and", binary_op::logical_and}, {"logical_or", binary_op::logical_or}};
+        {"logical_and", binary_op::logical_and}, {"logical_or", binary_op::logical_or},
+        {"bitwise_and", binary_op::bitwise_and}, {"bitwise_or", binary_op::bitwise_or},
+        {"bitwise_xor", binary_op::bitwise_xor}};
     for (const auto& [n, op] : names)
         if (n == name)
             return op;
@@ -61,7 +63,8 @@ array::unary_op unary_op_named(std::string_view name) {
     using array::unary_op;
     static constexpr std::pair<std::string_view, unary_op> names[] = {
         {"negative", unary_op::negative}, {"absolute", unary_op::absolute}, {"conjugate", unary_op::conjugate},
-        {"real", unary_op::real}, {"imag", unary_op::imag}, {"logical_not", unary_op::logical_not}};
+        {"real", unary_op::real}, {"imag", unary_op::imag}, {"logical_not", unary_op::logical_not},
+        {"invert", unary_op::invert}};
     for (const auto& [n, op] : names)
         if (n == name)
             return op;
@@ -256,7 +259,11 @@ public:
                               p.kind == array::reduction_param_kind::scalar ? array::param_kind::scalar
                                                                             : array::param_kind::input});
         const std::vector<array::elementwise_arg> values = kernel_args(spec.name(), params, args, arrays);
-        device_array out = device_array::empty(backend_, {}, *spec.output().dtype);
+        // A struct of the caller's: its bytes (Python sees them as the record dtype).
+        const array::value_type& output = spec.output();
+        device_array out = output.dtype ? device_array::empty(backend_, {}, *output.dtype)
+                                        : device_array::empty(backend_, {static_cast<std::int64_t>(output.size)},
+                                                              array::dtype::uint8);
         array::reduce(spec, values, start, step, count, out.view(), *backend_);
         return result(out);
     }

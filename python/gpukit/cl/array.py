@@ -25,7 +25,7 @@ import numbers
 import numpy as np
 
 from gpukit import cl
-from gpukit._gpukit import _ElementwiseSpec
+from gpukit._gpukit import Layout, LogicError, _ElementwiseSpec
 from gpukit._gpukit.cl import _ArrayEngine
 
 __all__ = [
@@ -384,11 +384,20 @@ class Array:
             raise ValueError(f"cannot reshape array of size {self.size} into shape {shape}")
         if shape == self.shape:
             return self._new_with_changes()
+        if order not in ("C", "c", "F", "f"):
+            raise ValueError(f"reshape(order=): 'C' or 'F', got {order!r}")
         contiguous = self.flags.c_contiguous if order in ("C", "c") else self.flags.f_contiguous
-        if not contiguous:
-            raise NotImplementedError("reshape of a non-contiguous array (make a copy first)")
-        return self._new_with_changes(shape=shape,
-                                      strides=_contiguous_strides(shape, self.dtype.itemsize, order))
+        if contiguous:
+            return self._new_with_changes(shape=shape,
+                                          strides=_contiguous_strides(shape, self.dtype.itemsize, order))
+        # A strided array: numpy's view where one exists (splitting or merging axes whose
+        # elements are evenly spaced), else, as numpy, a copy.
+        try:
+            strides = Layout(self.shape, self.strides, self.dtype.itemsize, 0).reshape(shape, order.upper()).strides
+        except LogicError:
+            copied = self.copy() if order in ("C", "c") else self.T.copy().T  # contiguous in `order`
+            return copied.reshape(shape, order=order)
+        return self._new_with_changes(shape=shape, strides=tuple(strides))
 
     def ravel(self, order="C"):
         return self.reshape(self.size, order=order)
@@ -503,6 +512,15 @@ class Array:
     def __imul__(self, other): return self._update("multiply", other)
     def __itruediv__(self, other): return self._update("divide", other)
     def __ipow__(self, other): return self._update("power", other)
+    def __and__(self, other): return self._binary("bitwise_and", self, other)
+    def __rand__(self, other): return self._binary("bitwise_and", other, self)
+    def __or__(self, other): return self._binary("bitwise_or", self, other)
+    def __ror__(self, other): return self._binary("bitwise_or", other, self)
+    def __xor__(self, other): return self._binary("bitwise_xor", self, other)
+    def __rxor__(self, other): return self._binary("bitwise_xor", other, self)
+    def __iand__(self, other): return self._update("bitwise_and", other)
+    def __ior__(self, other): return self._update("bitwise_or", other)
+    def __ixor__(self, other): return self._update("bitwise_xor", other)
 
     def __eq__(self, other): return self._binary("equal", self, other, _BOOL_DTYPE)
     def __ne__(self, other): return self._binary("not_equal", self, other, _BOOL_DTYPE)
@@ -519,6 +537,9 @@ class Array:
 
     def __abs__(self):
         return self._wrap(self._engine().unary("absolute", self))
+
+    def __invert__(self):
+        return self._wrap(self._engine().unary("invert", self))
 
     def mul_add(self, selffac, other, otherfac, queue=None):
         """selffac * self + otherfac * other."""
@@ -793,9 +814,35 @@ def _outputs(arrays, out, shape, queue, what):
     return list(out)
 
 
+def _as_words(array):
+    """A contiguous array seen as unsigned words of the widest size dividing its item size:
+    (the 1-d view, words per element)."""
+    for width in (8, 4, 2, 1):
+        if array.dtype.itemsize % width == 0:
+            return array.ravel().view(np.dtype(f"uint{8 * width}")), array.dtype.itemsize // width
+
+
+def _word_indices(queue, indices, words):
+    """Element indices as the indices of their words: i -> i * words + (0 .. words - 1). A
+    negative i still counts from the end, and one beyond the end stays beyond it."""
+    if indices is None or words == 1:
+        return indices
+    first = indices.with_queue(queue).astype(np.int64) * words
+    return (first.reshape(-1, 1) + arange(queue, words, dtype=np.int64)).ravel()
+
+
 def _indexed_copy(queue, sources, outs, source_indices, dest_indices, offsets=(), wait_for=None):
     """outs[k][dest[i]] = sources[k][source[i] + offsets[k]] on queue (the engine's indexed_copy)."""
     sources = [a if a.flags.forc else a.copy() for a in sources]
+    if builtins.any(a.dtype.kind == "V" for a in (*sources, *outs)):
+        # Records (and vector types) have no kernels: each pair is copied as words.
+        for k, (source, out) in enumerate(zip(sources, outs)):
+            source_words, words = _as_words(source if source.flags.c_contiguous else source.copy())
+            out_words, _ = _as_words(out)
+            _indexed_copy(queue, [source_words], [out_words], _word_indices(queue, source_indices, words),
+                          _word_indices(queue, dest_indices, words), [int(offsets[k]) * words] if offsets else (),
+                          wait_for)
+        return
     operands = [*sources, *outs, *(x for x in (source_indices, dest_indices) if x is not None)]
     _barrier(queue, wait_for)
     _wait_for_events(queue, operands)

@@ -31,9 +31,16 @@ class ReductionKernel:
     def __init__(self, ctx, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None, name="reduce_kernel",
                  options=None, preamble=""):
         dtype_out = np.dtype(dtype_out)
-        if not _dtype_supported(dtype_out.name) or dtype_out.fields:
-            raise NotImplementedError(f"ReductionKernel: gpukit.cl reduces into the numeric dtypes, not {dtype_out} "
-                                      "(structured dtypes are not supported yet)")
+        if dtype_out.fields:
+            # A struct, by the name it was registered under (get_or_register_dtype), which the
+            # preamble declares (match_dtype_to_c_struct gives the declaration).
+            from gpukit.cl.tools import dtype_to_ctype
+            value_type = (dtype_to_ctype(dtype_out), dtype_out.itemsize)
+        elif _dtype_supported(dtype_out.name):
+            value_type = dtype_out.name
+        else:
+            raise TypeError(f"ReductionKernel: gpukit.cl reduces into numeric dtypes and registered structs, "
+                            f"not {dtype_out}")
         self.context = ctx
         self.dtype_out = dtype_out
         self.name = name
@@ -41,7 +48,7 @@ class ReductionKernel:
                                             arrays_needed=False)
         self._spec = _ReductionSpec(
             name, [(n, t.name, "scalar" if kind == "scalar" else "pointer") for n, t, kind in self.parsed_args],
-            dtype_out.name, dtype_out.name, str(neutral), "in[i]" if map_expr is None else map_expr, reduce_expr,
+            value_type, value_type, str(neutral), "in[i]" if map_expr is None else map_expr, reduce_expr,
             _defines(options, "ReductionKernel") + preamble)
 
     def __call__(self, *args, return_event=False, queue=None, allocator=None, wait_for=None, out=None, range=None,

@@ -1,5 +1,5 @@
-"""OpenCL memory allocators and pools, test parametrization and kernel argument types, under
-PyOpenCL's ``pyopencl.tools`` names.
+"""OpenCL memory allocators and pools, test parametrization, kernel argument types and C types
+(records as structs too: ``match_dtype_to_c_struct``), under PyOpenCL's ``pyopencl.tools`` names.
 
 The pools are gpukit's one C++ memory pool (docs/memory-pool.md): thread-safe, binned by the
 leading bits of the size, releasing held blocks and retrying when an allocator runs out.
@@ -11,6 +11,7 @@ from gpukit._array.c_types import CTypeRegistry
 from gpukit._gpukit import _c_type_names
 from gpukit._gpukit.cl import Context as _Context
 from gpukit._gpukit.cl import tools as _tools
+from gpukit.cl._structs import match_dtype_to_c_struct
 from gpukit.cl.argtypes import DtypedArgument, ScalarArg, VectorArg
 from gpukit.cl.testing import pytest_generate_tests_for_opencl, pytest_generate_tests_for_pyopencl
 
@@ -26,7 +27,8 @@ PooledSVM = _tools.PooledSVM
 __all__ = [
     "AllocatorBase", "DeferredAllocator", "DtypedArgument", "ImmediateAllocator", "MemoryPool", "PooledBuffer",
     "PooledSVM", "SVMAllocation", "SVMAllocator", "SVMPool", "ScalarArg", "VectorArg", "clear_first_arg_caches",
-    "context_dependent_memoize", "dtype_to_ctype", "get_or_register_dtype", "register_dtype",
+    "context_dependent_memoize", "dtype_to_ctype", "get_or_register_dtype", "match_dtype_to_c_struct",
+    "register_dtype",
     "pytest_generate_tests_for_opencl", "pytest_generate_tests_for_pyopencl",
 ]
 

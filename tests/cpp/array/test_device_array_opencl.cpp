@@ -369,6 +369,38 @@ TEST_F(DeviceArrayOnOpencl, MathFunctionsOfTwoArraysAndTwoResults) {
         "fmod is not supported for complex64");
 }
 
+// &, |, ^ and ~ with the C++ operators, over a reversed view and with a scalar, and the
+// compound forms, against the host's operators.
+TEST_F(DeviceArrayOnOpencl, BitwiseOperatorsMatchTheHost) {
+    std::vector<std::int16_t> a(301), b(301);
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        a[k] = static_cast<std::int16_t>(k * 2654435761u);
+        b[k] = static_cast<std::int16_t>(k * 40503u + 7);
+    }
+    const device_array x = device_array::from_host(device, a);
+    const device_array y = device_array::from_host(device, b);
+    const device_array y_reversed = y[{slice{{}, {}, -1}}];
+    std::vector<std::int16_t> both(a.size()), either(a.size()), other(a.size()), masked(a.size()), inverted(a.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        const std::int16_t r = b[a.size() - 1 - k];
+        both[k] = static_cast<std::int16_t>(a[k] & r);
+        either[k] = static_cast<std::int16_t>(a[k] | r);
+        other[k] = static_cast<std::int16_t>(a[k] ^ r);
+        masked[k] = static_cast<std::int16_t>(a[k] & 0x0ff0);
+        inverted[k] = static_cast<std::int16_t>(~a[k]);
+    }
+    EXPECT_EQ((x & y_reversed).to_host<std::int16_t>(), both);
+    EXPECT_EQ((x | y_reversed).to_host<std::int16_t>(), either);
+    EXPECT_EQ((x ^ y_reversed).to_host<std::int16_t>(), other);
+    EXPECT_EQ((x & array::scalar(std::int16_t{0x0ff0})).to_host<std::int16_t>(), masked);
+    EXPECT_EQ(array::apply(array::unary_op::invert, x).to_host<std::int16_t>(), inverted);
+    device_array z = x.copy();
+    z ^= y_reversed;
+    EXPECT_EQ(z.to_host<std::int16_t>(), other);
+    const device_array f = device_array::from_host(device, std::vector<float>{1.0f});
+    gpukit::test::expect_error<type_error>([&] { (void)(f & f); }, "bitwise_and' not supported");
+}
+
 // The complex functions are complex_math.cuh's in OpenCL C too: against std::complex, in both
 // widths, over a reversed view (complex64 rounded once from double). Four of them, one of each
 // kind of formula (Python's test_cl_complex.py runs them all).
