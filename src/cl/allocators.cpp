@@ -75,8 +75,7 @@ void deferred_allocator::free(cl_mem block, std::size_t) noexcept {
 }
 
 immediate_allocator::immediate_allocator(const queue& q, cl_mem_flags flags)
-    : queue_(q.handle()), creator_(context_of(q.handle()), flags),
-      waits_((q.get_device().type() & CL_DEVICE_TYPE_CPU) == 0) {}
+    : queue_(q.handle()), creator_(context_of(q.handle()), flags) {}
 
 cl_mem immediate_allocator::allocate(std::size_t bytes) {
     const cl_mem block = creator_.allocate(bytes);
@@ -84,8 +83,8 @@ cl_mem immediate_allocator::allocate(std::size_t bytes) {
     // now. Waiting for that one command (not the whole queue) keeps unrelated work running.
     cl_event done = nullptr;
     cl_int status = api().clEnqueueMigrateMemObjects(queue_.get(), 1, &block, CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED,
-                                                      0, nullptr, waits_ ? &done : nullptr);
-    if (status == CL_SUCCESS && waits_)
+                                                      0, nullptr, &done);
+    if (status == CL_SUCCESS)
         status = wait_and_release(done);
     if (status != CL_SUCCESS) {
         creator_.free(block, bytes);

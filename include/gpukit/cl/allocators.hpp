@@ -45,10 +45,9 @@ private:
 
 // clCreateBuffer, then a content-less migration of the buffer to the queue's device, waited
 // for: the device must really provide the memory before allocate returns, so a shortage is
-// reported here as gpukit::memory_error and the pool's release-and-retry can work. On a CPU
-// device the migration is queued without waiting, as PyOpenCL does everywhere: its memory is
-// the host's, whose shortages do not show up there (the host overcommits), and the wait
-// would double the cost of an allocation.
+// reported here as gpukit::memory_error and the pool's release-and-retry can work. (Not
+// waiting, as PyOpenCL does, leaves a command behind that a process exiting meanwhile races
+// with: PoCL's worker thread then reads freed memory.)
 class immediate_allocator {
 public:
     using pointer_type = cl_mem;
@@ -65,7 +64,6 @@ public:
 private:
     detail::retained<cl_command_queue> queue_;
     deferred_allocator creator_;
-    bool waits_;  // for the migration: not on CPU devices
 };
 
 // Either buffer allocator, chosen at run time: the allocator of a pool whose kind the caller
