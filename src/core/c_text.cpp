@@ -77,6 +77,11 @@ bool is_opencl_vector_type(std::string_view name) {
 
 }  // namespace
 
+void cut_at_nul(std::string& text) {
+    if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+        text.resize(nul);
+}
+
 bool is_c_identifier(std::string_view name) noexcept {
     const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
     const auto digit = [](char c) { return c >= '0' && c <= '9'; };

@@ -36,7 +36,7 @@ std::string read_log(nvJitLinkHandle handle, SizeFn* nvjitlink_api::*size_fn, Te
     std::string log(size, '\0');
     if (nvjitlink_call(text_fn, handle, log.data()) != NVJITLINK_SUCCESS)
         return {};
-    log.resize(size - 1);  // drop the terminating NUL
+    cut_at_nul(log);
     return log;
 }
 

@@ -52,7 +52,7 @@ std::string get_log(nvrtcProgram program) {
     std::string log(size, '\0');
     if (nvrtc_call(&nvrtc_api::nvrtcGetProgramLog, program, log.data()) != NVRTC_SUCCESS)
         return {};
-    log.resize(size - 1);  // drop the terminating NUL
+    cut_at_nul(log);
     return log;
 }
 

@@ -17,6 +17,10 @@ namespace gpukit {
 // shown as \0, and the message gives the offset and line of the first NUL.
 void require_c_string(std::string_view text, std::string_view what);
 
+// `text` cut at its first NUL: a C library's log copied into a buffer of the size it
+// reported (NVRTC 13.0 reports more than it writes, leaving NULs in the buffer's tail).
+void cut_at_nul(std::string& text);
+
 // Whether `name` is a C identifier: a letter or _, then letters, digits and _.
 bool is_c_identifier(std::string_view name) noexcept;
 

@@ -87,4 +87,13 @@ TEST(CText, KeywordsOfEachLanguageAreNoNames) {
         EXPECT_EQ(problem(not_a_type, opencl), "") << not_a_type;
 }
 
+TEST(CText, ALogIsCutAtItsFirstNul) {
+    std::string log("ptxas info    : Used 8 registers\n\0\0", 35);
+    gpukit::cut_at_nul(log);
+    EXPECT_EQ(log, "ptxas info    : Used 8 registers\n");
+    std::string whole = "no NUL";
+    gpukit::cut_at_nul(whole);
+    EXPECT_EQ(whole, "no NUL");
+}
+
 }  // namespace
