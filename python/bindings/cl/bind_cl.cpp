@@ -725,17 +725,12 @@ void bind_cl(nb::module_& parent) {
                      [](void* h, bool retain) { return cl::context::wrap(static_cast<cl_context>(h), retain); });
 
     auto queue = nb::class_<cl::queue>(m, "CommandQueue", nb::dynamic_attr(),
-                                       "An in-order queue of commands for one device.")
+                                       "A queue of commands for one device; it runs them in the order queued, even "
+                                       "when made with OUT_OF_ORDER_EXEC_MODE_ENABLE (which OpenCL permits).")
         .def("__init__", [](cl::queue* self, const cl::context& ctx, std::optional<cl::device> dev,
                             nb::handle properties_arg) {
             const cl_command_queue_properties properties = cl_unsigned(properties_arg, "CommandQueue(properties)");
-            if (properties & ~cl_command_queue_properties{CL_QUEUE_PROFILING_ENABLE})
-                throw cl::logic_error("CommandQueue: properties " + std::to_string(properties) +
-                                          " are not supported; expected 0 or command_queue_properties.PROFILING_ENABLE "
-                                          "(queues are in-order)",
-                                      CL_INVALID_QUEUE_PROPERTIES, "clCreateCommandQueueWithProperties");
-            new (self) cl::queue(cl::queue::create(ctx, dev.value_or(ctx.devices().front()),
-                                                   (properties & CL_QUEUE_PROFILING_ENABLE) != 0));
+            new (self) cl::queue(cl::queue::create_with(ctx, dev.value_or(ctx.devices().front()), properties));
         }, "context"_a, "device"_a.none() = nb::none(), "properties"_a.none() = 0)
         .def("finish", [](const cl::queue& q) {
             if (nb::handle self = nb::find(&q); self.is_valid() && nb::hasattr(self, exited_attribute))
@@ -765,7 +760,7 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("context", [](const cl::queue& q) { return cl::context::wrap(q.context_handle()); },
                      "The queue's Context: a new object, equal to the one the queue was made with.")
         .def_prop_ro("properties", [](const cl::queue& q) {
-            return as_flags("command_queue_properties", q.profiling() ? CL_QUEUE_PROFILING_ENABLE : 0);
+            return as_flags("command_queue_properties", q.properties());
         });
     identify_by_handle(queue, &cl::queue::handle);
     def_from_int_ptr(queue, "CommandQueue",

@@ -177,6 +177,31 @@ TEST_F(ClDevice, BarriersMarkersAndWaitingForEvents) {
     EXPECT_THROW(cl::wait_for_events({}), cl::logic_error);
 }
 
+TEST_F(ClDevice, AnOutOfOrderQueueRunsInOrderAndSaysItWasAsked) {
+    constexpr cl_command_queue_properties out_of_order = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+    EXPECT_THROW(cl::queue::create_with(*ctx, *dev, 1u << 10), cl::logic_error);
+    if (!(dev->info<cl_command_queue_properties>(CL_DEVICE_QUEUE_PROPERTIES) & out_of_order)) {
+        EXPECT_THROW(cl::queue::create_with(*ctx, *dev, out_of_order), cl::logic_error);
+        return;
+    }
+    const cl::queue ooo = cl::queue::create_with(*ctx, *dev, out_of_order);
+    EXPECT_EQ(ooo.properties(), out_of_order);
+    EXPECT_FALSE(ooo.profiling());
+    cl_command_queue_properties reported = 0;
+    const std::vector<std::byte> bytes = ooo.info_bytes(CL_QUEUE_PROPERTIES);
+    ASSERT_EQ(bytes.size(), sizeof reported);
+    std::memcpy(&reported, bytes.data(), sizeof reported);
+    EXPECT_EQ(reported, out_of_order);
+    // Two writes of one range without events between them: the second one's bytes stay.
+    const auto first = random_bytes(1 << 20, 4), second = random_bytes(1 << 20, 5);
+    auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, first.size());
+    cl::enqueue_write(ooo, b, 0, first.data(), first.size(), false);
+    cl::enqueue_write(ooo, b, 0, second.data(), second.size(), false);
+    std::vector<unsigned char> back(second.size());
+    cl::enqueue_read(ooo, b, 0, back.data(), back.size(), true);
+    EXPECT_EQ(back, second);
+}
+
 // The raw info answers of each object are OpenCL's: each names the objects it belongs to.
 TEST_F(ClDevice, InfoBytesOfEachObjectAreOpenCLsAnswers) {
     auto handle_in = [](const std::vector<std::byte>& bytes, auto handle) {
