@@ -46,12 +46,6 @@ CUcontext current_handle() {
     return handle;
 }
 
-int device_of_current() {
-    CUdevice dev = 0;
-    GPUKIT_CU(cuCtxGetDevice, &dev);
-    return static_cast<int>(dev);
-}
-
 }  // namespace
 
 void report_release_failure(CUresult result, const char* routine) noexcept {

@@ -26,6 +26,7 @@ def test_unsupported_dtype_names():
         _gpukit._promote_types("float16", "float32")
 
 
+@pytest.mark.compile_sweep
 @pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC is not installed")
 @pytest.mark.parametrize("variant", ["vectorized", "contiguous", "strided"])
 def test_generated_kernels_compile_for_sm90(variant):
@@ -243,6 +244,7 @@ def test_elementwise_kernel_and_streams(pool_ctx):
     assert (2 * gx).get(stream=stream).shape == (10007,)
 
 
+@pytest.mark.compile_sweep
 @pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC is not installed")
 @pytest.mark.parametrize("symbol", ["+", "-", "*", "/", "**", "==", "!=", "<", "<=", ">", ">="])
 def test_every_operator_kernel_compiles_for_sm90(symbol):

@@ -65,6 +65,7 @@ TOOLKIT_HEADERS = ["cuda_fp16.h", "cuda_bf16.h", "cuda_runtime.h", "cooperative_
                    "math_constants.h"]
 
 
+@pytest.mark.compile_sweep
 @needs_nvrtc
 @needs_toolkit
 def test_toolkit_headers_compile_inside_extern_c_with_the_prelude():

@@ -335,6 +335,7 @@ __global__ void block_sum(const pycuda::complex<double>* in, pycuda::complex<dou
 """
 
 
+@pytest.mark.compile_sweep
 @pytest.mark.parametrize("no_extern_c", [False, True])
 @pytest.mark.parametrize("which", COMPILERS)
 def test_complex_header_compiles(which, no_extern_c):

@@ -88,6 +88,7 @@ def test_a_kernel_knows_its_dtype_and_source():
     assert "GK_SCAN_VECTORIZED 0" in knl.get_source(vectorized=False)
 
 
+@pytest.mark.compile_sweep
 @pytest.mark.parametrize("make", [
     lambda kind: kind(np.int32, "a+b", "0"),
     lambda kind: kind(np.uint8, "(a+b) & 0b11111111", "0"),

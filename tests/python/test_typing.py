@@ -95,6 +95,7 @@ def mypy(tmp_path_factory):
     return run
 
 
+@pytest.mark.compile_sweep
 def test_mypy_strict_accepts_a_user_program(mypy):
     status, output = mypy(TYPING / "user_script.py")
     assert status == 0, output
