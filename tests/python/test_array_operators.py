@@ -190,11 +190,15 @@ def test_bitwise_operators_match_numpy(ga, dtype):
                           (x & 1, va & 1), (5 | y, 5 | vb), (x ^ True, va ^ True)]:
             check(got, want)
     check(da[:, :1] ^ db, a[:, :1] ^ b)  # broadcast
+    one = dtype(1)  # bool | 1 is an int64 (numpy's rule), which a bool array cannot hold
     target = da.copy()
     target &= db
-    target |= 1
+    target |= one
     target ^= db
-    check(target, ((a & b) | 1) ^ b)
+    check(target, ((a & b) | one) ^ b)
+    if dtype is np.bool_:
+        with pytest.raises(TypeError, match="Cannot cast ufunc '\\|' output from dtype\\('int64'\\) to dtype\\('bool'\\)"):
+            target |= 1
     f = ga.to_gpu(np.ones(3, np.float32))
     with pytest.raises(TypeError, match="bitwise_or' not supported"):
         f | f
