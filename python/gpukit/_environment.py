@@ -29,7 +29,8 @@ VARIABLES = {
     # OpenCL
     "GPUKIT_CL_CTX": "the OpenCL device create_some_context() picks (platform:device)",
     "GPUKIT_CL_TEST": "the OpenCL devices the tests run on, and create_some_context()'s when GPUKIT_CL_CTX is not set",
-    "PYOPENCL_TEST": "the same as GPUKIT_CL_TEST, for the tests, when that is not set",
+    "PYOPENCL_TEST": "the same as GPUKIT_CL_TEST, for the tests and create_some_context(), when that is not set",
+    "PYOPENCL_CTX": "PyOpenCL's choice of create_some_context()'s devices (platform:device,...), after the three above",
     "GPUKIT_LEAK_WARNINGS": "1: nanobind's report of gpukit objects still alive at exit (the test suite sets it)",
     # Benchmarks
     "GPUKIT_BENCH_KERNELS": "how many ElementwiseKernels the bench case small_add_1000_kernels compiles (1000)",

@@ -82,6 +82,41 @@ def test_select_devices_and_environment(monkeypatch):
 
 
 @needs_device
+def test_create_some_context_reads_pyopencls_answers_and_variables(monkeypatch):
+    for variable in ("GPUKIT_CL_CTX", "GPUKIT_CL_TEST", "PYOPENCL_TEST", "PYOPENCL_CTX"):
+        monkeypatch.delenv(variable, raising=False)
+    platform = cl.get_platforms()[0]
+    devices = platform.get_devices()
+    last = len(devices) - 1
+    name = platform.name.split()[0].lower()
+    # PyOpenCL's PYOPENCL_CTX: platform[:devices], indices or name substrings; blanks are the first.
+    for spec, expected in [("0", devices[:1]), ("", devices[:1]), (f"0:{last}", devices[last:]),
+                           (f"{name}:0", devices[:1]), (f"0:{last},0", [devices[last], devices[0]][:len(devices)])]:
+        monkeypatch.setenv("PYOPENCL_CTX", spec)
+        assert cl.create_some_context().devices == expected, spec
+    for spec, message in [("0:0:0", "not all choices were used .left over: '0'."),
+                          ("nope-nope", "PYOPENCL_CTX='nope-nope': no platform name or vendor contains 'nope-nope'"),
+                          ("0:99", "device index 99 is out of range")]:
+        monkeypatch.setenv("PYOPENCL_CTX", spec)
+        with pytest.raises(cl.RuntimeError, match=message):
+            cl.create_some_context()
+    # PYOPENCL_TEST comes before PYOPENCL_CTX (the first device it chooses), GPUKIT_CL_* before both.
+    monkeypatch.setenv("PYOPENCL_CTX", "nope-nope")
+    monkeypatch.setenv("PYOPENCL_TEST", f"0:{last}")
+    assert cl.create_some_context().devices == devices[last:]
+    monkeypatch.setenv("GPUKIT_CL_CTX", "0:0")
+    assert cl.create_some_context().devices == devices[:1]
+    # answers= comes before the environment.
+    monkeypatch.setenv("GPUKIT_CL_CTX", "nope-nope")
+    assert cl.create_some_context(answers=["0", str(last)]).devices == devices[last:]
+    assert cl.create_some_context(answers=[]).devices == devices[:1]
+    with pytest.raises(TypeError, match="answers must be a list of strings"):
+        cl.create_some_context(answers="0:0")
+    with pytest.raises(TypeError, match="answers must be a list of strings"):
+        cl.create_some_context(answers=[0, 0])
+
+
+@needs_device
 def test_kernel_on_random_data(ctx, queue, rng):
     prg = cl.Program(ctx, """
         __kernel void axpy(float a, __global const float *x, __global float *y) {

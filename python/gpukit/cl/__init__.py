@@ -6,7 +6,7 @@ events, with PyOpenCL's names so that code ports by changing the import.
 """
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from gpukit._gpukit import cl as _cl
 from gpukit.cl import _host_views, _images, _svm
@@ -128,13 +128,50 @@ def enqueue_fill(queue: CommandQueue, dest, pattern, size: int, *, offset: int =
     raise TypeError(f"enqueue_fill(dest) must be a Buffer or SVM, got {type(dest).__name__}")
 
 
-def create_some_context(interactive: bool = False) -> Context:
-    """A Context on one device: chosen by GPUKIT_CL_CTX or GPUKIT_CL_TEST when set, else by
-    asking on the terminal when ``interactive`` is true and stdin is one, else the first device."""
-    from_environment = os.environ.get("GPUKIT_CL_CTX", "").strip() or os.environ.get("GPUKIT_CL_TEST", "").strip()
-    if interactive and not from_environment and sys.stdin.isatty():
+def create_some_context(interactive: bool | None = False, answers: Sequence[str] | None = None) -> Context:
+    """A Context chosen as PyOpenCL chooses one. ``answers`` (``[platform, devices]``, each
+    an index or a name's substring, devices comma-separated; PyOpenCL's form) chooses first;
+    else the environment: ``GPUKIT_CL_CTX``, ``GPUKIT_CL_TEST``, ``PYOPENCL_TEST`` (the first
+    device each chooses), ``PYOPENCL_CTX`` (PyOpenCL's ``platform:devices``, every device it
+    names); else, when ``interactive`` is true (None: when stdin is a terminal, as in PyOpenCL)
+    and stdin is a terminal, the answer to a question; else the first device."""
+    if answers is not None:
+        if isinstance(answers, (str, bytes)) or not all(isinstance(a, str) for a in answers):
+            raise TypeError("create_some_context: answers must be a list of strings (platform, devices), "
+                            f"got {answers!r}")
+        return Context(_devices_of_answers(list(answers), f"create_some_context(answers={answers!r})"))
+    if os.environ.get("GPUKIT_CL_CTX", "").strip() or os.environ.get("GPUKIT_CL_TEST", "").strip():
+        return _cl.create_some_context()
+    if os.environ.get("PYOPENCL_TEST", "").strip():
+        spec = os.environ["PYOPENCL_TEST"]
+        return Context(_devices_of_spec(spec, f"PYOPENCL_TEST={spec!r}")[:1])
+    if "PYOPENCL_CTX" in os.environ:
+        spec = os.environ["PYOPENCL_CTX"]
+        return Context(_devices_of_answers(spec.split(":"), f"PYOPENCL_CTX={spec!r}"))
+    if interactive is None:
+        interactive = True
+    if interactive and sys.stdin.isatty():
         return Context(select_devices(_ask_for_device())[:1])
     return _cl.create_some_context()
+
+
+def _devices_of_spec(spec: str, source: str) -> list[Device]:
+    """select_devices(spec), its errors saying where the spec came from (`source`)."""
+    try:
+        return select_devices(spec)
+    except LogicError as e:
+        raise RuntimeError(f"{source}: {e}") from None
+
+
+def _devices_of_answers(answers: list[str], source: str) -> list[Device]:
+    """PyOpenCL's answers, ``[platform, devices]``: a blank or missing platform is the first,
+    blank or missing devices the platform's first; more answers than two are an error."""
+    if len(answers) > 2:
+        raise RuntimeError(f"{source}: not all choices were used (left over: {':'.join(answers[2:])!r}); "
+                           "expected platform[:device,device...], each an index or a name's substring")
+    platform = answers[0].strip() if answers else ""
+    devices = answers[1].strip() if len(answers) > 1 else ""
+    return _devices_of_spec(f"{platform or '0'}:{devices or '0'}", source)
 
 
 def _ask_for_device() -> str:
