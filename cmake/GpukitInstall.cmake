@@ -21,9 +21,9 @@ install(FILES ${PROJECT_BINARY_DIR}/gpukit-config.cmake ${PROJECT_BINARY_DIR}/gp
               ${PROJECT_SOURCE_DIR}/cmake/gpukit-headers.cmake
   DESTINATION ${GPUKIT_CMAKE_DIR})
 
-# pkg-config: the prefix is found from the .pc file's own place (${pcfiledir}). The CUDA
-# headers cannot be found that way; docs/cpp-package.md says how to add them.
+# pkg-config: the install prefix, written out, so the flags read as plain paths; an install
+# moved elsewhere is found with `pkg-config --define-prefix`, which takes the prefix from the
+# .pc file's own place. The CUDA headers are the user's to add (docs/building.md).
 set(GPUKIT_PKGCONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
-file(RELATIVE_PATH GPUKIT_PKGCONFIG_TO_PREFIX /prefix/${GPUKIT_PKGCONFIG_DIR} /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gpukit.pc.in ${PROJECT_BINARY_DIR}/gpukit.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/gpukit.pc DESTINATION ${GPUKIT_PKGCONFIG_DIR})

@@ -55,11 +55,12 @@ run_step("configure the examples" ${CMAKE_COMMAND} -S ${GPUKIT_SOURCE}/examples/
 run_step("build the examples" ${CMAKE_COMMAND} --build ${consumer_build}/examples)
 run_step("run the OpenCL example" ${consumer_build}/examples/arrays_opencl)
 
-# pkg-config, as a Makefile would use it.
+# pkg-config, as a Makefile would use it; the install was moved, so the prefix comes from the
+# .pc file's place (--define-prefix).
 file(GLOB pc_file ${prefix}/lib*/pkgconfig/gpukit.pc ${prefix}/lib/*/pkgconfig/gpukit.pc)
 get_filename_component(pc_dir "${pc_file}" DIRECTORY)
 set(ENV{PKG_CONFIG_PATH} ${pc_dir})
-execute_process(COMMAND pkg-config --cflags --libs gpukit OUTPUT_VARIABLE flags
+execute_process(COMMAND pkg-config --define-prefix --cflags --libs gpukit OUTPUT_VARIABLE flags
                 OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "consumer (pkg-config): pkg-config gpukit failed")
