@@ -218,6 +218,26 @@ def test_nccl_cases_measure_the_gpukit_side(tmp_path):
             assert not result.get("skipped", "").startswith("failed"), (case["case"], result)
 
 
+def test_array_cases_look_for_a_device_before_making_their_operands(monkeypatch):
+    # Their operands are gigabytes: without a device, a side must say so before making them.
+    if drv.driver_available() and drv.Device.count():
+        pytest.skip("a CUDA device is here: the sides run")
+    monkeypatch.setattr(arrays, "_host_data", lambda: pytest.fail("operands made without a device"))
+    monkeypatch.setattr(arrays, "_broadcast_host_data", lambda: pytest.fail("operands made without a device"))
+    settings = {"repeats": 1, "quick": True}
+    for case in cases.ALL:
+        if case.name.startswith(("elementwise_", "reduction_")) and "kernel" not in case.name:
+            for side in case.sides:
+                with pytest.raises(harness.Unavailable, match="no CUDA device|not installed"):
+                    side.run(settings)
+
+
+def test_the_help_says_which_cases_run_without_cuda():
+    text = harness.case_list_text()
+    assert "Without a CUDA device only the OpenCL cases run (cl_pool_alloc, " in text
+    assert all(name.startswith("cl_") for name in text.split("OpenCL cases run (")[1].split(":")[0].split(", "))
+
+
 def test_select_takes_names_and_groups_in_case_order():
     assert harness.select(cases.ALL, []) == cases.ALL
     assert [c.name for c in harness.select(cases.ALL, ["small"])] == SMALL_CASES

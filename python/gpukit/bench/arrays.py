@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from gpukit.bench.gpu import cupy, primary_context
+from gpukit.bench.gpu import cupy, primary_context, require_device
 from gpukit.bench.harness import cpp_baselines, seconds_per_call
 
 COUNT = 1 << 28  # float32 elements per operand: 1 GiB each
@@ -80,12 +80,14 @@ def _broadcast_host_data():
             rng.random((1, BROADCAST_COLUMNS), dtype=np.float32))
 
 
-def _gpukit_run(body, host_x, host_y):
-    """Runs body(x, y, synchronize) with the operands uploaded as GPUArrays, then frees the
-    pool, so the next side finds the device memory free."""
+def _gpukit_run(body, host_data):
+    """Runs body(x, y, synchronize) with the operands host_data() makes uploaded as GPUArrays,
+    then frees the pool, so the next side finds the device memory free. The device is checked
+    first: without one, the side is skipped before gigabytes of operands are made."""
     import gpukit.driver as drv
     import gpukit.gpuarray as gpuarray
     primary_context()
+    host_x, host_y = host_data()
     try:
         x, y = gpuarray.to_gpu(host_x), gpuarray.to_gpu(host_y)
         result = body(x, y, drv.Context.synchronize)
@@ -95,8 +97,10 @@ def _gpukit_run(body, host_x, host_y):
         gpuarray.release_default_pools()
 
 
-def _cupy_run(body, host_x, host_y):
+def _cupy_run(body, host_data):
+    require_device()
     cp = cupy()
+    host_x, host_y = host_data()
     x, y = cp.asarray(host_x), cp.asarray(host_y)
     try:
         return body(x, y, cp.cuda.Device().synchronize)
@@ -111,7 +115,7 @@ def elementwise(library, name):
 
     def run(settings):
         return runner(lambda x, y, sync: _rates(lambda: expression(x, y), sync, moved_bytes(reads, writes),
-                                                settings), *_host_data())
+                                                settings), _host_data)
     return run
 
 
@@ -121,7 +125,7 @@ def broadcast_add(library):
 
     def run(settings):
         return runner(lambda a, b, sync: _rates(lambda: a + b, sync, BROADCAST_BYTES, settings),
-                      *_broadcast_host_data())
+                      _broadcast_host_data)
     return run
 
 
@@ -140,5 +144,5 @@ def reduction(library, op):
 
     def run(settings):
         return runner(lambda x, y, sync: _rates(operation(x, y), sync, moved_bytes(reads, 0), settings),
-                      *_host_data())
+                      _host_data)
     return run

@@ -5,11 +5,17 @@ import functools
 from gpukit.bench.harness import Unavailable
 
 
-@functools.lru_cache(maxsize=None)
-def primary_context():
+def require_device():
+    """Unavailable("no CUDA device") unless there is one."""
     import gpukit.driver as drv
     if not drv.driver_available() or drv.Device.count() == 0:
         raise Unavailable("no CUDA device")
+
+
+@functools.lru_cache(maxsize=None)
+def primary_context():
+    import gpukit.driver as drv
+    require_device()
     ctx = drv.Device(0).retain_primary_context()
     ctx.push()
     return ctx

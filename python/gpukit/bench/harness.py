@@ -111,7 +111,10 @@ def groups(cases):
 def case_list_text():
     """The cases and groups, for the end of ``bench --help``."""
     cases = _all_cases()
-    return f"cases: {', '.join(c.name for c in cases)}. groups: {', '.join(groups(cases))}."
+    opencl = [c.name for c in cases if c.name.startswith("cl_")]
+    return (f"cases: {', '.join(c.name for c in cases)}. groups: {', '.join(groups(cases))}. "
+            f"Without a CUDA device only the OpenCL cases run ({', '.join(opencl)}: PoCL on the CPU is "
+            "enough); the others report that they could not run, in milliseconds.")
 
 
 # ---- statistics -------------------------------------------------------------------------
