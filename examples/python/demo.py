@@ -2,7 +2,7 @@
 
 Runs on the first CUDA device. With no CUDA driver or device it runs the same kernel,
 written in OpenCL C, on the default OpenCL device (PoCL on the CPU when there is no GPU),
-and says which device it used.
+and says which device it used. With neither, it says in one line what to install.
 """
 import numpy
 
@@ -63,7 +63,13 @@ def main():
         a_doubled, where = doublify_cuda(a)
     else:
         print("No CUDA driver or device here: running the OpenCL version instead.")
-        a_doubled, where = doublify_opencl(a)
+        from gpukit import cl
+        try:
+            a_doubled, where = doublify_opencl(a)
+        except cl.Error as e:
+            raise SystemExit("No CUDA device and no OpenCL device here. For a GPU, install NVIDIA's driver; "
+                             "for the CPU, PoCL (Debian/Ubuntu: apt install pocl-opencl-icd). "
+                             f"OpenCL said: {e}") from None
     print(f"Ran on {where}")
     print("a:")
     print(a)

@@ -49,3 +49,18 @@ def test_example_runs(name):
     done = subprocess.run([sys.executable, str(EXAMPLES / name)], env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, f"{name} exited with {done.returncode}:\n{done.stdout}\n{done.stderr}"
+
+
+def test_the_demo_without_cuda_or_opencl_says_what_to_install(tmp_path):
+    # No GPU visible, and an OpenCL loader that finds no implementation (an empty vendors folder).
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), CUDA_VISIBLE_DEVICES="",
+               OCL_ICD_VENDORS=str(tmp_path))
+    for variable in ("GPUKIT_CL_CTX", "GPUKIT_CL_TEST", "PYOPENCL_TEST", "PYOPENCL_CTX"):
+        env.pop(variable, None)
+    done = subprocess.run([sys.executable, str(EXAMPLES / "demo.py")], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith("No CUDA device and no OpenCL device here. For a GPU, install NVIDIA's driver; "
+                           "for the CPU, PoCL (Debian/Ubuntu: apt install pocl-opencl-icd). OpenCL said: "), line
