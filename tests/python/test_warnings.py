@@ -81,3 +81,17 @@ def test_minus_w_error_and_exit_are_clean():
                          text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert "after exit began" in run.stderr and "Fatal" not in run.stderr
+
+
+@pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC (libnvrtc.so) is not installed")
+def test_a_warning_from_the_core_names_the_line_that_called_gpukit(tmp_path):
+    # The cache directory cannot be made (a file is in the way): the C++ core warns from inside
+    # gpukit's compiler module, and the warning names this file's line, not gpukit's.
+    (tmp_path / "file").write_text("")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        calling_line = sys._getframe().f_lineno + 1
+        compiler.compile("__global__ void k(int *x) { x[0] = 7; }", arch="sm_90", cache_dir=str(tmp_path / "file" / "sub"))
+    [warning] = [w for w in caught if w.category is drv.GpukitWarning]
+    assert "cannot create the compilation cache directory" in str(warning.message)
+    assert (warning.filename, warning.lineno) == (__file__, calling_line)

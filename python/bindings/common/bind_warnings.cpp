@@ -6,7 +6,8 @@
 // is released, a thread of gpukit's own) never waits for the GIL, since it may hold a lock
 // that the GIL's holder is waiting for: it queues the message, and the main thread issues it
 // at its next check for pending calls (Py_AddPendingCall, which needs no GIL). From the
-// interpreter's exit on, messages go to stderr as in C++.
+// interpreter's exit on, messages go to stderr as in C++. A warning names the innermost line
+// outside the gpukit package (the user's call that led to it), as Python's own warnings do.
 #include "common/bindings.hpp"
 #include "common/exception_types.hpp"
 #include "common/path_args.hpp"
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <deque>
 #include <mutex>
+#include <string_view>
 #include <string>
 #include <thread>
 
@@ -29,6 +31,55 @@ using namespace nb::literals;
 PyObject* category = nullptr;  // gpukit.driver.GpukitWarning, never freed
 
 void print_to_stderr(const std::string& message) { std::fprintf(stderr, "gpukit warning: %s\n", message.c_str()); }
+
+// The gpukit package's folder with a trailing separator, as its modules' code objects name
+// their files; empty when it cannot be told (then warnings name the innermost frame).
+const std::string& package_folder() {
+    static const std::string folder = [] {
+        PyObject* module = PyImport_ImportModule("gpukit");
+        PyObject* file = module ? PyObject_GetAttrString(module, "__file__") : nullptr;
+        std::string text;
+        if (file && PyUnicode_Check(file))
+            if (const char* utf8 = PyUnicode_AsUTF8(file))
+                text = utf8;
+        Py_XDECREF(file);
+        Py_XDECREF(module);
+        PyErr_Clear();
+        const std::size_t slash = text.rfind('/');
+        return slash == std::string::npos ? std::string() : text.substr(0, slash + 1);
+    }();
+    return folder;
+}
+
+// The stacklevel that names the innermost frame outside the gpukit package: 1 + the number of
+// gpukit's frames on top of the stack (1 when every frame is gpukit's, or there is none).
+int caller_stacklevel() {
+    const std::string& folder = package_folder();
+    if (folder.empty())
+        return 1;
+    int level = 1;
+    PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+    Py_XINCREF(frame);
+    while (frame) {
+        PyCodeObject* code = PyFrame_GetCode(frame);
+        const char* file = PyUnicode_AsUTF8(code->co_filename);
+        Py_DECREF(code);
+        if (!file) {
+            PyErr_Clear();
+            break;
+        }
+        if (std::string_view(file).substr(0, folder.size()) != folder) {
+            Py_DECREF(frame);
+            return level;
+        }
+        PyFrameObject* back = PyFrame_GetBack(frame);
+        Py_DECREF(frame);
+        frame = back;
+        ++level;
+    }
+    Py_XDECREF(frame);
+    return 1;
+}
 
 // Issues one warning; the GIL is held. An error already set (a destructor run while an
 // exception propagates) is kept; a warning turned into an error (-W error) cannot be raised
@@ -42,7 +93,7 @@ void warn(const std::string& message) {
 #endif
     try {
         // A message may quote a path that is no UTF-8, which PyErr_WarnEx would refuse.
-        if (PyErr_WarnEx(category, message_text(message).c_str(), 1) < 0)
+        if (PyErr_WarnEx(category, message_text(message).c_str(), caller_stacklevel()) < 0)
             PyErr_WriteUnraisable(nullptr);
     } catch (nb::python_error& e) {
         e.restore();
