@@ -4,13 +4,17 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/sha256.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <mutex>
+#include <set>
 
 namespace gpukit::rtc {
 namespace {
@@ -27,7 +31,46 @@ const char* environment(const char* gpukit_name, const char* pycuda_name) {
     return std::getenv(pycuda_name);
 }
 
+// Why a file or directory with status `st` could hold someone else's writing; empty when only
+// the user could have written it.
+std::string foreign_writer(const struct stat& st) {
+    if (st.st_uid != geteuid())
+        return "it is owned by user " + std::to_string(st.st_uid) + ", not by you (user " +
+               std::to_string(geteuid()) + ")";
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        return std::string("others can write to it (mode ") + mode + ")";
+    }
+    return {};
+}
+
+// cleanup_warning(message), once per message in this process.
+void warn_once(const std::string& message) {
+    static std::mutex mutex;
+    static std::set<std::string> said;
+    {
+        const std::lock_guard lock(mutex);
+        if (!said.insert(message).second)
+            return;
+    }
+    cleanup_warning(message);
+}
+
+// Says once why the cache in `directory` (distrusted for `why`) is not used.
+void warn_untrusted_directory(const std::filesystem::path& directory, const std::string& why) {
+    warn_once("the compilation cache " + directory.string() + " is not used: " + why +
+              "; kernels are compiled without it (use a directory only you can write: GPUKIT_CACHE_DIR)");
+}
+
 }  // namespace
+
+std::string compile_cache::distrust() const {
+    struct stat st {};
+    if (::stat(directory_.c_str(), &st) != 0)
+        return {};  // not there yet: store() makes it 0700
+    return foreign_writer(st);
+}
 
 std::filesystem::path compile_cache::entry_path(const std::string& key) const {
     return directory_ / (key + entry_suffix);
@@ -51,9 +94,21 @@ compile_cache::usage_info compile_cache::usage() const {
 }
 
 std::optional<std::vector<char>> compile_cache::load(const std::string& key) const {
+    if (const std::string why = distrust(); !why.empty()) {
+        warn_untrusted_directory(directory_, why);
+        return std::nullopt;
+    }
+    const std::string path = entry_path(key).string();
+    struct stat st {};
+    // (A path that is no regular file is a miss below, whoever owns it.)
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        if (const std::string why = foreign_writer(st); !why.empty()) {
+            warn_once("the compilation cache entry " + path + " is not used: " + why + "; it is compiled again");
+            return std::nullopt;
+        }
     // Anything may lie at the entry's path (a FIFO, a link to a device): only a regular file
     // of a plausible size is read, anything else is a miss that store() then replaces.
-    const std::optional<std::string> content = read_regular_file(entry_path(key).string(), max_entry_size);
+    const std::optional<std::string> content = read_regular_file(path, max_entry_size);
     if (!content)
         return std::nullopt;
     const std::vector<char> file(content->begin(), content->end());
@@ -74,11 +129,16 @@ void compile_cache::store(const std::string& key, const std::vector<char>& paylo
     if (payload.size() > max_entry_size - header_size)
         return;  // load() would never read it back
     std::error_code failed;
-    std::filesystem::create_directories(directory_, failed);
+    if (std::filesystem::create_directories(directory_, failed))
+        ::chmod(directory_.c_str(), 0700);  // made here: only the user may write (or read) it
     if (failed)
         throw runtime_error("cannot create the compilation cache directory " + directory_.string() + ": " +
                                 failed.message() + " (set GPUKIT_CACHE_DIR, or pass cache_dir=False)",
                             0, "create_directories");
+    if (const std::string why = distrust(); !why.empty()) {
+        warn_untrusted_directory(directory_, why);
+        return;
+    }
 
     std::string header(magic, sizeof(magic));
     for (int i = 0; i < 8; ++i)
@@ -93,7 +153,7 @@ void compile_cache::store(const std::string& key, const std::vector<char>& paylo
     {
         std::string entry(header.begin(), header.end());
         entry.append(payload.data(), payload.size());
-        if (!write_file(temp.string(), entry)) {
+        if (!write_file(temp.string(), entry) || ::chmod(temp.c_str(), 0600) != 0) {
             std::filesystem::remove(temp, failed);
             throw runtime_error("cannot write the compilation cache entry " + temp.string(), 0, "write");
         }

@@ -199,3 +199,19 @@ def test_keep_bypasses_the_cache(tmp_path, capsys):
     assert len(printed) == 2 and all(line.startswith("*** compiler output in ") for line in printed)
     for line in printed:
         shutil.rmtree(line.split(" in ", 1)[1])
+
+
+@needs_nvrtc
+def test_a_cache_others_can_write_is_not_used_and_a_new_one_is_private(tmp_path):
+    import gpukit.driver as drv
+    private = tmp_path / "private"
+    compiler.compile(KERNEL, arch="sm_90", cache_dir=str(private))
+    assert os.stat(private).st_mode & 0o777 == 0o700
+    assert all(os.stat(private / name).st_mode & 0o777 == 0o600 for name in entries(private))
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with pytest.warns(drv.GpukitWarning, match="is not used: others can write to it .mode 0777.; kernels are "
+                                               "compiled without it"):
+        image = compiler.compile(KERNEL, arch="sm_90", cache_dir=str(shared))
+    assert image == compiler.compile(KERNEL, arch="sm_90", cache_dir=False) and entries(shared) == []

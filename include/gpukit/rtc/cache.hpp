@@ -10,6 +10,12 @@
 // atomic within a file system, so any number of processes may compile the same source at
 // once; each reader sees either no entry or a complete one, and the last writer wins with
 // an identical payload.
+//
+// A cache holds code that will run in the user's process, so it is used only where nobody
+// else can write (as ssh treats its keys): a directory it makes is 0700 and its entries 0600;
+// a directory not owned by the user or writable by others is not used at all, and an entry
+// not owned by the user or writable by others is a miss (store() replaces it). Either says so
+// once per process through cleanup_warning.
 #pragma once
 
 #include <cstddef>
@@ -25,12 +31,17 @@ class compile_cache {
 public:
     explicit compile_cache(std::filesystem::path directory) : directory_(std::move(directory)) {}
 
-    // The payload stored under `key`, or nullopt when there is none or it fails its checks.
+    // The payload stored under `key`, or nullopt when there is none, it fails its checks, or
+    // the directory or the entry could have been written by someone else.
     std::optional<std::vector<char>> load(const std::string& key) const;
-    // Stores `payload` under `key`, creating the directory if needed (a payload too large
-    // for load() to read is not stored). Throws runtime_error naming the path when the
-    // directory or the file cannot be written.
+    // Stores `payload` under `key`, creating the directory (0700) if needed; nothing is stored
+    // in a directory someone else could write, nor a payload too large for load() to read.
+    // Throws runtime_error naming the path when the directory or the file cannot be written.
     void store(const std::string& key, const std::vector<char>& payload) const;
+
+    // Why the directory is not to be trusted (owned by another user, or writable by the
+    // group or others), as a phrase; empty when it is trusted or does not exist yet.
+    std::string distrust() const;
 
     std::filesystem::path entry_path(const std::string& key) const;
     const std::filesystem::path& directory() const noexcept { return directory_; }

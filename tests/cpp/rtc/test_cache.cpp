@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -42,6 +43,70 @@ TEST_F(cache_test, stores_and_loads_a_payload) {
     EXPECT_EQ(*loaded, (std::vector<char>{'x', 'y', '\0', 'z'}));
     // No temporary file is left behind.
     EXPECT_EQ(std::distance(fs::directory_iterator(dir / "sub"), fs::directory_iterator()), 1);
+}
+
+// The warnings the cache gives, caught for the test.
+std::vector<std::string> warnings_said;
+void catch_warning(const std::string& message) { warnings_said.push_back(message); }
+
+unsigned mode_of(const fs::path& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+}
+
+TEST_F(cache_test, a_new_directory_and_its_entries_are_the_users_only) {
+    rtc::compile_cache cache(dir / "made" / "here");
+    cache.store("abc", {'x'});
+    EXPECT_EQ(mode_of(dir / "made" / "here"), 0700u);
+    EXPECT_EQ(mode_of(cache.entry_path("abc")), 0600u);
+}
+
+TEST_F(cache_test, a_directory_others_can_write_is_not_used_and_said_once) {
+    warnings_said.clear();
+    set_cleanup_warning_hook(&catch_warning);
+    rtc::compile_cache cache(dir / "shared");
+    cache.store("abc", {'x'});
+    ASSERT_TRUE(cache.load("abc"));
+    fs::permissions(dir / "shared", fs::perms::all);  // 0777: anyone could have planted the entry
+    EXPECT_NE(cache.distrust().find("others can write to it (mode 0777)"), std::string::npos) << cache.distrust();
+    EXPECT_FALSE(cache.load("abc"));
+    cache.store("def", {'y'});
+    EXPECT_FALSE(fs::exists(cache.entry_path("def")));
+    EXPECT_FALSE(cache.load("abc"));
+    set_cleanup_warning_hook(nullptr);
+    ASSERT_EQ(warnings_said.size(), 1u);
+    EXPECT_NE(warnings_said[0].find("the compilation cache " + (dir / "shared").string() + " is not used: others "),
+              std::string::npos) << warnings_said[0];
+}
+
+TEST_F(cache_test, an_entry_others_can_write_is_a_miss_and_replaced) {
+    warnings_said.clear();
+    set_cleanup_warning_hook(&catch_warning);
+    rtc::compile_cache cache(dir / "mine");
+    cache.store("abc", {'x'});
+    fs::permissions(cache.entry_path("abc"), fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_write);
+    EXPECT_FALSE(cache.load("abc"));
+    cache.store("abc", {'z'});
+    ASSERT_TRUE(cache.load("abc"));
+    EXPECT_EQ(*cache.load("abc"), std::vector<char>{'z'});
+    set_cleanup_warning_hook(nullptr);
+    ASSERT_EQ(warnings_said.size(), 1u);
+    EXPECT_NE(warnings_said[0].find("is not used: others can write to it (mode 0602); it is compiled again"),
+              std::string::npos) << warnings_said[0];
+}
+
+TEST_F(cache_test, a_directory_of_another_user_is_not_used) {
+    if (geteuid() != 0)
+        GTEST_SKIP() << "giving a directory to another user needs root";
+    set_cleanup_warning_hook(&catch_warning);
+    rtc::compile_cache cache(dir / "theirs");
+    cache.store("abc", {'x'});
+    ASSERT_EQ(::chown((dir / "theirs").c_str(), 65534, 65534), 0);
+    EXPECT_NE(cache.distrust().find("it is owned by user 65534, not by you (user 0)"), std::string::npos)
+        << cache.distrust();
+    EXPECT_FALSE(cache.load("abc"));
+    set_cleanup_warning_hook(nullptr);
 }
 
 TEST_F(cache_test, usage_counts_entries_and_their_bytes_only) {
