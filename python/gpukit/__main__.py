@@ -1,10 +1,12 @@
 """The command line: ``gpukit`` (installed as a console script) or ``python -m gpukit``,
-with the subcommands ``info`` (the default) and ``bench``. docs/command-line.md describes them."""
+with the subcommands ``info`` (the default), ``bench`` and ``cache``. docs/command-line.md
+describes them."""
 import argparse
 import os
 import sys
 
 import gpukit
+from gpukit import _cache_command
 from gpukit.bench import harness
 
 
@@ -27,9 +29,10 @@ def _parsers():
     """The command's parser and its subcommands' parsers by name."""
     version = f"gpukit {gpukit.VERSION_TEXT}"
     parser = _Parser(prog=_program_name(), description="gpukit's command line: what gpukit finds on this "
-                     "machine (info, the default) and benchmarks against other libraries (bench).")
+                     "machine (info, the default), benchmarks against other libraries (bench) and the compile "
+                     "cache (cache).")
     parser.add_argument("--version", action="version", version=version)
-    commands = parser.add_subparsers(dest="command", metavar="{info,bench}")
+    commands = parser.add_subparsers(dest="command", metavar="{info,bench,cache}")
     info = commands.add_parser("info", help="what gpukit finds here: build, libraries, devices, cache, environment",
                                description="What gpukit finds on this machine: its version and build, the host, "
                                "the CUDA driver, NVRTC, nvJitLink, nvcc and toolkit headers, CUDA and OpenCL "
@@ -41,7 +44,13 @@ def _parsers():
                                 description=harness.DESCRIPTION, epilog=harness.case_list_text)
     bench.add_argument("--version", action="version", version=version)
     harness.add_arguments(bench)
-    return parser, {"info": info, "bench": bench}
+    cache = commands.add_parser("cache", help="list, measure, prune or clear the compile cache",
+                                description="The compile cache of compiled kernels: list its entries, say its "
+                                "size and limit (GPUKIT_CACHE_SIZE, default 1 GiB), prune the least recently "
+                                "used entries, or clear it. Safe while other processes compile.")
+    cache.add_argument("--version", action="version", version=version)
+    _cache_command.add_arguments(cache)
+    return parser, {"info": info, "bench": bench, "cache": cache}
 
 
 def main(argv=None):
@@ -53,6 +62,8 @@ def main(argv=None):
         # and take CPU from the host-side cases on small machines; no case uses BLAS.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         return harness.run(args, commands["bench"])
+    if args.command == "cache":
+        return _cache_command.main(args, commands["cache"])
     from gpukit import info
     return info.main(as_json=args.command == "info" and args.json)
 

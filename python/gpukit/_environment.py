@@ -15,6 +15,7 @@ VARIABLES = {
     "PYCUDA_CACHE_DIR": "the same as GPUKIT_CACHE_DIR, when that is not set",
     "XDG_CACHE_HOME": "the compile cache is $XDG_CACHE_HOME/gpukit when no cache directory is set",
     "GPUKIT_DISABLE_CACHE": "set to anything: no compile cache",
+    "GPUKIT_CACHE_SIZE": "the most the compile cache may hold (4096, 512M, 2G; 0: no limit; default 1G)",
     "PYCUDA_DISABLE_CACHE": "the same as GPUKIT_DISABLE_CACHE",
     "CUDA_PATH": "the CUDA toolkit first looked in: headers for NVRTC, nvcc, NVRTC, nvJitLink, device libraries",
     "CUDA_HOME": "the CUDA toolkit looked in after CUDA_PATH",

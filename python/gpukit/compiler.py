@@ -161,6 +161,30 @@ def _cache_directory(cache_dir):
     return cache_dir
 
 
+def get_cache_size_limit() -> int:
+    """The most bytes the compile cache may hold (0: no limit); past it, storing a new image
+    removes the least recently used ones. set_cache_size_limit()'s value, else the
+    environment variable GPUKIT_CACHE_SIZE's, else 1 GiB."""
+    return _gpukit._cache_size_limit()
+
+
+def set_cache_size_limit(limit: int | str | None) -> None:
+    """Sets the compile cache's size limit for this process: bytes (0: no limit), or a size
+    such as ``"512M"`` or ``"2G"`` (powers of 1024); None returns to GPUKIT_CACHE_SIZE's, or
+    the default."""
+    if limit is None:
+        _gpukit._set_cache_size_limit(None)
+    elif isinstance(limit, str):
+        _gpukit._set_cache_size_limit(_gpukit._parse_cache_size(limit, "set_cache_size_limit: the limit"))
+    elif isinstance(limit, int) and not isinstance(limit, bool):
+        if limit < 0:
+            raise ValueError(f"set_cache_size_limit: the limit must be at least 0 bytes (0: no limit), got {limit}")
+        _gpukit._set_cache_size_limit(limit)
+    else:
+        raise TypeError(f"set_cache_size_limit: expected bytes (an int), a size such as '512M', or None, "
+                        f"got {type(limit).__name__}")
+
+
 def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, target):
     """The keyword arguments of _gpukit._prepare_compile but keep."""
     if not isinstance(target, str) or target not in _TARGETS:

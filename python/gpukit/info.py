@@ -188,8 +188,14 @@ def _opencl():
 def _compile_cache():
     directory = _gpukit._default_cache_dir()
     entries, size = _gpukit._cache_usage(directory) if directory else (0, 0)
+    try:
+        limit, limit_error = _gpukit._cache_size_limit(), None
+    except ValueError as e:  # a malformed GPUKIT_CACHE_SIZE
+        limit, limit_error = None, str(e)
     return {"directory": directory, "disabled": _gpukit._cache_disabled_by_environment(),
-            "exists": bool(directory) and os.path.isdir(directory), "entries": entries, "bytes": size}
+            "exists": bool(directory) and os.path.isdir(directory), "entries": entries, "bytes": size,
+            "limit_bytes": limit, "limit_error": limit_error,
+            "not_used_because": (_gpukit._cache_distrust(directory) or None) if directory else None}
 
 
 def _cpu_model():
@@ -328,7 +334,14 @@ def _cache_lines(report):
     elif not report["exists"]:
         yield f"{report['directory']} (not made yet: nothing compiled so far)"
     else:
-        yield f"{report['directory']}: {report['entries']} entries, {_size(report['bytes'])}"
+        count = report["entries"]
+        yield f"{report['directory']}: {count} {'entry' if count == 1 else 'entries'}, {_size(report['bytes'])}"
+        if report["not_used_because"]:
+            yield f"not used: {report['not_used_because']}"
+    if report["limit_error"]:
+        yield f"limit: {report['limit_error']}"
+    elif report["limit_bytes"] is not None:
+        yield "limit: " + ("none (GPUKIT_CACHE_SIZE=0)" if report["limit_bytes"] == 0 else _size(report["limit_bytes"]))
 
 
 def _environment_lines(report):

@@ -4,10 +4,15 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/core/sha256.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
+#include <charconv>
+#include <limits>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -76,6 +81,44 @@ std::filesystem::path compile_cache::entry_path(const std::string& key) const {
     return directory_ / (key + entry_suffix);
 }
 
+std::vector<compile_cache::entry_info> compile_cache::entries() const {
+    std::vector<entry_info> found;
+    std::error_code failed;
+    for (const auto& entry : std::filesystem::directory_iterator(directory_, failed)) {
+        if (entry.path().extension() != entry_suffix)
+            continue;
+        struct stat st {};
+        // An entry removed or replaced meanwhile (another process's store) is skipped.
+        if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        found.push_back({entry.path().stem().string(), static_cast<std::uintmax_t>(st.st_size),
+                         std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec});
+    }
+    std::sort(found.begin(), found.end(), [](const entry_info& a, const entry_info& b) {
+        return a.last_used_ns != b.last_used_ns ? a.last_used_ns < b.last_used_ns : a.key < b.key;
+    });
+    return found;
+}
+
+compile_cache::usage_info compile_cache::prune(std::uintmax_t max_bytes) const {
+    const std::vector<entry_info> all = entries();
+    std::uintmax_t total = 0;
+    for (const entry_info& e : all)
+        total += e.bytes;
+    usage_info removed;
+    for (const entry_info& e : all) {
+        if (total <= max_bytes)
+            break;
+        total -= e.bytes;
+        std::error_code failed;
+        if (std::filesystem::remove(entry_path(e.key), failed)) {
+            ++removed.entries;
+            removed.bytes += e.bytes;
+        }
+    }
+    return removed;
+}
+
 compile_cache::usage_info compile_cache::usage() const {
     usage_info usage;
     std::error_code failed;
@@ -122,12 +165,14 @@ std::optional<std::vector<char>> compile_cache::load(const std::string& key) con
     const sha256::digest_type digest = sha256().update(file.data() + header_size, size).digest();
     if (std::memcmp(digest.data(), file.data() + sizeof(magic) + 8, digest.size()) != 0)
         return std::nullopt;
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now: the last to be pruned
     return std::vector<char>(file.begin() + header_size, file.end());
 }
 
 void compile_cache::store(const std::string& key, const std::vector<char>& payload) const {
     if (payload.size() > max_entry_size - header_size)
         return;  // load() would never read it back
+    const std::uintmax_t limit = cache_size_limit();  // a malformed GPUKIT_CACHE_SIZE stores nothing
     std::error_code failed;
     if (std::filesystem::create_directories(directory_, failed))
         ::chmod(directory_.c_str(), 0700);  // made here: only the user may write (or read) it
@@ -165,6 +210,54 @@ void compile_cache::store(const std::string& key, const std::vector<char>& paylo
         throw runtime_error("cannot store the compilation cache entry " + entry_path(key).string() + ": " +
                                 failed.message(), 0, "rename");
     }
+    if (limit > 0 && usage().bytes > limit)
+        prune(limit - limit / 10);  // a tenth below the limit, so that the next stores need not prune
+}
+
+namespace {
+
+std::mutex limit_mutex;
+std::optional<std::uintmax_t> limit_set;  // set_cache_size_limit's
+
+}  // namespace
+
+std::uintmax_t parse_cache_size(std::string_view text, std::string_view what) {
+    std::string_view digits = text;
+    while (!digits.empty() && std::isspace(static_cast<unsigned char>(digits.back())))
+        digits.remove_suffix(1);
+    std::uintmax_t scale = 1;
+    if (!digits.empty()) {
+        const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(digits.back())));
+        const std::string_view units = "KMGT";
+        if (const std::size_t at = units.find(unit); at != std::string_view::npos) {
+            scale = std::uintmax_t(1) << (10 * (at + 1));
+            digits.remove_suffix(1);
+        }
+    }
+    std::uintmax_t value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+        value > std::numeric_limits<std::uintmax_t>::max() / scale)
+        throw logic_error(std::string(what) + " '" + std::string(text) +
+                          "' is not a size: expected a number of bytes, optionally followed by K, M, G or T "
+                          "(powers of 1024), e.g. 1G; 0 for no limit");
+    return value * scale;
+}
+
+std::uintmax_t cache_size_limit() {
+    {
+        const std::lock_guard lock(limit_mutex);
+        if (limit_set)
+            return *limit_set;
+    }
+    if (const char* text = std::getenv("GPUKIT_CACHE_SIZE"); text && *text)
+        return parse_cache_size(text, "GPUKIT_CACHE_SIZE");
+    return std::uintmax_t(1) << 30;
+}
+
+void set_cache_size_limit(std::optional<std::uintmax_t> bytes) noexcept {
+    const std::lock_guard lock(limit_mutex);
+    limit_set = bytes;
 }
 
 bool cache_disabled_by_environment() {

@@ -41,7 +41,8 @@ SCHEMA = {
     "cuda_devices": {"count": int, "error": (str, None), "devices": [CUDA_DEVICE]},
     "opencl": {"found": bool, "error": (str, None),
                "platforms": [{"name": str, "vendor": str, "version": str, "devices": [OPENCL_DEVICE]}]},
-    "compile_cache": {"directory": (str, None), "disabled": bool, "exists": bool, "entries": int, "bytes": int},
+    "compile_cache": {"directory": (str, None), "disabled": bool, "exists": bool, "entries": int, "bytes": int,
+                      "limit_bytes": (int, None), "limit_error": (str, None), "not_used_because": (str, None)},
     "environment": {name: (str, None) for name in _environment.VARIABLES},
 }
 
@@ -82,7 +83,8 @@ def test_json_has_the_documented_keys_and_types(tmp_path):
     assert report["host"]["python"] == "{}.{}.{}".format(*sys.version_info[:3])
     assert report["environment"]["GPUKIT_FUSION"] == "0"
     assert report["compile_cache"] == {"directory": str(tmp_path), "disabled": False, "exists": True, "entries": 0,
-                                       "bytes": 0}
+                                       "bytes": 0, "limit_bytes": 1 << 30, "limit_error": None,
+                                       "not_used_because": None}
 
 
 def test_libraries_are_reported_as_this_process_finds_them():
@@ -292,7 +294,8 @@ def test_the_documentation_describes_every_variable():
 
 # ---- --help and --version ----------------------------------------------------------------
 
-@pytest.mark.parametrize("args", [["--version"], ["info", "--version"], ["bench", "--version"]])
+@pytest.mark.parametrize("args", [["--version"], ["info", "--version"], ["bench", "--version"],
+                                  ["cache", "--version"]])
 def test_version_is_printed_by_the_command_and_each_subcommand(capsys, args):
     with pytest.raises(SystemExit) as exited:
         command_line.main(args)
@@ -301,7 +304,8 @@ def test_version_is_printed_by_the_command_and_each_subcommand(capsys, args):
 
 
 @pytest.mark.parametrize("args, expected", [
-    (["--help"], ["{info,bench}", "info", "bench", "--version"]),
+    (["--help"], ["{info,bench,cache}", "info", "bench", "cache", "--version"]),
+    (["cache", "--help"], ["{list,stats,prune,clear}", "--dir DIR", "--max-size SIZE", "--version"]),
     (["info", "--help"], ["--json", "--version", "environment variables"]),
     (["bench", "--help"], ["--repeats N", "--quick", "--json PATH", "--png PATH", "--version", "small_add",
                            "groups: "]),

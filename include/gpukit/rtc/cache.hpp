@@ -16,6 +16,12 @@
 // a directory not owned by the user or writable by others is not used at all, and an entry
 // not owned by the user or writable by others is a miss (store() replaces it). Either says so
 // once per process through cleanup_warning.
+//
+// Size: each load() that hits marks its entry as used (its modification time), and each
+// store() then removes the least recently used entries while the whole cache is larger than
+// cache_size_limit(). Removing is unlinking: a process reading an entry meanwhile keeps what
+// it opened, one looking it up later misses and compiles again, so any number of processes
+// may share a cache.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +29,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpukit::rtc {
@@ -54,9 +61,33 @@ public:
     };
     usage_info usage() const;
 
+    // One entry on disk: its key, its size, and when it was last stored or loaded
+    // (nanoseconds since the Unix epoch).
+    struct entry_info {
+        std::string key;
+        std::uintmax_t bytes = 0;
+        std::int64_t last_used_ns = 0;
+    };
+    // The entries, least recently used first.
+    std::vector<entry_info> entries() const;
+    // Removes the least recently used entries until the rest take at most `max_bytes`;
+    // returns what it removed (an entry another process removed first is not counted).
+    usage_info prune(std::uintmax_t max_bytes) const;
+    // Removes every entry; returns what it removed.
+    usage_info clear() const { return prune(0); }
+
 private:
     std::filesystem::path directory_;
 };
+
+// The most bytes a cache may hold before store() prunes it (0: no limit):
+// set_cache_size_limit()'s value, else GPUKIT_CACHE_SIZE (bytes, or a number with K, M, G or T
+// for powers of 1024, "0" for no limit), else 1 GiB. logic_error for a malformed variable.
+std::uintmax_t cache_size_limit();
+// Sets the limit for this process (nullopt: back to the environment's, or the default).
+void set_cache_size_limit(std::optional<std::uintmax_t> bytes) noexcept;
+// The limit GPUKIT_CACHE_SIZE-style text `text` means; logic_error naming `what` when malformed.
+std::uintmax_t parse_cache_size(std::string_view text, std::string_view what);
 
 // True when GPUKIT_DISABLE_CACHE (or PYCUDA_DISABLE_CACHE) is set to anything: caching is
 // off whatever directory a caller names.

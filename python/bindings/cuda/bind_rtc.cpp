@@ -15,6 +15,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
 #include <filesystem>
@@ -52,6 +53,41 @@ void bind_rtc(nb::module_& m) {
             rtc::compile_cache(directory.get("_cache_usage(directory)")).usage();
         return nb::make_tuple(usage.entries, usage.bytes);
     }, "directory"_a.none(), "(entries, bytes): the compilation cache entries in directory and their total size.");
+    m.def("_cache_entries", [](path_arg directory) {
+        nb::list listed;
+        for (const rtc::compile_cache::entry_info& e : rtc::compile_cache(directory.get("_cache_entries(directory)")).entries())
+            listed.append(nb::make_tuple(e.key, e.bytes, e.last_used_ns));
+        return listed;
+    }, "directory"_a.none(), "[(key, bytes, last_used_ns)]: the entries in directory, least recently used first.");
+    m.def("_cache_prune", [](path_arg directory, std::uintmax_t max_bytes) {
+        const rtc::compile_cache::usage_info removed =
+            rtc::compile_cache(directory.get("_cache_prune(directory)")).prune(max_bytes);
+        return nb::make_tuple(removed.entries, removed.bytes);
+    }, "directory"_a.none(), "max_bytes"_a,
+          "Removes the least recently used entries of directory until the rest take at most max_bytes; "
+          "(entries, bytes) removed.");
+    m.def("_cache_distrust", [](path_arg directory) {
+        return rtc::compile_cache(directory.get("_cache_distrust(directory)")).distrust();
+    }, "directory"_a.none(), "Why the cache in directory is not used ('' when it is).");
+    m.def("_cache_size_limit", [] {
+        try {
+            return rtc::cache_size_limit();
+        } catch (const logic_error& e) {  // a malformed GPUKIT_CACHE_SIZE
+            throw nb::value_error(e.what());
+        }
+    }, "The most bytes the compile cache may hold (0: no limit): the set limit, else GPUKIT_CACHE_SIZE, else 1 GiB; "
+       "ValueError when GPUKIT_CACHE_SIZE is malformed.");
+    m.def("_set_cache_size_limit", &rtc::set_cache_size_limit, "bytes"_a.none(),
+          "Sets the compile cache's size limit for this process (None: GPUKIT_CACHE_SIZE's, or the default).");
+    m.def("_parse_cache_size", [](std::string_view text, std::string_view what) {
+        try {
+            return rtc::parse_cache_size(text, what);
+        } catch (const logic_error& e) {
+            throw nb::value_error(e.what());
+        }
+    }, "text"_a, "what"_a,
+          "The bytes a GPUKIT_CACHE_SIZE-style size means (4096, 512M, 2G; 0: no limit); ValueError naming `what` "
+          "when it is malformed.");
     m.def("_find_nvcc", [](path_arg name) { return path_text(rtc::find_nvcc(name.get("_find_nvcc(name)"))); },
           "name"_a.none(),
           "The path of the nvcc to run for `name` (a path, or searched on PATH, CUDA_PATH/bin, CUDA_HOME/bin, "

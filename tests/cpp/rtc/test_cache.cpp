@@ -11,8 +11,12 @@
 #include "temp_dir_test.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
 
 #include <filesystem>
 #include <fstream>
@@ -107,6 +111,76 @@ TEST_F(cache_test, a_directory_of_another_user_is_not_used) {
         << cache.distrust();
     EXPECT_FALSE(cache.load("abc"));
     set_cleanup_warning_hook(nullptr);
+}
+
+// Sets an entry's last use `seconds_ago`.
+void used_ago(const rtc::compile_cache& cache, const std::string& key, int seconds_ago) {
+    const timespec when[2] = {{time(nullptr) - seconds_ago, 0}, {time(nullptr) - seconds_ago, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, cache.entry_path(key).c_str(), when, 0), 0);
+}
+
+TEST_F(cache_test, prune_removes_the_least_recently_used_entries_first) {
+    rtc::compile_cache cache(dir / "lru");
+    for (const char* key : {"a", "b", "c", "d"})
+        cache.store(key, std::vector<char>(100, 'x'));  // 148 bytes each on disk
+    used_ago(cache, "a", 400);
+    used_ago(cache, "b", 100);
+    used_ago(cache, "c", 300);
+    used_ago(cache, "d", 200);
+    ASSERT_TRUE(cache.load("a"));  // a hit makes "a" the most recently used
+    const std::vector<rtc::compile_cache::entry_info> listed = cache.entries();
+    ASSERT_EQ(listed.size(), 4u);
+    EXPECT_EQ(listed[0].key, "c");
+    EXPECT_EQ(listed[3].key, "a");
+    EXPECT_EQ(listed[0].bytes, 148u);
+    const rtc::compile_cache::usage_info removed = cache.prune(2 * 148);
+    EXPECT_EQ(removed.entries, 2u);
+    EXPECT_EQ(removed.bytes, 2u * 148);
+    EXPECT_FALSE(fs::exists(cache.entry_path("c")));
+    EXPECT_FALSE(fs::exists(cache.entry_path("d")));
+    EXPECT_TRUE(cache.load("a") && cache.load("b"));
+    EXPECT_EQ(cache.prune(1u << 20).entries, 0u);
+    EXPECT_EQ(cache.clear().entries, 2u);
+    EXPECT_EQ(cache.usage().entries, 0u);
+}
+
+TEST_F(cache_test, store_keeps_the_cache_under_its_size_limit) {
+    rtc::set_cache_size_limit(1000);
+    rtc::compile_cache cache(dir / "capped");
+    for (int k = 0; k < 20; ++k) {
+        cache.store("entry" + std::to_string(k), std::vector<char>(100, 'x'));
+        EXPECT_LE(cache.usage().bytes, 1000u) << k;
+    }
+    EXPECT_TRUE(cache.load("entry19"));  // the newest stay
+    rtc::set_cache_size_limit(std::nullopt);
+}
+
+TEST(cache_size, the_limit_comes_from_the_setting_the_environment_or_the_default) {
+    EXPECT_EQ(rtc::parse_cache_size("4096", "x"), 4096u);
+    EXPECT_EQ(rtc::parse_cache_size("512M", "x"), 512u << 20);
+    EXPECT_EQ(rtc::parse_cache_size("2g", "x"), 2ull << 30);
+    EXPECT_EQ(rtc::parse_cache_size("0", "x"), 0u);
+    for (const char* bad : {"", "G", "-1", "1.5G", "12Q", "1 G", "99999999999999999999"})
+        EXPECT_THROW(rtc::parse_cache_size(bad, "GPUKIT_CACHE_SIZE"), gpukit::logic_error) << bad;
+    try {
+        rtc::parse_cache_size("lots", "GPUKIT_CACHE_SIZE");
+    } catch (const gpukit::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find("GPUKIT_CACHE_SIZE 'lots' is not a size"), std::string::npos) << e.what();
+    }
+    const char* saved = std::getenv("GPUKIT_CACHE_SIZE");
+    const std::string kept = saved ? saved : "";
+    ::unsetenv("GPUKIT_CACHE_SIZE");
+    EXPECT_EQ(rtc::cache_size_limit(), 1u << 30);
+    ::setenv("GPUKIT_CACHE_SIZE", "64K", 1);
+    EXPECT_EQ(rtc::cache_size_limit(), 64u << 10);
+    rtc::set_cache_size_limit(5);
+    EXPECT_EQ(rtc::cache_size_limit(), 5u);
+    rtc::set_cache_size_limit(std::nullopt);
+    EXPECT_EQ(rtc::cache_size_limit(), 64u << 10);
+    if (saved)
+        ::setenv("GPUKIT_CACHE_SIZE", kept.c_str(), 1);
+    else
+        ::unsetenv("GPUKIT_CACHE_SIZE");
 }
 
 TEST_F(cache_test, usage_counts_entries_and_their_bytes_only) {
