@@ -86,7 +86,14 @@ def opencl() -> bytes:
     buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE, size=64)
     host = np.zeros(16, np.float32)
     cl.enqueue_copy(queue, host, buffer)
-    return host.tobytes()
+    # The documented pattern: build() gives the Program, whose attributes are its kernels.
+    program = cl.Program(context, "__kernel void scale(__global float *x) { x[get_global_id(0)] *= 2; }").build()
+    done: cl.Event = program.scale(queue, host.shape, None, buffer)
+    done.wait()
+    flags: cl.mem_flags = buffer.flags
+    group = program.scale.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, context.devices[0])
+    assert isinstance(group, int)  # COMPILE_WORK_GROUP_SIZE and GLOBAL_WORK_SIZE give lists
+    return host.tobytes() + bytes([flags & 0xFF, group & 0xFF])
 
 
 def errors() -> str:

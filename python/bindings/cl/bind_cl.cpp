@@ -791,7 +791,8 @@ void bind_cl(nb::module_& parent) {
         }, "context"_a, "flags"_a.none(), "size"_a.none() = 0, "hostbuf"_a.none() = nb::none(),
              "A buffer of `size` bytes (default: hostbuf's size).")
         .def_prop_ro("size", &cl::buffer::size)
-        .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); })
+        .def_prop_ro("flags", [](const cl::buffer& b) { return as_flags("mem_flags", b.flags()); },
+                     nb::for_getter(nb::sig("def flags(self) -> gpukit._gpukit.cl.mem_flags")))
         .def_prop_ro("context", [](const cl::buffer& b) { return buffer_info(b, nb::int_(CL_MEM_CONTEXT)); },
                      "The buffer's Context: a new object, equal to the one the buffer was made in.")
         .def("get_info", &buffer_info, "param"_a.none(), "clGetMemObjectInfo(param), decoded (see mem_info).")
@@ -975,7 +976,9 @@ void bind_cl(nb::module_& parent) {
                 p.build(joined, chosen);
             }
             return self;
-        }, "options"_a.none() = nb::none(), "devices"_a.none() = nb::none(), "cache_dir"_a.none() = nb::none(),
+        }, nb::sig("def build(self, options: object | None = None, devices: object | None = None, "
+                   "cache_dir: object | None = None) -> gpukit._gpukit.cl.Program"),
+           "options"_a.none() = nb::none(), "devices"_a.none() = nb::none(), "cache_dir"_a.none() = nb::none(),
            "Build for `devices` (default: every device of the context) with `options` (a str or a sequence of "
            "str; gpukit's device headers, pyopencl-complex.h among them, are on the include path). `cache_dir` is accepted for PyOpenCL code and not used: gpukit keeps no cache of OpenCL program "
            "binaries. Returns self.")
@@ -1004,7 +1007,9 @@ void bind_cl(nb::module_& parent) {
                 p.compile(joined, chosen, named);
             }
             return self;
-        }, "options"_a.none() = nb::none(), "devices"_a.none() = nb::none(), "headers"_a.none() = nb::none(),
+        }, nb::sig("def compile(self, options: object | None = None, devices: object | None = None, "
+                   "headers: object | None = None) -> gpukit._gpukit.cl.Program"),
+           "options"_a.none() = nb::none(), "devices"_a.none() = nb::none(), "headers"_a.none() = nb::none(),
            "Compile for `devices` (default: all) into an object for link_program; `headers`: (name, Program) "
            "pairs whose source `#include \"name\"` reads. Returns self.")
         .def("get_build_log",
@@ -1039,7 +1044,7 @@ void bind_cl(nb::module_& parent) {
                                               .c_str());
             }
             return nb::cast(cl::kernel::create(p, name));
-        }, "name"_a);
+        }, nb::sig("def __getattr__(self, name: str) -> gpukit._gpukit.cl.Kernel"), "name"_a);  // PyOpenCL's type: kernels are the use
     identify_by_handle(program, &cl::program::handle);
     def_from_int_ptr(program, "Program",
                      [](void* h, bool retain) { return cl::program::wrap(static_cast<cl_program>(h), retain); });
@@ -1076,8 +1081,11 @@ void bind_cl(nb::module_& parent) {
         .def_prop_ro("attributes", [](const cl::kernel& k) { return kernel_info(k, nb::int_(CL_KERNEL_ATTRIBUTES)); },
                      "The attributes the kernel was declared with (__attribute__((...))), as OpenCL spells them.")
         .def("get_info", &kernel_info, "param"_a.none(), "clGetKernelInfo(param), decoded (see kernel_info).")
-        .def("get_work_group_info", &kernel_work_group_info, "param"_a.none(), "device"_a,
-             "clGetKernelWorkGroupInfo(param) for `device`, decoded (see kernel_work_group_info).")
+        .def("get_work_group_info", &kernel_work_group_info,
+             nb::sig("def get_work_group_info(self, param: object | None, device: gpukit._gpukit.cl.Device) -> int | list[int]"),
+             "param"_a.none(), "device"_a,
+             "clGetKernelWorkGroupInfo(param) for `device`, decoded (see kernel_work_group_info): an int, or a "
+             "list of ints for COMPILE_WORK_GROUP_SIZE and GLOBAL_WORK_SIZE.")
         .def("set_arg", [](cl::kernel& k, nb::handle index, nb::handle value) {
             set_kernel_arg(k, static_cast<cl_uint>(cl_unsigned(index, "Kernel.set_arg(index)", UINT32_MAX)), value);
         }, "index"_a.none(), "value"_a.none(),
