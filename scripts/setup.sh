@@ -32,8 +32,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     fi
 fi
 
+# nanobind 2.15 or later: its stub generator sets NB_STUBGEN while it imports the module,
+# which gpukit's import relies on (python/gpukit/__init__.py); pyproject.toml asks the same.
 has_python_deps() {
-    "$1" -c 'import numpy, pytest, nanobind, scikit_build_core' >/dev/null 2>&1
+    "$1" -c 'import numpy, pytest, nanobind, scikit_build_core
+assert tuple(int(p) for p in nanobind.__version__.split(".")[:2]) >= (2, 15)' >/dev/null 2>&1
 }
 
 python=${PYTHON:-python3}
@@ -43,7 +46,7 @@ elif ! has_python_deps "$python"; then
     echo "setup: creating .venv with numpy, pytest, nanobind, scikit-build-core" >&2
     "$python" -m venv .venv >&2
     .venv/bin/python -m pip install -q --upgrade pip >&2
-    .venv/bin/python -m pip install -q numpy pytest nanobind scikit-build-core >&2
+    .venv/bin/python -m pip install -q numpy pytest "nanobind>=2.15" "scikit-build-core>=0.11" >&2
     python=.venv/bin/python
 fi
 # Optional tools, each added to .venv when missing (a .venv made before they were needed),

@@ -77,3 +77,15 @@ def test_requires_python_is_the_lowest_python_ci_runs(metadata):
     # The Python running the tests (CI's: the machine's python3) is one the package allows.
     assert sys.version_info[:2] >= tuple(map(int, lowest.split(".")))
     assert "{}.{}".format(*sys.version_info[:2]) in versions, "the Python under test has no classifier"
+
+
+def test_the_build_requirements_agree_with_each_other():
+    whole = tomllib.loads((REPO / "pyproject.toml").read_text())
+    requires = whole["build-system"]["requires"]
+    [skbuild] = [r for r in requires if r.startswith("scikit-build-core")]
+    assert whole["tool"]["scikit-build"]["minimum-version"] == skbuild.split(">=")[1]
+    [nanobind] = [r for r in requires if r.startswith("nanobind")]
+    lowest = nanobind.split(">=")[1]
+    assert f"if(nanobind_VERSION VERSION_LESS {lowest})" in (REPO / "python" / "CMakeLists.txt").read_text()
+    setup = (REPO / "scripts" / "setup.sh").read_text()
+    assert f'"nanobind>={lowest}"' in setup and f">= ({lowest.replace('.', ', ')})" in setup
