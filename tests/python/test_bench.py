@@ -555,3 +555,59 @@ def test_cl_array_cases_run_each_operation_on_each_device():
     gpukit_side = report["results"][0]
     assert gpukit_side["side"] == "gpukit.cl.array" and len(gpukit_side["samples"]) == 2, report
     assert 0 < gpukit_side["median"] < 0.1, report
+
+
+# ---- --compare ------------------------------------------------------------------------------
+
+def test_mann_whitney_matches_the_textbook_values():
+    from gpukit.bench import compare
+    # Completely separated samples of five: U = 0, z = (12.5 - 0.5) / sqrt(25 * 11 / 12): p = 0.0122
+    # (scipy.stats.mannwhitneyu, asymptotic with continuity correction, gives 0.01219).
+    assert compare.mann_whitney_p([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) == pytest.approx(0.01219, abs=1e-4)
+    assert compare.mann_whitney_p([1, 2, 3], [1, 2, 3]) == pytest.approx(1.0)
+    assert compare.mann_whitney_p([5.0], [1.0, 2.0]) == 1.0  # too few to tell
+    assert compare.mann_whitney_p([2, 2, 2], [2, 2, 2]) == 1.0  # all tied: no variance
+
+
+def _report(cases, gpu="GPU A"):
+    return {"machine": {"gpu": {"name": gpu}}, "cases": [
+        {"case": name, "unit": unit, "scale": scale, "higher_is_better": higher, "results": [
+            {"side": side, "samples": samples, "median": float(np.median(samples))} if samples is not None
+            else {"side": side, "skipped": "no CUDA device"}
+            for side, samples in sides]}
+        for name, unit, scale, higher, sides in cases]}
+
+
+def test_compare_judges_each_side_measured_in_both_runs(tmp_path, capsys):
+    old = _report([("t", "µs", 1e6, False, [("gpukit", [1e-6, 1.1e-6, 1.05e-6, 0.98e-6, 1.02e-6]),
+                                             ("cupy", [2e-6] * 5), ("skipped", None)]),
+                   ("rate", "GB/s", 1e-9, True, [("gpukit", [100e9, 101e9, 99e9, 100.5e9, 99.5e9])]),
+                   ("gone", "µs", 1e6, False, [("gpukit", [1e-6] * 5)])])
+    new = _report([("t", "µs", 1e6, False, [("gpukit", [0.5e-6, 0.52e-6, 0.51e-6, 0.49e-6, 0.5e-6]),
+                                             ("cupy", [2e-6] * 5), ("skipped", [1e-6] * 5)]),
+                   ("rate", "GB/s", 1e-9, True, [("gpukit", [80e9, 81e9, 79e9, 80.5e9, 79.5e9])])],
+                  gpu="GPU B")
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    assert command_line.main(["bench", "--compare", str(tmp_path / "old.json"), str(tmp_path / "new.json")]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split(" / ")[0].strip() + "/" + line.split(" / ")[1].split()[0]: line for line in out.splitlines()
+             if " / " in line and "case / side" not in line}
+    assert "faster (p=" in lines["t/gpukit"] and " 0.490 " in lines["t/gpukit"], out  # 0.50 / 1.02 µs
+    assert "same (p=" in lines["t/cupy"]
+    assert "slower (p=" in lines["rate/gpukit"] and "GB/s" in lines["rate/gpukit"]  # a lower rate is slower
+    assert "t/skipped" not in lines and "gone/gpukit" not in lines  # measured in one run only
+    assert "note: measured on different GPUs (GPU A and GPU B)" in out
+    assert out.rstrip().endswith("1 faster, 1 slower, 1 the same within noise")
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot read"), ("{not json", "is not JSON"), ('{"cases": 3}', "is not a bench report"),
+])
+def test_compare_refuses_what_is_not_a_report(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(SystemExit) as exited:
+        command_line.main(["bench", "--compare", str(path), str(path)])
+    assert exited.value.code == 2 and message in capsys.readouterr().err

@@ -331,12 +331,23 @@ def add_arguments(parser):
     parser.add_argument("--png", metavar="PATH",
                         help="where to draw the chart, which needs matplotlib: an error without it (default: "
                              "bench-results/bench.png when matplotlib is installed, else no chart, with a note)")
+    parser.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"),
+                        help="run nothing: compare two --json reports, each side's median new/old and whether "
+                             "the change is more than noise")
 
 
 def run(args, parser):
     """Runs the cases `args` names, prints a table per case and a summary to stdout and a
     progress line per case to stderr, writes the JSON and the chart; the exit status."""
     out, progress = sys.stdout, sys.stderr
+    if args.compare:
+        if args.cases:
+            parser.error("--compare runs no cases: leave out the case names")
+        from gpukit.bench import compare
+        try:
+            return compare.print_comparison(*args.compare, out)
+        except ValueError as e:
+            parser.error(str(e))
     try:
         chosen = select(_all_cases(), args.cases)
     except ValueError as e:
