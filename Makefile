@@ -57,7 +57,9 @@ test-properties-long: build
 
 # The C++ library as a shared library built by clang (the oldest clang we support), with its
 # C++ tests and the package tests (the install, moved, consumed by CMake and pkg-config): the
-# second compiler and the second library kind in one build. No Python module.
+# second compiler and the second library kind in one build. No Python module. Without the
+# precompiled standard headers, and with each public header compiled alone: a file that
+# forgets an include fails here.
 # The NVRTC sweeps: tests that compile every generated kernel of every type. What they check
 # is the CUDA C that NVRTC accepts, the same from any build of the library, so `make test`
 # runs them once and the clang and sanitizer lanes leave them out (CI stays under 30 minutes);
@@ -66,7 +68,7 @@ NVRTC_SWEEPS = EveryOperationOfEveryDtypeCompiles|EveryKernelCompiles|EveryGener
 
 test-clang-shared: deps
 	cmake -S . -B $(CLANG_SHARED_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CLANG_CXX) \
-	      -DBUILD_SHARED_LIBS=ON -DGPUKIT_GPU_TESTS=$(GPU_TESTS)
+	      -DBUILD_SHARED_LIBS=ON -DGPUKIT_GPU_TESTS=$(GPU_TESTS) -DGPUKIT_PRECOMPILE_HEADERS=OFF -DGPUKIT_HEADER_CHECK=ON
 	cmake --build $(CLANG_SHARED_DIR) -j $(JOBS)
 	cd $(CLANG_SHARED_DIR) && ctest --output-on-failure -j $(JOBS) -E '$(NVRTC_SWEEPS)'
 
