@@ -86,3 +86,19 @@ def test_reduction_into_a_struct(ctx, queue):
     got = spans(cla.to_device(queue, values)).get()
     assert got.dtype == dtype
     assert (int(got["low"]), int(got["high"]), int(got["count"])) == (values.min(), values.max(), values.size)
+
+
+def test_a_reduction_into_an_unregistered_struct_is_refused(ctx):
+    # No C name is known for the record: ValueError before anything is compiled, as PyOpenCL's.
+    if ORIGINAL:
+        from pyopencl.reduction import ReductionKernel
+    else:
+        from gpukit.cl.reduction import ReductionKernel
+    unregistered = np.dtype([("gk_a", np.int32), ("gk_b", np.float32), ("gk_c", np.int8)])
+    with pytest.raises(ValueError, match="unable to map dtype"):
+        ReductionKernel(ctx, unregistered, neutral="0", reduce_expr="a", map_expr="x[i]",
+                        arguments="__global const int *x")
+    if not ORIGINAL:
+        with pytest.raises(ValueError, match="register it with get_or_register_dtype"):
+            ReductionKernel(ctx, unregistered, neutral="0", reduce_expr="a", map_expr="x[i]",
+                            arguments="__global const int *x")
