@@ -12,8 +12,6 @@ import importlib.util
 import logging
 import os
 import struct
-import sys
-import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -22,6 +20,7 @@ from gpukit import _gpukit, driver
 from gpukit._text import printable
 from gpukit._gpukit import CompileOutcome
 from gpukit.driver import Context, Function, module_from_buffer
+from gpukit._warnings import warn
 
 _log = logging.getLogger("gpukit.compiler")
 
@@ -200,18 +199,8 @@ def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compi
 def _warn_about_output(log):
     """What PyCUDA does when nvcc succeeds but prints something."""
     if "demoted" in log.lower() or "demoting" in log.lower():
-        warnings.warn("nvcc said it demoted types in source code it compiled--this is likely not what you want.",
-                      stacklevel=_caller_stacklevel())
-    warnings.warn("The CUDA compiler succeeded, but said the following:\n" + log, stacklevel=_caller_stacklevel())
-
-
-def _caller_stacklevel():
-    """The stacklevel at which a warning raised by this function's caller names the first
-    frame outside this module (the user's compile() or SourceModule())."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename == __file__:
-        frame, level = frame.f_back, level + 1
-    return level
+        warn("nvcc said it demoted types in source code it compiled--this is likely not what you want.")
+    warn("The CUDA compiler succeeded, but said the following:\n" + log)
 
 
 def _debugging_overrides(options, keep, cache_dir):

@@ -9,7 +9,6 @@ side is done, as CUDA does for pageable memory).
 """
 import contextlib
 import numbers
-import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from gpukit import _gpukit, gpuarray
 from gpukit._memory import PointerHolderBase, _plain_dtype
 from gpukit._gpukit import Layout, host_alloc_flags, mem_host_register_flags
 from gpukit.gpuarray import GPUArray, ShapeLike
+from gpukit._warnings import warn
 
 #: A stream as numba takes it: 0 (the default stream) or a gpukit.driver.Stream.
 StreamLike = int | _gpukit.Stream
@@ -120,7 +120,7 @@ class DeviceNDArray(GPUArray):
     def to_host(self, stream: StreamLike = 0) -> None:
         """Copy the contents into the host array this one was made from (the `writeback`
         array; to_device() sets it). Deprecated in numba as here: use copy_to_host(ary)."""
-        warnings.warn("to_host() is deprecated; use copy_to_host(ary)", DeprecationWarning, stacklevel=2)
+        warn("to_host() is deprecated; use copy_to_host(ary)", DeprecationWarning)
         if self._writeback is None:
             raise ValueError("no associated writeback array")
         self.copy_to_host(self._writeback, stream)

@@ -12,10 +12,10 @@ The functions of one array take ``out=`` (a GPUArray of the result's dtype and s
 the input itself) and ``stream=`` as keywords; PyCUDA's older positional second argument
 (a Stream or an out array) still works and warns, as PyCUDA does.
 """
-import warnings
 
 from gpukit import _gpukit
 from gpukit._gpukit import _MathFunction
+from gpukit._warnings import warn
 
 __all__ = ["fabs", "ceil", "floor", "exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
            "sinh", "cosh", "tanh", "fmod", "frexp", "ldexp", "modf"]
@@ -49,7 +49,7 @@ def _one_array_function(name):
     def f(array, stream_or_out=None, *, out=None, stream=None):
         if stream_or_out is not None:
             # PyCUDA's positional form: a Stream, or the output array.
-            warnings.warn("please use 'out' or 'stream' keyword arguments", DeprecationWarning, stacklevel=2)
+            warn("please use 'out' or 'stream' keyword arguments", DeprecationWarning)
             keyword = "stream" if isinstance(stream_or_out, _gpukit.Stream) else "out"
             if (stream if keyword == "stream" else out) is not None:
                 raise TypeError(f"{name}(): {keyword} given both by position and by keyword")

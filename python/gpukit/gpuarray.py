@@ -16,7 +16,6 @@ have no arithmetic.
 import builtins
 import math
 import os
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +28,7 @@ from gpukit._array.pools import default_allocator, release_default_pools
 from gpukit._array.reductions import all, any, dot, max, min, subset_dot, subset_max, subset_min, subset_sum, sum
 from gpukit._gpukit import Layout, Stream
 from gpukit._array.vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA's vector types)
+from gpukit._warnings import warn
 
 #: A shape as numpy takes it: one extent or a sequence of them.
 ShapeLike = int | Sequence[int]
@@ -242,8 +242,7 @@ class GPUArray(_gpukit._Array):
         """A C-contiguous copy converted to `dtype`."""
         dtype = np.dtype(dtype)
         if self.dtype.kind == "c" and dtype.kind != "c":
-            warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
-                          stacklevel=2)
+            warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning)
         return self._converted(dtype, stream)
 
     # ---- views (indexing and reshape are C++ methods of _Array)

@@ -1,9 +1,11 @@
 """Warnings from the C++ core reach Python's warnings machinery (python/bindings/common/bind_warnings.cpp)."""
+import os
 import subprocess
 import sys
 import time
 import warnings
 
+import numpy as np
 import pytest
 
 import gpukit.driver as drv
@@ -95,3 +97,27 @@ def test_a_warning_from_the_core_names_the_line_that_called_gpukit(tmp_path):
     [warning] = [w for w in caught if w.category is drv.GpukitWarning]
     assert "cannot create the compilation cache directory" in str(warning.message)
     assert (warning.filename, warning.lineno) == (__file__, calling_line)
+
+
+def test_a_warning_of_the_python_layer_names_the_callers_line():
+    # make_float4 with components left out warns from gpukit's cltypes; the warning names the
+    # line below, whatever gpukit frames lie between.
+    from gpukit.cl import cltypes
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        calling_line = sys._getframe().f_lineno + 1
+        cltypes.make_float4(1.0)
+    [warning] = [w for w in caught if w.category is DeprecationWarning]
+    assert (warning.filename, warning.lineno) == (__file__, calling_line)
+
+
+def test_the_warning_helper_skips_every_gpukit_frame():
+    from gpukit import _warnings
+    from gpukit._array import c_types
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        calling_line = sys._getframe().f_lineno + 1
+        c_types.register_dtype(np.dtype([("gk_x", np.int16), ("gk_y", np.int16)]), "gk_pair_for_warning")
+    [warning] = [w for w in caught if w.category is DeprecationWarning]
+    assert (warning.filename, warning.lineno) == (__file__, calling_line)
+    assert _warnings._PACKAGE.endswith(os.sep + "gpukit" + os.sep)

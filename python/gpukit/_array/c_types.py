@@ -7,7 +7,6 @@ code that generates kernels. The built-in names are CUDA C++'s on x86-64 Linux (
 ``long`` and ``size_t`` are 64 bits and ``char`` is signed.
 """
 import re
-import warnings
 
 import numpy as np
 
@@ -15,6 +14,7 @@ from gpukit._array import vec as _vec
 from gpukit._array import builder_arguments
 from gpukit._array.builder_arguments import argument_name
 from gpukit._gpukit import LogicError, _c_type_names
+from gpukit._warnings import warn
 
 def _normalized(c_name):
     """One spelling per type: single blanks between words, none around < > , : * &."""
@@ -96,8 +96,7 @@ class CTypeRegistry:
     def register_dtype(self, dtype, c_names, alias_ok=False):
         """Deprecated in PyCUDA and PyOpenCL in favour of get_or_register_dtype(c_names,
         dtype). Refuses a dtype that is already registered unless `alias_ok`."""
-        warnings.warn("register_dtype is deprecated; use get_or_register_dtype(c_names, dtype)", DeprecationWarning,
-                      stacklevel=3)
+        warn("register_dtype is deprecated; use get_or_register_dtype(c_names, dtype)", DeprecationWarning)
         names = _names_list(c_names)
         dtype = builder_arguments.dtype(dtype, "dtype")
         if not alias_ok and dtype in self._dtype_to_name:

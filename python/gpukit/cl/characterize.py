@@ -7,9 +7,9 @@ import functools
 import inspect
 import operator
 import re
-import warnings
 
 import gpukit.cl as cl
+from gpukit._warnings import warn
 
 # clGetDeviceInfo parameters not bound as Device properties.
 _LOCAL_MEM_TYPE = 0x1022
@@ -61,10 +61,9 @@ def _nv_attributes(dev):
     return "cl_nv_device_attribute_query" in dev.extensions.split()
 
 
-def _guessing(what, dev, stacklevel=3):
-    """Warns that `what` is a guess; stacklevel 3 names the caller of the public function
-    that called this."""
-    warnings.warn(f"Wildly guessing {what} on '{dev.name}'", CLCharacterizationWarning, stacklevel=stacklevel)
+def _guessing(what, dev):
+    """Warns that `what` is a guess (naming the user's line, as every gpukit warning does)."""
+    warn(f"Wildly guessing {what} on '{dev.name}'", CLCharacterizationWarning)
 
 
 def _nv_local_banks(dev, capability, what):
@@ -73,7 +72,7 @@ def _nv_local_banks(dev, capability, what):
     if capability < (2, 0):
         return 16
     if capability >= (3, 0):
-        _guessing(what, dev, stacklevel=4)
+        _guessing(what, dev)
     return 32
 
 
@@ -194,8 +193,7 @@ def why_not_local_access_conflict_free(dev, itemsize, array_shape, array_stored_
         raise ValueError(f"array_stored_shape {stored} has another rank than array_shape {shape}")
     granularity = local_memory_access_granularity(dev)
     if itemsize != granularity:
-        warnings.warn(f"Local conflict info might be inaccurate for itemsize != {granularity}",
-                      CLCharacterizationWarning, stacklevel=2)
+        warn(f"Local conflict info might be inaccurate for itemsize != {granularity}", CLCharacterizationWarning)
     together = simultaneous_work_items_on_local_access(dev)
     banks = local_memory_bank_count(dev)
     # Axes from the fastest-moving one (the last), as the work item index runs through them.
@@ -268,7 +266,7 @@ def get_pocl_version(platform, fallback_value=None):
         return None
     found = re.match(r"^OpenCL [0-9.]+ [Pp]o[Cc][Ll] ([0-9]+)\.([0-9]+)", platform.version)
     if found is None:
-        warnings.warn(f"PoCL version number did not have expected format: '{platform.version}'", stacklevel=2)
+        warn(f"PoCL version number did not have expected format: '{platform.version}'")
         return fallback_value
     return int(found.group(1)), int(found.group(2))
 

@@ -23,6 +23,7 @@ import numpy as np
 from gpukit.cl import cltypes
 from gpukit.cl.array import Array, _engine, empty
 from gpukit.cl.array import _spec as _cached_spec
+from gpukit._warnings import warn
 
 __all__ = ["PhiloxGenerator", "ThreefryGenerator", "fill_rand", "rand"]
 
@@ -179,7 +180,7 @@ def rand(queue, shape, dtype, luxury=None, a=0, b=1):
     """A new array of `shape` and `dtype` of random numbers in [a, b)."""
     if luxury is not None:
         import warnings
-        warnings.warn("Specifying the 'luxury' argument is deprecated", DeprecationWarning, stacklevel=2)
+        warn("Specifying the 'luxury' argument is deprecated", DeprecationWarning)
     result = Array(queue, shape, dtype)
     _get_generator(queue.context).fill_uniform(result, a=a, b=b, queue=queue)
     return result

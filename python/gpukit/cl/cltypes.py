@@ -9,11 +9,11 @@ a 4-vector, so ``float3`` has a fourth field ``padding0`` and ``float3.itemsize 
 type is registered with gpukit.cl.tools' C type registry under its OpenCL name, so
 ``dtype_to_ctype(cltypes.float4) == "float4"``.
 """
-import warnings
 
 import numpy as np
 
 from gpukit.cl.tools import get_or_register_dtype
+from gpukit._warnings import warn
 
 char = np.int8
 uchar = np.uint8
@@ -54,8 +54,8 @@ def _makers(name, dtype, count):
         if len(components) > count:
             raise TypeError(f"make_{name} takes at most {count} components, got {len(components)}")
         if len(components) < count:
-            warnings.warn(f"make_{name}: components left out are 0, which PyOpenCL deprecates; give all {count} "
-                          f"or use zeros_{name}()", DeprecationWarning, stacklevel=2)
+            warn(f"make_{name}: components left out are 0, which PyOpenCL deprecates; give all {count} "
+                 f"or use zeros_{name}()", DeprecationWarning)
         padded = tuple(components) + (0,) * (stored - len(components))
         value = np.array(padded, dtype)
         for field, component in fields.items():

@@ -16,9 +16,9 @@ with the selection syntax of ``gpukit.cl.select_devices``, where names match a p
 device's name or vendor, e.g. ``GPUKIT_CL_TEST="0:0,1;intel=i5,i7"`` or ``PYOPENCL_TEST=pocl``.
 """
 import os
-import warnings
 
 import gpukit.cl as cl
+from gpukit._warnings import warn
 
 FIXTURES = ("platform", "device", "ctx_factory", "ctx_getter")
 
@@ -48,8 +48,7 @@ def pytest_generate_tests_for_opencl(metafunc):
     if not names:
         return
     if "ctx_getter" in names:
-        warnings.warn("the 'ctx_getter' argument is deprecated (as in PyOpenCL); take 'ctx_factory'",
-                      DeprecationWarning, stacklevel=2)
+        warn("the 'ctx_getter' argument is deprecated (as in PyOpenCL); take 'ctx_factory'", DeprecationWarning)
     devices = cl.select_devices(selection_from_environment())
     # Names given as a list: each row is a tuple with one value per name, even for one name.
     rows = []
