@@ -10,11 +10,18 @@ install(TARGETS gpukit EXPORT gpukit-targets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/gpukit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The device headers kernels include (pycuda-complex.hpp, gpukit/helpers.cuh, ...;
+# docs/device-headers.md): kernel code, not host code, so beside the data rather than in the
+# include directory. The package's GPUKIT_DEVICE_INCLUDE_DIR and pkg-config's
+# deviceincludedir name the folder, for a compile's include directories.
+set(GPUKIT_DEVICE_INCLUDE_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/gpukit/device-include)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/gpukit/include/ DESTINATION ${GPUKIT_DEVICE_INCLUDE_INSTALL_DIR})
 install(EXPORT gpukit-targets NAMESPACE gpukit:: DESTINATION ${GPUKIT_CMAKE_DIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gpukit-config.cmake.in
   ${PROJECT_BINARY_DIR}/gpukit-config.cmake
-  INSTALL_DESTINATION ${GPUKIT_CMAKE_DIR})
+  INSTALL_DESTINATION ${GPUKIT_CMAKE_DIR}
+  PATH_VARS GPUKIT_DEVICE_INCLUDE_INSTALL_DIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/gpukit-config-version.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/gpukit-config.cmake ${PROJECT_BINARY_DIR}/gpukit-config-version.cmake

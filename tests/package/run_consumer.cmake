@@ -66,6 +66,11 @@ if(rc)
   message(FATAL_ERROR "consumer (pkg-config): pkg-config gpukit failed")
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
+execute_process(COMMAND pkg-config --define-prefix --variable=deviceincludedir gpukit OUTPUT_VARIABLE device_dir
+                OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+if(rc OR NOT EXISTS "${device_dir}/pycuda-complex.hpp")
+  message(FATAL_ERROR "consumer (pkg-config): deviceincludedir '${device_dir}' has no pycuda-complex.hpp")
+endif()
 get_filename_component(lib_dir "${pc_dir}" DIRECTORY)
 file(MAKE_DIRECTORY ${consumer_build}/pkg-config)
 run_step("build (pkg-config)" ${CXX_COMPILER} -std=c++20 ${consumer_source}/main.cpp -o ${consumer_build}/pkg-config/consumer
