@@ -12,7 +12,10 @@
 #include "gpukit/random/philox.hpp"
 #include "gpukit/rtc/cache.hpp"
 
+#include <algorithm>
 #include <array>
+#include <exception>
+#include <optional>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -86,29 +89,6 @@ device_array evaluate(const expression& e, std::vector<elementwise_arg> args, st
     args.emplace_back(out.view());
     run(expression_kernel(e), args, default_stream);
     return out;
-}
-
-device_array combine(binary_op op, const term& a, const term& b) {
-    const std::shared_ptr<backend>& where = common_backend({a.a, b.a});
-    const binary_types t = resolve_binary(op, a.how(), b.how());
-    std::vector<std::int64_t> shape = broadcast_shapes(a.shape(), b.shape());
-    if (t.constant)  // uint8 < 1000: the answer is known from the types
-        return evaluate(expression::constant(*t.constant), {}, std::move(shape), where);
-    std::vector<elementwise_arg> args;
-    const auto operand_of = [&](const term& x) {
-        const int number = static_cast<int>(args.size());
-        if (x.a) {
-            args.emplace_back(x.a->view().view(x.a->view().layout().broadcast_to(shape)));
-            return expression::array(number, x.a->type());
-        }
-        // Read in the compute type, except the uint64 side of an exact signed/uint64 comparison.
-        const dtype read = t.signed_with_uint64 ? x.s->how.type : t.compute;
-        args.emplace_back(scalar_bytes(*x.s, read));
-        return expression::scalar(number, read);
-    };
-    const expression left = operand_of(a);
-    const expression right = operand_of(b);
-    return evaluate(expression::binary(op, left, right, t), std::move(args), std::move(shape), where);
 }
 
 device_array select(const device_array& condition, const term& then, const term& otherwise) {
@@ -248,7 +228,7 @@ void device_array::to_host_bytes(std::span<std::byte> out, dtype t) const {
     if (t != type())
         throw logic_error("to_host: the device_array holds " + std::string(name(type())) + ", not " +
                           std::string(name(t)));
-    const device_array dense = view_.layout().is_c_contiguous() ? *this : copy();
+    const device_array dense = view().layout().is_c_contiguous() ? *this : copy();
     if (backend_)
         backend_->read(*dense.view().buffer(), static_cast<std::size_t>(dense.view().layout().offset()), out);
     else if (!out.empty())
@@ -289,7 +269,7 @@ std::complex<double> device_array::item_value() const {
         throw logic_error("item: the device_array has " + std::to_string(size()) + " elements, not one");
     if (backend_) {  // the element itself, converted here (the backend may lack complex128)
         std::array<std::byte, 16> bytes{};
-        backend_->read(*view_.buffer(), static_cast<std::size_t>(view_.layout().offset()),
+        backend_->read(*view().buffer(), static_cast<std::size_t>(view().layout().offset()),
                        std::span(bytes).first(size_of(type())));
         return element_value(type(), bytes.data());
     }
@@ -304,7 +284,7 @@ device_array device_array::copy() const {
         return unary(unary_op::cast, *this, type(), type());
     device_array out = empty(shape(), type());
     copy_elements(element_array{out.view().data(), out.view().layout()},
-                  element_array{view_.data(), view_.layout()}, default_stream);
+                  element_array{view().data(), view().layout()}, default_stream);
     return out;
 }
 
@@ -317,12 +297,12 @@ device_array& device_array::update(binary_op op, const device_array* other, cons
         throw std::invalid_argument("non-broadcastable output operand with shape " + shape_text(this->shape()) +
                                     " doesn't match the broadcast shape " + shape_text(shape));
     require_same_kind_output(symbol(op), t.result, type());
-    std::vector<elementwise_arg> args{view_};
+    std::vector<elementwise_arg> args{view()};
     expression right;
     if (other) {
         // Read in full first when it shares memory with this array as other elements.
         const ndarray& o = other->view();
-        const bool overlaps = overlaps_differently(view_.buffer()->address, view_.layout(), o.buffer()->address,
+        const bool overlaps = overlaps_differently(view().buffer()->address, view().layout(), o.buffer()->address,
                                                    o.layout(), o.type() != type());
         const device_array source = overlaps ? other->copy() : *other;
         args.emplace_back(source.view().view(source.view().layout().broadcast_to(shape)));
@@ -335,7 +315,7 @@ device_array& device_array::update(binary_op op, const device_array* other, cons
     expression e = expression::binary(op, expression::array(0, type()), right, t);
     if (e.type() != type())
         e = expression::unary(unary_op::cast, e, e.type(), type());
-    args.emplace_back(view_);
+    args.emplace_back(view());
     if (backend_)
         run(expression_kernel(e, backend_->language()), args, *backend_);
     else
@@ -353,10 +333,10 @@ device_array& device_array::assign(const device_array& source) {
         throw std::invalid_argument("could not broadcast input array from shape " + shape_text(from) + " into shape " +
                                     shape_text(shape()));
     const ndarray& s = source.view();
-    const bool overlaps = overlaps_differently(view_.buffer()->address, view_.layout(), s.buffer()->address,
+    const bool overlaps = overlaps_differently(view().buffer()->address, view().layout(), s.buffer()->address,
                                                s.layout(), s.type() != type());
     const device_array read = overlaps ? source.copy() : source;
-    const std::vector<elementwise_arg> args{read.view().view(read.view().layout().broadcast_to(shape())), view_};
+    const std::vector<elementwise_arg> args{read.view().view(read.view().layout().broadcast_to(shape())), view()};
     const expression e = expression::unary(unary_op::cast, expression::array(0, source.type()), source.type(), type());
     if (backend_)
         run(expression_kernel(e, backend_->language()), args, *backend_);
@@ -378,7 +358,7 @@ device_array& device_array::assign(const scalar& value) {
         }
         check_conversion(v.how.value, type());
     }
-    const std::vector<elementwise_arg> args{scalar_bytes(v, type()), view_};
+    const std::vector<elementwise_arg> args{scalar_bytes(v, type()), view()};
     const expression e = expression::scalar(0, type());
     if (backend_)
         run(expression_kernel(e, backend_->language()), args, *backend_);
@@ -392,11 +372,11 @@ void device_array::assign_from_host(std::span<const std::byte> bytes) {
     if (bytes.size() != expected)
         throw logic_error("assign_from_host: " + std::to_string(bytes.size()) + " bytes for an array of " +
                           std::to_string(expected));
-    if (view_.layout().is_c_contiguous()) {
+    if (view().layout().is_c_contiguous()) {
         if (backend_)
-            backend_->write(*view_.buffer(), static_cast<std::size_t>(view_.layout().offset()), bytes);
+            backend_->write(*view().buffer(), static_cast<std::size_t>(view().layout().offset()), bytes);
         else if (!bytes.empty())
-            cuda::memcpy_htod(view_.data(), bytes.data(), bytes.size());
+            cuda::memcpy_htod(view().data(), bytes.data(), bytes.size());
         return;
     }
     device_array dense = backend_ ? empty(backend_, shape(), type()) : empty(shape(), type());
@@ -406,9 +386,132 @@ void device_array::assign_from_host(std::span<const std::byte> bytes) {
 
 // ---- operations
 
-device_array apply(binary_op op, const device_array& a, const device_array& b) { return combine(op, term{&a, nullptr}, term{&b, nullptr}); }
-device_array apply(binary_op op, const device_array& a, const scalar& b) { return combine(op, term{&a, nullptr}, term{nullptr, &b}); }
-device_array apply(binary_op op, const scalar& a, const device_array& b) { return combine(op, term{nullptr, &a}, term{&b, nullptr}); }
+// ---- fused operators
+
+namespace detail {
+
+// The expression a device_array stands for until its statement ends, and once computed, its
+// memory. Shared by the copies of the array; settle() is thread safe.
+struct pending_array {
+    pending_array(fused_expression<device_array> recipe, std::shared_ptr<backend> where, bool fusable)
+        : recipe(std::move(recipe)), where(std::move(where)), fusable(fusable) {}
+
+    // The result, computed on first call (later calls return it, or throw the first call's error).
+    ndarray settle() {
+        const std::lock_guard lock(mutex);
+        if (failure)
+            std::rethrow_exception(failure);
+        if (!result) {
+            try {
+                std::vector<elementwise_arg> args;
+                args.reserve(recipe.operands.size() + 1);
+                for (const fused_operand<device_array>& o : recipe.operands) {
+                    if (!o.array) {
+                        args.emplace_back(o.scalar);
+                        continue;
+                    }
+                    const ndarray& v = o.array->view();  // an unfused pending operand is computed here
+                    args.emplace_back(v.view(v.layout().broadcast_to(recipe.shape)));
+                }
+                result = evaluate(recipe.e, std::move(args), recipe.shape, where).view();
+            } catch (...) {
+                failure = std::current_exception();
+                throw;
+            }
+            recipe.operands.clear();  // the operands' memory is not needed any more
+        }
+        return *result;
+    }
+    // The recipe, for fusing into the next operator, while the result is not computed.
+    const fused_expression<device_array>* fusable_recipe() const { return fusable && !result ? &recipe : nullptr; }
+
+    std::mutex mutex;
+    fused_expression<device_array> recipe;
+    std::shared_ptr<backend> where;
+    bool fusable;  // made by an operator that fuses (array/fusion.hpp)
+    std::optional<ndarray> result;
+    std::exception_ptr failure;
+};
+
+settles_at_statement_end::~settles_at_statement_end() {
+    if (const std::shared_ptr<pending_array> result = result_.lock()) {
+        try {
+            result->settle();
+        } catch (...) {  // kept in the result: its first use throws it
+        }
+    }
+}
+
+}  // namespace detail
+
+void device_array::settle() const {
+    view_ = pending_->settle();
+    pending_.reset();
+}
+
+namespace {
+
+using fused = fused_expression<device_array>;
+using fusion = fusion_term<device_array>;
+
+// A view of nothing with the shape and type of a result not computed yet: shape(), type()
+// and size() answer from it; view() computes the result first.
+ndarray placeholder_view(const std::vector<std::int64_t>& shape, dtype t) {
+    gpukit::layout l = gpukit::layout::contiguous(shape, static_cast<std::int64_t>(size_of(t)));
+    const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(l.nbytes(), 1));
+    return ndarray(borrow(0, bytes), t, std::move(l));
+}
+
+}  // namespace
+
+namespace detail {
+
+struct fusion_access {
+    // The term of an operator's array operand; a temporary pending result of a fusing
+    // operator, held by nobody else, offers its expression to be fused (`fuse`).
+    static fusion term_of(const array_operand& a, bool fuse) {
+        const device_array& x = a.array();
+        const fused* pending = nullptr;
+        if (fuse && a.temporary() && x.pending_ && x.pending_.use_count() == 1)
+            pending = x.pending_->fusable_recipe();
+        return fusion::of_array(x, &x, x.type(), x.shape(), pending);
+    }
+
+    // `a <op> b`, pending until the statement ends (or its first use): the operands' guards
+    // compute it, unless the next operator fuses it.
+    static device_array pending_result(binary_op op, const fusion& a, const fusion& b,
+                                       const std::shared_ptr<backend>& where, const settles_at_statement_end& guard_a,
+                                       const settles_at_statement_end& guard_b) {
+        fused recipe;
+        fusion r = combine(op, a, b, recipe);
+        recipe.e = std::move(*r.built);
+        recipe.shape = std::move(r.shape);
+        device_array out(placeholder_view(recipe.shape, recipe.e.type()), where);
+        out.pending_ = std::make_shared<pending_array>(std::move(recipe), where, fusable(op));
+        guard_a.settles(out.pending_);
+        guard_b.settles(out.pending_);
+        return out;
+    }
+};
+
+}  // namespace detail
+
+device_array apply(binary_op op, const array_operand& a, const array_operand& b) {
+    using detail::fusion_access;
+    const std::shared_ptr<backend>& where = common_backend({&a.array(), &b.array()});
+    return fusion_access::pending_result(op, fusion_access::term_of(a, fusable(op)),
+                                         fusion_access::term_of(b, fusable(op)), where, a, b);
+}
+device_array apply(binary_op op, const array_operand& a, const scalar_operand& b) {
+    using detail::fusion_access;
+    return fusion_access::pending_result(op, fusion_access::term_of(a, fusable(op)), fusion::of_scalar(b.value()),
+                                         a.array().runs_on(), a, b);
+}
+device_array apply(binary_op op, const scalar_operand& a, const array_operand& b) {
+    using detail::fusion_access;
+    return fusion_access::pending_result(op, fusion::of_scalar(a.value()), fusion_access::term_of(b, fusable(op)),
+                                         b.array().runs_on(), a, b);
+}
 
 device_array where(const device_array& c, const device_array& a, const device_array& b) {
     return select(c, term{&a, nullptr}, term{&b, nullptr});

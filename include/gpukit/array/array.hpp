@@ -34,6 +34,14 @@
 // complex elements and the math functions of complex numbers are not there yet (logic_error
 // saying so).
 //
+// Arithmetic fuses: the operators +, -, * and / of one statement run as one kernel where one
+// feeds the next, so `z = 2 * x + y` reads x and y once and writes z once (one launch, no
+// temporary array), as the Python operators do. An operator's result is computed by the end of
+// the statement that made it (its operands, made where the operators are called, live that long;
+// array_operand), so a later statement always sees it computed from its operands' values at
+// that time; using it within its statement (to_host, view(), any function) computes it then.
+// A launch that fails at the end of a statement is reported by the first use of the result.
+//
 // The engine underneath (elementwise, reduction, scan, math_functions, random) is usable on
 // its own: view() gives the ndarray those functions take.
 #pragma once
@@ -41,6 +49,7 @@
 #include "gpukit/array/backend.hpp"
 #include "gpukit/array/dtype.hpp"
 #include "gpukit/array/expression.hpp"
+#include "gpukit/array/fusion.hpp"
 #include "gpukit/array/math_functions.hpp"
 #include "gpukit/array/ndarray.hpp"
 #include "gpukit/array/promotion.hpp"
@@ -81,6 +90,61 @@ constexpr dtype dtype_of() {
     else
         static_assert(sizeof(U) == 0, "no gpukit dtype holds this C++ type");
 }
+
+class device_array;
+
+namespace detail {
+
+struct pending_array;   // what a result waits for until its statement ends (array.cpp)
+struct fusion_access;   // the operators' way to pending results (array.cpp)
+
+// The operands of an operator live until the end of the statement that calls it (they are
+// temporaries bound to its parameters); the first of them to go computes the operator's result,
+// unless a later operator of the statement fused it away or the result is gone.
+class settles_at_statement_end {
+public:
+    settles_at_statement_end() = default;
+    settles_at_statement_end(const settles_at_statement_end&) = delete;
+    settles_at_statement_end& operator=(const settles_at_statement_end&) = delete;
+    ~settles_at_statement_end();
+
+    // Called by the operator this operand was passed to, with its result.
+    void settles(const std::shared_ptr<pending_array>& result) const noexcept { result_ = result; }
+
+private:
+    mutable std::weak_ptr<pending_array> result_;
+};
+
+}  // namespace detail
+
+// An array operand of the elementwise operators. Made implicitly where an operator is called;
+// a temporary (the result of another operator of the same statement) may be fused into the
+// operator's kernel.
+class array_operand : public detail::settles_at_statement_end {
+public:
+    array_operand(const device_array& a) noexcept : array_(&a) {}  // NOLINT(google-explicit-constructor)
+    array_operand(device_array&& a) noexcept : array_(&a), temporary_(true) {}  // NOLINT
+
+    const device_array& array() const noexcept { return *array_; }
+    bool temporary() const noexcept { return temporary_; }
+
+private:
+    const device_array* array_;
+    bool temporary_ = false;
+};
+
+// A scalar operand of the elementwise operators: a C++ number or a gpukit::array::scalar.
+class scalar_operand : public detail::settles_at_statement_end {
+public:
+    scalar_operand(const scalar& s) : value_(s) {}  // NOLINT(google-explicit-constructor)
+    template <scalar_type T>
+    scalar_operand(T v) : value_(v) {}  // NOLINT(google-explicit-constructor)
+
+    const scalar& value() const noexcept { return value_; }
+
+private:
+    scalar value_;
+};
 
 class device_array {
 public:
@@ -134,7 +198,13 @@ public:
         }
     }
 
-    const ndarray& view() const noexcept { return view_; }
+    // The array's memory and layout (an operator's result is computed first, if its statement
+    // has not ended yet).
+    const ndarray& view() const {
+        if (pending_) [[unlikely]]
+            settle();
+        return view_;
+    }
     // The backend the array's memory belongs to and its operations run on; null for the
     // current CUDA context (its default pool and stream).
     const std::shared_ptr<backend>& runs_on() const noexcept { return backend_; }
@@ -170,10 +240,10 @@ public:
 
     // Views sharing this array's memory.
     device_array reshape(std::vector<std::int64_t> shape, order o = order::c) const {
-        return device_array(view_.reshape(std::move(shape), o), backend_);
+        return device_array(view().reshape(std::move(shape), o), backend_);
     }
-    device_array transpose() const { return device_array(view_.transpose(), backend_); }
-    device_array operator[](const std::vector<index_item>& items) const { return device_array(view_[items], backend_); }
+    device_array transpose() const { return device_array(view().transpose(), backend_); }
+    device_array operator[](const std::vector<index_item>& items) const { return device_array(view()[items], backend_); }
 
     // In place, as numpy's: the result of `*this op other` written into this array's memory
     // (every view of it sees the change). `other` broadcasts to this array's shape (an
@@ -226,40 +296,45 @@ private:
     void to_host_bytes(std::span<std::byte> out, dtype t) const;
     std::complex<double> item_value() const;
     device_array& update(binary_op op, const device_array* other, const scalar* value);
+    // Computes a pending result into view_ (or throws the failure of its computation).
+    void settle() const;
 
-    ndarray view_;
+    friend struct detail::fusion_access;
+
+    // A pending array's view_ is its shape and type over no memory yet (placeholder_view()).
+    mutable ndarray view_;
     std::shared_ptr<backend> backend_;
+    mutable std::shared_ptr<detail::pending_array> pending_;  // set until the result is computed
 };
 
 // Elementwise binary operations (binary_op), numpy's types and broadcasting: +, -, *, /
 // (true division), power, the comparisons (bool arrays), minimum and maximum (NaN wins),
 // logical_and and logical_or, and &, |, ^ of integers and bools. At least one operand is an
-// array.
-device_array apply(binary_op op, const device_array& a, const device_array& b);
-device_array apply(binary_op op, const device_array& a, const scalar& b);
-device_array apply(binary_op op, const scalar& a, const device_array& b);
-
-inline device_array operator+(const device_array& a, const device_array& b) { return apply(binary_op::add, a, b); }
-inline device_array operator-(const device_array& a, const device_array& b) { return apply(binary_op::subtract, a, b); }
-inline device_array operator*(const device_array& a, const device_array& b) { return apply(binary_op::multiply, a, b); }
-inline device_array operator/(const device_array& a, const device_array& b) { return apply(binary_op::true_divide, a, b); }
-inline device_array operator+(const device_array& a, const scalar& b) { return apply(binary_op::add, a, b); }
-inline device_array operator-(const device_array& a, const scalar& b) { return apply(binary_op::subtract, a, b); }
-inline device_array operator*(const device_array& a, const scalar& b) { return apply(binary_op::multiply, a, b); }
-inline device_array operator/(const device_array& a, const scalar& b) { return apply(binary_op::true_divide, a, b); }
-inline device_array operator+(const scalar& a, const device_array& b) { return apply(binary_op::add, a, b); }
-inline device_array operator-(const scalar& a, const device_array& b) { return apply(binary_op::subtract, a, b); }
-inline device_array operator*(const scalar& a, const device_array& b) { return apply(binary_op::multiply, a, b); }
-inline device_array operator/(const scalar& a, const device_array& b) { return apply(binary_op::true_divide, a, b); }
-inline device_array operator&(const device_array& a, const device_array& b) { return apply(binary_op::bitwise_and, a, b); }
-inline device_array operator|(const device_array& a, const device_array& b) { return apply(binary_op::bitwise_or, a, b); }
-inline device_array operator^(const device_array& a, const device_array& b) { return apply(binary_op::bitwise_xor, a, b); }
-inline device_array operator&(const device_array& a, const scalar& b) { return apply(binary_op::bitwise_and, a, b); }
-inline device_array operator|(const device_array& a, const scalar& b) { return apply(binary_op::bitwise_or, a, b); }
-inline device_array operator^(const device_array& a, const scalar& b) { return apply(binary_op::bitwise_xor, a, b); }
-inline device_array operator&(const scalar& a, const device_array& b) { return apply(binary_op::bitwise_and, a, b); }
-inline device_array operator|(const scalar& a, const device_array& b) { return apply(binary_op::bitwise_or, a, b); }
-inline device_array operator^(const scalar& a, const device_array& b) { return apply(binary_op::bitwise_xor, a, b); }
+// array. +, -, * and / fuse with each other within a statement (see the top of this file).
+device_array apply(binary_op op, const array_operand& a, const array_operand& b);
+device_array apply(binary_op op, const array_operand& a, const scalar_operand& b);
+device_array apply(binary_op op, const scalar_operand& a, const array_operand& b);
+inline device_array operator+(const array_operand& a, const array_operand& b) { return apply(binary_op::add, a, b); }
+inline device_array operator+(const array_operand& a, const scalar_operand& b) { return apply(binary_op::add, a, b); }
+inline device_array operator+(const scalar_operand& a, const array_operand& b) { return apply(binary_op::add, a, b); }
+inline device_array operator-(const array_operand& a, const array_operand& b) { return apply(binary_op::subtract, a, b); }
+inline device_array operator-(const array_operand& a, const scalar_operand& b) { return apply(binary_op::subtract, a, b); }
+inline device_array operator-(const scalar_operand& a, const array_operand& b) { return apply(binary_op::subtract, a, b); }
+inline device_array operator*(const array_operand& a, const array_operand& b) { return apply(binary_op::multiply, a, b); }
+inline device_array operator*(const array_operand& a, const scalar_operand& b) { return apply(binary_op::multiply, a, b); }
+inline device_array operator*(const scalar_operand& a, const array_operand& b) { return apply(binary_op::multiply, a, b); }
+inline device_array operator/(const array_operand& a, const array_operand& b) { return apply(binary_op::true_divide, a, b); }
+inline device_array operator/(const array_operand& a, const scalar_operand& b) { return apply(binary_op::true_divide, a, b); }
+inline device_array operator/(const scalar_operand& a, const array_operand& b) { return apply(binary_op::true_divide, a, b); }
+inline device_array operator&(const array_operand& a, const array_operand& b) { return apply(binary_op::bitwise_and, a, b); }
+inline device_array operator&(const array_operand& a, const scalar_operand& b) { return apply(binary_op::bitwise_and, a, b); }
+inline device_array operator&(const scalar_operand& a, const array_operand& b) { return apply(binary_op::bitwise_and, a, b); }
+inline device_array operator|(const array_operand& a, const array_operand& b) { return apply(binary_op::bitwise_or, a, b); }
+inline device_array operator|(const array_operand& a, const scalar_operand& b) { return apply(binary_op::bitwise_or, a, b); }
+inline device_array operator|(const scalar_operand& a, const array_operand& b) { return apply(binary_op::bitwise_or, a, b); }
+inline device_array operator^(const array_operand& a, const array_operand& b) { return apply(binary_op::bitwise_xor, a, b); }
+inline device_array operator^(const array_operand& a, const scalar_operand& b) { return apply(binary_op::bitwise_xor, a, b); }
+inline device_array operator^(const scalar_operand& a, const array_operand& b) { return apply(binary_op::bitwise_xor, a, b); }
 // -x.
 device_array operator-(const device_array& a);
 // numpy's unary functions (unary_op): negative, absolute, conjugate, real, imag,

@@ -16,6 +16,7 @@
 
 #include "gpukit/array/elementwise.hpp"
 #include "gpukit/array/expression.hpp"
+#include "gpukit/array/fusion.hpp"
 #include "gpukit/array/views.hpp"
 #include "gpukit/core/layout.hpp"
 #include "gpukit/cuda/stream.hpp"
@@ -28,17 +29,11 @@
 
 namespace gpukit::python {
 
-// One operand of an elementwise expression: an array (an _Array object) or a scalar's bytes.
-struct expression_operand {
-    nb::object array;             // set for arrays
-    array::scalar_value scalar;   // for scalars, in the type the expression reads it as
-};
-
-// The computation a pending array stands for.
-struct pending_result {
-    array::expression expression;
-    std::vector<expression_operand> operands;  // operand k of the expression
-};
+// An operand of an elementwise expression (an _Array object or a scalar's bytes), and the
+// computation a pending array stands for: the engine's fusion types (gpukit/array/fusion.hpp)
+// over Python objects, identified by their addresses.
+using expression_operand = array::fused_operand<nb::object>;
+using pending_result = array::fused_expression<nb::object>;
 
 struct array_object {
     gpukit::layout layout;

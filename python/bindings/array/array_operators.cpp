@@ -26,10 +26,6 @@ using array::expression;
 
 namespace {
 
-// Beyond this many operands a pending result is computed on its own first, so long chains
-// do not generate kernels with ever more parameters.
-constexpr std::size_t max_fused_operands = 16;
-
 bool is_array(nb::handle h) { return nb::isinstance<array_object>(h); }
 
 // ---- scalars
@@ -115,42 +111,41 @@ std::optional<array::scalar> scalar_of(nb::handle h) {
 
 namespace {
 
-// ---- building an expression and its operands
+// ---- building an expression and its operands (the engine's fusion, array/fusion.hpp)
 
-// The operands of an expression being built: arrays appear once however often they are used.
-struct operand_list {
-    std::vector<expression_operand> operands;
+using fused = array::fused_expression<nb::object>;
+using term = array::fusion_term<nb::object>;
 
-    int add_array(nb::handle h) {
-        for (std::size_t k = 0; k < operands.size(); ++k)
-            if (operands[k].array.ptr() == h.ptr())
-                return static_cast<int>(k);
-        operands.push_back({nb::borrow(h), {}});
-        return static_cast<int>(operands.size() - 1);
-    }
-    int add_scalar(const array::scalar_value& v) {
-        operands.push_back({nb::object(), v});
-        return static_cast<int>(operands.size() - 1);
-    }
+// The term of array `h`, offering its pending expression for fusion when `fuse`.
+term array_term(nb::handle h, bool fuse, const char* what) {
+    const array_object& a = array_of(h);
+    const dtype t = require_kernel_type(a, what);
+    if (!a.pending)
+        require_aligned(a, t);  // before the result is allocated (a pending array's memory will be)
+    return term::of_array(nb::borrow(h), h.ptr(), t, a.layout.shape(), fuse ? a.pending.get() : nullptr);
+}
 
-    // The expression of array `h`: its own pending expression when `fuse` allows it (its
-    // operands joining this list), otherwise element i of it (computed first if pending).
-    expression of_array(nb::handle h, bool fuse, const char* what) {
-        array_object& a = array_of(h);
-        if (a.pending) {
-            if (fuse && operands.size() + a.pending->operands.size() < max_fused_operands) {
-                std::vector<int> numbers;
-                for (const expression_operand& o : a.pending->operands)
-                    numbers.push_back(o.array ? add_array(o.array) : add_scalar(o.scalar));
-                return a.pending->expression.renumbered(numbers);
-            }
-            settle(a);
-        }
-        const dtype t = require_kernel_type(a, what);
-        require_aligned(a, t);  // before the result is allocated
-        return expression::array(add_array(h), t);
-    }
-};
+// The term of an array or scalar `h`; nullopt for anything else.
+std::optional<term> term_of(nb::handle h, bool fuse, const char* what) {
+    if (is_array(h))
+        return array_term(h, fuse, what);
+    std::optional<scalar_operand> s = scalar_of(h);
+    if (!s)
+        return std::nullopt;
+    return term::of_scalar(*s);
+}
+
+// The expression of array `h` alone (element i of it), joining `into`'s operands.
+expression array_expression(nb::handle h, fused& into, const char* what) {
+    const term t = array_term(h, false, what);
+    return array::materialize(t, t.how.type, into);
+}
+
+// `into` made ready to run: the expression and shape of its last term.
+void take(fused& into, term&& t) {
+    into.e = std::move(*t.built);
+    into.shape = std::move(t.shape);
+}
 
 std::size_t launches = 0;  // kernels the operators have run (a test counts them); GIL held
 
@@ -162,7 +157,8 @@ void run_counted(const array::elementwise_spec& spec, std::span<const array::ele
     array::run(spec, args, stream);
 }
 
-// Runs `e` over `operands` into `out` (whose shape the operands broadcast to).
+// Runs `e` over `operands` into `out` (whose shape the operands broadcast to); a pending
+// operand is computed first.
 void launch(const expression& e, const std::vector<expression_operand>& operands, array_object& out,
             cuda::stream_view stream) {
     const array::elementwise_spec& spec = array::expression_kernel(e);
@@ -174,7 +170,7 @@ void launch(const expression& e, const std::vector<expression_operand>& operands
             args.emplace_back(o.scalar);
             continue;
         }
-        array_object* input = &settled(o.array);
+        array_object* input = &settled(*o.array);
         if (overlaps_differently(*input, out)) {
             copies.push_back(converted(*input, *input->type, stream));
             input = &array_of(copies.back());
@@ -184,88 +180,6 @@ void launch(const expression& e, const std::vector<expression_operand>& operands
     args.emplace_back(as_ndarray(out));
     run_counted(spec, args, stream);
 }
-
-bool fusable(binary_op op) {
-    return op == binary_op::add || op == binary_op::subtract || op == binary_op::multiply ||
-           op == binary_op::true_divide;
-}
-
-// An operand of an expression being built: an array or a scalar not yet in the operand list
-// (a scalar's bytes depend on the type the operation reads it as), or an expression built
-// from earlier operands.
-struct term {
-    nb::handle array;
-    std::optional<scalar_operand> scalar;
-    std::optional<expression> built;
-    array::operand operand;  // as type resolution sees it
-    std::vector<std::int64_t> shape;
-};
-
-term array_term(nb::handle h, const char* what) {
-    array_object& a = array_of(h);
-    term t;
-    t.array = h;
-    t.operand = {array::operand::kind::typed, require_kernel_type(a, what), {}};
-    t.shape = a.layout.shape();
-    return t;
-}
-
-// The term of an array or scalar `h`; nullopt for anything else.
-std::optional<term> term_of(nb::handle h, const char* what) {
-    if (is_array(h))
-        return array_term(h, what);
-    std::optional<scalar_operand> s = scalar_of(h);
-    if (!s)
-        return std::nullopt;
-    term t;
-    t.operand = s->how;
-    t.scalar = std::move(s);
-    return t;
-}
-
-// The expression of `t`, adding its array or scalar (read as `type`) to `list`.
-expression materialize(const term& t, dtype type, operand_list& list, bool fuse, const char* what) {
-    if (t.built)
-        return *t.built;
-    if (t.array)
-        return list.of_array(t.array, fuse, what);
-    return expression::scalar(list.add_scalar(array::scalar_bytes(*t.scalar, type)), type);
-}
-
-// `a <op> b`, typed by the op table; arrays join `list` (fused in when `fuse` allows).
-term combine(binary_op op, const term& a, const term& b, operand_list& list, bool fuse) {
-    const char* what = array::symbol(op).data();
-    const array::binary_types t = array::resolve_binary(op, a.operand, b.operand);
-    term r;
-    r.shape = broadcast_shapes(a.shape, b.shape);
-    r.operand = {array::operand::kind::typed, t.result, {}};
-    if (t.constant) {  // e.g. uint8 < 1000: true everywhere, whatever the values
-        for (const term* x : {&a, &b})
-            if (x->array && array_of(x->array).pending)
-                settle(array_of(x->array));  // still computed, as it would have been without fusion
-        r.built = expression::constant(*t.constant);
-        return r;
-    }
-    // A scalar is read in the compute type, except the uint64 side of an exact signed/uint64
-    // comparison, which keeps its own.
-    const auto read_as = [&](const term& x) { return t.signed_with_uint64 ? x.operand.type : t.compute; };
-    const expression left = materialize(a, read_as(a), list, fuse, what);
-    const expression right = materialize(b, read_as(b), list, fuse, what);
-    r.built = expression::binary(op, left, right, t);
-    return r;
-}
-
-// An expression ready to run, its operands and the shape they broadcast to.
-struct built {
-    expression e;
-    operand_list operands;
-    std::vector<std::int64_t> shape;
-
-    void take(term&& t) {
-        e = std::move(*t.built);
-        shape = std::move(t.shape);
-    }
-};
 
 // A TypeError for a host array operand (returning NotImplemented would let numpy's reflected
 // operator make an object array of GPUArrays); nothing for other objects.
@@ -292,21 +206,21 @@ void refuse_host_array(nb::handle h, const char* what) {
 
 // The expression and operands of `self <op> other` (reflected: other <op> self); nullopt
 // when `other` is neither an array nor a scalar.
-std::optional<built> build_binary(binary_op op, nb::handle self, nb::handle other, bool reflected, bool fuse) {
+std::optional<fused> build_binary(binary_op op, nb::handle self, nb::handle other, bool reflected, bool fuse) {
     const char* what = array::symbol(op).data();
-    const term mine = array_term(self, what);
-    const std::optional<term> theirs = term_of(other, what);
+    const term mine = array_term(self, fuse, what);
+    const std::optional<term> theirs = term_of(other, fuse, what);
     if (!theirs) {
         refuse_host_array(other, what);
         return std::nullopt;
     }
-    built b;
-    b.take(reflected ? combine(op, *theirs, mine, b.operands, fuse) : combine(op, mine, *theirs, b.operands, fuse));
+    fused b;
+    take(b, reflected ? array::combine(op, *theirs, mine, b) : array::combine(op, mine, *theirs, b));
     return b;
 }
 
 // Writes `b` into `target`, cast as numpy's same_kind rule allows; `what` names the operation.
-void write_into(built& b, array_object& target, const char* what, cuda::stream_view stream) {
+void write_into(fused& b, array_object& target, const char* what, cuda::stream_view stream) {
     const dtype target_type = require_kernel_type(target, what);
     array::require_same_kind_output(what, b.e.type(), target_type);
     if (b.shape != target.layout.shape())
@@ -315,7 +229,7 @@ void write_into(built& b, array_object& target, const char* what, cuda::stream_v
                                   .c_str());
     if (b.e.type() != target_type)
         b.e = expression::unary(array::unary_op::cast, b.e, b.e.type(), target_type);
-    launch(b.e, b.operands.operands, target, stream);
+    launch(b.e, b.operands, target, stream);
 }
 
 // How a function's new result is made for an operand of a subclass gpukit does not make
@@ -324,7 +238,7 @@ void write_into(built& b, array_object& target, const char* what, cuda::stream_v
 enum class subclass_result { plain, new_like_me, new_like_me_with_order };
 
 // Runs `b` into target.out, or into a new array like `like` (C order unless `new_layout`).
-nb::object finish(built& b, nb::handle like_object, const result_target& target, const char* what,
+nb::object finish(fused& b, nb::handle like_object, const result_target& target, const char* what,
                   subclass_result rule, const std::optional<gpukit::layout>& new_layout = std::nullopt) {
     const array_object& like = array_of(like_object);
     if (!target.out.is_none()) {
@@ -340,7 +254,7 @@ nb::object finish(built& b, nb::handle like_object, const result_target& target,
         const bool fortran = new_layout && new_layout->is_f_contiguous() && !new_layout->is_c_contiguous();
         nb::object out = new_result(like_object, b.shape, type, fortran ? order::f : order::c,
                                     rule == subclass_result::new_like_me_with_order);
-        launch(b.e, b.operands.operands, array_of(out), stream);
+        launch(b.e, b.operands, array_of(out), stream);
         return out;
     }
     const gpukit::layout l =
@@ -348,7 +262,7 @@ nb::object finish(built& b, nb::handle like_object, const result_target& target,
                    : gpukit::layout::contiguous(b.shape, static_cast<std::int64_t>(array::size_of(type)));
     nb::object out = new_array(l, numpy_dtype(type), target.allocator.is_none() ? nb::handle(like.allocator) : target.allocator,
                                like.stream);
-    launch(b.e, b.operands.operands, array_of(out), stream);
+    launch(b.e, b.operands, array_of(out), stream);
     return out;
 }
 
@@ -364,7 +278,7 @@ nb::handle result_operand(nb::handle self, nb::handle other, const std::vector<s
 }
 
 // A pending array standing for `b`, with the allocator and stream of `like`.
-nb::object pending_array(built&& b, const array_object& like) {
+nb::object pending_array(fused&& b, const array_object& like) {
     array_object result;
     const dtype type = b.e.type();
     result.layout = gpukit::layout::contiguous(b.shape, static_cast<std::int64_t>(array::size_of(type)));
@@ -373,7 +287,7 @@ nb::object pending_array(built&& b, const array_object& like) {
     result.gpudata = result.base = nb::none();
     result.allocator = like.allocator;
     result.stream = like.stream;
-    result.pending = std::make_unique<pending_result>(pending_result{std::move(b.e), std::move(b.operands.operands)});
+    result.pending = std::make_unique<pending_result>(std::move(b));
     return wrap_array(result_class(), std::move(result));
 }
 
@@ -386,27 +300,27 @@ bool overlaps_differently(const array_object& a, const array_object& b) {
 nb::object binary_operator(binary_op op, nb::handle self, nb::handle other, bool reflected) {
     // The fusion check comes first and only for fusable operators: it reads the caller's
     // bytecode position, which only matters while this operator runs.
-    const bool fuse = fusable(op) && result_feeds_next_operator();
-    std::optional<built> b = build_binary(op, self, other, reflected, fusable(op));
+    const bool fuse = array::fusable(op) && result_feeds_next_operator();
+    std::optional<fused> b = build_binary(op, self, other, reflected, array::fusable(op));
     if (!b)
         return nb::borrow(Py_NotImplemented);
     const array_object& like = array_of(self);
     const nb::handle asked = result_operand(self, other, b->shape);
     if (asked.is_valid() && !makes_own_results(asked.type())) {
         nb::object out = new_result(asked, b->shape, b->e.type());
-        launch(b->e, b->operands.operands, array_of(out), stream_of(like));
+        launch(b->e, b->operands, array_of(out), stream_of(like));
         return out;
     }
-    if (fuse && b->operands.operands.size() < max_fused_operands && !b->operands.operands.empty())
+    if (fuse && b->operands.size() < array::max_fused_operands && !b->operands.empty())
         return pending_array(std::move(*b), like);
     nb::object out = new_array(b->shape, b->e.type(), like);
     array_object& result = array_of(out);
-    launch(b->e, b->operands.operands, result, stream_of(result));
+    launch(b->e, b->operands, result, stream_of(result));
     return out;
 }
 
 nb::object in_place_operator(binary_op op, nb::handle self, nb::handle other) {
-    std::optional<built> b = build_binary(op, self, other, false, false);
+    std::optional<fused> b = build_binary(op, self, other, false, false);
     if (!b)
         return nb::borrow(Py_NotImplemented);
     array_object& target = settled(self);
@@ -418,9 +332,9 @@ nb::object unary_operator(array::unary_op op, nb::handle self) {
     array_object& a = settled(self);
     const dtype t = require_kernel_type(a, op == array::unary_op::negative ? "-" : "abs");
     const array::unary_types types = array::resolve_unary(op, t);
-    operand_list operands;
+    fused operands;
     const expression e =
-        expression::unary(op, operands.of_array(self, false, "unary operator"), types.compute, types.result);
+        expression::unary(op, array_expression(self, operands, "unary operator"), types.compute, types.result);
     nb::object out = new_result(self, a.layout.shape(), types.result);
     launch(e, operands.operands, array_of(out), stream_of(a));
     return out;
@@ -428,14 +342,14 @@ nb::object unary_operator(array::unary_op op, nb::handle self) {
 
 nb::object binary_function(binary_op op, nb::handle x, nb::handle y, const result_target& target) {
     const char* what = array::symbol(op).data();
-    const std::optional<term> tx = term_of(x, what), ty = term_of(y, what);
+    const std::optional<term> tx = term_of(x, false, what), ty = term_of(y, false, what);
     for (const auto& [t, h] : {std::pair{&tx, x}, std::pair{&ty, y}})
         if (!*t)
             refuse_operand(h, what, "operands are GPUArrays or scalars");
     if (!tx->array && !ty->array)
         throw nb::type_error((std::string(what) + ": at least one operand must be a GPUArray").c_str());
-    built b;
-    b.take(combine(op, *tx, *ty, b.operands, false));
+    fused b;
+    take(b, array::combine(op, *tx, *ty, b));
     // PyCUDA's logical_and and logical_or ask the array for their result; minimum and
     // maximum make a plain one.
     const bool logical = op == binary_op::logical_and || op == binary_op::logical_or;
@@ -452,8 +366,8 @@ nb::object unary_function(array::unary_op op, nb::handle x, const result_target&
     array_object& a = settled(x);
     const array::unary_types types = array::resolve_unary(op, require_kernel_type(a, what));
     const dtype result = types.result;
-    built b;
-    b.e = expression::unary(op, b.operands.of_array(x, false, what), types.compute, result);
+    fused b;
+    b.e = expression::unary(op, array_expression(x, b, what), types.compute, result);
     b.shape = a.layout.shape();
     // PyCUDA asks the array for conj, real and imag, in its order; logical_not is a plain array.
     return finish(b, x, target, what,
@@ -466,22 +380,18 @@ nb::object select_function(bool positive, nb::handle criterion, nb::handle then,
     const char* what = positive ? "if_positive" : "where";
     if (!is_array(criterion))
         throw_wrong_type(what, "the criterion must be a GPUArray", criterion);
-    const std::optional<term> t_then = term_of(then, what), t_otherwise = term_of(otherwise, what);
+    const std::optional<term> t_then = term_of(then, false, what), t_otherwise = term_of(otherwise, false, what);
     for (const auto& [t, h] : {std::pair{&t_then, then}, std::pair{&t_otherwise, otherwise}})
         if (!*t)
             refuse_operand(h, what, "the choices are GPUArrays or scalars");
-    built b;
-    const term c = array_term(criterion, what);
-    expression condition;
-    if (positive) {
-        const std::optional<term> zero_term = term_of(nb::int_(0), what);
-        condition = *combine(binary_op::greater, c, *zero_term, b.operands, false).built;
-    } else {
-        condition = b.operands.of_array(criterion, false, what);
-    }
-    const dtype type = array::select_type(t_then->operand, t_otherwise->operand);
-    const expression e_then = materialize(*t_then, type, b.operands, false, what);
-    const expression e_otherwise = materialize(*t_otherwise, type, b.operands, false, what);
+    fused b;
+    const term c = array_term(criterion, false, what);
+    const expression condition =
+        positive ? *array::combine(binary_op::greater, c, term::of_scalar(array::scalar(0)), b).built
+                 : array::materialize(c, c.how.type, b);
+    const dtype type = array::select_type(t_then->how, t_otherwise->how);
+    const expression e_then = array::materialize(*t_then, type, b);
+    const expression e_otherwise = array::materialize(*t_otherwise, type, b);
     b.e = expression::select(condition, e_then, e_otherwise, type);
     b.shape = broadcast_shapes(broadcast_shapes(c.shape, t_then->shape), t_otherwise->shape);
     return finish(b, t_then->array ? then : t_otherwise->array ? otherwise : criterion, target, what,
@@ -491,16 +401,17 @@ nb::object select_function(bool positive, nb::handle criterion, nb::handle then,
 nb::object mul_add(nb::handle self, nb::handle selffac, nb::handle other, nb::handle otherfac,
                    const result_target& target) {
     const char* what = "mul_add";
-    const term mine = array_term(self, what);
-    std::optional<term> terms[3] = {term_of(selffac, what), term_of(other, what), term_of(otherfac, what)};
+    const term mine = array_term(self, false, what);
+    std::optional<term> terms[3] = {term_of(selffac, false, what), term_of(other, false, what),
+                                    term_of(otherfac, false, what)};
     for (const auto& t : terms)
         if (!t)
             throw nb::type_error("mul_add(selffac, other, otherfac): the factors are scalars, other a GPUArray or "
                                  "a scalar");
-    built b;
-    const term left = combine(binary_op::multiply, *terms[0], mine, b.operands, false);
-    const term right = combine(binary_op::multiply, *terms[2], *terms[1], b.operands, false);
-    b.take(combine(binary_op::add, left, right, b.operands, false));
+    fused b;
+    const term left = array::combine(binary_op::multiply, *terms[0], mine, b);
+    const term right = array::combine(binary_op::multiply, *terms[2], *terms[1], b);
+    take(b, array::combine(binary_op::add, left, right, b));
     return finish(b, self, target, what, subclass_result::new_like_me);
 }
 
@@ -570,7 +481,7 @@ void settle(array_object& a) {
     std::unique_ptr<pending_result> p = std::move(a.pending);
     try {
         allocate(a);
-        launch(p->expression, p->operands, a, stream_of(a));
+        launch(p->e, p->operands, a, stream_of(a));
     } catch (...) {
         a.pending = std::move(p);  // still pending: a later use tries again
         a.gpudata = nb::none();

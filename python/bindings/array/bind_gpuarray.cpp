@@ -203,7 +203,8 @@ int array_traverse(PyObject* self, visitproc visit, void* arg) {
         Py_VISIT(held->ptr());
     if (a.pending)
         for (const expression_operand& operand : a.pending->operands)
-            Py_VISIT(operand.array.ptr());
+            if (operand.array)
+                Py_VISIT(operand.array->ptr());
     return 0;
 }
 

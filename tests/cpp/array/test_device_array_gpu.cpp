@@ -102,6 +102,38 @@ TEST_F(DeviceArrayGpu, BroadcastsAndReadsTransposedAndReversedViews) {
     EXPECT_EQ(reversed.astype(dtype::int8).to_host<std::int8_t>(), (std::vector<std::int8_t>{11, 9, 7, 5, 3, 1}));
 }
 
+// The fused path on CUDA (the launch counts are tested on OpenCL: test_device_array_fusion_opencl):
+// chains over views, broadcasts, mixed types, a chain longer than one kernel takes, and a
+// result computed by its statement's end from the values its operands had then.
+TEST_F(DeviceArrayGpu, FusedStatementsMatchTheHost) {
+    std::vector<float> values(3 * 333);
+    for (std::size_t k = 0; k < values.size(); ++k)
+        values[k] = static_cast<float>(k % 17) * 0.5f - 4.0f;
+    device_array m = device_array::from_host(values, {3, 333});
+    const device_array row = device_array::from_host(std::vector<float>(values.begin(), values.begin() + 333));
+    const device_array reversed = m[{slice{{}, {}, -1}}];
+    const device_array z = (2 * m - reversed) * row / 4 + 1;
+    const std::vector<float> got = z.to_host<float>();
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 333; ++j)
+            ASSERT_EQ(got[i * 333 + j],
+                      (2 * values[i * 333 + j] - values[(2 - i) * 333 + j]) * values[j] / 4.0f + 1.0f) << i << " " << j;
+    const device_array i32 = device_array::from_host(std::vector<std::int32_t>{1 << 30, -7, 5});
+    const device_array f32 = device_array::from_host(std::vector<float>{0.5f, 0.25f, 1e8f});
+    const device_array mixed = (i32 * 4 + f32) / 2;  // int32 * 4 wraps first; + float32 is float64
+    EXPECT_EQ(mixed.to_host<double>(), (std::vector<double>{0.25, -13.875, 50000010.0}));
+    std::vector<device_array> parts;
+    for (int k = 0; k < 20; ++k)
+        parts.push_back(device_array::from_host(std::vector<std::int64_t>{k, -k}));
+    const device_array total = parts[0] + parts[1] + parts[2] + parts[3] + parts[4] + parts[5] + parts[6] + parts[7] +
+                               parts[8] + parts[9] + parts[10] + parts[11] + parts[12] + parts[13] + parts[14] +
+                               parts[15] + parts[16] + parts[17] + parts[18] + parts[19];
+    EXPECT_EQ(total.to_host<std::int64_t>(), (std::vector<std::int64_t>{190, -190}));
+    const device_array before = m * 3 + 1;
+    m.assign(0);
+    EXPECT_EQ(before.to_host<float>()[5], values[5] * 3 + 1);
+}
+
 TEST_F(DeviceArrayGpu, InPlaceOperationsWriteIntoTheArrayAndItsViews) {
     const std::vector<float> host = ramp(1001);
     device_array x = device_array::from_host(host);

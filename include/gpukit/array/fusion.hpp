@@ -1,0 +1,146 @@
+// Fusing operators into one elementwise kernel: `2 * x + y` computed in one pass over memory,
+// as one expression (2, x, *, y, +), instead of a kernel for `2 * x` and one for the sum.
+//
+// The array front ends keep arrays their own way (the C++ device_array, the Python GPUArray)
+// and decide when a result may wait to be fused; what an operator makes of its operands is
+// decided here, once for both: numpy's types for each operator (resolve_binary), a scalar
+// read in the type its operator computes in, one operand per array however often it is used,
+// and a waiting ("pending") array's own expression fused in while the kernel keeps at most
+// max_fused_operands operands. `Handle` is how the front end holds an array in an operand list
+// (it keeps the array alive); arrays are told apart by an identity the front end chooses.
+#pragma once
+
+#include "gpukit/array/expression.hpp"
+#include "gpukit/array/promotion.hpp"
+#include "gpukit/array/scalar.hpp"
+#include "gpukit/core/layout.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace gpukit::array {
+
+// Beyond this many operands a pending expression is computed on its own first, so long
+// chains do not generate kernels with ever more parameters.
+inline constexpr std::size_t max_fused_operands = 16;
+
+// Operand k of a fused expression: an array, or a scalar's bytes in the type it is read as.
+template <class Handle>
+struct fused_operand {
+    std::optional<Handle> array;    // set for arrays
+    const void* identity = nullptr; // the array's identity; null for a scalar
+    scalar_value scalar;            // a scalar's value
+};
+
+// An expression and its operands, and the shape they broadcast to: what an operator runs, or
+// what a pending array stands for.
+template <class Handle>
+struct fused_expression {
+    expression e;
+    std::vector<fused_operand<Handle>> operands;
+    std::vector<std::int64_t> shape;
+
+    // The operand number of array `h`, added unless an operand of the same identity is there.
+    int add_array(const Handle& h, const void* identity) {
+        for (std::size_t k = 0; k < operands.size(); ++k)
+            if (operands[k].identity == identity)
+                return static_cast<int>(k);
+        operands.push_back({h, identity, {}});
+        return static_cast<int>(operands.size() - 1);
+    }
+    int add_scalar(const scalar_value& v) {
+        operands.push_back({std::nullopt, nullptr, v});
+        return static_cast<int>(operands.size() - 1);
+    }
+    // The expression of `pending` with its operands joining these (renumbered); nullopt when
+    // the kernel would then have max_fused_operands operands or more.
+    std::optional<expression> fused_in(const fused_expression& pending) {
+        if (operands.size() + pending.operands.size() >= max_fused_operands)
+            return std::nullopt;
+        std::vector<int> numbers;
+        numbers.reserve(pending.operands.size());
+        for (const fused_operand<Handle>& o : pending.operands)
+            numbers.push_back(o.identity ? add_array(*o.array, o.identity) : add_scalar(o.scalar));
+        return pending.e.renumbered(numbers);
+    }
+};
+
+// An operand of an operator being fused: an array (with its pending expression when its value
+// is not computed yet and may be fused into this operator's), a scalar not yet read in a type,
+// or the expression an earlier operator of the same fusion built.
+template <class Handle>
+struct fusion_term {
+    std::optional<Handle> array;
+    const void* identity = nullptr;
+    const fused_expression<Handle>* pending = nullptr;
+    std::optional<scalar> value;
+    std::optional<expression> built;
+    operand how;  // as type resolution sees the term
+    std::vector<std::int64_t> shape;
+
+    static fusion_term of_array(Handle h, const void* identity, dtype t, std::vector<std::int64_t> shape,
+                                const fused_expression<Handle>* pending = nullptr) {
+        fusion_term r;
+        r.array.emplace(std::move(h));
+        r.identity = identity;
+        r.pending = pending;
+        r.how = {operand::kind::typed, t, {}};
+        r.shape = std::move(shape);
+        return r;
+    }
+    static fusion_term of_scalar(const scalar& s) {
+        fusion_term r;
+        r.value = s;
+        r.how = s.how;
+        return r;
+    }
+};
+
+// The expression of term `t` in `into`, its array or scalar (read as `read_as`) joining the
+// operands: a pending array's expression is fused in when there is room, otherwise the array
+// is an operand (its owner computes it before the kernel runs).
+template <class Handle>
+expression materialize(const fusion_term<Handle>& t, dtype read_as, fused_expression<Handle>& into) {
+    if (t.built)
+        return *t.built;
+    if (t.array) {
+        if (t.pending)
+            if (std::optional<expression> fused = into.fused_in(*t.pending))
+                return *fused;
+        return expression::array(into.add_array(*t.array, t.identity), t.how.type);
+    }
+    return expression::scalar(into.add_scalar(scalar_bytes(*t.value, read_as)), read_as);
+}
+
+// The term of `a <op> b`, in numpy's types, its operands joining `into`. A comparison numpy
+// answers from the types alone (uint8 < 1000) is a constant expression of no operands.
+template <class Handle>
+fusion_term<Handle> combine(binary_op op, const fusion_term<Handle>& a, const fusion_term<Handle>& b,
+                            fused_expression<Handle>& into) {
+    const binary_types t = resolve_binary(op, a.how, b.how);
+    fusion_term<Handle> r;
+    r.shape = broadcast_shapes(a.shape, b.shape);
+    r.how = {operand::kind::typed, t.result, {}};
+    if (t.constant) {
+        r.built = expression::constant(*t.constant);
+        return r;
+    }
+    // A scalar is read in the compute type, except the uint64 side of an exact signed/uint64
+    // comparison, which keeps its own.
+    const auto read_as = [&](const fusion_term<Handle>& x) { return t.signed_with_uint64 ? x.how.type : t.compute; };
+    const expression left = materialize(a, read_as(a), into);
+    const expression right = materialize(b, read_as(b), into);
+    r.built = expression::binary(op, left, right, t);
+    return r;
+}
+
+// The operators whose results may wait to be fused into the next operator: the arithmetic ones.
+// (Fusing everything would make a kernel, compiled once, for every chain a program writes.)
+constexpr bool fusable(binary_op op) noexcept {
+    return op == binary_op::add || op == binary_op::subtract || op == binary_op::multiply ||
+           op == binary_op::true_divide;
+}
+
+}  // namespace gpukit::array
