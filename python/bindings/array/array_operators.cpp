@@ -454,27 +454,20 @@ std::size_t operator_kernel_launches() noexcept { return launches; }
 
 const array::elementwise_spec& operator_spec(binary_op op, nb::handle left, nb::handle right) {
     // Each side: a dtype name (an array of it) or a scalar, as the operators see them.
-    std::optional<scalar_operand> scalars[2];
-    array::operand operands[2];
+    std::optional<term> sides[2];
     for (int k = 0; k < 2; ++k) {
         nb::handle side = k == 0 ? left : right;
         if (nb::isinstance<nb::str>(side)) {
-            operands[k] = {array::operand::kind::typed, array::dtype_from_name(nb::cast<std::string>(side)), {}};
-            continue;
-        }
-        scalars[k] = scalar_of(side);
-        if (!scalars[k])
+            const dtype t = array::dtype_from_name(nb::cast<std::string>(side));
+            sides[k] = term::of_array(nb::object(), &sides[k], t, {});
+        } else if (std::optional<scalar_operand> s = scalar_of(side)) {
+            sides[k] = term::of_scalar(*s);
+        } else {
             throw nb::type_error("_operator_spec: each side is a dtype name or a scalar");
-        operands[k] = scalars[k]->how;
+        }
     }
-    const array::binary_types t = array::resolve_binary(op, operands[0], operands[1]);
-    if (t.constant)
-        return array::expression_kernel(expression::constant(*t.constant));
-    const auto side = [&](int k) {
-        const dtype scalar_type = t.signed_with_uint64 ? operands[k].type : t.compute;
-        return scalars[k] ? expression::scalar(k, scalar_type) : expression::array(k, operands[k].type);
-    };
-    return array::expression_kernel(expression::binary(op, side(0), side(1), t));
+    fused f;
+    return array::expression_kernel(*array::combine(op, *sides[0], *sides[1], f).built);
 }
 
 void settle(array_object& a) {
