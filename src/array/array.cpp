@@ -15,9 +15,11 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -391,7 +393,9 @@ void device_array::assign_from_host(std::span<const std::byte> bytes) {
 namespace detail {
 
 // The expression a device_array stands for until its statement ends, and once computed, its
-// memory. Shared by the copies of the array; settle() is thread safe.
+// memory. Shared by the copies of the array; settle() is thread safe. The recipe holds copies
+// of its array operands (handles to their memory), not their addresses: `x = x + y` assigns
+// the pending result to x within the statement whose end computes it from x's old value.
 struct pending_array {
     pending_array(fused_expression<device_array> recipe, std::shared_ptr<backend> where, bool fusable)
         : recipe(std::move(recipe)), where(std::move(where)), fusable(fusable) {}
@@ -411,7 +415,10 @@ struct pending_array {
                         continue;
                     }
                     const ndarray& v = o.array->view();  // an unfused pending operand is computed here
-                    args.emplace_back(v.view(v.layout().broadcast_to(recipe.shape)));
+                    if (v.shape() == recipe.shape)
+                        args.emplace_back(v);
+                    else
+                        args.emplace_back(v.view(v.layout().broadcast_to(recipe.shape)));
                 }
                 result = evaluate(recipe.e, std::move(args), recipe.shape, where).view();
             } catch (...) {
@@ -452,14 +459,17 @@ void device_array::settle() const {
 namespace {
 
 using fused = fused_expression<device_array>;
-using fusion = fusion_term<device_array>;
+// Terms refer to the operators' operands; an operand list keeps copies (handles to the memory).
+using fusion = fusion_term<device_array, std::reference_wrapper<const device_array>>;
 
 // A view of nothing with the shape and type of a result not computed yet: shape(), type()
 // and size() answer from it; view() computes the result first.
 ndarray placeholder_view(const std::vector<std::int64_t>& shape, dtype t) {
     gpukit::layout l = gpukit::layout::contiguous(shape, static_cast<std::int64_t>(size_of(t)));
-    const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(l.nbytes(), 1));
-    return ndarray(borrow(0, bytes), t, std::move(l));
+    // One buffer of no memory serves every placeholder (layouts never exceed INT64_MAX bytes).
+    static const std::shared_ptr<const device_buffer> nothing =
+        borrow(0, static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()));
+    return ndarray(nothing, t, std::move(l));
 }
 
 }  // namespace
@@ -474,7 +484,7 @@ struct fusion_access {
         const fused* pending = nullptr;
         if (fuse && a.temporary() && x.pending_ && x.pending_.use_count() == 1)
             pending = x.pending_->fusable_recipe();
-        return fusion::of_array(x, &x, x.type(), x.shape(), pending);
+        return fusion::of_array(std::cref(x), &x, x.type(), x.shape(), pending);
     }
 
     // `a <op> b`, pending until the statement ends (or its first use): the operands' guards

@@ -7,7 +7,9 @@
 // read in the type its operator computes in, one operand per array however often it is used,
 // and a waiting ("pending") array's own expression fused in while the kernel keeps at most
 // max_fused_operands operands. `Handle` is how the front end holds an array in an operand list
-// (it keeps the array alive); arrays are told apart by an identity the front end chooses.
+// (it keeps the array alive), `Ref` how an operator's term refers to one while the operator
+// runs (a Handle is made from it when the array joins a list; by default a Handle itself);
+// arrays are told apart by an identity the front end chooses.
 #pragma once
 
 #include "gpukit/array/expression.hpp"
@@ -71,9 +73,9 @@ struct fused_expression {
 // An operand of an operator being fused: an array (with its pending expression when its value
 // is not computed yet and may be fused into this operator's), a scalar not yet read in a type,
 // or the expression an earlier operator of the same fusion built.
-template <class Handle>
+template <class Handle, class Ref = Handle>
 struct fusion_term {
-    std::optional<Handle> array;
+    std::optional<Ref> array;
     const void* identity = nullptr;
     const fused_expression<Handle>* pending = nullptr;
     std::optional<scalar> value;
@@ -81,7 +83,7 @@ struct fusion_term {
     operand how;  // as type resolution sees the term
     std::vector<std::int64_t> shape;
 
-    static fusion_term of_array(Handle h, const void* identity, dtype t, std::vector<std::int64_t> shape,
+    static fusion_term of_array(Ref h, const void* identity, dtype t, std::vector<std::int64_t> shape,
                                 const fused_expression<Handle>* pending = nullptr) {
         fusion_term r;
         r.array.emplace(std::move(h));
@@ -102,26 +104,29 @@ struct fusion_term {
 // The expression of term `t` in `into`, its array or scalar (read as `read_as`) joining the
 // operands: a pending array's expression is fused in when there is room, otherwise the array
 // is an operand (its owner computes it before the kernel runs).
-template <class Handle>
-expression materialize(const fusion_term<Handle>& t, dtype read_as, fused_expression<Handle>& into) {
+template <class Handle, class Ref>
+expression materialize(const fusion_term<Handle, Ref>& t, dtype read_as, fused_expression<Handle>& into) {
     if (t.built)
         return *t.built;
     if (t.array) {
         if (t.pending)
             if (std::optional<expression> fused = into.fused_in(*t.pending))
                 return *fused;
-        return expression::array(into.add_array(*t.array, t.identity), t.how.type);
+        for (std::size_t k = 0; k < into.operands.size(); ++k)  // an array used twice is one operand
+            if (into.operands[k].identity == t.identity)
+                return expression::array(static_cast<int>(k), t.how.type);
+        return expression::array(into.add_array(Handle(*t.array), t.identity), t.how.type);
     }
     return expression::scalar(into.add_scalar(scalar_bytes(*t.value, read_as)), read_as);
 }
 
 // The term of `a <op> b`, in numpy's types, its operands joining `into`. A comparison numpy
 // answers from the types alone (uint8 < 1000) is a constant expression of no operands.
-template <class Handle>
-fusion_term<Handle> combine(binary_op op, const fusion_term<Handle>& a, const fusion_term<Handle>& b,
-                            fused_expression<Handle>& into) {
+template <class Handle, class Ref>
+fusion_term<Handle, Ref> combine(binary_op op, const fusion_term<Handle, Ref>& a, const fusion_term<Handle, Ref>& b,
+                                 fused_expression<Handle>& into) {
     const binary_types t = resolve_binary(op, a.how, b.how);
-    fusion_term<Handle> r;
+    fusion_term<Handle, Ref> r;
     r.shape = broadcast_shapes(a.shape, b.shape);
     r.how = {operand::kind::typed, t.result, {}};
     if (t.constant) {
@@ -130,7 +135,9 @@ fusion_term<Handle> combine(binary_op op, const fusion_term<Handle>& a, const fu
     }
     // A scalar is read in the compute type, except the uint64 side of an exact signed/uint64
     // comparison, which keeps its own.
-    const auto read_as = [&](const fusion_term<Handle>& x) { return t.signed_with_uint64 ? x.how.type : t.compute; };
+    const auto read_as = [&](const fusion_term<Handle, Ref>& x) {
+        return t.signed_with_uint64 ? x.how.type : t.compute;
+    };
     const expression left = materialize(a, read_as(a), into);
     const expression right = materialize(b, read_as(b), into);
     r.built = expression::binary(op, left, right, t);

@@ -107,10 +107,13 @@ TEST_F(DeviceArrayFusion, AResultIsComputedByTheEndOfItsStatement) {
     x.assign(100);                 // ...so changing x afterwards changes neither
     EXPECT_EQ(t.to_host<float>(), (std::vector<float>{2, 4, 6}));
     EXPECT_EQ(u.to_host<float>(), (std::vector<float>{2, 3, 4}));
-    // A result kept in a variable is computed, not fused into a later statement's kernel.
+    // A result kept in a variable is computed, not fused into a later statement's kernel; a
+    // result assigned to its own operand reads the operand's value from before the statement.
     device_array v = x * 3;
     EXPECT_EQ(launches_of([&] { v = v + x; }), 1);
     EXPECT_EQ(v.to_host<float>(), (std::vector<float>{400, 400, 400}));
+    EXPECT_EQ(launches_of([&] { v = 2 * v - x / 4; }), 1);
+    EXPECT_EQ(v.to_host<float>(), (std::vector<float>{775, 775, 775}));
     // Used within its own statement, a result is computed there.
     EXPECT_EQ((x / 4 + 1).to_host<float>(), (std::vector<float>{26, 26, 26}));
     // A result nobody keeps is never computed.
