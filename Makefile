@@ -102,7 +102,7 @@ sanitize-python: sanitize-build
 	ln -sfn $(CURDIR)/tests/sanitize/sitecustomize.py $(SANITIZE_PYTHONPATH)/
 	LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libstdc++.so)" \
 	    ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 PYTHONMALLOC=malloc \
-	    PYTHONPATH=$(SANITIZE_PYTHONPATH) $(PYTHON) -m pytest -ra --durations=25 -m "not gpu and not compile_sweep" \
+	    PYTHONPATH=$(SANITIZE_PYTHONPATH) $(PYTHON) -m pytest -ra --durations=25 -m "not gpu and not compile_sweep and not dtype_sweep" \
 	    $(XDIST) tests/python
 
 wheel: deps

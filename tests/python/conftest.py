@@ -46,6 +46,13 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=no_gpu))
 
 
+def dtype_sweep(dtypes):
+    """`dtypes` as a test's parameters, all but the first marked `dtype_sweep`: the host code is
+    the same for each element type, so the sanitizer lane runs the first only (each dtype costs
+    PoCL a compile there); `make test` runs them all."""
+    return [dtypes[0]] + [pytest.param(t, marks=pytest.mark.dtype_sweep) for t in dtypes[1:]]
+
+
 def cuda_device_count():
     """The CUDA devices of this machine; 0 without a driver or when it fails to start."""
     if not drv.driver_available():

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from cl_either import ORIGINAL, cl, ctx, needs_device, queue  # noqa: F401  (ctx, queue: fixtures)
+from conftest import dtype_sweep
 
 if ORIGINAL:
     import pyopencl.array as cla
@@ -57,7 +58,7 @@ def skip_without(queue, *dtypes):
         pytest.skip("the device has no double precision")
 
 
-@pytest.mark.parametrize("dtype", REAL_TYPES)
+@pytest.mark.parametrize("dtype", dtype_sweep(REAL_TYPES))
 def test_operators_over_views_match_numpy(queue, dtype):
     skip_without(queue, dtype)
     a = host_values((7, 9), dtype, 1)
@@ -105,7 +106,7 @@ def test_reshape_of_strided_arrays_is_a_view_where_numpy_has_one(queue):
 BITWISE_TYPES = [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.uint64]
 
 
-@pytest.mark.parametrize("dtype", BITWISE_TYPES)
+@pytest.mark.parametrize("dtype", dtype_sweep(BITWISE_TYPES))
 def test_bitwise_operators_match_numpy(queue, dtype):
     rng = np.random.default_rng(5)
     info = np.iinfo(dtype)
@@ -284,7 +285,7 @@ def test_bad_input_is_refused(queue):
         x + cla.to_device(queue, np.arange(3, dtype=np.float32))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", dtype_sweep([np.float32, np.float64]))
 def test_clmath_against_numpy(queue, dtype):
     skip_without(queue, dtype)
     a = np.linspace(-0.95, 0.95, 1001).astype(dtype)
@@ -399,7 +400,7 @@ def test_elementwise_kernels_with_scalars_ranges_and_options(ctx, queue):
             lin_comb(1, x, 1, y[:10], z)  # a later array shorter than n
 
 
-@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("dtype", dtype_sweep([np.complex64, np.complex128]))
 def test_complex_arithmetic_matches_numpy(queue, dtype):
     skip_without(queue, np.float64 if dtype == np.complex128 else np.float32)
     rng = np.random.default_rng(5)

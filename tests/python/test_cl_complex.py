@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from cl_either import ORIGINAL, cl, ctx, needs_device, queue  # noqa: F401  (ctx, queue: fixtures)
+from conftest import dtype_sweep
 
 if ORIGINAL:
     import pyopencl.array as cla
@@ -44,7 +45,7 @@ def tolerance(dtype):
     return dict(rtol=2e-6, atol=2e-6) if dtype == np.complex64 else dict(rtol=1e-13, atol=1e-13)
 
 
-@pytest.mark.parametrize("dtype", COMPLEX_TYPES)
+@pytest.mark.parametrize("dtype", dtype_sweep(COMPLEX_TYPES))
 def test_clmath_of_complex_arrays_is_numpys(queue, dtype):
     needs_double(queue)  # gpukit computes them in double; PyOpenCL's complex128 needs it too
     z = complex_values(dtype)
