@@ -131,6 +131,13 @@ TEST(rtc_program, supported_archs_include_sm_90) {
 // fork() off, so the child never inherits NVRTC's lock held (it used to wait on it for ever).
 TEST(rtc_program, a_child_forked_while_another_thread_compiles_compiles_too) {
     GPUKIT_REQUIRE_NVRTC();
+#if defined(__SANITIZE_ADDRESS__)
+    // GCC 12's libasan does not intercept fork() (it exports no fork interceptor; newer
+    // compiler-rt locks its allocator around one): a child forked while the compiling thread is
+    // inside malloc waits for ever on the allocator's lock (seen once in CI, 2026-11-29). The
+    // other lanes run this test.
+    GTEST_SKIP() << "AddressSanitizer's allocator may be locked in a forked child (GCC 12's libasan)";
+#endif
     std::atomic<bool> stop{false};
     std::atomic<int> compiled{0};
     std::thread compiling([&] {
