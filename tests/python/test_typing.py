@@ -112,3 +112,119 @@ def test_mypy_strict_reports_each_planted_error_on_its_line(mypy):
                 for m in re.finditer(r"^planted_errors\.py:(\d+): error: .*\[([a-z-]+)\]$", output, re.M)}
     assert status == 1
     assert reported == expected, output
+
+
+# ---- None in the stubs and at run time
+
+# The end of the integer parameters' types (python/bindings/common/int_args.hpp): their
+# conversion refuses None, though nanobind's run-time signatures say `| None`.
+INTEGER_TYPE = re.compile(r"SupportsIndex\]?$")
+
+
+def split_parameters(text):
+    """The parameters of a signature's parameter list, split at the top-level commas."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    if text[start:].strip():
+        parts.append(text[start:].strip())
+    return [p for p in parts if p not in ("/", "*") and not p.startswith("*")]
+
+
+def runtime_none_parameters(signature):
+    """{parameter: its type accepts None} of one nanobind signature ("def f(a: int | None = ...) -> ...")."""
+    head = signature[signature.index("(") + 1:]
+    depth = 1
+    for i, c in enumerate(head):
+        depth += c in "([{"
+        depth -= c in ")]}"
+        if depth == 0:
+            head = head[:i]
+            break
+    result = {}
+    for parameter in split_parameters(head):
+        name, _, annotation = parameter.partition(":")
+        annotation = annotation.split("=")[0].strip()
+        if annotation.endswith("| None"):
+            # An integer type then nanobind's `| None` refuses None; one that says None itself
+            # first (or_none, "... | None | None") takes it.
+            result[name.strip()] = not INTEGER_TYPE.search(annotation[: -len("| None")].strip())
+        else:
+            result[name.strip()] = takes_none(annotation)
+    return result
+
+
+def takes_none(annotation):
+    """Whether a stub annotation admits None: it names None, or is object or Any."""
+    return re.search(r"\bNone\b", annotation) is not None or annotation in ("object", "typing.Any", "Any")
+
+
+def stub_none_parameters(stub_path):
+    """{qualified name: [{parameter: its annotation mentions None} per overload]} of a stub."""
+    found = {}
+
+    def visit(nodes, prefix):
+        for node in nodes:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, ast.FunctionDef):
+                arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+                found.setdefault(prefix + node.name, []).append(
+                    {a.arg: a.annotation is not None and takes_none(ast.unparse(a.annotation)) for a in arguments})
+
+    visit(ast.parse(stub_path.read_text()).body, "")
+    return found
+
+
+def bound_callables(module):
+    """(qualified name below the module, callable) of the module's functions and its classes' methods."""
+    for name, value in vars(module).items():
+        if hasattr(value, "__nb_signature__"):
+            yield name, value
+        elif isinstance(value, type) and value.__module__.startswith("gpukit._gpukit"):
+            for attribute, member in vars(value).items():
+                member = getattr(member, "__func__", member)  # static and class methods
+                if hasattr(member, "__nb_signature__"):
+                    yield f"{name}.{attribute}", member
+
+
+@pytest.mark.parametrize("module_name", ["gpukit._gpukit", "gpukit._gpukit.cl", "gpukit._gpukit.cl.tools",
+                                         "gpukit._gpukit.nccl"])
+def test_the_stubs_accept_none_exactly_where_the_call_does(module_name):
+    """A parameter's stub type includes None where the function takes None, and not where it
+    refuses it: the integer parameters, whose run-time signatures say `| None` only so that
+    the conversion can name the argument, are plain SupportsIndex in the stubs."""
+    module = importlib.import_module(module_name)
+    stubs = stub_none_parameters(stub_of(module_name))
+    checked, disagreements = 0, []
+    for name, function in bound_callables(module):
+        overloads = [runtime_none_parameters(entry[0]) for entry in function.__nb_signature__]
+        declared = stubs.get(name)
+        if declared is None or len(declared) != len(overloads):
+            continue  # the stubs' pattern file rewrote it (see python/stubs.pat)
+        for runtime, stub in zip(overloads, declared):
+            for parameter, takes_none in runtime.items():
+                if parameter in stub and parameter != "self":
+                    checked += 1
+                    if stub[parameter] != takes_none:
+                        disagreements.append(f"{name}({parameter}): stub {'takes' if stub[parameter] else 'refuses'}"
+                                             f" None, the call {'takes' if takes_none else 'refuses'} it")
+    assert checked > (100 if module_name == "gpukit._gpukit" else 0)
+    assert not disagreements, "\n".join(disagreements)
+
+
+def test_integer_parameters_refuse_none_naming_the_argument():
+    from gpukit import _gpukit
+    with pytest.raises(TypeError, match=r"init\(flags\)"):
+        _gpukit.init(None)
+    with pytest.raises(TypeError, match="None"):
+        _gpukit.broadcast_shapes(None, (2,))
+    stub = stub_of("gpukit._gpukit").read_text()
+    assert "def mem_alloc(bytes: SupportsIndex) ->" in stub
+    assert "| None | None" not in stub  # fix_stub_nones.py left the or_none parameters one None

@@ -199,10 +199,10 @@ void bind_layout(nb::module_& m) {
             return l.reshape(shape_of(shape, "reshape(shape)"), parse_order(o));
         }, "shape"_a.none(), "order"_a = "C")
         .def("ravel", [](const layout& l, const std::string& o) { return l.ravel(parse_order(o)); }, "order"_a = "C")
-        .def("transpose", [](const layout& l, shape_arg axes) {
+        .def("transpose", [](const layout& l, or_none<shape_arg> axes) {
             return axes.object.is_none() ? l.transpose() : l.transpose(axes_of(axes, l, "transpose(axes)"));
         }, "axes"_a.none() = nb::none(), "Axes reversed (None) or permuted, as numpy.transpose.")
-        .def("squeeze", [](const layout& l, shape_arg axes) {
+        .def("squeeze", [](const layout& l, or_none<shape_arg> axes) {
             return axes.object.is_none() ? l.squeeze() : l.squeeze(axes_of(axes, l, "squeeze(axes)"));
         }, "axes"_a.none() = nb::none(), "Every length-1 axis removed (None), or the listed ones, as numpy.squeeze.")
         .def("__getitem__", [](const layout& l, nb::handle key) { return l.index(index_items(key)); }, "key"_a.none())

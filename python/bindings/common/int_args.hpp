@@ -12,7 +12,9 @@
 // (`.none()` lets None reach the conversion, which then names the argument.)
 // so `mem_alloc(-1)` raises LogicError "mem_alloc(bytes): expected an integer from 0 to
 // 18446744073709551615, got -1", and `mem_alloc(2.5)` a TypeError saying 2.5 is no integer.
-// The stubs still show `int` (or the sequence types).
+// The stubs show `typing.SupportsIndex` (or sequences of it): what index_arg takes. nanobind
+// adds `| None` to a `.none()` parameter's type; python/fix_stub_nones.py removes it after these
+// types, which no other parameter renders, since the conversion refuses None.
 #pragma once
 
 #include "common/bindings.hpp"
@@ -84,19 +86,27 @@ template <std::integral T>
 struct int_arg {
     nb::handle object;
     T get(const char* what) const { return integer_arg<T>(object, what); }
-    static constexpr auto python_type = nb::detail::const_name("int");
+    static constexpr auto python_type = nb::detail::const_name("typing.SupportsIndex");
 };
 
 // A shape: an integer or a sequence of integers (converted by bind_layout.cpp's rules).
 struct shape_arg {
     nb::handle object;
-    static constexpr auto python_type = nb::detail::const_name("int | collections.abc.Sequence[int]");
+    static constexpr auto python_type =
+        nb::detail::const_name("typing.SupportsIndex | collections.abc.Sequence[typing.SupportsIndex]");
 };
 
 // A sequence of integers (strides, axes, split indices).
 struct int_sequence_arg {
     nb::handle object;
-    static constexpr auto python_type = nb::detail::const_name("collections.abc.Sequence[int]");
+    static constexpr auto python_type = nb::detail::const_name("collections.abc.Sequence[typing.SupportsIndex]");
+};
+
+// One of the arguments above that may also be None, which its function checks for first
+// (`object.is_none()`): the stubs show `<type> | None`.
+template <class Arg>
+struct or_none : Arg {
+    static constexpr auto python_type = Arg::python_type + nb::detail::const_name(" | None");
 };
 
 // The arguments above: each holds the object it was given as `object`, and the stubs show

@@ -84,7 +84,7 @@ void bind_pool_common(Class& cls) {
         .def_prop_ro("active_bytes", &Pool::active_bytes)
         .def_prop_ro("managed_bytes", &Pool::managed_bytes)
         .def_prop_ro("leading_bits_in_bin_id", &Pool::leading_bits_in_bin_id)
-        .def_prop_rw("max_held_bytes", &Pool::max_held_bytes, [](Pool& p, int_arg<std::size_t> cap) {
+        .def_prop_rw("max_held_bytes", &Pool::max_held_bytes, [](Pool& p, or_none<int_arg<std::size_t>> cap) {
             p.set_max_held_bytes(cap.object.is_none() ? std::nullopt
                                                       : std::optional(cap.get("max_held_bytes")));
         }, nb::arg("cap").none(), "Held bytes above this are released (None: no cap).")
