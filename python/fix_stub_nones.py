@@ -6,8 +6,8 @@ int_args.hpp), declared with nanobind's `.none()` so that a None reaches their c
 is refused there with the argument's name (TypeError). nanobind renders such a parameter as
 `<type> | None`, which would tell a type checker that None is fine. These types render as
 typing.SupportsIndex, alone or as the items of a sequence, which no other parameter uses:
-the `| None` after them is removed, and nothing else. (Those that take None, `or_none<...>`,
-render their own `| None` before nanobind's.)
+the `| None` after them is removed, and nothing else. Those that take None (`or_none<...>`)
+render as `None | <type>`, so running this twice on a stub changes nothing more.
 
     python fix_stub_nones.py STUB.pyi ...
 """

@@ -103,10 +103,11 @@ struct int_sequence_arg {
 };
 
 // One of the arguments above that may also be None, which its function checks for first
-// (`object.is_none()`): the stubs show `<type> | None`.
+// (`object.is_none()`): the stubs show `None | <type>` (None first, so that fix_stub_nones.py,
+// which may run more than once, never takes it for nanobind's).
 template <class Arg>
 struct or_none : Arg {
-    static constexpr auto python_type = Arg::python_type + nb::detail::const_name(" | None");
+    static constexpr auto python_type = nb::detail::const_name("None | ") + Arg::python_type;
 };
 
 // The arguments above: each holds the object it was given as `object`, and the stubs show
