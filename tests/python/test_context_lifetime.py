@@ -2,7 +2,6 @@
 keeps for its own use (default memory pools, loaded kernels, staging buffers) keeps a
 context alive (issue: PyCUDA's per-test pattern of make context, use, pop, clear caches)."""
 import os
-import time
 
 import numpy as np
 import pytest
@@ -69,33 +68,20 @@ def detach(ctx):
     ctx.detach()
 
 
-def most_free_memory(seconds):
-    """The most free device memory seen in `seconds` (in a context made for the reading): the
-    device's free memory also moves with other processes' allocations (parallel test workers),
-    which come and go, while what this process leaked stays gone."""
-    ctx = tools.make_default_context()
-    try:
-        most = drv.mem_get_info()[0]
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            time.sleep(0.25)
-            most = max(most, drv.mem_get_info()[0])
-        return most
-    finally:
-        ctx.pop()
-        ctx.detach()
-
-
 @pytest.mark.parametrize("release", [pop, detach], ids=["pop", "detach"])
 def test_context_churn_keeps_device_memory_flat(release, capsys):
-    free = churn(release, CYCLES)
-    first, last = max(free[min(9, CYCLES - 1): 20]), free[-1]  # from cycle 10, past the warm-up
-    if first - last >= 64 * MiB:  # another process's memory, or ours: look again for a while
-        last = max(last, most_free_memory(20))
-    with capsys.disabled():
-        print(f"\ncontext churn ({release.__name__}, {CYCLES} cycles): free device memory "
-              f"{first / MiB:.0f} MiB at cycles 10-20, {last / MiB:.0f} MiB after {CYCLES}")
-    assert first - last < 64 * MiB, f"{(first - last) / MiB:.0f} MiB lost over {CYCLES} cycles"
+    # The device's free memory also moves with other processes' allocations (parallel test
+    # workers hold GiBs for seconds at a time), so a loss is measured again over fresh cycles:
+    # what this process leaks is lost in every attempt, another process's comes and goes.
+    for attempt in range(1, 4):
+        free = churn(release, CYCLES)
+        first, last = max(free[min(9, CYCLES - 1): 20]), free[-1]  # from cycle 10, past the warm-up
+        with capsys.disabled():
+            print(f"\ncontext churn ({release.__name__}, {CYCLES} cycles, attempt {attempt}): free device "
+                  f"memory {first / MiB:.0f} MiB at cycles 10-20, {last / MiB:.0f} MiB after {CYCLES}")
+        if first - last < 64 * MiB:
+            break
+    assert first - last < 64 * MiB, f"{(first - last) / MiB:.0f} MiB lost over {CYCLES} cycles, in each of 3 attempts"
 
 
 def test_a_given_up_context_is_destroyed_without_clearing_caches():
