@@ -49,13 +49,37 @@ unsigned group_size_for(const cl::device& dev) {
     return static_cast<unsigned>(std::clamp<std::size_t>(dev.max_work_group_size(), 1, 256));
 }
 
+[[noreturn]] void throw_not_opencl_memory(std::size_t index) {
+    throw logic_error("opencl_backend: argument " + std::to_string(index) +
+                      " is not OpenCL memory of an opencl_backend (CUDA memory, or a device_buffer "
+                      "made by hand); OpenCL kernels take memory array::borrow made");
+}
+
 const cl::buffer& cl_buffer_of(const device_buffer& b, std::size_t index) {
     const auto* buffer = static_cast<const cl::buffer*>(b.owner.get());
-    if (b.space != memory_space::opencl || !buffer || reinterpret_cast<CUdeviceptr>(buffer->handle()) != b.address)
-        throw logic_error("opencl_backend: argument " + std::to_string(index) +
-                          " is not OpenCL memory of an opencl_backend (CUDA memory, or a device_buffer "
-                          "made by hand); OpenCL kernels take the backend's buffers only");
+    if (b.space != memory_space::opencl || b.svm || !buffer || reinterpret_cast<CUdeviceptr>(buffer->handle()) != b.address)
+        throw_not_opencl_memory(index);
     return *buffer;
+}
+
+const cl::svm_pointer& svm_of(const device_buffer& b, std::size_t index) {
+    const auto* svm = static_cast<const cl::svm_pointer*>(b.owner.get());
+    if (b.space != memory_space::opencl || !b.svm || !svm)
+        throw_not_opencl_memory(index);
+    if (svm->released() || reinterpret_cast<CUdeviceptr>(svm->pointer()) != b.address)
+        throw logic_error("opencl_backend: argument " + std::to_string(index) +
+                          " is SVM that was released while an array used it; keep SVM until its arrays are done");
+    return *svm;
+}
+
+// The context of OpenCL memory array::borrow made.
+cl_context context_of(const device_buffer& b) {
+    if (b.svm)
+        return svm_of(b, 0).context_handle();
+    cl_context owner = nullptr;
+    const std::vector<std::byte> info = cl_buffer_of(b, 0).info_bytes(CL_MEM_CONTEXT);
+    std::memcpy(&owner, info.data(), std::min(info.size(), sizeof owner));
+    return owner;
 }
 
 }  // namespace
@@ -68,6 +92,20 @@ std::shared_ptr<const device_buffer> borrow(std::shared_ptr<const cl::buffer> b)
     d.size = b->size();
     d.owner = std::move(b);
     d.space = memory_space::opencl;
+    return std::make_shared<const device_buffer>(std::move(d));
+}
+
+std::shared_ptr<const device_buffer> borrow(std::shared_ptr<const cl::svm_pointer> p) {
+    if (!p)
+        throw logic_error("array::borrow: no SVM");
+    if (p->released())
+        throw logic_error("array::borrow: the SVM was released; expected live SVM");
+    device_buffer d;
+    d.address = reinterpret_cast<CUdeviceptr>(p->pointer());
+    d.size = p->size();
+    d.owner = std::move(p);
+    d.space = memory_space::opencl;
+    d.svm = true;
     return std::make_shared<const device_buffer>(std::move(d));
 }
 
@@ -115,28 +153,38 @@ std::shared_ptr<const device_buffer> opencl_backend::allocate(std::size_t bytes)
     const std::size_t asked = bytes > 0 ? bytes : 1;
     if (!source_)
         return borrow(std::make_shared<const cl::buffer>(cl::buffer::create(context_, CL_MEM_READ_WRITE, asked)));
-    std::shared_ptr<const cl::buffer> given = source_(asked);
-    if (!given || given->size() < asked)
+    std::shared_ptr<const device_buffer> given = source_(asked);
+    if (!given || given->size < asked)
         throw logic_error("opencl_backend: the buffer source gave " +
-                          (given ? std::to_string(given->size()) + " bytes" : std::string("no buffer")) + " for " +
+                          (given ? std::to_string(given->size) + " bytes" : std::string("no memory")) + " for " +
                           std::to_string(asked) + " asked");
-    cl_context owner = nullptr;
-    const std::vector<std::byte> info = given->info_bytes(CL_MEM_CONTEXT);
-    std::memcpy(&owner, info.data(), std::min(info.size(), sizeof owner));
-    if (owner != context_.handle())
-        throw logic_error("opencl_backend: the buffer source gave a buffer of another context");
-    return borrow(std::move(given));
+    if (given->space != memory_space::opencl || !given->owner)
+        throw logic_error("opencl_backend: the buffer source gave memory that is not OpenCL memory; expected what "
+                          "array::borrow makes of a cl::buffer or of SVM");
+    if (context_of(*given) != context_.handle())
+        throw logic_error("opencl_backend: the buffer source gave memory of another context");
+    return given;
 }
 
 void opencl_backend::write(const device_buffer& dst, std::size_t offset, std::span<const std::byte> src) {
     require_own_range(*this, dst, offset, src.size(), "opencl_backend::write");
-    if (!src.empty())
+    if (src.empty())
+        return;
+    if (dst.svm)
+        cl::enqueue_svm_copy(queue_, static_cast<std::byte*>(svm_of(dst, 0).pointer()) + offset, src.data(),
+                             src.size(), /*blocking=*/true);
+    else
         cl::enqueue_write(queue_, cl_buffer_of(dst, 0), offset, src.data(), src.size(), /*blocking=*/true);
 }
 
 void opencl_backend::read(const device_buffer& src, std::size_t offset, std::span<std::byte> dst) {
     require_own_range(*this, src, offset, dst.size(), "opencl_backend::read");
-    if (!dst.empty())
+    if (dst.empty())
+        return;
+    if (src.svm)
+        cl::enqueue_svm_copy(queue_, dst.data(), static_cast<const std::byte*>(svm_of(src, 0).pointer()) + offset,
+                             dst.size(), /*blocking=*/true);
+    else
         cl::enqueue_read(queue_, cl_buffer_of(src, 0), offset, dst.data(), dst.size(), /*blocking=*/true);
 }
 
@@ -193,13 +241,20 @@ void opencl_backend::launch(const loaded_kernel& k, const launch_shape& shape, s
     if (shape.groups_y != 1)
         throw logic_error("opencl_backend::launch: the engine's OpenCL kernels run over one axis of groups");
     auto& built = *static_cast<built_kernel*>(const_cast<void*>(k.handle.get()));
+    drop_finished_svm(/*all=*/false);
+    std::vector<std::shared_ptr<const void>> svm_owners;
     std::lock_guard lock(built.mutex);
     cl_uint index = 0;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const kernel_argument& a = args[i];
         if (a.buffer) {
-            // An array is two parameters in OpenCL C: the buffer, and the byte offset into it.
-            built.kernel.set_arg(index++, cl_buffer_of(*a.buffer, i));
+            // An array is two parameters in OpenCL C: the memory, and the byte offset into it.
+            if (a.buffer->svm) {
+                built.kernel.set_arg(index++, svm_of(*a.buffer, i));
+                svm_owners.push_back(a.buffer->owner);
+            } else {
+                built.kernel.set_arg(index++, cl_buffer_of(*a.buffer, i));
+            }
             const cl_long offset = a.offset;
             built.kernel.set_arg_bytes(index++, &offset, sizeof offset, cl::value_type::integer);
         } else {
@@ -208,9 +263,41 @@ void opencl_backend::launch(const loaded_kernel& k, const launch_shape& shape, s
     }
     const std::size_t global = static_cast<std::size_t>(shape.groups_x) * shape.group_size;
     const std::size_t local = shape.group_size;
-    cl::enqueue_nd_range(queue_, built.kernel, std::span(&global, 1), std::span(&local, 1));
+    cl::event done = cl::enqueue_nd_range(queue_, built.kernel, std::span(&global, 1), std::span(&local, 1));
+    if (!svm_owners.empty()) {
+        const std::lock_guard svm_lock(svm_mutex_);
+        svm_in_use_.push_back({std::move(done), std::move(svm_owners)});
+    }
 }
 
-void opencl_backend::synchronize() { queue_.finish(); }
+void opencl_backend::synchronize() {
+    queue_.finish();
+    drop_finished_svm(/*all=*/true);
+}
+
+void opencl_backend::drop_finished_svm(bool all) {
+    std::vector<svm_in_use> finished;  // dropped after the lock, where freeing SVM may take time
+    const std::lock_guard lock(svm_mutex_);
+    if (svm_in_use_.empty())
+        return;
+    const auto over = [all](const svm_in_use& u) {
+        if (all)
+            return true;
+        const cl_int status = u.done.status();
+        return status == CL_COMPLETE || status < 0;
+    };
+    const auto keep = std::stable_partition(svm_in_use_.begin(), svm_in_use_.end(), [&](const svm_in_use& u) { return !over(u); });
+    finished.assign(std::make_move_iterator(keep), std::make_move_iterator(svm_in_use_.end()));
+    svm_in_use_.erase(keep, svm_in_use_.end());
+}
+
+opencl_backend::~opencl_backend() {
+    if (!svm_in_use_.empty()) {
+        try {
+            queue_.finish();
+        } catch (...) {  // a lost device: the commands are over either way
+        }
+    }
+}
 
 }  // namespace gpukit::array

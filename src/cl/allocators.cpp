@@ -149,11 +149,10 @@ void* svm_allocator::allocate(std::size_t bytes) {
     return block;
 }
 
-void svm_allocator::free(void* block, std::size_t) noexcept {
+void svm_allocator::free_after(void* block, cl_command_queue q) const noexcept {
     try {
-        if (free_queue_) {
-            const cl_int status =
-                api().clEnqueueSVMFree(free_queue_.get(), 1, &block, nullptr, nullptr, 0, nullptr, nullptr);
+        if (q) {
+            const cl_int status = api().clEnqueueSVMFree(q, 1, &block, nullptr, nullptr, 0, nullptr, nullptr);
             if (status != CL_SUCCESS)
                 cleanup_warning("clEnqueueSVMFree failed: " + error_name(status));
         } else {

@@ -31,12 +31,13 @@ void svm_pointer::clear() noexcept {
 
 svm_allocation::svm_allocation(svm_allocator allocator, std::size_t size)
     : svm_pointer(size == 0 ? nullptr : allocator.allocate(size), size, allocator.context_handle()),
-      allocator_(std::move(allocator)) {}
+      allocator_(std::move(allocator)), queue_(allocator_.free_queue()) {}
 
 svm_allocation& svm_allocation::operator=(svm_allocation&& other) noexcept {
     if (this != &other) {
         release();
         allocator_ = std::move(other.allocator_);
+        queue_ = std::move(other.queue_);
         svm_pointer::operator=(std::move(other));
     }
     return *this;
@@ -46,8 +47,26 @@ void svm_allocation::release() noexcept {
     if (released())
         return;
     if (pointer())
-        allocator_.free(pointer(), size());
+        allocator_.free_after(pointer(), queue_.get());
+    queue_ = {};
     clear();
+}
+
+void svm_allocation::bind_to_queue(const queue& q) {
+    check_svm_usable(*this, q.context_handle(), "SVMAllocation.bind_to_queue");
+    if (queue_ && queue_.get() != q.handle()) {
+        cl_event before = nullptr;
+        GPUKIT_CL(clEnqueueMarkerWithWaitList, queue_.get(), 0, nullptr, &before);
+        const event old_commands(before);
+        GPUKIT_CL(clEnqueueMarkerWithWaitList, q.handle(), 1, &before, nullptr);
+    }
+    queue_ = detail::retained<cl_command_queue>(q.handle());
+}
+
+void svm_allocation::unbind_from_queue() {
+    if (queue_)
+        GPUKIT_CL(clFinish, queue_.get());
+    queue_ = {};
 }
 
 event svm_allocation::enqueue_release(const queue* q) {
@@ -58,10 +77,10 @@ event svm_allocation::enqueue_release(const queue* q) {
         throw logic_error("SVMAllocation.enqueue_release: the queue belongs to another context than the SVM; "
                           "expected a queue of the SVM's context",
                           CL_INVALID_CONTEXT, "clEnqueueSVMFree");
-    const cl_command_queue on = q ? q->handle() : allocator_.free_queue();
+    const cl_command_queue on = q ? q->handle() : queue_.get();
     if (!on)
-        throw logic_error("SVMAllocation.enqueue_release: no queue given and the SVMAllocator has none; "
-                          "expected enqueue_release(queue)",
+        throw logic_error("SVMAllocation.enqueue_release: no queue given and none is bound (the SVMAllocator has "
+                          "none); expected enqueue_release(queue)",
                           CL_INVALID_VALUE, "clEnqueueSVMFree");
     cl_event done = nullptr;
     void* pointers[] = {pointer()};
@@ -69,6 +88,7 @@ event svm_allocation::enqueue_release(const queue* q) {
         GPUKIT_CL(clEnqueueSVMFree, on, 1, pointers, nullptr, nullptr, 0, nullptr, &done);
     else  // a zero-byte allocation has nothing to free; the marker gives the event
         GPUKIT_CL(clEnqueueMarkerWithWaitList, on, 0, nullptr, &done);
+    queue_ = {};
     clear();
     return event(done);
 }

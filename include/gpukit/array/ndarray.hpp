@@ -27,13 +27,15 @@ class backend;
 enum class memory_space : std::uint8_t { cuda, opencl };
 
 struct device_buffer {
-    // CUDA: the device address. OpenCL: the cl_mem, whose owner is the cl::buffer holding it
-    // (opencl_backend makes these; its kernels take the buffer and a byte offset).
+    // CUDA: the device address. OpenCL: the cl_mem, whose owner is the cl::buffer holding it,
+    // or with `svm` the SVM pointer, whose owner is the cl::svm_pointer holding it
+    // (array::borrow makes these; OpenCL kernels take the memory and a byte offset).
     CUdeviceptr address = 0;
     std::size_t size = 0;
     // Keeps the memory valid; may be empty when the lender guarantees that itself.
     std::shared_ptr<const void> owner;
     memory_space space = memory_space::cuda;
+    bool svm = false;  // OpenCL shared virtual memory rather than a buffer object
 };
 
 using device_pool = memory::memory_pool<cuda::device_allocator>;

@@ -1,8 +1,9 @@
 // gpukit::array::opencl_backend: the array engine on an OpenCL device, queuing its work on one
 // gpukit::cl queue (PoCL on a CPU, NVIDIA's OpenCL, any OpenCL 1.2+ implementation).
 //
-// Memory is cl::buffer (device_buffer::space opencl), new buffers of the queue's context or
-// those of a buffer_source (a pool, a Python allocator); generated kernels are OpenCL C,
+// Memory is OpenCL memory (device_buffer::space opencl): new cl::buffers of the queue's
+// context, or what a buffer_source gives (a pool's buffers, a Python allocator's, shared virtual
+// memory, each made a device_buffer by array::borrow); generated kernels are OpenCL C,
 // built once per context and device (every backend of the pair shares them) and cached by
 // key; launches set the arguments and enqueue the kernel under a lock, so one backend may be
 // used from several threads. Element types: bool (held as
@@ -15,22 +16,28 @@
 #include "gpukit/array/backend.hpp"
 #include "gpukit/cl/buffer.hpp"
 #include "gpukit/cl/queue.hpp"
+#include "gpukit/cl/svm.hpp"
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace gpukit::array {
 
 class opencl_backend final : public backend {
 public:
-    // Where allocate() takes memory from: a buffer of at least the bytes asked for (1 for 0).
-    using buffer_source = std::function<std::shared_ptr<const cl::buffer>(std::size_t bytes)>;
+    // Where allocate() takes memory from: OpenCL memory of the queue's context (array::borrow
+    // of a cl::buffer or of SVM) of at least the bytes asked for (1 for 0).
+    using buffer_source = std::function<std::shared_ptr<const device_buffer>(std::size_t bytes)>;
 
     // Work on `q` (the backend holds a reference of its own to it and its context), with
     // memory from `source` (empty: new buffers of q's context). `build_options` go into every
     // kernel's build (an include path for the headers user preambles include, say).
     explicit opencl_backend(const cl::queue& q, buffer_source source = {}, std::string build_options = {});
+    // Waits for the commands that still use SVM it was given.
+    ~opencl_backend() override;
 
     kernel_language language() const noexcept override { return kernel_language::opencl; }
     memory_space space() const noexcept override { return memory_space::opencl; }
@@ -53,6 +60,14 @@ private:
     struct built_kernel;
     struct built_program;
     struct program_cache;
+    // SVM a queued kernel uses (OpenCL does not count references to it), kept until the
+    // command is over. A later launch() or synchronize() drops it, on the caller's thread:
+    // dropping SVM may free it, which must not happen on OpenCL's completion thread.
+    struct svm_in_use {
+        cl::event done;
+        std::vector<std::shared_ptr<const void>> owners;
+    };
+    void drop_finished_svm(bool all);
 
     cl::queue queue_;
     cl::context context_;
@@ -62,9 +77,16 @@ private:
     unsigned group_size_;
     unsigned full_grid_;
     std::shared_ptr<program_cache> programs_;  // shared by the backends of one context and device
+    std::mutex svm_mutex_;
+    std::vector<svm_in_use> svm_in_use_;
 };
 
 // An OpenCL buffer as array memory (device_buffer::space opencl), kept alive by the result.
 std::shared_ptr<const device_buffer> borrow(std::shared_ptr<const cl::buffer> b);
+// Shared virtual memory (an svm_allocation, a pool's pooled_svm, an svm_range) as array
+// memory, kept alive by the result: kernels take it as a pointer (clSetKernelArgSVMPointer) and
+// copies are SVM copies. Coarse-grained SVM must not be mapped for the host while arrays use it.
+// logic_error when it was released.
+std::shared_ptr<const device_buffer> borrow(std::shared_ptr<const cl::svm_pointer> p);
 
 }  // namespace gpukit::array

@@ -108,7 +108,10 @@ public:
 
     // gpukit::memory_error when clSVMAlloc returns no memory.
     pointer_type allocate(std::size_t bytes);
-    void free(pointer_type block, std::size_t bytes) noexcept;
+    void free(pointer_type block, std::size_t /*bytes*/) noexcept { free_after(block, free_queue_.get()); }
+    // Frees `block` by clEnqueueSVMFree on `q`, or at once when `q` is null; a failure is a
+    // cleanup warning.
+    void free_after(pointer_type block, cl_command_queue q) const noexcept;
 
     cl_context context_handle() const noexcept { return context_.get(); }
     std::size_t alignment() const noexcept { return alignment_; }

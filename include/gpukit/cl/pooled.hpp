@@ -51,9 +51,12 @@ class pooled_svm : public svm_pointer {
 public:
     using allocation = memory::pooled_allocation<svm_allocator>;
 
-    // A block of `bytes` from `pool`; 0 bytes gets a one-byte block (memory_pool::allocate_block).
+    // A block of `bytes` from `pool`, bound to its allocator's free queue (if any); 0 bytes
+    // gets a one-byte block (memory_pool::allocate_block).
     static pooled_svm allocate(memory::memory_pool<svm_allocator>& pool, std::size_t bytes) {
-        return pooled_svm(pool.allocate_block(bytes), pool.get_allocator().context_handle());
+        pooled_svm p(pool.allocate_block(bytes), pool.get_allocator().context_handle());
+        p.bound_queue_ = detail::retained<cl_command_queue>(pool.get_allocator().free_queue());
+        return p;
     }
     pooled_svm(pooled_svm&&) noexcept = default;
     pooled_svm& operator=(pooled_svm&&) = delete;

@@ -60,14 +60,24 @@ public:
     ~svm_allocation() { release(); }
 
     void release() noexcept;
-    // Frees the block with clEnqueueSVMFree on `q`, or on the allocator's free queue when `q`
-    // is null, after the commands queued there; the event says when it is done. Throws
+    // Frees the block with clEnqueueSVMFree on `q`, or on the bound queue when `q` is null,
+    // after the commands queued there; the event says when it is done. Throws
     // cl::logic_error when already released, when `q` belongs to another context, or when
     // there is no queue at all.
     event enqueue_release(const queue* q = nullptr);
 
+    // The queue the block is freed on, after its commands (PyOpenCL's binding): at first the
+    // allocator's free queue. Binding another queue orders it after the commands queued on the
+    // old one (a marker), so what they do to the memory is done before the new queue's.
+    // cl::logic_error for a queue of another context.
+    void bind_to_queue(const queue& q);
+    // Waits for the bound queue's commands, then frees the block the allocator's way.
+    void unbind_from_queue();
+    cl_command_queue bound_queue() const noexcept { return queue_.get(); }
+
 private:
     svm_allocator allocator_;
+    detail::retained<cl_command_queue> queue_;
 };
 
 // `size` bytes from `pointer` of the SVM `owner` (what PyOpenCL's SVM(ary) stands for: a numpy

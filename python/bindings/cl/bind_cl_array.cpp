@@ -1,7 +1,8 @@
 // gpukit._gpukit.cl._ArrayEngine: the array engine (gpukit::array::device_array on an
 // opencl_backend) for gpukit.cl.array, PyOpenCL's Array. Translation only: a Python Array
-// (its base_data Buffer, offset, shape, strides and dtype) becomes a device_array borrowing
-// the Buffer, the engine computes, and a result comes back as the pieces of a new Array.
+// (its base_data Buffer or SVM, offset, shape, strides and dtype) becomes a device_array
+// borrowing that memory, the engine computes, and a result comes back as the pieces of a new
+// Array.
 //
 // One engine serves one queue and one allocator (gpukit.cl.array keeps them): results take
 // their memory from the allocator, as PyOpenCL's do (None: new Buffers of the context), and
@@ -19,6 +20,7 @@
 #include "gpukit/array/reduction.hpp"
 #include "gpukit/array/sort.hpp"
 #include "gpukit/cl/buffer.hpp"
+#include "gpukit/cl/svm.hpp"
 #include "gpukit/random/philox.hpp"
 
 #include <nanobind/ndarray.h>
@@ -92,11 +94,12 @@ public:
           backend_(std::make_shared<array::opencl_backend>(q, [this](std::size_t bytes) { return buffer(bytes); },
                                                           device_include_option())) {}
 
-    // The device_array of the Array `a` (its memory borrowed, kept alive by the Buffer object).
+    // The device_array of the Array `a` (its memory borrowed, kept alive by the Buffer or SVM
+    // object).
     device_array borrowed(nb::handle a) const {
         nb::object base = a.attr("base_data");
-        if (!nb::isinstance<cl::buffer>(base))
-            throw nb::type_error(("the array's base_data must be a Buffer, got " +
+        if (!nb::isinstance<cl::buffer>(base) && !nb::isinstance<cl::svm_pointer>(base))
+            throw nb::type_error(("the array's base_data must be a Buffer or SVM, got " +
                                   std::string(Py_TYPE(base.ptr())->tp_name))
                                      .c_str());
         const std::optional<array::dtype> t = kernel_type(a.attr("dtype"));
@@ -107,7 +110,7 @@ public:
                     .c_str());
         const layout l(int_tuple(a.attr("shape")), int_tuple(a.attr("strides")),
                        static_cast<std::int64_t>(array::size_of(*t)), nb::cast<std::int64_t>(a.attr("offset")));
-        return device_array(array::ndarray(array::borrow(kept(std::move(base))), *t, l), backend_);
+        return device_array(array::ndarray(memory_of(std::move(base)), *t, l), backend_);
     }
 
     // An operand: an Array (anything with base_data), or a scalar.
@@ -124,12 +127,12 @@ public:
         return {std::nullopt, std::move(s)};
     }
 
-    // (base_data, offset, shape, strides, dtype) of a result: the Buffer the allocator gave.
+    // (base_data, offset, shape, strides, dtype) of a result: the memory the allocator gave.
     nb::tuple result(const device_array& r) const {
         const CUdeviceptr address = r.view().buffer()->address;
         nb::object base;
-        for (const auto& [handle, object] : made_)
-            if (reinterpret_cast<CUdeviceptr>(handle) == address)
+        for (const auto& [made_address, object] : made_)
+            if (made_address == address)
                 base = object;
         if (!base.is_valid())
             throw nb::value_error("internal: a result's Buffer was not made by the engine's allocator");
@@ -380,37 +383,44 @@ private:
         return values;
     }
 
-    // A Buffer object as the engine's memory: an owner of the C++ buffer inside it that keeps
-    // the Python object (and so a pool's block) alive.
-    static std::shared_ptr<const cl::buffer> kept(nb::object base) {
-        const cl::buffer* inside = nb::inst_ptr<cl::buffer>(base);
-        std::shared_ptr<void> holder(new nb::object(std::move(base)), [](void* p) {
+    // A Buffer or SVM object as the engine's memory, whose owner keeps the Python object (and
+    // so a pool's block) alive.
+    static std::shared_ptr<const array::device_buffer> memory_of(nb::object base) {
+        std::shared_ptr<void> holder(new nb::object(base), [](void* p) {
             nb::gil_scoped_acquire gil;
             delete static_cast<nb::object*>(p);
         });
-        return {holder, inside};
+        if (nb::isinstance<cl::svm_pointer>(base)) {
+            const cl::svm_pointer* svm = nb::inst_ptr<cl::svm_pointer>(base);
+            if (svm->released())
+                throw cl::logic_error("the array's SVM was released; keep SVM until the arrays over it are done",
+                                      CL_INVALID_VALUE, "Array");
+            return array::borrow(std::shared_ptr<const cl::svm_pointer>(holder, svm));
+        }
+        return array::borrow(std::shared_ptr<const cl::buffer>(holder, nb::inst_ptr<cl::buffer>(base)));
     }
 
-    // The engine's buffer_source: the allocator's Buffer (or a new one of the context),
-    // remembered so that result() finds the Python object of a result's memory.
-    std::shared_ptr<const cl::buffer> buffer(std::size_t bytes) {
+    // The engine's buffer_source: the allocator's Buffer or SVM (or a new Buffer of the
+    // context), remembered so that result() finds the Python object of a result's memory.
+    std::shared_ptr<const array::device_buffer> buffer(std::size_t bytes) {
         nb::object made;
         if (allocator_.is_none()) {
             const cl::context ctx = cl::context::wrap(backend_->queue().context_handle());
             made = nb::cast(cl::buffer::create(ctx, CL_MEM_READ_WRITE, bytes));
         } else {
             made = allocator_(bytes);
-            if (!nb::isinstance<cl::buffer>(made))
-                throw nb::type_error(("the array's allocator must return a Buffer, got " +
+            if (!nb::isinstance<cl::buffer>(made) && !nb::isinstance<cl::svm_pointer>(made))
+                throw nb::type_error(("the array's allocator must return a Buffer or SVM, got " +
                                       std::string(Py_TYPE(made.ptr())->tp_name))
                                          .c_str());
         }
-        made_.emplace_back(nb::inst_ptr<cl::buffer>(made)->handle(), made);
-        return kept(std::move(made));
+        std::shared_ptr<const array::device_buffer> memory = memory_of(made);
+        made_.emplace_back(memory->address, std::move(made));
+        return memory;
     }
 
     nb::object allocator_;
-    std::vector<std::pair<cl_mem, nb::object>> made_;  // the buffers made since the last result()
+    std::vector<std::pair<CUdeviceptr, nb::object>> made_;  // the memory made since the last result()
     std::shared_ptr<array::opencl_backend> backend_;
 };
 

@@ -87,6 +87,11 @@ cl::pooled_svm allocate_pooled_svm(svm_pool& pool, nb::handle size) {
     return as_cl_errors([&] { return cl::pooled_svm::allocate(pool, bytes); }, "SVMPool.allocate");
 }
 
+// The CommandQueue of `q`, or None.
+nb::object bound_queue_object(cl_command_queue q) {
+    return q ? nb::cast(cl::queue::wrap(q)) : nb::none();
+}
+
 // A second release is a mistake PyOpenCL reports as LogicError; `what` names the call.
 [[noreturn]] void already_released(const std::string& what) {
     throw cl::logic_error(what + ": the memory was already released; release it once", CL_INVALID_VALUE, what);
@@ -216,7 +221,13 @@ void bind_cl_tools(nb::module_& parent) {
         }, "Free the memory now (as the allocator frees it), once.")
         .def("enqueue_release", [](cl::svm_allocation& a, const cl::queue* q) { return a.enqueue_release(q); },
              "queue"_a.none() = nb::none(),
-             "Free the memory with clEnqueueSVMFree on `queue` (default: the allocator's queue); an Event.");
+             "Free the memory with clEnqueueSVMFree on `queue` (default: the bound queue); an Event.")
+        .def("bind_to_queue", &cl::svm_allocation::bind_to_queue, "queue"_a,
+             "Free the memory on `queue` from now on, after what the old queue queued on it.")
+        .def("unbind_from_queue", &cl::svm_allocation::unbind_from_queue,
+             "Wait for the bound queue, then free the memory at once when released.")
+        .def_prop_ro("_queue", [](const cl::svm_allocation& a) { return bound_queue_object(a.bound_queue()); },
+                     "The bound queue, or None (PyOpenCL's diagnostic attribute).");
 
     nb::class_<cl::pooled_svm, cl::svm_pointer>(m, "PooledSVM", "SVM from an SVMPool; dropping it returns it.")
         .def("release", [](cl::pooled_svm& p) { release_pooled_svm(p, nullptr, "PooledSVM.release"); },
@@ -225,7 +236,9 @@ void bind_cl_tools(nb::module_& parent) {
              [](cl::pooled_svm& p, const cl::queue* q) { release_pooled_svm(p, q, "PooledSVM.enqueue_release"); },
              "queue"_a.none() = nb::none(), "release(), waiting for `queue` instead of the bound queue when given.")
         .def("bind_to_queue", &cl::pooled_svm::bind_to_queue, "queue"_a)
-        .def("unbind_from_queue", &cl::pooled_svm::unbind_from_queue);
+        .def("unbind_from_queue", &cl::pooled_svm::unbind_from_queue)
+        .def_prop_ro("_queue", [](const cl::pooled_svm& p) { return bound_queue_object(p.bound_queue()); },
+                     "The bound queue, or None (PyOpenCL's diagnostic attribute).");
 
     auto pool_svm = nb::class_<svm_pool>(m, "SVMPool", "gpukit's binned memory pool of SVM.")
         .def("__init__", [](svm_pool* self, const cl::svm_allocator& allocator, nb::handle bits) {

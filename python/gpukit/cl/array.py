@@ -27,9 +27,10 @@ import numpy as np
 from gpukit import cl
 from gpukit._gpukit import Layout, LogicError, _ElementwiseSpec
 from gpukit._gpukit.cl import _ArrayEngine
+from gpukit._warnings import warn as _warn
 
 __all__ = [
-    "Array", "ArrayHasOffsetError", "to_device", "empty", "zeros", "empty_like", "zeros_like",
+    "Array", "ArrayHasOffsetError", "InconsistentOpenCLQueueWarning", "to_device", "empty", "zeros", "empty_like", "zeros_like",
     "arange", "as_strided", "concatenate", "stack", "hstack", "diff", "transpose", "reshape",
     "if_positive", "where", "maximum", "minimum", "logical_and", "logical_or", "logical_not",
     "sum", "dot", "vdot", "min", "max", "any", "all", "subset_dot", "subset_min", "subset_max",
@@ -45,6 +46,20 @@ class ArrayHasOffsetError(ValueError):
     def __init__(self, val="The operation you are attempting does not yet support arrays "
                  "that start at an offset from the beginning of their buffer."):
         super().__init__(val)
+
+
+class InconsistentOpenCLQueueWarning(UserWarning):
+    """An Array's queue is not the queue its SVM is bound to (freed on): the memory may be freed
+    while the array's queue still uses it."""
+
+
+def _check_svm_queue(data, queue):
+    if queue is not None and isinstance(data, cl.SVMPointer):
+        bound = getattr(data, "_queue", None)
+        if bound is not None and bound != queue:
+            _warn("Array has different queue from backing SVM memory. This may lead to the array getting "
+                  "deallocated sooner than expected, potentially leading to crashes.",
+                  InconsistentOpenCLQueueWarning)
 
 
 class _copy_queue:  # noqa: N801 (PyOpenCL's name): copy()'s default, the array's own queue
@@ -146,6 +161,8 @@ class Array:
             self.allocator, self.base_data, self.offset = allocator, data, offset
             self.size = _size
             self.events = []
+            if data.__class__ is not cl.Buffer:
+                _check_svm_queue(data, _queue)
             return
         if isinstance(cq, cl.CommandQueue):
             queue, context = cq, cq.context
@@ -175,6 +192,7 @@ class Array:
                 data = cl.Buffer(context, cl.mem_flags.READ_WRITE, builtins.max(nbytes, 1))
         self.base_data = data
         self.events = list(events) if events else []
+        _check_svm_queue(data, queue)
 
     # ---- what it is
 
@@ -277,7 +295,7 @@ class Array:
         if ary.dtype != self.dtype:
             raise TypeError(f"set: the host array's dtype {ary.dtype} differs from the array's {self.dtype}")
         queue = queue or self.queue
-        if self.flags.c_contiguous or self.flags.f_contiguous:  # any dtype, records and vectors too
+        if self.flags.forc and not isinstance(self.base_data, cl.SVMPointer):  # any dtype, records too
             host = np.asfortranarray(ary) if not self.flags.c_contiguous else np.ascontiguousarray(ary)
             if self.size:
                 _wait_for_events(queue, (self,))
@@ -294,7 +312,7 @@ class Array:
         queue = queue or self.queue
         fortran = self.flags.f_contiguous and not self.flags.c_contiguous
         host = np.empty(self.shape, self.dtype, order="F" if fortran else "C")
-        if self.size and (self.flags.c_contiguous or fortran):  # any dtype, records and vectors too
+        if self.size and (self.flags.c_contiguous or fortran) and not isinstance(self.base_data, cl.SVMPointer):
             _wait_for_events(queue, (self,))
             cl.enqueue_copy(queue, host, self.base_data, src_offset=self.offset, is_blocking=True)
         elif self.size:
@@ -308,7 +326,9 @@ class Array:
         """(host array, event): the copy is queued after the array's events and work, and the
         host array holds the elements once the event completes."""
         queue = queue or self.queue
-        source = self if self.flags.c_contiguous else self.copy(queue)
+        # enqueue_copy takes SVM from its start only
+        in_place = self.flags.c_contiguous and not (self.offset and isinstance(self.base_data, cl.SVMPointer))
+        source = self if in_place else self.copy(queue)
         host = np.empty(self.shape, self.dtype) if ary is None else ary
         if ary is not None and (ary.shape != self.shape or ary.dtype != self.dtype or not ary.flags.c_contiguous):
             raise TypeError("get_async: ary must be C-contiguous, of the array's shape and dtype")
@@ -348,7 +368,10 @@ class Array:
 
     def _zero_fill(self, queue=None, wait_for=None):
         """Every byte of the (contiguous) array set to zero, whatever its dtype."""
-        if self.nbytes:
+        if isinstance(self.base_data, cl.SVMPointer):  # enqueue_fill_buffer takes Buffers only
+            _barrier(queue or self.queue, wait_for)
+            self._engine(queue).assign(self, 0)
+        elif self.nbytes:
             cl.enqueue_fill_buffer(queue or self.queue, self.base_data, np.uint8(0), self.offset, self.nbytes,
                                    wait_for=wait_for)
 

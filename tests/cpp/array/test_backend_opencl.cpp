@@ -230,9 +230,12 @@ TEST_F(ArrayOnOpencl, BackendsOfOneContextShareKernelsThatGoWithTheLast) {
 // A backend with a buffer source takes its memory from there, and refuses what does not fit.
 TEST_F(ArrayOnOpencl, ABufferSourceGivesTheMemory) {
     std::vector<std::size_t> asked;
+    const auto buffer_of = [&](const cl::context& c, std::size_t bytes) {
+        return array::borrow(std::make_shared<const cl::buffer>(cl::buffer::create(c, CL_MEM_READ_WRITE, bytes)));
+    };
     array::opencl_backend pooled(*q, [&](std::size_t bytes) {
         asked.push_back(bytes);
-        return std::make_shared<const cl::buffer>(cl::buffer::create(*ctx, CL_MEM_READ_WRITE, bytes + 8));
+        return buffer_of(*ctx, bytes + 8);
     });
     const auto a = pooled.allocate(12);
     const auto empty = pooled.allocate(0);
@@ -241,17 +244,18 @@ TEST_F(ArrayOnOpencl, ABufferSourceGivesTheMemory) {
     const std::vector<int> values{1, 2, 3};
     pooled.write(*a, 0, std::as_bytes(std::span(values)));
 
-    array::opencl_backend short_one(*q, [&](std::size_t bytes) {
-        return std::make_shared<const cl::buffer>(cl::buffer::create(*ctx, CL_MEM_READ_WRITE, bytes - 1 + 1 / bytes));
-    });
+    array::opencl_backend short_one(*q, [&](std::size_t bytes) { return buffer_of(*ctx, bytes - 1 + 1 / bytes); });
     gpukit::test::expect_error<logic_error>([&] { (void)short_one.allocate(16); }, "gave 15 bytes for 16 asked");
-    array::opencl_backend nothing(*q, [](std::size_t) { return std::shared_ptr<const cl::buffer>(); });
-    gpukit::test::expect_error<logic_error>([&] { (void)nothing.allocate(4); }, "gave no buffer");
+    array::opencl_backend nothing(*q, [](std::size_t) { return std::shared_ptr<const array::device_buffer>(); });
+    gpukit::test::expect_error<logic_error>([&] { (void)nothing.allocate(4); }, "gave no memory");
     const cl::context other = cl::context::create(std::span<const cl::device>(&*dev, 1));
-    array::opencl_backend foreign(*q, [&](std::size_t bytes) {
-        return std::make_shared<const cl::buffer>(cl::buffer::create(other, CL_MEM_READ_WRITE, bytes));
-    });
+    array::opencl_backend foreign(*q, [&](std::size_t bytes) { return buffer_of(other, bytes); });
     gpukit::test::expect_error<logic_error>([&] { (void)foreign.allocate(4); }, "another context");
+    // CUDA memory is not OpenCL memory.
+    array::opencl_backend cuda_memory(*q, [](std::size_t bytes) {
+        return std::make_shared<const array::device_buffer>(array::device_buffer{0x1000, bytes, {}, array::memory_space::cuda});
+    });
+    gpukit::test::expect_error<logic_error>([&] { (void)cuda_memory.allocate(4); }, "not OpenCL memory");
 }
 
 TEST(ArrayOpenclSource, TheVariantsOpenclLacksAreRefused) {

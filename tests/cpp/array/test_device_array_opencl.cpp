@@ -437,3 +437,48 @@ TEST_F(DeviceArrayOnOpencl, ComplexMathFunctionsMatchTheHostLibrary) {
 }
 
 }  // namespace
+
+// Arrays over shared virtual memory: kernels take it as a pointer, copies are SVM copies, a
+// backend's buffer_source may give SVM for results, and SVM mixes with buffers.
+TEST_F(DeviceArrayOnOpencl, ArraysOverSharedVirtualMemory) {
+    if ((dev->svm_capabilities() & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) == 0)
+        GTEST_SKIP() << dev->name() << " has no coarse-grained buffer SVM";
+    const cl::svm_allocator allocator(*ctx, 0, CL_MEM_READ_WRITE, &*q);
+    const auto svm_backend = std::make_shared<array::opencl_backend>(*q, [&](std::size_t bytes) {
+        return array::borrow(std::make_shared<const cl::svm_allocation>(allocator, bytes));
+    });
+    std::vector<float> values(6 * 7);
+    for (std::size_t k = 0; k < values.size(); ++k)
+        values[k] = static_cast<float>(k) * 0.5f - 9.0f;
+    const device_array x = device_array::from_host(svm_backend, values, {6, 7});
+    ASSERT_TRUE(x.view().buffer()->svm);
+    const device_array y = 3 * x - 1;
+    ASSERT_TRUE(y.view().buffer()->svm);
+    const std::vector<float> got = y.to_host<float>();
+    for (std::size_t k = 0; k < values.size(); ++k)
+        ASSERT_EQ(got[k], 3 * values[k] - 1) << k;
+    // A reversed, strided view that starts inside the memory, in a kernel and a read.
+    const device_array view = x[{slice{{}, {}, -2}, slice{1, {}, 3}}];
+    const std::vector<float> doubled = (view + view).to_host<float>();
+    const std::vector<float> read = view.to_host<float>();
+    std::size_t n = 0;
+    for (std::int64_t r = 5; r >= 0; r -= 2)
+        for (std::int64_t c = 1; c < 7; c += 3, ++n) {
+            ASSERT_EQ(read[n], values[r * 7 + c]) << r << ", " << c;
+            ASSERT_EQ(doubled[n], 2 * values[r * 7 + c]) << r << ", " << c;
+        }
+    // SVM given by hand and a buffer of the default backend's kind mix in one kernel.
+    auto lent = std::make_shared<cl::svm_allocation>(allocator, 4 * sizeof(std::int32_t));
+    const std::shared_ptr<const array::device_buffer> memory = array::borrow(lent);
+    device_array s(array::ndarray(memory, dtype::int32, layout({4}, {4}, 4, 0)), device);
+    const std::vector<std::int32_t> five_to_eight{5, 6, 7, 8};
+    s.assign_from_host(std::as_bytes(std::span(five_to_eight)));
+    const device_array b = device_array::from_host(device, std::vector<std::int32_t>{1, 2, 3, 4});
+    EXPECT_EQ((s * b).to_host<std::int32_t>(), (std::vector<std::int32_t>{5, 12, 21, 32}));
+    EXPECT_EQ(array::sum(s).item<std::int64_t>(), 26);
+    // Released under the array: refused, not read.
+    lent->release();
+    gpukit::test::expect_error<logic_error>([&] { (void)(s + 1).to_host<std::int32_t>(); }, "released");
+    gpukit::test::expect_error<logic_error>([&] { (void)array::borrow(std::shared_ptr<const cl::svm_pointer>(lent)); },
+                                            "released");
+}
