@@ -17,7 +17,7 @@ namespace gpukit::array::detail {
 
 namespace {
 
-struct loaded_kernel {
+struct module_kernel {
     std::shared_ptr<const cuda::function> function;
     unsigned full_grid;
     unsigned max_block;
@@ -30,7 +30,7 @@ struct loaded_modules {
 
     struct entry {
         cuda::module module;
-        std::vector<std::pair<std::string, loaded_kernel>> kernels;  // few per module
+        std::vector<std::pair<std::string, module_kernel>> kernels;  // few per module
     };
 
     const cuda::context_state_ptr owner;
@@ -39,7 +39,7 @@ struct loaded_modules {
     std::unordered_map<std::uint64_t, entry> generated;  // gpukit's own kernels, by new_kernel_key()
 };
 
-loaded_kernel describe(cuda::function f, const cuda::context& ctx) {
+module_kernel describe(cuda::function f, const cuda::context& ctx) {
     // Resident blocks per multiprocessor, limited by threads and by registers (rounded up to
     // the allocation unit of 8 per thread); the kernels use no dynamic shared memory and
     // little static shared memory.
@@ -51,13 +51,13 @@ loaded_kernel describe(cuda::function f, const cuda::context& ctx) {
                                             registers / (per_thread * static_cast<int>(block_size))));
     const int mps = dev.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     const int max_block = f.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    return loaded_kernel{std::make_shared<const cuda::function>(std::move(f)), static_cast<unsigned>(per_mp * std::max(1, mps)),
+    return module_kernel{std::make_shared<const cuda::function>(std::move(f)), static_cast<unsigned>(per_mp * std::max(1, mps)),
                          static_cast<unsigned>(std::max(1, max_block))};
 }
 
 // The kernel `name` of the loaded entry, taken from its module on first use. Called with
 // the cache's lock held.
-const loaded_kernel& kernel_of(loaded_modules::entry& e, const std::string& name, const cuda::context& ctx) {
+const module_kernel& kernel_of(loaded_modules::entry& e, const std::string& name, const cuda::context& ctx) {
     for (const auto& [kernel_name, k] : e.kernels)
         if (kernel_name == name)
             return k;
@@ -76,7 +76,7 @@ cached_kernel find_or_load(std::unordered_map<Key, loaded_modules::entry> loaded
     {
         std::lock_guard lock(cache->mutex);
         if (auto found = modules.find(key); found != modules.end()) {
-            const loaded_kernel& k = kernel_of(found->second, name, ctx);
+            const module_kernel& k = kernel_of(found->second, name, ctx);
             return cached_kernel{ctx.state(), k.function, k.full_grid, k.max_block};
         }
     }
@@ -86,7 +86,7 @@ cached_kernel find_or_load(std::unordered_map<Key, loaded_modules::entry> loaded
     cuda::module loaded = cuda::module::from_image(compile(), cache->owner);
     std::lock_guard lock(cache->mutex);
     auto& e = modules.try_emplace(key, loaded_modules::entry{std::move(loaded), {}}).first->second;
-    const loaded_kernel& k = kernel_of(e, name, ctx);
+    const module_kernel& k = kernel_of(e, name, ctx);
     return cached_kernel{ctx.state(), k.function, k.full_grid, k.max_block};
 }
 

@@ -23,7 +23,7 @@ namespace {
 constexpr unsigned max_threads = 8;
 
 // The pool that helps the caller copy; never destroyed (see worker_pool.hpp).
-detail::worker_pool& pool() {
+detail::worker_pool& copy_helpers() {
     static detail::worker_pool* instance = new detail::worker_pool(parallel_memcpy_threads() - 1);
     return *instance;
 }
@@ -118,8 +118,8 @@ void detail::parallel_memcpy_in_pieces(void* dst, const void* src, std::size_t b
     job->piece = ((bytes + pieces - 1) / pieces + 4095) / 4096 * 4096;
     job->pieces = pieces;
     // Each helper copies pieces until none is left, so one per idle worker is plenty.
-    for (unsigned i = 1; i < std::min(pieces, pool().workers() + 1); ++i)
-        pool().submit([job] { job->copy_pieces(); });
+    for (unsigned i = 1; i < std::min(pieces, copy_helpers().workers() + 1); ++i)
+        copy_helpers().submit([job] { job->copy_pieces(); });
     job->copy_pieces();
     std::unique_lock lock(job->mutex);
     job->done.wait(lock, [&] { return job->finished == job->pieces; });

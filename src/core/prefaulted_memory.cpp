@@ -39,7 +39,7 @@ std::size_t page_size() noexcept {
     return size;
 }
 
-detail::worker_pool& pool() {
+detail::worker_pool& fault_helpers() {
     static detail::worker_pool* instance = new detail::worker_pool(prefaulted_memory::background_threads());
     return *instance;
 }
@@ -259,9 +259,9 @@ prefaulted_memory prefaulted_memory::allocate(std::size_t bytes) {
     prefaulted_memory memory(data, bytes, mapped, nullptr);
     memory.job_ = std::make_shared<detail::prefault_job>(data, mapped);
     const std::size_t pieces = (mapped + huge_page - 1) / huge_page;
-    const unsigned helpers = static_cast<unsigned>(std::min<std::size_t>(pool().workers(), pieces));
+    const unsigned helpers = static_cast<unsigned>(std::min<std::size_t>(fault_helpers().workers(), pieces));
     for (unsigned i = 0; i < helpers; ++i)
-        pool().submit([job = memory.job_] { job->fault_pieces(); });
+        fault_helpers().submit([job = memory.job_] { job->fault_pieces(); });
     return memory;
 }
 

@@ -53,6 +53,13 @@ std::vector<std::string_view> split_words(std::string_view text) {
     return words;
 }
 
+std::string join_words(const std::vector<std::string>& words) {
+    std::string joined;
+    for (const auto& w : words)
+        joined += (joined.empty() ? "" : " ") + w;
+    return joined;
+}
+
 namespace {
 struct descriptor {
     int fd;

@@ -172,13 +172,6 @@ std::string key_of(const prepared_request& p, const std::string& nvrtc_identity)
     return hash.hex_digest();
 }
 
-std::string join(const std::vector<std::string>& words) {
-    std::string joined;
-    for (const auto& w : words)
-        joined += (joined.empty() ? "" : " ") + w;
-    return joined;
-}
-
 void add_notes(compile_outcome& outcome, const std::vector<option_note>& notes) {
     for (const auto& note : notes)
         outcome.notes.push_back(note.option + ": " + note.note);
@@ -250,7 +243,7 @@ compile_outcome with_nvrtc(const prepared_request& p, compiled_program program, 
     if (p.translated.warnings_are_errors && program.log.find("warning") != std::string::npos)
         throw compile_error("NVRTC warned while compiling " + p.request.options.name +
                                 ", and -Werror=all-warnings makes warnings errors:\n" + program.log,
-                            program.log, join(program.options));
+                            program.log, join_words(program.options));
     std::string kept_dir = p.keep ? keep_files(p, program) : std::string();
     compile_outcome outcome = outcome_of(std::move(program), "nvrtc", p.translated.nvrtc_notes, std::move(kept_dir));
     if (default_device)
@@ -289,11 +282,11 @@ compile_outcome compile_prepared(const prepared_request& p) {
             } catch (const compile_error& e) {
                 throw compile_error(failure.message + "\nnvcc (" + nvcc + "), tried next, failed too:\n" + e.what(),
                                     "NVRTC:\n" + failure.log + "\nnvcc:\n" + e.log(),
-                                    join(failure.options) + "\n" + e.command_line(), e.stdout_text());
+                                    join_words(failure.options) + "\n" + e.command_line(), e.stdout_text());
             }
         }
     }
-    throw compile_error(failure.message, failure.log, join(failure.options));
+    throw compile_error(failure.message, failure.log, join_words(failure.options));
 }
 
 }  // namespace

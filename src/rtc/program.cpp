@@ -77,13 +77,6 @@ std::string first_errors(const std::string& log) {
     return picked.empty() ? "\n  (NVRTC gave no error lines; see the log)" : picked;
 }
 
-std::string join(const std::vector<std::string>& words) {
-    std::string joined;
-    for (const auto& w : words)
-        joined += (joined.empty() ? "" : " ") + w;
-    return joined;
-}
-
 // The header of NVRTC's "could not open source file \"X\"", or empty.
 std::string missing_header(const std::string& log) {
     const std::string marker = "open source file \"";
@@ -321,7 +314,7 @@ std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view sourc
 compiled_program compile(std::string_view source, const compile_options& options) {
     auto outcome = try_compile(source, options);
     if (auto* failure = std::get_if<nvrtc_failure>(&outcome))
-        throw compile_error(failure->message, failure->log, join(failure->options));
+        throw compile_error(failure->message, failure->log, join_words(failure->options));
     return std::get<compiled_program>(std::move(outcome));
 }
 

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #define GPUKIT_REQUIRE_NVRTC()                                           \
     do {                                                                 \
@@ -16,6 +18,11 @@
     } while (false)
 
 namespace gpukit::test {
+
+// Whether the bytes of a compiled image (PTX, CUBIN, LTO-IR) hold `needle`.
+inline bool image_contains(const std::vector<char>& bytes, const std::string& needle) {
+    return std::search(bytes.begin(), bytes.end(), needle.begin(), needle.end()) != bytes.end();
+}
 
 // Compiling for sm_90, which needs no GPU; nothing else set.
 inline rtc::compile_options sm90_options() {

@@ -48,6 +48,8 @@ std::vector<std::string_view> split_lines(std::string_view text);
 std::vector<std::string_view> split(std::string_view text, char separator);
 // The whitespace-separated words of `text`.
 std::vector<std::string_view> split_words(std::string_view text);
+// `words` separated by single spaces.
+std::string join_words(const std::vector<std::string>& words);
 
 // The whole content of `path` when it is a regular file (symbolic links followed) of at
 // most `max_bytes`, else nullopt: missing, unreadable, larger, or not a regular file. It

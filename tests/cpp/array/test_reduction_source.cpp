@@ -22,7 +22,7 @@ using test::contains;
 using role = reduction_param_kind;
 
 
-const dtype index_types[] = {dtype::int8,  dtype::int16,  dtype::int32,  dtype::int64,
+const dtype reduction_index_types[] = {dtype::int8,  dtype::int16,  dtype::int32,  dtype::int64,
                              dtype::uint8, dtype::uint16, dtype::uint32, dtype::uint64};
 
 // The variant's source: the strided one over three axes.
@@ -66,7 +66,7 @@ TEST(ReductionSource, ConversionsCompile) {
 
 TEST(ReductionSource, SubsetsCompile) {
     GPUKIT_REQUIRE_NVRTC();
-    for (dtype index : index_types) {
+    for (dtype index : reduction_index_types) {
         SCOPED_TRACE(std::string(name(index)));
         test::expect_generated_kernel_compiles(source_of(subset_sum_spec(index, dtype::float32, dtype::float32), reduction_variant::vectorized));
     }

@@ -34,7 +34,7 @@ __kernel void spin(__global int* out, int rounds) {
 }
 )";
 
-constexpr size_t count = 1 << 18;
+constexpr size_t element_count = 1 << 18;
 
 // Host memory handed to OpenCL as an owner: when it goes, it records what it held and that it
 // went, so a test can see when it was dropped and what the command had written into it.
@@ -92,19 +92,19 @@ protected:
 };
 
 std::vector<int> iota_values(int first) {
-    std::vector<int> values(count);
+    std::vector<int> values(element_count);
     std::iota(values.begin(), values.end(), first);
     return values;
 }
 
 TEST_F(ClLifetime, ADroppedReadWritesIntoMemoryThatIsStillOwned) {
     const std::vector<int> expected = iota_values(-5);
-    cl::buffer source = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, count * sizeof(int));
-    cl::enqueue_write(*q, source, 0, expected.data(), count * sizeof(int), true);
+    cl::buffer source = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, element_count * sizeof(int));
+    cl::enqueue_write(*q, source, 0, expected.data(), element_count * sizeof(int), true);
     keep_busy();
     {
-        auto destination = tracked(std::vector<int>(count, 0));
-        cl::event done = cl::enqueue_read(*q, source, 0, destination->values.data(), count * sizeof(int), false);
+        auto destination = tracked(std::vector<int>(element_count, 0));
+        cl::event done = cl::enqueue_read(*q, source, 0, destination->values.data(), element_count * sizeof(int), false);
         done.keep_until_complete(destination);
     }  // the event and the program's reference are gone; the read has not even started
     EXPECT_FALSE(dropped.load());
@@ -115,28 +115,28 @@ TEST_F(ClLifetime, ADroppedReadWritesIntoMemoryThatIsStillOwned) {
 
 TEST_F(ClLifetime, ADroppedWriteReadsMemoryThatIsStillOwned) {
     const std::vector<int> expected = iota_values(11);
-    cl::buffer destination = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, count * sizeof(int));
+    cl::buffer destination = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, element_count * sizeof(int));
     keep_busy();
     {
         auto source = tracked(expected);
-        cl::enqueue_write(*q, destination, 0, source->values.data(), count * sizeof(int), false)
+        cl::enqueue_write(*q, destination, 0, source->values.data(), element_count * sizeof(int), false)
             .keep_until_complete(source);
     }
     EXPECT_FALSE(dropped.load());
     q->finish();
-    std::vector<int> back(count);
-    cl::enqueue_read(*q, destination, 0, back.data(), count * sizeof(int), true);
+    std::vector<int> back(element_count);
+    cl::enqueue_read(*q, destination, 0, back.data(), element_count * sizeof(int), true);
     EXPECT_EQ(back, expected);
     EXPECT_TRUE(dropped_within_seconds(10));
 }
 
 TEST_F(ClLifetime, WaitLetsGoOfTheOwnerAtOnce) {
-    cl::buffer source = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, count * sizeof(int));
+    cl::buffer source = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, element_count * sizeof(int));
     const std::vector<int> expected = iota_values(3);
-    cl::enqueue_write(*q, source, 0, expected.data(), count * sizeof(int), true);
+    cl::enqueue_write(*q, source, 0, expected.data(), element_count * sizeof(int), true);
     keep_busy();
-    auto destination = tracked(std::vector<int>(count, 0));
-    cl::event done = cl::enqueue_read(*q, source, 0, destination->values.data(), count * sizeof(int), false);
+    auto destination = tracked(std::vector<int>(element_count, 0));
+    cl::event done = cl::enqueue_read(*q, source, 0, destination->values.data(), element_count * sizeof(int), false);
     done.keep_until_complete(std::move(destination));
     done.wait();
     EXPECT_TRUE(dropped.load());  // in this thread, before wait() returned
@@ -153,13 +153,13 @@ TEST_F(ClLifetime, AnEventKeepsOneOwner) {
 
 TEST_F(ClLifetime, UseHostPtrMemoryLivesUntilOpenClDestroysTheBuffer) {
     const std::vector<int> expected = iota_values(100);
-    auto host = tracked(std::vector<int>(count, 0));
+    auto host = tracked(std::vector<int>(element_count, 0));
     void* host_ptr = host->values.data();
     std::optional<cl::buffer> b;
-    b.emplace(cl::buffer::create(*ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, count * sizeof(int), host_ptr,
+    b.emplace(cl::buffer::create(*ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, element_count * sizeof(int), host_ptr,
                                  std::move(host)));
     keep_busy();
-    cl::event written = cl::enqueue_write(*q, *b, 0, expected.data(), count * sizeof(int), false);
+    cl::event written = cl::enqueue_write(*q, *b, 0, expected.data(), element_count * sizeof(int), false);
     b.reset();  // the queued write still holds the buffer, and so its host memory
     if (dropped.load())  // a fast device may have finished the write already
         EXPECT_EQ(written.status(), CL_COMPLETE);
@@ -167,7 +167,7 @@ TEST_F(ClLifetime, UseHostPtrMemoryLivesUntilOpenClDestroysTheBuffer) {
     ASSERT_TRUE(dropped_within_seconds(10));  // the buffer went with the write's last reference
     // What the host memory holds at the end is the implementation's choice: PoCL writes
     // through to it; NVIDIA keeps the data on the device and writes back only when mapped.
-    if (last_values != std::vector<int>(count, 0))
+    if (last_values != std::vector<int>(element_count, 0))
         EXPECT_EQ(last_values, expected);
 }
 

@@ -29,23 +29,23 @@ constexpr const char* scaled_source = R"(
         out[i] = SCALE * i + offset;
     })";
 
-constexpr int count = 64;
+constexpr int work_items = 64;
 
 // Runs kernel `k` (a `scaled`) on `q` with offset `offset`; the results.
 std::vector<std::int32_t> run_scaled(const cl::context& ctx, const cl::queue& q, cl::kernel& k, std::int32_t offset) {
-    auto out = cl::buffer::create(ctx, CL_MEM_READ_WRITE, count * sizeof(std::int32_t));
+    auto out = cl::buffer::create(ctx, CL_MEM_READ_WRITE, work_items * sizeof(std::int32_t));
     k.set_arg(0, out);
     k.set_arg_value(1, offset);
-    const size_t global[] = {count};
+    const size_t global[] = {work_items};
     cl::enqueue_nd_range(q, k, global);
-    std::vector<std::int32_t> result(count);
+    std::vector<std::int32_t> result(work_items);
     cl::enqueue_read(q, out, 0, result.data(), result.size() * sizeof(std::int32_t), true);
     return result;
 }
 
 std::vector<std::int32_t> expected_scaled(int scale, std::int32_t offset) {
-    std::vector<std::int32_t> values(count);
-    for (int i = 0; i < count; ++i)
+    std::vector<std::int32_t> values(work_items);
+    for (int i = 0; i < work_items; ++i)
         values[i] = scale * i + offset;
     return values;
 }

@@ -31,13 +31,13 @@ struct fake_kernels {
     std::shared_ptr<fake_pool> pool;
 };
 
-context_state_ptr fake_context() {
+context_state_ptr counted_fake_context() {
     pool_counts = kernel_counts = {};
     return std::make_shared<detail::context_state>(nullptr, 0, detail::context_state::ownership::borrowed);
 }
 
 TEST(ContextCache, OneCachePerTypeMadeOnFirstUse) {
-    const context_state_ptr state = fake_context();
+    const context_state_ptr state = counted_fake_context();
     const auto a = context_cache<fake_pool>(*state);
     const auto b = context_cache<fake_pool>(*state);
     EXPECT_EQ(a, b);
@@ -46,7 +46,7 @@ TEST(ContextCache, OneCachePerTypeMadeOnFirstUse) {
 }
 
 TEST(ContextCache, BorrowedPointersDoNotOwnTheContext) {
-    const context_state_ptr state = fake_context();
+    const context_state_ptr state = counted_fake_context();
     const auto cache = context_cache<fake_kernels>(*state);  // makes a fake_pool too
     EXPECT_EQ(state.use_count(), 1);
     EXPECT_EQ(kernel_counts.made, 1);
@@ -56,7 +56,7 @@ TEST(ContextCache, BorrowedPointersDoNotOwnTheContext) {
 TEST(ContextCache, TheContextDestroysItsCaches) {
     std::weak_ptr<detail::context_state> watch;
     {
-        context_state_ptr state = fake_context();
+        context_state_ptr state = counted_fake_context();
         watch = state;
         context_cache<fake_kernels>(*state);
     }
@@ -66,7 +66,7 @@ TEST(ContextCache, TheContextDestroysItsCaches) {
 }
 
 TEST(ContextCache, DroppingOneTypeKeepsTheOthers) {
-    const context_state_ptr state = fake_context();
+    const context_state_ptr state = counted_fake_context();
     context_cache<fake_pool>(*state);
     const auto kernels = context_cache<fake_kernels>(*state);
     detail::drop_caches(*state, &detail::cache_tag<fake_kernels>);
@@ -77,7 +77,7 @@ TEST(ContextCache, DroppingOneTypeKeepsTheOthers) {
 }
 
 TEST(ContextCache, DroppingAllReleasesEverything) {
-    const context_state_ptr state = fake_context();
+    const context_state_ptr state = counted_fake_context();
     context_cache<fake_kernels>(*state);
     detail::drop_caches(*state, nullptr);
     EXPECT_EQ(kernel_counts.destroyed, 1);

@@ -1,5 +1,7 @@
 #include "gpukit/memory/bins.hpp"
 
+#include "byte_sizes.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,7 @@ namespace {
 
 using gpukit::memory::bin_layout;
 
-constexpr std::size_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+using gpukit::test::GiB, gpukit::test::KiB, gpukit::test::MiB;
 
 // The worked example of docs/memory-pool.md and the values PyOpenCL's documented scheme gives
 // (the largest size sharing the request's leading bits), checked at compile time.

@@ -1,8 +1,10 @@
 // The memory pool over the null allocator: bins, counters, raw frees, out-of-memory
 // recovery, the held-bytes cap, tracing and destruction. Threads are in test_pool_threads.cpp.
-#include "expect_error.hpp"
 #include "gpukit/memory/null_allocator.hpp"
 #include "gpukit/memory/pool.hpp"
+
+#include "byte_sizes.hpp"
+#include "expect_error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +25,7 @@ using gpukit::memory::pool_event_kind;
 using gpukit::memory::pool_stats;
 using pool = memory_pool<null_allocator>;
 
-constexpr std::size_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+using gpukit::test::GiB, gpukit::test::KiB, gpukit::test::MiB;
 
 // The block size of the bin `size` falls into with the default four leading bits: a request
 // of exactly that size wastes nothing (exact(MiB) == MiB + 64 KiB - 1).

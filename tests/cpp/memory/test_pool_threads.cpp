@@ -7,6 +7,8 @@
 #include "gpukit/memory/null_allocator.hpp"
 #include "gpukit/memory/pool.hpp"
 
+#include "byte_sizes.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -30,7 +32,7 @@ using pool = memory_pool<null_allocator>;
 using state = gpukit::memory::detail::pool_state<null_allocator>;
 
 constexpr int thread_count = 8;
-constexpr std::size_t MiB = 1 << 20;
+using gpukit::test::MiB;
 constexpr std::size_t sizes[] = {100, 1000, 4096, 65536, 1 << 20, (1 << 20) + 1, 3 << 20};
 
 template <class Pool>

@@ -6,6 +6,8 @@
 #include "gpukit/rtc/nvjitlink.hpp"
 #include "gpukit/rtc/program.hpp"
 
+#include "nvrtc_test.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,10 +23,6 @@ constexpr const char* parent_and_child = R"(
 __global__ void child(int *out, int base) { out[base + threadIdx.x] = base + threadIdx.x; }
 __global__ void parent(int *out) { child<<<1, 32>>>(out, blockIdx.x * 32); }
 )";
-
-bool contains(const std::vector<char>& bytes, const std::string& needle) {
-    return std::search(bytes.begin(), bytes.end(), needle.begin(), needle.end()) != bytes.end();
-}
 
 class link_test : public ::testing::Test {
 protected:
@@ -50,8 +48,8 @@ TEST_F(link_test, kernel_launching_a_kernel_links_with_cudadevrt) {
     linker.add_file(rtc::find_device_library("cudadevrt"), rtc::link_input::library);
     const std::vector<char> cubin = linker.complete();
     EXPECT_EQ(std::string(cubin.data(), 4), "\x7f" "ELF");
-    EXPECT_TRUE(contains(cubin, "parent"));
-    EXPECT_TRUE(contains(cubin, "child"));
+    EXPECT_TRUE(gpukit::test::image_contains(cubin, "parent"));
+    EXPECT_TRUE(gpukit::test::image_contains(cubin, "child"));
     EXPECT_THROW(linker.complete(), logic_error);
 }
 

@@ -30,17 +30,13 @@ __global__ void doublify(float *a)
 }
 )";
 
-bool contains(const std::vector<char>& bytes, const std::string& needle) {
-    return std::search(bytes.begin(), bytes.end(), needle.begin(), needle.end()) != bytes.end();
-}
-
 TEST(rtc_program, compiles_a_cubin_with_the_plain_kernel_name) {
     GPUKIT_REQUIRE_NVRTC();
     rtc::compile_options options = test::sm90_options();
     const rtc::compiled_program program = rtc::compile(doublify, options);
     ASSERT_FALSE(program.cubin.empty());
     EXPECT_EQ(std::string(program.cubin.data(), 4), "\x7f" "ELF");
-    EXPECT_TRUE(contains(program.cubin, "doublify"));
+    EXPECT_TRUE(gpukit::test::image_contains(program.cubin, "doublify"));
     EXPECT_TRUE(program.ptx.empty());
     EXPECT_EQ(program.image(), program.cubin);
 }
