@@ -264,10 +264,17 @@ void opencl_backend::launch(const loaded_kernel& k, const launch_shape& shape, s
     const std::size_t global = static_cast<std::size_t>(shape.groups_x) * shape.group_size;
     const std::size_t local = shape.group_size;
     cl::event done = cl::enqueue_nd_range(queue_, built.kernel, std::span(&global, 1), std::span(&local, 1));
-    if (!svm_owners.empty()) {
-        const std::lock_guard svm_lock(svm_mutex_);
+    const std::lock_guard launches_lock(launches_mutex_);
+    last_launch_ = cl::detail::retained<cl_event>(done.handle());
+    if (!svm_owners.empty())
         svm_in_use_.push_back({std::move(done), std::move(svm_owners)});
-    }
+}
+
+std::optional<cl::event> opencl_backend::last_event() const {
+    const std::lock_guard lock(launches_mutex_);
+    if (!last_launch_)
+        return std::nullopt;
+    return cl::event::wrap(last_launch_.get());
 }
 
 void opencl_backend::synchronize() {
@@ -277,7 +284,7 @@ void opencl_backend::synchronize() {
 
 void opencl_backend::drop_finished_svm(bool all) {
     std::vector<svm_in_use> finished;  // dropped after the lock, where freeing SVM may take time
-    const std::lock_guard lock(svm_mutex_);
+    const std::lock_guard lock(launches_mutex_);
     if (svm_in_use_.empty())
         return;
     const auto over = [all](const svm_in_use& u) {

@@ -430,6 +430,52 @@ def test_wait_for_holds_an_operation_back_until_its_events(ctx, queue):
     assert bool(x.any(wait_for=[gate]).get()) and bool(x.all().get())
 
 
+def test_each_operation_leaves_its_event_on_the_array_it_writes(ctx, queue):
+    x = clrandom.rand(queue, (5, 10), np.float32)
+    assert len(x.events) == 1 and isinstance(x.events[0], cl.Event)
+    x.finish()
+    assert x.events == []
+    for y in (x + x, 2 * x, x / 2, x ** 2, -x, x.astype(np.float64) if has_double(queue) else x.copy()):
+        assert len(y.events) == 1
+        y.events[0].wait()
+        assert y.events[0].command_execution_status == cl.command_execution_status.COMPLETE
+    assert cla.sum(x).events  # PyOpenCL's has one per stage, gpukit's the last stage's
+    for _ in range(10):
+        x.fill(0)
+    assert len(x.events) == 10
+    for _ in range(300):
+        x.fill(1)
+    assert len(x.events) <= 13  # past twelve, the oldest four are waited for and forgotten
+    x += 1
+    assert len(x.events) <= 13
+    np.testing.assert_array_equal(x.get(), np.full((5, 10), 2, np.float32))
+    # A view shares its array's events.
+    view = x[1:3]
+    view.fill(5)
+    assert x.events[-1] is view.events[-1]
+
+
+def test_an_added_event_holds_back_the_next_operations_of_the_array_and_its_views(ctx, queue):
+    x = cla.zeros(queue, 64, np.int32)
+    gate = cl.UserEvent(ctx)
+    x.add_event(gate)
+    y = x[::2] + 1 if STRIDED else x[:32] + 1
+    z = x + 2
+    assert y.events[0].command_execution_status != cl.command_execution_status.COMPLETE
+    assert z.events[0].command_execution_status != cl.command_execution_status.COMPLETE
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    np.testing.assert_array_equal(z.get(), np.full(64, 2, np.int32))
+    np.testing.assert_array_equal(y.get(), np.ones(32, np.int32))
+    # An operation on another queue waits for the array's own events.
+    other = cl.CommandQueue(ctx)
+    gate2 = cl.UserEvent(ctx)
+    x.add_event(gate2)
+    x.fill(9)
+    w = x.copy(queue=other)
+    gate2.set_status(cl.command_execution_status.COMPLETE)
+    np.testing.assert_array_equal(w.get(), np.full(64, 9, np.int32))
+
+
 def test_diff_takes_its_queue_and_allocator(queue):
     pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(queue))
     a = np.arange(20, dtype=np.float32) ** 2

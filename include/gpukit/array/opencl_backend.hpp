@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ public:
     void synchronize() override;
 
     const cl::queue& queue() const noexcept { return queue_; }
+    // The completion of the last kernel this backend queued (empty before the first): as the
+    // queue runs in order, the completion of an operation (PyOpenCL's arrays keep it).
+    std::optional<cl::event> last_event() const;
 
 private:
     struct built_kernel;
@@ -77,8 +81,9 @@ private:
     unsigned group_size_;
     unsigned full_grid_;
     std::shared_ptr<program_cache> programs_;  // shared by the backends of one context and device
-    std::mutex svm_mutex_;
+    mutable std::mutex launches_mutex_;  // guards what launches leave: the two below
     std::vector<svm_in_use> svm_in_use_;
+    cl::detail::retained<cl_event> last_launch_;
 };
 
 // An OpenCL buffer as array memory (device_buffer::space opencl), kept alive by the result.

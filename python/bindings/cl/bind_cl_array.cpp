@@ -127,8 +127,9 @@ public:
         return {std::nullopt, std::move(s)};
     }
 
-    // (base_data, offset, shape, strides, dtype) of a result: the memory the allocator gave.
-    nb::tuple result(const device_array& r) const {
+    // (base_data, offset, shape, strides, dtype, event) of a result: the memory the allocator
+    // gave, and the completion of the kernel that wrote it (None for a new empty array).
+    nb::tuple result(const device_array& r, bool written = true) const {
         const CUdeviceptr address = r.view().buffer()->address;
         nb::object base;
         for (const auto& [made_address, object] : made_)
@@ -138,7 +139,14 @@ public:
             throw nb::value_error("internal: a result's Buffer was not made by the engine's allocator");
         const layout& l = r.view().layout();
         return nb::make_tuple(base, l.offset(), as_tuple(l.shape()), as_tuple(l.strides()),
-                              nb::borrow(numpy_dtype(r.type())));
+                              nb::borrow(numpy_dtype(r.type())), written ? last_event() : nb::none());
+    }
+
+    // The completion of the last kernel queued (PyOpenCL's arrays keep one per operation), or
+    // None before the first.
+    nb::object last_event() const {
+        std::optional<cl::event> e = backend_->last_event();
+        return e ? nb::cast(std::move(*e)) : nb::none();
     }
 
     nb::tuple empty(nb::handle shape, nb::handle dtype, bool fortran) {
@@ -146,7 +154,8 @@ public:
         const std::optional<array::dtype> t = kernel_type(dtype);
         if (!t)
             throw nb::type_error("this dtype has no kernels");
-        return result(device_array::empty(backend_, int_tuple(shape), *t, fortran ? order::f : order::c));
+        return result(device_array::empty(backend_, int_tuple(shape), *t, fortran ? order::f : order::c),
+                      /*written=*/false);
     }
 
     nb::tuple binary(std::string_view name, nb::handle x, nb::handle y) {
@@ -162,7 +171,7 @@ public:
         throw nb::type_error("a binary operation needs an Array operand");
     }
 
-    void update(std::string_view name, nb::handle target, nb::handle y) {
+    nb::object update(std::string_view name, nb::handle target, nb::handle y) {
         const call scope{*this};
         const array::binary_op op = binary_op_named(name);
         device_array t = borrowed(target);
@@ -171,6 +180,7 @@ public:
             t.update(op, *b.a);
         else
             t.update(op, *b.s);
+        return last_event();
     }
 
     nb::tuple unary(std::string_view name, nb::handle x) {
@@ -202,7 +212,7 @@ public:
         return result(borrowed(x).copy());
     }
 
-    void assign(nb::handle target, nb::handle value) {
+    nb::object assign(nb::handle target, nb::handle value) {
         const call scope{*this};
         device_array t = borrowed(target);
         operand v = operand_of(value);
@@ -210,6 +220,7 @@ public:
             t.assign(*v.a);
         else
             t.assign(*v.s);
+        return last_event();
     }
 
     nb::tuple where(nb::handle condition, nb::handle then, nb::handle otherwise) {
@@ -280,9 +291,10 @@ public:
     }
 
     // Philox's uniform numbers (or bits) of `key` written into the contiguous `target`.
-    void fill_rand(nb::handle target, std::uint64_t key) {
+    nb::object fill_rand(nb::handle target, std::uint64_t key) {
         const device_array t = borrowed(target);
         random::fill_rand(t.view(), key, *backend_);
+        return last_event();
     }
 
     // target[...] = host (C-contiguous, of target's dtype and size); blocking.
@@ -300,34 +312,37 @@ public:
 
     // The kernel of `spec` (gpukit._gpukit._ElementwiseSpec) over `args`: Arrays for its array
     // parameters (of one shape), the bytes of a value of the parameter's type for its scalars.
-    void run(const array::elementwise_spec& spec, nb::list args) {
+    nb::object run(const array::elementwise_spec& spec, nb::list args) {
         std::vector<device_array> arrays;  // keep the borrowed buffers through the launch
         const std::vector<array::elementwise_arg> values = kernel_args(spec.name(), spec.params(), args, arrays);
         array::run(spec, values, *backend_);
+        return last_event();
     }
 
     // The generic scan `spec` over i in [0, n), its arguments as run()'s; the scratch memory
     // comes from the allocator.
-    void scan(const array::generic_scan_spec& spec, nb::list args, std::int64_t n) {
+    nb::object scan(const array::generic_scan_spec& spec, nb::list args, std::int64_t n) {
         const call scope{*this};
         std::vector<device_array> arrays;
         const std::vector<array::elementwise_arg> values = kernel_args(spec.name_prefix(), spec.params(), args, arrays);
         array::run(spec, values, n, *backend_);
+        return last_event();
     }
 
     // Sorts `keys` along `axis` in place, moving `values` (None, or an Array of keys' shape)
     // with them.
-    void sort(nb::handle keys, nb::handle values, int axis) {
+    nb::object sort(nb::handle keys, nb::handle values, int axis) {
         const call scope{*this};
         const device_array k = borrowed(keys);
         std::optional<device_array> v;
         if (!values.is_none())
             v = borrowed(values);
         array::sort(k.view(), v ? &v->view() : nullptr, axis, *backend_);
+        return last_event();
     }
 
     // outs[k][dest[i]] = sources[k][source[i] + offsets[k]] (indexing.hpp's indexed_copy).
-    void indexed_copy(nb::list sources, nb::list outs, nb::handle source_indices, nb::handle dest_indices,
+    nb::object indexed_copy(nb::list sources, nb::list outs, nb::handle source_indices, nb::handle dest_indices,
                       const std::vector<std::int64_t>& offsets) {
         const call scope{*this};
         std::vector<array::ndarray> from, to;
@@ -342,6 +357,7 @@ public:
             dest_index = borrowed(dest_indices);
         array::indexed_copy(from, to, source_index ? &source_index->view() : nullptr,
                             dest_index ? &dest_index->view() : nullptr, offsets, *backend_);
+        return last_event();
     }
 
     void finish() { backend_->synchronize(); }

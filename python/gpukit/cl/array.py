@@ -11,9 +11,10 @@ differs on purpose, and then follow PyOpenCL: comparisons and logical operations
 arrays (0 or 1), ``sum`` keeps the array's dtype unless ``dtype=`` says otherwise.
 
 Operations are queued in order on the array's queue and return without waiting; ``get()``
-waits. An event given to ``add_event`` (a command of another queue, a UserEvent) is waited for
-by the queue (a barrier) before the array's next operation, without blocking the host;
-``with_queue`` finishes the old queue before an array moves to another.
+waits. ``events`` holds the completion of each operation that wrote the array, as PyOpenCL's.
+An event given to ``add_event`` (a command of another queue, a UserEvent), and an array's events
+when it is used on another queue, are waited for by the queue (a barrier) before the operation,
+without blocking the host; ``with_queue`` finishes the old queue before an array moves to another.
 
 What is not there yet is listed in docs/opencl.md (each a clear error).
 """
@@ -83,12 +84,18 @@ def _engine(queue, allocator):
 
 
 def _wait_for_events(queue, operands):
-    events = [e for a in operands if isinstance(a, Array) for e in a.events]
+    """Make `queue` wait (a barrier; the host does not wait) for the events of the Arrays among
+    `operands` that it does not run after already: events added by add_event (another queue's
+    commands, a UserEvent) and events of operations queued on another queue. The events an
+    operation on an array's own queue left need no barrier: the queue runs in order."""
+    events = None
+    for a in operands:
+        if isinstance(a, Array) and a.events and (a._foreign or a.queue is not queue):
+            events = (events or []) + a.events
+            if a.queue is queue:
+                a._foreign = False
     if events:
         cl.enqueue_barrier(queue, wait_for=events)
-        for a in operands:
-            if isinstance(a, Array):
-                a.events.clear()
 
 
 _SPECS = {}  # (name, params, operation) -> _ElementwiseSpec: each made once per process
@@ -160,7 +167,7 @@ class Array:
             self.shape, self.dtype, self.strides = shape, dtype, strides
             self.allocator, self.base_data, self.offset = allocator, data, offset
             self.size = _size
-            self.events = []
+            self.events = [] if events is None else events
             if data.__class__ is not cl.Buffer:
                 _check_svm_queue(data, _queue)
             return
@@ -244,22 +251,27 @@ class Array:
         return _engine(queue, self.allocator)
 
     def _wrap(self, made, queue=None, dtype=None):
-        """The Array of an engine result (base_data, offset, shape, strides, dtype)."""
-        base, offset, shape, strides, result_dtype = made
+        """The Array of an engine result (base_data, offset, shape, strides, dtype, the event of
+        the kernel that wrote it), on `queue` (default: this array's), which the operation ran on."""
+        base, offset, shape, strides, result_dtype, event = made
         return Array(None, shape, dtype or result_dtype, allocator=self.allocator, data=base, offset=offset,
-                     strides=strides, _fast=True, _size=int(np.prod(shape, dtype=np.int64)),
-                     _context=self.context, _queue=queue or self.queue)
+                     strides=strides, events=None if event is None else [event], _fast=True,
+                     _size=int(np.prod(shape, dtype=np.int64)), _context=self.context, _queue=queue or self.queue)
 
     def _new_with_changes(self, data=None, offset=None, shape=None, dtype=None, strides=None, queue=None,
                           allocator=None):
         shape = self.shape if shape is None else tuple(shape)
-        return Array(None, shape, self.dtype if dtype is None else np.dtype(dtype),
+        # A view shares the array's events (PyOpenCL's views do): the same list.
+        view = Array(None, shape, self.dtype if dtype is None else np.dtype(dtype),
                      allocator=self.allocator if allocator is None else allocator,
                      data=self.base_data if data is None else data,
                      offset=self.offset if offset is None else offset,
-                     strides=self.strides if strides is None else tuple(strides), _fast=True,
+                     strides=self.strides if strides is None else tuple(strides), events=self.events, _fast=True,
                      _size=int(np.prod(shape, dtype=np.int64)), _context=self.context,
                      _queue=self.queue if queue is None else queue)
+        if self._foreign:
+            view._foreign = True
+        return view
 
     def _new_like_me(self, dtype=None, queue=None):
         return Array(queue or self.queue or self.context, self.shape, self.dtype if dtype is None else dtype,
@@ -275,13 +287,38 @@ class Array:
         return self._new_with_changes(queue=queue)
 
     def finish(self):
+        """Wait for the array's events and its queue's work; the events are then forgotten."""
+        if self.events:
+            cl.wait_for_events(self.events)
+            del self.events[:]
+            self._foreign = False
         if self.queue is not None:
             self.queue.finish()
 
+    # Whether `events` holds an event the array's queue does not run after by itself (one
+    # add_event gave, or one of an operation on another queue).
+    _foreign = False
+
     def add_event(self, evt):
         """Make the array's next operations wait for `evt` (a command writing it on another
-        queue, a UserEvent)."""
-        self.events.append(evt)
+        queue, a UserEvent). As PyOpenCL's, past twelve events the oldest four are waited for
+        and forgotten."""
+        self._foreign = True
+        self._keep(evt)
+
+    def _record(self, event, queue=None):
+        """Keep the event of an operation (on `queue`, default the array's) that wrote the array."""
+        if event is not None:
+            if queue is not None and queue is not self.queue:
+                self._foreign = True
+            self._keep(event)
+
+    def _keep(self, event):
+        events = self.events
+        if len(events) > 12:
+            cl.wait_for_events(events[:4])
+            del events[:4]
+        events.append(event)
 
     # ---- host transfers
 
@@ -370,10 +407,10 @@ class Array:
         """Every byte of the (contiguous) array set to zero, whatever its dtype."""
         if isinstance(self.base_data, cl.SVMPointer):  # enqueue_fill_buffer takes Buffers only
             _barrier(queue or self.queue, wait_for)
-            self._engine(queue).assign(self, 0)
+            self._record(self._engine(queue).assign(self, 0), queue)
         elif self.nbytes:
-            cl.enqueue_fill_buffer(queue or self.queue, self.base_data, np.uint8(0), self.offset, self.nbytes,
-                                   wait_for=wait_for)
+            self._record(cl.enqueue_fill_buffer(queue or self.queue, self.base_data, np.uint8(0), self.offset,
+                                                self.nbytes, wait_for=wait_for), queue)
 
     def fill(self, value, queue=None, wait_for=None):
         """Every element set to `value`, after the events of `wait_for`; returns the array.
@@ -384,7 +421,7 @@ class Array:
                 raise NotImplementedError(f"fill of a non-contiguous array of {self.dtype} (make a copy first)")
             self.set(np.full(self.shape, value, dtype=self.dtype), queue=queue)
             return self
-        self._engine(queue).assign(self, value)
+        self._record(self._engine(queue).assign(self, value), queue)
         return self
 
     # ---- views
@@ -499,7 +536,7 @@ class Array:
         target = self[subscript]
         _barrier(queue or self.queue, wait_for)
         if isinstance(value, Array) or _is_scalar(value):
-            target._engine(queue, value).assign(target, value)
+            target._record(target._engine(queue, value).assign(target, value), queue)
             return
         host = np.broadcast_to(np.asarray(value, dtype=self.dtype), target.shape)
         target._engine(queue).write(target, np.ascontiguousarray(host))
@@ -517,7 +554,7 @@ class Array:
     def _update(self, name, other):
         if not (isinstance(other, Array) or _is_scalar(other)):
             return NotImplemented
-        self._engine(None, other).update(name, self, other)
+        self._record(self._engine(None, other).update(name, self, other))
         return self
 
     def __add__(self, other): return self._binary("add", self, other)
@@ -754,7 +791,7 @@ def _first_array(*xs):
 def _into(result, out):
     if out is None:
         return result
-    out._engine(None, result).assign(out, result)
+    out._record(out._engine(None, result).assign(out, result))
     return out
 
 
@@ -870,8 +907,10 @@ def _indexed_copy(queue, sources, outs, source_indices, dest_indices, offsets=()
     _barrier(queue, wait_for)
     _wait_for_events(queue, operands)
     first = outs[0] if outs else sources[0]
-    _engine(queue, first.allocator).indexed_copy(sources, outs, source_indices, dest_indices,
-                                                 [int(o) for o in offsets])
+    event = _engine(queue, first.allocator).indexed_copy(sources, outs, source_indices, dest_indices,
+                                                         [int(o) for o in offsets])
+    for out in outs:
+        out._record(event, queue)
 
 
 def take(a, indices, out=None, queue=None, wait_for=None):

@@ -37,5 +37,5 @@ class BitonicSort:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
         _wait_for_events(queue, [arr] if idx is None else [arr, idx])
         if arr.size:
-            _engine(queue, arr.allocator).sort(arr, idx, int(axis))
+            return arr, _engine(queue, arr.allocator).sort(arr, idx, int(axis))
         return arr, cl.enqueue_marker(queue)

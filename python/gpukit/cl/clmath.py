@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpukit.cl.array import Array, _engine
+from gpukit.cl.array import Array, _engine, _wait_for_events
 from gpukit.cl.array import _spec as _cached_spec
 
 _UNARY = ("acos acosh acospi asin asinh asinpi atan atanh atanpi cbrt ceil cos cosh cospi erfc erf exp exp2 "
@@ -57,9 +57,14 @@ def _same_shape(function, a, b):
         raise ValueError(f"clmath.{function}: the arrays' shapes differ: {a.shape} and {b.shape}")
 
 
-def _run(spec, args, queue):
+def _run(spec, args, queue, outputs=1):
+    """Runs `spec` over `args`, whose last `outputs` are the arrays it writes (and keep its event)."""
     first = args[0]
-    _engine(queue or first.queue, first.allocator).run(spec, list(args))
+    queue = queue or first.queue
+    _wait_for_events(queue, args)
+    event = _engine(queue, first.allocator).run(spec, list(args))
+    for out in args[len(args) - outputs:]:
+        out._record(event, queue)
 
 
 def _make_unary(name):
@@ -125,7 +130,7 @@ def frexp(arg, queue=None):
     exponent = arg._new_like_me(queue=queue, dtype=np.int32)
     spec = _spec("frexp", [("x", arg.dtype, "in"), ("s", arg.dtype, "out"), ("e", np.int32, "out")],
                  "int exponent; s[i] = frexp(x[i], &exponent); e[i] = exponent")
-    _run(spec, (arg, significand, exponent), queue)
+    _run(spec, (arg, significand, exponent), queue, outputs=2)
     return significand, exponent
 
 
@@ -137,7 +142,7 @@ def modf(arg, queue=None):
     c_type = _C_TYPES[arg.dtype]
     spec = _spec("modf", [("x", arg.dtype, "in"), ("f", arg.dtype, "out"), ("w", arg.dtype, "out")],
                  f"{c_type} whole; f[i] = modf(x[i], &whole); w[i] = whole")
-    _run(spec, (arg, fracpart, intpart), queue)
+    _run(spec, (arg, fracpart, intpart), queue, outputs=2)
     return fracpart, intpart
 
 

@@ -92,11 +92,12 @@ class _Generator:
             # Written in place: the numbers straight into the array, then scaled there (no
             # temporary array, whose allocation cost NVIDIA's OpenCL 10x the fill).
             engine = _engine(queue or target.queue, target.allocator)
-            engine.fill_rand(target, self._next_key())
+            event = engine.fill_rand(target, self._next_key())
             if (a, b) != (0, 1):
                 spec = _spec("scale", [("z", dtype, "inout"), ("a", dtype, "scalar"), ("scale", dtype, "scalar")],
                              "z[i] = a + scale * z[i]")
-                engine.run(spec, [target, dtype.type(a).tobytes(), dtype.type(b - a).tobytes()])
+                event = engine.run(spec, [target, dtype.type(a).tobytes(), dtype.type(b - a).tobytes()])
+            target._record(event, queue)  # the queue runs in order: the last kernel's is the fill's
             return
         if dtype.kind == "f":
             u = self._uniforms(target, queue, dtype)
@@ -114,7 +115,7 @@ class _Generator:
             values = [np.int64(a).tobytes(), np.int64(b - a).tobytes()]
         else:
             raise TypeError(f"clrandom: cannot fill an array of dtype {dtype}")
-        _engine(queue or target.queue, target.allocator).run(spec, [u, target] + values)
+        target._record(_engine(queue or target.queue, target.allocator).run(spec, [u, target] + values), queue)
 
     def _filled(self, fill, args, kwargs, **defaults):
         """A new array (cl.array.empty's arguments) filled by `fill` with the keywords of
@@ -140,8 +141,8 @@ class _Generator:
                                 ("mu", dtype, "scalar"), ("sigma", dtype, "scalar")],
                      f"z[i] = mu + sigma * sqrt(({c_type}) -2 * log(({c_type}) 1 - u[i])) * "
                      f"cospi(({c_type}) 2 * v[i])")
-        _engine(queue or target.queue, target.allocator).run(
-            spec, [first, second, target, dtype.type(mu).tobytes(), dtype.type(sigma).tobytes()])
+        target._record(_engine(queue or target.queue, target.allocator).run(
+            spec, [first, second, target, dtype.type(mu).tobytes(), dtype.type(sigma).tobytes()]), queue)
 
     def normal(self, *args, **kwargs):
         """A new array (cl.array.empty's arguments) filled by fill_normal(mu=, sigma=)."""

@@ -179,5 +179,5 @@ class ElementwiseKernel:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
         _wait_for_events(queue, arrays)
         if arrays[0].size:
-            _engine(queue, arrays[0].allocator).run(self._spec, values)
+            return _engine(queue, arrays[0].allocator).run(self._spec, values)
         return cl.enqueue_marker(queue)

@@ -77,7 +77,8 @@ class ReductionKernel:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
         _wait_for_events(queue, arrays)
         made = _engine(queue, allocator).reduce_range(self._spec, values, start, step, count)
-        result = Array(queue, (), self.dtype_out, allocator=allocator, data=made[0], offset=made[1])
+        result = Array(queue, (), self.dtype_out, allocator=allocator, data=made[0], offset=made[1],
+                       events=None if made[5] is None else [made[5]])
         if out is not None:
             if not isinstance(out, Array) or out.dtype != self.dtype_out or out.size != 1:
                 raise TypeError(f"{self.name}: out must be an Array of one {self.dtype_out}")

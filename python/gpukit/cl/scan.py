@@ -93,7 +93,7 @@ class GenericScanKernel:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
         _wait_for_events(queue, arrays)
         if n:
-            _engine(queue, allocator).scan(self._spec, values, n)
+            return _engine(queue, allocator).scan(self._spec, values, n)
         return cl.enqueue_marker(queue)
 
 

@@ -482,3 +482,16 @@ TEST_F(DeviceArrayOnOpencl, ArraysOverSharedVirtualMemory) {
     gpukit::test::expect_error<logic_error>([&] { (void)array::borrow(std::shared_ptr<const cl::svm_pointer>(lent)); },
                                             "released");
 }
+
+// last_event(): the completion of the last kernel the backend queued (PyOpenCL's per-array events).
+TEST_F(DeviceArrayOnOpencl, TheLastEventIsTheLastKernelsCompletion) {
+    EXPECT_FALSE(device->last_event().has_value());  // nothing queued yet
+    const device_array x = device_array::from_host(device, std::vector<std::int32_t>{1, 2, 3});
+    EXPECT_FALSE(device->last_event().has_value());  // a copy is no kernel
+    const device_array y = x + 1;
+    std::optional<cl::event> done = device->last_event();
+    ASSERT_TRUE(done.has_value());
+    done->wait();
+    EXPECT_EQ(done->status(), CL_COMPLETE);
+    EXPECT_EQ(y.to_host<std::int32_t>(), (std::vector<std::int32_t>{2, 3, 4}));
+}
