@@ -21,6 +21,7 @@ What is not there yet is listed in docs/opencl.md (each a clear error).
 from __future__ import annotations
 
 import builtins
+import math
 import numbers
 
 import numpy as np
@@ -182,7 +183,7 @@ class Array:
         self.queue, self.context, self.allocator = queue, context, allocator
         self.dtype = np.dtype(dtype)
         self.shape = _shape_tuple(shape)
-        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.size = math.prod(self.shape)
         if strides is None:
             strides = _contiguous_strides(self.shape, self.dtype.itemsize, order)
         else:
@@ -256,7 +257,7 @@ class Array:
         base, offset, shape, strides, result_dtype, event = made
         return Array(None, shape, dtype or result_dtype, allocator=self.allocator, data=base, offset=offset,
                      strides=strides, events=None if event is None else [event], _fast=True,
-                     _size=int(np.prod(shape, dtype=np.int64)), _context=self.context, _queue=queue or self.queue)
+                     _size=int(math.prod(shape)), _context=self.context, _queue=queue or self.queue)
 
     def _new_with_changes(self, data=None, offset=None, shape=None, dtype=None, strides=None, queue=None,
                           allocator=None):
@@ -267,7 +268,7 @@ class Array:
                      data=self.base_data if data is None else data,
                      offset=self.offset if offset is None else offset,
                      strides=self.strides if strides is None else tuple(strides), events=self.events, _fast=True,
-                     _size=int(np.prod(shape, dtype=np.int64)), _context=self.context,
+                     _size=int(math.prod(shape)), _context=self.context,
                      _queue=self.queue if queue is None else queue)
         if self._foreign:
             view._foreign = True
@@ -436,11 +437,11 @@ class Array:
         if shape.count(-1) > 1:
             raise ValueError("can only specify one unknown dimension")
         if -1 in shape:
-            known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+            known = int(math.prod(s for s in shape if s != -1))
             if known == 0 or self.size % known:
                 raise ValueError(f"cannot reshape array of size {self.size} into shape {shape}")
             shape = tuple(self.size // known if s == -1 else s for s in shape)
-        if int(np.prod(shape, dtype=np.int64)) != self.size:
+        if int(math.prod(shape)) != self.size:
             raise ValueError(f"cannot reshape array of size {self.size} into shape {shape}")
         if shape == self.shape:
             return self._new_with_changes()
