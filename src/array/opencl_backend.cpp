@@ -87,12 +87,10 @@ cl_context context_of(const device_buffer& b) {
 std::shared_ptr<const device_buffer> borrow(std::shared_ptr<const cl::buffer> b) {
     if (!b)
         throw logic_error("array::borrow: no OpenCL buffer");
-    device_buffer d;
-    d.address = reinterpret_cast<CUdeviceptr>(b->handle());
-    d.size = b->size();
-    d.owner = std::move(b);
-    d.space = memory_space::opencl;
-    return std::make_shared<const device_buffer>(std::move(d));
+    const auto address = reinterpret_cast<CUdeviceptr>(b->handle());
+    const std::size_t size = b->size();
+    return std::make_shared<const device_buffer>(
+        device_buffer{address, size, std::move(b), memory_space::opencl, /*svm=*/false});
 }
 
 std::shared_ptr<const device_buffer> borrow(std::shared_ptr<const cl::svm_pointer> p) {
@@ -100,13 +98,10 @@ std::shared_ptr<const device_buffer> borrow(std::shared_ptr<const cl::svm_pointe
         throw logic_error("array::borrow: no SVM");
     if (p->released())
         throw logic_error("array::borrow: the SVM was released; expected live SVM");
-    device_buffer d;
-    d.address = reinterpret_cast<CUdeviceptr>(p->pointer());
-    d.size = p->size();
-    d.owner = std::move(p);
-    d.space = memory_space::opencl;
-    d.svm = true;
-    return std::make_shared<const device_buffer>(std::move(d));
+    const auto address = reinterpret_cast<CUdeviceptr>(p->pointer());
+    const std::size_t size = p->size();
+    return std::make_shared<const device_buffer>(
+        device_buffer{address, size, std::move(p), memory_space::opencl, /*svm=*/true});
 }
 
 namespace {
