@@ -129,3 +129,16 @@ def test_an_array_whose_svm_was_released_is_refused(ctx, queue):
     allocation.release()
     with pytest.raises(cl.LogicError, match="released"):
         a + 1
+
+
+@pytest.mark.skipif(ORIGINAL, reason="PyOpenCL binds a queue of another context, or a released allocation, without a word")
+def test_binding_a_queue_of_another_context_or_released_svm_is_refused(ctx, queue):
+    _needs_svm(ctx)
+    allocation = cl_tools.SVMAllocator(ctx, queue=queue)(64)
+    other = cl.CommandQueue(cl.Context(ctx.devices))
+    with pytest.raises(cl.LogicError, match="another context"):
+        allocation.bind_to_queue(other)
+    assert allocation._queue == queue  # unchanged by the refusal
+    allocation.release()
+    with pytest.raises(cl.LogicError, match="released"):
+        allocation.bind_to_queue(queue)
