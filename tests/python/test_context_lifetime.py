@@ -68,20 +68,31 @@ def detach(ctx):
     ctx.detach()
 
 
+def least_loss(measure, tolerated, attempts=3):
+    """The smallest loss of up to `attempts` runs of `measure()` (which returns bytes lost and
+    a description), stopping at the first within `tolerated()`. The device's free memory also
+    moves with other processes' allocations (parallel test workers hold GiBs for seconds at a
+    time): what this process leaks is lost in every attempt, another process's comes and goes."""
+    losses = []
+    for _ in range(attempts):
+        losses.append(measure())
+        if losses[-1][0] < tolerated():
+            break
+    return min(losses)
+
+
 @pytest.mark.parametrize("release", [pop, detach], ids=["pop", "detach"])
 def test_context_churn_keeps_device_memory_flat(release, capsys):
-    # The device's free memory also moves with other processes' allocations (parallel test
-    # workers hold GiBs for seconds at a time), so a loss is measured again over fresh cycles:
-    # what this process leaks is lost in every attempt, another process's comes and goes.
-    for attempt in range(1, 4):
+    def measure():
         free = churn(release, CYCLES)
         first, last = max(free[min(9, CYCLES - 1): 20]), free[-1]  # from cycle 10, past the warm-up
         with capsys.disabled():
-            print(f"\ncontext churn ({release.__name__}, {CYCLES} cycles, attempt {attempt}): free device "
-                  f"memory {first / MiB:.0f} MiB at cycles 10-20, {last / MiB:.0f} MiB after {CYCLES}")
-        if first - last < 64 * MiB:
-            break
-    assert first - last < 64 * MiB, f"{(first - last) / MiB:.0f} MiB lost over {CYCLES} cycles, in each of 3 attempts"
+            print(f"\ncontext churn ({release.__name__}, {CYCLES} cycles): free device memory "
+                  f"{first / MiB:.0f} MiB at cycles 10-20, {last / MiB:.0f} MiB after {CYCLES}")
+        return first - last, f"{(first - last) / MiB:.0f} MiB lost over {CYCLES} cycles"
+
+    lost, described = least_loss(measure, lambda: 64 * MiB)
+    assert lost < 64 * MiB, f"{described}, in each of 3 attempts"
 
 
 def test_a_given_up_context_is_destroyed_without_clearing_caches():
@@ -97,18 +108,27 @@ def test_a_given_up_context_is_destroyed_without_clearing_caches():
         finally:
             drv.Context.pop()
 
-    before = free_bytes()
-    for _ in range(4):
-        ctx = drv.Device(0).make_context()
-        one_context = before - drv.mem_get_info()[0]
-        use_context()
-        drv.Context.pop()
-        del ctx
-    leaked = before - free_bytes()
+    costs = []  # of one context, each time one is made: their median is robust to other processes
+
+    def one_context():
+        return float(np.median(costs))
+
+    def measure():
+        before = free_bytes()
+        for _ in range(4):
+            ctx = drv.Device(0).make_context()
+            costs.append(before - drv.mem_get_info()[0])
+            use_context()
+            drv.Context.pop()
+            del ctx
+        leaked = before - free_bytes()
+        return leaked, f"{leaked} bytes not returned"
+
+    leaked, described = least_loss(measure, lambda: one_context() / 2)
     primary.detach()
-    if one_context < 8 * MiB:
-        pytest.skip(f"a context costs only {one_context} bytes of device memory here: too little to see")
-    assert leaked < one_context / 2, f"{leaked} bytes not returned; one context costs {one_context}"
+    if one_context() < 8 * MiB:
+        pytest.skip(f"a context costs only {one_context():.0f} bytes of device memory here: too little to see")
+    assert leaked < one_context() / 2, f"{described}, in each of 3 attempts; one context costs {one_context():.0f}"
 
 
 def test_clear_context_caches_keeps_live_contexts_working(ctx):
