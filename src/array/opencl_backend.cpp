@@ -133,6 +133,7 @@ opencl_backend::opencl_backend(const cl::queue& q, buffer_source source, std::st
       group_size_(group_size_for(q.get_device())),
       // Four groups per compute unit keep a device busy; the kernels loop over the rest.
       full_grid_(std::max(1u, q.get_device().max_compute_units()) * 4),
+      gpu_((q.get_device().type() & CL_DEVICE_TYPE_GPU) != 0),
       programs_(cache_of<program_cache>(q.context_handle(), q.get_device().handle())) {}
 
 std::string opencl_backend::name() const { return "OpenCL (" + queue_.get_device().name() + ")"; }
@@ -186,7 +187,7 @@ void opencl_backend::read(const device_buffer& src, std::size_t offset, std::spa
 loaded_kernel opencl_backend::kernel(std::uint64_t key, const std::string& name,
                                      const std::function<std::string()>& source) {
     const auto loaded = [this](const std::shared_ptr<built_kernel>& k) {
-        return loaded_kernel{k, {}, kernel_language::opencl, full_grid_, k->max_group};
+        return loaded_kernel{k, {}, kernel_language::opencl, full_grid_, k->max_group, gpu_};
     };
     const auto taken = [&](const built_program& p) -> std::shared_ptr<built_kernel> {
         for (const auto& [kernel_name, k] : p.kernels)

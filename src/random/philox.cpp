@@ -223,7 +223,7 @@ void fill_rand(const array::ndarray& out, std::uint64_t key, array::backend& b) 
     const unsigned group = std::min(b.preferred_group_size(), k.max_group);
     const long long blocks = (n + which.per_block - 1) / which.per_block;
     const unsigned groups =
-        static_cast<unsigned>(std::clamp<long long>((blocks + group - 1) / group, 1, array::looping_grid_limit(k)));
+        static_cast<unsigned>(std::clamp<long long>((blocks + group - 1) / group, 1, array::compute_grid_limit(k)));
     const unsigned long long seed = key;
     const array::kernel_argument args[] = {array::kernel_argument::memory(*out.buffer(), out.layout().offset()),
                                            array::kernel_argument::bytes(&n, sizeof n),

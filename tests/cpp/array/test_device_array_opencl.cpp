@@ -190,6 +190,18 @@ TEST_F(DeviceArrayOnOpencl, RandomNumbersAreCudasPhiloxNumbers) {
         ASSERT_EQ(f[e], static_cast<float>(w[e % 4] >> 8) * 0x1p-24f) << e;
     }
     EXPECT_EQ(static_cast<std::uint32_t>(signed_bits[4]), bits[4]);
+    // 2^21 + 5 elements: on a GPU more blocks than work items (the kernel loops), elements
+    // sampled through the whole array and its partial last block.
+    const std::vector<float> big = array::rand(device, {(1 << 21) + 5}, dtype::float32, seed).to_host<float>();
+    std::vector<std::size_t> sampled;
+    for (std::size_t e = 0; e < big.size(); e += 997)
+        sampled.push_back(e);
+    for (std::size_t e = big.size() - 8; e < big.size(); ++e)
+        sampled.push_back(e);
+    for (const std::size_t e : sampled) {
+        const auto w = gpukit::testing::rand_block(e / 4, seed);
+        ASSERT_EQ(big[e], static_cast<float>(w[e % 4] >> 8) * 0x1p-24f) << e;
+    }
     if (device->type_problem(dtype::float64).empty()) {
         const std::vector<double> d = array::rand(device, {7}, dtype::float64, seed).to_host<double>();
         for (std::size_t e = 0; e < d.size(); ++e) {
