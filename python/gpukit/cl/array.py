@@ -99,17 +99,18 @@ def _wait_for_events(queue, operands):
         cl.enqueue_barrier(queue, wait_for=events)
 
 
-_SPECS = {}  # (name, params, operation) -> _ElementwiseSpec: each made once per process
+_SPECS = {}  # (name, params, operation, preamble) -> _ElementwiseSpec: each made once per process
 
 
-def _spec(name, params, operation):
+def _spec(name, params, operation, preamble=""):
     """The engine's elementwise kernel `name` of `params` ((name, dtype, "in"/"out"/"inout"/
-    "scalar") each) running the OpenCL C `operation` on element i, made once and cached."""
+    "scalar") each) running the OpenCL C `operation` on element i after `preamble`, made once
+    and cached."""
     params = tuple((n, np.dtype(t).name, kind) for n, t, kind in params)
-    key = (name, params, operation)
+    key = (name, params, operation, preamble)
     spec = _SPECS.get(key)
     if spec is None:
-        spec = _SPECS[key] = _ElementwiseSpec(name, list(params), operation)
+        spec = _SPECS[key] = _ElementwiseSpec(name, list(params), operation, preamble)
     return spec
 
 

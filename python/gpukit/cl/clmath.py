@@ -7,7 +7,8 @@ argument's dtype, as PyOpenCL makes it (frexp's exponents are int32). The argume
 or float64 arrays (float64 where the device has double precision). exp, log, log10, sqrt, sin,
 cos, tan, asin, acos, atan, sinh, cosh and tanh also take complex64 and complex128 arrays
 (numpy's results, computed in double: on devices with double precision). PyOpenCL's Bessel and
-Hankel functions are not supported yet (a clear error says so).
+Hankel functions bessel_jn, bessel_yn and hankel_01 are there for integer orders, computed in
+double (gpukit/opencl_bessel.h says how).
 """
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ __all__ = _UNARY + ["atan2", "atan2pi", "fmod", "frexp", "ldexp", "modf", "nan",
                     "hankel_01"]
 
 _C_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
-def _spec(name, params, operation):
-    return _cached_spec(f"gk_clmath_{name}", params, operation)
+def _spec(name, params, operation, preamble=""):
+    return _cached_spec(f"gk_clmath_{name}", params, operation, preamble)
 
 
 # The functions of complex arrays: the engine's, with numpy's results.
@@ -58,8 +59,9 @@ def _same_shape(function, a, b):
 
 
 def _run(spec, args, queue, outputs=1):
-    """Runs `spec` over `args`, whose last `outputs` are the arrays it writes (and keep its event)."""
-    first = args[0]
+    """Runs `spec` over `args` (Arrays, and scalars as bytes), whose last `outputs` are the arrays it
+    writes (and keep its event)."""
+    first = next(a for a in args if isinstance(a, Array))
     queue = queue or first.queue
     _wait_for_events(queue, args)
     event = _engine(queue, first.allocator).run(spec, list(args))
@@ -156,14 +158,76 @@ def nan(array, queue=None):
     return result
 
 
-def _not_yet(name):
-    def f(*args, **kwargs):
-        raise NotImplementedError(f"clmath.{name} (PyOpenCL's Bessel/Hankel functions) is not supported yet by "
-                                  "gpukit.cl; see docs/opencl.md")
-    f.__name__ = f.__qualname__ = name
-    return f
+# The Bessel functions: gpukit/opencl_bessel.h (which says how they are computed), in double.
+_BESSEL = "#include <gpukit/opencl_bessel.h>\n"
 
 
-bessel_jn = _not_yet("bessel_jn")
-bessel_yn = _not_yet("bessel_yn")
-hankel_01 = _not_yet("hankel_01")
+def _order(function, n):
+    """n as a C int: Bessel functions of integer order only."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"clmath.{function}: the order n must be an integer (gpukit computes integer orders "
+                        f"only), got {type(n).__name__}")
+    if not -2 ** 31 < int(n) < 2 ** 31:
+        raise ValueError(f"clmath.{function}: the order {n} is out of the range of a C int")
+    return np.int32(n)
+
+
+def _needs_double(function, array, queue):
+    if not isinstance(array, Array):
+        raise TypeError(f"clmath.{function}: expected an Array, got {type(array).__name__}")
+    device = (queue or array.queue).device
+    if not device.double_fp_config:
+        raise TypeError(f"clmath.{function} computes in double precision, which {device.name} lacks")
+
+
+def bessel_jn(n, x, queue=None):
+    """J_n(x), the Bessel function of the first kind of integer order n, of every element of a
+    real (float32, float64) or complex (complex64, complex128) array, computed in double; the
+    result has x's dtype."""
+    order = _order("bessel_jn", n)
+    _needs_double("bessel_jn", x, queue)
+    result = x._new_like_me(queue=queue)
+    if x.dtype.kind == "c":
+        c = "cfloat_t" if x.dtype == np.complex64 else "cdouble_t"
+        operation = (f"const cdouble_t v = gk_bessel_jn_complex(order, gk_cdouble_new(x[i].real, x[i].imag)); "
+                     f"{c} r; r.real = v.real; r.imag = v.imag; z[i] = r")
+    else:
+        _floating("bessel_jn", x)
+        operation = "z[i] = gk_bessel_jn(order, x[i])"
+    spec = _spec("bessel_jn", [("order", np.int32, "scalar"), ("x", x.dtype, "in"), ("z", result.dtype, "out")],
+                 operation, _BESSEL)
+    _run(spec, (order.tobytes(), x, result), queue)
+    return result
+
+
+def bessel_yn(n, x, queue=None):
+    """Y_n(x), the Bessel function of the second kind of integer order n, of every element of a
+    float32 or float64 array (NaN below 0, -inf at 0), computed in double."""
+    order = _order("bessel_yn", n)
+    _needs_double("bessel_yn", x, queue)
+    if x.dtype.kind == "c":
+        raise TypeError("clmath.bessel_yn takes real arrays (as PyOpenCL's: no complex Y_n); complex arguments "
+                        "take hankel_01 (H = J + iY) or bessel_jn")
+    _floating("bessel_yn", x)
+    result = x._new_like_me(queue=queue)
+    spec = _spec("bessel_yn", [("order", np.int32, "scalar"), ("x", x.dtype, "in"), ("z", result.dtype, "out")],
+                 "z[i] = gk_bessel_yn(order, x[i])", _BESSEL)
+    _run(spec, (order.tobytes(), x, result), queue)
+    return result
+
+
+def hankel_01(x, queue=None):
+    """(H0, H1): the Hankel functions of the first kind H^(1)_0 and H^(1)_1 of every element of
+    a complex64 or complex128 array (principal branch), each a new array of x's dtype."""
+    _needs_double("hankel_01", x, queue)
+    if x.dtype.kind != "c":
+        raise TypeError(f"clmath.hankel_01 takes complex arrays (complex64, complex128), got {x.dtype}")
+    h0 = x._new_like_me(queue=queue)
+    h1 = x._new_like_me(queue=queue)
+    c = "cfloat_t" if x.dtype == np.complex64 else "cdouble_t"
+    operation = (f"cdouble_t a, b; gk_hankel_01(gk_cdouble_new(x[i].real, x[i].imag), &a, &b); "
+                 f"{c} r; r.real = a.real; r.imag = a.imag; h0[i] = r; r.real = b.real; r.imag = b.imag; h1[i] = r")
+    spec = _spec("hankel_01", [("x", x.dtype, "in"), ("h0", x.dtype, "out"), ("h1", x.dtype, "out")],
+                 operation, _BESSEL)
+    _run(spec, (x, h0, h1), queue, outputs=2)
+    return h0, h1
