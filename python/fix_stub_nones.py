@@ -11,6 +11,7 @@ render as `None | <type>`, so running this twice on a stub changes nothing more.
 
     python fix_stub_nones.py STUB.pyi ...
 """
+
 import re
 import sys
 

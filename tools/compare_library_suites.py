@@ -11,6 +11,7 @@ process of its own and writes a JUnit XML file; the summary names every test tha
 PyCUDA and not on gpukit (the regressions), and the reverse. Nothing here is part of the test
 suite: the libraries are not in this repository.
 """
+
 import argparse
 import collections
 import os
@@ -43,8 +44,18 @@ def start_side(side, tests_dir, pytest_args, out_dir, pycuda_path=None):
     # `-p gpukit.pycuda_compat` installs the aliases in pytest-xdist's workers too, which are
     # fresh interpreters that never run the runner's own import.
     plugin = ["-p", "gpukit.pycuda_compat"] if side == "gpukit" else []
-    command = [sys.executable, "-c", RUNNERS[side], "-q", "-rN", "-p", "no:cacheprovider", *plugin,
-               f"--junitxml={xml_path}", *pytest_args]
+    command = [
+        sys.executable,
+        "-c",
+        RUNNERS[side],
+        "-q",
+        "-rN",
+        "-p",
+        "no:cacheprovider",
+        *plugin,
+        f"--junitxml={xml_path}",
+        *pytest_args,
+    ]
     log = open(os.path.join(out_dir, f"{side}.log"), "w")
     return subprocess.Popen(command, cwd=tests_dir, env=env, stdout=log, stderr=subprocess.STDOUT), log
 

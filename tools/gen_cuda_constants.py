@@ -9,6 +9,7 @@ exactly what the CUDA version we build against defines. The output is a list of
 ``GPUKIT_CONSTANT(group, "NAME", C_IDENTIFIER)`` lines; the C++ compiler supplies the
 values, so nothing here can drift from the header.
 """
+
 import re
 import sys
 
@@ -69,7 +70,7 @@ def main():
     groups += [(g, define_members(header, p), p) for g, p in DEFINE_GROUPS]
     for group, members, prefix in groups:
         for identifier in members:
-            name = identifier[len(prefix):]
+            name = identifier[len(prefix) :]
             # Skip counters outside the family (CU_JIT_NUM_INPUT_TYPES) and names Python
             # cannot spell (CUDA_ARRAY3D_2DARRAY, an alias of LAYERED).
             if not identifier.startswith(prefix) or not name.isidentifier():

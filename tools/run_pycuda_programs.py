@@ -8,6 +8,7 @@ each example as a script, in a process of its own, with ``import pycuda...`` ans
 gpukit (``gpukit.pycuda_compat``). A line per program and a summary are printed; with
 ``--out``, each program's output is written there.
 """
+
 import argparse
 import os
 import re
@@ -19,13 +20,19 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Runs pytest on one file with the pycuda aliases installed first.
-PYTEST = ("import sys, pytest, gpukit.pycuda_compat; "
-          "sys.exit(pytest.main(['-q', '-rfE', '-p', 'no:cacheprovider', sys.argv[1]]))")
+PYTEST = (
+    "import sys, pytest, gpukit.pycuda_compat; "
+    "sys.exit(pytest.main(['-q', '-rfE', '-p', 'no:cacheprovider', sys.argv[1]]))"
+)
 
 
 def run(command, cwd, timeout):
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python") + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.path.join(REPO, "python") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        MPLBACKEND="Agg",
+        PYTHONUNBUFFERED="1",
+    )
     start = time.monotonic()
     try:
         done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
@@ -80,8 +87,7 @@ def main():
                 code, output, seconds = run([sys.executable, "-c", PYTEST, path], scratch, args.timeout)
                 detail = pytest_counts(output)
             else:
-                code, output, seconds = run([sys.executable, "-m", "gpukit.pycuda_compat", path], scratch,
-                                            args.timeout)
+                code, output, seconds = run([sys.executable, "-m", "gpukit.pycuda_compat", path], scratch, args.timeout)
                 detail = "" if code == 0 else last_error(output)
         status = "ok" if code == 0 else ("timeout" if code == "timeout" else f"rc={code}")
         results.append((name, status, seconds, detail))

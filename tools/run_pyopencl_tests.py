@@ -14,6 +14,7 @@ names raise ImportError with gpukit's message when used, so only the tests that 
 and say why. A line per test (passed / failed / skipped / xfailed, with the reason) and a summary are
 printed; the exit status is 1 when a test failed.
 """
+
 import argparse
 import os
 import subprocess
@@ -94,8 +95,9 @@ def outcomes(junit_file):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkout", help="a PyOpenCL source checkout (with test/)")
-    parser.add_argument("--test", action="append",
-                        help="a test file or FILE::NAME relative to the checkout (repeatable)")
+    parser.add_argument(
+        "--test", action="append", help="a test file or FILE::NAME relative to the checkout (repeatable)"
+    )
     parser.add_argument("--all", action="store_true", help="run every test of the files of --test")
     parser.add_argument("--out", help="a directory for pytest's full output")
     parser.add_argument("--timeout", type=float, default=600)
@@ -108,15 +110,28 @@ def main():
     else:
         selected = args.test or TOOLS_TESTS
 
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python") + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.path.join(REPO, "python") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        PYTHONUNBUFFERED="1",
+    )
     with tempfile.TemporaryDirectory() as scratch:
         junit = os.path.join(scratch, "results.xml")
-        command = [sys.executable, "-c", BOOTSTRAP, "-q", "-rfE", "-p", "no:cacheprovider",
-                   f"--junitxml={junit}", "-o", "junit_family=xunit1", *selected]
+        command = [
+            sys.executable,
+            "-c",
+            BOOTSTRAP,
+            "-q",
+            "-rfE",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={junit}",
+            "-o",
+            "junit_family=xunit1",
+            *selected,
+        ]
         try:
-            done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True,
-                                  timeout=args.timeout)
+            done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, timeout=args.timeout)
             output = done.stdout + done.stderr
         except subprocess.TimeoutExpired as e:
             sys.exit(f"pytest did not finish within {args.timeout} s:\n{e.stdout or ''}")

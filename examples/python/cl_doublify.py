@@ -1,4 +1,5 @@
 """Double a 4x4 float32 array with an OpenCL kernel (PoCL runs it on the CPU) and check it."""
+
 import numpy as np
 
 import gpukit.cl as cl

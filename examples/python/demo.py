@@ -4,6 +4,7 @@ Runs on the first CUDA device. With no CUDA driver or device it runs the same ke
 written in OpenCL C, on the default OpenCL device (PoCL on the CPU when there is no GPU),
 and says which device it used. With neither, it says in one line what to install.
 """
+
 import numpy
 
 import gpukit.driver as drv
@@ -64,12 +65,15 @@ def main():
     else:
         print("No CUDA driver or device here: running the OpenCL version instead.")
         from gpukit import cl
+
         try:
             a_doubled, where = doublify_opencl(a)
         except cl.Error as e:
-            raise SystemExit("No CUDA device and no OpenCL device here. For a GPU, install NVIDIA's driver; "
-                             "for the CPU, PoCL (Debian/Ubuntu: apt install pocl-opencl-icd). "
-                             f"OpenCL said: {e}") from None
+            raise SystemExit(
+                "No CUDA device and no OpenCL device here. For a GPU, install NVIDIA's driver; "
+                "for the CPU, PoCL (Debian/Ubuntu: apt install pocl-opencl-icd). "
+                f"OpenCL said: {e}"
+            ) from None
     print(f"Ran on {where}")
     print("a:")
     print(a)

@@ -3,6 +3,7 @@
 ``import gpukit`` works on any machine; CUDA calls need an NVIDIA driver and raise
 ``gpukit.driver.RuntimeError`` naming the missing library when there is none.
 """
+
 import os
 import warnings
 
@@ -10,8 +11,9 @@ from gpukit._gpukit import VERSION, VERSION_STATUS, VERSION_TEXT
 
 # nanobind warns before it refuses an object made by __new__ whose __init__ never ran; the
 # TypeError that follows says so, naming the call (gpukit/_errors/arguments.py).
-warnings.filterwarnings("ignore", message="nanobind: attempted to access an uninitialized instance",
-                        category=RuntimeWarning)
+warnings.filterwarnings(
+    "ignore", message="nanobind: attempted to access an uninitialized instance", category=RuntimeWarning
+)
 
 __version__ = VERSION_TEXT
 __all__ = ["VERSION", "VERSION_STATUS", "VERSION_TEXT"]

@@ -1,6 +1,7 @@
 """The command line: ``gpukit`` (installed as a console script) or ``python -m gpukit``,
 with the subcommands ``info`` (the default), ``bench`` and ``cache``. docs/command-line.md
 describes them."""
+
 import argparse
 import os
 import sys
@@ -28,26 +29,39 @@ def _program_name():
 def _parsers():
     """The command's parser and its subcommands' parsers by name."""
     version = f"gpukit {gpukit.VERSION_TEXT}"
-    parser = _Parser(prog=_program_name(), description="gpukit's command line: what gpukit finds on this "
-                     "machine (info, the default), benchmarks against other libraries (bench) and the compile "
-                     "cache (cache).")
+    parser = _Parser(
+        prog=_program_name(),
+        description="gpukit's command line: what gpukit finds on this "
+        "machine (info, the default), benchmarks against other libraries (bench) and the compile "
+        "cache (cache).",
+    )
     parser.add_argument("--version", action="version", version=version)
     commands = parser.add_subparsers(dest="command", metavar="{info,bench,cache}")
-    info = commands.add_parser("info", help="what gpukit finds here: build, libraries, devices, cache, environment",
-                               description="What gpukit finds on this machine: its version and build, the host, "
-                               "the CUDA driver, NVRTC, nvJitLink, nvcc and toolkit headers, CUDA and OpenCL "
-                               "devices, the compile cache and the environment variables gpukit reads. "
-                               "What is missing is said, with the reason.")
+    info = commands.add_parser(
+        "info",
+        help="what gpukit finds here: build, libraries, devices, cache, environment",
+        description="What gpukit finds on this machine: its version and build, the host, "
+        "the CUDA driver, NVRTC, nvJitLink, nvcc and toolkit headers, CUDA and OpenCL "
+        "devices, the compile cache and the environment variables gpukit reads. "
+        "What is missing is said, with the reason.",
+    )
     info.add_argument("--version", action="version", version=version)
     info.add_argument("--json", action="store_true", help="print JSON instead of text")
-    bench = commands.add_parser("bench", help="run benchmark cases side by side with other libraries",
-                                description=harness.DESCRIPTION, epilog=harness.case_list_text)
+    bench = commands.add_parser(
+        "bench",
+        help="run benchmark cases side by side with other libraries",
+        description=harness.DESCRIPTION,
+        epilog=harness.case_list_text,
+    )
     bench.add_argument("--version", action="version", version=version)
     harness.add_arguments(bench)
-    cache = commands.add_parser("cache", help="list, measure, prune or clear the compile cache",
-                                description="The compile cache of compiled kernels: list its entries, say its "
-                                "size and limit (GPUKIT_CACHE_SIZE, default 1 GiB), prune the least recently "
-                                "used entries, or clear it. Safe while other processes compile.")
+    cache = commands.add_parser(
+        "cache",
+        help="list, measure, prune or clear the compile cache",
+        description="The compile cache of compiled kernels: list its entries, say its "
+        "size and limit (GPUKIT_CACHE_SIZE, default 1 GiB), prune the least recently "
+        "used entries, or clear it. Safe while other processes compile.",
+    )
     cache.add_argument("--version", action="version", version=version)
     _cache_command.add_arguments(cache)
     return parser, {"info": info, "bench": bench, "cache": cache}
@@ -65,6 +79,7 @@ def main(argv=None):
     if args.command == "cache":
         return _cache_command.main(args, commands["cache"])
     from gpukit import info
+
     return info.main(as_json=args.command == "info" and args.json)
 
 

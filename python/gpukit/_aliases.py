@@ -2,6 +2,7 @@
 a finder that answers for every name of a foreign package (``pycuda``, ``pyopencl``) before
 any installed copy of it is looked at, with the gpukit module that stands for it, or an
 ImportError saying why there is none."""
+
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -45,7 +46,7 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         ``from pyopencl import clrandom`` imports after finding no such attribute."""
         for foreign, own in self.aliases.items():
             if fullname.startswith(own + "."):
-                return foreign + fullname[len(own):]
+                return foreign + fullname[len(own) :]
         return None
 
     def find_spec(self, fullname, path=None, target=None):
@@ -63,8 +64,11 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         if message is not None:
             raise ImportError(message, name=fullname)
         # Not a module of the package either; without this, pycuda.X would find gpukit's own X.
-        raise ModuleNotFoundError(f"No module named {fullname!r}: {self.project} has no such module, and gpukit "
-                                  f"maps only {self.project}'s ({', '.join(sorted(self.aliases))})", name=fullname)
+        raise ModuleNotFoundError(
+            f"No module named {fullname!r}: {self.project} has no such module, and gpukit "
+            f"maps only {self.project}'s ({', '.join(sorted(self.aliases))})",
+            name=fullname,
+        )
 
 
 def install(package, project, aliases, unavailable):

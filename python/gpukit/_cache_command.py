@@ -1,6 +1,7 @@
 """``gpukit cache list|stats|prune|clear``: the compile cache as its user manages it
 (docs/command-line.md). The entries are the C++ cache's (src/rtc/cache.cpp): this module only
 chooses the directory, formats, and says what went wrong."""
+
 import datetime
 
 from gpukit import _gpukit
@@ -10,15 +11,23 @@ ACTIONS = ("list", "stats", "prune", "clear")
 
 
 def add_arguments(parser):
-    parser.add_argument("action", choices=ACTIONS,
-                        help="list: the entries, least recently used first; stats: where the cache is, its size "
-                        "and its limit; prune: remove the least recently used entries down to the limit (or "
-                        "--max-size); clear: remove every entry")
-    parser.add_argument("--dir", metavar="DIR",
-                        help="the cache directory (default: GPUKIT_CACHE_DIR, else $XDG_CACHE_HOME/gpukit, else "
-                        "~/.cache/gpukit)")
-    parser.add_argument("--max-size", metavar="SIZE",
-                        help="prune: the size to prune to, such as 512M or 2G (default: the cache's limit)")
+    parser.add_argument(
+        "action",
+        choices=ACTIONS,
+        help="list: the entries, least recently used first; stats: where the cache is, its size "
+        "and its limit; prune: remove the least recently used entries down to the limit (or "
+        "--max-size); clear: remove every entry",
+    )
+    parser.add_argument(
+        "--dir",
+        metavar="DIR",
+        help="the cache directory (default: GPUKIT_CACHE_DIR, else $XDG_CACHE_HOME/gpukit, else ~/.cache/gpukit)",
+    )
+    parser.add_argument(
+        "--max-size",
+        metavar="SIZE",
+        help="prune: the size to prune to, such as 512M or 2G (default: the cache's limit)",
+    )
 
 
 def _directory(args, parser):
@@ -26,8 +35,11 @@ def _directory(args, parser):
         return args.dir
     directory = _gpukit._default_cache_dir()
     if directory is None:
-        why = ("GPUKIT_DISABLE_CACHE or PYCUDA_DISABLE_CACHE is set" if _gpukit._cache_disabled_by_environment()
-               else "neither GPUKIT_CACHE_DIR, XDG_CACHE_HOME nor HOME is set")
+        why = (
+            "GPUKIT_DISABLE_CACHE or PYCUDA_DISABLE_CACHE is set"
+            if _gpukit._cache_disabled_by_environment()
+            else "neither GPUKIT_CACHE_DIR, XDG_CACHE_HOME nor HOME is set"
+        )
         parser.error(f"no cache directory: {why}; name one with --dir")
     return directory
 

@@ -5,11 +5,11 @@ CUDA arrays have no float64 or complex formats, so those element types travel as
 channels of the same size (float64 as two int32, complex128 as four int32); the fp_tex*
 helpers of <gpukit/helpers.cuh> put the halves back together in a kernel.
 """
+
 import numpy as np
 
 from gpukit._dtype_table import look_up_dtype
-from gpukit._gpukit import Array, ArrayDescriptor, ArrayDescriptor3D, Memcpy2D, Memcpy3D, array3d_flags, \
-    array_format
+from gpukit._gpukit import Array, ArrayDescriptor, ArrayDescriptor3D, Memcpy2D, Memcpy3D, array3d_flags, array_format
 
 # dtype -> (array_format, channels per element)
 _FORMATS = {
@@ -114,7 +114,7 @@ def _array_for(shape, dtype, order, surface):
 def _compact_strides(shape, itemsize, order):
     """The byte strides of a contiguous array of `shape` in `order`."""
     strides, step = [], itemsize
-    for extent in (shape[::-1] if order == "C" else shape):
+    for extent in shape[::-1] if order == "C" else shape:
         strides.append(step)
         step *= extent
     return tuple(strides[::-1]) if order == "C" else tuple(strides)
@@ -134,8 +134,10 @@ def gpuarray_to_array(gpuarray, order, allowSurfaceBind=False):
     wanted = _compact_strides(shape, dtype.itemsize, order)
     if any(extent > 1 and have != want for extent, have, want in zip(shape, strides, wanted)):
         kind = "C" if order == "C" else "Fortran"
-        raise ValueError(f"gpuarray_to_array(order={order!r}) needs a {kind}-contiguous array; this one has "
-                         f"strides {strides} for shape {shape}: copy it into a contiguous one first")
+        raise ValueError(
+            f"gpuarray_to_array(order={order!r}) needs a {kind}-contiguous array; this one has "
+            f"strides {strides} for shape {shape}: copy it into a contiguous one first"
+        )
     ary, width, height, depth = _array_for(shape, dtype, order, allowSurfaceBind)
     _fill(ary, interface["data"][0], width * dtype.itemsize, height, depth, on_device=True)
     return ary
@@ -148,8 +150,10 @@ def matrix_to_array(matrix, order="C", allow_double_hack=False):
     if matrix.ndim != 2:
         raise ValueError(f"matrix_to_array needs a 2-D array, not {matrix.ndim}-D; see np_to_array for 3-D")
     if matrix.dtype == np.float64 and not allow_double_hack:
-        raise ValueError("float64 has no CUDA array format; pass allow_double_hack=True to store it as two "
-                         "int32 channels (read with fp_tex2D from <gpukit/helpers.cuh>)")
+        raise ValueError(
+            "float64 has no CUDA array format; pass allow_double_hack=True to store it as two "
+            "int32 channels (read with fp_tex2D from <gpukit/helpers.cuh>)"
+        )
     return np_to_array(matrix, order)
 
 
@@ -168,8 +172,10 @@ def make_multichannel_2d_array(matrix, order):
         raise ValueError(f"{channels} channels: a CUDA array holds 1, 2 or 4 channels per element")
     fmt, per_element = _format_and_channels(matrix.dtype)
     if per_element != 1:
-        raise ValueError(f"{matrix.dtype} elements take {per_element} channels each; multichannel arrays need "
-                         "single-channel element types")
+        raise ValueError(
+            f"{matrix.dtype} elements take {per_element} channels each; multichannel arrays need "
+            "single-channel element types"
+        )
     ary = _make(width, height, 0, fmt, channels, 0)
     _fill(ary, _packed(matrix, order), width * channels * matrix.itemsize, height, 0)
     return ary

@@ -2,6 +2,7 @@
 CUDA tensors through their __dlpack__. The capsules themselves are made and consumed by
 nanobind's ndarray (python/bindings/common/bind_dlpack.cpp), DLPack 1.0 (versioned) when the consumer
 asks for it; this module maps dtypes, devices, streams and the copy request."""
+
 import numpy as np
 
 from gpukit import _gpukit
@@ -25,8 +26,9 @@ def export(array, stream=None, max_version=None, dl_device=None, copy=None):
     """A capsule over `array` (a GPUArray), which it keeps alive: 'dltensor_versioned'
     (DLPack 1.0) when `max_version` is (1, 0) or later, else the unversioned 'dltensor'.
     `copy=True` exports a C-contiguous copy, `copy=False` or None the array itself."""
-    if max_version is not None and not (isinstance(max_version, tuple) and len(max_version) == 2
-                                        and all(isinstance(v, int) for v in max_version)):
+    if max_version is not None and not (
+        isinstance(max_version, tuple) and len(max_version) == 2 and all(isinstance(v, int) for v in max_version)
+    ):
         raise TypeError(f"__dlpack__: max_version must be None or a (major, minor) tuple, got {max_version!r}")
     if dl_device is not None and tuple(dl_device) != device_of(array):
         raise BufferError(f"__dlpack__: the array is on {device_of(array)}, cannot export to {tuple(dl_device)}")
@@ -41,9 +43,15 @@ def export(array, stream=None, max_version=None, dl_device=None, copy=None):
     if any(s % itemsize for s in array.strides):
         raise BufferError(f"__dlpack__: strides {array.strides} are not multiples of the itemsize {itemsize}")
     _wait_for(array, stream)
-    tensor = _gpukit._dlpack_export(array.ptr if array.size else 0, list(array.shape),
-                                    [s // itemsize for s in array.strides], _CODES[kind], itemsize * 8,
-                                    *device_of(array), array)
+    tensor = _gpukit._dlpack_export(
+        array.ptr if array.size else 0,
+        list(array.shape),
+        [s // itemsize for s in array.strides],
+        _CODES[kind],
+        itemsize * 8,
+        *device_of(array),
+        array,
+    )
     return tensor.__dlpack__(max_version=max_version)
 
 
@@ -65,8 +73,9 @@ def interface(obj):
     device_type, _ = obj.__dlpack_device__()
     if device_type not in (CUDA, CUDA_MANAGED):
         where = _DEVICE_NAMES.get(device_type, f"DLPack device type {device_type}")
-        raise TypeError(f"{type(obj).__name__} is on {where}; gpukit arrays need CUDA device memory "
-                        "(copy it to the GPU first)")
+        raise TypeError(
+            f"{type(obj).__name__} is on {where}; gpukit arrays need CUDA device memory (copy it to the GPU first)"
+        )
     try:
         # We use the memory on the legacy default stream (1), as gpukit's arrays do.
         capsule = obj.__dlpack__(stream=1, max_version=(1, 0))
@@ -77,5 +86,10 @@ def interface(obj):
         raise TypeError(f"DLPack type (code {code}, {bits} bits, {lanes} lanes) has no numpy dtype in gpukit")
     dtype = np.dtype(f"{_KINDS[code]}{bits // 8}") if code != 6 else np.dtype(bool)
     byte_strides = tuple(s * dtype.itemsize for s in strides)
-    return {"shape": tuple(shape), "typestr": dtype.str, "data": (address, False), "strides": byte_strides,
-            "version": 3}, owner
+    return {
+        "shape": tuple(shape),
+        "typestr": dtype.str,
+        "data": (address, False),
+        "strides": byte_strides,
+        "version": 3,
+    }, owner

@@ -1,5 +1,6 @@
 """Looking a numpy dtype up in a table keyed by dtypes, as the CUDA array and OpenCL argument
 code do, with one error that names the dtypes the table knows."""
+
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 

@@ -1,4 +1,5 @@
 """Releasing the context that gpukit.autoinit / gpukit.autoprimaryctx made current."""
+
 import atexit
 import os
 

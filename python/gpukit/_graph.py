@@ -1,4 +1,5 @@
 """StreamCapture: record a stream's work into a CUDA graph (re-exported by gpukit.driver)."""
+
 from gpukit import _gpukit
 
 

@@ -1,5 +1,6 @@
 """Reading other libraries' device arrays: __cuda_array_interface__ (version 2 or 3), else
 a CUDA __dlpack__ export."""
+
 import os
 
 # __cuda_array_interface__ "stream" values that gpukit's default-stream work is ordered
@@ -15,6 +16,7 @@ def array_interface(obj):
     if interface is None:
         if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
             from gpukit import _dlpack
+
             return _dlpack.interface(obj)
         raise TypeError(f"{type(obj).__name__} exports neither __cuda_array_interface__ nor __dlpack__")
     if interface.get("mask") is not None:
@@ -34,4 +36,5 @@ def _wait_for_producer(stream):
     if stream in _DEFAULT_STREAMS or os.environ.get("GPUKIT_CUDA_ARRAY_INTERFACE_SYNC") == "0":
         return
     from gpukit import _gpukit
+
     _gpukit._synchronize_stream_handle(stream)

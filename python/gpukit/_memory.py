@@ -2,6 +2,7 @@
 aligned, prefaulted, registered and managed memory (their ``.base`` is the allocation
 object), copies to and from numpy arrays, and PointerHolderBase. The allocations themselves
 are C++."""
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,8 +18,10 @@ def _plain_dtype(dtype, what):
     gpukit allocates is raw bytes, uninitialised or written by devices, never references."""
     dtype = np.dtype(dtype)
     if dtype.hasobject:
-        raise TypeError(f"{what}: dtype {dtype} holds Python objects, but this memory holds raw bytes; expected a "
-                        "numeric or other plain-data dtype")
+        raise TypeError(
+            f"{what}: dtype {dtype} holds Python objects, but this memory holds raw bytes; expected a "
+            "numeric or other plain-data dtype"
+        )
     return dtype
 
 
@@ -41,6 +44,7 @@ def _array_over(allocation, shape, dtype, order):
 
 
 # ---- device memory and numpy arrays
+
 
 def to_device(buffer):
     """Allocate device memory for `buffer` (anything with the buffer protocol), copy it
@@ -93,6 +97,7 @@ class PointerHolderBase:
 
 # ---- prefaulted host memory (no GPU needed)
 
+
 def prefaulted_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C") -> npt.NDArray[Any]:
     """An uninitialised numpy array, like numpy.empty, to be filled at once by a large copy
     (get(), from_device): from _gpukit._prefaulted_min_bytes on, its pages are faulted in
@@ -108,15 +113,18 @@ def prefaulted_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: st
 
 # ---- page-locked host memory
 
-def pagelocked_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
-                     mem_flags: int = 0) -> npt.NDArray[Any]:
+
+def pagelocked_empty(
+    shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C", mem_flags: int = 0
+) -> npt.NDArray[Any]:
     """An uninitialised page-locked numpy array; `mem_flags` combines host_alloc_flags."""
     shape, nbytes = _shape_and_nbytes(shape, dtype, "pagelocked_empty(dtype)")
     return _array_over(_gpukit._pagelocked_alloc(nbytes, mem_flags), shape, dtype, order)
 
 
-def pagelocked_zeros(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
-                     mem_flags: int = 0) -> npt.NDArray[Any]:
+def pagelocked_zeros(
+    shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C", mem_flags: int = 0
+) -> npt.NDArray[Any]:
     """pagelocked_empty() filled with zeros."""
     result = pagelocked_empty(shape, dtype, order, mem_flags)
     result.fill(0)
@@ -135,8 +143,10 @@ def pagelocked_zeros_like(array: npt.NDArray[Any], mem_flags: int = 0) -> npt.ND
 
 # ---- aligned host memory (no GPU needed)
 
-def aligned_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
-                  alignment: int = 4096) -> npt.NDArray[Any]:
+
+def aligned_empty(
+    shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C", alignment: int = 4096
+) -> npt.NDArray[Any]:
     """An uninitialised numpy array whose data starts at a multiple of `alignment` (a power
     of two). Its memory is a whole number of alignment units, so with the default page
     alignment an array of whole pages can be given to register_host_memory()."""
@@ -144,8 +154,9 @@ def aligned_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str =
     return _array_over(_gpukit._aligned_alloc(nbytes, alignment), shape, dtype, order)
 
 
-def aligned_zeros(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
-                  alignment: int = 4096) -> npt.NDArray[Any]:
+def aligned_zeros(
+    shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C", alignment: int = 4096
+) -> npt.NDArray[Any]:
     """aligned_empty() filled with zeros."""
     result = aligned_empty(shape, dtype, order, alignment)
     result.fill(0)
@@ -164,6 +175,7 @@ def aligned_zeros_like(array: npt.NDArray[Any], alignment: int = 4096) -> npt.ND
 
 # ---- page-locking existing memory
 
+
 def register_host_memory(ary: npt.NDArray[Any], flags: int = 0) -> npt.NDArray[Any]:
     """Page-lock the memory of the numpy array `ary` (address and size page-aligned, e.g.
     from aligned_empty()) while the returned array lives. The result shares `ary`'s memory;
@@ -176,8 +188,10 @@ def register_host_memory(ary: npt.NDArray[Any], flags: int = 0) -> npt.NDArray[A
 
 # ---- managed memory
 
-def managed_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
-                  mem_flags: int = mem_attach_flags.GLOBAL) -> npt.NDArray[Any]:
+
+def managed_empty(
+    shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C", mem_flags: int = mem_attach_flags.GLOBAL
+) -> npt.NDArray[Any]:
     """An uninitialised managed numpy array, usable on host and device. `mem_flags` is
     mem_attach_flags.GLOBAL or HOST. More than mem_get_info() reports free is refused with
     gpukit.driver.MemoryError."""
@@ -185,8 +199,9 @@ def managed_empty(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str =
     return _array_over(_gpukit._managed_alloc(nbytes, mem_flags), shape, dtype, order)
 
 
-def managed_zeros(shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C",
-                  mem_flags: int = mem_attach_flags.GLOBAL) -> npt.NDArray[Any]:
+def managed_zeros(
+    shape: int | Sequence[int], dtype: npt.DTypeLike, order: str = "C", mem_flags: int = mem_attach_flags.GLOBAL
+) -> npt.NDArray[Any]:
     """managed_empty() filled with zeros."""
     result = managed_empty(shape, dtype, order, mem_flags)
     result.fill(0)

@@ -1,4 +1,5 @@
 """``python -m gpukit.<module> script.py [args]``: run a script as its ``__main__``."""
+
 import os
 import runpy
 import sys

@@ -6,6 +6,7 @@ gpukit.driver or gpukit.cl as their module, so that tracebacks and reprs show th
 names. The stub generator would turn them into imports from those modules, which import
 them from the extension: a cycle in which type checkers find no definition. For the stubs,
 each class is declared in the extension module that holds it."""
+
 from gpukit import _gpukit
 
 _PUBLIC_HOMES = ("gpukit.driver", "gpukit.cl")

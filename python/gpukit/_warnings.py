@@ -1,6 +1,7 @@
 """gpukit's warnings, attributed to the user's line: the innermost frame outside the gpukit
 package, however many of gpukit's own functions lie between (the C++ core's warnings do the
 same, python/bindings/common/bind_warnings.cpp)."""
+
 import os
 import sys
 import warnings

@@ -1,5 +1,6 @@
 """Importing this module makes a context on the default device current
 (``tools.make_default_context()``) and releases it cleanly at interpreter exit."""
+
 import sys
 
 from gpukit import tools as _tools

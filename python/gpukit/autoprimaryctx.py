@@ -1,5 +1,6 @@
 """Importing this module makes the default device's *primary* context current (the one
 the CUDA runtime, CuPy and PyTorch use), so gpukit shares it with them."""
+
 import sys
 
 from gpukit import tools as _tools

@@ -1,5 +1,6 @@
 """What the current CUDA device can do, and the sizes of C types on it (PyCUDA's
 ``pycuda.characterize``)."""
+
 import struct
 
 import numpy as np
@@ -35,8 +36,11 @@ def sizeof(type_name, preamble=""):
     """``sizeof(type_name)`` as the current context's device sees it, with `preamble` (C++
     code declaring the type, say) compiled first. Compiles once per type, preamble and kind
     of device; raises CompileError when the type does not compile."""
-    key = (text(type_name, "sizeof(type_name)"), text(preamble, "sizeof(preamble)"),
-           Context.get_device().compute_capability())
+    key = (
+        text(type_name, "sizeof(type_name)"),
+        text(preamble, "sizeof(preamble)"),
+        Context.get_device().compute_capability(),
+    )
     if key not in _sizes:
         # A __device__ variable initialised with the size, read back without a launch.
         source = f"{preamble}\n__device__ unsigned long long gpukit_sizeof_result = sizeof({type_name});\n"

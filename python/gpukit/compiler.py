@@ -8,6 +8,7 @@ cached on disk (see compile()). ``arch`` is ``"sm_XY"`` (a cubin) or ``"compute_
 that the driver compiles when it loads it); by default it is the current context's device,
 or ``sm_90`` without a context. docs/kernels.md describes all of it.
 """
+
 import importlib.util
 import logging
 import os
@@ -87,8 +88,7 @@ def _option_list(options, what):
     options = list(options)
     for option in options:
         if not isinstance(option, str):
-            raise TypeError(f"{what} must be a list of str, got an item of type {type(option).__name__}: "
-                            f"{option!r}")
+            raise TypeError(f"{what} must be a list of str, got an item of type {type(option).__name__}: {option!r}")
     return options
 
 
@@ -98,8 +98,7 @@ def _directory_list(directories, what="include_dirs"):
     are checked where they become paths (str, bytes or os.PathLike: the bindings' path_args)."""
     if isinstance(directories, (str, bytes, os.PathLike)) or not _is_iterable(directories):
         hint = f"; for one directory write [{directories!r}]" if isinstance(directories, (str, os.PathLike)) else ""
-        raise TypeError(f"{what} must be a list of directories, got {type(directories).__name__} "
-                        f"{directories!r}{hint}")
+        raise TypeError(f"{what} must be a list of directories, got {type(directories).__name__} {directories!r}{hint}")
     return list(directories)
 
 
@@ -121,8 +120,10 @@ def _target(arch, code):
         return ""
     if not isinstance(target, str):
         what = "code" if code is not None else "arch"
-        raise TypeError(f"{what} must name one target as a str, such as 'sm_90' or 'compute_90', got "
-                        f"{type(target).__name__} {target!r}")
+        raise TypeError(
+            f"{what} must name one target as a str, such as 'sm_90' or 'compute_90', got "
+            f"{type(target).__name__} {target!r}"
+        )
     return target
 
 
@@ -133,8 +134,9 @@ def _choose_compiler(nvcc, compiler):
     if compiler is None:
         compiler, setting = DEFAULT_COMPILER, "gpukit.compiler.DEFAULT_COMPILER (environment: GPUKIT_COMPILER)"
     if compiler is not None and not isinstance(compiler, str):
-        raise TypeError(f"{setting} must be None, 'auto', 'nvrtc' or 'nvcc', got {type(compiler).__name__} "
-                        f"{compiler!r}")
+        raise TypeError(
+            f"{setting} must be None, 'auto', 'nvrtc' or 'nvcc', got {type(compiler).__name__} {compiler!r}"
+        )
     if compiler is None or compiler == "auto":
         if nvcc != "nvcc" or not _gpukit.nvrtc_available():
             return "nvcc"
@@ -143,7 +145,8 @@ def _choose_compiler(nvcc, compiler):
         if not _gpukit.nvrtc_available():
             raise _gpukit.RuntimeError(
                 "NVRTC (libnvrtc.so.13 or .12) is not installed; install the CUDA toolkit's NVRTC, set CUDA_HOME, "
-                "or pass compiler='nvcc'")
+                "or pass compiler='nvcc'"
+            )
         return "nvrtc"
     if compiler == "nvcc":
         return "nvcc"
@@ -180,8 +183,9 @@ def set_cache_size_limit(limit: int | str | None) -> None:
             raise ValueError(f"set_cache_size_limit: the limit must be at least 0 bytes (0: no limit), got {limit}")
         _gpukit._set_cache_size_limit(limit)
     else:
-        raise TypeError(f"set_cache_size_limit: expected bytes (an int), a size such as '512M', or None, "
-                        f"got {type(limit).__name__}")
+        raise TypeError(
+            f"set_cache_size_limit: expected bytes (an int), a size such as '512M', or None, got {type(limit).__name__}"
+        )
 
 
 def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, target):
@@ -190,10 +194,17 @@ def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compi
         raise ValueError(f"target must be 'cubin', 'ptx' or 'fatbin', got {target!r}")
     if options is None:
         options = DEFAULT_NVCC_FLAGS
-    return dict(source=source, options=_option_list(options, "options"), arch=_target(arch, code),
-                include_dirs=_directory_list(include_dirs), system_include_dirs=[DEVICE_INCLUDE_DIR],
-                no_extern_c=bool(no_extern_c), compiler=_choose_compiler(nvcc, compiler), nvcc=nvcc,
-                output=target)
+    return dict(
+        source=source,
+        options=_option_list(options, "options"),
+        arch=_target(arch, code),
+        include_dirs=_directory_list(include_dirs),
+        system_include_dirs=[DEVICE_INCLUDE_DIR],
+        no_extern_c=bool(no_extern_c),
+        compiler=_choose_compiler(nvcc, compiler),
+        nvcc=nvcc,
+        output=target,
+    )
 
 
 def _warn_about_output(log):
@@ -211,10 +222,19 @@ def _debugging_overrides(options, keep, cache_dir):
     return [*_option_list(DEFAULT_NVCC_FLAGS if options is None else options, "options"), "-g", "-G"], True, False
 
 
-def compile_outcome(source: str, nvcc: _Path = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
-                    no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-                    cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
-                    target: str = "cubin", compiler: str | None = None) -> CompileOutcome:
+def compile_outcome(
+    source: str,
+    nvcc: _Path = "nvcc",
+    options: Sequence[str] | None = None,
+    keep: bool = False,
+    no_extern_c: bool = False,
+    arch: str | None = None,
+    code: str | None = None,
+    cache_dir: _Path | Literal[False] | None = None,
+    include_dirs: Sequence[_Path] = [],
+    target: str = "cubin",
+    compiler: str | None = None,
+) -> CompileOutcome:
     """compile(), returning the whole CompileOutcome: ``image``, ``arch``, ``compiled_by``
     (``"nvrtc"`` or ``"nvcc"``; ``""`` for an image from the cache), ``notes`` (what gpukit
     did with the options and compilers, and why), ``log``, ``ptx``, ``kept_dir``, ``key``,
@@ -237,10 +257,19 @@ def _compiled(prepared, directory):
     return outcome
 
 
-def compile(source: str, nvcc: _Path = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
-            no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-            cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
-            target: str = "cubin", compiler: str | None = None) -> bytes:
+def compile(
+    source: str,
+    nvcc: _Path = "nvcc",
+    options: Sequence[str] | None = None,
+    keep: bool = False,
+    no_extern_c: bool = False,
+    arch: str | None = None,
+    code: str | None = None,
+    cache_dir: _Path | Literal[False] | None = None,
+    include_dirs: Sequence[_Path] = [],
+    target: str = "cubin",
+    compiler: str | None = None,
+) -> bytes:
     """Compile CUDA C ``source`` and return the image as bytes: a cubin for ``sm_XY``
     targets, NUL-terminated PTX for ``compute_XY`` targets or ``target="ptx"``, a fatbin for
     ``target="fatbin"`` (nvcc). Raises CompileError with the compiler's log in ``.stderr``
@@ -256,8 +285,9 @@ def compile(source: str, nvcc: _Path = "nvcc", options: Sequence[str] | None = N
     turns the cache off, and ``keep=True`` (or ``--keep``) bypasses it and prints where the
     source, PTX, image and log were left.
     """
-    return compile_outcome(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, target,
-                           compiler).image
+    return compile_outcome(
+        source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, target, compiler
+    ).image
 
 
 # Modules already loaded, by (context handle, cache key). Weak: a module stays reusable
@@ -276,15 +306,15 @@ def _has_variables(image):
     that only modules known to hold no state are shared."""
     if len(image) < 64 or image[:5] != b"\x7fELF\x02":
         return True
-    section_offset, = struct.unpack_from("<Q", image, 0x28)
+    (section_offset,) = struct.unpack_from("<Q", image, 0x28)
     section_size, section_count = struct.unpack_from("<HH", image, 0x3A)
     for k in range(section_count):
         header = section_offset + k * section_size
-        kind, = struct.unpack_from("<I", image, header + 4)
+        (kind,) = struct.unpack_from("<I", image, header + 4)
         if kind != _SHT_SYMTAB:
             continue
         offset, size = struct.unpack_from("<QQ", image, header + 0x18)
-        entry_size, = struct.unpack_from("<Q", image, header + 0x38)
+        (entry_size,) = struct.unpack_from("<Q", image, header + 0x38)
         for symbol in range(offset, offset + size, entry_size or 24):
             info, _, section = struct.unpack_from("<BBH", image, symbol + 4)
             if info & 0xF == _STT_OBJECT and section != 0:
@@ -301,10 +331,19 @@ class SourceModule:
     another copy, unless the module has variables (__constant__ or __device__): each
     SourceModule has variables of its own, as in PyCUDA."""
 
-    def __init__(self, source: str, nvcc: _Path = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
-                 no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-                 cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
-                 compiler: str | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        nvcc: _Path = "nvcc",
+        options: Sequence[str] | None = None,
+        keep: bool = False,
+        no_extern_c: bool = False,
+        arch: str | None = None,
+        code: str | None = None,
+        cache_dir: _Path | Literal[False] | None = None,
+        include_dirs: Sequence[_Path] = [],
+        compiler: str | None = None,
+    ) -> None:
         # One request, prepared once: its key finds a module already loaded, and compiles it.
         # Under driver.set_debugging() it has -G: never reuse a module loaded without.
         debugging = driver.CUDA_DEBUGGING
@@ -355,8 +394,10 @@ def _input_type_name(input_type):
     try:
         return _INPUT_TYPE_NAMES[int(input_type)]
     except (KeyError, TypeError, ValueError):
-        raise ValueError(f"input_type must be a drv.jit_input_type (CUBIN, PTX, FATBINARY, OBJECT, LIBRARY) "
-                         f"or one of 'cubin', 'ptx', 'ltoir', 'fatbin', 'object', 'library'; got {input_type!r}")
+        raise ValueError(
+            f"input_type must be a drv.jit_input_type (CUBIN, PTX, FATBINARY, OBJECT, LIBRARY) "
+            f"or one of 'cubin', 'ptx', 'ltoir', 'fatbin', 'object', 'library'; got {input_type!r}"
+        )
 
 
 class DynamicModule:
@@ -368,11 +409,21 @@ class DynamicModule:
     messages (link_options ``-verbose``). Call link() once; then the object offers the
     Module interface (get_function, get_global)."""
 
-    def __init__(self, nvcc: _Path = "nvcc", link_options: Sequence[str] | None = None, keep: bool = False,
-                 no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-                 cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
-                 message_handler: Callable[..., Any] | None = None, log_verbose: bool = False,
-                 cuda_libdir: _Path | None = None, compiler: str | None = None) -> None:
+    def __init__(
+        self,
+        nvcc: _Path = "nvcc",
+        link_options: Sequence[str] | None = None,
+        keep: bool = False,
+        no_extern_c: bool = False,
+        arch: str | None = None,
+        code: str | None = None,
+        cache_dir: _Path | Literal[False] | None = None,
+        include_dirs: Sequence[_Path] = [],
+        message_handler: Callable[..., Any] | None = None,
+        log_verbose: bool = False,
+        cuda_libdir: _Path | None = None,
+        compiler: str | None = None,
+    ) -> None:
         self.nvcc = nvcc
         self.keep = keep
         self.no_extern_c = no_extern_c
@@ -389,14 +440,25 @@ class DynamicModule:
         #: The linked cubin, set by link().
         self.image = None
 
-    def add_source(self, source: str, nvcc_options: Sequence[str] | None = None,
-                   name: str = "kernel.ptx") -> "DynamicModule":
+    def add_source(
+        self, source: str, nvcc_options: Sequence[str] | None = None, name: str = "kernel.ptx"
+    ) -> "DynamicModule":
         """Compile `source` as relocatable device code and add it."""
         options = _option_list(DEFAULT_NVCC_FLAGS if nvcc_options is None else nvcc_options, "nvcc_options")
         if not any(o.startswith(("-rdc", "--relocatable-device-code")) for o in options):
             options.append("-rdc=true")
-        image = compile(source, self.nvcc, options, self.keep, self.no_extern_c, self.arch, None, self.cache_dir,
-                        self.include_dirs, compiler=self.compiler)
+        image = compile(
+            source,
+            self.nvcc,
+            options,
+            self.keep,
+            self.no_extern_c,
+            self.arch,
+            None,
+            self.cache_dir,
+            self.include_dirs,
+            compiler=self.compiler,
+        )
         self._linker.add_data(image, "cubin", name)
         return self
 
@@ -443,12 +505,31 @@ class DynamicSourceModule(DynamicModule):
     """`source` compiled with -rdc=true, linked with the device runtime (cudadevrt) and
     loaded: a SourceModule whose kernels may launch kernels."""
 
-    def __init__(self, source: str, nvcc: _Path = "nvcc", options: Sequence[str] | None = None, keep: bool = False,
-                 no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-                 cache_dir: _Path | Literal[False] | None = None, include_dirs: Sequence[_Path] = [],
-                 cuda_libdir: _Path | None = None, compiler: str | None = None) -> None:
-        super().__init__(nvcc=nvcc, keep=keep, no_extern_c=no_extern_c, arch=arch, code=code, cache_dir=cache_dir,
-                         include_dirs=include_dirs, cuda_libdir=cuda_libdir, compiler=compiler)
+    def __init__(
+        self,
+        source: str,
+        nvcc: _Path = "nvcc",
+        options: Sequence[str] | None = None,
+        keep: bool = False,
+        no_extern_c: bool = False,
+        arch: str | None = None,
+        code: str | None = None,
+        cache_dir: _Path | Literal[False] | None = None,
+        include_dirs: Sequence[_Path] = [],
+        cuda_libdir: _Path | None = None,
+        compiler: str | None = None,
+    ) -> None:
+        super().__init__(
+            nvcc=nvcc,
+            keep=keep,
+            no_extern_c=no_extern_c,
+            arch=arch,
+            code=code,
+            cache_dir=cache_dir,
+            include_dirs=include_dirs,
+            cuda_libdir=cuda_libdir,
+            compiler=compiler,
+        )
         self.add_source(source, nvcc_options=options)
         self.add_stdlib("cudadevrt")
         self.link()

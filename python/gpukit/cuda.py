@@ -7,6 +7,7 @@ A DeviceNDArray is a GPUArray: the same layout engine, pool allocator, views and
 queued on it; a copy to or from pageable host memory still returns only when the host
 side is done, as CUDA does for pageable memory).
 """
+
 import contextlib
 import numbers
 from collections.abc import Iterator, Sequence
@@ -24,8 +25,20 @@ from gpukit._warnings import warn
 #: A stream as numba takes it: 0 (the default stream) or a gpukit.driver.Stream.
 StreamLike = int | _gpukit.Stream
 
-__all__ = ["to_device", "device_array", "device_array_like", "pinned_array", "mapped_array", "pinned", "mapped",
-           "as_cuda_array", "is_cuda_array", "DeviceNDArray", "DeviceRecord", "MappedNDArray"]
+__all__ = [
+    "to_device",
+    "device_array",
+    "device_array_like",
+    "pinned_array",
+    "mapped_array",
+    "pinned",
+    "mapped",
+    "as_cuda_array",
+    "is_cuda_array",
+    "DeviceNDArray",
+    "DeviceRecord",
+    "MappedNDArray",
+]
 
 
 def _stream(stream):
@@ -49,8 +62,15 @@ class DeviceNDArray(GPUArray):
 
     _writeback = None  # the host array to_host() copies into (arrays made other ways have none)
 
-    def __init__(self, shape: ShapeLike, strides: Sequence[int] | None, dtype: npt.DTypeLike, stream: StreamLike = 0,
-                 writeback: npt.NDArray[Any] | None = None, gpu_data: Any = None) -> None:
+    def __init__(
+        self,
+        shape: ShapeLike,
+        strides: Sequence[int] | None,
+        dtype: npt.DTypeLike,
+        stream: StreamLike = 0,
+        writeback: npt.NDArray[Any] | None = None,
+        gpu_data: Any = None,
+    ) -> None:
         super().__init__(shape, dtype, gpudata=gpu_data, strides=strides, stream=_stream(stream))
         if writeback is not None:
             if not isinstance(writeback, np.ndarray):
@@ -132,8 +152,9 @@ class DeviceNDArray(GPUArray):
             raise TypeError(f"{what}: dtype {dtype} differs from the device array's {self.dtype}")
 
     def _same_contiguous_layout(self, other):
-        return (self.is_c_contiguous() and other._layout.is_c_contiguous) or \
-            (self.is_f_contiguous() and other._layout.is_f_contiguous)
+        return (self.is_c_contiguous() and other._layout.is_c_contiguous) or (
+            self.is_f_contiguous() and other._layout.is_f_contiguous
+        )
 
     def _assign(self, source, stream):
         # GPUArray's __setitem__ launches on the array's own stream; this copy's may differ.
@@ -165,7 +186,7 @@ class DeviceNDArray(GPUArray):
             raise ValueError(f"split: only 1-d arrays can be split, this one has {self.ndim} dimensions")
         if section <= 0:
             raise ValueError(f"split: section must be positive, got {section}")
-        return [self[start:start + section] for start in range(0, len(self), section)]
+        return [self[start : start + section] for start in range(0, len(self), section)]
 
     def __getitem__(self, index):
         view = GPUArray.__getitem__(self, index)
@@ -231,8 +252,14 @@ def _new_device_array(shape, strides, dtype, stream):
 
 # ---- device memory
 
-def device_array(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: Sequence[int] | None = None,
-                 order: str = "C", stream: StreamLike = 0) -> DeviceNDArray:
+
+def device_array(
+    shape: ShapeLike,
+    dtype: npt.DTypeLike = np.float64,
+    strides: Sequence[int] | None = None,
+    order: str = "C",
+    stream: StreamLike = 0,
+) -> DeviceNDArray:
     """An uninitialised device array, like numpy.empty."""
     layout = _layout(shape, strides, np.dtype(dtype).itemsize, order)
     return _new_device_array(tuple(layout.shape), layout.strides, dtype, stream)
@@ -286,6 +313,7 @@ def as_cuda_array(obj: Any) -> DeviceNDArray:
 
 # ---- page-locked and mapped host memory
 
+
 def _host_array(shape, dtype, strides, order, flags, what, cls=np.ndarray):
     dtype = _plain_dtype(dtype, what)
     layout = _layout(shape, strides, dtype.itemsize, order)
@@ -299,14 +327,22 @@ def _host_array(shape, dtype, strides, order, flags, what, cls=np.ndarray):
     return array, allocation, nbytes
 
 
-def pinned_array(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: Sequence[int] | None = None,
-                 order: str = "C") -> npt.NDArray[Any]:
+def pinned_array(
+    shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: Sequence[int] | None = None, order: str = "C"
+) -> npt.NDArray[Any]:
     """An uninitialised numpy array in page-locked host memory, like numpy.empty."""
     return _host_array(shape, dtype, strides, order, 0, "pinned_array(dtype)")[0]
 
 
-def mapped_array(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: Sequence[int] | None = None,
-                 order: str = "C", stream: StreamLike = 0, portable: bool = False, wc: bool = False) -> "MappedNDArray":
+def mapped_array(
+    shape: ShapeLike,
+    dtype: npt.DTypeLike = np.float64,
+    strides: Sequence[int] | None = None,
+    order: str = "C",
+    stream: StreamLike = 0,
+    portable: bool = False,
+    wc: bool = False,
+) -> "MappedNDArray":
     """An uninitialised MappedNDArray: page-locked host memory that kernels also address.
     `portable`: usable from every context; `wc`: write-combined (fast host writes and
     device reads, very slow host reads)."""
@@ -316,8 +352,7 @@ def mapped_array(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: S
     if wc:
         flags |= host_alloc_flags.WRITECOMBINED
     array, allocation, nbytes = _host_array(shape, dtype, strides, order, flags, "mapped_array(dtype)", MappedNDArray)
-    array._mapping = _Mapping(np.frombuffer(allocation, np.uint8).ctypes.data, allocation.get_device_pointer(),
-                              nbytes)
+    array._mapping = _Mapping(np.frombuffer(allocation, np.uint8).ctypes.data, allocation.get_device_pointer(), nbytes)
     array._stream = _stream(stream)
     return array
 
@@ -344,11 +379,15 @@ class MappedNDArray(np.ndarray):
         host = self.__array_interface__["data"][0]
         if mapping is None or not (self.size == 0 or mapping.host <= host < mapping.host + mapping.nbytes):
             # numpy results computed from a mapped array (a + 1) are ordinary memory.
-            raise ValueError("this MappedNDArray's memory is not mapped page-locked memory (it is a numpy result "
-                             "computed from one); copy it into a mapped_array() first")
+            raise ValueError(
+                "this MappedNDArray's memory is not mapped page-locked memory (it is a numpy result "
+                "computed from one); copy it into a mapped_array() first"
+            )
         view = DeviceNDArray.__new__(DeviceNDArray)
         layout = Layout(list(self.shape), list(self.strides), self.dtype.itemsize, 0)
-        _gpukit._Array.__init__(view, layout, self.dtype, None, self, mapping.device + (host - mapping.host), self._stream)
+        _gpukit._Array.__init__(
+            view, layout, self.dtype, None, self, mapping.device + (host - mapping.host), self._stream
+        )
         return view
 
     @property
@@ -373,7 +412,7 @@ class MappedNDArray(np.ndarray):
 
     def split(self, section: int, stream: StreamLike = 0) -> list[Any]:
         """Views of `section` elements each; the last may be shorter."""
-        return [self[start:start + section] for start in range(0, len(self), section)]
+        return [self[start : start + section] for start in range(0, len(self), section)]
 
 
 def _is_page_locked(ary):

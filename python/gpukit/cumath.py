@@ -17,8 +17,28 @@ from gpukit import _gpukit
 from gpukit._gpukit import _MathFunction
 from gpukit._warnings import warn
 
-__all__ = ["fabs", "ceil", "floor", "exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
-           "sinh", "cosh", "tanh", "fmod", "frexp", "ldexp", "modf"]
+__all__ = [
+    "fabs",
+    "ceil",
+    "floor",
+    "exp",
+    "log",
+    "log10",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "fmod",
+    "frexp",
+    "ldexp",
+    "modf",
+]
 
 _cumath = _gpukit._cumath
 
@@ -30,7 +50,7 @@ _DESCRIPTIONS = {
     "log": "The natural logarithm of each element (numpy.log; the principal branch for complex numbers).",
     "log10": "The base-10 logarithm of each element (numpy.log10).",
     "sqrt": "The square root of each element (numpy.sqrt; NaN for negative reals, the principal root for "
-            "complex numbers).",
+    "complex numbers).",
     "sin": "The sine of each element (numpy.sin).",
     "cos": "The cosine of each element (numpy.cos).",
     "tan": "The tangent of each element (numpy.tan).",
@@ -60,8 +80,10 @@ def _one_array_function(name):
         return _cumath(function, array, None, out, stream)
 
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = (f"{name}(array, *, out=None, stream=None)\n\n{_DESCRIPTIONS[name]}\n\n"
-                 "Returns a new GPUArray, or `out` filled with the results.")
+    f.__doc__ = (
+        f"{name}(array, *, out=None, stream=None)\n\n{_DESCRIPTIONS[name]}\n\n"
+        "Returns a new GPUArray, or `out` filled with the results."
+    )
     return f
 
 

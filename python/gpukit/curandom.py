@@ -12,6 +12,7 @@ once, when the generator is made, and live in device memory the generator owns
 (include/gpukit/random/generator.hpp). The Sobol direction vectors and scramble constants
 come from cuRAND's host library, libcurand, loaded when first needed. See docs/random.md.
 """
+
 import enum
 import random as _random
 
@@ -20,15 +21,27 @@ import numpy.typing as npt
 
 from gpukit import _gpukit, gpuarray
 
-__all__ = ["rand", "get_curand_version", "direction_vector_set", "seed_getter_uniform", "seed_getter_unique",
-           "generate_direction_vectors", "generate_scramble_constants32", "generate_scramble_constants64",
-           "XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator", "Sobol32RandomNumberGenerator",
-           "ScrambledSobol32RandomNumberGenerator", "Sobol64RandomNumberGenerator",
-           "ScrambledSobol64RandomNumberGenerator"]
+__all__ = [
+    "rand",
+    "get_curand_version",
+    "direction_vector_set",
+    "seed_getter_uniform",
+    "seed_getter_unique",
+    "generate_direction_vectors",
+    "generate_scramble_constants32",
+    "generate_scramble_constants64",
+    "XORWOWRandomNumberGenerator",
+    "MRG32k3aRandomNumberGenerator",
+    "Sobol32RandomNumberGenerator",
+    "ScrambledSobol32RandomNumberGenerator",
+    "Sobol64RandomNumberGenerator",
+    "ScrambledSobol64RandomNumberGenerator",
+]
 
 
-def rand(shape: int | tuple[int, ...], dtype: npt.DTypeLike = np.float32,
-         stream: _gpukit.Stream | None = None) -> gpuarray.GPUArray:
+def rand(
+    shape: int | tuple[int, ...], dtype: npt.DTypeLike = np.float32, stream: _gpukit.Stream | None = None
+) -> gpuarray.GPUArray:
     """A new array of `shape` with uniform numbers in [0, 1) (float32, float64), or random
     32-bit patterns (int32, uint32)."""
     return _gpukit._curand_rand(shape, dtype, stream, np.random.random_sample())
@@ -42,6 +55,7 @@ def get_curand_version():
 
 class direction_vector_set(enum.IntEnum):
     """cuRAND's sets of Sobol direction vectors (Joe and Kuo's, 20000 dimensions)."""
+
     VECTOR_32 = 101
     SCRAMBLED_VECTOR_32 = 102
     VECTOR_64 = 103
@@ -81,6 +95,7 @@ class XORWOWRandomNumberGenerator(_Generator):
     """cuRAND's XORWOW generators, one per thread: generator g starts subsequence g (2^67
     draws apart) of the stream its seed picks, `offset` draws in. `seed_getter(count)` gives
     the int32 GPUArray of seeds (default: seed_getter_unique)."""
+
     has_box_muller = True
 
     def __init__(self, seed_getter=None, offset=0):
@@ -94,6 +109,7 @@ class MRG32k3aRandomNumberGenerator(_Generator):
     """cuRAND's MRG32k3a generators, seeded as XORWOW's: generator g starts subsequence g
     (2^76 draws apart). call_skip_ahead_sequence skips 2^127 draws, call_skip_ahead_subsequence
     2^76."""
+
     has_box_muller = True
 
     def __init__(self, seed_getter=None, offset=0):
@@ -108,6 +124,7 @@ class MRG32k3aRandomNumberGenerator(_Generator):
 class Sobol32RandomNumberGenerator(_Generator):
     """Sobol points, one dimension per generator: `dir_vector` is a (count, 32) uint32
     GPUArray (default: cuRAND's, generate_direction_vectors); `offset` points are skipped."""
+
     has_box_muller = False
 
     def __init__(self, dir_vector=None, offset=0):
@@ -117,6 +134,7 @@ class Sobol32RandomNumberGenerator(_Generator):
 class ScrambledSobol32RandomNumberGenerator(_Generator):
     """Scrambled Sobol points: as Sobol32, with cuRAND's scrambled direction vectors and a
     uint32 `scramble_vector` of one constant per generator (default: cuRAND's)."""
+
     has_box_muller = False
 
     def __init__(self, dir_vector=None, scramble_vector=None, offset=0):
@@ -125,6 +143,7 @@ class ScrambledSobol32RandomNumberGenerator(_Generator):
 
 class Sobol64RandomNumberGenerator(_Generator):
     """64-bit Sobol points: `dir_vector` is a (count, 64) uint64 GPUArray."""
+
     has_box_muller = False
 
     def __init__(self, dir_vector=None, offset=0):
@@ -133,6 +152,7 @@ class Sobol64RandomNumberGenerator(_Generator):
 
 class ScrambledSobol64RandomNumberGenerator(_Generator):
     """Scrambled 64-bit Sobol points, with a uint64 `scramble_vector`."""
+
     has_box_muller = False
 
     def __init__(self, dir_vector=None, scramble_vector=None, offset=0):

@@ -1,5 +1,6 @@
 """The CUDA driver interface (PyCUDA's ``pycuda.driver``): versions, errors, constants,
 devices, contexts, streams, events, memory, modules, kernels and the profiler switches."""
+
 import abc
 
 from gpukit._gpukit import (  # the re-exported API (`X as X` marks each for type checkers)
@@ -137,6 +138,7 @@ from gpukit._memory import (
 
 # ---- In / Out / InOut: host arrays copied through device memory around a kernel call
 
+
 class ArgumentHandler:
     """PyCUDA's kernel-argument protocol: Function.__call__ passes
     ``int(handler.get_device_alloc())`` as a pointer, calls ``pre_call(stream)`` before the
@@ -154,8 +156,10 @@ class ArgumentHandler:
             try:
                 self.dev_alloc = mem_alloc_like(self.array)
             except AttributeError:
-                raise TypeError(f"{type(self).__name__}: cannot size device memory for a "
-                                f"{type(self.array).__name__}; expected an array with nbytes") from None
+                raise TypeError(
+                    f"{type(self).__name__}: cannot size device memory for a "
+                    f"{type(self.array).__name__}; expected an array with nbytes"
+                ) from None
         return self.dev_alloc
 
     def pre_call(self, stream):

@@ -11,6 +11,7 @@ PyCUDA's lower-level helpers are here too: get_elwise_module, get_elwise_kernel 
 kernel factories its gpuarray used (get_take_kernel, get_linear_combination_kernel, ...;
 see gpukit/_array/elementwise_helpers.py).
 """
+
 import builtins
 import numbers
 import operator
@@ -25,8 +26,13 @@ from gpukit import compiler as _compiler
 from gpukit._array.c_types import ScalarArg, VectorArg
 from gpukit._array.elementwise_helpers import *  # noqa: F401,F403  (PyCUDA's get_*_kernel helpers)
 
-__all__ = ["ElementwiseKernel", "get_elwise_module", "get_elwise_range_module", "get_elwise_kernel_and_types",
-           "get_elwise_kernel"] + _elementwise_helpers.__all__
+__all__ = [
+    "ElementwiseKernel",
+    "get_elwise_module",
+    "get_elwise_range_module",
+    "get_elwise_kernel_and_types",
+    "get_elwise_kernel",
+] + _elementwise_helpers.__all__
 
 
 def _parameters(arguments):
@@ -36,13 +42,17 @@ def _parameters(arguments):
         pieces = [piece.strip() for piece in arguments.split(",")]
         return [(piece, _c_types.parse_c_arg(piece)) for piece in pieces]
     if not isinstance(arguments, Sequence):
-        raise TypeError(f"arguments must be a C declaration string (\"float a, float *x\") or a list of VectorArg / "
-                        f"ScalarArg, got {type(arguments).__name__} {arguments!r}")
+        raise TypeError(
+            f'arguments must be a C declaration string ("float a, float *x") or a list of VectorArg / '
+            f"ScalarArg, got {type(arguments).__name__} {arguments!r}"
+        )
     parameters = []
     for argument in arguments:
         if not isinstance(argument, (VectorArg, ScalarArg)):
-            raise TypeError(f"ElementwiseKernel arguments must be a C declaration string or a list of VectorArg / "
-                            f"ScalarArg, got {argument!r}")
+            raise TypeError(
+                f"ElementwiseKernel arguments must be a C declaration string or a list of VectorArg / "
+                f"ScalarArg, got {argument!r}"
+            )
         parameters.append((argument.declarator(), argument))
     return parameters
 
@@ -87,8 +97,10 @@ def _scalar_bytes(value, argument):
         return np.array(number, dtype=dtype).tobytes()
     wanted = numbers.Complex if dtype.kind == "c" else numbers.Real
     if not isinstance(value, wanted) or isinstance(value, (str, bytes)):
-        raise TypeError(f"{where}: expected a {'complex' if dtype.kind == 'c' else 'real'} number, "
-                        f"got {type(value).__name__} {value!r}")
+        raise TypeError(
+            f"{where}: expected a {'complex' if dtype.kind == 'c' else 'real'} number, "
+            f"got {type(value).__name__} {value!r}"
+        )
     with np.errstate(over="ignore"):
         converted = np.array(value, dtype=dtype)
     if not np.all(np.isfinite(converted)) and np.all(np.isfinite(np.array(value, dtype=np.complex128))):
@@ -103,16 +115,22 @@ def _array_of(value, argument):
         try:
             value = gpuarray.asarray(value)
         except (TypeError, ValueError, AttributeError) as e:
-            raise TypeError(f"argument {argument.name} is a pointer ({argument.dtype} *): expected a GPUArray or "
-                            f"an object with __cuda_array_interface__, got {type(value).__name__}") from e
+            raise TypeError(
+                f"argument {argument.name} is a pointer ({argument.dtype} *): expected a GPUArray or "
+                f"an object with __cuda_array_interface__, got {type(value).__name__}"
+            ) from e
     if not (value.flags.c_contiguous or value.flags.f_contiguous):
-        raise RuntimeError(f"ElementwiseKernel: argument {argument.name} is not contiguous (shape {value.shape}, "
-                           f"strides {value.strides}); pass a C-contiguous copy, "
-                           f"{argument.name}.ravel().reshape({argument.name}.shape)")
+        raise RuntimeError(
+            f"ElementwiseKernel: argument {argument.name} is not contiguous (shape {value.shape}, "
+            f"strides {value.strides}); pass a C-contiguous copy, "
+            f"{argument.name}.ravel().reshape({argument.name}.shape)"
+        )
     if value.dtype.itemsize != argument.dtype.itemsize:
-        raise TypeError(f"argument {argument.name} is declared {argument.dtype} (itemsize "
-                        f"{argument.dtype.itemsize}), got an array of {value.dtype} (itemsize "
-                        f"{value.dtype.itemsize}): x[j] would not be element j")
+        raise TypeError(
+            f"argument {argument.name} is declared {argument.dtype} (itemsize "
+            f"{argument.dtype.itemsize}), got an array of {value.dtype} (itemsize "
+            f"{value.dtype.itemsize}): x[j] would not be element j"
+        )
     return value
 
 
@@ -131,10 +149,21 @@ class ElementwiseKernel:
     the size of the first array argument, unless the kernel declares its own ``n``.
     """
 
-    def __init__(self, arguments: str | Sequence[Any], operation: str, name: str = "kernel", keep: bool = False,
-                 options: Sequence[str] | None = None, preamble: str = "", loop_prep: str = "", after_loop: str = "",
-                 include_dirs: Sequence[_compiler._Path] = (), nvcc: _compiler._Path = "nvcc",
-                 compiler: str | None = None, cache_dir: _compiler._Path | Literal[False] | None = None) -> None:
+    def __init__(
+        self,
+        arguments: str | Sequence[Any],
+        operation: str,
+        name: str = "kernel",
+        keep: bool = False,
+        options: Sequence[str] | None = None,
+        preamble: str = "",
+        loop_prep: str = "",
+        after_loop: str = "",
+        include_dirs: Sequence[_compiler._Path] = (),
+        nvcc: _compiler._Path = "nvcc",
+        compiler: str | None = None,
+        cache_dir: _compiler._Path | Literal[False] | None = None,
+    ) -> None:
         parameters = _parameters(arguments)
         self._arguments = [argument for _, argument in parameters]
         self._keep = keep
@@ -143,9 +172,20 @@ class ElementwiseKernel:
             raise ValueError(f"ElementwiseKernel {name!r}: needs at least one array (pointer) argument")
         request = _compiler._request("", nvcc, options, True, None, None, include_dirs, compiler, "cubin")
         self._kernel = _gpukit._ElementwiseKernel(
-            name, _kernel_params(parameters), operation, preamble, loop_prep, after_loop, request["options"],
-            request["arch"], request["include_dirs"], request["system_include_dirs"], request["compiler"],
-            request["nvcc"], None if keep else _compiler._cache_directory(cache_dir))
+            name,
+            _kernel_params(parameters),
+            operation,
+            preamble,
+            loop_prep,
+            after_loop,
+            request["options"],
+            request["arch"],
+            request["include_dirs"],
+            request["system_include_dirs"],
+            request["compiler"],
+            request["nvcc"],
+            None if keep else _compiler._cache_directory(cache_dir),
+        )
         self._compile_settings = (nvcc, options, include_dirs, compiler)
         self._declares_n = any(a.name == "n" for a in self._arguments)
 
@@ -158,11 +198,18 @@ class ElementwiseKernel:
         """The CUDA C of the kernel (the range form with ``use_range=True``)."""
         return self._kernel.source(use_range)
 
-    def __call__(self, *args: Any, range: builtins.slice | None = None, slice: builtins.slice | None = None,
-                 stream: _gpukit.Stream | None = None) -> None:
+    def __call__(
+        self,
+        *args: Any,
+        range: builtins.slice | None = None,
+        slice: builtins.slice | None = None,
+        stream: _gpukit.Stream | None = None,
+    ) -> None:
         if len(args) != len(self._arguments):
-            raise TypeError(f"ElementwiseKernel {self.name!r} takes {len(self._arguments)} arguments "
-                            f"({', '.join(a.name for a in self._arguments)}), got {len(args)}")
+            raise TypeError(
+                f"ElementwiseKernel {self.name!r} takes {len(self._arguments)} arguments "
+                f"({', '.join(a.name for a in self._arguments)}), got {len(args)}"
+            )
         values = []
         first_array = None
         n = None
@@ -194,8 +241,15 @@ class ElementwiseKernel:
         """keep=True: compile once more through SourceModule's path, which keeps the source
         and the compiler's output in a directory it prints (PyCUDA's keep)."""
         nvcc, options, include_dirs, compiler = self._compile_settings
-        _compiler.compile(self.get_source(use_range), nvcc=nvcc, options=options, keep=True, no_extern_c=True,
-                          include_dirs=include_dirs, compiler=compiler)
+        _compiler.compile(
+            self.get_source(use_range),
+            nvcc=nvcc,
+            options=options,
+            keep=True,
+            no_extern_c=True,
+            include_dirs=include_dirs,
+            compiler=compiler,
+        )
         self._keep = False  # once, as PyCUDA compiles once
 
 
@@ -233,8 +287,9 @@ def _loop_parameters(arguments, use_range):
 def _source(parameters, operation, name, preamble, loop_prep, after_loop, use_range):
     if use_range and [a.name for _, a in parameters[-3:]] == list(_RANGE_NAMES):
         parameters = parameters[:-3]  # PyCUDA's callers list them; the range form declares them itself
-    return _gpukit._elementwise_kernel_source(name, _kernel_params(parameters), operation, preamble, loop_prep,
-                                              after_loop, use_range)
+    return _gpukit._elementwise_kernel_source(
+        name, _kernel_params(parameters), operation, preamble, loop_prep, after_loop, use_range
+    )
 
 
 def _module(parameters, operation, name, keep, options, preamble, loop_prep, after_loop, use_range):
@@ -242,29 +297,40 @@ def _module(parameters, operation, name, keep, options, preamble, loop_prep, aft
     return _compiler.SourceModule(source, options=options, keep=keep, no_extern_c=True)
 
 
-def _elwise_kernel_source(arguments, operation, name="kernel", preamble="", loop_prep="", after_loop="",
-                          use_range=False):
+def _elwise_kernel_source(
+    arguments, operation, name="kernel", preamble="", loop_prep="", after_loop="", use_range=False
+):
     """The CUDA C that get_elwise_kernel_and_types compiles, made without a context (for
     compile-only tests of the kernels built on it)."""
-    return _source(_loop_parameters(arguments, use_range), operation, name, preamble, loop_prep, after_loop,
-                   use_range)
+    return _source(_loop_parameters(arguments, use_range), operation, name, preamble, loop_prep, after_loop, use_range)
 
 
-def get_elwise_module(arguments, operation, name="kernel", keep=False, options=None, preamble="", loop_prep="",
-                      after_loop=""):
+def get_elwise_module(
+    arguments, operation, name="kernel", keep=False, options=None, preamble="", loop_prep="", after_loop=""
+):
     """A SourceModule holding ElementwiseKernel's kernel `name` for these arguments (which
     may include the ``n`` the loop runs to; it is declared when they do not)."""
     return _module(_parameters(arguments), operation, name, keep, options, preamble, loop_prep, after_loop, False)
 
 
-def get_elwise_range_module(arguments, operation, name="kernel", keep=False, options=None, preamble="",
-                            loop_prep="", after_loop=""):
+def get_elwise_range_module(
+    arguments, operation, name="kernel", keep=False, options=None, preamble="", loop_prep="", after_loop=""
+):
     """The range form of get_elwise_module: the kernel takes ``long start, stop, step``."""
     return _module(_parameters(arguments), operation, name, keep, options, preamble, loop_prep, after_loop, True)
 
 
-def get_elwise_kernel_and_types(arguments, operation, name="kernel", keep=False, options=None, use_range=False,
-                                preamble="", loop_prep="", after_loop=""):
+def get_elwise_kernel_and_types(
+    arguments,
+    operation,
+    name="kernel",
+    keep=False,
+    options=None,
+    use_range=False,
+    preamble="",
+    loop_prep="",
+    after_loop="",
+):
     """(module, prepared Function, arguments): `arguments` parsed and extended, as in PyCUDA,
     by ScalarArg ``n`` (uintp) or, with use_range, ``start``, ``stop``, ``step`` (intp). A
     declaration string is compiled as written (``const`` and ``__restrict__`` kept)."""
@@ -276,8 +342,10 @@ def get_elwise_kernel_and_types(arguments, operation, name="kernel", keep=False,
     return module, function, arguments
 
 
-def get_elwise_kernel(arguments, operation, name="kernel", keep=False, options=None, preamble="", loop_prep="",
-                      after_loop=""):
+def get_elwise_kernel(
+    arguments, operation, name="kernel", keep=False, options=None, preamble="", loop_prep="", after_loop=""
+):
     """The prepared Function of get_elwise_kernel_and_types."""
-    return get_elwise_kernel_and_types(arguments, operation, name, keep, options, preamble=preamble,
-                                       loop_prep=loop_prep, after_loop=after_loop)[1]
+    return get_elwise_kernel_and_types(
+        arguments, operation, name, keep, options, preamble=preamble, loop_prep=loop_prep, after_loop=after_loop
+    )[1]

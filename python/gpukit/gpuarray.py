@@ -13,6 +13,7 @@ complex128 (complex numbers ordered as numpy orders them). Other dtypes (float16
 CUDA's vector types in ``vec``) can be made, copied, filled, gathered, joined and viewed, but
 have no arithmetic.
 """
+
 import builtins
 import math
 import os
@@ -33,12 +34,50 @@ from gpukit._warnings import warn
 #: A shape as numpy takes it: one extent or a sequence of them.
 ShapeLike = int | Sequence[int]
 
-__all__ = ["GPUArray", "ElementwiseKernel", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
-           "zeros_like", "ones_like", "arange", "asarray", "sum", "dot", "min", "max", "any", "all", "subset_sum",
-           "subset_dot", "subset_min", "subset_max", "default_allocator",
-           "release_default_pools", "vec", "set_fusion", "splay", "take", "multi_take", "multi_put",
-           "multi_take_put", "concatenate", "stack", "transpose", "reshape", "if_positive", "where", "minimum",
-           "maximum", "logical_and", "logical_or", "logical_not"]
+__all__ = [
+    "GPUArray",
+    "ElementwiseKernel",
+    "to_gpu",
+    "to_gpu_async",
+    "empty",
+    "zeros",
+    "ones",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "arange",
+    "asarray",
+    "sum",
+    "dot",
+    "min",
+    "max",
+    "any",
+    "all",
+    "subset_sum",
+    "subset_dot",
+    "subset_min",
+    "subset_max",
+    "default_allocator",
+    "release_default_pools",
+    "vec",
+    "set_fusion",
+    "splay",
+    "take",
+    "multi_take",
+    "multi_put",
+    "multi_take_put",
+    "concatenate",
+    "stack",
+    "transpose",
+    "reshape",
+    "if_positive",
+    "where",
+    "minimum",
+    "maximum",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+]
 
 
 def set_fusion(on: bool) -> None:
@@ -78,9 +117,17 @@ class GPUArray(_gpukit._Array):
     __array_priority__ = 100
     __hash__ = None
 
-    def __init__(self, shape: ShapeLike, dtype: npt.DTypeLike, allocator: Any = None, base: Any = None,
-                 gpudata: Any = None, strides: Sequence[int] | None = None, order: str = "C",
-                 stream: Stream | None = None) -> None:
+    def __init__(
+        self,
+        shape: ShapeLike,
+        dtype: npt.DTypeLike,
+        allocator: Any = None,
+        base: Any = None,
+        gpudata: Any = None,
+        strides: Sequence[int] | None = None,
+        order: str = "C",
+        stream: Stream | None = None,
+    ) -> None:
         dtype = np.dtype(dtype)
         # The Layout checks shape and strides as numpy does (TypeError for 2.5, ValueError for
         # negative extents and for sizes beyond 64 bits).
@@ -124,8 +171,14 @@ class GPUArray(_gpukit._Array):
         # As PyCUDA's: strides and stream always present; stream None when the array works on
         # no stream of its own.
         shape = self.shape  # (not size: a subclass may have assigned it another meaning)
-        interface = {"shape": shape, "typestr": self.dtype.str, "data": (0 if 0 in shape else self.ptr, False),
-                     "version": 3, "strides": self.strides, "stream": None}
+        interface = {
+            "shape": shape,
+            "typestr": self.dtype.str,
+            "data": (0 if 0 in shape else self.ptr, False),
+            "version": 3,
+            "strides": self.strides,
+            "stream": None,
+        }
         if self.dtype.names is not None:
             interface["descr"] = self.dtype.descr  # a record's typestr is only '|V<size>'
         if self.stream is not None:
@@ -137,16 +190,23 @@ class GPUArray(_gpukit._Array):
         """A DLPack capsule over this array's memory (no copy unless copy=True); the array
         stays alive while the consumer uses it."""
         from gpukit import _dlpack
+
         return _dlpack.export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
         from gpukit import _dlpack
+
         return _dlpack.device_of(self)
 
     # ---- host transfers
 
-    def get(self, ary: npt.NDArray[Any] | None = None, pagelocked: bool = False, async_: bool = False,
-            stream: Stream | None = None) -> npt.NDArray[Any]:
+    def get(
+        self,
+        ary: npt.NDArray[Any] | None = None,
+        pagelocked: bool = False,
+        async_: bool = False,
+        stream: Stream | None = None,
+    ) -> npt.NDArray[Any]:
         """A numpy array with the contents: ``ary`` when given (same shape and dtype, any
         strides), else a new array whose axes are in this array's order (page-locked with
         ``pagelocked=True``).
@@ -198,12 +258,12 @@ class GPUArray(_gpukit._Array):
         `host` (when `host` has no gaps), or, when blocking, through a host copy of `host`."""
         host_layout = Layout(host.shape, host.strides, host.itemsize, 0)
         # Rows narrower than _min_pitched_row_bytes are faster rearranged by a kernel.
-        if _gpukit._host_copy(host, _host_address(host), host_layout, self, to_host, async_, stream,
-                              _gpukit._min_pitched_row_bytes):
+        if _gpukit._host_copy(
+            host, _host_address(host), host_layout, self, to_host, async_, stream, _gpukit._min_pitched_row_bytes
+        ):
             return
         if _gpukit._is_dense(host_layout):
-            staging = empty(self.shape, self.dtype, allocator=self.allocator, strides=host.strides,
-                            stream=self.stream)
+            staging = empty(self.shape, self.dtype, allocator=self.allocator, strides=host.strides, stream=self.stream)
             if to_host:
                 staging._copy_from(self, stream)
             _gpukit._host_copy(host, _host_address(host), host_layout, staging, to_host, async_, stream, 0)
@@ -219,9 +279,11 @@ class GPUArray(_gpukit._Array):
                 self._transfer(staged, False, False, stream)
             return
         if not _gpukit._host_copy(host, _host_address(host), host_layout, self, to_host, True, stream, 0):
-            raise ValueError(f"{'get' if to_host else 'set'}(async_=True): the host array's layout (shape "
-                             f"{host.shape}, strides {host.strides}) cannot be copied asynchronously to this "
-                             f"array's (strides {self.strides}); use a host array without gaps")
+            raise ValueError(
+                f"{'get' if to_host else 'set'}(async_=True): the host array's layout (shape "
+                f"{host.shape}, strides {host.strides}) cannot be copied asynchronously to this "
+                f"array's (strides {self.strides}); use a host array without gaps"
+            )
 
     def _copy_from(self, source, stream=None):
         """self[...] = source for arrays of one shape and dtype (any dtype): a device-to-device
@@ -380,15 +442,25 @@ class GPUArray(_gpukit._Array):
     def bind_to_texref(self, texref: Any, allow_offset: bool = False) -> None:
         """PyCUDA's binding to a texture reference, which CUDA 12 removed: raises LogicError
         naming TextureObject.from_linear, its replacement."""
-        raise _gpukit.LogicError("bind_to_texref: CUDA 12 removed texture references; make a "
-                                 "driver.TextureObject.from_linear(...) over this array and pass it to the kernel")
+        raise _gpukit.LogicError(
+            "bind_to_texref: CUDA 12 removed texture references; make a "
+            "driver.TextureObject.from_linear(...) over this array and pass it to the kernel"
+        )
 
-    def bind_to_texref_ext(self, texref: Any, channels: int = 1, allow_double_hack: bool = False,
-                           allow_complex_hack: bool = False, allow_offset: bool = False) -> None:
+    def bind_to_texref_ext(
+        self,
+        texref: Any,
+        channels: int = 1,
+        allow_double_hack: bool = False,
+        allow_complex_hack: bool = False,
+        allow_offset: bool = False,
+    ) -> None:
         """PyCUDA's binding to a texture reference, which CUDA 12 removed: raises LogicError
         naming TextureObject.from_linear, its replacement."""
-        raise _gpukit.LogicError("bind_to_texref_ext: CUDA 12 removed texture references; make a "
-                                 "driver.TextureObject.from_linear(...) over this array and pass it to the kernel")
+        raise _gpukit.LogicError(
+            "bind_to_texref_ext: CUDA 12 removed texture references; make a "
+            "driver.TextureObject.from_linear(...) over this array and pass it to the kernel"
+        )
 
     def __setitem__(self, index, value):
         # A view, not self[index]: subclasses' __getitem__ may return host scalars.
@@ -418,8 +490,9 @@ class GPUArray(_gpukit._Array):
 
     # ---- reductions (methods as in numpy)
 
-    def sum(self, dtype: npt.DTypeLike | None = None, stream: _gpukit.Stream | None = None,
-            allocator: Any = None) -> "GPUArray":
+    def sum(
+        self, dtype: npt.DTypeLike | None = None, stream: _gpukit.Stream | None = None, allocator: Any = None
+    ) -> "GPUArray":
         """gpuarray.sum(self, ...): the sum of all elements as a 0-d GPUArray."""
         return sum(self, dtype, stream, allocator)
 
@@ -431,8 +504,13 @@ class GPUArray(_gpukit._Array):
         """gpuarray.max(self, ...): the largest element as a 0-d GPUArray."""
         return max(self, stream)
 
-    def dot(self, other: "GPUArray", dtype: npt.DTypeLike | None = None, stream: _gpukit.Stream | None = None,
-            allocator: Any = None) -> "GPUArray":
+    def dot(
+        self,
+        other: "GPUArray",
+        dtype: npt.DTypeLike | None = None,
+        stream: _gpukit.Stream | None = None,
+        allocator: Any = None,
+    ) -> "GPUArray":
         """gpuarray.dot(self, other, ...): the sum of the element-wise products as a 0-d GPUArray."""
         return dot(self, other, dtype, stream, allocator)
 
@@ -457,16 +535,30 @@ class _Flags:
 
 # ---- constructors
 
-def empty(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, allocator: Any = None, base: Any = None,
-          gpudata: Any = None, strides: Sequence[int] | None = None, order: str = "C",
-          stream: Stream | None = None) -> GPUArray:
+
+def empty(
+    shape: ShapeLike,
+    dtype: npt.DTypeLike = np.float64,
+    allocator: Any = None,
+    base: Any = None,
+    gpudata: Any = None,
+    strides: Sequence[int] | None = None,
+    order: str = "C",
+    stream: Stream | None = None,
+) -> GPUArray:
     """An uninitialised GPUArray: PyCUDA's empty, the GPUArray constructor."""
-    return GPUArray(shape, dtype, allocator=allocator, base=base, gpudata=gpudata, strides=strides, order=order,
-                    stream=stream)
+    return GPUArray(
+        shape, dtype, allocator=allocator, base=base, gpudata=gpudata, strides=strides, order=order, stream=stream
+    )
 
 
-def zeros(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, allocator: Any = None, order: str = "C",
-          stream: Stream | None = None) -> GPUArray:
+def zeros(
+    shape: ShapeLike,
+    dtype: npt.DTypeLike = np.float64,
+    allocator: Any = None,
+    order: str = "C",
+    stream: Stream | None = None,
+) -> GPUArray:
     """A GPUArray of `shape` and `dtype` filled with zeros, laid out in `order` ('C' or 'F'),
     from `allocator` (the default pool when None); with a `stream`, the array works on it and
     the zeroing is queued there."""
@@ -479,8 +571,13 @@ def zeros(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, allocator: Any = 
     return result
 
 
-def ones(shape: ShapeLike, dtype: npt.DTypeLike = np.float64, allocator: Any = None, order: str = "C",
-         stream: Stream | None = None) -> GPUArray:
+def ones(
+    shape: ShapeLike,
+    dtype: npt.DTypeLike = np.float64,
+    allocator: Any = None,
+    order: str = "C",
+    stream: Stream | None = None,
+) -> GPUArray:
     """A GPUArray of `shape` and `dtype` filled with ones; the arguments are zeros()'s."""
     return empty(shape, dtype, allocator, order=order, stream=stream).fill(1)
 
@@ -525,8 +622,15 @@ def _uploaded(ary, allocator, stream, async_):
     return result
 
 
-def arange(*args: Any, start: Any = None, stop: Any = None, step: Any = None, dtype: npt.DTypeLike | None = None,
-           allocator: Any = None, stream: Stream | None = None) -> GPUArray:
+def arange(
+    *args: Any,
+    start: Any = None,
+    stop: Any = None,
+    step: Any = None,
+    dtype: npt.DTypeLike | None = None,
+    allocator: Any = None,
+    stream: Stream | None = None,
+) -> GPUArray:
     """numpy.arange on the device: arange([start,] stop[, step,] dtype=None). PyCUDA's forms
     work too: a numpy dtype as the last positional argument, and start, stop and step as
     keywords. The default dtype is numpy's (int64 for integers, float64 when one is a float)."""
@@ -587,12 +691,14 @@ def wrap(cls, obj):
     """An array of class `cls` (GPUArray or a subclass) over the memory `obj` exports,
     without copying; the owner of that memory is kept as the array's base."""
     from gpukit._interop import array_interface
+
     interface, owner = array_interface(obj)
     dtype = _interface_dtype(interface)
     shape = interface["shape"]
     strides = interface.get("strides")
-    layout = Layout.contiguous(shape, dtype.itemsize, "C") if strides is None else \
-        Layout(shape, strides, dtype.itemsize, 0)
+    layout = (
+        Layout.contiguous(shape, dtype.itemsize, "C") if strides is None else Layout(shape, strides, dtype.itemsize, 0)
+    )
     result = cls.__new__(cls)
     # gpudata is the exporter's address (an int), so nothing is allocated for the view.
     _gpukit._Array.__init__(result, layout, dtype, None, owner, int(interface["data"][0]), None)
@@ -609,6 +715,7 @@ def _interface_dtype(interface):
 
 # ---- launch shapes
 
+
 def splay(n, dev=None):
     """PyCUDA's launch shape for n elements: ``((blocks, 1), (threads, 1, 1))``, one warp per
     block for small n, up to 128 threads in each of 4 * resident blocks * multiprocessors
@@ -617,6 +724,7 @@ def splay(n, dev=None):
 
 
 # ---- PyCUDA's private helpers, which libraries built on PyCUDA call
+
 
 def _c_contiguous_strides(itemsize, shape):
     """The byte strides of a C-contiguous array of `shape` (an extent of 0 counts as 1)."""
@@ -685,8 +793,9 @@ def _memcpy_discontig(dst, src, async_=False, stream=None):
     host and device is queued on `stream` and may still run on return."""
     for name, ary in (("src", src), ("dst", dst)):
         if not isinstance(ary, (GPUArray, np.ndarray)):
-            raise TypeError(f"_memcpy_discontig: {name} must be a GPUArray or a numpy.ndarray, got "
-                            f"{type(ary).__name__}")
+            raise TypeError(
+                f"_memcpy_discontig: {name} must be a GPUArray or a numpy.ndarray, got {type(ary).__name__}"
+            )
     if src.shape != dst.shape:
         raise ValueError(f"_memcpy_discontig: src and dst must have the same shape, got {src.shape} and {dst.shape}")
     if src.dtype != dst.dtype:
@@ -704,6 +813,7 @@ def _memcpy_discontig(dst, src, async_=False, stream=None):
 
 
 # ---- gathers and scatters (plain device memory; PyCUDA read through texture references)
+
 
 def take(a, indices, out=None, stream=None):
     """``a.flat[indices]``, as numpy.take without an axis: out[i] = a's element indices[i] in
@@ -734,6 +844,7 @@ def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None,
 
 # ---- joining and reshaping
 
+
 def concatenate(arrays, axis=0, allocator=None):
     """numpy.concatenate: a new C-contiguous array (numpy's result dtype), each piece copied
     into its part with one device-to-device copy where the layouts allow, else one kernel."""
@@ -756,6 +867,7 @@ def reshape(a: GPUArray, *shape: ShapeLike, order: str = "C") -> GPUArray:
 
 
 # ---- conditionals and elementwise functions (one kernel each, numpy's result types)
+
 
 def if_positive(criterion, then_, else_, out=None, stream=None):
     """``then_`` where criterion > 0, else ``else_``: arrays or scalars, broadcast together, the
@@ -818,5 +930,6 @@ def __getattr__(name):
     # imports this module; gpukit's users long found it here too.
     if name == "ElementwiseKernel":
         from gpukit.elementwise import ElementwiseKernel
+
         return ElementwiseKernel
     raise AttributeError(f"module 'gpukit.gpuarray' has no attribute {name!r}")

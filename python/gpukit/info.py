@@ -7,6 +7,7 @@ NVRTC, every CUDA device and every OpenCL platform and device, the compile cache
 environment variable gpukit reads. Each part is probed on its own: what is missing is
 reported with the reason, and never stops the report (a machine without a GPU gets one).
 """
+
 import json
 import os
 import platform
@@ -63,6 +64,7 @@ def _component(path, version):
 
 def _driver_version():
     import gpukit.driver as drv
+
     version = drv.get_driver_version()
     return f"{version // 1000}.{version % 1000 // 10}"
 
@@ -116,9 +118,15 @@ def _nvcc():
 
 def _cuda_toolkit():
     from gpukit import compiler  # sets the pip packages' directories the search includes
+
     include_dirs, found_via, looked_in = _gpukit._find_cuda_toolkit()
-    return {"found": bool(include_dirs), "include_dirs": list(include_dirs), "found_via": found_via or None,
-            "looked_in": list(looked_in), "gpukit_include_dir": compiler.DEVICE_INCLUDE_DIR}
+    return {
+        "found": bool(include_dirs),
+        "include_dirs": list(include_dirs),
+        "found_via": found_via or None,
+        "looked_in": list(looked_in),
+        "gpukit_include_dir": compiler.DEVICE_INCLUDE_DIR,
+    }
 
 
 def _uuid_text(raw):
@@ -131,13 +139,18 @@ def cuda_device(number):
     of _DEVICE_ATTRIBUTES (None where the driver does not answer) and every attribute the
     driver reports (``attributes``)."""
     import gpukit.driver as drv
+
     device = drv.Device(number)
     attributes = {attribute.name: value for attribute, value in device.get_attributes().items()}
-    report = {"number": number, "name": device.name(),
-              "compute_capability": "{}.{}".format(*device.compute_capability()),
-              "total_memory_bytes": device.total_memory(), "pci_bus_id": device.pci_bus_id(),
-              "uuid": _uuid_text(device.uuid()),
-              "compute_mode": drv.compute_mode(attributes["COMPUTE_MODE"]).name if "COMPUTE_MODE" in attributes else None}
+    report = {
+        "number": number,
+        "name": device.name(),
+        "compute_capability": "{}.{}".format(*device.compute_capability()),
+        "total_memory_bytes": device.total_memory(),
+        "pci_bus_id": device.pci_bus_id(),
+        "uuid": _uuid_text(device.uuid()),
+        "compute_mode": drv.compute_mode(attributes["COMPUTE_MODE"]).name if "COMPUTE_MODE" in attributes else None,
+    }
     for key, name, convert in _DEVICE_ATTRIBUTES:
         value = attributes.get(name)
         report[key] = None if value is None else convert(value) if convert is bool else round(value * convert, 3)
@@ -149,6 +162,7 @@ def _cuda_devices():
     report = {"count": 0, "error": None, "devices": []}
     try:
         import gpukit.driver as drv
+
         if not drv.driver_available():
             report["error"] = "no CUDA driver"
             return report
@@ -165,20 +179,34 @@ def _cuda_devices():
 
 
 def _opencl_device(device):
-    return {"name": device.name, "type": device.type.name, "vendor": device.vendor, "version": device.version,
-            "driver_version": device.driver_version, "compute_units": device.max_compute_units,
-            "global_memory_bytes": device.global_mem_size, "local_memory_bytes": device.local_mem_size,
-            "max_allocation_bytes": device.max_mem_alloc_size, "max_work_group_size": device.max_work_group_size}
+    return {
+        "name": device.name,
+        "type": device.type.name,
+        "vendor": device.vendor,
+        "version": device.version,
+        "driver_version": device.driver_version,
+        "compute_units": device.max_compute_units,
+        "global_memory_bytes": device.global_mem_size,
+        "local_memory_bytes": device.local_mem_size,
+        "max_allocation_bytes": device.max_mem_alloc_size,
+        "max_work_group_size": device.max_work_group_size,
+    }
 
 
 def _opencl():
     report = {"found": False, "error": None, "platforms": []}
     try:
         from gpukit import cl
+
         for platform_ in cl.get_platforms():
-            report["platforms"].append({"name": platform_.name, "vendor": platform_.vendor,
-                                        "version": platform_.version,
-                                        "devices": [_opencl_device(d) for d in platform_.get_devices()]})
+            report["platforms"].append(
+                {
+                    "name": platform_.name,
+                    "vendor": platform_.vendor,
+                    "version": platform_.version,
+                    "devices": [_opencl_device(d) for d in platform_.get_devices()],
+                }
+            )
     except Exception as e:
         report["error"] = _message(e)
     report["found"] = bool(report["platforms"])
@@ -192,10 +220,16 @@ def _compile_cache():
         limit, limit_error = _gpukit._cache_size_limit(), None
     except ValueError as e:  # a malformed GPUKIT_CACHE_SIZE
         limit, limit_error = None, str(e)
-    return {"directory": directory, "disabled": _gpukit._cache_disabled_by_environment(),
-            "exists": bool(directory) and os.path.isdir(directory), "entries": entries, "bytes": size,
-            "limit_bytes": limit, "limit_error": limit_error,
-            "not_used_because": (_gpukit._cache_distrust(directory) or None) if directory else None}
+    return {
+        "directory": directory,
+        "disabled": _gpukit._cache_disabled_by_environment(),
+        "exists": bool(directory) and os.path.isdir(directory),
+        "entries": entries,
+        "bytes": size,
+        "limit_bytes": limit,
+        "limit_error": limit_error,
+        "not_used_because": (_gpukit._cache_distrust(directory) or None) if directory else None,
+    }
 
 
 def _cpu_model():
@@ -219,32 +253,59 @@ def _os_name():
 def host():
     """Python, numpy, the OS and the CPU."""
     import numpy
-    return {"python": platform.python_version(), "python_implementation": platform.python_implementation(),
-            "python_executable": sys.executable, "numpy": numpy.__version__, "os": _os_name(),
-            "kernel": f"{platform.system()} {platform.release()}", "machine": platform.machine(),
-            "libc": " ".join(platform.libc_ver()).strip() or None, "cpu": _cpu_model(), "cpu_count": os.cpu_count()}
+
+    return {
+        "python": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "python_executable": sys.executable,
+        "numpy": numpy.__version__,
+        "os": _os_name(),
+        "kernel": f"{platform.system()} {platform.release()}",
+        "machine": platform.machine(),
+        "libc": " ".join(platform.libc_ver()).strip() or None,
+        "cpu": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+    }
 
 
 def gpukit_build():
     """gpukit's version, where it is installed, and how its extension module was built."""
     build = _gpukit._build_info()
-    return {"version": gpukit.VERSION_TEXT, "path": os.path.dirname(os.path.abspath(gpukit.__file__)),
-            "extension": _gpukit.__file__,
-            "build": {"compiler": build["compiler"], "cxx_standard": build["cxx_standard"],
-                      "build_type": build["build_type"] or None,
-                      "cuda_headers": "{}.{}".format(*build["cuda_headers"]),
-                      "nanobind": "{}.{}.{}".format(*build["nanobind"]), "python": build["python"]}}
+    return {
+        "version": gpukit.VERSION_TEXT,
+        "path": os.path.dirname(os.path.abspath(gpukit.__file__)),
+        "extension": _gpukit.__file__,
+        "build": {
+            "compiler": build["compiler"],
+            "cxx_standard": build["cxx_standard"],
+            "build_type": build["build_type"] or None,
+            "cuda_headers": "{}.{}".format(*build["cuda_headers"]),
+            "nanobind": "{}.{}.{}".format(*build["nanobind"]),
+            "python": build["python"],
+        },
+    }
 
 
 def collect():
     """The whole report as a dict of JSON types (its keys are those of SECTIONS)."""
-    return {"gpukit": gpukit_build(), "host": host(), "cuda_driver": cuda_driver(), "nvrtc": _nvrtc(),
-            "nvjitlink": _nvjitlink(), "curand": curand(), "nvcc": _nvcc(), "cuda_toolkit": _cuda_toolkit(),
-            "cuda_devices": _cuda_devices(), "opencl": _opencl(), "compile_cache": _compile_cache(),
-            "environment": {name: os.environ.get(name) for name in _environment.VARIABLES}}
+    return {
+        "gpukit": gpukit_build(),
+        "host": host(),
+        "cuda_driver": cuda_driver(),
+        "nvrtc": _nvrtc(),
+        "nvjitlink": _nvjitlink(),
+        "curand": curand(),
+        "nvcc": _nvcc(),
+        "cuda_toolkit": _cuda_toolkit(),
+        "cuda_devices": _cuda_devices(),
+        "opencl": _opencl(),
+        "compile_cache": _compile_cache(),
+        "environment": {name: os.environ.get(name) for name in _environment.VARIABLES},
+    }
 
 
 # ---- text -----------------------------------------------------------------------------
+
 
 def _size(count):
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
@@ -266,8 +327,10 @@ def _gpukit_lines(report):
     yield f"version          {report['version']}"
     yield f"installed in     {report['path']}"
     yield f"extension        {report['extension']}"
-    yield (f"built with       {build['compiler']}, {standard}, {build['build_type'] or 'no build type'}, "
-           f"CUDA {build['cuda_headers']} headers, nanobind {build['nanobind']}, Python {build['python']}")
+    yield (
+        f"built with       {build['compiler']}, {standard}, {build['build_type'] or 'no build type'}, "
+        f"CUDA {build['cuda_headers']} headers, nanobind {build['nanobind']}, Python {build['python']}"
+    )
 
 
 def _host_lines(report):
@@ -305,15 +368,21 @@ def _device_lines(report):
         if "error" in device:
             yield f"[{device['number']}] could not be queried: {device['error']}"
             continue
-        yield (f"[{device['number']}] {device['name']}: compute capability {device['compute_capability']}, "
-               f"{_size(device['total_memory_bytes'])}, {device['multiprocessors']} multiprocessors")
-        yield (f"    clocks {device['clock_mhz']} MHz (SM), {device['memory_clock_mhz']} MHz (memory), "
-               f"{device['memory_bus_bits']}-bit memory bus, L2 {_size(device['l2_cache_bytes'] or 0)}")
-        yield (f"    PCI bus id {device['pci_bus_id']}, {device['uuid']}, compute mode {device['compute_mode']}, "
-               f"ECC {'on' if device['ecc_enabled'] else 'off'}, "
-               f"driver model {'TCC' if device['tcc_driver'] else 'default'}, "
-               f"{'integrated' if device['integrated'] else 'discrete'}, "
-               f"kernel time limit {'yes' if device['kernel_timeout'] else 'no'}")
+        yield (
+            f"[{device['number']}] {device['name']}: compute capability {device['compute_capability']}, "
+            f"{_size(device['total_memory_bytes'])}, {device['multiprocessors']} multiprocessors"
+        )
+        yield (
+            f"    clocks {device['clock_mhz']} MHz (SM), {device['memory_clock_mhz']} MHz (memory), "
+            f"{device['memory_bus_bits']}-bit memory bus, L2 {_size(device['l2_cache_bytes'] or 0)}"
+        )
+        yield (
+            f"    PCI bus id {device['pci_bus_id']}, {device['uuid']}, compute mode {device['compute_mode']}, "
+            f"ECC {'on' if device['ecc_enabled'] else 'off'}, "
+            f"driver model {'TCC' if device['tcc_driver'] else 'default'}, "
+            f"{'integrated' if device['integrated'] else 'discrete'}, "
+            f"kernel time limit {'yes' if device['kernel_timeout'] else 'no'}"
+        )
 
 
 def _opencl_lines(report):
@@ -322,8 +391,10 @@ def _opencl_lines(report):
     for p, platform_ in enumerate(report["platforms"]):
         yield f"platform [{p}] {platform_['name']} ({platform_['vendor']}, {platform_['version']})"
         for d, device in enumerate(platform_["devices"]):
-            yield (f"    [{p}:{d}] {device['name']}: {device['type']}, {device['compute_units']} compute units, "
-                   f"{_size(device['global_memory_bytes'])}, {device['version']}, driver {device['driver_version']}")
+            yield (
+                f"    [{p}:{d}] {device['name']}: {device['type']}, {device['compute_units']} compute units, "
+                f"{_size(device['global_memory_bytes'])}, {device['version']}, driver {device['driver_version']}"
+            )
 
 
 def _cache_lines(report):

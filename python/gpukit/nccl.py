@@ -38,8 +38,18 @@ get_unique_id = _nccl.get_unique_id
 UNIQUE_ID_BYTES = _nccl.UNIQUE_ID_BYTES
 SPLIT_NOCOLOR = _nccl.SPLIT_NOCOLOR
 
-__all__ = ["Communicator", "NcclError", "available", "version", "library_path", "get_unique_id", "group",
-           "from_mpi", "UNIQUE_ID_BYTES", "SPLIT_NOCOLOR"]
+__all__ = [
+    "Communicator",
+    "NcclError",
+    "available",
+    "version",
+    "library_path",
+    "get_unique_id",
+    "group",
+    "from_mpi",
+    "UNIQUE_ID_BYTES",
+    "SPLIT_NOCOLOR",
+]
 
 
 def group():

@@ -8,6 +8,7 @@ marker (used by ``gpukit.tools.mark_cuda_test``) and two fixtures:
 
 Tests that use them are skipped, with the reason, on machines without a CUDA device.
 """
+
 import pytest
 
 
@@ -19,6 +20,7 @@ def pytest_configure(config):
 def why_no_cuda():
     """Why CUDA tests cannot run here (no driver, no device), or None when they can."""
     import gpukit.driver as drv
+
     if not drv.driver_available():
         return "no CUDA driver (libcuda.so.1) on this machine"
     try:
@@ -36,6 +38,7 @@ def cuda_device():
     if why:
         pytest.skip(why)
     from gpukit import tools
+
     return tools.get_default_device()
 
 
@@ -44,6 +47,7 @@ def cuda_context(cuda_device):
     """A new context on cuda_device, current for the test; popped and detached after it."""
     import gpukit.driver as drv
     from gpukit import tools
+
     context = cuda_device.make_context()
     try:
         yield context

@@ -14,6 +14,7 @@ struct registered with ``tools.get_or_register_dtype`` and declared in the pream
 call is one crossing into C++. The ``get_*_kernel`` helpers return such kernels, built as
 PyCUDA builds them.
 """
+
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -28,9 +29,18 @@ from gpukit import compiler as _compiler
 from gpukit._array.c_types import VectorArg, dtype_to_ctype
 from gpukit.elementwise import _parameters, _scalar_bytes
 
-__all__ = ["ReductionKernel", "get_sum_kernel", "get_subset_sum_kernel", "get_dot_kernel", "get_subset_dot_kernel",
-           "get_minmax_neutral", "get_minmax_kernel", "get_subset_minmax_kernel", "get_any_kernel",
-           "get_all_kernel"]
+__all__ = [
+    "ReductionKernel",
+    "get_sum_kernel",
+    "get_subset_sum_kernel",
+    "get_dot_kernel",
+    "get_subset_dot_kernel",
+    "get_minmax_neutral",
+    "get_minmax_kernel",
+    "get_subset_minmax_kernel",
+    "get_any_kernel",
+    "get_all_kernel",
+]
 
 
 class ReductionKernel(_gpukit._ReductionKernel):
@@ -50,12 +60,23 @@ class ReductionKernel(_gpukit._ReductionKernel):
     one element of dtype_out) written in place.
     """
 
-    def __init__(self, dtype_out: npt.DTypeLike, neutral: str | float, reduce_expr: str, map_expr: str | None = None,
-                 arguments: str | Sequence[Any] | None = None, name: str = "reduce_kernel", keep: bool = False,
-                 options: Sequence[str] | None = None, preamble: str = "",
-                 allocator: Callable[[int], Any] | None = None, include_dirs: Sequence[_compiler._Path] = (),
-                 nvcc: _compiler._Path = "nvcc", compiler: str | None = None,
-                 cache_dir: _compiler._Path | Literal[False] | None = None) -> None:
+    def __init__(
+        self,
+        dtype_out: npt.DTypeLike,
+        neutral: str | float,
+        reduce_expr: str,
+        map_expr: str | None = None,
+        arguments: str | Sequence[Any] | None = None,
+        name: str = "reduce_kernel",
+        keep: bool = False,
+        options: Sequence[str] | None = None,
+        preamble: str = "",
+        allocator: Callable[[int], Any] | None = None,
+        include_dirs: Sequence[_compiler._Path] = (),
+        nvcc: _compiler._Path = "nvcc",
+        compiler: str | None = None,
+        cache_dir: _compiler._Path | Literal[False] | None = None,
+    ) -> None:
         self.dtype_out = builder_arguments.dtype(dtype_out, "dtype_out")
         out_c_type = dtype_to_ctype(self.dtype_out)
         neutral = builder_arguments.neutral_text(neutral, self.dtype_out)
@@ -69,21 +90,53 @@ class ReductionKernel(_gpukit._ReductionKernel):
         if not any(isinstance(a, VectorArg) for a in self.arguments):
             raise ValueError(f"ReductionKernel {name!r}: needs at least one array (pointer) argument")
         request = _compiler._request("", nvcc, options, True, None, None, include_dirs, compiler, "cubin")
-        params = [(declarator, a.name, isinstance(a, VectorArg), dtype_to_ctype(a.dtype), a.dtype)
-                  for declarator, a in parameters]
-        super().__init__(name, params, self.dtype_out, out_c_type, neutral, reduce_expr, map_expr, preamble,
-                         request["options"], request["arch"], request["include_dirs"], request["system_include_dirs"],
-                         request["compiler"], request["nvcc"], None if keep else _compiler._cache_directory(cache_dir),
-                         allocator, self.arguments, _scalar_bytes, gpuarray.asarray)
-        self._two_pass = TwoPassKernels(name, out_c_type, neutral, reduce_expr, map_expr,
-                                        [declarator for declarator, _ in parameters], preamble,
-                                        dict(nvcc=nvcc, options=options, include_dirs=include_dirs, compiler=compiler,
-                                             cache_dir=cache_dir))
+        params = [
+            (declarator, a.name, isinstance(a, VectorArg), dtype_to_ctype(a.dtype), a.dtype)
+            for declarator, a in parameters
+        ]
+        super().__init__(
+            name,
+            params,
+            self.dtype_out,
+            out_c_type,
+            neutral,
+            reduce_expr,
+            map_expr,
+            preamble,
+            request["options"],
+            request["arch"],
+            request["include_dirs"],
+            request["system_include_dirs"],
+            request["compiler"],
+            request["nvcc"],
+            None if keep else _compiler._cache_directory(cache_dir),
+            allocator,
+            self.arguments,
+            _scalar_bytes,
+            gpuarray.asarray,
+        )
+        self._two_pass = TwoPassKernels(
+            name,
+            out_c_type,
+            neutral,
+            reduce_expr,
+            map_expr,
+            [declarator for declarator, _ in parameters],
+            preamble,
+            dict(nvcc=nvcc, options=options, include_dirs=include_dirs, compiler=compiler, cache_dir=cache_dir),
+        )
         if keep:
             # SourceModule's path keeps the source and the compiler's output in a directory it
             # prints (PyCUDA's keep); the kernels themselves load on first call, uncached.
-            _compiler.compile(self.get_source(), nvcc=nvcc, options=options, keep=True, no_extern_c=True,
-                              include_dirs=include_dirs, compiler=compiler)
+            _compiler.compile(
+                self.get_source(),
+                nvcc=nvcc,
+                options=options,
+                keep=True,
+                no_extern_c=True,
+                include_dirs=include_dirs,
+                compiler=compiler,
+            )
 
     # ---- PyCUDA's two passes, for programs that drive them themselves (pycbc)
 
@@ -113,6 +166,7 @@ class ReductionKernel(_gpukit._ReductionKernel):
 # ---- PyCUDA's kernels for gpuarray's reductions, built as PyCUDA builds them (the result
 # in dtype_out, default the input's); gpuarray's own functions follow numpy's result types.
 
+
 def _memoized(make):
     """One kernel per combination of arguments (a ReductionKernel serves every context)."""
     return functools.lru_cache(maxsize=None)(make)
@@ -140,9 +194,13 @@ def get_sum_kernel(dtype_out, dtype_in):
 
 @_memoized
 def _subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
-    return ReductionKernel(dtype_out, "0", "a+b", map_expr="in[lookup_tbl[i]]",
-                           arguments=f"const {dtype_to_ctype(dtype_subset)} *lookup_tbl, "
-                                     f"const {dtype_to_ctype(dtype_in)} *in")
+    return ReductionKernel(
+        dtype_out,
+        "0",
+        "a+b",
+        map_expr="in[lookup_tbl[i]]",
+        arguments=f"const {dtype_to_ctype(dtype_subset)} *lookup_tbl, const {dtype_to_ctype(dtype_in)} *in",
+    )
 
 
 def get_subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
@@ -154,8 +212,13 @@ def get_subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
 
 @_memoized
 def _dot_kernel(dtype_out, dtype_a, dtype_b):
-    return ReductionKernel(dtype_out, "0", "a+b", map_expr="a[i]*b[i]",
-                           arguments=f"const {dtype_to_ctype(dtype_a)} *a, const {dtype_to_ctype(dtype_b)} *b")
+    return ReductionKernel(
+        dtype_out,
+        "0",
+        "a+b",
+        map_expr="a[i]*b[i]",
+        arguments=f"const {dtype_to_ctype(dtype_a)} *a, const {dtype_to_ctype(dtype_b)} *b",
+    )
 
 
 def get_dot_kernel(dtype_out, dtype_a=None, dtype_b=None):
@@ -165,8 +228,11 @@ def get_dot_kernel(dtype_out, dtype_a=None, dtype_b=None):
 
 
 def _dot_dtypes(dtype_out, dtype_a, dtype_b):
-    dtype_out, dtype_a, dtype_b = (_optional_dtype(dtype_out, "dtype_out"), _optional_dtype(dtype_a, "dtype_a"),
-                                  _optional_dtype(dtype_b, "dtype_b"))
+    dtype_out, dtype_a, dtype_b = (
+        _optional_dtype(dtype_out, "dtype_out"),
+        _optional_dtype(dtype_a, "dtype_a"),
+        _optional_dtype(dtype_b, "dtype_b"),
+    )
     dtype_out = dtype_out or dtype_a
     dtype_b = dtype_b or dtype_a or dtype_out
     dtype_a = dtype_a or dtype_out
@@ -177,9 +243,14 @@ def _dot_dtypes(dtype_out, dtype_a, dtype_b):
 
 @_memoized
 def _subset_dot_kernel(dtype_out, dtype_subset, dtype_a, dtype_b):
-    return ReductionKernel(dtype_out, "0", "a+b", map_expr="a[lookup_tbl[i]]*b[lookup_tbl[i]]",
-                           arguments=f"const {dtype_to_ctype(dtype_subset)} *lookup_tbl, "
-                                     f"const {dtype_to_ctype(dtype_a)} *a, const {dtype_to_ctype(dtype_b)} *b")
+    return ReductionKernel(
+        dtype_out,
+        "0",
+        "a+b",
+        map_expr="a[lookup_tbl[i]]*b[lookup_tbl[i]]",
+        arguments=f"const {dtype_to_ctype(dtype_subset)} *lookup_tbl, "
+        f"const {dtype_to_ctype(dtype_a)} *a, const {dtype_to_ctype(dtype_b)} *b",
+    )
 
 
 def get_subset_dot_kernel(dtype_out, dtype_subset, dtype_a=None, dtype_b=None):
@@ -218,8 +289,13 @@ def _minmax_reduce_expr(what, dtype):
 
 @_memoized
 def _minmax_kernel(what, dtype):
-    return ReductionKernel(dtype, get_minmax_neutral(what, dtype), _minmax_reduce_expr(what, dtype),
-                           arguments=f"const {dtype_to_ctype(dtype)} *in", preamble="#define MY_INFINITY (1./0)")
+    return ReductionKernel(
+        dtype,
+        get_minmax_neutral(what, dtype),
+        _minmax_reduce_expr(what, dtype),
+        arguments=f"const {dtype_to_ctype(dtype)} *in",
+        preamble="#define MY_INFINITY (1./0)",
+    )
 
 
 def get_minmax_kernel(what, dtype):
@@ -229,11 +305,14 @@ def get_minmax_kernel(what, dtype):
 
 @_memoized
 def _subset_minmax_kernel(what, dtype, dtype_subset):
-    return ReductionKernel(dtype, get_minmax_neutral(what, dtype), _minmax_reduce_expr(what, dtype),
-                           map_expr="in[lookup_tbl[i]]",
-                           arguments=f"const {dtype_to_ctype(dtype_subset)} *lookup_tbl, "
-                                     f"const {dtype_to_ctype(dtype)} *in",
-                           preamble="#define MY_INFINITY (1./0)")
+    return ReductionKernel(
+        dtype,
+        get_minmax_neutral(what, dtype),
+        _minmax_reduce_expr(what, dtype),
+        map_expr="in[lookup_tbl[i]]",
+        arguments=f"const {dtype_to_ctype(dtype_subset)} *lookup_tbl, const {dtype_to_ctype(dtype)} *in",
+        preamble="#define MY_INFINITY (1./0)",
+    )
 
 
 def get_subset_minmax_kernel(what, dtype, dtype_subset):
@@ -244,8 +323,9 @@ def get_subset_minmax_kernel(what, dtype, dtype_subset):
 # any and all differ only in the neutral value and the operator.
 @_memoized
 def _truth_kernel(dtype_out, dtype_in, neutral, reduce_expr):
-    return ReductionKernel(dtype_out, neutral, reduce_expr, map_expr="(bool)(in[i])",
-                           arguments=f"const {dtype_to_ctype(dtype_in)} *in")
+    return ReductionKernel(
+        dtype_out, neutral, reduce_expr, map_expr="(bool)(in[i])", arguments=f"const {dtype_to_ctype(dtype_in)} *in"
+    )
 
 
 def get_any_kernel(dtype_out, dtype_in):

@@ -10,6 +10,7 @@ associative but need not be commutative (values are combined in their order). Th
 is gpukit::array::scan (C++): one pass over the data, compiled on first use in each
 context; a call is one crossing into C++.
 """
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,8 +33,10 @@ def _device_ordinals(devices):
     try:
         devices = list(devices)
     except TypeError:
-        raise TypeError(f"devices must be a list of gpukit.driver.Device (or None: any device), got "
-                        f"{type(devices).__name__} {devices!r}") from None
+        raise TypeError(
+            f"devices must be a list of gpukit.driver.Device (or None: any device), got "
+            f"{type(devices).__name__} {devices!r}"
+        ) from None
     for device in devices:
         if not isinstance(device, Device):
             raise TypeError(f"devices must be gpukit.driver.Device objects, got {type(device).__name__}")
@@ -55,11 +58,23 @@ class _ScanKernel(_gpukit._ScanKernel):
         if dtype.kind == "c":  # dtype_to_ctype names pycuda::complex<...>
             preamble = "#include <pycuda-complex.hpp>\n" + preamble
         request = _compiler._request("", "nvcc", options, True, None, None, (), None, "cubin")
-        super().__init__(inclusive, dtype, c_type, text(scan_expr, "scan_expr"),
-                         None if neutral is None else builder_arguments.neutral_text(neutral, dtype),
-                         text(name_prefix, "name_prefix"), preamble, request["options"], request["arch"],
-                         request["include_dirs"], request["system_include_dirs"], request["compiler"],
-                         request["nvcc"], _compiler._cache_directory(None), _device_ordinals(devices))
+        super().__init__(
+            inclusive,
+            dtype,
+            c_type,
+            text(scan_expr, "scan_expr"),
+            None if neutral is None else builder_arguments.neutral_text(neutral, dtype),
+            text(name_prefix, "name_prefix"),
+            preamble,
+            request["options"],
+            request["arch"],
+            request["include_dirs"],
+            request["system_include_dirs"],
+            request["compiler"],
+            request["nvcc"],
+            _compiler._cache_directory(None),
+            _device_ordinals(devices),
+        )
 
 
 class InclusiveScanKernel(_ScanKernel):
@@ -70,9 +85,16 @@ class InclusiveScanKernel(_ScanKernel):
     element that leaves any other unchanged. `name_prefix` names the kernel in profiles,
     `options` are the compiler's, `devices` (None: any) the devices it may run on."""
 
-    def __init__(self, dtype: npt.DTypeLike, scan_expr: str, neutral: str | float | None = None,
-                 name_prefix: str = "scan", options: Sequence[str] | None = None, preamble: str = "",
-                 devices: Sequence[Any] | None = None) -> None:
+    def __init__(
+        self,
+        dtype: npt.DTypeLike,
+        scan_expr: str,
+        neutral: str | float | None = None,
+        name_prefix: str = "scan",
+        options: Sequence[str] | None = None,
+        preamble: str = "",
+        devices: Sequence[Any] | None = None,
+    ) -> None:
         super().__init__(True, dtype, scan_expr, neutral, name_prefix, options, preamble, devices)
 
 
@@ -80,10 +102,19 @@ class ExclusiveScanKernel(_ScanKernel):
     """``output[0] = neutral`` and ``output[i] = input[0] (op) ... (op) input[i-1]``;
     otherwise as InclusiveScanKernel, except that `neutral` is required."""
 
-    def __init__(self, dtype: npt.DTypeLike, scan_expr: str, neutral: str | float, name_prefix: str = "scan",
-                 options: Sequence[str] | None = None, preamble: str = "",
-                 devices: Sequence[Any] | None = None) -> None:
+    def __init__(
+        self,
+        dtype: npt.DTypeLike,
+        scan_expr: str,
+        neutral: str | float,
+        name_prefix: str = "scan",
+        options: Sequence[str] | None = None,
+        preamble: str = "",
+        devices: Sequence[Any] | None = None,
+    ) -> None:
         if neutral is None:
-            raise ValueError("ExclusiveScanKernel needs neutral: the C expression of the element that leaves any "
-                             "other unchanged (its first output), such as \"0\" for a sum")
+            raise ValueError(
+                "ExclusiveScanKernel needs neutral: the C expression of the element that leaves any "
+                'other unchanged (its first output), such as "0" for a sum'
+            )
         super().__init__(False, dtype, scan_expr, neutral, name_prefix, options, preamble, devices)

@@ -1,6 +1,7 @@
 """Helpers of PyCUDA's ``pycuda.tools``: the default device and context, per-context
 memoization, device limits and occupancy, memory pools, test helpers, and the C types of
 kernel arguments (dtype_to_ctype, parse_c_arg, ...; see gpukit/_array/c_types.py)."""
+
 import contextlib
 import functools
 import gc
@@ -41,8 +42,10 @@ def make_default_context(ctx_maker=None):
     (default ``Device.make_context``) is called with the chosen Device.
     """
     if ctx_maker is not None and not callable(ctx_maker):
-        raise TypeError(f"make_default_context(ctx_maker): expected a callable taking a Device, or None, got "
-                        f"{type(ctx_maker).__name__} {ctx_maker!r}")
+        raise TypeError(
+            f"make_default_context(ctx_maker): expected a callable taking a Device, or None, got "
+            f"{type(ctx_maker).__name__} {ctx_maker!r}"
+        )
     return _gpukit._make_default_context(ctx_maker)
 
 
@@ -189,8 +192,10 @@ class PageLockedMemoryPool:
         if allocator is None:
             allocator = PageLockedAllocator()
         if not isinstance(allocator, PageLockedAllocator):
-            raise TypeError(f"PageLockedMemoryPool(allocator): expected a PageLockedAllocator or None, got "
-                            f"{type(allocator).__name__}")
+            raise TypeError(
+                f"PageLockedMemoryPool(allocator): expected a PageLockedAllocator or None, got "
+                f"{type(allocator).__name__}"
+            )
         self._pool = _gpukit._PageLockedMemoryPool(allocator, leading_bits_in_bin_id)
 
     def allocate(self, shape, dtype, order="C"):

@@ -24,6 +24,7 @@ cases whose label holds TEXT (to reproduce one: add -X faulthandler). CUDA stays
 (CUDA_VISIBLE_DEVICES=""), so the fuzz checks the same calls on a machine with a GPU as on one
 without.
 """
+
 import importlib
 import inspect
 import json
@@ -36,8 +37,10 @@ import warnings
 
 # What no message may contain: nanobind's generic text, C++ namespaces and library
 # internals, mangled names.
-FORBIDDEN = re.compile(r"incompatible function arguments|std::|gpukit::|nanobind::|\bnb::|bad_cast|"
-                       r"\b_Z[NSTZ]\w+|basic_string|__cxx11|::_M_|\bnb_func\b")
+FORBIDDEN = re.compile(
+    r"incompatible function arguments|std::|gpukit::|nanobind::|\bnb::|bad_cast|"
+    r"\b_Z[NSTZ]\w+|basic_string|__cxx11|::_M_|\bnb_func\b"
+)
 # The explanation of last resort (gpukit/_errors/arguments.py), which names no argument: the
 # fuzz counts it as a failure too, so that every refusal it meets is a precise one.
 VAGUE = re.compile(r"match none of its signatures|is not of a type this call takes")
@@ -47,15 +50,38 @@ ALLOWED_WARNING = re.compile(r"^nanobind: attempted to access an uninitialized i
 # The modules whose public callables are fuzzed, and the drop-in names that alias them (walked
 # too: what they hold that the others do not is fuzzed under their names).
 MODULES = [
-    "gpukit.driver", "gpukit.compiler", "gpukit.tools", "gpukit.gpuarray", "gpukit.elementwise",
-    "gpukit.reduction", "gpukit.scan", "gpukit.cumath", "gpukit.curandom", "gpukit.characterize",
-    "gpukit.cl", "gpukit.cl.tools", "gpukit.cl.characterize",
-    "gpukit.pycuda_compat.compyte.array", "gpukit.pycuda_compat._cluda",
+    "gpukit.driver",
+    "gpukit.compiler",
+    "gpukit.tools",
+    "gpukit.gpuarray",
+    "gpukit.elementwise",
+    "gpukit.reduction",
+    "gpukit.scan",
+    "gpukit.cumath",
+    "gpukit.curandom",
+    "gpukit.characterize",
+    "gpukit.cl",
+    "gpukit.cl.tools",
+    "gpukit.cl.characterize",
+    "gpukit.pycuda_compat.compyte.array",
+    "gpukit.pycuda_compat._cluda",
 ]
-DROP_INS = {"gpukit.pycuda_compat": ["pycuda.driver", "pycuda.compiler", "pycuda.tools", "pycuda.gpuarray",
-                                     "pycuda.elementwise", "pycuda.reduction", "pycuda.scan", "pycuda.cumath",
-                                     "pycuda.curandom", "pycuda.characterize", "pycuda.compyte.array"],
-            "gpukit.pyopencl_compat": ["pyopencl", "pyopencl.tools", "pyopencl.characterize"]}
+DROP_INS = {
+    "gpukit.pycuda_compat": [
+        "pycuda.driver",
+        "pycuda.compiler",
+        "pycuda.tools",
+        "pycuda.gpuarray",
+        "pycuda.elementwise",
+        "pycuda.reduction",
+        "pycuda.scan",
+        "pycuda.cumath",
+        "pycuda.curandom",
+        "pycuda.characterize",
+        "pycuda.compyte.array",
+    ],
+    "gpukit.pyopencl_compat": ["pyopencl", "pyopencl.tools", "pyopencl.characterize"],
+}
 # Private functions that are fuzzed too: they run the argument conversion of a public call that
 # needs a GPU (Function.__call__, prepared_call) without one.
 PRIVATE_TARGETS = ["gpukit._gpukit._kernel_argument_bytes", "gpukit._gpukit._prepared_argument_bytes"]
@@ -71,10 +97,35 @@ RAW_HANDLES = {"int_ptr_value"}
 # Parameters fuzzed only at the full level: a call with one of these takes seconds.
 SLOW_PARAMETERS = {"keep": "keep=True compiles with nvcc"}
 # Dunder methods Python calls for ordinary uses, fuzzed with the public methods.
-DUNDERS = {"__call__", "__getitem__", "__setitem__", "__len__", "__iter__", "__enter__", "__exit__", "__int__",
-           "__index__", "__bool__", "__repr__", "__str__", "__hash__", "__eq__", "__add__", "__mul__",
-           "__truediv__", "__pow__", "__neg__", "__abs__", "__iadd__", "__lt__", "__array__", "__reduce__",
-           "__cuda_array_interface__", "__dlpack__", "__dlpack_device__"}
+DUNDERS = {
+    "__call__",
+    "__getitem__",
+    "__setitem__",
+    "__len__",
+    "__iter__",
+    "__enter__",
+    "__exit__",
+    "__int__",
+    "__index__",
+    "__bool__",
+    "__repr__",
+    "__str__",
+    "__hash__",
+    "__eq__",
+    "__add__",
+    "__mul__",
+    "__truediv__",
+    "__pow__",
+    "__neg__",
+    "__abs__",
+    "__iadd__",
+    "__lt__",
+    "__array__",
+    "__reduce__",
+    "__cuda_array_interface__",
+    "__dlpack__",
+    "__dlpack_device__",
+}
 
 # A case slower than this (seconds) is reported, to keep the suite's share of CI small.
 SLOW = 0.25
@@ -100,6 +151,7 @@ class Environment:
 
         import gpukit.cl as cl
         import gpukit.gpuarray as gpuarray
+
         self.np, self.cl, self.gpuarray = np, cl, gpuarray
         self.directory = directory
         self.ctx = self.queue = self.device = self.program = None
@@ -158,7 +210,7 @@ def catalogue(env):
         ("2**31", lambda: 2**31),
         ("2**64", lambda: 2**64),
         ("2**70", lambda: 2**70),
-        ("-2**63-1", lambda: -2**63 - 1),
+        ("-2**63-1", lambda: -(2**63) - 1),
         ("1.5", lambda: 1.5),
         ("nan", lambda: float("nan")),
         ("inf", lambda: float("inf")),
@@ -177,7 +229,7 @@ def catalogue(env):
         ("(2**70,)", lambda: (2**70,)),
         ("{}", lambda: {}),
         ("object()", lambda: object()),
-        ("lambda", lambda: (lambda *a, **k: None)),
+        ("lambda", lambda: lambda *a, **k: None),
         ("np.float32-type", lambda: np.float32),
         ("np.int64(-1)", lambda: np.int64(-1)),
         ("np.float64(1.5)", lambda: np.float64(1.5)),
@@ -193,26 +245,55 @@ def catalogue(env):
         ("dtype-unicode", lambda: np.dtype("U4")),
         ("dtype-name-bogus", lambda: "not-a-dtype"),
         ("index-that-raises", lambda: Pretender()),
-        ("bogus-cuda-array-interface", lambda: Pretender(__cuda_array_interface__={
-            "typestr": "x", "shape": "no", "data": ("no", False), "version": 3})),
+        (
+            "bogus-cuda-array-interface",
+            lambda: Pretender(
+                __cuda_array_interface__={"typestr": "x", "shape": "no", "data": ("no", False), "version": 3}
+            ),
+        ),
         ("cuda-array-interface-of-int", lambda: Pretender(__cuda_array_interface__=5)),
-        ("cuda-array-interface-huge", lambda: Pretender(__cuda_array_interface__={
-            "typestr": "<f4", "shape": (2**62, 2**62), "data": (2**70, False), "version": 3})),
+        (
+            "cuda-array-interface-huge",
+            lambda: Pretender(
+                __cuda_array_interface__={
+                    "typestr": "<f4",
+                    "shape": (2**62, 2**62),
+                    "data": (2**70, False),
+                    "version": 3,
+                }
+            ),
+        ),
         ("bogus-array-interface", lambda: Pretender(__array_interface__={"typestr": "x", "shape": (4,), "version": 3})),
         ("bogus-cuda-stream", lambda: Pretender(__cuda_stream__=lambda: ("x", None))),
         ("get-pointer-of-str", lambda: Pretender(get_pointer=lambda: "x")),
         ("fake-gpuarray", lambda: env.fake_array()),
         # A GPUArray of object dtype cannot be made (its constructor refuses it); another
         # library's device array may still say it holds objects.
-        ("cuda-array-interface-object-dtype", lambda: Pretender(__cuda_array_interface__={
-            "typestr": "|O", "shape": (4,), "data": (1 << 20, False), "version": 3})),
+        (
+            "cuda-array-interface-object-dtype",
+            lambda: Pretender(
+                __cuda_array_interface__={"typestr": "|O", "shape": (4,), "data": (1 << 20, False), "version": 3}
+            ),
+        ),
         ("released-pooled-buffer", env.released_buffer),
         ("cl-buffer", env.buffer),
         ("cl-queue", lambda: env.queue),
         ("cl-context", lambda: env.ctx),
     ]
-    for cls in (cl.Context, cl.CommandQueue, cl.Buffer, cl.Event, cl.Program, cl.Kernel, drv.Stream,
-                drv.Context, drv.Device, drv.DeviceAllocation, drv.Function, env.gpuarray.GPUArray):
+    for cls in (
+        cl.Context,
+        cl.CommandQueue,
+        cl.Buffer,
+        cl.Event,
+        cl.Program,
+        cl.Kernel,
+        drv.Stream,
+        drv.Context,
+        drv.Device,
+        drv.DeviceAllocation,
+        drv.Function,
+        env.gpuarray.GPUArray,
+    ):
         values.append((f"uninitialised-{cls.__name__}", lambda cls=cls: cls.__new__(cls)))
     return values
 
@@ -223,21 +304,47 @@ def plausible(env, name, target):
     np, cl = env.np, env.cl
     host = lambda: np.zeros(4, np.float32)  # noqa: E731
     table = {
-        "context": lambda: env.ctx, "ctx": lambda: env.ctx, "queue": lambda: env.queue,
-        "command_queue": lambda: env.queue, "device": lambda: env.device, "dev": lambda: env.device,
+        "context": lambda: env.ctx,
+        "ctx": lambda: env.ctx,
+        "queue": lambda: env.queue,
+        "command_queue": lambda: env.queue,
+        "device": lambda: env.device,
+        "dev": lambda: env.device,
         "devices": lambda: [env.device] if env.device else None,
-        "platform": lambda: env.device.platform if env.device else None, "program": lambda: env.program,
+        "platform": lambda: env.device.platform if env.device else None,
+        "program": lambda: env.program,
         "kernel": lambda: env.program.k if env.program else None,
-        "size": lambda: 16, "nbytes": lambda: 16, "bytes": lambda: 16, "count": lambda: 4, "n": lambda: 4,
-        "byte_count": lambda: 16, "num": lambda: 4,
-        "flags": lambda: cl.mem_flags.READ_WRITE, "mem_flags": lambda: cl.mem_flags.READ_WRITE,
-        "hostbuf": host, "ary": host, "host": host, "dest": env.buffer, "src": env.buffer,
-        "shape": lambda: (4,), "dtype": lambda: np.float32, "dtype_out": lambda: np.float32,
+        "size": lambda: 16,
+        "nbytes": lambda: 16,
+        "bytes": lambda: 16,
+        "count": lambda: 4,
+        "n": lambda: 4,
+        "byte_count": lambda: 16,
+        "num": lambda: 4,
+        "flags": lambda: cl.mem_flags.READ_WRITE,
+        "mem_flags": lambda: cl.mem_flags.READ_WRITE,
+        "hostbuf": host,
+        "ary": host,
+        "host": host,
+        "dest": env.buffer,
+        "src": env.buffer,
+        "shape": lambda: (4,),
+        "dtype": lambda: np.float32,
+        "dtype_out": lambda: np.float32,
         "source": lambda: CL_SOURCE if ".cl." in target.label else CUDA_SOURCE,
-        "arguments": lambda: "float *x", "operation": lambda: "x[i] = 0",
-        "name": lambda: "k", "reduce_expr": lambda: "a+b", "neutral": lambda: "0", "map_expr": lambda: "x[i]",
-        "scan_expr": lambda: "a+b", "options": lambda: [], "global_size": lambda: (4,),
-        "global_work_size": lambda: (4,), "a": env.fake_array, "x": env.fake_array, "y": env.fake_array,
+        "arguments": lambda: "float *x",
+        "operation": lambda: "x[i] = 0",
+        "name": lambda: "k",
+        "reduce_expr": lambda: "a+b",
+        "neutral": lambda: "0",
+        "map_expr": lambda: "x[i]",
+        "scan_expr": lambda: "a+b",
+        "options": lambda: [],
+        "global_size": lambda: (4,),
+        "global_work_size": lambda: (4,),
+        "a": env.fake_array,
+        "x": env.fake_array,
+        "y": env.fake_array,
     }
     make = table.get(name)
     return make() if make is not None else None
@@ -259,6 +366,7 @@ def parameters_of(function):
     signatures = getattr(function, "__nb_signature__", None)
     if signatures:
         from gpukit._errors.arguments import _parse
+
         form = _parse(signatures[0][0])
         if form is None:
             return [], set()
@@ -330,6 +438,7 @@ def targets(env):
 
 def _is_enum(cls):
     import enum
+
     return issubclass(cls, enum.Enum)
 
 
@@ -355,20 +464,36 @@ def _methods(label, cls, env, seen):
         if owner is None or not is_gpukit_object(owner):
             continue
         if isinstance(member, property):
-            found.append(Target(f"{label}.{name} (get)", lambda r, a, k, n=name: getattr(r, n), [], receivers,
-                                cls=cls))
+            found.append(Target(f"{label}.{name} (get)", lambda r, a, k, n=name: getattr(r, n), [], receivers, cls=cls))
             if member.fset is not None:
-                found.append(Target(f"{label}.{name} (set)", lambda r, a, k, n=name: setattr(r, n, *a),
-                                    [("value", "positional")], receivers, required={"value"}, cls=cls))
+                found.append(
+                    Target(
+                        f"{label}.{name} (set)",
+                        lambda r, a, k, n=name: setattr(r, n, *a),
+                        [("value", "positional")],
+                        receivers,
+                        required={"value"},
+                        cls=cls,
+                    )
+                )
         elif isinstance(member, (staticmethod, classmethod)) or type(member).__name__ == "nb_func":
             function = getattr(cls, name)
             parameters, required = parameters_of(function)
-            found.append(Target(f"{label}.{name}", lambda _, a, k, f=function: f(*a, **k), parameters,
-                                required=required))
+            found.append(
+                Target(f"{label}.{name}", lambda _, a, k, f=function: f(*a, **k), parameters, required=required)
+            )
         elif callable(member):
             parameters, required = parameters_of(member)
-            found.append(Target(f"{label}.{name}", lambda r, a, k, n=name: getattr(r, n)(*a, **k), parameters,
-                                receivers, required=required, cls=cls))
+            found.append(
+                Target(
+                    f"{label}.{name}",
+                    lambda r, a, k, n=name: getattr(r, n)(*a, **k),
+                    parameters,
+                    receivers,
+                    required=required,
+                    cls=cls,
+                )
+            )
     return found
 
 
@@ -414,8 +539,9 @@ RECEIVERS = {
     "gpukit._gpukit.cl.Kernel": lambda e: e.program.k if e.program else None,
     "gpukit._gpukit.cl.LocalMemory": lambda e: e.cl.LocalMemory(16),
     "gpukit._gpukit.cl.Event": lambda e: e.cl.enqueue_marker(e.queue) if e.queue else None,
-    "gpukit._gpukit.cl.tools.ImmediateAllocator":
-        lambda e: _cl_tools().ImmediateAllocator(e.queue) if e.queue else None,
+    "gpukit._gpukit.cl.tools.ImmediateAllocator": lambda e: (
+        _cl_tools().ImmediateAllocator(e.queue) if e.queue else None
+    ),
     "gpukit._gpukit.cl.tools.DeferredAllocator": lambda e: _cl_tools().DeferredAllocator(e.ctx) if e.ctx else None,
     "gpukit.cl.tools.MemoryPool": _tools_pool,
     "gpukit._gpukit.cl.tools.PooledBuffer": lambda e: _tools_pool(e).allocate(16) if e.queue else None,
@@ -426,7 +552,8 @@ RECEIVERS = {
     "gpukit._gpukit.ArrayDescriptor": lambda e: _drv().ArrayDescriptor(),
     "gpukit._gpukit.ArrayDescriptor3D": lambda e: _drv().ArrayDescriptor3D(),
     "gpukit.elementwise.ElementwiseKernel": lambda e: importlib.import_module("gpukit.elementwise").ElementwiseKernel(
-        "float *x", "x[i] = 0", "fuzz_zero"),
+        "float *x", "x[i] = 0", "fuzz_zero"
+    ),
 }
 
 
@@ -452,7 +579,7 @@ def cases(env, level):
 
     for t_index, target in enumerate(targets(env)):
         fuzzed = [(n, k) for n, k in target.parameters if level == "full" or n not in SLOW_PARAMETERS]
-        fuzzed = fuzzed[:settings["parameters"]]
+        fuzzed = fuzzed[: settings["parameters"]]
         for r_index, kind in enumerate(target.receivers):
             add(target, kind, "no arguments", lambda e: ((), {}))
             if r_index > 0:
@@ -465,15 +592,24 @@ def cases(env, level):
                     value_name, make = values[v]
                     if name in RAW_HANDLES and value_name in INTEGERS:
                         continue
-                    add(target, kind, f"{name}={value_name}",
-                        lambda e, t=target, n=name, k=p_kind, m=make: _with(e, t, n, k, m()))
+                    add(
+                        target,
+                        kind,
+                        f"{name}={value_name}",
+                        lambda e, t=target, n=name, k=p_kind, m=make: _with(e, t, n, k, m()),
+                    )
             for m_index in range(settings["mixed_calls"] if fuzzed else 0):
                 rng = random.Random(f"{SEED}:{target.label}:{m_index}")
-                picks = [(name, p_kind, rng.randrange(len(values))) for name, p_kind in fuzzed
-                         if name not in RAW_HANDLES]
+                picks = [
+                    (name, p_kind, rng.randrange(len(values))) for name, p_kind in fuzzed if name not in RAW_HANDLES
+                ]
                 description = ", ".join(f"{n}={values[v][0]}" for n, _, v in picks)
-                add(target, kind, description,
-                    lambda e, t=target, p=picks: _mixed(e, t, [(n, k, values[v][1]()) for n, k, v in p]))
+                add(
+                    target,
+                    kind,
+                    description,
+                    lambda e, t=target, p=picks: _mixed(e, t, [(n, k, values[v][1]()) for n, k, v in p]),
+                )
     return found
 
 
@@ -505,7 +641,7 @@ def _with(env, target, name, kind, value):
         return (*args, value), kwargs
     if kind == "positional":
         positional = [n for n, k in target.parameters if k == "positional"]
-        args = list(args) + [plausible(env, n, target) for n in positional[len(args):]]
+        args = list(args) + [plausible(env, n, target) for n in positional[len(args) :]]
         args[positional.index(name)] = value
         return tuple(args), kwargs
     kwargs[name] = value
@@ -545,8 +681,12 @@ def problems_of(case, env):
         if FORBIDDEN.search(text) and not ALLOWED_WARNING.search(text):
             problems.append({"kind": "warning names C++ or nanobind", "text": f"{w.category.__name__}: {text}"})
     if case.description == "an unknown keyword" and not isinstance(raised, TypeError):
-        problems.append({"kind": "unknown keyword is no TypeError",
-                         "text": "returned" if raised is None else f"{type(raised).__name__}: {raised}"})
+        problems.append(
+            {
+                "kind": "unknown keyword is no TypeError",
+                "text": "returned" if raised is None else f"{type(raised).__name__}: {raised}",
+            }
+        )
     seen = 0
     while raised is not None and seen < 5:
         text = f"{type(raised).__module__}.{type(raised).__qualname__}: {raised}"
@@ -568,11 +708,13 @@ def limit_memory():
     if "asan" in os.environ.get("LD_PRELOAD", "") + os.environ.get("GPUKIT_SANITIZER_PRELOAD", ""):
         return
     import resource
+
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, resource.RLIM_INFINITY))
 
 
 def main(level, shard, shards, first, only=None):
     import tempfile
+
     limit_memory()
     directory = tempfile.mkdtemp(prefix="gpukit-api-fuzz-")
     env = Environment(directory)

@@ -1,5 +1,6 @@
 """Every OpenCL device on the machine, so the OpenCL tests run on each of them (PoCL in CI;
 PoCL and NVIDIA's OpenCL on the GPU machine)."""
+
 import pytest
 
 import gpukit.cl as cl
@@ -21,8 +22,7 @@ def device_id(device):
 # The parameters are device numbers, not Device objects: pytest keeps its parameters for the
 # whole session, and gpukit objects kept that long outlive the module at exit (nanobind's leak
 # report lists them).
-@pytest.fixture(params=list(range(len(all_devices()))) or [None],
-                ids=[device_id(d) for d in all_devices()] or ["none"])
+@pytest.fixture(params=list(range(len(all_devices()))) or [None], ids=[device_id(d) for d in all_devices()] or ["none"])
 def ctx(request, monkeypatch):
     """A context on one OpenCL device; the test runs once per device."""
     if request.param is None:

@@ -4,6 +4,7 @@ context per OpenCL device.
 
     from cl_either import ORIGINAL, cl, cl_tools, ctx, needs_device, queue  # noqa: F401
 """
+
 import os
 
 import pytest

@@ -1,5 +1,6 @@
 """Shared test set-up: GPU tests skip with the reason when no CUDA device is present, and
 each GPU test gets a context of its own."""
+
 import importlib.metadata
 import os
 import subprocess
@@ -11,7 +12,6 @@ import pytest
 
 import gpukit.driver as drv
 from gpukit import _gpukit
-
 
 
 def _plugin_is_installed():
@@ -92,6 +92,7 @@ def pool_ctx(ctx):
     """ctx, with the default memory pools emptied after the test."""
     yield ctx
     import gpukit.gpuarray as gpuarray
+
     gpuarray.release_default_pools()
 
 
@@ -102,6 +103,7 @@ def primary_ctx():
     keep per-device state (streams, pools, handles) made in whatever context was current
     when they first ran, which must therefore outlive the test."""
     import gpukit.gpuarray as gpuarray
+
     drain_context_stack()
     context = drv.Device(0).retain_primary_context()
     context.push()
@@ -116,8 +118,9 @@ def run_in_fresh_process(script, expect_returncode=0):
     process's stdout; nothing it does touches this process's contexts): its stdout, after
     asserting that it exited with `expect_returncode`."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == expect_returncode, result.stderr
     return result.stdout
 
@@ -125,4 +128,5 @@ def run_in_fresh_process(script, expect_returncode=0):
 def installed_nvcc():
     """The nvcc gpukit would run (PATH, CUDA_PATH, CUDA_HOME, /usr/local/cuda), or None."""
     from gpukit import _gpukit
+
     return _gpukit._find_nvcc("nvcc") or None

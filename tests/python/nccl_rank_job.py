@@ -8,6 +8,7 @@ FileComm, runs every collective on gpukit arrays, splits, checks agreement on pu
 disagreements and, under a CUDA-aware MPI, sends a gpukit array with mpi4py itself; it writes
 what it received to OUT_DIR/rank<r>.json, where the test compares it with numpy. Inputs are
 known to every rank: rank r holds inputs(r, n). An exception is written there too."""
+
 import json
 import os
 import sys
@@ -37,6 +38,7 @@ def collectives(comm, rank, n, result):
     import gpukit.driver as drv
     import gpukit.gpuarray as gpuarray
     import gpukit.nccl as nccl
+
     x = gpuarray.to_gpu(inputs(rank, n))
     out = gpuarray.zeros(PART * n, np.int64)
     comm.all_reduce(x, out)
@@ -77,6 +79,7 @@ def collectives(comm, rank, n, result):
 def disagreements(comm, rank, n, result):
     """With check_agreement on: ranks that disagree get a ValueError each, none hangs."""
     import gpukit.gpuarray as gpuarray
+
     comm.check_agreement = True
     sizes = gpuarray.zeros(1000 if rank == 0 else 500, np.float32)
     result["disagreeing_sizes"] = error_text(lambda: comm.all_reduce(sizes))
@@ -99,6 +102,7 @@ def mpi_send_recv(world, rank, result):
     import gpukit.driver as drv
     import gpukit.gpuarray as gpuarray
     from mpi4py import MPI
+
     result["mpi_library"] = MPI.Get_library_version().strip().splitlines()[0]
     result["mpi_cuda_aware"] = ranks.mpi_cuda_support()
     if not result["mpi_cuda_aware"]:
@@ -120,11 +124,14 @@ def main(out_dir):
     expected = int(os.environ.get("GPUKIT_TEST_RANKS", n))
     try:
         if n != expected:  # mpiexec of another MPI than mpi4py's starts singletons
-            result["error"] = (f"this rank sees a world of {n} processes where {expected} were started: the "
-                               "launcher belongs to another MPI than the one mpi4py loaded")
+            result["error"] = (
+                f"this rank sees a world of {n} processes where {expected} were started: the "
+                "launcher belongs to another MPI than the one mpi4py loaded"
+            )
             return 0
         import gpukit.driver as drv
         import gpukit.nccl as nccl
+
         drv.init()
         context = drv.Device(device).retain_primary_context()
         context.push()
@@ -138,6 +145,7 @@ def main(out_dir):
             comm.destroy()
         finally:
             import gpukit.gpuarray as gpuarray
+
             gpuarray.release_default_pools()
             drv.Context.pop()
         return 0

@@ -1,6 +1,7 @@
 """Bad integer arguments to the CUDA-side bindings: each error names the argument and says
 why, instead of nanobind's generic "incompatible function arguments". Every call here is
 converted before the driver is touched, so these run without a GPU."""
+
 import numpy as np
 import pytest
 
@@ -18,10 +19,19 @@ def set_field(cls, field):
 
 def linear_texture(**override):
     def call(value):
-        args = dict(num_channels=1, size_bytes=64, flags=0, filter_mode=drv.filter_mode.POINT, format=drv.array_format.FLOAT)
+        args = dict(
+            num_channels=1, size_bytes=64, flags=0, filter_mode=drv.filter_mode.POINT, format=drv.array_format.FLOAT
+        )
         args[override["arg"]] = value
-        return drv.TextureObject.from_linear(ADDRESS, args["format"], args["num_channels"], args["size_bytes"],
-                                             filter_mode=args["filter_mode"], flags=args["flags"])
+        return drv.TextureObject.from_linear(
+            ADDRESS,
+            args["format"],
+            args["num_channels"],
+            args["size_bytes"],
+            filter_mode=args["filter_mode"],
+            flags=args["flags"],
+        )
+
     return call
 
 
@@ -51,12 +61,20 @@ CALLS = [
     (linear_texture(arg="format"), "TextureObject.from_linear(format)", False),
     (linear_texture(arg="flags"), "TextureObject.from_linear(flags)", True),
     (linear_texture(arg="filter_mode"), "TextureObject.from_linear(filter_mode)", False),
-    (lambda v: drv.TextureObject.from_pitch2d(ADDRESS, drv.array_format.FLOAT, 1, 4, 4, v), "from_pitch2d(pitch)", True),
+    (
+        lambda v: drv.TextureObject.from_pitch2d(ADDRESS, drv.array_format.FLOAT, 1, 4, 4, v),
+        "from_pitch2d(pitch)",
+        True,
+    ),
     (lambda v: tools.bitlog2(v), "bitlog2(value)", True),
     (lambda v: tools.DeviceMemoryPool.bin_number(v), "bin_number(size)", True),
     (lambda v: tools.DeviceMemoryPool(v), "DeviceMemoryPool(leading_bits_in_bin_id)", True),
     (lambda v: tools.DeviceData.make_valid_tex_channel_count(v), "make_valid_tex_channel_count(size)", False),
-    (lambda v: ElementwiseKernel("float *x", "x[i] = 0", "zero")._kernel.run([], v, None), "ElementwiseKernel(n)", True),
+    (
+        lambda v: ElementwiseKernel("float *x", "x[i] = 0", "zero")._kernel.run([], v, None),
+        "ElementwiseKernel(n)",
+        True,
+    ),
     (lambda v: drv.Context.set_limit(drv.limit.STACK_SIZE, v), "Context.set_limit(value)", True),
     (lambda v: drv.Context.get_limit(v), "Context.get_limit(limit)", False),
     (lambda v: drv.Context.attach(v), "Context.attach(flags)", True),
@@ -79,15 +97,16 @@ def test_non_integers_are_a_type_error_naming_the_argument(call, name, unsigned,
 
 
 @pytest.mark.parametrize("call, name, unsigned", CALLS, ids=IDS)
-@pytest.mark.parametrize("value", [2**64, -2**63 - 1, 2**100], ids=repr)
+@pytest.mark.parametrize("value", [2**64, -(2**63) - 1, 2**100], ids=repr)
 def test_integers_beyond_the_type_say_its_range(call, name, unsigned, value):
     with pytest.raises(drv.LogicError, match=r"expected an integer from -?\d+ to \d+, got") as info:
         call(value)
     assert name in str(info.value) and str(value) in str(info.value)
 
 
-@pytest.mark.parametrize("call, name", [(c, n) for c, n, unsigned in CALLS if unsigned],
-                         ids=[n for _, n, unsigned in CALLS if unsigned])
+@pytest.mark.parametrize(
+    "call, name", [(c, n) for c, n, unsigned in CALLS if unsigned], ids=[n for _, n, unsigned in CALLS if unsigned]
+)
 def test_negative_values_for_unsigned_arguments(call, name):
     with pytest.raises(drv.LogicError, match=r"expected an integer from 0 to \d+, got -1"):
         call(-1)
@@ -122,15 +141,25 @@ def test_host_views_beyond_the_address_space_are_refused():
         _gpukit._host_memoryview(ADDRESS, 2**63, 0)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda v: drv.TextureObject.from_linear(ADDRESS, drv.array_format.FLOAT, 1, 64, address_mode=v),
-     r"address_mode: expected an address_mode \(WRAP=0, CLAMP=1, MIRROR=2, BORDER=3\), got "),
-    (lambda v: drv.TextureObject.from_linear(ADDRESS, drv.array_format.FLOAT, 1, 64, filter_mode=v),
-     r"TextureObject.from_linear\(filter_mode\): expected a filter_mode \(POINT=0, LINEAR=1\), got "),
-    (lambda v: drv.TextureObject.from_linear(ADDRESS, v, 1, 64),
-     r"TextureObject.from_linear\(format\): expected an array_format \(UNSIGNED_INT8=1, .*, \.\.\.\), got "),
-    (set_field(drv.ArrayDescriptor, "format"), r"ArrayDescriptor.format: expected an array_format \(.*\), got "),
-], ids=["address_mode", "filter_mode", "format", "ArrayDescriptor.format"])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda v: drv.TextureObject.from_linear(ADDRESS, drv.array_format.FLOAT, 1, 64, address_mode=v),
+            r"address_mode: expected an address_mode \(WRAP=0, CLAMP=1, MIRROR=2, BORDER=3\), got ",
+        ),
+        (
+            lambda v: drv.TextureObject.from_linear(ADDRESS, drv.array_format.FLOAT, 1, 64, filter_mode=v),
+            r"TextureObject.from_linear\(filter_mode\): expected a filter_mode \(POINT=0, LINEAR=1\), got ",
+        ),
+        (
+            lambda v: drv.TextureObject.from_linear(ADDRESS, v, 1, 64),
+            r"TextureObject.from_linear\(format\): expected an array_format \(UNSIGNED_INT8=1, .*, \.\.\.\), got ",
+        ),
+        (set_field(drv.ArrayDescriptor, "format"), r"ArrayDescriptor.format: expected an array_format \(.*\), got "),
+    ],
+    ids=["address_mode", "filter_mode", "format", "ArrayDescriptor.format"],
+)
 @pytest.mark.parametrize("value", [-1, 99])
 def test_enum_arguments_must_be_members(call, message, value):
     # Cast to the C enum, -1 was undefined behaviour (UBSan stopped the process) and 99 reached

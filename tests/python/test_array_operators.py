@@ -1,6 +1,7 @@
 """GPUArray operators against numpy: broadcasting, scalars of every kind, views (reversed,
 transposed, strided, offset), 0-d and empty arrays, in-place operators with casts and
 overlapping operands, comparisons numpy answers from the types, and the reductions."""
+
 import operator
 
 import numpy as np
@@ -12,6 +13,7 @@ pytestmark = pytest.mark.gpu
 @pytest.fixture
 def ga(pool_ctx):
     import gpukit.gpuarray as gpuarray
+
     return gpuarray
 
 
@@ -38,12 +40,24 @@ def check(got, expected):
         np.testing.assert_array_equal(got_host, expected)
 
 
-OPS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.eq, operator.ne, operator.lt,
-       operator.le, operator.gt, operator.ge]
+OPS = [
+    operator.add,
+    operator.sub,
+    operator.mul,
+    operator.truediv,
+    operator.eq,
+    operator.ne,
+    operator.lt,
+    operator.le,
+    operator.gt,
+    operator.ge,
+]
 
 
-@pytest.mark.parametrize("shapes", [((5, 1), (1, 7)), ((3, 4), (4,)), ((2, 1, 3), (4, 1)), ((), (6,)),
-                                    ((6,), ()), ((0, 3), (1, 3)), ((1,), (0,))])
+@pytest.mark.parametrize(
+    "shapes",
+    [((5, 1), (1, 7)), ((3, 4), (4,)), ((2, 1, 3), (4, 1)), ((), (6,)), ((6,), ()), ((0, 3), (1, 3)), ((1,), (0,))],
+)
 def test_broadcasting_matches_numpy(ga, shapes):
     a, b = host(shapes[0], np.float32, 1), host(shapes[1], np.float64, 2) + 1
     da, db = ga.to_gpu(a), ga.to_gpu(b)
@@ -52,8 +66,9 @@ def test_broadcasting_matches_numpy(ga, shapes):
         check(op(db, da), op(b, a))
 
 
-@pytest.mark.parametrize("shapes", [((3, 1), (1, 2000)), ((2, 3, 1), (1500,)), ((4, 1, 1100), (1, 3, 1)),
-                                    ((1100,), (2, 1, 1))])
+@pytest.mark.parametrize(
+    "shapes", [((3, 1), (1, 2000)), ((2, 3, 1), (1500,)), ((4, 1, 1100), (1, 3, 1)), ((1100,), (2, 1, 1))]
+)
 def test_broadcasting_along_long_rows(ga, shapes):
     # Last axes of 1024 elements and more run in the rows kernel variant.
     a, b = host(shapes[0], np.float32, 13), host(shapes[1], np.int16, 14)
@@ -81,14 +96,20 @@ def test_shapes_that_do_not_broadcast_name_both(ga):
 def test_views_as_operands_and_results(ga, view):
     a, b = host((6, 8), np.int32, 3), host((6, 8), np.int32, 4)
     da, db = ga.to_gpu(a), ga.to_gpu(b)
-    pick = {"reversed": lambda x: x[::-1, ::-1], "transposed": lambda x: x.T, "strided": lambda x: x[::2, 1::3],
-            "offset": lambda x: x[1:, 2:]}[view]
+    pick = {
+        "reversed": lambda x: x[::-1, ::-1],
+        "transposed": lambda x: x.T,
+        "strided": lambda x: x[::2, 1::3],
+        "offset": lambda x: x[1:, 2:],
+    }[view]
     check(pick(da) * 3 - pick(db), pick(a) * 3 - pick(b))
     check(pick(da) / 2 + 1, pick(a) / 2 + 1)  # fused, on a view
 
 
-@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint32, np.int64, np.uint64, np.float32,
-                                   np.float64, np.complex64])
+@pytest.mark.parametrize(
+    "dtype",
+    [np.bool_, np.int8, np.uint8, np.int16, np.uint32, np.int64, np.uint64, np.float32, np.float64, np.complex64],
+)
 @pytest.mark.parametrize("scalar", [3, -2, 2.5, True, 1j, np.float32(1.5), np.int64(7), np.uint8(5)])
 def test_scalars_follow_numpy_types_and_values(ga, dtype, scalar):
     a = host((17,), dtype, 5)
@@ -109,17 +130,17 @@ def test_comparisons_numpy_answers_from_the_types(ga):
     a = np.array([0, 1, 255], np.uint8)
     da = ga.to_gpu(a)
     for op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
-        for value in (-1, 1000, 2 ** 70, -(2 ** 70)):
+        for value in (-1, 1000, 2**70, -(2**70)):
             check(op(da, value), op(a, value))
             check(op(value, da), op(value, a))
     with pytest.raises(OverflowError, match="out of bounds"):
         da + 1000
-    s, u = np.array([-5, 0, 7, -1], np.int64), np.array([2 ** 64 - 1, 0, 7, 3], np.uint64)
+    s, u = np.array([-5, 0, 7, -1], np.int64), np.array([2**64 - 1, 0, 7, 3], np.uint64)
     ds, du = ga.to_gpu(s), ga.to_gpu(u)
     for op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
         check(op(ds, du), op(s, u))
         check(op(du, ds), op(u, s))
-        check(op(ds, np.uint64(2 ** 63 + 5)), op(s, np.uint64(2 ** 63 + 5)))
+        check(op(ds, np.uint64(2**63 + 5)), op(s, np.uint64(2**63 + 5)))
 
 
 def test_zero_d_and_empty_arrays(ga):
@@ -184,10 +205,20 @@ def test_unary_operators_and_conversions(ga):
 def test_bitwise_operators_match_numpy(ga, dtype):
     a, b = host((9, 11), dtype, 7), host((9, 11), dtype, 8)
     da, db = ga.to_gpu(a), ga.to_gpu(b)
-    for va, vb, x, y in [(a, b, da, db), (a[::-2, 1::3], b[::-2, ::-3], da[::-2, 1::3], db[::-2, ::-3]),
-                         (a.T, b.T, da.T, db.T)]:
-        for got, want in [(x & y, va & vb), (x | y, va | vb), (x ^ y, va ^ vb), (~x, ~va),
-                          (x & 1, va & 1), (5 | y, 5 | vb), (x ^ True, va ^ True)]:
+    for va, vb, x, y in [
+        (a, b, da, db),
+        (a[::-2, 1::3], b[::-2, ::-3], da[::-2, 1::3], db[::-2, ::-3]),
+        (a.T, b.T, da.T, db.T),
+    ]:
+        for got, want in [
+            (x & y, va & vb),
+            (x | y, va | vb),
+            (x ^ y, va ^ vb),
+            (~x, ~va),
+            (x & 1, va & 1),
+            (5 | y, 5 | vb),
+            (x ^ True, va ^ True),
+        ]:
             check(got, want)
     check(da[:, :1] ^ db, a[:, :1] ^ b)  # broadcast
     one = dtype(1)  # bool | 1 is an int64 (numpy's rule), which a bool array cannot hold
@@ -197,7 +228,9 @@ def test_bitwise_operators_match_numpy(ga, dtype):
     target ^= db
     check(target, ((a & b) | one) ^ b)
     if dtype is np.bool_:
-        with pytest.raises(TypeError, match="Cannot cast ufunc '\\|' output from dtype\\('int64'\\) to dtype\\('bool'\\)"):
+        with pytest.raises(
+            TypeError, match="Cannot cast ufunc '\\|' output from dtype\\('int64'\\) to dtype\\('bool'\\)"
+        ):
             target |= 1
     f = ga.to_gpu(np.ones(3, np.float32))
     with pytest.raises(TypeError, match="bitwise_or' not supported"):

@@ -2,6 +2,7 @@
 checked as numpy checks them, before anything is allocated: sizes beyond 64 bits are a
 ValueError ("array is too big") instead of wrapping to a small allocation, non-integer
 extents a TypeError. No GPU is needed: the errors come before the driver is asked."""
+
 import numpy as np
 import pytest
 
@@ -25,12 +26,15 @@ NEW_ARRAYS = {
 
 
 @pytest.mark.parametrize("make", NEW_ARRAYS.values(), ids=NEW_ARRAYS.keys())
-@pytest.mark.parametrize("shape, dtype", [
-    ((2**32 + 1, 2**32), np.uint8),   # wrapped to 2**32 bytes
-    ((2**40, 2**40), np.uint8),       # wrapped to 0
-    ((2**62, 2), np.float32),         # elements fit, bytes do not
-    ((0, 2**62, 2**62), np.uint8),    # numpy refuses it although it is empty
-])
+@pytest.mark.parametrize(
+    "shape, dtype",
+    [
+        ((2**32 + 1, 2**32), np.uint8),  # wrapped to 2**32 bytes
+        ((2**40, 2**40), np.uint8),  # wrapped to 0
+        ((2**62, 2), np.float32),  # elements fit, bytes do not
+        ((0, 2**62, 2**62), np.uint8),  # numpy refuses it although it is empty
+    ],
+)
 def test_sizes_beyond_64_bits_are_too_big(make, shape, dtype):
     with pytest.raises(ValueError, match="array is too big"):
         np.empty(shape, dtype)
@@ -39,15 +43,18 @@ def test_sizes_beyond_64_bits_are_too_big(make, shape, dtype):
 
 
 @pytest.mark.parametrize("make", NEW_ARRAYS.values(), ids=NEW_ARRAYS.keys())
-@pytest.mark.parametrize("shape, error, match", [
-    ((2.7, 3.9), TypeError, "expected an integer, got float"),
-    ((None,), TypeError, "expected an integer, got NoneType"),
-    ((True, 3), TypeError, "expected an integer, got bool"),
-    ("ab", TypeError, "expected an integer or a sequence of integers"),
-    ((-1, 3), ValueError, "negative dimensions are not allowed"),
-    ((2**63,), ValueError, "maximum allowed dimension exceeded"),
-    ((2**64, 0), ValueError, "maximum allowed dimension exceeded"),
-])
+@pytest.mark.parametrize(
+    "shape, error, match",
+    [
+        ((2.7, 3.9), TypeError, "expected an integer, got float"),
+        ((None,), TypeError, "expected an integer, got NoneType"),
+        ((True, 3), TypeError, "expected an integer, got bool"),
+        ("ab", TypeError, "expected an integer or a sequence of integers"),
+        ((-1, 3), ValueError, "negative dimensions are not allowed"),
+        ((2**63,), ValueError, "maximum allowed dimension exceeded"),
+        ((2**64, 0), ValueError, "maximum allowed dimension exceeded"),
+    ],
+)
 def test_bad_extents_raise_as_numpy(make, shape, error, match):
     with pytest.raises(error):
         np.empty(shape, np.uint8)
@@ -85,11 +92,14 @@ def test_strided_arrays_that_would_reach_before_their_memory_are_refused():
         gpuarray.GPUArray((3, 2), np.float32, allocator=RecordingAllocator(), strides=(-8, 4))
 
 
-@pytest.mark.parametrize("strides, error", [
-    ((2**62, 1), ValueError),        # the last element lies beyond 64-bit offsets
-    ((2**64, 1), ValueError),        # a stride beyond 64 bits
-    ((1.5, 1), TypeError),
-])
+@pytest.mark.parametrize(
+    "strides, error",
+    [
+        ((2**62, 1), ValueError),  # the last element lies beyond 64-bit offsets
+        ((2**64, 1), ValueError),  # a stride beyond 64 bits
+        ((1.5, 1), TypeError),
+    ],
+)
 def test_strides_are_checked(strides, error):
     with pytest.raises(error):
         gpuarray.GPUArray((3, 3), np.uint8, gpudata=ADDRESS, strides=strides)

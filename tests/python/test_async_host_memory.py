@@ -2,6 +2,7 @@
 program drops (PyOpenCL's "nanny event" semantics, on the CUDA side). Page-locked memory
 from a PageLockedMemoryPool shows a missing hold: a block dropped while its copy waits goes
 back to the pool, and the next allocation gets it and overwrites it."""
+
 import gc
 import weakref
 

@@ -4,6 +4,7 @@ and the chart on fake cases; the small-array operations compute what their names
 on numpy, which has the same names); the C++ baselines check their arguments. The GPU
 tests run the new cases in a process of their own (the harness makes the primary context
 current once per process) and check that every gpukit side measured something."""
+
 import datetime
 import io
 import json
@@ -31,8 +32,9 @@ def by_name(name):
     return case
 
 
-@pytest.mark.parametrize("elements, launches, batches, repeats", [(0, 200, 1, 1), (1000, 0, 1, 1), (1000, 200, -1, 1),
-                                                                  (1000, 200, 1, 0)])
+@pytest.mark.parametrize(
+    "elements, launches, batches, repeats", [(0, 200, 1, 1), (1000, 0, 1, 1), (1000, 200, -1, 1), (1000, 200, 1, 0)]
+)
 def test_the_raw_add_floor_refuses_counts_that_are_not_positive(elements, launches, batches, repeats):
     # Checked before anything touches the driver, so this runs without a GPU.
     with pytest.raises(drv.LogicError, match="must be positive"):
@@ -54,6 +56,7 @@ def test_the_cpp_side_of_the_small_cases_times_what_the_python_sides_do():
 
 def test_the_cpp_baselines_are_a_module_of_their_own():
     import gpukit._gpukit
+
     assert not hasattr(gpukit._gpukit, "_bench")  # not in the extension users install
     assert harness.cpp_baselines().__name__ == "gpukit._bench_baselines"
 
@@ -141,8 +144,11 @@ def test_broadcast_case_compares_with_the_same_size_add():
     assert arrays.BROADCAST_BYTES == (arrays.BROADCAST_ROWS + arrays.BROADCAST_COLUMNS + arrays.COUNT) * 4
     case = by_name("elementwise_broadcast_add")
     assert case.higher_is_better and case.unit == "GB/s"
-    assert [side.name for side in case.sides] == ["gpukit x + y, same size", "gpukit a + b, broadcast",
-                                                  "CuPy a + b, broadcast"]
+    assert [side.name for side in case.sides] == [
+        "gpukit x + y, same size",
+        "gpukit a + b, broadcast",
+        "CuPy a + b, broadcast",
+    ]
 
 
 @pytest.mark.gpu
@@ -156,28 +162,36 @@ def test_broadcast_side_measures_a_rate():
     assert "measured" in out
 
 
-
 def test_fresh_get_case_compares_with_a_copy_into_existing_memory():
     assert copies.GET_BYTES == 256 * 1024 * 1024
     case = by_name("get_fresh_256MiB")
     assert case.higher_is_better and case.unit == "GB/s"
-    assert [side.name for side in case.sides] == ["gpukit memcpy_dtoh, existing array",
-                                                  "gpukit GPUArray.get(), new array",
-                                                  "gpukit GPUArray.get(), new array, first touch (no reuse)",
-                                                  "CuPy ndarray.get(), new array"]
+    assert [side.name for side in case.sides] == [
+        "gpukit memcpy_dtoh, existing array",
+        "gpukit GPUArray.get(), new array",
+        "gpukit GPUArray.get(), new array, first touch (no reuse)",
+        "CuPy ndarray.get(), new array",
+    ]
 
 
 def test_scan_cases_compare_with_a_copy_cupy_and_pycuda():
     assert scans.BIG == 2**26 and scans.SMALL == 1000 and scans.moved_bytes(10) == 80  # read + written
     big = by_name("scan_sum")
     assert big.higher_is_better and big.unit == "GB/s" and "2^26 float32" in big.description
-    assert [side.name for side in big.sides] == ["raw cuMemcpyDtoD, same bytes (C++)", "CuPy cp.cumsum",
-                                                 "gpukit InclusiveScanKernel", "PyCUDA InclusiveScanKernel"]
+    assert [side.name for side in big.sides] == [
+        "raw cuMemcpyDtoD, same bytes (C++)",
+        "CuPy cp.cumsum",
+        "gpukit InclusiveScanKernel",
+        "PyCUDA InclusiveScanKernel",
+    ]
     small_case = by_name("scan_sum_small")
     assert not small_case.higher_is_better and small_case.unit == "µs per call" and small_case.scale == 1e6
     assert "1000 float32" in small_case.description
-    assert [side.name for side in small_case.sides] == ["CuPy cp.cumsum", "gpukit InclusiveScanKernel",
-                                                        "PyCUDA InclusiveScanKernel"]
+    assert [side.name for side in small_case.sides] == [
+        "CuPy cp.cumsum",
+        "gpukit InclusiveScanKernel",
+        "PyCUDA InclusiveScanKernel",
+    ]
     assert [c.name for c in harness.select(cases.ALL, ["scan"])] == ["scan_sum", "scan_sum_small"]
 
 
@@ -191,8 +205,11 @@ def test_scan_cases_measure_every_gpukit_side(tmp_path):
 def test_peer_case_compares_memcpy_peer_with_the_raw_call():
     case = by_name("peer_1GiB")
     assert case.higher_is_better and case.unit == "GB/s" and copies.PEER_BYTES == 1 << 30
-    assert [side.name for side in case.sides] == ["raw cuMemcpyPeer (C++)", "gpukit memcpy_peer",
-                                                  "CuPy cupy.cuda.runtime.memcpyPeer"]
+    assert [side.name for side in case.sides] == [
+        "raw cuMemcpyPeer (C++)",
+        "gpukit memcpy_peer",
+        "CuPy cupy.cuda.runtime.memcpyPeer",
+    ]
 
 
 @pytest.mark.gpu
@@ -205,6 +222,7 @@ def test_peer_case_measures_the_gpukit_and_raw_sides(tmp_path):
 @pytest.mark.gpu
 def test_nccl_cases_measure_the_gpukit_side(tmp_path):
     import gpukit.nccl
+
     if not gpukit.nccl.available():
         pytest.skip("libnccl.so.2 cannot be loaded here")
     # In a fresh process no context is current: the side must make its own current to wait.
@@ -268,10 +286,19 @@ def test_the_command_line_refuses_repeats_that_are_not_positive(capsys, repeats)
 
 # ---- statistics, the report, the summary and the chart, on fake cases (no GPU) ---------
 
+
 def test_statistics_of_samples():
     stats = harness.statistics_of([5.0, 1.0, 4.0, 2.0, 3.0])  # any order
-    assert stats == {"min": 1.0, "q1": 2.0, "median": 3.0, "q3": 4.0, "max": 5.0, "iqr": 2.0,
-                     "spread": pytest.approx(2 / 3), "noisy": True}
+    assert stats == {
+        "min": 1.0,
+        "q1": 2.0,
+        "median": 3.0,
+        "q3": 4.0,
+        "max": 5.0,
+        "iqr": 2.0,
+        "spread": pytest.approx(2 / 3),
+        "noisy": True,
+    }
     quiet = harness.statistics_of([10.0, 10.2, 10.1])
     assert (quiet["min"], quiet["median"], quiet["max"]) == (10.0, 10.1, 10.2)
     assert quiet["q1"] == pytest.approx(10.05) and quiet["q3"] == pytest.approx(10.15)
@@ -288,6 +315,7 @@ def test_statistics_of_samples():
 
 class FakeClock:
     """perf_counter for the timing loops: a call costs 1 s, a synchronize 10 s."""
+
     def __init__(self):
         self.now, self.calls, self.synchronizations = 0.0, 0, 0
 
@@ -328,8 +356,10 @@ def test_the_sides_timing_loops_warm_up_and_scale_their_samples(monkeypatch):
     # small: a warm-up batch, then _batches(settings) batches of BATCH, each synchronized.
     clock.calls = clock.synchronizations = 0
     batches = small._batches(settings)
-    assert small._per_operation(clock.call, clock.synchronize, settings) == [
-        pytest.approx((small.BATCH + 10) / small.BATCH)] * 2
+    assert (
+        small._per_operation(clock.call, clock.synchronize, settings)
+        == [pytest.approx((small.BATCH + 10) / small.BATCH)] * 2
+    )
     assert (clock.calls, clock.synchronizations) == ((1 + 2 * batches) * small.BATCH, 1 + 2 * batches)
 
 
@@ -339,22 +369,40 @@ def fake_side(name, samples=None, unavailable=None, error=None):
             raise harness.Unavailable(unavailable)
         if error:
             raise error
-        return list(samples[:settings["repeats"]])
+        return list(samples[: settings["repeats"]])
+
     return harness.Side(name, run)
 
 
 FAKE_CASES = [
-    harness.Case("fake_spread", "two sides 50x apart, one noisy", "µs per call",
-                 [fake_side("steady", [1e-6, 1.01e-6, 0.99e-6, 1e-6]),
-                  fake_side("noisy", [50e-6, 40e-6, 70e-6, 55e-6]),
-                  fake_side("missing", unavailable="Other is not installed"),
-                  fake_side("broken", error=ZeroDivisionError("division by zero"))], scale=1e6),
-    harness.Case("fake_nodevice", "nothing runs here", "GB/s",
-                 [fake_side("gpu", unavailable="no CUDA device"), fake_side("other", unavailable="Other is not installed")],
-                 higher_is_better=True, scale=1e-9),
-    harness.Case("fake_nodevice_too", "nothing runs here either", "GB/s",
-                 [fake_side("other", unavailable="Other is not installed"), fake_side("gpu", unavailable="no CUDA device")],
-                 higher_is_better=True, scale=1e-9),
+    harness.Case(
+        "fake_spread",
+        "two sides 50x apart, one noisy",
+        "µs per call",
+        [
+            fake_side("steady", [1e-6, 1.01e-6, 0.99e-6, 1e-6]),
+            fake_side("noisy", [50e-6, 40e-6, 70e-6, 55e-6]),
+            fake_side("missing", unavailable="Other is not installed"),
+            fake_side("broken", error=ZeroDivisionError("division by zero")),
+        ],
+        scale=1e6,
+    ),
+    harness.Case(
+        "fake_nodevice",
+        "nothing runs here",
+        "GB/s",
+        [fake_side("gpu", unavailable="no CUDA device"), fake_side("other", unavailable="Other is not installed")],
+        higher_is_better=True,
+        scale=1e-9,
+    ),
+    harness.Case(
+        "fake_nodevice_too",
+        "nothing runs here either",
+        "GB/s",
+        [fake_side("other", unavailable="Other is not installed"), fake_side("gpu", unavailable="no CUDA device")],
+        higher_is_better=True,
+        scale=1e-9,
+    ),
 ]
 
 
@@ -365,8 +413,10 @@ def test_a_case_reports_each_side_and_its_ratio():
     assert noisy["median"] == pytest.approx(52.5e-6) and noisy["ratio"] == pytest.approx(52.5) and noisy["noisy"]
     assert missing == {"side": "missing", "skipped": "Other is not installed"}
     assert broken == {"side": "broken", "skipped": "failed: ZeroDivisionError: division by zero"}
-    zero = harness.run_case(harness.Case("zero", "a zero baseline", "x", [fake_side("a", [0.0]), fake_side("b", [1.0])]),
-                            {"repeats": 1, "quick": True})
+    zero = harness.run_case(
+        harness.Case("zero", "a zero baseline", "x", [fake_side("a", [0.0]), fake_side("b", [1.0])]),
+        {"repeats": 1, "quick": True},
+    )
     assert [r["ratio"] for r in zero["results"]] == [None, None]  # never NaN, which JSON cannot hold
 
 
@@ -385,23 +435,30 @@ def test_the_table_shows_min_median_max_spread_and_flags_noise():
 def test_the_summary_counts_cases_and_groups_the_reasons():
     reports = [harness.run_case(case, {"repeats": 2, "quick": True}) for case in FAKE_CASES]
     result = harness.summary(reports)
-    assert result == {"cases": 3, "ran": ["fake_spread"],
-                      "could_not_run": {"no CUDA device; Other is not installed": ["fake_nodevice", "fake_nodevice_too"]},
-                      "sides_skipped": {"Other is not installed": 1, "failed: ZeroDivisionError: division by zero": 1}}
+    assert result == {
+        "cases": 3,
+        "ran": ["fake_spread"],
+        "could_not_run": {"no CUDA device; Other is not installed": ["fake_nodevice", "fake_nodevice_too"]},
+        "sides_skipped": {"Other is not installed": 1, "failed: ZeroDivisionError: division by zero": 1},
+    }
     out = io.StringIO()
     harness.print_summary(result, out)
     assert out.getvalue().splitlines() == [
-        "", "Summary: 1 of 3 cases ran here; 2 could not:",
+        "",
+        "Summary: 1 of 3 cases ran here; 2 could not:",
         "  no CUDA device; Other is not installed: 2 cases (fake_nodevice, fake_nodevice_too)",
         "Sides skipped in the cases that ran:",
-        "  Other is not installed: 1 side", "  failed: ZeroDivisionError: division by zero: 1 side"]
+        "  Other is not installed: 1 side",
+        "  failed: ZeroDivisionError: division by zero: 1 side",
+    ]
 
 
 def test_the_chart_leaves_out_cases_without_data_and_goes_logarithmic_past_30x():
     reports = [harness.run_case(case, {"repeats": 4, "quick": False}) for case in FAKE_CASES]
     charted = harness.chart_reports(reports)
     assert [(report["case"], [r["side"] for r in sides]) for report, sides in charted] == [
-        ("fake_spread", ["steady", "noisy"])]
+        ("fake_spread", ["steady", "noisy"])
+    ]
     assert harness.uses_log_scale([1.0, 52.5]) and harness.uses_log_scale([0.1, 3.01])
     assert not harness.uses_log_scale([1.0, 30.0]) and not harness.uses_log_scale([2.0])
     assert not harness.uses_log_scale([0.0, 100.0])  # nothing to place at 0 on a log axis
@@ -410,9 +467,11 @@ def test_the_chart_leaves_out_cases_without_data_and_goes_logarithmic_past_30x()
 
 def test_library_versions_come_from_the_installed_packages():
     versions = harness.library_versions(["pytest", "json", "gpukit_no_such_module"])
-    assert versions == {"pytest": {"package": "pytest", "version": pytest.__version__},
-                        "json": {"package": None, "version": None},  # importable, but from no package
-                        "gpukit_no_such_module": None}
+    assert versions == {
+        "pytest": {"package": "pytest", "version": pytest.__version__},
+        "json": {"package": None, "version": None},  # importable, but from no package
+        "gpukit_no_such_module": None,
+    }
 
 
 @pytest.fixture
@@ -429,21 +488,57 @@ def test_the_json_report_records_what_ran_where_and_when(tmp_path, capsys, fake_
     path = tmp_path / "out" / "bench.json"
     assert command_line.main(["bench", "--repeats", "4", "--json", str(path)]) == 0
     captured = capsys.readouterr()
-    assert captured.err.splitlines() == ["[1/3] fake_spread: 4 sides", "[2/3] fake_nodevice: 2 sides",
-                                         "[3/3] fake_nodevice_too: 2 sides"]
+    assert captured.err.splitlines() == [
+        "[1/3] fake_spread: 4 sides",
+        "[2/3] fake_nodevice: 2 sides",
+        "[3/3] fake_nodevice_too: 2 sides",
+    ]
     assert "Summary: 1 of 3 cases ran here; 2 could not:" in captured.out
     report = json.loads(path.read_text())
-    measured = {"side": str, "samples": [float], "min": float, "q1": float, "median": float, "q3": float,
-                "max": float, "iqr": float, "spread": (float, None), "noisy": bool, "ratio": (float, None)}
+    measured = {
+        "side": str,
+        "samples": [float],
+        "min": float,
+        "q1": float,
+        "median": float,
+        "q3": float,
+        "max": float,
+        "iqr": float,
+        "spread": (float, None),
+        "noisy": bool,
+        "ratio": (float, None),
+    }
     skipped = {"side": str, "skipped": str}
-    check_schema(report, {
-        "machine": {"date": str, "gpukit": SCHEMA["gpukit"], "cuda_driver": COMPONENT, "gpu": (dict, None),
-                    "host": SCHEMA["host"], "libraries": {name: (dict, None) for name in harness.LIBRARIES}},
-        "settings": {"repeats": int, "quick": bool},
-        "cases": [{"case": str, "description": str, "unit": str, "higher_is_better": bool, "scale": float,
-                   "results": list}],
-        "summary": {"cases": int, "ran": [str], "could_not_run": {"no CUDA device; Other is not installed": [str]},
-                    "sides_skipped": dict}})
+    check_schema(
+        report,
+        {
+            "machine": {
+                "date": str,
+                "gpukit": SCHEMA["gpukit"],
+                "cuda_driver": COMPONENT,
+                "gpu": (dict, None),
+                "host": SCHEMA["host"],
+                "libraries": {name: (dict, None) for name in harness.LIBRARIES},
+            },
+            "settings": {"repeats": int, "quick": bool},
+            "cases": [
+                {
+                    "case": str,
+                    "description": str,
+                    "unit": str,
+                    "higher_is_better": bool,
+                    "scale": float,
+                    "results": list,
+                }
+            ],
+            "summary": {
+                "cases": int,
+                "ran": [str],
+                "could_not_run": {"no CUDA device; Other is not installed": [str]},
+                "sides_skipped": dict,
+            },
+        },
+    )
     for case in report["cases"]:
         for result in case["results"]:
             check_schema(result, measured if "samples" in result else skipped, case["case"])
@@ -464,7 +559,8 @@ def test_no_chart_without_matplotlib_is_said_and_the_json_still_written(tmp_path
     assert command_line.main(["bench", "--quick", "--json", str(path), "fake_spread"]) == 0
     assert path.exists()
     assert capsys.readouterr().out.splitlines()[-1] == (
-        f"results: {path}; no chart: matplotlib is not installed (pip install matplotlib)")
+        f"results: {path}; no chart: matplotlib is not installed (pip install matplotlib)"
+    )
 
 
 def test_asking_for_a_chart_without_matplotlib_fails_before_running(tmp_path, capsys, fake_cases, no_matplotlib):
@@ -490,9 +586,24 @@ def bench_in_fresh_process(tmp_path, *names):
     small_add_1000_kernels; its JSON report."""
     report = tmp_path / "bench.json"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), GPUKIT_BENCH_KERNELS="16")
-    run = subprocess.run([sys.executable, "-m", "gpukit", "bench", "--quick", "--json", str(report),
-                          "--png", str(tmp_path / "bench.png"), *names],
-                         env=env, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gpukit",
+            "bench",
+            "--quick",
+            "--json",
+            str(report),
+            "--png",
+            str(tmp_path / "bench.png"),
+            *names,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr
     return json.loads(report.read_text())
 
@@ -515,11 +626,14 @@ def test_new_cases_measure_every_gpukit_side(tmp_path):
 
 # ---- ReductionKernel (issue 16)
 
+
 def test_reduction_kernel_cases_compare_the_three_libraries():
     big, per_call = by_name("reduction_kernel_sumsq"), by_name("reduction_kernel_sumsq_small")
     sides = ["gpukit ReductionKernel", "CuPy cupy.ReductionKernel", "PyCUDA ReductionKernel"]
     assert big.higher_is_better and big.unit == "GB/s" and "2^26" in big.description
-    assert not per_call.higher_is_better and per_call.unit == "µs per operation" and "1000 float32" in per_call.description
+    assert (
+        not per_call.higher_is_better and per_call.unit == "µs per operation" and "1000 float32" in per_call.description
+    )
     assert [side.name for side in big.sides] == sides and [side.name for side in per_call.sides] == sides
     assert reductions.BIG == 1 << 26
 
@@ -545,6 +659,7 @@ def test_reduction_kernel_sides_measure_and_compute_the_sum_of_squares():
 @pytest.mark.opencl
 def test_cl_array_cases_run_each_operation_on_each_device():
     from gpukit.bench import cl_arrays
+
     devices = cl_arrays.devices()
     if not devices:
         pytest.skip("no OpenCL device")
@@ -559,8 +674,10 @@ def test_cl_array_cases_run_each_operation_on_each_device():
 
 # ---- --compare ------------------------------------------------------------------------------
 
+
 def test_mann_whitney_matches_the_textbook_values():
     from gpukit.bench import compare
+
     # Completely separated samples of five: U = 0, z = (12.5 - 0.5) / sqrt(25 * 11 / 12): p = 0.0122
     # (scipy.stats.mannwhitneyu, asymptotic with continuity correction, gives 0.01219).
     assert compare.mann_whitney_p([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) == pytest.approx(0.01219, abs=1e-4)
@@ -570,29 +687,66 @@ def test_mann_whitney_matches_the_textbook_values():
 
 
 def _report(cases, gpu="GPU A"):
-    return {"machine": {"gpu": {"name": gpu}}, "cases": [
-        {"case": name, "unit": unit, "scale": scale, "higher_is_better": higher, "results": [
-            {"side": side, "samples": samples, "median": float(np.median(samples))} if samples is not None
-            else {"side": side, "skipped": "no CUDA device"}
-            for side, samples in sides]}
-        for name, unit, scale, higher, sides in cases]}
+    return {
+        "machine": {"gpu": {"name": gpu}},
+        "cases": [
+            {
+                "case": name,
+                "unit": unit,
+                "scale": scale,
+                "higher_is_better": higher,
+                "results": [
+                    {"side": side, "samples": samples, "median": float(np.median(samples))}
+                    if samples is not None
+                    else {"side": side, "skipped": "no CUDA device"}
+                    for side, samples in sides
+                ],
+            }
+            for name, unit, scale, higher, sides in cases
+        ],
+    }
 
 
 def test_compare_judges_each_side_measured_in_both_runs(tmp_path, capsys):
-    old = _report([("t", "µs", 1e6, False, [("gpukit", [1e-6, 1.1e-6, 1.05e-6, 0.98e-6, 1.02e-6]),
-                                             ("cupy", [2e-6] * 5), ("skipped", None)]),
-                   ("rate", "GB/s", 1e-9, True, [("gpukit", [100e9, 101e9, 99e9, 100.5e9, 99.5e9])]),
-                   ("gone", "µs", 1e6, False, [("gpukit", [1e-6] * 5)])])
-    new = _report([("t", "µs", 1e6, False, [("gpukit", [0.5e-6, 0.52e-6, 0.51e-6, 0.49e-6, 0.5e-6]),
-                                             ("cupy", [2e-6] * 5), ("skipped", [1e-6] * 5)]),
-                   ("rate", "GB/s", 1e-9, True, [("gpukit", [80e9, 81e9, 79e9, 80.5e9, 79.5e9])])],
-                  gpu="GPU B")
+    old = _report(
+        [
+            (
+                "t",
+                "µs",
+                1e6,
+                False,
+                [("gpukit", [1e-6, 1.1e-6, 1.05e-6, 0.98e-6, 1.02e-6]), ("cupy", [2e-6] * 5), ("skipped", None)],
+            ),
+            ("rate", "GB/s", 1e-9, True, [("gpukit", [100e9, 101e9, 99e9, 100.5e9, 99.5e9])]),
+            ("gone", "µs", 1e6, False, [("gpukit", [1e-6] * 5)]),
+        ]
+    )
+    new = _report(
+        [
+            (
+                "t",
+                "µs",
+                1e6,
+                False,
+                [
+                    ("gpukit", [0.5e-6, 0.52e-6, 0.51e-6, 0.49e-6, 0.5e-6]),
+                    ("cupy", [2e-6] * 5),
+                    ("skipped", [1e-6] * 5),
+                ],
+            ),
+            ("rate", "GB/s", 1e-9, True, [("gpukit", [80e9, 81e9, 79e9, 80.5e9, 79.5e9])]),
+        ],
+        gpu="GPU B",
+    )
     (tmp_path / "old.json").write_text(json.dumps(old))
     (tmp_path / "new.json").write_text(json.dumps(new))
     assert command_line.main(["bench", "--compare", str(tmp_path / "old.json"), str(tmp_path / "new.json")]) == 0
     out = capsys.readouterr().out
-    lines = {line.split(" / ")[0].strip() + "/" + line.split(" / ")[1].split()[0]: line for line in out.splitlines()
-             if " / " in line and "case / side" not in line}
+    lines = {
+        line.split(" / ")[0].strip() + "/" + line.split(" / ")[1].split()[0]: line
+        for line in out.splitlines()
+        if " / " in line and "case / side" not in line
+    }
     assert "faster (p=" in lines["t/gpukit"] and " 0.490 " in lines["t/gpukit"], out  # 0.50 / 1.02 µs
     assert "same (p=" in lines["t/cupy"]
     assert "slower (p=" in lines["rate/gpukit"] and "GB/s" in lines["rate/gpukit"]  # a lower rate is slower
@@ -601,9 +755,14 @@ def test_compare_judges_each_side_measured_in_both_runs(tmp_path, capsys):
     assert out.rstrip().endswith("1 faster, 1 slower, 1 the same within noise")
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "cannot read"), ("{not json", "is not JSON"), ('{"cases": 3}', "is not a bench report"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "cannot read"),
+        ("{not json", "is not JSON"),
+        ('{"cases": 3}', "is not a bench report"),
+    ],
+)
 def test_compare_refuses_what_is_not_a_report(tmp_path, capsys, content, message):
     path = tmp_path / "bad.json"
     if content is not None:

@@ -2,6 +2,7 @@
 case and its sides, the operations computing what their names say (on numpy, which has the
 same names, with CuPy's way of writing if_positive), and on a GPU every gpukit side measuring
 something."""
+
 import numpy as np
 import pytest
 
@@ -19,8 +20,12 @@ def test_every_function_has_a_big_and_a_small_case():
         [big] = [c for c in cases.ALL if c.name == f"gpuarray_{name}_big"]
         [small] = [c for c in cases.ALL if c.name == f"gpuarray_{name}_small"]
         assert big.higher_is_better and big.unit == "GB/s" and "2^26 float32" in big.description
-        assert [s.name for s in big.sides] == ["raw cuMemcpyDtoD, same bytes (C++)", "gpukit gpuarray", "CuPy",
-                                               "PyCUDA gpuarray"]
+        assert [s.name for s in big.sides] == [
+            "raw cuMemcpyDtoD, same bytes (C++)",
+            "gpukit gpuarray",
+            "CuPy",
+            "PyCUDA gpuarray",
+        ]
         assert not small.higher_is_better and small.unit == "µs per call" and "1000 float32" in small.description
         assert [s.name for s in small.sides] == ["CuPy", "gpukit", "PyCUDA"]
 
@@ -30,8 +35,12 @@ def test_operations_compute_what_their_names_say():
     x = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
     y = np.array([-1.0, -2.0, -3.0, -4.0], np.float32)
     indices = np.array([3, 0, 0, 2], np.int32)
-    expected = {"where": [1.0, 2.0, 3.0, 4.0], "if_positive": [1.0, -2.0, 3.0, -4.0], "take": [4.0, 1.0, 1.0, 3.0],
-                "concatenate": [1.0, 2.0, -3.0, -4.0]}
+    expected = {
+        "where": [1.0, 2.0, 3.0, 4.0],
+        "if_positive": [1.0, -2.0, 3.0, -4.0],
+        "take": [4.0, 1.0, 1.0, 3.0],
+        "concatenate": [1.0, 2.0, -3.0, -4.0],
+    }
     for name in NAMES:
         got = gpuarray_functions._operation(name, "cupy", np, c, x, y, indices)()
         np.testing.assert_array_equal(got, np.array(expected[name], np.float32), err_msg=name)

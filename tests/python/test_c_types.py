@@ -1,5 +1,6 @@
 """The dtype <-> C type registry and C argument declarations of gpukit.tools (PyCUDA's
 dtype_to_ctype, get_or_register_dtype, parse_c_arg, VectorArg, ScalarArg, ...)."""
+
 import numpy as np
 import pytest
 
@@ -18,13 +19,28 @@ def scratch_registry(monkeypatch):
     monkeypatch.setattr(_c_types.CUDA_TYPES, "_dtype_to_name", dict(_c_types.CUDA_TYPES._dtype_to_name))
 
 
-@pytest.mark.parametrize("dtype,ctype", [
-    (np.bool_, "bool"), (np.int8, "signed char"), (np.uint8, "unsigned char"), (np.int16, "short"),
-    (np.uint16, "unsigned short"), (np.int32, "int"), (np.uint32, "unsigned"), (np.int64, "long"),
-    (np.uint64, "unsigned long"), (np.float32, "float"), (np.float64, "double"),
-    (np.complex64, "pycuda::complex<float>"), (np.complex128, "pycuda::complex<double>"),
-    (np.intp, "long"), (np.uintp, "unsigned long"), (np.longlong, "long"), ("i4", "int"),
-])
+@pytest.mark.parametrize(
+    "dtype,ctype",
+    [
+        (np.bool_, "bool"),
+        (np.int8, "signed char"),
+        (np.uint8, "unsigned char"),
+        (np.int16, "short"),
+        (np.uint16, "unsigned short"),
+        (np.int32, "int"),
+        (np.uint32, "unsigned"),
+        (np.int64, "long"),
+        (np.uint64, "unsigned long"),
+        (np.float32, "float"),
+        (np.float64, "double"),
+        (np.complex64, "pycuda::complex<float>"),
+        (np.complex128, "pycuda::complex<double>"),
+        (np.intp, "long"),
+        (np.uintp, "unsigned long"),
+        (np.longlong, "long"),
+        ("i4", "int"),
+    ],
+)
 def test_dtype_to_ctype_gives_pycudas_names(dtype, ctype):
     assert tools.dtype_to_ctype(dtype) == ctype
 
@@ -40,16 +56,36 @@ def test_dtype_to_ctype_refuses_what_it_cannot_name():
         tools.dtype_to_ctype(np.float64, with_fp_tex_hack=True)
 
 
-@pytest.mark.parametrize("ctype,dtype", [
-    ("char", np.int8), ("signed char", np.int8), ("unsigned char", np.uint8),
-    ("short", np.int16), ("short int", np.int16), ("unsigned short int", np.uint16),
-    ("signed", np.int32), ("unsigned", np.uint32), ("unsigned int", np.uint32),
-    ("long", np.int64), ("long int", np.int64), ("unsigned long", np.uint64),
-    ("long long", np.int64), ("long long int", np.int64), ("unsigned long long", np.uint64),
-    ("size_t", np.uint64), ("ptrdiff_t", np.int64), ("int8_t", np.int8), ("uint64_t", np.uint64),
-    ("bool", np.bool_), ("double", np.float64), ("pycuda::complex<double>", np.complex128),
-    ("pycuda::complex<float>", np.complex64), ("float3", vec.float3), ("ulonglong2", vec.ulonglong2),
-])
+@pytest.mark.parametrize(
+    "ctype,dtype",
+    [
+        ("char", np.int8),
+        ("signed char", np.int8),
+        ("unsigned char", np.uint8),
+        ("short", np.int16),
+        ("short int", np.int16),
+        ("unsigned short int", np.uint16),
+        ("signed", np.int32),
+        ("unsigned", np.uint32),
+        ("unsigned int", np.uint32),
+        ("long", np.int64),
+        ("long int", np.int64),
+        ("unsigned long", np.uint64),
+        ("long long", np.int64),
+        ("long long int", np.int64),
+        ("unsigned long long", np.uint64),
+        ("size_t", np.uint64),
+        ("ptrdiff_t", np.int64),
+        ("int8_t", np.int8),
+        ("uint64_t", np.uint64),
+        ("bool", np.bool_),
+        ("double", np.float64),
+        ("pycuda::complex<double>", np.complex128),
+        ("pycuda::complex<float>", np.complex64),
+        ("float3", vec.float3),
+        ("ulonglong2", vec.ulonglong2),
+    ],
+)
 def test_c_names_map_to_dtypes(ctype, dtype):
     assert tools.get_or_register_dtype(ctype) == np.dtype(dtype)
     assert tools.parse_c_arg(f"{ctype} value").dtype == np.dtype(dtype)
@@ -66,8 +102,14 @@ def test_parse_c_arg_pointers_and_scalars():
     arg = tools.parse_c_arg("const float *x")
     assert type(arg) is tools.VectorArg and arg.name == "x" and arg.dtype == np.float32
     assert arg.struct_char == "P" and arg.declarator() == "float *x"
-    for text in ["float* x", "float *__restrict__ x", "const float * const x", "volatile float x[]",
-                 "float x [ 16 ]", "float\t*\nx"]:
+    for text in [
+        "float* x",
+        "float *__restrict__ x",
+        "const float * const x",
+        "volatile float x[]",
+        "float x [ 16 ]",
+        "float\t*\nx",
+    ]:
         assert tools.parse_c_arg(text) == tools.VectorArg(np.float32, "x"), text
     scalar = tools.parse_c_arg("float3 a")
     assert type(scalar) is tools.ScalarArg and scalar.dtype == vec.float3 and scalar.name == "a"
@@ -99,9 +141,12 @@ def test_parse_c_arg_refuses_bad_declarations():
 
 def test_keywords_are_no_argument_names():
     # "float *if" went into the kernel source and failed to compile at the first launch.
-    for declaration, why in [("float *if", "'if' is a keyword of C"), ("int class", "'class' is a keyword of C\\+\\+"),
-                             ("float *threadIdx", "'threadIdx' is a variable CUDA defines"),
-                             ("float __shared__", "'__shared__' is a CUDA C\\+\\+ qualifier")]:
+    for declaration, why in [
+        ("float *if", "'if' is a keyword of C"),
+        ("int class", "'class' is a keyword of C\\+\\+"),
+        ("float *threadIdx", "'threadIdx' is a variable CUDA defines"),
+        ("float __shared__", "'__shared__' is a CUDA C\\+\\+ qualifier"),
+    ]:
         with pytest.raises(ValueError, match=f"argument name {why}"):
             tools.parse_c_arg(declaration)
     with pytest.raises(ValueError, match="keyword of C"):
@@ -190,10 +235,14 @@ def test_declarators_compile_and_match_the_sizes_cuda_sees():
     # has no <cstdint>, so the intN_t / intptr_t names are left out; the complex types are
     # PyCUDA's pycuda::complex<T>, not CUDA's.
     import gpukit.compiler as compiler
-    names = [n for n in _c_types.CUDA_TYPES._name_to_dtype
-             if not n.startswith("pycuda::") and not (n.endswith("_t") and "int" in n)]
+
+    names = [
+        n
+        for n in _c_types.CUDA_TYPES._name_to_dtype
+        if not n.startswith("pycuda::") and not (n.endswith("_t") and "int" in n)
+    ]
     assert "size_t" in names and "long long" in names and "float3" in names
-    checks = [f"static_assert(sizeof({n}) == {_c_types.CUDA_TYPES._name_to_dtype[n].itemsize}, \"{n}\");" for n in names]
+    checks = [f'static_assert(sizeof({n}) == {_c_types.CUDA_TYPES._name_to_dtype[n].itemsize}, "{n}");' for n in names]
     params = ", ".join(tools.parse_c_arg(f"{n} a{i}").declarator() for i, n in enumerate(names))
     source = "\n".join(checks) + f"\n__global__ void f({params}) {{}}\n"
     compiler.compile(source, arch="sm_90", options=["-D__NV_NO_VECTOR_DEPRECATION_DIAG"])
@@ -203,9 +252,12 @@ def test_declarators_compile_and_match_the_sizes_cuda_sees():
 def test_prepare_with_the_format_of_parsed_arguments(ctx):
     # The struct_char of parsed arguments is a prepare() format, "<n>s" for vector types.
     from gpukit.compiler import SourceModule
+
     args = [tools.parse_c_arg(a) for a in ("float *out", "short s", "float3 v", "double d")]
-    mod = SourceModule("__global__ void f(%s) { out[0] = s; out[1] = v.x; out[2] = v.z; out[3] = (float) d; }"
-                       % ", ".join(a.declarator() for a in args))
+    mod = SourceModule(
+        "__global__ void f(%s) { out[0] = s; out[1] = v.x; out[2] = v.z; out[3] = (float) d; }"
+        % ", ".join(a.declarator() for a in args)
+    )
     f = mod.get_function("f").prepare("".join(a.struct_char for a in args))
     out = drv.mem_alloc(16)
     f.prepared_call((1, 1), (1, 1, 1), out, -7, vec.make_float3(1.5, 0, 2.5), 0.25)

@@ -1,5 +1,6 @@
 """The compile cache as users manage it: its size limit (least recently used entries go first,
 with several processes writing at once) and `gpukit cache list|stats|prune|clear`."""
+
 import os
 import subprocess
 import sys
@@ -17,8 +18,9 @@ def gpukit_command(*args, env=None):
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **(env or {}))
     environment.pop("GPUKIT_CACHE_SIZE", None)
     environment.update(env or {})
-    done = subprocess.run([sys.executable, "-m", "gpukit", "cache", *args], env=environment, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "gpukit", "cache", *args], env=environment, capture_output=True, text=True, timeout=120
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -47,8 +49,11 @@ def test_list_shows_the_entries_least_recently_used_first(cache_dir):
 def test_stats_says_where_how_much_and_the_limit(cache_dir):
     status, out, err = gpukit_command("stats", "--dir", str(cache_dir), env={"GPUKIT_CACHE_SIZE": "2M"})
     assert status == 0, err
-    assert out.splitlines() == [f"directory: {cache_dir}", "holds:     4 entries, 1000 bytes",
-                                "limit:     2.0 MiB (GPUKIT_CACHE_SIZE, default 1 GiB; 0: no limit)"]
+    assert out.splitlines() == [
+        f"directory: {cache_dir}",
+        "holds:     4 entries, 1000 bytes",
+        "limit:     2.0 MiB (GPUKIT_CACHE_SIZE, default 1 GiB; 0: no limit)",
+    ]
     cache_dir.chmod(0o777)
     status, out, err = gpukit_command("stats", "--dir", str(cache_dir))
     assert "not used:  others can write to it (mode 0777)" in out
@@ -71,14 +76,17 @@ def test_clear_removes_every_entry_and_nothing_else(cache_dir):
     assert os.listdir(cache_dir) == ["notes.txt"]
 
 
-@pytest.mark.parametrize("args, env, message", [
-    (["prune", "--max-size", "lots"], {}, "--max-size 'lots' is not a size"),
-    (["stats", "--max-size", "1G"], {}, "--max-size is for prune only"),
-    (["stats"], {"GPUKIT_CACHE_SIZE": "big"}, "GPUKIT_CACHE_SIZE 'big' is not a size"),
-    (["prune"], {"GPUKIT_CACHE_SIZE": "0"}, "there is no limit to prune to"),
-    (["stats"], {"GPUKIT_DISABLE_CACHE": "1"}, "no cache directory: GPUKIT_DISABLE_CACHE"),
-    (["shrink"], {}, "invalid choice: 'shrink'"),
-])
+@pytest.mark.parametrize(
+    "args, env, message",
+    [
+        (["prune", "--max-size", "lots"], {}, "--max-size 'lots' is not a size"),
+        (["stats", "--max-size", "1G"], {}, "--max-size is for prune only"),
+        (["stats"], {"GPUKIT_CACHE_SIZE": "big"}, "GPUKIT_CACHE_SIZE 'big' is not a size"),
+        (["prune"], {"GPUKIT_CACHE_SIZE": "0"}, "there is no limit to prune to"),
+        (["stats"], {"GPUKIT_DISABLE_CACHE": "1"}, "no cache directory: GPUKIT_DISABLE_CACHE"),
+        (["shrink"], {}, "invalid choice: 'shrink'"),
+    ],
+)
 def test_bad_requests_are_one_line_errors(cache_dir, args, env, message):
     directory = [] if "GPUKIT_DISABLE_CACHE" in env else ["--dir", str(cache_dir)]
     status, out, err = gpukit_command(*args, *directory, env=env)
@@ -93,8 +101,11 @@ def test_the_limit_is_set_per_process_and_checked():
         assert compiler.get_cache_size_limit() == 0
     finally:
         compiler.set_cache_size_limit(None)
-    assert compiler.get_cache_size_limit() == (1 << 30 if "GPUKIT_CACHE_SIZE" not in os.environ
-                                               else _gpukit._parse_cache_size(os.environ["GPUKIT_CACHE_SIZE"], "x"))
+    assert compiler.get_cache_size_limit() == (
+        1 << 30
+        if "GPUKIT_CACHE_SIZE" not in os.environ
+        else _gpukit._parse_cache_size(os.environ["GPUKIT_CACHE_SIZE"], "x")
+    )
     with pytest.raises(ValueError, match="at least 0 bytes"):
         compiler.set_cache_size_limit(-1)
     with pytest.raises(ValueError, match="set_cache_size_limit: the limit '1.5G' is not a size"):
@@ -119,8 +130,15 @@ def test_concurrent_writers_keep_the_cache_near_its_limit_and_whole(tmp_path):
     limit = 4 * one
     writers, per_writer = 4, 6
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), GPUKIT_CACHE_SIZE=str(limit))
-    processes = [subprocess.Popen([sys.executable, "-c", WRITER, str(directory), str(w * per_writer), str(per_writer)],
-                                  env=env, stderr=subprocess.PIPE, text=True) for w in range(writers)]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(directory), str(w * per_writer), str(per_writer)],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(writers)
+    ]
     for p in processes:
         assert p.wait(timeout=300) == 0, p.stderr.read()
         p.stderr.close()

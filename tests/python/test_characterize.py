@@ -1,4 +1,5 @@
 """gpukit.characterize: PyCUDA's platform_bits, has_double_support, has_stack and sizeof."""
+
 import numpy as np
 import pytest
 
@@ -36,10 +37,25 @@ def test_every_device_has_doubles_and_a_stack(ctx):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("type_name,expected", [
-    ("char", 1), ("short", 2), ("int", 4), ("long", 8), ("long long", 8), ("size_t", 8), ("void *", 8),
-    ("float", 4), ("double", 8), ("float3", 12), ("float4", 16), ("double2", 16), ("char3", 3), ("long3", 24),
-])
+@pytest.mark.parametrize(
+    "type_name,expected",
+    [
+        ("char", 1),
+        ("short", 2),
+        ("int", 4),
+        ("long", 8),
+        ("long long", 8),
+        ("size_t", 8),
+        ("void *", 8),
+        ("float", 4),
+        ("double", 8),
+        ("float3", 12),
+        ("float4", 16),
+        ("double2", 16),
+        ("char3", 3),
+        ("long3", 24),
+    ],
+)
 def test_sizeof_builtin_types(ctx, type_name, expected):
     assert characterize.sizeof(type_name) == expected
 

@@ -1,4 +1,5 @@
 """gpukit.cl on whatever OpenCL platform is installed (PoCL in CI)."""
+
 import os
 import subprocess
 import sys
@@ -35,8 +36,7 @@ def test_exception_tree():
 
 
 def test_selection_syntax():
-    assert cl.parse_device_spec("0:0,1;intel=i5,i7;pocl") == [
-        ("0", ["0", "1"]), ("intel", ["i5", "i7"]), ("pocl", [])]
+    assert cl.parse_device_spec("0:0,1;intel=i5,i7;pocl") == [("0", ["0", "1"]), ("intel", ["i5", "i7"]), ("pocl", [])]
     assert cl.parse_device_spec("") == []
     for bad in (":0", "0:", "0:1:2", "0:,1", "0;;1"):
         with pytest.raises(cl.LogicError, match="malformed device selection"):
@@ -60,7 +60,9 @@ def test_platforms_and_devices():
     assert device.max_compute_units > 0 and device.max_work_group_size > 0
     assert device.global_mem_size > 0 and device.local_mem_size > 0 and device.max_mem_alloc_size > 0
     assert device.svm_capabilities >= 0
-    assert int.from_bytes(device._get_info_bytes(0x1002), sys.byteorder) == device.max_compute_units  # MAX_COMPUTE_UNITS
+    assert (
+        int.from_bytes(device._get_info_bytes(0x1002), sys.byteorder) == device.max_compute_units
+    )  # MAX_COMPUTE_UNITS
     assert device.get_info(cl.device_info.MAX_COMPUTE_UNITS) == device.max_compute_units
     assert device.image_support is (int.from_bytes(device._get_info_bytes(0x1016), sys.byteorder) != 0)  # IMAGE_SUPPORT
     assert device.name in repr(device)
@@ -90,13 +92,20 @@ def test_create_some_context_reads_pyopencls_answers_and_variables(monkeypatch):
     last = len(devices) - 1
     name = platform.name.split()[0].lower()
     # PyOpenCL's PYOPENCL_CTX: platform[:devices], indices or name substrings; blanks are the first.
-    for spec, expected in [("0", devices[:1]), ("", devices[:1]), (f"0:{last}", devices[last:]),
-                           (f"{name}:0", devices[:1]), (f"0:{last},0", [devices[last], devices[0]][:len(devices)])]:
+    for spec, expected in [
+        ("0", devices[:1]),
+        ("", devices[:1]),
+        (f"0:{last}", devices[last:]),
+        (f"{name}:0", devices[:1]),
+        (f"0:{last},0", [devices[last], devices[0]][: len(devices)]),
+    ]:
         monkeypatch.setenv("PYOPENCL_CTX", spec)
         assert cl.create_some_context().devices == expected, spec
-    for spec, message in [("0:0:0", "not all choices were used .left over: '0'."),
-                          ("nope-nope", "PYOPENCL_CTX='nope-nope': no platform name or vendor contains 'nope-nope'"),
-                          ("0:99", "device index 99 is out of range")]:
+    for spec, message in [
+        ("0:0:0", "not all choices were used .left over: '0'."),
+        ("nope-nope", "PYOPENCL_CTX='nope-nope': no platform name or vendor contains 'nope-nope'"),
+        ("0:99", "device index 99 is out of range"),
+    ]:
         monkeypatch.setenv("PYOPENCL_CTX", spec)
         with pytest.raises(cl.RuntimeError, match=message):
             cl.create_some_context()
@@ -118,11 +127,14 @@ def test_create_some_context_reads_pyopencls_answers_and_variables(monkeypatch):
 
 @needs_device
 def test_kernel_on_random_data(ctx, queue, rng):
-    prg = cl.Program(ctx, """
+    prg = cl.Program(
+        ctx,
+        """
         __kernel void axpy(float a, __global const float *x, __global float *y) {
             int i = get_global_id(0);
             y[i] = a * x[i] + y[i];
-        }""").build(options=["-cl-mad-enable"])
+        }""",
+    ).build(options=["-cl-mad-enable"])
     assert prg.kernel_names == "axpy"  # as OpenCL and PyOpenCL give it
     x = rng.standard_normal(1024).astype(np.float32)
     y = rng.standard_normal(1024).astype(np.float32)
@@ -139,7 +151,9 @@ def test_kernel_on_random_data(ctx, queue, rng):
 
 @needs_device
 def test_local_memory_argument(ctx, queue, rng):
-    prg = cl.Program(ctx, """
+    prg = cl.Program(
+        ctx,
+        """
         __kernel void group_max(__global const int *x, __global int *out, __local int *scratch) {
             int l = get_local_id(0);
             scratch[l] = x[get_global_id(0)];
@@ -149,7 +163,8 @@ def test_local_memory_argument(ctx, queue, rng):
                 for (int i = 1; i < get_local_size(0); ++i) m = max(m, scratch[i]);
                 out[get_group_id(0)] = m;
             }
-        }""").build()
+        }""",
+    ).build()
     x = rng.integers(-1000, 1000, size=(5, 16), dtype=np.int32)
     x_dev = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
     out_dev = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, 5 * 4)
@@ -257,10 +272,12 @@ def test_build_refuses_an_include_of_a_fifo_or_a_device(tmp_path):
     # timeout, so that a hang fails the test. Each case: the source's #include, the options.
     os.mkfifo(tmp_path / "pipe.h")
     (tmp_path / "outer.h").write_text("#include </dev/zero>\n")
-    cases = [(f'"{tmp_path}/pipe.h"', "", f"'{tmp_path}/pipe.h'"),
-             ("<pipe.h>", f"-I {tmp_path}", f"'{tmp_path}/pipe.h'"),
-             ("<pipe.h>", f"-DX=1 -I{tmp_path}", f"'{tmp_path}/pipe.h'"),
-             ("<outer.h>", f"-I {tmp_path}", "'/dev/zero'")]
+    cases = [
+        (f'"{tmp_path}/pipe.h"', "", f"'{tmp_path}/pipe.h'"),
+        ("<pipe.h>", f"-I {tmp_path}", f"'{tmp_path}/pipe.h'"),
+        ("<pipe.h>", f"-DX=1 -I{tmp_path}", f"'{tmp_path}/pipe.h'"),
+        ("<outer.h>", f"-I {tmp_path}", "'/dev/zero'"),
+    ]
     code = f"""
 import gpukit.cl as cl
 ctx = cl.create_some_context(interactive=False)
@@ -271,8 +288,13 @@ for include, options, _ in {cases!r}:
     except cl.RuntimeError as e:
         print(e.code, e.routine, str(e).replace("\\n", " "))
 """
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == len(cases), result.stdout

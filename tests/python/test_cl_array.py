@@ -4,6 +4,7 @@ catch a wrong offset, stride or order (reversed, strided, transposed, offset), o
 and empty arrays. These run on PoCL in CI. PyOpenCL itself refuses most operations on
 non-contiguous arrays (NotImplementedError), which gpukit computes: those steps run on gpukit
 only (STRIDED), the rest on both."""
+
 import numpy as np
 import pytest
 
@@ -48,9 +49,11 @@ def views(a):
     contiguous = [("whole", a, ()), ("offset rows", a[2:], (slice(2, None),))]
     if not STRIDED:
         return contiguous
-    return contiguous + [("reversed rows", a[::-1], (slice(None, None, -1),)),
-                         ("every other column", a[:, 1::2], (slice(None), slice(1, None, 2))),
-                         ("offset block", a[2:, 3:7], (slice(2, None), slice(3, 7)))]
+    return contiguous + [
+        ("reversed rows", a[::-1], (slice(None, None, -1),)),
+        ("every other column", a[:, 1::2], (slice(None), slice(1, None, 2))),
+        ("offset block", a[2:, 3:7], (slice(2, None), slice(3, 7))),
+    ]
 
 
 def skip_without(queue, *dtypes):
@@ -94,8 +97,9 @@ def test_reshape_of_strided_arrays_is_a_view_where_numpy_has_one(queue):
     for view, host in [(x[:, ::-2], want[:, ::-2]), (x[::-1, 3::3], want[::-1, 3::3]), (x.T[::2], want.T[::2])]:
         for shape in [(-1,), (2, -1), (view.shape[1], view.shape[0])]:
             for order in "CF":
-                np.testing.assert_array_equal(view.reshape(shape, order=order).get(),
-                                              host.reshape(shape, order=order), err_msg=f"{shape} {order}")
+                np.testing.assert_array_equal(
+                    view.reshape(shape, order=order).get(), host.reshape(shape, order=order), err_msg=f"{shape} {order}"
+                )
     # No view: a copy, as numpy's (writing to it leaves the original alone).
     flat = x[:, :5].reshape(-1)
     np.testing.assert_array_equal(flat.get(), want[:, :5].reshape(-1))
@@ -117,8 +121,15 @@ def test_bitwise_operators_match_numpy(queue, dtype):
         vb = b[index] if index else b
         x = da[index] if index else da
         y = db[index] if index else db
-        for got, want in [(x & y, va & vb), (x | y, va | vb), (x ^ y, va ^ vb), (~x, ~va),
-                          (x & 0x5A, va & 0x5A), (0x33 | y, 0x33 | vb), (x ^ 127, va ^ 127)]:
+        for got, want in [
+            (x & y, va & vb),
+            (x | y, va | vb),
+            (x ^ y, va ^ vb),
+            (~x, ~va),
+            (x & 0x5A, va & 0x5A),
+            (0x33 | y, 0x33 | vb),
+            (x ^ 127, va ^ 127),
+        ]:
             assert got.dtype == want.dtype, name
             np.testing.assert_array_equal(got.get(), want, err_msg=name)
     # Mixed widths and signs promote as numpy's; in place keeps the target's type.
@@ -153,11 +164,17 @@ def test_comparisons_and_logic_give_int8_zeros_and_ones(queue, dtype):
     a = host_values((1001,), dtype, 3)
     b = host_values((1001,), dtype, 4)
     x, y = cla.to_device(queue, a), cla.to_device(queue, b)
-    for got, want in [(x == y, a == b), (x != y, a != b), (x < y, a < b), (x <= 0, a <= 0),
-                      (x > y, a > b), (x >= 2, a >= 2),
-                      (cla.logical_and(x > 0, y > 0), (a > 0) & (b > 0)),
-                      (cla.logical_or(x > 0, y > 0), (a > 0) | (b > 0)),
-                      (cla.logical_not(x), np.logical_not(a))]:
+    for got, want in [
+        (x == y, a == b),
+        (x != y, a != b),
+        (x < y, a < b),
+        (x <= 0, a <= 0),
+        (x > y, a > b),
+        (x >= 2, a >= 2),
+        (cla.logical_and(x > 0, y > 0), (a > 0) & (b > 0)),
+        (cla.logical_or(x > 0, y > 0), (a > 0) | (b > 0)),
+        (cla.logical_not(x), np.logical_not(a)),
+    ]:
         assert got.dtype == np.int8
         np.testing.assert_array_equal(got.get(), want.astype(np.int8))
 
@@ -197,8 +214,15 @@ def test_empty_and_zero_d_arrays(queue):
 def test_indexing_gives_views_of_the_same_memory(queue):
     a = np.arange(60, dtype=np.int16).reshape(3, 4, 5)
     x = cla.to_device(queue, a)
-    for index in [1, (2, 3), (slice(None), 2), (Ellipsis, 4), (slice(None, None, -1), slice(1, 3), slice(None, None, 2)),
-                  (1, slice(None), np.newaxis), (-1, -2, -3)]:
+    for index in [
+        1,
+        (2, 3),
+        (slice(None), 2),
+        (Ellipsis, 4),
+        (slice(None, None, -1), slice(1, 3), slice(None, None, 2)),
+        (1, slice(None), np.newaxis),
+        (-1, -2, -3),
+    ]:
         np.testing.assert_array_equal(x[index].get(), a[index], err_msg=str(index))
     view = x[1, ::-1]
     view += 1000
@@ -254,12 +278,14 @@ def test_array_functions(queue):
     np.testing.assert_array_equal(cla.concatenate([x[:5], y[-3:]]).get(), np.concatenate([a[:5], b[-3:]]))
     np.testing.assert_array_equal(cla.stack([x, y]).get(), np.stack([a, b]))
     np.testing.assert_array_equal(cla.diff(x).get(), np.diff(a))
-    np.testing.assert_array_equal(cla.arange(queue, 3, 40, 4, dtype=np.int32).get(), np.arange(3, 40, 4, dtype=np.int32))
+    np.testing.assert_array_equal(
+        cla.arange(queue, 3, 40, 4, dtype=np.int32).get(), np.arange(3, 40, 4, dtype=np.int32)
+    )
     np.testing.assert_array_equal(cla.zeros_like(x).get(), np.zeros_like(a))
     r = x.reshape(1, 101)
     assert r.shape == (1, 101)
     np.testing.assert_array_equal(x.reshape(-1, 1).ravel().get(), a)
-    np.testing.assert_allclose((x ** 2).get(), a ** 2, rtol=1e-6)  # OpenCL C's pow: within ulps
+    np.testing.assert_allclose((x**2).get(), a**2, rtol=1e-6)  # OpenCL C's pow: within ulps
 
 
 def test_results_take_memory_from_the_arrays_allocator(queue):
@@ -291,11 +317,25 @@ def test_clmath_against_numpy(queue, dtype):
     a = np.linspace(-0.95, 0.95, 1001).astype(dtype)
     x = cla.to_device(queue, a)
     tolerance = dict(rtol=4e-6 if dtype == np.float32 else 1e-12, atol=1e-7 if dtype == np.float32 else 1e-15)
-    for name, reference in [("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("asin", np.arcsin),
-                            ("acos", np.arccos), ("atan", np.arctan), ("sinh", np.sinh), ("tanh", np.tanh),
-                            ("exp", np.exp), ("expm1", np.expm1), ("log1p", np.log1p), ("cbrt", np.cbrt),
-                            ("fabs", np.fabs), ("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc),
-                            ("rint", np.rint)]:
+    for name, reference in [
+        ("sin", np.sin),
+        ("cos", np.cos),
+        ("tan", np.tan),
+        ("asin", np.arcsin),
+        ("acos", np.arccos),
+        ("atan", np.arctan),
+        ("sinh", np.sinh),
+        ("tanh", np.tanh),
+        ("exp", np.exp),
+        ("expm1", np.expm1),
+        ("log1p", np.log1p),
+        ("cbrt", np.cbrt),
+        ("fabs", np.fabs),
+        ("floor", np.floor),
+        ("ceil", np.ceil),
+        ("trunc", np.trunc),
+        ("rint", np.rint),
+    ]:
         got = getattr(clmath, name)(x)
         assert got.dtype == a.dtype, name
         np.testing.assert_allclose(got.get(), reference(a), err_msg=name, **tolerance)
@@ -317,8 +357,9 @@ def test_clmath_against_numpy(queue, dtype):
     np.testing.assert_array_equal(clmath.ldexp(x, exponents).get(), np.ldexp(a, np.arange(1001) % 7 - 3))
     if STRIDED:
         np.testing.assert_allclose(clmath.sin(x[::-3]).get(), np.sin(a[::-3]), **tolerance)
-        np.testing.assert_allclose(clmath.atan2(x[1::2], p[-2::-2]).get(), np.arctan2(a[1::2], positive[-2::-2]),
-                                   **tolerance)
+        np.testing.assert_allclose(
+            clmath.atan2(x[1::2], p[-2::-2]).get(), np.arctan2(a[1::2], positive[-2::-2]), **tolerance
+        )
 
 
 @pytest.mark.skipif(ORIGINAL, reason="gpukit's refusals")
@@ -338,7 +379,7 @@ def test_random_numbers_have_their_distributions(ctx, queue, generator):
     for dtype in [np.float32] + [np.float64] * has_double(queue):
         u = gen.uniform(queue, 200001, dtype, a=4, b=7).get()
         assert u.dtype == dtype and 4 <= u.min() and u.max() <= 7
-        assert abs(u.mean() - 5.5) < 0.02 and abs(u.std() - 3 / 12 ** 0.5) < 0.02
+        assert abs(u.mean() - 5.5) < 0.02 and abs(u.std() - 3 / 12**0.5) < 0.02
         n = gen.normal(queue, 200001, dtype, mu=10, sigma=3).get()
         assert abs(n.mean() - 10) < 0.05 and abs(n.std() - 3) < 0.05
     for dtype in (np.int32, np.int64):
@@ -353,6 +394,7 @@ def test_random_numbers_have_their_distributions(ctx, queue, generator):
 @pytest.mark.skipif(ORIGINAL, reason="gpukit's seeds, views and vector types")
 def test_random_fills_are_repeatable_and_reach_views_and_vectors(ctx, queue):
     import gpukit.cl.cltypes as cltypes
+
     again = [clrandom.PhiloxGenerator(ctx, seed=3).uniform(queue, 100, np.float32).get() for _ in range(2)]
     np.testing.assert_array_equal(again[0], again[1])
     z = cla.zeros(queue, (50, 40), np.float32)
@@ -374,8 +416,9 @@ def test_elementwise_kernels_with_scalars_ranges_and_options(ctx, queue):
     a = np.arange(1001, dtype=np.float32)
     b = (np.arange(1001) % 7).astype(np.float32)
     x, y, z = cla.to_device(queue, a), cla.to_device(queue, b), cla.empty(queue, 1001, np.float32)
-    lin_comb = ElementwiseKernel(ctx, "float a, const float *x, float b, float *y, float *z",
-                                 "z[i] = a*x[i] + b*y[i]", "linear_combination")
+    lin_comb = ElementwiseKernel(
+        ctx, "float a, const float *x, float b, float *y, float *z", "z[i] = a*x[i] + b*y[i]", "linear_combination"
+    )
     lin_comb(5, x, 6, y, z)
     np.testing.assert_array_equal(z.get(), 5 * a + 6 * b)
     counter = ElementwiseKernel(ctx, "int *z, long start", "z[i] = start + i", "count")
@@ -408,14 +451,24 @@ def test_complex_arithmetic_matches_numpy(queue, dtype):
     b = (rng.standard_normal(1001) + 1j * rng.standard_normal(1001)).astype(dtype)
     x, y = cla.to_device(queue, a), cla.to_device(queue, b)
     rtol = 1e-5 if dtype == np.complex64 else 1e-13
-    for got, want in [(x + y, a + b), (x - y, a - b), (x * y, a * b), (x / y, a / b), (2 * x, 2 * a),
-                      (x * 1j, a * 1j), (abs(x), np.abs(a)), (x.real, a.real), (x.imag, a.imag), (x.conj(), a.conj())]:
+    for got, want in [
+        (x + y, a + b),
+        (x - y, a - b),
+        (x * y, a * b),
+        (x / y, a / b),
+        (2 * x, 2 * a),
+        (x * 1j, a * 1j),
+        (abs(x), np.abs(a)),
+        (x.real, a.real),
+        (x.imag, a.imag),
+        (x.conj(), a.conj()),
+    ]:
         np.testing.assert_allclose(got.get(), want, rtol=rtol)
     np.testing.assert_allclose(cla.sum(x).get(), a.sum(dtype=np.complex128), rtol=rtol * 10)
     np.testing.assert_allclose(cla.dot(x, y).get(), np.dot(a.astype(np.complex128), b), rtol=rtol * 10)
     if STRIDED:
         np.testing.assert_allclose((x[-2::-2] / y[1::2]).get(), a[-2::-2] / b[1::2], rtol=rtol)
-        np.testing.assert_allclose((x ** 3).get(), a ** 3, rtol=rtol * 10)
+        np.testing.assert_allclose((x**3).get(), a**3, rtol=rtol * 10)
 
 
 def test_wait_for_holds_an_operation_back_until_its_events(ctx, queue):
@@ -435,7 +488,7 @@ def test_each_operation_leaves_its_event_on_the_array_it_writes(ctx, queue):
     assert len(x.events) == 1 and isinstance(x.events[0], cl.Event)
     x.finish()
     assert x.events == []
-    for y in (x + x, 2 * x, x / 2, x ** 2, -x, x.astype(np.float64) if has_double(queue) else x.copy()):
+    for y in (x + x, 2 * x, x / 2, x**2, -x, x.astype(np.float64) if has_double(queue) else x.copy()):
         assert len(y.events) == 1
         y.events[0].wait()
         assert y.events[0].command_execution_status == cl.command_execution_status.COMPLETE

@@ -4,6 +4,7 @@ results come from the allocator, and the allocation's queue is the one it is fre
 PyOpenCL's InconsistentOpenCLQueueWarning when an Array works on another. Checked against numpy
 over views that catch a wrong offset or stride, and also on PyOpenCL itself
 (GPUKIT_PYOPENCL_ORIGINAL=1) where PyOpenCL does the same."""
+
 import numpy as np
 import pytest
 
@@ -131,7 +132,9 @@ def test_an_array_whose_svm_was_released_is_refused(ctx, queue):
         a + 1
 
 
-@pytest.mark.skipif(ORIGINAL, reason="PyOpenCL binds a queue of another context, or a released allocation, without a word")
+@pytest.mark.skipif(
+    ORIGINAL, reason="PyOpenCL binds a queue of another context, or a released allocation, without a word"
+)
 def test_binding_a_queue_of_another_context_or_released_svm_is_refused(ctx, queue):
     _needs_svm(ctx)
     allocation = cl_tools.SVMAllocator(ctx, queue=queue)(64)

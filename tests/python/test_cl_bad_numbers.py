@@ -1,6 +1,7 @@
 """Bad numbers given to gpukit.cl: each gets an error naming the argument and saying what was
 expected (TypeError for a non-integer, cl.LogicError for an integer out of range), never
 nanobind's "incompatible function arguments", which names neither."""
+
 import numpy as np
 import pytest
 
@@ -31,8 +32,10 @@ CALLS = [
     ("DeferredAllocator(mem_flags)", lambda c, q, v: tools.DeferredAllocator(c, v)),
     ("ImmediateAllocator(mem_flags)", lambda c, q, v: tools.ImmediateAllocator(q, v)),
     ("MemoryPool.allocate(size)", lambda c, q, v: tools.MemoryPool(tools.ImmediateAllocator(q)).allocate(v)),
-    ("MemoryPool(leading_bits_in_bin_id)",
-     lambda c, q, v: tools.MemoryPool(tools.ImmediateAllocator(q), leading_bits_in_bin_id=v)),
+    (
+        "MemoryPool(leading_bits_in_bin_id)",
+        lambda c, q, v: tools.MemoryPool(tools.ImmediateAllocator(q), leading_bits_in_bin_id=v),
+    ),
     ("bin_number(size)", lambda c, q, v: tools.MemoryPool(tools.ImmediateAllocator(q)).bin_number(v)),
     ("alloc_size(bin)", lambda c, q, v: tools.MemoryPool(tools.ImmediateAllocator(q)).alloc_size(v)),
 ]
@@ -77,13 +80,19 @@ def test_bad_numbers_name_the_svm_argument(ctx, name, call, value):
 
 def test_limits_below_64_bits_are_named(ctx):
     queue = cl.CommandQueue(ctx)
-    with pytest.raises(cl.LogicError, match=r"MemoryPool\(leading_bits_in_bin_id\): expected an integer from 0 to "
-                                            r"4294967295, got 4294967296"):
+    with pytest.raises(
+        cl.LogicError,
+        match=r"MemoryPool\(leading_bits_in_bin_id\): expected an integer from 0 to "
+        r"4294967295, got 4294967296",
+    ):
         tools.MemoryPool(tools.ImmediateAllocator(queue), leading_bits_in_bin_id=2**32)
     with pytest.raises(cl.LogicError, match=r"Device.get_info\(param\): expected an integer .*, got 4294967296"):
         ctx.devices[0].get_info(2**32)
-    with pytest.raises(cl.LogicError, match=r"error_name\(code\): expected an integer from -2147483648 to "
-                                            r"2147483647, got 2147483648"):
+    with pytest.raises(
+        cl.LogicError,
+        match=r"error_name\(code\): expected an integer from -2147483648 to "
+        r"2147483647, got 2147483648",
+    ):
         cl.error_name(2**31)
     assert cl.error_name(-5) == "CL_OUT_OF_RESOURCES"
 

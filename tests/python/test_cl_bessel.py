@@ -6,6 +6,7 @@ across the places where the kernels change method. These run on PoCL in CI. (Wit
 GPUKIT_PYOPENCL_ORIGINAL=1 they run against PyOpenCL's functions, which fail five of them on
 PoCL: J_60 at x >= 100 off by 0.1, real arguments in complex form with imaginary parts, special
 values, Wronskians to 1e-13.)"""
+
 import math
 
 import numpy as np
@@ -60,6 +61,7 @@ def to_device(queue, host):
 
 # ---- J_n of real arguments
 
+
 def test_j_of_real_arguments_is_bessels_integral(dqueue):
     x = np.concatenate([np.linspace(-60, 60, 1001), np.logspace(-5, 2, 300)])
     device_x = to_device(dqueue, x)
@@ -107,6 +109,7 @@ def test_j_symmetries_zeros_and_special_values(dqueue):
 
 # ---- Y_n
 
+
 def test_y_and_j_satisfy_the_wronskian(dqueue):
     # J_{n+1} Y_n - J_n Y_{n+1} = 2 / (pi x), across the methods (small x, Miller with
     # Neumann's series, the expansion past 25, the forward recurrence to high order).
@@ -125,8 +128,11 @@ def test_y_at_small_arguments_and_its_zeros(dqueue):
     device_x = to_device(dqueue, x)
     gamma = 0.5772156649015329
     # Y_0 = (2/pi)(log(x/2) + gamma) J_0 + (2/pi) x^2/4 + ..., Y_1 = -2/(pi x) + ..., Y_2 = -4/(pi x^2) + ...
-    np.testing.assert_allclose(clmath.bessel_yn(0, device_x).get(),
-                               2 / np.pi * ((np.log(x / 2) + gamma) * (1 - x * x / 4) + x * x / 4), rtol=1e-12)
+    np.testing.assert_allclose(
+        clmath.bessel_yn(0, device_x).get(),
+        2 / np.pi * ((np.log(x / 2) + gamma) * (1 - x * x / 4) + x * x / 4),
+        rtol=1e-12,
+    )
     np.testing.assert_allclose(clmath.bessel_yn(1, device_x).get(), -2 / (np.pi * x), rtol=1e-4)
     np.testing.assert_allclose(clmath.bessel_yn(2, device_x).get(), -4 / (np.pi * x * x), rtol=1e-4)
     zeros = to_device(dqueue, np.array([0.8935769662791675, 2.197141326031017]))
@@ -143,6 +149,7 @@ def test_y_special_values_and_negative_orders(dqueue):
 
 
 # ---- complex arguments
+
 
 def complex_points(count, largest, seed):
     rng = np.random.default_rng(seed)
@@ -170,8 +177,11 @@ def test_j_of_complex_arguments_is_real_j_on_the_axis_and_symmetric(dqueue):
         on_axis = clmath.bessel_jn(n, to_device(dqueue, x.astype(np.complex128))).get()
         np.testing.assert_allclose(on_axis.real, clmath.bessel_jn(n, to_device(dqueue, x)).get(), rtol=0, atol=1e-14)
         assert not on_axis.imag.any()
-        np.testing.assert_allclose(clmath.bessel_jn(n, to_device(dqueue, z.conj())).get(),
-                                   clmath.bessel_jn(n, to_device(dqueue, z)).get().conj(), rtol=1e-14)
+        np.testing.assert_allclose(
+            clmath.bessel_jn(n, to_device(dqueue, z.conj())).get(),
+            clmath.bessel_jn(n, to_device(dqueue, z)).get().conj(),
+            rtol=1e-14,
+        )
 
 
 def test_hankel_and_j_satisfy_the_wronskian(dqueue):
@@ -226,6 +236,7 @@ def test_hankel_of_the_imaginary_axis_is_k(dqueue):
 
 # ---- dtypes, views and mistakes (gpukit)
 
+
 @pytest.mark.skipif(ORIGINAL, reason="PyOpenCL's Bessel kernels take contiguous float64/complex128 arrays")
 def test_views_and_single_precision(dqueue):
     x = np.linspace(0.1, 30, 400).reshape(20, 20)
@@ -234,8 +245,11 @@ def test_views_and_single_precision(dqueue):
     np.testing.assert_array_equal(clmath.bessel_jn(4, view).get(), clmath.bessel_jn(4, device_x).get()[::-2, 3:17:3])
     single = clmath.bessel_yn(2, to_device(dqueue, x.astype(np.float32)))
     assert single.dtype == np.float32
-    np.testing.assert_allclose(single.get(), clmath.bessel_yn(2, to_device(dqueue, x.astype(np.float32).astype(
-        np.float64))).get().astype(np.float32), rtol=0)
+    np.testing.assert_allclose(
+        single.get(),
+        clmath.bessel_yn(2, to_device(dqueue, x.astype(np.float32).astype(np.float64))).get().astype(np.float32),
+        rtol=0,
+    )
     z = (x + 1j * x[::-1]).astype(np.complex64)
     h0, h1 = clmath.hankel_01(to_device(dqueue, z))
     assert h0.dtype == h1.dtype == np.complex64
@@ -249,7 +263,7 @@ def test_mistakes_are_refused(dqueue):
     with pytest.raises(TypeError, match="integer"):
         clmath.bessel_jn(1.5, x)
     with pytest.raises(ValueError, match="C int"):
-        clmath.bessel_jn(2 ** 40, x)
+        clmath.bessel_jn(2**40, x)
     with pytest.raises(TypeError, match="complex"):
         clmath.bessel_yn(1, to_device(dqueue, np.ones(3, np.complex128)))
     with pytest.raises(TypeError, match="complex arrays"):

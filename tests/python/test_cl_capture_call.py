@@ -1,6 +1,7 @@
 """Kernel.capture_call, as PyOpenCL's: the script it writes replays the call on its own, with
 the buffers' contents, scalars and local memory of the moment it was captured; it also runs
 on PyOpenCL itself (GPUKIT_PYOPENCL_ORIGINAL=1)."""
+
 import io
 
 import numpy as np
@@ -46,7 +47,9 @@ def test_the_captured_script_replays_the_call_with_the_buffers_of_that_moment(ct
 
 
 def test_a_capture_of_buffers_and_scalars_runs(ctx, queue):
-    kernel = cl.Program(ctx, "__kernel void scale(__global float *y, float a) { y[get_global_id(0)] *= a; }").build().scale
+    kernel = (
+        cl.Program(ctx, "__kernel void scale(__global float *y, float a) { y[get_global_id(0)] *= a; }").build().scale
+    )
     y = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=np.arange(8, dtype=np.float32))
     out = io.StringIO()
     kernel.capture_call(out, queue, (8,), None, y, np.float32(3))

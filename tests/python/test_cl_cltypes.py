@@ -1,6 +1,7 @@
 """OpenCL C's vector types as numpy dtypes (PyOpenCL's pyopencl.cltypes): their layout, their
 makers, their C names, and kernels that take them by value and store them; the results also
 hold on PyOpenCL itself (GPUKIT_PYOPENCL_ORIGINAL=1)."""
+
 import warnings
 
 import numpy as np
@@ -15,8 +16,18 @@ else:
 
 pytestmark = pytest.mark.opencl
 
-SCALARS = {"char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16, "int": np.int32,
-           "uint": np.uint32, "long": np.int64, "ulong": np.uint64, "float": np.float32, "double": np.float64}
+SCALARS = {
+    "char": np.int8,
+    "uchar": np.uint8,
+    "short": np.int16,
+    "ushort": np.uint16,
+    "int": np.int32,
+    "uint": np.uint32,
+    "long": np.int64,
+    "ulong": np.uint64,
+    "float": np.float32,
+    "double": np.float64,
+}
 
 
 @pytest.mark.parametrize("scalar_name", SCALARS)
@@ -42,7 +53,12 @@ def test_each_vector_type_is_laid_out_as_opencl_c_stores_it(scalar_name, count):
 
 def test_scalar_names_and_makers_by_field():
     assert (cltypes.char, cltypes.uint, cltypes.half, cltypes.float, cltypes.double) == (
-        np.int8, np.uint32, np.float16, np.float32, np.float64)
+        np.int8,
+        np.uint32,
+        np.float16,
+        np.float32,
+        np.float64,
+    )
     value = cltypes.make_int4(1, 2, 3, 4, w=9)
     assert value["w"] == 9 and value["s3"] == 9
     with warnings.catch_warnings(record=True) as caught:
@@ -56,18 +72,20 @@ def test_scalar_names_and_makers_by_field():
 
 @needs_device
 def test_kernels_take_vectors_by_value_and_store_arrays_of_them(ctx, queue):
-    program = cl.Program(ctx, """
+    program = cl.Program(
+        ctx,
+        """
         __kernel void put(float4 f, int3 i, __global float4 *fs, __global int3 *is)
         { fs[get_global_id(0)] = f + (float4)(get_global_id(0));
           is[get_global_id(0)] = i * (int3)(get_global_id(0)); }
-        """).build()
+        """,
+    ).build()
     n = 37
     fs = np.zeros(n, cltypes.float4)
     is_ = np.zeros(n, cltypes.int3)
     fs_buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, fs.nbytes)
     is_buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, is_.nbytes)
-    program.put(queue, (n,), None, cltypes.make_float4(0.5, 1.5, 2.5, 3.5), cltypes.make_int3(1, -2, 3), fs_buf,
-                is_buf)
+    program.put(queue, (n,), None, cltypes.make_float4(0.5, 1.5, 2.5, 3.5), cltypes.make_int3(1, -2, 3), fs_buf, is_buf)
     cl.enqueue_copy(queue, fs, fs_buf)
     cl.enqueue_copy(queue, is_, is_buf)
     k = np.arange(n)

@@ -2,6 +2,7 @@
 functions of complex arrays and the functions of <pyopencl-complex.h> in user kernels, against
 numpy, on values that catch a swapped part, a wrong sign or branch, and a lost digit (values
 near the branch cuts, large and tiny magnitudes, signed zeros, infinities and NaNs on gpukit)."""
+
 import numpy as np
 import pytest
 
@@ -21,8 +22,17 @@ pytestmark = [pytest.mark.opencl, needs_device]
 
 COMPLEX_TYPES = [np.complex64, np.complex128]
 # PyOpenCL's complex functions; gpukit's clmath has numpy's others too.
-PYOPENCL_FUNCTIONS = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan,
-                      "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh}
+PYOPENCL_FUNCTIONS = {
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "tanh": np.tanh,
+}
 GPUKIT_FUNCTIONS = {"log10": np.log10, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan}
 
 
@@ -62,8 +72,9 @@ def test_clmath_of_complex_arrays_is_numpys(queue, dtype):
         np.testing.assert_array_equal(got[poles], want[poles], err_msg=name)
         # Relative to the magnitude, as numpy's results are judged.
         scale = np.maximum(np.abs(want[~poles]), 1)
-        np.testing.assert_array_less(np.abs(got[~poles] - want[~poles]) / scale, tolerance(dtype)["rtol"] * 8,
-                                     err_msg=name)
+        np.testing.assert_array_less(
+            np.abs(got[~poles] - want[~poles]) / scale, tolerance(dtype)["rtol"] * 8, err_msg=name
+        )
     if not ORIGINAL:  # any view: reversed and strided
         np.testing.assert_allclose(clmath.sqrt(x[::-3]).get(), np.sqrt(z[::-3]), **tolerance(dtype))
         np.testing.assert_allclose(clmath.log(x[5::2]).get(), np.log(z[5::2]), **tolerance(dtype))
@@ -132,7 +143,9 @@ __kernel void each(__global const {c}_t *a, __global const {c}_t *b, __global co
 def test_pyopencl_complex_header_in_a_program(ctx, queue, dtype):
     if dtype == np.complex128:
         needs_double(queue)
-    c_name, r_name, real = ("cfloat", "float", np.float32) if dtype == np.complex64 else ("cdouble", "double", np.float64)
+    c_name, r_name, real = (
+        ("cfloat", "float", np.float32) if dtype == np.complex64 else ("cdouble", "double", np.float64)
+    )
     n = 257
     a, b, c = (complex_values(dtype, n, seed) for seed in (1, 2, 3))
     s = (np.arange(n) % 11 - 5.5).astype(real)
@@ -141,8 +154,24 @@ def test_pyopencl_complex_header_in_a_program(ctx, queue, dtype):
     out = cla.empty(queue, 13 * n, dtype)
     program.each(queue, (n,), None, *(d.data for d in device), out.data)
     got = out.get().reshape(n, 13)
-    want = np.stack([a * b + c, a / b, np.conj(a) * b, -a - b, a + s, s + a, a * s, s / b, a / s,
-                     np.abs(a) + 1j * np.abs(b) ** 2, a.real + 1j * b.imag, s + 0j, a + c], axis=1)
+    want = np.stack(
+        [
+            a * b + c,
+            a / b,
+            np.conj(a) * b,
+            -a - b,
+            a + s,
+            s + a,
+            a * s,
+            s / b,
+            a / s,
+            np.abs(a) + 1j * np.abs(b) ** 2,
+            a.real + 1j * b.imag,
+            s + 0j,
+            a + c,
+        ],
+        axis=1,
+    )
     np.testing.assert_allclose(got, want, **tolerance(dtype))
 
 
@@ -154,13 +183,16 @@ def test_pyopencl_complex_functions_in_an_elementwise_kernel(ctx, queue, dtype):
     z = complex_values(dtype, 301) / 4
     x = cla.to_device(queue, z)
     out = cla.empty(queue, (6, 301), dtype)
-    kernel = ElementwiseKernel(ctx, f"{c_name}_t *x, {c_name}_t *out",
-                               f"out[i] = {c_name}_exp(x[i]); out[n + i] = {c_name}_log(x[i]); "
-                               f"out[2 * n + i] = {c_name}_sqrt(x[i]); out[3 * n + i] = {c_name}_tanh(x[i]); "
-                               f"out[4 * n + i] = {c_name}_pow(x[i], x[n - 1 - i]); "
-                               f"out[5 * n + i] = {c_name}_powr(x[i], 2.5f)")
+    kernel = ElementwiseKernel(
+        ctx,
+        f"{c_name}_t *x, {c_name}_t *out",
+        f"out[i] = {c_name}_exp(x[i]); out[n + i] = {c_name}_log(x[i]); "
+        f"out[2 * n + i] = {c_name}_sqrt(x[i]); out[3 * n + i] = {c_name}_tanh(x[i]); "
+        f"out[4 * n + i] = {c_name}_pow(x[i], x[n - 1 - i]); "
+        f"out[5 * n + i] = {c_name}_powr(x[i], 2.5f)",
+    )
     kernel(x, out)
-    want = np.stack([np.exp(z), np.log(z), np.sqrt(z), np.tanh(z), z ** z[::-1], z ** 2.5])
+    want = np.stack([np.exp(z), np.log(z), np.sqrt(z), np.tanh(z), z ** z[::-1], z**2.5])
     np.testing.assert_allclose(out.get(), want, rtol=2e-5 if dtype == np.complex64 else 1e-12)
 
 
@@ -179,9 +211,15 @@ def test_reduction_and_scan_kernels_of_complex_arguments(ctx, queue, dtype):
     preamble = "#define PYOPENCL_DEFINE_CDOUBLE\n#include <pyopencl-complex.h>\n"
     a, b = complex_values(dtype, 1001, 5), complex_values(dtype, 1001, 6)
     x, y = cla.to_device(queue, a), cla.to_device(queue, b)
-    dot = ReductionKernel(ctx, dtype, neutral=f"{c_name}_new(0, 0)", reduce_expr=f"{c_name}_add(a, b)",
-                          map_expr=f"{c_name}_mul({c_name}_conj(x[i]), y[i])",
-                          arguments=f"__global const {c_name}_t *x, __global const {c_name}_t *y", preamble=preamble)
+    dot = ReductionKernel(
+        ctx,
+        dtype,
+        neutral=f"{c_name}_new(0, 0)",
+        reduce_expr=f"{c_name}_add(a, b)",
+        map_expr=f"{c_name}_mul({c_name}_conj(x[i]), y[i])",
+        arguments=f"__global const {c_name}_t *x, __global const {c_name}_t *y",
+        preamble=preamble,
+    )
     np.testing.assert_allclose(dot(x, y).get(), np.vdot(a, b), rtol=1e-5 if dtype == np.complex64 else 1e-12)
     running = InclusiveScanKernel(ctx, dtype, f"{c_name}_add(a, b)", neutral=f"{c_name}_new(0, 0)", preamble=preamble)
     np.testing.assert_allclose(running(x.copy()).get(), np.cumsum(a), rtol=1e-4 if dtype == np.complex64 else 1e-11)

@@ -2,6 +2,7 @@
 MemoryMap that unmaps it) and Buffer.get_host_array over USE_HOST_PTR memory. Each result is
 checked against numpy at odd offsets, in both orders, with strides and structured dtypes; the
 results also hold on PyOpenCL itself (GPUKIT_PYOPENCL_ORIGINAL=1)."""
+
 import gc
 
 import numpy as np
@@ -45,8 +46,9 @@ def test_strides_and_a_structured_dtype_view_the_bytes_as_numpy_would(ctx, queue
     values["a"] = np.arange(40)
     values["b"] = np.arange(40) * 0.25
     buf = _filled(ctx, queue, values)
-    array, _ = cl.enqueue_map_buffer(queue, buf, cl.map_flags.READ | cl.map_flags.WRITE, 8, (4, 3), pair,
-                                     strides=(8 * 9, 8 * 2))
+    array, _ = cl.enqueue_map_buffer(
+        queue, buf, cl.map_flags.READ | cl.map_flags.WRITE, 8, (4, 3), pair, strides=(8 * 9, 8 * 2)
+    )
     expected = np.lib.stride_tricks.as_strided(values[1:], (4, 3), (8 * 9, 8 * 2))
     np.testing.assert_array_equal(array, expected)
     array.base.release().wait()
@@ -109,7 +111,8 @@ def test_get_host_array_views_the_programs_memory(ctx):
         cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR, 100).get_host_array(25, np.float32)
     with pytest.raises(cl.LogicError):
         cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host).get_host_array(
-            25, np.float32)
+            25, np.float32
+        )
     if not ORIGINAL:
         with pytest.raises(cl.LogicError, match="more than the buffer's 100"):
             buf.get_host_array(26, np.float32)

@@ -116,6 +116,7 @@ def test_pooled_and_plain_buffers_compare_by_handle(ctx, queue):
 
 # ---- two Python objects of one OpenCL object -----------------------------------------------------
 
+
 def test_a_queues_context_is_equal_to_the_one_it_was_made_with(ctx, queue):
     again = queue.context
     assert again == ctx and hash(again) == hash(ctx) and again.int_ptr == ctx.int_ptr
@@ -158,8 +159,16 @@ def test_from_int_ptr_gives_an_equal_object_that_works(ctx, queue):
     knl = cl.Kernel(prg, "twice")
     event = cl.enqueue_copy(queue, buf, x, is_blocking=False)
     device = ctx.devices[0]
-    originals = {cl.Platform: device.platform, cl.Device: device, cl.Context: ctx, cl.CommandQueue: queue,
-                 cl.Buffer: buf, cl.Program: prg, cl.Kernel: knl, cl.Event: event}
+    originals = {
+        cl.Platform: device.platform,
+        cl.Device: device,
+        cl.Context: ctx,
+        cl.CommandQueue: queue,
+        cl.Buffer: buf,
+        cl.Program: prg,
+        cl.Kernel: knl,
+        cl.Event: event,
+    }
     again = {}
     for cls, original in originals.items():
         other = cls.from_int_ptr(original.int_ptr)
@@ -191,8 +200,11 @@ def test_objects_from_int_ptr_outlive_the_originals(ctx):
     x = np.arange(-16, 16, dtype=np.int32)
     buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
     knl = cl.Kernel(cl.Program(ctx, SOURCE).build(), "twice")
-    queue_again, buf_again, knl_again = (cl.CommandQueue.from_int_ptr(queue.int_ptr),
-                                         cl.Buffer.from_int_ptr(buf.int_ptr), cl.Kernel.from_int_ptr(knl.int_ptr))
+    queue_again, buf_again, knl_again = (
+        cl.CommandQueue.from_int_ptr(queue.int_ptr),
+        cl.Buffer.from_int_ptr(buf.int_ptr),
+        cl.Kernel.from_int_ptr(knl.int_ptr),
+    )
     del queue, buf, knl  # each from_int_ptr object holds a reference of its own (retain=True)
     knl_again(queue_again, x.shape, None, buf_again)
     out = np.empty_like(x)

@@ -2,6 +2,7 @@
 buffers and host memory (at odd origins, with pitches), fills, samplers and kernels that read
 and write images, each checked against numpy; the results also hold on PyOpenCL itself
 (GPUKIT_PYOPENCL_ORIGINAL=1)."""
+
 import numpy as np
 import pytest
 
@@ -186,5 +187,12 @@ def test_image_mistakes_are_refused_before_opencl_sees_them(ctx, queue):
         cl.create_image(ctx, mf.READ_WRITE, image.format, shape=(8, 3), is_array=True)
     with pytest.raises(cl.LogicError, match="expected an image"):
         program = cl.Program(ctx, READ_2D).build()
-        program.read2d(queue, (1, 1), None, cl.Buffer(ctx, mf.READ_WRITE, 4), cl.Buffer(ctx, mf.READ_WRITE, 4),
-                       cl.Sampler(ctx, False, cl.addressing_mode.NONE, cl.filter_mode.NEAREST), np.int32(1))
+        program.read2d(
+            queue,
+            (1, 1),
+            None,
+            cl.Buffer(ctx, mf.READ_WRITE, 4),
+            cl.Buffer(ctx, mf.READ_WRITE, 4),
+            cl.Sampler(ctx, False, cl.addressing_mode.NONE, cl.filter_mode.NEAREST),
+            np.int32(1),
+        )

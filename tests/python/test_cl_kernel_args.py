@@ -1,5 +1,6 @@
 """Kernel arguments are checked against the kernel's parameters before OpenCL sees them: each
 case here crashed PoCL, or ran with a wrong value, before gpukit refused it by name."""
+
 import numpy as np
 import pytest
 
@@ -39,8 +40,11 @@ def buffers(ctx):
 def test_parameters_are_described(kernel):
     assert kernel.num_args == 4
     assert [(p.name, p.type_name, p.kind) for p in kernel.parameters] == [
-        ("out", "int*", "global"), ("n", "long", "value"), ("scratch", "int*", "local"),
-        ("table", "int*", "constant")]
+        ("out", "int*", "global"),
+        ("n", "long", "value"),
+        ("scratch", "int*", "local"),
+        ("table", "int*", "constant"),
+    ]
 
 
 def test_right_arguments_run(queue, kernel, buffers):
@@ -51,17 +55,27 @@ def test_right_arguments_run(queue, kernel, buffers):
     np.testing.assert_array_equal(result, np.full(64, 12345 + 100, np.int32))
 
 
-@pytest.mark.parametrize("position, make_value, message", [
-    (0, lambda ctx, out: cl.LocalMemory(8), r"argument 0 \('out', __global int\*\).*is a __global pointer.*got local"),
-    (0, lambda ctx, out: np.int64(12345), r"argument 0 \('out', __global int\*\).*got a by-value argument of 8 bytes"),
-    (1, lambda ctx, out: out, r"argument 1 \('n', long\).*passed by value.*got a buffer"),
-    (1, lambda ctx, out: cl.LocalMemory(8), r"argument 1 \('n', long\).*passed by value.*got local"),
-    (2, lambda ctx, out: out, r"argument 2 \('scratch', __local int\*\).*expected local memory.*got a buffer"),
-    (2, lambda ctx, out: np.int64(1), r"argument 2 \('scratch', __local int\*\).*got a by-value"),
-    (3, lambda ctx, out: cl.LocalMemory(4), r"argument 3 \('table', __constant int\*\).*got local"),
-])
-def test_an_argument_of_the_wrong_kind_is_refused_by_name(ctx, queue, kernel, buffers, position, make_value,
-                                                          message):
+@pytest.mark.parametrize(
+    "position, make_value, message",
+    [
+        (
+            0,
+            lambda ctx, out: cl.LocalMemory(8),
+            r"argument 0 \('out', __global int\*\).*is a __global pointer.*got local",
+        ),
+        (
+            0,
+            lambda ctx, out: np.int64(12345),
+            r"argument 0 \('out', __global int\*\).*got a by-value argument of 8 bytes",
+        ),
+        (1, lambda ctx, out: out, r"argument 1 \('n', long\).*passed by value.*got a buffer"),
+        (1, lambda ctx, out: cl.LocalMemory(8), r"argument 1 \('n', long\).*passed by value.*got local"),
+        (2, lambda ctx, out: out, r"argument 2 \('scratch', __local int\*\).*expected local memory.*got a buffer"),
+        (2, lambda ctx, out: np.int64(1), r"argument 2 \('scratch', __local int\*\).*got a by-value"),
+        (3, lambda ctx, out: cl.LocalMemory(4), r"argument 3 \('table', __constant int\*\).*got local"),
+    ],
+)
+def test_an_argument_of_the_wrong_kind_is_refused_by_name(ctx, queue, kernel, buffers, position, make_value, message):
     out, table = buffers
     args = [out, np.int64(1), cl.LocalMemory(64), table]
     args[position] = make_value(ctx, out)
@@ -146,12 +160,15 @@ __kernel void values(__global float *out, long n, float f, int2 v) {
 """
 
 
-@pytest.mark.parametrize("position, value, message", [
-    (1, np.float64(2.5), r"argument 1 \('n', long\).*takes an integer, got a floating-point number of 8 bytes"),
-    (1, np.complex64(1), r"argument 1 \('n', long\).*takes an integer, got a number of no OpenCL C scalar type"),
-    (2, np.int32(3), r"argument 2 \('f', float\).*takes a floating-point number, got an integer of 4 bytes"),
-    (3, np.int64(3), r"argument 3 \('v', int2\).*takes a vector.*got an integer of 8 bytes"),
-])
+@pytest.mark.parametrize(
+    "position, value, message",
+    [
+        (1, np.float64(2.5), r"argument 1 \('n', long\).*takes an integer, got a floating-point number of 8 bytes"),
+        (1, np.complex64(1), r"argument 1 \('n', long\).*takes an integer, got a number of no OpenCL C scalar type"),
+        (2, np.int32(3), r"argument 2 \('f', float\).*takes a floating-point number, got an integer of 4 bytes"),
+        (3, np.int64(3), r"argument 3 \('v', int2\).*takes a vector.*got an integer of 8 bytes"),
+    ],
+)
 def test_a_number_of_the_right_size_but_wrong_kind_is_refused(ctx, queue, position, value, message):
     # Each was read as the parameter's type before: a silently wrong value.
     k = cl.Program(ctx, VALUES_SOURCE).build().values
@@ -176,8 +193,10 @@ def test_numbers_of_either_signedness_and_raw_bytes_are_passed(ctx, queue):
     np.testing.assert_array_equal(result, np.full(16, 4.25, np.float32))
 
 
-@pytest.mark.parametrize("global_size, local_size", [((2**33,), (1,)), ((2**62,), None), ((2**31, 2**31), None),
-                                                    ((2**21, 2**21, 2**21), None), ((2**64 - 1,), None)])
+@pytest.mark.parametrize(
+    "global_size, local_size",
+    [((2**33,), (1,)), ((2**62,), None), ((2**31, 2**31), None), ((2**21, 2**21, 2**21), None), ((2**64 - 1,), None)],
+)
 def test_launches_of_2_to_the_32_work_groups_are_refused(queue, kernel, buffers, global_size, local_size):
     # PoCL counts work groups in 32 bits and failed an assertion (an abort) on each of these.
     out, table = buffers
@@ -192,14 +211,17 @@ def test_a_queue_of_another_context_is_refused(ctx, kernel, buffers):
         kernel(elsewhere, (16,), None, out, np.int64(1), cl.LocalMemory(64), table)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda k, q: k.set_arg(1, None), r"argument 1 \(.*got a null pointer"),  # None is a NULL pointer
-    (lambda k, q: k.set_arg(None, 1), r"set_arg\(index\): expected an integer, got NoneType"),
-    (lambda k, q: k.set_arg(-1, 1), r"set_arg\(index\): expected an integer from 0 to \d+, got -1"),
-    (lambda k, q: k(q, None, None), r"global_size must be an int or a sequence"),
-    (lambda k, q: k(q, (16.0,), None), r"global_size: expected an integer, got float"),
-    (lambda k, q: k(q, (16,), (-4,)), r"local_size: expected an integer from 0 to \d+, got -4"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda k, q: k.set_arg(1, None), r"argument 1 \(.*got a null pointer"),  # None is a NULL pointer
+        (lambda k, q: k.set_arg(None, 1), r"set_arg\(index\): expected an integer, got NoneType"),
+        (lambda k, q: k.set_arg(-1, 1), r"set_arg\(index\): expected an integer from 0 to \d+, got -1"),
+        (lambda k, q: k(q, None, None), r"global_size must be an int or a sequence"),
+        (lambda k, q: k(q, (16.0,), None), r"global_size: expected an integer, got float"),
+        (lambda k, q: k(q, (16,), (-4,)), r"local_size: expected an integer from 0 to \d+, got -4"),
+    ],
+)
 def test_bad_indices_and_sizes_name_the_argument(queue, kernel, call, message):
     with pytest.raises((TypeError, cl.LogicError), match=message) as raised:
         call(kernel, queue)
@@ -243,13 +265,20 @@ def setters(queue, out):
 
 
 @pytest.mark.parametrize("setter", ["__call__", "set_arg", "set_args"])
-@pytest.mark.parametrize("value, message", [
-    (np.void(b"\x01\x00\x00"), r"given a by-value argument of 3 bytes, but its type S has 8 bytes"),
-    (np.void(b"\x01" * 9), r"given a by-value argument of 9 bytes, but its type S has 8 bytes"),
-    (np.zeros((), [("a", np.int32)])[()], r"given a by-value argument of 4 bytes, but its type S has 8 bytes"),
-    (np.int64(5), r"takes a struct or union \(the bytes of a numpy record or numpy.void\), got an integer of 8 bytes"),
-    (np.float64(5), r"takes a struct or union .*, got a floating-point number of 8 bytes"),
-], ids=["3 bytes", "9 bytes", "short record", "int64", "float64"])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (np.void(b"\x01\x00\x00"), r"given a by-value argument of 3 bytes, but its type S has 8 bytes"),
+        (np.void(b"\x01" * 9), r"given a by-value argument of 9 bytes, but its type S has 8 bytes"),
+        (np.zeros((), [("a", np.int32)])[()], r"given a by-value argument of 4 bytes, but its type S has 8 bytes"),
+        (
+            np.int64(5),
+            r"takes a struct or union \(the bytes of a numpy record or numpy.void\), got an integer of 8 bytes",
+        ),
+        (np.float64(5), r"takes a struct or union .*, got a floating-point number of 8 bytes"),
+    ],
+    ids=["3 bytes", "9 bytes", "short record", "int64", "float64"],
+)
 def test_a_struct_takes_values_of_its_size_only(ctx, queue, structs, setter, value, message):
     out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 8)
     with pytest.raises(cl.LogicError, match=r"^argument 1 \('s', S\) of kernel 'st' " + message) as raised:
@@ -272,6 +301,7 @@ def test_a_struct_of_its_size_runs(ctx, queue, structs):
 def test_pyopencl_drop_in_checks_the_same(ctx, queue):
     import gpukit.pyopencl_compat  # noqa: F401  (makes `import pyopencl` give gpukit.cl)
     import pyopencl
+
     prg = pyopencl.Program(ctx, STRUCT_SOURCE).build(options="-DN=3")
     out = pyopencl.Buffer(ctx, pyopencl.mem_flags.READ_WRITE, 8)
     kernel = prg.st
@@ -286,9 +316,13 @@ def test_pyopencl_drop_in_checks_the_same(ctx, queue):
 def mixed_args(**changes):
     t = np.zeros((), T)
     t["c"], t["d"] = -3, 2.5
-    args = {"t": t[()], "r": np.float32(1.5), "c": np.complex64(4 - 5j),
-            "v": np.void(np.array([1, 2, 3, 0], np.float32).tobytes()),
-            "n": np.void(np.array([10, 20, 30], np.int32).tobytes())}
+    args = {
+        "t": t[()],
+        "r": np.float32(1.5),
+        "c": np.complex64(4 - 5j),
+        "v": np.void(np.array([1, 2, 3, 0], np.float32).tobytes()),
+        "n": np.void(np.array([10, 20, 30], np.int32).tobytes()),
+    }
     args.update(changes)
     return list(args.values())
 
@@ -303,19 +337,31 @@ def test_declared_types_of_every_kind_take_their_values(ctx, queue, structs):
     np.testing.assert_array_equal(result, [-3, 2.5, 1.5, 4, -5, 3, 30])
 
 
-@pytest.mark.parametrize("position, value, message", [
-    (1, np.zeros((), [("c", np.int8), ("d", np.float64)])[()],
-     r"argument 1 \('t', struct T\) .* 9 bytes, but its type struct T has 16 bytes"),
-    (2, np.float64(1.5), r"argument 2 \('r', real\) .* 8 bytes, but its type real has 4 bytes"),
-    (2, np.int32(1), r"argument 2 \('r', real\) .* takes a floating-point number, got an integer of 4 bytes"),
-    (3, np.complex128(1), r"argument 3 \('c', cfloat_like\) .* 16 bytes, but its type cfloat_like has 8 bytes"),
-    (3, np.float64(1), r"argument 3 \('c', cfloat_like\) .* takes a struct or union"),
-    (4, np.void(np.zeros(3, np.float32).tobytes()),
-     r"argument 4 \('v', float3\) .* 12 bytes, but its type float3 has 16 bytes \(a 3-component vector is laid out "
-     r"as a 4-component one\)"),
-    (5, np.void(np.zeros(4, np.int32).tobytes()),
-     r"argument 5 \('n', sized_by_option\) .* 16 bytes, but its type sized_by_option has 12 bytes"),
-])
+@pytest.mark.parametrize(
+    "position, value, message",
+    [
+        (
+            1,
+            np.zeros((), [("c", np.int8), ("d", np.float64)])[()],
+            r"argument 1 \('t', struct T\) .* 9 bytes, but its type struct T has 16 bytes",
+        ),
+        (2, np.float64(1.5), r"argument 2 \('r', real\) .* 8 bytes, but its type real has 4 bytes"),
+        (2, np.int32(1), r"argument 2 \('r', real\) .* takes a floating-point number, got an integer of 4 bytes"),
+        (3, np.complex128(1), r"argument 3 \('c', cfloat_like\) .* 16 bytes, but its type cfloat_like has 8 bytes"),
+        (3, np.float64(1), r"argument 3 \('c', cfloat_like\) .* takes a struct or union"),
+        (
+            4,
+            np.void(np.zeros(3, np.float32).tobytes()),
+            r"argument 4 \('v', float3\) .* 12 bytes, but its type float3 has 16 bytes \(a 3-component vector is laid out "
+            r"as a 4-component one\)",
+        ),
+        (
+            5,
+            np.void(np.zeros(4, np.int32).tobytes()),
+            r"argument 5 \('n', sized_by_option\) .* 16 bytes, but its type sized_by_option has 12 bytes",
+        ),
+    ],
+)
 def test_declared_types_refuse_other_sizes_and_kinds(ctx, queue, structs, position, value, message):
     out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 7 * 4)
     args = mixed_args()
@@ -324,16 +370,28 @@ def test_declared_types_refuse_other_sizes_and_kinds(ctx, queue, structs, positi
         structs.mixed(queue, (1,), None, out, *args)
 
 
-@pytest.mark.parametrize("type_name, value, size", [
-    ("char", np.int16(1), 1), ("ushort", np.uint32(1), 2), ("int", np.int64(1), 4), ("ulong", np.uint32(1), 8),
-    ("float", np.float64(1), 4), ("double", np.float32(1), 8), ("int2", np.void(b"\0" * 4), 8),
-    ("uchar16", np.void(b"\0" * 15), 16), ("double3", np.void(b"\0" * 24), 32),
-])
+@pytest.mark.parametrize(
+    "type_name, value, size",
+    [
+        ("char", np.int16(1), 1),
+        ("ushort", np.uint32(1), 2),
+        ("int", np.int64(1), 4),
+        ("ulong", np.uint32(1), 8),
+        ("float", np.float64(1), 4),
+        ("double", np.float32(1), 8),
+        ("int2", np.void(b"\0" * 4), 8),
+        ("uchar16", np.void(b"\0" * 15), 16),
+        ("double3", np.void(b"\0" * 24), 32),
+    ],
+)
 def test_scalars_and_vectors_take_their_size(ctx, type_name, value, size):
     kernel = cl.Program(ctx, f"__kernel void k(__global int *o, {type_name} x) {{ o[0] = 1; }}").build().k
-    with pytest.raises(cl.LogicError, match=rf"argument 1 \('x', {type_name}\) of kernel 'k' given a by-value "
-                                            rf"argument of {value.nbytes} bytes, but its type {type_name} has "
-                                            rf"{size} bytes") as raised:
+    with pytest.raises(
+        cl.LogicError,
+        match=rf"argument 1 \('x', {type_name}\) of kernel 'k' given a by-value "
+        rf"argument of {value.nbytes} bytes, but its type {type_name} has "
+        rf"{size} bytes",
+    ) as raised:
         kernel.set_arg(1, value)
     assert raised.value.code == -51  # CL_INVALID_ARG_SIZE
     kernel.set_arg(1, np.void(b"\0" * size))

@@ -4,6 +4,7 @@ drops (PyOpenCL's "nanny event"): non-blocking copies, USE_HOST_PTR buffers and 
 Each test first queues a kernel that keeps the (in-order) queue busy for a while, so the command
 under test surely runs after the Python objects it uses were dropped: without the guarantee, the
 copy reads or writes memory that numpy has already freed or handed to another array."""
+
 import gc
 import os
 import subprocess

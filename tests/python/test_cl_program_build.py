@@ -7,6 +7,7 @@ POCL_DEVICES="pthread basic", and test_two_device_tests_run_on_pocl runs them so
 process has fewer. Like test_cl_subclasses.py, the tests run on PyOpenCL itself with
 GPUKIT_PYOPENCL_ORIGINAL=1 (where PyOpenCL behaves otherwise, the check is gpukit's only).
 """
+
 import os
 import re
 import pathlib
@@ -36,8 +37,7 @@ def _devices():
 
 _DEVICE_NAMES = [f"{d.platform.name.split()[0]}:{d.name}"[:40] for d in _devices()]
 
-pytestmark = [pytest.mark.opencl,
-              pytest.mark.skipif(not _DEVICE_NAMES, reason="no OpenCL platform with a device")]
+pytestmark = [pytest.mark.opencl, pytest.mark.skipif(not _DEVICE_NAMES, reason="no OpenCL platform with a device")]
 
 gpukit_only = pytest.mark.skipif(ORIGINAL, reason="PyOpenCL behaves otherwise here (see the test)")
 
@@ -53,8 +53,10 @@ def two_devices():
         devices = platform.get_devices()
         if len(devices) >= 2:
             return devices[:2]
-    pytest.skip("no OpenCL platform with two devices here (PoCL makes two with POCL_DEVICES='pthread basic'; "
-                "test_two_device_tests_run_on_pocl runs these tests so)")
+    pytest.skip(
+        "no OpenCL platform with two devices here (PoCL makes two with POCL_DEVICES='pthread basic'; "
+        "test_two_device_tests_run_on_pocl runs these tests so)"
+    )
 
 
 # out[i] = SCALE * i + offset: the results show which build ran.
@@ -80,6 +82,7 @@ def expected(scale, offset):
 
 
 # ---- one device --------------------------------------------------------------------------------
+
 
 def test_build_takes_pyopencls_arguments_by_position_and_keyword(ctx):
     queue = cl.CommandQueue(ctx)
@@ -126,6 +129,7 @@ def test_bad_devices_and_cache_dirs_are_type_errors(ctx):
 
 # ---- two devices -------------------------------------------------------------------------------
 
+
 def test_build_for_one_of_two_devices(two_devices):
     first, second = two_devices
     ctx = cl.Context([first, second])
@@ -154,7 +158,9 @@ def test_a_kernel_is_refused_on_a_device_its_program_was_not_built_for_two_devic
 def test_a_device_of_another_context_is_refused_two_devices(two_devices):
     first, second = two_devices
     prg = cl.Program(cl.Context([first]), SCALED)
-    with pytest.raises(cl.LogicError, match=re.escape(f"device '{second.name}' is not one of the devices of the program's")):
+    with pytest.raises(
+        cl.LogicError, match=re.escape(f"device '{second.name}' is not one of the devices of the program's")
+    ):
         prg.build("-DSCALE=1", devices=[second])
 
 
@@ -164,8 +170,13 @@ def test_two_device_tests_run_on_pocl():
     if not any(p.name == "Portable Computing Language" for p in _platforms()):
         pytest.skip("PoCL is not installed")
     env = dict(os.environ, POCL_DEVICES="pthread basic")
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", __file__,
-                             "-k", "two_devices"], env=env, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", __file__, "-k", "two_devices"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     report = result.stdout + result.stderr
     assert result.returncode == 0, report
     summary = result.stdout.strip().splitlines()[-1]

@@ -3,6 +3,7 @@
 type registry and context_dependent_memoize, barriers and wait_for_events, Program.get_info,
 and the LogicError of a bare Python kernel argument; on every OpenCL device. The results also
 hold on PyOpenCL itself (GPUKIT_PYOPENCL_ORIGINAL=1)."""
+
 import gc
 import re
 import warnings
@@ -48,14 +49,31 @@ def test_the_model_identifier_names_vendor_model_and_version(ctx):
 
 
 def test_opencl_c_type_names():
-    expected = {np.int8: "char", np.uint8: "uchar", np.int16: "short", np.uint16: "ushort", np.int32: "int",
-                np.uint32: "uint", np.int64: "long", np.uint64: "ulong", np.float32: "float",
-                np.float64: "double", np.complex64: "cfloat_t", np.complex128: "cdouble_t"}
+    expected = {
+        np.int8: "char",
+        np.uint8: "uchar",
+        np.int16: "short",
+        np.uint16: "ushort",
+        np.int32: "int",
+        np.uint32: "uint",
+        np.int64: "long",
+        np.uint64: "ulong",
+        np.float32: "float",
+        np.float64: "double",
+        np.complex64: "cfloat_t",
+        np.complex128: "cdouble_t",
+    }
     for dtype, name in expected.items():
         assert tools.dtype_to_ctype(np.dtype(dtype)) == name, dtype
         assert tools.get_or_register_dtype(name) == np.dtype(dtype)
-    for name, dtype in [("unsigned char", np.uint8), ("signed char", np.int8), ("unsigned long", np.uint64),
-                        ("long int", np.int64), ("unsigned", np.uint32), ("intptr_t", np.int64)]:
+    for name, dtype in [
+        ("unsigned char", np.uint8),
+        ("signed char", np.int8),
+        ("unsigned long", np.uint64),
+        ("long int", np.int64),
+        ("unsigned", np.uint32),
+        ("intptr_t", np.int64),
+    ]:
         assert tools.get_or_register_dtype(name) == np.dtype(dtype), name
     with pytest.raises(ValueError):
         tools.dtype_to_ctype(np.dtype(np.bool_))  # OpenCL C kernels take no bool
@@ -171,8 +189,9 @@ def test_program_info_refusals(ctx):
 
 @needs_device
 def test_a_bare_python_number_is_no_kernel_argument(ctx):
-    prg = cl.Program(ctx, "__kernel void mult(__global float *a, float b, int c) "
-                          "{ a[get_global_id(0)] *= (b + c); }").build()
+    prg = cl.Program(
+        ctx, "__kernel void mult(__global float *a, float b, int c) { a[get_global_id(0)] *= (b + c); }"
+    ).build()
     queue = cl.CommandQueue(ctx)
     host = np.arange(64, dtype=np.float32)
     buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
@@ -253,9 +272,19 @@ def test_get_info_of_each_object_agrees_with_its_attributes(ctx):
 
 
 def test_constants_are_classes_of_plain_ints():
-    for info in (cl.platform_info, cl.device_info, cl.context_info, cl.command_queue_info, cl.event_info,
-                 cl.profiling_info, cl.program_info, cl.program_build_info, cl.mem_info, cl.kernel_info,
-                 cl.kernel_work_group_info):
+    for info in (
+        cl.platform_info,
+        cl.device_info,
+        cl.context_info,
+        cl.command_queue_info,
+        cl.event_info,
+        cl.profiling_info,
+        cl.program_info,
+        cl.program_build_info,
+        cl.mem_info,
+        cl.kernel_info,
+        cl.kernel_work_group_info,
+    ):
         names = [n for n in dir(info) if not n.startswith("_") and n != "to_string"]
         assert names, info
         for name in names:
@@ -271,6 +300,7 @@ def test_constants_are_classes_of_plain_ints():
 @needs_device
 def test_a_user_event_holds_back_the_commands_that_wait_for_it(ctx):
     import threading
+
     queue = cl.CommandQueue(ctx)
     host = np.arange(256, dtype=np.int32)
     buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
@@ -344,11 +374,11 @@ def test_sub_buffers_are_slices_of_the_buffer(ctx):
         cl.enqueue_copy(queue, out, sub)
         np.testing.assert_array_equal(out, host[start:stop])
     # writing through a sub-buffer writes the parent's bytes
-    cl.enqueue_copy(queue, buf[align:2 * align], np.full(align, 7, np.uint8))
+    cl.enqueue_copy(queue, buf[align : 2 * align], np.full(align, 7, np.uint8))
     whole = np.empty_like(host)
     cl.enqueue_copy(queue, whole, buf)
     expected = host.copy()
-    expected[align:2 * align] = 7
+    expected[align : 2 * align] = 7
     np.testing.assert_array_equal(whole, expected)
     assert buf[start:].size == host.size - start
 
@@ -424,9 +454,11 @@ def test_compile_and_link_as_separate_steps(ctx):
     queue = cl.CommandQueue(ctx)
     scale = cl.Program(ctx, "int scale_of(int x) { return 3 * x + OFFSET; }").compile(options=["-D", "OFFSET=2"])
     header = cl.Program(ctx, "int scale_of(int x);\n")
-    main = cl.Program(ctx, '#include "scale.h"\n'
-                           "__kernel void apply(__global int *x) { x[get_global_id(0)] = scale_of(x[get_global_id(0)]); }"
-                      ).compile(headers=[("scale.h", header)])
+    main = cl.Program(
+        ctx,
+        '#include "scale.h"\n'
+        "__kernel void apply(__global int *x) { x[get_global_id(0)] = scale_of(x[get_global_id(0)]); }",
+    ).compile(headers=[("scale.h", header)])
     linked = cl.link_program(ctx, [scale, main], devices=ctx.devices)
     host = np.arange(100, dtype=np.int32)
     buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)

@@ -105,8 +105,11 @@ def test_buffer_context(ctx):
 @pytest.mark.skipif(ORIGINAL, reason="gpukit's message")
 def test_kernel_get_info_refuses_other_parameters(ctx):
     shift = cl.Kernel(cl.Program(ctx, ATTRIBUTED).build(), "shift")
-    with pytest.raises(cl.LogicError, match=r"Kernel.get_info: parameter 4096 is not supported; expected "
-                                            r"kernel_info.FUNCTION_NAME, .*kernel_info.ATTRIBUTES"):
+    with pytest.raises(
+        cl.LogicError,
+        match=r"Kernel.get_info: parameter 4096 is not supported; expected "
+        r"kernel_info.FUNCTION_NAME, .*kernel_info.ATTRIBUTES",
+    ):
         shift.get_info(0x1000)
     with pytest.raises(TypeError, match=r"Kernel.get_info\(param\)"):
         shift.get_info("FUNCTION_NAME")
@@ -148,8 +151,9 @@ def test_enqueue_nd_range_kernel_runs_a_kernel_whose_arguments_are_set(ctx, queu
     np.testing.assert_array_equal(_read(queue, out), _expected(0, 16))
     # PyOpenCL's positional order: global_offset, then wait_for.
     cl.enqueue_nd_range_kernel(queue, knl, (8,), None, (20,), [evt]).wait()
-    np.testing.assert_array_equal(_read(queue, out), np.where(np.arange(COUNT) < 16, _expected(0, 16),
-                                                              _expected(20, 28)))
+    np.testing.assert_array_equal(
+        _read(queue, out), np.where(np.arange(COUNT) < 16, _expected(0, 16), _expected(20, 28))
+    )
 
 
 def test_global_offset_and_work_group_counts_in_kernel_calls(ctx, queue):

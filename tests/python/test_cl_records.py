@@ -1,6 +1,7 @@
 """Record dtypes on OpenCL (gpukit.cl; pyopencl with GPUKIT_PYOPENCL_ORIGINAL=1): structs laid
 out by the device's compiler (match_dtype_to_c_struct), and gathers and scatters of records
 against numpy, with indices that catch a wrong word of a record."""
+
 import numpy as np
 import pytest
 
@@ -38,9 +39,14 @@ def test_match_dtype_to_c_struct_refuses_what_is_no_struct(queue):
         cl_tools.match_dtype_to_c_struct(queue.device, "not a name", np.dtype([("a", np.int32)]))
 
 
-@pytest.mark.parametrize("fields", [[("a", np.int32), ("b", np.int32), ("c", np.int32)],  # 12 bytes: 3 words
-                                    [("a", np.int8), ("b", np.int16), ("c", np.int8), ("d", np.int32)],
-                                    [("x", np.float64), ("y", np.int64)]])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        [("a", np.int32), ("b", np.int32), ("c", np.int32)],  # 12 bytes: 3 words
+        [("a", np.int8), ("b", np.int16), ("c", np.int8), ("d", np.int32)],
+        [("x", np.float64), ("y", np.int64)],
+    ],
+)
 def test_gathers_and_scatters_of_records_match_numpy(queue, fields):
     # As PyOpenCL's users do (PyOpenCL takes registered struct types only).
     name = "gk_record_" + "".join(n for n, _ in fields)
@@ -71,18 +77,29 @@ def test_reduction_into_a_struct(ctx, queue):
     else:
         from gpukit.cl.reduction import ReductionKernel
     dtype, c_decl = cl_tools.match_dtype_to_c_struct(
-        queue.device, "gk_span", np.dtype([("low", np.int32), ("high", np.int32), ("count", np.int64)]))
+        queue.device, "gk_span", np.dtype([("low", np.int32), ("high", np.int32), ("count", np.int64)])
+    )
     dtype = cl_tools.get_or_register_dtype("gk_span", dtype)
-    preamble = c_decl + """
+    preamble = (
+        c_decl
+        + """
     gk_span gk_span_of(int x) { gk_span s; s.low = x; s.high = x; s.count = 1; return s; }
     gk_span gk_span_none() { gk_span s; s.low = 1 << 30; s.high = -(1 << 30); s.count = 0; return s; }
     gk_span gk_span_join(gk_span a, gk_span b) {
         gk_span s; s.low = min(a.low, b.low); s.high = max(a.high, b.high); s.count = a.count + b.count; return s;
     }
     """
-    spans = ReductionKernel(ctx, dtype, neutral="gk_span_none()", reduce_expr="gk_span_join(a, b)",
-                            map_expr="gk_span_of(x[i])", arguments="__global const int *x", preamble=preamble)
-    values = np.random.default_rng(9).integers(-10**6, 10**6, 30011).astype(np.int32)
+    )
+    spans = ReductionKernel(
+        ctx,
+        dtype,
+        neutral="gk_span_none()",
+        reduce_expr="gk_span_join(a, b)",
+        map_expr="gk_span_of(x[i])",
+        arguments="__global const int *x",
+        preamble=preamble,
+    )
+    values = np.random.default_rng(9).integers(-(10**6), 10**6, 30011).astype(np.int32)
     got = spans(cla.to_device(queue, values)).get()
     assert got.dtype == dtype
     assert (int(got["low"]), int(got["high"]), int(got["count"])) == (values.min(), values.max(), values.size)
@@ -96,9 +113,11 @@ def test_a_reduction_into_an_unregistered_struct_is_refused(ctx):
         from gpukit.cl.reduction import ReductionKernel
     unregistered = np.dtype([("gk_a", np.int32), ("gk_b", np.float32), ("gk_c", np.int8)])
     with pytest.raises(ValueError, match="unable to map dtype"):
-        ReductionKernel(ctx, unregistered, neutral="0", reduce_expr="a", map_expr="x[i]",
-                        arguments="__global const int *x")
+        ReductionKernel(
+            ctx, unregistered, neutral="0", reduce_expr="a", map_expr="x[i]", arguments="__global const int *x"
+        )
     if not ORIGINAL:
         with pytest.raises(ValueError, match="register it with get_or_register_dtype"):
-            ReductionKernel(ctx, unregistered, neutral="0", reduce_expr="a", map_expr="x[i]",
-                            arguments="__global const int *x")
+            ReductionKernel(
+                ctx, unregistered, neutral="0", reduce_expr="a", map_expr="x[i]", arguments="__global const int *x"
+            )

@@ -30,23 +30,47 @@ def test_a_2d_box_goes_host_to_buffer_to_buffer_to_host(ctx, queue):
     dev_in = np.full((20, 23), -1, np.int32)
     buf_in = _buffer(ctx, dev_in)
     # rows 3..3+5 and columns 2..2+7 of host to rows 4.. and columns 6.. of the buffer
-    cl.enqueue_copy(queue, buf_in, host, buffer_origin=(6 * item, 4), host_origin=(2 * item, 3),
-                    region=(7 * item, 5), buffer_pitches=(23 * item,), host_pitches=(17 * item,))
+    cl.enqueue_copy(
+        queue,
+        buf_in,
+        host,
+        buffer_origin=(6 * item, 4),
+        host_origin=(2 * item, 3),
+        region=(7 * item, 5),
+        buffer_pitches=(23 * item,),
+        host_pitches=(17 * item,),
+    )
     expected_in = dev_in.copy()
     expected_in[4:9, 6:13] = host[3:8, 2:9]
     np.testing.assert_array_equal(_download(queue, buf_in, dev_in), expected_in)
 
     dev_out = np.zeros((11, 9), np.int32)
     buf_out = _buffer(ctx, dev_out)
-    cl.enqueue_copy(queue, buf_out, buf_in, src_origin=(6 * item, 4, 0), dst_origin=(1 * item, 2, 0),
-                    region=(7 * item, 5, 1), src_pitches=(23 * item, 0), dst_pitches=(9 * item, 0))
+    cl.enqueue_copy(
+        queue,
+        buf_out,
+        buf_in,
+        src_origin=(6 * item, 4, 0),
+        dst_origin=(1 * item, 2, 0),
+        region=(7 * item, 5, 1),
+        src_pitches=(23 * item, 0),
+        dst_pitches=(9 * item, 0),
+    )
     expected_out = dev_out.copy()
     expected_out[2:7, 1:8] = host[3:8, 2:9]
     np.testing.assert_array_equal(_download(queue, buf_out, dev_out), expected_out)
 
     back = np.full((6, 10), 99, np.int32)
-    cl.enqueue_copy(queue, back, buf_out, buffer_origin=(1 * item, 2), host_origin=(3 * item, 1),
-                    region=(7 * item, 5), buffer_pitches=(9 * item,), host_pitches=(10 * item,))
+    cl.enqueue_copy(
+        queue,
+        back,
+        buf_out,
+        buffer_origin=(1 * item, 2),
+        host_origin=(3 * item, 1),
+        region=(7 * item, 5),
+        buffer_pitches=(9 * item,),
+        host_pitches=(10 * item,),
+    )
     expected_back = np.full((6, 10), 99, np.int32)
     expected_back[1:6, 3:10] = host[3:8, 2:9]
     np.testing.assert_array_equal(back, expected_back)
@@ -56,9 +80,16 @@ def test_a_3d_box_with_slice_pitches(ctx, queue):
     host = np.arange(4 * 6 * 5, dtype=np.float64).reshape(4, 6, 5)
     item = host.itemsize
     buf = _buffer(ctx, np.zeros((3, 7, 8)))
-    cl.enqueue_copy(queue, buf, host, buffer_origin=(1 * item, 2, 1), host_origin=(2 * item, 1, 1),
-                    region=(3 * item, 4, 2), buffer_pitches=(8 * item, 7 * 8 * item),
-                    host_pitches=(5 * item, 6 * 5 * item))
+    cl.enqueue_copy(
+        queue,
+        buf,
+        host,
+        buffer_origin=(1 * item, 2, 1),
+        host_origin=(2 * item, 1, 1),
+        region=(3 * item, 4, 2),
+        buffer_pitches=(8 * item, 7 * 8 * item),
+        host_pitches=(5 * item, 6 * 5 * item),
+    )
     expected = np.zeros((3, 7, 8))
     expected[1:3, 2:6, 1:4] = host[1:3, 1:5, 2:5]
     np.testing.assert_array_equal(_download(queue, buf, expected), expected)
@@ -78,29 +109,29 @@ class TestRefusals:
         buf = _buffer(ctx, np.zeros(64, np.uint8))
         small = np.zeros(10, np.uint8)
         with pytest.raises(cl.LogicError, match=r"host side of the copy reaches byte 16, beyond its 10 bytes"):
-            cl.enqueue_copy(queue, small, buf, buffer_origin=(0,), host_origin=(0,), region=(4, 4),
-                            host_pitches=(4,))
+            cl.enqueue_copy(queue, small, buf, buffer_origin=(0,), host_origin=(0,), region=(4, 4), host_pitches=(4,))
         with pytest.raises(cl.LogicError, match=r"buffer side of the copy reaches byte 65, beyond its 64 bytes"):
-            cl.enqueue_copy(queue, buf, np.zeros(100, np.uint8), buffer_origin=(1, 0), host_origin=(0,),
-                            region=(8, 8))
+            cl.enqueue_copy(queue, buf, np.zeros(100, np.uint8), buffer_origin=(1, 0), host_origin=(0,), region=(8, 8))
         with pytest.raises(cl.LogicError, match=r"destination side of the copy reaches"):
-            cl.enqueue_copy(queue, cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 8), buf, src_origin=(0,),
-                            dst_origin=(0,), region=(3, 3))
+            cl.enqueue_copy(
+                queue, cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 8), buf, src_origin=(0,), dst_origin=(0,), region=(3, 3)
+            )
 
     def test_bad_pitches_and_empty_regions_are_refused(self, ctx, queue):
         buf = _buffer(ctx, np.zeros(64, np.uint8))
         host = np.zeros(64, np.uint8)
         with pytest.raises(cl.LogicError, match=r"row pitch 3 is less than a row of the region \(4 bytes\)"):
-            cl.enqueue_copy(queue, buf, host, buffer_origin=(0,), host_origin=(0,), region=(4, 2),
-                            buffer_pitches=(3,))
+            cl.enqueue_copy(queue, buf, host, buffer_origin=(0,), host_origin=(0,), region=(4, 2), buffer_pitches=(3,))
         with pytest.raises(cl.LogicError, match=r"slice pitch 10 must be at least"):
-            cl.enqueue_copy(queue, buf, host, buffer_origin=(0,), host_origin=(0,), region=(4, 2, 2),
-                            host_pitches=(4, 10))
+            cl.enqueue_copy(
+                queue, buf, host, buffer_origin=(0,), host_origin=(0,), region=(4, 2, 2), host_pitches=(4, 10)
+            )
         with pytest.raises(cl.LogicError, match=r"region \(0, 1, 1\) is empty"):
             cl.enqueue_copy(queue, buf, host, buffer_origin=(0,), host_origin=(0,), region=(0,))
         with pytest.raises(cl.LogicError, match=r"beyond the address space"):
-            cl.enqueue_copy(queue, buf, host, buffer_origin=(0, 2**62), host_origin=(0,), region=(4, 2),
-                            buffer_pitches=(2**40,))
+            cl.enqueue_copy(
+                queue, buf, host, buffer_origin=(0, 2**62), host_origin=(0,), region=(4, 2), buffer_pitches=(2**40,)
+            )
 
     def test_arguments_of_the_wrong_kind_of_copy_are_refused(self, ctx, queue):
         buf = _buffer(ctx, np.zeros(64, np.uint8))

@@ -2,6 +2,7 @@
 pyopencl's with GPUKIT_PYOPENCL_ORIGINAL=1) against numpy: maps that gather through an index
 array, index ranges and slices, scalars before the arrays, offsets into the arrays, out= and
 return_event=. These run on PoCL in CI."""
+
 import numpy as np
 import pytest
 
@@ -18,8 +19,14 @@ pytestmark = [pytest.mark.opencl, needs_device]
 
 
 def test_a_dot_product_after_a_scalar_and_over_sizes(queue):
-    knl = ReductionKernel(queue.context, np.float32, neutral="0", reduce_expr="a+b", map_expr="z*x[i]*y[i]",
-                          arguments="float z, __global const float *x, __global const float *y")
+    knl = ReductionKernel(
+        queue.context,
+        np.float32,
+        neutral="0",
+        reduce_expr="a+b",
+        map_expr="z*x[i]*y[i]",
+        arguments="float z, __global const float *x, __global const float *y",
+    )
     for n in [1, 7, 1000, 100003]:
         a = (np.arange(n) % 17).astype(np.float32)
         b = (np.arange(n) % 5).astype(np.float32)
@@ -36,8 +43,14 @@ def test_a_map_of_the_index_alone_over_a_range(queue):
 def test_a_gather_with_a_slice_and_an_offset_view(queue):
     host = np.random.default_rng(0).integers(-1000, 1000, 5000).astype(np.int32)
     lookup = np.random.default_rng(1).integers(0, 4000, 3000).astype(np.int32)
-    knl = ReductionKernel(queue.context, np.int32, neutral="-2147483647-1", reduce_expr="max(a, b)",
-                          map_expr="x[idx[i]]", arguments="__global const int *idx, __global const int *x")
+    knl = ReductionKernel(
+        queue.context,
+        np.int32,
+        neutral="-2147483647-1",
+        reduce_expr="max(a, b)",
+        map_expr="x[idx[i]]",
+        arguments="__global const int *idx, __global const int *x",
+    )
     x = cla.to_device(queue, host)
     idx = cla.to_device(queue, lookup)
     assert knl(idx, x).get() == host[lookup].max()
@@ -47,8 +60,14 @@ def test_a_gather_with_a_slice_and_an_offset_view(queue):
 
 
 def test_out_and_return_event(queue):
-    knl = ReductionKernel(queue.context, np.float64, neutral="0", reduce_expr="a+b", map_expr="x[i]*x[i]",
-                          arguments="__global const double *x")
+    knl = ReductionKernel(
+        queue.context,
+        np.float64,
+        neutral="0",
+        reduce_expr="a+b",
+        map_expr="x[i]*x[i]",
+        arguments="__global const double *x",
+    )
     if "cl_khr_fp64" not in queue.device.extensions:
         pytest.skip("the device has no double precision")
     host = np.linspace(-1, 1, 999)

@@ -2,6 +2,7 @@
 pyopencl's with GPUKIT_PYOPENCL_ORIGINAL=1) against numpy: sizes around the kernels' pass (1024) and
 interval boundaries, segments, offsets into the arrays, structured inputs and the algorithms'
 counts. These run on PoCL in CI."""
+
 import numpy as np
 import pytest
 
@@ -14,8 +15,7 @@ if ORIGINAL:
     from pyopencl.scan import ExclusiveScanKernel, GenericScanKernel, InclusiveScanKernel
 else:
     import gpukit.cl.array as cla
-    from gpukit.cl.algorithm import (KeyValueSorter, ListOfListsBuilder, RadixSort, copy_if, partition, remove_if,
-                                     unique)
+    from gpukit.cl.algorithm import KeyValueSorter, ListOfListsBuilder, RadixSort, copy_if, partition, remove_if, unique
     from gpukit.cl.bitonic_sort import BitonicSort
     from gpukit.cl.scan import ExclusiveScanKernel, GenericScanKernel, InclusiveScanKernel
 
@@ -49,8 +49,9 @@ def test_a_scan_of_a_part_of_an_array_and_of_a_non_commutative_operator(queue):
     host = ints(5000, high=1000, seed=3)
     x = cla.to_device(queue, host)
     arguments = [cl_tools.VectorArg(np.int32, "x", with_offset=True), cl_tools.VectorArg(np.int32, "out")]
-    knl = GenericScanKernel(queue.context, np.int32, arguments,
-                            "x[i] * 2 + (int)(i % 3)", "b", "0", "out[i] = item - prev_item;")
+    knl = GenericScanKernel(
+        queue.context, np.int32, arguments, "x[i] * 2 + (int)(i % 3)", "b", "0", "out[i] = item - prev_item;"
+    )
     part, out = x[5:4000], cla.zeros(queue, 3995, np.int32)
     knl(part, out)
     mapped = host[5:4000] * 2 + np.arange(3995) % 3
@@ -60,11 +61,16 @@ def test_a_scan_of_a_part_of_an_array_and_of_a_non_commutative_operator(queue):
 
 @pytest.mark.parametrize("exclusive", [False, True])
 def test_segmented_sums(queue, exclusive):
-    knl = GenericScanKernel(queue.context, np.int32,
-                            "__global int *ary, __global char *segflags, __global int *out", "ary[i]",
-                            "across_seg_boundary ? b : (a+b)", "0",
-                            "out[i] = prev_item" if exclusive else "out[i] = item",
-                            is_segment_start_expr="segflags[i]")
+    knl = GenericScanKernel(
+        queue.context,
+        np.int32,
+        "__global int *ary, __global char *segflags, __global int *out",
+        "ary[i]",
+        "across_seg_boundary ? b : (a+b)",
+        "0",
+        "out[i] = prev_item" if exclusive else "out[i] = item",
+        is_segment_start_expr="segflags[i]",
+    )
     rng = np.random.default_rng(5)
     for n in SIZES:
         host = ints(n, seed=n)
@@ -87,9 +93,15 @@ def test_size_last_item_scalars_and_fetches(queue):
     # Runs of equal elements numbered from 1 (a fetch of the previous element), times a
     # scalar; the number of runs through last_item; size= scans a prefix only.
     knl = GenericScanKernel(
-        queue.context, np.int64, "__global short *x, long scale, __global long *out, __global long *runs",
-        "(i == 0 || x_prev != x[i]) ? 1 : 0", "a+b", "0",
-        "out[i] = item * scale; if (i == 0) runs[0] = last_item;", input_fetch_exprs=[("x_prev", "x", -1)])
+        queue.context,
+        np.int64,
+        "__global short *x, long scale, __global long *out, __global long *runs",
+        "(i == 0 || x_prev != x[i]) ? 1 : 0",
+        "a+b",
+        "0",
+        "out[i] = item * scale; if (i == 0) runs[0] = last_item;",
+        input_fetch_exprs=[("x_prev", "x", -1)],
+    )
     host = (np.arange(30000) // 7).astype(np.int16)
     host[::11] = -1
     out, runs = cla.zeros(queue, 30000, np.int64), cla.zeros(queue, 1, np.int64)
@@ -106,33 +118,38 @@ def test_copy_if_remove_if_partition_unique(queue, n):
     x = cla.to_device(queue, host)
     crit = np.int32(300)
     selected, count, _ = copy_if(x, "ary[i] > myval", [("myval", crit)])
-    np.testing.assert_array_equal(selected.get()[:count.get()], host[host > crit])
+    np.testing.assert_array_equal(selected.get()[: count.get()], host[host > crit])
     removed, count, _ = remove_if(x, "ary[i] > myval", [("myval", crit)])
-    np.testing.assert_array_equal(removed.get()[:count.get()], host[host <= crit])
+    np.testing.assert_array_equal(removed.get()[: count.get()], host[host <= crit])
     yes, no, count, _ = partition(x, "ary[i] > myval", [("myval", crit)])
     count = int(count.get())
     np.testing.assert_array_equal(yes.get()[:count], host[host > crit])
-    np.testing.assert_array_equal(no.get()[:n - count], host[host <= crit])
+    np.testing.assert_array_equal(no.get()[: n - count], host[host <= crit])
     ordered = np.sort(host)
     distinct, count, _ = unique(cla.to_device(queue, ordered))
-    np.testing.assert_array_equal(distinct.get()[:count.get()], np.unique(ordered))
+    np.testing.assert_array_equal(distinct.get()[: count.get()], np.unique(ordered))
 
 
 def test_copy_if_reads_an_array_extra_argument(queue):
     host = ints(5000, high=100, seed=9)
     limits = ints(5000, high=100, seed=10)
-    selected, count, _ = copy_if(cla.to_device(queue, host), "ary[i] < lim[i]",
-                                 [("lim", cla.to_device(queue, limits))])
-    np.testing.assert_array_equal(selected.get()[:count.get()], host[host < limits])
+    selected, count, _ = copy_if(cla.to_device(queue, host), "ary[i] < lim[i]", [("lim", cla.to_device(queue, limits))])
+    np.testing.assert_array_equal(selected.get()[: count.get()], host[host < limits])
 
 
 @pytest.mark.parametrize("bits", [1, 2, 4])
 def test_radix_sort_is_stable_and_moves_every_sorted_argument(queue, bits):
     n = 20001
-    keys = ints(n, high=2 ** 12, seed=bits).astype(np.uint32)
+    keys = ints(n, high=2**12, seed=bits).astype(np.uint32)
     values = np.arange(n, dtype=np.int32)
-    sort = RadixSort(queue.context, "__global uint *keys, __global int *values", "keys[i]", ["keys", "values"],
-                     bits_at_a_time=bits, key_dtype=np.uint32)
+    sort = RadixSort(
+        queue.context,
+        "__global uint *keys, __global int *values",
+        "keys[i]",
+        ["keys", "values"],
+        bits_at_a_time=bits,
+        key_dtype=np.uint32,
+    )
     (sorted_keys, sorted_values), _ = sort(cla.to_device(queue, keys), cla.to_device(queue, values), key_bits=12)
     order = np.argsort(keys, kind="stable")
     np.testing.assert_array_equal(sorted_keys.get(), keys[order])
@@ -142,13 +159,14 @@ def test_radix_sort_is_stable_and_moves_every_sorted_argument(queue, bits):
 def test_key_value_sorter_groups_values_by_key(queue):
     n, nkeys = 20000, 700
     keys = ints(n, high=nkeys - 5, seed=11) + 5  # keys 0..4 have no values
-    values = ints(n, high=10 ** 6, seed=12).astype(np.int64)
-    starts, lists, _ = KeyValueSorter(queue.context)(queue, cla.to_device(queue, keys), cla.to_device(queue, values),
-                                                     nkeys, starts_dtype=np.int32)
+    values = ints(n, high=10**6, seed=12).astype(np.int64)
+    starts, lists, _ = KeyValueSorter(queue.context)(
+        queue, cla.to_device(queue, keys), cla.to_device(queue, values), nkeys, starts_dtype=np.int32
+    )
     starts, lists = starts.get(), lists.get()
     assert starts[0] == 0 and starts[nkeys] == n
     for k in range(nkeys):
-        assert sorted(lists[starts[k]:starts[k + 1]]) == sorted(values[keys == k]), k
+        assert sorted(lists[starts[k] : starts[k + 1]]) == sorted(values[keys == k]), k
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64])
@@ -163,7 +181,7 @@ def test_bitonic_sort_along_an_axis(queue, dtype, size):
     np.testing.assert_array_equal(x.get(), np.sort(host, axis=1))
 
 
-@pytest.mark.parametrize("size", [0, 4, 2 ** 14])
+@pytest.mark.parametrize("size", [0, 4, 2**14])
 def test_bitonic_argsort_moves_the_indices(queue, size):
     host = np.random.default_rng(size).integers(0, 1000, size).astype(np.float32)
     x = cla.to_device(queue, host)
@@ -193,9 +211,13 @@ def test_list_builder_counts_shares_omits_and_eliminates(queue):
             if (i % 2 == 0) for (int j = 0; j < i % 3; ++j) APPEND_third(j);
         }"""
     builder = ListOfListsBuilder(
-        queue.context, [("main", np.int32), ("twin", np.int32), ("third", np.int64)], generate,
+        queue.context,
+        [("main", np.int32), ("twin", np.int32), ("third", np.int64)],
+        generate,
         arg_decls=[cl_tools.VectorArg(np.int32, "values", with_offset=True), cl_tools.ScalarArg(np.int32, "scale")],
-        count_sharing={"twin": "main"}, eliminate_empty_output_lists=["third"])
+        count_sharing={"twin": "main"},
+        eliminate_empty_output_lists=["third"],
+    )
     n = 3001
     host = np.arange(n + 7, dtype=np.int32) % 97
     values = cla.to_device(queue, host)
@@ -205,15 +227,17 @@ def test_list_builder_counts_shares_omits_and_eliminates(queue):
     assert result["main"].count == starts[-1]
     np.testing.assert_array_equal(result["main"].starts.get(), starts)
     np.testing.assert_array_equal(result["main"].lists.get(), np.concatenate(main))
-    np.testing.assert_array_equal(result["twin"].lists.get(), np.concatenate([[-j for j in range(i % 4)]
-                                                                            for i in range(n)]))
+    np.testing.assert_array_equal(
+        result["twin"].lists.get(), np.concatenate([[-j for j in range(i % 4)] for i in range(n)])
+    )
     third = [list(range(i % 3)) if i % 2 == 0 else [] for i in range(n)]
     kept = [i for i in range(n) if third[i]]
     third_info = result["third"]
     assert third_info.num_nonempty_lists == len(kept)
     np.testing.assert_array_equal(third_info.nonempty_indices.get(), kept)
-    np.testing.assert_array_equal(third_info.starts.get(),
-                                  np.concatenate([[0], np.cumsum([len(third[i]) for i in kept])]))
+    np.testing.assert_array_equal(
+        third_info.starts.get(), np.concatenate([[0], np.cumsum([len(third[i]) for i in kept])])
+    )
     np.testing.assert_array_equal(third_info.lists.get(), np.concatenate([third[i] for i in kept]))
     if not ORIGINAL:  # PyOpenCL 2026.1.4 crashes (SIGSEGV) omitting a list whose empty lists it eliminates
         omitted, _ = builder(queue, n, values[7:], np.int32(3), omit_lists=["third"])
@@ -223,10 +247,19 @@ def test_list_builder_counts_shares_omits_and_eliminates(queue):
 
 def test_bad_sorts_and_builders_are_refused(queue):
     with pytest.raises(ValueError):  # an eliminated list that is not built
-        ListOfListsBuilder(queue.context, [("a", np.int32)], "void generate(LIST_ARG_DECL USER_ARG_DECL "
-                           "index_type i) { APPEND_a(1); }", arg_decls=[], eliminate_empty_output_lists=["b"])
-    builder = ListOfListsBuilder(queue.context, [("a", np.int32)], "void generate(LIST_ARG_DECL USER_ARG_DECL "
-                                 "index_type i) { APPEND_a(1); }", arg_decls=[])
+        ListOfListsBuilder(
+            queue.context,
+            [("a", np.int32)],
+            "void generate(LIST_ARG_DECL USER_ARG_DECL index_type i) { APPEND_a(1); }",
+            arg_decls=[],
+            eliminate_empty_output_lists=["b"],
+        )
+    builder = ListOfListsBuilder(
+        queue.context,
+        [("a", np.int32)],
+        "void generate(LIST_ARG_DECL USER_ARG_DECL index_type i) { APPEND_a(1); }",
+        arg_decls=[],
+    )
     with pytest.raises(ValueError):
         builder(queue, 10, omit_lists=["b"])
     with pytest.raises(TypeError):

@@ -9,6 +9,7 @@ with GPUKIT_PYOPENCL_ORIGINAL=1 they run on PyOpenCL itself, to confirm that bot
 same (``GPUKIT_PYOPENCL_ORIGINAL=1 python -m pytest tests/python/test_cl_subclasses.py`` in an
 environment with pyopencl).
 """
+
 import weakref
 
 import numpy as np
@@ -62,6 +63,7 @@ __kernel void scaled(__global int *out, __global const int *in) {
 
 # ---- instances take attributes -------------------------------------------------------------
 
+
 def _objects_taking_attributes(ctx, queue):
     """One of each kind of object whose instances PyOpenCL lets take attributes (its
     dynamic_attr classes; of events, the one a copy from host memory returns)."""
@@ -69,8 +71,14 @@ def _objects_taking_attributes(ctx, queue):
     buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64)
     pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(queue))
     objects = {
-        "Platform": ctx.devices[0].platform, "Device": ctx.devices[0], "Context": ctx, "CommandQueue": queue,
-        "Program": prg, "Kernel": cl.Kernel(prg, "axpy"), "Buffer": buf, "LocalMemory": cl.LocalMemory(16),
+        "Platform": ctx.devices[0].platform,
+        "Device": ctx.devices[0],
+        "Context": ctx,
+        "CommandQueue": queue,
+        "Program": prg,
+        "Kernel": cl.Kernel(prg, "axpy"),
+        "Buffer": buf,
+        "LocalMemory": cl.LocalMemory(16),
         "PooledBuffer": pool.allocate(100),
         "Event from a host copy": cl.enqueue_copy(queue, buf, np.arange(16, dtype=np.float32)),
     }
@@ -141,6 +149,7 @@ def test_a_library_adds_a_method_to_a_class(ctx, queue, rng):
 
 # ---- Buffer: an array type over it -------------------------------------------------------------
 
+
 class DeviceArray(cl.Buffer):
     """A Buffer that knows its shape and dtype, as array libraries build them."""
 
@@ -195,6 +204,7 @@ def test_subclass_instances_are_weakly_referenceable(ctx):
 
 
 # ---- Context and CommandQueue --------------------------------------------------------------
+
 
 class TrackedContext(cl.Context):
     def __init__(self, devices):
@@ -254,6 +264,7 @@ def test_queue_context_manager_lets_exceptions_through(ctx):
 
 
 # ---- Program and Kernel --------------------------------------------------------------------
+
 
 class ScaledProgram(cl.Program):
     """Adds its own build options, as code generators wrap Program."""
@@ -364,6 +375,7 @@ def test_local_memory_subclass_as_kernel_argument(ctx, queue, rng):
 
 # ---- Events ----------------------------------------------------------------------------------
 
+
 def test_event_subclass_and_events_that_carry_state(ctx, queue, rng):
     class TimedEvent(cl.Event):
         pass
@@ -383,6 +395,7 @@ def test_event_subclass_and_events_that_carry_state(ctx, queue, rng):
 
 
 # ---- allocators and pools --------------------------------------------------------------------
+
 
 def empty(shape, dtype, allocator):
     """What pyopencl.array.empty does with allocator=: the allocator is called with the byte
@@ -443,6 +456,7 @@ def test_pool_subclass_over_an_allocator_subclass(ctx, queue, rng):
 
 
 # ---- SVM ------------------------------------------------------------------------------------
+
 
 class TaggedSVM(cl.SVMAllocation):
     def __init__(self, context, size, tag):

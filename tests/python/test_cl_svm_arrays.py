@@ -2,6 +2,7 @@
 base is the SVMAllocation), the SVM wrapper as kernel argument and copy side, mapping for host
 access, and SVM as a Buffer; checked against numpy, and also on PyOpenCL itself
 (GPUKIT_PYOPENCL_ORIGINAL=1)."""
+
 import numpy as np
 import pytest
 

@@ -1,6 +1,7 @@
 """PyOpenCL's gathers and scatters (take, multi_take, multi_put, multi_take_put, fancy indexing
 of 1-d Arrays; pyopencl's with GPUKIT_PYOPENCL_ORIGINAL=1) against numpy: unsigned and signed
 indices, offsets into the arrays, several arrays per call. These run on PoCL in CI."""
+
 import numpy as np
 import pytest
 
@@ -36,13 +37,15 @@ def test_multi_take_put_and_multi_put(queue):
     dest = np.array([0, 1, 2, 3, 32, 33, 34, 35], dtype=np.uint32)
     read = np.array([7, 6, 5, 4, 3, 2, 1, 0], dtype=np.uint32)
     arrays = [cla.to_device(queue, s) for s in sources]
-    out = cla.multi_take_put(arrays, cla.to_device(queue, dest), cla.to_device(queue, read),
-                             dest_shape=(40,), src_offsets=[0, 8, 16])
+    out = cla.multi_take_put(
+        arrays, cla.to_device(queue, dest), cla.to_device(queue, read), dest_shape=(40,), src_offsets=[0, 8, 16]
+    )
     for k, o in enumerate(out):
         got = o.get()
         np.testing.assert_array_equal(got[dest], sources[k][read + 8 * k])
-    put = cla.multi_put([a[:8] for a in arrays], cla.to_device(queue, dest),
-                        out=[cla.zeros(queue, 40, np.float32) for _ in arrays])
+    put = cla.multi_put(
+        [a[:8] for a in arrays], cla.to_device(queue, dest), out=[cla.zeros(queue, 40, np.float32) for _ in arrays]
+    )
     for k, o in enumerate(put):
         expected = np.zeros(40, np.float32)
         expected[dest] = sources[k][:8]

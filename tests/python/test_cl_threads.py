@@ -1,5 +1,6 @@
 """gpukit.cl objects shared between threads: calls that let the GIL go (a build, a wait, a
 PooledSVM's release) must not let two threads into OpenCL on one object at once."""
+
 import threading
 
 import numpy as np
@@ -58,8 +59,11 @@ def test_building_again_with_the_same_options_is_a_no_op_and_other_options_are_r
     kernel = program.fill
     assert program.build("-D X=1") is program
     # (gpukit's include path follows the options: Program.build adds it, as PyOpenCL adds its own)
-    with pytest.raises(cl.LogicError, match=r"kernels of the program exist, so it cannot be built again with "
-                                            r"options '-D X=2[^']*' for '.*' \(it is built with options '-D X=1"):
+    with pytest.raises(
+        cl.LogicError,
+        match=r"kernels of the program exist, so it cannot be built again with "
+        r"options '-D X=2[^']*' for '.*' \(it is built with options '-D X=1",
+    ):
         program.build("-D X=2")
     assert kernel.num_args == 2
 

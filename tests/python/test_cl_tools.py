@@ -1,4 +1,5 @@
 """gpukit.cl.tools and gpukit.cl.characterize on whatever OpenCL platform is installed (PoCL in CI)."""
+
 import gc
 import itertools
 import os
@@ -79,10 +80,25 @@ def test_pool_counters_bins_and_reuse(queue):
 
 # PyOpenCL's documented scheme: a request is rounded up to the largest size sharing its leading
 # 1 + leading_bits_in_bin_id bits. (size, bin_number, alloc_size) as PyOpenCL 2026.1 gives them.
-BIN_VALUES = [(0, 0, 1), (1, 0, 1), (2, 16, 2), (3, 24, 3), (15, 62, 15), (16, 64, 16), (17, 65, 17),
-              (31, 79, 31), (32, 80, 33), (33, 80, 33), (1000, 159, 1023), (1023, 159, 1023),
-              (1024, 160, 1087), (4096, 192, 4351), (4351, 192, 4351), (4352, 193, 4607),
-              (1 << 20, 320, 1114111)]
+BIN_VALUES = [
+    (0, 0, 1),
+    (1, 0, 1),
+    (2, 16, 2),
+    (3, 24, 3),
+    (15, 62, 15),
+    (16, 64, 16),
+    (17, 65, 17),
+    (31, 79, 31),
+    (32, 80, 33),
+    (33, 80, 33),
+    (1000, 159, 1023),
+    (1023, 159, 1023),
+    (1024, 160, 1087),
+    (4096, 192, 4351),
+    (4351, 192, 4351),
+    (4352, 193, 4607),
+    (1 << 20, 320, 1114111),
+]
 
 
 def test_pool_bins_are_pyopencl_s(ctx, queue):
@@ -90,8 +106,9 @@ def test_pool_bins_are_pyopencl_s(ctx, queue):
     if ctx.devices[0].svm_capabilities:
         pools.append(tools.SVMPool(tools.SVMAllocator(ctx, queue=queue)))
     for pool in pools:
-        assert [(size, pool.bin_number(size), pool.alloc_size(pool.bin_number(size))) for size, _, _ in BIN_VALUES] \
-            == BIN_VALUES
+        assert [
+            (size, pool.bin_number(size), pool.alloc_size(pool.bin_number(size))) for size, _, _ in BIN_VALUES
+        ] == BIN_VALUES
         block = pool(4096)
         assert (pool.active_bytes, pool.managed_bytes) == (4096, 4351)
         block.release()
@@ -104,7 +121,8 @@ def test_pool_bins_are_pyopencl_s(ctx, queue):
 def test_leading_bits_in_bin_id_by_position_or_keyword(ctx, queue):
     # PyOpenCL's MemoryPool and SVMPool take it either way.
     for make_pool, allocator in [(tools.MemoryPool, tools.ImmediateAllocator(queue))] + (
-            [(tools.SVMPool, tools.SVMAllocator(ctx, queue=queue))] if ctx.devices[0].svm_capabilities else []):
+        [(tools.SVMPool, tools.SVMAllocator(ctx, queue=queue))] if ctx.devices[0].svm_capabilities else []
+    ):
         for pool in (make_pool(allocator, 2), make_pool(allocator, leading_bits_in_bin_id=2)):
             assert pool.leading_bits_in_bin_id == 2
             assert (pool.bin_number(1000), pool.alloc_size(39)) == (39, 1023)
@@ -387,8 +405,9 @@ def test_svm_copies_take_the_host_side_whole(ctx, queue):
 
 def _fake_metafunc(fixturenames):
     calls = []
-    return types.SimpleNamespace(fixturenames=fixturenames,
-                                 parametrize=lambda names, values, ids: calls.append((names, values, ids))), calls
+    return types.SimpleNamespace(
+        fixturenames=fixturenames, parametrize=lambda names, values, ids: calls.append((names, values, ids))
+    ), calls
 
 
 def test_parametrization_covers_every_device(monkeypatch):
@@ -443,19 +462,24 @@ def test_parametrization_honours_the_environment(monkeypatch, variable):
 
 # Every combination of the three fixture names, in a real pytest run: each test receives each
 # argument by its own name (before, a test taking one of them received a 1-tuple).
-FIXTURE_COMBINATIONS = [combination for n in (1, 2, 3)
-                        for combination in itertools.combinations(("ctx_factory", "device", "platform"), n)]
+FIXTURE_COMBINATIONS = [
+    combination for n in (1, 2, 3) for combination in itertools.combinations(("ctx_factory", "device", "platform"), n)
+]
 
 
 @pytest.mark.parametrize("selection", ["0:0", "pocl"])
 def test_parametrization_in_a_real_pytest_run(tmp_path, selection):
     if selection == "pocl" and not any("pocl" in (p.name + " " + p.vendor).lower() for p in cl.get_platforms()):
         pytest.skip("no PoCL platform")
-    checks = {"ctx_factory": "isinstance(ctx_factory(), cl.Context)",
-              "device": "isinstance(device, cl.Device)",
-              "platform": "isinstance(platform, cl.Platform)"}
-    lines = ["import gpukit.cl as cl",
-             "from gpukit.cl.tools import pytest_generate_tests_for_pyopencl as pytest_generate_tests"]
+    checks = {
+        "ctx_factory": "isinstance(ctx_factory(), cl.Context)",
+        "device": "isinstance(device, cl.Device)",
+        "platform": "isinstance(platform, cl.Platform)",
+    }
+    lines = [
+        "import gpukit.cl as cl",
+        "from gpukit.cl.tools import pytest_generate_tests_for_pyopencl as pytest_generate_tests",
+    ]
     for combination in FIXTURE_COMBINATIONS:
         lines.append(f"def test_{'_'.join(combination)}({', '.join(combination)}):")
         lines.extend(f"    assert {checks[name]}" for name in combination)
@@ -468,8 +492,14 @@ def test_parametrization_in_a_real_pytest_run(tmp_path, selection):
     env = dict(os.environ, PYTHONPATH=str(Path(cl.__file__).resolve().parents[2]))
     env.pop("GPUKIT_CL_TEST", None)
     env["PYOPENCL_TEST"] = selection
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     devices = cl.select_devices(selection)
     # Every combination runs once per device, as in PyOpenCL (`platform` alone too).
@@ -505,8 +535,13 @@ def test_argument_types():
 
 def test_argument_names_are_checked_against_opencl_c():
     # A keyword or type name of OpenCL C would only fail when the kernel text is built.
-    for name, why in [("kernel", "keyword of OpenCL C"), ("global", "keyword of OpenCL C"),
-                      ("if", "keyword of C"), ("float4", "type name of OpenCL C"), ("uint", "type name of OpenCL C")]:
+    for name, why in [
+        ("kernel", "keyword of OpenCL C"),
+        ("global", "keyword of OpenCL C"),
+        ("if", "keyword of C"),
+        ("float4", "type name of OpenCL C"),
+        ("uint", "type name of OpenCL C"),
+    ]:
         with pytest.raises(ValueError, match=f"argument name '{name}' is a {why}"):
             tools.VectorArg(np.float32, name)
         with pytest.raises(ValueError, match=why):
@@ -519,15 +554,27 @@ def test_argument_names_are_checked_against_opencl_c():
         tools.VectorArg(None, "x")
 
 
-@pytest.mark.parametrize("function", [
-    characterize.has_double_support, characterize.has_amd_double_support, characterize.nv_compute_capability,
-    characterize.usable_local_mem_size, characterize.simultaneous_work_items_on_local_access,
-    characterize.local_memory_access_granularity, characterize.local_memory_bank_count,
-    characterize.get_fast_inaccurate_build_options, characterize.reasonable_work_group_size_multiple,
-    characterize.has_struct_arg_count_bug, characterize.has_coarse_grain_buffer_svm,
-    characterize.has_fine_grain_buffer_svm, characterize.has_fine_grain_system_svm,
-    characterize.has_fine_grain_buffer_svm_atomics, characterize.has_fine_grain_system_svm_atomics,
-    characterize.has_src_build_cache])
+@pytest.mark.parametrize(
+    "function",
+    [
+        characterize.has_double_support,
+        characterize.has_amd_double_support,
+        characterize.nv_compute_capability,
+        characterize.usable_local_mem_size,
+        characterize.simultaneous_work_items_on_local_access,
+        characterize.local_memory_access_granularity,
+        characterize.local_memory_bank_count,
+        characterize.get_fast_inaccurate_build_options,
+        characterize.reasonable_work_group_size_multiple,
+        characterize.has_struct_arg_count_bug,
+        characterize.has_coarse_grain_buffer_svm,
+        characterize.has_fine_grain_buffer_svm,
+        characterize.has_fine_grain_system_svm,
+        characterize.has_fine_grain_buffer_svm_atomics,
+        characterize.has_fine_grain_system_svm_atomics,
+        characterize.has_src_build_cache,
+    ],
+)
 @pytest.mark.parametrize("dev", [None, "pocl", 0])
 def test_characterize_names_a_wrong_device(function, dev):
     # Was: AttributeError: 'NoneType' object has no attribute 'extensions'.
@@ -557,8 +604,11 @@ def test_characterize_names_its_other_wrong_arguments(ctx):
 
 def test_offset_arguments_run_as_pyopencl_kernel_text_expects(ctx, queue, rng):
     # Kernel text written for PyOpenCL refers to x__base and a byte offset x__offset.
-    args = [tools.VectorArg(np.float32, "out", with_offset=True), tools.VectorArg(np.complex64, "z"),
-            tools.ScalarArg(np.float32, "f")]
+    args = [
+        tools.VectorArg(np.float32, "out", with_offset=True),
+        tools.VectorArg(np.complex64, "z"),
+        tools.ScalarArg(np.float32, "f"),
+    ]
     source = f"""
     typedef float2 cfloat_t;
     __kernel void k({", ".join(a.declarator() for a in args)}) {{
@@ -612,13 +662,18 @@ def test_characterize_gives_pyopencl_s_answers_on_cpus(ctx):
     if "nvidia" not in vendors and "advanced micro" not in vendors and "ati" not in vendors:
         assert [characterize.get_simd_group_size(device, size) for size in (1, 2, 3, 4, 8, 16)] == [1] * 6
     assert characterize.simultaneous_work_items_on_local_access(device) == 1
-    assert characterize.usable_local_mem_size(device) == characterize.usable_local_mem_size(device, 10) \
+    assert (
+        characterize.usable_local_mem_size(device)
+        == characterize.usable_local_mem_size(device, 10)
         == device.local_mem_size
+    )
     if device.platform.name != "Portable Computing Language":
         return
     assert characterize.has_src_build_cache(device) is True
     major, minor = characterize.get_pocl_version(device.platform)
-    assert device.platform.version.lower().startswith(f"opencl {device.platform.version.split()[1]} pocl {major}.{minor}")
+    assert device.platform.version.lower().startswith(
+        f"opencl {device.platform.version.split()[1]} pocl {major}.{minor}"
+    )
     capabilities = device.svm_capabilities
     assert characterize.has_coarse_grain_buffer_svm(device) == bool(capabilities & 1)
     assert characterize.has_fine_grain_buffer_svm(device) == bool(capabilities & 2)
@@ -640,19 +695,23 @@ class _FakeNvidiaDevice:
         self.extensions = "cl_khr_fp64 cl_nv_device_attribute_query"
         self.type = cl.device_type.GPU
         self.local_mem_size = 49152
-        self.platform = types.SimpleNamespace(name="NVIDIA CUDA", vendor="NVIDIA Corporation",
-                                              version="OpenCL 3.0 CUDA 12.4")
+        self.platform = types.SimpleNamespace(
+            name="NVIDIA CUDA", vendor="NVIDIA Corporation", version="OpenCL 3.0 CUDA 12.4"
+        )
 
     def get_info(self, param):
         values = {0x4000: self.capability[0], 0x4001: self.capability[1], 0x4003: 32}
         return values[param]  # decoded, as Device.get_info answers (device_info.*_NV)
 
 
-@pytest.mark.parametrize(("capability", "usable", "usable_10_args", "together", "banks", "conflicts"), [
-    # Values of PyOpenCL 2026.1 for the same device; conflicts for the shapes below in order.
-    ((1, 3), 48896, 49112, 16, 16, [16, 1, 1, 16, 1, 16, 1, 1]),
-    ((2, 0), 49152, 49152, 32, 32, [8, 1, 1, 32, 1, 16, 1, 1]),
-])
+@pytest.mark.parametrize(
+    ("capability", "usable", "usable_10_args", "together", "banks", "conflicts"),
+    [
+        # Values of PyOpenCL 2026.1 for the same device; conflicts for the shapes below in order.
+        ((1, 3), 48896, 49112, 16, 16, [16, 1, 1, 16, 1, 16, 1, 1]),
+        ((2, 0), 49152, 49152, 32, 32, [8, 1, 1, 32, 1, 16, 1, 1]),
+    ],
+)
 def test_characterize_nvidia_rules(capability, usable, usable_10_args, together, banks, conflicts):
     device = _FakeNvidiaDevice(capability)
     assert characterize.nv_compute_capability(device) == capability
@@ -663,16 +722,27 @@ def test_characterize_nvidia_rules(capability, usable, usable_10_args, together,
     assert characterize.usable_local_mem_size(device, 10) == usable_10_args
     assert characterize.simultaneous_work_items_on_local_access(device) == together
     assert characterize.local_memory_bank_count(device) == banks
-    shapes = [(4, (16, 16)), (4, (16, 17)), (4, (32,)), (4, (32, 32)), (4, (32, 32), (32, 33)), (8, (16, 16)),
-              (4, (3, 5, 7)), (4, (64,))]
+    shapes = [
+        (4, (16, 16)),
+        (4, (16, 17)),
+        (4, (32,)),
+        (4, (32, 32)),
+        (4, (32, 32), (32, 33)),
+        (8, (16, 16)),
+        (4, (3, 5, 7)),
+        (4, (64,)),
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", characterize.CLCharacterizationWarning)
         found = [characterize.why_not_local_access_conflict_free(device, *shape) for shape in shapes]
     assert [multiplicity for multiplicity, _ in found] == conflicts
     assert found[1] == (1, None)
     if capability == (2, 0):
-        assert found[0][1] == ("8x conflict on axis 1 (from right, 0-based): " + ", ".join(
-            f"w.item {i} -> [{i}, 0]" for i in range(1, 16, 2)) + " access bank 16")
+        assert found[0][1] == (
+            "8x conflict on axis 1 (from right, 0-based): "
+            + ", ".join(f"w.item {i} -> [{i}, 0]" for i in range(1, 16, 2))
+            + " access bank 16"
+        )
     with pytest.warns(characterize.CLCharacterizationWarning, match="itemsize != 4"):
         characterize.why_not_local_access_conflict_free(device, 8, (16, 16))
     with pytest.raises(ValueError, match="another rank"):

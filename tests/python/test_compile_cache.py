@@ -1,5 +1,6 @@
 """The compilation cache of gpukit.compiler; NVRTC compiles without a GPU, so this runs on
 CPU-only machines."""
+
 import multiprocessing
 import os
 import shutil
@@ -23,11 +24,20 @@ def entries(directory):
 # compiler.compile() always searches gpukit's device headers after the caller's and lets
 # gpukit choose the compiler; the raw calls below do the same, so their keys match the
 # public API's.
-def request(source=KERNEL, options=(), arch="sm_90", include_dirs=(), no_extern_c=False, compiler_name="auto",
-            output="cubin"):
-    return dict(source=source, options=list(options), arch=arch, include_dirs=list(include_dirs),
-                system_include_dirs=[compiler.DEVICE_INCLUDE_DIR], no_extern_c=no_extern_c, compiler=compiler_name,
-                nvcc="nvcc", output=output)
+def request(
+    source=KERNEL, options=(), arch="sm_90", include_dirs=(), no_extern_c=False, compiler_name="auto", output="cubin"
+):
+    return dict(
+        source=source,
+        options=list(options),
+        arch=arch,
+        include_dirs=list(include_dirs),
+        system_include_dirs=[compiler.DEVICE_INCLUDE_DIR],
+        no_extern_c=no_extern_c,
+        compiler=compiler_name,
+        nvcc="nvcc",
+        output=output,
+    )
 
 
 def key(source=KERNEL, **kw):
@@ -151,8 +161,7 @@ def test_cache_dir_false_disables_the_cache(tmp_path):
 
 @needs_nvrtc
 def test_disable_environment_variable_wins_over_cache_dir(tmp_path):
-    code = ("import gpukit.compiler as c; "
-            f"c.compile('{KERNEL}', arch='sm_90', cache_dir={str(tmp_path)!r})")
+    code = f"import gpukit.compiler as c; c.compile('{KERNEL}', arch='sm_90', cache_dir={str(tmp_path)!r})"
     env = dict(os.environ, GPUKIT_DISABLE_CACHE="1", PYTHONPATH=os.pathsep.join(sys.path))
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
     assert entries(tmp_path) == []
@@ -204,6 +213,7 @@ def test_keep_bypasses_the_cache(tmp_path, capsys):
 @needs_nvrtc
 def test_a_cache_others_can_write_is_not_used_and_a_new_one_is_private(tmp_path):
     import gpukit.driver as drv
+
     private = tmp_path / "private"
     compiler.compile(KERNEL, arch="sm_90", cache_dir=str(private))
     assert os.stat(private).st_mode & 0o777 == 0o700
@@ -211,7 +221,8 @@ def test_a_cache_others_can_write_is_not_used_and_a_new_one_is_private(tmp_path)
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)
-    with pytest.warns(drv.GpukitWarning, match="is not used: others can write to it .mode 0777.; kernels are "
-                                               "compiled without it"):
+    with pytest.warns(
+        drv.GpukitWarning, match="is not used: others can write to it .mode 0777.; kernels are compiled without it"
+    ):
         image = compiler.compile(KERNEL, arch="sm_90", cache_dir=str(shared))
     assert image == compiler.compile(KERNEL, arch="sm_90", cache_dir=False) and entries(shared) == []

@@ -1,4 +1,5 @@
 """gpukit.compiler: NVRTC compiles without a GPU, so most of this runs on CPU-only machines."""
+
 import inspect
 import logging
 import os
@@ -71,16 +72,21 @@ def test_no_extern_c_keeps_mangled_names():
 @needs_nvrtc
 def test_options_and_include_dirs(tmp_path):
     (tmp_path / "scale.h").write_text("#define SCALE 7\n")
-    ptx = compiler.compile('#include "scale.h"\n__global__ void f(int *a) { a[0] = SCALE * OFFSET; }',
-                           arch="compute_90", options=["-DOFFSET=3"], include_dirs=[str(tmp_path)])
+    ptx = compiler.compile(
+        '#include "scale.h"\n__global__ void f(int *a) { a[0] = SCALE * OFFSET; }',
+        arch="compute_90",
+        options=["-DOFFSET=3"],
+        include_dirs=[str(tmp_path)],
+    )
     assert b"21" in ptx
 
 
 @needs_nvrtc
 def test_syntax_error_is_a_compile_error_with_the_log_and_line_number():
     with pytest.raises(drv.CompileError) as info:
-        compiler.compile("__global__ void f(float *a)\n{\n    a[0] = not_declared;\n}\n", arch="sm_90",
-                         options=["-DMARKER=1"])
+        compiler.compile(
+            "__global__ void f(float *a)\n{\n    a[0] = not_declared;\n}\n", arch="sm_90", options=["-DMARKER=1"]
+        )
     e = info.value
     assert "kernel.cu(3)" in str(e)
     assert "not_declared" in e.msg
@@ -159,8 +165,20 @@ def test_signatures_are_pycudas_plus_compiler():
     assert names(compiler.compile) == ["source"] + common + ["target", "compiler"]
     assert names(compiler.SourceModule.__init__) == ["self", "source"] + common + ["compiler"]
     assert names(compiler.DynamicModule.__init__) == [
-        "self", "nvcc", "link_options", "keep", "no_extern_c", "arch", "code", "cache_dir", "include_dirs",
-        "message_handler", "log_verbose", "cuda_libdir", "compiler"]
+        "self",
+        "nvcc",
+        "link_options",
+        "keep",
+        "no_extern_c",
+        "arch",
+        "code",
+        "cache_dir",
+        "include_dirs",
+        "message_handler",
+        "log_verbose",
+        "cuda_libdir",
+        "compiler",
+    ]
     assert names(compiler.DynamicSourceModule.__init__) == ["self", "source"] + common + ["cuda_libdir", "compiler"]
     assert inspect.signature(compiler.compile).parameters["target"].default == "cubin"
 
@@ -179,9 +197,11 @@ def test_compile_outcome_says_which_compiler_and_why():
     assert outcome.compiled_by == "nvrtc"
     assert outcome.image[:4] == b"\x7fELF"
     assert any(note.startswith("-O3: dropped") for note in outcome.notes)
-    outcome = compiler.compile_outcome("int twice(int v) { return 2 * v; }\n"
-                                       "__global__ void k(int *x) { x[0] = twice(x[0]); }",
-                                       arch="sm_90", cache_dir=False)
+    outcome = compiler.compile_outcome(
+        "int twice(int v) { return 2 * v; }\n__global__ void k(int *x) { x[0] = twice(x[0]); }",
+        arch="sm_90",
+        cache_dir=False,
+    )
     assert outcome.compiled_by == "nvrtc"
     assert any("-default-device" in note for note in outcome.notes)
 
@@ -211,8 +231,9 @@ def test_default_compiler_setting(monkeypatch):
     if _gpukit._find_nvcc("nvcc"):
         monkeypatch.setattr(compiler, "DEFAULT_COMPILER", "nvcc")
         assert compiler.compile_outcome(DOUBLIFY, arch="sm_90", cache_dir=False).compiled_by == "nvcc"
-        assert compiler.compile_outcome(DOUBLIFY, arch="sm_90", cache_dir=False,
-                                        compiler="nvrtc").compiled_by == "nvrtc", "the argument wins"
+        assert (
+            compiler.compile_outcome(DOUBLIFY, arch="sm_90", cache_dir=False, compiler="nvrtc").compiled_by == "nvrtc"
+        ), "the argument wins"
 
 
 def test_default_compiler_comes_from_the_environment():
@@ -222,8 +243,9 @@ def test_default_compiler_comes_from_the_environment():
     env["PYTHONPATH"] = os.pathsep.join(sys.path)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "None"
-    bad = run_python("import gpukit.compiler as c; c.compile('__global__ void k() {}', arch='sm_90')",
-                     GPUKIT_COMPILER="clang")
+    bad = run_python(
+        "import gpukit.compiler as c; c.compile('__global__ void k() {}', arch='sm_90')", GPUKIT_COMPILER="clang"
+    )
     assert "GPUKIT_COMPILER" in bad.stderr and "ValueError" in bad.stderr
 
 
@@ -234,9 +256,24 @@ def test_unknown_compiler_is_a_value_error():
 
 # --- nvcc's options ---------------------------------------------------------------------
 
+
 def test_translate_options_gives_nvrtcs_options_and_notes():
-    options, notes = compiler.translate_options(["-O3", "-Xptxas", "-v", "-lineinfo", "-lcudadevrt", "-arch", "sm_80",
-                                                 "--keep", "-res-usage", "-m64", "-I/x", "-DA=1"])
+    options, notes = compiler.translate_options(
+        [
+            "-O3",
+            "-Xptxas",
+            "-v",
+            "-lineinfo",
+            "-lcudadevrt",
+            "-arch",
+            "sm_80",
+            "--keep",
+            "-res-usage",
+            "-m64",
+            "-I/x",
+            "-DA=1",
+        ]
+    )
     assert options == ["-Xptxas=-v", "-lineinfo", "-Xptxas=-v", "-I/x", "-DA=1"]
     by_option = dict(notes)
     assert by_option["-O3"].startswith("dropped: ")
@@ -256,15 +293,49 @@ def test_translate_options_gives_nvrtcs_options_and_notes():
 
 @needs_nvrtc
 def test_pycuda_option_lists_compile_with_nvrtc(caplog):
-    options = ["-O3", "-g", "-G", "-m64", "-lineinfo", "--use_fast_math", "-Xptxas", "-dlcm=cg", "-Xcompiler", "-Wall",
-               "--compiler-options", "-fPIC", "-ccbin", "gcc", "-rdc=true", "-lcudadevrt", "-L/usr/local/cuda/lib64",
-               "-Xnvlink", "-v", "-src-in-ptx", "--expt-relaxed-constexpr", "--expt-extended-lambda", "-Xcudafe",
-               "--diag_suppress=177", "-Werror", "cross-execution-space-call", "--cubin", "-c", "-o", "x.cubin",
-               "-gencode", "arch=compute_90,code=sm_90", "-maxrregcount=64", "-std=c++17", "-w"]
+    options = [
+        "-O3",
+        "-g",
+        "-G",
+        "-m64",
+        "-lineinfo",
+        "--use_fast_math",
+        "-Xptxas",
+        "-dlcm=cg",
+        "-Xcompiler",
+        "-Wall",
+        "--compiler-options",
+        "-fPIC",
+        "-ccbin",
+        "gcc",
+        "-rdc=true",
+        "-lcudadevrt",
+        "-L/usr/local/cuda/lib64",
+        "-Xnvlink",
+        "-v",
+        "-src-in-ptx",
+        "--expt-relaxed-constexpr",
+        "--expt-extended-lambda",
+        "-Xcudafe",
+        "--diag_suppress=177",
+        "-Werror",
+        "cross-execution-space-call",
+        "--cubin",
+        "-c",
+        "-o",
+        "x.cubin",
+        "-gencode",
+        "arch=compute_90,code=sm_90",
+        "-maxrregcount=64",
+        "-std=c++17",
+        "-w",
+    ]
     with caplog.at_level(logging.INFO, logger="gpukit.compiler"):
-        outcome = compiler.compile_outcome("constexpr int three() { return 3; }\n"
-                                           "__global__ void k(int *x) { int unused; x[0] = three(); }",
-                                           options=options, cache_dir=False)
+        outcome = compiler.compile_outcome(
+            "constexpr int three() { return 3; }\n__global__ void k(int *x) { int unused; x[0] = three(); }",
+            options=options,
+            cache_dir=False,
+        )
     assert outcome.compiled_by == "nvrtc"
     assert outcome.arch == "sm_90"
     logged = [r.getMessage() for r in caplog.records if r.name == "gpukit.compiler"]
@@ -309,6 +380,7 @@ def test_target_in_the_options_and_in_arch_must_agree():
 
 # --- the toolkit ---------------------------------------------------------------------------
 
+
 def test_toolkit_search_follows_cuda_path(tmp_path, monkeypatch):
     (tmp_path / "include" / "cccl").mkdir(parents=True)
     (tmp_path / "include" / "cuda_runtime.h").write_text("// fake\n")
@@ -340,11 +412,13 @@ def test_pip_packages_are_found_through_the_nvidia_namespace_package(tmp_path):
 @needs_nvrtc
 def test_a_missing_header_is_named(tmp_path, monkeypatch):
     with pytest.raises(drv.CompileError, match='no header "not_a_real_header.h"'):
-        compiler.compile("#include <not_a_real_header.h>\n__global__ void k() {}", arch="sm_90", cache_dir=False,
-                         compiler="nvrtc")
+        compiler.compile(
+            "#include <not_a_real_header.h>\n__global__ void k() {}", arch="sm_90", cache_dir=False, compiler="nvrtc"
+        )
 
 
 # --- driver odds and ends -----------------------------------------------------------------
+
 
 def test_initialize_profiler_is_explained_as_removed():
     with pytest.raises(drv.LogicError, match="cuProfilerInitialize"):
@@ -352,13 +426,22 @@ def test_initialize_profiler_is_explained_as_removed():
 
 
 def test_function_attribute_properties_exist():
-    for name in ["num_regs", "shared_size_bytes", "local_size_bytes", "const_size_bytes", "max_threads_per_block",
-                 "ptx_version", "binary_version", "max_dynamic_shared_size_bytes"]:
+    for name in [
+        "num_regs",
+        "shared_size_bytes",
+        "local_size_bytes",
+        "const_size_bytes",
+        "max_threads_per_block",
+        "ptx_version",
+        "binary_version",
+        "max_dynamic_shared_size_bytes",
+    ]:
         assert isinstance(getattr(drv.Function, name), property)
 
 
 def test_argument_handlers_are_classes():
     import numpy as np
+
     a = np.zeros(3)
     for cls in (drv.In, drv.Out, drv.InOut):
         h = cls(a)
@@ -409,17 +492,24 @@ for form in ("<{target}>", '"{target}"'):
     lines = result.stdout.splitlines()
     assert len(lines) == 2, result.stdout
     for form, line in zip((f"<{target}>", f'"{target}"'), lines):
-        assert line == (f"#include {form} (line 1) would read '{target}', which is not a regular file (a FIFO, "
-                        "socket or device); expected a header file"), line
+        assert line == (
+            f"#include {form} (line 1) would read '{target}', which is not a regular file (a FIFO, "
+            "socket or device); expected a header file"
+        ), line
 
 
 VARIABLES = {
-    "none": ('extern "C" __global__ void k(float *x) { __shared__ float s[32]; s[threadIdx.x] = x[0]; '
-             '__syncthreads(); x[threadIdx.x] = s[31 - threadIdx.x]; }', False),
+    "none": (
+        'extern "C" __global__ void k(float *x) { __shared__ float s[32]; s[threadIdx.x] = x[0]; '
+        "__syncthreads(); x[threadIdx.x] = s[31 - threadIdx.x]; }",
+        False,
+    ),
     "constant": ('__constant__ float c[4]; extern "C" __global__ void k(float *x) { x[0] = c[1]; }', True),
     "device": ('__device__ int counter; extern "C" __global__ void k(float *x) { atomicAdd(&counter, 1); }', True),
-    "static constant": ('static __constant__ float c2[2] = {1, 2}; extern "C" __global__ void k(float *x) '
-                        '{ x[0] = c2[1]; }', True),
+    "static constant": (
+        'static __constant__ float c2[2] = {1, 2}; extern "C" __global__ void k(float *x) { x[0] = c2[1]; }',
+        True,
+    ),
 }
 
 
@@ -442,6 +532,7 @@ extern "C" __global__ void scaled(float *out) { out[threadIdx.x] = scale[0] * th
 @pytest.mark.gpu
 def test_two_sourcemodules_of_one_source_have_their_own_constants(ctx):
     import numpy as np
+
     first, second = compiler.SourceModule(CONSTANT_SCALE), compiler.SourceModule(CONSTANT_SCALE)
     for module, value in ((first, 2.0), (second, -3.0)):
         symbol, size = module.get_global("scale")
@@ -458,10 +549,12 @@ def test_two_sourcemodules_of_one_source_have_their_own_constants(ctx):
 
 # --- what crosses into C: lists of str, no NUL (issue 29) -------------------------------
 
+
 def test_a_str_where_a_list_is_expected_is_a_type_error():
     # PyCUDA refuses these too (it adds lists to them); read as lists, '/usr' was four
     # directories '/', 'u', 's', 'r' and '-O3' three options.
     import pathlib
+
     with pytest.raises(TypeError, match=r"include_dirs must be a list of directories, got str '/usr'; .*\['/usr'\]"):
         compiler.compile(DOUBLIFY, arch="sm_90", include_dirs="/usr")
     with pytest.raises(TypeError, match="include_dirs must be a list of directories, got PosixPath"):
@@ -494,12 +587,15 @@ def test_a_str_where_a_list_is_expected_is_a_type_error():
     assert compiler.translate_options(("-DA=1",))[0] == ["-DA=1"]
 
 
-@pytest.mark.parametrize("change, named", [
-    (dict(options=["-DX=1\0junk"]), r"compile option '-DX=1\\0junk': a NUL character at offset 5"),
-    (dict(include_dirs=["/usr\0/include"]), r"include_dirs\)\[0\]: the path '/usr\\x00/include' holds a NUL"),
-    (dict(source=DOUBLIFY + "\0 garbage"), "the source"),
-    (dict(arch="sm_90\0x"), r"arch 'sm_90\\0x'"),
-])
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        (dict(options=["-DX=1\0junk"]), r"compile option '-DX=1\\0junk': a NUL character at offset 5"),
+        (dict(include_dirs=["/usr\0/include"]), r"include_dirs\)\[0\]: the path '/usr\\x00/include' holds a NUL"),
+        (dict(source=DOUBLIFY + "\0 garbage"), "the source"),
+        (dict(arch="sm_90\0x"), r"arch 'sm_90\\0x'"),
+    ],
+)
 def test_text_holding_a_nul_is_refused_before_compiling(change, named):
     # A C string ends at its first NUL: "-DX=1\0junk" compiled as -DX=1, without a word.
     args = dict(source=DOUBLIFY, arch="sm_90", cache_dir=False)

@@ -1,4 +1,5 @@
 """gpukit.driver.Context: the stack, detach, threads, configuration, and clean exits."""
+
 import subprocess
 import sys
 import threading
@@ -109,8 +110,9 @@ def test_primary_context():
     b.detach()
 
 
-@pytest.mark.skipif(True if drv.driver_available() is False else drv.Device.count() < 2,
-                    reason="peer access needs two GPUs")
+@pytest.mark.skipif(
+    True if drv.driver_available() is False else drv.Device.count() < 2, reason="peer access needs two GPUs"
+)
 def test_peer_access():
     drain_context_stack()
     c0 = drv.Device(0).make_context()
@@ -129,10 +131,12 @@ EXIT_SCRIPTS = {
     "context left on the stack": "import gpukit.driver as d; c = d.Device(0).make_context()",
     "stream outlives a detached context": (
         "import gpukit.driver as d\nc = d.Device(0).make_context()\ns = d.Stream()\nc.detach()\n"
-        "import builtins; builtins.keep = s"),
+        "import builtins; builtins.keep = s"
+    ),
     "nested contexts": (
         "import gpukit.driver as d\na = d.Device(0).make_context()\nb = d.Device(0).make_context()\n"
-        "e = d.Event(); e.record()"),
+        "e = d.Event(); e.record()"
+    ),
     "autoinit": "import gpukit.autoinit, gpukit.driver as d; s = d.Stream(); e = d.Event().record(s)",
     "autoprimaryctx": "import gpukit.autoprimaryctx, gpukit.driver as d; s = d.Stream()",
     "autoinit then manual pop": "import gpukit.autoinit, gpukit.driver as d; d.Context.pop()",

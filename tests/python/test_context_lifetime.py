@@ -1,6 +1,7 @@
 """Contexts go away when the program lets them go, whatever ran in them: nothing gpukit
 keeps for its own use (default memory pools, loaded kernels, staging buffers) keeps a
 context alive (issue: PyCUDA's per-test pattern of make context, use, pop, clear caches)."""
+
 import os
 
 import numpy as np
@@ -85,10 +86,12 @@ def least_loss(measure, tolerated, attempts=3):
 def test_context_churn_keeps_device_memory_flat(release, capsys):
     def measure():
         free = churn(release, CYCLES)
-        first, last = max(free[min(9, CYCLES - 1): 20]), free[-1]  # from cycle 10, past the warm-up
+        first, last = max(free[min(9, CYCLES - 1) : 20]), free[-1]  # from cycle 10, past the warm-up
         with capsys.disabled():
-            print(f"\ncontext churn ({release.__name__}, {CYCLES} cycles): free device memory "
-                  f"{first / MiB:.0f} MiB at cycles 10-20, {last / MiB:.0f} MiB after {CYCLES}")
+            print(
+                f"\ncontext churn ({release.__name__}, {CYCLES} cycles): free device memory "
+                f"{first / MiB:.0f} MiB at cycles 10-20, {last / MiB:.0f} MiB after {CYCLES}"
+            )
         return first - last, f"{(first - last) / MiB:.0f} MiB lost over {CYCLES} cycles"
 
     lost, described = least_loss(measure, lambda: 64 * MiB)

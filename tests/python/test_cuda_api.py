@@ -1,6 +1,7 @@
 """gpukit.cuda, numba.cuda's memory API: CPU checks of views and argument errors on arrays
 wrapped from a fake exporter (no memory is touched), GPU checks of every copy against
 numpy on random data, contiguous and strided, odd sizes, plain and structured dtypes."""
+
 import numpy as np
 import pytest
 
@@ -16,8 +17,13 @@ class FakeExport:
 
     def __init__(self, shape, dtype, strides=None, address=0x7F0000000000):
         dtype = np.dtype(dtype)
-        self.__cuda_array_interface__ = {"shape": shape, "typestr": dtype.str, "data": (address, False),
-                                         "version": 3, "strides": strides}
+        self.__cuda_array_interface__ = {
+            "shape": shape,
+            "typestr": dtype.str,
+            "data": (address, False),
+            "version": 3,
+            "strides": strides,
+        }
         if dtype.names is not None:
             self.__cuda_array_interface__["descr"] = dtype.descr
 
@@ -44,11 +50,19 @@ def random_array(rng, shape, dtype):
 
 # ---- CPU
 
+
 def test_wrapped_array_describes_the_export():
     d = fake((5, 7), np.float32)
     assert isinstance(d, cuda.DeviceNDArray)
-    assert (d.shape, d.strides, d.dtype, d.size, d.nbytes, d.ndim, len(d)) == \
-        ((5, 7), (28, 4), np.float32, 35, 140, 2, 5)
+    assert (d.shape, d.strides, d.dtype, d.size, d.nbytes, d.ndim, len(d)) == (
+        (5, 7),
+        (28, 4),
+        np.float32,
+        35,
+        140,
+        2,
+        5,
+    )
     assert d.is_c_contiguous() and not d.is_f_contiguous()
     assert d.__cuda_array_interface__["data"][0] == 0x7F0000000000
     assert cuda.is_cuda_array(d) and not cuda.is_cuda_array(np.ones(3))
@@ -115,10 +129,15 @@ def test_device_array_layouts_follow_numpys_keep_order():
     # device_array_like's layout: numpy's empty_like(order="K") for every permutation of the
     # axes, strided, reversed and broadcast (what the GPU tests below allocate).
     import itertools
+
     base = np.empty((4, 5, 6), np.float32)
     for axes in itertools.permutations(range(3)):
-        for view in (base.transpose(axes), base.transpose(axes)[::2, ::-1], base.transpose(axes)[:, :1],
-                     np.broadcast_to(base.transpose(axes)[:, :1], base.transpose(axes).shape)):
+        for view in (
+            base.transpose(axes),
+            base.transpose(axes)[::2, ::-1],
+            base.transpose(axes)[:, :1],
+            np.broadcast_to(base.transpose(axes)[:, :1], base.transpose(axes).shape),
+        ):
             layout = cuda.Layout(view.shape, view.strides, 4, 0).contiguous_like(4)
             assert tuple(layout.strides) == np.empty_like(view, order="K").strides, (view.shape, view.strides)
 

@@ -1,6 +1,7 @@
 """CUDA arrays: descriptors and argument checks (no GPU needed), and round trips of random
 data through arrays with memcpy_htoa/atoh/dtoa/atod/atoa, np_to_array, matrix_to_array and
 make_multichannel_2d_array."""
+
 import numpy as np
 import pytest
 

@@ -5,6 +5,7 @@ Accuracy is measured against the exact result rounded to the dtype: numpy comput
 next wider type (float64 for float32 and complex64, long double for float64 and complex128
 where long double is wider), since numpy's own float32 functions may be a few ulp off.
 """
+
 import inspect
 import math
 import warnings
@@ -18,11 +19,38 @@ import gpukit.gpuarray as gpuarray
 from conftest import run_in_fresh_process
 from gpukit import _gpukit
 
-UNARY = ["fabs", "ceil", "floor", "exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-         "cosh", "tanh"]
+UNARY = [
+    "fabs",
+    "ceil",
+    "floor",
+    "exp",
+    "log",
+    "log10",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+]
 NUMPY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}
-REAL_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-               np.float32, np.float64]
+REAL_DTYPES = [
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.float32,
+    np.float64,
+]
 COMPLEX_DTYPES = [np.complex64, np.complex128]
 NO_COMPLEX = {"fabs", "ceil", "floor"}
 
@@ -41,6 +69,7 @@ def function_code(name):
 
 
 # ---- CPU
+
 
 @pytest.mark.parametrize("name", UNARY)
 @pytest.mark.parametrize("dtype", REAL_DTYPES + COMPLEX_DTYPES)
@@ -65,7 +94,8 @@ def test_two_result_and_two_operand_types_are_numpys(dtype):
         for other in REAL_DTYPES:
             expected = np.fmod(np.ones(2, dtype), np.ones(2, other)).dtype
             assert _gpukit._cumath_types(function_code("fmod"), name, np.dtype(other).name) == [
-                without_float16(expected).name], other
+                without_float16(expected).name
+            ], other
         expected = without_float16(np.ldexp(np.ones(2, dtype), np.ones(2, np.int32)).dtype).name
         for exponent in REAL_DTYPES:  # integers as numpy, floats as PyCUDA (truncated)
             assert _gpukit._cumath_types(function_code("ldexp"), name, np.dtype(exponent).name) == [expected]
@@ -119,13 +149,18 @@ def test_pycuda_cumath_is_gpukit_cumath():
 
 def test_bench_cases_compare_gpukit_with_cupy_and_pycuda():
     from gpukit.bench import cases, cumath as bench
+
     by_name = {case.name: case for case in cases.ALL}
     assert bench.BIG_COUNT == 1 << 26 and bench.BIG_BYTES == 2 * 4 * (1 << 26)
     for name in ("sin", "exp"):
         big, few = by_name[f"cumath_{name}"], by_name[f"cumath_{name}_small"]
         assert big.higher_is_better and big.unit == "GB/s"
-        assert [side.name for side in big.sides] == ["raw cuMemcpyDtoD, same bytes (C++)", f"gpukit cumath.{name}",
-                                                     f"CuPy cp.{name}", f"PyCUDA cumath.{name}"]
+        assert [side.name for side in big.sides] == [
+            "raw cuMemcpyDtoD, same bytes (C++)",
+            f"gpukit cumath.{name}",
+            f"CuPy cp.{name}",
+            f"PyCUDA cumath.{name}",
+        ]
         assert not few.higher_is_better and few.unit == "µs per operation" and "1000 float32" in few.description
         assert [side.name for side in few.sides] == ["CuPy", "gpukit", "PyCUDA"]
 
@@ -146,6 +181,7 @@ def test_bench_sides_measure():
         print("measured")
     """)
     assert "measured" in out
+
 
 LONG_DOUBLE_IS_WIDER = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
 
@@ -185,7 +221,8 @@ def assert_within_ulp(result, expected, tolerance, what):
     distance = ulp_distance(result, expected)
     worst = int(np.argmax(distance)) if distance.size else 0
     assert distance.size == 0 or distance.max() <= tolerance, (
-        f"{what}: {distance.max()} ulp at {worst}: {result.ravel()[worst]!r}, exact {expected.ravel()[worst]!r}")
+        f"{what}: {distance.max()} ulp at {worst}: {result.ravel()[worst]!r}, exact {expected.ravel()[worst]!r}"
+    )
     # Zeros keep the exact result's sign (sin(-0) = -0, ceil(-0.5) = -0, fabs(-0) = +0).
     zeros = expected == 0
     np.testing.assert_array_equal(np.signbit(result[zeros]), np.signbit(expected[zeros]), err_msg=what)
@@ -211,7 +248,8 @@ def assert_complex_within_ulp(result, expected, tolerance, what):
         error = np.where(finite & np.isfinite(e), abs(r.astype(np.float64) - e.astype(np.float64)), 0) / ulp
         worst = int(np.argmax(error)) if error.size else 0
         assert error.size == 0 or error.max() <= tolerance, (
-            f"{what}: {error.max():.2f} ulp at {worst}: {result.ravel()[worst]!r}, exact {expected.ravel()[worst]!r}")
+            f"{what}: {error.max():.2f} ulp at {worst}: {result.ravel()[worst]!r}, exact {expected.ravel()[worst]!r}"
+        )
 
 
 def real_inputs(name, dtype, n, seed):
@@ -221,12 +259,16 @@ def real_inputs(name, dtype, n, seed):
     sign = rng.choice([-1.0, 1.0], n)
     values = {
         "exp": rng.uniform(-120, 120, n),
-        "log": 10.0 ** rng.uniform(-30, 30, n), "log10": 10.0 ** rng.uniform(-30, 30, n),
+        "log": 10.0 ** rng.uniform(-30, 30, n),
+        "log10": 10.0 ** rng.uniform(-30, 30, n),
         "sqrt": 10.0 ** rng.uniform(-30, 30, n),
         "sin": np.where(rng.random(n) < 0.8, rng.uniform(-10, 10, n), sign * 10.0 ** rng.uniform(0, 30, n)),
-        "asin": rng.uniform(-1, 1, n), "acos": rng.uniform(-1, 1, n),
+        "asin": rng.uniform(-1, 1, n),
+        "acos": rng.uniform(-1, 1, n),
         "atan": sign * 10.0 ** rng.uniform(-10, 10, n),
-        "sinh": rng.uniform(-100, 100, n), "cosh": rng.uniform(-100, 100, n), "tanh": rng.uniform(-20, 20, n),
+        "sinh": rng.uniform(-100, 100, n),
+        "cosh": rng.uniform(-100, 100, n),
+        "tanh": rng.uniform(-20, 20, n),
     }
     values["cos"] = values["tan"] = values["sin"]
     x = values.get(name, rng.uniform(-1e5, 1e5, n) * rng.choice([1, 1e-5], n))
@@ -252,7 +294,9 @@ def test_integer_and_bool_inputs(pool_ctx, name, dtype):
     if name in ("asin", "acos"):  # their domain: -1, 0, 1
         low, high = (-1 if signed else 0), 1
     else:
-        low, high = (0, 1) if np.dtype(dtype).kind == "b" else (max(np.iinfo(dtype).min, -1000), min(np.iinfo(dtype).max, 1000))
+        low, high = (
+            (0, 1) if np.dtype(dtype).kind == "b" else (max(np.iinfo(dtype).min, -1000), min(np.iinfo(dtype).max, 1000))
+        )
     host = np.random.default_rng(5).integers(low, high, 1003, endpoint=True).astype(dtype)
     result = getattr(cumath, name)(gpuarray.to_gpu(host))
     expected = exact(name, host)
@@ -433,8 +477,9 @@ def test_fmod_of_integers_and_broadcasting(pool_ctx):
     np.testing.assert_array_equal(result.get(), expected)
     u = np.array([7, 8, 255, 0], np.uint8)
     with np.errstate(all="ignore"):
-        np.testing.assert_array_equal(cumath.fmod(gpuarray.to_gpu(u), gpuarray.to_gpu(u[::-1])).get(),
-                                      np.fmod(u, u[::-1]))
+        np.testing.assert_array_equal(
+            cumath.fmod(gpuarray.to_gpu(u), gpuarray.to_gpu(u[::-1])).get(), np.fmod(u, u[::-1])
+        )
     mixed = cumath.fmod(gpuarray.to_gpu(x.ravel()), gpuarray.to_gpu(np.full(4, 2.5)))
     assert mixed.dtype == np.float64
     np.testing.assert_array_equal(mixed.get(), np.fmod(x.ravel(), 2.5))
@@ -447,7 +492,7 @@ def test_fmod_of_integers_and_broadcasting(pool_ctx):
 def test_ldexp(pool_ctx, dtype):
     rng = np.random.default_rng(6)
     x = np.concatenate([rng.uniform(-10, 10, 1015), [0.0, -0.0, 1.0, 1.0, 1.0, np.inf, np.nan, 3.0]]).astype(dtype)
-    e = np.concatenate([rng.integers(-160, 160, 1015), [5, 5, -1100, 1100, 100000, 3, 3, -2**40]])
+    e = np.concatenate([rng.integers(-160, 160, 1015), [5, 5, -1100, 1100, 100000, 3, 3, -(2**40)]])
     for exponent_dtype in (np.int32, np.int64, np.int8, np.uint16):
         exponents = np.clip(e, np.iinfo(exponent_dtype).min, np.iinfo(exponent_dtype).max).astype(exponent_dtype)
         result = cumath.ldexp(gpuarray.to_gpu(x), gpuarray.to_gpu(exponents))

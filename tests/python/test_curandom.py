@@ -4,6 +4,7 @@ computed here), their reproducibility and skip-ahead, the Sobol points by their 
 and what bad input gets. The CPU tests check the API, the references the GPU tests use, and
 the errors raised before a device is touched; the kernels themselves are compiled for sm_90
 by tests/cpp/random/test_random.cpp."""
+
 import ctypes
 import gc
 import inspect
@@ -29,8 +30,9 @@ GENERATORS = {
 PSEUDO = ["XORWOW", "MRG32k3a"]
 SOBOL = ["Sobol32", "ScrambledSobol32", "Sobol64", "ScrambledSobol64"]
 
-needs_curand_headers = pytest.mark.skipif(curandom.get_curand_version() is None,
-                                          reason="cuRAND is not installed (no headers, no library)")
+needs_curand_headers = pytest.mark.skipif(
+    curandom.get_curand_version() is None, reason="cuRAND is not installed (no headers, no library)"
+)
 
 
 # ---- references: Philox4x32-10, the KS statistic, distribution functions
@@ -114,8 +116,9 @@ def sobol_points(vectors, count, scramble=0, offset=0):
 
 # ---- CPU: the references
 
+
 def test_philox_reference_gives_random123s_known_answers():
-    assert philox4x32_10([0], 0).tolist() == [[0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]]
+    assert philox4x32_10([0], 0).tolist() == [[0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]]
     # The counter (c0, c1) = (0xffffffff, 0xffffffff) with zero high words, checked against
     # a direct evaluation of the rounds in Python integers.
     c, k = [0xFFFFFFFF, 0xFFFFFFFF, 0, 0], [0x12345678, 0x9ABCDEF0]
@@ -155,6 +158,7 @@ def test_sobol_reference_is_the_gray_code_sequence():
 
 # ---- CPU: the API and what is refused before a device is touched
 
+
 def test_the_api_is_pycudas():
     assert curandom.rand.__defaults__ == (np.float32, None)
     assert list(inspect.signature(curandom.rand).parameters) == ["shape", "dtype", "stream"]
@@ -166,9 +170,21 @@ def test_the_api_is_pycudas():
     for name in ("ScrambledSobol32", "ScrambledSobol64"):
         assert list(inspect.signature(GENERATORS[name]).parameters) == ["dir_vector", "scramble_vector", "offset"]
     for cls in GENERATORS.values():
-        for method in ("fill_uniform", "fill_normal", "fill_log_normal", "fill_poisson", "gen_uniform", "gen_normal",
-                       "gen_log_normal", "gen_poisson", "call_skip_ahead", "call_skip_ahead_array", "state",
-                       "generators_per_block", "block_count"):
+        for method in (
+            "fill_uniform",
+            "fill_normal",
+            "fill_log_normal",
+            "fill_poisson",
+            "gen_uniform",
+            "gen_normal",
+            "gen_log_normal",
+            "gen_poisson",
+            "call_skip_ahead",
+            "call_skip_ahead_array",
+            "state",
+            "generators_per_block",
+            "block_count",
+        ):
             assert hasattr(cls, method), (cls, method)
     sequences = ("call_skip_ahead_sequence", "call_skip_ahead_sequence_array")
     subsequences = ("call_skip_ahead_subsequence", "call_skip_ahead_subsequence_array")
@@ -177,13 +193,19 @@ def test_the_api_is_pycudas():
         assert all(hasattr(cls, m) for m in subsequences) == (name == "MRG32k3a")
     assert [int(v) for v in curandom.direction_vector_set] == [101, 102, 103, 104]
     assert curandom.generate_direction_vectors.__defaults__ == (curandom.direction_vector_set.VECTOR_32,)
-    for name in ("seed_getter_uniform", "seed_getter_unique", "generate_scramble_constants32",
-                 "generate_scramble_constants64", "get_curand_version"):
+    for name in (
+        "seed_getter_uniform",
+        "seed_getter_unique",
+        "generate_scramble_constants32",
+        "generate_scramble_constants64",
+        "get_curand_version",
+    ):
         assert callable(getattr(curandom, name))
 
 
 def test_pycuda_compat_aliases_curandom():
     from conftest import run_in_fresh_process
+
     out = run_in_fresh_process("""
         import gpukit.pycuda_compat
         import pycuda.curandom, gpukit.curandom
@@ -268,6 +290,7 @@ def test_curands_tables_have_20000_dimensions():
 
 # ---- GPU: rand
 
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint32])
 @pytest.mark.parametrize("n", SIZES)
@@ -316,11 +339,14 @@ def test_rand_of_integers_covers_every_bit(ctx):
 
 # ---- GPU: the generators
 
+
 def fixed_seeds(value=None):
     """A seed_getter giving the same seeds every time: `value` everywhere, or 0, 1, 2, ..."""
+
     def getter(count):
         seeds = np.full(count, value, np.int32) if value is not None else np.arange(count, dtype=np.int32) * 7919
         return gpuarray.to_gpu(seeds)
+
     return getter
 
 
@@ -361,10 +387,10 @@ def test_shape_state_and_box_muller(ctx, name):
 def test_uniform_fills_every_element_and_no_other(ctx, name, dtype, n):
     gen = make(name)
     buffer = nan_array(n + 8, dtype)
-    gen.fill_uniform(buffer[3:3 + n])  # neither start nor end on a 16-byte boundary
+    gen.fill_uniform(buffer[3 : 3 + n])  # neither start nor end on a 16-byte boundary
     x = buffer.get()
-    assert np.isnan(x[:3]).all() and np.isnan(x[3 + n:]).all()
-    inside = x[3:3 + n]
+    assert np.isnan(x[:3]).all() and np.isnan(x[3 + n :]).all()
+    inside = x[3 : 3 + n]
     assert ((0 < inside) & (inside <= 1)).all()  # cuRAND's uniform numbers are in (0, 1]
     y = gen.gen_uniform((n,), dtype)
     assert y.shape == (n,) and y.dtype == dtype and ((0 < y.get()) & (y.get() <= 1)).all()
@@ -445,8 +471,15 @@ def test_sobol_points_are_curands_definition(ctx, name):
     kind = ("SCRAMBLED_" if scrambled else "") + f"VECTOR_{bits}"
     vectors = curandom.generate_direction_vectors(count, curandom.direction_vector_set[kind]).get()
     assert vectors.shape == (count, bits) and vectors.dtype == word
-    constants = (curandom.generate_scramble_constants64(count) if bits == 64
-                 else curandom.generate_scramble_constants32(count)).get() if scrambled else np.zeros(count, word)
+    constants = (
+        (
+            curandom.generate_scramble_constants64(count)
+            if bits == 64
+            else curandom.generate_scramble_constants32(count)
+        ).get()
+        if scrambled
+        else np.zeros(count, word)
+    )
     for dim in list(range(0, count, 1231)) + [count - 1]:
         np.testing.assert_array_equal(x[:, dim], sobol_points(vectors[dim], points, constants[dim], offset))
     # 32 random bits of a 64-bit point are its high half.
@@ -537,8 +570,9 @@ def test_skip_ahead_is_generate_and_drop(ctx, name):
 
 @pytest.mark.gpu
 @needs_curand_headers
-@pytest.mark.parametrize("name, method", [("XORWOW", "call_skip_ahead_sequence"),
-                                          ("MRG32k3a", "call_skip_ahead_subsequence")])
+@pytest.mark.parametrize(
+    "name, method", [("XORWOW", "call_skip_ahead_sequence"), ("MRG32k3a", "call_skip_ahead_subsequence")]
+)
 def test_generator_g_starts_where_one_subsequence_skip_takes_g_minus_1(ctx, name, method):
     # With one seed for all, generator g is at subsequence g (XORWOW's sequences, MRG32k3a's
     # subsequences): skipping one moves each generator to where the next one began.
@@ -620,6 +654,7 @@ def test_pycudas_curand_wrappers_test(ctx):
 
 
 # ---- GPU: what bad input gets
+
 
 @pytest.mark.gpu
 @needs_curand_headers
@@ -734,21 +769,27 @@ def test_streams(ctx):
 
 # ---- the benchmark case
 
+
 def test_bench_case_is_registered():
     from gpukit.bench import cases
+
     by_name = {c.name: c for c in cases.ALL}
     big, small = by_name["random_uniform_big"], by_name["random_uniform_small"]
     assert big.higher_is_better and big.unit == "GB/s" and "2^26 float32" in big.description
     assert not small.higher_is_better and small.unit == "µs per call" and "1000 float32" in small.description
     for case in (big, small):
         assert [side.name for side in case.sides] == [
-            "gpukit curandom.rand (Philox)", "gpukit XORWOW fill_uniform", "CuPy cupy.random.random_sample",
-            "PyCUDA XORWOW fill_uniform"]
+            "gpukit curandom.rand (Philox)",
+            "gpukit XORWOW fill_uniform",
+            "CuPy cupy.random.random_sample",
+            "PyCUDA XORWOW fill_uniform",
+        ]
 
 
 @pytest.mark.gpu
 def test_bench_sides_measure():
     from conftest import run_in_fresh_process
+
     out = run_in_fresh_process("""
         from gpukit.bench import cases
         settings = {"repeats": 1, "quick": True}

@@ -1,5 +1,6 @@
 """gpukit.debug and driver.set_debugging(): debug builds of kernels. The module checks run in
 a fresh interpreter, so the switch never leaks into other tests."""
+
 import os
 import subprocess
 import sys
@@ -34,12 +35,14 @@ def test_set_debugging_sets_and_clears_the_flag():
 
 
 def test_importing_gpukit_debug_turns_debugging_on():
-    result = run(code="""
+    result = run(
+        code="""
         import gpukit.driver as drv
         assert drv.CUDA_DEBUGGING is False
         import gpukit.debug
         print(drv.CUDA_DEBUGGING)
-    """)
+    """
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "True"
 
@@ -47,9 +50,11 @@ def test_importing_gpukit_debug_turns_debugging_on():
 def test_module_runs_a_script_with_debugging_on(tmp_path):
     (tmp_path / "helper_module.py").write_text("VALUE = 7\n")
     script = tmp_path / "debugged.py"
-    script.write_text("import sys\nimport gpukit.driver as drv\nimport helper_module\n"
-                      "print(__name__, drv.CUDA_DEBUGGING, sys.argv[0].endswith('debugged.py'), sys.argv[1:], "
-                      "helper_module.VALUE)\n")
+    script.write_text(
+        "import sys\nimport gpukit.driver as drv\nimport helper_module\n"
+        "print(__name__, drv.CUDA_DEBUGGING, sys.argv[0].endswith('debugged.py'), sys.argv[1:], "
+        "helper_module.VALUE)\n"
+    )
     result = run("-m", "gpukit.debug", str(script), "x", "--y", cwd=str(tmp_path.parent))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "__main__ True True ['x', '--y'] 7"

@@ -1,4 +1,5 @@
 """gpukit.driver.Device on a real GPU."""
+
 import pytest
 
 import gpukit.driver as drv

@@ -1,6 +1,7 @@
 """DLPack and __cuda_array_interface__ exchange: CPU checks of the capsule round trip in
 C++ (fake addresses, nothing is read) and of errors, GPU checks against CuPy and PyTorch
 in both directions (same memory, same layout, writes visible both ways)."""
+
 import ctypes
 import gc
 import weakref
@@ -19,6 +20,7 @@ class Owner:
 
 # ---- CPU
 
+
 def capsule_name(capsule):
     """The name a capsule carries ('dltensor', 'dltensor_versioned', 'used_...')."""
     get_name = ctypes.pythonapi.PyCapsule_GetName
@@ -31,8 +33,16 @@ def exported(owner, address=0x7F0000001000, shape=(3, 4), strides=(1, 3)):
     return _gpukit._dlpack_export(address, list(shape), list(strides), 2, 32, 2, 0, owner)
 
 
-@pytest.mark.parametrize("max_version, name", [(None, "dltensor"), ((0, 8), "dltensor"), ((1, 0), "dltensor_versioned"),
-                                               ((1, 3), "dltensor_versioned"), ((2, 0), "dltensor_versioned")])
+@pytest.mark.parametrize(
+    "max_version, name",
+    [
+        (None, "dltensor"),
+        ((0, 8), "dltensor"),
+        ((1, 0), "dltensor_versioned"),
+        ((1, 3), "dltensor_versioned"),
+        ((2, 0), "dltensor_versioned"),
+    ],
+)
 def test_the_capsule_follows_max_version(max_version, name):
     capsule = exported(Owner()).__dlpack__(max_version=max_version)
     assert capsule_name(capsule) == name
@@ -140,8 +150,14 @@ def test_import_from_cupy_shares_memory(primary_ctx):
         assert ours.ptr == theirs.data.ptr and ours.shape == theirs.shape and ours.strides == theirs.strides
         np.testing.assert_array_equal(ours.get(), cp.asnumpy(theirs))
     # Through DLPack alone (CuPy also exports the CUDA array interface).
-    capsule_only = type("DLPackOnly", (), {"__dlpack__": lambda self, **kw: theirs.__dlpack__(**kw),
-                                            "__dlpack_device__": lambda self: theirs.__dlpack_device__()})()
+    capsule_only = type(
+        "DLPackOnly",
+        (),
+        {
+            "__dlpack__": lambda self, **kw: theirs.__dlpack__(**kw),
+            "__dlpack_device__": lambda self: theirs.__dlpack_device__(),
+        },
+    )()
     ours = gpuarray.asarray(capsule_only)
     assert ours.ptr == theirs.data.ptr and ours.strides == theirs.strides
     ours += 1
@@ -167,8 +183,14 @@ def test_export_to_torch_shares_memory(primary_ctx):
 def test_import_from_torch_shares_memory(primary_ctx):
     torch = _torch()
     theirs = torch.arange(60, dtype=torch.float32, device="cuda").reshape(6, 10).t()
-    dl_only = type("DLPackOnly", (), {"__dlpack__": lambda self, **kw: theirs.__dlpack__(**kw),
-                                       "__dlpack_device__": lambda self: theirs.__dlpack_device__()})()
+    dl_only = type(
+        "DLPackOnly",
+        (),
+        {
+            "__dlpack__": lambda self, **kw: theirs.__dlpack__(**kw),
+            "__dlpack_device__": lambda self: theirs.__dlpack_device__(),
+        },
+    )()
     for source in (theirs, dl_only):
         ours = cuda.as_cuda_array(source)
         assert ours.ptr == theirs.data_ptr() and ours.shape == tuple(theirs.shape)
@@ -199,8 +221,10 @@ def test_export_to_torch_through_the_array_interface(primary_ctx):
 
 # ---- the stream of __cuda_array_interface__
 
+
 def test_interface_stream_values_are_checked():
     from gpukit import _interop
+
     for fine in (None, 1, 2):
         _interop._wait_for_producer(fine)  # nothing to wait for: no driver call
     for bad in (0, -5, "7", 1.5, True):
@@ -221,14 +245,21 @@ class Exporter:
     """A producer whose data is still being written on its own (non-blocking) stream."""
 
     def __init__(self, ptr, stream):
-        self.__cuda_array_interface__ = {"shape": (1,), "typestr": "<i4", "data": (ptr, False), "version": 3,
-                                         "strides": None, "stream": stream.handle}
+        self.__cuda_array_interface__ = {
+            "shape": (1,),
+            "typestr": "<i4",
+            "data": (ptr, False),
+            "version": 3,
+            "strides": None,
+            "stream": stream.handle,
+        }
 
 
 @gpu
 def test_import_waits_for_the_producers_stream(pool_ctx):
     import gpukit.driver as drv
     from gpukit.compiler import SourceModule
+
     kernel = SourceModule(SLOW_WRITE, no_extern_c=True).get_function("slow_write")
     target = gpuarray.zeros(1, np.int32)
     stream = drv.Stream(drv.stream_flags.NON_BLOCKING)  # not ordered with the default stream
@@ -274,8 +305,7 @@ def test_we_read_and_write_numbas_arrays_and_wait_for_their_stream(primary_ctx):
     assert theirs.__cuda_array_interface__["stream"] == int(their_stream.handle)
     for ours in (gpuarray.asarray(theirs), cuda.as_cuda_array(theirs)):
         assert ours.ptr == theirs.__cuda_array_interface__["data"][0]
-        np.testing.assert_array_equal(ours.get() if isinstance(ours, gpuarray.GPUArray) else ours.copy_to_host(),
-                                      host)
+        np.testing.assert_array_equal(ours.get() if isinstance(ours, gpuarray.GPUArray) else ours.copy_to_host(), host)
     ours = gpuarray.asarray(theirs)
     ours += 1
     primary_ctx.synchronize()
@@ -285,6 +315,7 @@ def test_we_read_and_write_numbas_arrays_and_wait_for_their_stream(primary_ctx):
 @gpu
 def test_export_names_the_arrays_stream(primary_ctx):
     import gpukit.driver as drv
+
     stream = drv.Stream(drv.stream_flags.NON_BLOCKING)
     ours = gpuarray.to_gpu(_random(8, np.float32), stream=stream)
     assert ours.__cuda_array_interface__["stream"] == stream.handle

@@ -2,6 +2,7 @@
 dtype_to_array_format, HostPointer, Context.attach, the constant classes memory_type,
 jit_fallback, graphics_register_flags and array_cubemap_face, and what kernels take as
 arguments: managed numpy arrays, structured arrays through In/Out/InOut, record scalars."""
+
 import numpy as np
 import pytest
 
@@ -42,18 +43,38 @@ def test_new_constant_classes_come_from_the_header():
     assert drv.memory_type.UNIFIED == 4
     assert (drv.jit_fallback.PREFER_PTX, drv.jit_fallback.PREFER_BINARY) == (0, 1)
     flags = drv.graphics_register_flags
-    assert (flags.NONE, flags.READ_ONLY, flags.WRITE_DISCARD, flags.SURFACE_LDST, flags.TEXTURE_GATHER) == \
-        (0, 1, 2, 4, 8)
-    assert [m.name for m in drv.array_cubemap_face] == ["POSITIVE_X", "NEGATIVE_X", "POSITIVE_Y", "NEGATIVE_Y",
-                                                        "POSITIVE_Z", "NEGATIVE_Z"]
+    assert (flags.NONE, flags.READ_ONLY, flags.WRITE_DISCARD, flags.SURFACE_LDST, flags.TEXTURE_GATHER) == (
+        0,
+        1,
+        2,
+        4,
+        8,
+    )
+    assert [m.name for m in drv.array_cubemap_face] == [
+        "POSITIVE_X",
+        "NEGATIVE_X",
+        "POSITIVE_Y",
+        "NEGATIVE_Y",
+        "POSITIVE_Z",
+        "NEGATIVE_Z",
+    ]
 
 
 def test_dtype_to_array_format_as_pycuda():
     f = drv.array_format
-    assert [drv.dtype_to_array_format(t) for t in (np.uint8, np.uint16, np.uint32, np.int8, np.int16, np.int32,
-                                                   np.float32, np.float16)] == \
-        [f.UNSIGNED_INT8, f.UNSIGNED_INT16, f.UNSIGNED_INT32, f.SIGNED_INT8, f.SIGNED_INT16, f.SIGNED_INT32,
-         f.FLOAT, f.HALF]
+    assert [
+        drv.dtype_to_array_format(t)
+        for t in (np.uint8, np.uint16, np.uint32, np.int8, np.int16, np.int32, np.float32, np.float16)
+    ] == [
+        f.UNSIGNED_INT8,
+        f.UNSIGNED_INT16,
+        f.UNSIGNED_INT32,
+        f.SIGNED_INT8,
+        f.SIGNED_INT16,
+        f.SIGNED_INT32,
+        f.FLOAT,
+        f.HALF,
+    ]
     for dtype in (np.float64, np.complex64, np.int64, np.bool_):
         with pytest.raises(TypeError, match=f"cannot convert dtype {np.dtype(dtype)}"):
             drv.dtype_to_array_format(dtype)
@@ -77,8 +98,13 @@ class DeviceData:
     """Device memory behind __cuda_array_interface__, with the strides one asks for."""
 
     def __init__(self, shape, dtype, strides=None, address=0):
-        self.__cuda_array_interface__ = {"shape": shape, "typestr": np.dtype(dtype).str, "strides": strides,
-                                         "data": (address, False), "version": 3}
+        self.__cuda_array_interface__ = {
+            "shape": shape,
+            "typestr": np.dtype(dtype).str,
+            "strides": strides,
+            "data": (address, False),
+            "version": 3,
+        }
 
 
 def test_gpuarray_to_array_refuses_bad_input_before_the_driver():
@@ -100,8 +126,10 @@ def test_gpuarray_to_array_refuses_bad_input_before_the_driver():
 
 # ---- on the GPU
 
+
 def kernel(source, name):
     from gpukit.compiler import SourceModule
+
     return SourceModule(source).get_function(name)
 
 
@@ -174,6 +202,7 @@ extern "C" __global__ void weigh(particle *p, particle extra, double *total)
 @pytest.mark.gpu
 def test_structured_arrays_and_record_scalars_as_arguments(ctx):
     from gpukit.compiler import SourceModule
+
     weigh = SourceModule(PARTICLE_C, no_extern_c=True).get_function("weigh")
     assert PARTICLE.itemsize == 24  # float[3] and int in 16 bytes, then the double
     particles = np.zeros(5, PARTICLE)
@@ -205,6 +234,7 @@ def read_array(ary, shape, dtype):
 @pytest.mark.parametrize("surface", [False, True])
 def test_gpuarray_to_array_copies_device_data(ctx, surface):
     import gpukit.gpuarray as gpuarray
+
     rng = np.random.default_rng(5)
     a = rng.standard_normal((7, 13)).astype(np.float32)
     ary = drv.gpuarray_to_array(gpuarray.to_gpu(a), "C", allowSurfaceBind=surface)
@@ -225,6 +255,7 @@ def test_gpuarray_to_array_copies_device_data(ctx, surface):
 @pytest.mark.gpu
 def test_gpuarray_to_array_3d_and_double(ctx):
     import gpukit.gpuarray as gpuarray
+
     a = np.arange(3 * 4 * 5, dtype=np.int16).reshape(3, 4, 5)
     ary = drv.gpuarray_to_array(gpuarray.to_gpu(a), "C")
     assert ary.get_descriptor_3d().depth == 3

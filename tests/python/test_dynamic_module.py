@@ -11,8 +11,9 @@ import gpukit.compiler as compiler
 import gpukit.driver as drv
 from gpukit import _gpukit
 
-needs_toolkit = pytest.mark.skipif(not (_gpukit.nvrtc_available() and _gpukit.nvjitlink_available()),
-                                   reason="NVRTC or nvJitLink is not installed")
+needs_toolkit = pytest.mark.skipif(
+    not (_gpukit.nvrtc_available() and _gpukit.nvjitlink_available()), reason="NVRTC or nvJitLink is not installed"
+)
 
 PARENT_AND_CHILD = """
 __global__ void child(int *out, int base) { out[base + threadIdx.x] = 3 * (base + threadIdx.x) + 1; }
@@ -99,9 +100,12 @@ def test_dynamic_module_links_two_sources_and_ptx(ctx):
     mod = compiler.DynamicModule()
     mod.add_source("__device__ int twice(int x) { return 2 * x; }", name="helper")
     arch = mod.arch
-    ptx = compiler.compile("extern __device__ int twice(int x);\n"
-                           "__global__ void use(int *a) { a[threadIdx.x] = twice(a[threadIdx.x]) + 1; }",
-                           arch="compute_" + arch[3:], options=["-rdc=true"])
+    ptx = compiler.compile(
+        "extern __device__ int twice(int x);\n"
+        "__global__ void use(int *a) { a[threadIdx.x] = twice(a[threadIdx.x]) + 1; }",
+        arch="compute_" + arch[3:],
+        options=["-rdc=true"],
+    )
     mod.add_data(ptx.rstrip(b"\0"), drv.jit_input_type.PTX, "use.ptx")
     with pytest.raises(drv.LogicError, match="link"):
         mod.get_function("use")

@@ -2,6 +2,7 @@
 helper's kernel compiles for several dtypes (NVRTC, no GPU needed), bad arguments are refused
 before anything is compiled, and each kernel, launched as PyCUDA's gpuarray launches it
 (prepared_call on x._grid and x._block, n last), computes what numpy computes."""
+
 import numpy as np
 import pytest
 
@@ -23,24 +24,39 @@ def source_of(name, *args):
 
 # (helper, arguments) for every helper, over the dtypes PyCUDA's helper takes.
 COMPILE_CASES = [
-    ("get_take_kernel", (f32, i32)), ("get_take_kernel", (c64, i64, 3)), ("get_take_kernel", (f64, u8, 2)),
-    ("get_take_put_kernel", (f32, i32, False)), ("get_take_put_kernel", (c128, i64, True, 2)),
+    ("get_take_kernel", (f32, i32)),
+    ("get_take_kernel", (c64, i64, 3)),
+    ("get_take_kernel", (f64, u8, 2)),
+    ("get_take_put_kernel", (f32, i32, False)),
+    ("get_take_put_kernel", (c128, i64, True, 2)),
     ("get_take_put_kernel", (i32, i32, True)),
-    ("get_put_kernel", (f64, i32)), ("get_put_kernel", (c64, i64, 2)),
-    ("get_copy_kernel", (f32, f64)), ("get_copy_kernel", (c64, f32)), ("get_copy_kernel", (c128, c64)),
+    ("get_put_kernel", (f64, i32)),
+    ("get_put_kernel", (c64, i64, 2)),
+    ("get_copy_kernel", (f32, f64)),
+    ("get_copy_kernel", (c64, f32)),
+    ("get_copy_kernel", (c128, c64)),
     ("get_copy_kernel", (i32, f32)),
     ("get_linear_combination_kernel", (((True, f32, f32), (False, f32, f32)), f32)),
     ("get_linear_combination_kernel", (((False, f64, f32), (True, f64, f64), (True, i32, f64)), f64)),
     ("get_linear_combination_kernel", (((True, c64, c64), (False, f32, c64)), c64)),
-    ("get_axpbyz_kernel", (f32, f32, f32)), ("get_axpbyz_kernel", (f64, i32, f64, True, False)),
-    ("get_axpbyz_kernel", (f32, c64, c64)), ("get_axpbyz_kernel", (c128, c128, c128, False, True)),
-    ("get_axpbz_kernel", (f32, f32)), ("get_axpbz_kernel", (i32, f64)), ("get_axpbz_kernel", (c64, c64)),
-    ("get_binary_op_kernel", (f32, f32, f32, "+")), ("get_binary_op_kernel", (f64, i32, f64, "/", True, False)),
-    ("get_binary_op_kernel", (i32, i32, i32, "%")), ("get_binary_op_kernel", (f32, c64, c64, "*")),
-    ("get_binary_op_kernel", (c128, c128, np.bool_, "==")), ("get_binary_op_kernel", (f32, f64, np.bool_, "<")),
-    ("get_rdivide_elwise_kernel", (f32, f32)), ("get_rdivide_elwise_kernel", (i32, f64)),
+    ("get_axpbyz_kernel", (f32, f32, f32)),
+    ("get_axpbyz_kernel", (f64, i32, f64, True, False)),
+    ("get_axpbyz_kernel", (f32, c64, c64)),
+    ("get_axpbyz_kernel", (c128, c128, c128, False, True)),
+    ("get_axpbz_kernel", (f32, f32)),
+    ("get_axpbz_kernel", (i32, f64)),
+    ("get_axpbz_kernel", (c64, c64)),
+    ("get_binary_op_kernel", (f32, f32, f32, "+")),
+    ("get_binary_op_kernel", (f64, i32, f64, "/", True, False)),
+    ("get_binary_op_kernel", (i32, i32, i32, "%")),
+    ("get_binary_op_kernel", (f32, c64, c64, "*")),
+    ("get_binary_op_kernel", (c128, c128, np.bool_, "==")),
+    ("get_binary_op_kernel", (f32, f64, np.bool_, "<")),
+    ("get_rdivide_elwise_kernel", (f32, f32)),
+    ("get_rdivide_elwise_kernel", (i32, f64)),
     ("get_rdivide_elwise_kernel", (c64, c64)),
-    ("get_binary_func_kernel", ("fmaxf", f32, f32, f32)), ("get_binary_func_kernel", ("atan2", f64, f64, f64)),
+    ("get_binary_func_kernel", ("fmaxf", f32, f32, f32)),
+    ("get_binary_func_kernel", ("atan2", f64, f64, f64)),
     ("get_binary_func_kernel", ("pycuda::pow", c64, c64, c64)),
     ("get_binary_func_scalar_kernel", ("fminf", f32, f32, f32)),
     ("get_binary_func_scalar_kernel", ("max", i32, i32, i32)),
@@ -50,27 +66,50 @@ COMPILE_CASES = [
     ("get_binary_minmax_kernel", ("max", i32, i32, i32, False)),
     ("get_binary_minmax_kernel", ("min", u8, u8, u8, True)),
     ("get_binary_minmax_kernel", ("max", i64, f32, f32, False)),
-    ("get_fill_kernel", (f32,)), ("get_fill_kernel", (i64,)), ("get_fill_kernel", (c128,)),
+    ("get_fill_kernel", (f32,)),
+    ("get_fill_kernel", (i64,)),
+    ("get_fill_kernel", (c128,)),
     ("get_fill_kernel", (gpuarray.vec.float3,)),
-    ("get_reverse_kernel", (f32,)), ("get_reverse_kernel", (i32,)), ("get_reverse_kernel", (c64,)),
-    ("get_real_kernel", (c64, f32)), ("get_real_kernel", (c128, f64)),
-    ("get_imag_kernel", (c64, f32)), ("get_imag_kernel", (c128, f64)),
-    ("get_conj_kernel", (c64, c64)), ("get_conj_kernel", (c128, c128)),
-    ("get_arange_kernel", (f32,)), ("get_arange_kernel", (f64,)), ("get_arange_kernel", (i32,)),
+    ("get_reverse_kernel", (f32,)),
+    ("get_reverse_kernel", (i32,)),
+    ("get_reverse_kernel", (c64,)),
+    ("get_real_kernel", (c64, f32)),
+    ("get_real_kernel", (c128, f64)),
+    ("get_imag_kernel", (c64, f32)),
+    ("get_imag_kernel", (c128, f64)),
+    ("get_conj_kernel", (c64, c64)),
+    ("get_conj_kernel", (c128, c128)),
+    ("get_arange_kernel", (f32,)),
+    ("get_arange_kernel", (f64,)),
+    ("get_arange_kernel", (i32,)),
     ("get_arange_kernel", (c64,)),
-    ("get_pow_array_kernel", (f32, f32, f32, True, True)), ("get_pow_array_kernel", (f64, f64, f64, True, False)),
-    ("get_pow_array_kernel", (f64, f32, f64, False, True)), ("get_pow_array_kernel", (i32, i32, i32, True, True)),
-    ("get_pow_array_kernel", (i32, f32, f64, True, True)), ("get_pow_array_kernel", (c64, c64, c64, True, True)),
-    ("get_pow_array_kernel", (f32, c64, c64, False, True)), ("get_pow_array_kernel", (c128, f64, c128, True, False)),
-    ("get_pow_array_kernel", (u8, i32, u8, True, False)), ("get_pow_array_kernel", (i64, i64, i64, False, True)),
-    ("get_fmod_kernel", ()), ("get_modf_kernel", ()), ("get_frexp_kernel", ()), ("get_ldexp_kernel", ()),
-    ("get_unary_func_kernel", ("sqrt", f64)), ("get_unary_func_kernel", ("sinf", f32)),
-    ("get_unary_func_kernel", ("pycuda::abs", c64, f32)), ("get_unary_func_kernel", ("exp", c128)),
-    ("get_if_positive_kernel", (f32, f32)), ("get_if_positive_kernel", (i32, c64)),
-    ("get_where_kernel", (np.bool_, f64)), ("get_where_kernel", (i64, c128)),
-    ("get_scalar_op_kernel", (f32, f32, f32, "*")), ("get_scalar_op_kernel", (i32, i32, np.bool_, ">")),
+    ("get_pow_array_kernel", (f32, f32, f32, True, True)),
+    ("get_pow_array_kernel", (f64, f64, f64, True, False)),
+    ("get_pow_array_kernel", (f64, f32, f64, False, True)),
+    ("get_pow_array_kernel", (i32, i32, i32, True, True)),
+    ("get_pow_array_kernel", (i32, f32, f64, True, True)),
+    ("get_pow_array_kernel", (c64, c64, c64, True, True)),
+    ("get_pow_array_kernel", (f32, c64, c64, False, True)),
+    ("get_pow_array_kernel", (c128, f64, c128, True, False)),
+    ("get_pow_array_kernel", (u8, i32, u8, True, False)),
+    ("get_pow_array_kernel", (i64, i64, i64, False, True)),
+    ("get_fmod_kernel", ()),
+    ("get_modf_kernel", ()),
+    ("get_frexp_kernel", ()),
+    ("get_ldexp_kernel", ()),
+    ("get_unary_func_kernel", ("sqrt", f64)),
+    ("get_unary_func_kernel", ("sinf", f32)),
+    ("get_unary_func_kernel", ("pycuda::abs", c64, f32)),
+    ("get_unary_func_kernel", ("exp", c128)),
+    ("get_if_positive_kernel", (f32, f32)),
+    ("get_if_positive_kernel", (i32, c64)),
+    ("get_where_kernel", (np.bool_, f64)),
+    ("get_where_kernel", (i64, c128)),
+    ("get_scalar_op_kernel", (f32, f32, f32, "*")),
+    ("get_scalar_op_kernel", (i32, i32, np.bool_, ">")),
     ("get_scalar_op_kernel", (c64, c64, c64, "-")),
-    ("get_logical_not_kernel", (f32, np.bool_)), ("get_logical_not_kernel", (i32, i32)),
+    ("get_logical_not_kernel", (f32, np.bool_)),
+    ("get_logical_not_kernel", (i32, i32)),
     ("get_logical_not_kernel", (c64, np.bool_)),
 ]
 
@@ -82,34 +121,57 @@ def test_the_compile_cases_cover_every_helper():
 
 @pytest.mark.parametrize("name, args", COMPILE_CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(COMPILE_CASES)])
 def test_every_helper_kernel_compiles(name, args):
-    compiler.compile(source_of(name, *args), arch="sm_90", no_extern_c=True, cache_dir=False,
-                     include_dirs=[compiler.DEVICE_INCLUDE_DIR])
+    compiler.compile(
+        source_of(name, *args),
+        arch="sm_90",
+        no_extern_c=True,
+        cache_dir=False,
+        include_dirs=[compiler.DEVICE_INCLUDE_DIR],
+    )
 
 
-@pytest.mark.parametrize("name, args, parameters", [
-    # Texture references became const pointers (docs/arrays.md lists these).
-    ("get_take_kernel", (f32, i32, 2),
-     "int *idx, float *dest0, float *dest1, const float *src0, const float *src1, unsigned long n"),
-    ("get_take_put_kernel", (f64, i64, False),
-     "long *gmem_dest_idx, long *gmem_src_idx, double *dest0, const double *src0, unsigned long n"),
-    ("get_take_put_kernel", (f32, i32, True, 2),
-     "int *gmem_dest_idx, int *gmem_src_idx, float *dest0, float *dest1, const float *src0, const float *src1, "
-     "int offset0, int offset1, unsigned long n"),
-    ("get_linear_combination_kernel", (((True, f32, f32), (False, f64, f32)), f32),
-     "const float *gpu_a0, float *x0, double a1, float *x1, float *z, unsigned long n"),
-    # PyCUDA's own lists.
-    ("get_put_kernel", (f32, i32, 2), "int *gmem_dest_idx, float *dest0, float *dest1, float *src0, float *src1, "
-                                      "unsigned long n"),
-    ("get_axpbyz_kernel", (f32, f64, f64), "float a, float *x, double b, double *y, double *z, unsigned long n"),
-    ("get_axpbz_kernel", (i32, f32), "float a, int *x, float b, float *z, unsigned long n"),
-    ("get_rdivide_elwise_kernel", (f32, f64), "float *x, double y, double *z, unsigned long n"),
-    ("get_arange_kernel", (i32,), "int *z, int start, int step, unsigned long n"),
-    ("get_pow_array_kernel", (f32, f64, f64, False, True), "float x, double *y, double *z, unsigned long n"),
-    ("get_pow_array_kernel", (f32, f64, f64, True, False), "float *x, double y, double *z, unsigned long n"),
-    ("get_scalar_op_kernel", (f32, f64, f32, "+"), "float *x, double a, float *y, unsigned long n"),
-    ("get_if_positive_kernel", (i32, f32), "int *crit, float *then_, float *else_, float *result, unsigned long n"),
-    ("get_fill_kernel", (c64,), "pycuda::complex<float> a, pycuda::complex<float> *z, unsigned long n"),
-])
+@pytest.mark.parametrize(
+    "name, args, parameters",
+    [
+        # Texture references became const pointers (docs/arrays.md lists these).
+        (
+            "get_take_kernel",
+            (f32, i32, 2),
+            "int *idx, float *dest0, float *dest1, const float *src0, const float *src1, unsigned long n",
+        ),
+        (
+            "get_take_put_kernel",
+            (f64, i64, False),
+            "long *gmem_dest_idx, long *gmem_src_idx, double *dest0, const double *src0, unsigned long n",
+        ),
+        (
+            "get_take_put_kernel",
+            (f32, i32, True, 2),
+            "int *gmem_dest_idx, int *gmem_src_idx, float *dest0, float *dest1, const float *src0, const float *src1, "
+            "int offset0, int offset1, unsigned long n",
+        ),
+        (
+            "get_linear_combination_kernel",
+            (((True, f32, f32), (False, f64, f32)), f32),
+            "const float *gpu_a0, float *x0, double a1, float *x1, float *z, unsigned long n",
+        ),
+        # PyCUDA's own lists.
+        (
+            "get_put_kernel",
+            (f32, i32, 2),
+            "int *gmem_dest_idx, float *dest0, float *dest1, float *src0, float *src1, unsigned long n",
+        ),
+        ("get_axpbyz_kernel", (f32, f64, f64), "float a, float *x, double b, double *y, double *z, unsigned long n"),
+        ("get_axpbz_kernel", (i32, f32), "float a, int *x, float b, float *z, unsigned long n"),
+        ("get_rdivide_elwise_kernel", (f32, f64), "float *x, double y, double *z, unsigned long n"),
+        ("get_arange_kernel", (i32,), "int *z, int start, int step, unsigned long n"),
+        ("get_pow_array_kernel", (f32, f64, f64, False, True), "float x, double *y, double *z, unsigned long n"),
+        ("get_pow_array_kernel", (f32, f64, f64, True, False), "float *x, double y, double *z, unsigned long n"),
+        ("get_scalar_op_kernel", (f32, f64, f32, "+"), "float *x, double a, float *y, unsigned long n"),
+        ("get_if_positive_kernel", (i32, f32), "int *crit, float *then_, float *else_, float *result, unsigned long n"),
+        ("get_fill_kernel", (c64,), "pycuda::complex<float> a, pycuda::complex<float> *z, unsigned long n"),
+    ],
+)
 def test_parameter_lists(name, args, parameters):
     assert f"({parameters})" in source_of(name, *args)
 
@@ -128,37 +190,39 @@ def test_minmax_picks_cuda_functions_by_dtype():
 def test_a_comparison_into_bool_compares_the_operands_themselves():
     # PyCUDA cast both operands to z's type (bool) before comparing them.
     assert "z[i] = (bool) (x[i] < y[i])" in source_of("get_binary_op_kernel", f32, f64, np.bool_, "<")
-    assert "z[i] = (float) ((float) x[0] - (float) y[i])" in source_of("get_binary_op_kernel", f32, f32, f32, "-",
-                                                                        True)
+    assert "z[i] = (float) ((float) x[0] - (float) y[i])" in source_of("get_binary_op_kernel", f32, f32, f32, "-", True)
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda h: h.get_binary_op_kernel(f32, f32, f32, "**"), ValueError, "binary operators"),
-    (lambda h: h.get_scalar_op_kernel(f32, f32, f32, "max"), ValueError, "binary operators"),
-    (lambda h: h.get_fill_kernel(np.dtype("U4")), ValueError, "dtype: unable to map dtype <U4"),
-    (lambda h: h.get_copy_kernel(f32, object), ValueError, "dtype_src: unable to map dtype object"),
-    (lambda h: h.get_reverse_kernel("not a dtype"), TypeError, "dtype: expected a numpy dtype"),
-    (lambda h: h.get_fill_kernel(None), TypeError, "dtype: expected a numpy dtype, got None"),
-    (lambda h: h.get_take_kernel(f32, i32, 0), ValueError, "vec_count: expected at least 1"),
-    (lambda h: h.get_put_kernel(f32, i32, 1.5), TypeError, "vec_count: expected an integer"),
-    (lambda h: h.get_take_put_kernel(f32, i32, False, -2), ValueError, "vec_count"),
-    (lambda h: h.get_take_kernel(f32, f32), TypeError, "idx_dtype: expected an integer dtype"),
-    (lambda h: h.get_real_kernel(f32, f32), TypeError, "dtype: expected a complex dtype"),
-    (lambda h: h.get_imag_kernel(i32, i32), TypeError, "dtype: expected a complex dtype"),
-    (lambda h: h.get_conj_kernel(c64, f32), TypeError, "conj_dtype: expected a complex dtype"),
-    (lambda h: h.get_copy_kernel(f32, c64), TypeError, "get_real_kernel"),
-    (lambda h: h.get_binary_minmax_kernel("maximum", f32, f32, f32, False), ValueError, "'max' or 'min'"),
-    (lambda h: h.get_binary_minmax_kernel("max", c64, c64, c64, False), TypeError, "integer or floating"),
-    (lambda h: h.get_binary_minmax_kernel("min", i32, i64, i64, True), TypeError, "one dtype"),
-    (lambda h: h.get_pow_array_kernel(f32, f32, f32, False, False), ValueError, "must be arrays"),
-    (lambda h: h.get_linear_combination_kernel((), f32), ValueError, "one or more"),
-    (lambda h: h.get_linear_combination_kernel(((True, f32),), f32), ValueError, "is_gpu_scalar, scalar_dtype"),
-    (lambda h: h.get_linear_combination_kernel(5, f32), TypeError, "summand_descriptors"),
-    (lambda h: h.get_linear_combination_kernel(((False, f32, "bogus"),), f32), TypeError, "summand 0 vector_dtype"),
-    (lambda h: h.get_unary_func_kernel(np.sqrt, f32), TypeError, "func_name: expected the name of a C function"),
-    (lambda h: h.get_binary_func_kernel("", f32, f32, f32), TypeError, "func: expected the name"),
-    (lambda h: h.get_fill_kernel(f32, stream=None), TypeError, "stream"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda h: h.get_binary_op_kernel(f32, f32, f32, "**"), ValueError, "binary operators"),
+        (lambda h: h.get_scalar_op_kernel(f32, f32, f32, "max"), ValueError, "binary operators"),
+        (lambda h: h.get_fill_kernel(np.dtype("U4")), ValueError, "dtype: unable to map dtype <U4"),
+        (lambda h: h.get_copy_kernel(f32, object), ValueError, "dtype_src: unable to map dtype object"),
+        (lambda h: h.get_reverse_kernel("not a dtype"), TypeError, "dtype: expected a numpy dtype"),
+        (lambda h: h.get_fill_kernel(None), TypeError, "dtype: expected a numpy dtype, got None"),
+        (lambda h: h.get_take_kernel(f32, i32, 0), ValueError, "vec_count: expected at least 1"),
+        (lambda h: h.get_put_kernel(f32, i32, 1.5), TypeError, "vec_count: expected an integer"),
+        (lambda h: h.get_take_put_kernel(f32, i32, False, -2), ValueError, "vec_count"),
+        (lambda h: h.get_take_kernel(f32, f32), TypeError, "idx_dtype: expected an integer dtype"),
+        (lambda h: h.get_real_kernel(f32, f32), TypeError, "dtype: expected a complex dtype"),
+        (lambda h: h.get_imag_kernel(i32, i32), TypeError, "dtype: expected a complex dtype"),
+        (lambda h: h.get_conj_kernel(c64, f32), TypeError, "conj_dtype: expected a complex dtype"),
+        (lambda h: h.get_copy_kernel(f32, c64), TypeError, "get_real_kernel"),
+        (lambda h: h.get_binary_minmax_kernel("maximum", f32, f32, f32, False), ValueError, "'max' or 'min'"),
+        (lambda h: h.get_binary_minmax_kernel("max", c64, c64, c64, False), TypeError, "integer or floating"),
+        (lambda h: h.get_binary_minmax_kernel("min", i32, i64, i64, True), TypeError, "one dtype"),
+        (lambda h: h.get_pow_array_kernel(f32, f32, f32, False, False), ValueError, "must be arrays"),
+        (lambda h: h.get_linear_combination_kernel((), f32), ValueError, "one or more"),
+        (lambda h: h.get_linear_combination_kernel(((True, f32),), f32), ValueError, "is_gpu_scalar, scalar_dtype"),
+        (lambda h: h.get_linear_combination_kernel(5, f32), TypeError, "summand_descriptors"),
+        (lambda h: h.get_linear_combination_kernel(((False, f32, "bogus"),), f32), TypeError, "summand 0 vector_dtype"),
+        (lambda h: h.get_unary_func_kernel(np.sqrt, f32), TypeError, "func_name: expected the name of a C function"),
+        (lambda h: h.get_binary_func_kernel("", f32, f32, f32), TypeError, "func: expected the name"),
+        (lambda h: h.get_fill_kernel(f32, stream=None), TypeError, "stream"),
+    ],
+)
 def test_bad_arguments_are_refused_before_compiling(call, error, message):
     # No context needed: the arguments are checked before the per-context cache is consulted.
     with pytest.raises(error, match=message):
@@ -166,6 +230,7 @@ def test_bad_arguments_are_refused_before_compiling(call, error, message):
 
 
 # ---- on the GPU, against numpy
+
 
 @pytest.fixture
 def helper_ctx(ctx):
@@ -242,8 +307,15 @@ def test_take_put_moves_between_index_lists(helper_ctx, n, with_offsets, vec_cou
     dests = [gpuarray.to_gpu(d) for d in initial]
     srcs = [gpuarray.to_gpu(s) for s in sources]
     dest_idx_gpu, src_idx_gpu = gpuarray.to_gpu(dest_idx), gpuarray.to_gpu(src_idx)
-    launch(take_put, dest_idx_gpu, dest_idx_gpu.gpudata, src_idx_gpu.gpudata, *[d.gpudata for d in dests],
-           *[s.gpudata for s in srcs], *[np.int32(o) for o in offsets])
+    launch(
+        take_put,
+        dest_idx_gpu,
+        dest_idx_gpu.gpudata,
+        src_idx_gpu.gpudata,
+        *[d.gpudata for d in dests],
+        *[s.gpudata for s in srcs],
+        *[np.int32(o) for o in offsets],
+    )
     for j in range(vec_count):
         expected = initial[j].copy()
         expected[dest_idx] = sources[j][src_idx + (offsets[j] if with_offsets else 0)]
@@ -260,8 +332,13 @@ def test_put_scatters_to_reversed_indices(helper_ctx, n, vec_count):
     dests = [gpuarray.zeros(n, dtype) for _ in range(vec_count)]
     dest_idx_gpu = gpuarray.to_gpu(dest_idx)
     put = elementwise.get_put_kernel(dtype, i64, vec_count)
-    launch(put, dest_idx_gpu, dest_idx_gpu.gpudata, *[d.gpudata for d in dests],
-           *[gpuarray.to_gpu(s).gpudata for s in sources])
+    launch(
+        put,
+        dest_idx_gpu,
+        dest_idx_gpu.gpudata,
+        *[d.gpudata for d in dests],
+        *[gpuarray.to_gpu(s).gpudata for s in sources],
+    )
     for dest, source in zip(dests, sources):
         np.testing.assert_array_equal(dest.get(), source[::-1])
 
@@ -310,12 +387,20 @@ def test_linear_combination_of_complex_vectors(helper_ctx, n):
 def test_axpbyz_and_axpbz(helper_ctx, n):
     x, y = random(n, f32, 1), random(n, f32, 2)
     x_gpu, y_gpu, z = gpuarray.to_gpu(x), gpuarray.to_gpu(y), gpuarray.empty(n, f32)
-    launch(elementwise.get_axpbyz_kernel(np.dtype(f32), np.dtype(f32), np.dtype(f32)), z, 2.0, x_gpu.gpudata, -3.0,
-           y_gpu.gpudata, z.gpudata)
+    launch(
+        elementwise.get_axpbyz_kernel(np.dtype(f32), np.dtype(f32), np.dtype(f32)),
+        z,
+        2.0,
+        x_gpu.gpudata,
+        -3.0,
+        y_gpu.gpudata,
+        z.gpudata,
+    )
     np.testing.assert_allclose(z.get(), 2 * x - 3 * y, rtol=1e-6, atol=1e-6)
     # x a one-element array (PyCUDA's 0-d operand): x[0] for every i.
-    launch(elementwise.get_axpbyz_kernel(f32, f32, f32, True, False), z, 2.0, x_gpu.gpudata, -3.0, y_gpu.gpudata,
-           z.gpudata)
+    launch(
+        elementwise.get_axpbyz_kernel(f32, f32, f32, True, False), z, 2.0, x_gpu.gpudata, -3.0, y_gpu.gpudata, z.gpudata
+    )
     np.testing.assert_allclose(z.get(), 2 * x[0] - 3 * y, rtol=1e-6, atol=1e-6)
     # A real x in a complex result.
     w = random(n, c64, 3)
@@ -338,8 +423,9 @@ def test_binary_op(helper_ctx, n, op):
     numpy_op = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "<": np.less, "==": np.equal}[op]
     launch(elementwise.get_binary_op_kernel(f64, f64, dtype_z, op), z, x_gpu.gpudata, y_gpu.gpudata, z.gpudata)
     np.testing.assert_array_equal(z.get(), numpy_op(x, y))
-    launch(elementwise.get_binary_op_kernel(f64, f64, dtype_z, op, False, True), z, x_gpu.gpudata, y_gpu.gpudata,
-           z.gpudata)
+    launch(
+        elementwise.get_binary_op_kernel(f64, f64, dtype_z, op, False, True), z, x_gpu.gpudata, y_gpu.gpudata, z.gpudata
+    )
     np.testing.assert_array_equal(z.get(), numpy_op(x, y[0]))
 
 
@@ -353,8 +439,9 @@ def test_binary_op_of_int32_and_complex(helper_ctx, n):
     np.testing.assert_allclose(z.get(), x * y, rtol=1e-6)
     q = gpuarray.empty(n, i32)
     d = rng(3).integers(1, 17, n).astype(i32)
-    launch(elementwise.get_binary_op_kernel(i32, i32, i32, "%"), q, x_gpu.gpudata, gpuarray.to_gpu(d).gpudata,
-           q.gpudata)
+    launch(
+        elementwise.get_binary_op_kernel(i32, i32, i32, "%"), q, x_gpu.gpudata, gpuarray.to_gpu(d).gpudata, q.gpudata
+    )
     np.testing.assert_array_equal(q.get(), np.fmod(x, d))  # C's %: the sign of the dividend
 
 
@@ -384,11 +471,15 @@ def test_binary_minmax(helper_ctx, n, dtype, func):
         x, y = (rng(seed).integers(info.min, info.max, n, endpoint=True).astype(dtype) for seed in (1, 2))
     x_gpu, y_gpu, z = gpuarray.to_gpu(x), gpuarray.to_gpu(y), gpuarray.empty(n, dtype)
     numpy_func = np.maximum if func == "max" else np.minimum
-    launch(elementwise.get_binary_minmax_kernel(func, dtype, dtype, dtype, False), z, x_gpu.gpudata, y_gpu.gpudata,
-           z.gpudata)
+    launch(
+        elementwise.get_binary_minmax_kernel(func, dtype, dtype, dtype, False),
+        z,
+        x_gpu.gpudata,
+        y_gpu.gpudata,
+        z.gpudata,
+    )
     np.testing.assert_array_equal(z.get(), numpy_func(x, y))
-    launch(elementwise.get_binary_minmax_kernel(func, dtype, dtype, dtype, True), z, x_gpu.gpudata, y[0],
-           z.gpudata)
+    launch(elementwise.get_binary_minmax_kernel(func, dtype, dtype, dtype, True), z, x_gpu.gpudata, y[0], z.gpudata)
     np.testing.assert_array_equal(z.get(), numpy_func(x, y[0]))
 
 
@@ -405,8 +496,12 @@ def test_binary_func_and_unary_func(helper_ctx, n):
     np.testing.assert_array_equal(z.get(), np.abs(x))
     w = random(n, c64, 3)
     magnitude = gpuarray.empty(n, f32)
-    launch(elementwise.get_unary_func_kernel("pycuda::abs", c64, f32), magnitude, gpuarray.to_gpu(w).gpudata,
-           magnitude.gpudata)
+    launch(
+        elementwise.get_unary_func_kernel("pycuda::abs", c64, f32),
+        magnitude,
+        gpuarray.to_gpu(w).gpudata,
+        magnitude.gpudata,
+    )
     np.testing.assert_allclose(magnitude.get(), np.abs(w), rtol=1e-6)
 
 
@@ -458,8 +553,12 @@ def test_arange(helper_ctx, n):
 
 
 POW_CASES = [  # (dtype_x, dtype_y, dtype_z, rtol)
-    (f32, f32, f32, 3e-6), (f64, f64, f64, 1e-14), (f32, f64, f64, 1e-14), (c64, c64, c64, 2e-5),
-    (c128, f64, c128, 1e-12), (f64, c128, c128, 1e-12),
+    (f32, f32, f32, 3e-6),
+    (f64, f64, f64, 1e-14),
+    (f32, f64, f64, 1e-14),
+    (c64, c64, c64, 2e-5),
+    (c128, f64, c128, 1e-12),
+    (f64, c128, c128, 1e-12),
 ]
 
 
@@ -474,8 +573,9 @@ def test_pow_with_array_and_scalar_operands(helper_ctx, n, dtype_x, dtype_y, dty
     y = gpuarray.to_gpu(exponent).gpudata if exp_array else exponent[0].item()
     z = gpuarray.empty(n, dtype_z)
     launch(elementwise.get_pow_array_kernel(dtype_x, dtype_y, dtype_z, base_array, exp_array), z, x, y, z.gpudata)
-    expected = np.power((base if base_array else base[0]).astype(dtype_z),
-                        (exponent if exp_array else exponent[0]).astype(dtype_z))
+    expected = np.power(
+        (base if base_array else base[0]).astype(dtype_z), (exponent if exp_array else exponent[0]).astype(dtype_z)
+    )
     np.testing.assert_allclose(z.get(), np.broadcast_to(expected, n), rtol=rtol)
 
 
@@ -485,14 +585,24 @@ def test_pow_of_integers(helper_ctx, n):
     base = rng(1).integers(-12, 13, n).astype(i32)
     exponent = rng(2).integers(0, 7, n).astype(i32)
     z = gpuarray.empty(n, i32)
-    launch(elementwise.get_pow_array_kernel(i32, i32, i32, True, True), z, gpuarray.to_gpu(base).gpudata,
-           gpuarray.to_gpu(exponent).gpudata, z.gpudata)
-    np.testing.assert_array_equal(z.get(), base ** exponent)
+    launch(
+        elementwise.get_pow_array_kernel(i32, i32, i32, True, True),
+        z,
+        gpuarray.to_gpu(base).gpudata,
+        gpuarray.to_gpu(exponent).gpudata,
+        z.gpudata,
+    )
+    np.testing.assert_array_equal(z.get(), base**exponent)
     # Exact in the result's type, wrapping as numpy's does; a scalar exponent.
     small = rng(3).integers(0, 256, n).astype(u8)
     z8 = gpuarray.empty(n, u8)
-    launch(elementwise.get_pow_array_kernel(u8, i32, u8, True, False), z8, gpuarray.to_gpu(small).gpudata,
-           i32(7), z8.gpudata)
+    launch(
+        elementwise.get_pow_array_kernel(u8, i32, u8, True, False),
+        z8,
+        gpuarray.to_gpu(small).gpudata,
+        i32(7),
+        z8.gpudata,
+    )
     np.testing.assert_array_equal(z8.get(), small ** u8(7))
 
 
@@ -528,8 +638,7 @@ def test_if_positive_and_where(helper_ctx, n, crit_dtype, dtype):
     then_, else_ = random(n, dtype, 2), random(n, dtype, 3)
     arrays = [gpuarray.to_gpu(a) for a in (crit, then_, else_)]
     result = gpuarray.empty(n, dtype)
-    launch(elementwise.get_if_positive_kernel(crit_dtype, dtype), result, *[a.gpudata for a in arrays],
-           result.gpudata)
+    launch(elementwise.get_if_positive_kernel(crit_dtype, dtype), result, *[a.gpudata for a in arrays], result.gpudata)
     np.testing.assert_array_equal(result.get(), np.where(crit > 0, then_, else_))
     launch(elementwise.get_where_kernel(crit_dtype, dtype), result, *[a.gpudata for a in arrays], result.gpudata)
     np.testing.assert_array_equal(result.get(), np.where(crit != 0, then_, else_))

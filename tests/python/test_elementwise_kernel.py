@@ -1,6 +1,7 @@
 """ElementwiseKernel computes what PyCUDA's computes: array parameters are plain pointers
 (x[j] is element j), with PyCUDA's loop, range/slice forms, loop_prep/after_loop and
 preamble, scalars of every type including structs, checked against numpy."""
+
 import numpy as np
 import pytest
 
@@ -18,19 +19,24 @@ def compiles(kernel, use_range=False):
 
 
 def compiles_source(source):
-    compiler.compile(source, arch="sm_90", no_extern_c=True, cache_dir=False,
-                     include_dirs=[compiler.DEVICE_INCLUDE_DIR])
+    compiler.compile(
+        source, arch="sm_90", no_extern_c=True, cache_dir=False, include_dirs=[compiler.DEVICE_INCLUDE_DIR]
+    )
 
 
 # ---- without a GPU: the generated source, argument checks, scalar conversion
 
-@pytest.mark.parametrize("arguments, operation", [
-    ("float *x, float *y, int n", "y[i] = x[n-1-i]"),
-    ("const float *__restrict__ x, double *y", "y[i] = x[i]"),
-    ("pycuda::complex<float> *z, pycuda::complex<double> a", "z[i] = z[i] * pycuda::complex<float>(a)"),
-    ("float3 *v, float3 a", "v[i] = a"),
-    ("unsigned char *c, long long k, size_t s, unsigned short u", "c[i] = (unsigned char)(k + s + u)"),
-])
+
+@pytest.mark.parametrize(
+    "arguments, operation",
+    [
+        ("float *x, float *y, int n", "y[i] = x[n-1-i]"),
+        ("const float *__restrict__ x, double *y", "y[i] = x[i]"),
+        ("pycuda::complex<float> *z, pycuda::complex<double> a", "z[i] = z[i] * pycuda::complex<float>(a)"),
+        ("float3 *v, float3 a", "v[i] = a"),
+        ("unsigned char *c, long long k, size_t s, unsigned short u", "c[i] = (unsigned char)(k + s + u)"),
+    ],
+)
 def test_generated_kernels_compile_in_both_forms(arguments, operation):
     kernel = ElementwiseKernel(arguments, operation, "k", loop_prep="volatile int count = 0", after_loop="count = 1")
     compiles(kernel)
@@ -58,12 +64,15 @@ def test_unknown_keywords_are_a_type_error():
         ElementwiseKernel("float *x", "x[i] = 0", "k", bogus=1)
 
 
-@pytest.mark.parametrize("arguments, operation, message", [
-    ("float a", "a = 0", "array"),
-    ("float *x, float *x", "x[i] = 0", "twice"),
-    ("float *x, int i", "x[i] = 0", "clashes"),
-    ("float *x, float *n", "x[i] = 0", "integer scalar"),
-])
+@pytest.mark.parametrize(
+    "arguments, operation, message",
+    [
+        ("float a", "a = 0", "array"),
+        ("float *x, float *x", "x[i] = 0", "twice"),
+        ("float *x, int i", "x[i] = 0", "clashes"),
+        ("float *x, float *n", "x[i] = 0", "integer scalar"),
+    ],
+)
 def test_bad_specs_are_refused(arguments, operation, message):
     with pytest.raises((ValueError, drv.LogicError), match=message):
         ElementwiseKernel(arguments, operation, "k")
@@ -76,24 +85,39 @@ def test_a_bad_name_is_refused():
 
 # Each was accepted until the first launch (or failed in Python's iteration) before issue 29:
 # refused where the kernel is made, naming what was wrong.
-@pytest.mark.parametrize("make, error, message", [
-    (lambda: ElementwiseKernel(None, "x[i] = 1"), TypeError, "arguments must be a C declaration string"),
-    (lambda: ElementwiseKernel(3, "x[i] = 1"), TypeError, "arguments must be a C declaration string"),
-    (lambda: ElementwiseKernel("float *if", "x[i] = 1"), ValueError, "argument name 'if' is a keyword of C"),
-    (lambda: ElementwiseKernel("float *x, float class", "x[i] = 1"), ValueError, "'class' is a keyword of C\\+\\+"),
-    (lambda: ElementwiseKernel("float *threadIdx", "x[i] = 1"), ValueError, "variable CUDA defines"),
-    (lambda: ElementwiseKernel([VectorArg(np.float32, "x"), ScalarArg(np.int32, "for")], "x[i] = 1"), ValueError,
-     "'for' is a keyword"),
-    (lambda: ElementwiseKernel("float *x", "x[i] = 0", "if"), drv.LogicError, "'if' is a keyword of C"),
-    (lambda: ElementwiseKernel("float *x", "x[i] = 0", options="-O3"), TypeError,
-     "options must be a list of str, got str '-O3'"),
-    (lambda: ElementwiseKernel("float *x", "x[i] = 0", include_dirs="/usr"), TypeError,
-     "include_dirs must be a list of directories"),
-    (lambda: ElementwiseKernel("float *x", "x[i] = 0", options=["-DX=1\0junk"]), ValueError,
-     "compile option '-DX=1\\\\0junk'"),
-    (lambda: ElementwiseKernel("float *x", "x[i] = 0\0junk"), ValueError, "NUL character"),
-    (lambda: ElementwiseKernel("float *x", "x[i] = 0", preamble="// a\0b"), ValueError, "NUL character"),
-])
+@pytest.mark.parametrize(
+    "make, error, message",
+    [
+        (lambda: ElementwiseKernel(None, "x[i] = 1"), TypeError, "arguments must be a C declaration string"),
+        (lambda: ElementwiseKernel(3, "x[i] = 1"), TypeError, "arguments must be a C declaration string"),
+        (lambda: ElementwiseKernel("float *if", "x[i] = 1"), ValueError, "argument name 'if' is a keyword of C"),
+        (lambda: ElementwiseKernel("float *x, float class", "x[i] = 1"), ValueError, "'class' is a keyword of C\\+\\+"),
+        (lambda: ElementwiseKernel("float *threadIdx", "x[i] = 1"), ValueError, "variable CUDA defines"),
+        (
+            lambda: ElementwiseKernel([VectorArg(np.float32, "x"), ScalarArg(np.int32, "for")], "x[i] = 1"),
+            ValueError,
+            "'for' is a keyword",
+        ),
+        (lambda: ElementwiseKernel("float *x", "x[i] = 0", "if"), drv.LogicError, "'if' is a keyword of C"),
+        (
+            lambda: ElementwiseKernel("float *x", "x[i] = 0", options="-O3"),
+            TypeError,
+            "options must be a list of str, got str '-O3'",
+        ),
+        (
+            lambda: ElementwiseKernel("float *x", "x[i] = 0", include_dirs="/usr"),
+            TypeError,
+            "include_dirs must be a list of directories",
+        ),
+        (
+            lambda: ElementwiseKernel("float *x", "x[i] = 0", options=["-DX=1\0junk"]),
+            ValueError,
+            "compile option '-DX=1\\\\0junk'",
+        ),
+        (lambda: ElementwiseKernel("float *x", "x[i] = 0\0junk"), ValueError, "NUL character"),
+        (lambda: ElementwiseKernel("float *x", "x[i] = 0", preamble="// a\0b"), ValueError, "NUL character"),
+    ],
+)
 def test_mistakes_are_refused_when_the_kernel_is_made(make, error, message):
     with pytest.raises(error, match=message):
         make()
@@ -149,6 +173,7 @@ def test_struct_scalars_are_records_of_their_dtype():
 
 # ---- on the GPU, against numpy
 
+
 def rand(n, dtype=np.float32, seed=0):
     return np.random.default_rng(seed).standard_normal(n).astype(dtype)
 
@@ -178,7 +203,7 @@ def test_reversal_with_a_declared_n(ctx, n):
     half = gpuarray.zeros(n, np.float32)
     reverse(x_gpu, half, n // 2)
     expected = np.zeros(n, np.float32)
-    expected[:n // 2] = x[:n // 2][::-1]
+    expected[: n // 2] = x[: n // 2][::-1]
     np.testing.assert_array_equal(half.get(), expected)
 
 
@@ -196,8 +221,9 @@ def test_gather_from_a_larger_table(ctx):
 @pytest.mark.parametrize("n", [3, 1000, 65537])
 def test_neighbour_stencil(ctx, n):
     x = rand(n, np.float64)
-    stencil = ElementwiseKernel("double *x, double *y",
-                                "y[i] = (i > 0 && i < n - 1) ? x[i-1] - 2 * x[i] + x[i+1] : x[i]", "laplace")
+    stencil = ElementwiseKernel(
+        "double *x, double *y", "y[i] = (i > 0 && i < n - 1) ? x[i-1] - 2 * x[i] + x[i+1] : x[i]", "laplace"
+    )
     y = gpuarray.empty(n, np.float64)
     stencil(gpuarray.to_gpu(x), y)
     expected = x.copy()
@@ -218,8 +244,9 @@ def test_range_runs_python_range_indices(ctx, bounds):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("key", [slice(-10, None), slice(None, None, 2), slice(None, None, -3), slice(3, -3, 5),
-                                 slice(-1, -1000, -7)])
+@pytest.mark.parametrize(
+    "key", [slice(-10, None), slice(None, None, 2), slice(None, None, -3), slice(3, -3, 5), slice(-1, -1000, -7)]
+)
 def test_slice_is_truncated_to_the_array_like_numpy(ctx, key):
     mark = ElementwiseKernel("int *x", "x[i] = 1", "mark_slice")
     x = gpuarray.zeros(101, np.int32)
@@ -251,7 +278,8 @@ def test_loop_prep_after_loop_and_preamble(ctx):
         "prep",
         preamble="__device__ float scaled(float v, float s) { return v * s; }",
         loop_prep="const float twice = 2 * a",
-        after_loop="atomicAdd(threads_done, 1)")
+        after_loop="atomicAdd(threads_done, 1)",
+    )
     y, done = gpuarray.empty(n, np.float32), gpuarray.zeros(1, np.int32)
     kernel(gpuarray.to_gpu(x), y, np.float32(1.5), done)
     np.testing.assert_array_equal(y.get(), x * np.float32(3.0))
@@ -260,16 +288,33 @@ def test_loop_prep_after_loop_and_preamble(ctx):
 
 @pytest.mark.gpu
 def test_an_empty_array_still_runs_loop_prep_and_after_loop(ctx):
-    kernel = ElementwiseKernel("float *x, int *flag", "x[i] = 1", "empty_run",
-                               after_loop="if (cta_start + tid == 0) flag[0] = 7")
+    kernel = ElementwiseKernel(
+        "float *x, int *flag", "x[i] = 1", "empty_run", after_loop="if (cta_start + tid == 0) flag[0] = 7"
+    )
     flag = gpuarray.zeros(1, np.int32)
     kernel(gpuarray.empty(0, np.float32), flag)
     assert flag.get()[0] == 7
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
-                                   np.uint64, np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+    ],
+)
 def test_scalars_of_every_type(ctx, dtype):
     ctype = tools.dtype_to_ctype(dtype)
     fill = ElementwiseKernel(f"{ctype} *x, {ctype} v", "x[i] = v", "fill_" + np.dtype(dtype).name)
@@ -294,8 +339,12 @@ def test_vector_and_struct_types(ctx):
 
     pair = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
     tools.get_or_register_dtype("pair_t", pair)
-    scale = ElementwiseKernel("pair_t *p, pair_t by", "p[i].a = p[i].a * by.a; p[i].b = p[i].b * by.b", "pairs",
-                              preamble="struct pair_t { int a; double b; };")
+    scale = ElementwiseKernel(
+        "pair_t *p, pair_t by",
+        "p[i].a = p[i].a * by.a; p[i].b = p[i].b * by.b",
+        "pairs",
+        preamble="struct pair_t { int a; double b; };",
+    )
     host = np.zeros(50, pair)
     host["a"], host["b"] = np.arange(50), np.linspace(0, 1, 50)
     p = gpuarray.to_gpu(host)
@@ -310,8 +359,9 @@ def test_vector_and_struct_types(ctx):
 @pytest.mark.gpu
 def test_complex_arithmetic_through_pycuda_complex(ctx):
     z = (rand(500) + 1j * rand(500, seed=1)).astype(np.complex64)
-    kernel = ElementwiseKernel("pycuda::complex<float> *z, pycuda::complex<float> *w, float a",
-                               "w[i] = z[i] * z[i] + a", "csq")
+    kernel = ElementwiseKernel(
+        "pycuda::complex<float> *z, pycuda::complex<float> *w, float a", "w[i] = z[i] * z[i] + a", "csq"
+    )
     w = gpuarray.empty(500, np.complex64)
     kernel(gpuarray.to_gpu(z), w, 0.5)
     np.testing.assert_allclose(w.get(), z * z + np.float32(0.5), rtol=1e-5)
@@ -331,8 +381,13 @@ def test_stream_argument(ctx):
 @pytest.mark.gpu
 def test_options_and_include_directories(ctx, tmp_path):
     (tmp_path / "scale.h").write_text("#define SCALE 3\n")
-    kernel = ElementwiseKernel("float *x", "x[i] = OFFSET + SCALE * x[i]", "opts", preamble='#include "scale.h"',
-                               options=["-DOFFSET=1", "-I" + str(tmp_path)])
+    kernel = ElementwiseKernel(
+        "float *x",
+        "x[i] = OFFSET + SCALE * x[i]",
+        "opts",
+        preamble='#include "scale.h"',
+        options=["-DOFFSET=1", "-I" + str(tmp_path)],
+    )
     x = rand(100)
     x_gpu = gpuarray.to_gpu(x)
     kernel(x_gpu)
@@ -372,6 +427,7 @@ def test_non_contiguous_and_mismatched_arrays_are_refused(ctx):
 @pytest.mark.gpu
 def test_foreign_arrays_through_the_array_interface(ctx):
     from gpukit import cuda
+
     x = rand(300)
     device_array = cuda.to_device(x)
     kernel = ElementwiseKernel("float *x", "x[i] = -x[i]", "negate_foreign")
@@ -382,6 +438,7 @@ def test_foreign_arrays_through_the_array_interface(ctx):
 @pytest.mark.gpu
 def test_one_kernel_serves_several_contexts():
     from conftest import drain_context_stack
+
     kernel = ElementwiseKernel("float *x", "x[i] = 5", "two_contexts")
     drain_context_stack()
     for _ in range(2):
@@ -398,15 +455,19 @@ def test_one_kernel_serves_several_contexts():
 
 # ---- PyCUDA's lower-level helpers
 
+
 def test_get_elwise_kernel_and_types_appends_the_loop_arguments():
     from gpukit import elementwise
+
     source = elementwise._gpukit._elementwise_kernel_source(
-        "k", [("float *x", "x", True), ("unsigned long n", "n", False)], "x[i] = 0", "", "", "", False)
+        "k", [("float *x", "x", True), ("unsigned long n", "n", False)], "x[i] = 0", "", "", "", False
+    )
     assert source.count("unsigned long n") == 1
 
 
 def test_get_elwise_kernel_compiles_declarations_as_written():
     from gpukit.elementwise import _elwise_kernel_source
+
     source = _elwise_kernel_source("const float *__restrict__ x, float *y", "y[i] = x[i]", "k")
     assert "(const float *__restrict__ x, float *y, unsigned long n)" in source
     compiles_source(source)
@@ -418,6 +479,7 @@ def test_get_elwise_kernel_compiles_declarations_as_written():
 @pytest.mark.gpu
 def test_get_elwise_kernel_is_a_prepared_function(ctx):
     from gpukit.elementwise import get_elwise_kernel, get_elwise_kernel_and_types, get_elwise_module
+
     x = gpuarray.to_gpu(np.arange(100, dtype=np.float32))
     _, function, arguments = get_elwise_kernel_and_types("float *x, float a", "x[i] = a * x[i]", "scale")
     assert [a.name for a in arguments] == ["x", "a", "n"]

@@ -16,6 +16,7 @@ wrong in each and what gpukit does instead):
   call still runs while exit() runs the libraries' exit handlers (which used to segfault
   under a running NVRTC compile).
 """
+
 import os
 import subprocess
 import sys
@@ -49,7 +50,9 @@ _gpukit._set_leak_warnings(False)
 
 # A daemon thread that runs `start` once, then calls `op` over and over; the script goes on
 # once `ready` is set.
-THREAD = LEAKS_BY_DESIGN + """
+THREAD = (
+    LEAKS_BY_DESIGN
+    + """
 import threading, time
 _entered, _completed = threading.Event(), threading.Event()
 def _call_forever():
@@ -61,6 +64,7 @@ def _call_forever():
 threading.Thread(target=_call_forever, daemon=True).start()
 assert {ready}.wait(120), "the thread did not get going"
 """
+)
 
 WHEN = ("returns while finalizing", "runs past exit")
 
@@ -91,12 +95,14 @@ def assert_clean_exit_with_thread(setup, calls, when, start="pass"):
     (name -> (short call, long call)) that meets the exit as `when` says."""
     short, long = calls
     if when == "returns while finalizing":
-        thread = THREAD.format(op=textwrap.indent(textwrap.dedent(short).strip(), " " * 8), ready="_completed",
-                               start=start)
+        thread = THREAD.format(
+            op=textwrap.indent(textwrap.dedent(short).strip(), " " * 8), ready="_completed", start=start
+        )
         assert_clean_exit(setup, thread, SLOW_FINALIZATION)
     else:
-        thread = THREAD.format(op=textwrap.indent(textwrap.dedent(long).strip(), " " * 8), ready="_entered",
-                               start=start)
+        thread = THREAD.format(
+            op=textwrap.indent(textwrap.dedent(long).strip(), " " * 8), ready="_entered", start=start
+        )
         assert_clean_exit(setup, thread, "time.sleep(0.2)")
 
 
@@ -123,11 +129,14 @@ buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, host.nbytes)
 other = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, host.nbytes)
 """
 
-CL_SVM_SETUP = CL_SETUP + """
+CL_SVM_SETUP = (
+    CL_SETUP
+    + """
 if ctx.devices[0].svm_capabilities == 0:
     raise SystemExit(3)  # nothing to test on this device; the exit must still be clean
 svm_pool = cl_tools.SVMPool(cl_tools.SVMAllocator(ctx, queue=q))
 """
+)
 
 # Every OpenCL call that releases the GIL, as (short call, long call); the long ones wait for
 # a kernel that runs for seconds.
@@ -135,23 +144,41 @@ LONG_KERNEL = "prg.spin(q, (1,), None, other, np.int32(2000000000))"
 CL_BLOCKING_CALLS = {
     "Event.wait": ("prg.spin(q, (4,), None, buf, np.int32(20000)).wait()", f"{LONG_KERNEL}.wait()"),
     "CommandQueue.finish": ("prg.spin(q, (4,), None, buf, np.int32(20000)); q.finish()", f"{LONG_KERNEL}; q.finish()"),
-    "Program.build": ("cl.Program(ctx, SOURCE).build()",
-                      "cl.Program(ctx, SOURCE + '//' + str(time.perf_counter_ns())).build()"),
-    "enqueue_copy host to buffer": ("cl.enqueue_copy(q, buf, host)", f"cl.enqueue_copy(q, buf, host, wait_for=[{LONG_KERNEL}])"),
-    "enqueue_copy buffer to host": ("cl.enqueue_copy(q, host, buf)", f"cl.enqueue_copy(q, host, buf, wait_for=[{LONG_KERNEL}])"),
-    "enqueue_copy buffer to buffer": ("cl.enqueue_copy(q, other, buf)",
-                                      f"cl.enqueue_copy(q, buf, other, wait_for=[{LONG_KERNEL}])"),
-    "enqueue_copy non-blocking": ("cl.enqueue_copy(q, buf, host, is_blocking=False).wait()",
-                                  f"cl.enqueue_copy(q, buf, host, is_blocking=False, wait_for=[{LONG_KERNEL}]).wait()"),
+    "Program.build": (
+        "cl.Program(ctx, SOURCE).build()",
+        "cl.Program(ctx, SOURCE + '//' + str(time.perf_counter_ns())).build()",
+    ),
+    "enqueue_copy host to buffer": (
+        "cl.enqueue_copy(q, buf, host)",
+        f"cl.enqueue_copy(q, buf, host, wait_for=[{LONG_KERNEL}])",
+    ),
+    "enqueue_copy buffer to host": (
+        "cl.enqueue_copy(q, host, buf)",
+        f"cl.enqueue_copy(q, host, buf, wait_for=[{LONG_KERNEL}])",
+    ),
+    "enqueue_copy buffer to buffer": (
+        "cl.enqueue_copy(q, other, buf)",
+        f"cl.enqueue_copy(q, buf, other, wait_for=[{LONG_KERNEL}])",
+    ),
+    "enqueue_copy non-blocking": (
+        "cl.enqueue_copy(q, buf, host, is_blocking=False).wait()",
+        f"cl.enqueue_copy(q, buf, host, is_blocking=False, wait_for=[{LONG_KERNEL}]).wait()",
+    ),
 }
 
 CL_SVM_BLOCKING_CALLS = {
-    "enqueue_copy to SVM": ("cl.enqueue_copy(q, svm_pool.allocate(host.nbytes), host)",
-                            f"cl.enqueue_copy(q, svm_pool.allocate(host.nbytes), host, wait_for=[{LONG_KERNEL}])"),
-    "PooledSVM.release": ("block = svm_pool.allocate(4096); block.bind_to_queue(q); block.release()",
-                          f"block = svm_pool.allocate(4096); block.bind_to_queue(q); {LONG_KERNEL}; block.release()"),
-    "PooledSVM.enqueue_release": ("svm_pool.allocate(4096).enqueue_release(q)",
-                                  f"block = svm_pool.allocate(4096); {LONG_KERNEL}; block.enqueue_release(q)"),
+    "enqueue_copy to SVM": (
+        "cl.enqueue_copy(q, svm_pool.allocate(host.nbytes), host)",
+        f"cl.enqueue_copy(q, svm_pool.allocate(host.nbytes), host, wait_for=[{LONG_KERNEL}])",
+    ),
+    "PooledSVM.release": (
+        "block = svm_pool.allocate(4096); block.bind_to_queue(q); block.release()",
+        f"block = svm_pool.allocate(4096); block.bind_to_queue(q); {LONG_KERNEL}; block.release()",
+    ),
+    "PooledSVM.enqueue_release": (
+        "svm_pool.allocate(4096).enqueue_release(q)",
+        f"block = svm_pool.allocate(4096); {LONG_KERNEL}; block.enqueue_release(q)",
+    ),
 }
 
 
@@ -228,31 +255,41 @@ def test_opencl_svm_objects_in_globals(case):
 @needs_opencl
 def test_opencl_objects_in_reference_cycles():
     # Collected by the cyclic collector at exit (or never): either way in no set order.
-    assert_clean_exit(CL_SETUP, SELF_REFERENCING_HOLDER, """
+    assert_clean_exit(
+        CL_SETUP,
+        SELF_REFERENCING_HOLDER,
+        """
         holder.objects = [ctx, q, prg, buf, cl.Kernel(prg, "fill"), prg.fill(q, (4,), None, buf, np.int32(1))]
         pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(q))
         holder.block = pool.allocate(1024)
         cycle = [holder, pool]
         cycle.append(cycle)
         del holder, pool, cycle, ctx, q, prg, buf, other
-    """)
+    """,
+    )
 
 
 @needs_opencl
 def test_opencl_finalizer_using_objects_at_exit():
     # A __del__ that runs during finalization and still uses the queue and buffers.
-    assert_clean_exit(CL_SETUP, """
+    assert_clean_exit(
+        CL_SETUP,
+        """
         class Flusher:
             def __del__(self):
                 cl.enqueue_copy(q, host, buf)
                 q.finish()
         flusher = Flusher()
-    """)
+    """,
+    )
 
 
 @needs_opencl
 def test_opencl_several_daemon_threads_and_a_running_kernel():
-    assert_clean_exit(CL_SETUP, LEAKS_BY_DESIGN, """
+    assert_clean_exit(
+        CL_SETUP,
+        LEAKS_BY_DESIGN,
+        """
         import threading, time
         def call_forever(op):
             while True:
@@ -261,7 +298,9 @@ def test_opencl_several_daemon_threads_and_a_running_kernel():
             threading.Thread(target=call_forever, args=(op,), daemon=True).start()
         running = prg.spin(q, (1,), None, other, np.int32(100000000))
         time.sleep(0.2)
-    """, SLOW_FINALIZATION)
+    """,
+        SLOW_FINALIZATION,
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -287,8 +326,10 @@ def link(ptx):
 """
 
 CPU_BLOCKING_CALLS = {
-    "compile": ('compiler.compile(SOURCE, arch="sm_90")',
-                'compiler.compile(SOURCE + "//" + str(time.perf_counter_ns()), arch="sm_90", cache_dir=False)'),
+    "compile": (
+        'compiler.compile(SOURCE, arch="sm_90")',
+        'compiler.compile(SOURCE + "//" + str(time.perf_counter_ns()), arch="sm_90", cache_dir=False)',
+    ),
     "nvJitLink complete": ("link(ptx)", "link(ptx)"),
 }
 
@@ -376,23 +417,34 @@ def behind_long_cuda_kernel(call):
 
 # As (short call, long call); the long ones wait for a kernel that runs for seconds.
 CUDA_BLOCKING_CALLS = {
-    "Context.synchronize": ("twice(dev, block=(256, 1, 1)); drv.Context.synchronize()",
-                            f"{LONG_CUDA_KERNEL}; drv.Context.synchronize()"),
-    "Stream.synchronize": ("twice(dev, block=(256, 1, 1), stream=stream); stream.synchronize()",
-                           "spin(np.int64(1 << 33), block=(1, 1, 1), stream=stream); stream.synchronize()"),
-    "Event.synchronize": ("drv.Event().record(stream).synchronize()",
-                          "spin(np.int64(1 << 33), block=(1, 1, 1), stream=stream); "
-                          "drv.Event().record(stream).synchronize()"),
+    "Context.synchronize": (
+        "twice(dev, block=(256, 1, 1)); drv.Context.synchronize()",
+        f"{LONG_CUDA_KERNEL}; drv.Context.synchronize()",
+    ),
+    "Stream.synchronize": (
+        "twice(dev, block=(256, 1, 1), stream=stream); stream.synchronize()",
+        "spin(np.int64(1 << 33), block=(1, 1, 1), stream=stream); stream.synchronize()",
+    ),
+    "Event.synchronize": (
+        "drv.Event().record(stream).synchronize()",
+        "spin(np.int64(1 << 33), block=(1, 1, 1), stream=stream); drv.Event().record(stream).synchronize()",
+    ),
     "memcpy_htod": behind_long_cuda_kernel("drv.memcpy_htod(dev, host)"),
     "memcpy_dtoh": behind_long_cuda_kernel("drv.memcpy_dtoh(host, dev)"),
-    "memcpy_dtod": ("drv.memcpy_dtod(dev2, dev, host.nbytes)",
-                    f"{LONG_CUDA_KERNEL}; drv.memcpy_dtod(dev2, dev, host.nbytes); drv.Context.synchronize()"),
-    "time_kernel launch": ("twice(dev, block=(256, 1, 1), time_kernel=True)",
-                           "spin(np.int64(1 << 33), block=(1, 1, 1), time_kernel=True)"),
+    "memcpy_dtod": (
+        "drv.memcpy_dtod(dev2, dev, host.nbytes)",
+        f"{LONG_CUDA_KERNEL}; drv.memcpy_dtod(dev2, dev, host.nbytes); drv.Context.synchronize()",
+    ),
+    "time_kernel launch": (
+        "twice(dev, block=(256, 1, 1), time_kernel=True)",
+        "spin(np.int64(1 << 33), block=(1, 1, 1), time_kernel=True)",
+    ),
     "GPUArray get": behind_long_cuda_kernel("gpuarray.to_gpu(host).get()"),
     "GPUArray sum": behind_long_cuda_kernel("gpuarray.to_gpu(host).sum().get()"),
-    "SourceModule": ("SourceModule(SOURCE, no_extern_c=True)",
-                     "SourceModule(SOURCE + '//' + str(time.perf_counter_ns()), no_extern_c=True)"),
+    "SourceModule": (
+        "SourceModule(SOURCE, no_extern_c=True)",
+        "SourceModule(SOURCE + '//' + str(time.perf_counter_ns()), no_extern_c=True)",
+    ),
 }
 
 
@@ -447,7 +499,11 @@ def test_cuda_objects_in_globals(case):
 
 @pytest.mark.gpu
 def test_cuda_objects_in_reference_cycles():
-    assert_clean_exit(CUDA_SETUP, SELF_REFERENCING_HOLDER, """
+    assert_clean_exit(
+        CUDA_SETUP,
+        SELF_REFERENCING_HOLDER,
+        """
         holder.objects = [stream, dev, twice, drv.Event(), gpuarray.to_gpu(host), drv.Context.get_current()]
         del holder, stream, dev, twice
-    """)
+    """,
+    )

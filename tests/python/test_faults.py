@@ -1,6 +1,7 @@
 """Faults seen from Python on a real device: a kernel that faults loses its context but not
 the process (the process goes on with clean errors); real out-of-memory is a MemoryError and leaves the
 device usable. (Faults injected at every driver entry point are tests/cpp/cuda/test_faults.cpp.)"""
+
 import numpy as np
 import pytest
 
@@ -16,7 +17,8 @@ def test_a_faulting_kernel_loses_its_context_not_the_process():
     # Driver 580 keeps the device unusable for the rest of a process after an illegal
     # address (even a new context is refused); the process must go on with clean errors,
     # exit as it chooses, and a new process must find the device working.
-    out = run_in_fresh_process("""
+    out = run_in_fresh_process(
+        """
         import numpy as np
         import gpukit.driver as drv
         import gpukit.gpuarray as gpuarray
@@ -51,7 +53,9 @@ def test_a_faulting_kernel_loses_its_context_not_the_process():
             assert "ILLEGAL_ADDRESS" in str(e), e
             print("a new context is refused")
         raise SystemExit(3)
-        """, expect_returncode=3)
+        """,
+        expect_returncode=3,
+    )
     assert "fault:" in out and out.count("then: ") == 3
     assert "a new context works" in out or "a new context is refused" in out
     out = run_in_fresh_process("""

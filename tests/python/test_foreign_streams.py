@@ -1,5 +1,6 @@
 """stream= takes any object with __cuda_stream__ (CUDA Python's stream protocol), as well as
 gpukit's Stream and None (python/bindings/common/memory_args.cpp, stream_arg)."""
+
 import numpy as np
 import pytest
 
@@ -30,16 +31,19 @@ def test_a_protocol_stream_is_accepted(handle):
     assert fake_array(ForeignStream((0, handle))).stream.__cuda_stream__() == (0, handle)
 
 
-@pytest.mark.parametrize("answer, error, message", [
-    (5, TypeError, r"ForeignStream.__cuda_stream__\(\) must return a \(version, handle\) tuple, got int"),
-    ((0, 1, 2), TypeError, "must return a"),
-    ((1, 5), ValueError, "returned version 1; gpukit knows version 0"),
-    (("0", 5), ValueError, "returned version '0'"),
-    ((0, -1), Exception, "handle"),
-    ((0, 2**64), Exception, "handle"),
-    ((0, 2.5), TypeError, "handle"),
-    (KeyError("from the object"), KeyError, "from the object"),
-])
+@pytest.mark.parametrize(
+    "answer, error, message",
+    [
+        (5, TypeError, r"ForeignStream.__cuda_stream__\(\) must return a \(version, handle\) tuple, got int"),
+        ((0, 1, 2), TypeError, "must return a"),
+        ((1, 5), ValueError, "returned version 1; gpukit knows version 0"),
+        (("0", 5), ValueError, "returned version '0'"),
+        ((0, -1), Exception, "handle"),
+        ((0, 2**64), Exception, "handle"),
+        ((0, 2.5), TypeError, "handle"),
+        (KeyError("from the object"), KeyError, "from the object"),
+    ],
+)
 def test_a_bad_protocol_answer_is_a_clear_error(answer, error, message):
     with pytest.raises(error, match=message):
         fake_array(ForeignStream(answer))

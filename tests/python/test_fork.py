@@ -5,6 +5,7 @@ children, and children of processes that never used the library, use it as usual
 
 Each case forks inside a fresh process of its own, never the test runner, and a child that
 hangs is killed and reported as "child hung" rather than stopping the suite."""
+
 import multiprocessing
 import os
 import subprocess
@@ -25,8 +26,9 @@ def run_script(script, env=None, timeout=180):
     """Runs `script` in a fresh process; returns its stdout after asserting that it exited
     with 0 and printed nothing on stderr (nor did any child it forked)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **(env or {}))
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)], env=env, capture_output=True, text=True, timeout=timeout
+    )
     assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
     return proc.stdout
 
@@ -137,7 +139,7 @@ CPU_WORK = {
     "import": "lambda: __import__('gpukit.gpuarray')",
     "layout": "lambda: _gpukit.Layout([3, 4], [16, 4], 4).transpose().shape == [4, 3] or fail()",
     "compile": "lambda: compiler.compile('extern \"C\" __global__ void k(int *a) { a[0] = 1; }', arch='sm_90')[:4]"
-               " == b'\\x7fELF' or fail()",
+    " == b'\\x7fELF' or fail()",
     "numpy": "lambda: np.testing.assert_array_equal(np.arange(3) * 2, [0, 2, 4])",
 }
 
@@ -160,7 +162,9 @@ def test_cpu_work_in_a_forked_child_after_opencl():
 def test_opencl_in_a_child_of_a_process_that_did_not_use_it():
     # Only checking that the loader exists sets nothing up: the child may use OpenCL, and
     # so may its own child once it has (that child's parent is the one that used it).
-    out = run_script(FORK_AND_TRY + """
+    out = run_script(
+        FORK_AND_TRY
+        + """
 import numpy as np
 import gpukit.cl as cl
 assert cl.available()
@@ -176,7 +180,8 @@ def double_in_child():
     np.testing.assert_array_equal(out, host * 2)
     fork_and_try([("grandchild", cl.get_platforms)])
 fork_and_try([("double", double_in_child)])
-""")
+"""
+    )
     lines = out.splitlines()
     assert lines[0].startswith("grandchild: RuntimeError: OpenCL was initialized in a parent"), out
     assert lines[1:] == ["child exit status 5", "double: ok", "child exit status 5"], out
@@ -187,7 +192,8 @@ def _double_with_opencl(values):
     q = cl.CommandQueue(ctx)
     buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=values)
     cl.Program(ctx, "__kernel void twice(__global int *a) { a[get_global_id(0)] *= 2; }").build().twice(
-        q, (values.size,), None, buf)
+        q, (values.size,), None, buf
+    )
     out = np.empty_like(values)
     cl.enqueue_copy(q, out, buf)
     return out
@@ -209,7 +215,8 @@ def test_multiprocessing_spawn_works_and_fork_says_to_use_it():
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         np.testing.assert_array_equal(pool.apply_async(_double_with_opencl, (values,)).get(120), values * 2)
     # A hung worker makes get() time out; leaving the with-block then terminates the pool.
-    out = run_script("""
+    out = run_script(
+        """
 import multiprocessing, sys, warnings
 warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
 sys.path.insert(0, %r)
@@ -218,7 +225,9 @@ from test_fork import _opencl_error_in_child
 cl.get_platforms()
 with multiprocessing.get_context("fork").Pool(1) as pool:
     print(pool.apply_async(_opencl_error_in_child, (None,)).get(60))
-""" % os.path.dirname(__file__))
+"""
+        % os.path.dirname(__file__)
+    )
     assert "cannot be used in a forked child" in out and "'spawn' start method" in out, out
 
 
@@ -257,7 +266,9 @@ while done[0] == 0:
 
 
 def test_a_child_compiles_and_links_while_a_thread_of_its_parent_did():
-    out = run_script(COMPILING_THREAD + """
+    out = run_script(
+        COMPILING_THREAD
+        + """
 for n in range(6):
     time.sleep(0.01 * (n % 4))  # forks at different points of the thread's calls
     pid = os.fork()
@@ -281,21 +292,27 @@ for n in range(6):
 stop.set()
 thread.join()  # so that nothing the thread made is alive at exit
 print("done")
-""", timeout=300)
+""",
+        timeout=300,
+    )
     assert out == "done\n", out
 
 
 def test_nccl_in_a_forked_child_of_a_process_that_loaded_it_is_a_clear_error():
     import gpukit.nccl as nccl
+
     if not nccl.available():
         pytest.skip("NCCL (libnccl.so.2) is not installed")
     # NCCL's calls wait on their peers, so fork() cannot wait for them: the child is refused.
-    out = run_script(FORK_AND_TRY + """
+    out = run_script(
+        FORK_AND_TRY
+        + """
 import gpukit.nccl as nccl
 fork_and_try([("version before", nccl.version)])  # nothing loaded in this process yet: the child may
 nccl.version()
 fork_and_try([("version", nccl.version), ("get_unique_id", nccl.get_unique_id)])
-""")
+"""
+    )
     lines = out.splitlines()
     assert lines[0].startswith("version before: ok") and lines[1] == "child exit status 5", out
     assert_refused(child_results("\n".join(lines[2:]), ["version", "get_unique_id"]), "NCCL")
@@ -304,6 +321,7 @@ fork_and_try([("version", nccl.version), ("get_unique_id", nccl.get_unique_id)])
 # ---------------------------------------------------------------------------------------
 # CUDA without a GPU: the toolkit's stub libcuda.so (for linking; every call fails) loads
 # as a driver, which is all the fork check looks at.
+
 
 def toolkit_stub_libcuda():
     nvcc = installed_nvcc()
@@ -332,7 +350,9 @@ def test_cuda_in_a_forked_child_is_a_clear_error_with_the_stub_driver(tmp_path):
     if stub is None:
         pytest.skip("no CUDA toolkit with a stub libcuda.so")
     (tmp_path / "libcuda.so.1").symlink_to(stub)
-    out = run_script(FORK_AND_TRY + f"""
+    out = run_script(
+        FORK_AND_TRY
+        + f"""
 import gpukit.driver as drv
 calls = {calls_list(CUDA_CHILD_CALLS)}
 fork_and_try(calls)  # before this process loaded the driver: the child's own error
@@ -341,11 +361,13 @@ try:
 except drv.RuntimeError as e:
     print("parent:", e)
 fork_and_try(calls)  # after: the fork error
-""", env={"LD_LIBRARY_PATH": str(tmp_path)})
+""",
+        env={"LD_LIBRARY_PATH": str(tmp_path)},
+    )
     lines = out.splitlines()
     first_child, parent, second_child = lines[:6], lines[6], lines[7:]
     assert parent.startswith("parent: cuInit failed"), out
-    own_error = "RuntimeError: " + parent[len("parent: "):]
+    own_error = "RuntimeError: " + parent[len("parent: ") :]
     assert child_results("\n".join(first_child), CUDA_CHILD_CALLS) == dict.fromkeys(CUDA_CHILD_CALLS, own_error)
     assert_refused(child_results("\n".join(second_child), CUDA_CHILD_CALLS), "CUDA")
 
@@ -353,17 +375,20 @@ fork_and_try(calls)  # after: the fork error
 def test_cuda_without_a_driver_gives_the_same_error_in_a_child():
     if drv.driver_available():
         pytest.skip("a CUDA driver is installed (test_cuda_in_a_forked_child_is_a_clear_error covers it)")
-    out = run_script(FORK_AND_TRY + f"""
+    out = run_script(
+        FORK_AND_TRY
+        + f"""
 import gpukit.driver as drv
 try:
     drv.Device(0)
 except drv.RuntimeError as e:
     print("parent:", e)
 fork_and_try({calls_list(CUDA_CHILD_CALLS)})
-""")
+"""
+    )
     lines = out.splitlines()
     assert "libcuda.so.1 could not be loaded" in lines[0], out
-    own_error = "RuntimeError: " + lines[0][len("parent: "):]
+    own_error = "RuntimeError: " + lines[0][len("parent: ") :]
     assert child_results("\n".join(lines[1:]), CUDA_CHILD_CALLS) == dict.fromkeys(CUDA_CHILD_CALLS, own_error)
 
 
@@ -385,16 +410,19 @@ pool = tools.DeviceMemoryPool()
 block = pool.allocate(1 << 20)
 """
 
-CUDA_GPU_CHILD_CALLS = dict(CUDA_CHILD_CALLS, **{
-    "make_context": "lambda: drv.Device(0).make_context()",
-    "memcpy_dtoh": "lambda: drv.memcpy_dtoh(np.empty_like(host), array.gpudata)",
-    "GPUArray get": "array.get",
-    "to_gpu": "lambda: gpuarray.to_gpu(host)",
-    "Stream.synchronize": "stream.synchronize",
-    "Event.synchronize": "event.synchronize",
-    "Context.synchronize": "drv.Context.synchronize",
-    "pool allocate": "lambda: pool.allocate(1 << 22)",
-})
+CUDA_GPU_CHILD_CALLS = dict(
+    CUDA_CHILD_CALLS,
+    **{
+        "make_context": "lambda: drv.Device(0).make_context()",
+        "memcpy_dtoh": "lambda: drv.memcpy_dtoh(np.empty_like(host), array.gpudata)",
+        "GPUArray get": "array.get",
+        "to_gpu": "lambda: gpuarray.to_gpu(host)",
+        "Stream.synchronize": "stream.synchronize",
+        "Event.synchronize": "event.synchronize",
+        "Context.synchronize": "drv.Context.synchronize",
+        "pool allocate": "lambda: pool.allocate(1 << 22)",
+    },
+)
 
 
 @pytest.mark.gpu
@@ -412,6 +440,7 @@ def test_cpu_work_in_a_forked_child_after_cuda():
 def _double_with_cuda(values):
     import gpukit.autoinit  # noqa: F401
     import gpukit.gpuarray as gpuarray
+
     return (gpuarray.to_gpu(values) * 2).get()
 
 

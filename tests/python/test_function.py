@@ -1,6 +1,7 @@
 """Modules and kernels on a real GPU: loading, every kind of argument, prepared calls,
 timing, attributes and the errors. Self-contained: device memory comes from In/Out/InOut
 and from __device__ arrays found with get_global, not from another memory API."""
+
 import ctypes
 import struct
 import subprocess
@@ -62,6 +63,7 @@ def has_param_info(func):
 
 # --- the tutorial's doublify, three ways ------------------------------------------------
 
+
 def test_doublify_with_inout(mod):
     a = np.random.randn(4, 4).astype(np.float32)
     expected = 2 * a
@@ -98,11 +100,21 @@ def test_doublify_prepared_on_a_raw_address(mod):
 
 # --- arguments of every kind -------------------------------------------------------------
 
+
 def test_numpy_scalars_and_buffers(mod):
     out = np.zeros(8)
     pair = struct.pack("if", 4, 5.5)
-    mod.get_function("record")(drv.Out(out), np.int32(-3), np.float32(1.5), np.float64(2.25), np.int64(1 << 40),
-                               np.uint8(200), np.int16(-7), pair, block=(1, 1, 1))
+    mod.get_function("record")(
+        drv.Out(out),
+        np.int32(-3),
+        np.float32(1.5),
+        np.float64(2.25),
+        np.int64(1 << 40),
+        np.uint8(200),
+        np.int16(-7),
+        pair,
+        block=(1, 1, 1),
+    )
     np.testing.assert_allclose(out, [-3, 1.5, 2.25, 1 << 40, 200, -7, 4, 5.5])
 
 
@@ -111,8 +123,17 @@ def test_ctypes_structure_is_copied_verbatim(mod):
         _fields_ = [("a", ctypes.c_int), ("b", ctypes.c_float)]
 
     out = np.zeros(8)
-    mod.get_function("record")(drv.Out(out), np.int32(1), np.float32(2), np.float64(3), np.int64(4), np.uint8(5),
-                               np.int16(6), Pair(7, 8.5), block=(1, 1, 1))
+    mod.get_function("record")(
+        drv.Out(out),
+        np.int32(1),
+        np.float32(2),
+        np.float64(3),
+        np.int64(4),
+        np.uint8(5),
+        np.int16(6),
+        Pair(7, 8.5),
+        block=(1, 1, 1),
+    )
     np.testing.assert_allclose(out, [1, 2, 3, 4, 5, 6, 7, 8.5])
 
 
@@ -170,6 +191,7 @@ def test_dynamic_shared_memory(mod):
 
 # --- timing ------------------------------------------------------------------------------
 
+
 def test_time_kernel_returns_seconds(mod):
     a = np.ones(16, dtype=np.float32)
     seconds = mod.get_function("doublify")(drv.InOut(a), block=(4, 4, 1), time_kernel=True)
@@ -186,6 +208,7 @@ def test_prepared_timed_call(mod):
 
 
 # --- errors ------------------------------------------------------------------------------
+
 
 def test_unknown_kernel_is_named(mod):
     with pytest.raises(drv.LogicError, match="'triplify'"):
@@ -209,8 +232,17 @@ def test_wrong_argument_count_and_size(mod):
     with pytest.raises(drv.LogicError, match="takes 8 parameter"):
         record(drv.Out(out), np.int32(1), block=(1, 1, 1))
     with pytest.raises(drv.LogicError, match="argument 2 is 8 bytes"):
-        record(drv.Out(out), np.int32(1), np.float64(2), np.float64(3), np.int64(4), np.uint8(5), np.int16(6),
-               struct.pack("if", 7, 8), block=(1, 1, 1))
+        record(
+            drv.Out(out),
+            np.int32(1),
+            np.float64(2),
+            np.float64(3),
+            np.int64(4),
+            np.uint8(5),
+            np.int16(6),
+            struct.pack("if", 7, 8),
+            block=(1, 1, 1),
+        )
     with pytest.raises(ValueError, match="argument 1"):
         record(drv.Out(out), 1 << 40, 1.0, 1.0, 1, 1, 1, struct.pack("if", 7, 8), block=(1, 1, 1))
 
@@ -220,8 +252,9 @@ def test_a_numpy_array_for_a_pointer_is_refused_by_its_size(mod):
     doublify = mod.get_function("doublify")
     if not has_param_info(doublify):
         pytest.skip("the driver cannot describe kernel parameters (needs CUDA 12.4+)")
-    with pytest.raises(drv.LogicError, match="argument 0 is 64 bytes, but parameter 0 of the kernel is 8 bytes") \
-            as info:
+    with pytest.raises(
+        drv.LogicError, match="argument 0 is 64 bytes, but parameter 0 of the kernel is 8 bytes"
+    ) as info:
         doublify(np.zeros(16, dtype=np.float32), block=(4, 4, 1))
     assert "In(), Out() or InOut()" in str(info.value)
 
@@ -283,6 +316,7 @@ def test_kernel_fault_is_a_launch_error():
 
 # --- attributes, configs, loading ---------------------------------------------------------
 
+
 def test_attributes(mod):
     f = mod.get_function("doublify")
     assert f.num_regs > 0
@@ -301,8 +335,11 @@ def test_module_from_buffer_with_ptx_options_and_messages(ctx):
     major, minor = drv.Context.get_device().compute_capability()
     ptx = compile(SOURCE, arch=f"compute_{min(major * 10 + minor, 90)}")
     messages = []
-    module = drv.module_from_buffer(ptx, options=[(drv.jit_option.MAX_REGISTERS, 32)],
-                                    message_handler=lambda ok, info, err: messages.append((ok, info, err)))
+    module = drv.module_from_buffer(
+        ptx,
+        options=[(drv.jit_option.MAX_REGISTERS, 32)],
+        message_handler=lambda ok, info, err: messages.append((ok, info, err)),
+    )
     assert messages and messages[0][0] is True
     assert module.get_function("doublify").num_regs <= 32
     with pytest.raises(drv.Error):

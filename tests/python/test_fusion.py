@@ -1,6 +1,7 @@
 """Fusion of chained GPUArray arithmetic (gpukit._array.fusion): when deferring is safe, and on
 the GPU that fused results equal numpy's and run one kernel, and that operators which do
 not fuse pay nothing for it."""
+
 import numpy as np
 import pytest
 
@@ -17,16 +18,30 @@ class Probe:
 
     def _record(self, other):
         import sys
+
         self.log.append(_fusion.feeds_next_operator(sys._getframe(2)))
         return self
 
-    def __mul__(self, other): return self._record(other)
-    def __add__(self, other): return self._record(other)
-    def __rmul__(self, other): return self._record(other)
-    def __radd__(self, other): return self._record(other)
-    def __sub__(self, other): return self._record(other)
-    def __pow__(self, other): return self._record(other)
-    def __iadd__(self, other): return self._record(other)
+    def __mul__(self, other):
+        return self._record(other)
+
+    def __add__(self, other):
+        return self._record(other)
+
+    def __rmul__(self, other):
+        return self._record(other)
+
+    def __radd__(self, other):
+        return self._record(other)
+
+    def __sub__(self, other):
+        return self._record(other)
+
+    def __pow__(self, other):
+        return self._record(other)
+
+    def __iadd__(self, other):
+        return self._record(other)
 
 
 def decisions(function, *args):
@@ -41,19 +56,23 @@ GLOBAL_SCALAR = 2.0
 def test_chained_operators_defer_the_inner_result():
     def axpb(x, log, a=3.0, b=1.0):
         return a * x + b
+
     assert decisions(axpb) == [True, False]  # the sum is returned: computed at once
 
     def b_plus_ax(x, log, a=3.0, b=1.0):
         return b + a * x
+
     assert decisions(b_plus_ax) == [True, False]
 
     def with_global(x, log):
         return x * GLOBAL_SCALAR + GLOBAL_SCALAR
+
     assert decisions(with_global) == [True, False]
 
     def three_steps(x, log, a=2.0, b=1.0):
         y = (a * x + b) * a
         return y
+
     assert decisions(three_steps) == [True, True, False]
 
 
@@ -61,10 +80,12 @@ def test_anything_that_may_run_code_in_between_prevents_it():
     def stored(x, log, a=3.0):
         y = a * x
         return y + a
+
     assert decisions(stored) == [False, False]
 
     def call_between(x, log, a=3.0):
         return a * x + float(a)
+
     assert decisions(call_between) == [False, False]
 
     class Holder:
@@ -72,24 +93,29 @@ def test_anything_that_may_run_code_in_between_prevents_it():
 
     def attribute_between(x, log, h=Holder()):
         return x * 2.0 + h.value
+
     assert decisions(attribute_between) == [False, False]
 
     def other_operator_first(x, log, a=3.0, b=2.0, y=1.0):
         return a * x + b * y  # b * y runs (on floats) before the sum
+
     assert decisions(other_operator_first)[0] is False
 
     def not_fusable_next(x, log, a=3.0):
         return (a * x) ** 2
+
     assert decisions(not_fusable_next) == [False, False]
 
     def in_place_next(x, log, a=3.0):
         acc = x
         acc += a * x
         return acc
+
     assert decisions(in_place_next) == [False, False]
 
     def explicit_call(x, log, a=3.0):
         return x.__mul__(a) + a
+
     assert decisions(explicit_call) == [False, False]
 
 
@@ -98,6 +124,7 @@ def test_tracing_turns_it_off():
 
     def axpb(x, log, a=3.0, b=1.0):
         return a * x + b
+
     sys.settrace(lambda *args: None)
     try:
         assert decisions(axpb) == [False, False]
@@ -113,6 +140,7 @@ gpu = pytest.mark.gpu
 @pytest.fixture
 def arrays(ctx):
     import gpukit.gpuarray as gpuarray
+
     rng = np.random.default_rng(7)
     host = {name: rng.random(10_000, dtype=np.float32) for name in "xyw"}
     yield gpuarray, host, {name: gpuarray.to_gpu(h) for name, h in host.items()}
@@ -124,6 +152,7 @@ class count_launches:
 
     def __enter__(self):
         from gpukit import _gpukit
+
         self._start = _gpukit._operator_kernel_launches()
         return self
 
@@ -133,6 +162,7 @@ class count_launches:
     @property
     def count(self):
         from gpukit import _gpukit
+
         return _gpukit._operator_kernel_launches() - self._start
 
 
@@ -158,10 +188,10 @@ def test_fused_chains_follow_numpy_types_and_values(arrays):
     checks = [
         (lambda: 2 * x - y * 3 + w, lambda: 2 * hx - hy * 3 + hw),
         (lambda: (x + y) * (x - y) / 2, lambda: (hx + hy) * (hx - hy) / 2),
-        (lambda: i * 3 + 1, lambda: hi * 3 + 1),            # stays int32
-        (lambda: i / 4 + x, lambda: hi / 4 + hx),           # float64 from int32 / int
+        (lambda: i * 3 + 1, lambda: hi * 3 + 1),  # stays int32
+        (lambda: i / 4 + x, lambda: hi / 4 + hx),  # float64 from int32 / int
         (lambda: x * x * x + x, lambda: hx * hx * hx + hx),  # one array, one operand
-        (lambda: 1 - x[::2] * 2, lambda: 1 - hx[::2] * 2),   # a strided view
+        (lambda: 1 - x[::2] * 2, lambda: 1 - hx[::2] * 2),  # a strided view
     ]
     launched = 0
     for device, reference in checks:
@@ -199,6 +229,7 @@ def test_a_pending_result_used_otherwise_is_computed(arrays):
 def test_cupy_sees_the_computed_values(primary_ctx):
     cp = pytest.importorskip("cupy")
     import gpukit.gpuarray as gpuarray
+
     rng = np.random.default_rng(7)
     host = {name: rng.random(10_000, dtype=np.float32) for name in "xy"}
     x = gpuarray.to_gpu(host["x"])
@@ -210,6 +241,7 @@ def test_cupy_sees_the_computed_values(primary_ctx):
 @gpu
 def test_each_place_is_analysed_once_and_unfused_operators_pay_a_lookup(arrays):
     from gpukit import _gpukit
+
     gpuarray, host, dev = arrays
     x, y = dev["x"], dev["y"]
     before = _gpukit._fusion_sites_analysed()
@@ -226,11 +258,13 @@ def test_each_place_is_analysed_once_and_unfused_operators_pay_a_lookup(arrays):
 @gpu
 def test_fusion_can_be_turned_off_and_tracing_turns_it_off(arrays):
     import sys
+
     gpuarray, host, dev = arrays
     x = dev["x"]
 
     def axpb(x):
         return 1.5 * x + 0.5
+
     try:
         gpuarray.set_fusion(False)
         with count_launches() as launches:
@@ -255,6 +289,7 @@ def test_fusion_can_be_turned_off_and_tracing_turns_it_off(arrays):
 @gpu
 def test_a_pending_result_is_computed_by_any_use_of_its_memory(arrays):
     from gpukit import _gpukit
+
     gpuarray, host, dev = arrays
     x = dev["x"]
     seen = []
@@ -265,6 +300,7 @@ def test_a_pending_result_is_computed_by_any_use_of_its_memory(arrays):
         def __radd__(self, other):
             seen.append(other)
             return self
+
     keep = Keep()
     _ = 3 * x + keep  # 3 * x is left pending for the +, whose other operand is Keep's
     kept = seen[0]

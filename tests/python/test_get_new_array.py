@@ -2,6 +2,7 @@
 gpukit.cuda's copy_to_host) made by prefaulted_empty: the right values, shape, dtype and
 order on both sides of its threshold, for odd and empty shapes; given, page-locked and
 asynchronous targets behave as before."""
+
 import numpy as np
 import pytest
 
@@ -35,14 +36,17 @@ def expect_new_array(result, reference, order):
         assert result.base is None
 
 
-@pytest.mark.parametrize("shape, dtype", [
-    ((THRESHOLD + 3,), np.int8),        # just over the threshold, not a whole page
-    ((4099, 2053), np.float32),         # odd extents, 33.7 MB
-    ((3, 1031, 2063), np.complex64),    # 51 MB
-    ((THRESHOLD // 8 - 1,), np.float64),  # just under: numpy.empty
-    ((37, 5), np.int16),
-    ((1,), np.uint64),
-])
+@pytest.mark.parametrize(
+    "shape, dtype",
+    [
+        ((THRESHOLD + 3,), np.int8),  # just over the threshold, not a whole page
+        ((4099, 2053), np.float32),  # odd extents, 33.7 MB
+        ((3, 1031, 2063), np.complex64),  # 51 MB
+        ((THRESHOLD // 8 - 1,), np.float64),  # just under: numpy.empty
+        ((37, 5), np.int16),
+        ((1,), np.uint64),
+    ],
+)
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_get_into_a_new_array(pool_ctx, shape, dtype, order):
     host = pattern(shape, dtype, order, seed=len(shape))
@@ -96,6 +100,7 @@ def test_from_device_into_a_new_array(ctx, order):
 
 def test_cuda_copy_to_host_into_a_new_array(pool_ctx):
     from gpukit import cuda
+
     host = pattern((1025, 8193), np.float32, "F", seed=13)  # 33.6 MB
     expect_new_array(cuda.to_device(host).copy_to_host(), host, "F")
 

@@ -1,5 +1,6 @@
 """gpukit.gpuarray: CPU checks of type resolution and kernel generation, GPU checks of every
 operation against numpy on random data, contiguous and strided, odd sizes, every dtype."""
+
 import numpy as np
 import pytest
 
@@ -7,12 +8,24 @@ from gpukit import _gpukit
 import gpukit.gpuarray as gpuarray
 from gpukit.compiler import compile as nvrtc_compile
 
-KERNEL_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-                 np.float32, np.float64]
+KERNEL_DTYPES = [
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.float32,
+    np.float64,
+]
 ALL_DTYPES = KERNEL_DTYPES + [np.complex64, np.complex128]
 
 
 # ---- CPU
+
 
 @pytest.mark.parametrize("a", ALL_DTYPES)
 @pytest.mark.parametrize("b", ALL_DTYPES)
@@ -30,8 +43,11 @@ def test_unsupported_dtype_names():
 @pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC is not installed")
 @pytest.mark.parametrize("variant", ["vectorized", "contiguous", "strided"])
 def test_generated_kernels_compile_for_sm90(variant):
-    spec = _gpukit._ElementwiseSpec("lin", [("a", "float32", "scalar"), ("x", "float32", "in"), ("y", "float64", "in"),
-                                            ("z", "float64", "out")], "z[i] = a * x[i] + y[i]")
+    spec = _gpukit._ElementwiseSpec(
+        "lin",
+        [("a", "float32", "scalar"), ("x", "float32", "in"), ("y", "float64", "in"), ("z", "float64", "out")],
+        "z[i] = a * x[i] + y[i]",
+    )
     assert nvrtc_compile(spec.source(variant, 2), arch="sm_90", no_extern_c=True, options=["--std=c++17"])
 
 
@@ -114,7 +130,7 @@ def test_strided_views_and_in_place(pool_ctx):
     np.testing.assert_array_equal(a.reshape(10, 6).get(), host.reshape(10, 6))
     np.testing.assert_array_equal(a.T.ravel().get(), host.T.ravel())  # needs a copy
     np.testing.assert_array_equal(abs(-a).get(), np.abs(host))
-    np.testing.assert_allclose((a ** 2).get(), host ** 2, rtol=1e-6)
+    np.testing.assert_allclose((a**2).get(), host**2, rtol=1e-6)
     assert a.squeeze().shape == (6, 10) and a[None].shape == (1, 6, 10) and len(a) == 6
 
 
@@ -122,7 +138,9 @@ def test_strided_views_and_in_place(pool_ctx):
 def test_constructors(pool_ctx):
     np.testing.assert_array_equal(gpuarray.zeros((3, 5), np.int16).get(), np.zeros((3, 5), np.int16))
     np.testing.assert_array_equal(gpuarray.ones(9, np.uint8).get(), np.ones(9, np.uint8))
-    np.testing.assert_array_equal(gpuarray.arange(3, 100, 7, dtype=np.int32).get(), np.arange(3, 100, 7, dtype=np.int32))
+    np.testing.assert_array_equal(
+        gpuarray.arange(3, 100, 7, dtype=np.int32).get(), np.arange(3, 100, 7, dtype=np.int32)
+    )
     np.testing.assert_allclose(gpuarray.arange(0.5, 10.0, 0.25).get(), np.arange(0.5, 10.0, 0.25))
     a = gpuarray.to_gpu(random((4, 3), np.float64))
     assert gpuarray.empty_like(a).shape == (4, 3)
@@ -194,9 +212,17 @@ def test_complex_arithmetic_matches_numpy(pool_ctx, dtype, n):
     gx, gy, gr = gpuarray.to_gpu(x), gpuarray.to_gpu(y), gpuarray.to_gpu(r)
     rtol = 1e-5 if dtype == np.complex64 else 1e-12
     cases = [
-        (gx + gy, x + y), (gx - gy, x - y), (gx * gy, x * y), (gx / gy, x / y),
-        (gx * gr, x * r), (gr / gx, r / x), (2.5j - gx, 2.5j - x), (gx * (1 - 2j), x * (1 - 2j)),
-        (-gx, -x), (abs(gx), np.abs(x)), (gx[::2] * gy[::2], x[::2] * y[::2]),
+        (gx + gy, x + y),
+        (gx - gy, x - y),
+        (gx * gy, x * y),
+        (gx / gy, x / y),
+        (gx * gr, x * r),
+        (gr / gx, r / x),
+        (2.5j - gx, 2.5j - x),
+        (gx * (1 - 2j), x * (1 - 2j)),
+        (-gx, -x),
+        (abs(gx), np.abs(x)),
+        (gx[::2] * gy[::2], x[::2] * y[::2]),
         (gx * gy + gx / 3, x * y + x / 3),  # fused
     ]
     for got, expected in cases:
@@ -228,12 +254,14 @@ def test_complex_division_by_zero(pool_ctx):
 @gpu
 def test_elementwise_kernel_and_streams(pool_ctx):
     import gpukit.driver as drv
+
     stream = drv.Stream()
     x, y = random(10007, np.float32, 5), random(10007, np.float32, 6)
     gx = gpuarray.to_gpu(x, stream=stream)
     gy, gz = gpuarray.to_gpu(y), gpuarray.empty(10007, np.float32)
-    lin = gpuarray.ElementwiseKernel("float a, const float *x, float b, const float *y, float *z",
-                                     "z[i] = a*x[i] + b*y[i]", "lin_comb")
+    lin = gpuarray.ElementwiseKernel(
+        "float a, const float *x, float b, const float *y, float *z", "z[i] = a*x[i] + b*y[i]", "lin_comb"
+    )
     lin(5, gx, 6, gy, gz, stream=stream)
     stream.synchronize()
     # The GPU contracts a*x + b*y into a fused multiply-add: compare with float32 rounding of
@@ -250,8 +278,19 @@ def test_elementwise_kernel_and_streams(pool_ctx):
 def test_every_operator_kernel_compiles_for_sm90(symbol):
     # The kernels the operators generate for a sample of operand pairs that covers every
     # kind of type and scalar: same types, mixed kinds and sizes, Python scalars on either side.
-    pairs = [("int16", "int16"), ("uint64", 3), ("int8", "uint32"), ("float32", "float64"), ("float64", 2.5),
-             ("bool", "bool"), ("int32", 1.5), (2, "uint8"), ("bool", True), ("int32", "uint64"), ("uint64", "int8")]
+    pairs = [
+        ("int16", "int16"),
+        ("uint64", 3),
+        ("int8", "uint32"),
+        ("float32", "float64"),
+        ("float64", 2.5),
+        ("bool", "bool"),
+        ("int32", 1.5),
+        (2, "uint8"),
+        ("bool", True),
+        ("int32", "uint64"),
+        ("uint64", "int8"),
+    ]
     sources = set()
     for left, right in pairs:
         try:
@@ -267,6 +306,7 @@ def test_every_operator_kernel_compiles_for_sm90(symbol):
 @gpu
 def test_get_and_set_honour_pagelocked_and_async(pool_ctx):
     import gpukit.driver as drv
+
     host = random((37, 5), np.float32, 11)
     a = gpuarray.to_gpu(host)
     pinned = a.get(pagelocked=True)

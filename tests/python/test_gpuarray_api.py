@@ -5,6 +5,7 @@ against numpy on inputs that catch a wrong index, stride, dtype or offset: odd s
 0-d arrays, reversed, strided and transposed views, every dtype the function takes.
 
 CPU tests check the argument errors raised before anything runs on a GPU; the rest need one."""
+
 import pickle
 
 import numpy as np
@@ -20,8 +21,19 @@ from gpukit.tools import DeviceMemoryPool
 
 gpu = pytest.mark.gpu
 
-REAL_TYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-              np.float32, np.float64]
+REAL_TYPES = [
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.float32,
+    np.float64,
+]
 COMPLEX_TYPES = [np.complex64, np.complex128]
 ALL_TYPES = REAL_TYPES + COMPLEX_TYPES
 INDEX_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_]
@@ -40,8 +52,14 @@ def random(shape, dtype, seed=0):
 def views(host, device):
     """(host view, device view) pairs of one 2-D array: whole, sliced with gaps, reversed,
     transposed, F-ordered, a column."""
-    return [(host, device), (host[1::2, ::3], device[1::2, ::3]), (host[::-1, ::-2], device[::-1, ::-2]),
-            (host.T, device.T), (host[:, 3], device[:, 3]), (host[2:, 1:-1], device[2:, 1:-1])]
+    return [
+        (host, device),
+        (host[1::2, ::3], device[1::2, ::3]),
+        (host[::-1, ::-2], device[::-1, ::-2]),
+        (host.T, device.T),
+        (host[:, 3], device[:, 3]),
+        (host[2:, 1:-1], device[2:, 1:-1]),
+    ]
 
 
 def fake_array(shape, dtype, **kwargs):
@@ -61,14 +79,78 @@ def assert_same(got, want, rtol=0):
 
 # ---- CPU: names, signatures and the errors raised before a launch
 
-PYCUDA_NAMES = ["vec", "splay", "GPUArray", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
-                "zeros_like", "ones_like", "arange", "take", "multi_take", "multi_put", "multi_take_put", "concatenate",
-                "stack", "transpose", "reshape", "if_positive", "where", "minimum", "maximum", "logical_and",
-                "logical_or", "logical_not", "sum", "dot", "min", "max"]
-PYCUDA_METHODS = ["get", "get_async", "set", "set_async", "copy", "mul_add", "fill", "astype", "reshape", "ravel",
-                  "view", "squeeze", "transpose", "T", "real", "imag", "conj", "conjugate", "reverse", "_new_like_me",
-                  "_grid", "_block", "bind_to_texref", "bind_to_texref_ext", "gpudata", "shape", "dtype", "size",
-                  "mem_size", "nbytes", "strides", "flags", "ptr", "itemsize", "allocator", "base", "ndim"]
+PYCUDA_NAMES = [
+    "vec",
+    "splay",
+    "GPUArray",
+    "to_gpu",
+    "to_gpu_async",
+    "empty",
+    "zeros",
+    "ones",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "arange",
+    "take",
+    "multi_take",
+    "multi_put",
+    "multi_take_put",
+    "concatenate",
+    "stack",
+    "transpose",
+    "reshape",
+    "if_positive",
+    "where",
+    "minimum",
+    "maximum",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "sum",
+    "dot",
+    "min",
+    "max",
+]
+PYCUDA_METHODS = [
+    "get",
+    "get_async",
+    "set",
+    "set_async",
+    "copy",
+    "mul_add",
+    "fill",
+    "astype",
+    "reshape",
+    "ravel",
+    "view",
+    "squeeze",
+    "transpose",
+    "T",
+    "real",
+    "imag",
+    "conj",
+    "conjugate",
+    "reverse",
+    "_new_like_me",
+    "_grid",
+    "_block",
+    "bind_to_texref",
+    "bind_to_texref_ext",
+    "gpudata",
+    "shape",
+    "dtype",
+    "size",
+    "mem_size",
+    "nbytes",
+    "strides",
+    "flags",
+    "ptr",
+    "itemsize",
+    "allocator",
+    "base",
+    "ndim",
+]
 
 
 def test_pycuda_names_exist():
@@ -89,8 +171,9 @@ def test_attributes_and_array_interface():
     assert x[1:].__cuda_array_interface__["data"] == ((1 << 20) + 24, False)
 
 
-@pytest.mark.parametrize("shape", [np.array(3), np.array([3]), np.array([2, 3]), np.int32(17),
-                                   (np.int32(17), np.int64(3))])
+@pytest.mark.parametrize(
+    "shape", [np.array(3), np.array([3]), np.array([2, 3]), np.int32(17), (np.int32(17), np.int64(3))]
+)
 def test_numpy_arrays_and_integers_as_shapes(shape):
     want = np.empty(shape, np.float32).shape
     assert fake_array(shape, np.float32).shape == want
@@ -116,10 +199,13 @@ def test_views_follow_numpy():
     assert x[:3, :5].view().strides == (24, 4)  # PyCUDA's test_view_and_strides
     assert x[::-1].view(np.float64).strides == host[::-1].view(np.float64).strides
     assert x[:, 2:3].view(np.int16).strides == host[:, 2:3].view(np.int16).strides
-    for ours, numpys, dtype in [(x.T, host.T, np.float64), (x[:, ::2], host[:, ::2], np.float64),
-                                (x[:, :5], host[:, :5], np.float64),
-                                (fake_array((3,), vec.float3), np.zeros(3, vec.float3), np.float64),
-                                (fake_array((), np.float32), np.zeros((), np.float32), np.int16)]:
+    for ours, numpys, dtype in [
+        (x.T, host.T, np.float64),
+        (x[:, ::2], host[:, ::2], np.float64),
+        (x[:, :5], host[:, :5], np.float64),
+        (fake_array((3,), vec.float3), np.zeros(3, vec.float3), np.float64),
+        (fake_array((), np.float32), np.zeros((), np.float32), np.int16),
+    ]:
         with pytest.raises(ValueError) as our_error:
             ours.view(dtype)
         with pytest.raises(ValueError) as numpys_error:
@@ -130,9 +216,14 @@ def test_views_follow_numpy():
 def test_transpose_forms():
     x = fake_array((2, 3, 4), np.float64)
     host = np.empty((2, 3, 4))
-    for args, kwargs, axes in [((), {}, None), ((None,), {}, None), (((1, 0, 2),), {}, (1, 0, 2)),
-                               ((2, 0, 1), {}, (2, 0, 1)), ((), {"axes": (1, 0, 2)}, (1, 0, 2)),
-                               ((), {"axes": None}, None)]:
+    for args, kwargs, axes in [
+        ((), {}, None),
+        ((None,), {}, None),
+        (((1, 0, 2),), {}, (1, 0, 2)),
+        ((2, 0, 1), {}, (2, 0, 1)),
+        ((), {"axes": (1, 0, 2)}, (1, 0, 2)),
+        ((), {"axes": None}, None),
+    ]:
         expected = np.transpose(host, axes)
         got = x.transpose(*args, **kwargs)
         assert got.shape == expected.shape and got.strides == expected.strides
@@ -187,17 +278,20 @@ def test_argument_errors_before_any_launch():
         gpuarray.multi_take([x], idx, out=[])
     assert gpuarray.multi_take([], idx) == [] and gpuarray.multi_put([], idx) == []
     # Indices of None were read as an array (a segfault): they are required.
-    for call, name in [(lambda: gpuarray.multi_take([x], None), r"multi_take\(indices\)"),
-                       (lambda: gpuarray.multi_put([x], None, dest_shape=(5,)), r"multi_put\(dest_indices\)"),
-                       (lambda: gpuarray.multi_take_put([x], idx, None, dest_shape=(5,)), r"multi_take_put\(src_indices\)"),
-                       (lambda: gpuarray.multi_take_put([x], None, idx, dest_shape=(5,)), r"multi_take_put\(dest_indices\)")]:
+    for call, name in [
+        (lambda: gpuarray.multi_take([x], None), r"multi_take\(indices\)"),
+        (lambda: gpuarray.multi_put([x], None, dest_shape=(5,)), r"multi_put\(dest_indices\)"),
+        (lambda: gpuarray.multi_take_put([x], idx, None, dest_shape=(5,)), r"multi_take_put\(src_indices\)"),
+        (lambda: gpuarray.multi_take_put([x], None, idx, dest_shape=(5,)), r"multi_take_put\(dest_indices\)"),
+    ]:
         with pytest.raises(TypeError, match=name + " must be a GPUArray, got NoneType"):
             call()
 
     with pytest.raises(ValueError, match="need at least one array to concatenate"):
         gpuarray.concatenate([])
-    with pytest.raises(ValueError, match="along dimension 1, the array at index 0 has size 6 and the array at index 1 "
-                                         "has size 5"):
+    with pytest.raises(
+        ValueError, match="along dimension 1, the array at index 0 has size 6 and the array at index 1 has size 5"
+    ):
         gpuarray.concatenate([x, fake_array((4, 5), np.float32)])
     with pytest.raises(ValueError, match="same number of dimensions"):
         gpuarray.concatenate([x, fake_array((4,), np.float32)])
@@ -255,6 +349,7 @@ def _out_calls():
     x, c, i = fake_array((4,), np.float32), fake_array((4,), np.complex64), fake_array((4,), np.int64)
     from gpukit import cumath
     from gpukit.reduction import ReductionKernel
+
     total = ReductionKernel(np.float32, "0", "a+b", arguments="float *in")
     return [
         ("logical_not", lambda out: gpuarray.logical_not(1.0, out=out)),
@@ -322,6 +417,7 @@ def test_misaligned_views_are_refused_before_a_launch():
 
 # ---- GPU: complex numbers
 
+
 @gpu
 @pytest.mark.parametrize("dtype", COMPLEX_TYPES)
 @pytest.mark.parametrize("n", SIZES)
@@ -343,8 +439,12 @@ def test_real_imag_conj(pool_ctx, dtype, n):
 def test_complex_parts_keep_the_order_of_axes(pool_ctx, dtype):
     host = random((5, 7, 3), dtype, 1)
     z = gpuarray.to_gpu(host)
-    for h, d in [(host, z), (np.asfortranarray(host), gpuarray.to_gpu(np.asfortranarray(host))),
-                 (host.transpose(2, 0, 1), z.transpose(2, 0, 1)), (host[::-1, 1::2], z[::-1, 1::2])]:
+    for h, d in [
+        (host, z),
+        (np.asfortranarray(host), gpuarray.to_gpu(np.asfortranarray(host))),
+        (host.transpose(2, 0, 1), z.transpose(2, 0, 1)),
+        (host[::-1, 1::2], z[::-1, 1::2]),
+    ]:
         for name, want in [("real", h.real), ("imag", h.imag), ("conj", h.conj())]:
             got = getattr(d, name)() if name == "conj" else getattr(d, name)
             np.testing.assert_array_equal(got.get(), want)
@@ -382,21 +482,21 @@ def test_complex_power(pool_ctx, dtype):
     b = random(1001, dtype, 4) / 10
     ga, gb = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
     with np.errstate(all="ignore"):
-        assert_same((ga ** gb).get(), power(a, b), rtol)
+        assert_same((ga**gb).get(), power(a, b), rtol)
         for exponent in [0, 1, 2, 3, -3, 7, 50, 99, 100, 2.5, -0.5, 1j, 0.5 - 2j]:
             # Whole exponents below 100 in magnitude multiply (repeated squaring), others use exp and log.
-            assert_same((ga ** exponent).get(), power(a, exponent), rtol)
-            assert_same((exponent ** ga).get(), power(exponent, a), rtol)
+            assert_same((ga**exponent).get(), power(a, exponent), rtol)
+            assert_same((exponent**ga).get(), power(exponent, a), rtol)
         # numpy's special cases: a zero exponent gives 1, a zero base 0 or NaN.
         special = np.array([0, 0, 0, np.nan, 1 + 1j, 0], dtype)
         exponents = np.array([1 + 1j, -1 + 1j, 1j, 0, 0, 2], dtype)
-        assert_same((gpuarray.to_gpu(special) ** gpuarray.to_gpu(exponents)).get(), special ** exponents)
+        assert_same((gpuarray.to_gpu(special) ** gpuarray.to_gpu(exponents)).get(), special**exponents)
         c = ga.copy()
         c **= 2
         assert_same(c.get(), power(a, 2), rtol)
         # Mixed with real arrays, numpy's types.
         r = random(1001, np.float32, 5)
-        assert (r ** a).dtype == dtype
+        assert (r**a).dtype == dtype
         assert_same((gpuarray.to_gpu(r) ** ga).get(), power(r, a), rtol)
 
 
@@ -407,19 +507,19 @@ def test_integer_power(pool_ctx, dtype):
     exponent = np.array([0, 1, 2, 3, 5, 7, 9, 2, 30], dtype)
     gb, ge = gpuarray.to_gpu(base), gpuarray.to_gpu(exponent)
     with np.errstate(all="ignore"):
-        assert_same((gb ** ge).get(), base ** exponent)  # wraps on overflow, as numpy
+        assert_same((gb**ge).get(), base**exponent)  # wraps on overflow, as numpy
         assert_same((gb[::-1] ** ge).get(), base[::-1] ** exponent)  # a reversed view
     signed = np.dtype(dtype).kind == "i"
     # numpy's errors: -1 is refused as an exponent, or (unsigned) as a value of the type.
     error, message = (ValueError, "negative integer powers") if signed else (OverflowError, "out of bounds")
     with pytest.raises(error, match=message):
-        gb ** -1
+        gb**-1
     if signed:
         # numpy raises for a negative exponent inside an array; gpukit gives the truncated
         # 1 / base**n (docs/arrays.md says why).
         negative = gpuarray.to_gpu(np.array([-1, -2, -3, -1, -2, -1, -1, -2, -5], dtype))
         want = np.array([0, 0, -1, 0, 1, 0, 0, 0, 0], dtype)
-        assert_same((gb ** negative).get(), want)
+        assert_same((gb**negative).get(), want)
 
 
 @gpu
@@ -438,6 +538,7 @@ def test_complex_ordering(pool_ctx, dtype):
 
 
 # ---- GPU: elementwise functions
+
 
 def check_binary_function(name, a, b, ga, gb, out_dtype):
     """gpuarray.<name> against numpy's on host arrays a and b (ga and gb on the GPU): whole,
@@ -495,7 +596,7 @@ def test_logical_functions(pool_ctx, dtype):
     ga, gb = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
     for name in ["logical_and", "logical_or"]:
         function, numpys = check_binary_function(name, a, b, ga, gb, np.float32)
-        for scalar in [0, 1, 1000, -2**63, 0.0, 1e-50, 1j, True, np.float32(0)]:
+        for scalar in [0, 1, 1000, -(2**63), 0.0, 1e-50, 1j, True, np.float32(0)]:
             assert_same(function(ga, scalar).get(), numpys(a, scalar))
             assert_same(function(scalar, ga).get(), numpys(scalar, a))
     assert_same(gpuarray.logical_not(ga).get(), np.logical_not(a))
@@ -510,8 +611,13 @@ def test_logical_functions_as_pycuda_calls_them(pool_ctx):
     for op in ["logical_and", "logical_or"]:
         x_np, y_np = rng.random((10, 4)), rng.random((10, 4))
         x_cu, y_cu = gpuarray.to_gpu(x_np), gpuarray.to_gpu(y_np)
-        for other, other_np in [(y_cu, y_np), (gpuarray.ones((10, 4)), np.ones((10, 4))),
-                                (gpuarray.zeros((10, 4), "float64"), np.zeros((10, 4))), (1.0, 1.0), (0.0, 0.0)]:
+        for other, other_np in [
+            (y_cu, y_np),
+            (gpuarray.ones((10, 4)), np.ones((10, 4))),
+            (gpuarray.zeros((10, 4), "float64"), np.zeros((10, 4))),
+            (1.0, 1.0),
+            (0.0, 0.0),
+        ]:
             np.testing.assert_array_equal(getattr(gpuarray, op)(x_cu, other).get(), getattr(np, op)(x_np, other_np))
         both_scalars = getattr(gpuarray, op)(1.0, 0.0)
         assert both_scalars.shape == () and both_scalars.get() == getattr(np, op)(1.0, 0.0)
@@ -533,9 +639,18 @@ def test_logical_functions_as_pycuda_calls_them(pool_ctx):
 
 
 @gpu
-@pytest.mark.parametrize("then_type,else_type", [(np.float32, np.float32), (np.int8, np.uint8), (np.float32, np.int64),
-                                                 (np.complex64, np.float64), (np.bool_, np.bool_),
-                                                 (np.uint64, np.int64), (np.int16, np.complex128)])
+@pytest.mark.parametrize(
+    "then_type,else_type",
+    [
+        (np.float32, np.float32),
+        (np.int8, np.uint8),
+        (np.float32, np.int64),
+        (np.complex64, np.float64),
+        (np.bool_, np.bool_),
+        (np.uint64, np.int64),
+        (np.int16, np.complex128),
+    ],
+)
 def test_where_and_if_positive(pool_ctx, then_type, else_type):
     for criterion_type in [np.bool_, np.int32, np.float64, np.uint8, np.complex64]:
         c = random((29, 13), criterion_type, 13)
@@ -560,7 +675,7 @@ def test_where_with_python_ints_wraps_as_numpy(pool_ctx):
     c = np.array([False, True, False])
     u = np.array([1, 2, 3], np.uint8)
     gc, gu = gpuarray.to_gpu(c), gpuarray.to_gpu(u)
-    for value in [1000, -1, 2**64 - 1, -2**63]:
+    for value in [1000, -1, 2**64 - 1, -(2**63)]:
         # numpy 2.4 wraps the integer to uint8; older numpy raises OverflowError, so the
         # expected values wrap it by hand.
         wrapped = np.array(value).astype(np.uint8)
@@ -602,6 +717,7 @@ def test_mul_add(pool_ctx, dtype):
 
 
 # ---- GPU: reverse, views, copies, reshape
+
 
 @gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.int8, np.complex128, vec.float3, vec.long4])
@@ -648,9 +764,14 @@ def test_views_read_the_same_bytes(pool_ctx):
 def test_copy_keeps_the_order_of_axes(pool_ctx, dtype):
     host = random((6, 5, 4), dtype, 20)
     g = gpuarray.to_gpu(host)
-    cases = [(host, g), (np.asfortranarray(host), gpuarray.to_gpu(np.asfortranarray(host))),
-             (host.transpose(1, 2, 0), g.transpose(1, 2, 0)), (host[::2, :, 1:], g[::2, :, 1:]),
-             (host[::-1, ::-2], g[::-1, ::-2]), (host[:, 2], g[:, 2])]
+    cases = [
+        (host, g),
+        (np.asfortranarray(host), gpuarray.to_gpu(np.asfortranarray(host))),
+        (host.transpose(1, 2, 0), g.transpose(1, 2, 0)),
+        (host[::2, :, 1:], g[::2, :, 1:]),
+        (host[::-1, ::-2], g[::-1, ::-2]),
+        (host[:, 2], g[:, 2]),
+    ]
     for h, d in cases:
         c = d.copy()
         want = h.copy(order="K")
@@ -695,13 +816,19 @@ def test_reshape_of_views_that_need_copies(pool_ctx):
 
 # ---- GPU: host transfers of strided arrays
 
+
 @gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.complex128, vec.float3])
 def test_get_keeps_the_order_of_axes(pool_ctx, dtype):
     host = random((9, 300, 5), dtype, 23)
     g = gpuarray.to_gpu(host)
-    for h, d in [(host, g), (host.transpose(2, 0, 1), g.transpose(2, 0, 1)), (host[:, :200], g[:, :200]),
-                 (host[::2, ::3, 1:], g[::2, ::3, 1:]), (host[::-1], g[::-1])]:
+    for h, d in [
+        (host, g),
+        (host.transpose(2, 0, 1), g.transpose(2, 0, 1)),
+        (host[:, :200], g[:, :200]),
+        (host[::2, ::3, 1:], g[::2, ::3, 1:]),
+        (host[::-1], g[::-1]),
+    ]:
         got = d.get()
         assert_same(got, h)
         assert got.strides == np.empty_like(h, order="K").strides
@@ -800,15 +927,23 @@ def test_to_gpu_keeps_strides_order(pool_ctx):
 
 # ---- GPU: fill, constructors, like
 
+
 @gpu
 def test_fill_with_records_and_vector_types(pool_ctx):
     a = gpuarray.GPUArray(100, dtype=vec.float3)  # PyCUDA's test_vector_fill
     a.fill(vec.make_float3(0.0, 0.0, 0.0))
     assert a.get().dtype == vec.float3
     record = np.dtype([("a", np.int8), ("b", np.float64), ("c", np.int16, (3,))])
-    for dtype, value in [(vec.float3, vec.make_float3(1, -2.5, 3)), (vec.long4, (1, -2, 3, 2**40)),
-                         (vec.double2, vec.make_double2(0.5, 7)), (vec.uchar3, (1, 2, 3)), (record, (5, 2.5, (1, 2, 3))),
-                         (vec.int2, 7), (np.dtype("V7"), b"abcdefg"), (np.float16, 1.5)]:
+    for dtype, value in [
+        (vec.float3, vec.make_float3(1, -2.5, 3)),
+        (vec.long4, (1, -2, 3, 2**40)),
+        (vec.double2, vec.make_double2(0.5, 7)),
+        (vec.uchar3, (1, 2, 3)),
+        (record, (5, 2.5, (1, 2, 3))),
+        (vec.int2, 7),
+        (np.dtype("V7"), b"abcdefg"),
+        (np.float16, 1.5),
+    ]:
         for shape in [(0,), (1,), (1025,), (33, 7)]:
             host = np.zeros(shape, dtype)
             host.fill(value)
@@ -848,6 +983,7 @@ def test_fill_converts_as_numpy(pool_ctx, dtype):
 @gpu
 def test_vector_types_in_elementwise_kernels(pool_ctx):
     from gpukit.elementwise import ElementwiseKernel
+
     a = gpuarray.empty(1000, vec.float3)
     a.fill(vec.make_float3(1, 2, 3))
     scale = ElementwiseKernel("float3 *a, float s", "a[i].x *= s; a[i].z += s", "scale_float3")
@@ -862,8 +998,11 @@ def test_like_constructors_and_new_like_me(pool_ctx):
     # PyCUDA's test_zeros_like_etc, and non-contiguous arrays in order 'K' (numpy's layouts).
     a = np.random.default_rng(30).standard_normal((16, 16)).astype(np.float32)
     strided = np.arange(3 * 4 * 5).reshape(3, 4, 5).transpose(0, 2, 1)[:, ::2]
-    cases = [(a, gpuarray.to_gpu(a)), (np.asfortranarray(a), gpuarray.to_gpu(np.asfortranarray(a))),
-             (strided, gpuarray.to_gpu(np.arange(3 * 4 * 5).reshape(3, 4, 5)).transpose(0, 2, 1)[:, ::2])]
+    cases = [
+        (a, gpuarray.to_gpu(a)),
+        (np.asfortranarray(a), gpuarray.to_gpu(np.asfortranarray(a))),
+        (strided, gpuarray.to_gpu(np.arange(3 * 4 * 5).reshape(3, 4, 5)).transpose(0, 2, 1)[:, ::2]),
+    ]
     for function, value in [(gpuarray.empty_like, None), (gpuarray.zeros_like, 0), (gpuarray.ones_like, 1)]:
         for host, device in cases:
             assert device.strides == host.strides
@@ -887,16 +1026,20 @@ def test_like_constructors_and_new_like_me(pool_ctx):
 
 @gpu
 def test_arange_as_numpy(pool_ctx):
-    for ours, numpys in [(gpuarray.arange(12, dtype=np.float32), np.arange(12, dtype=np.float32)),
-                         (gpuarray.arange(0, 10, 3), np.arange(0, 10, 3)), (gpuarray.arange(5, -7, -2), np.arange(5, -7, -2)),
-                         (gpuarray.arange(1.5), np.arange(1.5)), (gpuarray.arange(0, 10, 0.5), np.arange(0, 10, 0.5)),
-                         (gpuarray.arange(10, 0), np.arange(10, 0)), (gpuarray.arange(3, dtype=np.uint8),
-                                                                       np.arange(3, dtype=np.uint8)),
-                         (gpuarray.arange(start=2, stop=11, step=3), np.arange(2, 11, 3)),
-                         (gpuarray.arange(2, stop=11, dtype=np.int16), np.arange(2, 11, dtype=np.int16)),
-                         (gpuarray.arange(-5, 5, dtype=np.complex64), np.arange(-5, 5, dtype=np.complex64)),
-                         (gpuarray.arange(np.float32(1), 10), np.arange(np.float32(1), 10)),
-                         (gpuarray.arange(0, 10, 1, np.dtype(np.float32)), np.arange(0, 10, 1, np.float32))]:
+    for ours, numpys in [
+        (gpuarray.arange(12, dtype=np.float32), np.arange(12, dtype=np.float32)),
+        (gpuarray.arange(0, 10, 3), np.arange(0, 10, 3)),
+        (gpuarray.arange(5, -7, -2), np.arange(5, -7, -2)),
+        (gpuarray.arange(1.5), np.arange(1.5)),
+        (gpuarray.arange(0, 10, 0.5), np.arange(0, 10, 0.5)),
+        (gpuarray.arange(10, 0), np.arange(10, 0)),
+        (gpuarray.arange(3, dtype=np.uint8), np.arange(3, dtype=np.uint8)),
+        (gpuarray.arange(start=2, stop=11, step=3), np.arange(2, 11, 3)),
+        (gpuarray.arange(2, stop=11, dtype=np.int16), np.arange(2, 11, dtype=np.int16)),
+        (gpuarray.arange(-5, 5, dtype=np.complex64), np.arange(-5, 5, dtype=np.complex64)),
+        (gpuarray.arange(np.float32(1), 10), np.arange(np.float32(1), 10)),
+        (gpuarray.arange(0, 10, 1, np.dtype(np.float32)), np.arange(0, 10, 1, np.float32)),
+    ]:
         assert_same(ours.get(), numpys)
     allocate = DeviceMemoryPool().allocate
     stream = drv.Stream()
@@ -910,11 +1053,22 @@ def test_arange_as_numpy(pool_ctx):
 def test_splay_grid_and_block(pool_ctx):
     data = drv.Context.get_device()
     from gpukit.tools import DeviceData
+
     dd = DeviceData()
     most_blocks = 4 * dd.thread_blocks_per_mp * data.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
     warp = dd.warp_size
-    for n in [0, 1, warp - 1, warp, 1000, most_blocks * warp - 1, most_blocks * warp, most_blocks * 128 - 1,
-              most_blocks * 128, 1 << 30]:
+    for n in [
+        0,
+        1,
+        warp - 1,
+        warp,
+        1000,
+        most_blocks * warp - 1,
+        most_blocks * warp,
+        most_blocks * 128 - 1,
+        most_blocks * 128,
+        1 << 30,
+    ]:
         if n < warp:
             want = ((1, 1), (warp, 1, 1))
         elif n < most_blocks * warp:
@@ -943,6 +1097,7 @@ def test_array_interface_stream_and_pickle(pool_ctx):
 
 # ---- GPU: gathers, scatters, joins
 
+
 def take_reference(source, indices):
     """numpy's take of source.flat with gpukit's rule for indices beyond it (a zero element)."""
     flat = source.ravel()
@@ -957,8 +1112,9 @@ def take_reference(source, indices):
 
 
 @gpu
-@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.complex64, np.complex128, vec.float3, vec.double2,
-                                   np.dtype("V5")])
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.int8, np.complex64, np.complex128, vec.float3, vec.double2, np.dtype("V5")]
+)
 def test_take(pool_ctx, dtype):
     host = random((37, 29), dtype, 31)
     g = gpuarray.to_gpu(host)
@@ -983,8 +1139,9 @@ def test_take(pool_ctx, dtype):
     want[::2, ::2] = take_reference(host, indices)
     assert_same(out.get(), want)
     assert gpuarray.take(g, gpuarray.empty((0,), np.int32)).shape == (0,)
-    assert_same(gpuarray.take(gpuarray.empty((0,), dtype), gpuarray.to_gpu(np.array([0, -1]))).get(),
-                np.zeros(2, dtype))
+    assert_same(
+        gpuarray.take(gpuarray.empty((0,), dtype), gpuarray.to_gpu(np.array([0, -1]))).get(), np.zeros(2, dtype)
+    )
 
 
 @gpu
@@ -1031,8 +1188,9 @@ def test_multi_take_put_and_take_put(pool_ctx, count, dtype):
     src = rng.integers(0, 500, 257).astype(np.int64)
     offsets = [int(k * 7 % 400) for k in range(count)]
     dest = rng.permutation(300)[:257].astype(np.int64)
-    results = gpuarray.multi_take_put(arrays, gpuarray.to_gpu(dest), gpuarray.to_gpu(src), dest_shape=(300,),
-                                      src_offsets=offsets)
+    results = gpuarray.multi_take_put(
+        arrays, gpuarray.to_gpu(dest), gpuarray.to_gpu(src), dest_shape=(300,), src_offsets=offsets
+    )
     for flat, offset, r in zip(flats, offsets, results):
         assert r.shape == (300,) and r.dtype == np.dtype(dtype)
         assert_same(r.get()[dest], take_reference(flat, src + offset))
@@ -1045,9 +1203,13 @@ def test_multi_take_put_as_pycuda_tests_it(pool_ctx):
         buf = gpuarray.arange(n * one_field_size, dtype=np.float32)
         dest_indices = gpuarray.to_gpu(np.array([0, 1, 2, 3, 32, 33, 34, 35], dtype=np.uint32))
         read_map = gpuarray.to_gpu(np.array([7, 6, 5, 4, 3, 2, 1, 0], dtype=np.uint32))
-        results = gpuarray.multi_take_put(arrays=[buf for i in range(n)], dest_indices=dest_indices,
-                                          src_indices=read_map,
-                                          src_offsets=[i * one_field_size for i in range(n)], dest_shape=(96,))
+        results = gpuarray.multi_take_put(
+            arrays=[buf for i in range(n)],
+            dest_indices=dest_indices,
+            src_indices=read_map,
+            src_offsets=[i * one_field_size for i in range(n)],
+            dest_shape=(96,),
+        )
         drv.Context.synchronize()
         for i, r in enumerate(results):
             got = r.get()[[0, 1, 2, 3, 32, 33, 34, 35]]
@@ -1062,17 +1224,30 @@ def test_concatenate(pool_ctx, axis):
         shape[axis] = length
         return tuple(shape)
 
-    for seed, dtypes in enumerate([[np.float32] * 4, [np.float32, np.int16, np.float64, np.uint8], [vec.float3] * 4,
-                                   [np.complex64, np.float32, np.int8, np.bool_]]):
-        hosts = [random(shape_with(length), dtype, seed * 10 + k)
-                 for k, (length, dtype) in enumerate(zip([5, 0, 3, 1], dtypes))]
+    for seed, dtypes in enumerate(
+        [
+            [np.float32] * 4,
+            [np.float32, np.int16, np.float64, np.uint8],
+            [vec.float3] * 4,
+            [np.complex64, np.float32, np.int8, np.bool_],
+        ]
+    ):
+        hosts = [
+            random(shape_with(length), dtype, seed * 10 + k)
+            for k, (length, dtype) in enumerate(zip([5, 0, 3, 1], dtypes))
+        ]
         devices = [gpuarray.to_gpu(h) for h in hosts]
         assert_same(gpuarray.concatenate(devices, axis=axis).get(), np.concatenate(hosts, axis=axis))
         # F-ordered, reversed and strided pieces
-        pieces = [(np.asfortranarray(hosts[0]), gpuarray.to_gpu(np.asfortranarray(hosts[0]))),
-                  (hosts[2][::-1], devices[2][::-1]), (hosts[3], devices[3])]
-        assert_same(gpuarray.concatenate([d for _, d in pieces], axis=axis).get(),
-                    np.concatenate([h for h, _ in pieces], axis=axis))
+        pieces = [
+            (np.asfortranarray(hosts[0]), gpuarray.to_gpu(np.asfortranarray(hosts[0]))),
+            (hosts[2][::-1], devices[2][::-1]),
+            (hosts[3], devices[3]),
+        ]
+        assert_same(
+            gpuarray.concatenate([d for _, d in pieces], axis=axis).get(),
+            np.concatenate([h for h, _ in pieces], axis=axis),
+        )
 
 
 @gpu

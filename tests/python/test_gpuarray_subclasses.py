@@ -6,6 +6,7 @@ logical_and/or, mul_add), while copies, views, reductions and *_like functions a
 GPUArrays, as in PyCUDA.
 
 The attribute tests need no GPU (the arrays lie over made-up addresses); results need one."""
+
 import numpy as np
 import pytest
 
@@ -25,6 +26,7 @@ def fake(shape, dtype=np.float32, **kwargs):
 
 
 # ---- attributes (no GPU)
+
 
 @pytest.mark.parametrize("name", ["nbytes", "size", "mem_size", "itemsize"])
 def test_counts_read_back_as_assigned(name):
@@ -70,7 +72,9 @@ def test_gpudata_assignment_errors():
     for bad in (-1, 2**64):
         with pytest.raises(drv.LogicError, match=rf"^gpudata: expected an integer from 0 to \d+, got {bad}$"):
             a.gpudata = bad
-        with pytest.raises(drv.LogicError, match=rf"^GPUArray\(gpudata\): expected an integer from 0 to \d+, got {bad}$"):
+        with pytest.raises(
+            drv.LogicError, match=rf"^GPUArray\(gpudata\): expected an integer from 0 to \d+, got {bad}$"
+        ):
             gpuarray.GPUArray((4,), np.float32, gpudata=bad)
     empty = fake((0,))
     empty.gpudata = None
@@ -156,8 +160,14 @@ class OffsetArray(gpuarray.GPUArray):
 
     def __getitem__(self, index):
         view = gpuarray.GPUArray.__getitem__(self, index)
-        return OffsetArray(self.owner, view.shape, view.dtype, strides=view.strides, base_data=self.base_data,
-                           offset=int(view.gpudata) - int(self.base_data))
+        return OffsetArray(
+            self.owner,
+            view.shape,
+            view.dtype,
+            strides=view.strides,
+            base_data=self.base_data,
+            offset=int(view.gpudata) - int(self.base_data),
+        )
 
 
 def test_library_subclass_sets_its_attributes():
@@ -175,8 +185,15 @@ def test_views_of_a_subclass_are_gpuarrays_as_in_pycuda():
         pass
 
     s = Sub((4, 6), np.float32, gpudata=ADDRESS)
-    for view in (gpuarray.GPUArray.__getitem__(s, 1), s.reshape(6, 4), s.T, s.transpose(), s.view(np.int32),
-                 s.squeeze(), s.ravel()):
+    for view in (
+        gpuarray.GPUArray.__getitem__(s, 1),
+        s.reshape(6, 4),
+        s.T,
+        s.transpose(),
+        s.view(np.int32),
+        s.squeeze(),
+        s.ravel(),
+    ):
         assert type(view) is gpuarray.GPUArray, view
 
 
@@ -186,6 +203,7 @@ def test_numbas_arrays_keep_their_class_for_views():
 
 
 # ---- PyCUDA's private helpers (no GPU)
+
 
 def test_private_stride_helpers():
     assert gpuarray._c_contiguous_strides(4, (2, 3, 5)) == (60, 20, 4)
@@ -238,8 +256,10 @@ def test_memcpy_discontig_argument_errors():
 
 # ---- results of subclasses (GPU)
 
+
 class Recorded(gpuarray.GPUArray):
     """A subclass that keeps PyCUDA's constructor and records how it is called."""
+
     calls = []
 
     def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None, strides=None, order="C"):
@@ -276,7 +296,7 @@ def test_operators_of_a_subclass_return_it(pool_ctx):
     check(a / b, x / y)
     check(-a, -x)
     check(abs(a), abs(x))
-    check(a ** 2, x ** 2, rtol=1e-5)
+    check(a**2, x**2, rtol=1e-5)
     check(a < b, x < y)
     check(a.astype(np.float64), x.astype(np.float64))
     check(a.reverse(), x[::-1, ::-1])
@@ -306,10 +326,18 @@ def test_complex_parts_of_a_subclass_in_its_order(pool_ctx):
 def test_plain_results_as_in_pycuda(pool_ctx):
     x = np.arange(24, dtype=np.float32).reshape(4, 6)
     a = recorded(x)
-    for result, want in ((a.copy(), x), (a.astype(np.float32), x), (a[1:], x[1:]), (a.reshape(6, 4), x.reshape(6, 4)),
-                         (a.sum(), x.sum()), (gpuarray.zeros_like(a), np.zeros_like(x)),
-                         (gpuarray.minimum(a, 3), np.minimum(x, 3)), (gpuarray.where(a > 3, a, 0), np.where(x > 3, x, 0)),
-                         (cumath.fmod(a, a + 1), np.fmod(x, x + 1)), (gpuarray.logical_not(a), np.logical_not(x))):
+    for result, want in (
+        (a.copy(), x),
+        (a.astype(np.float32), x),
+        (a[1:], x[1:]),
+        (a.reshape(6, 4), x.reshape(6, 4)),
+        (a.sum(), x.sum()),
+        (gpuarray.zeros_like(a), np.zeros_like(x)),
+        (gpuarray.minimum(a, 3), np.minimum(x, 3)),
+        (gpuarray.where(a > 3, a, 0), np.where(x > 3, x, 0)),
+        (cumath.fmod(a, a + 1), np.fmod(x, x + 1)),
+        (gpuarray.logical_not(a), np.logical_not(x)),
+    ):
         check(result, want, cls=gpuarray.GPUArray)
     b = recorded(x[:, :1].copy())
     check(a[:, :1] + b, x[:, :1] + x[:, :1], cls=gpuarray.GPUArray)  # a view is a GPUArray
@@ -336,8 +364,13 @@ def test_library_subclass_results_through_its_own_new_like_me(pool_ctx):
     x = np.linspace(-2, 2, 1001).astype(np.float32)
     a = Owned(thread, x.shape, x.dtype)
     a.set(x)
-    for result, want in ((a + a, x + x), (a * 3, x * 3), (a.astype(np.int32), x.astype(np.int32)),
-                         (cumath.sin(a), np.sin(x)), (a > 0, x > 0)):
+    for result, want in (
+        (a + a, x + x),
+        (a * 3, x * 3),
+        (a.astype(np.int32), x.astype(np.int32)),
+        (cumath.sin(a), np.sin(x)),
+        (a > 0, x > 0),
+    ):
         assert type(result) is Owned and result.thread is thread
         np.testing.assert_allclose(result.get(), want, rtol=1e-6)
 
@@ -413,8 +446,14 @@ def test_a_subclass_overriding_a_back_end_gets_pycudas_operators(pool_ctx):
     np.testing.assert_allclose((-a).get(), -x)
     np.testing.assert_allclose((a / 4).get(), x / 4)
     np.testing.assert_allclose((a * b).get(), x * y)  # _elwise_multiply is not overridden: gpukit's
-    assert Counting.calls == [("axpbyz", 1, 1), ("axpbyz", 1, -1), ("axpbz", 3, 0), ("axpbz", -1, 5),
-                              ("axpbz", -1, 0), ("axpbz", 0.25, 0)]
+    assert Counting.calls == [
+        ("axpbyz", 1, 1),
+        ("axpbyz", 1, -1),
+        ("axpbz", 3, 0),
+        ("axpbz", -1, 5),
+        ("axpbz", -1, 0),
+        ("axpbz", 0.25, 0),
+    ]
     assert type(a + b) is Counting and type(a + 0) is gpuarray.GPUArray  # PyCUDA: a + 0 is a.copy()
     a += b
     np.testing.assert_allclose(a.get(), x + y)

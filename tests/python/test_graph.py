@@ -1,4 +1,5 @@
 """CUDA graphs by stream capture (drv.StreamCapture, Graph, GraphExec); GPU only."""
+
 import numpy as np
 import pytest
 

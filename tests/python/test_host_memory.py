@@ -1,5 +1,6 @@
 """Aligned host memory and the checks of register_host_memory and the host allocators run
 without a GPU; page-locked, registered and managed memory themselves are marked gpu."""
+
 import numpy as np
 import pytest
 
@@ -49,7 +50,7 @@ def test_aligned_bad_input():
 
 def test_register_refuses_misaligned_memory_before_the_driver():
     aligned = drv.aligned_empty(3 * PAGE, np.uint8)
-    cases = [np.zeros(10), aligned[8:8 + PAGE], aligned[:PAGE + 8]]
+    cases = [np.zeros(10), aligned[8 : 8 + PAGE], aligned[: PAGE + 8]]
     for ary in cases:
         with pytest.raises(drv.LogicError, match="aligned_empty"):
             drv.register_host_memory(ary)

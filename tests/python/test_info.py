@@ -1,6 +1,7 @@
 """`gpukit info` and the command line: the JSON's keys and types, the text's sections, what
 a missing library or a hung nvcc gets, the list of environment variables against the code
 that reads them, --help and --version for the command and each subcommand."""
+
 import json
 import os
 import re
@@ -18,31 +19,96 @@ from gpukit import _environment, _gpukit, info
 REPO = Path(__file__).resolve().parents[2]
 
 COMPONENT = {"found": bool, "version": (str, None), "path": (str, None), "error": (str, None)}
-CUDA_DEVICE = {"number": int, "name": str, "compute_capability": str, "total_memory_bytes": int, "pci_bus_id": str,
-               "uuid": str, "compute_mode": (str, None), "multiprocessors": (int, None), "clock_mhz": (float, None),
-               "memory_clock_mhz": (float, None), "memory_bus_bits": (int, None), "l2_cache_bytes": (int, None),
-               "max_threads_per_block": (int, None), "shared_memory_per_block_bytes": (int, None),
-               "warp_size": (int, None), "async_engines": (int, None), "ecc_enabled": (bool, None),
-               "integrated": (bool, None), "tcc_driver": (bool, None), "kernel_timeout": (bool, None),
-               "managed_memory": (bool, None), "attributes": dict}
-OPENCL_DEVICE = {"name": str, "type": (str, None), "vendor": str, "version": str, "driver_version": str,
-                 "compute_units": int, "global_memory_bytes": int, "local_memory_bytes": int,
-                 "max_allocation_bytes": int, "max_work_group_size": int}
+CUDA_DEVICE = {
+    "number": int,
+    "name": str,
+    "compute_capability": str,
+    "total_memory_bytes": int,
+    "pci_bus_id": str,
+    "uuid": str,
+    "compute_mode": (str, None),
+    "multiprocessors": (int, None),
+    "clock_mhz": (float, None),
+    "memory_clock_mhz": (float, None),
+    "memory_bus_bits": (int, None),
+    "l2_cache_bytes": (int, None),
+    "max_threads_per_block": (int, None),
+    "shared_memory_per_block_bytes": (int, None),
+    "warp_size": (int, None),
+    "async_engines": (int, None),
+    "ecc_enabled": (bool, None),
+    "integrated": (bool, None),
+    "tcc_driver": (bool, None),
+    "kernel_timeout": (bool, None),
+    "managed_memory": (bool, None),
+    "attributes": dict,
+}
+OPENCL_DEVICE = {
+    "name": str,
+    "type": (str, None),
+    "vendor": str,
+    "version": str,
+    "driver_version": str,
+    "compute_units": int,
+    "global_memory_bytes": int,
+    "local_memory_bytes": int,
+    "max_allocation_bytes": int,
+    "max_work_group_size": int,
+}
 SCHEMA = {
-    "gpukit": {"version": str, "path": str, "extension": str,
-               "build": {"compiler": str, "cxx_standard": int, "build_type": (str, None), "cuda_headers": str,
-                         "nanobind": str, "python": str}},
-    "host": {"python": str, "python_implementation": str, "python_executable": str, "numpy": str, "os": str,
-             "kernel": str, "machine": str, "libc": (str, None), "cpu": str, "cpu_count": int},
-    "cuda_driver": COMPONENT, "nvrtc": COMPONENT, "nvjitlink": COMPONENT, "nvcc": COMPONENT,
+    "gpukit": {
+        "version": str,
+        "path": str,
+        "extension": str,
+        "build": {
+            "compiler": str,
+            "cxx_standard": int,
+            "build_type": (str, None),
+            "cuda_headers": str,
+            "nanobind": str,
+            "python": str,
+        },
+    },
+    "host": {
+        "python": str,
+        "python_implementation": str,
+        "python_executable": str,
+        "numpy": str,
+        "os": str,
+        "kernel": str,
+        "machine": str,
+        "libc": (str, None),
+        "cpu": str,
+        "cpu_count": int,
+    },
+    "cuda_driver": COMPONENT,
+    "nvrtc": COMPONENT,
+    "nvjitlink": COMPONENT,
+    "nvcc": COMPONENT,
     "curand": dict(COMPONENT, headers=(str, None), headers_version=(str, None)),
-    "cuda_toolkit": {"found": bool, "include_dirs": [str], "found_via": (str, None), "looked_in": [str],
-                     "gpukit_include_dir": str},
+    "cuda_toolkit": {
+        "found": bool,
+        "include_dirs": [str],
+        "found_via": (str, None),
+        "looked_in": [str],
+        "gpukit_include_dir": str,
+    },
     "cuda_devices": {"count": int, "error": (str, None), "devices": [CUDA_DEVICE]},
-    "opencl": {"found": bool, "error": (str, None),
-               "platforms": [{"name": str, "vendor": str, "version": str, "devices": [OPENCL_DEVICE]}]},
-    "compile_cache": {"directory": (str, None), "disabled": bool, "exists": bool, "entries": int, "bytes": int,
-                      "limit_bytes": (int, None), "limit_error": (str, None), "not_used_because": (str, None)},
+    "opencl": {
+        "found": bool,
+        "error": (str, None),
+        "platforms": [{"name": str, "vendor": str, "version": str, "devices": [OPENCL_DEVICE]}],
+    },
+    "compile_cache": {
+        "directory": (str, None),
+        "disabled": bool,
+        "exists": bool,
+        "entries": int,
+        "bytes": int,
+        "limit_bytes": (int, None),
+        "limit_error": (str, None),
+        "not_used_because": (str, None),
+    },
     "environment": {name: (str, None) for name in _environment.VARIABLES},
 }
 
@@ -67,8 +133,9 @@ def check_schema(value, schema, where="report"):
 def run_command(*args, env=None):
     """`python -m gpukit args...` in a process of its own: (exit status, stdout, stderr)."""
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **(env or {}))
-    run = subprocess.run([sys.executable, "-m", "gpukit", *args], env=environment, capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "gpukit", *args], env=environment, capture_output=True, text=True, timeout=120
+    )
     return run.returncode, run.stdout, run.stderr
 
 
@@ -82,9 +149,16 @@ def test_json_has_the_documented_keys_and_types(tmp_path):
     assert report["gpukit"]["build"]["python"].startswith("{}.{}.".format(*sys.version_info[:2]))
     assert report["host"]["python"] == "{}.{}.{}".format(*sys.version_info[:3])
     assert report["environment"]["GPUKIT_FUSION"] == "0"
-    assert report["compile_cache"] == {"directory": str(tmp_path), "disabled": False, "exists": True, "entries": 0,
-                                       "bytes": 0, "limit_bytes": 1 << 30, "limit_error": None,
-                                       "not_used_because": None}
+    assert report["compile_cache"] == {
+        "directory": str(tmp_path),
+        "disabled": False,
+        "exists": True,
+        "entries": 0,
+        "bytes": 0,
+        "limit_bytes": 1 << 30,
+        "limit_error": None,
+        "not_used_because": None,
+    }
 
 
 def test_libraries_are_reported_as_this_process_finds_them():
@@ -111,7 +185,8 @@ def test_libraries_are_reported_as_this_process_finds_them():
         assert re.fullmatch(r"\d+\.\d+\.\d+", report["nvcc"]["version"]), report["nvcc"]
     include_dirs, found_via, _ = _gpukit._find_cuda_toolkit()
     assert report["cuda_toolkit"]["include_dirs"] == include_dirs and report["cuda_toolkit"]["found_via"] == (
-        found_via or None)
+        found_via or None
+    )
     if not drv.driver_available():
         assert "libcuda.so.1" in report["cuda_driver"]["error"]
         assert report["cuda_devices"] == {"count": 0, "error": "no CUDA driver", "devices": []}
@@ -121,9 +196,16 @@ def test_cache_size_counts_the_entries_a_compilation_stores(tmp_path):
     if not _gpukit.nvrtc_available():
         pytest.skip("NVRTC is not installed")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), GPUKIT_CACHE_DIR=str(tmp_path))
-    subprocess.run([sys.executable, "-c", "from gpukit.compiler import compile\n"
-                    "compile('__global__ void k(int *a) { a[0] = 1; }', arch='sm_90')"],
-                   env=env, check=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from gpukit.compiler import compile\ncompile('__global__ void k(int *a) { a[0] = 1; }', arch='sm_90')",
+        ],
+        env=env,
+        check=True,
+        timeout=120,
+    )
     entries = [p for p in tmp_path.iterdir() if p.name.endswith(".gpukit-cache")]
     (tmp_path / "stray.txt").write_text("not an entry")
     status, out, err = run_command("info", "--json", env={"GPUKIT_CACHE_DIR": str(tmp_path)})
@@ -146,28 +228,40 @@ def test_a_disabled_cache_and_a_missing_library_are_said_in_text(monkeypatch):
 @pytest.fixture
 def fake_nvcc(tmp_path, monkeypatch):
     """Puts an executable `nvcc` with the given shell body first on PATH."""
+
     def make(body):
         nvcc = tmp_path / "nvcc"
         nvcc.write_text(f"#!/bin/sh\n{body}\n")
         nvcc.chmod(0o755)
         monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
         return str(nvcc)
+
     return make
 
 
 def test_nvcc_version_is_read_from_its_release_line(fake_nvcc):
-    path = fake_nvcc("echo 'nvcc: NVIDIA (R) Cuda compiler driver'; echo 'Cuda compilation tools, release 12.4, V12.4.131'")
+    path = fake_nvcc(
+        "echo 'nvcc: NVIDIA (R) Cuda compiler driver'; echo 'Cuda compilation tools, release 12.4, V12.4.131'"
+    )
     assert info._nvcc() == {"found": True, "version": "12.4.131", "path": path, "error": None}
 
 
 def test_an_nvcc_that_hangs_or_fails_is_reported_not_waited_for(fake_nvcc, monkeypatch):
     monkeypatch.setattr(info, "NVCC_TIMEOUT", 0.5)
     path = fake_nvcc("sleep 30")
-    assert info._nvcc() == {"found": True, "version": None, "path": path,
-                            "error": "'nvcc --version' did not answer within 0.5 s"}
+    assert info._nvcc() == {
+        "found": True,
+        "version": None,
+        "path": path,
+        "error": "'nvcc --version' did not answer within 0.5 s",
+    }
     fake_nvcc("echo broken install >&2; exit 3")
     report = info._nvcc()
-    assert report["found"] and report["version"] is None and report["error"] == "'nvcc --version' failed (3): broken install"
+    assert (
+        report["found"]
+        and report["version"] is None
+        and report["error"] == "'nvcc --version' failed (3): broken install"
+    )
     assert "version unknown ('nvcc --version' failed (3)" in info._component_text(report)
 
 
@@ -179,8 +273,21 @@ def test_text_has_every_section_and_every_variable(capsys, monkeypatch):
     assert sorted(key for _, keys, _ in info.SECTIONS for key in keys) == sorted(report)
     titles = re.findall(r"^(\S.*)$", text, re.MULTILINE)
     assert titles == [title for title, _, _ in info.SECTIONS]
-    for label in ["version", "installed in", "built with", "Python", "numpy", "OS", "CPU", "driver", "NVRTC",
-                  "nvJitLink", "nvcc", "toolkit headers", "gpukit headers"]:
+    for label in [
+        "version",
+        "installed in",
+        "built with",
+        "Python",
+        "numpy",
+        "OS",
+        "CPU",
+        "driver",
+        "NVRTC",
+        "nvJitLink",
+        "nvcc",
+        "toolkit headers",
+        "gpukit headers",
+    ]:
         assert re.search(rf"^  {re.escape(label)}\s", text, re.MULTILINE), label
     for name in _environment.VARIABLES:
         assert name in text, name
@@ -193,11 +300,25 @@ def test_text_has_every_section_and_every_variable(capsys, monkeypatch):
 def test_devices_are_described_in_text():
     # The text of a device, from a report shaped like cuda_device()'s (checked on a GPU below).
     device = {key: None for key in CUDA_DEVICE}
-    device.update(number=0, name="Fake GPU", compute_capability="9.0", total_memory_bytes=80 * 2**30,
-                  pci_bus_id="0000:65:00.0", uuid="GPU-01234567-89ab-cdef-0123-456789abcdef", compute_mode="DEFAULT",
-                  multiprocessors=132, clock_mhz=1980.0, memory_clock_mhz=2619.0, memory_bus_bits=5120,
-                  l2_cache_bytes=50 * 2**20, ecc_enabled=True, tcc_driver=False, integrated=False,
-                  kernel_timeout=False, attributes={})
+    device.update(
+        number=0,
+        name="Fake GPU",
+        compute_capability="9.0",
+        total_memory_bytes=80 * 2**30,
+        pci_bus_id="0000:65:00.0",
+        uuid="GPU-01234567-89ab-cdef-0123-456789abcdef",
+        compute_mode="DEFAULT",
+        multiprocessors=132,
+        clock_mhz=1980.0,
+        memory_clock_mhz=2619.0,
+        memory_bus_bits=5120,
+        l2_cache_bytes=50 * 2**20,
+        ecc_enabled=True,
+        tcc_driver=False,
+        integrated=False,
+        kernel_timeout=False,
+        attributes={},
+    )
     report = info.collect()
     report["cuda_devices"] = {"count": 2, "error": None, "devices": [device, {"number": 1, "error": "it fell over"}]}
     text = info.format_text(report)
@@ -256,33 +377,42 @@ def variables_read_by(path):
 
 
 def test_the_variable_list_is_what_the_code_reads():
-    sources = [p for folder in ("src", "include", "python/gpukit", "python/bindings", "bench/cpp")
-               for p in sorted((REPO / folder).rglob("*")) if p.suffix in (".cpp", ".hpp", ".h", ".inc", ".py")]
+    sources = [
+        p
+        for folder in ("src", "include", "python/gpukit", "python/bindings", "bench/cpp")
+        for p in sorted((REPO / folder).rglob("*"))
+        if p.suffix in (".cpp", ".hpp", ".h", ".inc", ".py")
+    ]
     assert len(sources) > 100
     read = set().union(*(variables_read_by(p) for p in sources))
     assert read - NOT_SETTINGS == set(_environment.VARIABLES), (
         f"read but not listed: {sorted(read - NOT_SETTINGS - set(_environment.VARIABLES))}; "
-        f"listed but not read: {sorted(set(_environment.VARIABLES) - read)}")
+        f"listed but not read: {sorted(set(_environment.VARIABLES) - read)}"
+    )
 
 
 def test_the_scan_finds_the_ways_the_code_reads_a_variable(tmp_path):
     # The scan itself, on the forms the code uses, so that the test above cannot pass by
     # finding nothing.
     source = tmp_path / "reads.py"
-    source.write_text('COUNT_VARIABLE = "GPUKIT_A"\n'
-                      'x = os.environ.get(COUNT_VARIABLE, "1")\n'
-                      'y = os.environ.get("GPUKIT_B") or os.getenv("GPUKIT_C")\n'
-                      'os.environ["GPUKIT_WRITTEN"] = "1"\n'
-                      'os.environ.setdefault("GPUKIT_DEFAULTED", "1")\n'
-                      'print("GPUKIT_NOT_READ")\n')
+    source.write_text(
+        'COUNT_VARIABLE = "GPUKIT_A"\n'
+        'x = os.environ.get(COUNT_VARIABLE, "1")\n'
+        'y = os.environ.get("GPUKIT_B") or os.getenv("GPUKIT_C")\n'
+        'os.environ["GPUKIT_WRITTEN"] = "1"\n'
+        'os.environ.setdefault("GPUKIT_DEFAULTED", "1")\n'
+        'print("GPUKIT_NOT_READ")\n'
+    )
     assert variables_read_by(source) == {"GPUKIT_A", "GPUKIT_B", "GPUKIT_C"}
     source = tmp_path / "reads.cpp"
-    source.write_text('const char* a = std::getenv("GPUKIT_D");\n'
-                      'for (const char* variable : {"GPUKIT_E", "GPUKIT_F"})\n'
-                      '    if (const char* home = std::getenv(variable); home && *home) {}\n'
-                      'std::string b = getenv_or_empty("GPUKIT_G");\n'
-                      'return environment("GPUKIT_H", "PYCUDA_H") != nullptr;\n'
-                      'const char* c = "GPUKIT_NOT_READ";\n')
+    source.write_text(
+        'const char* a = std::getenv("GPUKIT_D");\n'
+        'for (const char* variable : {"GPUKIT_E", "GPUKIT_F"})\n'
+        "    if (const char* home = std::getenv(variable); home && *home) {}\n"
+        'std::string b = getenv_or_empty("GPUKIT_G");\n'
+        'return environment("GPUKIT_H", "PYCUDA_H") != nullptr;\n'
+        'const char* c = "GPUKIT_NOT_READ";\n'
+    )
     assert variables_read_by(source) == {"GPUKIT_D", "GPUKIT_E", "GPUKIT_F", "GPUKIT_G", "GPUKIT_H", "PYCUDA_H"}
 
 
@@ -294,8 +424,8 @@ def test_the_documentation_describes_every_variable():
 
 # ---- --help and --version ----------------------------------------------------------------
 
-@pytest.mark.parametrize("args", [["--version"], ["info", "--version"], ["bench", "--version"],
-                                  ["cache", "--version"]])
+
+@pytest.mark.parametrize("args", [["--version"], ["info", "--version"], ["bench", "--version"], ["cache", "--version"]])
 def test_version_is_printed_by_the_command_and_each_subcommand(capsys, args):
     with pytest.raises(SystemExit) as exited:
         command_line.main(args)
@@ -303,13 +433,18 @@ def test_version_is_printed_by_the_command_and_each_subcommand(capsys, args):
     assert capsys.readouterr().out == f"gpukit {gpukit.VERSION_TEXT}\n"
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["--help"], ["{info,bench,cache}", "info", "bench", "cache", "--version"]),
-    (["cache", "--help"], ["{list,stats,prune,clear}", "--dir DIR", "--max-size SIZE", "--version"]),
-    (["info", "--help"], ["--json", "--version", "environment variables"]),
-    (["bench", "--help"], ["--repeats N", "--quick", "--json PATH", "--png PATH", "--version", "small_add",
-                           "groups: "]),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--help"], ["{info,bench,cache}", "info", "bench", "cache", "--version"]),
+        (["cache", "--help"], ["{list,stats,prune,clear}", "--dir DIR", "--max-size SIZE", "--version"]),
+        (["info", "--help"], ["--json", "--version", "environment variables"]),
+        (
+            ["bench", "--help"],
+            ["--repeats N", "--quick", "--json PATH", "--png PATH", "--version", "small_add", "groups: "],
+        ),
+    ],
+)
 def test_help_describes_the_command_and_each_subcommand(capsys, args, expected):
     with pytest.raises(SystemExit) as exited:
         command_line.main(args)

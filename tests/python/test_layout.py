@@ -1,5 +1,6 @@
 """The layout arithmetic of gpukit's arrays, checked against numpy's own views on random
 shapes, strides, indices and reshapes."""
+
 import operator
 import re
 
@@ -176,12 +177,16 @@ def test_byte_extent():
 
 # ---- sizes, indices and arguments at and beyond 64 bits
 
-@pytest.mark.parametrize("shape, itemsize", [
-    ((2**32 + 1, 2**32), 1),     # 2**64 + 2**32 bytes: used to wrap to 2**32
-    ((2**40, 2**40), 1),         # used to give size 0
-    ((2**62,), 2),
-    ((0, 2**62, 2**62), 1),      # numpy refuses it too: a zero extent does not help
-])
+
+@pytest.mark.parametrize(
+    "shape, itemsize",
+    [
+        ((2**32 + 1, 2**32), 1),  # 2**64 + 2**32 bytes: used to wrap to 2**32
+        ((2**40, 2**40), 1),  # used to give size 0
+        ((2**62,), 2),
+        ((0, 2**62, 2**62), 1),  # numpy refuses it too: a zero extent does not help
+    ],
+)
 def test_sizes_beyond_64_bits_are_too_big(shape, itemsize):
     with pytest.raises(ValueError, match="array is too big"):
         np.empty(shape, np.dtype(f"V{itemsize}"))
@@ -195,7 +200,7 @@ def test_extents_beyond_64_bits():
     with pytest.raises(ValueError, match="maximum allowed dimension exceeded"):
         Layout.contiguous([2**64, 0], 1)
     with pytest.raises(ValueError, match="negative dimensions"):
-        Layout.contiguous([-2**70], 1)
+        Layout.contiguous([-(2**70)], 1)
     assert Layout.contiguous([2**63 - 1], 1).nbytes == 2**63 - 1
     assert Layout.contiguous([0, 2**61], 2).size == 0
 
@@ -211,15 +216,18 @@ def test_layout_reaching_beyond_64_bits_is_refused():
     assert Layout([1], [2**63 - 1], 8).byte_extent() == (0, 8)  # a length-1 axis never moves
 
 
-@pytest.mark.parametrize("bad, error, match", [
-    ([2.7, 3.9], TypeError, "expected an integer, got float 2.7"),
-    (2.5, TypeError, "expected an integer or a sequence of integers, got float"),
-    (None, TypeError, "got NoneType"),
-    ("3", TypeError, "got str"),
-    ([True, 2], TypeError, "got bool"),
-    ([None], TypeError, "got NoneType"),
-    ([2**64], ValueError, "maximum allowed dimension exceeded"),
-])
+@pytest.mark.parametrize(
+    "bad, error, match",
+    [
+        ([2.7, 3.9], TypeError, "expected an integer, got float 2.7"),
+        (2.5, TypeError, "expected an integer or a sequence of integers, got float"),
+        (None, TypeError, "got NoneType"),
+        ("3", TypeError, "got str"),
+        ([True, 2], TypeError, "got bool"),
+        ([None], TypeError, "got NoneType"),
+        ([2**64], ValueError, "maximum allowed dimension exceeded"),
+    ],
+)
 def test_shapes_that_are_not_integers(bad, error, match):
     with pytest.raises(error):
         np.empty(bad)
@@ -248,11 +256,26 @@ def test_strides_itemsize_offset_beyond_64_bits(name, value):
 
 
 KEYS = [
-    2**63 - 1, -2**63, 9, -10, np.int64(3), np.uint8(2), np.array(4),
-    slice(None, 2**64), slice(-2**64, None), slice(2**64, -2**64, -1), slice(None, None, 2**64),
-    slice(None, None, -2**64), slice(None, None, 2**63 - 1), slice(None, None, -2**63),
-    slice(None, None, 2**62), slice(3, None, -(2**62)), slice(np.int64(1), np.int64(8), np.int64(3)),
-    (Ellipsis, None), (None, 1), (slice(None), None, Ellipsis),
+    2**63 - 1,
+    -(2**63),
+    9,
+    -10,
+    np.int64(3),
+    np.uint8(2),
+    np.array(4),
+    slice(None, 2**64),
+    slice(-(2**64), None),
+    slice(2**64, -(2**64), -1),
+    slice(None, None, 2**64),
+    slice(None, None, -(2**64)),
+    slice(None, None, 2**63 - 1),
+    slice(None, None, -(2**63)),
+    slice(None, None, 2**62),
+    slice(3, None, -(2**62)),
+    slice(np.int64(1), np.int64(8), np.int64(3)),
+    (Ellipsis, None),
+    (None, 1),
+    (slice(None), None, Ellipsis),
 ]
 
 
@@ -270,28 +293,31 @@ def test_keys_at_64_bit_edges_match_numpy(key):
     assert same(layout_of(a)[key], expected), key
 
 
-@pytest.mark.parametrize("key", [2**64, -2**64, 2**63, 10, -11], ids=repr)
+@pytest.mark.parametrize("key", [2**64, -(2**64), 2**63, 10, -11], ids=repr)
 def test_integer_keys_out_of_bounds(key):
     with pytest.raises(IndexError, match="out of bounds"):
         Layout.contiguous([10], 8)[key]
 
 
-@pytest.mark.parametrize("key, error, match", [
-    (True, IndexError, "boolean"),
-    (np.True_, IndexError, "boolean"),
-    (np.array([True, False]), IndexError, "boolean"),
-    ([1, 2], IndexError, "advanced indexing"),
-    (np.array([1, 2]), IndexError, "advanced indexing"),
-    (2.5, IndexError, "only integers"),
-    ("a", IndexError, "only integers"),
-    ((1, [0]), IndexError, "advanced indexing"),
-    (slice(2.5), TypeError, "slice indices must be integers"),
-    (slice(None, None, 1.0), TypeError, "slice indices must be integers"),
-    (slice(None, None, np.True_), TypeError, "slice indices must be integers"),
-    ((Ellipsis, Ellipsis), IndexError, "single ellipsis"),
-    ((0, 0, 0), IndexError, "too many indices"),
-    (slice(None, None, 0), ValueError, "step cannot be zero"),
-])
+@pytest.mark.parametrize(
+    "key, error, match",
+    [
+        (True, IndexError, "boolean"),
+        (np.True_, IndexError, "boolean"),
+        (np.array([True, False]), IndexError, "boolean"),
+        ([1, 2], IndexError, "advanced indexing"),
+        (np.array([1, 2]), IndexError, "advanced indexing"),
+        (2.5, IndexError, "only integers"),
+        ("a", IndexError, "only integers"),
+        ((1, [0]), IndexError, "advanced indexing"),
+        (slice(2.5), TypeError, "slice indices must be integers"),
+        (slice(None, None, 1.0), TypeError, "slice indices must be integers"),
+        (slice(None, None, np.True_), TypeError, "slice indices must be integers"),
+        ((Ellipsis, Ellipsis), IndexError, "single ellipsis"),
+        ((0, 0, 0), IndexError, "too many indices"),
+        (slice(None, None, 0), ValueError, "step cannot be zero"),
+    ],
+)
 def test_keys_numpy_refuses_or_gpukit_does_not_support(key, error, match):
     with pytest.raises(error, match=match):
         Layout.contiguous([2, 3], 8)[key]
@@ -299,7 +325,7 @@ def test_keys_numpy_refuses_or_gpukit_does_not_support(key, error, match):
 
 def test_split_at_matches_numpy_for_unsorted_and_negative_indices():
     a = np.zeros((4, 10), np.float32)
-    for indices in ([5, 2, 8], [-3, 2], [8, -8, 3], [0, 0, 10, 11], [-20, 20], [2**64, -2**64], []):
+    for indices in ([5, 2, 8], [-3, 2], [8, -8, 3], [0, 0, 10, 11], [-20, 20], [2**64, -(2**64)], []):
         parts = layout_of(a).split_at(indices, axis=1)
         expected = np.split(a, indices, axis=1)
         assert len(parts) == len(expected), indices
@@ -369,8 +395,26 @@ def test_python_bools_are_slice_bounds():
 # ---- broadcasting
 
 # Shapes of every kind: 0-d, length-1 axes, empty axes, and ones that do not broadcast together.
-SHAPES = [(), (1,), (0,), (3,), (4,), (1, 1), (3, 1), (1, 4), (3, 4), (4, 3), (0, 1), (1, 0), (0, 4),
-          (2, 1, 4), (2, 3, 1), (5, 3, 4), (1, 1, 1, 1), (2, 3, 4, 0)]
+SHAPES = [
+    (),
+    (1,),
+    (0,),
+    (3,),
+    (4,),
+    (1, 1),
+    (3, 1),
+    (1, 4),
+    (3, 4),
+    (4, 3),
+    (0, 1),
+    (1, 0),
+    (0, 4),
+    (2, 1, 4),
+    (2, 3, 1),
+    (5, 3, 4),
+    (1, 1, 1, 1),
+    (2, 3, 4, 0),
+]
 
 
 def numpy_text(shape):
@@ -417,8 +461,20 @@ def broadcast_bases():
     buffer = np.zeros(4 * 3 * 2 * 8, np.int16)
     c = buffer[: 3 * 4].reshape(3, 4)
     f = buffer[: 3 * 4].reshape(3, 4, order="F")
-    views = [c, f, c[::-1, 1:], c[1:, ::-2], c[2:3, :], c[:, 1:2], c[:, :0], c[1], c[1, 2, ...],
-             buffer[5:11].reshape(2, 1, 3)[:, :, ::-1], np.broadcast_to(c[0], (2, 4)), buffer[7:7]]
+    views = [
+        c,
+        f,
+        c[::-1, 1:],
+        c[1:, ::-2],
+        c[2:3, :],
+        c[:, 1:2],
+        c[:, :0],
+        c[1],
+        c[1, 2, ...],
+        buffer[5:11].reshape(2, 1, 3)[:, :, ::-1],
+        np.broadcast_to(c[0], (2, 4)),
+        buffer[7:7],
+    ]
     for view in views:
         offset = view.__array_interface__["data"][0] - buffer.__array_interface__["data"][0]
         yield view, Layout(list(view.shape), list(view.strides), view.itemsize, offset), offset
@@ -431,18 +487,28 @@ def test_broadcast_to_matches_numpy():
             try:
                 expected = np.broadcast_to(view, shape)
             except ValueError:
-                with pytest.raises(ValueError, match=re.escape(
+                with pytest.raises(
+                    ValueError,
+                    match=re.escape(
                         f"cannot broadcast an array of shape {numpy_text(view.shape)} "
-                        f"to the requested shape {numpy_text(shape)}")):
+                        f"to the requested shape {numpy_text(shape)}"
+                    ),
+                ):
                     layout.broadcast_to(shape)
                 refused += 1
                 continue
             got = layout.broadcast_to(shape)
             moved = expected.__array_interface__["data"][0] - view.__array_interface__["data"][0]
             assert (tuple(got.shape), tuple(got.strides), got.offset, got.itemsize) == (
-                expected.shape, expected.strides, offset + moved, view.itemsize), (view.strides, shape)
+                expected.shape,
+                expected.strides,
+                offset + moved,
+                view.itemsize,
+            ), (view.strides, shape)
             assert (got.is_c_contiguous, got.is_f_contiguous) == (
-                expected.flags.c_contiguous, expected.flags.f_contiguous), (view.strides, shape)
+                expected.flags.c_contiguous,
+                expected.flags.f_contiguous,
+            ), (view.strides, shape)
             assert got.size == expected.size
             if expected.size:
                 low, high = np.lib.array_utils.byte_bounds(expected)

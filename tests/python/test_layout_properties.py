@@ -8,6 +8,7 @@ The normal suite runs a fixed, derandomized set of examples ("ci" profile, bound
 `make test-properties-long` runs many more, randomly ("long" profile, GPUKIT_PROPERTY_EXAMPLES
 examples per test). GPUArray needs no GPU here: its memory is given as an address and only
 its metadata is compared."""
+
 import os
 
 import numpy as np
@@ -21,10 +22,15 @@ import gpukit.gpuarray as gpuarray  # noqa: E402
 from gpukit import _gpukit  # noqa: E402
 from gpukit._gpukit import Layout  # noqa: E402
 
-settings.register_profile("ci", max_examples=150, derandomize=True, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("long", max_examples=int(os.environ.get("GPUKIT_PROPERTY_EXAMPLES", "20000")),
-                          deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "ci", max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "long",
+    max_examples=int(os.environ.get("GPUKIT_PROPERTY_EXAMPLES", "20000")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile(os.environ.get("GPUKIT_PROPERTY_PROFILE", "ci"))
 
 ADDRESS = 1 << 40  # GPUArrays' memory: an address nothing uses
@@ -34,6 +40,7 @@ BIG = st.sampled_from(EDGES + [-e for e in EDGES])
 
 
 # ---- bases: numpy views of every stride kind
+
 
 @st.composite
 def bases(draw):
@@ -45,11 +52,11 @@ def bases(draw):
     if kind == "broadcast":
         row = np.arange(shape[-1] if shape else 1, dtype=dtype)
         return np.broadcast_to(row, shape) if shape else row[0:1].reshape(())
-    base = np.zeros(tuple(2 * n + 1 for n in shape) if kind == "sliced" else shape, dtype,
-                    order=draw(st.sampled_from("CF")))
+    base = np.zeros(
+        tuple(2 * n + 1 for n in shape) if kind == "sliced" else shape, dtype, order=draw(st.sampled_from("CF"))
+    )
     if kind == "sliced":
-        key = tuple(slice(draw(st.integers(0, 1)), None, draw(st.sampled_from([1, 2, -1, -2])))
-                    for _ in shape)
+        key = tuple(slice(draw(st.integers(0, 1)), None, draw(st.sampled_from([1, 2, -1, -2]))) for _ in shape)
         base = base[key + (Ellipsis,)]  # with ..., a 0-d base stays an array
     return base
 
@@ -70,8 +77,7 @@ def layout_of(a):
 
 
 def gpuarray_of(a):
-    return gpuarray.GPUArray(a.shape, a.dtype, gpudata=ADDRESS + data_offset(a, root(a)),
-                             strides=a.strides)
+    return gpuarray.GPUArray(a.shape, a.dtype, gpudata=ADDRESS + data_offset(a, root(a)), strides=a.strides)
 
 
 def meaning(shape, strides, offset):
@@ -121,6 +127,7 @@ def agree(numpy_call, gpukit_calls):
 
 # ---- indexing
 
+
 def index_items(ndim):
     integer = st.one_of(st.integers(-ndim - 6, ndim + 6), BIG)
     bound = st.one_of(st.none(), st.integers(-8, 8), BIG)
@@ -134,9 +141,10 @@ def test_basic_indexing_matches_numpy(data):
     base = data.draw(bases())
     items = data.draw(index_items(base.ndim))
     key = tuple(items) if data.draw(st.booleans()) or len(items) != 1 else items[0]
-    agree(lambda: numpy_meaning(base[key] if not _all_integers(key, base.ndim) else base[_as_view_key(key)], base),
-          [lambda: layout_meaning(layout_of(base)[key]),
-           lambda: gpuarray_meaning(gpuarray_of(base)[key])])
+    agree(
+        lambda: numpy_meaning(base[key] if not _all_integers(key, base.ndim) else base[_as_view_key(key)], base),
+        [lambda: layout_meaning(layout_of(base)[key]), lambda: gpuarray_meaning(gpuarray_of(base)[key])],
+    )
 
 
 def _all_integers(key, ndim):
@@ -152,10 +160,14 @@ def _as_view_key(key):
 
 # ---- reshape, transpose, squeeze, split
 
+
 def factorisations(size):
     """Shapes of `size` elements: up to four extents whose product is `size`."""
-    return st.builds(lambda parts, picks: _factor(size, parts, picks),
-                     st.integers(0, 4), st.lists(st.integers(0, 10**6), min_size=4, max_size=4))
+    return st.builds(
+        lambda parts, picks: _factor(size, parts, picks),
+        st.integers(0, 4),
+        st.lists(st.integers(0, 10**6), min_size=4, max_size=4),
+    )
 
 
 def _factor(size, parts, picks):
@@ -184,8 +196,11 @@ def test_reshape_matches_numpys_views(data):
 
     base = data.draw(bases())
     # numpy takes any negative extent as the unknown one; gpukit only -1 (as documented).
-    shape = data.draw(st.one_of(factorisations(base.size),
-                                st.lists(st.one_of(st.integers(-1, 7), st.sampled_from(EDGES)), max_size=4)))
+    shape = data.draw(
+        st.one_of(
+            factorisations(base.size), st.lists(st.one_of(st.integers(-1, 7), st.sampled_from(EDGES)), max_size=4)
+        )
+    )
     if shape and data.draw(st.booleans()):
         shape[data.draw(st.integers(0, len(shape) - 1))] = -1
     order = data.draw(st.sampled_from("CF"))
@@ -203,31 +218,49 @@ def test_reshape_matches_numpys_views(data):
 @given(data=st.data())
 def test_transpose_matches_numpy(data):
     base = data.draw(bases())
-    axes = data.draw(st.one_of(st.permutations(range(base.ndim)),
-                               st.lists(st.one_of(st.integers(-base.ndim - 1, base.ndim), BIG), max_size=base.ndim + 1)))
+    axes = data.draw(
+        st.one_of(
+            st.permutations(range(base.ndim)),
+            st.lists(st.one_of(st.integers(-base.ndim - 1, base.ndim), BIG), max_size=base.ndim + 1),
+        )
+    )
     if any(abs(axis) >= 2**31 for axis in axes):
         # numpy truncates such axes to C ints (2**62 becomes axis 0); gpukit refuses them.
         for call in (lambda: layout_of(base).transpose(axes), lambda: gpuarray_of(base).transpose(axes)):
             with pytest.raises((IndexError, ValueError)):
                 call()
         return
-    agree(lambda: numpy_meaning(base.transpose(axes), base),
-          [lambda: layout_meaning(layout_of(base).transpose(axes)),
-           lambda: gpuarray_meaning(gpuarray_of(base).transpose(axes))])
+    agree(
+        lambda: numpy_meaning(base.transpose(axes), base),
+        [
+            lambda: layout_meaning(layout_of(base).transpose(axes)),
+            lambda: gpuarray_meaning(gpuarray_of(base).transpose(axes)),
+        ],
+    )
     assert layout_meaning(layout_of(base).transpose()) == numpy_meaning(base.T, base)
 
 
 @given(data=st.data())
 def test_squeeze_matches_numpy(data):
     base = data.draw(bases())
-    axes = data.draw(st.one_of(st.none(), st.integers(-base.ndim - 1, base.ndim), BIG,
-                               st.lists(st.integers(-base.ndim, max(base.ndim - 1, 0)), max_size=3)))
+    axes = data.draw(
+        st.one_of(
+            st.none(),
+            st.integers(-base.ndim - 1, base.ndim),
+            BIG,
+            st.lists(st.integers(-base.ndim, max(base.ndim - 1, 0)), max_size=3),
+        )
+    )
     if base.ndim == 0:
         # numpy lets axis 0 and -1 through for 0-d arrays, a legacy exception gpukit does not copy.
         return
-    agree(lambda: numpy_meaning(base.squeeze(tuple(axes) if isinstance(axes, list) else axes), base),
-          [lambda: layout_meaning(layout_of(base).squeeze(axes)),
-           lambda: gpuarray_meaning(gpuarray_of(base).squeeze(axes))])
+    agree(
+        lambda: numpy_meaning(base.squeeze(tuple(axes) if isinstance(axes, list) else axes), base),
+        [
+            lambda: layout_meaning(layout_of(base).squeeze(axes)),
+            lambda: gpuarray_meaning(gpuarray_of(base).squeeze(axes)),
+        ],
+    )
 
 
 @given(data=st.data())
@@ -247,6 +280,7 @@ def test_split_matches_numpy_split(data):
 
 
 # ---- broadcasting
+
 
 @st.composite
 def stretched(draw, shape):
@@ -289,7 +323,7 @@ def broadcastable_pairs(draw):
     common = draw(st.lists(st.integers(0, 5), max_size=5))
     pair = []
     for _ in range(2):
-        shape = common[draw(st.integers(0, len(common))):]
+        shape = common[draw(st.integers(0, len(common))) :]
         shape = [1 if draw(st.integers(0, 3)) == 0 else n for n in shape]
         if shape and draw(st.integers(0, 5)) == 0:
             shape[draw(st.integers(0, len(shape) - 1))] = draw(st.one_of(st.integers(-1, 6), BIG))
@@ -317,6 +351,7 @@ def test_broadcast_shapes_match_numpy(pair):
 
 # ---- sizes at the 64-bit edge
 
+
 def numpy_accepts(shape, dtype):
     """numpy's verdict on a new array's shape: np.empty raises ValueError or TypeError for a
     shape it refuses; a MemoryError means the shape was accepted (the memory is never
@@ -328,14 +363,18 @@ def numpy_accepts(shape, dtype):
     return True
 
 
-@given(shape=st.lists(st.one_of(st.integers(0, 2**33), BIG, st.integers(-3, -1)), min_size=1, max_size=4),
-       dtype=st.sampled_from([np.uint8, np.float16, np.float64, np.complex128]))
+@given(
+    shape=st.lists(st.one_of(st.integers(0, 2**33), BIG, st.integers(-3, -1)), min_size=1, max_size=4),
+    dtype=st.sampled_from([np.uint8, np.float16, np.float64, np.complex128]),
+)
 def test_new_array_sizes_match_numpy(shape, dtype):
     try:
         numpy_accepts(shape, dtype)
     except (ValueError, TypeError) as e:
-        for make in (lambda: Layout.contiguous(shape, np.dtype(dtype).itemsize),
-                     lambda: gpuarray.GPUArray(shape, dtype, gpudata=ADDRESS)):
+        for make in (
+            lambda: Layout.contiguous(shape, np.dtype(dtype).itemsize),
+            lambda: gpuarray.GPUArray(shape, dtype, gpudata=ADDRESS),
+        ):
             with pytest.raises(type(e)):
                 make()
         return

@@ -4,6 +4,7 @@ once the interpreter has finished: a reference leak in the bindings, or a Python
 cache that nobody drops (python/bindings/common/exit_cleanup.hpp). It prints to stderr as the
 process ends, so each case runs a child Python that uses gpukit and exits, and its stderr must
 hold no "nanobind: leaked" line."""
+
 import os
 import subprocess
 import sys
@@ -26,8 +27,9 @@ def run_child(script, report=True):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     if not report:
         env.pop("GPUKIT_LEAK_WARNINGS", None)
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)], env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def assert_no_leaks(script):
@@ -64,17 +66,21 @@ def test_the_report_is_off_without_the_variable():
     assert (proc.returncode, proc.stderr) == (0, "")
 
 
-@pytest.mark.parametrize("script, status, failed", [
-    (LEAK_AN_ARRAY, 1, True),                # a report fails the run
-    ("import gpukit.gpuarray", 0, False),     # a clean exit passes
-    ("raise SystemExit(3)", 3, False),        # the command's own failure comes through
-])
+@pytest.mark.parametrize(
+    "script, status, failed",
+    [
+        (LEAK_AN_ARRAY, 1, True),  # a report fails the run
+        ("import gpukit.gpuarray", 0, False),  # a clean exit passes
+        ("raise SystemExit(3)", 3, False),  # the command's own failure comes through
+    ],
+)
 def test_no_leaks_sh_fails_make_test_on_a_report(script, status, failed):
     # make test-python runs the suite under scripts/no_leaks.sh.
     no_leaks = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "scripts", "no_leaks.sh")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    proc = subprocess.run(["bash", no_leaks, sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        ["bash", no_leaks, sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == status, proc.stdout + proc.stderr
     assert ("outlived the interpreter" in proc.stderr) == failed
     assert (LEAK_REPORT in proc.stdout) == failed  # the report itself is passed on

@@ -1,5 +1,6 @@
 """Device memory, copies and memsets. Everything that touches a device is marked gpu and
 uses random data; the argument checks that run before any driver call are tested anywhere."""
+
 import os
 import subprocess
 import sys
@@ -20,8 +21,13 @@ class FakeDeviceArray:
     """Something with __cuda_array_interface__, as numba or cupy arrays have."""
 
     def __init__(self, address, shape, typestr="<f4", strides=None):
-        self.__cuda_array_interface__ = {"data": (int(address), False), "shape": shape, "typestr": typestr,
-                                         "strides": strides, "version": 3}
+        self.__cuda_array_interface__ = {
+            "data": (int(address), False),
+            "shape": shape,
+            "typestr": typestr,
+            "strides": strides,
+            "version": 3,
+        }
 
 
 class Holder(drv.PointerHolderBase):
@@ -34,6 +40,7 @@ class Holder(drv.PointerHolderBase):
 
 
 # ---- checks made before any driver call
+
 
 def test_zero_byte_allocation_is_refused():
     with pytest.raises(drv.LogicError, match="at least 1 byte"):
@@ -99,6 +106,7 @@ def test_empty_operations_do_nothing():
 
 # ---- on a GPU
 
+
 @pytest.mark.gpu
 def test_alloc_free_and_use_after_free(ctx):
     free, total = drv.mem_get_info()
@@ -125,6 +133,7 @@ def test_huge_allocation_is_memory_error(ctx):
 @pytest.mark.gpu
 def test_allocation_keeps_its_context_alive():
     from conftest import drain_context_stack
+
     drain_context_stack()
     context = drv.Device(0).make_context()
     a = drv.mem_alloc(64)
@@ -143,6 +152,7 @@ def test_allocation_keeps_its_context_alive():
 @pytest.mark.gpu
 def test_no_current_context_is_a_clear_error():
     from conftest import drain_context_stack
+
     drain_context_stack()
     with pytest.raises(drv.LogicError, match="current CUDA context"):
         drv.mem_alloc(16)
@@ -296,8 +306,9 @@ def test_ipc_across_processes(ctx):
     handle = drv.mem_get_ipc_handle(a)
     assert isinstance(handle, bytes) and len(handle) == 64
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    child = subprocess.run([sys.executable, "-c", _IPC_CHILD, handle.hex(), "5000"], env=env,
-                           capture_output=True, text=True, timeout=120)
+    child = subprocess.run(
+        [sys.executable, "-c", _IPC_CHILD, handle.hex(), "5000"], env=env, capture_output=True, text=True, timeout=120
+    )
     assert child.returncode == 0, child.stderr
     assert child.stdout.strip() == "closed"
     assert np.array_equal(drv.from_device(a, 5000, np.uint8), data[::-1])

@@ -1,5 +1,6 @@
 """Two GPUs: peer copies between devices (flat, async and 3-D), arrays, pools and kernels on
 the second device. Skipped, with the reason, on machines with fewer than two."""
+
 import numpy as np
 import pytest
 
@@ -28,6 +29,7 @@ def contexts():
     c0 = drv.Device(0).make_context()
     yield c0, c1
     import gpukit.gpuarray as gpuarray
+
     gpuarray.release_default_pools()
     drain_context_stack()
     c0.detach()
@@ -85,6 +87,7 @@ def test_arrays_kernels_and_pools_on_the_second_device(contexts):
     import gpukit.gpuarray as gpuarray
     from gpukit import tools
     from gpukit.compiler import SourceModule
+
     c0, c1 = contexts
     host = np.random.default_rng(3).standard_normal(10_001).astype(np.float32)
 

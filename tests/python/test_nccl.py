@@ -11,6 +11,7 @@ launcher, the agreement check across ranks) is in test_nccl_ranks.py.
 
 IPC memory handles between two processes are tested in test_memory.py
 (test_ipc_across_processes) and test_stream_event.py (test_ipc_event_across_processes)."""
+
 import multiprocessing
 import pickle
 
@@ -27,7 +28,9 @@ OPS = ["sum", "prod", "max", "min", "avg"]
 
 
 needs_nccl = pytest.mark.skipif(not nccl.available(), reason="libnccl.so.2 could not be loaded on this machine")
-needs_two_gpus = pytest.mark.skipif(cuda_device_count() < 2, reason="needs two CUDA devices (NCCL runs one rank per GPU)")
+needs_two_gpus = pytest.mark.skipif(
+    cuda_device_count() < 2, reason="needs two CUDA devices (NCCL runs one rank per GPU)"
+)
 
 
 def reference(op, inputs):
@@ -55,6 +58,7 @@ def values(dtype, n, seed):
 def assert_one_rank_keeps(comm, dtype, op):
     """A one-rank communicator's in-place all_reduce leaves the values as they were; the array."""
     import gpukit.gpuarray as gpuarray
+
     x = values(dtype, 100, 30)
     a = gpuarray.to_gpu(x)
     comm.all_reduce(a, op=op)
@@ -64,9 +68,20 @@ def assert_one_rank_keeps(comm, dtype, op):
 
 # --- without a GPU -------------------------------------------------------------------------
 
+
 def test_public_names():
-    assert set(nccl.__all__) == {"Communicator", "NcclError", "available", "version", "library_path",
-                                 "get_unique_id", "group", "from_mpi", "UNIQUE_ID_BYTES", "SPLIT_NOCOLOR"}
+    assert set(nccl.__all__) == {
+        "Communicator",
+        "NcclError",
+        "available",
+        "version",
+        "library_path",
+        "get_unique_id",
+        "group",
+        "from_mpi",
+        "UNIQUE_ID_BYTES",
+        "SPLIT_NOCOLOR",
+    }
     assert issubclass(nccl.NcclError, drv.Error)
     assert nccl.UNIQUE_ID_BYTES == 128
 
@@ -127,6 +142,7 @@ def test_group_exit_without_enter():
 
 # --- one GPU: a one-rank communicator -------------------------------------------------------
 
+
 @pytest.fixture
 def comm(primary_ctx):
     if not nccl.available():
@@ -148,6 +164,7 @@ def test_one_rank_describes_itself(comm):
 @pytest.mark.parametrize("op", OPS)
 def test_all_reduce_every_type_and_op_on_gpuarrays(comm, dtype, op):
     import gpukit.gpuarray as gpuarray
+
     x = values(dtype, 1001, 1)
     send = gpuarray.to_gpu(x)
     recv = gpuarray.to_gpu(np.full_like(x, 9))
@@ -160,6 +177,7 @@ def test_all_reduce_every_type_and_op_on_gpuarrays(comm, dtype, op):
 @pytest.mark.gpu
 def test_count_leaves_the_rest_of_the_buffer(comm):
     import gpukit.gpuarray as gpuarray
+
     x = values(np.float32, 50, 2)
     send, recv = gpuarray.to_gpu(x), gpuarray.zeros(50, np.float32)
     comm.all_reduce(send, recv, count=37)
@@ -173,11 +191,14 @@ def test_count_leaves_the_rest_of_the_buffer(comm):
 @pytest.mark.gpu
 def test_every_other_collective_out_of_place_and_in_place(comm):
     import gpukit.gpuarray as gpuarray
+
     x = values(np.int64, 77, 3)
-    for run in (lambda s, r: comm.reduce(s, r, root=0, op="max"),
-                lambda s, r: comm.broadcast(s, r, root=0),
-                lambda s, r: comm.all_gather(s, r),
-                lambda s, r: comm.reduce_scatter(s, r, op="min")):
+    for run in (
+        lambda s, r: comm.reduce(s, r, root=0, op="max"),
+        lambda s, r: comm.broadcast(s, r, root=0),
+        lambda s, r: comm.all_gather(s, r),
+        lambda s, r: comm.reduce_scatter(s, r, op="min"),
+    ):
         send, recv = gpuarray.to_gpu(x), gpuarray.zeros(77, np.int64)
         run(send, recv)
         np.testing.assert_array_equal(recv.get(), x)
@@ -190,14 +211,19 @@ def test_every_other_collective_out_of_place_and_in_place(comm):
 @pytest.mark.gpu
 def test_gpukit_cuda_arrays_and_raw_pointers(comm):
     import gpukit.cuda as cuda
+
     x = values(np.uint32, 64, 4)
     send, recv = cuda.to_device(x), cuda.device_array(64, np.uint32)
     comm.all_reduce(send, recv)
     np.testing.assert_array_equal(recv.copy_to_host(), x)
     # Bare addresses say nothing of their type or length: dtype= and count= do.
     out = cuda.device_array(64, np.uint32)
-    comm.broadcast(int(send.__cuda_array_interface__["data"][0]), int(out.__cuda_array_interface__["data"][0]),
-                   count=64, dtype=np.uint32)
+    comm.broadcast(
+        int(send.__cuda_array_interface__["data"][0]),
+        int(out.__cuda_array_interface__["data"][0]),
+        count=64,
+        dtype=np.uint32,
+    )
     np.testing.assert_array_equal(out.copy_to_host(), x)
     # A DeviceAllocation knows its size; dtype= gives the elements.
     allocation = drv.mem_alloc(x.nbytes)
@@ -276,6 +302,7 @@ def test_bfloat16_and_float8_through_ml_dtypes(comm):
 @pytest.mark.gpu
 def test_gpukit_stream(comm):
     import gpukit.gpuarray as gpuarray
+
     x = values(np.float32, 1 << 16, 8)
     stream = drv.Stream()
     send, recv = gpuarray.to_gpu(x), gpuarray.zeros(1 << 16, np.float32)
@@ -287,6 +314,7 @@ def test_gpukit_stream(comm):
 @pytest.mark.gpu
 def test_send_and_recv_to_itself_in_a_group(comm):
     import gpukit.gpuarray as gpuarray
+
     x = values(np.float64, 129, 9)
     send, recv = gpuarray.to_gpu(x), gpuarray.zeros(129, np.float64)
     with nccl.group():
@@ -308,6 +336,7 @@ def test_send_and_recv_to_itself_in_a_group(comm):
 
 
 # --- groups: NCCL's semantics for every call that may stand in one ---------------------------
+
 
 @pytest.mark.gpu
 def test_a_communicator_made_in_a_group_is_pending_until_the_block_ends(comm):
@@ -343,6 +372,7 @@ def test_a_split_in_a_group_is_made_when_the_block_ends(comm):
 @pytest.mark.gpu
 def test_a_refused_call_fails_the_group_which_launches_none_of_its_calls(comm):
     import gpukit.gpuarray as gpuarray
+
     x = values(np.float32, 64, 10)
     send, recv = gpuarray.to_gpu(x), gpuarray.to_gpu(np.full(64, 7, np.float32))
     with pytest.raises(nccl.NcclError, match="none of its calls was issued.*peer 4 is outside") as caught:
@@ -379,6 +409,7 @@ def test_a_refused_call_fails_the_group_which_launches_none_of_its_calls(comm):
 @pytest.mark.gpu
 def test_nested_groups_launch_at_the_outermost_end(comm):
     import gpukit.gpuarray as gpuarray
+
     x = values(np.int64, 16, 11)
     send, recv = gpuarray.to_gpu(x), gpuarray.zeros(16, np.int64)
     with nccl.group():
@@ -407,6 +438,7 @@ def test_a_group_keeps_what_its_calls_use_until_it_ends(comm):
     """The calls of a block are issued when it ends: the arrays they use stay alive until then,
     and a communicator destroyed in the block is destroyed after its calls ran."""
     import gpukit.gpuarray as gpuarray
+
     x = values(np.float32, 4096, 13)
     recv = gpuarray.zeros(4096, np.float32)
     other = nccl.Communicator(1, nccl.get_unique_id(), 0, device=0)
@@ -427,6 +459,7 @@ def test_a_group_keeps_what_its_calls_use_until_it_ends(comm):
 @pytest.mark.gpu
 def test_check_agreement_on_one_rank(comm):
     import gpukit.gpuarray as gpuarray
+
     assert comm.check_agreement is False
     comm.check_agreement = True
     x = values(np.float32, 100, 12)
@@ -466,6 +499,7 @@ def test_split_abort_destroy_and_init_all(comm):
 @pytest.mark.gpu
 def test_bad_arguments_are_refused_before_nccl(comm):
     import gpukit.gpuarray as gpuarray
+
     f32, i32 = gpuarray.zeros(8, np.float32), gpuarray.zeros(8, np.int32)
     with pytest.raises(TypeError, match="sendbuf holds float32 but recvbuf holds int32"):
         comm.all_reduce(f32, i32)
@@ -505,6 +539,7 @@ def test_bad_arguments_are_refused_before_nccl(comm):
 @pytest.mark.gpu
 def test_memory_of_another_context_is_refused(comm):
     import gpukit.gpuarray as gpuarray
+
     own = drv.Device(0).make_context()
     try:
         foreign = gpuarray.zeros(8, np.float32)
@@ -525,6 +560,7 @@ def test_memory_of_another_context_is_refused(comm):
 @pytest.mark.gpu
 def test_a_stream_of_another_context_is_refused(comm):
     import gpukit.gpuarray as gpuarray
+
     buffer = gpuarray.arange(8, dtype=np.float32)  # the primary context's, as NCCL needs
     own = drv.Device(0).make_context()
     try:
@@ -545,12 +581,14 @@ def test_a_stream_of_another_context_is_refused(comm):
 
 # --- two or more GPUs -----------------------------------------------------------------------
 
+
 @pytest.fixture
 def primaries():
     drain_context_stack()
     contexts = [drv.Device(k).retain_primary_context() for k in range(cuda_device_count())]
     yield contexts
     import gpukit.gpuarray as gpuarray
+
     for c in contexts:
         c.push()
         gpuarray.release_default_pools()
@@ -567,6 +605,7 @@ def primaries():
 @pytest.mark.parametrize("op", OPS)
 def test_init_all_all_reduce_against_numpy(primaries, dtype, op):
     import gpukit.gpuarray as gpuarray
+
     comms = nccl.Communicator.init_all()
     n = len(comms)
     inputs = [values(dtype, 999, 20 + k) for k in range(n)]
@@ -591,6 +630,7 @@ def test_init_all_all_reduce_against_numpy(primaries, dtype, op):
 @needs_two_gpus
 def test_init_all_every_collective_against_numpy(primaries):
     import gpukit.gpuarray as gpuarray
+
     comms = nccl.Communicator.init_all()
     n = len(comms)
     inputs = [np.arange(6 * n, dtype=np.int64) * (k + 1) + k for k in range(n)]
@@ -615,7 +655,7 @@ def test_init_all_every_collective_against_numpy(primaries):
     got = run(lambda c, s, r: c.reduce_scatter(s, r, op="max"), 6)
     total = np.max(np.stack(inputs), axis=0)
     for k, g in enumerate(got):
-        np.testing.assert_array_equal(g, total[6 * k:6 * (k + 1)])
+        np.testing.assert_array_equal(g, total[6 * k : 6 * (k + 1)])
     # A ring of send/recv: rank k sends to k+1.
     got = run(lambda c, s, r: (c.send(s, (c.rank + 1) % n), c.recv(r, (c.rank - 1) % n)), 6 * n)
     for k, g in enumerate(got):
@@ -636,7 +676,7 @@ def test_init_all_every_collective_against_numpy(primaries):
         for h, s in zip(halves, sends):
             h.all_reduce(s)
     for k in range(n):
-        np.testing.assert_array_equal(in_context(primaries[k], sends[k].get), sum(inputs[k % 2::2]))
+        np.testing.assert_array_equal(in_context(primaries[k], sends[k].get), sum(inputs[k % 2 :: 2]))
     for c in halves + comms:
         c.destroy()
 
@@ -647,6 +687,7 @@ def test_init_all_every_collective_against_numpy(primaries):
 def test_one_thread_makes_every_rank_in_a_group(primaries):
     """NCCL's way of making several ranks from one thread: ncclCommInitRank in a group."""
     import gpukit.gpuarray as gpuarray
+
     n = len(primaries)
     unique_id = nccl.get_unique_id()
     with nccl.group():  # without it, rank 0 would wait for the others forever
@@ -677,6 +718,7 @@ def _two_process_rank(rank, nranks, ids, results):
     import gpukit.driver as drv
     import gpukit.gpuarray as gpuarray
     import gpukit.nccl as nccl
+
     drv.init()
     context = drv.Device(rank).retain_primary_context()
     context.push()
@@ -717,6 +759,7 @@ def test_two_processes_joined_by_a_unique_id():
 
 
 # --- MPI ------------------------------------------------------------------------------------
+
 
 @pytest.mark.gpu
 def test_from_mpi_in_a_one_process_world(primary_ctx):

@@ -5,6 +5,7 @@ gpukit.nccl.from_mpi, run every collective on gpukit arrays (checked here agains
 split, and get a clear error on every rank when the ranks disagree (check_agreement): under
 mpiexec where mpi4py and a launcher of the same MPI are installed, and always under gpukit's
 own launcher (files on this machine); and the benchmark sides themselves."""
+
 import json
 import os
 import subprocess
@@ -36,6 +37,7 @@ def needs_nccl_and_a_gpu(test):
 
 
 # --- the launcher and FileComm, without a GPU ------------------------------------------------
+
 
 def test_ranks_meet_through_files():
     program = textwrap.dedent("""
@@ -130,16 +132,29 @@ def test_open_mpis_launcher_is_told_what_to_pass_on(tmp_path):
     openmpi = fake_launcher(tmp_path, "mpirun (Open MPI) 5.0.11")
     run = ranks.launch(["prog", "arg"], 2, timeout=60, use_mpi=True, env=env, mpiexec=openmpi)
     assert run.ok and run.launcher == f"mpiexec {openmpi}"
-    assert run.outputs[0].split() == ["-n", "2", "-x", "GPUKIT_TEST", "-x", "NCCL_NVLS_ENABLE", "-x", "PATH",
-                                      "-x", "PYTHONPATH", "prog", "arg"]
+    assert run.outputs[0].split() == [
+        "-n",
+        "2",
+        "-x",
+        "GPUKIT_TEST",
+        "-x",
+        "NCCL_NVLS_ENABLE",
+        "-x",
+        "PATH",
+        "-x",
+        "PYTHONPATH",
+        "prog",
+        "arg",
+    ]
     hydra = fake_launcher(tmp_path, "HYDRA build details:")  # MPICH passes everything by itself
     run = ranks.launch(["prog"], 3, timeout=60, use_mpi=True, env=env, mpiexec=hydra)
     assert run.outputs[0].split() == ["-n", "3", "prog"]
 
 
 def test_the_mpi_summary_says_what_mpi_there_is():
-    out = subprocess.run([sys.executable, "-m", "gpukit.bench.ranks"], env=child_env(), capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "gpukit.bench.ranks"], env=child_env(), capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith("launcher: ")
@@ -147,6 +162,7 @@ def test_the_mpi_summary_says_what_mpi_there_is():
 
 
 # --- the benchmark's bookkeeping, without a GPU ----------------------------------------------
+
 
 def test_counts_follow_nccl_tests():
     assert bench.counts("all_reduce", 1 << 20, 4) == (1 << 18, 1 << 18, 1 << 18, 1 << 20)
@@ -184,8 +200,10 @@ def rank_lines(*rows, about=None):
 
 
 def test_merging_ranks_takes_the_slowest_per_repeat_and_what_all_finished():
-    a = rank_lines({"collective": "all_reduce", "nbytes": 8, "seconds": [1.0, 4.0, 2.0]},
-                   {"collective": "broadcast", "nbytes": 8, "seconds": [1.0]})
+    a = rank_lines(
+        {"collective": "all_reduce", "nbytes": 8, "seconds": [1.0, 4.0, 2.0]},
+        {"collective": "broadcast", "nbytes": 8, "seconds": [1.0]},
+    )
     b = rank_lines({"collective": "all_reduce", "nbytes": 8, "seconds": [3.0, 1.0, 2.5]})  # cut short
     merged, about = bench.merge_rank_lines([a, b])
     assert merged == {("all_reduce", 8): [3.0, 4.0, 2.5]}
@@ -205,9 +223,11 @@ def fake_result(side, per_call, sizes, status="ok"):
 def test_rows_judge_gpukit_against_the_best_peer():
     sizes = [8, 4096, 1 << 20, 1 << 30]
     measurements = [(c, b) for c in bench.COLLECTIVES for b in sizes]
-    results = {"gpukit": fake_result("gpukit", lambda c, b: 25e-6 + b / 300e9, sizes),
-               "cupy": fake_result("cupy", lambda c, b: 24e-6 + b / 330e9, sizes),
-               "torch": fake_result("torch", lambda c, b: 48e-6 + b / 320e9, sizes)}
+    results = {
+        "gpukit": fake_result("gpukit", lambda c, b: 25e-6 + b / 300e9, sizes),
+        "cupy": fake_result("cupy", lambda c, b: 24e-6 + b / 330e9, sizes),
+        "torch": fake_result("torch", lambda c, b: 48e-6 + b / 320e9, sizes),
+    }
     rows = nccl_table.make_rows(results, measurements, 2)
     by = {(r["collective"], r["nbytes"]): r for r in rows}
     small = by[("all_reduce", 8)]
@@ -228,15 +248,25 @@ def test_rows_judge_gpukit_against_the_best_peer():
 
 def test_the_markdown_table_and_summary():
     sizes = [8, 1 << 20]
-    results = {"gpukit": fake_result("gpukit", lambda c, b: 10e-6 + b / 100e9, sizes),
-               "cupy": fake_result("cupy", lambda c, b: 10e-6 + b / 120e9, sizes)}
-    report = {"date": "2026-11-28", "gpus": 2, "machine": {"gpu": {"name": "NVIDIA H200"}},
-              "settings": {"repeats": 3, "quick": True}, "collectives": ["all_reduce", "broadcast"],
-              "sides": {"gpukit": {"status": "ok", "versions": {"nccl": 22809}},
-                        "cupy": {"status": "ok", "versions": {}},
-                        "torch": {"status": "unavailable: PyTorch is not installed", "versions": {}}},
-              "rows": nccl_table.make_rows(results, [("all_reduce", 8), ("all_reduce", 1 << 20),
-                                                     ("broadcast", 8), ("broadcast", 1 << 20)], 2)}
+    results = {
+        "gpukit": fake_result("gpukit", lambda c, b: 10e-6 + b / 100e9, sizes),
+        "cupy": fake_result("cupy", lambda c, b: 10e-6 + b / 120e9, sizes),
+    }
+    report = {
+        "date": "2026-11-28",
+        "gpus": 2,
+        "machine": {"gpu": {"name": "NVIDIA H200"}},
+        "settings": {"repeats": 3, "quick": True},
+        "collectives": ["all_reduce", "broadcast"],
+        "sides": {
+            "gpukit": {"status": "ok", "versions": {"nccl": 22809}},
+            "cupy": {"status": "ok", "versions": {}},
+            "torch": {"status": "unavailable: PyTorch is not installed", "versions": {}},
+        },
+        "rows": nccl_table.make_rows(
+            results, [("all_reduce", 8), ("all_reduce", 1 << 20), ("broadcast", 8), ("broadcast", 1 << 20)], 2
+        ),
+    }
     text = nccl_table.markdown(report)
     assert "#### 2 × NVIDIA H200, NCCL 2.28.9, 3 repeats (quick)" in text
     assert "| size | gpukit | CuPy | torch.distributed | gpukit / best | goal |" in text
@@ -255,6 +285,7 @@ def test_the_markdown_table_and_summary():
 
 class CountingSide:
     """A side that only counts what the rank program asks of it."""
+
     made = []
     about = {}
 
@@ -268,6 +299,7 @@ class CountingSide:
 
         def call():
             self.calls[key] += 1
+
         return call
 
     def sync(self):
@@ -284,10 +316,12 @@ def test_the_rank_program_makes_the_same_calls_on_every_rank(tmp_path, monkeypat
     """The number of calls depends on the plan only (never on a clock), so ranks never pair one
     rank's warm-up with another's timed calls."""
     from gpukit.bench import nccl_rank
+
     monkeypatch.setitem(nccl_rank.SIDE_CLASSES, "gpukit", CountingSide)
     plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"measurements": [["all_gather", 8], ["broadcast", 1 << 20]], "repeats": 4,
-                                "quick": True}))
+    plan.write_text(
+        json.dumps({"measurements": [["all_gather", 8], ["broadcast", 1 << 20]], "repeats": 4, "quick": True})
+    )
     monkeypatch.setenv(ranks.RENDEZVOUS, str(tmp_path))
     counts = []
     for rank in range(2):  # two ranks of one job, one after the other
@@ -319,8 +353,25 @@ def test_the_table_command_writes_json_and_markdown(tmp_path, monkeypatch, capsy
 
     monkeypatch.setattr(bench, "run_side", run_side)
     out_json, out_md = tmp_path / "t.json", tmp_path / "t.md"
-    assert nccl_table.main(["--gpus", "2", "--sizes", "8", "1048576", "--collectives", "all_reduce", "--quick",
-                            "--json", str(out_json), "--markdown", str(out_md)]) == 0
+    assert (
+        nccl_table.main(
+            [
+                "--gpus",
+                "2",
+                "--sizes",
+                "8",
+                "1048576",
+                "--collectives",
+                "all_reduce",
+                "--quick",
+                "--json",
+                str(out_json),
+                "--markdown",
+                str(out_md),
+            ]
+        )
+        == 0
+    )
     assert [a[0] for a in asked] == ["gpukit", "cupy", "torch"]
     assert asked[0][1:] == ([("all_reduce", 8), ("all_reduce", 1 << 20)], 2, {"repeats": 3, "quick": True})
     report = json.loads(out_json.read_text())
@@ -332,7 +383,10 @@ def test_the_table_command_writes_json_and_markdown(tmp_path, monkeypatch, capsy
 
 def test_a_side_whose_library_is_missing_is_unavailable():
     import importlib.util
-    missing = [side for side, module in (("cupy", "cupy"), ("torch", "torch")) if importlib.util.find_spec(module) is None]
+
+    missing = [
+        side for side, module in (("cupy", "cupy"), ("torch", "torch")) if importlib.util.find_spec(module) is None
+    ]
     if not missing:
         pytest.skip("CuPy and PyTorch are both installed here")
     with pytest.raises(harness.Unavailable, match="not installed"):
@@ -341,13 +395,15 @@ def test_a_side_whose_library_is_missing_is_unavailable():
 
 # --- one process per GPU, with GPUs ----------------------------------------------------------
 
+
 def inputs(rank, n):
     return np.arange(6 * n, dtype=np.int64) * (rank + 1) + rank
 
 
 def run_job(tmp_path, n, use_mpi):
-    run = ranks.launch([sys.executable, JOB, str(tmp_path)], n, timeout=90, use_mpi=use_mpi,
-                       env=child_env(GPUKIT_TEST_RANKS=str(n)))
+    run = ranks.launch(
+        [sys.executable, JOB, str(tmp_path)], n, timeout=90, use_mpi=use_mpi, env=child_env(GPUKIT_TEST_RANKS=str(n))
+    )
     results = {}
     for r in range(n):
         path = tmp_path / f"rank{r}.json"
@@ -367,26 +423,29 @@ def check_job(run, results, n):
         assert (got["rank"], got["size"]) == (r, n)
         np.testing.assert_array_equal(got["all_reduce"], sum(everyone))
         np.testing.assert_array_equal(got["all_gather"], np.concatenate(everyone))
-        np.testing.assert_array_equal(got["reduce_scatter"], total_max[6 * r:6 * (r + 1)])
+        np.testing.assert_array_equal(got["reduce_scatter"], total_max[6 * r : 6 * (r + 1)])
         np.testing.assert_array_equal(got["broadcast"], everyone[n - 1])
         np.testing.assert_array_equal(got["ring"], everyone[(r - 1) % n])
         assert got["float32_on_a_stream"] == [n * (n + 1) / 2] * 2
         assert got["split_pending_in_group"] is True
         assert got["split"] == [r // 2, len(range(r % 2, n, 2))]
-        np.testing.assert_array_equal(got["split_all_reduce"], sum(everyone[r % 2::2]))
+        np.testing.assert_array_equal(got["split_all_reduce"], sum(everyone[r % 2 :: 2]))
     np.testing.assert_array_equal(results[0]["reduce"], np.min(np.stack(everyone), axis=0))
     if n < 2:
         return
     for r in range(n):
         got = results[r]
         assert got["disagreeing_sizes"].startswith("ValueError: all_reduce: the ranks disagree"), got
-        assert ("rank 0: all_reduce of 1000 float32, op sum; rank 1: all_reduce of 500 float32, op sum"
-                in got["disagreeing_sizes"]), got["disagreeing_sizes"]
+        assert (
+            "rank 0: all_reduce of 1000 float32, op sum; rank 1: all_reduce of 500 float32, op sum"
+            in got["disagreeing_sizes"]
+        ), got["disagreeing_sizes"]
         assert "rank 0: all_gather of 64 float32; rank 1: all_gather of 64 float64" in got["disagreeing_dtypes"]
         assert "rank 0: broadcast of 8 int32, root 0; rank 1: broadcast of 8 int32, root 1" in got["disagreeing_roots"]
         if r == 1:  # its own checks refused the call
-            assert got["refused_by_one_rank"].startswith("TypeError: all_reduce: sendbuf holds float32 but recvbuf "
-                                                        "holds int32"), got["refused_by_one_rank"]
+            assert got["refused_by_one_rank"].startswith(
+                "TypeError: all_reduce: sendbuf holds float32 but recvbuf holds int32"
+            ), got["refused_by_one_rank"]
         else:
             assert "rank 1: all_reduce that the rank's own checks refused" in got["refused_by_one_rank"]
         assert got["after_disagreements"] == [n * (n + 1) / 2] * 8
@@ -404,8 +463,9 @@ def mpi_on_this_machine():
     """Why MPI-launched jobs cannot run here, or None."""
     if not ranks.mpi_launcher():
         return "no mpiexec or mpirun on PATH"
-    out = subprocess.run([sys.executable, "-m", "gpukit.bench.ranks"], env=child_env(), capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "gpukit.bench.ranks"], env=child_env(), capture_output=True, text=True, timeout=120
+    )
     if out.returncode != 0 or "does not import" in out.stdout:
         return f"mpi4py cannot run here: {out.stdout.strip()} {out.stderr.strip()[-300:]}"
     return None
@@ -427,8 +487,10 @@ def test_a_job_of_one_process_per_gpu_under_mpiexec(tmp_path):
         if results[0]["mpi_cuda_aware"]:
             np.testing.assert_array_equal(results[1]["mpi_recv"], inputs(0, 2))
         else:  # said, not silently passed: the test log shows it
-            print(f"mpi4py Send/Recv of gpukit arrays not run: {results[0]['mpi_library']} is not CUDA-aware "
-                  f"(its query: {results[0]['mpi_cuda_aware']})")
+            print(
+                f"mpi4py Send/Recv of gpukit arrays not run: {results[0]['mpi_library']} is not CUDA-aware "
+                f"(its query: {results[0]['mpi_cuda_aware']})"
+            )
 
 
 @needs_nccl_and_a_gpu

@@ -1,4 +1,5 @@
 """gpukit.compiler with nvcc: nvcc compiles without a GPU, so this runs wherever it is installed."""
+
 import os
 import shutil
 import subprocess
@@ -28,8 +29,7 @@ def test_compiler_nvcc_gives_a_cubin(tmp_path):
 @needs_nvcc
 def test_a_non_default_nvcc_path_selects_nvcc_and_warns_what_it_printed(tmp_path):
     with pytest.warns(UserWarning, match="ptxas info"):
-        outcome = compiler.compile_outcome(KERNEL, nvcc=NVCC, arch="sm_90", options=["-Xptxas", "-v"],
-                                           cache_dir=False)
+        outcome = compiler.compile_outcome(KERNEL, nvcc=NVCC, arch="sm_90", options=["-Xptxas", "-v"], cache_dir=False)
     assert outcome.compiled_by == "nvcc"
     assert outcome.image[:4] == b"\x7fELF"
 
@@ -59,8 +59,13 @@ def test_nvcc_is_cached_and_keyed_on_headers(tmp_path):
 @needs_nvcc
 def test_failure_is_a_compile_error_with_output_and_command_line():
     with pytest.raises(drv.CompileError) as info:
-        compiler.compile("__global__ void k() { undeclared = 1; }", compiler="nvcc", arch="sm_90",
-                         options=["-DMARK=1"], cache_dir=False)
+        compiler.compile(
+            "__global__ void k() { undeclared = 1; }",
+            compiler="nvcc",
+            arch="sm_90",
+            options=["-DMARK=1"],
+            cache_dir=False,
+        )
     e = info.value
     assert "undeclared" in e.stderr
     assert "--cubin" in e.command_line and "-DMARK=1" in e.command_line
@@ -79,13 +84,23 @@ def test_keep_leaves_the_directory_and_prints_it(capsys):
 
 @needs_nvcc
 def test_nvcc_gets_the_options_as_given_less_what_gpukit_sets():
-    outcome = compiler.compile_outcome(KERNEL, compiler="nvcc", arch="sm_90", cache_dir=False,
-                                       options=["-O3", "-Xcompiler", "-Wall", "--cubin", "-o", "other.cubin"])
+    outcome = compiler.compile_outcome(
+        KERNEL,
+        compiler="nvcc",
+        arch="sm_90",
+        cache_dir=False,
+        options=["-O3", "-Xcompiler", "-Wall", "--cubin", "-o", "other.cubin"],
+    )
     assert outcome.compiled_by == "nvcc"
     assert [note.split(":")[0] for note in outcome.notes] == ["--cubin", "-o other.cubin"]
     with pytest.raises(drv.CompileError) as info:
-        compiler.compile("__global__ void k() { undeclared = 1; }", compiler="nvcc", arch="sm_90", cache_dir=False,
-                         options=["-O3", "--ptx"])
+        compiler.compile(
+            "__global__ void k() { undeclared = 1; }",
+            compiler="nvcc",
+            arch="sm_90",
+            cache_dir=False,
+            options=["-O3", "--ptx"],
+        )
     assert " -O3 " in info.value.command_line and "--ptx" not in info.value.command_line
 
 
@@ -116,8 +131,9 @@ def test_when_both_compilers_fail_both_errors_are_shown():
 
 @needs_nvcc
 def test_gpukit_compiler_environment_makes_unchanged_code_use_nvcc():
-    code = ("import gpukit.compiler as c; "
-            f"print(c.compile_outcome({KERNEL!r}, arch='sm_90', cache_dir=False).compiled_by)")
+    code = (
+        f"import gpukit.compiler as c; print(c.compile_outcome({KERNEL!r}, arch='sm_90', cache_dir=False).compiled_by)"
+    )
     env = dict(os.environ, GPUKIT_COMPILER="nvcc", PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "nvcc"
@@ -156,10 +172,13 @@ def test_nvcc_reading_a_device_stops_at_its_memory_limit():
 @needs_nvcc
 def test_nvcc_waiting_on_a_fifo_stops_at_its_time_limit(tmp_path):
     os.mkfifo(tmp_path / "pipe.h")
-    out = run_bounded(f'#define PIPE "{tmp_path / "pipe.h"}"\n#include PIPE\n__global__ void k() {{}}',
-                      GPUKIT_NVCC_TIMEOUT="2")
-    assert out.startswith("nvcc did not compile kernel.cu for sm_90 within 2 s, so it was stopped with the programs "
-                          "it ran (GPUKIT_NVCC_TIMEOUT sets the limit in seconds, 0: none)"), out
+    out = run_bounded(
+        f'#define PIPE "{tmp_path / "pipe.h"}"\n#include PIPE\n__global__ void k() {{}}', GPUKIT_NVCC_TIMEOUT="2"
+    )
+    assert out.startswith(
+        "nvcc did not compile kernel.cu for sm_90 within 2 s, so it was stopped with the programs "
+        "it ran (GPUKIT_NVCC_TIMEOUT sets the limit in seconds, 0: none)"
+    ), out
 
 
 @needs_nvcc

@@ -14,9 +14,31 @@ from gpukit import _gpukit
 needs_nvrtc = pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC (libnvrtc.so) is not installed")
 needs_toolkit = pytest.mark.skipif(not _gpukit._find_cuda_toolkit()[0], reason="no CUDA toolkit headers found")
 
-STANDARD_HEADERS = ["stdio.h", "cstdio", "math.h", "cmath", "stdint.h", "cstdint", "inttypes.h", "cinttypes",
-                    "stdlib.h", "cstdlib", "limits.h", "climits", "float.h", "cfloat", "assert.h", "cassert",
-                    "string.h", "cstring", "stddef.h", "cstddef", "stdbool.h", "stdarg.h", "sys/types.h"]
+STANDARD_HEADERS = [
+    "stdio.h",
+    "cstdio",
+    "math.h",
+    "cmath",
+    "stdint.h",
+    "cstdint",
+    "inttypes.h",
+    "cinttypes",
+    "stdlib.h",
+    "cstdlib",
+    "limits.h",
+    "climits",
+    "float.h",
+    "cfloat",
+    "assert.h",
+    "cassert",
+    "string.h",
+    "cstring",
+    "stddef.h",
+    "cstddef",
+    "stdbool.h",
+    "stdarg.h",
+    "sys/types.h",
+]
 
 # Every name the prelude gives, used the way PyCUDA kernels use them; nvcc compiles it too.
 USES_EVERYTHING = """
@@ -41,8 +63,7 @@ __global__ void everything(double *out, uint *u, int8_t *i8, uint64_t *u64, std:
 @pytest.mark.parametrize("no_extern_c", [False, True])
 def test_standard_headers_and_prelude_names_compile(no_extern_c):
     source = "".join(f"#include <{name}>\n" for name in STANDARD_HEADERS) + USES_EVERYTHING
-    outcome = compiler.compile_outcome(source, arch="sm_90", cache_dir=False, no_extern_c=no_extern_c,
-                                       compiler="nvrtc")
+    outcome = compiler.compile_outcome(source, arch="sm_90", cache_dir=False, no_extern_c=no_extern_c, compiler="nvrtc")
     assert outcome.log == ""
     assert (b"_Z10everything" in outcome.image) == no_extern_c
 
@@ -54,22 +75,37 @@ def test_prelude_names_compile_without_includes():
 
 @needs_nvrtc
 def test_a_source_defining_the_names_itself_compiles_quietly():
-    compiler.compile("#define M_PI 3.14159265358979323846\ntypedef unsigned int uint;\n"
-                     "typedef unsigned long long uint64_t;\n#ifndef FLT_MAX\n#define FLT_MAX 1\n#endif\n"
-                     "__global__ void k(double *x, uint *y, uint64_t *z) { x[0] = M_PI * FLT_MAX; y[0] = z[0]; }",
-                     arch="sm_90", cache_dir=False, compiler="nvrtc")
+    compiler.compile(
+        "#define M_PI 3.14159265358979323846\ntypedef unsigned int uint;\n"
+        "typedef unsigned long long uint64_t;\n#ifndef FLT_MAX\n#define FLT_MAX 1\n#endif\n"
+        "__global__ void k(double *x, uint *y, uint64_t *z) { x[0] = M_PI * FLT_MAX; y[0] = z[0]; }",
+        arch="sm_90",
+        cache_dir=False,
+        compiler="nvrtc",
+    )
 
 
-TOOLKIT_HEADERS = ["cuda_fp16.h", "cuda_bf16.h", "cuda_runtime.h", "cooperative_groups.h", "curand_kernel.h",
-                   "cuComplex.h", "cub/block/block_reduce.cuh", "cuda/std/cmath", "vector_types.h",
-                   "math_constants.h"]
+TOOLKIT_HEADERS = [
+    "cuda_fp16.h",
+    "cuda_bf16.h",
+    "cuda_runtime.h",
+    "cooperative_groups.h",
+    "curand_kernel.h",
+    "cuComplex.h",
+    "cub/block/block_reduce.cuh",
+    "cuda/std/cmath",
+    "vector_types.h",
+    "math_constants.h",
+]
 
 
 @pytest.mark.compile_sweep
 @needs_nvrtc
 @needs_toolkit
 def test_toolkit_headers_compile_inside_extern_c_with_the_prelude():
-    source = "".join(f"#include <{name}>\n" for name in TOOLKIT_HEADERS) + """
+    source = (
+        "".join(f"#include <{name}>\n" for name in TOOLKIT_HEADERS)
+        + """
 __global__ void uses(__half *h, __nv_bfloat16 *b, cuFloatComplex *c, float *f)
 {
     cooperative_groups::this_thread_block().sync();
@@ -77,12 +113,14 @@ __global__ void uses(__half *h, __nv_bfloat16 *b, cuFloatComplex *c, float *f)
     curandState state; curand_init(1, threadIdx.x, 0, &state); f[0] = curand_uniform(&state) + CUDART_PI_F;
 }
 """
+    )
     outcome = compiler.compile_outcome(source, arch="sm_90", cache_dir=False, compiler="nvrtc")
     assert outcome.log == "", "no redefinition warnings between the toolkit and the prelude"
     assert b"uses" in outcome.image and b"_Z4uses" not in outcome.image
 
 
 # --- on a GPU -----------------------------------------------------------------------------
+
 
 @pytest.mark.gpu
 def test_device_printf_prints():
@@ -99,7 +137,10 @@ def test_device_printf_prints():
         drv.Context.synchronize()
         ''')
     assert sorted(line for line in out.splitlines() if line.startswith("thread ")) == [
-        "thread 0 of 3: hello", "thread 1 of 3: hello", "thread 2 of 3: hello"]
+        "thread 0 of 3: hello",
+        "thread 1 of 3: hello",
+        "thread 2 of 3: hello",
+    ]
 
 
 @pytest.mark.gpu
@@ -120,8 +161,9 @@ def test_prelude_names_compute_what_numpy_computes(ctx):
     mod.get_function("values")(drv.Out(d), drv.Out(f), drv.Out(u), drv.Out(i), np.uint64(n), block=(n, 1, 1))
     k = np.arange(n)
     np.testing.assert_allclose(d, np.sin(np.pi * k / n) + np.e * k, rtol=1e-14, atol=1e-14)
-    np.testing.assert_allclose(f, np.sqrt(k.astype(np.float32)) + np.float32(np.finfo(np.float32).max / 1e38),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        f, np.sqrt(k.astype(np.float32)) + np.float32(np.finfo(np.float32).max / 1e38), rtol=1e-6
+    )
     np.testing.assert_array_equal(u, np.uint32(2**32 - 1) - k.astype(np.uint32))
     np.testing.assert_array_equal(i, np.int32(2**31 - 1) - k.astype(np.int32))
 

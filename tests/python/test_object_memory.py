@@ -13,6 +13,7 @@ refuses them, with a TypeError that names the argument and says what it expects:
   copies them to or from the host (to_gpu, set, get, copy_to_host, ...).
 
 The calls refused before anything reaches a driver run here; the rest are marked gpu."""
+
 import numpy as np
 import pytest
 
@@ -90,9 +91,15 @@ def takes(name, make):
     return make is object_memoryview if "by value" in name else True
 
 
-@pytest.mark.parametrize("call, argument, make", [
-    pytest.param(call, argument, make, id=f"{name}-{make_id}")
-    for name, call, argument in DRIVER_CALLS for make, make_id in zip(HOST_OBJECTS, IDS) if takes(name, make)])
+@pytest.mark.parametrize(
+    "call, argument, make",
+    [
+        pytest.param(call, argument, make, id=f"{name}-{make_id}")
+        for name, call, argument in DRIVER_CALLS
+        for make, make_id in zip(HOST_OBJECTS, IDS)
+        if takes(name, make)
+    ],
+)
 def test_driver_calls_refuse_memory_holding_objects(call, argument, make):
     refuse(call, make(), argument)
 
@@ -105,19 +112,30 @@ def test_page_locking_refuses_arrays_holding_objects(lock, make):
     def enter(v):
         with lock(v):
             pass
+
     refuse(enter, value, r"register_host_pages\(arrays\)")
 
 
 def test_plain_memory_is_still_taken():
     # The check reads the buffer's format: plain data of every kind passes it and reaches the
     # driver (no driver here: the error is the driver's), datetime64 too, which has no format.
-    for value in (np.arange(4.0), np.zeros(3, [("a", np.int32), ("O", np.float64)]), b"bytes", bytearray(8),
-                  memoryview(np.zeros(4, np.int16)), np.zeros(2, "M8[s]"), np.array(["ab"]), np.zeros(2, np.complex64)):
-        assert _gpukit._kernel_argument_bytes(value) == [bytes(memoryview(value).cast("B"))
-                                                         if not isinstance(value, np.ndarray) else value.tobytes()]
+    for value in (
+        np.arange(4.0),
+        np.zeros(3, [("a", np.int32), ("O", np.float64)]),
+        b"bytes",
+        bytearray(8),
+        memoryview(np.zeros(4, np.int16)),
+        np.zeros(2, "M8[s]"),
+        np.array(["ab"]),
+        np.zeros(2, np.complex64),
+    ):
+        assert _gpukit._kernel_argument_bytes(value) == [
+            bytes(memoryview(value).cast("B")) if not isinstance(value, np.ndarray) else value.tobytes()
+        ]
 
 
 # ---- device arrays: GPUArray, numba's DeviceNDArray, PyCUDA's names ------------------------
+
 
 def array_of(dtype):
     return np.zeros(4, dtype)
@@ -132,12 +150,33 @@ DEVICE_ARRAY_CALLS = [
     lambda d: cuda.to_device(array_of(d)),
     lambda d: cuda.device_array(4, d),
     lambda d: cuda.device_array_like(array_of(d)),
-    lambda d: cuda.as_cuda_array(type("Foreign", (), {"__cuda_array_interface__": {
-        "shape": (4,), "typestr": np.dtype(d).str, "descr": np.dtype(d).descr, "data": (ADDRESS, False),
-        "version": 3}})()),
+    lambda d: cuda.as_cuda_array(
+        type(
+            "Foreign",
+            (),
+            {
+                "__cuda_array_interface__": {
+                    "shape": (4,),
+                    "typestr": np.dtype(d).str,
+                    "descr": np.dtype(d).descr,
+                    "data": (ADDRESS, False),
+                    "version": 3,
+                }
+            },
+        )()
+    ),
 ]
-CALL_IDS = ["GPUArray", "to_gpu", "to_gpu_async", "view", "dtype=", "to_device", "device_array",
-            "device_array_like", "as_cuda_array"]
+CALL_IDS = [
+    "GPUArray",
+    "to_gpu",
+    "to_gpu_async",
+    "view",
+    "dtype=",
+    "to_device",
+    "device_array",
+    "device_array_like",
+    "as_cuda_array",
+]
 
 
 @pytest.mark.parametrize("dtype", OBJECT_DTYPES, ids=DTYPE_IDS)
@@ -150,18 +189,23 @@ def test_no_device_array_holds_python_objects(call, dtype):
 def test_pycuda_names_refuse_them_too():
     import gpukit.pycuda_compat  # noqa: F401  (makes `import pycuda` give gpukit)
     import pycuda.gpuarray
+
     with pytest.raises(TypeError, match=HELD):
         pycuda.gpuarray.to_gpu(object_array())
     with pytest.raises(TypeError, match=HELD):
         pycuda.gpuarray.GPUArray((4,), object, gpudata=ADDRESS)
 
 
-@pytest.mark.parametrize("get", [
-    lambda a, host: a.get(ary=host),
-    lambda a, host: a.get_async(ary=host),
-    lambda a, host: a.set(host),
-    lambda a, host: a.set_async(host),
-], ids=["get", "get_async", "set", "set_async"])
+@pytest.mark.parametrize(
+    "get",
+    [
+        lambda a, host: a.get(ary=host),
+        lambda a, host: a.get_async(ary=host),
+        lambda a, host: a.set(host),
+        lambda a, host: a.set_async(host),
+    ],
+    ids=["get", "get_async", "set", "set_async"],
+)
 def test_copies_of_plain_device_arrays_refuse_object_host_arrays(get):
     # A device array has a plain dtype, which an object array never equals.
     a = gpuarray.GPUArray((4,), np.int64, gpudata=ADDRESS)
@@ -190,12 +234,16 @@ HOST_ALLOCATIONS = [
 @pytest.mark.parametrize("name, allocate", HOST_ALLOCATIONS, ids=[name for name, _ in HOST_ALLOCATIONS])
 def test_host_allocations_refuse_dtypes_holding_objects(name, allocate, dtype):
     # numpy would read the uninitialised (or device-written) bytes as object references.
-    with pytest.raises(TypeError, match=rf"^\w+\(dtype\): dtype .* {HELD}, but this memory holds raw bytes; "
-                                        r"expected a numeric or other plain-data dtype"):
+    with pytest.raises(
+        TypeError,
+        match=rf"^\w+\(dtype\): dtype .* {HELD}, but this memory holds raw bytes; "
+        r"expected a numeric or other plain-data dtype",
+    ):
         allocate(dtype)
 
 
 # ---- gpukit.cl (PoCL here; every OpenCL device on the GPU machine) -------------------------
+
 
 @pytest.fixture
 def queue(cl_ctx):  # noqa: F811
@@ -209,16 +257,24 @@ def svm_of(ctx, queue, nbytes):
 
 
 CL_CALLS = [
-    (lambda ctx, q, v: cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=v),
-     r"Buffer\(hostbuf\)"),
-    (lambda ctx, q, v: cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR, hostbuf=v),
-     r"Buffer\(hostbuf\)"),
+    (
+        lambda ctx, q, v: cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=v),
+        r"Buffer\(hostbuf\)",
+    ),
+    (
+        lambda ctx, q, v: cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR, hostbuf=v),
+        r"Buffer\(hostbuf\)",
+    ),
     (lambda ctx, q, v: cl.enqueue_copy(q, cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64), v), r"enqueue_copy\(src\)"),
     (lambda ctx, q, v: cl.enqueue_copy(q, v, cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64)), r"enqueue_copy\(dest\)"),
-    (lambda ctx, q, v: cl.enqueue_copy(q, cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64), v, is_blocking=False),
-     r"enqueue_copy\(src\)"),
-    (lambda ctx, q, v: cl.enqueue_copy(q, v, cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64), is_blocking=False),
-     r"enqueue_copy\(dest\)"),
+    (
+        lambda ctx, q, v: cl.enqueue_copy(q, cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64), v, is_blocking=False),
+        r"enqueue_copy\(src\)",
+    ),
+    (
+        lambda ctx, q, v: cl.enqueue_copy(q, v, cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64), is_blocking=False),
+        r"enqueue_copy\(dest\)",
+    ),
     (lambda ctx, q, v: cl.enqueue_copy(q, svm_of(ctx, q, 64), v), r"enqueue_copy\(src\)"),
     (lambda ctx, q, v: cl.enqueue_copy(q, v, svm_of(ctx, q, 64)), r"enqueue_copy\(dest\)"),
 ]
@@ -226,9 +282,11 @@ CL_CALLS = [
 
 @pytest.mark.opencl
 @pytest.mark.parametrize("make", HOST_OBJECTS, ids=IDS)
-@pytest.mark.parametrize("call, argument", CL_CALLS,
-                         ids=["COPY_HOST_PTR", "USE_HOST_PTR", "write", "read", "write async", "read async",
-                              "to SVM", "from SVM"])
+@pytest.mark.parametrize(
+    "call, argument",
+    CL_CALLS,
+    ids=["COPY_HOST_PTR", "USE_HOST_PTR", "write", "read", "write async", "read async", "to SVM", "from SVM"],
+)
 def test_opencl_refuses_memory_holding_objects(cl_ctx, queue, call, argument, make):  # noqa: F811
     refuse(lambda v: call(cl_ctx, queue, v), make(), argument)
     queue.finish()
@@ -262,9 +320,11 @@ def test_copies_from_device_memory_leave_object_arrays_alone(ctx, make):
     value = make()
     memory = drv.to_device(np.full(value.nbytes // 8, 0x1234, np.int64))
     stream = drv.Stream()
-    for call, argument in [(lambda v: drv.memcpy_dtoh(v, memory), r"memcpy_dtoh\(dest\)"),
-                           (lambda v: drv.memcpy_dtoh_async(v, memory, stream), r"memcpy_dtoh_async\(dest\)"),
-                           (lambda v: drv.memcpy_htod(memory, v), r"memcpy_htod\(src\)")]:
+    for call, argument in [
+        (lambda v: drv.memcpy_dtoh(v, memory), r"memcpy_dtoh\(dest\)"),
+        (lambda v: drv.memcpy_dtoh_async(v, memory, stream), r"memcpy_dtoh_async\(dest\)"),
+        (lambda v: drv.memcpy_htod(memory, v), r"memcpy_htod\(src\)"),
+    ]:
         refuse(call, value, argument)
     stream.synchronize()
 
@@ -274,6 +334,7 @@ def test_copies_from_device_memory_leave_object_arrays_alone(ctx, make):
 @pytest.mark.parametrize("make", HOST_OBJECTS[:3], ids=IDS[:3])
 def test_in_out_inout_refuse_object_arrays(ctx, handler, make):
     from gpukit.compiler import SourceModule
+
     twice = SourceModule(KERNEL, no_extern_c=True).get_function("twice")
     value = make()
     refuse(lambda v: twice(handler(v), np.int32(4), block=(4, 1, 1)), value, "argument 0")
@@ -283,8 +344,12 @@ def test_in_out_inout_refuse_object_arrays(ctx, handler, make):
 @pytest.mark.parametrize("make", HOST_OBJECTS[:3], ids=IDS[:3])
 def test_cuda_array_copies_refuse_object_arrays(ctx, make):
     descriptor = drv.ArrayDescriptor()
-    descriptor.width, descriptor.height, descriptor.format, descriptor.num_channels = 64, 1, \
-        drv.array_format.UNSIGNED_INT8, 1
+    descriptor.width, descriptor.height, descriptor.format, descriptor.num_channels = (
+        64,
+        1,
+        drv.array_format.UNSIGNED_INT8,
+        1,
+    )
     ary = drv.Array(descriptor)
     value = make()
     refuse(lambda v: drv.memcpy_htoa(ary, 0, v), value, r"memcpy_htoa\(src\)")
@@ -294,6 +359,7 @@ def test_cuda_array_copies_refuse_object_arrays(ctx, make):
 @pytest.mark.gpu
 def test_page_locked_pool_refuses_dtypes_holding_objects(ctx):
     import gpukit.tools as tools
+
     with pytest.raises(TypeError, match=rf"PageLockedMemoryPool.allocate\(dtype\): dtype object {HELD}"):
         tools.PageLockedMemoryPool().allocate((4,), object)
 
@@ -302,6 +368,7 @@ def test_page_locked_pool_refuses_dtypes_holding_objects(ctx):
 def test_plain_copies_still_work(ctx):
     # The refusals above are of the dtype only: the same calls move plain data.
     from gpukit.compiler import SourceModule
+
     twice = SourceModule(KERNEL, no_extern_c=True).get_function("twice")
     host = np.arange(4, dtype=np.int64)
     twice(drv.InOut(host), np.int32(4), block=(4, 1, 1))

@@ -2,6 +2,7 @@
 classifiers, the `gpukit` console script, and a requires-python that is the lowest Python
 CI runs, kept in step with the classifiers and CMake. The metadata is built for real by
 scikit-build-core, which compiles nothing for it."""
+
 import email.parser
 import importlib
 import re
@@ -22,12 +23,25 @@ PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 def metadata(tmp_path_factory):
     """The wheel's METADATA and entry_points.txt, as scikit-build-core writes them."""
     out = tmp_path_factory.mktemp("metadata")
-    subprocess.run([sys.executable, "-c", "import sys\nfrom scikit_build_core.build import "
-                    "prepare_metadata_for_build_wheel as prepare\nprepare(sys.argv[1])", str(out)],
-                   cwd=REPO, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom scikit_build_core.build import "
+            "prepare_metadata_for_build_wheel as prepare\nprepare(sys.argv[1])",
+            str(out),
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     [dist_info] = out.glob("gpukit-*.dist-info")
-    return (email.parser.Parser().parsestr((dist_info / "METADATA").read_text()),
-            (dist_info / "entry_points.txt").read_text(), dist_info)
+    return (
+        email.parser.Parser().parsestr((dist_info / "METADATA").read_text()),
+        (dist_info / "entry_points.txt").read_text(),
+        dist_info,
+    )
 
 
 def test_the_license_is_mit_and_shipped(metadata):
@@ -47,9 +61,13 @@ def test_urls_classifiers_and_keywords(metadata):
     assert set(urls) == {"Homepage", "Documentation", "Source", "Issues"}
     assert all(url.startswith("https://github.com/gpukit/gpukit") for url in urls.values())
     classifiers = fields.get_all("Classifier")
-    for expected in ["Operating System :: POSIX :: Linux", "Programming Language :: C++",
-                     "Environment :: GPU :: NVIDIA CUDA", "Topic :: Scientific/Engineering",
-                     "Programming Language :: Python :: 3 :: Only"]:
+    for expected in [
+        "Operating System :: POSIX :: Linux",
+        "Programming Language :: C++",
+        "Environment :: GPU :: NVIDIA CUDA",
+        "Topic :: Scientific/Engineering",
+        "Programming Language :: Python :: 3 :: Only",
+    ]:
         assert expected in classifiers, expected
     assert {"cuda", "gpu", "opencl"} <= set(fields["Keywords"].split(","))
     assert fields["Version"] == gpukit.VERSION_TEXT  # the C++ version and the package's agree
@@ -69,8 +87,11 @@ def test_the_console_script_runs_the_command_line(metadata, capsys):
 def test_requires_python_is_the_lowest_python_ci_runs(metadata):
     fields, _, _ = metadata
     [lowest] = re.fullmatch(r">=(\d+\.\d+)", fields["Requires-Python"]).groups()
-    versions = [c.rsplit(" :: ", 1)[1] for c in fields.get_all("Classifier")
-                if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
+    versions = [
+        c.rsplit(" :: ", 1)[1]
+        for c in fields.get_all("Classifier")
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    ]
     assert min(versions, key=lambda v: tuple(map(int, v.split(".")))) == lowest
     # The extension's CMake asks for the same Python.
     assert f"find_package(Python {lowest} " in (REPO / "python" / "CMakeLists.txt").read_text()

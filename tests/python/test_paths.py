@@ -3,6 +3,7 @@ surrogate escapes and all), bytes or os.PathLike, passes its bytes on unchanged,
 paths back as os.fsdecode's str. A cache directory or HOME that is no UTF-8 used to make every
 compile with the default cache and `python -m gpukit info` fail with UnicodeDecodeError, and
 cache_dir=b'...' got nanobind's "incompatible function arguments"."""
+
 import json
 import os
 import pathlib
@@ -82,31 +83,39 @@ def test_a_message_quoting_a_path_that_is_no_utf8_shows_its_bytes(odd_dir):
 @needs_nvrtc
 def test_a_warning_quoting_a_path_that_is_no_utf8_shows_its_bytes(odd_dir):
     open(odd_dir + b"/file", "w").close()
-    with pytest.warns(drv.GpukitWarning, match=r"cannot create the compilation cache directory .*odd\\xff\\xfe/file/sub"):
+    with pytest.warns(
+        drv.GpukitWarning, match=r"cannot create the compilation cache directory .*odd\\xff\\xfe/file/sub"
+    ):
         compiler.compile(KERNEL, arch="sm_90", options=["-DVALUE=9"], cache_dir=odd_dir + b"/file/sub")
 
 
 @needs_nvrtc
 def test_the_default_cache_under_gpukit_cache_dir_that_is_no_utf8(odd_dir):
-    result = run(f"""
+    result = run(
+        f"""
 import os
 import gpukit.compiler as compiler
 from gpukit import _gpukit
 assert os.fsencode(_gpukit._default_cache_dir()) == {odd_dir!r}, _gpukit._default_cache_dir()
 compiler.compile({KERNEL!r}, arch="sm_90", options=["-DVALUE=2"])
 print(len(os.listdir({odd_dir!r})))
-""", {b"GPUKIT_CACHE_DIR": odd_dir})
+""",
+        {b"GPUKIT_CACHE_DIR": odd_dir},
+    )
     assert (result.returncode, result.stdout) == (0, "1\n"), result.stderr
 
 
 @needs_nvrtc
 def test_the_default_cache_under_a_home_that_is_no_utf8(odd_dir):
-    result = run(f"""
+    result = run(
+        f"""
 import os
 import gpukit.compiler as compiler
 compiler.compile({KERNEL!r}, arch="sm_90", options=["-DVALUE=3"])
 print(len(os.listdir({odd_dir + b"/.cache/gpukit"!r})))
-""", {b"HOME": odd_dir, b"GPUKIT_CACHE_DIR": None, b"PYCUDA_CACHE_DIR": None, b"XDG_CACHE_HOME": None})
+""",
+        {b"HOME": odd_dir, b"GPUKIT_CACHE_DIR": None, b"PYCUDA_CACHE_DIR": None, b"XDG_CACHE_HOME": None},
+    )
     assert (result.returncode, result.stdout) == (0, "1\n"), result.stderr
 
 
@@ -125,13 +134,16 @@ def test_gpukit_info_under_a_home_that_is_no_utf8(odd_dir):
 
 @needs_nvrtc
 def test_kept_files_in_a_temporary_directory_that_is_no_utf8(odd_dir, capsys):
-    result = run(f"""
+    result = run(
+        f"""
 import os
 import gpukit.compiler as compiler
 outcome = compiler.compile_outcome({KERNEL!r}, arch="sm_90", options=["-DVALUE=4"], keep=True)
 assert os.fsencode(outcome.kept_dir).startswith({odd_dir!r}), outcome.kept_dir
 print(sorted(os.listdir(outcome.kept_dir)))
-""", {b"TMPDIR": odd_dir})
+""",
+        {b"TMPDIR": odd_dir},
+    )
     assert result.returncode == 0, result.stderr
     assert "*** compiler output in " + os.fsdecode(odd_dir)[:-2] + "\\xff\\xfe/gpukit-compile-" in result.stdout
     assert "'kernel.cubin'" in result.stdout
@@ -149,8 +161,9 @@ def test_an_nvcc_path_that_is_no_utf8(odd_dir):
     assert os.fsencode(_gpukit._find_nvcc(link)) == link
 
 
-@pytest.mark.skipif(not (_gpukit.nvrtc_available() and _gpukit.nvjitlink_available()),
-                    reason="NVRTC or nvJitLink is not installed")
+@pytest.mark.skipif(
+    not (_gpukit.nvrtc_available() and _gpukit.nvjitlink_available()), reason="NVRTC or nvJitLink is not installed"
+)
 def test_dynamic_module_adds_a_file_whose_name_is_no_utf8(odd_dir):
     path = odd_dir + b"/k.ptx"
     with open(path, "wb") as f:
@@ -160,19 +173,31 @@ def test_dynamic_module_adds_a_file_whose_name_is_no_utf8(odd_dir):
         assert module._linker.complete()[:4] == b"\x7fELF"
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: compiler.compile(KERNEL, cache_dir=5), "compile(cache_dir): expected a path (str, bytes or os.PathLike), "
-                                                    "got int"),
-    (lambda: compiler.compile(KERNEL, include_dirs=["/usr", 5]), "compile(include_dirs)[1]: expected a path"),
-    (lambda: compiler.compile(KERNEL, nvcc=None), "compile(nvcc): expected a path (str, bytes or os.PathLike), "
-                                                  "got NoneType"),
-    (lambda: compiler.compile(KERNEL, cache_dir=b"/tmp/a\0b"), "compile(cache_dir): the path b'/tmp/a\\x00b' "
-                                                               "holds a NUL character"),
-    (lambda: drv.module_from_file(5), "module_from_file(path): expected a path"),
-    (lambda: drv.module_from_file(None), "module_from_file(path): expected a path"),
-    (lambda: compiler.DynamicModule(arch="sm_90").add_file(3.5, "ptx"), "DynamicModule.add_file(filename): expected"),
-    (lambda: _gpukit._find_device_library("cudadevrt", 7), "DynamicModule(cuda_libdir): expected a path"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: compiler.compile(KERNEL, cache_dir=5),
+            "compile(cache_dir): expected a path (str, bytes or os.PathLike), got int",
+        ),
+        (lambda: compiler.compile(KERNEL, include_dirs=["/usr", 5]), "compile(include_dirs)[1]: expected a path"),
+        (
+            lambda: compiler.compile(KERNEL, nvcc=None),
+            "compile(nvcc): expected a path (str, bytes or os.PathLike), got NoneType",
+        ),
+        (
+            lambda: compiler.compile(KERNEL, cache_dir=b"/tmp/a\0b"),
+            "compile(cache_dir): the path b'/tmp/a\\x00b' holds a NUL character",
+        ),
+        (lambda: drv.module_from_file(5), "module_from_file(path): expected a path"),
+        (lambda: drv.module_from_file(None), "module_from_file(path): expected a path"),
+        (
+            lambda: compiler.DynamicModule(arch="sm_90").add_file(3.5, "ptx"),
+            "DynamicModule.add_file(filename): expected",
+        ),
+        (lambda: _gpukit._find_device_library("cudadevrt", 7), "DynamicModule(cuda_libdir): expected a path"),
+    ],
+)
 def test_a_path_of_another_type_is_named(call, message):
     with pytest.raises((TypeError, ValueError)) as info:
         call()
@@ -181,14 +206,17 @@ def test_a_path_of_another_type_is_named(call, message):
 
 def test_paths_come_back_as_fsdecoded_str(odd_dir):
     assert _gpukit._find_nvcc(odd_dir + b"/no-nvcc") == ""
-    result = run(f"""
+    result = run(
+        f"""
 import os
 from gpukit import _gpukit
 include_dirs, _, looked_in = _gpukit._find_cuda_toolkit()
 assert all(isinstance(d, str) for d in include_dirs + looked_in)
 assert any({odd_dir!r} in os.fsencode(d) for d in looked_in), looked_in
 assert os.fsencode(_gpukit._default_cache_dir()) == {odd_dir!r}
-""", {b"CUDA_PATH": odd_dir, b"GPUKIT_CACHE_DIR": odd_dir})
+""",
+        {b"CUDA_PATH": odd_dir, b"GPUKIT_CACHE_DIR": odd_dir},
+    )
     assert result.returncode == 0, result.stderr
 
 

@@ -1,5 +1,6 @@
 """gpukit.tools.DeviceMemoryPool and PageLockedMemoryPool on a real GPU, and the driver's
 occupancy queries against gpukit's OccupancyRecord."""
+
 import subprocess
 import sys
 import threading
@@ -47,8 +48,10 @@ def test_pooled_memory_is_a_device_pointer(ctx):
     data = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
     block = pool.allocate(data.nbytes)
     drv.memcpy_htod(block, data)
-    scale = SourceModule("__global__ void scale(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;"
-                         " if (i < n) a[i] *= 3; }").get_function("scale")
+    scale = SourceModule(
+        "__global__ void scale(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;"
+        " if (i < n) a[i] *= 3; }"
+    ).get_function("scale")
     scale(block, np.int32(data.size), block=(256, 1, 1), grid=(4, 1))
     out = np.empty_like(data)
     drv.memcpy_dtoh(out, block)
@@ -129,6 +132,7 @@ def test_pagelocked_pool(ctx):
 
 def test_pools_need_a_context():
     from conftest import drain_context_stack
+
     drain_context_stack()
     with pytest.raises(drv.LogicError, match="current CUDA context"):
         tools.DeviceMemoryPool()
@@ -137,13 +141,15 @@ def test_pools_need_a_context():
 
 
 def test_exit_with_blocks_held_and_active():
-    code = ("import gpukit.autoinit, numpy as np\n"
-            "from gpukit import tools\n"
-            "pool = tools.DeviceMemoryPool()\n"
-            "held = pool.allocate(1 << 20); held.free()\n"
-            "active = pool.allocate(1 << 22)\n"
-            "hp = tools.PageLockedMemoryPool(); arr = hp.allocate((1000,), np.float32)\n"
-            "import builtins; builtins.keep = (pool, active, arr)\n")
+    code = (
+        "import gpukit.autoinit, numpy as np\n"
+        "from gpukit import tools\n"
+        "pool = tools.DeviceMemoryPool()\n"
+        "held = pool.allocate(1 << 20); held.free()\n"
+        "active = pool.allocate(1 << 22)\n"
+        "hp = tools.PageLockedMemoryPool(); arr = hp.allocate((1000,), np.float32)\n"
+        "import builtins; builtins.keep = (pool, active, arr)\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "warning" not in proc.stderr.lower() and "abort" not in proc.stderr.lower(), proc.stderr
@@ -177,10 +183,14 @@ __global__ void shared_hungry(float *a)
 @pytest.mark.parametrize("threads", [32, 128, 256])
 def test_occupancy_record_matches_the_driver(ctx, kernel, threads):
     f = SourceModule(OCCUPANCY_SOURCE).get_function(kernel)
-    record = tools.OccupancyRecord(tools.DeviceData(), threads, shared_mem=f.shared_size_bytes,
-                                   registers=f.num_regs)
+    record = tools.OccupancyRecord(tools.DeviceData(), threads, shared_mem=f.shared_size_bytes, registers=f.num_regs)
     assert record.tb_per_mp == tools.max_active_blocks_per_multiprocessor(f, threads), (
-        kernel, threads, f.num_regs, f.shared_size_bytes, record.limited_by)
+        kernel,
+        threads,
+        f.num_regs,
+        f.shared_size_bytes,
+        record.limited_by,
+    )
     min_grid, block = tools.max_potential_block_size(f)
     assert min_grid > 0 and 0 < block <= f.max_threads_per_block
     with pytest.raises(drv.LogicError):

@@ -2,6 +2,7 @@
 the threshold, prefaulted memory from it on; shape, dtype, order and strides as numpy.empty
 gives them, memory writable and returned when the array dies, with or without transparent
 huge pages. No GPU needed."""
+
 import gc
 
 import numpy as np
@@ -34,14 +35,17 @@ def test_threshold_is_glibcs_largest_heap_block():
     assert THRESHOLD == 32 * MiB
 
 
-@pytest.mark.parametrize("shape, dtype", [
-    (THRESHOLD, np.uint8),                          # exactly the threshold
-    ((THRESHOLD // 8 + 1,), np.float64),            # one element over
-    ((4099, 2053), np.float32),                     # odd extents
-    ((3, 1031, 2063), np.complex64),
-    ((97, 89, 13, 71), np.int64),
-    ((5, 3), np.dtype([("a", np.int32), ("b", np.float64, (300001,))])),  # record dtype
-])
+@pytest.mark.parametrize(
+    "shape, dtype",
+    [
+        (THRESHOLD, np.uint8),  # exactly the threshold
+        ((THRESHOLD // 8 + 1,), np.float64),  # one element over
+        ((4099, 2053), np.float32),  # odd extents
+        ((3, 1031, 2063), np.complex64),
+        ((97, 89, 13, 71), np.int64),
+        ((5, 3), np.dtype([("a", np.int32), ("b", np.float64, (300001,))])),  # record dtype
+    ],
+)
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_large_arrays_match_numpy_empty(shape, dtype, order):
     a = drv.prefaulted_empty(shape, dtype, order=order)

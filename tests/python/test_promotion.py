@@ -5,6 +5,7 @@ the same result dtype, the computation type of numpy's ufunc loop, the answer nu
 every element of a comparison with an int out of range, or numpy's exception and message.
 The table's functions (minimum, maximum, logical_and, logical_or) are checked the same way;
 the logical ones test each operand for non-zero, so they compute in bool."""
+
 import functools
 import operator
 import warnings
@@ -14,23 +15,47 @@ import pytest
 
 from gpukit import _gpukit
 
-TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
-         "complex64", "complex128"]
+TYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 INTEGER_TYPES = [t for t in TYPES if np.dtype(t).kind in "iu"]
 
-OPERATORS = {"+": (operator.add, np.add), "-": (operator.sub, np.subtract), "*": (operator.mul, np.multiply),
-             "/": (operator.truediv, np.true_divide), "**": (operator.pow, np.power),
-             "==": (operator.eq, np.equal), "!=": (operator.ne, np.not_equal), "<": (operator.lt, np.less),
-             "<=": (operator.le, np.less_equal), ">": (operator.gt, np.greater), ">=": (operator.ge, np.greater_equal),
-             "minimum": (np.minimum, np.minimum), "maximum": (np.maximum, np.maximum),
-             "logical_and": (np.logical_and, np.logical_and), "logical_or": (np.logical_or, np.logical_or)}
+OPERATORS = {
+    "+": (operator.add, np.add),
+    "-": (operator.sub, np.subtract),
+    "*": (operator.mul, np.multiply),
+    "/": (operator.truediv, np.true_divide),
+    "**": (operator.pow, np.power),
+    "==": (operator.eq, np.equal),
+    "!=": (operator.ne, np.not_equal),
+    "<": (operator.lt, np.less),
+    "<=": (operator.le, np.less_equal),
+    ">": (operator.gt, np.greater),
+    ">=": (operator.ge, np.greater_equal),
+    "minimum": (np.minimum, np.minimum),
+    "maximum": (np.maximum, np.maximum),
+    "logical_and": (np.logical_and, np.logical_and),
+    "logical_or": (np.logical_or, np.logical_or),
+}
 COMPARISONS = {"==", "!=", "<", "<=", ">", ">="}
 LOGICAL = {"logical_and", "logical_or"}
 
 
 def edge_values():
     """Python ints around every integer type's range, the C long and 64-bit edges, and beyond."""
-    values = {0, 1, -1, 2, -2, 1000, -1000, 2**64, -2**64, 2**100, -2**100}
+    values = {0, 1, -1, 2, -2, 1000, -1000, 2**64, -(2**64), 2**100, -(2**100)}
     for t in INTEGER_TYPES:
         info = np.iinfo(t)
         values |= {int(info.min), int(info.max), int(info.min) - 1, int(info.max) + 1}
@@ -43,9 +68,11 @@ PYTHON_INTS = edge_values()
 # Arrays are typed operands (numpy 2 treats its scalars and 0-d arrays alike); a Python bool is
 # a typed bool (numpy's bool scalars here, so that one with a Python int is typed as numpy
 # types it; test_python_bools_type_as_numpy_bools shows they type alike).
-OPERANDS = ([(np.ones(3, t), ("typed", t)) for t in TYPES]
-            + [(v, ("int", v)) for v in PYTHON_INTS]
-            + [(1.5, ("float",)), (2j, ("complex",)), (np.True_, ("typed", "bool")), (np.False_, ("typed", "bool"))])
+OPERANDS = (
+    [(np.ones(3, t), ("typed", t)) for t in TYPES]
+    + [(v, ("int", v)) for v in PYTHON_INTS]
+    + [(1.5, ("float",)), (2j, ("complex",)), (np.True_, ("typed", "bool")), (np.False_, ("typed", "bool"))]
+)
 
 
 def weak_type(value):
@@ -63,6 +90,7 @@ def numpy_answer(symbol, a, b):
     """(result dtype name, every element's answer or None) of `a symbol b` in numpy, or its exception.
     Integer arrays hold their type's minimum, 0 and maximum, so that a comparison answered the
     same for every element is one that holds for every value of the type."""
+
     def values(x):
         if isinstance(x, np.ndarray) and x.dtype.kind in "iu":
             info = np.iinfo(x.dtype)
@@ -158,6 +186,7 @@ def test_every_operand_pair_matches_numpy(symbol):
     assert (checked["constant"] > 200) == (symbol in COMPARISONS)
     assert (checked["error"] > 0) == (symbol != "/")
 
+
 def test_python_bools_type_as_numpy_bools():
     for symbol, (python_operator, _) in OPERATORS.items():
         for t in TYPES:
@@ -193,5 +222,6 @@ def test_bad_descriptions():
     with pytest.raises(ValueError, match="one operand must be an array"):
         _gpukit._resolve_binary("+", ("int", 1), ("float",))
     from gpukit.driver import LogicError
+
     with pytest.raises(LogicError, match="unsupported dtype 'float16'"):
         _gpukit._resolve_binary("+", ("typed", "float16"), ("float",))

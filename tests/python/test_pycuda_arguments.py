@@ -6,6 +6,7 @@ driver's classes; and the context pattern of grunnur and reikna (several context
 device, pushed and popped around compiling, making streams and launching). The packing
 itself runs here (_gpukit._kernel_argument_bytes and _prepared_argument_bytes give the
 bytes a call passes, _scalar_bytes a kernel's scalar); the launches are marked gpu."""
+
 import gc
 import struct
 
@@ -30,9 +31,24 @@ def packed(*args, param_sizes=None):
 
 # ---- by value: numpy scalars, 0-d arrays, arrays, records ---------------------------------
 
-SCALARS = [np.int8(-5), np.uint8(250), np.int16(-300), np.uint16(60000), np.int32(-123456), np.uint32(4000000000),
-           np.int64(-(1 << 40)), np.uint64((1 << 64) - 3), np.float16(1.5), np.float32(-2.25), np.float64(3.125),
-           np.complex64(1 - 2j), np.complex128(3 + 4j), np.bool_(True), np.intp(ADDRESS), np.uintp(ADDRESS)]
+SCALARS = [
+    np.int8(-5),
+    np.uint8(250),
+    np.int16(-300),
+    np.uint16(60000),
+    np.int32(-123456),
+    np.uint32(4000000000),
+    np.int64(-(1 << 40)),
+    np.uint64((1 << 64) - 3),
+    np.float16(1.5),
+    np.float32(-2.25),
+    np.float64(3.125),
+    np.complex64(1 - 2j),
+    np.complex128(3 + 4j),
+    np.bool_(True),
+    np.intp(ADDRESS),
+    np.uintp(ADDRESS),
+]
 
 
 @pytest.mark.parametrize("value", SCALARS, ids=lambda v: type(v).__name__)
@@ -82,11 +98,15 @@ def test_records_pass_their_bytes():
     assert packed(element, record, rec_scalar) == [expected, expected, expected]
 
 
-@pytest.mark.parametrize("array", [
-    np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)),
-    np.arange(8, dtype=np.int32)[::2],
-    np.arange(12, dtype=np.float64).reshape(3, 4)[:, 1:3],
-], ids=["fortran", "strided", "sub-block"])
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)),
+        np.arange(8, dtype=np.int32)[::2],
+        np.arange(12, dtype=np.float64).reshape(3, 4)[:, 1:3],
+    ],
+    ids=["fortran", "strided", "sub-block"],
+)
 def test_arrays_not_c_contiguous_are_refused_as_pycuda_refuses_them(array):
     # PyCUDA's packer asks for the array's bytes without strides; numpy gives them only for
     # C-contiguous arrays and raises ValueError otherwise.
@@ -95,13 +115,17 @@ def test_arrays_not_c_contiguous_are_refused_as_pycuda_refuses_them(array):
     assert "ascontiguousarray" in str(info.value)
 
 
-@pytest.mark.parametrize("value", [
-    np.array([1, "two", None], dtype=object),
-    np.array(3, dtype=object),
-    np.zeros((), [("a", object), ("b", np.int32)]),
-    np.zeros((), [("a", object), ("b", np.int32)])[()],
-    np.array(["text"], dtype=np.dtypes.StringDType()),
-], ids=["object array", "0-d object", "record with object", "record scalar with object", "StringDType"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.array([1, "two", None], dtype=object),
+        np.array(3, dtype=object),
+        np.zeros((), [("a", object), ("b", np.int32)]),
+        np.zeros((), [("a", object), ("b", np.int32)])[()],
+        np.array(["text"], dtype=np.dtypes.StringDType()),
+    ],
+    ids=["object array", "0-d object", "record with object", "record scalar with object", "StringDType"],
+)
 def test_data_holding_python_objects_is_a_type_error(value):
     with pytest.raises(TypeError, match=r"argument 2: a numpy .* holds Python objects, not plain data"):
         packed(np.int32(0), np.float32(0), value)
@@ -109,8 +133,11 @@ def test_data_holding_python_objects_is_a_type_error(value):
 
 def test_a_by_value_array_of_the_wrong_size_names_both_sizes():
     array = np.zeros(16, np.float32)
-    with pytest.raises(drv.LogicError, match=r"argument 1 is 64 bytes, but parameter 1 of the kernel is 8 bytes; "
-                                             r"a numpy array is passed by value") as info:
+    with pytest.raises(
+        drv.LogicError,
+        match=r"argument 1 is 64 bytes, but parameter 1 of the kernel is 8 bytes; "
+        r"a numpy array is passed by value",
+    ) as info:
         packed(np.int32(0), array, param_sizes=[4, 8])
     assert "In(), Out() or InOut()" in str(info.value)
 
@@ -123,6 +150,7 @@ def test_other_buffers_pass_their_bytes():
 
 
 # ---- pointers --------------------------------------------------------------------------
+
 
 class WithGpudata:
     def __init__(self, gpudata):
@@ -144,8 +172,12 @@ class AddressHolder(drv.PointerHolderBase):
 
 
 def test_gpudata_and_the_array_interface_are_pointers():
-    assert packed(WithGpudata(ADDRESS), WithGpudata(np.uintp(ADDRESS + 8)), WithGpudata(AddressHolder(ADDRESS + 16)),
-                  WithInterface(ADDRESS + 24)) == [pointer(ADDRESS + k) for k in (0, 8, 16, 24)]
+    assert packed(
+        WithGpudata(ADDRESS),
+        WithGpudata(np.uintp(ADDRESS + 8)),
+        WithGpudata(AddressHolder(ADDRESS + 16)),
+        WithInterface(ADDRESS + 24),
+    ) == [pointer(ADDRESS + k) for k in (0, 8, 16, 24)]
 
 
 def test_the_array_interface_comes_before_gpudata_as_in_pycuda():
@@ -166,6 +198,7 @@ def test_anything_else_is_a_type_error_naming_the_argument():
 
 
 # ---- ArgumentHandler: the protocol and subclasses ----------------------------------------
+
 
 class FakeAllocation:
     """Stands for a DeviceAllocation: int() is its address."""
@@ -219,20 +252,29 @@ def test_a_handler_with_its_device_memory_set_uses_it():
 
 # ---- prepared calls --------------------------------------------------------------------
 
+
 def prepared(arg_types, *args):
     return _gpukit._prepared_argument_bytes(arg_types, *args)
 
 
 def test_prepared_calls_take_numpy_scalars_and_zero_dimensional_arrays():
-    assert prepared("ifdF", np.array(-7, np.int64), np.array(2.5, np.float64), np.float32(0.25),
-                    np.array(1 + 2j)) == [struct.pack("<i", -7), struct.pack("<f", 2.5), struct.pack("<d", 0.25),
-                                          struct.pack("<ff", 1, 2)]
+    assert prepared("ifdF", np.array(-7, np.int64), np.array(2.5, np.float64), np.float32(0.25), np.array(1 + 2j)) == [
+        struct.pack("<i", -7),
+        struct.pack("<f", 2.5),
+        struct.pack("<d", 0.25),
+        struct.pack("<ff", 1, 2),
+    ]
 
 
 def test_prepared_pointers():
-    assert prepared("PPPPP", ADDRESS, np.array(ADDRESS + 8, np.uintp), WithGpudata(ADDRESS + 16),
-                    WithInterface(ADDRESS + 24), AddressHolder(ADDRESS + 32)) == \
-        [pointer(ADDRESS + k) for k in (0, 8, 16, 24, 32)]
+    assert prepared(
+        "PPPPP",
+        ADDRESS,
+        np.array(ADDRESS + 8, np.uintp),
+        WithGpudata(ADDRESS + 16),
+        WithInterface(ADDRESS + 24),
+        AddressHolder(ADDRESS + 32),
+    ) == [pointer(ADDRESS + k) for k in (0, 8, 16, 24, 32)]
     with pytest.raises(TypeError, match="format 'P' expects a device pointer"):
         prepared("P", np.zeros(4, np.float32))
     with pytest.raises(TypeError, match="format 'P' expects a device pointer"):
@@ -256,27 +298,45 @@ def test_prepared_records_and_byte_arguments():
 def test_prepare_types_follow_pycuda():
     # numpy scalar types and dtypes give their letter, a record dtype its bytes, anything else
     # (None, a Python type, a class) a pointer-sized slot.
-    assert prepared([np.int16, np.dtype(np.float64), "b", None, float, drv.DeviceAllocation],
-                    5, 2.0, -1, ADDRESS, ADDRESS + 8, ADDRESS + 16) == \
-        [struct.pack("<h", 5), struct.pack("<d", 2.0), struct.pack("<b", -1)] + \
-        [pointer(ADDRESS + k) for k in (0, 8, 16)]
+    assert prepared(
+        [np.int16, np.dtype(np.float64), "b", None, float, drv.DeviceAllocation],
+        5,
+        2.0,
+        -1,
+        ADDRESS,
+        ADDRESS + 8,
+        ADDRESS + 16,
+    ) == [struct.pack("<h", 5), struct.pack("<d", 2.0), struct.pack("<b", -1)] + [
+        pointer(ADDRESS + k) for k in (0, 8, 16)
+    ]
     with pytest.raises(TypeError, match="cannot be a by-value argument"):
         prepared([np.dtype([("a", object)])], None)
 
 
 # ---- ElementwiseKernel / ReductionKernel scalars -----------------------------------------
 
-@pytest.mark.parametrize("dtype, value", [(np.float32, np.array(2.5)), (np.float64, np.array(-1.25, np.float32)),
-                                          (np.int32, np.array(7)), (np.uint8, np.array(200, np.int64)),
-                                          (np.complex64, np.array(1 - 3j)), (np.bool_, np.array(True))])
+
+@pytest.mark.parametrize(
+    "dtype, value",
+    [
+        (np.float32, np.array(2.5)),
+        (np.float64, np.array(-1.25, np.float32)),
+        (np.int32, np.array(7)),
+        (np.uint8, np.array(200, np.int64)),
+        (np.complex64, np.array(1 - 3j)),
+        (np.bool_, np.array(True)),
+    ],
+)
 def test_kernel_scalars_take_zero_dimensional_arrays(dtype, value):
     from gpukit.elementwise import _scalar_bytes
+
     assert _scalar_bytes(value, ScalarArg(dtype, "s")) == np.array(value[()], dtype).tobytes()
     assert _scalar_bytes(value[()], ScalarArg(dtype, "s")) == np.array(value[()], dtype).tobytes()
 
 
 def test_kernel_scalars_refuse_object_arrays():
     from gpukit.elementwise import _scalar_bytes
+
     with pytest.raises(TypeError, match="holds Python objects"):
         _scalar_bytes(np.array(1, dtype=object), ScalarArg(np.int32, "s"))
 
@@ -305,6 +365,7 @@ extern "C" __global__ void axpb(float *y, const float *x, float a, int b, int n)
 @pytest.fixture
 def mod(ctx):
     from gpukit.compiler import SourceModule
+
     return SourceModule(SOURCE, no_extern_c=True)
 
 
@@ -319,14 +380,31 @@ def test_scalars_arrays_and_records_by_value(mod):
     v = np.array([0.5, -1.5, 2.5], np.float32)
     r = np.zeros((), RECORD)
     r["x"], r["n"], r["w"] = 3.5, -9, 1e10
-    f(drv.Out(out), np.array(-42, np.int32), np.float32(1.25), np.array(2.0 ** 60), np.uint8(254), v, r[()],
-      block=(1, 1, 1))
-    np.testing.assert_array_equal(out, expected_scalars(-42, 1.25, 2.0 ** 60, 254, v, r))
+    f(
+        drv.Out(out),
+        np.array(-42, np.int32),
+        np.float32(1.25),
+        np.array(2.0**60),
+        np.uint8(254),
+        v,
+        r[()],
+        block=(1, 1, 1),
+    )
+    np.testing.assert_array_equal(out, expected_scalars(-42, 1.25, 2.0**60, 254, v, r))
     # The same through a prepared call, 0-d arrays included.
     f.prepare([np.intp, np.int32, np.float32, np.float64, np.uint8, "12s", RECORD])
     dest = drv.mem_alloc(out.nbytes)
-    f.prepared_call((1, 1), (1, 1, 1), dest, np.array(7, np.int32), np.array(0.5, np.float32), np.float64(-3),
-                    np.array(1, np.uint8), v[::-1].copy(), r)
+    f.prepared_call(
+        (1, 1),
+        (1, 1, 1),
+        dest,
+        np.array(7, np.int32),
+        np.array(0.5, np.float32),
+        np.float64(-3),
+        np.array(1, np.uint8),
+        v[::-1].copy(),
+        r,
+    )
     drv.memcpy_dtoh(out, dest)
     np.testing.assert_array_equal(out, expected_scalars(7, 0.5, -3, 1, v[::-1], r))
 
@@ -361,13 +439,17 @@ def test_wrong_sized_by_value_array_is_refused_before_launch(mod):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("record, given", [
-    (np.void(b"\x01\x00\x00"), 3),
-    (np.void(b"\x01" * 17), 17),
-    (np.zeros((), [("x", np.float32), ("n", np.int32)])[()], 8),
-    (np.zeros(3, np.int32), 12),
-    (b"\x01\x00\x00", 3),
-], ids=["void of 3 bytes", "void of 17 bytes", "short record", "array", "bytes"])
+@pytest.mark.parametrize(
+    "record, given",
+    [
+        (np.void(b"\x01\x00\x00"), 3),
+        (np.void(b"\x01" * 17), 17),
+        (np.zeros((), [("x", np.float32), ("n", np.int32)])[()], 8),
+        (np.zeros(3, np.int32), 12),
+        (b"\x01\x00\x00", 3),
+    ],
+    ids=["void of 3 bytes", "void of 17 bytes", "short record", "array", "bytes"],
+)
 def test_by_value_records_of_another_size_are_refused_before_launch(mod, record, given):
     # Issue 29: the record parameter `rec r` has 16 bytes; a shorter value would be read past
     # its end, a longer one shift nothing but hide a mistake. Checked in calls, prepared calls
@@ -418,15 +500,30 @@ def test_argument_handler_subclass_runs_pre_and_post_call(mod):
     x = np.random.default_rng(1).standard_normal(n).astype(np.float32)
     y = np.zeros(n, np.float32)
     log = []
-    f(RecordingBuffer(y, log), RecordingBuffer(x, log), np.float32(2.5), np.array(-3, np.int32), np.int32(n),
-      block=(128, 1, 1), grid=(3, 1))
+    f(
+        RecordingBuffer(y, log),
+        RecordingBuffer(x, log),
+        np.float32(2.5),
+        np.array(-3, np.int32),
+        np.int32(n),
+        block=(128, 1, 1),
+        grid=(3, 1),
+    )
     # pre_call before the launch, post_call after the context finished the kernel.
     assert log == [("pre", None), ("pre", None), ("post", None), ("post", None)]
     np.testing.assert_allclose(y, 2.5 * x - 3, rtol=1e-6, atol=1e-6)  # the kernel may fuse the multiply-add
     stream = drv.Stream()
     log.clear()
-    f(RecordingBuffer(y, log), RecordingBuffer(x, log), np.float32(1), np.int32(1), np.int32(n), block=(128, 1, 1),
-      grid=(3, 1), stream=stream)
+    f(
+        RecordingBuffer(y, log),
+        RecordingBuffer(x, log),
+        np.float32(1),
+        np.int32(1),
+        np.int32(n),
+        block=(128, 1, 1),
+        grid=(3, 1),
+        stream=stream,
+    )
     assert [event for event, _ in log] == ["pre", "pre", "post", "post"] and all(s is stream for _, s in log)
     stream.synchronize()
 
@@ -629,6 +726,7 @@ class ContextStack:
 def test_grunnur_pattern_compile_queue_and_launch_under_separate_pushes():
     drain_context_stack()
     from gpukit.compiler import SourceModule
+
     stack = ContextStack(2)
     try:
         devices = [1, 0]  # test_compile_multi_device's order
@@ -666,8 +764,7 @@ def test_grunnur_pattern_compile_queue_and_launch_under_separate_pushes():
         # (Context 0's buffers: were the launch to run there, it would touch only its memory.)
         stack.activate(0)
         with pytest.raises(drv.LogicError, match="the kernel's module was loaded in context"):
-            kernels[1](*(np.uintp(int(buffer)) for buffer in buffers[0]), np.int32(0), block=(32, 1, 1),
-                       grid=(2, 1, 1))
+            kernels[1](*(np.uintp(int(buffer)) for buffer in buffers[0]), np.int32(0), block=(32, 1, 1), grid=(2, 1, 1))
     finally:
         stack.deactivate()
         for context in stack.contexts:
@@ -682,6 +779,7 @@ def test_reikna_pattern_module_compiled_once_launched_on_a_second_stream():
     # launched in a later one, on a stream made then.
     drain_context_stack()
     from gpukit.compiler import SourceModule
+
     template = """
     extern "C" __global__ void scale({t} *y, const {t} *x, {t} factor, int n)
     {{
@@ -706,8 +804,9 @@ def test_reikna_pattern_module_compiled_once_launched_on_a_second_stream():
         other.detach()
         context.push()  # a later test: a second stream, the cached kernel
         second_stream = drv.Stream()
-        kernel(y_dev, x_dev, np.array(-0.5), np.array(n, np.int32), block=(256, 1, 1), grid=(4, 1),
-               stream=second_stream)
+        kernel(
+            y_dev, x_dev, np.array(-0.5), np.array(n, np.int32), block=(256, 1, 1), grid=(4, 1), stream=second_stream
+        )
         second_stream.synchronize()
         np.testing.assert_array_equal(drv.from_device(y_dev, (n,), np.float64), -0.5 * x)
         drv.Context.pop()

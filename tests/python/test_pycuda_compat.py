@@ -1,5 +1,6 @@
 """gpukit.pycuda_compat: pycuda names resolve to gpukit's modules, lazily. Each check runs
 in a fresh interpreter, so the aliases never leak into other tests."""
+
 import os
 import subprocess
 import sys
@@ -10,8 +11,13 @@ PYTHON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "python")
 
 def run(code, *args):
     env = dict(os.environ, PYTHONPATH=os.path.abspath(PYTHON_DIR))
-    return subprocess.run([sys.executable, *args] if args else [sys.executable, "-c", textwrap.dedent(code)],
-                          env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, *args] if args else [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def assert_prints_ok(code):
@@ -70,9 +76,11 @@ def test_importing_the_compat_module_creates_no_context():
 
 def test_module_runs_a_script_with_its_arguments(tmp_path):
     script = tmp_path / "uses_pycuda.py"
-    script.write_text("import sys\nimport pycuda.driver as drv\nimport gpukit.driver\n"
-                      "assert drv is gpukit.driver\nprint(__name__, sys.argv[0].endswith('uses_pycuda.py'), "
-                      "sys.argv[1:])\n")
+    script.write_text(
+        "import sys\nimport pycuda.driver as drv\nimport gpukit.driver\n"
+        "assert drv is gpukit.driver\nprint(__name__, sys.argv[0].endswith('uses_pycuda.py'), "
+        "sys.argv[1:])\n"
+    )
     result = run(None, "-m", "gpukit.pycuda_compat", str(script), "a", "--b")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "__main__ True ['a', '--b']"
@@ -175,6 +183,7 @@ def test_pycuda_reduction_is_gpukits():
 def test_names_pycuda_does_not_have_are_not_found():
     # gpukit.cuda (numba's API) and gpukit.info exist, but pycuda.cuda and pycuda.info must not.
     for module in ("pycuda.cuda", "pycuda.info", "pycuda.no_such_module"):
-        assert import_error(module).startswith(f"ModuleNotFoundError {module} | No module named '{module}': "
-                                               "PyCUDA has no such module")
+        assert import_error(module).startswith(
+            f"ModuleNotFoundError {module} | No module named '{module}': PyCUDA has no such module"
+        )
     assert import_error("pycudax") == "ModuleNotFoundError pycudax | No module named 'pycudax'"

@@ -3,6 +3,7 @@
 wrapping (no GPU needed); every complex operation and function computed elementwise by the
 same code built into a host program by nvcc (no GPU needed) and on the GPU, and compared with
 numpy; the texture and surface helpers on the GPU."""
+
 import os
 import subprocess
 
@@ -58,11 +59,15 @@ OPS = [
     ("real", "r = real(a)", lambda a, b, x, n: parts(a.real, 0.0), ALL, "bits"),
     ("imag", "r = pycuda::imag(a)", lambda a, b, x, n: parts(a.imag, 0.0), ALL, "bits"),
     ("members", "r = pycuda::complex<T>(a.imag(), a._M_re)", lambda a, b, x, n: parts(a.imag, a.real), ALL, "bits"),
-    ("convert",
-     "pycuda::complex<double> wide = pycuda::complex<float>(a);"  # narrowing is explicit, widening implicit
-     "pycuda::complex<float> narrow; narrow = wide;"  # assignment converts
-     "r = pycuda::complex<T>(narrow)",
-     lambda a, b, x, n: a.astype(np.complex64), ALL, "bits"),
+    (
+        "convert",
+        "pycuda::complex<double> wide = pycuda::complex<float>(a);"  # narrowing is explicit, widening implicit
+        "pycuda::complex<float> narrow; narrow = wide;"  # assignment converts
+        "r = pycuda::complex<T>(narrow)",
+        lambda a, b, x, n: a.astype(np.complex64),
+        ALL,
+        "bits",
+    ),
     ("add", "r = a + b", lambda a, b, x, n: a + b, ALL, "equal"),
     ("subtract", "r = a - b", lambda a, b, x, n: a - b, ALL, "equal"),
     ("add_real", "r = a + x", lambda a, b, x, n: a + x, ALL, "equal"),
@@ -88,13 +93,16 @@ OPS = [
     ("int_scalars", "r = 2 * a - 1 + a / 4", lambda a, b, x, n: 2 * a - 1 + a / 4, NOT_HUGE, "close"),
     ("multiply_assign", "r = a; r *= b; r /= x", lambda a, b, x, n: a * b / x, NOT_HUGE, "close"),
     ("divide_assign", "r = a; r /= b; r *= x", lambda a, b, x, n: a / b * x, ALL, "close"),
-    ("volatile",
-     "volatile pycuda::complex<T> v[2]; v[0] = a; v[1] = b;"
-     "r = v[0] * v[1] + v[0]; v[1] = x; r -= v[1]",
-     lambda a, b, x, n: a * b + a - x, NOT_HUGE, "close"),
+    (
+        "volatile",
+        "volatile pycuda::complex<T> v[2]; v[0] = a; v[1] = b;r = v[0] * v[1] + v[0]; v[1] = x; r -= v[1]",
+        lambda a, b, x, n: a * b + a - x,
+        NOT_HUGE,
+        "close",
+    ),
     ("abs", "r = abs(a)", lambda a, b, x, n: as_complex(np.abs(a)), ALL, "close"),
     ("arg", "r = arg(a)", lambda a, b, x, n: as_complex(np.angle(a)), ALL, "close"),
-    ("norm", "r = norm(a)", lambda a, b, x, n: as_complex(a.real ** 2 + a.imag ** 2), NOT_HUGE, "close"),
+    ("norm", "r = norm(a)", lambda a, b, x, n: as_complex(a.real**2 + a.imag**2), NOT_HUGE, "close"),
     ("polar", "r = pycuda::polar(x, real(b))", lambda a, b, x, n: x * np.exp(1j * b.real), ALL, "close"),
     ("sqrt", "r = sqrt(a)", lambda a, b, x, n: np.sqrt(a), ALL, "close"),
     ("exp", "r = exp(a)", lambda a, b, x, n: np.exp(a), MODERATE, "close"),
@@ -178,8 +186,15 @@ def make_inputs(dtype):
         b = moderate_b(size) if b is None else b
         x = signed_decades(-1, 1, size) if x is None else x
         n = rng.integers(-6, 7, size) if n is None else n
-        groups.append((name, np.asarray(a, np.complex128), np.asarray(b, np.complex128), np.asarray(x, np.float64),
-                       np.asarray(n, np.int32)))
+        groups.append(
+            (
+                name,
+                np.asarray(a, np.complex128),
+                np.asarray(b, np.complex128),
+                np.asarray(x, np.float64),
+                np.asarray(n, np.int32),
+            )
+        )
 
     add("random", signed_decades(-2, 1, 192) + 1j * signed_decades(-2, 1, 192))
 
@@ -202,13 +217,24 @@ def make_inputs(dtype):
     add("unit", (1 + delta) * np.exp(1j * angle))
 
     # The last four have a real part above max / 4: there |x| + |z| (inside sqrt) overflows.
-    huge = np.concatenate([with_phase(10.0 ** rng.uniform(28 if single else 280, top, 12)),
-                           0.7 * largest * np.exp(1j * np.array([0.1, 3.0, -0.6, -2.2]))])
+    huge = np.concatenate(
+        [
+            with_phase(10.0 ** rng.uniform(28 if single else 280, top, 12)),
+            0.7 * largest * np.exp(1j * np.array([0.1, 3.0, -0.6, -2.2])),
+        ]
+    )
     tiny = with_phase(10.0 ** rng.uniform(bottom, bottom + 7, 16))
-    add("huge", np.concatenate([huge, tiny]),
-        b=np.concatenate([with_phase(10.0 ** rng.uniform(28 if single else 280, top, 16)),
-                          with_phase(10.0 ** rng.uniform(bottom, bottom + 7, 16))]),
-        n=rng.choice([-1, 1], 32))
+    add(
+        "huge",
+        np.concatenate([huge, tiny]),
+        b=np.concatenate(
+            [
+                with_phase(10.0 ** rng.uniform(28 if single else 280, top, 16)),
+                with_phase(10.0 ** rng.uniform(bottom, bottom + 7, 16)),
+            ]
+        ),
+        n=rng.choice([-1, 1], 32),
+    )
 
     poles = []
     for k in (0, 1, -1, 3):  # tanh has poles at i(pi/2 + k pi), tan at pi/2 + k pi
@@ -259,12 +285,16 @@ def mismatches(op, got, inputs):
     else:
         # Finite results within rtol * |expected|; infinite ones part by part (log 0 = -inf + i arg 0).
         got, rtol = got.astype(np.complex128), RTOL[dtype]
-        by_parts = (np.isclose(got.real, want.real, rtol=rtol, atol=0, equal_nan=True) &
-                    np.isclose(got.imag, want.imag, rtol=rtol, atol=0, equal_nan=True))
+        by_parts = np.isclose(got.real, want.real, rtol=rtol, atol=0, equal_nan=True) & np.isclose(
+            got.imag, want.imag, rtol=rtol, atol=0, equal_nan=True
+        )
         ok = np.where(np.isfinite(want), np.isclose(got, want, rtol=rtol, atol=0), by_parts)
     bad = np.flatnonzero(checked & ~ok)
-    return [f"{name} ({code}) on {inputs['group'][i]} input a={a[i]!r} b={b[i]!r} x={x[i]!r} n={n[i]}: "
-            f"got {got[i]!r}, expected {want[i]!r}" for i in bad[:5]]
+    return [
+        f"{name} ({code}) on {inputs['group'][i]} input a={a[i]!r} b={b[i]!r} x={x[i]!r} n={n[i]}: "
+        f"got {got[i]!r}, expected {want[i]!r}"
+        for i in bad[:5]
+    ]
 
 
 # --- Compiles: no GPU needed ------------------------------------------------------------------
@@ -345,15 +375,20 @@ def test_complex_header_compiles(which, no_extern_c):
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("statement, error", [
-    # Narrowing between precisions is explicit.
-    ("pycuda::complex<float> f = pycuda::complex<double>(1.0);", "no suitable user-defined conversion"),
-    # No arithmetic between precisions (as in PyCUDA): convert one operand.
-    ("pycuda::complex<float> f = pycuda::complex<float>(1.0f) + pycuda::complex<double>(1.0);",
-     'no operator "\\+" matches'),
-    # No conversion to a real: take real() or abs().
-    ("float f = pycuda::complex<float>(1.0f);", "no suitable conversion function"),
-])
+@pytest.mark.parametrize(
+    "statement, error",
+    [
+        # Narrowing between precisions is explicit.
+        ("pycuda::complex<float> f = pycuda::complex<double>(1.0);", "no suitable user-defined conversion"),
+        # No arithmetic between precisions (as in PyCUDA): convert one operand.
+        (
+            "pycuda::complex<float> f = pycuda::complex<float>(1.0f) + pycuda::complex<double>(1.0);",
+            'no operator "\\+" matches',
+        ),
+        # No conversion to a real: take real() or abs().
+        ("float f = pycuda::complex<float>(1.0f);", "no suitable conversion function"),
+    ],
+)
 def test_complex_header_refuses(statement, error):
     source = "#include <pycuda-complex.hpp>\n__global__ void k() { " + statement + " }\n"
     with pytest.raises(drv.CompileError, match=error):
@@ -465,9 +500,22 @@ def host_results(tmp_path_factory):
     source, program = directory / "ops.cu", directory / "ops"
     source.write_text(host_program())
     # The kernels in the source only need to compile: PTX (no ptxas) is the quickest.
-    built = subprocess.run([NVCC, "-std=c++17", "-arch=compute_90", "-code=compute_90", "-I",
-                            compiler.DEVICE_INCLUDE_DIR, "-o", str(program), str(source)],
-                           capture_output=True, text=True, timeout=600)
+    built = subprocess.run(
+        [
+            NVCC,
+            "-std=c++17",
+            "-arch=compute_90",
+            "-code=compute_90",
+            "-I",
+            compiler.DEVICE_INCLUDE_DIR,
+            "-o",
+            str(program),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert built.returncode == 0, built.stderr
     ran = subprocess.run([str(program)], capture_output=True, timeout=60)
     assert ran.returncode == 0, ran.stderr
@@ -504,8 +552,17 @@ def test_operations_on_the_gpu_match_numpy(ctx, dtype):
     failures = []
     for i, op in enumerate(OPS):
         got = np.zeros_like(inputs["a"])
-        kernel(np.int32(i), drv.In(inputs["a"]), drv.In(inputs["b"]), drv.In(inputs["x"]), drv.In(inputs["n"]),
-               drv.Out(got), np.int32(count), block=(128, 1, 1), grid=((count + 127) // 128, 1))
+        kernel(
+            np.int32(i),
+            drv.In(inputs["a"]),
+            drv.In(inputs["b"]),
+            drv.In(inputs["x"]),
+            drv.In(inputs["n"]),
+            drv.Out(got),
+            np.int32(count),
+            block=(128, 1, 1),
+            grid=((count + 127) // 128, 1),
+        )
         failures += mismatches(op, got, inputs)
     assert not failures, "\n".join(failures)
 
@@ -516,8 +573,9 @@ def test_shared_volatile_and_constant_complex(ctx):
     blocks = 5
     values = (rng.standard_normal(256 * blocks) + 1j * rng.standard_normal(256 * blocks)).astype(np.complex128)
     out = np.zeros(blocks, np.complex128)
-    compiler.SourceModule(BLOCK_SUM_SOURCE).get_function("block_sum")(drv.In(values), drv.Out(out),
-                                                                      block=(256, 1, 1), grid=(blocks, 1))
+    compiler.SourceModule(BLOCK_SUM_SOURCE).get_function("block_sum")(
+        drv.In(values), drv.Out(out), block=(256, 1, 1), grid=(blocks, 1)
+    )
     np.testing.assert_allclose(out, (0.5 - 2j) * values.reshape(blocks, 256).sum(axis=1), rtol=1e-12)
 
 
@@ -583,8 +641,7 @@ def test_helpers_fetch_from_textures(helpers, dtype):
     fmt, channels = CHANNELS[dtype]
     tex = drv.TextureObject.from_linear(memory, fmt, channels, linear.nbytes, flags=flags)
     out = np.zeros_like(linear)
-    helpers.get_function("fetch_1d_" + name)(drv.Out(out), tex, np.int32(linear.size), block=(128, 1, 1),
-                                             grid=(3, 1))
+    helpers.get_function("fetch_1d_" + name)(drv.Out(out), tex, np.int32(linear.size), block=(128, 1, 1), grid=(3, 1))
     np.testing.assert_array_equal(out, linear)
 
     plane = random_values(rng, (7, 45), dtype)
@@ -596,15 +653,17 @@ def test_helpers_fetch_from_textures(helpers, dtype):
     volume = random_values(rng, (3, 5, 37), dtype)
     tex = drv.TextureObject.from_array(drv.np_to_array(volume, "C"), flags=flags)
     out = np.zeros_like(volume)
-    helpers.get_function("fetch_3d_" + name)(drv.Out(out), tex, np.int32(37), np.int32(5), block=(32, 1, 1),
-                                             grid=(2, 5, 3))
+    helpers.get_function("fetch_3d_" + name)(
+        drv.Out(out), tex, np.int32(37), np.int32(5), block=(32, 1, 1), grid=(2, 5, 3)
+    )
     np.testing.assert_array_equal(out, volume)
 
     layers = random_values(rng, (4, 6, 21), dtype)
     tex = drv.TextureObject.from_array(layered_array(layers, surface=False), flags=flags)
     out = np.zeros_like(layers)
-    helpers.get_function("fetch_layered_" + name)(drv.Out(out), tex, np.int32(21), np.int32(6), block=(32, 1, 1),
-                                                  grid=(1, 6, 4))
+    helpers.get_function("fetch_layered_" + name)(
+        drv.Out(out), tex, np.int32(21), np.int32(6), block=(32, 1, 1), grid=(1, 6, 4)
+    )
     np.testing.assert_array_equal(out, layers)
 
 
@@ -616,12 +675,14 @@ def test_helpers_read_and_write_surfaces(helpers, dtype):
 
     volume = random_values(rng, (3, 5, 37), dtype)
     ary = drv.np_to_array(volume, "C", allowSurfaceBind=True)
-    helpers.get_function("surface_3d_" + name)(drv.SurfaceObject(ary), np.int32(37), np.int32(5), block=(32, 1, 1),
-                                               grid=(2, 5, 3))
+    helpers.get_function("surface_3d_" + name)(
+        drv.SurfaceObject(ary), np.int32(37), np.int32(5), block=(32, 1, 1), grid=(2, 5, 3)
+    )
     np.testing.assert_array_equal(read_back(ary, volume), volume * 2 + indices(volume))
 
     layers = random_values(rng, (4, 6, 21), dtype)
     ary = layered_array(layers, surface=True)
-    helpers.get_function("surface_layered_" + name)(drv.SurfaceObject(ary), np.int32(21), np.int32(6),
-                                                    block=(32, 1, 1), grid=(1, 6, 4))
+    helpers.get_function("surface_layered_" + name)(
+        drv.SurfaceObject(ary), np.int32(21), np.int32(6), block=(32, 1, 1), grid=(1, 6, 4)
+    )
     np.testing.assert_array_equal(read_back(ary, layers), layers * 2 + indices(layers))

@@ -2,6 +2,7 @@
 gpukit.pycuda_compat, and on PyCUDA itself with GPUKIT_PYCUDA_ORIGINAL=1 where PyCUDA is
 installed (the GPU check runs both sides; both must pass the same tests). Every result is
 checked against numpy."""
+
 import os
 
 import numpy as np
@@ -40,9 +41,14 @@ def test_offset_views_and_their_arithmetic(thread):
     base = thread.to_device(x)
     a, b = base[4:36], base[20:52]
     assert type(a) is minilib.Array and a.offset == 16 and b.offset == 80 and a.thread is thread
-    for result, want in ((kernels.elementwise_sum_of_views(thread, a, b), x[4:36] + x[20:52]),
-                         (a * np.float32(2), x[4:36] * 2), (3 - a, 3 - x[4:36]), (-b, -x[20:52]),
-                         (a.astype(np.float64), x[4:36].astype(np.float64)), (abs(-a), x[4:36])):
+    for result, want in (
+        (kernels.elementwise_sum_of_views(thread, a, b), x[4:36] + x[20:52]),
+        (a * np.float32(2), x[4:36] * 2),
+        (3 - a, 3 - x[4:36]),
+        (-b, -x[20:52]),
+        (a.astype(np.float64), x[4:36].astype(np.float64)),
+        (abs(-a), x[4:36]),
+    ):
         assert type(result) is minilib.Array and result.thread is thread
         np.testing.assert_allclose(thread.from_device(result), want, rtol=1e-6)
 

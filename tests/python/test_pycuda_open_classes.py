@@ -3,6 +3,7 @@ library's own (PyCUDA's Boost.Python objects all have a __dict__: neon sets func
 chainer tags pooled allocations with their device, VPF sets fields on Memcpy2D), and the
 classes can be subclassed with attributes and overridden methods (reikna's Device, chainer's
 IPCEvent, pycbc's ReductionKernel, compyle's and neon's SourceModule)."""
+
 import numpy as np
 import pytest
 
@@ -41,8 +42,16 @@ def test_copy_descriptors_take_attributes():
 def test_driver_objects_take_attributes(ctx):
     module = SourceModule(SOURCE).module
     function = module.get_function("twice")
-    objects = [drv.Device(0), ctx, drv.Stream(), drv.Event(), module, function, drv.mem_alloc(64),
-               DeviceMemoryPool().allocate(64)]
+    objects = [
+        drv.Device(0),
+        ctx,
+        drv.Stream(),
+        drv.Event(),
+        module,
+        function,
+        drv.mem_alloc(64),
+        DeviceMemoryPool().allocate(64),
+    ]
     for obj in objects:
         obj.tag = ("tag", type(obj).__name__)
         assert obj.tag == ("tag", type(obj).__name__), type(obj)
@@ -87,14 +96,25 @@ def test_subclassed_driver_classes(ctx):
 @gpu
 def test_subclassed_source_modules(ctx):
     class CachedModule(SourceModule):  # neon's: every parameter positionally
-        def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
-                     cache_dir=None, include_dirs=[]):
+        def __init__(
+            self,
+            source,
+            nvcc="nvcc",
+            options=None,
+            keep=False,
+            no_extern_c=False,
+            arch=None,
+            code=None,
+            cache_dir=None,
+            include_dirs=[],
+        ):
             super().__init__(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs)
 
     class Launching(SourceModule):  # compyle's: any unknown name is a launcher
         def __getattr__(self, name):
             def launch(*args, **kwargs):
                 return self.get_function(name)(*args, **kwargs)
+
             return launch
 
     for cls in (CachedModule, Launching):
@@ -118,8 +138,9 @@ def test_subclassed_kernels(ctx):
 
     class Norm(ReductionKernel):  # pycbc's subclass calls the base positionally
         def __init__(self):
-            ReductionKernel.__init__(self, np.float32, "0", "a+b", "x[i]*x[i]", "const float *x", "norm2", False,
-                                     None, "")
+            ReductionKernel.__init__(
+                self, np.float32, "0", "a+b", "x[i]*x[i]", "const float *x", "norm2", False, None, ""
+            )
             self.shared_size = 512
 
     class Cumsum(InclusiveScanKernel):
@@ -138,8 +159,9 @@ def test_subclassed_kernels(ctx):
     scan = Cumsum(np.float32, "a+b")
     np.testing.assert_allclose(scan(gpuarray.to_gpu(x)).get(), np.cumsum(x), rtol=1e-4)
     exclusive = type("Exclusive", (ExclusiveScanKernel,), {})(np.int32, "a+b", "0")
-    np.testing.assert_array_equal(exclusive(gpuarray.to_gpu(np.arange(7, dtype=np.int32))).get(),
-                                  [0, 0, 1, 3, 6, 10, 15])
+    np.testing.assert_array_equal(
+        exclusive(gpuarray.to_gpu(np.arange(7, dtype=np.int32))).get(), [0, 0, 1, 3, 6, 10, 15]
+    )
 
 
 @gpu

@@ -1,6 +1,7 @@
 """gpukit.pyopencl_compat: pyopencl names resolve to gpukit.cl's modules, and
 tools/run_pyopencl_tests.py runs PyOpenCL-style test files through them. Each check runs in a
 fresh interpreter, so the aliases never leak into other tests."""
+
 import os
 import subprocess
 import sys
@@ -22,7 +23,11 @@ def run(command, cwd=None):
 
 
 def test_pyopencl_modules_are_gpukit_cl_modules():
-    result = run([sys.executable, "-c", textwrap.dedent("""
+    result = run(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent("""
         import gpukit.pyopencl_compat
         import pyopencl as cl, pyopencl.tools, pyopencl.characterize, pyopencl.array
         from pyopencl.tools import MemoryPool, pytest_generate_tests_for_pyopencl
@@ -58,14 +63,16 @@ def test_pyopencl_modules_are_gpukit_cl_modules():
         except ModuleNotFoundError as e:
             assert "No module named 'gpukit.cl.no_such_module'" in str(e), e
         print("ok")
-    """)])
+    """),
+        ]
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
 
 
 # A PyOpenCL-style test module: it imports pyopencl.capture_call (which gpukit.cl does not
 # have) at its top, as PyOpenCL's do, and uses pyopencl.cltypes in a parametrize.
-FAKE_TESTS = '''
+FAKE_TESTS = """
 import numpy as np
 import pytest
 import pyopencl as cl
@@ -90,7 +97,7 @@ def test_array(ctx_factory, dtype):
 
 def test_skip(platform):
     pytest.skip("skipped on purpose")
-'''
+"""
 
 
 @pytest.mark.opencl
@@ -99,8 +106,16 @@ def test_the_runner_reports_each_test(tmp_path):
         pytest.skip("no OpenCL platform with a device")
     (tmp_path / "test").mkdir()
     (tmp_path / "test" / "test_fake.py").write_text(FAKE_TESTS)
-    result = run([sys.executable, os.path.join(REPO, "tools", "run_pyopencl_tests.py"), str(tmp_path),
-                  "--all", "--test", "test/test_fake.py"])
+    result = run(
+        [
+            sys.executable,
+            os.path.join(REPO, "tools", "run_pyopencl_tests.py"),
+            str(tmp_path),
+            "--all",
+            "--test",
+            "test/test_fake.py",
+        ]
+    )
     lines = result.stdout.splitlines()
     devices = len(cl.select_devices(""))
     assert sum("test_pool[" in line and " passed" in line for line in lines) == devices, result.stdout

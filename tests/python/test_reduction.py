@@ -4,6 +4,7 @@ for sm_90 and bad arguments are refused before the driver is touched. With a GPU
 result against numpy, for every dtype, odd sizes, strided and reversed views, complex
 values, subsets with repeated, reversed and negative indices, range=/slice=/out=, and
 PyCUDA's own examples (sum of squares, dot, max of abs, a struct and a vector accumulator)."""
+
 import numpy as np
 import pytest
 
@@ -13,8 +14,19 @@ from gpukit import _gpukit, compiler, reduction, tools
 from gpukit.reduction import ReductionKernel
 from gpukit.tools import ScalarArg, VectorArg
 
-REAL_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-               np.float32, np.float64]
+REAL_DTYPES = [
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.float32,
+    np.float64,
+]
 ALL_DTYPES = REAL_DTYPES + [np.complex64, np.complex128]
 INDEX_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 ADDRESS = 1 << 20  # a device address given as an integer: nothing is allocated
@@ -28,8 +40,9 @@ def fake(shape, dtype, strides=None):
 
 
 def compiles(kernel):
-    return compiler.compile(kernel.get_source(), arch="sm_90", no_extern_c=True, cache_dir=False,
-                            include_dirs=[compiler.DEVICE_INCLUDE_DIR])
+    return compiler.compile(
+        kernel.get_source(), arch="sm_90", no_extern_c=True, cache_dir=False, include_dirs=[compiler.DEVICE_INCLUDE_DIR]
+    )
 
 
 # PyCUDA's test_struct_reduce, its struct renamed (PyCUDA's register_dtype refuses a dtype
@@ -69,20 +82,31 @@ def docs_dot():
 
 
 def max_of_abs():
-    return ReductionKernel(np.float32, neutral="0", reduce_expr="fmaxf(a,b)", map_expr="fabsf(x[i])",
-                           arguments="const float *x")
+    return ReductionKernel(
+        np.float32, neutral="0", reduce_expr="fmaxf(a,b)", map_expr="fabsf(x[i])", arguments="const float *x"
+    )
 
 
 def struct_minmax():
     dtype = tools.get_or_register_dtype("minmax_pair", MINMAX_PAIR_DTYPE)
-    return ReductionKernel(dtype, neutral="minmax_pair(10000, -10000)", reduce_expr="agg_mmp(a, b)",
-                           map_expr="minmax_pair(x[i], x[i])", arguments="float *x", preamble=MINMAX_PAIR)
+    return ReductionKernel(
+        dtype,
+        neutral="minmax_pair(10000, -10000)",
+        reduce_expr="agg_mmp(a, b)",
+        map_expr="minmax_pair(x[i], x[i])",
+        arguments="float *x",
+        preamble=MINMAX_PAIR,
+    )
 
 
 def vector_sum():
-    return ReductionKernel(gpuarray.vec.float3, neutral="make_float3(0, 0, 0)",
-                           reduce_expr="make_float3(a.x + b.x, a.y + b.y, a.z + b.z)",
-                           map_expr="make_float3(x[i], x[i] * x[i], w * i)", arguments="const float *x, float w")
+    return ReductionKernel(
+        gpuarray.vec.float3,
+        neutral="make_float3(0, 0, 0)",
+        reduce_expr="make_float3(a.x + b.x, a.y + b.y, a.z + b.z)",
+        map_expr="make_float3(x[i], x[i] * x[i], w * i)",
+        arguments="const float *x, float w",
+    )
 
 
 def complex_sum():
@@ -99,6 +123,7 @@ USER_KERNELS = [sum_of_squares, docs_dot, max_of_abs, struct_minmax, vector_sum,
 
 # ---- without a GPU: sources and checks
 
+
 @needs_nvrtc
 @pytest.mark.parametrize("make", USER_KERNELS)
 def test_user_kernels_compile(make):
@@ -107,12 +132,16 @@ def test_user_kernels_compile(make):
 
 @needs_nvrtc
 def test_pycudas_helper_kernels_compile():
-    kernels = [reduction.get_sum_kernel(None, np.float32), reduction.get_sum_kernel(np.float64, np.int8),
-               reduction.get_subset_sum_kernel(np.float32, np.int32, np.float32),
-               reduction.get_dot_kernel(np.float32, np.float32, np.float32),
-               reduction.get_dot_kernel(np.complex64, np.complex64, np.complex64),
-               reduction.get_subset_dot_kernel(np.float64, np.uint32, np.float64, np.float32),
-               reduction.get_any_kernel(np.bool_, np.float32), reduction.get_all_kernel(np.bool_, np.int16)]
+    kernels = [
+        reduction.get_sum_kernel(None, np.float32),
+        reduction.get_sum_kernel(np.float64, np.int8),
+        reduction.get_subset_sum_kernel(np.float32, np.int32, np.float32),
+        reduction.get_dot_kernel(np.float32, np.float32, np.float32),
+        reduction.get_dot_kernel(np.complex64, np.complex64, np.complex64),
+        reduction.get_subset_dot_kernel(np.float64, np.uint32, np.float64, np.float32),
+        reduction.get_any_kernel(np.bool_, np.float32),
+        reduction.get_all_kernel(np.bool_, np.int16),
+    ]
     for what in ("min", "max"):
         for dtype in (np.float32, np.float64, np.int32, np.uint8, np.int64):
             kernels.append(reduction.get_minmax_kernel(what, np.dtype(dtype)))
@@ -157,22 +186,28 @@ def test_defaults_are_pycudas():
     assert [(a.name, a.dtype) for a in k.arguments] == [("in", np.float64)]
     assert "const double *in" in k.get_source() and "return (in[i]);" in k.get_source()
     assert "reduce_kernel_stage1(" in k.get_source() and "reduce_kernel_stage2(" in k.get_source()
-    named = ReductionKernel(np.float32, 0, "a+b", "x[i]", [VectorArg(np.float32, "x"), ScalarArg(np.int32, "k")],
-                            name="mine")
+    named = ReductionKernel(
+        np.float32, 0, "a+b", "x[i]", [VectorArg(np.float32, "x"), ScalarArg(np.int32, "k")], name="mine"
+    )
     assert "mine_stage1(float *x, int k, " in named.get_source()
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: ReductionKernel(np.float32, "0", "a+b", "s", "float s"), "array"),
-    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *x, float *x"), "twice"),
-    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *x, int i"), "i or starts with gk_"),
-    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *gk_x"), "gk_"),
-    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *x", name="two words"), "identifier"),
-    (lambda: ReductionKernel(np.float32, "", "a+b", "x[i]", "float *x"), "must not be empty"),
-    (lambda: ReductionKernel(np.dtype([("p", np.int8), ("q", np.int64)]), "0", "a+b", "x[i]", "float *x"),
-     "register"),
-    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "quux *x"), "unknown C type"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: ReductionKernel(np.float32, "0", "a+b", "s", "float s"), "array"),
+        (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *x, float *x"), "twice"),
+        (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *x, int i"), "i or starts with gk_"),
+        (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *gk_x"), "gk_"),
+        (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *x", name="two words"), "identifier"),
+        (lambda: ReductionKernel(np.float32, "", "a+b", "x[i]", "float *x"), "must not be empty"),
+        (
+            lambda: ReductionKernel(np.dtype([("p", np.int8), ("q", np.int64)]), "0", "a+b", "x[i]", "float *x"),
+            "register",
+        ),
+        (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "quux *x"), "unknown C type"),
+    ],
+)
 def test_bad_kernels_are_refused(make, message):
     with pytest.raises((ValueError, drv.LogicError), match=message):
         make()
@@ -180,36 +215,45 @@ def test_bad_kernels_are_refused(make, message):
 
 # Each went into the C source as text (str(None) is "None") or failed in Python's own
 # machinery before issue 29: refused where the kernel is made, naming the argument.
-@pytest.mark.parametrize("make, error, message", [
-    (lambda: ReductionKernel(np.float32, None, "a+b"), TypeError, "neutral must be a C expression .* got NoneType"),
-    (lambda: ReductionKernel(np.float32, [], "a+b"), TypeError, "neutral must be a C expression .* got list"),
-    (lambda: ReductionKernel(np.float32, float("nan"), "a+b"), ValueError, "neutral nan has no C spelling"),
-    (lambda: ReductionKernel(np.float64, -np.inf, "a+b"), ValueError, "neutral -inf has no C spelling"),
-    (lambda: ReductionKernel(np.float32, 1e300, "a+b"), ValueError, "neutral 1e.300 does not fit .* float32"),
-    (lambda: ReductionKernel(np.int32, 2**31, "a+b"), ValueError, "neutral 2147483648 does not fit .* int32"),
-    (lambda: ReductionKernel(np.uint8, -1, "a+b"), ValueError, "neutral -1 does not fit .* uint8"),
-    (lambda: ReductionKernel(np.int32, 1.5, "a+b"), ValueError, "neutral 1.5 is not an integer"),
-    (lambda: ReductionKernel(np.int32, True, "a+b"), TypeError, "neutral True is a bool"),
-    (lambda: ReductionKernel(np.complex64, 1j, "a+b"), TypeError, "neutral must be a C expression .* got complex"),
-    (lambda: ReductionKernel(tools.get_or_register_dtype("float3"), 0, "a+b"), TypeError, "a number is no value"),
-    (lambda: ReductionKernel(np.float32, " ", "a+b"), drv.LogicError, "must not be empty"),
-    (lambda: ReductionKernel(None, "0", "a+b"), TypeError, "dtype_out: expected a numpy dtype, got None"),
-    (lambda: ReductionKernel("quux", "0", "a+b"), TypeError, "dtype_out: expected a numpy dtype"),
-    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", None), TypeError, None),  # None: the default
-    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", 5), TypeError, "arguments must be a C declaration"),
-    (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *x, float if"), ValueError,
-     "argument name 'if' is a keyword of C"),
-    (lambda: ReductionKernel(np.float32, "0", "a+b", options="-O3"), TypeError,
-     "options must be a list of str, got str '-O3'"),
-    (lambda: ReductionKernel(np.float32, "0", "a+b", include_dirs="/usr"), TypeError, "include_dirs"),
-    (lambda: ReductionKernel(np.float32, "0", "a+b", options=["-DX\0"]), ValueError, "compile option"),
-    (lambda: ReductionKernel(np.float32, "0\0 + 1", "a+b"), ValueError, "NUL character"),
-    (lambda: reduction.get_sum_kernel("quux", np.float32), TypeError, "dtype_out: expected a numpy dtype"),
-    (lambda: reduction.get_sum_kernel(None, None), TypeError, "dtype_in: expected a numpy dtype, got None"),
-    (lambda: reduction.get_dot_kernel(np.float32, "quux"), TypeError, "dtype_a: expected a numpy dtype"),
-    (lambda: reduction.get_minmax_kernel([1], np.float32), ValueError, "what must be 'min' or 'max'"),
-    (lambda: reduction.get_subset_minmax_kernel("max", np.float32, None), TypeError, "dtype_subset"),
-])
+@pytest.mark.parametrize(
+    "make, error, message",
+    [
+        (lambda: ReductionKernel(np.float32, None, "a+b"), TypeError, "neutral must be a C expression .* got NoneType"),
+        (lambda: ReductionKernel(np.float32, [], "a+b"), TypeError, "neutral must be a C expression .* got list"),
+        (lambda: ReductionKernel(np.float32, float("nan"), "a+b"), ValueError, "neutral nan has no C spelling"),
+        (lambda: ReductionKernel(np.float64, -np.inf, "a+b"), ValueError, "neutral -inf has no C spelling"),
+        (lambda: ReductionKernel(np.float32, 1e300, "a+b"), ValueError, "neutral 1e.300 does not fit .* float32"),
+        (lambda: ReductionKernel(np.int32, 2**31, "a+b"), ValueError, "neutral 2147483648 does not fit .* int32"),
+        (lambda: ReductionKernel(np.uint8, -1, "a+b"), ValueError, "neutral -1 does not fit .* uint8"),
+        (lambda: ReductionKernel(np.int32, 1.5, "a+b"), ValueError, "neutral 1.5 is not an integer"),
+        (lambda: ReductionKernel(np.int32, True, "a+b"), TypeError, "neutral True is a bool"),
+        (lambda: ReductionKernel(np.complex64, 1j, "a+b"), TypeError, "neutral must be a C expression .* got complex"),
+        (lambda: ReductionKernel(tools.get_or_register_dtype("float3"), 0, "a+b"), TypeError, "a number is no value"),
+        (lambda: ReductionKernel(np.float32, " ", "a+b"), drv.LogicError, "must not be empty"),
+        (lambda: ReductionKernel(None, "0", "a+b"), TypeError, "dtype_out: expected a numpy dtype, got None"),
+        (lambda: ReductionKernel("quux", "0", "a+b"), TypeError, "dtype_out: expected a numpy dtype"),
+        (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", None), TypeError, None),  # None: the default
+        (lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", 5), TypeError, "arguments must be a C declaration"),
+        (
+            lambda: ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *x, float if"),
+            ValueError,
+            "argument name 'if' is a keyword of C",
+        ),
+        (
+            lambda: ReductionKernel(np.float32, "0", "a+b", options="-O3"),
+            TypeError,
+            "options must be a list of str, got str '-O3'",
+        ),
+        (lambda: ReductionKernel(np.float32, "0", "a+b", include_dirs="/usr"), TypeError, "include_dirs"),
+        (lambda: ReductionKernel(np.float32, "0", "a+b", options=["-DX\0"]), ValueError, "compile option"),
+        (lambda: ReductionKernel(np.float32, "0\0 + 1", "a+b"), ValueError, "NUL character"),
+        (lambda: reduction.get_sum_kernel("quux", np.float32), TypeError, "dtype_out: expected a numpy dtype"),
+        (lambda: reduction.get_sum_kernel(None, None), TypeError, "dtype_in: expected a numpy dtype, got None"),
+        (lambda: reduction.get_dot_kernel(np.float32, "quux"), TypeError, "dtype_a: expected a numpy dtype"),
+        (lambda: reduction.get_minmax_kernel([1], np.float32), ValueError, "what must be 'min' or 'max'"),
+        (lambda: reduction.get_subset_minmax_kernel("max", np.float32, None), TypeError, "dtype_subset"),
+    ],
+)
 def test_mistakes_are_refused_when_the_kernel_is_made(make, error, message):
     if message is None:  # arguments=None is the default: accepted
         assert "const float *in" in make().get_source()
@@ -218,12 +262,24 @@ def test_mistakes_are_refused_when_the_kernel_is_made(make, error, message):
         make()
 
 
-@pytest.mark.parametrize("dtype, neutral, text", [
-    (np.int32, 0, "0"), (np.int32, -7, "-7"), (np.int64, np.int64(2**40), "1099511627776"),
-    (np.uint8, 255, "255"), (np.int32, 3.0, "3"), (np.float32, 0, "0.0"), (np.float64, 1.5, "1.5"),
-    (np.float32, np.float32(0.25), "0.25"), (np.float64, 2**70, "1.1805916207174113e+21"),
-    (np.complex64, 1, "1.0"), (np.bool_, True, "true"), (np.bool_, 0, "0"), (np.float32, "-MY_INF", "-MY_INF"),
-])
+@pytest.mark.parametrize(
+    "dtype, neutral, text",
+    [
+        (np.int32, 0, "0"),
+        (np.int32, -7, "-7"),
+        (np.int64, np.int64(2**40), "1099511627776"),
+        (np.uint8, 255, "255"),
+        (np.int32, 3.0, "3"),
+        (np.float32, 0, "0.0"),
+        (np.float64, 1.5, "1.5"),
+        (np.float32, np.float32(0.25), "0.25"),
+        (np.float64, 2**70, "1.1805916207174113e+21"),
+        (np.complex64, 1, "1.0"),
+        (np.bool_, True, "true"),
+        (np.bool_, 0, "0"),
+        (np.float32, "-MY_INF", "-MY_INF"),
+    ],
+)
 def test_a_number_is_spelled_in_c_for_the_output_dtype(dtype, neutral, text):
     # Python spellings such as 2**70 (too big for C's integer constants) are written as C reads them.
     kernel = ReductionKernel(dtype, neutral, "a+b", preamble="#define MY_INF (1./0)")
@@ -240,24 +296,27 @@ def test_unknown_keywords_are_a_type_error():
         gpuarray.sum(fake(4, np.float32), bogus=1)
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda k, x: k(), TypeError, r"takes 2 arguments \(x, y\), got 0"),
-    (lambda k, x: k(x, x, x), TypeError, "takes 2 arguments"),
-    (lambda k, x: k(x, np.zeros(4, np.float32)), TypeError, "__cuda_array_interface__"),
-    (lambda k, x: k(x, 3.0), TypeError, "GPUArray"),
-    (lambda k, x: k(x, fake(4, np.float64)), TypeError, "would not be element j"),
-    (lambda k, x: k(x, x, range=slice(4), slice=slice(4)), TypeError, "both range and slice"),
-    (lambda k, x: k(x, x, range=(0, 4)), TypeError, "slice object"),
-    (lambda k, x: k(x, x, slice=4), TypeError, "slice object"),
-    (lambda k, x: k(x, x, range=slice(0, 4, 0)), ValueError, "step must not be zero"),
-    (lambda k, x: k(x, x, slice=slice(0, 4, 0)), ValueError, "cannot be zero"),
-    (lambda k, x: k(x, x, range=slice(2, None)), TypeError, "needs a stop"),
-    (lambda k, x: k(x, x, range=slice(0.5, 4)), TypeError, "range.start"),
-    (lambda k, x: k(x, x, out=np.zeros((), np.float32)), TypeError, "out= must be a GPUArray"),
-    (lambda k, x: k(x, x, out=fake((), np.float64)), ValueError, "one element of dtype float32"),
-    (lambda k, x: k(x, x, out=fake(2, np.float32)), ValueError, "one element"),
-    (lambda k, x: k(x, x, stream=7), TypeError, "stream must be"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda k, x: k(), TypeError, r"takes 2 arguments \(x, y\), got 0"),
+        (lambda k, x: k(x, x, x), TypeError, "takes 2 arguments"),
+        (lambda k, x: k(x, np.zeros(4, np.float32)), TypeError, "__cuda_array_interface__"),
+        (lambda k, x: k(x, 3.0), TypeError, "GPUArray"),
+        (lambda k, x: k(x, fake(4, np.float64)), TypeError, "would not be element j"),
+        (lambda k, x: k(x, x, range=slice(4), slice=slice(4)), TypeError, "both range and slice"),
+        (lambda k, x: k(x, x, range=(0, 4)), TypeError, "slice object"),
+        (lambda k, x: k(x, x, slice=4), TypeError, "slice object"),
+        (lambda k, x: k(x, x, range=slice(0, 4, 0)), ValueError, "step must not be zero"),
+        (lambda k, x: k(x, x, slice=slice(0, 4, 0)), ValueError, "cannot be zero"),
+        (lambda k, x: k(x, x, range=slice(2, None)), TypeError, "needs a stop"),
+        (lambda k, x: k(x, x, range=slice(0.5, 4)), TypeError, "range.start"),
+        (lambda k, x: k(x, x, out=np.zeros((), np.float32)), TypeError, "out= must be a GPUArray"),
+        (lambda k, x: k(x, x, out=fake((), np.float64)), ValueError, "one element of dtype float32"),
+        (lambda k, x: k(x, x, out=fake(2, np.float32)), ValueError, "one element"),
+        (lambda k, x: k(x, x, stream=7), TypeError, "stream must be"),
+    ],
+)
 def test_bad_calls_are_refused_before_anything_runs(call, error, message):
     with pytest.raises(error, match=message):
         call(docs_dot(), fake(4, np.float32))
@@ -274,19 +333,26 @@ def test_scalars_convert_as_elementwise_kernels_do():
         k(x, 2.0, 256)
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda: gpuarray.sum(np.zeros(3)), TypeError, "must be a GPUArray"),
-    (lambda: gpuarray.dot(fake(3, np.float32), fake(4, np.float32)), ValueError, "shapes"),
-    (lambda: gpuarray.subset_sum(fake(3, np.float32), fake(4, np.float32)), TypeError, "integers"),
-    (lambda: gpuarray.subset_dot(fake(3, np.int32), fake(4, np.float32), fake(5, np.float32)), ValueError, "shapes"),
-    (lambda: gpuarray.subset_sum(fake(3, np.int32), fake(0, np.float32)), IndexError, "empty"),
-    (lambda: gpuarray.sum(fake(3, np.float16)), TypeError, "no GPU kernels"),
-    (lambda: gpuarray.sum(fake(3, np.float32), dtype=np.float16), TypeError, "no GPU kernels"),
-    (lambda: gpuarray.min(fake(0, np.float32)), ValueError, "zero-size array to reduction operation min"),
-    (lambda: gpuarray.max(fake((3, 0), np.int8)), ValueError, "zero-size array to reduction operation max"),
-    (lambda: gpuarray.subset_min(fake(0, np.int32), fake(4, np.float32)), ValueError, "zero-size"),
-    (lambda: fake(3, np.float32).any(allocator=1, bogus=2), TypeError, "bogus"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: gpuarray.sum(np.zeros(3)), TypeError, "must be a GPUArray"),
+        (lambda: gpuarray.dot(fake(3, np.float32), fake(4, np.float32)), ValueError, "shapes"),
+        (lambda: gpuarray.subset_sum(fake(3, np.float32), fake(4, np.float32)), TypeError, "integers"),
+        (
+            lambda: gpuarray.subset_dot(fake(3, np.int32), fake(4, np.float32), fake(5, np.float32)),
+            ValueError,
+            "shapes",
+        ),
+        (lambda: gpuarray.subset_sum(fake(3, np.int32), fake(0, np.float32)), IndexError, "empty"),
+        (lambda: gpuarray.sum(fake(3, np.float16)), TypeError, "no GPU kernels"),
+        (lambda: gpuarray.sum(fake(3, np.float32), dtype=np.float16), TypeError, "no GPU kernels"),
+        (lambda: gpuarray.min(fake(0, np.float32)), ValueError, "zero-size array to reduction operation min"),
+        (lambda: gpuarray.max(fake((3, 0), np.int8)), ValueError, "zero-size array to reduction operation max"),
+        (lambda: gpuarray.subset_min(fake(0, np.int32), fake(4, np.float32)), ValueError, "zero-size"),
+        (lambda: fake(3, np.float32).any(allocator=1, bogus=2), TypeError, "bogus"),
+    ],
+)
 def test_bad_reduction_arguments_are_refused(call, error, message):
     with pytest.raises(error, match=message):
         call()
@@ -299,8 +365,10 @@ def test_reduction_types_follow_numpy():
         assert _gpukit._reduction_type("min", name) == name
         assert _gpukit._reduction_type("any", name) == "bool"
         for other in ALL_DTYPES:
-            assert _gpukit._reduction_type("dot", name, np.dtype(other).name) == \
-                np.dot(np.ones(2, t), np.ones(2, other)).dtype.name
+            assert (
+                _gpukit._reduction_type("dot", name, np.dtype(other).name)
+                == np.dot(np.ones(2, t), np.ones(2, other)).dtype.name
+            )
 
 
 # ---- GPU
@@ -476,8 +544,9 @@ def test_subsets_wrap_and_gather_from_views(pool_ctx):
     # A non-contiguous array is gathered from in C order, as numpy.take.
     view = a[:, ::-2]
     expect(gpuarray.subset_max(gpuarray.to_gpu(np.arange(view.size)), view), np.max(host[:, ::-2]))
-    expect(gpuarray.subset_sum(gpuarray.to_gpu(np.array([3, 1], np.uint8)), view.T),
-           np.take(host[:, ::-2].T, [3, 1]).sum())
+    expect(
+        gpuarray.subset_sum(gpuarray.to_gpu(np.array([3, 1], np.uint8)), view.T), np.take(host[:, ::-2].T, [3, 1]).sum()
+    )
 
 
 @gpu
@@ -515,6 +584,7 @@ def test_fused_operands_are_computed_first(pool_ctx):
 
 # ---- GPU: ReductionKernel
 
+
 @gpu
 @pytest.mark.parametrize("n", SIZES + [(1 << 22) + 1])
 def test_sum_of_squares_and_dot(pool_ctx, n):
@@ -546,9 +616,11 @@ def test_vector_accumulator_and_scalar(pool_ctx):
     host = random(1025, np.float32, 18)
     result = vector_sum()(gpuarray.to_gpu(host), np.float32(0.5)).get()
     assert result.dtype == gpuarray.vec.float3
-    np.testing.assert_allclose([result["x"], result["y"], result["z"]],
-                               [host.sum(dtype=np.float64), (host.astype(np.float64) ** 2).sum(),
-                                0.5 * np.arange(1025).sum()], rtol=1e-4)
+    np.testing.assert_allclose(
+        [result["x"], result["y"], result["z"]],
+        [host.sum(dtype=np.float64), (host.astype(np.float64) ** 2).sum(), 0.5 * np.arange(1025).sum()],
+        rtol=1e-4,
+    )
 
 
 @gpu
@@ -602,6 +674,7 @@ def test_non_contiguous_and_foreign_arrays(pool_ctx):
 
     class Exported:
         __cuda_array_interface__ = a.__cuda_array_interface__
+
     expect(k(Exported()), np.float32(np.sum(host.astype(np.float64) ** 2)))
 
 
@@ -617,10 +690,13 @@ def test_pycudas_helpers_compute_as_pycuda(pool_ctx):
     subset = np.array([4, 4, 0, 5000, 17], np.uint32)
     gs = gpuarray.to_gpu(subset)
     expect(reduction.get_subset_sum_kernel(None, np.uint32, np.int32)(gs, g), np.sum(host[subset], dtype=np.int32))
-    expect(reduction.get_subset_minmax_kernel("max", np.dtype(np.int32), np.dtype(np.uint32))(gs, g),
-           np.max(host[subset]))
-    expect(reduction.get_subset_dot_kernel(np.int64, np.uint32, np.int32, np.int32)(gs, g, g),
-           np.dot(host[subset].astype(np.int64), host[subset]))
+    expect(
+        reduction.get_subset_minmax_kernel("max", np.dtype(np.int32), np.dtype(np.uint32))(gs, g), np.max(host[subset])
+    )
+    expect(
+        reduction.get_subset_dot_kernel(np.int64, np.uint32, np.int32, np.int32)(gs, g, g),
+        np.dot(host[subset].astype(np.int64), host[subset]),
+    )
     f = gpuarray.to_gpu(random(999, np.float32, 24))
     expect(reduction.get_minmax_kernel("max", np.dtype(np.float32))(f), np.max(f.get()))
     expect(reduction.get_any_kernel(np.bool_, np.float32)(f), np.any(f.get()))
@@ -633,23 +709,39 @@ def test_a_subclass_driving_pycudas_two_passes(pool_ctx, n):
     # pycbc's LowerLatencyReductionKernel: its own block counts, stage1_func then stage2_func.
     class LowerLatency(ReductionKernel):
         def __init__(self):
-            ReductionKernel.__init__(self, np.float64, "0", "a+b", "x[i]*x[i]", "const float *x", "sumsq", False,
-                                     None, "")
+            ReductionKernel.__init__(
+                self, np.float64, "0", "a+b", "x[i]*x[i]", "const float *x", "sumsq", False, None, ""
+            )
             self.shared_size = self.block_size * self.dtype_out.itemsize
 
         def __call__(self, x):
             seq_count, blocks = 4, min(1024, (x.size + self.block_size * 4 - 1) // (self.block_size * 4))
             seq_count = (x.size + blocks * self.block_size - 1) // (blocks * self.block_size)
             partial = gpuarray.empty((blocks,), self.dtype_out)
-            self.stage1_func((blocks, 1), (self.block_size, 1, 1), None, partial.gpudata, x.gpudata,
-                             np.uint32(seq_count), np.uintp(x.size), shared_size=self.shared_size)
+            self.stage1_func(
+                (blocks, 1),
+                (self.block_size, 1, 1),
+                None,
+                partial.gpudata,
+                x.gpudata,
+                np.uint32(seq_count),
+                np.uintp(x.size),
+                shared_size=self.shared_size,
+            )
             result = gpuarray.empty((), self.dtype_out)
-            self.stage2_func((1, 1), (self.block_size, 1, 1), None, result.gpudata, partial.gpudata, x.gpudata,
-                             np.uint32((blocks + self.block_size - 1) // self.block_size), np.uintp(blocks),
-                             shared_size=self.shared_size)
+            self.stage2_func(
+                (1, 1),
+                (self.block_size, 1, 1),
+                None,
+                result.gpudata,
+                partial.gpudata,
+                x.gpudata,
+                np.uint32((blocks + self.block_size - 1) // self.block_size),
+                np.uintp(blocks),
+                shared_size=self.shared_size,
+            )
             return result
 
     x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
     # x[i]*x[i] is a float product (rounded to float32) that the kernel adds up in double.
-    np.testing.assert_allclose(LowerLatency()(gpuarray.to_gpu(x)).get(), np.sum((x * x).astype(np.float64)),
-                               rtol=1e-12)
+    np.testing.assert_allclose(LowerLatency()(gpuarray.to_gpu(x)).get(), np.sum((x * x).astype(np.float64)), rtol=1e-12)

@@ -4,6 +4,7 @@ non-commutative operators on vector and struct types (affine maps, 2x2 matrices)
 0 to past one grid, in place, out of place, into new arrays, strided, reversed and misaligned
 views; and what bad arguments get. The construction and argument checks need no GPU; the
 generated kernels are compiled for sm_90 here too."""
+
 import numpy as np
 import pytest
 
@@ -63,6 +64,7 @@ def random_values(dtype, n, rng):
 
 # ---- without a GPU: construction, sources, argument checks
 
+
 def test_signatures_are_pycudas():
     import inspect
 
@@ -71,11 +73,23 @@ def test_signatures_are_pycudas():
 
     no_default = inspect.Parameter.empty
     assert names_and_defaults(InclusiveScanKernel) == [
-        ("dtype", no_default), ("scan_expr", no_default), ("neutral", None), ("name_prefix", "scan"),
-        ("options", None), ("preamble", ""), ("devices", None)]
+        ("dtype", no_default),
+        ("scan_expr", no_default),
+        ("neutral", None),
+        ("name_prefix", "scan"),
+        ("options", None),
+        ("preamble", ""),
+        ("devices", None),
+    ]
     assert names_and_defaults(ExclusiveScanKernel) == [
-        ("dtype", no_default), ("scan_expr", no_default), ("neutral", no_default), ("name_prefix", "scan"),
-        ("options", None), ("preamble", ""), ("devices", None)]
+        ("dtype", no_default),
+        ("scan_expr", no_default),
+        ("neutral", no_default),
+        ("name_prefix", "scan"),
+        ("options", None),
+        ("preamble", ""),
+        ("devices", None),
+    ]
     call = InclusiveScanKernel(np.int32, "a+b").__call__
     assert "input_ary" in call.__doc__ and "queue" in call.__doc__
 
@@ -89,15 +103,18 @@ def test_a_kernel_knows_its_dtype_and_source():
 
 
 @pytest.mark.compile_sweep
-@pytest.mark.parametrize("make", [
-    lambda kind: kind(np.int32, "a+b", "0"),
-    lambda kind: kind(np.uint8, "(a+b) & 0b11111111", "0"),
-    lambda kind: kind(np.float64, "a > b ? a : b", "-INFINITY"),
-    lambda kind: kind(np.complex64, "a*b", "1"),
-    lambda kind: kind(gpuarray.vec.float2, "then(a, b)", "make_float2(1, 0)", preamble=AFFINE_PREAMBLE),
-    lambda kind: kind(gpuarray.vec.float3, "make_float3(a.x+b.x, a.y+b.y, a.z+b.z)", "make_float3(0, 0, 0)"),
-    lambda kind: kind(MAT2, "mat_mul(a, b)", "scan_test_mat2{1, 0, 0, 1}", preamble=MAT2_PREAMBLE),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda kind: kind(np.int32, "a+b", "0"),
+        lambda kind: kind(np.uint8, "(a+b) & 0b11111111", "0"),
+        lambda kind: kind(np.float64, "a > b ? a : b", "-INFINITY"),
+        lambda kind: kind(np.complex64, "a*b", "1"),
+        lambda kind: kind(gpuarray.vec.float2, "then(a, b)", "make_float2(1, 0)", preamble=AFFINE_PREAMBLE),
+        lambda kind: kind(gpuarray.vec.float3, "make_float3(a.x+b.x, a.y+b.y, a.z+b.z)", "make_float3(0, 0, 0)"),
+        lambda kind: kind(MAT2, "mat_mul(a, b)", "scan_test_mat2{1, 0, 0, 1}", preamble=MAT2_PREAMBLE),
+    ],
+)
 @pytest.mark.parametrize("kind", KINDS)
 def test_generated_kernels_compile_for_sm90(mat2, kind, make):
     knl = make(kind)
@@ -114,38 +131,45 @@ def test_neutral_may_be_a_number():
     assert "return (4);" in ExclusiveScanKernel(np.uint8, "a+b", 4.0).get_source()
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: ExclusiveScanKernel(np.int32, "a+b"), TypeError, "neutral"),
-    (lambda: ExclusiveScanKernel(np.int32, "a+b", None), ValueError, "neutral"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", bogus=1), TypeError, "bogus"),
-    (lambda: InclusiveScanKernel(np.int32, 3), TypeError, "scan_expr"),
-    (lambda: InclusiveScanKernel(np.int32, ""), drv.LogicError, "scan expression"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", ""), drv.LogicError, "neutral"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", [0]), TypeError, "neutral"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", True), TypeError, "neutral"),
-    (lambda: InclusiveScanKernel(np.float32, "a+b", float("inf")), ValueError, "C spelling"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", name_prefix="my scan"), drv.LogicError, "identifier"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", name_prefix=None), TypeError, "name_prefix"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", preamble=None), TypeError, "preamble"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", options="-O3"), TypeError, "options"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", options=[3]), TypeError, "options"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", devices=[0]), TypeError, "Device"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", devices=[]), ValueError, "at least one"),
-    (lambda: InclusiveScanKernel(np.dtype([("x", np.int8), ("y", np.float64)]), "a"), ValueError, "register"),
-    (lambda: InclusiveScanKernel(object, "a+b"), ValueError, "C type"),
-    # issue 29: numpy's isfinite error, a Python spelling C cannot read, iteration errors, NULs
-    (lambda: ExclusiveScanKernel(np.int32, "a+b", 2**70), ValueError, "neutral 1180591620717411303424 does not fit"),
-    (lambda: ExclusiveScanKernel(np.int32, "a+b", 1.5), ValueError, "neutral 1.5 is not an integer"),
-    (lambda: ExclusiveScanKernel(np.float32, "a+b", 1e300), ValueError, "does not fit the elements' dtype float32"),
-    (lambda: ExclusiveScanKernel(np.float32, "a+b", float("nan")), ValueError, "C spelling"),
-    (lambda: ExclusiveScanKernel(None, "a+b", 0), TypeError, "dtype: expected a numpy dtype, got None"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", " "), drv.LogicError, "neutral"),
-    (lambda: InclusiveScanKernel(np.int32, " \n"), drv.LogicError, "scan expression"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b\0junk"), ValueError, "scan_expr"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", preamble="//\0"), ValueError, "preamble"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", options=["-DX=1\0junk"]), ValueError, "compile option"),
-    (lambda: InclusiveScanKernel(np.int32, "a+b", devices=5), TypeError, "devices must be a list"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: ExclusiveScanKernel(np.int32, "a+b"), TypeError, "neutral"),
+        (lambda: ExclusiveScanKernel(np.int32, "a+b", None), ValueError, "neutral"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", bogus=1), TypeError, "bogus"),
+        (lambda: InclusiveScanKernel(np.int32, 3), TypeError, "scan_expr"),
+        (lambda: InclusiveScanKernel(np.int32, ""), drv.LogicError, "scan expression"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", ""), drv.LogicError, "neutral"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", [0]), TypeError, "neutral"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", True), TypeError, "neutral"),
+        (lambda: InclusiveScanKernel(np.float32, "a+b", float("inf")), ValueError, "C spelling"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", name_prefix="my scan"), drv.LogicError, "identifier"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", name_prefix=None), TypeError, "name_prefix"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", preamble=None), TypeError, "preamble"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", options="-O3"), TypeError, "options"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", options=[3]), TypeError, "options"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", devices=[0]), TypeError, "Device"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", devices=[]), ValueError, "at least one"),
+        (lambda: InclusiveScanKernel(np.dtype([("x", np.int8), ("y", np.float64)]), "a"), ValueError, "register"),
+        (lambda: InclusiveScanKernel(object, "a+b"), ValueError, "C type"),
+        # issue 29: numpy's isfinite error, a Python spelling C cannot read, iteration errors, NULs
+        (
+            lambda: ExclusiveScanKernel(np.int32, "a+b", 2**70),
+            ValueError,
+            "neutral 1180591620717411303424 does not fit",
+        ),
+        (lambda: ExclusiveScanKernel(np.int32, "a+b", 1.5), ValueError, "neutral 1.5 is not an integer"),
+        (lambda: ExclusiveScanKernel(np.float32, "a+b", 1e300), ValueError, "does not fit the elements' dtype float32"),
+        (lambda: ExclusiveScanKernel(np.float32, "a+b", float("nan")), ValueError, "C spelling"),
+        (lambda: ExclusiveScanKernel(None, "a+b", 0), TypeError, "dtype: expected a numpy dtype, got None"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", " "), drv.LogicError, "neutral"),
+        (lambda: InclusiveScanKernel(np.int32, " \n"), drv.LogicError, "scan expression"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b\0junk"), ValueError, "scan_expr"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", preamble="//\0"), ValueError, "preamble"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", options=["-DX=1\0junk"]), ValueError, "compile option"),
+        (lambda: InclusiveScanKernel(np.int32, "a+b", devices=5), TypeError, "devices must be a list"),
+    ],
+)
 def test_bad_construction_is_refused(call, error, match):
     with pytest.raises(error, match=match):
         call()
@@ -156,19 +180,22 @@ def fake_array(shape, dtype, address=0x10000):
     return gpuarray.GPUArray(shape, dtype, gpudata=address)
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda k, a: k(np.zeros(10, np.int32)), TypeError, "input_ary must be a GPUArray"),
-    (lambda k, a: k(fake_array(10, np.int64)), TypeError, "dtype int64, but the kernel scans int32"),
-    (lambda k, a: k(a, fake_array(10, np.float32, 0x20000)), TypeError, "output_ary has dtype float32"),
-    (lambda k, a: k(fake_array((2, 5), np.int32)), ValueError, r"one-dimensional, got shape \(2, 5\)"),
-    (lambda k, a: k(a, fake_array(9, np.int32, 0x20000)), ValueError, r"same shape, got \(10,\) and \(9,\)"),
-    (lambda k, a: k(a, "old"), ValueError, "new"),
-    (lambda k, a: k(a, 3), TypeError, "output_ary must be a GPUArray"),
-    (lambda k, a: k(a, allocator=3), TypeError, "allocator must be callable"),
-    (lambda k, a: k(fake_array(10, np.int32, 0x10002)), drv.LogicError, "aligned"),
-    (lambda k, a: k(a, queue=3), TypeError, "Stream"),
-    (lambda k, a: k(a, stream=None), TypeError, "got an unexpected keyword argument .stream."),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda k, a: k(np.zeros(10, np.int32)), TypeError, "input_ary must be a GPUArray"),
+        (lambda k, a: k(fake_array(10, np.int64)), TypeError, "dtype int64, but the kernel scans int32"),
+        (lambda k, a: k(a, fake_array(10, np.float32, 0x20000)), TypeError, "output_ary has dtype float32"),
+        (lambda k, a: k(fake_array((2, 5), np.int32)), ValueError, r"one-dimensional, got shape \(2, 5\)"),
+        (lambda k, a: k(a, fake_array(9, np.int32, 0x20000)), ValueError, r"same shape, got \(10,\) and \(9,\)"),
+        (lambda k, a: k(a, "old"), ValueError, "new"),
+        (lambda k, a: k(a, 3), TypeError, "output_ary must be a GPUArray"),
+        (lambda k, a: k(a, allocator=3), TypeError, "allocator must be callable"),
+        (lambda k, a: k(fake_array(10, np.int32, 0x10002)), drv.LogicError, "aligned"),
+        (lambda k, a: k(a, queue=3), TypeError, "Stream"),
+        (lambda k, a: k(a, stream=None), TypeError, "got an unexpected keyword argument .stream."),
+    ],
+)
 def test_bad_calls_are_refused_before_anything_runs(call, error, match):
     with pytest.raises(error, match=match):
         call(InclusiveScanKernel(np.int32, "a+b"), fake_array(10, np.int32))
@@ -183,6 +210,7 @@ def test_an_empty_array_is_returned_as_it_is():
 
 
 # ---- on the GPU
+
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", SIZES)

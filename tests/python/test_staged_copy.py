@@ -1,5 +1,6 @@
 """Blocking copies of large pageable buffers go through pipelined page-locked staging;
 checked on random data at sizes around the piece boundaries and at unaligned offsets."""
+
 import threading
 
 import numpy as np
@@ -73,6 +74,7 @@ def test_ordered_after_work_on_other_blocking_streams(ctx):
     # on the memory: a kernel filling it (read after write), a kernel reading it (write after
     # read). reikna computes on a stream of its own and then calls get().
     from gpukit.compiler import SourceModule
+
     fill = SourceModule(SLOW_FILL).get_function("slow_fill")
     n = 3 * MiB + 5
     dev = drv.mem_alloc(4 * n)

@@ -1,4 +1,5 @@
 """gpukit.driver.Stream and Event, IPC across processes included."""
+
 import subprocess
 import sys
 import textwrap

@@ -4,6 +4,7 @@ same dtypes and against nvcc. NVRTC gives attributes written after a struct's cl
 the declarator, nvcc (GCC's dialect) to the struct, so gpukit moves them before compiling
 (issue 28, grunnur's structs). NVRTC compiles without a GPU: all but the gpu tests run on
 CPU-only machines."""
+
 import re
 
 import numpy as np
@@ -19,11 +20,20 @@ needs_nvrtc = pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC (l
 
 # --- C structs for numpy dtypes, written the ways CUDA programs write them ---------------------
 
-_SCALARS = {"i1": "char", "u1": "unsigned char", "i2": "short", "u2": "unsigned short", "i4": "int",
-            "u4": "unsigned int", "i8": "long long", "u8": "unsigned long long", "f4": "float", "f8": "double"}
+_SCALARS = {
+    "i1": "char",
+    "u1": "unsigned char",
+    "i2": "short",
+    "u2": "unsigned short",
+    "i4": "int",
+    "u4": "unsigned int",
+    "i8": "long long",
+    "u8": "unsigned long long",
+    "f4": "float",
+    "f8": "double",
+}
 # CUDA's vector types and their alignment (numpy aligns these records on their component).
-_VECTORS = {vec.float2: ("float2", 8), vec.float4: ("float4", 16), vec.double2: ("double2", 16),
-            vec.int3: ("int3", 4)}
+_VECTORS = {vec.float2: ("float2", 8), vec.float4: ("float4", 16), vec.double2: ("double2", 16), vec.int3: ("int3", 4)}
 
 # How an alignment the natural layout lacks is written: the attribute, and where the struct's
 # goes. "grunnur" is grunnur.dtypes' own text: ALIGN(n) on fields and after the closing brace.
@@ -89,8 +99,11 @@ class StructWriter:
             else:
                 natural = _smallest_alignment(natural, end, offset, field)
                 text = attribute.format(natural)
-                lines.append(f"    {text} {ctype} {field}{dims};" if text.startswith("alignas")
-                             else f"    {ctype} {text} {field}{dims};")
+                lines.append(
+                    f"    {text} {ctype} {field}{dims};"
+                    if text.startswith("alignas")
+                    else f"    {ctype} {text} {field}{dims};"
+                )
             alignment = max(alignment, natural)
             end = offset + field_dtype.itemsize
         name = f"{self.prefix}S{len(self.structs)}"
@@ -120,8 +133,9 @@ def _field_offsets(dtype, offset=0, path=""):
         for index in np.ndindex(shape):  # one empty index for a field that is no array
             element = int(np.ravel_multi_index(index, shape)) if index else 0
             designator = field + "".join(f"[{i}]" for i in index)
-            found += _field_offsets(base, offset + field_offset + element * base.itemsize,
-                                    f"{path}.{designator}" if path else designator)
+            found += _field_offsets(
+                base, offset + field_offset + element * base.itemsize, f"{path}.{designator}" if path else designator
+            )
     return found
 
 
@@ -134,13 +148,17 @@ def layout_probe(dtype, style, prefix="", array="layout_values"):
     name, _ = writer.ctype(dtype)
     checks = [(f"sizeof({name})", dtype.itemsize), (f"sizeof({name}[3])", 3 * dtype.itemsize)]
     checks += [(f"offsetof({name}, {path})", offset) for path, offset in _field_offsets(dtype)]
-    checks += [(f"sizeof({inner})", inner_dtype.itemsize)
-               for inner_dtype, (inner, _) in writer.structs.items() if inner != name]
-    asserts = [f'static_assert({expression} == {value}, "numpy: {expression} == {value}");'
-               for expression, value in checks]
+    checks += [
+        (f"sizeof({inner})", inner_dtype.itemsize)
+        for inner_dtype, (inner, _) in writer.structs.items()
+        if inner != name
+    ]
+    asserts = [
+        f'static_assert({expression} == {value}, "numpy: {expression} == {value}");' for expression, value in checks
+    ]
     expressions = [expression for expression, _ in checks]
     expressions += [f"alignof({struct})" for struct, _ in writer.structs.values()]
-    values = f"extern \"C\" __device__ long long {array}[] = {{{', '.join(expressions)}}};"
+    values = f'extern "C" __device__ long long {array}[] = {{{", ".join(expressions)}}};'
     source = "\n".join([*writer.definitions, *asserts, values, ""])
     return source, expressions, [value for _, value in checks]
 
@@ -155,7 +173,7 @@ def values_in_ptx(ptx, array="layout_values"):
     items = [int(item) for item in found.group(4).split(",")] if found.group(4) else []
     items += [0] * (count - len(items))
     if found.group(2) == "8":
-        return [int.from_bytes(bytes(items[i:i + 8]), "little", signed=True) for i in range(0, count, 8)]
+        return [int.from_bytes(bytes(items[i : i + 8]), "little", signed=True) for i in range(0, count, 8)]
     return items
 
 
@@ -169,6 +187,7 @@ def without_asserts(source):
 
 # --- the dtypes ------------------------------------------------------------------------------
 
+
 def _dtype(names, formats, offsets, itemsize):
     return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": itemsize, "aligned": True})
 
@@ -177,37 +196,55 @@ _INNER_16 = _dtype(["val1", "pad"], [np.int32, np.int8], [0, 4], 16)
 # grunnur's tests (tests/test_dtypes_on_device.py), explicit itemsizes and offsets.
 GRUNNUR_DTYPES = {
     "simple": _dtype(["val1", "pad"], [np.int32, np.int8], [0, 4], 8),
-    "nested": _dtype(["val1", "val2", "nested"], [np.int32, np.int16, _dtype(["val1", "pad"], [np.int32, np.int8],
-                                                                                [0, 4], 8)], [0, 4, 8], 32),
+    "nested": _dtype(
+        ["val1", "val2", "nested"],
+        [np.int32, np.int16, _dtype(["val1", "pad"], [np.int32, np.int8], [0, 4], 8)],
+        [0, 4, 8],
+        32,
+    ),
     "arrays": _dtype(["val1", "val2"], [(np.int8, 3), (np.int8, 2)], [0, 8], 16),
     "custom itemsize": _dtype(["x", "y", "z"], [np.int8, np.int16, np.int32], [0, 4, 16], 32),
     "custom itemsize nested": _dtype(["val1", "val2", "nested"], [np.int32, np.int16, _INNER_16], [0, 4, 16], 64),
 }
 # numpy's own C layout (align=True): natural alignment, so no attributes at all.
 NATURAL_DTYPES = {
-    "numpy aligned nested": np.dtype([("c", np.int8), ("d", np.float64), ("inner", np.dtype(
-        [("s", np.int16), ("f", np.float32), ("b", np.uint8, (3,))], align=True), (2,)), ("i", np.int32)], align=True),
-    "vector types": _dtype(["c", "f4", "d2", "f2", "i3"], [np.int8, vec.float4, vec.double2, vec.float2, vec.int3],
-                           [0, 16, 32, 48, 56], 80),
+    "numpy aligned nested": np.dtype(
+        [
+            ("c", np.int8),
+            ("d", np.float64),
+            ("inner", np.dtype([("s", np.int16), ("f", np.float32), ("b", np.uint8, (3,))], align=True), (2,)),
+            ("i", np.int32),
+        ],
+        align=True,
+    ),
+    "vector types": _dtype(
+        ["c", "f4", "d2", "f2", "i3"], [np.int8, vec.float4, vec.double2, vec.float2, vec.int3], [0, 16, 32, 48, 56], 80
+    ),
 }
 # Arrays of aligned structs inside a struct: a stride error shows in every later element.
 ARRAY_DTYPES = {
-    "array of aligned structs": _dtype(["head", "items", "tail"], [np.int8, (_INNER_16, 3), np.int16], [0, 16, 64],
-                                       80),
-    "aligned vector array": _dtype(["n", "v"], [np.int32, (_dtype(["a", "b"], [vec.float4, np.int8], [0, 16], 32),
-                                                           2)], [0, 32], 128),
+    "array of aligned structs": _dtype(["head", "items", "tail"], [np.int8, (_INNER_16, 3), np.int16], [0, 16, 64], 80),
+    "aligned vector array": _dtype(
+        ["n", "v"], [np.int32, (_dtype(["a", "b"], [vec.float4, np.int8], [0, 16], 32), 2)], [0, 32], 128
+    ),
 }
 PACKED_DTYPES = {
     "packed": np.dtype([("a", np.int8), ("b", np.int32), ("c", np.float64)]),
-    "packed nested array": np.dtype([("a", np.int8), ("p", np.dtype([("x", np.int16), ("y", np.float64)]), (3,)),
-                                     ("z", np.int32)]),
+    "packed nested array": np.dtype(
+        [("a", np.int8), ("p", np.dtype([("x", np.int16), ("y", np.float64)]), (3,)), ("z", np.int32)]
+    ),
 }
 
-ALIGNED_CASES = [pytest.param(dtype, style, id=f"{name}, {style}")
-                 for name, dtype in {**GRUNNUR_DTYPES, **NATURAL_DTYPES, **ARRAY_DTYPES}.items()
-                 for style in _ALIGNED_STYLES]
-PACKED_CASES = [pytest.param(dtype, style, id=f"{name}, {style}")
-                for name, dtype in PACKED_DTYPES.items() for style in _PACKED_STYLES]
+ALIGNED_CASES = [
+    pytest.param(dtype, style, id=f"{name}, {style}")
+    for name, dtype in {**GRUNNUR_DTYPES, **NATURAL_DTYPES, **ARRAY_DTYPES}.items()
+    for style in _ALIGNED_STYLES
+]
+PACKED_CASES = [
+    pytest.param(dtype, style, id=f"{name}, {style}")
+    for name, dtype in PACKED_DTYPES.items()
+    for style in _PACKED_STYLES
+]
 
 
 # --- the tests -------------------------------------------------------------------------------
@@ -244,7 +281,7 @@ def test_nvrtc_layout_equals_numpys(dtype, style):
     source, expressions, expected = layout_probe(dtype, style)
     ptx = compile_ptx(PRELUDE + source, compiler="nvrtc")  # a CompileError names a failed static_assert
     values = values_in_ptx(ptx)
-    assert dict(zip(expressions, values[:len(expected)])) == dict(zip(expressions, expected))
+    assert dict(zip(expressions, values[: len(expected)])) == dict(zip(expressions, expected))
 
 
 @needs_nvrtc
@@ -267,38 +304,49 @@ def test_nvrtc_layout_equals_nvccs():
 
 @needs_nvrtc
 @pytest.mark.parametrize("no_extern_c", [False, True], ids=["extern C", "no_extern_c"])
-@pytest.mark.parametrize("options", [[], ["-std=c++17"], ["-O3", "--use_fast_math"], ["-rdc=true"]],
-                         ids=["no options", "-std=c++17", "fast math", "-rdc=true (DynamicModule)"])
+@pytest.mark.parametrize(
+    "options",
+    [[], ["-std=c++17"], ["-O3", "--use_fast_math"], ["-rdc=true"]],
+    ids=["no options", "-std=c++17", "fast math", "-rdc=true (DynamicModule)"],
+)
 def test_every_compile_path_keeps_the_layout(no_extern_c, options):
     # SourceModule, no_extern_c, nvcc's options translated for NVRTC, and the -rdc=true of
     # DynamicModule.add_source all compile through compiler.compile.
     source, _, expected = layout_probe(GRUNNUR_DTYPES["custom itemsize nested"], "grunnur")
     ptx = compile_ptx(PRELUDE + source, compiler="nvrtc", no_extern_c=no_extern_c, options=options)
-    assert values_in_ptx(ptx)[:len(expected)] == expected
+    assert values_in_ptx(ptx)[: len(expected)] == expected
 
 
 def _grunnur_checks():
     """What numpy says of the structs in GRUNNUR_SOURCE."""
     dtype = GRUNNUR_DTYPES["custom itemsize nested"]
     nested = dtype.fields["nested"][1]
-    return {"sizeof(_mod__module_1_)": _INNER_16.itemsize, "sizeof(_mod__module_0_)": dtype.itemsize,
-            "offsetof(_mod__module_0_, val2)": dtype.fields["val2"][1],
-            "offsetof(_mod__module_0_, nested)": nested,
-            "offsetof(_mod__module_0_, nested.pad)": nested + _INNER_16.fields["pad"][1],
-            "sizeof(_mod__module_0_[2])": 2 * dtype.itemsize}
+    return {
+        "sizeof(_mod__module_1_)": _INNER_16.itemsize,
+        "sizeof(_mod__module_0_)": dtype.itemsize,
+        "offsetof(_mod__module_0_, val2)": dtype.fields["val2"][1],
+        "offsetof(_mod__module_0_, nested)": nested,
+        "offsetof(_mod__module_0_, nested.pad)": nested + _INNER_16.fields["pad"][1],
+        "sizeof(_mod__module_0_[2])": 2 * dtype.itemsize,
+    }
 
 
 @needs_nvrtc
 def test_grunnurs_own_text_gets_numpys_layout():
     checks = _grunnur_checks()
-    source = "#include <cstddef>\n" + GRUNNUR_SOURCE + "\n".join(
-        f'static_assert({expression} == {value}, "{expression}");' for expression, value in checks.items())
-    source += f"\nextern \"C\" __device__ long long layout_values[] = {{{', '.join(checks)}}};\n"
+    source = (
+        "#include <cstddef>\n"
+        + GRUNNUR_SOURCE
+        + "\n".join(f'static_assert({expression} == {value}, "{expression}");' for expression, value in checks.items())
+    )
+    source += f'\nextern "C" __device__ long long layout_values[] = {{{", ".join(checks)}}};\n'
     assert values_in_ptx(compile_ptx(source, compiler="nvrtc")) == list(checks.values())
 
 
 # grunnur's check_offsets_on_device, and a kernel reading an array of the structs.
-KERNELS = GRUNNUR_SOURCE + r"""
+KERNELS = (
+    GRUNNUR_SOURCE
+    + r"""
 #define KERNEL extern "C" __global__
 KERNEL void offsets(int* dest)
 {
@@ -318,14 +366,22 @@ KERNEL void read_items(const _mod__module_0_* items, int* out)
     out[4 * i + 3] = items[i].nested.pad;
 }
 """
+)
 
 
 @pytest.mark.gpu
 def test_kernels_read_the_structs_at_numpys_offsets_through_pycuda_compat():
     checks = _grunnur_checks()
-    expected = [checks[key] for key in ("offsetof(_mod__module_0_, val2)", "offsetof(_mod__module_0_, nested)",
-                                        "offsetof(_mod__module_0_, nested.pad)", "sizeof(_mod__module_0_)",
-                                        "sizeof(_mod__module_0_[2])")]
+    expected = [
+        checks[key]
+        for key in (
+            "offsetof(_mod__module_0_, val2)",
+            "offsetof(_mod__module_0_, nested)",
+            "offsetof(_mod__module_0_, nested.pad)",
+            "sizeof(_mod__module_0_)",
+            "sizeof(_mod__module_0_[2])",
+        )
+    ]
     out = run_in_fresh_process(f"""
         import numpy as np
         import gpukit.pycuda_compat

@@ -1,5 +1,6 @@
 """Memcpy2D, Memcpy3D and Memcpy3DPeer: argument checks (no GPU needed) and copies of
 sub-rectangles and boxes of random data through pitched device memory and arrays."""
+
 import numpy as np
 import pytest
 
@@ -17,8 +18,21 @@ def host_2d_copy(src, dst, width_in_bytes, height):
 
 def test_fields_start_at_zero_and_are_settable():
     copy = drv.Memcpy3D()
-    for name in ("src_x_in_bytes", "src_y", "src_z", "src_lod", "src_pitch", "src_height",
-                 "dst_x_in_bytes", "dst_y", "dst_z", "dst_lod", "dst_pitch", "dst_height", "width_in_bytes"):
+    for name in (
+        "src_x_in_bytes",
+        "src_y",
+        "src_z",
+        "src_lod",
+        "src_pitch",
+        "src_height",
+        "dst_x_in_bytes",
+        "dst_y",
+        "dst_z",
+        "dst_lod",
+        "dst_pitch",
+        "dst_height",
+        "width_in_bytes",
+    ):
         assert getattr(copy, name) == 0
         setattr(copy, name, 5)
         assert getattr(copy, name) == 5

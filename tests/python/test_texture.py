@@ -2,6 +2,7 @@
 GPU needed), and kernels reading random data through TextureObject (arrays of 1 to 4
 channels, 3-D, layered, linear and pitched memory, filtering, integers, float64 and
 complex through <gpukit/helpers.cuh>) and writing it through SurfaceObject."""
+
 import numpy as np
 import pytest
 
@@ -89,8 +90,16 @@ def test_bad_arguments_are_refused_before_the_driver():
     with pytest.raises(drv.LogicError, match="NORMALIZED_COORDINATES"):
         drv.TextureObject.from_linear(4096, drv.array_format.FLOAT, 1, 16, address_mode=drv.address_mode.WRAP)
     with pytest.raises(drv.LogicError, match="linear filtering"):
-        drv.TextureObject.from_pitch2d(4096, drv.array_format.SIGNED_INT32, 1, 4, 4, 512,
-                                       filter_mode=drv.filter_mode.LINEAR, flags=drv.TRSF_READ_AS_INTEGER)
+        drv.TextureObject.from_pitch2d(
+            4096,
+            drv.array_format.SIGNED_INT32,
+            1,
+            4,
+            4,
+            512,
+            filter_mode=drv.filter_mode.LINEAR,
+            flags=drv.TRSF_READ_AS_INTEGER,
+        )
     with pytest.raises(ValueError, match="1 to 3"):
         drv.TextureObject.from_linear(4096, drv.array_format.FLOAT, 1, 16, address_mode=(drv.address_mode.CLAMP,) * 4)
     with pytest.raises(ValueError, match="four floats"):
@@ -121,6 +130,7 @@ def test_test_kernels_compile_for_sm_90_with_nvrtc():
 
 def test_device_include_dir_ships_in_the_package():
     import os
+
     assert os.path.isfile(os.path.join(compiler.DEVICE_INCLUDE_DIR, "gpukit", "helpers.cuh"))
 
 
@@ -181,8 +191,7 @@ def test_2d_layered_texture(mod):
     drv.memcpy_htoa(ary, 0, a)
     tex = drv.TextureObject.from_array(ary)
     out = np.zeros_like(a)
-    mod.get_function("read_layered")(drv.Out(out), tex, np.int32(w), np.int32(h), block=(32, 1, 1),
-                                     grid=(1, h, layers))
+    mod.get_function("read_layered")(drv.Out(out), tex, np.int32(w), np.int32(h), block=(32, 1, 1), grid=(1, h, layers))
     np.testing.assert_array_equal(out, a)
 
 
@@ -228,20 +237,21 @@ def bilinear(img, xs, ys):
     a, b = u - i0, v - j0
     i1, j1 = np.clip(i0 + 1, 0, w - 1), np.clip(j0 + 1, 0, h - 1)
     i0, j0 = np.clip(i0, 0, w - 1), np.clip(j0, 0, h - 1)
-    return ((1 - a) * (1 - b) * img[j0, i0] + a * (1 - b) * img[j0, i1] + (1 - a) * b * img[j1, i0] +
-            a * b * img[j1, i1])
+    return (1 - a) * (1 - b) * img[j0, i0] + a * (1 - b) * img[j0, i1] + (1 - a) * b * img[j1, i0] + a * b * img[j1, i1]
 
 
 @pytest.mark.gpu
 def test_linear_filtering_with_normalized_coordinates(mod):
     img = rng.random((16, 24)).astype(np.float32)
-    tex = drv.TextureObject.from_array(drv.np_to_array(img, "C"), filter_mode=drv.filter_mode.LINEAR,
-                                       flags=drv.TRSF_NORMALIZED_COORDINATES)
+    tex = drv.TextureObject.from_array(
+        drv.np_to_array(img, "C"), filter_mode=drv.filter_mode.LINEAR, flags=drv.TRSF_NORMALIZED_COORDINATES
+    )
     n = 500
     xs, ys = rng.random(n).astype(np.float32), rng.random(n).astype(np.float32)
     out = np.zeros(n, np.float32)
-    mod.get_function("sample_2d")(drv.Out(out), tex, drv.In(xs), drv.In(ys), np.int32(n), block=(128, 1, 1),
-                                  grid=(4, 1))
+    mod.get_function("sample_2d")(
+        drv.Out(out), tex, drv.In(xs), drv.In(ys), np.int32(n), block=(128, 1, 1), grid=(4, 1)
+    )
     # The hardware interpolates with 8 fractional bits of weight: values in [0, 1) are off
     # by well under 1/128.
     np.testing.assert_allclose(out, bilinear(img, xs.astype(np.float64), ys.astype(np.float64)), atol=1 / 128)
@@ -267,14 +277,14 @@ def test_double_textures_through_the_helpers(mod):
     b = rng.standard_normal((3, 5, 40))
     tex3 = drv.TextureObject.from_array(drv.np_to_array(b, "C"), flags=drv.TRSF_READ_AS_INTEGER)
     out = np.zeros_like(b)
-    mod.get_function("read_3d_double")(drv.Out(out), tex3, np.int32(40), np.int32(5), block=(32, 1, 1),
-                                       grid=(2, 5, 3))
+    mod.get_function("read_3d_double")(drv.Out(out), tex3, np.int32(40), np.int32(5), block=(32, 1, 1), grid=(2, 5, 3))
     np.testing.assert_array_equal(out, b)
 
     c = rng.standard_normal(777)
     memory = drv.to_device(c)
-    lin = drv.TextureObject.from_linear(memory, drv.array_format.SIGNED_INT32, 2, c.nbytes,
-                                        flags=drv.TRSF_READ_AS_INTEGER)
+    lin = drv.TextureObject.from_linear(
+        memory, drv.array_format.SIGNED_INT32, 2, c.nbytes, flags=drv.TRSF_READ_AS_INTEGER
+    )
     out = np.zeros_like(c)
     mod.get_function("fetch_1d_double")(drv.Out(out), lin, np.int32(c.size), block=(128, 1, 1), grid=(7, 1))
     np.testing.assert_array_equal(out, c)
@@ -298,11 +308,13 @@ def test_complex_textures_through_the_helpers(mod):
     f, d = random_complex(n, np.complex64), random_complex(n, np.complex128)
     f_mem, d_mem = drv.to_device(f), drv.to_device(d)
     tf = drv.TextureObject.from_linear(f_mem, drv.array_format.FLOAT, 2, f.nbytes)
-    td = drv.TextureObject.from_linear(d_mem, drv.array_format.SIGNED_INT32, 4, d.nbytes,
-                                       flags=drv.TRSF_READ_AS_INTEGER)
+    td = drv.TextureObject.from_linear(
+        d_mem, drv.array_format.SIGNED_INT32, 4, d.nbytes, flags=drv.TRSF_READ_AS_INTEGER
+    )
     out_f, out_d = np.zeros_like(f), np.zeros_like(d)
-    mod.get_function("fetch_1d_complex")(drv.Out(out_f), drv.Out(out_d), tf, td, np.int32(n), block=(128, 1, 1),
-                                         grid=(3, 1))
+    mod.get_function("fetch_1d_complex")(
+        drv.Out(out_f), drv.Out(out_d), tf, td, np.int32(n), block=(128, 1, 1), grid=(3, 1)
+    )
     np.testing.assert_array_equal(out_f, f)
     np.testing.assert_array_equal(out_d, d)
 

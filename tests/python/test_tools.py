@@ -1,4 +1,5 @@
 """Device selection of gpukit.tools / gpukit.autoinit: CUDA_DEVICE and ~/.cuda-device."""
+
 import os
 import subprocess
 import sys
@@ -53,6 +54,7 @@ def test_cuda_device_out_of_range(clean_env, monkeypatch):
 @pytest.mark.gpu
 def test_make_default_context(clean_env):
     from conftest import drain_context_stack
+
     drain_context_stack()
     ctx = tools.make_default_context()
     assert drv.Context.get_current() == ctx
@@ -72,20 +74,24 @@ def test_make_default_context(clean_env):
 
 @pytest.mark.gpu
 def test_autoinit_in_a_fresh_process():
-    code = ("import gpukit.autoinit as a, gpukit.driver as d\n"
-            "assert d.Context.get_current() == a.context\n"
-            "print(a.device.name())")
+    code = (
+        "import gpukit.autoinit as a, gpukit.driver as d\n"
+        "assert d.Context.get_current() == a.context\n"
+        "print(a.device.name())"
+    )
     env = dict(os.environ, CUDA_DEVICE="0")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == drv.Device(0).name()
     env["CUDA_DEVICE"] = "many"
-    proc = subprocess.run([sys.executable, "-c", "import gpukit.autoinit"], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import gpukit.autoinit"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode != 0 and "not an integer" in proc.stderr
 
 
 # ---- mark_cuda_test and init_cuda_context_fixture
+
 
 def test_arguments_are_named_when_wrong():
     # Each was nanobind's "incompatible function arguments" or a failure at first use.
@@ -144,6 +150,7 @@ def test_mark_cuda_test_runs_in_a_fresh_context_even_over_a_current_one(ctx):
 @pytest.mark.gpu
 def test_mark_cuda_test_releases_the_context_when_the_test_fails():
     from conftest import drain_context_stack
+
     drain_context_stack()
 
     @tools.mark_cuda_test
@@ -207,10 +214,26 @@ def test_bin_number_and_alloc_size_are_static_as_in_pycuda(pool_class):
 
 # The documented scheme (PyCUDA's and PyOpenCL's): a request is rounded up to the largest size
 # that shares its leading 1 + leading_bits_in_bin_id bits. Exact values from PyCUDA/PyOpenCL.
-BIN_VALUES = [(0, 0, 1), (1, 0, 1), (2, 16, 2), (3, 24, 3), (15, 62, 15), (16, 64, 16), (17, 65, 17),
-              (31, 79, 31), (32, 80, 33), (33, 80, 33), (1000, 159, 1023), (1023, 159, 1023),
-              (1024, 160, 1087), (4096, 192, 4351), (4351, 192, 4351), (4352, 193, 4607),
-              (1 << 20, 320, 1114111), (2**64 - 1, 1023, 2**64 - 1)]
+BIN_VALUES = [
+    (0, 0, 1),
+    (1, 0, 1),
+    (2, 16, 2),
+    (3, 24, 3),
+    (15, 62, 15),
+    (16, 64, 16),
+    (17, 65, 17),
+    (31, 79, 31),
+    (32, 80, 33),
+    (33, 80, 33),
+    (1000, 159, 1023),
+    (1023, 159, 1023),
+    (1024, 160, 1087),
+    (4096, 192, 4351),
+    (4351, 192, 4351),
+    (4352, 193, 4607),
+    (1 << 20, 320, 1114111),
+    (2**64 - 1, 1023, 2**64 - 1),
+]
 
 
 @pytest.mark.parametrize("pool_class", [tools.DeviceMemoryPool, tools.PageLockedMemoryPool])

@@ -1,5 +1,6 @@
 """gpukit.tools: DeviceData, OccupancyRecord, context_dependent_memoize, mark_cuda_test and
 the pytest plugin."""
+
 import pytest
 
 import gpukit.driver as drv
@@ -73,6 +74,7 @@ def test_context_dependent_memoize(ctx):
 @pytest.mark.gpu
 def test_mark_cuda_test_provides_a_context():
     from conftest import drain_context_stack
+
     drain_context_stack()
     seen = []
 

@@ -2,6 +2,7 @@
 holds, and ``mypy --strict`` accepts a typical user program (tests/typing/user_script.py)
 against the in-tree package while reporting each mistake planted in
 tests/typing/planted_errors.py, on its line."""
+
 import ast
 import importlib
 import os
@@ -64,8 +65,11 @@ def test_the_stubs_define_the_runtime_classes_themselves():
         for node in tree.body:
             if isinstance(node, ast.ImportFrom):
                 assert node.module not in ("gpukit.driver", "gpukit.cl"), ast.unparse(node)
-    main = {node.name: node for node in ast.parse(stub_of("gpukit._gpukit").read_text()).body
-            if isinstance(node, ast.ClassDef)}
+    main = {
+        node.name: node
+        for node in ast.parse(stub_of("gpukit._gpukit").read_text()).body
+        if isinstance(node, ast.ClassDef)
+    }
     assert ast.unparse(main["device_attribute"].bases[0]) == "enum.IntEnum"
     assert "MAX_THREADS_PER_BLOCK" in ast.unparse(main["device_attribute"])
     assert ast.unparse(main["ctx_flags"].bases[0]) == "enum.IntFlag"
@@ -78,8 +82,9 @@ def test_the_package_is_marked_typed():
 @pytest.fixture(scope="module")
 def mypy(tmp_path_factory):
     """Runs mypy --strict (tests/typing/mypy.ini) on a file; returns its exit status and output."""
-    pytest.importorskip("mypy", reason="mypy is not installed (scripts/setup.sh installs it where a registry "
-                                       "is reachable)")
+    pytest.importorskip(
+        "mypy", reason="mypy is not installed (scripts/setup.sh installs it where a registry is reachable)"
+    )
     cache = tmp_path_factory.mktemp("mypy-cache")
 
     # mypy is a tool, not gpukit: under `make sanitize-python` it runs without the sanitizer
@@ -87,9 +92,25 @@ def mypy(tmp_path_factory):
     environment = {name: value for name, value in os.environ.items() if name != "GPUKIT_SANITIZER_PRELOAD"}
 
     def run(path):
-        result = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(TYPING / "mypy.ini"),
-                                 "--cache-dir", str(cache), "--no-pretty", "--show-error-codes", str(path)],
-                                cwd=TYPING, env=environment, capture_output=True, text=True, timeout=600)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "mypy",
+                "--config-file",
+                str(TYPING / "mypy.ini"),
+                "--cache-dir",
+                str(cache),
+                "--no-pretty",
+                "--show-error-codes",
+                str(path),
+            ],
+            cwd=TYPING,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         return result.returncode, result.stdout + result.stderr
 
     return run
@@ -104,12 +125,17 @@ def test_mypy_strict_accepts_a_user_program(mypy):
 
 def test_mypy_strict_reports_each_planted_error_on_its_line(mypy):
     path = TYPING / "planted_errors.py"
-    expected = {(number, match.group(1)) for number, line in enumerate(path.read_text().splitlines(), start=1)
-                if (match := PLANTED.search(line))}
+    expected = {
+        (number, match.group(1))
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if (match := PLANTED.search(line))
+    }
     assert len(expected) >= 10
     status, output = mypy(path)
-    reported = {(int(m.group(1)), m.group(2))
-                for m in re.finditer(r"^planted_errors\.py:(\d+): error: .*\[([a-z-]+)\]$", output, re.M)}
+    reported = {
+        (int(m.group(1)), m.group(2))
+        for m in re.finditer(r"^planted_errors\.py:(\d+): error: .*\[([a-z-]+)\]$", output, re.M)
+    }
     assert status == 1
     assert reported == expected, output
 
@@ -139,7 +165,7 @@ def split_parameters(text):
 
 def runtime_none_parameters(signature):
     """{parameter: its type accepts None} of one nanobind signature ("def f(a: int | None = ...) -> ...")."""
-    head = signature[signature.index("(") + 1:]
+    head = signature[signature.index("(") + 1 :]
     depth = 1
     for i, c in enumerate(head):
         depth += c in "([{"
@@ -177,7 +203,8 @@ def stub_none_parameters(stub_path):
             elif isinstance(node, ast.FunctionDef):
                 arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
                 found.setdefault(prefix + node.name, []).append(
-                    {a.arg: a.annotation is not None and takes_none(ast.unparse(a.annotation)) for a in arguments})
+                    {a.arg: a.annotation is not None and takes_none(ast.unparse(a.annotation)) for a in arguments}
+                )
 
     visit(ast.parse(stub_path.read_text()).body, "")
     return found
@@ -195,8 +222,9 @@ def bound_callables(module):
                     yield f"{name}.{attribute}", member
 
 
-@pytest.mark.parametrize("module_name", ["gpukit._gpukit", "gpukit._gpukit.cl", "gpukit._gpukit.cl.tools",
-                                         "gpukit._gpukit.nccl"])
+@pytest.mark.parametrize(
+    "module_name", ["gpukit._gpukit", "gpukit._gpukit.cl", "gpukit._gpukit.cl.tools", "gpukit._gpukit.nccl"]
+)
 def test_the_stubs_accept_none_exactly_where_the_call_does(module_name):
     """A parameter's stub type includes None where the function takes None, and not where it
     refuses it: the integer parameters, whose run-time signatures say `| None` only so that
@@ -214,14 +242,17 @@ def test_the_stubs_accept_none_exactly_where_the_call_does(module_name):
                 if parameter in stub and parameter != "self":
                     checked += 1
                     if stub[parameter] != takes_none:
-                        disagreements.append(f"{name}({parameter}): stub {'takes' if stub[parameter] else 'refuses'}"
-                                             f" None, the call {'takes' if takes_none else 'refuses'} it")
+                        disagreements.append(
+                            f"{name}({parameter}): stub {'takes' if stub[parameter] else 'refuses'}"
+                            f" None, the call {'takes' if takes_none else 'refuses'} it"
+                        )
     assert checked > (100 if module_name == "gpukit._gpukit" else 0)
     assert not disagreements, "\n".join(disagreements)
 
 
 def test_integer_parameters_refuse_none_naming_the_argument():
     from gpukit import _gpukit
+
     with pytest.raises(TypeError, match=r"init\(flags\)"):
         _gpukit.init(None)
     with pytest.raises(TypeError, match="None"):

@@ -1,5 +1,6 @@
 """gpuarray.vec: CUDA's vector types as numpy dtypes. Their layout is checked against CUDA's
 own headers by compiling (NVRTC, no GPU needed); the GPU tests pass them to kernels."""
+
 import numpy as np
 import pytest
 
@@ -12,9 +13,18 @@ needs_nvrtc = pytest.mark.skipif(not _gpukit.nvrtc_available(), reason="NVRTC (l
 
 # PyCUDA's list: (base name, scalar dtype, component counts).
 PYCUDA_TYPES = [
-    ("char", np.int8, 4), ("uchar", np.uint8, 4), ("short", np.int16, 4), ("ushort", np.uint16, 4),
-    ("int", np.int32, 4), ("uint", np.uint32, 4), ("long", np.int64, 4), ("ulong", np.uint64, 4),
-    ("longlong", np.int64, 2), ("ulonglong", np.uint64, 2), ("float", np.float32, 4), ("double", np.float64, 2),
+    ("char", np.int8, 4),
+    ("uchar", np.uint8, 4),
+    ("short", np.int16, 4),
+    ("ushort", np.uint16, 4),
+    ("int", np.int32, 4),
+    ("uint", np.uint32, 4),
+    ("long", np.int64, 4),
+    ("ulong", np.uint64, 4),
+    ("longlong", np.int64, 2),
+    ("ulonglong", np.uint64, 2),
+    ("float", np.float32, 4),
+    ("double", np.float64, 2),
 ]
 ALL_NAMES = [f"{base}{n}" for base, _, counts in PYCUDA_TYPES for n in range(1, counts + 1)]
 
@@ -26,8 +36,7 @@ def test_each_type_is_a_packed_record_of_its_components(base, scalar, counts):
         assert dtype.names == ("x", "y", "z", "w")[:count]
         assert all(dtype.fields[name][0] == scalar for name in dtype.names)
         assert dtype.itemsize == count * np.dtype(scalar).itemsize
-        assert [dtype.fields[name][1] for name in dtype.names] == [i * np.dtype(scalar).itemsize
-                                                                   for i in range(count)]
+        assert [dtype.fields[name][1] for name in dtype.names] == [i * np.dtype(scalar).itemsize for i in range(count)]
     assert not hasattr(vec, f"{base}{counts + 1}")
 
 
@@ -74,11 +83,10 @@ def test_sizes_and_components_match_cuda():
         dtype = getattr(vec, name)
         scalar = dtype.fields["x"][0]
         component = f"decltype((({name} *) 0)->x)"
-        checks.append(f"static_assert(sizeof({name}) == {dtype.itemsize}, \"{name} size\");")
-        checks.append(f"static_assert(sizeof({component}) == {scalar.itemsize}, \"{name}.x size\");")
-        kind = {"i": f"({component}) -1 < 0", "u": f"({component}) -1 > 0",
-                "f": f"({component}) 0.5 != 0"}[scalar.kind]
-        checks.append(f"static_assert({kind}, \"{name}.x kind\");")
+        checks.append(f'static_assert(sizeof({name}) == {dtype.itemsize}, "{name} size");')
+        checks.append(f'static_assert(sizeof({component}) == {scalar.itemsize}, "{name}.x size");')
+        kind = {"i": f"({component}) -1 < 0", "u": f"({component}) -1 > 0", "f": f"({component}) 0.5 != 0"}[scalar.kind]
+        checks.append(f'static_assert({kind}, "{name}.x kind");')
     source = "\n".join(checks) + "\n__global__ void nothing() {}\n"
     # long4 and friends are deprecated in CUDA 13 (in favour of _16a/_32a spellings): silence that.
     compiler.compile(source, arch="sm_90", no_extern_c=True, options=["-D__NV_NO_VECTOR_DEPRECATION_DIAG"])
@@ -88,6 +96,7 @@ def test_sizes_and_components_match_cuda():
 def test_vector_scalar_and_array_reach_a_kernel(ctx):
     # PyCUDA's test_vector_types: a float3 by value, written to every element of an Out array.
     from gpukit.compiler import SourceModule
+
     mod = SourceModule("""
     __global__ void set_them(float3 *dest, float3 x)
     {
@@ -106,6 +115,7 @@ def test_vector_scalar_and_array_reach_a_kernel(ctx):
 def test_odd_sized_vector_types_keep_their_layout(ctx):
     # char3 has 3 bytes and long3 24: a wrong stride or component order shows in the result.
     from gpukit.compiler import SourceModule
+
     mod = SourceModule("""
     __global__ void mix(char3 *c, long3 *l, char3 cv, long3 lv)
     {
@@ -116,8 +126,9 @@ def test_odd_sized_vector_types_keep_their_layout(ctx):
     """)
     c = np.zeros(7, vec.char3)
     lo = np.zeros(7, vec.long3)
-    mod.get_function("mix")(drv.Out(c), drv.Out(lo), vec.make_char3(10, 20, 30), vec.make_long3(1, 2, 3 << 40),
-                            block=(7, 1, 1))
+    mod.get_function("mix")(
+        drv.Out(c), drv.Out(lo), vec.make_char3(10, 20, 30), vec.make_long3(1, 2, 3 << 40), block=(7, 1, 1)
+    )
     i = np.arange(7)
     assert c["x"].tolist() == (10 + i).tolist() and c["y"].tolist() == (20 - i).tolist()
     assert (c["z"] == 30).all()
@@ -128,6 +139,7 @@ def test_odd_sized_vector_types_keep_their_layout(ctx):
 def test_prepared_call_with_a_vector_dtype(ctx):
     # PyCUDA's test_prepared_with_vector, plus a check that the value arrives intact.
     from gpukit.compiler import SourceModule
+
     mod = SourceModule("""
     __global__ void take(float3 input, double2 pair, float *out)
     {

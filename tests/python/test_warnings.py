@@ -1,4 +1,5 @@
 """Warnings from the C++ core reach Python's warnings machinery (python/bindings/common/bind_warnings.cpp)."""
+
 import os
 import subprocess
 import sys
@@ -74,13 +75,16 @@ def test_a_kernel_that_cannot_be_cached_warns_once_without_a_doubled_prefix(tmp_
 def test_minus_w_error_and_exit_are_clean():
     # In a process of its own: a warning at exit (after atexit) goes to stderr, never into a
     # finalizing interpreter.
-    script = ("import warnings, gpukit.driver as drv\n"
-              "from gpukit import _gpukit\n"
-              "import atexit\n"
-              "atexit.register(lambda: _gpukit._cleanup_warning('after exit began', True))\n"
-              "_gpukit._cleanup_warning('queued before exit', True)\n")
-    run = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", script], capture_output=True,
-                         text=True, timeout=60)
+    script = (
+        "import warnings, gpukit.driver as drv\n"
+        "from gpukit import _gpukit\n"
+        "import atexit\n"
+        "atexit.register(lambda: _gpukit._cleanup_warning('after exit began', True))\n"
+        "_gpukit._cleanup_warning('queued before exit', True)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", script], capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 0, run.stderr
     assert "after exit began" in run.stderr and "Fatal" not in run.stderr
 
@@ -93,7 +97,9 @@ def test_a_warning_from_the_core_names_the_line_that_called_gpukit(tmp_path):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         calling_line = sys._getframe().f_lineno + 1
-        compiler.compile("__global__ void k(int *x) { x[0] = 7; }", arch="sm_90", cache_dir=str(tmp_path / "file" / "sub"))
+        compiler.compile(
+            "__global__ void k(int *x) { x[0] = 7; }", arch="sm_90", cache_dir=str(tmp_path / "file" / "sub")
+        )
     [warning] = [w for w in caught if w.category is drv.GpukitWarning]
     assert "cannot create the compilation cache directory" in str(warning.message)
     assert (warning.filename, warning.lineno) == (__file__, calling_line)
@@ -103,6 +109,7 @@ def test_a_warning_of_the_python_layer_names_the_callers_line():
     # make_float4 with components left out warns from gpukit's cltypes; the warning names the
     # line below, whatever gpukit frames lie between.
     from gpukit.cl import cltypes
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         calling_line = sys._getframe().f_lineno + 1
@@ -114,6 +121,7 @@ def test_a_warning_of_the_python_layer_names_the_callers_line():
 def test_the_warning_helper_skips_every_gpukit_frame():
     from gpukit import _warnings
     from gpukit._array import c_types
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         calling_line = sys._getframe().f_lineno + 1

@@ -6,6 +6,7 @@ from it would inherit; nvcc's tools crash with ASan preloaded (segfault). So the
 interpreter moves the preload to GPUKIT_SANITIZER_PRELOAD, where programs ignore it, and a
 Python process started without the preload (a test's fresh interpreter, a multiprocessing
 worker) re-executes itself with it."""
+
 import os
 import sys
 

@@ -1,6 +1,7 @@
 """Mistakes a type checker must find in a gpukit user's program: tests/python/test_typing.py
 runs ``mypy --strict`` on this file and expects exactly the errors named by the ``planted:``
 comments, on those lines (the error code mypy reports there)."""
+
 import numpy as np
 
 import gpukit.cl as cl

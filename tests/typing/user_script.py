@@ -1,6 +1,7 @@
 """A user's program, as written against gpukit's public modules: tests/python/test_typing.py
 type-checks it with ``mypy --strict`` (it is never run). Each line uses the API the way the
 README, the examples and PyCUDA/numba/PyOpenCL programs do."""
+
 import numpy as np
 import numpy.typing as npt
 
@@ -66,8 +67,9 @@ def user_kernels() -> None:
     x = gpuarray.to_gpu(np.linspace(0, 1, 100, dtype=np.float32))
     z = gpuarray.empty_like(x)
     axpb(np.float32(2), x, np.float32(1), z)
-    dot = ReductionKernel(np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*y[i]",
-                          arguments="const float *x, const float *y")
+    dot = ReductionKernel(
+        np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*y[i]", arguments="const float *x, const float *y"
+    )
     assert dot(x, z).get() >= 0
     InclusiveScanKernel(np.int32, "a+b")(gpuarray.arange(10, dtype=np.int32))
 

@@ -1,6 +1,7 @@
 """Checks of what the kernel builders are given (ElementwiseKernel, ReductionKernel, the scan
 kernels, PyCUDA's kernel factories): each error names the argument and what it expects, and
 comes where the builder is called, not from numpy or from the compiler at the first launch."""
+
 import numbers
 
 import numpy as np
@@ -47,15 +48,19 @@ def neutral_text(neutral, dtype_, what="neutral"):
         return neutral
     if isinstance(neutral, (bool, np.bool_)):
         if dtype_.kind != "b":
-            raise TypeError(f"{what} {neutral!r} is a bool, but the elements are {dtype_}; give a number or a "
-                            f"C expression (a str)")
+            raise TypeError(
+                f"{what} {neutral!r} is a bool, but the elements are {dtype_}; give a number or a C expression (a str)"
+            )
         return "true" if neutral else "false"
     if not isinstance(neutral, numbers.Real):
-        raise TypeError(f"{what} must be a C expression (a str) or a real number, got {type(neutral).__name__} "
-                        f"{neutral!r}")
+        raise TypeError(
+            f"{what} must be a C expression (a str) or a real number, got {type(neutral).__name__} {neutral!r}"
+        )
     if dtype_.kind not in "biufc":
-        raise TypeError(f"{what} {neutral!r}: a number is no value of {dtype_}; write the neutral {dtype_} as a "
-                        f"C expression (a str)")
+        raise TypeError(
+            f"{what} {neutral!r}: a number is no value of {dtype_}; write the neutral {dtype_} as a "
+            f"C expression (a str)"
+        )
     if not isinstance(neutral, numbers.Integral) and not np.isfinite(float(neutral)):
         raise ValueError(f"{what} {neutral!r} has no C spelling; write it as a C expression (a str)")
     if dtype_.kind in "biu":

@@ -6,6 +6,7 @@ A registry maps numpy dtypes to CUDA C type names and back (``dtype_to_ctype``,
 code that generates kernels. The built-in names are CUDA C++'s on x86-64 Linux (LP64):
 ``long`` and ``size_t`` are 64 bits and ``char`` is signed.
 """
+
 import re
 
 import numpy as np
@@ -16,6 +17,7 @@ from gpukit._array.builder_arguments import argument_name
 from gpukit._gpukit import LogicError, _c_type_names
 from gpukit._warnings import warn
 
+
 def _normalized(c_name):
     """One spelling per type: single blanks between words, none around < > , : * &."""
     if not isinstance(c_name, str):
@@ -25,10 +27,14 @@ def _normalized(c_name):
 
 def _names_list(c_names):
     names = [c_names] if isinstance(c_names, str) else c_names
-    if isinstance(names, (bytes, bytearray)) or not isinstance(names, (list, tuple)) or \
-            not all(isinstance(n, str) for n in names):
-        raise TypeError(f"c_names must be a C type name (a str) or a list of them, got {type(c_names).__name__} "
-                        f"{c_names!r}")
+    if (
+        isinstance(names, (bytes, bytearray))
+        or not isinstance(names, (list, tuple))
+        or not all(isinstance(n, str) for n in names)
+    ):
+        raise TypeError(
+            f"c_names must be a C type name (a str) or a list of them, got {type(c_names).__name__} {c_names!r}"
+        )
     names = [_normalized(n) for n in names]
     if not names or not all(names):
         raise ValueError(f"expected one or more non-empty C type names, got {c_names!r}")
@@ -61,8 +67,9 @@ class CTypeRegistry:
         try:
             return self._name_to_dtype[name]
         except KeyError:
-            raise UnknownCTypeError(f"unknown {self.language} type {name!r}; register it with "
-                                    f"get_or_register_dtype({name!r}, dtype)") from None
+            raise UnknownCTypeError(
+                f"unknown {self.language} type {name!r}; register it with get_or_register_dtype({name!r}, dtype)"
+            ) from None
 
     def get_or_register_dtype(self, c_names, dtype=None):
         """The numpy dtype of the C type name(s) `c_names` (a str or a list of equivalent names).
@@ -100,8 +107,10 @@ class CTypeRegistry:
         names = _names_list(c_names)
         dtype = builder_arguments.dtype(dtype, "dtype")
         if not alias_ok and dtype in self._dtype_to_name:
-            raise RuntimeError(f"dtype {dtype} is already registered as {self._dtype_to_name[dtype]!r} "
-                               f"(new names {', '.join(names)}); pass alias_ok=True to add names")
+            raise RuntimeError(
+                f"dtype {dtype} is already registered as {self._dtype_to_name[dtype]!r} "
+                f"(new names {', '.join(names)}); pass alias_ok=True to add names"
+            )
         self.get_or_register_dtype(names, dtype)
 
     def dtype_to_ctype(self, dtype):
@@ -113,8 +122,10 @@ class CTypeRegistry:
         try:
             return self._dtype_to_name[dtype]
         except KeyError:
-            raise ValueError(f"unable to map dtype {dtype} to a {self.language} type; register it with "
-                             f"get_or_register_dtype(c_name, dtype)") from None
+            raise ValueError(
+                f"unable to map dtype {dtype} to a {self.language} type; register it with "
+                f"get_or_register_dtype(c_name, dtype)"
+            ) from None
 
 
 # CUDA C's registry (pycuda.tools'): the C++ core's table (gpukit/array/dtype.hpp), whose first
@@ -140,13 +151,16 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
     dtype nobody registered. ``with_fp_tex_hack`` named PyCUDA's element types of texture
     references, which CUDA 12 removed: it raises LogicError."""
     if with_fp_tex_hack:
-        raise LogicError("dtype_to_ctype(with_fp_tex_hack=True): the fp_tex_* types declared texture references, "
-                         "which CUDA 12 removed; read float64 and complex textures with the fp_tex*_double/_cfloat/"
-                         "_cdouble functions of <gpukit/helpers.cuh> on a TextureObject")
+        raise LogicError(
+            "dtype_to_ctype(with_fp_tex_hack=True): the fp_tex_* types declared texture references, "
+            "which CUDA 12 removed; read float64 and complex textures with the fp_tex*_double/_cfloat/"
+            "_cdouble functions of <gpukit/helpers.cuh> on a TextureObject"
+        )
     return CUDA_TYPES.dtype_to_ctype(dtype)
 
 
 # ---- C argument declarations
+
 
 class DtypedArgument:
     """A named kernel argument of a numpy dtype. Equal (and hashing alike) when class, name
@@ -207,12 +221,15 @@ def parse_c_arg(c_arg):
     declaration = " ".join(w for w in words if w not in _QUALIFIERS)
     match = _DECLARATOR.match(declaration)
     if match is None or not match.group("type"):
-        raise ValueError(f"couldn't parse C declaration {c_arg!r}; expected '<type> <name>', '<type> *<name>' "
-                         "or '<type> <name>[]'")
+        raise ValueError(
+            f"couldn't parse C declaration {c_arg!r}; expected '<type> <name>', '<type> *<name>' or '<type> <name>[]'"
+        )
     indirection = match.group("stars").count("*") + (1 if match.group("array") else 0)
     if indirection > 1:
-        raise ValueError(f"C declaration {c_arg!r} is a pointer to pointers; kernel arguments are values or "
-                         "pointers to elements of a registered type")
+        raise ValueError(
+            f"C declaration {c_arg!r} is a pointer to pointers; kernel arguments are values or "
+            "pointers to elements of a registered type"
+        )
     dtype = CUDA_TYPES.lookup(_normalized(match.group("type")))
     return (VectorArg if indirection else ScalarArg)(dtype, match.group("name"))
 

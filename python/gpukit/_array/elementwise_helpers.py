@@ -24,6 +24,7 @@ Each helper is ``helper.spec`` (its arguments -> a _KernelSpec, made without a c
 wrapped by _kernel_helper; tests compile ``_kernel_source(helper.spec(...))`` with NVRTC on
 machines without a GPU.
 """
+
 import functools
 import inspect
 import operator
@@ -35,19 +36,43 @@ from gpukit._array.builder_arguments import dtype as _dtype
 from gpukit._array.c_types import dtype_to_ctype
 from gpukit.tools import context_dependent_memoize
 
-__all__ = ["get_take_kernel", "get_take_put_kernel", "get_put_kernel", "get_copy_kernel",
-           "get_linear_combination_kernel", "get_axpbyz_kernel", "get_axpbz_kernel", "get_binary_op_kernel",
-           "get_rdivide_elwise_kernel", "get_binary_func_kernel", "get_binary_func_scalar_kernel",
-           "get_binary_minmax_kernel", "get_fill_kernel", "get_reverse_kernel", "get_real_kernel",
-           "get_imag_kernel", "get_conj_kernel", "get_arange_kernel", "get_pow_array_kernel", "get_fmod_kernel",
-           "get_modf_kernel", "get_frexp_kernel", "get_ldexp_kernel", "get_unary_func_kernel",
-           "get_if_positive_kernel", "get_where_kernel", "get_scalar_op_kernel", "get_logical_not_kernel"]
+__all__ = [
+    "get_take_kernel",
+    "get_take_put_kernel",
+    "get_put_kernel",
+    "get_copy_kernel",
+    "get_linear_combination_kernel",
+    "get_axpbyz_kernel",
+    "get_axpbz_kernel",
+    "get_binary_op_kernel",
+    "get_rdivide_elwise_kernel",
+    "get_binary_func_kernel",
+    "get_binary_func_scalar_kernel",
+    "get_binary_minmax_kernel",
+    "get_fill_kernel",
+    "get_reverse_kernel",
+    "get_real_kernel",
+    "get_imag_kernel",
+    "get_conj_kernel",
+    "get_arange_kernel",
+    "get_pow_array_kernel",
+    "get_fmod_kernel",
+    "get_modf_kernel",
+    "get_frexp_kernel",
+    "get_ldexp_kernel",
+    "get_unary_func_kernel",
+    "get_if_positive_kernel",
+    "get_where_kernel",
+    "get_scalar_op_kernel",
+    "get_logical_not_kernel",
+]
 
 
 class _KernelSpec(NamedTuple):
     """What get_elwise_kernel is given: the C parameters (``n`` is added after them), the
     statement run for each ``i``, the kernel's name, and code run once per thread before
     the loop. Hashable: it is the key of the per-context cache."""
+
     arguments: str
     operation: str
     name: str
@@ -56,15 +81,18 @@ class _KernelSpec(NamedTuple):
 
 # gpukit.elementwise is imported in the functions below: it imports this module to re-export it.
 
+
 @context_dependent_memoize
 def _prepared_function(spec):
     from gpukit.elementwise import get_elwise_kernel
+
     return get_elwise_kernel(spec.arguments, spec.operation, spec.name, loop_prep=spec.loop_prep)
 
 
 def _kernel_source(spec):
     """The CUDA C the helper of `spec` compiles."""
     from gpukit.elementwise import _elwise_kernel_source
+
     return _elwise_kernel_source(spec.arguments, spec.operation, spec.name, loop_prep=spec.loop_prep)
 
 
@@ -98,8 +126,10 @@ def _refuse_unhashable(name, signature, args, kwargs):
         try:
             hash(value)
         except TypeError:
-            raise TypeError(f"{name}({parameter}): expected a hashable value (a dtype, a number, a str, a tuple), "
-                            f"got {type(value).__name__} {value!r}") from None
+            raise TypeError(
+                f"{name}({parameter}): expected a hashable value (a dtype, a number, a str, a tuple), "
+                f"got {type(value).__name__} {value!r}"
+            ) from None
 
 
 def _kernel_helper(spec_of):
@@ -111,6 +141,7 @@ def _texref_kernel_helper(spec_of):
 
 
 # ---- argument checks
+
 
 def _ctype(dtype, what):
     """The C type name of `dtype` (the helper's argument `what`)."""
@@ -145,14 +176,12 @@ def _vec_count(vec_count):
 
 
 # C's binary operators, which get_binary_op_kernel and get_scalar_op_kernel put between operands.
-_BINARY_OPERATORS = ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=",
-                     "&&", "||")
+_BINARY_OPERATORS = ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=", "&&", "||")
 
 
 def _binary_operator(op):
     if op not in _BINARY_OPERATORS:
-        raise ValueError(f"operator: expected one of C's binary operators {' '.join(_BINARY_OPERATORS)}, "
-                         f"got {op!r}")
+        raise ValueError(f"operator: expected one of C's binary operators {' '.join(_BINARY_OPERATORS)}, got {op!r}")
     return op
 
 
@@ -170,6 +199,7 @@ def _kernel_name(func):
 
 # ---- gathers and scatters: with vec_count > 1 one index array moves that many arrays
 
+
 def _move_spec(name, dtype, idx_dtype, vec_count, index_arrays, move, src_const=True, with_offsets=False):
     """A gather or scatter of vec_count arrays: parameters ``<index arrays>, dest0.., src0..,
     [offset0..]``. Each thread reads element i of every index array into its local
@@ -178,12 +208,16 @@ def _move_spec(name, dtype, idx_dtype, vec_count, index_arrays, move, src_const=
     count = _vec_count(vec_count)
     tp, idx_tp = _ctype(dtype, "dtype"), _index_ctype(idx_dtype)
     src_tp = f"const {tp}" if src_const else tp
-    arguments = ([f"{idx_tp} *{array}" for array in index_arrays] + [f"{tp} *dest{j}" for j in range(count)]
-                 + [f"{src_tp} *src{j}" for j in range(count)])
+    arguments = (
+        [f"{idx_tp} *{array}" for array in index_arrays]
+        + [f"{tp} *dest{j}" for j in range(count)]
+        + [f"{src_tp} *src{j}" for j in range(count)]
+    )
     if with_offsets:
         arguments += [f"{idx_tp} offset{j}" for j in range(count)]
-    operation = ([f"{idx_tp} {local} = {array}[i];" for array, local in index_arrays.items()]
-                 + [move.format(j=j) for j in range(count)])
+    operation = [f"{idx_tp} {local} = {array}[i];" for array, local in index_arrays.items()] + [
+        move.format(j=j) for j in range(count)
+    ]
     return _KernelSpec(", ".join(arguments), "\n".join(operation), name)
 
 
@@ -198,8 +232,9 @@ def get_take_kernel(dtype, idx_dtype, vec_count=1):
 def get_take_put_kernel(dtype, idx_dtype, with_offsets, vec_count=1):
     """``dest{j}[gmem_dest_idx[i]] = src{j}[gmem_src_idx[i] (+ offset{j})]``: parameters
     ``gmem_dest_idx, gmem_src_idx, dest0.., src0.., [offset0..,] n``. Returns (function, [])."""
-    move = ("dest{j}[dest_idx] = src{j}[src_idx + offset{j}];" if with_offsets
-            else "dest{j}[dest_idx] = src{j}[src_idx];")
+    move = (
+        "dest{j}[dest_idx] = src{j}[src_idx + offset{j}];" if with_offsets else "dest{j}[dest_idx] = src{j}[src_idx];"
+    )
     indices = {"gmem_dest_idx": "dest_idx", "gmem_src_idx": "src_idx"}
     return _move_spec("take_put", dtype, idx_dtype, vec_count, indices, move, with_offsets=with_offsets)
 
@@ -207,21 +242,32 @@ def get_take_put_kernel(dtype, idx_dtype, with_offsets, vec_count=1):
 @_kernel_helper
 def get_put_kernel(dtype, idx_dtype, vec_count=1):
     """``dest{j}[gmem_dest_idx[i]] = src{j}[i]``: parameters ``gmem_dest_idx, dest0.., src0.., n``."""
-    return _move_spec("put", dtype, idx_dtype, vec_count, {"gmem_dest_idx": "dest_idx"},
-                      "dest{j}[dest_idx] = src{j}[i];", src_const=False)
+    return _move_spec(
+        "put",
+        dtype,
+        idx_dtype,
+        vec_count,
+        {"gmem_dest_idx": "dest_idx"},
+        "dest{j}[dest_idx] = src{j}[i];",
+        src_const=False,
+    )
 
 
 @_kernel_helper
 def get_copy_kernel(dtype_dest, dtype_src):
     """``dest[i] = src[i]`` converted: parameters ``dest, src, n``."""
     if _dtype(dtype_src, "dtype_src").kind == "c" and _dtype(dtype_dest, "dtype_dest").kind != "c":
-        raise TypeError(f"get_copy_kernel: a complex source ({np.dtype(dtype_src)}) has no conversion to "
-                        f"{np.dtype(dtype_dest)}; take its real part with get_real_kernel")
-    return _KernelSpec(f"{_ctype(dtype_dest, 'dtype_dest')} *dest, {_ctype(dtype_src, 'dtype_src')} *src",
-                       "dest[i] = src[i]", "copy")
+        raise TypeError(
+            f"get_copy_kernel: a complex source ({np.dtype(dtype_src)}) has no conversion to "
+            f"{np.dtype(dtype_dest)}; take its real part with get_real_kernel"
+        )
+    return _KernelSpec(
+        f"{_ctype(dtype_dest, 'dtype_dest')} *dest, {_ctype(dtype_src, 'dtype_src')} *src", "dest[i] = src[i]", "copy"
+    )
 
 
 # ---- linear combinations and arithmetic
+
 
 @_texref_kernel_helper
 def get_linear_combination_kernel(summand_descriptors, dtype_z):
@@ -232,11 +278,15 @@ def get_linear_combination_kernel(summand_descriptors, dtype_z):
     try:
         summands = [tuple(descriptor) for descriptor in summand_descriptors]
     except TypeError:
-        raise TypeError("summand_descriptors: expected a sequence of (is_gpu_scalar, scalar_dtype, vector_dtype), "
-                        f"got {summand_descriptors!r}") from None
+        raise TypeError(
+            "summand_descriptors: expected a sequence of (is_gpu_scalar, scalar_dtype, vector_dtype), "
+            f"got {summand_descriptors!r}"
+        ) from None
     if not summands or any(len(summand) != 3 for summand in summands):
-        raise ValueError("summand_descriptors: expected one or more (is_gpu_scalar, scalar_dtype, vector_dtype), "
-                         f"got {summand_descriptors!r}")
+        raise ValueError(
+            "summand_descriptors: expected one or more (is_gpu_scalar, scalar_dtype, vector_dtype), "
+            f"got {summand_descriptors!r}"
+        )
     arguments, loop_prep, terms = [], [], []
     for i, (is_gpu_scalar, scalar_dtype, vector_dtype) in enumerate(summands):
         scalar_tp = _ctype(scalar_dtype, f"summand {i} scalar_dtype")
@@ -250,8 +300,7 @@ def get_linear_combination_kernel(summand_descriptors, dtype_z):
         arguments.append(f"{vector_tp} *x{i}")
         terms.append(f"a{i}*x{i}[i]")
     arguments.append(f"{_ctype(dtype_z, 'dtype_z')} *z")
-    return _KernelSpec(", ".join(arguments), "z[i] = " + " + ".join(terms), "linear_combination",
-                       "\n".join(loop_prep))
+    return _KernelSpec(", ".join(arguments), "z[i] = " + " + ".join(terms), "linear_combination", "\n".join(loop_prep))
 
 
 def _operand_ctype(dtype, dtype_z, what):
@@ -271,8 +320,11 @@ def get_axpbyz_kernel(dtype_x, dtype_y, dtype_z, x_is_scalar=False, y_is_scalar=
     x_t, y_t = _operand_ctype(dtype_x, dtype_z, "dtype_x"), _operand_ctype(dtype_y, dtype_z, "dtype_y")
     x = "x[0]" if x_is_scalar else "x[i]"
     y = "y[0]" if y_is_scalar else "y[i]"
-    return _KernelSpec(f"{tp_x} a, {tp_x} *x, {tp_y} b, {tp_y} *y, {tp_z} *z",
-                       f"z[i] = ({x_t}) a*(({x_t}) {x}) + (({y_t}) b)*(({y_t}) {y})", "axpbyz")
+    return _KernelSpec(
+        f"{tp_x} a, {tp_x} *x, {tp_y} b, {tp_y} *y, {tp_z} *z",
+        f"z[i] = ({x_t}) a*(({x_t}) {x}) + (({y_t}) b)*(({y_t}) {y})",
+        "axpbyz",
+    )
 
 
 @_kernel_helper
@@ -333,25 +385,30 @@ def get_binary_minmax_kernel(func, dtype_x, dtype_y, dtype_z, use_scalar):
         raise ValueError(f"func: expected 'max' or 'min', got {func!r}")
     dtypes = [_dtype(dtype_x, "dtype_x"), _dtype(dtype_y, "dtype_y"), _dtype(dtype_z, "dtype_z")]
     if any(dtype.kind not in "iuf" for dtype in dtypes):
-        raise TypeError(f"get_binary_minmax_kernel: expected integer or floating dtypes, got "
-                        f"{', '.join(map(str, dtypes))}")
+        raise TypeError(
+            f"get_binary_minmax_kernel: expected integer or floating dtypes, got {', '.join(map(str, dtypes))}"
+        )
     if np.float64 in dtypes[:2]:
         func, cast = f"f{func}", "(double) "
     elif any(dtype.kind == "f" for dtype in dtypes):
         func, cast = f"f{func}f", "(float) "
     elif dtypes[0] != dtypes[1]:
         # CUDA's integer max/min overloads are ambiguous for mixed widths (int, long).
-        raise TypeError(f"get_binary_minmax_kernel: integer x and y need one dtype, got {dtypes[0]} and "
-                        f"{dtypes[1]}; convert one first")
+        raise TypeError(
+            f"get_binary_minmax_kernel: integer x and y need one dtype, got {dtypes[0]} and "
+            f"{dtypes[1]}; convert one first"
+        )
     else:
         cast = ""
     tp_x, tp_y, tp_z = _ctype(dtype_x, "dtype_x"), _ctype(dtype_y, "dtype_y"), _ctype(dtype_z, "dtype_z")
     y_parameter, y = (f"{tp_y} y", "y") if use_scalar else (f"{tp_y} *y", "y[i]")
-    return _KernelSpec(f"{tp_x} *x, {y_parameter}, {tp_z} *z", f"z[i] = {func}({cast}x[i], {cast}{y})",
-                       _kernel_name(func))
+    return _KernelSpec(
+        f"{tp_x} *x, {y_parameter}, {tp_z} *z", f"z[i] = {func}({cast}x[i], {cast}{y})", _kernel_name(func)
+    )
 
 
 # ---- filling, reordering, parts of complex numbers
+
 
 @_kernel_helper
 def get_fill_kernel(dtype):
@@ -402,6 +459,7 @@ def get_arange_kernel(dtype):
 
 # ---- maths
 
+
 @_kernel_helper
 def get_pow_array_kernel(dtype_x, dtype_y, dtype_z, is_base_array, is_exp_array):
     """``z[i] = pow(x, y)``: parameters ``x, y, z, n``, where x and y are arrays or scalars
@@ -410,8 +468,10 @@ def get_pow_array_kernel(dtype_x, dtype_y, dtype_z, is_base_array, is_exp_array)
     type (repeated squaring; a negative exponent gives C's truncated 1 / x**-y); otherwise pow
     in double (as PyCUDA meant: its pow of two integers did not compile)."""
     if not (is_base_array or is_exp_array):
-        raise ValueError("get_pow_array_kernel: the base, the exponent or both must be arrays "
-                         "(is_base_array and is_exp_array are both false)")
+        raise ValueError(
+            "get_pow_array_kernel: the base, the exponent or both must be arrays "
+            "(is_base_array and is_exp_array are both false)"
+        )
     tp_x, tp_y, tp_z = _ctype(dtype_x, "dtype_x"), _ctype(dtype_y, "dtype_y"), _ctype(dtype_z, "dtype_z")
     x = "x[i]" if is_base_array else "x"
     y = "y[i]" if is_exp_array else "y"
@@ -419,10 +479,12 @@ def get_pow_array_kernel(dtype_x, dtype_y, dtype_z, is_base_array, is_exp_array)
     arguments = f"{tp_x} {'*' if is_base_array else ''}x, {tp_y} {'*' if is_exp_array else ''}y, {tp_z} *z"
     if dtype_z.kind in "iu" and all(_dtype(d, "dtype").kind in "iub" for d in (dtype_x, dtype_y)):
         # pow in double is up to 2 ulp off, and 3.0 - 1 ulp converts to 2.
-        operation = (f"{tp_z} b = ({tp_z}) {x}, r = 1; long long e = (long long) {y}; "
-                     f"if (e < 0) r = b == 1 ? 1 : b == ({tp_z}) -1 ? ((e & 1) ? ({tp_z}) -1 : 1) : 0; "
-                     f"else for (; e > 0; e >>= 1, b *= b) if (e & 1) r *= b; "
-                     f"z[i] = r")
+        operation = (
+            f"{tp_z} b = ({tp_z}) {x}, r = 1; long long e = (long long) {y}; "
+            f"if (e < 0) r = b == 1 ? 1 : b == ({tp_z}) -1 ? ((e & 1) ? ({tp_z}) -1 : 1) : 0; "
+            f"else for (; e > 0; e >>= 1, b *= b) if (e & 1) r *= b; "
+            f"z[i] = r"
+        )
         return _KernelSpec(arguments, operation, "pow_method")
     if dtype_z == np.float32:
         func = "powf"
@@ -443,16 +505,20 @@ def get_fmod_kernel():
 def get_modf_kernel():
     """float32 ``x[i]`` split into ``intpart[i]`` and ``fracpart[i]``: parameters ``x,
     intpart, fracpart, n``."""
-    return _KernelSpec("float *x, float *intpart, float *fracpart", "fracpart[i] = modf(x[i], &intpart[i])",
-                       "modf_kernel")
+    return _KernelSpec(
+        "float *x, float *intpart, float *fracpart", "fracpart[i] = modf(x[i], &intpart[i])", "modf_kernel"
+    )
 
 
 @_kernel_helper
 def get_frexp_kernel():
     """float32 ``x[i] = significand[i] * 2**exponent[i]`` (the exponent as a float):
     parameters ``x, significand, exponent, n``."""
-    return _KernelSpec("float *x, float *significand, float *exponent",
-                       "int expt = 0;\nsignificand[i] = frexp(x[i], &expt);\nexponent[i] = expt;", "frexp_kernel")
+    return _KernelSpec(
+        "float *x, float *significand, float *exponent",
+        "int expt = 0;\nsignificand[i] = frexp(x[i], &expt);\nexponent[i] = expt;",
+        "frexp_kernel",
+    )
 
 
 @_kernel_helper
@@ -472,20 +538,27 @@ def get_unary_func_kernel(func_name, in_dtype, out_dtype=None):
 
 # ---- choices and comparisons
 
+
 @_kernel_helper
 def get_if_positive_kernel(crit_dtype, dtype):
     """``result[i] = crit[i] > 0 ? then_[i] : else_[i]``: parameters ``crit, then_, else_, result, n``."""
     crit_tp, tp = _ctype(crit_dtype, "crit_dtype"), _ctype(dtype, "dtype")
-    return _KernelSpec(f"{crit_tp} *crit, {tp} *then_, {tp} *else_, {tp} *result",
-                       "result[i] = crit[i] > 0 ? then_[i] : else_[i]", "if_positive")
+    return _KernelSpec(
+        f"{crit_tp} *crit, {tp} *then_, {tp} *else_, {tp} *result",
+        "result[i] = crit[i] > 0 ? then_[i] : else_[i]",
+        "if_positive",
+    )
 
 
 @_kernel_helper
 def get_where_kernel(crit_dtype, dtype):
     """``result[i] = crit[i] != 0 ? then_[i] : else_[i]``: parameters ``crit, then_, else_, result, n``."""
     crit_tp, tp = _ctype(crit_dtype, "crit_dtype"), _ctype(dtype, "dtype")
-    return _KernelSpec(f"{crit_tp} *crit, {tp} *then_, {tp} *else_, {tp} *result",
-                       "result[i] = crit[i] != 0 ? then_[i] : else_[i]", "where")
+    return _KernelSpec(
+        f"{crit_tp} *crit, {tp} *then_, {tp} *else_, {tp} *result",
+        "result[i] = crit[i] != 0 ? then_[i] : else_[i]",
+        "where",
+    )
 
 
 @_kernel_helper

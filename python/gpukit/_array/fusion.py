@@ -27,6 +27,7 @@ The fused kernel evaluates each step in the dtype and with the casts the separat
 would use; only the compiler may contract a multiply and an add into one fused
 multiply-add, as in any single CUDA kernel.
 """
+
 import dis
 import sys
 
@@ -38,8 +39,15 @@ FUSABLE_SYMBOLS = frozenset(("+", "-", "*", "/"))
 
 # Instructions that push names' values and run no user code, with how many values they push.
 _PLAIN_LOADS = {
-    "LOAD_FAST": 1, "LOAD_FAST_CHECK": 1, "LOAD_FAST_BORROW": 1, "LOAD_CONST": 1, "LOAD_SMALL_INT": 1,
-    "LOAD_DEREF": 1, "LOAD_NAME": 1, "LOAD_FAST_LOAD_FAST": 2, "LOAD_FAST_BORROW_LOAD_FAST_BORROW": 2,
+    "LOAD_FAST": 1,
+    "LOAD_FAST_CHECK": 1,
+    "LOAD_FAST_BORROW": 1,
+    "LOAD_CONST": 1,
+    "LOAD_SMALL_INT": 1,
+    "LOAD_DEREF": 1,
+    "LOAD_NAME": 1,
+    "LOAD_FAST_LOAD_FAST": 2,
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": 2,
 }
 _NO_EFFECT = frozenset(("NOP", "EXTENDED_ARG", "CACHE"))
 
@@ -59,7 +67,7 @@ def _analyse(code, offset):
     if position is None or not _is_fusable_operator(instructions[position]):
         return False
     pushed = 0
-    for ins in instructions[position + 1:]:
+    for ins in instructions[position + 1 :]:
         if ins.opname in _NO_EFFECT:
             continue
         if ins.opname == "LOAD_GLOBAL":  # the low bit of its argument pushes a NULL first

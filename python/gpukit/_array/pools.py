@@ -1,4 +1,5 @@
 """Where GPUArrays take their memory: each context's default DeviceMemoryPool."""
+
 from gpukit import _gpukit
 
 

@@ -6,6 +6,7 @@ PyCUDA's GPUArray computes ``a + b`` as ``a._axpbyz(1, b, 1, result)``, ``a * 2`
 gpukit's operators are one call into C++ each and call no back-end; GPUArray.__init_subclass__
 gives a subclass that overrides a back-end these operators instead, which follow PyCUDA's
 dispatch exactly (results from _new_like_me, PyCUDA's scalar shortcuts)."""
+
 import numpy as np
 
 BACKENDS = ("_axpbyz", "_axpbz", "_elwise_multiply", "_div", "_rdiv_scalar")
@@ -13,11 +14,13 @@ BACKENDS = ("_axpbyz", "_axpbz", "_elwise_multiply", "_div", "_rdiv_scalar")
 
 def _is_array(value):
     from gpukit.gpuarray import GPUArray
+
     return isinstance(value, GPUArray)
 
 
 def _result(self, other):
     from gpukit.gpuarray import _get_broadcasted_binary_op_result, _get_common_dtype
+
     if _is_array(other):
         return _get_broadcasted_binary_op_result(self, other)
     return self._new_like_me(_get_common_dtype(self, other))
@@ -89,9 +92,21 @@ def itruediv(self, other):
     return self if other == 1 else self._axpbz(1 / other, 0, self)
 
 
-OPERATORS = {"__add__": add, "__radd__": add, "__sub__": sub, "__rsub__": rsub, "__iadd__": iadd, "__isub__": isub,
-             "__neg__": neg, "__mul__": mul, "__rmul__": rmul, "__imul__": imul, "__truediv__": truediv,
-             "__rtruediv__": rtruediv, "__itruediv__": itruediv}
+OPERATORS = {
+    "__add__": add,
+    "__radd__": add,
+    "__sub__": sub,
+    "__rsub__": rsub,
+    "__iadd__": iadd,
+    "__isub__": isub,
+    "__neg__": neg,
+    "__mul__": mul,
+    "__rmul__": rmul,
+    "__imul__": imul,
+    "__truediv__": truediv,
+    "__rtruediv__": rtruediv,
+    "__itruediv__": itruediv,
+}
 
 
 def install(cls, base):
@@ -100,5 +115,5 @@ def install(cls, base):
     if all(getattr(cls, name) is getattr(base, name) for name in BACKENDS):
         return
     for name, operator in OPERATORS.items():
-        if not any(name in vars(klass) for klass in cls.__mro__[:cls.__mro__.index(base)]):
+        if not any(name in vars(klass) for klass in cls.__mro__[: cls.__mro__.index(base)]):
             setattr(cls, name, operator)

@@ -7,6 +7,7 @@ The subset forms reduce ``a[subset[i]]`` over the subset's elements (``a`` taken
 order, as ``numpy.take`` without an axis); an index outside the array wraps around, modulo
 its size, as CuPy's ``take`` does, so no index reads outside it.
 """
+
 from typing import TYPE_CHECKING, Any
 
 import numpy.typing as npt
@@ -17,28 +18,45 @@ if TYPE_CHECKING:  # gpukit.gpuarray imports this module
     from gpukit.gpuarray import GPUArray
 
 
-def sum(a: "GPUArray", dtype: npt.DTypeLike | None = None,
-        stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
+def sum(
+    a: "GPUArray", dtype: npt.DTypeLike | None = None, stream: _gpukit.Stream | None = None, allocator: Any = None
+) -> "GPUArray":
     """The sum of all elements as a 0-d GPUArray: numpy's type (integers widen to 64 bits)
     unless `dtype` is given."""
     return _gpukit._reduce("sum", a, None, None, dtype, stream, allocator)
 
 
-def subset_sum(subset: "GPUArray", a: "GPUArray", dtype: npt.DTypeLike | None = None,
-               stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
+def subset_sum(
+    subset: "GPUArray",
+    a: "GPUArray",
+    dtype: npt.DTypeLike | None = None,
+    stream: _gpukit.Stream | None = None,
+    allocator: Any = None,
+) -> "GPUArray":
     """sum(a.ravel()[subset]), without the gather."""
     return _gpukit._reduce("sum", a, None, subset, dtype, stream, allocator)
 
 
-def dot(a: "GPUArray", b: "GPUArray", dtype: npt.DTypeLike | None = None,
-        stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
+def dot(
+    a: "GPUArray",
+    b: "GPUArray",
+    dtype: npt.DTypeLike | None = None,
+    stream: _gpukit.Stream | None = None,
+    allocator: Any = None,
+) -> "GPUArray":
     """sum(a * b) of two arrays of one shape (no conjugation, as numpy.dot), as a 0-d GPUArray
     of their promoted dtype unless `dtype` is given."""
     return _gpukit._reduce("dot", a, b, None, dtype, stream, allocator)
 
 
-def subset_dot(subset: "GPUArray", a: "GPUArray", b: "GPUArray", dtype: npt.DTypeLike | None = None,
-               stream: _gpukit.Stream | None = None, allocator: Any = None) -> "GPUArray":
+def subset_dot(
+    subset: "GPUArray",
+    a: "GPUArray",
+    b: "GPUArray",
+    dtype: npt.DTypeLike | None = None,
+    stream: _gpukit.Stream | None = None,
+    allocator: Any = None,
+) -> "GPUArray":
     """dot(a.ravel()[subset], b.ravel()[subset]), without the gathers."""
     return _gpukit._reduce("dot", a, b, subset, dtype, stream, allocator)
 

@@ -8,6 +8,7 @@ elements from index ``blockIdx.x * block_size * seq_count`` into ``out[blockIdx.
 ``shared_size = block_size * sizeof(out_type)`` bytes of dynamic shared memory. The second
 pass takes the first one's partial results as an extra first argument
 ``pycuda_reduction_inp`` and reads them with ``pycuda_reduction_inp[i]``."""
+
 from gpukit import driver
 from gpukit._array.c_types import get_arg_type
 
@@ -63,16 +64,23 @@ class TwoPassKernels:
         return types if stage == 1 else ["P", *types]
 
     def source(self, stage):
-        declarations = self.declarations if stage == 1 else \
-            [f"const {self.out_type} *pycuda_reduction_inp", *self.declarations]
-        return _SOURCE.format(preamble=self.preamble, out_type=self.out_type, name=f"{self.name}_stage{stage}",
-                              map_expr=self.map_expr if stage == 1 else "pycuda_reduction_inp[i]",
-                              reduce_expr=self.reduce_expr, neutral=self.neutral,
-                              arguments=", ".join(declarations))
+        declarations = (
+            self.declarations if stage == 1 else [f"const {self.out_type} *pycuda_reduction_inp", *self.declarations]
+        )
+        return _SOURCE.format(
+            preamble=self.preamble,
+            out_type=self.out_type,
+            name=f"{self.name}_stage{stage}",
+            map_expr=self.map_expr if stage == 1 else "pycuda_reduction_inp[i]",
+            reduce_expr=self.reduce_expr,
+            neutral=self.neutral,
+            arguments=", ".join(declarations),
+        )
 
     def function(self, stage):
         """The prepared kernel of pass `stage` in the current context."""
         from gpukit.compiler import SourceModule
+
         context = driver.Context.get_current()
         if context is None:
             raise driver.LogicError(f"ReductionKernel {self.name!r}: its stage{stage}_func needs a current context")

@@ -8,6 +8,7 @@ kernel takes by value. CUDA aligns most 2- and 4-component types more strictly t
 aligns these records (float4 on 16 bytes, numpy on 4): a record dtype of your own that
 holds one must put it at an offset CUDA's alignment divides.
 """
+
 import inspect
 
 import numpy as np
@@ -32,8 +33,11 @@ _BASES = [
 ]
 
 #: Every vector type by its CUDA name ("float3"), as the dtype registry knows it.
-TYPES = {f"{base}{count}": np.dtype([(field, scalar) for field in _FIELDS[:count]])
-         for base, scalar, counts in _BASES for count in counts}
+TYPES = {
+    f"{base}{count}": np.dtype([(field, scalar) for field in _FIELDS[:count]])
+    for base, scalar, counts in _BASES
+    for count in counts
+}
 
 
 def _maker(name, dtype):

@@ -5,6 +5,7 @@ what it must be, and what it was, worked out from the function's signatures and 
 Runs only on that error path, so it may be slow; it must not raise (a failure here leaves
 nanobind's own message).
 """
+
 import ast
 import importlib
 import operator
@@ -37,8 +38,9 @@ def _explain(function, args, kwargs, cast):
     problems = [_problem(form, receiver, constructing, args, kwargs, cast) for form in forms if form is not None]
     if problems and None not in problems and len(problems) == len(forms):
         return _merged(who, problems)
-    given = ", ".join([_type_name(a) for a in (args[1:] if receiver else args)]
-                      + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+    given = ", ".join(
+        [_type_name(a) for a in (args[1:] if receiver else args)] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+    )
     if cast:
         return _sentence(who, f"an argument, or an item of one, is not of a type this call takes (given: {given})")
     wanted = " or ".join(f"({_render(form, receiver)})" for form in forms if form is not None)
@@ -55,15 +57,28 @@ def _explain_property(accessor, args, cast):
         return None
     this = args[0]
     owner = _type_name(this)
-    name = next((n for cls in type(this).__mro__ for n, p in vars(cls).items()
-                 if isinstance(p, property) and accessor in (p.fget, p.fset)), "?")
+    name = next(
+        (
+            n
+            for cls in type(this).__mro__
+            for n, p in vars(cls).items()
+            if isinstance(p, property) and accessor in (p.fget, p.fset)
+        ),
+        "?",
+    )
     if _gpukit._uninitialised(this):
         return f"{owner}.{name}: {_not_initialised('this', this)}"
     if len(args) == 2:
         form = _parse(accessor.__nb_signature__[0][0])
         annotation = form.positional[1][1] if form is not None and len(form.positional) == 2 else None
-        text = next((t for check in (_wrong_type, _wrong_text, _out_of_range)
-                     if (t := check(annotation, args[1], cast)) is not None), None)
+        text = next(
+            (
+                t
+                for check in (_wrong_type, _wrong_text, _out_of_range)
+                if (t := check(annotation, args[1], cast)) is not None
+            ),
+            None,
+        )
         if text is not None:
             return f"{owner}.{name} {text}"
     return None
@@ -79,8 +94,9 @@ class _Form:
         self.positional = [(a.arg, a.annotation, i >= first_default) for i, a in enumerate(positional)]
         self.positional_only = {a.arg for a in arguments.posonlyargs}
         self.var_positional = arguments.vararg.arg if arguments.vararg is not None else None
-        self.keyword_only = [(a.arg, a.annotation, d is not None)
-                             for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)]
+        self.keyword_only = [
+            (a.arg, a.annotation, d is not None) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)
+        ]
         self.var_keyword = arguments.kwarg is not None
 
 
@@ -167,7 +183,7 @@ def _bind(form, positional, values, kwargs):
     if len(values) > len(names) and not form.var_positional:
         return None, f"takes at most {len(names)} positional argument{'s' * (len(names) != 1)} ({len(values)} given)"
     bound = dict(zip(names, values))
-    bound.update((f"{form.var_positional}[{i}]", v) for i, v in enumerate(values[len(names):]))
+    bound.update((f"{form.var_positional}[{i}]", v) for i, v in enumerate(values[len(names) :]))
     keyword_names = {name for name, _, _ in form.keyword_only}
     for key, value in kwargs.items():
         if key in keyword_names or (key in names and key not in form.positional_only):
@@ -201,8 +217,10 @@ def _not_utf8_text(value):
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError:
-                return (f"must be text that can be encoded as UTF-8; {item!r} holds undecodable bytes "
-                        "(as os.fsdecode makes of a non-UTF-8 file name)")
+                return (
+                    f"must be text that can be encoded as UTF-8; {item!r} holds undecodable bytes "
+                    "(as os.fsdecode makes of a non-UTF-8 file name)"
+                )
     return None
 
 
@@ -228,7 +246,7 @@ def _out_of_range(annotation, value, cast):
     """An int of an int parameter beyond a C++ int (the signature does not say the parameter's
     C++ type; int is the commonest), or None."""
     int_parameter = annotation is not None and "int" in _names(annotation)
-    if isinstance(value, int) and not isinstance(value, bool) and int_parameter and not -2**31 <= value < 2**31:
+    if isinstance(value, int) and not isinstance(value, bool) and int_parameter and not -(2**31) <= value < 2**31:
         return f"is out of range: {value}"
     return None
 
@@ -246,8 +264,9 @@ def _accepts(node, value):
         if base in ("collections.abc.Sequence", "list", "typing.Sequence"):
             return _is_sequence(value) and all(_accepts(items[0], v) for v in _first_items(value))
         if base == "tuple":
-            return (_is_sequence(value) and len(value) == len(items)
-                    and all(_accepts(i, v) for i, v in zip(items, value)))
+            return (
+                _is_sequence(value) and len(value) == len(items) and all(_accepts(i, v) for i, v in zip(items, value))
+            )
         if base in ("collections.abc.Callable", "typing.Callable"):
             return callable(value)
         return True
@@ -313,6 +332,7 @@ def _describe(node):
 
 def _render(form, receiver):
     """The parameters of a form as Python shows them, with classes by their bare names."""
+
     def shown(name, annotation, has_default):
         typed = f"{name}: {_describe(annotation)}" if annotation is not None else name
         return typed + (" = ..." if has_default else "")
@@ -385,8 +405,7 @@ def _resolve(path):
 def _is_sequence(value):
     """A sequence as nanobind's list casters take one: not str or bytes, not a mapping."""
     kind = type(value)
-    return (not isinstance(value, (str, bytes, dict)) and hasattr(kind, "__getitem__")
-            and hasattr(kind, "__len__"))
+    return not isinstance(value, (str, bytes, dict)) and hasattr(kind, "__getitem__") and hasattr(kind, "__len__")
 
 
 def _first_items(value):

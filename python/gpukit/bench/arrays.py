@@ -8,6 +8,7 @@ library's own per-operation cost (allocating the result, launching) is measured.
 reference side is a raw cuMemcpyDtoD moving the same number of bytes, the most a
 memory-bound kernel can hope for.
 """
+
 import functools
 
 import numpy as np
@@ -57,6 +58,7 @@ def copy_rates(moved, settings):
     """The copy bandwidth for an operation that moves `moved` bytes: cuMemcpyDtoD of half of
     them, which reads and writes each, so its effective rate counts each byte twice."""
     import gpukit.driver as drv
+
     baselines = cpp_baselines()
     primary_context()
     half = moved // 2
@@ -76,8 +78,7 @@ def raw_dtod(reads, writes):
 @functools.lru_cache(maxsize=1)
 def _broadcast_host_data():
     rng = np.random.default_rng(54321)
-    return (rng.random((BROADCAST_ROWS, 1), dtype=np.float32),
-            rng.random((1, BROADCAST_COLUMNS), dtype=np.float32))
+    return (rng.random((BROADCAST_ROWS, 1), dtype=np.float32), rng.random((1, BROADCAST_COLUMNS), dtype=np.float32))
 
 
 def _gpukit_run(body, host_data):
@@ -86,6 +87,7 @@ def _gpukit_run(body, host_data):
     first: without one, the side is skipped before gigabytes of operands are made."""
     import gpukit.driver as drv
     import gpukit.gpuarray as gpuarray
+
     primary_context()
     host_x, host_y = host_data()
     try:
@@ -114,8 +116,10 @@ def elementwise(library, name):
     runner = {"gpukit": _gpukit_run, "cupy": _cupy_run}[library]
 
     def run(settings):
-        return runner(lambda x, y, sync: _rates(lambda: expression(x, y), sync, moved_bytes(reads, writes),
-                                                settings), _host_data)
+        return runner(
+            lambda x, y, sync: _rates(lambda: expression(x, y), sync, moved_bytes(reads, writes), settings), _host_data
+        )
+
     return run
 
 
@@ -124,8 +128,8 @@ def broadcast_add(library):
     runner = {"gpukit": _gpukit_run, "cupy": _cupy_run}[library]
 
     def run(settings):
-        return runner(lambda a, b, sync: _rates(lambda: a + b, sync, BROADCAST_BYTES, settings),
-                      _broadcast_host_data)
+        return runner(lambda a, b, sync: _rates(lambda: a + b, sync, BROADCAST_BYTES, settings), _broadcast_host_data)
+
     return run
 
 
@@ -134,6 +138,7 @@ def reduction(library, op):
 
     def gpukit_operation(x, y):
         import gpukit.gpuarray as gpuarray
+
         return (lambda: gpuarray.dot(x, y)) if op == "dot" else (lambda: getattr(gpuarray, op)(x))
 
     def cupy_operation(x, y):
@@ -143,6 +148,6 @@ def reduction(library, op):
     runner, operation = {"gpukit": (_gpukit_run, gpukit_operation), "cupy": (_cupy_run, cupy_operation)}[library]
 
     def run(settings):
-        return runner(lambda x, y, sync: _rates(operation(x, y), sync, moved_bytes(reads, 0), settings),
-                      _host_data)
+        return runner(lambda x, y, sync: _rates(operation(x, y), sync, moved_bytes(reads, 0), settings), _host_data)
+
     return run

@@ -2,16 +2,18 @@
 one OpenCL device each (every device gpukit.cl finds: PoCL's CPU device in CI, NVIDIA's OpenCL
 too on the GPU machine). Each sample is host seconds per operation, including the wait for
 the queue to finish, over a batch of operations."""
+
 from gpukit.bench.harness import Unavailable, seconds_per_call
 
-SMALL, BIG = 1000, 2 ** 24
-TAKEN = 2 ** 22
+SMALL, BIG = 1000, 2**24
+TAKEN = 2**22
 
 
 def devices():
     """(short name, platform name, device name) of each OpenCL device gpukit.cl finds."""
     try:
         import gpukit.cl as cl
+
         found = cl.select_devices("") if cl.available() else []
     except Exception:  # no ICD loader, no platform: no OpenCL cases
         return []
@@ -30,6 +32,7 @@ def _modules(library):
         import gpukit.cl.array as cla
         import gpukit.cl.clrandom as clrandom
         import gpukit.cl.scan as scan
+
         return cl, cla, clrandom, scan
     try:
         import pyopencl as cl
@@ -52,8 +55,10 @@ def _queue(cl, platform, device):
 
 def side(library, operation, platform, device):
     """The side running `operation` ("add_small", "add_big", "sum", "scan", "take", "rand")."""
+
     def run(settings):
         import numpy as np
+
         cl, cla, clrandom, scan = _modules(library)
         queue = _queue(cl, platform, device)
         n = SMALL if operation == "add_small" else BIG
@@ -83,6 +88,7 @@ def side(library, operation, platform, device):
             call()
         queue.finish()
         return seconds_per_call(call, calls, settings, synchronize=queue.finish)
+
     return run
 
 

@@ -1,6 +1,7 @@
 """Sides of the cl_pool_alloc case: host seconds per allocate + release of 4096 bytes on the
 first OpenCL device (PoCL's CPU device in CI), and of the cl_pool_new case: a new
 MemoryPool(ImmediateAllocator(queue)) and its first allocation, each time."""
+
 from gpukit.bench.harness import Unavailable, seconds_per_call
 
 SIZE = 4096
@@ -19,6 +20,7 @@ def _time_pairs(allocate_and_release, settings):
 
 def _gpukit_queue():
     import gpukit.cl as cl
+
     if not cl.available() or not any(p.get_devices() for p in cl.get_platforms()):
         raise Unavailable("no OpenCL device")
     device = cl.select_devices("")[0]
@@ -27,6 +29,7 @@ def _gpukit_queue():
 
 def gpukit_pool(settings):
     from gpukit.cl.tools import ImmediateAllocator, MemoryPool
+
     pool = MemoryPool(ImmediateAllocator(_gpukit_queue()))
     return _time_pairs(lambda: pool.allocate(SIZE).release(), settings)
 
@@ -43,6 +46,7 @@ def _pyopencl_queue():
 
 def pyopencl_pool(settings):
     import pyopencl.tools
+
     pool = pyopencl.tools.MemoryPool(pyopencl.tools.ImmediateAllocator(_pyopencl_queue()))
     return _time_pairs(lambda: pool.allocate(SIZE).release(), settings)
 
@@ -51,21 +55,25 @@ def _new_pool_and_allocation(tools, queue):
     def once():
         pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
         pool.allocate(SIZE).release()
+
     return once
 
 
 def gpukit_new_pool(settings):
     import gpukit.cl.tools
+
     return _time_pairs(_new_pool_and_allocation(gpukit.cl.tools, _gpukit_queue()), settings)
 
 
 def pyopencl_new_pool(settings):
     import pyopencl.tools
+
     return _time_pairs(_new_pool_and_allocation(pyopencl.tools, _pyopencl_queue()), settings)
 
 
 def gpukit_buffer(settings):
     import gpukit.cl as cl
+
     queue = _gpukit_queue()
     context = cl.Context([queue.device])
     flags = cl.mem_flags.READ_WRITE
@@ -76,6 +84,7 @@ def gpukit_buffer(settings):
 def pyopencl_buffer(settings):
     context = _pyopencl_queue().context
     import pyopencl
+
     flags = pyopencl.mem_flags.READ_WRITE
     return _time_pairs(lambda: pyopencl.Buffer(context, flags, SIZE).release(), settings)
 
@@ -84,6 +93,7 @@ def gpukit_immediate_allocator(settings):
     # What the pool saves: the same allocator, called for every block (memory made resident
     # at allocation, as the pool's blocks are).
     from gpukit.cl.tools import ImmediateAllocator
+
     allocate = ImmediateAllocator(_gpukit_queue())
     return _time_pairs(lambda: allocate(SIZE), settings)
 
@@ -91,6 +101,7 @@ def gpukit_immediate_allocator(settings):
 def device_name():
     try:
         import gpukit.cl as cl
+
         return cl.select_devices("")[0].name
     except Exception as e:  # the description must never stop a benchmark run
         return f"no OpenCL device ({e})"

@@ -2,6 +2,7 @@
 side measured in both, with the change of its median and whether the change is more than
 noise (a two-sided Mann-Whitney U test on the two runs' samples, as pyperf's compare_to judges
 with a test of its own)."""
+
 import json
 import math
 
@@ -42,7 +43,7 @@ def mann_whitney_p(a, b):
         for k in range(i, j + 1):
             ranks[k] = (i + j) / 2 + 1
         t = j - i + 1
-        ties += t ** 3 - t
+        ties += t**3 - t
         i = j + 1
     rank_sum_a = sum(r for r, (_, which) in zip(ranks, pooled) if which == 0)
     u = rank_sum_a - n * (n + 1) / 2
@@ -80,8 +81,18 @@ def rows(old_report, new_report):
                 continue
             word, p = verdict(old, result, case.get("higher_is_better", False))
             ratio = result["median"] / old["median"] if old["median"] else None
-            found.append((case["case"], result["side"], case["unit"], old["median"] * case["scale"],
-                          result["median"] * case["scale"], ratio, word, p))
+            found.append(
+                (
+                    case["case"],
+                    result["side"],
+                    case["unit"],
+                    old["median"] * case["scale"],
+                    result["median"] * case["scale"],
+                    ratio,
+                    word,
+                    p,
+                )
+            )
     return found
 
 
@@ -90,8 +101,11 @@ def print_comparison(old_path, new_path, out):
     old_report, new_report = load(old_path), load(new_path)
     old_gpu = (old_report.get("machine", {}).get("gpu") or {}).get("name")
     new_gpu = (new_report.get("machine", {}).get("gpu") or {}).get("name")
-    print(f"bench comparison: {old_path} (old) against {new_path} (new); new/old of the medians; a change "
-          f"counts when Mann-Whitney's p < {SIGNIFICANCE} and it exceeds {MIN_CHANGE:.0%}", file=out)
+    print(
+        f"bench comparison: {old_path} (old) against {new_path} (new); new/old of the medians; a change "
+        f"counts when Mann-Whitney's p < {SIGNIFICANCE} and it exceeds {MIN_CHANGE:.0%}",
+        file=out,
+    )
     if old_gpu != new_gpu:
         print(f"  note: measured on different GPUs ({old_gpu or 'none'} and {new_gpu or 'none'})", file=out)
     found = rows(old_report, new_report)
@@ -102,8 +116,10 @@ def print_comparison(old_path, new_path, out):
     print(f"  {'case / side':<{width}} {'old':>10} {'new':>10} {'new/old':>8}  verdict", file=out)
     for case, side, unit, old, new, ratio, word, p in found:
         ratio_text = "-" if ratio is None else f"{ratio:.3f}"
-        print(f"  {case + ' / ' + side:<{width}} {old:>10.4g} {new:>10.4g} {ratio_text:>8}  {word} (p={p:.2g}; {unit})",
-              file=out)
+        print(
+            f"  {case + ' / ' + side:<{width}} {old:>10.4g} {new:>10.4g} {ratio_text:>8}  {word} (p={p:.2g}; {unit})",
+            file=out,
+        )
     counts = {w: sum(1 for *_, word, _ in found if word == w) for w in ("faster", "slower", "same")}
     print(f"  {counts['faster']} faster, {counts['slower']} slower, {counts['same']} the same within noise", file=out)
     return 0

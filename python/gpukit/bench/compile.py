@@ -1,5 +1,6 @@
 """Sides of the compile cases: seconds to get a loaded module from CUDA C source, cold
 (compiling), from the disk cache in a new process, and again in the same process."""
+
 import os
 import subprocess
 import sys
@@ -26,6 +27,7 @@ def _fresh_source():
 def gpukit_cold(settings):
     primary_context()
     from gpukit.compiler import SourceModule
+
     samples = []
     for _ in range(settings["repeats"]):
         source = _fresh_source()
@@ -75,6 +77,7 @@ print(time.perf_counter() - start)
 def gpukit_disk_hit(settings):
     primary_context()
     from gpukit.compiler import SourceModule
+
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, GPUKIT_CACHE_DIR=cache, PYTHONPATH=os.pathsep.join(sys.path))
         env.pop("GPUKIT_DISABLE_CACHE", None)
@@ -82,8 +85,14 @@ def gpukit_disk_hit(settings):
         SourceModule(source, cache_dir=cache)  # fills the disk cache the children read
         samples = []
         for _ in range(settings["repeats"]):
-            run = subprocess.run([sys.executable, "-c", _DISK_HIT_CHILD], input=source, env=env,
-                                 capture_output=True, text=True, check=True)
+            run = subprocess.run(
+                [sys.executable, "-c", _DISK_HIT_CHILD],
+                input=source,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             samples.append(float(run.stdout.strip().splitlines()[-1]))
         return samples
 
@@ -91,6 +100,7 @@ def gpukit_disk_hit(settings):
 def gpukit_repeat(settings):
     primary_context()
     from gpukit.compiler import SourceModule
+
     with tempfile.TemporaryDirectory() as cache:
         first = SourceModule(SOURCE, cache_dir=cache)  # held: later calls reuse its module
         calls = 200 if settings["quick"] else 2000

@@ -2,6 +2,7 @@
 host memory, or device to device. Every side copies the same buffers in the primary
 context; the raw sides call the driver from C++ on those very buffers. The get() sides
 copy an array of their own, each into a new host array or into one made beforehand."""
+
 import functools
 
 import numpy as np
@@ -14,6 +15,7 @@ GiB = 1 << 30
 
 def _host(nbytes, pinned):
     import gpukit.driver as drv
+
     host = drv.pagelocked_empty(nbytes, np.uint8) if pinned else np.empty(nbytes, np.uint8)
     host[:] = 1  # touch every page, so no side pays for first-touch faults
     return host
@@ -27,6 +29,7 @@ def _rates(copy, wait, nbytes, settings):
 
 class _Buffers:
     """One host buffer and one device buffer per (size, pinned), shared by all sides of a case."""
+
     cache = {}
 
     @classmethod
@@ -35,6 +38,7 @@ class _Buffers:
         key = (nbytes, pinned)
         if key not in cls.cache:
             import gpukit.driver as drv
+
             cls.cache.clear()  # keep at most one set of large buffers alive
             cls.cache[key] = (_host(nbytes, pinned), drv.mem_alloc(nbytes))
         return cls.cache[key]
@@ -45,6 +49,7 @@ def htod_raw(nbytes, pinned):
         host, dev = _Buffers.get(nbytes, pinned)
         _bench = cpp_baselines()
         return _bench.raw_htod_rate(int(dev), host.ctypes.data, nbytes, settings["repeats"])
+
     return run
 
 
@@ -53,22 +58,27 @@ def dtoh_raw(nbytes, pinned):
         host, dev = _Buffers.get(nbytes, pinned)
         _bench = cpp_baselines()
         return _bench.raw_dtoh_rate(host.ctypes.data, int(dev), nbytes, settings["repeats"])
+
     return run
 
 
 def htod_gpukit(nbytes, pinned):
     def run(settings):
         import gpukit.driver as drv
+
         host, dev = _Buffers.get(nbytes, pinned)
         return _rates(lambda: drv.memcpy_htod(dev, host), drv.Context.synchronize, nbytes, settings)
+
     return run
 
 
 def dtoh_gpukit(nbytes, pinned):
     def run(settings):
         import gpukit.driver as drv
+
         host, dev = _Buffers.get(nbytes, pinned)
         return _rates(lambda: drv.memcpy_dtoh(host, dev), drv.Context.synchronize, nbytes, settings)
+
     return run
 
 
@@ -77,6 +87,7 @@ def htod_cupy(nbytes, pinned):
         host, _ = _Buffers.get(nbytes, pinned)
         cp = cupy()
         return _rates(lambda: cp.asarray(host), cp.cuda.Device().synchronize, nbytes, settings)
+
     return run
 
 
@@ -86,11 +97,13 @@ def dtoh_cupy(nbytes, pinned):
         cp = cupy()
         dev = cp.ones(nbytes, cp.uint8)
         return _rates(lambda: dev.get(out=host), cp.cuda.Device().synchronize, nbytes, settings)
+
     return run
 
 
 def _device_pair(nbytes):
     import gpukit.driver as drv
+
     primary_context()
     return drv.mem_alloc(nbytes), drv.mem_alloc(nbytes)
 
@@ -100,14 +113,17 @@ def dtod_raw(nbytes):
         dst, src = _device_pair(nbytes)
         _bench = cpp_baselines()
         return _bench.raw_dtod_rate(int(dst), int(src), nbytes, settings["repeats"])
+
     return run
 
 
 def dtod_gpukit(nbytes):
     def run(settings):
         import gpukit.driver as drv
+
         dst, src = _device_pair(nbytes)
         return _rates(lambda: drv.memcpy_dtod(dst, src, nbytes), drv.Context.synchronize, nbytes, settings)
+
     return run
 
 
@@ -117,6 +133,7 @@ def dtod_cupy(nbytes):
         src = cp.ones(nbytes, cp.uint8)
         dst = cp.empty_like(src)
         return _rates(lambda: cp.copyto(dst, src), cp.cuda.Device().synchronize, nbytes, settings)
+
     return run
 
 
@@ -131,6 +148,7 @@ def _peer_buffers(nbytes):
     1's (device 0's on one GPU), peer access on both ways where the devices allow it, as a
     program that copies between GPUs sets it up."""
     import gpukit.driver as drv
+
     source = primary_context()
     target = drv.Device(1).retain_primary_context() if drv.Device.count() > 1 else source
     if target is not source and drv.Device(0).can_access_peer(drv.Device(1)):
@@ -152,17 +170,25 @@ def _peer_buffers(nbytes):
 def peer_raw(nbytes):
     def run(settings):
         dst, target, src, source = _peer_buffers(nbytes)
-        return cpp_baselines().raw_peer_rate(int(dst), target.handle, int(src), source.handle, nbytes,
-                                             settings["repeats"])
+        return cpp_baselines().raw_peer_rate(
+            int(dst), target.handle, int(src), source.handle, nbytes, settings["repeats"]
+        )
+
     return run
 
 
 def peer_gpukit(nbytes):
     def run(settings):
         import gpukit.driver as drv
+
         dst, target, src, source = _peer_buffers(nbytes)
-        return _rates(lambda: drv.memcpy_peer(dst, src, nbytes, dest_context=target, src_context=source),
-                      lambda: synchronize(source, target), nbytes, settings)
+        return _rates(
+            lambda: drv.memcpy_peer(dst, src, nbytes, dest_context=target, src_context=source),
+            lambda: synchronize(source, target),
+            nbytes,
+            settings,
+        )
+
     return run
 
 
@@ -171,8 +197,13 @@ def peer_cupy(nbytes):
         cp = cupy()
         dst, target, src, source = _peer_buffers(nbytes)
         dst_device = 1 if target is not source else 0
-        return _rates(lambda: cp.cuda.runtime.memcpyPeer(int(dst), dst_device, int(src), 0, nbytes),
-                      lambda: synchronize(source, target), nbytes, settings)
+        return _rates(
+            lambda: cp.cuda.runtime.memcpyPeer(int(dst), dst_device, int(src), 0, nbytes),
+            lambda: synchronize(source, target),
+            nbytes,
+            settings,
+        )
+
     return run
 
 
@@ -186,6 +217,7 @@ def _gpukit_get_rates(copy, settings):
     change a copy), which is freed afterwards, its pool too."""
     import gpukit.driver as drv
     import gpukit.gpuarray as gpuarray
+
     primary_context()
     try:
         x = gpuarray.zeros(GET_BYTES // 4, np.float32)
@@ -198,6 +230,7 @@ def _gpukit_get_rates(copy, settings):
 
 def get_into_existing_gpukit(settings):
     import gpukit.driver as drv
+
     existing = _host(GET_BYTES, pinned=False).view(np.float32)
     return _gpukit_get_rates(lambda x: drv.memcpy_dtoh(existing, x.gpudata), settings)
 
@@ -210,6 +243,7 @@ def get_fresh_gpukit_first_touch(settings):
     """get() with no freed memory kept for reuse: every page of every new array is fresh
     from the kernel, as for the first get() of a program."""
     import gpukit.driver as drv
+
     old = drv.set_prefaulted_reuse_limit(0)
     try:
         return _gpukit_get_rates(lambda x: x.get(), settings)

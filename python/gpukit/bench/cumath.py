@@ -6,6 +6,7 @@ batches of operations between synchronizations (as gpukit.bench.arrays measures)
 raw cuMemcpyDtoD moving the same bytes. Small: small.SIZE numbers, seconds per call (as
 gpukit.bench.small measures).
 """
+
 import functools
 
 import numpy as np
@@ -30,8 +31,10 @@ def _function(library, name):
     if library == "pycuda":
         _, upload, synchronize = small.LIBRARIES["pycuda"]()  # Unavailable unless PyCUDA is installed
         import pycuda.cumath
+
         return getattr(pycuda.cumath, name), upload, synchronize, lambda: None
     import gpukit.cumath
+
     gpuarray, upload, synchronize = small.LIBRARIES["gpukit"]()
     return getattr(gpukit.cumath, name), upload, synchronize, gpuarray.release_default_pools
 
@@ -50,6 +53,7 @@ def big_side(library, name):
         finally:
             del x
             release()
+
     return run
 
 
@@ -58,5 +62,5 @@ def small_side(library, name):
         function, upload, synchronize, _ = _function(library, name)
         x = upload(small._host_operands()[0])
         return small._per_operation(functools.partial(function, x), synchronize, settings)
-    return run
 
+    return run

@@ -6,6 +6,7 @@ call), a gpukit XORWOW generator filling an existing array, CuPy's default gener
 The big case times batches of operations between synchronizations as the array cases do
 (arrays._rates), the small one as the small-array cases do (small._per_operation); the
 generators are made before the timing (their states are made once)."""
+
 import functools
 
 import numpy as np
@@ -29,10 +30,12 @@ def gpukit_rand(n):
         import gpukit.curandom as curandom
         import gpukit.driver as drv
         import gpukit.gpuarray as gpuarray
+
         try:
             return _measure(n, functools.partial(curandom.rand, (n,)), drv.Context.synchronize, settings)
         finally:
             gpuarray.release_default_pools()
+
     return run
 
 
@@ -42,6 +45,7 @@ def gpukit_xorwow(n):
         import gpukit.curandom as curandom
         import gpukit.driver as drv
         import gpukit.gpuarray as gpuarray
+
         generator = curandom.XORWOWRandomNumberGenerator()
         data = gpuarray.empty(n, np.float32)
         try:
@@ -49,6 +53,7 @@ def gpukit_xorwow(n):
         finally:
             del data
             gpuarray.release_default_pools()
+
     return run
 
 
@@ -59,6 +64,7 @@ def cupy_random(n):
             return _measure(n, functools.partial(cp.random.random_sample, (n,), cp.float32), synchronize, settings)
         finally:
             cp.get_default_memory_pool().free_all_blocks()
+
     return run
 
 
@@ -66,15 +72,19 @@ def pycuda_xorwow(n):
     def run(settings):
         pycuda_gpuarray, _, synchronize = small._pycuda()
         import pycuda.curandom
+
         generator = pycuda.curandom.XORWOWRandomNumberGenerator()
         data = pycuda_gpuarray.empty(n, np.float32)
         return _measure(n, functools.partial(generator.fill_uniform, data), synchronize, settings)
+
     return run
 
 
 def sides(n):
     """(side name, run) of both cases, for n elements."""
-    return [("gpukit curandom.rand (Philox)", gpukit_rand(n)),
-            ("gpukit XORWOW fill_uniform", gpukit_xorwow(n)),
-            ("CuPy cupy.random.random_sample", cupy_random(n)),
-            ("PyCUDA XORWOW fill_uniform", pycuda_xorwow(n))]
+    return [
+        ("gpukit curandom.rand (Philox)", gpukit_rand(n)),
+        ("gpukit XORWOW fill_uniform", gpukit_xorwow(n)),
+        ("CuPy cupy.random.random_sample", cupy_random(n)),
+        ("PyCUDA XORWOW fill_uniform", pycuda_xorwow(n)),
+    ]

@@ -1,5 +1,6 @@
 """GPU set-up shared by the cases: everyone works in device 0's primary context, the one
 CuPy, numba and the CUDA runtime use, so all sides run under the same conditions."""
+
 import functools
 
 from gpukit.bench.harness import Unavailable
@@ -8,6 +9,7 @@ from gpukit.bench.harness import Unavailable
 def require_device():
     """Unavailable("no CUDA device") unless there is one."""
     import gpukit.driver as drv
+
     if not drv.driver_available() or drv.Device.count() == 0:
         raise Unavailable("no CUDA device")
 
@@ -15,6 +17,7 @@ def require_device():
 @functools.lru_cache(maxsize=None)
 def primary_context():
     import gpukit.driver as drv
+
     require_device()
     ctx = drv.Device(0).retain_primary_context()
     ctx.push()
@@ -25,6 +28,7 @@ def synchronize(*contexts):
     """Waits for the work of each context: Context.synchronize() waits for the current one
     (PyCUDA's API), so each is made current in turn."""
     import gpukit.driver as drv
+
     for context in contexts:
         context.push()
         try:

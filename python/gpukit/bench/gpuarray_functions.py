@@ -7,6 +7,7 @@ Each library does the operation its natural way: CuPy has no if_positive, so its
 ``cupy.where(c > 0, x, y)``; the criterion of where is float32 everywhere (tested for
 non-zero). take's indices are int32 random positions over the whole source.
 """
+
 import functools
 
 import numpy as np
@@ -32,7 +33,9 @@ def _operation(name, kind, lib, c, x, y, indices):
     if name == "where":
         return functools.partial(lib.where, c, x, y)
     if name == "if_positive":
-        return functools.partial(lib.where, c > 0, x, y) if kind == "cupy" else functools.partial(lib.if_positive, c, x, y)
+        return (
+            functools.partial(lib.where, c > 0, x, y) if kind == "cupy" else functools.partial(lib.if_positive, c, x, y)
+        )
     if name == "take":
         return functools.partial(lib.take, x, indices)
     return functools.partial(lib.concatenate, (x[:half], y[half:]))
@@ -57,14 +60,17 @@ def _release(kind):
     """Frees the memory the library's pool holds, so the next side finds the device's memory free."""
     if kind == "gpukit":
         import gpukit.gpuarray as gpuarray
+
         gpuarray.release_default_pools()
     elif kind == "cupy":
         import cupy as cp
+
         cp.get_default_memory_pool().free_all_blocks()
 
 
 def big(name, kind):
     """Bytes read and written per second by function `name` of library `kind` on BIG elements."""
+
     def run(settings):
         lib, upload, synchronize = small.LIBRARIES[kind]()
         try:
@@ -80,11 +86,13 @@ def big(name, kind):
         finally:
             operands = operation = None
             _release(kind)
+
     return run
 
 
 def small_calls(name, kind):
     """Seconds per call of function `name` of library `kind` on small.SIZE elements."""
+
     def run(settings):
         lib, upload, synchronize = small.LIBRARIES[kind]()
         operands = [upload(a) for a in _host_operands(small.SIZE)]
@@ -96,4 +104,5 @@ def small_calls(name, kind):
                 raise
             raise Unavailable(f"{type(e).__name__}: {e}") from e
         return small._per_operation(operation, synchronize, settings)
+
     return run

@@ -11,6 +11,7 @@ its median is flagged, since its median is then not to be trusted to a few perce
 JSON report records the samples, the statistics, what was measured on (gpukit and the other
 libraries, the CUDA driver, the GPU, the CPU, the OS, Python) and when.
 """
+
 import argparse
 import collections
 import datetime
@@ -30,10 +31,12 @@ LOG_SCALE_RATIO = 30
 #: The libraries whose versions the report records (those installed), by module name.
 LIBRARIES = ["cupy", "pycuda", "numba", "numba_cuda", "cuda", "pyopencl"]
 
-DESCRIPTION = ("Runs benchmark cases, each with gpukit and its baselines (the raw driver call from C++, CuPy, "
-               "PyCUDA, numba-cuda, cuda-python, PyOpenCL: whichever are installed) side by side in this process. "
-               "Each side reports min / median / max and the interquartile range of its repeats; the ratio is "
-               "its median over the first side's. Results go to a JSON file and, with matplotlib, a chart.")
+DESCRIPTION = (
+    "Runs benchmark cases, each with gpukit and its baselines (the raw driver call from C++, CuPy, "
+    "PyCUDA, numba-cuda, cuda-python, PyOpenCL: whichever are installed) side by side in this process. "
+    "Each side reports min / median / max and the interquartile range of its repeats; the ratio is "
+    "its median over the first side's. Results go to a JSON file and, with matplotlib, a chart."
+)
 
 
 class Unavailable(Exception):
@@ -61,8 +64,9 @@ def cpp_baselines():
     try:
         from gpukit import _bench_baselines
     except ImportError:
-        raise Unavailable("the C++ baselines (gpukit._bench_baselines) are built only from source: make build") \
-            from None
+        raise Unavailable(
+            "the C++ baselines (gpukit._bench_baselines) are built only from source: make build"
+        ) from None
     return _bench_baselines
 
 
@@ -84,6 +88,7 @@ class Case:
 
 def _all_cases():
     from gpukit.bench import cases
+
     return cases.ALL
 
 
@@ -112,12 +117,15 @@ def case_list_text():
     """The cases and groups, for the end of ``bench --help``."""
     cases = _all_cases()
     opencl = [c.name for c in cases if c.name.startswith("cl_")]
-    return (f"cases: {', '.join(c.name for c in cases)}. groups: {', '.join(groups(cases))}. "
-            f"Without a CUDA device only the OpenCL cases run ({', '.join(opencl)}: PoCL on the CPU is "
-            "enough); the others report that they could not run, in milliseconds.")
+    return (
+        f"cases: {', '.join(c.name for c in cases)}. groups: {', '.join(groups(cases))}. "
+        f"Without a CUDA device only the OpenCL cases run ({', '.join(opencl)}: PoCL on the CPU is "
+        "enough); the others report that they could not run, in milliseconds."
+    )
 
 
 # ---- statistics -------------------------------------------------------------------------
+
 
 def statistics_of(samples):
     """min, first quartile, median, third quartile, max, the interquartile range, the spread
@@ -130,8 +138,16 @@ def statistics_of(samples):
     # each half; one sample is its own quartiles.
     q1, _, q3 = statistics.quantiles(ordered, n=4, method="inclusive") if len(ordered) > 1 else (median,) * 3
     spread = (q3 - q1) / abs(median) if median else None
-    return {"min": ordered[0], "q1": q1, "median": median, "q3": q3, "max": ordered[-1], "iqr": q3 - q1,
-            "spread": spread, "noisy": spread is not None and spread > NOISY_SPREAD}
+    return {
+        "min": ordered[0],
+        "q1": q1,
+        "median": median,
+        "q3": q3,
+        "max": ordered[-1],
+        "iqr": q3 - q1,
+        "spread": spread,
+        "noisy": spread is not None and spread > NOISY_SPREAD,
+    }
 
 
 def run_case(case, settings):
@@ -150,18 +166,28 @@ def run_case(case, settings):
         for r in measured:
             # Ratio as "times the baseline's cost" (or rate), so 1.05 means 5 % more time (or rate).
             r["ratio"] = r["median"] / base if base else None
-    return {"case": case.name, "description": case.description, "unit": case.unit,
-            "higher_is_better": case.higher_is_better, "results": results, "scale": case.scale}
+    return {
+        "case": case.name,
+        "description": case.description,
+        "unit": case.unit,
+        "higher_is_better": case.higher_is_better,
+        "results": results,
+        "scale": case.scale,
+    }
 
 
 # ---- text -------------------------------------------------------------------------------
+
 
 def print_table(report, out):
     scale = report["scale"]
     width = max(len(r["side"]) for r in report["results"])
     print(f"\n{report['case']}: {report['description']}", file=out)
-    print(f"  {'side':<{width}} {'median':>10} {'min':>10} {'max':>10} {'IQR/median':>10} {'ratio':>7}"
-          f"   ({report['unit']})", file=out)
+    print(
+        f"  {'side':<{width}} {'median':>10} {'min':>10} {'max':>10} {'IQR/median':>10} {'ratio':>7}"
+        f"   ({report['unit']})",
+        file=out,
+    )
     noisy = False
     for r in report["results"]:
         if "median" not in r:
@@ -171,11 +197,17 @@ def print_table(report, out):
         ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}"
         flag = " !" if r["noisy"] else ""
         noisy = noisy or r["noisy"]
-        print(f"  {r['side']:<{width}} {r['median'] * scale:>10.4g} {r['min'] * scale:>10.4g} "
-              f"{r['max'] * scale:>10.4g} {spread:>10} {ratio:>7}{flag}", file=out)
+        print(
+            f"  {r['side']:<{width}} {r['median'] * scale:>10.4g} {r['min'] * scale:>10.4g} "
+            f"{r['max'] * scale:>10.4g} {spread:>10} {ratio:>7}{flag}",
+            file=out,
+        )
     if noisy:
-        print(f"  ! noisy: interquartile range above {NOISY_SPREAD:.0%} of the median (a busy machine, or a "
-              "side that varies); more --repeats or a quieter machine help", file=out)
+        print(
+            f"  ! noisy: interquartile range above {NOISY_SPREAD:.0%} of the median (a busy machine, or a "
+            "side that varies); more --repeats or a quieter machine help",
+            file=out,
+        )
 
 
 def summary(reports):
@@ -208,6 +240,7 @@ def print_summary(result, out):
 
 # ---- what was measured on ---------------------------------------------------------------
 
+
 def library_versions(modules=LIBRARIES):
     """For each module that can be imported here: the package that provides it and its
     version (found without importing it, so nothing is initialised); None for the others."""
@@ -228,16 +261,23 @@ def machine():
     """What the benchmarks run on: gpukit, the other libraries, the CUDA driver, the GPU
     (device 0, the one the cases use), the host and the date (ISO 8601, with the offset)."""
     from gpukit import info
+
     gpu = None
     try:
         import gpukit.driver as drv
+
         if drv.driver_available() and drv.Device.count() > 0:
             gpu = info.cuda_device(0)
     except Exception as e:  # the description must never stop a benchmark run
         gpu = {"error": f"{type(e).__name__}: {e}"}
-    return {"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "gpukit": info.gpukit_build(), "libraries": library_versions(), "cuda_driver": info.cuda_driver(),
-            "gpu": gpu, "host": info.host()}
+    return {
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "gpukit": info.gpukit_build(),
+        "libraries": library_versions(),
+        "cuda_driver": info.cuda_driver(),
+        "gpu": gpu,
+        "host": info.host(),
+    }
 
 
 def _gpu_text(gpu):
@@ -249,6 +289,7 @@ def _gpu_text(gpu):
 
 
 # ---- the chart --------------------------------------------------------------------------
+
 
 def chart_reports(reports):
     """The reports the chart shows: those with a measured side, each with its measured sides."""
@@ -281,17 +322,28 @@ def write_png(reports, path):
     if not charted:
         return False
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     heights = [1.0 + 0.35 * len(measured) for _, measured in charted]
-    fig, axes = plt.subplots(len(charted), 1, figsize=(9, sum(heights)), squeeze=False,
-                             gridspec_kw={"height_ratios": heights})
+    fig, axes = plt.subplots(
+        len(charted), 1, figsize=(9, sum(heights)), squeeze=False, gridspec_kw={"height_ratios": heights}
+    )
     for ax, (report, measured) in zip(axes[:, 0], charted):
         scale = report["scale"]
         medians = [r["median"] * scale for r in measured]
-        whiskers = [[(r["median"] - r["q1"]) * scale for r in measured], [(r["q3"] - r["median"]) * scale for r in measured]]
-        bars = ax.barh([r["side"] for r in measured], medians, xerr=whiskers, capsize=3,
-                       color=["tab:red" if r["noisy"] else "tab:blue" for r in measured])
+        whiskers = [
+            [(r["median"] - r["q1"]) * scale for r in measured],
+            [(r["q3"] - r["median"]) * scale for r in measured],
+        ]
+        bars = ax.barh(
+            [r["side"] for r in measured],
+            medians,
+            xerr=whiskers,
+            capsize=3,
+            color=["tab:red" if r["noisy"] else "tab:blue" for r in measured],
+        )
         ax.bar_label(bars, fmt="%.3g", fontsize=7, padding=8)
         ax.invert_yaxis()  # the first side on top, as in the table
         log = uses_log_scale(medians)
@@ -299,7 +351,9 @@ def write_png(reports, path):
             ax.set_xscale("log")
         notes = ["higher is better" if report["higher_is_better"] else "lower is better"]
         notes += ["log scale"] if log else []
-        notes += [f"red: noisy (IQR above {NOISY_SPREAD:.0%} of the median)"] if any(r["noisy"] for r in measured) else []
+        notes += (
+            [f"red: noisy (IQR above {NOISY_SPREAD:.0%} of the median)"] if any(r["noisy"] for r in measured) else []
+        )
         ax.set_title(report["case"], loc="left", fontsize=10)
         ax.set_title(", ".join(notes), loc="right", fontsize=8)
         ax.set_xlabel(f"{report['unit']} (bars: median; whiskers: first to third quartile)", fontsize=8)
@@ -313,6 +367,7 @@ def write_png(reports, path):
 
 # ---- the command ------------------------------------------------------------------------
 
+
 def _positive(text):
     value = int(text)
     if value < 1:
@@ -323,17 +378,29 @@ def _positive(text):
 def add_arguments(parser):
     """The bench subcommand's arguments (see run())."""
     parser.add_argument("cases", nargs="*", help="cases or groups of cases to run (default: all; listed below)")
-    parser.add_argument("--repeats", type=_positive, default=15, metavar="N",
-                        help="timed repeats per side (default 15)")
+    parser.add_argument(
+        "--repeats", type=_positive, default=15, metavar="N", help="timed repeats per side (default 15)"
+    )
     parser.add_argument("--quick", action="store_true", help="3 short repeats per side: a smoke test")
-    parser.add_argument("--json", default="bench-results/bench.json", metavar="PATH",
-                        help="where to write the full results (default: bench-results/bench.json)")
-    parser.add_argument("--png", metavar="PATH",
-                        help="where to draw the chart, which needs matplotlib: an error without it (default: "
-                             "bench-results/bench.png when matplotlib is installed, else no chart, with a note)")
-    parser.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"),
-                        help="run nothing: compare two --json reports, each side's median new/old and whether "
-                             "the change is more than noise")
+    parser.add_argument(
+        "--json",
+        default="bench-results/bench.json",
+        metavar="PATH",
+        help="where to write the full results (default: bench-results/bench.json)",
+    )
+    parser.add_argument(
+        "--png",
+        metavar="PATH",
+        help="where to draw the chart, which needs matplotlib: an error without it (default: "
+        "bench-results/bench.png when matplotlib is installed, else no chart, with a note)",
+    )
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("OLD", "NEW"),
+        help="run nothing: compare two --json reports, each side's median new/old and whether "
+        "the change is more than noise",
+    )
 
 
 def run(args, parser):
@@ -344,6 +411,7 @@ def run(args, parser):
         if args.cases:
             parser.error("--compare runs no cases: leave out the case names")
         from gpukit.bench import compare
+
         try:
             return compare.print_comparison(*args.compare, out)
         except ValueError as e:
@@ -359,8 +427,11 @@ def run(args, parser):
     settings = {"repeats": 3 if args.quick else args.repeats, "quick": args.quick}
 
     about = machine()
-    print(f"gpukit {about['gpukit']['version']} bench on {_gpu_text(about['gpu'])}, {about['host']['cpu']}; "
-          f"{settings['repeats']} repeats per side; ratio = median / the first side's median", file=out)
+    print(
+        f"gpukit {about['gpukit']['version']} bench on {_gpu_text(about['gpu'])}, {about['host']['cpu']}; "
+        f"{settings['repeats']} repeats per side; ratio = median / the first side's median",
+        file=out,
+    )
     reports = []
     for number, case in enumerate(chosen, 1):
         print(f"[{number}/{len(chosen)}] {case.name}: {len(case.sides)} sides", file=progress, flush=True)
@@ -380,5 +451,6 @@ def run(args, parser):
     else:
         chart = "no chart: no case measured anything"
     from gpukit._text import printable  # the path may hold bytes that are no UTF-8
+
     print(printable(f"\nresults: {args.json}; {chart}"), file=out)
     return 0

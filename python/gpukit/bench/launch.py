@@ -1,4 +1,5 @@
 """Sides of the launch_empty case: host seconds per launch of an empty kernel."""
+
 import time
 
 from gpukit.bench import gpu
@@ -48,6 +49,7 @@ def cupy(settings):
 def numba(settings):
     primary_context()
     import numpy as np
+
     if not hasattr(np, "row_stack"):
         # numba-cuda still calls np.row_stack, which numpy 2.5 removed; it is np.vstack.
         np.row_stack = np.vstack
@@ -57,6 +59,7 @@ def numba(settings):
         raise Unavailable("numba-cuda is not installed")
 
     import warnings
+
     warnings.simplefilter("ignore")  # numba warns that one block under-uses the GPU: that is the point
 
     @cuda.jit
@@ -108,6 +111,7 @@ def gpukit_prepared(settings):
     primary_context()
     import gpukit.driver as drv
     from gpukit.compiler import SourceModule
+
     function = SourceModule(EMPTY_SOURCE, no_extern_c=True).get_function("empty_kernel").prepare("")
     stream = drv.Stream(drv.stream_flags.NON_BLOCKING)
     grid, block = (1, 1), (1, 1, 1)
@@ -118,6 +122,7 @@ def gpukit_call(settings):
     primary_context()
     import gpukit.driver as drv
     from gpukit.compiler import SourceModule
+
     function = SourceModule(EMPTY_SOURCE, no_extern_c=True).get_function("empty_kernel")
     stream = drv.Stream(drv.stream_flags.NON_BLOCKING)
     return _time_loop(lambda: function(block=(1, 1, 1), stream=stream), stream.synchronize, settings)

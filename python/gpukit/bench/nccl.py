@@ -17,6 +17,7 @@ would pair one rank's timed calls with another's warm-up and hang at the end). B
 repeat the ranks meet (a one-element all-reduce and a wait); a repeat queues calls_per_repeat()
 calls and waits for the GPU; a repeat's time is the slowest rank's.
 """
+
 import json
 import os
 import sys
@@ -88,6 +89,7 @@ def size_text(nbytes):
 
 def device_count():
     import gpukit.driver as drv
+
     if not drv.driver_available() or drv.Device.count() == 0:
         raise Unavailable("no CUDA device")
     return drv.Device.count()
@@ -135,13 +137,16 @@ def run_side(side, measurements, n, settings, timeout):
         env = dict(os.environ)
         # The ranks import this gpukit: the one whose bench is running, wherever it lives.
         package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env["PYTHONPATH"] = os.pathsep.join([package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
-                                                               if p])
+        env["PYTHONPATH"] = os.pathsep.join(
+            [package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        )
         run = ranks.launch(argv, n, timeout, env=env)
         unavailable = [o for code, o in zip(run.returncodes, run.outputs) if code == UNAVAILABLE_STATUS]
         if unavailable:
-            reason = next((line[len(UNAVAILABLE):] for line in unavailable[0].splitlines()
-                           if line.startswith(UNAVAILABLE)), "its library is missing")
+            reason = next(
+                (line[len(UNAVAILABLE) :] for line in unavailable[0].splitlines() if line.startswith(UNAVAILABLE)),
+                "its library is missing",
+            )
             raise Unavailable(reason)
         texts = []
         for r in range(n):
@@ -159,14 +164,18 @@ def run_side(side, measurements, n, settings, timeout):
 
 # ---- the cases of `python -m gpukit bench` --------------------------------------------
 
+
 def _harness_side(side, nbytes, latency):
     """A bench-case side: all-reduce of `nbytes` over every GPU, seconds per call (latency)
     or bus bandwidth in bytes per second, one sample per repeat."""
+
     def run(settings):
         n = device_count()
         if side == "torch" and not latency and n == 1:
-            raise Unavailable("on one GPU PyTorch's all-reduce, in place only, moves nothing, while the other "
-                              "sides copy their buffer (out of place): no bandwidth to compare")
+            raise Unavailable(
+                "on one GPU PyTorch's all-reduce, in place only, moves nothing, while the other "
+                "sides copy their buffer (out of place): no bandwidth to compare"
+            )
         result = run_side(side, [("all_reduce", nbytes)], n, settings, timeout=600)
         seconds = result.seconds.get(("all_reduce", nbytes))
         if seconds is None:
@@ -175,6 +184,7 @@ def _harness_side(side, nbytes, latency):
             return seconds
         size = counts("all_reduce", nbytes, n)[3]
         return [size / s * bus_factor("all_reduce", n) for s in seconds]
+
     return run
 
 

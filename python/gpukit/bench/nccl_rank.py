@@ -12,6 +12,7 @@ Each side is three things: a communicator over the ranks (bootstrapped through t
 FileComm), prepare() returning a call of one collective on fresh zeroed buffers (zeros stay
 zeros, in place too), and sync() waiting for the GPU. Everything else is shared.
 """
+
 import functools
 import json
 import os
@@ -31,6 +32,7 @@ class GpukitSide:
         import gpukit.driver as drv
         import gpukit.gpuarray as gpuarray
         import gpukit.nccl as gnccl
+
         if not gnccl.available():
             raise Unavailable("libnccl.so.2 could not be loaded")
         self.drv, self.gpuarray, self.nccl = drv, gpuarray, gnccl
@@ -113,13 +115,16 @@ class TorchSide:
         self.torch, self.dist = torch, dist
         torch.cuda.set_device(device)
         self.device = torch.device("cuda", device)
-        store = world.bcast(os.path.join(tempfile.mkdtemp(prefix="gpukit-torch-"), "store")
-                            if world.Get_rank() == 0 else None, root=0)
+        store = world.bcast(
+            os.path.join(tempfile.mkdtemp(prefix="gpukit-torch-"), "store") if world.Get_rank() == 0 else None, root=0
+        )
         dist.init_process_group("nccl", store=dist.FileStore(store, n), rank=world.Get_rank(), world_size=n)
         self.flag = torch.zeros(1, device=self.device)
         version = torch.cuda.nccl.version()  # a tuple in recent PyTorch, an int in old ones
-        self.about = {"torch": torch.__version__,
-                      "nccl": ".".join(map(str, version)) if isinstance(version, tuple) else version}
+        self.about = {
+            "torch": torch.__version__,
+            "nccl": ".".join(map(str, version)) if isinstance(version, tuple) else version,
+        }
 
     def prepare(self, collective, count, send_n, recv_n):
         zeros = functools.partial(self.torch.zeros, dtype=self.torch.float32, device=self.device)
@@ -194,8 +199,12 @@ def main(argv):
         warm_up(side, plan["quick"])
         for collective, nbytes in plan["measurements"]:
             seconds, calls, size = measure(side, collective, nbytes, n, plan["repeats"], plan["quick"])
-            out.write(json.dumps({"collective": collective, "nbytes": nbytes, "bytes": size, "calls": calls,
-                                  "seconds": seconds}) + "\n")
+            out.write(
+                json.dumps(
+                    {"collective": collective, "nbytes": nbytes, "bytes": size, "calls": calls, "seconds": seconds}
+                )
+                + "\n"
+            )
     side.close()
     return 0
 

@@ -13,6 +13,7 @@ goals: at least GOAL_BANDWIDTH of the best peer's bandwidth from GOAL_FROM bytes
 GOAL_LATENCY of its time at 8 bytes. With --budget the sides share that many seconds; a side
 cut short keeps the measurements it finished.
 """
+
 import argparse
 import json
 import os
@@ -31,8 +32,11 @@ def side_stats(seconds, collective, size, n):
     """The statistics of one side's measurement: of the seconds per call and of the bus
     bandwidth (bytes per second) they give."""
     bandwidth = [size / s * nccl.bus_factor(collective, n) for s in seconds]
-    return {"seconds": harness.statistics_of(seconds), "busbw": harness.statistics_of(bandwidth),
-            "samples_seconds": seconds}
+    return {
+        "seconds": harness.statistics_of(seconds),
+        "busbw": harness.statistics_of(bandwidth),
+        "samples_seconds": seconds,
+    }
 
 
 def make_rows(results, measurements, n):
@@ -95,21 +99,29 @@ def markdown(report):
     nccl_version = ours.get("nccl")
     if isinstance(nccl_version, int):
         nccl_version = f"{nccl_version // 10000}.{nccl_version // 100 % 100}.{nccl_version % 100}"
-    lines = [f"<!-- written by python -m gpukit.bench.nccl_table ({report['date']}) -->",
-             f"#### {n} × {gpu}, NCCL {nccl_version or '?'}, {report['settings']['repeats']} repeats"
-             f"{' (quick)' if report['settings']['quick'] else ''}", "",
-             "Below 1 MiB: median µs per call; from 1 MiB: median bus bandwidth, GB/s; ± the interquartile "
-             "range over the median. Ratio: gpukit over the best peer (time below 1 MiB, bandwidth from 1 MiB).", ""]
+    lines = [
+        f"<!-- written by python -m gpukit.bench.nccl_table ({report['date']}) -->",
+        f"#### {n} × {gpu}, NCCL {nccl_version or '?'}, {report['settings']['repeats']} repeats"
+        f"{' (quick)' if report['settings']['quick'] else ''}",
+        "",
+        "Below 1 MiB: median µs per call; from 1 MiB: median bus bandwidth, GB/s; ± the interquartile "
+        "range over the median. Ratio: gpukit over the best peer (time below 1 MiB, bandwidth from 1 MiB).",
+        "",
+    ]
     titles = {s: nccl.SIDES[s].split(" ")[0] for s in sides}
     for collective in report["collectives"]:
-        lines += [f"**{collective}**", "",
-                  "| size | " + " | ".join(titles[s] for s in sides) + " | gpukit / best | goal |",
-                  "|---:|" + "---:|" * len(sides) + "---:|:---|"]
+        lines += [
+            f"**{collective}**",
+            "",
+            "| size | " + " | ".join(titles[s] for s in sides) + " | gpukit / best | goal |",
+            "|---:|" + "---:|" * len(sides) + "---:|:---|",
+        ]
         for row in (r for r in report["rows"] if r["collective"] == collective):
             ratio = "" if row["ratio"] is None else f"{row['ratio']:.2f}x"
             cells = [cell(row["sides"].get(s), row["nbytes"]) for s in sides]
-            lines.append(f"| {nccl.size_text(row['nbytes'])} | " + " | ".join(cells) + f" | {ratio} | "
-                         f"{goal_text(row)} |")
+            lines.append(
+                f"| {nccl.size_text(row['nbytes'])} | " + " | ".join(cells) + f" | {ratio} | {goal_text(row)} |"
+            )
         lines.append("")
     for side in sides:
         status = report["sides"][side]["status"]
@@ -143,8 +155,12 @@ def run(args):
         if timeout < 5:
             sides[side] = {"status": "not run: the time budget ran out", "versions": {}}
             continue
-        print(f"[{k + 1}/{len(args.sides)}] {side}: {len(measurements)} measurements on {n} GPUs, "
-              f"at most {timeout:.0f} s", file=sys.stderr, flush=True)
+        print(
+            f"[{k + 1}/{len(args.sides)}] {side}: {len(measurements)} measurements on {n} GPUs, "
+            f"at most {timeout:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
         try:
             result = nccl.run_side(side, measurements, n, settings, timeout)
         except harness.Unavailable as why:
@@ -152,8 +168,15 @@ def run(args):
             continue
         results[side] = result
         sides[side] = {"status": result.status, "versions": result.versions, "report": result.report[-4000:]}
-    report = {"date": time.strftime("%Y-%m-%d"), "gpus": n, "machine": harness.machine(), "settings": settings,
-              "collectives": args.collectives, "sides": sides, "rows": make_rows(results, measurements, n)}
+    report = {
+        "date": time.strftime("%Y-%m-%d"),
+        "gpus": n,
+        "machine": harness.machine(),
+        "settings": settings,
+        "collectives": args.collectives,
+        "sides": sides,
+        "rows": make_rows(results, measurements, n),
+    }
     return report
 
 
@@ -164,8 +187,9 @@ def main(argv=None):
     parser.add_argument("--sizes", nargs="+", type=int, default=nccl.TABLE_SIZES, metavar="BYTES")
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="3 short repeats: a smoke test")
-    parser.add_argument("--budget", type=float, default=0, metavar="SECONDS",
-                        help="seconds all sides share (default: no limit)")
+    parser.add_argument(
+        "--budget", type=float, default=0, metavar="SECONDS", help="seconds all sides share (default: no limit)"
+    )
     parser.add_argument("--gpus", type=int, default=0, help="ranks (default: every GPU)")
     parser.add_argument("--json", default="bench-results/nccl.json", metavar="PATH")
     parser.add_argument("--markdown", default="bench-results/nccl.md", metavar="PATH")

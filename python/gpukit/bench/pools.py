@@ -1,4 +1,5 @@
 """Sides of the pool cases: allocate + free pairs of 1 MiB that hit a bin."""
+
 import time
 
 from gpukit.bench.gpu import cupy, primary_context
@@ -29,6 +30,7 @@ def raw_async_alloc_free(settings):
 def gpukit_cpp_pool(threads):
     def run(settings):
         return _bench().device_pool_pair_seconds(SIZE, _pairs(settings), settings["repeats"], threads)
+
     return run
 
 
@@ -54,5 +56,6 @@ def cupy_pool(settings):
 def gpukit_python_pool(settings):
     primary_context()
     from gpukit import tools
+
     pool = tools.DeviceMemoryPool()
     return _time_python_loop(pool.allocate, settings)

@@ -8,6 +8,7 @@ mpi4py-like communicator either way (mpi4py's COMM_WORLD under MPI, else a ``Fil
 the rank's GPU on its node, so ``gpukit.nccl.from_mpi(world)`` runs the same under both. The
 NCCL benchmarks (bench/nccl.py) and the multi-process tests start their ranks here.
 """
+
 import dataclasses
 import os
 import pickle
@@ -55,8 +56,7 @@ class FileComm:
     def allgather(self, obj):
         call = self._next_call()
         self._write(self._path(call, "gather", self.rank), obj)
-        return [self._read(self._path(call, "gather", r), f"rank {r}'s part of an allgather")
-                for r in range(self.size)]
+        return [self._read(self._path(call, "gather", r), f"rank {r}'s part of an allgather") for r in range(self.size)]
 
     def barrier(self):
         self.allgather(None)
@@ -81,8 +81,9 @@ class FileComm:
         pause = 0.001
         while not os.path.exists(path):
             if time.monotonic() > deadline:
-                raise TimeoutError(f"rank {self.rank} waited {self.timeout:g} s for {what} ({path}); that rank "
-                                   "failed or never started")
+                raise TimeoutError(
+                    f"rank {self.rank} waited {self.timeout:g} s for {what} ({path}); that rank failed or never started"
+                )
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
         with open(path, "rb") as f:
@@ -102,6 +103,7 @@ def world():
     MPI launcher; a one-rank FileComm for a process started by hand."""
     if under_mpi():
         from mpi4py import MPI
+
         comm = MPI.COMM_WORLD
         local = comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()
         return comm, local
@@ -121,6 +123,7 @@ def mpi_launcher():
 class Launch:
     """What launch() saw: the launcher ("mpiexec PATH" or "gpukit"), each process's exit
     status (one process, mpiexec, under MPI), its output, and whether the time ran out."""
+
     launcher: str
     returncodes: list
     outputs: list
@@ -144,6 +147,7 @@ def _die_with_the_launcher():
     launcher killed at a time limit (its ranks are in sessions of their own, out of reach of
     the signal) leaves no rank behind holding a GPU (Linux's PR_SET_PDEATHSIG)."""
     import ctypes
+
     pr_set_pdeathsig = 1
     ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
 
@@ -170,9 +174,17 @@ def launch(argv, nranks, timeout, use_mpi=False, env=None, mpiexec=None):
         name = "gpukit"
     logs = [tempfile.TemporaryFile(mode="w+") for _ in commands]  # files: a pipe could fill and stall a rank
     try:
-        processes = [subprocess.Popen(command, env=e, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                      preexec_fn=_die_with_the_launcher)
-                     for command, e, log in zip(commands, envs, logs)]
+        processes = [
+            subprocess.Popen(
+                command,
+                env=e,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_die_with_the_launcher,
+            )
+            for command, e, log in zip(commands, envs, logs)
+        ]
         deadline = time.monotonic() + timeout
         timed_out = False
         for process in processes:
@@ -226,6 +238,7 @@ def mpi_cuda_support():
     MPIX_GPU_query_support), None when it has neither or none is loaded. Call it after
     ``from mpi4py import MPI``, which initialises MPI."""
     import ctypes
+
     library = _loaded_libmpi()
     if library is None:
         return None
@@ -266,10 +279,12 @@ def mpi_summary():
         lines.append(f"mpi4py: does not import: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         return lines
     cuda = mpi_cuda_support()
-    lines += [f"mpi4py {mpi4py.__version__}, MPI standard {'.'.join(map(str, MPI.Get_version()))}",
-              f"library: {MPI.Get_library_version().strip().splitlines()[0]}",
-              f"libmpi: {_loaded_libmpi() or 'not found in /proc/self/maps'}",
-              "CUDA-aware: " + {True: "yes", False: "no", None: "unknown (no query in this MPI)"}[cuda]]
+    lines += [
+        f"mpi4py {mpi4py.__version__}, MPI standard {'.'.join(map(str, MPI.Get_version()))}",
+        f"library: {MPI.Get_library_version().strip().splitlines()[0]}",
+        f"libmpi: {_loaded_libmpi() or 'not found in /proc/self/maps'}",
+        "CUDA-aware: " + {True: "yes", False: "no", None: "unknown (no query in this MPI)"}[cuda],
+    ]
     return lines
 
 

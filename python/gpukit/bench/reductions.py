@@ -2,6 +2,7 @@
 neutral 0, in float32) by each library's own ReductionKernel, on BIG float32 (bytes read per
 second, batches of operations between synchronizations as in arrays.py) and on small.SIZE
 float32 (seconds per call, queued and never read back, as in small.py)."""
+
 import functools
 
 import numpy as np
@@ -20,8 +21,10 @@ def _gpukit():
     """(the sum of squares kernel, upload from numpy, synchronize, free the pool)."""
     gpuarray, upload, synchronize = small.LIBRARIES["gpukit"]()
     from gpukit.reduction import ReductionKernel
-    kernel = ReductionKernel(np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*x[i]",
-                             arguments="const float *x", name="sumsq")
+
+    kernel = ReductionKernel(
+        np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*x[i]", arguments="const float *x", name="sumsq"
+    )
     return kernel, upload, synchronize, gpuarray.release_default_pools
 
 
@@ -34,8 +37,10 @@ def _cupy():
 def _pycuda():
     _, upload, synchronize = small.LIBRARIES["pycuda"]()  # Unavailable unless the real PyCUDA imports
     from pycuda.reduction import ReductionKernel
-    kernel = ReductionKernel(np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*x[i]",
-                             arguments="const float *x", name="sumsq")
+
+    kernel = ReductionKernel(
+        np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*x[i]", arguments="const float *x", name="sumsq"
+    )
     return kernel, upload, synchronize, lambda: None
 
 
@@ -44,6 +49,7 @@ LIBRARIES = {"gpukit": _gpukit, "cupy": _cupy, "pycuda": _pycuda}
 
 def sum_of_squares_rate(library):
     """The side running the sum of squares of BIG float32 with `library`: bytes read per second."""
+
     def run(settings):
         kernel, upload, synchronize, free = LIBRARIES[library]()
         try:
@@ -53,13 +59,16 @@ def sum_of_squares_rate(library):
             return rates
         finally:
             free()
+
     return run
 
 
 def sum_of_squares_call(library):
     """The side running the sum of squares of small.SIZE float32 with `library`: seconds per call."""
+
     def run(settings):
         kernel, upload, synchronize, _ = LIBRARIES[library]()
         x = upload(small._host_operands()[0])
         return small._per_operation(functools.partial(kernel, x), synchronize, settings)
+
     return run

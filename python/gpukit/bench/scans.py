@@ -7,6 +7,7 @@ and written once), in batches between synchronizations as the array cases are ti
 against a raw cuMemcpyDtoD moving the same bytes. Small: 1000 elements, seconds per call,
 timed as the small-array cases are (a library's host cost is what a program pays there).
 """
+
 import functools
 
 import numpy as np
@@ -33,6 +34,7 @@ def raw_dtod(settings):
     """A device-to-device copy of the input's bytes: it reads and writes them, so its
     effective rate counts each byte twice, as the scans' does."""
     import gpukit.driver as drv
+
     primary_context()
     nbytes = BIG * 4
     dst, src = drv.mem_alloc(nbytes), drv.mem_alloc(nbytes)
@@ -46,9 +48,11 @@ def raw_dtod(settings):
 
 # ---- each library: (upload from numpy, the scan of x into y, synchronize, free what it holds)
 
+
 def _gpukit():
     lib, upload, synchronize = small.LIBRARIES["gpukit"]()
     from gpukit.scan import InclusiveScanKernel
+
     return upload, InclusiveScanKernel(np.float32, "a+b"), synchronize, lib.release_default_pools
 
 
@@ -60,6 +64,7 @@ def _cupy():
 def _pycuda():
     _, upload, synchronize = small.LIBRARIES["pycuda"]()  # Unavailable unless the real PyCUDA is installed
     from pycuda.scan import InclusiveScanKernel
+
     return upload, InclusiveScanKernel(np.float32, "a+b"), synchronize, lambda: None
 
 
@@ -79,15 +84,23 @@ def _measure(library, count, timing):
 
 def big(library):
     """The side timing the scan of 2^26 float32 with `library`: GB/s."""
+
     def run(settings):
-        return _measure(library, BIG, lambda operation, synchronize: arrays._rates(
-            operation, synchronize, moved_bytes(BIG), settings))
+        return _measure(
+            library,
+            BIG,
+            lambda operation, synchronize: arrays._rates(operation, synchronize, moved_bytes(BIG), settings),
+        )
+
     return run
 
 
 def small_side(library):
     """The side timing the scan of 1000 float32 with `library`: seconds per call."""
+
     def run(settings):
-        return _measure(library, SMALL, lambda operation, synchronize: small._per_operation(
-            operation, synchronize, settings))
+        return _measure(
+            library, SMALL, lambda operation, synchronize: small._per_operation(operation, synchronize, settings)
+        )
+
     return run

@@ -8,6 +8,7 @@ kernels and fills the memory pool. Operands are made once, outside the timing; r
 dropped as soon as they are made, as a program drops its temporaries; reductions are queued,
 never read back.
 """
+
 import concurrent.futures
 import functools
 import importlib
@@ -53,6 +54,7 @@ def _batches(settings):
 
 def _per_operation(operation, synchronize, settings):
     """Seconds per operation, one sample per repeat of _batches(settings) batches."""
+
     def batch():
         for _ in range(BATCH):
             operation()
@@ -64,10 +66,12 @@ def _per_operation(operation, synchronize, settings):
 
 # ---- the libraries: each gives (array module, upload from numpy, synchronize)
 
+
 def _gpukit():
     primary_context()
     import gpukit.driver as drv
     import gpukit.gpuarray as gpuarray
+
     return gpuarray, gpuarray.to_gpu, drv.Context.synchronize
 
 
@@ -105,15 +109,18 @@ def operation_side(library, name):
         x, y = upload(host_x), upload(host_y)
         # partial rather than a lambda: the call adds less to what is timed.
         return _per_operation(functools.partial(operation, lib, x, y), synchronize, settings)
+
     return run
 
 
 def cpp_side(name):
     """The side timing OPERATIONS[name] with gpukit::array::device_array from C++."""
+
     def run(settings):
         primary_context()
         _bench = cpp_baselines()
         return _bench.device_array_seconds(name, SIZE, BATCH, _batches(settings), settings["repeats"])
+
     return run
 
 
@@ -125,6 +132,7 @@ def raw_add_floor(settings):
 
 
 # ---- x + y with many kernels in the context's cache
+
 
 def kernel_count():
     """How many distinct ElementwiseKernels small_add_1000_kernels makes: GPUKIT_BENCH_KERNELS,
@@ -148,9 +156,11 @@ def _cached_kernels(count):
     import gpukit.driver as drv
     import gpukit.gpuarray as gpuarray
     from gpukit.elementwise import ElementwiseKernel
+
     ctx = primary_context()
-    kernels = [ElementwiseKernel("float *z, const float *x", f"z[i] = x[i] + {k}.0f", f"bench_add_{k}")
-               for k in range(count)]
+    kernels = [
+        ElementwiseKernel("float *z, const float *x", f"z[i] = x[i] + {k}.0f", f"bench_add_{k}") for k in range(count)
+    ]
     x = gpuarray.to_gpu(_host_operands()[0])
     z = gpuarray.empty_like(x)
 
@@ -173,7 +183,9 @@ def _cached_kernels(count):
 
 def add_with_cached_kernels(count):
     """The gpukit side of small_add after `count` other kernels were made and run."""
+
     def run(settings):
         _cached_kernels(count)
         return operation_side("gpukit", "add")(settings)
+
     return run

@@ -4,6 +4,7 @@ events, with PyOpenCL's names so that code ports by changing the import.
 ``import gpukit.cl`` works without OpenCL; the first call that needs it raises
 ``gpukit.cl.RuntimeError`` naming libOpenCL.so.1.
 """
+
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -39,9 +40,14 @@ addressing_mode = _constant_class("addressing_mode", _cl._info_parameters["addre
 filter_mode = _constant_class("filter_mode", _cl._info_parameters["filter_mode"])
 # PyOpenCL's status_code: each status code the C++ core has a name for (core codes 0 to -79,
 # extensions' from -1000), under OpenCL's name less "CL_".
-status_code = _constant_class("status_code", [
-    (name[3:], code) for code in (*range(0, -80, -1), *range(-1000, -1200, -1))
-    if (name := _cl.error_name(code)).startswith("CL_")])
+status_code = _constant_class(
+    "status_code",
+    [
+        (name[3:], code)
+        for code in (*range(0, -80, -1), *range(-1000, -1200, -1))
+        if (name := _cl.error_name(code)).startswith("CL_")
+    ],
+)
 profiling_info = _constant_class("profiling_info", _cl._info_parameters["profiling_info"])
 program_build_info = _constant_class("program_build_info", _cl._info_parameters["program_build_info"])
 command_execution_status = _constant_class("command_execution_status", _cl._info_parameters["command_execution_status"])
@@ -105,13 +111,87 @@ SVMAllocation = _cl.tools.SVMAllocation
 CtxFactory = Callable[[], Context]
 
 __all__ = [
-    "Buffer", "SVM", "SVMMap", "svm_empty", "csvm_empty", "fsvm_empty", "svm_empty_like", "csvm_empty_like", "fsvm_empty_like", "MemoryMap", "map_flags", "enqueue_map_buffer", "Image", "ImageFormat", "Sampler", "DeviceTopologyAmd", "get_supported_image_formats", "enqueue_fill_image", "create_image", "image_from_array", "image_info", "sampler_info", "channel_order", "channel_type", "mem_object_type", "addressing_mode", "filter_mode", "status_code", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory", "Device", "Error", "Event", "EventProfile", "Kernel", "KernelArgumentError", "KernelParameter", "UserEvent",
+    "Buffer",
+    "SVM",
+    "SVMMap",
+    "svm_empty",
+    "csvm_empty",
+    "fsvm_empty",
+    "svm_empty_like",
+    "csvm_empty_like",
+    "fsvm_empty_like",
+    "MemoryMap",
+    "map_flags",
+    "enqueue_map_buffer",
+    "Image",
+    "ImageFormat",
+    "Sampler",
+    "DeviceTopologyAmd",
+    "get_supported_image_formats",
+    "enqueue_fill_image",
+    "create_image",
+    "image_from_array",
+    "image_info",
+    "sampler_info",
+    "channel_order",
+    "channel_type",
+    "mem_object_type",
+    "addressing_mode",
+    "filter_mode",
+    "status_code",
+    "CommandQueue",
+    "CommandQueueUsedAfterExit",
+    "Context",
+    "CtxFactory",
+    "Device",
+    "Error",
+    "Event",
+    "EventProfile",
+    "Kernel",
+    "KernelArgumentError",
+    "KernelParameter",
+    "UserEvent",
     "LocalMemory",
-    "LogicError", "MemoryError", "Platform", "Program", "RuntimeError", "SVMPointer", "available",
-    "command_queue_properties", "create_some_context", "device_type", "enqueue_copy", "get_cl_header_version", "enqueue_barrier", "enqueue_marker", "enqueue_nd_range_kernel", "unload_platform_compiler", "wait_for_events", "error_name", "enqueue_fill", "enqueue_fill_buffer", "enqueue_svm_memfill", "get_platforms", "link_program", "mem_flags",
-    "kernel_info", "kernel_work_group_info", "mem_info", "program_info", "platform_info", "device_info", "context_info", "command_queue_info",
-    "event_info", "profiling_info", "program_build_info", "command_execution_status", "svm_mem_flags", "SVMAllocation",
-    "parse_device_spec", "select_devices",
+    "LogicError",
+    "MemoryError",
+    "Platform",
+    "Program",
+    "RuntimeError",
+    "SVMPointer",
+    "available",
+    "command_queue_properties",
+    "create_some_context",
+    "device_type",
+    "enqueue_copy",
+    "get_cl_header_version",
+    "enqueue_barrier",
+    "enqueue_marker",
+    "enqueue_nd_range_kernel",
+    "unload_platform_compiler",
+    "wait_for_events",
+    "error_name",
+    "enqueue_fill",
+    "enqueue_fill_buffer",
+    "enqueue_svm_memfill",
+    "get_platforms",
+    "link_program",
+    "mem_flags",
+    "kernel_info",
+    "kernel_work_group_info",
+    "mem_info",
+    "program_info",
+    "platform_info",
+    "device_info",
+    "context_info",
+    "command_queue_info",
+    "event_info",
+    "profiling_info",
+    "program_build_info",
+    "command_execution_status",
+    "svm_mem_flags",
+    "SVMAllocation",
+    "parse_device_spec",
+    "select_devices",
 ]
 
 
@@ -122,8 +202,10 @@ def enqueue_fill(queue: CommandQueue, dest, pattern, size: int, *, offset: int =
         return enqueue_fill_buffer(queue, dest, pattern, offset, size, wait_for)
     if isinstance(dest, SVMPointer):
         if offset:
-            raise ValueError(f"enqueue_fill: offset {offset} is not supported with SVM; fill from its start "
-                             f"(PyOpenCL does not support it either)")
+            raise ValueError(
+                f"enqueue_fill: offset {offset} is not supported with SVM; fill from its start "
+                f"(PyOpenCL does not support it either)"
+            )
         return enqueue_svm_memfill(queue, dest, pattern, size, wait_for)
     raise TypeError(f"enqueue_fill(dest) must be a Buffer or SVM, got {type(dest).__name__}")
 
@@ -137,8 +219,9 @@ def create_some_context(interactive: bool | None = False, answers: Sequence[str]
     and stdin is a terminal, the answer to a question; else the first device."""
     if answers is not None:
         if isinstance(answers, (str, bytes)) or not all(isinstance(a, str) for a in answers):
-            raise TypeError("create_some_context: answers must be a list of strings (platform, devices), "
-                            f"got {answers!r}")
+            raise TypeError(
+                f"create_some_context: answers must be a list of strings (platform, devices), got {answers!r}"
+            )
         return Context(_devices_of_answers(list(answers), f"create_some_context(answers={answers!r})"))
     if os.environ.get("GPUKIT_CL_CTX", "").strip() or os.environ.get("GPUKIT_CL_TEST", "").strip():
         return _cl.create_some_context()
@@ -167,8 +250,10 @@ def _devices_of_answers(answers: list[str], source: str) -> list[Device]:
     """PyOpenCL's answers, ``[platform, devices]``: a blank or missing platform is the first,
     blank or missing devices the platform's first; more answers than two are an error."""
     if len(answers) > 2:
-        raise RuntimeError(f"{source}: not all choices were used (left over: {':'.join(answers[2:])!r}); "
-                           "expected platform[:device,device...], each an index or a name's substring")
+        raise RuntimeError(
+            f"{source}: not all choices were used (left over: {':'.join(answers[2:])!r}); "
+            "expected platform[:device,device...], each an index or a name's substring"
+        )
     platform = answers[0].strip() if answers else ""
     devices = answers[1].strip() if len(answers) > 1 else ""
     return _devices_of_spec(f"{platform or '0'}:{devices or '0'}", source)

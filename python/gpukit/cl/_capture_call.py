@@ -4,6 +4,7 @@ contents as they are when the call is captured) — for bug reports and for timi
 outside its program. The script defines ``main()``, which makes a context with
 ``create_some_context()``, runs the call, waits for it, and returns the queue and the
 arguments (so that a caller can read the buffers back)."""
+
 import base64
 import os
 import zlib
@@ -56,16 +57,28 @@ def _argument(queue, index, arg):
             raise TypeError(f"capture_call: argument {index} holds Python objects; expected plain data")
         value = f"np.frombuffer(_data({_blob(arg.tobytes())!r}), np.dtype({_dtype_text(arg.dtype)}))[0]"
         return None, value
-    raise TypeError(f"capture_call: argument {index} is a {type(arg).__name__}, which a captured call cannot "
-                    "carry; expected a Buffer, None, a numpy scalar (or 0-d array) or LocalMemory")
+    raise TypeError(
+        f"capture_call: argument {index} is a {type(arg).__name__}, which a captured call cannot "
+        "carry; expected a Buffer, None, a numpy scalar (or 0-d array) or LocalMemory"
+    )
 
 
 def _sizes(value):
     return None if value is None else tuple(int(v) for v in (value if np.iterable(value) else (value,)))
 
 
-def capture_call(self, output_file, queue, global_size, local_size, *args, wait_for=None, g_times_l=False,
-                 allow_empty_ndrange=False, global_offset=None):
+def capture_call(
+    self,
+    output_file,
+    queue,
+    global_size,
+    local_size,
+    *args,
+    wait_for=None,
+    g_times_l=False,
+    allow_empty_ndrange=False,
+    global_offset=None,
+):
     """Write to `output_file` (a path or a text file) a Python script that replays
     ``self(queue, global_size, local_size, *args, ...)``; the call itself is not run. Buffers
     are read after `wait_for`, so the script holds their contents as the call would see them."""
@@ -74,8 +87,10 @@ def capture_call(self, output_file, queue, global_size, local_size, *args, wait_
     program = self.program
     source = program.get_info(_PROGRAM_SOURCE)
     if not source:
-        raise _cl.LogicError("capture_call: the kernel's program was not made from source (binaries or IL): "
-                             "there is no source to capture")
+        raise _cl.LogicError(
+            "capture_call: the kernel's program was not made from source (binaries or IL): "
+            "there is no source to capture"
+        )
     options = program.get_build_info(queue.device, _BUILD_OPTIONS)
     setup, expressions = [], []
     for index, arg in enumerate(args):
@@ -83,16 +98,20 @@ def capture_call(self, output_file, queue, global_size, local_size, *args, wait_
         if line:
             setup.append(line)
         expressions.append(expression)
-    call_keywords = (f"global_offset={_sizes(global_offset)!r}, g_times_l={bool(g_times_l)!r}, "
-                     f"allow_empty_ndrange={bool(allow_empty_ndrange)!r}")
-    script = (_HEADER + f"SOURCE = {source!r}\nOPTIONS = {options!r}\n\n\ndef main():\n"
-              "    ctx = cl.create_some_context()\n    queue = cl.CommandQueue(ctx)\n"
-              f"    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(options=OPTIONS), {self.function_name!r})\n"
-              + "".join(line + "\n" for line in setup)
-              + f"    arguments = [{', '.join(expressions)}]\n"
-              + f"    kernel(queue, {_sizes(global_size)!r}, {_sizes(local_size)!r}, *arguments, {call_keywords})\n"
-              + "    queue.finish()\n    return queue, arguments\n\n\n"
-              "if __name__ == \"__main__\":\n    main()\n")
+    call_keywords = (
+        f"global_offset={_sizes(global_offset)!r}, g_times_l={bool(g_times_l)!r}, "
+        f"allow_empty_ndrange={bool(allow_empty_ndrange)!r}"
+    )
+    script = (
+        _HEADER + f"SOURCE = {source!r}\nOPTIONS = {options!r}\n\n\ndef main():\n"
+        "    ctx = cl.create_some_context()\n    queue = cl.CommandQueue(ctx)\n"
+        f"    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(options=OPTIONS), {self.function_name!r})\n"
+        + "".join(line + "\n" for line in setup)
+        + f"    arguments = [{', '.join(expressions)}]\n"
+        + f"    kernel(queue, {_sizes(global_size)!r}, {_sizes(local_size)!r}, *arguments, {call_keywords})\n"
+        + "    queue.finish()\n    return queue, arguments\n\n\n"
+        'if __name__ == "__main__":\n    main()\n'
+    )
     if isinstance(output_file, (str, bytes, os.PathLike)):
         with open(output_file, "w", encoding="utf-8") as out:
             out.write(script)

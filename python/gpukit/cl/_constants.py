@@ -18,6 +18,10 @@ def constant_class(name, members):
     """A class named `name` whose attributes are the (name, int) pairs of `members`."""
     namespace = dict(members)
     namespace.update(
-        _members=tuple(members), _is_bitfield=False, to_string=classmethod(_to_string), __module__="gpukit.cl",
-        __doc__=f"The {name} parameters of get_info (PyOpenCL's constants: plain ints).")
+        _members=tuple(members),
+        _is_bitfield=False,
+        to_string=classmethod(_to_string),
+        __module__="gpukit.cl",
+        __doc__=f"The {name} parameters of get_info (PyOpenCL's constants: plain ints).",
+    )
     return type(name, (), namespace)

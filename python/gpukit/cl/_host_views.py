@@ -4,6 +4,7 @@
 Buffer; and SVM's arrays (gpukit.cl._svm). numpy makes each array from an
 ``__array_interface__`` set on that base object, so the array keeps it (and through it the
 memory) alive."""
+
 import threading
 
 import numpy as np
@@ -25,14 +26,22 @@ def _layout(shape, dtype, order, strides, what):
         return dtype, Layout.contiguous(shape, dtype.itemsize, order)
     layout = Layout(shape, strides, dtype.itemsize, 0)
     if layout.byte_extent()[0] < 0:
-        raise ValueError(f"{what}: strides {tuple(layout.strides)} reach before the first element; expected "
-                         "strides that keep every element at or after the start of the mapped bytes")
+        raise ValueError(
+            f"{what}: strides {tuple(layout.strides)} reach before the first element; expected "
+            "strides that keep every element at or after the start of the mapped bytes"
+        )
     return dtype, layout
 
 
 def _interface(address, dtype, layout, readonly):
-    return {"version": 3, "shape": tuple(layout.shape), "strides": tuple(layout.strides), "typestr": dtype.str,
-            "descr": dtype.descr, "data": (address, readonly)}
+    return {
+        "version": 3,
+        "shape": tuple(layout.shape),
+        "strides": tuple(layout.strides),
+        "typestr": dtype.str,
+        "descr": dtype.descr,
+        "data": (address, readonly),
+    }
 
 
 def array_over(owner, address, dtype, layout, readonly=False):
@@ -46,8 +55,9 @@ def array_over(owner, address, dtype, layout, readonly=False):
             del owner.__array_interface__
 
 
-def enqueue_map_buffer(queue, buf, flags, offset, shape, dtype, order="C", strides=None, wait_for=None,
-                       is_blocking=True):
+def enqueue_map_buffer(
+    queue, buf, flags, offset, shape, dtype, order="C", strides=None, wait_for=None, is_blocking=True
+):
     """Map bytes of `buf` from byte `offset` into host memory as a numpy array of `shape` and
     `dtype` (contiguous in `order`, or with byte `strides`), for `flags` (map_flags READ and/or
     WRITE, or WRITE_INVALIDATE_REGION); returns (array, Event), as PyOpenCL's. Without
@@ -55,8 +65,7 @@ def enqueue_map_buffer(queue, buf, flags, offset, shape, dtype, order="C", strid
     MemoryMap: ``release()`` it (or leave ``with array.base:``) to unmap, after which the array
     must not be used. A map for READ alone gives a read-only array."""
     dtype, layout = _layout(shape, dtype, order, strides, "enqueue_map_buffer")
-    mapped, event = _cl._enqueue_map_buffer(queue, buf, flags, offset, layout.byte_extent()[1], is_blocking,
-                                            wait_for)
+    mapped, event = _cl._enqueue_map_buffer(queue, buf, flags, offset, layout.byte_extent()[1], is_blocking, wait_for)
     readonly = not int(flags) & int(_cl.map_flags.WRITE | _cl.map_flags.WRITE_INVALIDATE_REGION)
     return array_over(mapped, mapped._address, dtype, layout, readonly), event
 
@@ -66,10 +75,14 @@ def get_host_array(self, shape, dtype, order="C"):
     (contiguous in `order`), as PyOpenCL's; ``.base`` is the buffer. LogicError for a buffer
     made without USE_HOST_PTR and for an array larger than the buffer."""
     if not self.flags & _cl.mem_flags.USE_HOST_PTR:
-        raise _cl.LogicError("Buffer.get_host_array: only a buffer made with mem_flags.USE_HOST_PTR has host "
-                             f"memory of the program's to view; this one has flags {self.flags!r}")
+        raise _cl.LogicError(
+            "Buffer.get_host_array: only a buffer made with mem_flags.USE_HOST_PTR has host "
+            f"memory of the program's to view; this one has flags {self.flags!r}"
+        )
     dtype, layout = _layout(shape, dtype, order, None, "Buffer.get_host_array")
     if layout.nbytes > self.size:
-        raise _cl.LogicError(f"Buffer.get_host_array: shape {tuple(layout.shape)} of {dtype} needs {layout.nbytes} "
-                             f"bytes, more than the buffer's {self.size}")
+        raise _cl.LogicError(
+            f"Buffer.get_host_array: shape {tuple(layout.shape)} of {dtype} needs {layout.nbytes} "
+            f"bytes, more than the buffer's {self.size}"
+        )
     return array_over(self, self.get_info(dict(_cl._info_parameters["mem_info"])["HOST_PTR"]), dtype, layout)

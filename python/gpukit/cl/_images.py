@@ -1,23 +1,42 @@
 """PyOpenCL's Python-level image helpers: create_image, and image_from_array, which makes an
 image of a numpy array's pixels (the array's last axis as channels, or a cltypes vector
 dtype's components; numpy's (rows, columns) as the image's (height, width))."""
+
 import numpy as np
 
 from gpukit._gpukit import cl as _cl
 
 # The channel type of each element dtype, plain and normalised (norm_int=True: integers read
 # as floats in [0, 1] or [-1, 1]).
-_CHANNEL_TYPES = {np.dtype(np.float32): "FLOAT", np.dtype(np.float16): "HALF_FLOAT", np.dtype(np.int8): "SIGNED_INT8",
-                  np.dtype(np.uint8): "UNSIGNED_INT8", np.dtype(np.int16): "SIGNED_INT16",
-                  np.dtype(np.uint16): "UNSIGNED_INT16", np.dtype(np.int32): "SIGNED_INT32",
-                  np.dtype(np.uint32): "UNSIGNED_INT32"}
-_NORMALISED_CHANNEL_TYPES = {np.dtype(np.int8): "SNORM_INT8", np.dtype(np.uint8): "UNORM_INT8",
-                             np.dtype(np.int16): "SNORM_INT16", np.dtype(np.uint16): "UNORM_INT16"}
+_CHANNEL_TYPES = {
+    np.dtype(np.float32): "FLOAT",
+    np.dtype(np.float16): "HALF_FLOAT",
+    np.dtype(np.int8): "SIGNED_INT8",
+    np.dtype(np.uint8): "UNSIGNED_INT8",
+    np.dtype(np.int16): "SIGNED_INT16",
+    np.dtype(np.uint16): "UNSIGNED_INT16",
+    np.dtype(np.int32): "SIGNED_INT32",
+    np.dtype(np.uint32): "UNSIGNED_INT32",
+}
+_NORMALISED_CHANNEL_TYPES = {
+    np.dtype(np.int8): "SNORM_INT8",
+    np.dtype(np.uint8): "UNORM_INT8",
+    np.dtype(np.int16): "SNORM_INT16",
+    np.dtype(np.uint16): "UNORM_INT16",
+}
 _ORDERS = {1: "R", 2: "RG", 3: "RGB", 4: "RGBA"}
 
 
-def create_image(context, flags, format, shape=None, pitches=None, hostbuf=None, is_array=False,  # noqa: A002
-                 buffer=None):
+def create_image(
+    context,
+    flags,
+    format,
+    shape=None,
+    pitches=None,
+    hostbuf=None,
+    is_array=False,  # noqa: A002
+    buffer=None,
+):
     """An Image (PyOpenCL's preferred spelling of the Image constructor, with its arguments)."""
     return _cl.Image(context, flags, format, shape, pitches, hostbuf, is_array, buffer)
 
@@ -37,8 +56,10 @@ def image_from_array(ctx, ary, num_channels=None, mode="r", norm_int=False):
         dtype, num_channels = cltypes.vec_type_to_scalar_and_count.get(dtype, (dtype, 1))
     elif num_channels != 1:
         if not shape or shape[-1] != num_channels:
-            raise ValueError(f"image_from_array: the last axis has {shape[-1] if shape else 0} entries; with "
-                             f"num_channels={num_channels} it must hold the channels")
+            raise ValueError(
+                f"image_from_array: the last axis has {shape[-1] if shape else 0} entries; with "
+                f"num_channels={num_channels} it must hold the channels"
+            )
         shape, strides = shape[:-1], strides[:-1]
     if num_channels not in _ORDERS:
         raise ValueError(f"image_from_array: {num_channels} channels; images have 1 to 4")
@@ -47,8 +68,10 @@ def image_from_array(ctx, ary, num_channels=None, mode="r", norm_int=False):
     types = _NORMALISED_CHANNEL_TYPES if norm_int else _CHANNEL_TYPES
     if dtype not in types:
         kinds = ", ".join(str(d) for d in types)
-        raise TypeError(f"image_from_array: no {'normalised ' if norm_int else ''}channel type holds {dtype}; "
-                        f"expected one of {kinds}")
+        raise TypeError(
+            f"image_from_array: no {'normalised ' if norm_int else ''}channel type holds {dtype}; "
+            f"expected one of {kinds}"
+        )
     if not 1 <= len(shape) <= 3:
         raise ValueError(f"image_from_array: the image would have {len(shape)} axes; expected 1 to 3")
     flags = (mem_flags.READ_ONLY if mode == "r" else mem_flags.WRITE_ONLY) | mem_flags.COPY_HOST_PTR

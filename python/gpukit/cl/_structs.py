@@ -1,6 +1,7 @@
 """Record dtypes as OpenCL C structs: ``match_dtype_to_c_struct`` (``pyopencl.tools``'), which
 writes the C declaration of a numpy record dtype and asks the device's compiler where it puts
 each field, so that arrays of the returned dtype and the struct share their layout."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,10 +35,13 @@ def match_dtype_to_c_struct(device, name, dtype, context=None):
             raise ValueError(f"match_dtype_to_c_struct: field name {field_name!r} is not a C identifier")
     members = "".join(f"    {_field_declaration(n, f[0], dtype_to_ctype)};\n" for n, f in fields)
     c_decl = f"typedef struct {{\n{members}}} {name};\n"
-    offsets = "".join(f"    result[{k + 1}] = (uint)((char *)&probe.{n} - (char *)&probe);\n"
-                      for k, (n, _) in enumerate(fields))
-    source = (f"{c_decl}\n__kernel void gk_struct_layout(__global uint *result)\n{{\n"
-              f"    {name} probe;\n    result[0] = sizeof({name});\n{offsets}}}\n")
+    offsets = "".join(
+        f"    result[{k + 1}] = (uint)((char *)&probe.{n} - (char *)&probe);\n" for k, (n, _) in enumerate(fields)
+    )
+    source = (
+        f"{c_decl}\n__kernel void gk_struct_layout(__global uint *result)\n{{\n"
+        f"    {name} probe;\n    result[0] = sizeof({name});\n{offsets}}}\n"
+    )
     context = context or cl.Context([device])
     queue = cl.CommandQueue(context, device)
     program = cl.Program(context, source).build(devices=[device])
@@ -45,6 +49,12 @@ def match_dtype_to_c_struct(device, name, dtype, context=None):
     result = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, measured.nbytes)
     program.gk_struct_layout(queue, (1,), None, result)
     cl.enqueue_copy(queue, measured, result)
-    matched = np.dtype({"names": [n for n, _ in fields], "formats": [f[0] for _, f in fields],
-                        "offsets": [int(o) for o in measured[1:]], "itemsize": int(measured[0])})
+    matched = np.dtype(
+        {
+            "names": [n for n, _ in fields],
+            "formats": [f[0] for _, f in fields],
+            "offsets": [int(o) for o in measured[1:]],
+            "itemsize": int(measured[0]),
+        }
+    )
     return matched, c_decl

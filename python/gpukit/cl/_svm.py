@@ -2,6 +2,7 @@
 *_like forms, whose ``.base`` is the SVMAllocation), the SVM wrapper's owner lookup, mapping
 for host access (``map``, ``map_ro``, ``map_rw`` of SVM and SVMAllocation, giving an SVMMap),
 and ``as_buffer``."""
+
 import numpy as np
 
 from gpukit._gpukit import cl as _cl
@@ -53,16 +54,20 @@ def svm_owner_and_range(mem):
     if isinstance(mem, _cl.SVMPointer):
         return mem, mem.svm_ptr, mem.size
     if not isinstance(mem, np.ndarray):
-        raise TypeError(f"SVM(mem): mem must be SVM (an SVMAllocation or PooledSVM) or a numpy array over one, "
-                        f"got {type(mem).__name__}")
+        raise TypeError(
+            f"SVM(mem): mem must be SVM (an SVMAllocation or PooledSVM) or a numpy array over one, "
+            f"got {type(mem).__name__}"
+        )
     if not (mem.flags.c_contiguous or mem.flags.f_contiguous):
         raise ValueError("SVM(mem): the array must be contiguous")
     base = mem.base
     while base is not None and not isinstance(base, _cl.SVMPointer):
         base = getattr(base, "base", None)
     if base is None:
-        raise TypeError("SVM(mem): the array is not over SVM (make it with svm_empty, csvm_empty or fsvm_empty); "
-                        "fine-grained system SVM over ordinary host memory is not supported")
+        raise TypeError(
+            "SVM(mem): the array is not over SVM (make it with svm_empty, csvm_empty or fsvm_empty); "
+            "fine-grained system SVM over ordinary host memory is not supported"
+        )
     return base, mem.__array_interface__["data"][0], mem.nbytes
 
 

@@ -9,6 +9,7 @@ Each is one generic scan (gpukit.cl.scan) of OpenCL C built from the caller's te
 distinct text and dtypes so that repeated calls build nothing. RadixSort is a stable
 least-significant-digit-first radix sort, one scan per ``bits_at_a_time`` key bits.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,16 @@ from gpukit.cl.elementwise import _parse_arguments
 from gpukit.cl.scan import GenericScanKernel
 from gpukit.cl.tools import ScalarArg, VectorArg, dtype_to_ctype
 
-__all__ = ["BuiltList", "KeyValueSorter", "ListOfListsBuilder", "RadixSort", "copy_if", "partition", "remove_if",
-           "unique"]
+__all__ = [
+    "BuiltList",
+    "KeyValueSorter",
+    "ListOfListsBuilder",
+    "RadixSort",
+    "copy_if",
+    "partition",
+    "remove_if",
+    "unique",
+]
 
 
 def _extra_args(extra_args):
@@ -42,16 +51,26 @@ def _extra_args(extra_args):
 def _counting_scan(context, arguments, input_expr, output_statement, count_dtype, preamble, fetches=()):
     """A scan counting where input_expr holds (an item_t/scan_t kernel of PyOpenCL's templates);
     made again on each call, it finds the programs built before (scan.py keeps the specs)."""
-    return GenericScanKernel(context, count_dtype, arguments, input_expr, "a+b", "0", output_statement,
-                             input_fetch_exprs=list(fetches), preamble=preamble)
+    return GenericScanKernel(
+        context,
+        count_dtype,
+        arguments,
+        input_expr,
+        "a+b",
+        "0",
+        output_statement,
+        input_fetch_exprs=list(fetches),
+        preamble=preamble,
+    )
 
 
 def _count_dtype(ary):
     return np.dtype(np.uint64 if ary.size > np.iinfo(np.uint32).max else np.uint32)
 
 
-def _run_counting(ary, arrays, extra_args, wait_for, queue, arguments, input_expr, output_statement, preamble,
-                  fetches=()):
+def _run_counting(
+    ary, arrays, extra_args, wait_for, queue, arguments, input_expr, output_statement, preamble, fetches=()
+):
     """Builds (or finds) the scan and runs it over ary, the result arrays and the extra args;
     returns (count, event)."""
     declarations, values, events = _extra_args(extra_args)
@@ -71,9 +90,16 @@ def copy_if(ary, predicate, extra_args=None, preamble="", queue=None, wait_for=N
     holds, in order, in the first count.get() elements of out (as long as ary)."""
     out = ary._new_like_me()
     count, evt = _run_counting(
-        ary, [out], extra_args, wait_for, queue, "__global {item_t} *ary, __global {item_t} *out, "
-        "__global {scan_t} *count", f"({predicate}) ? 1 : 0",
-        "if (prev_item != item) out[item-1] = ary[i];\nif (i+1 == N) *count = item;", preamble)
+        ary,
+        [out],
+        extra_args,
+        wait_for,
+        queue,
+        "__global {item_t} *ary, __global {item_t} *out, __global {scan_t} *count",
+        f"({predicate}) ? 1 : 0",
+        "if (prev_item != item) out[item-1] = ary[i];\nif (i+1 == N) *count = item;",
+        preamble,
+    )
     return out, count, evt
 
 
@@ -87,11 +113,18 @@ def partition(ary, predicate, extra_args=None, preamble="", queue=None, wait_for
     (in out_false) the others, each in order."""
     out_true, out_false = ary._new_like_me(), ary._new_like_me()
     count, evt = _run_counting(
-        ary, [out_true, out_false], extra_args, wait_for, queue,
+        ary,
+        [out_true, out_false],
+        extra_args,
+        wait_for,
+        queue,
         "__global {item_t} *ary, __global {item_t} *out_true, __global {item_t} *out_false, "
-        "__global {scan_t} *count_true", f"({predicate}) ? 1 : 0",
+        "__global {scan_t} *count_true",
+        f"({predicate}) ? 1 : 0",
         "if (prev_item != item) out_true[item-1] = ary[i];\nelse out_false[i-item] = ary[i];\n"
-        "if (i+1 == N) *count_true = item;", preamble)
+        "if (i+1 == N) *count_true = item;",
+        preamble,
+    )
     return out_true, out_false, count, evt
 
 
@@ -100,11 +133,17 @@ def unique(ary, is_equal_expr="a == b", extra_args=None, preamble="", queue=None
     expression `is_equal_expr` of a and b (uniq; usually of a sorted array)."""
     out = ary._new_like_me()
     count, evt = _run_counting(
-        ary, [out], extra_args, wait_for, queue,
+        ary,
+        [out],
+        extra_args,
+        wait_for,
+        queue,
         "__global {item_t} *ary, __global {item_t} *out, __global {scan_t} *count_unique",
         "(i == 0) || (IS_EQUAL_EXPR(ary_im1, ary_i) ? 0 : 1)",
         "if (prev_item != item) out[item-1] = ary[i];\nif (i+1 == N) *count_unique = item;",
-        f"#define IS_EQUAL_EXPR(a, b) ({is_equal_expr})\n{preamble}", (("ary_im1", "ary", -1), ("ary_i", "ary", 0)))
+        f"#define IS_EQUAL_EXPR(a, b) ({is_equal_expr})\n{preamble}",
+        (("ary_im1", "ary", -1), ("ary_i", "ary", 0)),
+    )
     return out, count, evt
 
 
@@ -114,8 +153,18 @@ class RadixSort:
     sorts the arrays named in sort_arg_names by the unsigned key `key_expr` (of i and the
     arguments), stably, `bits_at_a_time` key bits (1 to 4) per scan."""
 
-    def __init__(self, context, arguments, key_expr, sort_arg_names, bits_at_a_time=2, index_dtype=np.int32,
-                 key_dtype=np.uint32, scan_kernel=GenericScanKernel, options=None):
+    def __init__(
+        self,
+        context,
+        arguments,
+        key_expr,
+        sort_arg_names,
+        bits_at_a_time=2,
+        index_dtype=np.int32,
+        key_dtype=np.uint32,
+        scan_kernel=GenericScanKernel,
+        options=None,
+    ):
         self.context = context
         self.arguments = _parse_arguments(arguments, "RadixSort")
         self.sort_arg_names = list(sort_arg_names)
@@ -134,31 +183,47 @@ class RadixSort:
             raise TypeError(f"RadixSort: key_dtype must be an unsigned integer type, got {self.key_dtype}")
         self.first_array_arg_idx = next(k for k, (_, _, kind) in enumerate(self.arguments) if kind != "scalar")
         sorted_params = [(name, t) for name, t, _ in self.arguments if name in self.sort_arg_names]
-        declarations = [f"__global {dtype_to_ctype(t)} *{name}" if kind != "scalar" else f"{dtype_to_ctype(t)} {name}"
-                        for name, t, kind in self.arguments]
+        declarations = [
+            f"__global {dtype_to_ctype(t)} *{name}" if kind != "scalar" else f"{dtype_to_ctype(t)} {name}"
+            for name, t, kind in self.arguments
+        ]
         declarations += [f"__global {dtype_to_ctype(t)} *gk_sorted_{name}" for name, t in sorted_params]
         declarations.append("int gk_bit")
         # The scan counts, per digit value (bucket), the elements with that digit up to i: its
         # values are OpenCL vectors of 2**bits counts, added component-wise. Element i moves to
         # (the elements of lower digits) + (those of its digit up to i) - 1: a stable pass.
         from gpukit.cl import cltypes
+
         index = dtype_to_ctype(self.index_dtype)
-        buckets = 2 ** self.bits
+        buckets = 2**self.bits
         counts = getattr(cltypes, f"{index}{buckets}")
         digit = f"(int)((((gk_key_t)({key_expr})) >> gk_bit) & {buckets - 1})"
         moves = "".join(f"    gk_sorted_{name}[gk_dst] = {name}[i];\n" for name, _ in sorted_params)
-        preamble = (f"typedef {dtype_to_ctype(self.key_dtype)} gk_key_t;\n"
-                    f"typedef {index}{buckets} gk_counts_t;\n"
-                    f"gk_counts_t gk_one_of(int d) {{ gk_counts_t v = ({index}{buckets})(0); "
-                    f"(({index}*)&v)[d] = 1; return v; }}\n")
-        output = (f"{{\n    const int gk_d = {digit};\n"
-                  f"    const {index}* gk_upto = (const {index}*)&item;\n"
-                  f"    const {index}* gk_all = (const {index}*)&last_item;\n"
-                  "    long gk_dst = (long)gk_upto[gk_d] - 1;\n"
-                  "    for (int gk_k = 0; gk_k < gk_d; ++gk_k) gk_dst += gk_all[gk_k];\n"
-                  f"{moves}}}")
-        self._scan = scan_kernel(context, counts, ", ".join(declarations), f"gk_one_of({digit})", "a+b",
-                                 f"({index}{buckets})(0)", output, options=options, preamble=preamble)
+        preamble = (
+            f"typedef {dtype_to_ctype(self.key_dtype)} gk_key_t;\n"
+            f"typedef {index}{buckets} gk_counts_t;\n"
+            f"gk_counts_t gk_one_of(int d) {{ gk_counts_t v = ({index}{buckets})(0); "
+            f"(({index}*)&v)[d] = 1; return v; }}\n"
+        )
+        output = (
+            f"{{\n    const int gk_d = {digit};\n"
+            f"    const {index}* gk_upto = (const {index}*)&item;\n"
+            f"    const {index}* gk_all = (const {index}*)&last_item;\n"
+            "    long gk_dst = (long)gk_upto[gk_d] - 1;\n"
+            "    for (int gk_k = 0; gk_k < gk_d; ++gk_k) gk_dst += gk_all[gk_k];\n"
+            f"{moves}}}"
+        )
+        self._scan = scan_kernel(
+            context,
+            counts,
+            ", ".join(declarations),
+            f"gk_one_of({digit})",
+            "a+b",
+            f"({index}{buckets})(0)",
+            output,
+            options=options,
+            preamble=preamble,
+        )
 
     def __call__(self, *args, queue=None, allocator=None, key_bits=None, wait_for=None, **kwargs):
         if kwargs:
@@ -175,14 +240,18 @@ class RadixSort:
         current = list(args)
         evt = None
         for bit in range(0, key_bits, self.bits):
-            sorted_arrays = [empty(queue, n, t, allocator=allocator)
-                             for name, t, _ in self.arguments if name in self.sort_arg_names]
-            evt = self._scan(*current, *sorted_arrays, np.int32(bit), queue=queue, allocator=allocator,
-                             wait_for=wait_for)
+            sorted_arrays = [
+                empty(queue, n, t, allocator=allocator) for name, t, _ in self.arguments if name in self.sort_arg_names
+            ]
+            evt = self._scan(
+                *current, *sorted_arrays, np.int32(bit), queue=queue, allocator=allocator, wait_for=wait_for
+            )
             wait_for = [evt]
             replacements = iter(sorted_arrays)
-            current = [next(replacements) if name in self.sort_arg_names else arg
-                       for (name, _, _), arg in zip(self.arguments, current)]
+            current = [
+                next(replacements) if name in self.sort_arg_names else arg
+                for (name, _, _), arg in zip(self.arguments, current)
+            ]
         by_name = {name: arg for (name, _, _), arg in zip(self.arguments, current)}
         return tuple(by_name[name] for name in self.sort_arg_names), evt
 
@@ -203,19 +272,35 @@ class KeyValueSorter:
         return found
 
     def _make(self, key_dtype, value_dtype, starts_dtype):
-        by_key = RadixSort(self.context, [VectorArg(value_dtype, "values"), VectorArg(key_dtype, "keys")],
-                           key_expr="keys[i]", sort_arg_names=["values", "keys"])
+        by_key = RadixSort(
+            self.context,
+            [VectorArg(value_dtype, "values"), VectorArg(key_dtype, "keys")],
+            key_expr="keys[i]",
+            sort_arg_names=["values", "keys"],
+        )
         # Where each key's run starts (the keys are sorted); keys with no values keep the
         # fill, and the scan below gives them the start of the next key that has some.
         key_t, starts_t = dtype_to_ctype(key_dtype), dtype_to_ctype(starts_dtype)
         start_finder = GenericScanKernel(
-            self.context, starts_dtype, f"__global {key_t} *keys, __global {starts_t} *starts", "0", "a+b", "0",
-            "if (i == 0 || keys[i] != keys[i-1]) starts[keys[i]] = i;")
+            self.context,
+            starts_dtype,
+            f"__global {key_t} *keys, __global {starts_t} *starts",
+            "0",
+            "a+b",
+            "0",
+            "if (i == 0 || keys[i] != keys[i-1]) starts[keys[i]] = i;",
+        )
         largest = np.iinfo(starts_dtype).max
         suffix = "UL" if starts_dtype.kind == "u" else "L"
         backwards_min = GenericScanKernel(
-            self.context, starts_dtype, [VectorArg(starts_dtype, "starts"), ScalarArg(key_dtype, "nkeys")],
-            "starts[nkeys-i]", "min(a, b)", f"(({starts_t}){largest}{suffix})", "starts[nkeys-i] = item;")
+            self.context,
+            starts_dtype,
+            [VectorArg(starts_dtype, "starts"), ScalarArg(key_dtype, "nkeys")],
+            "starts[nkeys-i]",
+            "min(a, b)",
+            f"(({starts_t}){largest}{suffix})",
+            "starts[nkeys-i] = item;",
+        )
         return by_key, start_finder, backwards_min
 
     def __call__(self, queue, keys, values, nkeys, starts_dtype, allocator=None, wait_for=None):
@@ -237,8 +322,15 @@ class BuiltList:
     covers the ``num_nonempty_lists`` objects of ``nonempty_indices`` only, and
     ``compressed_indices[k]`` counts the non-empty lists of the objects before k."""
 
-    def __init__(self, count=None, starts=None, lists=None, num_nonempty_lists=None, nonempty_indices=None,
-                 compressed_indices=None):
+    def __init__(
+        self,
+        count=None,
+        starts=None,
+        lists=None,
+        num_nonempty_lists=None,
+        nonempty_indices=None,
+        compressed_indices=None,
+    ):
         self.count = count
         self.starts = starts
         self.lists = lists
@@ -256,12 +348,25 @@ class ListOfListsBuilder:
     ``APPEND_<name>(value)``) runs for every object i twice: once per list to count its entries
     (a generic scan turns the counts into starts), then once to write them."""
 
-    def __init__(self, context, list_names_and_dtypes, generate_template, arg_decls, count_sharing=None,
-                 devices=None, name_prefix="plb_build_list", options=None, preamble="", debug=False,
-                 complex_kernel=False, eliminate_empty_output_lists=False):
+    def __init__(
+        self,
+        context,
+        list_names_and_dtypes,
+        generate_template,
+        arg_decls,
+        count_sharing=None,
+        devices=None,
+        name_prefix="plb_build_list",
+        options=None,
+        preamble="",
+        debug=False,
+        complex_kernel=False,
+        eliminate_empty_output_lists=False,
+    ):
         if devices is not None and list(devices) != list(context.devices):
-            raise NotImplementedError("ListOfListsBuilder: devices= other than the context's is not supported by "
-                                      "gpukit.cl yet")
+            raise NotImplementedError(
+                "ListOfListsBuilder: devices= other than the context's is not supported by gpukit.cl yet"
+            )
         self.context = context
         self.list_names_and_dtypes = tuple((name, np.dtype(dtype)) for name, dtype in list_names_and_dtypes)
         self.generate_template = generate_template
@@ -286,66 +391,114 @@ class ListOfListsBuilder:
 
     def _user(self):
         """USER_ARG_DECL and USER_ARGS."""
-        decl = "".join(f"__global {dtype_to_ctype(t)} *{name}, " if kind != "scalar" else
-                       f"{dtype_to_ctype(t)} {name}, " for name, t, kind in self.arg_decls)
+        decl = "".join(
+            f"__global {dtype_to_ctype(t)} *{name}, " if kind != "scalar" else f"{dtype_to_ctype(t)} {name}, "
+            for name, t, kind in self.arg_decls
+        )
         return decl, "".join(f"{name}, " for name, _, _ in self.arg_decls)
 
     def _make(self, index_dtype, omitted):
         index = dtype_to_ctype(index_dtype)
         user_decl, user_args = self._user()
-        counted = [name for name, _ in self.list_names_and_dtypes
-                   if name not in self.count_sharing and name not in omitted]
+        counted = [
+            name for name, _ in self.list_names_and_dtypes if name not in self.count_sharing and name not in omitted
+        ]
         common = f"typedef {index} index_type;\n#define USER_ARG_DECL {user_decl}\n#define USER_ARGS {user_args}\n"
-        user_params = ", ".join(f"__global {dtype_to_ctype(t)} *{name}" if kind != "scalar" else
-                                f"{dtype_to_ctype(t)} {name}" for name, t, kind in self.arg_decls)
+        user_params = ", ".join(
+            f"__global {dtype_to_ctype(t)} *{name}" if kind != "scalar" else f"{dtype_to_ctype(t)} {name}"
+            for name, t, kind in self.arg_decls
+        )
         # Counting: every APPEND adds one to its list's counter; one scan per counted list
         # turns the counts into starts (starts[N] the total).
-        counting = (common + "#define LIST_ARG_DECL " +
-                    "".join(f"index_type *plb_count_{name}, " for name, _ in self.list_names_and_dtypes) + "\n" +
-                    "".join(f"#define APPEND_{name}(value) (++*plb_count_{name})\n"
-                            for name, _ in self.list_names_and_dtypes) +
-                    self.preamble + "\n" + self.generate_template + "\n")
+        counting = (
+            common
+            + "#define LIST_ARG_DECL "
+            + "".join(f"index_type *plb_count_{name}, " for name, _ in self.list_names_and_dtypes)
+            + "\n"
+            + "".join(f"#define APPEND_{name}(value) (++*plb_count_{name})\n" for name, _ in self.list_names_and_dtypes)
+            + self.preamble
+            + "\n"
+            + self.generate_template
+            + "\n"
+        )
         count_scans = {}
         for name in counted:
             counters = "".join(f"index_type plb_c_{other} = 0; " for other, _ in self.list_names_and_dtypes)
             pointers = "".join(f"&plb_c_{other}, " for other, _ in self.list_names_and_dtypes)
-            helper = (f"index_type plb_count_of_{name}(USER_ARG_DECL index_type i) {{ {counters}"
-                      f"generate({pointers}USER_ARGS i); return plb_c_{name}; }}\n")
+            helper = (
+                f"index_type plb_count_of_{name}(USER_ARG_DECL index_type i) {{ {counters}"
+                f"generate({pointers}USER_ARGS i); return plb_c_{name}; }}\n"
+            )
             count_scans[name] = GenericScanKernel(
-                self.context, index_dtype, ", ".join(filter(None, [f"__global {index} *plb_starts", user_params])),
-                f"plb_count_of_{name}({user_args}i)", "a+b", "0",
+                self.context,
+                index_dtype,
+                ", ".join(filter(None, [f"__global {index} *plb_starts", user_params])),
+                f"plb_count_of_{name}({user_args}i)",
+                "a+b",
+                "0",
                 "plb_starts[i] = prev_item; if (i + 1 == N) plb_starts[N] = item;",
-                name_prefix=f"{self.name_prefix}_count", options=self.options, preamble=counting + helper)
+                name_prefix=f"{self.name_prefix}_count",
+                options=self.options,
+                preamble=counting + helper,
+            )
         # Writing: every APPEND stores at its list's next position, from the object's start.
-        writing = (common + "#define LIST_ARG_DECL " +
-                   "".join(f"__global {dtype_to_ctype(t)} *plb_out_{name}, index_type *plb_pos_{name}, "
-                           for name, t in self.list_names_and_dtypes) + "\n" +
-                   "".join(f"#define APPEND_{name}(value) (plb_out_{name}[(*plb_pos_{name})++] = (value))\n"
-                           if name not in omitted else f"#define APPEND_{name}(value) ((void)0)\n"
-                           for name, _ in self.list_names_and_dtypes) +
-                   self.preamble + "\n" + self.generate_template + "\n")
+        writing = (
+            common
+            + "#define LIST_ARG_DECL "
+            + "".join(
+                f"__global {dtype_to_ctype(t)} *plb_out_{name}, index_type *plb_pos_{name}, "
+                for name, t in self.list_names_and_dtypes
+            )
+            + "\n"
+            + "".join(
+                f"#define APPEND_{name}(value) (plb_out_{name}[(*plb_pos_{name})++] = (value))\n"
+                if name not in omitted
+                else f"#define APPEND_{name}(value) ((void)0)\n"
+                for name, _ in self.list_names_and_dtypes
+            )
+            + self.preamble
+            + "\n"
+            + self.generate_template
+            + "\n"
+        )
         built = [(name, t) for name, t in self.list_names_and_dtypes if name not in omitted]
         write_params = [f"__global {index} *plb_first"]
         for name, t in built:
             write_params += [f"__global {index} *plb_starts_{name}", f"__global {dtype_to_ctype(t)} *plb_lists_{name}"]
         positions = "".join(
             f"index_type plb_p_{name} = {f'plb_starts_{name}[i]' if name not in omitted else '0'}; "
-            for name, _ in self.list_names_and_dtypes)
-        outs = "".join(f"{f'plb_lists_{name}' if name not in omitted else '0'}, &plb_p_{name}, "
-                       for name, _ in self.list_names_and_dtypes)
+            for name, _ in self.list_names_and_dtypes
+        )
+        outs = "".join(
+            f"{f'plb_lists_{name}' if name not in omitted else '0'}, &plb_p_{name}, "
+            for name, _ in self.list_names_and_dtypes
+        )
         write_scan = GenericScanKernel(
-            self.context, index_dtype, ", ".join(filter(None, [", ".join(write_params), user_params])), "0", "a+b",
-            "0", f"{{ {positions}generate({outs}{user_args}i); }}", name_prefix=f"{self.name_prefix}_write",
-            options=self.options, preamble=writing)
+            self.context,
+            index_dtype,
+            ", ".join(filter(None, [", ".join(write_params), user_params])),
+            "0",
+            "a+b",
+            "0",
+            f"{{ {positions}generate({outs}{user_args}i); }}",
+            name_prefix=f"{self.name_prefix}_write",
+            options=self.options,
+            preamble=writing,
+        )
         # Empty lists eliminated: the non-empty objects counted, their starts gathered.
         compress = GenericScanKernel(
-            self.context, index_dtype,
+            self.context,
+            index_dtype,
             f"__global {index} *starts, __global {index} *nonempty, __global {index} *compressed, "
             f"__global {index} *kept_starts, __global {index} *count",
-            "starts[i + 1] > starts[i] ? 1 : 0", "a+b", "0",
+            "starts[i + 1] > starts[i] ? 1 : 0",
+            "a+b",
+            "0",
             "compressed[i] = prev_item; if (item != prev_item) { nonempty[prev_item] = i; "
             "kept_starts[prev_item] = starts[i]; } if (i + 1 == N) { compressed[N] = item; *count = item; "
-            "kept_starts[item] = starts[N]; }", name_prefix=f"{self.name_prefix}_compress")
+            "kept_starts[item] = starts[N]; }",
+            name_prefix=f"{self.name_prefix}_compress",
+        )
         return count_scans, write_scan, compress
 
     def __call__(self, queue, n_objects, *args, allocator=None, omit_lists=None, wait_for=None, **kwargs):
@@ -386,7 +539,7 @@ class ListOfListsBuilder:
             if name in omitted:
                 continue
             record = result[name]
-            record.lists = empty(queue, max(record.count, 1), dtype, allocator=allocator)[:record.count]
+            record.lists = empty(queue, max(record.count, 1), dtype, allocator=allocator)[: record.count]
             write_args += [record.starts, record.lists if record.count else empty(queue, 1, dtype)]
         evt = write_scan(*write_args, *user, queue=queue, size=n_objects)
         for name in self.eliminate_empty_output_lists:
@@ -401,7 +554,7 @@ class ListOfListsBuilder:
             compressed.fill(0)
             evt = compress(record.starts, nonempty, compressed, kept, count, queue=queue, size=n_objects)
             record.num_nonempty_lists = int(count.get()[0])
-            record.starts = kept[:record.num_nonempty_lists + 1]
-            record.nonempty_indices = nonempty[:record.num_nonempty_lists]
+            record.starts = kept[: record.num_nonempty_lists + 1]
+            record.nonempty_indices = nonempty[: record.num_nonempty_lists]
             record.compressed_indices = compressed
         return result, evt

@@ -1,6 +1,7 @@
 """Kernel argument descriptions: a name and a numpy dtype, and the OpenCL C declaration
 they stand for, for code that generates kernel source. Immutable and hashable, equal when
 their class and fields are, as PyOpenCL's are."""
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,12 +13,19 @@ from gpukit._dtype_table import look_up_dtype
 # numpy dtypes and their OpenCL C types: PyOpenCL's names, complex numbers as the cfloat_t and
 # cdouble_t of its pyopencl-complex.h, and half (which PyOpenCL does not map).
 _C_TYPES = {
-    np.dtype(np.int8): "char", np.dtype(np.uint8): "uchar",
-    np.dtype(np.int16): "short", np.dtype(np.uint16): "ushort",
-    np.dtype(np.int32): "int", np.dtype(np.uint32): "uint",
-    np.dtype(np.int64): "long", np.dtype(np.uint64): "ulong",
-    np.dtype(np.float16): "half", np.dtype(np.float32): "float", np.dtype(np.float64): "double",
-    np.dtype(np.complex64): "cfloat_t", np.dtype(np.complex128): "cdouble_t",
+    np.dtype(np.int8): "char",
+    np.dtype(np.uint8): "uchar",
+    np.dtype(np.int16): "short",
+    np.dtype(np.uint16): "ushort",
+    np.dtype(np.int32): "int",
+    np.dtype(np.uint32): "uint",
+    np.dtype(np.int64): "long",
+    np.dtype(np.uint64): "ulong",
+    np.dtype(np.float16): "half",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+    np.dtype(np.complex64): "cfloat_t",
+    np.dtype(np.complex128): "cdouble_t",
 }
 
 
@@ -30,6 +38,7 @@ def c_type_name(dtype):
 class DtypedArgument:
     """A named kernel argument of a numpy dtype. The dtype need not have an OpenCL C type
     until declarator() is asked for (as in PyOpenCL)."""
+
     dtype: np.dtype
     name: str
 
@@ -43,6 +52,7 @@ class VectorArg(DtypedArgument):
     """A ``__global`` pointer argument. With ``with_offset``, the kernel takes the pointer as
     ``<name>__base`` followed by a ``long <name>__offset`` in bytes (PyOpenCL's convention,
     for views into a buffer); the kernel text computes ``<name>`` from the two."""
+
     with_offset: bool
 
     def __init__(self, dtype, name, with_offset=False):

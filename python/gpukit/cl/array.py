@@ -18,6 +18,7 @@ without blocking the host; ``with_queue`` finishes the old queue before an array
 
 What is not there yet is listed in docs/opencl.md (each a clear error).
 """
+
 from __future__ import annotations
 
 import builtins
@@ -32,11 +33,44 @@ from gpukit._gpukit.cl import _ArrayEngine
 from gpukit._warnings import warn as _warn
 
 __all__ = [
-    "Array", "ArrayHasOffsetError", "InconsistentOpenCLQueueWarning", "to_device", "empty", "zeros", "empty_like", "zeros_like",
-    "arange", "as_strided", "concatenate", "stack", "hstack", "diff", "transpose", "reshape",
-    "if_positive", "where", "maximum", "minimum", "logical_and", "logical_or", "logical_not",
-    "sum", "dot", "vdot", "min", "max", "any", "all", "subset_dot", "subset_min", "subset_max",
-    "take", "multi_take", "multi_put", "multi_take_put", "cumsum",
+    "Array",
+    "ArrayHasOffsetError",
+    "InconsistentOpenCLQueueWarning",
+    "to_device",
+    "empty",
+    "zeros",
+    "empty_like",
+    "zeros_like",
+    "arange",
+    "as_strided",
+    "concatenate",
+    "stack",
+    "hstack",
+    "diff",
+    "transpose",
+    "reshape",
+    "if_positive",
+    "where",
+    "maximum",
+    "minimum",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "sum",
+    "dot",
+    "vdot",
+    "min",
+    "max",
+    "any",
+    "all",
+    "subset_dot",
+    "subset_min",
+    "subset_max",
+    "take",
+    "multi_take",
+    "multi_put",
+    "multi_take_put",
+    "cumsum",
 ]
 
 _BOOL_DTYPE = np.dtype(np.int8)  # PyOpenCL's type of comparisons and logical results
@@ -45,8 +79,11 @@ _BOOL_DTYPE = np.dtype(np.int8)  # PyOpenCL's type of comparisons and logical re
 class ArrayHasOffsetError(ValueError):
     """Raised by ``Array.data`` for an array that starts inside its Buffer (use base_data)."""
 
-    def __init__(self, val="The operation you are attempting does not yet support arrays "
-                 "that start at an offset from the beginning of their buffer."):
+    def __init__(
+        self,
+        val="The operation you are attempting does not yet support arrays "
+        "that start at an offset from the beginning of their buffer.",
+    ):
         super().__init__(val)
 
 
@@ -59,9 +96,11 @@ def _check_svm_queue(data, queue):
     if queue is not None and isinstance(data, cl.SVMPointer):
         bound = getattr(data, "_queue", None)
         if bound is not None and bound != queue:
-            _warn("Array has different queue from backing SVM memory. This may lead to the array getting "
-                  "deallocated sooner than expected, potentially leading to crashes.",
-                  InconsistentOpenCLQueueWarning)
+            _warn(
+                "Array has different queue from backing SVM memory. This may lead to the array getting "
+                "deallocated sooner than expected, potentially leading to crashes.",
+                InconsistentOpenCLQueueWarning,
+            )
 
 
 class _copy_queue:  # noqa: N801 (PyOpenCL's name): copy()'s default, the array's own queue
@@ -162,8 +201,23 @@ class Array:
 
     __array_priority__ = 100
 
-    def __init__(self, cq, shape, dtype, order="C", allocator=None, data=None, offset=0, strides=None,
-                 events=None, _flags=None, _fast=False, _size=None, _context=None, _queue=None):
+    def __init__(
+        self,
+        cq,
+        shape,
+        dtype,
+        order="C",
+        allocator=None,
+        data=None,
+        offset=0,
+        strides=None,
+        events=None,
+        _flags=None,
+        _fast=False,
+        _size=None,
+        _context=None,
+        _queue=None,
+    ):
         if _fast:
             self.queue, self.context = _queue, _context
             self.shape, self.dtype, self.strides = shape, dtype, strides
@@ -233,8 +287,9 @@ class Array:
 
     def __bool__(self):
         if self.size != 1:
-            raise ValueError("The truth value of an array with more than one element is ambiguous. "
-                             "Use a.any() or a.all()")
+            raise ValueError(
+                "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
+            )
         return bool(self.get().item())
 
     def __str__(self):
@@ -256,28 +311,51 @@ class Array:
         """The Array of an engine result (base_data, offset, shape, strides, dtype, the event of
         the kernel that wrote it), on `queue` (default: this array's), which the operation ran on."""
         base, offset, shape, strides, result_dtype, event = made
-        return Array(None, shape, dtype or result_dtype, allocator=self.allocator, data=base, offset=offset,
-                     strides=strides, events=None if event is None else [event], _fast=True,
-                     _size=int(math.prod(shape)), _context=self.context, _queue=queue or self.queue)
+        return Array(
+            None,
+            shape,
+            dtype or result_dtype,
+            allocator=self.allocator,
+            data=base,
+            offset=offset,
+            strides=strides,
+            events=None if event is None else [event],
+            _fast=True,
+            _size=int(math.prod(shape)),
+            _context=self.context,
+            _queue=queue or self.queue,
+        )
 
-    def _new_with_changes(self, data=None, offset=None, shape=None, dtype=None, strides=None, queue=None,
-                          allocator=None):
+    def _new_with_changes(
+        self, data=None, offset=None, shape=None, dtype=None, strides=None, queue=None, allocator=None
+    ):
         shape = self.shape if shape is None else tuple(shape)
         # A view shares the array's events (PyOpenCL's views do): the same list.
-        view = Array(None, shape, self.dtype if dtype is None else np.dtype(dtype),
-                     allocator=self.allocator if allocator is None else allocator,
-                     data=self.base_data if data is None else data,
-                     offset=self.offset if offset is None else offset,
-                     strides=self.strides if strides is None else tuple(strides), events=self.events, _fast=True,
-                     _size=int(math.prod(shape)), _context=self.context,
-                     _queue=self.queue if queue is None else queue)
+        view = Array(
+            None,
+            shape,
+            self.dtype if dtype is None else np.dtype(dtype),
+            allocator=self.allocator if allocator is None else allocator,
+            data=self.base_data if data is None else data,
+            offset=self.offset if offset is None else offset,
+            strides=self.strides if strides is None else tuple(strides),
+            events=self.events,
+            _fast=True,
+            _size=int(math.prod(shape)),
+            _context=self.context,
+            _queue=self.queue if queue is None else queue,
+        )
         if self._foreign:
             view._foreign = True
         return view
 
     def _new_like_me(self, dtype=None, queue=None):
-        return Array(queue or self.queue or self.context, self.shape, self.dtype if dtype is None else dtype,
-                     allocator=self.allocator)
+        return Array(
+            queue or self.queue or self.context,
+            self.shape,
+            self.dtype if dtype is None else dtype,
+            allocator=self.allocator,
+        )
 
     def with_queue(self, queue):
         """This array (the same memory) with `queue` as its default queue; the old queue's work
@@ -373,8 +451,9 @@ class Array:
             raise TypeError("get_async: ary must be C-contiguous, of the array's shape and dtype")
         if not self.size:
             return host, cl.enqueue_marker(queue)
-        evt = cl.enqueue_copy(queue, host, source.base_data, src_offset=source.offset, wait_for=source.events,
-                              is_blocking=False)
+        evt = cl.enqueue_copy(
+            queue, host, source.base_data, src_offset=source.offset, wait_for=source.events, is_blocking=False
+        )
         return host, evt
 
     def map_to_host(self, queue=None, flags=None, is_blocking=True, wait_for=None):
@@ -383,9 +462,17 @@ class Array:
             raise ValueError("map_to_host: the array must be contiguous")
         if flags is None:
             flags = cl.map_flags.READ | cl.map_flags.WRITE
-        ary, _evt = cl.enqueue_map_buffer(queue or self.queue, self.base_data, flags, self.offset, self.shape,
-                                          self.dtype, strides=self.strides, wait_for=wait_for,
-                                          is_blocking=is_blocking)
+        ary, _evt = cl.enqueue_map_buffer(
+            queue or self.queue,
+            self.base_data,
+            flags,
+            self.offset,
+            self.shape,
+            self.dtype,
+            strides=self.strides,
+            wait_for=wait_for,
+            is_blocking=is_blocking,
+        )
         return ary
 
     # ---- copies and conversions
@@ -411,8 +498,12 @@ class Array:
             _barrier(queue or self.queue, wait_for)
             self._record(self._engine(queue).assign(self, 0), queue)
         elif self.nbytes:
-            self._record(cl.enqueue_fill_buffer(queue or self.queue, self.base_data, np.uint8(0), self.offset,
-                                                self.nbytes, wait_for=wait_for), queue)
+            self._record(
+                cl.enqueue_fill_buffer(
+                    queue or self.queue, self.base_data, np.uint8(0), self.offset, self.nbytes, wait_for=wait_for
+                ),
+                queue,
+            )
 
     def fill(self, value, queue=None, wait_for=None):
         """Every element set to `value`, after the events of `wait_for`; returns the array.
@@ -450,8 +541,7 @@ class Array:
             raise ValueError(f"reshape(order=): 'C' or 'F', got {order!r}")
         contiguous = self.flags.c_contiguous if order in ("C", "c") else self.flags.f_contiguous
         if contiguous:
-            return self._new_with_changes(shape=shape,
-                                          strides=_contiguous_strides(shape, self.dtype.itemsize, order))
+            return self._new_with_changes(shape=shape, strides=_contiguous_strides(shape, self.dtype.itemsize, order))
         # A strided array: numpy's view where one exists (splitting or merging axes whose
         # elements are evenly spaced), else, as numpy, a copy.
         try:
@@ -475,8 +565,7 @@ class Array:
         if not self.flags.c_contiguous or not self.shape or (self.shape[-1] * old) % new:
             raise ValueError("view: the array must be C-contiguous and its last axis a multiple of the new size")
         shape = self.shape[:-1] + (self.shape[-1] * old // new,)
-        return self._new_with_changes(shape=shape, dtype=dtype,
-                                      strides=_contiguous_strides(shape, new, "C"))
+        return self._new_with_changes(shape=shape, dtype=dtype, strides=_contiguous_strides(shape, new, "C"))
 
     def squeeze(self):
         keep = [k for k, s in enumerate(self.shape) if s != 1]
@@ -509,8 +598,9 @@ class Array:
             index = (index,)
         for item in index:
             if isinstance(item, (Array, np.ndarray, list)) and not _is_scalar(item):
-                raise NotImplementedError("fancy indexing (an array of indices) is not supported yet by "
-                                          "gpukit.cl.array; see docs/opencl.md")
+                raise NotImplementedError(
+                    "fancy indexing (an array of indices) is not supported yet by gpukit.cl.array; see docs/opencl.md"
+                )
         if not builtins.any(item is Ellipsis for item in index):
             index = index + (Ellipsis,)  # a view even where every axis is indexed, not a scalar
         # numpy works out the view: over a stand-in whose address moves as the view's would.
@@ -559,37 +649,95 @@ class Array:
         self._record(self._engine(None, other).update(name, self, other))
         return self
 
-    def __add__(self, other): return self._binary("add", self, other)
-    def __radd__(self, other): return self._binary("add", other, self)
-    def __sub__(self, other): return self._binary("subtract", self, other)
-    def __rsub__(self, other): return self._binary("subtract", other, self)
-    def __mul__(self, other): return self._binary("multiply", self, other)
-    def __rmul__(self, other): return self._binary("multiply", other, self)
-    def __truediv__(self, other): return self._binary("divide", self, other)
-    def __rtruediv__(self, other): return self._binary("divide", other, self)
-    def __pow__(self, other): return self._binary("power", self, other)
-    def __rpow__(self, other): return self._binary("power", other, self)
-    def __iadd__(self, other): return self._update("add", other)
-    def __isub__(self, other): return self._update("subtract", other)
-    def __imul__(self, other): return self._update("multiply", other)
-    def __itruediv__(self, other): return self._update("divide", other)
-    def __ipow__(self, other): return self._update("power", other)
-    def __and__(self, other): return self._binary("bitwise_and", self, other)
-    def __rand__(self, other): return self._binary("bitwise_and", other, self)
-    def __or__(self, other): return self._binary("bitwise_or", self, other)
-    def __ror__(self, other): return self._binary("bitwise_or", other, self)
-    def __xor__(self, other): return self._binary("bitwise_xor", self, other)
-    def __rxor__(self, other): return self._binary("bitwise_xor", other, self)
-    def __iand__(self, other): return self._update("bitwise_and", other)
-    def __ior__(self, other): return self._update("bitwise_or", other)
-    def __ixor__(self, other): return self._update("bitwise_xor", other)
+    def __add__(self, other):
+        return self._binary("add", self, other)
 
-    def __eq__(self, other): return self._binary("equal", self, other, _BOOL_DTYPE)
-    def __ne__(self, other): return self._binary("not_equal", self, other, _BOOL_DTYPE)
-    def __lt__(self, other): return self._binary("less", self, other, _BOOL_DTYPE)
-    def __le__(self, other): return self._binary("less_equal", self, other, _BOOL_DTYPE)
-    def __gt__(self, other): return self._binary("greater", self, other, _BOOL_DTYPE)
-    def __ge__(self, other): return self._binary("greater_equal", self, other, _BOOL_DTYPE)
+    def __radd__(self, other):
+        return self._binary("add", other, self)
+
+    def __sub__(self, other):
+        return self._binary("subtract", self, other)
+
+    def __rsub__(self, other):
+        return self._binary("subtract", other, self)
+
+    def __mul__(self, other):
+        return self._binary("multiply", self, other)
+
+    def __rmul__(self, other):
+        return self._binary("multiply", other, self)
+
+    def __truediv__(self, other):
+        return self._binary("divide", self, other)
+
+    def __rtruediv__(self, other):
+        return self._binary("divide", other, self)
+
+    def __pow__(self, other):
+        return self._binary("power", self, other)
+
+    def __rpow__(self, other):
+        return self._binary("power", other, self)
+
+    def __iadd__(self, other):
+        return self._update("add", other)
+
+    def __isub__(self, other):
+        return self._update("subtract", other)
+
+    def __imul__(self, other):
+        return self._update("multiply", other)
+
+    def __itruediv__(self, other):
+        return self._update("divide", other)
+
+    def __ipow__(self, other):
+        return self._update("power", other)
+
+    def __and__(self, other):
+        return self._binary("bitwise_and", self, other)
+
+    def __rand__(self, other):
+        return self._binary("bitwise_and", other, self)
+
+    def __or__(self, other):
+        return self._binary("bitwise_or", self, other)
+
+    def __ror__(self, other):
+        return self._binary("bitwise_or", other, self)
+
+    def __xor__(self, other):
+        return self._binary("bitwise_xor", self, other)
+
+    def __rxor__(self, other):
+        return self._binary("bitwise_xor", other, self)
+
+    def __iand__(self, other):
+        return self._update("bitwise_and", other)
+
+    def __ior__(self, other):
+        return self._update("bitwise_or", other)
+
+    def __ixor__(self, other):
+        return self._update("bitwise_xor", other)
+
+    def __eq__(self, other):
+        return self._binary("equal", self, other, _BOOL_DTYPE)
+
+    def __ne__(self, other):
+        return self._binary("not_equal", self, other, _BOOL_DTYPE)
+
+    def __lt__(self, other):
+        return self._binary("less", self, other, _BOOL_DTYPE)
+
+    def __le__(self, other):
+        return self._binary("less_equal", self, other, _BOOL_DTYPE)
+
+    def __gt__(self, other):
+        return self._binary("greater", self, other, _BOOL_DTYPE)
+
+    def __ge__(self, other):
+        return self._binary("greater_equal", self, other, _BOOL_DTYPE)
 
     def __neg__(self):
         return self._wrap(self._engine().unary("negative", self))
@@ -664,6 +812,7 @@ def _contiguous(shape, strides, itemsize, axes):
 
 # ---- making arrays
 
+
 def to_device(queue, ary, allocator=None, async_=False, array_queue=_same_as_transfer):
     """A new Array on `queue`'s context holding the host array `ary` (its shape, dtype, and
     Fortran order where ary has it). The copy is done when it returns (`async_` only allows
@@ -718,8 +867,9 @@ def arange(queue, *args, **kwargs):
 
 def as_strided(ary, shape=None, strides=None):
     """A view of `ary`'s memory with another shape and strides (no check, as numpy's)."""
-    return ary._new_with_changes(shape=ary.shape if shape is None else tuple(shape),
-                                 strides=ary.strides if strides is None else tuple(strides))
+    return ary._new_with_changes(
+        shape=ary.shape if shape is None else tuple(shape), strides=ary.strides if strides is None else tuple(strides)
+    )
 
 
 def transpose(a, axes=None):
@@ -782,6 +932,7 @@ def diff(array, queue=None, allocator=None):
 
 
 # ---- elementwise functions
+
 
 def _first_array(*xs):
     for x in xs:
@@ -852,9 +1003,8 @@ def if_positive(criterion, then_, else_, out=None, queue=None):
     return where(criterion > 0, then_, else_, out=out, queue=queue)
 
 
-
-
 # ---- gathers and scatters
+
 
 def _single_dtype(arrays, what):
     dtypes = {a.dtype for a in arrays}
@@ -901,16 +1051,23 @@ def _indexed_copy(queue, sources, outs, source_indices, dest_indices, offsets=()
         for k, (source, out) in enumerate(zip(sources, outs)):
             source_words, words = _as_words(source if source.flags.c_contiguous else source.copy())
             out_words, _ = _as_words(out)
-            _indexed_copy(queue, [source_words], [out_words], _word_indices(queue, source_indices, words),
-                          _word_indices(queue, dest_indices, words), [int(offsets[k]) * words] if offsets else (),
-                          wait_for)
+            _indexed_copy(
+                queue,
+                [source_words],
+                [out_words],
+                _word_indices(queue, source_indices, words),
+                _word_indices(queue, dest_indices, words),
+                [int(offsets[k]) * words] if offsets else (),
+                wait_for,
+            )
         return
     operands = [*sources, *outs, *(x for x in (source_indices, dest_indices) if x is not None)]
     _barrier(queue, wait_for)
     _wait_for_events(queue, operands)
     first = outs[0] if outs else sources[0]
-    event = _engine(queue, first.allocator).indexed_copy(sources, outs, source_indices, dest_indices,
-                                                         [int(o) for o in offsets])
+    event = _engine(queue, first.allocator).indexed_copy(
+        sources, outs, source_indices, dest_indices, [int(o) for o in offsets]
+    )
     for out in outs:
         out._record(event, queue)
 
@@ -922,8 +1079,14 @@ def take(a, indices, out=None, queue=None, wait_for=None):
         out = Array(queue, indices.shape, a.dtype, allocator=a.allocator)
     elif not out.flags.c_contiguous or out.shape != indices.shape or out.dtype != a.dtype:
         raise ValueError(f"take: out must be a C-contiguous Array of shape {indices.shape} and dtype {a.dtype}")
-    _indexed_copy(queue, [a.ravel() if a.flags.c_contiguous else a.copy().ravel()], [out.ravel()],
-                  indices.ravel(), None, wait_for=wait_for)
+    _indexed_copy(
+        queue,
+        [a.ravel() if a.flags.c_contiguous else a.copy().ravel()],
+        [out.ravel()],
+        indices.ravel(),
+        None,
+        wait_for=wait_for,
+    )
     return out
 
 
@@ -969,23 +1132,31 @@ def multi_put(arrays, dest_indices, dest_shape=None, out=None, queue=None, wait_
 
 # ---- scans
 
+
 def cumsum(a, output_dtype=None, queue=None, wait_for=None, return_event=False):
     """The running sums of the 1-d array `a` in output_dtype (default a's), as PyOpenCL's
     (an InclusiveScanKernel; output_dtype of 4 or 8 bytes)."""
     from gpukit.cl.scan import GenericScanKernel
     from gpukit.cl.tools import dtype_to_ctype
+
     output_dtype = a.dtype if output_dtype is None else np.dtype(output_dtype)
     # Made on each call; the spec, and so the built program, is kept by gpukit.cl.scan.
     knl = GenericScanKernel(
-        a.context, output_dtype,
+        a.context,
+        output_dtype,
         f"__global const {dtype_to_ctype(a.dtype)} *input, __global {dtype_to_ctype(output_dtype)} *output",
-        "input[i]", "a+b", "0", "output[i] = item;")
+        "input[i]",
+        "a+b",
+        "0",
+        "output[i] = item;",
+    )
     result = a._new_like_me(output_dtype)
     evt = knl(a, result, queue=queue, wait_for=wait_for)
     return (result, evt) if return_event else result
 
 
 # ---- reductions
+
 
 def _reduce(name, a, queue, dtype=None, b=None):
     result = a._wrap(a._engine(queue, b).reduce(name, a, b))

@@ -9,6 +9,7 @@ The engine's sort (C++: gpukit/array/sort.hpp): a bitonic network, ascending wit
 not stable. Unlike PyOpenCL's, any length sorts (PyOpenCL's needs a power of two), and the
 arrays may be any views.
 """
+
 from __future__ import annotations
 
 from gpukit import cl

@@ -3,6 +3,7 @@
 PyOpenCL 2026.1 applies (vendor names, device types, PoCL versions), so code tuned by them
 makes the same choices here. Where an answer is a vendor fact rather than a query, the
 function says which."""
+
 import functools
 import inspect
 import operator
@@ -25,9 +26,11 @@ _POCL_PLATFORM_NAME = "Portable Computing Language"
 
 # What the functions' dev, ctx and platform arguments must be (ctx may also be None): the
 # class, or an object with the attribute named (a stand-in: the functions only read attributes).
-_ARGUMENT_TYPES = {"dev": (cl.Device, "extensions", "a gpukit.cl.Device"),
-                   "ctx": (cl.Context, "devices", "a gpukit.cl.Context or None"),
-                   "platform": (cl.Platform, "version", "a gpukit.cl.Platform")}
+_ARGUMENT_TYPES = {
+    "dev": (cl.Device, "extensions", "a gpukit.cl.Device"),
+    "ctx": (cl.Context, "devices", "a gpukit.cl.Context or None"),
+    "platform": (cl.Platform, "version", "a gpukit.cl.Platform"),
+}
 
 
 def _checked_arguments(function):
@@ -42,8 +45,9 @@ def _checked_arguments(function):
                 continue
             cls, attribute, expected = _ARGUMENT_TYPES[name]
             if not isinstance(value, cls) and not hasattr(value, attribute):
-                raise TypeError(f"{function.__name__}({name}): expected {expected}, got {type(value).__name__} "
-                                f"{value!r}")
+                raise TypeError(
+                    f"{function.__name__}({name}): expected {expected}, got {type(value).__name__} {value!r}"
+                )
         return function(*args, **kwargs)
 
     return checked
@@ -148,10 +152,12 @@ def local_memory_bank_count(dev):
     capability = nv_compute_capability(dev)
     if capability is not None:
         return _nv_local_banks(dev, capability, "local memory bank count")
-    if (dev.type & cl.device_type.CPU and not dev.type & cl.device_type.GPU
-            and _uint_info(dev, _LOCAL_MEM_TYPE) == _LOCAL_MEM_TYPE_GLOBAL):
-        raise RuntimeError(f"asking for a bank count is meaningless for cache-based local memory "
-                           f"(device '{dev.name}')")
+    if (
+        dev.type & cl.device_type.CPU
+        and not dev.type & cl.device_type.GPU
+        and _uint_info(dev, _LOCAL_MEM_TYPE) == _LOCAL_MEM_TYPE_GLOBAL
+    ):
+        raise RuntimeError(f"asking for a bank count is meaningless for cache-based local memory (device '{dev.name}')")
     _guessing("local memory bank count", dev)
     return 16
 
@@ -161,8 +167,9 @@ def _count(value, what, minimum=0):
     try:
         number = operator.index(value)
     except TypeError:
-        raise TypeError(f"why_not_local_access_conflict_free({what}): expected an integer, got "
-                        f"{type(value).__name__} {value!r}") from None
+        raise TypeError(
+            f"why_not_local_access_conflict_free({what}): expected an integer, got {type(value).__name__} {value!r}"
+        ) from None
     if number < minimum:
         raise ValueError(f"why_not_local_access_conflict_free({what}): expected at least {minimum}, got {number}")
     return number
@@ -172,8 +179,10 @@ def _shape(value, what):
     try:
         sizes = list(value)
     except TypeError:
-        raise TypeError(f"why_not_local_access_conflict_free({what}): expected a shape (a tuple of integers), got "
-                        f"{type(value).__name__} {value!r}") from None
+        raise TypeError(
+            f"why_not_local_access_conflict_free({what}): expected a shape (a tuple of integers), got "
+            f"{type(value).__name__} {value!r}"
+        ) from None
     return tuple(_count(size, what) for size in sizes)
 
 
@@ -216,9 +225,14 @@ def why_not_local_access_conflict_free(dev, itemsize, array_shape, array_stored_
         worst = max((len(items) for items in by_bank.values()), default=1)
         if worst > 1:
             conflicts.extend(
-                (worst, f"{worst}x conflict on axis {first_axis} (from right, 0-based): "
-                        f"{', '.join(items)} access bank {bank}")
-                for bank, items in by_bank.items() if len(items) == worst)
+                (
+                    worst,
+                    f"{worst}x conflict on axis {first_axis} (from right, 0-based): "
+                    f"{', '.join(items)} access bank {bank}",
+                )
+                for bank, items in by_bank.items()
+                if len(items) == worst
+            )
     return max(conflicts) if conflicts else (1, None)
 
 
@@ -273,10 +287,13 @@ def get_pocl_version(platform, fallback_value=None):
 
 def _pocl_miscounts_struct_args(dev, ctx):
     context = ctx if ctx is not None else cl.Context([dev])
-    program = cl.Program(context, """
+    program = cl.Program(
+        context,
+        """
         struct two_things { long a; long b; };
         __kernel void test_knl(struct two_things x) { }
-        """).build()
+        """,
+    ).build()
     return program.test_knl.num_args == 2
 
 

@@ -10,6 +10,7 @@ cos, tan, asin, acos, atan, sinh, cosh and tanh also take complex64 and complex1
 Hankel functions bessel_jn, bessel_yn and hankel_01 are there for integer orders, computed in
 double (gpukit/opencl_bessel.h says how).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,14 +18,17 @@ import numpy as np
 from gpukit.cl.array import Array, _engine, _wait_for_events
 from gpukit.cl.array import _spec as _cached_spec
 
-_UNARY = ("acos acosh acospi asin asinh asinpi atan atanh atanpi cbrt ceil cos cosh cospi erfc erf exp exp2 "
-          "exp10 expm1 fabs floor ilogb lgamma log log2 log10 log1p logb rint round sin sinh sinpi sqrt tan "
-          "tanh tanpi tgamma trunc").split()
+_UNARY = (
+    "acos acosh acospi asin asinh asinpi atan atanh atanpi cbrt ceil cos cosh cospi erfc erf exp exp2 "
+    "exp10 expm1 fabs floor ilogb lgamma log log2 log10 log1p logb rint round sin sinh sinpi sqrt tan "
+    "tanh tanpi tgamma trunc"
+).split()
 
-__all__ = _UNARY + ["atan2", "atan2pi", "fmod", "frexp", "ldexp", "modf", "nan", "bessel_jn", "bessel_yn",
-                    "hankel_01"]
+__all__ = _UNARY + ["atan2", "atan2pi", "fmod", "frexp", "ldexp", "modf", "nan", "bessel_jn", "bessel_yn", "hankel_01"]
 
 _C_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+
+
 def _spec(name, params, operation, preamble=""):
     return _cached_spec(f"gk_clmath_{name}", params, operation, preamble)
 
@@ -38,8 +42,10 @@ def _floating(function, *arrays):
         if not isinstance(a, Array):
             raise TypeError(f"clmath.{function}: expected an Array, got {type(a).__name__}")
         if a.dtype.kind == "c":
-            raise TypeError(f"clmath.{function} has no complex form (numpy has none); complex arrays "
-                            f"take {', '.join(sorted(_COMPLEX))}")
+            raise TypeError(
+                f"clmath.{function} has no complex form (numpy has none); complex arrays "
+                f"take {', '.join(sorted(_COMPLEX))}"
+            )
         if a.dtype not in _C_TYPES:
             raise TypeError(f"clmath.{function}: float32 or float64 arrays, got {a.dtype}")
 
@@ -48,8 +54,9 @@ def _complex(function, array, queue):
     """function of a complex array: complex_math's, computed in double (rounded once)."""
     queue = queue or array.queue
     if not queue.device.double_fp_config:
-        raise TypeError(f"clmath.{function} of complex arrays computes in double precision, which "
-                        f"{queue.device.name} lacks")
+        raise TypeError(
+            f"clmath.{function} of complex arrays computes in double precision, which {queue.device.name} lacks"
+        )
     return array._wrap(array._engine(queue).math(function, array), queue=queue)
 
 
@@ -65,7 +72,7 @@ def _run(spec, args, queue, outputs=1):
     queue = queue or first.queue
     _wait_for_events(queue, args)
     event = _engine(queue, first.allocator).run(spec, list(args))
-    for out in args[len(args) - outputs:]:
+    for out in args[len(args) - outputs :]:
         out._record(event, queue)
 
 
@@ -78,6 +85,7 @@ def _make_unary(name):
         spec = _spec(name, [("x", array.dtype, "in"), ("z", result.dtype, "out")], f"z[i] = {name}(x[i])")
         _run(spec, (array, result), queue)
         return result
+
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"OpenCL C's {name} of every element of `array`, in a new array of its dtype."
     return f
@@ -119,8 +127,11 @@ def ldexp(significand, exponent, queue=None):
         raise TypeError("clmath.ldexp: the exponent must be a real Array")
     _same_shape("ldexp", significand, exponent)
     result = significand._new_like_me(queue=queue)
-    spec = _spec("ldexp", [("s", significand.dtype, "in"), ("e", exponent.dtype, "in"), ("z", result.dtype, "out")],
-                 "z[i] = ldexp(s[i], (int) e[i])")
+    spec = _spec(
+        "ldexp",
+        [("s", significand.dtype, "in"), ("e", exponent.dtype, "in"), ("z", result.dtype, "out")],
+        "z[i] = ldexp(s[i], (int) e[i])",
+    )
     _run(spec, (significand, exponent, result), queue)
     return result
 
@@ -130,8 +141,11 @@ def frexp(arg, queue=None):
     _floating("frexp", arg)
     significand = arg._new_like_me(queue=queue)
     exponent = arg._new_like_me(queue=queue, dtype=np.int32)
-    spec = _spec("frexp", [("x", arg.dtype, "in"), ("s", arg.dtype, "out"), ("e", np.int32, "out")],
-                 "int exponent; s[i] = frexp(x[i], &exponent); e[i] = exponent")
+    spec = _spec(
+        "frexp",
+        [("x", arg.dtype, "in"), ("s", arg.dtype, "out"), ("e", np.int32, "out")],
+        "int exponent; s[i] = frexp(x[i], &exponent); e[i] = exponent",
+    )
     _run(spec, (arg, significand, exponent), queue, outputs=2)
     return significand, exponent
 
@@ -142,8 +156,11 @@ def modf(arg, queue=None):
     fracpart = arg._new_like_me(queue=queue)
     intpart = arg._new_like_me(queue=queue)
     c_type = _C_TYPES[arg.dtype]
-    spec = _spec("modf", [("x", arg.dtype, "in"), ("f", arg.dtype, "out"), ("w", arg.dtype, "out")],
-                 f"{c_type} whole; f[i] = modf(x[i], &whole); w[i] = whole")
+    spec = _spec(
+        "modf",
+        [("x", arg.dtype, "in"), ("f", arg.dtype, "out"), ("w", arg.dtype, "out")],
+        f"{c_type} whole; f[i] = modf(x[i], &whole); w[i] = whole",
+    )
     _run(spec, (arg, fracpart, intpart), queue, outputs=2)
     return fracpart, intpart
 
@@ -165,9 +182,11 @@ _BESSEL = "#include <gpukit/opencl_bessel.h>\n"
 def _order(function, n):
     """n as a C int: Bessel functions of integer order only."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"clmath.{function}: the order n must be an integer (gpukit computes integer orders "
-                        f"only), got {type(n).__name__}")
-    if not -2 ** 31 < int(n) < 2 ** 31:
+        raise TypeError(
+            f"clmath.{function}: the order n must be an integer (gpukit computes integer orders "
+            f"only), got {type(n).__name__}"
+        )
+    if not -(2**31) < int(n) < 2**31:
         raise ValueError(f"clmath.{function}: the order {n} is out of the range of a C int")
     return np.int32(n)
 
@@ -189,13 +208,19 @@ def bessel_jn(n, x, queue=None):
     result = x._new_like_me(queue=queue)
     if x.dtype.kind == "c":
         c = "cfloat_t" if x.dtype == np.complex64 else "cdouble_t"
-        operation = (f"const cdouble_t v = gk_bessel_jn_complex(order, gk_cdouble_new(x[i].real, x[i].imag)); "
-                     f"{c} r; r.real = v.real; r.imag = v.imag; z[i] = r")
+        operation = (
+            f"const cdouble_t v = gk_bessel_jn_complex(order, gk_cdouble_new(x[i].real, x[i].imag)); "
+            f"{c} r; r.real = v.real; r.imag = v.imag; z[i] = r"
+        )
     else:
         _floating("bessel_jn", x)
         operation = "z[i] = gk_bessel_jn(order, x[i])"
-    spec = _spec("bessel_jn", [("order", np.int32, "scalar"), ("x", x.dtype, "in"), ("z", result.dtype, "out")],
-                 operation, _BESSEL)
+    spec = _spec(
+        "bessel_jn",
+        [("order", np.int32, "scalar"), ("x", x.dtype, "in"), ("z", result.dtype, "out")],
+        operation,
+        _BESSEL,
+    )
     _run(spec, (order.tobytes(), x, result), queue)
     return result
 
@@ -206,12 +231,18 @@ def bessel_yn(n, x, queue=None):
     order = _order("bessel_yn", n)
     _needs_double("bessel_yn", x, queue)
     if x.dtype.kind == "c":
-        raise TypeError("clmath.bessel_yn takes real arrays (as PyOpenCL's: no complex Y_n); complex arguments "
-                        "take hankel_01 (H = J + iY) or bessel_jn")
+        raise TypeError(
+            "clmath.bessel_yn takes real arrays (as PyOpenCL's: no complex Y_n); complex arguments "
+            "take hankel_01 (H = J + iY) or bessel_jn"
+        )
     _floating("bessel_yn", x)
     result = x._new_like_me(queue=queue)
-    spec = _spec("bessel_yn", [("order", np.int32, "scalar"), ("x", x.dtype, "in"), ("z", result.dtype, "out")],
-                 "z[i] = gk_bessel_yn(order, x[i])", _BESSEL)
+    spec = _spec(
+        "bessel_yn",
+        [("order", np.int32, "scalar"), ("x", x.dtype, "in"), ("z", result.dtype, "out")],
+        "z[i] = gk_bessel_yn(order, x[i])",
+        _BESSEL,
+    )
     _run(spec, (order.tobytes(), x, result), queue)
     return result
 
@@ -225,9 +256,12 @@ def hankel_01(x, queue=None):
     h0 = x._new_like_me(queue=queue)
     h1 = x._new_like_me(queue=queue)
     c = "cfloat_t" if x.dtype == np.complex64 else "cdouble_t"
-    operation = (f"cdouble_t a, b; gk_hankel_01(gk_cdouble_new(x[i].real, x[i].imag), &a, &b); "
-                 f"{c} r; r.real = a.real; r.imag = a.imag; h0[i] = r; r.real = b.real; r.imag = b.imag; h1[i] = r")
-    spec = _spec("hankel_01", [("x", x.dtype, "in"), ("h0", x.dtype, "out"), ("h1", x.dtype, "out")],
-                 operation, _BESSEL)
+    operation = (
+        f"cdouble_t a, b; gk_hankel_01(gk_cdouble_new(x[i].real, x[i].imag), &a, &b); "
+        f"{c} r; r.real = a.real; r.imag = a.imag; h0[i] = r; r.real = b.real; r.imag = b.imag; h1[i] = r"
+    )
+    spec = _spec(
+        "hankel_01", [("x", x.dtype, "in"), ("h0", x.dtype, "out"), ("h1", x.dtype, "out")], operation, _BESSEL
+    )
     _run(spec, (x, h0, h1), queue, outputs=2)
     return h0, h1

@@ -13,6 +13,7 @@ here). ``ThreefryGenerator`` is the same Philox generator under PyOpenCL's secon
 users of either expect from it is a good stream, not Threefry's exact numbers): docs/opencl.md.
 Arrays of OpenCL vector types (cltypes.float2, float4, ...) get every component filled.
 """
+
 from __future__ import annotations
 
 import random
@@ -94,24 +95,32 @@ class _Generator:
             engine = _engine(queue or target.queue, target.allocator)
             event = engine.fill_rand(target, self._next_key())
             if (a, b) != (0, 1):
-                spec = _spec("scale", [("z", dtype, "inout"), ("a", dtype, "scalar"), ("scale", dtype, "scalar")],
-                             "z[i] = a + scale * z[i]")
+                spec = _spec(
+                    "scale",
+                    [("z", dtype, "inout"), ("a", dtype, "scalar"), ("scale", dtype, "scalar")],
+                    "z[i] = a + scale * z[i]",
+                )
                 event = engine.run(spec, [target, dtype.type(a).tobytes(), dtype.type(b - a).tobytes()])
             target._record(event, queue)  # the queue runs in order: the last kernel's is the fill's
             return
         if dtype.kind == "f":
             u = self._uniforms(target, queue, dtype)
-            spec = _spec("uniform", [("u", dtype, "in"), ("z", dtype, "out"), ("a", dtype, "scalar"),
-                                     ("scale", dtype, "scalar")], "z[i] = a + scale * u[i]")
+            spec = _spec(
+                "uniform",
+                [("u", dtype, "in"), ("z", dtype, "out"), ("a", dtype, "scalar"), ("scale", dtype, "scalar")],
+                "z[i] = a + scale * u[i]",
+            )
             values = [dtype.type(a).tobytes(), dtype.type(b - a).tobytes()]
         elif dtype.kind in "iu":
             if not b > a:
                 raise ValueError(f"clrandom: an empty range of integers [{a}, {b})")
             compute = np.dtype(self._compute_type(target, queue))
             u = self._uniforms(target, queue, compute)
-            spec = _spec("uniform_int", [("u", compute, "in"), ("z", dtype, "out"), ("a", np.int64, "scalar"),
-                                         ("span", np.int64, "scalar")],
-                         "long k = (long) (u[i] * span); z[i] = a + (k < span ? k : span - 1)")
+            spec = _spec(
+                "uniform_int",
+                [("u", compute, "in"), ("z", dtype, "out"), ("a", np.int64, "scalar"), ("span", np.int64, "scalar")],
+                "long k = (long) (u[i] * span); z[i] = a + (k < span ? k : span - 1)",
+            )
             values = [np.int64(a).tobytes(), np.int64(b - a).tobytes()]
         else:
             raise TypeError(f"clrandom: cannot fill an array of dtype {dtype}")
@@ -137,12 +146,23 @@ class _Generator:
             raise TypeError(f"clrandom: normal numbers are floating, not {dtype}")
         first, second = self._uniforms(target, queue, dtype), self._uniforms(target, queue, dtype)
         c_type = "float" if dtype == np.float32 else "double"
-        spec = _spec("normal", [("u", dtype, "in"), ("v", dtype, "in"), ("z", dtype, "out"),
-                                ("mu", dtype, "scalar"), ("sigma", dtype, "scalar")],
-                     f"z[i] = mu + sigma * sqrt(({c_type}) -2 * log(({c_type}) 1 - u[i])) * "
-                     f"cospi(({c_type}) 2 * v[i])")
-        target._record(_engine(queue or target.queue, target.allocator).run(
-            spec, [first, second, target, dtype.type(mu).tobytes(), dtype.type(sigma).tobytes()]), queue)
+        spec = _spec(
+            "normal",
+            [
+                ("u", dtype, "in"),
+                ("v", dtype, "in"),
+                ("z", dtype, "out"),
+                ("mu", dtype, "scalar"),
+                ("sigma", dtype, "scalar"),
+            ],
+            f"z[i] = mu + sigma * sqrt(({c_type}) -2 * log(({c_type}) 1 - u[i])) * cospi(({c_type}) 2 * v[i])",
+        )
+        target._record(
+            _engine(queue or target.queue, target.allocator).run(
+                spec, [first, second, target, dtype.type(mu).tobytes(), dtype.type(sigma).tobytes()]
+            ),
+            queue,
+        )
 
     def normal(self, *args, **kwargs):
         """A new array (cl.array.empty's arguments) filled by fill_normal(mu=, sigma=)."""
@@ -181,6 +201,7 @@ def rand(queue, shape, dtype, luxury=None, a=0, b=1):
     """A new array of `shape` and `dtype` of random numbers in [a, b)."""
     if luxury is not None:
         import warnings
+
         warn("Specifying the 'luxury' argument is deprecated", DeprecationWarning)
     result = Array(queue, shape, dtype)
     _get_generator(queue.context).fill_uniform(result, a=a, b=b, queue=queue)

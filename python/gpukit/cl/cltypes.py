@@ -29,8 +29,18 @@ double = np.float64
 
 # The scalar types that have vector types (OpenCL's half vectors need an extension), and the
 # component counts OpenCL C defines.
-_VECTOR_SCALARS = {"char": char, "uchar": uchar, "short": short, "ushort": ushort, "int": int, "uint": uint,
-                   "long": long, "ulong": ulong, "float": float, "double": double}
+_VECTOR_SCALARS = {
+    "char": char,
+    "uchar": uchar,
+    "short": short,
+    "ushort": ushort,
+    "int": int,
+    "uint": uint,
+    "long": long,
+    "ulong": ulong,
+    "float": float,
+    "double": double,
+}
 _COUNTS = (2, 3, 4, 8, 16)
 _LETTERS = ("x", "y", "z", "w")
 
@@ -54,8 +64,11 @@ def _makers(name, dtype, count):
         if len(components) > count:
             raise TypeError(f"make_{name} takes at most {count} components, got {len(components)}")
         if len(components) < count:
-            warn(f"make_{name}: components left out are 0, which PyOpenCL deprecates; give all {count} "
-                 f"or use zeros_{name}()", DeprecationWarning)
+            warn(
+                f"make_{name}: components left out are 0, which PyOpenCL deprecates; give all {count} "
+                f"or use zeros_{name}()",
+                DeprecationWarning,
+            )
         padded = tuple(components) + (0,) * (stored - len(components))
         value = np.array(padded, dtype)
         for field, component in fields.items():
@@ -67,8 +80,12 @@ def _makers(name, dtype, count):
 
     make.__doc__ = f"A 0-d array of OpenCL's {name} with the given components (s0, s1, ...; or by field name)."
     filled.__doc__ = f"A 0-d array of OpenCL's {name} with every component `component`."
-    return {f"make_{name}": make, f"filled_{name}": filled,
-            f"zeros_{name}": lambda: filled(0), f"ones_{name}": lambda: filled(1)}
+    return {
+        f"make_{name}": make,
+        f"filled_{name}": filled,
+        f"zeros_{name}": lambda: filled(0),
+        f"ones_{name}": lambda: filled(1),
+    }
 
 
 for _scalar_name, _scalar in _VECTOR_SCALARS.items():

@@ -10,6 +10,7 @@ it; ``x[i]`` is element i of the Array passed for x (a later contiguous array ma
 may be read or written; contiguous arrays may be indexed anywhere). Build options of the -D kind
 become #defines of the preamble; ``range=``/``slice=`` run a part of the indices.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,12 +26,25 @@ __all__ = ["ElementwiseKernel"]
 
 # OpenCL C's scalar type names (and their common spellings) and the dtypes they hold.
 _TYPES = {
-    "char": np.int8, "signed char": np.int8, "uchar": np.uint8, "unsigned char": np.uint8,
-    "short": np.int16, "ushort": np.uint16, "unsigned short": np.uint16,
-    "int": np.int32, "uint": np.uint32, "unsigned int": np.uint32, "unsigned": np.uint32,
-    "long": np.int64, "ulong": np.uint64, "unsigned long": np.uint64,
-    "float": np.float32, "double": np.float64, "bool": np.bool_,
-    "cfloat_t": np.complex64, "cdouble_t": np.complex128,
+    "char": np.int8,
+    "signed char": np.int8,
+    "uchar": np.uint8,
+    "unsigned char": np.uint8,
+    "short": np.int16,
+    "ushort": np.uint16,
+    "unsigned short": np.uint16,
+    "int": np.int32,
+    "uint": np.uint32,
+    "unsigned int": np.uint32,
+    "unsigned": np.uint32,
+    "long": np.int64,
+    "ulong": np.uint64,
+    "unsigned long": np.uint64,
+    "float": np.float32,
+    "double": np.float64,
+    "bool": np.bool_,
+    "cfloat_t": np.complex64,
+    "cdouble_t": np.complex128,
 }
 _QUALIFIERS = {"const", "__const", "volatile", "restrict", "__restrict", "__restrict__", "__global", "global"}
 _DECLARATOR = re.compile(r"^(?P<type>[A-Za-z_][\w ]*?)\s*(?P<star>\*?)\s*(?P<name>[A-Za-z_]\w*)$")
@@ -57,12 +71,13 @@ def _parse_arguments(arguments, who="ElementwiseKernel", arrays_needed=True):
         const = "const" in words or "__const" in words
         match = _DECLARATOR.match(" ".join(w for w in words if w not in _QUALIFIERS))
         if match is None:
-            raise ValueError(f"{who}: cannot parse the argument {d!r} ('<type> <name>' or "
-                             "'<type> *<name>')")
+            raise ValueError(f"{who}: cannot parse the argument {d!r} ('<type> <name>' or '<type> *<name>')")
         type_name = " ".join(match.group("type").split())
         if type_name not in _TYPES:
-            raise TypeError(f"{who}: the argument {d!r} has the type {type_name!r}, which gpukit.cl's "
-                            f"kernels do not take yet (they take {', '.join(sorted(set(_TYPES)))})")
+            raise TypeError(
+                f"{who}: the argument {d!r} has the type {type_name!r}, which gpukit.cl's "
+                f"kernels do not take yet (they take {', '.join(sorted(set(_TYPES)))})"
+            )
         kind = ("in" if const else "inout") if match.group("star") else "scalar"
         params.append((match.group("name"), np.dtype(_TYPES[type_name]), kind))
     if arrays_needed and not any(kind != "scalar" for _, _, kind in params):
@@ -79,8 +94,10 @@ def _as_declared(arg, name, dtype, who):
     if arg.dtype == dtype:
         return arg
     if arg.dtype.itemsize != dtype.itemsize:
-        raise TypeError(f"{who}: the argument {name} is declared {dtype} ({dtype.itemsize} bytes), the Array "
-                        f"holds {arg.dtype} ({arg.dtype.itemsize} bytes)")
+        raise TypeError(
+            f"{who}: the argument {name} is declared {dtype} ({dtype.itemsize} bytes), the Array "
+            f"holds {arg.dtype} ({arg.dtype.itemsize} bytes)"
+        )
     return arg.view(dtype)
 
 
@@ -115,8 +132,9 @@ def _defines(options, who="ElementwiseKernel"):
         elif option.startswith("-D") and len(option) > 2:
             definition, k = option[2:], k + 1
         else:
-            raise NotImplementedError(f"{who}: the build option {option!r} is not supported by "
-                                      "gpukit.cl yet (only -D definitions)")
+            raise NotImplementedError(
+                f"{who}: the build option {option!r} is not supported by gpukit.cl yet (only -D definitions)"
+            )
         name, _, value = definition.partition("=")
         lines.append(f"#define {name} {value or 1}")
     return "\n".join(lines) + "\n" if lines else ""
@@ -137,8 +155,9 @@ class ElementwiseKernel:
         self.name = name
         self.operation = operation
         self._params = _parse_arguments(arguments)
-        self._spec = _ElementwiseSpec(name, [(n, t.name, k) for n, t, k in self._params], operation,
-                                      _defines(options) + preamble)
+        self._spec = _ElementwiseSpec(
+            name, [(n, t.name, k) for n, t, k in self._params], operation, _defines(options) + preamble
+        )
         # Whether the operation uses i other than as an index `[i]` (then range= would change it).
         self._uses_bare_i = re.search(r"\bi\b", re.sub(r"\[\s*i\s*\]", "", operation)) is not None
 
@@ -153,8 +172,9 @@ class ElementwiseKernel:
             raise TypeError(f"{self.name} takes {len(self._params)} arguments, got {len(args)}")
         part = index_range if index_range is not None else index_slice
         if part is not None and self._uses_bare_i:
-            raise NotImplementedError(f"{self.name}: range=/slice= with an operation that uses i itself is not "
-                                      "supported by gpukit.cl yet")
+            raise NotImplementedError(
+                f"{self.name}: range=/slice= with an operation that uses i itself is not supported by gpukit.cl yet"
+            )
         values, arrays = [], []
         for (name, dtype, kind), arg in zip(self._params, args):
             if kind == "scalar":
@@ -165,15 +185,17 @@ class ElementwiseKernel:
             if arrays and flat.ndim == 1 and flat.flags.c_contiguous and flat.size > arrays[0].size:
                 # As PyOpenCL: the first array's size is n; a longer contiguous array may be read
                 # beyond i (x[i + 1]), so it is passed whole, seen as its first n elements.
-                flat = flat[:arrays[0].size]
+                flat = flat[: arrays[0].size]
             if part is not None:
                 flat = flat[part]
             values.append(flat)
             arrays.append(flat)
         shapes = {a.shape for a in arrays}
         if len(shapes) > 1:
-            raise ValueError(f"{self.name}: the arrays' shapes differ: {sorted(shapes)} (arrays after the first "
-                             "may be longer, if contiguous)")
+            raise ValueError(
+                f"{self.name}: the arrays' shapes differ: {sorted(shapes)} (arrays after the first "
+                "may be longer, if contiguous)"
+            )
         queue = queue or arrays[0].queue
         if wait_for:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))

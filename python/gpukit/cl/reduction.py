@@ -10,6 +10,7 @@ The expressions are OpenCL C; arrays are pointers to their (contiguous) elements
 may index them freely. The reduction accumulates in dtype_out, in the engine's two-stage
 reduction (C++: gpukit/array/reduction.hpp).
 """
+
 from __future__ import annotations
 
 import builtins
@@ -28,31 +29,60 @@ class ReductionKernel:
     """ReductionKernel(ctx, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None,
     name="reduce_kernel", options=None, preamble="")."""
 
-    def __init__(self, ctx, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None, name="reduce_kernel",
-                 options=None, preamble=""):
+    def __init__(
+        self,
+        ctx,
+        dtype_out,
+        neutral,
+        reduce_expr,
+        map_expr=None,
+        arguments=None,
+        name="reduce_kernel",
+        options=None,
+        preamble="",
+    ):
         dtype_out = np.dtype(dtype_out)
         if dtype_out.fields:
             # A struct, by the name it was registered under (get_or_register_dtype), which the
             # preamble declares (match_dtype_to_c_struct gives the declaration).
             from gpukit.cl.tools import dtype_to_ctype
+
             value_type = (dtype_to_ctype(dtype_out), dtype_out.itemsize)
         elif _dtype_supported(dtype_out.name):
             value_type = dtype_out.name
         else:
-            raise TypeError(f"ReductionKernel: gpukit.cl reduces into numeric dtypes and registered structs, "
-                            f"not {dtype_out}")
+            raise TypeError(
+                f"ReductionKernel: gpukit.cl reduces into numeric dtypes and registered structs, not {dtype_out}"
+            )
         self.context = ctx
         self.dtype_out = dtype_out
         self.name = name
-        self.parsed_args = _parse_arguments(arguments if arguments is not None else [], "ReductionKernel",
-                                            arrays_needed=False)
+        self.parsed_args = _parse_arguments(
+            arguments if arguments is not None else [], "ReductionKernel", arrays_needed=False
+        )
         self._spec = _ReductionSpec(
-            name, [(n, t.name, "scalar" if kind == "scalar" else "pointer") for n, t, kind in self.parsed_args],
-            value_type, value_type, str(neutral), "in[i]" if map_expr is None else map_expr, reduce_expr,
-            _defines(options, "ReductionKernel") + preamble)
+            name,
+            [(n, t.name, "scalar" if kind == "scalar" else "pointer") for n, t, kind in self.parsed_args],
+            value_type,
+            value_type,
+            str(neutral),
+            "in[i]" if map_expr is None else map_expr,
+            reduce_expr,
+            _defines(options, "ReductionKernel") + preamble,
+        )
 
-    def __call__(self, *args, return_event=False, queue=None, allocator=None, wait_for=None, out=None, range=None,
-                 slice=None, **kwargs):
+    def __call__(
+        self,
+        *args,
+        return_event=False,
+        queue=None,
+        allocator=None,
+        wait_for=None,
+        out=None,
+        range=None,
+        slice=None,
+        **kwargs,
+    ):
         if kwargs:
             raise TypeError(f"ReductionKernel call got unexpected keyword arguments {sorted(kwargs)}")
         if range is not None and slice is not None:
@@ -77,12 +107,18 @@ class ReductionKernel:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
         _wait_for_events(queue, arrays)
         made = _engine(queue, allocator).reduce_range(self._spec, values, start, step, count)
-        result = Array(queue, (), self.dtype_out, allocator=allocator, data=made[0], offset=made[1],
-                       events=None if made[5] is None else [made[5]])
+        result = Array(
+            queue,
+            (),
+            self.dtype_out,
+            allocator=allocator,
+            data=made[0],
+            offset=made[1],
+            events=None if made[5] is None else [made[5]],
+        )
         if out is not None:
             if not isinstance(out, Array) or out.dtype != self.dtype_out or out.size != 1:
                 raise TypeError(f"{self.name}: out must be an Array of one {self.dtype_out}")
             out.setitem(Ellipsis, result, queue=queue)
             result = out
         return (result, cl.enqueue_marker(queue)) if return_event else result
-

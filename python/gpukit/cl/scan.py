@@ -14,6 +14,7 @@ The expressions are OpenCL C, as PyOpenCL's (``a``/``b``, ``across_seg_boundary`
 gpukit/array/generic_scan.hpp) runs them in three kernels. Array arguments must be contiguous;
 ``x[i]`` is then element i of the Array passed for x.
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,10 +34,22 @@ __all__ = ["ExclusiveScanKernel", "GenericDebugScanKernel", "GenericScanKernel",
 def _scan_spec(*description):
     """The engine's spec of a scan: one per distinct description, so kernels made again with
     the same text (copy_if in a loop) find the programs built for the first."""
-    name_prefix, scan_type, size, params, input_expr, scan_expr, neutral, output, segments, fetches, preamble = \
+    name_prefix, scan_type, size, params, input_expr, scan_expr, neutral, output, segments, fetches, preamble = (
         description
-    return _GenericScanSpec(name_prefix, scan_type, size, list(params), input_expr, scan_expr, neutral, output,
-                            segments, list(fetches), preamble)
+    )
+    return _GenericScanSpec(
+        name_prefix,
+        scan_type,
+        size,
+        list(params),
+        input_expr,
+        scan_expr,
+        neutral,
+        output,
+        segments,
+        list(fetches),
+        preamble,
+    )
 
 
 class GenericScanKernel:
@@ -44,9 +57,23 @@ class GenericScanKernel:
     is_segment_start_expr=None, input_fetch_exprs=None, index_dtype=None, name_prefix="scan",
     options=None, preamble="", devices=None)."""
 
-    def __init__(self, ctx, dtype, arguments, input_expr, scan_expr, neutral, output_statement,
-                 is_segment_start_expr=None, input_fetch_exprs=None, index_dtype=None, name_prefix="scan",
-                 options=None, preamble="", devices=None):
+    def __init__(
+        self,
+        ctx,
+        dtype,
+        arguments,
+        input_expr,
+        scan_expr,
+        neutral,
+        output_statement,
+        is_segment_start_expr=None,
+        input_fetch_exprs=None,
+        index_dtype=None,
+        name_prefix="scan",
+        options=None,
+        preamble="",
+        devices=None,
+    ):
         if neutral is None:
             raise ValueError("must provide a 'neutral' element in scan")
         dtype = np.dtype(dtype)
@@ -56,8 +83,9 @@ class GenericScanKernel:
         if index_dtype.kind != "i":
             raise TypeError("index_dtype must be signed")
         if devices is not None and list(devices) != list(ctx.devices):
-            raise NotImplementedError("GenericScanKernel: devices= other than the context's is not supported by "
-                                      "gpukit.cl yet")
+            raise NotImplementedError(
+                "GenericScanKernel: devices= other than the context's is not supported by gpukit.cl yet"
+            )
         self.context = ctx
         self.dtype = dtype
         self.index_dtype = index_dtype
@@ -69,10 +97,18 @@ class GenericScanKernel:
             if offset not in (0, -1):
                 raise RuntimeError("input_fetch_expr offsets must either be 0 or -1")
         self._spec = _scan_spec(
-            name_prefix, dtype_to_ctype(dtype), dtype.itemsize,
-            tuple((name, t.name, kind) for name, t, kind in self.parsed_args), input_expr, scan_expr, str(neutral),
-            output_statement, is_segment_start_expr or "", tuple(fetches),
-            _defines(options, "GenericScanKernel") + preamble)
+            name_prefix,
+            dtype_to_ctype(dtype),
+            dtype.itemsize,
+            tuple((name, t.name, kind) for name, t, kind in self.parsed_args),
+            input_expr,
+            scan_expr,
+            str(neutral),
+            output_statement,
+            is_segment_start_expr or "",
+            tuple(fetches),
+            _defines(options, "GenericScanKernel") + preamble,
+        )
 
     def __call__(self, *args, queue=None, allocator=None, size=None, wait_for=None, **kwargs):
         if kwargs:
@@ -81,8 +117,10 @@ class GenericScanKernel:
             raise TypeError(f"expected {len(self.parsed_args)} arguments, got {len(args)}")
         first_array = args[self.first_array_idx]
         if not isinstance(first_array, Array):
-            raise TypeError(f"the argument {self.parsed_args[self.first_array_idx][0]} must be an Array, "
-                            f"got {type(first_array).__name__}")
+            raise TypeError(
+                f"the argument {self.parsed_args[self.first_array_idx][0]} must be an Array, "
+                f"got {type(first_array).__name__}"
+            )
         queue = queue or first_array.queue
         allocator = allocator or first_array.allocator
         n = first_array.size if size is None else int(size)
@@ -105,12 +143,23 @@ class GenericDebugScanKernel(GenericScanKernel):
 class _LegacyScanKernel(GenericScanKernel):
     _output_statement = ""
 
-    def __init__(self, ctx, dtype, scan_expr, neutral=None, name_prefix="scan", options=None, preamble="",
-                 devices=None):
+    def __init__(
+        self, ctx, dtype, scan_expr, neutral=None, name_prefix="scan", options=None, preamble="", devices=None
+    ):
         ctype = dtype_to_ctype(np.dtype(dtype))
-        super().__init__(ctx, dtype, f"__global {ctype} *input_ary, __global {ctype} *output_ary",
-                         "input_ary[i]", scan_expr, neutral, self._output_statement, name_prefix=name_prefix,
-                         options=options, preamble=preamble, devices=devices)
+        super().__init__(
+            ctx,
+            dtype,
+            f"__global {ctype} *input_ary, __global {ctype} *output_ary",
+            "input_ary[i]",
+            scan_expr,
+            neutral,
+            self._output_statement,
+            name_prefix=name_prefix,
+            options=options,
+            preamble=preamble,
+            devices=devices,
+        )
 
     def __call__(self, input_ary, output_ary=None, allocator=None, queue=None):
         allocator = allocator or input_ary.allocator
@@ -124,17 +173,20 @@ class _LegacyScanKernel(GenericScanKernel):
         if not input_ary.flags.forc:
             raise RuntimeError(f"{type(self).__name__} cannot handle non-contiguous arrays")
         if input_ary.size:
-            GenericScanKernel.__call__(self, input_ary, output_ary, allocator=allocator, queue=queue,
-                                       size=input_ary.size)
+            GenericScanKernel.__call__(
+                self, input_ary, output_ary, allocator=allocator, queue=queue, size=input_ary.size
+            )
         return output_ary
 
 
 class InclusiveScanKernel(_LegacyScanKernel):
     """InclusiveScanKernel(ctx, dtype, scan_expr, neutral=None, ...): out[i] combines in[0..i]."""
+
     _output_statement = "output_ary[i] = item;"
 
 
 class ExclusiveScanKernel(_LegacyScanKernel):
     """ExclusiveScanKernel(ctx, dtype, scan_expr, neutral=None, ...): out[i] combines
     in[0..i-1] (out[0] = neutral)."""
+
     _output_statement = "output_ary[i] = prev_item;"

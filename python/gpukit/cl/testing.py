@@ -15,6 +15,7 @@ selected device (as in PyOpenCL, a test that takes only ``platform`` too).
 with the selection syntax of ``gpukit.cl.select_devices``, where names match a platform's or
 device's name or vendor, e.g. ``GPUKIT_CL_TEST="0:0,1;intel=i5,i7"`` or ``PYOPENCL_TEST=pocl``.
 """
+
 import os
 
 import gpukit.cl as cl

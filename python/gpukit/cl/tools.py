@@ -4,6 +4,7 @@
 The pools are gpukit's one C++ memory pool (docs/memory-pool.md): thread-safe, binned by the
 leading bits of the size, releasing held blocks and retrying when an allocator runs out.
 """
+
 import functools
 import weakref
 
@@ -25,11 +26,26 @@ SVMPool = _tools.SVMPool
 PooledSVM = _tools.PooledSVM
 
 __all__ = [
-    "AllocatorBase", "DeferredAllocator", "DtypedArgument", "ImmediateAllocator", "MemoryPool", "PooledBuffer",
-    "PooledSVM", "SVMAllocation", "SVMAllocator", "SVMPool", "ScalarArg", "VectorArg", "clear_first_arg_caches",
-    "context_dependent_memoize", "dtype_to_ctype", "get_or_register_dtype", "match_dtype_to_c_struct",
+    "AllocatorBase",
+    "DeferredAllocator",
+    "DtypedArgument",
+    "ImmediateAllocator",
+    "MemoryPool",
+    "PooledBuffer",
+    "PooledSVM",
+    "SVMAllocation",
+    "SVMAllocator",
+    "SVMPool",
+    "ScalarArg",
+    "VectorArg",
+    "clear_first_arg_caches",
+    "context_dependent_memoize",
+    "dtype_to_ctype",
+    "get_or_register_dtype",
+    "match_dtype_to_c_struct",
     "register_dtype",
-    "pytest_generate_tests_for_opencl", "pytest_generate_tests_for_pyopencl",
+    "pytest_generate_tests_for_opencl",
+    "pytest_generate_tests_for_pyopencl",
 ]
 
 # ---- C types of OpenCL C kernels
@@ -74,8 +90,10 @@ def context_dependent_memoize(func):
     @functools.wraps(func)
     def wrapper(context, *args, **kwargs):
         if not isinstance(context, _Context):
-            raise TypeError(f"{func.__name__}: context_dependent_memoize needs a gpukit.cl.Context as the first "
-                            f"argument, got {type(context).__name__}")
+            raise TypeError(
+                f"{func.__name__}: context_dependent_memoize needs a gpukit.cl.Context as the first "
+                f"argument, got {type(context).__name__}"
+            )
         key = (args, tuple(sorted(kwargs.items())))
         per_context = cache.setdefault(context, {})
         try:

@@ -6,6 +6,7 @@ context; ``import pycuda.autoinit`` does, as in PyCUDA. A PyCUDA module gpukit d
 implement (pycuda.gl, pycuda.sparse, ...) raises ImportError saying so and whether it is
 planned. ``python -m gpukit.pycuda_compat script.py [args]`` runs a script this way.
 """
+
 from gpukit import _aliases
 
 ALIASES = {
@@ -37,15 +38,15 @@ _SEE = "see docs/migrating-from-pycuda.md"
 # what gpukit offers instead of it.
 UNAVAILABLE = {
     "pycuda.sparse": f"gpukit does not implement pycuda.sparse (sparse matrices, CG solver) and has no plans to; "
-                     f"{_SEE}",
+    f"{_SEE}",
     "pycuda.gl": f"gpukit does not implement pycuda.gl (OpenGL interoperability) and has no plans to; {_SEE}",
     "pycuda.fortran": f"gpukit does not implement pycuda.fortran (nvfortran kernels) and has no plans to; {_SEE}",
     "pycuda.deferred": f"gpukit does not implement pycuda.deferred (DeferredSourceModule) and has no plans to; "
-                       f"SourceModule compiles for the current context's device; {_SEE}",
+    f"SourceModule compiles for the current context's device; {_SEE}",
     "pycuda.compyte.dtypes": "gpukit has no pycuda.compyte.dtypes: its dtype registry (get_or_register_dtype, "
-                             "dtype_to_ctype, parse_c_arg) is in pycuda.tools",
+    "dtype_to_ctype, parse_c_arg) is in pycuda.tools",
     "pycuda._pvt_struct": "pycuda._pvt_struct is PyCUDA's private struct packer; gpukit has none: use prepare() "
-                          "formats or Python's struct module",
+    "formats or Python's struct module",
 }
 
 

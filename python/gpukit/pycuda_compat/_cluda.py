@@ -12,6 +12,8 @@ CLUDA_PREAMBLE = """
 #define LOCAL_MEM_ARG /* empty */
 #define REQD_WG_SIZE(X,Y,Z) __launch_bounds__(X*Y*Z, 1)
 
-""" + "".join(f"#define {macro}_{axis} {cuda}.{'xyz'[axis]}\n"
-              for macro, cuda in (("LID", "threadIdx"), ("GID", "blockIdx"), ("LDIM", "blockDim"), ("GDIM", "gridDim"))
-              for axis in range(3))
+""" + "".join(
+    f"#define {macro}_{axis} {cuda}.{'xyz'[axis]}\n"
+    for macro, cuda in (("LID", "threadIdx"), ("GID", "blockIdx"), ("LDIM", "blockDim"), ("GDIM", "gridDim"))
+    for axis in range(3)
+)

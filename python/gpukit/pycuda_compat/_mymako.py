@@ -1,5 +1,6 @@
 """PyCUDA's ``pycuda._mymako``: the Mako template engine, or an ImportError saying how to get it
 (libraries render CLUDA_PREAMBLE with ``pycuda._mymako.template.Template``)."""
+
 try:
     import mako.template  # noqa: F401
 except ImportError as e:

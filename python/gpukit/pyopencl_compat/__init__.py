@@ -9,6 +9,7 @@ programs, kernels, events, enqueue_copy) and the tools of the seed (docs/opencl.
 module it does not implement (pyopencl.cache, ...) raises ImportError saying so.
 ``python -m gpukit.pyopencl_compat script.py [args]`` runs a script this way.
 """
+
 from gpukit import _aliases
 
 ALIASES = {

@@ -4,6 +4,7 @@ context and stream, compiles a templated kernel module once, calls kernels with 
 0-d arrays and records, owns temporary buffers through an ArgumentHandler subclass, and reaches
 for PyCUDA's private helpers. It imports ``pycuda`` only: the tests run it on gpukit through
 ``gpukit.pycuda_compat`` and, where PyCUDA is installed, on PyCUDA itself (test_pycuda_minilib.py)."""
+
 from .array import Array
 from .thread import Thread
 from .kernels import Scaler, Normalizer

@@ -1,5 +1,6 @@
 """Computations: a templated kernel module compiled once, launched later on the thread's
 stream with numpy scalars, 0-d arrays and records as arguments; one owns temporary buffers."""
+
 import string
 
 import numpy as np
@@ -82,16 +83,25 @@ class Scaler(_Kernels):
         params = np.zeros((), self.params)
         params["scale"], params["shift"] = scale, shift
         n = np.array(x.size, np.int32)
-        self.affine(out, x.gpudata, params[()], n, grid=self.grid(x.size), block=(BLOCK, 1, 1),
-                    stream=self.thread.stream)
+        self.affine(
+            out, x.gpudata, params[()], n, grid=self.grid(x.size), block=(BLOCK, 1, 1), stream=self.thread.stream
+        )
         return out
 
     def scaled_every(self, x, step, factor):
         """x[::step] * factor through prepare/prepared_async_call."""
         count = (x.size + step - 1) // step
         out = self.thread.array((count,), self.dtype)
-        self.strided_scale.prepared_async_call(self.grid(count), (BLOCK, 1, 1), self.thread.stream, out.gpudata,
-                                               x.gpudata, np.int32(step), self.dtype.type(factor), np.int32(count))
+        self.strided_scale.prepared_async_call(
+            self.grid(count),
+            (BLOCK, 1, 1),
+            self.thread.stream,
+            out.gpudata,
+            x.gpudata,
+            np.int32(step),
+            self.dtype.type(factor),
+            np.int32(count),
+        )
         return out
 
 
@@ -103,8 +113,16 @@ class Normalizer(_Kernels):
         partial = self.thread.temporary(blocks * 8)
         out = x._new_like_me()
         self.block_sums(partial, x, np.int32(n), grid=(blocks, 1), block=(BLOCK, 1, 1), stream=self.thread.stream)
-        self.divide_by_total(out, x, partial, np.int32(blocks), np.int32(n), grid=(blocks, 1),
-                             block=(BLOCK, 1, 1), stream=self.thread.stream)
+        self.divide_by_total(
+            out,
+            x,
+            partial,
+            np.int32(blocks),
+            np.int32(n),
+            grid=(blocks, 1),
+            block=(BLOCK, 1, 1),
+            stream=self.thread.stream,
+        )
         self.thread.synchronize()  # the temporary buffer must outlive the kernels
         return out
 

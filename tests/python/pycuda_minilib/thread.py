@@ -1,4 +1,5 @@
 """Thread: the library's own context and stream, pushed around its work."""
+
 import numpy as np
 
 import pycuda.driver as cuda
@@ -46,8 +47,11 @@ class Thread:
         dtype = np.dtype(dtype)
         shape = tuple(shape) if not np.isscalar(shape) else (shape,)
         if nbytes is None:
-            extent = dtype.itemsize if strides is None else \
-                dtype.itemsize + sum((n - 1) * abs(s) for n, s in zip(shape, strides))
+            extent = (
+                dtype.itemsize
+                if strides is None
+                else dtype.itemsize + sum((n - 1) * abs(s) for n, s in zip(shape, strides))
+            )
             nbytes = offset + (int(np.prod(shape)) * dtype.itemsize if strides is None else extent)
         if base_data is None and (offset or strides is not None):
             base_data = cuda.mem_alloc(max(nbytes, 1))

@@ -1,11 +1,16 @@
 """PyCUDA's ``pycuda.compyte.array``: stride helpers, contiguity flags and the common dtype of
 two arrays, for any object with shape, strides and dtype (GPUArrays, numpy arrays)."""
+
 import math
 
 import numpy as np
 
-from gpukit.gpuarray import (_as_strided as as_strided, _c_contiguous_strides as c_contiguous_strides,  # noqa: F401
-                             _f_contiguous_strides as f_contiguous_strides, _get_common_dtype)
+from gpukit.gpuarray import (
+    _as_strided as as_strided,
+    _c_contiguous_strides as c_contiguous_strides,  # noqa: F401
+    _f_contiguous_strides as f_contiguous_strides,
+    _get_common_dtype,
+)
 
 
 def equal_strides(strides1, strides2, shape):
@@ -39,8 +44,9 @@ def get_common_dtype(obj1, obj2, allow_double):
     `allow_double`."""
     result = _get_common_dtype(obj1, obj2)
     if not allow_double:
-        result = {np.dtype(np.float64): np.dtype(np.float32),
-                  np.dtype(np.complex128): np.dtype(np.complex64)}.get(result, result)
+        result = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.complex64)}.get(
+            result, result
+        )
     return result
 
 
