@@ -36,7 +36,7 @@ ShapeLike = int | Sequence[int]
 
 __all__ = [
     "GPUArray",
-    "ElementwiseKernel",
+    "ElementwiseKernel",  # noqa: F822  (module __getattr__)
     "to_gpu",
     "to_gpu_async",
     "empty",

@@ -336,7 +336,8 @@ def _gpukit_lines(report):
 def _host_lines(report):
     yield f"Python           {report['python']} ({report['python_implementation']}, {report['python_executable']})"
     yield f"numpy            {report['numpy']}"
-    yield f"OS               {report['os']}, {report['kernel']}, {report['machine']}, {report['libc'] or 'libc unknown'}"
+    libc = report["libc"] or "libc unknown"
+    yield f"OS               {report['os']}, {report['kernel']}, {report['machine']}, {libc}"
     yield f"CPU              {report['cpu']}, {report['cpu_count']} logical CPUs"
 
 

@@ -14,7 +14,6 @@ context; a call is one crossing into C++.
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import numpy.typing as npt
 
 from gpukit import _gpukit

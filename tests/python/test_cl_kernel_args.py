@@ -352,7 +352,8 @@ def test_declared_types_of_every_kind_take_their_values(ctx, queue, structs):
         (
             4,
             np.void(np.zeros(3, np.float32).tobytes()),
-            r"argument 4 \('v', float3\) .* 12 bytes, but its type float3 has 16 bytes \(a 3-component vector is laid out "
+            r"argument 4 \('v', float3\) .* 12 bytes, but its type float3 has 16 bytes "
+            r"\(a 3-component vector is laid out "
             r"as a 4-component one\)",
         ),
         (

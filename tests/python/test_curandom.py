@@ -16,7 +16,6 @@ import pytest
 import gpukit.curandom as curandom
 import gpukit.driver as drv
 import gpukit.gpuarray as gpuarray
-from gpukit import _gpukit
 
 SIZES = [0, 1, 1000, 1025, 2**20 + 3]
 GENERATORS = {

@@ -1,9 +1,10 @@
 """Nothing gpukit makes outlives the interpreter. nanobind's leak report (on when
-GPUKIT_LEAK_WARNINGS=1, as conftest.py sets it for the tests and their children) lists at exit the bound objects, types and functions still alive
-once the interpreter has finished: a reference leak in the bindings, or a Python object they
-cache that nobody drops (python/bindings/common/exit_cleanup.hpp). It prints to stderr as the
-process ends, so each case runs a child Python that uses gpukit and exits, and its stderr must
-hold no "nanobind: leaked" line."""
+GPUKIT_LEAK_WARNINGS=1, as conftest.py sets it for the tests and their children) lists at exit
+the bound objects, types and functions still alive once the interpreter has finished: a
+reference leak in the bindings, or a Python object they cache that nobody drops
+(python/bindings/common/exit_cleanup.hpp). It prints to stderr as the process ends, so each
+case runs a child Python that uses gpukit and exits, and its stderr must hold no
+"nanobind: leaked" line."""
 
 import os
 import subprocess

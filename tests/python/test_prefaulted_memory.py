@@ -179,7 +179,7 @@ def test_memory_may_use_huge_pages():
 
 def test_works_with_huge_pages_disabled():
     # PR_SET_THP_DISABLE gives this process what THP "never" gives the whole system.
-    out = run_in_fresh_process(f"""
+    out = run_in_fresh_process("""
         import ctypes, numpy as np
         assert ctypes.CDLL(None).prctl(41, 1, 0, 0, 0) == 0   # PR_SET_THP_DISABLE
         import gpukit.driver as drv

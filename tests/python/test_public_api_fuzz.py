@@ -13,8 +13,6 @@ import tempfile
 import threading
 import time
 
-import api_fuzz
-
 LEVEL = os.environ.get("GPUKIT_API_FUZZ", "ci")
 WORKERS = 2
 CASE_TIMEOUT = float(os.environ.get("GPUKIT_API_FUZZ_TIMEOUT", "60"))

@@ -102,6 +102,8 @@ def test_characterize_and_debug_are_aliased():
         assert dtype_to_ctype(vec.float3) == "float3"
         print("ok")
     """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
 
 
 def import_error(module):

@@ -14,7 +14,8 @@ KERNELS = r"""
 
 #define XY int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y; if (x >= w) return; int i = y * w + x;
 
-__global__ void read_2d(float* out, cudaTextureObject_t tex, int w) { XY out[i] = tex2D<float>(tex, x + 0.5f, y + 0.5f); }
+__global__ void read_2d(float* out, cudaTextureObject_t tex, int w)
+{ XY out[i] = tex2D<float>(tex, x + 0.5f, y + 0.5f); }
 __global__ void read_2d_float4(float4* out, cudaTextureObject_t tex, int w) {
     XY out[i] = tex2D<float4>(tex, x + 0.5f, y + 0.5f);
 }

@@ -94,7 +94,7 @@ def side(library, operation, platform, device):
 
 OPERATIONS = {
     "add_small": f"x + y on {SMALL} float32",
-    "add_big": f"x + y on 2^24 float32",
+    "add_big": "x + y on 2^24 float32",
     "sum": "sum of 2^24 float32",
     "scan": "InclusiveScanKernel a+b of 2^24 int32 into a new array",
     "take": "take of 2^22 random int32 indices from 2^24 float32",

@@ -51,7 +51,7 @@ def big_side(library, name):
         try:
             return arrays._rates(lambda: function(x), synchronize, BIG_BYTES, settings)
         finally:
-            del x
+            x = None  # the big array goes before the side's memory is released
             release()
 
     return run

@@ -71,9 +71,10 @@ def enqueue_map_buffer(
 
 
 def get_host_array(self, shape, dtype, order="C"):
-    """Buffer.get_host_array (bound in C++, which calls this). The host memory of this USE_HOST_PTR buffer as a numpy array of `shape` and `dtype`
-    (contiguous in `order`), as PyOpenCL's; ``.base`` is the buffer. LogicError for a buffer
-    made without USE_HOST_PTR and for an array larger than the buffer."""
+    """Buffer.get_host_array (bound in C++, which calls this). The host memory of this
+    USE_HOST_PTR buffer as a numpy array of `shape` and `dtype` (contiguous in `order`), as
+    PyOpenCL's; ``.base`` is the buffer. LogicError for a buffer made without USE_HOST_PTR and
+    for an array larger than the buffer."""
     if not self.flags & _cl.mem_flags.USE_HOST_PTR:
         raise _cl.LogicError(
             "Buffer.get_host_array: only a buffer made with mem_flags.USE_HOST_PTR has host "

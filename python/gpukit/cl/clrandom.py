@@ -200,8 +200,6 @@ def fill_rand(result, queue=None, a=0, b=1):
 def rand(queue, shape, dtype, luxury=None, a=0, b=1):
     """A new array of `shape` and `dtype` of random numbers in [a, b)."""
     if luxury is not None:
-        import warnings
-
         warn("Specifying the 'luxury' argument is deprecated", DeprecationWarning)
     result = Array(queue, shape, dtype)
     _get_generator(queue.context).fill_uniform(result, a=a, b=b, queue=queue)

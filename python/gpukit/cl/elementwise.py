@@ -6,9 +6,10 @@
     lin_comb(5, x, 6, y, z)          # x, y, z: gpukit.cl.array.Array of one size
 
 The operation is OpenCL C run for every index i below the first array's size, as PyOpenCL runs
-it; ``x[i]`` is element i of the Array passed for x (a later contiguous array may be longer). Arrays may be any views, also strided ones (then only `x[i]` itself
-may be read or written; contiguous arrays may be indexed anywhere). Build options of the -D kind
-become #defines of the preamble; ``range=``/``slice=`` run a part of the indices.
+it; ``x[i]`` is element i of the Array passed for x (a later contiguous array may be longer).
+Arrays may be any views, also strided ones (then only `x[i]` itself may be read or written;
+contiguous arrays may be indexed anywhere). Build options of the -D kind become #defines of the
+preamble; ``range=``/``slice=`` run a part of the indices.
 """
 
 from __future__ import annotations

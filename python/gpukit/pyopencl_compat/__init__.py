@@ -1,8 +1,8 @@
 """Run code written for PyOpenCL's tools on gpukit.cl unchanged: importing this module makes
 ``import pyopencl`` give ``gpukit.cl``, and ``pyopencl.tools``, ``pyopencl.characterize`` and
 ``pyopencl.cltypes``, ``pyopencl.array``, ``pyopencl.clmath``, ``pyopencl.clrandom``,
-``pyopencl.elementwise``, ``pyopencl.scan``, ``pyopencl.algorithm``, ``pyopencl.bitonic_sort`` and ``pyopencl.reduction`` give the gpukit.cl modules
-of the same names (the same module objects).
+``pyopencl.elementwise``, ``pyopencl.scan``, ``pyopencl.algorithm``, ``pyopencl.bitonic_sort`` and
+``pyopencl.reduction`` give the gpukit.cl modules of the same names (the same module objects).
 
 gpukit.cl covers PyOpenCL's core objects (platforms, devices, contexts, queues, buffers,
 programs, kernels, events, enqueue_copy) and the tools of the seed (docs/opencl.md); a PyOpenCL

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from gpukit.gpuarray import (
-    _as_strided as as_strided,
+    _as_strided as as_strided,  # noqa: F401
     _c_contiguous_strides as c_contiguous_strides,  # noqa: F401
     _f_contiguous_strides as f_contiguous_strides,
     _get_common_dtype,
