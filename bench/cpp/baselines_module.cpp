@@ -30,15 +30,15 @@ NB_MODULE(_bench_baselines, bench) {
               "Host seconds per gpukit::cuda::launch of an empty kernel, one value per repeat.");
     bench.def("device_array_operations", &gpukit::bench::device_array_operations,
               "The operations device_array_seconds times (gpukit.bench.small's names).");
-    bench.def("device_array_seconds", &gpukit::bench::device_array_seconds, "operation"_a, "elements"_a,
-              "launches"_a, "batches"_a, "repeats"_a, nb::call_guard<release_gil>(),
-              "Seconds per gpukit::array::device_array operation on two float32 arrays, one value per repeat.");
-    bench.def("raw_add_launch_seconds", &gpukit::bench::raw_add_launch_seconds, "elements"_a, "launches"_a,
+    bench.def("device_array_seconds", &gpukit::bench::device_array_seconds, "operation"_a, "elements"_a, "launches"_a,
               "batches"_a, "repeats"_a, nb::call_guard<release_gil>(),
+              "Seconds per gpukit::array::device_array operation on two float32 arrays, one value per repeat.");
+    bench.def("raw_add_launch_seconds", &gpukit::bench::raw_add_launch_seconds, "elements"_a, "launches"_a, "batches"_a,
+              "repeats"_a, nb::call_guard<release_gil>(),
               "Seconds per raw cuLaunchKernel of a float32 add on `elements` values, batches of `launches` "
               "each ended by a synchronization, one value per repeat.");
-    bench.def("device_pool_pair_seconds", &gpukit::bench::device_pool_pair_seconds, "bytes"_a, "pairs"_a,
-              "repeats"_a, "threads"_a, nb::call_guard<release_gil>(),
+    bench.def("device_pool_pair_seconds", &gpukit::bench::device_pool_pair_seconds, "bytes"_a, "pairs"_a, "repeats"_a,
+              "threads"_a, nb::call_guard<release_gil>(),
               "Seconds per allocate+free pair (a bin hit) of gpukit's C++ pool over device memory.");
     bench.def("raw_alloc_pair_seconds", &gpukit::bench::raw_alloc_pair_seconds, "bytes"_a, "pairs"_a, "repeats"_a,
               nb::call_guard<release_gil>(), "Seconds per raw cuMemAlloc + cuMemFree pair.");

@@ -40,9 +40,8 @@ std::vector<double> raw_dtoh_rate(std::uintptr_t host, std::uint64_t device, std
 }
 
 std::vector<double> raw_dtod_rate(std::uint64_t dst, std::uint64_t src, std::size_t bytes, int repeats) {
-    return rates(bytes, repeats, [&] {
-        GPUKIT_CU(cuMemcpyDtoD, static_cast<CUdeviceptr>(dst), static_cast<CUdeviceptr>(src), bytes);
-    });
+    return rates(bytes, repeats,
+                 [&] { GPUKIT_CU(cuMemcpyDtoD, static_cast<CUdeviceptr>(dst), static_cast<CUdeviceptr>(src), bytes); });
 }
 
 std::vector<double> raw_peer_rate(std::uint64_t dst, std::uintptr_t dst_context, std::uint64_t src,

@@ -65,9 +65,7 @@ std::vector<double> device_pool_pair_seconds(std::size_t bytes, int pairs, int r
     check_arguments(bytes, pairs, repeats, threads);
     const cuda::context ctx = cuda::context::current_or_throw("device_pool_pair_seconds");
     memory::memory_pool<cuda::device_allocator> pool{cuda::device_allocator(ctx.state())};
-    return time_pairs(pool, bytes, pairs, repeats, threads, [&] {
-        GPUKIT_CU(cuCtxSetCurrent, ctx.handle());
-    });
+    return time_pairs(pool, bytes, pairs, repeats, threads, [&] { GPUKIT_CU(cuCtxSetCurrent, ctx.handle()); });
 }
 
 std::vector<double> raw_alloc_pair_seconds(std::size_t bytes, int pairs, int repeats) {

@@ -63,7 +63,8 @@ const std::shared_ptr<backend>& common_backend(std::initializer_list<const devic
         if (first && first->runs_on() != a->runs_on())
             throw logic_error("device_array operands live on different backends (" +
                               (first->runs_on() ? first->runs_on()->name() : std::string("the current CUDA context")) +
-                              " and " + (a->runs_on() ? a->runs_on()->name() : std::string("the current CUDA context")) +
+                              " and " +
+                              (a->runs_on() ? a->runs_on()->name() : std::string("the current CUDA context")) +
                               "); copy one to the other's first");
         first = first ? first : a;
     }
@@ -133,11 +134,12 @@ device_array reduced(const reduction_spec& spec, std::span<const elementwise_arg
     }
     const std::size_t result_bytes = 16;  // keeps the scratch 16-byte aligned
     const std::size_t scratch_bytes = reduction_scratch_bytes(spec);
-    auto block = std::make_shared<cuda::pooled_device_memory>(
-        cuda::allocate_from_default_pool(result_bytes + scratch_bytes));
+    auto block =
+        std::make_shared<cuda::pooled_device_memory>(cuda::allocate_from_default_pool(result_bytes + scratch_bytes));
     const CUdeviceptr address = block->block.pointer();
-    device_array result(ndarray(borrow(address, result_bytes, block), out,
-                         layout::contiguous(std::vector<std::int64_t>{}, static_cast<std::int64_t>(size_of(out)))));
+    device_array result(
+        ndarray(borrow(address, result_bytes, block), out,
+                layout::contiguous(std::vector<std::int64_t>{}, static_cast<std::int64_t>(size_of(out)))));
     reduce(spec, args, result.view(), cuda::device_pointer(address + result_bytes, scratch_bytes), default_stream);
     return result;
 }
@@ -204,13 +206,12 @@ device_array device_array::zeros(std::shared_ptr<backend> b, std::vector<std::in
 device_array device_array::zeros(std::vector<std::int64_t> shape, dtype t, order o) {
     device_array a = empty(std::move(shape), t, o);
     if (a.size() > 0)
-        cuda::memset_d8_async(a.view().data(), 0, static_cast<std::size_t>(a.view().layout().nbytes()),
-                              default_stream);
+        cuda::memset_d8_async(a.view().data(), 0, static_cast<std::size_t>(a.view().layout().nbytes()), default_stream);
     return a;
 }
 
-device_array device_array::from_host_bytes(const std::shared_ptr<backend>& b, std::span<const std::byte> bytes,
-                                           dtype t, std::size_t count, std::vector<std::int64_t> shape) {
+device_array device_array::from_host_bytes(const std::shared_ptr<backend>& b, std::span<const std::byte> bytes, dtype t,
+                                           std::size_t count, std::vector<std::int64_t> shape) {
     const gpukit::layout l = gpukit::layout::contiguous(shape, static_cast<std::int64_t>(size_of(t)));
     if (static_cast<std::size_t>(l.size()) != count)
         throw logic_error("from_host: " + std::to_string(count) + " values do not fill an array of shape " +
@@ -247,19 +248,32 @@ std::complex<double> element_value(dtype t, const std::byte* bytes) {
         return v;
     };
     switch (t) {
-    case dtype::bool_: return read(std::uint8_t{}) != 0 ? 1.0 : 0.0;
-    case dtype::int8: return static_cast<double>(read(std::int8_t{}));
-    case dtype::int16: return static_cast<double>(read(std::int16_t{}));
-    case dtype::int32: return static_cast<double>(read(std::int32_t{}));
-    case dtype::int64: return static_cast<double>(read(std::int64_t{}));
-    case dtype::uint8: return static_cast<double>(read(std::uint8_t{}));
-    case dtype::uint16: return static_cast<double>(read(std::uint16_t{}));
-    case dtype::uint32: return static_cast<double>(read(std::uint32_t{}));
-    case dtype::uint64: return static_cast<double>(read(std::uint64_t{}));
-    case dtype::float32: return static_cast<double>(read(float{}));
-    case dtype::float64: return read(double{});
-    case dtype::complex64: return std::complex<double>(read(std::complex<float>{}));
-    case dtype::complex128: return read(std::complex<double>{});
+    case dtype::bool_:
+        return read(std::uint8_t{}) != 0 ? 1.0 : 0.0;
+    case dtype::int8:
+        return static_cast<double>(read(std::int8_t{}));
+    case dtype::int16:
+        return static_cast<double>(read(std::int16_t{}));
+    case dtype::int32:
+        return static_cast<double>(read(std::int32_t{}));
+    case dtype::int64:
+        return static_cast<double>(read(std::int64_t{}));
+    case dtype::uint8:
+        return static_cast<double>(read(std::uint8_t{}));
+    case dtype::uint16:
+        return static_cast<double>(read(std::uint16_t{}));
+    case dtype::uint32:
+        return static_cast<double>(read(std::uint32_t{}));
+    case dtype::uint64:
+        return static_cast<double>(read(std::uint64_t{}));
+    case dtype::float32:
+        return static_cast<double>(read(float{}));
+    case dtype::float64:
+        return read(double{});
+    case dtype::complex64:
+        return std::complex<double>(read(std::complex<float>{}));
+    case dtype::complex128:
+        return read(std::complex<double>{});
     }
     return {};
 }
@@ -285,8 +299,8 @@ device_array device_array::copy() const {
     if (backend_)  // an elementwise copy, through the backend
         return unary(unary_op::cast, *this, type(), type());
     device_array out = empty(shape(), type());
-    copy_elements(element_array{out.view().data(), out.view().layout()},
-                  element_array{view().data(), view().layout()}, default_stream);
+    copy_elements(element_array{out.view().data(), out.view().layout()}, element_array{view().data(), view().layout()},
+                  default_stream);
     return out;
 }
 

@@ -19,15 +19,16 @@ void require_own_range(const backend& owner, const device_buffer& b, std::size_t
         throw logic_error(std::string(what) + ": the memory is not " + owner.name() +
                           " memory; each backend copies and runs kernels on its own memory only");
     if (offset > b.size || size > b.size - offset)
-        throw logic_error(std::string(what) + ": bytes [" + std::to_string(offset) + ", " +
-                          std::to_string(offset) + " + " + std::to_string(size) + ") reach outside a buffer of " +
-                          std::to_string(b.size) + " bytes");
+        throw logic_error(std::string(what) + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset) +
+                          " + " + std::to_string(size) + ") reach outside a buffer of " + std::to_string(b.size) +
+                          " bytes");
 }
 
 unsigned cuda_backend::preferred_group_size() const noexcept { return detail::block_size; }
 
 std::shared_ptr<const device_buffer> cuda_backend::allocate(std::size_t bytes) {
-    auto allocation = std::make_shared<cuda::device_allocation>(cuda::device_allocation::allocate(bytes > 0 ? bytes : 1));
+    auto allocation =
+        std::make_shared<cuda::device_allocation>(cuda::device_allocation::allocate(bytes > 0 ? bytes : 1));
     return borrow(allocation->get(), allocation->size(), allocation);
 }
 
@@ -89,10 +90,8 @@ void cuda_backend::launch(const loaded_kernel& k, const launch_shape& shape, std
             sizes[i] = a.size;
         }
     }
-    const auto config = cuda::launch_config()
-                            .grid({shape.groups_x, shape.groups_y})
-                            .block({shape.group_size})
-                            .stream(stream_);
+    const auto config =
+        cuda::launch_config().grid({shape.groups_x, shape.groups_y}).block({shape.group_size}).stream(stream_);
     cuda::launch_packed(*static_cast<const cuda::function*>(k.handle.get()), config, values, sizes, args.size());
 }
 

@@ -14,27 +14,33 @@ struct dtype_info {
     dtype_kind kind;
     std::size_t size;
     std::string_view name;
-    std::string_view c_type;                    // in generated kernels
-    std::span<const std::string_view> c_names;  // in users' kernels, the usual name first
+    std::string_view c_type;                           // in generated kernels
+    std::span<const std::string_view> c_names;         // in users' kernels, the usual name first
     std::span<const std::string_view> opencl_c_names;  // the same in OpenCL C kernels
 };
 
 // The C names of each type in users' kernels.
 constexpr std::string_view bool_names[] = {"bool"};
 constexpr std::string_view int8_names[] = {"signed char", "char", "int8_t"};
-constexpr std::string_view int16_names[] = {"short", "short int", "signed short", "signed short int",
-                                            "short signed int", "int16_t"};
+constexpr std::string_view int16_names[] =
+    {"short", "short int", "signed short", "signed short int", "short signed int", "int16_t"};
 constexpr std::string_view int32_names[] = {"int", "signed int", "signed", "int32_t"};
-constexpr std::string_view int64_names[] = {
-    "long", "long int", "signed long", "signed long int", "long signed int", "long long", "long long int",
-    "signed long long", "signed long long int", "long long signed int", "ptrdiff_t", "intptr_t", "int64_t"};
+constexpr std::string_view int64_names[] =
+    {"long",      "long int",      "signed long",      "signed long int",      "long signed int",
+     "long long", "long long int", "signed long long", "signed long long int", "long long signed int",
+     "ptrdiff_t", "intptr_t",      "int64_t"};
 constexpr std::string_view uint8_names[] = {"unsigned char", "uint8_t"};
-constexpr std::string_view uint16_names[] = {"unsigned short", "unsigned short int", "short unsigned int",
-                                             "uint16_t"};
+constexpr std::string_view uint16_names[] = {"unsigned short", "unsigned short int", "short unsigned int", "uint16_t"};
 constexpr std::string_view uint32_names[] = {"unsigned", "unsigned int", "uint32_t"};
-constexpr std::string_view uint64_names[] = {"unsigned long", "unsigned long int", "long unsigned int",
-                                             "unsigned long long", "unsigned long long int",
-                                             "long long unsigned int", "size_t", "uintptr_t", "uint64_t"};
+constexpr std::string_view uint64_names[] = {"unsigned long",
+                                             "unsigned long int",
+                                             "long unsigned int",
+                                             "unsigned long long",
+                                             "unsigned long long int",
+                                             "long long unsigned int",
+                                             "size_t",
+                                             "uintptr_t",
+                                             "uint64_t"};
 constexpr std::string_view float32_names[] = {"float"};
 constexpr std::string_view float64_names[] = {"double"};
 constexpr std::string_view complex64_names[] = {"pycuda::complex<float>"};
@@ -47,14 +53,14 @@ constexpr std::string_view opencl_int8_names[] = {"char", "signed char"};
 constexpr std::string_view opencl_int16_names[] = {"short", "signed short", "short int", "signed short int",
                                                    "short signed int"};
 constexpr std::string_view opencl_int32_names[] = {"int", "signed int", "signed"};
-constexpr std::string_view opencl_int64_names[] = {"long", "long int", "signed long", "signed long int",
-                                                   "long signed int", "intptr_t", "ptrdiff_t"};
+constexpr std::string_view opencl_int64_names[] =
+    {"long", "long int", "signed long", "signed long int", "long signed int", "intptr_t", "ptrdiff_t"};
 constexpr std::string_view opencl_uint8_names[] = {"uchar", "unsigned char"};
 constexpr std::string_view opencl_uint16_names[] = {"ushort", "unsigned short", "unsigned short int",
                                                     "short unsigned int"};
 constexpr std::string_view opencl_uint32_names[] = {"uint", "unsigned int", "unsigned"};
-constexpr std::string_view opencl_uint64_names[] = {"ulong", "unsigned long", "unsigned long int",
-                                                    "long unsigned int", "uintptr_t"};
+constexpr std::string_view opencl_uint64_names[] = {"ulong", "unsigned long", "unsigned long int", "long unsigned int",
+                                                    "uintptr_t"};
 constexpr std::string_view opencl_complex64_names[] = {"cfloat_t"};
 constexpr std::string_view opencl_complex128_names[] = {"cdouble_t"};
 
@@ -70,8 +76,10 @@ constexpr std::array<dtype_info, 13> table{{
     {dtype::uint64, dtype_kind::unsigned_int, 8, "uint64", "unsigned long long", uint64_names, opencl_uint64_names},
     {dtype::float32, dtype_kind::floating, 4, "float32", "float", float32_names, float32_names},
     {dtype::float64, dtype_kind::floating, 8, "float64", "double", float64_names, float64_names},
-    {dtype::complex64, dtype_kind::complex, 8, "complex64", "gk_complex<float>", complex64_names, opencl_complex64_names},
-    {dtype::complex128, dtype_kind::complex, 16, "complex128", "gk_complex<double>", complex128_names, opencl_complex128_names},
+    {dtype::complex64, dtype_kind::complex, 8, "complex64", "gk_complex<float>", complex64_names,
+     opencl_complex64_names},
+    {dtype::complex128, dtype_kind::complex, 16, "complex128", "gk_complex<double>", complex128_names,
+     opencl_complex128_names},
 }};
 
 const dtype_info& info(dtype t) noexcept { return table[static_cast<std::size_t>(t)]; }

@@ -18,16 +18,21 @@ namespace {
 
 dtype word_dtype(std::int64_t word) {
     switch (word) {
-    case 1: return dtype::uint8;
-    case 2: return dtype::uint16;
-    case 4: return dtype::uint32;
-    default: return dtype::uint64;
+    case 1:
+        return dtype::uint8;
+    case 2:
+        return dtype::uint16;
+    case 4:
+        return dtype::uint32;
+    default:
+        return dtype::uint64;
     }
 }
 
 // `a` as an ndarray of words of `word` bytes (borrowing its memory).
 ndarray words_of(const element_array& a, std::int64_t word) {
-    const gpukit::layout l = as_words(gpukit::layout(a.layout.shape(), a.layout.strides(), a.layout.itemsize(), 0), word);
+    const gpukit::layout l =
+        as_words(gpukit::layout(a.layout.shape(), a.layout.strides(), a.layout.itemsize(), 0), word);
     const auto [low, high] = l.byte_extent();
     return ndarray(borrow(a.data + static_cast<CUdeviceptr>(low), static_cast<std::size_t>(high - low)),
                    word_dtype(word), gpukit::layout(l.shape(), l.strides(), l.itemsize(), -low));
@@ -118,11 +123,11 @@ const elementwise_spec& arange_spec(dtype t) {
     const std::lock_guard lock(mutex);
     auto& spec = specs[static_cast<std::size_t>(t)];
     if (!spec)
-        spec = std::make_unique<const elementwise_spec>(
-            "gk_arange",
-            std::vector<param>{{"start", t, param_kind::scalar}, {"step", t, param_kind::scalar},
-                               {"z", t, param_kind::output}},
-            "z[i] = start + (" + std::string(c_type(t)) + ")i * step");
+        spec = std::make_unique<const elementwise_spec>("gk_arange",
+                                                        std::vector<param>{{"start", t, param_kind::scalar},
+                                                                           {"step", t, param_kind::scalar},
+                                                                           {"z", t, param_kind::output}},
+                                                        "z[i] = start + (" + std::string(c_type(t)) + ")i * step");
     return *spec;
 }
 

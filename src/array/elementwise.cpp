@@ -47,10 +47,14 @@ int vector_width(const elementwise_spec& spec) {
 
 std::string kernel_name(const elementwise_spec& spec, elementwise_variant v) {
     switch (v) {
-    case elementwise_variant::vectorized: return spec.name() + "_vec";
-    case elementwise_variant::contiguous: return spec.name() + "_contig";
-    case elementwise_variant::strided: return spec.name() + "_strided";
-    case elementwise_variant::rows: return spec.name() + "_rows";
+    case elementwise_variant::vectorized:
+        return spec.name() + "_vec";
+    case elementwise_variant::contiguous:
+        return spec.name() + "_contig";
+    case elementwise_variant::strided:
+        return spec.name() + "_strided";
+    case elementwise_variant::rows:
+        return spec.name() + "_rows";
     }
     return spec.name();
 }
@@ -109,7 +113,8 @@ void write_offsets(text_builder& out, const elementwise_spec& spec, const std::s
             out << "        " << long_type << " gk_o_" << p.name << " = 0;\n";
     out << "        " << long_type << " gk_rest = " << index << ";\n"
         << "        for (int gk_d = " << last_axis << "; gk_d >= 0; --gk_d) {\n"
-        << "            const " << long_type << " gk_c = gk_d == 0 ? gk_rest : gk_rest % gk_shape.e[gk_d];\n"
+        << "            const " << long_type
+        << " gk_c = gk_d == 0 ? gk_rest : gk_rest % gk_shape.e[gk_d];\n"
            "            if (gk_d > 0) gk_rest /= gk_shape.e[gk_d];\n";
     for (const param& p : spec.params())
         if (is_array(p))
@@ -142,10 +147,12 @@ namespace {
 // address less i elements, since OpenCL C has no reference type to bind the name to.
 std::string opencl_source(const elementwise_spec& spec, elementwise_variant variant, int ndim) {
     if (variant != elementwise_variant::contiguous && variant != elementwise_variant::strided)
-        throw logic_error("elementwise kernel " + spec.name() + ": OpenCL has the contiguous and strided variants only");
+        throw logic_error("elementwise kernel " + spec.name() +
+                          ": OpenCL has the contiguous and strided variants only");
     text_builder out;
-    const bool any_double = std::any_of(spec.params().begin(), spec.params().end(),
-                                        [](const param& p) { return p.type == dtype::float64 || p.type == dtype::complex128; });
+    const bool any_double = std::any_of(spec.params().begin(), spec.params().end(), [](const param& p) {
+        return p.type == dtype::float64 || p.type == dtype::complex128;
+    });
     if (any_double)
         out << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
     // As PyOpenCL's kernels of complex arguments: cfloat_t and cdouble_t with their functions.
@@ -166,8 +173,8 @@ std::string opencl_source(const elementwise_spec& spec, elementwise_variant vari
             continue;
         const std::string space = p.kind == param_kind::input ? "__global const " : "__global ";
         const std::string type = element_type(p.type, kernel_language::opencl);
-        out << "        " << space << type << "* " << p.name << " = (" << space << type << "*)((" << space
-            << "char*)" << pointer_name(p) << " + gk_f_" << p.name;
+        out << "        " << space << type << "* " << p.name << " = (" << space << type << "*)((" << space << "char*)"
+            << pointer_name(p) << " + gk_f_" << p.name;
         if (variant == elementwise_variant::strided)
             out << " + gk_o_" << p.name << ") - i;\n";
         else
@@ -187,8 +194,8 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
         return opencl_source(spec, variant, ndim);
     text_builder out;
     out << detail::common_source << spec.preamble() << "\n";
-    out << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") "
-        << kernel_name(spec, variant) << "(";
+    out << "extern \"C\" __global__ void __launch_bounds__(" << detail::block_size << ") " << kernel_name(spec, variant)
+        << "(";
     write_parameters(out, spec, variant, ndim, kernel_language::cuda);
     out << ") {\n"
            "    const long long gk_thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -239,7 +246,8 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
     case elementwise_variant::rows: {
         // Row r is element r of the array of all axes but the last (C order); its offset in
         // each operand is worked out once per row, then the last axis is a multiply away.
-        out << "    const long long gk_last = gk_shape.e[" << ndim - 1 << "];\n"
+        out << "    const long long gk_last = gk_shape.e[" << ndim - 1
+            << "];\n"
                "    const long long gk_rows = n / gk_last;\n"
                "    for (long long gk_row = blockIdx.y; gk_row < gk_rows; gk_row += gridDim.y) {\n";
         write_offsets(out, spec, "gk_row", ndim - 2);
@@ -305,7 +313,8 @@ void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, ba
         // The message is made only when an argument is wrong: this loop runs on every launch.
         const auto where = [&] { return "elementwise kernel " + spec.name() + ", argument " + p.name + ": "; };
         if (is_array(p) != (array != nullptr))
-            throw logic_error(where() + (is_array(p) ? "expected an array, got a scalar" : "expected a scalar, got an array"));
+            throw logic_error(where() +
+                              (is_array(p) ? "expected an array, got a scalar" : "expected a scalar, got an array"));
         if (array && array->buffer()->space != b.space())
             throw logic_error(where() + "the array's memory is not " + b.name() +
                               " memory; a backend runs kernels on its own memory only");
@@ -377,8 +386,8 @@ void run(const elementwise_spec& spec, std::span<const elementwise_arg> args, ba
         // serves several elements); along y, the rest of a device-filling grid, over rows.
         const long long last = shape.back(), rows = n / last;
         grid.groups_x = groups_for(last, 4);
-        grid.groups_y =
-            static_cast<unsigned>(std::clamp<long long>(k.full_grid / grid.groups_x, 1, std::min<long long>(rows, 65535)));
+        grid.groups_y = static_cast<unsigned>(
+            std::clamp<long long>(k.full_grid / grid.groups_x, 1, std::min<long long>(rows, 65535)));
     }
     b.launch(k, grid, arguments);
 }

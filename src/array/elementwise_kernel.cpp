@@ -41,12 +41,14 @@ void check(const elementwise_kernel_spec& spec, bool use_range) {
             throw logic_error(where + "parameter '" + p.name + "' is declared twice");
         for (const char* reserved : body_names)
             if (p.name == reserved)
-                throw logic_error(where + "parameter '" + p.name + "' clashes with the kernel's own variable of "
+                throw logic_error(where + "parameter '" + p.name +
+                                  "' clashes with the kernel's own variable of "
                                   "that name (i, tid, total_threads and cta_start are taken)");
         if (use_range)
             for (const char* reserved : range_names)
                 if (p.name == reserved)
-                    throw logic_error(where + "parameter '" + p.name + "' clashes with the range arguments start, "
+                    throw logic_error(where + "parameter '" + p.name +
+                                      "' clashes with the range arguments start, "
                                       "stop and step that range= and slice= add");
         any_array = any_array || p.is_array;
     }
@@ -61,7 +63,8 @@ void check(const elementwise_kernel_spec& spec, bool use_range) {
 std::string elementwise_kernel_source(const elementwise_kernel_spec& spec, bool use_range) {
     check(spec, use_range);
     text_builder out;
-    out << "#include <pycuda-complex.hpp>\n\n" << spec.preamble << "\n\n"
+    out << "#include <pycuda-complex.hpp>\n\n"
+        << spec.preamble << "\n\n"
         << "extern \"C\" __global__ void " << spec.name << "(";
     const char* separator = "";
     for (const kernel_parameter& p : spec.params) {
@@ -85,7 +88,8 @@ std::string elementwise_kernel_source(const elementwise_kernel_spec& spec, bool 
     } else {
         out << "    for (i = cta_start + tid; i < n; i += total_threads)\n";
     }
-    out << "    {\n" << spec.operation << "\n    ;}\n"
+    out << "    {\n"
+        << spec.operation << "\n    ;}\n"
         << "    " << spec.after_loop << "\n    ;\n}\n";
     return out.str();
 }
@@ -132,8 +136,8 @@ void elementwise_kernel::run(std::span<const std::span<const std::byte>> values,
     launch(false, values, {&loop_value, 1}, n, s);
 }
 
-void elementwise_kernel::run_range(std::span<const std::span<const std::byte>> values, long long start,
-                                   long long stop, long long step, cuda::stream_view s) const {
+void elementwise_kernel::run_range(std::span<const std::span<const std::byte>> values, long long start, long long stop,
+                                   long long step, cuda::stream_view s) const {
     if (step == 0)
         throw logic_error("ElementwiseKernel '" + spec_.name + "': the range step must not be zero");
     if (!variants_->range)
@@ -152,13 +156,12 @@ void elementwise_kernel::run_range(std::span<const std::span<const std::byte>> v
 }
 
 void elementwise_kernel::launch(bool use_range, std::span<const std::span<const std::byte>> values,
-                                std::span<const std::span<const std::byte>> loop_values,
-                                unsigned long long work_items, cuda::stream_view s) const {
+                                std::span<const std::span<const std::byte>> loop_values, unsigned long long work_items,
+                                cuda::stream_view s) const {
     if (values.size() != spec_.params.size())
         throw logic_error("ElementwiseKernel '" + spec_.name + "': expected " + std::to_string(spec_.params.size()) +
                           " arguments, got " + std::to_string(values.size()));
-    const detail::cached_kernel k =
-        detail::kernel(use_range ? *variants_->range : variants_->plain, spec_.name);
+    const detail::cached_kernel k = detail::kernel(use_range ? *variants_->range : variants_->plain, spec_.name);
     std::vector<void*> pointers;
     std::vector<std::size_t> sizes;
     for (const auto group : {values, loop_values})

@@ -112,9 +112,10 @@ std::string opencl_integer_power(const std::string& t, bool is_signed) {
     std::string f = t + " gk_ipow_" + t + "(" + t + " base, " + t + " exponent) {\n";
     if (is_signed)
         f += "    if (exponent < 0)\n"
-             "        return base == 1 ? (" + t + ")1 : base == (" + t + ")(-1) ? (" + t + ")((exponent & 1) ? -1 : 1) : (" +
-             t + ")0;\n";
-    f += "    " + t + " result = 1;\n"
+             "        return base == 1 ? (" +
+             t + ")1 : base == (" + t + ")(-1) ? (" + t + ")((exponent & 1) ? -1 : 1) : (" + t + ")0;\n";
+    f += "    " + t +
+         " result = 1;\n"
          "    for (; exponent > 0; exponent >>= 1, base *= base)\n"
          "        if (exponent & 1) result *= base;\n"
          "    return result;\n}\n";
@@ -141,9 +142,7 @@ std::string type_name(dtype t, kernel_language language) {
 }
 
 // The OpenCL C name of `t`, for the names of per-type helpers (bool's: "bool").
-std::string opencl_helper_suffix(dtype t) {
-    return t == dtype::bool_ ? "bool" : std::string(opencl_element_type(t));
-}
+std::string opencl_helper_suffix(dtype t) { return t == dtype::bool_ ? "bool" : std::string(opencl_element_type(t)); }
 
 std::string cast(dtype t, const std::string& value, kernel_language language) {
     std::string text = "((";
@@ -170,12 +169,19 @@ std::string mixed_sign_comparison(binary_op op, const value& left, const value& 
     // When the signed value is negative the answer is known: it is below the unsigned one.
     bool negative_answer = false;
     switch (op) {
-    case binary_op::not_equal: negative_answer = true; break;
+    case binary_op::not_equal:
+        negative_answer = true;
+        break;
     case binary_op::less:
-    case binary_op::less_equal: negative_answer = signed_left; break;
+    case binary_op::less_equal:
+        negative_answer = signed_left;
+        break;
     case binary_op::greater:
-    case binary_op::greater_equal: negative_answer = !signed_left; break;
-    default: break;
+    case binary_op::greater_equal:
+        negative_answer = !signed_left;
+        break;
+    default:
+        break;
     }
     return "(" + s + " < 0 ? " + (negative_answer ? "true" : "false") + " : " + compare + ")";
 }
@@ -192,24 +198,40 @@ std::string opencl_complex_binary_text(const expression_step& s, binary_op op, c
     const auto truth = [&](const std::string& text) { return opencl_convert(s.type, dtype::bool_, text); };
     const std::string nonzero = opencl_complex_function(s.compute, "nonzero");
     switch (op) {
-    case binary_op::add: return complex_result(call("add"));
-    case binary_op::subtract: return complex_result(call("sub"));
-    case binary_op::multiply: return complex_result(call("mul"));
-    case binary_op::true_divide: return complex_result(call("div"));
-    case binary_op::power: return complex_result(call("pow"));
-    case binary_op::minimum: return complex_result(call("min"));
-    case binary_op::maximum: return complex_result(call("max"));
-    case binary_op::equal: return truth(call("eq"));
-    case binary_op::not_equal: return truth(call("ne"));
-    case binary_op::less: return truth(call("lt"));
-    case binary_op::less_equal: return truth(call("le"));
-    case binary_op::greater: return truth(call("gt"));
-    case binary_op::greater_equal: return truth(call("ge"));
-    case binary_op::logical_and: return truth("(" + nonzero + "(" + l + ") && " + nonzero + "(" + r + "))");
-    case binary_op::logical_or: return truth("(" + nonzero + "(" + l + ") || " + nonzero + "(" + r + "))");
+    case binary_op::add:
+        return complex_result(call("add"));
+    case binary_op::subtract:
+        return complex_result(call("sub"));
+    case binary_op::multiply:
+        return complex_result(call("mul"));
+    case binary_op::true_divide:
+        return complex_result(call("div"));
+    case binary_op::power:
+        return complex_result(call("pow"));
+    case binary_op::minimum:
+        return complex_result(call("min"));
+    case binary_op::maximum:
+        return complex_result(call("max"));
+    case binary_op::equal:
+        return truth(call("eq"));
+    case binary_op::not_equal:
+        return truth(call("ne"));
+    case binary_op::less:
+        return truth(call("lt"));
+    case binary_op::less_equal:
+        return truth(call("le"));
+    case binary_op::greater:
+        return truth(call("gt"));
+    case binary_op::greater_equal:
+        return truth(call("ge"));
+    case binary_op::logical_and:
+        return truth("(" + nonzero + "(" + l + ") && " + nonzero + "(" + r + "))");
+    case binary_op::logical_or:
+        return truth("(" + nonzero + "(" + l + ") || " + nonzero + "(" + r + "))");
     case binary_op::bitwise_and:
     case binary_op::bitwise_or:
-    case binary_op::bitwise_xor: break;  // resolve_binary refuses complex operands first
+    case binary_op::bitwise_xor:
+        break;  // resolve_binary refuses complex operands first
     }
     throw logic_error("elementwise expression: an unknown operator");
 }
@@ -232,15 +254,23 @@ std::string binary_text(const expression_step& s, const value& left, const value
     switch (op) {
     case binary_op::power:
         switch (kind(s.compute)) {
-        case dtype_kind::floating: return call(s.compute == dtype::float32 && cuda ? "powf" : "pow");
-        case dtype_kind::complex: return call("gk_cpow");
-        default: return call(helper("gk_ipow"));
+        case dtype_kind::floating:
+            return call(s.compute == dtype::float32 && cuda ? "powf" : "pow");
+        case dtype_kind::complex:
+            return call("gk_cpow");
+        default:
+            return call(helper("gk_ipow"));
         }
-    case binary_op::minimum: return call(helper("gk_minimum"));
-    case binary_op::maximum: return call(helper("gk_maximum"));
-    case binary_op::logical_and: return cast(s.type, "(" + l + " && " + r + ")", language);
-    case binary_op::logical_or: return cast(s.type, "(" + l + " || " + r + ")", language);
-    default: return cast(s.type, "(" + l + " " + std::string(symbol(op)) + " " + r + ")", language);
+    case binary_op::minimum:
+        return call(helper("gk_minimum"));
+    case binary_op::maximum:
+        return call(helper("gk_maximum"));
+    case binary_op::logical_and:
+        return cast(s.type, "(" + l + " && " + r + ")", language);
+    case binary_op::logical_or:
+        return cast(s.type, "(" + l + " || " + r + ")", language);
+    default:
+        return cast(s.type, "(" + l + " " + std::string(symbol(op)) + " " + r + ")", language);
     }
 }
 
@@ -251,16 +281,26 @@ std::string opencl_complex_unary_text(const expression_step& s, const value& ope
     if (kind(s.compute) != dtype_kind::complex)  // a real value converted to a complex type
         return opencl_convert(s.type, s.compute, x);
     const dtype part = s.compute == dtype::complex64 ? dtype::float32 : dtype::float64;
-    const auto call = [&](const char* operation) { return opencl_complex_function(s.compute, operation) + "(" + x + ")"; };
+    const auto call = [&](const char* operation) {
+        return opencl_complex_function(s.compute, operation) + "(" + x + ")";
+    };
     switch (static_cast<unary_op>(s.code)) {
-    case unary_op::negative: return opencl_convert(s.type, s.compute, call("neg"));
-    case unary_op::absolute: return opencl_convert(s.type, part, call("abs"));
-    case unary_op::cast: return opencl_convert(s.type, s.compute, x);
-    case unary_op::conjugate: return opencl_convert(s.type, s.compute, call("conj"));
-    case unary_op::real: return opencl_convert(s.type, part, "(" + x + ").real");
-    case unary_op::imag: return opencl_convert(s.type, part, "(" + x + ").imag");
-    case unary_op::logical_not: return opencl_convert(s.type, dtype::bool_, "(!" + call("nonzero") + ")");
-    case unary_op::invert: break;  // resolve_unary refuses complex operands first
+    case unary_op::negative:
+        return opencl_convert(s.type, s.compute, call("neg"));
+    case unary_op::absolute:
+        return opencl_convert(s.type, part, call("abs"));
+    case unary_op::cast:
+        return opencl_convert(s.type, s.compute, x);
+    case unary_op::conjugate:
+        return opencl_convert(s.type, s.compute, call("conj"));
+    case unary_op::real:
+        return opencl_convert(s.type, part, "(" + x + ").real");
+    case unary_op::imag:
+        return opencl_convert(s.type, part, "(" + x + ").imag");
+    case unary_op::logical_not:
+        return opencl_convert(s.type, dtype::bool_, "(!" + call("nonzero") + ")");
+    case unary_op::invert:
+        break;  // resolve_unary refuses complex operands first
     }
     throw logic_error("elementwise expression: an unknown unary operation");
 }
@@ -274,25 +314,36 @@ std::string unary_text(const expression_step& s, const value& operand_value, ker
     const auto cast = [language](dtype t, const std::string& value) { return array::cast(t, value, language); };
     const std::string x = cast(s.compute, operand);
     switch (static_cast<unary_op>(s.code)) {
-    case unary_op::negative: return cast(s.type, "(-" + x + ")");
+    case unary_op::negative:
+        return cast(s.type, "(-" + x + ")");
     case unary_op::absolute:
         switch (kind(s.compute)) {
-        case dtype_kind::complex: return cast(s.type, "abs(" + x + ")");  // the magnitude (kernel_text.hpp)
-        case dtype_kind::floating:  // not x < 0 ? -x : x, which keeps -0.0; numpy gives 0.0
-            return cast(s.type, std::string(s.compute == dtype::float32 && language == kernel_language::cuda ? "fabsf("
-                                                                                                          : "fabs(") +
-                                    x + ")");
-        case dtype_kind::signed_int: return cast(s.type, "(" + x + " < 0 ? -" + x + " : " + x + ")");
-        default: return cast(s.type, x);
+        case dtype_kind::complex:
+            return cast(s.type, "abs(" + x + ")");  // the magnitude (kernel_text.hpp)
+        case dtype_kind::floating:                  // not x < 0 ? -x : x, which keeps -0.0; numpy gives 0.0
+            return cast(s.type,
+                        std::string(s.compute == dtype::float32 && language == kernel_language::cuda ? "fabsf("
+                                                                                                     : "fabs(") +
+                            x + ")");
+        case dtype_kind::signed_int:
+            return cast(s.type, "(" + x + " < 0 ? -" + x + " : " + x + ")");
+        default:
+            return cast(s.type, x);
         }
-    case unary_op::cast: return cast(s.type, x);
+    case unary_op::cast:
+        return cast(s.type, x);
     // conj, real and imag of gk_complex (kernel_text.hpp); a real number is its own conjugate
     // and real part.
-    case unary_op::conjugate: return cast(s.type, kind(s.compute) == dtype_kind::complex ? "conj(" + x + ")" : x);
-    case unary_op::real: return cast(s.type, kind(s.compute) == dtype_kind::complex ? "real(" + x + ")" : x);
-    case unary_op::imag: return cast(s.type, kind(s.compute) == dtype_kind::complex ? "imag(" + x + ")" : "0");
-    case unary_op::logical_not: return cast(s.type, "(!" + x + ")");
-    case unary_op::invert: return cast(s.type, s.compute == dtype::bool_ ? "(!" + x + ")" : "(~" + x + ")");
+    case unary_op::conjugate:
+        return cast(s.type, kind(s.compute) == dtype_kind::complex ? "conj(" + x + ")" : x);
+    case unary_op::real:
+        return cast(s.type, kind(s.compute) == dtype_kind::complex ? "real(" + x + ")" : x);
+    case unary_op::imag:
+        return cast(s.type, kind(s.compute) == dtype_kind::complex ? "imag(" + x + ")" : "0");
+    case unary_op::logical_not:
+        return cast(s.type, "(!" + x + ")");
+    case unary_op::invert:
+        return cast(s.type, s.compute == dtype::bool_ ? "(!" + x + ")" : "(~" + x + ")");
     }
     return x;
 }
@@ -340,11 +391,12 @@ std::string preamble_of(const expression& e, kernel_language language) {
             complex_pow = complex_pow || complex;
             integer_pow = integer_pow || (!complex && kind(s.compute) != dtype_kind::floating);
         }
-        const bool ordering_of_complex = complex && is_comparison(op) && op != binary_op::equal &&
-                                         op != binary_op::not_equal;
+        const bool ordering_of_complex =
+            complex && is_comparison(op) && op != binary_op::equal && op != binary_op::not_equal;
         ordered = ordered || ordering_of_complex || op == binary_op::minimum || op == binary_op::maximum;
     }
-    return std::string(integer_pow ? integer_power : "") + (complex_pow ? complex_power : "") + (ordered ? ordering : "");
+    return std::string(integer_pow ? integer_power : "") + (complex_pow ? complex_power : "") +
+           (ordered ? ordering : "");
 }
 
 }  // namespace
@@ -400,8 +452,9 @@ unary_types resolve_unary(unary_op op, dtype t) {
     switch (op) {
     case unary_op::negative:
         if (t == dtype::bool_)
-            throw type_error("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator "
-                             "or the logical_not function instead.");
+            throw type_error(
+                "The numpy boolean negative, the `-` operator, is not supported, use the `~` operator "
+                "or the logical_not function instead.");
         return {t, t};
     case unary_op::absolute:
     case unary_op::real:
@@ -413,8 +466,9 @@ unary_types resolve_unary(unary_op op, dtype t) {
         return {dtype::bool_, dtype::bool_};
     case unary_op::invert:
         if (kind(t) == dtype_kind::floating || kind(t) == dtype_kind::complex)
-            throw type_error("ufunc 'invert' not supported for the input types, and the inputs could not be safely "
-                             "coerced to any supported types according to the casting rule ''safe''");
+            throw type_error(
+                "ufunc 'invert' not supported for the input types, and the inputs could not be safely "
+                "coerced to any supported types according to the casting rule ''safe''");
         return {t, t};
     case unary_op::cast:
         break;
@@ -451,10 +505,7 @@ expression expression::renumbered(const std::vector<int>& numbers) const {
     return e;
 }
 
-void expression::push(expression_step s) {
-
-    steps_.append(reinterpret_cast<const char*>(&s), sizeof s);
-}
+void expression::push(expression_step s) { steps_.append(reinterpret_cast<const char*>(&s), sizeof s); }
 
 expression_step expression::step(std::size_t k) const noexcept {
     expression_step s;
@@ -479,10 +530,18 @@ std::string expression::text(kernel_language language) const {
     for (std::size_t k = 0; k < size(); ++k) {
         const expression_step s = step(k);
         switch (s.what) {
-        case expression_step::kind::array: stack.push_back({operand_name(s.code) + "[i]", s.type}); break;
-        case expression_step::kind::scalar: stack.push_back({operand_name(s.code), s.type}); break;
-        case expression_step::kind::constant: stack.push_back({s.code ? "true" : "false", s.type}); break;
-        case expression_step::kind::unary: stack.back() = {unary_text(s, stack.back(), language), s.type}; break;
+        case expression_step::kind::array:
+            stack.push_back({operand_name(s.code) + "[i]", s.type});
+            break;
+        case expression_step::kind::scalar:
+            stack.push_back({operand_name(s.code), s.type});
+            break;
+        case expression_step::kind::constant:
+            stack.push_back({s.code ? "true" : "false", s.type});
+            break;
+        case expression_step::kind::unary:
+            stack.back() = {unary_text(s, stack.back(), language), s.type};
+            break;
         case expression_step::kind::binary: {
             if (stack.size() < 2)
                 throw logic_error("elementwise expression: an operator lacks an operand");
@@ -498,7 +557,7 @@ std::string expression::text(kernel_language language) const {
             stack.pop_back();
             const value then = std::move(stack.back());
             stack.pop_back();
-            std::string selection = "(";  // appended to, for GCC 12 (operand_name says why)
+            std::string selection = "(";                // appended to, for GCC 12 (operand_name says why)
             if (language == kernel_language::opencl) {  // complex types convert by helpers there
                 selection += detail::opencl_convert(dtype::bool_, stack.back().type, stack.back().text) + " ? " +
                              detail::opencl_convert(s.type, then.type, then.text) + " : " +
@@ -542,8 +601,7 @@ elementwise_spec make_spec(const expression& e, kernel_language language) {
         params.push_back(*operands[k]);
     }
     params.push_back({"z", e.type(), param_kind::output});
-    return elementwise_spec("gk_expression", std::move(params), "z[i] = " + e.text(language),
-                            preamble_of(e, language));
+    return elementwise_spec("gk_expression", std::move(params), "z[i] = " + e.text(language), preamble_of(e, language));
 }
 
 // Lets the cache be searched by a string_view, without making a string per lookup.
@@ -555,15 +613,16 @@ struct key_hash {
 }  // namespace
 
 const elementwise_spec& expression_kernel(const expression& e, kernel_language language) {
-    using spec_map = std::unordered_map<std::string, std::unique_ptr<const elementwise_spec>, key_hash, std::equal_to<>>;
+    using spec_map =
+        std::unordered_map<std::string, std::unique_ptr<const elementwise_spec>, key_hash, std::equal_to<>>;
     static std::mutex mutex;
     static spec_map cuda_specs, opencl_specs;
     spec_map& specs = language == kernel_language::cuda ? cuda_specs : opencl_specs;
     std::lock_guard lock(mutex);
     auto found = specs.find(e.key());
     if (found == specs.end())
-        found = specs.emplace(std::string(e.key()), std::make_unique<const elementwise_spec>(make_spec(e, language)))
-                    .first;
+        found =
+            specs.emplace(std::string(e.key()), std::make_unique<const elementwise_spec>(make_spec(e, language))).first;
     return *found->second;
 }
 

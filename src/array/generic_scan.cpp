@@ -101,7 +101,9 @@ void write_kernel_head(text_builder& out, const generic_scan_spec& spec, kernel_
 
 void write_intervals_kernel(text_builder& out, const generic_scan_spec& spec, kernel_language language) {
     write_kernel_head(out, spec, language, "_intervals", "long gk_interval, ",
-                      {{"gk_scan_t", "gk_partial"}, {"uchar", "gk_flags"}, {"gk_scan_t", "gk_totals"},
+                      {{"gk_scan_t", "gk_partial"},
+                       {"uchar", "gk_flags"},
+                       {"gk_scan_t", "gk_totals"},
                        {"uchar", "gk_total_flags"}},
                       true);
     out << "    const int gk_l = GK_LID;\n"
@@ -116,8 +118,8 @@ void write_intervals_kernel(text_builder& out, const generic_scan_spec& spec, ke
            "            gk_s[gk_k] = 0;\n"
            "            if (i < gk_end) {\n";
     for (const scan_fetch& f : spec.fetches()) {
-        const auto p = std::find_if(spec.params().begin(), spec.params().end(),
-                                    [&](const param& q) { return q.name == f.array; });
+        const auto p =
+            std::find_if(spec.params().begin(), spec.params().end(), [&](const param& q) { return q.name == f.array; });
         out << "                " << element_type(p->type, language) << " " << f.name << ";\n";
         if (f.offset == 0)
             out << "                " << f.name << " = " << f.array << "[i];\n";
@@ -208,8 +210,10 @@ void write_final_kernel(text_builder& out, const generic_scan_spec& spec, kernel
         out << "        gk_scan_t prev_item = gk_carried;\n"
                "        if (gk_fl & 1) prev_item = GK_NEUTRAL;\n"
                "        else if (i > gk_begin)\n"
-               "            prev_item = (GK_FLAG(i - 1) & 2) ? gk_partial[i - 1] : GK_SCAN(gk_carried, gk_partial[i - 1], 0);\n";
-    out << "        {\n" << spec.output_statement() << "\n        ;}\n"
+               "            prev_item = (GK_FLAG(i - 1) & 2) ? gk_partial[i - 1] : GK_SCAN(gk_carried, gk_partial[i - "
+               "1], 0);\n";
+    out << "        {\n"
+        << spec.output_statement() << "\n        ;}\n"
         << "    }\n"
            "}\n";
 }
@@ -234,8 +238,9 @@ generic_scan_spec::generic_scan_spec(std::string name_prefix, std::string scan_t
     const auto blank = [](const std::string& text) { return split_words(text).empty(); };
     if (scan_size_ == 0 || blank(scan_type_))
         throw logic_error(where + "the scan type needs a C name and a size above 0");
-    for (const auto& [text, what] : {std::pair{&input_expr_, "input_expr"}, std::pair{&scan_expr_, "scan_expr"},
-                                      std::pair{&neutral_, "neutral"}, std::pair{&output_statement_, "output_statement"}})
+    for (const auto& [text, what] :
+         {std::pair{&input_expr_, "input_expr"}, std::pair{&scan_expr_, "scan_expr"}, std::pair{&neutral_, "neutral"},
+          std::pair{&output_statement_, "output_statement"}})
         if (blank(*text))
             throw logic_error(where + what + " is empty");
     if (std::none_of(params_.begin(), params_.end(), is_array))
@@ -278,10 +283,12 @@ std::string generic_scan_source(const generic_scan_spec& spec, kernel_language l
     out << detail::language_words(language) << "#define GK_W " << generic_scan_group << "\n"
         << "#define GK_K " << spec.items_per_thread() << "\n"
         << spec.preamble() << "\n"
-        << "typedef " << spec.scan_type() << " gk_scan_t;\n"
+        << "typedef " << spec.scan_type()
+        << " gk_scan_t;\n"
         // Macros, not functions: the expressions may use the kernels' scalar parameters.
         << "#define GK_SCAN(a, b, across_seg_boundary) (" << spec.scan_expr() << ")\n"
-        << "#define GK_NEUTRAL (" << spec.neutral() << ")\n"
+        << "#define GK_NEUTRAL (" << spec.neutral()
+        << ")\n"
         // A segment flag byte of the final kernel (always 0 when unsegmented).
         << (spec.segmented() ? "#define GK_FLAG(j) gk_flags[j]\n" : "#define GK_FLAG(j) ((uchar)0)\n");
     write_intervals_kernel(out, spec, language);
@@ -375,8 +382,9 @@ void run(const generic_scan_spec& spec, std::span<const elementwise_arg> args, s
              with_user({kernel_argument::bytes(&groups, sizeof groups), scratch_at(totals_at),
                         scratch_at(total_flags_at), scratch_at(carry_at)}));
     b.launch(final_pass, {g, 1, generic_scan_group},
-             with_user({kernel_argument::bytes(&interval, sizeof interval), kernel_argument::bytes(&groups, sizeof groups),
-                        scratch_at(partial_at), scratch_at(flags_at), scratch_at(carry_at)}));
+             with_user({kernel_argument::bytes(&interval, sizeof interval),
+                        kernel_argument::bytes(&groups, sizeof groups), scratch_at(partial_at), scratch_at(flags_at),
+                        scratch_at(carry_at)}));
 }
 
 }  // namespace gpukit::array

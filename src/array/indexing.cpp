@@ -39,11 +39,16 @@ void check(const indexed_copy_spec& spec) {
 
 std::string word_type(int word) {
     switch (word) {
-    case 1: return "unsigned char";
-    case 2: return "unsigned short";
-    case 4: return "unsigned int";
-    case 8: return "unsigned long long";
-    default: return "uint4";
+    case 1:
+        return "unsigned char";
+    case 2:
+        return "unsigned short";
+    case 4:
+        return "unsigned int";
+    case 8:
+        return "unsigned long long";
+    default:
+        return "uint4";
     }
 }
 
@@ -121,7 +126,8 @@ std::string indexed_copy_source(const indexed_copy_spec& spec) {
             << "                    if (gk_d > 0) gk_rest /= gk_shape.e[gk_d];\n"
             << "                    gk_offset += gk_c * gk_strides.e[gk_d];\n"
             << "                }\n"
-            << "                const gk_element* gk_from = (const gk_element*)((const char*)gk_src.e[0] + gk_offset);\n";
+            << "                const gk_element* gk_from = (const gk_element*)((const char*)gk_src.e[0] + "
+               "gk_offset);\n";
     } else {
         out << "                const gk_element* gk_from = (const gk_element*)gk_src.e[gk_k] + gk_at_src;\n";
     }
@@ -176,8 +182,8 @@ int word_for(std::int64_t element_size, std::span<const element_array> arrays, c
 void launch(const indexed_copy_spec& spec, std::span<const element_array> sources, std::span<const element_array> outs,
             const ndarray* source_indices, const ndarray* dest_indices, std::span<const std::int64_t> offsets,
             const gpukit::layout* strided_source, long long n, cuda::stream_view s) {
-    const detail::cached_kernel k = detail::kernel(key_of(spec), "gk_indexed_copy",
-                                                   [&] { return indexed_copy_source(spec); });
+    const detail::cached_kernel k =
+        detail::kernel(key_of(spec), "gk_indexed_copy", [&] { return indexed_copy_source(spec); });
     const auto count = static_cast<std::size_t>(spec.arrays);
     std::vector<std::int64_t> src(count), dst(count), src_n(count), dst_n(count), off(count);
     for (std::size_t j = 0; j < count; ++j) {

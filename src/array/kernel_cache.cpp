@@ -35,7 +35,7 @@ struct loaded_modules {
 
     const cuda::context_state_ptr owner;
     std::mutex mutex;
-    std::unordered_map<std::string, entry> modules;     // by kernel_source::key
+    std::unordered_map<std::string, entry> modules;      // by kernel_source::key
     std::unordered_map<std::uint64_t, entry> generated;  // gpukit's own kernels, by new_kernel_key()
 };
 
@@ -51,7 +51,8 @@ module_kernel describe(cuda::function f, const cuda::context& ctx) {
                                             registers / (per_thread * static_cast<int>(block_size))));
     const int mps = dev.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     const int max_block = f.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    return module_kernel{std::make_shared<const cuda::function>(std::move(f)), static_cast<unsigned>(per_mp * std::max(1, mps)),
+    return module_kernel{std::make_shared<const cuda::function>(std::move(f)),
+                         static_cast<unsigned>(per_mp * std::max(1, mps)),
                          static_cast<unsigned>(std::max(1, max_block))};
 }
 

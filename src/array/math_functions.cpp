@@ -16,7 +16,7 @@ namespace {
 const std::string& complex_math_source() {
     static const std::string source = std::string(
 #include "gpukit/array/complex_math.inc"
-                                      ) +
+                                          ) +
                                       R"(
 template <class T> __device__ __forceinline__ gk_cvalue gk_cvalue_of(gk_complex<T> z) { return gk_cvalue(z.re, z.im); }
 template <class T> __device__ __forceinline__ gk_complex<T> gk_complex_of(gk_cvalue z) { return gk_complex<T>(T(z.re), T(z.im)); }
@@ -59,26 +59,16 @@ struct function_info {
 // CUDA's tanf and sinhf may be 4 and 3 ulp off: float32 tan and sinh are computed in double
 // and rounded once. ldexp, frexp and modf are written out in their own specs.
 constexpr std::array<function_info, math_function_count> functions{{
-    {"fabs", "fabsf", "fabs", nullptr},
-    {"ceil", "ceilf", "ceil", nullptr},
-    {"floor", "floorf", "floor", nullptr},
-    {"exp", "expf", "exp", "gk_cexp"},
-    {"log", "logf", "log", "gk_clog"},
-    {"log10", "log10f", "log10", "gk_clog10"},
-    {"sqrt", "sqrtf", "sqrt", "gk_csqrt"},
-    {"sin", "sinf", "sin", "gk_csin"},
-    {"cos", "cosf", "cos", "gk_ccos"},
-    {"tan", nullptr, "tan", "gk_ctan"},
-    {"asin", "asinf", "asin", "gk_casin"},
-    {"acos", "acosf", "acos", "gk_cacos"},
-    {"atan", "atanf", "atan", "gk_catan"},
-    {"sinh", nullptr, "sinh", "gk_csinh"},
-    {"cosh", "coshf", "cosh", "gk_ccosh"},
-    {"tanh", "tanhf", "tanh", "gk_ctanh"},
-    {"fmod", "fmodf", "fmod", nullptr},
-    {"ldexp", "ldexpf", "ldexp", nullptr},
-    {"frexp", "frexpf", "frexp", nullptr},
-    {"modf", "modff", "modf", nullptr},
+    {"fabs", "fabsf", "fabs", nullptr},    {"ceil", "ceilf", "ceil", nullptr},
+    {"floor", "floorf", "floor", nullptr}, {"exp", "expf", "exp", "gk_cexp"},
+    {"log", "logf", "log", "gk_clog"},     {"log10", "log10f", "log10", "gk_clog10"},
+    {"sqrt", "sqrtf", "sqrt", "gk_csqrt"}, {"sin", "sinf", "sin", "gk_csin"},
+    {"cos", "cosf", "cos", "gk_ccos"},     {"tan", nullptr, "tan", "gk_ctan"},
+    {"asin", "asinf", "asin", "gk_casin"}, {"acos", "acosf", "acos", "gk_cacos"},
+    {"atan", "atanf", "atan", "gk_catan"}, {"sinh", nullptr, "sinh", "gk_csinh"},
+    {"cosh", "coshf", "cosh", "gk_ccosh"}, {"tanh", "tanhf", "tanh", "gk_ctanh"},
+    {"fmod", "fmodf", "fmod", nullptr},    {"ldexp", "ldexpf", "ldexp", nullptr},
+    {"frexp", "frexpf", "frexp", nullptr}, {"modf", "modff", "modf", nullptr},
 }};
 
 const function_info& info(math_function f) noexcept { return functions[static_cast<std::size_t>(f)]; }
@@ -223,23 +213,29 @@ elementwise_spec ldexp_spec(dtype x, dtype y, kernel_language language) {
     } else {
         const bool is_unsigned = kind(y) == dtype_kind::unsigned_int;
         const dtype wide = is_unsigned ? dtype::uint64 : dtype::int64;
-        operation = "z[i] = " + real_call(math_function::ldexp, r,
-                                          significand + ", gk_exponent((" + type_name(wide, language) + ")y[i])",
-                                          language);
+        operation =
+            "z[i] = " + real_call(math_function::ldexp, r,
+                                  significand + ", gk_exponent((" + type_name(wide, language) + ")y[i])", language);
         if (!cuda)
             preamble = opencl_exponent(type_name(wide, language), is_unsigned);
     }
-    return {kernel_name(math_function::ldexp, x, y), {input("x", x), input("y", y), output("z", r)}, operation,
+    return {kernel_name(math_function::ldexp, x, y),
+            {input("x", x), input("y", y), output("z", r)},
+            operation,
             preamble};
 }
 
 elementwise_spec make_spec(math_function f, dtype x, std::optional<dtype> y, kernel_language language) {
     switch (f) {
-    case math_function::fmod: return fmod_spec(x, *y, language);
-    case math_function::ldexp: return ldexp_spec(x, *y, language);
+    case math_function::fmod:
+        return fmod_spec(x, *y, language);
+    case math_function::ldexp:
+        return ldexp_spec(x, *y, language);
     case math_function::frexp:
-    case math_function::modf: return two_output_spec(f, x, language);
-    default: return unary_spec(f, x, language);
+    case math_function::modf:
+        return two_output_spec(f, x, language);
+    default:
+        return unary_spec(f, x, language);
     }
 }
 

@@ -43,8 +43,9 @@ ndarray ndarray::empty(backend& b, std::vector<std::int64_t> shape, dtype t, ord
 }
 
 void ndarray::throw_not_cuda_memory() {
-    throw logic_error("ndarray: the array is in OpenCL memory, which has no CUDA address; "
-                      "run it through the backend that made it (array/backend.hpp)");
+    throw logic_error(
+        "ndarray: the array is in OpenCL memory, which has no CUDA address; "
+        "run it through the backend that made it (array/backend.hpp)");
 }
 
 ndarray::ndarray(std::shared_ptr<const device_buffer> buffer, dtype t, gpukit::layout l)

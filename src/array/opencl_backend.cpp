@@ -57,7 +57,8 @@ unsigned group_size_for(const cl::device& dev) {
 
 const cl::buffer& cl_buffer_of(const device_buffer& b, std::size_t index) {
     const auto* buffer = static_cast<const cl::buffer*>(b.owner.get());
-    if (b.space != memory_space::opencl || b.svm || !buffer || reinterpret_cast<CUdeviceptr>(buffer->handle()) != b.address)
+    if (b.space != memory_space::opencl || b.svm || !buffer ||
+        reinterpret_cast<CUdeviceptr>(buffer->handle()) != b.address)
         throw_not_opencl_memory(index);
     return *buffer;
 }
@@ -155,8 +156,9 @@ std::shared_ptr<const device_buffer> opencl_backend::allocate(std::size_t bytes)
                           (given ? std::to_string(given->size) + " bytes" : std::string("no memory")) + " for " +
                           std::to_string(asked) + " asked");
     if (given->space != memory_space::opencl || !given->owner)
-        throw logic_error("opencl_backend: the buffer source gave memory that is not OpenCL memory; expected what "
-                          "array::borrow makes of a cl::buffer or of SVM");
+        throw logic_error(
+            "opencl_backend: the buffer source gave memory that is not OpenCL memory; expected what "
+            "array::borrow makes of a cl::buffer or of SVM");
     if (context_of(*given) != context_.handle())
         throw logic_error("opencl_backend: the buffer source gave memory of another context");
     return given;
@@ -167,8 +169,8 @@ void opencl_backend::write(const device_buffer& dst, std::size_t offset, std::sp
     if (src.empty())
         return;
     if (dst.svm)
-        cl::enqueue_svm_copy(queue_, static_cast<std::byte*>(svm_of(dst, 0).pointer()) + offset, src.data(),
-                             src.size(), /*blocking=*/true);
+        cl::enqueue_svm_copy(queue_, static_cast<std::byte*>(svm_of(dst, 0).pointer()) + offset, src.data(), src.size(),
+                             /*blocking=*/true);
     else
         cl::enqueue_write(queue_, cl_buffer_of(dst, 0), offset, src.data(), src.size(), /*blocking=*/true);
 }
@@ -289,7 +291,8 @@ void opencl_backend::drop_finished_svm(bool all) {
         const cl_int status = u.done.status();
         return status == CL_COMPLETE || status < 0;
     };
-    const auto keep = std::stable_partition(svm_in_use_.begin(), svm_in_use_.end(), [&](const svm_in_use& u) { return !over(u); });
+    const auto keep =
+        std::stable_partition(svm_in_use_.begin(), svm_in_use_.end(), [&](const svm_in_use& u) { return !over(u); });
     finished.assign(std::make_move_iterator(keep), std::make_move_iterator(svm_in_use_.end()));
     svm_in_use_.erase(keep, svm_in_use_.end());
 }

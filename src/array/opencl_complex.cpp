@@ -2,7 +2,6 @@
 
 #include "gpukit/core/error.hpp"
 
-
 namespace gpukit::array::detail {
 
 namespace {
@@ -26,10 +25,11 @@ complex_names names_of(dtype t) {
 const std::string& opencl_complex_library() {
     // complex_math.cuh first, where the device has double precision (opencl_complex.h then
     // skips its #include of it, which an embedded text could not follow).
-    static const std::string text = std::string("#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)\n"
-                                                "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n") +
+    static const std::string text = std::string(
+                                        "#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)\n"
+                                        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n") +
 #include "gpukit/array/complex_math.inc"
-                                    + std::string("\n#endif\n") +
+                                    +std::string("\n#endif\n") +
 #include "gpukit/array/opencl_complex.inc"
         ;
     return text;

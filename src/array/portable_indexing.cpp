@@ -21,13 +21,19 @@ namespace {
 // A type of `size` bytes an element is copied as.
 std::string word_type(std::size_t size) {
     switch (size) {
-    case 1: return "uchar";
-    case 2: return "unsigned short";
-    case 4: return "unsigned int";
-    case 8: return "ulong";
-    case 16: return "gk_word16";
+    case 1:
+        return "uchar";
+    case 2:
+        return "unsigned short";
+    case 4:
+        return "unsigned int";
+    case 8:
+        return "ulong";
+    case 16:
+        return "gk_word16";
     }
-    throw logic_error("indexed copy: elements of " + std::to_string(size) + " bytes are not supported (1, 2, 4, 8 or 16)");
+    throw logic_error("indexed copy: elements of " + std::to_string(size) +
+                      " bytes are not supported (1, 2, 4, 8 or 16)");
 }
 
 std::string index_type(dtype t, kernel_language language) {
@@ -122,8 +128,7 @@ void indexed_copy(std::span<const ndarray> sources, std::span<const ndarray> out
         if (size_of(sources[k].type()) != element_size || size_of(outs[k].type()) != element_size)
             throw logic_error("indexed copy: every source and output must have elements of one size");
     }
-    const std::optional<dtype> source_type =
-        source_indices ? std::optional(source_indices->type()) : std::nullopt;
+    const std::optional<dtype> source_type = source_indices ? std::optional(source_indices->type()) : std::nullopt;
     const std::optional<dtype> dest_type = dest_indices ? std::optional(dest_indices->type()) : std::nullopt;
     const loaded_kernel k = b.kernel(key_of(element_size, source_type, dest_type), "gk_gather_scatter", [&] {
         return portable_indexed_copy_source(element_size, source_type, dest_type, b.language());
@@ -135,7 +140,8 @@ void indexed_copy(std::span<const ndarray> sources, std::span<const ndarray> out
             continue;
         const std::int64_t source_size = sources[pair].size(), out_size = outs[pair].size();
         const std::int64_t offset = offsets.empty() ? 0 : offsets[pair];
-        std::vector<kernel_argument> args{kernel_argument::memory(*sources[pair].buffer(), sources[pair].layout().offset()),
+        std::vector<kernel_argument> args{kernel_argument::memory(*sources[pair].buffer(),
+                                                                  sources[pair].layout().offset()),
                                           kernel_argument::memory(*outs[pair].buffer(), outs[pair].layout().offset())};
         if (source_indices)
             args.push_back(kernel_argument::memory(*source_indices->buffer(), source_indices->layout().offset()));

@@ -13,11 +13,11 @@ namespace {
 // Which of its loops numpy's ufunc runs once the operands' common type is known, by the
 // kind of that type (numpy's `ufunc.types` lists them).
 enum class loop : std::uint8_t {
-    same,           // a loop for the common type itself
-    int8,           // no bool loop: numpy takes the first one bool casts to safely, int8's
-    float64,        // no integer loops: numpy divides integers in double
-    none,           // no loop: numpy raises TypeError (the entry's message)
-    boolean,        // each operand tested for non-zero: numpy's logical functions
+    same,     // a loop for the common type itself
+    int8,     // no bool loop: numpy takes the first one bool casts to safely, int8's
+    float64,  // no integer loops: numpy divides integers in double
+    none,     // no loop: numpy raises TypeError (the entry's message)
+    boolean,  // each operand tested for non-zero: numpy's logical functions
 };
 
 struct op_entry {
@@ -33,13 +33,17 @@ struct op_entry {
 
 using enum loop;
 // numpy's refusal of a bitwise operation of floating or complex operands.
-#define GK_NO_BITWISE_LOOP(name)                                                                           \
-    "ufunc '" name "' not supported for the input types, and the inputs could not be safely coerced to " \
+#define GK_NO_BITWISE_LOOP(name)                                                          \
+    "ufunc '" name                                                                        \
+    "' not supported for the input types, and the inputs could not be safely coerced to " \
     "any supported types according to the casting rule ''safe''"
 
 constexpr std::array<op_entry, 18> table{{
     {binary_op::add, "+", {same, same, same, same, same}, std::nullopt},
-    {binary_op::subtract, "-", {none, same, same, same, same}, std::nullopt,
+    {binary_op::subtract,
+     "-",
+     {none, same, same, same, same},
+     std::nullopt,
      "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "
      "logical_xor function instead."},
     {binary_op::multiply, "*", {same, same, same, same, same}, std::nullopt},
@@ -71,9 +75,7 @@ static_assert(table_in_enum_order(), "the operator table is indexed by binary_op
 
 const op_entry& entry(binary_op op) noexcept { return table[static_cast<std::size_t>(op)]; }
 
-bool is_integer(dtype t) noexcept {
-    return kind(t) == dtype_kind::signed_int || kind(t) == dtype_kind::unsigned_int;
-}
+bool is_integer(dtype t) noexcept { return kind(t) == dtype_kind::signed_int || kind(t) == dtype_kind::unsigned_int; }
 
 python_scalar scalar_kind(operand::kind k) noexcept {
     switch (k) {
@@ -207,10 +209,14 @@ binary_types resolve_binary(binary_op op, const operand& a, const operand& b) {
 dtype result_type(const operand& a, const operand& b) noexcept {
     const auto default_type = [](const operand& o) {
         switch (o.k) {
-        case operand::kind::typed: return o.type;
-        case operand::kind::python_int: return dtype::int64;
-        case operand::kind::python_float: return dtype::float64;
-        case operand::kind::python_complex: return dtype::complex128;
+        case operand::kind::typed:
+            return o.type;
+        case operand::kind::python_int:
+            return dtype::int64;
+        case operand::kind::python_float:
+            return dtype::float64;
+        case operand::kind::python_complex:
+            return dtype::complex128;
         }
         return o.type;
     };
@@ -237,11 +243,16 @@ dtype select_type(const operand& then, const operand& otherwise) {
 bool can_cast_same_kind(dtype from, dtype to) noexcept {
     const auto rank = [](dtype t) {
         switch (kind(t)) {
-        case dtype_kind::boolean: return 0;
-        case dtype_kind::unsigned_int: return 1;
-        case dtype_kind::signed_int: return 2;
-        case dtype_kind::floating: return 3;
-        case dtype_kind::complex: return 4;
+        case dtype_kind::boolean:
+            return 0;
+        case dtype_kind::unsigned_int:
+            return 1;
+        case dtype_kind::signed_int:
+            return 2;
+        case dtype_kind::floating:
+            return 3;
+        case dtype_kind::complex:
+            return 4;
         }
         return 5;
     };

@@ -125,9 +125,12 @@ __device__ __forceinline__ void gk_offsets(long long index, const gk_dims<N>& sh
 // The declaration of parameter p in both kernels.
 std::string declaration(const reduction_param& p) {
     switch (p.kind) {
-    case role::element: return "const " + p.type.c_name + "* gk_p_" + p.name;
-    case role::pointer: return p.declarator.empty() ? "const " + p.type.c_name + " *" + p.name : p.declarator;
-    case role::scalar: return p.declarator.empty() ? p.type.c_name + " " + p.name : p.declarator;
+    case role::element:
+        return "const " + p.type.c_name + "* gk_p_" + p.name;
+    case role::pointer:
+        return p.declarator.empty() ? "const " + p.type.c_name + " *" + p.name : p.declarator;
+    case role::scalar:
+        return p.declarator.empty() ? p.type.c_name + " " + p.name : p.declarator;
     }
     return {};
 }
@@ -306,9 +309,10 @@ std::size_t reduction_scratch_bytes(const reduction_spec& spec) {
     auto found = blocks_by_device.find(ordinal);
     if (found == blocks_by_device.end()) {
         const cuda::device dev = cuda::device::get(ordinal);
-        const auto blocks = static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)) *
-                            static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)) /
-                            detail::block_size;
+        const auto blocks =
+            static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)) *
+            static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)) /
+            detail::block_size;
         found = blocks_by_device.emplace(ordinal, std::max<std::size_t>(blocks, 1)).first;
     }
     return found->second * spec.accumulator().size;
@@ -318,9 +322,12 @@ namespace detail {
 
 long long indices_per_step(const reduction_spec& spec, reduction_variant variant, int ndim) {
     switch (variant) {
-    case reduction_variant::vectorized: return vector_width(spec);
-    case reduction_variant::contiguous: return 4;
-    case reduction_variant::strided: return ndim == 1 ? 4 : 1;
+    case reduction_variant::vectorized:
+        return vector_width(spec);
+    case reduction_variant::contiguous:
+        return 4;
+    case reduction_variant::strided:
+        return ndim == 1 ? 4 : 1;
     }
     return 1;
 }
@@ -343,7 +350,8 @@ void launch_reduction(const reduction_spec& spec, backend& b, const loaded_kerne
     const unsigned group = std::min(b.preferred_group_size(), stage1.max_group);
     const long long per_group = static_cast<long long>(group) * per_thread;
     const long long needed = std::clamp<long long>((extent.count + per_group - 1) / per_group, 1, stage1.full_grid);
-    const unsigned groups = static_cast<unsigned>(std::min<long long>(needed, std::min<std::size_t>(partials, 1u << 30)));
+    const unsigned groups =
+        static_cast<unsigned>(std::min<long long>(needed, std::min<std::size_t>(partials, 1u << 30)));
 
     // Stage 1: the parameters, the layout, then partial, out, start, step, count.
     std::vector<kernel_argument> first(params.begin(), params.end());
@@ -390,7 +398,8 @@ std::vector<const ndarray*> checked_arguments(const reduction_spec& spec, std::s
         // Messages are made only when an argument is wrong: this runs on every reduction.
         const auto where = [&] { return spec.name() + ", argument " + p.name + ": "; };
         if ((p.kind != role::scalar) != (array != nullptr))
-            throw logic_error(where() + (array ? "expected a scalar, got an array" : "expected an array, got a scalar"));
+            throw logic_error(where() +
+                              (array ? "expected a scalar, got an array" : "expected an array, got a scalar"));
         if (!array) {
             if (std::get<scalar_value>(args[k]).size != p.type.size)
                 throw logic_error(where() + "a scalar of " + std::to_string(std::get<scalar_value>(args[k]).size) +
@@ -410,14 +419,16 @@ std::vector<const ndarray*> checked_arguments(const reduction_spec& spec, std::s
         }
     }
     if (count && !elements.empty())
-        throw logic_error(spec.name() + ": a reduction over an index range reads arrays through pointers only; "
+        throw logic_error(spec.name() +
+                          ": a reduction over an index range reads arrays through pointers only; "
                           "this spec has element arrays");
     if (!count && elements.empty())
         throw logic_error(spec.name() + ": reduce() takes its count from element arrays; this spec has none");
     // One element of the output's dtype, or for a C type of the caller's (a struct), its bytes.
     const value_type& output = spec.output();
     const bool fits = output.dtype ? same_type(output, out.type()) && out.size() == 1
-                                   : out.layout().is_c_contiguous() && out.layout().nbytes() == static_cast<std::int64_t>(output.size);
+                                   : out.layout().is_c_contiguous() &&
+                                         out.layout().nbytes() == static_cast<std::int64_t>(output.size);
     if (!fits)
         throw logic_error(spec.name() + ": the output must be one " + type_name(output) +
                           (output.dtype ? "" : " (" + std::to_string(output.size) + " bytes)") + ", got " +
@@ -487,8 +498,9 @@ void reduce_on(backend& b, const reduction_spec& spec, std::span<const elementwi
     if (ndim > max_ndim)
         throw logic_error(spec.name() + ": arrays of " + std::to_string(ndim) + " axes; at most 64 are supported");
     // The variant's key: the strided variant is compiled per number of axes.
-    const std::uint64_t key = spec.key() + (variant == reduction_variant::strided ? 2 + static_cast<std::uint64_t>(ndim)
-                                                                                  : static_cast<std::uint64_t>(variant));
+    const std::uint64_t key =
+        spec.key() + (variant == reduction_variant::strided ? 2 + static_cast<std::uint64_t>(ndim)
+                                                            : static_cast<std::uint64_t>(variant));
     const std::function<std::string()> source = [&] { return reduction_source(spec, variant, ndim, b.language()); };
     const loaded_kernel stage1 = b.kernel(key, spec.stage1_name(), source);
     const loaded_kernel stage2 = b.kernel(key, spec.stage2_name(), source);

@@ -21,16 +21,15 @@ using role = reduction_param_kind;
 constexpr unsigned max_group = 256;
 
 // A dtype's OpenCL C name, or the caller's C type (a struct its preamble declares).
-std::string opencl_name(const value_type& t) {
-    return t.dtype ? std::string(opencl_element_type(*t.dtype)) : t.c_name;
-}
+std::string opencl_name(const value_type& t) { return t.dtype ? std::string(opencl_element_type(*t.dtype)) : t.c_name; }
 
 // Whether the accumulator, the output or a parameter is of a type `test` accepts.
 template <class Test>
 bool uses(const reduction_spec& spec, Test test) {
     const auto of = [&](const value_type& t) { return t.dtype && test(*t.dtype); };
     return of(spec.accumulator()) || of(spec.output()) ||
-           std::any_of(spec.params().begin(), spec.params().end(), [&](const reduction_param& p) { return of(p.type); });
+           std::any_of(spec.params().begin(), spec.params().end(),
+                       [&](const reduction_param& p) { return of(p.type); });
 }
 
 // Arrays are a buffer and a byte offset (backend.hpp); scalars come by value.
@@ -107,7 +106,8 @@ std::string opencl_reduction_source(const reduction_spec& spec, reduction_varian
     s << spec.preamble() << "\n"
       << "typedef " << opencl_name(spec.accumulator()) << " gk_acc;\n"
       << "typedef gk_acc out_type;\n"
-      << "typedef " << opencl_name(spec.output()) << " gk_out_t;\n"
+      << "typedef " << opencl_name(spec.output())
+      << " gk_out_t;\n"
       // Macros, not functions: the expressions may use the kernels' scalar parameters.
       << "#define gk_reduce(a, b) (" << spec.reduce() << ")\n"
       << "#define gk_neutral() (" << spec.neutral() << ")\n"
@@ -124,7 +124,8 @@ std::string opencl_reduction_source(const reduction_spec& spec, reduction_varian
     s << "__global gk_acc* gk_partial_p, long gk_partial_f, __global gk_out_t* gk_out_p, long gk_out_f, "
          "long gk_start, long gk_step, long gk_count) {\n"
       << "    __local gk_acc gk_shared[" << max_group << "];\n";
-    if (std::none_of(spec.params().begin(), spec.params().end(), [](const reduction_param& p) { return p.name == "n"; }))
+    if (std::none_of(spec.params().begin(), spec.params().end(),
+                     [](const reduction_param& p) { return p.name == "n"; }))
         s << "    const long n = gk_count;\n";
     write_pointer_arrays(s, spec);
     // On a GPU the work items stride through the indices together (neighbours read neighbours);
@@ -162,8 +163,8 @@ std::string opencl_reduction_source(const reduction_spec& spec, reduction_varian
         if (p.kind != role::element)
             continue;
         const std::string offset = "gk_f_" + p.name + (strided ? " + gk_o" + std::to_string(m) : "");
-        s << "        __global const " << opencl_name(p.type) << "* " << p.name << " = "
-          << at_offset(p, offset) << (strided ? " - i" : "") << ";\n";
+        s << "        __global const " << opencl_name(p.type) << "* " << p.name << " = " << at_offset(p, offset)
+          << (strided ? " - i" : "") << ";\n";
         ++m;
     }
     s << "        const gk_acc gk_mapped = (" << spec.map() << ");\n"

@@ -59,10 +59,14 @@ std::string converted(dtype to, const std::string& expression, kernel_language l
 // Sums and dot products accumulate in the widest type of their result's kind.
 dtype sum_accumulator(dtype out) {
     switch (kind(out)) {
-    case dtype_kind::floating: return dtype::float64;
-    case dtype_kind::complex: return dtype::complex128;
-    case dtype_kind::unsigned_int: return dtype::uint64;
-    default: return dtype::int64;  // signed integers and bool (a sum of bools is true when any is)
+    case dtype_kind::floating:
+        return dtype::float64;
+    case dtype_kind::complex:
+        return dtype::complex128;
+    case dtype_kind::unsigned_int:
+        return dtype::uint64;
+    default:
+        return dtype::int64;  // signed integers and bool (a sum of bools is true when any is)
     }
 }
 
@@ -70,11 +74,16 @@ dtype sum_accumulator(dtype out) {
 // take L, and which has INFINITY).
 std::string opencl_limit_literal(dtype t, bool highest) {
     switch (t) {
-    case dtype::float32: return highest ? "INFINITY" : "(-INFINITY)";
-    case dtype::float64: return highest ? "((double)INFINITY)" : "(-(double)INFINITY)";
-    case dtype::int64: return highest ? "9223372036854775807L" : "(-9223372036854775807L - 1)";
-    case dtype::uint64: return highest ? "18446744073709551615UL" : "0UL";
-    default: return {};
+    case dtype::float32:
+        return highest ? "INFINITY" : "(-INFINITY)";
+    case dtype::float64:
+        return highest ? "((double)INFINITY)" : "(-(double)INFINITY)";
+    case dtype::int64:
+        return highest ? "9223372036854775807L" : "(-9223372036854775807L - 1)";
+    case dtype::uint64:
+        return highest ? "18446744073709551615UL" : "0UL";
+    default:
+        return {};
     }
 }
 
@@ -84,22 +93,34 @@ std::string limit_literal(dtype t, bool highest, kernel_language language = kern
         if (std::string literal = opencl_limit_literal(t, highest); !literal.empty())
             return literal;
     switch (t) {
-    case dtype::float32: return highest ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+    case dtype::float32:
+        return highest ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
     case dtype::float64:
         return highest ? "__longlong_as_double(0x7ff0000000000000LL)" : "__longlong_as_double(0xfff0000000000000LL)";
-    case dtype::bool_: return highest ? "true" : "false";
-    case dtype::int8: return highest ? "127" : "(-128)";
-    case dtype::int16: return highest ? "32767" : "(-32768)";
-    case dtype::int32: return highest ? "2147483647" : "(-2147483647 - 1)";
-    case dtype::int64: return highest ? "9223372036854775807LL" : "(-9223372036854775807LL - 1)";
-    case dtype::uint8: return highest ? "255u" : "0u";
-    case dtype::uint16: return highest ? "65535u" : "0u";
-    case dtype::uint32: return highest ? "4294967295u" : "0u";
-    case dtype::uint64: return highest ? "18446744073709551615ULL" : "0ULL";
-    case dtype::complex64: return "gk_complex<float>(" + limit_literal(dtype::float32, highest) + ", " +
-                                  limit_literal(dtype::float32, highest) + ")";
-    case dtype::complex128: return "gk_complex<double>(" + limit_literal(dtype::float64, highest) + ", " +
-                                   limit_literal(dtype::float64, highest) + ")";
+    case dtype::bool_:
+        return highest ? "true" : "false";
+    case dtype::int8:
+        return highest ? "127" : "(-128)";
+    case dtype::int16:
+        return highest ? "32767" : "(-32768)";
+    case dtype::int32:
+        return highest ? "2147483647" : "(-2147483647 - 1)";
+    case dtype::int64:
+        return highest ? "9223372036854775807LL" : "(-9223372036854775807LL - 1)";
+    case dtype::uint8:
+        return highest ? "255u" : "0u";
+    case dtype::uint16:
+        return highest ? "65535u" : "0u";
+    case dtype::uint32:
+        return highest ? "4294967295u" : "0u";
+    case dtype::uint64:
+        return highest ? "18446744073709551615ULL" : "0ULL";
+    case dtype::complex64:
+        return "gk_complex<float>(" + limit_literal(dtype::float32, highest) + ", " +
+               limit_literal(dtype::float32, highest) + ")";
+    case dtype::complex128:
+        return "gk_complex<double>(" + limit_literal(dtype::float64, highest) + ", " +
+               limit_literal(dtype::float64, highest) + ")";
     }
     return {};
 }
@@ -132,8 +153,7 @@ const char* wrap_preamble_in(kernel_language language) {
 // smaller (larger) value wins, and NaN wins over anything.
 std::pair<std::string, std::string> extremum(dtype t, bool is_min) {
     if (kind(t) == dtype_kind::complex)
-        return {std::string("(gk_is_nan(a) || (!gk_is_nan(b) && gk_less(") + (is_min ? "a, b" : "b, a") +
-                    "))) ? a : b",
+        return {std::string("(gk_is_nan(a) || (!gk_is_nan(b) && gk_less(") + (is_min ? "a, b" : "b, a") + "))) ? a : b",
                 complex_order_preamble};
     // a != a is true only for NaN.
     return {std::string("(a != a || a ") + (is_min ? "<" : ">") + " b) ? a : b", {}};
@@ -145,8 +165,7 @@ reduction_spec extremum_spec(const char* name, std::vector<reduction_param> para
                              std::string map, kernel_language language, const std::string& preamble = {}) {
     auto [reduce, compare_preamble] = extremum(t, is_min);
     return reduction_spec(name, std::move(params), t, t, limit_literal(t, is_min, language), std::move(map),
-                          std::move(reduce),
-                          preamble + compare_preamble, empty_reduction::error);
+                          std::move(reduce), preamble + compare_preamble, empty_reduction::error);
 }
 
 void require_index_type(dtype index) {
@@ -197,7 +216,8 @@ const reduction_spec& sum_spec(dtype t, dtype out, kernel_language language) {
             return reduction_spec("sum", {{"a", t, role::element}}, acc, out,
                                   detail::opencl_complex_function(acc, "new") + "(0, 0)",
                                   converted_from(acc, t, "a[i]", language),
-                                  detail::opencl_complex_function(acc, "add") + "(a, b)", complex_preamble({t, out, acc}));
+                                  detail::opencl_complex_function(acc, "add") + "(a, b)",
+                                  complex_preamble({t, out, acc}));
         return reduction_spec("sum", {{"a", t, role::element}}, acc, out, "0", converted(acc, "a[i]", language),
                               "a + b");
     });
@@ -296,9 +316,12 @@ const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out, 
 }
 
 reduction_op reduction_op_from_name(std::string_view name) {
-    static constexpr std::pair<std::string_view, reduction_op> names[] = {
-        {"sum", reduction_op::sum}, {"min", reduction_op::min}, {"max", reduction_op::max},
-        {"dot", reduction_op::dot}, {"any", reduction_op::any}, {"all", reduction_op::all}};
+    static constexpr std::pair<std::string_view, reduction_op> names[] = {{"sum", reduction_op::sum},
+                                                                          {"min", reduction_op::min},
+                                                                          {"max", reduction_op::max},
+                                                                          {"dot", reduction_op::dot},
+                                                                          {"any", reduction_op::any},
+                                                                          {"all", reduction_op::all}};
     for (const auto& [n, op] : names)
         if (n == name)
             return op;
@@ -322,8 +345,10 @@ const reduction_spec& reduction_spec_for(reduction_op op, std::string_view what,
         const dtype result = out ? *out : promote(a, *b);
         return index ? subset_dot_spec(*index, a, *b, result, language) : dot_spec(a, *b, result, language);
     }
-    case reduction_op::min: return index ? subset_min_spec(*index, a, language) : min_spec(a, language);
-    case reduction_op::max: return index ? subset_max_spec(*index, a, language) : max_spec(a, language);
+    case reduction_op::min:
+        return index ? subset_min_spec(*index, a, language) : min_spec(a, language);
+    case reduction_op::max:
+        return index ? subset_max_spec(*index, a, language) : max_spec(a, language);
     case reduction_op::any:
     case reduction_op::all:
         if (index)

@@ -45,19 +45,32 @@ scalar_value value_as(const scalar& s) {
 
 scalar_value scalar_bytes(const scalar& s, dtype t) {
     switch (t) {
-    case dtype::bool_: return value_as<bool>(s);
-    case dtype::int8: return value_as<std::int8_t>(s);
-    case dtype::int16: return value_as<std::int16_t>(s);
-    case dtype::int32: return value_as<std::int32_t>(s);
-    case dtype::int64: return value_as<std::int64_t>(s);
-    case dtype::uint8: return value_as<std::uint8_t>(s);
-    case dtype::uint16: return value_as<std::uint16_t>(s);
-    case dtype::uint32: return value_as<std::uint32_t>(s);
-    case dtype::uint64: return value_as<std::uint64_t>(s);
-    case dtype::float32: return value_as<float>(s);
-    case dtype::float64: return value_as<double>(s);
-    case dtype::complex64: return value_as<std::complex<float>>(s);
-    case dtype::complex128: return value_as<std::complex<double>>(s);
+    case dtype::bool_:
+        return value_as<bool>(s);
+    case dtype::int8:
+        return value_as<std::int8_t>(s);
+    case dtype::int16:
+        return value_as<std::int16_t>(s);
+    case dtype::int32:
+        return value_as<std::int32_t>(s);
+    case dtype::int64:
+        return value_as<std::int64_t>(s);
+    case dtype::uint8:
+        return value_as<std::uint8_t>(s);
+    case dtype::uint16:
+        return value_as<std::uint16_t>(s);
+    case dtype::uint32:
+        return value_as<std::uint32_t>(s);
+    case dtype::uint64:
+        return value_as<std::uint64_t>(s);
+    case dtype::float32:
+        return value_as<float>(s);
+    case dtype::float64:
+        return value_as<double>(s);
+    case dtype::complex64:
+        return value_as<std::complex<float>>(s);
+    case dtype::complex128:
+        return value_as<std::complex<double>>(s);
     }
     throw logic_error("scalar_bytes: an unknown dtype");
 }

@@ -2,7 +2,6 @@
 // them (array/scan.hpp).
 #include "gpukit/array/scan.hpp"
 
-
 #include "gpukit/core/text.hpp"
 
 namespace gpukit::array {
@@ -296,8 +295,8 @@ std::string scan_source(const scan_spec& spec, scan_variant variant) {
     text_builder s;
     s << spec.preamble() << "\n\n"
       << "typedef " << spec.c_type() << " scan_type;\n"
-      << "static_assert(sizeof(scan_type) == " << spec.item_size() << ", \"the scan's element type "
-      << spec.c_type() << " is not " << spec.item_size() << " bytes, the size of the arrays' elements\");\n\n"
+      << "static_assert(sizeof(scan_type) == " << spec.item_size() << ", \"the scan's element type " << spec.c_type()
+      << " is not " << spec.item_size() << " bytes, the size of the arrays' elements\");\n\n"
       << "// The scan's operator: a is the earlier operand, b the later one.\n"
       << "__device__ __forceinline__ scan_type gk_scan_op(scan_type a, scan_type b) {\n"
       << "    const bool across_seg_boundary = false;\n"
@@ -310,10 +309,9 @@ std::string scan_source(const scan_spec& spec, scan_variant variant) {
       << "constexpr int gk_warps = gk_threads / 32;\n"
       << "constexpr int gk_per_group = " << shape.per_group << ";\n"
       << "constexpr int gk_chunks = " << shape.chunks << ";\n"
-      << "#define GK_SCAN_VECTORIZED " << (variant == scan_variant::vectorized ? "1\n" : "0\n")
-      << kernel_body << "\nextern \"C\" __global__ void __launch_bounds__(gk_threads) " << spec.kernel_name()
-      << kernel_start << (spec.kind() == scan_kind::exclusive ? exclusive_outputs : inclusive_outputs)
-      << kernel_end;
+      << "#define GK_SCAN_VECTORIZED " << (variant == scan_variant::vectorized ? "1\n" : "0\n") << kernel_body
+      << "\nextern \"C\" __global__ void __launch_bounds__(gk_threads) " << spec.kernel_name() << kernel_start
+      << (spec.kind() == scan_kind::exclusive ? exclusive_outputs : inclusive_outputs) << kernel_end;
     return s.str();
 }
 

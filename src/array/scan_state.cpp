@@ -97,8 +97,9 @@ void with_scan_state(std::int64_t tiles, std::size_t total_words, cuda::stream_v
     CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
     GPUKIT_CU(cuStreamIsCapturing, s.handle(), &capturing);
     if (capturing != CU_STREAM_CAPTURE_STATUS_NONE)
-        throw logic_error("a scan of more than one tile cannot be captured into a CUDA graph: its look-back state "
-                          "is numbered per launch, and a replay would find the flags of the previous one");
+        throw logic_error(
+            "a scan of more than one tile cannot be captured into a CUDA graph: its look-back state "
+            "is numbered per launch, and a replay would find the flags of the previous one");
     const cuda::context ctx = cuda::context::current_or_throw("scans");
     cuda::context_cache<scan_states>(*ctx.state())->use(tiles, total_words, s, launch);
 }

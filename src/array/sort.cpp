@@ -38,12 +38,18 @@ struct other_axes {
 // A type of `size` bytes to move a value with ("" for no values).
 std::string value_word(std::size_t size) {
     switch (size) {
-    case 0: return "";
-    case 1: return "uchar";
-    case 2: return "unsigned short";
-    case 4: return "unsigned int";
-    case 8: return "ulong";
-    case 16: return "gk_word16";
+    case 0:
+        return "";
+    case 1:
+        return "uchar";
+    case 2:
+        return "unsigned short";
+    case 4:
+        return "unsigned int";
+    case 8:
+        return "ulong";
+    case 16:
+        return "gk_word16";
     }
     return {};
 }
@@ -55,8 +61,8 @@ std::string sort_source(dtype key, std::size_t value_size, kernel_language langu
     const bool cuda = language == kernel_language::cuda;
     if (!cuda && key == dtype::float64)
         out << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-    out << detail::language_words(language)
-        << "typedef " << (cuda ? c_type(key) : opencl_element_type(key)) << " gk_key_t;\n"
+    out << detail::language_words(language) << "typedef " << (cuda ? c_type(key) : opencl_element_type(key))
+        << " gk_key_t;\n"
         << "typedef struct { ulong a, b; } gk_word16;\n"
         << "typedef struct { long extent[" << max_axes - 1 << "], key_stride[" << max_axes - 1 << "], value_stride["
         << max_axes - 1 << "]; } gk_other_axes;\n";
@@ -69,7 +75,8 @@ std::string sort_source(dtype key, std::size_t value_size, kernel_language langu
     detail::declare_memory(out, "char", "gk_keys", language);
     if (!word.empty())
         detail::declare_memory(out, "char", "gk_values", language);
-    out << "long n, long lines, int others, gk_other_axes gk_axes, long key_step, long value_step, long k, int mirror) {\n";
+    out << "long n, long lines, int others, gk_other_axes gk_axes, long key_step, long value_step, long k, int mirror) "
+           "{\n";
     detail::bind_memory(out, "char", "gk_keys", language);
     if (!word.empty())
         detail::bind_memory(out, "char", "gk_values", language);
@@ -90,8 +97,10 @@ std::string sort_source(dtype key, std::size_t value_size, kernel_language langu
            "        if (!GK_GREATER(ka, kb)) continue;\n"
            "        *a = kb; *b = ka;\n";
     if (!word.empty())
-        out << "        GK_GLOBAL " << word << "* va = (GK_GLOBAL " << word << "*)(gk_values + value_at + i * value_step);\n"
-            << "        GK_GLOBAL " << word << "* vb = (GK_GLOBAL " << word << "*)(gk_values + value_at + l * value_step);\n"
+        out << "        GK_GLOBAL " << word << "* va = (GK_GLOBAL " << word
+            << "*)(gk_values + value_at + i * value_step);\n"
+            << "        GK_GLOBAL " << word << "* vb = (GK_GLOBAL " << word
+            << "*)(gk_values + value_at + l * value_step);\n"
             << "        const " << word << " v = *va; *va = *vb; *vb = v;\n";
     out << "    }\n}\n";
     return out.str();
@@ -169,8 +178,9 @@ void sort(const ndarray& keys, const ndarray* values, int axis, backend& b) {
         for (const kernel_argument& a :
              {kernel_argument::bytes(&n, sizeof n), kernel_argument::bytes(&lines, sizeof lines),
               kernel_argument::bytes(&others, sizeof others), kernel_argument::bytes(&axes, sizeof axes),
-              kernel_argument::bytes(&key_step, sizeof key_step), kernel_argument::bytes(&value_step, sizeof value_step),
-              kernel_argument::bytes(&step, sizeof step), kernel_argument::bytes(&mirror, sizeof mirror)})
+              kernel_argument::bytes(&key_step, sizeof key_step),
+              kernel_argument::bytes(&value_step, sizeof value_step), kernel_argument::bytes(&step, sizeof step),
+              kernel_argument::bytes(&mirror, sizeof mirror)})
             args.push_back(a);
         b.launch(k, {groups, 1, group}, args);
     };

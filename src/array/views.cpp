@@ -40,11 +40,13 @@ gpukit::layout with_itemsize(const gpukit::layout& l, std::int64_t itemsize) {
     if (last > 1 && strides.back() != old)
         throw std::invalid_argument("To change to a dtype of a different size, the last axis must be contiguous");
     if (itemsize < old && old % itemsize != 0)
-        throw std::invalid_argument("When changing to a smaller dtype, its size must be a divisor of the size of "
-                                    "original dtype");
+        throw std::invalid_argument(
+            "When changing to a smaller dtype, its size must be a divisor of the size of "
+            "original dtype");
     if (itemsize > old && (last * old) % itemsize != 0)
-        throw std::invalid_argument("When changing to a larger dtype, its size must be a divisor of the total size "
-                                    "in bytes of the last axis of the array.");
+        throw std::invalid_argument(
+            "When changing to a larger dtype, its size must be a divisor of the total size "
+            "in bytes of the last axis of the array.");
     shape.back() = last * old / itemsize;
     strides.back() = itemsize;
     return gpukit::layout(std::move(shape), std::move(strides), itemsize, l.offset());
@@ -81,8 +83,9 @@ bool overlaps_differently(CUdeviceptr a_base, const gpukit::layout& a, CUdevicep
     const auto b_start = static_cast<std::int64_t>(b_base) + b_low, b_end = static_cast<std::int64_t>(b_base) + b_high;
     if (a_end <= b_start || b_end <= a_start)
         return false;
-    const bool same_elements = a_base + static_cast<CUdeviceptr>(a.offset()) == b_base + static_cast<CUdeviceptr>(b.offset()) &&
-                               a.shape() == b.shape() && a.strides() == b.strides() && a.itemsize() == b.itemsize();
+    const bool same_elements =
+        a_base + static_cast<CUdeviceptr>(a.offset()) == b_base + static_cast<CUdeviceptr>(b.offset()) &&
+        a.shape() == b.shape() && a.strides() == b.strides() && a.itemsize() == b.itemsize();
     return different_types || !same_elements;
 }
 

@@ -13,9 +13,11 @@ namespace gpukit::cl {
 namespace {
 
 cl_context context_of(cl_command_queue q) {
-    return detail::info_value<cl_context>([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, size, value, size_ret);
-    }, "clGetCommandQueueInfo");
+    return detail::info_value<cl_context>(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, size, value, size_ret);
+        },
+        "clGetCommandQueueInfo");
 }
 
 // Waits for a command's event and drops it; the command's own failure comes back as status.
@@ -83,7 +85,7 @@ cl_mem immediate_allocator::allocate(std::size_t bytes) {
     // now. Waiting for that one command (not the whole queue) keeps unrelated work running.
     cl_event done = nullptr;
     cl_int status = api().clEnqueueMigrateMemObjects(queue_.get(), 1, &block, CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED,
-                                                      0, nullptr, &done);
+                                                     0, nullptr, &done);
     if (status == CL_SUCCESS)
         status = wait_and_release(done);
     if (status != CL_SUCCESS) {
@@ -98,13 +100,13 @@ cl_mem immediate_allocator::allocate(std::size_t bytes) {
 
 void immediate_allocator::free(cl_mem block, std::size_t bytes) noexcept { creator_.free(block, bytes); }
 
-svm_allocator::svm_allocator(const context& ctx, std::size_t alignment, cl_svm_mem_flags flags,
-                             const queue* free_queue)
+svm_allocator::svm_allocator(const context& ctx, std::size_t alignment, cl_svm_mem_flags flags, const queue* free_queue)
     : context_(ctx.handle()), alignment_(alignment), flags_(flags),
       free_queue_(free_queue ? free_queue->handle() : nullptr) {
     check_svm_flags(flags);
     if (alignment != 0 && !std::has_single_bit(alignment))
-        bad_svm_request("alignment " + std::to_string(alignment) + " is not a power of two; expected 0 (the "
+        bad_svm_request("alignment " + std::to_string(alignment) +
+                        " is not a power of two; expected 0 (the "
                         "device's default) or a power of two");
     // clSVMAlloc takes the alignment as a cl_uint.
     if (alignment > std::numeric_limits<cl_uint>::max())
@@ -116,8 +118,9 @@ svm_allocator::svm_allocator(const context& ctx, std::size_t alignment, cl_svm_m
     for (const device& d : ctx.devices())
         any_svm = any_svm || d.svm_capabilities() != 0;
     if (!any_svm)
-        bad_svm_request("no device of the context supports shared virtual memory (it needs OpenCL 2.0 and a "
-                        "non-zero CL_DEVICE_SVM_CAPABILITIES)");
+        bad_svm_request(
+            "no device of the context supports shared virtual memory (it needs OpenCL 2.0 and a "
+            "non-zero CL_DEVICE_SVM_CAPABILITIES)");
     if ((flags & CL_MEM_SVM_FINE_GRAIN_BUFFER)) {
         bool fine_grain = false;
         for (const device& d : ctx.devices())
@@ -145,7 +148,7 @@ void* svm_allocator::allocate(std::size_t bytes) {
     }
     if (!block)
         throw gpukit::memory_error("clSVMAlloc failed: no memory for " + std::to_string(bytes) + " bytes of SVM",
-                           CL_MEM_OBJECT_ALLOCATION_FAILURE, "clSVMAlloc");
+                                   CL_MEM_OBJECT_ALLOCATION_FAILURE, "clSVMAlloc");
     return block;
 }
 

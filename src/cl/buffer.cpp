@@ -114,23 +114,26 @@ buffer buffer::sub_region(size_t origin, size_t size, cl_mem_flags flags) const 
     const char* routine = "clCreateSubBuffer";
     check_range(*this, origin, size, routine, "parent");
     if (flags & ~(access_flags | host_access_flags))
-        throw logic_error("a sub-buffer takes only access flags (READ_WRITE, WRITE_ONLY, READ_ONLY and the HOST_* "
-                          "ones); got " + std::to_string(flags),
-                          CL_INVALID_VALUE, routine);
+        throw logic_error(
+            "a sub-buffer takes only access flags (READ_WRITE, WRITE_ONLY, READ_ONLY and the HOST_* "
+            "ones); got " +
+                std::to_string(flags),
+            CL_INVALID_VALUE, routine);
     const cl_buffer_region region{origin, size};
     const std::string detail = "bytes [" + std::to_string(origin) + ", " + std::to_string(origin + size) +
                                "); the origin must be a multiple of the devices' mem_base_addr_align / 8 bytes";
-    const cl_mem handle = GPUKIT_CL_CREATE(clCreateSubBuffer, detail, handle_.get(), flags,
-                                           CL_BUFFER_CREATE_TYPE_REGION, &region);
+    const cl_mem handle =
+        GPUKIT_CL_CREATE(clCreateSubBuffer, detail, handle_.get(), flags, CL_BUFFER_CREATE_TYPE_REGION, &region);
     const cl_mem_flags inherited = flags ? flags : (flags_ & (access_flags | host_access_flags));
     return adopt(handle, size, inherited);
 }
 
 std::vector<std::byte> buffer::info_bytes(cl_mem_info param) const {
     if (!handle_)
-        throw logic_error("clGetMemObjectInfo: the buffer was released (a pool's block after release()); "
-                          "expected a live buffer",
-                          CL_INVALID_MEM_OBJECT, "clGetMemObjectInfo");
+        throw logic_error(
+            "clGetMemObjectInfo: the buffer was released (a pool's block after release()); "
+            "expected a live buffer",
+            CL_INVALID_MEM_OBJECT, "clGetMemObjectInfo");
     return detail::info_bytes(
         [&](size_t size, void* value, size_t* size_ret) {
             return api().clGetMemObjectInfo(handle(), param, size, value, size_ret);
@@ -138,8 +141,8 @@ std::vector<std::byte> buffer::info_bytes(cl_mem_info param) const {
         "clGetMemObjectInfo");
 }
 
-event enqueue_write(const queue& q, const buffer& dst, size_t dst_offset, const void* src, size_t bytes,
-                    bool blocking, std::span<const cl_event> wait_for) {
+event enqueue_write(const queue& q, const buffer& dst, size_t dst_offset, const void* src, size_t bytes, bool blocking,
+                    std::span<const cl_event> wait_for) {
     check_range(dst, dst_offset, bytes, "clEnqueueWriteBuffer", "destination");
     cl_event done = nullptr;
     GPUKIT_CL(clEnqueueWriteBuffer, q.handle(), dst.handle(), blocking ? CL_TRUE : CL_FALSE, dst_offset, bytes, src,
@@ -217,13 +220,15 @@ size_t rect_extent(rect_side& side, const rect_region& region, const char* routi
     if (side.slice_pitch == 0)
         side.slice_pitch = tight_slice;
     else if (side.slice_pitch < tight_slice || side.slice_pitch % side.row_pitch != 0)
-        refuse("slice pitch " + std::to_string(side.slice_pitch) + " must be at least the region's rows times the "
-               "row pitch (" + std::to_string(tight_slice) + ") and a multiple of the row pitch (" +
-               std::to_string(side.row_pitch) + ")");
-    const size_t first = plus(plus(side.origin[0], times(side.origin[1], side.row_pitch)),
-                              times(side.origin[2], side.slice_pitch));
-    const size_t last = plus(plus(region[0] - 1, times(region[1] - 1, side.row_pitch)),
-                             times(region[2] - 1, side.slice_pitch));
+        refuse("slice pitch " + std::to_string(side.slice_pitch) +
+               " must be at least the region's rows times the "
+               "row pitch (" +
+               std::to_string(tight_slice) + ") and a multiple of the row pitch (" + std::to_string(side.row_pitch) +
+               ")");
+    const size_t first =
+        plus(plus(side.origin[0], times(side.origin[1], side.row_pitch)), times(side.origin[2], side.slice_pitch));
+    const size_t last =
+        plus(plus(region[0] - 1, times(region[1] - 1, side.row_pitch)), times(region[2] - 1, side.slice_pitch));
     return plus(plus(first, last), 1);
 }
 
@@ -252,8 +257,8 @@ event host_rect_copy(Entry entry, const char* routine, const char* buffer_role, 
     check_status(gpukit::detail::required_entry(entry, routine, throw_missing_entry)(
                      q.handle(), b.handle(), blocking ? CL_TRUE : CL_FALSE, buffer_side.origin.data(),
                      host_side.origin.data(), region.data(), buffer_side.row_pitch, buffer_side.slice_pitch,
-                     host_side.row_pitch, host_side.slice_pitch, host, detail::wait_count(wait_for), detail::wait_list(wait_for),
-                     &done),
+                     host_side.row_pitch, host_side.slice_pitch, host, detail::wait_count(wait_for),
+                     detail::wait_list(wait_for), &done),
                  routine);
     return event(done);
 }
@@ -270,8 +275,8 @@ event enqueue_write_rect(const queue& q, const buffer& dst, rect_side buffer_sid
 event enqueue_read_rect(const queue& q, const buffer& src, rect_side buffer_side, void* dst, size_t host_bytes,
                         rect_side host_side, const rect_region& region, bool blocking,
                         std::span<const cl_event> wait_for) {
-    return host_rect_copy(api().clEnqueueReadBufferRect, "clEnqueueReadBufferRect", "source", q, src, buffer_side,
-                          dst, host_bytes, host_side, region, blocking, wait_for);
+    return host_rect_copy(api().clEnqueueReadBufferRect, "clEnqueueReadBufferRect", "source", q, src, buffer_side, dst,
+                          host_bytes, host_side, region, blocking, wait_for);
 }
 
 event enqueue_copy_rect(const queue& q, const buffer& src, rect_side src_side, const buffer& dst, rect_side dst_side,
@@ -288,9 +293,8 @@ event enqueue_copy_rect(const queue& q, const buffer& src, rect_side src_side, c
     return event(done);
 }
 
-std::pair<mapped_region, event> mapped_region::map(const queue& q, const buffer& buf, cl_map_flags flags,
-                                                   size_t offset, size_t size, bool blocking,
-                                                   std::span<const cl_event> wait_for) {
+std::pair<mapped_region, event> mapped_region::map(const queue& q, const buffer& buf, cl_map_flags flags, size_t offset,
+                                                   size_t size, bool blocking, std::span<const cl_event> wait_for) {
     const char* routine = "clEnqueueMapBuffer";
     constexpr cl_map_flags read_write = CL_MAP_READ | CL_MAP_WRITE;
     if ((flags & ~(read_write | CL_MAP_WRITE_INVALIDATE_REGION)) != 0 || flags == 0 ||
@@ -305,8 +309,8 @@ std::pair<mapped_region, event> mapped_region::map(const queue& q, const buffer&
     cl_event done = nullptr;
     cl_int status = CL_SUCCESS;
     void* data = GPUKIT_CL_ENTRY(clEnqueueMapBuffer)(q.handle(), buf.handle(), blocking ? CL_TRUE : CL_FALSE, flags,
-                                                     offset, size, detail::wait_count(wait_for), detail::wait_list(wait_for), &done,
-                                                     &status);
+                                                     offset, size, detail::wait_count(wait_for),
+                                                     detail::wait_list(wait_for), &done, &status);
     check_status(status, routine);
     event mapped(done);
     return {mapped_region(std::move(held_buffer), std::move(held_queue), data, size), std::move(mapped)};
@@ -331,8 +335,8 @@ event mapped_region::unmap(const queue* q, std::span<const cl_event> wait_for) {
         throw logic_error(std::string(routine) + ": the region was already unmapped (release() was called)",
                           CL_INVALID_VALUE, routine);
     cl_event done = nullptr;
-    GPUKIT_CL(clEnqueueUnmapMemObject, q ? q->handle() : queue_.get(), buffer_.get(), data_, detail::wait_count(wait_for),
-              detail::wait_list(wait_for), &done);
+    GPUKIT_CL(clEnqueueUnmapMemObject, q ? q->handle() : queue_.get(), buffer_.get(), data_,
+              detail::wait_count(wait_for), detail::wait_list(wait_for), &done);
     data_ = nullptr;
     return event(done);
 }
@@ -341,7 +345,8 @@ void mapped_region::unmap_now() noexcept {
     if (!data_)
         return;
     try {
-        if (const cl_int status = api().clEnqueueUnmapMemObject(queue_.get(), buffer_.get(), data_, 0, nullptr, nullptr);
+        if (const cl_int status =
+                api().clEnqueueUnmapMemObject(queue_.get(), buffer_.get(), data_, 0, nullptr, nullptr);
             status != CL_SUCCESS)
             cleanup_warning(std::string("clEnqueueUnmapMemObject failed: ") + error_name(status));
     } catch (...) {

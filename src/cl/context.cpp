@@ -30,26 +30,31 @@ context context::create(std::span<const device> devices) {
         handles.push_back(d.handle());
     const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
                                                 reinterpret_cast<cl_context_properties>(platform_id), 0};
-    detail::retained<cl_context> handle(
-        GPUKIT_CL_CREATE(clCreateContext, "creating a context for " + std::to_string(handles.size()) + " device(s)",
-                         properties, static_cast<cl_uint>(handles.size()), handles.data(), nullptr, nullptr),
-        detail::adopt);
+    detail::retained<cl_context> handle(GPUKIT_CL_CREATE(clCreateContext,
+                                                         "creating a context for " + std::to_string(handles.size()) +
+                                                             " device(s)",
+                                                         properties, static_cast<cl_uint>(handles.size()),
+                                                         handles.data(), nullptr, nullptr),
+                                        detail::adopt);
     return context(std::move(handle), std::move(unique));
 }
 
 context context::wrap(cl_context handle, bool retain) {
     detail::retained<cl_context> owned = detail::reference_to(handle, retain, "a context");
-    const std::vector<cl_device_id> ids =
-        detail::info_array<cl_device_id>([&](size_t size, void* value, size_t* size_ret) {
+    const std::vector<cl_device_id> ids = detail::info_array<cl_device_id>(
+        [&](size_t size, void* value, size_t* size_ret) {
             return api().clGetContextInfo(handle, CL_CONTEXT_DEVICES, size, value, size_ret);
-        }, "clGetContextInfo");
+        },
+        "clGetContextInfo");
     return context(std::move(owned), {ids.begin(), ids.end()});
 }
 
 std::vector<std::byte> context::info_bytes(cl_context_info param) const {
-    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetContextInfo(handle(), param, size, value, size_ret);
-    }, "clGetContextInfo");
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetContextInfo(handle(), param, size, value, size_ret);
+        },
+        "clGetContextInfo");
 }
 
 }  // namespace gpukit::cl

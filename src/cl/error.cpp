@@ -8,7 +8,8 @@
 namespace gpukit::cl {
 namespace {
 
-#define GPUKIT_CL_CODE(name) std::pair<cl_int, const char*>{name, #name}
+#define GPUKIT_CL_CODE(name) \
+    std::pair<cl_int, const char*> { name, #name }
 constexpr auto error_names = std::to_array({
     GPUKIT_CL_CODE(CL_SUCCESS),
     GPUKIT_CL_CODE(CL_DEVICE_NOT_FOUND),

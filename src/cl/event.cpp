@@ -129,15 +129,19 @@ void wait_for_events(std::span<const event* const> events) {
 }
 
 std::vector<std::byte> event::info_bytes(cl_event_info param) const {
-    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetEventInfo(handle(), param, size, value, size_ret);
-    }, "clGetEventInfo");
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetEventInfo(handle(), param, size, value, size_ret);
+        },
+        "clGetEventInfo");
 }
 
 std::vector<std::byte> event::profiling_info_bytes(cl_profiling_info param) const {
-    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetEventProfilingInfo(handle(), param, size, value, size_ret);
-    }, "clGetEventProfilingInfo");
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetEventProfilingInfo(handle(), param, size, value, size_ret);
+        },
+        "clGetEventProfilingInfo");
 }
 
 cl_int event::status() const {
@@ -149,9 +153,9 @@ cl_int event::status() const {
 profile_times event::profile() const {
     profile_times times;
     const std::pair<cl_profiling_info, cl_ulong*> fields[] = {{CL_PROFILING_COMMAND_QUEUED, &times.queued},
-                                                             {CL_PROFILING_COMMAND_SUBMIT, &times.submit},
-                                                             {CL_PROFILING_COMMAND_START, &times.start},
-                                                             {CL_PROFILING_COMMAND_END, &times.end}};
+                                                              {CL_PROFILING_COMMAND_SUBMIT, &times.submit},
+                                                              {CL_PROFILING_COMMAND_START, &times.start},
+                                                              {CL_PROFILING_COMMAND_END, &times.end}};
     for (const auto& [param, slot] : fields) {
         const cl_int status = api().clGetEventProfilingInfo(handle(), param, sizeof(cl_ulong), slot, nullptr);
         if (status != CL_SUCCESS)

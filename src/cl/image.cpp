@@ -43,8 +43,8 @@ size_t host_extent(size_t pixel, const image_point& region, size_t& row_pitch, s
     if (row_pitch == 0)
         row_pitch = row;
     if (row_pitch < row)
-        throw logic_error(std::string(routine) + ": row pitch " + std::to_string(row_pitch) +
-                              " is below a row's " + std::to_string(row) + " bytes",
+        throw logic_error(std::string(routine) + ": row pitch " + std::to_string(row_pitch) + " is below a row's " +
+                              std::to_string(row) + " bytes",
                           CL_INVALID_VALUE, routine);
     const size_t slice = row_pitch * region[1];
     if (slice_pitch == 0)
@@ -95,9 +95,11 @@ image_host_side host_pitches_for(cl_mem_object_type type, image_host_side host, 
 
 template <class T>
 T image_info(cl_mem handle, cl_image_info param) {
-    return detail::info_value<T>([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetImageInfo(handle, param, size, value, size_ret);
-    }, "clGetImageInfo");
+    return detail::info_value<T>(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetImageInfo(handle, param, size, value, size_ret);
+        },
+        "clGetImageInfo");
 }
 
 // An image's host-side copy: checks, then clEnqueueReadImage or clEnqueueWriteImage.
@@ -116,7 +118,8 @@ event enqueue_host_copy(const queue& q, const image& img, const image_point& ori
                           CL_INVALID_VALUE, routine);
     cl_event done = nullptr;
     check_status(enqueue(q.handle(), img.handle(), blocking ? CL_TRUE : CL_FALSE, origin.data(), region.data(),
-                         host.row_pitch, host.slice_pitch, host.data, detail::wait_count(wait_for), detail::wait_list(wait_for), &done),
+                         host.row_pitch, host.slice_pitch, host.data, detail::wait_count(wait_for),
+                         detail::wait_list(wait_for), &done),
                  routine);
     return event(done);
 }
@@ -125,13 +128,28 @@ event enqueue_host_copy(const queue& q, const image& img, const image_point& ori
 
 size_t channel_count(cl_channel_order order) {
     switch (order) {
-    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: case CL_DEPTH: case CL_Rx:
+    case CL_R:
+    case CL_A:
+    case CL_INTENSITY:
+    case CL_LUMINANCE:
+    case CL_DEPTH:
+    case CL_Rx:
         return 1;
-    case CL_RG: case CL_RA: case CL_RGx:
+    case CL_RG:
+    case CL_RA:
+    case CL_RGx:
         return 2;
-    case CL_RGB: case CL_RGBx: case CL_sRGB: case CL_sRGBx:
+    case CL_RGB:
+    case CL_RGBx:
+    case CL_sRGB:
+    case CL_sRGBx:
         return 3;
-    case CL_RGBA: case CL_BGRA: case CL_ARGB: case CL_ABGR: case CL_sRGBA: case CL_sBGRA:
+    case CL_RGBA:
+    case CL_BGRA:
+    case CL_ARGB:
+    case CL_ABGR:
+    case CL_sRGBA:
+    case CL_sBGRA:
         return 4;
     default:
         throw logic_error("channel order " + std::to_string(order) + " is not one OpenCL defines",
@@ -141,9 +159,11 @@ size_t channel_count(cl_channel_order order) {
 
 size_t pixel_size(const cl_image_format& format) {
     switch (format.image_channel_data_type) {
-    case CL_UNORM_SHORT_565: case CL_UNORM_SHORT_555:
+    case CL_UNORM_SHORT_565:
+    case CL_UNORM_SHORT_555:
         return 2;  // the whole pixel
-    case CL_UNORM_INT_101010: case CL_UNORM_INT_101010_2:
+    case CL_UNORM_INT_101010:
+    case CL_UNORM_INT_101010_2:
         return 4;
     default:
         break;
@@ -154,11 +174,21 @@ size_t pixel_size(const cl_image_format& format) {
                               ? channel_count(order) + 1
                               : channel_count(order);
     switch (format.image_channel_data_type) {
-    case CL_SNORM_INT8: case CL_UNORM_INT8: case CL_SIGNED_INT8: case CL_UNSIGNED_INT8:
+    case CL_SNORM_INT8:
+    case CL_UNORM_INT8:
+    case CL_SIGNED_INT8:
+    case CL_UNSIGNED_INT8:
         return stored;
-    case CL_SNORM_INT16: case CL_UNORM_INT16: case CL_SIGNED_INT16: case CL_UNSIGNED_INT16: case CL_HALF_FLOAT:
+    case CL_SNORM_INT16:
+    case CL_UNORM_INT16:
+    case CL_SIGNED_INT16:
+    case CL_UNSIGNED_INT16:
+    case CL_HALF_FLOAT:
         return 2 * stored;
-    case CL_SIGNED_INT32: case CL_UNSIGNED_INT32: case CL_FLOAT: case CL_UNORM_INT24:
+    case CL_SIGNED_INT32:
+    case CL_UNSIGNED_INT32:
+    case CL_FLOAT:
+    case CL_UNORM_INT24:
         return 4 * stored;
     default:
         throw logic_error("channel type " + std::to_string(format.image_channel_data_type) +
@@ -167,8 +197,7 @@ size_t pixel_size(const cl_image_format& format) {
     }
 }
 
-std::vector<cl_image_format> supported_image_formats(const context& ctx, cl_mem_flags flags,
-                                                     cl_mem_object_type type) {
+std::vector<cl_image_format> supported_image_formats(const context& ctx, cl_mem_flags flags, cl_mem_object_type type) {
     cl_uint count = 0;
     GPUKIT_CL(clGetSupportedImageFormats, ctx.handle(), flags, type, 0, nullptr, &count);
     std::vector<cl_image_format> formats(count);
@@ -207,10 +236,9 @@ image image::create(const context& ctx, cl_mem_flags flags, const cl_image_forma
     desc.image_array_size = shape.type == CL_MEM_OBJECT_IMAGE2D_ARRAY ? shape.array_size : 0;
     desc.image_row_pitch = host_ptr ? shape.row_pitch : 0;
     desc.image_slice_pitch = host_ptr && shape.type != CL_MEM_OBJECT_IMAGE2D ? shape.slice_pitch : 0;
-    detail::retained<cl_mem> handle(
-        GPUKIT_CL_CREATE(clCreateImage, "an image of " + point_text(extent) + " pixels", ctx.handle(), flags, &format,
-                         &desc, host_ptr),
-        detail::adopt);
+    detail::retained<cl_mem> handle(GPUKIT_CL_CREATE(clCreateImage, "an image of " + point_text(extent) + " pixels",
+                                                     ctx.handle(), flags, &format, &desc, host_ptr),
+                                    detail::adopt);
     image made(std::move(handle), format, shape.type, extent);
     if ((flags & CL_MEM_USE_HOST_PTR) && host_owner)
         detail::keep_until_destroyed(made.handle(), std::move(host_owner));
@@ -219,9 +247,11 @@ image image::create(const context& ctx, cl_mem_flags flags, const cl_image_forma
 
 image image::wrap(cl_mem handle, bool retain) {
     detail::retained<cl_mem> owned = detail::reference_to(handle, retain, "an image");
-    const auto type = detail::info_value<cl_mem_object_type>([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetMemObjectInfo(handle, CL_MEM_TYPE, size, value, size_ret);
-    }, "clGetMemObjectInfo");
+    const auto type = detail::info_value<cl_mem_object_type>(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetMemObjectInfo(handle, CL_MEM_TYPE, size, value, size_ret);
+        },
+        "clGetMemObjectInfo");
     image_shape shape{.type = type};
     const image_point extent_probe = extent_of(shape, "wrapping an image");  // refuses buffers and pipes
     static_cast<void>(extent_probe);
@@ -249,15 +279,19 @@ int image::dimensions() const noexcept {
 }
 
 std::vector<std::byte> image::image_info_bytes(cl_image_info param) const {
-    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetImageInfo(handle(), param, size, value, size_ret);
-    }, "clGetImageInfo");
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetImageInfo(handle(), param, size, value, size_ret);
+        },
+        "clGetImageInfo");
 }
 
 std::vector<std::byte> image::info_bytes(cl_mem_info param) const {
-    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetMemObjectInfo(handle(), param, size, value, size_ret);
-    }, "clGetMemObjectInfo");
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetMemObjectInfo(handle(), param, size, value, size_ret);
+        },
+        "clGetMemObjectInfo");
 }
 
 event enqueue_write_image(const queue& q, const image& img, const image_point& origin, const image_point& region,
@@ -279,8 +313,9 @@ event enqueue_copy_image(const queue& q, const image& src, const image& dst, con
     check_box(dst, dst_origin, region, routine, "destination image");
     if (src.format().image_channel_order != dst.format().image_channel_order ||
         src.format().image_channel_data_type != dst.format().image_channel_data_type)
-        throw logic_error(std::string(routine) + ": the images have different formats; OpenCL copies only between "
-                                                 "images of one format",
+        throw logic_error(std::string(routine) +
+                              ": the images have different formats; OpenCL copies only between "
+                              "images of one format",
                           CL_IMAGE_FORMAT_MISMATCH, routine);
     cl_event done = nullptr;
     GPUKIT_CL(clEnqueueCopyImage, q.handle(), src.handle(), dst.handle(), src_origin.data(), dst_origin.data(),
@@ -330,17 +365,19 @@ sampler sampler::create(const context& ctx, bool normalized_coords, cl_addressin
                                                 CL_SAMPLER_FILTER_MODE,
                                                 filter,
                                                 0};
-    return sampler(detail::retained<cl_sampler>(
-        GPUKIT_CL_CREATE(clCreateSamplerWithProperties,
-                         "addressing mode " + std::to_string(addressing) + ", filter mode " + std::to_string(filter),
-                         ctx.handle(), properties),
-        detail::adopt));
+    return sampler(detail::retained<cl_sampler>(GPUKIT_CL_CREATE(clCreateSamplerWithProperties,
+                                                                 "addressing mode " + std::to_string(addressing) +
+                                                                     ", filter mode " + std::to_string(filter),
+                                                                 ctx.handle(), properties),
+                                                detail::adopt));
 }
 
 std::vector<std::byte> sampler::info_bytes(cl_sampler_info param) const {
-    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetSamplerInfo(handle(), param, size, value, size_ret);
-    }, "clGetSamplerInfo");
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetSamplerInfo(handle(), param, size, value, size_ret);
+        },
+        "clGetSamplerInfo");
 }
 
 }  // namespace gpukit::cl

@@ -89,9 +89,11 @@ auto kernel_info(cl_kernel handle, cl_kernel_info param) {
 }
 
 cl_context context_of_buffer(cl_mem handle) {
-    return detail::info_value<cl_context>([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetMemObjectInfo(handle, CL_MEM_CONTEXT, size, value, size_ret);
-    }, "clGetMemObjectInfo");
+    return detail::info_value<cl_context>(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetMemObjectInfo(handle, CL_MEM_CONTEXT, size, value, size_ret);
+        },
+        "clGetMemObjectInfo");
 }
 
 const char* value_type_name(value_type type) {
@@ -143,9 +145,10 @@ kernel kernel::create(const program& prog, const std::string& name) {
         throw logic_error("creating kernel '" + name + "': the program is not built; call build() first",
                           CL_INVALID_PROGRAM_EXECUTABLE, "clCreateKernel");
     const auto guard = prog.lock();  // no other thread builds the program meanwhile
-    detail::retained<cl_kernel> created(
-        GPUKIT_CL_CREATE(clCreateKernel, "no kernel named '" + name + "' in the program", prog.handle(), name.c_str()),
-        detail::adopt);
+    detail::retained<cl_kernel> created(GPUKIT_CL_CREATE(clCreateKernel,
+                                                         "no kernel named '" + name + "' in the program", prog.handle(),
+                                                         name.c_str()),
+                                        detail::adopt);
     kernel result(std::move(created), name);
     result.describe();
     result.executable_devices_ = prog.unlocked_built_devices();
@@ -244,13 +247,15 @@ void kernel::set_arg_raw(cl_uint index, size_t size, const void* value, const st
 void kernel::set_arg(cl_uint index, const buffer& b) {
     check_index(index, "clSetKernelArg");
     if (!b.handle())
-        throw logic_error(describe_arg(index) + ": the buffer was released (a pool's block after release()); "
-                                                "expected a live buffer",
+        throw logic_error(describe_arg(index) +
+                              ": the buffer was released (a pool's block after release()); "
+                              "expected a live buffer",
                           CL_INVALID_MEM_OBJECT, "clSetKernelArg");
     expect_kind(index, takes_memory(parameters_[index].kind), "a buffer");
     if (context_of_buffer(b.handle()) != context_)
-        throw logic_error(describe_arg(index) + ": the buffer belongs to another context; expected a buffer of the "
-                                                "kernel's context",
+        throw logic_error(describe_arg(index) +
+                              ": the buffer belongs to another context; expected a buffer of the "
+                              "kernel's context",
                           CL_INVALID_CONTEXT, "clSetKernelArg");
     const cl_mem handle = b.handle();
     detail::retained<cl_mem> memory(handle);
@@ -287,13 +292,14 @@ void kernel::set_arg(cl_uint index, std::nullptr_t) {
 void kernel::set_arg(cl_uint index, const image& img) {
     check_index(index, "clSetKernelArg");
     if (!img.handle())
-        throw logic_error(describe_arg(index) + ": the image was released; expected a live image", CL_INVALID_MEM_OBJECT,
-                          "clSetKernelArg");
+        throw logic_error(describe_arg(index) + ": the image was released; expected a live image",
+                          CL_INVALID_MEM_OBJECT, "clSetKernelArg");
     const parameter_kind kind = parameters_[index].kind;
     expect_kind(index, kind == parameter_kind::image || kind == parameter_kind::unknown, "an image");
     if (context_of_buffer(img.handle()) != context_)
-        throw logic_error(describe_arg(index) + ": the image belongs to another context; expected an image of the "
-                                                "kernel's context",
+        throw logic_error(describe_arg(index) +
+                              ": the image belongs to another context; expected an image of the "
+                              "kernel's context",
                           CL_INVALID_CONTEXT, "clSetKernelArg");
     const cl_mem handle = img.handle();
     detail::retained<cl_mem> memory(handle);
@@ -306,12 +312,15 @@ void kernel::set_arg(cl_uint index, const sampler& s) {
     check_index(index, "clSetKernelArg");
     const parameter_kind kind = parameters_[index].kind;
     expect_kind(index, kind == parameter_kind::sampler || kind == parameter_kind::unknown, "a sampler");
-    const auto sampler_context = detail::info_value<cl_context>([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetSamplerInfo(s.handle(), CL_SAMPLER_CONTEXT, size, value, size_ret);
-    }, "clGetSamplerInfo");
+    const auto sampler_context = detail::info_value<cl_context>(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetSamplerInfo(s.handle(), CL_SAMPLER_CONTEXT, size, value, size_ret);
+        },
+        "clGetSamplerInfo");
     if (sampler_context != context_)
-        throw logic_error(describe_arg(index) + ": the sampler belongs to another context; expected a sampler of "
-                                                "the kernel's context",
+        throw logic_error(describe_arg(index) +
+                              ": the sampler belongs to another context; expected a sampler of "
+                              "the kernel's context",
                           CL_INVALID_CONTEXT, "clSetKernelArg");
     const cl_sampler handle = s.handle();
     auto kept = std::make_shared<detail::retained<cl_sampler>>(handle);
@@ -399,17 +408,19 @@ void kernel::set_arg_bytes(cl_uint index, const void* value, size_t size, value_
 }
 
 void kernel::set_arg(cl_uint index, const kernel_arg& arg, std::shared_ptr<void> owner) {
-    std::visit([&](const auto& value) {
-        using T = std::decay_t<decltype(value)>;
-        if constexpr (std::is_same_v<T, value_arg>)
-            set_arg_bytes(index, value.bytes.data(), value.bytes.size(), value.type);
-        else if constexpr (std::is_same_v<T, std::reference_wrapper<const svm_pointer>>)
-            set_arg(index, value.get(), std::move(owner));
-        else if constexpr (std::is_same_v<T, local_memory> || std::is_same_v<T, std::nullptr_t>)
-            set_arg(index, value);
-        else
-            set_arg(index, value.get());
-    }, arg);
+    std::visit(
+        [&](const auto& value) {
+            using T = std::decay_t<decltype(value)>;
+            if constexpr (std::is_same_v<T, value_arg>)
+                set_arg_bytes(index, value.bytes.data(), value.bytes.size(), value.type);
+            else if constexpr (std::is_same_v<T, std::reference_wrapper<const svm_pointer>>)
+                set_arg(index, value.get(), std::move(owner));
+            else if constexpr (std::is_same_v<T, local_memory> || std::is_same_v<T, std::nullptr_t>)
+                set_arg(index, value);
+            else
+                set_arg(index, value.get());
+        },
+        arg);
 }
 
 std::vector<std::byte> kernel::info_bytes(cl_kernel_info param) const {
@@ -436,7 +447,7 @@ void kernel::check_local_memory(const device& dev) const {
     size_t requested = 0;
     for (const size_t bytes : local_bytes_)
         requested = bytes > std::numeric_limits<size_t>::max() - requested ? std::numeric_limits<size_t>::max()
-                                                                            : requested + bytes;
+                                                                           : requested + bytes;
     if (requested == 0)
         return;
     // What the kernel reports includes its own __local variables besides the arguments.
@@ -471,8 +482,9 @@ event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> 
                               " must have as many dimensions as global size " + sizes_text(global_size),
                           CL_INVALID_WORK_DIMENSION, routine);
     if (k.context_ != q.context_handle())
-        throw logic_error(running + "the queue belongs to another context than the kernel's program; expected a "
-                                    "queue of the program's context",
+        throw logic_error(running +
+                              "the queue belongs to another context than the kernel's program; expected a "
+                              "queue of the program's context",
                           CL_INVALID_CONTEXT, routine);
     std::vector<size_t> global(global_size.begin(), global_size.end());
     std::vector<size_t> offset(options.global_offset.begin(), options.global_offset.end());
@@ -535,10 +547,11 @@ event enqueue_nd_range(const queue& q, const kernel& k, std::span<const size_t> 
     k.check_all_args_set();
     k.check_local_memory(q.get_device());
     cl_event done_handle = nullptr;
-    const cl_int status = api().clEnqueueNDRangeKernel(
-        q.handle(), k.handle(), static_cast<cl_uint>(global.size()), offset.empty() ? nullptr : offset.data(),
-        global.data(), local_size.empty() ? nullptr : local_size.data(), detail::wait_count(wait_for),
-        detail::wait_list(wait_for), &done_handle);
+    const cl_int status =
+        api().clEnqueueNDRangeKernel(q.handle(), k.handle(), static_cast<cl_uint>(global.size()),
+                                     offset.empty() ? nullptr : offset.data(), global.data(),
+                                     local_size.empty() ? nullptr : local_size.data(), detail::wait_count(wait_for),
+                                     detail::wait_list(wait_for), &done_handle);
     if (status != CL_SUCCESS)
         throw_cl_error(status, routine,
                        "kernel '" + k.name() + "' with global size " + sizes_text(global) + " and local size " +

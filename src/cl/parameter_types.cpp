@@ -22,13 +22,20 @@ struct scalar {
 // The kernel parameter types of OpenCL C's scalars (bool, size_t and the pointer-sized integers
 // are no kernel parameters), with the unsigned spellings clGetKernelArgInfo may give.
 constexpr std::array<scalar, 15> scalars = {{
-    {"char", {1, type_class::integer}},           {"uchar", {1, type_class::integer}},
-    {"unsigned char", {1, type_class::integer}},  {"short", {2, type_class::integer}},
-    {"ushort", {2, type_class::integer}},         {"unsigned short", {2, type_class::integer}},
-    {"int", {4, type_class::integer}},            {"uint", {4, type_class::integer}},
-    {"unsigned int", {4, type_class::integer}},   {"long", {8, type_class::integer}},
-    {"ulong", {8, type_class::integer}},          {"unsigned long", {8, type_class::integer}},
-    {"half", {2, type_class::floating}},          {"float", {4, type_class::floating}},
+    {"char", {1, type_class::integer}},
+    {"uchar", {1, type_class::integer}},
+    {"unsigned char", {1, type_class::integer}},
+    {"short", {2, type_class::integer}},
+    {"ushort", {2, type_class::integer}},
+    {"unsigned short", {2, type_class::integer}},
+    {"int", {4, type_class::integer}},
+    {"uint", {4, type_class::integer}},
+    {"unsigned int", {4, type_class::integer}},
+    {"long", {8, type_class::integer}},
+    {"ulong", {8, type_class::integer}},
+    {"unsigned long", {8, type_class::integer}},
+    {"half", {2, type_class::floating}},
+    {"float", {4, type_class::floating}},
     {"double", {8, type_class::floating}},
 }};
 
@@ -62,10 +69,12 @@ constexpr const char* probe_kernel = "gpukit_parameter_type_probe_";
 // sizeof(T) and its class (-1 where the compiler has no __builtin_classify_type). T is named
 // through a pointer cast, which neither evaluates anything nor needs T to be initialised.
 std::string probe_source(const std::vector<std::string>& names) {
-    std::string text = "\n#if defined(__has_builtin)\n#if __has_builtin(__builtin_classify_type)\n"
-                       "#define GPUKIT_TYPE_CLASS_(v) __builtin_classify_type(v)\n#endif\n#endif\n"
-                       "#ifndef GPUKIT_TYPE_CLASS_\n#define GPUKIT_TYPE_CLASS_(v) (-1)\n#endif\n"
-                       "__kernel void " + std::string(probe_kernel) + "(__global long *gpukit_out_) {\n";
+    std::string text =
+        "\n#if defined(__has_builtin)\n#if __has_builtin(__builtin_classify_type)\n"
+        "#define GPUKIT_TYPE_CLASS_(v) __builtin_classify_type(v)\n#endif\n#endif\n"
+        "#ifndef GPUKIT_TYPE_CLASS_\n#define GPUKIT_TYPE_CLASS_(v) (-1)\n#endif\n"
+        "__kernel void " +
+        std::string(probe_kernel) + "(__global long *gpukit_out_) {\n";
     for (size_t i = 0; i < names.size(); ++i) {
         const std::string value = "(*(__global " + names[i] + " *)gpukit_out_)";
         text += "    gpukit_out_[" + std::to_string(2 * i) + "] = (long)sizeof" + value + ";\n";
@@ -85,8 +94,8 @@ std::optional<parameter_type> builtin_type(std::string_view type_name) {
     const std::optional<parameter_type> element = scalar_named(type_name.substr(0, digits));
     constexpr std::array<std::pair<std::string_view, size_t>, 5> widths = {
         {{"2", 2}, {"3", 4}, {"4", 4}, {"8", 8}, {"16", 16}}};  // a 3-vector is laid out as a 4-vector
-    const auto width = std::find_if(widths.begin(), widths.end(),
-                                    [&](const auto& w) { return w.first == type_name.substr(digits); });
+    const auto width =
+        std::find_if(widths.begin(), widths.end(), [&](const auto& w) { return w.first == type_name.substr(digits); });
     if (!element || width == widths.end())
         return std::nullopt;
     return parameter_type{element->size * width->second, type_class::vector};

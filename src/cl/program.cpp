@@ -22,8 +22,9 @@ program program::create_with_source(const context& ctx, const std::string& sourc
     require_c_string(source, "Program: the source");  // OpenCL compilers stop reading there
     const char* text = source.c_str();
     const size_t length = source.size();
-    detail::retained<cl_program> handle(
-        GPUKIT_CL_CREATE(clCreateProgramWithSource, "", ctx.handle(), 1, &text, &length), detail::adopt);
+    detail::retained<cl_program> handle(GPUKIT_CL_CREATE(clCreateProgramWithSource, "", ctx.handle(), 1, &text,
+                                                         &length),
+                                        detail::adopt);
     return program(std::move(handle), ctx.devices());
 }
 
@@ -32,7 +33,8 @@ program program::create_with_binary(const context& ctx, std::span<const device> 
     const char* routine = "clCreateProgramWithBinary";
     if (devices.empty() || devices.size() != binaries.size())
         throw logic_error("creating a program from binaries: " + std::to_string(devices.size()) + " device(s) and " +
-                              std::to_string(binaries.size()) + " binaries; expected one binary per device, at "
+                              std::to_string(binaries.size()) +
+                              " binaries; expected one binary per device, at "
                               "least one",
                           CL_INVALID_VALUE, routine);
     std::vector<cl_device_id> handles;
@@ -52,9 +54,9 @@ program program::create_with_binary(const context& ctx, std::span<const device> 
     }
     std::vector<cl_int> statuses(devices.size(), CL_SUCCESS);
     cl_int status = CL_SUCCESS;
-    cl_program made = GPUKIT_CL_ENTRY(clCreateProgramWithBinary)(
-        ctx.handle(), static_cast<cl_uint>(handles.size()), handles.data(), lengths.data(), pointers.data(),
-        statuses.data(), &status);
+    cl_program made =
+        GPUKIT_CL_ENTRY(clCreateProgramWithBinary)(ctx.handle(), static_cast<cl_uint>(handles.size()), handles.data(),
+                                                   lengths.data(), pointers.data(), statuses.data(), &status);
     detail::retained<cl_program> handle(made, detail::adopt);  // released on any throw below
     for (size_t k = 0; k < statuses.size(); ++k)
         if (statuses[k] != CL_SUCCESS)
@@ -88,9 +90,11 @@ std::vector<std::filesystem::path> include_dirs(const std::string& options) {
 // the OpenCL compiler read a FIFO, socket or device: PoCL blocks for ever on a FIFO without a
 // writer. Quoted names are looked up in the current directory, as OpenCL compilers do.
 void check_includes(cl_program handle, const std::string& options) {
-    const std::string source = detail::info_string([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetProgramInfo(handle, CL_PROGRAM_SOURCE, size, value, size_ret);
-    }, "clGetProgramInfo");
+    const std::string source = detail::info_string(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetProgramInfo(handle, CL_PROGRAM_SOURCE, size, value, size_ret);
+        },
+        "clGetProgramInfo");
     std::error_code ignored;
     try {
         rtc::find_included_headers(source, std::filesystem::current_path(ignored), include_dirs(options));
@@ -108,10 +112,12 @@ program program::wrap(cl_program handle, bool retain) {
     const std::vector<size_t> built = reported_executables(handle, result.devices_);
     if (built.empty())
         return result;
-    std::string options = detail::info_string([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetProgramBuildInfo(handle, result.devices_[built.front()].handle(), CL_PROGRAM_BUILD_OPTIONS,
-                                           size, value, size_ret);
-    }, "clGetProgramBuildInfo");
+    std::string options = detail::info_string(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetProgramBuildInfo(handle, result.devices_[built.front()].handle(),
+                                               CL_PROGRAM_BUILD_OPTIONS, size, value, size_ret);
+        },
+        "clGetProgramBuildInfo");
     if (options.ends_with(arg_info_option)) {
         options.resize(options.size() - arg_info_option.size());
         while (!options.empty() && options.back() == ' ')
@@ -145,10 +151,11 @@ void program::compile(const std::string& options, std::span<const device> device
         handles.push_back(devices_[i].handle());
     // As build(): kernels check their arguments against what this makes OpenCL describe.
     const std::string with_arg_info = options + (options.empty() ? "" : " ") + std::string(arg_info_option);
-    const cl_int status = GPUKIT_CL_ENTRY(clCompileProgram)(
-        handle(), static_cast<cl_uint>(handles.size()), handles.data(), with_arg_info.c_str(),
-        static_cast<cl_uint>(header_programs.size()), header_programs.empty() ? nullptr : header_programs.data(),
-        header_names.empty() ? nullptr : header_names.data(), nullptr, nullptr);
+    const cl_int status =
+        GPUKIT_CL_ENTRY(clCompileProgram)(handle(), static_cast<cl_uint>(handles.size()), handles.data(),
+                                          with_arg_info.c_str(), static_cast<cl_uint>(header_programs.size()),
+                                          header_programs.empty() ? nullptr : header_programs.data(),
+                                          header_names.empty() ? nullptr : header_names.data(), nullptr, nullptr);
     if (status == CL_COMPILE_PROGRAM_FAILURE) {
         std::string log;
         for (const size_t i : requested)
@@ -175,20 +182,23 @@ program program::link(const context& ctx, std::span<const program* const> progra
     for (const device& d : devices)
         handles.push_back(d.handle());
     cl_int status = CL_SUCCESS;
-    detail::retained<cl_program> made(
-        GPUKIT_CL_ENTRY(clLinkProgram)(ctx.handle(), static_cast<cl_uint>(handles.size()),
-                                       handles.empty() ? nullptr : handles.data(), options.c_str(),
-                                       static_cast<cl_uint>(inputs.size()), inputs.data(), nullptr, nullptr, &status),
-        detail::adopt);
+    detail::retained<cl_program> made(GPUKIT_CL_ENTRY(clLinkProgram)(ctx.handle(), static_cast<cl_uint>(handles.size()),
+                                                                     handles.empty() ? nullptr : handles.data(),
+                                                                     options.c_str(),
+                                                                     static_cast<cl_uint>(inputs.size()), inputs.data(),
+                                                                     nullptr, nullptr, &status),
+                                      detail::adopt);
     if (status == CL_LINK_PROGRAM_FAILURE) {
         std::string log;
         if (made)
             for (const device& d : devices_of(made.get()))
                 log += "--- link log for '" + d.name() + "':\n" +
-                       detail::info_string([&](size_t size, void* value, size_t* size_ret) {
-                           return api().clGetProgramBuildInfo(made.get(), d.handle(), CL_PROGRAM_BUILD_LOG, size,
-                                                              value, size_ret);
-                       }, "clGetProgramBuildInfo") +
+                       detail::info_string(
+                           [&](size_t size, void* value, size_t* size_ret) {
+                               return api().clGetProgramBuildInfo(made.get(), d.handle(), CL_PROGRAM_BUILD_LOG, size,
+                                                                  value, size_ret);
+                           },
+                           "clGetProgramBuildInfo") +
                        "\n";
         throw build_error("clLinkProgram failed: CL_LINK_PROGRAM_FAILURE (" + std::to_string(status) +
                               "): the programs did not link with options '" + options + "'\n" + log,
@@ -200,10 +210,11 @@ program program::link(const context& ctx, std::span<const program* const> progra
 }
 
 std::vector<device> program::devices_of(cl_program handle) {
-    const std::vector<cl_device_id> ids =
-        detail::info_array<cl_device_id>([&](size_t size, void* value, size_t* size_ret) {
+    const std::vector<cl_device_id> ids = detail::info_array<cl_device_id>(
+        [&](size_t size, void* value, size_t* size_ret) {
             return api().clGetProgramInfo(handle, CL_PROGRAM_DEVICES, size, value, size_ret);
-        }, "clGetProgramInfo");
+        },
+        "clGetProgramInfo");
     return {ids.begin(), ids.end()};
 }
 
@@ -271,9 +282,8 @@ void program::build(const std::string& options, std::span<const device> devices)
     const auto guard = lock();
     const std::vector<size_t>& built = build_->built_devices;
     const bool done = build_->built && options == build_->options &&
-                      std::all_of(requested.begin(), requested.end(), [&](size_t i) {
-                          return std::find(built.begin(), built.end(), i) != built.end();
-                      });
+                      std::all_of(requested.begin(), requested.end(),
+                                  [&](size_t i) { return std::find(built.begin(), built.end(), i) != built.end(); });
     if (done)
         return;
     check_includes(handle(), options);
@@ -320,9 +330,11 @@ std::string program::build_log(const device& dev) const {
 }
 
 std::string program::unlocked_build_log(const device& dev) const {
-    return detail::info_string([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetProgramBuildInfo(handle(), dev.handle(), CL_PROGRAM_BUILD_LOG, size, value, size_ret);
-    }, "clGetProgramBuildInfo");
+    return detail::info_string(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetProgramBuildInfo(handle(), dev.handle(), CL_PROGRAM_BUILD_LOG, size, value, size_ret);
+        },
+        "clGetProgramBuildInfo");
 }
 
 std::vector<std::string> program::kernel_names() const {
@@ -330,9 +342,11 @@ std::vector<std::string> program::kernel_names() const {
         throw logic_error("the program's kernel names are known only after build(); call build() first",
                           CL_INVALID_PROGRAM_EXECUTABLE, "clGetProgramInfo");
     const auto guard = lock();
-    const std::string joined = detail::info_string([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetProgramInfo(handle(), CL_PROGRAM_KERNEL_NAMES, size, value, size_ret);
-    }, "clGetProgramInfo");
+    const std::string joined = detail::info_string(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetProgramInfo(handle(), CL_PROGRAM_KERNEL_NAMES, size, value, size_ret);
+        },
+        "clGetProgramInfo");
     // The names come separated by semicolons.
     std::vector<std::string> names;
     size_t start = 0;
@@ -347,23 +361,29 @@ std::vector<std::string> program::kernel_names() const {
 
 std::vector<std::byte> program::build_info_bytes(const device& dev, cl_program_build_info param) const {
     const auto guard = lock();
-    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetProgramBuildInfo(handle(), dev.handle(), param, size, value, size_ret);
-    }, "clGetProgramBuildInfo");
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetProgramBuildInfo(handle(), dev.handle(), param, size, value, size_ret);
+        },
+        "clGetProgramBuildInfo");
 }
 
 std::vector<std::byte> program::info_bytes(cl_program_info param) const {
     const auto guard = lock();  // PoCL's program info is not safe against a build on another thread
-    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetProgramInfo(handle(), param, size, value, size_ret);
-    }, "clGetProgramInfo");
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetProgramInfo(handle(), param, size, value, size_ret);
+        },
+        "clGetProgramInfo");
 }
 
 std::vector<std::vector<std::byte>> program::binaries() const {
     const auto guard = lock();
-    const std::vector<std::byte> size_bytes = detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetProgramInfo(handle(), CL_PROGRAM_BINARY_SIZES, size, value, size_ret);
-    }, "clGetProgramInfo");
+    const std::vector<std::byte> size_bytes = detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetProgramInfo(handle(), CL_PROGRAM_BINARY_SIZES, size, value, size_ret);
+        },
+        "clGetProgramInfo");
     std::vector<size_t> sizes(size_bytes.size() / sizeof(size_t));
     std::memcpy(sizes.data(), size_bytes.data(), sizes.size() * sizeof(size_t));
     // OpenCL writes each binary into memory the caller gives, one pointer per device.

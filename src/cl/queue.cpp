@@ -30,10 +30,10 @@ queue queue::create_with(const context& ctx, const device& dev, cl_command_queue
                           CL_INVALID_QUEUE_PROPERTIES, "clCreateCommandQueueWithProperties");
     // In order, whatever was asked (see queue.hpp).
     const cl_queue_properties driver_properties[] = {CL_QUEUE_PROPERTIES, properties & CL_QUEUE_PROFILING_ENABLE, 0};
-    detail::retained<cl_command_queue> handle(
-        GPUKIT_CL_CREATE(clCreateCommandQueueWithProperties, "creating a queue on '" + dev.name() + "'", ctx.handle(),
-                         dev.handle(), driver_properties),
-        detail::adopt);
+    detail::retained<cl_command_queue> handle(GPUKIT_CL_CREATE(clCreateCommandQueueWithProperties,
+                                                               "creating a queue on '" + dev.name() + "'", ctx.handle(),
+                                                               dev.handle(), driver_properties),
+                                              detail::adopt);
     return queue(std::move(handle), ctx.handle(), dev, properties);
 }
 
@@ -49,23 +49,24 @@ queue queue::wrap(cl_command_queue handle, bool retain) {
     const auto properties =
         detail::info_value<cl_command_queue_properties>(query(CL_QUEUE_PROPERTIES), "clGetCommandQueueInfo");
     if (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
-        throw logic_error("wrapping a command queue: it runs commands out of order; expected an in-order queue "
-                          "(gpukit relies on commands running in the order queued)",
-                          CL_INVALID_QUEUE_PROPERTIES, "clGetCommandQueueInfo");
+        throw logic_error(
+            "wrapping a command queue: it runs commands out of order; expected an in-order queue "
+            "(gpukit relies on commands running in the order queued)",
+            CL_INVALID_QUEUE_PROPERTIES, "clGetCommandQueueInfo");
     return queue(std::move(owned), ctx, device(dev), properties & CL_QUEUE_PROFILING_ENABLE);
 }
 
 event enqueue_marker(const queue& q, std::span<const cl_event> wait_for) {
     cl_event done = nullptr;
-    GPUKIT_CL(clEnqueueMarkerWithWaitList, q.handle(), detail::wait_count(wait_for),
-              detail::wait_list(wait_for), &done);
+    GPUKIT_CL(clEnqueueMarkerWithWaitList, q.handle(), detail::wait_count(wait_for), detail::wait_list(wait_for),
+              &done);
     return event(done);
 }
 
 event enqueue_barrier(const queue& q, std::span<const cl_event> wait_for) {
     cl_event done = nullptr;
-    GPUKIT_CL(clEnqueueBarrierWithWaitList, q.handle(), detail::wait_count(wait_for),
-              detail::wait_list(wait_for), &done);
+    GPUKIT_CL(clEnqueueBarrierWithWaitList, q.handle(), detail::wait_count(wait_for), detail::wait_list(wait_for),
+              &done);
     return event(done);
 }
 
@@ -75,9 +76,11 @@ std::vector<std::byte> queue::info_bytes(cl_command_queue_info param) const {
         std::memcpy(bytes.data(), &properties_, sizeof properties_);
         return bytes;
     }
-    return detail::info_bytes([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetCommandQueueInfo(handle(), param, size, value, size_ret);
-    }, "clGetCommandQueueInfo");
+    return detail::info_bytes(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetCommandQueueInfo(handle(), param, size, value, size_ret);
+        },
+        "clGetCommandQueueInfo");
 }
 
 void queue::finish() const { GPUKIT_CL(clFinish, handle()); }

@@ -74,14 +74,16 @@ event svm_allocation::enqueue_release(const queue* q) {
         throw logic_error("SVMAllocation.enqueue_release: the memory was already released; release it once",
                           CL_INVALID_VALUE, "clEnqueueSVMFree");
     if (q && q->context_handle() != context_handle())
-        throw logic_error("SVMAllocation.enqueue_release: the queue belongs to another context than the SVM; "
-                          "expected a queue of the SVM's context",
-                          CL_INVALID_CONTEXT, "clEnqueueSVMFree");
+        throw logic_error(
+            "SVMAllocation.enqueue_release: the queue belongs to another context than the SVM; "
+            "expected a queue of the SVM's context",
+            CL_INVALID_CONTEXT, "clEnqueueSVMFree");
     const cl_command_queue on = q ? q->handle() : queue_.get();
     if (!on)
-        throw logic_error("SVMAllocation.enqueue_release: no queue given and none is bound (the SVMAllocator has "
-                          "none); expected enqueue_release(queue)",
-                          CL_INVALID_VALUE, "clEnqueueSVMFree");
+        throw logic_error(
+            "SVMAllocation.enqueue_release: no queue given and none is bound (the SVMAllocator has "
+            "none); expected enqueue_release(queue)",
+            CL_INVALID_VALUE, "clEnqueueSVMFree");
     cl_event done = nullptr;
     void* pointers[] = {pointer()};
     if (pointer())
@@ -125,8 +127,8 @@ event enqueue_svm_map(const queue& q, bool blocking, cl_map_flags flags, const s
 event enqueue_svm_unmap(const queue& q, const svm_pointer& p, std::span<const cl_event> wait_for) {
     check_svm_usable(p, q.context_handle(), "enqueue_svm_unmap");
     cl_event done = nullptr;
-    GPUKIT_CL(clEnqueueSVMUnmap, q.handle(), p.pointer(), detail::wait_count(wait_for),
-              detail::wait_list(wait_for), &done);
+    GPUKIT_CL(clEnqueueSVMUnmap, q.handle(), p.pointer(), detail::wait_count(wait_for), detail::wait_list(wait_for),
+              &done);
     return event(done);
 }
 
@@ -149,8 +151,8 @@ event enqueue_svm_fill(const queue& q, void* dst, std::span<const std::byte> pat
         throw logic_error("clEnqueueSVMMemFill: the fill has 0 bytes; expected at least 1", CL_INVALID_VALUE, routine);
     check_fill(pattern, 0, bytes, routine);
     cl_event done = nullptr;
-    GPUKIT_CL(clEnqueueSVMMemFill, q.handle(), dst, pattern.data(), pattern.size(), bytes,
-              detail::wait_count(wait_for), detail::wait_list(wait_for), &done);
+    GPUKIT_CL(clEnqueueSVMMemFill, q.handle(), dst, pattern.data(), pattern.size(), bytes, detail::wait_count(wait_for),
+              detail::wait_list(wait_for), &done);
     return event(done);
 }
 

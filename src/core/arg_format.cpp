@@ -17,11 +17,11 @@ struct letter_kind {
 };
 
 constexpr letter_kind letter_kinds[] = {
-    {"cb", arg_kind::signed_int, 1}, {"B", arg_kind::unsigned_int, 1}, {"?", arg_kind::boolean, 1},
-    {"h", arg_kind::signed_int, 2},  {"H", arg_kind::unsigned_int, 2}, {"e", arg_kind::floating, 2},
-    {"i", arg_kind::signed_int, 4},  {"I", arg_kind::unsigned_int, 4}, {"f", arg_kind::floating, 4},
+    {"cb", arg_kind::signed_int, 1},  {"B", arg_kind::unsigned_int, 1},   {"?", arg_kind::boolean, 1},
+    {"h", arg_kind::signed_int, 2},   {"H", arg_kind::unsigned_int, 2},   {"e", arg_kind::floating, 2},
+    {"i", arg_kind::signed_int, 4},   {"I", arg_kind::unsigned_int, 4},   {"f", arg_kind::floating, 4},
     {"lqn", arg_kind::signed_int, 8}, {"LQN", arg_kind::unsigned_int, 8}, {"d", arg_kind::floating, 8},
-    {"F", arg_kind::complex, 8},     {"P", arg_kind::pointer, 8},      {"D", arg_kind::complex, 16},
+    {"F", arg_kind::complex, 8},      {"P", arg_kind::pointer, 8},        {"D", arg_kind::complex, 16},
 };
 
 // The spec of letter `code`; nullopt for a letter gpukit does not take.
@@ -52,14 +52,16 @@ std::vector<arg_spec> parse_arg_format(std::string_view format) {
             while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i])))
                 repeat = repeat * 10 + static_cast<std::size_t>(format[i++] - '0');
             if (i == format.size())
-                throw logic_error("argument format '" + std::string(format) + "' ends with a repeat count; expected "
+                throw logic_error("argument format '" + std::string(format) +
+                                  "' ends with a repeat count; expected "
                                   "a type letter after it");
         }
         if (format[i] == 's') {
             // struct's "<n>s" is one n-byte string: here the raw bytes of one by-value argument
             // (a record or vector dtype), not n arguments.
             if (repeat == 0)
-                throw logic_error("argument format '" + std::string(format) + "' has '0s'; a by-value argument "
+                throw logic_error("argument format '" + std::string(format) +
+                                  "' has '0s'; a by-value argument "
                                   "has at least one byte");
             specs.push_back({arg_kind::bytes, repeat, 's'});
             ++i;

@@ -20,44 +20,75 @@ std::string quoted(std::string_view text) {
 }
 
 // Keywords of C up to C23 (OpenCL C is C99 with more of its own).
-constexpr std::string_view c_keywords[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
-    "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
-    "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
-    "_Alignas", "_Alignof", "_Atomic", "_BitInt", "_Bool", "_Complex", "_Decimal128", "_Decimal32", "_Decimal64",
-    "_Generic", "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local", "alignas", "alignof", "bool",
-    "constexpr", "false", "nullptr", "static_assert", "thread_local", "true", "typeof", "typeof_unqual"};
+constexpr std::string_view c_keywords[] =
+    {"auto",       "break",    "case",         "char",      "const",          "continue",      "default",
+     "do",         "double",   "else",         "enum",      "extern",         "float",         "for",
+     "goto",       "if",       "inline",       "int",       "long",           "register",      "restrict",
+     "return",     "short",    "signed",       "sizeof",    "static",         "struct",        "switch",
+     "typedef",    "union",    "unsigned",     "void",      "volatile",       "while",         "_Alignas",
+     "_Alignof",   "_Atomic",  "_BitInt",      "_Bool",     "_Complex",       "_Decimal128",   "_Decimal32",
+     "_Decimal64", "_Generic", "_Imaginary",   "_Noreturn", "_Static_assert", "_Thread_local", "alignas",
+     "alignof",    "bool",     "constexpr",    "false",     "nullptr",        "static_assert", "thread_local",
+     "true",       "typeof",   "typeof_unqual"};
 
 // C++20's keywords and alternative operator spellings that C lacks.
-constexpr std::string_view cpp_keywords[] = {
-    "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t", "char16_t", "char32_t", "class", "co_await",
-    "co_return", "co_yield", "compl", "concept", "const_cast", "consteval", "constinit", "decltype", "delete",
-    "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-    "operator", "or", "or_eq", "private", "protected", "public", "reinterpret_cast", "requires", "static_cast",
-    "template", "this", "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq"};
+constexpr std::string_view cpp_keywords[] =
+    {"and",      "and_eq",           "asm",       "bitand",      "bitor",     "catch",    "char8_t",
+     "char16_t", "char32_t",         "class",     "co_await",    "co_return", "co_yield", "compl",
+     "concept",  "const_cast",       "consteval", "constinit",   "decltype",  "delete",   "dynamic_cast",
+     "explicit", "export",           "friend",    "mutable",     "namespace", "new",      "noexcept",
+     "not",      "not_eq",           "operator",  "or",          "or_eq",     "private",  "protected",
+     "public",   "reinterpret_cast", "requires",  "static_cast", "template",  "this",     "throw",
+     "try",      "typeid",           "typename",  "using",       "virtual",   "wchar_t",  "xor",
+     "xor_eq"};
 
-constexpr std::string_view cuda_qualifiers[] = {
-    "__global__", "__device__", "__host__", "__shared__", "__constant__", "__managed__", "__restrict__",
-    "__noinline__", "__forceinline__", "__inline__", "__launch_bounds__", "__grid_constant__", "__align__"};
+constexpr std::string_view cuda_qualifiers[] = {"__global__",   "__device__",        "__host__",
+                                                "__shared__",   "__constant__",      "__managed__",
+                                                "__restrict__", "__noinline__",      "__forceinline__",
+                                                "__inline__",   "__launch_bounds__", "__grid_constant__",
+                                                "__align__"};
 
 // Defined in every CUDA kernel; gpukit's generated kernels use the first four themselves.
 constexpr std::string_view cuda_variables[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
 
 // OpenCL C's qualifiers and other reserved words.
-constexpr std::string_view opencl_keywords[] = {
-    "__global", "global", "__local", "local", "__constant", "constant", "__private", "private", "__generic",
-    "generic", "__kernel", "kernel", "__read_only", "read_only", "__write_only", "write_only", "__read_write",
-    "read_write", "uniform", "pipe"};
+constexpr std::string_view opencl_keywords[] = {"__global",     "global",     "__local",      "local",
+                                                "__constant",   "constant",   "__private",    "private",
+                                                "__generic",    "generic",    "__kernel",     "kernel",
+                                                "__read_only",  "read_only",  "__write_only", "write_only",
+                                                "__read_write", "read_write", "uniform",      "pipe"};
 
 // OpenCL C's type names that are not C keywords (the vector types are these scalars with 2,
 // 3, 4, 8 or 16 appended; bool, quad, complex and imaginary vectors are reserved too).
-constexpr std::string_view opencl_scalar_types[] = {"char", "uchar", "short", "ushort", "int", "uint", "long",
-                                                    "ulong", "float", "double", "half", "bool", "quad"};
-constexpr std::string_view opencl_other_types[] = {
-    "uchar", "ushort", "uint", "ulong", "half", "quad", "complex", "imaginary", "size_t", "ptrdiff_t", "intptr_t",
-    "uintptr_t", "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t", "image2d_array_t",
-    "image2d_depth_t", "image2d_array_depth_t", "image3d_t", "sampler_t", "event_t", "queue_t", "ndrange_t",
-    "clk_event_t", "reserve_id_t", "cl_mem_fence_flags"};
+constexpr std::string_view opencl_scalar_types[] = {"char",  "uchar", "short",  "ushort", "int",  "uint", "long",
+                                                    "ulong", "float", "double", "half",   "bool", "quad"};
+constexpr std::string_view opencl_other_types[] = {"uchar",
+                                                   "ushort",
+                                                   "uint",
+                                                   "ulong",
+                                                   "half",
+                                                   "quad",
+                                                   "complex",
+                                                   "imaginary",
+                                                   "size_t",
+                                                   "ptrdiff_t",
+                                                   "intptr_t",
+                                                   "uintptr_t",
+                                                   "image1d_t",
+                                                   "image1d_array_t",
+                                                   "image1d_buffer_t",
+                                                   "image2d_t",
+                                                   "image2d_array_t",
+                                                   "image2d_depth_t",
+                                                   "image2d_array_depth_t",
+                                                   "image3d_t",
+                                                   "sampler_t",
+                                                   "event_t",
+                                                   "queue_t",
+                                                   "ndrange_t",
+                                                   "clk_event_t",
+                                                   "reserve_id_t",
+                                                   "cl_mem_fence_flags"};
 
 template <std::size_t N>
 bool listed(std::string_view name, const std::string_view (&words)[N]) {

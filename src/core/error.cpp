@@ -6,9 +6,7 @@
 namespace gpukit {
 namespace {
 
-void print_to_stderr(const std::string& message) {
-    std::fprintf(stderr, "gpukit warning: %s\n", message.c_str());
-}
+void print_to_stderr(const std::string& message) { std::fprintf(stderr, "gpukit warning: %s\n", message.c_str()); }
 
 std::atomic<cleanup_warning_hook> current_hook{&print_to_stderr};
 

@@ -11,9 +11,7 @@ namespace {
 std::atomic<std::uint64_t> forks_since_first_call{0};
 
 // A pthread_atfork child handler: runs in the child, right after fork() returns there.
-void count_fork() noexcept {
-    forks_since_first_call.fetch_add(1, std::memory_order_relaxed);
-}
+void count_fork() noexcept { forks_since_first_call.fetch_add(1, std::memory_order_relaxed); }
 
 // The holds this thread is inside; only the outermost takes the lock.
 thread_local unsigned hold_depth = 0;
@@ -85,8 +83,10 @@ std::string forked_child_message(std::string_view library) {
     std::string name(library);
     return name + " was initialized in a parent of this process, which was then copied by fork(); " + name +
            " cannot be used in a forked child (its driver state does not survive fork). Start processes that use " +
-           name + " with multiprocessing's 'spawn' start method (multiprocessing.get_context('spawn'), or "
-           "multiprocessing.set_start_method('spawn')), or initialize " + name + " only in the child";
+           name +
+           " with multiprocessing's 'spawn' start method (multiprocessing.get_context('spawn'), or "
+           "multiprocessing.set_start_method('spawn')), or initialize " +
+           name + " only in the child";
 }
 
 fork_hold::fork_hold() noexcept {

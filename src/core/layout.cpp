@@ -84,8 +84,8 @@ std::int64_t view_product(std::int64_t a, std::int64_t b) {
 std::int64_t view_sum(std::int64_t a, std::int64_t b) {
     if (const auto sum = checked_add(a, b))
         return *sum;
-    throw std::length_error("layout: an offset overflows 64 bits (" + std::to_string(a) + " + " +
-                            std::to_string(b) + ")");
+    throw std::length_error("layout: an offset overflows 64 bits (" + std::to_string(a) + " + " + std::to_string(b) +
+                            ")");
 }
 
 // The number of elements of Python's range(start, stop, step) for bounds already clamped to
@@ -208,7 +208,7 @@ layout layout::contiguous_like(const layout& like, std::int64_t itemsize) {
         return contiguous(like.shape(), itemsize, order::f);
     if (itemsize <= 0)
         throw std::invalid_argument("layout: the element size must be positive, got " + std::to_string(itemsize));
-    element_count(like.shape(), itemsize);  // the strides below are then products that fit
+    element_count(like.shape(), itemsize);       // the strides below are then products that fit
     std::vector<int> axes(like.shape().size());  // outermost first
     std::iota(axes.begin(), axes.end(), 0);
     const auto magnitude = [&](int axis) {
@@ -292,8 +292,8 @@ layout layout::reshape(std::vector<std::int64_t> new_shape, order o) const {
 
 layout layout::ravel(order o) const {
     if (!(o == order::c ? is_c_contiguous() : is_f_contiguous()))
-        throw logic_error(std::string("ravel: the array is not ") + (o == order::c ? "C" : "F") +
-                          "-contiguous (" + describe() + "); copy it first");
+        throw logic_error(std::string("ravel: the array is not ") + (o == order::c ? "C" : "F") + "-contiguous (" +
+                          describe() + "); copy it first");
     return reshape({size()}, o);
 }
 
@@ -495,8 +495,8 @@ std::vector<std::int64_t> broadcast_shapes(const std::vector<std::int64_t>& a, c
         if (shorter[k] == extent || shorter[k] == 1)
             continue;
         if (extent != 1)
-            throw std::invalid_argument("operands could not be broadcast together with shapes " + join(a, ",") +
-                                        " " + join(b, ","));
+            throw std::invalid_argument("operands could not be broadcast together with shapes " + join(a, ",") + " " +
+                                        join(b, ","));
         extent = shorter[k];
     }
     return result;

@@ -97,8 +97,10 @@ unsigned parallel_memcpy_threads() noexcept {
 
 void parallel_memcpy(void* dst, const void* src, std::size_t bytes, store_policy policy) {
     const std::size_t most_pieces = std::max<std::size_t>(1, bytes / parallel_memcpy_min_piece);
-    detail::parallel_memcpy_in_pieces(
-        dst, src, bytes, static_cast<unsigned>(std::min<std::size_t>(parallel_memcpy_threads(), most_pieces)), policy);
+    detail::parallel_memcpy_in_pieces(dst, src, bytes,
+                                      static_cast<unsigned>(
+                                          std::min<std::size_t>(parallel_memcpy_threads(), most_pieces)),
+                                      policy);
 }
 
 void detail::parallel_memcpy_in_pieces(void* dst, const void* src, std::size_t bytes, unsigned pieces,

@@ -224,8 +224,8 @@ struct detail::prefault_job {
     const std::uint64_t created_in = fork_generation();
     std::mutex mutex;
     std::condition_variable idle;
-    std::size_t next = 0;     // the offset of the first piece nobody has claimed
-    unsigned in_flight = 0;   // pieces being faulted now
+    std::size_t next = 0;    // the offset of the first piece nobody has claimed
+    unsigned in_flight = 0;  // pieces being faulted now
     bool stopped = false;
 };
 

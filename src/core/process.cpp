@@ -67,8 +67,8 @@ std::string program_path(const std::string& name) {
 // is as tight already.
 std::uint64_t memory_limit_kib(std::uint64_t bytes) {
     rlimit current{};
-    if (bytes == 0 || (getrlimit(RLIMIT_AS, &current) == 0 && current.rlim_cur != RLIM_INFINITY &&
-                       current.rlim_cur <= bytes))
+    if (bytes == 0 ||
+        (getrlimit(RLIMIT_AS, &current) == 0 && current.rlim_cur != RLIM_INFINITY && current.rlim_cur <= bytes))
         return 0;
     return std::max<std::uint64_t>(bytes / 1024, 1);
 }

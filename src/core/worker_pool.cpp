@@ -12,9 +12,7 @@ worker_pool::worker_pool(unsigned workers) : workers_(workers), fork_generation_
         std::thread([this] { run(); }).detach();
 }
 
-unsigned worker_pool::workers() const noexcept {
-    return fork_generation() == fork_generation_ ? workers_ : 0;
-}
+unsigned worker_pool::workers() const noexcept { return fork_generation() == fork_generation_ ? workers_ : 0; }
 
 void worker_pool::submit(std::function<void()> task) {
     {

@@ -32,8 +32,7 @@ pagelocked_allocator::pointer_type pagelocked_allocator::allocate(std::size_t by
     void* block = nullptr;
     const CUresult result = api().cuMemHostAlloc(&block, bytes, flags_);
     if (result != CUDA_SUCCESS)
-        throw_cuda_error(result, "cuMemHostAlloc",
-                         std::to_string(bytes) + " bytes, flags " + std::to_string(flags_));
+        throw_cuda_error(result, "cuMemHostAlloc", std::to_string(bytes) + " bytes, flags " + std::to_string(flags_));
     return block;
 }
 

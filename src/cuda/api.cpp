@@ -16,8 +16,7 @@ namespace gpukit::cuda {
 
 namespace {
 
-using get_proc_address_fn = CUresult (*)(const char*, void**, int, cuuint64_t,
-                                         CUdriverProcAddressQueryResult*);
+using get_proc_address_fn = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
 struct loaded_driver : gpukit::detail::loaded_library<driver_api> {
     CUresult init_result = CUDA_SUCCESS;
@@ -29,7 +28,7 @@ struct loaded_driver : gpukit::detail::loaded_library<driver_api> {
 // that pairing against cudaTypedefs.h. (The shared_config entries are deprecated but offered.)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#define X(name, version) \
+#define X(name, version)                                                      \
     static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>, \
                   #name ": the version in driver_functions.inc does not match cuda.h's prototype");
 #include "gpukit/cuda/driver_functions.inc"
@@ -76,8 +75,9 @@ loaded_driver driver_library::load() {
     }
     auto get_proc = reinterpret_cast<get_proc_address_fn>(dlsym(library, "cuGetProcAddress_v2"));
     if (!get_proc) {
-        driver.load_failure = "libcuda.so.1 has no cuGetProcAddress_v2: the NVIDIA driver is older than CUDA 12; "
-                              "gpukit needs a driver for CUDA 12 or newer";
+        driver.load_failure =
+            "libcuda.so.1 has no cuGetProcAddress_v2: the NVIDIA driver is older than CUDA 12; "
+            "gpukit needs a driver for CUDA 12 or newer";
         return driver;
     }
     driver.path = gpukit::detail::library_file(reinterpret_cast<const void*>(get_proc));
@@ -107,8 +107,8 @@ bool is_ready(CUresult result, const char* routine) {
 }
 
 void throw_missing_entry(const char* routine) {
-    throw logic_error(std::string(routine) + " is not provided by the installed NVIDIA driver; update the driver",
-                      0, routine);
+    throw logic_error(std::string(routine) + " is not provided by the installed NVIDIA driver; update the driver", 0,
+                      routine);
 }
 
 std::string error_name(CUresult result) {

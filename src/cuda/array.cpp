@@ -52,8 +52,9 @@ array_region whole_array_region(const char* what, const array& a, std::size_t of
     }
     if (offset != 0 || bytes != a.size_bytes()) {
         const std::string expected =
-            d.Depth == 0 ? "a 2-D array takes whole rows (offset and size multiples of " + std::to_string(row) + " bytes)"
-                         : "a 3-D array is copied whole (offset 0, " + std::to_string(a.size_bytes()) + " bytes)";
+            d.Depth == 0
+                ? "a 2-D array takes whole rows (offset and size multiples of " + std::to_string(row) + " bytes)"
+                : "a 3-D array is copied whole (offset 0, " + std::to_string(a.size_bytes()) + " bytes)";
         throw logic_error(std::string(what) + ": " + expected + ", got " + std::to_string(bytes) + " bytes at offset " +
                           std::to_string(offset) + "; use Memcpy2D or Memcpy3D for other parts");
     }
@@ -200,8 +201,9 @@ void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std
     const CUDA_ARRAY3D_DESCRIPTOR d = dst.descriptor_3d(), s = src.descriptor_3d();
     if (d.Width != s.Width || d.Height != s.Height || d.Depth != s.Depth ||
         array_element_bytes(d) != array_element_bytes(s))
-        throw logic_error("memcpy_atoa(): 2-D and 3-D arrays are copied whole, so both need the same extent and "
-                          "element size; use Memcpy3D to copy between parts of arrays");
+        throw logic_error(
+            "memcpy_atoa(): 2-D and 3-D arrays are copied whole, so both need the same extent and "
+            "element size; use Memcpy3D to copy between parts of arrays");
     const array_region to = whole_array_region("memcpy_atoa()", dst, dst_offset, bytes);
     memcpy_3d(whole_array_region("memcpy_atoa()", src, src_offset, bytes).at, to.at, to.extent);
 }

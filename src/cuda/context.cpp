@@ -187,8 +187,8 @@ context_state_ptr adopt_current(CUcontext handle) {
     if (api().cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && active &&
         api().cuDevicePrimaryCtxRetain(&primary, dev) == CUDA_SUCCESS) {
         if (primary == handle) {
-            auto state = std::make_shared<detail::context_state>(handle, ordinal,
-                                                                 detail::context_state::ownership::primary);
+            auto state =
+                std::make_shared<detail::context_state>(handle, ordinal, detail::context_state::ownership::primary);
             // Never freed: the driver reclaims the context when the process ends, and no
             // destructor runs against a driver that may be unloading.
             static auto* kept_for_the_process = new std::vector<context_state_ptr>;

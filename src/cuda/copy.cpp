@@ -25,8 +25,8 @@ void check_device_range(const char* what, const device_pointer& p, std::size_t b
 std::size_t byte_count(const char* what, std::size_t a, std::size_t b, std::size_t c = 0) {
     if (const auto bytes = checked_mul_add(a, b, c))
         return *bytes;
-    throw logic_error(std::string(what) + ": the region of " + std::to_string(a) + " x " + std::to_string(b) +
-                      " + " + std::to_string(c) + " bytes is beyond 64 bits");
+    throw logic_error(std::string(what) + ": the region of " + std::to_string(a) + " x " + std::to_string(b) + " + " +
+                      std::to_string(c) + " bytes is beyond 64 bits");
 }
 
 void check_host_pointer(const char* what, const void* p) {
@@ -56,8 +56,8 @@ bool check_memset_2d(const char* what, const device_pointer& dst, std::size_t pi
     if (pitch < row_bytes || pitch % element_size != 0)
         throw logic_error(std::string(what) + ": pitch " + std::to_string(pitch) + " bytes cannot hold a row of " +
                           std::to_string(width) + " elements of " + std::to_string(element_size) +
-                          " bytes; the pitch must be at least " + std::to_string(row_bytes) +
-                          " and a multiple of " + std::to_string(element_size));
+                          " bytes; the pitch must be at least " + std::to_string(row_bytes) + " and a multiple of " +
+                          std::to_string(element_size));
     check_memset(what, dst, 1, element_size);  // null and alignment
     check_device_range(what, dst, byte_count(what, pitch, height - 1, row_bytes));
     return true;
@@ -128,8 +128,8 @@ void memcpy_peer(device_pointer dst, const context& dst_context, device_pointer 
     GPUKIT_CU(cuMemcpyPeer, dst.address, dst_context.handle(), src.address, src_context.handle(), bytes);
 }
 
-void memcpy_peer_async(device_pointer dst, const context& dst_context, device_pointer src,
-                       const context& src_context, std::size_t bytes, stream_view s) {
+void memcpy_peer_async(device_pointer dst, const context& dst_context, device_pointer src, const context& src_context,
+                       std::size_t bytes, stream_view s) {
     if (bytes == 0)
         return;
     check_device_range("memcpy_peer_async(dest)", dst, bytes);
@@ -173,20 +173,18 @@ void memset_d2d8(device_pointer dst, std::size_t pitch, std::uint8_t value, std:
         GPUKIT_CU(cuMemsetD2D8, dst.address, pitch, value, width, height);
 }
 
-void memset_d2d16(device_pointer dst, std::size_t pitch, std::uint16_t value, std::size_t width,
-                  std::size_t height) {
+void memset_d2d16(device_pointer dst, std::size_t pitch, std::uint16_t value, std::size_t width, std::size_t height) {
     if (check_memset_2d("memset_d2d16", dst, pitch, width, height, 2))
         GPUKIT_CU(cuMemsetD2D16, dst.address, pitch, value, width, height);
 }
 
-void memset_d2d32(device_pointer dst, std::size_t pitch, std::uint32_t value, std::size_t width,
-                  std::size_t height) {
+void memset_d2d32(device_pointer dst, std::size_t pitch, std::uint32_t value, std::size_t width, std::size_t height) {
     if (check_memset_2d("memset_d2d32", dst, pitch, width, height, 4))
         GPUKIT_CU(cuMemsetD2D32, dst.address, pitch, value, width, height);
 }
 
-void memset_d2d8_async(device_pointer dst, std::size_t pitch, std::uint8_t value, std::size_t width,
-                       std::size_t height, stream_view s) {
+void memset_d2d8_async(device_pointer dst, std::size_t pitch, std::uint8_t value, std::size_t width, std::size_t height,
+                       stream_view s) {
     if (check_memset_2d("memset_d2d8_async", dst, pitch, width, height, 1))
         GPUKIT_CU(cuMemsetD2D8Async, dst.address, pitch, value, width, height, s.handle());
 }

@@ -67,8 +67,7 @@ int device::attribute(CUdevice_attribute attribute) const {
     int value = 0;
     const CUresult result = api().cuDeviceGetAttribute(&value, attribute, handle());
     if (result != CUDA_SUCCESS)
-        throw_cuda_error(result, "cuDeviceGetAttribute",
-                         "attribute " + std::to_string(static_cast<int>(attribute)));
+        throw_cuda_error(result, "cuDeviceGetAttribute", "attribute " + std::to_string(static_cast<int>(attribute)));
     return value;
 }
 

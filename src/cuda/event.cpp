@@ -13,8 +13,7 @@ event event::create(unsigned int flags) {
     const CUresult result = api().cuEventCreate(&handle, flags);
     if (result != CUDA_SUCCESS)
         throw_cuda_error(result, "cuEventCreate",
-                         "flags " + std::to_string(flags) +
-                             "; INTERPROCESS events also need DISABLE_TIMING");
+                         "flags " + std::to_string(flags) + "; INTERPROCESS events also need DISABLE_TIMING");
     return event(handle, flags, ctx.state(), false);
 }
 
@@ -48,18 +47,21 @@ bool event_view::query() const { return is_ready(api().cuEventQuery(handle()), "
 float event::time_since(const event& start) const {
     for (const event* e : {&start, this}) {
         if (!e->was_recorded())
-            throw logic_error("Event.time_since/time_till: an event was never recorded; call record() on both "
-                              "events, then synchronize() the later one, before timing");
+            throw logic_error(
+                "Event.time_since/time_till: an event was never recorded; call record() on both "
+                "events, then synchronize() the later one, before timing");
         if (e->flags() & CU_EVENT_DISABLE_TIMING)
-            throw logic_error("Event.time_since/time_till: an event was created with DISABLE_TIMING and "
-                              "cannot be timed");
+            throw logic_error(
+                "Event.time_since/time_till: an event was created with DISABLE_TIMING and "
+                "cannot be timed");
     }
     float ms = 0.0f;
     const CUresult result = api().cuEventElapsedTime(&ms, start.handle(), handle());
     if (result == CUDA_ERROR_NOT_READY)
-        throw logic_error("Event.time_since/time_till: the events have not completed yet; call synchronize() "
-                          "on the later event first",
-                          result, "cuEventElapsedTime");
+        throw logic_error(
+            "Event.time_since/time_till: the events have not completed yet; call synchronize() "
+            "on the later event first",
+            result, "cuEventElapsedTime");
     if (result != CUDA_SUCCESS)
         throw_cuda_error(result, "cuEventElapsedTime");
     return ms;
@@ -67,8 +69,9 @@ float event::time_since(const event& start) const {
 
 CUipcEventHandle event::ipc_handle() const {
     if ((flags_ & CU_EVENT_INTERPROCESS) == 0 || (flags_ & CU_EVENT_DISABLE_TIMING) == 0)
-        throw logic_error("Event.ipc_handle(): the event must be created with event_flags.INTERPROCESS | "
-                          "event_flags.DISABLE_TIMING");
+        throw logic_error(
+            "Event.ipc_handle(): the event must be created with event_flags.INTERPROCESS | "
+            "event_flags.DISABLE_TIMING");
     CUipcEventHandle handle{};
     GPUKIT_CU(cuIpcGetEventHandle, &handle, this->handle());
     return handle;

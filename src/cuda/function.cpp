@@ -80,8 +80,8 @@ void function::set_attribute(CUfunction_attribute which, int value) const {
     const CUresult result = api().cuFuncSetAttribute(handle(), which, value);
     if (result != CUDA_SUCCESS)
         throw_cuda_error(result, "cuFuncSetAttribute",
-                         "kernel '" + name() + "', attribute " + std::to_string(static_cast<int>(which)) +
-                             ", value " + std::to_string(value) + "; only the settable attributes may be set");
+                         "kernel '" + name() + "', attribute " + std::to_string(static_cast<int>(which)) + ", value " +
+                             std::to_string(value) + "; only the settable attributes may be set");
 }
 
 void function::set_cache_config(CUfunc_cache config) const { GPUKIT_CU(cuFuncSetCacheConfig, handle(), config); }
@@ -114,7 +114,8 @@ void function::check_launch(const launch_config& config) const {
                               "; raise it with set_attribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes) first");
     }
     if (config.cooperative() && !limit.cooperative)
-        throw logic_error("launching '" + name() + "': a cooperative launch was requested, but this device does "
+        throw logic_error("launching '" + name() +
+                          "': a cooperative launch was requested, but this device does "
                           "not support cooperative launches");
 }
 

@@ -11,8 +11,9 @@ namespace gpukit::cuda {
 
 void begin_capture(stream_view s, capture_mode mode) {
     if (s.handle() == nullptr)
-        throw logic_error("begin_capture: the legacy default stream cannot be captured; capture a Stream you "
-                          "created");
+        throw logic_error(
+            "begin_capture: the legacy default stream cannot be captured; capture a Stream you "
+            "created");
     context::current_or_throw("beginning a stream capture");
     GPUKIT_CU(cuStreamBeginCapture, s.handle(), static_cast<CUstreamCaptureMode>(mode));
 }
@@ -58,8 +59,9 @@ CUDA_KERNEL_NODE_PARAMS kernel_node_params(const function& f, const launch_confi
     f.check_launch(config);
     f.check_arguments(args.sizes, args.count);
     if (config.has_cluster() || config.cooperative())
-        throw logic_error("graph kernel node: thread-block clusters and cooperative launches are not supported in "
-                          "nodes added by hand; capture such a launch from a stream instead");
+        throw logic_error(
+            "graph kernel node: thread-block clusters and cooperative launches are not supported in "
+            "nodes added by hand; capture such a launch from a stream instead");
     CUDA_KERNEL_NODE_PARAMS p{};
     p.func = f.handle();
     detail::set_launch_shape(p, config);

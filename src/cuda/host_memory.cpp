@@ -81,7 +81,9 @@ unsigned int pagelocked_host_allocation::flags() const {
     return value | flags_;
 }
 
-CUdeviceptr pagelocked_host_allocation::device_pointer() const { return host_device_pointer(memory_.context(), data()); }
+CUdeviceptr pagelocked_host_allocation::device_pointer() const {
+    return host_device_pointer(memory_.context(), data());
+}
 
 // ---- registered_host_memory
 

@@ -83,9 +83,8 @@ void launch_packed(const function& f, const launch_config& config, void** args, 
         config.has_cluster() || config.cooperative()
             ? launch_extended(f, config, args)
             : api().cuLaunchKernel(f.handle(), config.grid().x, config.grid().y, config.grid().z, config.block().x,
-                                   config.block().y, config.block().z,
-                                   static_cast<unsigned int>(config.shared_bytes()), config.stream().handle(), args,
-                                   nullptr);
+                                   config.block().y, config.block().z, static_cast<unsigned int>(config.shared_bytes()),
+                                   config.stream().handle(), args, nullptr);
     if (result != CUDA_SUCCESS)
         throw_cuda_error(result, config.has_cluster() || config.cooperative() ? "cuLaunchKernelEx" : "cuLaunchKernel",
                          describe(f, config) + context_mismatch(f, config));

@@ -20,8 +20,8 @@ staging_buffer::staging_buffer(void* host, std::size_t bytes, bool copy_in, bool
     CUdeviceptr device = 0;
     const CUresult result = api().cuMemAlloc(&device, bytes_);
     if (result != CUDA_SUCCESS)
-        throw_cuda_error(result, "cuMemAlloc", "device copy of a " + std::to_string(bytes_) +
-                                                   "-byte In/Out/InOut argument");
+        throw_cuda_error(result, "cuMemAlloc",
+                         "device copy of a " + std::to_string(bytes_) + "-byte In/Out/InOut argument");
     memory_ = {{device, s.handle()}, ctx.state()};  // freed by memory_ should the copy below fail
     // Ordered on the launch stream, so the kernel sees the data even on a non-blocking stream.
     if (copy_in)

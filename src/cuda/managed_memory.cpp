@@ -32,8 +32,9 @@ void managed_allocation::attach(unsigned int flags, stream_view s) const {
         throw logic_error("ManagedAllocation.attach(): mem_flags " + std::to_string(flags) +
                           " is not one of mem_attach_flags.GLOBAL (1), HOST (2) or SINGLE (4)");
     if (flags == CU_MEM_ATTACH_SINGLE && !s.handle())
-        throw logic_error("ManagedAllocation.attach(): mem_attach_flags.SINGLE attaches to one stream, so a Stream "
-                          "must be given, not the default stream");
+        throw logic_error(
+            "ManagedAllocation.attach(): mem_attach_flags.SINGLE attaches to one stream, so a Stream "
+            "must be given, not the default stream");
     const CUdeviceptr address = device_pointer();
     // Length 0 means the whole allocation, which is the only length managed memory accepts.
     GPUKIT_CU(cuStreamAttachMemAsync, s.handle(), address, 0, flags);

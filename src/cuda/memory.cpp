@@ -39,9 +39,8 @@ device_allocation device_allocation::allocate(std::size_t bytes) {
     return device_allocation(address, bytes, ctx.state());
 }
 
-std::pair<device_allocation, std::size_t> device_allocation::allocate_pitch(std::size_t width_bytes,
-                                                                           std::size_t height,
-                                                                           unsigned int access_size) {
+std::pair<device_allocation, std::size_t> device_allocation::allocate_pitch(std::size_t width_bytes, std::size_t height,
+                                                                            unsigned int access_size) {
     if (access_size != 4 && access_size != 8 && access_size != 16)
         throw logic_error("mem_alloc_pitch(): access_size " + std::to_string(access_size) +
                           " is not supported; it must be 4, 8 or 16 (the element size in bytes)");

@@ -30,10 +30,11 @@ CUmodule load(const void* image, std::size_t size, const std::vector<jit_option_
     std::vector<CUjit_option> keys;
     std::vector<void*> values;
     for (const auto& [key, value] : options) {
-        if (key == CU_JIT_INFO_LOG_BUFFER || key == CU_JIT_ERROR_LOG_BUFFER || key == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES ||
-            key == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
-            throw logic_error("module_from_buffer: the JIT log buffers are managed by gpukit; read the logs through "
-                              "message_handler instead of passing log-buffer options");
+        if (key == CU_JIT_INFO_LOG_BUFFER || key == CU_JIT_ERROR_LOG_BUFFER ||
+            key == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES || key == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+            throw logic_error(
+                "module_from_buffer: the JIT log buffers are managed by gpukit; read the logs through "
+                "message_handler instead of passing log-buffer options");
         keys.push_back(key);
         values.push_back(reinterpret_cast<void*>(value));
     }
@@ -43,8 +44,8 @@ CUmodule load(const void* image, std::size_t size, const std::vector<jit_option_
                                  reinterpret_cast<void*>(jit_log_capacity)});
 
     CUmodule handle = nullptr;
-    const CUresult result = api().cuModuleLoadDataEx(&handle, image, static_cast<unsigned int>(keys.size()),
-                                                     keys.data(), values.data());
+    const CUresult result =
+        api().cuModuleLoadDataEx(&handle, image, static_cast<unsigned int>(keys.size()), keys.data(), values.data());
     if (log) {
         log->info = until_nul(info);
         log->error = until_nul(errors);
@@ -76,7 +77,8 @@ module module::from_image(const std::vector<char>& image, context_state_ptr owne
 module module::from_file(const std::string& path, const std::vector<jit_option_value>& options, jit_log* log) {
     const std::optional<std::string> content = read_file(path);
     if (!content)
-        throw runtime_error("module_from_file: cannot open '" + path + "'; expected a readable cubin, fatbin or PTX "
+        throw runtime_error("module_from_file: cannot open '" + path +
+                            "'; expected a readable cubin, fatbin or PTX "
                             "file");
     std::vector<char> image(content->begin(), content->end());
     image.push_back('\0');  // PTX is read as a C string; binary images ignore the extra byte

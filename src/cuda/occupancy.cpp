@@ -25,7 +25,8 @@ device_data device_data::of(const device& dev) {
     d.registers = dev.attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
     d.registers_per_block = dev.attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
     d.shared_memory = static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR));
-    d.shared_memory_per_block = static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+    d.shared_memory_per_block =
+        static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
     d.shared_memory_per_block_optin =
         static_cast<std::size_t>(dev.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
     d.reserved_shared_memory_per_block =
@@ -82,8 +83,8 @@ occupancy_record::occupancy_record(const device_data& data, int threads, std::si
 
     int by_registers = by_device;
     if (registers > 0) {
-        const auto per_warp = static_cast<int>(
-            round_up(static_cast<std::size_t>(registers) * data.warp_size, data.register_alloc_unit));
+        const auto per_warp =
+            static_cast<int>(round_up(static_cast<std::size_t>(registers) * data.warp_size, data.register_alloc_unit));
         if (per_warp * warps_per_block > data.registers_per_block)
             throw logic_error("OccupancyRecord: " + std::to_string(threads) + " threads using " +
                               std::to_string(registers) + " registers each exceed the " +
@@ -103,8 +104,8 @@ occupancy_record::occupancy_record(const device_data& data, int threads, std::si
 
     const std::array<std::pair<int, const char*>, 4> limits{
         {{by_device, "device"}, {by_warps, "warps"}, {by_registers, "regs"}, {by_shared, "smem"}}};
-    const auto tightest = std::min_element(limits.begin(), limits.end(),
-                                           [](const auto& a, const auto& b) { return a.first < b.first; });
+    const auto tightest =
+        std::min_element(limits.begin(), limits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     tb_per_mp = tightest->first;
     limited_by = tightest->second;
     warps_per_mp = tb_per_mp * warps_per_block;
@@ -130,9 +131,9 @@ potential_block_size max_potential_block_size(const function& f, std::size_t dyn
         throw logic_error("max_potential_block_size(): block_size_limit must be 0 (no limit) or positive, got " +
                           std::to_string(block_size_limit));
     potential_block_size result{};
-    const CUresult status = api().cuOccupancyMaxPotentialBlockSize(&result.min_grid_size, &result.block_size,
-                                                                   f.handle(), nullptr, dynamic_shared,
-                                                                   block_size_limit);
+    const CUresult status =
+        api().cuOccupancyMaxPotentialBlockSize(&result.min_grid_size, &result.block_size, f.handle(), nullptr,
+                                               dynamic_shared, block_size_limit);
     if (status != CUDA_SUCCESS)
         throw_cuda_error(status, "cuOccupancyMaxPotentialBlockSize", "kernel '" + f.name() + "'");
     return result;

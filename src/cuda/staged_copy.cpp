@@ -114,17 +114,15 @@ void with_staging_area(const char* what, Copy copy) {
 
 // Piece size for a copy of `bytes`: at least four pieces where possible, so the CPU and
 // bus overlap even on moderate sizes, but no piece over a staging buffer.
-std::size_t piece_size(std::size_t bytes) {
-    return std::clamp(bytes / 4, min_piece_bytes, buffer_bytes);
-}
+std::size_t piece_size(std::size_t bytes) { return std::clamp(bytes / 4, min_piece_bytes, buffer_bytes); }
 
 }  // namespace
 
 bool is_driver_memory(const void* p) {
     unsigned int type = 0;
     // The driver answers an error for memory it does not know, that is for pageable memory.
-    const CUresult result = api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                                        reinterpret_cast<CUdeviceptr>(p));
+    const CUresult result =
+        api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(p));
     return result == CUDA_SUCCESS;
 }
 
@@ -159,8 +157,7 @@ void staged_memcpy_dtoh(void* dst, CUdeviceptr src, std::size_t bytes) {
         auto start_transfer = [&](std::size_t i) {
             const std::size_t offset = i * piece;
             const std::size_t b = i % buffer_count;
-            GPUKIT_CU(cuMemcpyDtoHAsync, area.buffer(b), src + offset, std::min(piece, bytes - offset),
-                      area.stream());
+            GPUKIT_CU(cuMemcpyDtoHAsync, area.buffer(b), src + offset, std::min(piece, bytes - offset), area.stream());
             GPUKIT_CU(cuEventRecord, area.event(b), area.stream());
         };
         for (std::size_t i = 0; i < std::min(pieces, buffer_count); ++i)

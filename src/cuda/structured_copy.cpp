@@ -47,7 +47,8 @@ void check_location(const char* operation, const char* side, const copy_location
         throw logic_error(what + ": the region ends beyond 64-bit byte offsets; use a smaller region, offset or pitch");
     if (*end > *at.capacity)
         throw logic_error(what + ": the region ends at byte " + std::to_string(*end) + " but the buffer holds " +
-                          std::to_string(*at.capacity) + " bytes; use a larger buffer or a smaller region, "
+                          std::to_string(*at.capacity) +
+                          " bytes; use a larger buffer or a smaller region, "
                           "offset or pitch");
 }
 
@@ -68,18 +69,18 @@ D descriptor(const copy_location& src, const copy_location& dst, const copy_exte
     constexpr bool three_d = !std::is_same_v<D, CUDA_MEMCPY2D>;
     D d{};
     // One side: `side` is both the prefix of the descriptor's fields and the location.
-#define GPUKIT_DESCRIBE_SIDE(side)                                                  \
-    d.side##XInBytes = side.x_in_bytes;                                             \
-    d.side##Y = side.y;                                                             \
-    d.side##MemoryType = side.type;                                                 \
-    d.side##Host = const_cast<void*>(side.host);                                    \
-    d.side##Device = side.device;                                                   \
-    d.side##Array = side.array_handle;                                              \
-    d.side##Pitch = side.pitch ? side.pitch : extent.width_in_bytes;                \
-    if constexpr (three_d) {                                                        \
-        d.side##Z = side.z;                                                         \
-        d.side##LOD = side.lod;                                                     \
-        d.side##Height = side.height ? side.height : extent.height;                 \
+#define GPUKIT_DESCRIBE_SIDE(side)                                   \
+    d.side##XInBytes = side.x_in_bytes;                              \
+    d.side##Y = side.y;                                              \
+    d.side##MemoryType = side.type;                                  \
+    d.side##Host = const_cast<void*>(side.host);                     \
+    d.side##Device = side.device;                                    \
+    d.side##Array = side.array_handle;                               \
+    d.side##Pitch = side.pitch ? side.pitch : extent.width_in_bytes; \
+    if constexpr (three_d) {                                         \
+        d.side##Z = side.z;                                          \
+        d.side##LOD = side.lod;                                      \
+        d.side##Height = side.height ? side.height : extent.height;  \
     }
     GPUKIT_DESCRIBE_SIDE(src)
     GPUKIT_DESCRIBE_SIDE(dst)
@@ -104,8 +105,9 @@ std::optional<D> checked_descriptor(const copy_location& src, const copy_locatio
     D d = descriptor<D>(src, dst, extent);
     if constexpr (peer) {
         if (!src.context || !dst.context)
-            throw logic_error(std::string(operation) + ": both contexts must be given; call set_src_context and "
-                                                       "set_dst_context first");
+            throw logic_error(std::string(operation) +
+                              ": both contexts must be given; call set_src_context and "
+                              "set_dst_context first");
         d.srcContext = src.context;
         d.dstContext = dst.context;
     }
@@ -114,17 +116,13 @@ std::optional<D> checked_descriptor(const copy_location& src, const copy_locatio
 
 }  // namespace
 
-void copy_location::set_host(const void* p, std::size_t bytes) {
-    set_memory(CU_MEMORYTYPE_HOST, p, 0, nullptr, bytes);
-}
+void copy_location::set_host(const void* p, std::size_t bytes) { set_memory(CU_MEMORYTYPE_HOST, p, 0, nullptr, bytes); }
 
 void copy_location::set_device(const device_pointer& p) {
     set_memory(CU_MEMORYTYPE_DEVICE, nullptr, p.address, nullptr, p.capacity);
 }
 
-void copy_location::set_array(const array& a) {
-    set_memory(CU_MEMORYTYPE_ARRAY, nullptr, 0, a.handle(), std::nullopt);
-}
+void copy_location::set_array(const array& a) { set_memory(CU_MEMORYTYPE_ARRAY, nullptr, 0, a.handle(), std::nullopt); }
 
 void copy_location::set_unified(CUdeviceptr p, std::optional<std::size_t> bytes) {
     set_memory(CU_MEMORYTYPE_UNIFIED, reinterpret_cast<const void*>(p), p, nullptr, bytes);
@@ -147,8 +145,7 @@ void memcpy_2d(const copy_location& src, const copy_location& dst, const copy_ex
         GPUKIT_CU(cuMemcpy2DUnaligned, &*d);
 }
 
-void memcpy_2d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
-                     stream_view s) {
+void memcpy_2d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent, stream_view s) {
     if (const auto d = checked_descriptor<CUDA_MEMCPY2D>(src, dst, extent))
         GPUKIT_CU(cuMemcpy2DAsync, &*d, s.handle());
 }
@@ -158,8 +155,7 @@ void memcpy_3d(const copy_location& src, const copy_location& dst, const copy_ex
         GPUKIT_CU(cuMemcpy3D, &*d);
 }
 
-void memcpy_3d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
-                     stream_view s) {
+void memcpy_3d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent, stream_view s) {
     if (const auto d = checked_descriptor<CUDA_MEMCPY3D>(src, dst, extent))
         GPUKIT_CU(cuMemcpy3DAsync, &*d, s.handle());
 }

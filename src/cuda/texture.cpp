@@ -60,7 +60,8 @@ CUsurfObject create_surface(const std::shared_ptr<const array>& source) {
     const char* what = "SurfaceObject()";
     const array& a = checked_array(what, source);
     if (!(a.descriptor_3d().Flags & CUDA_ARRAY3D_SURFACE_LDST))
-        throw logic_error(std::string(what) + ": the array was not created for surface access; create it with "
+        throw logic_error(std::string(what) +
+                          ": the array was not created for surface access; create it with "
                           "array3d_flags.SURFACE_LDST in its ArrayDescriptor3D flags");
     CUDA_RESOURCE_DESC resource{};
     resource.resType = CU_RESOURCE_TYPE_ARRAY;
@@ -94,8 +95,10 @@ texture_object texture_object::from_linear(const device_pointer& memory, CUarray
     check_linear_texture(memory, format, num_channels, size_bytes, alignments_of(ctx).address);
     CUDA_RESOURCE_DESC resource{};
     resource.resType = CU_RESOURCE_TYPE_LINEAR;
-    resource.res.linear = {
-        .devPtr = memory.address, .format = format, .numChannels = num_channels, .sizeInBytes = size_bytes};
+    resource.res.linear = {.devPtr = memory.address,
+                           .format = format,
+                           .numChannels = num_channels,
+                           .sizeInBytes = size_bytes};
     return texture_object(create_texture(resource, desc), ctx.state(), nullptr);
 }
 

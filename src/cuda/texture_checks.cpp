@@ -11,9 +11,7 @@ namespace {
 
 std::string str(std::size_t n) { return std::to_string(n); }
 
-bool is_float_format(CUarray_format format) {
-    return format == CU_AD_FORMAT_FLOAT || format == CU_AD_FORMAT_HALF;
-}
+bool is_float_format(CUarray_format format) { return format == CU_AD_FORMAT_FLOAT || format == CU_AD_FORMAT_HALF; }
 
 void check_address(const char* what, const device_pointer& memory, std::size_t texture_alignment) {
     if (memory.address == 0)
@@ -39,7 +37,8 @@ void check_texture_desc(const char* what, const texture_desc& desc, CUarray_form
     // integers has nothing to interpolate between.
     if (desc.filter_mode == CU_TR_FILTER_MODE_LINEAR && (desc.flags & CU_TRSF_READ_AS_INTEGER) &&
         !is_float_format(format))
-        throw logic_error(std::string(what) + ": linear filtering needs values read as floats; drop "
+        throw logic_error(std::string(what) +
+                          ": linear filtering needs values read as floats; drop "
                           "TRSF_READ_AS_INTEGER or use filter_mode.POINT");
     const bool normalized = desc.flags & CU_TRSF_NORMALIZED_COORDINATES;
     for (int dim = 0; dim < 3; ++dim) {

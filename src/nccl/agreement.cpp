@@ -44,13 +44,17 @@ call_signature refused_signature(collective what) { return {static_cast<std::int
 
 std::string describe(const call_signature& call) {
     if (call.count < 0)
-        return name_or_number(call.what, collectives, [](collective c) { return name(c); }, "collective") +
+        return name_or_number(
+                   call.what, collectives, [](collective c) { return name(c); }, "collective") +
                " that the rank's own checks refused (its error says why)";
-    std::string text = name_or_number(call.what, collectives, [](collective c) { return name(c); }, "collective") +
+    std::string text = name_or_number(
+                           call.what, collectives, [](collective c) { return name(c); }, "collective") +
                        " of " + std::to_string(call.count) + " " +
-                       name_or_number(call.type, data_types, [](data_type t) { return name(t); }, "type");
+                       name_or_number(
+                           call.type, data_types, [](data_type t) { return name(t); }, "type");
     if (call.op >= 0)
-        text += ", op " + name_or_number(call.op, reduce_ops, [](reduce_op o) { return name(o); }, "");
+        text += ", op " + name_or_number(
+                              call.op, reduce_ops, [](reduce_op o) { return name(o); }, "");
     if (call.root >= 0)
         text += ", root " + std::to_string(call.root);
     return text;
@@ -86,8 +90,8 @@ void check_agreement(const communicator& comm, const call_signature& mine, cuda:
     const CUdeviceptr own = gathered + ranks * sizeof(call_signature);
     // From pageable memory the copy is staged before the call returns, so `mine` may go.
     cuda::memcpy_htod_async(own, &mine, sizeof(call_signature), stream);
-    check(api().ncclAllGather(reinterpret_cast<const void*>(own), reinterpret_cast<void*>(gathered),
-                              signature_fields, static_cast<int>(data_type::int64), handle, stream.handle()),
+    check(api().ncclAllGather(reinterpret_cast<const void*>(own), reinterpret_cast<void*>(gathered), signature_fields,
+                              static_cast<int>(data_type::int64), handle, stream.handle()),
           "ncclAllGather", handle);
     std::vector<call_signature> per_rank(ranks);
     cuda::memcpy_dtoh_async(per_rank.data(), gathered, ranks * sizeof(call_signature), stream);

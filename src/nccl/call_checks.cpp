@@ -19,9 +19,12 @@ struct extents {
 
 extents extents_of(collective what, std::size_t ranks) {
     switch (what) {
-    case collective::all_gather: return {1, ranks};
-    case collective::reduce_scatter: return {ranks, 1};
-    default: return {1, 1};
+    case collective::all_gather:
+        return {1, ranks};
+    case collective::reduce_scatter:
+        return {ranks, 1};
+    default:
+        return {1, 1};
     }
 }
 
@@ -111,8 +114,7 @@ checked_call plan_call(collective what, int rank_count, int rank, const buffer_a
                 throw argument_error(std::string(call) + ": " + b->name + " holds " + elements_text(*b->elements) +
                                      " but must hold " + elements_text(factor * *count) + " (" +
                                      (factor == 1 ? "as many as " + std::string(sized->name)
-                                                  : std::to_string(factor) + " ranks times " +
-                                                        elements_text(*count)) +
+                                                  : std::to_string(factor) + " ranks times " + elements_text(*count)) +
                                      ")");
     } else {
         for (const auto& [b, factor] : {std::pair{&send, per.send}, std::pair{&recv, per.recv}})

@@ -151,12 +151,15 @@ void communicator::settle() const {
 void communicator::take_made_handle() const {
     switch (pending_->state) {
     case detail::pending_comm::phase::waiting:
-        throw logic_error("this NCCL communicator is being made by a group that has not ended; use it after the "
-                          "group (the with-block) ends, where NCCL makes it");
+        throw logic_error(
+            "this NCCL communicator is being made by a group that has not ended; use it after the "
+            "group (the with-block) ends, where NCCL makes it");
     case detail::pending_comm::phase::failed:
-        throw logic_error("the NCCL group that was making this communicator failed, so it was never made (or "
-                          "was aborted after NCCL's failure); it can no longer be used");
-    case detail::pending_comm::phase::made: break;
+        throw logic_error(
+            "the NCCL group that was making this communicator failed, so it was never made (or "
+            "was aborted after NCCL's failure); it can no longer be used");
+    case detail::pending_comm::phase::made:
+        break;
     }
     if (!pending_->handle) {  // NCCL reported success but wrote no handle: treat it as failed
         pending_->state = detail::pending_comm::phase::failed;
@@ -167,8 +170,8 @@ void communicator::take_made_handle() const {
 }
 
 communicator::communicator(communicator&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), rank_(other.rank_), size_(other.size_),
-      device_(other.device_), primary_(std::move(other.primary_)), checks_agreement_(other.checks_agreement_),
+    : handle_(std::exchange(other.handle_, nullptr)), rank_(other.rank_), size_(other.size_), device_(other.device_),
+      primary_(std::move(other.primary_)), checks_agreement_(other.checks_agreement_),
       pending_(std::move(other.pending_)) {}
 
 communicator& communicator::operator=(communicator&& other) noexcept {
@@ -211,8 +214,9 @@ void communicator::end_with(result (*nccl_api::*end)(comm_t), const char* routin
         if (pending_->state == detail::pending_comm::phase::failed)
             return;  // the group failed: it never made it, or aborted it
         if (pending_->state == detail::pending_comm::phase::waiting)
-            throw logic_error("an NCCL communicator cannot be destroyed or aborted before the group that makes it "
-                              "ends");
+            throw logic_error(
+                "an NCCL communicator cannot be destroyed or aborted before the group that makes it "
+                "ends");
         take_made_handle();
     }
     if (!handle_)
@@ -314,8 +318,9 @@ std::optional<communicator> communicator::split(int color, int key) const {
             // Outside any group NCCL splits at once; so it deferred this split to a group that
             // gpukit did not open, which will write the handle later.
             keep_for_a_foreign_group(std::move(slot));
-            throw logic_error("split: NCCL deferred the split to an NCCL group that gpukit did not open (another "
-                              "library's ncclGroupStart on this thread); group gpukit's calls with gpukit's group");
+            throw logic_error(
+                "split: NCCL deferred the split to an NCCL group that gpukit did not open (another "
+                "library's ncclGroupStart on this thread); group gpukit's calls with gpukit's group");
         }
         communicator made(slot->handle, primary_);
         made.settle();
@@ -360,9 +365,8 @@ void communicator::broadcast(const void* send, void* recv, std::size_t count, da
         check_type(type);
         check_rank(root, "root");
         const CUstream s = stream.handle();
-        call_or_record("ncclBroadcast", h, primary_, [=] {
-            return api().ncclBroadcast(send, recv, count, static_cast<int>(type), root, h, s);
-        });
+        call_or_record("ncclBroadcast", h, primary_,
+                       [=] { return api().ncclBroadcast(send, recv, count, static_cast<int>(type), root, h, s); });
     });
 }
 
@@ -373,14 +377,13 @@ void communicator::all_gather(const void* send, void* recv, std::size_t send_cou
         agree(collective::all_gather, send_count, type, -1, -1, stream);
         check_type(type);
         const CUstream s = stream.handle();
-        call_or_record("ncclAllGather", h, primary_, [=] {
-            return api().ncclAllGather(send, recv, send_count, static_cast<int>(type), h, s);
-        });
+        call_or_record("ncclAllGather", h, primary_,
+                       [=] { return api().ncclAllGather(send, recv, send_count, static_cast<int>(type), h, s); });
     });
 }
 
-void communicator::reduce_scatter(const void* send, void* recv, std::size_t recv_count, data_type type,
-                                  reduce_op op, cuda::stream_view stream) const {
+void communicator::reduce_scatter(const void* send, void* recv, std::size_t recv_count, data_type type, reduce_op op,
+                                  cuda::stream_view stream) const {
     detail::refusing_in_group([&] {
         const comm_t h = handle();
         agree(collective::reduce_scatter, recv_count, type, static_cast<int>(op), -1, stream);
@@ -400,9 +403,8 @@ void communicator::send(const void* buffer, std::size_t count, data_type type, i
         check_type(type);
         check_rank(peer, "peer");
         const CUstream s = stream.handle();
-        call_or_record("ncclSend", h, primary_, [=] {
-            return api().ncclSend(buffer, count, static_cast<int>(type), peer, h, s);
-        });
+        call_or_record("ncclSend", h, primary_,
+                       [=] { return api().ncclSend(buffer, count, static_cast<int>(type), peer, h, s); });
     });
 }
 
@@ -412,9 +414,8 @@ void communicator::recv(void* buffer, std::size_t count, data_type type, int pee
         check_type(type);
         check_rank(peer, "peer");
         const CUstream s = stream.handle();
-        call_or_record("ncclRecv", h, primary_, [=] {
-            return api().ncclRecv(buffer, count, static_cast<int>(type), peer, h, s);
-        });
+        call_or_record("ncclRecv", h, primary_,
+                       [=] { return api().ncclRecv(buffer, count, static_cast<int>(type), peer, h, s); });
     });
 }
 

@@ -6,8 +6,8 @@ namespace gpukit::nccl {
 
 std::string result_name(result code) {
     static constexpr std::array<const char*, 8> names = {
-        "ncclSuccess",       "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
-        "ncclInvalidArgument", "ncclInvalidUsage",     "ncclRemoteError", "ncclInProgress",
+        "ncclSuccess",         "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
+        "ncclInvalidArgument", "ncclInvalidUsage",       "ncclRemoteError", "ncclInProgress",
     };
     const int value = static_cast<int>(code);
     if (value >= 0 && value < static_cast<int>(names.size()))

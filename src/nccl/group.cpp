@@ -28,8 +28,8 @@ result end_group() {
 // since 2.18 does so for a collective on a null communicator, refused before anything else
 // is looked at).
 void make_nccl_fail_the_group() noexcept {
-    (void)api().ncclAllReduce(nullptr, nullptr, 0, static_cast<int>(data_type::int8),
-                              static_cast<int>(reduce_op::sum), nullptr, nullptr);
+    (void)api().ncclAllReduce(nullptr, nullptr, 0, static_cast<int>(data_type::int8), static_cast<int>(reduce_op::sum),
+                              nullptr, nullptr);
 }
 
 // Issues `calls` in order in one NCCL group. The first call NCCL refuses (or that throws)
@@ -113,7 +113,8 @@ void group::finish(bool cancelled) {
             return;
         throw nccl_error("the NCCL group failed (" + result_name(result::invalid_argument) +
                              "): a call in it was refused, so none of its calls was issued to NCCL (nothing was "
-                             "launched, no communicator made): " + why,
+                             "launched, no communicator made): " +
+                             why,
                          static_cast<int>(result::invalid_argument), "ncclGroupEnd");
     }
     std::exception_ptr failed;

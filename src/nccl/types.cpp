@@ -41,13 +41,20 @@ std::string_view name(reduce_op op) noexcept { return op_names[static_cast<int>(
 
 const char* name(collective what) noexcept {
     switch (what) {
-    case collective::all_reduce: return "all_reduce";
-    case collective::reduce: return "reduce";
-    case collective::broadcast: return "broadcast";
-    case collective::all_gather: return "all_gather";
-    case collective::reduce_scatter: return "reduce_scatter";
-    case collective::send: return "send";
-    case collective::recv: return "recv";
+    case collective::all_reduce:
+        return "all_reduce";
+    case collective::reduce:
+        return "reduce";
+    case collective::broadcast:
+        return "broadcast";
+    case collective::all_gather:
+        return "all_gather";
+    case collective::reduce_scatter:
+        return "reduce_scatter";
+    case collective::send:
+        return "send";
+    case collective::recv:
+        return "recv";
     }
     return "collective";
 }

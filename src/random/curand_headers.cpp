@@ -85,8 +85,9 @@ curand_headers require_curand_headers() {
     const rtc::cuda_toolkit toolkit = rtc::find_cuda_toolkit(search);
     if (auto found = find_curand_headers(toolkit, search.nvidia_package_dirs))
         return *found;
-    std::string message = "cuRAND's device headers are needed for the XORWOW, MRG32k3a and Sobol generators "
-                          "(curandom.rand needs none): ";
+    std::string message =
+        "cuRAND's device headers are needed for the XORWOW, MRG32k3a and Sobol generators "
+        "(curandom.rand needs none): ";
     if (toolkit.include_dirs.empty()) {
         message += "curand_kernel.h needs the CUDA toolkit's headers, and gpukit found " + rtc::describe(toolkit);
     } else {

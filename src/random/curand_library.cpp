@@ -29,8 +29,8 @@ struct curand_library {
 
 curand_library::loaded_type curand_library::load() {
     return gpukit::detail::load_from_candidates<curand_api>(
-        gpukit::detail::library_candidates(
-            gpukit::detail::toolkit_library_dirs(gpukit::detail::nvidia_package_library_dirs({"curand", "cu13"})),
+        gpukit::detail::library_candidates(gpukit::detail::toolkit_library_dirs(
+                                               gpukit::detail::nvidia_package_library_dirs({"curand", "cu13"})),
                                            {"libcurand.so.10", "libcurand.so"}),
         [](void* library, curand_api& table, std::string& missing) {
             using gpukit::detail::resolve_symbol;
@@ -81,7 +81,7 @@ void check_width(direction_vector_set set, bool wide) {
 std::vector<std::uint32_t> direction_vectors32(direction_vector_set set, std::size_t count) {
     check_width(set, false);
     check_count(count, "direction vectors");
-    unsigned int (*vectors)[32] = nullptr;
+    unsigned int(*vectors)[32] = nullptr;
     check(curand_call(&curand_api::curandGetDirectionVectors32, &vectors, static_cast<int>(set)),
           "curandGetDirectionVectors32");
     return std::vector<std::uint32_t>(vectors[0], vectors[0] + count * 32);
@@ -90,7 +90,7 @@ std::vector<std::uint32_t> direction_vectors32(direction_vector_set set, std::si
 std::vector<std::uint64_t> direction_vectors64(direction_vector_set set, std::size_t count) {
     check_width(set, true);
     check_count(count, "direction vectors");
-    unsigned long long (*vectors)[64] = nullptr;
+    unsigned long long(*vectors)[64] = nullptr;
     check(curand_call(&curand_api::curandGetDirectionVectors64, &vectors, static_cast<int>(set)),
           "curandGetDirectionVectors64");
     return std::vector<std::uint64_t>(vectors[0], vectors[0] + count * 64);

@@ -52,8 +52,7 @@ bool is_integer_of_bits(dtype t, int bits) {
 std::string type_name(dtype t) { return std::string(array::name(t)); }
 
 // The kernel that `kernels` pairs with dtype `t`; nullopt when it pairs none.
-std::optional<generator_kernel> kernel_for(dtype t,
-                                           std::initializer_list<std::pair<dtype, generator_kernel>> kernels) {
+std::optional<generator_kernel> kernel_for(dtype t, std::initializer_list<std::pair<dtype, generator_kernel>> kernels) {
     for (const auto& [type, k] : kernels)
         if (type == t)
             return k;
@@ -72,7 +71,7 @@ long long chunk_elements(generator_kind kind, dtype t) {
 
 // Every kernel of `kind`'s module, by generator_kernel.
 std::array<std::optional<cuda::function>, generator_kernel_count> load_kernels(generator_kind kind,
-                                                                                const cuda::module& module) {
+                                                                               const cuda::module& module) {
     std::array<std::optional<cuda::function>, generator_kernel_count> kernels;
     for (int k = 0; k < generator_kernel_count; ++k)
         if (has_kernel(kind, static_cast<generator_kernel>(k)))
@@ -184,8 +183,9 @@ std::string generator::where(const char* method) const {
 void generator::require_context(const char* method) const {
     CUcontext current = nullptr;
     if (cuda::api().cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != module_.owner()->handle)
-        throw logic_error(where(method) + ": the generator was made in another context than the current one; "
-                                          "make its context current first");
+        throw logic_error(where(method) +
+                          ": the generator was made in another context than the current one; "
+                          "make its context current first");
 }
 
 template <class... Args>
@@ -290,8 +290,8 @@ void generator::skip(generator_kernel k, const array::ndarray& counts, const cha
                                                                             : "only MRG32k3a has subsequences"));
     const int bits = k == generator_kernel::skip_ahead_array ? skip_bits(kind_) : 64;
     if (!is_integer_of_bits(counts.type(), bits))
-        throw type_error(where(method) + ": the counts must be " + std::to_string(bits) +
-                         "-bit integers (int" + std::to_string(bits) + " or uint" + std::to_string(bits) + "), got " +
+        throw type_error(where(method) + ": the counts must be " + std::to_string(bits) + "-bit integers (int" +
+                         std::to_string(bits) + " or uint" + std::to_string(bits) + "), got " +
                          type_name(counts.type()));
     if (counts.size() != shape_.count() || !counts.layout().is_contiguous())
         throw logic_error(where(method) + ": the counts must be a contiguous array of one count per generator, " +

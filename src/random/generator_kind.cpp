@@ -14,12 +14,9 @@ struct kind_names {
 
 // One row per generator_kind, in the enum's order.
 constexpr kind_names names[] = {
-    {"XORWOW", "curandStateXORWOW_t"},
-    {"MRG32k3a", "curandStateMRG32k3a_t"},
-    {"Sobol32", "curandStateSobol32_t"},
-    {"ScrambledSobol32", "curandStateScrambledSobol32_t"},
-    {"Sobol64", "curandStateSobol64_t"},
-    {"ScrambledSobol64", "curandStateScrambledSobol64_t"},
+    {"XORWOW", "curandStateXORWOW_t"},   {"MRG32k3a", "curandStateMRG32k3a_t"},
+    {"Sobol32", "curandStateSobol32_t"}, {"ScrambledSobol32", "curandStateScrambledSobol32_t"},
+    {"Sobol64", "curandStateSobol64_t"}, {"ScrambledSobol64", "curandStateScrambledSobol64_t"},
 };
 
 static_assert(std::size(names) == static_cast<std::size_t>(generator_kind::scrambled_sobol64) + 1,

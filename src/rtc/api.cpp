@@ -28,8 +28,7 @@ std::vector<std::string> default_candidates() {
 std::string locate(const std::vector<std::string>& candidates) {
     for (const auto& candidate : candidates) {
         struct stat info;
-        if (candidate.find('/') != std::string::npos && ::stat(candidate.c_str(), &info) == 0 &&
-            S_ISREG(info.st_mode))
+        if (candidate.find('/') != std::string::npos && ::stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode))
             return candidate;
     }
     return {};
@@ -111,8 +110,8 @@ void throw_nvrtc_error(nvrtcResult result, const char* routine, const std::strin
     const detail::loaded_nvrtc* loaded = nvrtc::if_loaded();
     const char* name =
         loaded && loaded->load_failure.empty() ? nvrtc_call(&nvrtc_api::nvrtcGetErrorString, result) : nullptr;
-    std::string message = std::string(routine) + " failed: " +
-                          (name ? name : "nvrtcResult " + std::to_string(static_cast<int>(result)));
+    std::string message =
+        std::string(routine) + " failed: " + (name ? name : "nvrtcResult " + std::to_string(static_cast<int>(result)));
     if (!detail.empty())
         message += " (" + detail + ")";
     throw runtime_error(message, static_cast<int>(result), routine);

@@ -371,9 +371,6 @@ using ::printf;
 #endif  // GPUKIT_NVRTC_PRELUDE_H
 )";
 
-
-
-
 // <assert.h>: like the C library's, it re-reads NDEBUG each time it is included (NVRTC's
 // own assert was fixed when the compilation started). __assertfail is NVRTC's device hook.
 constexpr std::string_view assert_macro = R"(// gpukit: <assert.h> for NVRTC.
@@ -385,37 +382,17 @@ constexpr std::string_view assert_macro = R"(// gpukit: <assert.h> for NVRTC.
 #endif
 )";
 
-
 // Headers whose content the prelude already provides.
 constexpr std::string_view in_prelude = "// gpukit: provided by gpukit's NVRTC prelude (gpukit_nvrtc_prelude.h).\n";
 
 constexpr std::array<builtin_header, 26> headers = {{
-    {prelude_header_name, prelude},
-    {"stdio.h", in_prelude},
-    {"cstdio", in_prelude},
-    {"math.h", in_prelude},
-    {"cmath", in_prelude},
-    {"stdlib.h", in_prelude},
-    {"cstdlib", in_prelude},
-    {"limits.h", in_prelude},
-    {"climits", in_prelude},
-    {"string.h", in_prelude},
-    {"cstring", in_prelude},
-    {"stddef.h", in_prelude},
-    {"cstddef", in_prelude},
-    {"stdarg.h", in_prelude},
-    {"cstdarg", in_prelude},
-    {"sys/types.h", in_prelude},
-    {"stdint.h", in_prelude},
-    {"cstdint", in_prelude},
-    {"inttypes.h", in_prelude},
-    {"cinttypes", in_prelude},
-    {"float.h", in_prelude},
-    {"cfloat", in_prelude},
-    {"assert.h", assert_macro},
-    {"cassert", assert_macro},
-    {"stdbool.h", in_prelude},
-    {"cstdbool", in_prelude},
+    {prelude_header_name, prelude}, {"stdio.h", in_prelude},  {"cstdio", in_prelude},     {"math.h", in_prelude},
+    {"cmath", in_prelude},          {"stdlib.h", in_prelude}, {"cstdlib", in_prelude},    {"limits.h", in_prelude},
+    {"climits", in_prelude},        {"string.h", in_prelude}, {"cstring", in_prelude},    {"stddef.h", in_prelude},
+    {"cstddef", in_prelude},        {"stdarg.h", in_prelude}, {"cstdarg", in_prelude},    {"sys/types.h", in_prelude},
+    {"stdint.h", in_prelude},       {"cstdint", in_prelude},  {"inttypes.h", in_prelude}, {"cinttypes", in_prelude},
+    {"float.h", in_prelude},        {"cfloat", in_prelude},   {"assert.h", assert_macro}, {"cassert", assert_macro},
+    {"stdbool.h", in_prelude},      {"cstdbool", in_prelude},
 }};
 
 }  // namespace

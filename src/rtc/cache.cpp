@@ -40,8 +40,8 @@ const char* environment(const char* gpukit_name, const char* pycuda_name) {
 // the user could have written it.
 std::string foreign_writer(const struct stat& st) {
     if (st.st_uid != geteuid())
-        return "it is owned by user " + std::to_string(st.st_uid) + ", not by you (user " +
-               std::to_string(geteuid()) + ")";
+        return "it is owned by user " + std::to_string(st.st_uid) + ", not by you (user " + std::to_string(geteuid()) +
+               ")";
     if (st.st_mode & (S_IWGRP | S_IWOTH)) {
         char mode[8];
         std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
@@ -171,7 +171,7 @@ std::optional<std::vector<char>> compile_cache::load(const std::string& key) con
 
 void compile_cache::store(const std::string& key, const std::vector<char>& payload) const {
     if (payload.size() > max_entry_size - header_size)
-        return;  // load() would never read it back
+        return;                                       // load() would never read it back
     const std::uintmax_t limit = cache_size_limit();  // a malformed GPUKIT_CACHE_SIZE stores nothing
     std::error_code failed;
     if (std::filesystem::create_directories(directory_, failed))
@@ -208,7 +208,8 @@ void compile_cache::store(const std::string& key, const std::vector<char>& paylo
         std::error_code ignored;
         std::filesystem::remove(temp, ignored);
         throw runtime_error("cannot store the compilation cache entry " + entry_path(key).string() + ": " +
-                                failed.message(), 0, "rename");
+                                failed.message(),
+                            0, "rename");
     }
     if (limit > 0 && usage().bytes > limit)
         prune(limit - limit / 10);  // a tenth below the limit, so that the next stores need not prune
@@ -260,9 +261,7 @@ void set_cache_size_limit(std::optional<std::uintmax_t> bytes) noexcept {
     limit_set = bytes;
 }
 
-bool cache_disabled_by_environment() {
-    return environment("GPUKIT_DISABLE_CACHE", "PYCUDA_DISABLE_CACHE") != nullptr;
-}
+bool cache_disabled_by_environment() { return environment("GPUKIT_DISABLE_CACHE", "PYCUDA_DISABLE_CACHE") != nullptr; }
 
 std::optional<std::filesystem::path> default_cache_dir() {
     if (cache_disabled_by_environment())

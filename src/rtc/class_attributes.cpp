@@ -362,7 +362,8 @@ void move_attributes(std::string_view source, const std::vector<token>& tokens, 
     const std::size_t begin = tokens[first].offset;
     const std::size_t end = tokens[last - 1].offset + tokens[last - 1].text.size();
     std::string blanks(source.substr(begin, end - begin));
-    std::replace_if(blanks.begin(), blanks.end(), [](char c) { return c != '\n'; }, ' ');
+    std::replace_if(
+        blanks.begin(), blanks.end(), [](char c) { return c != '\n'; }, ' ');
     edits.push_back({begin, end - begin, std::move(blanks)});
 }
 

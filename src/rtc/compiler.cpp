@@ -105,9 +105,12 @@ void add_field(sha256& hash, std::string_view label, std::string_view value) {
 
 std::string_view compiler_name(compiler_kind kind) {
     switch (kind) {
-    case compiler_kind::automatic: return "auto";
-    case compiler_kind::nvrtc: return "nvrtc";
-    case compiler_kind::nvcc: return "nvcc";
+    case compiler_kind::automatic:
+        return "auto";
+    case compiler_kind::nvrtc:
+        return "nvrtc";
+    case compiler_kind::nvcc:
+        return "nvcc";
     }
     return {};
 }
@@ -135,8 +138,8 @@ std::string key_of(const prepared_request& p, const std::string& nvrtc_identity)
         add_field(hash, "nvcc", nvcc);
         add_field(hash, "nvcc-version", nvcc_version(nvcc));
         const compile_options options = nvcc_options(p);
-        add_field(hash, "source", wrap_source(request.source, options.name, options.no_extern_c, wrapper_for::nvcc,
-                                              caller_dirs(p)));
+        add_field(hash, "source",
+                  wrap_source(request.source, options.name, options.no_extern_c, wrapper_for::nvcc, caller_dirs(p)));
         for (const auto& file : nvcc_dependencies(request.source, options, nvcc))
             headers.emplace_back(file);
     } else {
@@ -146,8 +149,9 @@ std::string key_of(const prepared_request& p, const std::string& nvrtc_identity)
         add_field(hash, "toolkit", toolkit_identity(find_cuda_toolkit()));
         add_field(hash, "builtin-headers", builtin_headers_digest());
         const std::vector<fs::path> user_dirs = caller_dirs(p);
-        add_field(hash, "source", wrap_source(request.source, request.options.name, request.options.no_extern_c,
-                                              wrapper_for::nvrtc, user_dirs));
+        add_field(hash, "source",
+                  wrap_source(request.source, request.options.name, request.options.no_extern_c, wrapper_for::nvrtc,
+                              user_dirs));
         std::vector<fs::path> dirs = user_dirs;
         dirs.insert(dirs.end(), request.options.system_include_dirs.begin(), request.options.system_include_dirs.end());
         std::error_code ignored;
@@ -227,8 +231,8 @@ std::variant<compiled_program, nvrtc_failure> nvrtc_attempt(const prepared_reque
     compile_options options = nvrtc_options(p);
     auto first = try_compile(p.request.source, options);
     const auto* failure = std::get_if<nvrtc_failure>(&first);
-    const bool has_it = std::find(options.options.begin(), options.options.end(), "-default-device") !=
-                        options.options.end();
+    const bool has_it =
+        std::find(options.options.begin(), options.options.end(), "-default-device") != options.options.end();
     if (!failure || !failure->fixed_by_default_device || has_it)
         return first;
     options.options.push_back("-default-device");
@@ -247,8 +251,9 @@ compile_outcome with_nvrtc(const prepared_request& p, compiled_program program, 
     std::string kept_dir = p.keep ? keep_files(p, program) : std::string();
     compile_outcome outcome = outcome_of(std::move(program), "nvrtc", p.translated.nvrtc_notes, std::move(kept_dir));
     if (default_device)
-        outcome.notes.push_back("NVRTC compiled with -default-device: the source has functions or variables "
-                                "without __device__, which NVRTC would take for host code and reject");
+        outcome.notes.push_back(
+            "NVRTC compiled with -default-device: the source has functions or variables "
+            "without __device__, which NVRTC would take for host code and reject");
     return outcome;
 }
 
@@ -258,8 +263,9 @@ compile_outcome compile_prepared(const prepared_request& p) {
         return with_nvcc(p, required_nvcc(request.nvcc));
     if (request.output == output_kind::fatbin) {
         if (p.compiler == compiler_kind::nvrtc)
-            throw logic_error("target='fatbin' needs nvcc: NVRTC produces a cubin or PTX (use compiler='nvcc' or "
-                              "the automatic choice, or target='cubin')");
+            throw logic_error(
+                "target='fatbin' needs nvcc: NVRTC produces a cubin or PTX (use compiler='nvcc' or "
+                "the automatic choice, or target='cubin')");
         compile_outcome outcome = with_nvcc(p, required_nvcc(request.nvcc));
         outcome.notes.push_back("target fatbin: compiled with nvcc, since NVRTC produces no fatbins");
         return outcome;
@@ -272,8 +278,9 @@ compile_outcome compile_prepared(const prepared_request& p) {
     if (p.compiler == compiler_kind::automatic && failure.needs_nvcc()) {
         const std::string nvcc = find_nvcc(request.nvcc);
         if (nvcc.empty()) {
-            failure.message += "\n  nvcc, which could compile it, was not found (PATH, CUDA_PATH/bin, "
-                               "CUDA_HOME/bin, /usr/local/cuda/bin).";
+            failure.message +=
+                "\n  nvcc, which could compile it, was not found (PATH, CUDA_PATH/bin, "
+                "CUDA_HOME/bin, /usr/local/cuda/bin).";
         } else {
             try {
                 compile_outcome outcome = with_nvcc(p, nvcc);
@@ -298,8 +305,9 @@ void require_c_strings(const compile_request& request) {
 }
 
 compiler_kind compiler_kind_from_name(const std::string& name) {
-    static constexpr std::pair<std::string_view, compiler_kind> names[] = {
-        {"auto", compiler_kind::automatic}, {"nvrtc", compiler_kind::nvrtc}, {"nvcc", compiler_kind::nvcc}};
+    static constexpr std::pair<std::string_view, compiler_kind> names[] = {{"auto", compiler_kind::automatic},
+                                                                           {"nvrtc", compiler_kind::nvrtc},
+                                                                           {"nvcc", compiler_kind::nvcc}};
     return from_name(name, names, "compiler");
 }
 

@@ -75,7 +75,8 @@ bool is_header_file(const fs::path& path, const include_directive& include) {
         type == fs::file_type::character)
         throw compile_error("#include " + std::string(include.quoted ? "\"" : "<") + include.name +
                                 (include.quoted ? "\"" : ">") + " (line " + std::to_string(include.line) +
-                                ") would read '" + path.string() + "', which is not a regular file (a FIFO, socket "
+                                ") would read '" + path.string() +
+                                "', which is not a regular file (a FIFO, socket "
                                 "or device); expected a header file",
                             {}, {});
     return type == fs::file_type::regular;

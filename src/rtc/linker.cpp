@@ -15,12 +15,18 @@ namespace {
 
 nvJitLinkInputType to_nvjitlink(link_input kind) {
     switch (kind) {
-    case link_input::cubin: return NVJITLINK_INPUT_CUBIN;
-    case link_input::ptx: return NVJITLINK_INPUT_PTX;
-    case link_input::ltoir: return NVJITLINK_INPUT_LTOIR;
-    case link_input::fatbin: return NVJITLINK_INPUT_FATBIN;
-    case link_input::object: return NVJITLINK_INPUT_OBJECT;
-    case link_input::library: return NVJITLINK_INPUT_LIBRARY;
+    case link_input::cubin:
+        return NVJITLINK_INPUT_CUBIN;
+    case link_input::ptx:
+        return NVJITLINK_INPUT_PTX;
+    case link_input::ltoir:
+        return NVJITLINK_INPUT_LTOIR;
+    case link_input::fatbin:
+        return NVJITLINK_INPUT_FATBIN;
+    case link_input::object:
+        return NVJITLINK_INPUT_OBJECT;
+    case link_input::library:
+        return NVJITLINK_INPUT_LIBRARY;
     }
     throw logic_error("unknown link input kind");
 }
@@ -43,9 +49,12 @@ std::string read_log(nvJitLinkHandle handle, SizeFn* nvjitlink_api::*size_fn, Te
 }  // namespace
 
 link_input link_input_from_name(const std::string& name) {
-    static constexpr std::pair<std::string_view, link_input> names[] = {
-        {"cubin", link_input::cubin},   {"ptx", link_input::ptx},       {"ltoir", link_input::ltoir},
-        {"fatbin", link_input::fatbin}, {"object", link_input::object}, {"library", link_input::library}};
+    static constexpr std::pair<std::string_view, link_input> names[] = {{"cubin", link_input::cubin},
+                                                                        {"ptx", link_input::ptx},
+                                                                        {"ltoir", link_input::ltoir},
+                                                                        {"fatbin", link_input::fatbin},
+                                                                        {"object", link_input::object},
+                                                                        {"library", link_input::library}};
     return from_name(name, names, "link input type");
 }
 
@@ -62,11 +71,12 @@ linker::linker(const std::string& arch, const std::vector<std::string>& options)
         options_ += (options_.empty() ? "" : " ") + o;
     }
     nvJitLinkHandle handle = nullptr;
-    const nvJitLinkResult r = nvjitlink_call(&nvjitlink_api::nvJitLinkCreate, &handle,
-                                             static_cast<std::uint32_t>(argv.size()), argv.data());
+    const nvJitLinkResult r =
+        nvjitlink_call(&nvjitlink_api::nvJitLinkCreate, &handle, static_cast<std::uint32_t>(argv.size()), argv.data());
     if (r != NVJITLINK_SUCCESS)
         throw compile_error("nvJitLinkCreate failed (nvJitLinkResult " + std::to_string(static_cast<int>(r)) +
-                                "); check the link options", {}, options_);
+                                "); check the link options",
+                            {}, options_);
     handle_ = handle;
 }
 
@@ -112,8 +122,8 @@ void linker::add_data(const void* data, std::size_t size, link_input kind, const
         throw logic_error("linker: used after complete() or a move");
     require_c_string(name, "linker: the input's name");
     const std::string& kept_name = names_.emplace_back(name);
-    const std::vector<char>& kept = inputs_.emplace_back(static_cast<const char*>(data),
-                                                         static_cast<const char*>(data) + size);
+    const std::vector<char>& kept =
+        inputs_.emplace_back(static_cast<const char*>(data), static_cast<const char*>(data) + size);
     check(nvjitlink_call(&nvjitlink_api::nvJitLinkAddData, as_handle(handle_), to_nvjitlink(kind), kept.data(),
                          kept.size(), kept_name.c_str()),
           "add " + name);
@@ -166,8 +176,9 @@ std::string find_device_library(const std::string& name, const std::string& libd
             return path;
         looked += "\n  " + path;
     }
-    throw runtime_error("device library '" + name + "' not found; set CUDA_HOME or pass cuda_libdir. Looked for:" +
-                            looked, 0, "find_device_library");
+    throw runtime_error("device library '" + name +
+                            "' not found; set CUDA_HOME or pass cuda_libdir. Looked for:" + looked,
+                        0, "find_device_library");
 }
 
 }  // namespace gpukit::rtc

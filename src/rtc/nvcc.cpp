@@ -147,8 +147,9 @@ process_limits nvcc_limits() {
 }
 
 output_kind output_kind_from_name(const std::string& name) {
-    static constexpr std::pair<std::string_view, output_kind> names[] = {
-        {"cubin", output_kind::cubin}, {"ptx", output_kind::ptx}, {"fatbin", output_kind::fatbin}};
+    static constexpr std::pair<std::string_view, output_kind> names[] = {{"cubin", output_kind::cubin},
+                                                                         {"ptx", output_kind::ptx},
+                                                                         {"fatbin", output_kind::fatbin}};
     return from_name(name, names, "target");
 }
 
@@ -157,9 +158,9 @@ compiled_program compile_with_nvcc(std::string_view source, const compile_option
     compiled_program result;
     result.arch = options.arch.empty() ? default_arch() : options.arch;
     const bool is_virtual = is_virtual_arch(result.arch);
-    const char* kind = output == output_kind::fatbin                 ? "fatbin"
+    const char* kind = output == output_kind::fatbin                ? "fatbin"
                        : (is_virtual || output == output_kind::ptx) ? "ptx"
-                                                                     : "cubin";
+                                                                    : "cubin";
 
     temp_dir dir(working_dir(settings));
     const std::string source_path = dir.path() + "/" + options.name;

@@ -70,8 +70,13 @@ const rule rules[] = {
     {{"-D", "--define-macro"}, takes::list, joined::any, action::pass, "-D", {}, true},
     {{"-U", "--undefine-macro"}, takes::list, joined::any, action::pass, "-U", {}, true},
     {{"-I", "--include-path"}, takes::list, joined::any, action::include_dir, "-I", {}, true},
-    {{"-isystem", "--system-include"}, takes::list, joined::no, action::include_dir, "-I",
-     "NVRTC has no system include directories; searched like -I", true},
+    {{"-isystem", "--system-include"},
+     takes::list,
+     joined::no,
+     action::include_dir,
+     "-I",
+     "NVRTC has no system include directories; searched like -I",
+     true},
     {{"-include", "--pre-include"}, takes::list, joined::no, action::pass, "--pre-include"},
     {{"-std", "--std"}, takes::value, joined::no, action::pass, "-std"},
     {{"-rdc", "--relocatable-device-code"}, takes::value, joined::no, action::pass, "-rdc"},
@@ -92,16 +97,26 @@ const rule rules[] = {
     {{"-diag-warn", "--diag-warn"}, takes::value, joined::no, action::pass, "-diag-warn"},
     {{"-time", "--time"}, takes::value, joined::no, action::pass, "-time"},
     {{"--fdevice-time-trace"}, takes::value, joined::no, action::pass, "--fdevice-time-trace"},
-    {{"-device-stack-protector", "--device-stack-protector"}, takes::value, joined::no, action::pass,
+    {{"-device-stack-protector", "--device-stack-protector"},
+     takes::value,
+     joined::no,
+     action::pass,
      "--device-stack-protector"},
     {{"-jtd", "--jump-table-density"}, takes::value, joined::no, action::pass, "--jump-table-density"},
     {{"-brief-diag", "--brief-diagnostics"}, takes::value, joined::no, action::pass, "--brief-diagnostics"},
     {{"-frandom-seed", "--frandom-seed"}, takes::value, joined::no, action::pass, "--frandom-seed"},
 
     // NVRTC has another option with the same effect.
-    {{"-res-usage", "--resource-usage"}, takes::nothing, joined::no, action::translate, "-Xptxas=-v",
+    {{"-res-usage", "--resource-usage"},
+     takes::nothing,
+     joined::no,
+     action::translate,
+     "-Xptxas=-v",
      "ptxas reports each kernel's registers and memory in the compiler log"},
-    {{"-expt-relaxed-constexpr", "--expt-relaxed-constexpr"}, takes::nothing, joined::no, action::translate,
+    {{"-expt-relaxed-constexpr", "--expt-relaxed-constexpr"},
+     takes::nothing,
+     joined::no,
+     action::translate,
      "-default-device",
      "NVRTC compiles no host code, so unannotated functions (constexpr ones included) become __device__ "
      "functions that device code may call"},
@@ -109,22 +124,34 @@ const rule rules[] = {
 
     // Host code, nvcc's driver, linking: no meaning when NVRTC compiles device code alone.
     {{"-O", "--optimize"}, takes::value, joined::digits, action::optimize},
-    {{"-g", "--debug"}, takes::nothing, joined::no, action::drop, {},
+    {{"-g", "--debug"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
      "asks for host debug information, and NVRTC compiles no host code (-G asks for device debug information)"},
     {{"-pg", "--profile"}, takes::nothing, joined::no, action::drop, {}, host_code},
     {{"-m", "--machine"}, takes::value, joined::digits, action::machine},
     {{"--m64"}, takes::nothing, joined::no, action::machine},
     {{"-Xcompiler", "--compiler-options"}, takes::value, joined::no, action::drop, {}, host_code},
     {{"-ccbin", "--compiler-bindir"}, takes::value, joined::no, action::drop, {}, host_code},
-    {{"-allow-unsupported-compiler", "--allow-unsupported-compiler"}, takes::nothing, joined::no, action::drop, {},
+    {{"-allow-unsupported-compiler", "--allow-unsupported-compiler"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
      host_code},
     {{"-use-local-env", "--use-local-env"}, takes::nothing, joined::no, action::drop, {}, host_code},
     {{"-force-cl-env-setup", "--force-cl-env-setup"}, takes::nothing, joined::no, action::drop, {}, host_code},
     {{"-noeh", "--no-exceptions"}, takes::nothing, joined::no, action::drop, {}, host_code},
     {{"-x", "--x"}, takes::value, joined::no, action::drop, {}, "NVRTC compiles CUDA C++ only"},
     {{"-default-stream", "--default-stream"}, takes::value, joined::no, action::drop, {}, host_code},
-    {{"-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler"}, takes::nothing, joined::no,
-     action::drop, {}, host_code},
+    {{"-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
+     host_code},
     {{"-forward-unknown-opts", "--forward-unknown-opts"}, takes::nothing, joined::no, action::drop, {}, host_code},
     {{"-l", "--library"}, takes::list, joined::any, action::drop, {}, link_step},
     {{"-L", "--library-path"}, takes::list, joined::any, action::drop, {}, link_step},
@@ -133,14 +160,22 @@ const rule rules[] = {
     {{"-Xarchive", "--archive-options"}, takes::value, joined::no, action::drop, {}, link_step},
     {{"-cudart", "--cudart"}, takes::value, joined::no, action::drop, {}, link_step},
     {{"-cudadevrt", "--cudadevrt"}, takes::value, joined::no, action::drop, {}, link_step},
-    {{"-forward-unknown-to-host-linker", "--forward-unknown-to-host-linker"}, takes::nothing, joined::no,
-     action::drop, {}, link_step},
+    {{"-forward-unknown-to-host-linker", "--forward-unknown-to-host-linker"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
+     link_step},
     {{"-hls", "--host-linker-script"}, takes::value, joined::no, action::drop, {}, link_step},
     {{"-aug-hls", "--augment-host-linker-script"}, takes::nothing, joined::no, action::drop, {}, link_step},
     {{"-r", "--relocatable-link"}, takes::nothing, joined::no, action::drop, {}, link_step},
     {{"-nodlink", "--no-device-link"}, takes::nothing, joined::no, action::drop, {}, link_step},
-    {{"-lto", "--lto", "-dlto", "--dlink-time-opt", "-gen-opt-lto", "--gen-opt-lto"}, takes::nothing, joined::no,
-     action::drop, {}, lto},
+    {{"-lto", "--lto", "-dlto", "--dlink-time-opt", "-gen-opt-lto", "--gen-opt-lto"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
+     lto},
     {{"-v", "--verbose"}, takes::nothing, joined::no, action::drop, {}, nvcc_driver},
     {{"-dryrun", "--dryrun"}, takes::nothing, joined::no, action::drop, {}, nvcc_driver},
     {{"-t", "--threads"}, takes::value, joined::digits, action::drop, {}, nvcc_driver},
@@ -148,23 +183,50 @@ const rule rules[] = {
     {{"-objtemp", "--objdir-as-tempdir"}, takes::nothing, joined::no, action::drop, {}, nvcc_driver},
     {{"-jobserver", "--jobserver"}, takes::nothing, joined::no, action::drop, {}, nvcc_driver},
     {{"-clean", "--clean-targets"}, takes::nothing, joined::no, action::drop, {}, nvcc_driver},
-    {{"-src-in-ptx", "--source-in-ptx"}, takes::nothing, joined::no, action::drop, {},
+    {{"-src-in-ptx", "--source-in-ptx"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
      "interleaves the source into the PTX listing (kept with keep=True) without changing the image, which "
      "NVRTC cannot do"},
     {{"-extended-lambda", "--extended-lambda", "-expt-extended-lambda", "--expt-extended-lambda"},
-     takes::nothing, joined::no, action::drop, {},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
      "allows __device__ lambdas written in host code; NVRTC compiles no host code, and lambdas written in "
      "device code need no option"},
     {{"-Wreorder", "--Wreorder"}, takes::nothing, joined::no, action::drop, {}, warning_control},
-    {{"-Wdefault-stream-launch", "--Wdefault-stream-launch"}, takes::nothing, joined::no, action::drop, {},
+    {{"-Wdefault-stream-launch", "--Wdefault-stream-launch"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
      warning_control},
-    {{"-Wmissing-launch-bounds", "--Wmissing-launch-bounds"}, takes::nothing, joined::no, action::drop, {},
+    {{"-Wmissing-launch-bounds", "--Wmissing-launch-bounds"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
      warning_control},
-    {{"-Wext-lambda-captures-this", "--Wext-lambda-captures-this"}, takes::nothing, joined::no, action::drop, {},
+    {{"-Wext-lambda-captures-this", "--Wext-lambda-captures-this"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
      warning_control},
-    {{"-Wno-deprecated-declarations", "--Wno-deprecated-declarations"}, takes::nothing, joined::no, action::drop, {},
+    {{"-Wno-deprecated-declarations", "--Wno-deprecated-declarations"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
      warning_control},
-    {{"-Wno-deprecated-gpu-targets", "--Wno-deprecated-gpu-targets"}, takes::nothing, joined::no, action::drop, {},
+    {{"-Wno-deprecated-gpu-targets", "--Wno-deprecated-gpu-targets"},
+     takes::nothing,
+     joined::no,
+     action::drop,
+     {},
      "silences nvcc's own warning about old targets, which NVRTC does not give"},
     {{"-no-compress", "--no-compress"}, takes::nothing, joined::no, action::drop, {}, compression},
     {{"-compress-mode", "--compress-mode"}, takes::value, joined::no, action::drop, {}, compression},
@@ -172,16 +234,33 @@ const rule rules[] = {
     {{"-Xcudafe", "--cudafe-options"}, takes::list, joined::no, action::xcudafe},
 
     // What to produce and where: gpukit decides, for both compilers.
-    {{"-cubin", "--cubin", "-ptx", "--ptx", "-fatbin", "--fatbin", "-cuda", "--cuda", "-optix-ir", "--optix-ir",
-      "-ltoir", "--ltoir", "-E", "--preprocess", "-M", "--generate-dependencies", "-MM",
-      "--generate-nonsystem-dependencies", "-MD", "--generate-dependencies-with-compile", "-MMD",
-      "--generate-nonsystem-dependencies-with-compile", "-MP", "--generate-dependency-targets", "-c", "--compile",
-      "-dlink", "--device-link", "-link", "--link", "-lib", "--lib", "-run", "--run", "-shared", "--shared",
+    {{"-cubin",     "--cubin",
+      "-ptx",       "--ptx",
+      "-fatbin",    "--fatbin",
+      "-cuda",      "--cuda",
+      "-optix-ir",  "--optix-ir",
+      "-ltoir",     "--ltoir",
+      "-E",         "--preprocess",
+      "-M",         "--generate-dependencies",
+      "-MM",        "--generate-nonsystem-dependencies",
+      "-MD",        "--generate-dependencies-with-compile",
+      "-MMD",       "--generate-nonsystem-dependencies-with-compile",
+      "-MP",        "--generate-dependency-targets",
+      "-c",         "--compile",
+      "-dlink",     "--device-link",
+      "-link",      "--link",
+      "-lib",       "--lib",
+      "-run",       "--run",
+      "-shared",    "--shared",
       "-reloc-ptx", "--relocatable-ptx"},
-     takes::nothing, joined::no, action::output},
+     takes::nothing,
+     joined::no,
+     action::output},
     {{"-o", "--output-file", "-odir", "--output-directory", "-MF", "--dependency-output", "-MT",
       "--dependency-target-name"},
-     takes::value, joined::no, action::output},
+     takes::value,
+     joined::no,
+     action::output},
     {{"-keep", "--keep"}, takes::nothing, joined::no, action::keep},
     {{"-keep-dir", "--keep-dir"}, takes::value, joined::no, action::keep_dir},
     {{"-arch", "--gpu-architecture"}, takes::value, joined::no, action::target_arch},
@@ -225,7 +304,6 @@ match find_rule(std::span<const std::string> options, std::size_t i) {
     return {};
 }
 
-
 void note_nvrtc(translated_options& out, const std::string& written, std::string note) {
     out.nvrtc_notes.push_back({written, std::move(note)});
 }
@@ -244,7 +322,8 @@ void set_target(translated_options& out, std::string& slot, const std::string& w
         return;
     }
     if (arch.rfind("all", 0) == 0)
-        throw logic_error("nvcc option " + written + ": gpukit builds one image for one architecture; name it "
+        throw logic_error("nvcc option " + written +
+                          ": gpukit builds one image for one architecture; name it "
                           "(-arch=sm_XY or arch='sm_XY'), or leave it out for the current device's");
     is_virtual_arch(arch);  // throws logic_error for a malformed name
     if (!slot.empty() && slot != arch)
@@ -281,17 +360,18 @@ std::string gencode_target(const std::string& written, const std::string& spec) 
 
 // One -Xcudafe option: NVRTC has the diagnostic controls under its own names.
 void apply_cudafe(translated_options& out, const std::string& written, const std::string& option) {
-    const std::pair<std::string_view, std::string_view> names[] = {
-        {"--diag_suppress", "-diag-suppress"}, {"--diag_error", "-diag-error"},
-        {"--diag_warning", "-diag-warn"},     {"--diag_remark", "-diag-suppress"},
-        {"--display_error_number", "--display-error-number"}};
+    const std::pair<std::string_view, std::string_view> names[] = {{"--diag_suppress", "-diag-suppress"},
+                                                                   {"--diag_error", "-diag-error"},
+                                                                   {"--diag_warning", "-diag-warn"},
+                                                                   {"--diag_remark", "-diag-suppress"},
+                                                                   {"--display_error_number",
+                                                                    "--display-error-number"}};
     for (const auto& [front_end, nvrtc] : names) {
         if (option == front_end && front_end == "--display_error_number") {
             out.nvrtc.emplace_back(nvrtc);
             return;
         }
-        if (option.size() > front_end.size() + 1 && option.starts_with(front_end) &&
-            option[front_end.size()] == '=') {
+        if (option.size() > front_end.size() + 1 && option.starts_with(front_end) && option[front_end.size()] == '=') {
             std::string translated = std::string(nvrtc) + "=" + option.substr(front_end.size() + 1);
             out.nvrtc.push_back(translated);
             if (front_end == "--diag_remark")
@@ -309,8 +389,9 @@ void apply_werror(translated_options& out, const std::string& written, const std
         return;
     }
     note_nvrtc(out, written,
-               "dropped: NVRTC cannot make only '" + kind + "' warnings errors; it reports them as warnings "
-               "(-Werror=all-warnings makes every warning an error)");
+               "dropped: NVRTC cannot make only '" + kind +
+                   "' warnings errors; it reports them as warnings "
+                   "(-Werror=all-warnings makes every warning an error)");
 }
 
 // One option (or one item of a list option); `written` is how the caller wrote it.
@@ -373,7 +454,8 @@ void apply(const rule& r, const std::string& written, const std::string& value, 
         apply_cudafe(out, written, value);
         return;
     case action::options_file:
-        throw logic_error("nvcc option " + written + ": pass the options themselves; gpukit does not read "
+        throw logic_error("nvcc option " + written +
+                          ": pass the options themselves; gpukit does not read "
                           "option files");
     }
 }

@@ -38,8 +38,10 @@ bool is_virtual_arch(const std::string& arch) {
     const bool is_real = arch.rfind("sm_", 0) == 0;
     const std::size_t digits = is_virtual ? 8 : 3;
     if ((!is_virtual && !is_real) || arch.size() <= digits || !std::isdigit(static_cast<unsigned char>(arch[digits])))
-        throw logic_error("compile: arch must be 'sm_XY' (a cubin for one GPU) or 'compute_XY' (PTX the driver "
-                          "compiles at load time), got '" + arch + "'");
+        throw logic_error(
+            "compile: arch must be 'sm_XY' (a cubin for one GPU) or 'compute_XY' (PTX the driver "
+            "compiles at load time), got '" +
+            arch + "'");
     return is_virtual;
 }
 
@@ -121,11 +123,12 @@ void classify(nvrtc_failure& failure, const compile_options& options, const std:
         for (const auto& option : failure.rejected_options)
             named += (named.empty() ? "'" : ", '") + option + "'";
         const bool one = failure.rejected_options.size() == 1;
-        failure.limitation = std::string("NVRTC rejects the option") + (one ? " " : "s ") +
-                             (named.empty() ? "(see the log)" : named);
+        failure.limitation =
+            std::string("NVRTC rejects the option") + (one ? " " : "s ") + (named.empty() ? "(see the log)" : named);
         failure.message = head + ": " + failure.limitation +
                           ". gpukit translates nvcc's options for NVRTC (gpukit.compiler.translate_options); an "
-                          "option neither knows needs nvcc (compiler='nvcc')" + first_errors(failure.log);
+                          "option neither knows needs nvcc (compiler='nvcc')" +
+                          first_errors(failure.log);
         return;
     }
     bool only_default_device_errors = true;
@@ -144,11 +147,13 @@ void classify(nvrtc_failure& failure, const compile_options& options, const std:
     failure.message = head + first_errors(failure.log);
     if (failure.host_code) {
         failure.limitation = "the source has host code, and NVRTC compiles device code only";
-        failure.message += "\n  NVRTC compiles device code only, and the source has host code (functions or "
-                           "variables without __device__ or __global__); it needs nvcc (compiler='nvcc').";
+        failure.message +=
+            "\n  NVRTC compiles device code only, and the source has host code (functions or "
+            "variables without __device__ or __global__); it needs nvcc (compiler='nvcc').";
         if (host_code_in_cccl(failure.log))
-            failure.message += " <cub/cub.cuh> holds CUB's host-side algorithms: include the block- or warp-level "
-                               "headers device code uses instead (<cub/block/block_reduce.cuh>, ...).";
+            failure.message +=
+                " <cub/cub.cuh> holds CUB's host-side algorithms: include the block- or warp-level "
+                "headers device code uses instead (<cub/block/block_reduce.cuh>, ...).";
     }
     if (!failure.missing_header.empty()) {
         if (failure.limitation.empty())
@@ -158,9 +163,10 @@ void classify(nvrtc_failure& failure, const compile_options& options, const std:
         if (toolkit.include_dirs.empty())
             failure.message += "gpukit gave NVRTC " + describe(toolkit) + ".";
         else
-            failure.message += "It is not a header NVRTC, gpukit or the CUDA toolkit provides (gpukit gave NVRTC "
-                               "the caller's include_dirs and " + describe(toolkit) +
-                               "); a header of the host's C or C++ library needs nvcc (compiler='nvcc').";
+            failure.message +=
+                "It is not a header NVRTC, gpukit or the CUDA toolkit provides (gpukit gave NVRTC "
+                "the caller's include_dirs and " +
+                describe(toolkit) + "); a header of the host's C or C++ library needs nvcc (compiler='nvcc').";
     }
 }
 
@@ -303,8 +309,8 @@ std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view sourc
         read_output(program.get(), result.cubin, &nvrtc_api::nvrtcGetCUBINSize, "nvrtcGetCUBINSize",
                     &nvrtc_api::nvrtcGetCUBIN, "nvrtcGetCUBIN");
     if (is_virtual || options.want_ptx) {
-        read_output(program.get(), result.ptx, &nvrtc_api::nvrtcGetPTXSize, "nvrtcGetPTXSize",
-                    &nvrtc_api::nvrtcGetPTX, "nvrtcGetPTX");
+        read_output(program.get(), result.ptx, &nvrtc_api::nvrtcGetPTXSize, "nvrtcGetPTXSize", &nvrtc_api::nvrtcGetPTX,
+                    "nvrtcGetPTX");
         if (!result.ptx.empty() && result.ptx.back() == '\0')
             result.ptx.pop_back();
     }

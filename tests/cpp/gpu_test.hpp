@@ -24,10 +24,10 @@ inline const char* why_no_gpu() {
     return nullptr;
 }
 
-#define GPUKIT_REQUIRE_GPU()                                    \
-    do {                                                        \
-        if (const char* why = ::gpukit::testing::why_no_gpu())  \
-            GTEST_SKIP() << why;                                \
+#define GPUKIT_REQUIRE_GPU()                                   \
+    do {                                                       \
+        if (const char* why = ::gpukit::testing::why_no_gpu()) \
+            GTEST_SKIP() << why;                               \
     } while (false)
 
 // A test with a context of its own, made current for the test and released after it.

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#define GPUKIT_REQUIRE_NVRTC()                                           \
-    do {                                                                 \
-        if (!::gpukit::rtc::nvrtc_available())                           \
-            GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed";      \
+#define GPUKIT_REQUIRE_NVRTC()                                      \
+    do {                                                            \
+        if (!::gpukit::rtc::nvrtc_available())                      \
+            GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed"; \
     } while (false)
 
 namespace gpukit::test {

@@ -81,7 +81,10 @@ constexpr dtype dtype_of() {
     else if constexpr (std::is_same_v<U, std::complex<double>>)
         return dtype::complex128;
     else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>)
-        return sizeof(U) == 1 ? dtype::int8 : sizeof(U) == 2 ? dtype::int16 : sizeof(U) == 4 ? dtype::int32 : dtype::int64;
+        return sizeof(U) == 1   ? dtype::int8
+               : sizeof(U) == 2 ? dtype::int16
+               : sizeof(U) == 4 ? dtype::int32
+                                : dtype::int64;
     else if constexpr (std::is_integral_v<U>)
         return sizeof(U) == 1   ? dtype::uint8
                : sizeof(U) == 2 ? dtype::uint16
@@ -95,8 +98,8 @@ class device_array;
 
 namespace detail {
 
-struct pending_array;   // what a result waits for until its statement ends (array.cpp)
-struct fusion_access;   // the operators' way to pending results (array.cpp)
+struct pending_array;  // what a result waits for until its statement ends (array.cpp)
+struct fusion_access;  // the operators' way to pending results (array.cpp)
 
 // The operands of an operator live until the end of the statement that calls it (they are
 // temporaries bound to its parameters); the first of them to go computes the operator's result,
@@ -122,7 +125,7 @@ private:
 // operator's kernel.
 class array_operand : public detail::settles_at_statement_end {
 public:
-    array_operand(const device_array& a) noexcept : array_(&a) {}  // NOLINT(google-explicit-constructor)
+    array_operand(const device_array& a) noexcept : array_(&a) {}               // NOLINT(google-explicit-constructor)
     array_operand(device_array&& a) noexcept : array_(&a), temporary_(true) {}  // NOLINT
 
     const device_array& array() const noexcept { return *array_; }
@@ -159,10 +162,8 @@ public:
     // Zeros.
     static device_array zeros(std::vector<std::int64_t> shape, dtype t, order o = order::c);
     // The same on backend `b` (its memory; logic_error for a null b).
-    static device_array empty(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t,
-                              order o = order::c);
-    static device_array zeros(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t,
-                              order o = order::c);
+    static device_array empty(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t, order o = order::c);
+    static device_array zeros(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t, order o = order::c);
     // `values` copied to the device, as a 1-d array, or of `shape` (C order; {} for a 0-d
     // array of one value); logic_error when the shape's size is not values.size().
     template <class T>
@@ -243,7 +244,9 @@ public:
         return device_array(view().reshape(std::move(shape), o), backend_);
     }
     device_array transpose() const { return device_array(view().transpose(), backend_); }
-    device_array operator[](const std::vector<index_item>& items) const { return device_array(view()[items], backend_); }
+    device_array operator[](const std::vector<index_item>& items) const {
+        return device_array(view()[items], backend_);
+    }
 
     // In place, as numpy's: the result of `*this op other` written into this array's memory
     // (every view of it sees the change). `other` broadcasts to this array's shape (an
@@ -317,24 +320,60 @@ device_array apply(binary_op op, const scalar_operand& a, const array_operand& b
 inline device_array operator+(const array_operand& a, const array_operand& b) { return apply(binary_op::add, a, b); }
 inline device_array operator+(const array_operand& a, const scalar_operand& b) { return apply(binary_op::add, a, b); }
 inline device_array operator+(const scalar_operand& a, const array_operand& b) { return apply(binary_op::add, a, b); }
-inline device_array operator-(const array_operand& a, const array_operand& b) { return apply(binary_op::subtract, a, b); }
-inline device_array operator-(const array_operand& a, const scalar_operand& b) { return apply(binary_op::subtract, a, b); }
-inline device_array operator-(const scalar_operand& a, const array_operand& b) { return apply(binary_op::subtract, a, b); }
-inline device_array operator*(const array_operand& a, const array_operand& b) { return apply(binary_op::multiply, a, b); }
-inline device_array operator*(const array_operand& a, const scalar_operand& b) { return apply(binary_op::multiply, a, b); }
-inline device_array operator*(const scalar_operand& a, const array_operand& b) { return apply(binary_op::multiply, a, b); }
-inline device_array operator/(const array_operand& a, const array_operand& b) { return apply(binary_op::true_divide, a, b); }
-inline device_array operator/(const array_operand& a, const scalar_operand& b) { return apply(binary_op::true_divide, a, b); }
-inline device_array operator/(const scalar_operand& a, const array_operand& b) { return apply(binary_op::true_divide, a, b); }
-inline device_array operator&(const array_operand& a, const array_operand& b) { return apply(binary_op::bitwise_and, a, b); }
-inline device_array operator&(const array_operand& a, const scalar_operand& b) { return apply(binary_op::bitwise_and, a, b); }
-inline device_array operator&(const scalar_operand& a, const array_operand& b) { return apply(binary_op::bitwise_and, a, b); }
-inline device_array operator|(const array_operand& a, const array_operand& b) { return apply(binary_op::bitwise_or, a, b); }
-inline device_array operator|(const array_operand& a, const scalar_operand& b) { return apply(binary_op::bitwise_or, a, b); }
-inline device_array operator|(const scalar_operand& a, const array_operand& b) { return apply(binary_op::bitwise_or, a, b); }
-inline device_array operator^(const array_operand& a, const array_operand& b) { return apply(binary_op::bitwise_xor, a, b); }
-inline device_array operator^(const array_operand& a, const scalar_operand& b) { return apply(binary_op::bitwise_xor, a, b); }
-inline device_array operator^(const scalar_operand& a, const array_operand& b) { return apply(binary_op::bitwise_xor, a, b); }
+inline device_array operator-(const array_operand& a, const array_operand& b) {
+    return apply(binary_op::subtract, a, b);
+}
+inline device_array operator-(const array_operand& a, const scalar_operand& b) {
+    return apply(binary_op::subtract, a, b);
+}
+inline device_array operator-(const scalar_operand& a, const array_operand& b) {
+    return apply(binary_op::subtract, a, b);
+}
+inline device_array operator*(const array_operand& a, const array_operand& b) {
+    return apply(binary_op::multiply, a, b);
+}
+inline device_array operator*(const array_operand& a, const scalar_operand& b) {
+    return apply(binary_op::multiply, a, b);
+}
+inline device_array operator*(const scalar_operand& a, const array_operand& b) {
+    return apply(binary_op::multiply, a, b);
+}
+inline device_array operator/(const array_operand& a, const array_operand& b) {
+    return apply(binary_op::true_divide, a, b);
+}
+inline device_array operator/(const array_operand& a, const scalar_operand& b) {
+    return apply(binary_op::true_divide, a, b);
+}
+inline device_array operator/(const scalar_operand& a, const array_operand& b) {
+    return apply(binary_op::true_divide, a, b);
+}
+inline device_array operator&(const array_operand& a, const array_operand& b) {
+    return apply(binary_op::bitwise_and, a, b);
+}
+inline device_array operator&(const array_operand& a, const scalar_operand& b) {
+    return apply(binary_op::bitwise_and, a, b);
+}
+inline device_array operator&(const scalar_operand& a, const array_operand& b) {
+    return apply(binary_op::bitwise_and, a, b);
+}
+inline device_array operator|(const array_operand& a, const array_operand& b) {
+    return apply(binary_op::bitwise_or, a, b);
+}
+inline device_array operator|(const array_operand& a, const scalar_operand& b) {
+    return apply(binary_op::bitwise_or, a, b);
+}
+inline device_array operator|(const scalar_operand& a, const array_operand& b) {
+    return apply(binary_op::bitwise_or, a, b);
+}
+inline device_array operator^(const array_operand& a, const array_operand& b) {
+    return apply(binary_op::bitwise_xor, a, b);
+}
+inline device_array operator^(const array_operand& a, const scalar_operand& b) {
+    return apply(binary_op::bitwise_xor, a, b);
+}
+inline device_array operator^(const scalar_operand& a, const array_operand& b) {
+    return apply(binary_op::bitwise_xor, a, b);
+}
 // -x.
 device_array operator-(const device_array& a);
 // numpy's unary functions (unary_op): negative, absolute, conjugate, real, imag,

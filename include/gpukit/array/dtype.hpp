@@ -16,7 +16,19 @@ namespace gpukit::array {
 enum class dtype_kind { boolean, signed_int, unsigned_int, floating, complex };
 
 enum class dtype : std::uint8_t {
-    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64, complex64, complex128,
+    bool_,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    float32,
+    float64,
+    complex64,
+    complex128,
 };
 
 dtype_kind kind(dtype t) noexcept;

@@ -77,8 +77,8 @@ public:
 
     // The operation for i = start, start + step, ... while i < stop (step > 0) or i > stop
     // (step < 0). logic_error for step 0.
-    void run_range(std::span<const std::span<const std::byte>> values, long long start, long long stop,
-                   long long step, cuda::stream_view s) const;
+    void run_range(std::span<const std::span<const std::byte>> values, long long start, long long stop, long long step,
+                   cuda::stream_view s) const;
 
 private:
     struct variants;  // the two kernels' compile requests and cache keys (elementwise_kernel.cpp)

@@ -32,9 +32,9 @@ inline constexpr std::size_t max_fused_operands = 16;
 // Operand k of a fused expression: an array, or a scalar's bytes in the type it is read as.
 template <class Handle>
 struct fused_operand {
-    std::optional<Handle> array;    // set for arrays
-    const void* identity = nullptr; // the array's identity; null for a scalar
-    scalar_value scalar;            // a scalar's value
+    std::optional<Handle> array;     // set for arrays
+    const void* identity = nullptr;  // the array's identity; null for a scalar
+    scalar_value scalar;             // a scalar's value
 };
 
 // An expression and its operands, and the shape they broadcast to: what an operator runs, or

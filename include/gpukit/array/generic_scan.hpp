@@ -53,9 +53,9 @@ public:
     // logic_error for bad names, an empty expression or neutral, a fetch of an array that is
     // not a parameter or with an offset other than 0 and -1, or a scan_size of 0.
     generic_scan_spec(std::string name_prefix, std::string scan_type, std::size_t scan_size, std::vector<param> params,
-                      std::string input_expr, std::string scan_expr, std::string neutral,
-                      std::string output_statement, std::string is_segment_start_expr = {},
-                      std::vector<scan_fetch> fetches = {}, std::string preamble = {});
+                      std::string input_expr, std::string scan_expr, std::string neutral, std::string output_statement,
+                      std::string is_segment_start_expr = {}, std::vector<scan_fetch> fetches = {},
+                      std::string preamble = {});
 
     const std::string& name_prefix() const noexcept { return name_prefix_; }
     const std::string& scan_type() const noexcept { return scan_type_; }

@@ -30,14 +30,14 @@ inline constexpr int max_indexed_arrays = 16;
 
 // One generated kernel. Indices are of an integer type or bool.
 struct indexed_copy_spec {
-    int word = 4;                        // bytes of the words elements are copied as: 1, 2, 4, 8 or 16
-    int words = 1;                       // words per element
-    std::optional<dtype> source_index;   // none: s = i
-    std::optional<dtype> dest_index;     // none: d = i
-    int arrays = 1;                      // pairs of arrays: 1 to max_indexed_arrays
-    bool offsets = false;                // offset_k added to s
-    int source_ndim = 0;                 // 0: every source flat (contiguous, in memory order); else one
-                                         // source of this many axes, strided, in C order (numpy's take)
+    int word = 4;                       // bytes of the words elements are copied as: 1, 2, 4, 8 or 16
+    int words = 1;                      // words per element
+    std::optional<dtype> source_index;  // none: s = i
+    std::optional<dtype> dest_index;    // none: d = i
+    int arrays = 1;                     // pairs of arrays: 1 to max_indexed_arrays
+    bool offsets = false;               // offset_k added to s
+    int source_ndim = 0;                // 0: every source flat (contiguous, in memory order); else one
+                                        // source of this many axes, strided, in C order (numpy's take)
     friend bool operator==(const indexed_copy_spec&, const indexed_copy_spec&) = default;
 };
 

@@ -29,11 +29,28 @@ namespace gpukit::array {
 
 enum class math_function : std::uint8_t {
     // z = f(x)
-    fabs, ceil, floor, exp, log, log10, sqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh,
+    fabs,
+    ceil,
+    floor,
+    exp,
+    log,
+    log10,
+    sqrt,
+    sin,
+    cos,
+    tan,
+    asin,
+    acos,
+    atan,
+    sinh,
+    cosh,
+    tanh,
     // z = f(x, y)
-    fmod, ldexp,
+    fmod,
+    ldexp,
     // (z, w) = f(x)
-    frexp, modf,
+    frexp,
+    modf,
 };
 inline constexpr int math_function_count = 20;
 

@@ -85,6 +85,7 @@ private:
 };
 
 // A device_buffer that borrows `address` (`size` bytes), kept valid by `owner`.
-std::shared_ptr<const device_buffer> borrow(CUdeviceptr address, std::size_t size, std::shared_ptr<const void> owner = {});
+std::shared_ptr<const device_buffer> borrow(CUdeviceptr address, std::size_t size,
+                                            std::shared_ptr<const void> owner = {});
 
 }  // namespace gpukit::array

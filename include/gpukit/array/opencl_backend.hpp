@@ -80,9 +80,9 @@ private:
     bool has_fp64_;
     unsigned group_size_;
     unsigned full_grid_;
-    bool gpu_;  // CL_DEVICE_TYPE_GPU: what a loaded_kernel tells launches
+    bool gpu_;                                 // CL_DEVICE_TYPE_GPU: what a loaded_kernel tells launches
     std::shared_ptr<program_cache> programs_;  // shared by the backends of one context and device
-    mutable std::mutex launches_mutex_;  // guards what launches leave: the two below
+    mutable std::mutex launches_mutex_;        // guards what launches leave: the two below
     std::vector<svm_in_use> svm_in_use_;
     cl::detail::retained<cl_event> last_launch_;
 };

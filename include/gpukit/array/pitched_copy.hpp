@@ -40,7 +40,7 @@ std::optional<pitched_copy> plan_pitched_copy(const gpukit::layout& dst, const g
 // directly when page-locked, and through a synchronous staging copy otherwise).
 struct copy_side {
     bool on_host = false;
-    CUdeviceptr device = 0;   // element [0, ..., 0] on the device
+    CUdeviceptr device = 0;      // element [0, ..., 0] on the device
     const void* host = nullptr;  // element [0, ..., 0] on the host
 };
 

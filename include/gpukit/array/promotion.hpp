@@ -28,12 +28,27 @@ namespace gpukit::array {
 // each in promotion.cpp's table. Complex numbers are ordered as numpy orders them: by real
 // part, then imaginary part (a NaN in either operand makes every ordering false).
 enum class binary_op : std::uint8_t {
-    add, subtract, multiply, true_divide, power, equal, not_equal, less, less_equal, greater, greater_equal,
+    add,
+    subtract,
+    multiply,
+    true_divide,
+    power,
+    equal,
+    not_equal,
+    less,
+    less_equal,
+    greater,
+    greater_equal,
     // numpy's functions of two arrays: minimum and maximum propagate NaN; logical_and and
     // logical_or test each operand for non-zero and give bool.
-    minimum, maximum, logical_and, logical_or,
+    minimum,
+    maximum,
+    logical_and,
+    logical_or,
     // Integers and bool only, as numpy's.
-    bitwise_and, bitwise_or, bitwise_xor,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
 };
 
 // Python's operator: "+", "-", "*", "/", "**", "==", "!=", "<", "<=", ">", ">=", "&", "|", "^"; the
@@ -58,8 +73,8 @@ struct python_int {
 struct operand {
     enum class kind : std::uint8_t { typed, python_int, python_float, python_complex };
     kind k = kind::typed;
-    dtype type{};         // for `typed`
-    python_int value{};   // for `python_int`
+    dtype type{};        // for `typed`
+    python_int value{};  // for `python_int`
 };
 
 struct binary_types {

@@ -175,10 +175,12 @@ const reduction_spec& dot_spec(dtype a, dtype b, kernel_language language = kern
 const reduction_spec& dot_spec(dtype a, dtype b, dtype out, kernel_language language = kernel_language::cuda);
 const reduction_spec& any_spec(dtype t, kernel_language language = kernel_language::cuda);
 const reduction_spec& all_spec(dtype t, kernel_language language = kernel_language::cuda);
-const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out, kernel_language language = kernel_language::cuda);
+const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out,
+                                      kernel_language language = kernel_language::cuda);
 const reduction_spec& subset_min_spec(dtype index, dtype t, kernel_language language = kernel_language::cuda);
 const reduction_spec& subset_max_spec(dtype index, dtype t, kernel_language language = kernel_language::cuda);
-const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out, kernel_language language = kernel_language::cuda);
+const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out,
+                                      kernel_language language = kernel_language::cuda);
 
 // numpy's reductions by name, and the spec of one: over `a` (and `b`, for dot), through the
 // integer index array of dtype `index` when given (the subset_* forms), with result dtype

@@ -32,8 +32,7 @@ public:
     // everything but the source: options, include directories (leading to
     // pycuda-complex.hpp), compiler, architecture. std::invalid_argument for a spec or request
     // holding a NUL character (checked now, not at the first launch).
-    reduction_kernel(reduction_spec spec, rtc::compile_request request,
-                     std::optional<std::filesystem::path> cache_dir);
+    reduction_kernel(reduction_spec spec, rtc::compile_request request, std::optional<std::filesystem::path> cache_dir);
 
     const reduction_spec& spec() const noexcept { return spec_; }
     // The CUDA C compiled: both kernels.

@@ -13,8 +13,8 @@ namespace gpukit::array {
 
 // The C++ types an operation takes as a scalar operand.
 template <class T>
-concept scalar_type = std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> ||
-                      std::is_same_v<T, std::complex<double>>;
+concept scalar_type =
+    std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
 
 // A scalar: how type resolution sees it (a C++ integer, floating or complex number is a
 // "weak" Python-like scalar without a dtype of its own, NEP 50; a bool, or a numpy scalar

@@ -79,8 +79,8 @@ void check_mem_flags(cl_mem_flags flags, bool has_host_ptr);
 
 // Copies `bytes` from host memory into `dst` at `dst_offset`. Not blocking: `src` must stay
 // valid until the returned event has completed (event::keep_until_complete can see to that).
-event enqueue_write(const queue& q, const buffer& dst, size_t dst_offset, const void* src, size_t bytes,
-                    bool blocking, std::span<const cl_event> wait_for = {});
+event enqueue_write(const queue& q, const buffer& dst, size_t dst_offset, const void* src, size_t bytes, bool blocking,
+                    std::span<const cl_event> wait_for = {});
 // Copies `bytes` from `src` at `src_offset` to host memory. Not blocking: `dst` must stay
 // valid and untouched until the returned event has completed.
 event enqueue_read(const queue& q, const buffer& src, size_t src_offset, void* dst, size_t bytes, bool blocking,

@@ -67,9 +67,11 @@ namespace gpukit::cl {
 
 template <class T>
 T device::info(cl_device_info param) const {
-    return detail::info_value<T>([&](size_t size, void* value, size_t* size_ret) {
-        return api().clGetDeviceInfo(handle_, param, size, value, size_ret);
-    }, "clGetDeviceInfo");
+    return detail::info_value<T>(
+        [&](size_t size, void* value, size_t* size_ret) {
+            return api().clGetDeviceInfo(handle_, param, size, value, size_ret);
+        },
+        "clGetDeviceInfo");
 }
 
 }  // namespace gpukit::cl

@@ -30,15 +30,14 @@ size_t pixel_size(const cl_image_format& format);
 
 // The image formats `ctx` supports for images of `type` (CL_MEM_OBJECT_IMAGE2D, ...) made
 // with `flags`.
-std::vector<cl_image_format> supported_image_formats(const context& ctx, cl_mem_flags flags,
-                                                     cl_mem_object_type type);
+std::vector<cl_image_format> supported_image_formats(const context& ctx, cl_mem_flags flags, cl_mem_object_type type);
 
 // The kind and extent of a new image, and the pitches of the host memory it is made from.
 struct image_shape {
     cl_mem_object_type type = CL_MEM_OBJECT_IMAGE2D;
     size_t width = 1, height = 1, depth = 1;  // the extents the type has; the others stay 1
-    size_t array_size = 1;                     // images in an image array
-    size_t row_pitch = 0, slice_pitch = 0;     // of the host memory, in bytes; 0: tight
+    size_t array_size = 1;                    // images in an image array
+    size_t row_pitch = 0, slice_pitch = 0;    // of the host memory, in bytes; 0: tight
 };
 
 // An (x, y, z) point or extent of an image, in pixels.
@@ -51,9 +50,8 @@ public:
     // `host_ptr` holds `host_bytes` bytes, which must cover the image at the shape's pitches
     // (cl::logic_error otherwise); USE_HOST_PTR memory is kept through `host_owner` for as long
     // as OpenCL uses it, as buffer::create does.
-    static image create(const context& ctx, cl_mem_flags flags, const cl_image_format& format,
-                        const image_shape& shape, void* host_ptr = nullptr, size_t host_bytes = 0,
-                        std::shared_ptr<void> host_owner = {});
+    static image create(const context& ctx, cl_mem_flags flags, const cl_image_format& format, const image_shape& shape,
+                        void* host_ptr = nullptr, size_t host_bytes = 0, std::shared_ptr<void> host_owner = {});
     // Another owner of the existing image `handle`; a buffer or pipe is refused (cl::logic_error).
     static image wrap(cl_mem handle, bool retain = true);
 

@@ -81,9 +81,9 @@ struct value_arg {
 
 // One argument of a launch: a buffer, SVM, local memory, a value, an image, a sampler, or
 // nullptr (a NULL pointer for a __global or __constant parameter).
-using kernel_arg = std::variant<std::reference_wrapper<const buffer>, std::reference_wrapper<const svm_pointer>,
-                                local_memory, value_arg, std::nullptr_t, std::reference_wrapper<const image>,
-                                std::reference_wrapper<const sampler>>;
+using kernel_arg =
+    std::variant<std::reference_wrapper<const buffer>, std::reference_wrapper<const svm_pointer>, local_memory,
+                 value_arg, std::nullptr_t, std::reference_wrapper<const image>, std::reference_wrapper<const sampler>>;
 
 // Owns one reference to a cl_kernel; move-only. The kernel keeps its program alive.
 //
@@ -145,7 +145,7 @@ public:
     // which must be exactly the size of the kernel's parameter type, holding a `type`.
     void set_arg_bytes(cl_uint index, const void* value, size_t size, value_type type = value_type::bytes);
     template <class T>
-        requires std::is_trivially_copyable_v<T>
+    requires std::is_trivially_copyable_v<T>
     void set_arg_value(cl_uint index, const T& value) {
         set_arg_bytes(index, &value, sizeof value, value_type_of<T>());
     }
@@ -190,9 +190,9 @@ private:
     std::string name_;
     std::vector<kernel_parameter> parameters_;
     std::vector<bool> arg_set_;
-    std::vector<size_t> local_bytes_;  // per argument: the local memory it asks for, else 0
-    std::vector<detail::retained<cl_mem>> arg_memory_;  // per argument: the buffer it points to
-    std::vector<std::shared_ptr<void>> arg_owners_;     // per argument: the owner of its SVM
+    std::vector<size_t> local_bytes_;                         // per argument: the local memory it asks for, else 0
+    std::vector<detail::retained<cl_mem>> arg_memory_;        // per argument: the buffer it points to
+    std::vector<std::shared_ptr<void>> arg_owners_;           // per argument: the owner of its SVM
     std::shared_ptr<detail::declared_types> declared_types_;  // of the program's build, when known
 };
 

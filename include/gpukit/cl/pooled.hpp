@@ -24,7 +24,7 @@ namespace gpukit::cl {
 // An OpenCL command enqueued on the buffer holds its own reference, so giving the block back
 // while such a command runs is safe.
 template <memory::allocator A>
-    requires std::same_as<typename A::pointer_type, cl_mem>
+requires std::same_as<typename A::pointer_type, cl_mem>
 class pooled_buffer : public buffer {
 public:
     // `flags` are those the allocator creates buffers with; `block` must not be empty.

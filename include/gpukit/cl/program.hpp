@@ -93,8 +93,8 @@ private:
     struct build_state {
         std::mutex mutex;  // taken around every OpenCL call on the program
         std::atomic<bool> built = false;
-        std::string options;                 // of the last successful build
-        std::vector<size_t> built_devices;   // of the last successful build: indexes into devices_
+        std::string options;                // of the last successful build
+        std::vector<size_t> built_devices;  // of the last successful build: indexes into devices_
         // The types the last successful build declares, shared by its kernels (parameter_types.hpp).
         std::shared_ptr<detail::declared_types> types;
     };

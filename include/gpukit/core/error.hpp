@@ -63,8 +63,7 @@ public:
 
 class compile_error : public error {
 public:
-    compile_error(const std::string& message, std::string log, std::string command_line,
-                  std::string stdout_text = {})
+    compile_error(const std::string& message, std::string log, std::string command_line, std::string stdout_text = {})
         : error(message), log_(std::move(log)), command_line_(std::move(command_line)),
           stdout_(std::move(stdout_text)) {}
     // The compiler's diagnostics (NVRTC's program log or nvcc's stderr).

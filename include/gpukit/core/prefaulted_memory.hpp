@@ -76,7 +76,8 @@ public:
     static unsigned background_threads() noexcept;
 
 private:
-    prefaulted_memory(void* data, std::size_t size, std::size_t mapped, std::shared_ptr<detail::prefault_job> job) noexcept;
+    prefaulted_memory(void* data, std::size_t size, std::size_t mapped,
+                      std::shared_ptr<detail::prefault_job> job) noexcept;
 
     void* data_ = nullptr;
     std::size_t size_ = 0;

@@ -29,8 +29,7 @@ public:
         return *this;
     }
     template <std::integral T>
-        requires(!std::same_as<T, char> && !std::same_as<T, bool>)
-    text_builder& operator<<(T value) {
+    requires(!std::same_as<T, char> && !std::same_as<T, bool>) text_builder& operator<<(T value) {
         char digits[24];
         const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
         text_.append(digits, static_cast<std::size_t>(end - digits));

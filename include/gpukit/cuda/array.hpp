@@ -58,7 +58,6 @@ void memcpy_htoa(const array& dst, std::size_t offset, const void* src, std::siz
 void memcpy_atoh(void* dst, const array& src, std::size_t offset, std::size_t bytes);
 void memcpy_dtoa(const array& dst, std::size_t offset, device_pointer src, std::size_t bytes);
 void memcpy_atod(device_pointer dst, const array& src, std::size_t offset, std::size_t bytes);
-void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std::size_t src_offset,
-                 std::size_t bytes);
+void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std::size_t src_offset, std::size_t bytes);
 
 }  // namespace gpukit::cuda

@@ -9,8 +9,8 @@
 namespace gpukit::cuda {
 
 struct named_constant {
-    const char* group;   // the seed's class name: "device_attribute"
-    const char* name;    // the member without the C prefix: "MAX_THREADS_PER_BLOCK"
+    const char* group;  // the seed's class name: "device_attribute"
+    const char* name;   // the member without the C prefix: "MAX_THREADS_PER_BLOCK"
     long long value;
 };
 

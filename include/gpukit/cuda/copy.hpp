@@ -30,8 +30,8 @@ void memcpy_dtod_async(device_pointer dst, device_pointer src, std::size_t bytes
 // Copies between memory of two contexts (possibly on two devices).
 void memcpy_peer(device_pointer dst, const context& dst_context, device_pointer src, const context& src_context,
                  std::size_t bytes);
-void memcpy_peer_async(device_pointer dst, const context& dst_context, device_pointer src,
-                       const context& src_context, std::size_t bytes, stream_view s);
+void memcpy_peer_async(device_pointer dst, const context& dst_context, device_pointer src, const context& src_context,
+                       std::size_t bytes, stream_view s);
 
 // Fill `count` elements of 1, 2 or 4 bytes with `value`. The 16- and 32-bit forms need
 // `dst` aligned to the element size.
@@ -45,12 +45,10 @@ void memset_d32_async(device_pointer dst, std::uint32_t value, std::size_t count
 // Fill `height` rows of `width` elements each; rows start `pitch` bytes apart, so
 // `pitch` must hold a row (width * element size) and be a multiple of the element size.
 void memset_d2d8(device_pointer dst, std::size_t pitch, std::uint8_t value, std::size_t width, std::size_t height);
-void memset_d2d16(device_pointer dst, std::size_t pitch, std::uint16_t value, std::size_t width,
-                  std::size_t height);
-void memset_d2d32(device_pointer dst, std::size_t pitch, std::uint32_t value, std::size_t width,
-                  std::size_t height);
-void memset_d2d8_async(device_pointer dst, std::size_t pitch, std::uint8_t value, std::size_t width,
-                       std::size_t height, stream_view s);
+void memset_d2d16(device_pointer dst, std::size_t pitch, std::uint16_t value, std::size_t width, std::size_t height);
+void memset_d2d32(device_pointer dst, std::size_t pitch, std::uint32_t value, std::size_t width, std::size_t height);
+void memset_d2d8_async(device_pointer dst, std::size_t pitch, std::uint8_t value, std::size_t width, std::size_t height,
+                       stream_view s);
 void memset_d2d16_async(device_pointer dst, std::size_t pitch, std::uint16_t value, std::size_t width,
                         std::size_t height, stream_view s);
 void memset_d2d32_async(device_pointer dst, std::size_t pitch, std::uint32_t value, std::size_t width,

@@ -22,7 +22,9 @@ public:
     // Appends a copy of `size` bytes as the next argument.
     void push(const void* value, std::size_t size);
     template <class T>
-    void push_value(const T& value) { push(&value, sizeof value); }
+    void push_value(const T& value) {
+        push(&value, sizeof value);
+    }
 
     std::size_t count() const noexcept { return count_; }
     const std::size_t* sizes() const noexcept { return spilled_ ? heap_sizes_.data() : sizes_; }

@@ -20,14 +20,32 @@ namespace gpukit::cuda {
 
 class launch_config {
 public:
-    launch_config& grid(dim3 g) noexcept { grid_ = g; return *this; }
-    launch_config& block(dim3 b) noexcept { block_ = b; return *this; }
-    launch_config& shared_bytes(std::size_t bytes) noexcept { shared_bytes_ = bytes; return *this; }
-    launch_config& stream(stream_view s) noexcept { stream_ = s; return *this; }
+    launch_config& grid(dim3 g) noexcept {
+        grid_ = g;
+        return *this;
+    }
+    launch_config& block(dim3 b) noexcept {
+        block_ = b;
+        return *this;
+    }
+    launch_config& shared_bytes(std::size_t bytes) noexcept {
+        shared_bytes_ = bytes;
+        return *this;
+    }
+    launch_config& stream(stream_view s) noexcept {
+        stream_ = s;
+        return *this;
+    }
     // Thread-block clusters (compute capability 9.0+); {1,1,1} or unset means none.
-    launch_config& cluster(dim3 c) noexcept { cluster_ = c; return *this; }
+    launch_config& cluster(dim3 c) noexcept {
+        cluster_ = c;
+        return *this;
+    }
     // A cooperative launch: all blocks resident at once, so grid-wide sync is allowed.
-    launch_config& cooperative(bool on = true) noexcept { cooperative_ = on; return *this; }
+    launch_config& cooperative(bool on = true) noexcept {
+        cooperative_ = on;
+        return *this;
+    }
 
     dim3 grid() const noexcept { return grid_; }
     dim3 block() const noexcept { return block_; }
@@ -67,7 +85,9 @@ void set_launch_shape(Params& p, const launch_config& c) noexcept {
 // Owners that stand for a parameter value (texture_object, surface_object: their handle)
 // expose it as a reference through kernel_argument(); everything else is passed as itself.
 template <class T>
-concept has_kernel_argument = requires(const T& a) { a.kernel_argument(); };
+concept has_kernel_argument = requires(const T& a) {
+    a.kernel_argument();
+};
 
 template <class T>
 const auto& kernel_argument_of(const T& a) {

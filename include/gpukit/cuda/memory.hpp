@@ -42,7 +42,7 @@ public:
     // the pitch (bytes from one row to the next) the driver chose. Arguments are checked
     // before the driver is called.
     static std::pair<device_allocation, std::size_t> allocate_pitch(std::size_t width_bytes, std::size_t height,
-                                                                     unsigned int access_size);
+                                                                    unsigned int access_size);
 
     // The device address; logic_error once freed (or moved from).
     CUdeviceptr get() const { return memory_.get(freed); }

@@ -12,19 +12,19 @@
 namespace gpukit::cuda {
 
 struct device_data {
-    int max_threads = 0;               // threads per block
+    int max_threads = 0;  // threads per block
     int warp_size = 0;
-    int warps_per_mp = 0;              // resident warps per multiprocessor
-    int thread_blocks_per_mp = 0;      // resident blocks per multiprocessor
-    int registers = 0;                 // 32-bit registers per multiprocessor
+    int warps_per_mp = 0;          // resident warps per multiprocessor
+    int thread_blocks_per_mp = 0;  // resident blocks per multiprocessor
+    int registers = 0;             // 32-bit registers per multiprocessor
     int registers_per_block = 0;
-    std::size_t shared_memory = 0;     // bytes of shared memory per multiprocessor
-    std::size_t shared_memory_per_block = 0;        // without opting in
-    std::size_t shared_memory_per_block_optin = 0;  // after raising a kernel's dynamic limit
+    std::size_t shared_memory = 0;                     // bytes of shared memory per multiprocessor
+    std::size_t shared_memory_per_block = 0;           // without opting in
+    std::size_t shared_memory_per_block_optin = 0;     // after raising a kernel's dynamic limit
     std::size_t reserved_shared_memory_per_block = 0;  // taken by the driver from each block
-    int smem_granularity = 0;          // threads whose shared-memory accesses are served together
-    int smem_alloc_granularity = 0;    // shared memory is given to blocks in units of this many bytes
-    int register_alloc_unit = 256;     // registers are given to each warp in units of this many
+    int smem_granularity = 0;                          // threads whose shared-memory accesses are served together
+    int smem_alloc_granularity = 0;                    // shared memory is given to blocks in units of this many bytes
+    int register_alloc_unit = 256;                     // registers are given to each warp in units of this many
 
     static device_data of(const device& dev);
 
@@ -45,10 +45,10 @@ struct device_data {
 struct occupancy_record {
     occupancy_record(const device_data& data, int threads, std::size_t shared_mem = 0, int registers = 0);
 
-    int tb_per_mp = 0;           // resident blocks per multiprocessor
-    std::string limited_by;      // "device", "warps", "regs" or "smem"
-    int warps_per_mp = 0;        // resident warps per multiprocessor
-    double occupancy = 0.0;      // warps_per_mp over the most the multiprocessor can hold
+    int tb_per_mp = 0;       // resident blocks per multiprocessor
+    std::string limited_by;  // "device", "warps", "regs" or "smem"
+    int warps_per_mp = 0;    // resident warps per multiprocessor
+    double occupancy = 0.0;  // warps_per_mp over the most the multiprocessor can hold
 };
 
 // The driver's own occupancy calculation for a real kernel: resident blocks per

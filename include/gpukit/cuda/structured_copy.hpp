@@ -56,14 +56,11 @@ struct copy_extent {
 // 2-D: `extent.depth` is ignored and z/lod/height of the locations are unused. `aligned`
 // false uses cuMemcpy2DUnaligned, which accepts device-side misalignment at some cost.
 void memcpy_2d(const copy_location& src, const copy_location& dst, const copy_extent& extent, bool aligned);
-void memcpy_2d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
-                     stream_view s);
+void memcpy_2d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent, stream_view s);
 void memcpy_3d(const copy_location& src, const copy_location& dst, const copy_extent& extent);
-void memcpy_3d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
-                     stream_view s);
+void memcpy_3d_async(const copy_location& src, const copy_location& dst, const copy_extent& extent, stream_view s);
 // Between contexts: each location's `context` must be set.
 void memcpy_3d_peer(const copy_location& src, const copy_location& dst, const copy_extent& extent);
-void memcpy_3d_peer_async(const copy_location& src, const copy_location& dst, const copy_extent& extent,
-                          stream_view s);
+void memcpy_3d_peer_async(const copy_location& src, const copy_location& dst, const copy_extent& extent, stream_view s);
 
 }  // namespace gpukit::cuda

@@ -106,9 +106,9 @@ public:
     static texture_object from_linear(const device_pointer& memory, CUarray_format format, unsigned int num_channels,
                                       std::size_t size_bytes, const texture_desc& desc = {});
     // A 2-D texture over `height` rows of `width` elements, rows `pitch` bytes apart.
-    static texture_object from_pitch2d(const device_pointer& memory, CUarray_format format,
-                                       unsigned int num_channels, std::size_t width, std::size_t height,
-                                       std::size_t pitch, const texture_desc& desc = {});
+    static texture_object from_pitch2d(const device_pointer& memory, CUarray_format format, unsigned int num_channels,
+                                       std::size_t width, std::size_t height, std::size_t pitch,
+                                       const texture_desc& desc = {});
 
 private:
     texture_object(CUtexObject handle, context_state_ptr ctx, std::shared_ptr<const array> source) noexcept

@@ -25,12 +25,12 @@ namespace gpukit::memory {
 // - The pool calls allocate and free without holding its lock, so several threads may call
 //   them at once: they must be thread-safe.
 template <class A>
-concept allocator =
-    std::move_constructible<A> && std::regular<typename A::pointer_type> &&
+concept allocator = std::move_constructible<A> && std::regular<typename A::pointer_type> &&
     std::is_nothrow_copy_constructible_v<typename A::pointer_type> &&
     requires(A& a, typename A::pointer_type block, std::size_t size) {
-        { a.allocate(size) } -> std::same_as<typename A::pointer_type>;
-        { a.free(block, size) } noexcept;
-    };
+    { a.allocate(size) } -> std::same_as<typename A::pointer_type>;
+    { a.free(block, size) }
+    noexcept;
+};
 
 }  // namespace gpukit::memory

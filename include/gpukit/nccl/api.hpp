@@ -33,7 +33,13 @@ namespace gpukit::nccl {
 
 // ncclResult_t: NCCL's values, in order from 0.
 enum class result : int {
-    success, unhandled_cuda_error, system_error, internal_error, invalid_argument, invalid_usage, remote_error,
+    success,
+    unhandled_cuda_error,
+    system_error,
+    internal_error,
+    invalid_argument,
+    invalid_usage,
+    remote_error,
     in_progress
 };
 

@@ -20,7 +20,7 @@ struct buffer_arg {
     std::uintptr_t address = 0;
     data_type type = data_type::float32;
     std::optional<std::size_t> elements;  // nullopt for a bare pointer, whose extent is unknown
-    const char* name = "buffer";           // for messages: "sendbuf", "recvbuf"
+    const char* name = "buffer";          // for messages: "sendbuf", "recvbuf"
     // The context the memory belongs to when its owner says so (gpukit's own allocations),
     // which spares a driver query (about a microsecond) on every call; null: ask the driver.
     CUcontext context = nullptr;
@@ -54,7 +54,6 @@ checked_call plan_call(collective what, int ranks, int rank, const buffer_arg& s
 // `stream_context`: the stream's context when its owner says so (null: ask the driver).
 // Inside a group, a refusal also makes the group fail at its end (group.hpp).
 checked_call check_call(collective what, const communicator& comm, const buffer_arg& send, const buffer_arg& recv,
-                        std::optional<std::size_t> count, cuda::stream_view stream,
-                        CUcontext stream_context = nullptr);
+                        std::optional<std::size_t> count, cuda::stream_view stream, CUcontext stream_context = nullptr);
 
 }  // namespace gpukit::nccl

@@ -8,8 +8,8 @@
 // device: CuPy's, PyTorch's, numba's and gpukit's in the primary context all do.
 //
 // The collectives take device pointers, an element count, a data type and a stream, as NCCL
-// does, and enqueue the work on the stream (in a group, when the outermost group ends). Ranks must call collectives in the same order.
-// check_call() (call_checks.hpp) validates buffers that know their extent before these run.
+// does, and enqueue the work on the stream (in a group, when the outermost group ends). Ranks must call collectives in
+// the same order. check_call() (call_checks.hpp) validates buffers that know their extent before these run.
 //
 // Every call here may stand in a group (group.hpp), with NCCL's semantics: gpukit checks the
 // call at once and records it, and the end of the outermost group issues it to NCCL, which

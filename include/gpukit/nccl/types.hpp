@@ -11,7 +11,18 @@ namespace gpukit::nccl {
 // The fp8 types need NCCL 2.24 or newer and, for reductions, a Hopper GPU or newer; older
 // ones refuse them.
 enum class data_type : int {
-    int8, uint8, int32, uint32, int64, uint64, float16, float32, float64, bfloat16, float8_e4m3, float8_e5m2
+    int8,
+    uint8,
+    int32,
+    uint32,
+    int64,
+    uint64,
+    float16,
+    float32,
+    float64,
+    bfloat16,
+    float8_e4m3,
+    float8_e5m2
 };
 
 // ncclRedOp_t's built-in operators.

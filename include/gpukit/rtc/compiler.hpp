@@ -121,8 +121,8 @@ public:
 
 private:
     std::unique_ptr<detail::prepared_request> prepared_;
-    mutable std::string key_;             // empty until key() is first asked for
-    mutable std::string key_identity_;    // the NVRTC identity key_ was made with
+    mutable std::string key_;           // empty until key() is first asked for
+    mutable std::string key_identity_;  // the NVRTC identity key_ was made with
 };
 
 }  // namespace gpukit::rtc

@@ -53,14 +53,14 @@ struct compiled_program {
 
 // Why NVRTC did not compile a source, classified for the caller's next step.
 struct nvrtc_failure {
-    int result = 0;                              // the nvrtcResult
-    std::string message;                         // what compile() throws
-    std::string log;                             // NVRTC's program log
-    std::vector<std::string> options;            // the full NVRTC option list
-    std::vector<std::string> rejected_options;   // with NVRTC_ERROR_INVALID_OPTION: each option NVRTC rejects alone
-    std::string missing_header;                  // a header NVRTC could not open
-    bool host_code = false;                      // "... is not allowed in JIT mode": the source has host code
-    bool fixed_by_default_device = false;        // every error is one -default-device removes
+    int result = 0;                             // the nvrtcResult
+    std::string message;                        // what compile() throws
+    std::string log;                            // NVRTC's program log
+    std::vector<std::string> options;           // the full NVRTC option list
+    std::vector<std::string> rejected_options;  // with NVRTC_ERROR_INVALID_OPTION: each option NVRTC rejects alone
+    std::string missing_header;                 // a header NVRTC could not open
+    bool host_code = false;                     // "... is not allowed in JIT mode": the source has host code
+    bool fixed_by_default_device = false;       // every error is one -default-device removes
     // What NVRTC lacks that nvcc has (host code, an option, a header), in a few words; empty
     // when the source itself is wrong.
     std::string limitation;

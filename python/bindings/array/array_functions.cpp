@@ -75,8 +75,10 @@ nb::object take(nb::handle a_object, nb::handle indices_object, nb::handle out_o
     } else {
         array_object& o = array_arg(out_object, "take(out)");
         if (o.layout.shape() != indices.layout.shape())
-            throw nb::value_error(("take(out): out's shape " + shape_text(o.layout.shape()) + " differs from the "
-                                   "indices' " + shape_text(indices.layout.shape()))
+            throw nb::value_error(("take(out): out's shape " + shape_text(o.layout.shape()) +
+                                   " differs from the "
+                                   "indices' " +
+                                   shape_text(indices.layout.shape()))
                                       .c_str());
         if (!o.dtype.equal(a.dtype))
             throw nb::type_error(("take(out): out's dtype " + nb::cast<std::string>(nb::str(o.dtype)) +
@@ -119,8 +121,10 @@ nb::list multi_indexed(const char* what, nb::sequence arrays, nb::handle source_
                                   nb::cast<std::string>(nb::str(a.dtype)))
                                      .c_str());
         if (!a.layout.is_contiguous())
-            throw nb::value_error((name + ": every array must be contiguous (C or F; it is indexed in memory order), "
-                                          "got " + a.layout.describe())
+            throw nb::value_error((name +
+                                   ": every array must be contiguous (C or F; it is indexed in memory order), "
+                                   "got " +
+                                   a.layout.describe())
                                       .c_str());
         sources.push_back(as_elements(a));
     }
@@ -128,8 +132,8 @@ nb::list multi_indexed(const char* what, nb::sequence arrays, nb::handle source_
     // does both: those are required (None is refused as any other non-array).
     nb::object source_indices, dest_indices;
     if (name != "multi_put")
-        source_indices = index_array(source_indices_object,
-                                     name + (name == "multi_take" ? "(indices)" : "(src_indices)"), stream);
+        source_indices =
+            index_array(source_indices_object, name + (name == "multi_take" ? "(indices)" : "(src_indices)"), stream);
     if (name != "multi_take")
         dest_indices = index_array(dest_indices_object, name + "(dest_indices)", stream);
     if (source_indices && dest_indices &&
@@ -172,8 +176,10 @@ nb::list multi_indexed(const char* what, nb::sequence arrays, nb::handle source_
     for (nb::handle o : outs) {
         targets.push_back(as_elements(settled(o)));
         if (!targets.back().layout.is_contiguous())
-            throw nb::value_error((name + ": every out array must be contiguous (C or F; it is indexed in memory "
-                                          "order), got " + targets.back().layout.describe())
+            throw nb::value_error((name +
+                                   ": every out array must be contiguous (C or F; it is indexed in memory "
+                                   "order), got " +
+                                   targets.back().layout.describe())
                                       .c_str());
     }
     const std::optional<array::ndarray> si =
@@ -261,16 +267,17 @@ nb::object join(nb::handle arrays_object, nb::handle axis_object, nb::handle all
             const gpukit::layout& l = pieces[k]->layout;
             if (l.ndim() != ndim)
                 throw nb::value_error(("all the input arrays must have same number of dimensions, but the array at "
-                                       "index 0 has " + std::to_string(ndim) + " dimension(s) and the array at index " +
+                                       "index 0 has " +
+                                       std::to_string(ndim) + " dimension(s) and the array at index " +
                                        std::to_string(k) + " has " + std::to_string(l.ndim()) + " dimension(s)")
                                           .c_str());
             for (int d = 0; d < ndim; ++d)
                 if (d != axis && l.shape()[d] != first.layout.shape()[d])
                     throw nb::value_error(("all the input array dimensions except for the concatenation axis must "
-                                           "match exactly, but along dimension " + std::to_string(d) +
-                                           ", the array at index 0 has size " + std::to_string(first.layout.shape()[d]) +
-                                           " and the array at index " + std::to_string(k) + " has size " +
-                                           std::to_string(l.shape()[d]))
+                                           "match exactly, but along dimension " +
+                                           std::to_string(d) + ", the array at index 0 has size " +
+                                           std::to_string(first.layout.shape()[d]) + " and the array at index " +
+                                           std::to_string(k) + " has size " + std::to_string(l.shape()[d]))
                                               .c_str());
             layouts.push_back(l);
         }
@@ -320,9 +327,9 @@ bool host_copy(nb::handle owner, std::uint64_t host_address, const gpukit::layou
                bool to_host, bool async, nb::handle stream_object, std::size_t min_row_bytes) {
     array_object& device = array_arg(device_object, "host copy");
     if (host.shape() != device.layout.shape() || host.itemsize() != device.layout.itemsize())
-        throw nb::value_error(("host copy: the host layout " + host.describe() + " differs from the array's " +
-                               device.layout.describe())
-                                  .c_str());
+        throw nb::value_error(
+            ("host copy: the host layout " + host.describe() + " differs from the array's " + device.layout.describe())
+                .c_str());
     if (device.layout.size() == 0)
         return true;
     const std::optional<array::pitched_copy> plan =
@@ -364,56 +371,80 @@ array::unary_op unary_op_named(const std::string& name) {
 }  // namespace
 
 void bind_array_functions(nb::module_& m) {
-    m.def("_binary_function", [](const std::string& name, nb::handle x, nb::handle y, nb::handle out,
-                                 nb::handle allocator, nb::handle stream) {
-        const std::optional<array::binary_op> op = array::binary_op_from_symbol(name);
-        if (!op)
-            throw nb::value_error(("_binary_function: unknown function '" + name + "'").c_str());
-        return binary_function(*op, x, y, target_of(out, allocator, stream));
-    }, "name"_a, "x"_a.none(), "y"_a.none(), "out"_a.none(), "allocator"_a.none(), "stream"_a.none(),
-       "numpy's function `name` (minimum, maximum, logical_and, logical_or) of arrays and scalars.");
-    m.def("_unary_function", [](const std::string& name, nb::handle x, nb::handle out, nb::handle allocator,
-                                nb::handle stream) {
-        return unary_function(unary_op_named(name), x, target_of(out, allocator, stream));
-    }, "name"_a, "x"_a.none(), "out"_a.none(), "allocator"_a.none(), "stream"_a.none(),
-       "numpy's function `name` (conj, real, imag, logical_not) of an array.");
-    m.def("_select", [](bool positive, nb::handle criterion, nb::handle then, nb::handle otherwise, nb::handle out,
-                        nb::handle stream) {
-        return select_function(positive, criterion, then, otherwise, target_of(out, nb::none(), stream));
-    }, "positive"_a, "criterion"_a.none(), "then"_a.none(), "otherwise"_a.none(), "out"_a.none(), "stream"_a.none(),
-       "numpy.where (positive: PyCUDA's if_positive) in one kernel.");
-    m.def("_mul_add", [](nb::handle self, nb::handle selffac, nb::handle other, nb::handle otherfac, nb::handle out,
-                         nb::handle stream) {
-        return mul_add(self, selffac, other, otherfac, target_of(out, nb::none(), stream));
-    }, "self"_a, "selffac"_a.none(), "other"_a.none(), "otherfac"_a.none(), "out"_a.none(), "stream"_a.none(),
-       "selffac * self + otherfac * other in one kernel.");
+    m.def(
+        "_binary_function",
+        [](const std::string& name, nb::handle x, nb::handle y, nb::handle out, nb::handle allocator,
+           nb::handle stream) {
+            const std::optional<array::binary_op> op = array::binary_op_from_symbol(name);
+            if (!op)
+                throw nb::value_error(("_binary_function: unknown function '" + name + "'").c_str());
+            return binary_function(*op, x, y, target_of(out, allocator, stream));
+        },
+        "name"_a, "x"_a.none(), "y"_a.none(), "out"_a.none(), "allocator"_a.none(), "stream"_a.none(),
+        "numpy's function `name` (minimum, maximum, logical_and, logical_or) of arrays and scalars.");
+    m.def(
+        "_unary_function",
+        [](const std::string& name, nb::handle x, nb::handle out, nb::handle allocator, nb::handle stream) {
+            return unary_function(unary_op_named(name), x, target_of(out, allocator, stream));
+        },
+        "name"_a, "x"_a.none(), "out"_a.none(), "allocator"_a.none(), "stream"_a.none(),
+        "numpy's function `name` (conj, real, imag, logical_not) of an array.");
+    m.def(
+        "_select",
+        [](bool positive, nb::handle criterion, nb::handle then, nb::handle otherwise, nb::handle out,
+           nb::handle stream) {
+            return select_function(positive, criterion, then, otherwise, target_of(out, nb::none(), stream));
+        },
+        "positive"_a, "criterion"_a.none(), "then"_a.none(), "otherwise"_a.none(), "out"_a.none(), "stream"_a.none(),
+        "numpy.where (positive: PyCUDA's if_positive) in one kernel.");
+    m.def(
+        "_mul_add",
+        [](nb::handle self, nb::handle selffac, nb::handle other, nb::handle otherfac, nb::handle out,
+           nb::handle stream) { return mul_add(self, selffac, other, otherfac, target_of(out, nb::none(), stream)); },
+        "self"_a, "selffac"_a.none(), "other"_a.none(), "otherfac"_a.none(), "out"_a.none(), "stream"_a.none(),
+        "selffac * self + otherfac * other in one kernel.");
     m.def("_take", &take, "a"_a.none(), "indices"_a.none(), "out"_a.none(), "stream"_a.none(),
           "numpy's take: a's elements (in C order) at the indices.");
-    m.def("_multi_take", [](nb::sequence arrays, nb::handle indices, nb::handle out, nb::handle stream) {
-        return multi_indexed("multi_take", arrays, indices, nb::none(), nb::none(), nb::none(), out, stream);
-    }, "arrays"_a, "indices"_a.none(), "out"_a.none(), "stream"_a.none());
-    m.def("_multi_put", [](nb::sequence arrays, nb::handle dest_indices, nb::handle dest_shape, nb::handle out,
-                           nb::handle stream) {
-        return multi_indexed("multi_put", arrays, nb::none(), dest_indices, nb::none(), dest_shape, out, stream);
-    }, "arrays"_a, "dest_indices"_a.none(), "dest_shape"_a.none(), "out"_a.none(), "stream"_a.none());
-    m.def("_multi_take_put", [](nb::sequence arrays, nb::handle dest_indices, nb::handle src_indices,
-                                nb::handle dest_shape, nb::handle out, nb::handle stream, nb::handle src_offsets) {
-        return multi_indexed("multi_take_put", arrays, src_indices, dest_indices, src_offsets, dest_shape, out, stream);
-    }, "arrays"_a, "dest_indices"_a.none(), "src_indices"_a.none(), "dest_shape"_a.none(), "out"_a.none(),
-       "stream"_a.none(), "src_offsets"_a.none());
-    m.def("_concatenate", [](nb::handle arrays, nb::handle axis, nb::handle allocator) {
-        return join(arrays, axis, allocator, false);
-    }, "arrays"_a, "axis"_a.none(), "allocator"_a.none());
-    m.def("_stack", [](nb::handle arrays, nb::handle axis, nb::handle allocator) {
-        return join(arrays, axis, allocator, true);
-    }, "arrays"_a, "axis"_a.none(), "allocator"_a.none());
-    m.def("_splay", [](int_arg<long long> n, std::optional<cuda::device> dev) {
-        const array::splay_shape s =
-            array::splay(n.get("splay(n)"), dev ? *dev : cuda::context::current_or_throw("splay").get_device());
-        return nb::make_tuple(nb::make_tuple(s.grid[0], s.grid[1]), nb::make_tuple(s.block[0], s.block[1], s.block[2]));
-    }, "n"_a.none(), "dev"_a.none(),
-       "PyCUDA's splay(n, dev): ((blocks, 1), (threads, 1, 1)) for n elements on dev (default: the current "
-       "context's device).");
+    m.def(
+        "_multi_take",
+        [](nb::sequence arrays, nb::handle indices, nb::handle out, nb::handle stream) {
+            return multi_indexed("multi_take", arrays, indices, nb::none(), nb::none(), nb::none(), out, stream);
+        },
+        "arrays"_a, "indices"_a.none(), "out"_a.none(), "stream"_a.none());
+    m.def(
+        "_multi_put",
+        [](nb::sequence arrays, nb::handle dest_indices, nb::handle dest_shape, nb::handle out, nb::handle stream) {
+            return multi_indexed("multi_put", arrays, nb::none(), dest_indices, nb::none(), dest_shape, out, stream);
+        },
+        "arrays"_a, "dest_indices"_a.none(), "dest_shape"_a.none(), "out"_a.none(), "stream"_a.none());
+    m.def(
+        "_multi_take_put",
+        [](nb::sequence arrays, nb::handle dest_indices, nb::handle src_indices, nb::handle dest_shape, nb::handle out,
+           nb::handle stream, nb::handle src_offsets) {
+            return multi_indexed("multi_take_put", arrays, src_indices, dest_indices, src_offsets, dest_shape, out,
+                                 stream);
+        },
+        "arrays"_a, "dest_indices"_a.none(), "src_indices"_a.none(), "dest_shape"_a.none(), "out"_a.none(),
+        "stream"_a.none(), "src_offsets"_a.none());
+    m.def(
+        "_concatenate",
+        [](nb::handle arrays, nb::handle axis, nb::handle allocator) { return join(arrays, axis, allocator, false); },
+        "arrays"_a, "axis"_a.none(), "allocator"_a.none());
+    m.def(
+        "_stack",
+        [](nb::handle arrays, nb::handle axis, nb::handle allocator) { return join(arrays, axis, allocator, true); },
+        "arrays"_a, "axis"_a.none(), "allocator"_a.none());
+    m.def(
+        "_splay",
+        [](int_arg<long long> n, std::optional<cuda::device> dev) {
+            const array::splay_shape s =
+                array::splay(n.get("splay(n)"), dev ? *dev : cuda::context::current_or_throw("splay").get_device());
+            return nb::make_tuple(nb::make_tuple(s.grid[0], s.grid[1]),
+                                  nb::make_tuple(s.block[0], s.block[1], s.block[2]));
+        },
+        "n"_a.none(), "dev"_a.none(),
+        "PyCUDA's splay(n, dev): ((blocks, 1), (threads, 1, 1)) for n elements on dev (default: the current "
+        "context's device).");
     m.attr("_min_pitched_row_bytes") = array::min_pitched_row_bytes;
     m.def("_is_dense", &array::is_dense, "layout"_a,
           "Whether the layout's elements fill its bytes without gaps, with positive strides.");

@@ -21,8 +21,8 @@ namespace {
 // Module state, made when the module is loaded (with the GIL held) and never freed: the
 // interpreter may still run finalizers that use it while the module is torn down.
 struct dtype_tables {
-    nb::object numpy_dtype_class;                     // numpy.dtype
-    std::array<nb::object, 13> numpy_dtypes;          // by array::dtype
+    nb::object numpy_dtype_class;                                             // numpy.dtype
+    std::array<nb::object, 13> numpy_dtypes;                                  // by array::dtype
     std::unordered_map<PyObject*, std::optional<array::dtype>> kernel_types;  // holds a reference to each key
 };
 
@@ -42,10 +42,10 @@ dtype_tables& tables() {
 // little-endian plain types qualify (a byte-swapped '>f4' has float32's name but not its bytes).
 std::optional<array::dtype> kernel_type_of_string(const std::string& s) {
     static const std::pair<const char*, array::dtype> names[] = {
-        {"|b1", array::dtype::bool_},   {"|i1", array::dtype::int8},     {"<i2", array::dtype::int16},
-        {"<i4", array::dtype::int32},   {"<i8", array::dtype::int64},    {"|u1", array::dtype::uint8},
-        {"<u2", array::dtype::uint16},  {"<u4", array::dtype::uint32},   {"<u8", array::dtype::uint64},
-        {"<f4", array::dtype::float32}, {"<f8", array::dtype::float64},  {"<c8", array::dtype::complex64},
+        {"|b1", array::dtype::bool_},       {"|i1", array::dtype::int8},    {"<i2", array::dtype::int16},
+        {"<i4", array::dtype::int32},       {"<i8", array::dtype::int64},   {"|u1", array::dtype::uint8},
+        {"<u2", array::dtype::uint16},      {"<u4", array::dtype::uint32},  {"<u8", array::dtype::uint64},
+        {"<f4", array::dtype::float32},     {"<f8", array::dtype::float64}, {"<c8", array::dtype::complex64},
         {"<c16", array::dtype::complex128},
     };
     for (const auto& [text, type] : names)
@@ -99,8 +99,8 @@ nb::object new_result(nb::handle like_object, const std::vector<std::int64_t>& s
     // PyCUDA's operators ask the operand for its result, so a subclass gets results of its
     // own class (and can make them its own way).
     nb::object make = like_object.attr("_new_like_me");
-    nb::object out = pass_order ? make(numpy_dtype(type), "order"_a = o == order::f ? "F" : "C")
-                                : make(numpy_dtype(type));
+    nb::object out =
+        pass_order ? make(numpy_dtype(type), "order"_a = o == order::f ? "F" : "C") : make(numpy_dtype(type));
     const auto wrong = [&](const std::string& found) {
         return std::string(nb::type_name(like_object.type()).c_str()) + "._new_like_me(" +
                std::string(array::name(type)) + ") returned " + found + "; the result needs a GPUArray of shape " +
@@ -195,7 +195,8 @@ void allocate(array_object& a) {
     const auto [low, high] = a.layout.byte_extent();
     if (low < 0)
         throw nb::value_error(("negative strides " + a.layout.describe() +
-                               " need memory given as gpudata; a new array starts at element 0").c_str());
+                               " need memory given as gpudata; a new array starts at element 0")
+                                  .c_str());
     allocate(a, static_cast<std::size_t>(high));
 }
 
@@ -256,7 +257,8 @@ array::ndarray as_ndarray(const array_object& a) {
     // Element 0 is not the lowest address (negative strides on memory lent by another
     // library): the buffer starts at the lowest byte the view touches.
     const gpukit::layout& l = a.layout;
-    return array::ndarray(array::borrow(a.address + static_cast<CUdeviceptr>(low), static_cast<std::size_t>(high - low)),
+    return array::ndarray(array::borrow(a.address + static_cast<CUdeviceptr>(low),
+                                        static_cast<std::size_t>(high - low)),
                           type, gpukit::layout(l.shape(), l.strides(), l.itemsize(), l.offset() - low));
 }
 

@@ -37,9 +37,9 @@ using pending_result = array::fused_expression<nb::object>;
 
 struct array_object {
     gpukit::layout layout;
-    nb::object dtype;                        // the numpy dtype
-    std::optional<array::dtype> type;        // the same, when gpukit has kernels for it
-    CUdeviceptr address = 0;                 // int(gpudata); element 0 is at address + layout.offset()
+    nb::object dtype;                             // the numpy dtype
+    std::optional<array::dtype> type;             // the same, when gpukit has kernels for it
+    CUdeviceptr address = 0;                      // int(gpudata); element 0 is at address + layout.offset()
     nb::object gpudata, base, allocator, stream;  // None when absent
     std::unique_ptr<pending_result> pending;      // set while the array is pending
     // Values assigned to the attributes PyCUDA keeps as plain numbers and gpukit computes from

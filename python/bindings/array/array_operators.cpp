@@ -238,8 +238,8 @@ void write_into(fused& b, array_object& target, const char* what, cuda::stream_v
 enum class subclass_result { plain, new_like_me, new_like_me_with_order };
 
 // Runs `b` into target.out, or into a new array like `like` (C order unless `new_layout`).
-nb::object finish(fused& b, nb::handle like_object, const result_target& target, const char* what,
-                  subclass_result rule, const std::optional<gpukit::layout>& new_layout = std::nullopt) {
+nb::object finish(fused& b, nb::handle like_object, const result_target& target, const char* what, subclass_result rule,
+                  const std::optional<gpukit::layout>& new_layout = std::nullopt) {
     const array_object& like = array_of(like_object);
     if (!target.out.is_none()) {
         if (!is_array(target.out))
@@ -258,10 +258,9 @@ nb::object finish(fused& b, nb::handle like_object, const result_target& target,
         return out;
     }
     const gpukit::layout l =
-        new_layout ? *new_layout
-                   : gpukit::layout::contiguous(b.shape, static_cast<std::int64_t>(array::size_of(type)));
-    nb::object out = new_array(l, numpy_dtype(type), target.allocator.is_none() ? nb::handle(like.allocator) : target.allocator,
-                               like.stream);
+        new_layout ? *new_layout : gpukit::layout::contiguous(b.shape, static_cast<std::int64_t>(array::size_of(type)));
+    nb::object out = new_array(l, numpy_dtype(type),
+                               target.allocator.is_none() ? nb::handle(like.allocator) : target.allocator, like.stream);
     launch(b.e, b.operands, array_of(out), stream);
     return out;
 }
@@ -394,8 +393,11 @@ nb::object select_function(bool positive, nb::handle criterion, nb::handle then,
     const expression e_otherwise = array::materialize(*t_otherwise, type, b);
     b.e = expression::select(condition, e_then, e_otherwise, type);
     b.shape = broadcast_shapes(broadcast_shapes(c.shape, t_then->shape), t_otherwise->shape);
-    return finish(b, t_then->array ? then : t_otherwise->array ? otherwise : criterion, target, what,
-                  subclass_result::plain);
+    return finish(b,
+                  t_then->array        ? then
+                  : t_otherwise->array ? otherwise
+                                       : criterion,
+                  target, what, subclass_result::plain);
 }
 
 nb::object mul_add(nb::handle self, nb::handle selffac, nb::handle other, nb::handle otherfac,
@@ -406,8 +408,9 @@ nb::object mul_add(nb::handle self, nb::handle selffac, nb::handle other, nb::ha
                                     term_of(otherfac, false, what)};
     for (const auto& t : terms)
         if (!t)
-            throw nb::type_error("mul_add(selffac, other, otherfac): the factors are scalars, other a GPUArray or "
-                                 "a scalar");
+            throw nb::type_error(
+                "mul_add(selffac, other, otherfac): the factors are scalars, other a GPUArray or "
+                "a scalar");
     fused b;
     const term left = array::combine(binary_op::multiply, *terms[0], mine, b);
     const term right = array::combine(binary_op::multiply, *terms[2], *terms[1], b);
@@ -436,7 +439,8 @@ void assign(nb::handle target_object, nb::handle source_object, cuda::stream_vie
     const std::vector<std::int64_t>& shape = target.layout.shape();
     if (broadcast_shapes(source.layout.shape(), shape) != shape)
         throw nb::value_error(("could not broadcast input array from shape " + shape_text(source.layout.shape()) +
-                               " into shape " + shape_text(shape)).c_str());
+                               " into shape " + shape_text(shape))
+                                  .c_str());
     const expression e = expression::unary(array::unary_op::cast, expression::array(0, from), from, to);
     // An input that overlaps the target differently is copied first (launch() does that).
     launch(e, {{nb::borrow(source_object), {}}}, target, stream);

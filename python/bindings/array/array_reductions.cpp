@@ -34,7 +34,8 @@ using operation = array::reduction_op;
 array_object& operand(nb::handle h, const std::string& name, const char* role) {
     if (!nb::isinstance<array_object>(h))
         throw nb::type_error((name + ": " + role + " must be a GPUArray, got " +
-                              nb::cast<std::string>(nb::str(h.type().attr("__name__")))).c_str());
+                              nb::cast<std::string>(nb::str(h.type().attr("__name__"))))
+                                 .c_str());
     return settled(h);
 }
 
@@ -43,9 +44,8 @@ nb::object c_contiguous(nb::handle h, array_object& a, cuda::stream_view stream)
     return a.layout.is_c_contiguous() ? nb::borrow(h) : converted(a, *a.type, stream);
 }
 
-nb::object reduce_arrays(const std::string& op_name, nb::handle a_object, nb::handle b_object,
-                         nb::handle subset_object, nb::handle dtype_object, nb::handle stream_object,
-                         nb::handle allocator_object) {
+nb::object reduce_arrays(const std::string& op_name, nb::handle a_object, nb::handle b_object, nb::handle subset_object,
+                         nb::handle dtype_object, nb::handle stream_object, nb::handle allocator_object) {
     const operation op = array::reduction_op_from_name(op_name);
     const std::string name = subset_object.is_none() ? op_name : "subset_" + op_name;
     array_object& a = operand(a_object, name, "the array");
@@ -55,8 +55,8 @@ nb::object reduce_arrays(const std::string& op_name, nb::handle a_object, nb::ha
         array_object& b = operand(b_object, name, "the second array");
         b_type = require_kernel_type(b, name.c_str());
         if (a.layout.shape() != b.layout.shape())
-            throw nb::value_error((name + ": shapes " + a.layout.describe() + " and " + b.layout.describe() +
-                                   " differ").c_str());
+            throw nb::value_error(
+                (name + ": shapes " + a.layout.describe() + " and " + b.layout.describe() + " differ").c_str());
     }
     std::int64_t count = a.layout.size();
     if (!subset_object.is_none()) {
@@ -64,8 +64,8 @@ nb::object reduce_arrays(const std::string& op_name, nb::handle a_object, nb::ha
         index_type = require_kernel_type(subset, name.c_str());
         if (array::kind(*index_type) != array::dtype_kind::signed_int &&
             array::kind(*index_type) != array::dtype_kind::unsigned_int)
-            throw nb::type_error((name + ": the subset must hold integers, got " +
-                                  std::string(array::name(*index_type))).c_str());
+            throw nb::type_error(
+                (name + ": the subset must hold integers, got " + std::string(array::name(*index_type))).c_str());
         count = subset.layout.size();
         if (count > 0 && a.layout.size() == 0)
             throw nb::index_error((name + ": cannot take a non-empty subset of an empty array").c_str());
@@ -74,8 +74,8 @@ nb::object reduce_arrays(const std::string& op_name, nb::handle a_object, nb::ha
         const nb::object requested = as_numpy_dtype(dtype_object);
         out_type = kernel_type(requested);
         if (!out_type)
-            throw nb::type_error((name + ": dtype " + nb::cast<std::string>(nb::str(requested)) +
-                                  " has no GPU kernels").c_str());
+            throw nb::type_error(
+                (name + ": dtype " + nb::cast<std::string>(nb::str(requested)) + " has no GPU kernels").c_str());
     }
     if ((op == operation::min || op == operation::max) && count == 0)
         throw nb::value_error(("zero-size array to reduction operation " + op_name + " which has no identity").c_str());
@@ -140,12 +140,16 @@ void bind_array_reductions(nb::module_& m) {
           "stream"_a.none(), "allocator"_a.none(),
           "sum, min, max, dot (of a and b), any or all of a, or of a[subset], as a 0-d GPUArray of dtype (numpy's "
           "result type when None).");
-    m.def("_reduction_type", [](const std::string& op, const std::string& a, std::optional<std::string> b) {
-        const array::reduction_spec& spec =
-            array::reduction_spec_for(array::reduction_op_from_name(op), op, array::dtype_from_name(a),
-                     b ? std::optional<dtype>(array::dtype_from_name(*b)) : std::nullopt, std::nullopt, std::nullopt);
-        return std::string(array::name(*spec.output().dtype));
-    }, "op"_a, "a"_a, "b"_a = nb::none(), "numpy's result type of a reduction, by dtype names.");
+    m.def(
+        "_reduction_type",
+        [](const std::string& op, const std::string& a, std::optional<std::string> b) {
+            const array::reduction_spec& spec =
+                array::reduction_spec_for(array::reduction_op_from_name(op), op, array::dtype_from_name(a),
+                                          b ? std::optional<dtype>(array::dtype_from_name(*b)) : std::nullopt,
+                                          std::nullopt, std::nullopt);
+            return std::string(array::name(*spec.output().dtype));
+        },
+        "op"_a, "a"_a, "b"_a = nb::none(), "numpy's result type of a reduction, by dtype names.");
 }
 
 }  // namespace gpukit::python

@@ -39,7 +39,9 @@ array_object& operand(nb::handle h, math_function f, const char* argument) {
 // The order of new results: Fortran when every input is Fortran-contiguous only, as numpy
 // keeps it (the kernels then run in memory order).
 order result_order(const array_object& x, const array_object* y) {
-    const auto fortran = [](const array_object& a) { return a.layout.is_f_contiguous() && !a.layout.is_c_contiguous(); };
+    const auto fortran = [](const array_object& a) {
+        return a.layout.is_f_contiguous() && !a.layout.is_c_contiguous();
+    };
     return fortran(x) && (!y || fortran(*y)) ? order::f : order::c;
 }
 
@@ -51,8 +53,8 @@ array_object& checked_out(nb::handle out, math_function f, array::dtype type, co
                               " differs from the result's " + std::string(array::name(type)))
                                  .c_str());
     if (o.layout.shape() != shape)
-        throw nb::value_error((what(f, "out=") + ": out's shape " + o.layout.describe() + " differs from the result's " +
-                               gpukit::layout::contiguous(shape, 1).describe())
+        throw nb::value_error((what(f, "out=") + ": out's shape " + o.layout.describe() +
+                               " differs from the result's " + gpukit::layout::contiguous(shape, 1).describe())
                                   .c_str());
     return o;
 }
@@ -83,7 +85,8 @@ nb::object cumath(math_function f, nb::handle x, nb::handle y, nb::handle out, n
         throw nb::type_error((what(f, "x") + " takes no out=").c_str());
     const array::elementwise_spec& spec = array::math_spec(f, *a.type, b ? b->type : std::nullopt);
     const cuda::stream_view stream = stream_object.is_none() ? stream_of(a) : stream_arg(stream_object);
-    const std::vector<std::int64_t> shape = b ? broadcast_shapes(a.layout.shape(), b->layout.shape()) : a.layout.shape();
+    const std::vector<std::int64_t> shape =
+        b ? broadcast_shapes(a.layout.shape(), b->layout.shape()) : a.layout.shape();
 
     std::vector<nb::object> outputs;
     for (const array::param& p : spec.params()) {
@@ -143,15 +146,19 @@ void bind_cumath(nb::module_& m) {
         .value("modf", math_function::modf);
     m.def("_cumath", &cumath, "function"_a, "x"_a, "y"_a.none(), "out"_a.none(), "stream"_a.none(),
           "function(x[, y]) on GPUArrays into new arrays or `out`; a tuple for frexp and modf.");
-    m.def("_cumath_types", [](math_function f, const std::string& x, std::optional<std::string> y) {
-        const array::elementwise_spec& spec = array::math_spec(
-            f, array::dtype_from_name(x), y ? std::optional<array::dtype>(array::dtype_from_name(*y)) : std::nullopt);
-        std::vector<std::string> types;
-        for (const array::param& p : spec.params())
-            if (p.kind == array::param_kind::output)
-                types.emplace_back(array::name(p.type));
-        return types;
-    }, "function"_a, "x"_a, "y"_a = nb::none(), "The result dtypes of function for inputs of these dtype names.");
+    m.def(
+        "_cumath_types",
+        [](math_function f, const std::string& x, std::optional<std::string> y) {
+            const array::elementwise_spec& spec =
+                array::math_spec(f, array::dtype_from_name(x),
+                                 y ? std::optional<array::dtype>(array::dtype_from_name(*y)) : std::nullopt);
+            std::vector<std::string> types;
+            for (const array::param& p : spec.params())
+                if (p.kind == array::param_kind::output)
+                    types.emplace_back(array::name(p.type));
+            return types;
+        },
+        "function"_a, "x"_a, "y"_a = nb::none(), "The result dtypes of function for inputs of these dtype names.");
 }
 
 }  // namespace gpukit::python

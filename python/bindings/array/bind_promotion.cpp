@@ -44,30 +44,36 @@ operand operand_of(const nb::tuple& description) {
 }  // namespace
 
 void bind_promotion(nb::module_& m) {
-    m.def("_c_type_names", [](bool opencl) {
-        nb::list table;
-        for (int k = 0; k <= static_cast<int>(dtype::complex128); ++k) {
-            const auto t = static_cast<dtype>(k);
-            nb::list names;
-            for (const std::string_view n : opencl ? opencl_c_type_names(t) : c_type_names(t))
-                names.append(nb::str(n.data(), n.size()));
-            table.append(nb::make_tuple(nb::str(name(t).data(), name(t).size()), names));
-        }
-        return table;
-    }, "opencl"_a = false,
-       "[(numpy dtype name, [C type names])] for every array dtype, the usual name first: the C type "
-       "registry's built-in entries (gpukit/array/dtype.hpp), of CUDA C or of OpenCL C.");
-    m.def("_resolve_binary", [](const std::string& op_symbol, const nb::tuple& a, const nb::tuple& b) {
-        const std::optional<binary_op> op = binary_op_from_symbol(op_symbol);
-        if (!op)
-            throw nb::value_error(("_resolve_binary: unknown operator '" + op_symbol + "'").c_str());
-        const binary_types types = resolve_binary(*op, operand_of(a), operand_of(b));
-        const nb::object constant = types.constant ? nb::object(nb::bool_(*types.constant)) : nb::none();
-        return nb::make_tuple(name(types.result), name(types.compute), constant, types.signed_with_uint64);
-    }, "op_symbol"_a, "a"_a, "b"_a,
-          "(result dtype, compute dtype, constant answer or None, signed_with_uint64) of `a op_symbol b`, "
-          "as gpukit's operators type it; a and b as ('typed', dtype_name), ('int', value), ('float',) or "
-          "('complex',).");
+    m.def(
+        "_c_type_names",
+        [](bool opencl) {
+            nb::list table;
+            for (int k = 0; k <= static_cast<int>(dtype::complex128); ++k) {
+                const auto t = static_cast<dtype>(k);
+                nb::list names;
+                for (const std::string_view n : opencl ? opencl_c_type_names(t) : c_type_names(t))
+                    names.append(nb::str(n.data(), n.size()));
+                table.append(nb::make_tuple(nb::str(name(t).data(), name(t).size()), names));
+            }
+            return table;
+        },
+        "opencl"_a = false,
+        "[(numpy dtype name, [C type names])] for every array dtype, the usual name first: the C type "
+        "registry's built-in entries (gpukit/array/dtype.hpp), of CUDA C or of OpenCL C.");
+    m.def(
+        "_resolve_binary",
+        [](const std::string& op_symbol, const nb::tuple& a, const nb::tuple& b) {
+            const std::optional<binary_op> op = binary_op_from_symbol(op_symbol);
+            if (!op)
+                throw nb::value_error(("_resolve_binary: unknown operator '" + op_symbol + "'").c_str());
+            const binary_types types = resolve_binary(*op, operand_of(a), operand_of(b));
+            const nb::object constant = types.constant ? nb::object(nb::bool_(*types.constant)) : nb::none();
+            return nb::make_tuple(name(types.result), name(types.compute), constant, types.signed_with_uint64);
+        },
+        "op_symbol"_a, "a"_a, "b"_a,
+        "(result dtype, compute dtype, constant answer or None, signed_with_uint64) of `a op_symbol b`, "
+        "as gpukit's operators type it; a and b as ('typed', dtype_name), ('int', value), ('float',) or "
+        "('complex',).");
 }
 
 }  // namespace gpukit::python

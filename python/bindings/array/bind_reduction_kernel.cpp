@@ -33,11 +33,11 @@ namespace {
 
 struct reduction_kernel_object {
     array::reduction_kernel kernel;
-    nb::object dtype_out;       // the result's numpy dtype
-    nb::object allocator;       // for results when the call names none (None: the first array's)
-    nb::list arguments;         // the parameters as VectorArg / ScalarArg (for converting scalars)
-    nb::object scalar_bytes;    // gpukit.elementwise._scalar_bytes: (value, argument) -> bytes
-    nb::object as_gpuarray;     // gpukit.gpuarray.asarray: other libraries' arrays, wrapped
+    nb::object dtype_out;     // the result's numpy dtype
+    nb::object allocator;     // for results when the call names none (None: the first array's)
+    nb::list arguments;       // the parameters as VectorArg / ScalarArg (for converting scalars)
+    nb::object scalar_bytes;  // gpukit.elementwise._scalar_bytes: (value, argument) -> bytes
+    nb::object as_gpuarray;   // gpukit.gpuarray.asarray: other libraries' arrays, wrapped
 };
 
 // A parameter as Python describes it: (declarator, name, is_array, C type, numpy dtype).
@@ -61,7 +61,8 @@ nb::object array_argument(const reduction_kernel_object& k, nb::handle value, co
         } catch (const nb::python_error&) {
             throw nb::type_error((kernel_name(k) + ": argument " + p.name + " is a pointer (" + p.declarator +
                                   "): expected a GPUArray or an object with __cuda_array_interface__, got " +
-                                  type_name_of(value)).c_str());
+                                  type_name_of(value))
+                                     .c_str());
         }
     }
     const array_object& a = settled(array);
@@ -69,7 +70,8 @@ nb::object array_argument(const reduction_kernel_object& k, nb::handle value, co
         throw nb::type_error((kernel_name(k) + ": argument " + p.name + " is declared " + p.type.c_name + " (" +
                               std::to_string(p.type.size) + " bytes), got an array of " +
                               nb::cast<std::string>(nb::str(a.dtype)) + " (" + std::to_string(a.layout.itemsize()) +
-                              " bytes): x[j] would not be element j").c_str());
+                              " bytes): x[j] would not be element j")
+                                 .c_str());
     return array;
 }
 
@@ -81,7 +83,8 @@ nb::object contiguous(const reduction_kernel_object& k, nb::object array, const 
         return array;
     if (!a.type)
         throw nb::value_error((kernel_name(k) + ": argument " + name + " is not contiguous (" + a.layout.describe() +
-                               ") and its dtype has no kernels to copy it; pass a contiguous array").c_str());
+                               ") and its dtype has no kernels to copy it; pass a contiguous array")
+                                  .c_str());
     return converted(a, *a.type, stream);
 }
 
@@ -99,7 +102,8 @@ index_range range_of(const reduction_kernel_object& k, nb::handle range, nb::han
     const nb::handle given = range.is_none() ? slice : range;
     if (!PySlice_Check(given.ptr()))
         throw nb::type_error((kernel_name(k) + ": " + (range.is_none() ? "slice" : "range") +
-                              "= must be a slice object, got " + type_name_of(given)).c_str());
+                              "= must be a slice object, got " + type_name_of(given))
+                                 .c_str());
     if (!slice.is_none()) {
         Py_ssize_t start = 0, stop = 0, step = 0;
         if (PySlice_Unpack(given.ptr(), &start, &stop, &step) < 0)
@@ -111,19 +115,22 @@ index_range range_of(const reduction_kernel_object& k, nb::handle range, nb::han
                      step_object = given.attr("step");
     if (stop_object.is_none())
         throw nb::type_error((kernel_name(k) + ": range= needs a stop").c_str());
-    const long long start = start_object.is_none() ? 0 : integer_arg<long long>(start_object, "ReductionKernel(range.start)");
+    const long long start =
+        start_object.is_none() ? 0 : integer_arg<long long>(start_object, "ReductionKernel(range.start)");
     const long long stop = integer_arg<long long>(stop_object, "ReductionKernel(range.stop)");
-    const long long step = step_object.is_none() ? 1 : integer_arg<long long>(step_object, "ReductionKernel(range.step)");
+    const long long step =
+        step_object.is_none() ? 1 : integer_arg<long long>(step_object, "ReductionKernel(range.step)");
     if (step == 0)
         throw nb::value_error((kernel_name(k) + ": the range step must not be zero").c_str());
     // len(range(start, stop, step)), in unsigned arithmetic: stop - start may not fit a long long.
     const bool forward = step > 0;
     if (forward ? stop <= start : stop >= start)
         return {start, step, 0};
-    const unsigned long long span = forward ? static_cast<unsigned long long>(stop) - static_cast<unsigned long long>(start)
-                                            : static_cast<unsigned long long>(start) - static_cast<unsigned long long>(stop);
-    const unsigned long long stride = forward ? static_cast<unsigned long long>(step)
-                                              : 0ULL - static_cast<unsigned long long>(step);
+    const unsigned long long span =
+        forward ? static_cast<unsigned long long>(stop) - static_cast<unsigned long long>(start)
+                : static_cast<unsigned long long>(start) - static_cast<unsigned long long>(stop);
+    const unsigned long long stride =
+        forward ? static_cast<unsigned long long>(step) : 0ULL - static_cast<unsigned long long>(step);
     return {start, step, static_cast<long long>((span - 1) / stride + 1)};
 }
 
@@ -134,8 +141,9 @@ void check_out(const reduction_kernel_object& k, nb::handle out) {
     const array_object& o = settled(out);
     if (!o.dtype.equal(k.dtype_out) || o.layout.size() != 1)
         throw nb::value_error((kernel_name(k) + ": out= must hold one element of dtype " +
-                               nb::cast<std::string>(nb::str(k.dtype_out)) + ", got " + std::to_string(o.layout.size()) +
-                               " of " + nb::cast<std::string>(nb::str(o.dtype))).c_str());
+                               nb::cast<std::string>(nb::str(k.dtype_out)) + ", got " +
+                               std::to_string(o.layout.size()) + " of " + nb::cast<std::string>(nb::str(o.dtype)))
+                                  .c_str());
 }
 
 nb::object call(const reduction_kernel_object& k, const nb::args& args, nb::handle stream_object, nb::handle out,
@@ -146,7 +154,8 @@ nb::object call(const reduction_kernel_object& k, const nb::args& args, nb::hand
         for (const array::reduction_param& p : params)
             names += (names.empty() ? "" : ", ") + p.name;
         throw nb::type_error((kernel_name(k) + " takes " + std::to_string(params.size()) + " arguments (" + names +
-                              "), got " + std::to_string(args.size())).c_str());
+                              "), got " + std::to_string(args.size()))
+                                 .c_str());
     }
     // Arrays first: the first one gives the stream, the allocator and the default range.
     std::vector<nb::object> arrays(params.size());
@@ -180,7 +189,7 @@ nb::object call(const reduction_kernel_object& k, const nb::args& args, nb::hand
         }
     }
 
-    const nb::handle result_allocator = !allocator.is_none() ? allocator
+    const nb::handle result_allocator = !allocator.is_none()     ? allocator
                                         : !k.allocator.is_none() ? nb::handle(k.allocator)
                                                                  : nb::handle(first->allocator);
     const std::size_t scratch_bytes = array::reduction_scratch_bytes(k.kernel.spec());
@@ -188,8 +197,8 @@ nb::object call(const reduction_kernel_object& k, const nb::args& args, nb::hand
     cuda::device_pointer scratch(0);
     CUdeviceptr target = 0;
     if (out.is_none()) {
-        reduction_result made = new_reduction_result(k.dtype_out, kernel_type(k.dtype_out), result_allocator,
-                                                     first->stream, scratch_bytes);
+        reduction_result made =
+            new_reduction_result(k.dtype_out, kernel_type(k.dtype_out), result_allocator, first->stream, scratch_bytes);
         result = made.array;
         scratch = made.scratch;
         target = settled(result).data();
@@ -207,35 +216,42 @@ nb::object call(const reduction_kernel_object& k, const nb::args& args, nb::hand
 
 void bind_reduction_kernel(nb::module_& m) {
     nb::class_<reduction_kernel_object>(m, "_ReductionKernel", "A ReductionKernel's spec and compiled kernels.")
-        .def("__init__", [](reduction_kernel_object* self, std::string name, const std::vector<parameter_tuple>& params,
-                            nb::object dtype_out, const std::string& out_c_type, std::string neutral,
-                            std::string reduce_expr, std::string map_expr, std::string preamble,
-                            std::vector<std::string> options, std::string arch, path_list_arg include_dirs,
-                            path_list_arg system_include_dirs, const std::string& compiler, path_arg nvcc,
-                            path_arg cache_dir, nb::object allocator,
-                            nb::list arguments, nb::object scalar_bytes, nb::object as_gpuarray) {
-            std::vector<array::reduction_param> converted_params;
-            for (const auto& [declarator, param_name, is_array, c_type, numpy_dtype] : params)
-                converted_params.push_back({param_name, value_type_of(c_type, numpy_dtype),
-                                            is_array ? array::reduction_param_kind::pointer
-                                                     : array::reduction_param_kind::scalar,
-                                            declarator});
-            const array::value_type out = value_type_of(out_c_type, dtype_out);
-            array::reduction_spec spec(std::move(name), std::move(converted_params), out, out, std::move(neutral),
-                                       std::move(map_expr), std::move(reduce_expr), std::move(preamble));
-            rtc::compile_request request = generated_kernel_request(std::move(options), std::move(arch), include_dirs,
-                                                                    system_include_dirs, compiler, nvcc,
-                                                                    "ReductionKernel");
-            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir, "ReductionKernel");
-            new (self) reduction_kernel_object{array::reduction_kernel(std::move(spec), std::move(request), std::move(dir)),
-                                               std::move(dtype_out), std::move(allocator), std::move(arguments),
-                                               std::move(scalar_bytes), std::move(as_gpuarray)};
-        }, "name"_a, "params"_a, "dtype_out"_a, "out_c_type"_a, "neutral"_a, "reduce_expr"_a, "map_expr"_a,
-           "preamble"_a, "options"_a, "arch"_a, "include_dirs"_a.none(), "system_include_dirs"_a.none(), "compiler"_a,
-           "nvcc"_a.none(), "cache_dir"_a.none(), "allocator"_a.none(), "arguments"_a, "scalar_bytes"_a,
-           "as_gpuarray"_a)
-        .def("get_source", [](const reduction_kernel_object& k) { return k.kernel.source(); },
-             "The CUDA C of both kernels (name_stage1, name_stage2).")
+        .def(
+            "__init__",
+            [](reduction_kernel_object* self, std::string name, const std::vector<parameter_tuple>& params,
+               nb::object dtype_out, const std::string& out_c_type, std::string neutral, std::string reduce_expr,
+               std::string map_expr, std::string preamble, std::vector<std::string> options, std::string arch,
+               path_list_arg include_dirs, path_list_arg system_include_dirs, const std::string& compiler,
+               path_arg nvcc, path_arg cache_dir, nb::object allocator, nb::list arguments, nb::object scalar_bytes,
+               nb::object as_gpuarray) {
+                std::vector<array::reduction_param> converted_params;
+                for (const auto& [declarator, param_name, is_array, c_type, numpy_dtype] : params)
+                    converted_params.push_back(
+                        {param_name, value_type_of(c_type, numpy_dtype),
+                         is_array ? array::reduction_param_kind::pointer : array::reduction_param_kind::scalar,
+                         declarator});
+                const array::value_type out = value_type_of(out_c_type, dtype_out);
+                array::reduction_spec spec(std::move(name), std::move(converted_params), out, out, std::move(neutral),
+                                           std::move(map_expr), std::move(reduce_expr), std::move(preamble));
+                rtc::compile_request request =
+                    generated_kernel_request(std::move(options), std::move(arch), include_dirs, system_include_dirs,
+                                             compiler, nvcc, "ReductionKernel");
+                std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir, "ReductionKernel");
+                new (self) reduction_kernel_object{array::reduction_kernel(std::move(spec), std::move(request),
+                                                                           std::move(dir)),
+                                                   std::move(dtype_out),
+                                                   std::move(allocator),
+                                                   std::move(arguments),
+                                                   std::move(scalar_bytes),
+                                                   std::move(as_gpuarray)};
+            },
+            "name"_a, "params"_a, "dtype_out"_a, "out_c_type"_a, "neutral"_a, "reduce_expr"_a, "map_expr"_a,
+            "preamble"_a, "options"_a, "arch"_a, "include_dirs"_a.none(), "system_include_dirs"_a.none(), "compiler"_a,
+            "nvcc"_a.none(), "cache_dir"_a.none(), "allocator"_a.none(), "arguments"_a, "scalar_bytes"_a,
+            "as_gpuarray"_a)
+        .def(
+            "get_source", [](const reduction_kernel_object& k) { return k.kernel.source(); },
+            "The CUDA C of both kernels (name_stage1, name_stage2).")
         .def("__call__", &call, "args"_a, "stream"_a = nb::none(), "out"_a = nb::none(), "range"_a = nb::none(),
              "slice"_a = nb::none(), "allocator"_a = nb::none(),
              "The reduction of map(i) over every i (range= or slice= choose them) as a 0-d GPUArray of dtype_out, "

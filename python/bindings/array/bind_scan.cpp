@@ -72,16 +72,20 @@ nb::object new_output(const array_object& in, nb::handle allocator) {
 nb::object call(const scan_kernel& k, nb::handle input, nb::handle output, nb::handle allocator, nb::handle queue) {
     const array_object& in = operand(k, input, "input_ary");
     if (!allocator.is_none() && !PyCallable_Check(allocator.ptr()))
-        throw nb::type_error((std::string(k.class_name()) + ": allocator must be callable (bytes -> device "
-                              "memory) or None, got " + text_of(allocator.type().attr("__name__")))
+        throw nb::type_error((std::string(k.class_name()) +
+                              ": allocator must be callable (bytes -> device "
+                              "memory) or None, got " +
+                              text_of(allocator.type().attr("__name__")))
                                  .c_str());
     nb::object result;
     if (output.is_none()) {
         result = nb::borrow(input);  // in place, as PyCUDA
     } else if (nb::isinstance<nb::str>(output)) {
         if (nb::cast<std::string>(output) != "new")
-            throw nb::value_error((std::string(k.class_name()) + ": output_ary must be a GPUArray, None (in place) "
-                                   "or \"new\", got \"" + nb::cast<std::string>(output) + "\"")
+            throw nb::value_error((std::string(k.class_name()) +
+                                   ": output_ary must be a GPUArray, None (in place) "
+                                   "or \"new\", got \"" +
+                                   nb::cast<std::string>(output) + "\"")
                                       .c_str());
         result = new_output(in, allocator);
     } else {
@@ -111,30 +115,38 @@ nb::object call(const scan_kernel& k, nb::handle input, nb::handle output, nb::h
 
 void bind_scan(nb::module_& m) {
     nb::class_<scan_kernel>(m, "_ScanKernel", "The C++ half of InclusiveScanKernel and ExclusiveScanKernel.")
-        .def("__init__", [](scan_kernel* self, bool inclusive, nb::handle dtype, std::string c_type,
-                            std::string scan_expr, std::optional<std::string> neutral, std::string name_prefix,
-                            std::string preamble, std::vector<std::string> options, std::string arch,
-                            path_list_arg include_dirs, path_list_arg system_include_dirs,
-                            const std::string& compiler, path_arg nvcc, path_arg cache_dir,
-                            std::optional<std::vector<int>> devices) {
-            nb::object numpy_dtype = as_numpy_dtype(dtype);
-            const auto item_size = nb::cast<std::size_t>(numpy_dtype.attr("itemsize"));
-            const char* kernel = inclusive ? "InclusiveScanKernel" : "ExclusiveScanKernel";
-            rtc::compile_request request = generated_kernel_request(
-                std::move(options), std::move(arch), include_dirs, system_include_dirs, compiler, nvcc, kernel);
-            std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir, kernel);
-            array::scan_spec spec(inclusive ? array::scan_kind::inclusive : array::scan_kind::exclusive,
-                                  std::move(c_type), item_size, std::move(scan_expr), std::move(neutral),
-                                  std::move(name_prefix), std::move(preamble), std::move(request), std::move(dir));
-            new (self) scan_kernel{std::move(spec), std::move(numpy_dtype), std::move(devices)};
-        }, "inclusive"_a, "dtype"_a, "c_type"_a, "scan_expr"_a, "neutral"_a.none(), "name_prefix"_a, "preamble"_a,
-           "options"_a, "arch"_a, "include_dirs"_a.none(), "system_include_dirs"_a.none(), "compiler"_a,
-           "nvcc"_a.none(), "cache_dir"_a.none(), "devices"_a.none())
-        .def_prop_ro("dtype", [](const scan_kernel& k) { return k.dtype; }, "The numpy dtype of the elements.")
-        .def("get_source", [](const scan_kernel& k, bool vectorized) {
-            return array::scan_source(k.spec, vectorized ? array::scan_variant::vectorized : array::scan_variant::strided);
-        }, "vectorized"_a = true,
-           "The kernel's CUDA C: for contiguous 16-byte aligned arrays, or (vectorized=False) for any other.")
+        .def(
+            "__init__",
+            [](scan_kernel* self, bool inclusive, nb::handle dtype, std::string c_type, std::string scan_expr,
+               std::optional<std::string> neutral, std::string name_prefix, std::string preamble,
+               std::vector<std::string> options, std::string arch, path_list_arg include_dirs,
+               path_list_arg system_include_dirs, const std::string& compiler, path_arg nvcc, path_arg cache_dir,
+               std::optional<std::vector<int>> devices) {
+                nb::object numpy_dtype = as_numpy_dtype(dtype);
+                const auto item_size = nb::cast<std::size_t>(numpy_dtype.attr("itemsize"));
+                const char* kernel = inclusive ? "InclusiveScanKernel" : "ExclusiveScanKernel";
+                rtc::compile_request request =
+                    generated_kernel_request(std::move(options), std::move(arch), include_dirs, system_include_dirs,
+                                             compiler, nvcc, kernel);
+                std::optional<std::filesystem::path> dir = cache_dir_path(cache_dir, kernel);
+                array::scan_spec spec(inclusive ? array::scan_kind::inclusive : array::scan_kind::exclusive,
+                                      std::move(c_type), item_size, std::move(scan_expr), std::move(neutral),
+                                      std::move(name_prefix), std::move(preamble), std::move(request), std::move(dir));
+                new (self) scan_kernel{std::move(spec), std::move(numpy_dtype), std::move(devices)};
+            },
+            "inclusive"_a, "dtype"_a, "c_type"_a, "scan_expr"_a, "neutral"_a.none(), "name_prefix"_a, "preamble"_a,
+            "options"_a, "arch"_a, "include_dirs"_a.none(), "system_include_dirs"_a.none(), "compiler"_a,
+            "nvcc"_a.none(), "cache_dir"_a.none(), "devices"_a.none())
+        .def_prop_ro(
+            "dtype", [](const scan_kernel& k) { return k.dtype; }, "The numpy dtype of the elements.")
+        .def(
+            "get_source",
+            [](const scan_kernel& k, bool vectorized) {
+                return array::scan_source(k.spec,
+                                          vectorized ? array::scan_variant::vectorized : array::scan_variant::strided);
+            },
+            "vectorized"_a = true,
+            "The kernel's CUDA C: for contiguous 16-byte aligned arrays, or (vectorized=False) for any other.")
         .def("__call__", &call, "input_ary"_a, "output_ary"_a.none() = nb::none(), "allocator"_a.none() = nb::none(),
              "queue"_a.none() = nb::none(),
              "Scans input_ary into output_ary (None: in place; \"new\": a new array from allocator, else "

@@ -46,15 +46,24 @@ namespace {
 // PyOpenCL's and numpy's names of the binary operations gpukit.cl.array asks for.
 array::binary_op binary_op_named(std::string_view name) {
     using array::binary_op;
-    static constexpr std::pair<std::string_view, binary_op> names[] = {
-        {"add", binary_op::add}, {"subtract", binary_op::subtract}, {"multiply", binary_op::multiply},
-        {"divide", binary_op::true_divide}, {"power", binary_op::power}, {"equal", binary_op::equal},
-        {"not_equal", binary_op::not_equal}, {"less", binary_op::less}, {"less_equal", binary_op::less_equal},
-        {"greater", binary_op::greater}, {"greater_equal", binary_op::greater_equal},
-        {"minimum", binary_op::minimum}, {"maximum", binary_op::maximum},
-        {"logical_and", binary_op::logical_and}, {"logical_or", binary_op::logical_or},
-        {"bitwise_and", binary_op::bitwise_and}, {"bitwise_or", binary_op::bitwise_or},
-        {"bitwise_xor", binary_op::bitwise_xor}};
+    static constexpr std::pair<std::string_view, binary_op> names[] = {{"add", binary_op::add},
+                                                                       {"subtract", binary_op::subtract},
+                                                                       {"multiply", binary_op::multiply},
+                                                                       {"divide", binary_op::true_divide},
+                                                                       {"power", binary_op::power},
+                                                                       {"equal", binary_op::equal},
+                                                                       {"not_equal", binary_op::not_equal},
+                                                                       {"less", binary_op::less},
+                                                                       {"less_equal", binary_op::less_equal},
+                                                                       {"greater", binary_op::greater},
+                                                                       {"greater_equal", binary_op::greater_equal},
+                                                                       {"minimum", binary_op::minimum},
+                                                                       {"maximum", binary_op::maximum},
+                                                                       {"logical_and", binary_op::logical_and},
+                                                                       {"logical_or", binary_op::logical_or},
+                                                                       {"bitwise_and", binary_op::bitwise_and},
+                                                                       {"bitwise_or", binary_op::bitwise_or},
+                                                                       {"bitwise_xor", binary_op::bitwise_xor}};
     for (const auto& [n, op] : names)
         if (n == name)
             return op;
@@ -63,10 +72,13 @@ array::binary_op binary_op_named(std::string_view name) {
 
 array::unary_op unary_op_named(std::string_view name) {
     using array::unary_op;
-    static constexpr std::pair<std::string_view, unary_op> names[] = {
-        {"negative", unary_op::negative}, {"absolute", unary_op::absolute}, {"conjugate", unary_op::conjugate},
-        {"real", unary_op::real}, {"imag", unary_op::imag}, {"logical_not", unary_op::logical_not},
-        {"invert", unary_op::invert}};
+    static constexpr std::pair<std::string_view, unary_op> names[] = {{"negative", unary_op::negative},
+                                                                      {"absolute", unary_op::absolute},
+                                                                      {"conjugate", unary_op::conjugate},
+                                                                      {"real", unary_op::real},
+                                                                      {"imag", unary_op::imag},
+                                                                      {"logical_not", unary_op::logical_not},
+                                                                      {"invert", unary_op::invert}};
     for (const auto& [n, op] : names)
         if (n == name)
             return op;
@@ -91,23 +103,23 @@ class array_engine {
 public:
     array_engine(const cl::queue& q, nb::object allocator)
         : allocator_(std::move(allocator)),
-          backend_(std::make_shared<array::opencl_backend>(q, [this](std::size_t bytes) { return buffer(bytes); },
-                                                          device_include_option())) {}
+          backend_(std::make_shared<array::opencl_backend>(
+              q, [this](std::size_t bytes) { return buffer(bytes); }, device_include_option())) {}
 
     // The device_array of the Array `a` (its memory borrowed, kept alive by the Buffer or SVM
     // object).
     device_array borrowed(nb::handle a) const {
         nb::object base = a.attr("base_data");
         if (!nb::isinstance<cl::buffer>(base) && !nb::isinstance<cl::svm_pointer>(base))
-            throw nb::type_error(("the array's base_data must be a Buffer or SVM, got " +
-                                  std::string(Py_TYPE(base.ptr())->tp_name))
-                                     .c_str());
+            throw nb::type_error(
+                ("the array's base_data must be a Buffer or SVM, got " + std::string(Py_TYPE(base.ptr())->tp_name))
+                    .c_str());
         const std::optional<array::dtype> t = kernel_type(a.attr("dtype"));
         if (!t)
-            throw nb::type_error(
-                ("arrays of dtype " + nb::cast<std::string>(nb::steal(PyObject_Str(nb::object(a.attr("dtype")).ptr()))) +
-                 " have no kernels")
-                    .c_str());
+            throw nb::type_error(("arrays of dtype " +
+                                  nb::cast<std::string>(nb::steal(PyObject_Str(nb::object(a.attr("dtype")).ptr()))) +
+                                  " have no kernels")
+                                     .c_str());
         const layout l(int_tuple(a.attr("shape")), int_tuple(a.attr("strides")),
                        static_cast<std::int64_t>(array::size_of(*t)), nb::cast<std::int64_t>(a.attr("offset")));
         return device_array(array::ndarray(memory_of(std::move(base)), *t, l), backend_);
@@ -123,7 +135,8 @@ public:
             return {borrowed(h), std::nullopt};
         std::optional<array::scalar> s = scalar_of(h);
         if (!s)
-            throw nb::type_error(("expected an Array or a scalar, got " + std::string(Py_TYPE(h.ptr())->tp_name)).c_str());
+            throw nb::type_error(
+                ("expected an Array or a scalar, got " + std::string(Py_TYPE(h.ptr())->tp_name)).c_str());
         return {std::nullopt, std::move(s)};
     }
 
@@ -269,15 +282,15 @@ public:
         std::vector<device_array> arrays;
         std::vector<array::param> params;
         for (const array::reduction_param& p : spec.params())
-            params.push_back({p.name, *p.type.dtype,
-                              p.kind == array::reduction_param_kind::scalar ? array::param_kind::scalar
-                                                                            : array::param_kind::input});
+            params.push_back(
+                {p.name, *p.type.dtype,
+                 p.kind == array::reduction_param_kind::scalar ? array::param_kind::scalar : array::param_kind::input});
         const std::vector<array::elementwise_arg> values = kernel_args(spec.name(), params, args, arrays);
         // A struct of the caller's: its bytes (Python sees them as the record dtype).
         const array::value_type& output = spec.output();
-        device_array out = output.dtype ? device_array::empty(backend_, {}, *output.dtype)
-                                        : device_array::empty(backend_, {static_cast<std::int64_t>(output.size)},
-                                                              array::dtype::uint8);
+        device_array out =
+            output.dtype ? device_array::empty(backend_, {}, *output.dtype)
+                         : device_array::empty(backend_, {static_cast<std::int64_t>(output.size)}, array::dtype::uint8);
         array::reduce(spec, values, start, step, count, out.view(), *backend_);
         return result(out);
     }
@@ -343,7 +356,7 @@ public:
 
     // outs[k][dest[i]] = sources[k][source[i] + offsets[k]] (indexing.hpp's indexed_copy).
     nb::object indexed_copy(nb::list sources, nb::list outs, nb::handle source_indices, nb::handle dest_indices,
-                      const std::vector<std::int64_t>& offsets) {
+                            const std::vector<std::int64_t>& offsets) {
         const call scope{*this};
         std::vector<array::ndarray> from, to;
         for (nb::handle a : sources)

@@ -16,7 +16,7 @@ namespace gpukit::python {
 namespace {
 
 [[noreturn]] void throw_cl_out_of_range(nb::handle index, const char* what, const std::string& min,
-                                     const std::string& max) {
+                                        const std::string& max) {
     throw cl::logic_error(out_of_range_text(index, what, min, max), CL_INVALID_VALUE, what);
 }
 

@@ -45,8 +45,8 @@ struct copy_keywords {
     }
     // The first keyword given that only image copies take, or null.
     const char* image_keyword_given() const {
-        for (auto [given, name] : {std::pair{origin, "origin"}, {pitches, "pitches"}, {offset, "offset"},
-                                   {dest_origin, "dest_origin"}})
+        for (auto [given, name] :
+             {std::pair{origin, "origin"}, {pitches, "pitches"}, {offset, "offset"}, {dest_origin, "dest_origin"}})
             if (!given.is_none())
                 return name;
         return nullptr;
@@ -54,9 +54,7 @@ struct copy_keywords {
 };
 
 // Whether an offset argument of enqueue_copy was given: anything but its default, 0.
-inline bool offset_given(nb::handle offset) {
-    return !(PyIndex_Check(offset.ptr()) && offset.equal(nb::int_(0)));
-}
+inline bool offset_given(nb::handle offset) { return !(PyIndex_Check(offset.ptr()) && offset.equal(nb::int_(0))); }
 
 // An enqueue_copy with an Image as dest or src (bind_cl_images.cpp): enqueued, its host memory
 // exported into `hold`; the caller keeps `hold` until the event completes.

@@ -27,24 +27,24 @@ namespace {
 
 // The C type of an answer, and what Python gets for it.
 enum class info_type {
-    size,       // size_t: int
-    ulong,      // cl_ulong: int
-    uint,       // cl_uint: int
-    boolean,    // cl_bool: bool
-    address,    // a pointer: int
-    mem_flags,  // cl_mem_flags: mem_flags
-    text,       // a string: str
-    sizes,      // size_t[]: a list of int
-    context,    // cl_context: a new Context object of it
-    program,    // cl_program: a new Program object of it
-    devices,    // cl_device_id[]: a list of Device
-    bytes,      // raw bytes: bytes
-    binaries,   // CL_PROGRAM_BINARIES: a list of bytes, one per device (program::binaries)
-    integer,    // cl_int: int
-    platform,   // cl_platform_id: Platform
-    device,     // cl_device_id: Device, or None for a null one (a root device's parent)
-    queue,      // cl_command_queue: a new CommandQueue object of it
-    device_type,  // cl_device_type: device_type
+    size,          // size_t: int
+    ulong,         // cl_ulong: int
+    uint,          // cl_uint: int
+    boolean,       // cl_bool: bool
+    address,       // a pointer: int
+    mem_flags,     // cl_mem_flags: mem_flags
+    text,          // a string: str
+    sizes,         // size_t[]: a list of int
+    context,       // cl_context: a new Context object of it
+    program,       // cl_program: a new Program object of it
+    devices,       // cl_device_id[]: a list of Device
+    bytes,         // raw bytes: bytes
+    binaries,      // CL_PROGRAM_BINARIES: a list of bytes, one per device (program::binaries)
+    integer,       // cl_int: int
+    platform,      // cl_platform_id: Platform
+    device,        // cl_device_id: Device, or None for a null one (a root device's parent)
+    queue,         // cl_command_queue: a new CommandQueue object of it
+    device_type,   // cl_device_type: device_type
     image_format,  // cl_image_format: ImageFormat
 };
 
@@ -93,15 +93,24 @@ constexpr info_param sampler_info_params[] = {
 
 // Constants that are no info parameters but arguments (PyOpenCL's classes of the same names).
 constexpr info_param channel_orders[] = {
-    {"R", CL_R, info_type::uint},         {"A", CL_A, info_type::uint},
-    {"RG", CL_RG, info_type::uint},       {"RA", CL_RA, info_type::uint},
-    {"RGB", CL_RGB, info_type::uint},     {"RGBA", CL_RGBA, info_type::uint},
-    {"BGRA", CL_BGRA, info_type::uint},   {"ARGB", CL_ARGB, info_type::uint},
-    {"INTENSITY", CL_INTENSITY, info_type::uint}, {"LUMINANCE", CL_LUMINANCE, info_type::uint},
-    {"Rx", CL_Rx, info_type::uint},       {"RGx", CL_RGx, info_type::uint},
-    {"RGBx", CL_RGBx, info_type::uint},   {"DEPTH", CL_DEPTH, info_type::uint},
-    {"sRGB", CL_sRGB, info_type::uint},   {"sRGBx", CL_sRGBx, info_type::uint},
-    {"sRGBA", CL_sRGBA, info_type::uint}, {"sBGRA", CL_sBGRA, info_type::uint},
+    {"R", CL_R, info_type::uint},
+    {"A", CL_A, info_type::uint},
+    {"RG", CL_RG, info_type::uint},
+    {"RA", CL_RA, info_type::uint},
+    {"RGB", CL_RGB, info_type::uint},
+    {"RGBA", CL_RGBA, info_type::uint},
+    {"BGRA", CL_BGRA, info_type::uint},
+    {"ARGB", CL_ARGB, info_type::uint},
+    {"INTENSITY", CL_INTENSITY, info_type::uint},
+    {"LUMINANCE", CL_LUMINANCE, info_type::uint},
+    {"Rx", CL_Rx, info_type::uint},
+    {"RGx", CL_RGx, info_type::uint},
+    {"RGBx", CL_RGBx, info_type::uint},
+    {"DEPTH", CL_DEPTH, info_type::uint},
+    {"sRGB", CL_sRGB, info_type::uint},
+    {"sRGBx", CL_sRGBx, info_type::uint},
+    {"sRGBA", CL_sRGBA, info_type::uint},
+    {"sBGRA", CL_sBGRA, info_type::uint},
     {"ABGR", CL_ABGR, info_type::uint},
 };
 constexpr info_param channel_types[] = {
@@ -371,8 +380,8 @@ constexpr info_param work_group_info_params[] = {
 // `enum_name` otherwise. `call` names the method, `routine` the OpenCL call.
 const info_param& find_param(std::span<const info_param> params, nb::handle arg, const std::string& call,
                              const char* enum_name, const char* routine) {
-    const auto param = static_cast<cl_uint>(
-        cl_unsigned(arg, (call + "(param)").c_str(), std::numeric_limits<cl_uint>::max()));
+    const auto param =
+        static_cast<cl_uint>(cl_unsigned(arg, (call + "(param)").c_str(), std::numeric_limits<cl_uint>::max()));
     for (const info_param& p : params)
         if (p.param == param)
             return p;
@@ -517,7 +526,8 @@ nb::object image_info(const cl::image& img, nb::handle param) {
 }
 
 nb::object sampler_info(const cl::sampler& s, nb::handle param) {
-    const info_param& p = find_param(sampler_info_params, param, "Sampler.get_info", "sampler_info", "clGetSamplerInfo");
+    const info_param& p =
+        find_param(sampler_info_params, param, "Sampler.get_info", "sampler_info", "clGetSamplerInfo");
     return decode(s.info_bytes(p.param), p.type);
 }
 
@@ -540,7 +550,8 @@ nb::object platform_info(const cl::platform& p, nb::handle param) {
 }
 
 nb::object device_info(const cl::device& d, nb::handle param) {
-    const info_param& found = find_param(device_info_params, param, "Device.get_info", "device_info", "clGetDeviceInfo");
+    const info_param& found =
+        find_param(device_info_params, param, "Device.get_info", "device_info", "clGetDeviceInfo");
     return decode(d.info_bytes(found.param), found.type);
 }
 
@@ -584,7 +595,8 @@ nb::object info_attribute(nb::handle self, const std::string& name) {
         return answer(platform_info_params,
                       [&](nb::handle p) { return platform_info(nb::cast<const cl::platform&>(self), p); });
     if (nb::isinstance<cl::device>(self))
-        return answer(device_info_params, [&](nb::handle p) { return device_info(nb::cast<const cl::device&>(self), p); });
+        return answer(device_info_params,
+                      [&](nb::handle p) { return device_info(nb::cast<const cl::device&>(self), p); });
     if (nb::isinstance<cl::context>(self))
         return answer(context_info_params,
                       [&](nb::handle p) { return context_info(nb::cast<const cl::context&>(self), p); });

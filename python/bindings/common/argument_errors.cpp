@@ -163,8 +163,9 @@ bool refuse_uninitialised_buffer(PyObject* self, Py_buffer* view) {
 }
 
 void explain_argument_errors(nb::module_& m) {
-    m.def("_uninitialised", [](nb::handle obj) { return nb::inst_check(obj) && !nb::inst_ready(obj); },
-          "obj"_a.none(), "Whether obj is a gpukit object made by __new__ whose __init__ never ran.");
+    m.def(
+        "_uninitialised", [](nb::handle obj) { return nb::inst_check(obj) && !nb::inst_ready(obj); }, "obj"_a.none(),
+        "Whether obj is a gpukit object made by __new__ whose __init__ never ran.");
     std::unordered_set<PyObject*> seen;
     route_scope(m.ptr(), PyModule_GetName(m.ptr()), seen);
 }

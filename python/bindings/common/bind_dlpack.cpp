@@ -27,7 +27,8 @@ nb::object export_dlpack(std::uint64_t address, const std::vector<std::int64_t>&
         throw nb::value_error("_dlpack_export: shape and strides differ in length");
     const std::vector<std::size_t> extents(shape.begin(), shape.end());
     const nb::ndarray<nb::array_api> tensor(reinterpret_cast<void*>(address), extents.size(), extents.data(), owner,
-                               element_strides.data(), nb::dlpack::dtype{code, bits, 1}, device_type, device_id);
+                                            element_strides.data(), nb::dlpack::dtype{code, bits, 1}, device_type,
+                                            device_id);
     return nb::cast(tensor);
 }
 
@@ -57,8 +58,11 @@ import_result import_dlpack(nb::handle capsule) {
     std::vector<std::int64_t> shape(tensor.shape_ptr(), tensor.shape_ptr() + ndim);
     std::vector<std::int64_t> strides(tensor.stride_ptr(), tensor.stride_ptr() + ndim);
     const nb::dlpack::dtype type = tensor.dtype();
-    return {reinterpret_cast<std::uint64_t>(tensor.data()), std::move(shape), std::move(strides),
-            {type.code, type.bits, type.lanes}, {tensor.device_type(), tensor.device_id()},
+    return {reinterpret_cast<std::uint64_t>(tensor.data()),
+            std::move(shape),
+            std::move(strides),
+            {type.code, type.bits, type.lanes},
+            {tensor.device_type(), tensor.device_id()},
             nb::cast(imported_tensor{tensor})};
 }
 
@@ -66,8 +70,8 @@ import_result import_dlpack(nb::handle capsule) {
 
 void bind_dlpack(nb::module_& m) {
     nb::class_<imported_tensor>(m, "_DLPackTensor", "Owns a tensor imported through DLPack.");
-    m.def("_dlpack_export", &export_dlpack, "address"_a, "shape"_a, "strides"_a, "code"_a, "bits"_a,
-          "device_type"_a, "device_id"_a, "owner"_a,
+    m.def("_dlpack_export", &export_dlpack, "address"_a, "shape"_a, "strides"_a, "code"_a, "bits"_a, "device_type"_a,
+          "device_id"_a, "owner"_a,
           "A nanobind.nb_ndarray over device memory: its __dlpack__(max_version=...) gives a versioned or an "
           "unversioned capsule; `owner` stays alive until every consumer is done.");
     m.def("_dlpack_import", &import_dlpack, "capsule"_a,

@@ -70,12 +70,12 @@ PyObject* compile_type = nullptr;
 }  // namespace
 
 void bind_errors(nb::module_& m) {
-    driver_types = new_exception_tree(
-        m, "gpukit.driver", PyExc_Exception,
-        {.error = "Base class of every gpukit error.",
-         .memory = "An allocation failed.",
-         .logic = "The program used gpukit wrongly (a bad argument, a freed or detached object).",
-         .runtime = "The environment failed: no driver, no device, a missing file."});
+    driver_types =
+        new_exception_tree(m, "gpukit.driver", PyExc_Exception,
+                           {.error = "Base class of every gpukit error.",
+                            .memory = "An allocation failed.",
+                            .logic = "The program used gpukit wrongly (a bad argument, a freed or detached object).",
+                            .runtime = "The environment failed: no driver, no device, a missing file."});
     launch_type = new_exception_type(m, "gpukit.driver", "LaunchError", driver_types.error,
                                      "A kernel launch or a running kernel failed.");
     compile_type = new_exception_type(m, "gpukit.driver", "CompileError", driver_types.error,

@@ -67,8 +67,7 @@ std::int64_t extent_of(nb::handle value, const char* what) {
     if (const auto extent = int_value<std::int64_t>(index))
         return *extent;
     if (PyObject_RichCompareBool(index.ptr(), nb::int_(0).ptr(), Py_LT) == 1)
-        throw std::invalid_argument(std::string(what) + ": negative dimensions are not allowed, got " +
-                                    repr_of(index));
+        throw std::invalid_argument(std::string(what) + ": negative dimensions are not allowed, got " + repr_of(index));
     throw std::invalid_argument(std::string(what) + ": maximum allowed dimension exceeded, got " + repr_of(index));
 }
 
@@ -129,9 +128,8 @@ std::optional<std::int64_t> slice_bound(nb::handle bound) {
     if (PyBool_Check(bound.ptr()))  // a Python bool is an int to slicing (numpy's bool_ is not)
         return bound.ptr() == Py_True ? 1 : 0;
     if (!PyIndex_Check(bound.ptr()))
-        throw nb::type_error(("slice indices must be integers or None or have an __index__ method, got " +
-                              repr_of(bound))
-                                 .c_str());
+        throw nb::type_error(
+            ("slice indices must be integers or None or have an __index__ method, got " + repr_of(bound)).c_str());
     return clamped_int64(bound, "slice");
 }
 
@@ -144,8 +142,9 @@ index_item index_item_of(nb::handle k) {
     if (PySlice_Check(k.ptr()))
         return slice{slice_bound(k.attr("start")), slice_bound(k.attr("stop")), slice_bound(k.attr("step"))};
     if (is_boolean(k))
-        throw std::out_of_range("boolean indices (masks) are advanced indexing, which gpukit arrays do not "
-                                "support; index with integers, slices, None and ...");
+        throw std::out_of_range(
+            "boolean indices (masks) are advanced indexing, which gpukit arrays do not "
+            "support; index with integers, slices, None and ...");
     if (PyIndex_Check(k.ptr())) {
         nb::object index = nb::steal(PyNumber_Index(k.ptr()));
         if (index.is_valid()) {
@@ -174,17 +173,28 @@ std::vector<index_item> index_items(nb::handle key) {
 
 void bind_layout(nb::module_& m) {
     nb::class_<layout>(m, "Layout", "Shape, byte strides, element size and offset of an n-d array view.")
-        .def("__init__", [](layout* self, shape_arg shape, int_sequence_arg strides, int_arg<std::int64_t> itemsize,
-                            int_arg<std::int64_t> offset) {
-            new (self) layout(shape_of(shape, "Layout(shape)"), strides_of(strides, "Layout(strides)"),
-                              int64_of(itemsize.object, "Layout(itemsize)"), int64_of(offset.object, "Layout(offset)"));
-        }, "shape"_a.none(), "strides"_a.none(), "itemsize"_a.none(), "offset"_a.none() = 0)
-        .def_static("contiguous", [](shape_arg shape, int_arg<std::int64_t> itemsize, const std::string& o) {
-            return layout::contiguous(shape_of(shape, "shape"), int64_of(itemsize.object, "itemsize"), parse_order(o));
-        }, "shape"_a.none(), "itemsize"_a.none(), "order"_a = "C")
-        .def("contiguous_like", [](const layout& l, int_arg<std::int64_t> itemsize) {
-            return layout::contiguous_like(l, int64_of(itemsize.object, "itemsize"));
-        }, "itemsize"_a.none(), "A contiguous layout of this shape with elements in this layout's memory order.")
+        .def(
+            "__init__",
+            [](layout* self, shape_arg shape, int_sequence_arg strides, int_arg<std::int64_t> itemsize,
+               int_arg<std::int64_t> offset) {
+                new (self)
+                    layout(shape_of(shape, "Layout(shape)"), strides_of(strides, "Layout(strides)"),
+                           int64_of(itemsize.object, "Layout(itemsize)"), int64_of(offset.object, "Layout(offset)"));
+            },
+            "shape"_a.none(), "strides"_a.none(), "itemsize"_a.none(), "offset"_a.none() = 0)
+        .def_static(
+            "contiguous",
+            [](shape_arg shape, int_arg<std::int64_t> itemsize, const std::string& o) {
+                return layout::contiguous(shape_of(shape, "shape"), int64_of(itemsize.object, "itemsize"),
+                                          parse_order(o));
+            },
+            "shape"_a.none(), "itemsize"_a.none(), "order"_a = "C")
+        .def(
+            "contiguous_like",
+            [](const layout& l, int_arg<std::int64_t> itemsize) {
+                return layout::contiguous_like(l, int64_of(itemsize.object, "itemsize"));
+            },
+            "itemsize"_a.none(), "A contiguous layout of this shape with elements in this layout's memory order.")
         .def_prop_ro("shape", [](const layout& l) { return l.shape(); })
         .def_prop_ro("strides", [](const layout& l) { return l.strides(); })
         .def_prop_ro("itemsize", &layout::itemsize)
@@ -195,34 +205,56 @@ void bind_layout(nb::module_& m) {
         .def_prop_ro("is_c_contiguous", &layout::is_c_contiguous)
         .def_prop_ro("is_f_contiguous", &layout::is_f_contiguous)
         .def("byte_extent", &layout::byte_extent)
-        .def("reshape", [](const layout& l, shape_arg shape, const std::string& o) {
-            return l.reshape(shape_of(shape, "reshape(shape)"), parse_order(o));
-        }, "shape"_a.none(), "order"_a = "C")
-        .def("ravel", [](const layout& l, const std::string& o) { return l.ravel(parse_order(o)); }, "order"_a = "C")
-        .def("transpose", [](const layout& l, or_none<shape_arg> axes) {
-            return axes.object.is_none() ? l.transpose() : l.transpose(axes_of(axes, l, "transpose(axes)"));
-        }, "axes"_a.none() = nb::none(), "Axes reversed (None) or permuted, as numpy.transpose.")
-        .def("squeeze", [](const layout& l, or_none<shape_arg> axes) {
-            return axes.object.is_none() ? l.squeeze() : l.squeeze(axes_of(axes, l, "squeeze(axes)"));
-        }, "axes"_a.none() = nb::none(), "Every length-1 axis removed (None), or the listed ones, as numpy.squeeze.")
-        .def("__getitem__", [](const layout& l, nb::handle key) { return l.index(index_items(key)); }, "key"_a.none())
-        .def("split", [](const layout& l, int_arg<std::int64_t> sections, int_arg<int> axis) {
-            return l.split(clamped_int64(sections.object, "split(sections)"), axis_of(axis.object, l, "split(axis)"));
-        }, "sections"_a.none(), "axis"_a.none() = 0)
-        .def("split_at", [](const layout& l, int_sequence_arg indices, int_arg<int> axis) {
-            return l.split_at(converted_items(indices.object, "split_at(indices)", clamped_int64),
-                              axis_of(axis.object, l, "split_at(axis)"));
-        }, "indices"_a.none(), "axis"_a.none() = 0)
-        .def("broadcast_to", [](const layout& l, shape_arg shape) {
-            return l.broadcast_to(shape_of(shape, "broadcast_to(shape)"));
-        }, "shape"_a.none(), "A view of the given shape, as numpy.broadcast_to (stride 0 where it stretches).")
+        .def(
+            "reshape",
+            [](const layout& l, shape_arg shape, const std::string& o) {
+                return l.reshape(shape_of(shape, "reshape(shape)"), parse_order(o));
+            },
+            "shape"_a.none(), "order"_a = "C")
+        .def(
+            "ravel", [](const layout& l, const std::string& o) { return l.ravel(parse_order(o)); }, "order"_a = "C")
+        .def(
+            "transpose",
+            [](const layout& l, or_none<shape_arg> axes) {
+                return axes.object.is_none() ? l.transpose() : l.transpose(axes_of(axes, l, "transpose(axes)"));
+            },
+            "axes"_a.none() = nb::none(), "Axes reversed (None) or permuted, as numpy.transpose.")
+        .def(
+            "squeeze",
+            [](const layout& l, or_none<shape_arg> axes) {
+                return axes.object.is_none() ? l.squeeze() : l.squeeze(axes_of(axes, l, "squeeze(axes)"));
+            },
+            "axes"_a.none() = nb::none(), "Every length-1 axis removed (None), or the listed ones, as numpy.squeeze.")
+        .def(
+            "__getitem__", [](const layout& l, nb::handle key) { return l.index(index_items(key)); }, "key"_a.none())
+        .def(
+            "split",
+            [](const layout& l, int_arg<std::int64_t> sections, int_arg<int> axis) {
+                return l.split(clamped_int64(sections.object, "split(sections)"),
+                               axis_of(axis.object, l, "split(axis)"));
+            },
+            "sections"_a.none(), "axis"_a.none() = 0)
+        .def(
+            "split_at",
+            [](const layout& l, int_sequence_arg indices, int_arg<int> axis) {
+                return l.split_at(converted_items(indices.object, "split_at(indices)", clamped_int64),
+                                  axis_of(axis.object, l, "split_at(axis)"));
+            },
+            "indices"_a.none(), "axis"_a.none() = 0)
+        .def(
+            "broadcast_to",
+            [](const layout& l, shape_arg shape) { return l.broadcast_to(shape_of(shape, "broadcast_to(shape)")); },
+            "shape"_a.none(), "A view of the given shape, as numpy.broadcast_to (stride 0 where it stretches).")
         .def("__eq__", [](const layout& a, const layout& b) { return a == b; })
         .def("__repr__", [](const layout& l) { return "Layout(" + l.describe() + ")"; });
 
-    m.def("broadcast_shapes", [](shape_arg a, shape_arg b) {
-        const auto shape = broadcast_shapes(shape_of(a, "broadcast_shapes(a)"), shape_of(b, "broadcast_shapes(b)"));
-        return nb::tuple(nb::cast(shape));
-    }, "a"_a.none(), "b"_a.none(), "The shape two arrays broadcast to, as numpy.broadcast_shapes(a, b).");
+    m.def(
+        "broadcast_shapes",
+        [](shape_arg a, shape_arg b) {
+            const auto shape = broadcast_shapes(shape_of(a, "broadcast_shapes(a)"), shape_of(b, "broadcast_shapes(b)"));
+            return nb::tuple(nb::cast(shape));
+        },
+        "a"_a.none(), "b"_a.none(), "The shape two arrays broadcast to, as numpy.broadcast_shapes(a, b).");
 }
 
 }  // namespace gpukit::python

@@ -153,21 +153,23 @@ void stop_warning_through_python() {
 
 void bind_warnings(nb::module_& m) {
     category = new_exception_type(
-        m, "gpukit.driver", "GpukitWarning",
-        PyExc_RuntimeWarning,
+        m, "gpukit.driver", "GpukitWarning", PyExc_RuntimeWarning,
         "A problem gpukit could not raise: a release that failed in a destructor, a kernel compiled but not "
         "cached. A RuntimeWarning, so warnings filters, -W error and pytest apply to it.");
     set_cleanup_warning_hook(&warn_through_python);
     nb::module_::import_("atexit").attr("register")(nb::cpp_function(&stop_warning_through_python));
-    m.def("_cleanup_warning", [](const std::string& message, bool from_other_thread) {
-        if (!from_other_thread) {
-            cleanup_warning(message);
-            return;
-        }
-        nb::gil_scoped_release unlocked;
-        std::thread([&message] { cleanup_warning(message); }).join();
-    }, "message"_a, "from_other_thread"_a,
-          "Issues `message` as gpukit's C++ core does, from this thread or from a thread without the GIL (tests).");
+    m.def(
+        "_cleanup_warning",
+        [](const std::string& message, bool from_other_thread) {
+            if (!from_other_thread) {
+                cleanup_warning(message);
+                return;
+            }
+            nb::gil_scoped_release unlocked;
+            std::thread([&message] { cleanup_warning(message); }).join();
+        },
+        "message"_a, "from_other_thread"_a,
+        "Issues `message` as gpukit's C++ core does, from this thread or from a thread without the GIL (tests).");
 }
 
 }  // namespace gpukit::python

@@ -23,9 +23,7 @@ void run_drops() {
 
 void drop_at_exit(std::function<void()> drop) { drops().push_back(std::move(drop)); }
 
-void register_exit_cleanup() {
-    nb::module_::import_("atexit").attr("register")(nb::cpp_function(&run_drops));
-}
+void register_exit_cleanup() { nb::module_::import_("atexit").attr("register")(nb::cpp_function(&run_drops)); }
 
 nb::handle cached_object::get() {
     if (!object_) {

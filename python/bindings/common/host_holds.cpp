@@ -66,24 +66,27 @@ void hold_until_done(std::shared_ptr<void> owner, const void* host, cuda::stream
 }
 
 void bind_host_holds(nb::module_& m) {
-    m.def("_release_all_holds", [] {
-        std::vector<hold> all;
-        {
-            hold_list& list = holds();
-            std::lock_guard lock(list.mutex);
-            all.swap(list.holds);
-        }
-        {
-            release_gil release;
-            for (const hold& h : all) {
-                try {
-                    h.done.synchronize();
-                } catch (...) {
-                    // The context failed or is gone: the copy is over.
+    m.def(
+        "_release_all_holds",
+        [] {
+            std::vector<hold> all;
+            {
+                hold_list& list = holds();
+                std::lock_guard lock(list.mutex);
+                all.swap(list.holds);
+            }
+            {
+                release_gil release;
+                for (const hold& h : all) {
+                    try {
+                        h.done.synchronize();
+                    } catch (...) {
+                        // The context failed or is gone: the copy is over.
+                    }
                 }
             }
-        }
-    }, "Wait for the asynchronous copies whose host memory gpukit holds, then let it all go.");
+        },
+        "Wait for the asynchronous copies whose host memory gpukit holds, then let it all go.");
     nb::module_::import_("atexit").attr("register")(m.attr("_release_all_holds"));
 }
 

@@ -55,8 +55,9 @@ std::int64_t clamped_int64(nb::handle value, const char* what) {
     const nb::int_ index = index_arg(value, what);
     int overflow = 0;
     const long long result = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-    return overflow > 0 ? std::numeric_limits<std::int64_t>::max()
-                        : overflow < 0 ? std::numeric_limits<std::int64_t>::min() : result;
+    return overflow > 0   ? std::numeric_limits<std::int64_t>::max()
+           : overflow < 0 ? std::numeric_limits<std::int64_t>::min()
+                          : result;
 }
 
 }  // namespace gpukit::python

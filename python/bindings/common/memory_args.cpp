@@ -34,8 +34,8 @@ std::vector<T> interface_integers(nb::handle value, const std::string& where) {
         throw nb::type_error((where + " must be a tuple of integers, got " + type_name_of(value)).c_str());
     std::vector<T> result;
     for (nb::handle item : value) {
-        const std::optional<T> v = PyIndex_Check(item.ptr()) ? int_value<T>(index_arg(item, where.c_str()))
-                                                             : std::nullopt;
+        const std::optional<T> v =
+            PyIndex_Check(item.ptr()) ? int_value<T>(index_arg(item, where.c_str())) : std::nullopt;
         if (!v)
             throw nb::value_error((where + " holds " + nb::repr(item).c_str() + ", which is not an integer from " +
                                    std::to_string(std::numeric_limits<T>::min()) + " to " +
@@ -101,12 +101,12 @@ std::optional<cuda_array_interface> cuda_array_interface_of(nb::handle obj, cons
         PyErr_Clear();
     result.typestr = text ? text : "";
     const std::size_t size_digits = result.typestr.size() > 2 ? result.typestr.size() - 2 : 0;
-    const bool digits = size_digits > 0 && size_digits < 5 &&
-                        result.typestr.find_first_not_of("0123456789", 2) == std::string::npos;
+    const bool digits =
+        size_digits > 0 && size_digits < 5 && result.typestr.find_first_not_of("0123456789", 2) == std::string::npos;
     if (!digits || std::strchr("<>|=", result.typestr[0]) == nullptr)
-        throw nb::type_error((where + "['typestr'] must be a numpy type string such as '<f4', got " +
-                              nb::repr(typestr).c_str())
-                                 .c_str());
+        throw nb::type_error(
+            (where + "['typestr'] must be a numpy type string such as '<f4', got " + nb::repr(typestr).c_str())
+                .c_str());
     for (char digit : result.typestr.substr(2))
         result.itemsize = result.itemsize * 10 + static_cast<std::size_t>(digit - '0');
 
@@ -147,16 +147,19 @@ cuda::device_pointer device_pointer_arg(nb::handle obj, const char* what) {
     if (nb::hasattr(obj, "get_pointer")) {
         CUdeviceptr address = 0;
         if (!index_address(obj.attr("get_pointer")(), what, address))
-            throw nb::type_error((std::string(what) + ": " + type_name_of(obj) +
-                                  ".get_pointer() must return an integer address").c_str());
+            throw nb::type_error(
+                (std::string(what) + ": " + type_name_of(obj) + ".get_pointer() must return an integer address")
+                    .c_str());
         return address;
     }
     CUdeviceptr address = 0;
     if (index_address(obj, what, address))
         return address;
-    throw nb::type_error((std::string(what) + ": expected a device pointer (DeviceAllocation, ManagedAllocation, "
+    throw nb::type_error((std::string(what) +
+                          ": expected a device pointer (DeviceAllocation, ManagedAllocation, "
                           "IPCMemoryHandle, an object with __cuda_array_interface__ or get_pointer(), or an "
-                          "integer address), got " + type_name_of(obj))
+                          "integer address), got " +
+                          type_name_of(obj))
                              .c_str());
 }
 
@@ -170,9 +173,10 @@ void require_current_context(cuda::stream_view stream, const std::string& where)
     if (reinterpret_cast<std::uintptr_t>(stream.handle()) <= 2 || !cuda::driver_available() ||
         cuda::api().cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current || stream.context() == current)
         return;
-    throw logic_error(where + ": the stream belongs to another CUDA context than the current one. CuPy, PyTorch "
-                              "and numba make their streams in the device's primary context: make it current "
-                              "first (import gpukit.autoprimaryctx, or Device.retain_primary_context().push())");
+    throw logic_error(where +
+                      ": the stream belongs to another CUDA context than the current one. CuPy, PyTorch "
+                      "and numba make their streams in the device's primary context: make it current "
+                      "first (import gpukit.autoprimaryctx, or Device.retain_primary_context().push())");
 }
 
 // The CUstream of an object following CUDA Python's stream protocol: __cuda_stream__()
@@ -186,7 +190,8 @@ cuda::stream_view foreign_stream(nb::handle s) {
     nb::handle version = answer[0], handle = answer[1];
     if (!nb::isinstance<nb::int_>(version) || nb::cast<long long>(version) != 0)
         throw nb::value_error((where + " returned version " + nb::cast<std::string>(nb::repr(version)) +
-                               "; gpukit knows version 0 of the protocol").c_str());
+                               "; gpukit knows version 0 of the protocol")
+                                  .c_str());
     const auto address = integer_arg<std::uintptr_t>(handle, (where + " handle").c_str());
     const cuda::stream_view stream(reinterpret_cast<CUstream>(address));
     require_current_context(stream, where);
@@ -203,7 +208,9 @@ cuda::stream_view stream_arg(nb::handle s) {
     if (nb::hasattr(s, "__cuda_stream__"))
         return foreign_stream(s);
     throw nb::type_error(("stream must be a gpukit.driver.Stream, an object with __cuda_stream__ (CUDA Python's "
-                          "stream protocol) or None, got " + type_name_of(s)).c_str());
+                          "stream protocol) or None, got " +
+                          type_name_of(s))
+                             .c_str());
 }
 
 std::uint64_t unsigned_arg(nb::handle value, int bits, const char* what) {
@@ -271,8 +278,10 @@ void require_plain_dtype(nb::handle value, const std::string& what) {
 
 host_buffer::host_buffer(nb::handle obj, bool writable, const char* what) {
     if (!PyObject_CheckBuffer(obj.ptr()))
-        throw nb::type_error((std::string(what) + ": expected a host buffer (numpy array, bytes, bytearray, "
-                              "memoryview), got " + type_name_of(obj))
+        throw nb::type_error((std::string(what) +
+                              ": expected a host buffer (numpy array, bytes, bytearray, "
+                              "memoryview), got " +
+                              type_name_of(obj))
                                  .c_str());
     if (get_plain_buffer(obj, view_, PyBUF_ANY_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0), what))
         return;

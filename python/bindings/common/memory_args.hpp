@@ -124,7 +124,6 @@ int host_memory_getbuffer(PyObject* self, Py_buffer* view, int flags) {
 }
 
 template <class T>
-PyType_Slot host_memory_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(&host_memory_getbuffer<T>)},
-                                   {0, nullptr}};
+PyType_Slot host_memory_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(&host_memory_getbuffer<T>)}, {0, nullptr}};
 
 }  // namespace gpukit::python

@@ -15,9 +15,8 @@ bool is_path(nb::handle object) {
 
 std::string path_bytes(nb::handle object, const char* what) {
     if (!is_path(object))
-        throw nb::type_error((std::string(what) + ": expected a path (str, bytes or os.PathLike), got " +
-                              type_name_of(object))
-                                 .c_str());
+        throw nb::type_error(
+            (std::string(what) + ": expected a path (str, bytes or os.PathLike), got " + type_name_of(object)).c_str());
     // str or bytes, or what __fspath__ gives (its own TypeError when that is neither).
     const nb::object path = nb::steal(PyOS_FSPath(object.ptr()));
     if (!path.is_valid())

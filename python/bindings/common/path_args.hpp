@@ -41,8 +41,8 @@ struct path_arg {
 struct path_list_arg {
     nb::handle object;
     std::vector<std::string> get(const char* what) const;
-    static constexpr auto python_type = nb::detail::const_name(
-        "collections.abc.Sequence[str | bytes | os.PathLike[str] | os.PathLike[bytes]]");
+    static constexpr auto python_type =
+        nb::detail::const_name("collections.abc.Sequence[str | bytes | os.PathLike[str] | os.PathLike[bytes]]");
 };
 
 // `path` as os.fsdecode makes it: a str, bytes that are no UTF-8 as surrogate escapes (which

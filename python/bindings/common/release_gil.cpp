@@ -28,9 +28,7 @@ void end_process_if_calls_in_progress(int status, void*) {
 // Run by Py_FinalizeEx as its last step. exit() runs its handlers in the reverse order of
 // registration, so registering here, after every library the program loaded registered
 // its own, makes ours the first to run.
-void register_exit_handler() {
-    on_exit(&end_process_if_calls_in_progress, nullptr);
-}
+void register_exit_handler() { on_exit(&end_process_if_calls_in_progress, nullptr); }
 
 }  // namespace
 
@@ -51,8 +49,6 @@ release_gil::~release_gil() {
     }
 }
 
-void guard_process_exit() {
-    Py_AtExit(&register_exit_handler);
-}
+void guard_process_exit() { Py_AtExit(&register_exit_handler); }
 
 }  // namespace gpukit::python

@@ -12,9 +12,7 @@
 namespace gpukit::python {
 namespace {
 
-bool is_flag_group(const std::string& group) {
-    return group.ends_with("_flags");
-}
+bool is_flag_group(const std::string& group) { return group.ends_with("_flags"); }
 
 }  // namespace
 

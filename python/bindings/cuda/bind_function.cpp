@@ -32,8 +32,9 @@ namespace {
 
 void refuse_texrefs(nb::handle texrefs) {
     if (!texrefs.is_none() && nb::len(texrefs) != 0)
-        throw logic_error("texrefs: CUDA 12 removed texture references; pass a TextureObject as a kernel argument "
-                          "instead");
+        throw logic_error(
+            "texrefs: CUDA 12 removed texture references; pass a TextureObject as a kernel argument "
+            "instead");
 }
 
 const std::vector<arg_spec>& plan_of(const bound_function& f) {
@@ -48,9 +49,11 @@ void pack_prepared_call(cuda::kernel_args& args, const bound_function& f, const 
 
 void launch(const bound_function& f, cuda::kernel_args& args, nb::handle grid, nb::handle block,
             cuda::stream_view stream, std::size_t shared) {
-    const cuda::launch_config config =
-        cuda::launch_config().grid(to_dim3(grid, "grid")).block(to_dim3(block, "block")).shared_bytes(shared).stream(
-            stream);
+    const cuda::launch_config config = cuda::launch_config()
+                                           .grid(to_dim3(grid, "grid"))
+                                           .block(to_dim3(block, "block"))
+                                           .shared_bytes(shared)
+                                           .stream(stream);
     // The GIL stays held: a launch only enqueues work, and releasing it would cost more than the launch.
     cuda::launch_packed(f.fn, config, args.pointers(), args.sizes(), args.count());
 }
@@ -140,68 +143,99 @@ void bind_function(nb::module_& m) {
     cls.def("__call__", &call, "args"_a, "block"_a = nb::none(), "grid"_a = nb::make_tuple(1, 1),
             "stream"_a = nb::none(), "shared"_a.none() = 0, "texrefs"_a = nb::list(), "time_kernel"_a = false,
             "Launch with a thread block of shape `block` on `grid`; returns the kernel's seconds when time_kernel.")
-        .def("prepare", [](nb::handle self, nb::handle arg_types, nb::handle shared, nb::handle texrefs) {
-            refuse_texrefs(texrefs);
-            if (!shared.is_none())
-                throw logic_error("prepare(shared=...) is no longer supported; pass shared_size= to the prepared_* "
-                                  "calls instead");
-            nb::cast<bound_function&>(self).plan = parse_plan(arg_types);
-            return self;
-        }, "arg_types"_a, "shared"_a = nb::none(), "texrefs"_a = nb::list(),
-           "Fix the argument types (struct letters such as \"iPf\", numpy dtypes, 'F'/'D' complex). Returns self.")
-        .def("prepared_call", [](const bound_function& f, nb::handle grid, nb::handle block, nb::args values,
-                                 int_arg<std::size_t> shared_size) {
-            cuda::kernel_args args;
-            pack_prepared_call(args, f, values);
-            launch(f, args, grid, block, {}, shared_size.get("prepared_call(shared_size)"));
-        }, "grid"_a, "block"_a, "args"_a, "shared_size"_a.none() = 0)
-        .def("prepared_async_call", [](const bound_function& f, nb::handle grid, nb::handle block, nb::handle stream,
-                                       nb::args values, int_arg<std::size_t> shared_size) {
-            cuda::kernel_args args;
-            pack_prepared_call(args, f, values);
-            launch(f, args, grid, block, stream_arg(stream), shared_size.get("prepared_async_call(shared_size)"));
-        }, "grid"_a, "block"_a, "stream"_a.none(), "args"_a, "shared_size"_a.none() = 0)
-        .def("prepared_timed_call", [](const bound_function& f, nb::handle grid, nb::handle block, nb::args values,
-                                       int_arg<std::size_t> shared_arg) {
-            const std::size_t shared_size = shared_arg.get("prepared_timed_call(shared_size)");
-            cuda::kernel_args args;
-            pack_prepared_call(args, f, values);
-            auto events = std::make_shared<std::pair<cuda::event, cuda::event>>(cuda::event::create(),
-                                                                                cuda::event::create());
-            events->first.record();
-            launch(f, args, grid, block, {}, shared_size);
-            events->second.record();
-            return nb::cpp_function([events] { return seconds_between(events->first, events->second); });
-        }, "grid"_a, "block"_a, "args"_a, "shared_size"_a.none() = 0,
-           "Launch, and return a callable that waits for the kernel and gives its run time in seconds.")
-        .def("get_attribute", [](const bound_function& f, int_arg<int> attr) {
-            return f.fn.attribute(static_cast<CUfunction_attribute>(attr.get("Function.get_attribute(attr)")));
-        }, "attr"_a.none())
-        .def("set_attribute", [](const bound_function& f, int_arg<int> attr, int_arg<int> value) {
-            f.fn.set_attribute(static_cast<CUfunction_attribute>(attr.get("Function.set_attribute(attr)")),
-                               value.get("Function.set_attribute(value)"));
-        }, "attr"_a.none(), "value"_a.none())
-        .def("set_cache_config", [](const bound_function& f, int_arg<int> fc) {
-            f.fn.set_cache_config(static_cast<CUfunc_cache>(fc.get("Function.set_cache_config(fc)")));
-        }, "fc"_a.none())
-        .def("set_shared_config", [](const bound_function& f, int_arg<int> sc) {
-            f.fn.set_shared_config(static_cast<CUsharedconfig>(sc.get("Function.set_shared_config(sc)")));
-        }, "sc"_a.none())
-        .def_prop_rw("name", [](const bound_function& f) -> nb::object {
-            return f.assigned_name.is_valid() ? f.assigned_name : nb::str(f.fn.name().c_str());
-        }, [](bound_function& f, nb::object name) { f.assigned_name = std::move(name); },
-           nb::for_setter(nb::arg("name").none()),
-           "The kernel's name in its module, unless the program assigned another value (PyCUDA's Function "
-           "keeps any attribute a program sets).")
+        .def(
+            "prepare",
+            [](nb::handle self, nb::handle arg_types, nb::handle shared, nb::handle texrefs) {
+                refuse_texrefs(texrefs);
+                if (!shared.is_none())
+                    throw logic_error(
+                        "prepare(shared=...) is no longer supported; pass shared_size= to the prepared_* "
+                        "calls instead");
+                nb::cast<bound_function&>(self).plan = parse_plan(arg_types);
+                return self;
+            },
+            "arg_types"_a, "shared"_a = nb::none(), "texrefs"_a = nb::list(),
+            "Fix the argument types (struct letters such as \"iPf\", numpy dtypes, 'F'/'D' complex). Returns self.")
+        .def(
+            "prepared_call",
+            [](const bound_function& f, nb::handle grid, nb::handle block, nb::args values,
+               int_arg<std::size_t> shared_size) {
+                cuda::kernel_args args;
+                pack_prepared_call(args, f, values);
+                launch(f, args, grid, block, {}, shared_size.get("prepared_call(shared_size)"));
+            },
+            "grid"_a, "block"_a, "args"_a, "shared_size"_a.none() = 0)
+        .def(
+            "prepared_async_call",
+            [](const bound_function& f, nb::handle grid, nb::handle block, nb::handle stream, nb::args values,
+               int_arg<std::size_t> shared_size) {
+                cuda::kernel_args args;
+                pack_prepared_call(args, f, values);
+                launch(f, args, grid, block, stream_arg(stream), shared_size.get("prepared_async_call(shared_size)"));
+            },
+            "grid"_a, "block"_a, "stream"_a.none(), "args"_a, "shared_size"_a.none() = 0)
+        .def(
+            "prepared_timed_call",
+            [](const bound_function& f, nb::handle grid, nb::handle block, nb::args values,
+               int_arg<std::size_t> shared_arg) {
+                const std::size_t shared_size = shared_arg.get("prepared_timed_call(shared_size)");
+                cuda::kernel_args args;
+                pack_prepared_call(args, f, values);
+                auto events =
+                    std::make_shared<std::pair<cuda::event, cuda::event>>(cuda::event::create(), cuda::event::create());
+                events->first.record();
+                launch(f, args, grid, block, {}, shared_size);
+                events->second.record();
+                return nb::cpp_function([events] { return seconds_between(events->first, events->second); });
+            },
+            "grid"_a, "block"_a, "args"_a, "shared_size"_a.none() = 0,
+            "Launch, and return a callable that waits for the kernel and gives its run time in seconds.")
+        .def(
+            "get_attribute",
+            [](const bound_function& f, int_arg<int> attr) {
+                return f.fn.attribute(static_cast<CUfunction_attribute>(attr.get("Function.get_attribute(attr)")));
+            },
+            "attr"_a.none())
+        .def(
+            "set_attribute",
+            [](const bound_function& f, int_arg<int> attr, int_arg<int> value) {
+                f.fn.set_attribute(static_cast<CUfunction_attribute>(attr.get("Function.set_attribute(attr)")),
+                                   value.get("Function.set_attribute(value)"));
+            },
+            "attr"_a.none(), "value"_a.none())
+        .def(
+            "set_cache_config",
+            [](const bound_function& f, int_arg<int> fc) {
+                f.fn.set_cache_config(static_cast<CUfunc_cache>(fc.get("Function.set_cache_config(fc)")));
+            },
+            "fc"_a.none())
+        .def(
+            "set_shared_config",
+            [](const bound_function& f, int_arg<int> sc) {
+                f.fn.set_shared_config(static_cast<CUsharedconfig>(sc.get("Function.set_shared_config(sc)")));
+            },
+            "sc"_a.none())
+        .def_prop_rw(
+            "name",
+            [](const bound_function& f) -> nb::object {
+                return f.assigned_name.is_valid() ? f.assigned_name : nb::str(f.fn.name().c_str());
+            },
+            [](bound_function& f, nb::object name) { f.assigned_name = std::move(name); },
+            nb::for_setter(nb::arg("name").none()),
+            "The kernel's name in its module, unless the program assigned another value (PyCUDA's Function "
+            "keeps any attribute a program sets).")
         .def_prop_ro("handle", [](const bound_function& f) { return reinterpret_cast<std::uintptr_t>(f.fn.handle()); })
-        .def_prop_ro("param_sizes", [](const bound_function& f) -> nb::object {
-            if (!f.fn.params())
-                return nb::none();
-            nb::list sizes;
-            for (const cuda::param_info& p : *f.fn.params())
-                sizes.append(p.size);
-            return sizes;
-        }, "Each parameter's size in bytes, or None when the driver cannot say (before CUDA 12.4).");
+        .def_prop_ro(
+            "param_sizes",
+            [](const bound_function& f) -> nb::object {
+                if (!f.fn.params())
+                    return nb::none();
+                nb::list sizes;
+                for (const cuda::param_info& p : *f.fn.params())
+                    sizes.append(p.size);
+                return sizes;
+            },
+            "Each parameter's size in bytes, or None when the driver cannot say (before CUDA 12.4).");
 
     // Every function_attribute is also a read-only property: f.num_regs, f.max_threads_per_block, ...
     for (nb::handle member : m.attr("function_attribute")) {  // constant_class, while the module is made

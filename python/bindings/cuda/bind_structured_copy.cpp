@@ -60,9 +60,9 @@ void set_unified(cuda::copy_location& at, nb::object& owner, nb::handle obj, boo
 // an error naming it.
 template <class T, auto part, auto field>
 void size_field(nb::class_<T>& cls, const char* name, const char* doc = "") {
-    cls.def_prop_rw(name, [](const T& c) { return c.*part.*field; },
-                    [name](T& c, int_arg<std::size_t> v) { c.*part.*field = v.get(name); }, nb::arg("value").none(),
-                    doc);
+    cls.def_prop_rw(
+        name, [](const T& c) { return c.*part.*field; },
+        [name](T& c, int_arg<std::size_t> v) { c.*part.*field = v.get(name); }, nb::arg("value").none(), doc);
 }
 
 // A field of both locations: the source's (`src_name`) and the destination's (`dst_name`).
@@ -83,34 +83,50 @@ void bind_fields(nb::class_<T>& cls, int dims) {
     size_field<T, &T::extent, &extent::width_in_bytes>(cls, "width_in_bytes");
     size_field<T, &T::extent, &extent::height>(cls, "height", "Rows to copy.");
     cls.def(nb::init<>())
-        .def("set_src_host", [](T& c, nb::handle buffer) {
-            set_host(c.src, c.src_owner, buffer, false, "set_src_host(buffer)");
-        }, "buffer"_a)
-        .def("set_dst_host", [](T& c, nb::handle buffer) {
-            set_host(c.dst, c.dst_owner, buffer, true, "set_dst_host(buffer)");
-        }, "buffer"_a)
-        .def("set_src_device", [](T& c, nb::handle devptr) {
-            c.src.set_device(device_pointer_arg(devptr, "set_src_device(devptr)"));
-            c.src_owner = nb::borrow(devptr);
-        }, "devptr"_a)
-        .def("set_dst_device", [](T& c, nb::handle devptr) {
-            c.dst.set_device(device_pointer_arg(devptr, "set_dst_device(devptr)"));
-            c.dst_owner = nb::borrow(devptr);
-        }, "devptr"_a)
-        .def("set_src_array", [](T& c, nb::pointer_and_handle<cuda::array> ary) {
-            c.src.set_array(*ary.p);
-            c.src_owner = nb::borrow(ary.h);
-        }, "ary"_a)
-        .def("set_dst_array", [](T& c, nb::pointer_and_handle<cuda::array> ary) {
-            c.dst.set_array(*ary.p);
-            c.dst_owner = nb::borrow(ary.h);
-        }, "ary"_a)
-        .def("set_src_unified", [](T& c, nb::handle buffer) {
-            set_unified(c.src, c.src_owner, buffer, false, "set_src_unified(buffer)");
-        }, "buffer"_a, "A host buffer or a device pointer; the driver tells which (unified addressing).")
-        .def("set_dst_unified", [](T& c, nb::handle buffer) {
-            set_unified(c.dst, c.dst_owner, buffer, true, "set_dst_unified(buffer)");
-        }, "buffer"_a);
+        .def(
+            "set_src_host",
+            [](T& c, nb::handle buffer) { set_host(c.src, c.src_owner, buffer, false, "set_src_host(buffer)"); },
+            "buffer"_a)
+        .def(
+            "set_dst_host",
+            [](T& c, nb::handle buffer) { set_host(c.dst, c.dst_owner, buffer, true, "set_dst_host(buffer)"); },
+            "buffer"_a)
+        .def(
+            "set_src_device",
+            [](T& c, nb::handle devptr) {
+                c.src.set_device(device_pointer_arg(devptr, "set_src_device(devptr)"));
+                c.src_owner = nb::borrow(devptr);
+            },
+            "devptr"_a)
+        .def(
+            "set_dst_device",
+            [](T& c, nb::handle devptr) {
+                c.dst.set_device(device_pointer_arg(devptr, "set_dst_device(devptr)"));
+                c.dst_owner = nb::borrow(devptr);
+            },
+            "devptr"_a)
+        .def(
+            "set_src_array",
+            [](T& c, nb::pointer_and_handle<cuda::array> ary) {
+                c.src.set_array(*ary.p);
+                c.src_owner = nb::borrow(ary.h);
+            },
+            "ary"_a)
+        .def(
+            "set_dst_array",
+            [](T& c, nb::pointer_and_handle<cuda::array> ary) {
+                c.dst.set_array(*ary.p);
+                c.dst_owner = nb::borrow(ary.h);
+            },
+            "ary"_a)
+        .def(
+            "set_src_unified",
+            [](T& c, nb::handle buffer) { set_unified(c.src, c.src_owner, buffer, false, "set_src_unified(buffer)"); },
+            "buffer"_a, "A host buffer or a device pointer; the driver tells which (unified addressing).")
+        .def(
+            "set_dst_unified",
+            [](T& c, nb::handle buffer) { set_unified(c.dst, c.dst_owner, buffer, true, "set_dst_unified(buffer)"); },
+            "buffer"_a);
     if (dims < 3)
         return;
     location_field<T, &location::z>(cls, "src_z", "dst_z");
@@ -122,48 +138,64 @@ void bind_fields(nb::class_<T>& cls, int dims) {
 // c(stream=None) of the 3-D copies: `copy` and wait, or `copy_async` on `stream`.
 template <class T, auto copy, auto copy_async>
 void bind_call(nb::class_<T>& cls) {
-    cls.def("__call__", [](const T& c, nb::handle stream) {
-        if (stream.is_none()) {
-            release_gil release;
-            copy(c.src, c.dst, c.extent);
-        } else {
-            run_async(c, stream_arg(stream), copy_async);
-        }
-    }, "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
+    cls.def(
+        "__call__",
+        [](const T& c, nb::handle stream) {
+            if (stream.is_none()) {
+                release_gil release;
+                copy(c.src, c.dst, c.extent);
+            } else {
+                run_async(c, stream_arg(stream), copy_async);
+            }
+        },
+        "stream"_a.none() = nb::none(), "Copy and wait, or copy asynchronously on `stream`.");
 }
 
 }  // namespace
 
 void bind_structured_copy(nb::module_& m) {
-    nb::class_<memcpy_2d_object> copy_2d(m, "Memcpy2D", nb::dynamic_attr(), "A copy of a rectangle of rows; call it to run it.");
+    nb::class_<memcpy_2d_object> copy_2d(m, "Memcpy2D", nb::dynamic_attr(),
+                                         "A copy of a rectangle of rows; call it to run it.");
     bind_fields(copy_2d, 2);
-    copy_2d.def("__call__", [](const memcpy_2d_object& c, nb::handle aligned_or_stream) {
-        if (aligned_or_stream.is_none() || PyBool_Check(aligned_or_stream.ptr())) {
-            const bool aligned = aligned_or_stream.is_none() || aligned_or_stream.ptr() == Py_True;
-            release_gil release;
-            cuda::memcpy_2d(c.src, c.dst, c.extent, aligned);
-        } else {
-            run_async(c, stream_arg(aligned_or_stream), cuda::memcpy_2d_async);
-        }
-    }, "aligned"_a.none() = nb::bool_(true),
-       "c(aligned=True) copies and waits (aligned=False allows misaligned device memory); c(stream) copies "
-       "asynchronously on `stream` (host memory should be page-locked).");
+    copy_2d.def(
+        "__call__",
+        [](const memcpy_2d_object& c, nb::handle aligned_or_stream) {
+            if (aligned_or_stream.is_none() || PyBool_Check(aligned_or_stream.ptr())) {
+                const bool aligned = aligned_or_stream.is_none() || aligned_or_stream.ptr() == Py_True;
+                release_gil release;
+                cuda::memcpy_2d(c.src, c.dst, c.extent, aligned);
+            } else {
+                run_async(c, stream_arg(aligned_or_stream), cuda::memcpy_2d_async);
+            }
+        },
+        "aligned"_a.none() = nb::bool_(true),
+        "c(aligned=True) copies and waits (aligned=False allows misaligned device memory); c(stream) copies "
+        "asynchronously on `stream` (host memory should be page-locked).");
 
-    nb::class_<memcpy_3d_object> copy_3d(m, "Memcpy3D", nb::dynamic_attr(), "A copy of a box of slices of rows; call it to run it.");
+    nb::class_<memcpy_3d_object> copy_3d(m, "Memcpy3D", nb::dynamic_attr(),
+                                         "A copy of a box of slices of rows; call it to run it.");
     bind_fields(copy_3d, 3);
     bind_call<memcpy_3d_object, cuda::memcpy_3d, cuda::memcpy_3d_async>(copy_3d);
 
-    nb::class_<memcpy_3d_peer_object> copy_peer(m, "Memcpy3DPeer", nb::dynamic_attr(), "Memcpy3D between memory of two contexts.");
+    nb::class_<memcpy_3d_peer_object> copy_peer(m, "Memcpy3DPeer", nb::dynamic_attr(),
+                                                "Memcpy3D between memory of two contexts.");
     bind_fields(copy_peer, 3);
     bind_call<memcpy_3d_peer_object, cuda::memcpy_3d_peer, cuda::memcpy_3d_peer_async>(copy_peer);
-    copy_peer.def("set_src_context", [](memcpy_3d_peer_object& c, nb::pointer_and_handle<cuda::context> ctx) {
-        c.src.context = ctx.p->handle();
-        c.src_context = nb::borrow(ctx.h);
-    }, "ctx"_a)
-        .def("set_dst_context", [](memcpy_3d_peer_object& c, nb::pointer_and_handle<cuda::context> ctx) {
-            c.dst.context = ctx.p->handle();
-            c.dst_context = nb::borrow(ctx.h);
-        }, "ctx"_a);
+    copy_peer
+        .def(
+            "set_src_context",
+            [](memcpy_3d_peer_object& c, nb::pointer_and_handle<cuda::context> ctx) {
+                c.src.context = ctx.p->handle();
+                c.src_context = nb::borrow(ctx.h);
+            },
+            "ctx"_a)
+        .def(
+            "set_dst_context",
+            [](memcpy_3d_peer_object& c, nb::pointer_and_handle<cuda::context> ctx) {
+                c.dst.context = ctx.p->handle();
+                c.dst_context = nb::borrow(ctx.h);
+            },
+            "ctx"_a);
 }
 
 }  // namespace gpukit::python

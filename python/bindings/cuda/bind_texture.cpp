@@ -15,8 +15,8 @@
 namespace gpukit::python {
 
 using namespace nb::literals;
-using cuda::texture_object;
 using cuda::surface_object;
+using cuda::texture_object;
 
 namespace {
 
@@ -37,7 +37,8 @@ void set_address_mode(cuda::texture_desc& desc, nb::handle mode) {
     const std::size_t n = nb::len(modes);
     if (n == 0 || n > 3)
         throw nb::value_error(("address_mode: give one address_mode or a tuple of 1 to 3 (x, y, z), got " +
-                               std::to_string(n) + " entries").c_str());
+                               std::to_string(n) + " entries")
+                                  .c_str());
     for (std::size_t dim = 0; dim < n; ++dim)
         desc.address_mode[dim] = enum_arg<CUaddress_mode>(modes[dim], "address_mode", "address_mode");
 }
@@ -95,54 +96,59 @@ void bind_texture(nb::module_& m) {
     nb::class_<texture_object>(m, "TextureObject", nb::dynamic_attr(),
                                "A texture object: read-only, cached, optionally filtered access to an Array or "
                                "device memory. Pass it to a kernel whose parameter is a cudaTextureObject_t.")
-        .def_static("from_array",
-                    [](std::shared_ptr<cuda::array> source, nb::handle address_mode, nb::handle filter_mode,
-                       nb::handle flags, nb::handle border_color) {
-                        return texture_object::from_array(
-                            std::move(source),
-                            make_desc("TextureObject.from_array", address_mode, filter_mode, flags, border_color));
-                    },
-                    "array"_a, address_mode_arg, filter_mode_arg, flags_arg, border_color_arg,
-                    (std::string("A texture over `array` (1-D, 2-D, 3-D or layered), which it keeps alive. ") +
-                     sampling_doc).c_str())
-        .def_static("from_linear",
-                    [](nb::handle devptr, nb::handle format, int_arg<unsigned int> num_channels,
-                       int_arg<std::size_t> size_bytes, nb::handle address_mode, nb::handle filter_mode,
-                       nb::handle flags, nb::handle border_color) {
-                        const std::string function = "TextureObject.from_linear";
-                        return texture_object::from_linear(
-                            device_pointer_arg(devptr, "TextureObject.from_linear(devptr)"),
-                            format_arg(format, function), num_channels.get("TextureObject.from_linear(num_channels)"),
-                            size_bytes.get("TextureObject.from_linear(size_bytes)"),
-                            make_desc(function, address_mode, filter_mode, flags, border_color));
-                    },
-                    nb::keep_alive<0, 1>(),  // the memory must outlive the texture
-                    "devptr"_a, "format"_a.none(), "num_channels"_a.none(), "size_bytes"_a.none(), address_mode_arg,
-                    filter_mode_arg, flags_arg, border_color_arg,
-                    (std::string("A 1-D texture over `size_bytes` of device memory at `devptr` (kept alive), holding "
-                                 "elements of `num_channels` channels of array_format `format`; read it with "
-                                 "tex1Dfetch. The address must meet the device's TEXTURE_ALIGNMENT. ") +
-                     sampling_doc).c_str())
-        .def_static("from_pitch2d",
-                    [](nb::handle devptr, nb::handle format, int_arg<unsigned int> num_channels,
-                       int_arg<std::size_t> width, int_arg<std::size_t> height, int_arg<std::size_t> pitch,
-                       nb::handle address_mode, nb::handle filter_mode, nb::handle flags, nb::handle border_color) {
-                        const std::string function = "TextureObject.from_pitch2d";
-                        return texture_object::from_pitch2d(
-                            device_pointer_arg(devptr, "TextureObject.from_pitch2d(devptr)"),
-                            format_arg(format, function), num_channels.get("TextureObject.from_pitch2d(num_channels)"),
-                            width.get("TextureObject.from_pitch2d(width)"),
-                            height.get("TextureObject.from_pitch2d(height)"),
-                            pitch.get("TextureObject.from_pitch2d(pitch)"),
-                            make_desc(function, address_mode, filter_mode, flags, border_color));
-                    },
-                    nb::keep_alive<0, 1>(),  // the memory must outlive the texture
-                    "devptr"_a, "format"_a.none(), "num_channels"_a.none(), "width"_a.none(), "height"_a.none(),
-                    "pitch"_a.none(), address_mode_arg, filter_mode_arg, flags_arg, border_color_arg,
-                    (std::string("A 2-D texture over `height` rows of `width` elements, `pitch` bytes apart, at "
-                                 "`devptr` (kept alive), as from mem_alloc_pitch. The pitch must meet the device's "
-                                 "TEXTURE_PITCH_ALIGNMENT. ") +
-                     sampling_doc).c_str())
+        .def_static(
+            "from_array",
+            [](std::shared_ptr<cuda::array> source, nb::handle address_mode, nb::handle filter_mode, nb::handle flags,
+               nb::handle border_color) {
+                return texture_object::from_array(std::move(source), make_desc("TextureObject.from_array", address_mode,
+                                                                               filter_mode, flags, border_color));
+            },
+            "array"_a, address_mode_arg, filter_mode_arg, flags_arg, border_color_arg,
+            (std::string("A texture over `array` (1-D, 2-D, 3-D or layered), which it keeps alive. ") + sampling_doc)
+                .c_str())
+        .def_static(
+            "from_linear",
+            [](nb::handle devptr, nb::handle format, int_arg<unsigned int> num_channels,
+               int_arg<std::size_t> size_bytes, nb::handle address_mode, nb::handle filter_mode, nb::handle flags,
+               nb::handle border_color) {
+                const std::string function = "TextureObject.from_linear";
+                return texture_object::from_linear(device_pointer_arg(devptr, "TextureObject.from_linear(devptr)"),
+                                                   format_arg(format, function),
+                                                   num_channels.get("TextureObject.from_linear(num_channels)"),
+                                                   size_bytes.get("TextureObject.from_linear(size_bytes)"),
+                                                   make_desc(function, address_mode, filter_mode, flags, border_color));
+            },
+            nb::keep_alive<0, 1>(),  // the memory must outlive the texture
+            "devptr"_a, "format"_a.none(), "num_channels"_a.none(), "size_bytes"_a.none(), address_mode_arg,
+            filter_mode_arg, flags_arg, border_color_arg,
+            (std::string("A 1-D texture over `size_bytes` of device memory at `devptr` (kept alive), holding "
+                         "elements of `num_channels` channels of array_format `format`; read it with "
+                         "tex1Dfetch. The address must meet the device's TEXTURE_ALIGNMENT. ") +
+             sampling_doc)
+                .c_str())
+        .def_static(
+            "from_pitch2d",
+            [](nb::handle devptr, nb::handle format, int_arg<unsigned int> num_channels, int_arg<std::size_t> width,
+               int_arg<std::size_t> height, int_arg<std::size_t> pitch, nb::handle address_mode, nb::handle filter_mode,
+               nb::handle flags, nb::handle border_color) {
+                const std::string function = "TextureObject.from_pitch2d";
+                return texture_object::from_pitch2d(device_pointer_arg(devptr, "TextureObject.from_pitch2d(devptr)"),
+                                                    format_arg(format, function),
+                                                    num_channels.get("TextureObject.from_pitch2d(num_channels)"),
+                                                    width.get("TextureObject.from_pitch2d(width)"),
+                                                    height.get("TextureObject.from_pitch2d(height)"),
+                                                    pitch.get("TextureObject.from_pitch2d(pitch)"),
+                                                    make_desc(function, address_mode, filter_mode, flags,
+                                                              border_color));
+            },
+            nb::keep_alive<0, 1>(),  // the memory must outlive the texture
+            "devptr"_a, "format"_a.none(), "num_channels"_a.none(), "width"_a.none(), "height"_a.none(),
+            "pitch"_a.none(), address_mode_arg, filter_mode_arg, flags_arg, border_color_arg,
+            (std::string("A 2-D texture over `height` rows of `width` elements, `pitch` bytes apart, at "
+                         "`devptr` (kept alive), as from mem_alloc_pitch. The pitch must meet the device's "
+                         "TEXTURE_PITCH_ALIGNMENT. ") +
+             sampling_doc)
+                .c_str())
         .def_prop_ro("handle", &texture_object::handle, "The CUtexObject as an integer.")
         .def("__int__", &texture_object::handle)
         .def("destroy", &texture_object::destroy, "Destroy the texture now; any later use raises LogicError.");
@@ -151,11 +157,12 @@ void bind_texture(nb::module_& m) {
                                "A surface object: read-write access to an Array created with "
                                "array3d_flags.SURFACE_LDST. Pass it to a kernel whose parameter is a "
                                "cudaSurfaceObject_t.")
-        .def("__init__",
-             [](surface_object* self, std::shared_ptr<cuda::array> source) {
-                 new (self) surface_object(std::move(source));
-             },
-             "array"_a, "A surface over `array`, which it keeps alive.")
+        .def(
+            "__init__",
+            [](surface_object* self, std::shared_ptr<cuda::array> source) {
+                new (self) surface_object(std::move(source));
+            },
+            "array"_a, "A surface over `array`, which it keeps alive.")
         .def_prop_ro("handle", &surface_object::handle, "The CUsurfObject as an integer.")
         .def("__int__", &surface_object::handle)
         .def("destroy", &surface_object::destroy, "Destroy the surface now; any later use raises LogicError.");

@@ -23,9 +23,7 @@ rtc::compile_request make_compile_request(std::string source, std::vector<std::s
 
 namespace {
 
-std::string argument(std::string_view kernel, const char* name) {
-    return std::string(kernel) + "(" + name + ")";
-}
+std::string argument(std::string_view kernel, const char* name) { return std::string(kernel) + "(" + name + ")"; }
 
 }  // namespace
 

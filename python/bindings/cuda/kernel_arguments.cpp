@@ -26,7 +26,8 @@ class held_buffer {
 public:
     held_buffer(nb::handle obj, int flags, std::size_t index) {
         if (!PyObject_CheckBuffer(obj.ptr()))
-            throw nb::type_error(("argument " + std::to_string(index) + ": In, Out and InOut take a host array (an "
+            throw nb::type_error(("argument " + std::to_string(index) +
+                                  ": In, Out and InOut take a host array (an "
                                   "object with the buffer protocol, such as a numpy array), got " +
                                   nb::cast<std::string>(nb::type_name(obj.type())))
                                      .c_str());
@@ -141,27 +142,46 @@ std::size_t push_bytes(cuda::kernel_args& args, nb::handle value, std::size_t in
 void push_integer(cuda::kernel_args& args, long long value, std::size_t size, std::size_t index) {
     const long long bits = static_cast<long long>(size) * 8;
     if (size < 8 && (value < -(1LL << (bits - 1)) || value >= (1LL << bits)))
-        throw nb::value_error(("argument " + std::to_string(index) + ": " + std::to_string(value) + " does not fit "
-                               "the kernel's " + std::to_string(size) + "-byte parameter").c_str());
+        throw nb::value_error(("argument " + std::to_string(index) + ": " + std::to_string(value) +
+                               " does not fit "
+                               "the kernel's " +
+                               std::to_string(size) + "-byte parameter")
+                                  .c_str());
     switch (size) {
-    case 1: args.push_value(static_cast<std::int8_t>(value)); break;
-    case 2: args.push_value(static_cast<std::int16_t>(value)); break;
-    case 4: args.push_value(static_cast<std::int32_t>(value)); break;
-    case 8: args.push_value(static_cast<std::int64_t>(value)); break;
+    case 1:
+        args.push_value(static_cast<std::int8_t>(value));
+        break;
+    case 2:
+        args.push_value(static_cast<std::int16_t>(value));
+        break;
+    case 4:
+        args.push_value(static_cast<std::int32_t>(value));
+        break;
+    case 8:
+        args.push_value(static_cast<std::int64_t>(value));
+        break;
     default:
-        bad_argument(index, "a Python int cannot fill a " + std::to_string(size) + "-byte parameter; pass a numpy "
-                            "scalar or bytes of that size");
+        bad_argument(index, "a Python int cannot fill a " + std::to_string(size) +
+                                "-byte parameter; pass a numpy "
+                                "scalar or bytes of that size");
     }
 }
 
 void push_float(cuda::kernel_args& args, double value, std::size_t size, std::size_t index) {
     switch (size) {
-    case 2: args.push_value(static_cast<_Float16>(value)); break;
-    case 4: args.push_value(static_cast<float>(value)); break;
-    case 8: args.push_value(value); break;
+    case 2:
+        args.push_value(static_cast<_Float16>(value));
+        break;
+    case 4:
+        args.push_value(static_cast<float>(value));
+        break;
+    case 8:
+        args.push_value(value);
+        break;
     default:
-        bad_argument(index, "a Python float cannot fill a " + std::to_string(size) + "-byte parameter; pass a numpy "
-                            "scalar or bytes of that size");
+        bad_argument(index, "a Python float cannot fill a " + std::to_string(size) +
+                                "-byte parameter; pass a numpy "
+                                "scalar or bytes of that size");
     }
 }
 
@@ -220,8 +240,8 @@ std::optional<std::uint64_t> allocation_address(nb::handle arg, std::size_t inde
     const bool plain = nb::isinstance<cuda::device_allocation>(arg);
     if (!plain && !nb::isinstance<cuda::pooled_device_memory>(arg))
         return std::nullopt;
-    const bool exact = arg.type().is(plain ? nb::type<cuda::device_allocation>()
-                                           : nb::type<cuda::pooled_device_memory>());
+    const bool exact =
+        arg.type().is(plain ? nb::type<cuda::device_allocation>() : nb::type<cuda::pooled_device_memory>());
     const std::string what = "argument " + std::to_string(index);
     if (exact)
         return device_pointer_arg(arg, what.c_str()).address;
@@ -230,8 +250,7 @@ std::optional<std::uint64_t> allocation_address(nb::handle arg, std::size_t inde
 
 }  // namespace
 
-call_arguments::call_arguments(cuda::kernel_args& args, purpose use, cuda::stream_view stream,
-                               nb::handle stream_object)
+call_arguments::call_arguments(cuda::kernel_args& args, purpose use, cuda::stream_view stream, nb::handle stream_object)
     : args_(args), use_(use), stream_(stream), stream_object_(stream_object) {}
 
 call_arguments::~call_arguments() = default;
@@ -277,7 +296,8 @@ void call_arguments::push(nb::handle arg, std::size_t index, std::optional<std::
         // Checked here: as an object with __int__ it would otherwise pass as a pointer.
         if (param_size && *param_size != 8)
             bad_argument(index, "a " + type_of(arg) + " is a 64-bit handle, but the kernel's parameter has " +
-                                    std::to_string(*param_size) + " bytes; declare it cudaTextureObject_t or "
+                                    std::to_string(*param_size) +
+                                    " bytes; declare it cudaTextureObject_t or "
                                     "cudaSurfaceObject_t");
         args_.push_value(*handle);
     } else if (is_instance(arg, numpy().ndarray)) {
@@ -296,17 +316,19 @@ void call_arguments::push(nb::handle arg, std::size_t index, std::optional<std::
     } else if (PyObject_CheckBuffer(o)) {
         push_bytes(args_, arg, index, value_kind::buffer);
     } else {
-        bad_argument(index, "cannot pass a " + type_of(arg) + " to a kernel; expected a numpy scalar, record or array "
-                            "(passed by value), a Python int/float/complex, an ArgumentHandler (In, Out, InOut), a "
-                            "device pointer (a DeviceAllocation, an object with gpudata, __cuda_array_interface__ "
-                            "or get_pointer(), an int) or a buffer of the parameter's bytes");
+        bad_argument(index, "cannot pass a " + type_of(arg) +
+                                " to a kernel; expected a numpy scalar, record or array "
+                                "(passed by value), a Python int/float/complex, an ArgumentHandler (In, Out, InOut), a "
+                                "device pointer (a DeviceAllocation, an object with gpudata, __cuda_array_interface__ "
+                                "or get_pointer(), an int) or a buffer of the parameter's bytes");
     }
 }
 
 void call_arguments::push_handler(nb::handle handler, std::size_t index) {
     if (use_ == purpose::graph_node)
-        bad_argument(index, "In/Out/InOut and other ArgumentHandler objects cannot be graph node arguments (a node "
-                            "cannot copy host arrays around its launch); copy to device memory and pass that");
+        bad_argument(index,
+                     "In/Out/InOut and other ArgumentHandler objects cannot be graph node arguments (a node "
+                     "cannot copy host arrays around its launch); copy to device memory and pass that");
     // Exact In / Out / InOut whose device memory was never asked for are staged in C++: the
     // same copies as their pre_call/post_call, without the Python calls.
     const nb::handle type = handler.type();
@@ -362,8 +384,8 @@ void push_prepared(cuda::kernel_args& args, const arg_spec& spec, nb::handle arg
     PyObject* o = arg.ptr();
     // A texture or surface object fills any 64-bit integer or pointer slot ('P', 'Q', 'q').
     if (auto handle = texture_handle_arg(arg)) {
-        const bool integral = spec.kind == arg_kind::pointer || spec.kind == arg_kind::signed_int ||
-                              spec.kind == arg_kind::unsigned_int;
+        const bool integral =
+            spec.kind == arg_kind::pointer || spec.kind == arg_kind::signed_int || spec.kind == arg_kind::unsigned_int;
         if (!integral || spec.size != 8)
             bad_argument(index, "a " + type_of(arg) + " is a 64-bit handle; prepare its slot as 'P' or 'Q', not '" +
                                     std::string(1, spec.code) + "'");
@@ -376,15 +398,17 @@ void push_prepared(cuda::kernel_args& args, const arg_spec& spec, nb::handle arg
         nb::object number = nb::steal(PyNumber_Index(o));
         if (!number.is_valid()) {
             PyErr_Clear();
-            bad_argument(index, "format '" + std::string(1, spec.code) + "' expects an integer, got " +
-                                    type_of(arg));
+            bad_argument(index, "format '" + std::string(1, spec.code) + "' expects an integer, got " + type_of(arg));
         }
         if (spec.kind == arg_kind::unsigned_int && spec.size == 8) {
             const unsigned long long value = PyLong_AsUnsignedLongLong(number.ptr());
             if (value == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
                 PyErr_Clear();
-                throw nb::value_error(("argument " + std::to_string(index) + ": expected an integer from 0 to "
-                                       "2**64-1 for format '" + std::string(1, spec.code) + "'").c_str());
+                throw nb::value_error(("argument " + std::to_string(index) +
+                                       ": expected an integer from 0 to "
+                                       "2**64-1 for format '" +
+                                       std::string(1, spec.code) + "'")
+                                          .c_str());
             }
             args.push_value(static_cast<std::uint64_t>(value));
             return;
@@ -393,11 +417,13 @@ void push_prepared(cuda::kernel_args& args, const arg_spec& spec, nb::handle arg
         if (value == -1 && PyErr_Occurred()) {
             PyErr_Clear();
             throw nb::value_error(("argument " + std::to_string(index) + ": the integer does not fit format '" +
-                                   std::string(1, spec.code) + "'").c_str());
+                                   std::string(1, spec.code) + "'")
+                                      .c_str());
         }
         if (spec.kind == arg_kind::unsigned_int && value < 0)
             throw nb::value_error(("argument " + std::to_string(index) + ": format '" + std::string(1, spec.code) +
-                                   "' is unsigned, got " + std::to_string(value)).c_str());
+                                   "' is unsigned, got " + std::to_string(value))
+                                      .c_str());
         push_integer(args, value, spec.size, index);
         return;
     }
@@ -417,8 +443,8 @@ void push_prepared(cuda::kernel_args& args, const arg_spec& spec, nb::handle arg
         const Py_complex value = PyComplex_AsCComplex(o);
         if (value.real == -1.0 && PyErr_Occurred()) {
             PyErr_Clear();
-            bad_argument(index, "format '" + std::string(1, spec.code) + "' expects a complex number, got " +
-                                    type_of(arg));
+            bad_argument(index,
+                         "format '" + std::string(1, spec.code) + "' expects a complex number, got " + type_of(arg));
         }
         push_complex(args, {value.real, value.imag}, spec.size, index);
         return;
@@ -439,17 +465,20 @@ void push_prepared(cuda::kernel_args& args, const arg_spec& spec, nb::handle arg
                 address = device_address(arg, index);
         }
         if (!address)
-            bad_argument(index, "format 'P' expects a device pointer (an int, a DeviceAllocation, an object with "
-                                "gpudata, __cuda_array_interface__ or get_pointer(), or a managed numpy array), got " +
-                                    type_of(arg));
+            bad_argument(index,
+                         "format 'P' expects a device pointer (an int, a DeviceAllocation, an object with "
+                         "gpudata, __cuda_array_interface__ or get_pointer(), or a managed numpy array), got " +
+                             type_of(arg));
         args.push_value(*address);
         return;
     }
     case arg_kind::bytes: {
         const std::size_t size = push_bytes(args, arg, index, kind_of(arg));
         if (size != spec.size)
-            bad_argument(index, "expected " + std::to_string(spec.size) + " bytes (a value of the record or vector "
-                                "dtype prepared for this slot), got " + std::to_string(size));
+            bad_argument(index, "expected " + std::to_string(spec.size) +
+                                    " bytes (a value of the record or vector "
+                                    "dtype prepared for this slot), got " +
+                                    std::to_string(size));
         return;
     }
     }
@@ -459,8 +488,7 @@ void push_prepared(cuda::kernel_args& args, const arg_spec& spec, nb::handle arg
 // gives its letter (a record dtype its bytes); anything else (None, GPUArray, DeviceAllocation,
 // a Python type) is a pointer-sized slot.
 void append_plan_item(std::vector<arg_spec>& plan, nb::handle item) {
-    const bool numpy_type = PyType_Check(item.ptr()) &&
-                            PyObject_IsSubclass(item.ptr(), numpy().generic.ptr()) == 1;
+    const bool numpy_type = PyType_Check(item.ptr()) && PyObject_IsSubclass(item.ptr(), numpy().generic.ptr()) == 1;
     if (!numpy_type && !is_instance(item, numpy().dtype)) {
         plan.push_back({arg_kind::pointer, 8, 'P'});
         return;
@@ -511,31 +539,38 @@ void pack_prepared(cuda::kernel_args& args, const std::vector<arg_spec>& plan, c
     const std::size_t n = values.size();
     if (n != plan.size())
         throw nb::type_error(("Function '" + kernel + "' was prepared for " + std::to_string(plan.size()) +
-                              " argument(s), got " + std::to_string(n)).c_str());
+                              " argument(s), got " + std::to_string(n))
+                                 .c_str());
     for (std::size_t i = 0; i < n; ++i)
         push_prepared(args, plan[i], values[i], i);
 }
 
 void bind_kernel_arguments(nb::module_& m) {
-    m.def("_kernel_argument_bytes", [](nb::args values, nb::handle param_sizes) {
-        std::optional<std::vector<cuda::param_info>> params;
-        if (!param_sizes.is_none()) {
-            params.emplace();
-            for (nb::handle size : param_sizes)
-                params->push_back({0, integer_arg<std::size_t>(size, "param_sizes")});
-        }
-        cuda::kernel_args args;
-        call_arguments(args, call_arguments::purpose::inspection, {}, nb::none()).pack(values, params);
-        return argument_bytes(args);
-    }, "args"_a, "param_sizes"_a = nb::none(),
-          "The bytes Function.__call__ passes for each argument (ArgumentHandler objects through "
-          "get_device_alloc(), nothing staged or called around a launch), checked against `param_sizes` where "
-          "given.");
-    m.def("_prepared_argument_bytes", [](nb::handle arg_types, nb::args values) {
-        cuda::kernel_args args;
-        pack_prepared(args, parse_plan(arg_types), values, "<inspection>");
-        return argument_bytes(args);
-    }, "arg_types"_a, "args"_a, "The bytes a prepared call passes for each argument, by prepare(arg_types)'s plan.");
+    m.def(
+        "_kernel_argument_bytes",
+        [](nb::args values, nb::handle param_sizes) {
+            std::optional<std::vector<cuda::param_info>> params;
+            if (!param_sizes.is_none()) {
+                params.emplace();
+                for (nb::handle size : param_sizes)
+                    params->push_back({0, integer_arg<std::size_t>(size, "param_sizes")});
+            }
+            cuda::kernel_args args;
+            call_arguments(args, call_arguments::purpose::inspection, {}, nb::none()).pack(values, params);
+            return argument_bytes(args);
+        },
+        "args"_a, "param_sizes"_a = nb::none(),
+        "The bytes Function.__call__ passes for each argument (ArgumentHandler objects through "
+        "get_device_alloc(), nothing staged or called around a launch), checked against `param_sizes` where "
+        "given.");
+    m.def(
+        "_prepared_argument_bytes",
+        [](nb::handle arg_types, nb::args values) {
+            cuda::kernel_args args;
+            pack_prepared(args, parse_plan(arg_types), values, "<inspection>");
+            return argument_bytes(args);
+        },
+        "arg_types"_a, "args"_a, "The bytes a prepared call passes for each argument, by prepare(arg_types)'s plan.");
 }
 
 }  // namespace gpukit::python

@@ -61,15 +61,24 @@ struct arg_name {
 nccl::data_type type_of_numpy(nb::handle dtype, arg_name what) {
     if (const std::optional<array::dtype> known = kernel_type(dtype)) {
         switch (*known) {
-        case array::dtype::int8: return nccl::data_type::int8;
-        case array::dtype::uint8: return nccl::data_type::uint8;
-        case array::dtype::int32: return nccl::data_type::int32;
-        case array::dtype::uint32: return nccl::data_type::uint32;
-        case array::dtype::int64: return nccl::data_type::int64;
-        case array::dtype::uint64: return nccl::data_type::uint64;
-        case array::dtype::float32: return nccl::data_type::float32;
-        case array::dtype::float64: return nccl::data_type::float64;
-        default: no_nccl_type(what, std::string(array::name(*known)));
+        case array::dtype::int8:
+            return nccl::data_type::int8;
+        case array::dtype::uint8:
+            return nccl::data_type::uint8;
+        case array::dtype::int32:
+            return nccl::data_type::int32;
+        case array::dtype::uint32:
+            return nccl::data_type::uint32;
+        case array::dtype::int64:
+            return nccl::data_type::int64;
+        case array::dtype::uint64:
+            return nccl::data_type::uint64;
+        case array::dtype::float32:
+            return nccl::data_type::float32;
+        case array::dtype::float64:
+            return nccl::data_type::float64;
+        default:
+            no_nccl_type(what, std::string(array::name(*known)));
         }
     }
     const std::string name = nb::cast<std::string>(dtype.attr("name"));
@@ -204,9 +213,8 @@ void keep_for_the_group(nb::handle sendbuf, nb::handle recvbuf, nb::handle strea
 
 // `op`: the reduction's name, or None for a call that does not reduce. Inside a group, a call
 // refused here makes the group fail at its end, as in C++ (nccl::detail::refusing_in_group).
-collective_call prepare(nccl::collective what, const nccl::communicator& comm, nb::handle sendbuf,
-                        nb::handle recvbuf, nb::handle count, nb::handle dtype, nb::handle stream,
-                        nb::handle op = nb::none()) {
+collective_call prepare(nccl::collective what, const nccl::communicator& comm, nb::handle sendbuf, nb::handle recvbuf,
+                        nb::handle count, nb::handle dtype, nb::handle stream, nb::handle op = nb::none()) {
     try {
         return nccl::detail::refusing_in_group([&] {
             const char* call = nccl::name(what);
@@ -272,17 +280,18 @@ nb::bytes id_bytes(const nccl::unique_id& id) {
 using reduction_call = void (*)(const nccl::communicator&, const nccl::checked_call&, nccl::reduce_op,
                                 cuda::stream_view);
 
-void def_reduction(nb::class_<nccl::communicator>& cls, const char* name, nccl::collective what,
-                   reduction_call call, const char* doc) {
-    cls.def(name,
-            [what, call](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle op,
-                         nb::handle count, nb::handle dtype, nb::handle stream) {
-                const collective_call p = prepare(what, c, sendbuf, recvbuf, count, dtype, stream, op);
-                release_gil release;
-                call(c, p.args, p.op, p.stream);
-            },
-            "sendbuf"_a, "recvbuf"_a = nb::none(), "op"_a = "sum", nb::kw_only(), "count"_a = nb::none(),
-            "dtype"_a = nb::none(), "stream"_a = nb::none(), doc);
+void def_reduction(nb::class_<nccl::communicator>& cls, const char* name, nccl::collective what, reduction_call call,
+                   const char* doc) {
+    cls.def(
+        name,
+        [what, call](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle op,
+                     nb::handle count, nb::handle dtype, nb::handle stream) {
+            const collective_call p = prepare(what, c, sendbuf, recvbuf, count, dtype, stream, op);
+            release_gil release;
+            call(c, p.args, p.op, p.stream);
+        },
+        "sendbuf"_a, "recvbuf"_a = nb::none(), "op"_a = "sum", nb::kw_only(), "count"_a = nb::none(),
+        "dtype"_a = nb::none(), "stream"_a = nb::none(), doc);
 }
 
 // send and recv: one buffer (passed as both of check_call's), a peer, and the call itself.
@@ -290,15 +299,16 @@ using point_to_point_call = void (*)(const nccl::communicator&, const nccl::chec
 
 void def_point_to_point(nb::class_<nccl::communicator>& cls, const char* name, nccl::collective what,
                         const char* buffer, point_to_point_call call, const char* doc) {
-    cls.def(name,
-            [what, call](const nccl::communicator& c, nb::handle buf, int peer, nb::handle count, nb::handle dtype,
-                         nb::handle stream) {
-                const collective_call p = prepare(what, c, buf, buf, count, dtype, stream);
-                release_gil release;
-                call(c, p.args, peer, p.stream);
-            },
-            nb::arg(buffer), "peer"_a, nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
-            "stream"_a = nb::none(), doc);
+    cls.def(
+        name,
+        [what, call](const nccl::communicator& c, nb::handle buf, int peer, nb::handle count, nb::handle dtype,
+                     nb::handle stream) {
+            const collective_call p = prepare(what, c, buf, buf, count, dtype, stream);
+            release_gil release;
+            call(c, p.args, peer, p.stream);
+        },
+        nb::arg(buffer), "peer"_a, nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
+        "stream"_a = nb::none(), doc);
 }
 
 // A group made by gpukit.nccl.group(): starts at __enter__, ends at __exit__.
@@ -326,173 +336,192 @@ void bind_nccl(nb::module_& parent) {
 
     m.def("available", &nccl::nccl_available, "True when libnccl.so.2 can be loaded; never raises.");
     m.def("version", &nccl::version, "NCCL's version as major * 10000 + minor * 100 + patch.");
-    m.def("library_path", [] { return path_text(nccl::nccl_library_path()); },
-          "The file libnccl was loaded from, links resolved.");
-    m.def("get_unique_id", [] { return id_bytes(nccl::get_unique_id()); },
-          "A new unique id (128 bytes) naming a communicator to make; send it to every rank.");
+    m.def(
+        "library_path", [] { return path_text(nccl::nccl_library_path()); },
+        "The file libnccl was loaded from, links resolved.");
+    m.def(
+        "get_unique_id", [] { return id_bytes(nccl::get_unique_id()); },
+        "A new unique id (128 bytes) naming a communicator to make; send it to every rank.");
     m.attr("UNIQUE_ID_BYTES") = nccl::unique_id_bytes;
     m.attr("SPLIT_NOCOLOR") = nccl::split_no_color;
 
-    auto communicator_class = nb::class_<nccl::communicator>(m, "Communicator",
-                                   "One rank of an NCCL communicator, working in its device's primary context.")
-        .def("__init__",
-             [](nccl::communicator* self, int nranks, nb::handle unique_id, int rank, nb::handle device) {
-                 const auto [id, dev] = nccl::detail::refusing_in_group([&] {
-                     std::optional<cuda::device> on;
-                     if (!device.is_none())
-                         on = device_arg(device, "Communicator(device)");
-                     return std::pair{unique_id_arg(unique_id), on};
-                 });
-                 release_gil release;  // blocks until every rank has joined (outside a group)
-                 new (self) nccl::communicator(dev ? nccl::communicator::create(id, nranks, rank, *dev)
-                                                   : nccl::communicator::create(id, nranks, rank));
-             },
-             "nranks"_a, "unique_id"_a, "rank"_a, "device"_a = nb::none(),
-             "Joins the communicator `unique_id` names (bytes from get_unique_id()) as `rank` of `nranks`, on "
-             "`device` (a Device or number; default: the current context's). Blocks until every rank joined; in "
-             "a group, returns at once a pending communicator that the end of the group makes (so one thread "
-             "can make several ranks).")
-        .def_static("init_all",
-                    [](nb::handle devices) {
-                        const std::vector<cuda::device> list = nccl::detail::refusing_in_group([&] {
-                            std::vector<cuda::device> each;
-                            if (devices.is_none()) {
-                                for (int k = 0; k < cuda::device::count(); ++k)
-                                    each.push_back(cuda::device::get(k));
-                            } else {
-                                for (nb::handle d : devices)
-                                    each.push_back(device_arg(d, "init_all(devices)"));
-                            }
-                            return each;
-                        });
-                        release_gil release;
-                        return nccl::communicator::init_all(list);
-                    },
-                    "devices"_a = nb::none(),
-                    "One communicator per device (Devices or numbers; default: every device), rank k on "
-                    "devices[k], all driven by this process (pending until the end of a group it is made in).")
-        .def_prop_ro("rank", &nccl::communicator::rank,
-                     "This rank's number, from 0 (LogicError while a split's communicator is pending).")
-        .def_prop_ro("size", &nccl::communicator::size,
-                     "The number of ranks (LogicError while a split's communicator is pending).")
-        .def_prop_ro("device", &nccl::communicator::device, "The Device this rank runs on.")
-        .def_prop_ro("is_destroyed", &nccl::communicator::is_destroyed,
-                     "True after destroy() or abort(), and when the group that was making it failed.")
-        .def_prop_rw("check_agreement", &nccl::communicator::checks_agreement,
-                     &nccl::communicator::set_checks_agreement,
-                     "When True, each collective first checks that every rank makes the same call (collective, "
-                     "count, dtype, op, root), raising ValueError on every rank when they differ instead of "
-                     "hanging; an all-gather and a wait per call, outside groups only. Set it alike on every rank.")
-        .def_prop_ro("is_pending", &nccl::communicator::is_pending,
-                     "True while the group it was made in has not ended: NCCL makes it at the group's end.")
-        .def("destroy", &nccl::communicator::destroy, nb::call_guard<release_gil>(),
-             "Waits for pending work and frees the communicator; later calls raise LogicError. In a group, "
-             "the communicator is freed after the group ends (its calls may use it).")
-        .def("abort", &nccl::communicator::abort, nb::call_guard<release_gil>(),
-             "Frees the communicator without waiting, stopping pending work (in a group, after the group ends).")
-        .def("split",
-             [](const nccl::communicator& c, nb::handle color, nb::handle key) -> std::optional<nccl::communicator> {
-                 const auto [colour, order] = nccl::detail::refusing_in_group([&] {
-                     return std::pair{color.is_none() ? nccl::split_no_color : integer_arg<int>(color, "split(color)"),
-                                      key.is_none() ? c.rank() : integer_arg<int>(key, "split(key)")};
-                 });
-                 release_gil release;  // every rank must call it: it waits for them (outside a group)
-                 return c.split(colour, order);
-             },
-             "color"_a.none(), "key"_a = nb::none(),
-             "Every rank calls it: ranks of one color form a new communicator, ranked by key (default: rank). "
-             "A rank whose color is None (or SPLIT_NOCOLOR) joins none and gets None. In a group (one thread "
-             "splitting several ranks must use one), the communicator is pending until the group ends.")
-        .def("reduce",
-             [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, int root, nb::handle op,
-                nb::handle count, nb::handle dtype, nb::handle stream) {
-                  const collective_call p =
-                     prepare(nccl::collective::reduce, c, sendbuf, recvbuf, count, dtype, stream, op);
-                 release_gil release;
-                 c.reduce(p.args.send, p.args.recv, p.args.count, p.args.type, p.op, root, p.stream);
-             },
-             "sendbuf"_a, "recvbuf"_a = nb::none(), "root"_a = 0, "op"_a = "sum", nb::kw_only(),
-             "count"_a = nb::none(), "dtype"_a = nb::none(), "stream"_a = nb::none(),
-             "root's recvbuf = op over every rank's sendbuf (in place without recvbuf).")
-        .def("broadcast",
-             [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, int root, nb::handle count,
-                nb::handle dtype, nb::handle stream) {
-                 const collective_call p = prepare(nccl::collective::broadcast, c, sendbuf, recvbuf, count, dtype, stream);
-                 release_gil release;
-                 c.broadcast(p.args.send, p.args.recv, p.args.count, p.args.type, root, p.stream);
-             },
-             "sendbuf"_a, "recvbuf"_a = nb::none(), "root"_a = 0, nb::kw_only(), "count"_a = nb::none(),
-             "dtype"_a = nb::none(), "stream"_a = nb::none(),
-             "Every rank's recvbuf = root's sendbuf (in place without recvbuf).")
-        .def("all_gather",
-             [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle count,
-                nb::handle dtype, nb::handle stream) {
-                 const collective_call p =
-                     prepare(nccl::collective::all_gather, c, sendbuf, recvbuf, count, dtype, stream);
-                 release_gil release;
-                 c.all_gather(p.args.send, p.args.recv, p.args.count, p.args.type, p.stream);
-             },
-             "sendbuf"_a, "recvbuf"_a = nb::none(), nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
-             "stream"_a = nb::none(),
-             "recvbuf = every rank's sendbuf, in rank order: size times as long. In place (one buffer, recvbuf "
-             "omitted), rank r's part of the buffer is what it sends.")
-        .def("__repr__", [](const nccl::communicator& c) {
-            if (c.is_destroyed())
-                return std::string("<gpukit.nccl.Communicator (destroyed)>");
-            const std::string device = " on device " + std::to_string(c.device_ordinal());
-            if (c.is_pending())  // a split's rank and size are NCCL's to work out
-                return "<gpukit.nccl.Communicator" + device + " (pending: its group has not ended)>";
-            return "<gpukit.nccl.Communicator rank " + std::to_string(c.rank()) + " of " +
-                   std::to_string(c.size()) + device + ">";
-        });
-    def_reduction(communicator_class, "all_reduce", nccl::collective::all_reduce,
-                  [](const nccl::communicator& c, const nccl::checked_call& a, nccl::reduce_op o, cuda::stream_view s) {
-                      c.all_reduce(a.send, a.recv, a.count, a.type, o, s);
-                  },
-                  "recvbuf = op over every rank's sendbuf (in place without recvbuf).");
-    def_reduction(communicator_class, "reduce_scatter", nccl::collective::reduce_scatter,
-                  [](const nccl::communicator& c, const nccl::checked_call& a, nccl::reduce_op o, cuda::stream_view s) {
-                      c.reduce_scatter(a.send, a.recv, a.count, a.type, o, s);
-                  },
-                  "Rank r's recvbuf = op over part r of every rank's sendbuf (size parts). In place (recvbuf "
-                  "omitted), part r of the one buffer receives it.");
-    def_point_to_point(communicator_class, "send", nccl::collective::send, "sendbuf",
-                       [](const nccl::communicator& c, const nccl::checked_call& a, int peer, cuda::stream_view s) {
-                           c.send(a.send, a.count, a.type, peer, s);
-                       },
-                       "Sends sendbuf to rank `peer`, which calls recv(); see group().");
-    def_point_to_point(communicator_class, "recv", nccl::collective::recv, "recvbuf",
-                       [](const nccl::communicator& c, const nccl::checked_call& a, int peer, cuda::stream_view s) {
-                           c.recv(a.recv, a.count, a.type, peer, s);
-                       },
-                       "Receives into recvbuf what rank `peer` sends; see group().");
+    auto communicator_class =
+        nb::class_<nccl::communicator>(m, "Communicator",
+                                       "One rank of an NCCL communicator, working in its device's primary context.")
+            .def(
+                "__init__",
+                [](nccl::communicator* self, int nranks, nb::handle unique_id, int rank, nb::handle device) {
+                    const auto [id, dev] = nccl::detail::refusing_in_group([&] {
+                        std::optional<cuda::device> on;
+                        if (!device.is_none())
+                            on = device_arg(device, "Communicator(device)");
+                        return std::pair{unique_id_arg(unique_id), on};
+                    });
+                    release_gil release;  // blocks until every rank has joined (outside a group)
+                    new (self) nccl::communicator(dev ? nccl::communicator::create(id, nranks, rank, *dev)
+                                                      : nccl::communicator::create(id, nranks, rank));
+                },
+                "nranks"_a, "unique_id"_a, "rank"_a, "device"_a = nb::none(),
+                "Joins the communicator `unique_id` names (bytes from get_unique_id()) as `rank` of `nranks`, on "
+                "`device` (a Device or number; default: the current context's). Blocks until every rank joined; in "
+                "a group, returns at once a pending communicator that the end of the group makes (so one thread "
+                "can make several ranks).")
+            .def_static(
+                "init_all",
+                [](nb::handle devices) {
+                    const std::vector<cuda::device> list = nccl::detail::refusing_in_group([&] {
+                        std::vector<cuda::device> each;
+                        if (devices.is_none()) {
+                            for (int k = 0; k < cuda::device::count(); ++k)
+                                each.push_back(cuda::device::get(k));
+                        } else {
+                            for (nb::handle d : devices)
+                                each.push_back(device_arg(d, "init_all(devices)"));
+                        }
+                        return each;
+                    });
+                    release_gil release;
+                    return nccl::communicator::init_all(list);
+                },
+                "devices"_a = nb::none(),
+                "One communicator per device (Devices or numbers; default: every device), rank k on "
+                "devices[k], all driven by this process (pending until the end of a group it is made in).")
+            .def_prop_ro("rank", &nccl::communicator::rank,
+                         "This rank's number, from 0 (LogicError while a split's communicator is pending).")
+            .def_prop_ro("size", &nccl::communicator::size,
+                         "The number of ranks (LogicError while a split's communicator is pending).")
+            .def_prop_ro("device", &nccl::communicator::device, "The Device this rank runs on.")
+            .def_prop_ro("is_destroyed", &nccl::communicator::is_destroyed,
+                         "True after destroy() or abort(), and when the group that was making it failed.")
+            .def_prop_rw("check_agreement", &nccl::communicator::checks_agreement,
+                         &nccl::communicator::set_checks_agreement,
+                         "When True, each collective first checks that every rank makes the same call (collective, "
+                         "count, dtype, op, root), raising ValueError on every rank when they differ instead of "
+                         "hanging; an all-gather and a wait per call, outside groups only. Set it alike on every rank.")
+            .def_prop_ro("is_pending", &nccl::communicator::is_pending,
+                         "True while the group it was made in has not ended: NCCL makes it at the group's end.")
+            .def("destroy", &nccl::communicator::destroy, nb::call_guard<release_gil>(),
+                 "Waits for pending work and frees the communicator; later calls raise LogicError. In a group, "
+                 "the communicator is freed after the group ends (its calls may use it).")
+            .def("abort", &nccl::communicator::abort, nb::call_guard<release_gil>(),
+                 "Frees the communicator without waiting, stopping pending work (in a group, after the group ends).")
+            .def(
+                "split",
+                [](const nccl::communicator& c, nb::handle color, nb::handle key) -> std::optional<nccl::communicator> {
+                    const auto [colour, order] = nccl::detail::refusing_in_group([&] {
+                        return std::pair{color.is_none() ? nccl::split_no_color
+                                                         : integer_arg<int>(color, "split(color)"),
+                                         key.is_none() ? c.rank() : integer_arg<int>(key, "split(key)")};
+                    });
+                    release_gil release;  // every rank must call it: it waits for them (outside a group)
+                    return c.split(colour, order);
+                },
+                "color"_a.none(), "key"_a = nb::none(),
+                "Every rank calls it: ranks of one color form a new communicator, ranked by key (default: rank). "
+                "A rank whose color is None (or SPLIT_NOCOLOR) joins none and gets None. In a group (one thread "
+                "splitting several ranks must use one), the communicator is pending until the group ends.")
+            .def(
+                "reduce",
+                [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, int root, nb::handle op,
+                   nb::handle count, nb::handle dtype, nb::handle stream) {
+                    const collective_call p =
+                        prepare(nccl::collective::reduce, c, sendbuf, recvbuf, count, dtype, stream, op);
+                    release_gil release;
+                    c.reduce(p.args.send, p.args.recv, p.args.count, p.args.type, p.op, root, p.stream);
+                },
+                "sendbuf"_a, "recvbuf"_a = nb::none(), "root"_a = 0, "op"_a = "sum", nb::kw_only(),
+                "count"_a = nb::none(), "dtype"_a = nb::none(), "stream"_a = nb::none(),
+                "root's recvbuf = op over every rank's sendbuf (in place without recvbuf).")
+            .def(
+                "broadcast",
+                [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, int root, nb::handle count,
+                   nb::handle dtype, nb::handle stream) {
+                    const collective_call p =
+                        prepare(nccl::collective::broadcast, c, sendbuf, recvbuf, count, dtype, stream);
+                    release_gil release;
+                    c.broadcast(p.args.send, p.args.recv, p.args.count, p.args.type, root, p.stream);
+                },
+                "sendbuf"_a, "recvbuf"_a = nb::none(), "root"_a = 0, nb::kw_only(), "count"_a = nb::none(),
+                "dtype"_a = nb::none(), "stream"_a = nb::none(),
+                "Every rank's recvbuf = root's sendbuf (in place without recvbuf).")
+            .def(
+                "all_gather",
+                [](const nccl::communicator& c, nb::handle sendbuf, nb::handle recvbuf, nb::handle count,
+                   nb::handle dtype, nb::handle stream) {
+                    const collective_call p =
+                        prepare(nccl::collective::all_gather, c, sendbuf, recvbuf, count, dtype, stream);
+                    release_gil release;
+                    c.all_gather(p.args.send, p.args.recv, p.args.count, p.args.type, p.stream);
+                },
+                "sendbuf"_a, "recvbuf"_a = nb::none(), nb::kw_only(), "count"_a = nb::none(), "dtype"_a = nb::none(),
+                "stream"_a = nb::none(),
+                "recvbuf = every rank's sendbuf, in rank order: size times as long. In place (one buffer, recvbuf "
+                "omitted), rank r's part of the buffer is what it sends.")
+            .def("__repr__", [](const nccl::communicator& c) {
+                if (c.is_destroyed())
+                    return std::string("<gpukit.nccl.Communicator (destroyed)>");
+                const std::string device = " on device " + std::to_string(c.device_ordinal());
+                if (c.is_pending())  // a split's rank and size are NCCL's to work out
+                    return "<gpukit.nccl.Communicator" + device + " (pending: its group has not ended)>";
+                return "<gpukit.nccl.Communicator rank " + std::to_string(c.rank()) + " of " +
+                       std::to_string(c.size()) + device + ">";
+            });
+    def_reduction(
+        communicator_class, "all_reduce", nccl::collective::all_reduce,
+        [](const nccl::communicator& c, const nccl::checked_call& a, nccl::reduce_op o, cuda::stream_view s) {
+            c.all_reduce(a.send, a.recv, a.count, a.type, o, s);
+        },
+        "recvbuf = op over every rank's sendbuf (in place without recvbuf).");
+    def_reduction(
+        communicator_class, "reduce_scatter", nccl::collective::reduce_scatter,
+        [](const nccl::communicator& c, const nccl::checked_call& a, nccl::reduce_op o, cuda::stream_view s) {
+            c.reduce_scatter(a.send, a.recv, a.count, a.type, o, s);
+        },
+        "Rank r's recvbuf = op over part r of every rank's sendbuf (size parts). In place (recvbuf "
+        "omitted), part r of the one buffer receives it.");
+    def_point_to_point(
+        communicator_class, "send", nccl::collective::send, "sendbuf",
+        [](const nccl::communicator& c, const nccl::checked_call& a, int peer, cuda::stream_view s) {
+            c.send(a.send, a.count, a.type, peer, s);
+        },
+        "Sends sendbuf to rank `peer`, which calls recv(); see group().");
+    def_point_to_point(
+        communicator_class, "recv", nccl::collective::recv, "recvbuf",
+        [](const nccl::communicator& c, const nccl::checked_call& a, int peer, cuda::stream_view s) {
+            c.recv(a.recv, a.count, a.type, peer, s);
+        },
+        "Receives into recvbuf what rank `peer` sends; see group().");
 
     nb::class_<group_scope>(m, "_Group", "A with-block of grouped NCCL calls (gpukit.nccl.group()).")
         .def(nb::init<>())
-        .def("__enter__", [](nb::handle self) {
-            group_scope& g = nb::cast<group_scope&>(self);
-            if (g.open)
-                throw logic_error("this NCCL group is open already; make a new group() for each with-block");
-            g.open = std::make_unique<nccl::group>();
-            return nb::borrow(self);
-        })
-        .def("__exit__", [](group_scope& g, nb::handle type, nb::handle, nb::handle) {
-            if (!g.open)
-                throw logic_error("this NCCL group was not entered");
-            std::unique_ptr<nccl::group> open = std::move(g.open);
-            try {
-                release_gil release;  // issuing the grouped calls may wait for peers
-                if (type.is_none())
-                    open->end();
-                else
-                    open->cancel();  // none of the block's calls is issued; the block's exception is raised
-            } catch (...) {
-                release_dropped_holds();
-                throw;
-            }
-            release_dropped_holds();  // what the outermost group kept for its calls until it issued them
-            return false;
-        }, "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none());
+        .def("__enter__",
+             [](nb::handle self) {
+                 group_scope& g = nb::cast<group_scope&>(self);
+                 if (g.open)
+                     throw logic_error("this NCCL group is open already; make a new group() for each with-block");
+                 g.open = std::make_unique<nccl::group>();
+                 return nb::borrow(self);
+             })
+        .def(
+            "__exit__",
+            [](group_scope& g, nb::handle type, nb::handle, nb::handle) {
+                if (!g.open)
+                    throw logic_error("this NCCL group was not entered");
+                std::unique_ptr<nccl::group> open = std::move(g.open);
+                try {
+                    release_gil release;  // issuing the grouped calls may wait for peers
+                    if (type.is_none())
+                        open->end();
+                    else
+                        open->cancel();  // none of the block's calls is issued; the block's exception is raised
+                } catch (...) {
+                    release_dropped_holds();
+                    throw;
+                }
+                release_dropped_holds();  // what the outermost group kept for its calls until it issued them
+                return false;
+            },
+            "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none());
 }
 
 }  // namespace gpukit::python

@@ -12,10 +12,11 @@
 
 namespace gpukit::test {
 
-inline constexpr array::dtype every_dtype[] = {
-    array::dtype::bool_,  array::dtype::int8,    array::dtype::int16,     array::dtype::int32,     array::dtype::int64,
-    array::dtype::uint8,  array::dtype::uint16,  array::dtype::uint32,    array::dtype::uint64,    array::dtype::float32,
-    array::dtype::float64, array::dtype::complex64, array::dtype::complex128};
+inline constexpr array::dtype every_dtype[] = {array::dtype::bool_,     array::dtype::int8,    array::dtype::int16,
+                                               array::dtype::int32,     array::dtype::int64,   array::dtype::uint8,
+                                               array::dtype::uint16,    array::dtype::uint32,  array::dtype::uint64,
+                                               array::dtype::float32,   array::dtype::float64, array::dtype::complex64,
+                                               array::dtype::complex128};
 
 inline bool contains(const std::string& text, const std::string& piece) {
     return text.find(piece) != std::string::npos;

@@ -52,7 +52,8 @@ TEST_F(ArrayGpu, VectorizedAndUnalignedAndOddSizes) {
             const ndarray xs = x[{slice{start, static_cast<std::int64_t>(n) + start, {}}}];
             const ndarray ys = y[{slice{start, static_cast<std::int64_t>(n) + start, {}}}];
             std::vector<elementwise_arg> args{xs, scalar_value::of(2.5f), ys};
-            EXPECT_EQ(choose_variant(args), start == 0 ? elementwise_variant::vectorized : elementwise_variant::contiguous);
+            EXPECT_EQ(choose_variant(args),
+                      start == 0 ? elementwise_variant::vectorized : elementwise_variant::contiguous);
             run(axpy, args);
             const auto result = download<float>(y);
             for (std::size_t i = 0; i < n; ++i)
@@ -180,25 +181,37 @@ TEST_F(ArrayGpu, ArgumentsAreChecked) {
 
 // ---- reductions
 
-const dtype real_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32,  dtype::int64, dtype::uint8,
+const dtype real_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32,   dtype::int64,  dtype::uint8,
                             dtype::uint16, dtype::uint32, dtype::uint64, dtype::float32, dtype::float64};
 
 // Calls f(T{}) with the host type T of real dtype t (bool as one byte holding 0 or 1).
 template <class F>
 void with_real_host_type(dtype t, F&& f) {
     switch (t) {
-    case dtype::bool_: return f(std::uint8_t{});
-    case dtype::int8: return f(std::int8_t{});
-    case dtype::int16: return f(std::int16_t{});
-    case dtype::int32: return f(std::int32_t{});
-    case dtype::int64: return f(std::int64_t{});
-    case dtype::uint8: return f(std::uint8_t{});
-    case dtype::uint16: return f(std::uint16_t{});
-    case dtype::uint32: return f(std::uint32_t{});
-    case dtype::uint64: return f(std::uint64_t{});
-    case dtype::float32: return f(float{});
-    case dtype::float64: return f(double{});
-    default: FAIL() << "no real host type for " << name(t);
+    case dtype::bool_:
+        return f(std::uint8_t{});
+    case dtype::int8:
+        return f(std::int8_t{});
+    case dtype::int16:
+        return f(std::int16_t{});
+    case dtype::int32:
+        return f(std::int32_t{});
+    case dtype::int64:
+        return f(std::int64_t{});
+    case dtype::uint8:
+        return f(std::uint8_t{});
+    case dtype::uint16:
+        return f(std::uint16_t{});
+    case dtype::uint32:
+        return f(std::uint32_t{});
+    case dtype::uint64:
+        return f(std::uint64_t{});
+    case dtype::float32:
+        return f(float{});
+    case dtype::float64:
+        return f(double{});
+    default:
+        FAIL() << "no real host type for " << name(t);
     }
 }
 
@@ -335,7 +348,8 @@ TEST_F(ArrayGpuReductions, EveryDtypeMatchesTheHost) {
                 const auto other = random_values<T>(t, 2 * n + 1, 8);
                 const ndarray x = upload(host, t), y = upload(other, t);
                 // (first element, step) of each view: aligned, unaligned, strided backwards.
-                for (const auto [start, step] : {std::pair<std::int64_t, std::int64_t>{0, 1}, {1, 1},
+                for (const auto [start, step] : {std::pair<std::int64_t, std::int64_t>{0, 1},
+                                                 {1, 1},
                                                  {static_cast<std::int64_t>(2 * n - 1), -2}}) {
                     SCOPED_TRACE(std::string(name(t)) + ", " + std::to_string(n) + " elements from " +
                                  std::to_string(start) + " by " + std::to_string(step));
@@ -354,8 +368,8 @@ TEST_F(ArrayGpuReductions, EveryDtypeMatchesTheHost) {
                         all = all && host[i] != 0;
                     }
                     // Backwards, the view runs to the array's start (a stop of -1 would mean its end).
-                    const slice view = step > 0 ? slice{start, start + static_cast<std::int64_t>(n), step}
-                                                : slice{start, {}, step};
+                    const slice view =
+                        step > 0 ? slice{start, start + static_cast<std::int64_t>(n), step} : slice{start, {}, step};
                     const ndarray xs = x[{view}], ys = y[{view}];
                     ASSERT_EQ(xs.size(), static_cast<std::int64_t>(n));
                     expect_result(run(sum_spec(t), {xs}), sum, magnitude, *sum_spec(t).output().dtype);
@@ -410,9 +424,9 @@ TEST_F(ArrayGpuReductions, ComplexMatchesTheHost) {
 // dot of two dtypes: 16-byte loads of the narrower one, wider loads of the other; a C-order
 // array with a Fortran-order one (the strided kernel, element i being element i of both).
 TEST_F(ArrayGpuReductions, DotOfMixedDtypesAndOrdersMatchesTheHost) {
-    const std::pair<dtype, dtype> pairs[] = {{dtype::int8, dtype::float64},  {dtype::float64, dtype::int8},
-                                             {dtype::uint16, dtype::int32},  {dtype::bool_, dtype::float32},
-                                             {dtype::int64, dtype::uint64},  {dtype::float32, dtype::float64},
+    const std::pair<dtype, dtype> pairs[] = {{dtype::int8, dtype::float64}, {dtype::float64, dtype::int8},
+                                             {dtype::uint16, dtype::int32}, {dtype::bool_, dtype::float32},
+                                             {dtype::int64, dtype::uint64}, {dtype::float32, dtype::float64},
                                              {dtype::uint8, dtype::int8}};
     // Named members, not a structured binding: clang before 16 cannot capture bindings in lambdas.
     for (const auto& pair : pairs) {
@@ -440,8 +454,9 @@ TEST_F(ArrayGpuReductions, DotOfMixedDtypesAndOrdersMatchesTheHost) {
             });
         });
     }
-    const auto hc = random_values<float>(dtype::float32, 6 * 5, 13), hf = random_values<float>(dtype::float32, 5 * 6, 14);
-    const ndarray c = upload(hc, dtype::float32).reshape({6, 5});               // c[r][k] = hc[r * 5 + k]
+    const auto hc = random_values<float>(dtype::float32, 6 * 5, 13),
+               hf = random_values<float>(dtype::float32, 5 * 6, 14);
+    const ndarray c = upload(hc, dtype::float32).reshape({6, 5});              // c[r][k] = hc[r * 5 + k]
     const ndarray f = upload(hf, dtype::float32).reshape({5, 6}).transpose();  // f[r][k] = hf[k * 6 + r]
     double dot = 0;
     for (int r = 0; r < 6; ++r)
@@ -509,11 +524,13 @@ TEST_F(ArrayGpuReductions, SubsetsGatherAndWrap) {
             lo = std::min(lo, v);
             hi = std::max(hi, v);
         }
-        const ndarray s = upload(subset, dtype::int32), a = upload(host, dtype::float64), b = upload(other, dtype::float64);
+        const ndarray s = upload(subset, dtype::int32), a = upload(host, dtype::float64),
+                      b = upload(other, dtype::float64);
         const scalar_value size = scalar_value::of(static_cast<std::int64_t>(n));
         expect_result(run(subset_sum_spec(dtype::int32, dtype::float64, dtype::float64), {s, a, size}), sum, magnitude,
                       dtype::float64);
-        expect_result(run(subset_dot_spec(dtype::int32, dtype::float64, dtype::float64, dtype::float64), {s, a, b, size}),
+        expect_result(run(subset_dot_spec(dtype::int32, dtype::float64, dtype::float64, dtype::float64),
+                          {s, a, b, size}),
                       dot, 10 * magnitude, dtype::float64);
         EXPECT_EQ(run(subset_min_spec(dtype::int32, dtype::float64), {s, a, size}).real(), lo);
         EXPECT_EQ(run(subset_max_spec(dtype::int32, dtype::float64), {s, a, size}).real(), hi);
@@ -577,15 +594,15 @@ TEST_F(ArrayGpuReductions, ArgumentsAreChecked) {
     const auto reduced = [&](const reduction_spec& spec, std::vector<elementwise_arg> args, const ndarray& o,
                              cuda::device_pointer scratch) { reduce(spec, args, o, scratch); };
     const scalar_value size = scalar_value::of(std::int64_t{6});
-    EXPECT_THROW(reduced(sum, {i32}, out, s), logic_error);                     // input dtype
-    EXPECT_THROW(reduced(sum, {x, x}, out, s), logic_error);                    // two arrays for one
-    EXPECT_THROW(reduced(dot, {x}, out, s), logic_error);                       // one array for two
-    EXPECT_THROW(reduced(dot, {x, x5}, out, s), logic_error);                   // shapes
-    EXPECT_THROW(reduced(sum, {scalar_value::of(1.0f)}, out, s), logic_error);  // a scalar for an array
-    EXPECT_THROW(reduced(sum, {x}, out64, s), logic_error);                     // output dtype
-    EXPECT_THROW(reduced(sum, {x}, out2, s), logic_error);                      // output size
-    EXPECT_THROW(reduced(subset, {i32, x, scalar_value::of(6)}, out, s), logic_error);          // 4-byte size
-    EXPECT_THROW(reduced(subset, {i32, x[{slice{{}, {}, 2}}], size}, out, s), logic_error);     // gathered, strided
+    EXPECT_THROW(reduced(sum, {i32}, out, s), logic_error);                                  // input dtype
+    EXPECT_THROW(reduced(sum, {x, x}, out, s), logic_error);                                 // two arrays for one
+    EXPECT_THROW(reduced(dot, {x}, out, s), logic_error);                                    // one array for two
+    EXPECT_THROW(reduced(dot, {x, x5}, out, s), logic_error);                                // shapes
+    EXPECT_THROW(reduced(sum, {scalar_value::of(1.0f)}, out, s), logic_error);               // a scalar for an array
+    EXPECT_THROW(reduced(sum, {x}, out64, s), logic_error);                                  // output dtype
+    EXPECT_THROW(reduced(sum, {x}, out2, s), logic_error);                                   // output size
+    EXPECT_THROW(reduced(subset, {i32, x, scalar_value::of(6)}, out, s), logic_error);       // 4-byte size
+    EXPECT_THROW(reduced(subset, {i32, x[{slice{{}, {}, 2}}], size}, out, s), logic_error);  // gathered, strided
     // A strided subset is fine (initialized data: this one runs).
     const ndarray indices = upload(std::vector<std::int32_t>{5, 0, 3, 1, 4, 2}, dtype::int32);
     const ndarray ones = upload(std::vector<float>(6, 1.0f), dtype::float32);
@@ -601,14 +618,16 @@ TEST_F(ArrayGpuReductions, ReductionKernelRunsItsRange) {
     rtc::compile_request request;
     request.options.include_dirs = {GPUKIT_DEVICE_INCLUDE_DIR};  // pycuda-complex.hpp
     const value_type f32("float", 4, dtype::float32);
-    const reduction_kernel squares(reduction_spec("sumsq", {{"x", f32, reduction_param_kind::pointer, "const float *x"}},
+    const reduction_kernel squares(reduction_spec("sumsq",
+                                                  {{"x", f32, reduction_param_kind::pointer, "const float *x"}},
                                                   dtype::float64, dtype::float64, "0", "(double)x[i] * x[i]", "a + b"),
                                    request, std::nullopt);
-    const reduction_kernel extremes(
-        reduction_spec("extremes", {{"x", f32, reduction_param_kind::pointer, "float *x"}},
-                       value_type("pair", 8), value_type("pair", 8), "pair{3.4e38f, -3.4e38f}", "pair{x[i], x[i]}",
-                       "pair{fminf(a.lo, b.lo), fmaxf(a.hi, b.hi)}", "struct pair { float lo, hi; };"),
-        request, std::nullopt);
+    const reduction_kernel extremes(reduction_spec("extremes", {{"x", f32, reduction_param_kind::pointer, "float *x"}},
+                                                   value_type("pair", 8), value_type("pair", 8),
+                                                   "pair{3.4e38f, -3.4e38f}", "pair{x[i], x[i]}",
+                                                   "pair{fminf(a.lo, b.lo), fmaxf(a.hi, b.hi)}",
+                                                   "struct pair { float lo, hi; };"),
+                                    request, std::nullopt);
     const std::size_t n = (1u << 20) + 7;
     const auto host = random_floats(n);
     const ndarray x = upload(host, dtype::float32);

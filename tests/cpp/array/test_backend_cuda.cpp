@@ -29,8 +29,7 @@ TEST(CudaBackend, OpenclMemoryIsRefusedBeforeAnyCudaCall) {
     const array::ndarray x(opencl_memory(), dtype::int32, layout::contiguous({16}, 4));
     const array::elementwise_spec spec("fill", {{"z", dtype::int32, param_kind::output}}, "z[i] = 1");
     const std::vector<array::elementwise_arg> args{x};
-    gpukit::test::expect_error<logic_error>([&] { array::run(spec, args, b); }, "argument z",
-                                            "not CUDA memory");
+    gpukit::test::expect_error<logic_error>([&] { array::run(spec, args, b); }, "argument z", "not CUDA memory");
     gpukit::test::expect_error<logic_error>([&] { (void)x.data(); }, "no CUDA address");
     std::vector<std::byte> bytes(4);
     gpukit::test::expect_error<logic_error>([&] { b.write(*x.buffer(), 0, bytes); }, "not CUDA memory");

@@ -59,12 +59,14 @@ std::vector<T> iota_values(std::size_t count, T start = T(1)) {
 // z = x * a + y over views x and y of their buffers (z contiguous): the kernel's result
 // against the host's, element by element, and z's buffer untouched outside z.
 template <class T>
-void check_axpy(ArrayOnOpencl& t, dtype type, const layout& x_layout, const layout& y_layout,
-                std::size_t x_count, std::size_t y_count, T a) {
-    const array::elementwise_spec spec(
-        "axpy", {{"z", type, param_kind::output}, {"x", type, param_kind::input}, {"y", type, param_kind::input},
-                 {"a", type, param_kind::scalar}},
-        std::string("z[i] = x[i] * a + y[i]"));
+void check_axpy(ArrayOnOpencl& t, dtype type, const layout& x_layout, const layout& y_layout, std::size_t x_count,
+                std::size_t y_count, T a) {
+    const array::elementwise_spec spec("axpy",
+                                       {{"z", type, param_kind::output},
+                                        {"x", type, param_kind::input},
+                                        {"y", type, param_kind::input},
+                                        {"a", type, param_kind::scalar}},
+                                       std::string("z[i] = x[i] * a + y[i]"));
     const std::vector<T> xs = iota_values<T>(x_count), ys = iota_values<T>(y_count, T(7));
     const auto x_buffer = t.upload(xs), y_buffer = t.upload(ys);
     const array::ndarray x(x_buffer, type, x_layout), y(y_buffer, type, y_layout);
@@ -104,8 +106,8 @@ TEST_F(ArrayOnOpencl, Float64WhereTheDeviceHasIt) {
     if (!backend->type_problem(dtype::float64).empty()) {
         // The refusal names the missing extension before any kernel is built.
         const layout l = layout::contiguous({5}, 8);
-        gpukit::test::expect_error<logic_error>(
-            [&] { check_axpy<double>(*this, dtype::float64, l, l, 5, 5, 0.5); }, "cl_khr_fp64");
+        gpukit::test::expect_error<logic_error>([&] { check_axpy<double>(*this, dtype::float64, l, l, 5, 5, 0.5); },
+                                                "cl_khr_fp64");
         GTEST_SKIP() << "the device has no float64 (cl_khr_fp64)";
     }
     const layout l = layout::contiguous({3001}, 8);
@@ -158,7 +160,8 @@ TEST_F(ArrayOnOpencl, AnInoutArrayChangesItsViewOnly) {
 
 TEST_F(ArrayOnOpencl, APreambleDefinesHelpers) {
     const array::elementwise_spec spec("squared_plus",
-                                       {{"z", dtype::int64, param_kind::output}, {"x", dtype::int64, param_kind::input}},
+                                       {{"z", dtype::int64, param_kind::output},
+                                        {"x", dtype::int64, param_kind::input}},
                                        "z[i] = square(x[i]) + n", "long square(long v) { return v * v; }");
     const std::vector<std::int64_t> xs = iota_values<std::int64_t>(300);
     const array::ndarray x(upload(xs), dtype::int64, layout::contiguous({300}, 8));
@@ -175,7 +178,8 @@ TEST_F(ArrayOnOpencl, TypesAndMemoryItCannotTakeAreRefusedBeforeAnythingRuns) {
     // CUDA memory (here a made-up address: nothing may touch it) is not the backend's.
     const auto cuda_memory = array::borrow(CUdeviceptr{0x1000}, 16);
     const array::elementwise_spec spec("fill", {{"z", dtype::int32, param_kind::output}}, "z[i] = 1");
-    const std::vector<array::elementwise_arg> args{array::ndarray(cuda_memory, dtype::int32, layout::contiguous({4}, 4))};
+    const std::vector<array::elementwise_arg> args{
+        array::ndarray(cuda_memory, dtype::int32, layout::contiguous({4}, 4))};
     gpukit::test::expect_error<logic_error>([&] { array::run(spec, args, *backend); }, "is not OpenCL");
     gpukit::test::expect_error<logic_error>([&] { (void)flags.data(); }, "no CUDA address");
     // Copies outside the buffer, or of another backend's memory.
@@ -193,8 +197,9 @@ TEST_F(ArrayOnOpencl, AKernelBuiltOnceServesEveryLaunch) {
     const array::ndarray z = array::ndarray::empty(*backend, {64}, dtype::int32);
     const std::vector<array::elementwise_arg> args{z};
     array::run(spec, args, *backend);
-    const auto first = backend->kernel(spec.key() + 128 * static_cast<std::uint64_t>(array::elementwise_variant::contiguous) + 1,
-                                       "count_up_contig", [] { return std::string("not OpenCL C"); });
+    const auto first =
+        backend->kernel(spec.key() + 128 * static_cast<std::uint64_t>(array::elementwise_variant::contiguous) + 1,
+                        "count_up_contig", [] { return std::string("not OpenCL C"); });
     array::run(spec, args, *backend);  // the same kernel: the bad source above was never asked for
     std::vector<std::int32_t> want(64);
     std::iota(want.begin(), want.end(), 0);
@@ -253,7 +258,8 @@ TEST_F(ArrayOnOpencl, ABufferSourceGivesTheMemory) {
     gpukit::test::expect_error<logic_error>([&] { (void)foreign.allocate(4); }, "another context");
     // CUDA memory is not OpenCL memory.
     array::opencl_backend cuda_memory(*q, [](std::size_t bytes) {
-        return std::make_shared<const array::device_buffer>(array::device_buffer{0x1000, bytes, {}, array::memory_space::cuda});
+        return std::make_shared<const array::device_buffer>(
+            array::device_buffer{0x1000, bytes, {}, array::memory_space::cuda});
     });
     gpukit::test::expect_error<logic_error>([&] { (void)cuda_memory.allocate(4); }, "not OpenCL memory");
 }
@@ -263,8 +269,8 @@ TEST(ArrayOpenclSource, TheVariantsOpenclLacksAreRefused) {
     for (auto v : {array::elementwise_variant::vectorized, array::elementwise_variant::rows})
         gpukit::test::expect_error<logic_error>(
             [&] { (void)array::elementwise_source(spec, v, 2, kernel_language::opencl); }, "contiguous and strided");
-    const std::string strided = array::elementwise_source(spec, array::elementwise_variant::strided, 3,
-                                                          kernel_language::opencl);
+    const std::string strided =
+        array::elementwise_source(spec, array::elementwise_variant::strided, 3, kernel_language::opencl);
     EXPECT_NE(strided.find("__kernel void k_strided("), std::string::npos) << strided;
     EXPECT_NE(strided.find("long e[3]"), std::string::npos) << strided;
     EXPECT_EQ(strided.find("cl_khr_fp64"), std::string::npos) << "no double, no extension: " << strided;
@@ -277,8 +283,8 @@ template <class T, class Out = T>
 Out device_reduction(ArrayOnOpencl& t, array::reduction_op op, const std::vector<T>& values, const layout& l,
                      std::optional<dtype> out_type = std::nullopt) {
     const dtype type = array::dtype_of<T>();
-    const array::reduction_spec& spec = array::reduction_spec_for(op, "test", type, std::nullopt, std::nullopt,
-                                                                  out_type, kernel_language::opencl);
+    const array::reduction_spec& spec =
+        array::reduction_spec_for(op, "test", type, std::nullopt, std::nullopt, out_type, kernel_language::opencl);
     const array::ndarray a(t.upload(values), type, l);
     const array::ndarray out = array::ndarray::empty(*t.backend, {}, array::dtype_of<Out>());
     const std::vector<array::elementwise_arg> args{a};
@@ -295,7 +301,8 @@ TEST_F(ArrayOnOpencl, SumsMinimaAndMaximaOverViewsAgainstTheHost) {
         const layout base = layout::contiguous({n + 5}, 4);
         for (const layout& l : {base.index({slice{2, 2 + n, {}}}), base.index({slice{n + 1, 1, -1}})}) {
             std::int64_t sum = 0;
-            std::int32_t low = std::numeric_limits<std::int32_t>::max(), high = std::numeric_limits<std::int32_t>::min();
+            std::int32_t low = std::numeric_limits<std::int32_t>::max(),
+                         high = std::numeric_limits<std::int32_t>::min();
             for (std::int64_t at : element_offsets(l)) {
                 const std::int32_t v = values[static_cast<std::size_t>(at / 4)];
                 sum += v;
@@ -346,8 +353,9 @@ TEST_F(ArrayOnOpencl, DotsEmptySumsAndWhatReductionsRefuse) {
     const layout reversed = l.index({slice{{}, {}, -1}});
     for (std::size_t k = 0; k < a.size(); ++k)
         want += a[k] * b[a.size() - 1 - k];
-    const array::reduction_spec& dot = array::reduction_spec_for(array::reduction_op::dot, "dot", dtype::int64, dtype::int64,
-                                                                 std::nullopt, std::nullopt, kernel_language::opencl);
+    const array::reduction_spec& dot =
+        array::reduction_spec_for(array::reduction_op::dot, "dot", dtype::int64, dtype::int64, std::nullopt,
+                                  std::nullopt, kernel_language::opencl);
     const array::ndarray out = array::ndarray::empty(*backend, {}, dtype::int64);
     const std::vector<array::elementwise_arg> args{array::ndarray(upload(a), dtype::int64, l),
                                                    array::ndarray(upload(b), dtype::int64, reversed)};
@@ -364,12 +372,12 @@ TEST_F(ArrayOnOpencl, DotsEmptySumsAndWhatReductionsRefuse) {
     const auto truth_of = [&](array::reduction_op op, const auto& values) {
         using T = typename std::decay_t<decltype(values)>::value_type;
         const dtype type = array::dtype_of<T>();
-        const array::reduction_spec& spec =
-            array::reduction_spec_for(op, "truth", type, std::nullopt, std::nullopt, std::nullopt, kernel_language::opencl);
+        const array::reduction_spec& spec = array::reduction_spec_for(op, "truth", type, std::nullopt, std::nullopt,
+                                                                      std::nullopt, kernel_language::opencl);
         const array::ndarray out = array::ndarray::empty(*backend, {}, dtype::bool_);
         const std::vector<array::elementwise_arg> args{
-            array::ndarray(upload(values), type, layout::contiguous({static_cast<std::int64_t>(values.size())},
-                                                                    sizeof(T)))};
+            array::ndarray(upload(values), type,
+                           layout::contiguous({static_cast<std::int64_t>(values.size())}, sizeof(T)))};
         array::reduce(spec, args, out, *backend);
         return download<std::uint8_t>(*out.buffer()).front();
     };
@@ -388,14 +396,16 @@ TEST_F(ArrayOnOpencl, SubsetSumsWrapTheirIndices) {
     float want = 0;
     for (std::int32_t j : subset)
         want += values[static_cast<std::size_t>((j % 50 + 50) % 50)];
-    const array::reduction_spec& spec = array::reduction_spec_for(
-        array::reduction_op::sum, "sum", dtype::float32, std::nullopt, dtype::int32, dtype::float32,
-        kernel_language::opencl);
+    const array::reduction_spec& spec =
+        array::reduction_spec_for(array::reduction_op::sum, "sum", dtype::float32, std::nullopt, dtype::int32,
+                                  dtype::float32, kernel_language::opencl);
     const array::ndarray out = array::ndarray::empty(*backend, {}, dtype::float32);
     const std::int64_t size = 50;
-    const std::vector<array::elementwise_arg> args{
-        array::ndarray(upload(subset), dtype::int32, layout::contiguous({7}, 4)),
-        array::ndarray(upload(values), dtype::float32, layout::contiguous({50}, 4)), array::scalar_value::of(size)};
+    const std::vector<array::elementwise_arg> args{array::ndarray(upload(subset), dtype::int32,
+                                                                  layout::contiguous({7}, 4)),
+                                                   array::ndarray(upload(values), dtype::float32,
+                                                                  layout::contiguous({50}, 4)),
+                                                   array::scalar_value::of(size)};
     array::reduce(spec, args, out, *backend);
     EXPECT_EQ(download<float>(*out.buffer()).front(), want);
 }
@@ -417,18 +427,19 @@ TEST(ArrayOpenclSource, ReductionsHaveTheContiguousAndStridedVariants) {
 
 // `op` of arrays of A and B as numpy types it, on the device; the result's elements as R.
 template <class R, class A, class B, class Stored = std::conditional_t<std::is_same_v<R, bool>, std::uint8_t, R>>
-std::vector<Stored> device_binary(ArrayOnOpencl& t, array::binary_op op, const std::vector<A>& a, const std::vector<B>& b) {
+std::vector<Stored> device_binary(ArrayOnOpencl& t, array::binary_op op, const std::vector<A>& a,
+                                  const std::vector<B>& b) {
     const dtype ta = array::dtype_of<A>(), tb = array::dtype_of<B>();
-    const array::binary_types types = array::resolve_binary(op, {array::operand::kind::typed, ta, {}},
-                                                            {array::operand::kind::typed, tb, {}});
+    const array::binary_types types =
+        array::resolve_binary(op, {array::operand::kind::typed, ta, {}}, {array::operand::kind::typed, tb, {}});
     EXPECT_EQ(types.result, array::dtype_of<R>()) << "numpy's result type";
     const array::expression e =
         array::expression::binary(op, array::expression::array(0, ta), array::expression::array(1, tb), types);
     const auto n = static_cast<std::int64_t>(a.size());
     const array::ndarray z = array::ndarray::empty(*t.backend, {n}, types.result);
-    const std::vector<array::elementwise_arg> args{
-        array::ndarray(t.upload(a), ta, layout::contiguous({n}, sizeof(A))),
-        array::ndarray(t.upload(b), tb, layout::contiguous({n}, sizeof(B))), z};
+    const std::vector<array::elementwise_arg> args{array::ndarray(t.upload(a), ta, layout::contiguous({n}, sizeof(A))),
+                                                   array::ndarray(t.upload(b), tb, layout::contiguous({n}, sizeof(B))),
+                                                   z};
     array::run(array::expression_kernel(e, kernel_language::opencl), args, *t.backend);
     return t.template download<Stored>(*z.buffer());
 }
@@ -488,16 +499,19 @@ TEST_F(ArrayOnOpencl, AFusedExpressionWithAScalarAndUnaryOperators) {
     const array::operand f32{array::operand::kind::typed, dtype::float32, {}};
     const array::binary_types scaled = array::resolve_binary(array::binary_op::multiply, weak_float, f32);
     ASSERT_EQ(scaled.result, dtype::float32);
-    array::expression e = array::expression::binary(array::binary_op::multiply, array::expression::scalar(0, dtype::float32),
-                                                    array::expression::array(1, dtype::float32), scaled);
+    array::expression e =
+        array::expression::binary(array::binary_op::multiply, array::expression::scalar(0, dtype::float32),
+                                  array::expression::array(1, dtype::float32), scaled);
     e = array::expression::unary(array::unary_op::negative, e, dtype::float32, dtype::float32);
     e = array::expression::binary(array::binary_op::add, e, array::expression::array(2, dtype::float32),
                                   array::resolve_binary(array::binary_op::add, f32, f32));
     e = array::expression::unary(array::unary_op::absolute, e, dtype::float32, dtype::float32);
     const array::ndarray z = array::ndarray::empty(*backend, {5}, dtype::float32);
     const std::vector<array::elementwise_arg> args{array::scalar_value::of(2.0f),
-                                                   array::ndarray(upload(x), dtype::float32, layout::contiguous({5}, 4)),
-                                                   array::ndarray(upload(y), dtype::float32, layout::contiguous({5}, 4)),
+                                                   array::ndarray(upload(x), dtype::float32,
+                                                                  layout::contiguous({5}, 4)),
+                                                   array::ndarray(upload(y), dtype::float32,
+                                                                  layout::contiguous({5}, 4)),
                                                    z};
     array::run(array::expression_kernel(e, kernel_language::opencl), args, *backend);
     const std::vector<float> got = download<float>(*z.buffer());

@@ -32,24 +32,17 @@ struct function_case {
 };
 
 // One row: gpukit's gk_c<f> with std::<f> in double and in long double.
-#define COMPLEX_FUNCTION(f, tolerance) \
-    {#f, gk_c##f, [](cdouble z) { return std::f(z); }, [](clong z) { return std::f(z); }, tolerance}
+#define COMPLEX_FUNCTION(f, tolerance)                                                                 \
+    {                                                                                                  \
+#f, gk_c##f, [](cdouble z) { return std::f(z); }, [](clong z) { return std::f(z); }, tolerance \
+    }
 
 // The tolerances hold the largest errors measured (the C library's own double functions are
 // as far off: glibc's ctan and ctanh by up to 5 ulp), rounded up.
 const function_case cases[] = {
-    COMPLEX_FUNCTION(exp, 2.5),
-    COMPLEX_FUNCTION(log, 2),
-    COMPLEX_FUNCTION(log10, 3),
-    COMPLEX_FUNCTION(sqrt, 2),
-    COMPLEX_FUNCTION(sin, 3.5),
-    COMPLEX_FUNCTION(cos, 3.5),
-    COMPLEX_FUNCTION(tan, 5.5),
-    COMPLEX_FUNCTION(asin, 3.5),
-    COMPLEX_FUNCTION(acos, 3.5),
-    COMPLEX_FUNCTION(atan, 3.5),
-    COMPLEX_FUNCTION(sinh, 3.5),
-    COMPLEX_FUNCTION(cosh, 3.5),
+    COMPLEX_FUNCTION(exp, 2.5),  COMPLEX_FUNCTION(log, 2),    COMPLEX_FUNCTION(log10, 3),  COMPLEX_FUNCTION(sqrt, 2),
+    COMPLEX_FUNCTION(sin, 3.5),  COMPLEX_FUNCTION(cos, 3.5),  COMPLEX_FUNCTION(tan, 5.5),  COMPLEX_FUNCTION(asin, 3.5),
+    COMPLEX_FUNCTION(acos, 3.5), COMPLEX_FUNCTION(atan, 3.5), COMPLEX_FUNCTION(sinh, 3.5), COMPLEX_FUNCTION(cosh, 3.5),
     COMPLEX_FUNCTION(tanh, 5.5),
 };
 
@@ -71,13 +64,14 @@ bool agrees(double ours, double library) {
         return std::fabs(ours - library) <= 4 * DBL_TRUE_MIN;
     if (ours == 0 || library == 0 || std::isinf(ours) || std::isinf(library))
         return ours == library && std::signbit(ours) == std::signbit(library);
-    return std::signbit(ours) == std::signbit(library) && std::fabs(ours - library) <= 4 * std::fabs(std::nextafter(library, 0.0) - library);
+    return std::signbit(ours) == std::signbit(library) &&
+           std::fabs(ours - library) <= 4 * std::fabs(std::nextafter(library, 0.0) - library);
 }
 
 TEST(ComplexMath, SpecialValuesAreTheCLibrarys) {
     const double inf = INFINITY, nan = NAN;
-    const double values[] = {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1e-300, 5e-324, 1e300, -1e300, inf, -inf, nan, 3.0,
-                             M_PI / 2};
+    const double values[] = {0.0,   -0.0,   1.0, -1.0, 0.5, -2.5, 1e-300,  5e-324,
+                             1e300, -1e300, inf, -inf, nan, 3.0,  M_PI / 2};
     for (const function_case& c : cases)
         for (double re : values)
             for (double im : values) {
@@ -94,7 +88,9 @@ TEST(ComplexMath, SpecialValuesAreTheCLibrarys) {
 std::vector<cdouble> hard_inputs() {
     std::mt19937_64 random(20261);
     std::vector<cdouble> z;
-    const auto uniform = [&](double low, double high) { return std::uniform_real_distribution<double>(low, high)(random); };
+    const auto uniform = [&](double low, double high) {
+        return std::uniform_real_distribution<double>(low, high)(random);
+    };
     const auto sign = [&] { return uniform(-1, 1) < 0 ? -1.0 : 1.0; };
     constexpr int n = 1500;
     for (double scale : {1e-8, 1e-3, 0.5, 1.0, 3.0, 30.0, 1e5, 1e20, 1e200})
@@ -138,8 +134,8 @@ TEST(ComplexMath, FiniteValuesAreWithinAFewUlp) {
             const clong exact = c.exact(clong(z.real(), z.imag()));
             const gk_cvalue ours = c.ours(gk_cvalue(z.real(), z.imag()));
             // Overflow and underflow must agree with the exact result's.
-            const bool exact_finite = std::isfinite(static_cast<double>(exact.real())) &&
-                                      std::isfinite(static_cast<double>(exact.imag()));
+            const bool exact_finite =
+                std::isfinite(static_cast<double>(exact.real())) && std::isfinite(static_cast<double>(exact.imag()));
             EXPECT_EQ(std::isfinite(ours.re) && std::isfinite(ours.im), exact_finite)
                 << c.name << text(z.real(), z.imag()) << " = " << text(ours.re, ours.im);
             const double error = error_in_ulp(ours, exact);

@@ -100,14 +100,16 @@ TEST(DeviceArray, InPlaceOperationsRefuseWhatNumpyRefuses) {
         a += 1.5;
         ADD_FAILURE() << "int32 += 1.5 was taken";
     } catch (const type_error& e) {
-        EXPECT_STREQ(e.what(),
-                     "Cannot cast ufunc '+' output from dtype('float64') to dtype('int32') with casting rule 'same_kind'");
+        EXPECT_STREQ(
+            e.what(),
+            "Cannot cast ufunc '+' output from dtype('float64') to dtype('int32') with casting rule 'same_kind'");
     }
     try {
         a *= fake({2, 3}, dtype::int32);
         ADD_FAILURE() << "a (3,) array took a (2, 3) result";
     } catch (const std::invalid_argument& e) {
-        EXPECT_STREQ(e.what(), "non-broadcastable output operand with shape (3,) doesn't match the broadcast shape (2, 3)");
+        EXPECT_STREQ(e.what(),
+                     "non-broadcastable output operand with shape (3,) doesn't match the broadcast shape (2, 3)");
     }
     EXPECT_THROW(a -= fake({4}, dtype::int32), std::invalid_argument);
     device_array small = fake({2}, dtype::int8);

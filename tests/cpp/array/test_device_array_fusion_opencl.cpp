@@ -104,7 +104,7 @@ TEST_F(DeviceArrayFusion, AResultIsComputedByTheEndOfItsStatement) {
     device_array x = device_array::from_host(device, std::vector<float>{1, 2, 3});
     const device_array t = 2 * x;  // computed when this statement ends...
     const device_array u = x + 1;
-    x.assign(100);                 // ...so changing x afterwards changes neither
+    x.assign(100);  // ...so changing x afterwards changes neither
     EXPECT_EQ(t.to_host<float>(), (std::vector<float>{2, 4, 6}));
     EXPECT_EQ(u.to_host<float>(), (std::vector<float>{2, 3, 4}));
     // A result kept in a variable is computed, not fused into a later statement's kernel; a

@@ -116,8 +116,8 @@ TEST_F(DeviceArrayGpu, FusedStatementsMatchTheHost) {
     const std::vector<float> got = z.to_host<float>();
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 333; ++j)
-            ASSERT_EQ(got[i * 333 + j],
-                      (2 * values[i * 333 + j] - values[(2 - i) * 333 + j]) * values[j] / 4.0f + 1.0f) << i << " " << j;
+            ASSERT_EQ(got[i * 333 + j], (2 * values[i * 333 + j] - values[(2 - i) * 333 + j]) * values[j] / 4.0f + 1.0f)
+                << i << " " << j;
     const device_array i32 = device_array::from_host(std::vector<std::int32_t>{1 << 30, -7, 5});
     const device_array f32 = device_array::from_host(std::vector<float>{0.5f, 0.25f, 1e8f});
     const device_array mixed = (i32 * 4 + f32) / 2;  // int32 * 4 wraps first; + float32 is float64

@@ -68,8 +68,8 @@ TEST_F(DeviceArrayOnOpencl, BroadcastsTransposesAndReversedViews) {
     std::vector<std::int32_t> m(4 * 3);
     std::iota(m.begin(), m.end(), 0);
     const device_array matrix = device_array::from_host(device, m, {4, 3});
-    const device_array flipped = device_array::from_host(device, std::vector<std::int32_t>{100, 200, 300, 400})[
-        {slice{{}, {}, -1}}];
+    const device_array flipped =
+        device_array::from_host(device, std::vector<std::int32_t>{100, 200, 300, 400})[{slice{{}, {}, -1}}];
     const std::vector<std::int32_t> sums = (matrix.transpose() + flipped).to_host<std::int32_t>();
     for (std::size_t a = 0; a < 3; ++a)
         for (std::size_t b = 0; b < 4; ++b)
@@ -110,7 +110,9 @@ TEST_F(DeviceArrayOnOpencl, AssignmentsIntoViewsConvertAndBroadcast) {
     gpukit::test::expect_error<std::overflow_error>([&] { every_other.assign(array::scalar(40000)); },
                                                     "Python integer 40000 out of bounds for int16");
     gpukit::test::expect_error<std::invalid_argument>(
-        [&] { every_other.assign(device_array::from_host(device, std::vector<std::int16_t>{1, 2})); },
+        [&] {
+            every_other.assign(device_array::from_host(device, std::vector<std::int16_t>{1, 2}));
+        },
         "could not broadcast input array from shape (2,) into shape (3,)");
     // Host bytes into a strided view.
     const std::vector<std::int16_t> host{10, 20, 30};
@@ -272,7 +274,8 @@ void complex_operations_match_the_host(const std::shared_ptr<array::opencl_backe
     const std::vector<T> real_part = x.astype(array::dtype_of<T>()).template to_host<T>();
     for (std::size_t k = 0; k < a.size(); ++k)
         ASSERT_EQ(real_part[k], a[k].real()) << k;
-    const device_array from_real = device_array::from_host(device, std::vector<T>{T(1.5), T(-2)}).astype(array::dtype_of<C>());
+    const device_array from_real =
+        device_array::from_host(device, std::vector<T>{T(1.5), T(-2)}).astype(array::dtype_of<C>());
     EXPECT_EQ(from_real.to_host<C>(), (std::vector<C>{C(T(1.5), 0), C(T(-2), 0)}));
     gpukit::test::expect_error<logic_error>([&] { (void)array::max(x); }, "not supported yet");
 }
@@ -366,7 +369,8 @@ TEST_F(DeviceArrayOnOpencl, MathFunctionsOfTwoArraysAndTwoResults) {
     EXPECT_EQ(mantissa.to_host<float>(), (std::vector<float>{0.5f, -0.5f, 0.0f, 0.75f}));
     EXPECT_EQ(exponent.to_host<float>(), (std::vector<float>{5.0f, -5.0f, 1.0f, 0.0f}));
     // Integer fmod: C's remainder, 0 for a zero divisor and for -1, as numpy's.
-    const device_array a = device_array::from_host(device, std::vector<std::int64_t>{7, -7, 9, -9223372036854775807LL - 1});
+    const device_array a =
+        device_array::from_host(device, std::vector<std::int64_t>{7, -7, 9, -9223372036854775807LL - 1});
     const device_array b = device_array::from_host(device, std::vector<std::int64_t>{3, 3, 0, -1});
     const device_array m = device_array::empty(device, {4}, dtype::int64);
     array::run(array::math_spec(array::math_function::fmod, dtype::int64, dtype::int64, kernel_language::opencl),

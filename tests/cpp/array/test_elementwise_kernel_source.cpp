@@ -20,17 +20,21 @@ using namespace gpukit::array;
 using test::contains;
 
 elementwise_kernel_spec spec(std::vector<kernel_parameter> params, std::string operation = "y[i] = x[n - 1 - i]") {
-    return {"k", std::move(params), std::move(operation), "__device__ float twice(float v) { return 2 * v; }",
-            "float acc = 0", "(void)acc"};
+    return {"k",
+            std::move(params),
+            std::move(operation),
+            "__device__ float twice(float v) { return 2 * v; }",
+            "float acc = 0",
+            "(void)acc"};
 }
 
 const std::vector<kernel_parameter> xy = {{"const float *__restrict__ x", "x", true}, {"float *y", "y", true}};
 
-
 TEST(ElementwiseKernelSource, PyCudasKernelWithTheDeclarationsAsWritten) {
     const std::string source = elementwise_kernel_source(spec(xy), false);
     EXPECT_TRUE(contains(source, "#include <pycuda-complex.hpp>"));
-    EXPECT_TRUE(contains(source, "extern \"C\" __global__ void k(const float *__restrict__ x, float *y, unsigned long n)"));
+    EXPECT_TRUE(
+        contains(source, "extern \"C\" __global__ void k(const float *__restrict__ x, float *y, unsigned long n)"));
     EXPECT_TRUE(contains(source, "for (i = cta_start + tid; i < n; i += total_threads)"));
     EXPECT_TRUE(contains(source, "float acc = 0"));
     EXPECT_TRUE(contains(source, "(void)acc"));

@@ -25,8 +25,9 @@ TEST(Expression, StepsKeyAndText) {
     EXPECT_EQ(axpy.key().size(), 5 * sizeof(expression_step));
     EXPECT_EQ(axpy.type(), dtype::float64);
     EXPECT_EQ(axpy.operand_count(), 3);
-    EXPECT_EQ(axpy.text(), "((double)((((double)(((float)((((float)(p1)) * ((float)(p0[i]))))))) + "
-                           "((double)(p2[i])))))");
+    EXPECT_EQ(axpy.text(),
+              "((double)((((double)(((float)((((float)(p1)) * ((float)(p0[i]))))))) + "
+              "((double)(p2[i])))))");
     // The same operation on other types or operands is another key.
     const expression other = expression::binary(binary_op::add, ax, expression::array(2, dtype::float32),
                                                 types(dtype::float64, dtype::float64));
@@ -42,8 +43,9 @@ TEST(Expression, RenumberedOperandsAndErrors) {
     EXPECT_THROW((void)expression::array(255, dtype::int8), logic_error);
     EXPECT_THROW((void)expression::array(-1, dtype::int8), logic_error);
     // Operand 0 used with two types, and an operand number left unused, are refused.
-    const expression two_types = expression::binary(binary_op::add, expression::array(0, dtype::int8),
-                                                    expression::array(0, dtype::int16), types(dtype::int16, dtype::int16));
+    const expression two_types =
+        expression::binary(binary_op::add, expression::array(0, dtype::int8), expression::array(0, dtype::int16),
+                           types(dtype::int16, dtype::int16));
     EXPECT_THROW((void)expression_kernel(two_types), logic_error);
     const expression gap = expression::binary(binary_op::add, expression::array(0, dtype::int8),
                                               expression::array(2, dtype::int8), types(dtype::int8, dtype::int8));
@@ -52,11 +54,12 @@ TEST(Expression, RenumberedOperandsAndErrors) {
 
 TEST(Expression, MixedSignComparisonsAreExact) {
     binary_types t{dtype::bool_, dtype::int64, std::nullopt, true};
-    const expression less = expression::binary(binary_op::less, expression::array(0, dtype::int32),
-                                               expression::array(1, dtype::uint64), t);
+    const expression less =
+        expression::binary(binary_op::less, expression::array(0, dtype::int32), expression::array(1, dtype::uint64), t);
     // A negative signed value is below every uint64; otherwise both compare unsigned.
-    EXPECT_EQ(less.text(), "((bool)((((long long)(p0[i])) < 0 ? true : ((unsigned long long)((long long)(p0[i])) < "
-                           "((unsigned long long)(p1[i]))))))");
+    EXPECT_EQ(less.text(),
+              "((bool)((((long long)(p0[i])) < 0 ? true : ((unsigned long long)((long long)(p0[i])) < "
+              "((unsigned long long)(p1[i]))))))");
     const expression greater = expression::binary(binary_op::greater, expression::array(0, dtype::uint64),
                                                   expression::array(1, dtype::int8), t);
     EXPECT_NE(greater.text().find("((long long)(p1[i])) < 0 ? true"), std::string::npos);
@@ -67,11 +70,11 @@ TEST(Expression, MixedSignComparisonsAreExact) {
 
 TEST(Expression, SpecsAreMadeOnceAndCompile) {
     GPUKIT_REQUIRE_NVRTC();
-    const expression e = expression::unary(
-        unary_op::absolute,
-        expression::binary(binary_op::power, expression::array(0, dtype::int16), expression::scalar(1, dtype::int16),
-                           types(dtype::int16, dtype::int16)),
-        dtype::int16, dtype::int16);
+    const expression e =
+        expression::unary(unary_op::absolute,
+                          expression::binary(binary_op::power, expression::array(0, dtype::int16),
+                                             expression::scalar(1, dtype::int16), types(dtype::int16, dtype::int16)),
+                          dtype::int16, dtype::int16);
     const elementwise_spec& spec = expression_kernel(e);
     EXPECT_EQ(&spec, &expression_kernel(e));  // cached by the key
     ASSERT_EQ(spec.params().size(), 3u);
@@ -79,7 +82,8 @@ TEST(Expression, SpecsAreMadeOnceAndCompile) {
     EXPECT_EQ(spec.params()[2].type, dtype::int16);
     EXPECT_NE(spec.preamble().find("gk_ipow"), std::string::npos);
     const rtc::compile_options options = test::generated_kernel_options();
-    for (const auto variant : {elementwise_variant::vectorized, elementwise_variant::strided, elementwise_variant::rows})
+    for (const auto variant :
+         {elementwise_variant::vectorized, elementwise_variant::strided, elementwise_variant::rows})
         EXPECT_FALSE(rtc::compile(elementwise_source(spec, variant, 2), options).cubin.empty());
     const elementwise_spec& constant = expression_kernel(expression::constant(true));
     EXPECT_EQ(constant.params().size(), 1u);  // the output only

@@ -37,10 +37,11 @@ std::vector<std::int32_t> random_ints(std::size_t n, int high, unsigned seed) {
 const std::int64_t sizes[] = {1, 10, 127, 1023, 1024, 1025, 4097, 131072, 131073, 1000003};
 
 TEST_F(GenericScanOnOpencl, InclusiveAndExclusiveSumsOfEverySize) {
-    const array::generic_scan_spec spec(
-        "sums", "int", 4, {{"x", dtype::int32, param_kind::input}, {"inc", dtype::int32, param_kind::output},
-                           {"exc", dtype::int32, param_kind::output}},
-        "x[i]", "a + b", "0", "inc[i] = item; exc[i] = prev_item;");
+    const array::generic_scan_spec spec("sums", "int", 4,
+                                        {{"x", dtype::int32, param_kind::input},
+                                         {"inc", dtype::int32, param_kind::output},
+                                         {"exc", dtype::int32, param_kind::output}},
+                                        "x[i]", "a + b", "0", "inc[i] = item; exc[i] = prev_item;");
     for (std::int64_t n : sizes) {
         const std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), 9, 1);
         const array::ndarray dx = upload(x, dtype::int32);
@@ -59,11 +60,13 @@ TEST_F(GenericScanOnOpencl, InclusiveAndExclusiveSumsOfEverySize) {
 }
 
 TEST_F(GenericScanOnOpencl, SegmentsRestartTheScanWhereverTheyStart) {
-    const array::generic_scan_spec spec(
-        "segsums", "int", 4,
-        {{"x", dtype::int32, param_kind::input}, {"starts", dtype::uint8, param_kind::input},
-         {"inc", dtype::int32, param_kind::output}, {"exc", dtype::int32, param_kind::output}},
-        "x[i]", "across_seg_boundary ? b : a + b", "0", "inc[i] = item; exc[i] = prev_item;", "starts[i]");
+    const array::generic_scan_spec spec("segsums", "int", 4,
+                                        {{"x", dtype::int32, param_kind::input},
+                                         {"starts", dtype::uint8, param_kind::input},
+                                         {"inc", dtype::int32, param_kind::output},
+                                         {"exc", dtype::int32, param_kind::output}},
+                                        "x[i]", "across_seg_boundary ? b : a + b", "0",
+                                        "inc[i] = item; exc[i] = prev_item;", "starts[i]");
     for (std::int64_t n : sizes) {
         const std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), 9, 2);
         std::vector<std::uint8_t> starts(x.size(), 0);
@@ -73,9 +76,9 @@ TEST_F(GenericScanOnOpencl, SegmentsRestartTheScanWhereverTheyStart) {
         if (n > 8192)
             starts[8192] = 1;  // the first element of an interval (intervals are whole passes of 1024)
         starts[0] = static_cast<std::uint8_t>(n % 2);  // a start at 0 changes nothing
-        const std::vector<array::elementwise_arg> args{
-            upload(x, dtype::int32), upload(starts, dtype::uint8), upload(std::vector<std::int32_t>(x.size()), dtype::int32),
-            upload(std::vector<std::int32_t>(x.size()), dtype::int32)};
+        const std::vector<array::elementwise_arg> args{upload(x, dtype::int32), upload(starts, dtype::uint8),
+                                                       upload(std::vector<std::int32_t>(x.size()), dtype::int32),
+                                                       upload(std::vector<std::int32_t>(x.size()), dtype::int32)};
         array::run(spec, args, n, *backend);
         const auto got_inc = download<std::int32_t>(std::get<array::ndarray>(args[2]));
         const auto got_exc = download<std::int32_t>(std::get<array::ndarray>(args[3]));
@@ -93,12 +96,14 @@ TEST_F(GenericScanOnOpencl, SegmentsRestartTheScanWhereverTheyStart) {
 TEST_F(GenericScanOnOpencl, LastItemFetchesAndScalarsReachTheStatements) {
     // out[i] = (number of positions j <= i where x[j] differs from x[j - 1]) * scale,
     // and total gets the count over all elements (last_item).
-    const array::generic_scan_spec spec(
-        "changes", "long", 8,
-        {{"x", dtype::int16, param_kind::input}, {"scale", dtype::int64, param_kind::scalar},
-         {"out", dtype::int64, param_kind::output}, {"total", dtype::int64, param_kind::output}},
-        "(i == 0 || x_prev != x[i]) ? 1 : 0", "a + b", "0",
-        "out[i] = item * scale; if (i == 0) total[0] = last_item;", "", {{"x_prev", "x", -1}});
+    const array::generic_scan_spec spec("changes", "long", 8,
+                                        {{"x", dtype::int16, param_kind::input},
+                                         {"scale", dtype::int64, param_kind::scalar},
+                                         {"out", dtype::int64, param_kind::output},
+                                         {"total", dtype::int64, param_kind::output}},
+                                        "(i == 0 || x_prev != x[i]) ? 1 : 0", "a + b", "0",
+                                        "out[i] = item * scale; if (i == 0) total[0] = last_item;", "",
+                                        {{"x_prev", "x", -1}});
     for (std::int64_t n : {std::int64_t{1}, std::int64_t{999}, std::int64_t{300001}}) {
         std::vector<std::int16_t> x(static_cast<std::size_t>(n));
         for (std::size_t i = 0; i < x.size(); ++i)
@@ -126,10 +131,11 @@ TEST_F(GenericScanOnOpencl, AStructScanTypeAndAnOutputOverItsOwnInput) {
         "typedef struct { int value; int at; } best_t;\n"
         "best_t best(best_t a, best_t b) { return b.value > a.value ? b : a; }\n"
         "best_t make_best(int value, int at) { best_t r; r.value = value; r.at = at; return r; }\n";
-    const array::generic_scan_spec spec(
-        "running_max", "best_t", 8, {{"x", dtype::int32, param_kind::inout}, {"at", dtype::int32, param_kind::output}},
-        "make_best(x[i], (int)i)", "best(a, b)", "make_best(-1, -1)",
-        "if (i + 1 < N) x[i + 1] = item.value; at[i] = item.at;", "", {}, preamble);
+    const array::generic_scan_spec spec("running_max", "best_t", 8,
+                                        {{"x", dtype::int32, param_kind::inout},
+                                         {"at", dtype::int32, param_kind::output}},
+                                        "make_best(x[i], (int)i)", "best(a, b)", "make_best(-1, -1)",
+                                        "if (i + 1 < N) x[i + 1] = item.value; at[i] = item.at;", "", {}, preamble);
     const std::int64_t n = 70001;
     const std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), 1000000, 4);
     const std::vector<array::elementwise_arg> args{upload(x, dtype::int32),
@@ -173,8 +179,8 @@ TEST_F(GenericScanOnOpencl, BadArgumentsAreRefusedBeforeAnythingRuns) {
 
 TEST(GenericScanSpec, RefusesWhatCannotMakeAKernel) {
     const std::vector<array::param> x{{"x", dtype::int32, param_kind::inout}};
-    const auto make = [&](std::vector<array::param> params, const char* input, std::vector<array::scan_fetch> fetches = {},
-                          const char* prefix = "scan") {
+    const auto make = [&](std::vector<array::param> params, const char* input,
+                          std::vector<array::scan_fetch> fetches = {}, const char* prefix = "scan") {
         return array::generic_scan_spec(prefix, "int", 4, std::move(params), input, "a + b", "0", "x[i] = item;", "",
                                         std::move(fetches));
     };

@@ -25,8 +25,8 @@ void compile_every_variant(const elementwise_spec& spec) {
     test::expect_generated_kernel_compiles(elementwise_source(spec, elementwise_variant::rows, 2));
 }
 
-const dtype index_types[] = {dtype::bool_,  dtype::int8,   dtype::int16,  dtype::int32, dtype::int64,
-                             dtype::uint8,  dtype::uint16, dtype::uint32, dtype::uint64};
+const dtype index_types[] = {dtype::bool_, dtype::int8,   dtype::int16,  dtype::int32, dtype::int64,
+                             dtype::uint8, dtype::uint16, dtype::uint32, dtype::uint64};
 
 binary_types same(dtype t, dtype result) { return binary_types{result, t, std::nullopt, false}; }
 
@@ -105,7 +105,8 @@ TEST(FillWords, SpecsCompileAndAreMadeOnce) {
     GPUKIT_REQUIRE_NVRTC();
     for (dtype word : {dtype::uint8, dtype::uint16, dtype::uint32, dtype::uint64})
         for (int words : {1, 3})
-            test::expect_generated_kernel_compiles(elementwise_source(fill_words_spec(word, words), elementwise_variant::vectorized));
+            test::expect_generated_kernel_compiles(
+                elementwise_source(fill_words_spec(word, words), elementwise_variant::vectorized));
     compile_every_variant(fill_words_spec(dtype::uint32, 3));
     EXPECT_EQ(&fill_words_spec(dtype::uint32, 3), &fill_words_spec(dtype::uint32, 3));
     EXPECT_NE(fill_words_spec(dtype::uint32, 3).operation().find("gk_w[i % 3]"), std::string::npos);
@@ -119,10 +120,12 @@ TEST(FillWords, SpecsCompileAndAreMadeOnce) {
 expression every_function(dtype t) {
     const expression a = expression::array(0, t), b = expression::array(1, t), s = expression::scalar(2, t);
     const binary_types to_bool = same(t, dtype::bool_), logical = same(dtype::bool_, dtype::bool_);
-    const expression both = expression::binary(binary_op::logical_and, expression::binary(binary_op::less, a, b, to_bool),
-                                               expression::binary(binary_op::greater_equal, a, s, to_bool), logical);
-    const expression condition = expression::binary(
-        binary_op::logical_or, both, expression::unary(unary_op::logical_not, a, dtype::bool_, dtype::bool_), logical);
+    const expression both =
+        expression::binary(binary_op::logical_and, expression::binary(binary_op::less, a, b, to_bool),
+                           expression::binary(binary_op::greater_equal, a, s, to_bool), logical);
+    const expression condition =
+        expression::binary(binary_op::logical_or, both,
+                           expression::unary(unary_op::logical_not, a, dtype::bool_, dtype::bool_), logical);
     return expression::select(condition, expression::binary(binary_op::minimum, a, b, same(t, t)),
                               expression::binary(binary_op::maximum, a, s, same(t, t)), t);
 }
@@ -130,7 +133,8 @@ expression every_function(dtype t) {
 TEST(FunctionExpressions, EveryStepCompilesForEveryType) {
     GPUKIT_REQUIRE_NVRTC();
     for (dtype t : test::every_dtype)
-        test::expect_generated_kernel_compiles(elementwise_source(expression_kernel(every_function(t)), elementwise_variant::vectorized));
+        test::expect_generated_kernel_compiles(
+            elementwise_source(expression_kernel(every_function(t)), elementwise_variant::vectorized));
     compile_every_variant(expression_kernel(every_function(dtype::float32)));
     compile_every_variant(expression_kernel(every_function(dtype::complex128)));
 }
@@ -143,10 +147,12 @@ TEST(FunctionExpressions, BitwiseOperatorsCompileForEveryIntegerType) {
             continue;
         const expression a = expression::array(0, t), b = expression::array(1, t), s = expression::scalar(2, t);
         const expression inverted = expression::unary(unary_op::invert, a, t, t);
-        const expression e = expression::binary(
-            binary_op::bitwise_xor, expression::binary(binary_op::bitwise_and, inverted, b, same(t, t)),
-            expression::binary(binary_op::bitwise_or, a, s, same(t, t)), same(t, t));
-        test::expect_generated_kernel_compiles(elementwise_source(expression_kernel(e), elementwise_variant::vectorized));
+        const expression e =
+            expression::binary(binary_op::bitwise_xor,
+                               expression::binary(binary_op::bitwise_and, inverted, b, same(t, t)),
+                               expression::binary(binary_op::bitwise_or, a, s, same(t, t)), same(t, t));
+        test::expect_generated_kernel_compiles(
+            elementwise_source(expression_kernel(e), elementwise_variant::vectorized));
         EXPECT_NE(e.text().find(t == dtype::bool_ ? "(!" : "(~"), std::string::npos) << name(t);
     }
 }
@@ -156,13 +162,14 @@ TEST(FunctionExpressions, ComplexPartsAndPowersCompile) {
     for (dtype t : {dtype::complex64, dtype::complex128}) {
         // real(conj(p0) ** p1) + imag(p0)
         const dtype part = t == dtype::complex64 ? dtype::float32 : dtype::float64;
-        const expression power = expression::binary(
-            binary_op::power, expression::unary(unary_op::conjugate, expression::array(0, t), t, t),
-            expression::array(1, t), same(t, t));
-        const expression e = expression::binary(
-            binary_op::add, expression::unary(unary_op::real, power, t, part),
-            expression::unary(unary_op::imag, expression::array(0, t), t, part), same(part, part));
-        test::expect_generated_kernel_compiles(elementwise_source(expression_kernel(e), elementwise_variant::vectorized));
+        const expression power =
+            expression::binary(binary_op::power, expression::unary(unary_op::conjugate, expression::array(0, t), t, t),
+                               expression::array(1, t), same(t, t));
+        const expression e =
+            expression::binary(binary_op::add, expression::unary(unary_op::real, power, t, part),
+                               expression::unary(unary_op::imag, expression::array(0, t), t, part), same(part, part));
+        test::expect_generated_kernel_compiles(
+            elementwise_source(expression_kernel(e), elementwise_variant::vectorized));
     }
 }
 
@@ -171,22 +178,24 @@ TEST(FunctionExpressions, TextOfTheNewSteps) {
                                                  expression::scalar(2, dtype::int16), dtype::int32);
     EXPECT_EQ(chosen.text(), "((int)((((bool)(p0[i])) ? ((int)(p1[i])) : ((int)(p2)))))");
     EXPECT_EQ(chosen.operand_count(), 3);
-    const expression larger = expression::binary(binary_op::maximum, expression::array(0, dtype::float32),
-                                                  expression::array(1, dtype::float32), same(dtype::float32, dtype::float32));
+    const expression larger =
+        expression::binary(binary_op::maximum, expression::array(0, dtype::float32),
+                           expression::array(1, dtype::float32), same(dtype::float32, dtype::float32));
     EXPECT_EQ(larger.text(), "((float)(gk_maximum(((float)(p0[i])), ((float)(p1[i])))))");
     EXPECT_NE(expression_kernel(larger).preamble().find("gk_maximum"), std::string::npos);
     const expression either = expression::binary(binary_op::logical_or, expression::array(0, dtype::float64),
                                                  expression::scalar(1, dtype::bool_), same(dtype::bool_, dtype::bool_));
     EXPECT_EQ(either.text(), "((bool)((((bool)(p0[i])) || ((bool)(p1)))))");
     EXPECT_EQ(expression_kernel(either).preamble(), "");
-    const expression power = expression::binary(binary_op::power, expression::array(0, dtype::complex64),
-                                                expression::scalar(1, dtype::complex64),
-                                                same(dtype::complex64, dtype::complex64));
+    const expression power =
+        expression::binary(binary_op::power, expression::array(0, dtype::complex64),
+                           expression::scalar(1, dtype::complex64), same(dtype::complex64, dtype::complex64));
     EXPECT_NE(power.text().find("gk_cpow("), std::string::npos);
     EXPECT_NE(expression_kernel(power).preamble().find("gk_cpow"), std::string::npos);
     // An ordering of complex numbers needs numpy's comparison operators; of real numbers none.
     const auto less = [](dtype t) {
-        return expression::binary(binary_op::less, expression::array(0, t), expression::array(1, t), same(t, dtype::bool_));
+        return expression::binary(binary_op::less, expression::array(0, t), expression::array(1, t),
+                                  same(t, dtype::bool_));
     };
     EXPECT_NE(expression_kernel(less(dtype::complex128)).preamble().find("operator<("), std::string::npos);
     EXPECT_EQ(expression_kernel(less(dtype::float64)).preamble(), "");

@@ -19,12 +19,13 @@ namespace {
 using namespace gpukit;
 using namespace gpukit::array;
 
-
-const math_function all_functions[] = {
-    math_function::fabs, math_function::ceil,  math_function::floor, math_function::exp,   math_function::log,
-    math_function::log10, math_function::sqrt, math_function::sin,   math_function::cos,   math_function::tan,
-    math_function::asin, math_function::acos,  math_function::atan,  math_function::sinh,  math_function::cosh,
-    math_function::tanh, math_function::fmod,  math_function::ldexp, math_function::frexp, math_function::modf};
+const math_function all_functions[] = {math_function::fabs,  math_function::ceil, math_function::floor,
+                                       math_function::exp,   math_function::log,  math_function::log10,
+                                       math_function::sqrt,  math_function::sin,  math_function::cos,
+                                       math_function::tan,   math_function::asin, math_function::acos,
+                                       math_function::atan,  math_function::sinh, math_function::cosh,
+                                       math_function::tanh,  math_function::fmod, math_function::ldexp,
+                                       math_function::frexp, math_function::modf};
 
 bool is_complex(dtype t) { return kind(t) == dtype_kind::complex; }
 
@@ -35,10 +36,13 @@ bool numpy_defines(math_function f, dtype x, std::optional<dtype> y) {
     case math_function::ceil:
     case math_function::floor:
     case math_function::frexp:
-    case math_function::modf: return !is_complex(x);
+    case math_function::modf:
+        return !is_complex(x);
     case math_function::fmod:
-    case math_function::ldexp: return !is_complex(x) && !is_complex(*y);
-    default: return true;
+    case math_function::ldexp:
+        return !is_complex(x) && !is_complex(*y);
+    default:
+        return true;
     }
 }
 
@@ -90,8 +94,8 @@ TEST(MathFunctions, ResultTypesAreNumpys) {
 }
 
 TEST(MathFunctions, WhatNumpyLacksIsATypeError) {
-    for (math_function f : {math_function::fabs, math_function::ceil, math_function::floor, math_function::frexp,
-                            math_function::modf})
+    for (math_function f :
+         {math_function::fabs, math_function::ceil, math_function::floor, math_function::frexp, math_function::modf})
         for (dtype t : {dtype::complex64, dtype::complex128})
             EXPECT_THROW(math_spec(f, t), type_error) << name(f);
     EXPECT_THROW(math_spec(math_function::fmod, dtype::complex64, dtype::float32), type_error);

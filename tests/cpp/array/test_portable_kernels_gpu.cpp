@@ -41,11 +41,13 @@ protected:
 };
 
 TEST_F(PortableKernelsOnCuda, SegmentedGenericScans) {
-    const array::generic_scan_spec spec(
-        "segsums", "int", 4,
-        {{"x", dtype::int32, param_kind::input}, {"starts", dtype::uint8, param_kind::input},
-         {"inc", dtype::int32, param_kind::output}, {"exc", dtype::int32, param_kind::output}},
-        "x[i]", "across_seg_boundary ? b : a + b", "0", "inc[i] = item; exc[i] = prev_item;", "starts[i]");
+    const array::generic_scan_spec spec("segsums", "int", 4,
+                                        {{"x", dtype::int32, param_kind::input},
+                                         {"starts", dtype::uint8, param_kind::input},
+                                         {"inc", dtype::int32, param_kind::output},
+                                         {"exc", dtype::int32, param_kind::output}},
+                                        "x[i]", "across_seg_boundary ? b : a + b", "0",
+                                        "inc[i] = item; exc[i] = prev_item;", "starts[i]");
     std::mt19937 gen(1);
     for (std::int64_t n : {1, 1023, 1025, 131073, 1000003}) {
         std::vector<std::int32_t> x(static_cast<std::size_t>(n));

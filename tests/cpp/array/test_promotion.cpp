@@ -191,14 +191,15 @@ TEST(Promotion, BitwiseOperatorsTakeIntegersAndBools) {
     EXPECT_EQ(resolve_binary(op::bitwise_or, typed(dtype::int8), typed(dtype::uint8)).result, dtype::int16);
     EXPECT_EQ(resolve_binary(op::bitwise_xor, typed(dtype::uint32), python_integer(255)).result, dtype::uint32);
     expect_error<gpukit::type_error>([] { resolve_binary(op::bitwise_and, typed(dtype::float32), typed(dtype::int8)); },
-                             "ufunc 'bitwise_and' not supported for the input types" + no_safe_cast);
+                                     "ufunc 'bitwise_and' not supported for the input types" + no_safe_cast);
     // uint64 with int64 is float64 for numpy: no loop.
     expect_error<gpukit::type_error>([] { resolve_binary(op::bitwise_or, typed(dtype::uint64), typed(dtype::int64)); },
-                             "ufunc 'bitwise_or' not supported for the input types" + no_safe_cast);
+                                     "ufunc 'bitwise_or' not supported for the input types" + no_safe_cast);
     expect_error<std::overflow_error>([] { resolve_binary(op::bitwise_xor, typed(dtype::int8), python_integer(300)); },
                                       "Python integer 300 out of bounds for int8");
     EXPECT_EQ(resolve_unary(unary_op::invert, dtype::uint16).result, dtype::uint16);
-    expect_error<gpukit::type_error>([] { resolve_unary(unary_op::invert, dtype::complex64); }, "ufunc 'invert' not supported for the input types" + no_safe_cast);
+    expect_error<gpukit::type_error>([] { resolve_unary(unary_op::invert, dtype::complex64); },
+                                     "ufunc 'invert' not supported for the input types" + no_safe_cast);
 }
 
 TEST(Promotion, FunctionsOfTwoOperands) {
@@ -222,8 +223,9 @@ TEST(Promotion, FunctionsOfTwoOperands) {
     expect_error<std::overflow_error>(
         [] { resolve_binary(op::logical_and, typed(dtype::uint64), python_integer(false, std::uint64_t{1} << 63)); },
         "Python int too large to convert to C long");
-    expect_error<std::overflow_error>([] { resolve_binary(op::logical_or, python_beyond_64_bits(true), typed(dtype::int8)); },
-                                      "Python int too large to convert to C long");
+    expect_error<std::overflow_error>(
+        [] { resolve_binary(op::logical_or, python_beyond_64_bits(true), typed(dtype::int8)); },
+        "Python int too large to convert to C long");
 }
 
 TEST(Promotion, ResultTypeOfWhere) {
@@ -254,8 +256,9 @@ TEST(Promotion, SameKindCastsAreNumpys) {
         require_same_kind_output("add", dtype::float64, dtype::int32);
         ADD_FAILURE() << "float64 written into int32";
     } catch (const gpukit::type_error& e) {
-        EXPECT_STREQ(e.what(),
-                     "Cannot cast ufunc 'add' output from dtype('float64') to dtype('int32') with casting rule 'same_kind'");
+        EXPECT_STREQ(
+            e.what(),
+            "Cannot cast ufunc 'add' output from dtype('float64') to dtype('int32') with casting rule 'same_kind'");
     }
 }
 

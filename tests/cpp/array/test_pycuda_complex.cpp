@@ -34,12 +34,13 @@ struct delegated {
     gk_cvalue (*gpukit)(gk_cvalue);
 };
 
-#define DELEGATED(f) \
-    {#f, [](cd z) { return pycuda::f(z); }, [](cf z) { return pycuda::f(z); }, gk_c##f}
+#define DELEGATED(f)                                                                      \
+    {                                                                                     \
+#f, [](cd z) { return pycuda::f(z); }, [](cf z) { return pycuda::f(z); }, gk_c##f \
+    }
 
-const delegated functions[] = {DELEGATED(exp),  DELEGATED(log),  DELEGATED(log10), DELEGATED(sqrt),
-                               DELEGATED(sin),  DELEGATED(cos),  DELEGATED(tan),   DELEGATED(sinh),
-                               DELEGATED(cosh), DELEGATED(tanh)};
+const delegated functions[] = {DELEGATED(exp), DELEGATED(log), DELEGATED(log10), DELEGATED(sqrt), DELEGATED(sin),
+                               DELEGATED(cos), DELEGATED(tan), DELEGATED(sinh),  DELEGATED(cosh), DELEGATED(tanh)};
 
 #undef DELEGATED
 

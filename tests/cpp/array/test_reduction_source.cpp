@@ -21,9 +21,8 @@ using namespace gpukit::array;
 using test::contains;
 using role = reduction_param_kind;
 
-
 const dtype reduction_index_types[] = {dtype::int8,  dtype::int16,  dtype::int32,  dtype::int64,
-                             dtype::uint8, dtype::uint16, dtype::uint32, dtype::uint64};
+                                       dtype::uint8, dtype::uint16, dtype::uint32, dtype::uint64};
 
 // The variant's source: the strided one over three axes.
 std::string source_of(const reduction_spec& spec, reduction_variant v) { return reduction_source(spec, v, 3); }
@@ -39,15 +38,15 @@ TEST(ReductionSource, EveryOperationOfEveryDtypeCompiles) {
     for (dtype t : test::every_dtype) {
         const reduction_variant v = variants[turn++ % 3];
         SCOPED_TRACE(std::string(name(t)));
-        for (const reduction_spec* spec : {&sum_spec(t), &min_spec(t), &max_spec(t), &any_spec(t), &all_spec(t),
-                                           &dot_spec(t, t)})
+        for (const reduction_spec* spec :
+             {&sum_spec(t), &min_spec(t), &max_spec(t), &any_spec(t), &all_spec(t), &dot_spec(t, t)})
             test::expect_generated_kernel_compiles(source_of(*spec, v));
     }
     for (dtype t : {dtype::int8, dtype::float32, dtype::complex128})
         for (reduction_variant v : variants) {
             SCOPED_TRACE(std::string(name(t)));
-            for (const reduction_spec* spec : {&sum_spec(t), &min_spec(t), &max_spec(t), &any_spec(t), &all_spec(t),
-                                               &dot_spec(t, t)})
+            for (const reduction_spec* spec :
+                 {&sum_spec(t), &min_spec(t), &max_spec(t), &any_spec(t), &all_spec(t), &dot_spec(t, t)})
                 test::expect_generated_kernel_compiles(source_of(*spec, v));
         }
 }
@@ -55,32 +54,44 @@ TEST(ReductionSource, EveryOperationOfEveryDtypeCompiles) {
 // dtype= of sum and dot, and dot of mixed dtypes (complex with real, narrow with wide).
 TEST(ReductionSource, ConversionsCompile) {
     GPUKIT_REQUIRE_NVRTC();
-    test::expect_generated_kernel_compiles(source_of(sum_spec(dtype::int8, dtype::int8), reduction_variant::vectorized));
-    test::expect_generated_kernel_compiles(source_of(sum_spec(dtype::float32, dtype::complex64), reduction_variant::contiguous));
-    test::expect_generated_kernel_compiles(source_of(sum_spec(dtype::complex64, dtype::float64), reduction_variant::strided));
-    test::expect_generated_kernel_compiles(source_of(sum_spec(dtype::float64, dtype::bool_), reduction_variant::vectorized));
-    test::expect_generated_kernel_compiles(source_of(dot_spec(dtype::complex64, dtype::float64), reduction_variant::vectorized));
-    test::expect_generated_kernel_compiles(source_of(dot_spec(dtype::bool_, dtype::complex128), reduction_variant::strided));
-    test::expect_generated_kernel_compiles(source_of(dot_spec(dtype::int8, dtype::uint64, dtype::float32), reduction_variant::contiguous));
+    test::expect_generated_kernel_compiles(
+        source_of(sum_spec(dtype::int8, dtype::int8), reduction_variant::vectorized));
+    test::expect_generated_kernel_compiles(
+        source_of(sum_spec(dtype::float32, dtype::complex64), reduction_variant::contiguous));
+    test::expect_generated_kernel_compiles(
+        source_of(sum_spec(dtype::complex64, dtype::float64), reduction_variant::strided));
+    test::expect_generated_kernel_compiles(
+        source_of(sum_spec(dtype::float64, dtype::bool_), reduction_variant::vectorized));
+    test::expect_generated_kernel_compiles(
+        source_of(dot_spec(dtype::complex64, dtype::float64), reduction_variant::vectorized));
+    test::expect_generated_kernel_compiles(
+        source_of(dot_spec(dtype::bool_, dtype::complex128), reduction_variant::strided));
+    test::expect_generated_kernel_compiles(
+        source_of(dot_spec(dtype::int8, dtype::uint64, dtype::float32), reduction_variant::contiguous));
 }
 
 TEST(ReductionSource, SubsetsCompile) {
     GPUKIT_REQUIRE_NVRTC();
     for (dtype index : reduction_index_types) {
         SCOPED_TRACE(std::string(name(index)));
-        test::expect_generated_kernel_compiles(source_of(subset_sum_spec(index, dtype::float32, dtype::float32), reduction_variant::vectorized));
+        test::expect_generated_kernel_compiles(
+            source_of(subset_sum_spec(index, dtype::float32, dtype::float32), reduction_variant::vectorized));
     }
     for (dtype t : test::every_dtype) {
         SCOPED_TRACE(std::string(name(t)));
-        test::expect_generated_kernel_compiles(source_of(subset_min_spec(dtype::int32, t), reduction_variant::contiguous));
-        test::expect_generated_kernel_compiles(source_of(subset_max_spec(dtype::uint32, t), reduction_variant::strided));
+        test::expect_generated_kernel_compiles(
+            source_of(subset_min_spec(dtype::int32, t), reduction_variant::contiguous));
+        test::expect_generated_kernel_compiles(
+            source_of(subset_max_spec(dtype::uint32, t), reduction_variant::strided));
     }
-    test::expect_generated_kernel_compiles(source_of(subset_sum_spec(dtype::int64, dtype::complex64, dtype::complex64),
-                                reduction_variant::strided));
-    test::expect_generated_kernel_compiles(source_of(subset_dot_spec(dtype::int32, dtype::float32, dtype::complex128, dtype::complex128),
-                                reduction_variant::vectorized));
-    test::expect_generated_kernel_compiles(source_of(subset_dot_spec(dtype::uint8, dtype::int16, dtype::int16, dtype::int16),
-                                reduction_variant::contiguous));
+    test::expect_generated_kernel_compiles(
+        source_of(subset_sum_spec(dtype::int64, dtype::complex64, dtype::complex64), reduction_variant::strided));
+    test::expect_generated_kernel_compiles(
+        source_of(subset_dot_spec(dtype::int32, dtype::float32, dtype::complex128, dtype::complex128),
+                  reduction_variant::vectorized));
+    test::expect_generated_kernel_compiles(
+        source_of(subset_dot_spec(dtype::uint8, dtype::int16, dtype::int16, dtype::int16),
+                  reduction_variant::contiguous));
 }
 
 TEST(ReductionSource, SubsetsNeedIntegerIndices) {
@@ -118,12 +129,14 @@ TEST(ReductionSource, VectorizedLoadsSixteenBytesOfTheNarrowestElementArray) {
     EXPECT_TRUE(contains(source, "constexpr int V = 16;"));
     EXPECT_TRUE(contains(source, "gk_load(gk_v_a, gk_p_a + gk_base);"));
     EXPECT_TRUE(contains(source, "gk_load(gk_v_b, gk_p_b + gk_base);"));
-    EXPECT_TRUE(contains(source, "dot_stage1(const signed char* gk_p_a, const double* gk_p_b, gk_acc* gk_partial, "
-                                 "gk_out_t* gk_out, long long gk_start, long long gk_step, long long gk_count)"));
-    EXPECT_TRUE(contains(source, "dot_stage2(const signed char* gk_p_a, const double* gk_p_b, const gk_acc* gk_partial, "
-                                 "gk_out_t* gk_out, int gk_count)"));
-    EXPECT_TRUE(contains(reduction_source(sum_spec(dtype::float32), reduction_variant::vectorized),
-                         "constexpr int V = 4;"));
+    EXPECT_TRUE(contains(source,
+                         "dot_stage1(const signed char* gk_p_a, const double* gk_p_b, gk_acc* gk_partial, "
+                         "gk_out_t* gk_out, long long gk_start, long long gk_step, long long gk_count)"));
+    EXPECT_TRUE(contains(source,
+                         "dot_stage2(const signed char* gk_p_a, const double* gk_p_b, const gk_acc* gk_partial, "
+                         "gk_out_t* gk_out, int gk_count)"));
+    EXPECT_TRUE(
+        contains(reduction_source(sum_spec(dtype::float32), reduction_variant::vectorized), "constexpr int V = 4;"));
 }
 
 // The contiguous variant, and the strided one over one axis, have no vector loads; they take
@@ -137,7 +150,8 @@ TEST(ReductionSource, IndexLoopsTakeFourIndicesAtATimeUnlessStridedOverAxes) {
         EXPECT_TRUE(contains(source, "const long long gk_i3 = gk_start + (gk_k + 3 * gk_threads) * gk_step;"));
         EXPECT_TRUE(contains(source, "for (; gk_k < gk_count; gk_k += gk_threads)"));
     }
-    const std::string strided = reduction_source(dot_spec(dtype::float32, dtype::float32), reduction_variant::strided, 3);
+    const std::string strided =
+        reduction_source(dot_spec(dtype::float32, dtype::float32), reduction_variant::strided, 3);
     EXPECT_TRUE(contains(strided, "gk_dims<3> gk_shape, gk_dims<6> gk_strides, gk_acc* gk_partial"));
     EXPECT_TRUE(contains(strided, "gk_offsets<3, 2>(gk_i0, gk_shape, gk_strides, gk_o0);"));
     EXPECT_FALSE(contains(strided, "gk_i3"));
@@ -173,8 +187,8 @@ TEST(ReductionSource, ADeclaredNIsTheCallers) {
 }
 
 TEST(ReductionSource, VariantsNeedWhatTheyRead) {
-    const reduction_spec pointers_only{"k", {{"x", dtype::float32, role::pointer}}, dtype::float32, dtype::float32,
-                                       "0", "x[i]", "a + b"};
+    const reduction_spec pointers_only{
+        "k", {{"x", dtype::float32, role::pointer}}, dtype::float32, dtype::float32, "0", "x[i]", "a + b"};
     EXPECT_NO_THROW(reduction_source(pointers_only, reduction_variant::contiguous));
     EXPECT_THROW(reduction_source(pointers_only, reduction_variant::vectorized), logic_error);
     EXPECT_THROW(reduction_source(pointers_only, reduction_variant::strided), logic_error);
@@ -318,36 +332,47 @@ TEST(ReductionKernelSource, PyCudasExamplesCompile) {
     GPUKIT_REQUIRE_NVRTC();
     const value_type f32 = value_type("float", 4, dtype::float32);
     // Sum of squares; the dot product of PyCUDA's documentation; max(a, b) of CUDA's math.
-    test::expect_user_kernel_compiles(user_kernel({pointer("float *x", "x", f32)}, f32, "0", "x[i]*x[i]", "a+b").source());
-    test::expect_user_kernel_compiles(user_kernel({pointer("float *x", "x", f32), pointer("float *y", "y", f32)}, f32, "0", "x[i]*y[i]",
-                             "a+b").source());
-    test::expect_user_kernel_compiles(user_kernel({pointer("const float *in", "in", f32)}, f32, "0", "in[i]", "max(a,b)").source());
+    test::expect_user_kernel_compiles(
+        user_kernel({pointer("float *x", "x", f32)}, f32, "0", "x[i]*x[i]", "a+b").source());
+    test::expect_user_kernel_compiles(
+        user_kernel({pointer("float *x", "x", f32), pointer("float *y", "y", f32)}, f32, "0", "x[i]*y[i]", "a+b")
+            .source());
+    test::expect_user_kernel_compiles(
+        user_kernel({pointer("const float *in", "in", f32)}, f32, "0", "in[i]", "max(a,b)").source());
     // Arrays called a and b, hidden by the reduce expression's operands.
-    test::expect_user_kernel_compiles(user_kernel({pointer("const double *a", "a", dtype::float64), pointer("const double *b", "b",
-                                                                                        dtype::float64)},
-                             value_type("double", 8, dtype::float64), "0", "a[i]*b[i]", "a+b").source());
+    test::expect_user_kernel_compiles(
+        user_kernel({pointer("const double *a", "a", dtype::float64), pointer("const double *b", "b", dtype::float64)},
+                    value_type("double", 8, dtype::float64), "0", "a[i]*b[i]", "a+b")
+            .source());
     // A gather through an index array, a scalar and a declared n.
-    test::expect_user_kernel_compiles(user_kernel({pointer("const unsigned int *lookup_tbl", "lookup_tbl", dtype::uint32),
-                              pointer("const float *in", "in", f32), scalar("float scale", "scale", f32),
-                              scalar("int n", "n", dtype::int32)},
-                             f32, "-3.0f", "scale * in[lookup_tbl[i] % n]", "fmaxf(a, b)").source());
+    test::expect_user_kernel_compiles(
+        user_kernel({pointer("const unsigned int *lookup_tbl", "lookup_tbl", dtype::uint32),
+                     pointer("const float *in", "in", f32), scalar("float scale", "scale", f32),
+                     scalar("int n", "n", dtype::int32)},
+                    f32, "-3.0f", "scale * in[lookup_tbl[i] % n]", "fmaxf(a, b)")
+            .source());
     // The struct accumulator of PyCUDA's test_struct_reduce.
     test::expect_user_kernel_compiles(user_kernel({pointer("float *x", "x", f32)}, value_type("minmax_collector", 8),
-                             "minmax_collector(10000, -10000)", "minmax_collector(x[i], x[i])", "agg_mmc(a, b)",
-                             minmax_collector).source());
+                                                  "minmax_collector(10000, -10000)", "minmax_collector(x[i], x[i])",
+                                                  "agg_mmc(a, b)", minmax_collector)
+                                          .source());
     // pycuda::complex and a CUDA vector type (12 bytes: three words per shuffle).
     const value_type c64("pycuda::complex<float>", 8, dtype::complex64);
-    test::expect_user_kernel_compiles(user_kernel({pointer("pycuda::complex<float> *z", "z", c64)}, c64, "0", "z[i] * z[i]", "a + b").source());
-    test::expect_user_kernel_compiles(user_kernel({pointer("const float3 *v", "v", value_type("float3", 12))}, value_type("float3", 12),
-                             "make_float3(0, 0, 0)", "v[i]", "make_float3(a.x + b.x, a.y + b.y, a.z + b.z)").source());
+    test::expect_user_kernel_compiles(
+        user_kernel({pointer("pycuda::complex<float> *z", "z", c64)}, c64, "0", "z[i] * z[i]", "a + b").source());
+    test::expect_user_kernel_compiles(user_kernel({pointer("const float3 *v", "v", value_type("float3", 12))},
+                                                  value_type("float3", 12), "make_float3(0, 0, 0)", "v[i]",
+                                                  "make_float3(a.x + b.x, a.y + b.y, a.z + b.z)")
+                                          .source());
     // A 1-byte accumulator.
-    test::expect_user_kernel_compiles(user_kernel({pointer("const int *x", "x", dtype::int32)}, value_type("bool", 1, dtype::bool_),
-                             "false", "x[i] != 0", "a || b").source());
+    test::expect_user_kernel_compiles(user_kernel({pointer("const int *x", "x", dtype::int32)},
+                                                  value_type("bool", 1, dtype::bool_), "false", "x[i] != 0", "a || b")
+                                          .source());
 }
 
 TEST(ReductionKernelSource, IncludesPyCudasComplexHeaderAndUsesTheContiguousLoop) {
-    const reduction_kernel k = user_kernel({pointer("float *x", "x", dtype::float32)}, dtype::float32, "0",
-                                           "x[i]*x[i]", "a+b");
+    const reduction_kernel k =
+        user_kernel({pointer("float *x", "x", dtype::float32)}, dtype::float32, "0", "x[i]*x[i]", "a+b");
     EXPECT_EQ(k.source().rfind("#include <pycuda-complex.hpp>\n", 0), 0u);
     EXPECT_TRUE(contains(k.source(), "reduce_kernel_stage1(float *x, gk_acc* gk_partial"));
     EXPECT_TRUE(contains(k.source(), "reduce_kernel_stage2(float *x, const gk_acc* gk_partial"));

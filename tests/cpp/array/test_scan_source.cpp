@@ -1,8 +1,8 @@
 // Scan kernels (gpukit::array::scan_spec, scan_source) and the other kernels written once for
 // CUDA C and OpenCL C (generic scans, sort passes, the portable indexed copy): the spec's checks, the tile shapes,
 // NVRTC compiling every kind and variant for sm_90 with built-in, vector, struct and complex
-// element types, and what scan() refuses before it needs a device (no GPU needed). The scans themselves are checked on a GPU by
-// test_scan_gpu.cpp and tests/python/test_scan.py.
+// element types, and what scan() refuses before it needs a device (no GPU needed). The scans themselves are checked on
+// a GPU by test_scan_gpu.cpp and tests/python/test_scan.py.
 #include "gpukit/array/generic_scan.hpp"
 #include "gpukit/array/scan.hpp"
 #include "gpukit/array/indexing.hpp"
@@ -23,7 +23,6 @@ namespace {
 using namespace gpukit;
 using namespace gpukit::array;
 using test::contains;
-
 
 void expect_compiles(const scan_spec& spec) {
     for (const scan_variant variant : {scan_variant::vectorized, scan_variant::strided}) {
@@ -133,12 +132,14 @@ TEST(ScanSource, BuiltInTypesCompileForSm90) {
 TEST(ScanSource, VectorStructAndComplexTypesCompileForSm90) {
     GPUKIT_REQUIRE_NVRTC();
     // (x, y) as the affine map t -> x * t + y; a then b is b after a: not commutative.
-    const char* affine = "__device__ float2 then(float2 a, float2 b) { return make_float2(a.x * b.x, b.x * a.y + b.y); }";
-    const char* matrix = "struct mat2 { int a, b, c, d; };\n"
-                         "__device__ mat2 mul(mat2 p, mat2 q) {\n"
-                         "    return {p.a * q.a + p.b * q.c, p.a * q.b + p.b * q.d, p.c * q.a + p.d * q.c,\n"
-                         "            p.c * q.b + p.d * q.d};\n"
-                         "}\n";
+    const char* affine =
+        "__device__ float2 then(float2 a, float2 b) { return make_float2(a.x * b.x, b.x * a.y + b.y); }";
+    const char* matrix =
+        "struct mat2 { int a, b, c, d; };\n"
+        "__device__ mat2 mul(mat2 p, mat2 q) {\n"
+        "    return {p.a * q.a + p.b * q.c, p.a * q.b + p.b * q.d, p.c * q.a + p.d * q.c,\n"
+        "            p.c * q.b + p.d * q.d};\n"
+        "}\n";
     for (const scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
         expect_compiles(scan_spec(kind, "float2", 8, "then(a, b)", std::string("make_float2(1, 0)"), "affine", affine));
         expect_compiles(scan_spec(kind, "float3", 12, "make_float3(a.x + b.x, a.y + b.y, a.z + b.z)",
@@ -162,10 +163,13 @@ TEST(ScanSource, AnElementTypeOfAnotherSizeIsACompileError) {
 
 TEST(ScanSource, AnExpressionThatDoesNotCompileIsReported) {
     GPUKIT_REQUIRE_NVRTC();
-    EXPECT_FALSE(test::user_kernel_compile_error(scan_source(sum(scan_kind::inclusive, "float", 4, "no_such_name"),
-                                              scan_variant::strided)).empty());
-    EXPECT_FALSE(test::user_kernel_compile_error(scan_source(scan_spec(scan_kind::inclusive, "float", 4, "a +* b", std::nullopt),
-                                              scan_variant::strided)).empty());
+    EXPECT_FALSE(test::user_kernel_compile_error(
+                     scan_source(sum(scan_kind::inclusive, "float", 4, "no_such_name"), scan_variant::strided))
+                     .empty());
+    EXPECT_FALSE(
+        test::user_kernel_compile_error(
+            scan_source(scan_spec(scan_kind::inclusive, "float", 4, "a +* b", std::nullopt), scan_variant::strided))
+            .empty());
 }
 
 TEST(ScanArguments, BadOperandsAreRefusedBeforeAnythingRuns) {
@@ -192,20 +196,22 @@ TEST(GenericScanSource, CompilesAsCudaC) {
     GPUKIT_REQUIRE_NVRTC();
     const generic_scan_spec plain("sums", "int", 4, {{"x", dtype::int32, param_kind::inout}}, "x[i]", "a + b", "0",
                                   "x[i] = item;");
-    const generic_scan_spec segmented(
-        "segsums", "double", 8,
-        {{"x", dtype::float64, param_kind::input}, {"starts", dtype::uint8, param_kind::input},
-         {"out", dtype::float64, param_kind::output}},
-        "x[i]", "across_seg_boundary ? b : a + b", "0", "out[i] = prev_item;", "starts[i]");
-    const generic_scan_spec structs(
-        "best", "best_t", 8,
-        {{"x", dtype::int16, param_kind::input}, {"scale", dtype::int64, param_kind::scalar},
-         {"out", dtype::complex64, param_kind::output}},
-        "make_best(x_prev + x[i], (int)i)", "better(a, b)", "make_best(-1, -1)",
-        "out[i] = gk_complex<float>(item.value * scale, last_item.at);", "", {{"x_prev", "x", -1}},
-        "struct best_t { int value; int at; };\n"
-        "best_t better(best_t a, best_t b) { return b.value > a.value ? b : a; }\n"
-        "best_t make_best(int value, int at) { return best_t{value, at}; }\n");
+    const generic_scan_spec segmented("segsums", "double", 8,
+                                      {{"x", dtype::float64, param_kind::input},
+                                       {"starts", dtype::uint8, param_kind::input},
+                                       {"out", dtype::float64, param_kind::output}},
+                                      "x[i]", "across_seg_boundary ? b : a + b", "0", "out[i] = prev_item;",
+                                      "starts[i]");
+    const generic_scan_spec structs("best", "best_t", 8,
+                                    {{"x", dtype::int16, param_kind::input},
+                                     {"scale", dtype::int64, param_kind::scalar},
+                                     {"out", dtype::complex64, param_kind::output}},
+                                    "make_best(x_prev + x[i], (int)i)", "better(a, b)", "make_best(-1, -1)",
+                                    "out[i] = gk_complex<float>(item.value * scale, last_item.at);", "",
+                                    {{"x_prev", "x", -1}},
+                                    "struct best_t { int value; int at; };\n"
+                                    "best_t better(best_t a, best_t b) { return b.value > a.value ? b : a; }\n"
+                                    "best_t make_best(int value, int at) { return best_t{value, at}; }\n");
     for (const generic_scan_spec* spec : {&plain, &segmented, &structs})
         test::expect_generated_kernel_compiles(generic_scan_source(*spec, kernel_language::cuda));
 }

@@ -27,9 +27,9 @@ TEST(IsDense, ContiguousAndPermutedLayoutsOnly) {
     EXPECT_TRUE(is_dense(strided({5, 3, 4}, {4, 80, 20})));
     EXPECT_TRUE(is_dense(strided({3, 1}, {4, 100})));  // a length-1 axis's stride does not matter
     EXPECT_TRUE(is_dense(strided({0, 3}, {4, 4})));
-    EXPECT_FALSE(is_dense(strided({3, 2}, {16, 4})));   // gaps
-    EXPECT_FALSE(is_dense(strided({3}, {-4}, 4, 8)));   // reversed
-    EXPECT_FALSE(is_dense(strided({3, 4}, {0, 4})));    // broadcast
+    EXPECT_FALSE(is_dense(strided({3, 2}, {16, 4})));  // gaps
+    EXPECT_FALSE(is_dense(strided({3}, {-4}, 4, 8)));  // reversed
+    EXPECT_FALSE(is_dense(strided({3, 4}, {0, 4})));   // broadcast
 }
 
 TEST(WithItemsize, NumpysViewRules) {
@@ -59,7 +59,8 @@ TEST(WithItemsize, NumpysViewRules) {
             "of the array.");
     refused(layout::contiguous({3}, 12), 8,
             "When changing to a smaller dtype, its size must be a divisor of the size of original dtype");
-    refused(layout::contiguous({}, 4), 2, "Changing the dtype of a 0d array is only supported if the itemsize is unchanged");
+    refused(layout::contiguous({}, 4), 2,
+            "Changing the dtype of a 0d array is only supported if the itemsize is unchanged");
 }
 
 TEST(Words, WidestWordAndItsLayout) {
@@ -109,7 +110,12 @@ TEST(PitchedCopy, RowsAndSlices) {
                 {.width_in_bytes = 4, .height = 6, .src_pitch = 8, .dst_pitch = 4});
     // a[:, :3, :2] of a (4, 5, 6) float32 array: slices of 3 rows of 8 bytes, 5 rows apart.
     expect_plan(plan_pitched_copy(layout::contiguous({4, 3, 2}, 4), strided({4, 3, 2}, {120, 24, 4})), 3,
-                {.width_in_bytes = 8, .height = 3, .depth = 4, .src_pitch = 24, .dst_pitch = 8, .src_rows_per_slice = 5,
+                {.width_in_bytes = 8,
+                 .height = 3,
+                 .depth = 4,
+                 .src_pitch = 24,
+                 .dst_pitch = 8,
+                 .src_rows_per_slice = 5,
                  .dst_rows_per_slice = 3});
 }
 

@@ -91,7 +91,8 @@ TEST(ClVersions, ParsesTheSpecificationsForm) {
     EXPECT_EQ(cl::parse_opencl_version("OpenCL 3.0 PoCL HSTR: pthread", "x"), std::make_pair(3, 0));
     EXPECT_EQ(cl::parse_opencl_version("OpenCL 1.2", "x"), std::make_pair(1, 2));
     EXPECT_EQ(cl::parse_opencl_version("OpenCL 2.10 CUDA", "x"), std::make_pair(2, 10));
-    for (const char* bad : {"", "OpenCL", "OpenCL 3", "OpenCL 3.", "OpenCL .1", "OpenCL 3.0x", "opencl 3.0", "OpenCL 12345.0"})
+    for (const char* bad :
+         {"", "OpenCL", "OpenCL 3", "OpenCL 3.", "OpenCL .1", "OpenCL 3.0x", "opencl 3.0", "OpenCL 12345.0"})
         EXPECT_THROW(cl::parse_opencl_version(bad, "device d"), cl::runtime_error) << bad;
     try {
         cl::parse_opencl_version("CUDA 12", "device d");
@@ -275,8 +276,8 @@ TEST_F(ClDevice, SubBuffersAreRegionsOfTheirParent) {
     std::vector<unsigned char> back(3 * align);
     cl::enqueue_read(*q, *sub, 0, back.data(), back.size(), true);
     EXPECT_TRUE(std::equal(back.begin(), back.end(), data.begin() + static_cast<std::ptrdiff_t>(2 * align)));
-    EXPECT_THROW(sub->sub_region(align, 3 * align), cl::logic_error);      // past its end
-    EXPECT_THROW(sub->sub_region(0, 0), cl::logic_error);                  // empty
+    EXPECT_THROW(sub->sub_region(align, 3 * align), cl::logic_error);  // past its end
+    EXPECT_THROW(sub->sub_region(0, 0), cl::logic_error);              // empty
     EXPECT_THROW(sub->sub_region(0, align, CL_MEM_USE_HOST_PTR), cl::logic_error);
     d.get_platform().unload_compiler();  // and building still works after
     cl::program prog = cl::program::create_with_source(*ctx, "__kernel void k(__global int* x) { x[0] = 1; }");
@@ -479,7 +480,7 @@ TEST_F(ClDevice, KernelInfoIsOpenCLsAnswer) {
     const std::vector<std::byte> name = k.info_bytes(CL_KERNEL_FUNCTION_NAME);
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(name.data())), "pair");
     const std::vector<std::byte> attributes = k.info_bytes(CL_KERNEL_ATTRIBUTES);
-    ASSERT_FALSE(attributes.empty());  // a string, with its NUL
+    ASSERT_FALSE(attributes.empty());                                 // a string, with its NUL
     if (dev->get_platform().name() == "Portable Computing Language")  // an answer known here
         EXPECT_TRUE(contains(reinterpret_cast<const char*>(attributes.data()), "reqd_work_group_size"));
     const std::vector<std::byte> program_bytes = k.info_bytes(CL_KERNEL_PROGRAM);
@@ -637,8 +638,9 @@ TEST_F(ClDevice, TextHoldingANulIsRefused) {
 }
 
 TEST_F(ClDevice, BuildFailureCarriesTheLog) {
-    cl::program prog = cl::program::create_with_source(*ctx, "__kernel void broken(__global float *a) { "
-                                                              "a[0] = undeclared_thing_42; }");
+    cl::program prog = cl::program::create_with_source(*ctx,
+                                                       "__kernel void broken(__global float *a) { "
+                                                       "a[0] = undeclared_thing_42; }");
     try {
         prog.build("-DSOMETHING=1");
         FAIL() << "broken source built";
@@ -668,7 +670,8 @@ TEST_F(ClDevice, KernelArgumentMistakesAreClear) {
         FAIL() << "an 8-byte value for a float was accepted";
     } catch (const cl::logic_error& e) {
         EXPECT_EQ(e.code(), CL_INVALID_ARG_SIZE) << e.what();
-        EXPECT_TRUE(contains(e.what(), "argument 1 ('f', float) of kernel 'scale' given a by-value argument of 8 bytes"))
+        EXPECT_TRUE(
+            contains(e.what(), "argument 1 ('f', float) of kernel 'scale' given a by-value argument of 8 bytes"))
             << e.what();
     }
     auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 64);
@@ -678,8 +681,9 @@ TEST_F(ClDevice, KernelArgumentMistakesAreClear) {
         k.set_arg_value(1, 3);  // an int for a float parameter
         FAIL() << "an int for a float was accepted";
     } catch (const cl::logic_error& e) {
-        EXPECT_TRUE(contains(e.what(), "argument 1 ('f', float) of kernel 'scale' takes a floating-point number, got "
-                                       "an integer of 4 bytes"))
+        EXPECT_TRUE(contains(e.what(),
+                             "argument 1 ('f', float) of kernel 'scale' takes a floating-point number, got "
+                             "an integer of 4 bytes"))
             << e.what();
     }
     try {
@@ -696,7 +700,8 @@ TEST_F(ClDevice, KernelArgumentMistakesAreClear) {
         cl::enqueue_nd_range(*q, k, global);
         FAIL() << "a kernel with an unset argument ran";
     } catch (const cl::logic_error& e) {
-        EXPECT_TRUE(contains(e.what(), "argument 1 ('f', float) of kernel 'scale' was never set (the kernel takes 2)")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "argument 1 ('f', float) of kernel 'scale' was never set (the kernel takes 2)"))
+            << e.what();
     }
     k.set_arg_value(1, 3.0f);
     const size_t too_many[] = {1, 1, 1, 1}, bad_local[] = {5};
@@ -712,11 +717,11 @@ TEST(ClParameterTypes, ScalarsAndVectorsHaveOpenCLCsSizes) {
         const char* name;
         size_t size;
         type_class kind;
-    } expected[] = {{"char", 1, type_class::integer},     {"unsigned short", 2, type_class::integer},
-                    {"uint", 4, type_class::integer},      {"ulong", 8, type_class::integer},
-                    {"half", 2, type_class::floating},     {"double", 8, type_class::floating},
-                    {"float2", 8, type_class::vector},     {"float3", 16, type_class::vector},
-                    {"uchar16", 16, type_class::vector},   {"double3", 32, type_class::vector},
+    } expected[] = {{"char", 1, type_class::integer},    {"unsigned short", 2, type_class::integer},
+                    {"uint", 4, type_class::integer},    {"ulong", 8, type_class::integer},
+                    {"half", 2, type_class::floating},   {"double", 8, type_class::floating},
+                    {"float2", 8, type_class::vector},   {"float3", 16, type_class::vector},
+                    {"uchar16", 16, type_class::vector}, {"double3", 32, type_class::vector},
                     {"short8", 16, type_class::vector}};
     for (const auto& e : expected) {
         const auto type = builtin_type(e.name);
@@ -730,13 +735,14 @@ TEST(ClParameterTypes, ScalarsAndVectorsHaveOpenCLCsSizes) {
 
 TEST_F(ClDevice, ByValueArgumentsHaveTheSizeOfTheirType) {
     // PoCL checks no struct's size: a short value was read past its end.
-    cl::program prog = build("typedef struct { int a; int b; } S;\n"
-                             "struct T { char c; double d; };\n"
-                             "typedef struct { int v[N]; } sized;\n"
-                             "__kernel void k(__global int *o, S s, struct T t, sized n, float3 v) {\n"
-                             "    o[0] = s.a; o[1] = s.b; o[2] = (int)t.d; o[3] = n.v[N - 1]; o[4] = (int)v.z;\n"
-                             "}",
-                             "-DN=5");
+    cl::program prog = build(
+        "typedef struct { int a; int b; } S;\n"
+        "struct T { char c; double d; };\n"
+        "typedef struct { int v[N]; } sized;\n"
+        "__kernel void k(__global int *o, S s, struct T t, sized n, float3 v) {\n"
+        "    o[0] = s.a; o[1] = s.b; o[2] = (int)t.d; o[3] = n.v[N - 1]; o[4] = (int)v.z;\n"
+        "}",
+        "-DN=5");
     cl::kernel k = cl::kernel::create(prog, "k");
     auto refused = [&](cl_uint index, size_t size, const std::string& message) {
         const std::vector<std::byte> value(size);
@@ -816,8 +822,8 @@ TEST_F(ClDevice, ReleaseFailuresBecomeCleanupWarnings) {
     {
         using release_fn = decltype(&::clReleaseMemObject);
         // Declared first so it is restored only after the buffer's destructor has run.
-        cl::api_override<release_fn> failing(cl::mutable_api().clReleaseMemObject,
-                                             +[](cl_mem) -> cl_int { return CL_INVALID_MEM_OBJECT; });
+        cl::api_override<release_fn> failing(
+            cl::mutable_api().clReleaseMemObject, +[](cl_mem) -> cl_int { return CL_INVALID_MEM_OBJECT; });
         auto b = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 8);
         handle = b.handle();
     }

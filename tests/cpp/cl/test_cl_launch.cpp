@@ -80,13 +80,12 @@ TEST_F(ClLaunch, AGlobalSizeAndOffsetInWorkGroups) {
     const size_t groups[] = {3}, local[] = {8}, group_offset[] = {2};
     cl::enqueue_nd_range(*q, *k, groups, local, {}, {.global_times_local = true}).wait();
     EXPECT_EQ(read_out(), expected(0, 24));
-    cl::enqueue_nd_range(*q, *k, groups, local, {}, {.global_offset = group_offset, .global_times_local = true})
-        .wait();
+    cl::enqueue_nd_range(*q, *k, groups, local, {}, {.global_offset = group_offset, .global_times_local = true}).wait();
     EXPECT_EQ(read_out(), expected(0, 40));  // ids 16 to 40 now, as PyOpenCL's g_times_l counts the offset
     const size_t huge[] = {SIZE_MAX / 4};
-    expect_error<cl::logic_error>(
-        [&] { cl::enqueue_nd_range(*q, *k, huge, local, {}, {.global_times_local = true}); },
-        "global size (" + std::to_string(SIZE_MAX / 4) + ") times local size (8) is more than a 64-bit size_t holds");
+    expect_error<cl::logic_error>([&] { cl::enqueue_nd_range(*q, *k, huge, local, {}, {.global_times_local = true}); },
+                                  "global size (" + std::to_string(SIZE_MAX / 4) +
+                                      ") times local size (8) is more than a 64-bit size_t holds");
     expect_error<cl::logic_error>([&] { cl::enqueue_nd_range(*q, *k, groups, {}, {}, {.global_times_local = true}); },
                                   "the global size counts work groups (g_times_l), so a local size is needed");
 }

@@ -104,7 +104,8 @@ TEST_F(ClLifetime, ADroppedReadWritesIntoMemoryThatIsStillOwned) {
     keep_busy();
     {
         auto destination = tracked(std::vector<int>(element_count, 0));
-        cl::event done = cl::enqueue_read(*q, source, 0, destination->values.data(), element_count * sizeof(int), false);
+        cl::event done =
+            cl::enqueue_read(*q, source, 0, destination->values.data(), element_count * sizeof(int), false);
         done.keep_until_complete(destination);
     }  // the event and the program's reference are gone; the read has not even started
     EXPECT_FALSE(dropped.load());
@@ -160,7 +161,7 @@ TEST_F(ClLifetime, UseHostPtrMemoryLivesUntilOpenClDestroysTheBuffer) {
                                  std::move(host)));
     keep_busy();
     cl::event written = cl::enqueue_write(*q, *b, 0, expected.data(), element_count * sizeof(int), false);
-    b.reset();  // the queued write still holds the buffer, and so its host memory
+    b.reset();           // the queued write still holds the buffer, and so its host memory
     if (dropped.load())  // a fast device may have finished the write already
         EXPECT_EQ(written.status(), CL_COMPLETE);
     written.wait();

@@ -219,8 +219,7 @@ TEST_F(ClPool, AReleasedSvmIsBoundToNoQueue) {
         svm.bind_to_queue(*q);
         ADD_FAILURE() << "a released PooledSVM was bound to a queue";
     } catch (const cl::logic_error& e) {
-        EXPECT_NE(std::string(e.what()).find("PooledSVM.bind_to_queue: the SVM memory was released"),
-                  std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("PooledSVM.bind_to_queue: the SVM memory was released"), std::string::npos)
             << e.what();
     }
     EXPECT_EQ(svm.bound_queue(), nullptr);

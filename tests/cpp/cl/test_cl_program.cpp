@@ -100,8 +100,9 @@ TEST_F(ClProgramOneDevice, CompiledProgramsLinkIntoOneExecutable) {
     helper.compile("-DSCALE=4");
     cl::program header = cl::program::create_with_source(*ctx, "int scale_of(int x);\n");
     cl::program main_part = cl::program::create_with_source(
-        *ctx, "#include \"scale.h\"\n__kernel void scaled(__global int *out, int offset) { const int i = "
-              "(int)get_global_id(0); out[i] = scale_of(i) + offset; }");
+        *ctx,
+        "#include \"scale.h\"\n__kernel void scaled(__global int *out, int offset) { const int i = "
+        "(int)get_global_id(0); out[i] = scale_of(i) + offset; }");
     const std::pair<std::string, const cl::program*> headers[] = {{"scale.h", &header}};
     main_part.compile({}, {}, headers);
     const cl::program* parts[] = {&helper, &main_part};
@@ -162,7 +163,8 @@ TEST_F(ClTwoDevices, ABuildForOneDeviceRunsThereOnlyUntilBuiltForTheOther) {
         } catch (const cl::logic_error& e) {
             EXPECT_EQ(e.code(), CL_INVALID_PROGRAM_EXECUTABLE);
             EXPECT_NE(std::string(e.what()).find("running kernel 'scaled': its program was not built for the queue's "
-                                                 "device '" + second->name() + "'"),
+                                                 "device '" +
+                                                 second->name() + "'"),
                       std::string::npos)
                 << e.what();
         }
@@ -171,7 +173,8 @@ TEST_F(ClTwoDevices, ABuildForOneDeviceRunsThereOnlyUntilBuiltForTheOther) {
         // OpenCL refuses to build a program while kernels of it exist.
         expect_error<cl::logic_error>([&] { prog.build("-DSCALE=3"); },
                                       "kernels of the program exist, so it cannot be built again with options "
-                                      "'-DSCALE=3' for '" + first->name() + "', '" + second->name() +
+                                      "'-DSCALE=3' for '" +
+                                          first->name() + "', '" + second->name() +
                                           "' (it is built with options '-DSCALE=3' for '" + first->name() + "')");
         EXPECT_FALSE(prog.built_for(*second));
         EXPECT_EQ(run_scaled(*ctx, *first_queue, k, 8), expected_scaled(3, 8));

@@ -205,8 +205,8 @@ TYPED_TEST(ClRetained, AFailedRetainThrowsNamingTheRoutine) {
     const TypeParam h = this->handle(this->first);
     const cl_uint before = reference_count(h);
     {
-        cl::api_override<fn> failing(cl::mutable_api().*TestFixture::traits::retain,
-                                     +[](TypeParam) -> cl_int { return CL_OUT_OF_HOST_MEMORY; });
+        cl::api_override<fn> failing(
+            cl::mutable_api().*TestFixture::traits::retain, +[](TypeParam) -> cl_int { return CL_OUT_OF_HOST_MEMORY; });
         try {
             const retained<TypeParam> r(h);
             FAIL() << "retaining should have thrown";
@@ -231,8 +231,8 @@ TYPED_TEST(ClRetained, AFailedReleaseBecomesACleanupWarning) {
     set_cleanup_warning_hook([](const std::string& message) { warning = message; });
     {
         // Declared first so that it is restored only after the reference has gone.
-        cl::api_override<fn> failing(cl::mutable_api().*TestFixture::traits::release,
-                                     +[](TypeParam) -> cl_int { return CL_INVALID_VALUE; });
+        cl::api_override<fn> failing(
+            cl::mutable_api().*TestFixture::traits::release, +[](TypeParam) -> cl_int { return CL_INVALID_VALUE; });
         const retained<TypeParam> r(h);
     }
     set_cleanup_warning_hook(nullptr);
@@ -245,7 +245,7 @@ TYPED_TEST(ClRetained, AFailedReleaseBecomesACleanupWarning) {
 template <class... Owners>
 constexpr bool move_only = ((!std::is_copy_constructible_v<Owners> && !std::is_copy_assignable_v<Owners> &&
                              std::is_nothrow_move_constructible_v<Owners> &&
-                             std::is_nothrow_move_assignable_v<Owners>) && ...);
+                             std::is_nothrow_move_assignable_v<Owners>)&&...);
 static_assert(move_only<cl::context, cl::queue, cl::buffer, cl::event, cl::program, cl::kernel>);
 
 TYPED_TEST(ClRetained, AnOwnerDropsItsReferenceWhenDestroyed) {
@@ -361,8 +361,7 @@ cl_int image_type_info(cl_mem m, cl_mem_info param, size_t size, void* value, si
 TEST_F(ClWrap, OtherMemoryObjectsAreRefused) {
     const auto buf = cl::buffer::create(*ctx, CL_MEM_READ_WRITE, 64);
     real_mem_info = cl::api().clGetMemObjectInfo;
-    cl::api_override<decltype(&::clGetMemObjectInfo)> as_image(cl::mutable_api().clGetMemObjectInfo,
-                                                               &image_type_info);
+    cl::api_override<decltype(&::clGetMemObjectInfo)> as_image(cl::mutable_api().clGetMemObjectInfo, &image_type_info);
     gpukit::test::expect_error<cl::logic_error>([&] { cl::buffer::wrap(buf.handle()); },
                                                 "the memory object is of type " + std::to_string(CL_MEM_OBJECT_IMAGE2D),
                                                 "expected a buffer");

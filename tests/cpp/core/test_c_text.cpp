@@ -57,9 +57,7 @@ TEST(CText, IdentifiersAreLettersDigitsAndUnderscores) {
 
 TEST(CText, KeywordsOfEachLanguageAreNoNames) {
     using enum kernel_language;
-    const auto problem = [](const char* name, kernel_language language) {
-        return kernel_name_problem(name, language);
-    };
+    const auto problem = [](const char* name, kernel_language language) { return kernel_name_problem(name, language); };
     for (const kernel_language language : {cuda, opencl}) {
         for (const char* fine : {"x", "values", "in", "out", "result", "n2"})
             EXPECT_EQ(problem(fine, language), "") << fine;

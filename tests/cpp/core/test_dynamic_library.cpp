@@ -20,8 +20,7 @@ namespace fs = std::filesystem;
 TEST(library_file, names_the_resolved_file_holding_a_symbol) {
     // gnu_get_libc_version lives in the C library, loaded into every process; unlike strlen,
     // the sanitizers do not intercept it, so its address is libc's under ASan too.
-    const std::string path =
-        gpukit::detail::library_file(reinterpret_cast<const void*>(&gnu_get_libc_version));
+    const std::string path = gpukit::detail::library_file(reinterpret_cast<const void*>(&gnu_get_libc_version));
     ASSERT_FALSE(path.empty());
     EXPECT_TRUE(fs::path(path).is_absolute()) << path;
     EXPECT_EQ(fs::path(path).filename().string().rfind("libc", 0), 0u) << path;

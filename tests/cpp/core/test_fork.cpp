@@ -57,9 +57,7 @@ TEST(Fork, ForkWaitsForTheHoldsOfOtherThreads) {
 // can hold and fork in turn.
 TEST(Fork, HoldsNestAndAForkFromInsideOneGoesAhead) {
     const gpukit::fork_hold outer;
-    {
-        const gpukit::fork_hold inner;
-    }
+    { const gpukit::fork_hold inner; }
     const gpukit::fork_hold again;
     EXPECT_EQ(exit_status_of_forked([] {
                   { const gpukit::fork_hold in_child; }

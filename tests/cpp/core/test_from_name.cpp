@@ -12,7 +12,9 @@
 namespace {
 
 enum class fruit { apple, pear, plum };
-constexpr std::pair<std::string_view, fruit> fruits[] = {{"apple", fruit::apple}, {"pear", fruit::pear}, {"plum", fruit::plum}};
+constexpr std::pair<std::string_view, fruit> fruits[] = {{"apple", fruit::apple},
+                                                         {"pear", fruit::pear},
+                                                         {"plum", fruit::plum}};
 
 std::string refusal(const auto& parse) {
     try {
@@ -32,7 +34,8 @@ TEST(FromName, EveryNameGivesItsValue) {
 TEST(FromName, AnotherNameIsRefusedWithTheNamesAllowed) {
     EXPECT_EQ(refusal([] { gpukit::from_name("Apple", fruits, "fruit"); }),
               "fruit must be 'apple', 'pear' or 'plum', got 'Apple'");
-    EXPECT_EQ(refusal([] { gpukit::from_name("", fruits, "fruit"); }), "fruit must be 'apple', 'pear' or 'plum', got ''");
+    EXPECT_EQ(refusal([] { gpukit::from_name("", fruits, "fruit"); }),
+              "fruit must be 'apple', 'pear' or 'plum', got ''");
 }
 
 TEST(FromName, TheRtcOptionsParseTheirNames) {
@@ -41,7 +44,8 @@ TEST(FromName, TheRtcOptionsParseTheirNames) {
     EXPECT_EQ(compiler_kind_from_name("nvcc"), compiler_kind::nvcc);
     EXPECT_EQ(output_kind_from_name("fatbin"), output_kind::fatbin);
     EXPECT_EQ(link_input_from_name("library"), link_input::library);
-    EXPECT_EQ(refusal([] { compiler_kind_from_name("clang"); }), "compiler must be 'auto', 'nvrtc' or 'nvcc', got 'clang'");
+    EXPECT_EQ(refusal([] { compiler_kind_from_name("clang"); }),
+              "compiler must be 'auto', 'nvrtc' or 'nvcc', got 'clang'");
     EXPECT_EQ(refusal([] { output_kind_from_name("elf"); }), "target must be 'cubin', 'ptx' or 'fatbin', got 'elf'");
     EXPECT_EQ(refusal([] { link_input_from_name("so"); }),
               "link input type must be 'cubin', 'ptx', 'ltoir', 'fatbin', 'object' or 'library', got 'so'");

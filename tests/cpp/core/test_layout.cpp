@@ -32,14 +32,14 @@ TEST(Layout, SlicingAndReshape) {
     EXPECT_FALSE(every_other.is_c_contiguous());
     EXPECT_EQ(every_other.reshape({12}).strides(), (V{8}));  // rows 24 bytes apart: still one stride
     EXPECT_THROW(a.index({slice{}, slice{0, 3}}).reshape({12}), gpukit::logic_error);  // needs a copy
-    EXPECT_EQ(every_other.reshape({2, 2, 3}).strides(), (V{48, 24, 8}));  // splitting an axis is a view
-    layout reversed = a.index({slice{std::nullopt, std::nullopt, -1}});   // a[::-1]
+    EXPECT_EQ(every_other.reshape({2, 2, 3}).strides(), (V{48, 24, 8}));               // splitting an axis is a view
+    layout reversed = a.index({slice{std::nullopt, std::nullopt, -1}});                // a[::-1]
     EXPECT_EQ(reversed.offset(), 72);
     EXPECT_EQ(reversed.strides(), (V{-24, 4}));
     EXPECT_EQ(a.reshape({-1, 8}).shape(), (V{3, 8}));
     EXPECT_EQ(layout::contiguous({4, 6}, 4, order::f).reshape({6, 4}, order::f).strides(), (V{4, 24}));
     EXPECT_THROW(a.reshape({6, 4}, order::f), gpukit::logic_error);  // a C array read in F order: a copy
-    EXPECT_THROW(a.reshape({5, 5}), std::invalid_argument);  // 25 elements are not 24
+    EXPECT_THROW(a.reshape({5, 5}), std::invalid_argument);          // 25 elements are not 24
     EXPECT_THROW(a.index({std::int64_t{4}}), std::out_of_range);
     EXPECT_THROW(a.index({slice{0, 2, 0}}), std::invalid_argument);
 }
@@ -106,8 +106,8 @@ TEST(Layout, SqueezeRefusesARepeatedAxis) {
 TEST(Layout, SizesBeyond64BitsAreRefused) {
     // 2**32 + 1 rows of 2**32 bytes: 2**64 + 2**32 bytes, which used to wrap to 2**32.
     EXPECT_THROW(layout::contiguous({(1LL << 32) + 1, 1LL << 32}, 1), std::length_error);
-    EXPECT_THROW(layout::contiguous({1LL << 40, 1LL << 40}, 1), std::length_error);  // used to give size 0
-    EXPECT_THROW(layout::contiguous({1LL << 62}, 2), std::length_error);              // the bytes overflow
+    EXPECT_THROW(layout::contiguous({1LL << 40, 1LL << 40}, 1), std::length_error);     // used to give size 0
+    EXPECT_THROW(layout::contiguous({1LL << 62}, 2), std::length_error);                // the bytes overflow
     EXPECT_THROW(layout::contiguous({0, 1LL << 62, 1LL << 62}, 1), std::length_error);  // as numpy: zeros don't help
     EXPECT_EQ(layout::contiguous({0, 1LL << 61}, 2).size(), 0);
     EXPECT_EQ(layout::contiguous({INT64_MAX}, 1).nbytes(), INT64_MAX);
@@ -115,7 +115,7 @@ TEST(Layout, SizesBeyond64BitsAreRefused) {
     EXPECT_THROW(layout({1LL << 40}, {1LL << 40}, 1), std::length_error);
     EXPECT_THROW(layout({2}, {8}, 8, INT64_MAX - 8), std::length_error);
     EXPECT_THROW(layout({3}, {INT64_MIN}, 8, 0), std::length_error);
-    EXPECT_NO_THROW(layout({1}, {INT64_MIN}, 8, 0));  // a length-1 axis never uses its stride
+    EXPECT_NO_THROW(layout({1}, {INT64_MIN}, 8, 0));                // a length-1 axis never uses its stride
     EXPECT_NO_THROW(layout({0, 3}, {INT64_MAX, INT64_MIN}, 8, 0));  // nor does an empty array
     // The layout of the issue that crashed reshape is refused when it is made.
     EXPECT_THROW(layout({(1LL << 33) + 1, 1LL << 31}, {1LL << 31, 1}, 1), std::length_error);
@@ -146,9 +146,9 @@ TEST(Layout, BroadcastShapesFollowNumpy) {
     EXPECT_EQ(broadcast_shapes({3, 1}, {1, 4}), (V{3, 4}));
     EXPECT_EQ(broadcast_shapes({5}, {2, 3, 1}), (V{2, 3, 5}));  // missing leading axes are 1
     EXPECT_EQ(broadcast_shapes({2, 3, 1}, {5}), (V{2, 3, 5}));
-    EXPECT_EQ(broadcast_shapes({}, {4, 2}), (V{4, 2}));          // a 0-d array with anything
+    EXPECT_EQ(broadcast_shapes({}, {4, 2}), (V{4, 2}));  // a 0-d array with anything
     EXPECT_EQ(broadcast_shapes({}, {}), V{});
-    EXPECT_EQ(broadcast_shapes({0}, {1}), (V{0}));               // 0 with 1 gives 0
+    EXPECT_EQ(broadcast_shapes({0}, {1}), (V{0}));  // 0 with 1 gives 0
     EXPECT_EQ(broadcast_shapes({1, 0}, {7, 1}), (V{7, 0}));
     EXPECT_EQ(broadcast_shapes({1, 1}, {1}), (V{1, 1}));
     try {
@@ -224,7 +224,8 @@ TEST(Layout, ContiguousLikeKeepsTheMemoryOrder) {
     const layout permuted = c.transpose({0, 2, 1});
     EXPECT_EQ(layout::contiguous_like(permuted, 8).strides(), (std::vector<std::int64_t>{160, 8, 40}));
     // A strided slice keeps C order; reversed axes count by the magnitude of their strides.
-    const layout sliced = c.index({slice{}, slice{std::nullopt, std::nullopt, 2}, slice{1, std::nullopt, std::nullopt}});
+    const layout sliced =
+        c.index({slice{}, slice{std::nullopt, std::nullopt, 2}, slice{1, std::nullopt, std::nullopt}});
     EXPECT_EQ(layout::contiguous_like(sliced, 8), layout::contiguous(sliced.shape(), 8));
     const layout reversed = c.transpose({2, 0, 1}).index({slice{std::nullopt, std::nullopt, -1}});
     EXPECT_EQ(layout::contiguous_like(reversed, 4).strides(), (std::vector<std::int64_t>{4, 80, 20}));
@@ -241,14 +242,19 @@ layout strided_layout(std::vector<std::int64_t> shape, std::vector<std::int64_t>
 
 TEST(Layout, ContiguousLikeIsNumpysOrderK) {
     // numpy.empty_like(a, order='K') for the same arrays.
-    EXPECT_EQ(layout::contiguous_like(layout::contiguous({3, 4, 5}, 4), 4).strides(), (std::vector<std::int64_t>{80, 20, 4}));
-    EXPECT_EQ(layout::contiguous_like(layout::contiguous({3, 4, 5}, 4, order::f), 8).strides(), (std::vector<std::int64_t>{8, 24, 96}));
+    EXPECT_EQ(layout::contiguous_like(layout::contiguous({3, 4, 5}, 4), 4).strides(),
+              (std::vector<std::int64_t>{80, 20, 4}));
+    EXPECT_EQ(layout::contiguous_like(layout::contiguous({3, 4, 5}, 4, order::f), 8).strides(),
+              (std::vector<std::int64_t>{8, 24, 96}));
     // transpose(2, 0, 1) of a C array of shape (3, 4, 5): shape (5, 3, 4), strides (4, 80, 20)
-    EXPECT_EQ(layout::contiguous_like(strided_layout({5, 3, 4}, {4, 80, 20}), 4).strides(), (std::vector<std::int64_t>{4, 80, 20}));
+    EXPECT_EQ(layout::contiguous_like(strided_layout({5, 3, 4}, {4, 80, 20}), 4).strides(),
+              (std::vector<std::int64_t>{4, 80, 20}));
     // A slice with gaps and a reversed axis: compact, positive, same order.
-    EXPECT_EQ(layout::contiguous_like(strided_layout({3, 2, 5}, {-160, 80, 8}, 4, 320), 4).strides(), (std::vector<std::int64_t>{40, 20, 4}));
+    EXPECT_EQ(layout::contiguous_like(strided_layout({3, 2, 5}, {-160, 80, 8}, 4, 320), 4).strides(),
+              (std::vector<std::int64_t>{40, 20, 4}));
     // Broadcast (zero) strides are innermost.
-    EXPECT_EQ(layout::contiguous_like(strided_layout({4, 3}, {0, 8}, 8), 8).strides(), (std::vector<std::int64_t>{8, 32}));
+    EXPECT_EQ(layout::contiguous_like(strided_layout({4, 3}, {0, 8}, 8), 8).strides(),
+              (std::vector<std::int64_t>{8, 32}));
     // Empty arrays are C-contiguous.
     EXPECT_EQ(layout::contiguous_like(strided_layout({3, 0, 2}, {0, 0, 0}), 4), layout::contiguous({3, 0, 2}, 4));
     EXPECT_EQ(layout::contiguous_like(layout::contiguous({}, 4), 2).strides(), std::vector<std::int64_t>{});

@@ -49,9 +49,7 @@ TEST(ParallelMemcpy, ConcurrentCallers) {
     EXPECT_EQ(ok, std::vector<int>(4, 1));
 }
 
-TEST(ParallelMemcpy, UsesAtLeastOneThread) {
-    EXPECT_GE(gpukit::parallel_memcpy_threads(), 1u);
-}
+TEST(ParallelMemcpy, UsesAtLeastOneThread) { EXPECT_GE(gpukit::parallel_memcpy_threads(), 1u); }
 
 }  // namespace
 
@@ -79,13 +77,19 @@ TEST(ParallelMemcpy, StreamingStoresAtEveryAlignment) {
     const auto src = pattern(4096 + 200, 7);
     for (std::size_t dst_offset = 0; dst_offset < 64; ++dst_offset)
         for (std::size_t src_offset : {std::size_t{0}, std::size_t{3}, std::size_t{17}})
-            for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{64}, std::size_t{130}, std::size_t{4096}}) {
+            for (std::size_t n :
+                 {std::size_t{0}, std::size_t{5}, std::size_t{64}, std::size_t{130}, std::size_t{4096}}) {
                 std::vector<std::uint8_t> dst(n + 130, 0xEE);
                 gpukit::parallel_memcpy(dst.data() + dst_offset, src.data() + src_offset, n,
                                         gpukit::store_policy::streaming);
-                const auto where = std::to_string(dst_offset) + "/" + std::to_string(src_offset) + "/" + std::to_string(n);
-                EXPECT_TRUE(std::equal(src.begin() + src_offset, src.begin() + src_offset + n, dst.begin() + dst_offset)) << where;
-                EXPECT_TRUE(std::all_of(dst.begin(), dst.begin() + dst_offset, [](auto b) { return b == 0xEE; })) << where;
-                EXPECT_TRUE(std::all_of(dst.begin() + dst_offset + n, dst.end(), [](auto b) { return b == 0xEE; })) << where;
+                const auto where =
+                    std::to_string(dst_offset) + "/" + std::to_string(src_offset) + "/" + std::to_string(n);
+                EXPECT_TRUE(
+                    std::equal(src.begin() + src_offset, src.begin() + src_offset + n, dst.begin() + dst_offset))
+                    << where;
+                EXPECT_TRUE(std::all_of(dst.begin(), dst.begin() + dst_offset, [](auto b) { return b == 0xEE; }))
+                    << where;
+                EXPECT_TRUE(std::all_of(dst.begin() + dst_offset + n, dst.end(), [](auto b) { return b == 0xEE; }))
+                    << where;
             }
 }

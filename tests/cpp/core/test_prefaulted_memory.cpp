@@ -207,7 +207,10 @@ TEST(PrefaultedMemory, ReuseIsBoundedAndCanBeEmptied) {
     EXPECT_LT(rss_bytes(), before + 16 * MiB);
     // Larger than the limit: never kept.
     prefaulted_memory::set_reuse_limit(16 * MiB);
-    { prefaulted_memory m = prefaulted_memory::allocate(64 * MiB); std::memset(m.data(), 3, 64 * MiB); }
+    {
+        prefaulted_memory m = prefaulted_memory::allocate(64 * MiB);
+        std::memset(m.data(), 3, 64 * MiB);
+    }
     EXPECT_LT(rss_bytes(), before + 16 * MiB);
 }
 

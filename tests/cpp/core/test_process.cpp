@@ -67,9 +67,8 @@ TEST_F(process_test, a_program_within_its_time_limit_is_not_stopped) {
 
 // A compiler reading /dev/zero grows without end: the memory bound is in place before it runs.
 TEST_F(process_test, the_memory_limit_is_set_before_the_program_runs) {
-    const process_result run =
-        run_process({"sh", "-c", "ulimit -S -v; echo \"$1\"", "sh", "an argument"}, dir.string(),
-                    {.memory_bytes = std::uint64_t(512) << 20});
+    const process_result run = run_process({"sh", "-c", "ulimit -S -v; echo \"$1\"", "sh", "an argument"}, dir.string(),
+                                           {.memory_bytes = std::uint64_t(512) << 20});
     EXPECT_EQ(run.stdout_text, "524288\nan argument\n") << run.stderr_text;
     EXPECT_EQ(run.exit_code, 0);
     const process_result unlimited = run_process({"sh", "-c", "ulimit -S -v"}, dir.string());

@@ -38,8 +38,7 @@ TEST(sha256, lengths_around_the_padding_boundary_differ) {
     // 55, 56 and 64 bytes take the one-block, two-block and full-block padding paths.
     EXPECT_EQ(sha256::hex_of(std::string(55, 'x')).size(), 64u);
     EXPECT_NE(sha256::hex_of(std::string(55, 'x')), sha256::hex_of(std::string(56, 'x')));
-    EXPECT_EQ(sha256::hex_of(std::string(64, 'a')),
-              "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+    EXPECT_EQ(sha256::hex_of(std::string(64, 'a')), "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
 }
 
 }  // namespace

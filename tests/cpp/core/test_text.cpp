@@ -18,8 +18,8 @@ using V = std::vector<std::string_view>;
 
 TEST(Text, BuilderFormatsStringsCharsAndIntegers) {
     text_builder b;
-    b << "n=" << 42 << ' ' << std::string("x") << std::string_view("y") << -7 << ' ' << std::size_t{18446744073709551615u}
-      << ' ' << std::int64_t{LLONG_MIN} << ' ' << static_cast<unsigned char>(200);
+    b << "n=" << 42 << ' ' << std::string("x") << std::string_view("y") << -7 << ' '
+      << std::size_t{18446744073709551615u} << ' ' << std::int64_t{LLONG_MIN} << ' ' << static_cast<unsigned char>(200);
     EXPECT_EQ(b.str(), "n=42 xy-7 18446744073709551615 -9223372036854775808 200");
     EXPECT_EQ(text_builder().str(), "");
 }
@@ -62,10 +62,12 @@ TEST(Text, ReadRegularFileReadsOnlyRegularFilesWithinTheBound) {
     fs::create_symlink("/dev/zero", dir / "link to dev zero");
     fs::create_symlink(dir / "missing", dir / "dangling link");
     const auto reads = [&](const char* name, std::size_t bound) {
-        return exit_status_of_forked([&] {
-            const std::optional<std::string> read = gpukit::read_regular_file((dir / name).string(), bound);
-            return !read ? 0 : *read == content ? 1 : 2;
-        }, 10);
+        return exit_status_of_forked(
+            [&] {
+                const std::optional<std::string> read = gpukit::read_regular_file((dir / name).string(), bound);
+                return !read ? 0 : *read == content ? 1 : 2;
+            },
+            10);
     };
     EXPECT_EQ(reads("file", content.size()), 1);  // a file of exactly the bound is read
     EXPECT_EQ(reads("link to file", content.size()), 1);
@@ -77,10 +79,12 @@ TEST(Text, ReadRegularFileReadsOnlyRegularFilesWithinTheBound) {
     EXPECT_EQ(reads(".", content.size()), 0);  // a directory
     // read_file, for paths users name (headers, module files), is the same without a bound.
     const auto reads_unbounded = [&](const char* name) {
-        return exit_status_of_forked([&] {
-            const std::optional<std::string> read = gpukit::read_file((dir / name).string());
-            return !read ? 0 : *read == content ? 1 : 2;
-        }, 10);
+        return exit_status_of_forked(
+            [&] {
+                const std::optional<std::string> read = gpukit::read_file((dir / name).string());
+                return !read ? 0 : *read == content ? 1 : 2;
+            },
+            10);
     };
     EXPECT_EQ(reads_unbounded("link to file"), 1);
     EXPECT_EQ(reads_unbounded("fifo"), 0);

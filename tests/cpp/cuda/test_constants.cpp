@@ -29,11 +29,26 @@ TEST(Constants, EverySeedClassIsThere) {
         groups.insert(c.group);
         device_attributes += std::string(c.group) == "device_attribute";
     }
-    for (const char* group :
-         {"ctx_flags", "event_flags", "device_attribute", "pointer_attribute", "function_attribute", "func_cache",
-          "shared_config", "array_format", "array3d_flags", "address_mode", "filter_mode", "compute_mode",
-          "jit_option", "jit_target", "jit_input_type", "limit", "host_alloc_flags", "mem_attach_flags",
-          "mem_host_register_flags", "ipc_mem_flags"})
+    for (const char* group : {"ctx_flags",
+                              "event_flags",
+                              "device_attribute",
+                              "pointer_attribute",
+                              "function_attribute",
+                              "func_cache",
+                              "shared_config",
+                              "array_format",
+                              "array3d_flags",
+                              "address_mode",
+                              "filter_mode",
+                              "compute_mode",
+                              "jit_option",
+                              "jit_target",
+                              "jit_input_type",
+                              "limit",
+                              "host_alloc_flags",
+                              "mem_attach_flags",
+                              "mem_host_register_flags",
+                              "ipc_mem_flags"})
         EXPECT_TRUE(groups.count(group)) << group;
     EXPECT_GT(device_attributes, 120u);  // CUDA 13 defines well over a hundred
 }

@@ -72,10 +72,9 @@ TEST(Context, FailedCreationLeavesTheStackAsItWas) {
     drain_stack();
     context outer = device::get(0).make_context();
     {
-        gpukit::cuda::api_override fail(gpukit::cuda::mutable_api().cuCtxCreate,
-                                        +[](CUcontext*, CUctxCreateParams*, unsigned int, CUdevice) {
-                                            return CUDA_ERROR_OUT_OF_MEMORY;
-                                        });
+        gpukit::cuda::api_override fail(
+            gpukit::cuda::mutable_api().cuCtxCreate,
+            +[](CUcontext*, CUctxCreateParams*, unsigned int, CUdevice) { return CUDA_ERROR_OUT_OF_MEMORY; });
         EXPECT_THROW(device::get(0).make_context(), gpukit::memory_error);
     }
     EXPECT_EQ(current_handle(), outer.handle());

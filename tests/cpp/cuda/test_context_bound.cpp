@@ -17,7 +17,7 @@ using namespace gpukit::cuda;
 
 // What the fakes saw, reset by each test's fixture.
 struct record {
-    std::vector<int> released;        // handles, in release order
+    std::vector<int> released;         // handles, in release order
     std::vector<bool> scope_throwing;  // per scope entered: the throwing (free) form or not
     int scopes_open = 0;
     bool released_outside_scope = false;

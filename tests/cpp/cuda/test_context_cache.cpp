@@ -70,7 +70,7 @@ TEST(ContextCache, DroppingOneTypeKeepsTheOthers) {
     context_cache<fake_pool>(*state);
     const auto kernels = context_cache<fake_kernels>(*state);
     detail::drop_caches(*state, &detail::cache_tag<fake_kernels>);
-    EXPECT_EQ(kernel_counts.destroyed, 0);  // still held here
+    EXPECT_EQ(kernel_counts.destroyed, 0);                    // still held here
     EXPECT_NE(context_cache<fake_kernels>(*state), kernels);  // a new one is made
     EXPECT_EQ(kernel_counts.made, 2);
     EXPECT_EQ(pool_counts.made, 1);  // the pool cache was kept

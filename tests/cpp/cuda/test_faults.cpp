@@ -44,8 +44,8 @@ TEST_F(CudaFaults, OutOfMemoryAtEveryAllocationSiteIsAMemoryError) {
         EXPECT_THROW(allocate_from_default_pool(1 << 20), memory_error);
     }
     {
-        api_override fail(table.cuMemAllocPitch, &refuse<CUdeviceptr*, std::size_t*, std::size_t, std::size_t,
-                                                          unsigned int>);
+        api_override fail(table.cuMemAllocPitch,
+                          &refuse<CUdeviceptr*, std::size_t*, std::size_t, std::size_t, unsigned int>);
         EXPECT_THROW(device_allocation::allocate_pitch(1024, 64, 4), memory_error);
     }
     {

@@ -53,7 +53,7 @@ TEST_F(Memory, HugeAllocationIsMemoryError) {
 TEST_F(Memory, FreeFromAnotherCurrentContext) {
     device_allocation a = device_allocation::allocate(256);
     context other = device::get(0).make_context();  // now current
-    a.free();  // makes its own context current for the call
+    a.free();                                       // makes its own context current for the call
     other.detach();
     EXPECT_TRUE(a.is_freed());
 }

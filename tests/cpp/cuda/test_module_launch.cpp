@@ -184,8 +184,7 @@ TEST_F(module_launch, ptx_is_jit_compiled_with_logs) {
     rtc::compile_options options;
     options.arch = "compute_" + std::to_string(std::min(major * 10 + minor, 90));
     jit_log log;
-    const module m = module::from_image(rtc::compile(kernels, options).image(),
-                                        {{CU_JIT_OPTIMIZATION_LEVEL, 3}}, &log);
+    const module m = module::from_image(rtc::compile(kernels, options).image(), {{CU_JIT_OPTIMIZATION_LEVEL, 3}}, &log);
     EXPECT_TRUE(log.error.empty()) << log.error;
     EXPECT_NO_THROW(m.get_function("doublify"));
 }

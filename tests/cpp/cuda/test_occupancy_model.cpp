@@ -11,14 +11,21 @@ using gpukit::cuda::device_data;
 using gpukit::cuda::occupancy_record;
 
 device_data hopper() {
-    return device_data{
-        // Threads, warps and blocks.
-        .max_threads = 1024, .warp_size = 32, .warps_per_mp = 64, .thread_blocks_per_mp = 32,
-        // Registers.
-        .registers = 65536, .registers_per_block = 65536,
-        // Shared memory.
-        .shared_memory = 233472, .shared_memory_per_block = 49152, .shared_memory_per_block_optin = 232448,
-        .reserved_shared_memory_per_block = 1024, .smem_granularity = 32, .smem_alloc_granularity = 128};
+    return device_data{// Threads, warps and blocks.
+                       .max_threads = 1024,
+                       .warp_size = 32,
+                       .warps_per_mp = 64,
+                       .thread_blocks_per_mp = 32,
+                       // Registers.
+                       .registers = 65536,
+                       .registers_per_block = 65536,
+                       // Shared memory.
+                       .shared_memory = 233472,
+                       .shared_memory_per_block = 49152,
+                       .shared_memory_per_block_optin = 232448,
+                       .reserved_shared_memory_per_block = 1024,
+                       .smem_granularity = 32,
+                       .smem_alloc_granularity = 128};
 }
 
 TEST(OccupancyModel, LimitedByEachResource) {

@@ -54,8 +54,7 @@ TEST(StructuredCopyChecks, RegionsBeyond64BitsAreRefused) {
     src.pitch = 4;
     src.y = ~std::size_t{0};  // y + height wraps
     src.height = 4;
-    EXPECT_THROW(memcpy_3d(src, dst, copy_extent{.width_in_bytes = 4, .height = 2, .depth = 2}),
-                 gpukit::logic_error);
+    EXPECT_THROW(memcpy_3d(src, dst, copy_extent{.width_in_bytes = 4, .height = 2, .depth = 2}), gpukit::logic_error);
 }
 
 TEST(StructuredCopyChecks, ThreeDimensionalBoxMustFit) {
@@ -66,12 +65,10 @@ TEST(StructuredCopyChecks, ThreeDimensionalBoxMustFit) {
     src.pitch = dst.pitch = 4;
     src.height = dst.height = 3;
     src.z = 1;  // slices 1..2 of a 2-slice buffer
-    EXPECT_THROW(memcpy_3d(src, dst, copy_extent{.width_in_bytes = 4, .height = 3, .depth = 2}),
-                 gpukit::logic_error);
+    EXPECT_THROW(memcpy_3d(src, dst, copy_extent{.width_in_bytes = 4, .height = 3, .depth = 2}), gpukit::logic_error);
     src.z = 0;
     src.height = 2;  // a slice of 2 rows cannot hold 3
-    EXPECT_THROW(memcpy_3d(src, dst, copy_extent{.width_in_bytes = 4, .height = 3, .depth = 2}),
-                 gpukit::logic_error);
+    EXPECT_THROW(memcpy_3d(src, dst, copy_extent{.width_in_bytes = 4, .height = 3, .depth = 2}), gpukit::logic_error);
 }
 
 TEST(StructuredCopyChecks, PeerCopyNeedsContexts) {

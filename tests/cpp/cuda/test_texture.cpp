@@ -92,8 +92,7 @@ TEST_F(Textures, LinearTextureFetch) {
     memcpy_htod(in, host.data(), n * sizeof(float));
     const texture_object tex = texture_object::from_linear(in, CU_AD_FORMAT_FLOAT, 1, n * sizeof(float));
     EXPECT_EQ(launch_and_read("fetch_1d", launch_config().grid({(n + 127) / 128}).block({128}), n, tex, n), host);
-    EXPECT_THROW(texture_object::from_linear(in, CU_AD_FORMAT_FLOAT, 1, n * sizeof(float) + 4),
-                 gpukit::logic_error);
+    EXPECT_THROW(texture_object::from_linear(in, CU_AD_FORMAT_FLOAT, 1, n * sizeof(float) + 4), gpukit::logic_error);
 }
 
 TEST_F(Textures, PitchedTexture2d) {
@@ -102,8 +101,7 @@ TEST_F(Textures, PitchedTexture2d) {
     auto [memory, pitch] = device_allocation::allocate_pitch(w * sizeof(float), h, 4);
     for (int y = 0; y < h; ++y)
         memcpy_htod(device_pointer(memory.get() + y * pitch), host.data() + y * w, w * sizeof(float));
-    const texture_object tex =
-        texture_object::from_pitch2d(memory, CU_AD_FORMAT_FLOAT, 1, w, h, pitch);
+    const texture_object tex = texture_object::from_pitch2d(memory, CU_AD_FORMAT_FLOAT, 1, w, h, pitch);
     EXPECT_EQ(launch_and_read("read_2d", launch_config().grid({1, h}).block({64}), host.size(), tex, w, h), host);
 }
 

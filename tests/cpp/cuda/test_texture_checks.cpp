@@ -50,15 +50,16 @@ TEST(TextureChecks, Pitch2d) {
                        "shorter than a row");
     expect_logic_error([&] { check_pitch2d_texture(memory, CU_AD_FORMAT_FLOAT, 1, 100, 32, 528, 512, 32); },
                        "pitch alignment");
-    expect_logic_error([&] { check_pitch2d_texture(memory, CU_AD_FORMAT_FLOAT, 1, 100, 33, 512, 512, 32); },
-                       "need");
+    expect_logic_error([&] { check_pitch2d_texture(memory, CU_AD_FORMAT_FLOAT, 1, 100, 33, 512, 512, 32); }, "need");
     expect_logic_error([&] { check_pitch2d_texture(memory, CU_AD_FORMAT_FLOAT, 1, 0, 32, 512, 512, 32); },
                        "at least 1");
     // Sizes whose products wrap past 2**64 must not pass as small ones.
-    expect_logic_error([&] { check_pitch2d_texture(memory, CU_AD_FORMAT_FLOAT, 4, std::size_t{1} << 60, 1, 512, 512, 32); },
-                       "beyond 64 bits");
-    expect_logic_error([&] { check_pitch2d_texture(memory, CU_AD_FORMAT_FLOAT, 1, 100, std::size_t{1} << 56, 1024, 512, 32); },
-                       "beyond 64 bits");
+    expect_logic_error(
+        [&] { check_pitch2d_texture(memory, CU_AD_FORMAT_FLOAT, 4, std::size_t{1} << 60, 1, 512, 512, 32); },
+        "beyond 64 bits");
+    expect_logic_error(
+        [&] { check_pitch2d_texture(memory, CU_AD_FORMAT_FLOAT, 1, 100, std::size_t{1} << 56, 1024, 512, 32); },
+        "beyond 64 bits");
 }
 
 }  // namespace

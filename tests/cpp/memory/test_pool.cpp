@@ -108,7 +108,10 @@ TEST_F(MemoryPool, CountersThroughAllocateFreeAndReuse) {
     ASSERT_TRUE(first);
     EXPECT_NE(first.pointer(), 0u);
     EXPECT_EQ(first.size(), 1000u);
-    EXPECT_EQ(p.stats(), (pool_stats{.misses = 1, .allocator_allocations = 1, .active_blocks = 1, .active_bytes = 1000,
+    EXPECT_EQ(p.stats(), (pool_stats{.misses = 1,
+                                     .allocator_allocations = 1,
+                                     .active_blocks = 1,
+                                     .active_bytes = 1000,
                                      .managed_bytes = 1023}));
     EXPECT_EQ(allocator.count().live_bytes, 1023u);
 
@@ -116,7 +119,10 @@ TEST_F(MemoryPool, CountersThroughAllocateFreeAndReuse) {
     first.free();
     EXPECT_FALSE(first);
     first.free();  // freeing an empty handle does nothing
-    EXPECT_EQ(p.stats(), (pool_stats{.misses = 1, .allocator_allocations = 1, .held_blocks = 1, .held_bytes = 1023,
+    EXPECT_EQ(p.stats(), (pool_stats{.misses = 1,
+                                     .allocator_allocations = 1,
+                                     .held_blocks = 1,
+                                     .held_bytes = 1023,
                                      .managed_bytes = 1023}));
 
     pool::allocation again = p.allocate(1010);  // same bin: the held block comes back
@@ -155,9 +161,7 @@ TEST_F(MemoryPool, HandlesMoveAndFreeOnce) {
 }
 
 TEST_F(MemoryPool, FreeHeldAndStopHolding) {
-    {
-        pool::allocation a = p.allocate(MiB), b = p.allocate(MiB), c = p.allocate(3 * KiB);
-    }
+    { pool::allocation a = p.allocate(MiB), b = p.allocate(MiB), c = p.allocate(3 * KiB); }
     EXPECT_EQ(p.held_blocks(), 3u);
     p.free_held();
     EXPECT_EQ(p.held_blocks(), 0u);
@@ -196,7 +200,7 @@ TEST_F(MemoryPool, RawDoubleFreeIsALogicErrorAndChangesNothing) {
     EXPECT_EQ(p.stats(), before);
 
     p.free_raw(b, MiB);
-    EXPECT_THROW(p.free_raw(b, MiB), gpukit::logic_error);  // no active block in the bin
+    EXPECT_THROW(p.free_raw(b, MiB), gpukit::logic_error);      // no active block in the bin
     EXPECT_THROW(p.free_raw(b, 3 * MiB), gpukit::logic_error);  // a size it never allocated
     EXPECT_THROW(p.free_raw(b, std::numeric_limits<std::size_t>::max()), gpukit::logic_error);
     EXPECT_EQ(p.held_blocks(), 2u);
@@ -213,9 +217,7 @@ TEST_F(MemoryPool, RawDoubleFreeIsALogicErrorAndChangesNothing) {
 TEST_F(MemoryPool, OutOfMemoryReleasesHeldBlocksLargestFirstAndRetries) {
     // Room for two blocks of exact(1.5 MiB), not for those and the small one.
     allocator.set_capacity(2 * exact(MiB + MiB / 2));
-    {
-        pool::allocation big = p.allocate(exact(2 * MiB)), small = p.allocate(exact(256 * KiB));
-    }
+    { pool::allocation big = p.allocate(exact(2 * MiB)), small = p.allocate(exact(256 * KiB)); }
     EXPECT_EQ(p.held_bytes(), exact(2 * MiB) + exact(256 * KiB));
     // 1.5 MiB fits once the 2 MiB block is released; the small block stays held.
     pool::allocation a = p.allocate(exact(MiB + MiB / 2));
@@ -279,16 +281,12 @@ TEST_F(MemoryPool, HeldBytesCap) {
     const std::size_t mib = exact(MiB), four_kib = exact(4 * KiB);
     p.set_max_held_bytes(mib + mib / 2);
     EXPECT_EQ(p.max_held_bytes(), mib + mib / 2);
-    {
-        pool::allocation a = p.allocate(mib), b = p.allocate(mib);
-    }
+    { pool::allocation a = p.allocate(mib), b = p.allocate(mib); }
     EXPECT_EQ(p.held_blocks(), 1u);  // the second would exceed the cap
     EXPECT_EQ(allocator.count().live_blocks, 1u);
 
     p.set_max_held_bytes(std::nullopt);
-    {
-        pool::allocation a = p.allocate(mib), b = p.allocate(mib), c = p.allocate(four_kib);
-    }
+    { pool::allocation a = p.allocate(mib), b = p.allocate(mib), c = p.allocate(four_kib); }
     EXPECT_EQ(p.held_blocks(), 3u);
     p.set_max_held_bytes(mib + four_kib);  // lowering releases, largest first
     EXPECT_EQ(p.held_blocks(), 2u);
@@ -313,11 +311,15 @@ TEST_F(MemoryPool, TraceHookSeesEveryEvent) {
     p.set_trace_hook(nullptr);
     { pool::allocation a = p.allocate(1000); }
 
-    const std::vector<std::pair<pool_event_kind, std::size_t>> expected{
-        {pool_event_kind::miss, 1000},           {pool_event_kind::hold, 1000},
-        {pool_event_kind::hit, 1000},            {pool_event_kind::hold, 1000},
-        {pool_event_kind::out_of_memory, exact(2 * MiB)}, {pool_event_kind::release, 1023},
-        {pool_event_kind::miss, exact(2 * MiB)},        {pool_event_kind::release, exact(2 * MiB)}};
+    const std::vector<std::pair<pool_event_kind, std::size_t>> expected{{pool_event_kind::miss, 1000},
+                                                                        {pool_event_kind::hold, 1000},
+                                                                        {pool_event_kind::hit, 1000},
+                                                                        {pool_event_kind::hold, 1000},
+                                                                        {pool_event_kind::out_of_memory,
+                                                                         exact(2 * MiB)},
+                                                                        {pool_event_kind::release, 1023},
+                                                                        {pool_event_kind::miss, exact(2 * MiB)},
+                                                                        {pool_event_kind::release, exact(2 * MiB)}};
     ASSERT_EQ(recorded.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(recorded[i].kind, expected[i].first) << "event " << i;

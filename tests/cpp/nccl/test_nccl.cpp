@@ -89,7 +89,7 @@ TEST(NcclLoader, CandidatesInTheDocumentedOrder) {
         EXPECT_GT(at, previous) << item << " is out of order";
         previous = at;
     }
-    EXPECT_EQ(c.back(), "libnccl.so");  // the dynamic linker's search comes last
+    EXPECT_EQ(c.back(), "libnccl.so");               // the dynamic linker's search comes last
     EXPECT_GE(position(c, "/first/libnccl.so"), 0);  // the unversioned name too
 }
 
@@ -162,9 +162,9 @@ TEST(NcclTypes, NamesSizesAndNcclNumbering) {
         std::size_t size;
         int value;
     };
-    const expected all[] = {{"int8", 1, 0},     {"uint8", 1, 1},    {"int32", 4, 2},         {"uint32", 4, 3},
-                            {"int64", 8, 4},    {"uint64", 8, 5},   {"float16", 2, 6},       {"float32", 4, 7},
-                            {"float64", 8, 8},  {"bfloat16", 2, 9}, {"float8_e4m3fn", 1, 10}, {"float8_e5m2", 1, 11}};
+    const expected all[] = {{"int8", 1, 0},    {"uint8", 1, 1},    {"int32", 4, 2},          {"uint32", 4, 3},
+                            {"int64", 8, 4},   {"uint64", 8, 5},   {"float16", 2, 6},        {"float32", 4, 7},
+                            {"float64", 8, 8}, {"bfloat16", 2, 9}, {"float8_e4m3fn", 1, 10}, {"float8_e5m2", 1, 11}};
     for (const auto& e : all) {
         const auto t = data_type_from_name(e.name);
         ASSERT_TRUE(t) << e.name;
@@ -206,7 +206,8 @@ TEST(NcclUniqueId, BytesRoundTripAndWrongSizes) {
 }
 
 // plan_call: the size rules, on made-up addresses (nothing is dereferenced).
-buffer_arg sized(std::uintptr_t address, std::size_t n, data_type t = data_type::float32, const char* name = "sendbuf") {
+buffer_arg sized(std::uintptr_t address, std::size_t n, data_type t = data_type::float32,
+                 const char* name = "sendbuf") {
     return {address, t, n, name};
 }
 buffer_arg bare(std::uintptr_t address, data_type t = data_type::float32, const char* name = "recvbuf") {
@@ -214,8 +215,8 @@ buffer_arg bare(std::uintptr_t address, data_type t = data_type::float32, const 
 }
 
 TEST(NcclPlanCall, CountComesFromTheBuffers) {
-    const auto a = plan_call(collective::all_reduce, 4, 1, sized(0x1000, 10), sized(0x9000, 10, data_type::float32, "recvbuf"),
-                             std::nullopt);
+    const auto a = plan_call(collective::all_reduce, 4, 1, sized(0x1000, 10),
+                             sized(0x9000, 10, data_type::float32, "recvbuf"), std::nullopt);
     EXPECT_EQ(a.count, 10u);
     EXPECT_EQ(a.send, reinterpret_cast<const void*>(0x1000));
     EXPECT_EQ(a.recv, reinterpret_cast<void*>(0x9000));
@@ -304,7 +305,7 @@ TEST(NcclGroupBook, NestsAndSaysWhenTheOutermostEnds) {
     EXPECT_EQ(book.depth(), 2);
     EXPECT_FALSE(book.leave());  // the inner one
     EXPECT_TRUE(book.open());
-    EXPECT_TRUE(book.leave());   // the outermost
+    EXPECT_TRUE(book.leave());  // the outermost
     EXPECT_FALSE(book.open());
     EXPECT_THROW(book.leave(), gpukit::logic_error);
     EXPECT_THROW(book.enroll(waiting_on(fake_handle(0x10))), gpukit::logic_error);
@@ -370,7 +371,8 @@ TEST(NcclGroupBook, RefusalsAreRecordedOnlyInsideAGroupOfThisThread) {
                  std::invalid_argument);
     EXPECT_FALSE(book.refused());
     book.enter();
-    EXPECT_THROW(nccl::detail::refusing_in_group([] { throw argument_error("peer 3 is outside [0, 2)"); }), argument_error);
+    EXPECT_THROW(nccl::detail::refusing_in_group([] { throw argument_error("peer 3 is outside [0, 2)"); }),
+                 argument_error);
     EXPECT_THROW(nccl::detail::refusing_in_group([] { throw 42; }), int);
     EXPECT_EQ(book.refusal(), "peer 3 is outside [0, 2)");
     // Another thread has groups of its own, as NCCL's group state is per thread.
@@ -509,9 +511,11 @@ TEST(NcclGroup, CancelledGroupsIssueNothingAndFailTheirEnclosingGroup) {
 
 // The comparison behind check_agreement: every rank's call against rank 0's.
 TEST(NcclAgreement, DescribesACall) {
-    EXPECT_EQ(describe(signature_of(collective::all_reduce, 1000, data_type::float32, static_cast<int>(reduce_op::sum))),
+    EXPECT_EQ(describe(
+                  signature_of(collective::all_reduce, 1000, data_type::float32, static_cast<int>(reduce_op::sum))),
               "all_reduce of 1000 float32, op sum");
-    EXPECT_EQ(describe(signature_of(collective::broadcast, 8, data_type::int64, -1, 1)), "broadcast of 8 int64, root 1");
+    EXPECT_EQ(describe(signature_of(collective::broadcast, 8, data_type::int64, -1, 1)),
+              "broadcast of 8 int64, root 1");
     EXPECT_EQ(describe(signature_of(collective::all_gather, 3, data_type::bfloat16)), "all_gather of 3 bfloat16");
     EXPECT_EQ(describe(refused_signature(collective::reduce)),
               "reduce that the rank's own checks refused (its error says why)");

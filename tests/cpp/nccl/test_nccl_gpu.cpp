@@ -71,13 +71,26 @@ std::vector<std::uint8_t> pattern(data_type t, std::size_t n) {
         const unsigned v = static_cast<unsigned>((k * 5 + 3) % 8);
         std::uint64_t bits = v;  // the integer types
         switch (t) {
-        case data_type::float16: bits = float_bits(v, 10, 15); break;
-        case data_type::bfloat16: bits = float_bits(v, 7, 127); break;
-        case data_type::float32: bits = float_bits(v, 23, 127); break;
-        case data_type::float64: bits = float_bits(v, 52, 1023); break;
-        case data_type::float8_e4m3: bits = float_bits(v, 3, 7); break;
-        case data_type::float8_e5m2: bits = float_bits(v, 2, 15); break;
-        default: break;
+        case data_type::float16:
+            bits = float_bits(v, 10, 15);
+            break;
+        case data_type::bfloat16:
+            bits = float_bits(v, 7, 127);
+            break;
+        case data_type::float32:
+            bits = float_bits(v, 23, 127);
+            break;
+        case data_type::float64:
+            bits = float_bits(v, 52, 1023);
+            break;
+        case data_type::float8_e4m3:
+            bits = float_bits(v, 3, 7);
+            break;
+        case data_type::float8_e5m2:
+            bits = float_bits(v, 2, 15);
+            break;
+        default:
+            break;
         }
         std::memcpy(bytes.data() + k * size, &bits, size);  // little-endian: the low bytes
     }
@@ -99,9 +112,9 @@ struct device_buffer {
     std::size_t size;
 };
 
-const data_type every_type[] = {data_type::int8,    data_type::uint8,       data_type::int32,
-                                data_type::uint32,  data_type::int64,       data_type::uint64,
-                                data_type::float16, data_type::float32,     data_type::float64,
+const data_type every_type[] = {data_type::int8,     data_type::uint8,       data_type::int32,
+                                data_type::uint32,   data_type::int64,       data_type::uint64,
+                                data_type::float16,  data_type::float32,     data_type::float64,
                                 data_type::bfloat16, data_type::float8_e4m3, data_type::float8_e5m2};
 const reduce_op every_op[] = {reduce_op::sum, reduce_op::prod, reduce_op::max, reduce_op::min, reduce_op::avg};
 
@@ -281,7 +294,9 @@ TEST_F(NcclGpu, CheckCallRefusesForeignMemoryAndBadRanks) {
 
 // --- groups ----------------------------------------------------------------------------
 
-std::vector<std::uint8_t> filled(std::size_t bytes, std::uint8_t value) { return std::vector<std::uint8_t>(bytes, value); }
+std::vector<std::uint8_t> filled(std::size_t bytes, std::uint8_t value) {
+    return std::vector<std::uint8_t>(bytes, value);
+}
 
 TEST_F(NcclGpu, ACommunicatorMadeInAGroupIsPendingUntilTheGroupEnds) {
     group g;
@@ -352,7 +367,7 @@ TEST_F(NcclGpu, ARefusedCallFailsTheGroupWhichLaunchesNothing) {
     }
     primary->synchronize();
     EXPECT_EQ(b.read(), filled(input.size(), 0x77));  // the all_reduce never ran
-    EXPECT_TRUE(made->is_destroyed());  // never made
+    EXPECT_TRUE(made->is_destroyed());                // never made
     EXPECT_FALSE(made->is_pending());
     gpukit::test::expect_error<gpukit::logic_error>([&] { made->handle(); },
                                                     "group that was making this communicator failed");

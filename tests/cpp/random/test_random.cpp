@@ -170,8 +170,9 @@ TEST(CurandHeaderVersion, ReadsTheThreeMacros) {
                                     "#define CURAND_VER_PATCH 37\n#define CURAND_VER_BUILD 1\n"),
               (std::array<int, 3>{11, 2, 37}));
     EXPECT_FALSE(curand_header_version("#define CURAND_VER_MAJOR 11\n#define CURAND_VER_MINOR 2\n"));
-    EXPECT_FALSE(curand_header_version("#define CURAND_VER_MAJOR x\n#define CURAND_VER_MINOR 2\n"
-                                       "#define CURAND_VER_PATCH 3\n"));
+    EXPECT_FALSE(
+        curand_header_version("#define CURAND_VER_MAJOR x\n#define CURAND_VER_MINOR 2\n"
+                              "#define CURAND_VER_PATCH 3\n"));
 }
 
 // ---- cuRAND's tables
@@ -183,7 +184,7 @@ struct joe_kuo {
     int s, a;
     std::vector<std::uint64_t> m;
 };
-const joe_kuo dimensions[] = {{1, 0, {1}},          {2, 1, {1, 3}},       {3, 1, {1, 3, 1}},  {3, 2, {1, 1, 1}},
+const joe_kuo dimensions[] = {{1, 0, {1}},          {2, 1, {1, 3}},        {3, 1, {1, 3, 1}},       {3, 2, {1, 1, 1}},
                               {4, 1, {1, 1, 3, 3}}, {4, 4, {1, 3, 5, 13}}, {5, 2, {1, 1, 5, 5, 17}}};
 
 // The w direction vectors of a dimension, by the Sobol recurrence, scaled to w bits.
@@ -205,9 +206,9 @@ std::vector<std::uint64_t> sobol_vectors(const joe_kuo* d, int w) {
     return v;
 }
 
-#define GPUKIT_REQUIRE_CURAND_LIBRARY()                                        \
-    do {                                                                       \
-        if (!curand_library_available())                                       \
+#define GPUKIT_REQUIRE_CURAND_LIBRARY()                                         \
+    do {                                                                        \
+        if (!curand_library_available())                                        \
             GTEST_SKIP() << "cuRAND's library (libcurand.so) is not installed"; \
     } while (false)
 

@@ -160,11 +160,12 @@ TEST_F(GeneratorGpu, BadArgumentsAreRefused) {
     EXPECT_THROW(g.skip_ahead_subsequence(1), logic_error);
     EXPECT_THROW(g.skip_ahead(ndarray::empty({3}, dtype::uint64)), logic_error);
     EXPECT_THROW(g.skip_ahead(ndarray::empty({g.shape().count()}, dtype::uint32)), type_error);
-    EXPECT_THROW(
-        generator::seeded(generator_kind::xorwow, [](long long) { return ndarray::empty({3}, dtype::int32); }, 0),
-        logic_error);
-    EXPECT_THROW(generator::seeded(generator_kind::xorwow,
-                                   [](long long count) { return ndarray::empty({count}, dtype::float32); }, 0),
+    EXPECT_THROW(generator::seeded(
+                     generator_kind::xorwow, [](long long) { return ndarray::empty({3}, dtype::int32); }, 0),
+                 logic_error);
+    EXPECT_THROW(generator::seeded(
+                     generator_kind::xorwow, [](long long count) { return ndarray::empty({count}, dtype::float32); },
+                     0),
                  type_error);
     EXPECT_THROW(generator::seeded(generator_kind::sobol32, seeds_of_count, 0), logic_error);
     EXPECT_THROW(generator::sobol(generator_kind::xorwow, std::nullopt, std::nullopt, 0), logic_error);

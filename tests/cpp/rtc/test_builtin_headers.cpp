@@ -159,9 +159,9 @@ TEST(rtc_builtin_headers, every_named_header_can_be_included_in_c_and_cxx_spelli
         includes += "#include <" + std::string(header.name) + ">\n";
         ++count;
     }
-    for (const char* name : {"stdio.h", "cstdio", "math.h", "cmath", "stdint.h", "cstdint", "inttypes.h",
-                             "stdlib.h", "cstdlib", "limits.h", "climits", "float.h", "cfloat", "assert.h", "cassert",
-                             "string.h", "cstring", "stddef.h", "cstddef", "stdbool.h"})
+    for (const char* name : {"stdio.h",  "cstdio",   "math.h",   "cmath",    "stdint.h", "cstdint",  "inttypes.h",
+                             "stdlib.h", "cstdlib",  "limits.h", "climits",  "float.h",  "cfloat",   "assert.h",
+                             "cassert",  "string.h", "cstring",  "stddef.h", "cstddef",  "stdbool.h"})
         EXPECT_TRUE(rtc::is_builtin_header(name)) << name;
     EXPECT_FALSE(rtc::is_builtin_header(rtc::prelude_header_name));
     EXPECT_FALSE(rtc::is_builtin_header("vector"));
@@ -215,10 +215,10 @@ __global__ void k(double *x, uint *y, uint64_t *z) { x[0] = M_PI + FLT_MAX; y[0]
 TEST(rtc_builtin_headers, compiles_in_every_language_standard) {
     GPUKIT_REQUIRE_NVRTC();
     for (const char* standard : {"-std=c++11", "-std=c++14", "-std=c++17", "-std=c++20"}) {
-        const rtc::compiled_program program =
-            compile_ptx("__global__ void k(float *x) { constexpr float inf = INFINITY; x[0] = inf + M_PI + "
-                        "std::sin(x[1]) + UINT64_MAX; }",
-                        false, {standard});
+        const rtc::compiled_program program = compile_ptx(
+            "__global__ void k(float *x) { constexpr float inf = INFINITY; x[0] = inf + M_PI + "
+            "std::sin(x[1]) + UINT64_MAX; }",
+            false, {standard});
         EXPECT_EQ(program.log, "") << standard;
     }
 }
@@ -234,7 +234,8 @@ protected:
 };
 
 TEST_P(rtc_toolkit_headers, compile_after_the_prelude_inside_extern_c) {
-    const std::string source = std::string("#include <") + GetParam() + ">\n"
+    const std::string source = std::string("#include <") + GetParam() +
+                               ">\n"
                                "__global__ void k(float *x) { x[0] = M_PI + INFINITY + INT_MAX + FLT_MAX; }\n";
     for (bool no_extern_c : {false, true}) {
         const rtc::compiled_program program = compile_ptx(source, no_extern_c);
@@ -246,8 +247,8 @@ TEST_P(rtc_toolkit_headers, compile_after_the_prelude_inside_extern_c) {
 INSTANTIATE_TEST_SUITE_P(headers, rtc_toolkit_headers,
                          ::testing::Values("cuda_fp16.h", "cuda_bf16.h", "cuda_runtime.h", "cooperative_groups.h",
                                            "curand_kernel.h", "cuComplex.h", "cub/block/block_reduce.cuh",
-                                           "cuda/std/cmath", "cuda/std/cstdint", "cuda/std/climits",
-                                           "math_constants.h", "cuda_pipeline.h", "mma.h"));
+                                           "cuda/std/cmath", "cuda/std/cstdint", "cuda/std/climits", "math_constants.h",
+                                           "cuda_pipeline.h", "mma.h"));
 
 TEST(rtc_toolkit_headers_fail, cub_cuh_holds_host_code_and_the_error_says_what_to_include) {
     GPUKIT_REQUIRE_NVRTC();

@@ -81,7 +81,8 @@ TEST_F(cache_test, a_directory_others_can_write_is_not_used_and_said_once) {
     set_cleanup_warning_hook(nullptr);
     ASSERT_EQ(warnings_said.size(), 1u);
     EXPECT_NE(warnings_said[0].find("the compilation cache " + (dir / "shared").string() + " is not used: others "),
-              std::string::npos) << warnings_said[0];
+              std::string::npos)
+        << warnings_said[0];
 }
 
 TEST_F(cache_test, an_entry_others_can_write_is_a_miss_and_replaced) {
@@ -97,7 +98,8 @@ TEST_F(cache_test, an_entry_others_can_write_is_a_miss_and_replaced) {
     set_cleanup_warning_hook(nullptr);
     ASSERT_EQ(warnings_said.size(), 1u);
     EXPECT_NE(warnings_said[0].find("is not used: others can write to it (mode 0602); it is compiled again"),
-              std::string::npos) << warnings_said[0];
+              std::string::npos)
+        << warnings_said[0];
 }
 
 TEST_F(cache_test, a_directory_of_another_user_is_not_used) {
@@ -304,7 +306,9 @@ TEST_F(cache_test, compile_cached_misses_then_hits_and_recompiles_a_bad_entry) {
     const rtc::compile_request r = request(kernel);
     const rtc::compile_outcome first = rtc::compile_cached(r, dir);
     EXPECT_FALSE(first.from_cache);
-    EXPECT_EQ(std::string(first.image.data(), 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(first.image.data(), 4),
+              "\x7f"
+              "ELF");
     const rtc::compile_outcome second = rtc::compile_cached(r, dir);
     EXPECT_TRUE(second.from_cache);
     EXPECT_EQ(second.key, first.key);
@@ -375,7 +379,9 @@ TEST_F(cache_test, nvcc_compiles_a_cubin_and_keys_on_its_headers) {
     r.compiler = rtc::compiler_kind::nvcc;
     r.nvcc = "/usr/local/cuda/bin/nvcc";
     const rtc::compile_outcome first = rtc::compile_cached(r, dir / "cache");
-    EXPECT_EQ(std::string(first.image.data(), 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(first.image.data(), 4),
+              "\x7f"
+              "ELF");
     EXPECT_TRUE(rtc::compile_cached(r, dir / "cache").from_cache);
     write(dir / "value.h", "#define VALUE 8\n");
     EXPECT_NE(rtc::cache_key(r), first.key);

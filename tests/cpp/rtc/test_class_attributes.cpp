@@ -87,8 +87,15 @@ TEST(rtc_class_attributes, what_is_not_known_to_be_a_gnu_attribute_stays) {
         "const char* t = \"struct S { int a; } __align__(16) s;\"; char c = '}';",
         "const char* r = R\"x(struct S { int a; } __align__(16) s;)x\";",
         // Unfinished text.
-        "struct S { int a; } __align__(", "struct", "}", "#define", "\"open", "R\"x(never closed", "/* open",
-        "struct S { int a; } __attribute__((aligned(16)", "#define ALIGN(n\nstruct S {} ALIGN(8);",
+        "struct S { int a; } __align__(",
+        "struct",
+        "}",
+        "#define",
+        "\"open",
+        "R\"x(never closed",
+        "/* open",
+        "struct S { int a; } __attribute__((aligned(16)",
+        "#define ALIGN(n\nstruct S {} ALIGN(8);",
     };
     for (const std::string& source : unchanged)
         EXPECT_EQ(rtc::place_class_attributes(source), source) << source;

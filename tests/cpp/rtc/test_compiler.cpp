@@ -39,10 +39,10 @@ rtc::compile_request request(const std::string& source, rtc::compiler_kind kind 
     return r;
 }
 
-#define GPUKIT_REQUIRE_NVCC()                                        \
-    do {                                                             \
-        if (rtc::find_nvcc().empty())                                \
-            GTEST_SKIP() << "nvcc is not installed";                 \
+#define GPUKIT_REQUIRE_NVCC()                        \
+    do {                                             \
+        if (rtc::find_nvcc().empty())                \
+            GTEST_SKIP() << "nvcc is not installed"; \
     } while (false)
 
 // Host code NVRTC cannot compile even as device code: std::vector needs nvcc.
@@ -57,7 +57,9 @@ TEST(rtc_compiler, nvrtc_compiles_nvcc_options_and_says_what_it_dropped) {
     r.options.options = {"-O3", "-g", "-m64", "-lineinfo", "-Xcompiler", "-Wall"};
     const rtc::compile_outcome outcome = rtc::compile(r);
     EXPECT_EQ(outcome.compiled_by, "nvrtc");
-    EXPECT_EQ(std::string(outcome.image.data(), 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(outcome.image.data(), 4),
+              "\x7f"
+              "ELF");
     EXPECT_TRUE(has_note(outcome, "-O3: dropped"));
     EXPECT_TRUE(has_note(outcome, "-Xcompiler -Wall: dropped"));
     EXPECT_FALSE(has_note(outcome, "-lineinfo"));
@@ -66,10 +68,10 @@ TEST(rtc_compiler, nvrtc_compiles_nvcc_options_and_says_what_it_dropped) {
 TEST(rtc_compiler, unannotated_functions_are_retried_with_default_device) {
     GPUKIT_REQUIRE_NVRTC();
     for (auto kind : {rtc::compiler_kind::automatic, rtc::compiler_kind::nvrtc}) {
-        const rtc::compile_outcome outcome = rtc::compile(request(
-            "constexpr float twice(float v) { return 2 * v; }\nint counter = 3;\n"
-            "__global__ void k(float *x) { x[0] = twice(x[0]); }",
-            kind));
+        const rtc::compile_outcome outcome =
+            rtc::compile(request("constexpr float twice(float v) { return 2 * v; }\nint counter = 3;\n"
+                                 "__global__ void k(float *x) { x[0] = twice(x[0]); }",
+                                 kind));
         EXPECT_EQ(outcome.compiled_by, "nvrtc");
         EXPECT_TRUE(has_note(outcome, "-default-device"));
     }
@@ -82,7 +84,9 @@ TEST(rtc_compiler, host_code_falls_back_to_nvcc) {
     EXPECT_EQ(outcome.compiled_by, "nvcc");
     EXPECT_TRUE(has_note(outcome, "compiled with nvcc")) << outcome.notes.front();
     EXPECT_TRUE(has_note(outcome, "NVRTC has no header \"vector\""));
-    EXPECT_EQ(std::string(outcome.image.data(), 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(outcome.image.data(), 4),
+              "\x7f"
+              "ELF");
 }
 
 TEST(rtc_compiler, explicit_nvrtc_does_not_fall_back) {
@@ -112,8 +116,9 @@ TEST(rtc_compiler, when_nvcc_fails_too_both_errors_are_shown) {
     GPUKIT_REQUIRE_NVRTC();
     GPUKIT_REQUIRE_NVCC();
     try {
-        rtc::compile(request("#include <vector>\nint h() { return undeclared_host_name; }\n"
-                             "__global__ void k(float *x) { x[0] = 1; }"));
+        rtc::compile(
+            request("#include <vector>\nint h() { return undeclared_host_name; }\n"
+                    "__global__ void k(float *x) { x[0] = 1; }"));
         FAIL() << "compiled an undeclared name";
     } catch (const compile_error& e) {
         const std::string what = e.what();
@@ -230,9 +235,8 @@ TEST(rtc_compiler, text_holding_a_nul_is_refused_before_compiling) {
     };
     add("compile option '-DX=1\\0junk'", [](rtc::compile_request& r) { r.options.options = {"-DX=1\0junk"s}; });
     add("the source", [&](rtc::compile_request& r) { r.source = kernel + "\0 garbage"s; });
-    add("include directory '/usr\\0/include'", [](rtc::compile_request& r) {
-        r.options.include_dirs = {"/usr\0/include"s};
-    });
+    add("include directory '/usr\\0/include'",
+        [](rtc::compile_request& r) { r.options.include_dirs = {"/usr\0/include"s}; });
     add("include directory", [](rtc::compile_request& r) { r.options.system_include_dirs = {"/x\0"s}; });
     add("arch 'sm_90\\0x'", [](rtc::compile_request& r) { r.options.arch = "sm_90\0x"s; });
     add("the source's name", [](rtc::compile_request& r) { r.options.name = "k.cu\0x"s; });
@@ -242,9 +246,11 @@ TEST(rtc_compiler, text_holding_a_nul_is_refused_before_compiling) {
         // Named, not a structured binding: clang 14 cannot capture bindings in lambdas.
         const std::string& what = entry.first;
         const rtc::compile_request& r = entry.second;
-        for (const auto& call : std::initializer_list<std::function<void()>>{
-                 [&] { rtc::compile(r); }, [&] { rtc::compile_cached(r, fs::temp_directory_path()); },
-                 [&] { rtc::cache_key(r); }, [&] { rtc::require_c_strings(r); }}) {
+        for (const auto& call :
+             std::initializer_list<std::function<void()>>{[&] { rtc::compile(r); },
+                                                          [&] { rtc::compile_cached(r, fs::temp_directory_path()); },
+                                                          [&] { rtc::cache_key(r); },
+                                                          [&] { rtc::require_c_strings(r); }}) {
             try {
                 call();
                 ADD_FAILURE() << what << ": accepted";

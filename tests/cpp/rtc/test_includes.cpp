@@ -25,8 +25,9 @@ namespace fs = std::filesystem;
 using includes_test = test::temp_dir_test;
 
 TEST(rtc_includes, finds_both_forms_with_their_line_numbers) {
-    const auto found = rtc::find_includes("#include <a.h>\n  #  include \"b/c.h\" // note\nint x;\n#include MACRO\n"
-                                          "#include_next <d.h>\n#include <e.h>");
+    const auto found = rtc::find_includes(
+        "#include <a.h>\n  #  include \"b/c.h\" // note\nint x;\n#include MACRO\n"
+        "#include_next <d.h>\n#include <e.h>");
     ASSERT_EQ(found.size(), 3u);
     EXPECT_EQ(found[0].name, "a.h");
     EXPECT_FALSE(found[0].quoted);
@@ -77,8 +78,11 @@ TEST_F(includes_test, an_absolute_include_is_checked_without_include_dirs) {
     write("mine.h", "");
     for (const std::string& name : {std::string("/dev/zero"), (dir / "pipe.h").string()}) {
         for (const bool quoted : {false, true})
-            test::expect_error<compile_error>([&] { rtc::find_user_header({name, quoted, 2}, "/nonexistent", {}); },
-                                              "would read '" + name + "', which is not a regular file", "(line 2)");
+            test::expect_error<compile_error>(
+                [&] {
+                    rtc::find_user_header({name, quoted, 2}, "/nonexistent", {});
+                },
+                "would read '" + name + "', which is not a regular file", "(line 2)");
         for (const auto compiler : {rtc::wrapper_for::nvrtc, rtc::wrapper_for::nvcc})
             test::expect_error<compile_error>(
                 [&] { rtc::wrap_source("#include <" + name + ">\n", "kernel.cu", false, compiler, {}); },
@@ -126,15 +130,17 @@ TEST_F(includes_test, toolkit_includes_are_wrapped_in_extern_cxx_and_user_ones_a
     write("mine.h", "__global__ void from_header(int *x);\n");
     const std::string source = "#include <cuda_fp16.h>\n#include \"mine.h\"\nint line3;\n";
     const std::string nvcc = rtc::wrap_source(source, "kernel.cu", false, rtc::wrapper_for::nvcc, {dir});
-    EXPECT_EQ(nvcc, "extern \"C\" {\n#line 1 \"kernel.cu\"\n"
-                    "extern \"C++\" {\n#line 1 \"kernel.cu\"\n#include <cuda_fp16.h>\n}\n#line 2 \"kernel.cu\"\n"
-                    "#include \"mine.h\"\nint line3;\n\n}\n");
+    EXPECT_EQ(nvcc,
+              "extern \"C\" {\n#line 1 \"kernel.cu\"\n"
+              "extern \"C++\" {\n#line 1 \"kernel.cu\"\n#include <cuda_fp16.h>\n}\n#line 2 \"kernel.cu\"\n"
+              "#include \"mine.h\"\nint line3;\n\n}\n");
     const std::string nvrtc = rtc::wrap_source(source, "kernel.cu", false, rtc::wrapper_for::nvrtc, {dir});
-    EXPECT_EQ(nvrtc, "extern \"C\" {\n#line 1 \"kernel.cu\"\n"
-                     "extern \"C++\" {\n#pragma nv_diagnostic push\n#pragma nv_diag_suppress 47\n"
-                     "#line 1 \"kernel.cu\"\n"
-                     "#include <cuda_fp16.h>\n#pragma nv_diagnostic pop\n}\n#line 2 \"kernel.cu\"\n"
-                     "#include \"mine.h\"\nint line3;\n\n}\n");
+    EXPECT_EQ(nvrtc,
+              "extern \"C\" {\n#line 1 \"kernel.cu\"\n"
+              "extern \"C++\" {\n#pragma nv_diagnostic push\n#pragma nv_diag_suppress 47\n"
+              "#line 1 \"kernel.cu\"\n"
+              "#include <cuda_fp16.h>\n#pragma nv_diagnostic pop\n}\n#line 2 \"kernel.cu\"\n"
+              "#include \"mine.h\"\nint line3;\n\n}\n");
 }
 
 TEST_F(includes_test, no_extern_c_keeps_the_text_for_nvcc_and_adds_only_the_pragmas_for_nvrtc) {
@@ -166,7 +172,8 @@ __global__ void halves(__half *x) {
     cooperative_groups::this_thread_block().sync();
     x[0] = __float2half(std::sin(1.f));
 }
-)", options);
+)",
+                                                       options);
     EXPECT_EQ(program.log, "");
     EXPECT_NE(program.ptx.find(".entry halves("), std::string::npos);
     EXPECT_NE(program.ptx.find(".entry from_header("), std::string::npos) << "the user's header stays extern \"C\"";

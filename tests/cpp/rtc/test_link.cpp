@@ -47,7 +47,9 @@ TEST_F(link_test, kernel_launching_a_kernel_links_with_cudadevrt) {
     rtc::linker linker = linker_with_parent();
     linker.add_file(rtc::find_device_library("cudadevrt"), rtc::link_input::library);
     const std::vector<char> cubin = linker.complete();
-    EXPECT_EQ(std::string(cubin.data(), 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(cubin.data(), 4),
+              "\x7f"
+              "ELF");
     EXPECT_TRUE(gpukit::test::image_contains(cubin, "parent"));
     EXPECT_TRUE(gpukit::test::image_contains(cubin, "child"));
     EXPECT_THROW(linker.complete(), logic_error);

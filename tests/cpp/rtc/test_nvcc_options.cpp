@@ -51,12 +51,12 @@ TEST_P(nvcc_options_passed, with_nvrtcs_spelling) {
 INSTANTIATE_TEST_SUITE_P(
     table, nvcc_options_passed,
     ::testing::Values(
-        passed_case{{"-G"}, {"-G"}}, passed_case{{"--device-debug"}, {"-G"}},
-        passed_case{{"-lineinfo"}, {"-lineinfo"}}, passed_case{{"--generate-line-info"}, {"-lineinfo"}},
-        passed_case{{"-use_fast_math"}, {"-use_fast_math"}}, passed_case{{"--use_fast_math"}, {"-use_fast_math"}},
-        passed_case{{"-Xptxas", "-v"}, {"-Xptxas=-v"}}, passed_case{{"-Xptxas=-v,-O2"}, {"-Xptxas=-v", "-Xptxas=-O2"}},
-        passed_case{{"--ptxas-options", "-dlcm=cg"}, {"-Xptxas=-dlcm=cg"}},
-        passed_case{{"-rdc=true"}, {"-rdc=true"}}, passed_case{{"-rdc", "true"}, {"-rdc=true"}},
+        passed_case{{"-G"}, {"-G"}}, passed_case{{"--device-debug"}, {"-G"}}, passed_case{{"-lineinfo"}, {"-lineinfo"}},
+        passed_case{{"--generate-line-info"}, {"-lineinfo"}}, passed_case{{"-use_fast_math"}, {"-use_fast_math"}},
+        passed_case{{"--use_fast_math"}, {"-use_fast_math"}}, passed_case{{"-Xptxas", "-v"}, {"-Xptxas=-v"}},
+        passed_case{{"-Xptxas=-v,-O2"}, {"-Xptxas=-v", "-Xptxas=-O2"}},
+        passed_case{{"--ptxas-options", "-dlcm=cg"}, {"-Xptxas=-dlcm=cg"}}, passed_case{{"-rdc=true"}, {"-rdc=true"}},
+        passed_case{{"-rdc", "true"}, {"-rdc=true"}},
         passed_case{{"--relocatable-device-code", "false"}, {"-rdc=false"}}, passed_case{{"-dc"}, {"-dc"}},
         passed_case{{"-maxrregcount", "32"}, {"-maxrregcount=32"}},
         passed_case{{"--maxrregcount=64"}, {"-maxrregcount=64"}}, passed_case{{"-std", "c++17"}, {"-std=c++17"}},
@@ -64,8 +64,8 @@ INSTANTIATE_TEST_SUITE_P(
         passed_case{{"-D", "A=1,B"}, {"-DA=1", "-DB"}}, passed_case{{"--define-macro=X"}, {"-DX"}},
         passed_case{{"-UX"}, {"-UX"}}, passed_case{{"-ftz=true"}, {"-ftz=true"}},
         passed_case{{"--fmad", "false"}, {"-fmad=false"}}, passed_case{{"-prec-div=false"}, {"-prec-div=false"}},
-        passed_case{{"--prec-sqrt=false"}, {"-prec-sqrt=false"}}, passed_case{{"-include", "cuda_fp16.h"},
-                                                                              {"--pre-include=cuda_fp16.h"}},
+        passed_case{{"--prec-sqrt=false"}, {"-prec-sqrt=false"}},
+        passed_case{{"-include", "cuda_fp16.h"}, {"--pre-include=cuda_fp16.h"}},
         passed_case{{"--Ofast-compile=max"}, {"-Ofc=max"}}, passed_case{{"-dopt", "on"}, {"-dopt=on"}},
         passed_case{{"--diag-suppress", "177,550"}, {"-diag-suppress=177,550"}},
         // Unknown here, and NVRTC's own: as given.
@@ -75,8 +75,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 struct dropped_case {
     strings given;
-    std::string written;   // the note's option
-    std::string because;   // a phrase of the note
+    std::string written;  // the note's option
+    std::string because;  // a phrase of the note
 };
 
 void PrintTo(const dropped_case& c, std::ostream* os) { print_options(c.given, os); }
@@ -113,22 +113,23 @@ INSTANTIATE_TEST_SUITE_P(
         dropped_case{{"--source-in-ptx"}, "--source-in-ptx", "PTX listing"},
         dropped_case{{"--expt-extended-lambda"}, "--expt-extended-lambda", "lambdas"},
         dropped_case{{"--extended-lambda"}, "--extended-lambda", "lambdas"},
-        dropped_case{{"-Werror", "cross-execution-space-call"}, "-Werror cross-execution-space-call",
+        dropped_case{{"-Werror", "cross-execution-space-call"},
+                     "-Werror cross-execution-space-call",
                      "-Werror=all-warnings"},
         dropped_case{{"-Xcudafe", "--some_front_end_flag"}, "-Xcudafe --some_front_end_flag", "front end"},
         dropped_case{{"-Wno-deprecated-gpu-targets"}, "-Wno-deprecated-gpu-targets", "nvcc's own warning"},
         dropped_case{{"-Wno-deprecated-declarations"}, "-Wno-deprecated-declarations", "warning control"},
         dropped_case{{"-v"}, "-v", "nvcc's driver"}, dropped_case{{"--threads", "4"}, "--threads 4", "driver"},
-        dropped_case{{"-t4"}, "-t4", "driver"}, dropped_case{{"-default-stream", "per-thread"},
-                                                          "-default-stream per-thread", "host code"},
+        dropped_case{{"-t4"}, "-t4", "driver"},
+        dropped_case{{"-default-stream", "per-thread"}, "-default-stream per-thread", "host code"},
         dropped_case{{"-x", "cu"}, "-x cu", "CUDA C++ only"}, dropped_case{{"-pg"}, "-pg", "host code"}));
 
 TEST(nvcc_options, translated_where_nvrtc_has_another_option_with_the_same_effect) {
     const rtc::translated_options t =
         rtc::translate_nvcc_options({"-res-usage", "--expt-relaxed-constexpr", "-Xcudafe", "--diag_suppress=177",
                                      "-Xcudafe", "--display_error_number", "--resource-usage"});
-    EXPECT_EQ(t.nvrtc, (strings{"-Xptxas=-v", "-default-device", "-diag-suppress=177", "--display-error-number",
-                                "-Xptxas=-v"}));
+    EXPECT_EQ(t.nvrtc,
+              (strings{"-Xptxas=-v", "-default-device", "-diag-suppress=177", "--display-error-number", "-Xptxas=-v"}));
     EXPECT_NE(note_for(t.nvrtc_notes, "-res-usage").find("translated to -Xptxas=-v"), std::string::npos);
     EXPECT_NE(note_for(t.nvrtc_notes, "--expt-relaxed-constexpr").find("translated to -default-device"),
               std::string::npos);
@@ -149,8 +150,8 @@ TEST(nvcc_options, target_options_pick_the_one_target) {
 
 TEST(nvcc_options, several_different_targets_are_an_error) {
     EXPECT_THROW(rtc::translate_nvcc_options({"-arch", "sm_80", "-arch", "sm_90"}), logic_error);
-    EXPECT_THROW(rtc::translate_nvcc_options({"-gencode", "arch=compute_80,code=sm_80", "-gencode",
-                                              "arch=compute_90,code=sm_90"}),
+    EXPECT_THROW(rtc::translate_nvcc_options(
+                     {"-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"}),
                  logic_error);
     EXPECT_THROW(rtc::translate_nvcc_options({"-arch=all"}), logic_error);
     EXPECT_THROW(rtc::translate_nvcc_options({"-arch", "all-major"}), logic_error);
@@ -233,24 +234,71 @@ TEST(nvcc_options, unknown_options_pass_as_given) {
 // Everything the table passes or translates, NVRTC accepts.
 TEST(nvcc_options, nvrtc_accepts_every_translation) {
     GPUKIT_REQUIRE_NVRTC();
-    const strings given = {"-G", "-lineinfo", "-use_fast_math", "-Xptxas", "-v,-O2", "-rdc", "true", "-dc",
-                           "-maxrregcount", "32", "-std", "c++17", "-D", "A=1,B", "-UB", "-ftz=true", "--fmad",
-                           "false", "-prec-div=false", "-prec-sqrt=false", "--Ofast-compile=0", "-dopt", "on",
-                           "--diag-suppress", "177", "-res-usage", "--expt-relaxed-constexpr", "-Xcudafe",
-                           "--diag_suppress=550", "-I/tmp", "-isystem", "/tmp", "-O3", "-g", "-m64", "-Xcompiler",
-                           "-Wall", "-ccbin", "gcc", "-lcudadevrt", "-L/tmp", "-Xnvlink", "-v", "--keep",
-                           "-src-in-ptx", "--expt-extended-lambda", "-Werror", "all-warnings", "--cubin", "-o", "x",
-                           "-arch", "sm_90", "-w", "-restrict"};
+    const strings given = {"-G",
+                           "-lineinfo",
+                           "-use_fast_math",
+                           "-Xptxas",
+                           "-v,-O2",
+                           "-rdc",
+                           "true",
+                           "-dc",
+                           "-maxrregcount",
+                           "32",
+                           "-std",
+                           "c++17",
+                           "-D",
+                           "A=1,B",
+                           "-UB",
+                           "-ftz=true",
+                           "--fmad",
+                           "false",
+                           "-prec-div=false",
+                           "-prec-sqrt=false",
+                           "--Ofast-compile=0",
+                           "-dopt",
+                           "on",
+                           "--diag-suppress",
+                           "177",
+                           "-res-usage",
+                           "--expt-relaxed-constexpr",
+                           "-Xcudafe",
+                           "--diag_suppress=550",
+                           "-I/tmp",
+                           "-isystem",
+                           "/tmp",
+                           "-O3",
+                           "-g",
+                           "-m64",
+                           "-Xcompiler",
+                           "-Wall",
+                           "-ccbin",
+                           "gcc",
+                           "-lcudadevrt",
+                           "-L/tmp",
+                           "-Xnvlink",
+                           "-v",
+                           "--keep",
+                           "-src-in-ptx",
+                           "--expt-extended-lambda",
+                           "-Werror",
+                           "all-warnings",
+                           "--cubin",
+                           "-o",
+                           "x",
+                           "-arch",
+                           "sm_90",
+                           "-w",
+                           "-restrict"};
     const rtc::translated_options t = rtc::translate_nvcc_options(given);
     rtc::compile_options options;
     options.arch = target_of(t);
     options.options = t.nvrtc;
     EXPECT_NO_THROW(rtc::compile("__global__ void k(float *x) { x[0] = A; }", options));
     // Every nvcc option with a rule gets a note when NVRTC does not get it as written.
-    for (const char* option : {"-O3", "-g", "-m64", "-Xcompiler -Wall", "-ccbin gcc", "-lcudadevrt", "-L/tmp",
-                               "-Xnvlink -v", "--keep", "-src-in-ptx", "--expt-extended-lambda",
-                               "-Werror all-warnings", "--cubin", "-o x", "-arch sm_90", "-res-usage",
-                               "--expt-relaxed-constexpr", "-isystem /tmp"})
+    for (const char* option :
+         {"-O3", "-g", "-m64", "-Xcompiler -Wall", "-ccbin gcc", "-lcudadevrt", "-L/tmp", "-Xnvlink -v", "--keep",
+          "-src-in-ptx", "--expt-extended-lambda", "-Werror all-warnings", "--cubin", "-o x", "-arch sm_90",
+          "-res-usage", "--expt-relaxed-constexpr", "-isystem /tmp"})
         EXPECT_FALSE(note_for(t.nvrtc_notes, option).empty()) << option;
 }
 

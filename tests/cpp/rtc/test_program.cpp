@@ -35,7 +35,9 @@ TEST(rtc_program, compiles_a_cubin_with_the_plain_kernel_name) {
     rtc::compile_options options = test::sm90_options();
     const rtc::compiled_program program = rtc::compile(doublify, options);
     ASSERT_FALSE(program.cubin.empty());
-    EXPECT_EQ(std::string(program.cubin.data(), 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(program.cubin.data(), 4),
+              "\x7f"
+              "ELF");
     EXPECT_TRUE(gpukit::test::image_contains(program.cubin, "doublify"));
     EXPECT_TRUE(program.ptx.empty());
     EXPECT_EQ(program.image(), program.cubin);
@@ -67,8 +69,7 @@ TEST(rtc_program, options_and_include_dirs_are_passed) {
     options.options = {"-DSCALE=3"};
     options.include_dirs = {"/nonexistent/include"};
     options.want_ptx = true;
-    const rtc::compiled_program program =
-        rtc::compile("__global__ void scale(float *a) { a[0] *= SCALE; }", options);
+    const rtc::compiled_program program = rtc::compile("__global__ void scale(float *a) { a[0] *= SCALE; }", options);
     EXPECT_NE(std::find(program.options.begin(), program.options.end(), "-DSCALE=3"), program.options.end());
     EXPECT_NE(std::find(program.options.begin(), program.options.end(), "-I/nonexistent/include"),
               program.options.end());

@@ -17,8 +17,7 @@ using namespace gpukit;
 
 const char* const source = "__global__ void k(float* x) { x[0] = 1; }";
 
-nvrtcResult no_memory_to_create(nvrtcProgram*, const char*, const char*, int, const char* const*,
-                                const char* const*) {
+nvrtcResult no_memory_to_create(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*) {
     return NVRTC_ERROR_OUT_OF_MEMORY;
 }
 

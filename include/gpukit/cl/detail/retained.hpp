@@ -20,13 +20,13 @@ namespace gpukit::cl::detail {
 template <class Handle>
 struct retain_traits;
 
-#define GPUKIT_CL_RETAIN_TRAITS(handle_type, object)                      \
-    template <>                                                           \
-    struct retain_traits<handle_type> {                                   \
-        static constexpr auto retain = &opencl_api::clRetain##object;     \
-        static constexpr auto release = &opencl_api::clRelease##object;   \
-        static constexpr const char* retain_name = "clRetain" #object;    \
-        static constexpr const char* release_name = "clRelease" #object;  \
+#define GPUKIT_CL_RETAIN_TRAITS(handle_type, object)                     \
+    template <>                                                          \
+    struct retain_traits<handle_type> {                                  \
+        static constexpr auto retain = &opencl_api::clRetain##object;    \
+        static constexpr auto release = &opencl_api::clRelease##object;  \
+        static constexpr const char* retain_name = "clRetain" #object;   \
+        static constexpr const char* release_name = "clRelease" #object; \
     };
 
 GPUKIT_CL_RETAIN_TRAITS(cl_context, Context)
@@ -55,8 +55,8 @@ public:
     explicit retained(Handle handle) : handle_(handle) {
         if (!handle_)
             return;
-        const auto retain = gpukit::detail::required_entry(api().*traits::retain, traits::retain_name,
-                                                            throw_missing_entry);
+        const auto retain =
+            gpukit::detail::required_entry(api().*traits::retain, traits::retain_name, throw_missing_entry);
         check_status(retain(handle_), traits::retain_name);
     }
     // Takes over the reference the caller holds: that of a handle just created (clCreate*

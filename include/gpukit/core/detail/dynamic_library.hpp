@@ -69,8 +69,8 @@ void resolve_symbol(void* library, const char* symbol, Fn*& slot, std::string& m
 // (destructors at exit may still call into it), `path` names it and true is returned; on
 // failure `table` is empty and `tried` says what each candidate lacked.
 template <class Table, class Fill>
-bool load_first_library(const std::vector<std::string>& candidates, Table& table, std::string& path,
-                        std::string& tried, Fill fill) {
+bool load_first_library(const std::vector<std::string>& candidates, Table& table, std::string& path, std::string& tried,
+                        Fill fill) {
     for (const std::string& candidate : candidates) {
         void* library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!library) {

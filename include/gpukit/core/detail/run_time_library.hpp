@@ -85,9 +85,7 @@ public:
     static loaded_type& instance() { return leaked_instance<loaded_type, Library::load>(); }
     // The load if it has been made, else null: never loads (for questions that must not
     // cost a load).
-    static const loaded_type* if_loaded() noexcept {
-        return published_instance<loaded_type, Library::load>().load();
-    }
+    static const loaded_type* if_loaded() noexcept { return published_instance<loaded_type, Library::load>().load(); }
     // The load; runtime_error (routine "dlopen") saying why when the library could not be loaded.
     static loaded_type& loaded() {
         loaded_type& made = instance();

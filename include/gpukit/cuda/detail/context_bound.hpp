@@ -115,11 +115,11 @@ private:
     context_state_ptr context_;
 };
 
-#define X(traits, handle, call)                                             \
-    struct traits {                                                         \
-        using handle_type = handle;                                         \
-        static constexpr const char* release_name = #call;                  \
-        static CUresult release(handle_type h) { return api().call(h); }    \
+#define X(traits, handle, call)                                          \
+    struct traits {                                                      \
+        using handle_type = handle;                                      \
+        static constexpr const char* release_name = #call;               \
+        static CUresult release(handle_type h) { return api().call(h); } \
     };
 #include "gpukit/cuda/detail/release_calls.inc"
 #undef X

@@ -97,11 +97,11 @@ struct cache_line_allocator {
     T* allocate(std::size_t n) {
         if (n > (std::numeric_limits<std::size_t>::max() - line) / sizeof(T))
             throw std::bad_alloc();
-        return static_cast<T*>(::operator new(bytes(n), std::align_val_t{line}));
+        return static_cast<T*>(::operator new (bytes(n), std::align_val_t{line}));
     }
     // The unsized aligned delete: the sized one is declared only where sized deallocation is
     // enabled, which clang before 19 does not do by default.
-    void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{line}); }
+    void deallocate(T* p, std::size_t) noexcept { ::operator delete (p, std::align_val_t{line}); }
 
     template <class U>
     bool operator==(const cache_line_allocator<U>&) const noexcept {
@@ -299,7 +299,7 @@ private:
 
     struct bin_slot {
         std::vector<pointer_type, cache_line_allocator<pointer_type>> held;  // reused last-in first-out
-        std::size_t active = 0;          // blocks of this bin in use: summed over shards
+        std::size_t active = 0;  // blocks of this bin in use: summed over shards
     };
 
     struct trace_target {
@@ -317,7 +317,7 @@ private:
     struct alignas(64) shard {
         mutable spin_lock lock;
         std::vector<bin_slot, cache_line_allocator<bin_slot>> bins;  // indexed by bin number
-        std::size_t top = 0;         // no bin at or above this index holds a block
+        std::size_t top = 0;                                         // no bin at or above this index holds a block
         // Pool-wide settings, one copy per shard, written with every shard locked.
         bool holding = true;
         bool orphaned = false;  // the memory_pool object is gone
@@ -381,8 +381,8 @@ private:
     // The own shard first, then the others in turn, one lock at a time. The hit and the
     // block's move to active are counted in the shard it came from, the miss in the last
     // shard looked at: only sums mean anything, and this takes no extra lock.
-    std::optional<pointer_type> take_held(std::size_t own, std::size_t bin, std::size_t size,
-                                          std::size_t block_size, bool for_handle, trace_target& trace) {
+    std::optional<pointer_type> take_held(std::size_t own, std::size_t bin, std::size_t size, std::size_t block_size,
+                                          bool for_handle, trace_target& trace) {
         for (std::size_t i = 0; i < shard_count_; ++i) {
             shard& s = shards_[(own + i) & (shard_count_ - 1)];
             std::lock_guard lock(s.lock);
