@@ -1,13 +1,15 @@
 # The two commands of the README: `make demo` and `make test`. Both set up whatever is
 # missing first (scripts/setup.sh), then build.
 .PHONY: all deps configure build demo test test-cpp test-python test-properties-long test-clang-shared sanitize-build \
-        sanitize sanitize-python wheel info bench docs clean
+        sanitize sanitize-python lint wheel info bench docs clean
 
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
 SANITIZE_DIR ?= build-sanitize
 CLANG_SHARED_DIR ?= build-clang-shared
 CLANG_CXX ?= clang++-14
+# The formatter's output differs between versions: the one the C++ code was formatted with.
+CLANG_FORMAT ?= clang-format-14
 # The second and third builds (clang, sanitizers) leave out the C++ tests that need a CUDA
 # device where there is none: they would only be reported skipped (the first build compiles them).
 GPU_TESTS ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo ON || echo OFF)
@@ -118,6 +120,18 @@ info: build
 
 bench: build
 	$(RUN_PY) -m gpukit bench
+
+# The house style: ruff's lint rules and formatter over the Python code (pyproject.toml), and
+# clang-format over the C++ code (.clang-format); reports, changes nothing. `ruff format` and
+# `clang-format -i` apply them. ruff comes from scripts/setup.sh where a registry is reachable.
+PYTHON_CODE = python tests tools examples bench
+lint: deps
+	@$(PYTHON) -m ruff --version >/dev/null 2>&1 || \
+	    { echo "make lint: ruff is missing from $(PYTHON): pip install ruff" >&2; exit 1; }
+	@command -v $(CLANG_FORMAT) >/dev/null || { echo "make lint: $(CLANG_FORMAT) is missing" >&2; exit 1; }
+	$(PYTHON) -m ruff check $(PYTHON_CODE)
+	$(PYTHON) -m ruff format --check $(PYTHON_CODE)
+	git ls-files '*.cpp' '*.hpp' | xargs $(CLANG_FORMAT) --dry-run -Werror
 
 # The guides (docs/*.md) and the API reference generated from the docstrings (docs/api/), as
 # HTML in $(DOCS_DIR); every warning is an error, all of them reported (--keep-going).

@@ -52,7 +52,7 @@ fi
 # Optional tools, each added to .venv when missing (a .venv made before they were needed),
 # bounded, and gone on without where there is no registry: hypothesis (the property tests),
 # mypy (tests/python/test_typing.py), sphinx and myst-parser (`make docs`; `make test` does
-# not need them), pytest-xdist (`make test-python` and `make sanitize-python` spread their tests over the cores).
+# not need them), ruff (`make lint`), pytest-xdist (`make test-python` and `make sanitize-python` spread their tests over the cores).
 install_optional() {  # modules to import, packages to install, what goes without them
     if [ "$python" = .venv/bin/python ] && ! .venv/bin/python -c "import $1" >/dev/null 2>&1; then
         echo "setup: installing $2 into .venv" >&2
@@ -65,6 +65,8 @@ install_optional hypothesis hypothesis "the property tests will skip"
 install_optional mypy mypy "the typing tests will skip"
 install_optional "sphinx, myst_parser" "sphinx myst-parser" "make docs will say so"
 install_optional xdist pytest-xdist "make test-python and make sanitize-python will run their tests one at a time"
+# The version the code was formatted with: another formats differently.
+install_optional ruff "ruff==0.17.6" "make lint will say so"
 # Absolute, so CMake and the Makefile agree whatever directory they run in.
 command -v "$python" >/dev/null && python=$(cd "$(dirname "$(command -v "$python")")" && pwd)/$(basename "$python")
 echo "$python"
