@@ -716,8 +716,15 @@ def main(level, shard, shards, first, only=None):
     import tempfile
 
     limit_memory()
-    directory = tempfile.mkdtemp(prefix="gpukit-api-fuzz-")
-    env = Environment(directory)
+    # In the working directory (the test's own temporary one), so that a worker that crashes
+    # leaves nothing behind in /tmp; removed when the worker finishes.
+    with tempfile.TemporaryDirectory(
+        prefix="gpukit-api-fuzz-", dir=os.getcwd(), ignore_cleanup_errors=True
+    ) as directory:
+        run_cases(Environment(directory), level, shard, shards, first, only)
+
+
+def run_cases(env, level, shard, shards, first, only):
     spent = {}
     for case in cases(env, level):
         if only is not None:
