@@ -8,6 +8,7 @@ context per OpenCL device.
 import os
 
 import pytest
+from cl_devices import all_devices, shared_context, why_no_opencl
 
 ORIGINAL = os.environ.get("GPUKIT_PYOPENCL_ORIGINAL") == "1"
 if ORIGINAL:
@@ -19,22 +20,19 @@ else:
 
 
 def devices():
-    try:
-        return [d for p in cl.get_platforms() for d in p.get_devices()]
-    except (cl.Error, OSError):  # no ICD loader, or (PyOpenCL) no platform
-        return []
+    return all_devices(cl)
 
 
 DEVICE_NAMES = [f"{d.platform.name.split()[0]}:{d.name}"[:40] for d in devices()]
 
-needs_device = pytest.mark.skipif(not DEVICE_NAMES, reason="no OpenCL platform with a device")
+needs_device = pytest.mark.skipif(not DEVICE_NAMES, reason=str(why_no_opencl()))
 
 
 # Device numbers, not Device objects: objects kept by pytest for the whole session would outlive
 # the module at exit.
 @pytest.fixture(params=range(len(DEVICE_NAMES)), ids=DEVICE_NAMES)
 def ctx(request):
-    return cl.Context([devices()[request.param]])
+    return shared_context(cl, request.param)
 
 
 @pytest.fixture

@@ -1,8 +1,10 @@
 """Shared test set-up: GPU tests skip with the reason when no CUDA device is present, and
 each GPU test gets a context of its own."""
 
+import atexit
 import importlib.metadata
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,8 +29,13 @@ def _plugin_is_installed():
 # the entry point's name and under its own, is an error).
 pytest_plugins = [] if _plugin_is_installed() else ["gpukit.pytest_plugin"]
 
-# Compilations made by the tests go to a cache of their own, never the user's.
-os.environ["GPUKIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="gpukit-test-cache-")
+# Compilations made by the tests go to a cache of their own, never the user's: one for the
+# whole run, made by the process that starts it and removed when it ends. pytest-xdist's
+# workers inherit its name, so a kernel that tests on several workers need is compiled once.
+if "PYTEST_XDIST_WORKER" not in os.environ or "GPUKIT_TEST_CACHE_DIR" not in os.environ:
+    os.environ["GPUKIT_TEST_CACHE_DIR"] = tempfile.mkdtemp(prefix="gpukit-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["GPUKIT_TEST_CACHE_DIR"], ignore_errors=True)
+os.environ["GPUKIT_CACHE_DIR"] = os.environ["GPUKIT_TEST_CACHE_DIR"]
 # nanobind's leak report, off for users: on in this process (gpukit may have been imported
 # before this file, by the pytest plugin) and in every child process the tests start.
 os.environ["GPUKIT_LEAK_WARNINGS"] = "1"
@@ -87,13 +94,52 @@ def ctx():
     context.detach()
 
 
+# The context that this process's pool_ctx tests share (made on first use).
+_shared_cuda_context = []
+
+
 @pytest.fixture
-def pool_ctx(ctx):
-    """ctx, with the default memory pools emptied after the test."""
-    yield ctx
+def pool_ctx():
+    """A context on device 0 for tests of arrays and kernels, current for the test; afterwards
+    the default memory pools are emptied. The tests of a process share it: a context per test
+    costs the driver ~0.1 s, for which the workers of a parallel run on one GPU queue. A test
+    that breaks it (a faulted kernel) or detaches it gets the next test a new one."""
     import gpukit.gpuarray as gpuarray
 
+    drain_context_stack()
+    if _shared_cuda_context:
+        _shared_cuda_context[0].push()
+    else:
+        _shared_cuda_context.append(drv.Device(0).make_context())
+    yield _shared_cuda_context[0]
     gpuarray.release_default_pools()
+    drain_context_stack()
+    try:
+        in_context(_shared_cuda_context[0], _shared_cuda_context[0].synchronize)
+    except drv.Error:
+        release_shared_cuda_context()
+
+
+def release_shared_cuda_context():
+    """Detaches the shared context, and empties the per-context caches that would keep it."""
+    from gpukit import tools
+
+    if _shared_cuda_context:
+        tools.clear_context_caches()
+        context = _shared_cuda_context.pop()
+        try:
+            context.detach()
+        except drv.Error:
+            pass  # detached already, by the test
+
+
+def pytest_sessionfinish(session):
+    """The contexts the tests shared go before the interpreter's exit (nanobind reports
+    objects that outlive the module as leaks)."""
+    import cl_devices
+
+    release_shared_cuda_context()
+    cl_devices.release_shared_contexts()
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 import pytest
+from cl_devices import all_devices
 
 ORIGINAL = os.environ.get("GPUKIT_PYOPENCL_ORIGINAL") == "1"
 if ORIGINAL:
@@ -32,7 +33,7 @@ def _platforms():
 
 
 def _devices():
-    return [d for p in _platforms() for d in p.get_devices()]
+    return all_devices(cl)
 
 
 _DEVICE_NAMES = [f"{d.platform.name.split()[0]}:{d.name}"[:40] for d in _devices()]

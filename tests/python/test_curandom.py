@@ -293,7 +293,7 @@ def test_curands_tables_have_20000_dimensions():
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint32])
 @pytest.mark.parametrize("n", SIZES)
-def test_rand_is_philox_under_numpys_seed(ctx, dtype, n):
+def test_rand_is_philox_under_numpys_seed(pool_ctx, dtype, n):
     np.random.seed(1234)
     a = curandom.rand((n,), dtype)
     assert isinstance(a, gpuarray.GPUArray) and a.shape == (n,) and a.dtype == dtype
@@ -301,7 +301,7 @@ def test_rand_is_philox_under_numpys_seed(ctx, dtype, n):
 
 
 @pytest.mark.gpu
-def test_rand_shapes_and_repeats(ctx):
+def test_rand_shapes_and_repeats(pool_ctx):
     np.random.seed(7)
     a = curandom.rand((3, 5, 7))
     np.random.seed(7)
@@ -319,7 +319,7 @@ def test_rand_shapes_and_repeats(ctx):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_rand_is_uniform_in_0_1(ctx, dtype):
+def test_rand_is_uniform_in_0_1(pool_ctx, dtype):
     np.random.seed(99)
     x = curandom.rand(2**22 + 1, dtype).get()
     assert x.min() >= 0 and x.max() < 1
@@ -329,7 +329,7 @@ def test_rand_is_uniform_in_0_1(ctx, dtype):
 
 
 @pytest.mark.gpu
-def test_rand_of_integers_covers_every_bit(ctx):
+def test_rand_of_integers_covers_every_bit(pool_ctx):
     x = curandom.rand(2**20, np.uint32).get()
     bits = np.unpackbits(x.view(np.uint8)).reshape(-1, 32).mean(axis=0)
     assert np.all(np.abs(bits - 0.5) < 0.005)
@@ -367,7 +367,7 @@ def nan_array(n, dtype):
 @pytest.mark.gpu
 @needs_curand_headers
 @pytest.mark.parametrize("name", GENERATORS)
-def test_shape_state_and_box_muller(ctx, name):
+def test_shape_state_and_box_muller(pool_ctx, name):
     gen = make(name)
     assert gen.generators_per_block == 256 and gen.block_count >= 1
     count = count_of(gen)
@@ -383,7 +383,7 @@ def test_shape_state_and_box_muller(ctx, name):
 @pytest.mark.parametrize("name", GENERATORS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n", SIZES)
-def test_uniform_fills_every_element_and_no_other(ctx, name, dtype, n):
+def test_uniform_fills_every_element_and_no_other(pool_ctx, name, dtype, n):
     gen = make(name)
     buffer = nan_array(n + 8, dtype)
     gen.fill_uniform(buffer[3 : 3 + n])  # neither start nor end on a 16-byte boundary
@@ -399,7 +399,7 @@ def test_uniform_fills_every_element_and_no_other(ctx, name, dtype, n):
 @needs_curand_headers
 @pytest.mark.parametrize("name", PSEUDO)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_pseudorandom_distributions(ctx, name, dtype):
+def test_pseudorandom_distributions(pool_ctx, name, dtype):
     gen = make(name)
     n = 2**20 + 3
     u = gen.gen_uniform(n, dtype).get()
@@ -417,7 +417,7 @@ def test_pseudorandom_distributions(ctx, name, dtype):
 @pytest.mark.gpu
 @needs_curand_headers
 @pytest.mark.parametrize("name", PSEUDO)
-def test_uniform_integers_are_random_bits(ctx, name):
+def test_uniform_integers_are_random_bits(pool_ctx, name):
     gen = make(name)
     u = gen.gen_uniform(2**20, np.uint32).get()
     bits = np.unpackbits(u.view(np.uint8)).reshape(-1, 32).mean(axis=0)
@@ -429,7 +429,7 @@ def test_uniform_integers_are_random_bits(ctx, name):
 @pytest.mark.gpu
 @needs_curand_headers
 @pytest.mark.parametrize("name", GENERATORS)
-def test_poisson(ctx, name):
+def test_poisson(pool_ctx, name):
     gen = make(name)
     n = 2**20
     if name in SOBOL:
@@ -458,7 +458,7 @@ def test_poisson(ctx, name):
 @pytest.mark.gpu
 @needs_curand_headers
 @pytest.mark.parametrize("name", SOBOL)
-def test_sobol_points_are_curands_definition(ctx, name):
+def test_sobol_points_are_curands_definition(pool_ctx, name):
     bits = 64 if "64" in name else 32
     word = np.uint64 if bits == 64 else np.uint32
     scrambled = name.startswith("Scrambled")
@@ -493,7 +493,7 @@ def test_sobol_points_are_curands_definition(ctx, name):
 @pytest.mark.gpu
 @needs_curand_headers
 @pytest.mark.parametrize("name", SOBOL)
-def test_sobol_dimensions_are_stratified(ctx, name):
+def test_sobol_dimensions_are_stratified(pool_ctx, name):
     # The first 2^k points of each dimension fall one into each of 2^k equal intervals, so
     # the empirical distribution of all of them is within 2^-k of the uniform one.
     gen = make(name)
@@ -514,7 +514,7 @@ def test_sobol_dimensions_are_stratified(ctx, name):
 @pytest.mark.gpu
 @needs_curand_headers
 @pytest.mark.parametrize("name", ["Sobol64", "ScrambledSobol64"])
-def test_64_bit_integers_need_a_64_bit_generator(ctx, name):
+def test_64_bit_integers_need_a_64_bit_generator(pool_ctx, name):
     x = make(name).gen_uniform(1000, np.int64)
     assert x.dtype == np.int64
     with pytest.raises(TypeError, match="int64 and uint64 need a 64-bit Sobol generator"):
@@ -524,7 +524,7 @@ def test_64_bit_integers_need_a_64_bit_generator(ctx, name):
 @pytest.mark.gpu
 @needs_curand_headers
 @pytest.mark.parametrize("name", GENERATORS)
-def test_same_seeds_same_numbers_alignment_aside(ctx, name):
+def test_same_seeds_same_numbers_alignment_aside(pool_ctx, name):
     a, b = make(name), make(name)
     n = 10007
     x = a.gen_normal(n, np.float32)
@@ -544,7 +544,7 @@ def chunk(name, dtype):
 @pytest.mark.gpu
 @needs_curand_headers
 @pytest.mark.parametrize("name", GENERATORS)
-def test_skip_ahead_is_generate_and_drop(ctx, name):
+def test_skip_ahead_is_generate_and_drop(pool_ctx, name):
     dtype = np.float32
     v = chunk(name, dtype)  # draws per chunk of uniform float32 (one per value)
     reference = make(name)
@@ -572,7 +572,7 @@ def test_skip_ahead_is_generate_and_drop(ctx, name):
 @pytest.mark.parametrize(
     "name, method", [("XORWOW", "call_skip_ahead_sequence"), ("MRG32k3a", "call_skip_ahead_subsequence")]
 )
-def test_generator_g_starts_where_one_subsequence_skip_takes_g_minus_1(ctx, name, method):
+def test_generator_g_starts_where_one_subsequence_skip_takes_g_minus_1(pool_ctx, name, method):
     # With one seed for all, generator g is at subsequence g (XORWOW's sequences, MRG32k3a's
     # subsequences): skipping one moves each generator to where the next one began.
     fresh = GENERATORS[name](seed_getter=fixed_seeds(42))
@@ -591,7 +591,7 @@ def test_generator_g_starts_where_one_subsequence_skip_takes_g_minus_1(ctx, name
 
 @pytest.mark.gpu
 @needs_curand_headers
-def test_seed_getters(ctx):
+def test_seed_getters(pool_ctx):
     uniform = curandom.seed_getter_uniform(1000)
     assert uniform.dtype == np.int32 and uniform.shape == (1000,) and len(set(uniform.get())) == 1
     unique = curandom.seed_getter_unique(1000)
@@ -613,7 +613,7 @@ def allocation_holding(address):
 
 @pytest.mark.gpu
 @needs_curand_headers
-def test_the_state_is_freed_with_the_generator(ctx):
+def test_the_state_is_freed_with_the_generator(pool_ctx):
     gen = make("XORWOW")
     address, size = int(gen.state), gen.state.size
     base, extent = allocation_holding(address)
@@ -625,7 +625,7 @@ def test_the_state_is_freed_with_the_generator(ctx):
 
 @pytest.mark.gpu
 @needs_curand_headers
-def test_the_state_keeps_its_generator(ctx):
+def test_the_state_keeps_its_generator(pool_ctx):
     state = make("XORWOW").state
     gc.collect()
     assert state.size > 0 and int(state) != 0
@@ -633,7 +633,7 @@ def test_the_state_keeps_its_generator(ctx):
 
 @pytest.mark.gpu
 @needs_curand_headers
-def test_pycudas_curand_wrappers_test(ctx):
+def test_pycudas_curand_wrappers_test(pool_ctx):
     # PyCUDA's test_gpuarray.py::test_curand_wrappers, as it is.
     for gen_type in GENERATORS.values():
         gen = gen_type()
@@ -657,7 +657,7 @@ def test_pycudas_curand_wrappers_test(ctx):
 
 @pytest.mark.gpu
 @needs_curand_headers
-def test_bad_arrays_are_refused(ctx):
+def test_bad_arrays_are_refused(pool_ctx):
     gen = make("XORWOW")
     with pytest.raises(drv.LogicError, match="must be contiguous"):
         gen.fill_uniform(gpuarray.zeros(100, np.float32)[::2])
@@ -683,7 +683,7 @@ def test_bad_arrays_are_refused(ctx):
 
 @pytest.mark.gpu
 @needs_curand_headers
-def test_bad_parameters_are_refused(ctx):
+def test_bad_parameters_are_refused(pool_ctx):
     gen = make("MRG32k3a")
     data = gpuarray.zeros(10, np.float32)
     for mean, stddev in ((0.0, -1.0), (np.nan, 1.0), (0.0, np.inf)):
@@ -714,7 +714,7 @@ def test_bad_parameters_are_refused(ctx):
 
 @pytest.mark.gpu
 @needs_curand_headers
-def test_bad_seeds_and_vectors_are_refused(ctx):
+def test_bad_seeds_and_vectors_are_refused(pool_ctx):
     with pytest.raises(drv.LogicError, match="one seed per generator"):
         curandom.XORWOWRandomNumberGenerator(seed_getter=lambda count: gpuarray.zeros(count - 1, np.int32))
     with pytest.raises(TypeError, match="seeds must be int32"):
@@ -741,7 +741,7 @@ def test_bad_seeds_and_vectors_are_refused(ctx):
 
 @pytest.mark.gpu
 @needs_curand_headers
-def test_another_context_is_refused(ctx):
+def test_another_context_is_refused(pool_ctx):
     gen = make("XORWOW")
     other = drv.Device(0).make_context()
     try:
@@ -755,7 +755,7 @@ def test_another_context_is_refused(ctx):
 
 @pytest.mark.gpu
 @needs_curand_headers
-def test_streams(ctx):
+def test_streams(pool_ctx):
     gen = make("XORWOW")
     stream = drv.Stream()
     a = gpuarray.zeros(10000, np.float32)

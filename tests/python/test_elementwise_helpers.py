@@ -8,7 +8,7 @@ import pytest
 
 import gpukit.driver as drv
 import gpukit.gpuarray as gpuarray
-from gpukit import compiler, elementwise, tools
+from gpukit import compiler, elementwise
 from gpukit._array import elementwise_helpers as _elementwise_helpers
 from gpukit._array.elementwise_helpers import _kernel_source
 
@@ -233,10 +233,9 @@ def test_bad_arguments_are_refused_before_compiling(call, error, message):
 
 
 @pytest.fixture
-def helper_ctx(ctx):
-    """ctx; afterwards the helpers' per-context cache lets the context go."""
-    yield ctx
-    tools.clear_context_caches()
+def helper_ctx(pool_ctx):
+    """pool_ctx (conftest.py): the helpers' per-context cache lives as long as its context."""
+    return pool_ctx
 
 
 def rng(seed=0):

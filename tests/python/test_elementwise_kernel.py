@@ -191,13 +191,13 @@ def check_reversal(n, arguments, name, *n_argument):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", SIZES)
-def test_reversal_reads_other_elements(ctx, n):
+def test_reversal_reads_other_elements(pool_ctx, n):
     check_reversal(n, "float *x, float *y", "reverse")
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", SIZES)
-def test_reversal_with_a_declared_n(ctx, n):
+def test_reversal_with_a_declared_n(pool_ctx, n):
     reverse, x, x_gpu = check_reversal(n, "float *x, float *y, int n", "reverse_n", np.int32(n))
     # Only the first half: the declared n bounds the loop.
     half = gpuarray.zeros(n, np.float32)
@@ -208,7 +208,7 @@ def test_reversal_with_a_declared_n(ctx, n):
 
 
 @pytest.mark.gpu
-def test_gather_from_a_larger_table(ctx):
+def test_gather_from_a_larger_table(pool_ctx):
     table = rand(5000)
     idx = np.random.default_rng(1).integers(0, 5000, 777).astype(np.int32)
     gather = ElementwiseKernel("float *out, const float *table, const int *idx", "out[i] = table[idx[i]]")
@@ -219,7 +219,7 @@ def test_gather_from_a_larger_table(ctx):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", [3, 1000, 65537])
-def test_neighbour_stencil(ctx, n):
+def test_neighbour_stencil(pool_ctx, n):
     x = rand(n, np.float64)
     stencil = ElementwiseKernel(
         "double *x, double *y", "y[i] = (i > 0 && i < n - 1) ? x[i-1] - 2 * x[i] + x[i+1] : x[i]", "laplace"
@@ -233,7 +233,7 @@ def test_neighbour_stencil(ctx, n):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("bounds", [(5, 100, 3), (0, 1000, 1), (99, 5, -4), (999, -1, -1), (10, 10, 1), (7, 3, 1)])
-def test_range_runs_python_range_indices(ctx, bounds):
+def test_range_runs_python_range_indices(pool_ctx, bounds):
     mark = ElementwiseKernel("int *x", "x[i] = i + 1", "mark")
     x = gpuarray.zeros(1000, np.int32)
     mark(x, range=slice(*bounds))
@@ -247,7 +247,7 @@ def test_range_runs_python_range_indices(ctx, bounds):
 @pytest.mark.parametrize(
     "key", [slice(-10, None), slice(None, None, 2), slice(None, None, -3), slice(3, -3, 5), slice(-1, -1000, -7)]
 )
-def test_slice_is_truncated_to_the_array_like_numpy(ctx, key):
+def test_slice_is_truncated_to_the_array_like_numpy(pool_ctx, key):
     mark = ElementwiseKernel("int *x", "x[i] = 1", "mark_slice")
     x = gpuarray.zeros(101, np.int32)
     mark(x, slice=key)
@@ -257,7 +257,7 @@ def test_slice_is_truncated_to_the_array_like_numpy(ctx, key):
 
 
 @pytest.mark.gpu
-def test_range_and_slice_together_are_refused(ctx):
+def test_range_and_slice_together_are_refused(pool_ctx):
     mark = ElementwiseKernel("int *x", "x[i] = 1", "mark_both")
     x = gpuarray.zeros(10, np.int32)
     with pytest.raises(TypeError):
@@ -269,7 +269,7 @@ def test_range_and_slice_together_are_refused(ctx):
 
 
 @pytest.mark.gpu
-def test_loop_prep_after_loop_and_preamble(ctx):
+def test_loop_prep_after_loop_and_preamble(pool_ctx):
     n = 4096
     x = rand(n)
     kernel = ElementwiseKernel(
@@ -287,7 +287,7 @@ def test_loop_prep_after_loop_and_preamble(ctx):
 
 
 @pytest.mark.gpu
-def test_an_empty_array_still_runs_loop_prep_and_after_loop(ctx):
+def test_an_empty_array_still_runs_loop_prep_and_after_loop(pool_ctx):
     kernel = ElementwiseKernel(
         "float *x, int *flag", "x[i] = 1", "empty_run", after_loop="if (cta_start + tid == 0) flag[0] = 7"
     )
@@ -315,7 +315,7 @@ def test_an_empty_array_still_runs_loop_prep_and_after_loop(ctx):
         np.complex128,
     ],
 )
-def test_scalars_of_every_type(ctx, dtype):
+def test_scalars_of_every_type(pool_ctx, dtype):
     ctype = tools.dtype_to_ctype(dtype)
     fill = ElementwiseKernel(f"{ctype} *x, {ctype} v", "x[i] = v", "fill_" + np.dtype(dtype).name)
     value = np.array(1 + 2j if np.dtype(dtype).kind == "c" else (True if dtype is np.bool_ else 100), dtype)[()]
@@ -327,7 +327,7 @@ def test_scalars_of_every_type(ctx, dtype):
 
 
 @pytest.mark.gpu
-def test_vector_and_struct_types(ctx):
+def test_vector_and_struct_types(pool_ctx):
     vec = gpuarray.vec
     set_them = ElementwiseKernel("float3 *v, float3 a, float s", "v[i] = make_float3(a.x * s, a.y + i, a.z)", "v3")
     v = gpuarray.empty(100, vec.float3)
@@ -357,7 +357,7 @@ def test_vector_and_struct_types(ctx):
 
 
 @pytest.mark.gpu
-def test_complex_arithmetic_through_pycuda_complex(ctx):
+def test_complex_arithmetic_through_pycuda_complex(pool_ctx):
     z = (rand(500) + 1j * rand(500, seed=1)).astype(np.complex64)
     kernel = ElementwiseKernel(
         "pycuda::complex<float> *z, pycuda::complex<float> *w, float a", "w[i] = z[i] * z[i] + a", "csq"
@@ -368,7 +368,7 @@ def test_complex_arithmetic_through_pycuda_complex(ctx):
 
 
 @pytest.mark.gpu
-def test_stream_argument(ctx):
+def test_stream_argument(pool_ctx):
     stream = drv.Stream()
     kernel = ElementwiseKernel("float *x", "x[i] = 2 * x[i]", "on_stream")
     x = rand(10000)
@@ -379,7 +379,7 @@ def test_stream_argument(ctx):
 
 
 @pytest.mark.gpu
-def test_options_and_include_directories(ctx, tmp_path):
+def test_options_and_include_directories(pool_ctx, tmp_path):
     (tmp_path / "scale.h").write_text("#define SCALE 3\n")
     kernel = ElementwiseKernel(
         "float *x",
@@ -395,14 +395,14 @@ def test_options_and_include_directories(ctx, tmp_path):
 
 
 @pytest.mark.gpu
-def test_keep_prints_where_the_files_are(ctx, capsys):
+def test_keep_prints_where_the_files_are(pool_ctx, capsys):
     kernel = ElementwiseKernel("float *x", "x[i] = 1", "kept", keep=True)
     kernel(gpuarray.zeros(4, np.float32))
     assert "*** compiler output in" in capsys.readouterr().out
 
 
 @pytest.mark.gpu
-def test_non_contiguous_and_mismatched_arrays_are_refused(ctx):
+def test_non_contiguous_and_mismatched_arrays_are_refused(pool_ctx):
     kernel = ElementwiseKernel("float *x", "x[i] = 1", "refuse")
     with pytest.raises(RuntimeError, match="contiguous"):
         kernel(gpuarray.zeros(10, np.float32)[::2])
@@ -425,7 +425,7 @@ def test_non_contiguous_and_mismatched_arrays_are_refused(ctx):
 
 
 @pytest.mark.gpu
-def test_foreign_arrays_through_the_array_interface(ctx):
+def test_foreign_arrays_through_the_array_interface(pool_ctx):
     from gpukit import cuda
 
     x = rand(300)
@@ -477,7 +477,7 @@ def test_get_elwise_kernel_compiles_declarations_as_written():
 
 
 @pytest.mark.gpu
-def test_get_elwise_kernel_is_a_prepared_function(ctx):
+def test_get_elwise_kernel_is_a_prepared_function(pool_ctx):
     from gpukit.elementwise import get_elwise_kernel, get_elwise_kernel_and_types, get_elwise_module
 
     x = gpuarray.to_gpu(np.arange(100, dtype=np.float32))

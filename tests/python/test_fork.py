@@ -208,7 +208,12 @@ def _opencl_error_in_child(_):
 
 
 @needs_opencl
-def test_multiprocessing_spawn_works_and_fork_says_to_use_it():
+def test_multiprocessing_spawn_works_and_fork_says_to_use_it(monkeypatch):
+    # The children take the first device they find: NVIDIA's OpenCL library removes itself
+    # from OCL_ICD_FILENAMES in the environment of a process that makes a context, so where
+    # that variable names it (the GPU machine) the children of this process see only PoCL.
+    monkeypatch.delenv("GPUKIT_CL_TEST", raising=False)
+    monkeypatch.delenv("PYOPENCL_TEST", raising=False)
     # This test process uses OpenCL, as a program would.
     values = np.arange(7, dtype=np.int32)
     np.testing.assert_array_equal(_double_with_opencl(values), values * 2)
