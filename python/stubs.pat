@@ -67,3 +67,31 @@ gpukit\._gpukit\.cl\.Error$:
     \import gpukit.gpuarray
     def __call__(self, *args: object, stream: object | None = None, out: object | None = None, range: object | None = None, slice: object | None = None, allocator: object | None = None) -> gpukit.gpuarray.GPUArray:
         \doc
+
+# Module attributes: the generator types one by its value's class (a bare tuple or dict).
+^gpukit\._gpukit\.VERSION$:
+    VERSION: tuple[int, int, int]
+
+^gpukit\._gpukit\.cl\._info_parameters$:
+    _info_parameters: dict[str, list[tuple[str, int]]]
+
+# Arrays of any dtype: the generator writes an nb::ndarray without a dtype as a bare NDArray.
+\._ArrayEngine\.write$:
+    \from typing import Annotated, Any
+    \from numpy.typing import NDArray
+    def write(self, target: object, host: Annotated[NDArray[Any], dict(order='C', device='cpu', writable=False)]) -> None: ...
+
+\._ArrayEngine\.read$:
+    \from typing import Annotated, Any
+    \from numpy.typing import NDArray
+    def read(self, source: object, host: Annotated[NDArray[Any], dict(order='C', device='cpu')]) -> None: ...
+
+# The package's Python modules whose classes the signatures name (gpukit.gpuarray.GPUArray,
+# ...): the generator imports a module it can find, and a wheel build generates the stubs
+# from a staging package that holds none of them (where it imports `gpukit` instead, which
+# is imported here too, so that both builds write the same stubs).
+^gpukit\._gpukit\.__prefix__$:
+    \import gpukit, gpukit.gpuarray, gpukit._array.c_types
+
+^gpukit\._gpukit\.cl\.__prefix__$:
+    \import gpukit, gpukit.cl.array

@@ -8,6 +8,7 @@
 #include "common/int_args.hpp"
 #include "common/layout_args.hpp"
 #include "common/memory_args.hpp"
+#include "common/stub_types.hpp"
 
 #include "gpukit/array/element_copy.hpp"
 #include "gpukit/array/indexing.hpp"
@@ -368,6 +369,11 @@ array::unary_op unary_op_named(const std::string& name) {
     throw nb::value_error(("_unary_function: unknown function '" + name + "'").c_str());
 }
 
+// The arrays of _multi_take and its kin (each an _Array), and their results (new GPUArrays, or
+// those of out=).
+using array_sequence = nb::typed<nb::sequence, array_object>;
+using array_list = nb::typed<nb::list, python_type<"gpukit.gpuarray.GPUArray">>;
+
 }  // namespace
 
 void bind_array_functions(nb::module_& m) {
@@ -407,20 +413,21 @@ void bind_array_functions(nb::module_& m) {
           "numpy's take: a's elements (in C order) at the indices.");
     m.def(
         "_multi_take",
-        [](nb::sequence arrays, nb::handle indices, nb::handle out, nb::handle stream) {
+        [](const array_sequence& arrays, nb::handle indices, nb::handle out, nb::handle stream) -> array_list {
             return multi_indexed("multi_take", arrays, indices, nb::none(), nb::none(), nb::none(), out, stream);
         },
         "arrays"_a, "indices"_a.none(), "out"_a.none(), "stream"_a.none());
     m.def(
         "_multi_put",
-        [](nb::sequence arrays, nb::handle dest_indices, nb::handle dest_shape, nb::handle out, nb::handle stream) {
+        [](const array_sequence& arrays, nb::handle dest_indices, nb::handle dest_shape, nb::handle out,
+           nb::handle stream) -> array_list {
             return multi_indexed("multi_put", arrays, nb::none(), dest_indices, nb::none(), dest_shape, out, stream);
         },
         "arrays"_a, "dest_indices"_a.none(), "dest_shape"_a.none(), "out"_a.none(), "stream"_a.none());
     m.def(
         "_multi_take_put",
-        [](nb::sequence arrays, nb::handle dest_indices, nb::handle src_indices, nb::handle dest_shape, nb::handle out,
-           nb::handle stream, nb::handle src_offsets) {
+        [](const array_sequence& arrays, nb::handle dest_indices, nb::handle src_indices, nb::handle dest_shape,
+           nb::handle out, nb::handle stream, nb::handle src_offsets) -> array_list {
             return multi_indexed("multi_take_put", arrays, src_indices, dest_indices, src_offsets, dest_shape, out,
                                  stream);
         },
@@ -436,7 +443,8 @@ void bind_array_functions(nb::module_& m) {
         "arrays"_a, "axis"_a.none(), "allocator"_a.none());
     m.def(
         "_splay",
-        [](int_arg<long long> n, std::optional<cuda::device> dev) {
+        [](int_arg<long long> n, std::optional<cuda::device> dev)
+            -> nb::typed<nb::tuple, nb::typed<nb::tuple, int, int>, nb::typed<nb::tuple, int, int, int>> {
             const array::splay_shape s =
                 array::splay(n.get("splay(n)"), dev ? *dev : cuda::context::current_or_throw("splay").get_device());
             return nb::make_tuple(nb::make_tuple(s.grid[0], s.grid[1]),

@@ -17,11 +17,13 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
 #include <filesystem>
 #include <span>
+#include <variant>
 
 namespace gpukit::python {
 
@@ -210,7 +212,8 @@ void bind_array_kernels(nb::module_& m) {
     // args: array_arg tuples for arrays, bytes (the value in the parameter's type) for scalars.
     m.def(
         "_elementwise_run",
-        [](const elementwise_spec& spec, const nb::list& args, nb::handle stream) {
+        [](const elementwise_spec& spec, const nb::typed<nb::list, std::variant<nb::bytes, array_arg>>& args,
+           nb::handle stream) {
             std::vector<elementwise_arg> converted;
             for (nb::handle a : args) {
                 if (nb::isinstance<nb::bytes>(a)) {

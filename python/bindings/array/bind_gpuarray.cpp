@@ -7,6 +7,7 @@
 #include "common/int_args.hpp"
 #include "common/layout_args.hpp"
 #include "common/memory_args.hpp"
+#include "common/stub_types.hpp"
 
 #include "gpukit/array/element_copy.hpp"
 #include "gpukit/array/views.hpp"
@@ -29,7 +30,7 @@ namespace {
 
 using self_arg = nb::pointer_and_handle<array_object>;
 
-nb::tuple as_tuple(const std::vector<std::int64_t>& values) {
+int_tuple_type as_tuple(const std::vector<std::int64_t>& values) {
     nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(values.size())));
     for (std::size_t k = 0; k < values.size(); ++k)
         PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(k), PyLong_FromLongLong(values[k]));
@@ -370,7 +371,11 @@ void bind_gpuarray(nb::module_& m) {
             array_object& c = *nb::inst_ptr<array_object>(copy);
             return view_of(copy, c, c.layout.reshape(extents, o), nb::none(), nb::none());
         },
-        "shape"_a, "order"_a = "C");
+        "shape"_a, "order"_a = "C",
+        // nanobind's own signature, with the type of *shape, which it does not render, and the
+        // class of the result (this array's: a GPUArray).
+        nb::sig("def reshape(self, *shape: typing.SupportsIndex | collections.abc.Sequence[typing.SupportsIndex], "
+                "order: str = 'C') -> gpukit.gpuarray.GPUArray"));
     cls.def(
         "copy", [](self_arg self, nb::handle stream) { return copy_of(self.h, stream); },
         "stream"_a.none() = nb::none(),

@@ -8,12 +8,15 @@
 //   ("complex",)            a Python complex
 #include "array/array_operators.hpp"
 #include "common/bindings.hpp"
+#include "common/stub_types.hpp"
 
 #include "gpukit/array/promotion.hpp"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 
+#include <optional>
 #include <string>
 
 namespace gpukit::python {
@@ -22,6 +25,9 @@ using namespace nb::literals;
 using namespace gpukit::array;
 
 namespace {
+
+// An operand's description, as above.
+using operand_description = named<nb::tuple, "tuple[str, str] | tuple[str, int] | tuple[str]">;
 
 operand operand_of(const nb::tuple& description) {
     const std::string what = description.size() > 0 && nb::isinstance<nb::str>(description[0])
@@ -46,7 +52,7 @@ operand operand_of(const nb::tuple& description) {
 void bind_promotion(nb::module_& m) {
     m.def(
         "_c_type_names",
-        [](bool opencl) {
+        [](bool opencl) -> nb::typed<nb::list, nb::typed<nb::tuple, nb::str, nb::typed<nb::list, nb::str>>> {
             nb::list table;
             for (int k = 0; k <= static_cast<int>(dtype::complex128); ++k) {
                 const auto t = static_cast<dtype>(k);
@@ -62,7 +68,8 @@ void bind_promotion(nb::module_& m) {
         "registry's built-in entries (gpukit/array/dtype.hpp), of CUDA C or of OpenCL C.");
     m.def(
         "_resolve_binary",
-        [](const std::string& op_symbol, const nb::tuple& a, const nb::tuple& b) {
+        [](const std::string& op_symbol, const operand_description& a,
+           const operand_description& b) -> nb::typed<nb::tuple, std::string, std::string, std::optional<bool>, bool> {
             const std::optional<binary_op> op = binary_op_from_symbol(op_symbol);
             if (!op)
                 throw nb::value_error(("_resolve_binary: unknown operator '" + op_symbol + "'").c_str());

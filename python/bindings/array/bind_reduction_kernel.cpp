@@ -9,6 +9,7 @@
 #include "cuda/compile_request.hpp"
 #include "common/int_args.hpp"
 #include "common/memory_args.hpp"
+#include "common/stub_types.hpp"
 
 #include "gpukit/array/reduction_kernel.hpp"
 #include "gpukit/core/error.hpp"
@@ -222,8 +223,9 @@ void bind_reduction_kernel(nb::module_& m) {
                nb::object dtype_out, const std::string& out_c_type, std::string neutral, std::string reduce_expr,
                std::string map_expr, std::string preamble, std::vector<std::string> options, std::string arch,
                path_list_arg include_dirs, path_list_arg system_include_dirs, const std::string& compiler,
-               path_arg nvcc, path_arg cache_dir, nb::object allocator, nb::list arguments, nb::object scalar_bytes,
-               nb::object as_gpuarray) {
+               path_arg nvcc, path_arg cache_dir, nb::object allocator,
+               nb::typed<nb::list, python_type<"gpukit._array.c_types.DtypedArgument">> arguments,
+               nb::object scalar_bytes, nb::object as_gpuarray) {
                 std::vector<array::reduction_param> converted_params;
                 for (const auto& [declarator, param_name, is_array, c_type, numpy_dtype] : params)
                     converted_params.push_back(

@@ -425,7 +425,7 @@ std::function<void(cl_int)> python_status_callback(nb::callable callback) {
 }
 
 // Device.hashable_model_and_version_identifier: PyOpenCL's tuple of the same facts.
-nb::tuple model_and_version(const cl::device& d) {
+nb::typed<nb::tuple, std::string, std::string, int, std::string, std::string> model_and_version(const cl::device& d) {
     return nb::make_tuple("v1", d.vendor(), d.vendor_id(), d.name(), d.version());
 }
 
@@ -938,7 +938,7 @@ void bind_cl(nb::module_& parent) {
                      .def("get_info", &event_info, "param"_a.none(), "clGetEventInfo(param), decoded (see event_info).")
                      .def(
                          "set_callback",
-                         [](const cl::event& e, nb::handle type, nb::callable callback) {
+                         [](const cl::event& e, nb::handle type, nb::typed<nb::callable, nb::object(int)> callback) {
                              e.set_callback(static_cast<cl_int>(
                                                 cl_signed(type, "Event.set_callback(type)", INT32_MIN, INT32_MAX)),
                                             python_status_callback(std::move(callback)));
@@ -1240,7 +1240,9 @@ void bind_cl(nb::module_& parent) {
                 },
                 "index"_a.none(), "value"_a.none(),
                 "Set argument `index`; the kernel keeps the Buffer's memory, or the SVM, until it is set again.")
-            .def("set_args", &set_kernel_args, "args"_a)
+            // The nb::sig of these: nanobind's own signatures, with the types of *args (and of the
+            // keywords the body takes from **kwargs), which it does not render.
+            .def("set_args", &set_kernel_args, "args"_a, nb::sig("def set_args(self, *args: object) -> None"))
             .def(
                 "__call__",
                 [](cl::kernel& k, const cl::queue& q, nb::handle global_size, nb::handle local_size, nb::args args,
@@ -1269,6 +1271,11 @@ void bind_cl(nb::module_& parent) {
                     return request.run(q, k);
                 },
                 "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,
+                nb::sig("def __call__(self, queue: gpukit._gpukit.cl.CommandQueue, global_size: object | None, "
+                        "local_size: object | None, *args: object, "
+                        "wait_for: collections.abc.Sequence[gpukit._gpukit.cl.Event] | None = None, "
+                        "global_offset: object | None = None, g_times_l: bool = False, "
+                        "allow_empty_ndrange: bool = False) -> gpukit._gpukit.cl.Event"),
                 "Set the arguments and run: kernel(queue, global_size, local_size, *args, wait_for=None, "
                 "global_offset=None, g_times_l=False, allow_empty_ndrange=False) -> Event.")
             // Python (gpukit.cl._capture_call); bound here so that Kernel's stub has it.
@@ -1280,6 +1287,11 @@ void bind_cl(nb::module_& parent) {
                     return capture(self, output_file, queue, global_size, local_size, *args, **kwargs);
                 },
                 "output_file"_a, "queue"_a, "global_size"_a.none(), "local_size"_a.none(), "args"_a, "kwargs"_a,
+                nb::sig("def capture_call(self, output_file: object, queue: object, global_size: object | None, "
+                        "local_size: object | None, *args: object, "
+                        "wait_for: collections.abc.Sequence[gpukit._gpukit.cl.Event] | None = None, "
+                        "global_offset: object | None = None, g_times_l: bool = False, "
+                        "allow_empty_ndrange: bool = False) -> None"),
                 "Write a Python script that replays kernel(queue, global_size, local_size, \\*args, \\*\\*kwargs) on "
                 "its own "
                 "(the program's source and options, the arguments' values), as PyOpenCL's; the call is not run.");

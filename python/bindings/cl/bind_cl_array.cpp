@@ -10,6 +10,7 @@
 #include "array/array_object.hpp"     // kernel_type, numpy_dtype
 #include "array/array_operators.hpp"  // scalar_of
 #include "cl/cl_bindings.hpp"
+#include "common/stub_types.hpp"
 
 #include "gpukit/array/array.hpp"
 #include "gpukit/array/elementwise.hpp"
@@ -24,8 +25,10 @@
 #include "gpukit/random/philox.hpp"
 
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
+#include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
@@ -34,6 +37,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace gpukit::python {
@@ -92,12 +96,20 @@ std::vector<std::int64_t> int_tuple(nb::handle t) {
     return values;
 }
 
-nb::tuple as_tuple(const std::vector<std::int64_t>& values) {
+int_tuple_type as_tuple(const std::vector<std::int64_t>& values) {
     nb::list items;
     for (std::int64_t v : values)
         items.append(v);
     return nb::tuple(items);
 }
+
+// A result: (base_data, offset, shape, strides, dtype, event), the pieces of a new Array (see
+// array_engine::result).
+using result_tuple = nb::typed<nb::tuple, std::variant<cl::buffer, cl::svm_pointer>, std::int64_t, int_tuple_type,
+                               int_tuple_type, python_type<"numpy.dtype[typing.Any]">, std::optional<cl::event>>;
+// The arguments of a kernel (see kernel_args) and the arrays of indexed_copy.
+using kernel_arg_list = nb::typed<nb::list, std::variant<python_type<"gpukit.cl.array.Array">, nb::bytes>>;
+using array_list = nb::typed<nb::list, python_type<"gpukit.cl.array.Array">>;
 
 class array_engine {
 public:
@@ -142,7 +154,7 @@ public:
 
     // (base_data, offset, shape, strides, dtype, event) of a result: the memory the allocator
     // gave, and the completion of the kernel that wrote it (None for a new empty array).
-    nb::tuple result(const device_array& r, bool written = true) const {
+    result_tuple result(const device_array& r, bool written = true) const {
         const CUdeviceptr address = r.view().buffer()->address;
         nb::object base;
         for (const auto& [made_address, object] : made_)
@@ -162,7 +174,7 @@ public:
         return e ? nb::cast(std::move(*e)) : nb::none();
     }
 
-    nb::tuple empty(nb::handle shape, nb::handle dtype, bool fortran) {
+    result_tuple empty(nb::handle shape, nb::handle dtype, bool fortran) {
         const call scope{*this};
         const std::optional<array::dtype> t = kernel_type(dtype);
         if (!t)
@@ -171,7 +183,7 @@ public:
                       /*written=*/false);
     }
 
-    nb::tuple binary(std::string_view name, nb::handle x, nb::handle y) {
+    result_tuple binary(std::string_view name, nb::handle x, nb::handle y) {
         const call scope{*this};
         const array::binary_op op = binary_op_named(name);
         operand a = operand_of(x), b = operand_of(y);
@@ -196,13 +208,13 @@ public:
         return last_event();
     }
 
-    nb::tuple unary(std::string_view name, nb::handle x) {
+    result_tuple unary(std::string_view name, nb::handle x) {
         const call scope{*this};
         return result(array::apply(unary_op_named(name), borrowed(x)));
     }
 
     // The engine's math function `name` ("sin", ...) of x, in numpy's result type.
-    nb::tuple math(std::string_view name, nb::handle x) {
+    result_tuple math(std::string_view name, nb::handle x) {
         const call scope{*this};
         for (int k = 0; k < array::math_function_count; ++k) {
             const auto f = static_cast<array::math_function>(k);
@@ -212,7 +224,7 @@ public:
         throw nb::value_error(("no math function of one array named '" + std::string(name) + "'").c_str());
     }
 
-    nb::tuple astype(nb::handle x, nb::handle dtype) {
+    result_tuple astype(nb::handle x, nb::handle dtype) {
         const call scope{*this};
         const std::optional<array::dtype> t = kernel_type(dtype);
         if (!t)
@@ -220,7 +232,7 @@ public:
         return result(borrowed(x).astype(*t));
     }
 
-    nb::tuple copy(nb::handle x) {
+    result_tuple copy(nb::handle x) {
         const call scope{*this};
         return result(borrowed(x).copy());
     }
@@ -236,7 +248,7 @@ public:
         return last_event();
     }
 
-    nb::tuple where(nb::handle condition, nb::handle then, nb::handle otherwise) {
+    result_tuple where(nb::handle condition, nb::handle then, nb::handle otherwise) {
         const call scope{*this};
         const device_array c = borrowed(condition);
         operand a = operand_of(then), b = operand_of(otherwise);
@@ -250,7 +262,7 @@ public:
     }
 
     // sum, min, max of x; dot of x and y: a 0-d result.
-    nb::tuple reduce(std::string_view name, nb::handle x, nb::handle y) {
+    result_tuple reduce(std::string_view name, nb::handle x, nb::handle y) {
         const call scope{*this};
         const device_array a = borrowed(x);
         if (name == "sum")
@@ -265,7 +277,7 @@ public:
     }
 
     // numpy's reduction `name` of x (and y, for dot) over x[subset[k]] (and y[subset[k]]).
-    nb::tuple subset_reduce(std::string_view name, nb::handle subset, nb::handle x, nb::handle y) {
+    result_tuple subset_reduce(std::string_view name, nb::handle subset, nb::handle x, nb::handle y) {
         const call scope{*this};
         std::optional<device_array> b;
         if (!y.is_none())
@@ -276,8 +288,8 @@ public:
 
     // The reduction `spec` over i = start, start + step, ... (count of them), its arguments
     // as run()'s: a 0-d result of the spec's output type.
-    nb::tuple reduce_range(const array::reduction_spec& spec, nb::list args, long long start, long long step,
-                           long long count) {
+    result_tuple reduce_range(const array::reduction_spec& spec, kernel_arg_list args, long long start, long long step,
+                              long long count) {
         const call scope{*this};
         std::vector<device_array> arrays;
         std::vector<array::param> params;
@@ -295,7 +307,7 @@ public:
         return result(out);
     }
 
-    nb::tuple rand(nb::handle shape, nb::handle dtype, std::uint64_t seed) {
+    result_tuple rand(nb::handle shape, nb::handle dtype, std::uint64_t seed) {
         const call scope{*this};
         const std::optional<array::dtype> t = kernel_type(dtype);
         if (!t)
@@ -325,7 +337,7 @@ public:
 
     // The kernel of `spec` (gpukit._gpukit._ElementwiseSpec) over `args`: Arrays for its array
     // parameters (of one shape), the bytes of a value of the parameter's type for its scalars.
-    nb::object run(const array::elementwise_spec& spec, nb::list args) {
+    nb::object run(const array::elementwise_spec& spec, kernel_arg_list args) {
         std::vector<device_array> arrays;  // keep the borrowed buffers through the launch
         const std::vector<array::elementwise_arg> values = kernel_args(spec.name(), spec.params(), args, arrays);
         array::run(spec, values, *backend_);
@@ -334,7 +346,7 @@ public:
 
     // The generic scan `spec` over i in [0, n), its arguments as run()'s; the scratch memory
     // comes from the allocator.
-    nb::object scan(const array::generic_scan_spec& spec, nb::list args, std::int64_t n) {
+    nb::object scan(const array::generic_scan_spec& spec, kernel_arg_list args, std::int64_t n) {
         const call scope{*this};
         std::vector<device_array> arrays;
         const std::vector<array::elementwise_arg> values = kernel_args(spec.name_prefix(), spec.params(), args, arrays);
@@ -355,7 +367,7 @@ public:
     }
 
     // outs[k][dest[i]] = sources[k][source[i] + offsets[k]] (indexing.hpp's indexed_copy).
-    nb::object indexed_copy(nb::list sources, nb::list outs, nb::handle source_indices, nb::handle dest_indices,
+    nb::object indexed_copy(array_list sources, array_list outs, nb::handle source_indices, nb::handle dest_indices,
                             const std::vector<std::int64_t>& offsets) {
         const call scope{*this};
         std::vector<array::ndarray> from, to;

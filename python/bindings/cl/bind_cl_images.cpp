@@ -292,7 +292,7 @@ void bind_cl_images(nb::module_& m) {
         .def_prop_ro("type", &cl::image::type, "Its mem_object_type.")
         .def_prop_ro(
             "shape",
-            [](const cl::image& img) {
+            [](const cl::image& img) -> nb::typed<nb::tuple, int, nb::ellipsis> {
                 const cl::image_point& e = img.extent();
                 nb::list shape;
                 for (int k = 0; k < img.dimensions(); ++k)

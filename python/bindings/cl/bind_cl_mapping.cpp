@@ -37,11 +37,14 @@ void bind_cl_mapping(nb::module_& m) {
             "Unmap (on `queue`, the mapping queue when None, after `wait_for`); returns the Event that "
             "completes when the bytes are back in the buffer.")
         .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-        .def("__exit__",
-             [](cl::mapped_region& region, nb::args) {
-                 if (region.is_mapped())
-                     region.unmap();
-             })
+        .def(
+            "__exit__",
+            [](cl::mapped_region& region, nb::args) {
+                if (region.is_mapped())
+                    region.unmap();
+            },
+            // nanobind's own signature, with the type of *args, which it does not render.
+            nb::sig("def __exit__(self, *args: object) -> None"))
         .def_prop_ro("_address", [](const cl::mapped_region& r) { return reinterpret_cast<std::uintptr_t>(r.data()); })
         .def_prop_ro("_size", &cl::mapped_region::size);
 

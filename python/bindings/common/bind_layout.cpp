@@ -5,6 +5,7 @@
 // extent beyond 64 bits, IndexError for an index), and clamp slice bounds and split indices,
 // whose meaning does not change beyond the axis.
 #include "common/layout_args.hpp"
+#include "common/stub_types.hpp"
 
 #include "gpukit/core/layout.hpp"
 
@@ -250,7 +251,7 @@ void bind_layout(nb::module_& m) {
 
     m.def(
         "broadcast_shapes",
-        [](shape_arg a, shape_arg b) {
+        [](shape_arg a, shape_arg b) -> int_tuple_type {
             const auto shape = broadcast_shapes(shape_of(a, "broadcast_shapes(a)"), shape_of(b, "broadcast_shapes(b)"));
             return nb::tuple(nb::cast(shape));
         },

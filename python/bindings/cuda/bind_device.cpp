@@ -3,6 +3,7 @@
 #include "common/bindings.hpp"
 #include "common/path_args.hpp"
 #include "common/int_args.hpp"
+#include "common/stub_types.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
@@ -30,7 +31,8 @@ std::string upper(std::string text) {
     return text;
 }
 
-nb::dict all_attributes(const device& dev) {
+// {device_attribute member: value}.
+nb::typed<nb::dict, python_type<"gpukit._gpukit.device_attribute">, int> all_attributes(const device& dev) {
     nb::object cls = constant_class("device_attribute");
     nb::dict result;
     for (const cuda::named_constant& c : cuda::all_constants()) {
@@ -47,7 +49,8 @@ nb::dict all_attributes(const device& dev) {
 
 // What the compiler knew when it built this module, for `python -m gpukit info`.
 // GPUKIT_BUILD_TYPE is the CMake build type, defined for this file by python/CMakeLists.txt.
-nb::dict build_info() {
+// Values of several types, one per key (str, int, tuples of int): typing.Any.
+nb::typed<nb::dict, nb::str, nb::any> build_info() {
     nb::dict info;
 #if defined(__clang__)
     std::string compiler = std::string("Clang ") + __clang_version__;
@@ -76,7 +79,9 @@ void bind_device(nb::module_& m) {
 
     m.def(
         "get_version",
-        [] { return nb::make_tuple(CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10, CUDA_VERSION % 10); },
+        []() -> nb::typed<nb::tuple, int, int, int> {
+            return nb::make_tuple(CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10, CUDA_VERSION % 10);
+        },
         "The CUDA version gpukit was built against, as (major, minor, revision).");
     m.def(
         "get_driver_version",

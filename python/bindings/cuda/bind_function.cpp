@@ -140,8 +140,13 @@ void bind_function(nb::module_& m) {
     // own data on kernels, and may give one a Python subclass (obj.__class__ = Sub).
     nb::class_<bound_function> cls(m, "Function", "A kernel in a Module; get one with Module.get_function(name).",
                                    nb::dynamic_attr(), nb::is_weak_referenceable());
+    // The nb::sig below: nanobind's own signatures, with the type of *args, which it does not
+    // render, and what the call returns.
     cls.def("__call__", &call, "args"_a, "block"_a = nb::none(), "grid"_a = nb::make_tuple(1, 1),
             "stream"_a = nb::none(), "shared"_a.none() = 0, "texrefs"_a = nb::list(), "time_kernel"_a = false,
+            nb::sig("def __call__(self, *args: object, block: object | None = None, grid: object = (1, 1), "
+                    "stream: object | None = None, shared: typing.SupportsIndex | None = 0, texrefs: object = [], "
+                    "time_kernel: bool = False) -> float | None"),
             "Launch with a thread block of shape `block` on `grid`; returns the kernel's seconds when time_kernel.")
         .def(
             "prepare",
@@ -164,7 +169,9 @@ void bind_function(nb::module_& m) {
                 pack_prepared_call(args, f, values);
                 launch(f, args, grid, block, {}, shared_size.get("prepared_call(shared_size)"));
             },
-            "grid"_a, "block"_a, "args"_a, "shared_size"_a.none() = 0)
+            "grid"_a, "block"_a, "args"_a, "shared_size"_a.none() = 0,
+            nb::sig("def prepared_call(self, grid: object, block: object, *args: object, "
+                    "shared_size: typing.SupportsIndex | None = 0) -> None"))
         .def(
             "prepared_async_call",
             [](const bound_function& f, nb::handle grid, nb::handle block, nb::handle stream, nb::args values,
@@ -173,7 +180,9 @@ void bind_function(nb::module_& m) {
                 pack_prepared_call(args, f, values);
                 launch(f, args, grid, block, stream_arg(stream), shared_size.get("prepared_async_call(shared_size)"));
             },
-            "grid"_a, "block"_a, "stream"_a.none(), "args"_a, "shared_size"_a.none() = 0)
+            "grid"_a, "block"_a, "stream"_a.none(), "args"_a, "shared_size"_a.none() = 0,
+            nb::sig("def prepared_async_call(self, grid: object, block: object, stream: object | None, *args: object, "
+                    "shared_size: typing.SupportsIndex | None = 0) -> None"))
         .def(
             "prepared_timed_call",
             [](const bound_function& f, nb::handle grid, nb::handle block, nb::args values,
@@ -189,6 +198,8 @@ void bind_function(nb::module_& m) {
                 return nb::cpp_function([events] { return seconds_between(events->first, events->second); });
             },
             "grid"_a, "block"_a, "args"_a, "shared_size"_a.none() = 0,
+            nb::sig("def prepared_timed_call(self, grid: object, block: object, *args: object, "
+                    "shared_size: typing.SupportsIndex | None = 0) -> collections.abc.Callable[[], float]"),
             "Launch, and return a callable that waits for the kernel and gives its run time in seconds.")
         .def(
             "get_attribute",

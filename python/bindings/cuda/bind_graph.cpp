@@ -5,6 +5,7 @@
 #include "common/int_args.hpp"
 #include "common/memory_args.hpp"
 #include "common/path_args.hpp"
+#include "common/stub_types.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/graph.hpp"
@@ -93,6 +94,11 @@ void bind_graph(nb::module_& m) {
             },
             "args"_a, nb::kw_only(), "func"_a, "block"_a.none(), "grid"_a = nb::make_tuple(1),
             "dependencies"_a = nb::list(), "shared_mem_bytes"_a.none() = 0,
+            // nanobind's own signature, with the type of *args, which it does not render.
+            nb::sig(
+                "def add_kernel_node(self, *args: object, func: gpukit._gpukit.Function, block: object | None, "
+                "grid: object = (1,), dependencies: object = [], shared_mem_bytes: typing.SupportsIndex | None = 0) "
+                "-> gpukit._gpukit.GraphNode"),
             "A node launching `func` on `args` (converted as a call converts them, and copied), after "
             "`dependencies`.")
         .def(
@@ -153,6 +159,9 @@ void bind_graph(nb::module_& m) {
             },
             "args"_a, nb::kw_only(), "kernel_node"_a, "func"_a, "block"_a.none(), "grid"_a = nb::make_tuple(1),
             "shared_mem_bytes"_a.none() = 0,
+            nb::sig("def kernel_node_set_params(self, *args: object, kernel_node: gpukit._gpukit.GraphNode, "
+                    "func: gpukit._gpukit.Function, block: object | None, grid: object = (1,), "
+                    "shared_mem_bytes: typing.SupportsIndex | None = 0) -> None"),
             "Give `kernel_node` a new kernel, shape and arguments for the launches that follow.")
         .def_prop_ro("handle", [](const cuda::graph_exec& g) { return reinterpret_cast<std::uintptr_t>(g.handle()); });
 
@@ -166,7 +175,10 @@ void bind_graph(nb::module_& m) {
         "begin_capture", [](const cuda::stream& s, cuda::capture_mode mode) { cuda::begin_capture(s.view(), mode); },
         "capture_mode"_a = cuda::capture_mode::global);
     stream_method("end_capture", [](const cuda::stream& s) { return graph_object(cuda::end_capture(s.view())); });
-    stream_method("get_capture_info_v2", [](const cuda::stream& s) {
+    // (capture_status, capture id, the Graph being captured or None, its current dependencies).
+    using capture_info_tuple = nb::typed<nb::tuple, python_type<"gpukit._gpukit.capture_status">, std::uint64_t,
+                                         std::optional<graph_object>, nb::typed<nb::list, graph_node>>;
+    stream_method("get_capture_info_v2", [](const cuda::stream& s) -> capture_info_tuple {
         const cuda::capture_info info = cuda::get_capture_info(s.view());
         nb::list nodes;
         for (CUgraphNode node : info.dependencies)

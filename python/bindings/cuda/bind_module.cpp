@@ -67,7 +67,7 @@ void bind_module(nb::module_& m) {
             "name"_a, "The kernel `name` (its extern \"C\" or mangled name).")
         .def(
             "get_global",
-            [](const module& self, const std::string& name) {
+            [](const module& self, const std::string& name) -> nb::typed<nb::tuple, int, int> {
                 const auto [address, size] = self.get_global(name);
                 return nb::make_tuple(static_cast<std::uintptr_t>(address), size);
             },

@@ -95,7 +95,7 @@ void bind_occupancy(nb::module_& m) {
         "The driver's count of resident blocks per multiprocessor for this kernel.");
     m.def(
         "max_potential_block_size",
-        [](const bound_function& f, int_arg<std::size_t> shared, int_arg<int> limit) {
+        [](const bound_function& f, int_arg<std::size_t> shared, int_arg<int> limit) -> nb::typed<nb::tuple, int, int> {
             const cuda::potential_block_size r =
                 cuda::max_potential_block_size(f.fn, shared.get("max_potential_block_size(dynamic_smem)"),
                                                limit.get("max_potential_block_size(block_size_limit)"));

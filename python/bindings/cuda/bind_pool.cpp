@@ -61,7 +61,7 @@ int host_block_getbuffer(PyObject* self, Py_buffer* view, int flags) {
 
 PyType_Slot host_block_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(host_block_getbuffer)}, {0, nullptr}};
 
-nb::dict stats_dict(const memory::pool_stats& s) {
+nb::typed<nb::dict, nb::str, int> stats_dict(const memory::pool_stats& s) {
     nb::dict d;
     d["hits"] = s.hits;
     d["misses"] = s.misses;

@@ -54,7 +54,7 @@ void bind_rtc(nb::module_& m) {
     m.def("_cache_disabled_by_environment", &rtc::cache_disabled_by_environment);
     m.def(
         "_cache_usage",
-        [](path_arg directory) {
+        [](path_arg directory) -> nb::typed<nb::tuple, int, int> {
             const rtc::compile_cache::usage_info usage =
                 rtc::compile_cache(directory.get("_cache_usage(directory)")).usage();
             return nb::make_tuple(usage.entries, usage.bytes);
@@ -62,7 +62,7 @@ void bind_rtc(nb::module_& m) {
         "directory"_a.none(), "(entries, bytes): the compilation cache entries in directory and their total size.");
     m.def(
         "_cache_entries",
-        [](path_arg directory) {
+        [](path_arg directory) -> nb::typed<nb::list, nb::typed<nb::tuple, nb::str, int, int>> {
             nb::list listed;
             for (const rtc::compile_cache::entry_info& e :
                  rtc::compile_cache(directory.get("_cache_entries(directory)")).entries())
@@ -72,7 +72,7 @@ void bind_rtc(nb::module_& m) {
         "directory"_a.none(), "[(key, bytes, last_used_ns)]: the entries in directory, least recently used first.");
     m.def(
         "_cache_prune",
-        [](path_arg directory, std::uintmax_t max_bytes) {
+        [](path_arg directory, std::uintmax_t max_bytes) -> nb::typed<nb::tuple, int, int> {
             const rtc::compile_cache::usage_info removed =
                 rtc::compile_cache(directory.get("_cache_prune(directory)")).prune(max_bytes);
             return nb::make_tuple(removed.entries, removed.bytes);
@@ -120,14 +120,15 @@ void bind_rtc(nb::module_& m) {
         "dirs"_a.none(), "The `nvidia` namespace package's directories, searched for the CUDA toolkit's pip packages.");
     m.def(
         "_find_cuda_toolkit",
-        [] {
+        []() -> nb::typed<nb::tuple, nb::typed<nb::list, nb::str>, nb::str, nb::typed<nb::list, nb::str>> {
             const rtc::cuda_toolkit toolkit = rtc::find_cuda_toolkit();
             return nb::make_tuple(path_texts(toolkit.include_dirs), toolkit.found_via, path_texts(toolkit.looked_in));
         },
         "(include_dirs, found_via, looked_in): the CUDA toolkit headers given to NVRTC.");
     m.def(
         "_translate_options",
-        [](const std::vector<std::string>& options) {
+        // Values of several types, one per key (lists of str, str, bool, lists of pairs): typing.Any.
+        [](const std::vector<std::string>& options) -> nb::typed<nb::dict, nb::str, nb::any> {
             const rtc::translated_options t = rtc::translate_nvcc_options(options);
             nb::dict result;
             result["nvrtc"] = t.nvrtc;

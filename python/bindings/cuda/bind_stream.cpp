@@ -38,7 +38,9 @@ void bind_stream(nb::module_& m) {
         .def_prop_ro("flags", &stream::flags)
         .def(
             "__cuda_stream__",
-            [](const stream& s) { return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(s.handle())); },
+            [](const stream& s) -> nb::typed<nb::tuple, int, int> {
+                return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(s.handle()));
+            },
             "The CUDA stream protocol: (version, handle).");
 
     // For streams named by other libraries (the "stream" of __cuda_array_interface__).

@@ -560,6 +560,8 @@ void bind_kernel_arguments(nb::module_& m) {
             return argument_bytes(args);
         },
         "args"_a, "param_sizes"_a = nb::none(),
+        // nanobind's own signature, with the type of *args, which it does not render.
+        nb::sig("def _kernel_argument_bytes(*args: object, param_sizes: object | None = None) -> list[bytes]"),
         "The bytes Function.__call__ passes for each argument (ArgumentHandler objects through "
         "get_device_alloc(), nothing staged or called around a launch), checked against `param_sizes` where "
         "given.");
@@ -570,7 +572,9 @@ void bind_kernel_arguments(nb::module_& m) {
             pack_prepared(args, parse_plan(arg_types), values, "<inspection>");
             return argument_bytes(args);
         },
-        "arg_types"_a, "args"_a, "The bytes a prepared call passes for each argument, by prepare(arg_types)'s plan.");
+        "arg_types"_a, "args"_a,
+        nb::sig("def _prepared_argument_bytes(arg_types: object, *args: object) -> list[bytes]"),
+        "The bytes a prepared call passes for each argument, by prepare(arg_types)'s plan.");
 }
 
 }  // namespace gpukit::python

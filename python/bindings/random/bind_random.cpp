@@ -7,6 +7,7 @@
 #include "common/layout_args.hpp"
 #include "common/memory_args.hpp"
 #include "common/path_args.hpp"
+#include "common/stub_types.hpp"
 
 #include "gpukit/cuda/copy.hpp"
 #include "gpukit/random/curand_headers.hpp"
@@ -81,8 +82,8 @@ void fill_array(generator& g, nb::handle data, nb::handle stream, const char* me
 
 // The same on a new array of `shape` and `dtype`, which is returned.
 template <class Fill>
-nb::object generate(generator& g, const shape_arg& shape, nb::handle dtype, nb::handle stream, const char* method,
-                    Fill fill) {
+python_type<"gpukit.gpuarray.GPUArray"> generate(generator& g, const shape_arg& shape, nb::handle dtype,
+                                                 nb::handle stream, const char* method, Fill fill) {
     nb::object result = new_result(shape, dtype, method);
     fill_array(g, result, stream, method, fill);
     return result;
@@ -187,7 +188,7 @@ void bind_random(nb::module_& m) {
         "The file of the cuRAND library in use, links resolved; RuntimeError when none can be loaded.");
     m.def(
         "_curand_library_version",
-        []() {
+        []() -> nb::typed<nb::tuple, int, int, int> {
             const auto version = random::curand_library_version();
             return nb::make_tuple(version[0], version[1], version[2]);
         },
