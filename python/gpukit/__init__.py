@@ -4,6 +4,8 @@
 ``gpukit.driver.RuntimeError`` naming the missing library when there is none.
 """
 
+from __future__ import annotations
+
 import os
 import warnings
 

@@ -2,13 +2,19 @@
 with the subcommands ``info`` (the default), ``bench`` and ``cache``. docs/command-line.md
 describes them."""
 
+from __future__ import annotations
+
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import gpukit
 from gpukit import _cache_command
 from gpukit.bench import harness
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 class _Parser(argparse.ArgumentParser):
@@ -16,17 +22,17 @@ class _Parser(argparse.ArgumentParser):
     shown: the bench cases listed there import numpy and OpenCL, which `gpukit info` and
     `--version` need not wait for."""
 
-    def format_help(self):
+    def format_help(self) -> str:
         if callable(self.epilog):
             self.epilog = self.epilog()
         return super().format_help()
 
 
-def _program_name():
+def _program_name() -> str:
     return "python -m gpukit" if os.path.basename(sys.argv[0]) == "__main__.py" else "gpukit"
 
 
-def _parsers():
+def _parsers() -> tuple[_Parser, dict[str, _Parser]]:
     """The command's parser and its subcommands' parsers by name."""
     version = f"gpukit {gpukit.VERSION_TEXT}"
     parser = _Parser(
@@ -51,7 +57,8 @@ def _parsers():
         "bench",
         help="run benchmark cases side by side with other libraries",
         description=harness.DESCRIPTION,
-        epilog=harness.case_list_text,
+        # A function, which _Parser calls; argparse's stubs take only a str.
+        epilog=harness.case_list_text,  # type: ignore[arg-type]
     )
     bench.add_argument("--version", action="version", version=version)
     harness.add_arguments(bench)
@@ -67,7 +74,7 @@ def _parsers():
     return parser, {"info": info, "bench": bench, "cache": cache}
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line `argv` (sys.argv[1:] when None); returns the exit status."""
     parser, commands = _parsers()
     args = parser.parse_args(argv)

@@ -3,22 +3,30 @@ a finder that answers for every name of a foreign package (``pycuda``, ``pyopenc
 any installed copy of it is looked at, with the gpukit module that stands for it, or an
 ImportError saying why there is none."""
 
+from __future__ import annotations
+
 import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
 
 
 class _AliasLoader(importlib.abc.Loader):
-    def __init__(self, target):
+    def __init__(self, target: str) -> None:
         self.target = target
 
-    def create_module(self, spec):
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
         # The gpukit module itself, so both names share one module and its state.
         return importlib.import_module(self.target)
 
-    def exec_module(self, module):
+    def exec_module(self, module: ModuleType) -> None:
         pass  # already executed when gpukit imported it
 
 
@@ -27,20 +35,20 @@ class AliasFinder(importlib.abc.MetaPathFinder):
     name; `unavailable` gives, for a module (and its submodules) gpukit does not implement,
     the ImportError message."""
 
-    def __init__(self, package, project, aliases, unavailable):
+    def __init__(self, package: str, project: str, aliases: Mapping[str, str], unavailable: Mapping[str, str]) -> None:
         self.package = package
         self.project = project  # the package's project name for messages: "PyCUDA"
         self.aliases = aliases
         self.unavailable = unavailable
 
-    def unavailable_message(self, fullname):
+    def unavailable_message(self, fullname: str) -> str | None:
         """The message of `fullname` or of the package it is in, else None."""
         for module, message in self.unavailable.items():
             if fullname == module or fullname.startswith(module + "."):
                 return message
         return None
 
-    def foreign_name(self, fullname):
+    def foreign_name(self, fullname: str) -> str | None:
         """The package's name of a submodule of a gpukit module that stands for one of the
         package's (``gpukit.cl.clrandom`` -> ``pyopencl.clrandom``), else None: what
         ``from pyopencl import clrandom`` imports after finding no such attribute."""
@@ -49,7 +57,9 @@ class AliasFinder(importlib.abc.MetaPathFinder):
                 return foreign + fullname[len(own) :]
         return None
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         """importlib's finder hook: a spec loading the aliased module for a name under the
         package, else None (other finders go on)."""
         if fullname != self.package and not fullname.startswith(self.package + "."):
@@ -71,7 +81,7 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         )
 
 
-def install(package, project, aliases, unavailable):
+def install(package: str, project: str, aliases: Mapping[str, str], unavailable: Mapping[str, str]) -> None:
     """Put a finder for `package` first on sys.meta_path (once per package)."""
     if not any(isinstance(f, AliasFinder) and f.package == package for f in sys.meta_path):
         sys.meta_path.insert(0, AliasFinder(package, project, aliases, unavailable))

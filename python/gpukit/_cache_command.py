@@ -2,15 +2,21 @@
 (docs/command-line.md). The entries are the C++ cache's (src/rtc/cache.cpp): this module only
 chooses the directory, formats, and says what went wrong."""
 
+from __future__ import annotations
+
 import datetime
+from typing import TYPE_CHECKING
 
 from gpukit import _gpukit
 from gpukit.info import _size
 
+if TYPE_CHECKING:
+    import argparse
+
 ACTIONS = ("list", "stats", "prune", "clear")
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "action",
         choices=ACTIONS,
@@ -30,9 +36,10 @@ def add_arguments(parser):
     )
 
 
-def _directory(args, parser):
-    if args.dir is not None:
-        return args.dir
+def _directory(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
+    chosen: str | None = args.dir
+    if chosen is not None:
+        return chosen
     directory = _gpukit._default_cache_dir()
     if directory is None:
         why = (
@@ -44,15 +51,15 @@ def _directory(args, parser):
     return directory
 
 
-def _limit_text(limit):
+def _limit_text(limit: int) -> str:
     return "none" if limit == 0 else _size(limit)
 
 
-def _entries_text(count, size):
+def _entries_text(count: int, size: int) -> str:
     return f"{count} {'entry' if count == 1 else 'entries'}, {_size(size)}"
 
 
-def main(args, parser):
+def main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Runs `gpukit cache` with parsed `args`; returns the exit status."""
     if args.max_size is not None and args.action != "prune":
         parser.error("--max-size is for prune only")

@@ -6,13 +6,22 @@ channels of the same size (float64 as two int32, complex128 as four int32); the 
 helpers of <gpukit/helpers.cuh> put the halves back together in a kernel.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from gpukit._dtype_table import look_up_dtype
 from gpukit._gpukit import Array, ArrayDescriptor, ArrayDescriptor3D, Memcpy2D, Memcpy3D, array3d_flags, array_format
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from gpukit._typing import Order, SupportsCudaArrayInterface
+
 # dtype -> (array_format, channels per element)
-_FORMATS = {
+_FORMATS: dict[np.dtype[Any], tuple[array_format, int]] = {
     np.dtype(np.uint8): (array_format.UNSIGNED_INT8, 1),
     np.dtype(np.int8): (array_format.SIGNED_INT8, 1),
     np.dtype(np.uint16): (array_format.UNSIGNED_INT16, 1),
@@ -27,35 +36,38 @@ _FORMATS = {
 }
 
 
-def _format_and_channels(dtype):
+def _format_and_channels(dtype: npt.DTypeLike) -> tuple[array_format, int]:
     """(array_format, channels) that hold one element of `dtype`; ValueError for other dtypes."""
     return look_up_dtype(_FORMATS, dtype, lambda d: f"no CUDA array format holds {d} elements")
 
 
-def dtype_to_array_format(dtype):
+def dtype_to_array_format(dtype: npt.DTypeLike) -> array_format:
     """The array_format of a one-channel element type (PyCUDA's); TypeError for other dtypes,
     including float64 and complex, which np_to_array stores as several channels."""
     dtype = np.dtype(dtype)
-    fmt, channels = _FORMATS.get(dtype, (None, 0))
-    if channels != 1:
+    entry = _FORMATS.get(dtype)
+    if entry is None or entry[1] != 1:
         supported = ", ".join(str(d) for d, (_, n) in _FORMATS.items() if n == 1)
         raise TypeError(f"cannot convert dtype {dtype} to an array format; one-channel formats exist for {supported}")
-    return fmt
+    return entry[0]
 
 
-def _check_order(order):
+def _check_order(order: str) -> None:
     if order not in ("C", "F"):
         raise ValueError(f"order must be 'C' or 'F', not {order!r}")
 
 
-def _packed(array, order):
+def _packed(array: npt.NDArray[Any], order: Order) -> npt.NDArray[np.uint8]:
     """The array's bytes in `order`, as a 1-D contiguous view (copied only when needed)."""
     return np.require(array, requirements=order).reshape(-1, order=order).view(np.uint8)
 
 
-def _fill(ary, source, row_bytes, height, depth, on_device=False):
+def _fill(
+    ary: Array, source: npt.NDArray[Any] | int, row_bytes: int, height: int, depth: int, on_device: bool = False
+) -> None:
     """Copy rows of `row_bytes` from `source` (host buffer, or device address when
     `on_device`) into the CUDA array `ary`."""
+    copy: Memcpy2D | Memcpy3D
     if depth:
         copy = Memcpy3D()
         copy.depth = depth
@@ -68,12 +80,13 @@ def _fill(ary, source, row_bytes, height, depth, on_device=False):
     copy.set_dst_array(ary)
     copy.width_in_bytes = copy.src_pitch = row_bytes
     copy.height = height
-    if depth:
+    if isinstance(copy, Memcpy3D):  # depth
         copy.src_height = height
     copy()
 
 
-def _make(width, height, depth, fmt, channels, flags):
+def _make(width: int, height: int, depth: int, fmt: array_format, channels: int, flags: int) -> Array:
+    d: ArrayDescriptor | ArrayDescriptor3D
     if depth:
         d = ArrayDescriptor3D()
         d.depth = depth
@@ -87,7 +100,7 @@ def _make(width, height, depth, fmt, channels, flags):
     return Array(d)
 
 
-def np_to_array(nparray, order, allowSurfaceBind=False):
+def np_to_array(nparray: npt.ArrayLike, order: Order, allowSurfaceBind: bool = False) -> Array:
     """A 2-D or 3-D numpy array as a CUDA Array. With order 'C', tex2D(x, y) reads a[y, x]
     and tex3D(x, y, z) reads a[z, y, x]; with 'F' the indices are the other way round.
     allowSurfaceBind=True makes the array usable by a SurfaceObject as well."""
@@ -100,7 +113,9 @@ def np_to_array(nparray, order, allowSurfaceBind=False):
     return ary
 
 
-def _array_for(shape, dtype, order, surface):
+def _array_for(
+    shape: tuple[int, ...], dtype: np.dtype[Any], order: Order, surface: bool
+) -> tuple[Array, int, int, int]:
     """An uninitialised CUDA Array for data of `shape` in `order` (see np_to_array), and its
     width, height and depth (0 for 2-D)."""
     fmt, channels = _format_and_channels(dtype)
@@ -111,16 +126,17 @@ def _array_for(shape, dtype, order, surface):
     return _make(width, height, depth, fmt, channels, flags), width, height, depth
 
 
-def _compact_strides(shape, itemsize, order):
+def _compact_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tuple[int, ...]:
     """The byte strides of a contiguous array of `shape` in `order`."""
-    strides, step = [], itemsize
+    strides: list[int] = []
+    step = itemsize
     for extent in shape[::-1] if order == "C" else shape:
         strides.append(step)
         step *= extent
     return tuple(strides[::-1]) if order == "C" else tuple(strides)
 
 
-def gpuarray_to_array(gpuarray, order, allowSurfaceBind=False):
+def gpuarray_to_array(gpuarray: SupportsCudaArrayInterface, order: Order, allowSurfaceBind: bool = False) -> Array:
     """A 2-D or 3-D device array (a GPUArray, or anything with __cuda_array_interface__) as
     a CUDA Array, copied on the device; the same layout rules as np_to_array. The data must
     be contiguous in `order` (C-contiguous for 'C', Fortran-contiguous for 'F')."""
@@ -143,7 +159,7 @@ def gpuarray_to_array(gpuarray, order, allowSurfaceBind=False):
     return ary
 
 
-def matrix_to_array(matrix, order="C", allow_double_hack=False):
+def matrix_to_array(matrix: npt.ArrayLike, order: Order = "C", allow_double_hack: bool = False) -> Array:
     """A 2-D numpy array as a CUDA Array; with order 'C', tex2D(x, y) reads matrix[y, x].
     float64 needs allow_double_hack=True (it is stored as two int32 channels)."""
     matrix = np.asarray(matrix)
@@ -157,7 +173,7 @@ def matrix_to_array(matrix, order="C", allow_double_hack=False):
     return np_to_array(matrix, order)
 
 
-def make_multichannel_2d_array(matrix, order):
+def make_multichannel_2d_array(matrix: npt.ArrayLike, order: Order) -> Array:
     """A 3-D numpy array as a 2-D Array of 1, 2 or 4 channels: shape (height, width, channels)
     for order 'C', (channels, width, height) for order 'F'."""
     _check_order(order)

@@ -3,9 +3,16 @@ CUDA tensors through their __dlpack__. The capsules themselves are made and cons
 nanobind's ndarray (python/bindings/common/bind_dlpack.cpp), DLPack 1.0 (versioned) when the consumer
 asks for it; this module maps dtypes, devices, streams and the copy request."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from gpukit import _gpukit
+
+if TYPE_CHECKING:
+    from gpukit.gpuarray import GPUArray
 
 CPU, CUDA, CUDA_HOST, CUDA_MANAGED = 1, 2, 3, 13
 _DEVICE_NAMES = {CPU: "the CPU", CUDA_HOST: "CUDA page-locked host memory"}
@@ -17,12 +24,18 @@ _KINDS = {code: kind for kind, code in _CODES.items()}
 _ORDERED_STREAMS = (None, 1, 2, -1)
 
 
-def device_of(array):
+def device_of(array: GPUArray) -> tuple[int, int]:
     """(CUDA, ordinal of the current context's device): gpukit allocates in the current context."""
     return CUDA, int(_gpukit.Context.get_device())
 
 
-def export(array, stream=None, max_version=None, dl_device=None, copy=None):
+def export(
+    array: GPUArray,
+    stream: int | None = None,
+    max_version: tuple[int, int] | None = None,
+    dl_device: tuple[int, int] | None = None,
+    copy: bool | None = None,
+) -> object:
     """A capsule over `array` (a GPUArray), which it keeps alive: 'dltensor_versioned'
     (DLPack 1.0) when `max_version` is (1, 0) or later, else the unversioned 'dltensor'.
     `copy=True` exports a C-contiguous copy, `copy=False` or None the array itself."""
@@ -43,7 +56,8 @@ def export(array, stream=None, max_version=None, dl_device=None, copy=None):
     if any(s % itemsize for s in array.strides):
         raise BufferError(f"__dlpack__: strides {array.strides} are not multiples of the itemsize {itemsize}")
     _wait_for(array, stream)
-    tensor = _gpukit._dlpack_export(
+    # A nanobind ndarray (the stub says object), whose __dlpack__ makes the capsule.
+    tensor: Any = _gpukit._dlpack_export(
         array.ptr if array.size else 0,
         list(array.shape),
         [s // itemsize for s in array.strides],

@@ -1,6 +1,13 @@
 """StreamCapture: record a stream's work into a CUDA graph (re-exported by gpukit.driver)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
 from gpukit import _gpukit
+
+if TYPE_CHECKING:
+    from types import TracebackType
 
 
 class StreamCapture:
@@ -18,17 +25,19 @@ class StreamCapture:
     RELAXED nowhere. If the block raises, the capture is ended and discarded.
     """
 
-    def __init__(self, stream, mode=_gpukit.capture_mode.GLOBAL):
+    def __init__(self, stream: _gpukit.Stream, mode: _gpukit.capture_mode = _gpukit.capture_mode.GLOBAL) -> None:
         self.stream = stream
         self.mode = mode
         #: The recorded Graph, set when the with block ends without an exception.
-        self.graph = None
+        self.graph: _gpukit.Graph | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> StreamCapture:
         _gpukit._begin_capture(self.stream, self.mode)
         return self
 
-    def __exit__(self, exc_type, exc, traceback):
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> Literal[False]:
         if exc_type is None:
             self.graph = _gpukit._end_capture(self.stream)
         elif _gpukit._is_capturing(self.stream):

@@ -1,18 +1,21 @@
 """Reading other libraries' device arrays: __cuda_array_interface__ (version 2 or 3), else
 a CUDA __dlpack__ export."""
 
+from __future__ import annotations
+
 import os
+from typing import Any
 
 # __cuda_array_interface__ "stream" values that gpukit's default-stream work is ordered
 # after anyway: the legacy (1) and per-thread (2) default streams.
 _DEFAULT_STREAMS = (1, 2)
 
 
-def array_interface(obj):
+def array_interface(obj: object) -> tuple[dict[str, Any], object]:
     """(interface dict, owner) for an object exporting __cuda_array_interface__ or
     __dlpack__; the owner (the object, or the imported DLPack tensor) is kept alive by
     whatever views its memory."""
-    interface = getattr(obj, "__cuda_array_interface__", None)
+    interface: dict[str, Any] | None = getattr(obj, "__cuda_array_interface__", None)
     if interface is None:
         if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
             from gpukit import _dlpack
@@ -25,7 +28,7 @@ def array_interface(obj):
     return interface, obj
 
 
-def _wait_for_producer(stream):
+def _wait_for_producer(stream: object) -> None:
     """The interface's rule (version 3): a consumer waits for the producer's stream before
     using the data. Like numba and CuPy, gpukit synchronizes with it, unless
     GPUKIT_CUDA_ARRAY_INTERFACE_SYNC=0 (the user orders the streams)."""

@@ -1,11 +1,13 @@
 """``python -m gpukit.<module> script.py [args]``: run a script as its ``__main__``."""
 
+from __future__ import annotations
+
 import os
 import runpy
 import sys
 
 
-def run_script(command):
+def run_script(command: str) -> None:
     """Run the script named by sys.argv[1] as ``__main__``, seeing sys.argv[1:] as its argv
     and its own directory first on sys.path, as when it is run directly. `command` is the
     module that runs it, for the usage message."""

@@ -1,6 +1,8 @@
 """Importing this module makes a context on the default device current
 (``tools.make_default_context()``) and releases it cleanly at interpreter exit."""
 
+from __future__ import annotations
+
 import sys
 
 from gpukit import tools as _tools

@@ -1,6 +1,8 @@
 """Importing this module makes the default device's *primary* context current (the one
 the CUDA runtime, CuPy and PyTorch use), so gpukit shares it with them."""
 
+from __future__ import annotations
+
 import sys
 
 from gpukit import tools as _tools

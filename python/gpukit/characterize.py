@@ -1,6 +1,8 @@
 """What the current CUDA device can do, and the sizes of C types on it (PyCUDA's
 ``pycuda.characterize``)."""
 
+from __future__ import annotations
+
 import struct
 
 import numpy as np
@@ -10,18 +12,18 @@ from gpukit.compiler import SourceModule
 from gpukit.driver import Context, memcpy_dtoh
 
 
-def platform_bits():
+def platform_bits() -> int:
     """The number of bits in a host pointer (64 on every platform CUDA 12 and 13 support)."""
     return struct.calcsize("P") * 8
 
 
-def has_double_support():
+def has_double_support() -> bool:
     """Whether the current context's device has double precision arithmetic (compute
     capability 1.3 or later: every device CUDA 12 and 13 run on)."""
     return Context.get_device().compute_capability() >= (1, 3)
 
 
-def has_stack():
+def has_stack() -> bool:
     """Whether the current context's device has a call stack (compute capability 2.0 or
     later: every device CUDA 12 and 13 run on)."""
     return Context.get_device().compute_capability() >= (2, 0)
@@ -29,10 +31,10 @@ def has_stack():
 
 # (type name, preamble, compute capability) -> bytes. Keyed by the device's compute
 # capability rather than by context, so the cache keeps no context alive.
-_sizes = {}
+_sizes: dict[tuple[str, str, tuple[int, int]], int] = {}
 
 
-def sizeof(type_name, preamble=""):
+def sizeof(type_name: str, preamble: str = "") -> int:
     """``sizeof(type_name)`` as the current context's device sees it, with `preamble` (C++
     code declaring the type, say) compiled first. Compiles once per type, preamble and kind
     of device; raises CompileError when the type does not compile."""

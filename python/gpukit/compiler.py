@@ -9,13 +9,15 @@ that the driver compiles when it loads it); by default it is the current context
 or ``sm_90`` without a context. docs/kernels.md describes all of it.
 """
 
+from __future__ import annotations
+
 import importlib.util
 import logging
 import os
 import struct
 import weakref
-from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from gpukit import _gpukit, driver
 from gpukit._text import printable
@@ -23,10 +25,13 @@ from gpukit._gpukit import CompileOutcome
 from gpukit.driver import Context, Function, module_from_buffer
 from gpukit._warnings import warn
 
+if TYPE_CHECKING:
+    from gpukit._gpukit import Module, _PreparedCompile
+
 _log = logging.getLogger("gpukit.compiler")
 
 
-def _flags_from_environment():
+def _flags_from_environment() -> list[str]:
     value = os.environ.get("GPUKIT_DEFAULT_NVCC_FLAGS")
     if value is None:
         value = os.environ.get("PYCUDA_DEFAULT_NVCC_FLAGS", "")
@@ -55,7 +60,7 @@ _TARGETS = ("cubin", "ptx", "fatbin")
 _Path = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 
 
-def _nvidia_package_dirs():
+def _nvidia_package_dirs() -> list[str]:
     """The directories of the ``nvidia`` namespace package, where NVIDIA's pip packages of
     the CUDA toolkit put their headers (found without importing it)."""
     try:
@@ -70,7 +75,7 @@ def _nvidia_package_dirs():
 _gpukit._set_nvidia_package_dirs(_nvidia_package_dirs())
 
 
-def _is_iterable(value):
+def _is_iterable(value: Any) -> bool:
     try:
         iter(value)
     except TypeError:
@@ -78,7 +83,7 @@ def _is_iterable(value):
     return True
 
 
-def _option_list(options, what):
+def _option_list(options: Iterable[str], what: str) -> list[str]:
     """`options`, a list of str as PyCUDA takes them, as a new list. TypeError naming `what`
     for a single str (which would be read as one option per character, as PyCUDA refuses it
     too) and for anything else that is not a list of str."""
@@ -92,7 +97,7 @@ def _option_list(options, what):
     return options
 
 
-def _directory_list(directories, what="include_dirs"):
+def _directory_list(directories: Iterable[_Path], what: str = "include_dirs") -> list[_Path]:
     """`directories`, a list of paths, as a list. TypeError naming `what` for a single path
     (which would be read as one directory per character; PyCUDA refuses it too); the items
     are checked where they become paths (str, bytes or os.PathLike: the bindings' path_args)."""
@@ -113,7 +118,7 @@ def translate_options(options: Sequence[str], compiler: str = "nvrtc") -> tuple[
     return translated[compiler], translated[compiler + "_notes"]
 
 
-def _target(arch, code):
+def _target(arch: str | None, code: str | None) -> str:
     # nvcc's -code names the real target; NVRTC takes one target, so it wins over -arch.
     target = code if code is not None else arch
     if target is None:
@@ -127,7 +132,7 @@ def _target(arch, code):
     return target
 
 
-def _choose_compiler(nvcc, compiler):
+def _choose_compiler(nvcc: _Path, compiler: str | None) -> str:
     """'auto', 'nvrtc' or 'nvcc': `compiler`, else DEFAULT_COMPILER. Left to choose, gpukit
     takes nvcc when the caller names another nvcc than the default or NVRTC is missing."""
     setting = "compiler"
@@ -153,7 +158,7 @@ def _choose_compiler(nvcc, compiler):
     raise ValueError(f"{setting} must be None, 'auto', 'nvrtc' or 'nvcc', got {compiler!r}")
 
 
-def _cache_directory(cache_dir):
+def _cache_directory(cache_dir: _Path | bool | None) -> _Path | None:
     """Where compiled images are cached (a path: str, bytes or os.PathLike, which the C++
     side checks), or None for no caching."""
     if cache_dir is False or _gpukit._cache_disabled_by_environment():
@@ -188,7 +193,31 @@ def set_cache_size_limit(limit: int | str | None) -> None:
         )
 
 
-def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compiler, target):
+class _Request(TypedDict):
+    """The keyword arguments of _gpukit._prepare_compile but keep."""
+
+    source: str
+    options: list[str]
+    arch: str
+    include_dirs: list[_Path]
+    system_include_dirs: list[_Path]
+    no_extern_c: bool
+    compiler: str
+    nvcc: _Path
+    output: str
+
+
+def _request(
+    source: str,
+    nvcc: _Path,
+    options: Sequence[str] | None,
+    no_extern_c: bool,
+    arch: str | None,
+    code: str | None,
+    include_dirs: Iterable[_Path],
+    compiler: str | None,
+    target: str,
+) -> _Request:
     """The keyword arguments of _gpukit._prepare_compile but keep."""
     if not isinstance(target, str) or target not in _TARGETS:
         raise ValueError(f"target must be 'cubin', 'ptx' or 'fatbin', got {target!r}")
@@ -207,14 +236,16 @@ def _request(source, nvcc, options, no_extern_c, arch, code, include_dirs, compi
     )
 
 
-def _warn_about_output(log):
+def _warn_about_output(log: str) -> None:
     """What PyCUDA does when nvcc succeeds but prints something."""
     if "demoted" in log.lower() or "demoting" in log.lower():
         warn("nvcc said it demoted types in source code it compiled--this is likely not what you want.")
     warn("The CUDA compiler succeeded, but said the following:\n" + log)
 
 
-def _debugging_overrides(options, keep, cache_dir):
+def _debugging_overrides(
+    options: Sequence[str] | None, keep: bool, cache_dir: _Path | Literal[False] | None
+) -> tuple[Sequence[str] | None, bool, _Path | Literal[False] | None]:
     """With driver.set_debugging() (import gpukit.debug), as in PyCUDA: debug information
     (-g -G; NVRTC keeps -G only), no cache, and the compiler's files kept."""
     if not driver.CUDA_DEBUGGING:
@@ -244,7 +275,7 @@ def compile_outcome(
     return _compiled(_gpukit._prepare_compile(**request, keep=bool(keep)), _cache_directory(cache_dir))
 
 
-def _compiled(prepared, directory):
+def _compiled(prepared: _PreparedCompile, directory: _Path | None) -> CompileOutcome:
     """`prepared` compiled through the cache in `directory` (None: no cache), its notes
     logged, the kept directory printed and the compiler's messages warned about."""
     outcome = prepared.compile(directory)
@@ -294,13 +325,13 @@ def compile(
 # while some SourceModule holds it, and unloads as usual once none does. Only modules
 # without variables are shared: each SourceModule has its own __constant__ and __device__
 # variables, as in PyCUDA (reikna loads one source twice and sets each one's constants).
-_loaded_modules = weakref.WeakValueDictionary()
+_loaded_modules: weakref.WeakValueDictionary[tuple[int, str], Module] = weakref.WeakValueDictionary()
 
 _STT_OBJECT = 1  # ELF: a symbol naming a variable
 _SHT_SYMTAB = 2  # ELF: a symbol table section
 
 
-def _has_variables(image):
+def _has_variables(image: bytes) -> bool:
     """Whether the cubin `image` defines a variable (a __constant__ or __device__ one): an
     ELF symbol of type OBJECT in some section. True for anything that is not a 64-bit ELF, so
     that only modules known to hold no state are shared."""
@@ -369,7 +400,7 @@ class SourceModule:
         """The kernel `name` (its extern "C" or mangled name) of the loaded module."""
         return self.module.get_function(name)
 
-    def get_global(self, name: str) -> tuple[Any, int]:
+    def get_global(self, name: str) -> tuple[int, int]:
         """The device address and size in bytes of the global variable `name`."""
         return self.module.get_global(name)
 
@@ -388,7 +419,7 @@ class SourceModule:
 _INPUT_TYPE_NAMES = {0: "cubin", 1: "ptx", 2: "fatbin", 3: "object", 4: "library"}
 
 
-def _input_type_name(input_type):
+def _input_type_name(input_type: int | str) -> str:
     if isinstance(input_type, str):
         return input_type.lower()
     try:
@@ -436,13 +467,13 @@ class DynamicModule:
         options = _option_list([] if link_options is None else link_options, "link_options")
         options += ["-verbose"] if log_verbose else []
         self._linker = _gpukit._Linker(self.arch, options)
-        self.module = None
+        self.module: Module | None = None
         #: The linked cubin, set by link().
-        self.image = None
+        self.image: bytes | None = None
 
     def add_source(
         self, source: str, nvcc_options: Sequence[str] | None = None, name: str = "kernel.ptx"
-    ) -> "DynamicModule":
+    ) -> DynamicModule:
         """Compile `source` as relocatable device code and add it."""
         options = _option_list(DEFAULT_NVCC_FLAGS if nvcc_options is None else nvcc_options, "nvcc_options")
         if not any(o.startswith(("-rdc", "--relocatable-device-code")) for o in options):
@@ -462,24 +493,24 @@ class DynamicModule:
         self._linker.add_data(image, "cubin", name)
         return self
 
-    def add_data(self, data: bytes, input_type: Any, name: str = "unknown") -> "DynamicModule":
+    def add_data(self, data: bytes, input_type: int | str, name: str = "unknown") -> DynamicModule:
         """Add bytes of `input_type` (a drv.jit_input_type or a name such as 'ptx')."""
         self._linker.add_data(bytes(data), _input_type_name(input_type), name)
         return self
 
-    def add_file(self, filename: _Path, input_type: Any) -> "DynamicModule":
+    def add_file(self, filename: _Path, input_type: int | str) -> DynamicModule:
         """Add the file `filename` of `input_type` (as add_data takes it)."""
         self._linker.add_file(filename, _input_type_name(input_type))
         return self
 
-    def add_stdlib(self, libname: str) -> "DynamicModule":
+    def add_stdlib(self, libname: str) -> DynamicModule:
         """Add lib<libname>.a from cuda_libdir (else CUDA_HOME/lib64 or /usr/local/cuda/lib64),
         e.g. 'cudadevrt', the device runtime that kernels launching kernels need."""
         path = _gpukit._find_device_library(libname, self.cuda_libdir or "")
         self._linker.add_file(path, "library")
         return self
 
-    def link(self) -> "DynamicModule":
+    def link(self) -> DynamicModule:
         """Link everything added, load the result into the current context, return self."""
         if self.module is not None:
             raise _gpukit.LogicError("DynamicModule.link(): already linked")
@@ -487,7 +518,7 @@ class DynamicModule:
         self.module = module_from_buffer(self.image, message_handler=self.message_handler)
         return self
 
-    def _linked(self):
+    def _linked(self) -> Module:
         if self.module is None:
             raise _gpukit.LogicError("DynamicModule: call link() before taking functions or globals")
         return self.module
@@ -496,7 +527,7 @@ class DynamicModule:
         """The kernel `name` of the linked module."""
         return self._linked().get_function(name)
 
-    def get_global(self, name: str) -> tuple[Any, int]:
+    def get_global(self, name: str) -> tuple[int, int]:
         """The device address and size in bytes of the global variable `name`."""
         return self._linked().get_global(name)
 

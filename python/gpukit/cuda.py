@@ -8,22 +8,32 @@ queued on it; a copy to or from pageable host memory still returns only when the
 side is done, as CUDA does for pageable memory).
 """
 
+from __future__ import annotations
+
 import contextlib
 import numbers
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, SupportsInt, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from gpukit import _gpukit, gpuarray
+from gpukit import _gpukit, _typing, gpuarray
 from gpukit._memory import PointerHolderBase, _plain_dtype
 from gpukit._gpukit import Layout, host_alloc_flags, mem_host_register_flags
 from gpukit.gpuarray import GPUArray, ShapeLike
 from gpukit._warnings import warn
 
-#: A stream as numba takes it: 0 (the default stream) or a gpukit.driver.Stream.
-StreamLike = int | _gpukit.Stream
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+    from gpukit._typing import SupportsCudaArrayInterface
+
+#: A stream as numba takes it: 0 (the default stream) or a gpukit.driver.Stream (or another
+#: library's stream, with __cuda_stream__; None is the default stream too).
+StreamLike = int | _typing.StreamLike | None
+
+_HostArray = TypeVar("_HostArray", bound="np.ndarray[Any, Any]")
 
 __all__ = [
     "to_device",
@@ -41,7 +51,7 @@ __all__ = [
 ]
 
 
-def _stream(stream):
+def _stream(stream: StreamLike) -> _typing.StreamLike | None:
     """numba spells the default stream 0; gpukit spells it None."""
     if stream is None or (isinstance(stream, numbers.Integral) and stream == 0):
         return None
@@ -50,7 +60,7 @@ def _stream(stream):
     raise TypeError(f"stream must be 0, a gpukit.driver.Stream or an object with __cuda_stream__, got {stream!r}")
 
 
-def _layout(shape, strides, itemsize, order):
+def _layout(shape: ShapeLike, strides: Sequence[int] | None, itemsize: int, order: str) -> Layout:
     """The layout of a new array; shape and strides are checked as numpy checks them."""
     if strides is None:
         return Layout.contiguous(shape, itemsize, order)
@@ -60,7 +70,12 @@ def _layout(shape, strides, itemsize, order):
 class DeviceNDArray(GPUArray):
     """An array in device memory with numba.cuda's interface."""
 
-    _writeback = None  # the host array to_host() copies into (arrays made other ways have none)
+    #: The host array to_host() copies into (arrays made other ways have none).
+    _writeback: npt.NDArray[Any] | None = None
+
+    if TYPE_CHECKING:
+        # The extension's _view makes an array of self's class (or of `cls`).
+        def _view(self, layout: Layout, dtype: object | None = None, cls: object | None = None) -> DeviceNDArray: ...
 
     def __init__(
         self,
@@ -82,7 +97,8 @@ class DeviceNDArray(GPUArray):
         """numba's gpu_data: the device memory of the array's data, as an object whose int()
         is the address of element 0 and which keeps the memory alive (the allocation itself
         when the array starts where its memory does)."""
-        if self.size and self.ptr != int(self.gpudata if self.gpudata is not None else 0):
+        memory = cast("SupportsInt | None", self.gpudata)  # an allocation or an address (the stub says object)
+        if self.size and self.ptr != int(memory if memory is not None else 0):
             return _ArrayData(self)
         return self.gpudata
 
@@ -145,18 +161,18 @@ class DeviceNDArray(GPUArray):
             raise ValueError("no associated writeback array")
         self.copy_to_host(self._writeback, stream)
 
-    def _check_same(self, shape, dtype, what):
+    def _check_same(self, shape: Sequence[int], dtype: npt.DTypeLike, what: str) -> None:
         if tuple(shape) != self.shape:
             raise ValueError(f"{what}: shape {tuple(shape)} differs from the device array's {self.shape}")
         if np.dtype(dtype) != self.dtype:
             raise TypeError(f"{what}: dtype {dtype} differs from the device array's {self.dtype}")
 
-    def _same_contiguous_layout(self, other):
+    def _same_contiguous_layout(self, other: GPUArray) -> bool:
         return (self.is_c_contiguous() and other._layout.is_c_contiguous) or (
             self.is_f_contiguous() and other._layout.is_f_contiguous
         )
 
-    def _assign(self, source, stream):
+    def _assign(self, source: GPUArray, stream: _typing.StreamLike | None) -> None:
         # GPUArray's __setitem__ launches on the array's own stream; this copy's may differ.
         saved, self.stream = self.stream, stream
         try:
@@ -166,17 +182,19 @@ class DeviceNDArray(GPUArray):
 
     # ---- views
 
-    def reshape(self, *newshape: ShapeLike, order: str = "C") -> "DeviceNDArray":
+    def reshape(self, *newshape: ShapeLike, order: str = "C") -> DeviceNDArray:
         """A view with another shape; numba refuses reshapes that would need a copy, so
         does this (gpuarray.GPUArray.reshape copies instead)."""
-        newshape = newshape[0] if len(newshape) == 1 else newshape  # reshape(2, 3) or reshape((2, 3))
+        # reshape(2, 3) or reshape((2, 3)): several arguments are extents, which the signature
+        # GPUArray.reshape gives (each a ShapeLike) cannot say.
+        shape: ShapeLike = newshape[0] if len(newshape) == 1 else newshape  # type: ignore[assignment]
         try:
-            layout = self._layout.reshape(newshape, order)
+            layout = self._layout.reshape(shape, order)
         except _gpukit.LogicError as e:
             raise ValueError(f"reshape: {e} (a device array is only reshaped as a view)") from None
         return self._view(layout)
 
-    def ravel(self, order: str = "C", stream: StreamLike = 0) -> "DeviceNDArray":
+    def ravel(self, order: str = "C", stream: StreamLike = 0) -> DeviceNDArray:
         """A 1-d view (numba refuses a ravel that would need a copy, as reshape does)."""
         return self.reshape(-1, order=order)
 
@@ -188,7 +206,9 @@ class DeviceNDArray(GPUArray):
             raise ValueError(f"split: section must be positive, got {section}")
         return [self[start : start + section] for start in range(0, len(self), section)]
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: object) -> Any:
+        """A view; a record (0-d structured) element as a DeviceRecord, any other single
+        element as a numpy scalar on the host, as in numba."""
         view = GPUArray.__getitem__(self, index)
         if view.ndim > 0:
             return view
@@ -197,12 +217,12 @@ class DeviceNDArray(GPUArray):
         # A single element comes back to the host as a numpy scalar, as in numba.
         return view.get()[()]
 
-    def __setitem__(self, index, value):
+    def __setitem__(self, index: object, value: _gpukit._Array | npt.ArrayLike | SupportsCudaArrayInterface) -> None:
         if is_cuda_array(value) and not isinstance(value, GPUArray):
             value = as_cuda_array(value)
         GPUArray.__setitem__(self, index, value)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<gpukit.cuda.DeviceNDArray shape={self.shape} dtype={self.dtype} strides={self.strides}>"
 
 
@@ -210,7 +230,7 @@ class DeviceRecord(DeviceNDArray):
     """One structured (record) value in device memory: a 0-d DeviceNDArray whose
     copy_to_host() gives a numpy record."""
 
-    def __init__(self, dtype, stream=0, gpu_data=None):
+    def __init__(self, dtype: npt.DTypeLike, stream: StreamLike = 0, gpu_data: Any = None) -> None:
         super().__init__((), None, dtype, stream, gpu_data=gpu_data)
 
     def copy_to_host(self, ary: npt.NDArray[Any] | None = None, stream: StreamLike = 0) -> Any:
@@ -218,7 +238,7 @@ class DeviceRecord(DeviceNDArray):
         host = super().copy_to_host(ary, stream)
         return host if ary is not None else host[()]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<gpukit.cuda.DeviceRecord dtype={self.dtype}>"
 
 
@@ -232,18 +252,20 @@ class _ArrayData(PointerHolderBase):
     """The memory of a view that starts inside its allocation (numba's MemoryPointer.view):
     its address is the view's element 0, and it keeps the view's memory alive."""
 
-    def __init__(self, array):
+    def __init__(self, array: GPUArray) -> None:
         self._array = array
 
-    def get_pointer(self):
+    def get_pointer(self) -> int:
         return self._array.ptr
 
 
-def _device_class(dtype, shape):
+def _device_class(dtype: npt.DTypeLike, shape: ShapeLike) -> type[DeviceNDArray]:
     return DeviceRecord if shape == () and np.dtype(dtype).names is not None else DeviceNDArray
 
 
-def _new_device_array(shape, strides, dtype, stream):
+def _new_device_array(
+    shape: ShapeLike, strides: Sequence[int] | None, dtype: npt.DTypeLike, stream: StreamLike
+) -> DeviceNDArray:
     cls = _device_class(dtype, shape)
     result = cls.__new__(cls)
     DeviceNDArray.__init__(result, shape, strides, dtype, stream)
@@ -297,7 +319,7 @@ def to_device(obj: Any, stream: StreamLike = 0, copy: bool = True, to: DeviceNDA
     return result
 
 
-def is_cuda_array(obj: object) -> bool:
+def is_cuda_array(obj: object) -> TypeIs[SupportsCudaArrayInterface]:
     """Whether `obj` exports __cuda_array_interface__."""
     return hasattr(obj, "__cuda_array_interface__")
 
@@ -314,7 +336,15 @@ def as_cuda_array(obj: Any) -> DeviceNDArray:
 # ---- page-locked and mapped host memory
 
 
-def _host_array(shape, dtype, strides, order, flags, what, cls=np.ndarray):
+def _host_array(
+    shape: ShapeLike,
+    dtype: npt.DTypeLike,
+    strides: Sequence[int] | None,
+    order: str,
+    flags: int,
+    what: str,
+    cls: type[_HostArray],
+) -> tuple[_HostArray, _gpukit.PagelockedHostAllocation, int]:
     dtype = _plain_dtype(dtype, what)
     layout = _layout(shape, strides, dtype.itemsize, order)
     # Strides may leave gaps: the memory runs to the end of the last element.
@@ -323,7 +353,14 @@ def _host_array(shape, dtype, strides, order, flags, what, cls=np.ndarray):
         raise ValueError(f"negative strides {tuple(layout.strides)} are not supported for new arrays")
     # The driver refuses empty allocations; an empty array gets one unused byte.
     allocation = _gpukit._pagelocked_alloc(max(nbytes, 1), flags)
-    array = np.ndarray.__new__(cls, tuple(layout.shape), dtype, buffer=allocation, strides=tuple(layout.strides))
+    # The allocation has the buffer protocol, which numpy's stubs do not accept beyond their own types.
+    array = np.ndarray.__new__(
+        cls,
+        tuple(layout.shape),
+        dtype,
+        buffer=allocation,  # type: ignore[arg-type]
+        strides=tuple(layout.strides),
+    )
     return array, allocation, nbytes
 
 
@@ -331,7 +368,7 @@ def pinned_array(
     shape: ShapeLike, dtype: npt.DTypeLike = np.float64, strides: Sequence[int] | None = None, order: str = "C"
 ) -> npt.NDArray[Any]:
     """An uninitialised numpy array in page-locked host memory, like numpy.empty."""
-    return _host_array(shape, dtype, strides, order, 0, "pinned_array(dtype)")[0]
+    return _host_array(shape, dtype, strides, order, 0, "pinned_array(dtype)", np.ndarray)[0]
 
 
 def mapped_array(
@@ -342,7 +379,7 @@ def mapped_array(
     stream: StreamLike = 0,
     portable: bool = False,
     wc: bool = False,
-) -> "MappedNDArray":
+) -> MappedNDArray:
     """An uninitialised MappedNDArray: page-locked host memory that kernels also address.
     `portable`: usable from every context; `wc`: write-combined (fast host writes and
     device reads, very slow host reads)."""
@@ -352,7 +389,8 @@ def mapped_array(
     if wc:
         flags |= host_alloc_flags.WRITECOMBINED
     array, allocation, nbytes = _host_array(shape, dtype, strides, order, flags, "mapped_array(dtype)", MappedNDArray)
-    array._mapping = _Mapping(np.frombuffer(allocation, np.uint8).ctypes.data, allocation.get_device_pointer(), nbytes)
+    host = np.frombuffer(allocation, np.uint8).ctypes.data  # type: ignore[call-overload]  # (a buffer numpy's stubs do not list)
+    array._mapping = _Mapping(host, allocation.get_device_pointer(), nbytes)
     array._stream = _stream(stream)
     return array
 
@@ -360,7 +398,7 @@ def mapped_array(
 class _Mapping:
     """Where a block of mapped host memory lies in the host's and the device's address spaces."""
 
-    def __init__(self, host, device, nbytes):
+    def __init__(self, host: int, device: int, nbytes: int) -> None:
         self.host, self.device, self.nbytes = host, device, nbytes
 
 
@@ -369,11 +407,14 @@ class MappedNDArray(np.ndarray):
     and other libraries reach it through __cuda_array_interface__, and it has the
     DeviceNDArray copy methods. numpy views of it (slices) stay mapped."""
 
-    def __array_finalize__(self, obj):
+    _mapping: _Mapping | None
+    _stream: _typing.StreamLike | None
+
+    def __array_finalize__(self, obj: object) -> None:
         self._mapping = getattr(obj, "_mapping", None)
         self._stream = getattr(obj, "_stream", None)
 
-    def _device_view(self):
+    def _device_view(self) -> DeviceNDArray:
         """A DeviceNDArray over this array's memory, as the device addresses it."""
         mapping = self._mapping
         host = self.__array_interface__["data"][0]
@@ -391,7 +432,7 @@ class MappedNDArray(np.ndarray):
         return view
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> dict[str, Any]:
         return self._device_view().__cuda_array_interface__
 
     def copy_to_host(self, ary: npt.NDArray[Any] | None = None, stream: StreamLike = 0) -> npt.NDArray[Any]:
@@ -415,7 +456,7 @@ class MappedNDArray(np.ndarray):
         return [self[start : start + section] for start in range(0, len(self), section)]
 
 
-def _is_page_locked(ary):
+def _is_page_locked(ary: object) -> bool:
     """Whether `ary`'s memory already belongs to a page-locked allocation (pinned_array,
     pagelocked_empty, register_host_memory, managed memory)."""
     locked = (_gpukit.PagelockedHostAllocation, _gpukit.RegisteredHostMemory, _gpukit.ManagedAllocation)
@@ -427,7 +468,7 @@ def _is_page_locked(ary):
     return False
 
 
-def _check_host_arrays(arrays, what):
+def _check_host_arrays(arrays: Iterable[object], what: str) -> None:
     for ary in arrays:
         if not isinstance(ary, np.ndarray):
             raise TypeError(f"{what}: expected numpy arrays, got {type(ary).__name__}")
@@ -455,7 +496,7 @@ def mapped(*arrays: npt.NDArray[Any], stream: StreamLike = 0) -> Iterator[Any]:
     _check_host_arrays(arrays, "mapped(*arrays)")
     pages = _gpukit._register_host_pages(list(arrays), int(mem_host_register_flags.DEVICEMAP))
     try:
-        views = []
+        views: list[DeviceNDArray] = []
         for ary in arrays:
             view = DeviceNDArray.__new__(DeviceNDArray)
             layout = Layout(list(ary.shape), list(ary.strides), ary.dtype.itemsize, 0)

@@ -13,9 +13,18 @@ the input itself) and ``stream=`` as keywords; PyCUDA's older positional second 
 (a Stream or an out array) still works and warns, as PyCUDA does.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
 from gpukit import _gpukit
 from gpukit._gpukit import _MathFunction
 from gpukit._warnings import warn
+
+if TYPE_CHECKING:
+    from gpukit._gpukit import Stream
+    from gpukit._typing import StreamLike
+    from gpukit.gpuarray import GPUArray
 
 __all__ = [
     "fabs",
@@ -63,10 +72,33 @@ _DESCRIPTIONS = {
 }
 
 
-def _one_array_function(name):
-    function = getattr(_MathFunction, name)
+class _OneArrayFunction(Protocol):
+    """cumath's functions of one array, as _one_array_function makes them."""
 
-    def f(array, stream_or_out=None, *, out=None, stream=None):
+    def __call__(
+        self,
+        array: GPUArray,
+        stream_or_out: Stream | GPUArray | None = None,
+        *,
+        out: GPUArray | None = None,
+        stream: StreamLike | None = None,
+    ) -> GPUArray: ...
+
+
+# (The functions' results are the GPUArrays, or tuples of them, that _cumath makes; its stub
+# says object.)
+
+
+def _one_array_function(name: str) -> _OneArrayFunction:
+    function: _MathFunction = getattr(_MathFunction, name)
+
+    def f(
+        array: GPUArray,
+        stream_or_out: Stream | GPUArray | None = None,
+        *,
+        out: GPUArray | None = None,
+        stream: StreamLike | None = None,
+    ) -> GPUArray:
         if stream_or_out is not None:
             # PyCUDA's positional form: a Stream, or the output array.
             warn("please use 'out' or 'stream' keyword arguments", DeprecationWarning)
@@ -74,10 +106,10 @@ def _one_array_function(name):
             if (stream if keyword == "stream" else out) is not None:
                 raise TypeError(f"{name}(): {keyword} given both by position and by keyword")
             if keyword == "stream":
-                stream = stream_or_out
+                stream = stream_or_out  # type: ignore[assignment]  # (a Stream: isinstance above)
             else:
-                out = stream_or_out
-        return _cumath(function, array, None, out, stream)
+                out = stream_or_out  # type: ignore[assignment]  # (not a Stream, so the out array)
+        return _cumath(function, array, None, out, stream)  # type: ignore[return-value]
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (
@@ -105,26 +137,26 @@ cosh = _one_array_function("cosh")
 tanh = _one_array_function("tanh")
 
 
-def fmod(arg, mod, stream=None):
+def fmod(arg: GPUArray, mod: GPUArray, stream: StreamLike | None = None) -> GPUArray:
     """The remainder of ``arg / mod`` for each pair of elements, with arg's sign (numpy.fmod;
     the arrays broadcast, integers give 0 where mod is 0)."""
-    return _cumath(_MathFunction.fmod, arg, mod, None, stream)
+    return _cumath(_MathFunction.fmod, arg, mod, None, stream)  # type: ignore[return-value]
 
 
-def frexp(arg, stream=None):
+def frexp(arg: GPUArray, stream: StreamLike | None = None) -> tuple[GPUArray, GPUArray]:
     """A tuple ``(significands, exponents)`` with ``arg == significand * 2**exponent`` and
     ``0.5 <= |significand| < 1`` (numpy.frexp); the exponents are in arg's floating dtype, as in
     PyCUDA (numpy's are int32)."""
-    return _cumath(_MathFunction.frexp, arg, None, None, stream)
+    return _cumath(_MathFunction.frexp, arg, None, None, stream)  # type: ignore[return-value]
 
 
-def ldexp(significand, exponent, stream=None):
+def ldexp(significand: GPUArray, exponent: GPUArray, stream: StreamLike | None = None) -> GPUArray:
     """``significand * 2**exponent`` for each pair of elements (numpy.ldexp); the exponents may
     be integers or, as in PyCUDA, floats (truncated toward zero)."""
-    return _cumath(_MathFunction.ldexp, significand, exponent, None, stream)
+    return _cumath(_MathFunction.ldexp, significand, exponent, None, stream)  # type: ignore[return-value]
 
 
-def modf(arg, stream=None):
+def modf(arg: GPUArray, stream: StreamLike | None = None) -> tuple[GPUArray, GPUArray]:
     """A tuple ``(fracpart, intpart)``: the fractional and integral parts of each element,
     both with its sign (numpy.modf)."""
-    return _cumath(_MathFunction.modf, arg, None, None, stream)
+    return _cumath(_MathFunction.modf, arg, None, None, stream)  # type: ignore[return-value]

@@ -13,13 +13,21 @@ once, when the generator is made, and live in device memory the generator owns
 come from cuRAND's host library, libcurand, loaded when first needed. See docs/random.md.
 """
 
+from __future__ import annotations
+
 import enum
 import random as _random
+from collections.abc import Callable
+from typing import TYPE_CHECKING, SupportsIndex, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from gpukit import _gpukit, gpuarray
+
+if TYPE_CHECKING:
+    from gpukit._typing import StreamLike
+    from gpukit.gpuarray import GPUArray, ShapeLike
 
 __all__ = [
     "rand",
@@ -39,18 +47,16 @@ __all__ = [
 ]
 
 
-def rand(
-    shape: int | tuple[int, ...], dtype: npt.DTypeLike = np.float32, stream: _gpukit.Stream | None = None
-) -> gpuarray.GPUArray:
+def rand(shape: ShapeLike, dtype: npt.DTypeLike = np.float32, stream: StreamLike | None = None) -> GPUArray:
     """A new array of `shape` with uniform numbers in [0, 1) (float32, float64), or random
     32-bit patterns (int32, uint32)."""
-    return _gpukit._curand_rand(shape, dtype, stream, np.random.random_sample())
+    return _gpukit._curand_rand(shape, dtype, stream, np.random.random_sample())  # type: ignore[return-value]  # (the stub says object)
 
 
-def get_curand_version():
+def get_curand_version() -> tuple[int, int, int] | None:
     """cuRAND's version as (major, minor, patch): that of the headers the generators compile
     against, else that of libcurand; None when neither is found."""
-    return _gpukit._curand_version()
+    return cast("tuple[int, int, int] | None", _gpukit._curand_version())  # (the stub says object)
 
 
 class direction_vector_set(enum.IntEnum):
@@ -62,30 +68,33 @@ class direction_vector_set(enum.IntEnum):
     SCRAMBLED_VECTOR_64 = 104
 
 
-def seed_getter_uniform(N):
+def seed_getter_uniform(N: SupportsIndex) -> GPUArray:
     """An int32 GPUArray of `N` copies of one random seed (from Python's ``random``)."""
     return gpuarray.empty([N], np.int32).fill(_random.randint(0, 2**31 - 1))
 
 
-def seed_getter_unique(N):
+def seed_getter_unique(N: SupportsIndex) -> GPUArray:
     """An int32 GPUArray of `N` random seeds (from numpy's global generator)."""
     return gpuarray.to_gpu(np.random.randint(0, 2**31 - 1, N).astype(np.int32))
 
 
-def generate_direction_vectors(count, direction=direction_vector_set.VECTOR_32):
+def generate_direction_vectors(
+    count: SupportsIndex, direction: direction_vector_set | int = direction_vector_set.VECTOR_32
+) -> GPUArray:
     """cuRAND's direction vectors of the first `count` dimensions (at most 20000): a
     (count, 32) uint32 GPUArray, (count, 64) uint64 for the 64-bit sets."""
-    return _gpukit._curand_direction_vectors(count, int(direction_vector_set(direction)))
+    # (the stub says object)
+    return cast("GPUArray", _gpukit._curand_direction_vectors(count, int(direction_vector_set(direction))))
 
 
-def generate_scramble_constants32(count):
+def generate_scramble_constants32(count: SupportsIndex) -> GPUArray:
     """cuRAND's scramble constants of the first `count` dimensions: a uint32 GPUArray."""
-    return _gpukit._curand_scramble_constants(count, 32)
+    return cast("GPUArray", _gpukit._curand_scramble_constants(count, 32))  # (the stub says object)
 
 
-def generate_scramble_constants64(count):
+def generate_scramble_constants64(count: SupportsIndex) -> GPUArray:
     """cuRAND's scramble constants of the first `count` dimensions: a uint64 GPUArray."""
-    return _gpukit._curand_scramble_constants(count, 64)
+    return cast("GPUArray", _gpukit._curand_scramble_constants(count, 64))  # (the stub says object)
 
 
 _Generator = _gpukit._RandomGenerator
@@ -98,7 +107,7 @@ class XORWOWRandomNumberGenerator(_Generator):
 
     has_box_muller = True
 
-    def __init__(self, seed_getter=None, offset=0):
+    def __init__(self, seed_getter: Callable[[int], GPUArray] | None = None, offset: SupportsIndex = 0) -> None:
         super().__init__("XORWOW", seed_getter_unique if seed_getter is None else seed_getter, None, offset)
 
     call_skip_ahead_sequence = _Generator._call_skip_ahead_sequence
@@ -112,7 +121,7 @@ class MRG32k3aRandomNumberGenerator(_Generator):
 
     has_box_muller = True
 
-    def __init__(self, seed_getter=None, offset=0):
+    def __init__(self, seed_getter: Callable[[int], GPUArray] | None = None, offset: SupportsIndex = 0) -> None:
         super().__init__("MRG32k3a", seed_getter_unique if seed_getter is None else seed_getter, None, offset)
 
     call_skip_ahead_sequence = _Generator._call_skip_ahead_sequence
@@ -127,7 +136,7 @@ class Sobol32RandomNumberGenerator(_Generator):
 
     has_box_muller = False
 
-    def __init__(self, dir_vector=None, offset=0):
+    def __init__(self, dir_vector: GPUArray | None = None, offset: SupportsIndex = 0) -> None:
         super().__init__("Sobol32", dir_vector, None, offset)
 
 
@@ -137,7 +146,9 @@ class ScrambledSobol32RandomNumberGenerator(_Generator):
 
     has_box_muller = False
 
-    def __init__(self, dir_vector=None, scramble_vector=None, offset=0):
+    def __init__(
+        self, dir_vector: GPUArray | None = None, scramble_vector: GPUArray | None = None, offset: SupportsIndex = 0
+    ) -> None:
         super().__init__("ScrambledSobol32", dir_vector, scramble_vector, offset)
 
 
@@ -146,7 +157,7 @@ class Sobol64RandomNumberGenerator(_Generator):
 
     has_box_muller = False
 
-    def __init__(self, dir_vector=None, offset=0):
+    def __init__(self, dir_vector: GPUArray | None = None, offset: SupportsIndex = 0) -> None:
         super().__init__("Sobol64", dir_vector, None, offset)
 
 
@@ -155,5 +166,7 @@ class ScrambledSobol64RandomNumberGenerator(_Generator):
 
     has_box_muller = False
 
-    def __init__(self, dir_vector=None, scramble_vector=None, offset=0):
+    def __init__(
+        self, dir_vector: GPUArray | None = None, scramble_vector: GPUArray | None = None, offset: SupportsIndex = 0
+    ) -> None:
         super().__init__("ScrambledSobol64", dir_vector, scramble_vector, offset)

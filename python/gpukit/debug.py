@@ -5,6 +5,8 @@ carry device debug information for cuda-gdb and compute-sanitizer.
 ``python -m gpukit.debug script.py [args]`` runs a script that way.
 """
 
+from __future__ import annotations
+
 from gpukit import driver
 
 driver.set_debugging()

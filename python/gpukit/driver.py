@@ -1,7 +1,10 @@
 """The CUDA driver interface (PyCUDA's ``pycuda.driver``): versions, errors, constants,
 devices, contexts, streams, events, memory, modules, kernels and the profiler switches."""
 
+from __future__ import annotations
+
 import abc
+from typing import TYPE_CHECKING, Any
 
 from gpukit._gpukit import (  # the re-exported API (`X as X` marks each for type checkers)
     AlignedHostAllocation as AlignedHostAllocation,
@@ -136,6 +139,11 @@ from gpukit._memory import (
     to_device as to_device,
 )
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from gpukit._typing import StreamLike
+
 # ---- In / Out / InOut: host arrays copied through device memory around a kernel call
 
 
@@ -146,11 +154,11 @@ class ArgumentHandler:
     has finished the kernel when no stream is given). Subclasses may define ``__init__``
     without calling this one, as long as they define get_device_alloc()."""
 
-    def __init__(self, ary):
+    def __init__(self, ary: npt.NDArray[Any]) -> None:
         self.array = ary
-        self.dev_alloc = None
+        self.dev_alloc: DeviceAllocation | None = None
 
-    def get_device_alloc(self):
+    def get_device_alloc(self) -> DeviceAllocation:
         """Device memory of ``array.nbytes`` bytes, allocated on first use and kept."""
         if self.dev_alloc is None:
             try:
@@ -162,21 +170,21 @@ class ArgumentHandler:
                 ) from None
         return self.dev_alloc
 
-    def pre_call(self, stream):
+    def pre_call(self, stream: StreamLike | None) -> None:
         """Called before the launch; the base class does nothing."""
 
 
 class In(ArgumentHandler):
     """Copy `array` to the device before the call."""
 
-    def pre_call(self, stream):
+    def pre_call(self, stream: StreamLike | None) -> None:
         memcpy_htod(self.get_device_alloc(), self.array)
 
 
 class Out(ArgumentHandler):
     """Copy the device data back into `array` after the call."""
 
-    def post_call(self, stream):
+    def post_call(self, stream: StreamLike | None) -> None:
         memcpy_dtoh(self.array, self.get_device_alloc())
 
 
@@ -197,10 +205,13 @@ for _host_memory in (PagelockedHostAllocation, AlignedHostAllocation, Registered
     HostPointer.register(_host_memory)
 del _host_memory
 
-# PyCUDA spells the texture flags as module constants (TRSF_READ_AS_INTEGER, ...).
-for _flag in texture_flags:
-    globals()["TRSF_" + _flag.name] = _flag
-del _flag
+# PyCUDA spells the texture flags as module constants (TRSF_READ_AS_INTEGER, ...), one per
+# member of texture_flags.
+TRSF_READ_AS_INTEGER = texture_flags.READ_AS_INTEGER
+TRSF_NORMALIZED_COORDINATES = texture_flags.NORMALIZED_COORDINATES
+TRSF_SRGB = texture_flags.SRGB
+TRSF_DISABLE_TRILINEAR_OPTIMIZATION = texture_flags.DISABLE_TRILINEAR_OPTIMIZATION
+TRSF_SEAMLESS_CUBEMAP = texture_flags.SEAMLESS_CUBEMAP
 
 
 # ---- debug builds

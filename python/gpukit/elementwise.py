@@ -12,11 +12,13 @@ kernel factories its gpuarray used (get_take_kernel, get_linear_combination_kern
 see gpukit/_array/elementwise_helpers.py).
 """
 
+from __future__ import annotations
+
 import builtins
 import numbers
 import operator
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -25,6 +27,18 @@ from gpukit._array import c_types as _c_types, elementwise_helpers as _elementwi
 from gpukit import compiler as _compiler
 from gpukit._array.c_types import ScalarArg, VectorArg
 from gpukit._array.elementwise_helpers import *  # noqa: F401,F403  (PyCUDA's get_*_kernel helpers)
+
+if TYPE_CHECKING:
+    from gpukit._typing import StreamLike
+    from gpukit.driver import Function
+    from gpukit.gpuarray import GPUArray
+
+#: A kernel's parameters as the builders take them: a C parameter list ("float a, float *x"),
+#: or a list of VectorArg / ScalarArg.
+Arguments = str | Sequence[VectorArg | ScalarArg]
+
+# (declarator as written, its argument)
+_Parameter = tuple[str, VectorArg | ScalarArg]
 
 __all__ = [
     "ElementwiseKernel",
@@ -35,7 +49,7 @@ __all__ = [
 ] + _elementwise_helpers.__all__
 
 
-def _parameters(arguments):
+def _parameters(arguments: Arguments) -> list[_Parameter]:
     """[(declarator, Argument)]: a PyCUDA argument string keeps each declaration as written
     (const and __restrict__ included); Argument objects give their own declarator()."""
     if isinstance(arguments, str):
@@ -46,7 +60,7 @@ def _parameters(arguments):
             f'arguments must be a C declaration string ("float a, float *x") or a list of VectorArg / '
             f"ScalarArg, got {type(arguments).__name__} {arguments!r}"
         )
-    parameters = []
+    parameters: list[_Parameter] = []
     for argument in arguments:
         if not isinstance(argument, (VectorArg, ScalarArg)):
             raise TypeError(
@@ -57,12 +71,12 @@ def _parameters(arguments):
     return parameters
 
 
-def _kernel_params(parameters):
+def _kernel_params(parameters: Sequence[_Parameter]) -> list[tuple[str, str, bool]]:
     """The (declarator, name, is_array) triples the C++ side takes."""
     return [(declarator, a.name, isinstance(a, VectorArg)) for declarator, a in parameters]
 
 
-def _scalar_bytes(value, argument):
+def _scalar_bytes(value: Any, argument: ScalarArg) -> bytes:
     """`value` as the bytes of the scalar parameter `argument`, converted as PyCUDA's
     prepared calls do: integers only for integer parameters, real numbers for floating
     ones; a value that does not fit is an OverflowError, never a wrapped one."""
@@ -108,7 +122,7 @@ def _scalar_bytes(value, argument):
     return converted.tobytes()
 
 
-def _array_of(value, argument):
+def _array_of(value: object, argument: VectorArg) -> GPUArray:
     """The GPUArray passed for the pointer parameter `argument` (objects exporting
     __cuda_array_interface__ or DLPack are wrapped without copying)."""
     if not isinstance(value, gpuarray.GPUArray):
@@ -151,7 +165,7 @@ class ElementwiseKernel:
 
     def __init__(
         self,
-        arguments: str | Sequence[Any],
+        arguments: Arguments,
         operation: str,
         name: str = "kernel",
         keep: bool = False,
@@ -190,11 +204,11 @@ class ElementwiseKernel:
         self._declares_n = any(a.name == "n" for a in self._arguments)
 
     @property
-    def arguments(self):
+    def arguments(self) -> list[VectorArg | ScalarArg]:
         """The parameters, as VectorArg / ScalarArg objects."""
         return list(self._arguments)
 
-    def get_source(self, use_range=False):
+    def get_source(self, use_range: bool = False) -> str:
         """The CUDA C of the kernel (the range form with ``use_range=True``)."""
         return self._kernel.source(use_range)
 
@@ -203,16 +217,16 @@ class ElementwiseKernel:
         *args: Any,
         range: builtins.slice | None = None,
         slice: builtins.slice | None = None,
-        stream: _gpukit.Stream | None = None,
+        stream: StreamLike | None = None,
     ) -> None:
         if len(args) != len(self._arguments):
             raise TypeError(
                 f"ElementwiseKernel {self.name!r} takes {len(self._arguments)} arguments "
                 f"({', '.join(a.name for a in self._arguments)}), got {len(args)}"
             )
-        values = []
-        first_array = None
-        n = None
+        values: list[bytes] = []
+        first_array: GPUArray | None = None
+        n: int | None = None
         for value, argument in zip(args, self._arguments):
             if isinstance(argument, VectorArg):
                 array = _array_of(value, argument)
@@ -224,20 +238,26 @@ class ElementwiseKernel:
                     n = operator.index(value)
         if range is not None and slice is not None:
             raise TypeError("ElementwiseKernel: pass range= or slice=, not both")
+        # (first_array is set: the constructor requires an array argument)
         if stream is None:
-            stream = first_array.stream
+            stream = first_array.stream  # type: ignore[union-attr]
         if self._keep:
             self._keep_files(range is not None or slice is not None)
         if slice is not None:
-            range = builtins.slice(*slice.indices(first_array.size))  # negative indices count from the end
+            range = builtins.slice(*slice.indices(first_array.size))  # type: ignore[union-attr]  # (negative indices count from the end)
         if range is not None:
             start, stop, step = _range_bounds(range)
             self._kernel.run_range(values, start, stop, step, stream)
         else:
-            # A declared n only sizes the grid here (the kernel loops to its value).
-            self._kernel.run(values, max(n, 0) if self._declares_n else first_array.size, stream)
+            # A declared n only sizes the grid here (the kernel loops to its value). (The loop
+            # above set n, and first_array: mypy cannot tell.)
+            self._kernel.run(
+                values,
+                max(n, 0) if self._declares_n else first_array.size,  # type: ignore[type-var, union-attr, arg-type]
+                stream,
+            )
 
-    def _keep_files(self, use_range):
+    def _keep_files(self, use_range: bool) -> None:
         """keep=True: compile once more through SourceModule's path, which keeps the source
         and the compiler's output in a directory it prints (PyCUDA's keep)."""
         nvcc, options, include_dirs, compiler = self._compile_settings
@@ -253,7 +273,7 @@ class ElementwiseKernel:
         self._keep = False  # once, as PyCUDA compiles once
 
 
-def _range_bounds(range_):
+def _range_bounds(range_: slice) -> tuple[int, int, int]:
     """(start, stop, step) of the slice object `range_`; start defaults to 0, step to 1."""
     if not isinstance(range_, builtins.slice):
         raise TypeError(f"range= must be a slice object, got {type(range_).__name__}")
@@ -274,7 +294,7 @@ def _range_bounds(range_):
 _RANGE_NAMES = ("start", "stop", "step")
 
 
-def _loop_parameters(arguments, use_range):
+def _loop_parameters(arguments: Arguments, use_range: bool) -> list[_Parameter]:
     """[(declarator, Argument)] of `arguments` (declarations kept as written), extended as in
     PyCUDA by ScalarArg ``n`` (uintp) or, with use_range, ``start``, ``stop``, ``step`` (intp)."""
     if use_range:
@@ -284,7 +304,15 @@ def _loop_parameters(arguments, use_range):
     return _parameters(arguments) + [(argument.declarator(), argument) for argument in loop]
 
 
-def _source(parameters, operation, name, preamble, loop_prep, after_loop, use_range):
+def _source(
+    parameters: list[_Parameter],
+    operation: str,
+    name: str,
+    preamble: str,
+    loop_prep: str,
+    after_loop: str,
+    use_range: bool,
+) -> str:
     if use_range and [a.name for _, a in parameters[-3:]] == list(_RANGE_NAMES):
         parameters = parameters[:-3]  # PyCUDA's callers list them; the range form declares them itself
     return _gpukit._elementwise_kernel_source(
@@ -292,45 +320,75 @@ def _source(parameters, operation, name, preamble, loop_prep, after_loop, use_ra
     )
 
 
-def _module(parameters, operation, name, keep, options, preamble, loop_prep, after_loop, use_range):
+def _module(
+    parameters: list[_Parameter],
+    operation: str,
+    name: str,
+    keep: bool,
+    options: Sequence[str] | None,
+    preamble: str,
+    loop_prep: str,
+    after_loop: str,
+    use_range: bool,
+) -> _compiler.SourceModule:
     source = _source(parameters, operation, name, preamble, loop_prep, after_loop, use_range)
     return _compiler.SourceModule(source, options=options, keep=keep, no_extern_c=True)
 
 
 def _elwise_kernel_source(
-    arguments, operation, name="kernel", preamble="", loop_prep="", after_loop="", use_range=False
-):
+    arguments: Arguments,
+    operation: str,
+    name: str = "kernel",
+    preamble: str = "",
+    loop_prep: str = "",
+    after_loop: str = "",
+    use_range: bool = False,
+) -> str:
     """The CUDA C that get_elwise_kernel_and_types compiles, made without a context (for
     compile-only tests of the kernels built on it)."""
     return _source(_loop_parameters(arguments, use_range), operation, name, preamble, loop_prep, after_loop, use_range)
 
 
 def get_elwise_module(
-    arguments, operation, name="kernel", keep=False, options=None, preamble="", loop_prep="", after_loop=""
-):
+    arguments: Arguments,
+    operation: str,
+    name: str = "kernel",
+    keep: bool = False,
+    options: Sequence[str] | None = None,
+    preamble: str = "",
+    loop_prep: str = "",
+    after_loop: str = "",
+) -> _compiler.SourceModule:
     """A SourceModule holding ElementwiseKernel's kernel `name` for these arguments (which
     may include the ``n`` the loop runs to; it is declared when they do not)."""
     return _module(_parameters(arguments), operation, name, keep, options, preamble, loop_prep, after_loop, False)
 
 
 def get_elwise_range_module(
-    arguments, operation, name="kernel", keep=False, options=None, preamble="", loop_prep="", after_loop=""
-):
+    arguments: Arguments,
+    operation: str,
+    name: str = "kernel",
+    keep: bool = False,
+    options: Sequence[str] | None = None,
+    preamble: str = "",
+    loop_prep: str = "",
+    after_loop: str = "",
+) -> _compiler.SourceModule:
     """The range form of get_elwise_module: the kernel takes ``long start, stop, step``."""
     return _module(_parameters(arguments), operation, name, keep, options, preamble, loop_prep, after_loop, True)
 
 
 def get_elwise_kernel_and_types(
-    arguments,
-    operation,
-    name="kernel",
-    keep=False,
-    options=None,
-    use_range=False,
-    preamble="",
-    loop_prep="",
-    after_loop="",
-):
+    arguments: Arguments,
+    operation: str,
+    name: str = "kernel",
+    keep: bool = False,
+    options: Sequence[str] | None = None,
+    use_range: bool = False,
+    preamble: str = "",
+    loop_prep: str = "",
+    after_loop: str = "",
+) -> tuple[_compiler.SourceModule, Function, list[VectorArg | ScalarArg]]:
     """(module, prepared Function, arguments): `arguments` parsed and extended, as in PyCUDA,
     by ScalarArg ``n`` (uintp) or, with use_range, ``start``, ``stop``, ``step`` (intp). A
     declaration string is compiled as written (``const`` and ``__restrict__`` kept)."""
@@ -343,8 +401,15 @@ def get_elwise_kernel_and_types(
 
 
 def get_elwise_kernel(
-    arguments, operation, name="kernel", keep=False, options=None, preamble="", loop_prep="", after_loop=""
-):
+    arguments: Arguments,
+    operation: str,
+    name: str = "kernel",
+    keep: bool = False,
+    options: Sequence[str] | None = None,
+    preamble: str = "",
+    loop_prep: str = "",
+    after_loop: str = "",
+) -> Function:
     """The prepared Function of get_elwise_kernel_and_types."""
     return get_elwise_kernel_and_types(
         arguments, operation, name, keep, options, preamble=preamble, loop_prep=loop_prep, after_loop=after_loop

@@ -8,6 +8,8 @@ environment variable gpukit reads. Each part is probed on its own: what is missi
 reported with the reason, and never stops the report (a machine without a GPU gets one).
 """
 
+from __future__ import annotations
+
 import json
 import os
 import platform
@@ -15,17 +17,27 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, cast
 
 import gpukit
 from gpukit import _environment, _gpukit
 from gpukit._text import printable
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+    from gpukit._gpukit.cl import Device as _CLDevice, device_type as _CLDeviceType
+
+#: A part of the report: a dict of JSON values.
+_Report = dict[str, Any]
 
 #: Seconds ``nvcc --version`` may take before it is reported as not answering.
 NVCC_TIMEOUT = 10
 
 # The driver's device attributes reported for every CUDA device: the JSON key, the
 # attribute's name (gpukit.driver.device_attribute) and the factor to the key's unit.
-_DEVICE_ATTRIBUTES = [
+_DEVICE_ATTRIBUTES: list[tuple[str, str, float | type[bool]]] = [
     ("multiprocessors", "MULTIPROCESSOR_COUNT", 1),
     ("clock_mhz", "CLOCK_RATE", 1e-3),
     ("memory_clock_mhz", "MEMORY_CLOCK_RATE", 1e-3),
@@ -43,15 +55,15 @@ _DEVICE_ATTRIBUTES = [
 ]
 
 
-def _message(error):
+def _message(error: BaseException) -> str:
     """An exception's text for the report; its type when it has none."""
     return str(error) or type(error).__name__
 
 
-def _component(path, version):
+def _component(path: Callable[[], str], version: Callable[[], str]) -> _Report:
     """A library or program: ``found``, its ``version`` and ``path`` (each the result of
     the given function, None when it raises) and the first ``error`` met."""
-    report = {"found": False, "version": None, "path": None, "error": None}
+    report: _Report = {"found": False, "version": None, "path": None, "error": None}
     for key, probe in (("path", path), ("version", version)):
         try:
             report[key] = probe()
@@ -62,44 +74,45 @@ def _component(path, version):
     return report
 
 
-def _driver_version():
+def _driver_version() -> str:
     import gpukit.driver as drv
 
     version = drv.get_driver_version()
     return f"{version // 1000}.{version % 1000 // 10}"
 
 
-def cuda_driver():
+def cuda_driver() -> _Report:
     """libcuda: found, version (the CUDA version it supports), file."""
     return _component(_gpukit._driver_library_path, _driver_version)
 
 
-def _nvrtc():
+def _nvrtc() -> _Report:
     return _component(_gpukit._nvrtc_library_path, lambda: "{}.{}".format(*_gpukit.nvrtc_version()))
 
 
-def _nvjitlink():
+def _nvjitlink() -> _Report:
     return _component(_gpukit._nvjitlink_library_path, lambda: "{}.{}".format(*_gpukit._nvjitlink_version()))
 
 
-def curand():
+def curand() -> _Report:
     """cuRAND: its host library (found, version, path), which holds the Sobol tables, and
     the directory of the device headers its generators are compiled with."""
     report = _component(_gpukit._curand_library_path, lambda: "{}.{}.{}".format(*_gpukit._curand_library_version()))
-    headers = _gpukit._curand_headers()
+    # (directory, (major, minor, patch) or None) or None; the stub says object.
+    headers = cast("tuple[str, tuple[int, int, int] | None] | None", _gpukit._curand_headers())
     report["headers"] = None if headers is None else headers[0]
     report["headers_version"] = None if headers is None or headers[1] is None else "{}.{}.{}".format(*headers[1])
     return report
 
 
-def _find_nvcc():
+def _find_nvcc() -> str:
     path = _gpukit._find_nvcc("nvcc")
     if not path:
         raise FileNotFoundError("nvcc is not on PATH, in $CUDA_PATH/bin, $CUDA_HOME/bin or /usr/local/cuda/bin")
     return path
 
 
-def _nvcc_version():
+def _nvcc_version() -> str:
     # Bounded: a broken install or a hung network file system must not hang the report.
     try:
         run = subprocess.run([_find_nvcc(), "--version"], capture_output=True, text=True, timeout=NVCC_TIMEOUT)
@@ -112,11 +125,11 @@ def _nvcc_version():
     return found.group(1) if found else run.stdout.strip()
 
 
-def _nvcc():
+def _nvcc() -> _Report:
     return _component(_find_nvcc, _nvcc_version)
 
 
-def _cuda_toolkit():
+def _cuda_toolkit() -> _Report:
     from gpukit import compiler  # sets the pip packages' directories the search includes
 
     include_dirs, found_via, looked_in = _gpukit._find_cuda_toolkit()
@@ -129,12 +142,12 @@ def _cuda_toolkit():
     }
 
 
-def _uuid_text(raw):
+def _uuid_text(raw: bytes) -> str:
     hex_digits = raw.hex()
     return f"GPU-{hex_digits[:8]}-{hex_digits[8:12]}-{hex_digits[12:16]}-{hex_digits[16:20]}-{hex_digits[20:]}"
 
 
-def cuda_device(number):
+def cuda_device(number: int) -> _Report:
     """Device `number`: name, compute capability, memory, PCI bus id, UUID, the attributes
     of _DEVICE_ATTRIBUTES (None where the driver does not answer) and every attribute the
     driver reports (``attributes``)."""
@@ -142,7 +155,7 @@ def cuda_device(number):
 
     device = drv.Device(number)
     attributes = {attribute.name: value for attribute, value in device.get_attributes().items()}
-    report = {
+    report: _Report = {
         "number": number,
         "name": device.name(),
         "compute_capability": "{}.{}".format(*device.compute_capability()),
@@ -158,8 +171,8 @@ def cuda_device(number):
     return report
 
 
-def _cuda_devices():
-    report = {"count": 0, "error": None, "devices": []}
+def _cuda_devices() -> _Report:
+    report: _Report = {"count": 0, "error": None, "devices": []}
     try:
         import gpukit.driver as drv
 
@@ -178,10 +191,11 @@ def _cuda_devices():
     return report
 
 
-def _opencl_device(device):
+def _opencl_device(device: _CLDevice) -> _Report:
+    kind = cast("_CLDeviceType", device.type)  # the stub says object
     return {
         "name": device.name,
-        "type": device.type.name,
+        "type": kind.name,
         "vendor": device.vendor,
         "version": device.version,
         "driver_version": device.driver_version,
@@ -193,8 +207,8 @@ def _opencl_device(device):
     }
 
 
-def _opencl():
-    report = {"found": False, "error": None, "platforms": []}
+def _opencl() -> _Report:
+    report: _Report = {"found": False, "error": None, "platforms": []}
     try:
         from gpukit import cl
 
@@ -213,7 +227,7 @@ def _opencl():
     return report
 
 
-def _compile_cache():
+def _compile_cache() -> _Report:
     directory = _gpukit._default_cache_dir()
     entries, size = _gpukit._cache_usage(directory) if directory else (0, 0)
     try:
@@ -223,7 +237,7 @@ def _compile_cache():
     return {
         "directory": directory,
         "disabled": _gpukit._cache_disabled_by_environment(),
-        "exists": bool(directory) and os.path.isdir(directory),
+        "exists": directory is not None and os.path.isdir(directory),
         "entries": entries,
         "bytes": size,
         "limit_bytes": limit,
@@ -232,7 +246,7 @@ def _compile_cache():
     }
 
 
-def _cpu_model():
+def _cpu_model() -> str:
     try:
         with open("/proc/cpuinfo") as cpuinfo:
             for line in cpuinfo:
@@ -243,14 +257,14 @@ def _cpu_model():
     return platform.processor() or platform.machine()
 
 
-def _os_name():
+def _os_name() -> str:
     try:
         return platform.freedesktop_os_release().get("PRETTY_NAME") or platform.system()
     except OSError:
         return platform.system()
 
 
-def host():
+def host() -> _Report:
     """Python, numpy, the OS and the CPU."""
     import numpy
 
@@ -268,7 +282,7 @@ def host():
     }
 
 
-def gpukit_build():
+def gpukit_build() -> _Report:
     """gpukit's version, where it is installed, and how its extension module was built."""
     build = _gpukit._build_info()
     return {
@@ -286,7 +300,7 @@ def gpukit_build():
     }
 
 
-def collect():
+def collect() -> _Report:
     """The whole report as a dict of JSON types (its keys are those of SECTIONS)."""
     return {
         "gpukit": gpukit_build(),
@@ -307,21 +321,22 @@ def collect():
 # ---- text -----------------------------------------------------------------------------
 
 
-def _size(count):
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if count < 1024 or unit == "TiB":
+def _size(count: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if count < 1024:
             return f"{count} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
         count /= 1024
+    return f"{count:.1f} TiB"
 
 
-def _component_text(component):
+def _component_text(component: _Report) -> str:
     if not component["found"]:
         return f"not found: {component['error']}"
     version = component["version"] or f"version unknown ({component['error']})"
     return f"{version}, {component['path']}"
 
 
-def _gpukit_lines(report):
+def _gpukit_lines(report: _Report) -> Iterator[str]:
     build = report["build"]
     standard = f"C++{build['cxx_standard'] // 100 % 100}"
     yield f"version          {report['version']}"
@@ -333,7 +348,7 @@ def _gpukit_lines(report):
     )
 
 
-def _host_lines(report):
+def _host_lines(report: _Report) -> Iterator[str]:
     yield f"Python           {report['python']} ({report['python_implementation']}, {report['python_executable']})"
     yield f"numpy            {report['numpy']}"
     libc = report["libc"] or "libc unknown"
@@ -341,7 +356,7 @@ def _host_lines(report):
     yield f"CPU              {report['cpu']}, {report['cpu_count']} logical CPUs"
 
 
-def _cuda_lines(report):
+def _cuda_lines(report: _Report) -> Iterator[str]:
     yield f"driver           {_component_text(report['cuda_driver'])}"
     yield f"NVRTC            {_component_text(report['nvrtc'])}"
     yield f"nvJitLink        {_component_text(report['nvjitlink'])}"
@@ -360,7 +375,7 @@ def _cuda_lines(report):
     yield f"gpukit headers   {toolkit['gpukit_include_dir']}"
 
 
-def _device_lines(report):
+def _device_lines(report: _Report) -> Iterator[str]:
     if report["error"]:
         yield f"none: {report['error']}"
     elif not report["devices"]:
@@ -386,7 +401,7 @@ def _device_lines(report):
         )
 
 
-def _opencl_lines(report):
+def _opencl_lines(report: _Report) -> Iterator[str]:
     if not report["platforms"]:
         yield f"no platform: {report['error'] or 'no OpenCL implementation is installed'}"
     for p, platform_ in enumerate(report["platforms"]):
@@ -398,7 +413,7 @@ def _opencl_lines(report):
             )
 
 
-def _cache_lines(report):
+def _cache_lines(report: _Report) -> Iterator[str]:
     if report["disabled"]:
         yield "disabled (GPUKIT_DISABLE_CACHE or PYCUDA_DISABLE_CACHE is set)"
     elif not report["directory"]:
@@ -416,7 +431,7 @@ def _cache_lines(report):
         yield "limit: " + ("none (GPUKIT_CACHE_SIZE=0)" if report["limit_bytes"] == 0 else _size(report["limit_bytes"]))
 
 
-def _environment_lines(report):
+def _environment_lines(report: dict[str, str | None]) -> Iterator[str]:
     set_here = {name: value for name, value in report.items() if value is not None}
     width = max(map(len, set_here), default=0)
     for name, value in set_here.items():
@@ -427,7 +442,7 @@ def _environment_lines(report):
 
 
 #: The text's sections: (title, the report's keys it shows, its lines).
-SECTIONS = [
+SECTIONS: list[tuple[str, list[str], Callable[[_Report], Iterator[str]]]] = [
     ("gpukit", ["gpukit"], lambda r: _gpukit_lines(r["gpukit"])),
     ("Host", ["host"], lambda r: _host_lines(r["host"])),
     ("CUDA", ["cuda_driver", "nvrtc", "nvjitlink", "curand", "nvcc", "cuda_toolkit"], _cuda_lines),
@@ -438,7 +453,7 @@ SECTIONS = [
 ]
 
 
-def format_text(report):
+def format_text(report: _Report) -> str:
     """The report as text: one titled section after another."""
     blocks = []
     for title, _, lines in SECTIONS:
@@ -446,7 +461,7 @@ def format_text(report):
     return "\n\n".join(blocks) + "\n"
 
 
-def main(as_json=False, out=None):
+def main(as_json: bool = False, out: SupportsWrite[str] | None = None) -> int:
     """Prints the report (as JSON when `as_json`: surrogate escapes as \\udcNN) to `out`
     (stdout); returns the exit status."""
     report = collect()

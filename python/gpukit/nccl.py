@@ -24,10 +24,17 @@ NCCL is loaded on first use from the CUDA toolkit or the pip package ``nvidia-nc
 (or ``-cu12``); ``available()`` says whether it can be.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
 # Importing gpukit.compiler passes the `nvidia` pip packages' directories to C++, where the
 # loader looks for nvidia/nccl/lib (pip's nvidia-nccl-cu13 and -cu12) before the first load.
 from gpukit import compiler as _compiler  # noqa: F401
 from gpukit._gpukit import nccl as _nccl
+
+if TYPE_CHECKING:
+    from gpukit._gpukit import Device
 
 Communicator = _nccl.Communicator
 NcclError = _nccl.NcclError
@@ -52,7 +59,17 @@ __all__ = [
 ]
 
 
-def group():
+class _MPIComm(Protocol):
+    """What from_mpi() uses of an mpi4py communicator."""
+
+    def Get_rank(self) -> int: ...
+
+    def Get_size(self) -> int: ...
+
+    def bcast(self, obj: Any, root: int) -> Any: ...
+
+
+def group() -> _nccl._Group:
     """A with-block whose NCCL calls wait for the end of the outermost block (NCCL's
     ncclGroupStart / ncclGroupEnd): send/recv pairs, collectives on several communicators of
     this process, and communicators made there (``Communicator(...)``, ``init_all``,
@@ -66,7 +83,7 @@ def group():
     return _nccl._Group()
 
 
-def from_mpi(comm, device=None, check_agreement=False):
+def from_mpi(comm: _MPIComm, device: Device | int | None = None, check_agreement: bool = False) -> _nccl.Communicator:
     """A Communicator with one rank per process of the mpi4py communicator ``comm`` (rank r
     of ``comm`` is rank r here): rank 0 makes the unique id and broadcasts it. ``device``:
     this process's GPU (a Device or number); default: the current context's.

@@ -9,15 +9,24 @@ marker (used by ``gpukit.tools.mark_cuda_test``) and two fixtures:
 Tests that use them are skipped, with the reason, on machines without a CUDA device.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import pytest
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
-def pytest_configure(config):
+    from gpukit.driver import Context, Device
+
+
+def pytest_configure(config: pytest.Config) -> None:
     """Registers the ``cuda`` marker."""
     config.addinivalue_line("markers", "cuda: the test needs a CUDA context (gpukit.tools.mark_cuda_test)")
 
 
-def why_no_cuda():
+def why_no_cuda() -> str | None:
     """Why CUDA tests cannot run here (no driver, no device), or None when they can."""
     import gpukit.driver as drv
 
@@ -32,7 +41,7 @@ def why_no_cuda():
 
 
 @pytest.fixture
-def cuda_device():
+def cuda_device() -> Device:
     """The default CUDA device (gpukit.tools.get_default_device); skips the test without one."""
     why = why_no_cuda()
     if why:
@@ -43,7 +52,7 @@ def cuda_device():
 
 
 @pytest.fixture
-def cuda_context(cuda_device):
+def cuda_context(cuda_device: Device) -> Iterator[Context]:
     """A new context on cuda_device, current for the test; popped and detached after it."""
     import gpukit.driver as drv
     from gpukit import tools

@@ -15,9 +15,11 @@ call is one crossing into C++. The ``get_*_kernel`` helpers return such kernels,
 PyCUDA builds them.
 """
 
+from __future__ import annotations
+
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -26,8 +28,16 @@ from gpukit import _gpukit, gpuarray
 from gpukit._array import builder_arguments
 from gpukit._array.two_pass_reduction import TwoPassKernels
 from gpukit import compiler as _compiler
-from gpukit._array.c_types import VectorArg, dtype_to_ctype
+from gpukit._array.c_types import DtypedArgument, VectorArg, dtype_to_ctype
 from gpukit.elementwise import _parameters, _scalar_bytes
+
+if TYPE_CHECKING:
+    from gpukit._array.builder_arguments import NeutralLike
+    from gpukit.elementwise import Arguments
+    from gpukit.gpuarray import Allocator
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 __all__ = [
     "ReductionKernel",
@@ -63,15 +73,15 @@ class ReductionKernel(_gpukit._ReductionKernel):
     def __init__(
         self,
         dtype_out: npt.DTypeLike,
-        neutral: str | float,
+        neutral: NeutralLike,
         reduce_expr: str,
         map_expr: str | None = None,
-        arguments: str | Sequence[Any] | None = None,
+        arguments: Arguments | None = None,
         name: str = "reduce_kernel",
         keep: bool = False,
         options: Sequence[str] | None = None,
         preamble: str = "",
-        allocator: Callable[[int], Any] | None = None,
+        allocator: Allocator | None = None,
         include_dirs: Sequence[_compiler._Path] = (),
         nvcc: _compiler._Path = "nvcc",
         compiler: str | None = None,
@@ -85,7 +95,7 @@ class ReductionKernel(_gpukit._ReductionKernel):
         if map_expr is None:
             map_expr = "in[i]"
         parameters = _parameters(arguments)
-        self.arguments = [argument for _, argument in parameters]
+        self.arguments: list[DtypedArgument] = [argument for _, argument in parameters]
         self.name = name
         if not any(isinstance(a, VectorArg) for a in self.arguments):
             raise ValueError(f"ReductionKernel {name!r}: needs at least one array (pointer) argument")
@@ -167,33 +177,35 @@ class ReductionKernel(_gpukit._ReductionKernel):
 # in dtype_out, default the input's); gpuarray's own functions follow numpy's result types.
 
 
-def _memoized(make):
+def _memoized(make: Callable[_P, _R]) -> Callable[_P, _R]:
     """One kernel per combination of arguments (a ReductionKernel serves every context)."""
-    return functools.lru_cache(maxsize=None)(make)
+    return cast("Callable[_P, _R]", functools.lru_cache(maxsize=None)(make))  # (its arguments are hashable)
 
 
-def _dtype(dtype, what):
+def _dtype(dtype: npt.DTypeLike | None, what: str) -> np.dtype[Any]:
     """`dtype` as a numpy dtype (TypeError naming the argument `what` otherwise)."""
     return builder_arguments.dtype(dtype, what)
 
 
-def _optional_dtype(dtype, what):
+def _optional_dtype(dtype: npt.DTypeLike | None, what: str) -> np.dtype[Any] | None:
     return None if dtype is None else _dtype(dtype, what)
 
 
 @_memoized
-def _sum_kernel(dtype_out, dtype_in):
+def _sum_kernel(dtype_out: np.dtype[Any], dtype_in: np.dtype[Any]) -> ReductionKernel:
     return ReductionKernel(dtype_out, "0", "a+b", arguments=f"const {dtype_to_ctype(dtype_in)} *in")
 
 
-def get_sum_kernel(dtype_out, dtype_in):
+def get_sum_kernel(dtype_out: npt.DTypeLike | None, dtype_in: npt.DTypeLike) -> ReductionKernel:
     """sum of ``in`` in dtype_out (dtype_in when None)."""
     dtype_in = _dtype(dtype_in, "dtype_in")
     return _sum_kernel(_optional_dtype(dtype_out, "dtype_out") or dtype_in, dtype_in)
 
 
 @_memoized
-def _subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
+def _subset_sum_kernel(
+    dtype_out: np.dtype[Any], dtype_subset: np.dtype[Any], dtype_in: np.dtype[Any]
+) -> ReductionKernel:
     return ReductionKernel(
         dtype_out,
         "0",
@@ -203,7 +215,9 @@ def _subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
     )
 
 
-def get_subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
+def get_subset_sum_kernel(
+    dtype_out: npt.DTypeLike | None, dtype_subset: npt.DTypeLike, dtype_in: npt.DTypeLike
+) -> ReductionKernel:
     """sum of ``in[lookup_tbl[i]]`` (the lookup table first: it sets the length)."""
     dtype_in = _dtype(dtype_in, "dtype_in")
     dtype_out = _optional_dtype(dtype_out, "dtype_out") or dtype_in
@@ -211,7 +225,7 @@ def get_subset_sum_kernel(dtype_out, dtype_subset, dtype_in):
 
 
 @_memoized
-def _dot_kernel(dtype_out, dtype_a, dtype_b):
+def _dot_kernel(dtype_out: np.dtype[Any], dtype_a: np.dtype[Any], dtype_b: np.dtype[Any]) -> ReductionKernel:
     return ReductionKernel(
         dtype_out,
         "0",
@@ -221,13 +235,17 @@ def _dot_kernel(dtype_out, dtype_a, dtype_b):
     )
 
 
-def get_dot_kernel(dtype_out, dtype_a=None, dtype_b=None):
+def get_dot_kernel(
+    dtype_out: npt.DTypeLike | None, dtype_a: npt.DTypeLike | None = None, dtype_b: npt.DTypeLike | None = None
+) -> ReductionKernel:
     """sum of ``a[i]*b[i]`` (no conjugation); missing dtypes default to each other, as PyCUDA's."""
     dtype_out, dtype_a, dtype_b = _dot_dtypes(dtype_out, dtype_a, dtype_b)
     return _dot_kernel(dtype_out, dtype_a, dtype_b)
 
 
-def _dot_dtypes(dtype_out, dtype_a, dtype_b):
+def _dot_dtypes(
+    dtype_out: npt.DTypeLike | None, dtype_a: npt.DTypeLike | None, dtype_b: npt.DTypeLike | None
+) -> tuple[np.dtype[Any], np.dtype[Any], np.dtype[Any]]:
     dtype_out, dtype_a, dtype_b = (
         _optional_dtype(dtype_out, "dtype_out"),
         _optional_dtype(dtype_a, "dtype_a"),
@@ -238,11 +256,14 @@ def _dot_dtypes(dtype_out, dtype_a, dtype_b):
     dtype_a = dtype_a or dtype_out
     if dtype_out is None:
         raise TypeError("get_dot_kernel: give dtype_out or dtype_a")
+    assert dtype_a is not None and dtype_b is not None  # (each defaults to dtype_out)
     return dtype_out, dtype_a, dtype_b
 
 
 @_memoized
-def _subset_dot_kernel(dtype_out, dtype_subset, dtype_a, dtype_b):
+def _subset_dot_kernel(
+    dtype_out: np.dtype[Any], dtype_subset: np.dtype[Any], dtype_a: np.dtype[Any], dtype_b: np.dtype[Any]
+) -> ReductionKernel:
     return ReductionKernel(
         dtype_out,
         "0",
@@ -253,13 +274,18 @@ def _subset_dot_kernel(dtype_out, dtype_subset, dtype_a, dtype_b):
     )
 
 
-def get_subset_dot_kernel(dtype_out, dtype_subset, dtype_a=None, dtype_b=None):
+def get_subset_dot_kernel(
+    dtype_out: npt.DTypeLike | None,
+    dtype_subset: npt.DTypeLike,
+    dtype_a: npt.DTypeLike | None = None,
+    dtype_b: npt.DTypeLike | None = None,
+) -> ReductionKernel:
     """sum of ``a[lookup_tbl[i]]*b[lookup_tbl[i]]``."""
     dtype_out, dtype_a, dtype_b = _dot_dtypes(dtype_out, dtype_a, dtype_b)
     return _subset_dot_kernel(dtype_out, _dtype(dtype_subset, "dtype_subset"), dtype_a, dtype_b)
 
 
-def get_minmax_neutral(what, dtype):
+def get_minmax_neutral(what: str, dtype: npt.DTypeLike) -> str:
     """The neutral value of min or max over `dtype`, as C code: an infinity for floating
     types (MY_INFINITY, which the min/max kernels' preamble defines), else the type's limit."""
     what, dtype = _minmax_what(what), _dtype(dtype, "dtype")
@@ -271,13 +297,13 @@ def get_minmax_neutral(what, dtype):
     raise TypeError(f"get_minmax_neutral: no neutral value for dtype {dtype}")
 
 
-def _minmax_what(what):
+def _minmax_what(what: str) -> str:
     if not isinstance(what, str) or what not in ("min", "max"):
         raise ValueError(f"what must be 'min' or 'max', got {what!r}")
     return what
 
 
-def _minmax_reduce_expr(what, dtype):
+def _minmax_reduce_expr(what: str, dtype: np.dtype[Any]) -> str:
     if dtype == np.float64:
         return f"f{what}(a,b)"
     if dtype == np.float32:
@@ -288,7 +314,7 @@ def _minmax_reduce_expr(what, dtype):
 
 
 @_memoized
-def _minmax_kernel(what, dtype):
+def _minmax_kernel(what: str, dtype: np.dtype[Any]) -> ReductionKernel:
     return ReductionKernel(
         dtype,
         get_minmax_neutral(what, dtype),
@@ -298,13 +324,13 @@ def _minmax_kernel(what, dtype):
     )
 
 
-def get_minmax_kernel(what, dtype):
+def get_minmax_kernel(what: str, dtype: npt.DTypeLike) -> ReductionKernel:
     """min or max (`what`) of ``in``, with CUDA's fmin/fmax (which skip NaN) for floats."""
     return _minmax_kernel(_minmax_what(what), _dtype(dtype, "dtype"))
 
 
 @_memoized
-def _subset_minmax_kernel(what, dtype, dtype_subset):
+def _subset_minmax_kernel(what: str, dtype: np.dtype[Any], dtype_subset: np.dtype[Any]) -> ReductionKernel:
     return ReductionKernel(
         dtype,
         get_minmax_neutral(what, dtype),
@@ -315,24 +341,24 @@ def _subset_minmax_kernel(what, dtype, dtype_subset):
     )
 
 
-def get_subset_minmax_kernel(what, dtype, dtype_subset):
+def get_subset_minmax_kernel(what: str, dtype: npt.DTypeLike, dtype_subset: npt.DTypeLike) -> ReductionKernel:
     """min or max of ``in[lookup_tbl[i]]``."""
     return _subset_minmax_kernel(_minmax_what(what), _dtype(dtype, "dtype"), _dtype(dtype_subset, "dtype_subset"))
 
 
 # any and all differ only in the neutral value and the operator.
 @_memoized
-def _truth_kernel(dtype_out, dtype_in, neutral, reduce_expr):
+def _truth_kernel(dtype_out: np.dtype[Any], dtype_in: np.dtype[Any], neutral: str, reduce_expr: str) -> ReductionKernel:
     return ReductionKernel(
         dtype_out, neutral, reduce_expr, map_expr="(bool)(in[i])", arguments=f"const {dtype_to_ctype(dtype_in)} *in"
     )
 
 
-def get_any_kernel(dtype_out, dtype_in):
+def get_any_kernel(dtype_out: npt.DTypeLike, dtype_in: npt.DTypeLike) -> ReductionKernel:
     """Whether any ``in[i]`` is non-zero, in dtype_out (bool)."""
     return _truth_kernel(_dtype(dtype_out, "dtype_out"), _dtype(dtype_in, "dtype_in"), "false", "a || b")
 
 
-def get_all_kernel(dtype_out, dtype_in):
+def get_all_kernel(dtype_out: npt.DTypeLike, dtype_in: npt.DTypeLike) -> ReductionKernel:
     """Whether every ``in[i]`` is non-zero, in dtype_out (bool)."""
     return _truth_kernel(_dtype(dtype_out, "dtype_out"), _dtype(dtype_in, "dtype_in"), "true", "a && b")

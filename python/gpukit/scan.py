@@ -11,8 +11,10 @@ is gpukit::array::scan (C++): one pass over the data, compiled on first use in e
 context; a call is one crossing into C++.
 """
 
-from collections.abc import Sequence
-from typing import Any
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy.typing as npt
 
@@ -23,10 +25,14 @@ from gpukit._array import builder_arguments
 from gpukit._array.builder_arguments import text
 from gpukit.driver import Device
 
+if TYPE_CHECKING:
+    from gpukit._array.builder_arguments import NeutralLike
+    from gpukit.gpuarray import GPUArray
+
 __all__ = ["InclusiveScanKernel", "ExclusiveScanKernel"]
 
 
-def _device_ordinals(devices):
+def _device_ordinals(devices: Iterable[Device] | None) -> list[int] | None:
     if devices is None:
         return None
     try:
@@ -50,7 +56,27 @@ class _ScanKernel(_gpukit._ScanKernel):
     None scans in place, ``"new"`` makes a new array (from `allocator`, else input_ary's),
     and `queue` is the Stream to run on (default: input_ary's)."""
 
-    def __init__(self, inclusive, dtype, scan_expr, neutral, name_prefix, options, preamble, devices):
+    if TYPE_CHECKING:
+
+        def __call__(
+            self,
+            input_ary: object,
+            output_ary: object | None = None,
+            allocator: object | None = None,
+            queue: object | None = None,
+        ) -> GPUArray: ...  # (the extension's stub says object)
+
+    def __init__(
+        self,
+        inclusive: bool,
+        dtype: npt.DTypeLike,
+        scan_expr: str,
+        neutral: NeutralLike | None,
+        name_prefix: str,
+        options: Sequence[str] | None,
+        preamble: str,
+        devices: Iterable[Device] | None,
+    ) -> None:
         dtype = builder_arguments.dtype(dtype, "dtype")
         c_type = _c_types.dtype_to_ctype(dtype)  # ValueError for a type nobody registered
         preamble = text(preamble, "preamble")
@@ -88,11 +114,11 @@ class InclusiveScanKernel(_ScanKernel):
         self,
         dtype: npt.DTypeLike,
         scan_expr: str,
-        neutral: str | float | None = None,
+        neutral: NeutralLike | None = None,
         name_prefix: str = "scan",
         options: Sequence[str] | None = None,
         preamble: str = "",
-        devices: Sequence[Any] | None = None,
+        devices: Iterable[Device] | None = None,
     ) -> None:
         super().__init__(True, dtype, scan_expr, neutral, name_prefix, options, preamble, devices)
 
@@ -105,11 +131,11 @@ class ExclusiveScanKernel(_ScanKernel):
         self,
         dtype: npt.DTypeLike,
         scan_expr: str,
-        neutral: str | float,
+        neutral: NeutralLike,
         name_prefix: str = "scan",
         options: Sequence[str] | None = None,
         preamble: str = "",
-        devices: Sequence[Any] | None = None,
+        devices: Iterable[Device] | None = None,
     ) -> None:
         if neutral is None:
             raise ValueError(

@@ -2,39 +2,53 @@
 memoization, device limits and occupancy, memory pools, test helpers, and the C types of
 kernel arguments (dtype_to_ctype, parse_c_arg, ...; see gpukit/_array/c_types.py)."""
 
+from __future__ import annotations
+
 import contextlib
 import functools
 import gc
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, SupportsIndex, TypeVar, cast
 
 import numpy
 
 from gpukit import _gpukit, _memory
-from gpukit._array.c_types import (  # noqa: F401  (re-exported API)
-    DtypedArgument,
-    ScalarArg,
-    VectorArg,
-    dtype_to_ctype,
-    get_arg_type,
-    get_or_register_dtype,
-    parse_c_arg,
-    register_dtype,
+from gpukit._array.c_types import (  # the re-exported API (`X as X` marks each for type checkers)
+    DtypedArgument as DtypedArgument,
+    ScalarArg as ScalarArg,
+    VectorArg as VectorArg,
+    dtype_to_ctype as dtype_to_ctype,
+    get_arg_type as get_arg_type,
+    get_or_register_dtype as get_or_register_dtype,
+    parse_c_arg as parse_c_arg,
+    register_dtype as register_dtype,
 )
-from gpukit._gpukit import (  # noqa: F401  (re-exported API)
-    DeviceData,
-    OccupancyRecord,
-    PageLockedAllocator,
-    PooledDeviceAllocation,
-    PooledHostAllocation,
-    bitlog2,
-    max_active_blocks_per_multiprocessor,
-    max_potential_block_size,
+from gpukit._gpukit import (  # the re-exported API (`X as X` marks each for type checkers)
+    DeviceData as DeviceData,
+    OccupancyRecord as OccupancyRecord,
+    PageLockedAllocator as PageLockedAllocator,
+    PooledDeviceAllocation as PooledDeviceAllocation,
+    PooledHostAllocation as PooledHostAllocation,
+    bitlog2 as bitlog2,
+    max_active_blocks_per_multiprocessor as max_active_blocks_per_multiprocessor,
+    max_potential_block_size as max_potential_block_size,
 )
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from gpukit._gpukit import Context, Device
+    from gpukit._typing import HostShape, Order
 
 # PyCUDA's name for the base class of VectorArg and ScalarArg.
 Argument = DtypedArgument
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_R_co = TypeVar("_R_co", covariant=True)
 
-def make_default_context(ctx_maker=None):
+
+def make_default_context(ctx_maker: Callable[[Device], Context] | None = None) -> Context:
     """Return a new Context on the default device, made current.
 
     The device is the integer in ``$CUDA_DEVICE``, else the integer in ``~/.cuda-device``
@@ -49,7 +63,7 @@ def make_default_context(ctx_maker=None):
     return _gpukit._make_default_context(ctx_maker)
 
 
-def get_default_device(default=0):
+def get_default_device(default: SupportsIndex = 0) -> Device:
     """Return the Device chosen by ``$CUDA_DEVICE`` or ``~/.cuda-device``, else ``Device(default)``.
 
     Deprecated in PyCUDA in favour of make_default_context(); kept for ported code.
@@ -57,43 +71,57 @@ def get_default_device(default=0):
     return _gpukit._get_default_device(default)
 
 
-def _require_callable(func, decorator):
+def _require_callable(func: object, decorator: str) -> None:
     if not callable(func):
         raise TypeError(f"{decorator}(func): expected a function, got {type(func).__name__} {func!r}")
 
 
+# A context_dependent_memoize cache: per context, the results by (args, sorted kwargs).
+_ContextCache = dict["Context", dict[tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]], Any]]
+
 # Every cache made by context_dependent_memoize, so clear_context_caches() can empty them.
-_context_caches = []
+_context_caches: list[_ContextCache] = []
 
 
-def context_dependent_memoize(func):
+class _ContextMemoized(Protocol[_P, _R_co]):
+    """What context_dependent_memoize returns: the function, cached per context, with
+    ``clear_cache()`` emptying its cache."""
+
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
+
+    clear_cache: Callable[[], None]
+
+
+def context_dependent_memoize(func: Callable[_P, _R]) -> _ContextMemoized[_P, _R]:
     """Cache ``func(*args)`` per current CUDA context (e.g. kernels compiled for it).
 
     The cache holds a reference to each context it has seen; clear_context_caches() drops
     them all, which lets those contexts be destroyed.
     """
     _require_callable(func, "context_dependent_memoize")
-    cache = {}
+    cache: _ContextCache = {}
     _context_caches.append(cache)
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         context = _gpukit.Context.get_current()
         if context is None:
             raise _gpukit.LogicError(f"{func.__name__}: context_dependent_memoize needs a current CUDA context")
         key = (args, tuple(sorted(kwargs.items())))
         per_context = cache.setdefault(context, {})
         try:
-            return per_context[key]
+            hit: _R = per_context[key]
+            return hit
         except KeyError:
             result = per_context[key] = func(*args, **kwargs)
             return result
 
-    wrapper.clear_cache = cache.clear
-    return wrapper
+    memoized = cast("_ContextMemoized[_P, _R]", wrapper)  # given clear_cache here
+    memoized.clear_cache = cache.clear
+    return memoized
 
 
-def clear_context_caches():
+def clear_context_caches() -> None:
     """Empty every context_dependent_memoize cache, and drop what gpukit keeps in each
     context for its own use (loaded array kernels, the default memory pool's held blocks,
     copy staging buffers); they are made again when next needed."""
@@ -103,7 +131,7 @@ def clear_context_caches():
 
 
 @contextlib.contextmanager
-def _fresh_default_context():
+def _fresh_default_context() -> Iterator[Context]:
     """A new context on the default device, pushed for the block (over whatever context was
     current). Afterwards the stack is popped back to the context that was current before,
     the context is released, the context caches are emptied and garbage is collected, so
@@ -121,7 +149,7 @@ def _fresh_default_context():
         gc.collect()
 
 
-def init_cuda_context_fixture():
+def init_cuda_context_fixture() -> Iterator[Context]:
     """The body of a pytest fixture that gives each test a fresh context on the default
     device and releases it afterwards::
 
@@ -135,7 +163,7 @@ def init_cuda_context_fixture():
         yield context
 
 
-def mark_cuda_test(func):
+def mark_cuda_test(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Mark a test ``cuda`` for pytest and run it in a fresh context on the default device,
     made for the call (even when another context is current) and released after it: popped,
     context caches cleared, garbage collected. The context that was current before is
@@ -143,7 +171,7 @@ def mark_cuda_test(func):
     _require_callable(func, "mark_cuda_test")
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         with _fresh_default_context():
             return func(*args, **kwargs)
 
@@ -158,15 +186,26 @@ def mark_cuda_test(func):
 _DEFAULT_LEADING_BITS = 4
 
 
+class _BinnedPool(Protocol):
+    @property
+    def leading_bits_in_bin_id(self) -> int: ...
+
+
+class _BinFunction(Protocol):
+    """_gpukit._bin_number(size, leading_bits_in_bin_id), _gpukit._alloc_size(bin, ...)."""
+
+    def __call__(self, value: SupportsIndex, /, leading_bits_in_bin_id: SupportsIndex) -> int: ...
+
+
 class _bin_method:
     """bin_number(size) / alloc_size(bin) of a pool. PyCUDA has them as static methods (one
     bin layout for every pool): called on the class they use the default layout, called on a
     pool that pool's leading_bits_in_bin_id."""
 
-    def __init__(self, function):
+    def __init__(self, function: _BinFunction) -> None:
         self._function = function
 
-    def __get__(self, pool, owner=None):
+    def __get__(self, pool: _BinnedPool | None, owner: type | None = None) -> Callable[[SupportsIndex], int]:
         bits = _DEFAULT_LEADING_BITS if pool is None else pool.leading_bits_in_bin_id
         return functools.partial(self._function, leading_bits_in_bin_id=bits)
 
@@ -188,7 +227,7 @@ class PageLockedMemoryPool:
     still uses the memory).
     """
 
-    def __init__(self, allocator=None, leading_bits_in_bin_id=4):
+    def __init__(self, allocator: PageLockedAllocator | None = None, leading_bits_in_bin_id: SupportsIndex = 4) -> None:
         if allocator is None:
             allocator = PageLockedAllocator()
         if not isinstance(allocator, PageLockedAllocator):
@@ -198,25 +237,26 @@ class PageLockedMemoryPool:
             )
         self._pool = _gpukit._PageLockedMemoryPool(allocator, leading_bits_in_bin_id)
 
-    def allocate(self, shape, dtype, order="C"):
+    def allocate(self, shape: HostShape, dtype: npt.DTypeLike, order: Order = "C") -> npt.NDArray[Any]:
         """A numpy array of `shape` and `dtype` in page-locked memory from the pool."""
         shape, nbytes = _memory._shape_and_nbytes(shape, dtype, "PageLockedMemoryPool.allocate(dtype)")
         block = self._pool.allocate_bytes(nbytes)
         if nbytes == 0:  # numpy needs a buffer even for an empty array
             return numpy.ndarray(shape, dtype, order=order)
-        array = numpy.ndarray(shape, dtype, buffer=block, order=order)
+        # The block has the buffer protocol, which numpy's stubs do not accept beyond their own types.
+        array = numpy.ndarray(shape, dtype, buffer=block, order=order)  # type: ignore[arg-type]
         block._track(array)
         return array
 
     bin_number = _bin_method(_gpukit._bin_number)
     alloc_size = _bin_method(_gpukit._alloc_size)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         # held_blocks, active_blocks, managed_bytes, active_bytes, free_held(), stop_holding(),
         # stats(), max_held_bytes, leading_bits_in_bin_id: the C++ pool's own.
         return getattr(self._pool, name)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         if name == "max_held_bytes":
             self._pool.max_held_bytes = value
         else:

@@ -349,7 +349,7 @@ def test_every_gpu_is_reported_with_its_attributes():
 READS = re.compile(r"getenv\w*\(|os\.environ|os\.getenv|\benvironment\(")
 WRITES = re.compile(r"os\.environ(\[[^]]*\]\s*=[^=]|\.setdefault\(|\.pop\()")
 QUOTED_NAME = re.compile(r"[\"']([A-Z][A-Z0-9_]{2,})[\"']")
-NAME_IN_A_VARIABLE = re.compile(r"(?:environ\.get|getenv)\(\s*([A-Z][A-Z0-9_]+)\b")
+NAME_IN_A_VARIABLE = re.compile(r"(?:environ\.get\(|getenv\(|environ\[)\s*([A-Z][A-Z0-9_]+)\b")
 CONSTANT = re.compile(r"^([A-Z][A-Z0-9_]+)\s*=\s*[\"']([A-Z][A-Z0-9_]{2,})[\"']", re.MULTILINE)
 CALL_WITH_A_VARIABLE = re.compile(r"getenv\(\s*[a-z_]\w*\s*\)")
 # Read by gpukit, but not settings of gpukit's: the bench saves and restores CuPy's around
@@ -399,11 +399,13 @@ def test_the_scan_finds_the_ways_the_code_reads_a_variable(tmp_path):
         'COUNT_VARIABLE = "GPUKIT_A"\n'
         'x = os.environ.get(COUNT_VARIABLE, "1")\n'
         'y = os.environ.get("GPUKIT_B") or os.getenv("GPUKIT_C")\n'
+        'RANK_VARIABLE = "GPUKIT_E"\n'
+        "z = int(os.environ[RANK_VARIABLE])\n"
         'os.environ["GPUKIT_WRITTEN"] = "1"\n'
         'os.environ.setdefault("GPUKIT_DEFAULTED", "1")\n'
         'print("GPUKIT_NOT_READ")\n'
     )
-    assert variables_read_by(source) == {"GPUKIT_A", "GPUKIT_B", "GPUKIT_C"}
+    assert variables_read_by(source) == {"GPUKIT_A", "GPUKIT_B", "GPUKIT_C", "GPUKIT_E"}
     source = tmp_path / "reads.cpp"
     source.write_text(
         'const char* a = std::getenv("GPUKIT_D");\n'

@@ -2,21 +2,29 @@
 kernels, PyCUDA's kernel factories): each error names the argument and what it expects, and
 comes where the builder is called, not from numpy or from the compiler at the first launch."""
 
+from __future__ import annotations
+
 import numbers
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit import _gpukit
 
+#: A neutral element as the builders take it: C code, or a real number (numpy's scalars
+#: included) that neutral_text() spells in C.
+NeutralLike = str | float | np.integer[Any] | np.floating[Any] | np.bool_
 
-def text(value, what):
+
+def text(value: object, what: str) -> str:
     """`value`, a str; TypeError naming `what` otherwise."""
     if not isinstance(value, str):
         raise TypeError(f"{what} must be a str, got {type(value).__name__} {value!r}")
     return value
 
 
-def argument_name(name, language):
+def argument_name(name: object, language: str) -> str:
     """`name`, when it can name a parameter of a kernel in `language` ("cuda" or "opencl"):
     TypeError for a non-str, ValueError for a name that is not a C identifier or is a keyword
     or type name of the language (a kernel's source would fail to compile)."""
@@ -28,7 +36,7 @@ def argument_name(name, language):
     return name
 
 
-def dtype(value, what):
+def dtype(value: npt.DTypeLike | None, what: str) -> np.dtype[Any]:
     """`value` as a numpy dtype; TypeError naming `what` for None (which numpy reads as
     float64) and for what numpy cannot read."""
     if value is None:
@@ -39,7 +47,7 @@ def dtype(value, what):
         raise TypeError(f"{what}: expected a numpy dtype, got {value!r} ({e})") from None
 
 
-def neutral_text(neutral, dtype_, what="neutral"):
+def neutral_text(neutral: NeutralLike, dtype_: np.dtype[Any], what: str = "neutral") -> str:
     """The neutral element as C code for elements of `dtype_`: a str as written (blank ones are
     refused where the kernel is made), a number spelled in C when `dtype_` holds it (a bool
     only for bool elements). TypeError for other types, ValueError for a number that does
@@ -68,7 +76,7 @@ def neutral_text(neutral, dtype_, what="neutral"):
     return _floating_text(neutral, dtype_, what)
 
 
-def _integer_text(neutral, dtype_, what):
+def _integer_text(neutral: float | np.integer[Any] | np.floating[Any], dtype_: np.dtype[Any], what: str) -> str:
     if not isinstance(neutral, numbers.Integral) and not float(neutral).is_integer():
         raise ValueError(f"{what} {neutral!r} is not an integer, but the elements are {dtype_}")
     number = int(neutral)
@@ -78,7 +86,7 @@ def _integer_text(neutral, dtype_, what):
     return str(number)
 
 
-def _floating_text(neutral, dtype_, what):
+def _floating_text(neutral: float | np.integer[Any] | np.floating[Any], dtype_: np.dtype[Any], what: str) -> str:
     real = np.empty(0, dtype_).real.dtype  # a complex dtype's parts
     try:
         value = float(neutral)

@@ -7,9 +7,14 @@ code that generates kernels. The built-in names are CUDA C++'s on x86-64 Linux (
 ``long`` and ``size_t`` are 64 bits and ``char`` is signed.
 """
 
+from __future__ import annotations
+
 import re
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit._array import vec as _vec
 from gpukit._array import builder_arguments
@@ -17,15 +22,18 @@ from gpukit._array.builder_arguments import argument_name
 from gpukit._gpukit import LogicError, _c_type_names
 from gpukit._warnings import warn
 
+#: One C type name, or a list of equivalent ones.
+CNames = str | list[str] | tuple[str, ...]
 
-def _normalized(c_name):
+
+def _normalized(c_name: str) -> str:
     """One spelling per type: single blanks between words, none around < > , : * &."""
     if not isinstance(c_name, str):
         raise TypeError(f"a C type name must be a str, got {type(c_name).__name__}")
     return re.sub(r"\s*([<>,:*&])\s*", r"\1", " ".join(c_name.split()))
 
 
-def _names_list(c_names):
+def _names_list(c_names: CNames) -> list[str]:
     names = [c_names] if isinstance(c_names, str) else c_names
     if (
         isinstance(names, (bytes, bytearray))
@@ -45,24 +53,24 @@ class UnknownCTypeError(KeyError, ValueError):
     """A C type name nobody registered: a KeyError as in PyOpenCL's and PyCUDA's registries,
     and a ValueError as gpukit's other refusals of a value."""
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
 
 
 class CTypeRegistry:
     """Maps numpy dtypes to the C type names of one kernel language, and back."""
 
-    def __init__(self, language, builtin_names):
+    def __init__(self, language: str, builtin_names: Iterable[tuple[str, CNames]]) -> None:
         self.language = language
         # C type name -> dtype, and dtype -> the name dtype_to_ctype() gives (the first one
         # registered). Names are kept in the form _normalized() gives them.
-        self._name_to_dtype = {}
-        self._dtype_to_name = {}
+        self._name_to_dtype: dict[str, np.dtype[Any]] = {}
+        self._dtype_to_name: dict[np.dtype[Any], str] = {}
         for dtype_name, names in builtin_names:
             if names:
                 self.get_or_register_dtype(names, np.dtype(dtype_name))
 
-    def lookup(self, name):
+    def lookup(self, name: str) -> np.dtype[Any]:
         """The dtype registered to the normalized C type `name`."""
         try:
             return self._name_to_dtype[name]
@@ -71,7 +79,7 @@ class CTypeRegistry:
                 f"unknown {self.language} type {name!r}; register it with get_or_register_dtype({name!r}, dtype)"
             ) from None
 
-    def get_or_register_dtype(self, c_names, dtype=None):
+    def get_or_register_dtype(self, c_names: CNames, dtype: npt.DTypeLike | None = None) -> np.dtype[Any]:
         """The numpy dtype of the C type name(s) `c_names` (a str or a list of equivalent names).
 
         Without `dtype`, the names must be registered already (UnknownCTypeError, a KeyError
@@ -100,7 +108,7 @@ class CTypeRegistry:
             self._name_to_dtype.setdefault(name, dtype)
         return dtype
 
-    def register_dtype(self, dtype, c_names, alias_ok=False):
+    def register_dtype(self, dtype: npt.DTypeLike, c_names: CNames, alias_ok: bool = False) -> None:
         """Deprecated in PyCUDA and PyOpenCL in favour of get_or_register_dtype(c_names,
         dtype). Refuses a dtype that is already registered unless `alias_ok`."""
         warn("register_dtype is deprecated; use get_or_register_dtype(c_names, dtype)", DeprecationWarning)
@@ -113,7 +121,7 @@ class CTypeRegistry:
             )
         self.get_or_register_dtype(names, dtype)
 
-    def dtype_to_ctype(self, dtype):
+    def dtype_to_ctype(self, dtype: npt.DTypeLike) -> str:
         """The C type name of a numpy dtype (``float32`` -> ``"float"``); ValueError for a
         dtype nobody registered."""
         if dtype is None:
@@ -136,17 +144,17 @@ for _name, _dtype in _vec.TYPES.items():  # float3, int4, ...
     CUDA_TYPES.get_or_register_dtype(_name, _dtype)
 
 
-def get_or_register_dtype(c_names, dtype=None):
+def get_or_register_dtype(c_names: CNames, dtype: npt.DTypeLike | None = None) -> np.dtype[Any]:
     """CUDA C's CTypeRegistry.get_or_register_dtype (pycuda.tools')."""
     return CUDA_TYPES.get_or_register_dtype(c_names, dtype)
 
 
-def register_dtype(dtype, c_names, alias_ok=False):
+def register_dtype(dtype: npt.DTypeLike, c_names: CNames, alias_ok: bool = False) -> None:
     """CUDA C's CTypeRegistry.register_dtype (deprecated in PyCUDA)."""
     CUDA_TYPES.register_dtype(dtype, c_names, alias_ok)
 
 
-def dtype_to_ctype(dtype, with_fp_tex_hack=False):
+def dtype_to_ctype(dtype: npt.DTypeLike, with_fp_tex_hack: bool = False) -> str:
     """The CUDA C type name of a numpy dtype (``float32`` -> ``"float"``); ValueError for a
     dtype nobody registered. ``with_fp_tex_hack`` named PyCUDA's element types of texture
     references, which CUDA 12 removed: it raises LogicError."""
@@ -166,17 +174,17 @@ class DtypedArgument:
     """A named kernel argument of a numpy dtype. Equal (and hashing alike) when class, name
     and dtype are."""
 
-    def __init__(self, dtype, name):
+    def __init__(self, dtype: npt.DTypeLike, name: str) -> None:
         self.name = argument_name(name, "cuda")
         self.dtype = builder_arguments.dtype(dtype, "dtype")
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self.name == other.name and self.dtype == other.dtype
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self), self.name, self.dtype))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, {self.dtype})"
 
 
@@ -198,7 +206,7 @@ class ScalarArg(DtypedArgument):
         return f"{dtype_to_ctype(self.dtype)} {self.name}"
 
     @property
-    def struct_char(self):
+    def struct_char(self) -> str:
         """The prepare() format of the value: the dtype's letter, or ``<itemsize>s`` for a
         record (struct) dtype."""
         return f"{self.dtype.itemsize}s" if self.dtype.char == "V" else self.dtype.char
@@ -209,7 +217,7 @@ _QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict"}
 _DECLARATOR = re.compile(r"^(?P<type>.*?)\s*(?P<stars>(\*\s*)*)(?P<name>[A-Za-z_]\w*)\s*(?P<array>(\[\s*\d*\s*\])?)$")
 
 
-def parse_c_arg(c_arg):
+def parse_c_arg(c_arg: str) -> VectorArg | ScalarArg:
     """A VectorArg for a pointer or array parameter (``"const float *x"``, ``"int a[]"``), a
     ScalarArg otherwise (``"float3 v"``). Qualifiers (const, volatile, __restrict__) are
     dropped; the type must be registered. ValueError for anything else, including pointers
@@ -234,6 +242,6 @@ def parse_c_arg(c_arg):
     return (VectorArg if indirection else ScalarArg)(dtype, match.group("name"))
 
 
-def get_arg_type(c_arg):
+def get_arg_type(c_arg: str) -> str:
     """The prepare() format of a C declaration: ``"P"`` for pointers, else the dtype's."""
     return parse_c_arg(c_arg).struct_char

@@ -25,16 +25,26 @@ wrapped by _kernel_helper; tests compile ``_kernel_source(helper.spec(...))`` wi
 machines without a GPU.
 """
 
+from __future__ import annotations
+
 import functools
 import inspect
 import operator
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, ParamSpec, Protocol, SupportsIndex, TypeVar, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit._array.builder_arguments import dtype as _dtype
 from gpukit._array.c_types import dtype_to_ctype
 from gpukit.tools import context_dependent_memoize
+
+if TYPE_CHECKING:
+    from gpukit.driver import Function
+
+_P = ParamSpec("_P")
+_R_co = TypeVar("_R_co", covariant=True)
 
 __all__ = [
     "get_take_kernel",
@@ -79,47 +89,62 @@ class _KernelSpec(NamedTuple):
     loop_prep: str = ""
 
 
+class KernelHelper(Protocol[_P, _R_co]):
+    """What _kernel_helper and _texref_kernel_helper make of a spec function: called, the
+    prepared Function (or ``(function, [])``); ``spec`` gives the _KernelSpec of the same
+    arguments."""
+
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
+
+    spec: Callable[_P, _KernelSpec]
+
+
 # gpukit.elementwise is imported in the functions below: it imports this module to re-export it.
 
 
 @context_dependent_memoize
-def _prepared_function(spec):
+def _prepared_function(spec: _KernelSpec) -> Function:
     from gpukit.elementwise import get_elwise_kernel
 
     return get_elwise_kernel(spec.arguments, spec.operation, spec.name, loop_prep=spec.loop_prep)
 
 
-def _kernel_source(spec):
+def _kernel_source(spec: _KernelSpec) -> str:
     """The CUDA C the helper of `spec` compiles."""
     from gpukit.elementwise import _elwise_kernel_source
 
     return _elwise_kernel_source(spec.arguments, spec.operation, spec.name, loop_prep=spec.loop_prep)
 
 
-def _helper(spec_of, returns_texrefs):
+def _helper(
+    spec_of: Callable[_P, _KernelSpec], returns_texrefs: bool
+) -> KernelHelper[_P, Function | tuple[Function, list[object]]]:
     """The helper returning the prepared Function of ``spec_of(*args)``, or ``(function,
     [])`` for a kernel PyCUDA fed through texture references (the empty list is where PyCUDA
     returned them). A spec depends on the arguments alone, so it is remembered per set of
     them: a repeated call costs two dictionary look-ups, as PyCUDA's memoized helpers do
     (arguments must be hashable, as PyCUDA's)."""
     signature = inspect.signature(spec_of)
-    spec_of = functools.lru_cache(maxsize=None)(spec_of)
+    memoized = cast("Callable[_P, _KernelSpec]", functools.lru_cache(maxsize=None)(spec_of))
 
-    @functools.wraps(spec_of)
-    def helper(*args, **kwargs):
+    @functools.wraps(memoized)
+    def helper(*args: _P.args, **kwargs: _P.kwargs) -> Function | tuple[Function, list[object]]:
         try:
-            spec = spec_of(*args, **kwargs)
+            spec = memoized(*args, **kwargs)
         except TypeError:
             _refuse_unhashable(helper.__name__, signature, args, kwargs)
             raise
         function = _prepared_function(spec)
         return (function, []) if returns_texrefs else function
 
-    helper.spec = spec_of
-    return helper
+    result = cast("KernelHelper[_P, Function | tuple[Function, list[object]]]", helper)  # given spec here
+    result.spec = memoized
+    return result
 
 
-def _refuse_unhashable(name, signature, args, kwargs):
+def _refuse_unhashable(
+    name: str, signature: inspect.Signature, args: tuple[object, ...], kwargs: Mapping[str, object]
+) -> None:
     """TypeError naming the argument of helper `name` that cannot be hashed (the memo's key),
     if one cannot; else nothing."""
     for parameter, value in signature.bind(*args, **kwargs).arguments.items():
@@ -132,18 +157,18 @@ def _refuse_unhashable(name, signature, args, kwargs):
             ) from None
 
 
-def _kernel_helper(spec_of):
-    return _helper(spec_of, returns_texrefs=False)
+def _kernel_helper(spec_of: Callable[_P, _KernelSpec]) -> KernelHelper[_P, Function]:
+    return cast("KernelHelper[_P, Function]", _helper(spec_of, returns_texrefs=False))
 
 
-def _texref_kernel_helper(spec_of):
-    return _helper(spec_of, returns_texrefs=True)
+def _texref_kernel_helper(spec_of: Callable[_P, _KernelSpec]) -> KernelHelper[_P, tuple[Function, list[object]]]:
+    return cast("KernelHelper[_P, tuple[Function, list[object]]]", _helper(spec_of, returns_texrefs=True))
 
 
 # ---- argument checks
 
 
-def _ctype(dtype, what):
+def _ctype(dtype: npt.DTypeLike, what: str) -> str:
     """The C type name of `dtype` (the helper's argument `what`)."""
     try:
         return dtype_to_ctype(_dtype(dtype, what))
@@ -151,21 +176,21 @@ def _ctype(dtype, what):
         raise ValueError(f"{what}: {e}") from None
 
 
-def _index_ctype(idx_dtype):
+def _index_ctype(idx_dtype: npt.DTypeLike) -> str:
     dtype = _dtype(idx_dtype, "idx_dtype")
     if dtype.kind not in "iu":
         raise TypeError(f"idx_dtype: expected an integer dtype for indices, got {dtype}")
     return _ctype(dtype, "idx_dtype")
 
 
-def _complex_dtype(dtype, what):
+def _complex_dtype(dtype: npt.DTypeLike, what: str) -> np.dtype[Any]:
     dtype = _dtype(dtype, what)
     if dtype.kind != "c":
         raise TypeError(f"{what}: expected a complex dtype (complex64 or complex128), got {dtype}")
     return dtype
 
 
-def _vec_count(vec_count):
+def _vec_count(vec_count: SupportsIndex) -> int:
     try:
         count = operator.index(vec_count)
     except TypeError:
@@ -179,13 +204,13 @@ def _vec_count(vec_count):
 _BINARY_OPERATORS = ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=", "&&", "||")
 
 
-def _binary_operator(op):
+def _binary_operator(op: str) -> str:
     if op not in _BINARY_OPERATORS:
         raise ValueError(f"operator: expected one of C's binary operators {' '.join(_BINARY_OPERATORS)}, got {op!r}")
     return op
 
 
-def _function_name(func, what):
+def _function_name(func: str, what: str) -> str:
     """A C function name, as the helper's argument `what`; the kernel is named after it
     (with characters such as the colons of ``pycuda::abs`` replaced)."""
     if not isinstance(func, str) or not func.strip():
@@ -193,14 +218,23 @@ def _function_name(func, what):
     return func.strip()
 
 
-def _kernel_name(func):
+def _kernel_name(func: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in func) + "_kernel"
 
 
 # ---- gathers and scatters: with vec_count > 1 one index array moves that many arrays
 
 
-def _move_spec(name, dtype, idx_dtype, vec_count, index_arrays, move, src_const=True, with_offsets=False):
+def _move_spec(
+    name: str,
+    dtype: npt.DTypeLike,
+    idx_dtype: npt.DTypeLike,
+    vec_count: SupportsIndex,
+    index_arrays: Mapping[str, str],
+    move: str,
+    src_const: bool = True,
+    with_offsets: bool = False,
+) -> _KernelSpec:
     """A gather or scatter of vec_count arrays: parameters ``<index arrays>, dest0.., src0..,
     [offset0..]``. Each thread reads element i of every index array into its local
     (`index_arrays` maps parameter to local), then runs `move` with ``{j}`` for each array.
@@ -222,14 +256,16 @@ def _move_spec(name, dtype, idx_dtype, vec_count, index_arrays, move, src_const=
 
 
 @_texref_kernel_helper
-def get_take_kernel(dtype, idx_dtype, vec_count=1):
+def get_take_kernel(dtype: npt.DTypeLike, idx_dtype: npt.DTypeLike, vec_count: SupportsIndex = 1) -> _KernelSpec:
     """``dest{j}[i] = src{j}[idx[i]]`` for j < vec_count: parameters ``idx, dest0.., src0.., n``.
     Returns (function, [])."""
     return _move_spec("take", dtype, idx_dtype, vec_count, {"idx": "src_idx"}, "dest{j}[i] = src{j}[src_idx];")
 
 
 @_texref_kernel_helper
-def get_take_put_kernel(dtype, idx_dtype, with_offsets, vec_count=1):
+def get_take_put_kernel(
+    dtype: npt.DTypeLike, idx_dtype: npt.DTypeLike, with_offsets: bool, vec_count: SupportsIndex = 1
+) -> _KernelSpec:
     """``dest{j}[gmem_dest_idx[i]] = src{j}[gmem_src_idx[i] (+ offset{j})]``: parameters
     ``gmem_dest_idx, gmem_src_idx, dest0.., src0.., [offset0..,] n``. Returns (function, [])."""
     move = (
@@ -240,7 +276,7 @@ def get_take_put_kernel(dtype, idx_dtype, with_offsets, vec_count=1):
 
 
 @_kernel_helper
-def get_put_kernel(dtype, idx_dtype, vec_count=1):
+def get_put_kernel(dtype: npt.DTypeLike, idx_dtype: npt.DTypeLike, vec_count: SupportsIndex = 1) -> _KernelSpec:
     """``dest{j}[gmem_dest_idx[i]] = src{j}[i]``: parameters ``gmem_dest_idx, dest0.., src0.., n``."""
     return _move_spec(
         "put",
@@ -254,7 +290,7 @@ def get_put_kernel(dtype, idx_dtype, vec_count=1):
 
 
 @_kernel_helper
-def get_copy_kernel(dtype_dest, dtype_src):
+def get_copy_kernel(dtype_dest: npt.DTypeLike, dtype_src: npt.DTypeLike) -> _KernelSpec:
     """``dest[i] = src[i]`` converted: parameters ``dest, src, n``."""
     if _dtype(dtype_src, "dtype_src").kind == "c" and _dtype(dtype_dest, "dtype_dest").kind != "c":
         raise TypeError(
@@ -270,13 +306,16 @@ def get_copy_kernel(dtype_dest, dtype_src):
 
 
 @_texref_kernel_helper
-def get_linear_combination_kernel(summand_descriptors, dtype_z):
+def get_linear_combination_kernel(
+    summand_descriptors: Iterable[tuple[bool, npt.DTypeLike, npt.DTypeLike]], dtype_z: npt.DTypeLike
+) -> _KernelSpec:
     """``z[i] = a0*x0[i] + a1*x1[i] + ...``; `summand_descriptors` holds one
     ``(is_gpu_scalar, scalar_dtype, vector_dtype)`` per summand. Parameters per summand:
     ``a{i}, x{i}`` (the scalar's value), or ``gpu_a{i}, x{i}`` (a pointer to it in device
     memory) for a GPU scalar; then ``z, n``. Returns (function, [])."""
     try:
-        summands = [tuple(descriptor) for descriptor in summand_descriptors]
+        # (checked below: each a sequence of three, its dtypes read by _ctype)
+        summands: list[tuple[Any, ...]] = [tuple(descriptor) for descriptor in summand_descriptors]
     except TypeError:
         raise TypeError(
             "summand_descriptors: expected a sequence of (is_gpu_scalar, scalar_dtype, vector_dtype), "
@@ -287,7 +326,9 @@ def get_linear_combination_kernel(summand_descriptors, dtype_z):
             "summand_descriptors: expected one or more (is_gpu_scalar, scalar_dtype, vector_dtype), "
             f"got {summand_descriptors!r}"
         )
-    arguments, loop_prep, terms = [], [], []
+    arguments: list[str] = []
+    loop_prep: list[str] = []
+    terms: list[str] = []
     for i, (is_gpu_scalar, scalar_dtype, vector_dtype) in enumerate(summands):
         scalar_tp = _ctype(scalar_dtype, f"summand {i} scalar_dtype")
         vector_tp = _ctype(vector_dtype, f"summand {i} vector_dtype")
@@ -303,7 +344,7 @@ def get_linear_combination_kernel(summand_descriptors, dtype_z):
     return _KernelSpec(", ".join(arguments), "z[i] = " + " + ".join(terms), "linear_combination", "\n".join(loop_prep))
 
 
-def _operand_ctype(dtype, dtype_z, what):
+def _operand_ctype(dtype: npt.DTypeLike, dtype_z: npt.DTypeLike, what: str) -> str:
     """The C type an operand is cast to before the arithmetic: z's type, or z's real type
     for a real operand of a complex result (complex<float> * double does not compile)."""
     dtype, dtype_z = _dtype(dtype, what), _dtype(dtype_z, "dtype_z")
@@ -313,7 +354,13 @@ def _operand_ctype(dtype, dtype_z, what):
 
 
 @_kernel_helper
-def get_axpbyz_kernel(dtype_x, dtype_y, dtype_z, x_is_scalar=False, y_is_scalar=False):
+def get_axpbyz_kernel(
+    dtype_x: npt.DTypeLike,
+    dtype_y: npt.DTypeLike,
+    dtype_z: npt.DTypeLike,
+    x_is_scalar: bool = False,
+    y_is_scalar: bool = False,
+) -> _KernelSpec:
     """``z[i] = a*x[i] + b*y[i]``: parameters ``a, x, b, y, z, n``; x_is_scalar /
     y_is_scalar read ``x[0]`` / ``y[0]`` (a one-element GPUArray) for every i."""
     tp_x, tp_y, tp_z = _ctype(dtype_x, "dtype_x"), _ctype(dtype_y, "dtype_y"), _ctype(dtype_z, "dtype_z")
@@ -328,14 +375,21 @@ def get_axpbyz_kernel(dtype_x, dtype_y, dtype_z, x_is_scalar=False, y_is_scalar=
 
 
 @_kernel_helper
-def get_axpbz_kernel(dtype_x, dtype_z):
+def get_axpbz_kernel(dtype_x: npt.DTypeLike, dtype_z: npt.DTypeLike) -> _KernelSpec:
     """``z[i] = a*x[i] + b``: parameters ``a, x, b, z, n`` (a and b of dtype_z)."""
     tp_x, tp_z = _ctype(dtype_x, "dtype_x"), _ctype(dtype_z, "dtype_z")
     return _KernelSpec(f"{tp_z} a, {tp_x} *x, {tp_z} b, {tp_z} *z", "z[i] = a * x[i] + b", "axpb")
 
 
 @_kernel_helper
-def get_binary_op_kernel(dtype_x, dtype_y, dtype_z, operator, x_is_scalar=False, y_is_scalar=False):
+def get_binary_op_kernel(
+    dtype_x: npt.DTypeLike,
+    dtype_y: npt.DTypeLike,
+    dtype_z: npt.DTypeLike,
+    operator: str,
+    x_is_scalar: bool = False,
+    y_is_scalar: bool = False,
+) -> _KernelSpec:
     """``z[i] = x[i] <operator> y[i]`` (a C binary operator such as ``"+"`` or ``"<"``):
     parameters ``x, y, z, n``; x_is_scalar / y_is_scalar read ``x[0]`` / ``y[0]``."""
     op = _binary_operator(operator)
@@ -351,14 +405,16 @@ def get_binary_op_kernel(dtype_x, dtype_y, dtype_z, operator, x_is_scalar=False,
 
 
 @_kernel_helper
-def get_rdivide_elwise_kernel(dtype_x, dtype_z):
+def get_rdivide_elwise_kernel(dtype_x: npt.DTypeLike, dtype_z: npt.DTypeLike) -> _KernelSpec:
     """``z[i] = y / x[i]``: parameters ``x, y, z, n`` (the scalar y of dtype_z)."""
     tp_x, tp_z = _ctype(dtype_x, "dtype_x"), _ctype(dtype_z, "dtype_z")
     return _KernelSpec(f"{tp_x} *x, {tp_z} y, {tp_z} *z", "z[i] = y / x[i]", "divide_r")
 
 
 @_kernel_helper
-def get_binary_func_kernel(func, dtype_x, dtype_y, dtype_z):
+def get_binary_func_kernel(
+    func: str, dtype_x: npt.DTypeLike, dtype_y: npt.DTypeLike, dtype_z: npt.DTypeLike
+) -> _KernelSpec:
     """``z[i] = func(x[i], y[i])`` for a C function name `func`: parameters ``x, y, z, n``."""
     func = _function_name(func, "func")
     tp_x, tp_y, tp_z = _ctype(dtype_x, "dtype_x"), _ctype(dtype_y, "dtype_y"), _ctype(dtype_z, "dtype_z")
@@ -366,7 +422,9 @@ def get_binary_func_kernel(func, dtype_x, dtype_y, dtype_z):
 
 
 @_kernel_helper
-def get_binary_func_scalar_kernel(func, dtype_x, dtype_y, dtype_z):
+def get_binary_func_scalar_kernel(
+    func: str, dtype_x: npt.DTypeLike, dtype_y: npt.DTypeLike, dtype_z: npt.DTypeLike
+) -> _KernelSpec:
     """``z[i] = func(x[i], y)``: parameters ``x, y, z, n`` (y a scalar)."""
     func = _function_name(func, "func")
     tp_x, tp_y, tp_z = _ctype(dtype_x, "dtype_x"), _ctype(dtype_y, "dtype_y"), _ctype(dtype_z, "dtype_z")
@@ -374,7 +432,9 @@ def get_binary_func_scalar_kernel(func, dtype_x, dtype_y, dtype_z):
 
 
 @_kernel_helper
-def get_binary_minmax_kernel(func, dtype_x, dtype_y, dtype_z, use_scalar):
+def get_binary_minmax_kernel(
+    func: str, dtype_x: npt.DTypeLike, dtype_y: npt.DTypeLike, dtype_z: npt.DTypeLike, use_scalar: bool
+) -> _KernelSpec:
     """``z[i] = max(x[i], y[i])`` (`func` "max" or "min"): get_binary_func_kernel's
     parameters ``x, y, z, n``, or with use_scalar get_binary_func_scalar_kernel's (y a
     scalar). CUDA's function for the dtypes: fmax/fmin in double when x or y is float64,
@@ -411,39 +471,39 @@ def get_binary_minmax_kernel(func, dtype_x, dtype_y, dtype_z, use_scalar):
 
 
 @_kernel_helper
-def get_fill_kernel(dtype):
+def get_fill_kernel(dtype: npt.DTypeLike) -> _KernelSpec:
     """``z[i] = a``: parameters ``a, z, n``."""
     tp = _ctype(dtype, "dtype")
     return _KernelSpec(f"{tp} a, {tp} *z", "z[i] = a", "fill")
 
 
 @_kernel_helper
-def get_reverse_kernel(dtype):
+def get_reverse_kernel(dtype: npt.DTypeLike) -> _KernelSpec:
     """``z[i] = y[n-1-i]``: parameters ``y, z, n``."""
     tp = _ctype(dtype, "dtype")
     return _KernelSpec(f"{tp} *y, {tp} *z", "z[i] = y[n-1-i]", "reverse")
 
 
-def _complex_part(dtype, real_dtype, part):
+def _complex_part(dtype: npt.DTypeLike, real_dtype: npt.DTypeLike, part: str) -> _KernelSpec:
     """The spec of ``z[i] = part(y[i])`` (part: real or imag) of a complex y."""
     tp = _ctype(_complex_dtype(dtype, "dtype"), "dtype")
     return _KernelSpec(f"{tp} *y, {_ctype(real_dtype, 'real_dtype')} *z", f"z[i] = {part}(y[i])", part)
 
 
 @_kernel_helper
-def get_real_kernel(dtype, real_dtype):
+def get_real_kernel(dtype: npt.DTypeLike, real_dtype: npt.DTypeLike) -> _KernelSpec:
     """``z[i] = real(y[i])`` of a complex y: parameters ``y, z, n``."""
     return _complex_part(dtype, real_dtype, "real")
 
 
 @_kernel_helper
-def get_imag_kernel(dtype, real_dtype):
+def get_imag_kernel(dtype: npt.DTypeLike, real_dtype: npt.DTypeLike) -> _KernelSpec:
     """``z[i] = imag(y[i])`` of a complex y: parameters ``y, z, n``."""
     return _complex_part(dtype, real_dtype, "imag")
 
 
 @_kernel_helper
-def get_conj_kernel(dtype, conj_dtype):
+def get_conj_kernel(dtype: npt.DTypeLike, conj_dtype: npt.DTypeLike) -> _KernelSpec:
     """``z[i] = conj(y[i])`` of a complex y: parameters ``y, z, n``."""
     tp = _ctype(_complex_dtype(dtype, "dtype"), "dtype")
     conj_tp = _ctype(_complex_dtype(conj_dtype, "conj_dtype"), "conj_dtype")
@@ -451,7 +511,7 @@ def get_conj_kernel(dtype, conj_dtype):
 
 
 @_kernel_helper
-def get_arange_kernel(dtype):
+def get_arange_kernel(dtype: npt.DTypeLike) -> _KernelSpec:
     """``z[i] = start + i*step``: parameters ``z, start, step, n``."""
     tp = _ctype(dtype, "dtype")
     return _KernelSpec(f"{tp} *z, {tp} start, {tp} step", "z[i] = start + i*step", "arange")
@@ -461,7 +521,9 @@ def get_arange_kernel(dtype):
 
 
 @_kernel_helper
-def get_pow_array_kernel(dtype_x, dtype_y, dtype_z, is_base_array, is_exp_array):
+def get_pow_array_kernel(
+    dtype_x: npt.DTypeLike, dtype_y: npt.DTypeLike, dtype_z: npt.DTypeLike, is_base_array: bool, is_exp_array: bool
+) -> _KernelSpec:
     """``z[i] = pow(x, y)``: parameters ``x, y, z, n``, where x and y are arrays or scalars
     as is_base_array and is_exp_array say (one of them must be an array). powf for a float32
     z; pycuda::pow for a complex z; for integers only, numpy's exact integer power in z's
@@ -496,13 +558,13 @@ def get_pow_array_kernel(dtype_x, dtype_y, dtype_z, is_base_array, is_exp_array)
 
 
 @_kernel_helper
-def get_fmod_kernel():
+def get_fmod_kernel() -> _KernelSpec:
     """``z[i] = fmod(arg[i], mod[i])`` in float32: parameters ``arg, mod, z, n``."""
     return _KernelSpec("float *arg, float *mod, float *z", "z[i] = fmod(arg[i], mod[i])", "fmod_kernel")
 
 
 @_kernel_helper
-def get_modf_kernel():
+def get_modf_kernel() -> _KernelSpec:
     """float32 ``x[i]`` split into ``intpart[i]`` and ``fracpart[i]``: parameters ``x,
     intpart, fracpart, n``."""
     return _KernelSpec(
@@ -511,7 +573,7 @@ def get_modf_kernel():
 
 
 @_kernel_helper
-def get_frexp_kernel():
+def get_frexp_kernel() -> _KernelSpec:
     """float32 ``x[i] = significand[i] * 2**exponent[i]`` (the exponent as a float):
     parameters ``x, significand, exponent, n``."""
     return _KernelSpec(
@@ -522,13 +584,15 @@ def get_frexp_kernel():
 
 
 @_kernel_helper
-def get_ldexp_kernel():
+def get_ldexp_kernel() -> _KernelSpec:
     """``z[i] = sig[i] * 2**int(expt[i])`` in float32: parameters ``sig, expt, z, n``."""
     return _KernelSpec("float *sig, float *expt, float *z", "z[i] = ldexp(sig[i], int(expt[i]))", "ldexp_kernel")
 
 
 @_kernel_helper
-def get_unary_func_kernel(func_name, in_dtype, out_dtype=None):
+def get_unary_func_kernel(
+    func_name: str, in_dtype: npt.DTypeLike, out_dtype: npt.DTypeLike | None = None
+) -> _KernelSpec:
     """``z[i] = func_name(y[i])``: parameters ``y, z, n`` (z of out_dtype, default in_dtype)."""
     func = _function_name(func_name, "func_name")
     tp_in = _ctype(in_dtype, "in_dtype")
@@ -540,7 +604,7 @@ def get_unary_func_kernel(func_name, in_dtype, out_dtype=None):
 
 
 @_kernel_helper
-def get_if_positive_kernel(crit_dtype, dtype):
+def get_if_positive_kernel(crit_dtype: npt.DTypeLike, dtype: npt.DTypeLike) -> _KernelSpec:
     """``result[i] = crit[i] > 0 ? then_[i] : else_[i]``: parameters ``crit, then_, else_, result, n``."""
     crit_tp, tp = _ctype(crit_dtype, "crit_dtype"), _ctype(dtype, "dtype")
     return _KernelSpec(
@@ -551,7 +615,7 @@ def get_if_positive_kernel(crit_dtype, dtype):
 
 
 @_kernel_helper
-def get_where_kernel(crit_dtype, dtype):
+def get_where_kernel(crit_dtype: npt.DTypeLike, dtype: npt.DTypeLike) -> _KernelSpec:
     """``result[i] = crit[i] != 0 ? then_[i] : else_[i]``: parameters ``crit, then_, else_, result, n``."""
     crit_tp, tp = _ctype(crit_dtype, "crit_dtype"), _ctype(dtype, "dtype")
     return _KernelSpec(
@@ -562,7 +626,9 @@ def get_where_kernel(crit_dtype, dtype):
 
 
 @_kernel_helper
-def get_scalar_op_kernel(dtype_x, dtype_a, dtype_y, operator):
+def get_scalar_op_kernel(
+    dtype_x: npt.DTypeLike, dtype_a: npt.DTypeLike, dtype_y: npt.DTypeLike, operator: str
+) -> _KernelSpec:
     """``y[i] = x[i] <operator> a`` for a scalar a: parameters ``x, a, y, n``."""
     op = _binary_operator(operator)
     tp_x, tp_a, tp_y = _ctype(dtype_x, "dtype_x"), _ctype(dtype_a, "dtype_a"), _ctype(dtype_y, "dtype_y")
@@ -570,7 +636,7 @@ def get_scalar_op_kernel(dtype_x, dtype_a, dtype_y, operator):
 
 
 @_kernel_helper
-def get_logical_not_kernel(dtype_x, dtype_out):
+def get_logical_not_kernel(dtype_x: npt.DTypeLike, dtype_out: npt.DTypeLike) -> _KernelSpec:
     """``out[i] = (x[i] == 0)``: parameters ``x, out, n``."""
     tp_x, tp_out = _ctype(dtype_x, "dtype_x"), _ctype(dtype_out, "dtype_out")
     return _KernelSpec(f"{tp_x} *x, {tp_out} *out", "out[i] = (x[i] == 0)", "logical_not")

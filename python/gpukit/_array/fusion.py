@@ -28,8 +28,11 @@ would use; only the compiler may contract a multiply and an add into one fused
 multiply-add, as in any single CUDA kernel.
 """
 
+from __future__ import annotations
+
 import dis
 import sys
+from types import CodeType, FrameType
 
 # Operators whose results may be left pending and which fuse pending operands (their
 # argrepr in the bytecode; array_operators.cpp's fusable() names the same four). In-place
@@ -52,7 +55,7 @@ _PLAIN_LOADS = {
 _NO_EFFECT = frozenset(("NOP", "EXTENDED_ARG", "CACHE"))
 
 
-def feeds_next_operator(frame):
+def feeds_next_operator(frame: FrameType) -> bool:
     """Whether `frame` is executing a fusable BINARY_OP whose result is an operand of the
     next BINARY_OP, with only plain loads in between (see the module documentation). The
     operators ask the same of their caller's frame in C++; this form is for tests."""
@@ -61,7 +64,7 @@ def feeds_next_operator(frame):
     return _analyse(frame.f_code, frame.f_lasti)
 
 
-def _analyse(code, offset):
+def _analyse(code: CodeType, offset: int) -> bool:
     instructions = list(dis.get_instructions(code))
     position = next((i for i, ins in enumerate(instructions) if ins.offset == offset), None)
     if position is None or not _is_fusable_operator(instructions[position]):
@@ -71,6 +74,7 @@ def _analyse(code, offset):
         if ins.opname in _NO_EFFECT:
             continue
         if ins.opname == "LOAD_GLOBAL":  # the low bit of its argument pushes a NULL first
+            assert ins.arg is not None  # (LOAD_GLOBAL always has one)
             pushed += 2 if ins.arg & 1 else 1
         elif ins.opname in _PLAIN_LOADS:
             pushed += _PLAIN_LOADS[ins.opname]
@@ -83,5 +87,5 @@ def _analyse(code, offset):
     return False
 
 
-def _is_fusable_operator(instruction):
+def _is_fusable_operator(instruction: dis.Instruction) -> bool:
     return instruction.opname == "BINARY_OP" and instruction.argrepr in FUSABLE_SYMBOLS

@@ -9,6 +9,11 @@ elements from index ``blockIdx.x * block_size * seq_count`` into ``out[blockIdx.
 pass takes the first one's partial results as an extra first argument
 ``pycuda_reduction_inp`` and reads them with ``pycuda_reduction_inp[i]``."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
 from gpukit import driver
 from gpukit._array.c_types import get_arg_type
 
@@ -47,7 +52,17 @@ extern "C" __global__ void {name}(out_type *out, {arguments}, unsigned int seq_c
 class TwoPassKernels:
     """The two passes of one reduction, compiled on first use in each context."""
 
-    def __init__(self, name, out_type, neutral, reduce_expr, map_expr, declarations, preamble, compile_options):
+    def __init__(
+        self,
+        name: str,
+        out_type: str,
+        neutral: str,
+        reduce_expr: str,
+        map_expr: str,
+        declarations: Iterable[str],
+        preamble: str,
+        compile_options: dict[str, Any],
+    ) -> None:
         self.name = name
         self.out_type = out_type
         self.neutral = neutral  # C code
@@ -56,14 +71,14 @@ class TwoPassKernels:
         self.declarations = list(declarations)
         self.preamble = preamble
         self.compile_options = compile_options  # SourceModule's keywords
-        self.functions = {}  # (context handle, stage) -> prepared Function
+        self.functions: dict[tuple[int, int], driver.Function] = {}  # (context handle, stage) -> prepared Function
 
-    def arg_types(self, stage):
+    def arg_types(self, stage: int) -> list[str]:
         """PyCUDA's stage1_arg_types / stage2_arg_types: 'P' or a struct letter per argument."""
         types = [get_arg_type(declaration) for declaration in self.declarations]
         return types if stage == 1 else ["P", *types]
 
-    def source(self, stage):
+    def source(self, stage: int) -> str:
         declarations = (
             self.declarations if stage == 1 else [f"const {self.out_type} *pycuda_reduction_inp", *self.declarations]
         )
@@ -77,7 +92,7 @@ class TwoPassKernels:
             arguments=", ".join(declarations),
         )
 
-    def function(self, stage):
+    def function(self, stage: int) -> driver.Function:
         """The prepared kernel of pass `stage` in the current context."""
         from gpukit.compiler import SourceModule
 

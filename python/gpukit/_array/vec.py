@@ -9,7 +9,10 @@ aligns these records (float4 on 16 bytes, numpy on 4): a record dtype of your ow
 holds one must put it at an offset CUDA's alignment divides.
 """
 
+from __future__ import annotations
+
 import inspect
+from typing import Any, cast
 
 import numpy as np
 
@@ -33,24 +36,27 @@ _BASES = [
 ]
 
 #: Every vector type by its CUDA name ("float3"), as the dtype registry knows it.
-TYPES = {
+TYPES: dict[str, np.dtype[np.void]] = {
     f"{base}{count}": np.dtype([(field, scalar) for field in _FIELDS[:count]])
     for base, scalar, counts in _BASES
     for count in counts
 }
 
 
-def _maker(name, dtype):
+def _maker(name: str, dtype: np.dtype[np.void]) -> staticmethod[..., np.void]:
     """make_<name>(x, y, ...): a numpy scalar of `dtype` from its components."""
+    fields = dtype.names
+    assert fields is not None  # a record dtype
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    signature = inspect.Signature([inspect.Parameter(field, kind) for field in dtype.names])
+    signature = inspect.Signature([inspect.Parameter(field, kind) for field in fields])
 
-    def make(*args, **kwargs):
+    def make(*args: Any, **kwargs: Any) -> np.void:
         components = signature.bind(*args, **kwargs).arguments  # TypeError for missing or unknown ones
-        return np.array(tuple(components[field] for field in dtype.names), dtype)[()]
+        # (a 0-d array's [()] is its scalar, which numpy's stubs type as an array)
+        return cast(np.void, np.array(tuple(components[field] for field in fields), dtype)[()])
 
     make.__name__ = make.__qualname__ = f"make_{name}"
-    make.__signature__ = signature
+    make.__signature__ = signature  # type: ignore[attr-defined]  # inspect reads it; functions do not declare it
     make.__doc__ = f"A numpy scalar of CUDA's {name} with the given components."
     return staticmethod(make)
 

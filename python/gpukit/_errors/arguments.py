@@ -6,18 +6,40 @@ Runs only on that error path, so it may be slow; it must not raise (a failure he
 nanobind's own message).
 """
 
+from __future__ import annotations
+
 import ast
 import importlib
 import operator
 import re
+from collections.abc import Callable
+from typing import Any, Protocol, cast as _cast
 
 from gpukit import _gpukit
+
+
+class _NanobindFunction(Protocol):
+    """A function (or property accessor) of the extension module, as nanobind makes it."""
+
+    __name__: str
+    __qualname__: str
+    __module__: str
+    #: Each overload's (signature text, docstring, default values).
+    __nb_signature__: tuple[tuple[str, str | None, tuple[Any, ...] | None], ...]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+# One parameter of a signature: (name, annotation node or None, has default).
+_Parameter = tuple[str, ast.expr | None, bool]
+# What is wrong with a call for one signature: (parameter or None, its annotation, text).
+_Problem = tuple[str | None, ast.expr | None, str]
 
 # How many items of a sequence argument are looked at for one of the wrong type.
 _ITEMS_CHECKED = 1000
 
 
-def explain(function, args, kwargs, cast):
+def explain(function: _NanobindFunction, args: tuple[Any, ...], kwargs: dict[str, Any], cast: bool) -> str | None:
     """The message for ``function(*args, **kwargs)``, which raised nanobind's "incompatible
     function arguments" (or, when ``cast``, failed an nb::cast in its body); None keeps the
     original message (the public-API fuzz fails on it, so a fault here does not go unseen)."""
@@ -27,7 +49,7 @@ def explain(function, args, kwargs, cast):
         return None
 
 
-def _explain(function, args, kwargs, cast):
+def _explain(function: _NanobindFunction, args: tuple[Any, ...], kwargs: dict[str, Any], cast: bool) -> str | None:
     if not function.__qualname__:  # a property's getter or setter
         return _explain_property(function, args, cast)
     owner = _owner_class(function)
@@ -37,7 +59,7 @@ def _explain(function, args, kwargs, cast):
     forms = [_parse(signature) for signature, *_ in function.__nb_signature__]
     problems = [_problem(form, receiver, constructing, args, kwargs, cast) for form in forms if form is not None]
     if problems and None not in problems and len(problems) == len(forms):
-        return _merged(who, problems)
+        return _merged(who, _cast("list[_Problem]", problems))  # (None is not among them)
     given = ", ".join(
         [_type_name(a) for a in (args[1:] if receiver else args)] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
     )
@@ -47,11 +69,11 @@ def _explain(function, args, kwargs, cast):
     return _sentence(who, f"the arguments ({given}) match none of its signatures: {wanted}")
 
 
-def _sentence(who, text):
+def _sentence(who: str | None, text: str) -> str:
     return f"{who}: {text}" if who else text
 
 
-def _explain_property(accessor, args, cast):
+def _explain_property(accessor: _NanobindFunction, args: tuple[Any, ...], cast: bool) -> str | None:
     """The message for a property's getter or setter (args: the object, and the value set)."""
     if not args:
         return None
@@ -88,19 +110,21 @@ class _Form:
     """One signature: the parameters as (name, annotation node or None, has default), where
     *args, keyword-only and **kwargs start."""
 
-    def __init__(self, arguments):
+    def __init__(self, arguments: ast.arguments) -> None:
         positional = arguments.posonlyargs + arguments.args
         first_default = len(positional) - len(arguments.defaults)
-        self.positional = [(a.arg, a.annotation, i >= first_default) for i, a in enumerate(positional)]
+        self.positional: list[_Parameter] = [
+            (a.arg, a.annotation, i >= first_default) for i, a in enumerate(positional)
+        ]
         self.positional_only = {a.arg for a in arguments.posonlyargs}
         self.var_positional = arguments.vararg.arg if arguments.vararg is not None else None
-        self.keyword_only = [
+        self.keyword_only: list[_Parameter] = [
             (a.arg, a.annotation, d is not None) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)
         ]
         self.var_keyword = arguments.kwarg is not None
 
 
-def _parse(signature):
+def _parse(signature: str) -> _Form | None:
     """The _Form of nanobind's rendering of one overload ('def f(a: int, b: str = \\0) -> R'),
     or None when it is not Python syntax."""
     text = re.sub(r"\\\d+", "...", signature)
@@ -114,19 +138,19 @@ def _parse(signature):
     return _Form(function.args) if isinstance(function, ast.FunctionDef) else None
 
 
-def _owner_class(function):
+def _owner_class(function: _NanobindFunction) -> type | None:
     """The class whose method (static or not) `function` is, or None for a plain function."""
     owner, _, _ = function.__qualname__.rpartition(".")
     cls = _resolve(f"{function.__module__}.{owner}") if owner else None
     return cls if isinstance(cls, type) else None
 
 
-def _takes_self(function):
+def _takes_self(function: _NanobindFunction) -> bool:
     signatures = function.__nb_signature__
     return bool(signatures) and re.match(r"def \w+\((self|cls)\b", signatures[0][0]) is not None
 
 
-def _call_name(function, args, owner):
+def _call_name(function: _NanobindFunction, args: tuple[Any, ...], owner: type | None) -> str | None:
     """'Class.method()', 'Class()' for a constructor, 'function()'; None for the module's
     private functions and classes (a public one of the package calls them and shows in the
     traceback)."""
@@ -141,7 +165,7 @@ def _call_name(function, args, owner):
     return None if name.startswith("_") and not name.startswith("__") else f"{name}()"
 
 
-def _not_initialised(role, value):
+def _not_initialised(role: str, value: object) -> str:
     """'this Buffer object was not initialised: ...' (role 'this'), 'is a Buffer object that
     was not initialised: ...' (role 'is'), 'holds an Event object that ...' (role 'holds')."""
     kind = _type_name(value)
@@ -149,7 +173,14 @@ def _not_initialised(role, value):
     return f"{subject} {kind} object {'that ' * (role != 'this')}was not initialised: make it by calling {kind}(...)"
 
 
-def _problem(form, receiver, constructing, args, kwargs, cast):
+def _problem(
+    form: _Form,
+    receiver: type | None,
+    constructing: bool,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    cast: bool,
+) -> _Problem | None:
     """What is wrong with the call for `form`: a (parameter, expected, text) triple, where
     parameter is None for a wrong number of arguments; None when nothing is found. For a failed
     cast in the body (`cast`), text that cannot cross as UTF-8 is looked for as well."""
@@ -166,6 +197,7 @@ def _problem(form, receiver, constructing, args, kwargs, cast):
     bound, binding_error = _bind(form, positional, values, kwargs)
     if binding_error is not None:
         return None, None, binding_error
+    assert bound is not None  # _bind gives the arguments whenever it gives no error
     annotations = {name: annotation for name, annotation, _ in positional + form.keyword_only}
     # A value of the wrong type anywhere, then text that is no UTF-8, then an int out of range.
     for check in (_wrong_type, _wrong_text, _out_of_range):
@@ -176,7 +208,9 @@ def _problem(form, receiver, constructing, args, kwargs, cast):
     return None
 
 
-def _bind(form, positional, values, kwargs):
+def _bind(
+    form: _Form, positional: list[_Parameter], values: list[Any], kwargs: dict[str, Any]
+) -> tuple[dict[str, Any], None] | tuple[None, str]:
     """The arguments by parameter name (those *args takes as 'args[i]', those **kwargs takes by
     their keywords), or an error text as Python words it for a call of a Python function."""
     names = [name for name, _, _ in positional]
@@ -200,7 +234,7 @@ def _bind(form, positional, values, kwargs):
     return bound, None
 
 
-def _uninitialised_text(value):
+def _uninitialised_text(value: object) -> str | None:
     if _gpukit._uninitialised(value):
         return _not_initialised("is", value)
     if isinstance(value, (list, tuple)):
@@ -210,7 +244,7 @@ def _uninitialised_text(value):
     return None
 
 
-def _not_utf8_text(value):
+def _not_utf8_text(value: object) -> str | None:
     """Why text in `value` (or an item of it) cannot cross into C++ as UTF-8, or None."""
     for item in [value] + (list(value[:_ITEMS_CHECKED]) if isinstance(value, (list, tuple)) else []):
         if isinstance(item, str):
@@ -224,7 +258,7 @@ def _not_utf8_text(value):
     return None
 
 
-def _wrong_type(annotation, value, cast):
+def _wrong_type(annotation: ast.expr | None, value: object, cast: bool) -> str | None:
     """Why `value` is not of a type the annotation takes (an uninitialised object is none), or None."""
     uninitialised = _uninitialised_text(value)
     if uninitialised is not None or annotation is None or _accepts(annotation, value):
@@ -234,7 +268,7 @@ def _wrong_type(annotation, value, cast):
     return f"must be {_describe(annotation)}, not {_type_name(value)}"
 
 
-def _wrong_text(annotation, value, cast):
+def _wrong_text(annotation: ast.expr | None, value: object, cast: bool) -> str | None:
     """Why text (of a parameter that takes text, or, for a failed cast in the body, `cast`, of
     any) cannot cross into C++, or None."""
     if cast or (annotation is not None and ("str" in _names(annotation) or isinstance(annotation, ast.Subscript))):
@@ -242,7 +276,7 @@ def _wrong_text(annotation, value, cast):
     return None
 
 
-def _out_of_range(annotation, value, cast):
+def _out_of_range(annotation: ast.expr | None, value: object, cast: bool) -> str | None:
     """An int of an int parameter beyond a C++ int (the signature does not say the parameter's
     C++ type; int is the commonest), or None."""
     int_parameter = annotation is not None and "int" in _names(annotation)
@@ -251,7 +285,7 @@ def _out_of_range(annotation, value, cast):
     return None
 
 
-def _accepts(node, value):
+def _accepts(node: ast.expr, value: Any) -> bool:
     """Whether nanobind's caster for the annotation `node` takes `value` (by its type; where
     the annotation is not understood, yes)."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
@@ -291,7 +325,7 @@ def _accepts(node, value):
     return not isinstance(cls, type) or isinstance(value, cls)
 
 
-def _converts(convert, value):
+def _converts(convert: Callable[[Any], object], value: object) -> bool:
     """Whether convert(value) works (an empty numpy array has __index__, which raises)."""
     try:
         convert(value)
@@ -300,7 +334,7 @@ def _converts(convert, value):
     return True
 
 
-def _describe(node):
+def _describe(node: ast.expr) -> str:
     """An annotation in words: 'Context or None', 'a sequence of str'."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         alternatives = _alternatives(node)
@@ -330,10 +364,10 @@ def _describe(node):
     return name.rpartition(".")[2] if name else "a value of another type"
 
 
-def _render(form, receiver):
+def _render(form: _Form, receiver: type | None) -> str:
     """The parameters of a form as Python shows them, with classes by their bare names."""
 
-    def shown(name, annotation, has_default):
+    def shown(name: str, annotation: ast.expr | None, has_default: bool) -> str:
         typed = f"{name}: {_describe(annotation)}" if annotation is not None else name
         return typed + (" = ..." if has_default else "")
 
@@ -348,7 +382,7 @@ def _render(form, receiver):
     return ", ".join(parts)
 
 
-def _merged(who, problems):
+def _merged(who: str | None, problems: list[_Problem]) -> str:
     """One message for the problems of every overload: the first one's when there is one form
     or they differ; "argument 'x' must be A or B, not T" when each refused the same argument."""
     parameters = {parameter for parameter, _, _ in problems}
@@ -364,22 +398,22 @@ def _merged(who, problems):
     return f"{who} {text}" if who else f"this call {text}"
 
 
-def _alternatives(node):
+def _alternatives(node: ast.expr) -> list[ast.expr]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return _alternatives(node.left) + _alternatives(node.right)
     return [node]
 
 
-def _names(node):
+def _names(node: ast.expr) -> set[str | None]:
     """The plain names among an annotation's alternatives."""
     return {_dotted(a) for a in _alternatives(node)} - {None}
 
 
-def _is_none(node):
+def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _dotted(node):
+def _dotted(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
@@ -388,12 +422,12 @@ def _dotted(node):
     return None
 
 
-def _resolve(path):
+def _resolve(path: str) -> object:
     """The object at a dotted path ('gpukit._gpukit.cl.Context'), or None."""
     parts = path.split(".")
     for split in range(len(parts) - 1, 0, -1):
         try:
-            obj = importlib.import_module(".".join(parts[:split]))
+            obj: object = importlib.import_module(".".join(parts[:split]))
         except ImportError:
             continue
         for part in parts[split:]:
@@ -402,18 +436,18 @@ def _resolve(path):
     return None
 
 
-def _is_sequence(value):
+def _is_sequence(value: object) -> bool:
     """A sequence as nanobind's list casters take one: not str or bytes, not a mapping."""
     kind = type(value)
     return not isinstance(value, (str, bytes, dict)) and hasattr(kind, "__getitem__") and hasattr(kind, "__len__")
 
 
-def _first_items(value):
+def _first_items(value: Any) -> list[Any]:
     try:
         return list(value[:_ITEMS_CHECKED]) if isinstance(value, (list, tuple)) else list(value)[:_ITEMS_CHECKED]
     except Exception:  # noqa: BLE001  (a sequence that fails to iterate: say nothing of its items)
         return []
 
 
-def _type_name(value):
+def _type_name(value: object) -> str:
     return type(value).__name__

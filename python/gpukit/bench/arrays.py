@@ -9,19 +9,34 @@ reference side is a raw cuMemcpyDtoD moving the same number of bytes, the most a
 memory-bound kernel can hope for.
 """
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit.bench.gpu import cupy, primary_context, require_device
 from gpukit.bench.harness import cpp_baselines, seconds_per_call
+
+if TYPE_CHECKING:
+    from gpukit.bench.harness import Run, Settings
+    from gpukit.gpuarray import GPUArray
+
+#: Two operands made on the host, uploaded by each side.
+Operands: TypeAlias = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
+#: body(x, y, synchronize) -> samples, x and y arrays of the side's library (a GPUArray or a
+#: CuPy ndarray: Any, as CuPy has no type information).
+Body: TypeAlias = Callable[[Any, Any, Callable[[], object]], list[float]]
 
 COUNT = 1 << 28  # float32 elements per operand: 1 GiB each
 OPERATIONS_PER_SAMPLE = 10
 
 
 @functools.lru_cache(maxsize=1)
-def _host_data():
+def _host_data() -> Operands:
     """Two random operands, made once for all sides and cases (random, so no library can
     profit from compressible or constant data)."""
     rng = np.random.default_rng(12345)
@@ -31,7 +46,7 @@ def _host_data():
 A, B = np.float32(1.5), np.float32(0.5)  # the scalars of a * x + b, as a program holds them
 
 # What each expression reads and writes, in operands of COUNT float32 elements.
-EXPRESSIONS = {
+EXPRESSIONS: dict[str, tuple[Callable[[Any, Any], object], int, int]] = {
     "2x": (lambda x, y: 2 * x, 1, 1),
     "add": (lambda x, y: x + y, 2, 1),
     "axpb": (lambda x, y: A * x + B, 1, 1),
@@ -44,17 +59,19 @@ BROADCAST_COLUMNS = COUNT // BROADCAST_ROWS
 BROADCAST_BYTES = (BROADCAST_ROWS + BROADCAST_COLUMNS + COUNT) * 4  # both operands read, the result written
 
 
-def moved_bytes(reads, writes):
+def moved_bytes(reads: int, writes: int) -> int:
     return (reads + writes) * COUNT * 4
 
 
-def _rates(operation, synchronize, nbytes, settings):
+def _rates(
+    operation: Callable[[], object], synchronize: Callable[[], object], nbytes: int, settings: Settings
+) -> list[float]:
     operation()  # warm-up: compiles and caches kernels, fills the memory pool
     synchronize()
     return [nbytes / seconds for seconds in seconds_per_call(operation, OPERATIONS_PER_SAMPLE, settings, synchronize)]
 
 
-def copy_rates(moved, settings):
+def copy_rates(moved: int, settings: Settings) -> list[float]:
     """The copy bandwidth for an operation that moves `moved` bytes: cuMemcpyDtoD of half of
     them, which reads and writes each, so its effective rate counts each byte twice."""
     import gpukit.driver as drv
@@ -70,18 +87,18 @@ def copy_rates(moved, settings):
         src.free()
 
 
-def raw_dtod(reads, writes):
+def raw_dtod(reads: int, writes: int) -> Run:
     """The copy bandwidth for the bytes the expression moves (copy_rates)."""
     return lambda settings: copy_rates(moved_bytes(reads, writes), settings)
 
 
 @functools.lru_cache(maxsize=1)
-def _broadcast_host_data():
+def _broadcast_host_data() -> Operands:
     rng = np.random.default_rng(54321)
     return (rng.random((BROADCAST_ROWS, 1), dtype=np.float32), rng.random((1, BROADCAST_COLUMNS), dtype=np.float32))
 
 
-def _gpukit_run(body, host_data):
+def _gpukit_run(body: Body, host_data: Callable[[], Operands]) -> list[float]:
     """Runs body(x, y, synchronize) with the operands host_data() makes uploaded as GPUArrays,
     then frees the pool, so the next side finds the device memory free. The device is checked
     first: without one, the side is skipped before gigabytes of operands are made."""
@@ -99,7 +116,7 @@ def _gpukit_run(body, host_data):
         gpuarray.release_default_pools()
 
 
-def _cupy_run(body, host_data):
+def _cupy_run(body: Body, host_data: Callable[[], Operands]) -> list[float]:
     require_device()
     cp = cupy()
     host_x, host_y = host_data()
@@ -111,11 +128,11 @@ def _cupy_run(body, host_data):
         cp.get_default_memory_pool().free_all_blocks()
 
 
-def elementwise(library, name):
+def elementwise(library: str, name: str) -> Run:
     expression, reads, writes = EXPRESSIONS[name]
     runner = {"gpukit": _gpukit_run, "cupy": _cupy_run}[library]
 
-    def run(settings):
+    def run(settings: Settings) -> list[float]:
         return runner(
             lambda x, y, sync: _rates(lambda: expression(x, y), sync, moved_bytes(reads, writes), settings), _host_data
         )
@@ -123,31 +140,31 @@ def elementwise(library, name):
     return run
 
 
-def broadcast_add(library):
+def broadcast_add(library: str) -> Run:
     """a + b with a of shape (BROADCAST_ROWS, 1) and b of shape (1, BROADCAST_COLUMNS)."""
     runner = {"gpukit": _gpukit_run, "cupy": _cupy_run}[library]
 
-    def run(settings):
+    def run(settings: Settings) -> list[float]:
         return runner(lambda a, b, sync: _rates(lambda: a + b, sync, BROADCAST_BYTES, settings), _broadcast_host_data)
 
     return run
 
 
-def reduction(library, op):
+def reduction(library: str, op: str) -> Run:
     reads = REDUCTIONS[op]
 
-    def gpukit_operation(x, y):
+    def gpukit_operation(x: GPUArray, y: GPUArray) -> Callable[[], object]:
         import gpukit.gpuarray as gpuarray
 
         return (lambda: gpuarray.dot(x, y)) if op == "dot" else (lambda: getattr(gpuarray, op)(x))
 
-    def cupy_operation(x, y):
+    def cupy_operation(x: Any, y: Any) -> Callable[[], object]:
         cp = cupy()
         return (lambda: cp.dot(x, y)) if op == "dot" else (lambda: getattr(cp, op)(x))
 
     runner, operation = {"gpukit": (_gpukit_run, gpukit_operation), "cupy": (_cupy_run, cupy_operation)}[library]
 
-    def run(settings):
+    def run(settings: Settings) -> list[float]:
         return runner(lambda x, y, sync: _rates(operation(x, y), sync, moved_bytes(reads, 0), settings), _host_data)
 
     return run

@@ -1,11 +1,19 @@
 """The benchmark cases. Each side measures one library doing the same thing."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
 from gpukit.bench.harness import Case, Side, Unavailable
 from gpukit.bench.gpu import primary_context
 from gpukit.bench import arrays, cl_arrays, cl_pool, copies, gpuarray_functions, launch, pools, reductions, scans, small
 from gpukit.bench import compile as compiling
 from gpukit.bench import nccl as nccl_cases
 from gpukit.bench import curandom as random_cases
+
+if TYPE_CHECKING:
+    from gpukit.bench.harness import Run
 
 ALL = [
     Case(
@@ -103,13 +111,13 @@ ALL = [
 ]
 
 
-def _transfer_case(name, description, sides):
+def _transfer_case(name: str, description: str, sides: Iterable[tuple[str, Run]]) -> Case:
     return Case(
         name, description, "GB/s", [Side(label, run) for label, run in sides], higher_is_better=True, scale=1e-9
     )
 
 
-def _small_case(name, what, unit, side):
+def _small_case(name: str, what: str, unit: str, side: Callable[[str], Run]) -> Case:
     """`what` on small.SIZE float32 in batches: CuPy, gpukit and PyCUDA, each side(library name)."""
     sides = [
         Side(label, side(library)) for label, library in (("CuPy", "cupy"), ("gpukit", "gpukit"), ("PyCUDA", "pycuda"))
@@ -123,7 +131,7 @@ def _small_case(name, what, unit, side):
     )
 
 
-def _copy_cases():
+def _copy_cases() -> list[Case]:
     one, two = copies.GiB, 2 * copies.GiB
     cases = []
     for pinned, kind in ((True, "pinned"), (False, "pageable")):
@@ -193,7 +201,7 @@ def _copy_cases():
 ALL += _copy_cases()
 
 
-def _array_cases():
+def _array_cases() -> list[Case]:
     elements = "2^28 float32 random numbers"
     cases = []
     for name, text in (("2x", "y = 2 * x"), ("add", "z = x + y"), ("axpb", "a * x + b")):
@@ -239,7 +247,7 @@ def _array_cases():
 ALL += _array_cases()
 
 
-def _cl_array_cases():
+def _cl_array_cases() -> list[Case]:
     """PyOpenCL's array operations, gpukit.cl against PyOpenCL, on each OpenCL device."""
     cases = []
     for short, platform, device in cl_arrays.devices():
@@ -266,7 +274,7 @@ ALL += _cl_array_cases()
 CPP_OPERATIONS = ("add", "axpy", "scale", "neg", "less", "astype", "sum", "dot", "copy")
 
 
-def _small_array_cases():
+def _small_array_cases() -> list[Case]:
     size = f"{small.SIZE} float32"
     timing = f"batches of {small.BATCH} between synchronizations"
     cases = []
@@ -299,7 +307,7 @@ def _small_array_cases():
 ALL += _small_array_cases()
 
 
-def _gpuarray_function_cases():
+def _gpuarray_function_cases() -> list[Case]:
     """where, if_positive, take and concatenate: big (GB/s) and small (µs per call)."""
     functions = gpuarray_functions
     big = f"2^{functions.BIG.bit_length() - 1} float32"
@@ -328,7 +336,7 @@ def _gpuarray_function_cases():
 ALL += _gpuarray_function_cases()
 
 
-def _reduction_kernel_cases():
+def _reduction_kernel_cases() -> list[Case]:
     libraries = [
         ("gpukit ReductionKernel", "gpukit"),
         ("CuPy cupy.ReductionKernel", "cupy"),
@@ -355,7 +363,7 @@ def _reduction_kernel_cases():
 ALL += _reduction_kernel_cases()
 
 
-def _random_cases():
+def _random_cases() -> list[Case]:
     kinds = "uniform float32: rand in [0, 1), the XORWOW fills in (0, 1], CuPy in [0, 1)"
     return [
         _transfer_case(
@@ -376,7 +384,7 @@ def _random_cases():
 ALL += _random_cases()
 
 
-def _cumath_cases():
+def _cumath_cases() -> list[Case]:
     from gpukit.bench import cumath
 
     cases = []
@@ -408,7 +416,7 @@ def _cumath_cases():
 ALL += _cumath_cases()
 
 
-def _scan_cases():
+def _scan_cases() -> list[Case]:
     libraries = [
         ("CuPy cp.cumsum", "cupy"),
         ("gpukit InclusiveScanKernel", "gpukit"),
@@ -436,7 +444,7 @@ def _scan_cases():
 ALL += _scan_cases()
 
 
-def _nccl_cases():
+def _nccl_cases() -> list[Case]:
     sides = (
         ("gpukit nccl.Communicator.all_reduce", nccl_cases.gpukit_side),
         ("CuPy cupy.cuda.nccl allReduce", nccl_cases.cupy_side),

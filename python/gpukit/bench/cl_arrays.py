@@ -3,13 +3,32 @@ one OpenCL device each (every device gpukit.cl finds: PoCL's CPU device in CI, N
 too on the GPU machine). Each sample is host seconds per operation, including the wait for
 the queue to finish, over a batch of operations."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
 from gpukit.bench.harness import Unavailable, seconds_per_call
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from gpukit.bench.harness import Run, Settings
+
+
+class _Queue(Protocol):
+    """What the sides use of a command queue, gpukit.cl's or PyOpenCL's."""
+
+    @property
+    def context(self) -> object: ...
+    def finish(self) -> object: ...
+
 
 SMALL, BIG = 1000, 2**24
 TAKEN = 2**22
 
 
-def devices():
+def devices() -> list[tuple[str, str, str]]:
     """(short name, platform name, device name) of each OpenCL device gpukit.cl finds."""
     try:
         import gpukit.cl as cl
@@ -17,7 +36,7 @@ def devices():
         found = cl.select_devices("") if cl.available() else []
     except Exception:  # no ICD loader, no platform: no OpenCL cases
         return []
-    named = []
+    named: list[tuple[str, str, str]] = []
     for d in found:
         short = d.platform.name.split()[0].lower()
         if any(n == short for n, _, _ in named):
@@ -26,7 +45,7 @@ def devices():
     return named
 
 
-def _modules(library):
+def _modules(library: str) -> tuple[ModuleType, ModuleType, ModuleType, ModuleType]:
     if library == "gpukit":
         import gpukit.cl as cl
         import gpukit.cl.array as cla
@@ -35,28 +54,30 @@ def _modules(library):
 
         return cl, cla, clrandom, scan
     try:
-        import pyopencl as cl
-        import pyopencl.array as cla
-        import pyopencl.clrandom as clrandom
-        import pyopencl.scan as scan
+        # Optional and untyped; the names are gpukit.cl's above: either library has the same API.
+        import pyopencl as cl  # type: ignore[import-not-found, no-redef]
+        import pyopencl.array as cla  # type: ignore[import-not-found, no-redef]
+        import pyopencl.clrandom as clrandom  # type: ignore[import-not-found, no-redef]
+        import pyopencl.scan as scan  # type: ignore[import-not-found, no-redef]
     except ImportError:
         raise Unavailable("PyOpenCL is not installed")
     return cl, cla, clrandom, scan
 
 
-def _queue(cl, platform, device):
+def _queue(cl: ModuleType, platform: str, device: str) -> _Queue:
     for p in cl.get_platforms():
         if p.name == platform:
             for d in p.get_devices():
                 if d.name == device:
-                    return cl.CommandQueue(cl.Context([d]))
+                    queue: _Queue = cl.CommandQueue(cl.Context([d]))
+                    return queue
     raise Unavailable(f"no device {device} on {platform}")
 
 
-def side(library, operation, platform, device):
+def side(library: str, operation: str, platform: str, device: str) -> Run:
     """The side running `operation` ("add_small", "add_big", "sum", "scan", "take", "rand")."""
 
-    def run(settings):
+    def run(settings: Settings) -> list[float]:
         import numpy as np
 
         cl, cla, clrandom, scan = _modules(library)
@@ -65,6 +86,7 @@ def side(library, operation, platform, device):
         rng = np.random.default_rng(0)
         x = cla.to_device(queue, rng.random(n, dtype=np.float32))
         y = cla.to_device(queue, rng.random(n, dtype=np.float32))
+        call: Callable[[], object]
         if operation in ("add_small", "add_big"):
             call = lambda: x + y  # noqa: E731
         elif operation == "sum":

@@ -2,23 +2,42 @@
 first OpenCL device (PoCL's CPU device in CI), and of the cl_pool_new case: a new
 MemoryPool(ImmediateAllocator(queue)) and its first allocation, each time."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
 from gpukit.bench.harness import Unavailable, seconds_per_call
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    import gpukit.cl
+    from gpukit.bench.harness import Settings
+
+
+class _PyOpenCLQueue(Protocol):
+    """What the sides use of a PyOpenCL command queue (PyOpenCL has no type information)."""
+
+    @property
+    def context(self) -> object: ...
+
 
 SIZE = 4096
 
 
-def _pairs_per_repeat(settings):
+def _pairs_per_repeat(settings: Settings) -> int:
     return 2000 if settings["quick"] else 20000
 
 
-def _time_pairs(allocate_and_release, settings):
+def _time_pairs(allocate_and_release: Callable[[], object], settings: Settings) -> list[float]:
     n = _pairs_per_repeat(settings)
     for _ in range(n // 4):  # warm-up: the pool holds its block from here on
         allocate_and_release()
     return seconds_per_call(allocate_and_release, n, settings)
 
 
-def _gpukit_queue():
+def _gpukit_queue() -> gpukit.cl.CommandQueue:
     import gpukit.cl as cl
 
     if not cl.available() or not any(p.get_devices() for p in cl.get_platforms()):
@@ -81,7 +100,7 @@ def gpukit_buffer(settings):
     return _time_pairs(lambda: cl.Buffer(context, flags, SIZE), settings)
 
 
-def pyopencl_buffer(settings):
+def pyopencl_buffer(settings: Settings) -> list[float]:
     context = _pyopencl_queue().context
     import pyopencl
 
@@ -89,7 +108,7 @@ def pyopencl_buffer(settings):
     return _time_pairs(lambda: pyopencl.Buffer(context, flags, SIZE).release(), settings)
 
 
-def gpukit_immediate_allocator(settings):
+def gpukit_immediate_allocator(settings: Settings) -> list[float]:
     # What the pool saves: the same allocator, called for every block (memory made resident
     # at allocation, as the pool's blocks are).
     from gpukit.cl.tools import ImmediateAllocator
@@ -98,7 +117,7 @@ def gpukit_immediate_allocator(settings):
     return _time_pairs(lambda: allocate(SIZE), settings)
 
 
-def device_name():
+def device_name() -> str:
     try:
         import gpukit.cl as cl
 

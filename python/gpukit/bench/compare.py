@@ -3,8 +3,17 @@ side measured in both, with the change of its median and whether the change is m
 noise (a two-sided Mann-Whitney U test on the two runs' samples, as pyperf's compare_to judges
 with a test of its own)."""
 
+from __future__ import annotations
+
 import json
 import math
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO, TypeAlias
+
+#: A bench report as read back from its JSON file (harness.run() writes it): JSON values.
+Report: TypeAlias = dict[str, Any]
+#: A row of rows(): (case, side, unit, old median, new median, new/old or None, verdict, p).
+Row: TypeAlias = tuple[str, str, str, float, float, float | None, str, float]
 
 #: A change counts when the test's p-value is below this and the medians differ by more than
 #: MIN_CHANGE: with few repeats no change is significant, however large it looks.
@@ -12,11 +21,11 @@ SIGNIFICANCE = 0.05
 MIN_CHANGE = 0.02
 
 
-def load(path):
+def load(path: str) -> Report:
     """The report a bench run wrote to `path`; ValueError saying what is wrong with it."""
     try:
         with open(path) as f:
-            report = json.load(f)
+            report: object = json.load(f)
     except OSError as e:
         raise ValueError(f"cannot read {path}: {e.strerror}") from None
     except json.JSONDecodeError as e:
@@ -26,7 +35,7 @@ def load(path):
     return report
 
 
-def mann_whitney_p(a, b):
+def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float:
     """The two-sided p-value of the Mann-Whitney U test of samples `a` and `b` (the normal
     approximation, with the correction for ties); 1.0 when there are too few to tell."""
     n, m = len(a), len(b)
@@ -55,21 +64,21 @@ def mann_whitney_p(a, b):
     return math.erfc(max(z, 0.0) / math.sqrt(2))
 
 
-def verdict(old, new, higher_is_better):
+def verdict(old: Mapping[str, Any], new: Mapping[str, Any], higher_is_better: bool) -> tuple[str, float]:
     """'faster', 'slower' or 'same' for a side's samples in two runs, and the p-value."""
     p = mann_whitney_p(old["samples"], new["samples"])
-    change = new["median"] / old["median"] - 1 if old["median"] else 0.0
+    change: float = new["median"] / old["median"] - 1 if old["median"] else 0.0
     if p >= SIGNIFICANCE or abs(change) <= MIN_CHANGE:
         return "same", p
     better = change > 0 if higher_is_better else change < 0
     return ("faster" if better else "slower"), p
 
 
-def rows(old_report, new_report):
+def rows(old_report: Mapping[str, Any], new_report: Mapping[str, Any]) -> list[Row]:
     """(case, side, unit, old median, new median, new/old, verdict, p) per side measured in both
     runs, in the new run's order; the medians are in the case's unit."""
     old_cases = {c["case"]: c for c in old_report["cases"]}
-    found = []
+    found: list[Row] = []
     for case in new_report["cases"]:
         before = old_cases.get(case["case"])
         if before is None:
@@ -96,7 +105,7 @@ def rows(old_report, new_report):
     return found
 
 
-def print_comparison(old_path, new_path, out):
+def print_comparison(old_path: str, new_path: str, out: TextIO) -> int:
     """Prints the comparison of the two reports; returns the exit status (0)."""
     old_report, new_report = load(old_path), load(new_path)
     old_gpu = (old_report.get("machine", {}).get("gpu") or {}).get("name")

@@ -1,14 +1,20 @@
 """Sides of the compile cases: seconds to get a loaded module from CUDA C source, cold
 (compiling), from the disk cache in a new process, and again in the same process."""
 
+from __future__ import annotations
+
 import os
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
+from typing import TYPE_CHECKING
 
 from gpukit.bench.gpu import cupy, primary_context
+
+if TYPE_CHECKING:
+    from gpukit.bench.harness import Settings
 
 SOURCE = """
 __global__ void saxpy(float a, const float *x, float *y, int n)
@@ -19,12 +25,12 @@ __global__ void saxpy(float a, const float *x, float *y, int n)
 """
 
 
-def _fresh_source():
+def _fresh_source() -> str:
     # A unique comment defeats every cache, on disk and in memory, of every library.
     return SOURCE + f"// {uuid.uuid4()}\n"
 
 
-def gpukit_cold(settings):
+def gpukit_cold(settings: Settings) -> list[float]:
     primary_context()
     from gpukit.compiler import SourceModule
 
@@ -37,7 +43,7 @@ def gpukit_cold(settings):
     return samples
 
 
-def cupy_cold(settings):
+def cupy_cold(settings: Settings) -> list[float]:
     primary_context()
     cp = cupy()
     samples = []
@@ -74,7 +80,7 @@ print(time.perf_counter() - start)
 """
 
 
-def gpukit_disk_hit(settings):
+def gpukit_disk_hit(settings: Settings) -> list[float]:
     primary_context()
     from gpukit.compiler import SourceModule
 
@@ -97,7 +103,7 @@ def gpukit_disk_hit(settings):
         return samples
 
 
-def gpukit_repeat(settings):
+def gpukit_repeat(settings: Settings) -> list[float]:
     primary_context()
     from gpukit.compiler import SourceModule
 

@@ -3,17 +3,27 @@ host memory, or device to device. Every side copies the same buffers in the prim
 context; the raw sides call the driver from C++ on those very buffers. The get() sides
 copy an array of their own, each into a new host array or into one made beforehand."""
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit.bench.gpu import cupy, primary_context, synchronize
 from gpukit.bench.harness import cpp_baselines, seconds_per_call
 
+if TYPE_CHECKING:
+    from gpukit.bench.harness import Run, Settings
+    from gpukit.driver import Context, DeviceAllocation
+    from gpukit.gpuarray import GPUArray
+
 GiB = 1 << 30
 
 
-def _host(nbytes, pinned):
+def _host(nbytes: int, pinned: bool) -> npt.NDArray[np.uint8]:
     import gpukit.driver as drv
 
     host = drv.pagelocked_empty(nbytes, np.uint8) if pinned else np.empty(nbytes, np.uint8)
@@ -21,7 +31,7 @@ def _host(nbytes, pinned):
     return host
 
 
-def _rates(copy, wait, nbytes, settings):
+def _rates(copy: Callable[[], object], wait: Callable[[], object], nbytes: int, settings: Settings) -> list[float]:
     copy()  # warm-up
     wait()
     return [nbytes / seconds for seconds in seconds_per_call(copy, 1, settings, wait)]
@@ -30,10 +40,10 @@ def _rates(copy, wait, nbytes, settings):
 class _Buffers:
     """One host buffer and one device buffer per (size, pinned), shared by all sides of a case."""
 
-    cache = {}
+    cache: ClassVar[dict[tuple[int, bool], tuple[npt.NDArray[np.uint8], DeviceAllocation]]] = {}
 
     @classmethod
-    def get(cls, nbytes, pinned):
+    def get(cls, nbytes: int, pinned: bool) -> tuple[npt.NDArray[np.uint8], DeviceAllocation]:
         primary_context()
         key = (nbytes, pinned)
         if key not in cls.cache:
@@ -44,8 +54,8 @@ class _Buffers:
         return cls.cache[key]
 
 
-def htod_raw(nbytes, pinned):
-    def run(settings):
+def htod_raw(nbytes: int, pinned: bool) -> Run:
+    def run(settings: Settings) -> list[float]:
         host, dev = _Buffers.get(nbytes, pinned)
         _bench = cpp_baselines()
         return _bench.raw_htod_rate(int(dev), host.ctypes.data, nbytes, settings["repeats"])
@@ -53,8 +63,8 @@ def htod_raw(nbytes, pinned):
     return run
 
 
-def dtoh_raw(nbytes, pinned):
-    def run(settings):
+def dtoh_raw(nbytes: int, pinned: bool) -> Run:
+    def run(settings: Settings) -> list[float]:
         host, dev = _Buffers.get(nbytes, pinned)
         _bench = cpp_baselines()
         return _bench.raw_dtoh_rate(host.ctypes.data, int(dev), nbytes, settings["repeats"])
@@ -62,8 +72,8 @@ def dtoh_raw(nbytes, pinned):
     return run
 
 
-def htod_gpukit(nbytes, pinned):
-    def run(settings):
+def htod_gpukit(nbytes: int, pinned: bool) -> Run:
+    def run(settings: Settings) -> list[float]:
         import gpukit.driver as drv
 
         host, dev = _Buffers.get(nbytes, pinned)
@@ -72,8 +82,8 @@ def htod_gpukit(nbytes, pinned):
     return run
 
 
-def dtoh_gpukit(nbytes, pinned):
-    def run(settings):
+def dtoh_gpukit(nbytes: int, pinned: bool) -> Run:
+    def run(settings: Settings) -> list[float]:
         import gpukit.driver as drv
 
         host, dev = _Buffers.get(nbytes, pinned)
@@ -82,8 +92,8 @@ def dtoh_gpukit(nbytes, pinned):
     return run
 
 
-def htod_cupy(nbytes, pinned):
-    def run(settings):
+def htod_cupy(nbytes: int, pinned: bool) -> Run:
+    def run(settings: Settings) -> list[float]:
         host, _ = _Buffers.get(nbytes, pinned)
         cp = cupy()
         return _rates(lambda: cp.asarray(host), cp.cuda.Device().synchronize, nbytes, settings)
@@ -91,8 +101,8 @@ def htod_cupy(nbytes, pinned):
     return run
 
 
-def dtoh_cupy(nbytes, pinned):
-    def run(settings):
+def dtoh_cupy(nbytes: int, pinned: bool) -> Run:
+    def run(settings: Settings) -> list[float]:
         host, _ = _Buffers.get(nbytes, pinned)
         cp = cupy()
         dev = cp.ones(nbytes, cp.uint8)
@@ -101,15 +111,15 @@ def dtoh_cupy(nbytes, pinned):
     return run
 
 
-def _device_pair(nbytes):
+def _device_pair(nbytes: int) -> tuple[DeviceAllocation, DeviceAllocation]:
     import gpukit.driver as drv
 
     primary_context()
     return drv.mem_alloc(nbytes), drv.mem_alloc(nbytes)
 
 
-def dtod_raw(nbytes):
-    def run(settings):
+def dtod_raw(nbytes: int) -> Run:
+    def run(settings: Settings) -> list[float]:
         dst, src = _device_pair(nbytes)
         _bench = cpp_baselines()
         return _bench.raw_dtod_rate(int(dst), int(src), nbytes, settings["repeats"])
@@ -117,8 +127,8 @@ def dtod_raw(nbytes):
     return run
 
 
-def dtod_gpukit(nbytes):
-    def run(settings):
+def dtod_gpukit(nbytes: int) -> Run:
+    def run(settings: Settings) -> list[float]:
         import gpukit.driver as drv
 
         dst, src = _device_pair(nbytes)
@@ -127,8 +137,8 @@ def dtod_gpukit(nbytes):
     return run
 
 
-def dtod_cupy(nbytes):
-    def run(settings):
+def dtod_cupy(nbytes: int) -> Run:
+    def run(settings: Settings) -> list[float]:
         cp = cupy()
         src = cp.ones(nbytes, cp.uint8)
         dst = cp.empty_like(src)
@@ -143,7 +153,7 @@ PEER_BYTES = 1 << 30
 
 
 @functools.lru_cache(maxsize=1)
-def _peer_buffers(nbytes):
+def _peer_buffers(nbytes: int) -> tuple[DeviceAllocation, Context, DeviceAllocation, Context]:
     """(dst, dst context, src, src context): src in device 0's primary context, dst in device
     1's (device 0's on one GPU), peer access on both ways where the devices allow it, as a
     program that copies between GPUs sets it up."""
@@ -167,8 +177,8 @@ def _peer_buffers(nbytes):
     return dst, target, src, source
 
 
-def peer_raw(nbytes):
-    def run(settings):
+def peer_raw(nbytes: int) -> Run:
+    def run(settings: Settings) -> list[float]:
         dst, target, src, source = _peer_buffers(nbytes)
         return cpp_baselines().raw_peer_rate(
             int(dst), target.handle, int(src), source.handle, nbytes, settings["repeats"]
@@ -177,8 +187,8 @@ def peer_raw(nbytes):
     return run
 
 
-def peer_gpukit(nbytes):
-    def run(settings):
+def peer_gpukit(nbytes: int) -> Run:
+    def run(settings: Settings) -> list[float]:
         import gpukit.driver as drv
 
         dst, target, src, source = _peer_buffers(nbytes)
@@ -192,8 +202,8 @@ def peer_gpukit(nbytes):
     return run
 
 
-def peer_cupy(nbytes):
-    def run(settings):
+def peer_cupy(nbytes: int) -> Run:
+    def run(settings: Settings) -> list[float]:
         cp = cupy()
         dst, target, src, source = _peer_buffers(nbytes)
         dst_device = 1 if target is not source else 0
@@ -212,7 +222,7 @@ def peer_cupy(nbytes):
 GET_BYTES = 256 << 20
 
 
-def _gpukit_get_rates(copy, settings):
+def _gpukit_get_rates(copy: Callable[[GPUArray], object], settings: Settings) -> list[float]:
     """Rates of copy(x) for x a GPUArray of GET_BYTES of float32 (zeros: the content does not
     change a copy), which is freed afterwards, its pool too."""
     import gpukit.driver as drv
@@ -228,18 +238,18 @@ def _gpukit_get_rates(copy, settings):
         gpuarray.release_default_pools()
 
 
-def get_into_existing_gpukit(settings):
+def get_into_existing_gpukit(settings: Settings) -> list[float]:
     import gpukit.driver as drv
 
     existing = _host(GET_BYTES, pinned=False).view(np.float32)
     return _gpukit_get_rates(lambda x: drv.memcpy_dtoh(existing, x.gpudata), settings)
 
 
-def get_fresh_gpukit(settings):
+def get_fresh_gpukit(settings: Settings) -> list[float]:
     return _gpukit_get_rates(lambda x: x.get(), settings)
 
 
-def get_fresh_gpukit_first_touch(settings):
+def get_fresh_gpukit_first_touch(settings: Settings) -> list[float]:
     """get() with no freed memory kept for reuse: every page of every new array is fresh
     from the kernel, as for the first get() of a program."""
     import gpukit.driver as drv
@@ -251,7 +261,7 @@ def get_fresh_gpukit_first_touch(settings):
         drv.set_prefaulted_reuse_limit(old)
 
 
-def get_fresh_cupy(settings):
+def get_fresh_cupy(settings: Settings) -> list[float]:
     primary_context()
     cp = cupy()
     try:

@@ -7,25 +7,34 @@ The big case times batches of operations between synchronizations as the array c
 (arrays._rates), the small one as the small-array cases do (small._per_operation); the
 generators are made before the timing (their states are made once)."""
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gpukit.bench import arrays, small
 from gpukit.bench.gpu import primary_context
 
+if TYPE_CHECKING:
+    from gpukit.bench.harness import Run, Settings
+
 BIG = 1 << 26
 SMALL = small.SIZE
 
 
-def _measure(n, operation, synchronize, settings):
+def _measure(
+    n: int, operation: Callable[[], object], synchronize: Callable[[], object], settings: Settings
+) -> list[float]:
     if n == BIG:
         return arrays._rates(operation, synchronize, 4 * n, settings)
     return small._per_operation(operation, synchronize, settings)
 
 
-def gpukit_rand(n):
-    def run(settings):
+def gpukit_rand(n: int) -> Run:
+    def run(settings: Settings) -> list[float]:
         primary_context()
         import gpukit.curandom as curandom
         import gpukit.driver as drv
@@ -39,8 +48,8 @@ def gpukit_rand(n):
     return run
 
 
-def gpukit_xorwow(n):
-    def run(settings):
+def gpukit_xorwow(n: int) -> Run:
+    def run(settings: Settings) -> list[float]:
         primary_context()
         import gpukit.curandom as curandom
         import gpukit.driver as drv
@@ -57,8 +66,8 @@ def gpukit_xorwow(n):
     return run
 
 
-def cupy_random(n):
-    def run(settings):
+def cupy_random(n: int) -> Run:
+    def run(settings: Settings) -> list[float]:
         cp, _, synchronize = small._cupy()
         try:
             return _measure(n, functools.partial(cp.random.random_sample, (n,), cp.float32), synchronize, settings)
@@ -68,10 +77,10 @@ def cupy_random(n):
     return run
 
 
-def pycuda_xorwow(n):
-    def run(settings):
+def pycuda_xorwow(n: int) -> Run:
+    def run(settings: Settings) -> list[float]:
         pycuda_gpuarray, _, synchronize = small._pycuda()
-        import pycuda.curandom
+        import pycuda.curandom  # type: ignore[import-not-found]  # optional, and has no type information
 
         generator = pycuda.curandom.XORWOWRandomNumberGenerator()
         data = pycuda_gpuarray.empty(n, np.float32)
@@ -80,7 +89,7 @@ def pycuda_xorwow(n):
     return run
 
 
-def sides(n):
+def sides(n: int) -> list[tuple[str, Run]]:
     """(side name, run) of both cases, for n elements."""
     return [
         ("gpukit curandom.rand (Philox)", gpukit_rand(n)),

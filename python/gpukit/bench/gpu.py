@@ -1,12 +1,21 @@
 """GPU set-up shared by the cases: everyone works in device 0's primary context, the one
 CuPy, numba and the CUDA runtime use, so all sides run under the same conditions."""
 
+from __future__ import annotations
+
 import functools
+from typing import TYPE_CHECKING
 
 from gpukit.bench.harness import Unavailable
 
+if TYPE_CHECKING:
+    from types import ModuleType
 
-def require_device():
+    from gpukit.bench.harness import Settings
+    from gpukit.driver import Context
+
+
+def require_device() -> None:
     """Unavailable("no CUDA device") unless there is one."""
     import gpukit.driver as drv
 
@@ -15,7 +24,7 @@ def require_device():
 
 
 @functools.lru_cache(maxsize=None)
-def primary_context():
+def primary_context() -> Context:
     import gpukit.driver as drv
 
     require_device()
@@ -24,7 +33,7 @@ def primary_context():
     return ctx
 
 
-def synchronize(*contexts):
+def synchronize(*contexts: Context) -> None:
     """Waits for the work of each context: Context.synchronize() waits for the current one
     (PyCUDA's API), so each is made current in turn."""
     import gpukit.driver as drv
@@ -37,14 +46,15 @@ def synchronize(*contexts):
             drv.Context.pop()
 
 
-def cupy():
+def cupy() -> ModuleType:
     """The cupy module, or Unavailable where it is not installed."""
     try:
-        import cupy as cp
+        import cupy as cp  # type: ignore[import-not-found]  # optional, and has no type information
     except ImportError:
         raise Unavailable("CuPy is not installed") from None
-    return cp
+    module: ModuleType = cp
+    return module
 
 
-def launches_per_repeat(settings):
+def launches_per_repeat(settings: Settings) -> int:
     return 2000 if settings["quick"] else 20000

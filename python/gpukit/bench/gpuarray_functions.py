@@ -8,12 +8,22 @@ Each library does the operation its natural way: CuPy has no if_positive, so its
 non-zero). take's indices are int32 random positions over the whole source.
 """
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gpukit.bench import arrays, small
 from gpukit.bench.harness import Unavailable
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from gpukit.bench.harness import Run, Settings
 
 BIG = 1 << 26
 
@@ -26,7 +36,7 @@ FUNCTIONS = {
 }
 
 
-def _operation(name, kind, lib, c, x, y, indices):
+def _operation(name: str, kind: str, lib: ModuleType, c: Any, x: Any, y: Any, indices: Any) -> Callable[[], object]:
     """The call of function `name` with the library `lib` of kind "gpukit", "pycuda" (both
     PyCUDA's API) or "cupy"; the halves of concatenate are views made outside the timing."""
     half = x.shape[0] // 2
@@ -42,7 +52,9 @@ def _operation(name, kind, lib, c, x, y, indices):
 
 
 @functools.lru_cache(maxsize=2)
-def _host_operands(count):
+def _host_operands(
+    count: int,
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int32]]:
     rng = np.random.default_rng(2026)
     criterion = rng.standard_normal(count).astype(np.float32)  # half positive, none zero
     x, y = rng.random(count, dtype=np.float32), rng.random(count, dtype=np.float32)
@@ -50,29 +62,31 @@ def _host_operands(count):
     return criterion, x, y, indices
 
 
-def raw_dtod(name):
+def raw_dtod(name: str) -> Run:
     """A device-to-device copy of half the bytes the big operation moves: it reads and writes
     them, so its effective rate counts each byte twice."""
     return lambda settings: arrays.copy_rates(FUNCTIONS[name][1] * BIG, settings)
 
 
-def _release(kind):
+def _release(kind: str) -> None:
     """Frees the memory the library's pool holds, so the next side finds the device's memory free."""
     if kind == "gpukit":
         import gpukit.gpuarray as gpuarray
 
         gpuarray.release_default_pools()
     elif kind == "cupy":
-        import cupy as cp
+        import cupy as cp  # type: ignore[import-not-found]  # optional, and has no type information
 
         cp.get_default_memory_pool().free_all_blocks()
 
 
-def big(name, kind):
+def big(name: str, kind: str) -> Run:
     """Bytes read and written per second by function `name` of library `kind` on BIG elements."""
 
-    def run(settings):
+    def run(settings: Settings) -> list[float]:
         lib, upload, synchronize = small.LIBRARIES[kind]()
+        operands: list[Any] | None  # arrays of the library, dropped (None) before its pool is freed
+        operation: Callable[[], object] | None
         try:
             operands = [upload(a) for a in _host_operands(BIG)]
             try:
@@ -90,10 +104,10 @@ def big(name, kind):
     return run
 
 
-def small_calls(name, kind):
+def small_calls(name: str, kind: str) -> Run:
     """Seconds per call of function `name` of library `kind` on small.SIZE elements."""
 
-    def run(settings):
+    def run(settings: Settings) -> list[float]:
         lib, upload, synchronize = small.LIBRARIES[kind]()
         operands = [upload(a) for a in _host_operands(small.SIZE)]
         operation = _operation(name, kind, lib, *operands)

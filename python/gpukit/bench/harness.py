@@ -12,6 +12,8 @@ JSON report records the samples, the statistics, what was measured on (gpukit an
 libraries, the CUDA driver, the GPU, the CPU, the OS, Python) and when.
 """
 
+from __future__ import annotations
+
 import argparse
 import collections
 import datetime
@@ -23,6 +25,8 @@ import statistics
 import sys
 import textwrap
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol, Required, TextIO, TypeAlias, TypedDict
 
 #: A side whose interquartile range exceeds this fraction of its median is flagged as noisy.
 NOISY_SPREAD = 0.10
@@ -43,7 +47,112 @@ class Unavailable(Exception):
     """A side cannot run here (its library is not installed, no GPU, ...)."""
 
 
-def seconds_per_call(call, calls, settings, synchronize=None):
+class Settings(TypedDict):
+    """How the sides measure: timed repeats per side, and whether it is a quick smoke test."""
+
+    repeats: int
+    quick: bool
+
+
+#: A side's measurement: run(settings) -> one sample per repeat.
+Run: TypeAlias = Callable[[Settings], list[float]]
+
+
+class Statistics(TypedDict):
+    """statistics_of()'s result."""
+
+    min: float
+    q1: float
+    median: float
+    q3: float
+    max: float
+    iqr: float
+    spread: float | None
+    noisy: bool
+
+
+class SideReport(TypedDict, total=False):
+    """One side in a case's report: measured (samples, the statistics, the ratio) or skipped."""
+
+    side: Required[str]
+    samples: list[float]
+    min: float
+    q1: float
+    median: float
+    q3: float
+    max: float
+    iqr: float
+    spread: float | None
+    noisy: bool
+    ratio: float | None
+    skipped: str
+
+
+class CaseReport(TypedDict):
+    """run_case()'s result."""
+
+    case: str
+    description: str
+    unit: str
+    higher_is_better: bool
+    results: list[SideReport]
+    scale: float
+
+
+class Summary(TypedDict):
+    """summary()'s result."""
+
+    cases: int
+    ran: list[str]
+    could_not_run: dict[str, list[str]]
+    sides_skipped: dict[str, int]
+
+
+class LibraryVersion(TypedDict):
+    """The package that provides a module, and its version."""
+
+    package: str | None
+    version: str | None
+
+
+class Machine(TypedDict):
+    """machine()'s result; the records of gpukit.info as it gives them."""
+
+    date: str
+    gpukit: Mapping[str, Any]
+    libraries: dict[str, LibraryVersion | None]
+    cuda_driver: Mapping[str, Any]
+    gpu: Mapping[str, Any] | None
+    host: Mapping[str, Any]
+
+
+class Baselines(Protocol):
+    """gpukit._bench_baselines, the C++ module of the raw baselines (built from source, with no
+    stub): the functions the sides call. Each returns one value per repeat."""
+
+    __name__: str
+
+    def raw_launch_seconds(self, launches: int, repeats: int) -> list[float]: ...
+    def gpukit_launch_seconds(self, launches: int, repeats: int) -> list[float]: ...
+    def device_array_operations(self) -> list[str]: ...
+    def device_array_seconds(
+        self, operation: str, elements: int, launches: int, batches: int, repeats: int
+    ) -> list[float]: ...
+    def raw_add_launch_seconds(self, elements: int, launches: int, batches: int, repeats: int) -> list[float]: ...
+    def device_pool_pair_seconds(self, bytes: int, pairs: int, repeats: int, threads: int) -> list[float]: ...
+    def raw_alloc_pair_seconds(self, bytes: int, pairs: int, repeats: int) -> list[float]: ...
+    def raw_async_alloc_pair_seconds(self, bytes: int, pairs: int, repeats: int) -> list[float]: ...
+    def raw_htod_rate(self, device: int, host: int, bytes: int, repeats: int) -> list[float]: ...
+    def raw_dtoh_rate(self, host: int, device: int, bytes: int, repeats: int) -> list[float]: ...
+    def raw_dtod_rate(self, dst: int, src: int, bytes: int, repeats: int) -> list[float]: ...
+    def raw_peer_rate(
+        self, dst: int, dst_context: int, src: int, src_context: int, bytes: int, repeats: int
+    ) -> list[float]: ...
+
+
+def seconds_per_call(
+    call: Callable[[], object], calls: int, settings: Settings, synchronize: Callable[[], object] | None = None
+) -> list[float]:
     """One sample per repeat: the seconds `calls` calls of call() take, divided by `calls`;
     with synchronize() after them, inside the timing (the work must be done). The sides
     warm up before."""
@@ -58,26 +167,36 @@ def seconds_per_call(call, calls, settings, synchronize=None):
     return samples
 
 
-def cpp_baselines():
+def cpp_baselines() -> Baselines:
     """gpukit._bench_baselines, the C++ baselines (raw driver calls timed in C++): built beside
     the extension from source, not part of an installed wheel."""
     try:
-        from gpukit import _bench_baselines
+        # A module of its own with no stub (built only from source): Baselines describes it.
+        from gpukit import _bench_baselines  # type: ignore[attr-defined]
     except ImportError:
         raise Unavailable(
             "the C++ baselines (gpukit._bench_baselines) are built only from source: make build"
         ) from None
-    return _bench_baselines
+    baselines: Baselines = _bench_baselines
+    return baselines
 
 
 class Side:
-    def __init__(self, name, run):
+    def __init__(self, name: str, run: Run) -> None:
         self.name = name
         self.run = run  # run(settings) -> list of samples
 
 
 class Case:
-    def __init__(self, name, description, unit, sides, higher_is_better=False, scale=1.0):
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        unit: str,
+        sides: list[Side],
+        higher_is_better: bool = False,
+        scale: float = 1.0,
+    ) -> None:
         self.name = name
         self.description = description
         self.unit = unit  # how samples are printed, after multiplying by `scale`
@@ -86,18 +205,18 @@ class Case:
         self.scale = scale
 
 
-def _all_cases():
+def _all_cases() -> list[Case]:
     from gpukit.bench import cases
 
     return cases.ALL
 
 
-def select(cases, names):
+def select(cases: Sequence[Case], names: Sequence[str]) -> list[Case]:
     """The cases `names` asks for, in the order of `cases` (all of them when `names` is
     empty). A name is a case's name, or else a group: the cases whose names start with it
     and an underscore ("small" is small_add, small_axpy, ...). ValueError for a name that
     is neither."""
-    chosen = set()
+    chosen: set[str] = set()
     for name in names:
         matches = [c.name for c in cases if c.name == name] or [c.name for c in cases if c.name.startswith(name + "_")]
         if not matches:
@@ -106,14 +225,14 @@ def select(cases, names):
     return [c for c in cases if not names or c.name in chosen]
 
 
-def groups(cases):
+def groups(cases: Iterable[Case]) -> list[str]:
     """The group names of `cases`: every prefix of a case name up to an underscore that
     several cases share."""
     prefixes = [c.name[:i] for c in cases for i, letter in enumerate(c.name) if letter == "_"]
     return sorted({p for p in prefixes if prefixes.count(p) > 1})
 
 
-def case_list_text():
+def case_list_text() -> str:
     """The cases and groups, for the end of ``bench --help``."""
     cases = _all_cases()
     opencl = [c.name for c in cases if c.name.startswith("cl_")]
@@ -127,7 +246,7 @@ def case_list_text():
 # ---- statistics -------------------------------------------------------------------------
 
 
-def statistics_of(samples):
+def statistics_of(samples: Sequence[float]) -> Statistics:
     """min, first quartile, median, third quartile, max, the interquartile range, the spread
     (iqr / median; None for a median of 0) and whether the spread makes the side noisy."""
     if not samples:
@@ -150,12 +269,13 @@ def statistics_of(samples):
     }
 
 
-def run_case(case, settings):
-    results = []
+def run_case(case: Case, settings: Settings) -> CaseReport:
+    results: list[SideReport] = []
     for side in case.sides:
         try:
             samples = side.run(settings)
-            results.append({"side": side.name, "samples": samples, **statistics_of(samples)})
+            # mypy cannot tell that a Statistics holds no "ratio" or "skipped" key: it holds only its own.
+            results.append({"side": side.name, "samples": samples, **statistics_of(samples)})  # type: ignore[typeddict-item]
         except Unavailable as why:
             results.append({"side": side.name, "skipped": str(why)})
         except Exception as e:  # a broken third-party library must not stop the other sides
@@ -179,7 +299,7 @@ def run_case(case, settings):
 # ---- text -------------------------------------------------------------------------------
 
 
-def print_table(report, out):
+def print_table(report: CaseReport, out: TextIO) -> None:
     scale = report["scale"]
     width = max(len(r["side"]) for r in report["results"])
     print(f"\n{report['case']}: {report['description']}", file=out)
@@ -210,11 +330,13 @@ def print_table(report, out):
         )
 
 
-def summary(reports):
+def summary(reports: Sequence[CaseReport]) -> Summary:
     """How many cases ran (at least one side measured), the cases that could not, by reason
     (the reasons their sides gave, sorted and joined), and the sides skipped in cases that
     ran, by reason."""
-    ran, could_not, sides_skipped = [], collections.defaultdict(list), collections.Counter()
+    ran: list[str] = []
+    could_not: collections.defaultdict[str, list[str]] = collections.defaultdict(list)
+    sides_skipped: collections.Counter[str] = collections.Counter()
     for report in reports:
         reasons = [r["skipped"] for r in report["results"] if "skipped" in r]
         if any("median" in r for r in report["results"]):
@@ -225,7 +347,7 @@ def summary(reports):
     return {"cases": len(reports), "ran": ran, "could_not_run": dict(could_not), "sides_skipped": dict(sides_skipped)}
 
 
-def print_summary(result, out):
+def print_summary(result: Summary, out: TextIO) -> None:
     print(f"\nSummary: {len(result['ran'])} of {result['cases']} cases ran here", end="", file=out)
     missing = sum(map(len, result["could_not_run"].values()))
     print(f"; {missing} could not:" if missing else ".", file=out)
@@ -241,11 +363,11 @@ def print_summary(result, out):
 # ---- what was measured on ---------------------------------------------------------------
 
 
-def library_versions(modules=LIBRARIES):
+def library_versions(modules: Iterable[str] = LIBRARIES) -> dict[str, LibraryVersion | None]:
     """For each module that can be imported here: the package that provides it and its
     version (found without importing it, so nothing is initialised); None for the others."""
     providers = importlib.metadata.packages_distributions()
-    versions = {}
+    versions: dict[str, LibraryVersion | None] = {}
     for module in modules:
         if importlib.util.find_spec(module) is None:
             versions[module] = None
@@ -257,12 +379,12 @@ def library_versions(modules=LIBRARIES):
     return versions
 
 
-def machine():
+def machine() -> Machine:
     """What the benchmarks run on: gpukit, the other libraries, the CUDA driver, the GPU
     (device 0, the one the cases use), the host and the date (ISO 8601, with the offset)."""
     from gpukit import info
 
-    gpu = None
+    gpu: Mapping[str, Any] | None = None
     try:
         import gpukit.driver as drv
 
@@ -280,7 +402,7 @@ def machine():
     }
 
 
-def _gpu_text(gpu):
+def _gpu_text(gpu: Mapping[str, Any] | None) -> str:
     if gpu is None:
         return "no CUDA device"
     if "error" in gpu:
@@ -291,7 +413,7 @@ def _gpu_text(gpu):
 # ---- the chart --------------------------------------------------------------------------
 
 
-def chart_reports(reports):
+def chart_reports(reports: Iterable[CaseReport]) -> list[tuple[CaseReport, list[SideReport]]]:
     """The reports the chart shows: those with a measured side, each with its measured sides."""
     charted = []
     for report in reports:
@@ -301,21 +423,21 @@ def chart_reports(reports):
     return charted
 
 
-def uses_log_scale(values):
+def uses_log_scale(values: Sequence[float]) -> bool:
     """Whether a case's chart needs a log axis: positive values that differ more than LOG_SCALE_RATIO times."""
     return min(values) > 0 and max(values) / min(values) > LOG_SCALE_RATIO
 
 
-def matplotlib_missing():
+def matplotlib_missing() -> str | None:
     """Why no chart can be drawn here, or None when matplotlib is installed."""
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib  # type: ignore[import-not-found, unused-ignore]  # noqa: F401  (optional, typed where installed)
     except ImportError:
         return "matplotlib is not installed (pip install matplotlib)"
     return None
 
 
-def write_png(reports, path):
+def write_png(reports: Iterable[CaseReport], path: str) -> bool:
     """A bar chart of the medians, one panel per case with data, the interquartile range as
     whiskers; False (nothing written) when no case has data."""
     charted = chart_reports(reports)
@@ -324,7 +446,7 @@ def write_png(reports, path):
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]  # as above
 
     heights = [1.0 + 0.35 * len(measured) for _, measured in charted]
     fig, axes = plt.subplots(
@@ -368,14 +490,14 @@ def write_png(reports, path):
 # ---- the command ------------------------------------------------------------------------
 
 
-def _positive(text):
+def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The bench subcommand's arguments (see run())."""
     parser.add_argument("cases", nargs="*", help="cases or groups of cases to run (default: all; listed below)")
     parser.add_argument(
@@ -403,7 +525,7 @@ def add_arguments(parser):
     )
 
 
-def run(args, parser):
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Runs the cases `args` names, prints a table per case and a summary to stdout and a
     progress line per case to stderr, writes the JSON and the chart; the exit status."""
     out, progress = sys.stdout, sys.stderr
@@ -412,8 +534,9 @@ def run(args, parser):
             parser.error("--compare runs no cases: leave out the case names")
         from gpukit.bench import compare
 
+        old, new = args.compare  # nargs=2: OLD and NEW
         try:
-            return compare.print_comparison(*args.compare, out)
+            return compare.print_comparison(old, new, out)
         except ValueError as e:
             parser.error(str(e))
     try:
@@ -424,7 +547,7 @@ def run(args, parser):
     if args.png and no_chart:
         parser.error(f"--png needs matplotlib: {no_chart}; leave out --png for no chart")
     png = args.png or "bench-results/bench.png"
-    settings = {"repeats": 3 if args.quick else args.repeats, "quick": args.quick}
+    settings: Settings = {"repeats": 3 if args.quick else args.repeats, "quick": args.quick}
 
     about = machine()
     print(
@@ -432,7 +555,7 @@ def run(args, parser):
         f"{settings['repeats']} repeats per side; ratio = median / the first side's median",
         file=out,
     )
-    reports = []
+    reports: list[CaseReport] = []
     for number, case in enumerate(chosen, 1):
         print(f"[{number}/{len(chosen)}] {case.name}: {len(case.sides)} sides", file=progress, flush=True)
         report = run_case(case, settings)

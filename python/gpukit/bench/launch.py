@@ -1,15 +1,22 @@
 """Sides of the launch_empty case: host seconds per launch of an empty kernel."""
 
+from __future__ import annotations
+
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from gpukit.bench import gpu
 from gpukit.bench.gpu import launches_per_repeat, primary_context
 from gpukit.bench.harness import Unavailable, cpp_baselines
 
+if TYPE_CHECKING:
+    from gpukit.bench.harness import Settings
+
 EMPTY_SOURCE = 'extern "C" __global__ void empty_kernel() {}'
 
 
-def _time_loop(launch_once, synchronize, settings):
+def _time_loop(launch_once: Callable[[], object], synchronize: Callable[[], object], settings: Settings) -> list[float]:
     n = launches_per_repeat(settings)
     for _ in range(n // 4):  # warm-up
         launch_once()
@@ -25,19 +32,19 @@ def _time_loop(launch_once, synchronize, settings):
     return samples
 
 
-def raw_cpp(settings):
+def raw_cpp(settings: Settings) -> list[float]:
     primary_context()
     _bench = cpp_baselines()
     return _bench.raw_launch_seconds(launches_per_repeat(settings), settings["repeats"])
 
 
-def gpukit_cpp(settings):
+def gpukit_cpp(settings: Settings) -> list[float]:
     primary_context()
     _bench = cpp_baselines()
     return _bench.gpukit_launch_seconds(launches_per_repeat(settings), settings["repeats"])
 
 
-def cupy(settings):
+def cupy(settings: Settings) -> list[float]:
     primary_context()
     cp = gpu.cupy()
     kernel = cp.RawKernel(EMPTY_SOURCE, "empty_kernel")
@@ -46,7 +53,7 @@ def cupy(settings):
         return _time_loop(lambda: kernel((1,), (1,), ()), stream.synchronize, settings)
 
 
-def numba(settings):
+def numba(settings: Settings) -> list[float]:
     primary_context()
     import numpy as np
 
@@ -54,7 +61,7 @@ def numba(settings):
         # numba-cuda still calls np.row_stack, which numpy 2.5 removed; it is np.vstack.
         np.row_stack = np.vstack
     try:
-        from numba import cuda
+        from numba import cuda  # type: ignore[import-not-found]  # optional, and has no type information
     except ImportError:
         raise Unavailable("numba-cuda is not installed")
 
@@ -62,8 +69,8 @@ def numba(settings):
 
     warnings.simplefilter("ignore")  # numba warns that one block under-uses the GPU: that is the point
 
-    @cuda.jit
-    def empty_kernel():
+    @cuda.jit  # type: ignore[untyped-decorator]  # numba is untyped: its decorator is Any
+    def empty_kernel() -> None:
         pass
 
     stream = cuda.stream()
@@ -71,10 +78,10 @@ def numba(settings):
     return _time_loop(lambda: configured(), stream.synchronize, settings)
 
 
-def cuda_python(settings):
+def cuda_python(settings: Settings) -> list[float]:
     primary_context()
     try:
-        from cuda.bindings import driver as cu
+        from cuda.bindings import driver as cu  # type: ignore[import-not-found]  # optional (cuda-python)
         from cuda.bindings import nvrtc
     except ImportError:
         raise Unavailable("cuda-python (cuda.bindings) is not installed")
@@ -87,7 +94,7 @@ def cuda_python(settings):
     err, function = cu.cuModuleGetFunction(module, b"empty_kernel")
     err, stream = cu.cuStreamCreate(1)
 
-    def launch_once():
+    def launch_once() -> None:
         cu.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0)
 
     samples = _time_loop(launch_once, lambda: cu.cuStreamSynchronize(stream), settings)
@@ -95,11 +102,11 @@ def cuda_python(settings):
     return samples
 
 
-def pycuda(settings):
+def pycuda(settings: Settings) -> list[float]:
     primary_context()
     try:
-        from pycuda.compiler import SourceModule
-        import pycuda.driver as pd
+        from pycuda.compiler import SourceModule  # type: ignore[import-not-found]  # optional, untyped
+        import pycuda.driver as pd  # type: ignore[import-not-found]  # as above
     except ImportError:
         raise Unavailable("PyCUDA is not installed")
     function = SourceModule("__global__ void empty_kernel() {}").get_function("empty_kernel")
@@ -107,18 +114,19 @@ def pycuda(settings):
     return _time_loop(lambda: function(block=(1, 1, 1), stream=stream), stream.synchronize, settings)
 
 
-def gpukit_prepared(settings):
+def gpukit_prepared(settings: Settings) -> list[float]:
     primary_context()
     import gpukit.driver as drv
     from gpukit.compiler import SourceModule
 
-    function = SourceModule(EMPTY_SOURCE, no_extern_c=True).get_function("empty_kernel").prepare("")
+    function = SourceModule(EMPTY_SOURCE, no_extern_c=True).get_function("empty_kernel")
+    function.prepare("")  # returns the function itself (typed object in the extension's stub)
     stream = drv.Stream(drv.stream_flags.NON_BLOCKING)
     grid, block = (1, 1), (1, 1, 1)
     return _time_loop(lambda: function.prepared_async_call(grid, block, stream), stream.synchronize, settings)
 
 
-def gpukit_call(settings):
+def gpukit_call(settings: Settings) -> list[float]:
     primary_context()
     import gpukit.driver as drv
     from gpukit.compiler import SourceModule

@@ -18,13 +18,23 @@ repeat the ranks meet (a one-element all-reduce and a wait); a repeat queues cal
 calls and waits for the GPU; a repeat's time is the slowest rank's.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from gpukit.bench import ranks
 from gpukit.bench.harness import Unavailable
+
+if TYPE_CHECKING:
+    from gpukit.bench.harness import Run, Settings
+
+#: Per (collective, nbytes) measured: per repeat, the slowest rank's seconds per call.
+Seconds: TypeAlias = dict[tuple[str, int], list[float]]
 
 COLLECTIVES = ["all_reduce", "all_gather", "reduce_scatter", "broadcast"]
 #: The sides, by the name the rank program takes, with the names the tables show.
@@ -48,7 +58,7 @@ UNAVAILABLE = "side unavailable: "
 ITEM = 4  # float32
 
 
-def counts(collective, nbytes, n):
+def counts(collective: str, nbytes: int, n: int) -> tuple[int, int, int, int]:
     """(NCCL's count, elements of the send buffer, of the receive buffer, the size in bytes as
     nccl-tests counts it) for a measurement of `nbytes` over `n` ranks; at least one element
     per part, so a size below 4 n bytes grows to that."""
@@ -63,7 +73,7 @@ def counts(collective, nbytes, n):
     return count, count, count, count * ITEM
 
 
-def bus_factor(collective, n):
+def bus_factor(collective: str, n: int) -> float:
     """nccl-tests' bus bandwidth factor for `n` ranks; 1 (the algorithm bandwidth) on one."""
     if n == 1 or collective == "broadcast":
         return 1.0
@@ -72,7 +82,7 @@ def bus_factor(collective, n):
     return (n - 1) / n
 
 
-def calls_per_repeat(size, quick):
+def calls_per_repeat(size: int, quick: bool) -> int:
     """Calls per repeat for a measurement of `size` bytes: about REPEAT_SECONDS of them by a
     deliberately rough estimate (25 µs plus 150 GB/s), the same on every rank."""
     estimate = 25e-6 + size / 150e9
@@ -80,14 +90,14 @@ def calls_per_repeat(size, quick):
     return max(2, min(most, int(target / estimate)))
 
 
-def size_text(nbytes):
+def size_text(nbytes: int) -> str:
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
             return f"{nbytes >> shift} {unit}"
     return f"{nbytes} B"
 
 
-def device_count():
+def device_count() -> int:
     import gpukit.driver as drv
 
     if not drv.driver_available() or drv.Device.count() == 0:
@@ -100,21 +110,21 @@ class SideResult:
     rank's seconds per call), `versions` (rank 0's libraries), `status` ("ok", "timed out
     after ... measurements" or "failed: ...") and the launch's report."""
 
-    def __init__(self, side, seconds, versions, status, report=""):
+    def __init__(self, side: str, seconds: Seconds, versions: dict[str, Any], status: str, report: str = "") -> None:
         self.side, self.seconds, self.versions, self.status, self.report = side, seconds, versions, status, report
 
 
-def merge_rank_lines(texts):
+def merge_rank_lines(texts: Iterable[str]) -> tuple[Seconds, dict[str, Any]]:
     """The measurements every rank finished, from each rank's JSON lines (its first line
     describes the rank): ({(collective, nbytes): [slowest rank's seconds per repeat]},
     rank 0's description)."""
-    per_rank = []
+    per_rank: list[list[Any]] = []  # each rank's lines, JSON objects
     for text in texts:
         lines = [json.loads(line) for line in text.splitlines() if line.strip()]
         per_rank.append(lines)
     if not per_rank or any(not lines for lines in per_rank):
         return {}, {}
-    merged = {}
+    merged: Seconds = {}
     finished = min(len(lines) for lines in per_rank) - 1
     for k in range(1, finished + 1):
         rows = [lines[k] for lines in per_rank]
@@ -125,7 +135,9 @@ def merge_rank_lines(texts):
     return merged, per_rank[0][0]
 
 
-def run_side(side, measurements, n, settings, timeout):
+def run_side(
+    side: str, measurements: Sequence[tuple[str, int]], n: int, settings: Settings, timeout: float
+) -> SideResult:
     """Runs the rank program of `side` over `n` GPUs for `measurements` [(collective,
     nbytes)...] with `settings` (repeats, quick); a SideResult with what finished within
     `timeout` seconds. Unavailable when the side's library is missing."""
@@ -165,11 +177,11 @@ def run_side(side, measurements, n, settings, timeout):
 # ---- the cases of `python -m gpukit bench` --------------------------------------------
 
 
-def _harness_side(side, nbytes, latency):
+def _harness_side(side: str, nbytes: int, latency: bool) -> Run:
     """A bench-case side: all-reduce of `nbytes` over every GPU, seconds per call (latency)
     or bus bandwidth in bytes per second, one sample per repeat."""
 
-    def run(settings):
+    def run(settings: Settings) -> list[float]:
         n = device_count()
         if side == "torch" and not latency and n == 1:
             raise Unavailable(
@@ -188,13 +200,13 @@ def _harness_side(side, nbytes, latency):
     return run
 
 
-def gpukit_side(nbytes, latency=False):
+def gpukit_side(nbytes: int, latency: bool = False) -> Run:
     return _harness_side("gpukit", nbytes, latency)
 
 
-def cupy_side(nbytes, latency=False):
+def cupy_side(nbytes: int, latency: bool = False) -> Run:
     return _harness_side("cupy", nbytes, latency)
 
 
-def torch_side(nbytes, latency=False):
+def torch_side(nbytes: int, latency: bool = False) -> Run:
     return _harness_side("torch", nbytes, latency)

@@ -13,21 +13,41 @@ FileComm), prepare() returning a call of one collective on fresh zeroed buffers 
 zeros, in place too), and sync() waiting for the GPU. Everything else is shared.
 """
 
+from __future__ import annotations
+
 import functools
 import json
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from gpukit.bench import nccl, ranks
 from gpukit.bench.harness import Unavailable
 
+if TYPE_CHECKING:
+    from gpukit.bench.ranks import Comm
+    from gpukit.gpuarray import GPUArray
+
+
+class RankSide(Protocol):
+    """What main() uses of a side (GpukitSide, CupySide, TorchSide)."""
+
+    #: The libraries' versions, for the rank's first line.
+    about: dict[str, object]
+
+    def prepare(self, collective: str, count: int, send_n: int, recv_n: int) -> Callable[[], object]: ...
+    def sync(self) -> None: ...
+    def barrier(self) -> None: ...
+    def close(self) -> None: ...
+
 
 class GpukitSide:
-    def __init__(self, world, device, n):
+    def __init__(self, world: Comm, device: int, n: int) -> None:
         import gpukit
         import gpukit.driver as drv
         import gpukit.gpuarray as gpuarray
@@ -40,22 +60,26 @@ class GpukitSide:
         self.context = drv.Device(device).retain_primary_context()
         self.context.push()
         self.comm = gnccl.from_mpi(world, device=device)
-        self.flag = gpuarray.zeros(1, np.float32)
-        self.about = {"gpukit": gpukit.__version__, "nccl": gnccl.version(), "nccl_library": gnccl.library_path()}
+        self.flag: GPUArray | None = gpuarray.zeros(1, np.float32)
+        self.about: dict[str, object] = {
+            "gpukit": gpukit.__version__,
+            "nccl": gnccl.version(),
+            "nccl_library": gnccl.library_path(),
+        }
 
-    def prepare(self, collective, count, send_n, recv_n):
+    def prepare(self, collective: str, count: int, send_n: int, recv_n: int) -> Callable[[], object]:
         send, recv = self.gpuarray.zeros(send_n, np.float32), self.gpuarray.zeros(recv_n, np.float32)
         # count is implied by the buffers, which gpukit checks on every call, as its users get it.
         return functools.partial(getattr(self.comm, collective), send, recv)
 
-    def sync(self):
+    def sync(self) -> None:
         self.drv.Context.synchronize()
 
-    def barrier(self):
+    def barrier(self) -> None:
         self.comm.all_reduce(self.flag)
         self.sync()
 
-    def close(self):
+    def close(self) -> None:
         self.comm.destroy()
         self.flag = None
         self.gpuarray.release_default_pools()
@@ -63,10 +87,10 @@ class GpukitSide:
 
 
 class CupySide:
-    def __init__(self, world, device, n):
+    def __init__(self, world: Comm, device: int, n: int) -> None:
         try:
-            import cupy as cp
-            from cupy.cuda import nccl as cnccl
+            import cupy as cp  # type: ignore[import-not-found]  # optional, and has no type information
+            from cupy.cuda import nccl as cnccl  # type: ignore[import-not-found]  # as above
         except ImportError:
             raise Unavailable("CuPy (with cupy.cuda.nccl) is not installed") from None
         if not cnccl.available:
@@ -75,11 +99,11 @@ class CupySide:
         cp.cuda.Device(device).use()
         unique_id = world.bcast(cnccl.get_unique_id() if world.Get_rank() == 0 else None, root=0)
         self.comm = cnccl.NcclCommunicator(n, unique_id, world.Get_rank())
-        self.stream = cp.cuda.get_current_stream().ptr
+        self.stream: int = cp.cuda.get_current_stream().ptr
         self.flag = cp.zeros(1, cp.float32)
-        self.about = {"cupy": cp.__version__, "nccl": cnccl.get_version()}
+        self.about: dict[str, object] = {"cupy": cp.__version__, "nccl": cnccl.get_version()}
 
-    def prepare(self, collective, count, send_n, recv_n):
+    def prepare(self, collective: str, count: int, send_n: int, recv_n: int) -> Callable[[], object]:
         cp, c = self.cp, self.cnccl
         self.buffers = (cp.zeros(send_n, cp.float32), cp.zeros(recv_n, cp.float32))  # alive while in use
         s, r = (b.data.ptr for b in self.buffers)
@@ -91,23 +115,23 @@ class CupySide:
             return functools.partial(self.comm.reduceScatter, s, r, count, c.NCCL_FLOAT32, c.NCCL_SUM, self.stream)
         return functools.partial(self.comm.broadcast, s, r, count, c.NCCL_FLOAT32, 0, self.stream)
 
-    def sync(self):
+    def sync(self) -> None:
         self.cp.cuda.Device().synchronize()
 
-    def barrier(self):
+    def barrier(self) -> None:
         c = self.cnccl
         self.comm.allReduce(self.flag.data.ptr, self.flag.data.ptr, 1, c.NCCL_FLOAT32, c.NCCL_SUM, self.stream)
         self.sync()
 
-    def close(self):
+    def close(self) -> None:
         self.comm.destroy()
 
 
 class TorchSide:
-    def __init__(self, world, device, n):
+    def __init__(self, world: Comm, device: int, n: int) -> None:
         try:
-            import torch
-            import torch.distributed as dist
+            import torch  # type: ignore[import-not-found, unused-ignore]  # optional, typed where installed
+            import torch.distributed as dist  # type: ignore[import-not-found, unused-ignore]  # as above
         except ImportError:
             raise Unavailable("PyTorch is not installed") from None
         if not torch.cuda.is_available() or not dist.is_nccl_available():
@@ -121,12 +145,12 @@ class TorchSide:
         dist.init_process_group("nccl", store=dist.FileStore(store, n), rank=world.Get_rank(), world_size=n)
         self.flag = torch.zeros(1, device=self.device)
         version = torch.cuda.nccl.version()  # a tuple in recent PyTorch, an int in old ones
-        self.about = {
+        self.about: dict[str, object] = {
             "torch": torch.__version__,
             "nccl": ".".join(map(str, version)) if isinstance(version, tuple) else version,
         }
 
-    def prepare(self, collective, count, send_n, recv_n):
+    def prepare(self, collective: str, count: int, send_n: int, recv_n: int) -> Callable[[], object]:
         zeros = functools.partial(self.torch.zeros, dtype=self.torch.float32, device=self.device)
         dist = self.dist
         if collective == "all_reduce":  # in place only
@@ -138,21 +162,25 @@ class TorchSide:
             return functools.partial(dist.all_gather_into_tensor, recv, send)
         return functools.partial(dist.reduce_scatter_tensor, recv, send)
 
-    def sync(self):
+    def sync(self) -> None:
         self.torch.cuda.synchronize()
 
-    def barrier(self):
+    def barrier(self) -> None:
         self.dist.all_reduce(self.flag)
         self.sync()
 
-    def close(self):
+    def close(self) -> None:
         self.dist.destroy_process_group()
 
 
-SIDE_CLASSES = {"gpukit": GpukitSide, "cupy": CupySide, "torch": TorchSide}
+SIDE_CLASSES: dict[str, Callable[[Comm, int, int], RankSide]] = {
+    "gpukit": GpukitSide,
+    "cupy": CupySide,
+    "torch": TorchSide,
+}
 
 
-def warm_up(side, quick):
+def warm_up(side: RankSide, quick: bool) -> None:
     """Wakes the GPU and NCCL up before the first measurement: the same calls on every rank."""
     call = side.prepare("all_reduce", 2, 2, 2)
     for _ in range(500 if quick else 4000):
@@ -164,7 +192,9 @@ def warm_up(side, quick):
     side.sync()
 
 
-def measure(side, collective, nbytes, n, repeats, quick):
+def measure(
+    side: RankSide, collective: str, nbytes: int, n: int, repeats: int, quick: bool
+) -> tuple[list[float], int, int]:
     """Seconds per call of this rank, one per repeat."""
     count, send_n, recv_n, size = nccl.counts(collective, nbytes, n)
     call = side.prepare(collective, count, send_n, recv_n)
@@ -183,10 +213,10 @@ def measure(side, collective, nbytes, n, repeats, quick):
     return seconds, calls, size
 
 
-def main(argv):
+def main(argv: Sequence[str]) -> int:
     side_name, plan_path, out_dir = argv
     with open(plan_path) as f:
-        plan = json.load(f)
+        plan: dict[str, Any] = json.load(f)  # the plan nccl.run_side() wrote
     world, device = ranks.world()
     rank, n = world.Get_rank(), world.Get_size()
     try:

@@ -14,11 +14,15 @@ GOAL_LATENCY of its time at 8 bytes. With --budget the sides share that many sec
 cut short keeps the measurements it finished.
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import os
 import sys
 import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Required, TypedDict
 
 from gpukit.bench import harness, nccl
 
@@ -28,7 +32,46 @@ GOAL_LATENCY = 1.10
 OURS = "gpukit"
 
 
-def side_stats(seconds, collective, size, n):
+class SideStats(TypedDict):
+    """side_stats()'s result."""
+
+    seconds: harness.Statistics
+    busbw: harness.Statistics
+    samples_seconds: list[float]
+
+
+class Row(TypedDict):
+    """A row of make_rows(): a measurement, its sides' statistics, gpukit's ratio and goal."""
+
+    collective: str
+    nbytes: int
+    bytes: int
+    sides: dict[str, SideStats]
+    ratio: float | None
+    goal: bool | None
+
+
+class SideStatus(TypedDict, total=False):
+    """How a side's run went, in the report: its status, rank 0's versions, the launch's report."""
+
+    status: Required[str]
+    versions: Required[dict[str, Any]]
+    report: str
+
+
+class TableReport(TypedDict):
+    """run()'s result, written as JSON and turned into markdown."""
+
+    date: str
+    gpus: int
+    machine: harness.Machine
+    settings: harness.Settings
+    collectives: list[str]
+    sides: dict[str, SideStatus]
+    rows: list[Row]
+
+
+def side_stats(seconds: list[float], collective: str, size: int, n: int) -> SideStats:
     """The statistics of one side's measurement: of the seconds per call and of the bus
     bandwidth (bytes per second) they give."""
     bandwidth = [size / s * nccl.bus_factor(collective, n) for s in seconds]
@@ -39,14 +82,14 @@ def side_stats(seconds, collective, size, n):
     }
 
 
-def make_rows(results, measurements, n):
+def make_rows(results: Mapping[str, nccl.SideResult], measurements: Iterable[tuple[str, int]], n: int) -> list[Row]:
     """One row per measurement: each side's statistics (sides that measured it), gpukit's
     ratio to the best peer and whether it meets the goal (None where no goal applies or a
     side is missing)."""
     rows = []
     for collective, nbytes in measurements:
         size = nccl.counts(collective, nbytes, n)[3]
-        row = {"collective": collective, "nbytes": nbytes, "bytes": size, "sides": {}}
+        row: Row = {"collective": collective, "nbytes": nbytes, "bytes": size, "sides": {}, "ratio": None, "goal": None}
         for side, result in results.items():
             seconds = result.seconds.get((collective, nbytes))
             if seconds:
@@ -56,7 +99,7 @@ def make_rows(results, measurements, n):
     return rows
 
 
-def judge(row):
+def judge(row: Row) -> tuple[float | None, bool | None]:
     """(gpukit's ratio to the best peer, whether it meets the goal) for a row; ratio is None
     when gpukit or every peer is missing, goal None where no goal applies."""
     sides = row["sides"]
@@ -72,7 +115,7 @@ def judge(row):
     return ratio, (ratio <= GOAL_LATENCY if row["nbytes"] == nccl.LATENCY_BYTES else None)
 
 
-def cell(stats, nbytes):
+def cell(stats: SideStats | None, nbytes: int) -> str:
     if stats is None:
         return ""
     if nbytes >= GOAL_FROM:
@@ -84,18 +127,20 @@ def cell(stats, nbytes):
     return text + ("" if s["spread"] is None else f" ±{s['spread']:.0%}")
 
 
-def goal_text(row):
+def goal_text(row: Row) -> str:
     if row["goal"] is None:
         return ""
     target = f"≥ {GOAL_BANDWIDTH}" if row["nbytes"] >= GOAL_FROM else f"≤ {GOAL_LATENCY}"
     return f"{'met' if row['goal'] else 'MISSED'} ({target})"
 
 
-def markdown(report):
+def markdown(report: TableReport) -> str:
     """The tables, one per collective, with a heading naming the machine and the runs."""
     n, sides = report["gpus"], [s for s in nccl.SIDES if s in report["sides"]]
     gpu = (report["machine"].get("gpu") or {}).get("name", "GPU")
-    ours = report["sides"].get(OURS, {}).get("versions", {})
+    ours: dict[str, Any] = {}
+    if OURS in report["sides"]:
+        ours = report["sides"][OURS].get("versions", {})
     nccl_version = ours.get("nccl")
     if isinstance(nccl_version, int):
         nccl_version = f"{nccl_version // 10000}.{nccl_version // 100 % 100}.{nccl_version % 100}"
@@ -130,7 +175,7 @@ def markdown(report):
     return "\n".join(lines).rstrip() + "\n"
 
 
-def summary(report):
+def summary(report: TableReport) -> list[str]:
     """Lines saying how the goals fared and what did not run."""
     checked = [r for r in report["rows"] if r["goal"] is not None]
     missed = [r for r in checked if not r["goal"]]
@@ -143,12 +188,13 @@ def summary(report):
     return lines
 
 
-def run(args):
+def run(args: argparse.Namespace) -> TableReport:
     n = args.gpus or nccl.device_count()
     measurements = [(c, b) for c in args.collectives for b in args.sizes]
-    settings = {"repeats": 3 if args.quick else args.repeats, "quick": args.quick}
+    settings: harness.Settings = {"repeats": 3 if args.quick else args.repeats, "quick": args.quick}
     deadline = time.monotonic() + args.budget if args.budget else None
-    results, sides = {}, {}
+    results: dict[str, nccl.SideResult] = {}
+    sides: dict[str, SideStatus] = {}
     for k, side in enumerate(args.sides):
         left = args.sides[k:]
         timeout = (deadline - time.monotonic()) / len(left) if deadline else 3600
@@ -168,7 +214,7 @@ def run(args):
             continue
         results[side] = result
         sides[side] = {"status": result.status, "versions": result.versions, "report": result.report[-4000:]}
-    report = {
+    report: TableReport = {
         "date": time.strftime("%Y-%m-%d"),
         "gpus": n,
         "machine": harness.machine(),
@@ -180,7 +226,7 @@ def run(args):
     return report
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gpukit.bench.nccl_table", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sides", nargs="+", choices=list(nccl.SIDES), default=list(nccl.SIDES))
     parser.add_argument("--collectives", nargs="+", choices=nccl.COLLECTIVES, default=nccl.COLLECTIVES)

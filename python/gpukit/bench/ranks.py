@@ -9,6 +9,8 @@ the rank's GPU on its node, so ``gpukit.nccl.from_mpi(world)`` runs the same und
 NCCL benchmarks (bench/nccl.py) and the multi-process tests start their ranks here.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import os
 import pickle
@@ -17,6 +19,10 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
 
 RENDEZVOUS = "GPUKIT_RENDEZVOUS"
 RANK = "GPUKIT_RANK"
@@ -27,6 +33,16 @@ WORLD_SIZE = "GPUKIT_WORLD_SIZE"
 MPI_AS_ROOT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
+class Comm(Protocol):
+    """What world() returns: mpi4py's communicator or a FileComm, as far as the ranks use it."""
+
+    def Get_rank(self) -> int: ...  # noqa: N802 (mpi4py's names)
+    def Get_size(self) -> int: ...  # noqa: N802
+    def bcast(self, obj: T, root: int = 0) -> T: ...
+    def allgather(self, obj: T) -> list[T]: ...
+    def barrier(self) -> None: ...
+
+
 class FileComm:
     """The part of mpi4py's communicator that bootstrapping NCCL needs (``Get_rank``,
     ``Get_size``, ``bcast``, ``allgather``, ``barrier``), over pickles in a directory that
@@ -34,49 +50,50 @@ class FileComm:
     as with MPI. A rank that waits longer than ``timeout`` seconds for another raises
     TimeoutError naming what it waited for."""
 
-    def __init__(self, directory, rank, size, timeout=300.0):
+    def __init__(self, directory: str, rank: int, size: int, timeout: float = 300.0) -> None:
         if not 0 <= rank < size:
             raise ValueError(f"rank {rank} is outside [0, {size})")
         self.directory, self.rank, self.size, self.timeout = directory, rank, size, timeout
         self._calls = 0
 
-    def Get_rank(self):  # noqa: N802 (mpi4py's names)
+    def Get_rank(self) -> int:  # noqa: N802 (mpi4py's names)
         return self.rank
 
-    def Get_size(self):  # noqa: N802
+    def Get_size(self) -> int:  # noqa: N802
         return self.size
 
-    def bcast(self, obj, root=0):
+    def bcast(self, obj: T, root: int = 0) -> T:
         path = self._path(self._next_call(), "bcast", root)
         if self.rank == root:
             self._write(path, obj)
             return obj
-        return self._read(path, f"rank {root}'s broadcast")
+        sent: T = self._read(path, f"rank {root}'s broadcast")  # what rank `root` passed
+        return sent
 
-    def allgather(self, obj):
+    def allgather(self, obj: T) -> list[T]:
         call = self._next_call()
         self._write(self._path(call, "gather", self.rank), obj)
         return [self._read(self._path(call, "gather", r), f"rank {r}'s part of an allgather") for r in range(self.size)]
 
-    def barrier(self):
+    def barrier(self) -> None:
         self.allgather(None)
 
-    def _next_call(self):
+    def _next_call(self) -> int:
         """The number of this call: every rank counts its calls alike, which keeps the files
         of successive calls apart."""
         self._calls += 1
         return self._calls
 
-    def _path(self, call, kind, rank):
+    def _path(self, call: int, kind: str, rank: int) -> str:
         return os.path.join(self.directory, f"{call:06d}-{kind}-{rank}.pickle")
 
-    def _write(self, path, obj):
+    def _write(self, path: str, obj: object) -> None:
         partial = f"{path}.{os.getpid()}.partial"
         with open(partial, "wb") as f:
             pickle.dump(obj, f)
         os.replace(partial, path)  # readers never see half a file
 
-    def _read(self, path, what):
+    def _read(self, path: str, what: str) -> Any:  # the object another rank wrote
         deadline = time.monotonic() + self.timeout
         pause = 0.001
         while not os.path.exists(path):
@@ -90,7 +107,7 @@ class FileComm:
             return pickle.load(f)
 
 
-def under_mpi():
+def under_mpi() -> bool:
     """Whether this process was started by an MPI launcher (Open MPI, MPICH / Hydra, Intel
     MPI, Slurm's PMI) rather than by launch()'s own processes or by hand."""
     if os.environ.get(RENDEZVOUS):
@@ -98,11 +115,11 @@ def under_mpi():
     return any(os.environ.get(v) for v in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"))
 
 
-def world():
+def world() -> tuple[Comm, int]:
     """(communicator, GPU of this rank on its node) for a rank started by launch() or by an
     MPI launcher; a one-rank FileComm for a process started by hand."""
     if under_mpi():
-        from mpi4py import MPI
+        from mpi4py import MPI  # type: ignore[import-not-found]  # optional, and has no type information
 
         comm = MPI.COMM_WORLD
         local = comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()
@@ -110,11 +127,11 @@ def world():
     directory = os.environ.get(RENDEZVOUS)
     if not directory:
         return FileComm(tempfile.mkdtemp(prefix="gpukit-rank-"), 0, 1), 0
-    rank = int(os.environ.get(RANK))
-    return FileComm(directory, rank, int(os.environ.get(WORLD_SIZE))), rank
+    rank = int(os.environ[RANK])
+    return FileComm(directory, rank, int(os.environ[WORLD_SIZE])), rank
 
 
-def mpi_launcher():
+def mpi_launcher() -> str | None:
     """The path of ``mpiexec`` (else ``mpirun``) on PATH, or None."""
     return shutil.which("mpiexec") or shutil.which("mpirun")
 
@@ -125,15 +142,15 @@ class Launch:
     status (one process, mpiexec, under MPI), its output, and whether the time ran out."""
 
     launcher: str
-    returncodes: list
-    outputs: list
+    returncodes: list[int]
+    outputs: list[str]
     timed_out: bool
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return not self.timed_out and all(code == 0 for code in self.returncodes)
 
-    def describe(self, tail=2000):
+    def describe(self, tail: int = 2000) -> str:
         """A report for an error message: how it ended and the end of each output."""
         ending = "timed out" if self.timed_out else f"exit status {self.returncodes}"
         parts = [f"{self.launcher}: {ending}"]
@@ -142,7 +159,7 @@ class Launch:
         return "\n".join(parts)
 
 
-def _die_with_the_launcher():
+def _die_with_the_launcher() -> None:
     """In a rank, before its program starts: be killed when the launcher dies, so that a
     launcher killed at a time limit (its ranks are in sessions of their own, out of reach of
     the signal) leaves no rank behind holding a GPU (Linux's PR_SET_PDEATHSIG)."""
@@ -152,7 +169,14 @@ def _die_with_the_launcher():
     ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
-def launch(argv, nranks, timeout, use_mpi=False, env=None, mpiexec=None):
+def launch(
+    argv: Sequence[str],
+    nranks: int,
+    timeout: float,
+    use_mpi: bool = False,
+    env: Mapping[str, str] | None = None,
+    mpiexec: str | None = None,
+) -> Launch:
     """Runs the command ``argv`` as ``nranks`` ranks, waiting at most ``timeout`` seconds for
     all of them; a Launch. Under MPI (``use_mpi``) one ``mpiexec -n nranks argv`` does it
     (``mpiexec``: the launcher's path, default mpi_launcher()); else one process per rank,
@@ -220,7 +244,7 @@ FORWARDED = ("PATH", "LD_LIBRARY_PATH", "PYTHONPATH")
 FORWARDED_PREFIXES = ("NCCL_", "GPUKIT_", "CUDA_", "TORCH_", "NVSHMEM_", "MPI4PY_")
 
 
-def _forwarded(mpiexec, env):
+def _forwarded(mpiexec: str, env: Mapping[str, str]) -> list[str]:
     """`-x NAME` for each variable Open MPI's launcher must pass on; nothing for others."""
     try:
         version = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=60)
@@ -232,7 +256,7 @@ def _forwarded(mpiexec, env):
     return [arg for n in names for arg in ("-x", n)]
 
 
-def mpi_cuda_support():
+def mpi_cuda_support() -> bool | None:
     """Whether the MPI library this process has loaded moves device memory itself (CUDA-aware):
     True or False by the library's own query (Open MPI's MPIX_Query_cuda_support, MPICH's
     MPIX_GPU_query_support), None when it has neither or none is loaded. Call it after
@@ -254,7 +278,7 @@ def mpi_cuda_support():
     return None
 
 
-def _loaded_libmpi():
+def _loaded_libmpi() -> str | None:
     """The file of the libmpi this process has loaded, or None."""
     try:
         with open("/proc/self/maps") as maps:
@@ -267,7 +291,7 @@ def _loaded_libmpi():
     return None
 
 
-def mpi_summary():
+def mpi_summary() -> list[str]:
     """What MPI this machine offers, as lines of text: the launcher on PATH, whether mpi4py
     imports (and why not), the MPI library it loaded, its version and CUDA awareness. Imports
     mpi4py.MPI, which initialises MPI: run it in a process of its own."""

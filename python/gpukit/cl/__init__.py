@@ -5,13 +5,19 @@ events, with PyOpenCL's names so that code ports by changing the import.
 ``gpukit.cl.RuntimeError`` naming libOpenCL.so.1.
 """
 
+from __future__ import annotations
+
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, SupportsIndex
 
 from gpukit._gpukit import cl as _cl
 from gpukit.cl import _host_views, _images, _svm
 from gpukit.cl._constants import constant_class as _constant_class
+
+if TYPE_CHECKING:
+    from gpukit.cl._host_views import HostBuffer
 
 Error = _cl.Error
 LogicError = _cl.LogicError
@@ -195,7 +201,15 @@ __all__ = [
 ]
 
 
-def enqueue_fill(queue: CommandQueue, dest, pattern, size: int, *, offset: int = 0, wait_for=None) -> Event:
+def enqueue_fill(
+    queue: CommandQueue,
+    dest: Buffer | SVMPointer,
+    pattern: HostBuffer,
+    size: SupportsIndex,
+    *,
+    offset: SupportsIndex = 0,
+    wait_for: Iterable[Event] | None = None,
+) -> Event:
     """Fill `size` bytes of `dest` (a Buffer, from `offset`, or SVM, from its start) with copies
     of `pattern`, as PyOpenCL's."""
     if isinstance(dest, Buffer):

@@ -5,13 +5,21 @@ outside its program. The script defines ``main()``, which makes a context with
 ``create_some_context()``, runs the call, waits for it, and returns the queue and the
 arguments (so that a caller can read the buffers back)."""
 
+from __future__ import annotations
+
 import base64
 import os
 import zlib
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, SupportsIndex, cast
 
 import numpy as np
 
 from gpukit._gpukit import cl as _cl
+
+if TYPE_CHECKING:
+    from _typeshed import StrOrBytesPath, SupportsWrite
+    from numpy.typing import NDArray
 
 _PROGRAM_SOURCE = dict(_cl._info_parameters["program_info"])["SOURCE"]
 _BUILD_OPTIONS = dict(_cl._info_parameters["program_build_info"])["OPTIONS"]
@@ -31,15 +39,15 @@ def _data(text):
 '''
 
 
-def _blob(data):
+def _blob(data: NDArray[np.uint8] | bytes) -> str:
     return base64.b64encode(zlib.compress(bytes(data))).decode("ascii")
 
 
-def _dtype_text(dtype):
+def _dtype_text(dtype: np.dtype[Any]) -> str:
     return repr(dtype.descr) if dtype.fields else repr(dtype.str)
 
 
-def _argument(queue, index, arg):
+def _argument(queue: _cl.CommandQueue, index: int, arg: object) -> tuple[str | None, str]:
     """(setup line or None, expression) of argument `index` in the script."""
     if arg is None:
         return None, "None"
@@ -63,28 +71,28 @@ def _argument(queue, index, arg):
     )
 
 
-def _sizes(value):
+def _sizes(value: SupportsIndex | Sequence[SupportsIndex] | None) -> tuple[int, ...] | None:
     return None if value is None else tuple(int(v) for v in (value if np.iterable(value) else (value,)))
 
 
 def capture_call(
-    self,
-    output_file,
-    queue,
-    global_size,
-    local_size,
-    *args,
-    wait_for=None,
-    g_times_l=False,
-    allow_empty_ndrange=False,
-    global_offset=None,
-):
+    self: _cl.Kernel,
+    output_file: StrOrBytesPath | SupportsWrite[str],
+    queue: _cl.CommandQueue,
+    global_size: SupportsIndex | Sequence[SupportsIndex],
+    local_size: SupportsIndex | Sequence[SupportsIndex] | None,
+    *args: object,
+    wait_for: Iterable[_cl.Event] | None = None,
+    g_times_l: bool = False,
+    allow_empty_ndrange: bool = False,
+    global_offset: SupportsIndex | Sequence[SupportsIndex] | None = None,
+) -> None:
     """Write to `output_file` (a path or a text file) a Python script that replays
     ``self(queue, global_size, local_size, *args, ...)``; the call itself is not run. Buffers
     are read after `wait_for`, so the script holds their contents as the call would see them."""
     if wait_for:
         _cl.wait_for_events(wait_for)
-    program = self.program
+    program = cast(_cl.Program, self.program)  # a Program (the stub types Kernel.program as object)
     source = program.get_info(_PROGRAM_SOURCE)
     if not source:
         raise _cl.LogicError(

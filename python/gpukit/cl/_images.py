@@ -2,13 +2,23 @@
 image of a numpy array's pixels (the array's last axis as channels, or a cltypes vector
 dtype's components; numpy's (rows, columns) as the image's (height, width))."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, SupportsIndex
+
 import numpy as np
 
 from gpukit._gpukit import cl as _cl
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from gpukit.cl._host_views import HostBuffer
+
 # The channel type of each element dtype, plain and normalised (norm_int=True: integers read
 # as floats in [0, 1] or [-1, 1]).
-_CHANNEL_TYPES = {
+_CHANNEL_TYPES: dict[np.dtype[Any], str] = {
     np.dtype(np.float32): "FLOAT",
     np.dtype(np.float16): "HALF_FLOAT",
     np.dtype(np.int8): "SIGNED_INT8",
@@ -18,7 +28,7 @@ _CHANNEL_TYPES = {
     np.dtype(np.int32): "SIGNED_INT32",
     np.dtype(np.uint32): "UNSIGNED_INT32",
 }
-_NORMALISED_CHANNEL_TYPES = {
+_NORMALISED_CHANNEL_TYPES: dict[np.dtype[Any], str] = {
     np.dtype(np.int8): "SNORM_INT8",
     np.dtype(np.uint8): "UNORM_INT8",
     np.dtype(np.int16): "SNORM_INT16",
@@ -28,20 +38,22 @@ _ORDERS = {1: "R", 2: "RG", 3: "RGB", 4: "RGBA"}
 
 
 def create_image(
-    context,
-    flags,
-    format,
-    shape=None,
-    pitches=None,
-    hostbuf=None,
-    is_array=False,  # noqa: A002
-    buffer=None,
-):
+    context: _cl.Context,
+    flags: int,
+    format: _cl.ImageFormat,
+    shape: Sequence[SupportsIndex] | None = None,
+    pitches: Sequence[SupportsIndex] | None = None,
+    hostbuf: HostBuffer | None = None,
+    is_array: bool = False,  # noqa: A002
+    buffer: _cl.Buffer | None = None,
+) -> _cl.Image:
     """An Image (PyOpenCL's preferred spelling of the Image constructor, with its arguments)."""
     return _cl.Image(context, flags, format, shape, pitches, hostbuf, is_array, buffer)
 
 
-def image_from_array(ctx, ary, num_channels=None, mode="r", norm_int=False):
+def image_from_array(
+    ctx: _cl.Context, ary: ArrayLike, num_channels: int | None = None, mode: str = "r", norm_int: bool = False
+) -> _cl.Image:
     """A read-only (mode "r") or write-only ("w") Image holding a copy of the C-contiguous
     array `ary`: with `num_channels` of 2 to 4, its last axis holds the channels; without, a
     cltypes vector dtype's components are the channels, else there is one. The image's

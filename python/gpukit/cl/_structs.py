@@ -4,10 +4,18 @@ each field, so that arrays of the returned dtype and the struct share their layo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
-def _field_declaration(name, field_dtype, dtype_to_ctype):
+    from gpukit.cl import Context, Device
+
+
+def _field_declaration(name: str, field_dtype: np.dtype[Any], dtype_to_ctype: Callable[[np.dtype[Any]], str]) -> str:
     """`float x` or, for a subarray field, `float x[3][2]`."""
     if field_dtype.subdtype is not None:
         base, shape = field_dtype.subdtype
@@ -15,7 +23,9 @@ def _field_declaration(name, field_dtype, dtype_to_ctype):
     return f"{dtype_to_ctype(field_dtype)} {name}"
 
 
-def match_dtype_to_c_struct(device, name, dtype, context=None):
+def match_dtype_to_c_struct(
+    device: Device, name: str, dtype: DTypeLike, context: Context | None = None
+) -> tuple[np.dtype[Any], str]:
     """``(dtype, c_decl)``: ``c_decl`` declares the struct type `name` with `dtype`'s fields in
     order of their offsets (their types by ``dtype_to_ctype``: registered structs may be
     fields), and the returned dtype has the fields at the offsets, and the size, the device's

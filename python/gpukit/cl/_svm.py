@@ -3,13 +3,32 @@
 for host access (``map``, ``map_ro``, ``map_rw`` of SVM and SVMAllocation, giving an SVMMap),
 and ``as_buffer``."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, SupportsIndex
+
 import numpy as np
 
 from gpukit._gpukit import cl as _cl
 from gpukit.cl._host_views import _layout, array_over
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike, NDArray
 
-def svm_empty(ctx, flags, shape, dtype, order="C", alignment=None, queue=None):
+    # svm_empty's arguments after flags: ctx, shape, dtype, order, alignment.
+    _EmptyFunction = Callable[[_cl.Context, tuple[int, ...], np.dtype[Any], str, SupportsIndex | None], NDArray[Any]]
+
+
+def svm_empty(
+    ctx: _cl.Context,
+    flags: int,
+    shape: SupportsIndex | Sequence[SupportsIndex],
+    dtype: DTypeLike,
+    order: str = "C",
+    alignment: SupportsIndex | None = None,
+    queue: _cl.CommandQueue | None = None,
+) -> NDArray[Any]:
     """A numpy array of `shape` and `dtype` over new SVM of `ctx` (svm_mem_flags `flags`),
     as PyOpenCL's; ``.base`` is the SVMAllocation. Coarse-grained SVM may be read and written
     on the host only while mapped (``SVM(ary).map_rw(queue)``)."""
@@ -19,36 +38,54 @@ def svm_empty(ctx, flags, shape, dtype, order="C", alignment=None, queue=None):
     return array_over(allocation, allocation.svm_ptr, dtype, layout)
 
 
-def csvm_empty(ctx, shape, dtype, order="C", alignment=None, queue=None):
+def csvm_empty(
+    ctx: _cl.Context,
+    shape: SupportsIndex | Sequence[SupportsIndex],
+    dtype: DTypeLike,
+    order: str = "C",
+    alignment: SupportsIndex | None = None,
+    queue: _cl.CommandQueue | None = None,
+) -> NDArray[Any]:
     """svm_empty of coarse-grained READ_WRITE SVM."""
     return svm_empty(ctx, _cl.svm_mem_flags.READ_WRITE, shape, dtype, order, alignment, queue)
 
 
-def fsvm_empty(ctx, shape, dtype, order="C", alignment=None, queue=None):
+def fsvm_empty(
+    ctx: _cl.Context,
+    shape: SupportsIndex | Sequence[SupportsIndex],
+    dtype: DTypeLike,
+    order: str = "C",
+    alignment: SupportsIndex | None = None,
+    queue: _cl.CommandQueue | None = None,
+) -> NDArray[Any]:
     """svm_empty of fine-grained READ_WRITE SVM, which the host may use at any time."""
     flags = _cl.svm_mem_flags.READ_WRITE | _cl.svm_mem_flags.SVM_FINE_GRAIN_BUFFER
     return svm_empty(ctx, flags, shape, dtype, order, alignment, queue)
 
 
-def _like(function, ctx, ary, alignment):
+def _like(
+    function: _EmptyFunction, ctx: _cl.Context, ary: NDArray[Any], alignment: SupportsIndex | None
+) -> NDArray[Any]:
     order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
     return function(ctx, ary.shape, ary.dtype, order, alignment)
 
 
-def svm_empty_like(ctx, flags, ary, alignment=None):
+def svm_empty_like(
+    ctx: _cl.Context, flags: int, ary: NDArray[Any], alignment: SupportsIndex | None = None
+) -> NDArray[Any]:
     """svm_empty of `ary`'s shape, dtype and order."""
     return _like(lambda c, *rest: svm_empty(c, flags, *rest), ctx, ary, alignment)
 
 
-def csvm_empty_like(ctx, ary, alignment=None):
+def csvm_empty_like(ctx: _cl.Context, ary: NDArray[Any], alignment: SupportsIndex | None = None) -> NDArray[Any]:
     return _like(csvm_empty, ctx, ary, alignment)
 
 
-def fsvm_empty_like(ctx, ary, alignment=None):
+def fsvm_empty_like(ctx: _cl.Context, ary: NDArray[Any], alignment: SupportsIndex | None = None) -> NDArray[Any]:
     return _like(fsvm_empty, ctx, ary, alignment)
 
 
-def svm_owner_and_range(mem):
+def svm_owner_and_range(mem: object) -> tuple[_cl.SVMPointer, int, int]:
     """(owner, address, bytes) that SVM(mem) stands for: `mem` itself when it is SVM, else the
     SVM (SVMAllocation, PooledSVM) a contiguous numpy array `mem` is a view of."""
     if isinstance(mem, _cl.SVMPointer):
@@ -60,7 +97,7 @@ def svm_owner_and_range(mem):
         )
     if not (mem.flags.c_contiguous or mem.flags.f_contiguous):
         raise ValueError("SVM(mem): the array must be contiguous")
-    base = mem.base
+    base: object = mem.base
     while base is not None and not isinstance(base, _cl.SVMPointer):
         base = getattr(base, "base", None)
     if base is None:
@@ -75,16 +112,21 @@ class SVMMap:
     """SVM mapped for host access: ``array`` is the host's view; ``release()`` (or leaving the
     ``with`` block) unmaps it, after which the host must not touch coarse-grained SVM."""
 
-    def __init__(self, svm, array, queue, event):
+    array: NDArray[Any]
+    event: _cl.Event
+    _svm: _cl.SVMPointer | None
+    _queue: _cl.CommandQueue
+
+    def __init__(self, svm: _cl.SVMPointer, array: NDArray[Any], queue: _cl.CommandQueue, event: _cl.Event) -> None:
         self._svm, self.array, self._queue, self.event = svm, array, queue, event
 
-    def __enter__(self):
+    def __enter__(self) -> NDArray[Any]:
         return self.array
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
-    def release(self, queue=None, wait_for=None):
+    def release(self, queue: _cl.CommandQueue | None = None, wait_for: Iterable[_cl.Event] | None = None) -> _cl.Event:
         """Unmap on `queue` (the mapping queue when None) after `wait_for`; an Event."""
         if self._svm is None:
             raise _cl.LogicError("SVMMap.release: already released")

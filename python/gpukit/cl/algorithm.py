@@ -12,13 +12,28 @@ least-significant-digit-first radix sort, one scan per ``bits_at_a_time`` key bi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from gpukit import cl
-from gpukit.cl.array import Array, empty, zeros
+from gpukit.cl.array import _NO_QUEUE, Array, empty, zeros
 from gpukit.cl.elementwise import _parse_arguments
 from gpukit.cl.scan import GenericScanKernel
 from gpukit.cl.tools import ScalarArg, VectorArg, dtype_to_ctype
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import SupportsIndex, TypeAlias
+
+    import numpy.typing as npt
+
+    from gpukit._gpukit.cl import Buffer, CommandQueue, Context, Device, Event, SVMPointer
+    from gpukit.cl.array import _Allocator, _Int, _Scalar, _WaitList
+    from gpukit.cl.elementwise import _Arguments, _Options
+
+    #: PyOpenCL's extra_args: (name, value) pairs, each value an Array or a numpy scalar.
+    _ExtraArgs: TypeAlias = Iterable[tuple[str, Array | np.generic[Any]]] | None
 
 __all__ = [
     "BuiltList",
@@ -32,9 +47,13 @@ __all__ = [
 ]
 
 
-def _extra_args(extra_args):
+def _extra_args(
+    extra_args: _ExtraArgs,
+) -> tuple[tuple[str, ...], tuple[Array | np.generic[Any], ...], list[Event]]:
     """(declarations, values, events) of PyOpenCL's extra_args: (name, Array or numpy scalar)."""
-    declarations, values, events = [], [], []
+    declarations: list[str] = []
+    values: list[Array | np.generic[Any]] = []
+    events: list[Event] = []
     for name, value in extra_args or []:
         if isinstance(value, Array):
             declarations.append(f"__global {dtype_to_ctype(value.dtype)} *{name}")
@@ -48,7 +67,15 @@ def _extra_args(extra_args):
     return tuple(declarations), tuple(values), events
 
 
-def _counting_scan(context, arguments, input_expr, output_statement, count_dtype, preamble, fetches=()):
+def _counting_scan(
+    context: Context,
+    arguments: str,
+    input_expr: str,
+    output_statement: str,
+    count_dtype: np.dtype[Any],
+    preamble: str,
+    fetches: Iterable[tuple[str, str, int]] = (),
+) -> GenericScanKernel:
     """A scan counting where input_expr holds (an item_t/scan_t kernel of PyOpenCL's templates);
     made again on each call, it finds the programs built before (scan.py keeps the specs)."""
     return GenericScanKernel(
@@ -64,13 +91,22 @@ def _counting_scan(context, arguments, input_expr, output_statement, count_dtype
     )
 
 
-def _count_dtype(ary):
+def _count_dtype(ary: Array) -> np.dtype[Any]:
     return np.dtype(np.uint64 if ary.size > np.iinfo(np.uint32).max else np.uint32)
 
 
 def _run_counting(
-    ary, arrays, extra_args, wait_for, queue, arguments, input_expr, output_statement, preamble, fetches=()
-):
+    ary: Array,
+    arrays: Sequence[Array],
+    extra_args: _ExtraArgs,
+    wait_for: _WaitList,
+    queue: CommandQueue | None,
+    arguments: str,
+    input_expr: str,
+    output_statement: str,
+    preamble: str,
+    fetches: Iterable[tuple[str, str, int]] = (),
+) -> tuple[Array, Event]:
     """Builds (or finds) the scan and runs it over ary, the result arrays and the extra args;
     returns (count, event)."""
     declarations, values, events = _extra_args(extra_args)
@@ -78,6 +114,8 @@ def _run_counting(
     item, scan = dtype_to_ctype(ary.dtype), dtype_to_ctype(count_dtype)
     signature = ", ".join([arguments.format(item_t=item, scan_t=scan), *declarations])
     knl = _counting_scan(ary.context, signature, input_expr, output_statement, count_dtype, preamble, fetches)
+    if ary.queue is None:
+        raise ValueError(_NO_QUEUE)
     count = empty(ary.queue, (), count_dtype, allocator=ary.allocator)
     if ary.size == 0:
         count.fill(0)
@@ -85,7 +123,14 @@ def _run_counting(
     return count, evt
 
 
-def copy_if(ary, predicate, extra_args=None, preamble="", queue=None, wait_for=None):
+def copy_if(
+    ary: Array,
+    predicate: str,
+    extra_args: _ExtraArgs = None,
+    preamble: str = "",
+    queue: CommandQueue | None = None,
+    wait_for: _WaitList = None,
+) -> tuple[Array, Array, Event]:
     """(out, count, event): the elements of ary where the C expression `predicate` (of ary[i])
     holds, in order, in the first count.get() elements of out (as long as ary)."""
     out = ary._new_like_me()
@@ -103,12 +148,26 @@ def copy_if(ary, predicate, extra_args=None, preamble="", queue=None, wait_for=N
     return out, count, evt
 
 
-def remove_if(ary, predicate, extra_args=None, preamble="", queue=None, wait_for=None):
+def remove_if(
+    ary: Array,
+    predicate: str,
+    extra_args: _ExtraArgs = None,
+    preamble: str = "",
+    queue: CommandQueue | None = None,
+    wait_for: _WaitList = None,
+) -> tuple[Array, Array, Event]:
     """copy_if of the elements where `predicate` does not hold."""
     return copy_if(ary, f"!({predicate})", extra_args=extra_args, preamble=preamble, queue=queue, wait_for=wait_for)
 
 
-def partition(ary, predicate, extra_args=None, preamble="", queue=None, wait_for=None):
+def partition(
+    ary: Array,
+    predicate: str,
+    extra_args: _ExtraArgs = None,
+    preamble: str = "",
+    queue: CommandQueue | None = None,
+    wait_for: _WaitList = None,
+) -> tuple[Array, Array, Array, Event]:
     """(out_true, out_false, count_true, event): the elements where `predicate` holds, then
     (in out_false) the others, each in order."""
     out_true, out_false = ary._new_like_me(), ary._new_like_me()
@@ -128,7 +187,14 @@ def partition(ary, predicate, extra_args=None, preamble="", queue=None, wait_for
     return out_true, out_false, count, evt
 
 
-def unique(ary, is_equal_expr="a == b", extra_args=None, preamble="", queue=None, wait_for=None):
+def unique(
+    ary: Array,
+    is_equal_expr: str = "a == b",
+    extra_args: _ExtraArgs = None,
+    preamble: str = "",
+    queue: CommandQueue | None = None,
+    wait_for: _WaitList = None,
+) -> tuple[Array, Array, Event]:
     """(out, count, event): the elements that differ from their predecessor by the C
     expression `is_equal_expr` of a and b (uniq; usually of a sorted array)."""
     out = ary._new_like_me()
@@ -153,18 +219,21 @@ class RadixSort:
     sorts the arrays named in sort_arg_names by the unsigned key `key_expr` (of i and the
     arguments), stably, `bits_at_a_time` key bits (1 to 4) per scan."""
 
+    index_dtype: np.dtype[Any]
+    key_dtype: np.dtype[Any]
+
     def __init__(
         self,
-        context,
-        arguments,
-        key_expr,
-        sort_arg_names,
-        bits_at_a_time=2,
-        index_dtype=np.int32,
-        key_dtype=np.uint32,
-        scan_kernel=GenericScanKernel,
-        options=None,
-    ):
+        context: Context,
+        arguments: _Arguments,
+        key_expr: str,
+        sort_arg_names: Iterable[str],
+        bits_at_a_time: SupportsIndex = 2,
+        index_dtype: npt.DTypeLike = np.int32,
+        key_dtype: npt.DTypeLike = np.uint32,
+        scan_kernel: type[GenericScanKernel] = GenericScanKernel,
+        options: _Options = None,
+    ) -> None:
         self.context = context
         self.arguments = _parse_arguments(arguments, "RadixSort")
         self.sort_arg_names = list(sort_arg_names)
@@ -225,7 +294,15 @@ class RadixSort:
             preamble=preamble,
         )
 
-    def __call__(self, *args, queue=None, allocator=None, key_bits=None, wait_for=None, **kwargs):
+    def __call__(
+        self,
+        *args: Array | _Scalar,
+        queue: CommandQueue | None = None,
+        allocator: _Allocator | None = None,
+        key_bits: SupportsIndex | None = None,
+        wait_for: _WaitList = None,
+        **kwargs: object,
+    ) -> tuple[tuple[Array, ...], Event | None]:
         if kwargs:
             raise TypeError(f"invalid keyword arguments: {set(kwargs)}")
         if len(args) != len(self.arguments):
@@ -234,7 +311,14 @@ class RadixSort:
         if not 0 <= key_bits <= self.key_dtype.itemsize * 8:
             raise ValueError(f"key_bits must be in [0, {self.key_dtype.itemsize * 8}], got {key_bits}")
         first_array = args[self.first_array_arg_idx]
+        if not isinstance(first_array, Array):
+            raise TypeError(
+                f"the argument {self.arguments[self.first_array_arg_idx][0]} must be an Array, "
+                f"got {type(first_array).__name__}"
+            )
         queue = queue or first_array.queue
+        if queue is None:
+            raise ValueError(_NO_QUEUE)
         allocator = allocator or first_array.allocator
         n = first_array.size
         current = list(args)
@@ -252,7 +336,8 @@ class RadixSort:
                 next(replacements) if name in self.sort_arg_names else arg
                 for (name, _, _), arg in zip(self.arguments, current)
             ]
-        by_name = {name: arg for (name, _, _), arg in zip(self.arguments, current)}
+        # (the sorted arguments are Arrays: the scan takes no other)
+        by_name = {name: arg for (name, _, _), arg in zip(self.arguments, current) if isinstance(arg, Array)}
         return tuple(by_name[name] for name in self.sort_arg_names), evt
 
 
@@ -261,17 +346,24 @@ class KeyValueSorter:
     wait_for=None)`` returns (starts, lists, event): lists holds values ordered by their keys
     (each below nkeys), and the values of key k are lists[starts[k]:starts[k + 1]]."""
 
-    def __init__(self, context):
+    def __init__(self, context: Context) -> None:
         self.context = context
-        self._made = {}  # (key, value, starts dtype) -> the three kernels
+        # (key, value, starts dtype) -> the three kernels
+        self._made: dict[
+            tuple[np.dtype[Any], np.dtype[Any], np.dtype[Any]], tuple[RadixSort, GenericScanKernel, GenericScanKernel]
+        ] = {}
 
-    def _kernels(self, key_dtype, value_dtype, starts_dtype):
+    def _kernels(
+        self, key_dtype: np.dtype[Any], value_dtype: np.dtype[Any], starts_dtype: np.dtype[Any]
+    ) -> tuple[RadixSort, GenericScanKernel, GenericScanKernel]:
         found = self._made.get((key_dtype, value_dtype, starts_dtype))
         if found is None:
             found = self._made[key_dtype, value_dtype, starts_dtype] = self._make(key_dtype, value_dtype, starts_dtype)
         return found
 
-    def _make(self, key_dtype, value_dtype, starts_dtype):
+    def _make(
+        self, key_dtype: np.dtype[Any], value_dtype: np.dtype[Any], starts_dtype: np.dtype[Any]
+    ) -> tuple[RadixSort, GenericScanKernel, GenericScanKernel]:
         by_key = RadixSort(
             self.context,
             [VectorArg(value_dtype, "values"), VectorArg(key_dtype, "keys")],
@@ -303,7 +395,16 @@ class KeyValueSorter:
         )
         return by_key, start_finder, backwards_min
 
-    def __call__(self, queue, keys, values, nkeys, starts_dtype, allocator=None, wait_for=None):
+    def __call__(
+        self,
+        queue: CommandQueue,
+        keys: Array,
+        values: Array,
+        nkeys: _Int,
+        starts_dtype: npt.DTypeLike,
+        allocator: _Allocator | None = None,
+        wait_for: _WaitList = None,
+    ) -> tuple[Array, Array, Event]:
         allocator = allocator or values.allocator
         starts_dtype = np.dtype(starts_dtype)
         by_key, start_finder, backwards_min = self._kernels(keys.dtype, values.dtype, starts_dtype)
@@ -324,13 +425,13 @@ class BuiltList:
 
     def __init__(
         self,
-        count=None,
-        starts=None,
-        lists=None,
-        num_nonempty_lists=None,
-        nonempty_indices=None,
-        compressed_indices=None,
-    ):
+        count: int | None = None,
+        starts: Array | None = None,
+        lists: Array | None = None,
+        num_nonempty_lists: int | None = None,
+        nonempty_indices: Array | None = None,
+        compressed_indices: Array | None = None,
+    ) -> None:
         self.count = count
         self.starts = starts
         self.lists = lists
@@ -350,19 +451,19 @@ class ListOfListsBuilder:
 
     def __init__(
         self,
-        context,
-        list_names_and_dtypes,
-        generate_template,
-        arg_decls,
-        count_sharing=None,
-        devices=None,
-        name_prefix="plb_build_list",
-        options=None,
-        preamble="",
-        debug=False,
-        complex_kernel=False,
-        eliminate_empty_output_lists=False,
-    ):
+        context: Context,
+        list_names_and_dtypes: Iterable[tuple[str, npt.DTypeLike]],
+        generate_template: str,
+        arg_decls: _Arguments,
+        count_sharing: Mapping[str, str] | None = None,
+        devices: Sequence[Device] | None = None,
+        name_prefix: str = "plb_build_list",
+        options: _Options = None,
+        preamble: str = "",
+        debug: bool = False,
+        complex_kernel: bool = False,
+        eliminate_empty_output_lists: bool | Iterable[str] = False,
+    ) -> None:
         if devices is not None and list(devices) != list(context.devices):
             raise NotImplementedError(
                 "ListOfListsBuilder: devices= other than the context's is not supported by gpukit.cl yet"
@@ -387,9 +488,13 @@ class ListOfListsBuilder:
         for child, mother in self.count_sharing.items():
             if child not in names or mother not in names:
                 raise ValueError(f"count_sharing names lists that are not built: {child!r}, {mother!r}")
-        self._kernels = {}  # (index dtype, omitted lists) -> (count scans, write scan, compress scan)
+        # (index dtype, omitted lists) -> (count scans, write scan, compress scan)
+        self._kernels: dict[
+            tuple[np.dtype[Any], tuple[str, ...]],
+            tuple[dict[str, GenericScanKernel], GenericScanKernel, GenericScanKernel],
+        ] = {}
 
-    def _user(self):
+    def _user(self) -> tuple[str, str]:
         """USER_ARG_DECL and USER_ARGS."""
         decl = "".join(
             f"__global {dtype_to_ctype(t)} *{name}, " if kind != "scalar" else f"{dtype_to_ctype(t)} {name}, "
@@ -397,7 +502,9 @@ class ListOfListsBuilder:
         )
         return decl, "".join(f"{name}, " for name, _, _ in self.arg_decls)
 
-    def _make(self, index_dtype, omitted):
+    def _make(
+        self, index_dtype: np.dtype[Any], omitted: tuple[str, ...]
+    ) -> tuple[dict[str, GenericScanKernel], GenericScanKernel, GenericScanKernel]:
         index = dtype_to_ctype(index_dtype)
         user_decl, user_args = self._user()
         counted = [
@@ -421,7 +528,7 @@ class ListOfListsBuilder:
             + self.generate_template
             + "\n"
         )
-        count_scans = {}
+        count_scans: dict[str, GenericScanKernel] = {}
         for name in counted:
             counters = "".join(f"index_type plb_c_{other} = 0; " for other, _ in self.list_names_and_dtypes)
             pointers = "".join(f"&plb_c_{other}, " for other, _ in self.list_names_and_dtypes)
@@ -501,7 +608,16 @@ class ListOfListsBuilder:
         )
         return count_scans, write_scan, compress
 
-    def __call__(self, queue, n_objects, *args, allocator=None, omit_lists=None, wait_for=None, **kwargs):
+    def __call__(
+        self,
+        queue: CommandQueue,
+        n_objects: int,
+        *args: Array | Buffer | SVMPointer | _Scalar,
+        allocator: _Allocator | None = None,
+        omit_lists: Iterable[str] | None = None,
+        wait_for: _WaitList = None,
+        **kwargs: object,
+    ) -> tuple[dict[str, BuiltList], Event]:
         if kwargs:
             raise TypeError(f"invalid keyword arguments: {set(kwargs)}")
         if len(args) != len(self.arg_decls):
@@ -516,31 +632,42 @@ class ListOfListsBuilder:
         if kernels is None:
             kernels = self._kernels[index_dtype, omitted] = self._make(index_dtype, omitted)
         count_scans, write_scan, compress = kernels
-        user = []
+        user: list[Array | _Scalar] = []
         for (name, dtype, kind), value in zip(self.arg_decls, args):
-            if kind != "scalar" and not isinstance(value, Array):  # a Buffer: its elements from the start
-                value = Array(queue, (value.size // dtype.itemsize,), dtype, data=value)
-            elif kind != "scalar" and value.ndim != 1:
-                raise ValueError(f"argument {name} is a multidimensional array")
+            if kind != "scalar":
+                if not isinstance(value, Array):  # a Buffer: its elements from the start
+                    if not isinstance(value, (cl.Buffer, cl.SVMPointer)):
+                        raise TypeError(f"argument {name} must be an Array or a Buffer, got {type(value).__name__}")
+                    value = Array(queue, (value.size // dtype.itemsize,), dtype, data=value)
+                elif value.ndim != 1:
+                    raise ValueError(f"argument {name} is a multidimensional array")
+            elif isinstance(value, (cl.Buffer, cl.SVMPointer)):
+                raise TypeError(f"argument {name} is a scalar, got {type(value).__name__}")
             user.append(value)
         if wait_for:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
-        result = {}
+        # Each list's count and starts (as its BuiltList has them, here for the type checker).
+        result: dict[str, BuiltList] = {}
+        counts: dict[str, int] = {}
+        starts_of: dict[str, Array] = {}
         for name, scan in count_scans.items():
             starts = empty(queue, n_objects + 1, index_dtype, allocator=allocator)
             starts.fill(0)
             scan(starts, *user, queue=queue, size=n_objects)
-            result[name] = BuiltList(count=int(starts[n_objects:].get()[0]), starts=starts)
+            counts[name], starts_of[name] = int(starts[n_objects:].get()[0]), starts
+            result[name] = BuiltList(count=counts[name], starts=starts)
         for child, mother in self.count_sharing.items():
             if child not in omitted:
-                result[child] = BuiltList(count=result[mother].count, starts=result[mother].starts)
+                counts[child], starts_of[child] = counts[mother], starts_of[mother]
+                result[child] = BuiltList(count=counts[child], starts=starts_of[child])
         write_args = [empty(queue, max(n_objects, 1), index_dtype, allocator=allocator)]
         for name, dtype in self.list_names_and_dtypes:
             if name in omitted:
                 continue
-            record = result[name]
-            record.lists = empty(queue, max(record.count, 1), dtype, allocator=allocator)[: record.count]
-            write_args += [record.starts, record.lists if record.count else empty(queue, 1, dtype)]
+            record, count = result[name], counts[name]
+            lists = empty(queue, max(count, 1), dtype, allocator=allocator)[:count]
+            record.lists = lists
+            write_args += [starts_of[name], lists if count else empty(queue, 1, dtype)]
         evt = write_scan(*write_args, *user, queue=queue, size=n_objects)
         for name in self.eliminate_empty_output_lists:
             if name in omitted:
@@ -549,12 +676,12 @@ class ListOfListsBuilder:
             nonempty = empty(queue, max(n_objects, 1), index_dtype, allocator=allocator)
             compressed = empty(queue, n_objects + 1, index_dtype, allocator=allocator)
             kept = empty(queue, n_objects + 1, index_dtype, allocator=allocator)
-            count = zeros(queue, 1, index_dtype, allocator=allocator)
+            count_array = zeros(queue, 1, index_dtype, allocator=allocator)
             kept.fill(0)
             compressed.fill(0)
-            evt = compress(record.starts, nonempty, compressed, kept, count, queue=queue, size=n_objects)
-            record.num_nonempty_lists = int(count.get()[0])
-            record.starts = kept[: record.num_nonempty_lists + 1]
+            evt = compress(starts_of[name], nonempty, compressed, kept, count_array, queue=queue, size=n_objects)
+            record.num_nonempty_lists = int(count_array.get()[0])
+            record.starts = starts_of[name] = kept[: record.num_nonempty_lists + 1]
             record.nonempty_indices = nonempty[: record.num_nonempty_lists]
             record.compressed_indices = compressed
         return result, evt

@@ -2,7 +2,10 @@
 they stand for, for code that generates kernel source. Immutable and hashable, equal when
 their class and fields are, as PyOpenCL's are."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -10,9 +13,12 @@ from gpukit._array import builder_arguments
 from gpukit._array.builder_arguments import argument_name
 from gpukit._dtype_table import look_up_dtype
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
 # numpy dtypes and their OpenCL C types: PyOpenCL's names, complex numbers as the cfloat_t and
 # cdouble_t of its pyopencl-complex.h, and half (which PyOpenCL does not map).
-_C_TYPES = {
+_C_TYPES: dict[np.dtype[Any], str] = {
     np.dtype(np.int8): "char",
     np.dtype(np.uint8): "uchar",
     np.dtype(np.int16): "short",
@@ -29,7 +35,7 @@ _C_TYPES = {
 }
 
 
-def c_type_name(dtype):
+def c_type_name(dtype: DTypeLike) -> str:
     """The OpenCL C name of a numpy dtype; ValueError for types it has no name for."""
     return look_up_dtype(_C_TYPES, dtype, lambda d: f"no OpenCL C type for dtype {d}")
 
@@ -39,10 +45,10 @@ class DtypedArgument:
     """A named kernel argument of a numpy dtype. The dtype need not have an OpenCL C type
     until declarator() is asked for (as in PyOpenCL)."""
 
-    dtype: np.dtype
+    dtype: np.dtype[Any]
     name: str
 
-    def __init__(self, dtype, name):
+    def __init__(self, dtype: DTypeLike, name: str) -> None:
         object.__setattr__(self, "name", argument_name(name, "opencl"))
         object.__setattr__(self, "dtype", builder_arguments.dtype(dtype, "dtype"))
 
@@ -55,7 +61,7 @@ class VectorArg(DtypedArgument):
 
     with_offset: bool
 
-    def __init__(self, dtype, name, with_offset=False):
+    def __init__(self, dtype: DTypeLike, name: str, with_offset: bool = False) -> None:
         super().__init__(dtype, name)
         object.__setattr__(self, "with_offset", with_offset)
 

@@ -12,8 +12,16 @@ arrays may be any views.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from gpukit import cl
-from gpukit.cl.array import Array, _engine, _wait_for_events
+from gpukit.cl.array import _NO_QUEUE, Array, _engine, _wait_for_events
+
+if TYPE_CHECKING:
+    from typing import SupportsIndex
+
+    from gpukit._gpukit.cl import CommandQueue, Context, Event
+    from gpukit.cl.array import _WaitList
 
 __all__ = ["BitonicSort"]
 
@@ -22,10 +30,17 @@ class BitonicSort:
     """BitonicSort(context): ``sorter(arr, idx=None, queue=None, wait_for=None, axis=0)``
     sorts arr in place and returns (arr, event)."""
 
-    def __init__(self, context):
+    def __init__(self, context: Context) -> None:
         self.context = context
 
-    def __call__(self, arr, idx=None, queue=None, wait_for=None, axis=0):
+    def __call__(
+        self,
+        arr: Array,
+        idx: Array | None = None,
+        queue: CommandQueue | None = None,
+        wait_for: _WaitList = None,
+        axis: SupportsIndex = 0,
+    ) -> tuple[Array, Event]:
         if not isinstance(arr, Array):
             raise TypeError(f"BitonicSort: arr must be an Array, got {type(arr).__name__}")
         if idx is not None:
@@ -34,9 +49,12 @@ class BitonicSort:
             if idx.shape != arr.shape:
                 raise ValueError(f"BitonicSort: idx has the shape {idx.shape}, arr {arr.shape}")
         queue = queue or arr.queue
+        if queue is None:
+            raise ValueError(_NO_QUEUE)
         if wait_for:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
         _wait_for_events(queue, [arr] if idx is None else [arr, idx])
         if arr.size:
-            return arr, _engine(queue, arr.allocator).sort(arr, idx, int(axis))
+            # The engine's results are `object` in its stubs: the last kernel's Event here.
+            return arr, _engine(queue, arr.allocator).sort(arr, idx, int(axis))  # type: ignore[return-value]
         return arr, cl.enqueue_marker(queue)

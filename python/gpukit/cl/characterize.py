@@ -4,13 +4,20 @@ PyOpenCL 2026.1 applies (vendor names, device types, PoCL versions), so code tun
 makes the same choices here. Where an answer is a vendor fact rather than a query, the
 function says which."""
 
+from __future__ import annotations
+
 import functools
 import inspect
 import operator
 import re
+from collections.abc import Callable, Iterable
+from typing import Literal, ParamSpec, SupportsIndex, SupportsInt, TypeVar, cast
 
 import gpukit.cl as cl
 from gpukit._warnings import warn
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 # clGetDeviceInfo parameters not bound as Device properties.
 _LOCAL_MEM_TYPE = 0x1022
@@ -33,13 +40,13 @@ _ARGUMENT_TYPES = {
 }
 
 
-def _checked_arguments(function):
+def _checked_arguments(function: Callable[_P, _R]) -> Callable[_P, _R]:
     """`function`, refusing a dev, ctx or platform of another kind with a TypeError naming
     the argument, instead of an AttributeError from deep inside it."""
     signature = inspect.signature(function)
 
     @functools.wraps(function)
-    def checked(*args, **kwargs):
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         for name, value in signature.bind(*args, **kwargs).arguments.items():
             if name not in _ARGUMENT_TYPES or (name == "ctx" and value is None):
                 continue
@@ -57,20 +64,25 @@ class CLCharacterizationWarning(UserWarning):
     """An answer that is a guess for this kind of device (PyOpenCL's warning class)."""
 
 
-def _uint_info(dev, param):
-    return int(dev.get_info(param))
+def _uint_info(dev: cl.Device, param: int) -> int:
+    return int(cast(SupportsInt, dev.get_info(param)))  # an integer parameter (get_info's stub says object)
 
 
-def _nv_attributes(dev):
+def _device_type(dev: cl.Device) -> int:
+    """dev.type, a device_type (its stub says object)."""
+    return cast(int, dev.type)
+
+
+def _nv_attributes(dev: cl.Device) -> bool:
     return "cl_nv_device_attribute_query" in dev.extensions.split()
 
 
-def _guessing(what, dev):
+def _guessing(what: str, dev: cl.Device) -> None:
     """Warns that `what` is a guess (naming the user's line, as every gpukit warning does)."""
     warn(f"Wildly guessing {what} on '{dev.name}'", CLCharacterizationWarning)
 
 
-def _nv_local_banks(dev, capability, what):
+def _nv_local_banks(dev: cl.Device, capability: tuple[int, int], what: str) -> int:
     """NVIDIA's local memory before compute capability 2.0: 16 banks, accessed by a half
     warp together; after: 32, by a whole warp (from 3.0 on a guess, warned about as `what`)."""
     if capability < (2, 0):
@@ -81,30 +93,31 @@ def _nv_local_banks(dev, capability, what):
 
 
 @_checked_arguments
-def has_double_support(dev):
+def has_double_support(dev: cl.Device) -> bool:
     """Whether the device offers cl_khr_fp64 (double precision)."""
     return "cl_khr_fp64" in dev.extensions.split()
 
 
 @_checked_arguments
-def has_amd_double_support(dev):
+def has_amd_double_support(dev: cl.Device) -> bool:
     """Whether the device offers AMD's partial double precision, cl_amd_fp64."""
     return "cl_amd_fp64" in dev.extensions.split()
 
 
 @_checked_arguments
-def reasonable_work_group_size_multiple(dev, ctx=None):
+def reasonable_work_group_size_multiple(dev: cl.Device, ctx: cl.Context | None = None) -> int:
     """The warp size of an NVIDIA device, else the preferred work-group size multiple the
     implementation reports for a small kernel built on ``dev`` (in ``ctx`` when given)."""
     if _nv_attributes(dev):
         return _uint_info(dev, _WARP_SIZE_NV)
     context = ctx if ctx is not None else cl.Context([dev])
     kernel = cl.Program(context, "__kernel void knl(__global float *a) { a[get_global_id(0)] = 0; }").build().knl
-    return kernel.get_work_group_info(cl.kernel_work_group_info.PREFERRED_WORK_GROUP_SIZE_MULTIPLE, dev)
+    # An int for this parameter (lists come only for COMPILE_WORK_GROUP_SIZE and GLOBAL_WORK_SIZE).
+    return cast(int, kernel.get_work_group_info(cl.kernel_work_group_info.PREFERRED_WORK_GROUP_SIZE_MULTIPLE, dev))
 
 
 @_checked_arguments
-def nv_compute_capability(dev):
+def nv_compute_capability(dev: cl.Device) -> tuple[int, int] | None:
     """(major, minor) compute capability of an NVIDIA device that offers the
     cl_nv_device_attribute_query extension; None for every other device."""
     if not _nv_attributes(dev):
@@ -113,7 +126,7 @@ def nv_compute_capability(dev):
 
 
 @_checked_arguments
-def usable_local_mem_size(dev, nargs=None):
+def usable_local_mem_size(dev: cl.Device, nargs: int | None = None) -> int:
     """The local memory a kernel can use: all of it, except on NVIDIA devices before compute
     capability 2.0, which pass kernel arguments there (4 bytes for each of ``nargs`` 32-bit
     arguments; 256 bytes when ``nargs`` is not given)."""
@@ -125,27 +138,27 @@ def usable_local_mem_size(dev, nargs=None):
 
 
 @_checked_arguments
-def simultaneous_work_items_on_local_access(dev):
+def simultaneous_work_items_on_local_access(dev: cl.Device) -> int:
     """How many work items access local memory together, and so can conflict over its banks:
     16 on NVIDIA devices before compute capability 2.0, 32 after, 1 on CPUs, and a guessed 16
     on other devices (with a CLCharacterizationWarning, as for NVIDIA 3.0 and later)."""
     capability = nv_compute_capability(dev)
     if capability is not None:
         return _nv_local_banks(dev, capability, "conflicting local access size")
-    if dev.type & cl.device_type.CPU and not dev.type & cl.device_type.GPU:
+    if _device_type(dev) & cl.device_type.CPU and not _device_type(dev) & cl.device_type.GPU:
         return 1
     _guessing("conflicting local access size", dev)
     return 16
 
 
 @_checked_arguments
-def local_memory_access_granularity(dev):
+def local_memory_access_granularity(dev: cl.Device) -> int:
     """The bytes per bank of local memory: 4 on every known device."""
     return 4
 
 
 @_checked_arguments
-def local_memory_bank_count(dev):
+def local_memory_bank_count(dev: cl.Device) -> int:
     """The number of local memory banks: 16 on NVIDIA devices before compute capability 2.0,
     32 after, a guessed 16 elsewhere (with a CLCharacterizationWarning). RuntimeError on a CPU
     whose local memory is global memory behind caches, where banks mean nothing."""
@@ -153,8 +166,8 @@ def local_memory_bank_count(dev):
     if capability is not None:
         return _nv_local_banks(dev, capability, "local memory bank count")
     if (
-        dev.type & cl.device_type.CPU
-        and not dev.type & cl.device_type.GPU
+        _device_type(dev) & cl.device_type.CPU
+        and not _device_type(dev) & cl.device_type.GPU
         and _uint_info(dev, _LOCAL_MEM_TYPE) == _LOCAL_MEM_TYPE_GLOBAL
     ):
         raise RuntimeError(f"asking for a bank count is meaningless for cache-based local memory (device '{dev.name}')")
@@ -162,7 +175,7 @@ def local_memory_bank_count(dev):
     return 16
 
 
-def _count(value, what, minimum=0):
+def _count(value: SupportsIndex, what: str, minimum: int = 0) -> int:
     """`value` as an int of at least `minimum`, for why_not_local_access_conflict_free(`what`)."""
     try:
         number = operator.index(value)
@@ -175,7 +188,7 @@ def _count(value, what, minimum=0):
     return number
 
 
-def _shape(value, what):
+def _shape(value: Iterable[SupportsIndex], what: str) -> tuple[int, ...]:
     try:
         sizes = list(value)
     except TypeError:
@@ -187,7 +200,12 @@ def _shape(value, what):
 
 
 @_checked_arguments
-def why_not_local_access_conflict_free(dev, itemsize, array_shape, array_stored_shape=None):
+def why_not_local_access_conflict_free(
+    dev: cl.Device,
+    itemsize: SupportsIndex,
+    array_shape: Iterable[SupportsIndex],
+    array_stored_shape: Iterable[SupportsIndex] | None = None,
+) -> tuple[int, str | None]:
     """How many work items conflict on one local memory bank when the work items that access
     local memory together (simultaneous_work_items_on_local_access) read consecutive elements
     of an array of ``array_shape`` (C order), stored with ``array_stored_shape`` (padding)
@@ -207,9 +225,9 @@ def why_not_local_access_conflict_free(dev, itemsize, array_shape, array_stored_
     banks = local_memory_bank_count(dev)
     # Axes from the fastest-moving one (the last), as the work item index runs through them.
     fastest_first = list(zip(shape[::-1], stored[::-1]))
-    conflicts = []
+    conflicts: list[tuple[int, str]] = []
     for first_axis in range(len(shape)):
-        by_bank = {}
+        by_bank: dict[int, list[str]] = {}
         for work_item in range(together):
             address, stride, remaining, index = 0, itemsize, work_item, []
             for axis, (size, stored_size) in enumerate(fastest_first):
@@ -237,7 +255,7 @@ def why_not_local_access_conflict_free(dev, itemsize, array_shape, array_stored_
 
 
 @_checked_arguments
-def get_fast_inaccurate_build_options(dev):
+def get_fast_inaccurate_build_options(dev: cl.Device) -> list[str]:
     """Build options that trade floating-point accuracy for speed: -cl-mad-enable,
     -cl-fast-relaxed-math and -cl-no-signed-zeros, and -cl-strict-aliasing on AMD and
     NVIDIA devices."""
@@ -248,7 +266,7 @@ def get_fast_inaccurate_build_options(dev):
 
 
 @_checked_arguments
-def get_simd_group_size(dev, type_size):
+def get_simd_group_size(dev: cl.Device, type_size: int) -> int | None:
     """How many work items run across SIMD lanes implicitly (a warp, a wavefront), whatever
     ``type_size`` (the bytes of the vector entry type; no rule depends on it): an NVIDIA
     device's warp size (32 without the attribute query), the preferred work-group size
@@ -262,18 +280,18 @@ def get_simd_group_size(dev, type_size):
     if "nvidia" in vendors:
         return 32
     if "advanced micro" in vendors or "ati" in vendors:
-        if dev.type & cl.device_type.GPU:
+        if _device_type(dev) & cl.device_type.GPU:
             return reasonable_work_group_size_multiple(dev)
-        if dev.type & cl.device_type.CPU:
+        if _device_type(dev) & cl.device_type.CPU:
             return 1
         raise RuntimeError(f"unexpected AMD device type {dev.type!r} of '{dev.name}'")
-    if dev.type & cl.device_type.CPU:
+    if _device_type(dev) & cl.device_type.CPU:
         return 1
     return None
 
 
 @_checked_arguments
-def get_pocl_version(platform, fallback_value=None):
+def get_pocl_version(platform: cl.Platform, fallback_value: tuple[int, int] | None = None) -> tuple[int, int] | None:
     """PoCL's (major, minor) version from its platform version string, None for other
     platforms, ``fallback_value`` (with a warning) when the string has an unknown form."""
     if platform.name != _POCL_PLATFORM_NAME:
@@ -285,7 +303,7 @@ def get_pocl_version(platform, fallback_value=None):
     return int(found.group(1)), int(found.group(2))
 
 
-def _pocl_miscounts_struct_args(dev, ctx):
+def _pocl_miscounts_struct_args(dev: cl.Device, ctx: cl.Context | None) -> bool:
     context = ctx if ctx is not None else cl.Context([dev])
     program = cl.Program(
         context,
@@ -298,68 +316,69 @@ def _pocl_miscounts_struct_args(dev, ctx):
 
 
 @_checked_arguments
-def has_struct_arg_count_bug(dev, ctx=None):
+def has_struct_arg_count_bug(dev: cl.Device, ctx: cl.Context | None = None) -> Literal["apple", "pocl", False]:
     """Whether the device's implementation miscounts kernel arguments when structs are passed
     by value (https://github.com/pocl/pocl/issues/197): "apple" for Apple's CPU implementation,
     "pocl" for PoCL 0.13 and older (and 0.14 when a test kernel, built in ``ctx`` if given,
     shows it), else False."""
-    if dev.platform.name == "Apple" and dev.type & cl.device_type.CPU:
+    if dev.platform.name == "Apple" and _device_type(dev) & cl.device_type.CPU:
         return "apple"
     if dev.platform.name == _POCL_PLATFORM_NAME:
         version = get_pocl_version(dev.platform, fallback_value=(0, 14))
+        assert version is not None  # a PoCL platform: its version, or the fallback
         if version <= (0, 13) or (version <= (0, 14) and _pocl_miscounts_struct_args(dev, ctx)):
             return "pocl"
     return False
 
 
-def _platform_cl_version(platform):
+def _platform_cl_version(platform: cl.Platform) -> tuple[int, int]:
     found = re.match(r"^OpenCL ([0-9]+)\.([0-9]+)", platform.version)
     return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
 
 
-def _may_have_svm(dev):
+def _may_have_svm(dev: cl.Device) -> bool:
     # gpukit's headers declare OpenCL 3.0, so only the platform (and PoCL's age) limits SVM.
     if dev.platform.name == _POCL_PLATFORM_NAME:
         return (get_pocl_version(dev.platform) or (0, 0)) >= (1, 0)
     return _platform_cl_version(dev.platform) >= (2, 0)
 
 
-def _svm_capability(dev, bits):
+def _svm_capability(dev: cl.Device, bits: int) -> bool:
     return _may_have_svm(dev) and (dev.svm_capabilities & bits) == bits
 
 
 @_checked_arguments
-def has_coarse_grain_buffer_svm(dev):
+def has_coarse_grain_buffer_svm(dev: cl.Device) -> bool:
     """Whether the device offers coarse-grained buffer SVM (what SVMAllocator allocates)."""
     return _svm_capability(dev, _SVM_COARSE_GRAIN_BUFFER)
 
 
 @_checked_arguments
-def has_fine_grain_buffer_svm(dev):
+def has_fine_grain_buffer_svm(dev: cl.Device) -> bool:
     """Whether the device offers fine-grained buffer SVM (mem_flags with SVM_FINE_GRAIN_BUFFER)."""
     return _svm_capability(dev, _SVM_FINE_GRAIN_BUFFER)
 
 
 @_checked_arguments
-def has_fine_grain_system_svm(dev):
+def has_fine_grain_system_svm(dev: cl.Device) -> bool:
     """Whether the device can use any host memory (fine-grained system SVM)."""
     return _svm_capability(dev, _SVM_FINE_GRAIN_SYSTEM)
 
 
 @_checked_arguments
-def has_fine_grain_buffer_svm_atomics(dev):
+def has_fine_grain_buffer_svm_atomics(dev: cl.Device) -> bool:
     """Whether fine-grained buffer SVM supports atomics shared with the host."""
     return _svm_capability(dev, _SVM_FINE_GRAIN_BUFFER | _SVM_ATOMICS)
 
 
 @_checked_arguments
-def has_fine_grain_system_svm_atomics(dev):
+def has_fine_grain_system_svm_atomics(dev: cl.Device) -> bool:
     """Whether fine-grained system SVM supports atomics shared with the host."""
     return _svm_capability(dev, _SVM_FINE_GRAIN_SYSTEM | _SVM_ATOMICS)
 
 
 @_checked_arguments
-def has_src_build_cache(dev):
+def has_src_build_cache(dev: cl.Device) -> bool | None:
     """Whether the implementation caches builds from source: True for PoCL and NVIDIA, False for
     AMD's APP platform, None when unknown."""
     if dev.platform.name == _POCL_PLATFORM_NAME or nv_compute_capability(dev) is not None:

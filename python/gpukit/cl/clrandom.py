@@ -18,20 +18,34 @@ from __future__ import annotations
 
 import random
 import weakref
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gpukit.cl import cltypes
-from gpukit.cl.array import Array, _engine, empty
+from gpukit.cl.array import _NO_QUEUE, Array, _engine, empty
 from gpukit.cl.array import _spec as _cached_spec
 from gpukit._warnings import warn
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import TypeAlias
+
+    import numpy.typing as npt
+
+    from gpukit._gpukit import _ElementwiseSpec
+    from gpukit._gpukit.cl import CommandQueue, Context
+    from gpukit.cl.array import _ShapeLike
+
+    #: A bound of a range, a mean or a deviation: a real number (a Python or a numpy one).
+    _Real: TypeAlias = float | np.integer[Any] | np.floating[Any]
 
 __all__ = ["PhiloxGenerator", "ThreefryGenerator", "fill_rand", "rand"]
 
 _MASK64 = (1 << 64) - 1
 
 
-def _splitmix64(x):
+def _splitmix64(x: int) -> int:
     """A 64-bit mix of x (SplitMix64's finaliser): keys of successive fills far apart."""
     x = (x + 0x9E3779B97F4A7C15) & _MASK64
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
@@ -39,11 +53,11 @@ def _splitmix64(x):
     return x ^ (x >> 31)
 
 
-def _spec(name, params, operation):
+def _spec(name: str, params: Iterable[tuple[str, npt.DTypeLike, str]], operation: str) -> _ElementwiseSpec:
     return _cached_spec(f"gk_clrandom_{name}", params, operation)
 
 
-def _scalar_view(ary):
+def _scalar_view(ary: Array) -> Array:
     """ary itself, or for an array of an OpenCL vector type a flat view of its components."""
     if ary.dtype.fields is None:
         return ary
@@ -60,7 +74,13 @@ def _scalar_view(ary):
 class _Generator:
     """A Philox4x32-10 stream: PyOpenCL's generator interface over gpukit's kernels."""
 
-    def __init__(self, context, key=None, counter=None, seed=None):
+    def __init__(
+        self,
+        context: Context,
+        key: Iterable[int | np.integer[Any]] | None = None,
+        counter: Iterable[int | np.integer[Any]] | None = None,
+        seed: int | None = None,
+    ) -> None:
         if key is not None and counter is not None and seed is not None:
             raise TypeError("seed is unused and may not be specified if both counter and key are given")
         rng = random.Random(seed)
@@ -72,20 +92,23 @@ class _Generator:
         self._stream = _splitmix64(sum((int(w) & 0xFFFFFFFF) << (32 * k) for k, w in enumerate(words[:2])))
         self._stream ^= _splitmix64(sum((int(w) & 0xFFFFFFFF) << (32 * k) for k, w in enumerate(start[:2])))
 
-    def _next_key(self):
+    def _next_key(self) -> int:
         self._stream = _splitmix64(self._stream)
         return self._stream
 
-    def _uniforms(self, ary, queue, dtype):
+    def _uniforms(self, ary: Array, queue: CommandQueue | None, dtype: npt.DTypeLike) -> Array:
         """A new contiguous array of ary's shape of uniform numbers in [0, 1) of `dtype`."""
         engine = _engine(queue or ary.queue, ary.allocator)
         return ary._wrap(engine.rand(ary.shape, np.dtype(dtype), self._next_key()), queue)
 
-    def _compute_type(self, ary, queue):
-        device = (queue or ary.queue).device
+    def _compute_type(self, ary: Array, queue: CommandQueue | None) -> type[np.floating[Any]]:
+        device_queue = queue or ary.queue
+        if device_queue is None:
+            raise ValueError(_NO_QUEUE)
+        device = device_queue.device
         return np.float64 if "cl_khr_fp64" in device.extensions else np.float32
 
-    def fill_uniform(self, ary, a=0, b=1, queue=None):
+    def fill_uniform(self, ary: Array, a: _Real = 0, b: _Real = 1, queue: CommandQueue | None = None) -> None:
         """Fill `ary` with numbers uniform over [a, b) (integers a .. b - 1 for an integer array)."""
         target = _scalar_view(ary)
         dtype = target.dtype
@@ -126,7 +149,9 @@ class _Generator:
             raise TypeError(f"clrandom: cannot fill an array of dtype {dtype}")
         target._record(_engine(queue or target.queue, target.allocator).run(spec, [u, target] + values), queue)
 
-    def _filled(self, fill, args, kwargs, **defaults):
+    def _filled(
+        self, fill: Callable[..., None], args: tuple[Any, ...], kwargs: dict[str, Any], **defaults: _Real
+    ) -> Array:
         """A new array (cl.array.empty's arguments) filled by `fill` with the keywords of
         `defaults` taken from kwargs."""
         values = {name: kwargs.pop(name, value) for name, value in defaults.items()}
@@ -134,11 +159,12 @@ class _Generator:
         fill(result, queue=result.queue, **values)
         return result
 
-    def uniform(self, *args, **kwargs):
+    # (*args, **kwargs: cl.array.empty's, and a=, b=)
+    def uniform(self, *args: Any, **kwargs: Any) -> Array:
         """A new array (cl.array.empty's arguments) filled by fill_uniform(a=, b=)."""
         return self._filled(self.fill_uniform, args, kwargs, a=0, b=1)
 
-    def fill_normal(self, ary, mu=0, sigma=1, queue=None):
+    def fill_normal(self, ary: Array, mu: _Real = 0, sigma: _Real = 1, queue: CommandQueue | None = None) -> None:
         """Fill `ary` (a floating array) with normal numbers of mean mu and deviation sigma."""
         target = _scalar_view(ary)
         dtype = target.dtype
@@ -164,7 +190,8 @@ class _Generator:
             queue,
         )
 
-    def normal(self, *args, **kwargs):
+    # (*args, **kwargs: cl.array.empty's, and mu=, sigma=)
+    def normal(self, *args: Any, **kwargs: Any) -> Array:
         """A new array (cl.array.empty's arguments) filled by fill_normal(mu=, sigma=)."""
         return self._filled(self.fill_normal, args, kwargs, mu=0, sigma=1)
 
@@ -181,23 +208,33 @@ class ThreefryGenerator(_Generator):
     key_length = 4
 
 
-_GENERATORS = weakref.WeakKeyDictionary()  # the default generator of each context
+# the default generator of each context
+_GENERATORS: weakref.WeakKeyDictionary[Context, PhiloxGenerator] = weakref.WeakKeyDictionary()
 
 
-def _get_generator(context):
+def _get_generator(context: Context) -> PhiloxGenerator:
     generator = _GENERATORS.get(context)
     if generator is None:
         generator = _GENERATORS[context] = PhiloxGenerator(context)
     return generator
 
 
-def fill_rand(result, queue=None, a=0, b=1):
+def fill_rand(result: Array, queue: CommandQueue | None = None, a: _Real = 0, b: _Real = 1) -> None:
     """Fill `result` with random numbers in [a, b)."""
     queue = queue or result.queue
+    if queue is None:
+        raise ValueError(_NO_QUEUE)
     _get_generator(queue.context).fill_uniform(result, a=a, b=b, queue=queue)
 
 
-def rand(queue, shape, dtype, luxury=None, a=0, b=1):
+def rand(
+    queue: CommandQueue,
+    shape: _ShapeLike,
+    dtype: npt.DTypeLike,
+    luxury: object = None,
+    a: _Real = 0,
+    b: _Real = 1,
+) -> Array:
     """A new array of `shape` and `dtype` of random numbers in [a, b)."""
     if luxury is not None:
         warn("Specifying the 'luxury' argument is deprecated", DeprecationWarning)

@@ -15,18 +15,35 @@ preamble; ``range=``/``slice=`` run a part of the indices.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gpukit import cl
 from gpukit._gpukit import _ElementwiseSpec
 from gpukit.cl.argtypes import ScalarArg, VectorArg
-from gpukit.cl.array import Array, _engine, _wait_for_events
+from gpukit.cl.array import _NO_QUEUE, Array, _engine, _wait_for_events
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from typing import TypeAlias
+
+    from gpukit._gpukit.cl import CommandQueue, Context, Event
+    from gpukit.cl.array import _Scalar, _WaitList
+
+    #: A kernel's arguments: a C declaration list ("float a, const float *x"), or the
+    #: declarations, each a C declaration or a VectorArg/ScalarArg.
+    _Arguments: TypeAlias = str | Sequence[str | VectorArg | ScalarArg]
+    #: A parsed argument: (name, dtype, "in"/"inout" for arrays or "scalar").
+    _Param: TypeAlias = tuple[str, np.dtype[Any], str]
+    #: Build options: a str or a sequence of them.
+    _Options: TypeAlias = str | Sequence[str] | None
 
 __all__ = ["ElementwiseKernel"]
 
 # OpenCL C's scalar type names (and their common spellings) and the dtypes they hold.
-_TYPES = {
+_TYPES: dict[str, type[np.generic[Any]]] = {
     "char": np.int8,
     "signed char": np.int8,
     "uchar": np.uint8,
@@ -51,14 +68,15 @@ _QUALIFIERS = {"const", "__const", "volatile", "restrict", "__restrict", "__rest
 _DECLARATOR = re.compile(r"^(?P<type>[A-Za-z_][\w ]*?)\s*(?P<star>\*?)\s*(?P<name>[A-Za-z_]\w*)$")
 
 
-def _parse_arguments(arguments, who="ElementwiseKernel", arrays_needed=True):
+def _parse_arguments(arguments: _Arguments, who: str = "ElementwiseKernel", arrays_needed: bool = True) -> list[_Param]:
     """[(name, dtype, kind)] of a C declaration list ("float a, const float *x") or of
     VectorArg/ScalarArg objects; ValueError without an array unless not `arrays_needed`."""
+    declarations: list[object]
     if isinstance(arguments, str):
         declarations = [d.strip() for d in arguments.split(",") if d.strip()]
     else:
         declarations = list(arguments)
-    params = []
+    params: list[_Param] = []
     for d in declarations:
         if isinstance(d, VectorArg):
             params.append((d.name, np.dtype(d.dtype), "inout"))
@@ -86,7 +104,7 @@ def _parse_arguments(arguments, who="ElementwiseKernel", arrays_needed=True):
     return params
 
 
-def _as_declared(arg, name, dtype, who):
+def _as_declared(arg: object, name: str, dtype: np.dtype[Any], who: str) -> Array:
     """The Array `arg` seen as the declared element type: an Array of another type of the same
     size is reinterpreted (PyOpenCL passes every Array's bytes as they are: `char *flags` takes
     a uint8 Array); TypeError for one of another size or anything but an Array."""
@@ -102,30 +120,34 @@ def _as_declared(arg, name, dtype, who):
     return arg.view(dtype)
 
 
-def _pointer_values(params, args, who):
+def _pointer_values(
+    params: Sequence[_Param], args: Sequence[Array | _Scalar], who: str
+) -> tuple[list[Array | bytes], list[Array]]:
     """(values, arrays) of a call whose arrays the kernel indexes freely (scans, reductions):
     the bytes of each scalar in its declared type, each Array as declared (contiguous)."""
     if len(args) != len(params):
         raise TypeError(f"{who} takes {len(params)} arguments, got {len(args)}")
-    values, arrays = [], []
+    values: list[Array | bytes] = []
+    arrays: list[Array] = []
     for (name, dtype, kind), arg in zip(params, args):
         if kind == "scalar":
             values.append(np.asarray(arg, dtype=dtype).tobytes())
             continue
-        arg = _as_declared(arg, name, dtype, who)
-        if not arg.flags.forc:
+        array = _as_declared(arg, name, dtype, who)
+        if not array.flags.forc:
             raise ValueError(f"{who}: the argument {name} must be a contiguous Array")
-        values.append(arg)
-        arrays.append(arg)
+        values.append(array)
+        arrays.append(array)
     return values, arrays
 
 
-def _defines(options, who="ElementwiseKernel"):
+def _defines(options: _Options, who: str = "ElementwiseKernel") -> str:
     """The -D options as #define lines; NotImplementedError for other build options."""
     if options is None:
         return ""
     options = options.split() if isinstance(options, str) else list(options)
-    lines, k = [], 0
+    lines: list[str] = []
+    k = 0
     while k < len(options):
         option = options[k]
         if option == "-D" and k + 1 < len(options):
@@ -145,7 +167,15 @@ class ElementwiseKernel:
     """ElementwiseKernel(context, arguments, operation, name="elwise_kernel", options=None,
     preamble="")."""
 
-    def __init__(self, context, arguments, operation, name="elwise_kernel", options=None, **kwargs):
+    def __init__(
+        self,
+        context: Context,
+        arguments: _Arguments,
+        operation: str,
+        name: str = "elwise_kernel",
+        options: _Options = None,
+        **kwargs: str,
+    ) -> None:
         preamble = kwargs.pop("preamble", "")
         for unsupported in ("loop_prep", "after_loop"):
             if kwargs.pop(unsupported, None):
@@ -162,11 +192,17 @@ class ElementwiseKernel:
         # Whether the operation uses i other than as an index `[i]` (then range= would change it).
         self._uses_bare_i = re.search(r"\bi\b", re.sub(r"\[\s*i\s*\]", "", operation)) is not None
 
-    def __call__(self, *args, **kwargs):
-        index_range = kwargs.pop("range", None)
-        index_slice = kwargs.pop("slice", None)
-        queue = kwargs.pop("queue", None)
-        wait_for = kwargs.pop("wait_for", None)
+    def __call__(
+        self,
+        *args: Array | _Scalar,
+        range: slice | None = None,
+        slice: slice | None = None,
+        queue: CommandQueue | None = None,
+        wait_for: _WaitList = None,
+        **kwargs: object,
+    ) -> Event:
+        index_range = range
+        index_slice = slice
         if kwargs:
             raise TypeError(f"ElementwiseKernel call got unexpected keyword arguments {sorted(kwargs)}")
         if len(args) != len(self._params):
@@ -176,7 +212,8 @@ class ElementwiseKernel:
             raise NotImplementedError(
                 f"{self.name}: range=/slice= with an operation that uses i itself is not supported by gpukit.cl yet"
             )
-        values, arrays = [], []
+        values: list[Array | bytes] = []
+        arrays: list[Array] = []
         for (name, dtype, kind), arg in zip(self._params, args):
             if kind == "scalar":
                 values.append(np.asarray(arg, dtype=dtype).tobytes())
@@ -198,9 +235,12 @@ class ElementwiseKernel:
                 "may be longer, if contiguous)"
             )
         queue = queue or arrays[0].queue
+        if queue is None:
+            raise ValueError(_NO_QUEUE)
         if wait_for:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
         _wait_for_events(queue, arrays)
         if arrays[0].size:
-            return _engine(queue, arrays[0].allocator).run(self._spec, values)
+            # The engine's results are `object` in its stubs: the kernel's Event here.
+            return _engine(queue, arrays[0].allocator).run(self._spec, values)  # type: ignore[return-value]
         return cl.enqueue_marker(queue)

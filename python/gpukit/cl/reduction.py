@@ -14,6 +14,7 @@ reduction (C++: gpukit/array/reduction.hpp).
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -22,6 +23,13 @@ from gpukit._gpukit import _dtype_supported, _ReductionSpec
 from gpukit.cl.array import Array, _engine, _wait_for_events
 from gpukit.cl.elementwise import _defines, _parse_arguments, _pointer_values
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from gpukit._gpukit.cl import CommandQueue, Context, Event
+    from gpukit.cl.array import _Allocator, _Scalar, _WaitList
+    from gpukit.cl.elementwise import _Arguments, _Options
+
 __all__ = ["ReductionKernel"]
 
 
@@ -29,19 +37,22 @@ class ReductionKernel:
     """ReductionKernel(ctx, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None,
     name="reduce_kernel", options=None, preamble="")."""
 
+    dtype_out: np.dtype[Any]
+
     def __init__(
         self,
-        ctx,
-        dtype_out,
-        neutral,
-        reduce_expr,
-        map_expr=None,
-        arguments=None,
-        name="reduce_kernel",
-        options=None,
-        preamble="",
-    ):
+        ctx: Context,
+        dtype_out: npt.DTypeLike,
+        neutral: str,
+        reduce_expr: str,
+        map_expr: str | None = None,
+        arguments: _Arguments | None = None,
+        name: str = "reduce_kernel",
+        options: _Options = None,
+        preamble: str = "",
+    ) -> None:
         dtype_out = np.dtype(dtype_out)
+        value_type: tuple[str, int] | str
         if dtype_out.fields:
             # A struct, by the name it was registered under (get_or_register_dtype), which the
             # preamble declares (match_dtype_to_c_struct gives the declaration).
@@ -71,18 +82,46 @@ class ReductionKernel:
             _defines(options, "ReductionKernel") + preamble,
         )
 
+    @overload
     def __call__(
         self,
-        *args,
-        return_event=False,
-        queue=None,
-        allocator=None,
-        wait_for=None,
-        out=None,
-        range=None,
-        slice=None,
-        **kwargs,
-    ):
+        *args: Array | _Scalar,
+        return_event: Literal[False] = False,
+        queue: CommandQueue | None = None,
+        allocator: _Allocator | None = None,
+        wait_for: _WaitList = None,
+        out: Array | None = None,
+        range: slice | None = None,
+        slice: slice | None = None,
+        **kwargs: object,
+    ) -> Array: ...
+
+    @overload
+    def __call__(
+        self,
+        *args: Array | _Scalar,
+        return_event: Literal[True],
+        queue: CommandQueue | None = None,
+        allocator: _Allocator | None = None,
+        wait_for: _WaitList = None,
+        out: Array | None = None,
+        range: slice | None = None,
+        slice: slice | None = None,
+        **kwargs: object,
+    ) -> tuple[Array, Event]: ...
+
+    def __call__(
+        self,
+        *args: Array | _Scalar,
+        return_event: bool = False,
+        queue: CommandQueue | None = None,
+        allocator: _Allocator | None = None,
+        wait_for: _WaitList = None,
+        out: Array | None = None,
+        range: slice | None = None,
+        slice: slice | None = None,
+        **kwargs: object,
+    ) -> Array | tuple[Array, Event]:
         if kwargs:
             raise TypeError(f"ReductionKernel call got unexpected keyword arguments {sorted(kwargs)}")
         if range is not None and slice is not None:

@@ -18,25 +18,45 @@ gpukit/array/generic_scan.hpp) runs them in three kernels. Array arguments must 
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from gpukit import cl
 from gpukit._gpukit import _GenericScanSpec
-from gpukit.cl.array import Array, _engine, _wait_for_events
+from gpukit.cl.array import _NO_QUEUE, Array, _engine, _wait_for_events
 from gpukit.cl.elementwise import _defines, _parse_arguments, _pointer_values
 from gpukit.cl.tools import dtype_to_ctype
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import SupportsIndex
+
+    import numpy.typing as npt
+
+    from gpukit._gpukit.cl import CommandQueue, Context, Device, Event
+    from gpukit.cl.array import _Allocator, _Scalar, _WaitList
+    from gpukit.cl.elementwise import _Arguments, _Options
 
 __all__ = ["ExclusiveScanKernel", "GenericDebugScanKernel", "GenericScanKernel", "InclusiveScanKernel"]
 
 
 @functools.lru_cache(maxsize=512)
-def _scan_spec(*description):
+def _scan_spec(
+    name_prefix: str,
+    scan_type: str,
+    size: int,
+    params: tuple[tuple[str, str, str], ...],
+    input_expr: str,
+    scan_expr: str,
+    neutral: str,
+    output: str,
+    segments: str,
+    fetches: tuple[tuple[str, str, int], ...],
+    preamble: str,
+) -> _GenericScanSpec:
     """The engine's spec of a scan: one per distinct description, so kernels made again with
     the same text (copy_if in a loop) find the programs built for the first."""
-    name_prefix, scan_type, size, params, input_expr, scan_expr, neutral, output, segments, fetches, preamble = (
-        description
-    )
     return _GenericScanSpec(
         name_prefix,
         scan_type,
@@ -57,23 +77,26 @@ class GenericScanKernel:
     is_segment_start_expr=None, input_fetch_exprs=None, index_dtype=None, name_prefix="scan",
     options=None, preamble="", devices=None)."""
 
+    dtype: np.dtype[Any]
+    index_dtype: np.dtype[Any]
+
     def __init__(
         self,
-        ctx,
-        dtype,
-        arguments,
-        input_expr,
-        scan_expr,
-        neutral,
-        output_statement,
-        is_segment_start_expr=None,
-        input_fetch_exprs=None,
-        index_dtype=None,
-        name_prefix="scan",
-        options=None,
-        preamble="",
-        devices=None,
-    ):
+        ctx: Context,
+        dtype: npt.DTypeLike,
+        arguments: _Arguments,
+        input_expr: str,
+        scan_expr: str,
+        neutral: str | None,
+        output_statement: str,
+        is_segment_start_expr: str | None = None,
+        input_fetch_exprs: Iterable[tuple[str, str, SupportsIndex]] | None = None,
+        index_dtype: npt.DTypeLike | None = None,
+        name_prefix: str = "scan",
+        options: _Options = None,
+        preamble: str = "",
+        devices: Sequence[Device] | None = None,
+    ) -> None:
         if neutral is None:
             raise ValueError("must provide a 'neutral' element in scan")
         dtype = np.dtype(dtype)
@@ -110,7 +133,15 @@ class GenericScanKernel:
             _defines(options, "GenericScanKernel") + preamble,
         )
 
-    def __call__(self, *args, queue=None, allocator=None, size=None, wait_for=None, **kwargs):
+    def __call__(
+        self,
+        *args: Array | _Scalar,
+        queue: CommandQueue | None = None,
+        allocator: _Allocator | None = None,
+        size: SupportsIndex | None = None,
+        wait_for: _WaitList = None,
+        **kwargs: object,
+    ) -> Event:
         if kwargs:
             raise TypeError(f"GenericScanKernel call got unexpected keyword arguments {sorted(kwargs)}")
         if len(args) != len(self.parsed_args):
@@ -127,11 +158,14 @@ class GenericScanKernel:
         if n < 0:
             raise ValueError(f"the scan's size must not be negative, got {n}")
         values, arrays = _pointer_values(self.parsed_args, args, self.name_prefix)
+        if queue is None:
+            raise ValueError(_NO_QUEUE)
         if wait_for:
             cl.enqueue_barrier(queue, wait_for=list(wait_for))
         _wait_for_events(queue, arrays)
         if n:
-            return _engine(queue, allocator).scan(self._spec, values, n)
+            # The engine's results are `object` in its stubs: the last kernel's Event here.
+            return _engine(queue, allocator).scan(self._spec, values, n)  # type: ignore[return-value]
         return cl.enqueue_marker(queue)
 
 
@@ -144,8 +178,16 @@ class _LegacyScanKernel(GenericScanKernel):
     _output_statement = ""
 
     def __init__(
-        self, ctx, dtype, scan_expr, neutral=None, name_prefix="scan", options=None, preamble="", devices=None
-    ):
+        self,
+        ctx: Context,
+        dtype: npt.DTypeLike,
+        scan_expr: str,
+        neutral: str | None = None,
+        name_prefix: str = "scan",
+        options: _Options = None,
+        preamble: str = "",
+        devices: Sequence[Device] | None = None,
+    ) -> None:
         ctype = dtype_to_ctype(np.dtype(dtype))
         super().__init__(
             ctx,
@@ -161,7 +203,14 @@ class _LegacyScanKernel(GenericScanKernel):
             devices=devices,
         )
 
-    def __call__(self, input_ary, output_ary=None, allocator=None, queue=None):
+    # PyOpenCL's legacy call, (input_ary, output_ary=None, ...), not GenericScanKernel's.
+    def __call__(  # type: ignore[override]
+        self,
+        input_ary: Array,
+        output_ary: Array | Literal["new"] | None = None,
+        allocator: _Allocator | None = None,
+        queue: CommandQueue | None = None,
+    ) -> Array:
         allocator = allocator or input_ary.allocator
         queue = queue or input_ary.queue
         if output_ary is None:

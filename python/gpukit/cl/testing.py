@@ -16,10 +16,16 @@ with the selection syntax of ``gpukit.cl.select_devices``, where names match a p
 device's name or vendor, e.g. ``GPUKIT_CL_TEST="0:0,1;intel=i5,i7"`` or ``PYOPENCL_TEST=pocl``.
 """
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
 
 import gpukit.cl as cl
 from gpukit._warnings import warn
+
+if TYPE_CHECKING:
+    import pytest
 
 FIXTURES = ("platform", "device", "ctx_factory", "ctx_getter")
 
@@ -27,22 +33,22 @@ FIXTURES = ("platform", "device", "ctx_factory", "ctx_getter")
 class ContextFactory:
     """Makes a new Context on one device each time it is called."""
 
-    def __init__(self, device):
+    def __init__(self, device: cl.Device) -> None:
         self.device = device
 
-    def __call__(self):
+    def __call__(self) -> cl.Context:
         return cl.Context([self.device])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<context factory for {self.device.name!r}>"
 
 
-def selection_from_environment():
+def selection_from_environment() -> str:
     """The device selection string in effect: GPUKIT_CL_TEST, else PYOPENCL_TEST, else ''."""
     return os.environ.get("GPUKIT_CL_TEST", "").strip() or os.environ.get("PYOPENCL_TEST", "").strip()
 
 
-def pytest_generate_tests_for_opencl(metafunc):
+def pytest_generate_tests_for_opencl(metafunc: pytest.Metafunc) -> None:
     """Parametrize the ``platform``, ``device`` and ``ctx_factory`` arguments of a test over the
     selected OpenCL devices (see the module docstring)."""
     names = [name for name in FIXTURES if name in metafunc.fixturenames]

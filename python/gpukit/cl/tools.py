@@ -5,8 +5,12 @@ The pools are gpukit's one C++ memory pool (docs/memory-pool.md): thread-safe, b
 leading bits of the size, releasing held blocks and retrying when an allocator runs out.
 """
 
+from __future__ import annotations
+
 import functools
 import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
 from gpukit._array.c_types import CTypeRegistry
 from gpukit._gpukit import _c_type_names
@@ -15,6 +19,23 @@ from gpukit._gpukit.cl import tools as _tools
 from gpukit.cl._structs import match_dtype_to_c_struct
 from gpukit.cl.argtypes import DtypedArgument, ScalarArg, VectorArg
 from gpukit.cl.testing import pytest_generate_tests_for_opencl, pytest_generate_tests_for_pyopencl
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import numpy as np
+    from numpy.typing import DTypeLike
+
+    from gpukit._array.c_types import CNames
+
+    # A context_dependent_memoize cache: per context, the results by (args, sorted kwargs).
+    _ContextCache: TypeAlias = weakref.WeakKeyDictionary[
+        _Context, dict[tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]], Any]
+    ]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_R_co = TypeVar("_R_co", covariant=True)
 
 AllocatorBase = _tools.AllocatorBase
 DeferredAllocator = _tools.DeferredAllocator
@@ -55,18 +76,18 @@ __all__ = [
 OPENCL_TYPES = CTypeRegistry("OpenCL C", _c_type_names(opencl=True))
 
 
-def get_or_register_dtype(c_names, dtype=None):
+def get_or_register_dtype(c_names: CNames, dtype: DTypeLike | None = None) -> np.dtype[Any]:
     """The numpy dtype of the OpenCL C type name(s) `c_names`; with `dtype`, registers them
     to it (CTypeRegistry.get_or_register_dtype)."""
     return OPENCL_TYPES.get_or_register_dtype(c_names, dtype)
 
 
-def register_dtype(dtype, c_names, alias_ok=False):
+def register_dtype(dtype: DTypeLike, c_names: CNames, alias_ok: bool = False) -> None:
     """Deprecated in PyOpenCL: get_or_register_dtype(c_names, dtype)."""
     OPENCL_TYPES.register_dtype(dtype, c_names, alias_ok)
 
 
-def dtype_to_ctype(dtype):
+def dtype_to_ctype(dtype: DTypeLike) -> str:
     """The OpenCL C type name of a numpy dtype (``uint8`` -> ``"uchar"``); ValueError for a
     dtype nobody registered."""
     return OPENCL_TYPES.dtype_to_ctype(dtype)
@@ -75,20 +96,29 @@ def dtype_to_ctype(dtype):
 # ---- caches per context
 
 # Every cache made by context_dependent_memoize, so clear_first_arg_caches() can empty them.
-_first_arg_caches = []
+_first_arg_caches: list[_ContextCache] = []
 
 
-def context_dependent_memoize(func):
+class ContextMemoized(Protocol[_P, _R_co]):
+    """What context_dependent_memoize returns: the function, cached per context (its first
+    argument), with ``clear_cache()`` emptying its cache."""
+
+    def __call__(self, context: _Context, /, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
+
+    clear_cache: Callable[[], None]
+
+
+def context_dependent_memoize(func: Callable[Concatenate[_Context, _P], _R]) -> ContextMemoized[_P, _R]:
     """Cache ``func(context, *args)`` per Context (e.g. programs built for it): the first
     argument must be a Context; the rest are the key. A context's entries go with it (the
     cache holds it weakly) or with clear_first_arg_caches()."""
     if not callable(func):
         raise TypeError(f"context_dependent_memoize: expected a function, got {type(func).__name__}")
-    cache = weakref.WeakKeyDictionary()
+    cache: _ContextCache = weakref.WeakKeyDictionary()
     _first_arg_caches.append(cache)
 
     @functools.wraps(func)
-    def wrapper(context, *args, **kwargs):
+    def wrapper(context: _Context, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if not isinstance(context, _Context):
             raise TypeError(
                 f"{func.__name__}: context_dependent_memoize needs a gpukit.cl.Context as the first "
@@ -97,16 +127,18 @@ def context_dependent_memoize(func):
         key = (args, tuple(sorted(kwargs.items())))
         per_context = cache.setdefault(context, {})
         try:
-            return per_context[key]
+            hit: _R = per_context[key]
+            return hit
         except KeyError:
             result = per_context[key] = func(context, *args, **kwargs)
             return result
 
-    wrapper.clear_cache = cache.clear
-    return wrapper
+    memoized = cast("ContextMemoized[_P, _R]", wrapper)  # given clear_cache here
+    memoized.clear_cache = cache.clear
+    return memoized
 
 
-def clear_first_arg_caches():
+def clear_first_arg_caches() -> None:
     """Empty every context_dependent_memoize cache."""
     for cache in _first_arg_caches:
         cache.clear()

@@ -7,6 +7,8 @@ implement (pycuda.gl, pycuda.sparse, ...) raises ImportError saying so and wheth
 planned. ``python -m gpukit.pycuda_compat script.py [args]`` runs a script this way.
 """
 
+from __future__ import annotations
+
 from gpukit import _aliases
 
 ALIASES = {
@@ -50,7 +52,7 @@ UNAVAILABLE = {
 }
 
 
-def install():
+def install() -> None:
     """Put the pycuda finder first on sys.meta_path (once)."""
     _aliases.install("pycuda", "PyCUDA", ALIASES, UNAVAILABLE)
 

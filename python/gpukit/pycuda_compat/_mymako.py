@@ -2,7 +2,7 @@
 (libraries render CLUDA_PREAMBLE with ``pycuda._mymako.template.Template``)."""
 
 try:
-    import mako.template  # noqa: F401
+    import mako.template  # type: ignore[import-untyped]  # noqa: F401  (Mako ships no type information)
 except ImportError as e:
     raise ImportError("pycuda._mymako needs the Mako template engine: pip install mako") from e
 

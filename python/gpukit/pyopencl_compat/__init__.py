@@ -10,6 +10,8 @@ module it does not implement (pyopencl.cache, ...) raises ImportError saying so.
 ``python -m gpukit.pyopencl_compat script.py [args]`` runs a script this way.
 """
 
+from __future__ import annotations
+
 from gpukit import _aliases
 
 ALIASES = {
@@ -43,7 +45,7 @@ UNAVAILABLE = {
 }
 
 
-def install():
+def install() -> None:
     """Put the pyopencl finder first on sys.meta_path (once)."""
     _aliases.install("pyopencl", "PyOpenCL", ALIASES, UNAVAILABLE)
 
