@@ -266,6 +266,17 @@ def test_conversions_copies_and_fill(queue):
     np.testing.assert_array_equal(f.get(), a)
 
 
+def test_with_queue_sets_or_removes_the_default_queue(ctx, queue):
+    a = cla.to_device(queue, np.arange(10, dtype=np.int32))
+    other = cl.CommandQueue(ctx)
+    b = a.with_queue(other)
+    assert b.queue is other and a.queue is queue
+    np.testing.assert_array_equal(b.get(), np.arange(10))
+    c = a.with_queue(None)
+    assert c.queue is None and a.queue is queue
+    np.testing.assert_array_equal(c.get(queue), np.arange(10))
+
+
 def test_array_functions(queue):
     a = host_values((101,), np.float32, 11)
     b = host_values((101,), np.float32, 12)

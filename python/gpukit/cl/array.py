@@ -403,16 +403,18 @@ class Array:
             allocator=self.allocator,
         )
 
-    def with_queue(self, queue):
-        """This array (the same memory) with `queue` as its default queue; the old queue's work
-        is finished first, so the new queue sees its results."""
+    def with_queue(self, queue: CommandQueue | None) -> Array:
+        """This array (the same memory) with `queue` as its default queue (None: none); the old
+        queue's work is finished first, so the new queue sees its results."""
         if queue is not None and queue.context != self.context:
             raise ValueError("with_queue: the queue belongs to another context")
         if self.queue is not None and queue is not self.queue:
             self.queue.finish()
-        return self._new_with_changes(queue=queue)
+        view = self._new_with_changes(queue=queue)
+        view.queue = queue  # None too: as in PyOpenCL, the view then has no default queue
+        return view
 
-    def finish(self):
+    def finish(self) -> None:
         """Wait for the array's events and its queue's work; the events are then forgotten."""
         if self.events:
             cl.wait_for_events(self.events)
