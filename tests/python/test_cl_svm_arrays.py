@@ -61,6 +61,22 @@ def test_an_allocation_maps_as_bytes(ctx, queue):
     np.testing.assert_array_equal(out, np.arange(10))
 
 
+@pytest.mark.skipif(ORIGINAL, reason="PyOpenCL's SVM refuses an SVMAllocation (TypeError)")
+def test_an_svm_over_an_allocation_maps_and_wraps_its_bytes(ctx, queue):
+    _needs(ctx)
+    allocation = cl.SVMAllocation(ctx, 40, 64, cl.svm_mem_flags.READ_WRITE)
+    svm = cl.SVM(allocation)
+    with svm.map_rw(queue) as host:
+        assert host.dtype == np.uint8 and host.nbytes == 40
+        host.view(np.float32)[:] = np.arange(10, dtype=np.float32)
+    cl.Program(ctx, TWICE).build().twice(queue, (6,), None, svm.as_buffer(ctx), np.int32(4))
+    out = np.empty(10, np.float32)
+    cl.enqueue_copy(queue, out, allocation)
+    expected = np.arange(10, dtype=np.float32)
+    expected[4:] *= 2
+    np.testing.assert_array_equal(out, expected)
+
+
 def test_fine_grained_arrays_are_shared_without_mapping(ctx, queue):
     _needs(ctx, fine=True)
     ary = cl.fsvm_empty(ctx, 1001, np.float32)

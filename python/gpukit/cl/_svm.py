@@ -135,20 +135,33 @@ class SVMMap:
         return event
 
 
-def _bytes_of(svm):
+def _bytes_of(svm: _cl.SVMPointer) -> NDArray[np.uint8]:
     """The bytes of an SVMAllocation or PooledSVM as a uint8 array whose base it is."""
     return array_over(svm, svm.svm_ptr, *_layout(svm.size, np.uint8, "C", None, "SVM"))
 
 
-def svm_map(self, queue, flags, is_blocking=True, wait_for=None):
+def _host_array(svm: _cl.SVMPointer) -> NDArray[Any]:
+    """What a map of `svm` shows the host: an SVM's array, or the bytes of an SVMAllocation or
+    PooledSVM (also one that an SVM wraps, which PyOpenCL's SVM refuses)."""
+    # SVM's `mem` is an instance attribute (set in bind_cl_mapping.cpp) that its stub cannot declare.
+    mem = svm.mem if isinstance(svm, _cl.SVM) else svm  # type: ignore[attr-defined]
+    return mem if isinstance(mem, np.ndarray) else _bytes_of(mem)
+
+
+def svm_map(
+    self: _cl.SVMPointer,
+    queue: _cl.CommandQueue,
+    flags: int,
+    is_blocking: bool = True,
+    wait_for: Iterable[_cl.Event] | None = None,
+) -> SVMMap:
     """Map this SVM for host access with map_flags `flags`: an SVMMap whose ``array`` is the
     SVM's array (for an SVMAllocation or PooledSVM, its bytes as uint8)."""
     event = _cl._enqueue_svm_map(queue, is_blocking, flags, self, wait_for)
-    return SVMMap(self, self.mem if isinstance(self, _cl.SVM) else _bytes_of(self), queue, event)
+    return SVMMap(self, _host_array(self), queue, event)
 
 
-def svm_as_buffer(self, ctx, flags=None):
+def svm_as_buffer(self: _cl.SVMPointer, ctx: _cl.Context, flags: int | None = None) -> _cl.Buffer:
     """A Buffer over this SVM's memory (OpenCL's USE_HOST_PTR of an SVM pointer)."""
     flags = _cl.mem_flags.READ_WRITE if flags is None else flags
-    hostbuf = self.mem if isinstance(self, _cl.SVM) else _bytes_of(self)
-    return _cl.Buffer(ctx, flags | _cl.mem_flags.USE_HOST_PTR, hostbuf=hostbuf)
+    return _cl.Buffer(ctx, flags | _cl.mem_flags.USE_HOST_PTR, hostbuf=_host_array(self))
