@@ -69,21 +69,27 @@ def export(
     return tensor.__dlpack__(max_version=max_version)
 
 
-def _wait_for(array, stream):
+def _wait_for(array: GPUArray, stream: int | None) -> None:
     """Make the consumer's `stream` see the array's finished contents (the DLPack rule: the
     producer orders its work before the consumer's stream)."""
     if stream == -1:
         return
-    if array.stream is not None:
+    if isinstance(array.stream, _gpukit.Stream):
         array.stream.synchronize()
+    elif array.stream is not None:
+        # A stream of another library (__cuda_stream__), which need not have synchronize().
+        event = _gpukit.Event()
+        event.record(array.stream)
+        event.synchronize()
     elif stream not in _ORDERED_STREAMS:
         # A stream of the consumer's own may be non-blocking, unordered with the default stream.
         _gpukit.Context.synchronize()
 
 
-def interface(obj):
+def interface(obj: Any) -> tuple[dict[str, Any], object]:
     """(__cuda_array_interface__-style dict, owner) of the CUDA tensor that `obj.__dlpack__`
-    exports; the owner releases the tensor when the last view of it goes."""
+    exports (any DLPack producer, called as its own version of the protocol allows); the
+    owner releases the tensor when the last view of it goes."""
     device_type, _ = obj.__dlpack_device__()
     if device_type not in (CUDA, CUDA_MANAGED):
         where = _DEVICE_NAMES.get(device_type, f"DLPack device type {device_type}")

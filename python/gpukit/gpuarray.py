@@ -245,18 +245,25 @@ class GPUArray(_gpukit._Array):
         if self.dtype.names is not None:
             interface["descr"] = self.dtype.descr  # a record's typestr is only '|V<size>'
         if self.stream is not None:
-            # Handle 0 (the legacy default stream) is spelled 1 in the interface.
-            interface["stream"] = self.stream.handle or 1
+            # Handle 0 (the legacy default stream) is spelled 1 in the interface. gpukit's
+            # streams and those of other libraries the array may hold all say their handle so.
+            interface["stream"] = self.stream.__cuda_stream__()[1] or 1
         return interface
 
-    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(
+        self,
+        stream: int | None = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> object:
         """A DLPack capsule over this array's memory (no copy unless copy=True); the array
         stays alive while the consumer uses it."""
         from gpukit import _dlpack
 
         return _dlpack.export(self, stream, max_version, dl_device, copy)
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> tuple[int, int]:
         from gpukit import _dlpack
 
         return _dlpack.device_of(self)

@@ -49,6 +49,11 @@ def test_a_bad_protocol_answer_is_a_clear_error(answer, error, message):
         fake_array(ForeignStream(answer))
 
 
+@pytest.mark.parametrize("handle, spelled", [(0, 1), (1, 1), (0x7F00_1234_5600, 0x7F00_1234_5600)])
+def test_the_array_interface_names_a_protocol_streams_handle(handle, spelled):
+    assert fake_array(ForeignStream((0, handle))).__cuda_array_interface__["stream"] == spelled
+
+
 def test_other_objects_are_refused_with_what_is_accepted():
     with pytest.raises(TypeError, match="Stream, an object with __cuda_stream__ .* or None, got int"):
         fake_array(3)
@@ -76,6 +81,32 @@ def test_work_queued_on_a_protocol_stream_runs_there(ctx):
     event = drv.Event().record(foreign)
     event.synchronize()
     assert event.query()
+
+
+@pytest.mark.gpu
+def test_dlpack_export_of_an_array_on_a_protocol_stream(ctx):
+    own = drv.Stream()
+    foreign = ForeignStream(own.__cuda_stream__())
+    host = np.arange(1001, dtype=np.float32)
+    a = 3 * gpuarray.to_gpu_async(host, stream=foreign)
+    a.stream = foreign
+    assert a.__cuda_array_interface__["stream"] == own.handle
+    for consumer in (None, 1, drv.Stream().handle):
+        b = gpuarray.asarray(_DLPackOnly(a, consumer))  # the consumer's stream waits for `foreign`
+        np.testing.assert_array_equal(b.get(), 3 * host)
+
+
+class _DLPackOnly:
+    """`array` seen through DLPack alone, exported for a consumer on `stream`."""
+
+    def __init__(self, array, stream):
+        self.array, self.stream = array, stream
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**dict(kwargs, stream=self.stream))
 
 
 @pytest.mark.gpu
