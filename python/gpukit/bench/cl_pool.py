@@ -46,51 +46,54 @@ def _gpukit_queue() -> gpukit.cl.CommandQueue:
     return cl.CommandQueue(cl.Context([device]))
 
 
-def gpukit_pool(settings):
+def gpukit_pool(settings: Settings) -> list[float]:
     from gpukit.cl.tools import ImmediateAllocator, MemoryPool
 
     pool = MemoryPool(ImmediateAllocator(_gpukit_queue()))
     return _time_pairs(lambda: pool.allocate(SIZE).release(), settings)
 
 
-def _pyopencl_queue():
+def _pyopencl_queue() -> _PyOpenCLQueue:
     try:
-        import pyopencl
-        import pyopencl.tools  # noqa: F401  (the sides use it)
+        import pyopencl  # type: ignore[import-not-found]  # optional, and has no type information
+        import pyopencl.tools  # type: ignore[import-not-found]  # noqa: F401  (the sides use it; as above)
     except ImportError:
         raise Unavailable("PyOpenCL is not installed")
     device = [d for p in pyopencl.get_platforms() for d in p.get_devices()][0]
-    return pyopencl.CommandQueue(pyopencl.Context([device]))
+    queue: _PyOpenCLQueue = pyopencl.CommandQueue(pyopencl.Context([device]))
+    return queue
 
 
-def pyopencl_pool(settings):
+def pyopencl_pool(settings: Settings) -> list[float]:
+    queue = _pyopencl_queue()  # first: it says when PyOpenCL is not installed
     import pyopencl.tools
 
-    pool = pyopencl.tools.MemoryPool(pyopencl.tools.ImmediateAllocator(_pyopencl_queue()))
+    pool = pyopencl.tools.MemoryPool(pyopencl.tools.ImmediateAllocator(queue))
     return _time_pairs(lambda: pool.allocate(SIZE).release(), settings)
 
 
-def _new_pool_and_allocation(tools, queue):
-    def once():
+def _new_pool_and_allocation(tools: ModuleType, queue: object) -> Callable[[], None]:
+    def once() -> None:
         pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
         pool.allocate(SIZE).release()
 
     return once
 
 
-def gpukit_new_pool(settings):
+def gpukit_new_pool(settings: Settings) -> list[float]:
     import gpukit.cl.tools
 
     return _time_pairs(_new_pool_and_allocation(gpukit.cl.tools, _gpukit_queue()), settings)
 
 
-def pyopencl_new_pool(settings):
+def pyopencl_new_pool(settings: Settings) -> list[float]:
+    queue = _pyopencl_queue()  # first: it says when PyOpenCL is not installed
     import pyopencl.tools
 
-    return _time_pairs(_new_pool_and_allocation(pyopencl.tools, _pyopencl_queue()), settings)
+    return _time_pairs(_new_pool_and_allocation(pyopencl.tools, queue), settings)
 
 
-def gpukit_buffer(settings):
+def gpukit_buffer(settings: Settings) -> list[float]:
     import gpukit.cl as cl
 
     queue = _gpukit_queue()
