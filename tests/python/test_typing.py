@@ -5,6 +5,7 @@ tests/typing/planted_errors.py, on its line."""
 
 import ast
 import importlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -81,7 +82,7 @@ def test_the_package_is_marked_typed():
 
 @pytest.fixture(scope="module")
 def mypy(tmp_path_factory):
-    """Runs mypy --strict (tests/typing/mypy.ini) on a file; returns its exit status and output."""
+    """Runs mypy --strict (tests/typing/mypy.ini, or `config`) on files; returns its exit status and output."""
     pytest.importorskip(
         "mypy", reason="mypy is not installed (scripts/setup.sh installs it where a registry is reachable)"
     )
@@ -91,19 +92,19 @@ def mypy(tmp_path_factory):
     # runtimes (tests/sanitize/sitecustomize.py would otherwise preload them into it).
     environment = {name: value for name, value in os.environ.items() if name != "GPUKIT_SANITIZER_PRELOAD"}
 
-    def run(path):
+    def run(*paths, config=TYPING / "mypy.ini"):
         result = subprocess.run(
             [
                 sys.executable,
                 "-m",
                 "mypy",
                 "--config-file",
-                str(TYPING / "mypy.ini"),
+                str(config),
                 "--cache-dir",
                 str(cache),
                 "--no-pretty",
                 "--show-error-codes",
-                str(path),
+                *map(str, paths),
             ],
             cwd=TYPING,
             env=environment,
@@ -123,6 +124,13 @@ def test_mypy_strict_accepts_a_user_program(mypy):
     assert "Success: no issues found" in output
 
 
+@pytest.mark.compile_sweep
+def test_mypy_strict_accepts_the_package_itself(mypy):
+    status, output = mypy("-p", "gpukit", config=TYPING / "package.ini")
+    assert status == 0, output
+    assert "Success: no issues found" in output
+
+
 def test_mypy_strict_reports_each_planted_error_on_its_line(mypy):
     path = TYPING / "planted_errors.py"
     expected = {
@@ -138,6 +146,107 @@ def test_mypy_strict_reports_each_planted_error_on_its_line(mypy):
     }
     assert status == 1
     assert reported == expected, output
+
+
+# ---- The documentation's snippets (tools/typecheck_doc_snippets.py)
+
+
+@pytest.fixture(scope="module")
+def snippets():
+    """tools/typecheck_doc_snippets.py as a module."""
+    path = REPO / "tools" / "typecheck_doc_snippets.py"
+    spec = importlib.util.spec_from_file_location("typecheck_doc_snippets", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def test_the_docs_snippets_are_found_and_every_skip_says_why(snippets):
+    modules = snippets.collect(snippets.default_markdown_files(REPO))
+    found = [snippet for module in modules for snippet in module.snippets]
+    skipped = [f"{snippet.markdown.name}:{snippet.line - 1}" for snippet in found if snippet.skip is not None]
+    fences = sum(
+        line.strip() == "```python"
+        for markdown in snippets.default_markdown_files(REPO)
+        for line in markdown.read_text().splitlines()
+    )
+    assert len(found) == fences >= 30
+    assert len(skipped) <= 3, f"few skips, each with its reason: {skipped}"
+    assert all(snippet.skip.strip() for snippet in found if snippet.skip is not None)
+
+
+@pytest.mark.compile_sweep
+def test_mypy_strict_accepts_every_docs_snippet(mypy, snippets, tmp_path):
+    """Every ```python block of README.md and docs/*.md, each page's blocks one module, as a
+    user's program (tools/typecheck_doc_snippets.py says how); errors at the Markdown lines."""
+    modules = snippets.collect(snippets.default_markdown_files(REPO))
+    paths, config = snippets.write(modules, tmp_path)
+    status, output = mypy(*paths, config=config)
+    errors = snippets.map_output(output, modules)
+    assert status == 0 and not errors, "\n".join(errors or [output])
+
+
+DOC_WITH_MISTAKES = """\
+# A page
+
+```python
+import math
+radius = 2.0
+```
+
+Some prose, then a block that uses the one above and what the prose introduced:
+
+<!-- typecheck: given
+count: int
+label: str = 3  # planted: assignment
+-->
+```python
+area = math.pi * radius**2
+print(label.upper() + count, area)  # planted: operator
+```
+
+<!-- typecheck: skip (a signature listing) -->
+```python
+def area(radius, *, exact=...) -> float
+```
+
+```sh
+not python at all
+```
+"""
+
+
+def test_docs_snippet_errors_are_reported_at_their_markdown_lines(mypy, snippets, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(DOC_WITH_MISTAKES)
+    modules = snippets.collect([page])
+    assert [(s.line, s.skip) for s in modules[0].snippets] == [(4, None), (15, None), (21, "a signature listing")]
+    build = tmp_path / "build"
+    build.mkdir()
+    paths, config = snippets.write(modules, build)
+    status, output = mypy(*paths, config=config)
+    errors = snippets.map_output(output, modules)
+    assert status == 1
+    reported = [re.search(r"page\.md:(\d+): error: .*\[([a-z-]+)\]$", line) for line in errors]
+    assert all(reported), errors
+    assert [(int(m.group(1)), m.group(2)) for m in reported] == [(12, "assignment"), (16, "operator")], output
+
+    # A directive that would be ignored is an error: misspelt, without its reason or lines,
+    # parted from its fence by a blank line, above a block of another language.
+    for bad in (
+        "<!-- typecheck: skipp (typo) -->\n```python\n",
+        "<!-- typecheck: skip -->\n```python\n",
+        "<!-- typecheck: given -->\n```python\n",
+        "<!-- typecheck: skip (a listing) -->\n\n```python\n",
+        "<!-- typecheck: skip (a listing) -->\n```sh\n",
+    ):
+        page.write_text(f"{bad}x = 1\n```\n")
+        with pytest.raises(snippets.SnippetError, match=r"page\.md:1: "):
+            snippets.collect([page])
 
 
 # ---- None in the stubs and at run time
