@@ -26,6 +26,13 @@ version = release
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.viewcode", "myst_parser"]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
+# docs/cpp holds the C++ reference's Doxygen input (`make docs-cpp`), not pages of this site.
+exclude_patterns = ["cpp"]
+# An annotation names a class as its module imports it ("Context", "Array"); where the module
+# being documented defines no class of that name, Sphinx finds several (gpukit.cl's and
+# gpukit.driver's Context) and links the first. Resolving each properly would need the names
+# the modules import only for type checkers, whose import cycles TYPE_CHECKING avoids.
+suppress_warnings = ["ref.python"]
 
 # Documented in the order of the source, as the modules group related functions.
 autodoc_member_order = "bysource"
@@ -48,5 +55,13 @@ def _drop_property_signature(app, what, name, obj, options, lines):
         lines.clear()
 
 
+def _skip_typing_names(app, what, name, obj, skip, options):
+    """:imported-members: would document the typing names a module imports for its annotations."""
+    if getattr(obj, "__module__", None) in ("typing", "typing_extensions"):
+        return True
+    return None
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _drop_property_signature)
+    app.connect("autodoc-skip-member", _skip_typing_names)
