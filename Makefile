@@ -1,7 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both set up whatever is
 # missing first (scripts/setup.sh), then build.
 .PHONY: all deps configure build demo test test-cpp test-python test-properties-long test-clang-shared sanitize-build \
-        sanitize sanitize-python lint wheel info bench docs clean
+        sanitize sanitize-python lint wheel info bench docs docs-cpp clean
 
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
@@ -142,6 +142,15 @@ docs: build
 	@$(PYTHON) -c 'import sphinx, myst_parser' 2>/dev/null || \
 	    { echo "make docs: sphinx and myst-parser are missing from $(PYTHON): pip install sphinx myst-parser" >&2; exit 1; }
 	$(RUN_PY) -m sphinx -W --keep-going -q -c docs/api -b html docs $(DOCS_DIR)
+	$(MAKE) --no-print-directory docs-cpp
+
+# The C++ API reference (docs/cpp/Doxyfile) in $(DOCS_DIR)/cpp, in the same site: every
+# warning fails it, an undocumented public class or function among them (all are reported).
+docs-cpp:
+	@command -v doxygen >/dev/null || \
+	    { echo "make docs: doxygen is missing (scripts/setup.sh installs it: apt-get install doxygen)" >&2; exit 1; }
+	mkdir -p $(DOCS_DIR)/cpp
+	GPUKIT_DOXYGEN_OUTPUT=$(DOCS_DIR)/cpp GPUKIT_DOXYGEN_WARN_AS_ERROR=FAIL_ON_WARNINGS doxygen docs/cpp/Doxyfile
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(CLANG_SHARED_DIR) $(DOCS_DIR) dist python/gpukit/_gpukit*.so python/gpukit/_bench_baselines*.so

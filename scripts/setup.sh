@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what gpukit needs to build and test, and only what is missing:
 #   - Debian packages: the OpenCL headers, the ICD loader and PoCL (OpenCL on the CPU),
-#     GoogleTest; skipped when present, or when there is no apt-get (offline GPU machines
+#     GoogleTest, Doxygen; skipped when present, or when there is no apt-get (offline GPU machines
 #     bring their own).
 #   - Python packages (numpy, pytest, nanobind, scikit-build-core): used from python3 when
 #     it has them all (works offline); otherwise installed into .venv, with hypothesis (the
@@ -20,6 +20,8 @@ fi
 # An OpenCL implementation: PoCL on the CPU when no vendor registered one.
 ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || need_apt+=(pocl-opencl-icd)
 [ -f /usr/include/gtest/gtest.h ] || [ -d /usr/src/googletest ] || [ -d .deps/googletest ] || need_apt+=(googletest)
+# Doxygen, for the C++ API reference (`make docs`; `make test` does not need it).
+command -v doxygen >/dev/null || need_apt+=(doxygen)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
         echo "setup: installing Debian packages: ${need_apt[*]}" >&2

@@ -125,10 +125,18 @@ private:
 // operator's kernel.
 class array_operand : public detail::settles_at_statement_end {
 public:
-    array_operand(const device_array& a) noexcept : array_(&a) {}               // NOLINT(google-explicit-constructor)
-    array_operand(device_array&& a) noexcept : array_(&a), temporary_(true) {}  // NOLINT
+    // clang-format off
 
+    // An array the caller holds (a named one): read as it is, never fused into the operator.
+    array_operand(const device_array& a) noexcept : array_(&a) {}               // NOLINT(google-explicit-constructor)
+    // A temporary array (another operator's result in the same statement): its pending
+    // expression may be fused into this operator's kernel.
+    array_operand(device_array&& a) noexcept : array_(&a), temporary_(true) {}  // NOLINT
+    // clang-format on
+
+    // The array passed (it lives until the end of the statement).
     const device_array& array() const noexcept { return *array_; }
+    // Whether the array was passed as a temporary, so that the operator may fuse it.
     bool temporary() const noexcept { return temporary_; }
 
 private:
@@ -139,16 +147,21 @@ private:
 // A scalar operand of the elementwise operators: a C++ number or a gpukit::array::scalar.
 class scalar_operand : public detail::settles_at_statement_end {
 public:
+    // A scalar as given (a numpy scalar the bindings made keeps its dtype).
     scalar_operand(const scalar& s) : value_(s) {}  // NOLINT(google-explicit-constructor)
+    // A C++ number, taking part as a Python scalar does (NEP 50); a bool is a typed bool.
     template <scalar_type T>
     scalar_operand(T v) : value_(v) {}  // NOLINT(google-explicit-constructor)
 
+    // The scalar the operator reads.
     const scalar& value() const noexcept { return value_; }
 
 private:
     scalar value_;
 };
 
+// An n-dimensional array of device memory with numpy's semantics: a handle, whose copies and
+// views share the memory (see the top of this file).
 class device_array {
 public:
     // An array over the memory `view` refers to, kept alive by the view's buffer; `runs_on`:
@@ -163,21 +176,29 @@ public:
     static device_array zeros(std::vector<std::int64_t> shape, dtype t, order o = order::c);
     // The same on backend `b` (its memory; logic_error for a null b).
     static device_array empty(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t, order o = order::c);
+    // Zeros in memory of backend `b`, written from the host by b's write() (logic_error for a
+    // null b).
     static device_array zeros(std::shared_ptr<backend> b, std::vector<std::int64_t> shape, dtype t, order o = order::c);
-    // `values` copied to the device, as a 1-d array, or of `shape` (C order; {} for a 0-d
-    // array of one value); logic_error when the shape's size is not values.size().
+    // `values` copied to the device, as a 1-d array of `dtype_of<T>()` in memory of the current
+    // context's default pool; returns when the copy is done.
     template <class T>
     static device_array from_host(std::span<const T> values) {
         return from_host(values, {static_cast<std::int64_t>(values.size())});
     }
+    // `values` copied to the device as an array of `shape`, in C order ({} for a 0-d array of
+    // one value); logic_error when the shape's size is not values.size().
     template <class T>
     static device_array from_host(std::span<const T> values, std::vector<std::int64_t> shape) {
         return from_host_bytes({}, std::as_bytes(values), dtype_of<T>(), values.size(), std::move(shape));
     }
+    // The elements of a vector copied to the device, as a 1-d array (a std::vector of bool
+    // gives a bool array).
     template <class T>
     static device_array from_host(const std::vector<T>& values) {
         return from_host(values, {static_cast<std::int64_t>(values.size())});
     }
+    // The elements of a vector copied to the device as an array of `shape`, in C order;
+    // logic_error when the shape's size is not values.size().
     template <class T>
     static device_array from_host(const std::vector<T>& values, std::vector<std::int64_t> shape) {
         return from_host(std::shared_ptr<backend>{}, values, std::move(shape));
@@ -187,6 +208,9 @@ public:
     static device_array from_host(std::shared_ptr<backend> b, const std::vector<T>& values) {
         return from_host(std::move(b), values, {static_cast<std::int64_t>(values.size())});
     }
+    // The elements of a vector copied into memory of backend `b` (null: the current CUDA
+    // context) as an array of `shape`, in C order; logic_error when the shape's size is not
+    // values.size().
     template <class T>
     static device_array from_host(std::shared_ptr<backend> b, const std::vector<T>& values,
                                   std::vector<std::int64_t> shape) {
@@ -209,9 +233,13 @@ public:
     // The backend the array's memory belongs to and its operations run on; null for the
     // current CUDA context (its default pool and stream).
     const std::shared_ptr<backend>& runs_on() const noexcept { return backend_; }
+    // The element type (known before a pending result is computed, as are the shape and size).
     dtype type() const noexcept { return view_.type(); }
+    // The extent of each axis; empty for a 0-d array.
     const std::vector<std::int64_t>& shape() const noexcept { return view_.shape(); }
+    // The number of elements: the product of the extents (1 for a 0-d array).
     std::int64_t size() const noexcept { return view_.size(); }
+    // The number of axes (0 for a 0-d array).
     int ndim() const noexcept { return view_.ndim(); }
 
     // The elements in C order, copied to the host (waiting for the work queued before);
@@ -239,11 +267,18 @@ public:
             return T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
     }
 
-    // Views sharing this array's memory.
+    // A view of the elements in another shape, sharing this array's memory: the elements read
+    // in order `o`, one extent may be -1. invalid_argument when the sizes differ, logic_error
+    // when the new shape is not a view of this layout (numpy would copy).
     device_array reshape(std::vector<std::int64_t> shape, order o = order::c) const {
         return device_array(view().reshape(std::move(shape), o), backend_);
     }
+    // A view with the axes reversed (numpy's `a.T`), sharing this array's memory.
     device_array transpose() const { return device_array(view().transpose(), backend_); }
+    // numpy's basic indexing, `a[items]`, as a view sharing this array's memory: an integer
+    // drops its axis (negative counts from the end), a slice keeps it, new_axis adds one, an
+    // ellipsis stands for the axes not named. std::out_of_range for an index beyond its axis
+    // or more indices than axes.
     device_array operator[](const std::vector<index_item>& items) const {
         return device_array(view()[items], backend_);
     }
@@ -255,22 +290,40 @@ public:
     // int32 += 1.5 is refused). An `other` sharing memory with this array is read in full
     // before anything is written.
     device_array& operator+=(const device_array& other) { return update(binary_op::add, &other, nullptr); }
+    // this - other written into this array, as operator+= does.
     device_array& operator-=(const device_array& other) { return update(binary_op::subtract, &other, nullptr); }
+    // this * other written into this array, as operator+= does.
     device_array& operator*=(const device_array& other) { return update(binary_op::multiply, &other, nullptr); }
+    // this / other (true division) written into this array, as operator+= does: the quotient
+    // of integers is float64, which an integer array cannot take (type_error, as numpy's).
     device_array& operator/=(const device_array& other) { return update(binary_op::true_divide, &other, nullptr); }
+    // this + a scalar written into this array (a C++ number taking part as a Python scalar:
+    // one that the array's integer type cannot hold is std::overflow_error, as numpy's).
     device_array& operator+=(const scalar& other) { return update(binary_op::add, nullptr, &other); }
+    // this - a scalar written into this array, as operator+=(const scalar&) does.
     device_array& operator-=(const scalar& other) { return update(binary_op::subtract, nullptr, &other); }
+    // this * a scalar written into this array, as operator+=(const scalar&) does.
     device_array& operator*=(const scalar& other) { return update(binary_op::multiply, nullptr, &other); }
+    // this / a scalar (true division) written into this array, as operator+=(const scalar&)
+    // does; type_error for an integer array, whose quotients are floats.
     device_array& operator/=(const scalar& other) { return update(binary_op::true_divide, nullptr, &other); }
+    // Bitwise and of this and other written into this array, as operator+= does; integer and
+    // bool arrays only (type_error otherwise).
     device_array& operator&=(const device_array& other) { return update(binary_op::bitwise_and, &other, nullptr); }
+    // Bitwise or of this and other written into this array, as operator&= does.
     device_array& operator|=(const device_array& other) { return update(binary_op::bitwise_or, &other, nullptr); }
+    // Bitwise exclusive or of this and other written into this array, as operator&= does.
     device_array& operator^=(const device_array& other) { return update(binary_op::bitwise_xor, &other, nullptr); }
+    // Bitwise and with a scalar written into this array; integer and bool arrays only.
     device_array& operator&=(const scalar& other) { return update(binary_op::bitwise_and, nullptr, &other); }
+    // Bitwise or with a scalar written into this array; integer and bool arrays only.
     device_array& operator|=(const scalar& other) { return update(binary_op::bitwise_or, nullptr, &other); }
+    // Bitwise exclusive or with a scalar written into this array; integer and bool arrays only.
     device_array& operator^=(const scalar& other) { return update(binary_op::bitwise_xor, nullptr, &other); }
 
     // The same for any binary_op (power, minimum, the comparisons, ...).
     device_array& update(binary_op op, const device_array& other) { return update(op, &other, nullptr); }
+    // The same with a scalar `value` as the right operand.
     device_array& update(binary_op op, const scalar& value) { return update(op, nullptr, &value); }
 
     // numpy's `this[...] = source`: source broadcast to this array's shape (invalid_argument
@@ -315,66 +368,93 @@ private:
 // logical_and and logical_or, and &, |, ^ of integers and bools. At least one operand is an
 // array. +, -, * and / fuse with each other within a statement (see the top of this file).
 device_array apply(binary_op op, const array_operand& a, const array_operand& b);
+// `a <op> b` of an array and a scalar (`x + 1`), the scalar taking part as a Python scalar
+// does (NEP 50).
 device_array apply(binary_op op, const array_operand& a, const scalar_operand& b);
+// `a <op> b` of a scalar and an array (`2 * x`), the scalar taking part as a Python scalar does.
 device_array apply(binary_op op, const scalar_operand& a, const array_operand& b);
+// The sum `a + b` of two arrays, broadcast together (binary_op::add); fuses within its statement.
 inline device_array operator+(const array_operand& a, const array_operand& b) { return apply(binary_op::add, a, b); }
+// `a + b` of an array and a scalar (`x + 2`), as for two arrays.
 inline device_array operator+(const array_operand& a, const scalar_operand& b) { return apply(binary_op::add, a, b); }
+// `a + b` of a scalar and an array (`2 + x`), as for two arrays.
 inline device_array operator+(const scalar_operand& a, const array_operand& b) { return apply(binary_op::add, a, b); }
+// The difference `a - b` of two arrays, broadcast together (binary_op::subtract); fuses within its
+// statement.
 inline device_array operator-(const array_operand& a, const array_operand& b) {
     return apply(binary_op::subtract, a, b);
 }
+// `a - b` of an array and a scalar (`x - 2`), as for two arrays.
 inline device_array operator-(const array_operand& a, const scalar_operand& b) {
     return apply(binary_op::subtract, a, b);
 }
+// `a - b` of a scalar and an array (`2 - x`), as for two arrays.
 inline device_array operator-(const scalar_operand& a, const array_operand& b) {
     return apply(binary_op::subtract, a, b);
 }
+// The product `a * b` of two arrays, broadcast together (binary_op::multiply); fuses within its statement.
 inline device_array operator*(const array_operand& a, const array_operand& b) {
     return apply(binary_op::multiply, a, b);
 }
+// `a * b` of an array and a scalar (`x * 2`), as for two arrays.
 inline device_array operator*(const array_operand& a, const scalar_operand& b) {
     return apply(binary_op::multiply, a, b);
 }
+// `a * b` of a scalar and an array (`2 * x`), as for two arrays.
 inline device_array operator*(const scalar_operand& a, const array_operand& b) {
     return apply(binary_op::multiply, a, b);
 }
+// The quotient `a / b` of two arrays, broadcast together: true division (binary_op::true_divide), in
+// which integers give float64; fuses within its statement.
 inline device_array operator/(const array_operand& a, const array_operand& b) {
     return apply(binary_op::true_divide, a, b);
 }
+// `a / b` of an array and a scalar (`x / 2`), as for two arrays.
 inline device_array operator/(const array_operand& a, const scalar_operand& b) {
     return apply(binary_op::true_divide, a, b);
 }
+// `a / b` of a scalar and an array (`2 / x`), as for two arrays.
 inline device_array operator/(const scalar_operand& a, const array_operand& b) {
     return apply(binary_op::true_divide, a, b);
 }
+// The bitwise and `a & b` of two integer or bool arrays, broadcast together (type_error for other types).
 inline device_array operator&(const array_operand& a, const array_operand& b) {
     return apply(binary_op::bitwise_and, a, b);
 }
+// `a & b` of an array and a scalar (`x & 2`), as for two arrays.
 inline device_array operator&(const array_operand& a, const scalar_operand& b) {
     return apply(binary_op::bitwise_and, a, b);
 }
+// `a & b` of a scalar and an array (`2 & x`), as for two arrays.
 inline device_array operator&(const scalar_operand& a, const array_operand& b) {
     return apply(binary_op::bitwise_and, a, b);
 }
+// The bitwise or `a | b` of two integer or bool arrays, broadcast together (type_error for other types).
 inline device_array operator|(const array_operand& a, const array_operand& b) {
     return apply(binary_op::bitwise_or, a, b);
 }
+// `a | b` of an array and a scalar (`x | 2`), as for two arrays.
 inline device_array operator|(const array_operand& a, const scalar_operand& b) {
     return apply(binary_op::bitwise_or, a, b);
 }
+// `a | b` of a scalar and an array (`2 | x`), as for two arrays.
 inline device_array operator|(const scalar_operand& a, const array_operand& b) {
     return apply(binary_op::bitwise_or, a, b);
 }
+// The bitwise exclusive or `a ^ b` of two integer or bool arrays, broadcast together (type_error for
+// other types).
 inline device_array operator^(const array_operand& a, const array_operand& b) {
     return apply(binary_op::bitwise_xor, a, b);
 }
+// `a ^ b` of an array and a scalar (`x ^ 2`), as for two arrays.
 inline device_array operator^(const array_operand& a, const scalar_operand& b) {
     return apply(binary_op::bitwise_xor, a, b);
 }
+// `a ^ b` of a scalar and an array (`2 ^ x`), as for two arrays.
 inline device_array operator^(const scalar_operand& a, const array_operand& b) {
     return apply(binary_op::bitwise_xor, a, b);
 }
-// -x.
+// -x, elementwise, in x's type (unary_op::negative); type_error for a bool array, as numpy's.
 device_array operator-(const device_array& a);
 // numpy's unary functions (unary_op): negative, absolute, conjugate, real, imag,
 // logical_not, in numpy's result types (abs of a complex array is real); cast is astype.
@@ -384,8 +464,11 @@ device_array apply(unary_op op, const device_array& a);
 // `otherwise`, all three broadcast together, in numpy.result_type(then, otherwise) (a scalar
 // taking part as a Python scalar does; where(c, uint8_array, -1) gives 255 where c is false).
 device_array where(const device_array& condition, const device_array& then, const device_array& otherwise);
+// numpy.where with a scalar `otherwise` (`where(c, x, 0)`).
 device_array where(const device_array& condition, const device_array& then, const scalar& otherwise);
+// numpy.where with a scalar `then` (`where(c, 1, x)`).
 device_array where(const device_array& condition, const scalar& then, const device_array& otherwise);
+// numpy.where with two scalar choices, shaped as the condition (`where(c, 1.0, 0.0)`).
 device_array where(const device_array& condition, const scalar& then, const scalar& otherwise);
 
 // numpy's function `f` (cumath: exp, sin, sqrt, ...) of the elements, in numpy's result type
@@ -394,13 +477,17 @@ device_array where(const device_array& condition, const scalar& then, const scal
 // modf: use math_spec and run).
 device_array apply(math_function f, const device_array& x);
 
-// numpy.sum (in numpy's result type: int64 for bool and narrower signed integers, uint64
-// for unsigned ones), numpy.dot of two 1-d arrays of one size (in their promoted type),
-// numpy.min and numpy.max (complex numbers ordered by real, then imaginary part, as numpy
-// orders them): 0-d arrays. min and max of an empty array are logic_errors, as numpy's.
+// numpy.sum of every element, as a 0-d array in numpy's result type: int64 for bool and
+// narrower signed integers, uint64 for unsigned ones (sum_type); 0 for an empty array.
 device_array sum(const device_array& a);
+// numpy.dot of two 1-d arrays of one size (logic_error otherwise), without conjugation, as a
+// 0-d array of their promoted type.
 device_array dot(const device_array& a, const device_array& b);
+// numpy.min: the smallest element, as a 0-d array of a's type. NaN wins; complex numbers are
+// ordered by real, then imaginary part, as numpy orders them. logic_error for an empty
+// array, as numpy's.
 device_array min(const device_array& a);
+// numpy.max: the largest element, as min() orders them; logic_error for an empty array.
 device_array max(const device_array& a);
 
 enum class reduction_op;  // reduction.hpp
@@ -412,10 +499,11 @@ device_array subset_reduce(reduction_op op, const device_array& subset, const de
                            const device_array* b = nullptr);
 
 // Running sums of a 1-d array, in numpy's cumsum type (sum()'s: int64 for bool and narrower
-// signed integers, uint64 for unsigned ones): out[k] = a[0] + ... + a[k] (inclusive), or
-// a[0] + ... + a[k - 1] with out[0] = 0 (exclusive). type_error for complex arrays,
-// logic_error for other than 1-d.
+// signed integers, uint64 for unsigned ones): out[k] = a[0] + ... + a[k] (numpy.cumsum).
+// type_error for complex arrays, logic_error for other than 1-d or an array on a backend
+// (scans run on the current CUDA context only).
 device_array inclusive_scan(const device_array& a);
+// The exclusive form of inclusive_scan(): out[k] = a[0] + ... + a[k - 1], with out[0] = 0.
 device_array exclusive_scan(const device_array& a);
 
 // Uniform random numbers in [0, 1) (float32, float64) or random bits (int32, uint32), as

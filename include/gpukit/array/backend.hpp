@@ -38,20 +38,23 @@ struct kernel_argument {
     const device_buffer* buffer = nullptr;  // an array's memory; nullptr for a value
     std::int64_t offset = 0;                // bytes from the buffer's start
     const void* value = nullptr;            // a value's bytes
-    std::size_t size = 0;
+    std::size_t size = 0;                   // the number of bytes at `value`; 0 for memory
 
+    // The argument of an array whose first element lies `offset` bytes into buffer `b`.
     static kernel_argument memory(const device_buffer& b, std::int64_t offset) noexcept {
         return {&b, offset, nullptr, 0};
     }
+    // The argument of a value: the `size` bytes at `value` (not copied: they must stay valid
+    // during launch()).
     static kernel_argument bytes(const void* value, std::size_t size) noexcept { return {nullptr, 0, value, size}; }
 };
 
 // `groups_x` by `groups_y` work groups (CUDA's blocks) of `group_size` work items (threads)
 // along x.
 struct launch_shape {
-    unsigned groups_x = 1;
-    unsigned groups_y = 1;
-    unsigned group_size = 1;
+    unsigned groups_x = 1;    // work groups along x
+    unsigned groups_y = 1;    // work groups along y
+    unsigned group_size = 1;  // work items per group, all along x
 };
 
 // A kernel a backend loaded, and what launches need to know of it. Only a backend of the
@@ -59,6 +62,8 @@ struct launch_shape {
 struct loaded_kernel {
     std::shared_ptr<const void> handle;  // the backend's kernel object
     std::shared_ptr<const void> keep;    // what else must live while it runs (its CUDA context)
+
+    // The language of the backend that loaded it (the only kind that may launch it).
     kernel_language language = kernel_language::cuda;
     unsigned full_grid = 1;  // groups of preferred_group_size() items that keep the device busy
     unsigned max_group = 1;  // the most work items one group of this kernel may have
@@ -84,6 +89,9 @@ inline long long compute_grid_limit(const loaded_kernel& k) {
     return k.gpu && k.language == kernel_language::opencl ? 2LL * k.full_grid : looping_grid_limit(k);
 }
 
+// The interface the array engine runs on (see the top of this file): a device's memory,
+// copies, kernels and launches. cuda_backend and opencl_backend implement it; a device_array
+// holds its backend by std::shared_ptr.
 class backend {
 public:
     virtual ~backend() = default;

@@ -11,8 +11,12 @@
 
 namespace gpukit::array {
 
+// The backend of the current CUDA context: CUDA C kernels, CUDA device memory, and work queued
+// on one stream of that context.
 class cuda_backend final : public backend {
 public:
+    // Work queued on `stream` (the default, a null handle: the current context's default
+    // stream). The stream is not owned: it must stay valid while the backend is used.
     explicit cuda_backend(cuda::stream_view stream = {}) noexcept : stream_(stream) {}
 
     kernel_language language() const noexcept override { return kernel_language::cuda; }
@@ -30,6 +34,7 @@ public:
     void launch(const loaded_kernel& k, const launch_shape& shape, std::span<const kernel_argument> args) override;
     void synchronize() override;
 
+    // The stream the backend queues its copies and launches on (not owned).
     cuda::stream_view stream() const noexcept { return stream_; }
 
 private:

@@ -3,7 +3,7 @@
 // Supported: bool, int8..int64, uint8..uint64, float32, float64, complex64, complex128.
 // float16 is not supported (generated kernels would need cuda_fp16.h on NVRTC's include
 // path). Elementwise kernels exist for every type (complex as gk_complex<float/double>,
-// kernel_text.hpp); reductions refuse the complex types.
+// kernel_text.hpp); so do reductions, except min and max of complex elements on OpenCL.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +13,12 @@
 
 namespace gpukit::array {
 
+// The kind of an element type, as numpy's dtype.kind: 'b', 'i', 'u', 'f' and 'c'.
 enum class dtype_kind { boolean, signed_int, unsigned_int, floating, complex };
 
+// An element type: numpy's dtype of that name.
 enum class dtype : std::uint8_t {
-    bool_,
+    bool_,  // numpy's bool: one byte, 0 or 1
     int8,
     int16,
     int32,
@@ -31,7 +33,9 @@ enum class dtype : std::uint8_t {
     complex128,
 };
 
+// The kind of `t` (dtype_kind::signed_int for int32, ...).
 dtype_kind kind(dtype t) noexcept;
+// The size of an element of type `t` in bytes (numpy's itemsize: 1 for bool, 16 for complex128).
 std::size_t size_of(dtype t) noexcept;
 // numpy's name: "bool", "int8", ..., "complex128".
 std::string_view name(dtype t) noexcept;

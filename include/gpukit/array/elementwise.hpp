@@ -42,10 +42,11 @@ namespace gpukit::array {
 // value need not be loaded), or both. Scalars are passed by value.
 enum class param_kind { input, output, inout, scalar };
 
+// One parameter of an elementwise kernel.
 struct param {
-    std::string name;
-    dtype type;
-    param_kind kind;
+    std::string name;  // a C identifier: the operation's name for it
+    dtype type;        // the element type of an array, the type of a scalar
+    param_kind kind;   // how the kernel uses it
 };
 
 // A kernel's description, checked once when made and never changed after, so that its
@@ -59,9 +60,13 @@ public:
     // no array parameter.
     elementwise_spec(std::string name, std::vector<param> params, std::string operation, std::string preamble = {});
 
+    // The kernels' base name, as given.
     const std::string& name() const noexcept { return name_; }
+    // The kernel's parameters, in order: run() takes one argument per parameter.
     const std::vector<param>& params() const noexcept { return params_; }
+    // The operation on element `i`, as given ("z[i] = a * x[i] + y[i]").
     const std::string& operation() const noexcept { return operation_; }
+    // The code placed before the kernels; empty for none.
     const std::string& preamble() const noexcept { return preamble_; }
     // Unique to this spec for the life of the process (see kernel_cache.hpp).
     std::uint64_t key() const noexcept { return key_; }
@@ -74,6 +79,7 @@ private:
     std::uint64_t key_;
 };
 
+// The variants of a kernel (see the top of this file); choose_variant() says which run() uses.
 enum class elementwise_variant { vectorized, contiguous, strided, rows };
 
 // The shortest last axis the rows variant is used for.
@@ -86,9 +92,11 @@ std::string elementwise_source(const elementwise_spec& spec, elementwise_variant
 
 // A scalar argument: its bytes in the parameter's C type.
 struct scalar_value {
-    std::array<std::byte, 16> bytes{};
-    std::size_t size = 0;
+    std::array<std::byte, 16> bytes{};  // the value's bytes, from the first; the rest zero
+    std::size_t size = 0;               // how many of `bytes` the value has
 
+    // The bytes of `value` in its own C++ type, which must be the parameter's C type (float for
+    // float32, `std::complex<double>` for complex128, ...): at most 16 bytes, trivially copyable.
     template <class T>
     static scalar_value of(T value) {
         static_assert(sizeof(T) <= 16 && std::is_trivially_copyable_v<T>);
@@ -99,6 +107,7 @@ struct scalar_value {
     }
 };
 
+// One argument of a kernel: an ndarray for an array parameter, a scalar_value for a scalar.
 using elementwise_arg = std::variant<ndarray, scalar_value>;
 
 // Which variant run() uses for `args` (arrays must share one shape) in `language`.

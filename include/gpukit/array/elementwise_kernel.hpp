@@ -35,15 +35,21 @@
 
 namespace gpukit::array {
 
+// One parameter of an elementwise_kernel, as the caller declared it in C.
 struct kernel_parameter {
     std::string declarator;  // as the kernel declares it: "const float *x"
     std::string name;        // "x"
     bool is_array;           // a pointer, passed as a device address
 };
 
+// What an elementwise_kernel generates (see the top of this file): the kernel's name and
+// parameters, and the code of its loop body and around the loop.
 struct elementwise_kernel_spec {
     std::string name;  // the kernel's name: a C identifier
+
+    // The parameters, in the order the kernel declares them and run() takes their values.
     std::vector<kernel_parameter> params;
+    // The loop body, run for each `i` (PyCUDA's operation): "z[i] = a * x[i] + y[i]".
     std::string operation;
     std::string preamble;    // before the kernel (helper functions, #includes)
     std::string loop_prep;   // in the kernel, before the loop
@@ -67,7 +73,10 @@ public:
     elementwise_kernel(elementwise_kernel_spec spec, rtc::compile_request request,
                        std::optional<std::filesystem::path> cache_dir);
 
+    // The kernel's description, as given.
     const elementwise_kernel_spec& spec() const noexcept { return spec_; }
+    // The CUDA C compiled for run() (`use_range` false) or run_range() (true), as
+    // elementwise_kernel_source() makes it (and throws).
     std::string source(bool use_range) const { return elementwise_kernel_source(spec_, use_range); }
 
     // The operation for every i in [0, n) on `s`. `values[k]` holds parameter k's bytes: the

@@ -24,6 +24,7 @@
 
 namespace gpukit::array {
 
+// The operators of one operand an expression applies (numpy's unary ufuncs, and the cast).
 enum class unary_op : std::uint8_t {
     negative,     // -x
     absolute,     // abs(x); of a complex number its magnitude, a real number
@@ -35,21 +36,24 @@ enum class unary_op : std::uint8_t {
     invert,       // ~x of an integer; of a bool, !x (numpy's invert)
 };
 
-// The types of `op` applied to an array of type `t`, as numpy's ufuncs give them: the type
-// the operand is converted to and the result's. abs of a complex number is real, and so are
-// real and imag of one (of a real type they keep it); logical_not computes in and gives bool;
-// the others keep t. type_error for numpy's refusal of the negative of a bool array;
-// logic_error for cast, whose types are the caller's.
+// The types of a unary operation, as numpy's ufuncs give them (resolve_unary).
 struct unary_types {
-    dtype compute;
-    dtype result;
+    dtype compute;  // the type the operand is converted to
+    dtype result;   // the result's type
 };
+// The types of `op` applied to an array of type `t`: abs of a complex number is real, and so
+// are real and imag of one (of a real type they keep it); logical_not computes in and gives
+// bool; the others keep t. type_error for numpy's refusal of the negative of a bool array;
+// logic_error for cast, whose types are the caller's.
 unary_types resolve_unary(unary_op op, dtype t);
 
+// One step of an expression (see the top of this file): four bytes, so that an expression's
+// steps are its kernel's cache key.
 struct expression_step {
-    // select: three operands (condition, then, else), as numpy.where.
+    // What a step is: an array or scalar operand, an operator of two or one operands, a
+    // constant, or a select of three operands (condition, then, else), as numpy.where.
     enum class kind : std::uint8_t { array, scalar, binary, unary, constant, select };
-    kind what;
+    kind what;          // what the step is
     std::uint8_t code;  // binary_op (| exact_mixed_sign) or unary_op; the operand number of array and scalar
                         // steps (operand k is the kernel's parameter p<k>); 0 or 1 for a
                         // constant bool
@@ -61,10 +65,14 @@ static_assert(sizeof(expression_step) == 4, "steps are packed into cache keys by
 // Set in a binary step's code for a comparison of a signed integer with a uint64, made by value.
 inline constexpr std::uint8_t exact_mixed_sign = 0x80;
 
+// An elementwise expression over numbered operands (arrays and scalars): its steps in postfix
+// order, with their types (see the top of this file). A value; equal key()s mean equal kernels.
 class expression {
 public:
-    // The expression of operand `number` alone: an array element or a scalar of type t.
+    // The expression of array operand `number` alone: its element i, of type t.
     static expression array(int number, dtype t);
+    // The expression of scalar operand `number` alone: a kernel parameter of type t, passed by
+    // value.
     static expression scalar(int number, dtype t);
     // An expression whose every element is the bool `value` (a comparison numpy answers
     // from the types alone, such as uint8 < 1000).
@@ -88,11 +96,13 @@ public:
     // two expressions into one list).
     expression renumbered(const std::vector<int>& numbers) const;
 
+    // The type of the expression's value: its last step's (the output array's type).
     dtype type() const noexcept;
     // The steps' bytes: equal keys mean equal kernels.
     std::string_view key() const noexcept { return steps_; }
-    // The steps, for reading.
+    // The number of steps.
     std::size_t size() const noexcept { return steps_.size() / sizeof(expression_step); }
+    // Step k (below size()), in postfix order: the steps, for reading.
     expression_step step(std::size_t k) const noexcept;
     // One more than the highest operand number (the kernel's operand parameters).
     int operand_count() const noexcept;

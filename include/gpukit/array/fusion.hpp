@@ -41,8 +41,11 @@ struct fused_operand {
 // what a pending array stands for.
 template <class Handle>
 struct fused_expression {
+    // The expression, its operand k being `operands[k]`.
     expression e;
+    // The operands, each array once however often the expression uses it.
     std::vector<fused_operand<Handle>> operands;
+    // The shape the operands broadcast to: the result's.
     std::vector<std::int64_t> shape;
 
     // The operand number of array `h`, added unless an operand of the same identity is there.
@@ -53,6 +56,7 @@ struct fused_expression {
         operands.push_back({h, identity, {}});
         return static_cast<int>(operands.size() - 1);
     }
+    // The operand number of a new scalar operand of bytes `v` (scalars are never shared).
     int add_scalar(const scalar_value& v) {
         operands.push_back({std::nullopt, nullptr, v});
         return static_cast<int>(operands.size() - 1);
@@ -75,14 +79,23 @@ struct fused_expression {
 // or the expression an earlier operator of the same fusion built.
 template <class Handle, class Ref = Handle>
 struct fusion_term {
+    // The array of an array term, as the operator refers to it.
     std::optional<Ref> array;
+    // The array's identity, which tells arrays apart; null for other terms.
     const void* identity = nullptr;
+    // The array's pending expression, when it may be fused into this operator's; else null.
     const fused_expression<Handle>* pending = nullptr;
+    // The scalar of a scalar term, not yet read in a type.
     std::optional<scalar> value;
+    // The expression an earlier operator of the fusion built, for such a term.
     std::optional<expression> built;
     operand how;  // as type resolution sees the term
+
+    // The term's shape; empty for a scalar.
     std::vector<std::int64_t> shape;
 
+    // The term of array `h` of type `t` and `shape`, told apart from others by `identity`;
+    // `pending`: its expression when its value is not computed yet and may be fused in.
     static fusion_term of_array(Ref h, const void* identity, dtype t, std::vector<std::int64_t> shape,
                                 const fused_expression<Handle>* pending = nullptr) {
         fusion_term r;
@@ -93,6 +106,7 @@ struct fusion_term {
         r.shape = std::move(shape);
         return r;
     }
+    // The term of scalar `s`, typed as s.how says (a Python-like scalar stays weak).
     static fusion_term of_scalar(const scalar& s) {
         fusion_term r;
         r.value = s;

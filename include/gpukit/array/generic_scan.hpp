@@ -39,9 +39,9 @@ namespace gpukit::array {
 // `type name = array[i + offset];` before input_expr (offset 0 or -1; with -1 the name is
 // left unset at i = 0), as PyOpenCL's input_fetch_exprs.
 struct scan_fetch {
-    std::string name;
-    std::string array;
-    int offset = 0;
+    std::string name;   // the variable declared, of the array's element type
+    std::string array;  // the array parameter it reads
+    int offset = 0;     // 0: element i; -1: element i - 1
 };
 
 // A generic scan's description, checked once when made; its kernels are found by key().
@@ -57,20 +57,35 @@ public:
                       std::string is_segment_start_expr = {}, std::vector<scan_fetch> fetches = {},
                       std::string preamble = {});
 
+    // The kernels' names without their suffixes (_intervals, _totals, _final).
     const std::string& name_prefix() const noexcept { return name_prefix_; }
+    // The scanned values' C type, as given.
     const std::string& scan_type() const noexcept { return scan_type_; }
+    // The size of scan_type in bytes.
     std::size_t scan_size() const noexcept { return scan_size_; }
+    // The kernels' parameters, in order: run() takes one argument per parameter.
     const std::vector<param>& params() const noexcept { return params_; }
+    // The C expression of element i's value, the scan's input.
     const std::string& input_expr() const noexcept { return input_expr_; }
+    // The C expression combining `a` (the earlier) and `b` (the later).
     const std::string& scan_expr() const noexcept { return scan_expr_; }
+    // The C expression of the neutral element: scan_expr of it and any value gives that value.
     const std::string& neutral() const noexcept { return neutral_; }
+    // The C statement run once per i with `item`, `prev_item` and `last_item`.
     const std::string& output_statement() const noexcept { return output_statement_; }
+    // The C expression that is true where element i starts a segment; empty for an unsegmented
+    // scan.
     const std::string& is_segment_start_expr() const noexcept { return is_segment_start_expr_; }
+    // Whether the scan is segmented: it has an is_segment_start_expr.
     bool segmented() const noexcept { return !is_segment_start_expr_.empty(); }
+    // The variables declared from array elements before input_expr, in order.
     const std::vector<scan_fetch>& fetches() const noexcept { return fetches_; }
+    // The code placed before the kernels (types, helper functions); may be empty.
     const std::string& preamble() const noexcept { return preamble_; }
     // Elements each work item scans in turn, per pass over a group's interval.
     int items_per_thread() const noexcept;
+    // Unique to this spec for the life of the process: its kernels are cached by it (see
+    // kernel_cache.hpp).
     std::uint64_t key() const noexcept { return key_; }
 
 private:

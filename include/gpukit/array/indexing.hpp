@@ -26,6 +26,7 @@
 
 namespace gpukit::array {
 
+// The most pairs of arrays one launch of the indexed copy kernel copies.
 inline constexpr int max_indexed_arrays = 16;
 
 // One generated kernel. Indices are of an integer type or bool.
@@ -36,8 +37,9 @@ struct indexed_copy_spec {
     std::optional<dtype> dest_index;    // none: d = i
     int arrays = 1;                     // pairs of arrays: 1 to max_indexed_arrays
     bool offsets = false;               // offset_k added to s
-    int source_ndim = 0;                // 0: every source flat (contiguous, in memory order); else one
-                                        // source of this many axes, strided, in C order (numpy's take)
+    int source_ndim = 0;                // 0: flat sources, in memory order; k: one strided source of k axes, in C order
+
+    // Whether two specs are equal field by field (equal specs generate the same kernel).
     friend bool operator==(const indexed_copy_spec&, const indexed_copy_spec&) = default;
 };
 

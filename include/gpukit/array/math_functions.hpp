@@ -27,6 +27,7 @@
 
 namespace gpukit::array {
 
+// The functions of the elements math_spec makes kernels of (PyCUDA's cumath, numpy's ufuncs).
 enum class math_function : std::uint8_t {
     // z = f(x)
     fabs,
@@ -52,12 +53,14 @@ enum class math_function : std::uint8_t {
     frexp,
     modf,
 };
+// How many math_functions there are: each is below this as a number.
 inline constexpr int math_function_count = 20;
 
 // PyCUDA's name of the function ("fabs", "sin", ...).
 std::string_view name(math_function f) noexcept;
-// The arrays its kernel reads (1 or 2) and writes (1 or 2).
+// How many arrays its kernel reads: 2 for fmod and ldexp (x, y), else 1 (x).
 int input_count(math_function f) noexcept;
+// How many arrays its kernel writes: 2 for frexp and modf (z, w), else 1 (z).
 int output_count(math_function f) noexcept;
 
 // The kernel of `f` for inputs of types x (and y, for fmod and ldexp). type_error where numpy

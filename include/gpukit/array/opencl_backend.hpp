@@ -27,6 +27,8 @@
 
 namespace gpukit::array {
 
+// The backend of an OpenCL device: OpenCL C kernels, OpenCL memory, and work queued on one
+// cl::queue (see the top of this file).
 class opencl_backend final : public backend {
 public:
     // Where allocate() takes memory from: OpenCL memory of the queue's context (array::borrow
@@ -55,6 +57,7 @@ public:
     void launch(const loaded_kernel& k, const launch_shape& shape, std::span<const kernel_argument> args) override;
     void synchronize() override;
 
+    // The queue the backend's copies and kernels go to (the backend's own reference to it).
     const cl::queue& queue() const noexcept { return queue_; }
     // The completion of the last kernel this backend queued (empty before the first): as the
     // queue runs in order, the completion of an operation (PyOpenCL's arrays keep it).

@@ -19,11 +19,17 @@ namespace gpukit::array {
 // copy); each side's rows start `pitch` bytes apart and its slices `rows_per_slice` rows apart.
 // Each side starts at its element [0, ..., 0].
 struct pitched_copy {
+    // The bytes of one row (of the whole copy, for a linear one).
     std::size_t width_in_bytes = 0;
+    // Rows per slice (1 for a linear copy).
     std::size_t height = 1;
+    // The number of slices (1 for a linear or 2-D copy).
     std::size_t depth = 1;
-    std::size_t src_pitch = 0, dst_pitch = 0;
-    std::size_t src_rows_per_slice = 0, dst_rows_per_slice = 0;
+    // Bytes from the start of one source row to the next (2-D and 3-D copies).
+    std::size_t src_pitch = 0, dst_pitch = 0;  // bytes from one destination row to the next
+
+    // Rows from the start of one source slice to the next (3-D copies).
+    std::size_t src_rows_per_slice = 0, dst_rows_per_slice = 0;  // rows from one destination slice to the next
 
     // 1: a linear copy, 2 or 3: a 2-D or 3-D copy.
     int dimensions() const noexcept { return depth > 1 ? 3 : height > 1 ? 2 : 1; }
@@ -39,6 +45,7 @@ std::optional<pitched_copy> plan_pitched_copy(const gpukit::layout& dst, const g
 // One side of a copy: device memory, or host memory (which the driver reads and writes
 // directly when page-locked, and through a synchronous staging copy otherwise).
 struct copy_side {
+    // Whether the side is host memory (`host` set) rather than device memory (`device` set).
     bool on_host = false;
     CUdeviceptr device = 0;      // element [0, ..., 0] on the device
     const void* host = nullptr;  // element [0, ..., 0] on the host

@@ -62,21 +62,25 @@ std::optional<binary_op> binary_op_from_symbol(std::string_view s) noexcept;
 // A Python int's value as far as type resolution needs it: its sign and magnitude, or only
 // its sign when the magnitude is 2**64 or more. Zero is not negative.
 struct python_int {
-    bool negative = false;
-    std::uint64_t magnitude = 0;
-    bool beyond_64_bits = false;
+    bool negative = false;        // whether the value is below zero
+    std::uint64_t magnitude = 0;  // the absolute value, when below 2^64
+    bool beyond_64_bits = false;  // whether the absolute value is 2^64 or more (magnitude unused)
 };
 
 // An operand: an array or numpy scalar of a dtype ("strong"), or a Python scalar ("weak",
 // NEP 50), which adopts the other operand's type unless its kind is higher. A Python bool
 // is a strong bool: the caller passes it as `typed` with dtype::bool_.
 struct operand {
+    // What the operand is: typed (an array or a numpy scalar), or a Python int, float or complex.
     enum class kind : std::uint8_t { typed, python_int, python_float, python_complex };
+    // Which of those this operand is.
     kind k = kind::typed;
     dtype type{};        // for `typed`
     python_int value{};  // for `python_int`
 };
 
+// The types of `a op b` that resolve_binary() gives: the result's, the one it is computed in,
+// and numpy's two exceptions for comparisons.
 struct binary_types {
     dtype result;   // the result array's dtype
     dtype compute;  // both operands are converted to this before the operation, except when

@@ -31,10 +31,12 @@ namespace gpukit::array {
 // header, pycuda::complex<float>) with its size in bytes.
 struct value_type {
     value_type(array::dtype t);  // implicit: specs read best with dtypes
+
+    // A type the caller names in C, of `size` bytes; `dtype` when it is that dtype's type.
     value_type(std::string c_name, std::size_t size, std::optional<array::dtype> dtype = std::nullopt);
 
-    std::string c_name;
-    std::size_t size;
+    std::string c_name;                 // its name in the kernels: `float`, `gk_complex<double>`, a struct's
+    std::size_t size;                   // its size in bytes
     std::optional<array::dtype> dtype;  // set when the type is a dtype's: arrays are checked against it
 };
 
@@ -52,9 +54,12 @@ enum class reduction_param_kind {
     scalar,
 };
 
+// One parameter of a reduction kernel.
 struct reduction_param {
     std::string name;  // a C identifier
     value_type type;   // the element type of an array, the type of a scalar
+
+    // How the map expression uses it: an element array, a pointer array or a scalar.
     reduction_param_kind kind;
     // The parameter as the caller declared it, kept as written ("const float *__restrict__ x");
     // empty: gpukit declares it ("const float *x", "float x"). Element arrays are always
@@ -96,19 +101,29 @@ public:
                    std::string neutral, std::string map, std::string reduce, std::string preamble = {},
                    empty_reduction empty = empty_reduction::identity);
 
+    // The kernels' base name, as given.
     const std::string& name() const noexcept { return name_; }
+    // The kernel's parameters, in order: reduce() takes one argument per parameter.
     const std::vector<reduction_param>& params() const noexcept { return params_; }
+    // The type partial results are kept and combined in.
     const value_type& accumulator() const noexcept { return accumulator_; }
+    // The result's type.
     const value_type& output() const noexcept { return output_; }
+    // The expression of the neutral value, which reducing starts from.
     const std::string& neutral() const noexcept { return neutral_; }
+    // The expression of index i's value.
     const std::string& map() const noexcept { return map_; }
+    // The expression combining two values `a` and `b`.
     const std::string& reduce() const noexcept { return reduce_; }
+    // The code placed before the kernels; may be empty.
     const std::string& preamble() const noexcept { return preamble_; }
+    // What an empty input gives: the neutral value or a logic_error.
     empty_reduction empty() const noexcept { return empty_; }
     // How many parameters are element arrays (the strided variant passes their strides).
     std::size_t element_arrays() const noexcept { return element_arrays_; }
-    // The kernels' names: name_stage1 (one partial result per block) and name_stage2.
+    // The stage 1 kernel's name, name_stage1 (one partial result per block).
     const std::string& stage1_name() const noexcept { return stage1_name_; }
+    // The stage 2 kernel's name, name_stage2 (the partial results reduced into the output).
     const std::string& stage2_name() const noexcept { return stage2_name_; }
     // Unique to this spec for the life of the process (see src/array/kernel_cache.hpp).
     std::uint64_t key() const noexcept { return key_; }
@@ -168,29 +183,41 @@ std::string reduction_source(const reduction_spec& spec, reduction_variant varia
 //    array. `index` must be an integer dtype (logic_error otherwise).
 // `language`: the language of the specs' expressions (OpenCL C for an opencl_backend).
 const reduction_spec& sum_spec(dtype t, kernel_language language = kernel_language::cuda);
+// numpy.sum of elements of type t into a result of dtype `out`.
 const reduction_spec& sum_spec(dtype t, dtype out, kernel_language language = kernel_language::cuda);
+// numpy.min of elements of type t: the smallest, NaN winning (an empty input is an error).
 const reduction_spec& min_spec(dtype t, kernel_language language = kernel_language::cuda);
+// numpy.max of elements of type t: the largest, NaN winning (an empty input is an error).
 const reduction_spec& max_spec(dtype t, kernel_language language = kernel_language::cuda);
+// numpy.dot of arrays of types a and b, in their promoted type.
 const reduction_spec& dot_spec(dtype a, dtype b, kernel_language language = kernel_language::cuda);
+// numpy.dot of arrays of types a and b into a result of dtype `out`.
 const reduction_spec& dot_spec(dtype a, dtype b, dtype out, kernel_language language = kernel_language::cuda);
+// numpy.any of elements of type t: whether one is non-zero (false for none).
 const reduction_spec& any_spec(dtype t, kernel_language language = kernel_language::cuda);
+// numpy.all of elements of type t: whether every one is non-zero (true for none).
 const reduction_spec& all_spec(dtype t, kernel_language language = kernel_language::cuda);
+// The sum of `a[subset[i]]` over an index array of dtype `index`, a of type t, into dtype `out`.
 const reduction_spec& subset_sum_spec(dtype index, dtype t, dtype out,
                                       kernel_language language = kernel_language::cuda);
+// The smallest `a[subset[i]]` over an index array of dtype `index`, a of type t.
 const reduction_spec& subset_min_spec(dtype index, dtype t, kernel_language language = kernel_language::cuda);
+// The largest `a[subset[i]]` over an index array of dtype `index`, a of type t.
 const reduction_spec& subset_max_spec(dtype index, dtype t, kernel_language language = kernel_language::cuda);
+// The sum of `a[subset[i]] * b[subset[i]]` over an index array of dtype `index`, into dtype `out`.
 const reduction_spec& subset_dot_spec(dtype index, dtype a, dtype b, dtype out,
                                       kernel_language language = kernel_language::cuda);
 
-// numpy's reductions by name, and the spec of one: over `a` (and `b`, for dot), through the
-// integer index array of dtype `index` when given (the subset_* forms), with result dtype
-// `out` (numpy's default when absent: sum_type for sum, the promoted type for dot). logic_error
-// naming `what` (the caller's name of the operation) for dot without b or another with it, out
-// for min, max, any or all, and any or all through an index.
+// numpy's reductions, by name: the specs above, chosen at run time (reduction_spec_for()).
 enum class reduction_op { sum, min, max, dot, any, all };
 // The operation called `name` ("sum", "min", "max", "dot", "any", "all"); invalid_argument
 // otherwise.
 reduction_op reduction_op_from_name(std::string_view name);
+// The spec of reduction `op`: over `a` (and `b`, for dot), through the integer index array of
+// dtype `index` when given (the subset_* forms), with result dtype `out` (numpy's default when
+// absent: sum_type for sum, the promoted type for dot). logic_error naming `what` (the
+// caller's name of the operation) for dot without b or another with it, out for min, max, any
+// or all, and any or all through an index.
 const reduction_spec& reduction_spec_for(reduction_op op, std::string_view what, dtype a, std::optional<dtype> b,
                                          std::optional<dtype> index, std::optional<dtype> out,
                                          kernel_language language = kernel_language::cuda);

@@ -26,6 +26,8 @@
 
 namespace gpukit::array {
 
+// PyCUDA's ReductionKernel (see the top of this file): a reduction_spec over pointer arrays and
+// scalars, compiled with the caller's compile request on first use in each context.
 class reduction_kernel {
 public:
     // `spec` may have pointer arrays and scalars only (logic_error otherwise). `request` gives
@@ -34,6 +36,7 @@ public:
     // holding a NUL character (checked now, not at the first launch).
     reduction_kernel(reduction_spec spec, rtc::compile_request request, std::optional<std::filesystem::path> cache_dir);
 
+    // The reduction's description, as given.
     const reduction_spec& spec() const noexcept { return spec_; }
     // The CUDA C compiled: both kernels.
     std::string source() const;

@@ -20,9 +20,12 @@ concept scalar_type =
 // "weak" Python-like scalar without a dtype of its own, NEP 50; a bool, or a numpy scalar
 // the bindings pass, is typed) and its value.
 struct scalar {
+    // The kinds of number a scalar holds.
     enum class number_kind { integer, floating, complex };
 
+    // How type resolution sees the scalar; for an integer, also its exact value (how.value).
     operand how;
+    // Which kind of number the scalar is: an integer's value is in `how`, the others' in `value`.
     number_kind number = number_kind::integer;
     // The value of a floating or complex scalar. An integer's value is how.value (exact);
     // for one of more than 64 bits this holds its nearest double, infinite beyond float64's
@@ -30,6 +33,8 @@ struct scalar {
     std::complex<double> value;
 
     scalar() = default;
+    // The C++ number `v`: a bool is a typed bool; an integer, floating or complex number is a
+    // weak scalar of that kind (NEP 50), as a Python scalar of the same value would be.
     template <scalar_type T>
     scalar(T v) {  // NOLINT(google-explicit-constructor): scalars convert, as in `2 * x`
         if constexpr (std::is_same_v<T, bool>) {

@@ -28,6 +28,7 @@
 
 namespace gpukit::array {
 
+// Whether out[i] combines in[0] .. in[i] (inclusive) or in[0] .. in[i-1] (exclusive).
 enum class scan_kind { inclusive, exclusive };
 
 // A scan's description, checked once when made and never changed after; its compiled
@@ -55,15 +56,25 @@ public:
               std::optional<std::string> neutral, std::string name_prefix = "scan", std::string preamble = {},
               rtc::compile_request compile = {}, std::optional<std::filesystem::path> cache_dir = std::nullopt);
 
+    // Inclusive or exclusive.
     scan_kind kind() const noexcept { return kind_; }
+    // The element type in CUDA C, as given.
     const std::string& c_type() const noexcept { return c_type_; }
+    // The element's size in bytes.
     std::size_t item_size() const noexcept { return item_size_; }
+    // The expression combining `a` (earlier) and `b` (later).
     const std::string& scan_expr() const noexcept { return scan_expr_; }
+    // The expression of the neutral element; nullopt when none was given (inclusive scans only).
     const std::optional<std::string>& neutral() const noexcept { return neutral_; }
+    // The prefix of the kernel's name.
     const std::string& name_prefix() const noexcept { return name_prefix_; }
+    // The CUDA C placed before the kernel; may be empty.
     const std::string& preamble() const noexcept { return preamble_; }
+    // How the kernel is compiled (its source is ignored).
     const rtc::compile_request& compile() const noexcept { return compile_; }
+    // The compilation cache's directory; nullopt: no disk cache.
     const std::optional<std::filesystem::path>& cache_dir() const noexcept { return cache_dir_; }
+    // The kernel's name: name_prefix + "_tiles".
     const std::string& kernel_name() const noexcept { return kernel_name_; }
     // Unique to this spec for the life of the process (see src/array/kernel_cache.hpp).
     std::uint64_t key() const noexcept { return key_; }
@@ -87,15 +98,18 @@ private:
 // negative strides); one element at a time.
 enum class scan_variant { vectorized, strided };
 
+// Threads per block of the scan kernel; a block scans one tile.
+inline constexpr int scan_threads = 512;
 // How a tile is laid out: each of the scan_threads threads of a block holds `chunks` groups
 // of `per_group` consecutive elements (per_group * item_size = 16 bytes where the item size
 // divides 16, else 1 element); a warp's 32 threads take 32 consecutive groups at a time.
-inline constexpr int scan_threads = 512;
 struct scan_tile_shape {
-    int per_group;
-    int chunks;
+    int per_group;                        // consecutive elements per group
+    int chunks;                           // groups per thread
     std::int64_t items() const noexcept;  // per tile: scan_threads * chunks * per_group
 };
+// The tile layout for elements of `item_size` bytes: about 256 bytes per thread, at most 64
+// elements and 16 chunks.
 scan_tile_shape scan_tile_shape_of(std::size_t item_size) noexcept;
 
 // The CUDA C of `variant`: one kernel, spec.kernel_name().
@@ -104,8 +118,8 @@ std::string scan_source(const scan_spec& spec, scan_variant variant);
 // A one-dimensional array: element k at data + k * stride (bytes; negative for reversed
 // views, 0 repeats one element).
 struct scan_operand {
-    CUdeviceptr data;
-    std::int64_t stride;
+    CUdeviceptr data;     // the address of element 0
+    std::int64_t stride;  // bytes from one element to the next
 };
 
 // Scans the `n` elements of `in` into `out` on `s`. out may be in itself (same data and

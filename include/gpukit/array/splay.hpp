@@ -9,6 +9,7 @@
 
 namespace gpukit::array {
 
+// The launch shape splay() gives: PyCUDA's grid and block of a kernel over n elements.
 struct splay_shape {
     std::array<unsigned, 2> grid;   // (blocks, 1)
     std::array<unsigned, 3> block;  // (threads, 1, 1)

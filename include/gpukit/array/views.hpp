@@ -14,8 +14,8 @@ namespace gpukit::array {
 // Elements of any type: where element [0, ..., 0] is and how the others lie (the layout's
 // itemsize is the element's size in bytes; its offset is not used).
 struct element_array {
-    CUdeviceptr data = 0;
-    gpukit::layout layout;
+    CUdeviceptr data = 0;   // the address of element [0, ..., 0]
+    gpukit::layout layout;  // shape, byte strides and element size
 };
 
 // Whether the elements of `l` fill exactly nbytes() bytes from the lowest one, with positive

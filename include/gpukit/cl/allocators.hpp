@@ -20,6 +20,7 @@ namespace gpukit::cl {
 // here, where the pool could still recover by releasing held blocks.
 class deferred_allocator {
 public:
+    // A block is a cl_mem buffer, of which the pool holds the one reference.
     using pointer_type = cl_mem;
 
     // `flags` as for buffer::create, without host memory (COPY_HOST_PTR and USE_HOST_PTR are
@@ -30,9 +31,13 @@ public:
     // gpukit::memory_error (the pool's signal to release and retry) when clCreateBuffer
     // reports a shortage; cl::logic_error for size 0.
     pointer_type allocate(std::size_t bytes);
+    // Drops the pool's reference to `block` (clReleaseMemObject; OpenCL destroys the buffer after
+    // the commands that use it). A failure becomes a cleanup warning.
     void free(pointer_type block, std::size_t bytes) noexcept;
 
+    // The context buffers are created in; borrowed (the allocator keeps it alive).
     cl_context context_handle() const noexcept { return context_.get(); }
+    // The CL_MEM_* flags every buffer is created with.
     cl_mem_flags flags() const noexcept { return flags_; }
 
 private:
@@ -50,15 +55,23 @@ private:
 // with: PoCL's worker thread then reads freed memory.)
 class immediate_allocator {
 public:
+    // A block is a cl_mem buffer, of which the pool holds the one reference.
     using pointer_type = cl_mem;
 
     // Allocates in the queue's context; `flags` as for deferred_allocator.
     explicit immediate_allocator(const queue& q, cl_mem_flags flags = CL_MEM_READ_WRITE);
 
+    // A buffer of `bytes`, already resident on the queue's device. gpukit::memory_error (the
+    // pool's signal to release and retry) when the creation or the migration reports a shortage;
+    // the buffer is dropped again when the migration fails. cl::logic_error for size 0.
     pointer_type allocate(std::size_t bytes);
+    // Drops the pool's reference to `block`, as deferred_allocator::free.
     void free(pointer_type block, std::size_t bytes) noexcept;
 
+    // The queue whose device the buffers are made resident on; borrowed (the allocator keeps it
+    // alive).
     cl_command_queue queue_handle() const noexcept { return queue_.get(); }
+    // The CL_MEM_* flags every buffer is created with.
     cl_mem_flags flags() const noexcept { return creator_.flags(); }
 
 private:
@@ -70,20 +83,27 @@ private:
 // picks (Python's MemoryPool takes a DeferredAllocator or an ImmediateAllocator).
 class buffer_allocator {
 public:
+    // A block is a cl_mem buffer, of which the pool holds the one reference.
     using pointer_type = cl_mem;
 
+    // Allocates as the deferred allocator `a` does.
     buffer_allocator(deferred_allocator a) noexcept : impl_(std::move(a)) {}
+    // Allocates as the immediate allocator `a` does.
     buffer_allocator(immediate_allocator a) noexcept : impl_(std::move(a)) {}
 
+    // A buffer of `bytes` from the allocator held, which throws as that one's allocate does.
     pointer_type allocate(std::size_t bytes) {
         return std::visit([&](auto& a) { return a.allocate(bytes); }, impl_);
     }
+    // Drops the pool's reference to `block` through the allocator held.
     void free(pointer_type block, std::size_t bytes) noexcept {
         std::visit([&](auto& a) { a.free(block, bytes); }, impl_);
     }
+    // The CL_MEM_* flags the allocator held creates buffers with.
     cl_mem_flags flags() const noexcept {
         return std::visit([](const auto& a) { return a.flags(); }, impl_);
     }
+    // True when the allocator held is a deferred_allocator, false for an immediate_allocator.
     bool is_deferred() const noexcept { return std::holds_alternative<deferred_allocator>(impl_); }
 
 private:
@@ -94,6 +114,7 @@ private:
 // (kernel::set_arg with an svm_pointer) and in enqueue_svm_copy.
 class svm_allocator {
 public:
+    // A block is the SVM address clSVMAlloc returned, valid on the host and the devices.
     using pointer_type = void*;
 
     // `flags`: one of CL_MEM_READ_WRITE, WRITE_ONLY, READ_ONLY, optionally with
@@ -106,16 +127,25 @@ public:
     svm_allocator(const context& ctx, std::size_t alignment = 0, cl_svm_mem_flags flags = CL_MEM_READ_WRITE,
                   const queue* free_queue = nullptr);
 
-    // gpukit::memory_error when clSVMAlloc returns no memory.
+    // A new block of `bytes` bytes. gpukit::memory_error when clSVMAlloc returns no memory;
+    // cl::logic_error for size 0, or when the implementation gives memory only without the
+    // alignment asked for.
     pointer_type allocate(std::size_t bytes);
+    // Frees `block` the allocator's way: enqueued on the free queue, or at once without one
+    // (free_after with free_queue()).
     void free(pointer_type block, std::size_t /*bytes*/) noexcept { free_after(block, free_queue_.get()); }
     // Frees `block` by clEnqueueSVMFree on `q`, or at once when `q` is null; a failure is a
     // cleanup warning.
     void free_after(pointer_type block, cl_command_queue q) const noexcept;
 
+    // The context the SVM is allocated in; borrowed (the allocator keeps it alive).
     cl_context context_handle() const noexcept { return context_.get(); }
+    // The alignment in bytes asked of clSVMAlloc; 0 for the device's default.
     std::size_t alignment() const noexcept { return alignment_; }
+    // The CL_MEM_* and CL_MEM_SVM_* flags every block is allocated with.
     cl_svm_mem_flags flags() const noexcept { return flags_; }
+    // The queue blocks are freed on, after its commands; null when they are freed at once.
+    // Borrowed (the allocator keeps it alive).
     cl_command_queue free_queue() const noexcept { return free_queue_.get(); }
 
 private:

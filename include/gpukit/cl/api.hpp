@@ -15,6 +15,8 @@
 
 namespace gpukit::cl {
 
+// The OpenCL entry points gpukit calls, one function pointer per name in cl_functions.inc
+// (`clCreateBuffer`, ...); one the installed loader does not export stays null.
 struct opencl_api {
 #define X(name) decltype(&::name) name = nullptr;
 #include "gpukit/cl/cl_functions.inc"

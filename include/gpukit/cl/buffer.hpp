@@ -40,11 +40,16 @@ public:
     // (images, pipes) are refused (cl::logic_error).
     static buffer wrap(cl_mem handle, bool retain = true);
 
+    // Takes over the other buffer's reference; the other's handle becomes null.
     buffer(buffer&&) noexcept = default;
+    // Drops this buffer's reference and takes over the other's, whose handle becomes null.
     buffer& operator=(buffer&&) noexcept = default;
 
+    // The cl_mem handle (not a new reference); null once released or moved from.
     cl_mem handle() const noexcept { return handle_.get(); }
+    // The size in bytes (a pool's block: the block's size, which may exceed the size asked for).
     size_t size() const noexcept { return size_; }
+    // The CL_MEM_* flags the buffer was created with (a sub-buffer: its access flags).
     cl_mem_flags flags() const noexcept { return flags_; }
 
     // The `size` bytes from byte `origin` as a buffer of their own (OpenCL 1.1's sub-buffer,
@@ -101,8 +106,10 @@ event enqueue_copy(const queue& q, const buffer& src, const buffer& dst, size_t 
 // rows of bytes. `origin` is the first byte's position (byte in row, row, slice); a pitch of 0
 // is the tight one (row_pitch: the region's row length; slice_pitch: its rows times row_pitch).
 struct rect_side {
+    // The first byte's position: (byte in row, row, slice).
     std::array<size_t, 3> origin{};
-    size_t row_pitch = 0, slice_pitch = 0;
+    // Bytes from one row to the next; 0: the region's row length.
+    size_t row_pitch = 0, slice_pitch = 0;  // bytes from one slice to the next; 0: the region's rows times row_pitch
 };
 
 // The box a rectangular copy moves: bytes per row, rows, slices (each at least 1).
@@ -115,15 +122,21 @@ using rect_region = std::array<size_t, 3>;
 // slice pitch below its rows or not a multiple of the row pitch).
 size_t rect_extent(rect_side& side, const rect_region& region, const char* routine, const char* role);
 
-// Rectangular copies between host memory of `host_bytes` bytes and a buffer, and between two
-// buffers. Each side is checked to lie within its memory. As enqueue_write/enqueue_read, the
-// host memory must stay valid until the returned event has completed.
+// Copies the `region` from host memory `src` (`host_bytes` long, laid out as `host_side`) into
+// `dst` (laid out as `buffer_side`). As enqueue_write, `src` must stay valid until the returned
+// event has completed. Throws cl::logic_error, before anything is queued, for a released
+// buffer, bad pitches or a side that does not lie within its memory.
 event enqueue_write_rect(const queue& q, const buffer& dst, rect_side buffer_side, const void* src, size_t host_bytes,
                          rect_side host_side, const rect_region& region, bool blocking,
                          std::span<const cl_event> wait_for = {});
+// Copies the `region` of `src` (laid out as `buffer_side`) into host memory `dst` (`host_bytes`
+// long, laid out as `host_side`), which must stay untouched until the event has completed.
+// Throws as enqueue_write_rect.
 event enqueue_read_rect(const queue& q, const buffer& src, rect_side buffer_side, void* dst, size_t host_bytes,
                         rect_side host_side, const rect_region& region, bool blocking,
                         std::span<const cl_event> wait_for = {});
+// Copies the `region` from `src` (laid out as `src_side`) to `dst` (laid out as `dst_side`) on
+// the device; never blocks. Throws as enqueue_write_rect.
 event enqueue_copy_rect(const queue& q, const buffer& src, rect_side src_side, const buffer& dst, rect_side dst_side,
                         const rect_region& region, std::span<const cl_event> wait_for = {});
 
@@ -141,15 +154,21 @@ public:
     static std::pair<mapped_region, event> map(const queue& q, const buffer& buf, cl_map_flags flags, size_t offset,
                                                size_t size, bool blocking, std::span<const cl_event> wait_for = {});
 
+    // Takes over the mapping of `other`, which is left unmapped.
     mapped_region(mapped_region&& other) noexcept
         : buffer_(std::move(other.buffer_)), queue_(std::move(other.queue_)),
           data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    // Unmaps this region as the destructor does, then takes over the mapping of `other`, which
+    // is left unmapped.
     mapped_region& operator=(mapped_region&& other) noexcept;
+    // Unmaps the bytes if unmap() was not called (see the class comment).
     ~mapped_region();
 
     // The host address of the mapped bytes; null once unmapped.
     void* data() const noexcept { return data_; }
+    // The number of bytes mapped; 0 for a region moved from.
     size_t size() const noexcept { return size_; }
+    // True until unmap() (or a move) hands the mapping on or ends it.
     bool is_mapped() const noexcept { return data_ != nullptr; }
 
     // Unmaps on `q` (a queue of the buffer's context; the mapping queue when null) after

@@ -25,10 +25,14 @@ public:
     // which it takes over. `handle` must be a live cl_context (OpenCL cannot tell otherwise).
     static context wrap(cl_context handle, bool retain = true);
 
+    // Takes over the other context's reference; the other's handle becomes null.
     context(context&&) noexcept = default;
+    // Drops this context's reference and takes over the other's, whose handle becomes null.
     context& operator=(context&&) noexcept = default;
 
+    // The cl_context handle (not a new reference); null once moved from.
     cl_context handle() const noexcept { return handle_.get(); }
+    // The context's devices, each once, in the order given to create() (or OpenCL's, for wrap()).
     const std::vector<device>& devices() const noexcept { return devices_; }
     // Any clGetContextInfo parameter (CL_CONTEXT_*): the raw bytes of the answer.
     std::vector<std::byte> info_bytes(cl_context_info param) const;

@@ -15,20 +15,29 @@
 
 namespace gpukit::cl {
 
+// The device or host ran out of memory or resources (CL_MEM_OBJECT_ALLOCATION_FAILURE,
+// CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY).
 class memory_error : public cl_error {
 public:
     using cl_error::cl_error;
 };
+// The caller did something wrong: a CL_INVALID_* status, another status only a wrong request
+// produces, or arguments gpukit refuses before OpenCL sees them.
 class logic_error : public cl_error {
 public:
     using cl_error::cl_error;
 };
+// The environment failed: no OpenCL library, no device, no compiler, or another status that is
+// neither a shortage nor a mistake of the caller.
 class runtime_error : public cl_error {
 public:
     using cl_error::cl_error;
 };
+// A program did not build (compile or link); log() holds the compiler's output.
 class build_error : public runtime_error {
 public:
+    // `message`, `code` (the OpenCL status) and `routine` as for every cl_error; `log` the
+    // build logs of the devices the build failed on.
     build_error(const std::string& message, int code, std::string routine, std::string log)
         : runtime_error(message, code, std::move(routine)), log_(std::move(log)) {}
     // The compiler output of every device the build failed on.

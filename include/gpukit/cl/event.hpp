@@ -16,10 +16,10 @@ namespace gpukit::cl {
 
 // Device timestamps of a command in nanoseconds (the queue needs profiling enabled).
 struct profile_times {
-    cl_ulong queued = 0;
-    cl_ulong submit = 0;
-    cl_ulong start = 0;
-    cl_ulong end = 0;
+    cl_ulong queued = 0;  // when the command was enqueued (CL_PROFILING_COMMAND_QUEUED)
+    cl_ulong submit = 0;  // when it was handed to the device (CL_PROFILING_COMMAND_SUBMIT)
+    cl_ulong start = 0;   // when it started running (CL_PROFILING_COMMAND_START)
+    cl_ulong end = 0;     // when it finished (CL_PROFILING_COMMAND_END)
 };
 
 namespace detail {
@@ -37,17 +37,23 @@ public:
     static event wrap(cl_event handle, bool retain = true) {
         return event(detail::reference_to(handle, retain, "an event"));
     }
+    // Takes over the other event's reference (and what it keeps); the other's handle becomes null.
     event(event&&) noexcept = default;
+    // Drops this event's reference and takes over the other's; the other's handle becomes null.
     event& operator=(event&&) noexcept = default;
 
+    // The cl_event handle (not a new reference); null once moved from.
     cl_event handle() const noexcept { return handle_.get(); }
 
     // Blocks until the command has finished; throws when it failed.
     void wait() const;
     // CL_QUEUED, CL_SUBMITTED, CL_RUNNING, CL_COMPLETE, or a negative error code.
     cl_int status() const;
-    // Any clGetEventInfo / clGetEventProfilingInfo parameter: the raw bytes of the answer.
+    // Any clGetEventInfo parameter (CL_EVENT_*): the raw bytes of the answer.
     std::vector<std::byte> info_bytes(cl_event_info param) const;
+    // Any clGetEventProfilingInfo parameter (CL_PROFILING_COMMAND_*): the raw bytes of the
+    // answer. cl::logic_error (CL_PROFILING_INFO_NOT_AVAILABLE) unless the queue profiles and
+    // the command has finished.
     std::vector<std::byte> profiling_info_bytes(cl_profiling_info param) const;
     // The command's timestamps; it must have finished and its queue must profile.
     profile_times profile() const;
@@ -82,11 +88,14 @@ private:
 // waiting for it fail instead of waiting forever (nobody could complete it any more).
 class user_event : public event {
 public:
+    // A new user event of `ctx`, whose status is CL_SUBMITTED until set_status().
     static user_event create(const context& ctx);
+    // Takes over `other`'s event and whether its status was set; `other` then sets none when it goes.
     user_event(user_event&& other) noexcept : event(std::move(other)), status_set_(other.status_set_) {
         other.status_set_ = true;
     }
     user_event& operator=(user_event&&) = delete;
+    // Fails the event (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) unless its status was set.
     ~user_event();
 
     // CL_COMPLETE, or a negative error code for a failure; once only (cl::logic_error after).

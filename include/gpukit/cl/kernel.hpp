@@ -25,7 +25,7 @@ namespace gpukit::cl {
 
 // A __local argument: the kernel gets `bytes` of work-group local memory.
 struct local_memory {
-    size_t bytes = 0;
+    size_t bytes = 0;  // the size of the local memory, in bytes
 };
 
 // What a kernel parameter takes.
@@ -47,6 +47,7 @@ const char* kind_name(parameter_kind kind) noexcept;
 struct kernel_parameter {
     std::string name;       // "out"; empty when unknown
     std::string type_name;  // "int*", "float4"; empty when unknown
+    // What the parameter takes; unknown when OpenCL does not describe the parameter.
     parameter_kind kind = parameter_kind::unknown;
 };
 
@@ -61,6 +62,8 @@ enum class value_type {
     other,     // a number of no OpenCL C scalar type (complex, bool)
 };
 
+// The value_type of a by-value argument of C++ type T: integer for integral types, floating for
+// floating-point ones, other for bool, bytes for everything else (structs, arrays, vectors).
 template <class T>
 constexpr value_type value_type_of() noexcept {
     if constexpr (std::is_same_v<T, bool>)
@@ -75,8 +78,8 @@ constexpr value_type value_type_of() noexcept {
 
 // The bytes of a by-value argument and what they hold.
 struct value_arg {
-    std::span<const std::byte> bytes;
-    value_type type = value_type::bytes;
+    std::span<const std::byte> bytes;     // the value's bytes, which OpenCL copies when it is set
+    value_type type = value_type::bytes;  // what they hold; bytes: only their size is checked
 };
 
 // One argument of a launch: a buffer, SVM, local memory, a value, an image, a sampler, or
@@ -84,6 +87,8 @@ struct value_arg {
 using kernel_arg =
     std::variant<std::reference_wrapper<const buffer>, std::reference_wrapper<const svm_pointer>, local_memory,
                  value_arg, std::nullptr_t, std::reference_wrapper<const image>, std::reference_wrapper<const sampler>>;
+
+struct nd_range_options;
 
 // Owns one reference to a cl_kernel; move-only. The kernel keeps its program alive.
 //
@@ -101,8 +106,6 @@ using kernel_arg =
 // Not safe to share between threads: OpenCL forbids setting one kernel's arguments from two
 // threads at once, and setting then running is two steps. Use one kernel per thread (the
 // Python binding sets and runs a kernel in one call under the GIL, so there it may be shared).
-struct nd_range_options;
-
 class kernel {
 public:
     // The kernel `name` of `prog`, which must be built; std::invalid_argument for a name
@@ -112,12 +115,18 @@ public:
     // are not known here: set every argument before running it.
     static kernel wrap(cl_kernel handle, bool retain = true);
 
+    // Takes over the other kernel's reference and arguments; the other's handle becomes null.
     kernel(kernel&&) noexcept = default;
+    // Drops this kernel's reference and what its arguments keep, and takes over the other's.
     kernel& operator=(kernel&&) noexcept = default;
 
+    // The cl_kernel handle (not a new reference); null once moved from.
     cl_kernel handle() const noexcept { return handle_.get(); }
+    // The kernel function's name in the program's source.
     const std::string& name() const noexcept { return name_; }
+    // The number of parameters the kernel function takes.
     cl_uint num_args() const noexcept { return static_cast<cl_uint>(parameters_.size()); }
+    // Each parameter as OpenCL describes it, in order; all of kind unknown where it does not.
     const std::vector<kernel_parameter>& parameters() const noexcept { return parameters_; }
     // "argument 0 ('out', __global int*) of kernel 'k'", or "argument 0 of kernel 'k'" when the
     // parameter is not described (or `index` is out of range): how errors name an argument.
@@ -138,12 +147,17 @@ public:
     void set_arg(cl_uint index, std::nullptr_t);
     // Argument `index` is a __local pointer to `local.bytes` of local memory.
     void set_arg(cl_uint index, local_memory local);
-    // Argument `index` is an image (image2d_t, ...) or a sampler_t; each is held as a buffer is.
+    // Argument `index` is an image (image2d_t, ...): `img`, which must be of the kernel's
+    // context, held as a buffer is.
     void set_arg(cl_uint index, const image& img);
+    // Argument `index` is a sampler_t: `s`, which must be of the kernel's context. The kernel
+    // holds a reference to it until the argument is set again or the kernel goes.
     void set_arg(cl_uint index, const sampler& s);
     // Argument `index` is a scalar, vector or struct passed by value: `size` bytes at `value`,
     // which must be exactly the size of the kernel's parameter type, holding a `type`.
     void set_arg_bytes(cl_uint index, const void* value, size_t size, value_type type = value_type::bytes);
+    // Argument `index` is `value` passed by value: its bytes, checked as set_arg_bytes does with
+    // `value_type_of<T>()` (std::int32_t for an int parameter, float for a float).
     template <class T>
     requires std::is_trivially_copyable_v<T>
     void set_arg_value(cl_uint index, const T& value) {

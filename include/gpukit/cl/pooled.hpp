@@ -30,6 +30,7 @@ public:
     // `flags` are those the allocator creates buffers with; `block` must not be empty.
     pooled_buffer(memory::pooled_allocation<A> block, cl_mem_flags flags) noexcept
         : buffer(buffer::adopt(block.pointer(), block.block_size(), flags)), block_(std::move(block)) {}
+    // Takes over the other's block, which the other then no longer gives back.
     pooled_buffer(pooled_buffer&&) noexcept = default;
     // Assigning would make the buffer part release a reference it does not own.
     pooled_buffer& operator=(pooled_buffer&&) = delete;
@@ -49,6 +50,7 @@ private:
 // giving the block back, so a later user of the block cannot race with them.
 class pooled_svm : public svm_pointer {
 public:
+    // The pool's handle of the block, which gives it back when it goes.
     using allocation = memory::pooled_allocation<svm_allocator>;
 
     // A block of `bytes` from `pool`, bound to its allocator's free queue (if any); 0 bytes
@@ -58,6 +60,7 @@ public:
         p.bound_queue_ = detail::retained<cl_command_queue>(pool.get_allocator().free_queue());
         return p;
     }
+    // Takes over the other's block and bound queue; the other counts as released.
     pooled_svm(pooled_svm&&) noexcept = default;
     pooled_svm& operator=(pooled_svm&&) = delete;
     ~pooled_svm() { release(); }
@@ -65,7 +68,9 @@ public:
     // release() will wait for `q`. cl::logic_error once released (nothing is left to wait
     // for) or for a queue of another context.
     void bind_to_queue(const queue& q);
+    // release() will wait for no queue: the caller must see that no command still uses the block.
     void unbind_from_queue() noexcept { bound_queue_ = {}; }
+    // The queue release() waits for; null when none. Borrowed (this object keeps it alive).
     cl_command_queue bound_queue() const noexcept { return bound_queue_.get(); }
 
     // Waits for the bound queue (if any), then gives the block back. Never throws: a failed

@@ -38,9 +38,12 @@ public:
     // first of them (less the -cl-kernel-arg-info build() adds).
     static program wrap(cl_program handle, bool retain = true);
 
+    // Takes over the other program's reference and build state; the other's handle becomes null.
     program(program&&) noexcept = default;
+    // Drops this program's reference and build state and takes over the other's.
     program& operator=(program&&) noexcept = default;
 
+    // The cl_program handle (not a new reference); null once moved from.
     cl_program handle() const noexcept { return handle_.get(); }
     // The devices of the program's context, which it may be built for.
     const std::vector<device>& devices() const noexcept { return devices_; }

@@ -33,13 +33,18 @@ public:
     // refused (cl::logic_error): gpukit relies on commands running in the order queued.
     static queue wrap(cl_command_queue handle, bool retain = true);
 
+    // Takes over the other queue's reference; the other's handle becomes null.
     queue(queue&&) noexcept = default;
+    // Drops this queue's reference and takes over the other's, whose handle becomes null.
     queue& operator=(queue&&) noexcept = default;
 
+    // The cl_command_queue handle (not a new reference); null once moved from.
     cl_command_queue handle() const noexcept { return handle_.get(); }
     // The queue's context; borrowed (the queue keeps it alive).
     cl_context context_handle() const noexcept { return context_; }
+    // The device the queue's commands run on.
     const device& get_device() const noexcept { return device_; }
+    // Whether the queue's events carry timestamps (CL_QUEUE_PROFILING_ENABLE; see event::profile).
     bool profiling() const noexcept { return (properties_ & CL_QUEUE_PROFILING_ENABLE) != 0; }
     // The properties the queue was made with (out of order included, see above).
     cl_command_queue_properties properties() const noexcept { return properties_; }

@@ -19,6 +19,7 @@
 
 namespace gpukit::cl {
 
+// One entry of a selection string: a platform and the devices chosen on it.
 struct device_spec {
     std::string platform;              // index or name substring
     std::vector<std::string> devices;  // indices or name substrings; empty means all

@@ -19,7 +19,9 @@ namespace gpukit::cl {
 // is recorded on its own.
 class svm_pointer {
 public:
+    // The start of the memory; null once released (and for a zero-byte svm_allocation).
     void* pointer() const noexcept { return pointer_; }
+    // The size in bytes; 0 once released.
     std::size_t size() const noexcept { return size_; }
     // True once this memory, or the owner a range lies in (svm_range), was released.
     bool released() const noexcept { return released_ || (owner_ && owner_->released()); }
@@ -27,9 +29,13 @@ public:
     cl_context context_handle() const noexcept { return context_; }
 
 protected:
+    // The `size` bytes at `pointer`, SVM of `context`, as an owner class describes its memory.
     svm_pointer(void* pointer, std::size_t size, cl_context context) noexcept
         : pointer_(pointer), size_(size), context_(context) {}
+    // Takes over the memory `other` describes; `other` then counts as released.
     svm_pointer(svm_pointer&& other) noexcept;
+    // Describes the memory of `other` instead, which then counts as released. Frees nothing:
+    // the owner class frees its own memory first.
     svm_pointer& operator=(svm_pointer&& other) noexcept;
     ~svm_pointer() = default;
     // Marks the memory released: null, size 0.
@@ -54,11 +60,19 @@ void check_svm_usable(const svm_pointer& p, cl_context ctx, const std::string& w
 // null pointer (as PyOpenCL's SVMAllocation of 0 bytes), which kernels may take.
 class svm_allocation : public svm_pointer {
 public:
+    // A block of `size` bytes from `allocator`, of which it keeps a copy, bound to the
+    // allocator's free queue. Throws as svm_allocator::allocate; size 0 allocates nothing.
     svm_allocation(svm_allocator allocator, std::size_t size);
+    // Takes over the block and bound queue of `other`, which then counts as released.
     svm_allocation(svm_allocation&& other) noexcept = default;
+    // Releases this block (as release()), then takes over the block and bound queue of `other`,
+    // which then counts as released.
     svm_allocation& operator=(svm_allocation&& other) noexcept;
     ~svm_allocation() { release(); }
 
+    // Frees the block unless it was released already: by clEnqueueSVMFree on the bound queue,
+    // after the commands queued there, or at once by clSVMFree when no queue is bound (so no
+    // command may still use it then). Never throws: a failure becomes a cleanup warning.
     void release() noexcept;
     // Frees the block with clEnqueueSVMFree on `q`, or on the bound queue when `q` is null,
     // after the commands queued there; the event says when it is done. Throws
@@ -71,8 +85,10 @@ public:
     // old one (a marker), so what they do to the memory is done before the new queue's.
     // cl::logic_error for a queue of another context.
     void bind_to_queue(const queue& q);
-    // Waits for the bound queue's commands, then frees the block the allocator's way.
+    // Waits for the bound queue's commands to finish (clFinish, whose failure it throws) and
+    // unbinds it: release() then frees the block at once.
     void unbind_from_queue();
+    // The bound queue (see bind_to_queue); null when none. Borrowed (this object keeps it alive).
     cl_command_queue bound_queue() const noexcept { return queue_.get(); }
 
 private:
@@ -85,14 +101,21 @@ private:
 // when the range is not within the owner's memory or the owner was released.
 class svm_range : public svm_pointer {
 public:
+    // The `size` bytes at `pointer` within `owner`'s memory.
     svm_range(const svm_pointer& owner, void* pointer, std::size_t size);
+    // Takes over the other's range, which then counts as released.
     svm_range(svm_range&&) noexcept = default;
 };
 
-// Maps (clEnqueueSVMMap, for CL_MAP_READ/WRITE flags) or unmaps coarse-grained SVM for host
-// access; the returned event says when the host may touch it (map) or the devices again (unmap).
+// Maps coarse-grained SVM `p` for host access (clEnqueueSVMMap) with `flags`: CL_MAP_READ and/or
+// CL_MAP_WRITE, or CL_MAP_WRITE_INVALIDATE_REGION. The host may touch it once the returned event
+// has completed (on return, with `blocking`). cl::logic_error for no or unknown flags, and for
+// SVM that was released or belongs to another context than the queue's.
 event enqueue_svm_map(const queue& q, bool blocking, cl_map_flags flags, const svm_pointer& p,
                       std::span<const cl_event> wait_for = {});
+// Unmaps SVM `p` that enqueue_svm_map mapped (clEnqueueSVMUnmap): the devices may use it again
+// once the returned event has completed. cl::logic_error for released SVM or SVM of another
+// context than the queue's.
 event enqueue_svm_unmap(const queue& q, const svm_pointer& p, std::span<const cl_event> wait_for = {});
 
 // Copies `bytes` from `src` to `dst`, either of which may be SVM or host memory. Both ranges

@@ -9,9 +9,15 @@
 
 namespace gpukit {
 
+// What one kernel argument is, as its format letter says: a signed_int (b h i l q n, and c)
+// or an unsigned_int (B H I L Q N) of 1 to 8 bytes, a one-byte boolean (?), a floating
+// number (e f d: half, float, double), a complex number (F D: two floats, two doubles), a
+// device pointer (P, 8 bytes), or bytes: raw bytes passed by value (`<n>s`).
 enum class arg_kind { signed_int, unsigned_int, boolean, floating, complex, pointer, bytes };
 
+// One kernel argument of a format: its kind, its size and the letter it was read from.
 struct arg_spec {
+    // What the argument is: integer, floating, complex, pointer or raw bytes.
     arg_kind kind;
     std::size_t size;  // bytes in the kernel's parameter space
     char code;         // the format letter it came from ('s', or 'V' for a record dtype, for raw bytes)

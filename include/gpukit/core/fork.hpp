@@ -49,7 +49,10 @@ void refuse_in_forked_child(std::uint64_t generation, std::string_view library) 
 // fork_hold scopes: their library refuses in a forked child instead.
 class fork_hold {
 public:
+    // Enters the scope: waits while a fork() is in progress (only the outermost hold of a
+    // thread does).
     fork_hold() noexcept;
+    // Leaves the scope; when it was the thread's outermost hold, fork() may proceed again.
     ~fork_hold();
     fork_hold(const fork_hold&) = delete;
     fork_hold& operator=(const fork_hold&) = delete;

@@ -24,18 +24,33 @@
 
 namespace gpukit {
 
+// The memory order of a contiguous array: c (row-major, the last axis varies fastest) or f
+// (Fortran, column-major: the first axis varies fastest).
 enum class order { c, f };
 
-// One entry of a basic index: an integer, a slice, a new axis or an ellipsis.
+// A Python slice start:stop:step of one axis; a missing value takes Python's default (the
+// whole axis, step 1), negative start and stop count from the end. Step 0 is refused.
 struct slice {
+    // \var start
+    // The first index; nullopt: the start of the axis (its end for a negative step).
+    // \var stop
+    // The end, excluded; nullopt: past the end of the axis (its start for a negative step).
+    // \var step
+    // The distance between taken indices, not 0; nullopt: 1.
     std::optional<std::int64_t> start, stop, step;
 };
+// An index entry that inserts an axis of length 1 (numpy.newaxis, None in Python).
 struct new_axis {};
+// An index entry that stands for as many whole axes as the other entries leave (`...`).
 struct ellipsis {};
+// One entry of a basic index: an integer, a slice, a new axis or an ellipsis.
 using index_item = std::variant<std::int64_t, slice, new_axis, ellipsis>;
 
+// The shape, byte strides, item size and byte offset of an array over a flat buffer, and the
+// views made from them. A value type; it never touches the buffer itself.
 class layout {
 public:
+    // A zero-dimensional layout (one element) of item size 1 at offset 0.
     layout() = default;
     // A contiguous layout of `shape` in `order`.
     static layout contiguous(std::vector<std::int64_t> shape, std::int64_t itemsize, order o = order::c);
@@ -49,16 +64,29 @@ public:
     layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> strides, std::int64_t itemsize,
            std::int64_t offset = 0);
 
+    // The extent of each axis, outermost first.
     const std::vector<std::int64_t>& shape() const noexcept { return shape_; }
+    // The bytes between neighbouring elements along each axis (may be 0 or negative).
     const std::vector<std::int64_t>& strides() const noexcept { return strides_; }
+    // The size of one element in bytes.
     std::int64_t itemsize() const noexcept { return itemsize_; }
+    // The byte offset of element [0, ..., 0] from the start of the buffer.
     std::int64_t offset() const noexcept { return offset_; }
+    // The number of axes (0 for a scalar).
     int ndim() const noexcept { return static_cast<int>(shape_.size()); }
+    // The number of elements: the product of the shape (1 for a scalar, 0 when an extent is 0).
     std::int64_t size() const noexcept;
+    // The bytes the elements hold together: size() * itemsize(), whatever the strides.
     std::int64_t nbytes() const noexcept { return size() * itemsize_; }
 
+    // Whether the elements lie next to each other in C order (the last axis fastest), as
+    // numpy's C_CONTIGUOUS flag: the strides of length-1 axes do not count, and an empty
+    // array is contiguous.
     bool is_c_contiguous() const noexcept;
+    // Whether the elements lie next to each other in Fortran order (the first axis fastest),
+    // as numpy's F_CONTIGUOUS flag, with the same rules as is_c_contiguous().
     bool is_f_contiguous() const noexcept;
+    // Whether the layout is C- or Fortran-contiguous.
     bool is_contiguous() const noexcept { return is_c_contiguous() || is_f_contiguous(); }
     // The lowest and one-past-the-highest byte (relative to the buffer) any element touches;
     // {offset, offset} for an empty array.
@@ -94,6 +122,7 @@ public:
 
     std::string describe() const;  // "shape (3, 4), strides (16, 4), itemsize 4, offset 0"
 
+    // Whether two layouts have the same shape, strides, item size and offset.
     friend bool operator==(const layout&, const layout&) = default;
 
 private:
@@ -112,7 +141,9 @@ private:
 // where an array of it is made (layout::contiguous: length_error when too big).
 std::vector<std::int64_t> broadcast_shapes(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b);
 
-// The contiguous strides of `shape` in bytes.
+// The strides in bytes of a contiguous array of `shape` and `itemsize` in order `o` (an
+// extent of 0 counts as 1, so the strides stay usable). length_error when a stride does not
+// fit in 64 bits.
 std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& shape, std::int64_t itemsize, order o);
 
 }  // namespace gpukit

@@ -17,6 +17,8 @@
 
 namespace gpukit {
 
+// The smallest piece one thread copies (1 MiB): a copy shorter than twice this runs on the
+// calling thread alone.
 inline constexpr std::size_t parallel_memcpy_min_piece = std::size_t{1} << 20;
 
 // How the destination is written: through the caches (the data is read again soon, e.g. a

@@ -42,6 +42,10 @@ namespace detail {
 struct prefault_job;
 }
 
+// A block of fresh host memory whose pages background threads fault in ahead of the copy
+// that fills it, so that the copy does not stop at every page; freed blocks keep their
+// mapping for the next allocation of about their size. Move-only; the destructor frees it.
+// The top of core/prefaulted_memory.hpp has the details.
 class prefaulted_memory {
 public:
     // `bytes` of uninitialised (in fact zero) memory, its start aligned to 2 MiB; the
@@ -49,26 +53,33 @@ public:
     // memory always has an address. memory_error when the system has no memory to map.
     static prefaulted_memory allocate(std::size_t bytes);
 
+    // Takes over `other`'s memory; `other` is left freed.
     prefaulted_memory(prefaulted_memory&& other) noexcept;
+    // Frees this memory, then takes over `other`'s; `other` is left freed.
     prefaulted_memory& operator=(prefaulted_memory&& other) noexcept;
+    // Frees the memory, as free() does.
     ~prefaulted_memory();
 
-    // logic_error once freed.
+    // The start of the memory, aligned to 2 MiB; logic_error once freed.
     void* data() const;
     // The bytes asked for.
     std::size_t size() const noexcept { return size_; }
+    // Whether the memory has been freed (or moved from): data() then throws.
     bool is_freed() const noexcept { return data_ == nullptr; }
     // Stops the background faulting (waiting for the 2 MiB pieces in progress) and gives
     // the mapping back (kept for reuse, or unmapped); a second call does nothing.
     void free() noexcept;
-    // Returns once the background faulting has finished (or stopped); for measurements
-    // and tests that want the faulting apart from what follows it.
+    // Returns once the background faulting has finished (or stopped), the calling thread
+    // helping; for measurements and tests that want the faulting apart from what follows it.
+    // logic_error once freed.
     void wait_prefaulted() const;
 
     // The most bytes of freed mappings kept for reuse: 1 GiB, or a sixteenth of the
     // machine's memory where that is less. set_reuse_limit changes it (0: keep none),
     // unmaps what no longer fits, and returns the old limit.
     static std::size_t reuse_limit() noexcept;
+    // Sets the reuse limit to `bytes` (0: keep none), unmaps the oldest kept mappings until the
+    // rest fit, and returns the old limit.
     static std::size_t set_reuse_limit(std::size_t bytes) noexcept;
 
     // How many threads fault pages in the background: the cores that parallel_memcpy

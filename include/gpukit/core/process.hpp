@@ -19,9 +19,12 @@ struct process_limits {
     std::uint64_t memory_bytes = 0;
 };
 
+// What run_process() reports of a program that ran: how it ended and what it printed.
 struct process_result {
     int exit_code = -1;  // the program's exit status; 128 + n when signal n ended it
+    // Everything the program wrote to its standard output.
     std::string stdout_text;
+    // Everything the program wrote to its standard error.
     std::string stderr_text;
     bool timed_out = false;  // the time limit was reached and the program killed
 };
@@ -42,7 +45,7 @@ process_result run_process(const std::vector<std::string>& argv, const std::stri
 // " "-joined argv, with arguments holding spaces in single quotes (for messages).
 std::string command_line(const std::vector<std::string>& argv);
 
-// A fresh directory under $TMPDIR (else /tmp) named <prefix>XXXXXX; runtime_error on failure.
+// A fresh directory under $TMPDIR (else /tmp) named `<prefix>XXXXXX`; runtime_error on failure.
 std::string make_temp_dir(const std::string& prefix);
 
 // Whether `path` is a regular file this process may execute.

@@ -16,8 +16,11 @@
 
 namespace gpukit {
 
+// A lock meeting the Lockable requirements, for std::lock_guard and std::unique_lock. Not
+// recursive: a thread that locks it twice waits for ever. Starts unlocked.
 class spin_lock {
 public:
+    // Takes the lock, waiting (spinning, then yielding) while another thread holds it.
     void lock() noexcept {
         for (;;) {
             if (!locked_.exchange(true, std::memory_order_acquire))
@@ -30,9 +33,11 @@ public:
             }
         }
     }
+    // Takes the lock when it is free; returns whether it did, never waiting.
     bool try_lock() noexcept {
         return !locked_.load(std::memory_order_relaxed) && !locked_.exchange(true, std::memory_order_acquire);
     }
+    // Releases the lock, which the calling thread must hold.
     void unlock() noexcept { locked_.store(false, std::memory_order_release); }
 
 private:

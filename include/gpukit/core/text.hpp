@@ -16,18 +16,25 @@
 
 namespace gpukit {
 
+// A string built by appending pieces with `<<`, as an std::ostringstream but without its
+// locale: `text_builder() << "size " << n`. Integers are written in decimal.
 class text_builder {
 public:
+    // Appends `text`; returns `*this`, so appends chain.
     text_builder& operator<<(std::string_view text) {
         text_ += text;
         return *this;
     }
+    // Appends the NUL-terminated string `text` (which must not be null); returns `*this`.
     text_builder& operator<<(const char* text) { return *this << std::string_view(text); }
+    // Appends `text`; returns `*this`.
     text_builder& operator<<(const std::string& text) { return *this << std::string_view(text); }
+    // Appends the character `c` (a char, not a number); returns `*this`.
     text_builder& operator<<(char c) {
         text_ += c;
         return *this;
     }
+    // Appends an integer (not a char or bool) in decimal, with a '-' when negative; returns `*this`.
     template <std::integral T>
     requires(!std::same_as<T, char> && !std::same_as<T, bool>) text_builder& operator<<(T value) {
         char digits[24];
@@ -35,6 +42,7 @@ public:
         text_.append(digits, static_cast<std::size_t>(end - digits));
         return *this;
     }
+    // The text appended so far.
     const std::string& str() const noexcept { return text_; }
 
 private:

@@ -20,6 +20,9 @@ namespace gpukit::cuda {
 // The seed's shared_config calls are deprecated in CUDA 12 but still offered.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+// The driver's entry points: one function pointer per entry of driver_functions.inc, named
+// as cuda.h names the function (cuMemAlloc, ...). An entry the installed driver does not
+// offer stays null; GPUKIT_CU_ENTRY turns a call of it into logic_error.
 struct driver_api {
 #define X(name, version) decltype(&::name) name = nullptr;
 #include "gpukit/cuda/driver_functions.inc"

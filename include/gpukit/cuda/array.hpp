@@ -20,8 +20,11 @@ namespace gpukit::cuda {
 // (block-compressed and video formats).
 std::size_t array_format_bytes(CUarray_format format);
 
-// Bytes of one element (all channels) and of the whole array described by `d`.
+// Bytes of one element (all channels) of the array described by `d`; logic_error for a
+// format array_format_bytes does not size.
 std::size_t array_element_bytes(const CUDA_ARRAY3D_DESCRIPTOR& d);
+// Bytes of the whole array described by `d`: element bytes times width, height and depth
+// (a height or depth of 0 counts as 1); logic_error as array_element_bytes.
 std::size_t array_total_bytes(const CUDA_ARRAY3D_DESCRIPTOR& d);
 
 // Move-only; the destructor frees the array in its context (detail/context_bound.hpp).
@@ -33,10 +36,15 @@ public:
 
     // logic_error once freed.
     CUarray handle() const { return owned_.get(freed); }
+    // Width, height, format and channels as the 2-D descriptor of cuArrayCreate
+    // (cuArrayGetDescriptor), for arrays without depth and flags; logic_error once freed.
     CUDA_ARRAY_DESCRIPTOR descriptor() const;
+    // The full shape, format and flags the driver reports (cuArray3DGetDescriptor); logic_error
+    // once freed.
     CUDA_ARRAY3D_DESCRIPTOR descriptor_3d() const;
     // Bytes of the whole array (all layers); what memcpy_htoa and friends may touch.
     std::size_t size_bytes() const { return array_total_bytes(descriptor_3d()); }
+    // True once free() has run (or the array was moved from).
     bool is_freed() const noexcept { return owned_.empty(); }
     // Frees now; again does nothing; other use afterwards throws logic_error.
     void free() { owned_.free(); }
@@ -53,11 +61,23 @@ private:
 
 // Copies between arrays and linear memory, `bytes` long, starting `offset` bytes into the
 // array (its elements in row-major order). Ranges are checked against the array's size and
-// the device capacity where known. Blocking, like the driver calls they wrap.
+// the device capacity where known. Blocking, like the driver calls they wrap. A 1-D array
+// takes any range; a 2-D array only whole rows, a 3-D array only the whole array (other
+// parts: memcpy_2d, memcpy_3d in structured_copy.hpp); logic_error otherwise. This one
+// copies from host memory at `src` into `dst`.
 void memcpy_htoa(const array& dst, std::size_t offset, const void* src, std::size_t bytes);
+// Copies `bytes` of `src`, from byte `offset` on, into host memory at `dst`. Checked and
+// limited as memcpy_htoa.
 void memcpy_atoh(void* dst, const array& src, std::size_t offset, std::size_t bytes);
+// Copies `bytes` from device memory at `src` into `dst`, from byte `offset` on. Checked and
+// limited as memcpy_htoa.
 void memcpy_dtoa(const array& dst, std::size_t offset, device_pointer src, std::size_t bytes);
+// Copies `bytes` of `src`, from byte `offset` on, into device memory at `dst`. Checked and
+// limited as memcpy_htoa.
 void memcpy_atod(device_pointer dst, const array& src, std::size_t offset, std::size_t bytes);
+// Copies `bytes` of `src` from byte `src_offset` on into `dst` from byte `dst_offset` on.
+// Unless both arrays are 1-D, they need the same extent and element size (logic_error
+// otherwise), and the ranges are limited as for memcpy_htoa.
 void memcpy_atoa(const array& dst, std::size_t dst_offset, const array& src, std::size_t src_offset, std::size_t bytes);
 
 }  // namespace gpukit::cuda

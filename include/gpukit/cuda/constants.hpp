@@ -8,10 +8,11 @@
 
 namespace gpukit::cuda {
 
+// One named CUDA constant: the seed's class it belongs to, its name there and its value.
 struct named_constant {
     const char* group;  // the seed's class name: "device_attribute"
     const char* name;   // the member without the C prefix: "MAX_THREADS_PER_BLOCK"
-    long long value;
+    long long value;    // the value in cuda.h (CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK's)
 };
 
 // Every constant, grouped by class, in header order.

@@ -36,6 +36,8 @@ std::shared_ptr<void> find_or_make_cache(context_state& state, const void* tag, 
 
 }  // namespace detail
 
+// The one T of `state`'s context, made as T(state) on first use and owned by the context.
+// Two threads asking at once may both make one; the first stored is the one both get.
 template <class T>
 std::shared_ptr<T> context_cache(detail::context_state& state) {
     const detail::cache_maker make = [](detail::context_state& s) -> std::shared_ptr<void> {

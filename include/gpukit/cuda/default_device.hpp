@@ -12,8 +12,9 @@
 
 namespace gpukit::cuda {
 
+// A device number the environment asks for, and where it was found.
 struct device_choice {
-    int number;
+    int number;          // the device ordinal, not yet checked against the devices present
     std::string source;  // where it came from: "CUDA_DEVICE" or the file's path
 };
 

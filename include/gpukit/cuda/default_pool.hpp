@@ -15,20 +15,27 @@
 
 namespace gpukit::cuda {
 
+// A memory pool of device memory in one context (memory/pool.hpp).
 using device_memory_pool = memory::memory_pool<device_allocator>;
 
 // Device memory from a pool, with the context it belongs to. The block always goes back to
 // its pool before the context is let go (the pool may belong to the context).
 struct pooled_device_memory {
     context_state_ptr context;  // declared first: destroyed after the block
+    // The memory; it goes back to its pool when destroyed.
     memory::pooled_allocation<device_allocator> block;
 
+    // Holds nothing.
     pooled_device_memory() noexcept = default;
+    // Takes `b`, a block of a pool in the context `ctx`, and holds `ctx`.
     pooled_device_memory(context_state_ptr ctx, memory::pooled_allocation<device_allocator> b) noexcept
         : context(std::move(ctx)), block(std::move(b)) {}
+    // Takes over the other object's block and context, leaving it empty.
     pooled_device_memory(pooled_device_memory&&) noexcept = default;
+    // Gives this object's block back to its pool, then takes over `other`'s block and context.
     pooled_device_memory& operator=(pooled_device_memory&& other) noexcept {
-        block = std::move(other.block);  // frees this object's block while its context is still held
+        // Frees this object's block while its context is still held.
+        block = std::move(other.block);
         context = std::move(other.context);
         return *this;
     }

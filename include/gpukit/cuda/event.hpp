@@ -18,6 +18,8 @@ namespace gpukit::cuda {
 class event_view : public detail::handle_view<CUevent> {
 public:
     using handle_view::handle_view;
+    // Blocks until the work before the event's last record has completed (returns at once
+    // when it was never recorded).
     void synchronize() const;
     // True when the work before the event's last record has completed (also when never recorded).
     bool query() const;
@@ -33,15 +35,26 @@ public:
 
     // The recorded flag is atomic, so moves are written out rather than defaulted.
     event(event&& other) noexcept;
+    // Destroys the event this held, then takes over `other`'s.
     event& operator=(event&& other) noexcept;
 
+    // The CUevent; null once moved from.
     CUevent handle() const noexcept { return owned_.handle(); }
+    // A borrowed view of this event, valid while the event lives.
     event_view view() const noexcept { return event_view(handle()); }
+    // The same as view(), so an event can be passed where an event_view is taken.
     operator event_view() const noexcept { return view(); }
+    // The CU_EVENT_* flags the event was made with.
     unsigned int flags() const noexcept { return flags_; }
+    // True once record() has been called (always for an event opened from an IPC handle,
+    // which the exporting process records).
     bool was_recorded() const noexcept { return recorded_.load(); }
 
+    // Records the event on `s` (default: the legacy default stream): it completes once the
+    // work queued on `s` before it has completed.
     void record(stream_view s = {});
+    // Blocks until the work before the last record() has completed (returns at once when
+    // never recorded).
     void synchronize() const { view().synchronize(); }
     // True when the work before the event's record() has completed (also when never recorded).
     bool query() const { return view().query(); }

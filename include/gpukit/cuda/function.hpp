@@ -38,11 +38,19 @@ struct module_state {
 
 // One kernel parameter as the driver describes it.
 struct param_info {
-    std::size_t offset;
-    std::size_t size;
+    std::size_t offset;  // bytes from the start of the parameter buffer
+    std::size_t size;    // bytes the parameter takes
 };
 
+// A launch shape: how many blocks (a grid) or threads (a block) along x, y and z. Every
+// extent is 1 unless given: {256} is 256 along x.
 struct dim3 {
+    // \var x
+    // The extent along x (1 unless given).
+    // \var y
+    // The extent along y (1 unless given).
+    // \var z
+    // The extent along z (1 unless given).
     unsigned int x = 1, y = 1, z = 1;
 };
 
@@ -51,18 +59,31 @@ struct dim3 {
 // callers that add a hint of their own.
 std::string argument_size_mismatch(std::size_t index, std::size_t given, std::size_t expected);
 
+// A kernel of a loaded module, to launch (launch.hpp) or to query. Copies are cheap: they
+// share the module, which stays loaded (and its context alive) while any of them exists.
 class function {
 public:
     // Made by module::get_function.
     function(CUfunction handle, std::shared_ptr<const detail::module_state> module, std::string name);
 
+    // The CUfunction, for calling the driver directly.
     CUfunction handle() const noexcept { return data_->handle; }
+    // The name it was looked up by.
     const std::string& name() const noexcept { return data_->name; }
+    // The context of the kernel's module, where it launches.
     const context_state_ptr& owner() const noexcept { return data_->module->context; }
 
+    // The value of `which` (CU_FUNC_ATTRIBUTE_*: registers per thread, the most threads per
+    // block, static shared memory bytes, ...).
     int attribute(CUfunction_attribute which) const;
+    // Sets a settable attribute (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, the
+    // preferred shared memory carveout, ...); the driver's error, naming the kernel, otherwise.
     void set_attribute(CUfunction_attribute which, int value) const;
+    // The kernel's preferred split of on-chip memory between L1 cache and shared memory
+    // (CU_FUNC_CACHE_PREFER_*), over its context's; a hint the device may ignore.
     void set_cache_config(CUfunc_cache config) const;
+    // The kernel's shared-memory bank size (CU_SHARED_MEM_CONFIG_*); deprecated in CUDA 12,
+    // and ignored by devices with a fixed bank size.
     void set_shared_config(CUsharedconfig config) const;
 
     // The parameter layout, or nullopt when the driver does not offer cuFuncGetParamInfo

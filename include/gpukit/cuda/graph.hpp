@@ -34,22 +34,25 @@ namespace gpukit::cuda {
 // global forbids unsafe calls (cuMalloc, synchronising) in every thread, thread_local_ only
 // in the capturing thread, relaxed in none.
 enum class capture_mode {
-    global = CU_STREAM_CAPTURE_MODE_GLOBAL,
-    thread_local_ = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
-    relaxed = CU_STREAM_CAPTURE_MODE_RELAXED,
+    global = CU_STREAM_CAPTURE_MODE_GLOBAL,               // unsafe calls refused in every thread
+    thread_local_ = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,  // unsafe calls refused in the capturing thread
+    relaxed = CU_STREAM_CAPTURE_MODE_RELAXED,             // no call refused
 };
 
 class graph_view;
 
 // A kernel's packed arguments, as launch_packed takes them.
 struct packed_args {
-    void** values;
-    const std::size_t* sizes;
-    std::size_t count;
+    void** values;             // values[i] points at argument i
+    const std::size_t* sizes;  // sizes[i] is the size of argument i in bytes
+    std::size_t count;         // how many arguments
 };
 
+// An executable graph, made by graph::instantiate: launched as a whole, as often as wanted.
+// Move-only; the destructor destroys it in its context.
 class graph_exec {
 public:
+    // The CUgraphExec; null once moved from.
     CUgraphExec handle() const noexcept { return owned_.handle(); }
     // Queues one replay of the whole graph on `s`.
     void launch(stream_view s) const;
@@ -65,11 +68,17 @@ private:
     detail::context_bound<detail::graph_exec_traits> owned_;
 };
 
+// A graph someone else owns (a graph's view(), or the graph a capture is building), with
+// its context: adds nodes, counts them, instantiates. Copying it copies the handle; it never
+// destroys the graph, which must outlive it.
 class graph_view {
 public:
+    // A view of `handle`, a graph in the context `ctx` (which the view holds).
     graph_view(CUgraph handle, context_state_ptr ctx) noexcept : handle_(handle), context_(std::move(ctx)) {}
 
+    // The CUgraph.
     CUgraph handle() const noexcept { return handle_; }
+    // The graph's context.
     const context_state_ptr& owner() const noexcept { return context_; }
 
     // A node that launches `f` with `config`'s grid, block and shared memory (its stream is
@@ -96,15 +105,22 @@ private:
     context_state_ptr context_;
 };
 
+// A CUDA graph: made empty by create() (add nodes through view()) or by end_capture.
+// Move-only; the destructor destroys it in its context.
 class graph {
 public:
     // An empty graph in the current context (logic_error without one).
     static graph create();
 
+    // The CUgraph; null once moved from.
     CUgraph handle() const noexcept { return owned_.handle(); }
+    // The graph's context; null once moved from.
     const context_state_ptr& owner() const noexcept { return owned_.context(); }
+    // A view of this graph, to add nodes through; valid while the graph lives.
     graph_view view() const { return graph_view(handle(), owner()); }
+    // The number of nodes (kernels, memsets, copies, ...).
     std::size_t node_count() const { return view().node_count(); }
+    // An executable graph, ready to launch; this graph may be dropped afterwards.
     graph_exec instantiate() const { return view().instantiate(); }
 
 private:
@@ -127,11 +143,13 @@ bool is_capturing(stream_view s);
 // the nodes the next captured work will depend on (no graph and no nodes when none is
 // under way).
 struct capture_info {
-    CUstreamCaptureStatus status;
-    std::uint64_t id;
-    std::optional<graph_view> graph;
-    std::vector<CUgraphNode> dependencies;
+    CUstreamCaptureStatus status;           // CU_STREAM_CAPTURE_STATUS_NONE, _ACTIVE or _INVALIDATED
+    std::uint64_t id;                       // the capture's id, unique for the process's lifetime
+    std::optional<graph_view> graph;        // the graph being built, while the capture is active
+    std::vector<CUgraphNode> dependencies;  // what the next captured work will depend on
 };
+// Where a capture of `s` stands. logic_error when a capture is active but no context is
+// current (the graph's view takes the current one).
 capture_info get_capture_info(stream_view s);
 
 // Makes the next captured work on `s` depend on `nodes` as well as (add) or instead of

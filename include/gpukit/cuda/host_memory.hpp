@@ -38,7 +38,9 @@ public:
     }
     // The bytes asked for (not the rounded-up capacity).
     std::size_t size() const noexcept { return data_ ? size_ : 0; }
+    // The alignment asked for, in bytes.
     std::size_t alignment() const noexcept { return alignment_; }
+    // True once free() has run (or the allocation was moved from).
     bool is_freed() const noexcept { return data_ == nullptr; }
     // Frees now; a second call does nothing.
     void free() noexcept { data_.reset(); }
@@ -66,7 +68,9 @@ public:
 
     // logic_error once freed.
     void* data() const { return memory_.get("this PagelockedHostAllocation has been freed; it can no longer be used"); }
+    // The bytes asked for (one byte is allocated for 0); 0 once freed.
     std::size_t size() const noexcept { return is_freed() ? 0 : size_; }
+    // True once free() has run (or the allocation was moved from).
     bool is_freed() const noexcept { return memory_.empty(); }
     // The flags the memory was allocated with, together with those the driver reports
     // (cuMemHostGetFlags; current drivers leave PORTABLE out of their report).
@@ -100,8 +104,12 @@ public:
     void* data() const {
         return memory_.get("this RegisteredHostMemory has been unregistered; it can no longer be used");
     }
+    // The bytes registered; 0 once unregistered.
     std::size_t size() const noexcept { return is_registered() ? size_ : 0; }
+    // False once unregister() has run (or the object was moved from).
     bool is_registered() const noexcept { return !memory_.empty(); }
+    // The device address of data() (registered with CU_MEMHOSTREGISTER_DEVICEMAP, or on a
+    // system with unified addressing); logic_error once unregistered.
     CUdeviceptr device_pointer() const;
     // Removes the page lock now (the memory stays valid); a second call does nothing.
     void unregister() { memory_.free(); }
@@ -116,8 +124,8 @@ private:
 
 // A range of host bytes.
 struct host_range {
-    const void* data;
-    std::size_t bytes;
+    const void* data;   // the first byte
+    std::size_t bytes;  // how many bytes
 };
 
 // The whole pages of `page` bytes spanned by `ranges`: each range rounded out to page
@@ -136,7 +144,9 @@ public:
     // before a failure are unregistered again.
     static registered_host_pages register_ranges(std::span<const host_range> ranges, unsigned int flags);
 
+    // Takes over the other object's runs, leaving it with none.
     registered_host_pages(registered_host_pages&&) noexcept = default;
+    // Unregisters this object's runs, then takes over the other object's.
     registered_host_pages& operator=(registered_host_pages&&) noexcept = default;
     registered_host_pages(const registered_host_pages&) = delete;
     registered_host_pages& operator=(const registered_host_pages&) = delete;
@@ -146,6 +156,7 @@ public:
     // CU_MEMHOSTREGISTER_DEVICEMAP, or on a system with unified addressing); logic_error
     // for an address outside them or once unregistered.
     CUdeviceptr device_pointer(const void* p) const;
+    // How many runs register_ranges registered (one per run of page_runs).
     std::size_t run_count() const noexcept { return runs_.size(); }
     // Removes the page locks now (the memory stays valid); a second call does nothing.
     void unregister();

@@ -22,6 +22,7 @@ public:
 
     // logic_error once closed.
     CUdeviceptr get() const { return memory_.get("this IPCMemoryHandle has been closed; it can no longer be used"); }
+    // True once close() has run (or the handle was moved from).
     bool is_closed() const noexcept { return memory_.empty(); }
     // Unmaps the memory now; a second call does nothing.
     void close() { memory_.free(); }

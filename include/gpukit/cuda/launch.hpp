@@ -18,20 +18,28 @@
 
 namespace gpukit::cuda {
 
+// The shape and stream of a launch, built by chained setters: a grid of blocks of threads
+// (1 x 1 x 1 of each unless set), dynamic shared memory bytes (0), the stream (the legacy
+// default stream), and optionally clusters and a cooperative launch. Each setter returns
+// the config itself; nothing is checked until the launch.
 class launch_config {
 public:
+    // Sets the grid: how many blocks along x, y and z.
     launch_config& grid(dim3 g) noexcept {
         grid_ = g;
         return *this;
     }
+    // Sets the block: how many threads along x, y and z.
     launch_config& block(dim3 b) noexcept {
         block_ = b;
         return *this;
     }
+    // Sets the bytes of dynamic shared memory per block (`extern __shared__` arrays).
     launch_config& shared_bytes(std::size_t bytes) noexcept {
         shared_bytes_ = bytes;
         return *this;
     }
+    // Sets the stream the launch is queued on.
     launch_config& stream(stream_view s) noexcept {
         stream_ = s;
         return *this;
@@ -47,12 +55,19 @@ public:
         return *this;
     }
 
+    // Blocks along x, y and z.
     dim3 grid() const noexcept { return grid_; }
+    // Threads per block along x, y and z.
     dim3 block() const noexcept { return block_; }
+    // Bytes of dynamic shared memory per block.
     std::size_t shared_bytes() const noexcept { return shared_bytes_; }
+    // The stream the launch is queued on.
     stream_view stream() const noexcept { return stream_; }
+    // Blocks per cluster along x, y and z ({1,1,1}: no clusters).
     dim3 cluster() const noexcept { return cluster_; }
+    // True for a cooperative launch.
     bool cooperative() const noexcept { return cooperative_; }
+    // True when a cluster of more than one block was set.
     bool has_cluster() const noexcept { return cluster_.x * cluster_.y * cluster_.z > 1; }
 
 private:
@@ -102,11 +117,17 @@ using kernel_argument_t = std::remove_cvref_t<decltype(kernel_argument_of(std::d
 
 }  // namespace detail
 
+// Queues a launch of `f` with `config` on its stream, passing each of `args` as a kernel
+// parameter of its own type (texture and surface objects as their handle), read from where
+// it is: gpukit makes no copy and allocates nothing. Each type must be trivially copyable (a
+// compile-time check). Checks as launch_packed does (logic_error); the driver's error, naming
+// the kernel and shape, when the launch fails.
 template <class... Args>
 void launch(const function& f, const launch_config& config, const Args&... args) {
     static_assert((std::is_trivially_copyable_v<detail::kernel_argument_t<Args>> && ...),
                   "kernel arguments are copied bytewise, so they must be trivially copyable");
-    // The trailing entries keep the arrays non-empty for kernels without parameters.
+    // The pointer and size arrays end in an extra entry, so they are not empty for a kernel
+    // without parameters.
     void* pointers[] = {const_cast<void*>(static_cast<const void*>(&detail::kernel_argument_of(args)))..., nullptr};
     const std::size_t sizes[] = {sizeof(detail::kernel_argument_t<Args>)..., 0};
     launch_packed(f, config, pointers, sizes, sizeof...(Args));

@@ -31,11 +31,15 @@ struct staged_memory_traits {
 };
 }  // namespace detail
 
+// The device copy of one host buffer for a launch (an In, Out or InOut argument): made
+// before the launch, finish() after it. Move-only; the destructor frees the device memory
+// once the launch stream is done with it.
 class staging_buffer {
 public:
     // Allocates in the current context and, when `copy_in`, enqueues the host-to-device copy
     // on `s`. `host` must stay valid until finish() returns.
     staging_buffer(void* host, std::size_t bytes, bool copy_in, bool copy_out, stream_view s);
+    // Takes over the other buffer's device memory; the other is left owning none.
     staging_buffer(staging_buffer&&) noexcept = default;
     staging_buffer& operator=(staging_buffer&&) = delete;
 

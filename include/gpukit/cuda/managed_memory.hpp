@@ -22,7 +22,9 @@ public:
     static managed_allocation allocate(std::size_t bytes, unsigned int flags);
 
     void* data() const;  // the host view of the address; logic_error once freed
+    // The bytes asked for (one byte is allocated for 0); 0 once freed.
     std::size_t size() const noexcept { return is_freed() ? 0 : size_; }
+    // True once free() has run (or the allocation was moved from).
     bool is_freed() const noexcept { return memory_.empty(); }
     // For managed memory the device address equals the host address.
     CUdeviceptr device_pointer() const {

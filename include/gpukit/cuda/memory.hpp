@@ -14,9 +14,10 @@
 
 namespace gpukit::cuda {
 
+// Device memory in bytes, as cuMemGetInfo reports it.
 struct memory_info {
-    std::size_t free = 0;
-    std::size_t total = 0;
+    std::size_t free = 0;   // bytes free on the device (every process's allocations count)
+    std::size_t total = 0;  // bytes of device memory in all
 };
 
 // Free and total memory of the current context's device, in bytes.
@@ -48,6 +49,7 @@ public:
     CUdeviceptr get() const { return memory_.get(freed); }
     // Bytes asked for at allocation (a pitched allocation: pitch * height); 0 once freed.
     std::size_t size() const noexcept { return is_freed() ? 0 : size_; }
+    // True once free() has run (or the allocation was moved from).
     bool is_freed() const noexcept { return memory_.empty(); }
     // Frees the memory now, in the owning context. Calling it again does nothing, so code
     // that frees early and then lets the destructor run is safe; any other use afterwards
@@ -70,9 +72,11 @@ private:
 // (known for allocations, unknown for raw addresses). Copies and memsets check their size
 // against `capacity` before calling the driver.
 struct device_pointer {
-    CUdeviceptr address = 0;
-    std::optional<std::size_t> capacity;
+    CUdeviceptr address = 0;              // the device address; 0 is refused by copies and memsets
+    std::optional<std::size_t> capacity;  // bytes valid from `address`, when known
 
+    // `address`, with `capacity` bytes valid from it when known. Converts implicitly, so a
+    // plain CUdeviceptr may be passed where a device_pointer is taken.
     device_pointer(CUdeviceptr address, std::optional<std::size_t> capacity = std::nullopt) noexcept
         : address(address), capacity(capacity) {}
     // Throws logic_error when `allocation` has been freed.

@@ -25,16 +25,21 @@ using jit_option_value = std::pair<CUjit_option, std::uintptr_t>;
 
 // The JIT compiler's messages from a load (empty for cubins, which need no JIT).
 struct jit_log {
-    std::string info;
-    std::string error;
+    std::string info;   // the information log (with CU_JIT_LOG_VERBOSE: registers and memory used)
+    std::string error;  // the error log: why the load failed
 };
 
+// A module loaded into one context, to take kernels and globals from. Move-only; the module
+// is unloaded once it and every function taken from it are gone. Use of a moved-from module
+// throws logic_error.
 class module {
 public:
     // Loads an image (cubin, fatbin, or NUL-terminated PTX text) into the current context.
     // On failure the error message includes the JIT error log.
     static module from_image(const void* image, std::size_t size, const std::vector<jit_option_value>& options = {},
                              jit_log* log = nullptr);
+    // As the form above, for an image of `image.size()` bytes held in a vector (PTX text
+    // NUL-terminated within it).
     static module from_image(const std::vector<char>& image, const std::vector<jit_option_value>& options = {},
                              jit_log* log = nullptr) {
         return from_image(image.data(), image.size(), options, log);
@@ -48,12 +53,17 @@ public:
     static module from_file(const std::string& path, const std::vector<jit_option_value>& options = {},
                             jit_log* log = nullptr);
 
+    // Takes over the other module, which can no longer be used.
     module(module&&) noexcept = default;
+    // Lets go of this module (unloaded once no function of it is left), then takes over the
+    // other one.
     module& operator=(module&&) noexcept = default;
     module(const module&) = delete;
     module& operator=(const module&) = delete;
 
+    // The CUmodule, for calling the driver directly.
     CUmodule handle() const;
+    // The context the module is loaded in.
     const context_state_ptr& owner() const;
 
     // The kernel `name`, looked up (and its attributes read) with the module's context
@@ -61,7 +71,7 @@ public:
     // extern "C" hint) when absent. Both lookups refuse a name holding a NUL character
     // (std::invalid_argument): the driver would look up the part before it.
     function get_function(const std::string& name) const;
-    // (address, size in bytes) of the __device__ or __constant__ variable `name`.
+    // (address, size in bytes) of the `__device__` or `__constant__` variable `name`.
     std::pair<CUdeviceptr, std::size_t> get_global(const std::string& name) const;
 
 private:

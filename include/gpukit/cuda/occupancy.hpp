@@ -11,12 +11,15 @@
 
 namespace gpukit::cuda {
 
+// A device's limits for kernel tuning, read from its attributes by of().
 struct device_data {
     int max_threads = 0;  // threads per block
+    // Threads per warp.
     int warp_size = 0;
     int warps_per_mp = 0;          // resident warps per multiprocessor
     int thread_blocks_per_mp = 0;  // resident blocks per multiprocessor
     int registers = 0;             // 32-bit registers per multiprocessor
+    // 32-bit registers one block may use.
     int registers_per_block = 0;
     std::size_t shared_memory = 0;                     // bytes of shared memory per multiprocessor
     std::size_t shared_memory_per_block = 0;           // without opting in
@@ -26,6 +29,8 @@ struct device_data {
     int smem_alloc_granularity = 0;                    // shared memory is given to blocks in units of this many bytes
     int register_alloc_unit = 256;                     // registers are given to each warp in units of this many
 
+    // The limits of `dev`, read from its attributes (the shared memory allocation unit, which
+    // no attribute reports, from its compute capability).
     static device_data of(const device& dev);
 
     // The alignment, in bytes, of a base address from which a warp reading one `word_size`
@@ -43,6 +48,10 @@ struct device_data {
 
 // How many blocks of a kernel fit on one multiprocessor, and what limits them.
 struct occupancy_record {
+    // The occupancy of blocks of `threads` threads using `shared_mem` bytes of shared memory
+    // and `registers` registers per thread (0: not limited by registers) on a device with
+    // `data`'s limits. logic_error for a thread count, register count or shared memory size
+    // that a block cannot have.
     occupancy_record(const device_data& data, int threads, std::size_t shared_mem = 0, int registers = 0);
 
     int tb_per_mp = 0;       // resident blocks per multiprocessor
@@ -55,6 +64,7 @@ struct occupancy_record {
 // multiprocessor at `block_size` threads and `dynamic_shared` bytes of dynamic shared memory.
 int max_active_blocks_per_multiprocessor(const function& f, int block_size, std::size_t dynamic_shared = 0);
 
+// The driver's suggested launch shape for full occupancy.
 struct potential_block_size {
     int min_grid_size;  // the smallest grid that reaches full occupancy
     int block_size;     // the block size that maximises occupancy

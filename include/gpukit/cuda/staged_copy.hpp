@@ -29,8 +29,11 @@ bool is_driver_memory(const void* p);
 bool should_stage(const void* host, std::size_t bytes);
 
 // Blocking copies through the staging buffers of the current context. They work for any
-// size and alignment, but are meant for large pageable buffers (see should_stage).
+// size and alignment, but are meant for large pageable buffers (see should_stage). This one
+// copies `bytes` from host memory at `src` to device memory at `dst`.
 void staged_memcpy_htod(CUdeviceptr dst, const void* src, std::size_t bytes);
+// Copies `bytes` from device memory at `src` to host memory at `dst` through the staging
+// buffers of the current context; returns when the bytes are there.
 void staged_memcpy_dtoh(void* dst, CUdeviceptr src, std::size_t bytes);
 
 }  // namespace gpukit::cuda

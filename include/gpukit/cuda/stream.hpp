@@ -16,7 +16,10 @@ class event_view;
 class stream_view : public detail::handle_view<CUstream> {
 public:
     using handle_view::handle_view;
+    // Blocks until all work queued on the stream has completed; the driver's error when some
+    // of it failed.
     void synchronize() const;
+    // True when all work queued on the stream has completed; never blocks.
     bool is_done() const;
     // Makes later work on this stream wait for `e` (an event's view(), or an event itself).
     void wait_for_event(event_view e) const;
@@ -32,15 +35,26 @@ public:
     // higher priority; values outside the context's range are clamped by the driver.
     static stream create(unsigned int flags = CU_STREAM_DEFAULT, int priority = 0);
 
+    // The CUstream; null once moved from.
     CUstream handle() const noexcept { return owned_.handle(); }
+    // A borrowed view of this stream, valid while the stream lives.
     stream_view view() const noexcept { return stream_view(handle()); }
+    // The same as view(), so a stream can be passed where a stream_view is taken.
     operator stream_view() const noexcept { return view(); }
+    // The context the stream was made in; null once moved from.
     const context_state_ptr& owner() const noexcept { return owned_.context(); }
 
+    // Blocks until all work queued on the stream has completed; the driver's error when some
+    // of it failed.
     void synchronize() const { view().synchronize(); }
+    // True when all work queued on the stream has completed; never blocks.
     bool is_done() const { return view().is_done(); }
+    // Makes later work on this stream wait until `e` has completed (its last record).
     void wait_for_event(const event& e) const;
+    // The stream's priority, as given to create() after the driver clamped it to the
+    // context's range (context::stream_priority_range).
     int priority() const;
+    // The CU_STREAM_* flags the stream was made with (DEFAULT or NON_BLOCKING).
     unsigned int flags() const;
 
 private:

@@ -48,10 +48,21 @@ struct texture_desc {
 // The checks the factories make, exposed so they can be tested without a GPU. Each throws
 // logic_error naming `what` and the rule broken. Alignments are the device's
 // CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT and TEXTURE_PITCH_ALIGNMENT.
+// This one checks a texture's element type: 1, 2 or 4 channels of a format gpukit sizes
+// (array_format_bytes).
 void check_texture_format(const char* what, CUarray_format format, unsigned int num_channels);
+// Checks `desc` for a resource of `format`: WRAP or MIRROR addressing needs normalized
+// coordinates, and linear filtering needs values read as floats (an integer format read as
+// integers cannot be filtered).
 void check_texture_desc(const char* what, const texture_desc& desc, CUarray_format format);
+// Checks the resource of texture_object::from_linear: a non-null address aligned to
+// `texture_alignment`, the format, and `size_bytes` a whole number of elements within the
+// memory's known capacity.
 void check_linear_texture(const device_pointer& memory, CUarray_format format, unsigned int num_channels,
                           std::size_t size_bytes, std::size_t texture_alignment);
+// Checks the resource of texture_object::from_pitch2d: a non-null address aligned to
+// `texture_alignment`, the format, a `pitch` that holds a row of `width` elements and is a
+// multiple of `pitch_alignment`, and `height` rows within the memory's known capacity.
 void check_pitch2d_texture(const device_pointer& memory, CUarray_format format, unsigned int num_channels,
                            std::size_t width, std::size_t height, std::size_t pitch, std::size_t texture_alignment,
                            std::size_t pitch_alignment);
@@ -97,6 +108,10 @@ private:
 
 }  // namespace detail
 
+// A texture object: a read-only, sampled view of a CUDA array or of device memory, passed to
+// a kernel as its CUtexObject handle. Move-only. Its members come from resource_object:
+// handle(), kernel_argument() and owner() (logic_error once destroyed), is_destroyed(), and
+// destroy(), which destroys the handle now.
 class texture_object : public detail::resource_object<detail::texture_object_traits> {
 public:
     // A texture over `source`, which the texture holds on to.
@@ -116,6 +131,9 @@ private:
                           "this TextureObject has been destroyed; it can no longer be used") {}
 };
 
+// A surface object: a read-write view of a CUDA array made with CUDA_ARRAY3D_SURFACE_LDST,
+// passed to a kernel as its CUsurfObject handle. Move-only, with the members of
+// texture_object (from resource_object).
 class surface_object : public detail::resource_object<detail::surface_object_traits> {
 public:
     // A surface over `source`, which must have been created with CUDA_ARRAY3D_SURFACE_LDST.

@@ -25,6 +25,8 @@
 
 namespace gpukit::memory {
 
+// The bin arithmetic for one choice of leading_bits: which bin a size falls into, and how
+// large that bin's blocks are. A small value type; the pool keeps one and never changes it.
 class bin_layout {
 public:
     // More leading bits mean finer bins but a larger bin table (64 << leading_bits entries);
@@ -34,6 +36,7 @@ public:
     // Precondition: leading_bits <= max_leading_bits (the pool checks it).
     constexpr explicit bin_layout(unsigned leading_bits) noexcept : leading_bits_(leading_bits) {}
 
+    // The number of bits after the highest set bit that tell bins apart (the mantissa width).
     constexpr unsigned leading_bits() const noexcept { return leading_bits_; }
 
     // One past the largest bin number. Not every number below it names a bin: for small

@@ -17,13 +17,14 @@ public:
     // Addresses are distinct among live blocks and never 0, but nothing can be stored there.
     using pointer_type = std::uint64_t;
 
+    // What the ledger has counted since the allocator was made (count() returns a copy).
     struct counters {
         std::size_t allocations = 0;         // successful allocate calls
         std::size_t failed_allocations = 0;  // allocate calls that threw memory_error
         std::size_t frees = 0;               // valid free calls
         std::size_t invalid_frees = 0;       // frees of an unknown address, or with the wrong size
-        std::size_t live_blocks = 0;
-        std::size_t live_bytes = 0;
+        std::size_t live_blocks = 0;         // blocks handed out and not yet freed
+        std::size_t live_bytes = 0;          // sizes of the live blocks together
     };
 
     // With a capacity, allocate throws memory_error when the live bytes would exceed it,
@@ -35,7 +36,10 @@ public:
     // Never throws: a block it did not hand out, or a wrong size, is counted as invalid.
     void free(pointer_type block, std::size_t size) noexcept;
 
+    // Changes the capacity (std::nullopt: none) for later allocate calls; live blocks stay
+    // live even when they already exceed the new capacity.
     void set_capacity(std::optional<std::size_t> capacity_bytes);
+    // A snapshot of the counters, taken under the ledger's lock.
     counters count() const;
 
 private:

@@ -38,16 +38,20 @@ class memory_pool;
 template <allocator A>
 class pooled_allocation {
 public:
+    // The allocator's name for a block (a CUdeviceptr, a void*, a cl_mem, ...).
     using pointer_type = typename A::pointer_type;
 
     pooled_allocation() noexcept = default;
     pooled_allocation(const pooled_allocation&) = delete;
     pooled_allocation& operator=(const pooled_allocation&) = delete;
 
+    // Takes over other's block; other becomes empty.
     pooled_allocation(pooled_allocation&& other) noexcept
         : state_(std::exchange(other.state_, nullptr)), pointer_(std::exchange(other.pointer_, pointer_type{})),
           size_(std::exchange(other.size_, 0)) {}
 
+    // Returns this handle's block to its pool (as free()), then takes over other's block;
+    // other becomes empty. Assigning a handle to itself does nothing.
     pooled_allocation& operator=(pooled_allocation&& other) noexcept {
         if (this != &other) {
             free();
@@ -68,6 +72,7 @@ public:
         std::exchange(state_, nullptr)->give_back(std::exchange(pointer_, pointer_type{}), std::exchange(size_, 0));
     }
 
+    // The block; pointer_type{} for an empty handle.
     pointer_type pointer() const noexcept { return pointer_; }
     // The size that was asked for; the block itself may be larger (its bin's alloc_size).
     std::size_t size() const noexcept { return size_; }
@@ -75,6 +80,7 @@ public:
     std::size_t block_size() const noexcept {
         return state_ ? state_->layout().alloc_size(state_->layout().bin_number(size_)) : 0;
     }
+    // Whether the handle owns a block (false when empty).
     explicit operator bool() const noexcept { return state_ != nullptr; }
 
 private:
@@ -96,7 +102,9 @@ private:
 template <allocator A>
 class memory_pool {
 public:
+    // The allocator's name for a block (a CUdeviceptr, a void*, a cl_mem, ...).
     using pointer_type = typename A::pointer_type;
+    // The owning handle allocate and allocate_block return.
     using allocation = pooled_allocation<A>;
 
     // Throws logic_error when leading_bits_in_bin_id > bin_layout::max_leading_bits.
@@ -105,7 +113,11 @@ public:
 
     memory_pool(const memory_pool&) = delete;
     memory_pool& operator=(const memory_pool&) = delete;
+    // Takes over other's pool, with its held blocks and the handles still out; other is left
+    // moved-from.
     memory_pool(memory_pool&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
+    // Lets go of this pool as the destructor does, then takes over other's; other is left
+    // moved-from.
     memory_pool& operator=(memory_pool&& other) noexcept {
         if (this != &other) {
             let_go();
@@ -148,18 +160,28 @@ public:
         state_->free_checked(block, size);
     }
 
+    // The allocator the pool allocates from (its own copy, moved in at construction).
     const A& get_allocator() const noexcept { return state_->get_allocator(); }
+    // The bin layout's leading bits, as given to the constructor (bins.hpp).
     unsigned leading_bits_in_bin_id() const noexcept { return state_->layout().leading_bits(); }
+    // The bin a request of `size` bytes falls into (bin_layout::bin_number).
     std::size_t bin_number(std::size_t size) const noexcept { return state_->layout().bin_number(size); }
 
     // Throws logic_error when no size falls into `bin`.
     std::size_t alloc_size(std::size_t bin) const { return checked_alloc_size(state_->layout(), bin); }
 
+    // The number of free blocks the pool keeps for reuse. Each of these single counters takes a
+    // whole stats() snapshot; call stats() once to read several that agree with each other.
     std::size_t held_blocks() const { return stats().held_blocks; }
+    // The number of blocks out with the application (in handles or from allocate_raw).
     std::size_t active_blocks() const { return stats().active_blocks; }
+    // The block sizes of the held blocks together, in bytes.
     std::size_t held_bytes() const { return stats().held_bytes; }
+    // The sizes the application asked for, of the active blocks together, in bytes.
     std::size_t active_bytes() const { return stats().active_bytes; }
+    // The block sizes of held and active blocks together: what the pool has from the allocator.
     std::size_t managed_bytes() const { return stats().managed_bytes; }
+    // A consistent snapshot of all the counters, taken with every shard locked.
     pool_stats stats() const { return state_->stats(); }
 
     // Releases every held block to the allocator.
@@ -169,8 +191,11 @@ public:
     // Allocation keeps working, without reuse.
     void stop_holding() noexcept { state_->stop_holding(); }
 
-    // std::nullopt (the default) means no cap.
+    // Caps the bytes the pool holds for reuse: a freed block that would push held_bytes above
+    // the cap goes back to the allocator instead, and lowering the cap releases held blocks,
+    // largest first, down to it. std::nullopt (the default) means no cap.
     void set_max_held_bytes(std::optional<std::size_t> cap) noexcept { state_->set_max_held_bytes(cap); }
+    // The cap set by set_max_held_bytes; std::nullopt when there is none.
     std::optional<std::size_t> max_held_bytes() const { return state_->max_held_bytes(); }
 
     // Calls hook(user_data, event) for every pool event (pool_stats.hpp); nullptr turns

@@ -20,9 +20,11 @@ struct pool_stats {
     std::size_t active_bytes = 0;           // sizes the application asked for, of the active blocks
     std::size_t managed_bytes = 0;          // block sizes of held and active blocks together
 
+    // Equal when every counter is equal.
     bool operator==(const pool_stats&) const = default;
 };
 
+// What happened in a pool_event.
 enum class pool_event_kind {
     hit,            // allocate reused a held block
     miss,           // allocate got a new block from the allocator
@@ -32,8 +34,9 @@ enum class pool_event_kind {
                     // retries, or gives up when it holds none
 };
 
+// One thing that happened in a pool, as the trace hook receives it.
 struct pool_event {
-    pool_event_kind kind;
+    pool_event_kind kind;    // what happened
     std::size_t size;        // bytes the application asked for; the block size for release
     std::size_t block_size;  // size of the block (the bin's alloc_size)
 };

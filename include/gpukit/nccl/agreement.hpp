@@ -32,6 +32,7 @@ struct call_signature {
     std::int64_t op = -1;    // reduce_op, -1 for a call that does not reduce
     std::int64_t root = -1;  // -1 for a call without a root
 
+    // Equal when all five fields are: the ranks agree.
     friend bool operator==(const call_signature&, const call_signature&) = default;
 };
 

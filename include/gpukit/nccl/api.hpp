@@ -45,17 +45,21 @@ enum class result : int {
 
 // ncclUniqueId: NCCL_UNIQUE_ID_BYTES opaque bytes, passed by value.
 inline constexpr std::size_t unique_id_bytes = 128;
+// ncclUniqueId's layout, for passing an id to NCCL (unique_id is the type to use elsewhere).
 struct raw_unique_id {
-    char internal[unique_id_bytes];
+    char internal[unique_id_bytes];  // the id's bytes, as NCCL made them
 };
 
-// ncclComm_t: a pointer to NCCL's opaque communicator.
+// NCCL's communicator, which only NCCL defines (gpukit handles it by pointer).
 struct opaque_comm;
+// ncclComm_t: a pointer to NCCL's opaque communicator.
 using comm_t = opaque_comm*;
 
 // NCCL_SPLIT_NOCOLOR: the color of a rank that joins no communicator in a split.
 inline constexpr int split_no_color = -1;
 
+// The NCCL entry points gpukit calls (nccl_functions.inc), one function pointer each,
+// resolved with dlsym when the library loads.
 struct nccl_api {
 #define X(type, name, params) type(*name) params = nullptr;
 #include "gpukit/nccl/nccl_functions.inc"

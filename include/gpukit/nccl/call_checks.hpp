@@ -17,10 +17,11 @@ namespace gpukit::nccl {
 
 // A buffer as the caller gave it.
 struct buffer_arg {
-    std::uintptr_t address = 0;
-    data_type type = data_type::float32;
+    std::uintptr_t address = 0;           // the device address (send and recv at one address: in place)
+    data_type type = data_type::float32;  // the type of its elements
     std::optional<std::size_t> elements;  // nullopt for a bare pointer, whose extent is unknown
-    const char* name = "buffer";          // for messages: "sendbuf", "recvbuf"
+    // The buffer's name in messages: "sendbuf", "recvbuf".
+    const char* name = "buffer";
     // The context the memory belongs to when its owner says so (gpukit's own allocations),
     // which spares a driver query (about a microsecond) on every call; null: ask the driver.
     CUcontext context = nullptr;
@@ -28,9 +29,12 @@ struct buffer_arg {
 
 // The arguments NCCL gets.
 struct checked_call {
+    // NCCL's sendbuff; for an in-place all_gather, this rank's part of the one buffer.
     const void* send = nullptr;
+    // NCCL's recvbuff; for an in-place reduce_scatter, this rank's part of the one buffer.
     void* recv = nullptr;
     std::size_t count = 0;  // NCCL's count (see communicator)
+    // The elements' type, the same for both buffers.
     data_type type = data_type::float32;
 };
 

@@ -40,6 +40,8 @@ namespace detail {
 struct pending_comm;
 }
 
+// One rank's NCCL communicator (ncclComm_t), owned: move-only, destroyed with the object
+// unless destroy() or abort() came first. Made by create(), init_all() or split().
 class communicator {
 public:
     // Joins the communicator of `nranks` ranks that `id` names, as rank `rank`, on `dev`.
@@ -53,7 +55,11 @@ public:
     // named twice.
     static std::vector<communicator> init_all(const std::vector<cuda::device>& devices);
 
+    // Takes over other's communicator (and its pending state in a group); other is left as
+    // if destroyed (is_destroyed()).
     communicator(communicator&& other) noexcept;
+    // Releases this communicator as the destructor does, then takes over other's; other is
+    // left as if destroyed.
     communicator& operator=(communicator&& other) noexcept;
     // Destroys the communicator if destroy() or abort() has not (in a group, after the group
     // ends); never throws, and reports a failure through the cleanup-warning hook.
@@ -78,8 +84,11 @@ public:
     // logic_error while pending after split(), whose rank and size NCCL works out at the end
     // of the group.
     int rank() const;
+    // The number of ranks in the communicator; logic_error as rank(), and once destroyed.
     int size() const;
+    // The CUDA device the communicator works on.
     cuda::device device() const { return cuda::device::get(device_); }
+    // The ordinal of device(), without making a device object.
     int device_ordinal() const noexcept { return device_; }
     // The primary context the communicator works in.
     const cuda::context_state_ptr& context() const noexcept { return primary_; }
@@ -89,6 +98,7 @@ public:
     // Whether each collective first checks that every rank makes the same call (agreement.hpp:
     // an all-gather and a wait per call; off by default). Every rank must set it alike.
     bool checks_agreement() const noexcept { return checks_agreement_; }
+    // Turns the agreement check of checks_agreement() on or off, for this rank's later calls.
     void set_checks_agreement(bool on) noexcept { checks_agreement_ = on; }
 
     // ncclCommSplit: every rank calls it; ranks with the same `color` form a new
@@ -104,19 +114,33 @@ public:
     // reduce_scatter's recvbuff is sendbuff + rank * count elements). argument_error for a
     // root or peer outside [0, size()), a type the loaded NCCL does not know, or avg of a
     // float8 type (NCCL has none).
+    //
+    // all_reduce: combines the `count` elements of every rank's send with `op`, element by
+    // element, and writes the result to every rank's recv.
     void all_reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op,
                     cuda::stream_view stream) const;
+    // Combines the `count` elements of every rank's send with `op`, as all_reduce, but writes
+    // the result only to the recv of rank `root` (other ranks' recv is not used).
     void reduce(const void* send, void* recv, std::size_t count, data_type type, reduce_op op, int root,
                 cuda::stream_view stream) const;
+    // Copies the `count` elements of rank `root`'s send to every rank's recv (other ranks'
+    // send is not used).
     void broadcast(const void* send, void* recv, std::size_t count, data_type type, int root,
                    cuda::stream_view stream) const;
+    // Gathers the `send_count` elements of every rank's send into every rank's recv, in rank
+    // order: recv holds size() * send_count elements.
     void all_gather(const void* send, void* recv, std::size_t send_count, data_type type,
                     cuda::stream_view stream) const;
+    // Combines every rank's send (size() * recv_count elements) with `op`, as all_reduce, and
+    // gives each rank one part of the result: rank r's recv gets elements [r * recv_count,
+    // (r + 1) * recv_count).
     void reduce_scatter(const void* send, void* recv, std::size_t recv_count, data_type type, reduce_op op,
                         cuda::stream_view stream) const;
     // Point to point: a send on one rank is matched by a recv on its peer. Between ranks
     // driven by one thread (init_all), and to this rank itself, put both in one group.
     void send(const void* buffer, std::size_t count, data_type type, int peer, cuda::stream_view stream) const;
+    // Receives `count` elements into `buffer` from the matching send() of rank `peer`; the
+    // two must agree on count and type.
     void recv(void* buffer, std::size_t count, data_type type, int peer, cuda::stream_view stream) const;
 
 private:

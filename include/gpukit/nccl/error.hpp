@@ -15,11 +15,16 @@
 
 namespace gpukit::nccl {
 
+// An NCCL call failed: code() is the ncclResult_t (see result), routine() the NCCL function.
 class nccl_error : public api_error {
 public:
+    // Takes the message, the ncclResult_t as an int and the routine, as api_error does;
+    // throw_nccl_error() builds all three from a failed call.
     using api_error::api_error;
 };
 
+// Arguments gpukit refused before NCCL saw them (sizes, devices, contexts, ranks); Python's
+// ValueError.
 class argument_error : public logic_error {
 public:
     using logic_error::logic_error;

@@ -36,6 +36,8 @@ namespace gpukit::nccl {
 // current).
 class group {
 public:
+    // Opens a group on this thread, nested in any group already open there. Calls nothing in
+    // NCCL: the outermost group issues everything when it ends.
     group();
     group(const group&) = delete;
     group& operator=(const group&) = delete;

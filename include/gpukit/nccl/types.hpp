@@ -40,6 +40,7 @@ std::size_t size_of(data_type type) noexcept;
 // numpy's name of the type: "int8", ..., "float16", "bfloat16", "float8_e4m3fn",
 // "float8_e5m2" (ml_dtypes' names for the last three).
 std::string_view name(data_type type) noexcept;
+// The operator's name: "sum", "prod", "max", "min" or "avg".
 std::string_view name(reduce_op op) noexcept;
 
 // The type called `n` (numpy's names above, also "float8_e4m3"); nullopt for others.
@@ -54,6 +55,7 @@ bool loaded_nccl_supports(data_type type);
 
 // The names above, comma-separated, for error messages.
 std::string_view data_type_names() noexcept;
+// "sum, prod, max, min, avg", for error messages.
 std::string_view reduce_op_names() noexcept;
 
 }  // namespace gpukit::nccl

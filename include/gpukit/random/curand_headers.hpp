@@ -17,6 +17,7 @@
 
 namespace gpukit::random {
 
+// Where cuRAND's device headers were found, and their version.
 struct curand_headers {
     std::string include_dir;  // the directory holding curand_kernel.h
     bool in_toolkit = true;   // one of the toolkit's include directories (NVRTC searches it anyway)

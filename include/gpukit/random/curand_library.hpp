@@ -27,6 +27,7 @@ enum class direction_vector_set {
 // How many dimensions each set (and each table of scramble constants) has.
 inline constexpr std::size_t sobol_dimensions = 20000;
 
+// Whether `set` is one of the 64-bit sets (vectors_64, scrambled_vectors_64).
 constexpr bool is_64_bit(direction_vector_set set) noexcept {
     return set == direction_vector_set::vectors_64 || set == direction_vector_set::scrambled_vectors_64;
 }
@@ -35,10 +36,12 @@ constexpr bool is_64_bit(direction_vector_set set) noexcept {
 // the 32-bit sets, 64 for the 64-bit ones (dimension d's vector k at d * words + k). The
 // set must have that width (logic_error otherwise), and count at most sobol_dimensions.
 std::vector<std::uint32_t> direction_vectors32(direction_vector_set set, std::size_t count);
+// The same for the 64-bit sets: 64 words per dimension.
 std::vector<std::uint64_t> direction_vectors64(direction_vector_set set, std::size_t count);
 
 // The scramble constants of the first `count` dimensions (at most sobol_dimensions).
 std::vector<std::uint32_t> scramble_constants32(std::size_t count);
+// The 64-bit scramble constants of the first `count` dimensions (at most sobol_dimensions).
 std::vector<std::uint64_t> scramble_constants64(std::size_t count);
 
 // (major, minor, patch) of the library, from curandGetVersion.

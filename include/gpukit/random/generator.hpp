@@ -30,12 +30,16 @@
 
 namespace gpukit::random {
 
+// How a generator's states are laid out over the grid: one state per thread of every kernel.
 struct generator_shape {
-    unsigned block_count = 0;
-    unsigned generators_per_block = 0;
+    unsigned block_count = 0;           // blocks of a launch over all the states
+    unsigned generators_per_block = 0;  // threads per block, one state each
+    // The number of generators (states): block_count * generators_per_block.
     long long count() const noexcept { return static_cast<long long>(block_count) * generators_per_block; }
 };
 
+// A set of cuRAND generators of one kind with their states on the device (see above), made by
+// seeded() or sobol(). Move-only: it owns its state memory and its module.
 class generator {
 public:
     // The seeds of `count` generators: one 32-bit integer (int32 or uint32) each, contiguous.
@@ -55,10 +59,13 @@ public:
     static generator sobol(generator_kind kind, const std::optional<array::ndarray>& vectors,
                            const std::optional<array::ndarray>& scramble, std::uint64_t offset);
 
+    // Which cuRAND generator this is.
     generator_kind kind() const noexcept { return kind_; }
+    // How many generators there are, as blocks of generators_per_block (fixed when it is made).
     const generator_shape& shape() const noexcept { return shape_; }
     // The states: shape().count() of cuRAND's state type, state_bytes() each.
     cuda::device_allocation& state() noexcept { return state_; }
+    // The size of one state in bytes: sizeof of cuRAND's state type, as the module reports it.
     std::size_t state_bytes() const noexcept { return state_bytes_; }
 
     // Fills `out` (contiguous, any shape; its elements in memory order) on `s`. Dtypes:
@@ -70,9 +77,18 @@ public:
     //               element's own value as its mean (in place)
     // type_error for other dtypes, logic_error for a non-contiguous array, non-finite
     // parameters, a negative stddev or lambda, or another context current.
+    //
+    // fill_uniform: uniform values as listed above.
     void fill_uniform(const array::ndarray& out, cuda::stream_view s = {});
+    // Fills `out` (float32 or float64) with normal values of mean 0 and standard deviation 1,
+    // as fill_uniform fills (same layout, errors and context).
     void fill_normal(const array::ndarray& out, cuda::stream_view s = {});
+    // Fills `out` (float32 or float64) with exp of normal values of mean `mean` and standard
+    // deviation `stddev`. logic_error for a non-finite mean or stddev, or a negative stddev.
     void fill_log_normal(const array::ndarray& out, double mean, double stddev, cuda::stream_view s = {});
+    // Fills `out` (uint32, float32 or float64) with Poisson counts of mean `lambda`; with
+    // nullopt, each element's own value is its mean and is replaced by its draw (in place).
+    // logic_error for a non-finite or negative lambda.
     void fill_poisson(const array::ndarray& out, std::optional<double> lambda, cuda::stream_view s = {});
 
     // Every generator skips `n` draws, as if it had made and dropped them. n must be below
@@ -85,8 +101,14 @@ public:
     // generators), 2^127 for MRG32k3a; MRG32k3a also subsequences of 2^76 draws (the
     // distance between its generators). logic_error for other kinds.
     void skip_ahead_sequence(std::uint64_t n, cuda::stream_view s = {});
+    // Generator g skips counts[g] sequences: one count per generator, contiguous, 64-bit
+    // integers. logic_error for the Sobol kinds, or counts of the wrong length; type_error
+    // for other dtypes.
     void skip_ahead_sequence(const array::ndarray& counts, cuda::stream_view s = {});
+    // Every generator skips `n` subsequences of 2^76 draws. MRG32k3a only: logic_error for
+    // other kinds.
     void skip_ahead_subsequence(std::uint64_t n, cuda::stream_view s = {});
+    // Generator g skips counts[g] subsequences: as skip_ahead_sequence(counts), MRG32k3a only.
     void skip_ahead_subsequence(const array::ndarray& counts, cuda::stream_view s = {});
 
 private:

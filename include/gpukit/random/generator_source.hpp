@@ -52,6 +52,7 @@ enum class generator_kernel {
     skip_ahead_subsequence,
     skip_ahead_subsequence_array,
 };
+// The number of generator_kernel values (the kernels each generator's source defines).
 inline constexpr int generator_kernel_count = 18;
 
 // "gk_init", "gk_uniform_float32", ...

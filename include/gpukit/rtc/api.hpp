@@ -18,6 +18,8 @@
 
 namespace gpukit::rtc {
 
+// The NVRTC entry points gpukit calls (nvrtc_functions.inc), one function pointer each,
+// resolved with dlsym when the library loads. Call them through nvrtc_call().
 struct nvrtc_api {
 #define X(name) decltype(&::name) name = nullptr;
 #include "gpukit/rtc/nvrtc_functions.inc"

@@ -25,9 +25,10 @@
 
 namespace gpukit::rtc {
 
+// One built-in header: the name NVRTC knows it by and its contents.
 struct builtin_header {
     std::string_view name;  // as written in #include <...>
-    std::string_view text;
+    std::string_view text;  // the header's contents
 };
 
 // The prelude's header name; NVRTC pre-includes it (--pre-include).

@@ -34,8 +34,11 @@
 
 namespace gpukit::rtc {
 
+// A compilation cache in one directory, as described above. Cheap to make: it touches the
+// disk only when used, and holds nothing but the path, so any number may name one directory.
 class compile_cache {
 public:
+    // The cache in `directory`; the directory is made (0700) by the first store() that needs it.
     explicit compile_cache(std::filesystem::path directory) : directory_(std::move(directory)) {}
 
     // The payload stored under `key`, or nullopt when there is none, it fails its checks, or
@@ -50,23 +53,26 @@ public:
     // group or others), as a phrase; empty when it is trusted or does not exist yet.
     std::string distrust() const;
 
+    // The file that holds the entry for `key`: "<key>.gpukit-cache" in the directory.
     std::filesystem::path entry_path(const std::string& key) const;
+    // The directory given to the constructor.
     const std::filesystem::path& directory() const noexcept { return directory_; }
 
     // What the cache holds on disk: its entry files and their total size (other files in
     // the directory are not counted); zero when the directory does not exist.
     struct usage_info {
-        std::size_t entries = 0;
-        std::uintmax_t bytes = 0;
+        std::size_t entries = 0;   // the number of entry files
+        std::uintmax_t bytes = 0;  // their sizes together, in bytes
     };
+    // What the cache holds on disk now, as usage_info.
     usage_info usage() const;
 
     // One entry on disk: its key, its size, and when it was last stored or loaded
     // (nanoseconds since the Unix epoch).
     struct entry_info {
-        std::string key;
-        std::uintmax_t bytes = 0;
-        std::int64_t last_used_ns = 0;
+        std::string key;                // the cache key (the file name without its suffix)
+        std::uintmax_t bytes = 0;       // the entry file's size in bytes
+        std::int64_t last_used_ns = 0;  // the file's modification time, in ns since the epoch
     };
     // The entries, least recently used first.
     std::vector<entry_info> entries() const;

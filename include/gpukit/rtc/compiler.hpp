@@ -43,21 +43,30 @@
 
 namespace gpukit::rtc {
 
+// Which compiler a compile_request runs (see above): automatic, nvrtc or nvcc.
 enum class compiler_kind { automatic, nvrtc, nvcc };
 
 // "auto", "nvrtc", "nvcc"; logic_error for other names.
 compiler_kind compiler_kind_from_name(const std::string& name);
 
+// Everything one compilation needs: the source, its options, the compiler choice and what
+// to produce, for compile(), compile_cached() and prepared_compile.
 struct compile_request {
+    // The CUDA C to compile, before gpukit's extern "C" wrapper.
     std::string source;
     compile_options options;  // options.options are nvcc's options
+    // Which compiler runs; automatic (NVRTC, falling back to nvcc) by default.
     compiler_kind compiler = compiler_kind::automatic;
+    // What to produce: a cubin (PTX for a compute_XY arch), PTX or a fatbin (nvcc only).
     output_kind output = output_kind::cubin;
+    // The nvcc to run when nvcc compiles, or may in the automatic fallback: a path, or a name
+    // (see find_nvcc).
     std::string nvcc = "nvcc";  // the nvcc to run: a path, or a name (see find_nvcc)
     bool keep = false;          // keep the source, PTX, image and log (so does --keep in the options)
     std::string keep_dir;       // where to keep them (or --keep-dir); empty: a fresh temporary directory
 };
 
+// What a compilation gives back: the image to load, and how it was made.
 struct compile_outcome {
     std::vector<char> image;         // what to load: a cubin, a fatbin, or NUL-terminated PTX
     std::string arch;                // the architecture used (on a cache hit: the one asked for or the device's)
@@ -102,11 +111,18 @@ struct prepared_request;
 // includes) is worked out twice. One thread at a time.
 class prepared_compile {
 public:
+    // Prepares `request`: std::invalid_argument as require_c_strings(); logic_error for options
+    // translate_nvcc_options() refuses, a target given both in options.arch and in the options,
+    // or a malformed architecture.
     explicit prepared_compile(compile_request request);
+    // Takes over a prepared request; the one moved from may only be destroyed or assigned to.
     prepared_compile(prepared_compile&&) noexcept;
+    // Takes over a prepared request, dropping this one's.
     prepared_compile& operator=(prepared_compile&&) noexcept;
+    // Drops the prepared request.
     ~prepared_compile();
 
+    // The request as given to the constructor.
     const compile_request& request() const noexcept;
     // The architecture compiled for.
     const std::string& arch() const noexcept;
@@ -117,6 +133,8 @@ public:
     const std::string& key() const;
     // compile(request()) and compile_cached(request(), cache_dir), without preparing again.
     compile_outcome compile() const;
+    // compile_cached(request(), cache_dir), without preparing again: looks key() up in the cache
+    // at `cache_dir`, and compiles and stores on a miss; bypasses the cache as compile_cached does.
     compile_outcome compile_cached(const std::optional<std::filesystem::path>& cache_dir) const;
 
 private:

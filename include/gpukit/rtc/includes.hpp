@@ -29,9 +29,10 @@
 
 namespace gpukit::rtc {
 
+// One `#include` line of a source, as find_includes() reads it.
 struct include_directive {
-    std::string name;
-    bool quoted;       // #include "name" rather than <name>
+    std::string name;  // the header's name, without the quotes or angle brackets
+    bool quoted;       // `#include "name"` rather than `#include <name>`
     std::size_t line;  // 1-based line number in the text
 };
 
@@ -53,6 +54,8 @@ std::vector<std::filesystem::path> find_included_headers(std::string_view source
                                                          const std::filesystem::path& source_dir,
                                                          const std::vector<std::filesystem::path>& dirs);
 
+// The compiler wrap_source() prepares a source for: NVRTC's wrapper also gets the diagnostic
+// pragmas and the class attributes placed.
 enum class wrapper_for { nvrtc, nvcc };
 
 // `source` wrapped in extern "C" { } as described above (`name` is the file name diagnostics

@@ -28,6 +28,7 @@ output_kind output_kind_from_name(const std::string& name);
 // number. A run that reaches a bound fails with a compile_error that names the variable.
 process_limits nvcc_limits();
 
+// How compile_with_nvcc() runs nvcc: which one, whether it keeps its files, and its bounds.
 struct nvcc_settings {
     // The nvcc to run: a path, or a name searched on PATH.
     std::string nvcc = "nvcc";

@@ -21,11 +21,14 @@
 
 namespace gpukit::rtc {
 
+// What happened to one option that a compiler does not get as written, and why.
 struct option_note {
     std::string option;  // as the caller wrote it, with its value ("-Xcompiler -Wall")
     std::string note;    // "dropped: ..." / "translated to -Xptxas=-v: ..." / "taken by gpukit: ..."
 };
 
+// nvcc's options sorted out by translate_nvcc_options(): what NVRTC gets, what nvcc gets,
+// what gpukit takes itself, and a note for each option not passed as written.
 struct translated_options {
     std::vector<std::string> nvrtc;         // NVRTC's options, one token each
     std::vector<std::string> nvcc;          // nvcc's: as given, less the options gpukit sets itself

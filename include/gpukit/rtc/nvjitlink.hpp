@@ -14,6 +14,8 @@
 
 namespace gpukit::rtc {
 
+// The nvJitLink entry points gpukit calls (nvjitlink_functions.inc), one function pointer
+// each, resolved with dlsym when the library loads. Call them through nvjitlink_call().
 struct nvjitlink_api {
 #define X(name) decltype(&::name) name = nullptr;
 #include "gpukit/rtc/nvjitlink_functions.inc"

@@ -15,6 +15,8 @@
 
 namespace gpukit::rtc {
 
+// How to compile a source: the target architecture, the compiler's options, the include
+// directories and the extern "C" wrapping.
 struct compile_options {
     // "sm_XY" (a cubin for that GPU) or "compute_XY" (PTX); empty: default_arch().
     std::string arch;
@@ -37,6 +39,8 @@ struct compile_options {
     std::string name = "kernel.cu";
 };
 
+// What a compilation produced (compile(), compile_with_nvcc()): the image in the form asked
+// for, and what went into it.
 struct compiled_program {
     std::string arch;                  // the architecture actually used
     std::vector<std::string> options;  // the full NVRTC option list
@@ -65,6 +69,8 @@ struct nvrtc_failure {
     // when the source itself is wrong.
     std::string limitation;
 
+    // Whether nvcc might compile what NVRTC could not: true when `limitation` names something
+    // NVRTC lacks, false when the source itself is wrong.
     bool needs_nvcc() const noexcept { return !limitation.empty(); }
 };
 
@@ -81,8 +87,8 @@ std::variant<compiled_program, nvrtc_failure> try_compile(std::string_view sourc
 // and runtime_error when NVRTC cannot be loaded.
 compiled_program compile(std::string_view source, const compile_options& options = {});
 
-// The caller's include directories: options.include_dirs, then the -I<dir>, -I <dir> and
-// --include-path=<dir> of options.options.
+// The caller's include directories: options.include_dirs, then the `-I<dir>`, `-I <dir>` and
+// `--include-path=<dir>` of options.options.
 std::vector<std::filesystem::path> user_include_dirs(const compile_options& options);
 
 // "compute_XY" -> true, "sm_XY" -> false; logic_error for anything else.

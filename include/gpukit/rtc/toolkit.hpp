@@ -20,6 +20,7 @@
 
 namespace gpukit::rtc {
 
+// The CUDA toolkit's headers as find_cuda_toolkit() found them, and where it looked.
 struct cuda_toolkit {
     std::vector<std::string> include_dirs;  // empty when no toolkit was found
     std::string found_via;                  // "CUDA_PATH", "CUDA_HOME", "nvcc on PATH", "pip packages" or the
@@ -33,12 +34,15 @@ struct toolkit_search {
     std::string cuda_home;                         // $CUDA_HOME
     std::string path;                              // $PATH
     std::vector<std::string> nvidia_package_dirs;  // the `nvidia` namespace package's directories
+    // The last place tried, the system's toolkit root (its include/ is searched).
     std::string system_root = "/usr/local/cuda";
 };
 
 // The search inputs of this process: the environment now and the package directories set.
 toolkit_search toolkit_search_from_environment();
 
+// The toolkit `search` leads to, trying the places in the order the header comment gives;
+// include_dirs is empty when none holds cuda_runtime.h. Never throws for a missing toolkit.
 cuda_toolkit find_cuda_toolkit(const toolkit_search& search);
 
 // find_cuda_toolkit(toolkit_search_from_environment()): a few stat calls, so it follows
