@@ -1527,27 +1527,30 @@ def vdot(
 
 
 def min(a: Array, queue: CommandQueue | None = None, initial: _Scalar | _NoValueType = np._NoValue) -> Array:
-    # (isinstance: `initial is np._NoValue` would not narrow the type)
-    if isinstance(initial, _NoValueType):
-        if a.size == 0:
-            raise ValueError("zero-size array to reduction operation minimum which has no identity")
-        return _reduce("min", a, queue)
-    if not a.size:
-        return full_scalar(a, initial)
-    result: Array = minimum(_reduce("min", a, queue), initial)
-    return result
+    return _extremum("min", minimum, a, queue, initial)
 
 
 def max(a: Array, queue: CommandQueue | None = None, initial: _Scalar | _NoValueType = np._NoValue) -> Array:
+    return _extremum("max", maximum, a, queue, initial)
+
+
+def _extremum(
+    op: str,
+    with_initial: Callable[[Array, _Scalar], Array],
+    a: Array,
+    queue: CommandQueue | None,
+    initial: _Scalar | _NoValueType,
+) -> Array:
+    """min or max (`op`) of `a`, and of `initial` where one is given (numpy's rules)."""
     # (isinstance: `initial is np._NoValue` would not narrow the type)
     if isinstance(initial, _NoValueType):
         if a.size == 0:
-            raise ValueError("zero-size array to reduction operation maximum which has no identity")
-        return _reduce("max", a, queue)
+            name = "minimum" if op == "min" else "maximum"
+            raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+        return _reduce(op, a, queue)
     if not a.size:
         return full_scalar(a, initial)
-    result: Array = maximum(_reduce("max", a, queue), initial)
-    return result
+    return with_initial(_reduce(op, a, queue), initial)
 
 
 def full_scalar(like: Array, value: _ScalarLike) -> Array:
