@@ -274,6 +274,7 @@ def test_with_queue_sets_or_removes_the_default_queue(ctx, queue):
     np.testing.assert_array_equal(b.get(), np.arange(10))
     c = a.with_queue(None)
     assert c.queue is None and a.queue is queue
+    assert "without queue" in str(c) and "without queue" in repr(c)  # nothing to read it with
     np.testing.assert_array_equal(c.get(queue), np.arange(10))
 
 

@@ -334,10 +334,15 @@ class Array:
         return bool(self.get().item())
 
     def __str__(self) -> str:
+        if self.queue is None:  # nothing to read it with: say so, as PyOpenCL does
+            return f"<cl.{type(self).__name__} {self.shape} of {self.dtype} without queue, call with_queue()>"
         return str(self.get())
 
     def __repr__(self) -> str:
-        return repr(self.get()).replace("array(", "cl.Array(", 1)
+        name = type(self).__name__
+        if self.queue is None:
+            return f"<cl.{name} {self.shape} of {self.dtype} at {id(self):x} without queue, call with_queue()>"
+        return repr(self.get()).replace("array(", f"cl.{name}(", 1)
 
     # ---- making arrays like this one
 
