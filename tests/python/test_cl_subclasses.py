@@ -493,3 +493,35 @@ def test_svm_subclasses(ctx, queue, rng):
     assert pool.calls == 1 and y_svm.note == "from the pool"
     y_svm.release()
     x_svm.release()
+
+
+def test_array_subclass_views_and_results_keep_the_subclass(ctx, queue, rng):
+    # As arraycontext's TaggableCLArray: a subclass whose constructor takes an extra keyword
+    # and forwards every argument of PyOpenCL's Array, the private fast-path ones included.
+    if ORIGINAL:
+        import pyopencl.array as cla
+    else:
+        import gpukit.cl.array as cla
+
+    class TaggedArray(cla.Array):
+        def __init__(self, cq, shape, dtype, order="C", allocator=None, data=None, offset=0, strides=None,
+                     events=None, _flags=None, _fast=False, _size=None, _context=None, _queue=None,
+                     tags=frozenset()):  # fmt: skip
+            super().__init__(cq, shape, dtype, order=order, allocator=allocator, data=data, offset=offset,
+                             strides=strides, events=events, _flags=_flags, _fast=_fast, _size=_size,
+                             _context=_context, _queue=_queue)  # fmt: skip
+            self.tags = tags
+
+    host = rng.standard_normal((6, 5)).astype(np.float32)
+    a = TaggedArray(queue, host.shape, host.dtype, tags=frozenset({"x"}))
+    a.set(host)
+    for result, expected in [
+        (a[1:], host[1:]),
+        (a.reshape(5, 6), host.reshape(5, 6)),
+        (a + 1, host + 1),
+        (2 * a, 2 * host),
+        (a.with_queue(queue), host),
+        (a._new_like_me().fill(3), np.full_like(host, 3)),
+    ]:
+        assert type(result) is TaggedArray
+        np.testing.assert_allclose(result.get(), expected, rtol=1e-6)

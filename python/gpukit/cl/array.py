@@ -265,7 +265,16 @@ class Array:
         strides: Iterable[SupportsIndex] | None = None,
         events: Iterable[Event] | None = None,
         _flags: object = None,
+        _fast: bool = False,
+        _size: int | None = None,
+        _context: Context | None = None,
+        _queue: CommandQueue | None = None,
     ) -> None:
+        if _fast:
+            # PyOpenCL's private constructor of views and results, with its fields as they are
+            # (subclasses' constructors forward these arguments; _fast_array makes them so).
+            _set_fields(self, _queue, _context, shape, dtype, strides, allocator, data, offset, _size, events)  # type: ignore[arg-type]
+            return
         queue: CommandQueue | None
         if isinstance(cq, cl.CommandQueue):
             queue, context = cq, cq.context
@@ -360,6 +369,7 @@ class Array:
         the kernel that wrote it), on `queue` (default: this array's), which the operation ran on."""
         base, offset, shape, strides, result_dtype, event = made
         return _fast_array(
+            type(self),
             queue or self.queue,
             self.context,
             shape,
@@ -385,6 +395,7 @@ class Array:
         new_shape = self.shape if shape is None else tuple(shape)
         # A view shares the array's events (PyOpenCL's views do): the same list.
         view = _fast_array(
+            type(self),
             self.queue if queue is None else queue,
             self.context,
             new_shape,
@@ -401,7 +412,7 @@ class Array:
         return view
 
     def _new_like_me(self, dtype: npt.DTypeLike | None = None, queue: CommandQueue | None = None) -> Array:
-        return Array(
+        return type(self)(
             queue or self.queue or self.context,
             self.shape,
             self.dtype if dtype is None else dtype,
@@ -884,6 +895,7 @@ class Array:
 
 
 def _fast_array(
+    cls: type[Array],
     queue: CommandQueue | None,
     context: Context,
     shape: tuple[int, ...],
@@ -895,9 +907,43 @@ def _fast_array(
     size: int,
     events: list[Event] | None,
 ) -> Array:
-    """An Array of these fields as they are, unchecked (the engine's results, views): the
-    memory is `data`'s, and `events` the list the Array keeps (a view shares its array's)."""
+    """An Array of class `cls` (the class of the array it is a view or result of, as in
+    PyOpenCL) of these fields as they are, unchecked (the engine's results, views): the memory
+    is `data`'s, and `events` the list the Array keeps (a view shares its array's). A subclass
+    is made through its constructor, with PyOpenCL's private fast-path arguments."""
+    if cls is not Array:
+        return cls(
+            None,  # type: ignore[arg-type]  # (PyOpenCL's fast path passes no queue here)
+            shape,
+            dtype,
+            allocator=allocator,
+            data=data,
+            offset=offset,
+            strides=strides,
+            events=events,
+            _fast=True,
+            _size=size,
+            _context=context,
+            _queue=queue,
+        )
     a = Array.__new__(Array)
+    _set_fields(a, queue, context, shape, dtype, strides, allocator, data, offset, size, events)
+    return a
+
+
+def _set_fields(
+    a: Array,
+    queue: CommandQueue | None,
+    context: Context,
+    shape: tuple[int, ...],
+    dtype: np.dtype[Any],
+    strides: tuple[int, ...],
+    allocator: _Allocator | None,
+    data: Buffer | SVMPointer,
+    offset: int,
+    size: int,
+    events: list[Event] | None,
+) -> None:
     a.queue, a.context = queue, context
     a.shape, a.dtype, a.strides = shape, dtype, strides
     a.allocator, a.base_data, a.offset = allocator, data, offset
@@ -905,7 +951,6 @@ def _fast_array(
     a.events = [] if events is None else events
     if data.__class__ is not cl.Buffer:
         _check_svm_queue(data, queue)
-    return a
 
 
 class _Flags:
