@@ -55,8 +55,8 @@ def gpukit_pool(settings: Settings) -> list[float]:
 
 def _pyopencl_queue() -> _PyOpenCLQueue:
     try:
-        import pyopencl  # type: ignore[import-not-found]  # optional, and has no type information
-        import pyopencl.tools  # type: ignore[import-not-found]  # noqa: F401  (the sides use it; as above)
+        import pyopencl  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, and has no type information
+        import pyopencl.tools  # type: ignore[import-not-found, import-untyped, unused-ignore]  # noqa: F401  (the sides use it; as above)
     except ImportError:
         raise Unavailable("PyOpenCL is not installed")
     device = [d for p in pyopencl.get_platforms() for d in p.get_devices()][0]

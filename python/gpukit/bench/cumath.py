@@ -41,7 +41,7 @@ def _function(
         return getattr(cp, name), upload, synchronize, cp.get_default_memory_pool().free_all_blocks
     if library == "pycuda":
         _, upload, synchronize = small.LIBRARIES["pycuda"]()  # Unavailable unless PyCUDA is installed
-        import pycuda.cumath  # type: ignore[import-not-found]  # optional, and has no type information
+        import pycuda.cumath  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, and has no type information
 
         return getattr(pycuda.cumath, name), upload, synchronize, lambda: None
     import gpukit.cumath

@@ -80,7 +80,7 @@ def cupy_random(n: int) -> Run:
 def pycuda_xorwow(n: int) -> Run:
     def run(settings: Settings) -> list[float]:
         pycuda_gpuarray, _, synchronize = small._pycuda()
-        import pycuda.curandom  # type: ignore[import-not-found]  # optional, and has no type information
+        import pycuda.curandom  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, and has no type information
 
         generator = pycuda.curandom.XORWOWRandomNumberGenerator()
         data = pycuda_gpuarray.empty(n, np.float32)

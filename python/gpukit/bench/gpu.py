@@ -49,7 +49,7 @@ def synchronize(*contexts: Context) -> None:
 def cupy() -> ModuleType:
     """The cupy module, or Unavailable where it is not installed."""
     try:
-        import cupy as cp  # type: ignore[import-not-found]  # optional, and has no type information
+        import cupy as cp  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, and has no type information
     except ImportError:
         raise Unavailable("CuPy is not installed") from None
     module: ModuleType = cp

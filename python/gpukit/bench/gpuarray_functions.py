@@ -75,7 +75,7 @@ def _release(kind: str) -> None:
 
         gpuarray.release_default_pools()
     elif kind == "cupy":
-        import cupy as cp  # type: ignore[import-not-found]  # optional, and has no type information
+        import cupy as cp  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, and has no type information
 
         cp.get_default_memory_pool().free_all_blocks()
 

@@ -61,7 +61,7 @@ def numba(settings: Settings) -> list[float]:
         # numba-cuda still calls np.row_stack, which numpy 2.5 removed; it is np.vstack.
         np.row_stack = np.vstack
     try:
-        from numba import cuda  # type: ignore[import-not-found]  # optional, and has no type information
+        from numba import cuda  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, and has no type information
     except ImportError:
         raise Unavailable("numba-cuda is not installed")
 
@@ -81,7 +81,7 @@ def numba(settings: Settings) -> list[float]:
 def cuda_python(settings: Settings) -> list[float]:
     primary_context()
     try:
-        from cuda.bindings import driver as cu  # type: ignore[import-not-found]  # optional (cuda-python)
+        from cuda.bindings import driver as cu  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional (cuda-python)
         from cuda.bindings import nvrtc
     except ImportError:
         raise Unavailable("cuda-python (cuda.bindings) is not installed")
@@ -105,8 +105,8 @@ def cuda_python(settings: Settings) -> list[float]:
 def pycuda(settings: Settings) -> list[float]:
     primary_context()
     try:
-        from pycuda.compiler import SourceModule  # type: ignore[import-not-found]  # optional, untyped
-        import pycuda.driver as pd  # type: ignore[import-not-found]  # as above
+        from pycuda.compiler import SourceModule  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, untyped
+        import pycuda.driver as pd  # type: ignore[import-not-found, import-untyped, unused-ignore]  # as above
     except ImportError:
         raise Unavailable("PyCUDA is not installed")
     function = SourceModule("__global__ void empty_kernel() {}").get_function("empty_kernel")

@@ -89,8 +89,8 @@ class GpukitSide:
 class CupySide:
     def __init__(self, world: Comm, device: int, n: int) -> None:
         try:
-            import cupy as cp  # type: ignore[import-not-found]  # optional, and has no type information
-            from cupy.cuda import nccl as cnccl  # type: ignore[import-not-found]  # as above
+            import cupy as cp  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, and has no type information
+            from cupy.cuda import nccl as cnccl  # type: ignore[import-not-found, import-untyped, unused-ignore]  # as above
         except ImportError:
             raise Unavailable("CuPy (with cupy.cuda.nccl) is not installed") from None
         if not cnccl.available:

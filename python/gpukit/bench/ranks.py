@@ -119,7 +119,7 @@ def world() -> tuple[Comm, int]:
     """(communicator, GPU of this rank on its node) for a rank started by launch() or by an
     MPI launcher; a one-rank FileComm for a process started by hand."""
     if under_mpi():
-        from mpi4py import MPI  # type: ignore[import-not-found]  # optional, and has no type information
+        from mpi4py import MPI  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, and has no type information
 
         comm = MPI.COMM_WORLD
         local = comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()

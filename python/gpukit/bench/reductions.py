@@ -48,7 +48,7 @@ def _cupy() -> Library:
 
 def _pycuda() -> Library:
     _, upload, synchronize = small.LIBRARIES["pycuda"]()  # Unavailable unless the real PyCUDA imports
-    from pycuda.reduction import ReductionKernel  # type: ignore[import-not-found]  # optional, untyped
+    from pycuda.reduction import ReductionKernel  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, untyped
 
     kernel = ReductionKernel(
         np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]*x[i]", arguments="const float *x", name="sumsq"

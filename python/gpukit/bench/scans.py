@@ -78,7 +78,7 @@ def _cupy() -> Library:
 
 def _pycuda() -> Library:
     _, upload, synchronize = small.LIBRARIES["pycuda"]()  # Unavailable unless the real PyCUDA is installed
-    from pycuda.scan import InclusiveScanKernel  # type: ignore[import-not-found]  # optional, untyped
+    from pycuda.scan import InclusiveScanKernel  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, untyped
 
     return upload, InclusiveScanKernel(np.float32, "a+b"), synchronize, lambda: None
 

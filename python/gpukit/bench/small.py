@@ -106,8 +106,8 @@ def _pycuda() -> Library:
         # PyCUDA keeps a context stack of its own, which must hold the (primary) context
         # before PyCUDA allocates or compiles in it: importing autoprimaryctx pushes it.
         importlib.import_module("pycuda.autoprimaryctx")
-        import pycuda.driver as pycuda_driver  # type: ignore[import-not-found]  # optional, untyped
-        import pycuda.gpuarray as pycuda_gpuarray  # type: ignore[import-not-found]  # as above
+        import pycuda.driver as pycuda_driver  # type: ignore[import-not-found, import-untyped, unused-ignore]  # optional, untyped
+        import pycuda.gpuarray as pycuda_gpuarray  # type: ignore[import-not-found, import-untyped, unused-ignore]  # as above
     except ImportError:
         raise Unavailable("PyCUDA is not installed")
     if pycuda_gpuarray.__name__ != "pycuda.gpuarray":

@@ -2,7 +2,7 @@
 (libraries render CLUDA_PREAMBLE with ``pycuda._mymako.template.Template``)."""
 
 try:
-    import mako.template  # type: ignore[import-untyped]  # noqa: F401  (Mako ships no type information)
+    import mako.template  # type: ignore[import-not-found, import-untyped, unused-ignore]  # noqa: F401  (optional; Mako ships no type information)
 except ImportError as e:
     raise ImportError("pycuda._mymako needs the Mako template engine: pip install mako") from e
 
