@@ -26,11 +26,22 @@ void require_name_prefix(const std::string& prefix, const std::string& where) {
         throw logic_error(where + kernel_name_problem(prefix, kernel_language::cuda));
 }
 
+std::string element_type(dtype t, kernel_language language) {
+    return std::string(language == kernel_language::cuda ? c_type(t) : opencl_element_type(t));
+}
+
+std::string c_cast(dtype t, const std::string& value, kernel_language language) {
+    std::string text = "((";
+    text += t == dtype::bool_ ? "bool" : element_type(t, language);
+    text += ")(" + value + "))";
+    return text;
+}
+
 }  // namespace detail
 
 namespace {
 
-bool is_array(const param& p) { return p.kind != param_kind::scalar; }
+using detail::element_type;
 bool is_read(const param& p) { return p.kind == param_kind::input || p.kind == param_kind::inout; }
 bool is_written(const param& p) { return p.kind == param_kind::output || p.kind == param_kind::inout; }
 
@@ -60,14 +71,6 @@ std::string kernel_name(const elementwise_spec& spec, elementwise_variant v) {
 }
 
 bool has_strides(elementwise_variant v) { return v == elementwise_variant::strided || v == elementwise_variant::rows; }
-
-// The C type of `t` in `language`: CUDA C's, or OpenCL C's first name (which exists for every
-// type elementwise_source accepts there).
-std::string element_type(dtype t, kernel_language language) {
-    if (language == kernel_language::cuda)
-        return std::string(c_type(t));
-    return std::string(opencl_element_type(t));
-}
 
 // CUDA C: an array is one pointer. OpenCL C: a buffer and the byte offset of the element
 // [0, ..., 0] in it (backend.hpp). Strided variants add each array's byte strides and the

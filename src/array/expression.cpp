@@ -1,5 +1,6 @@
 #include "gpukit/array/expression.hpp"
 
+#include "kernel_text.hpp"
 #include "opencl_complex.hpp"
 
 #include "gpukit/core/error.hpp"
@@ -14,6 +15,9 @@
 namespace gpukit::array {
 
 namespace {
+
+using detail::c_cast;
+using detail::element_type;
 
 // The integer power of gpukit's kernels (numpy's for integer types: repeated squaring, in
 // the operands' type, wrapping on overflow). numpy refuses negative exponents; a Python int
@@ -136,20 +140,8 @@ std::string operand_name(int code) {
     return name;
 }
 
-// The name of type `t` in `language`.
-std::string type_name(dtype t, kernel_language language) {
-    return std::string(language == kernel_language::cuda ? c_type(t) : opencl_element_type(t));
-}
-
 // The OpenCL C name of `t`, for the names of per-type helpers (bool's: "bool").
 std::string opencl_helper_suffix(dtype t) { return t == dtype::bool_ ? "bool" : std::string(opencl_element_type(t)); }
-
-std::string cast(dtype t, const std::string& value, kernel_language language) {
-    std::string text = "((";
-    text += t == dtype::bool_ ? "bool" : type_name(t, language);
-    text += ")(" + value + "))";
-    return text;
-}
 
 // A value of the expression being written out: its C text and its type.
 struct value {
@@ -161,7 +153,7 @@ struct value {
 // is below every uint64, otherwise both compare as unsigned 64-bit numbers.
 std::string mixed_sign_comparison(binary_op op, const value& left, const value& right, kernel_language language) {
     const bool signed_left = kind(left.type) == dtype_kind::signed_int;
-    const std::string wide = type_name(dtype::int64, language), uwide = type_name(dtype::uint64, language);
+    const std::string wide = element_type(dtype::int64, language), uwide = element_type(dtype::uint64, language);
     const std::string s = "((" + wide + ")(" + (signed_left ? left : right).text + "))";
     const std::string u = "((" + uwide + ")(" + (signed_left ? right : left).text + "))";
     const std::string l = signed_left ? "(" + uwide + ")" + s : u, r = signed_left ? u : "(" + uwide + ")" + s;
@@ -239,13 +231,13 @@ std::string opencl_complex_binary_text(const expression_step& s, binary_op op, c
 std::string binary_text(const expression_step& s, const value& left, const value& right, kernel_language language) {
     const auto op = static_cast<binary_op>(s.code & ~exact_mixed_sign);
     if (s.code & exact_mixed_sign)
-        return cast(s.type, mixed_sign_comparison(op, left, right, language), language);
+        return c_cast(s.type, mixed_sign_comparison(op, left, right, language), language);
     const bool cuda = language == kernel_language::cuda;
     if (!cuda && kind(s.compute) == dtype_kind::complex)
         return opencl_complex_binary_text(s, op, left, right);
-    const std::string l = cast(s.compute, left.text, language), r = cast(s.compute, right.text, language);
+    const std::string l = c_cast(s.compute, left.text, language), r = c_cast(s.compute, right.text, language);
     const auto call = [&](const std::string& function) {
-        return cast(s.type, function + "(" + l + ", " + r + ")", language);
+        return c_cast(s.type, function + "(" + l + ", " + r + ")", language);
     };
     // OpenCL C's helpers are named per type (opencl_integer_power, opencl_extremum).
     const auto helper = [&](const std::string& function) {
@@ -266,11 +258,11 @@ std::string binary_text(const expression_step& s, const value& left, const value
     case binary_op::maximum:
         return call(helper("gk_maximum"));
     case binary_op::logical_and:
-        return cast(s.type, "(" + l + " && " + r + ")", language);
+        return c_cast(s.type, "(" + l + " && " + r + ")", language);
     case binary_op::logical_or:
-        return cast(s.type, "(" + l + " || " + r + ")", language);
+        return c_cast(s.type, "(" + l + " || " + r + ")", language);
     default:
-        return cast(s.type, "(" + l + " " + std::string(symbol(op)) + " " + r + ")", language);
+        return c_cast(s.type, "(" + l + " " + std::string(symbol(op)) + " " + r + ")", language);
     }
 }
 
@@ -311,39 +303,39 @@ std::string unary_text(const expression_step& s, const value& operand_value, ker
          kind(operand_value.type) == dtype_kind::complex))
         return opencl_complex_unary_text(s, operand_value);
     const std::string& operand = operand_value.text;
-    const auto cast = [language](dtype t, const std::string& value) { return array::cast(t, value, language); };
-    const std::string x = cast(s.compute, operand);
+    const auto convert = [language](dtype t, const std::string& value) { return detail::c_cast(t, value, language); };
+    const std::string x = convert(s.compute, operand);
     switch (static_cast<unary_op>(s.code)) {
     case unary_op::negative:
-        return cast(s.type, "(-" + x + ")");
+        return convert(s.type, "(-" + x + ")");
     case unary_op::absolute:
         switch (kind(s.compute)) {
         case dtype_kind::complex:
-            return cast(s.type, "abs(" + x + ")");  // the magnitude (kernel_text.hpp)
-        case dtype_kind::floating:                  // not x < 0 ? -x : x, which keeps -0.0; numpy gives 0.0
-            return cast(s.type,
-                        std::string(s.compute == dtype::float32 && language == kernel_language::cuda ? "fabsf("
-                                                                                                     : "fabs(") +
-                            x + ")");
+            return convert(s.type, "abs(" + x + ")");  // the magnitude (kernel_text.hpp)
+        case dtype_kind::floating:                     // not x < 0 ? -x : x, which keeps -0.0; numpy gives 0.0
+            return convert(s.type,
+                           std::string(s.compute == dtype::float32 && language == kernel_language::cuda ? "fabsf("
+                                                                                                        : "fabs(") +
+                               x + ")");
         case dtype_kind::signed_int:
-            return cast(s.type, "(" + x + " < 0 ? -" + x + " : " + x + ")");
+            return convert(s.type, "(" + x + " < 0 ? -" + x + " : " + x + ")");
         default:
-            return cast(s.type, x);
+            return convert(s.type, x);
         }
     case unary_op::cast:
-        return cast(s.type, x);
+        return convert(s.type, x);
     // conj, real and imag of gk_complex (kernel_text.hpp); a real number is its own conjugate
     // and real part.
     case unary_op::conjugate:
-        return cast(s.type, kind(s.compute) == dtype_kind::complex ? "conj(" + x + ")" : x);
+        return convert(s.type, kind(s.compute) == dtype_kind::complex ? "conj(" + x + ")" : x);
     case unary_op::real:
-        return cast(s.type, kind(s.compute) == dtype_kind::complex ? "real(" + x + ")" : x);
+        return convert(s.type, kind(s.compute) == dtype_kind::complex ? "real(" + x + ")" : x);
     case unary_op::imag:
-        return cast(s.type, kind(s.compute) == dtype_kind::complex ? "imag(" + x + ")" : "0");
+        return convert(s.type, kind(s.compute) == dtype_kind::complex ? "imag(" + x + ")" : "0");
     case unary_op::logical_not:
-        return cast(s.type, "(!" + x + ")");
+        return convert(s.type, "(!" + x + ")");
     case unary_op::invert:
-        return cast(s.type, s.compute == dtype::bool_ ? "(!" + x + ")" : "(~" + x + ")");
+        return convert(s.type, s.compute == dtype::bool_ ? "(!" + x + ")" : "(~" + x + ")");
     }
     return x;
 }
@@ -562,13 +554,13 @@ std::string expression::text(kernel_language language) const {
                 selection += detail::opencl_convert(dtype::bool_, stack.back().type, stack.back().text) + " ? " +
                              detail::opencl_convert(s.type, then.type, then.text) + " : " +
                              detail::opencl_convert(s.type, otherwise.type, otherwise.text) + ")";
-                stack.back() = {kind(s.type) == dtype_kind::complex ? selection : cast(s.type, selection, language),
+                stack.back() = {kind(s.type) == dtype_kind::complex ? selection : c_cast(s.type, selection, language),
                                 s.type};
                 break;
             }
-            selection += cast(dtype::bool_, stack.back().text, language) + " ? " + cast(s.type, then.text, language) +
-                         " : " + cast(s.type, otherwise.text, language) + ")";
-            stack.back() = {cast(s.type, selection, language), s.type};
+            selection += c_cast(dtype::bool_, stack.back().text, language) + " ? " +
+                         c_cast(s.type, then.text, language) + " : " + c_cast(s.type, otherwise.text, language) + ")";
+            stack.back() = {c_cast(s.type, selection, language), s.type};
             break;
         }
         }

@@ -39,11 +39,7 @@ namespace {
 using detail::bind_memory;
 using detail::declare_memory;
 
-bool is_array(const param& p) { return p.kind != param_kind::scalar; }
-
-std::string element_type(dtype t, kernel_language language) {
-    return std::string(language == kernel_language::cuda ? c_type(t) : opencl_element_type(t));
-}
+using detail::element_type;
 
 // The caller's parameters, then `N`.
 void write_user_parameters(text_builder& out, const generic_scan_spec& spec, kernel_language language) {

@@ -1,6 +1,9 @@
 // CUDA C shared by the generated elementwise and reduction kernels.
 #pragma once
 
+#include "gpukit/array/dtype.hpp"
+#include "gpukit/core/c_text.hpp"
+
 #include <string>
 
 namespace gpukit::array::detail {
@@ -69,6 +72,12 @@ template <class T, int V> __device__ __forceinline__ void gk_store(T* dst, const
         reinterpret_cast<uint4*>(dst)[j] = reinterpret_cast<const uint4*>(src)[j];
 }
 )";
+
+// The C type the generated kernels hold an element of `t` in: CUDA C's (c_type), or the
+// OpenCL C one (opencl_element_type: uchar for bool).
+std::string element_type(dtype t, kernel_language language);
+// `value` converted to `t` in C: "((float)(value))"; to C's bool for bool, in both languages.
+std::string c_cast(dtype t, const std::string& value, kernel_language language);
 
 // logic_error `where` + why, when `name` cannot name a kernel or a parameter of a generated
 // CUDA kernel (a keyword, not a C identifier: core/c_text.hpp).

@@ -1,5 +1,7 @@
 #include "gpukit/array/math_functions.hpp"
 
+#include "kernel_text.hpp"
+
 #include "gpukit/core/error.hpp"
 
 #include <array>
@@ -10,6 +12,9 @@
 namespace gpukit::array {
 
 namespace {
+
+using detail::c_cast;
+using detail::element_type;
 
 // The complex functions (the device header gpukit/complex_math.cuh, embedded by the build),
 // and the conversions between its gk_cvalue and the kernels' gk_complex.
@@ -84,17 +89,6 @@ dtype floating_type_of(dtype t) noexcept {
     return size_of(t) <= 2 ? dtype::float32 : dtype::float64;
 }
 
-// The name of type `t` in `language` (bool has none in OpenCL C's kernels: run() refuses it).
-std::string type_name(dtype t, kernel_language language) {
-    if (language == kernel_language::cuda || t == dtype::bool_)
-        return std::string(c_type(t));
-    return std::string(opencl_element_type(t));
-}
-
-std::string cast(dtype t, const std::string& value, kernel_language language) {
-    return "((" + type_name(t, language) + ")(" + value + "))";
-}
-
 // The C of real function `f` of `arguments` (of type r, float32 or float64). OpenCL C's
 // functions are overloaded for float and double, so they go by the double name, in r.
 std::string real_call(math_function f, dtype r, const std::string& arguments, kernel_language language) {
@@ -146,18 +140,18 @@ elementwise_spec unary_spec(math_function f, dtype x, kernel_language language) 
     if ((f == math_function::ceil || f == math_function::floor) && is_integer_or_bool(x))
         return {n, {input("x", x), output("z", x)}, "z[i] = x[i]"};  // numpy 2: integers are their own ceil
     const dtype r = floating_type_of(x);
-    return {n, {input("x", x), output("z", r)}, "z[i] = " + real_call(f, r, cast(r, "x[i]", language), language)};
+    return {n, {input("x", x), output("z", r)}, "z[i] = " + real_call(f, r, c_cast(r, "x[i]", language), language)};
 }
 
 elementwise_spec two_output_spec(math_function f, dtype x, kernel_language language) {
     if (is_complex(x))
         no_loop(f, x, "numpy has no complex loop for it");
     const dtype r = floating_type_of(x);
-    const std::string v = cast(r, "x[i]", language);
+    const std::string v = c_cast(r, "x[i]", language);
     const std::string operation =
         f == math_function::frexp
-            ? "int gk_e; z[i] = " + real_call(f, r, v + ", &gk_e", language) + "; w[i] = " + cast(r, "gk_e", language)
-            : type_name(r, language) + " gk_whole; z[i] = " + real_call(f, r, v + ", &gk_whole", language) +
+            ? "int gk_e; z[i] = " + real_call(f, r, v + ", &gk_e", language) + "; w[i] = " + c_cast(r, "gk_e", language)
+            : element_type(r, language) + " gk_whole; z[i] = " + real_call(f, r, v + ", &gk_whole", language) +
                   "; w[i] = gk_whole";
     return {kernel_name(f, x, std::nullopt), {input("x", x), output("z", r), output("w", r)}, operation};
 }
@@ -176,11 +170,11 @@ elementwise_spec fmod_spec(dtype x, dtype y, kernel_language language) {
         t = dtype::int8;  // numpy's fmod has no bool loop: bool operands go to int8
     const std::string n = kernel_name(math_function::fmod, x, y);
     const std::vector<param> params{input("x", x), input("y", y), output("z", t)};
-    const std::string a = cast(t, "x[i]", language), b = cast(t, "y[i]", language);
+    const std::string a = c_cast(t, "x[i]", language), b = c_cast(t, "y[i]", language);
     if (is_real_float(t))
         return {n, params, "z[i] = " + real_call(math_function::fmod, t, a + ", " + b, language)};
     if (language == kernel_language::opencl) {
-        const std::string type = type_name(t, language);
+        const std::string type = element_type(t, language);
         return {n, params, "z[i] = gk_fmod_" + type + "(" + a + ", " + b + ")",
                 opencl_integer_fmod(type, kind(t) == dtype_kind::signed_int)};
     }
@@ -199,25 +193,25 @@ elementwise_spec ldexp_spec(dtype x, dtype y, kernel_language language) {
     if (is_complex(y))
         no_loop(math_function::ldexp, y, "the exponent must be an integer or a real number");
     const dtype r = floating_type_of(x);
-    const std::string significand = cast(r, "x[i]", language);
+    const std::string significand = c_cast(r, "x[i]", language);
     const bool cuda = language == kernel_language::cuda;
     std::string operation;
     std::string preamble = exponent_source;
     if (is_real_float(y)) {  // PyCUDA's float exponents: truncated; NaN gives NaN
         // OpenCL C: the exponent stays in its own type, which may lack double.
         const std::string exponent = cuda ? "(double)y[i]" : "y[i]";
-        operation = "z[i] = isnan(" + exponent + ") ? " + cast(r, cuda ? "nan(\"\")" : "NAN", language) + " : " +
+        operation = "z[i] = isnan(" + exponent + ") ? " + c_cast(r, cuda ? "nan(\"\")" : "NAN", language) + " : " +
                     real_call(math_function::ldexp, r, significand + ", gk_exponent(" + exponent + ")", language);
         if (!cuda)
-            preamble = opencl_exponent(type_name(y, language), false);
+            preamble = opencl_exponent(element_type(y, language), false);
     } else {
         const bool is_unsigned = kind(y) == dtype_kind::unsigned_int;
         const dtype wide = is_unsigned ? dtype::uint64 : dtype::int64;
         operation =
             "z[i] = " + real_call(math_function::ldexp, r,
-                                  significand + ", gk_exponent((" + type_name(wide, language) + ")y[i])", language);
+                                  significand + ", gk_exponent((" + element_type(wide, language) + ")y[i])", language);
         if (!cuda)
-            preamble = opencl_exponent(type_name(wide, language), is_unsigned);
+            preamble = opencl_exponent(element_type(wide, language), is_unsigned);
     }
     return {kernel_name(math_function::ldexp, x, y),
             {input("x", x), input("y", y), output("z", r)},

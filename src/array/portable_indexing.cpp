@@ -53,7 +53,7 @@ std::uint64_t key_of(std::size_t element_size, std::optional<dtype> source_index
     return found->second;
 }
 
-void require_index(const ndarray& a, const char* what) {
+void require_integer_index(const ndarray& a, const char* what) {
     const dtype_kind k = kind(a.type());
     if (k != dtype_kind::signed_int && k != dtype_kind::unsigned_int && k != dtype_kind::boolean)
         throw logic_error(std::string("indexed copy: the ") + what + " must hold integers, got " +
@@ -115,7 +115,7 @@ void indexed_copy(std::span<const ndarray> sources, std::span<const ndarray> out
     for (const ndarray* index : {source_indices, dest_indices}) {
         if (!index)
             continue;
-        require_index(*index, index == source_indices ? "source indices" : "destination indices");
+        require_integer_index(*index, index == source_indices ? "source indices" : "destination indices");
         own(*index, index == source_indices ? "source index array" : "destination index array");
         if (n >= 0 && index->size() != n)
             throw logic_error("indexed copy: the source and destination index arrays differ in size");

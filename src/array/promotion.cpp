@@ -38,7 +38,7 @@ using enum loop;
     "' not supported for the input types, and the inputs could not be safely coerced to " \
     "any supported types according to the casting rule ''safe''"
 
-constexpr std::array<op_entry, 18> table{{
+constexpr std::array<op_entry, 18> operator_table{{
     {binary_op::add, "+", {same, same, same, same, same}, std::nullopt},
     {binary_op::subtract,
      "-",
@@ -66,14 +66,14 @@ constexpr std::array<op_entry, 18> table{{
 #undef GK_NO_BITWISE_LOOP
 
 constexpr bool table_in_enum_order() {
-    for (std::size_t k = 0; k < table.size(); ++k)
-        if (static_cast<std::size_t>(table[k].op) != k)
+    for (std::size_t k = 0; k < operator_table.size(); ++k)
+        if (static_cast<std::size_t>(operator_table[k].op) != k)
             return false;
     return true;
 }
 static_assert(table_in_enum_order(), "the operator table is indexed by binary_op");
 
-const op_entry& entry(binary_op op) noexcept { return table[static_cast<std::size_t>(op)]; }
+const op_entry& entry(binary_op op) noexcept { return operator_table[static_cast<std::size_t>(op)]; }
 
 bool is_integer(dtype t) noexcept { return kind(t) == dtype_kind::signed_int || kind(t) == dtype_kind::unsigned_int; }
 
@@ -135,7 +135,7 @@ std::string_view symbol(binary_op op) noexcept { return entry(op).symbol; }
 bool is_comparison(binary_op op) noexcept { return entry(op).answers.has_value(); }
 
 std::optional<binary_op> binary_op_from_symbol(std::string_view s) noexcept {
-    for (const op_entry& e : table)
+    for (const op_entry& e : operator_table)
         if (e.symbol == s)
             return e.op;
     return std::nullopt;

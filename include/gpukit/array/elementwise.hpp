@@ -49,6 +49,9 @@ struct param {
     param_kind kind;   // how the kernel uses it
 };
 
+// Whether `p` is an array parameter (not a scalar one).
+inline bool is_array(const param& p) noexcept { return p.kind != param_kind::scalar; }
+
 // A kernel's description, checked once when made and never changed after, so that its
 // compiled variants can be found by key() (a number taken when the spec is made) instead of
 // by their source text.
