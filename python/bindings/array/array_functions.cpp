@@ -3,6 +3,7 @@
 // (take, multi_take, multi_put, multi_take_put; array/indexing.hpp), joining (concatenate,
 // stack), PyCUDA's splay, and the strided host copies of get() and set().
 #include "array/array_object.hpp"
+#include "common/object_text.hpp"
 #include "array/array_operators.hpp"
 #include "common/host_holds.hpp"
 #include "common/int_args.hpp"
@@ -34,14 +35,10 @@ using array::dtype;
 
 namespace {
 
-bool is_array(nb::handle h) { return nb::isinstance<array_object>(h); }
-
-std::string name_of_type(nb::handle h) { return nb::cast<std::string>(nb::str(h.type().attr("__name__"))); }
-
 // The _Array `h`, computed if pending; TypeError naming `what` for anything else.
 array_object& array_arg(nb::handle h, const std::string& what) {
     if (!is_array(h))
-        throw nb::type_error((what + " must be a GPUArray, got " + name_of_type(h)).c_str());
+        throw nb::type_error((what + " must be a GPUArray, got " + short_type_name_of(h)).c_str());
     return settled(h);
 }
 
@@ -357,7 +354,7 @@ bool host_copy(nb::handle owner, std::uint64_t host_address, const gpukit::layou
 
 result_target target_of(nb::handle out, nb::handle allocator, nb::handle stream) { return {out, allocator, stream}; }
 
-array::unary_op unary_op_named(const std::string& name) {
+array::unary_op unary_function_named(const std::string& name) {
     if (name == "conj")
         return array::unary_op::conjugate;
     if (name == "real")
@@ -391,7 +388,7 @@ void bind_array_functions(nb::module_& m) {
     m.def(
         "_unary_function",
         [](const std::string& name, nb::handle x, nb::handle out, nb::handle allocator, nb::handle stream) {
-            return unary_function(unary_op_named(name), x, target_of(out, allocator, stream));
+            return unary_function(unary_function_named(name), x, target_of(out, allocator, stream));
         },
         "name"_a, "x"_a.none(), "out"_a.none(), "allocator"_a.none(), "stream"_a.none(),
         "numpy's function `name` (conj, real, imag, logical_not) of an array.");

@@ -68,6 +68,9 @@ void register_own_class(nb::handle cls);
 nb::object new_result(nb::handle like_object, const std::vector<std::int64_t>& shape, array::dtype type,
                       order o = order::c, bool pass_order = false);
 
+// Whether `h` is an _Array (a GPUArray, or an instance of a subclass).
+inline bool is_array(nb::handle h) { return nb::isinstance<array_object>(h); }
+
 // The array object of `h`, which must be an _Array instance (nb::isinstance). One made by
 // __new__ whose __init__ never ran holds nothing: a cast error (std::bad_cast), which the
 // call's trampoline words as such (argument_errors.hpp).

@@ -26,8 +26,6 @@ using array::expression;
 
 namespace {
 
-bool is_array(nb::handle h) { return nb::isinstance<array_object>(h); }
-
 // ---- scalars
 
 using scalar_operand = array::scalar;

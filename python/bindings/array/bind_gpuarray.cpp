@@ -30,13 +30,6 @@ namespace {
 
 using self_arg = nb::pointer_and_handle<array_object>;
 
-int_tuple_type as_tuple(const std::vector<std::int64_t>& values) {
-    nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(values.size())));
-    for (std::size_t k = 0; k < values.size(); ++k)
-        PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(k), PyLong_FromLongLong(values[k]));
-    return nb::borrow<nb::tuple>(t);
-}
-
 // The extents of a shape given as Python ints or a tuple of them (the common case, read
 // without building a list); nullopt for anything else, which shape_of() then converts.
 std::optional<std::vector<std::int64_t>> small_shape(nb::handle shape) {
@@ -274,10 +267,10 @@ void bind_gpuarray(nb::module_& m) {
     // PyCUDA's GPUArray keeps these as plain attributes that libraries assign; here each
     // assignment keeps the array consistent (attribute_setters above).
     cls.def_prop_rw(
-           "shape", [](const array_object& a) { return as_tuple(a.layout.shape()); }, &set_shape,
+           "shape", [](const array_object& a) { return as_int_tuple(a.layout.shape()); }, &set_shape,
            nb::for_setter(nb::arg("shape").none()))
         .def_prop_rw(
-            "strides", [](const array_object& a) { return as_tuple(a.layout.strides()); }, &set_strides,
+            "strides", [](const array_object& a) { return as_int_tuple(a.layout.strides()); }, &set_strides,
             nb::for_setter(nb::arg("strides").none()))
         .def_prop_rw(
             "dtype", [](const array_object& a) { return a.dtype; }, &set_dtype, nb::for_setter(nb::arg("dtype").none()))

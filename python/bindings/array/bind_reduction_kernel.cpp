@@ -4,6 +4,7 @@
 // scalars by the Python converter ElementwiseKernel uses), range= or slice= resolved, the
 // 0-d result and the scratch for partial results allocated in one block, and the launches.
 #include "array/array_object.hpp"
+#include "common/object_text.hpp"
 #include "array/array_operators.hpp"
 #include "array/array_reductions.hpp"
 #include "cuda/compile_request.hpp"
@@ -50,8 +51,6 @@ array::value_type value_type_of(const std::string& c_type, nb::handle numpy_dtyp
 
 std::string kernel_name(const reduction_kernel_object& k) { return "ReductionKernel '" + k.kernel.spec().name() + "'"; }
 
-std::string type_name_of(nb::handle value) { return nb::cast<std::string>(nb::str(value.type().attr("__name__"))); }
-
 // The array passed for pointer parameter `p` (a GPUArray, or an object another library
 // exports, wrapped), checked for its item size.
 nb::object array_argument(const reduction_kernel_object& k, nb::handle value, const array::reduction_param& p) {
@@ -62,7 +61,7 @@ nb::object array_argument(const reduction_kernel_object& k, nb::handle value, co
         } catch (const nb::python_error&) {
             throw nb::type_error((kernel_name(k) + ": argument " + p.name + " is a pointer (" + p.declarator +
                                   "): expected a GPUArray or an object with __cuda_array_interface__, got " +
-                                  type_name_of(value))
+                                  short_type_name_of(value))
                                      .c_str());
         }
     }
@@ -103,7 +102,7 @@ index_range range_of(const reduction_kernel_object& k, nb::handle range, nb::han
     const nb::handle given = range.is_none() ? slice : range;
     if (!PySlice_Check(given.ptr()))
         throw nb::type_error((kernel_name(k) + ": " + (range.is_none() ? "slice" : "range") +
-                              "= must be a slice object, got " + type_name_of(given))
+                              "= must be a slice object, got " + short_type_name_of(given))
                                  .c_str());
     if (!slice.is_none()) {
         Py_ssize_t start = 0, stop = 0, step = 0;
@@ -138,7 +137,7 @@ index_range range_of(const reduction_kernel_object& k, nb::handle range, nb::han
 // out= must be a GPUArray of one element of dtype_out.
 void check_out(const reduction_kernel_object& k, nb::handle out) {
     if (!nb::isinstance<array_object>(out))
-        throw nb::type_error((kernel_name(k) + ": out= must be a GPUArray, got " + type_name_of(out)).c_str());
+        throw nb::type_error((kernel_name(k) + ": out= must be a GPUArray, got " + short_type_name_of(out)).c_str());
     const array_object& o = settled(out);
     if (!o.dtype.equal(k.dtype_out) || o.layout.size() != 1)
         throw nb::value_error((kernel_name(k) + ": out= must hold one element of dtype " +
@@ -147,8 +146,8 @@ void check_out(const reduction_kernel_object& k, nb::handle out) {
                                   .c_str());
 }
 
-nb::object call(const reduction_kernel_object& k, const nb::args& args, nb::handle stream_object, nb::handle out,
-                nb::handle range, nb::handle slice, nb::handle allocator) {
+nb::object call_reduction(const reduction_kernel_object& k, const nb::args& args, nb::handle stream_object,
+                          nb::handle out, nb::handle range, nb::handle slice, nb::handle allocator) {
     const std::vector<array::reduction_param>& params = k.kernel.spec().params();
     if (args.size() != params.size()) {
         std::string names;
@@ -254,8 +253,8 @@ void bind_reduction_kernel(nb::module_& m) {
         .def(
             "get_source", [](const reduction_kernel_object& k) { return k.kernel.source(); },
             "The CUDA C of both kernels (name_stage1, name_stage2).")
-        .def("__call__", &call, "args"_a, "stream"_a = nb::none(), "out"_a = nb::none(), "range"_a = nb::none(),
-             "slice"_a = nb::none(), "allocator"_a = nb::none(),
+        .def("__call__", &call_reduction, "args"_a, "stream"_a = nb::none(), "out"_a = nb::none(),
+             "range"_a = nb::none(), "slice"_a = nb::none(), "allocator"_a = nb::none(),
              "The reduction of map(i) over every i (range= or slice= choose them) as a 0-d GPUArray of dtype_out, "
              "or written into out=.");
 }

@@ -2,6 +2,7 @@
 // ExclusiveScanKernel (gpukit.scan derives them from it). A call is one crossing: the arrays
 // are checked, a new output made when asked for, and gpukit::array::scan launched.
 #include "array/array_object.hpp"
+#include "common/object_text.hpp"
 #include "common/bindings.hpp"
 #include "cuda/compile_request.hpp"
 #include "common/memory_args.hpp"
@@ -36,8 +37,6 @@ struct scan_kernel {
     }
 };
 
-std::string text_of(nb::handle h) { return nb::cast<std::string>(nb::str(h)); }
-
 // The array passed as `what`, settled, after checking that it is one and has the kernel's dtype.
 array_object& operand(const scan_kernel& k, nb::handle h, const char* what) {
     if (!nb::isinstance<array_object>(h))
@@ -69,7 +68,8 @@ nb::object new_output(const array_object& in, nb::handle allocator) {
     return wrap_array(result_class(), std::move(a));
 }
 
-nb::object call(const scan_kernel& k, nb::handle input, nb::handle output, nb::handle allocator, nb::handle queue) {
+nb::object call_scan(const scan_kernel& k, nb::handle input, nb::handle output, nb::handle allocator,
+                     nb::handle queue) {
     const array_object& in = operand(k, input, "input_ary");
     if (!allocator.is_none() && !PyCallable_Check(allocator.ptr()))
         throw nb::type_error((std::string(k.class_name()) +
@@ -147,8 +147,8 @@ void bind_scan(nb::module_& m) {
             },
             "vectorized"_a = true,
             "The kernel's CUDA C: for contiguous 16-byte aligned arrays, or (vectorized=False) for any other.")
-        .def("__call__", &call, "input_ary"_a, "output_ary"_a.none() = nb::none(), "allocator"_a.none() = nb::none(),
-             "queue"_a.none() = nb::none(),
+        .def("__call__", &call_scan, "input_ary"_a, "output_ary"_a.none() = nb::none(),
+             "allocator"_a.none() = nb::none(), "queue"_a.none() = nb::none(),
              "Scans input_ary into output_ary (None: in place; \"new\": a new array from allocator, else "
              "input_ary's) on stream `queue` (None: input_ary's) and returns output_ary.");
 }

@@ -7,7 +7,8 @@
 // One engine serves one queue and one allocator (gpukit.cl.array keeps them): results take
 // their memory from the allocator, as PyOpenCL's do (None: new Buffers of the context), and
 // every engine of a context shares the compiled kernels (opencl_backend).
-#include "array/array_object.hpp"     // kernel_type, numpy_dtype
+#include "array/array_object.hpp"  // kernel_type, numpy_dtype
+#include "common/int_args.hpp"
 #include "array/array_operators.hpp"  // scalar_of
 #include "cl/cl_bindings.hpp"
 #include "common/stub_types.hpp"
@@ -96,20 +97,13 @@ std::vector<std::int64_t> int_tuple(nb::handle t) {
     return values;
 }
 
-int_tuple_type as_tuple(const std::vector<std::int64_t>& values) {
-    nb::list items;
-    for (std::int64_t v : values)
-        items.append(v);
-    return nb::tuple(items);
-}
-
 // A result: (base_data, offset, shape, strides, dtype, event), the pieces of a new Array (see
 // array_engine::result).
 using result_tuple = nb::typed<nb::tuple, std::variant<cl::buffer, cl::svm_pointer>, std::int64_t, int_tuple_type,
                                int_tuple_type, python_type<"numpy.dtype[typing.Any]">, std::optional<cl::event>>;
 // The arguments of a kernel (see kernel_args) and the arrays of indexed_copy.
 using kernel_arg_list = nb::typed<nb::list, std::variant<python_type<"gpukit.cl.array.Array">, nb::bytes>>;
-using array_list = nb::typed<nb::list, python_type<"gpukit.cl.array.Array">>;
+using cl_array_list = nb::typed<nb::list, python_type<"gpukit.cl.array.Array">>;
 
 class array_engine {
 public:
@@ -163,7 +157,7 @@ public:
         if (!base.is_valid())
             throw nb::value_error("internal: a result's Buffer was not made by the engine's allocator");
         const layout& l = r.view().layout();
-        return nb::make_tuple(base, l.offset(), as_tuple(l.shape()), as_tuple(l.strides()),
+        return nb::make_tuple(base, l.offset(), as_int_tuple(l.shape()), as_int_tuple(l.strides()),
                               nb::borrow(numpy_dtype(r.type())), written ? last_event() : nb::none());
     }
 
@@ -367,8 +361,8 @@ public:
     }
 
     // outs[k][dest[i]] = sources[k][source[i] + offsets[k]] (indexing.hpp's indexed_copy).
-    nb::object indexed_copy(array_list sources, array_list outs, nb::handle source_indices, nb::handle dest_indices,
-                            const std::vector<std::int64_t>& offsets) {
+    nb::object indexed_copy(cl_array_list sources, cl_array_list outs, nb::handle source_indices,
+                            nb::handle dest_indices, const std::vector<std::int64_t>& offsets) {
         const call scope{*this};
         std::vector<array::ndarray> from, to;
         for (nb::handle a : sources)

@@ -5,6 +5,7 @@
 // extent beyond 64 bits, IndexError for an index), and clamp slice bounds and split indices,
 // whose meaning does not change beyond the axis.
 #include "common/layout_args.hpp"
+#include "common/object_text.hpp"
 #include "common/stub_types.hpp"
 
 #include "gpukit/core/layout.hpp"
@@ -29,8 +30,6 @@ order parse_order(const std::string& o) {
 }
 
 namespace {
-
-std::string repr_of(nb::handle value) { return nb::cast<std::string>(nb::repr(value)); }
 
 // The items of `value`: one integer, or a sequence (numpy takes both for shapes and axes).
 std::vector<nb::handle> items_of(nb::handle value, const char* what, nb::list& keep) {

@@ -1,4 +1,5 @@
 #include "common/int_args.hpp"
+#include "common/object_text.hpp"
 
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/constants.hpp"
@@ -8,11 +9,7 @@
 #include <cstring>
 
 namespace gpukit::python {
-namespace {
-
-std::string repr_of(nb::handle value) { return nb::cast<std::string>(nb::repr(value)); }
-
-}  // namespace
+namespace {}  // namespace
 
 nb::int_ index_arg(nb::handle value, const char* what) {
     if (PyIndex_Check(value.ptr()) && !PyBool_Check(value.ptr())) {
@@ -58,6 +55,13 @@ std::int64_t clamped_int64(nb::handle value, const char* what) {
     return overflow > 0   ? std::numeric_limits<std::int64_t>::max()
            : overflow < 0 ? std::numeric_limits<std::int64_t>::min()
                           : result;
+}
+
+int_tuple_type as_int_tuple(const std::vector<std::int64_t>& values) {
+    nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(values.size())));
+    for (std::size_t k = 0; k < values.size(); ++k)
+        PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(k), PyLong_FromLongLong(values[k]));
+    return nb::borrow<nb::tuple>(t);
 }
 
 }  // namespace gpukit::python

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "common/bindings.hpp"
+#include "common/stub_types.hpp"
 
 #include <concepts>
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace gpukit::python {
 
@@ -117,6 +119,9 @@ concept any_object_arg = requires(Arg a) {
     { a.object } -> std::same_as<nb::handle&>;
     Arg::python_type;
 };
+
+// A tuple of Python ints (a shape, strides).
+int_tuple_type as_int_tuple(const std::vector<std::int64_t>& values);
 
 }  // namespace gpukit::python
 

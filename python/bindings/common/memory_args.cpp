@@ -1,4 +1,5 @@
 #include "common/memory_args.hpp"
+#include "common/object_text.hpp"
 
 #include "common/int_args.hpp"
 
@@ -16,8 +17,6 @@
 
 namespace gpukit::python {
 namespace {
-
-std::string type_name_of(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
 
 // The item `key` of the interface dict, or a TypeError saying it is missing.
 nb::handle interface_item(nb::handle iface, const char* key, const std::string& where) {

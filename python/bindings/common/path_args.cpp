@@ -1,11 +1,10 @@
 #include "common/path_args.hpp"
+#include "common/object_text.hpp"
 
 #include <nanobind/stl/string.h>
 
 namespace gpukit::python {
 namespace {
-
-std::string type_name_of(nb::handle value) { return nb::cast<std::string>(nb::type_name(value.type())); }
 
 bool is_path(nb::handle object) {
     return PyUnicode_Check(object.ptr()) || PyBytes_Check(object.ptr()) || nb::hasattr(object, "__fspath__");

@@ -9,7 +9,6 @@
 namespace gpukit::python {
 
 using namespace nb::literals;
-using cuda::array;
 
 namespace {
 
@@ -51,6 +50,7 @@ void bind_descriptor_fields(nb::class_<D>& cls) {
 }  // namespace
 
 void bind_cuda_array(nb::module_& m) {
+    using cuda::array;  // in the function: a unity build's other files see gpukit::array
     nb::class_<CUDA_ARRAY_DESCRIPTOR> descriptor(m, "ArrayDescriptor",
                                                  "Shape and element format of a 1-D or 2-D Array.");
     bind_descriptor_fields(descriptor);

@@ -67,8 +67,9 @@ double seconds_between(const cuda::event& start, const cuda::event& stop) {
     return stop.time_since(start) / 1000.0;
 }
 
-nb::object call(const bound_function& f, const nb::args& values, nb::handle block, nb::handle grid,
-                nb::handle stream_object, int_arg<std::size_t> shared_arg, nb::handle texrefs, bool time_kernel) {
+nb::object call_function(const bound_function& f, const nb::args& values, nb::handle block, nb::handle grid,
+                         nb::handle stream_object, int_arg<std::size_t> shared_arg, nb::handle texrefs,
+                         bool time_kernel) {
     refuse_texrefs(texrefs);
     const std::size_t shared = shared_arg.get("Function(shared)");
     if (block.is_none())
@@ -142,7 +143,7 @@ void bind_function(nb::module_& m) {
                                    nb::dynamic_attr(), nb::is_weak_referenceable());
     // The nb::sig below: nanobind's own signatures, with the type of *args, which it does not
     // render, and what the call returns.
-    cls.def("__call__", &call, "args"_a, "block"_a = nb::none(), "grid"_a = nb::make_tuple(1, 1),
+    cls.def("__call__", &call_function, "args"_a, "block"_a = nb::none(), "grid"_a = nb::make_tuple(1, 1),
             "stream"_a = nb::none(), "shared"_a.none() = 0, "texrefs"_a = nb::list(), "time_kernel"_a = false,
             nb::sig("def __call__(self, *args: object, block: object | None = None, grid: object = (1, 1), "
                     "stream: object | None = None, shared: typing.SupportsIndex | None = 0, texrefs: object = [], "

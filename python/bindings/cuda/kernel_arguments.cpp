@@ -1,4 +1,5 @@
 #include "cuda/kernel_arguments.hpp"
+#include "common/object_text.hpp"
 
 #include "common/int_args.hpp"
 #include "common/memory_args.hpp"
@@ -57,7 +58,6 @@ namespace {
 std::string type_of(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
 
 // str(obj). (A handle, so that nb::str converts: given an object, nb::str only checks.)
-std::string text_of(nb::handle obj) { return nb::cast<std::string>(nb::str(obj)); }
 
 struct numpy_types {
     nb::object generic, ndarray, void_, dtype;

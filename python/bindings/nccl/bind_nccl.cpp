@@ -3,6 +3,7 @@
 // nccl::check_call() (C++) before NCCL sees them; nccl_error becomes gpukit.nccl.NcclError,
 // argument_error ValueError, gpukit::type_error TypeError.
 #include "array/array_object.hpp"
+#include "common/object_text.hpp"
 #include "common/bindings.hpp"
 #include "cl/cl_host_memory.hpp"
 #include "common/exception_types.hpp"
@@ -39,8 +40,6 @@ using namespace nb::literals;
 namespace {
 
 PyObject* nccl_error_type = nullptr;
-
-std::string type_name_of(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
 
 // What a message names an argument by, "all_reduce(sendbuf)": built only on the way to an
 // error, since every collective passes here.

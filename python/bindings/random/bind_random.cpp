@@ -29,7 +29,7 @@ using random::generator_kind;
 
 namespace {
 
-generator_kind kind_from(const std::string& kind) {
+generator_kind generator_kind_from(const std::string& kind) {
     for (auto k : {generator_kind::xorwow, generator_kind::mrg32k3a, generator_kind::sobol32,
                    generator_kind::scrambled_sobol32, generator_kind::sobol64, generator_kind::scrambled_sobol64})
         if (kind == random::name(k))
@@ -38,7 +38,7 @@ generator_kind kind_from(const std::string& kind) {
 }
 
 // The _Array object `obj`, settled; TypeError naming `what` for anything else.
-array_object& array_arg(nb::handle obj, const std::string& what) {
+array_object& gpuarray_arg(nb::handle obj, const std::string& what) {
     if (!nb::isinstance<array_object>(obj))
         throw nb::type_error((what + " must be a GPUArray, got " + nb::cast<std::string>(nb::str(obj.type()))).c_str());
     return settled(obj);
@@ -72,7 +72,7 @@ cuda::stream_view stream_for(nb::handle stream, const array_object& a) {
 // Runs `fill(generator, ndarray, stream)` on the GPUArray `data`, without the GIL.
 template <class Fill>
 void fill_array(generator& g, nb::handle data, nb::handle stream, const char* method, Fill fill) {
-    array_object& a = array_arg(data, std::string(method) + "(data)");
+    array_object& a = gpuarray_arg(data, std::string(method) + "(data)");
     require_kernel_type(a, method);
     const array::ndarray out = as_ndarray(a);
     const cuda::stream_view s = stream_for(stream, a);
@@ -121,7 +121,7 @@ generator make_seeded(generator_kind kind, nb::handle seed_getter, std::uint64_t
 std::optional<array::ndarray> optional_array(nb::handle obj, const std::string& what) {
     if (obj.is_none())
         return std::nullopt;
-    array_object& a = array_arg(obj, what);
+    array_object& a = gpuarray_arg(obj, what);
     require_kernel_type(a, what.c_str());
     return as_ndarray(a);
 }
@@ -237,7 +237,7 @@ void bind_random(nb::module_& m) {
         "__init__",
         [](generator* self, const std::string& kind_name, nb::handle seeds_or_vectors, nb::handle scramble_vector,
            int_arg<std::uint64_t> offset_arg) {
-            const generator_kind kind = kind_from(kind_name);
+            const generator_kind kind = generator_kind_from(kind_name);
             const std::uint64_t offset = offset_arg.get("offset");
             if (random::is_quasi(kind))
                 new (self) generator(make_sobol(kind, seeds_or_vectors, scramble_vector, offset));
@@ -355,7 +355,7 @@ void bind_random(nb::module_& m) {
         cls.def(
             bound_array_name,
             [array_name, by_array](generator& g, nb::handle i, nb::handle stream) {
-                array_object& a = array_arg(i, std::string(array_name) + "(i)");
+                array_object& a = gpuarray_arg(i, std::string(array_name) + "(i)");
                 require_kernel_type(a, array_name);
                 const array::ndarray counts = as_ndarray(a);
                 const cuda::stream_view s = stream_arg(stream);
