@@ -472,4 +472,40 @@ def _nccl_cases() -> list[Case]:
 
 
 ALL += _nccl_cases()
+
+
+def _sparse_cases() -> list[Case]:
+    from gpukit.bench import sparse
+
+    matrix = (
+        f"A = the 5-point Laplacian of a {sparse.GRID}^2 grid + {sparse.SHIFT} I (~2.0e6 rows, ~1.0e7 non-zeros, "
+        "float64)"
+    )
+    return [
+        Case(
+            "sparse_spmv",
+            f"y = A x into a new y, {matrix}; {sparse.PRODUCTS_PER_SAMPLE} products between synchronizations",
+            "µs per product",
+            [
+                Side("gpukit sparse.packeted.PacketedSpMV", sparse.spmv_side("packeted")),
+                Side("gpukit sparse.coordinate.CoordinateSpMV", sparse.spmv_side("coordinate")),
+                Side("CuPy cupyx.scipy.sparse.csr_matrix @ x", sparse.spmv_side("cupy")),
+            ],
+            scale=1e6,
+        ),
+        Case(
+            "sparse_cg",
+            f"conjugate gradient solve of A x = b, {matrix}, b random, from x = 0 to ||r|| < {sparse.TOL} ||b||, "
+            "no preconditioner",
+            "ms per solve",
+            [
+                Side("gpukit sparse.cg.solve_pkt_with_cg", sparse.cg_side("gpukit")),
+                Side("CuPy cupyx.scipy.sparse.linalg.cg", sparse.cg_side("cupy")),
+            ],
+            scale=1e3,
+        ),
+    ]
+
+
+ALL += _sparse_cases()
 __all__ = ["ALL", "Case", "Side", "Unavailable", "primary_context"]

@@ -3,7 +3,7 @@ and its submodules give gpukit's modules (``pycuda.driver`` *is* ``gpukit.driver
 
 Nothing is imported until a program imports it, so importing this module creates no
 context; ``import pycuda.autoinit`` does, as in PyCUDA. A PyCUDA module gpukit does not
-implement (pycuda.gl, pycuda.sparse, ...) raises ImportError saying so and whether it is
+implement (pycuda.gl, pycuda.fortran, ...) raises ImportError saying so and whether it is
 planned. ``python -m gpukit.pycuda_compat script.py [args]`` runs a script this way.
 """
 
@@ -26,6 +26,12 @@ ALIASES = {
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
     "pycuda.curandom": "gpukit.curandom",
+    "pycuda.sparse": "gpukit.sparse",
+    "pycuda.sparse.packeted": "gpukit.sparse.packeted",
+    "pycuda.sparse.coordinate": "gpukit.sparse.coordinate",
+    "pycuda.sparse.cg": "gpukit.sparse.cg",
+    "pycuda.sparse.operator": "gpukit.sparse.operator",
+    "pycuda.sparse.inner": "gpukit.sparse.inner",
     # PyCUDA's private modules that libraries import all the same.
     "pycuda._driver": "gpukit.driver",
     "pycuda._cluda": "gpukit.pycuda_compat._cluda",
@@ -39,8 +45,10 @@ _SEE = "see docs/migrating-from-pycuda.md"
 # PyCUDA's other modules (and their submodules): importing one raises ImportError saying
 # what gpukit offers instead of it.
 UNAVAILABLE = {
-    "pycuda.sparse": f"gpukit does not implement pycuda.sparse (sparse matrices, CG solver) and has no plans to; "
-    f"{_SEE}",
+    "pycuda.sparse.pkt_build": "pycuda.sparse.pkt_build is PyCUDA's internal builder of METIS packets; gpukit's "
+    "PacketedSpMV needs none: it builds its CSR blocks itself",
+    "pycuda.sparse.pkt_build_cython": "pycuda.sparse.pkt_build_cython is PyCUDA's Cython builder of METIS packets; "
+    "gpukit's PacketedSpMV needs none: it builds its CSR blocks itself",
     "pycuda.gl": f"gpukit does not implement pycuda.gl (OpenGL interoperability) and has no plans to; {_SEE}",
     "pycuda.fortran": f"gpukit does not implement pycuda.fortran (nvfortran kernels) and has no plans to; {_SEE}",
     "pycuda.deferred": f"gpukit does not implement pycuda.deferred (DeferredSourceModule) and has no plans to; "
