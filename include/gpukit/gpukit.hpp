@@ -36,6 +36,7 @@
 #include "gpukit/cuda/default_device.hpp"
 #include "gpukit/cuda/device.hpp"
 #include "gpukit/cuda/event.hpp"
+#include "gpukit/cuda/graphics.hpp"
 #include "gpukit/cuda/occupancy.hpp"
 #include "gpukit/cuda/host_memory.hpp"
 #include "gpukit/cuda/ipc_memory.hpp"

@@ -53,6 +53,7 @@ NB_MODULE(_gpukit, m) {
     bind_cuda_array(m);
     bind_structured_copy(m);
     bind_texture(m);
+    bind_graphics(m);
     bind_random(m);
     bind_cl(m);
     bind_cl_tools(m);

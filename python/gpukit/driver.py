@@ -54,6 +54,7 @@ from gpukit._gpukit import (  # the re-exported API (`X as X` marks each for typ
     filter_mode as filter_mode,
     func_cache as func_cache,
     function_attribute as function_attribute,
+    graphics_map_flags as graphics_map_flags,
     get_driver_version as get_driver_version,
     graphics_register_flags as graphics_register_flags,
     get_version as get_version,

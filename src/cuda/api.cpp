@@ -7,6 +7,15 @@
 #include <cudaProfilerTypedefs.h>
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
+// cudaGLTypedefs.h includes OpenGL's <GL/gl.h>; where that is missing, the OpenGL entries are
+// checked against cudaGLTypedefs.h's typedefs as written here, GLuint and GLenum spelled out.
+#if __has_include(<GL/gl.h>)
+#include <cudaGLTypedefs.h>
+#else
+using PFN_cuGraphicsGLRegisterBuffer_v3000 = CUresult(CUDAAPI*)(CUgraphicsResource*, unsigned int, unsigned int);
+using PFN_cuGraphicsGLRegisterImage_v3000 = CUresult(CUDAAPI*)(CUgraphicsResource*, unsigned int, unsigned int,
+                                                               unsigned int);
+#endif
 
 #include <mutex>
 #include <string>

@@ -63,6 +63,7 @@ MODULES = [
     "gpukit.cl",
     "gpukit.cl.tools",
     "gpukit.cl.characterize",
+    "gpukit.gl",
     "gpukit.pycuda_compat.compyte.array",
     "gpukit.pycuda_compat._cluda",
 ]
@@ -78,6 +79,7 @@ DROP_INS = {
         "pycuda.cumath",
         "pycuda.curandom",
         "pycuda.characterize",
+        "pycuda.gl",
         "pycuda.compyte.array",
     ],
     "gpukit.pyopencl_compat": ["pyopencl", "pyopencl.tools", "pyopencl.characterize"],

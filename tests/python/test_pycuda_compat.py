@@ -121,8 +121,7 @@ def import_error(module):
 
 
 def test_unimplemented_pycuda_modules_say_so():
-    assert "pycuda.gl (OpenGL interoperability) and has no plans to" in import_error("pycuda.gl")
-    assert "ImportError pycuda.gl |" in import_error("pycuda.gl.autoinit")  # the package is imported first
+    assert import_error("pycuda.gl") == "imported"  # not pycuda.gl.autoinit, which makes a context
     assert import_error("pycuda.sparse.cg") == "imported"
     assert "METIS packets" in import_error("pycuda.sparse.pkt_build")
     for module in ("pycuda.fortran", "pycuda.deferred"):

@@ -9,6 +9,7 @@
 
 #include "gpukit/core/api_override.hpp"
 #include "gpukit/core/detail/run_time_library.hpp"
+#include "gpukit/cuda/detail/gl_declarations.hpp"
 
 #include <cuda.h>
 #include <cudaProfiler.h>

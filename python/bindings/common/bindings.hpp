@@ -48,6 +48,8 @@ void bind_host_memory(nb::module_& m);
 void bind_cuda_array(nb::module_& m);
 void bind_structured_copy(nb::module_& m);
 void bind_texture(nb::module_& m);
+// gpukit.gl's classes and the memcpy overloads for mapped arrays; needs bind_cuda_array first.
+void bind_graphics(nb::module_& m);
 // gpukit.curandom's rand, cuRAND generators and tables; needs bind_memory first (state).
 void bind_random(nb::module_& m);
 // The gpukit.cl submodule; needs bind_errors first (its Error derives from gpukit.driver.Error).

@@ -3,7 +3,7 @@ and its submodules give gpukit's modules (``pycuda.driver`` *is* ``gpukit.driver
 
 Nothing is imported until a program imports it, so importing this module creates no
 context; ``import pycuda.autoinit`` does, as in PyCUDA. A PyCUDA module gpukit does not
-implement (pycuda.gl, pycuda.fortran, ...) raises ImportError saying so and whether it is
+implement (pycuda.fortran, pycuda.deferred, ...) raises ImportError saying so and whether it is
 planned. ``python -m gpukit.pycuda_compat script.py [args]`` runs a script this way.
 """
 
@@ -26,6 +26,8 @@ ALIASES = {
     "pycuda.characterize": "gpukit.characterize",
     "pycuda.debug": "gpukit.debug",
     "pycuda.curandom": "gpukit.curandom",
+    "pycuda.gl": "gpukit.gl",
+    "pycuda.gl.autoinit": "gpukit.gl.autoinit",
     "pycuda.sparse": "gpukit.sparse",
     "pycuda.sparse.packeted": "gpukit.sparse.packeted",
     "pycuda.sparse.coordinate": "gpukit.sparse.coordinate",
@@ -49,7 +51,6 @@ UNAVAILABLE = {
     "PacketedSpMV needs none: it builds its CSR blocks itself",
     "pycuda.sparse.pkt_build_cython": "pycuda.sparse.pkt_build_cython is PyCUDA's Cython builder of METIS packets; "
     "gpukit's PacketedSpMV needs none: it builds its CSR blocks itself",
-    "pycuda.gl": f"gpukit does not implement pycuda.gl (OpenGL interoperability) and has no plans to; {_SEE}",
     "pycuda.fortran": f"gpukit does not implement pycuda.fortran (nvfortran kernels) and has no plans to; {_SEE}",
     "pycuda.deferred": f"gpukit does not implement pycuda.deferred (DeferredSourceModule) and has no plans to; "
     f"SourceModule compiles for the current context's device; {_SEE}",
