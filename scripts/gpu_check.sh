@@ -29,6 +29,13 @@ step() {  # step LOG NAME COMMAND...: runs, appends to $OUT/LOG, records the res
     [ $rc = 0 ] || failed+=("$name")
     return $rc
 }
+# OpenGL's loaders for the gpukit.gl tests, where the machine has none: Debian's packages in
+# $GPUKIT_GL_DEBS, unpacked (docs/opengl.md, "Headless rendering"); NVIDIA's EGL driver is the
+# machine's own.
+if [ -n "${GPUKIT_GL_DEBS:-}" ]; then
+    for deb in "$GPUKIT_GL_DEBS"/*.deb; do dpkg -x "$deb" /; done
+    ldconfig
+fi
 # NVIDIA's OpenCL library registered beside whatever ICDs the machine has (PoCL), so the
 # OpenCL tests run on both.
 icd_dir=$(mktemp -d)
