@@ -19,10 +19,11 @@ How snippets are checked
 * The modules are checked by ``mypy --strict`` with tests/typing/mypy.ini, the configuration
   of a user of the installed package: strict, the in-tree package (python/) read but its own
   errors not reported. The copy used here adds two things to it:
-  - ``ignore_missing_imports`` for pycuda.*, pyopencl.* and mpi4py.*: the drop-ins
-    (gpukit.pycuda_compat, gpukit.pyopencl_compat) register the pycuda and pyopencl names
-    only at run time, so mypy cannot find them and a snippet that imports them sees them
-    untyped (Any); mpi4py is an optional dependency the checking environment need not have.
+  - ``ignore_missing_imports`` for pycuda.*, pyopencl.*, mpi4py.*, OpenGL.* and scipy.*:
+    the drop-ins (gpukit.pycuda_compat, gpukit.pyopencl_compat) register the pycuda and
+    pyopencl names only at run time, so mypy cannot find them and a snippet that imports them
+    sees them untyped (Any); mpi4py, PyOpenGL and scipy are optional dependencies the checking
+    environment need not have (and scipy ships no types).
   - ``allow_redefinition``: the snippets of a page rebind a name to a new kind of value
     from one example to the next (``mod = SourceModule(...)``, later ``mod =
     DynamicModule(...)``), which a reader reads as a new example, not a mistake.
@@ -75,7 +76,7 @@ GIVEN = re.compile(r"given(?:[ \t]*\n(?P<code>.*?))?\n?[ \t]*$", re.S)
 # Added to the user's configuration (see the docstring): {section: {option: value}}.
 EXTRA_CONFIG = {
     "mypy": {"allow_redefinition": "True"},
-    "mypy-pycuda.*,pyopencl.*,mpi4py.*": {"ignore_missing_imports": "True"},
+    "mypy-pycuda.*,pyopencl.*,mpi4py.*,OpenGL.*,scipy.*": {"ignore_missing_imports": "True"},
 }
 
 
