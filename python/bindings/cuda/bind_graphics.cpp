@@ -9,6 +9,7 @@
 // stream it was mapped on (keep_alive); a MappedArray keeps its mapping alive.
 #include "common/int_args.hpp"
 #include "common/memory_args.hpp"
+#include "cuda/array_copies.hpp"
 
 #include "gpukit/cuda/graphics.hpp"
 
@@ -137,42 +138,7 @@ void bind_graphics(nb::module_& m) {
         .def_prop_ro("nbytes", &mapped_array::size_bytes, "Bytes of the whole array.");
 
     // Overloads of gpukit.driver's copies (bind_cuda_array.cpp) for a MappedArray.
-    m.def(
-        "memcpy_htoa",
-        [](const mapped_array& ary, int_arg<std::size_t> index, nb::handle src) {
-            const std::size_t offset = index.get("memcpy_htoa(index)");
-            host_buffer buffer(src, false, "memcpy_htoa(src)");
-            release_gil release;
-            cuda::memcpy_htoa(ary, offset, buffer.data(), buffer.size());
-        },
-        "ary"_a, "index"_a.none(), "src"_a);
-    m.def(
-        "memcpy_atoh",
-        [](nb::handle dest, const mapped_array& ary, int_arg<std::size_t> index) {
-            const std::size_t offset = index.get("memcpy_atoh(index)");
-            host_buffer buffer(dest, true, "memcpy_atoh(dest)");
-            release_gil release;
-            cuda::memcpy_atoh(buffer.data(), ary, offset, buffer.size());
-        },
-        "dest"_a, "ary"_a, "index"_a.none());
-    m.def(
-        "memcpy_dtoa",
-        [](const mapped_array& ary, int_arg<std::size_t> index, nb::handle src, int_arg<std::size_t> len) {
-            const std::size_t offset = index.get("memcpy_dtoa(index)"), bytes = len.get("memcpy_dtoa(len)");
-            const cuda::device_pointer from = device_pointer_arg(src, "memcpy_dtoa(src)");
-            release_gil release;
-            cuda::memcpy_dtoa(ary, offset, from, bytes);
-        },
-        "ary"_a, "index"_a.none(), "src"_a, "len"_a.none());
-    m.def(
-        "memcpy_atod",
-        [](nb::handle dest, const mapped_array& ary, int_arg<std::size_t> index, int_arg<std::size_t> len) {
-            const std::size_t offset = index.get("memcpy_atod(index)"), bytes = len.get("memcpy_atod(len)");
-            const cuda::device_pointer to = device_pointer_arg(dest, "memcpy_atod(dest)");
-            release_gil release;
-            cuda::memcpy_atod(to, ary, offset, bytes);
-        },
-        "dest"_a, "ary"_a, "index"_a.none(), "len"_a.none());
+    bind_array_copies<mapped_array>(m);
 }
 
 }  // namespace gpukit::python
