@@ -9,7 +9,7 @@ recomputes the residual from x (r = b - A x), as PyCUDA's does, so rounding erro
 build up. The identity and DiagonalPreconditioner are applied inside these kernels; another
 preconditioning operator is called once per iteration.
 
-The convergence test is PyCUDA's, |delta| < tol^2 |delta_0|, made on the GPU after every
+The convergence test is PyCUDA's, ``|delta| < tol^2 |delta_0|``, made on the GPU after every
 iteration: once it holds, the GPU records the number of iterations and every later kernel of
 the solve returns at once. The host learns it by reading that record back every
 CHECK_INTERVAL iterations through page-locked memory and an event it polls, and waits for
@@ -279,7 +279,7 @@ class CGStateContainer:
     def run(
         self, max_iterations: int | None = None, tol: float = 1e-7, debug_callback: DebugCallback | None = None
     ) -> GPUArray:
-        """Iterate until |delta| < tol^2 |delta_0| and return x (the same array as ``x``);
+        """Iterate until ``|delta| < tol^2 |delta_0|`` and return x (the same array as ``x``);
         ConvergenceError after `max_iterations` (default max(61, 10 n)) iterations without.
         `debug_callback`, if given, is called after every iteration and at the end (see
         DebugCallback)."""
@@ -345,8 +345,8 @@ def solve_pkt_with_cg(
     returns (x, it_count, res_count), x in the matrix's ordering (b and the initial `x` too;
     `precon` works in the solver's ordering, see PacketedSpMV.permute), it_count the
     iterations done and res_count those that recomputed the residual. ConvergenceError when
-    |delta| < tol^2 |delta_0| is not reached in `max_iterations` (default max(61, 10 n)).
-    `debug` prints |delta| / |delta_0| after every iteration (waiting for the GPU each time).
+    ``|delta| < tol^2 |delta_0|`` is not reached in `max_iterations` (default max(61, 10 n)).
+    `debug` prints ``|delta| / |delta_0|`` after every iteration (waiting for the GPU each time).
     `pagelocked_allocator(shape, dtype)`: see CGStateContainer."""
     if not all(callable(getattr(pkt_spmv, name, None)) for name in ("permute", "unpermute")):
         raise TypeError(
@@ -365,7 +365,7 @@ def solve_pkt_with_cg(
 
 
 def _debug_printer(cg: CGStateContainer) -> DebugCallback:
-    """A debug_callback printing |delta| / |delta_0| of each iteration."""
+    """A debug_callback printing ``|delta| / |delta_0|`` of each iteration."""
 
     def report(what: str, iteration: int, x: GPUArray, residual: GPUArray, d: GPUArray, delta: GPUArray) -> None:
         if what == "end":
