@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace gpukit::cuda {
 namespace {
@@ -114,6 +115,42 @@ array array::create(const CUDA_ARRAY3D_DESCRIPTOR& d) {
                          std::to_string(d.Width) + " x " + std::to_string(d.Height) + " x " + std::to_string(d.Depth) +
                              ", " + std::to_string(d.NumChannels) + " channel(s), flags " + std::to_string(d.Flags));
     return array(handle, ctx.state());
+}
+
+array array::borrow(CUarray handle, context_state_ptr ctx, std::shared_ptr<const array_lender> lender) {
+    if (!handle || !ctx || !lender)
+        throw logic_error("array::borrow(): the handle, its context and its lender must all be given");
+    array borrowed(nullptr, nullptr);
+    borrowed.borrowed_ = handle;
+    borrowed.borrowed_context_ = std::move(ctx);
+    borrowed.lender_ = std::move(lender);
+    return borrowed;
+}
+
+void array::check_lent() const {
+    if (const char* why = lender_->withdrawn())
+        throw logic_error(why);
+}
+
+CUarray array::handle() const {
+    if (!lender_)
+        return owned_.get(freed);
+    check_lent();
+    return borrowed_;
+}
+
+const context_state_ptr& array::owner() const {
+    if (!lender_)
+        return owned_.context(freed);
+    check_lent();
+    return borrowed_context_;
+}
+
+void array::free() {
+    owned_.free();
+    lender_.reset();
+    borrowed_context_.reset();
+    borrowed_ = nullptr;
 }
 
 CUDA_ARRAY_DESCRIPTOR array::descriptor() const {

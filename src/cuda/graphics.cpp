@@ -3,7 +3,6 @@
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/array.hpp"
 
-#include <algorithm>
 #include <new>
 #include <string>
 #include <utility>
@@ -15,43 +14,6 @@ constexpr unsigned int register_access_flags =
     CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY | CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD;
 constexpr unsigned int register_image_flags =
     CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST | CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER;
-
-// The part of `a` that `bytes` at `offset` are, as one side of memcpy_3d: whole rows of a 2-D
-// array, or all of a 3-D one (the rule of memcpy_htoa and friends for an `array`).
-struct mapped_array_region {
-    copy_location at;
-    copy_extent extent;
-};
-
-mapped_array_region region_of_mapped(const char* what, const mapped_array& a, std::size_t offset, std::size_t bytes) {
-    const CUDA_ARRAY3D_DESCRIPTOR d = a.descriptor_3d();
-    const std::size_t row = d.Width * array_element_bytes(d), size = array_total_bytes(d);
-    mapped_array_region region{a.location(), {}};
-    region.extent.width_in_bytes = row;
-    const bool inside = offset <= size && bytes <= size - offset;
-    if (inside && d.Depth == 0 && offset % row == 0 && bytes % row == 0) {
-        region.at.y = offset / row;
-        region.extent.height = bytes / row;
-        return region;
-    }
-    if (offset == 0 && bytes == size) {
-        region.extent.height = std::max<std::size_t>(d.Height, 1);
-        region.extent.depth = std::max<std::size_t>(d.Depth, 1);
-        return region;
-    }
-    const std::string expected = d.Depth == 0 ? "whole rows of the " + std::to_string(size) +
-                                                    "-byte 2-D array (offset and size multiples of " +
-                                                    std::to_string(row) + " bytes)"
-                                              : "the whole 3-D array (offset 0, " + std::to_string(size) + " bytes)";
-    throw logic_error(std::string(what) + ": a mapped array is copied in " + expected + ", got " +
-                      std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
-                      "; use Memcpy2D or Memcpy3D with its location() for other parts");
-}
-
-void check_mapped_copy_host(const char* what, const void* p) {
-    if (!p)
-        throw logic_error(std::string(what) + ": the host pointer is null; pass a host buffer");
-}
 
 }  // namespace
 
@@ -138,6 +100,12 @@ detail::graphics_mapping_state::~graphics_mapping_state() {
         resource->unmap_quietly(stream);
 }
 
+const char* detail::graphics_mapping_state::withdrawn() const noexcept {
+    return mapped ? nullptr
+                  : "this Array belongs to a RegisteredMapping that has been unmapped; it can no longer be used "
+                    "(map the resource again and ask the new mapping for its array)";
+}
+
 graphics_mapping graphics_mapping::map(std::shared_ptr<graphics_resource> resource, stream_view s) {
     if (!resource)
         throw logic_error("graphics_mapping::map(): no resource given");
@@ -178,7 +146,7 @@ device_pointer graphics_mapping::pointer() const {
     return device_pointer(address, size);
 }
 
-mapped_array graphics_mapping::array(unsigned int index, unsigned int level) const {
+cuda::array graphics_mapping::array(unsigned int index, unsigned int level) const {
     const detail::graphics_mapping_state& state = mapped_state("RegisteredMapping.array()");
     if (state.resource->resource_kind() != graphics_resource::kind::image)
         throw logic_error("RegisteredMapping.array(): a mapped buffer has no arrays; use device_ptr_and_size()");
@@ -188,78 +156,13 @@ mapped_array graphics_mapping::array(unsigned int index, unsigned int level) con
     if (result != CUDA_SUCCESS)
         throw_cuda_error(result, "cuGraphicsSubResourceGetMappedArray",
                          "index " + std::to_string(index) + ", level " + std::to_string(level));
-    return mapped_array(state_, handle);
+    return cuda::array::borrow(handle, state.resource->owner(), state_);
 }
 
 const std::shared_ptr<graphics_resource>& graphics_mapping::resource() const {
     if (!state_)
         throw logic_error("this RegisteredMapping has been moved from; it can no longer be used");
     return state_->resource;
-}
-
-CUarray mapped_array::handle() const {
-    if (!state_->mapped)
-        throw logic_error("this mapped array's RegisteredMapping has been unmapped; the array can no longer be used");
-    return handle_;
-}
-
-CUDA_ARRAY3D_DESCRIPTOR mapped_array::descriptor_3d() const {
-    CUDA_ARRAY3D_DESCRIPTOR d{};
-    GPUKIT_CU(cuArray3DGetDescriptor, &d, handle());
-    return d;
-}
-
-CUDA_ARRAY_DESCRIPTOR mapped_array::descriptor() const {
-    CUDA_ARRAY_DESCRIPTOR d{};
-    GPUKIT_CU(cuArrayGetDescriptor, &d, handle());
-    return d;
-}
-
-std::size_t mapped_array::size_bytes() const { return array_total_bytes(descriptor_3d()); }
-
-copy_location mapped_array::location() const {
-    copy_location at;
-    at.type = CU_MEMORYTYPE_ARRAY;
-    at.array_handle = handle();
-    return at;
-}
-
-void memcpy_htoa(const mapped_array& dst, std::size_t offset, const void* src, std::size_t bytes) {
-    if (bytes == 0)
-        return;
-    check_mapped_copy_host("memcpy_htoa(src)", src);
-    const mapped_array_region to = region_of_mapped("memcpy_htoa()", dst, offset, bytes);
-    copy_location from;
-    from.set_host(src, bytes);
-    memcpy_3d(from, to.at, to.extent);
-}
-
-void memcpy_atoh(void* dst, const mapped_array& src, std::size_t offset, std::size_t bytes) {
-    if (bytes == 0)
-        return;
-    check_mapped_copy_host("memcpy_atoh(dest)", dst);
-    const mapped_array_region from = region_of_mapped("memcpy_atoh()", src, offset, bytes);
-    copy_location to;
-    to.set_host(dst, bytes);
-    memcpy_3d(from.at, to, from.extent);
-}
-
-void memcpy_dtoa(const mapped_array& dst, std::size_t offset, device_pointer src, std::size_t bytes) {
-    if (bytes == 0)
-        return;
-    const mapped_array_region to = region_of_mapped("memcpy_dtoa()", dst, offset, bytes);
-    copy_location from;
-    from.set_device(src);
-    memcpy_3d(from, to.at, to.extent);
-}
-
-void memcpy_atod(device_pointer dst, const mapped_array& src, std::size_t offset, std::size_t bytes) {
-    if (bytes == 0)
-        return;
-    const mapped_array_region from = region_of_mapped("memcpy_atod()", src, offset, bytes);
-    copy_location to;
-    to.set_device(dst);
-    memcpy_3d(from.at, to, from.extent);
 }
 
 }  // namespace gpukit::cuda

@@ -29,6 +29,17 @@ extern "C" __global__ void iota(float* p, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) p[i] = 0.25f * i;
 }
+extern "C" __global__ void sample_rgba(unsigned int* out, cudaTextureObject_t texture, int w) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < w) {
+        uchar4 t = tex2D<uchar4>(texture, x, y);
+        out[y * w + x] = t.x | t.y << 8 | t.z << 16 | (unsigned int)t.w << 24;
+    }
+}
+extern "C" __global__ void write_surface(cudaSurfaceObject_t surface, int w) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < w) surf2Dwrite(1000.0f * y + x, surface, x * 4, y);
+}
 """
 
 
@@ -87,7 +98,7 @@ def test_pycuda_names():
         (lambda: gl.make_context(0), TypeError, "make_context(dev): expected a gpukit.driver.Device"),
         (lambda: gl.make_context(dev=None, flag=0), TypeError, "flag"),
         (lambda: gl.BufferObjectMapping(None), TypeError, "expected a RegisteredMapping"),
-        (lambda: drv.memcpy_htoa(object(), 0, b""), TypeError, "MappedArray"),
+        (lambda: drv.memcpy_htoa(object(), 0, b""), TypeError, "Array"),
     ],
 )
 def test_bad_arguments_are_refused_before_the_driver_is_asked(call, error, text):
@@ -189,6 +200,90 @@ def test_rgba8_texture_copied_to_and_from_its_mapped_array(cuda_gl):
     drv.memcpy_atoh(seen, mapping.array(0, 0), 0)
     mapping.unmap()
     assert np.array_equal(seen, other)
+    registered.unregister()
+    egl.delete_texture(texture)
+
+
+@pytest.mark.gpu
+def test_a_mapped_images_array_is_a_driver_array_for_copies_and_textures(cuda_gl):
+    """What PyCUDA programs do with mapping.array(): Memcpy2D a box of it, memcpy_atoa it into
+    an Array of their own, sample it through a TextureObject."""
+    egl, _ = cuda_gl
+    rng = np.random.default_rng(4)
+    width, height = 37, 21
+    image = rng.integers(0, 256, (height, width, 4), dtype=np.uint8)
+    texture = egl.new_texture_2d(width, height, egl_context.GL_RGBA8, egl_context.GL_RGBA, egl_context.GL_UNSIGNED_BYTE)
+    egl.write_texture_2d(texture, width, height, egl_context.GL_RGBA, egl_context.GL_UNSIGNED_BYTE, image.tobytes())
+    registered = gl.RegisteredImage(texture, egl_context.GL_TEXTURE_2D, gl.graphics_map_flags.READ_ONLY)
+    mapping = registered.map()
+    array = mapping.array(0, 0)
+    assert type(array) is drv.Array
+
+    box = np.zeros((7, 17, 4), np.uint8)  # rows 5..11, texels 3..19
+    copy = drv.Memcpy2D()
+    copy.set_src_array(array)
+    copy.src_x_in_bytes, copy.src_y = 3 * 4, 5
+    copy.set_dst_host(box)
+    copy.width_in_bytes, copy.height = 17 * 4, 7
+    copy(aligned=True)
+    assert np.array_equal(box, image[5:12, 3:20])
+
+    own = drv.Array(array.get_descriptor())
+    drv.memcpy_atoa(own, 0, array, 0, image.nbytes)
+    seen = np.empty_like(image)
+    drv.memcpy_atoh(seen, own, 0)
+    assert np.array_equal(seen, image)
+
+    sampler = drv.TextureObject.from_array(array, flags=drv.TRSF_READ_AS_INTEGER)
+    out = drv.mem_alloc(4 * width * height)
+    SourceModule(KERNELS, no_extern_c=True).get_function("sample_rgba")(
+        out, sampler, np.int32(width), block=(64, 1, 1), grid=(1, height)
+    )
+    texels = np.empty((height, width), np.uint32)
+    drv.memcpy_dtoh(texels, out)
+    assert np.array_equal(texels, image.view(np.uint32)[..., 0])
+    sampler.destroy()
+    mapping.unmap()
+    with pytest.raises(drv.LogicError, match="RegisteredMapping that has been unmapped"):
+        drv.TextureObject.from_array(array)
+    registered.unregister()
+    egl.delete_texture(texture)
+
+
+@pytest.mark.gpu
+def test_a_kernel_writes_a_mapped_image_through_a_surface(cuda_gl):
+    egl, _ = cuda_gl
+    width, height = 40, 9
+    texture = egl.new_texture_2d(width, height, egl_context.GL_R32F, egl_context.GL_RED, egl_context.GL_FLOAT)
+    flags = gl.graphics_map_flags.WRITE_DISCARD | drv.graphics_register_flags.SURFACE_LDST
+    registered = gl.RegisteredImage(texture, egl_context.GL_TEXTURE_2D, flags)
+    mapping = registered.map()
+    surface = drv.SurfaceObject(mapping.array(0, 0))
+    SourceModule(KERNELS, no_extern_c=True).get_function("write_surface")(
+        surface, np.int32(width), block=(64, 1, 1), grid=(1, height)
+    )
+    surface.destroy()
+    mapping.unmap()
+    back = egl.read_texture_2d(texture, egl_context.GL_RED, egl_context.GL_FLOAT, 4 * width * height)
+    y, x = np.mgrid[:height, :width]
+    assert np.array_equal(np.frombuffer(back, np.float32).reshape(height, width), (1000.0 * y + x).astype(np.float32))
+    registered.unregister()
+    egl.delete_texture(texture)
+
+
+@pytest.mark.gpu
+def test_freeing_a_mapped_images_array_lets_go_of_it_only(cuda_gl):
+    egl, _ = cuda_gl
+    texture = egl.new_texture_2d(4, 4, egl_context.GL_RGBA8, egl_context.GL_RGBA, egl_context.GL_UNSIGNED_BYTE)
+    registered = gl.RegisteredImage(texture, egl_context.GL_TEXTURE_2D)
+    mapping = registered.map()
+    array = mapping.array(0, 0)
+    array.free()  # CUDA owns it: nothing is destroyed or unmapped
+    with pytest.raises(drv.LogicError, match="has been freed"):
+        array.handle
+    assert mapping.is_mapped
+    drv.memcpy_htoa(mapping.array(0, 0), 0, bytes(64))
+    mapping.unmap()
     registered.unregister()
     egl.delete_texture(texture)
 

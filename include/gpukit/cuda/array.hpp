@@ -1,7 +1,8 @@
 // CUDA arrays: opaque, texture-friendly device memory of 1, 2 or 3 dimensions (or layers),
 // and the unstructured copies into and out of them.
 //
-// An `array` owns its CUarray and frees it in its context. Shapes are given as a
+// An `array` owns its CUarray and frees it in its context, or borrows one that something else
+// owns (the levels of a mapped OpenGL image, graphics.hpp). Shapes are given as a
 // CUDA_ARRAY3D_DESCRIPTOR (height 0 for 1-D, depth 0 for 1-D and 2-D); the 2-D descriptor
 // of cuArrayCreate is available for arrays without depth and flags.
 #pragma once
@@ -13,6 +14,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <memory>
 
 namespace gpukit::cuda {
 
@@ -27,15 +29,28 @@ std::size_t array_element_bytes(const CUDA_ARRAY3D_DESCRIPTOR& d);
 // (a height or depth of 0 counts as 1); logic_error as array_element_bytes.
 std::size_t array_total_bytes(const CUDA_ARRAY3D_DESCRIPTOR& d);
 
-// Move-only; the destructor frees the array in its context (detail/context_bound.hpp).
+// What lends out an array it owns (array::borrow): a mapped OpenGL image lends its levels
+// while it is mapped.
+class array_lender {
+public:
+    virtual ~array_lender() = default;
+    // Null while the borrowed arrays may be used; otherwise why not, as a logic_error's message.
+    virtual const char* withdrawn() const noexcept = 0;
+};
+
+// Move-only; the destructor frees an owned array in its context (detail/context_bound.hpp).
 class array {
 public:
     // A new array in the current context. The descriptor is checked (channels 1, 2 or 4,
     // width at least 1, a known format) before the driver is called.
     static array create(const CUDA_ARRAY3D_DESCRIPTOR& descriptor);
+    // The array `handle` of context `ctx`, owned by `lender`, which this array keeps alive and
+    // never frees. Every use is a logic_error with the lender's message once the lender has
+    // withdrawn it (graphics_mapping::array: once the image is unmapped); free() lets go of it.
+    static array borrow(CUarray handle, context_state_ptr ctx, std::shared_ptr<const array_lender> lender);
 
-    // logic_error once freed.
-    CUarray handle() const { return owned_.get(freed); }
+    // logic_error once freed, or withdrawn by its lender.
+    CUarray handle() const;
     // Width, height, format and channels as the 2-D descriptor of cuArrayCreate
     // (cuArrayGetDescriptor), for arrays without depth and flags; logic_error once freed.
     CUDA_ARRAY_DESCRIPTOR descriptor() const;
@@ -45,18 +60,28 @@ public:
     // Bytes of the whole array (all layers); what memcpy_htoa and friends may touch.
     std::size_t size_bytes() const { return array_total_bytes(descriptor_3d()); }
     // True once free() has run (or the array was moved from).
-    bool is_freed() const noexcept { return owned_.empty(); }
-    // Frees now; again does nothing; other use afterwards throws logic_error.
-    void free() { owned_.free(); }
-    // The owning context; logic_error once freed.
-    const context_state_ptr& owner() const { return owned_.context(freed); }
+    bool is_freed() const noexcept { return owned_.empty() && !lender_; }
+    // True for an array from borrow() (until free()).
+    bool is_borrowed() const noexcept { return lender_ != nullptr; }
+    // Frees an owned array now, lets go of a borrowed one; again does nothing; other use
+    // afterwards throws logic_error.
+    void free();
+    // The owning context; logic_error once freed, or withdrawn by its lender.
+    const context_state_ptr& owner() const;
 
 private:
     static constexpr const char* freed = "this Array has been freed; it can no longer be used";
 
     array(CUarray handle, context_state_ptr ctx) noexcept : owned_(handle, std::move(ctx)) {}
+    // Throws the lender's message when it has withdrawn a borrowed array.
+    void check_lent() const;
 
+    // An owned array's handle and context; empty for a borrowed one.
     detail::context_bound<detail::array_traits> owned_;
+    // A borrowed array's handle, context and lender (a null lender: not borrowed).
+    CUarray borrowed_ = nullptr;
+    context_state_ptr borrowed_context_;
+    std::shared_ptr<const array_lender> lender_;
 };
 
 // Copies between arrays and linear memory, `bytes` long, starting `offset` bytes into the

@@ -15,19 +15,20 @@
 //
 // A `graphics_resource` owns one registration: move-only, unregistered in its context. A
 // `graphics_mapping` is one mapping of a resource, which it keeps alive (and so the context);
-// the `mapped_array`s it hands out for an image share it, so the resource stays mapped until
-// unmap() or until the mapping and its arrays are all gone. Misuse is a logic_error naming
+// the arrays it lends out for an image (`array`s, borrowed: array.hpp) share it, so the
+// resource stays mapped until unmap() or until the mapping and its arrays are all gone. Any
+// copy, texture or surface that takes an `array` takes them. Misuse is a logic_error naming
 // the Python class, never undefined behaviour: mapping a mapped resource, unregistering a
 // mapped one, unmapping twice, using a mapping or its arrays after unmap(). Like OpenGL's
 // context, a resource and its mapping are used from one thread at a time.
 #pragma once
 
 #include "gpukit/cuda/api.hpp"
+#include "gpukit/cuda/array.hpp"
 #include "gpukit/cuda/context.hpp"
 #include "gpukit/cuda/detail/context_bound.hpp"
 #include "gpukit/cuda/memory.hpp"
 #include "gpukit/cuda/stream.hpp"
-#include "gpukit/cuda/structured_copy.hpp"
 
 #include <cuda.h>
 
@@ -108,35 +109,9 @@ private:
     bool mapped_ = false;
 };
 
-// One level of one layer (or cube-map face) of a mapped image: a CUDA array that CUDA owns
-// while the image is mapped, borrowed from its graphics_mapping, which it keeps mapped.
-// Cheap to copy; every use after the mapping was unmapped is a logic_error.
-class mapped_array {
-public:
-    // The CUarray; logic_error once the mapping is unmapped.
-    CUarray handle() const;
-    // Shape, format and flags as cuArray3DGetDescriptor reports them (Depth 0 for a 2-D image).
-    CUDA_ARRAY3D_DESCRIPTOR descriptor_3d() const;
-    // Width, height, format and channels (cuArrayGetDescriptor).
-    CUDA_ARRAY_DESCRIPTOR descriptor() const;
-    // Bytes of the whole array.
-    std::size_t size_bytes() const;
-    // The array as one side of memcpy_2d / memcpy_3d (structured_copy.hpp), from its origin;
-    // the copy must end before the mapping is unmapped.
-    copy_location location() const;
-
-private:
-    friend class graphics_mapping;
-    mapped_array(std::shared_ptr<const detail::graphics_mapping_state> state, CUarray handle) noexcept
-        : state_(std::move(state)), handle_(handle) {}
-
-    std::shared_ptr<const detail::graphics_mapping_state> state_;
-    CUarray handle_;
-};
-
 // A mapped graphics_resource, which it keeps alive. Move-only. The resource is unmapped by
 // unmap() or, failures reported through the cleanup-warning hook, once this mapping and the
-// mapped_arrays it handed out are all gone, on the stream it was mapped on.
+// arrays it lent out are all gone, on the stream it was mapped on.
 class graphics_mapping {
 public:
     // Maps `resource` for CUDA on `s` in the resource's context; logic_error when it is null,
@@ -162,9 +137,12 @@ public:
     // A mapped buffer's device address, with its size in bytes as the capacity; logic_error
     // for an image or once unmapped.
     device_pointer pointer() const;
-    // Level `level` of layer (or cube-map face) `index` of a mapped image; logic_error for a
-    // buffer or once unmapped, the driver's error for an index or level the image lacks.
-    mapped_array array(unsigned int index, unsigned int level) const;
+    // Level `level` of layer (or cube-map face) `index` of a mapped image, an array CUDA owns
+    // lent out while the image is mapped (array::borrow): it keeps the mapping alive, and any
+    // use of it after unmap() is a logic_error. A texture or surface made of it must not be
+    // used after unmap(). logic_error for a buffer or once unmapped, the driver's error for an
+    // index or level the image lacks.
+    cuda::array array(unsigned int index, unsigned int level) const;
     // The mapped resource; logic_error once moved from.
     const std::shared_ptr<graphics_resource>& resource() const;
 
@@ -179,9 +157,9 @@ private:
 
 namespace detail {
 
-// What a mapping shares with its arrays: the resource, the stream it was mapped on and whether
-// it still is. The last owner to go unmaps it, if nothing did before.
-struct graphics_mapping_state {
+// What a mapping shares with the arrays it lends out: the resource, the stream it was mapped
+// on and whether it still is. The last owner to go unmaps it, if nothing did before.
+struct graphics_mapping_state final : array_lender {
     std::shared_ptr<graphics_resource> resource;
     CUstream stream = nullptr;
     bool mapped = false;
@@ -190,21 +168,11 @@ struct graphics_mapping_state {
         : resource(std::move(r)), stream(s) {}
     graphics_mapping_state(const graphics_mapping_state&) = delete;
     graphics_mapping_state& operator=(const graphics_mapping_state&) = delete;
-    ~graphics_mapping_state();
+    ~graphics_mapping_state() override;
+
+    const char* withdrawn() const noexcept override;
 };
 
 }  // namespace detail
-
-// Copies between a mapped image's array and linear memory, as the same functions do for an
-// `array` (array.hpp): `bytes` long, starting `offset` bytes into the array; whole rows of a
-// 2-D array, the whole of a 3-D one (logic_error otherwise). Blocking. This one copies from
-// host memory at `src` into `dst`.
-void memcpy_htoa(const mapped_array& dst, std::size_t offset, const void* src, std::size_t bytes);
-// Copies `bytes` of `src`, from byte `offset` on, into host memory at `dst`.
-void memcpy_atoh(void* dst, const mapped_array& src, std::size_t offset, std::size_t bytes);
-// Copies `bytes` from device memory at `src` into `dst`, from byte `offset` on.
-void memcpy_dtoa(const mapped_array& dst, std::size_t offset, device_pointer src, std::size_t bytes);
-// Copies `bytes` of `src`, from byte `offset` on, into device memory at `dst`.
-void memcpy_atod(device_pointer dst, const mapped_array& src, std::size_t offset, std::size_t bytes);
 
 }  // namespace gpukit::cuda

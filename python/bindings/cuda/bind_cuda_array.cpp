@@ -3,7 +3,6 @@
 // memcpy_atoa). Offsets (`index`) and lengths are in bytes, as in the driver.
 #include "common/int_args.hpp"
 #include "common/memory_args.hpp"
-#include "cuda/array_copies.hpp"
 
 #include "gpukit/cuda/array.hpp"
 
@@ -72,7 +71,8 @@ void bind_cuda_array(nb::module_& m) {
         .def(
             "__init__", [](array* self, const CUDA_ARRAY3D_DESCRIPTOR& d) { new (self) array(array::create(d)); },
             "descriptor"_a)
-        .def("free", &array::free, "Free the array now; any later use raises LogicError.")
+        .def("free", &array::free,
+             "Free the array now (let go of it, for the array of a mapped image); any later use raises LogicError.")
         .def("get_descriptor", &array::descriptor)
         .def("get_descriptor_3d", &array::descriptor_3d)
         .def_prop_ro(
@@ -80,7 +80,42 @@ void bind_cuda_array(nb::module_& m) {
             "The CUarray as an integer.")
         .def_prop_ro("nbytes", &array::size_bytes, "Bytes of the whole array.");
 
-    bind_array_copies<cuda::array>(m);
+    m.def(
+        "memcpy_htoa",
+        [](const array& ary, int_arg<std::size_t> index, nb::handle src) {
+            const std::size_t offset = index.get("memcpy_htoa(index)");
+            host_buffer buffer(src, false, "memcpy_htoa(src)");
+            release_gil release;
+            cuda::memcpy_htoa(ary, offset, buffer.data(), buffer.size());
+        },
+        "ary"_a, "index"_a.none(), "src"_a, "Copy the host buffer `src` into `ary`, starting `index` bytes in.");
+    m.def(
+        "memcpy_atoh",
+        [](nb::handle dest, const array& ary, int_arg<std::size_t> index) {
+            const std::size_t offset = index.get("memcpy_atoh(index)");
+            host_buffer buffer(dest, true, "memcpy_atoh(dest)");
+            release_gil release;
+            cuda::memcpy_atoh(buffer.data(), ary, offset, buffer.size());
+        },
+        "dest"_a, "ary"_a, "index"_a.none(), "Fill the host buffer `dest` from `ary`, starting `index` bytes in.");
+    m.def(
+        "memcpy_dtoa",
+        [](const array& ary, int_arg<std::size_t> index, nb::handle src, int_arg<std::size_t> len) {
+            const std::size_t offset = index.get("memcpy_dtoa(index)"), bytes = len.get("memcpy_dtoa(len)");
+            const cuda::device_pointer from = device_pointer_arg(src, "memcpy_dtoa(src)");
+            release_gil release;
+            cuda::memcpy_dtoa(ary, offset, from, bytes);
+        },
+        "ary"_a, "index"_a.none(), "src"_a, "len"_a.none());
+    m.def(
+        "memcpy_atod",
+        [](nb::handle dest, const array& ary, int_arg<std::size_t> index, int_arg<std::size_t> len) {
+            const std::size_t offset = index.get("memcpy_atod(index)"), bytes = len.get("memcpy_atod(len)");
+            const cuda::device_pointer to = device_pointer_arg(dest, "memcpy_atod(dest)");
+            release_gil release;
+            cuda::memcpy_atod(to, ary, offset, bytes);
+        },
+        "dest"_a, "ary"_a, "index"_a.none(), "len"_a.none());
     m.def(
         "memcpy_atoa",
         [](const array& dest, int_arg<std::size_t> dest_index, const array& src, int_arg<std::size_t> src_index,

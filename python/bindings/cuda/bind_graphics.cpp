@@ -1,15 +1,11 @@
 // gpukit.gl's compiled half (PyCUDA's pycuda.gl): graphics_map_flags, RegisteredObject and
-// its RegisteredBuffer and RegisteredImage, RegisteredMapping, and MappedArray, the array of
-// a mapped image. MappedArray also gets overloads of gpukit.driver's memcpy_htoa,
-// memcpy_atoh, memcpy_dtoa and memcpy_atod, so PyCUDA's calls on a mapped array work: a second
-// definition of a module function's name adds an overload to it, so bind_graphics must run
-// after bind_cuda_array.
+// its RegisteredBuffer and RegisteredImage, and RegisteredMapping, whose array() lends out a
+// mapped image's levels as gpukit.driver Arrays (bind_cuda_array.cpp), as PyCUDA's does.
 //
 // A mapping keeps its resource alive (through the shared_ptr graphics_mapping holds) and the
-// stream it was mapped on (keep_alive); a MappedArray keeps its mapping alive.
+// stream it was mapped on (keep_alive); an Array of a mapped image keeps its mapping alive.
 #include "common/int_args.hpp"
 #include "common/memory_args.hpp"
-#include "cuda/array_copies.hpp"
 
 #include "gpukit/cuda/graphics.hpp"
 
@@ -26,7 +22,6 @@ namespace gpukit::python {
 using namespace nb::literals;
 using cuda::graphics_mapping;
 using cuda::graphics_resource;
-using cuda::mapped_array;
 
 namespace {
 
@@ -124,21 +119,9 @@ void bind_graphics(nb::module_& m) {
                                   level.get("RegisteredMapping.array(level)"));
             },
             "index"_a.none(), "level"_a.none(), nb::keep_alive<0, 1>(),
-            "The MappedArray of mip level `level` of layer (or cube-map face) `index` of a mapped image.")
+            "Mip level `level` of layer (or cube-map face) `index` of a mapped image, as an Array that copies, "
+            "TextureObject and SurfaceObject take, usable until the mapping is unmapped (LogicError after).")
         .def_prop_ro("is_mapped", &graphics_mapping::is_mapped, "True until unmap().");
-
-    nb::class_<mapped_array>(m, "MappedArray", nb::dynamic_attr(),
-                             "One layer and level of a mapped RegisteredImage: an array that memcpy_htoa, "
-                             "memcpy_atoh, memcpy_dtoa and memcpy_atod take, usable until its mapping is unmapped.")
-        .def("get_descriptor", &mapped_array::descriptor)
-        .def("get_descriptor_3d", &mapped_array::descriptor_3d)
-        .def_prop_ro(
-            "handle", [](const mapped_array& a) { return reinterpret_cast<std::uintptr_t>(a.handle()); },
-            "The CUarray as an integer.")
-        .def_prop_ro("nbytes", &mapped_array::size_bytes, "Bytes of the whole array.");
-
-    // Overloads of gpukit.driver's copies (bind_cuda_array.cpp) for a MappedArray.
-    bind_array_copies<mapped_array>(m);
 }
 
 }  // namespace gpukit::python

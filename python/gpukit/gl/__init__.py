@@ -15,7 +15,6 @@ from typing import SupportsIndex
 
 from gpukit import driver as _driver
 from gpukit._gpukit import (
-    MappedArray as MappedArray,
     RegisteredBuffer as RegisteredBuffer,
     RegisteredImage as RegisteredImage,
     RegisteredMapping as RegisteredMapping,
@@ -94,7 +93,6 @@ class BufferObject:
 __all__ = [
     "BufferObject",
     "BufferObjectMapping",
-    "MappedArray",
     "RegisteredBuffer",
     "RegisteredImage",
     "RegisteredMapping",

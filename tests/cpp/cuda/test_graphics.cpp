@@ -11,6 +11,7 @@
 #include "gpukit/cuda/graphics.hpp"
 #include "gpukit/cuda/launch.hpp"
 #include "gpukit/cuda/module.hpp"
+#include "gpukit/cuda/structured_copy.hpp"
 #include "gpukit/rtc/program.hpp"
 
 #include <dlfcn.h>
@@ -122,20 +123,37 @@ TEST_F(GraphicsFakes, MisuseIsALogicError) {
     auto image = std::make_shared<graphics_resource>(graphics_resource::register_gl_image(8, 0x0DE1));
     graphics_mapping image_mapping = graphics_mapping::map(image);
     EXPECT_THROW(image_mapping.pointer(), logic_error);  // an image has no pointer
-    const mapped_array array = image_mapping.array(0, 0);
+    const cuda::array array = image_mapping.array(0, 0);
+    EXPECT_TRUE(array.is_borrowed());
     graphics_mapping moved = std::move(image_mapping);
     EXPECT_THROW(image_mapping.unmap(), logic_error);  // moved from
     EXPECT_THROW(image_mapping.resource(), logic_error);
     EXPECT_EQ(array.handle(), reinterpret_cast<CUarray>(std::uintptr_t{0xa77a}));
+    EXPECT_EQ(array.owner(), image->owner());
     moved.unmap();
     EXPECT_THROW(array.handle(), logic_error);  // its mapping was unmapped
-    EXPECT_THROW(array.location(), logic_error);
+    EXPECT_THROW(array.owner(), logic_error);
+    copy_location at;
+    EXPECT_THROW(at.set_array(array), logic_error);
+}
+
+TEST_F(GraphicsFakes, FreeingAMappedImagesArrayLetsGoOfItOnly) {
+    auto image = std::make_shared<graphics_resource>(graphics_resource::register_gl_image(8, 0x0DE1));
+    graphics_mapping mapping = graphics_mapping::map(image);
+    cuda::array array = mapping.array(0, 0);
+    array.free();  // CUDA owns the array: nothing destroyed, nothing unmapped
+    EXPECT_TRUE(array.is_freed());
+    EXPECT_THROW(array.handle(), logic_error);
+    EXPECT_TRUE(mapping.is_mapped());
+    EXPECT_EQ(mapping.array(0, 0).handle(), reinterpret_cast<CUarray>(std::uintptr_t{0xa77a}));
+    mapping.unmap();
+    EXPECT_EQ(unmaps, 1);
 }
 
 TEST_F(GraphicsFakes, AMappingKeepsItsResourceAndItsArraysKeepItMapped) {
     auto image = std::make_shared<graphics_resource>(graphics_resource::register_gl_image(8, 0x0DE1));
     std::weak_ptr<graphics_resource> watch = image;
-    std::optional<mapped_array> array;
+    std::optional<cuda::array> array;
     {
         graphics_mapping mapping = graphics_mapping::map(std::move(image));
         array = mapping.array(0, 0);
@@ -336,7 +354,7 @@ TEST_F(GraphicsEgl, TexelsMoveThroughTheMappedArrayBothWays) {
     auto texture = std::make_shared<graphics_resource>(graphics_resource::register_gl_image(name, GL_TEXTURE_2D));
     {
         graphics_mapping mapping = graphics_mapping::map(texture);
-        const mapped_array array = mapping.array(0, 0);
+        const cuda::array array = mapping.array(0, 0);
         const CUDA_ARRAY3D_DESCRIPTOR d = array.descriptor_3d();
         EXPECT_EQ(d.Width, static_cast<std::size_t>(width));
         EXPECT_EQ(d.Height, static_cast<std::size_t>(height));
@@ -344,6 +362,17 @@ TEST_F(GraphicsEgl, TexelsMoveThroughTheMappedArrayBothWays) {
         EXPECT_EQ(d.NumChannels, 4u);
         memcpy_atoh(back.data(), array, 0, back.size());  // what OpenGL wrote
         EXPECT_EQ(back, other);
+        // A structured copy of a box of it (what Memcpy2D does): rows 5..11, texels 3..19.
+        std::vector<std::uint8_t> box(7 * 17 * 4);
+        copy_location from, to;
+        from.set_array(array);
+        from.x_in_bytes = 3 * 4;
+        from.y = 5;
+        to.set_host(box.data(), box.size());
+        memcpy_2d(from, to, copy_extent{17 * 4, 7, 1}, true);
+        for (int row = 0; row < 7; ++row)
+            for (int byte = 0; byte < 17 * 4; ++byte)
+                ASSERT_EQ(box[row * 17 * 4 + byte], other[((row + 5) * width + 3) * 4 + byte]) << row << ", " << byte;
         memcpy_htoa(array, 0, image.data(), image.size());
         EXPECT_THROW(memcpy_htoa(array, 3, image.data(), 4), logic_error);  // not whole rows
     }                                                                       // unmapped here

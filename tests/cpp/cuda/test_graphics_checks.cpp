@@ -1,12 +1,17 @@
 // OpenGL interop without a GPU: the registration flags are checked before the driver is
-// asked, and without a driver a registration says which library is missing.
+// asked, without a driver a registration says which library is missing, and a borrowed array
+// (what a mapped image lends out) is never freed and refuses use once withdrawn.
 #include "gpukit/core/error.hpp"
 #include "gpukit/cuda/api.hpp"
+#include "gpukit/cuda/array.hpp"
 #include "gpukit/cuda/graphics.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -55,6 +60,49 @@ TEST(GraphicsChecks, WithoutADriverRegisteringNamesTheLibrary) {
     } catch (const gpukit::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("libcuda.so.1"), std::string::npos) << e.what();
     }
+}
+
+// A lender whose arrays may be used until `withdraw` is set.
+struct test_lender final : array_lender {
+    bool withdraw = false;
+    const char* withdrawn() const noexcept override { return withdraw ? "the test withdrew it" : nullptr; }
+};
+
+TEST(GraphicsChecks, ABorrowedArrayIsNeverFreedAndRefusesUseOnceWithdrawn) {
+    auto lender = std::make_shared<test_lender>();
+    auto ctx = std::make_shared<detail::context_state>(nullptr, 0, detail::context_state::ownership::borrowed);
+    const auto handle = reinterpret_cast<CUarray>(std::uintptr_t{0xa77a});
+    EXPECT_THROW(array::borrow(nullptr, ctx, lender), gpukit::logic_error);
+    EXPECT_THROW(array::borrow(handle, nullptr, lender), gpukit::logic_error);
+    EXPECT_THROW(array::borrow(handle, ctx, nullptr), gpukit::logic_error);
+
+    array borrowed = array::borrow(handle, ctx, lender);
+    EXPECT_TRUE(borrowed.is_borrowed());
+    EXPECT_FALSE(borrowed.is_freed());
+    EXPECT_EQ(borrowed.handle(), handle);
+    EXPECT_EQ(borrowed.owner(), ctx);
+    EXPECT_EQ(lender.use_count(), 2);  // the array keeps its lender
+
+    array moved = std::move(borrowed);
+    EXPECT_TRUE(borrowed.is_freed());
+    EXPECT_THROW(borrowed.handle(), gpukit::logic_error);
+    EXPECT_EQ(moved.handle(), handle);
+
+    lender->withdraw = true;
+    try {
+        moved.handle();
+        FAIL() << "a withdrawn array's handle was handed out";
+    } catch (const gpukit::logic_error& e) {
+        EXPECT_STREQ(e.what(), "the test withdrew it");
+    }
+    EXPECT_THROW(moved.owner(), gpukit::logic_error);
+    // free() lets go without the driver (there is none here to destroy anything with).
+    moved.free();
+    moved.free();
+    EXPECT_TRUE(moved.is_freed());
+    EXPECT_FALSE(moved.is_borrowed());
+    EXPECT_EQ(lender.use_count(), 1);
+    EXPECT_THROW(moved.handle(), gpukit::logic_error);
 }
 
 }  // namespace
