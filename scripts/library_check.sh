@@ -46,7 +46,8 @@ if [ -n "${GPUKIT_BENCH_BEFORE:-}" ]; then
 fi
 
 tests=${GPUKIT_CHECK_TESTS:-tests/python/test_gpuarray_subclasses.py tests/python/test_pycuda_open_classes.py \
-tests/python/test_pycuda_arguments.py tests/python/test_function.py tests/python/test_pycuda_minilib.py}
+tests/python/test_pycuda_arguments.py tests/python/test_function.py tests/python/test_pycuda_minilib.py \
+tests/python/test_pycuda_gl_sparse_sides.py}
 start=$SECONDS
 # shellcheck disable=SC2086  # a list of paths
 # (-p no:pytest_grunnur: that plugin, installed for grunnur's suite, imports PyCUDA itself)
@@ -56,8 +57,9 @@ PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout 300 python3 -m pytest -q -r
 note "gpukit tests: rc=$? ($((SECONDS - start)) s) $(tail -n 1 "$OUT/gpukit-tests.log")"
 start=$SECONDS
 GPUKIT_PYCUDA_ORIGINAL=1 PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout 120 python3 -m pytest -q -rfE \
-    -p no:cacheprovider -p no:pytest_grunnur tests/python/test_pycuda_minilib.py >> "$OUT/gpukit-tests.log" 2>&1
-note "minilib on PyCUDA: rc=$? ($((SECONDS - start)) s) $(tail -n 1 "$OUT/gpukit-tests.log")"
+    -p no:cacheprovider -p no:pytest_grunnur tests/python/test_pycuda_minilib.py tests/python/test_pycuda_gl_sparse_sides.py \
+    >> "$OUT/gpukit-tests.log" 2>&1
+note "minilib, gl and sparse programs on PyCUDA: rc=$? ($((SECONDS - start)) s) $(tail -n 1 "$OUT/gpukit-tests.log")"
 
 IFS=';' read -ra suites <<< "${GPUKIT_LIBRARY_SUITES:-}"
 for suite in "${suites[@]}"; do
