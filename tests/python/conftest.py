@@ -44,6 +44,10 @@ os.environ.pop("GPUKIT_DISABLE_CACHE", None)
 
 
 def pytest_collection_modifyitems(config, items):
+    # The tests that take minutes go first: parallel workers start them at once and run the
+    # rest beside them, instead of one worker starting one near the end (the whole GPU run
+    # then lasts as long as that test after its start).
+    items.sort(key=lambda item: item.get_closest_marker("long_running") is None)
     from gpukit.pytest_plugin import why_no_cuda  # registered by now
 
     no_gpu = why_no_cuda()

@@ -220,6 +220,7 @@ def test_peer_case_measures_the_gpukit_and_raw_sides(tmp_path):
 
 
 @pytest.mark.gpu
+@pytest.mark.long_running
 def test_nccl_cases_measure_the_gpukit_side(tmp_path):
     import gpukit.nccl
 

@@ -82,15 +82,18 @@ def least_loss(measure, tolerated, attempts=3):
     return min(losses)
 
 
+@pytest.mark.long_running
 @pytest.mark.parametrize("release", [pop, detach], ids=["pop", "detach"])
 def test_context_churn_keeps_device_memory_flat(release, capsys):
     def measure():
         free = churn(release, CYCLES)
-        first, last = max(free[min(9, CYCLES - 1) : 20]), free[-1]  # from cycle 10, past the warm-up
+        # The most free at cycles 10-20 (past the warm-up) and at the last ten: memory this
+        # process leaks stays lost in every later cycle, another worker's comes and goes.
+        first, last = max(free[min(9, CYCLES - 1) : 20]), max(free[-10:])
         with capsys.disabled():
             print(
                 f"\ncontext churn ({release.__name__}, {CYCLES} cycles): free device memory "
-                f"{first / MiB:.0f} MiB at cycles 10-20, {last / MiB:.0f} MiB after {CYCLES}"
+                f"{first / MiB:.0f} MiB at cycles 10-20, {last / MiB:.0f} MiB at the last 10 of {CYCLES}"
             )
         return first - last, f"{(first - last) / MiB:.0f} MiB lost over {CYCLES} cycles"
 

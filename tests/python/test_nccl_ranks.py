@@ -452,6 +452,7 @@ def check_job(run, results, n):
 
 
 @needs_nccl_and_a_gpu
+@pytest.mark.long_running
 def test_a_job_of_one_process_per_gpu_under_gpukits_launcher(tmp_path):
     n = cuda_device_count()
     run, results = run_job(tmp_path, n, use_mpi=False)
@@ -472,6 +473,7 @@ def mpi_on_this_machine():
 
 
 @needs_nccl_and_a_gpu
+@pytest.mark.long_running
 def test_a_job_of_one_process_per_gpu_under_mpiexec(tmp_path):
     why = mpi_on_this_machine()
     if why:
@@ -494,6 +496,7 @@ def test_a_job_of_one_process_per_gpu_under_mpiexec(tmp_path):
 
 
 @needs_nccl_and_a_gpu
+@pytest.mark.long_running
 def test_the_benchmark_sides_run_one_process_per_gpu():
     n = cuda_device_count()
     measurements = [("all_reduce", 8), ("all_gather", 1 << 20), ("reduce_scatter", 4096), ("broadcast", 64)]

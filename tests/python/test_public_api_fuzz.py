@@ -13,6 +13,8 @@ import tempfile
 import threading
 import time
 
+import pytest
+
 LEVEL = os.environ.get("GPUKIT_API_FUZZ", "ci")
 WORKERS = 2
 CASE_TIMEOUT = float(os.environ.get("GPUKIT_API_FUZZ_TIMEOUT", "60"))
@@ -71,6 +73,7 @@ def run_shard(shard, environment, directory, results):
     results[("slow", shard)] = slow
 
 
+@pytest.mark.long_running
 def test_no_public_callable_crashes_hangs_or_leaks_internal_names(tmp_path):
     # Under ASan (make sanitize-python), where the workers cannot limit their address space,
     # an allocation above 4 GiB fails instead (api_fuzz.limit_memory() says why).
