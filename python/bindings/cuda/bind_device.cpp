@@ -48,7 +48,7 @@ nb::typed<nb::dict, python_type<"gpukit._gpukit.device_attribute">, int> all_att
 }
 
 // What the compiler knew when it built this module, for `python -m gpukit info`.
-// GPUKIT_BUILD_TYPE is the CMake build type, defined for this file by python/CMakeLists.txt.
+// GPUKIT_BUILD_TYPE is the CMake build type, defined for the module by python/CMakeLists.txt.
 // Values of several types, one per key (str, int, tuples of int): typing.Any.
 nb::typed<nb::dict, nb::str, nb::any> build_info() {
     nb::dict info;
