@@ -3,6 +3,8 @@ keeps for its own use (default memory pools, loaded kernels, staging buffers) ke
 context alive (issue: PyCUDA's per-test pattern of make context, use, pop, clear caches)."""
 
 import os
+import time
+import warnings
 
 import numpy as np
 import pytest
@@ -73,12 +75,19 @@ def least_loss(measure, tolerated, attempts=3):
     """The smallest loss of up to `attempts` runs of `measure()` (which returns bytes lost and
     a description), stopping at the first within `tolerated()`. The device's free memory also
     moves with other processes' allocations (parallel test workers hold GiBs for seconds at a
-    time): what this process leaks is lost in every attempt, another process's comes and goes."""
-    losses = []
+    time): what this process leaks is lost in every attempt, another process's comes and goes.
+    A measurement taken again is reported as a warning (the parallel run's summary shows it),
+    since each attempt of a churn test costs minutes there."""
+    losses, seconds = [], []
     for _ in range(attempts):
+        start = time.monotonic()
         losses.append(measure())
+        seconds.append(time.monotonic() - start)
         if losses[-1][0] < tolerated():
             break
+    if len(losses) > 1:
+        attempts_text = "; ".join(f"{text} in {s:.0f} s" for (_, text), s in zip(losses, seconds))
+        warnings.warn(f"measured {len(losses)} times: {attempts_text}", stacklevel=2)
     return min(losses)
 
 
