@@ -374,3 +374,14 @@ def open_context(cuda_device: int = 0) -> EglContext:
         except Unavailable as why:
             reasons.append(f"{how}: {why}")
     raise Unavailable("no OpenGL context could be made through EGL: " + "; ".join(reasons))
+
+
+def open_or_skip(cuda_device: int = 0) -> EglContext:
+    """open_context() for a pytest fixture: the context, or the test skipped saying why there
+    is none."""
+    import pytest
+
+    try:
+        return open_context(cuda_device)
+    except Unavailable as why:
+        pytest.skip(str(why))

@@ -46,10 +46,7 @@ extern "C" __global__ void write_surface(cudaSurfaceObject_t surface, int w) {
 @pytest.fixture(scope="module")
 def egl():
     """The tests' OpenGL context through EGL, or a skip saying why there is none."""
-    try:
-        context = egl_context.open_context()
-    except egl_context.Unavailable as why:
-        pytest.skip(str(why))
+    context = egl_context.open_or_skip()
     yield context
     context.close()
 

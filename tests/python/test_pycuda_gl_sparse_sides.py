@@ -42,10 +42,7 @@ def context():
 
 @pytest.fixture(scope="module")
 def egl():
-    try:
-        opened = egl_context.open_context()
-    except egl_context.Unavailable as why:
-        pytest.skip(str(why))
+    opened = egl_context.open_or_skip()
     if not opened.is_nvidia:
         opened.close()
         pytest.skip("OpenGL does not render on NVIDIA's driver here: CUDA cannot register its objects")
