@@ -59,8 +59,9 @@ def main() -> int:
     if args.measure:
         print(json.dumps(measure(args.repeats)))
         return 0
-    builds = dict(build.split("=", 1) for build in args.builds)
-    if len(builds) < 2 or not all(builds):
+    pairs = [build.partition("=") for build in args.builds]
+    builds = {name: python_dir for name, _, python_dir in pairs}
+    if len(pairs) < 2 or len(builds) < len(pairs) or not all(name and directory for name, _, directory in pairs):
         parser.error("give at least two builds as NAME=PYTHON_DIR, with distinct names")
     results: dict[str, list[dict[str, float]]] = {name: [] for name in builds}
     for round_number in range(args.rounds):
