@@ -229,18 +229,13 @@ class CGStateContainer:
     def _residual(self, it: int) -> None:
         """r = b - q (q = A x)."""
         kind = self._precon_kind
-        self._launch(
-            self._functions.residual[kind],
-            self.residual,
-            self.rhs,
-            self._q,
-            self._diag,
-            self._partials,
-            self._scalars,
-            self._status,
-            it,
-            self._tol2,
-        )
+        self._launch(self._functions.residual[kind], self.residual, self.rhs, self._q, *self._residual_tail(it))
+
+    def _residual_tail(self, it: int) -> tuple[GPUArray | int | float, ...]:
+        """The arguments that end both kernels writing r (cg_residual_*, cg_update_*): the
+        diagonal preconditioner, the reduction's partial sums, the scalars, the status, and the
+        iteration and tol^2 of the convergence test."""
+        return (self._diag, self._partials, self._scalars, self._status, it, self._tol2)
 
     def one_iteration(self, compute_real_residual: bool = False) -> None:
         """Queue one iteration; with `compute_real_residual`, r is recomputed as b - A x. The
@@ -260,19 +255,8 @@ class CGStateContainer:
             self._residual(it)
             self._residual_iterations.append(it)
         else:
-            self._launch(
-                self._functions.update[self._precon_kind],
-                self.x,
-                self.d,
-                self.residual,
-                self._q,
-                self._diag,
-                self._partials,
-                self._scalars,
-                self._status,
-                it,
-                self._tol2,
-            )
+            update = self._functions.update[self._precon_kind]
+            self._launch(update, self.x, self.d, self.residual, self._q, *self._residual_tail(it))
         self._direction(self._finish(it))
         self._iteration += 1
 
